@@ -1,0 +1,102 @@
+"""What the tool knows about the *source* side: CUDA, mixed-precision and multi-GPU APIs
+that a native PyTorch script uses.  (The torch_xla side lives in targets.py.)"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceApi:
+    rule: str
+    advice: str
+    # Raises on a machine without CUDA (where XLA scripts run): code that reaches it
+    # must not be switched on by the device rewrites.
+    crashes_without_cuda: bool = False
+
+
+def _table(rule: str, advice: str, names: str, crashes: bool = False) -> dict[str, SourceApi]:
+    return {name: SourceApi(rule, advice, crashes) for name in names.split()}
+
+
+CUDA_RUNTIME: dict[str, SourceApi] = {
+    **_table(
+        "XLA502",
+        "has no effect on an XLA device; remove it",
+        "torch.cuda.empty_cache torch.cuda.reset_peak_memory_stats torch.cuda.reset_max_memory_allocated "
+        "torch.cuda.ipc_collect torch.backends.cudnn.benchmark torch.backends.cudnn.deterministic "
+        "torch.backends.cudnn.enabled torch.backends.cuda.matmul.allow_tf32 torch.backends.cudnn.allow_tf32",
+    ),
+    **_table(
+        "XLA503",
+        "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
+        "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
+        "torch.cuda.max_memory_reserved torch.cuda.memory_cached torch.cuda.max_memory_cached "
+        "torch.cuda.memory_stats torch.cuda.memory_summary",
+    ),
+    **_table(
+        "XLA503",
+        "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
+        "torch.cuda.mem_get_info",
+        crashes=True,
+    ),
+    **_table(
+        "XLA504",
+        "is never raised on XLA: running out of device memory raises RuntimeError "
+        "(RESOURCE_EXHAUSTED); catch that instead",
+        "torch.cuda.OutOfMemoryError",
+    ),
+    **_table(
+        "XLA505",
+        "seeds only CUDA generators; seed the XLA device with xm.set_rng_state(seed)",
+        "torch.cuda.manual_seed torch.cuda.manual_seed_all torch.cuda.seed torch.cuda.seed_all",
+    ),
+    **_table(
+        "XLA506",
+        "is CUDA-only and has no XLA equivalent here; remove it or guard it",
+        "torch.cuda.device_count torch.cuda.is_bf16_supported",
+    ),
+    **_table(
+        "XLA506",
+        "is CUDA-only and raises without CUDA; remove it or guard it",
+        "torch.cuda.get_device_name torch.cuda.get_device_properties torch.cuda.get_device_capability "
+        "torch.cuda.current_device torch.cuda.Stream torch.cuda.Event torch.cuda.stream "
+        "torch.cuda.current_stream torch.cuda.device torch.cuda.graph torch.cuda.CUDAGraph "
+        "torch.cuda.set_per_process_memory_fraction torch.cuda.utilization torch.cuda.nvtx.range_push "
+        "torch.cuda.nvtx.range_pop torch.cuda.nvtx.range",
+        crashes=True,
+    ),
+}
+
+# Legacy typed constructors: torch.cuda.FloatTensor(...) -> torch.FloatTensor(...) on
+# the XLA device.  Used as a value (``Tensor = torch.cuda.FloatTensor``) they stay.
+CUDA_TENSOR_TYPES = frozenset(
+    f"torch.cuda.{name}Tensor"
+    for name in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
+)
+
+AMP: dict[str, SourceApi] = _table(
+    "XLA202",
+    "CUDA mixed precision is not ported by this version: on XLA use "
+    "torch.autocast('xla', dtype=torch.bfloat16) and sync-free optimizers, or drop AMP",
+    "torch.cuda.amp.autocast torch.cuda.amp.GradScaler torch.amp.autocast torch.amp.GradScaler "
+    "torch.autocast torch.cuda.amp.custom_fwd torch.cuda.amp.custom_bwd",
+)
+
+DISTRIBUTED: dict[str, SourceApi] = _table(
+    "XLA601",
+    "multi-GPU code is not ported by this version; on XLA use torch_xla.launch, "
+    "the 'xla' process group backend and MpDeviceLoader",
+    "torch.nn.DataParallel torch.nn.parallel.DataParallel torch.nn.parallel.DistributedDataParallel "
+    "torch.nn.parallel.DistributedDataParallel torch.distributed.init_process_group "
+    "torch.multiprocessing.spawn torch.distributed.launch",
+)
+
+# Reading a tensor's value to the host forces a graph execution in lazy mode.
+HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
+HOST_READ_BUILTINS = frozenset({"float", "print"})
+
+OPTIMIZER_MODULE = "torch.optim"
+SCHEDULER_MODULE = "torch.optim.lr_scheduler"
+DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})

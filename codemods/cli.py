@@ -1,0 +1,164 @@
+"""The command line: parse options, call the library, render, set the exit code.
+
+Exit codes: 0 clean; 1 changes made or needed, or findings; 2 usage error or a file
+that could not be processed (the other files are still processed).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from codemods import __version__
+from codemods.config import ConfigError, Settings, load
+from codemods.files import FileProblem, discover
+from codemods.report import RENDERERS, FileReport, Report, render_rules
+from codemods.rules import RuleSelection
+from codemods.runner import Job, Mode, process_bytes, run
+from codemods.targets import DEFAULT_TARGET, TARGETS
+
+
+def _codes(value: str | None) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for c in (value or "").split(",") if c.strip())
+
+
+def _common(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path()),
+        click.option("--target", type=click.Choice(sorted(TARGETS)), default=None,
+                     help=f"torch_xla names to write (default {DEFAULT_TARGET}, or [tool.xla-codemod] target)."),
+        click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Worker processes; 0 picks one per CPU for large runs."),
+        click.option("--select", help="Comma-separated rule codes or prefixes to run (default: all)."),
+        click.option("--ignore", help="Comma-separated rule codes or prefixes to skip."),
+        click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable)."),
+        click.option("--report", "report_file", type=click.Path(allow_dash=True),
+                     help="Write the report to FILE ('-' for standard output)."),
+        click.option("--format", "report_format", type=click.Choice(sorted(RENDERERS)), default="text",
+                     show_default=True, help="Report format."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="xla-codemod")
+def main() -> None:
+    """Port native PyTorch training scripts to PyTorch/XLA."""
+
+
+@main.command()
+@_common
+@click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
+def convert(diff: bool, check: bool, **options: Any) -> None:
+    """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout)."""
+    mode: Mode = "diff" if diff else "check" if check else "write"
+    sys.exit(_execute(mode, **options))
+
+
+@main.command()
+@_common
+def lint(**options: Any) -> None:
+    """Report findings for PATH... without rewriting; exit 1 if there are any."""
+    sys.exit(_execute("lint", **options))
+
+
+@main.command()
+def rules() -> None:
+    """List every rule: code, [*] if the tool fixes it, summary."""
+    click.echo(render_rules(), nl=False)
+
+
+def _settings() -> Settings:
+    try:
+        return load(Path.cwd())
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _execute(
+    mode: Mode,
+    paths: tuple[str, ...],
+    target: str | None,
+    jobs: int,
+    select: str | None,
+    ignore: str | None,
+    exclude: tuple[str, ...],
+    report_file: str | None,
+    report_format: str,
+) -> int:
+    settings = _settings()
+    chosen_target = target or settings.target or DEFAULT_TARGET
+    if chosen_target not in TARGETS:
+        raise click.UsageError(f"{settings.source}: unknown target {chosen_target!r}")
+    selection = RuleSelection(select=_codes(select) or settings.select or ("ALL",), ignore=_codes(ignore) + settings.ignore)
+    unknown = selection.unknown_patterns()
+    if unknown:
+        raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
+    job = Job(mode, chosen_target, selection)
+
+    if "-" in paths:
+        if len(paths) > 1:
+            raise click.UsageError("'-' (standard input) cannot be combined with other paths")
+        return _stdin(job, report_file, report_format)
+
+    files: list[str] = []
+    reports: list[FileReport] = []
+    for item in discover(paths, exclude + settings.exclude):
+        if isinstance(item, FileProblem):
+            path, _, message = str(item).partition(": ")
+            reports.append(FileReport(path, error=message))
+        else:
+            files.append(item)
+    try:
+        reports.extend(run(files, job, jobs))
+    except KeyboardInterrupt:
+        click.echo("interrupted: every file is either as it was or fully converted", err=True)
+        return 130
+    report = Report(reports)
+    code_on_stdout = mode == "diff"
+    if code_on_stdout:
+        for file in reports:
+            click.echo(file.diff, nl=False)
+    _emit(report, report_file, report_format, to_stderr=code_on_stdout)
+    return _exit_code(report)
+
+
+def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
+    data = sys.stdin.buffer.read()
+    file_report, output = process_bytes("-", data, job)
+    if job.mode == "write":
+        sys.stdout.buffer.write(output)
+        sys.stdout.flush()
+    elif job.mode == "diff":
+        click.echo(file_report.diff, nl=False)
+    report = Report([file_report])
+    _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
+    return _exit_code(report)
+
+
+def _emit(report: Report, report_file: str | None, report_format: str, *, to_stderr: bool) -> None:
+    text = RENDERERS[report_format](report)
+    if report_file is None:
+        click.echo(text, nl=False, err=to_stderr)
+    elif report_file == "-":
+        click.echo(text, nl=False)
+    else:
+        try:
+            Path(report_file).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise click.FileError(report_file, hint=error.strerror) from None
+
+
+def _exit_code(report: Report) -> int:
+    if any(f.error is not None for f in report.files):
+        return 2
+    if any(f.changed or f.findings for f in report.files):
+        return 1
+    return 0

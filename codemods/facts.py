@@ -1,0 +1,587 @@
+"""Analyse: one read-only walk over the parsed script builds its fact sheet.
+
+The fact sheet answers every question the rewrites ask (is this name an optimizer?
+is this loop a training loop? may this ``use_cuda`` flag be switched on?), keyed by
+the nodes of the parsed module: the rewrite runs as a single traversal over the same
+tree, so every rewrite sees the original nodes these facts point at.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods import apis
+from codemods.imports import ImportTable
+from codemods.syntax import (
+    arg_value,
+    call_args,
+    dotted,
+    fold_true,
+    is_cuda_device_string,
+    method_name,
+    names_in,
+    receiver,
+    string_value,
+    walk,
+)
+from codemods.targets import XM, spellings
+
+CUDA = "<cuda>"  # the device of a `.cuda()` move
+
+
+@dataclass
+class LoopPlan:
+    """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
+
+    kind: Literal["training", "evaluation"]
+    wrap_loader: cst.BaseExpression | None = None
+    wrap_device: str | None = None
+
+
+@dataclass
+class Facts:
+    imports: ImportTable = field(default_factory=ImportTable)
+    name_uses: Counter[str] = field(default_factory=Counter)
+    taken_names: set[str] = field(default_factory=set)
+    xla_imported: bool = False
+    # torch_xla imported inside try/if: the file keeps a non-XLA path, so the tool
+    # may not add top-level torch_xla imports or move code onto the XLA device.
+    xla_optional: bool = False
+    import_anchor: cst.CSTNode | None = None
+    # If statements that branch on XLA availability: left exactly as written.
+    xla_guarded: set[cst.If] = field(default_factory=set)
+
+    # device
+    device_strings: set[cst.CSTNode] = field(default_factory=set)
+    device_calls: set[cst.Call] = field(default_factory=set)
+    device_selections: set[cst.IfExp] = field(default_factory=set)
+    device_ifs: set[cst.If] = field(default_factory=set)
+    flag_values: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    cuda_indices: set[str] = field(default_factory=set)
+    int_devices: set[cst.Integer] = field(default_factory=set)
+    external_devices: dict[cst.Call, str] = field(default_factory=dict)
+
+    # training objects
+    optimizers: set[str] = field(default_factory=set)
+    schedulers: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
+
+    amp: bool = False
+    ddp: bool = False
+
+    def is_optimizer(self, name: str | None) -> bool:
+        if name is None or name in self.schedulers:
+            return False
+        last = name.rsplit(".", 1)[-1].lower()
+        return name in self.optimizers or ("optim" in last and "sched" not in last)
+
+    def is_available_call(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Call)
+            and not node.args
+            and self.imports.resolve(node.func) == "torch.cuda.is_available"
+        )
+
+    def is_device_name(self, name: str | None) -> bool:
+        if name is None:
+            return False
+        last = name.rsplit(".", 1)[-1].lower()
+        return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
+
+
+@dataclass
+class _Loop:
+    node: cst.CSTNode
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    barrier: bool = False
+    host_read: bool = False
+    cond_depth: int = 0
+    moved: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Function:
+    name: str
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+
+
+def _local_module(module: str) -> bool:
+    head = module.split(".")[0]
+    return bool(head) and head not in sys.stdlib_module_names and not head.startswith("torch")
+
+
+class _Analyzer(cst.CSTVisitor):
+    def __init__(self, facts: Facts) -> None:
+        self.f = facts
+        self.loops: list[_Loop | None] = []
+        self.loop_records: list[_Loop] = []
+        self.functions: list[_Function | None] = []
+        self.function_records: list[_Function] = []
+        self.conds: list[cst.CSTNode] = []
+        self.device_code: set[cst.CSTNode] = set()
+        self.crash_code: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.cond_refs: dict[cst.CSTNode, set[str]] = {}
+        self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.availability_ifs: list[cst.If] = []
+        self.availability_ifexps: list[cst.IfExp] = []
+        self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
+        self.device_args: set[str] = set()
+        self.model_candidates: list[tuple[str, str]] = []
+        self.module_classes: set[str] = set()
+        self.local_imports: dict[str, str] = {}
+        self.called_funcs: set[cst.CSTNode] = set()
+        self.guard_depth = 0
+
+    # -- helpers --------------------------------------------------------------
+
+    def resolve(self, node: cst.CSTNode | None) -> str | None:
+        return self.f.imports.resolve(node)
+
+    def mark_device_code(self) -> None:
+        self.device_code.update(self.conds)
+
+    def mark_crash(self, node: cst.CSTNode) -> None:
+        for cond in self.conds:
+            self.crash_code.setdefault(cond, node)
+
+    def add_device_strings(self, expr: cst.CSTNode | None) -> None:
+        """Collect the CUDA strings of an expression in a device position."""
+        if expr is None:
+            return
+        if is_cuda_device_string(expr):
+            self.f.device_strings.add(expr)
+            self.mark_device_code()
+        elif isinstance(expr, cst.IfExp):
+            self.add_device_strings(expr.body)
+            self.add_device_strings(expr.orelse)
+        elif isinstance(expr, cst.BooleanOperation):
+            self.add_device_strings(expr.left)
+            self.add_device_strings(expr.right)
+
+    @property
+    def loop(self) -> _Loop | None:
+        return self.loops[-1] if self.loops else None
+
+    @property
+    def function(self) -> _Function | None:
+        return self.functions[-1] if self.functions else None
+
+    # -- imports and names ----------------------------------------------------
+
+    def _visit_import(self, node: cst.Import | cst.ImportFrom) -> bool:
+        self.f.imports.add(node)
+        if isinstance(node, cst.Import):
+            modules = [dotted(alias.name) or "" for alias in node.names]
+        else:
+            modules = [dotted(node.module) or ""] if node.module is not None else []
+            if not isinstance(node.names, cst.ImportStar):
+                module = "." * len(node.relative) + (modules[0] if modules else "")
+                for alias in node.names:
+                    local = alias.evaluated_alias or alias.evaluated_name
+                    if node.relative or _local_module(module):
+                        self.local_imports[local] = module
+        if any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
+            self.f.xla_imported = True
+            if self.guard_depth:
+                self.f.xla_optional = True
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return self._visit_import(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return self._visit_import(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.f.name_uses[node.value] += 1
+        self.f.taken_names.add(node.value)
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.guard_depth += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self.guard_depth -= 1
+
+    # -- definitions ----------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        record = _Function(node.name.value)
+        self.functions.append(record)
+        self.function_records.append(record)
+        self.loops.append(None)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+        self.loops.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.functions.append(None)
+        self.loops.append(None)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.functions.pop()
+        self.loops.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if self.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
+                self.module_classes.add(node.name.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if node.default is not None and self.f.is_device_name(node.name.value):
+            self.add_device_strings(node.default)
+
+    # -- assignments ----------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assignment(dotted(target.target), node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if name is None:
+            return
+        if any(self.f.is_available_call(n) for n in walk(value) if isinstance(n, cst.BaseExpression)):
+            self.flag_candidates[name].append(value)
+        if self.f.is_device_name(name):
+            self.device_assignments[name].append(value)
+            self.add_device_strings(value)
+            self.mark_device_code()
+        if isinstance(value, cst.Integer):
+            self.int_assignments[name].append(value)
+        core = value
+        while isinstance(core, cst.Call) and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
+            core = receiver(core)
+        if isinstance(core, cst.Call):
+            callee = self.resolve(core.func)
+            if callee is not None:
+                if callee.startswith(apis.SCHEDULER_MODULE + "."):
+                    self.f.schedulers.add(name)
+                elif callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper():
+                    self.f.optimizers.add(name)
+                elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
+                    self.f.models.add(name)
+            func_name = dotted(core.func)
+            if func_name is not None:
+                self.model_candidates.append((name, func_name))
+                head = func_name.split(".")[0]
+                if head in self.local_imports and self.f.is_device_name(name):
+                    self.f.external_devices[core] = f"{self.local_imports[head]}.{func_name}"
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        key = string_value(node.key)
+        if key is not None and self.f.is_device_name(key):
+            self.add_device_strings(node.value)
+
+    # -- conditionals ---------------------------------------------------------
+
+    def _refs(self, test: cst.BaseExpression) -> set[str]:
+        return {d for n in walk(test) if (d := dotted(n)) is not None}
+
+    def visit_If(self, node: cst.If) -> None:
+        test_names = {n.lower() for n in names_in(node.test)}
+        if any("xla" in n for n in test_names):
+            self.f.xla_guarded.add(node)
+        self.guard_depth += 1
+        self.conds.append(node)
+        self.cond_refs[node] = self._refs(node.test)
+        if any(self.f.is_available_call(n) for n in walk(node.test) if isinstance(n, cst.BaseExpression)):
+            self.availability_ifs.append(node)
+        if self.loop is not None:
+            self.loop.cond_depth += 1
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self.guard_depth -= 1
+        self.conds.pop()
+        if self.loop is not None:
+            self.loop.cond_depth -= 1
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.conds.append(node)
+        self.cond_refs[node] = self._refs(node.test)
+        if any(self.f.is_available_call(n) for n in walk(node.test) if isinstance(n, cst.BaseExpression)):
+            self.availability_ifexps.append(node)
+        if _is_cpu_device(node.body, self) or _is_cpu_device(node.orelse, self):
+            self.device_code.add(node)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self.conds.pop()
+
+    # -- loops ----------------------------------------------------------------
+
+    def _visit_loop(self, node: cst.CSTNode) -> None:
+        record = _Loop(node)
+        self.loops.append(record)
+        self.loop_records.append(record)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._visit_loop(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._visit_loop(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.loops.pop()
+
+    # -- calls and references -------------------------------------------------
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        qualified = self.resolve(node)
+        if qualified is None:
+            return
+        self._reference(qualified, node)
+
+    def _reference(self, qualified: str, node: cst.CSTNode) -> None:
+        if qualified in apis.AMP:
+            self.f.amp = True
+        elif qualified in apis.DISTRIBUTED:
+            self.f.ddp = True
+        elif qualified in apis.CUDA_TENSOR_TYPES and node not in self.called_funcs:
+            self.mark_crash(node)
+        elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+            self.mark_crash(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called_funcs.add(node.func)
+        callee = self.resolve(node.func)
+        method = method_name(node)
+        loop, function = self.loop, self.function
+        if isinstance(node.func, cst.Name) and callee is not None:
+            self._reference(callee, node.func)
+
+        if method == "backward" or callee == "torch.autograd.backward":
+            if loop is not None:
+                loop.backward = True
+            elif function is not None:
+                function.backward = True
+        elif method == "step" and dotted(receiver(node)) is not None:
+            target = loop if loop is not None else function
+            if target is not None:
+                target.step_receivers.append(dotted(receiver(node)) or "")
+        if loop is not None:
+            if callee in spellings("sync") or (
+                callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
+            ):
+                loop.barrier = True
+            if loop.cond_depth == 0 and (
+                method in apis.HOST_READ_METHODS
+                or (isinstance(node.func, cst.Name) and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
+            ):
+                loop.host_read = True
+            func_name = dotted(node.func)
+            if func_name is not None:
+                loop.called.append(func_name.removeprefix("self."))
+
+        if method == "to":
+            device = arg_value(node, 0, "device")
+            self.add_device_strings(device)
+            if (name := dotted(device)) is not None:
+                self.device_args.add(name)
+                if loop is not None and (moved := dotted(receiver(node))) is not None:
+                    loop.moved[moved] = name
+        elif method == "cuda":
+            self.mark_device_code()
+            index = arg_value(node, 0, "device")
+            if (name := dotted(index)) is not None:
+                self.f.cuda_indices.add(name)
+            if loop is not None and (moved := dotted(receiver(node))) is not None:
+                loop.moved[moved] = CUDA
+        elif method == "pin_memory":
+            self.mark_crash(node)
+        elif method == "add_argument":
+            flag = string_value(arg_value(node, 0, "")) or ""
+            if self.f.is_device_name(flag.lstrip("-")):
+                self.add_device_strings(call_args(node)[1].get("default", cst.Arg(cst.Name("None"))).value)
+
+        positional, keywords = call_args(node)
+        if "device" in keywords and method != "to":
+            self.add_device_strings(keywords["device"].value)
+            if (name := dotted(keywords["device"].value)) is not None:
+                self.device_args.add(name)
+        if "device_ids" in keywords and isinstance(keywords["device_ids"].value, (cst.List, cst.Tuple)):
+            for element in keywords["device_ids"].value.elements:
+                if (name := dotted(element.value)) is not None:
+                    self.f.cuda_indices.add(name)
+
+        if callee == "torch.cuda.set_device":
+            if (name := dotted(arg_value(node, 0, "device"))) is not None:
+                self.f.cuda_indices.add(name)
+        elif callee == "torch.device":
+            self._torch_device(node)
+        elif callee in apis.CUDA_TENSOR_TYPES:
+            self.mark_device_code()
+
+    def _torch_device(self, node: cst.Call) -> None:
+        kind = arg_value(node, 0, "type")
+        index = arg_value(node, 1, "index")
+        self.add_device_strings(kind)
+        if string_value(kind) == "cuda" and (name := dotted(index)) is not None:
+            self.f.cuda_indices.add(name)
+        if kind is None:
+            return
+        folded = fold_true(kind, self.f.is_available_call)
+        if not isinstance(folded, bool) and is_cuda_device_string(folded):
+            self.f.device_calls.add(node)
+            self.mark_device_code()
+
+    # -- results --------------------------------------------------------------
+
+    def finish(self) -> None:
+        f = self.f
+        for name, func_name in self.model_candidates:
+            if func_name in self.module_classes:
+                f.models.add(name)
+        step_functions = {
+            fn.name
+            for fn in self.function_records
+            if fn.backward or any(f.is_optimizer(r) for r in fn.step_receivers)
+        }
+        for loop in self.loop_records:
+            self._plan_loop(loop, step_functions)
+        for name, values in self.flag_candidates.items():
+            uses = [node for node, refs in self.cond_refs.items() if name in refs]
+            if not any(use in self.device_code for use in uses):
+                continue
+            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+            for value in values:
+                if blocker is None:
+                    f.flag_values[value] = name
+                else:
+                    f.blocked_flags[value] = (name, blocker)
+        for node in self.availability_ifs:
+            if node in self.device_code and node not in self.crash_code:
+                f.device_ifs.add(node)
+        for node in self.availability_ifexps:
+            if node in self.device_code and node not in self.crash_code:
+                f.device_selections.add(node)
+        for name, literals in self.int_assignments.items():
+            if name in self.device_args or name in f.cuda_indices:
+                f.int_devices.update(literals)
+
+    def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
+        f = self.f
+        training = (
+            loop.backward
+            or any(f.is_optimizer(r) for r in loop.step_receivers)
+            or any(c in step_functions for c in loop.called)
+        )
+        if loop.barrier or self._feeds_from_device_loader(loop.node):
+            return
+        if training:
+            plan = LoopPlan("training")
+            wrap = self._loader_to_wrap(loop)
+            if wrap is not None:
+                plan.wrap_loader, plan.wrap_device = wrap
+            f.loops[loop.node] = plan
+        elif not loop.host_read and any(d == CUDA or f.is_device_name(d) for d in loop.moved.values()):
+            f.loops[loop.node] = LoopPlan("evaluation")
+
+    def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, cst.For):
+            return False
+        for sub in walk(node.iter):
+            name = self.resolve(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
+            if name and name.startswith("torch_xla.distributed.parallel_loader."):
+                return True
+            if isinstance(sub, cst.Call) and method_name(sub) == "per_device_loader":
+                return True
+        return False
+
+    def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
+        """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
+        loop's own ``.to(device)`` moves: every batch variable is moved to one device
+        that is the XLA device on every path (a CPU fallback would break the wrap)."""
+        node = loop.node
+        if not isinstance(node, cst.For):
+            return None
+        loader, target = node.iter, node.target
+        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
+            loader = loader.args[0].value
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+                return None
+            target = target.elements[1].value
+        name = dotted(loader)
+        if name is None or "loader" not in name.rsplit(".", 1)[-1].lower():
+            return None
+        batch = set(names_in(target))
+        devices = {loop.moved.get(b) for b in batch}
+        if not batch or len(devices) != 1:
+            return None
+        device = devices.pop()
+        if device is None or not self._always_xla(device):
+            return None
+        return loader, device
+
+    def _always_xla(self, device: str) -> bool:
+        values = self.device_assignments.get(device, [])
+        if len(values) != 1:
+            return False
+        value = fold_true(values[0], self.f.is_available_call)
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, cst.Call) and value in self.f.device_calls:
+            return True
+        qualified = self.resolve(value.func) if isinstance(value, cst.Call) else None
+        return qualified in spellings("device") or is_cuda_device_string(value)
+
+
+def _is_true(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_cpu_device(node: cst.CSTNode, analyzer: _Analyzer) -> bool:
+    if string_value(node) == "cpu":
+        return True
+    return (
+        isinstance(node, cst.Call)
+        and analyzer.resolve(node.func) == "torch.device"
+        and string_value(arg_value(node, 0, "type")) == "cpu"
+    )
+
+
+def _import_anchor(module: cst.Module) -> cst.CSTNode | None:
+    """The statement after which new imports go: the last torch import of the leading
+    import block, else the block's last import, else the docstring."""
+    anchor = torch_anchor = None
+    for index, statement in enumerate(module.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            break
+        small = statement.body
+        if index == 0 and len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(
+            small[0].value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            anchor = statement
+            continue
+        if not all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small):
+            break
+        anchor = statement
+        for s in small:
+            names = [dotted(a.name) or "" for a in s.names] if isinstance(s, cst.Import) else [dotted(s.module) or ""]
+            if any(n == "torch" or n.startswith("torch.") for n in names):
+                torch_anchor = statement
+    return torch_anchor or anchor
+
+
+def analyse(module: cst.Module) -> Facts:
+    facts = Facts(import_anchor=_import_anchor(module))
+    analyzer = _Analyzer(facts)
+    module.visit(analyzer)
+    analyzer.finish()
+    return facts

@@ -1,0 +1,173 @@
+"""One file, top to bottom: read -> analyse -> rewrite -> report.
+
+``convert_source`` is the library entry point; the command line only finds files,
+calls it, writes results and renders the report.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.facts import analyse
+from codemods.report import Finding
+from codemods.rewrite import concerns_for
+from codemods.rewrite.base import Context, PendingFinding, Rewriter
+from codemods.rules import RuleSelection
+from codemods.targets import DEFAULT_TARGET, get_target
+
+Source = TypeVar("Source", str, bytes)
+
+# A file that mentions none of these cannot be a target: skipped before parsing.
+_RELEVANT = re.compile(rb"torch|sagemaker|transformers")
+_SUPPRESS = re.compile(r"#\s*xla-codemod:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
+_SKIP_FILE = "xla-codemod: skip-file"
+
+
+class ConversionError(Exception):
+    """The file cannot be converted; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return where + self.message
+
+
+@dataclass
+class Conversion:
+    """What converting one file gives: its new text and the findings."""
+
+    source: str | bytes
+    output: str | bytes
+    findings: list[Finding]
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+
+def convert_source(
+    source: Source,
+    *,
+    target: str = DEFAULT_TARGET,
+    selection: RuleSelection | None = None,
+    locate: Literal["output", "input"] = "output",
+) -> Conversion:
+    """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
+
+    Findings point into the output (``locate="output"``, after an in-place convert) or
+    into the input (for lint, --check and --diff).  Raises ConversionError for text
+    that cannot be parsed; never returns output that does not parse.
+    """
+    name_table = get_target(target)
+    raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    if not _RELEVANT.search(raw) or _SKIP_FILE.encode() in raw:
+        return Conversion(source, source, [])
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise ConversionError(f"cannot parse: {error.message}", error.raw_line, error.raw_column + 1) from None
+    except (UnicodeDecodeError, LookupError, SyntaxError) as error:
+        raise ConversionError(f"cannot decode: {error}") from None
+
+    facts = analyse(module)
+    input_positions = _Positions(module)
+    suppressed = _suppressions(module.code, input_positions) if "xla-codemod:" in module.code else _never
+    ctx = Context(facts, name_table, selection or RuleSelection(), suppressed)
+    new_module = module.visit(Rewriter(ctx, concerns_for(ctx)))
+
+    output: str | bytes = new_module.bytes if isinstance(source, bytes) else new_module.code
+    if output != source:
+        try:
+            ast.parse(new_module.code)
+        except SyntaxError as error:
+            raise ConversionError(
+                f"internal error: the converted code does not parse ({error.msg}); the file was left alone",
+                error.lineno,
+            ) from None
+    if locate == "input" or output == source:
+        findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
+    else:
+        output_positions = _Positions(new_module)
+        line_map = _LineMap(module.code, new_module.code)
+        findings = [
+            _at(f, output_positions.of(f.result) or line_map.move(input_positions.of(f.original)))
+            for f in ctx.findings
+        ]
+    findings.sort(key=lambda f: (f.line, f.col, f.rule))
+    return Conversion(source, output, findings)
+
+
+def _at(finding: PendingFinding, position: tuple[int, int] | None) -> Finding:
+    line, col = position or (1, 1)
+    return Finding(finding.rule, line, col, finding.message, finding.fixed)
+
+
+class _Positions:
+    """1-based (line, col) of nodes, computed on first use (it costs a code-gen pass)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._table: dict[cst.CSTNode, object] | None = None
+
+    def of(self, node: cst.CSTNode | None) -> tuple[int, int] | None:
+        if node is None:
+            return None
+        if self._table is None:
+            self._table = dict(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider))
+        position = self._table.get(node)
+        if position is None:
+            return None
+        start = position.start  # type: ignore[attr-defined]
+        return start.line, start.column + 1
+
+
+class _LineMap:
+    """Maps input lines to output lines, for findings whose node did not survive."""
+
+    def __init__(self, before: str, after: str) -> None:
+        matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+        self.blocks = matcher.get_opcodes()
+
+    def move(self, position: tuple[int, int] | None) -> tuple[int, int] | None:
+        if position is None:
+            return None
+        line, col = position
+        for _, i1, i2, j1, j2 in self.blocks:
+            if i1 <= line - 1 < i2:
+                return j1 + min(line - 1 - i1, max(j2 - j1 - 1, 0)) + 1, col
+        return position
+
+
+def _never(rule: str, node: cst.CSTNode) -> bool:
+    return False
+
+
+def _suppressions(code: str, positions: _Positions) -> Callable[[str, cst.CSTNode], bool]:
+    """``# xla-codemod: ignore`` or ``# xla-codemod: ignore[XLA101,XLA5]`` on a line
+    silences findings (and fixes) that start on that line."""
+    by_line: dict[int, tuple[str, ...]] = {}
+    for number, text in enumerate(code.splitlines(), start=1):
+        match = _SUPPRESS.search(text)
+        if match:
+            codes = tuple(c.strip() for c in (match.group(1) or "ALL").split(",") if c.strip())
+            by_line[number] = codes
+
+    def suppressed(rule: str, node: cst.CSTNode) -> bool:
+        position = positions.of(node)
+        codes = by_line.get(position[0]) if position else None
+        return codes is not None and any(c == "ALL" or rule.startswith(c) for c in codes)
+
+    return suppressed

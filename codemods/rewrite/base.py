@@ -1,0 +1,266 @@
+"""The rewrite framework: every concern runs inside one traversal of the parsed tree.
+
+One traversal means every concern sees the *original* nodes that the fact sheet was
+built from, and that a node a concern returns stays the same object in the output
+tree, so a finding can point at it without a second analysis.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import libcst as cst
+
+from codemods.facts import Facts
+from codemods.imports import ImportManager
+from codemods.rules import RuleSelection
+from codemods.syntax import walk
+from codemods.targets import Target
+
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path"
+_RENDER = cst.Module(body=[])
+
+
+@dataclass
+class PendingFinding:
+    rule: str
+    message: str
+    fixed: bool
+    original: cst.CSTNode | None  # where it is in the input
+    result: cst.CSTNode | None = None  # where it is in the output, once known
+
+
+class Context:
+    """What a concern may read (facts, target, parents) and do (fix, report, import)."""
+
+    def __init__(
+        self,
+        facts: Facts,
+        target: Target,
+        selection: RuleSelection,
+        suppressed: Callable[[str, cst.CSTNode], bool],
+    ) -> None:
+        self.facts = facts
+        self.target = target
+        self.selection = selection
+        self.suppressed = suppressed
+        self.imports = ImportManager(
+            table=facts.imports,
+            name_uses=facts.name_uses,
+            taken_names=facts.taken_names,
+            can_add=not facts.xla_optional,
+        )
+        self.findings: list[PendingFinding] = []
+        self._unsettled: dict[cst.CSTNode, list[PendingFinding]] = defaultdict(list)
+        self._tracked: dict[cst.CSTNode, cst.CSTNode | None] = {}
+        self.ancestors: list[cst.CSTNode] = []
+        self.dropped_statements: set[cst.CSTNode] = set()
+        self.track([facts.import_anchor])
+
+    # -- findings ---------------------------------------------------------------
+
+    def enabled(self, rule: str, original: cst.CSTNode | None) -> bool:
+        if not self.selection.enabled(rule):
+            return False
+        return original is None or not self.suppressed(rule, original)
+
+    def _record(self, rule: str, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None) -> None:
+        finding = PendingFinding(rule, message, fixed, original, result)
+        self.findings.append(finding)
+        if result is None and original is not None:
+            self._unsettled[original].append(finding)
+
+    def report(self, rule: str, original: cst.CSTNode | None, message: str) -> None:
+        """A manual follow-up: the code stays as it was."""
+        if self.enabled(rule, original):
+            self._record(rule, original, message, False, None)
+
+    def fix(
+        self,
+        rule: str,
+        original: cst.CSTNode | None,
+        message: str,
+        build: Callable[[], NodeT | None],
+        *,
+        result: Callable[[NodeT], cst.CSTNode] | None = None,
+    ) -> NodeT | None:
+        """Build a replacement and record the change; None (and a report saying why)
+        when the rule is off, suppressed, or the replacement cannot be built here.
+
+        ``result`` picks the node the finding points at in the output, when it is not
+        the replacement of ``original`` (an inserted statement, say); ``{new}`` in the
+        message becomes the code of that node."""
+        if not self.enabled(rule, original):
+            return None
+        if self.facts.xla_optional:
+            self._record(rule, original, f"{message.replace('{new}', 'the XLA form')} ({OPTIONAL_XLA})", False, None)
+            return None
+        replacement = build()
+        if replacement is None:
+            text = message.replace("{new}", "the XLA form")
+            self._record(rule, original, f"{text} (not fixed: its import cannot be added here)", False, None)
+            return None
+        anchor = result(replacement) if result else None
+        shown = anchor if anchor is not None else replacement
+        if "{new}" in message and isinstance(shown, cst.CSTNode):
+            message = message.replace("{new}", self.code(shown))
+        self._record(rule, original, message, True, anchor)
+        return replacement
+
+    def subsume(self, original: cst.CSTNode) -> None:
+        """A wholesale replacement of ``original`` speaks for the changes inside it."""
+        inner = {n for n in walk(original) if n is not original}
+        if not inner:
+            return
+        dropped = [f for f in self.findings if f.original in inner and f.fixed]
+        for finding in dropped:
+            self.findings.remove(finding)
+            pending = self._unsettled.get(finding.original)
+            if pending and finding in pending:
+                pending.remove(finding)
+
+    def settle(self, original: cst.CSTNode, result: object) -> None:
+        """Called as each node is left: findings on ``original`` now point at ``result``."""
+        node = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
+        if original in self._tracked:
+            self._tracked[original] = node if isinstance(node, cst.CSTNode) else None
+        pending = self._unsettled.pop(original, None)
+        if pending and isinstance(node, cst.CSTNode):
+            for finding in pending:
+                finding.result = node
+
+    def track(self, nodes: Sequence[cst.CSTNode | None]) -> None:
+        for node in nodes:
+            if node is not None:
+                self._tracked[node] = None
+
+    def result_of(self, original: cst.CSTNode) -> cst.CSTNode | None:
+        return self._tracked.get(original)
+
+    # -- reading ------------------------------------------------------------------
+
+    def parent(self) -> cst.CSTNode | None:
+        """The original parent of the node being left."""
+        return self.ancestors[-2] if len(self.ancestors) >= 2 else None
+
+    def resolve(self, node: cst.CSTNode | None) -> str | None:
+        return self.facts.imports.resolve(node)
+
+    @staticmethod
+    def code(node: cst.CSTNode) -> str:
+        return _RENDER.code_for_node(node).strip()
+
+    # -- building -----------------------------------------------------------------
+
+    def call(self, concept: str, args: Sequence[cst.Arg] = ()) -> cst.Call | None:
+        """A call of the target's spelling of ``concept`` (adds its import)."""
+        return self.imports.call(self.target.api(concept), args)
+
+    def device(self) -> cst.Call | None:
+        return self.call("device")
+
+    def replace_callee(self, original: cst.Call, updated: cst.Call, concept: str) -> cst.Call | None:
+        func = self.imports.expression(self.target.api(concept))
+        if func is None:
+            return None
+        self.imports.drop_uses_in(original.func)
+        return updated.with_changes(func=func)
+
+    def drop_statement(self, statement: cst.BaseStatement) -> None:
+        """Remove a statement; its leading comments move to the next statement."""
+        self.dropped_statements.add(statement)
+
+
+class Concern:
+    """One concern's rewrites.  Methods named ``leave_<Node>(original, updated)`` run
+    when the traversal leaves such a node; ``reference(original, updated, qualified)``
+    runs for every Name/Attribute chain that resolves through the imports."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.facts = ctx.facts
+
+
+class Rewriter(cst.CSTTransformer):
+    """Dispatches each node to the concerns, in their order, in a single traversal."""
+
+    def __init__(self, ctx: Context, concerns: Sequence[Concern]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
+        self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
+        for concern in concerns:
+            for attr in dir(type(concern)):
+                if attr.startswith("leave_"):
+                    self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
+        self.frozen = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.ctx.ancestors.append(node)
+        if node in self.ctx.facts.xla_guarded:
+            self.frozen += 1
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+        result: object = updated_node
+        if isinstance(updated_node, (cst.IndentedBlock, cst.Module)) and self.ctx.dropped_statements:
+            result = self._without_dropped(updated_node)
+        if not self.frozen:
+            if isinstance(original_node, (cst.Name, cst.Attribute)) and self.reference_handlers:
+                result = self._reference(original_node, result)
+            for handler in self.handlers.get(type(original_node).__name__, ()):
+                if not isinstance(result, cst.CSTNode):
+                    break
+                result = handler(original_node, result)
+        if original_node in self.ctx.facts.xla_guarded:
+            self.frozen -= 1
+        self.ctx.settle(original_node, result)
+        self.ctx.ancestors.pop()
+        return result
+
+    def _reference(self, original: cst.Name | cst.Attribute, result: object) -> object:
+        parent = self.ctx.parent()
+        if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.ImportFrom, cst.Param, cst.AsName)):
+            return result
+        if isinstance(parent, (cst.Arg, cst.FunctionDef, cst.ClassDef)) and not (
+            isinstance(parent, cst.Arg) and parent.value is original
+        ):
+            return result
+        qualified = self.ctx.resolve(original)
+        if qualified is None:
+            return result
+        for handler in self.reference_handlers:
+            if not isinstance(result, cst.CSTNode):
+                break
+            result = handler(original, result, qualified)
+        return result
+
+    def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
+        kept = without_statements(block.body, self.ctx.dropped_statements)
+        if len(kept) == len(block.body):
+            return block
+        if not kept and isinstance(block, cst.IndentedBlock):
+            kept = [cst.SimpleStatementLine(body=[cst.Pass()])]
+        return block.with_changes(body=kept)
+
+
+def without_statements(
+    body: Sequence[cst.BaseStatement], doomed: set[cst.CSTNode]
+) -> list[cst.BaseStatement]:
+    """``body`` minus the doomed statements, whose leading comments move to the next one."""
+    kept: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []
+    for statement in body:
+        if statement in doomed:
+            carried.extend(getattr(statement, "leading_lines", ()))
+            continue
+        if carried and hasattr(statement, "leading_lines"):
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            carried = []
+        kept.append(statement)
+    return kept

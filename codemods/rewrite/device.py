@@ -1,0 +1,303 @@
+"""Device: CUDA devices, `.cuda()`, integer devices and availability checks become the
+XLA device (XLA101-XLA107, XLA003).
+
+Strings stay strings ("cuda" -> "xla"), so code that compares or prints them keeps
+working; ``torch.device("cuda")`` becomes the target's device call.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods import apis
+from codemods.rewrite.base import Concern
+from codemods.syntax import (
+    as_expression,
+    dotted,
+    fold_true,
+    is_cuda_device_string,
+    method_name,
+    names_in,
+    quoted_like,
+    string_value,
+)
+
+
+class DeviceRewrite(Concern):
+    # -- strings --------------------------------------------------------------
+
+    def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if original not in self.facts.device_strings:
+            return updated
+        value = string_value(original)
+        xla = self.ctx.target.device_string
+        note = "" if value == "cuda" else " (one XLA device per process: the index is dropped)"
+        new = self.ctx.fix(
+            "XLA101",
+            original,
+            f"{self.ctx.code(original)} -> '{xla}'{note}",
+            lambda: quoted_like(original, xla),
+        )
+        if new is not None and not isinstance(original, cst.SimpleString):
+            self.ctx.imports.drop_uses_in(original)
+        return new if new is not None else updated
+
+    leave_SimpleString = _device_string
+    leave_FormattedString = _device_string
+    leave_BinaryOperation = _device_string
+
+    # -- calls ------------------------------------------------------------------
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.facts.device_strings:
+            return self._device_string(original, updated)
+        callee = self.ctx.resolve(original.func)
+        method = method_name(original)
+        if original in self.facts.device_calls:
+            return self._whole_device_call(original, updated)
+        if method == "cuda":
+            return self._dot_cuda(original, updated)
+        if method == "to":
+            return self._integer_to(original, updated)
+        if callee in apis.CUDA_TENSOR_TYPES:
+            return self._tensor_type(original, updated)
+        if original in self.facts.external_devices:
+            self.ctx.report(
+                "XLA003",
+                original,
+                f"the device comes from {self.facts.external_devices[original]} in another file: "
+                "convert that file too, and check it returns the XLA device",
+            )
+        return updated
+
+    def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", self.ctx.device)
+        if new is None:
+            return updated
+        self.ctx.subsume(original)
+        self.ctx.imports.drop_uses_in(original)
+        return new
+
+    def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not isinstance(updated.func, cst.Attribute):
+            return updated
+
+        def build() -> cst.Call | None:
+            device = self.ctx.device()
+            if device is None:
+                return None
+            kept = [a for a in updated.args if a.keyword is not None and a.keyword.value != "device"]
+            for dropped in original.args:
+                if dropped.keyword is None or dropped.keyword.value == "device":
+                    self.ctx.imports.drop_uses_in(dropped)
+            return _respaced(
+                updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=[cst.Arg(device), *kept])
+            )
+
+        new = self.ctx.fix("XLA102", original, f"{self.ctx.code(original.func)}(...) -> {{new}}", build)
+        return new if new is not None else updated
+
+    def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``.to(gpu)`` where ``gpu`` is a CUDA index (it feeds ``.cuda(gpu)``,
+        ``set_device(gpu)`` or ``device_ids=[gpu]``)."""
+        for position, arg in enumerate(original.args):
+            if not (arg.keyword is None and position == 0) and not (arg.keyword and arg.keyword.value == "device"):
+                continue
+            if dotted(arg.value) not in self.facts.cuda_indices:
+                return updated
+            device = self.ctx.fix(
+                "XLA103",
+                arg.value,
+                f"{self.ctx.code(arg.value)} is a CUDA device index: use the XLA device",
+                self.ctx.device,
+            )
+            if device is None:
+                return updated
+            self.ctx.imports.drop_uses_in(arg.value)
+            args = list(updated.args)
+            args[position] = args[position].with_changes(value=device)
+            return updated.with_changes(args=args)
+        return updated
+
+    def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
+            self.ctx.report("XLA107", original, "import the CPU tensor type and move the tensor with .to(device)")
+            return updated
+
+        def build() -> cst.Call | None:
+            device = self.ctx.device()
+            if device is None:
+                return None
+            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))
+            return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+        new = self.ctx.fix("XLA107", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        return new if new is not None else updated
+
+    # -- availability -------------------------------------------------------------
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        if original not in self.facts.device_selections:
+            return updated
+
+        def build() -> cst.BaseExpression | None:
+            folded = fold_true(updated, self.facts.is_available_call)
+            if isinstance(folded, cst.Integer):
+                return self.ctx.device()
+            return as_expression(folded)
+
+        new = self.ctx.fix(
+            "XLA104",
+            original,
+            "device picked by torch.cuda.is_available(): the XLA device is always present -> {new}",
+            build,
+        )
+        if new is None:
+            return updated
+        self.ctx.subsume(original)
+        self.ctx.imports.drop_uses_in(original)
+        self.ctx.imports.new_uses.update(names_in(new))
+        return new
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        return self._assignment(original, updated)
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        return self._assignment(original, updated)
+
+    def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
+        value = original.value
+        if value in self.facts.flag_values:
+            flag = self.facts.flag_values[value]
+            new_value = self.ctx.fix(
+                "XLA104",
+                value,
+                f"`{flag}` picks the device: torch.cuda.is_available() dropped, the XLA device is always present",
+                lambda: as_expression(fold_true(updated.value, self.facts.is_available_call)),
+            )
+            if new_value is not None:
+                self.ctx.imports.drop_uses_in(value)
+                self.ctx.imports.new_uses.update(names_in(new_value))
+                return updated.with_changes(value=new_value)
+        elif value in self.facts.blocked_flags:
+            flag, blocker = self.facts.blocked_flags[value]
+            self.ctx.report(
+                "XLA104",
+                value,
+                f"`{flag}` picks the device but also guards `{self.ctx.code(blocker)}`, which fails without "
+                "CUDA: left as is, so the script runs on the CPU; move that code onto the XLA device by hand",
+            )
+        elif value in self.facts.int_devices:
+            device = self.ctx.fix(
+                "XLA103", value, f"integer device {self.ctx.code(value)} -> the XLA device", self.ctx.device
+            )
+            if device is not None:
+                return updated.with_changes(value=device)
+        return updated
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+        if original not in self.facts.device_ifs:
+            return updated
+        folded = fold_true(updated.test, self.facts.is_available_call)
+        new = self.ctx.fix(
+            "XLA104",
+            original.test,
+            "device picked by torch.cuda.is_available(): the XLA device is always present",
+            lambda: _fold_if(updated, folded),
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.drop_uses_in(original.test)
+        return new
+
+    # -- checks that stay -----------------------------------------------------------
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.Comparison:
+        operands = [original.left, *(c.comparator for c in original.comparisons)]
+        if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
+            self._cuda_check(original)
+        return updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if original.attr.value == "is_cuda":
+            self._cuda_check(original)
+        return updated
+
+    def _cuda_check(self, original: cst.CSTNode) -> None:
+        self.ctx.report(
+            "XLA105",
+            original,
+            f"`{self.ctx.code(original)}` is False on the XLA device: check that the code it guards "
+            "is not needed there",
+        )
+
+    # -- torch.cuda.set_device ---------------------------------------------------------
+
+    def _is_set_device(self, statement: cst.BaseSmallStatement) -> bool:
+        return (
+            isinstance(statement, cst.Expr)
+            and isinstance(statement.value, cst.Call)
+            and self.ctx.resolve(statement.value.func) == "torch.cuda.set_device"
+        )
+
+    def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]
+        drops = [s for s in original.body if self._is_set_device(s)]
+        if not drops:
+            return updated
+        kept = [u for o, u in zip(original.body, updated.body) if not self._is_set_device(o)]
+        for statement in drops:
+            done = self.ctx.fix(
+                "XLA106",
+                statement,
+                f"removed `{self.ctx.code(statement)}`: one XLA device per process",
+                lambda: statement,
+            )
+            if done is None:
+                return updated
+            self.ctx.imports.drop_uses_in(statement)
+        if kept:
+            return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        if isinstance(updated, cst.SimpleStatementSuite):
+            return updated.with_changes(body=[cst.Pass()])
+        self.ctx.drop_statement(updated)
+        return updated
+
+    leave_SimpleStatementLine = _without_set_device
+    leave_SimpleStatementSuite = _without_set_device
+
+
+def _respaced(call: cst.Call) -> cst.Call:
+    """Re-space the argument list after arguments were dropped or added."""
+    args = list(call.args)
+    fixed = []
+    for index, arg in enumerate(args):
+        last = index == len(args) - 1
+        comma = cst.MaybeSentinel.DEFAULT if last else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        fixed.append(arg.with_changes(comma=comma))
+    return call.with_changes(args=fixed)
+
+
+def _fold_if(statement: cst.If, test: cst.BaseExpression | bool):  # type: ignore[no-untyped-def]
+    """An ``if`` whose test folded: keep the branch that runs, or keep the ``if`` with
+    the simpler test."""
+    if not isinstance(test, bool):
+        return statement.with_changes(test=test)
+    if test:
+        return _flatten(statement.body, statement.leading_lines)
+    orelse = statement.orelse
+    if isinstance(orelse, cst.If):
+        return orelse.with_changes(leading_lines=statement.leading_lines)
+    if isinstance(orelse, cst.Else):
+        return _flatten(orelse.body, statement.leading_lines)
+    return cst.RemoveFromParent()
+
+
+def _flatten(body: cst.BaseSuite, leading: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine]):  # type: ignore[no-untyped-def]
+    if isinstance(body, cst.SimpleStatementSuite):
+        statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
+    else:
+        statements = list(body.body)
+    first = statements[0]
+    statements[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])
+    return cst.FlattenSentinel(statements)

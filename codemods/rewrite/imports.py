@@ -1,0 +1,97 @@
+"""Imports: add the imports that rewritten code uses, once, after the file's torch
+imports (XLA001); drop imports whose every use a rewrite removed (XLA002)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.rewrite.base import Concern, without_statements
+from codemods.syntax import dotted
+
+
+def _imports_of(body: list[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    return [
+        s
+        for s in body
+        if isinstance(s, cst.SimpleStatementLine) and all(isinstance(i, (cst.Import, cst.ImportFrom)) for i in s.body)
+    ]
+
+
+def _local_name(alias: cst.ImportAlias, plain_import: bool) -> str:
+    if alias.asname is not None:
+        return dotted(alias.asname.name) or ""
+    name = dotted(alias.name) or ""
+    return name.split(".")[0] if plain_import else name
+
+
+class ImportsRewrite(Concern):
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        body = list(updated.body)
+        anchor = self.ctx.result_of(self.facts.import_anchor) if self.facts.import_anchor is not None else None
+        insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
+
+        originals = _imports_of(list(original.body))
+        updates = _imports_of(body)
+        paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
+        doomed: set[cst.CSTNode] = set()
+        for statement, source in paired:
+            pruned = self._prune(statement, source)
+            if pruned is statement:
+                continue
+            index = body.index(statement)
+            if pruned is None:
+                doomed.add(statement)
+            else:
+                body[index] = pruned
+                if statement is anchor:
+                    anchor = pruned
+        if doomed:
+            insert_at -= sum(1 for s in body[:insert_at] if s in doomed)
+            body = without_statements(body, doomed)
+
+        for key, statement in sorted(self.ctx.imports.added.items()):
+            line = cst.SimpleStatementLine(body=[statement])
+            self.ctx.fix("XLA001", self.facts.import_anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
+            body.insert(insert_at, line)
+            insert_at += 1
+        return updated.with_changes(body=body)
+
+    def _prune(
+        self, statement: cst.SimpleStatementLine, source: cst.SimpleStatementLine | None
+    ) -> cst.SimpleStatementLine | None:
+        """The import line without the names that rewrites left unused (None: nothing left)."""
+        small: list[cst.BaseSmallStatement] = []
+        changed = False
+        for item in statement.body:
+            if isinstance(item, cst.ImportFrom) and isinstance(item.names, cst.ImportStar):
+                small.append(item)
+                continue
+            names = list(item.names)  # type: ignore[arg-type]
+            kept = [a for a in names if not self.ctx.imports.stale(_local_name(a, isinstance(item, cst.Import)))]
+            if len(kept) == len(names):
+                small.append(item)
+                continue
+            for alias in names:
+                if alias not in kept:
+                    done = self.ctx.fix(
+                        "XLA002",
+                        source,
+                        f"removed unused import `{self.ctx.code(alias.name)}`"
+                        + (f" as {self.ctx.code(alias.asname.name)}" if alias.asname else ""),
+                        lambda: alias,
+                    )
+                    if done is None:
+                        kept.append(alias)
+            if len(kept) == len(names):
+                small.append(item)
+                continue
+            changed = True
+            if kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                small.append(item.with_changes(names=kept))
+        if not changed:
+            return statement
+        if not small:
+            return None
+        small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return statement.with_changes(body=small)

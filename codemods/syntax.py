@@ -1,0 +1,152 @@
+"""Small, pure helpers over LibCST nodes, shared by the analysis and the rewrites."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+_CUDA_DEVICE_STRING = re.compile(r"cuda(:\d+)?")
+
+
+def dotted(node: cst.CSTNode | None) -> str | None:
+    """``self.optimizer`` -> "self.optimizer"; None for anything but a name chain."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def parse_dotted(text: str) -> cst.BaseExpression:
+    """"a.b.c" -> the Attribute chain (no parsing of arbitrary source)."""
+    head, *rest = text.split(".")
+    node: cst.BaseExpression = cst.Name(head)
+    for part in rest:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def string_value(node: cst.CSTNode | None) -> str | None:
+    """The value of a plain string literal (not f-strings, not concatenations)."""
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def is_cuda_device_string(node: cst.CSTNode | None) -> bool:
+    """A string that names a CUDA device: "cuda", "cuda:1", f"cuda:{rank}",
+    "cuda:{}".format(i), "cuda:%d" % i, "cuda:" + str(i)."""
+    value = string_value(node)
+    if value is not None:
+        return bool(_CUDA_DEVICE_STRING.fullmatch(value))
+    if isinstance(node, cst.FormattedString):
+        first = node.parts[0] if node.parts else None
+        return isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda:")
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        prefix = string_value(node.func.value)
+        return node.func.attr.value == "format" and prefix is not None and prefix.startswith("cuda:")
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
+        prefix = string_value(node.left)
+        return prefix is not None and prefix.startswith("cuda:")
+    return False
+
+
+def quoted_like(template: cst.CSTNode, text: str) -> cst.SimpleString:
+    """A string literal holding ``text`` in the quote style of ``template``."""
+    quote = '"'
+    if isinstance(template, cst.SimpleString):
+        quote = template.quote if template.quote in ("'", '"') else '"'
+    elif isinstance(template, cst.FormattedString):
+        quote = template.start[-1]
+    return cst.SimpleString(f"{quote}{text}{quote}", lpar=getattr(template, "lpar", ()), rpar=getattr(template, "rpar", ()))
+
+
+def call_args(call: cst.Call) -> tuple[list[cst.Arg], dict[str, cst.Arg]]:
+    """Positional and keyword arguments of a call (``*args``/``**kw`` are positional here)."""
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    return positional, keywords
+
+
+def arg_value(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    positional, keywords = call_args(call)
+    if keyword in keywords:
+        return keywords[keyword].value
+    plain = [a for a in positional if not a.star]
+    return plain[position].value if len(plain) > position else None
+
+
+def method_name(call: cst.Call) -> str | None:
+    """``x.step(...)`` -> "step"."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def receiver(call: cst.Call) -> cst.BaseExpression | None:
+    return call.func.value if isinstance(call.func, cst.Attribute) else None
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a subtree, parents first (cheap: no metadata)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def names_in(node: cst.CSTNode) -> Iterator[str]:
+    for sub in walk(node):
+        if isinstance(sub, cst.Name):
+            yield sub.value
+
+
+Predicate = Callable[[cst.BaseExpression], bool]
+
+
+def fold_true(expr: cst.BaseExpression, is_true: Predicate) -> cst.BaseExpression | bool:
+    """Replace the sub-expressions for which ``is_true`` holds with True and simplify
+    the boolean operators around them.  Returns a bool when the whole folds to a
+    constant.  A child that replaces its parent never needs new parentheses: it binds
+    at least as tightly as the parent did."""
+    if is_true(expr):
+        return True
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        inner = fold_true(expr.expression, is_true)
+        if isinstance(inner, bool):
+            return not inner
+        return expr.with_changes(expression=inner)
+    if isinstance(expr, cst.BooleanOperation):
+        left = fold_true(expr.left, is_true)
+        right = fold_true(expr.right, is_true)
+        is_and = isinstance(expr.operator, cst.And)
+        for this, other in ((left, right), (right, left)):
+            if isinstance(this, bool):
+                if this is is_and:  # True and x -> x ; False or x -> x
+                    return other
+                return this  # False and x -> False ; True or x -> True
+        return expr.with_changes(left=left, right=right)
+    if isinstance(expr, cst.IfExp):
+        test = fold_true(expr.test, is_true)
+        if isinstance(test, bool):
+            chosen = expr.body if test else expr.orelse
+            return fold_true(chosen, is_true)
+        return expr.with_changes(test=test)
+    return expr
+
+
+def as_expression(value: cst.BaseExpression | bool) -> cst.BaseExpression:
+    return cst.Name(str(value)) if isinstance(value, bool) else value
+
+
+def mentions(expr: cst.CSTNode, predicate: Predicate) -> bool:
+    return any(isinstance(n, cst.BaseExpression) and predicate(n) for n in walk(expr))

@@ -1,0 +1,108 @@
+"""The names each target writes: the one place where torch_xla spellings live.
+
+The seed (AWS SageMaker Training Compiler guide) documents torch_xla 1.13; several of
+its names are gone from torch_xla 2.9.  Rules ask for a *concept* ("device", "sync")
+and get back the target's spelling, so no rule carries a torch_xla string of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Api:
+    """A callable the rewritten code uses, and the import that binds it.
+
+    ``module`` is imported as ``alias`` (``import torch_xla.core.xla_model as xm``), or
+    plainly (``import torch_xla``) when ``alias`` is None; ``attr`` is the dotted path
+    inside the module.
+    """
+
+    module: str
+    attr: str
+    alias: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.module}.{self.attr}"
+
+
+XM = "torch_xla.core.xla_model"
+PL = "torch_xla.distributed.parallel_loader"
+XR = "torch_xla.runtime"
+
+
+def _xm(attr: str) -> Api:
+    return Api(XM, attr, "xm")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One version of torch_xla: what to call for each concept."""
+
+    name: str
+    torch_xla_version: str
+    apis: dict[str, Api]
+    # The string that names the XLA device where a script keeps devices as strings
+    # ("cuda" -> this); torch.device("xla") is valid in every torch_xla release.
+    device_string: str = "xla"
+
+    def api(self, concept: str) -> Api:
+        return self.apis[concept]
+
+
+# Concepts whose spelling is the same in both targets.
+_COMMON = {
+    "optimizer_step": _xm("optimizer_step"),
+    "save": _xm("save"),
+    "wait_device_ops": _xm("wait_device_ops"),
+    "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
+}
+
+TARGETS: dict[str, Target] = {
+    "2.9": Target(
+        name="2.9",
+        torch_xla_version="2.9",
+        apis={
+            "device": Api("torch_xla", "device"),
+            "sync": Api("torch_xla", "sync"),
+            "world_size": Api(XR, "world_size", "xr"),
+            "global_ordinal": Api(XR, "global_ordinal", "xr"),
+            "local_ordinal": Api(XR, "local_ordinal", "xr"),
+            **_COMMON,
+        },
+    ),
+    "sagemaker": Target(
+        name="sagemaker",
+        torch_xla_version="1.13",
+        apis={
+            "device": _xm("xla_device"),
+            "sync": _xm("mark_step"),
+            "world_size": _xm("xrt_world_size"),
+            "global_ordinal": _xm("get_ordinal"),
+            "local_ordinal": _xm("get_local_ordinal"),
+            **_COMMON,
+        },
+    ),
+}
+
+DEFAULT_TARGET = "2.9"
+
+# Concepts whose spelling differs between releases: a zero-argument call to any of
+# these spellings is rewritten to the target's spelling (upgrade or downgrade).
+VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal")
+
+
+def spellings(concept: str) -> frozenset[str]:
+    """Every qualified name that any target uses for ``concept``."""
+    return frozenset(t.api(concept).qualified_name for t in TARGETS.values())
+
+
+def get_target(name: str) -> Target:
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown target {name!r}; choose one of: {', '.join(TARGETS)}"
+        ) from None
