@@ -25,6 +25,7 @@ from codemods.syntax import (
     is_cuda_device_string,
     method_name,
     names_in,
+    parse_dotted,
     receiver,
     string_value,
     walk,
@@ -72,6 +73,12 @@ class Facts:
     schedulers: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
     loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
+    # Functions passed as ``optimizer.step(closure)``: each call is a training step.
+    closures: set[cst.FunctionDef] = field(default_factory=set)
+    # ``model.parameters()`` calls that build an optimizer while the model is still on
+    # the CPU: moving a module to XLA replaces its Parameter objects, so such an
+    # optimizer would update stale CPU copies.
+    optimizer_before_move: dict[cst.Call, str] = field(default_factory=dict)
 
     amp: bool = False
     ddp: bool = False
@@ -109,8 +116,17 @@ class _Loop:
 
 
 @dataclass
-class _Function:
-    name: str
+class _Scope:
+    """A function body or the module's top level: what happens to models there, in order."""
+
+    # ("model", name, constructor, moved_at_creation) | ("move", name) | ("optimizer", name, node)
+    events: list[tuple[object, ...]] = field(default_factory=list)
+
+
+@dataclass
+class _Function(_Scope):
+    name: str = ""
+    node: cst.FunctionDef | None = None
     backward: bool = False
     step_receivers: list[str] = field(default_factory=list)
 
@@ -141,7 +157,10 @@ class _Analyzer(cst.CSTVisitor):
         self.module_classes: set[str] = set()
         self.local_imports: dict[str, str] = {}
         self.called_funcs: set[cst.CSTNode] = set()
+        self.device_loaders: set[str] = set()
         self.guard_depth = 0
+        self.module_scope = _Scope()
+        self.closure_names: set[str] = set()
 
     # -- helpers --------------------------------------------------------------
 
@@ -177,6 +196,10 @@ class _Analyzer(cst.CSTVisitor):
     def function(self) -> _Function | None:
         return self.functions[-1] if self.functions else None
 
+    @property
+    def scope(self) -> _Scope:
+        return next((f for f in reversed(self.functions) if f is not None), self.module_scope)
+
     # -- imports and names ----------------------------------------------------
 
     def _visit_import(self, node: cst.Import | cst.ImportFrom) -> bool:
@@ -190,7 +213,7 @@ class _Analyzer(cst.CSTVisitor):
                 for alias in node.names:
                     local = alias.evaluated_alias or alias.evaluated_name
                     if node.relative or _local_module(module):
-                        self.local_imports[local] = module
+                        self.local_imports[local] = f"{module}.{alias.evaluated_name}".replace("..", ".")
         if any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
             self.f.xla_imported = True
             if self.guard_depth:
@@ -216,7 +239,7 @@ class _Analyzer(cst.CSTVisitor):
     # -- definitions ----------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        record = _Function(node.name.value)
+        record = _Function(name=node.name.value, node=node)
         self.functions.append(record)
         self.function_records.append(record)
         self.loops.append(None)
@@ -255,19 +278,25 @@ class _Analyzer(cst.CSTVisitor):
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
             return
-        if any(self.f.is_available_call(n) for n in walk(value) if isinstance(n, cst.BaseExpression)):
-            self.flag_candidates[name].append(value)
         if self.f.is_device_name(name):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)
             self.mark_device_code()
+        elif any(self.f.is_available_call(n) for n in walk(value) if isinstance(n, cst.BaseExpression)):
+            self.flag_candidates[name].append(value)
         if isinstance(value, cst.Integer):
             self.int_assignments[name].append(value)
         core = value
+        moved = False
         while isinstance(core, cst.Call) and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
+            moved = moved or method_name(core) in ("to", "cuda")
             core = receiver(core)
+        if isinstance(core, cst.Call) and (constructor := dotted(core.func)) is not None:
+            self.scope.events.append(("model", name, constructor, moved))
         if isinstance(core, cst.Call):
             callee = self.resolve(core.func)
+            if _is_device_loader(core, callee):
+                self.device_loaders.add(name)
             if callee is not None:
                 if callee.startswith(apis.SCHEDULER_MODULE + "."):
                     self.f.schedulers.add(name)
@@ -278,9 +307,9 @@ class _Analyzer(cst.CSTVisitor):
             func_name = dotted(core.func)
             if func_name is not None:
                 self.model_candidates.append((name, func_name))
-                head = func_name.split(".")[0]
+                head, _, rest = func_name.partition(".")
                 if head in self.local_imports and self.f.is_device_name(name):
-                    self.f.external_devices[core] = f"{self.local_imports[head]}.{func_name}"
+                    self.f.external_devices[core] = self.local_imports[head] + (f".{rest}" if rest else "")
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
@@ -354,6 +383,7 @@ class _Analyzer(cst.CSTVisitor):
         elif qualified in apis.DISTRIBUTED:
             self.f.ddp = True
         elif qualified in apis.CUDA_TENSOR_TYPES and node not in self.called_funcs:
+            self.mark_device_code()
             self.mark_crash(node)
         elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
@@ -375,6 +405,9 @@ class _Analyzer(cst.CSTVisitor):
             target = loop if loop is not None else function
             if target is not None:
                 target.step_receivers.append(dotted(receiver(node)) or "")
+            closure = arg_value(node, 0, "closure")
+            if isinstance(closure, cst.Name):
+                self.closure_names.add(closure.value)
         if loop is not None:
             if callee in spellings("sync") or (
                 callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
@@ -389,6 +422,13 @@ class _Analyzer(cst.CSTVisitor):
             if func_name is not None:
                 loop.called.append(func_name.removeprefix("self."))
 
+        if method in ("to", "cuda") and (moved_name := dotted(receiver(node))) is not None:
+            self.scope.events.append(("move", moved_name))
+        if callee is not None and callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper():
+            params = arg_value(node, 0, "params")
+            for sub in walk(params) if params is not None else ():
+                if isinstance(sub, cst.Call) and method_name(sub) == "parameters" and dotted(receiver(sub)):
+                    self.scope.events.append(("optimizer", dotted(receiver(sub)), sub))
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)
@@ -455,6 +495,11 @@ class _Analyzer(cst.CSTVisitor):
         }
         for loop in self.loop_records:
             self._plan_loop(loop, step_functions)
+        for fn in self.function_records:
+            if fn.name in self.closure_names and fn.backward and fn.node is not None:
+                f.closures.add(fn.node)
+        for scope in [self.module_scope, *self.function_records]:
+            self._optimizers_before_moves(scope)
         for name, values in self.flag_candidates.items():
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
             if not any(use in self.device_code for use in uses):
@@ -474,6 +519,26 @@ class _Analyzer(cst.CSTVisitor):
         for name, literals in self.int_assignments.items():
             if name in self.device_args or name in f.cuda_indices:
                 f.int_devices.update(literals)
+
+    def _is_model_constructor(self, constructor: str) -> bool:
+        qualified = self.resolve(parse_dotted(constructor)) or ""
+        return constructor in self.module_classes or (
+            qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+        )
+
+    def _optimizers_before_moves(self, scope: _Scope) -> None:
+        on_cpu: set[str] = set()
+        for kind, name, *rest in scope.events:
+            if kind == "model":
+                constructor, moved = rest
+                if self._is_model_constructor(constructor) and not moved:  # type: ignore[arg-type]
+                    on_cpu.add(name)  # type: ignore[arg-type]
+                else:
+                    on_cpu.discard(name)  # type: ignore[arg-type]
+            elif kind == "move":
+                on_cpu.discard(name)  # type: ignore[arg-type]
+            elif kind == "optimizer" and name in on_cpu:
+                self.f.optimizer_before_move[rest[0]] = name  # type: ignore[index,assignment]
 
     def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
         f = self.f
@@ -496,13 +561,11 @@ class _Analyzer(cst.CSTVisitor):
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
         if not isinstance(node, cst.For):
             return False
-        for sub in walk(node.iter):
-            name = self.resolve(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
-            if name and name.startswith("torch_xla.distributed.parallel_loader."):
-                return True
-            if isinstance(sub, cst.Call) and method_name(sub) == "per_device_loader":
-                return True
-        return False
+        return any(
+            (isinstance(sub, cst.Call) and _is_device_loader(sub, self.resolve(sub.func)))
+            or dotted(sub) in self.device_loaders
+            for sub in walk(node.iter)
+        )
 
     def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
         """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
@@ -540,6 +603,13 @@ class _Analyzer(cst.CSTVisitor):
             return True
         qualified = self.resolve(value.func) if isinstance(value, cst.Call) else None
         return qualified in spellings("device") or is_cuda_device_string(value)
+
+
+def _is_device_loader(call: cst.Call, callee: str | None) -> bool:
+    """``pl.MpDeviceLoader(...)``, ``pl.ParallelLoader(...).per_device_loader(...)``."""
+    return method_name(call) == "per_device_loader" or (
+        callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
+    )
 
 
 def _is_true(node: cst.CSTNode | None) -> bool:

@@ -134,6 +134,9 @@ class ImportManager:
         self.dropped_uses.update(names_in(node))
 
     def stale(self, local: str) -> bool:
-        """True when rewrites removed every use of an imported name."""
+        """True when rewrites removed every use of an imported name.  The torch
+        package itself always stays: the script is still PyTorch code."""
+        if self.table.bindings.get(local) == "torch":
+            return False
         dropped = self.dropped_uses[local]
         return dropped > 0 and self.name_uses[local] - dropped + self.new_uses[local] <= 0

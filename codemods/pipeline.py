@@ -41,8 +41,9 @@ class ConversionError(Exception):
         self.col = col
 
     def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line else ""
-        return where + self.message
+        if self.line and self.col:
+            return f"line {self.line}, column {self.col}: {self.message}"
+        return f"line {self.line}: {self.message}" if self.line else self.message
 
 
 @dataclass
@@ -78,7 +79,7 @@ def convert_source(
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        raise ConversionError(f"cannot parse: {error.message}", error.raw_line, error.raw_column + 1) from None
+        raise _syntax_error(source, error) from None
     except (UnicodeDecodeError, LookupError, SyntaxError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
 
@@ -108,6 +109,19 @@ def convert_source(
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     return Conversion(source, output, findings)
+
+
+def _syntax_error(source: str | bytes, error: cst.ParserSyntaxError) -> ConversionError:
+    """CPython's own message and position where it has one (LibCST's native parser
+    reports errors a line late): "invalid syntax", "Missing parentheses in call to
+    'print'" for Python 2 code, and so on."""
+    try:
+        ast.parse(source)
+    except SyntaxError as cpython:
+        return ConversionError(f"cannot parse: {cpython.msg}", cpython.lineno, cpython.offset)
+    except ValueError:
+        pass
+    return ConversionError(f"cannot parse: {error.message}", error.raw_line, error.raw_column + 1)
 
 
 def _at(finding: PendingFinding, position: tuple[int, int] | None) -> Finding:

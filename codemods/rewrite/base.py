@@ -241,21 +241,20 @@ class Rewriter(cst.CSTTransformer):
         return result
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
-        kept = without_statements(block.body, self.ctx.dropped_statements)
-        if len(kept) == len(block.body):
-            return block
-        if not kept and isinstance(block, cst.IndentedBlock):
-            kept = [cst.SimpleStatementLine(body=[cst.Pass()])]
-        return block.with_changes(body=kept)
+        return without_statements(block, self.ctx.dropped_statements)
 
 
-def without_statements(
-    body: Sequence[cst.BaseStatement], doomed: set[cst.CSTNode]
-) -> list[cst.BaseStatement]:
-    """``body`` minus the doomed statements, whose leading comments move to the next one."""
+BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
+
+
+def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
+    """``block`` minus the doomed statements, whose leading comments move to the next
+    statement (or stay above a ``pass`` when nothing is left of an indented block)."""
+    if not any(statement in doomed for statement in block.body):
+        return block
     kept: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []
-    for statement in body:
+    for statement in block.body:
         if statement in doomed:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
@@ -263,4 +262,8 @@ def without_statements(
             statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
             carried = []
         kept.append(statement)
-    return kept
+    if carried and isinstance(block, cst.IndentedBlock):
+        kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+    elif carried:
+        return block.with_changes(body=kept, footer=[*carried, *block.footer])
+    return block.with_changes(body=kept)

@@ -29,13 +29,12 @@ class DeviceRewrite(Concern):
     def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original not in self.facts.device_strings:
             return updated
-        value = string_value(original)
         xla = self.ctx.target.device_string
-        note = "" if value == "cuda" else " (one XLA device per process: the index is dropped)"
+        note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
         new = self.ctx.fix(
             "XLA101",
             original,
-            f"{self.ctx.code(original)} -> '{xla}'{note}",
+            f"{self.ctx.code(original)} -> {{new}}{note}",
             lambda: quoted_like(original, xla),
         )
         if new is not None and not isinstance(original, cst.SimpleString):
@@ -51,6 +50,8 @@ class DeviceRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self.facts.device_strings:
             return self._device_string(original, updated)
+        if original in self.facts.optimizer_before_move:
+            return self._move_before_optimizer(original, updated)
         callee = self.ctx.resolve(original.func)
         method = method_name(original)
         if original in self.facts.device_calls:
@@ -94,7 +95,29 @@ class DeviceRewrite(Concern):
                 updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=[cst.Arg(device), *kept])
             )
 
-        new = self.ctx.fix("XLA102", original, f"{self.ctx.code(original.func)}(...) -> {{new}}", build)
+        new = self.ctx.fix("XLA102", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        return new if new is not None else updated
+
+    def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``model.parameters()`` -> ``model.to(device).parameters()``: Module.to moves
+        in place and returns the module, and a later move to the same device keeps the
+        parameters, so the optimizer holds the ones that train."""
+        model = self.facts.optimizer_before_move[original]
+
+        def build() -> cst.Call | None:
+            device = self.ctx.device()
+            if device is None or not isinstance(updated.func, cst.Attribute):
+                return None
+            moved = cst.Call(func=cst.Attribute(value=updated.func.value, attr=cst.Name("to")), args=[cst.Arg(device)])
+            return updated.with_changes(func=updated.func.with_changes(value=moved))
+
+        new = self.ctx.fix(
+            "XLA203",
+            original,
+            f"the optimizer is built while `{model}` is on the CPU; moving a module to XLA replaces its "
+            "parameters, so move it first: {new}",
+            build,
+        )
         return new if new is not None else updated
 
     def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -222,6 +245,18 @@ class DeviceRewrite(Concern):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original.attr.value == "is_cuda":
             self._cuda_check(original)
+        return updated
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        parent = self.ctx.parent()
+        called = isinstance(parent, cst.Call) and parent.func is original
+        if qualified in apis.CUDA_TENSOR_TYPES and not called:
+            self.ctx.report(
+                "XLA107",
+                original,
+                f"`{self.ctx.code(original)}` used as a value creates CUDA tensors: create them with "
+                "torch.tensor(..., device=device) or move them with .to(device)",
+            )
         return updated
 
     def _cuda_check(self, original: cst.CSTNode) -> None:

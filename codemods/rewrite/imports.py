@@ -47,7 +47,7 @@ class ImportsRewrite(Concern):
                     anchor = pruned
         if doomed:
             insert_at -= sum(1 for s in body[:insert_at] if s in doomed)
-            body = without_statements(body, doomed)
+            body = list(without_statements(updated.with_changes(body=body), doomed).body)
 
         for key, statement in sorted(self.ctx.imports.added.items()):
             line = cst.SimpleStatementLine(body=[statement])

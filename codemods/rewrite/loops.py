@@ -71,39 +71,72 @@ class LoopRewrite(Concern):
     leave_For = _barrier
     leave_While = _barrier
 
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """An optimizer closure runs once per inner iteration of LBFGS: a barrier before
+        it returns keeps each of those graphs small (without it the whole step is one
+        graph that grows with every inner iteration)."""
+        if original not in self.facts.closures:
+            return updated
+        inserted: list[cst.SimpleStatementLine] = []
+
+        def build() -> cst.BaseSuite | None:
+            sync = self.ctx.call("sync")
+            if sync is None:
+                return None
+
+            def barrier() -> cst.SimpleStatementLine:
+                inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
+                return inserted[-1]
+
+            return _end_iterations(updated.body, barrier, exits=(cst.Return,))
+
+        body = self.ctx.fix(
+            "XLA304",
+            original,
+            f"optimizer closure `{original.name.value}`: {{new}} before it returns (LBFGS compiles a new "
+            "graph per inner iteration until its history is full: keep history_size small)",
+            build,
+            result=lambda _: inserted[-1],
+        )
+        return updated if body is None else updated.with_changes(body=body)
+
 
 def _spaced(arg: cst.Arg) -> cst.Arg:
     return arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
 
 
-def _end_iterations(body: cst.BaseSuite, barrier) -> cst.BaseSuite:  # type: ignore[no-untyped-def]
-    """``body`` with a barrier before each loop-level ``continue`` and at its end
+def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]
+    """``body`` with a barrier before each statement of the ``exits`` kinds that belongs
+    to it (``continue`` of this loop, ``return`` of this function) and at its end
     (before a final break/continue/return/raise)."""
-    body = body.visit(_BeforeContinue(barrier))  # type: ignore[assignment]
+    body = body.visit(_BeforeExits(barrier, exits))  # type: ignore[assignment]
     if isinstance(body, cst.SimpleStatementSuite):
         body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=body.body)])
     statements = list(body.body)
     last = statements[-1] if statements else None
     if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], _EXITS):
-        if not isinstance(last.body[-1], cst.Continue):  # a final continue already got one
+        if not isinstance(last.body[-1], exits):  # otherwise it already has one
             statements.insert(len(statements) - 1, barrier())
     else:
         statements.append(barrier())
     return body.with_changes(body=statements)
 
 
-class _BeforeContinue(cst.CSTTransformer):
-    """Puts the barrier before every ``continue`` of this loop (not of nested loops)."""
+class _BeforeExits(cst.CSTTransformer):
+    """Puts the barrier before every exit statement of the given kinds that belongs to
+    this body: nested functions and classes are skipped, and so are nested loops when
+    the exit is ``continue``."""
 
-    def __init__(self, barrier) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]
         super().__init__()
         self.barrier = barrier
+        self.exits = exits
 
     def visit_For(self, node: cst.For) -> bool:
-        return False
+        return cst.Continue not in self.exits
 
     def visit_While(self, node: cst.While) -> bool:
-        return False
+        return cst.Continue not in self.exits
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -117,7 +150,7 @@ class _BeforeContinue(cst.CSTTransformer):
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         statements: list[cst.BaseStatement] = []
         for statement in updated_node.body:
-            if isinstance(statement, cst.SimpleStatementLine) and any(isinstance(s, cst.Continue) for s in statement.body):
+            if isinstance(statement, cst.SimpleStatementLine) and any(isinstance(s, self.exits) for s in statement.body):
                 statements.append(self.barrier())
             statements.append(statement)
         return updated_node.with_changes(body=statements)
@@ -125,7 +158,7 @@ class _BeforeContinue(cst.CSTTransformer):
     def leave_SimpleStatementSuite(
         self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
     ) -> cst.BaseSuite:
-        if not any(isinstance(s, cst.Continue) for s in updated_node.body):
+        if not any(isinstance(s, self.exits) for s in updated_node.body):
             return updated_node
         line = cst.SimpleStatementLine(body=updated_node.body)
         return cst.IndentedBlock(body=[self.barrier(), line])

@@ -30,7 +30,10 @@ class CudaRuntimeRewrite(ReportedApis):
         super().__init__(ctx, apis.CUDA_RUNTIME)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if self.ctx.resolve(original.func) != "torch.cuda.synchronize" or original.args:
+        if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
+            return updated
+        if original.args:
+            self.ctx.report("XLA501", original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
             return updated
         new = self.ctx.fix(
             "XLA501",

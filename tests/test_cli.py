@@ -1,0 +1,206 @@
+"""The command line: exit codes, in-place writes, --check/--diff, stdin, reports, config."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codemods.cli import main
+from codemods.rules import RULES
+
+SCRIPT = """\
+import torch
+
+device = torch.device("cuda")
+for x in batches:
+    model(x.to(device)).sum().backward()
+    optimizer.step()
+torch.cuda.empty_cache()
+"""
+
+CONVERTED = """\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+device = torch_xla.device()
+for x in batches:
+    model(x.to(device)).sum().backward()
+    xm.optimizer_step(optimizer)
+    torch_xla.sync()
+torch.cuda.empty_cache()
+"""
+
+
+def invoke(*args: str, input: str | bytes | None = None, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+    runner = CliRunner()
+    if cwd is None:
+        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "notes.py").write_text("print('no framework here')\n")
+    return tmp_path
+
+
+def test_convert_in_place_rewrites_and_exits_1(project: Path) -> None:
+    result = invoke("convert", str(project))
+    assert result.exit_code == 1
+    assert (project / "train.py").read_text() == CONVERTED
+    assert (project / "notes.py").read_text() == "print('no framework here')\n"
+    # Findings point into the converted file.
+    assert f"{project / 'train.py'}:9:5: XLA301 [*]" in result.output
+    assert f"{project / 'train.py'}:10:1: XLA502 " in result.output
+
+
+def test_convert_of_converted_code_changes_nothing(project: Path) -> None:
+    (project / "train.py").write_text(CONVERTED)
+    result = invoke("convert", "--check", str(project / "train.py"))
+    assert (project / "train.py").read_text() == CONVERTED
+    # Only the manual follow-up is left, so the exit code still says "look at this".
+    assert "[*]" not in result.output
+    assert result.exit_code == 1
+
+
+def test_check_and_diff_write_nothing(project: Path) -> None:
+    before = (project / "train.py").read_bytes()
+    check = invoke("convert", "--check", str(project))
+    diff = invoke("convert", "--diff", str(project))
+    assert (project / "train.py").read_bytes() == before
+    assert check.exit_code == diff.exit_code == 1
+    assert "+    torch_xla.sync()" in diff.stdout
+    assert diff.stdout.startswith("--- a/")
+    # With --diff the report goes to stderr, so stdout is a clean patch.
+    assert "XLA301" in diff.stderr and "XLA301" not in diff.stdout
+    # Findings point into the unchanged input.
+    assert f"{project / 'train.py'}:4:1: XLA301 [*]" in check.output
+
+
+def test_clean_file_exits_0_and_no_paths_is_fine(project: Path) -> None:
+    assert invoke("convert", str(project / "notes.py")).exit_code == 0
+    assert invoke("lint", str(project / "notes.py")).exit_code == 0
+    # pre-commit may call a hook with no files at all.
+    assert invoke("convert").exit_code == 0
+    assert invoke("lint").exit_code == 0
+
+
+def test_stdin_to_stdout() -> None:
+    result = invoke("convert", "-", input=SCRIPT)
+    assert result.exit_code == 1
+    assert result.stdout == CONVERTED
+    assert "-:9:5: XLA301" in result.stderr
+
+
+def test_lint_reports_without_writing(project: Path) -> None:
+    result = invoke("lint", str(project / "train.py"))
+    assert result.exit_code == 1
+    assert (project / "train.py").read_text() == SCRIPT
+    lines = [line for line in result.output.splitlines() if ": XLA" in line]
+    assert [line.split()[1] for line in lines] == ["XLA001", "XLA001", "XLA101", "XLA301", "XLA201", "XLA502"]
+
+
+def test_missing_path_exits_2_and_other_files_still_processed(project: Path) -> None:
+    result = invoke("convert", str(project / "absent.py"), str(project / "train.py"))
+    assert result.exit_code == 2
+    assert "absent.py: error: no such file or directory" in result.output
+    assert (project / "train.py").read_text() == CONVERTED
+
+
+def test_syntax_error_is_reported_with_line_and_file_left_alone(project: Path) -> None:
+    broken = "import torch\n\ndef f(:\n    pass\n"
+    (project / "broken.py").write_text(broken)
+    result = invoke("convert", str(project))
+    assert result.exit_code == 2
+    assert f"{project / 'broken.py'}: error: line 3, column 7: cannot parse: invalid syntax" in result.output
+    assert (project / "broken.py").read_text() == broken
+    assert (project / "train.py").read_text() == CONVERTED
+
+
+def test_json_and_sarif_reports(project: Path) -> None:
+    report = project / "report.json"
+    invoke("lint", str(project / "train.py"), "--report", str(report), "--format", "json")
+    data = json.loads(report.read_text())
+    (entry,) = data["files"]
+    assert entry["path"] == str(project / "train.py") and entry["changed"] is False and entry["error"] is None
+    assert {"rule": "XLA502", "line": 7, "col": 1, "fixed": False} == {
+        k: v for k, v in entry["findings"][-1].items() if k != "message"
+    }
+    assert data["summary"] == {"files": 1, "changed": 0, "errors": 0, "fixed": 5, "manual": 1}
+
+    sarif = json.loads(invoke("lint", str(project / "train.py"), "--format", "sarif").stdout)
+    run = sarif["runs"][0]
+    assert sarif["version"] == "2.1.0"
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"XLA001", "XLA101", "XLA201", "XLA301", "XLA502"}
+    location = run["results"][-1]["locations"][0]["physicalLocation"]
+    assert location["region"] == {"startLine": 7, "startColumn": 1}
+
+
+def test_select_and_ignore(project: Path) -> None:
+    only_device = invoke("convert", "--diff", "--select", "XLA1", str(project / "train.py"))
+    assert "torch_xla.device()" in only_device.stdout and "optimizer_step" not in only_device.stdout
+    no_barrier = invoke("convert", "--diff", "--ignore", "XLA301,XLA5", str(project / "train.py"))
+    assert "sync" not in no_barrier.stdout and "XLA502" not in no_barrier.stderr
+    bad = invoke("lint", "--select", "XLA999", str(project))
+    assert bad.exit_code == 2 and "unknown rule code" in bad.output
+
+
+def test_target_from_pyproject_and_option(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.xla-codemod]\ntarget = "sagemaker"\nexclude = ["notes.py"]\n')
+    sagemaker = invoke("convert", "--diff", "train.py", cwd=project)
+    assert "xm.xla_device()" in sagemaker.stdout and "xm.mark_step()" in sagemaker.stdout
+    explicit = invoke("convert", "--diff", "--target", "2.9", "train.py", cwd=project)
+    assert "torch_xla.device()" in explicit.stdout
+    (project / "pyproject.toml").write_text("[tool.xla-codemod]\ntargte = 1\n")
+    assert invoke("lint", "train.py", cwd=project).exit_code == 2
+
+
+def test_suppression_comment(project: Path) -> None:
+    (project / "train.py").write_text(SCRIPT.replace("empty_cache()", "empty_cache()  # xla-codemod: ignore[XLA502]"))
+    result = invoke("lint", "--select", "XLA5", str(project / "train.py"))
+    assert result.exit_code == 0, result.output
+
+
+def test_rules_lists_every_rule() -> None:
+    output = invoke("rules").output
+    for rule in RULES:
+        assert rule.code in output
+    assert "XLA201 [*] optimizer-step" in output
+    assert "XLA105     cuda-check" in output
+
+
+def test_python_dash_m_is_the_same_program(project: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "codemods", "lint", str(project / "train.py")], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert "XLA301 [*]" in result.stdout
+
+
+def test_file_mode_is_kept(project: Path) -> None:
+    script = project / "train.py"
+    script.chmod(0o750)
+    invoke("convert", str(script))
+    assert script.stat().st_mode & 0o777 == 0o750
+    assert not [p for p in project.iterdir() if p.name.startswith(".xla-codemod-")]
+
+
+def test_parallel_run_matches_sequential(tmp_path: Path) -> None:
+    for index in range(6):
+        (tmp_path / f"train_{index}.py").write_text(SCRIPT)
+    result = invoke("convert", "-j", "3", str(tmp_path))
+    assert result.exit_code == 1
+    assert all((tmp_path / f"train_{i}.py").read_text() == CONVERTED for i in range(6))

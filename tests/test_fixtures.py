@@ -1,0 +1,38 @@
+"""Snapshot tests: each fixture script converted for each target, and its report.
+
+Update with ``pytest --snapshot-update`` and read every changed snapshot before
+committing it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods import TARGETS, convert_source
+from codemods.report import FileReport, Report, render_text
+from tests.conftest import FIXTURES, SNAPSHOTS, fixture_scripts
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("script", fixture_scripts(), ids=str)
+def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type: ignore[no-untyped-def]
+    source = (FIXTURES / script).read_bytes()
+    conversion = convert_source(source, target=target)
+    snapshot.snapshot_dir = SNAPSHOTS / target
+    stem = str(script.with_suffix(""))
+    snapshot.assert_match(conversion.output.decode("utf-8"), f"{stem}.out.py")
+    report = Report([FileReport(str(script), conversion.changed, None, conversion.findings)])
+    snapshot.assert_match(render_text(report), f"{stem}.report.txt")
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("script", fixture_scripts(), ids=str)
+def test_fixture_conversion_is_idempotent(script: Path, target: str) -> None:
+    once = convert_source((FIXTURES / script).read_bytes(), target=target)
+    twice = convert_source(once.output, target=target)
+    assert twice.output == once.output
+    assert [f for f in twice.findings if f.fixed] == []
+    # What needs a person stays reported on the converted file.
+    assert {(f.rule, f.message) for f in twice.findings} <= {(f.rule, f.message) for f in once.findings}

@@ -1,0 +1,30 @@
+"""Every rule on its before/after cases (tests/rule_cases.py): positive, negative and
+alias cases, each also converted twice to check idempotence."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemods import RULES, convert_source
+from tests.rule_cases import CASES, Case
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rule_case(case: Case) -> None:
+    conversion = convert_source(case.before, target=case.target)
+    expected = case.after if case.after is not None else case.before
+    assert conversion.output == expected
+    fired = {f.rule for f in conversion.findings}
+    if case.kind == "negative":
+        assert case.rule not in fired
+    else:
+        assert case.rule in fired
+    again = convert_source(conversion.output, target=case.target)
+    assert again.output == conversion.output
+    assert not any(f.fixed for f in again.findings)
+
+
+@pytest.mark.parametrize("rule", [r.code for r in RULES])
+def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
+    kinds = {c.kind for c in CASES if c.rule == rule}
+    assert kinds == {"positive", "negative", "alias"}
