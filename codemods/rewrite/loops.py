@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.rewrite.base import Concern, Context
+from codemods.rewrite.base import Concern, Context, NodeT
 from codemods.syntax import parse_dotted
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
@@ -50,23 +50,14 @@ class LoopRewrite(Concern):
         plan = self.facts.loops.get(original)
         if plan is None or plan.wrap_loader in self.wrapped:
             return updated
-        rule = "XLA301" if plan.kind == "training" else "XLA303"
-        what = "training loop" if plan.kind == "training" else "evaluation loop over the device (no host read per iteration)"
-        inserted: list[cst.SimpleStatementLine] = []
-
-        def build() -> cst.BaseSuite | None:
-            sync = self.ctx.call("sync")
-            if sync is None:
-                return None
-
-            def barrier() -> cst.SimpleStatementLine:
-                inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
-                return inserted[-1]
-
-            return _end_iterations(updated.body, barrier)
-
-        body = self.ctx.fix(rule, original, f"{what}: {{new}} ends every iteration", build, result=lambda _: inserted[-1])
-        return updated if body is None else updated.with_changes(body=body)
+        if plan.kind == "training":
+            return self._with_barriers("XLA301", original, updated, "training loop: {new} ends every iteration")
+        return self._with_barriers(
+            "XLA303",
+            original,
+            updated,
+            "evaluation loop over the device (no host read per iteration): {new} ends every iteration",
+        )
 
     leave_For = _barrier
     leave_While = _barrier
@@ -77,6 +68,17 @@ class LoopRewrite(Concern):
         graph that grows with every inner iteration)."""
         if original not in self.facts.closures:
             return updated
+        return self._with_barriers(
+            "XLA304",
+            original,
+            updated,
+            f"optimizer closure `{original.name.value}`: {{new}} before it returns (LBFGS compiles a new "
+            "graph per inner iteration until its history is full: keep history_size small)",
+            exits=(cst.Return,),
+        )
+
+    def _with_barriers(self, rule: str, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)) -> NodeT:
+        """``updated`` with the target's barrier ending its body (see _end_iterations)."""
         inserted: list[cst.SimpleStatementLine] = []
 
         def build() -> cst.BaseSuite | None:
@@ -88,16 +90,9 @@ class LoopRewrite(Concern):
                 inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
                 return inserted[-1]
 
-            return _end_iterations(updated.body, barrier, exits=(cst.Return,))
+            return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]
 
-        body = self.ctx.fix(
-            "XLA304",
-            original,
-            f"optimizer closure `{original.name.value}`: {{new}} before it returns (LBFGS compiles a new "
-            "graph per inner iteration until its history is full: keep history_size small)",
-            build,
-            result=lambda _: inserted[-1],
-        )
+        body = self.ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
         return updated if body is None else updated.with_changes(body=body)
 
 
