@@ -6,6 +6,7 @@ that could not be processed (the other files are still processed).
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ from codemods.config import ConfigError, Settings, load
 from codemods.files import FileProblem, discover
 from codemods.report import RENDERERS, FileReport, Report, render_rules
 from codemods.rules import RuleSelection
-from codemods.runner import Job, Mode, process_bytes, run
+from codemods.runner import DEFAULT_MAX_BYTES, Job, Mode, process_bytes, run
 from codemods.targets import DEFAULT_TARGET, TARGETS
 
 
@@ -28,7 +29,7 @@ def _codes(value: str | None) -> tuple[str, ...]:
 
 def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.argument("paths", nargs=-1, type=click.Path()),
+        click.argument("paths", nargs=-1, type=click.Path(readable=False)),
         click.option("--target", type=click.Choice(sorted(TARGETS)), default=None,
                      help=f"torch_xla names to write (default {DEFAULT_TARGET}, or [tool.xla-codemod] target)."),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
@@ -36,6 +37,8 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--select", help="Comma-separated rule codes or prefixes to run (default: all)."),
         click.option("--ignore", help="Comma-separated rule codes or prefixes to skip."),
         click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable)."),
+        click.option("--max-size", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help=f"Largest file to convert, in MiB (default {DEFAULT_MAX_BYTES / 2**20:g})."),
         click.option("--report", "report_file", type=click.Path(allow_dash=True),
                      help="Write the report to FILE ('-' for standard output)."),
         click.option("--format", "report_format", type=click.Choice(sorted(RENDERERS)), default="text",
@@ -90,10 +93,12 @@ def _execute(
     select: str | None,
     ignore: str | None,
     exclude: tuple[str, ...],
+    max_size: float | None,
     report_file: str | None,
     report_format: str,
 ) -> int:
     settings = _settings()
+    signal.signal(signal.SIGTERM, _interrupt)
     chosen_target = target or settings.target or DEFAULT_TARGET
     if chosen_target not in TARGETS:
         raise click.UsageError(f"{settings.source}: unknown target {chosen_target!r}")
@@ -101,7 +106,8 @@ def _execute(
     unknown = selection.unknown_patterns()
     if unknown:
         raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
-    job = Job(mode, chosen_target, selection)
+    size = max_size or settings.max_size
+    job = Job(mode, chosen_target, selection, int(size * 2**20) if size else DEFAULT_MAX_BYTES)
 
     if "-" in paths:
         if len(paths) > 1:
@@ -128,6 +134,11 @@ def _execute(
             click.echo(file.diff, nl=False)
     _emit(report, report_file, report_format, to_stderr=code_on_stdout)
     return _exit_code(report)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops a run the way Ctrl-C does: no file is left half written."""
+    raise KeyboardInterrupt
 
 
 def _stdin(job: Job, report_file: str | None, report_format: str) -> int:

@@ -1,5 +1,5 @@
 """Settings from ``[tool.xla-codemod]`` in the nearest pyproject.toml (command-line
-options win): target, select, ignore, exclude."""
+options win): target, select, ignore, exclude, max-size."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-KEYS = {"target", "select", "ignore", "exclude"}
+KEYS = {"target", "select", "ignore", "exclude", "max-size"}
 
 
 class ConfigError(Exception):
@@ -25,14 +25,18 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    max_size: float | None = None
     source: str | None = None
 
 
 def find_pyproject(start: Path) -> Path | None:
     for folder in [start, *start.parents]:
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # a folder we may not look into: keep going up
+            continue
     return None
 
 
@@ -60,4 +64,7 @@ def load(start: Path) -> Settings:
     target = table.get("target")
     if target is not None and not isinstance(target, str):
         raise ConfigError(f"{path}: [tool.xla-codemod] target must be a string")
-    return Settings(target, strings("select"), strings("ignore"), strings("exclude"), str(path))
+    max_size = table.get("max-size")
+    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, (int, float)) or max_size <= 0):
+        raise ConfigError(f"{path}: [tool.xla-codemod] max-size must be a positive number (MiB)")
+    return Settings(target, strings("select"), strings("ignore"), strings("exclude"), max_size, str(path))

@@ -61,12 +61,22 @@ def read_bytes(path: str) -> bytes:
         raise FileProblem(f"cannot read: {error.strerror or error}") from None
 
 
+def is_read_only(path: str) -> bool:
+    """No write permission bit for anyone (root could write it anyway: don't)."""
+    try:
+        return not os.stat(path).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    except OSError:
+        return False
+
+
 def write_atomically(path: str, data: bytes, expected: bytes) -> None:
     """Replace ``path`` with ``data`` in one rename, keeping its mode.  Refuses when the
-    file changed since it was read (``expected``), so a concurrent edit is not lost."""
+    file changed since it was read (``expected``), so a concurrent edit is not lost.
+    A symlink is written through: its target changes, the link stays a link."""
+    path = os.path.realpath(path)
     if read_bytes(path) != expected:
         raise FileProblem("changed on disk while being converted; left alone")
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = os.path.dirname(path)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
         fd, temporary = tempfile.mkstemp(prefix=".xla-codemod-", suffix=".tmp", dir=directory)

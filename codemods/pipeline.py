@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -53,6 +54,7 @@ class Conversion:
     source: str | bytes
     output: str | bytes
     findings: list[Finding]
+    encoding: str = "utf-8"
 
     @property
     def changed(self) -> bool:
@@ -65,22 +67,39 @@ def convert_source(
     target: str = DEFAULT_TARGET,
     selection: RuleSelection | None = None,
     locate: Literal["output", "input"] = "output",
+    max_bytes: int | None = None,
 ) -> Conversion:
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
-    into the input (for lint, --check and --diff).  Raises ConversionError for text
-    that cannot be parsed; never returns output that does not parse.
+    into the input (for lint, --check and --diff).  Raises ConversionError for input
+    that is not Python text or cannot be parsed, and for a relevant file larger than
+    ``max_bytes``; never returns output that does not parse.
     """
     name_table = get_target(target)
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    if b"\0" in raw:
+        raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
     if not _RELEVANT.search(raw) or _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise ConversionError(
+            f"{len(raw) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.1f} MiB limit for conversion "
+            "(raise it with --max-size); left alone",
+            1,
+        )
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         raise _syntax_error(source, error) from None
-    except (UnicodeDecodeError, LookupError, SyntaxError) as error:
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ConversionError(
+            f"cannot decode byte {raw[error.start:error.start + 1]!r} as {error.encoding}: "
+            "declare the file's encoding with a coding comment",
+            line,
+        ) from None
+    except (LookupError, SyntaxError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
 
     facts = analyse(module)
@@ -92,7 +111,7 @@ def convert_source(
     output: str | bytes = new_module.bytes if isinstance(source, bytes) else new_module.code
     if output != source:
         try:
-            ast.parse(new_module.code)
+            _parse_with_cpython(new_module.code)
         except SyntaxError as error:
             raise ConversionError(
                 f"internal error: the converted code does not parse ({error.msg}); the file was left alone",
@@ -108,7 +127,14 @@ def convert_source(
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    return Conversion(source, output, findings)
+    return Conversion(source, output, findings, module.encoding)
+
+
+def _parse_with_cpython(source: str | bytes) -> None:
+    """CPython's parser, without the SyntaxWarnings it prints about the user's code."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        ast.parse(source)
 
 
 def _syntax_error(source: str | bytes, error: cst.ParserSyntaxError) -> ConversionError:
@@ -116,7 +142,7 @@ def _syntax_error(source: str | bytes, error: cst.ParserSyntaxError) -> Conversi
     reports errors a line late): "invalid syntax", "Missing parentheses in call to
     'print'" for Python 2 code, and so on."""
     try:
-        ast.parse(source)
+        _parse_with_cpython(source)
     except SyntaxError as cpython:
         return ConversionError(f"cannot parse: {cpython.msg}", cpython.lineno, cpython.offset)
     except ValueError:
@@ -152,8 +178,10 @@ class _LineMap:
     """Maps input lines to output lines, for findings whose node did not survive."""
 
     def __init__(self, before: str, after: str) -> None:
-        matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+        after_lines = after.splitlines()
+        matcher = difflib.SequenceMatcher(None, before.splitlines(), after_lines, autojunk=False)
         self.blocks = matcher.get_opcodes()
+        self.last_line = max(len(after_lines), 1)
 
     def move(self, position: tuple[int, int] | None) -> tuple[int, int] | None:
         if position is None:
@@ -161,8 +189,9 @@ class _LineMap:
         line, col = position
         for _, i1, i2, j1, j2 in self.blocks:
             if i1 <= line - 1 < i2:
-                return j1 + min(line - 1 - i1, max(j2 - j1 - 1, 0)) + 1, col
-        return position
+                moved = j1 + min(line - 1 - i1, max(j2 - j1 - 1, 0)) + 1
+                return min(moved, self.last_line), col
+        return min(line, self.last_line), col
 
 
 def _never(rule: str, node: cst.CSTNode) -> bool:
