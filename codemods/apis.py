@@ -68,6 +68,9 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
     ),
 }
 
+# False on an XLA machine; where they pick the device, the XLA device is always there.
+AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
+
 # Legacy typed constructors: torch.cuda.FloatTensor(...) -> torch.FloatTensor(...) on
 # the XLA device.  Used as a value (``Tensor = torch.cuda.FloatTensor``) they stay.
 CUDA_TENSOR_TYPES = frozenset(

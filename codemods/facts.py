@@ -93,7 +93,7 @@ class Facts:
         return (
             isinstance(node, cst.Call)
             and not node.args
-            and self.imports.resolve(node.func) == "torch.cuda.is_available"
+            and self.imports.resolve(node.func) in apis.AVAILABILITY_CHECKS
         )
 
     def is_device_name(self, name: str | None) -> bool:
@@ -445,10 +445,11 @@ class _Analyzer(cst.CSTVisitor):
                 loop.moved[moved] = CUDA
         elif method == "pin_memory":
             self.mark_crash(node)
-        elif method == "add_argument":
-            flag = string_value(arg_value(node, 0, "")) or ""
-            if self.f.is_device_name(flag.lstrip("-")):
-                self.add_device_strings(call_args(node)[1].get("default", cst.Arg(cst.Name("None"))).value)
+        elif method == "add_argument":  # parser.add_argument('--device', default='cuda')
+            flag = string_value(arg_value(node, 0, "name_or_flags")) or ""
+            default = call_args(node)[1].get("default")
+            if default is not None and self.f.is_device_name(flag.lstrip("-")):
+                self.add_device_strings(default.value)
 
         positional, keywords = call_args(node)
         if "device" in keywords and method != "to":
@@ -466,6 +467,9 @@ class _Analyzer(cst.CSTVisitor):
         elif callee == "torch.device":
             self._torch_device(node)
         elif callee in apis.CUDA_TENSOR_TYPES:
+            self.mark_device_code()
+        elif callee == "torch.accelerator.current_accelerator" and not node.args:
+            self.f.device_calls.add(node)
             self.mark_device_code()
 
     def _torch_device(self, node: cst.Call) -> None:

@@ -308,6 +308,24 @@ CASES = [
         cuda = True if torch.cuda.is_available() else False
         Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
         """, note="flag-blocked-by-cuda-only-code"),
+    C("XLA104", "positive", """
+        import torch
+
+        use_accel = not args.no_accel and torch.accelerator.is_available()
+        if use_accel:
+            device = torch.accelerator.current_accelerator()
+        else:
+            device = torch.device("cpu")
+        """, """
+        import torch
+        import torch_xla
+
+        use_accel = not args.no_accel
+        if use_accel:
+            device = torch_xla.device()
+        else:
+            device = torch.device("cpu")
+        """, note="torch-accelerator"),
     C("XLA104", "negative", """
         import torch
 

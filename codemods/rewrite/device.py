@@ -173,7 +173,7 @@ class DeviceRewrite(Concern):
         new = self.ctx.fix(
             "XLA104",
             original,
-            "device picked by torch.cuda.is_available(): the XLA device is always present -> {new}",
+            "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
             build,
         )
         if new is None:
@@ -196,7 +196,8 @@ class DeviceRewrite(Concern):
             new_value = self.ctx.fix(
                 "XLA104",
                 value,
-                f"`{flag}` picks the device: torch.cuda.is_available() dropped, the XLA device is always present",
+                f"`{flag}` picks the device: its accelerator check is dropped (False on XLA, where the XLA "
+                "device is always present)",
                 lambda: as_expression(fold_true(updated.value, self.facts.is_available_call)),
             )
             if new_value is not None:
@@ -226,7 +227,7 @@ class DeviceRewrite(Concern):
         new = self.ctx.fix(
             "XLA104",
             original.test,
-            "device picked by torch.cuda.is_available(): the XLA device is always present",
+            "device picked by an accelerator check, which is False on XLA: the XLA device is always present",
             lambda: _fold_if(updated, folded),
         )
         if new is None:
