@@ -164,6 +164,12 @@ class _Analyzer(cst.CSTVisitor):
 
     # -- helpers --------------------------------------------------------------
 
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks are used: skip LibCST's lookup of them."""
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks are used: skip LibCST's lookup of them."""
+
     def resolve(self, node: cst.CSTNode | None) -> str | None:
         return self.f.imports.resolve(node)
 

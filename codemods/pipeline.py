@@ -10,14 +10,14 @@ import ast
 import difflib
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.facts import analyse
+from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for
 from codemods.rewrite.base import Context, PendingFinding, Rewriter
@@ -102,32 +102,36 @@ def convert_source(
     except (LookupError, SyntaxError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
 
+    source_code = source if isinstance(source, str) else raw.decode(module.encoding)
     facts = analyse(module)
-    input_positions = _Positions(module)
-    suppressed = _suppressions(module.code, input_positions) if "xla-codemod:" in module.code else _never
+    input_positions = _InputPositions(module)
+    suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection or RuleSelection(), suppressed)
     new_module = module.visit(Rewriter(ctx, concerns_for(ctx)))
 
-    output: str | bytes = new_module.bytes if isinstance(source, bytes) else new_module.code
-    if output != source:
+    anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
+    new_code, output_positions = code_and_starts(new_module, anchors)
+    changed = new_code != source_code
+    if changed:
         try:
-            _parse_with_cpython(new_module.code)
+            _parse_with_cpython(new_code)
         except SyntaxError as error:
             raise ConversionError(
                 f"internal error: the converted code does not parse ({error.msg}); the file was left alone",
                 error.lineno,
             ) from None
-    if locate == "input" or output == source:
+    output: str | bytes = new_code.encode(module.encoding) if isinstance(source, bytes) else new_code
+    if locate == "input" or not changed:
+        input_positions.prefetch(f.original for f in ctx.findings)
         findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
     else:
-        output_positions = _Positions(new_module)
-        line_map = _LineMap(module.code, new_module.code)
+        line_map = _LineMap(source_code, new_code)
         findings = [
-            _at(f, output_positions.of(f.result) or line_map.move(input_positions.of(f.original)))
+            _at(f, output_positions.get(f.result) or line_map.move(input_positions.of(f.original)))  # type: ignore[arg-type]
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    return Conversion(source, output, findings, module.encoding)
+    return Conversion(source, output if changed else source, findings, module.encoding)
 
 
 def _parse_with_cpython(source: str | bytes) -> None:
@@ -155,37 +159,41 @@ def _at(finding: PendingFinding, position: tuple[int, int] | None) -> Finding:
     return Finding(finding.rule, line, col, finding.message, finding.fixed)
 
 
-class _Positions:
-    """1-based (line, col) of nodes, computed on first use (it costs a code-gen pass)."""
+class _InputPositions:
+    """Starts of nodes of the input, computed in one pass: for the given nodes, or for
+    all of them on first use (suppression comments, fallbacks)."""
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self._table: dict[cst.CSTNode, object] | None = None
+        self._starts: dict[cst.CSTNode, tuple[int, int]] | None = None
+
+    def prefetch(self, nodes: Iterable[cst.CSTNode | None]) -> None:
+        if self._starts is None:
+            self._starts = code_and_starts(self.module, {n for n in nodes if n is not None})[1]
 
     def of(self, node: cst.CSTNode | None) -> tuple[int, int] | None:
         if node is None:
             return None
-        if self._table is None:
-            self._table = dict(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider))
-        position = self._table.get(node)
-        if position is None:
-            return None
-        start = position.start  # type: ignore[attr-defined]
-        return start.line, start.column + 1
+        if self._starts is None:
+            self._starts = code_and_starts(self.module, None)[1]
+        return self._starts.get(node)
 
 
 class _LineMap:
-    """Maps input lines to output lines, for findings whose node did not survive."""
+    """Maps input lines to output lines, for findings whose node did not survive
+    (computed on first use: most conversions never need it)."""
 
     def __init__(self, before: str, after: str) -> None:
-        after_lines = after.splitlines()
-        matcher = difflib.SequenceMatcher(None, before.splitlines(), after_lines, autojunk=False)
-        self.blocks = matcher.get_opcodes()
-        self.last_line = max(len(after_lines), 1)
+        self.before, self.after = before, after
+        self.blocks: list[tuple[str, int, int, int, int]] | None = None
+        self.last_line = max(len(after.splitlines()), 1)
 
     def move(self, position: tuple[int, int] | None) -> tuple[int, int] | None:
         if position is None:
             return None
+        if self.blocks is None:
+            matcher = difflib.SequenceMatcher(None, self.before.splitlines(), self.after.splitlines(), autojunk=False)
+            self.blocks = matcher.get_opcodes()
         line, col = position
         for _, i1, i2, j1, j2 in self.blocks:
             if i1 <= line - 1 < i2:
@@ -198,7 +206,7 @@ def _never(rule: str, node: cst.CSTNode) -> bool:
     return False
 
 
-def _suppressions(code: str, positions: _Positions) -> Callable[[str, cst.CSTNode], bool]:
+def _suppressions(code: str, positions: _InputPositions) -> Callable[[str, cst.CSTNode], bool]:
     """``# xla-codemod: ignore`` or ``# xla-codemod: ignore[XLA101,XLA5]`` on a line
     silences findings (and fixes) that start on that line."""
     by_line: dict[int, tuple[str, ...]] = {}

@@ -56,8 +56,9 @@ class Context:
             can_add=not facts.xla_optional,
         )
         self.findings: list[PendingFinding] = []
-        self._unsettled: dict[cst.CSTNode, list[PendingFinding]] = defaultdict(list)
-        self._tracked: dict[cst.CSTNode, cst.CSTNode | None] = {}
+        # Keyed by id(): settle() runs for every node, and CSTNode.__hash__ is Python code.
+        self._unsettled: dict[int, list[PendingFinding]] = defaultdict(list)
+        self._tracked: dict[int, cst.CSTNode | None] = {}
         self.ancestors: list[cst.CSTNode] = []
         self.dropped_statements: set[cst.CSTNode] = set()
         self.track([facts.import_anchor])
@@ -73,7 +74,7 @@ class Context:
         finding = PendingFinding(rule, message, fixed, original, result)
         self.findings.append(finding)
         if result is None and original is not None:
-            self._unsettled[original].append(finding)
+            self._unsettled[id(original)].append(finding)
 
     def report(self, rule: str, original: cst.CSTNode | None, message: str) -> None:
         """A manual follow-up: the code stays as it was."""
@@ -120,16 +121,19 @@ class Context:
         dropped = [f for f in self.findings if f.original in inner and f.fixed]
         for finding in dropped:
             self.findings.remove(finding)
-            pending = self._unsettled.get(finding.original)
+            pending = self._unsettled.get(id(finding.original))
             if pending and finding in pending:
                 pending.remove(finding)
 
     def settle(self, original: cst.CSTNode, result: object) -> None:
         """Called as each node is left: findings on ``original`` now point at ``result``."""
+        key = id(original)
+        if key not in self._tracked and key not in self._unsettled:
+            return
         node = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
-        if original in self._tracked:
-            self._tracked[original] = node if isinstance(node, cst.CSTNode) else None
-        pending = self._unsettled.pop(original, None)
+        if key in self._tracked:
+            self._tracked[key] = node if isinstance(node, cst.CSTNode) else None
+        pending = self._unsettled.pop(key, None)
         if pending and isinstance(node, cst.CSTNode):
             for finding in pending:
                 finding.result = node
@@ -137,10 +141,10 @@ class Context:
     def track(self, nodes: Sequence[cst.CSTNode | None]) -> None:
         for node in nodes:
             if node is not None:
-                self._tracked[node] = None
+                self._tracked[id(node)] = None
 
     def result_of(self, original: cst.CSTNode) -> cst.CSTNode | None:
-        return self._tracked.get(original)
+        return self._tracked.get(id(original))
 
     # -- reading ------------------------------------------------------------------
 
@@ -186,6 +190,10 @@ class Concern:
         self.facts = ctx.facts
 
 
+_BLOCKS = (cst.IndentedBlock, cst.Module)
+_REFERENCES = (cst.Name, cst.Attribute)
+
+
 class Rewriter(cst.CSTTransformer):
     """Dispatches each node to the concerns, in their order, in a single traversal."""
 
@@ -199,29 +207,39 @@ class Rewriter(cst.CSTTransformer):
                 if attr.startswith("leave_"):
                     self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.frozen = 0
+        self.guarded = {id(node) for node in ctx.facts.xla_guarded}
+
+    # This runs for every node of the file: keep it lean (type() over isinstance()).
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.ctx.ancestors.append(node)
-        if node in self.ctx.facts.xla_guarded:
+        if id(node) in self.guarded:
             self.frozen += 1
         return True
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
         result: object = updated_node
-        if isinstance(updated_node, (cst.IndentedBlock, cst.Module)) and self.ctx.dropped_statements:
-            result = self._without_dropped(updated_node)
+        kind = type(original_node)
+        if self.ctx.dropped_statements and kind in _BLOCKS:
+            result = self._without_dropped(updated_node)  # type: ignore[arg-type]
         if not self.frozen:
-            if isinstance(original_node, (cst.Name, cst.Attribute)) and self.reference_handlers:
-                result = self._reference(original_node, result)
-            for handler in self.handlers.get(type(original_node).__name__, ()):
+            if kind in _REFERENCES and self.reference_handlers:
+                result = self._reference(original_node, result)  # type: ignore[arg-type]
+            for handler in self.handlers.get(kind.__name__, ()):
                 if not isinstance(result, cst.CSTNode):
                     break
                 result = handler(original_node, result)
-        if original_node in self.ctx.facts.xla_guarded:
+        if id(original_node) in self.guarded:
             self.frozen -= 1
         self.ctx.settle(original_node, result)
         self.ctx.ancestors.pop()
         return result
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks are used: skip LibCST's lookup of them."""
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks are used: skip LibCST's lookup of them."""
 
     def _reference(self, original: cst.Name | cst.Attribute, result: object) -> object:
         parent = self.ctx.parent()
