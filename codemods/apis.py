@@ -95,6 +95,10 @@ DISTRIBUTED: dict[str, SourceApi] = _table(
     "torch.multiprocessing.spawn torch.distributed.launch",
 )
 
+# torch.cuda names other rules take care of (rewritten, or reported with their own advice).
+HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | set(AMP) | {"torch.cuda.synchronize", "torch.cuda.set_device"}
+HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)
+
 # Reading a tensor's value to the host forces a graph execution in lazy mode.
 HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 HOST_READ_BUILTINS = frozenset({"float", "print"})

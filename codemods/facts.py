@@ -67,6 +67,8 @@ class Facts:
     cuda_indices: set[str] = field(default_factory=set)
     int_devices: set[cst.Integer] = field(default_factory=set)
     external_devices: dict[cst.Call, str] = field(default_factory=dict)
+    # Availability checks the device rewrites do not consume: they stay, False on XLA.
+    kept_availability_checks: set[cst.Call] = field(default_factory=set)
 
     # training objects
     optimizers: set[str] = field(default_factory=set)
@@ -150,6 +152,7 @@ class _Analyzer(cst.CSTVisitor):
         self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.availability_ifs: list[cst.If] = []
         self.availability_ifexps: list[cst.IfExp] = []
+        self.availability_calls: list[cst.Call] = []
         self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
         self.device_args: set[str] = set()
@@ -397,6 +400,8 @@ class _Analyzer(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(node.func)
         callee = self.resolve(node.func)
+        if self.f.is_available_call(node):
+            self.availability_calls.append(node)
         method = method_name(node)
         loop, function = self.loop, self.function
         if isinstance(node.func, cst.Name) and callee is not None:
@@ -467,6 +472,8 @@ class _Analyzer(cst.CSTVisitor):
                 if (name := dotted(element.value)) is not None:
                     self.f.cuda_indices.add(name)
 
+        if callee == "torch.cuda.synchronize" and not node.args:
+            self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
         if callee == "torch.cuda.set_device":
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.f.cuda_indices.add(name)
@@ -529,6 +536,14 @@ class _Analyzer(cst.CSTVisitor):
         for name, literals in self.int_assignments.items():
             if name in self.device_args or name in f.cuda_indices:
                 f.int_devices.update(literals)
+        folded: list[cst.CSTNode] = [
+            *f.flag_values,
+            *f.device_selections,
+            *(node.test for node in f.device_ifs),
+            *f.device_calls,
+        ]
+        consumed = {sub for node in folded for sub in walk(node)}
+        f.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
 
     def _is_model_constructor(self, constructor: str) -> bool:
         qualified = self.resolve(parse_dotted(constructor)) or ""

@@ -326,6 +326,17 @@ CASES = [
         else:
             device = torch.device("cpu")
         """, note="torch-accelerator"),
+    C("XLA104", "positive", """
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        """, """
+        import torch
+        import torch_xla.core.xla_model as xm
+
+        xm.wait_device_ops()
+        """, note="guard-of-ported-code"),
     C("XLA104", "negative", """
         import torch
 
@@ -352,6 +363,11 @@ CASES = [
         if device == 'cuda':
             cudnn.benchmark = True
         """),
+    C("XLA105", "positive", """
+        import torch
+
+        use_amp = torch.cuda.is_available()
+        """, note="availability-kept"),
     C("XLA105", "negative", """
         import torch
 
@@ -937,6 +953,11 @@ CASES = [
 
         print(torch.cuda.get_device_name(0))
         """),
+    C("XLA506", "positive", """
+        import torch
+
+        state = torch.cuda.get_rng_state()
+        """, note="any-other-torch-cuda-api"),
     C("XLA506", "negative", """
         import torch
 

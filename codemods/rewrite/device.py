@@ -62,7 +62,9 @@ class DeviceRewrite(Concern):
             return self._integer_to(original, updated)
         if callee in apis.CUDA_TENSOR_TYPES:
             return self._tensor_type(original, updated)
-        if original in self.facts.external_devices:
+        if original in self.facts.kept_availability_checks:
+            self._cuda_check(original)
+        elif original in self.facts.external_devices:
             self.ctx.report(
                 "XLA003",
                 original,
@@ -227,7 +229,8 @@ class DeviceRewrite(Concern):
         new = self.ctx.fix(
             "XLA104",
             original.test,
-            "device picked by an accelerator check, which is False on XLA: the XLA device is always present",
+            f"`{self.ctx.code(original.test)}` guards code now ported to XLA, where the check is False: "
+            "the guard is dropped",
             lambda: _fold_if(updated, folded),
         )
         if new is None:

@@ -29,6 +29,15 @@ class CudaRuntimeRewrite(ReportedApis):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx, apis.CUDA_RUNTIME)
 
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        """Table entries get their own advice; any other torch.cuda API the other rules
+        do not handle is still reported, so no CUDA call is left unmentioned."""
+        if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
+            return super().reference(original, updated, qualified)
+        if not qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
+            self.ctx.report("XLA506", original, f"`{self.ctx.code(original)}` is CUDA-only; remove it or guard it")
+        return updated
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
             return updated

@@ -54,8 +54,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
 global_step = 0
 for epoch in range(args.epochs):
     model.train()
-    if torch.cuda.is_available():
-        xm.wait_device_ops()
+    xm.wait_device_ops()
     start = time.time()
     seen = 0
 
@@ -78,8 +77,7 @@ for epoch in range(args.epochs):
         print('step %d loss %.6e' % (global_step, loss.item()))
         global_step += 1
 
-    if torch.cuda.is_available():
-        xm.wait_device_ops()
+    xm.wait_device_ops()
     elapsed = time.time() - start
     if args.report_throughput:
         print('epoch %d: %.1f images/sec' % (epoch, seen / elapsed))
