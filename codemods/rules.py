@@ -27,7 +27,7 @@ RULES: tuple[Rule, ...] = (
     Rule("XLA102", "dot-cuda", "`.cuda()` becomes `.to(<XLA device>)`", True),
     Rule("XLA103", "integer-device", "An integer CUDA device index used as a device becomes the XLA device", True),
     Rule("XLA104", "cuda-available-device", "`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", True),
-    Rule("XLA105", "cuda-check", "A check for a CUDA device (`is_cuda`, `device == 'cuda'`) is False on XLA", False),
+    Rule("XLA105", "cuda-check", "A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", False),
     Rule("XLA106", "set-device", "`torch.cuda.set_device()` is removed: one XLA device per process", True),
     Rule("XLA107", "cuda-tensor-type", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True),
     Rule("XLA201", "optimizer-step", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True),
