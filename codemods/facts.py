@@ -9,7 +9,7 @@ tree, so every rewrite sees the original nodes these facts point at.
 from __future__ import annotations
 
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -47,9 +47,8 @@ class LoopPlan:
 @dataclass
 class Facts:
     imports: ImportTable = field(default_factory=ImportTable)
-    name_uses: Counter[str] = field(default_factory=Counter)
+    # Every name the file binds or uses: new import aliases must not collide with them.
     taken_names: set[str] = field(default_factory=set)
-    xla_imported: bool = False
     # torch_xla imported inside try/if: the file keeps a non-XLA path, so the tool
     # may not add top-level torch_xla imports or move code onto the XLA device.
     xla_optional: bool = False
@@ -162,6 +161,7 @@ class _Analyzer(cst.CSTVisitor):
         self.called_funcs: set[cst.CSTNode] = set()
         self.device_loaders: set[str] = set()
         self.guard_depth = 0
+        self.class_depth = 0
         self.module_scope = _Scope()
         self.closure_names: set[str] = set()
 
@@ -212,7 +212,10 @@ class _Analyzer(cst.CSTVisitor):
     # -- imports and names ----------------------------------------------------
 
     def _visit_import(self, node: cst.Import | cst.ImportFrom) -> bool:
-        self.f.imports.add(node)
+        module_level = not self.functions and not self.class_depth
+        self.f.imports.add(node, module_level)
+        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
+            self.f.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)
         if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
         else:
@@ -223,10 +226,8 @@ class _Analyzer(cst.CSTVisitor):
                     local = alias.evaluated_alias or alias.evaluated_name
                     if node.relative or _local_module(module):
                         self.local_imports[local] = f"{module}.{alias.evaluated_name}".replace("..", ".")
-        if any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
-            self.f.xla_imported = True
-            if self.guard_depth:
-                self.f.xla_optional = True
+        if self.guard_depth and any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
+            self.f.xla_optional = True
         return False
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -236,7 +237,6 @@ class _Analyzer(cst.CSTVisitor):
         return self._visit_import(node)
 
     def visit_Name(self, node: cst.Name) -> None:
-        self.f.name_uses[node.value] += 1
         self.f.taken_names.add(node.value)
 
     def visit_Try(self, node: cst.Try) -> None:
@@ -265,7 +265,11 @@ class _Analyzer(cst.CSTVisitor):
         self.functions.pop()
         self.loops.pop()
 
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.class_depth -= 1
+
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_depth += 1
         for base in node.bases:
             if self.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
                 self.module_classes.add(node.name.value)

@@ -3,7 +3,6 @@ and writing them (add what rewritten code uses, drop what rewrites left unused).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -18,38 +17,28 @@ def _module_name(node: cst.BaseExpression) -> str:
 
 @dataclass
 class ImportTable:
-    """Local name -> qualified name, from every import statement in the file.
+    """Local name -> qualified name, from the file's import statements.
 
     ``import torch as th`` binds th -> torch; ``import torch.optim`` binds torch ->
-    torch; ``from torch import optim`` binds optim -> torch.optim.  One flat table for
-    the file: shadowing by a local variable of the same name is rare in training
-    scripts and not modelled.
+    torch; ``from torch import optim`` binds optim -> torch.optim.  Reading uses every
+    import (a function's own imports included); writing new code only relies on the
+    module-level ones, which every function sees.  Shadowing by a local variable of the
+    same name is rare in training scripts and not modelled.
     """
 
     bindings: dict[str, str] = field(default_factory=dict)
-    # Modules imported without an alias ("import torch_xla.core.xla_model"): their
-    # full dotted path is usable as written.
+    module_level: dict[str, str] = field(default_factory=dict)
+    # Modules imported at module level without an alias ("import torch_xla.core.xla_model"):
+    # their full dotted path is usable as written.
     plain_modules: set[str] = field(default_factory=set)
 
-    def add(self, statement: cst.Import | cst.ImportFrom) -> None:
-        if isinstance(statement, cst.Import):
-            for alias in statement.names:
-                module = _module_name(alias.name)
-                if alias.asname is not None:
-                    self.bindings[dotted(alias.asname.name) or module] = module
-                else:
-                    head = module.split(".")[0]
-                    self.bindings[head] = head
-                    self.plain_modules.add(module)
-            return
-        if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
-            return
-        module = _module_name(statement.module)
-        for alias in statement.names:
-            name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
-            local = dotted(alias.asname.name) if alias.asname is not None else name
-            if name and local:
-                self.bindings[local] = f"{module}.{name}"
+    def add(self, statement: cst.Import | cst.ImportFrom, module_level: bool = True) -> None:
+        for local, qualified, plain in _bound_names(statement):
+            self.bindings[local] = qualified
+            if module_level:
+                self.module_level[local] = qualified
+                if plain:
+                    self.plain_modules.add(plain)
 
     def resolve(self, node: cst.CSTNode | None) -> str | None:
         """The qualified name of a Name/Attribute chain, if it starts at an import."""
@@ -63,14 +52,14 @@ class ImportTable:
         return f"{base}.{rest}" if rest else base
 
     def local_name_for(self, qualified: str) -> str | None:
-        """A local spelling of ``qualified`` that existing imports already provide.
+        """A spelling of ``qualified`` that the module-level imports already provide.
 
         ``a.b.c`` is reachable through a binding of ``a`` only if ``import a.b`` made
         the submodule reachable; torch is the exception, as it imports its public
         submodules itself (torch_xla does not: ``import torch_xla`` leaves
         ``torch_xla.amp`` unloaded).
         """
-        for local, target in self.bindings.items():
+        for local, target in self.module_level.items():
             if qualified == target:
                 return local
             if not qualified.startswith(target + "."):
@@ -82,61 +71,90 @@ class ImportTable:
             return f"{local}.{suffix}"
         return None
 
+    def imports_module(self, package: str) -> bool:
+        """Some module-level import loads ``package`` (or one of its submodules)."""
+        return any(q == package or q.startswith(package + ".") for q in self.module_level.values())
+
+
+def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:
+    """(local name, qualified name, plainly imported module or None) per name bound."""
+    bound: list[tuple[str, str, str | None]] = []
+    if isinstance(statement, cst.Import):
+        for alias in statement.names:
+            module = _module_name(alias.name)
+            if alias.asname is not None:
+                bound.append((dotted(alias.asname.name) or module, module, None))
+            else:
+                head = module.split(".")[0]
+                bound.append((head, head, module))
+        return bound
+    if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+        return bound
+    module = _module_name(statement.module)
+    for alias in statement.names:
+        name = alias.evaluated_name
+        bound.append((alias.evaluated_alias or name, f"{module}.{name}", None))
+    return bound
+
 
 @dataclass
 class ImportManager:
-    """Hands out spellings for target APIs and edits the import block at the end."""
+    """Hands out spellings for target APIs, adding the imports they need.
+
+    Rewrites that discard code report the names in it (``discard``); the imports
+    concern then checks, on the output, which of those imports are left unused.
+    """
 
     table: ImportTable
-    name_uses: Counter[str]
     taken_names: set[str]
     can_add: bool
-    added: dict[str, cst.BaseSmallStatement] = field(default_factory=dict)
-    dropped_uses: Counter[str] = field(default_factory=Counter)
-    new_uses: Counter[str] = field(default_factory=Counter)
+    added: dict[str, cst.Import] = field(default_factory=dict)
+    discarded_names: set[str] = field(default_factory=set)
 
     def expression(self, api: Api) -> cst.BaseExpression | None:
         """The expression that names ``api`` here, adding its import if needed.
         None when this file may not gain torch_xla imports (it imports torch_xla
         conditionally, so a top-level import would break its non-XLA path)."""
-        spelling = self.table.local_name_for(api.qualified_name)
-        if spelling is None:
-            spelling = self._spelling_after_import(api)
-            if spelling is None:
-                return None
-        self.new_uses[spelling.split(".")[0]] += 1
-        return parse_dotted(spelling)
+        spelling = self.table.local_name_for(api.qualified_name) or self._spelling_after_import(api)
+        return None if spelling is None else parse_dotted(spelling)
 
     def call(self, api: Api, args: list[cst.Arg] | tuple[cst.Arg, ...] = ()) -> cst.Call | None:
         func = self.expression(api)
         return None if func is None else cst.Call(func=func, args=list(args))
 
+    def require_package(self, package: str) -> bool:
+        """Make sure ``package`` is imported (``import torch_xla`` registers the "xla"
+        device string); False when this file may not gain the import."""
+        if self.table.imports_module(package) or any(k.split(" ")[0].split(".")[0] == package for k in self.added):
+            return True
+        return self._add(package, None) is not None
+
     def _spelling_after_import(self, api: Api) -> str | None:
-        if not self.can_add:
-            return None
         alias = api.alias
-        if alias is not None and alias in self.taken_names and self.table.bindings.get(alias) != api.module:
+        if alias is not None and alias in self.taken_names and self.table.module_level.get(alias) != api.module:
             alias = None  # the short alias means something else in this file
-        key = f"{api.module} as {alias}" if alias else api.module
-        if key not in self.added:
-            names = [cst.ImportAlias(name=parse_dotted(api.module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]
-            self.added[key] = cst.Import(names=names)
-            if alias:
-                self.table.bindings[alias] = api.module
-            else:
-                head = api.module.split(".")[0]
-                self.table.bindings[head] = head
-                self.table.plain_modules.add(api.module)
+        if self._add(api.module, alias) is None:
+            return None
         return f"{alias}.{api.attr}" if alias else api.qualified_name
 
-    def drop_uses_in(self, node: cst.CSTNode) -> None:
-        """Record that the names in a discarded subtree are no longer used."""
-        self.dropped_uses.update(names_in(node))
+    def _add(self, module: str, alias: str | None) -> str | None:
+        if not self.can_add:
+            return None
+        key = f"{module} as {alias}" if alias else module
+        if key not in self.added:
+            statement = cst.Import(
+                names=[cst.ImportAlias(name=parse_dotted(module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]
+            )
+            self.added[key] = statement
+            self.table.add(statement)
+        return key
 
-    def stale(self, local: str) -> bool:
-        """True when rewrites removed every use of an imported name.  The torch
-        package itself always stays: the script is still PyTorch code."""
-        if self.table.bindings.get(local) == "torch":
-            return False
-        dropped = self.dropped_uses[local]
-        return dropped > 0 and self.name_uses[local] - dropped + self.new_uses[local] <= 0
+    def discard(self, node: cst.CSTNode) -> None:
+        """The names in a subtree that a rewrite dropped: their imports may be stale now."""
+        self.discarded_names.update(names_in(node))
+
+    def removable(self, local: str) -> bool:
+        """May an import binding ``local`` go when nothing uses it?  Only names whose
+        code a rewrite discarded, and never the torch package: the script is still
+        PyTorch code."""
+        return local in self.discarded_names and self.table.bindings.get(local) != "torch"

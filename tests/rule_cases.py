@@ -96,6 +96,46 @@ CASES = [
         xm = build_experiment_manager()
         torch_xla.core.xla_model.save(state, "m.pt")
         """, note="alias-taken"),
+    C("XLA001", "positive", """
+        import torch
+        import pytorch_lightning as pl
+
+        device = torch.device("cuda")
+        for x, y in train_loader:
+            x, y = x.to(device), y.to(device)
+            loss_fn(model(x), y).backward()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader
+        import pytorch_lightning as pl
+
+        device = torch_xla.device()
+        for x, y in torch_xla.distributed.parallel_loader.MpDeviceLoader(train_loader, device):
+            x, y = x.to(device), y.to(device)
+            loss_fn(model(x), y).backward()
+        """, note="alias-bound-by-an-unused-import"),
+    C("XLA001", "positive", """
+        import torch
+
+        def get_device():
+            import torch_xla.core.xla_model as xm
+            return xm.xla_device()
+
+        def step(optimizer):
+            optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model
+
+        def get_device():
+            import torch_xla.core.xla_model as xm
+            return torch_xla.device()
+
+        def step(optimizer):
+            torch_xla.core.xla_model.optimizer_step(optimizer)
+        """, note="function-local-import-is-not-module-wide"),
     # -- XLA002 stale imports ---------------------------------------------------
     C("XLA002", "positive", """
         import torch
@@ -126,6 +166,20 @@ CASES = [
         device = torch_xla.device()
         xm.master_print("ready")
         """, note="still-used-and-untouched-unused"),
+    C("XLA002", "negative", """
+        import os
+        import torch
+
+        device = torch.device(f"cuda:{os.environ['LOCAL_RANK']}")
+        os.makedirs("out", exist_ok=True)
+        """, """
+        import os
+        import torch
+        import torch_xla
+
+        device = torch_xla.device()
+        os.makedirs("out", exist_ok=True)
+        """, note="name-still-used-after-a-replacement"),
     C("XLA002", "alias", """
         import torch
         from torch.cuda import synchronize, empty_cache
@@ -337,6 +391,41 @@ CASES = [
 
         xm.wait_device_ops()
         """, note="guard-of-ported-code"),
+    C("XLA104", "positive", """
+        import torch
+
+        if args.mps:
+            device = torch.device("mps")
+        elif torch.cuda.is_available():  # GPU
+            device = torch.device("cuda")
+        else:
+            device = torch.device("cpu")
+        """, """
+        import torch
+        import torch_xla
+
+        if args.mps:
+            device = torch.device("mps")
+        else:  # GPU
+            device = torch_xla.device()
+        """, note="elif"),
+    C("XLA104", "positive", """
+        import torch
+
+        def warm_up():
+            if not torch.cuda.is_available():
+                torch.cuda.synchronize()
+        """, """
+        import torch
+
+        def warm_up():
+            pass
+        """, note="branch-that-never-runs-is-removed"),
+    C("XLA104", "positive", """
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # xla-codemod: ignore[XLA101]
+        """, note="suppressed-device-keeps-its-check"),
     C("XLA104", "negative", """
         import torch
 

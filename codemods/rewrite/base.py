@@ -49,12 +49,7 @@ class Context:
         self.target = target
         self.selection = selection
         self.suppressed = suppressed
-        self.imports = ImportManager(
-            table=facts.imports,
-            name_uses=facts.name_uses,
-            taken_names=facts.taken_names,
-            can_add=not facts.xla_optional,
-        )
+        self.imports = ImportManager(table=facts.imports, taken_names=facts.taken_names, can_add=not facts.xla_optional)
         self.findings: list[PendingFinding] = []
         # Keyed by id(): settle() runs for every node, and CSTNode.__hash__ is Python code.
         self._unsettled: dict[int, list[PendingFinding]] = defaultdict(list)
@@ -115,10 +110,19 @@ class Context:
 
     def subsume(self, original: cst.CSTNode) -> None:
         """A wholesale replacement of ``original`` speaks for the changes inside it."""
-        inner = {n for n in walk(original) if n is not original}
+        self._forget(original, fixed_only=True)
+
+    def vanish(self, original: cst.CSTNode, updated: cst.CSTNode) -> None:
+        """Code removed by a rewrite (a branch that can no longer run): nothing found
+        in it is reported, and the imports its rewritten form used may go stale."""
+        self._forget(original, fixed_only=False)
+        self.imports.discard(updated)
+
+    def _forget(self, original: cst.CSTNode, fixed_only: bool) -> None:
+        inner = {id(n) for n in walk(original) if n is not original}
         if not inner:
             return
-        dropped = [f for f in self.findings if f.original in inner and f.fixed]
+        dropped = [f for f in self.findings if id(f.original) in inner and (f.fixed or not fixed_only)]
         for finding in dropped:
             self.findings.remove(finding)
             pending = self._unsettled.get(id(finding.original))
@@ -172,7 +176,7 @@ class Context:
         func = self.imports.expression(self.target.api(concept))
         if func is None:
             return None
-        self.imports.drop_uses_in(original.func)
+        self.imports.discard(original.func)
         return updated.with_changes(func=func)
 
     def drop_statement(self, statement: cst.BaseStatement) -> None:

@@ -7,6 +7,8 @@ working; ``torch.device("cuda")`` becomes the target's device call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from codemods import apis
@@ -20,6 +22,7 @@ from codemods.syntax import (
     names_in,
     quoted_like,
     string_value,
+    walk,
 )
 
 
@@ -38,7 +41,7 @@ class DeviceRewrite(Concern):
             lambda: quoted_like(original, xla),
         )
         if new is not None and not isinstance(original, cst.SimpleString):
-            self.ctx.imports.drop_uses_in(original)
+            self.ctx.imports.discard(original)
         return new if new is not None else updated
 
     leave_SimpleString = _device_string
@@ -78,7 +81,7 @@ class DeviceRewrite(Concern):
         if new is None:
             return updated
         self.ctx.subsume(original)
-        self.ctx.imports.drop_uses_in(original)
+        self.ctx.imports.discard(original)
         return new
 
     def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -92,7 +95,7 @@ class DeviceRewrite(Concern):
             kept = [a for a in updated.args if a.keyword is not None and a.keyword.value != "device"]
             for dropped in original.args:
                 if dropped.keyword is None or dropped.keyword.value == "device":
-                    self.ctx.imports.drop_uses_in(dropped)
+                    self.ctx.imports.discard(dropped)
             return _respaced(
                 updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=[cst.Arg(device), *kept])
             )
@@ -138,7 +141,7 @@ class DeviceRewrite(Concern):
             )
             if device is None:
                 return updated
-            self.ctx.imports.drop_uses_in(arg.value)
+            self.ctx.imports.discard(arg.value)
             args = list(updated.args)
             args[position] = args[position].with_changes(value=device)
             return updated.with_changes(args=args)
@@ -162,15 +165,28 @@ class DeviceRewrite(Concern):
 
     # -- availability -------------------------------------------------------------
 
+    @property
+    def _devices_converted(self) -> bool:
+        """Dropping an availability check only helps when the CUDA devices it picks are
+        converted too; otherwise it would force CUDA on a machine without it."""
+        return all(self.ctx.selection.enabled(rule) for rule in ("XLA101", "XLA102", "XLA103"))
+
+    def _not_folded(self, original: cst.CSTNode) -> None:
+        self.ctx.report(
+            "XLA104", original, "the device is picked by an accelerator check, which is False on XLA; not changed "
+            "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here)"
+        )
+
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
         if original not in self.facts.device_selections:
             return updated
+        folded = fold_true(updated, self.facts.is_available_call)
+        if not self._devices_converted or (not isinstance(folded, bool) and _still_cuda(folded)):
+            self._not_folded(original)
+            return updated
 
         def build() -> cst.BaseExpression | None:
-            folded = fold_true(updated, self.facts.is_available_call)
-            if isinstance(folded, cst.Integer):
-                return self.ctx.device()
-            return as_expression(folded)
+            return self.ctx.device() if isinstance(folded, cst.Integer) else as_expression(folded)
 
         new = self.ctx.fix(
             "XLA104",
@@ -181,8 +197,7 @@ class DeviceRewrite(Concern):
         if new is None:
             return updated
         self.ctx.subsume(original)
-        self.ctx.imports.drop_uses_in(original)
-        self.ctx.imports.new_uses.update(names_in(new))
+        self.ctx.imports.discard(original)
         return new
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
@@ -203,8 +218,7 @@ class DeviceRewrite(Concern):
                 lambda: as_expression(fold_true(updated.value, self.facts.is_available_call)),
             )
             if new_value is not None:
-                self.ctx.imports.drop_uses_in(value)
-                self.ctx.imports.new_uses.update(names_in(new_value))
+                self.ctx.imports.discard(value)
                 return updated.with_changes(value=new_value)
         elif value in self.facts.blocked_flags:
             flag, blocker = self.facts.blocked_flags[value]
@@ -222,20 +236,34 @@ class DeviceRewrite(Concern):
                 return updated.with_changes(value=device)
         return updated
 
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
         if original not in self.facts.device_ifs:
             return updated
+        if not self._devices_converted:
+            self._not_folded(original.test)
+            return updated
         folded = fold_true(updated.test, self.facts.is_available_call)
+        parent = self.ctx.parent()
+        is_elif = isinstance(parent, cst.If) and parent.orelse is original
+        outcome = {
+            True: "so the code under it always runs: check dropped",
+            False: "so the code under it never runs: removed",
+        }.get(folded, "dropped from the condition")  # type: ignore[call-overload]
         new = self.ctx.fix(
             "XLA104",
             original.test,
-            f"`{self.ctx.code(original.test)}` guards code now ported to XLA, where the check is False: "
-            "the guard is dropped",
-            lambda: _fold_if(updated, folded),
+            f"`{self.ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
+            lambda: _fold_if(updated, folded, is_elif),
         )
         if new is None:
             return updated
-        self.ctx.imports.drop_uses_in(original.test)
+        self.ctx.imports.discard(original.test)
+        gone = original.orelse if folded is True else original.body if folded is False else None
+        if gone is not None:
+            self.ctx.vanish(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]
+        if isinstance(new, cst.RemovalSentinel) and not is_elif:
+            self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
+            return updated
         return new
 
     # -- checks that stay -----------------------------------------------------------
@@ -294,7 +322,7 @@ class DeviceRewrite(Concern):
             )
             if done is None:
                 return updated
-            self.ctx.imports.drop_uses_in(statement)
+            self.ctx.imports.discard(statement)
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
         if isinstance(updated, cst.SimpleStatementSuite):
@@ -317,26 +345,39 @@ def _respaced(call: cst.Call) -> cst.Call:
     return call.with_changes(args=fixed)
 
 
-def _fold_if(statement: cst.If, test: cst.BaseExpression | bool):  # type: ignore[no-untyped-def]
-    """An ``if`` whose test folded: keep the branch that runs, or keep the ``if`` with
-    the simpler test."""
+def _still_cuda(node: cst.CSTNode) -> bool:
+    return any(is_cuda_device_string(n) for n in walk(node))
+
+
+def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool):  # type: ignore[no-untyped-def]
+    """An ``if`` (or ``elif``) whose test folded: keep the branch that runs, or keep
+    the ``if`` with the simpler test."""
     if not isinstance(test, bool):
         return statement.with_changes(test=test)
     if test:
+        if is_elif:
+            return cst.Else(body=statement.body)
         return _flatten(statement.body, statement.leading_lines)
     orelse = statement.orelse
+    if orelse is None:
+        return cst.RemoveFromParent()
+    if is_elif:
+        return orelse
     if isinstance(orelse, cst.If):
         return orelse.with_changes(leading_lines=statement.leading_lines)
-    if isinstance(orelse, cst.Else):
-        return _flatten(orelse.body, statement.leading_lines)
-    return cst.RemoveFromParent()
+    return _flatten(orelse.body, statement.leading_lines)
 
 
-def _flatten(body: cst.BaseSuite, leading: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine]):  # type: ignore[no-untyped-def]
+def _flatten(body: cst.BaseSuite, leading: Sequence[cst.EmptyLine]) -> cst.FlattenSentinel:  # type: ignore[type-arg]
+    """The statements of a block, dedented into its parent; the header's comment
+    (``if ...:  # note``) becomes a comment line above them."""
     if isinstance(body, cst.SimpleStatementSuite):
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
+        comment = body.trailing_whitespace.comment
     else:
         statements = list(body.body)
+        comment = body.header.comment
+    header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
-    statements[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])
+    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])
     return cst.FlattenSentinel(statements)

@@ -24,8 +24,49 @@ def _local_name(alias: cst.ImportAlias, plain_import: bool) -> str:
     return name.split(".")[0] if plain_import else name
 
 
+class _NameUses(cst.CSTVisitor):
+    """Which of ``wanted`` the code uses, import statements aside."""
+
+    def __init__(self, wanted: set[str]) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.used: set[str] = set()
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.wanted:
+            self.used.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.save` does not use a name `save`
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # nor does `f(save=...)`
+        return False
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks."""
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks."""
+
+
 class ImportsRewrite(Concern):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        imports = self.ctx.imports
+        candidates = {name for name in imports.discarded_names if imports.removable(name)}
+        if candidates:
+            counter = _NameUses(candidates)
+            updated.visit(counter)
+            self.unused = candidates - counter.used
+        else:
+            self.unused = set()
         body = list(updated.body)
         anchor = self.ctx.result_of(self.facts.import_anchor) if self.facts.import_anchor is not None else None
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
@@ -49,7 +90,9 @@ class ImportsRewrite(Concern):
             insert_at -= sum(1 for s in body[:insert_at] if s in doomed)
             body = list(without_statements(updated.with_changes(body=body), doomed).body)
 
-        for key, statement in sorted(self.ctx.imports.added.items()):
+        for key, statement in sorted(imports.added.items()):
+            if _local_name(statement.names[0], True) in self.unused:  # its code was discarded again
+                continue
             line = cst.SimpleStatementLine(body=[statement])
             self.ctx.fix("XLA001", self.facts.import_anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
             body.insert(insert_at, line)
@@ -67,7 +110,7 @@ class ImportsRewrite(Concern):
                 small.append(item)
                 continue
             names = list(item.names)  # type: ignore[arg-type]
-            kept = [a for a in names if not self.ctx.imports.stale(_local_name(a, isinstance(item, cst.Import)))]
+            kept = [a for a in names if _local_name(a, isinstance(item, cst.Import)) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)
                 continue
