@@ -540,6 +540,10 @@ class _Analyzer(cst.CSTVisitor):
         for name, literals in self.int_assignments.items():
             if name in self.device_args or name in f.cuda_indices:
                 f.int_devices.update(literals)
+        # A torch.device("cuda" if ... else "cpu") is replaced whole: not its parts.
+        inside_device_calls = {id(sub) for call in f.device_calls for sub in walk(call) if sub is not call}
+        f.device_strings = {n for n in f.device_strings if id(n) not in inside_device_calls}
+        f.device_selections = {n for n in f.device_selections if id(n) not in inside_device_calls}
         folded: list[cst.CSTNode] = [
             *f.flag_values,
             *f.device_selections,

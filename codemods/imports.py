@@ -110,6 +110,8 @@ class ImportManager:
     can_add: bool
     added: dict[str, cst.Import] = field(default_factory=dict)
     discarded_names: set[str] = field(default_factory=set)
+    # Packages imported for their side effect (torch_xla registers the "xla" device).
+    required_packages: set[str] = field(default_factory=set)
 
     def expression(self, api: Api) -> cst.BaseExpression | None:
         """The expression that names ``api`` here, adding its import if needed.
@@ -125,9 +127,12 @@ class ImportManager:
     def require_package(self, package: str) -> bool:
         """Make sure ``package`` is imported (``import torch_xla`` registers the "xla"
         device string); False when this file may not gain the import."""
-        if self.table.imports_module(package) or any(k.split(" ")[0].split(".")[0] == package for k in self.added):
+        if self.table.imports_module(package):
             return True
-        return self._add(package, None) is not None
+        if self._add(package, None) is None:
+            return False
+        self.required_packages.add(package)
+        return True
 
     def _spelling_after_import(self, api: Api) -> str | None:
         alias = api.alias

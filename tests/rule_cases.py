@@ -337,6 +337,7 @@ CASES = [
         device = torch.device("cuda" if use_cuda else "cpu")
         """, """
         import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
 
         use_cuda = not args.no_cuda
         device = torch.device("xla" if use_cuda else "cpu")
@@ -424,7 +425,7 @@ CASES = [
     C("XLA104", "positive", """
         import torch
 
-        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # xla-codemod: ignore[XLA101]
+        device = "cuda" if torch.cuda.is_available() else "cpu"  # xla-codemod: ignore[XLA101]
         """, note="suppressed-device-keeps-its-check"),
     C("XLA104", "negative", """
         import torch
@@ -440,6 +441,7 @@ CASES = [
         device = 'cuda' if th.cuda.is_available() else 'cpu'
         """, """
         import torch as th
+        import torch_xla  # noqa: F401  (registers the "xla" device)
 
         device = 'xla'
         """),

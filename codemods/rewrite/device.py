@@ -38,7 +38,7 @@ class DeviceRewrite(Concern):
             "XLA101",
             original,
             f"{self.ctx.code(original)} -> {{new}}{note}",
-            lambda: quoted_like(original, xla),
+            lambda: quoted_like(original, xla) if self.ctx.imports.require_package("torch_xla") else None,
         )
         if new is not None and not isinstance(original, cst.SimpleString):
             self.ctx.imports.discard(original)
@@ -186,7 +186,11 @@ class DeviceRewrite(Concern):
             return updated
 
         def build() -> cst.BaseExpression | None:
-            return self.ctx.device() if isinstance(folded, cst.Integer) else as_expression(folded)
+            if isinstance(folded, cst.Integer):
+                return self.ctx.device()
+            if not isinstance(folded, bool) and string_value(folded) is not None:
+                return folded if self.ctx.imports.require_package("torch_xla") else None
+            return as_expression(folded)
 
         new = self.ctx.fix(
             "XLA104",
