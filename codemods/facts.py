@@ -77,9 +77,11 @@ class Facts:
     # Functions passed as ``optimizer.step(closure)``: each call is a training step.
     closures: set[cst.FunctionDef] = field(default_factory=set)
     # ``model.parameters()`` calls that build an optimizer while the model is still on
-    # the CPU: moving a module to XLA replaces its Parameter objects, so such an
-    # optimizer would update stale CPU copies.
-    optimizer_before_move: dict[cst.Call, str] = field(default_factory=dict)
+    # the CPU and is moved to the device later: moving a module to XLA replaces its
+    # Parameter objects, so such an optimizer would update stale CPU copies.  The value:
+    # the model, and whether it may simply be moved first (the device it goes to is the
+    # XLA device on every path).
+    optimizer_before_move: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
 
     amp: bool = False
     ddp: bool = False
@@ -120,7 +122,7 @@ class _Loop:
 class _Scope:
     """A function body or the module's top level: what happens to models there, in order."""
 
-    # ("model", name, constructor, moved_at_creation) | ("move", name) | ("optimizer", name, node)
+    # ("model", name, constructor, moved_at_creation) | ("move", name, device) | ("optimizer", name, node)
     events: list[tuple[object, ...]] = field(default_factory=list)
 
 
@@ -164,6 +166,7 @@ class _Analyzer(cst.CSTVisitor):
         self.class_depth = 0
         self.module_scope = _Scope()
         self.closure_names: set[str] = set()
+        self.moves: list[tuple[str, str | None]] = []  # (what, to which device) across the file
 
     # -- helpers --------------------------------------------------------------
 
@@ -438,7 +441,9 @@ class _Analyzer(cst.CSTVisitor):
                 loop.called.append(func_name.removeprefix("self."))
 
         if method in ("to", "cuda") and (moved_name := dotted(receiver(node))) is not None:
-            self.scope.events.append(("move", moved_name))
+            target = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
+            self.scope.events.append(("move", moved_name, target))
+            self.moves.append((moved_name, target))
         if callee is not None and callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper():
             params = arg_value(node, 0, "params")
             for sub in walk(params) if params is not None else ():
@@ -538,7 +543,9 @@ class _Analyzer(cst.CSTVisitor):
             if node in self.device_code and node not in self.crash_code:
                 f.device_selections.add(node)
         for name, literals in self.int_assignments.items():
-            if name in self.device_args or name in f.cuda_indices:
+            # `device = 0` used as a device; a `rank = 0` keeps being a number (its
+            # `.to(rank)` uses are rewritten where they are).
+            if f.is_device_name(name) and (name in self.device_args or name in f.cuda_indices):
                 f.int_devices.update(literals)
         # A torch.device("cuda" if ... else "cpu") is replaced whole: not its parts.
         inside_device_calls = {id(sub) for call in f.device_calls for sub in walk(call) if sub is not call}
@@ -561,7 +568,7 @@ class _Analyzer(cst.CSTVisitor):
 
     def _optimizers_before_moves(self, scope: _Scope) -> None:
         on_cpu: set[str] = set()
-        for kind, name, *rest in scope.events:
+        for index, (kind, name, *rest) in enumerate(scope.events):
             if kind == "model":
                 constructor, moved = rest
                 if self._is_model_constructor(constructor) and not moved:  # type: ignore[arg-type]
@@ -571,7 +578,29 @@ class _Analyzer(cst.CSTVisitor):
             elif kind == "move":
                 on_cpu.discard(name)  # type: ignore[arg-type]
             elif kind == "optimizer" and name in on_cpu:
-                self.f.optimizer_before_move[rest[0]] = name  # type: ignore[index,assignment]
+                later = [e[2] for e in scope.events[index + 1 :] if e[0] == "move" and e[1] == name]
+                if later:  # moved further down in the same function
+                    self.f.optimizer_before_move[rest[0]] = (name, self._xla_on_every_path(later[0]))  # type: ignore[index]
+                    continue
+                # Moved elsewhere (returned, or handed to a trainer class)?  Only if
+                # the file moves some model at all; otherwise it stays on the CPU.
+                last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                elsewhere = [
+                    device
+                    for moved, device in self.moves
+                    if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.f.models
+                ]
+                if elsewhere:
+                    fixable = all(self._xla_on_every_path(d) for d in elsewhere) and self._file_always_xla()
+                    self.f.optimizer_before_move[rest[0]] = (name, fixable)  # type: ignore[index]
+
+    def _xla_on_every_path(self, device: str | None) -> bool:
+        return device == CUDA or (device is not None and (self._always_xla(device) or self._file_always_xla()))
+
+    def _file_always_xla(self) -> bool:
+        """Every device the file picks becomes the XLA device (no CPU fallback), so a
+        device that arrives as an argument is the XLA device too."""
+        return bool(self.device_assignments) and all(self._always_xla(name) for name in self.device_assignments)
 
     def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
         f = self.f
@@ -632,7 +661,7 @@ class _Analyzer(cst.CSTVisitor):
         value = fold_true(values[0], self.f.is_available_call)
         if isinstance(value, bool):
             return False
-        if isinstance(value, cst.Call) and value in self.f.device_calls:
+        if isinstance(value, cst.Integer) or (isinstance(value, cst.Call) and value in self.f.device_calls):
             return True
         qualified = self.resolve(value.func) if isinstance(value, cst.Call) else None
         return qualified in spellings("device") or is_cuda_device_string(value)

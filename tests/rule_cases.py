@@ -317,6 +317,24 @@ CASES = [
         x = x.to(dtype)
         y = y.to(torch.float16)
         """),
+    C("XLA103", "positive", """
+        import torch
+
+        rank = 0
+        torch.cuda.set_device(rank)
+        model = model.to(rank)
+        if rank == 0:
+            torch.save(model.state_dict(), "ckpt.pt")
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        rank = 0
+        model = model.to(torch_xla.device())
+        if rank == 0:
+            xm.save(model.state_dict(), "ckpt.pt")
+        """, note="rank-stays-a-number"),
     C("XLA103", "alias", """
         import torch as th
 
@@ -584,19 +602,49 @@ CASES = [
     C("XLA203", "positive", """
         import torch
 
+        class Trainer:
+            def __init__(self, model, optimizer, gpu_id):
+                self.model = model.to(gpu_id)
+                self.optimizer = optimizer
+
         def load_train_objs():
             model = torch.nn.Linear(20, 1)
             optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
             return model, optimizer
+
+        device = torch.device("cuda")
         """, """
         import torch
         import torch_xla
+
+        class Trainer:
+            def __init__(self, model, optimizer, gpu_id):
+                self.model = model.to(gpu_id)
+                self.optimizer = optimizer
 
         def load_train_objs():
             model = torch.nn.Linear(20, 1)
             optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
             return model, optimizer
-        """),
+
+        device = torch_xla.device()
+        """, note="moved-by-a-trainer-class"),
+    C("XLA203", "positive", """
+        import torch
+
+        device = torch.device("cuda" if use_cuda else "cpu")
+        model = torch.nn.Linear(3, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.to(device)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        device = torch.device("xla" if use_cuda else "cpu")
+        model = torch.nn.Linear(3, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.to(device)
+        """, note="cpu-fallback-reported"),
     C("XLA203", "negative", """
         import torch
 
@@ -606,6 +654,12 @@ CASES = [
         other = other.to(device)
         other_optimizer = torch.optim.SGD(other.parameters(), lr=0.1)
         """, note="moved-first"),
+    C("XLA203", "negative", """
+        import torch
+
+        model = torch.nn.Linear(3, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        """, note="never-moved"),
     C("XLA203", "alias", """
         from torch import nn, optim
 
@@ -614,6 +668,7 @@ CASES = [
 
         net = Net()
         opt = optim.Adam(net.parameters())
+        net.cuda()
         """, """
         from torch import nn, optim
         import torch_xla
@@ -623,6 +678,7 @@ CASES = [
 
         net = Net()
         opt = optim.Adam(net.to(torch_xla.device()).parameters())
+        net.to(torch_xla.device())
         """),
     # -- XLA301 training loop barrier ---------------------------------------------------------
     C("XLA301", "positive", """

@@ -107,7 +107,16 @@ class DeviceRewrite(Concern):
         """``model.parameters()`` -> ``model.to(device).parameters()``: Module.to moves
         in place and returns the module, and a later move to the same device keeps the
         parameters, so the optimizer holds the ones that train."""
-        model = self.facts.optimizer_before_move[original]
+        model, fixable = self.facts.optimizer_before_move[original]
+        if not fixable:
+            self.ctx.report(
+                "XLA203",
+                original,
+                f"the optimizer is built while `{model}` is on the CPU, and the model is moved later to a "
+                "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
+                "optimizer after the move",
+            )
+            return updated
 
         def build() -> cst.Call | None:
             device = self.ctx.device()
