@@ -33,6 +33,17 @@ from codemods.syntax import (
 from codemods.targets import XM, spellings
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
+# torch.save's keywords, and xm.save's names for them.
+XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
+
+
+@dataclass(frozen=True)
+class OptimizerStep:
+    """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
+
+    optimizer: str
+    closure_index: int | None = None  # which argument is the closure (LBFGS)
+    other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
 
 
 @dataclass
@@ -82,6 +93,16 @@ class Facts:
     # the model, and whether it may simply be moved first (the device it goes to is the
     # XLA device on every path).
     optimizer_before_move: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
+
+    # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
+    # all-reduces), and zero-argument .step() calls in training loops on something the
+    # analysis cannot tell is an optimizer.
+    optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
+    unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # torch.save calls: None when xm.save can take its arguments, else why not.
+    saves: dict[cst.Call, str | None] = field(default_factory=dict)
+    # torch.save calls that save a whole module object rather than its state_dict().
+    whole_module_saves: set[cst.Call] = field(default_factory=set)
 
     amp: bool = False
     ddp: bool = False
@@ -167,6 +188,8 @@ class _Analyzer(cst.CSTVisitor):
         self.module_scope = _Scope()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None]] = []  # (what, to which device) across the file
+        self.save_candidates: list[tuple[cst.Call, str | None]] = []
+        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
 
     # -- helpers --------------------------------------------------------------
 
@@ -420,12 +443,7 @@ class _Analyzer(cst.CSTVisitor):
             elif function is not None:
                 function.backward = True
         elif method == "step" and dotted(receiver(node)) is not None:
-            target = loop if loop is not None else function
-            if target is not None:
-                target.step_receivers.append(dotted(receiver(node)) or "")
-            closure = arg_value(node, 0, "closure")
-            if isinstance(closure, cst.Name):
-                self.closure_names.add(closure.value)
+            self._step(node, dotted(receiver(node)) or "", loop, function)
         if loop is not None:
             if callee in spellings("sync") or (
                 callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
@@ -481,6 +499,8 @@ class _Analyzer(cst.CSTVisitor):
                 if (name := dotted(element.value)) is not None:
                     self.f.cuda_indices.add(name)
 
+        if callee == "torch.save":
+            self._save(node)
         if callee == "torch.cuda.synchronize" and not node.args:
             self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
         if callee == "torch.cuda.set_device":
@@ -493,6 +513,30 @@ class _Analyzer(cst.CSTVisitor):
         elif callee == "torch.accelerator.current_accelerator" and not node.args:
             self.f.device_calls.add(node)
             self.mark_device_code()
+
+    def _step(self, node: cst.Call, name: str, loop: _Loop | None, function: _Function | None) -> None:
+        target = loop if loop is not None else function
+        if target is not None:
+            target.step_receivers.append(name)
+        closure_index = next(
+            (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
+            None,
+        )
+        if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
+            self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
+        step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
+        self.step_candidates.append((node, step, loop))
+
+    def _save(self, node: cst.Call) -> None:
+        positional, keywords = call_args(node)
+        unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
+        if any(a.star for a in node.args):
+            self.f.saves[node] = "its arguments are unpacked"
+        elif unknown:
+            self.f.saves[node] = f"xm.save takes no {', '.join(unknown)}"
+        else:
+            self.f.saves[node] = None
+        self.save_candidates.append((node, dotted(arg_value(node, 0, "obj"))))
 
     def _torch_device(self, node: cst.Call) -> None:
         kind = arg_value(node, 0, "type")
@@ -514,6 +558,7 @@ class _Analyzer(cst.CSTVisitor):
         for name, func_name in self.model_candidates:
             if func_name in self.module_classes:
                 f.models.add(name)
+        f.whole_module_saves = {call for call, saved in self.save_candidates if saved in f.models}
         step_functions = {
             fn.name
             for fn in self.function_records
@@ -521,6 +566,12 @@ class _Analyzer(cst.CSTVisitor):
         }
         for loop in self.loop_records:
             self._plan_loop(loop, step_functions)
+        for call, step, loop in self.step_candidates:
+            if f.is_optimizer(step.optimizer):
+                if not f.ddp:
+                    f.optimizer_steps[call] = step
+            elif not call.args and loop is not None and loop.node in f.loops and not _is_scheduler_name(step.optimizer):
+                f.unrecognized_steps.add(call)
         for fn in self.function_records:
             if fn.name in self.closure_names and fn.backward and fn.node is not None:
                 f.closures.add(fn.node)
@@ -672,6 +723,11 @@ def _is_device_loader(call: cst.Call, callee: str | None) -> bool:
     return method_name(call) == "per_device_loader" or (
         callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
     )
+
+
+def _is_scheduler_name(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return any(word in last for word in ("sched", "lr", "warmup"))
 
 
 def _is_true(node: cst.CSTNode | None) -> bool:

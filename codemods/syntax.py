@@ -93,6 +93,11 @@ def receiver(call: cst.Call) -> cst.BaseExpression | None:
     return call.func.value if isinstance(call.func, cst.Attribute) else None
 
 
+def with_comma(arg: cst.Arg) -> cst.Arg:
+    """The argument followed by ", " (for building argument lists)."""
+    return arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node of a subtree, parents first (cheap: no metadata)."""
     stack = [node]

@@ -559,6 +559,27 @@ CASES = [
         xm.optimizer_step(optimizer)
         loss = xm.optimizer_step(lbfgs_optimizer, optimizer_args={"closure": closure})
         """),
+    C("XLA201", "positive", """
+        import torch
+
+        def train(model, opt, loader, env):
+            for x in loader:
+                model(x).sum().backward()
+                opt.step()
+                env.step(action)
+                warmup.step()
+        """, """
+        import torch
+        import torch_xla
+
+        def train(model, opt, loader, env):
+            for x in loader:
+                model(x).sum().backward()
+                opt.step()
+                env.step(action)
+                warmup.step()
+                torch_xla.sync()
+        """, note="unrecognized-step-reported"),
     C("XLA201", "negative", """
         import torch
 
@@ -935,6 +956,18 @@ CASES = [
         np.save("x.npy", arr)
         state = torch.load("m.pt")
         """),
+    C("XLA401", "positive", """
+        import torch
+
+        torch.save(obj=state, f="b.pt")
+        torch.save(state, "c.pt", pickle_protocol=4)
+        """, """
+        import torch
+        import torch_xla.core.xla_model as xm
+
+        xm.save(data=state, file_or_path="b.pt")
+        torch.save(state, "c.pt", pickle_protocol=4)
+        """, note="keywords"),
     C("XLA401", "alias", """
         import torch
         from torch import save

@@ -7,26 +7,42 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.rewrite.base import Concern
-from codemods.syntax import arg_value, dotted
+from codemods.facts import XLA_SAVE_KEYWORDS
+from codemods.syntax import arg_value
 
 
 class CheckpointRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if self.ctx.resolve(original.func) != "torch.save":
+        if original not in self.facts.saves:
             return updated
-        saved = arg_value(original, 0, "obj")
-        if dotted(saved) in self.facts.models:
+        if original in self.facts.whole_module_saves:
+            saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]
             self.ctx.report(
                 "XLA402",
                 original,
-                f"`{self.ctx.code(saved)}` is a whole module: save `{self.ctx.code(saved)}.state_dict()` "
-                "so the checkpoint holds CPU tensors and loads without torch_xla",
+                f"`{saved}` is a whole module: save `{saved}.state_dict()` so the checkpoint holds CPU tensors "
+                "and loads without torch_xla",
             )
+        problem = self.facts.saves[original]
+        if problem is not None:
+            self.ctx.report("XLA401", original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
+            return updated
+
+        def build() -> cst.Call | None:
+            call = self.ctx.replace_callee(original, updated, "save")
+            if call is None:
+                return None
+            renamed = [
+                a.with_changes(keyword=cst.Name(XLA_SAVE_KEYWORDS[a.keyword.value])) if a.keyword else a
+                for a in call.args
+            ]
+            return call.with_changes(args=renamed)
+
         new = self.ctx.fix(
             "XLA401",
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
-            lambda: self.ctx.replace_callee(original, updated, "save"),
+            build,
             result=lambda call: call.func,
         )
         return new if new is not None else updated

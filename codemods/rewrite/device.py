@@ -23,6 +23,7 @@ from codemods.syntax import (
     quoted_like,
     string_value,
     walk,
+    with_comma,
 )
 
 
@@ -96,9 +97,10 @@ class DeviceRewrite(Concern):
             for dropped in original.args:
                 if dropped.keyword is None or dropped.keyword.value == "device":
                     self.ctx.imports.discard(dropped)
-            return _respaced(
-                updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=[cst.Arg(device), *kept])
-            )
+            args = [with_comma(cst.Arg(device)), *kept] if kept else [cst.Arg(device)]
+            if kept:  # the list ends as it did (a trailing comma or not)
+                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
+            return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
 
         new = self.ctx.fix("XLA102", original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
@@ -345,17 +347,6 @@ class DeviceRewrite(Concern):
 
     leave_SimpleStatementLine = _without_set_device
     leave_SimpleStatementSuite = _without_set_device
-
-
-def _respaced(call: cst.Call) -> cst.Call:
-    """Re-space the argument list after arguments were dropped or added."""
-    args = list(call.args)
-    fixed = []
-    for index, arg in enumerate(args):
-        last = index == len(args) - 1
-        comma = cst.MaybeSentinel.DEFAULT if last else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        fixed.append(arg.with_changes(comma=comma))
-    return call.with_changes(args=fixed)
 
 
 def _still_cuda(node: cst.CSTNode) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.rewrite.base import Concern, Context, NodeT
-from codemods.syntax import parse_dotted
+from codemods.syntax import parse_dotted, with_comma
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
@@ -34,7 +34,7 @@ class LoopRewrite(Concern):
             "XLA302",
             original,
             f"{self.ctx.code(original)} -> {{new}}: moves each batch to the device and ends the step",
-            lambda: self.ctx.call("mp_device_loader", [_spaced(cst.Arg(updated)), cst.Arg(parse_dotted(device))]),
+            lambda: self.ctx.call("mp_device_loader", [with_comma(cst.Arg(updated)), cst.Arg(parse_dotted(device))]),
         )
         if new is None:
             return updated
@@ -94,10 +94,6 @@ class LoopRewrite(Concern):
 
         body = self.ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
         return updated if body is None else updated.with_changes(body=body)
-
-
-def _spaced(arg: cst.Arg) -> cst.Arg:
-    return arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
 
 
 def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]
