@@ -99,6 +99,11 @@ class Facts:
     # analysis cannot tell is an optimizer.
     optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
     unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # torch.load map_location values that name a CUDA or XLA device: XLA cannot restore
+    # storages onto its device, so they load on the CPU (load_state_dict copies them over).
+    map_locations: set[cst.BaseExpression] = field(default_factory=set)
+    # map_location values that mention CUDA in a shape the tool does not rewrite (dicts).
+    unported_map_locations: set[cst.BaseExpression] = field(default_factory=set)
     # torch.save calls: None when xm.save can take its arguments, else why not.
     saves: dict[cst.Call, str | None] = field(default_factory=dict)
     # torch.save calls that save a whole module object rather than its state_dict().
@@ -189,6 +194,8 @@ class _Analyzer(cst.CSTVisitor):
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None]] = []  # (what, to which device) across the file
         self.save_candidates: list[tuple[cst.Call, str | None]] = []
+        self.load_locations: list[cst.BaseExpression] = []
+        self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
 
     # -- helpers --------------------------------------------------------------
@@ -325,6 +332,8 @@ class _Analyzer(cst.CSTVisitor):
             self.flag_candidates[name].append(value)
         if isinstance(value, cst.Integer):
             self.int_assignments[name].append(value)
+        if is_cuda_device_string(value):
+            self.cuda_string_names.add(name)
         core = value
         moved = False
         while isinstance(core, cst.Call) and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
@@ -501,6 +510,8 @@ class _Analyzer(cst.CSTVisitor):
 
         if callee == "torch.save":
             self._save(node)
+        elif callee == "torch.load" and (location := arg_value(node, 1, "map_location")) is not None:
+            self.load_locations.append(location)
         if callee == "torch.cuda.synchronize" and not node.args:
             self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
         if callee == "torch.cuda.set_device":
@@ -598,6 +609,16 @@ class _Analyzer(cst.CSTVisitor):
             # `.to(rank)` uses are rewritten where they are).
             if f.is_device_name(name) and (name in self.device_args or name in f.cuda_indices):
                 f.int_devices.update(literals)
+        for location in self.load_locations:
+            if self._names_a_device(location):
+                f.map_locations.add(location)
+            elif any(is_cuda_device_string(n) for n in walk(location)):
+                f.unported_map_locations.add(location)
+        # A map_location becomes "cpu" whole: the device rewrites leave its parts alone.
+        in_locations = {id(sub) for location in f.map_locations for sub in walk(location)}
+        f.device_calls = {n for n in f.device_calls if id(n) not in in_locations}
+        f.device_selections = {n for n in f.device_selections if id(n) not in in_locations}
+        f.device_strings = {n for n in f.device_strings if id(n) not in in_locations}
         # A torch.device("cuda" if ... else "cpu") is replaced whole: not its parts.
         inside_device_calls = {id(sub) for call in f.device_calls for sub in walk(call) if sub is not call}
         f.device_strings = {n for n in f.device_strings if id(n) not in inside_device_calls}
@@ -607,6 +628,7 @@ class _Analyzer(cst.CSTVisitor):
             *f.device_selections,
             *(node.test for node in f.device_ifs),
             *f.device_calls,
+            *f.map_locations,
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         f.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
@@ -644,6 +666,15 @@ class _Analyzer(cst.CSTVisitor):
                 if elsewhere:
                     fixable = all(self._xla_on_every_path(d) for d in elsewhere) and self._file_always_xla()
                     self.f.optimizer_before_move[rest[0]] = (name, fixable)  # type: ignore[index]
+
+    def _names_a_device(self, node: cst.BaseExpression) -> bool:
+        """A CUDA device in any spelling, or a variable holding a device."""
+        if is_cuda_device_string(node) or node in self.f.device_calls:
+            return True
+        if isinstance(node, cst.IfExp):
+            return self._names_a_device(node.body) or self._names_a_device(node.orelse)
+        name = dotted(node)
+        return name is not None and (self.f.is_device_name(name) or name in self.cuda_string_names)
 
     def _xla_on_every_path(self, device: str | None) -> bool:
         return device == CUDA or (device is not None and (self._always_xla(device) or self._file_always_xla()))

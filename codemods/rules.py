@@ -39,6 +39,7 @@ RULES: tuple[Rule, ...] = (
     Rule("XLA304", "closure-barrier", "An optimizer closure (LBFGS) ends with the step barrier", True),
     Rule("XLA401", "xla-save", "`torch.save` becomes `xm.save` (moves tensors to the CPU first)", True),
     Rule("XLA402", "save-whole-module", "Saving a whole module pickles its device tensors: save its state_dict()", False),
+    Rule("XLA403", "load-map-location", "`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead", True),
     Rule("XLA501", "cuda-synchronize", "`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`", True),
     Rule("XLA502", "cuda-no-effect", "CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory)", False),
     Rule("XLA503", "cuda-memory-stats", "CUDA memory statistics read 0 on XLA: use xm.get_memory_info(device)", False),

@@ -1021,6 +1021,37 @@ CASES = [
         net = nn.Sequential(nn.Linear(2, 2))
         xm.save(net, "net.pt")
         """),
+    # -- XLA403 torch.load map_location -----------------------------------------------------------
+    C("XLA403", "positive", """
+        import torch
+
+        loc = 'cuda:{}'.format(args.gpu)
+        checkpoint = torch.load(args.resume, map_location=loc)
+        state = torch.load("m.pt", map_location=device)
+        other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
+        """, """
+        import torch
+
+        loc = 'cuda:{}'.format(args.gpu)
+        checkpoint = torch.load(args.resume, map_location="cpu")
+        state = torch.load("m.pt", map_location="cpu")
+        other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
+        """),
+    C("XLA403", "negative", """
+        import torch
+
+        state = torch.load("m.pt", map_location="cpu")
+        other = torch.load("o.pt", map_location=lambda storage, loc: storage)
+        """),
+    C("XLA403", "alias", """
+        import torch as th
+
+        state = th.load("m.pt", map_location=th.device("cuda"))
+        """, """
+        import torch as th
+
+        state = th.load("m.pt", map_location="cpu")
+        """),
     # -- XLA5xx CUDA runtime ------------------------------------------------------------------------------
     C("XLA501", "positive", """
         import torch

@@ -1,6 +1,7 @@
 """Checkpoints: ``torch.save`` becomes ``xm.save`` (XLA401), which moves device tensors
 to the CPU before pickling and writes once per host; saving a whole module is
-reported (XLA402): its device tensors are pickled as they are."""
+reported (XLA402): its device tensors are pickled as they are.  ``torch.load`` onto a
+CUDA or XLA device loads on the CPU instead (XLA403)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,43 @@ import libcst as cst
 
 from codemods.rewrite.base import Concern
 from codemods.facts import XLA_SAVE_KEYWORDS
-from codemods.syntax import arg_value
+from codemods.syntax import arg_value, quoted_like
 
 
 class CheckpointRewrite(Concern):
+    def _map_location(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if original in self.facts.unported_map_locations:
+            self.ctx.report(
+                "XLA403",
+                original,
+                f"map_location `{self.ctx.code(original)}` names CUDA devices: load on the CPU "
+                "(map_location='cpu'); load_state_dict copies to the XLA device",
+            )
+            return updated
+        if original not in self.facts.map_locations:
+            return updated
+        new = self.ctx.fix(
+            "XLA403",
+            original,
+            f"map_location {self.ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
+            "load_state_dict copies the tensors over",
+            lambda: quoted_like(original, "cpu"),
+        )
+        if new is not None:
+            self.ctx.vanish(original, updated)
+        return new if new is not None else updated
+
+    leave_SimpleString = _map_location
+    leave_FormattedString = _map_location
+    leave_Name = _map_location
+    leave_Attribute = _map_location
+    leave_IfExp = _map_location
+    leave_Dict = _map_location
+    leave_BinaryOperation = _map_location
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.facts.map_locations:
+            return self._map_location(original, updated)
         if original not in self.facts.saves:
             return updated
         if original in self.facts.whole_module_saves:
