@@ -9,6 +9,8 @@ batches and runs the barrier itself.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from codemods.rewrite.base import Concern, Context, NodeT
@@ -113,43 +115,71 @@ def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst
     return body.with_changes(body=statements)
 
 
+_SEMICOLON = cst.Semicolon(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" "))
+
+
 class _BeforeExits(cst.CSTTransformer):
-    """Puts the barrier before every exit statement of the given kinds that belongs to
-    this body: nested functions and classes are skipped, and so are nested loops when
-    the exit is ``continue``."""
+    """Puts the barrier right before every exit statement of the given kinds that
+    belongs to this body: nested functions and classes are skipped, and so are nested
+    loops when the exit is ``continue``.  It walks statements only, and hands back
+    every node it did not change as the same object, so findings keep their place."""
+
+    _THROUGH = (
+        cst.IndentedBlock, cst.SimpleStatementSuite, cst.If, cst.Else, cst.Try, cst.ExceptHandler,
+        cst.Finally, cst.With, cst.Match, cst.MatchCase,
+    )
 
     def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]
         super().__init__()
         self.barrier = barrier
         self.exits = exits
+        self.through = self._THROUGH + (() if cst.Continue in exits else (cst.For, cst.While))
+        self.inserted = 0
+        self.marks: list[int] = []
 
-    def visit_For(self, node: cst.For) -> bool:
-        return cst.Continue not in self.exits
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.marks.append(self.inserted)
+        return isinstance(node, self.through)
 
-    def visit_While(self, node: cst.While) -> bool:
-        return cst.Continue not in self.exits
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def,override]
+        result = super().on_leave(original_node, updated_node)
+        return original_node if self.marks.pop() == self.inserted else result
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks."""
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks."""
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+    def _exit_at(self, small: Sequence[cst.BaseSmallStatement]) -> int | None:
+        return next((i for i, s in enumerate(small) if isinstance(s, self.exits)), None)
+
+    def _inline(self, small: Sequence[cst.BaseSmallStatement], at: int) -> list[cst.BaseSmallStatement]:
+        """``a(); continue`` -> ``a(); torch_xla.sync(); continue``."""
+        self.inserted += 1
+        sync = self.barrier().body[0].with_changes(semicolon=_SEMICOLON)
+        return [*small[:at], sync, *small[at:]]
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         statements: list[cst.BaseStatement] = []
         for statement in updated_node.body:
-            if isinstance(statement, cst.SimpleStatementLine) and any(isinstance(s, self.exits) for s in statement.body):
+            at = self._exit_at(statement.body) if isinstance(statement, cst.SimpleStatementLine) else None
+            if at == 0:
+                self.inserted += 1
                 statements.append(self.barrier())
+            elif at is not None:
+                statement = statement.with_changes(body=self._inline(statement.body, at))  # type: ignore[attr-defined]
             statements.append(statement)
         return updated_node.with_changes(body=statements)
 
     def leave_SimpleStatementSuite(
         self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
     ) -> cst.BaseSuite:
-        if not any(isinstance(s, self.exits) for s in updated_node.body):
+        at = self._exit_at(updated_node.body)
+        if at is None:
             return updated_node
-        line = cst.SimpleStatementLine(body=updated_node.body)
-        return cst.IndentedBlock(body=[self.barrier(), line])
+        if at == 0:  # `if x: continue` -> an indented block, barrier first
+            self.inserted += 1
+            line = cst.SimpleStatementLine(body=updated_node.body, trailing_whitespace=updated_node.trailing_whitespace)
+            return cst.IndentedBlock(body=[self.barrier(), line])
+        return updated_node.with_changes(body=self._inline(updated_node.body, at))
