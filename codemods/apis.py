@@ -86,12 +86,13 @@ AMP: dict[str, SourceApi] = _table(
     "torch.autocast torch.cuda.amp.custom_fwd torch.cuda.amp.custom_bwd",
 )
 
+DDP = "torch.nn.parallel.DistributedDataParallel"
 DISTRIBUTED: dict[str, SourceApi] = _table(
     "XLA601",
     "multi-GPU code is not ported by this version; on XLA use torch_xla.launch, "
     "the 'xla' process group backend and MpDeviceLoader",
     "torch.nn.DataParallel torch.nn.parallel.DataParallel torch.nn.parallel.DistributedDataParallel "
-    "torch.nn.parallel.DistributedDataParallel torch.distributed.init_process_group "
+    "torch.distributed.init_process_group "
     "torch.multiprocessing.spawn torch.distributed.launch",
 )
 
@@ -105,5 +106,4 @@ HOST_READ_BUILTINS = frozenset({"float", "print"})
 
 OPTIMIZER_MODULE = "torch.optim"
 SCHEDULER_MODULE = "torch.optim.lr_scheduler"
-DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})

@@ -99,6 +99,8 @@ def _execute(
 ) -> int:
     settings = _settings()
     signal.signal(signal.SIGTERM, _interrupt)
+    # LibCST walks trees recursively: room for deeply nested (still valid) code.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     chosen_target = target or settings.target or DEFAULT_TARGET
     if chosen_target not in TARGETS:
         raise click.UsageError(f"{settings.source}: unknown target {chosen_target!r}")

@@ -23,6 +23,7 @@ from codemods.syntax import (
     dotted,
     fold_true,
     is_cuda_device_string,
+    mentions,
     method_name,
     names_in,
     parse_dotted,
@@ -64,8 +65,9 @@ class Facts:
     # may not add top-level torch_xla imports or move code onto the XLA device.
     xla_optional: bool = False
     import_anchor: cst.CSTNode | None = None
-    # If statements that branch on XLA availability: left exactly as written.
-    xla_guarded: set[cst.If] = field(default_factory=set)
+    # Ifs and conditional expressions that branch on XLA (or TPU) availability: their
+    # code already handles XLA and is left exactly as written.
+    xla_guarded: set[cst.CSTNode] = field(default_factory=set)
 
     # device
     device_strings: set[cst.CSTNode] = field(default_factory=set)
@@ -109,7 +111,7 @@ class Facts:
     # torch.save calls that save a whole module object rather than its state_dict().
     whole_module_saves: set[cst.Call] = field(default_factory=set)
 
-    amp: bool = False
+    # DistributedDataParallel is used: it all-reduces gradients itself.
     ddp: bool = False
 
     def is_optimizer(self, name: str | None) -> bool:
@@ -328,7 +330,7 @@ class _Analyzer(cst.CSTVisitor):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)
             self.mark_device_code()
-        elif any(self.f.is_available_call(n) for n in walk(value) if isinstance(n, cst.BaseExpression)):
+        elif mentions(value, self.f.is_available_call):
             self.flag_candidates[name].append(value)
         if isinstance(value, cst.Integer):
             self.int_assignments[name].append(value)
@@ -370,13 +372,12 @@ class _Analyzer(cst.CSTVisitor):
         return {d for n in walk(test) if (d := dotted(n)) is not None}
 
     def visit_If(self, node: cst.If) -> None:
-        test_names = {n.lower() for n in names_in(node.test)}
-        if any("xla" in n for n in test_names):
+        if _tests_for_xla(node.test):
             self.f.xla_guarded.add(node)
         self.guard_depth += 1
         self.conds.append(node)
         self.cond_refs[node] = self._refs(node.test)
-        if any(self.f.is_available_call(n) for n in walk(node.test) if isinstance(n, cst.BaseExpression)):
+        if mentions(node.test, self.f.is_available_call):
             self.availability_ifs.append(node)
         if self.loop is not None:
             self.loop.cond_depth += 1
@@ -388,9 +389,11 @@ class _Analyzer(cst.CSTVisitor):
             self.loop.cond_depth -= 1
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
+        if _tests_for_xla(node.test):
+            self.f.xla_guarded.add(node)
         self.conds.append(node)
         self.cond_refs[node] = self._refs(node.test)
-        if any(self.f.is_available_call(n) for n in walk(node.test) if isinstance(n, cst.BaseExpression)):
+        if mentions(node.test, self.f.is_available_call):
             self.availability_ifexps.append(node)
         if _is_cpu_device(node.body, self) or _is_cpu_device(node.orelse, self):
             self.device_code.add(node)
@@ -426,9 +429,7 @@ class _Analyzer(cst.CSTVisitor):
         self._reference(qualified, node)
 
     def _reference(self, qualified: str, node: cst.CSTNode) -> None:
-        if qualified in apis.AMP:
-            self.f.amp = True
-        elif qualified in apis.DISTRIBUTED:
+        if qualified == apis.DDP:
             self.f.ddp = True
         elif qualified in apis.CUDA_TENSOR_TYPES and node not in self.called_funcs:
             self.mark_device_code()
@@ -639,11 +640,17 @@ class _Analyzer(cst.CSTVisitor):
             qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
         )
 
+    def _is_wrapper(self, constructor: str) -> bool:
+        """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
+        return (self.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
+
     def _optimizers_before_moves(self, scope: _Scope) -> None:
         on_cpu: set[str] = set()
         for index, (kind, name, *rest) in enumerate(scope.events):
             if kind == "model":
                 constructor, moved = rest
+                if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                    continue
                 if self._is_model_constructor(constructor) and not moved:  # type: ignore[arg-type]
                     on_cpu.add(name)  # type: ignore[arg-type]
                 else:
@@ -754,6 +761,11 @@ def _is_device_loader(call: cst.Call, callee: str | None) -> bool:
     return method_name(call) == "per_device_loader" or (
         callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
     )
+
+
+def _tests_for_xla(test: cst.BaseExpression) -> bool:
+    """``if HAS_XLA:``, ``if is_torch_xla_available():``, ``if args.tpu:``..."""
+    return any("xla" in name.lower() or "tpu" in name.lower() for name in names_in(test))
 
 
 def _is_scheduler_name(name: str) -> bool:

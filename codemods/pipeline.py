@@ -22,7 +22,7 @@ from codemods.report import Finding
 from codemods.rewrite import concerns_for
 from codemods.rewrite.base import Context, PendingFinding, Rewriter
 from codemods.rules import RuleSelection
-from codemods.targets import DEFAULT_TARGET, get_target
+from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 Source = TypeVar("Source", str, bytes)
 
@@ -88,6 +88,34 @@ def convert_source(
             "(raise it with --max-size); left alone",
             1,
         )
+    if _bracket_depth(raw) > _DEEP:
+        # Deep nesting can overflow LibCST's native parser; CPython stops at 200 levels.
+        try:
+            _parse_with_cpython(source)
+        except SyntaxError as error:
+            raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
+    try:
+        return _convert(source, raw, name_table, selection or RuleSelection(), locate)
+    except RecursionError:
+        raise ConversionError("too deeply nested to convert") from None
+
+
+_DEEP = 100
+_BRACKETS = re.compile(rb"[()\[\]{}]")
+
+
+def _bracket_depth(raw: bytes) -> int:
+    """How deep brackets nest (strings and comments included: an upper bound)."""
+    depth = peak = 0
+    for bracket in _BRACKETS.findall(raw):
+        depth += 1 if bracket in b"([{" else -1
+        peak = max(peak, depth)
+    return peak
+
+
+def _convert(
+    source: Source, raw: bytes, name_table: Target, selection: RuleSelection, locate: Literal["output", "input"]
+) -> Conversion:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -99,14 +127,14 @@ def convert_source(
             "declare the file's encoding with a coding comment",
             line,
         ) from None
-    except (LookupError, SyntaxError) as error:
+    except (LookupError, SyntaxError, UnicodeError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(module.encoding)
     facts = analyse(module)
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
-    ctx = Context(facts, name_table, selection or RuleSelection(), suppressed)
+    ctx = Context(facts, name_table, selection, suppressed)
     new_module = module.visit(Rewriter(ctx, concerns_for(ctx)))
 
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()

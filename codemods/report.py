@@ -30,10 +30,6 @@ class FileReport:
     findings: list[Finding] = field(default_factory=list)
     diff: str = ""
 
-    @property
-    def manual(self) -> list[Finding]:
-        return [f for f in self.findings if not f.fixed]
-
 
 @dataclass
 class Report:

@@ -42,8 +42,8 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     except ConversionError as error:
         report.error = str(error)
         return report, data
-    except RecursionError:
-        report.error = "too deeply nested to convert"
+    except Exception as error:  # a bug of ours must not stop the other files
+        report.error = f"internal error ({type(error).__name__}: {error}); the file was left alone, please report it"
         return report, data
     output = conversion.output
     assert isinstance(output, bytes)

@@ -247,6 +247,16 @@ CASES = [
         print("cuda")
         backend_type = "cuda"
         """, note="cpu-and-non-device-strings"),
+    C("XLA101", "negative", """
+        import torch
+        import torch_xla.core.xla_model as xm
+
+        device = xm.xla_device() if USE_XLA else torch.device("cuda")
+        if args.tpu:
+            device = xm.xla_device()
+        else:
+            device = torch.device("cuda")
+        """, note="xla-aware-branches"),
     C("XLA101", "alias", """
         import torch as th
 
@@ -588,6 +598,25 @@ CASES = [
         lr_scheduler.step()
         optimizer.zero_grad()
         """),
+    C("XLA201", "negative", """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        model = DDP(model)
+        optimizer.step()
+        """, note="ddp-reduces-itself"),
+    C("XLA201", "positive", """
+        import torch
+
+        model = torch.nn.DataParallel(model)
+        optimizer.step()
+        """, """
+        import torch
+        import torch_xla.core.xla_model as xm
+
+        model = torch.nn.DataParallel(model)
+        xm.optimizer_step(optimizer)
+        """, note="dataparallel-does-not-reduce"),
     C("XLA201", "alias", """
         import torch.optim as O
 

@@ -7,6 +7,7 @@ tree, so a finding can point at it without a second analysis.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -94,12 +95,11 @@ class Context:
         if not self.enabled(rule, original):
             return None
         if self.facts.xla_optional:
-            self._record(rule, original, f"{message.replace('{new}', 'the XLA form')} ({OPTIONAL_XLA})", False, None)
+            self._record(rule, original, f"{_unfixed(message)} ({OPTIONAL_XLA})", False, None)
             return None
         replacement = build()
         if replacement is None:
-            text = message.replace("{new}", "the XLA form")
-            self._record(rule, original, f"{text} (not fixed: its import cannot be added here)", False, None)
+            self._record(rule, original, f"{_unfixed(message)} (not fixed here)", False, None)
             return None
         anchor = result(replacement) if result else None
         shown = anchor if anchor is not None else replacement
@@ -182,6 +182,11 @@ class Context:
     def drop_statement(self, statement: cst.BaseStatement) -> None:
         """Remove a statement; its leading comments move to the next statement."""
         self.dropped_statements.add(statement)
+
+
+def _unfixed(message: str) -> str:
+    """A fix's message when the fix is not made: "X -> {new}: why" reads "X: why"."""
+    return re.sub(r"\s*->\s*\{new\}", "", message).replace("{new}", "the XLA form")
 
 
 class Concern:
