@@ -70,6 +70,15 @@ STATEMENTS = [
     "model = torch.nn.parallel.DistributedDataParallel(model)",
     "pass",
     "x = 1; y = 2",
+    "state = torch.load(path, map_location='cuda:0')",
+    "state = torch.load(path, map_location=device)",
+    "model = torch.nn.DataParallel(model)",
+    "torch.save(obj=state, f=path)",
+    "import torch_xla.core.xla_model as xm",
+    "from torch.cuda import synchronize",
+    "synchronize()",
+    "rank = 0",
+    "model = model.to(rank)",
 ]
 LOOP_ONLY = ["continue", "break"]
 FUNCTION_ONLY = ["return loss", "return"]
@@ -85,7 +94,14 @@ IMPORTS = [
     '"""A training script."""',
 ]
 LOOPS = ["for x, y in train_loader:", "for i, (x, y) in enumerate(loader):", "while step < 10:", "for p in model.parameters():"]
-OTHERS = ["if use_cuda:", "if torch.cuda.is_available():", "if HAS_XLA:", "with torch.no_grad():", "if x:"]
+OTHERS = [
+    "if use_cuda:",
+    "if torch.cuda.is_available():",
+    "if not torch.cuda.is_available():",
+    "if HAS_XLA:",
+    "with torch.no_grad():",
+    "if x:",
+]
 FUNCTIONS = ["def train(model, device, loader, optimizer):", "def closure():", "def _run_batch(self, source):"]
 
 
@@ -102,6 +118,9 @@ def block(draw, depth: int = 0, in_loop: bool = False, in_function: bool = False
             inner = draw(block(depth + 1, in_loop=loop and header not in FUNCTIONS, in_function=function))
             lines.append(header)
             lines.extend("    " + line for line in inner)
+            if header.startswith("if ") and draw(st.booleans()):  # an elif or else branch
+                lines.append(draw(st.sampled_from(["elif torch.cuda.is_available():", "elif args.mps:", "else:"])))
+                lines.extend("    " + line for line in draw(block(depth + 1, in_loop=in_loop, in_function=in_function)))
         else:
             lines.extend(draw(st.sampled_from(pool)).splitlines())
     return lines
@@ -115,6 +134,20 @@ def training_scripts(draw) -> str:  # type: ignore[no-untyped-def]
     return newline.join([*imports, "", *body]) + newline
 
 
+def _module_bindings(tree: ast.Module) -> set[str]:
+    """Names bound by module-level imports."""
+    bound = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add(alias.asname or alias.name.split(".")[0])
+    return bound
+
+
+def _loaded(tree: ast.Module) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def check(source: str) -> None:
     """The properties every conversion must have."""
     try:
@@ -124,7 +157,10 @@ def check(source: str) -> None:
         return
     output = once.output
     assert isinstance(output, str)
-    ast.parse(output)
+    before, after = ast.parse(source), ast.parse(output)
+    # No import the output still needs was removed (and nothing it uses is unbound).
+    assert _loaded(after) & _module_bindings(before) <= _module_bindings(after)
+    assert _loaded(after) & {"xm", "xr", "pl", "torch_xla"} <= _module_bindings(after) | _loaded(before)
     twice = convert_source(output)
     assert twice.output == output
     assert not any(f.fixed for f in twice.findings)

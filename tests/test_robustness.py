@@ -35,6 +35,7 @@ BAD_INPUTS = {
     "python2.py": (b"import torch\nprint 'loss', loss\n", "line 2, column 1: cannot parse: Missing parentheses"),
     "undecodable.py": (b"import torch\nname = '\xff\xfe'\n", "line 2: cannot decode byte b'\\xff' as utf-8"),
     "binary.py": (b"\x7fELF\x02\x01\x01\x00torch\x00\x00", "line 1: binary file (it holds NUL bytes)"),
+    "deep.py": (b"import torch\nx = " + b"f(" * 3000 + b")" * 3000 + b"\n", "cannot parse: too many nested parentheses"),
     "big.py": (b"import torch\n" + b"x = 1\n" * (5 * 2**20 // 6), "line 1: 5.0 MiB is over the 1.0 MiB limit"),
 }
 
@@ -52,6 +53,13 @@ def test_bad_input_gets_a_message_and_is_left_alone(name: str, tmp_path: Path) -
     assert "Traceback" not in result.stdout + result.stderr
     assert (tmp_path / name).read_bytes() == content
     assert (tmp_path / "good.py").read_text() == GOOD_CONVERTED
+
+
+def test_deeply_nested_but_valid_code_converts(tmp_path: Path) -> None:
+    (tmp_path / "deep.py").write_text("import torch\nx = " + "f(" * 190 + "torch.device('cuda')" + ")" * 190 + "\n")
+    result = run_cli("convert", "deep.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "torch_xla.device()" in (tmp_path / "deep.py").read_text()
 
 
 def test_max_size_option(tmp_path: Path) -> None:
