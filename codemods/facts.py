@@ -79,6 +79,9 @@ class Facts:
     cuda_indices: set[str] = field(default_factory=set)
     int_devices: set[cst.Integer] = field(default_factory=set)
     external_devices: dict[cst.Call, str] = field(default_factory=dict)
+    # Calls that hand an optimizer to a function of another file of the project (the
+    # training step lives there and is converted with that file).
+    external_training: dict[cst.Call, str] = field(default_factory=dict)
     # Availability checks the device rewrites do not consume: they stay, False on XLA.
     kept_availability_checks: set[cst.Call] = field(default_factory=set)
 
@@ -199,6 +202,7 @@ class _Analyzer(cst.CSTVisitor):
         self.load_locations: list[cst.BaseExpression] = []
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
+        self.external_calls: list[tuple[cst.Call, str]] = []
 
     # -- helpers --------------------------------------------------------------
 
@@ -468,6 +472,10 @@ class _Analyzer(cst.CSTVisitor):
             if func_name is not None:
                 loop.called.append(func_name.removeprefix("self."))
 
+        func_name = dotted(node.func)
+        if func_name is not None and (head := func_name.partition(".")[0]) in self.local_imports:
+            rest = func_name.partition(".")[2]
+            self.external_calls.append((node, self.local_imports[head] + (f".{rest}" if rest else "")))
         if method in ("to", "cuda") and (moved_name := dotted(receiver(node))) is not None:
             target = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved_name, target))
@@ -578,6 +586,9 @@ class _Analyzer(cst.CSTVisitor):
         }
         for loop in self.loop_records:
             self._plan_loop(loop, step_functions)
+        for call, where in self.external_calls:
+            if any(f.is_optimizer(dotted(a.value)) for a in call.args):
+                f.external_training[call] = where
         for call, step, loop in self.step_candidates:
             if f.is_optimizer(step.optimizer):
                 if not f.ddp:

@@ -201,6 +201,14 @@ CASES = [
 
         device = get_device()
         """),
+    C("XLA003", "positive", """
+        import torch
+        from engine import train_one_epoch
+
+        optimizer = torch.optim.AdamW(params)
+        for epoch in range(10):
+            train_one_epoch(model, loader, optimizer, epoch)
+        """, note="training-step-in-another-file"),
     C("XLA003", "negative", """
         import torch
 

@@ -68,6 +68,13 @@ class DeviceRewrite(Concern):
             return self._tensor_type(original, updated)
         if original in self.facts.kept_availability_checks:
             self._cuda_check(original)
+        elif original in self.facts.external_training:
+            self.ctx.report(
+                "XLA003",
+                original,
+                f"the optimizer goes to {self.facts.external_training[original]} in another file: convert that file "
+                "too (its training loop needs the step barrier and xm.optimizer_step)",
+            )
         elif original in self.facts.external_devices:
             self.ctx.report(
                 "XLA003",
