@@ -70,14 +70,25 @@ class Facts:
     xla_guarded: set[cst.CSTNode] = field(default_factory=set)
 
     # device
+    # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
+    # variable, --device defaults): they become "xla".
     device_strings: set[cst.CSTNode] = field(default_factory=set)
+    # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
     device_calls: set[cst.Call] = field(default_factory=set)
+    # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
     device_selections: set[cst.IfExp] = field(default_factory=set)
+    # `if torch.cuda.is_available():` around device code: the check is dropped.
     device_ifs: set[cst.If] = field(default_factory=set)
+    # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
+    # device (the check is dropped), and flags that may not be switched on (they also
+    # guard code that fails without CUDA; the value is that code).
     flag_values: dict[cst.BaseExpression, str] = field(default_factory=dict)
     blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
     cuda_indices: set[str] = field(default_factory=set)
+    # `device = 0` literals that serve as devices.
     int_devices: set[cst.Integer] = field(default_factory=set)
+    # device = get_device() with get_device from another file of the project.
     external_devices: dict[cst.Call, str] = field(default_factory=dict)
     # Calls that hand an optimizer to a function of another file of the project (the
     # training step lives there and is converted with that file).
