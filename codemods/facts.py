@@ -532,6 +532,8 @@ class _Analyzer(cst.CSTVisitor):
             self._save(node)
         elif callee == "torch.load" and (location := arg_value(node, 1, "map_location")) is not None:
             self.load_locations.append(location)
+            if self._names_a_device(location):
+                self.mark_device_code()  # becomes "cpu": worth running on XLA
         if callee == "torch.cuda.synchronize" and not node.args:
             self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
         if callee == "torch.cuda.set_device":
