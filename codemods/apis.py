@@ -35,12 +35,6 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "torch.cuda.memory_stats torch.cuda.memory_summary",
     ),
     **_table(
-        "XLA503",
-        "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
-        "torch.cuda.mem_get_info",
-        crashes=True,
-    ),
-    **_table(
         "XLA504",
         "is never raised on XLA: running out of device memory raises RuntimeError "
         "(RESOURCE_EXHAUSTED); catch that instead",
@@ -55,6 +49,12 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "XLA506",
         "is CUDA-only and has no XLA equivalent here; remove it or guard it",
         "torch.cuda.device_count torch.cuda.is_bf16_supported",
+    ),
+    **_table(
+        "XLA506",
+        "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
+        "torch.cuda.mem_get_info",
+        crashes=True,
     ),
     **_table(
         "XLA506",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from codemods import __version__
-from codemods.rules import RULES, RULES_BY_CODE
+from codemods.rules import RULES, RULES_BY_CODE, Severity
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,20 @@ class Finding:
     col: int
     message: str
     fixed: bool
+
+    @property
+    def severity(self) -> Severity:
+        return RULES_BY_CODE[self.rule].severity
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "line": self.line,
+            "col": self.col,
+            "message": self.message,
+            "fixed": self.fixed,
+        }
 
 
 @dataclass
@@ -72,7 +86,7 @@ def render_json(report: Report) -> str:
             "path": f.path,
             "changed": f.changed,
             "error": f.error,
-            "findings": [asdict(x) for x in f.findings],
+            "findings": [x.as_dict() for x in f.findings],
         }
         for f in report.files
     ]
@@ -150,7 +164,7 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 
 def render_rules() -> str:
-    """``xla-codemod rules``: every rule, [*] where the tool fixes it."""
+    """``xla-codemod rules``: every rule, [*] where the tool fixes it, and its severity."""
     return "".join(
-        f"{r.code} {'[*]' if r.fixable else '   '} {r.name:<24} {r.summary}\n" for r in RULES
+        f"{r.code} {'[*]' if r.fixable else '   '} {r.severity:<7} {r.name:<24} {r.summary}\n" for r in RULES
     )

@@ -136,7 +136,7 @@ def test_json_and_sarif_reports(project: Path) -> None:
     data = json.loads(report.read_text())
     (entry,) = data["files"]
     assert entry["path"] == str(project / "train.py") and entry["changed"] is False and entry["error"] is None
-    assert {"rule": "XLA502", "line": 7, "col": 1, "fixed": False} == {
+    assert {"rule": "XLA502", "severity": "info", "line": 7, "col": 1, "fixed": False} == {
         k: v for k, v in entry["findings"][-1].items() if k != "message"
     }
     assert data["summary"] == {"files": 1, "changed": 0, "errors": 0, "fixed": 5, "manual": 1}
@@ -178,8 +178,8 @@ def test_rules_lists_every_rule() -> None:
     output = invoke("rules").output
     for rule in RULES:
         assert rule.code in output
-    assert "XLA201 [*] optimizer-step" in output
-    assert "XLA105     cuda-check" in output
+    assert "XLA201 [*] error   optimizer-step" in output
+    assert "XLA105     warning cuda-check" in output
 
 
 def test_python_dash_m_is_the_same_program(project: Path) -> None:

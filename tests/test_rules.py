@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codemods import RULES, convert_source
+from codemods.rules import SEVERITIES
 from tests.rule_cases import CASES, Case
 
 
@@ -28,3 +29,9 @@ def test_rule_case(case: Case) -> None:
 def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
     kinds = {c.kind for c in CASES if c.rule == rule}
     assert kinds == {"positive", "negative", "alias"}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_every_rule_has_a_severity_and_a_unique_code(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.severity in SEVERITIES
+    assert [r.code for r in RULES].count(rule.code) == 1

@@ -1,0 +1,40 @@
+"""What a rule is: a code, a severity, a summary, why it matters on XLA, and examples.
+
+Severities say what happens if the finding is left as it is: ``error`` (the converted
+script would crash, use the wrong device or silently change results), ``warning`` (it
+runs, but slowly: recompiles, host syncs) and ``info`` (no effect on XLA).  Users gate
+commits on errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")  # most severe first
+
+
+@dataclass(frozen=True)
+class Example:
+    """Code the rule flags, and what the tool makes of it (None: left as it is)."""
+
+    before: str
+    after: str | None = None
+    target: str = "2.9"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    fixable: bool
+    why: str = ""
+    examples: tuple[Example, ...] = ()
+
+
+def at_least(severity: Severity, threshold: Severity) -> bool:
+    """True if ``severity`` is ``threshold`` or more severe."""
+    return SEVERITIES.index(severity) <= SEVERITIES.index(threshold)
