@@ -17,11 +17,13 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")  # most severe f
 
 @dataclass(frozen=True)
 class Example:
-    """Code the rule flags, and what the tool makes of it (None: left as it is)."""
+    """Code the rule flags, and what the tool makes of it (None: left as it is).
+    ``filename`` says what kind of file it is (a training script, a launcher, a Dockerfile)."""
 
     before: str
     after: str | None = None
     target: str = "2.9"
+    filename: str = "train.py"
 
 
 @dataclass(frozen=True)
