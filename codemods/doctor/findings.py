@@ -6,6 +6,7 @@
   previous graph of the same site: the operations where they start to differ are named
   at the innermost line of the user's code in their Python stack (XLD102);
 * host reads that happen in most steps are named with how often (XLD103);
+* a DataLoader whose short last batch showed up as a new input shape is named (XLD106);
 * a crash names the last frame of the user's code (XLD104); too few steps say so (XLD105);
 * a summary of the run goes on the script's first line (XLD100).
 """
@@ -13,13 +14,14 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from codemods.doctor import graphs
-from codemods.doctor.graphs import Change, Frame
-from codemods.doctor.observe import GraphRun, HostRead, Observation
+from codemods.doctor.graphs import Change, Frame, Graph
+from codemods.doctor.observe import GraphRun, HostRead, Loader, Observation
 from codemods.report import Finding
 
 CANNOT_RUN, NOT_STEADY, STEADY = 2, 1, 0
@@ -98,6 +100,11 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
                 changes[key].extend(seen)
     for (frame, label, kind), seen in changes.items():
         add(frame, "XLD102", _change_message(label, kind, seen, len(new_after_warmup)))
+    inputs = [pair for seen in changes.values() for pair in seen if pair[1].operation.op == "argument"]
+    for loader in observation.loaders:
+        message = _short_batch_message(loader, inputs)
+        if message:
+            add((loader.file, loader.line, ""), "XLD106", message)
     for (frame, label), message in _host_reads(observation, judged, user_code).items():
         add(frame, "XLD103", message)
 
@@ -173,19 +180,33 @@ def _changes(
         index = runs.index(run)
         if index == 0:
             continue  # the site's first graph: nothing to compare with
-        before, after = runs[index - 1].graph, run.graph
-        for change in graphs.changes(before, after):
-            frame = graphs.user_frame(change.operation.frames, user_code)
-            if frame is None:  # made outside the user's code: name the first user line that reads it
-                frame = next(
-                    (f for op in graphs.consumers(after, change.operation)
-                     if (f := graphs.user_frame(op.frames, user_code)) is not None),
-                    None,
-                )
-            if frame is not None:
-                frame = (frame[0], frame[1], "")
-            grouped[(frame, change.operation.label or change.operation.op, change.kind)].append((run, change))
+        after = run.graph
+        placed = [(c, graphs.user_frame(c.operation.frames, user_code)) for c in graphs.changes(runs[index - 1].graph, after)]
+        located = {c.difference() for c, frame in placed if frame is not None}
+        for change, frame in placed:
+            if frame is None:
+                if change.difference() in located:
+                    continue  # the same tensor again (a copy the backward pass reads): named where it was made
+                frame = _first_user_reader(after, change, user_code)
+            place = (frame[0], frame[1], "") if frame else None
+            grouped[(place, _label(after, change), change.kind)].append((run, change))
     return grouped
+
+
+def _first_user_reader(graph: Graph, change: Change, user_code: UserCode) -> Frame | None:
+    """Made outside the user's code (a loader thread, the backward pass): the first user
+    line that reads it."""
+    readers = (graphs.user_frame(op.frames, user_code) for op in graphs.consumers(graph, change.operation))
+    return next((frame for frame in readers if frame is not None), None)
+
+
+def _label(graph: Graph, change: Change) -> str:
+    """torch_xla's name of the operation; a bare constant is named by what reads it (aten__pow)."""
+    operation = change.operation
+    if not operation.operands and operation.op != "argument" and operation.label in ("", "prim__Constant"):
+        reader = next((op.label for op in graphs.consumers(graph, operation) if op.label), "")
+        return reader or operation.label or operation.op
+    return operation.label or operation.op
 
 
 def _change_message(label: str, kind: str, seen: list[tuple[GraphRun, Change]], late: int) -> str:
@@ -199,11 +220,16 @@ def _change_message(label: str, kind: str, seen: list[tuple[GraphRun, Change]], 
             "(nonzero, masked_select, a boolean mask, unique) or a short last batch; keep shapes fixed "
             "(pad, mask instead of select, drop_last=True)"
         )
+    if kind == "constant" and label == "xla__select":
+        return (
+            f"{name}: its bounds change between successive graphs{shown}, {count}: a slice taken with a Python "
+            "index that changes every step is compiled into each graph; slice on the host and move the slice "
+            "to the device"
+        )
     if kind == "constant":
         return (
             f"{name}: a constant changes between successive graphs{shown}, {count}: a Python number that changes "
-            "every step is compiled into the graph; slice on the host and move the slice to the device, or pass "
-            "the number as a device tensor"
+            "every step is compiled into the graph; pass it as a device tensor, or keep it fixed"
         )
     if kind == "shape":
         return f"{name}: its shape changes between successive graphs{shown}, {count}: keep the sizes fixed"
@@ -220,6 +246,30 @@ def _operation_name(label: str) -> str:
     if label == "xla__select":
         return "slice (xla::select)"
     return label.replace("__", "::", 1)
+
+
+def _short_batch_message(loader: Loader, inputs: list[tuple[GraphRun, Change]]) -> str:
+    """Said when an input of the loader's batch size shrank to its last batch's size."""
+    if loader.drop_last or not loader.samples or loader.samples % loader.batch_size == 0:
+        return ""
+    last = loader.samples % loader.batch_size
+    steps = sorted({
+        run.step for run, change in inputs
+        if _leading_size(change.operation.text) == last and _leading_size(change.before or "") == loader.batch_size
+    })
+    if not steps:
+        return ""
+    return (
+        f"DataLoader: {loader.samples} samples in batches of {loader.batch_size} leave a last batch of {last}, "
+        f"which compiled graphs of its own ({_plural(len(steps), 'step', number=False)} {_ranges(steps)}): "
+        f"pass drop_last=True, or pad the last batch to {loader.batch_size}"
+    )
+
+
+def _leading_size(text: str) -> int | None:
+    """The first dimension of the first tensor type: ``tensor<4x8xf32>`` -> 4."""
+    found = re.search(r"tensor<(\d+)x", text)
+    return int(found.group(1)) if found else None
 
 
 # -- host reads --------------------------------------------------------------------------

@@ -63,6 +63,7 @@ _TOKEN = re.compile(r"tensor<[^>]*>|dense<[^>]*>|array<[^>]*>|\[[^\]]*\]|[^\s,()
 class Operation:
     """One value-producing statement of the graph (or an argument: ``op == "argument"``)."""
 
+    name: str  # its value's name in the graph: arg0, 0, cst_1 (the first, for several results)
     text: str  # the statement without its location, operand names as in the graph
     op: str  # stablehlo.slice, argument, ...
     label: str  # torch_xla's name for what made it: aten__pow, xla__select, xla__device_data
@@ -258,7 +259,8 @@ def _operations(lines: list[str], definitions: dict[str, str]) -> dict[str, Oper
             for found in _ARGUMENT.finditer(header):
                 location = found.group(3) or ""
                 operations[found.group(1)] = Operation(
-                    f"argument {found.group(2)}", "argument", locations.label(location), locations.frames(location)
+                    found.group(1), f"argument {found.group(2)}", "argument", locations.label(location),
+                    locations.frames(location),
                 )
             continue
         trailing = _TRAILING_LOC.search(statement)
@@ -269,8 +271,9 @@ def _operations(lines: list[str], definitions: dict[str, str]) -> dict[str, Oper
         code = text[results.end():] if results else text
         op = code.split(None, 1)[0].strip('"') if code.strip() else ""
         operands = [m.group(1) for m in _VALUE.finditer(code) if m.group(1) in operations]
-        operation = Operation(code, op, locations.label(location), locations.frames(location), operands)
-        for name in names or [f"#{len(operations)}"]:
+        names = names or [f"#{len(operations)}"]
+        operation = Operation(names[0], code, op, locations.label(location), locations.frames(location), operands)
+        for name in names:
             operations[name] = operation
     return operations
 
@@ -297,7 +300,10 @@ def _order(name: str) -> tuple[int, str]:
 
 
 def _counterpart(operation: Operation, graph: Graph) -> Operation | None:
-    """The operation of ``graph`` most like ``operation``: same kind, same place, nearest text."""
+    """The operation of ``graph`` most like ``operation``: an argument at the same position,
+    else one of the same kind, made at the same place, with the nearest text."""
+    if operation.op == "argument":
+        return graph.operations.get(operation.name)
     same_kind = [o for o in graph.operations.values() if o.op == operation.op and o.label == operation.label]
     if not same_kind:
         return None

@@ -54,6 +54,17 @@ class HostRead:
     step: int  # the step it happened in (1-based; reads after the last barrier: steps + 1)
 
 
+@dataclass(frozen=True)
+class Loader:
+    """A DataLoader the script made (at a user line)."""
+
+    file: str
+    line: int
+    batch_size: int
+    drop_last: bool
+    samples: int | None  # None for an iterable dataset
+
+
 @dataclass
 class GraphRun:
     """One graph torch_xla ran: in which step, from which Python stack."""
@@ -78,6 +89,7 @@ class Observation:
     reads: list[HostRead]
     outcome: dict[str, object]  # the probe's "finished" event (reason, frames, ...)
     fallback_ops: list[str]
+    loaders: list[Loader]
 
     @property
     def step_count(self) -> int:
@@ -111,5 +123,10 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
         reads=reads,
         outcome=finished,
         fallback_ops=[str(op) for op in finished.get("fallback_ops", [])],  # type: ignore[attr-defined]
+        loaders=list(dict.fromkeys(
+            Loader(str(e["file"]), int(e["line"]), int(e["batch_size"]), bool(e["drop_last"]),  # type: ignore[call-overload]
+                   None if e.get("samples") is None else int(e["samples"]))  # type: ignore[call-overload]
+            for e in events if e.get("kind") == "loader"
+        )),
     )
 

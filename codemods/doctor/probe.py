@@ -11,7 +11,9 @@ adds what that file cannot say, as JSON lines in ``FILE``:
 * ``step``: after every step barrier that ran a graph (``torch_xla.sync()``,
   ``xm.mark_step()``, ``MpDeviceLoader``: all of them end in ``_xla_step_marker``),
   torch_xla's metrics and the size of the graph file, so each graph can be put in its
-  step; the host reads of device tensors (``.item()``, ``print(t)``, ...) of that step.
+  step; the host reads of device tensors (``.item()``, ``print(t)``, ...) of that step,
+  except those in ``xm.add_step_closure`` callbacks (the recommended place for them).
+* ``loader``: each DataLoader made by the script, its batch size and sample count.
 * ``finished`` (the step limit, the time limit, or the script's own end), ``crashed``
   (with the traceback's frames), ``unavailable`` (no torch_xla here).
 
@@ -159,6 +161,30 @@ class Probe:
             if original is not None:
                 setattr(torch.Tensor, name, self._host_read(name, original, torch.Tensor))
 
+        from torch.utils.data import DataLoader
+
+        loader_init = DataLoader.__init__
+
+        def recording_init(loader, *args, **kwargs):  # type: ignore[no-untyped-def]
+            loader_init(loader, *args, **kwargs)
+            self._loader_made(loader, sys._getframe(1))
+
+        DataLoader.__init__ = recording_init
+
+    def _loader_made(self, loader, caller) -> None:  # type: ignore[no-untyped-def]
+        """A DataLoader's batch size and sample count: its last batch may be short."""
+        where = self.user_code.frame(caller)
+        if where is None or not loader.batch_size:
+            return
+        try:
+            samples = len(loader.sampler)
+        except TypeError:  # an iterable dataset: no length
+            samples = None
+        self.events.emit(
+            "loader", file=where[0], line=where[1], batch_size=loader.batch_size, drop_last=bool(loader.drop_last),
+            samples=samples,
+        )
+
     def _host_read(self, name: str, original, tensor_type):  # type: ignore[no-untyped-def]
         """``original`` wrapped to count calls on XLA tensors by the user line that made them."""
         reading = self._reading
@@ -175,14 +201,24 @@ class Probe:
             finally:
                 reading.active = False
             if name != "to" or (isinstance(result, tensor_type) and result.device.type == "cpu"):
-                where = self.user_code.frame(sys._getframe(1))
-                if where is not None:
+                caller = sys._getframe(1)
+                where = self.user_code.frame(caller)
+                if where is not None and not _in_step_closure(caller):
                     self.reads[(where[0], where[1], where[2], label)] += 1
             return result
 
         read.__name__ = name
         read.__doc__ = getattr(original, "__doc__", None)
         return read
+
+
+def _in_step_closure(frame) -> bool:  # type: ignore[no-untyped-def]
+    """Reads in ``xm.add_step_closure`` callbacks run after the step: the recommended way."""
+    while frame is not None:
+        if frame.f_code.co_name == "_run_step_closures":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _frames(error: BaseException) -> list[list[object]]:

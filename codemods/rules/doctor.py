@@ -60,4 +60,12 @@ RULES = (
         "one graph until memory runs out; with too few steps the first compiles hide the steady state.",
         examples=(Example("for epoch in range(epochs):", filename=RUNTIME),),
     ),
+    Rule(
+        "XLD106", "short-last-batch", "warning",
+        "A DataLoader whose short last batch compiled graphs of its own",
+        False,
+        why="A batch of another size is another graph: the last batch of each epoch (and of each evaluation) "
+        "is compiled again unless drop_last=True or it is padded.",
+        examples=(Example("loader = DataLoader(dataset, batch_size=8, shuffle=True)", filename=RUNTIME),),
+    ),
 )
