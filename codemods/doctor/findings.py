@@ -60,13 +60,14 @@ class Places:
         relative = os.path.relpath(real)
         return real if relative.startswith("..") else relative
 
-    def column(self, path: str, line: int) -> int:
-        if path not in self._lines:
+    def column(self, filename: str, line: int) -> int:
+        """Where the line's code starts (1-based)."""
+        if filename not in self._lines:
             try:
-                self._lines[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+                self._lines[filename] = Path(filename).read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
-                self._lines[path] = []
-        lines = self._lines[path]
+                self._lines[filename] = []
+        lines = self._lines[filename]
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         return len(text) - len(text.lstrip()) + 1
 
@@ -84,7 +85,7 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
     def add(frame: Frame | None, rule: str, message: str) -> None:
         path = places.path(frame[0]) if frame else places.shown_script
         line = frame[1] if frame else 1
-        column = places.column(path, line) if frame else 1
+        column = places.column(frame[0], line) if frame else 1
         findings.setdefault(path, []).append(Finding(rule, line, column, _clip(message), False))
 
     judged = _judged_steps(observation, warmup)

@@ -121,4 +121,4 @@ def _read_events(path: Path) -> list[dict[str, object]]:
 def _read_graphs(prefix: str) -> str:
     """torch_xla names the file PREFIX.<device ordinal>; one device here."""
     found = sorted(glob.glob(glob.escape(prefix) + "*"))
-    return Path(found[0]).read_text(encoding="utf-8", errors="replace") if found else ""
+    return Path(found[0]).read_text(encoding="utf-8", errors="surrogateescape") if found else ""

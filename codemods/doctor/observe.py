@@ -110,10 +110,13 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
     ]
     runs = []
     seen: set[str] = set()
+    position = byte_offset = 0  # the probe measures the file in bytes
     for offset, _name, body in graphs.entries(graph_file):
+        byte_offset += len(graph_file[position:offset].encode("utf-8", "surrogateescape"))
+        position = offset
         stack, graph_hash = graphs.entry_head(body)
         graph_hash = graph_hash or f"offset {offset}"
-        step = 1 + sum(1 for boundary in boundaries if boundary <= offset)
+        step = 1 + sum(1 for boundary in boundaries if boundary <= byte_offset)
         runs.append(GraphRun(offset, step, stack, graph_hash, body, new=graph_hash not in seen))
         seen.add(graph_hash)
     return Observation(
