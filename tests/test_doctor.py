@@ -9,6 +9,7 @@ on torch_xla are in tests/test_doctor_executed.py.
 
 from __future__ import annotations
 
+import difflib
 import json
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from codemods import convert_source
 from codemods.cli import main
 from codemods.doctor import DoctorOptions, diagnose, graphs
 from codemods.doctor.findings import Places, UserCode, judge
@@ -200,3 +202,22 @@ def test_doctor_needs_a_script() -> None:
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 2
     assert "Missing argument '[--] SCRIPT [ARGS]...'" in result.output
+
+
+def test_the_fixed_language_model_is_the_converted_one_with_the_slices_moved() -> None:
+    """word_lm_fixed.py (the doctor's steady example) is what `convert` makes of word_lm.py,
+    with only the fix the doctor asks for: the corpus stays on the host, slices move."""
+    converted = convert_source((DATA / "word_lm.py").read_text()).output
+    fixed = (DATA / "word_lm_fixed.py").read_text()
+    diff = difflib.unified_diff(converted.splitlines(), fixed.splitlines(), lineterm="", n=0)
+    changed = [line for line in diff if line[:1] in "-+" and not line.startswith(("---", "+++"))]
+    code = [line for line in changed if '"""' not in line and not line[1:].startswith(("The corpus", "on the", "`xla", "lines:"))]
+    assert code == [
+        "-    data = data.view(bsz, -1).t().contiguous()",
+        "-    return data.to(device)",
+        "+    return data.view(bsz, -1).t().contiguous()  # stays on the host: see get_batch",
+        "-    data = source[i:i + seq_len]",
+        "-    target = source[i + 1:i + 1 + seq_len].view(-1)",
+        "+    data = source[i:i + seq_len].to(device)  # slice on the host, then move the slice",
+        "+    target = source[i + 1:i + 1 + seq_len].view(-1).to(device)",
+    ]

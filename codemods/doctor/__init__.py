@@ -72,7 +72,7 @@ def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: Docto
         tail = _tail(run.output)
         return _cannot_run(script, f"the script's process {how} before the doctor could report" + (f": {tail}" if tail else ""))
     if observation.outcome.get("reason") == "exit" and not observation.outcome.get("message"):
-        observation.outcome["message"] = _tail(run.output)  # argparse and friends print, then exit
+        observation.outcome["message"] = _tail(run.output, 1)  # argparse and friends print why, then exit
     limits = f"--steps {options.steps}, --timeout {options.timeout:g} s"
     verdict = judge(observation, Places(path, script), UserCode(path), options.warmup, limits)
     findings = cross_reference(verdict.findings, options.cross_reference)
@@ -83,6 +83,7 @@ def _cannot_run(script: str, message: str) -> Diagnosis:
     return Diagnosis(Report([FileReport(script, error=message)]), CANNOT_RUN)
 
 
-def _tail(output: str) -> str:
+def _tail(output: str, count: int = _OUTPUT_TAIL_LINES) -> str:
+    """The last lines the script printed, on one line."""
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    return " | ".join(lines[-_OUTPUT_TAIL_LINES:])
+    return " | ".join(lines[-count:])
