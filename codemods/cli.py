@@ -102,7 +102,11 @@ def doctor(command: tuple[str, ...], families: str, report_file: str | None, rep
 
     Exit 0: steady state; 1: graphs still compiled after warm-up; 2: the script cannot run.
     """
-    diagnosis = diagnose(command[0], command[1:], DoctorOptions(cross_reference=_codes(families), **options))
+    try:
+        diagnosis = diagnose(command[0], command[1:], DoctorOptions(cross_reference=_codes(families), **options))
+    except KeyboardInterrupt:
+        click.echo("interrupted: the script was stopped", err=True)
+        sys.exit(130)
     _emit(diagnosis.report, report_file, report_format, to_stderr=False)
     sys.exit(diagnosis.exit_code)
 

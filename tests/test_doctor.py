@@ -23,8 +23,9 @@ from click.testing import CliRunner
 from codemods import convert_source
 from codemods.cli import main
 from codemods.doctor import DoctorOptions, diagnose, graphs
-from codemods.doctor.findings import Places, UserCode, judge
+from codemods.doctor.findings import Places, judge
 from codemods.doctor.observe import observe
+from codemods.doctor.probe import UserCode
 from codemods.doctor.static import cross_reference
 from codemods.report import Finding
 from codemods.rules import RULES
@@ -91,7 +92,7 @@ def _events(graph_file: str, step_compiles: list[int], reason: str = "steps") ->
         return {"compiles": [compiles, compiles * 1e8], "executions": [compiles, 1e6], "from_device": [0, 0.0]}
 
     steps = [
-        {"kind": "step", "index": i, "graphs_bytes": end, "metrics": metrics(c), "reads": []}
+        {"kind": "step", "index": i, "graphs_bytes": end, "metrics": metrics(c), "reads": [], "time": float(i)}
         for i, (end, c) in enumerate(zip(ends, step_compiles), start=1)
     ]
     finished = {"kind": "finished", "reason": reason, "metrics": metrics(step_compiles[-1]), "reads": [], "fallback_ops": []}
@@ -101,7 +102,7 @@ def _events(graph_file: str, step_compiles: list[int], reason: str = "steps") ->
 def test_judge_names_the_barrier_and_the_slices_after_warm_up(tmp_path: Path) -> None:
     script, graph_file = _project(tmp_path)
     observation = observe(_events(graph_file, [1, 2]), graph_file)
-    verdict = judge(observation, Places(script, "slice_loop_index.py"), UserCode(script), warmup=1, limits="--steps 2")
+    verdict = judge(observation, Places(script, "slice_loop_index.py"), UserCode(str(script)), warmup=1, limits="--steps 2")
     found = verdict.findings["slice_loop_index.py"]
     assert verdict.exit_code == 1
     assert [(f.rule, f.line) for f in found] == [
@@ -118,7 +119,7 @@ def test_judge_names_the_barrier_and_the_slices_after_warm_up(tmp_path: Path) ->
 def test_judge_needs_a_step_after_warm_up(tmp_path: Path) -> None:
     script, graph_file = _project(tmp_path)
     observation = observe(_events(graph_file, [1, 2], reason="completed"), graph_file)
-    verdict = judge(observation, Places(script, "s.py"), UserCode(script), warmup=2, limits="--steps 20")
+    verdict = judge(observation, Places(script, "s.py"), UserCode(str(script)), warmup=2, limits="--steps 20")
     assert verdict.exit_code == 1
     assert [(f.rule, f.line) for f in verdict.findings["s.py"]] == [("XLD100", 1), ("XLD105", 1)]
     assert "only 2 step barriers ran a graph (the script ended)" in verdict.findings["s.py"][1].message

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codemods.doctor import launch
-from codemods.doctor.findings import CANNOT_RUN, Places, UserCode, judge
+from codemods.doctor.findings import CANNOT_RUN, Places, judge
 from codemods.doctor.observe import observe
+from codemods.doctor.probe import UserCode
 from codemods.doctor.static import DEFAULT_FAMILIES, cross_reference
 from codemods.report import FileReport, Report
 
@@ -74,7 +75,7 @@ def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: Docto
     if observation.outcome.get("reason") == "exit" and not observation.outcome.get("message"):
         observation.outcome["message"] = _tail(run.output, 1)  # argparse and friends print why, then exit
     limits = f"--steps {options.steps}, --timeout {options.timeout:g} s"
-    verdict = judge(observation, Places(path, script), UserCode(path), options.warmup, limits)
+    verdict = judge(observation, Places(path, script), UserCode(str(path)), options.warmup, limits)
     findings = cross_reference(verdict.findings, options.cross_reference)
     return Diagnosis(Report([FileReport(p, findings=f) for p, f in findings.items()]), verdict.exit_code)
 

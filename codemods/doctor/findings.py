@@ -22,27 +22,11 @@ from pathlib import Path
 from codemods.doctor import graphs
 from codemods.doctor.graphs import Change, Frame, Graph
 from codemods.doctor.observe import GraphRun, HostRead, Loader, Observation
+from codemods.doctor.probe import UserCode
 from codemods.report import Finding
 
 CANNOT_RUN, NOT_STEADY, STEADY = 2, 1, 0
 _MESSAGE_LIMIT = 500  # a crash message can quote a long exception
-
-
-class UserCode:
-    """Which files are the user's: under the script's folder, outside installed packages
-    (the probe uses the same rule for the lines of host reads)."""
-
-    def __init__(self, script: Path) -> None:
-        self.folder = os.path.dirname(os.path.realpath(script)) + os.sep
-        self._known: dict[str, bool] = {}
-
-    def __call__(self, filename: str) -> bool:
-        if filename not in self._known:
-            path = os.path.realpath(filename)
-            self._known[filename] = path.startswith(self.folder) and not any(
-                part in ("site-packages", "dist-packages") for part in path.split(os.sep)
-            )
-        return self._known[filename]
 
 
 @dataclass
@@ -364,7 +348,7 @@ def _ending(observation: Observation) -> str:
 def _summary(observation: Observation, warmup: int, limits: str, compiled_after: int, crashed: bool) -> str:
     final = observation.final
     text = (
-        f"{observation.step_count} steps ({_ending(observation)}; {limits}, warm-up {warmup}): "
+        f"{_plural(observation.step_count, 'step')} ({_ending(observation)}; {limits}, warm-up {warmup}): "
         f"{_plural(final.compiles, 'graph')} compiled, {_plural(final.executions, 'graph run')}; "
         f"compiling took {final.compile_ns / 1e9:.1f} s, running {final.execute_ns / 1e9:.2f} s"
     )
@@ -373,8 +357,10 @@ def _summary(observation: Observation, warmup: int, limits: str, compiled_after:
         after = observation.steps[-1] - observation.steps[warmup - 1] if warmup else observation.steps[-1]
         steps = len(judged)
         runs = sum(1 for run in observation.runs if run.step in judged)
+        seconds = (observation.step_times[-1] - observation.step_times[warmup - 1]) / steps if warmup else None
+        duration = "" if seconds is None else (f"{seconds:.1f} s, " if seconds >= 1 else f"{seconds * 1000:.0f} ms, ")
         text += (
-            f"; after warm-up, per step: {_plural(after.compiles / steps, 'compile')}, "
+            f"; after warm-up, per step: {duration}{_plural(after.compiles / steps, 'compile')}, "
             f"{_plural(runs / steps, 'graph run')}, "
             f"{_plural(after.from_device / steps, 'transfer')} to the host"
         )

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-PROBE = Path(__file__).with_name("probe.py")
-UNAVAILABLE = 3  # the probe's exit status when its interpreter has no torch_xla (probe.UNAVAILABLE)
+from codemods.doctor import probe
+
+PROBE = Path(probe.__file__)
+UNAVAILABLE = probe.UNAVAILABLE  # the probe's exit status when its interpreter has no torch_xla
 # Beyond --timeout (which the probe enforces itself, once torch_xla is imported): time to
 # start the interpreter and import torch_xla, then to write the last report and exit.
 START_AND_EXIT_SECONDS = 120.0

@@ -65,9 +65,9 @@ class Loader:
     samples: int | None  # None for an iterable dataset
 
 
-@dataclass
+@dataclass(eq=False)
 class GraphRun:
-    """One graph torch_xla ran: in which step, from which Python stack."""
+    """One graph torch_xla ran: in which step, from which Python stack (compared by identity)."""
 
     offset: int
     step: int
@@ -84,6 +84,7 @@ class GraphRun:
 @dataclass
 class Observation:
     steps: list[Metrics]  # after each step barrier
+    step_times: list[float]  # when each step barrier returned (seconds, monotonic)
     final: Metrics
     runs: list[GraphRun]
     reads: list[HostRead]
@@ -121,6 +122,7 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
         seen.add(graph_hash)
     return Observation(
         steps=[Metrics.of(e.get("metrics")) for e in step_events],
+        step_times=[float(e.get("time", 0.0)) for e in step_events],  # type: ignore[arg-type]
         final=Metrics.of(finished.get("metrics")),
         runs=runs,
         reads=reads,

@@ -67,7 +67,7 @@ class Events:
 
 class UserCode:
     """Which frames are the user's: files under the script's folder, outside installed packages.
-    (The tool applies the same rule to the stacks in the graph file.)"""
+    (The tool imports this class to apply the same rule to the stacks in the graph file.)"""
 
     def __init__(self, script: str) -> None:
         self._folder = os.path.dirname(os.path.realpath(script)) + os.sep
