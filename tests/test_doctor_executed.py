@@ -24,6 +24,12 @@ from codemods.report import Finding
 
 pytestmark = pytest.mark.executed
 
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scripts run in the current folder, as `xla-codemod doctor` runs them: a temporary one."""
+    monkeypatch.chdir(tmp_path)
+
 DATA = Path(__file__).parent / "data" / "doctor"
 STEPS = 12
 RECOMPILATION = ("XLD101", "XLD102", "XLD106")
@@ -133,6 +139,17 @@ def test_a_script_without_barriers_is_stopped_by_the_time_limit(tmp_path: Path) 
     assert [f.rule for f in found] == ["XLD100", "XLD105"]
     assert found[0].message.startswith("0 steps (stopped by the time limit; --steps 20, --timeout 3 s")
     assert "a training loop needs torch_xla.sync(), xm.mark_step() or an MpDeviceLoader" in found[1].message
+
+
+def test_a_static_rule_on_a_line_the_run_names_is_cited(tmp_path: Path) -> None:
+    script = tmp_path / "save_every_step.py"
+    shutil.copy(DATA / "save_every_step.py", script)
+    diagnosis = diagnose(str(script), options=DoctorOptions(cross_reference=("XLA4",)))
+    found = findings_of(diagnosis.report.files, str(script))
+    assert diagnosis.exit_code == 0
+    assert [(f.rule, f.line) for f in found] == [("XLD100", 1), ("XLD103", line_of(script, "torch.save("))]
+    assert found[1].message.startswith("`.cpu()` reads a device value on the host 2 times per step")
+    assert found[1].message.endswith("(static rule XLA401 xla-save flags this line too)")
 
 
 # The issue's acceptance case: a word-level language model converted by the tool slices a

@@ -300,7 +300,7 @@ def _read_message(label: str, per_step: float, runs_per_step: float, fallback: b
         )
     if fallback:
         return text + ": keep the shapes static (multiply by a mask instead of selecting)"
-    return text + ": log it from xm.add_step_closure, or read it every N steps"
+    return text + ": read it every N steps, or in a step closure (xm.add_step_closure)"
 
 
 # -- crash, too few steps, summary --------------------------------------------------------
