@@ -41,7 +41,7 @@ def line_of(text: str, lines: list[str] = SCRIPT_LINES) -> int:
 
 
 def parsed() -> list[graphs.Graph]:
-    return [graphs.parse_entry(body, offset) for offset, _, body in graphs.entries(GRAPH_FILE)]
+    return [graphs.parse_entry(body) for _, _, body in graphs.entries(GRAPH_FILE)]
 
 
 def is_user_file(filename: str) -> bool:

@@ -79,7 +79,6 @@ class Graph:
     stack: list[Frame]  # the Python stack that ran it, innermost first
     graph_hash: str
     operations: dict[str, Operation]  # by value name (arg0, 0, cst_1, ...)
-    offset: int = 0  # where its entry starts in the graph file
 
     def signatures(self) -> set[str]:
         return {o.signature for o in self.operations.values()}
@@ -120,14 +119,14 @@ def entry_head(body: str) -> tuple[list[Frame], str]:
     return stack, found.group(1) if found else ""
 
 
-def parse_entry(body: str, offset: int = 0) -> Graph:
+def parse_entry(body: str) -> Graph:
     """One entry of the graph file (the text after its ``[name]`` line)."""
     stack, graph_hash = entry_head(body)
     graph_text = body.partition("## BEGIN_GRAPH\n")[2].partition("## END_GRAPH")[0]
     locations, module_lines = _split_locations(graph_text)
     operations = _operations(module_lines, locations)
     _sign(operations)
-    return Graph(stack, graph_hash, operations, offset)
+    return Graph(stack, graph_hash, operations)
 
 
 def changes(before: Graph, after: Graph) -> list[Change]:

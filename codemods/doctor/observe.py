@@ -69,7 +69,6 @@ class Loader:
 class GraphRun:
     """One graph torch_xla ran: in which step, from which Python stack (compared by identity)."""
 
-    offset: int
     step: int
     stack: list[Frame]
     graph_hash: str
@@ -78,7 +77,7 @@ class GraphRun:
 
     @cached_property
     def graph(self) -> Graph:
-        return graphs.parse_entry(self.body, self.offset)
+        return graphs.parse_entry(self.body)
 
 
 @dataclass
@@ -118,7 +117,7 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
         stack, graph_hash = graphs.entry_head(body)
         graph_hash = graph_hash or f"offset {offset}"
         step = 1 + sum(1 for boundary in boundaries if boundary <= byte_offset)
-        runs.append(GraphRun(offset, step, stack, graph_hash, body, new=graph_hash not in seen))
+        runs.append(GraphRun(step, stack, graph_hash, body, new=graph_hash not in seen))
         seen.add(graph_hash)
     return Observation(
         steps=[Metrics.of(e.get("metrics")) for e in step_events],
