@@ -16,7 +16,7 @@ from typing import Literal, TypeVar
 
 import libcst as cst
 
-from codemods.facts import analyse
+from codemods.analysis import analyse
 from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for
