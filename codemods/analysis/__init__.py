@@ -7,7 +7,8 @@ tree, so every rewrite sees the original nodes these facts point at.
 
 One module per concern, each with its part of the sheet and its analysis; the shared
 walk (walk.py) hands every node to each analysis in the order below, which is also the
-order their results are finished in (later ones may read earlier ones).
+order their results are finished in (later ones may read earlier ones; conclusions that
+need every result are drawn in ``settle``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from codemods.analysis.amp import AmpAnalysis, AmpFacts
 from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
@@ -34,18 +36,21 @@ class Facts:
     imports: ImportFacts = field(default_factory=ImportFacts)
     device: DeviceFacts = field(init=False)
     distributed: DistributedFacts = field(default_factory=DistributedFacts)
+    amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
 
     def __post_init__(self) -> None:
         self.device = DeviceFacts(self.imports.table)
+        self.amp = AmpFacts(self.imports.table)
 
 
 ANALYSES: list[type[Analysis]] = [
     ImportAnalysis,
     DeviceAnalysis,
     DistributedAnalysis,
+    AmpAnalysis,
     TrainingAnalysis,
     CheckpointAnalysis,
     ProjectAnalysis,

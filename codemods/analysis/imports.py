@@ -77,9 +77,10 @@ def tests_for_xla(test: cst.BaseExpression) -> bool:
 
 
 def import_anchor(module: cst.Module) -> cst.CSTNode | None:
-    """The statement after which new imports go: the last torch import of the leading
-    import block, else the block's last import, else the docstring."""
-    anchor = torch_anchor = None
+    """The statement after which new imports go: the last torch_xla import of the
+    leading import block (new torch_xla imports go next to the existing ones), else its
+    last torch import, else the block's last import, else the docstring."""
+    anchor = torch_anchor = xla_anchor = None
     for index, statement in enumerate(module.body):
         if not isinstance(statement, cst.SimpleStatementLine):
             break
@@ -96,4 +97,6 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
             names = [dotted(a.name) or "" for a in s.names] if isinstance(s, cst.Import) else [dotted(s.module) or ""]
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 torch_anchor = statement
-    return torch_anchor or anchor
+            if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):
+                xla_anchor = statement
+    return xla_anchor or torch_anchor or anchor

@@ -53,6 +53,9 @@ class TrainingFacts:
     # analysis cannot tell is an optimizer.
     optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
     unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
+    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
+    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:
@@ -70,6 +73,8 @@ class _Loop:
     barrier: bool = False
     host_read: bool = False
     moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
+    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
+    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
 
 
 @dataclass
@@ -191,6 +196,9 @@ class TrainingAnalysis(Analysis):
                 loop.host_read = True
             if (func_name := dotted(node.func)) is not None:
                 loop.called.append(func_name.removeprefix("self."))
+                arguments = [name for a in node.args if (name := dotted(a.value)) is not None]
+                if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
+                    loop.handed.append((node, func_name, arguments))
         if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device))
@@ -218,16 +226,21 @@ class TrainingAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
+    def _steps(self, receivers: list[str]) -> bool:
+        """Some receiver of a ``.step()`` is an optimizer or a gradient scaler."""
+        scalers = self.facts.amp.scaler_names
+        return any(self.part.is_optimizer(r) or r in scalers for r in receivers)
+
     def finish(self) -> None:
         part = self.part
         for name, func_name in self.model_candidates:
             if func_name in self.module_classes:
                 part.models.add(name)
-        step_functions = {
-            fn.name
-            for fn in self.function_records.values()
-            if fn.backward or any(part.is_optimizer(r) for r in fn.step_receivers)
-        }
+        for loop in self.loop_records.values():
+            for call, callee, arguments in loop.handed:
+                if any(part.is_optimizer(name) for name in arguments):
+                    part.step_wrappers[call] = callee
+        step_functions = {fn.name for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)}
         for loop in self.loop_records.values():
             self._plan_loop(loop, step_functions)
         for call, step, loop in self.step_candidates:
@@ -246,8 +259,9 @@ class TrainingAnalysis(Analysis):
         part = self.part
         training = (
             loop.backward
-            or any(part.is_optimizer(r) for r in loop.step_receivers)
+            or self._steps(loop.step_receivers)
             or any(c in step_functions for c in loop.called)
+            or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
         if loop.barrier or self._feeds_from_device_loader(loop.node):
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codemods import apis
+from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
@@ -18,11 +19,11 @@ def concerns_for(ctx: Context) -> list[Concern]:
     module once everything else has asked for what it needs."""
     return [
         DeviceRewrite(ctx),
+        AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
-        ReportedApis(ctx, apis.AMP),
         ReportedApis(ctx, apis.DISTRIBUTED),
         XlaNamesRewrite(ctx),
         ImportsRewrite(ctx),

@@ -231,11 +231,11 @@ class DeviceRewrite(Concern):
     def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
         value = original.value
         if value in self.facts.device.flag_values:
-            flag = self.facts.device.flag_values[value]
+            flag, purpose = self.facts.device.flag_values[value]
             new_value = self.ctx.fix(
                 "XLA104",
                 value,
-                f"`{flag}` picks the device: its accelerator check is dropped (False on XLA, where the XLA "
+                f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
                 "device is always present)",
                 lambda: as_expression(fold_true(updated.value, self.facts.device.is_available_call)),
             )

@@ -73,6 +73,7 @@ class ImportsRewrite(Concern):
             self.unused = candidates - counter.used
         else:
             self.unused = set()
+        self.unused = imports.keep_packages_loaded(self.unused)
         body = list(updated.body)
         anchor = self.ctx.result_of(self.facts.imports.anchor) if self.facts.imports.anchor is not None else None
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
