@@ -223,6 +223,71 @@ CASES = [
 
         device = pd()
         """, note="relative-import"),
+    C("XLA003", "positive", """
+        import torch
+        import torch_xla
+
+        def train_one_epoch(model, loader, optimizer, loss_scaler):
+            for x in loader:
+                with torch.autocast("xla", dtype=torch.bfloat16):
+                    loss = model(x)
+                loss_scaler(loss, optimizer, parameters=model.parameters())
+                torch_xla.sync()
+        """, note="step-wrapper-passed-in"),
+    C("XLA301", "positive", """
+        import torch
+        from util.misc import NativeScaler
+
+        loss_scaler = NativeScaler()
+        for x in loader:
+            loss = model(x)
+            loss_scaler(loss, optimizer)
+        """, """
+        import torch
+        import torch_xla
+        from util.misc import NativeScaler
+
+        loss_scaler = NativeScaler()
+        for x in loader:
+            loss = model(x)
+            loss_scaler(loss, optimizer)
+            torch_xla.sync()
+        """, note="step-wrapper-is-a-training-step"),
+    C("XLA301", "positive", """
+        import torch
+
+        def backward_and_step(loss, optimizer, scaler):
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+
+        class Trainer:
+            def _run_batch(self, x):
+                loss = self.model(x)
+                backward_and_step(loss, self.optimizer, self.scaler)
+
+            def train(self):
+                for x in self.loader:
+                    self._run_batch(x)
+        """, """
+        import torch
+        import torch_xla
+
+        def backward_and_step(loss, optimizer, scaler):
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+
+        class Trainer:
+            def _run_batch(self, x):
+                loss = self.model(x)
+                backward_and_step(loss, self.optimizer, self.scaler)
+
+            def train(self):
+                for x in self.loader:
+                    self._run_batch(x)
+                    torch_xla.sync()
+        """, note="step-through-helpers"),
     # -- XLA101 CUDA devices ----------------------------------------------------
     C("XLA101", "positive", """
         import torch

@@ -66,8 +66,10 @@ class AmpFacts:
     # Under AMP: optimizers that become their sync-free versions, and the others.
     syncfree: dict[cst.Call, SyncFreeOptimizer] = field(default_factory=dict)
     other_optimizers: dict[cst.Call, str] = field(default_factory=dict)
-    # ``device_type = 'cuda' if 'cuda' in device else 'cpu'`` feeding autocast: the value.
+    # ``device_type = 'cuda' if 'cuda' in device else 'cpu'`` feeding autocast: the value;
+    # and device-type names that already name XLA (converted before).
     device_types: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    xla_device_types: set[str] = field(default_factory=set)
     # ``dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``: the value.
     precision_choices: dict[cst.BaseExpression, str] = field(default_factory=dict)
     # Names that switch AMP on (``enabled=use_amp``): flags worth switching on on XLA.
@@ -205,8 +207,10 @@ class AmpAnalysis(Analysis):
         for name in self.device_type_uses:
             values = self.assigned.get(name, [])
             for value in values:
-                if _mentions_cuda(value) or mentions(value, self.facts.device.is_available_call):
+                if _mentions(value, "cuda") or mentions(value, self.facts.device.is_available_call):
                     part.device_types[value] = name
+                elif _mentions(value, "xla"):
+                    part.xla_device_types.add(name)
         for name, values in self.assigned.items():
             for value in values:
                 if _chooses_precision(value) and mentions(value, part.is_precision_check):
@@ -256,8 +260,8 @@ def _sync_free(call: cst.Call, name: str) -> SyncFreeOptimizer:
     return SyncFreeOptimizer(name, dropped, any(a.star == "**" for a in call.args))
 
 
-def _mentions_cuda(value: cst.BaseExpression) -> bool:
-    return any(string_value(n) == "cuda" for n in walk(value))
+def _mentions(value: cst.BaseExpression, device_type: str) -> bool:
+    return any(string_value(n) == device_type for n in walk(value))
 
 
 def _chooses_precision(value: cst.BaseExpression) -> bool:

@@ -89,8 +89,10 @@ class _Scope:
 class _Function(_Scope):
     name: str = ""
     node: cst.FunctionDef | None = None
+    # What the function does once per call (outside loops of its own).
     backward: bool = False
     step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
 
 
 class TrainingAnalysis(Analysis):
@@ -199,6 +201,8 @@ class TrainingAnalysis(Analysis):
                 arguments = [name for a in node.args if (name := dotted(a.value)) is not None]
                 if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
                     loop.handed.append((node, func_name, arguments))
+        elif function is not None and (func_name := dotted(node.func)) is not None:
+            function.called.append(func_name.removeprefix("self."))
         if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device))
@@ -240,7 +244,7 @@ class TrainingAnalysis(Analysis):
             for call, callee, arguments in loop.handed:
                 if any(part.is_optimizer(name) for name in arguments):
                     part.step_wrappers[call] = callee
-        step_functions = {fn.name for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)}
+        step_functions = self._step_functions()
         for loop in self.loop_records.values():
             self._plan_loop(loop, step_functions)
         for call, step, loop in self.step_candidates:
@@ -254,6 +258,17 @@ class TrainingAnalysis(Analysis):
                 part.closures.add(fn.node)
         for scope in [self.module_scope, *self.function_records.values()]:
             self._optimizers_before_moves(scope)
+
+    def _step_functions(self) -> set[str]:
+        """Functions that run a training step each call: a backward pass or an optimizer
+        step outside loops of their own, directly or through another such function."""
+        functions = list(self.function_records.values())
+        steps = {fn.name for fn in functions if fn.backward or self._steps(fn.step_receivers)}
+        while True:
+            more = {fn.name for fn in functions if fn.name not in steps and any(c in steps for c in fn.called)}
+            if not more:
+                return steps
+            steps |= more
 
     def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
         part = self.part

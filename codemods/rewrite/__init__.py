@@ -10,6 +10,7 @@ from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.imports import ImportsRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
+from codemods.rewrite.project import ProjectRewrite
 from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
@@ -26,5 +27,6 @@ def concerns_for(ctx: Context) -> list[Concern]:
         CudaRuntimeRewrite(ctx),
         ReportedApis(ctx, apis.DISTRIBUTED),
         XlaNamesRewrite(ctx),
+        ProjectRewrite(ctx),
         ImportsRewrite(ctx),
     ]

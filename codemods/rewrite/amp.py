@@ -64,7 +64,8 @@ class AmpRewrite(Concern):
         if device_variable and by_device_type:
             # The device type comes from a value that the device-type rule makes 'xla':
             # only the precision may need to change.
-            if dotted(device) not in self.facts.amp.device_types.values():
+            name = dotted(device)
+            if name not in self.facts.amp.device_types.values() and name not in self.facts.amp.xla_device_types:
                 self.ctx.report(
                     "XLA210",
                     original,
@@ -192,7 +193,7 @@ class AmpRewrite(Concern):
             new_args = _updated_args(original, updated)
             kept = [new_args[id(a)] for a in original.args if a not in optimizer.dropped]
             for arg in optimizer.dropped:
-                self.ctx.imports.discard(arg)
+                self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(kept, updated))
 
         new = self.ctx.fix(

@@ -68,20 +68,6 @@ class DeviceRewrite(Concern):
             return self._tensor_type(original, updated)
         if original in self.facts.device.kept_availability_checks:
             self._cuda_check(original)
-        elif original in self.facts.project.external_training:
-            self.ctx.report(
-                "XLA003",
-                original,
-                f"the optimizer goes to {self.facts.project.external_training[original]} in another file: convert that file "
-                "too (its training loop needs the step barrier and xm.optimizer_step)",
-            )
-        elif original in self.facts.project.external_devices:
-            self.ctx.report(
-                "XLA003",
-                original,
-                f"the device comes from {self.facts.project.external_devices[original]} in another file: "
-                "convert that file too, and check it returns the XLA device",
-            )
         return updated
 
     def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
