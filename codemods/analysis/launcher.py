@@ -170,9 +170,10 @@ class _Bindings:
     def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self.assigned[target.value].append(value)
+        elif isinstance(target, (cst.Subscript, cst.Attribute)):
+            self._mutate(target)
         else:
             self._other(target)
-            self._mutate(target)
 
     def _other(self, target: cst.CSTNode) -> None:
         for node in walk(target):
