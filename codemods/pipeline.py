@@ -169,6 +169,7 @@ def _convert(
                 error.lineno,
             ) from None
     output: str | bytes = new_code.encode(module.encoding) if isinstance(source, bytes) else new_code
+    images = image_uses(launcher.estimators, filename, input_positions.of) if launcher and filename else ()
     if locate == "input" or not changed:
         input_positions.prefetch(f.original for f in ctx.findings)
         findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
@@ -179,7 +180,6 @@ def _convert(
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    images = image_uses(launcher.estimators, filename, input_positions.of) if launcher and filename else ()
     return Conversion(source, output if changed else source, findings, module.encoding, images)
 
 

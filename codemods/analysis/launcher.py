@@ -141,7 +141,7 @@ class _Bindings:
 
     def __init__(self) -> None:
         self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
-        self.other: set[str] = set()
+        self.other: dict[str, str] = {}  # name -> how it is bound
         self.mutated: set[str] = set()
 
     def note(self, node: cst.CSTNode) -> None:
@@ -155,15 +155,15 @@ class _Bindings:
         elif isinstance(node, cst.Del):
             self._mutate(node.target)
         elif isinstance(node, (cst.For, cst.CompFor)):
-            self._other(node.target)
+            self._other(node.target, "a loop variable")
         elif isinstance(node, cst.WithItem) and node.asname is not None:
-            self._other(node.asname.name)
+            self._other(node.asname.name, "bound by a with statement")
         elif isinstance(node, cst.NamedExpr):
-            self._other(node.target)
+            self._other(node.target, "bound inside an expression")
         elif isinstance(node, cst.Param):
-            self.other.add(node.name.value)
+            self.other.setdefault(node.name.value, "a function parameter")
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            self.other.add(node.name.value)
+            self.other.setdefault(node.name.value, "a function or class")
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
             self._mutate(node.func.value)
 
@@ -173,12 +173,12 @@ class _Bindings:
         elif isinstance(target, (cst.Subscript, cst.Attribute)):
             self._mutate(target)
         else:
-            self._other(target)
+            self._other(target, "unpacked from another value")
 
-    def _other(self, target: cst.CSTNode) -> None:
+    def _other(self, target: cst.CSTNode, how: str) -> None:
         for node in walk(target):
             if isinstance(node, cst.Name):
-                self.other.add(node.value)
+                self.other.setdefault(node.value, how)
 
     def _mutate(self, target: cst.CSTNode) -> None:
         while isinstance(target, (cst.Subscript, cst.Attribute)):
@@ -189,6 +189,8 @@ class _Bindings:
     def follow(self, name: str) -> cst.BaseExpression | str:
         """The one expression bound to ``name``, or why it cannot be followed."""
         values = self.assigned.get(name, [])
+        if name in self.other and not values:
+            return f"`{name}` is {self.other[name]}"
         if name in self.other or len(values) > 1:
             return f"`{name}` is bound more than once"
         if not values:
