@@ -30,13 +30,13 @@ def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
 
 def is_dockerfile(path: str) -> bool:
     """``Dockerfile``, ``*.Dockerfile`` or ``Dockerfile.*`` (not ``Dockerfile.dockerignore``,
-    BuildKit's per-Dockerfile ignore file)."""
+    BuildKit's per-Dockerfile ignore file, nor a Python file named ``Dockerfile.py``)."""
     name = os.path.basename(path)
     lower = name.lower()
     return (
         lower == "dockerfile"
         or lower.endswith(".dockerfile")
-        or (lower.startswith("dockerfile.") and not lower.endswith(".dockerignore"))
+        or (lower.startswith("dockerfile.") and not lower.endswith((".dockerignore", ".py")))
     )
 
 

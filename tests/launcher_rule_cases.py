@@ -567,31 +567,33 @@ LAUNCHER_CASES = [
 
 # Rules that compare files of one run (an estimator and the Dockerfile of its image):
 # rule, kind, files (path -> text); tests/test_launchers.py runs them through the runner.
+PYTORCH_IMPORT = "from sagemaker.pytorch import PyTorch\n"
+DLC_IMAGE = DLC.strip()
 RUN_CASES = [  # texts are dedented by the test
     ("SM308", "positive", {
-        "launch.py": PYTORCH + "PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
+        "launch.py": PYTORCH_IMPORT + "PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
         "        instance_type='ml.p3.2xlarge')\n",
-        "Dockerfile": DLC + "\nCOPY helpers.py /opt/ml/code/\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+        "Dockerfile": DLC_IMAGE + "\nCOPY helpers.py /opt/ml/code/\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
     }),
     ("SM308", "positive", {
-        "launch.py": PYTORCH + "PyTorch(entry_point='/opt/program/train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/"
+        "launch.py": PYTORCH_IMPORT + "PyTorch(entry_point='/opt/program/train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/"
         "trainer:1',\n        instance_type='ml.p3.2xlarge')\n",
-        "docker/Dockerfile.trainer": DLC + _i("\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
-        "docker/Dockerfile.other": DLC + _i("\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+        "docker/Dockerfile.trainer": DLC_IMAGE + _i("\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+        "docker/Dockerfile.other": DLC_IMAGE + _i("\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
     }),
     ("SM308", "negative", {
-        "launch.py": PYTORCH + "PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
+        "launch.py": PYTORCH_IMPORT + "PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
         "        instance_type='ml.p3.2xlarge')\n",
-        "Dockerfile": DLC + "\nWORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+        "Dockerfile": DLC_IMAGE + "\nWORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
     }),
     ("SM308", "negative", {
-        "launch.py": PYTORCH + "PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
+        "launch.py": PYTORCH_IMPORT + "PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
         "        instance_type='ml.p3.2xlarge')\n",
-        "Dockerfile": DLC + _i("\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+        "Dockerfile": DLC_IMAGE + _i("\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
     }),
     ("SM308", "alias", {
         "launch.py": "from sagemaker.estimator import Estimator as E\n\nimage = 'acct.dkr.ecr.eu-west-1.amazonaws.com/smp-trainer:v2'\n"
         "E(image_uri=image, entry_point='src/train.py', instance_type='ml.p3.2xlarge', role=role)\n",
-        "smp-trainer/Dockerfile": DLC + "\nCOPY src/utils.py /opt/ml/code/utils.py\nENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n",
+        "smp-trainer/Dockerfile": DLC_IMAGE + "\nCOPY src/utils.py /opt/ml/code/utils.py\nENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n",
     }),
 ]

@@ -220,6 +220,8 @@ class _Resolver:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             text = node.evaluated_value
             return Constant(node, text) if isinstance(text, str) else Unknown(node, "it is a formatted string")
+        if isinstance(node, cst.FormattedString):
+            return Unknown(node, "it is a formatted string")
         if isinstance(node, (cst.Integer, cst.Float)):
             return Constant(node, ast.literal_eval(node.value))
         if (

@@ -143,10 +143,10 @@ class _EstimatorCheck:
         if self._instance is not _UNSET:
             return self._instance  # type: ignore[return-value]
         self._instance = None
-        purpose = "what depends on the instance type (GPUs, EFA)"
+        purpose = "what depends on `instance_type` (GPUs, EFA)"
         value = self.estimator.value("instance_type")
         if isinstance(value, Unknown):
-            self.owner.unknown(value, f"{purpose}: `instance_type`")
+            self.owner.unknown(value, purpose)
             return None
         name = value.value if isinstance(value, Constant) else None
         if not isinstance(name, str):
@@ -336,10 +336,10 @@ class _EstimatorCheck:
                               "on a parameter listed twice; remove it")
             return
         kept = _without(text, repeats)
-        shown = f"{kept!r}" if kept else "''"
         self.owner.plan(options.node, _Edit(
-            "SM105", f"custom_mpi_options -> {shown}: SageMaker already passes `--mca btl_vader_single_copy_mechanism "
-            "none`, and Open MPI fails on a parameter listed twice", lambda node: _string_like(node, kept)))
+            "SM105", f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
+            "`--mca btl_vader_single_copy_mechanism none`, and Open MPI fails on a parameter listed twice",
+            lambda node: _string_like(node, kept)))
 
     def efa(self, mpi: Mapping) -> None:
         instance = self.instance()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from codemods.rules.base import Example, Rule
 
 _LAUNCH = "launch.py"
+_PT = "from sagemaker.pytorch import PyTorch\n\n"
 _ESTIMATOR = (
     'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
     '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n'
@@ -22,7 +23,7 @@ RULES = (
         why="The checks read the estimator's arguments statically; a value that only exists when the launcher "
         "runs is reported instead of guessed, so the job's configuration still needs a look.",
         examples=(Example(
-            'from sagemaker.pytorch import PyTorch\n\nPyTorch(entry_point="train.py", distribution=load_config())\n',
+            _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
             None, filename=_LAUNCH),),
     ),
     Rule(
@@ -34,7 +35,11 @@ RULES = (
         "`parameters`, or the configuration put directly under `smdistributed`, leaves the library off or fails the "
         "job. The flat form is rewritten; missing parts are reported.",
         examples=(Example(
+            'from sagemaker.estimator import Estimator\n\n'
+            'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
             'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": smp_options, "mpi": mpi_options},\n)\n',
+            'from sagemaker.estimator import Estimator\n\n'
+            'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
             'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": {"modelparallel": smp_options}, '
             '"mpi": mpi_options},\n)\n', filename=_LAUNCH),),
     ),
@@ -45,8 +50,8 @@ RULES = (
         why='smdistributed-modelparallel 1.6.0 renamed the required "partitions" parameter to '
         '"pipeline_parallel_degree" (a breaking change in the library\'s release notes).',
         examples=(Example(
-            'smp_options = {"enabled": True, "parameters": {"partitions": 2}}\n' + _ESTIMATOR,
-            'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n' + _ESTIMATOR,
+            _PT + 'smp_options = {"enabled": True, "parameters": {"partitions": 2}}\n' + _ESTIMATOR,
+            _PT + 'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n' + _ESTIMATOR,
             filename=_LAUNCH),),
     ),
     Rule(
@@ -56,7 +61,7 @@ RULES = (
         why='The SDK accepts one smdistributed strategy per job. For data parallelism on top of model parallelism '
         'set `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow) in the modelparallel parameters.',
         examples=(Example(
-            'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
+            _PT + 'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
             '        distribution={"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": True}},\n'
             '                      "mpi": mpi_options})\n',
             None, filename=_LAUNCH),),
@@ -69,10 +74,10 @@ RULES = (
         "the instance's GPU count is lowered to it (when the pipeline degree still divides it); a missing one is "
         "reported.",
         examples=(Example(
-            'mpi_options = {"enabled": True, "processes_per_host": 16}\n'
+            _PT + 'mpi_options = {"enabled": True, "processes_per_host": 16}\n'
             'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
             '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
-            'mpi_options = {"enabled": True, "processes_per_host": 8}\n'
+            _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8}\n'
             'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
             '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
             filename=_LAUNCH),),
@@ -84,10 +89,10 @@ RULES = (
         why='SageMaker already passes this MCA parameter; Open MPI refuses a parameter listed twice ("MCA '
         'parameters can only be listed once"). The repeat is removed, the other options are kept.',
         examples=(Example(
-            'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
+            _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
             '               "custom_mpi_options": "--mca btl_vader_single_copy_mechanism none -x NCCL_DEBUG=INFO"}\n'
             + _ESTIMATOR,
-            'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
+            _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
             '               "custom_mpi_options": "-x NCCL_DEBUG=INFO"}\n' + _ESTIMATOR, filename=_LAUNCH),),
     ),
     Rule(
@@ -99,7 +104,7 @@ RULES = (
         "the fabric's RDMA path; without them the job runs, slower. Reported with the flags to add, never "
         "rewritten: MPI options are the user's call.",
         examples=(Example(
-            'mpi_options = {"enabled": True, "processes_per_host": 8}\n'
+            _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8}\n'
             'PyTorch(entry_point="train.py", instance_type="ml.p4d.24xlarge",\n'
             '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
             None, filename=_LAUNCH),),
