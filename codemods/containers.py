@@ -70,6 +70,8 @@ class ImageBuild:
     # whether it copies whole folders there (then any entry point may be among them).
     copied_files: frozenset[str] = frozenset()
     copies_folders: bool = False
+    # SM308 is on (selected, not silenced on the submit directory's line).
+    checked: bool = True
 
 
 @dataclass
@@ -94,7 +96,8 @@ def check_dockerfile(text: str, enabled: Callable[[str], bool], path: str = "Doc
     submit = checker.submit_directory()
     if submit is not None:
         directory, instruction = submit
-        result.build = ImageBuild(path, directory, instruction.line, *checker.copies_into(directory))
+        checked = enabled("SM308") and not suppressed("SM308", instruction.line)
+        result.build = ImageBuild(path, directory, instruction.line, *checker.copies_into(directory), checked)
     return result
 
 
@@ -300,6 +303,8 @@ def connect_images(reports: list[FileReport]) -> None:
         if match is None:
             continue
         report, build = match
+        if not build.checked:
+            continue
         problem = _entry_point_problem(use, build)
         if problem is not None and build.submit_directory is not None:
             message = (f"{use.path}:{use.line}: the estimator runs this image ({use.image_uri}) with entry_point "

@@ -289,3 +289,13 @@ def test_values_that_cannot_be_known_say_why(setup: str, why: str) -> None:
     facts = _analyse(f"from sagemaker.pytorch import PyTorch\n{setup}\nPyTorch(instance_type=kind)\n")
     value = facts.estimators[0].value("instance_type")
     assert isinstance(value, Unknown) and value.why == why
+
+
+def test_checks_across_files_follow_the_selection_and_suppressions(tmp_path: Path) -> None:
+    folder = FIXTURES / "containers" / "entry_point"
+    for name in ("launch.py", "Dockerfile"):
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    assert CliRunner().invoke(main, ["lint", "--ignore", "SM308", str(tmp_path)]).exit_code == 0
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace("ENV SAGEMAKER", "# xla-codemod: ignore[SM308]\nENV SAGEMAKER"))
+    assert CliRunner().invoke(main, ["lint", str(tmp_path)]).exit_code == 0
