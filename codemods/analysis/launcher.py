@@ -287,31 +287,63 @@ def estimator_kind(imports: ImportTable, call: cst.Call) -> str | None:
 def analyse_launcher(module: cst.Module, imports: ImportTable) -> LauncherFacts:
     """The estimators ``module`` builds and, for a training script under SageMaker model
     parallel, where it pins its GPU.  One walk over the parsed module."""
-    bindings = _Bindings()
-    calls: list[cst.Call] = []
-    smp_imports: list[cst.CSTNode] = []
-    init_lines: list[cst.SimpleStatementLine] = []
-    for node in walk(module):
-        bindings.note(node)
-        if isinstance(node, cst.Call):
-            calls.append(node)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)) and _imports_smp_torch(node):
-            smp_imports.append(node)
-        elif isinstance(node, cst.SimpleStatementLine) and _is_smp_init(node, imports):
-            init_lines.append(node)
-    resolver = _Resolver(imports, bindings)
+    collector = _Collector(imports)
+    module.visit(collector)
+    resolver = _Resolver(imports, collector.bindings)
     facts = LauncherFacts()
-    for call in calls:
+    for call in collector.calls:
         kind = estimator_kind(imports, call)
         if kind is not None:
             facts.estimators.append(_estimator(call, kind, resolver))
-    if smp_imports:
-        script = SmpScript(smp_imports[0], init_statements=init_lines)
-        for call in calls:
+    if collector.smp_imports:
+        script = SmpScript(collector.smp_imports[0], init_statements=collector.init_lines)
+        for call in collector.calls:
             if imports.resolve(call.func) == SET_DEVICE:
-                script.set_device_calls.append((call, _takes_smp_local_rank(call, imports, bindings)))
+                script.set_device_calls.append((call, _takes_smp_local_rank(call, imports, collector.bindings)))
         facts.smp_script = script
     return facts
+
+
+_COLLECTED = frozenset(
+    {
+        cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Del, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr,
+        cst.Param, cst.FunctionDef, cst.ClassDef, cst.Call, cst.Import, cst.ImportFrom, cst.SimpleStatementLine,
+    }
+)
+
+
+class _Collector(cst.CSTVisitor):
+    """The walk: bindings, calls, smdistributed imports and ``smp.init()`` lines
+    (a visitor: LibCST's ``children`` is slow to walk by hand)."""
+
+    def __init__(self, imports: ImportTable) -> None:
+        super().__init__()
+        self.imports = imports
+        self.bindings = _Bindings()
+        self.calls: list[cst.Call] = []
+        self.smp_imports: list[cst.CSTNode] = []
+        self.init_lines: list[cst.SimpleStatementLine] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) not in _COLLECTED:  # most nodes: names, operators, whitespace
+            return True
+        self.bindings.note(node)
+        if isinstance(node, cst.Call):
+            self.calls.append(node)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and _imports_smp_torch(node):
+            self.smp_imports.append(node)
+        elif isinstance(node, cst.SimpleStatementLine) and _is_smp_init(node, self.imports):
+            self.init_lines.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        """Nothing to do on the way back."""
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks: skip LibCST's lookup of them."""
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks: skip LibCST's lookup of them."""
 
 
 def _estimator(call: cst.Call, kind: str, resolver: _Resolver) -> Estimator:
