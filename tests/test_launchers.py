@@ -299,3 +299,13 @@ def test_checks_across_files_follow_the_selection_and_suppressions(tmp_path: Pat
     dockerfile = tmp_path / "Dockerfile"
     dockerfile.write_text(dockerfile.read_text().replace("ENV SAGEMAKER", "# xla-codemod: ignore[SM308]\nENV SAGEMAKER"))
     assert CliRunner().invoke(main, ["lint", str(tmp_path)]).exit_code == 0
+
+
+def test_the_readme_example_is_what_lint_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES.parent)
+    readme = (FIXTURES.parent / "README.md").read_text()
+    shown = [line for line in readme.splitlines() if line.startswith("fixtures/launchers/seed_pytorch_estimator_broken.py:")]
+    result = CliRunner().invoke(main, ["lint", "fixtures/launchers/seed_pytorch_estimator_broken.py"])
+    assert len(shown) == 4
+    for line in shown:
+        assert line.removesuffix("...") in result.output, line
