@@ -179,8 +179,8 @@ class _Checker:
         installed = {kind for i in installs for kind, _ in _wheels_in(i.text)}
         for kind, wheel in _WHEEL_NAMES.items():
             if kind not in installed:
-                self.report("SM304", self.image.line, f"the image does not install the {wheel} wheel: the model-parallel "
-                            "library needs both smdistributed wheels (model parallel and data parallel)")
+                self.report("SM304", self.image.line, f"the image does not install the {wheel} wheel: the "
+                            "model-parallel library needs both smdistributed wheels (model parallel and data parallel)")
         tags = self.wheel_tags()
         python = self.python_version()
         if isinstance(python, str):

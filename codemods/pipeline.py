@@ -16,10 +16,10 @@ from typing import Literal, TypeVar
 
 import libcst as cst
 
+from codemods.analysis import analyse
 from codemods.analysis.dockerfile import DockerfileSyntaxError
 from codemods.analysis.launcher import analyse_launcher
 from codemods.containers import check_dockerfile, image_uses
-from codemods.facts import analyse
 from codemods.files import is_dockerfile
 from codemods.positions import code_and_starts
 from codemods.report import Finding
@@ -151,7 +151,7 @@ def _convert(
 
     source_code = source if isinstance(source, str) else raw.decode(module.encoding)
     facts = analyse(module)
-    launcher = analyse_launcher(module, facts.imports) if _SAGEMAKER.search(raw) else None
+    launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
@@ -190,7 +190,8 @@ def _check_dockerfile(
     if _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])
     if max_bytes is not None and len(raw) > max_bytes:
-        raise ConversionError(f"{len(raw) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.1f} MiB limit; left alone", 1)
+        size, limit = len(raw) / 2**20, max_bytes / 2**20
+        raise ConversionError(f"{size:.1f} MiB is over the {limit:.1f} MiB limit; left alone", 1)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

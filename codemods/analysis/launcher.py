@@ -254,7 +254,8 @@ class _Resolver:
             hidden: cst.CSTNode | None = None
             for arg in node.args:
                 if arg.keyword is not None:
-                    entries[arg.keyword.value] = Entry(arg.keyword.value, arg.keyword, arg.value, self.value(arg.value, seen))
+                    key = arg.keyword.value
+                    entries[key] = Entry(key, arg.keyword, arg.value, self.value(arg.value, seen))
                     continue
                 inner = self.value(arg.value, seen) if not arg.star else None
                 if isinstance(inner, Mapping):

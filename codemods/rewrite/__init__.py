@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codemods import apis
 from codemods.analysis.launcher import LauncherFacts
+from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
@@ -26,11 +27,11 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
     return [
         *launchers,
         DeviceRewrite(ctx),
+        AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
-        ReportedApis(ctx, apis.AMP),
         ReportedApis(ctx, apis.DISTRIBUTED),
         XlaNamesRewrite(ctx),
         ImportsRewrite(ctx),

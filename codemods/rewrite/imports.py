@@ -73,8 +73,9 @@ class ImportsRewrite(Concern):
             self.unused = candidates - counter.used
         else:
             self.unused = set()
+        self.unused = imports.keep_packages_loaded(self.unused)
         body = list(updated.body)
-        anchor = self.ctx.result_of(self.facts.import_anchor) if self.facts.import_anchor is not None else None
+        anchor = self.ctx.result_of(self.facts.imports.anchor) if self.facts.imports.anchor is not None else None
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
 
         originals = _imports_of(list(original.body))
@@ -103,7 +104,7 @@ class ImportsRewrite(Concern):
                 if any(other.startswith(key + ".") for other in added):
                     continue  # importing a submodule loads the package too
                 line = line.with_changes(trailing_whitespace=_REGISTERS_DEVICE)
-            self.ctx.fix("XLA001", self.facts.import_anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
+            self.ctx.fix("XLA001", self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
             body.insert(insert_at, line)
             insert_at += 1
         return updated.with_changes(body=body)

@@ -100,8 +100,8 @@ class LauncherRewrite(Concern):
             self.report("SM107", call, f"`{self.ctx.code(call)}`: under model parallel each process pins its own GPU "
                         "with `torch.cuda.set_device(smp.local_rank())`")
             return
-        set_device = self.ctx.facts.imports.local_name_for(SET_DEVICE)
-        local_rank = self.ctx.facts.imports.local_name_for(f"{SMP_TORCH}.local_rank")
+        set_device = self.ctx.facts.imports.table.local_name_for(SET_DEVICE)
+        local_rank = self.ctx.facts.imports.table.local_name_for(f"{SMP_TORCH}.local_rank")
         message = "torch.cuda.set_device(smp.local_rank()) pins each process to its own GPU"
         if not script.init_statements or set_device is None or local_rank is None:
             self.report("SM107", script.import_statement, f"no {message.replace(' pins', ': it pins', 1)}: add it "
@@ -225,7 +225,7 @@ class _EstimatorCheck:
         key = smdistributed.key_node
 
         def wrap(written: cst.CSTNode) -> cst.CSTNode:
-            name = _string_like(key, "modelparallel") if isinstance(key, cst.SimpleString) else cst.SimpleString('"modelparallel"')
+            name = _string_like(key, "modelparallel")
             return cst.Dict([cst.DictElement(name, written)])  # type: ignore[arg-type]
 
         self.owner.plan(smdistributed.written, _Edit(
@@ -257,8 +257,8 @@ class _EstimatorCheck:
         partitions = parameters.entries.get("partitions")
         if partitions is None:
             if "pipeline_parallel_degree" not in parameters.entries and parameters.hidden is None:
-                self.owner.report("SM101", parameters.node, 'modelparallel parameters have no "pipeline_parallel_degree" '
-                                  "(required): the number of model partitions")
+                self.owner.report("SM101", parameters.node, 'modelparallel parameters have no '
+                                  '"pipeline_parallel_degree" (required): the number of model partitions')
             return
         if "pipeline_parallel_degree" in parameters.entries:
             self.owner.report("SM102", partitions.key_node, '"partitions" and "pipeline_parallel_degree" both given: '
@@ -379,8 +379,9 @@ class TrainingCompilerCheck:
         pytorchxla = _get(distribution, "pytorchxla") if isinstance(distribution, Mapping) else None
         if pytorchxla is not None:
             if _constant(_get(pytorchxla, "enabled"), True) is True and isinstance(version, tuple) and version < since:
-                self.owner.report("SM203", self.estimator.arguments["distribution"].node, f"the pytorchxla runtime needs "
-                                  f"PyTorch >= {_dotted(since)} with Training Compiler ({_dotted(version)} given)")
+                where = self.estimator.arguments["distribution"].node
+                self.owner.report("SM203", where, f"the pytorchxla runtime needs PyTorch >= {_dotted(since)} with "
+                                  f"Training Compiler ({_dotted(version)} given)")
             return
         if isinstance(distribution, Mapping) and distribution.entries:
             if isinstance(version, tuple) and version >= since:
@@ -425,13 +426,15 @@ class TrainingCompilerCheck:
         if isinstance(hyperparameters, Unknown):
             self.owner.unknown(hyperparameters, "the launcher arrangement of a compiled job: `hyperparameters`")
             return
-        if isinstance(hyperparameters, Mapping) and ("training_script" in hyperparameters.entries or hyperparameters.hidden):
+        if isinstance(hyperparameters, Mapping) and (
+            "training_script" in hyperparameters.entries or hyperparameters.hidden is not None
+        ):
             return
         entry_point = self.estimator.value("entry_point")
         script = entry_point.value if isinstance(entry_point, Constant) else "your training script"
-        self.owner.report("SM202", self.estimator.call, "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler runs "
-                          "a distributed job through a launcher script: pass it as entry_point and the training script "
-                          f"as hyperparameters['training_script'] ({script!r} now runs as a single process)")
+        self.owner.report("SM202", self.estimator.call, "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler "
+                          "runs a distributed job through a launcher script: pass it as entry_point and the training "
+                          f"script as hyperparameters['training_script'] ({script!r} now runs as a single process)")
 
     def add_pytorchxla(self) -> None:
         call = self.estimator.call
@@ -439,10 +442,13 @@ class TrainingCompilerCheck:
             self.owner.report("SM201", call, 'compiler_config on several GPUs needs distribution={"pytorchxla": '
                               '{"enabled": True}}: without it the compiled job uses one GPU per instance')
             return
-        argument = cst.parse_expression('f(distribution={"pytorchxla": {"enabled": True}})').args[0]  # type: ignore[attr-defined]
+        value = cst.parse_expression('{"pytorchxla": {"enabled": True}}')
+        argument = cst.Arg(value, keyword=cst.Name("distribution"), equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
         self.owner.plan(call, _Edit(
             "SM201", 'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
-            "starts one compiled process per GPU", lambda node: _append_argument(node, argument),  # type: ignore[arg-type]
+            "starts one compiled process per GPU",
+            lambda node: _append_argument(node, argument),  # type: ignore[arg-type]
             lambda node: node.args[-1]))  # type: ignore[attr-defined]
 
 

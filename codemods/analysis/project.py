@@ -1,0 +1,65 @@
+"""The project around the file: setup that comes from, or goes to, functions imported
+from the project's own modules (each file is converted on its own terms, so those
+must be converted too)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.analysis.device import is_device_name
+from codemods.analysis.walk import Analysis, Walk
+from codemods.syntax import dotted, method_name, receiver
+
+
+@dataclass
+class ProjectFacts:
+    # device = get_device() with get_device from another file of the project.
+    external_devices: dict[cst.Call, str] = field(default_factory=dict)
+    # Calls that hand an optimizer to a function of another file of the project (the
+    # training step lives there and is converted with that file).
+    external_training: dict[cst.Call, str] = field(default_factory=dict)
+
+
+class ProjectAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.project
+        self.external_calls: list[tuple[cst.Call, str]] = []
+
+    def _project_path(self, func: cst.BaseExpression) -> str | None:
+        """``engine.train_one_epoch`` -> "engine.train_one_epoch" when ``engine`` was
+        imported from the project."""
+        name = dotted(func)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        origin = self.facts.imports.project_names.get(head)
+        return None if origin is None else origin + (f".{rest}" if rest else "")
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assignment(dotted(target.target), node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if not is_device_name(name):
+            return
+        while isinstance(value, cst.Call) and method_name(value) in ("to", "cuda", "float", "double", "train", "eval"):
+            value = receiver(value)  # type: ignore[assignment]
+        if isinstance(value, cst.Call) and (where := self._project_path(value.func)) is not None:
+            self.part.external_devices[value] = where
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if (where := self._project_path(node.func)) is not None:
+            self.external_calls.append((node, where))
+
+    def finish(self) -> None:
+        is_optimizer = self.facts.training.is_optimizer
+        for call, where in self.external_calls:
+            if any(is_optimizer(dotted(a.value)) for a in call.args):
+                self.part.external_training[call] = where
