@@ -326,6 +326,7 @@ def test_launchers_with_lines_dropped_never_crash_and_stay_idempotent(data: st.D
         once = convert_source(source, filename=launcher.name)
     except ConversionError:
         return  # not Python any more: the one-line error, tested elsewhere
-    compile(once.output, str(launcher), "exec")
+    if once.output != source:  # (a file that no longer mentions torch or sagemaker is skipped unparsed)
+        compile(once.output, str(launcher), "exec")
     twice = convert_source(once.output, filename=launcher.name)
     assert twice.output == once.output and not any(f.fixed for f in twice.findings)
