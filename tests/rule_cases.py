@@ -233,7 +233,7 @@ CASES = [
 
         device = pd()
         """, note="relative-import"),
-    C("XLA003", "positive", """
+    C("XLA003", "negative", """
         import torch
         import torch_xla
 
@@ -243,7 +243,7 @@ CASES = [
                     loss = model(x)
                 loss_scaler(loss, optimizer, parameters=model.parameters())
                 torch_xla.sync()
-        """, note="step-wrapper-passed-in"),
+        """, note="step-wrapper-passed-in-names-no-file"),
     C("XLA301", "positive", """
         import torch
         from util.misc import NativeScaler
