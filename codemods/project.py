@@ -14,6 +14,7 @@ never written; modules converted in the same run are not pending.
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Callable, Collection
 from dataclasses import replace
@@ -149,10 +150,30 @@ def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None)
 
     def summarise(data: bytes, imports: FileImports) -> ModuleSummary | None:
         try:
-            return convert_source(
+            summary = convert_source(
                 data, target=target, selection=selection, locate="input", max_bytes=max_bytes, imports=imports
             ).summary
         except ConversionError:
             return None
+        if summary is not None and summary == ModuleSummary():
+            # Not a training script (skipped unparsed): it may still re-export names.
+            summary = replace(summary, imported=_imported_names(data))
+        return summary
 
     return summarise
+
+
+def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
+    """(local name, module as written, name there) of each ``from ... import`` (Python's own
+    parser: this is for files the conversion skipped)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (alias.asname or alias.name, "." * node.level + (node.module or ""), alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name != "*"
+    )

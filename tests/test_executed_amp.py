@@ -37,8 +37,9 @@ AMP_CASES = {
     "amp_nanogpt.py": {"syncfree.adamw.AdamW"},
     "amp_decorated.py": set(),  # RMSprop has no sync-free version (reported, kept)
     "main_pretrain.py": {"syncfree.adamw.AdamW"},  # AMP set up in util/misc.py
+    "main.py": {"syncfree.adamw.AdamW"},  # a repository: loops in engine.py, scaler in utils/
 }
-FOLDERS = {"main_pretrain.py": "mae_style"}
+FOLDERS = {"main_pretrain.py": "mae_style", "main.py": "vision_repo"}
 
 
 def bfloat16_autocast_ran(run: Run) -> bool:
