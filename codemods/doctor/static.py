@@ -38,7 +38,7 @@ def cross_reference(findings: dict[str, list[Finding]], families: tuple[str, ...
 
 def _static_by_line(path: Path, families: tuple[str, ...]) -> dict[int, list[Finding]]:
     try:
-        conversion = convert_source(path.read_bytes(), locate="input")
+        conversion = convert_source(path.read_bytes(), locate="input", filename=str(path))
     except (ConversionError, OSError):
         return {}
     by_line: dict[int, list[Finding]] = {}

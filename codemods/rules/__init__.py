@@ -3,7 +3,8 @@ the tool fixes it or only reports.
 
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
-XLA5 CUDA runtime calls, XLA6 distributed, XLA9 torch_xla release names; XLD is what
+XLA5 CUDA runtime calls, XLA6 distributed, XLA9 torch_xla release names; SM1 SageMaker
+model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLD is what
 ``xla-codemod doctor`` sees while a script runs (runtime findings).  A rule with
 ``fixable=True`` may still report a case it cannot fix; then the finding says so.
 This package imports nothing heavy: the command line validates codes with it.
@@ -13,8 +14,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.rules import barriers, checkpoints, cuda_runtime, device, distributed, imports, optimizer, release_names
-from codemods.rules import doctor
+from codemods.rules import (
+    barriers,
+    checkpoints,
+    containers,
+    cuda_runtime,
+    device,
+    distributed,
+    doctor,
+    imports,
+    launcher,
+    optimizer,
+    release_names,
+)
 from codemods.rules.base import SEVERITIES, Example, Rule, Severity, at_least
 
 __all__ = ["RULES", "RULES_BY_CODE", "SEVERITIES", "Example", "Rule", "RuleSelection", "Severity", "at_least", "matches"]
@@ -28,6 +40,8 @@ RULES: tuple[Rule, ...] = (
     *cuda_runtime.RULES,
     *distributed.RULES,
     *release_names.RULES,
+    *launcher.RULES,
+    *containers.RULES,
     *doctor.RULES,
 )
 
