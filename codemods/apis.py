@@ -162,3 +162,18 @@ HOST_READ_BUILTINS = frozenset({"float", "print"})
 OPTIMIZER_MODULE = "torch.optim"
 SCHEDULER_MODULE = "torch.optim.lr_scheduler"
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+# References the rewrites inspect by themselves (beyond the fact sheet's nodes): the
+# tables above, any torch.cuda or torch.backends API, and the torch_xla names of either
+# release.  The analysis marks them so the rewrite traversal visits them.
+INSPECTED_PREFIXES = (
+    "torch.cuda.", "torch.backends.", "torch_xla.", "torch.distributed.", "torch.multiprocessing.",
+    "torch.nn.parallel.", "torch.amp.", "torch.accelerator.",
+)
+INSPECTED_NAMES = frozenset(
+    {*CUDA_RUNTIME, *DISTRIBUTED, *THIRD_PARTY, *AVAILABILITY_CHECKS, *CUDA_TENSOR_TYPES, *TORCH_AUTOCAST, "torch_xla"}
+)
+
+
+def inspected(qualified: str) -> bool:
+    return qualified in INSPECTED_NAMES or qualified.startswith(INSPECTED_PREFIXES)

@@ -163,7 +163,9 @@ def _convert(
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
-    new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher)))
+    # Launcher rewrites read their own facts: they visit everything.
+    hot = facts.hot_nodes if launcher is None else None
+    new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher), hot))
 
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
     new_code, output_positions = code_and_starts(new_module, anchors)

@@ -44,6 +44,8 @@ class Facts:
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
+    # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
+    hot_nodes: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.device = DeviceFacts(self.imports.table)
@@ -68,4 +70,5 @@ def analyse(module: cst.Module, imports: ImportContext | None = None) -> Facts:
     walk = Walk(facts, ANALYSES)
     walk.run(module)
     walk.finish()
+    facts.hot_nodes = walk.hot
     return facts

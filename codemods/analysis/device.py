@@ -65,6 +65,11 @@ class DeviceFacts:
     kept_availability_checks: set[cst.Call] = field(default_factory=set)
     # Functions that choose a device (qualified names), for other files.
     choosers: set[str] = field(default_factory=set)
+    # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
+    cuda_checks: set[cst.CSTNode] = field(default_factory=set)
+    # `.cuda(...)` moves, and `.to(gpu)` moves to a CUDA index.
+    dot_cuda: set[cst.Call] = field(default_factory=set)
+    index_moves: set[cst.Call] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -91,6 +96,7 @@ class DeviceAnalysis(Analysis):
         self.device_args: set[str] = set()  # names passed where a device goes
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
         self.called_funcs: set[int] = set()
+        self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -196,9 +202,16 @@ class DeviceAnalysis(Analysis):
             self.device_code.add(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "is_cuda":
+            self.part.cuda_checks.add(node)
         qualified = self.walk.resolve(node)
         if qualified is not None:
             self._reference(qualified, node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
+            self.part.cuda_checks.add(node)
 
     def _reference(self, qualified: str, node: cst.CSTNode) -> None:
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
@@ -220,7 +233,9 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(device)
             if (name := dotted(device)) is not None:
                 self.device_args.add(name)
+                self.moves_to.append((node, name))
         elif method == "cuda":
+            self.part.dot_cuda.add(node)
             self.mark_device_code()
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.part.cuda_indices.add(name)
@@ -281,6 +296,7 @@ class DeviceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
                 part.ifs.add(node)

@@ -4,12 +4,14 @@ concern's analysis, the way ``rewrite.base.Rewriter`` hands nodes to the rewrite
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
+from codemods import apis
 from codemods.syntax import children
 
 if TYPE_CHECKING:
@@ -19,6 +21,9 @@ AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 
 # Import statements are read whole by the imports analysis: their names are not uses.
 _OPAQUE = (cst.Import, cst.ImportFrom)
+# Besides the fact sheet's nodes, the rewrites look at every reference through the
+# imports and at these names and string keys themselves (pin_memory=... arguments).
+_LOOKED_AT = frozenset({"pin_memory"})
 
 
 class Analysis:
@@ -56,6 +61,11 @@ class Walk:
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
         self.guard_depth = 0  # enclosing try and if statements
+        # The parent of each node walked (by id), and the nodes the rewrites must visit:
+        # the fact sheet's nodes, references through the imports, and their ancestors.
+        self.parents: dict[int, int | None] = {}
+        self.hot: set[int] = set()
+        self._path: list[int] = []
         self.analyses: list[Analysis] = []
         for kind in kinds:  # one by one: an analysis may look up the ones before it
             self.analyses.append(kind(self))
@@ -108,10 +118,41 @@ class Walk:
     # -- traversal ----------------------------------------------------------------------
 
     def run(self, node: cst.CSTNode) -> None:
+        key = id(node)
+        self.parents[key] = self._path[-1] if self._path else None
+        self._path.append(key)
+        kind = type(node)
+        if kind is cst.Name or kind is cst.Attribute:
+            qualified = self.resolve(node)
+            if (qualified is not None and apis.inspected(qualified)) or (kind is cst.Name and node.value in _LOOKED_AT):  # type: ignore[attr-defined]
+                self._heat_path()
+        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
+            self._heat_path()
         if self.on_visit(node):
             for child in children(node):
                 self.run(child)
         self.on_leave(node)
+        self._path.pop()
+
+    # -- where the rewrites need to look ------------------------------------------------------
+
+    def _heat_path(self) -> None:
+        for key in reversed(self._path):
+            if key in self.hot:
+                return  # and so are its ancestors
+            self.hot.add(key)
+
+    def heat(self, node: cst.CSTNode) -> None:
+        """Mark ``node`` and its ancestors as places the rewrites must visit."""
+        key: int | None = id(node)
+        while key is not None and key not in self.hot:
+            self.hot.add(key)
+            key = self.parents.get(key)
+
+    def heat_facts(self) -> None:
+        """Every node the fact sheet names is a place some rewrite looks at."""
+        for node in _nodes_in(self.facts):
+            self.heat(node)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         kind = type(node)
@@ -175,3 +216,20 @@ class Walk:
             analysis.finish()
         for analysis in self.analyses:
             analysis.settle()
+        self.heat_facts()
+
+
+def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
+    """The nodes held anywhere in a fact sheet (its parts, their containers and records)."""
+    if isinstance(value, cst.CSTNode):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _nodes_in(key)
+            yield from _nodes_in(item)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _nodes_in(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from _nodes_in(getattr(value, field.name))

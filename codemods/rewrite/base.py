@@ -204,11 +204,17 @@ _REFERENCES = (cst.Name, cst.Attribute)
 
 
 class Rewriter(cst.CSTTransformer):
-    """Dispatches each node to the concerns, in their order, in a single traversal."""
+    """Dispatches each node to the concerns, in their order, in a single traversal.
 
-    def __init__(self, ctx: Context, concerns: Sequence[Concern]) -> None:
+    It only goes where the analysis says a rewrite may look (``hot``: the fact sheet's
+    nodes, references through the imports, and their ancestors; None: everywhere), and
+    hands every other subtree back untouched: rebuilding nodes is most of a transform's
+    cost."""
+
+    def __init__(self, ctx: Context, concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
         super().__init__()
         self.ctx = ctx
+        self.hot = hot
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
@@ -222,11 +228,16 @@ class Rewriter(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.ctx.ancestors.append(node)
+        if self.hot is not None and id(node) not in self.hot:
+            return False
         if id(node) in self.guarded:
             self.frozen += 1
         return True
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+        if self.hot is not None and id(original_node) not in self.hot:
+            self.ctx.ancestors.pop()
+            return updated_node
         result: object = updated_node
         kind = type(original_node)
         if self.ctx.dropped_statements and kind in _BLOCKS:

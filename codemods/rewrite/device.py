@@ -57,12 +57,11 @@ class DeviceRewrite(Concern):
         if original in self.facts.training.optimizer_before_move:
             return self._move_before_optimizer(original, updated)
         callee = self.ctx.resolve(original.func)
-        method = method_name(original)
         if original in self.facts.device.calls:
             return self._whole_device_call(original, updated)
-        if method == "cuda":
+        if original in self.facts.device.dot_cuda:
             return self._dot_cuda(original, updated)
-        if method == "to":
+        if original in self.facts.device.index_moves:
             return self._integer_to(original, updated)
         if callee in apis.CUDA_TENSOR_TYPES:
             return self._tensor_type(original, updated)
@@ -276,16 +275,13 @@ class DeviceRewrite(Concern):
 
     # -- checks that stay -----------------------------------------------------------
 
-    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.Comparison:
-        operands = [original.left, *(c.comparator for c in original.comparisons)]
-        if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
+    def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        if original in self.facts.device.cuda_checks:
             self._cuda_check(original)
         return updated
 
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if original.attr.value == "is_cuda":
-            self._cuda_check(original)
-        return updated
+    leave_Comparison = _checked
+    leave_Attribute = _checked
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         parent = self.ctx.parent()
