@@ -1,7 +1,8 @@
 """The command line: parse options, call the library, render, set the exit code.
 
-Exit codes: 0 clean; 1 changes made or needed, or findings; 2 usage error or a file
-that could not be processed (the other files are still processed).
+Exit codes: 0 clean; 1 changes made or needed, or findings at or above the fail-on
+severity (for convert: findings it did not fix); 2 usage error or a file that could
+not be processed (the other files are still processed).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from typing import Any
 
 import click
 
-from codemods import __version__
+from codemods import __version__, progress
 from codemods.config import ConfigError, Settings, load
 from codemods.files import FileProblem, discover
-from codemods.report import RENDERERS, FileReport, Report, render_rules
-from codemods.rules import RuleSelection
-from codemods.runner import DEFAULT_MAX_BYTES, Job, Mode, process_bytes, run
+from codemods.report import RENDERERS, FileReport, Mode, Report, render_rules
+from codemods.rules import SEVERITIES, RuleSelection, Severity
+from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
 
 
@@ -41,8 +42,10 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
                      help=f"Largest file to convert, in MiB (default {DEFAULT_MAX_BYTES / 2**20:g})."),
         click.option("--report", "report_file", type=click.Path(allow_dash=True),
                      help="Write the report to FILE ('-' for standard output)."),
-        click.option("--format", "report_format", type=click.Choice(sorted(RENDERERS)), default="text",
+        click.option("--format", "report_format", type=click.Choice(list(RENDERERS)), default="text",
                      show_default=True, help="Report format."),
+        click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+                     help="Exit 1 on findings of this severity or above (default error, or [tool.xla-codemod] fail-on)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -96,46 +99,58 @@ def _execute(
     max_size: float | None,
     report_file: str | None,
     report_format: str,
+    fail_on: Severity | None,
 ) -> int:
     settings = _settings()
     signal.signal(signal.SIGTERM, _interrupt)
     # LibCST walks trees recursively: room for deeply nested (still valid) code.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    chosen_target = target or settings.target or DEFAULT_TARGET
-    if chosen_target not in TARGETS:
-        raise click.UsageError(f"{settings.source}: unknown target {chosen_target!r}")
-    selection = RuleSelection(select=_codes(select) or settings.select or ("ALL",), ignore=_codes(ignore) + settings.ignore)
-    unknown = selection.unknown_patterns()
+    unknown = RuleSelection(select=_codes(select), ignore=_codes(ignore)).unknown_patterns()
     if unknown:
         raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
-    size = max_size or settings.max_size
-    job = Job(mode, chosen_target, selection, int(size * 2**20) if size else DEFAULT_MAX_BYTES)
+    command_line = Settings(target, _codes(select), _codes(ignore), max_size=max_size, fail_on=fail_on)
+
+    def job_for(path: str) -> Job:
+        """Command-line options win over the file's settings (overrides included)."""
+        file = settings.for_path(path)
+        size = command_line.max_size or file.max_size
+        return Job(
+            mode,
+            command_line.target or file.target or DEFAULT_TARGET,
+            RuleSelection(select=command_line.select or file.select or ("ALL",), ignore=command_line.ignore + file.ignore),
+            int(size * 2**20) if size else DEFAULT_MAX_BYTES,
+            command_line.fail_on or file.fail_on or "error",
+        )
 
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
-        return _stdin(job, report_file, report_format)
+        return _stdin(job_for("-"), report_file, report_format)
 
-    files: list[str] = []
+    work: list[tuple[str, Job]] = []
     reports: list[FileReport] = []
     for item in discover(paths, exclude + settings.exclude):
         if isinstance(item, FileProblem):
             path, _, message = str(item).partition(": ")
             reports.append(FileReport(path, error=message))
         else:
-            files.append(item)
+            work.append((item, job_for(item)))
+    bar = progress.Progress(len(work), sys.stderr) if progress.wanted(sys.stderr) else None
     try:
-        reports.extend(run(files, job, jobs))
+        reports.extend(run(work, workers_for(len(work), jobs), bar))
     except KeyboardInterrupt:
         click.echo("interrupted: every file is either as it was or fully converted", err=True)
         return 130
-    report = Report(reports)
+    finally:
+        if bar is not None:
+            bar.close()
+    report = Report(reports, mode)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
         for file in reports:
             click.echo(file.diff, nl=False)
     _emit(report, report_file, report_format, to_stderr=code_on_stdout)
-    return _exit_code(report)
+    return report.exit_code()
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -151,9 +166,9 @@ def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
         sys.stdout.flush()
     elif job.mode == "diff":
         click.echo(file_report.diff, nl=False)
-    report = Report([file_report])
+    report = Report([file_report], job.mode)
     _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
-    return _exit_code(report)
+    return report.exit_code()
 
 
 def _emit(report: Report, report_file: str | None, report_format: str, *, to_stderr: bool) -> None:
@@ -167,11 +182,3 @@ def _emit(report: Report, report_file: str | None, report_format: str, *, to_std
             Path(report_file).write_text(text, encoding="utf-8")
         except OSError as error:
             raise click.FileError(report_file, hint=error.strerror) from None
-
-
-def _exit_code(report: Report) -> int:
-    if any(f.error is not None for f in report.files):
-        return 2
-    if any(f.changed or f.findings for f in report.files):
-        return 1
-    return 0

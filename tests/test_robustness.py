@@ -86,7 +86,7 @@ def test_path_problems(tmp_path: Path) -> None:
     # A folder walk passes over the symlink loops and never follows the folder link.
     walked = run_cli("lint", ".", cwd=tmp_path)
     assert walked.returncode == 0, walked.stdout + walked.stderr
-    assert "2 file(s) checked" in walked.stdout
+    assert "2 file(s) seen: 0 changed, 2 unchanged, 0 failed" in walked.stdout
 
 
 def test_read_only_file_is_reported_not_written(tmp_path: Path) -> None:
