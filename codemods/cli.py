@@ -18,8 +18,8 @@ import click
 from codemods import __version__, progress
 from codemods.config import ConfigError, Settings, load
 from codemods.files import FileProblem, discover
-from codemods.report import RENDERERS, FileReport, Mode, Report, render_rules
-from codemods.rules import SEVERITIES, RuleSelection, Severity
+from codemods.report import RENDERERS, FileReport, Mode, Report
+from codemods.rules import SEVERITIES, RuleSelection, Severity, docs
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
 
@@ -76,9 +76,20 @@ def lint(**options: Any) -> None:
 
 
 @main.command()
-def rules() -> None:
-    """List every rule: code, [*] if the tool fixes it, summary."""
-    click.echo(render_rules(), nl=False)
+@click.argument("codes", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(codes: tuple[str, ...], output_format: str) -> None:
+    """List every rule (code, [*] if the tool fixes it, severity, summary), or print
+    the page of each rule CODE names (a code or a prefix: why, examples)."""
+    patterns = _codes(",".join(codes))
+    unknown = RuleSelection(select=patterns).unknown_patterns()
+    if unknown:
+        raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
+    chosen = docs.select(patterns)
+    if output_format == "json":
+        click.echo(docs.render_json(chosen), nl=False)
+    else:
+        click.echo(docs.render_pages(chosen) if patterns else docs.render_list(chosen), nl=False)
 
 
 def _settings() -> Settings:

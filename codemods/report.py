@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from codemods import __version__
-from codemods.rules import RULES, RULES_BY_CODE, SEVERITIES, Severity, at_least
+from codemods.rules import RULES_BY_CODE, SEVERITIES, Severity, at_least
 
 
 @dataclass(frozen=True)
@@ -311,11 +311,4 @@ def unified_diff(path: str, before: str, after: str) -> str:
             fromfile=f"a/{path.lstrip('/')}",
             tofile=f"b/{path.lstrip('/')}",
         )
-    )
-
-
-def render_rules() -> str:
-    """``xla-codemod rules``: every rule, [*] where the tool fixes it, and its severity."""
-    return "".join(
-        f"{r.code} {'[*]' if r.fixable else '   '} {r.severity:<7} {r.name:<24} {r.summary}\n" for r in RULES
     )

@@ -182,17 +182,17 @@ CASES = [
         """, note="name-still-used-after-a-replacement"),
     C("XLA002", "alias", """
         import torch
-        from torch.cuda import synchronize, empty_cache
+        from torch.cuda import synchronize, memory_allocated
 
         synchronize()
-        empty_cache()
+        print(memory_allocated())
         """, """
         import torch
-        from torch.cuda import empty_cache
+        from torch.cuda import memory_allocated
         import torch_xla.core.xla_model as xm
 
         xm.wait_device_ops()
-        empty_cache()
+        print(memory_allocated())
         """, note="from-import-name"),
     # -- XLA003 cross-file ------------------------------------------------------
     C("XLA003", "positive", """
