@@ -7,6 +7,7 @@ not be processed (the other files are still processed).
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -18,7 +19,7 @@ import click
 from codemods import __version__, progress
 from codemods.config import ConfigError, Settings, load
 from codemods.files import FileProblem, discover
-from codemods.report import RENDERERS, FileReport, Mode, Report
+from codemods.report import RENDERERS, FileReport, Mode, Report, coloured_diff
 from codemods.rules import SEVERITIES, RuleSelection, Severity, docs
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
@@ -62,10 +63,11 @@ def main() -> None:
 @_common
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
-def convert(diff: bool, check: bool, **options: Any) -> None:
+@click.option("--annotate", is_flag=True, help="Write a `# TODO(xla-codemod): ...` comment above what needs a person.")
+def convert(diff: bool, check: bool, annotate: bool, **options: Any) -> None:
     """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout)."""
     mode: Mode = "diff" if diff else "check" if check else "write"
-    sys.exit(_execute(mode, **options))
+    sys.exit(_execute(mode, annotate=annotate, **options))
 
 
 @main.command()
@@ -111,6 +113,7 @@ def _execute(
     report_file: str | None,
     report_format: str,
     fail_on: Severity | None,
+    annotate: bool = False,
 ) -> int:
     settings = _settings()
     signal.signal(signal.SIGTERM, _interrupt)
@@ -131,6 +134,7 @@ def _execute(
             RuleSelection(select=command_line.select or file.select or ("ALL",), ignore=command_line.ignore + file.ignore),
             int(size * 2**20) if size else DEFAULT_MAX_BYTES,
             command_line.fail_on or file.fail_on or "error",
+            annotate,
         )
 
     if "-" in paths:
@@ -158,8 +162,7 @@ def _execute(
     report = Report(reports, mode)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
-        for file in reports:
-            click.echo(file.diff, nl=False)
+        _print_diffs(reports)
     _emit(report, report_file, report_format, to_stderr=code_on_stdout)
     return report.exit_code()
 
@@ -176,10 +179,17 @@ def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
         sys.stdout.buffer.write(output)
         sys.stdout.flush()
     elif job.mode == "diff":
-        click.echo(file_report.diff, nl=False)
+        _print_diffs([file_report])
     report = Report([file_report], job.mode)
     _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
     return report.exit_code()
+
+
+def _print_diffs(reports: list[FileReport]) -> None:
+    """The diffs on standard output, in colour on a terminal only (and never with NO_COLOR)."""
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    for file in reports:
+        click.echo(coloured_diff(file.diff) if colour else file.diff, nl=False, color=colour)
 
 
 def _emit(report: Report, report_file: str | None, report_format: str, *, to_stderr: bool) -> None:

@@ -11,11 +11,12 @@ import difflib
 import re
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 import libcst as cst
 
+from codemods.annotate import add_todos
 from codemods.facts import analyse
 from codemods.positions import code_and_starts
 from codemods.report import Finding
@@ -68,13 +69,15 @@ def convert_source(
     selection: RuleSelection | None = None,
     locate: Literal["output", "input"] = "output",
     max_bytes: int | None = None,
+    annotate: bool = False,
 ) -> Conversion:
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
-    into the input (for lint, --check and --diff).  Raises ConversionError for input
-    that is not Python text or cannot be parsed, and for a relevant file larger than
-    ``max_bytes``; never returns output that does not parse.
+    into the input (for lint, --check and --diff).  ``annotate`` writes a TODO comment
+    above each statement that needs a person (see annotate.py).  Raises ConversionError
+    for input that is not Python text or cannot be parsed, and for a relevant file
+    larger than ``max_bytes``; never returns output that does not parse.
     """
     name_table = get_target(target)
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
@@ -95,9 +98,42 @@ def convert_source(
         except SyntaxError as error:
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
-        return _convert(source, raw, name_table, selection or RuleSelection(), locate)
+        if not annotate:
+            return _convert(source, raw, name_table, selection or RuleSelection(), locate)
+
+        def input_located() -> list[Finding]:
+            return _convert(source, raw, name_table, selection or RuleSelection(), "input").findings
+
+        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output")
+        return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
+
+
+def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
+    """``conversion`` with TODO comments for what it did not fix; its findings follow
+    the inserted lines, or come from ``input_located`` when they point into the input."""
+    text = conversion.output if isinstance(conversion.output, str) else conversion.output.decode(conversion.encoding)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    annotated, moved = add_todos(text[len(bom):], [(f.line, f.rule, f.message) for f in conversion.findings if not f.fixed])
+    findings = conversion.findings if input_located is None else input_located()
+    if annotated == text[len(bom):]:
+        return Conversion(conversion.source, conversion.output, findings, conversion.encoding)
+    try:
+        _parse_with_cpython(annotated)
+    except SyntaxError as error:
+        raise ConversionError(
+            f"internal error: the annotated code does not parse ({error.msg}); the file was left alone", error.lineno
+        ) from None
+    if input_located is None:
+        findings = [replace(f, line=moved(f.line)) for f in findings]
+    output = bom + annotated
+    return Conversion(
+        conversion.source,
+        output if isinstance(conversion.output, str) else output.encode(conversion.encoding),
+        findings,
+        conversion.encoding,
+    )
 
 
 _DEEP = 100

@@ -303,6 +303,20 @@ RENDERERS = {
 }
 
 
+_DIFF_COLOURS = (("+++", "\x1b[1m"), ("---", "\x1b[1m"), ("@@", "\x1b[36m"), ("+", "\x1b[32m"), ("-", "\x1b[31m"))
+
+
+def coloured_diff(diff: str) -> str:
+    """A unified diff in terminal colours: headers bold, hunks cyan, additions green,
+    removals red."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        colour = next((c for prefix, c in _DIFF_COLOURS if body.startswith(prefix)), None)
+        out.append(f"{colour}{body}\x1b[0m{line[len(body):]}" if colour else line)
+    return "".join(out)
+
+
 def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(
         difflib.unified_diff(

@@ -29,6 +29,7 @@ class Job:
     selection: RuleSelection
     max_bytes: int | None = DEFAULT_MAX_BYTES
     fail_on: Severity = "error"
+    annotate: bool = False  # TODO comments where a person is needed (convert only)
 
 
 def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
@@ -37,7 +38,12 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     locate = "output" if job.mode == "write" else "input"
     try:
         conversion = convert_source(
-            data, target=job.target, selection=job.selection, locate=locate, max_bytes=job.max_bytes
+            data,
+            target=job.target,
+            selection=job.selection,
+            locate=locate,
+            max_bytes=job.max_bytes,
+            annotate=job.annotate and job.mode != "lint",
         )
     except ConversionError as error:
         report.error = str(error)
