@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -322,7 +323,12 @@ def unified_diff(path: str, before: str, after: str) -> str:
         difflib.unified_diff(
             before.splitlines(keepends=True),
             after.splitlines(keepends=True),
-            fromfile=f"a/{path.lstrip('/')}",
-            tofile=f"b/{path.lstrip('/')}",
+            fromfile=f"a/{_patch_path(path)}",
+            tofile=f"b/{_patch_path(path)}",
         )
     )
+
+
+def _patch_path(path: str) -> str:
+    """A path as `git apply` and `patch -p1` take it: normalised, no leading slash."""
+    return posixpath.normpath(path).lstrip("/")

@@ -248,7 +248,7 @@ def test_overrides_per_path_and_the_command_line_wins(project: Path) -> None:
         '[[tool.xla-codemod.overrides]]\npaths = ["check*.py"]\nfail-on = "error"\n'
     )
     diff = invoke("convert", "--diff", ".", cwd=project)
-    patches = {p.split("\n", 1)[0]: p for p in diff.stdout.split("--- a/./")[1:]}
+    patches = {p.split("\n", 1)[0]: p for p in diff.stdout.split("--- a/")[1:]}
     assert "xm.mark_step()" in patches["legacy/old.py"] and "torch_xla.sync()" in patches["train.py"]
     assert "legacy/old.py:7:1: XLA502" not in diff.stderr and "./train.py:7:1: XLA502" in diff.stderr
     assert invoke("lint", "checks.py", cwd=project).exit_code == 0  # its override: only errors fail

@@ -1,6 +1,6 @@
 """The pre-commit hooks, run by the real pre-commit from this project's
 .pre-commit-hooks.yaml (a committed snapshot of the working tree, installed once per
-test session into pre-commit's own environment)."""
+test session into pre-commit's own environment: see the fixtures in conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,40 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, git
 
 PRE_COMMIT = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
-# What installing the hooks needs: the package and its metadata.
-PROJECT_FILES = ["pyproject.toml", "setup.cfg", "README.md", ".pre-commit-hooks.yaml", "codemods"]
 
 CUDA_SCRIPT = (FIXTURES / "mnist_flags.py").read_text()
 PORTED = "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\n"
-
-
-def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """This project as pre-commit sees a hook repository: a commit of the working tree
-    (uncommitted changes included, build leftovers not)."""
-    repo = tmp_path_factory.mktemp("hook-repo")
-    for name in PROJECT_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, repo / name)
-    git("init", "-q", cwd=repo)
-    git("add", ".", cwd=repo)
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "snapshot", cwd=repo)
-    return repo, git("rev-parse", "HEAD", cwd=repo).strip()
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
 
 
 def hook_config(hook_repo: tuple[Path, str], hooks: str) -> str:
