@@ -50,7 +50,7 @@ RULES = (
         ),
     ),
     Rule(
-        "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
+        "XLA003", "cross-file", "warning", "Setup that comes from another file must be converted there", False,
         why="Each file is converted on its own terms: when the device or the optimizer comes from, or goes to, "
         "a function of another file of the project, the code there (device choice, training loop) still runs on "
         "CUDA terms until that file is converted too.",
