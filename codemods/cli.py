@@ -73,7 +73,7 @@ def convert(diff: bool, check: bool, annotate: bool, **options: Any) -> None:
 @main.command()
 @_common
 def lint(**options: Any) -> None:
-    """Report findings for PATH... without rewriting; exit 1 if there are any."""
+    """Report findings for PATH... without rewriting; exit 1 on findings at or above --fail-on."""
     sys.exit(_execute("lint", **options))
 
 
@@ -125,8 +125,9 @@ def _execute(
     command_line = Settings(target, _codes(select), _codes(ignore), max_size=max_size, fail_on=fail_on)
 
     def job_for(path: str) -> Job:
-        """Command-line options win over the file's settings (overrides included)."""
-        file = settings.for_path(path)
+        """Command-line options win over the file's settings (overrides included; none
+        for standard input, which has no path)."""
+        file = settings if path == "-" else settings.for_path(path)
         size = command_line.max_size or file.max_size
         return Job(
             mode,
