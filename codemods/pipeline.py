@@ -16,8 +16,8 @@ from typing import Literal, TypeVar
 
 import libcst as cst
 
+from codemods.analysis import analyse
 from codemods.annotate import add_todos
-from codemods.facts import analyse
 from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for

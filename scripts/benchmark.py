@@ -20,7 +20,7 @@ import libcst as cst
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from codemods.facts import analyse  # noqa: E402
+from codemods.analysis import analyse  # noqa: E402
 from codemods.pipeline import convert_source  # noqa: E402
 from codemods.runner import Job, run, workers_for  # noqa: E402
 from codemods.rules import RuleSelection  # noqa: E402

@@ -15,8 +15,8 @@ from codemods import convert_source
 from codemods.cli import main
 from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 
-# To be replaced by the mixed-precision and distributed rules, which bring their own docs.
-UNDOCUMENTED = {"XLA202", "XLA601"}
+# To be replaced by the distributed rules, which bring their own docs.
+UNDOCUMENTED = {"XLA601"}
 
 
 def run_training_script(example: Example) -> tuple[str, set[str]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from codemods.facts import analyse
+from codemods.analysis import analyse
 from codemods.syntax import walk
 from codemods.targets import TARGETS
 from tests.conftest import SNAPSHOTS
@@ -40,7 +40,7 @@ REMOVED_IN_2_9 = ("torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla
 def torch_xla_names_in(path: Path) -> set[str]:
     """Qualified torch_xla names that a converted script references."""
     module = cst.parse_module(path.read_bytes())
-    imports = analyse(module).imports
+    imports = analyse(module).imports.table
     names = set()
     for node in walk(module):
         if isinstance(node, (cst.Name, cst.Attribute)):

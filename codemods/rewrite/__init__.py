@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from codemods import apis
+from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.imports import ImportsRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
+from codemods.rewrite.project import ProjectRewrite
 from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
@@ -18,12 +20,13 @@ def concerns_for(ctx: Context) -> list[Concern]:
     module once everything else has asked for what it needs."""
     return [
         DeviceRewrite(ctx),
+        AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
-        ReportedApis(ctx, apis.AMP),
         ReportedApis(ctx, apis.DISTRIBUTED),
         XlaNamesRewrite(ctx),
+        ProjectRewrite(ctx),
         ImportsRewrite(ctx),
     ]

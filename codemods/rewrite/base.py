@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from codemods.facts import Facts
+from codemods.analysis import Facts
 from codemods.imports import ImportManager
 from codemods.rules import RuleSelection
 from codemods.syntax import walk
@@ -50,14 +50,14 @@ class Context:
         self.target = target
         self.selection = selection
         self.suppressed = suppressed
-        self.imports = ImportManager(table=facts.imports, taken_names=facts.taken_names, can_add=not facts.xla_optional)
+        self.imports = ImportManager(table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional)
         self.findings: list[PendingFinding] = []
         # Keyed by id(): settle() runs for every node, and CSTNode.__hash__ is Python code.
         self._unsettled: dict[int, list[PendingFinding]] = defaultdict(list)
         self._tracked: dict[int, cst.CSTNode | None] = {}
         self.ancestors: list[cst.CSTNode] = []
         self.dropped_statements: set[cst.CSTNode] = set()
-        self.track([facts.import_anchor])
+        self.track([facts.imports.anchor])
 
     # -- findings ---------------------------------------------------------------
 
@@ -94,7 +94,7 @@ class Context:
         message becomes the code of that node."""
         if not self.enabled(rule, original):
             return None
-        if self.facts.xla_optional:
+        if self.facts.imports.xla_optional:
             self._record(rule, original, f"{_unfixed(message)} ({OPTIONAL_XLA})", False, None)
             return None
         replacement = build()
@@ -157,7 +157,7 @@ class Context:
         return self.ancestors[-2] if len(self.ancestors) >= 2 else None
 
     def resolve(self, node: cst.CSTNode | None) -> str | None:
-        return self.facts.imports.resolve(node)
+        return self.facts.imports.table.resolve(node)
 
     @staticmethod
     def code(node: cst.CSTNode) -> str:
@@ -216,7 +216,7 @@ class Rewriter(cst.CSTTransformer):
                 if attr.startswith("leave_"):
                     self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.frozen = 0
-        self.guarded = {id(node) for node in ctx.facts.xla_guarded}
+        self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
 
     # This runs for every node of the file: keep it lean (type() over isinstance()).
 

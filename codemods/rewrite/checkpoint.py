@@ -8,13 +8,13 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.rewrite.base import Concern
-from codemods.facts import XLA_SAVE_KEYWORDS
+from codemods.analysis.checkpoint import XLA_SAVE_KEYWORDS
 from codemods.syntax import arg_value, quoted_like
 
 
 class CheckpointRewrite(Concern):
     def _map_location(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if original in self.facts.unported_map_locations:
+        if original in self.facts.checkpoint.unported_map_locations:
             self.ctx.report(
                 "XLA403",
                 original,
@@ -22,7 +22,7 @@ class CheckpointRewrite(Concern):
                 "(map_location='cpu'); load_state_dict copies to the XLA device",
             )
             return updated
-        if original not in self.facts.map_locations:
+        if original not in self.facts.checkpoint.map_locations:
             return updated
         new = self.ctx.fix(
             "XLA403",
@@ -44,11 +44,11 @@ class CheckpointRewrite(Concern):
     leave_BinaryOperation = _map_location
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if original in self.facts.map_locations:
+        if original in self.facts.checkpoint.map_locations:
             return self._map_location(original, updated)
-        if original not in self.facts.saves:
+        if original not in self.facts.checkpoint.saves:
             return updated
-        if original in self.facts.whole_module_saves:
+        if original in self.facts.checkpoint.whole_module_saves:
             saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]
             self.ctx.report(
                 "XLA402",
@@ -56,7 +56,7 @@ class CheckpointRewrite(Concern):
                 f"`{saved}` is a whole module: save `{saved}.state_dict()` so the checkpoint holds CPU tensors "
                 "and loads without torch_xla",
             )
-        problem = self.facts.saves[original]
+        problem = self.facts.checkpoint.saves[original]
         if problem is not None:
             self.ctx.report("XLA401", original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
             return updated

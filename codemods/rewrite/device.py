@@ -31,7 +31,7 @@ class DeviceRewrite(Concern):
     # -- strings --------------------------------------------------------------
 
     def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if original not in self.facts.device_strings:
+        if original not in self.facts.device.strings:
             return updated
         xla = self.ctx.target.device_string
         note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
@@ -52,13 +52,13 @@ class DeviceRewrite(Concern):
     # -- calls ------------------------------------------------------------------
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if original in self.facts.device_strings:
+        if original in self.facts.device.strings:
             return self._device_string(original, updated)
-        if original in self.facts.optimizer_before_move:
+        if original in self.facts.training.optimizer_before_move:
             return self._move_before_optimizer(original, updated)
         callee = self.ctx.resolve(original.func)
         method = method_name(original)
-        if original in self.facts.device_calls:
+        if original in self.facts.device.calls:
             return self._whole_device_call(original, updated)
         if method == "cuda":
             return self._dot_cuda(original, updated)
@@ -66,22 +66,8 @@ class DeviceRewrite(Concern):
             return self._integer_to(original, updated)
         if callee in apis.CUDA_TENSOR_TYPES:
             return self._tensor_type(original, updated)
-        if original in self.facts.kept_availability_checks:
+        if original in self.facts.device.kept_availability_checks:
             self._cuda_check(original)
-        elif original in self.facts.external_training:
-            self.ctx.report(
-                "XLA003",
-                original,
-                f"the optimizer goes to {self.facts.external_training[original]} in another file: convert that file "
-                "too (its training loop needs the step barrier and xm.optimizer_step)",
-            )
-        elif original in self.facts.external_devices:
-            self.ctx.report(
-                "XLA003",
-                original,
-                f"the device comes from {self.facts.external_devices[original]} in another file: "
-                "convert that file too, and check it returns the XLA device",
-            )
         return updated
 
     def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -116,7 +102,7 @@ class DeviceRewrite(Concern):
         """``model.parameters()`` -> ``model.to(device).parameters()``: Module.to moves
         in place and returns the module, and a later move to the same device keeps the
         parameters, so the optimizer holds the ones that train."""
-        model, fixable = self.facts.optimizer_before_move[original]
+        model, fixable = self.facts.training.optimizer_before_move[original]
         if not fixable:
             self.ctx.report(
                 "XLA203",
@@ -149,7 +135,7 @@ class DeviceRewrite(Concern):
         for position, arg in enumerate(original.args):
             if not (arg.keyword is None and position == 0) and not (arg.keyword and arg.keyword.value == "device"):
                 continue
-            if dotted(arg.value) not in self.facts.cuda_indices:
+            if dotted(arg.value) not in self.facts.device.cuda_indices:
                 return updated
             device = self.ctx.fix(
                 "XLA103",
@@ -196,9 +182,9 @@ class DeviceRewrite(Concern):
         )
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
-        if original not in self.facts.device_selections:
+        if original not in self.facts.device.selections:
             return updated
-        folded = fold_true(updated, self.facts.is_available_call)
+        folded = fold_true(updated, self.facts.device.is_available_call)
         if not self._devices_converted or (not isinstance(folded, bool) and _still_cuda(folded)):
             self._not_folded(original)
             return updated
@@ -230,27 +216,27 @@ class DeviceRewrite(Concern):
 
     def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
         value = original.value
-        if value in self.facts.flag_values:
-            flag = self.facts.flag_values[value]
+        if value in self.facts.device.flag_values:
+            flag, purpose = self.facts.device.flag_values[value]
             new_value = self.ctx.fix(
                 "XLA104",
                 value,
-                f"`{flag}` picks the device: its accelerator check is dropped (False on XLA, where the XLA "
+                f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
                 "device is always present)",
-                lambda: as_expression(fold_true(updated.value, self.facts.is_available_call)),
+                lambda: as_expression(fold_true(updated.value, self.facts.device.is_available_call)),
             )
             if new_value is not None:
                 self.ctx.imports.discard(value)
                 return updated.with_changes(value=new_value)
-        elif value in self.facts.blocked_flags:
-            flag, blocker = self.facts.blocked_flags[value]
+        elif value in self.facts.device.blocked_flags:
+            flag, blocker = self.facts.device.blocked_flags[value]
             self.ctx.report(
                 "XLA104",
                 value,
                 f"`{flag}` picks the device but also guards `{self.ctx.code(blocker)}`, which fails without "
                 "CUDA: left as is, so the script runs on the CPU; move that code onto the XLA device by hand",
             )
-        elif value in self.facts.int_devices:
+        elif value in self.facts.device.int_devices:
             device = self.ctx.fix(
                 "XLA103", value, f"integer device {self.ctx.code(value)} -> the XLA device", self.ctx.device
             )
@@ -259,12 +245,12 @@ class DeviceRewrite(Concern):
         return updated
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
-        if original not in self.facts.device_ifs:
+        if original not in self.facts.device.ifs:
             return updated
         if not self._devices_converted:
             self._not_folded(original.test)
             return updated
-        folded = fold_true(updated.test, self.facts.is_available_call)
+        folded = fold_true(updated.test, self.facts.device.is_available_call)
         parent = self.ctx.parent()
         is_elif = isinstance(parent, cst.If) and parent.orelse is original
         outcome = {

@@ -22,7 +22,7 @@ _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 class LoopRewrite(Concern):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
-        self.wraps = {plan.wrap_loader: plan for plan in self.facts.loops.values() if plan.wrap_loader is not None}
+        self.wraps = {plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None}
         self.wrapped: set[cst.CSTNode] = set()
 
     # -- MpDeviceLoader ------------------------------------------------------------
@@ -49,7 +49,7 @@ class LoopRewrite(Concern):
     # -- barriers ----------------------------------------------------------------------
 
     def _barrier(self, original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.BaseStatement:
-        plan = self.facts.loops.get(original)
+        plan = self.facts.training.loops.get(original)
         if plan is None or plan.wrap_loader in self.wrapped:
             return updated
         if plan.kind == "training":
@@ -68,7 +68,7 @@ class LoopRewrite(Concern):
         """An optimizer closure runs once per inner iteration of LBFGS: a barrier before
         it returns keeps each of those graphs small (without it the whole step is one
         graph that grows with every inner iteration)."""
-        if original not in self.facts.closures:
+        if original not in self.facts.training.closures:
             return updated
         return self._with_barriers(
             "XLA304",

@@ -12,7 +12,7 @@ from codemods.syntax import with_comma
 
 class OptimizerRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if original in self.facts.unrecognized_steps:
+        if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 "XLA201",
                 original,
@@ -20,7 +20,7 @@ class OptimizerRewrite(Concern):
                 f"call xm.optimizer_step({self.ctx.code(original.func.value)}) instead",  # type: ignore[attr-defined]
             )
             return updated
-        step = self.facts.optimizer_steps.get(original)
+        step = self.facts.training.optimizer_steps.get(original)
         if step is None:
             return updated
         if step.other_arguments:

@@ -1,0 +1,65 @@
+"""Analyse: one read-only walk over the parsed script builds its fact sheet.
+
+The fact sheet answers every question the rewrites ask (is this name an optimizer?
+is this loop a training loop? may this ``use_cuda`` flag be switched on?), keyed by
+the nodes of the parsed module: the rewrite runs as a single traversal over the same
+tree, so every rewrite sees the original nodes these facts point at.
+
+One module per concern, each with its part of the sheet and its analysis; the shared
+walk (walk.py) hands every node to each analysis in the order below, which is also the
+order their results are finished in (later ones may read earlier ones; conclusions that
+need every result are drawn in ``settle``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.analysis.amp import AmpAnalysis, AmpFacts
+from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
+from codemods.analysis.device import DeviceAnalysis, DeviceFacts
+from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
+from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
+from codemods.analysis.project import ProjectAnalysis, ProjectFacts
+from codemods.analysis.training import TrainingAnalysis, TrainingFacts
+from codemods.analysis.walk import Analysis, Walk
+
+__all__ = ["Facts", "analyse"]
+
+
+@dataclass
+class Facts:
+    """The fact sheet of one script, one part per concern."""
+
+    imports: ImportFacts = field(default_factory=ImportFacts)
+    device: DeviceFacts = field(init=False)
+    distributed: DistributedFacts = field(default_factory=DistributedFacts)
+    amp: AmpFacts = field(init=False)
+    training: TrainingFacts = field(default_factory=TrainingFacts)
+    checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
+    project: ProjectFacts = field(default_factory=ProjectFacts)
+
+    def __post_init__(self) -> None:
+        self.device = DeviceFacts(self.imports.table)
+        self.amp = AmpFacts(self.imports.table)
+
+
+ANALYSES: list[type[Analysis]] = [
+    ImportAnalysis,
+    DeviceAnalysis,
+    DistributedAnalysis,
+    AmpAnalysis,
+    TrainingAnalysis,
+    CheckpointAnalysis,
+    ProjectAnalysis,
+]
+
+
+def analyse(module: cst.Module) -> Facts:
+    facts = Facts(ImportFacts(anchor=import_anchor(module)))
+    walk = Walk(facts, ANALYSES)
+    module.visit(walk)
+    walk.finish()
+    return facts

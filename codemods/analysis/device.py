@@ -1,0 +1,336 @@
+"""Device: which expressions name a CUDA device (and become the XLA device), which
+availability checks pick the device (and are dropped), which names are CUDA indices.
+
+It also keeps two marks on conditions that other analyses add to: *device code* (code
+worth running on XLA: an ``if use_cuda:`` around it should be switched on) and *crash
+code* (code that fails without CUDA: a flag guarding it must not be switched on)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.analysis.walk import Analysis, Walk
+from codemods.imports import ImportTable
+from codemods.syntax import (
+    arg_value,
+    call_args,
+    dotted,
+    fold_true,
+    is_cuda_device_string,
+    mentions,
+    method_name,
+    string_value,
+    walk,
+)
+from codemods.targets import spellings
+
+CUDA = "<cuda>"  # the device of a `.cuda()` move
+
+
+def is_device_name(name: str | None) -> bool:
+    """``device``, ``self.dev``, ``args.device``: not ``device_type``/``device_ids``."""
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1].lower()
+    return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
+
+
+@dataclass
+class DeviceFacts:
+    table: ImportTable
+    # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
+    # variable, --device defaults): they become "xla".
+    strings: set[cst.CSTNode] = field(default_factory=set)
+    # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
+    calls: set[cst.Call] = field(default_factory=set)
+    # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
+    selections: set[cst.IfExp] = field(default_factory=set)
+    # `if torch.cuda.is_available():` around device code: the check is dropped.
+    ifs: set[cst.If] = field(default_factory=set)
+    # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
+    # device or switch on mixed precision (the check is dropped; the value: the flag and
+    # what it switches on), and flags that may not be switched on (they also guard code
+    # that fails without CUDA; the value is that code).
+    flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
+    blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
+    cuda_indices: set[str] = field(default_factory=set)
+    # `device = 0` literals that serve as devices.
+    int_devices: set[cst.Integer] = field(default_factory=set)
+    # Availability checks the device rewrites do not consume: they stay, False on XLA.
+    kept_availability_checks: set[cst.Call] = field(default_factory=set)
+
+    def is_available_call(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Call)
+            and not node.args
+            and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
+        )
+
+
+class DeviceAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.device
+        self.device_code: set[cst.CSTNode] = set()
+        self.crash_code: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.cond_refs: dict[cst.CSTNode, set[str]] = {}
+        self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.availability_ifs: list[cst.If] = []
+        self.availability_ifexps: list[cst.IfExp] = []
+        self.availability_calls: list[cst.Call] = []
+        # What each device variable is assigned, anywhere in the file.
+        self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
+        self.device_args: set[str] = set()  # names passed where a device goes
+        self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
+        self.called_funcs: set[int] = set()
+
+    # -- marks other analyses add to ------------------------------------------------------
+
+    def mark_device_code(self) -> None:
+        self.device_code.update(self.walk.conds)
+
+    def mark_crash(self, node: cst.CSTNode) -> None:
+        for cond in self.walk.conds:
+            self.crash_code.setdefault(cond, node)
+
+    def add_device_strings(self, expr: cst.CSTNode | None) -> None:
+        """Collect the CUDA strings of an expression in a device position."""
+        if expr is None:
+            return
+        if is_cuda_device_string(expr):
+            self.part.strings.add(expr)
+            self.mark_device_code()
+        elif isinstance(expr, cst.IfExp):
+            self.add_device_strings(expr.body)
+            self.add_device_strings(expr.orelse)
+        elif isinstance(expr, cst.BooleanOperation):
+            self.add_device_strings(expr.left)
+            self.add_device_strings(expr.right)
+
+    # -- questions other analyses ask -------------------------------------------------------
+
+    def names_a_device(self, node: cst.BaseExpression) -> bool:
+        """A CUDA device in any spelling, or a variable holding a device."""
+        if is_cuda_device_string(node) or node in self.part.calls:
+            return True
+        if isinstance(node, cst.IfExp):
+            return self.names_a_device(node.body) or self.names_a_device(node.orelse)
+        name = dotted(node)
+        return name is not None and (is_device_name(name) or name in self.cuda_string_names)
+
+    def always_xla(self, device: str) -> bool:
+        """The device variable is assigned once, to something that becomes the XLA device."""
+        values = self.device_assignments.get(device, [])
+        if len(values) != 1:
+            return False
+        value = fold_true(values[0], self.part.is_available_call)
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, cst.Integer) or (isinstance(value, cst.Call) and value in self.part.calls):
+            return True
+        qualified = self.walk.resolve(value.func) if isinstance(value, cst.Call) else None
+        return qualified in spellings("device") or is_cuda_device_string(value)
+
+    def file_always_xla(self) -> bool:
+        """Every device the file picks becomes the XLA device (no CPU fallback), so a
+        device that arrives as an argument is the XLA device too."""
+        devices = self.device_assignments
+        return bool(devices) and all(self.always_xla(name) for name in devices)
+
+    def xla_on_every_path(self, device: str | None) -> bool:
+        return device == CUDA or (device is not None and (self.always_xla(device) or self.file_always_xla()))
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if node.default is not None and is_device_name(node.name.value):
+            self.add_device_strings(node.default)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assignment(dotted(target.target), node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if name is None:
+            return
+        if is_device_name(name):
+            self.device_assignments[name].append(value)
+            self.add_device_strings(value)
+            self.mark_device_code()
+        elif mentions(value, self.part.is_available_call):
+            self.flag_candidates[name].append(value)
+        if isinstance(value, cst.Integer):
+            self.int_assignments[name].append(value)
+        if is_cuda_device_string(value):
+            self.cuda_string_names.add(name)
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        key = string_value(node.key)
+        if key is not None and is_device_name(key):
+            self.add_device_strings(node.value)
+
+    def visit_If(self, node: cst.If) -> None:
+        self.cond_refs[node] = _refs(node.test)
+        if mentions(node.test, self.part.is_available_call):
+            self.availability_ifs.append(node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.cond_refs[node] = _refs(node.test)
+        if mentions(node.test, self.part.is_available_call):
+            self.availability_ifexps.append(node)
+        if self._is_cpu_device(node.body) or self._is_cpu_device(node.orelse):
+            self.device_code.add(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        qualified = self.walk.resolve(node)
+        if qualified is not None:
+            self._reference(qualified, node)
+
+    def _reference(self, qualified: str, node: cst.CSTNode) -> None:
+        if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
+            self.mark_device_code()
+            self.mark_crash(node)
+        elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+            self.mark_crash(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called_funcs.add(id(node.func))
+        callee = self.walk.resolve(node.func)
+        if self.part.is_available_call(node):
+            self.availability_calls.append(node)
+        if isinstance(node.func, cst.Name) and callee is not None:
+            self._reference(callee, node.func)
+        method = method_name(node)
+        if method == "to":
+            device = arg_value(node, 0, "device")
+            self.add_device_strings(device)
+            if (name := dotted(device)) is not None:
+                self.device_args.add(name)
+        elif method == "cuda":
+            self.mark_device_code()
+            if (name := dotted(arg_value(node, 0, "device"))) is not None:
+                self.part.cuda_indices.add(name)
+        elif method == "pin_memory":
+            self.mark_crash(node)
+        elif method == "add_argument":  # parser.add_argument('--device', default='cuda')
+            flag = string_value(arg_value(node, 0, "name_or_flags")) or ""
+            default = call_args(node)[1].get("default")
+            if default is not None and is_device_name(flag.lstrip("-")):
+                self.add_device_strings(default.value)
+
+        keywords = call_args(node)[1]
+        if "device" in keywords and method != "to":
+            self.add_device_strings(keywords["device"].value)
+            if (name := dotted(keywords["device"].value)) is not None:
+                self.device_args.add(name)
+        if "device_ids" in keywords and isinstance(keywords["device_ids"].value, (cst.List, cst.Tuple)):
+            for element in keywords["device_ids"].value.elements:
+                if (name := dotted(element.value)) is not None:
+                    self.part.cuda_indices.add(name)
+
+        if callee == "torch.cuda.synchronize" and not node.args:
+            self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
+        elif callee == "torch.cuda.set_device":
+            if (name := dotted(arg_value(node, 0, "device"))) is not None:
+                self.part.cuda_indices.add(name)
+        elif callee == "torch.device":
+            self._torch_device(node)
+        elif callee in apis.CUDA_TENSOR_TYPES:
+            self.mark_device_code()
+        elif callee == "torch.accelerator.current_accelerator" and not node.args:
+            self.part.calls.add(node)
+            self.mark_device_code()
+
+    def _torch_device(self, node: cst.Call) -> None:
+        kind = arg_value(node, 0, "type")
+        index = arg_value(node, 1, "index")
+        self.add_device_strings(kind)
+        if string_value(kind) == "cuda" and (name := dotted(index)) is not None:
+            self.part.cuda_indices.add(name)
+        if kind is None:
+            return
+        folded = fold_true(kind, self.part.is_available_call)
+        if not isinstance(folded, bool) and is_cuda_device_string(folded):
+            self.part.calls.add(node)
+            self.mark_device_code()
+
+    def _is_cpu_device(self, node: cst.CSTNode) -> bool:
+        if string_value(node) == "cpu":
+            return True
+        return (
+            isinstance(node, cst.Call)
+            and self.walk.resolve(node.func) == "torch.device"
+            and string_value(arg_value(node, 0, "type")) == "cpu"
+        )
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        part = self.part
+        for node in self.availability_ifs:
+            if node in self.device_code and node not in self.crash_code:
+                part.ifs.add(node)
+        for node in self.availability_ifexps:
+            if node in self.device_code and node not in self.crash_code:
+                part.selections.add(node)
+        for name, literals in self.int_assignments.items():
+            # `device = 0` used as a device; a `rank = 0` keeps being a number (its
+            # `.to(rank)` uses are rewritten where they are).
+            if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
+                part.int_devices.update(literals)
+
+    def settle(self) -> None:
+        """Flags that pick the device or switch on mixed precision are switched on (unless
+        they also guard code that fails without CUDA).  Parts of expressions replaced
+        whole (a map_location that becomes "cpu", a ``torch.device("cuda" if ... else
+        "cpu")``) are not converted on their own; the availability checks no rewrite
+        consumes stay, and are reported."""
+        part = self.part
+        amp = self.facts.amp
+        for name, values in self.flag_candidates.items():
+            if name in amp.owned_names:
+                continue  # a device type or a precision choice: rewritten by the AMP concern
+            uses = [node for node, refs in self.cond_refs.items() if name in refs]
+            if any(use in self.device_code for use in uses):
+                purpose = "picks the device"
+            elif name in amp.flags:
+                purpose = "switches mixed precision on"
+            else:
+                continue
+            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+            for value in values:
+                if blocker is None:
+                    part.flag_values[value] = (name, purpose)
+                else:
+                    part.blocked_flags[value] = (name, blocker)
+        map_locations = self.facts.checkpoint.map_locations
+        in_locations = {id(sub) for location in map_locations for sub in walk(location)}
+        part.calls = {n for n in part.calls if id(n) not in in_locations}
+        part.selections = {n for n in part.selections if id(n) not in in_locations}
+        part.strings = {n for n in part.strings if id(n) not in in_locations}
+        inside_calls = {id(sub) for call in part.calls for sub in walk(call) if sub is not call}
+        part.strings = {n for n in part.strings if id(n) not in inside_calls}
+        part.selections = {n for n in part.selections if id(n) not in inside_calls}
+        folded: list[cst.CSTNode] = [
+            *part.flag_values,
+            *part.selections,
+            *(node.test for node in part.ifs),
+            *part.calls,
+            *map_locations,
+        ]
+        consumed = {sub for node in folded for sub in walk(node)}
+        part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+
+def _refs(test: cst.BaseExpression) -> set[str]:
+    return {d for n in walk(test) if (d := dotted(n)) is not None}

@@ -1,0 +1,102 @@
+"""Imports and XLA awareness: the file's import aliases (its own light table, no scope
+metadata), the names it takes, where new imports go, and the code that already handles
+XLA (torch_xla imported conditionally, branches on XLA or TPU availability)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.analysis.walk import Analysis
+from codemods.imports import ImportTable
+from codemods.syntax import dotted, names_in
+
+
+@dataclass
+class ImportFacts:
+    table: ImportTable = field(default_factory=ImportTable)
+    # Every name the file binds or uses: new import aliases must not collide with them.
+    taken_names: set[str] = field(default_factory=set)
+    # The statement after which new imports go.
+    anchor: cst.CSTNode | None = None
+    # Names imported from the project's own modules: local name -> dotted path.
+    project_names: dict[str, str] = field(default_factory=dict)
+    # torch_xla imported inside try/if: the file keeps a non-XLA path, so the tool
+    # may not add top-level torch_xla imports or move code onto the XLA device.
+    xla_optional: bool = False
+    # Ifs and conditional expressions that branch on XLA (or TPU) availability: their
+    # code already handles XLA and is left exactly as written.
+    xla_guarded: set[cst.CSTNode] = field(default_factory=set)
+
+
+def is_project_module(module: str) -> bool:
+    """Not the standard library and not torch: a module of the project (or a third-party
+    package; the project summary tells them apart where it can)."""
+    head = module.split(".")[0]
+    return bool(head) and head not in sys.stdlib_module_names and not head.startswith("torch")
+
+
+class ImportAnalysis(Analysis):
+    def _import(self, node: cst.Import | cst.ImportFrom) -> None:
+        part = self.facts.imports
+        part.table.add(node, self.walk.module_level)
+        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
+            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)
+        if isinstance(node, cst.Import):
+            modules = [dotted(alias.name) or "" for alias in node.names]
+        else:
+            modules = [dotted(node.module) or ""] if node.module is not None else []
+            if not isinstance(node.names, cst.ImportStar):
+                module = "." * len(node.relative) + (modules[0] if modules else "")
+                for alias in node.names:
+                    local = alias.evaluated_alias or alias.evaluated_name
+                    if node.relative or is_project_module(module):
+                        part.project_names[local] = f"{module}.{alias.evaluated_name}".replace("..", ".")
+        if self.walk.guard_depth and any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
+            part.xla_optional = True
+
+    visit_Import = _import
+    visit_ImportFrom = _import
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.facts.imports.taken_names.add(node.value)
+
+    def _branch(self, node: cst.If | cst.IfExp) -> None:
+        if tests_for_xla(node.test):
+            self.facts.imports.xla_guarded.add(node)
+
+    visit_If = _branch
+    visit_IfExp = _branch
+
+
+def tests_for_xla(test: cst.BaseExpression) -> bool:
+    """``if HAS_XLA:``, ``if is_torch_xla_available():``, ``if args.tpu:``..."""
+    return any("xla" in name.lower() or "tpu" in name.lower() for name in names_in(test))
+
+
+def import_anchor(module: cst.Module) -> cst.CSTNode | None:
+    """The statement after which new imports go: the last torch_xla import of the
+    leading import block (new torch_xla imports go next to the existing ones), else its
+    last torch import, else the block's last import, else the docstring."""
+    anchor = torch_anchor = xla_anchor = None
+    for index, statement in enumerate(module.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            break
+        small = statement.body
+        if index == 0 and len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(
+            small[0].value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            anchor = statement
+            continue
+        if not all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small):
+            break
+        anchor = statement
+        for s in small:
+            names = [dotted(a.name) or "" for a in s.names] if isinstance(s, cst.Import) else [dotted(s.module) or ""]
+            if any(n == "torch" or n.startswith("torch.") for n in names):
+                torch_anchor = statement
+            if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):
+                xla_anchor = statement
+    return xla_anchor or torch_anchor or anchor

@@ -1,0 +1,384 @@
+"""Training: models, optimizers and schedulers; which loops train (or evaluate on the
+device) and what each needs; optimizer steps and closures; optimizers built before
+their model moves to the device."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods import apis
+from codemods.analysis.device import CUDA, DeviceAnalysis, is_device_name
+from codemods.analysis.walk import Analysis, Walk
+from codemods.syntax import arg_value, dotted, method_name, names_in, parse_dotted, receiver, walk
+from codemods.targets import XM, spellings
+
+
+@dataclass(frozen=True)
+class OptimizerStep:
+    """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
+
+    optimizer: str
+    closure_index: int | None = None  # which argument is the closure (LBFGS)
+    other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
+
+
+@dataclass
+class LoopPlan:
+    """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
+
+    kind: Literal["training", "evaluation"]
+    wrap_loader: cst.BaseExpression | None = None
+    wrap_device: str | None = None
+
+
+@dataclass
+class TrainingFacts:
+    optimizers: set[str] = field(default_factory=set)
+    schedulers: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
+    # Functions passed as ``optimizer.step(closure)``: each call is a training step.
+    closures: set[cst.FunctionDef] = field(default_factory=set)
+    # ``model.parameters()`` calls that build an optimizer while the model is still on
+    # the CPU and is moved to the device later: moving a module to XLA replaces its
+    # Parameter objects, so such an optimizer would update stale CPU copies.  The value:
+    # the model, and whether it may simply be moved first (the device it goes to is the
+    # XLA device on every path).
+    optimizer_before_move: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
+    # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
+    # all-reduces), and zero-argument .step() calls in training loops on something the
+    # analysis cannot tell is an optimizer.
+    optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
+    unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
+    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
+    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
+
+    def is_optimizer(self, name: str | None) -> bool:
+        if name is None or name in self.schedulers:
+            return False
+        last = name.rsplit(".", 1)[-1].lower()
+        return name in self.optimizers or ("optim" in last and "sched" not in last)
+
+
+@dataclass
+class _Loop:
+    node: cst.CSTNode
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    barrier: bool = False
+    host_read: bool = False
+    moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
+    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
+    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+
+
+@dataclass
+class _Scope:
+    """A function body or the module's top level: what happens to models there, in order."""
+
+    # ("model", name, constructor, moved_at_creation) | ("move", name, device) | ("optimizer", name, node)
+    events: list[tuple[object, ...]] = field(default_factory=list)
+
+
+@dataclass
+class _Function(_Scope):
+    name: str = ""
+    node: cst.FunctionDef | None = None
+    # What the function does once per call (outside loops of its own).
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+
+
+class TrainingAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.training
+        self.device = walk.analysis(DeviceAnalysis)
+        self.loop_records: dict[int, _Loop] = {}
+        self.function_records: dict[int, _Function] = {}
+        self.module_scope = _Scope()
+        self.model_candidates: list[tuple[str, str]] = []
+        self.module_classes: set[str] = set()
+        self.device_loaders: set[str] = set()
+        self.closure_names: set[str] = set()
+        self.moves: list[tuple[str, str | None]] = []  # (what, to which device) across the file
+        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
+
+    @property
+    def loop(self) -> _Loop | None:
+        node = self.walk.loop
+        return self.loop_records[id(node)] if node is not None else None
+
+    @property
+    def function(self) -> _Function | None:
+        node = self.walk.function
+        return self.function_records[id(node)] if node is not None else None
+
+    @property
+    def scope(self) -> _Scope:
+        node = self.walk.enclosing_function
+        return self.function_records[id(node)] if node is not None else self.module_scope
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_records[id(node)] = _Function(name=node.name.value, node=node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if self.walk.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
+                self.module_classes.add(node.name.value)
+
+    def _loop(self, node: cst.For | cst.While) -> None:
+        self.loop_records[id(node)] = _Loop(node)
+
+    visit_For = _loop
+    visit_While = _loop
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assignment(dotted(target.target), node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if name is None:
+            return
+        core = value
+        moved = False
+        while isinstance(core, cst.Call) and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
+            moved = moved or method_name(core) in ("to", "cuda")
+            core = receiver(core)
+        if not isinstance(core, cst.Call):
+            return
+        func_name = dotted(core.func)
+        if func_name is not None:
+            self.scope.events.append(("model", name, func_name, moved))
+            self.model_candidates.append((name, func_name))
+        callee = self.walk.resolve(core.func)
+        if is_device_loader(core, callee):
+            self.device_loaders.add(name)
+        if callee is None:
+            return
+        if callee.startswith(apis.SCHEDULER_MODULE + "."):
+            self.part.schedulers.add(name)
+        elif _is_optimizer_class(callee):
+            self.part.optimizers.add(name)
+        elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
+            self.part.models.add(name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        method = method_name(node)
+        loop, function = self.loop, self.function
+        if method == "backward" or callee == "torch.autograd.backward":
+            if loop is not None:
+                loop.backward = True
+            elif function is not None:
+                function.backward = True
+        elif method == "step" and (stepped := dotted(receiver(node))) is not None:
+            self._step(node, stepped, loop, function)
+        if loop is not None:
+            if callee in spellings("sync") or (
+                callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
+            ):
+                loop.barrier = True
+            if not self.walk.conditional_in_loop and (
+                method in apis.HOST_READ_METHODS
+                or (isinstance(node.func, cst.Name) and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
+            ):
+                loop.host_read = True
+            if (func_name := dotted(node.func)) is not None:
+                loop.called.append(func_name.removeprefix("self."))
+                arguments = [name for a in node.args if (name := dotted(a.value)) is not None]
+                if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
+                    loop.handed.append((node, func_name, arguments))
+        elif function is not None and (func_name := dotted(node.func)) is not None:
+            function.called.append(func_name.removeprefix("self."))
+        if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
+            device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
+            self.scope.events.append(("move", moved, device))
+            self.moves.append((moved, device))
+            if loop is not None and device is not None:
+                loop.moved[moved] = device
+        if callee is not None and _is_optimizer_class(callee):
+            params = arg_value(node, 0, "params")
+            for sub in walk(params) if params is not None else ():
+                if isinstance(sub, cst.Call) and method_name(sub) == "parameters" and dotted(receiver(sub)):
+                    self.scope.events.append(("optimizer", dotted(receiver(sub)), sub))
+
+    def _step(self, node: cst.Call, name: str, loop: _Loop | None, function: _Function | None) -> None:
+        target = loop if loop is not None else function
+        if target is not None:
+            target.step_receivers.append(name)
+        closure_index = next(
+            (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
+            None,
+        )
+        if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
+            self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
+        step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
+        self.step_candidates.append((node, step, loop))
+
+    # -- results ----------------------------------------------------------------------------
+
+    def _steps(self, receivers: list[str]) -> bool:
+        """Some receiver of a ``.step()`` is an optimizer or a gradient scaler."""
+        scalers = self.facts.amp.scaler_names
+        return any(self.part.is_optimizer(r) or r in scalers for r in receivers)
+
+    def finish(self) -> None:
+        part = self.part
+        for name, func_name in self.model_candidates:
+            if func_name in self.module_classes:
+                part.models.add(name)
+        for loop in self.loop_records.values():
+            for call, callee, arguments in loop.handed:
+                if any(part.is_optimizer(name) for name in arguments):
+                    part.step_wrappers[call] = callee
+        step_functions = self._step_functions()
+        for loop in self.loop_records.values():
+            self._plan_loop(loop, step_functions)
+        for call, step, loop in self.step_candidates:
+            if part.is_optimizer(step.optimizer):
+                if not self.facts.distributed.ddp:
+                    part.optimizer_steps[call] = step
+            elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
+                part.unrecognized_steps.add(call)
+        for fn in self.function_records.values():
+            if fn.name in self.closure_names and fn.backward and fn.node is not None:
+                part.closures.add(fn.node)
+        for scope in [self.module_scope, *self.function_records.values()]:
+            self._optimizers_before_moves(scope)
+
+    def _step_functions(self) -> set[str]:
+        """Functions that run a training step each call: a backward pass or an optimizer
+        step outside loops of their own, directly or through another such function."""
+        functions = list(self.function_records.values())
+        steps = {fn.name for fn in functions if fn.backward or self._steps(fn.step_receivers)}
+        while True:
+            more = {fn.name for fn in functions if fn.name not in steps and any(c in steps for c in fn.called)}
+            if not more:
+                return steps
+            steps |= more
+
+    def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
+        part = self.part
+        training = (
+            loop.backward
+            or self._steps(loop.step_receivers)
+            or any(c in step_functions for c in loop.called)
+            or any(call in part.step_wrappers for call, _, _ in loop.handed)
+        )
+        if loop.barrier or self._feeds_from_device_loader(loop.node):
+            return
+        if training:
+            plan = LoopPlan("training")
+            wrap = self._loader_to_wrap(loop)
+            if wrap is not None:
+                plan.wrap_loader, plan.wrap_device = wrap
+            part.loops[loop.node] = plan
+        elif not loop.host_read and any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
+            part.loops[loop.node] = LoopPlan("evaluation")
+
+    def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, cst.For):
+            return False
+        return any(
+            (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func)))
+            or dotted(sub) in self.device_loaders
+            for sub in walk(node.iter)
+        )
+
+    def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
+        """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
+        loop's own ``.to(device)`` moves: every batch variable is moved to one device
+        that is the XLA device on every path (a CPU fallback would break the wrap)."""
+        node = loop.node
+        if not isinstance(node, cst.For):
+            return None
+        loader, target = node.iter, node.target
+        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
+            loader = loader.args[0].value
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+                return None
+            target = target.elements[1].value
+        name = dotted(loader)
+        if name is None or "loader" not in name.rsplit(".", 1)[-1].lower():
+            return None
+        batch = set(names_in(target))
+        devices = {loop.moved.get(b) for b in batch}
+        if not batch or len(devices) != 1:
+            return None
+        device = devices.pop()
+        if device is None or device == CUDA or not self.device.always_xla(device):
+            return None
+        return loader, device
+
+    def _is_model_constructor(self, constructor: str) -> bool:
+        qualified = self.walk.resolve(parse_dotted(constructor)) or ""
+        return constructor in self.module_classes or (
+            qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+        )
+
+    def _is_wrapper(self, constructor: str) -> bool:
+        """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
+        return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
+
+    def _optimizers_before_moves(self, scope: _Scope) -> None:
+        on_cpu: set[str] = set()
+        for index, (kind, name, *rest) in enumerate(scope.events):
+            if kind == "model":
+                constructor, moved = rest
+                if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                    continue
+                if self._is_model_constructor(constructor) and not moved:  # type: ignore[arg-type]
+                    on_cpu.add(name)  # type: ignore[arg-type]
+                else:
+                    on_cpu.discard(name)  # type: ignore[arg-type]
+            elif kind == "move":
+                on_cpu.discard(name)  # type: ignore[arg-type]
+            elif kind == "optimizer" and name in on_cpu:
+                later = [e[2] for e in scope.events[index + 1 :] if e[0] == "move" and e[1] == name]
+                if later:  # moved further down in the same function
+                    self.part.optimizer_before_move[rest[0]] = (name, self.device.xla_on_every_path(later[0]))  # type: ignore[index,arg-type]
+                    continue
+                # Moved elsewhere (returned, or handed to a trainer class)?  Only if
+                # the file moves some model at all; otherwise it stays on the CPU.
+                last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                elsewhere = [
+                    device
+                    for moved, device in self.moves
+                    if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models
+                ]
+                if elsewhere:
+                    fixable = all(self.device.xla_on_every_path(d) for d in elsewhere) and self.device.file_always_xla()
+                    self.part.optimizer_before_move[rest[0]] = (name, fixable)  # type: ignore[index]
+
+
+def is_device_loader(call: cst.Call, callee: str | None) -> bool:
+    """``pl.MpDeviceLoader(...)``, ``pl.ParallelLoader(...).per_device_loader(...)``."""
+    return method_name(call) == "per_device_loader" or (
+        callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
+    )
+
+
+def _is_optimizer_class(callee: str) -> bool:
+    return callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _is_scheduler_name(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return any(word in last for word in ("sched", "lr", "warmup"))
+
+
+def _is_true(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
