@@ -22,18 +22,30 @@ class FileProblem(Exception):
     """A path that cannot be processed, with a message that names it."""
 
 
-def is_candidate(name: str) -> bool:
-    """Whether a file met in a folder is one the tool reads, judged by its name alone.
-    Every kind of file the tool handles is one clause here (a file named on the
-    command line is read whatever its name)."""
-    return name.endswith(".py")
-
-
 def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
     parts = Path(path).parts
     return any(
         fnmatch.fnmatch(path, p) or any(fnmatch.fnmatch(part, p) for part in parts) for p in patterns
     )
+
+
+def is_dockerfile(path: str) -> bool:
+    """``Dockerfile``, ``*.Dockerfile`` or ``Dockerfile.*`` (not ``Dockerfile.dockerignore``,
+    BuildKit's per-Dockerfile ignore file, nor a Python file named ``Dockerfile.py``)."""
+    name = os.path.basename(path)
+    lower = name.lower()
+    return (
+        lower == "dockerfile"
+        or lower.endswith(".dockerfile")
+        or (lower.startswith("dockerfile.") and not lower.endswith((".dockerignore", ".py")))
+    )
+
+
+def is_candidate(name: str) -> bool:
+    """Whether a file met in a folder is one the tool reads, judged by its name alone:
+    a Python file or a Dockerfile.  Every kind of file the tool handles is one clause
+    here (a file named on the command line is read whatever its name)."""
+    return name.endswith(".py") or is_dockerfile(name)
 
 
 def discover(paths: Iterable[str], exclude: tuple[str, ...] = ()) -> Iterator[str | FileProblem]:

@@ -53,6 +53,9 @@ class FileReport:
     diff: str = ""
     # Findings at or above this severity fail the run (per file: overrides may differ).
     fail_on: Severity = "error"
+    # What the file tells the checks across files of a run (containers.connect_images):
+    # images its estimators run, or the image a Dockerfile builds.
+    images: tuple[object, ...] = ()
 
 
 @dataclass

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
+from codemods.containers import connect_images
 from codemods.files import FileProblem, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source
 from codemods.report import FileReport, Mode, unified_diff
@@ -43,6 +44,7 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
             selection=job.selection,
             locate=locate,
             max_bytes=job.max_bytes,
+            filename=path,
             annotate=job.annotate and job.mode != "lint",
         )
     except ConversionError as error:
@@ -54,6 +56,7 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     output = conversion.output
     assert isinstance(output, bytes)
     report.findings = conversion.findings
+    report.images = conversion.images
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
         report.diff = unified_diff(path, _text(data, conversion.encoding), _text(output, conversion.encoding))
@@ -99,7 +102,17 @@ def workers_for(files: int, requested: int = 0) -> int:
 def run(
     work: Sequence[tuple[str, Job]], workers: int = 1, done: Callable[[FileReport], None] | None = None
 ) -> list[FileReport]:
-    """Process every (path, job), in order; ``done`` hears of each report as it is ready."""
+    """Every (path, job)'s report, in order (``done`` hears of each as it is ready);
+    then the checks across files (estimators against the Dockerfiles of the images
+    they run)."""
+    reports = _run_each(work, workers, done)
+    connect_images(reports)
+    return reports
+
+
+def _run_each(
+    work: Sequence[tuple[str, Job]], workers: int, done: Callable[[FileReport], None] | None
+) -> list[FileReport]:
     if workers <= 1 or len(work) < 2:
         results = (process_path(path, job) for path, job in work)
         return [_tell(done, report) for report in results]

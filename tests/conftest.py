@@ -11,9 +11,17 @@ FIXTURES = ROOT / "fixtures"
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 
+# Launcher scripts and Dockerfiles: not training scripts (tests/test_launchers.py has them).
+NOT_TRAINING_SCRIPTS = ("launchers", "containers")
+
+
 def fixture_scripts() -> list[Path]:
-    """Every input script under fixtures/, as paths relative to it."""
-    return sorted(p.relative_to(FIXTURES) for p in FIXTURES.rglob("*.py") if "__pycache__" not in p.parts)
+    """Every training script under fixtures/, as paths relative to it."""
+    return sorted(
+        p.relative_to(FIXTURES)
+        for p in FIXTURES.rglob("*.py")
+        if "__pycache__" not in p.parts and p.relative_to(FIXTURES).parts[0] not in NOT_TRAINING_SCRIPTS
+    )
 
 
 # What installing this project as a pre-commit hook repository needs.

@@ -19,15 +19,25 @@ class Case:
     after: str | None = None
     target: str = "2.9"
     note: str = ""
+    filename: str = "train.py"  # what kind of file (a launcher, a Dockerfile)
 
     @property
     def id(self) -> str:
         return f"{self.rule}-{self.kind}-{self.note or 'case'}"
 
 
-def C(rule: str, kind: str, before: str, after: str | None = None, *, target: str = "2.9", note: str = "") -> Case:
+def C(
+    rule: str,
+    kind: str,
+    before: str,
+    after: str | None = None,
+    *,
+    target: str = "2.9",
+    note: str = "",
+    filename: str = "train.py",
+) -> Case:
     clean = lambda s: textwrap.dedent(s).lstrip("\n")  # noqa: E731
-    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note)
+    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note, filename)
 
 
 CASES = [

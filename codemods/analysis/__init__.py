@@ -9,6 +9,9 @@ One module per concern, each with its part of the sheet and its analysis; the sh
 walk (walk.py) hands every node to each analysis in the order below, which is also the
 order their results are finished in (later ones may read earlier ones; conclusions that
 need every result are drawn in ``settle``).
+
+Launcher scripts and Dockerfiles are other kinds of file with analyses of their own,
+outside the shared walk: ``launcher.py`` (SageMaker estimators) and ``dockerfile.py``.
 """
 
 from __future__ import annotations

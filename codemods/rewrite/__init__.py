@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from codemods import apis
+from codemods.analysis.launcher import LauncherFacts
 from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.imports import ImportsRewrite
+from codemods.rewrite.launcher import LauncherRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
 from codemods.rewrite.project import ProjectRewrite
@@ -15,10 +17,16 @@ from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
 
-def concerns_for(ctx: Context) -> list[Concern]:
+def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Concern]:
     """The concerns in the order they see each node; imports last, as they edit the
-    module once everything else has asked for what it needs."""
+    module once everything else has asked for what it needs.  A file that builds
+    SageMaker estimators also gets the launcher checks; a training script under
+    SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those."""
+    if launcher and launcher.smp_script is not None:
+        return [LauncherRewrite(ctx, launcher)]
+    launchers: list[Concern] = [LauncherRewrite(ctx, launcher)] if launcher else []
     return [
+        *launchers,
         DeviceRewrite(ctx),
         AmpRewrite(ctx),
         OptimizerRewrite(ctx),
