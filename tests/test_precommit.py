@@ -57,6 +57,14 @@ def test_lint_blocks_cuda_code_and_passes_once_converted(tmp_path: Path, hook_re
     blocked = pre_commit(repo, pre_commit_home, "--all-files")
     assert blocked.returncode == 1, blocked.stdout + blocked.stderr
     assert "train.py:114:18: XLA101 [*]" in blocked.stdout
+    # Dockerfiles go to the same hook: a model-parallel image without METIS is an error.
+    (repo / "image").mkdir()
+    (repo / "image" / "Dockerfile").write_bytes((FIXTURES / "containers" / "broken" / "Dockerfile.no-metis").read_bytes())
+    git("add", ".", cwd=repo)
+    docker = pre_commit(repo, pre_commit_home, "--files", "image/Dockerfile")
+    assert docker.returncode == 1 and "image/Dockerfile:3:1: SM306" in docker.stdout, docker.stdout + docker.stderr
+    git("rm", "-q", "--cached", "image/Dockerfile", cwd=repo)
+    (repo / "image" / "Dockerfile").unlink()
     converted = subprocess.run([sys.executable, "-m", "codemods", "convert", "."], cwd=repo, capture_output=True, text=True)
     assert converted.returncode == 1, converted.stdout  # files changed
     assert "XLA502 `pin_memory=True` has no effect" in converted.stdout  # an info finding is left
@@ -78,6 +86,7 @@ def test_fixing_hook_on_many_files_with_non_python_files_around(tmp_path: Path, 
         "data.json": '{"torch": "cuda"}\n',
         "run.sh": "#!/bin/sh\npython -c 'import torch; torch.cuda.synchronize()'\n",
         "bin/train": "#!/usr/bin/env python\nimport torch\ndevice = torch.device('cuda')\n",  # Python by its shebang
+        "docker/Dockerfile": "FROM python:3.11\nRUN pip install torch\n",  # checked, never rewritten
     }
     repo = new_repo(tmp_path / "user", files, hook_config(hook_repo, CONVERT))
     (repo / "bin" / "train").chmod(0o755)  # identify reads shebangs of executables only
@@ -89,7 +98,7 @@ def test_fixing_hook_on_many_files_with_non_python_files_around(tmp_path: Path, 
     ).stdout
     assert all((repo / name).read_text() == expected for name in files if name.endswith(".py"))
     assert "torch_xla.device()" in (repo / "bin" / "train").read_text()
-    for name in ("README.md", "notes.txt", "data.json", "run.sh"):
+    for name in ("README.md", "notes.txt", "data.json", "run.sh", "docker/Dockerfile"):
         assert (repo / name).read_text() == files[name]
     assert not list(repo.rglob(".xla-codemod-*"))
     git("add", ".", cwd=repo)
