@@ -104,6 +104,43 @@ SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 KERNEL_KEYWORDS = frozenset({"fused", "foreach", "capturable"})
 PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})
 
+# Third-party APIs that matter on XLA (what the rest of timm, apex, accelerate or
+# transformers does needs nothing: their schedulers and models run as they are).
+THIRD_PARTY: dict[str, SourceApi] = {
+    **_table(
+        "XLA004",
+        "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with the XLA device "
+        "(bfloat16 needs no loss scaling)",
+        "apex.amp.initialize apex.amp.scale_loss apex.amp.master_params",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer, or torch.nn's layer",
+        "apex.optimizers.FusedAdam apex.optimizers.FusedLAMB apex.optimizers.FusedSGD apex.optimizers.FusedNovoGrad "
+        "apex.normalization.FusedLayerNorm apex.normalization.FusedRMSNorm",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
+        "apex.parallel.DistributedDataParallel apex.parallel.convert_syncbn_model apex.parallel.SyncBatchNorm",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "builds a CUDA gradient scaler inside timm: on XLA use torch.autocast('xla', dtype=torch.bfloat16) "
+        "without a scaler, or torch.amp.GradScaler('xla')",
+        "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
+    ),
+    **_table(
+        "XLA004",
+        "is DeepSpeed, which does not run on XLA devices: train with the XLA optimizer step instead",
+        "deepspeed.initialize",
+        crashes=True,
+    ),
+}
+
 DDP = "torch.nn.parallel.DistributedDataParallel"
 DISTRIBUTED: dict[str, SourceApi] = _table(
     "XLA601",

@@ -18,6 +18,8 @@ import click
 
 from codemods import __version__, progress
 from codemods.config import ConfigError, Settings, load
+from codemods.doctor import DEFAULT_FAMILIES as DOCTOR_FAMILIES
+from codemods.doctor import DoctorOptions, diagnose
 from codemods.files import FileProblem, discover
 from codemods.report import RENDERERS, FileReport, Mode, Report, coloured_diff
 from codemods.rules import SEVERITIES, RuleSelection, Severity, docs
@@ -92,6 +94,37 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
         click.echo(docs.render_json(chosen), nl=False)
     else:
         click.echo(docs.render_pages(chosen) if patterns else docs.render_list(chosen), nl=False)
+
+
+@main.command(context_settings={"allow_interspersed_args": False})
+@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Stop after this many step barriers (torch_xla.sync(), xm.mark_step(), MpDeviceLoader).")
+@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Steps allowed to compile before a steady state is expected.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True,
+              help="Stop the script after this many seconds.")
+@click.option("--python", default=sys.executable, show_default="this interpreter",
+              help="Interpreter with torch_xla that runs the script.")
+@click.option("--cross-reference", "families", default=",".join(DOCTOR_FAMILIES), show_default=True,
+              help="Static rule families to cite where they flag the same line ('' for none).")
+@click.option("--show-output", is_flag=True, help="Show the script's output (on standard error).")
+@click.option("--report", "report_file", type=click.Path(allow_dash=True),
+              help="Write the report to FILE ('-' for standard output).")
+@click.option("--format", "report_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
+              help="Report format.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]...")
+def doctor(command: tuple[str, ...], families: str, report_file: str | None, report_format: str, **options: Any) -> None:
+    """Run SCRIPT [ARGS...] a few steps on XLA and name the lines that recompile or sync.
+
+    Exit 0: steady state; 1: graphs still compiled after warm-up; 2: the script cannot run.
+    """
+    try:
+        diagnosis = diagnose(command[0], command[1:], DoctorOptions(cross_reference=_codes(families), **options))
+    except KeyboardInterrupt:
+        click.echo("interrupted: the script was stopped", err=True)
+        sys.exit(130)
+    _emit(diagnosis.report, report_file, report_format, to_stderr=False)
+    sys.exit(diagnosis.exit_code)
 
 
 def _settings() -> Settings:

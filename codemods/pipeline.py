@@ -17,6 +17,7 @@ from typing import Literal, TypeVar
 import libcst as cst
 
 from codemods.analysis import analyse
+from codemods.analysis.summary import ImportContext, ModuleSummary, summarise
 from codemods.analysis.dockerfile import DockerfileSyntaxError
 from codemods.analysis.launcher import analyse_launcher
 from codemods.annotate import add_todos
@@ -64,6 +65,8 @@ class Conversion:
     encoding: str = "utf-8"
     # What the checks across files of a run need (containers.connect_images).
     images: tuple[object, ...] = ()
+    # What other files of the project need to know of this one (Python files only).
+    summary: ModuleSummary | None = None
 
     @property
     def changed(self) -> bool:
@@ -79,11 +82,15 @@ def convert_source(
     max_bytes: int | None = None,
     filename: str | None = None,
     annotate: bool = False,
+    imports: ImportContext | None = None,
 ) -> Conversion:
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
 
     ``filename`` says what kind of file it is: a Dockerfile (``Dockerfile``,
     ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; anything else is Python.
+    ``imports`` tells where the file's imports lead (the project's modules and their
+    summaries, see codemods/project.py); without it, modules that are neither the
+    standard library nor well-known packages are taken for unread project modules.
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
     into the input (for lint, --check and --diff).  ``annotate`` writes a TODO comment
@@ -98,7 +105,7 @@ def convert_source(
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
     if not _RELEVANT.search(raw) or _SKIP_FILE.encode() in raw:
-        return Conversion(source, source, [])
+        return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
             f"{len(raw) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.1f} MiB limit for conversion "
@@ -113,12 +120,12 @@ def convert_source(
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
         if not annotate:
-            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename)
+            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports)
 
         def input_located() -> list[Finding]:
-            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename).findings
+            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename, imports).findings
 
-        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename)
+        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports)
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
@@ -169,6 +176,7 @@ def _convert(
     selection: RuleSelection,
     locate: Literal["output", "input"],
     filename: str | None,
+    imports: ImportContext | None,
 ) -> Conversion:
     try:
         module = cst.parse_module(source)
@@ -185,7 +193,7 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(module.encoding)
-    facts = analyse(module)
+    facts = analyse(module, imports)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
@@ -215,7 +223,8 @@ def _convert(
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    return Conversion(source, output if changed else source, findings, module.encoding, images)
+    summary = summarise(facts, pending=changed)
+    return Conversion(source, output if changed else source, findings, module.encoding, images, summary)
 
 
 def _check_dockerfile(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 
@@ -99,12 +100,33 @@ def with_comma(arg: cst.Arg) -> cst.Arg:
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node of a subtree, parents first (cheap: no metadata)."""
+    """Every node of a subtree but whitespace and punctuation, parents before their
+    children (in no particular order among siblings)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(current.children))
+        for name in _fields_of(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(value)
+
+
+# Fields that hold only whitespace, comments or punctuation.
+_LAYOUT = re.compile(r"whitespace|^(lpar|rpar|comma|semicolon|equal|colon|dot|star_tok|leading_lines|lines_after_decorators|header|footer|newline|default_indent|default_newline|encoding|has_trailing_newline|asynchronous)$")
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    """The names of a node type's fields that may hold nodes of interest.  (LibCST's
+    ``children`` builds a visitor on every access: far slower than reading fields.)"""
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(kind) if not _LAYOUT.search(f.name))
+        _FIELDS[kind] = names
+    return names
 
 
 def names_in(node: cst.CSTNode) -> Iterator[str]:

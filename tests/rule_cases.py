@@ -233,7 +233,7 @@ CASES = [
 
         device = pd()
         """, note="relative-import"),
-    C("XLA003", "positive", """
+    C("XLA003", "negative", """
         import torch
         import torch_xla
 
@@ -243,7 +243,7 @@ CASES = [
                     loss = model(x)
                 loss_scaler(loss, optimizer, parameters=model.parameters())
                 torch_xla.sync()
-        """, note="step-wrapper-passed-in"),
+        """, note="step-wrapper-passed-in-names-no-file"),
     C("XLA301", "positive", """
         import torch
         from util.misc import NativeScaler
@@ -298,6 +298,27 @@ CASES = [
                     self._run_batch(x)
                     torch_xla.sync()
         """, note="step-through-helpers"),
+    # -- XLA004 third-party CUDA-only APIs -----------------------------------------------------
+    C("XLA004", "positive", """
+        import torch
+        from apex import amp
+
+        model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+        """),
+    C("XLA004", "negative", """
+        import torch
+        from timm.scheduler import create_scheduler
+        from transformers import get_scheduler
+
+        scheduler, _ = create_scheduler(args, optimizer)
+        lr_scheduler = get_scheduler("linear", optimizer, num_warmup_steps=0, num_training_steps=10)
+        """, note="schedulers-need-nothing"),
+    C("XLA004", "alias", """
+        import torch
+        import timm.utils as tu
+
+        loss_scaler = tu.NativeScaler()
+        """),
     # -- XLA101 CUDA devices ----------------------------------------------------
     C("XLA101", "positive", """
         import torch

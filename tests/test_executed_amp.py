@@ -36,9 +36,10 @@ AMP_CASES = {
     "amp_gan.py": {"syncfree.adam.Adam"},
     "amp_nanogpt.py": {"syncfree.adamw.AdamW"},
     "amp_decorated.py": set(),  # RMSprop has no sync-free version (reported, kept)
-    "main_pretrain.py": set(),  # optimizer built in a file without AMP (see XLA003)
+    "main_pretrain.py": {"syncfree.adamw.AdamW"},  # AMP set up in util/misc.py
+    "main.py": {"syncfree.adamw.AdamW"},  # a repository: loops in engine.py, scaler in utils/
 }
-FOLDERS = {"main_pretrain.py": "mae_style"}
+FOLDERS = {"main_pretrain.py": "mae_style", "main.py": "vision_repo"}
 
 
 def bfloat16_autocast_ran(run: Run) -> bool:

@@ -26,6 +26,7 @@ from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
 from codemods.analysis.project import ProjectAnalysis, ProjectFacts
+from codemods.analysis.summary import ImportContext
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
 from codemods.analysis.walk import Analysis, Walk
 
@@ -60,8 +61,10 @@ ANALYSES: list[type[Analysis]] = [
 ]
 
 
-def analyse(module: cst.Module) -> Facts:
+def analyse(module: cst.Module, imports: ImportContext | None = None) -> Facts:
     facts = Facts(ImportFacts(anchor=import_anchor(module)))
+    if imports is not None:
+        facts.project.context = imports
     walk = Walk(facts, ANALYSES)
     module.visit(walk)
     walk.finish()

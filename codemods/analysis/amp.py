@@ -11,6 +11,7 @@ from typing import Literal
 import libcst as cst
 
 from codemods import apis
+from codemods.analysis.project import ProjectAnalysis
 from codemods.analysis.walk import Analysis, Walk
 from codemods.imports import ImportTable
 from codemods.syntax import call_args, dotted, mentions, names_in, string_value, walk
@@ -76,12 +77,19 @@ class AmpFacts:
     flags: set[str] = field(default_factory=set)
     # Scalers enabled by a precision name (``enabled=(dtype == 'float16')``).
     precision_scalers: set[cst.Call] = field(default_factory=set)
+    # The script calls a project callable that trains with mixed precision.
+    imported: bool = False
+    # Where autocast and scalers are (qualified names of their functions), for other files.
+    owners: set[str] = field(default_factory=set)
 
     @property
     def active(self) -> bool:
-        """The script trains with CUDA mixed precision (autocast or a gradient scaler)."""
-        return any(a.flavor == "cuda" for a in self.autocasts.values()) or any(
-            s.flavor == "cuda" for s in self.scalers.values()
+        """The script trains with CUDA mixed precision (autocast or a gradient scaler),
+        itself or through a callable of another module."""
+        return (
+            self.imported
+            or any(a.flavor == "cuda" for a in self.autocasts.values())
+            or any(s.flavor == "cuda" for s in self.scalers.values())
         )
 
     @property
@@ -157,6 +165,7 @@ class AmpAnalysis(Analysis):
                     return
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
+        self.part.owners.add(self.walk.qualname)
         if (enabled := call.argument("enabled")) is not None:
             self.enabled_refs.append((node, set(names_in(enabled))))
 
@@ -177,6 +186,7 @@ class AmpAnalysis(Analysis):
                 args.remove(device_arg)
                 device = device_arg.value
         self.part.scalers[node] = ScalerCall(spelling, flavor, tuple(args), device)
+        self.part.owners.add(self.walk.qualname)
         enabled = call_args(node)[1].get("enabled")
         if enabled is not None:
             self.enabled_refs.append((node, set(names_in(enabled.value))))
@@ -215,6 +225,7 @@ class AmpAnalysis(Analysis):
             for value in values:
                 if _chooses_precision(value) and mentions(value, part.is_precision_check):
                     part.precision_choices[value] = name
+        part.imported = self.walk.analysis(ProjectAnalysis).uses_amp()
         precision_names = set(part.precision_choices.values())
         for call, refs in self.enabled_refs:
             if refs & precision_names and call in part.scalers:

@@ -63,6 +63,8 @@ class DeviceFacts:
     int_devices: set[cst.Integer] = field(default_factory=set)
     # Availability checks the device rewrites do not consume: they stay, False on XLA.
     kept_availability_checks: set[cst.Call] = field(default_factory=set)
+    # Functions that choose a device (qualified names), for other files.
+    choosers: set[str] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -94,6 +96,8 @@ class DeviceAnalysis(Analysis):
 
     def mark_device_code(self) -> None:
         self.device_code.update(self.walk.conds)
+        if self.walk.scopes:
+            self.part.choosers.add(self.walk.qualname)
 
     def mark_crash(self, node: cst.CSTNode) -> None:
         for cond in self.walk.conds:

@@ -34,6 +34,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
         ReportedApis(ctx, apis.DISTRIBUTED),
+        ReportedApis(ctx, apis.THIRD_PARTY),
         XlaNamesRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),

@@ -4,7 +4,8 @@ the tool fixes it or only reports.
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
 XLA5 CUDA runtime calls, XLA6 distributed, XLA9 torch_xla release names; SM1 SageMaker
-model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles.  A rule with
+model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLD is what
+``xla-codemod doctor`` sees while a script runs (runtime findings).  A rule with
 ``fixable=True`` may still report a case it cannot fix; then the finding says so.
 This package imports nothing heavy: the command line validates codes with it.
 """
@@ -20,6 +21,7 @@ from codemods.rules import (
     cuda_runtime,
     device,
     distributed,
+    doctor,
     imports,
     launcher,
     optimizer,
@@ -40,6 +42,7 @@ RULES: tuple[Rule, ...] = (
     *release_names.RULES,
     *launcher.RULES,
     *containers.RULES,
+    *doctor.RULES,
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.rules.base import Rule, example
+from codemods.rules.base import Example, Rule, example
 
 RULES = (
     Rule(
@@ -50,7 +50,7 @@ RULES = (
         ),
     ),
     Rule(
-        "XLA003", "cross-file", "warning", "Setup that comes from another file must be converted there", False,
+        "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
         why="Each file is converted on its own terms: when the device or the optimizer comes from, or goes to, "
         "a function of another file of the project, the code there (device choice, training loop) still runs on "
         "CUDA terms until that file is converted too.",
@@ -65,5 +65,15 @@ RULES = (
                 """
             ),
         ),
+    ),
+    Rule(
+        "XLA004",
+        "third-party-cuda",
+        "error",
+        "A third-party API that runs only on CUDA (Apex AMP and fused kernels, timm's CUDA scalers, DeepSpeed)",
+        False,
+        why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
+        "or silently do nothing. Imports of other third-party packages never need converting.",
+        examples=(Example("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n"),),
     ),
 )

@@ -7,7 +7,7 @@ import os
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
-import torch_xla  # noqa: F401  (registers the "xla" device)
+import torch_xla.amp.syncfree as syncfree
 
 import util.misc as misc
 from util.misc import NativeScalerWithGradNormCount as NativeScaler
@@ -48,7 +48,7 @@ def main(args):
 
     model = TinyMaskedAutoencoder()
     model.to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95))
+    optimizer = syncfree.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95))
     loss_scaler = NativeScaler()
 
     os.makedirs(args.output_dir, exist_ok=True)
