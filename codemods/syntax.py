@@ -114,19 +114,48 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                 stack.extend(value)
 
 
-# Fields that hold only whitespace, comments or punctuation.
-_LAYOUT = re.compile(r"whitespace|^(lpar|rpar|comma|semicolon|equal|colon|dot|star_tok|leading_lines|lines_after_decorators|header|footer|newline|default_indent|default_newline|encoding|has_trailing_newline|asynchronous)$")
+# Fields that hold only whitespace, comments, punctuation or plain strings.
+_LAYOUT = re.compile(
+    r"whitespace|^(lpar|rpar|lbrace|rbrace|lbracket|rbracket|comma|semicolon|equal|colon|first_colon|second_colon|dot"
+    r"|star_tok|star|operator|posonly_ind|leading_lines|lines_after_decorators|header|footer|newline|indent|start|end"
+    r"|conversion|default_indent|default_newline|encoding|has_trailing_newline|asynchronous)$"
+)
+# Where the order of the fields is not the order of the code.
+_LEXICAL = {
+    cst.FunctionDef: ("decorators", "name", "params", "returns", "body", "type_parameters"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.Arg: ("keyword", "value"),
+    cst.Parameters: ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.MatchCase: ("pattern", "guard", "body"),
+}
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _fields_of(kind: type) -> tuple[str, ...]:
-    """The names of a node type's fields that may hold nodes of interest.  (LibCST's
-    ``children`` builds a visitor on every access: far slower than reading fields.)"""
+    """The names of a node type's fields that may hold nodes of interest, in the order
+    of the code.  (LibCST's ``children`` builds a visitor on every access: far slower
+    than reading fields.)"""
     names = _FIELDS.get(kind)
     if names is None:
-        names = tuple(f.name for f in dataclasses.fields(kind) if not _LAYOUT.search(f.name))
+        present = {f.name for f in dataclasses.fields(kind)}
+        names = _LEXICAL.get(kind) or tuple(f.name for f in dataclasses.fields(kind))
+        names = tuple(n for n in names if n in present and not _LAYOUT.search(n))
         _FIELDS[kind] = names
     return names
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The node's children but whitespace and punctuation, in the order of the code."""
+    found: list[cst.CSTNode] = []
+    for name in _fields_of(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found.extend(value)
+    return found
 
 
 def names_in(node: cst.CSTNode) -> Iterator[str]:

@@ -66,6 +66,6 @@ def analyse(module: cst.Module, imports: ImportContext | None = None) -> Facts:
     if imports is not None:
         facts.project.context = imports
     walk = Walk(facts, ANALYSES)
-    module.visit(walk)
+    walk.run(module)
     walk.finish()
     return facts
