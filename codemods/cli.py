@@ -1,11 +1,13 @@
 """The command line: parse options, call the library, render, set the exit code.
 
-Exit codes: 0 clean; 1 changes made or needed, or findings; 2 usage error or a file
-that could not be processed (the other files are still processed).
+Exit codes: 0 clean; 1 changes made or needed, or findings at or above the fail-on
+severity (for convert: findings it did not fix); 2 usage error or a file that could
+not be processed (the other files are still processed).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -14,14 +16,14 @@ from typing import Any
 
 import click
 
-from codemods import __version__
+from codemods import __version__, progress
 from codemods.config import ConfigError, Settings, load
 from codemods.doctor import DEFAULT_FAMILIES as DOCTOR_FAMILIES
 from codemods.doctor import DoctorOptions, diagnose
 from codemods.files import FileProblem, discover
-from codemods.report import RENDERERS, FileReport, Report, render_rules
-from codemods.rules import RuleSelection
-from codemods.runner import DEFAULT_MAX_BYTES, Job, Mode, process_bytes, run
+from codemods.report import RENDERERS, FileReport, Mode, Report, coloured_diff
+from codemods.rules import SEVERITIES, RuleSelection, Severity, docs
+from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
 
 
@@ -43,8 +45,10 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
                      help=f"Largest file to convert, in MiB (default {DEFAULT_MAX_BYTES / 2**20:g})."),
         click.option("--report", "report_file", type=click.Path(allow_dash=True),
                      help="Write the report to FILE ('-' for standard output)."),
-        click.option("--format", "report_format", type=click.Choice(sorted(RENDERERS)), default="text",
+        click.option("--format", "report_format", type=click.Choice(list(RENDERERS)), default="text",
                      show_default=True, help="Report format."),
+        click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+                     help="Exit 1 on findings of this severity or above (default error, or [tool.xla-codemod] fail-on)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -61,23 +65,35 @@ def main() -> None:
 @_common
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
-def convert(diff: bool, check: bool, **options: Any) -> None:
+@click.option("--annotate", is_flag=True, help="Write a `# TODO(xla-codemod): ...` comment above what needs a person.")
+def convert(diff: bool, check: bool, annotate: bool, **options: Any) -> None:
     """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout)."""
     mode: Mode = "diff" if diff else "check" if check else "write"
-    sys.exit(_execute(mode, **options))
+    sys.exit(_execute(mode, annotate=annotate, **options))
 
 
 @main.command()
 @_common
 def lint(**options: Any) -> None:
-    """Report findings for PATH... without rewriting; exit 1 if there are any."""
+    """Report findings for PATH... without rewriting; exit 1 on findings at or above --fail-on."""
     sys.exit(_execute("lint", **options))
 
 
 @main.command()
-def rules() -> None:
-    """List every rule: code, [*] if the tool fixes it, summary."""
-    click.echo(render_rules(), nl=False)
+@click.argument("codes", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(codes: tuple[str, ...], output_format: str) -> None:
+    """List every rule (code, [*] if the tool fixes it, severity, summary), or print
+    the page of each rule CODE names (a code or a prefix: why, examples)."""
+    patterns = _codes(",".join(codes))
+    unknown = RuleSelection(select=patterns).unknown_patterns()
+    if unknown:
+        raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
+    chosen = docs.select(patterns)
+    if output_format == "json":
+        click.echo(docs.render_json(chosen), nl=False)
+    else:
+        click.echo(docs.render_pages(chosen) if patterns else docs.render_list(chosen), nl=False)
 
 
 @main.command(context_settings={"allow_interspersed_args": False})
@@ -129,46 +145,60 @@ def _execute(
     max_size: float | None,
     report_file: str | None,
     report_format: str,
+    fail_on: Severity | None,
+    annotate: bool = False,
 ) -> int:
     settings = _settings()
     signal.signal(signal.SIGTERM, _interrupt)
     # LibCST walks trees recursively: room for deeply nested (still valid) code.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    chosen_target = target or settings.target or DEFAULT_TARGET
-    if chosen_target not in TARGETS:
-        raise click.UsageError(f"{settings.source}: unknown target {chosen_target!r}")
-    selection = RuleSelection(select=_codes(select) or settings.select or ("ALL",), ignore=_codes(ignore) + settings.ignore)
-    unknown = selection.unknown_patterns()
+    unknown = RuleSelection(select=_codes(select), ignore=_codes(ignore)).unknown_patterns()
     if unknown:
         raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
-    size = max_size or settings.max_size
-    job = Job(mode, chosen_target, selection, int(size * 2**20) if size else DEFAULT_MAX_BYTES)
+    command_line = Settings(target, _codes(select), _codes(ignore), max_size=max_size, fail_on=fail_on)
+
+    def job_for(path: str) -> Job:
+        """Command-line options win over the file's settings (overrides included; none
+        for standard input, which has no path)."""
+        file = settings if path == "-" else settings.for_path(path)
+        size = command_line.max_size or file.max_size
+        return Job(
+            mode,
+            command_line.target or file.target or DEFAULT_TARGET,
+            RuleSelection(select=command_line.select or file.select or ("ALL",), ignore=command_line.ignore + file.ignore),
+            int(size * 2**20) if size else DEFAULT_MAX_BYTES,
+            command_line.fail_on or file.fail_on or "error",
+            annotate,
+        )
 
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
-        return _stdin(job, report_file, report_format)
+        return _stdin(job_for("-"), report_file, report_format)
 
-    files: list[str] = []
+    work: list[tuple[str, Job]] = []
     reports: list[FileReport] = []
     for item in discover(paths, exclude + settings.exclude):
         if isinstance(item, FileProblem):
             path, _, message = str(item).partition(": ")
             reports.append(FileReport(path, error=message))
         else:
-            files.append(item)
+            work.append((item, job_for(item)))
+    bar = progress.Progress(len(work), sys.stderr) if progress.wanted(sys.stderr) else None
     try:
-        reports.extend(run(files, job, jobs))
+        reports.extend(run(work, workers_for(len(work), jobs), bar))
     except KeyboardInterrupt:
         click.echo("interrupted: every file is either as it was or fully converted", err=True)
         return 130
-    report = Report(reports)
+    finally:
+        if bar is not None:
+            bar.close()
+    report = Report(reports, mode)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
-        for file in reports:
-            click.echo(file.diff, nl=False)
+        _print_diffs(reports)
     _emit(report, report_file, report_format, to_stderr=code_on_stdout)
-    return _exit_code(report)
+    return report.exit_code()
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -183,10 +213,17 @@ def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
         sys.stdout.buffer.write(output)
         sys.stdout.flush()
     elif job.mode == "diff":
-        click.echo(file_report.diff, nl=False)
-    report = Report([file_report])
+        _print_diffs([file_report])
+    report = Report([file_report], job.mode)
     _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
-    return _exit_code(report)
+    return report.exit_code()
+
+
+def _print_diffs(reports: list[FileReport]) -> None:
+    """The diffs on standard output, in colour on a terminal only (and never with NO_COLOR)."""
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    for file in reports:
+        click.echo(coloured_diff(file.diff) if colour else file.diff, nl=False, color=colour)
 
 
 def _emit(report: Report, report_file: str | None, report_format: str, *, to_stderr: bool) -> None:
@@ -200,11 +237,3 @@ def _emit(report: Report, report_file: str | None, report_format: str, *, to_std
             Path(report_file).write_text(text, encoding="utf-8")
         except OSError as error:
             raise click.FileError(report_file, hint=error.strerror) from None
-
-
-def _exit_code(report: Report) -> int:
-    if any(f.error is not None for f in report.files):
-        return 2
-    if any(f.changed or f.findings for f in report.files):
-        return 1
-    return 0

@@ -6,11 +6,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-# Folders never worth walking into.
+# Folders never worth walking into (outside git; inside git, for files git does not track).
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache",
      ".pytest_cache", "node_modules", "build", "dist", "site-packages", ".eggs"}
@@ -40,29 +41,89 @@ def is_dockerfile(path: str) -> bool:
     )
 
 
-def discover(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Iterator[str | FileProblem]:
-    """Python files under ``paths``, in a stable order; problems are yielded in place.
+def is_candidate(name: str) -> bool:
+    """Whether a file met in a folder is one the tool reads, judged by its name alone:
+    a Python file or a Dockerfile.  Every kind of file the tool handles is one clause
+    here (a file named on the command line is read whatever its name)."""
+    return name.endswith(".py") or is_dockerfile(name)
 
-    A file named explicitly is taken whatever its suffix; folders contribute their
-    ``*.py`` files and Dockerfiles.  Symlinked folders are not followed (no loops)."""
+
+def discover(paths: Iterable[str], exclude: tuple[str, ...] = ()) -> Iterator[str | FileProblem]:
+    """The files to process under ``paths``, in a stable order; problems are yielded in place.
+
+    A file named explicitly is always taken, whatever its name.  A folder contributes
+    its candidate files (``is_candidate``): inside a git work tree the ones git tracks
+    or would track (``git ls-files --cached --others --exclude-standard``: .gitignore,
+    .git/info/exclude and the global excludes honoured), elsewhere every file outside
+    the ``SKIPPED_DIRS``.  Symlinks met in a folder are never followed (a link to a file
+    of the tree reaches it anyway; one to a file outside would leave the tree).  A file
+    named twice, or reached through a link as well, is processed once."""
+    seen: set[str] = set()
     for path in paths:
         if not os.path.lexists(path):
             yield FileProblem(f"{path}: no such file or directory")
-        elif os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(
-                    d
-                    for d in dirs
-                    if d not in SKIPPED_DIRS
-                    and not os.path.islink(os.path.join(root, d))
-                    and not _excluded(os.path.join(root, d), exclude)
-                )
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if (name.endswith(".py") or is_dockerfile(name)) and not _excluded(full, exclude) and os.path.isfile(full):
-                        yield full
-        elif not _excluded(path, exclude):
-            yield path
+            continue
+        if os.path.isdir(path):
+            found: Iterable[str] = (
+                f for f in _folder_files(path) if is_candidate(os.path.basename(f)) and not _excluded(f, exclude)
+            )
+        elif _excluded(path, exclude):
+            continue
+        else:
+            found = [path]
+        for file in found:
+            key = os.path.realpath(file)
+            if key not in seen:
+                seen.add(key)
+                yield file
+
+
+def _folder_files(folder: str) -> Iterator[str]:
+    """Regular files (never symlinks) under ``folder``: git's view inside a work tree."""
+    listed = _git_files(folder)
+    for file in listed if listed is not None else _walk(folder):
+        try:
+            if stat.S_ISREG(os.lstat(file).st_mode):
+                yield file
+        except OSError:  # listed by git, but deleted or unreadable meanwhile
+            continue
+
+
+def _git(folder: str, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+    try:
+        return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):  # no git: as outside a work tree
+        return None
+
+
+def _git_files(folder: str) -> list[str] | None:
+    """Files git tracks or would track under ``folder`` (relative names joined to it);
+    None outside a work tree, where git cannot read the repository, or for a folder
+    git ignores as a whole (named on the command line, it is walked instead).
+    Untracked files in ``SKIPPED_DIRS`` (a virtual environment nobody ignored) are left out."""
+    tracked = _git(folder, "ls-files", "-z", "--cached")
+    untracked = _git(folder, "ls-files", "-z", "--others", "--exclude-standard")
+    if tracked is None or untracked is None or tracked.returncode or untracked.returncode:
+        return None
+    names = _split(tracked.stdout) + [
+        name for name in _split(untracked.stdout) if not SKIPPED_DIRS.intersection(name.split("/")[:-1])
+    ]
+    if not names:
+        ignored = _git(folder, "check-ignore", "-q", ".")
+        if ignored is not None and ignored.returncode == 0:
+            return None
+    return [os.path.join(folder, name) for name in sorted(set(names))]
+
+
+def _split(output: bytes) -> list[str]:
+    return [os.fsdecode(name) for name in output.split(b"\0") if name]
+
+
+def _walk(folder: str) -> Iterator[str]:
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(root, d)))
+        for name in sorted(files):
+            yield os.path.join(root, name)
 
 
 def read_bytes(path: str) -> bytes:

@@ -11,7 +11,7 @@ import difflib
 import re
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 import libcst as cst
@@ -20,6 +20,7 @@ from codemods.analysis import analyse
 from codemods.analysis.summary import ImportContext, ModuleSummary, summarise
 from codemods.analysis.dockerfile import DockerfileSyntaxError
 from codemods.analysis.launcher import analyse_launcher
+from codemods.annotate import add_todos
 from codemods.containers import check_dockerfile, image_uses
 from codemods.files import is_dockerfile
 from codemods.positions import code_and_starts
@@ -80,6 +81,7 @@ def convert_source(
     locate: Literal["output", "input"] = "output",
     max_bytes: int | None = None,
     filename: str | None = None,
+    annotate: bool = False,
     imports: ImportContext | None = None,
 ) -> Conversion:
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
@@ -91,9 +93,10 @@ def convert_source(
     standard library nor well-known packages are taken for unread project modules.
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
-    into the input (for lint, --check and --diff).  Raises ConversionError for input
-    that is not Python text or cannot be parsed, and for a relevant file larger than
-    ``max_bytes``; never returns output that does not parse.
+    into the input (for lint, --check and --diff).  ``annotate`` writes a TODO comment
+    above each statement that needs a person (see annotate.py).  Raises ConversionError
+    for input that is not Python text or cannot be parsed, and for a relevant file
+    larger than ``max_bytes``; never returns output that does not parse.
     """
     name_table = get_target(target)
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
@@ -116,9 +119,41 @@ def convert_source(
         except SyntaxError as error:
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
-        return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports)
+        if not annotate:
+            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports)
+
+        def input_located() -> list[Finding]:
+            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename, imports).findings
+
+        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports)
+        return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
+
+
+def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
+    """``conversion`` with TODO comments for what it did not fix; its findings follow
+    the inserted lines, or come from ``input_located`` when they point into the input."""
+    text = conversion.output if isinstance(conversion.output, str) else conversion.output.decode(conversion.encoding)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    annotated, moved = add_todos(text[len(bom):], [(f.line, f.rule, f.message) for f in conversion.findings if not f.fixed])
+    findings = conversion.findings if input_located is None else input_located()
+    if annotated == text[len(bom):]:
+        return replace(conversion, findings=findings)
+    try:
+        _parse_with_cpython(annotated)
+    except SyntaxError as error:
+        raise ConversionError(
+            f"internal error: the annotated code does not parse ({error.msg}); the file was left alone", error.lineno
+        ) from None
+    if input_located is None:
+        findings = [replace(f, line=moved(f.line)) for f in findings]
+    output = bom + annotated
+    return replace(
+        conversion,
+        output=output if isinstance(conversion.output, str) else output.encode(conversion.encoding),
+        findings=findings,
+    )
 
 
 _DEEP = 100

@@ -1,13 +1,16 @@
-"""Report: one model of what happened to each file, rendered as text, JSON, SARIF or a diff."""
+"""Report: one model of what happened to each file, rendered as text, JSON, SARIF,
+GitHub annotations, Markdown or a diff."""
 
 from __future__ import annotations
 
 import difflib
 import json
+import posixpath
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from codemods import __version__
-from codemods.rules import RULES, RULES_BY_CODE, Severity
+from codemods.rules import RULES_BY_CODE, SEVERITIES, Severity, at_least
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,11 @@ class Finding:
         }
 
 
+# What a run did: convert in place ("write"), convert without writing ("check",
+# "diff"), or report only ("lint").
+Mode = Literal["write", "check", "diff", "lint"]
+
+
 @dataclass
 class FileReport:
     path: str
@@ -43,6 +51,8 @@ class FileReport:
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
     diff: str = ""
+    # Findings at or above this severity fail the run (per file: overrides may differ).
+    fail_on: Severity = "error"
     # What the file tells the checks across files of a run (containers.connect_images):
     # images its estimators run, or the image a Dockerfile builds.
     images: tuple[object, ...] = ()
@@ -51,15 +61,51 @@ class FileReport:
 @dataclass
 class Report:
     files: list[FileReport] = field(default_factory=list)
+    mode: Mode = "write"
 
-    def summary(self) -> dict[str, int]:
-        findings = [f for r in self.files for f in r.findings]
+    @property
+    def fixes_applied(self) -> bool:
+        """Whether ``fixed`` findings are done (an in-place convert) or only possible."""
+        return self.mode == "write"
+
+    def standing(self, file: FileReport) -> list[Finding]:
+        """Findings that still stand in the file when the run ends: all of them for lint
+        (it changes nothing), the ones the tool did not fix for convert (what it fixes
+        makes the file change, which convert's exit code says anyway)."""
+        return file.findings if self.mode == "lint" else [f for f in file.findings if not f.fixed]
+
+    def exit_code(self) -> int:
+        """0 clean; 1 a file changed (or would), or a standing finding at or above the
+        file's fail-on severity; 2 a file could not be processed."""
+        if any(f.error is not None for f in self.files):
+            return 2
+        failing = any(
+            f.changed or any(at_least(x.severity, f.fail_on) for x in self.standing(f)) for f in self.files
+        )
+        return 1 if failing else 0
+
+    def summary(self) -> dict[str, Any]:
+        findings = [x for f in self.files for x in f.findings]
+        failed = sum(f.error is not None for f in self.files)
+        changed = sum(f.changed and f.error is None for f in self.files)
+        by_rule: dict[str, dict[str, Any]] = {}
+        for x in sorted(findings, key=lambda x: (SEVERITIES.index(x.severity), x.rule)):
+            counts = by_rule.setdefault(x.rule, {"severity": x.severity, "fixed": 0, "manual": 0})
+            counts["fixed" if x.fixed else "manual"] += 1
+        by_severity: dict[str, dict[str, int]] = {}
+        for counts in by_rule.values():
+            total = by_severity.setdefault(counts["severity"], {"fixed": 0, "manual": 0})
+            total["fixed"] += counts["fixed"]
+            total["manual"] += counts["manual"]
         return {
             "files": len(self.files),
-            "changed": sum(r.changed for r in self.files),
-            "errors": sum(r.error is not None for r in self.files),
-            "fixed": sum(f.fixed for f in findings),
-            "manual": sum(not f.fixed for f in findings),
+            "changed": changed,
+            "unchanged": len(self.files) - changed - failed,
+            "failed": failed,
+            "fixed": sum(x.fixed for x in findings),
+            "manual": sum(not x.fixed for x in findings),
+            "by_severity": by_severity,
+            "by_rule": by_rule,
         }
 
 
@@ -75,12 +121,32 @@ def render_text(report: Report) -> str:
         if file.error is not None:
             lines.append(f"{file.path}: error: {file.error}")
         lines.extend(finding_line(file.path, f) for f in file.findings)
-    s = report.summary()
-    lines.append(
-        f"{s['files']} file(s) checked, {s['changed']} changed, {s['fixed']} fix(es), "
-        f"{s['manual']} manual follow-up(s), {s['errors']} error(s)"
-    )
+    lines.extend(summary_lines(report))
     return "\n".join(lines) + "\n"
+
+
+def summary_lines(report: Report) -> list[str]:
+    """The closing summary: files seen, changed, unchanged, failed; findings by
+    severity and by rule."""
+    s = report.summary()
+    changed = "would change" if report.mode in ("check", "diff") else "changed"
+    lines = [f"{s['files']} file(s) seen: {s['changed']} {changed}, {s['unchanged']} unchanged, {s['failed']} failed"]
+    if s["by_rule"]:
+        done = "fixed" if report.fixes_applied else "fixable"
+        lines.append(
+            "findings: "
+            + ", ".join(f"{sev} {c['fixed'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items())
+        )
+        lines.extend(
+            f"  {code} {c['severity']:<7} {_counts(c, done):<22} {RULES_BY_CODE[code].name}"
+            for code, c in s["by_rule"].items()
+        )
+    return lines
+
+
+def _counts(counts: dict[str, Any], done: str) -> str:
+    """"3 fixed, 1 manual", leaving out what is zero."""
+    return ", ".join(f"{counts[key]} {word}" for key, word in (("fixed", done), ("manual", "manual")) if counts[key])
 
 
 def render_json(report: Report) -> str:
@@ -96,6 +162,16 @@ def render_json(report: Report) -> str:
     return json.dumps({"files": files, "summary": report.summary()}, indent=2) + "\n"
 
 
+# SARIF result levels and GitHub workflow commands, by severity.
+SARIF_LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
+GITHUB_LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _level(report: Report, finding: Finding, levels: dict[Severity, str]) -> str:
+    """A finding's level: its severity's, or the lowest for a fix already made."""
+    return levels["info"] if finding.fixed and report.fixes_applied else levels[finding.severity]
+
+
 def render_sarif(report: Report) -> str:
     """SARIF 2.1.0, as GitHub code scanning and most CI annotators read it."""
     used = sorted({x.rule for f in report.files for x in f.findings})
@@ -104,6 +180,8 @@ def render_sarif(report: Report) -> str:
             "id": code,
             "name": RULES_BY_CODE[code].name,
             "shortDescription": {"text": RULES_BY_CODE[code].summary},
+            **({"fullDescription": {"text": RULES_BY_CODE[code].why}} if RULES_BY_CODE[code].why else {}),
+            "defaultConfiguration": {"level": SARIF_LEVELS[RULES_BY_CODE[code].severity]},
         }
         for code in used
     ]
@@ -112,7 +190,7 @@ def render_sarif(report: Report) -> str:
         {
             "ruleId": x.rule,
             "ruleIndex": index[x.rule],
-            "level": "note" if x.fixed else "warning",
+            "level": _level(report, x, SARIF_LEVELS),
             "message": {"text": ("fixed: " if x.fixed else "") + x.message},
             "locations": [
                 {
@@ -131,7 +209,7 @@ def render_sarif(report: Report) -> str:
         for f in report.files
         if f.error is not None
     ]
-    run = {
+    run: dict[str, Any] = {
         "tool": {
             "driver": {
                 "name": "xla-codemod",
@@ -152,7 +230,95 @@ def render_sarif(report: Report) -> str:
     return json.dumps(sarif, indent=2) + "\n"
 
 
-RENDERERS = {"text": render_text, "json": render_json, "sarif": render_sarif}
+def render_github(report: Report) -> str:
+    """GitHub Actions workflow commands, one annotation per finding (as ruff writes
+    them): ``::error title=...,file=...,line=...,col=...::path:line:col: CODE message``."""
+    lines: list[str] = []
+    for file in report.files:
+        if file.error is not None:
+            lines.append(f"::error title=xla-codemod,file={_property(file.path)}::{_data(f'{file.path}: error: {file.error}')}")
+        for x in file.findings:
+            properties = f"title={_property(f'xla-codemod ({x.rule})')},file={_property(file.path)},line={x.line},col={x.col}"
+            lines.append(f"::{_level(report, x, GITHUB_LEVELS)} {properties}::{_data(finding_line(file.path, x))}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _data(text: str) -> str:
+    """Escapes of a workflow command's message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    """Escapes of a workflow command's property value."""
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_markdown(report: Report) -> str:
+    """A pull-request comment: per file, what the tool changed and what needs a person,
+    grouped by severity."""
+    done = {"write": "Changed by the tool", "lint": "Fixable with `xla-codemod convert`"}.get(
+        report.mode, "Would be changed by `xla-codemod convert`"
+    )
+    sections: list[str] = []
+    for file in report.files:
+        fixed = [x for x in file.findings if x.fixed]
+        manual = [x for x in file.findings if not x.fixed]
+        if file.error is None and not file.findings and not file.changed:
+            continue
+        sections += [f"### `{file.path}`", ""]
+        if file.error is not None:
+            sections += [f"Could not be processed: {_markdown(file.error)}", ""]
+        if fixed:
+            sections += [f"**{done}** ({len(fixed)}):", "", *(_markdown_item(x) for x in fixed), ""]
+        if manual:
+            sections += [f"**Needs a person** ({len(manual)}):", ""]
+            for severity in SEVERITIES:
+                group = [x for x in manual if x.severity == severity]
+                if group:
+                    sections += [f"- {severity} ({len(group)})", *(f"  {_markdown_item(x)}" for x in group)]
+            sections.append("")
+    summary = [line.strip() + "  " for line in summary_lines(report)[:2]]
+    return "\n".join(["## xla-codemod", "", *summary, "", *(sections or ["Nothing to change, nothing to check.", ""])])
+
+
+def _markdown_item(finding: Finding) -> str:
+    return f"- line {finding.line}: `{finding.rule}` {_markdown(finding.message)}"
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\*_[]<>#|~"})
+
+
+def _markdown(text: str) -> str:
+    """Text as Markdown: code spans (between backticks) as they are, markup escaped
+    elsewhere; one line."""
+    text = " ".join(text.split())
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code spans at all
+        return text.replace("`", "\\`").translate(_MARKDOWN_SPECIAL)
+    return "`".join(part if i % 2 else part.translate(_MARKDOWN_SPECIAL) for i, part in enumerate(parts))
+
+
+RENDERERS = {
+    "text": render_text,
+    "json": render_json,
+    "sarif": render_sarif,
+    "github": render_github,
+    "markdown": render_markdown,
+}
+
+
+_DIFF_COLOURS = (("+++", "\x1b[1m"), ("---", "\x1b[1m"), ("@@", "\x1b[36m"), ("+", "\x1b[32m"), ("-", "\x1b[31m"))
+
+
+def coloured_diff(diff: str) -> str:
+    """A unified diff in terminal colours: headers bold, hunks cyan, additions green,
+    removals red."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        colour = next((c for prefix, c in _DIFF_COLOURS if body.startswith(prefix)), None)
+        out.append(f"{colour}{body}\x1b[0m{line[len(body):]}" if colour else line)
+    return "".join(out)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -160,14 +326,12 @@ def unified_diff(path: str, before: str, after: str) -> str:
         difflib.unified_diff(
             before.splitlines(keepends=True),
             after.splitlines(keepends=True),
-            fromfile=f"a/{path.lstrip('/')}",
-            tofile=f"b/{path.lstrip('/')}",
+            fromfile=f"a/{_patch_path(path)}",
+            tofile=f"b/{_patch_path(path)}",
         )
     )
 
 
-def render_rules() -> str:
-    """``xla-codemod rules``: every rule, [*] where the tool fixes it, and its severity."""
-    return "".join(
-        f"{r.code} {'[*]' if r.fixable else '   '} {r.severity:<7} {r.name:<24} {r.summary}\n" for r in RULES
-    )
+def _patch_path(path: str) -> str:
+    """A path as `git apply` and `patch -p1` take it: normalised, no leading slash."""
+    return posixpath.normpath(path).lstrip("/")

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
 
 from codemods.containers import connect_images
 from codemods.files import FileProblem, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source
-from codemods.report import FileReport, unified_diff
-from codemods.rules import RuleSelection
-
-Mode = Literal["write", "check", "diff", "lint"]
+from codemods.report import FileReport, Mode, unified_diff
+from codemods.rules import RuleSelection, Severity
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
@@ -26,19 +23,29 @@ DEFAULT_MAX_BYTES = 2**20
 
 @dataclass(frozen=True)
 class Job:
+    """What to do with one file (per-path overrides make jobs differ within a run)."""
+
     mode: Mode
     target: str
     selection: RuleSelection
     max_bytes: int | None = DEFAULT_MAX_BYTES
+    fail_on: Severity = "error"
+    annotate: bool = False  # TODO comments where a person is needed (convert only)
 
 
 def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     """Convert one file's bytes; returns the report and the new bytes."""
-    report = FileReport(path)
+    report = FileReport(path, fail_on=job.fail_on)
     locate = "output" if job.mode == "write" else "input"
     try:
         conversion = convert_source(
-            data, target=job.target, selection=job.selection, locate=locate, max_bytes=job.max_bytes, filename=path
+            data,
+            target=job.target,
+            selection=job.selection,
+            locate=locate,
+            max_bytes=job.max_bytes,
+            filename=path,
+            annotate=job.annotate and job.mode != "lint",
         )
     except ConversionError as error:
         report.error = str(error)
@@ -65,13 +72,13 @@ def process_path(path: str, job: Job) -> FileReport:
     try:
         data = read_bytes(path)
         read_only = job.mode == "write" and is_read_only(path)
-        report, output = process_bytes(path, data, Job("check", job.target, job.selection, job.max_bytes) if read_only else job)
+        report, output = process_bytes(path, data, replace(job, mode="check") if read_only else job)
         if report.changed and read_only:
             report.error = "read-only file: not converted (make it writable, or see --diff)"
         elif report.changed and job.mode == "write" and report.error is None:
             write_atomically(path, output, data)
     except FileProblem as problem:
-        return FileReport(path, error=str(problem))
+        return FileReport(path, error=str(problem), fail_on=job.fail_on)
     return report
 
 
@@ -81,27 +88,47 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def run(paths: Iterable[str], job: Job, jobs: int) -> list[FileReport]:
-    """Every file's report; then the checks across files (estimators against the
-    Dockerfiles of the images they run)."""
-    reports = _run_each(list(paths), job, jobs)
+def workers_for(files: int, requested: int = 0) -> int:
+    """Worker processes: as many as asked for; with 0, one per CPU (at most 8) for runs
+    large enough to pay for a pool, and none of our own under pre-commit, which already
+    runs one hook process per CPU (it sets PRE_COMMIT=1 in hook environments)."""
+    if requested:
+        return requested
+    if files < _POOL_THRESHOLD or os.environ.get("PRE_COMMIT"):
+        return 1
+    return min(os.cpu_count() or 1, 8)
+
+
+def run(
+    work: Sequence[tuple[str, Job]], workers: int = 1, done: Callable[[FileReport], None] | None = None
+) -> list[FileReport]:
+    """Every (path, job)'s report, in order (``done`` hears of each as it is ready);
+    then the checks across files (estimators against the Dockerfiles of the images
+    they run)."""
+    reports = _run_each(work, workers, done)
     connect_images(reports)
     return reports
 
 
-def _run_each(paths: list[str], job: Job, jobs: int) -> list[FileReport]:
-    if jobs == 0:
-        workers = min(os.cpu_count() or 1, 8) if len(paths) >= _POOL_THRESHOLD else 1
-    else:
-        workers = jobs
-    if workers <= 1 or len(paths) < 2:
-        return [process_path(p, job) for p in paths]
+def _run_each(
+    work: Sequence[tuple[str, Job]], workers: int, done: Callable[[FileReport], None] | None
+) -> list[FileReport]:
+    if workers <= 1 or len(work) < 2:
+        results = (process_path(path, job) for path, job in work)
+        return [_tell(done, report) for report in results]
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
     try:
-        reports = list(pool.map(process_path, paths, [job] * len(paths), chunksize=4))
+        results = pool.map(process_path, [p for p, _ in work], [j for _, j in work], chunksize=4)
+        reports = [_tell(done, report) for report in results]
     except BaseException:
         # Interrupted: files being written complete (each atomically), queued ones never start.
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
     return reports
+
+
+def _tell(done: Callable[[FileReport], None] | None, report: FileReport) -> FileReport:
+    if done is not None:
+        done(report)
+    return report

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from codemods.analysis import analyse  # noqa: E402
 from codemods.pipeline import convert_source  # noqa: E402
-from codemods.runner import Job, run  # noqa: E402
+from codemods.runner import Job, run, workers_for  # noqa: E402
 from codemods.rules import RuleSelection  # noqa: E402
 
 
@@ -66,7 +66,8 @@ def tree(files: int, jobs: int) -> None:
         paths = [str(p) for p in sorted(base.rglob("*.py"))]
         for mode in ("lint", "write"):
             start = time.perf_counter()
-            reports = run(paths, Job(mode, "2.9", RuleSelection()), jobs)
+            job = Job(mode, "2.9", RuleSelection())
+            reports = run([(path, job) for path in paths], workers_for(len(paths), jobs))
             elapsed = time.perf_counter() - start
             changed = sum(r.changed for r in reports)
             print(f"{mode:<6} {len(paths)} files ({len(paths) // 10} training scripts): {elapsed:.2f} s, {changed} changed")

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from codemods.project import Project, summarise_with
 from codemods.rules import RuleSelection
@@ -31,6 +35,36 @@ def fixture_project(script: Path, target: str) -> Project:
     return Project(group if group.is_dir() else FIXTURES, summarise_with(target, RuleSelection(), None), in_run=files)
 
 
+# What installing this project as a pre-commit hook repository needs.
+PROJECT_FILES = ["pyproject.toml", "setup.cfg", "README.md", ".pre-commit-hooks.yaml", "codemods"]
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This project as pre-commit sees a hook repository: a commit of the working tree
+    (uncommitted changes included, build leftovers not)."""
+    repo = tmp_path_factory.mktemp("hook-repo")
+    for name in PROJECT_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, repo / name)
+    git("init", "-q", cwd=repo)
+    git("add", ".", cwd=repo)
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "snapshot", cwd=repo)
+    return repo, git("rev-parse", "HEAD", cwd=repo).strip()
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
 def torch_xla_installed() -> bool:
     import importlib.util
 
@@ -41,8 +75,6 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
     """Tests marked ``executed`` need torch_xla: skipped without it, except under CI,
     where a missing torch_xla is an error (they must run there)."""
     import os
-
-    import pytest
 
     executed = [item for item in items if item.get_closest_marker("executed")]
     if not executed or torch_xla_installed():

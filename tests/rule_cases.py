@@ -192,17 +192,17 @@ CASES = [
         """, note="name-still-used-after-a-replacement"),
     C("XLA002", "alias", """
         import torch
-        from torch.cuda import synchronize, empty_cache
+        from torch.cuda import synchronize, memory_allocated
 
         synchronize()
-        empty_cache()
+        print(memory_allocated())
         """, """
         import torch
-        from torch.cuda import empty_cache
+        from torch.cuda import memory_allocated
         import torch_xla.core.xla_model as xm
 
         xm.wait_device_ops()
-        empty_cache()
+        print(memory_allocated())
         """, note="from-import-name"),
     # -- XLA003 cross-file ------------------------------------------------------
     C("XLA003", "positive", """
@@ -1645,11 +1645,29 @@ CASES = [
         """),
     C("XLA502", "positive", """
         import torch
+        from torch.utils.data import DataLoader
 
         torch.backends.cudnn.benchmark = True
-        loader = DataLoader(ds, pin_memory=True)
-        torch.cuda.empty_cache()
-        """),
+        loader = DataLoader(ds, batch_size=8, pin_memory=True)
+        if args.clear:
+            torch.cuda.empty_cache()
+        """, """
+        import torch
+        from torch.utils.data import DataLoader
+
+        loader = DataLoader(ds, batch_size=8)
+        if args.clear:
+            pass
+        """, note="removed"),
+    C("XLA502", "positive", """
+        import torch
+
+        kwargs = {'num_workers': 1, 'pin_memory': True}
+        loader = make_loader(ds, pin_memory=True)
+        torch.backends.cudnn.benchmark = choose_benchmark()
+        if torch.backends.cudnn.benchmark:
+            print("benchmark mode")
+        """, note="reported-where-removal-is-not-safe"),
     C("XLA502", "negative", """
         import torch
 
@@ -1658,9 +1676,23 @@ CASES = [
     C("XLA502", "alias", """
         import torch
         import torch.backends.cudnn as cudnn
+        from torch.cuda import empty_cache
+        from torch.utils import data
 
-        cudnn.benchmark = True
-        kwargs = {'num_workers': 1, 'pin_memory': True}
+        cudnn.benchmark = True; empty_cache()
+        loader = data.DataLoader(
+            ds,
+            shuffle=True,
+            pin_memory=True,
+        )
+        """, """
+        import torch
+        from torch.utils import data
+
+        loader = data.DataLoader(
+            ds,
+            shuffle=True,
+        )
         """),
     C("XLA503", "positive", """
         import torch

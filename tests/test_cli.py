@@ -21,7 +21,7 @@ device = torch.device("cuda")
 for x in batches:
     model(x.to(device)).sum().backward()
     optimizer.step()
-torch.cuda.empty_cache()
+torch.backends.cudnn.benchmark = tune()
 """
 
 CONVERTED = """\
@@ -34,7 +34,7 @@ for x in batches:
     model(x.to(device)).sum().backward()
     xm.optimizer_step(optimizer)
     torch_xla.sync()
-torch.cuda.empty_cache()
+torch.backends.cudnn.benchmark = tune()
 """
 
 
@@ -71,9 +71,10 @@ def test_convert_of_converted_code_changes_nothing(project: Path) -> None:
     (project / "train.py").write_text(CONVERTED)
     result = invoke("convert", "--check", str(project / "train.py"))
     assert (project / "train.py").read_text() == CONVERTED
-    # Only the manual follow-up is left, so the exit code still says "look at this".
     assert "[*]" not in result.output
-    assert result.exit_code == 1
+    # Only an info finding is left: below the default fail-on severity (error).
+    assert "XLA502" in result.output and result.exit_code == 0
+    assert invoke("convert", "--check", "--fail-on", "info", str(project / "train.py")).exit_code == 1
 
 
 def test_check_and_diff_write_nothing(project: Path) -> None:
@@ -139,7 +140,12 @@ def test_json_and_sarif_reports(project: Path) -> None:
     assert {"rule": "XLA502", "severity": "info", "line": 7, "col": 1, "fixed": False} == {
         k: v for k, v in entry["findings"][-1].items() if k != "message"
     }
-    assert data["summary"] == {"files": 1, "changed": 0, "errors": 0, "fixed": 5, "manual": 1}
+    summary = data["summary"]
+    assert {k: summary[k] for k in ("files", "changed", "unchanged", "failed", "fixed", "manual")} == {
+        "files": 1, "changed": 0, "unchanged": 1, "failed": 0, "fixed": 5, "manual": 1
+    }
+    assert summary["by_severity"] == {"error": {"fixed": 3, "manual": 0}, "info": {"fixed": 2, "manual": 1}}
+    assert summary["by_rule"]["XLA502"] == {"severity": "info", "fixed": 0, "manual": 1}
 
     sarif = json.loads(invoke("lint", str(project / "train.py"), "--format", "sarif").stdout)
     run = sarif["runs"][0]
@@ -169,7 +175,7 @@ def test_target_from_pyproject_and_option(project: Path) -> None:
 
 
 def test_suppression_comment(project: Path) -> None:
-    (project / "train.py").write_text(SCRIPT.replace("empty_cache()", "empty_cache()  # xla-codemod: ignore[XLA502]"))
+    (project / "train.py").write_text(SCRIPT.replace("tune()", "tune()  # xla-codemod: ignore[XLA502]"))
     result = invoke("lint", "--select", "XLA5", str(project / "train.py"))
     assert result.exit_code == 0, result.output
 
@@ -204,3 +210,48 @@ def test_parallel_run_matches_sequential(tmp_path: Path) -> None:
     result = invoke("convert", "-j", "3", str(tmp_path))
     assert result.exit_code == 1
     assert all((tmp_path / f"train_{i}.py").read_text() == CONVERTED for i in range(6))
+
+
+WARNING_ONLY = "import torch\n\nif x.is_cuda:\n    pass\n"  # XLA105, a warning
+
+
+def test_fail_on_sets_the_severity_that_fails(project: Path) -> None:
+    (project / "checks.py").write_text(WARNING_ONLY)
+    assert invoke("lint", str(project / "checks.py")).exit_code == 0
+    assert invoke("lint", "--fail-on", "warning", str(project / "checks.py")).exit_code == 1
+    assert invoke("lint", "--fail-on", "error", str(project / "train.py")).exit_code == 1  # fixable errors count for lint
+    (project / "pyproject.toml").write_text('[tool.xla-codemod]\nfail-on = "warning"\n')
+    assert invoke("lint", "checks.py", cwd=project).exit_code == 1
+    assert invoke("lint", "--fail-on", "error", "checks.py", cwd=project).exit_code == 0  # the command line wins
+    (project / "pyproject.toml").write_text('[tool.xla-codemod]\nfail-on = "warnings"\n')
+    bad = invoke("lint", "checks.py", cwd=project)
+    assert bad.exit_code == 2 and "fail-on must be one of: error, warning, info" in bad.output
+
+
+def test_convert_counts_only_what_it_did_not_fix(project: Path) -> None:
+    """Written in place, fixed errors no longer fail the run (the change itself does,
+    exit 1, as --check does); a second run is clean unless what is left reaches fail-on."""
+    assert invoke("convert", str(project / "train.py")).exit_code == 1
+    assert invoke("convert", str(project / "train.py")).exit_code == 0
+    assert invoke("convert", "--fail-on", "info", str(project / "train.py")).exit_code == 1
+    (project / "crash.py").write_text("import torch\n\nname = torch.cuda.get_device_name(0)\n")  # XLA506, an error
+    assert invoke("convert", str(project / "crash.py")).exit_code == 1
+
+
+def test_overrides_per_path_and_the_command_line_wins(project: Path) -> None:
+    (project / "legacy").mkdir()
+    (project / "legacy" / "old.py").write_text(SCRIPT)
+    (project / "checks.py").write_text(WARNING_ONLY)
+    (project / "pyproject.toml").write_text(
+        '[tool.xla-codemod]\nfail-on = "warning"\n\n'
+        '[[tool.xla-codemod.overrides]]\npaths = ["legacy"]\ntarget = "sagemaker"\nignore = ["XLA5"]\n\n'
+        '[[tool.xla-codemod.overrides]]\npaths = ["check*.py"]\nfail-on = "error"\n'
+    )
+    diff = invoke("convert", "--diff", ".", cwd=project)
+    patches = {p.split("\n", 1)[0]: p for p in diff.stdout.split("--- a/")[1:]}
+    assert "xm.mark_step()" in patches["legacy/old.py"] and "torch_xla.sync()" in patches["train.py"]
+    assert "legacy/old.py:7:1: XLA502" not in diff.stderr and "./train.py:7:1: XLA502" in diff.stderr
+    assert invoke("lint", "checks.py", cwd=project).exit_code == 0  # its override: only errors fail
+    forced = invoke("convert", "--diff", "--target", "2.9", "legacy/old.py", cwd=project)
+    assert "torch_xla.sync()" in forced.stdout
+    assert invoke("lint", "--fail-on", "warning", "checks.py", cwd=project).exit_code == 1

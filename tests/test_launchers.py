@@ -34,6 +34,12 @@ DOCKERFILES = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "containers").
 SEED_PYTORCH_BROKEN = FIXTURES / "launchers" / "seed_pytorch_estimator_broken.py"
 
 
+def lint_run(paths) -> list[FileReport]:  # type: ignore[no-untyped-def]
+    """What `xla-codemod lint PATH...` runs, in this process."""
+    job = Job("lint", "2.9", RuleSelection())
+    return run([(str(path), job) for path in paths])
+
+
 def _report(path: Path, conversion) -> str:  # type: ignore[no-untyped-def]
     return render_text(Report([FileReport(str(path), conversion.changed, None, conversion.findings)]))
 
@@ -64,7 +70,7 @@ def test_launcher_conversion_is_idempotent_and_points_at_new_code(launcher: Path
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=str)
 def test_dockerfile_snapshot(dockerfile: Path, snapshot) -> None:  # type: ignore[no-untyped-def]
     """Dockerfiles are checked, never rewritten; a broken one gets its one-line error."""
-    reports = run([str(FIXTURES / dockerfile)], Job("lint", "2.9", RuleSelection()), jobs=1)
+    reports = lint_run([str(FIXTURES / dockerfile)])
     assert reports[0].changed is False
     text = render_text(Report(reports)).replace(str(FIXTURES) + "/", "")
     snapshot.snapshot_dir = SNAPSHOTS
@@ -73,7 +79,7 @@ def test_dockerfile_snapshot(dockerfile: Path, snapshot) -> None:  # type: ignor
 
 def test_entry_point_outside_the_image_is_reported_across_files(snapshot) -> None:  # type: ignore[no-untyped-def]
     folder = FIXTURES / "containers" / "entry_point"
-    reports = run(discover((str(folder),)), Job("lint", "2.9", RuleSelection()), jobs=1)
+    reports = lint_run(discover((str(folder),)))
     snapshot.snapshot_dir = SNAPSHOTS
     snapshot.assert_match(render_text(Report(reports)).replace(str(FIXTURES) + "/", ""), "containers/entry_point.report.txt")
 
@@ -83,7 +89,7 @@ def test_run_case(rule: str, kind: str, files: dict[str, str], tmp_path: Path) -
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
-    reports = run(discover((str(tmp_path),)), Job("lint", "2.9", RuleSelection()), jobs=1)
+    reports = lint_run(discover((str(tmp_path),)))
     assert not any(r.error for r in reports), reports
     fired = [f for r in reports for f in r.findings if f.rule == rule]
     assert bool(fired) == (kind != "negative"), fired
@@ -118,7 +124,7 @@ def test_convert_makes_the_seed_pytorch_job_valid_for_smp_1_6(tmp_path: Path) ->
     # Every other MPI option is kept, in order; only the repeated default is gone.
     assert '"custom_mpi_options" : "-x NCCL_DEBUG=WARN -x SMP_NCCL_THROTTLE_LIMIT=1",' in converted
     relint = CliRunner().invoke(main, ["lint", str(launcher)])
-    assert [line.split(" ", 2)[1] for line in relint.output.splitlines()[:-1]] == ["SM103"]
+    assert [line.split(" ", 2)[1] for line in relint.output.splitlines() if line.startswith(str(launcher))] == ["SM103"]
 
 
 def test_lint_says_what_a_dockerfile_misses_with_the_line(tmp_path: Path) -> None:

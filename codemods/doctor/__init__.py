@@ -77,11 +77,11 @@ def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: Docto
     limits = f"--steps {options.steps}, --timeout {options.timeout:g} s"
     verdict = judge(observation, Places(path, script), UserCode(str(path)), options.warmup, limits)
     findings = cross_reference(verdict.findings, options.cross_reference)
-    return Diagnosis(Report([FileReport(p, findings=f) for p, f in findings.items()]), verdict.exit_code)
+    return Diagnosis(Report([FileReport(p, findings=f) for p, f in findings.items()], "lint"), verdict.exit_code)
 
 
 def _cannot_run(script: str, message: str) -> Diagnosis:
-    return Diagnosis(Report([FileReport(script, error=message)]), CANNOT_RUN)
+    return Diagnosis(Report([FileReport(script, error=message)], "lint"), CANNOT_RUN)
 
 
 def _tail(output: str, count: int = _OUTPUT_TAIL_LINES) -> str:

@@ -2,11 +2,129 @@
 
 from __future__ import annotations
 
-from codemods.rules.base import Rule
+from codemods.rules.base import Rule, example
 
 RULES = (
-    Rule("XLA301", "training-loop-barrier", "error", "A training loop ends every iteration with the step barrier", True),
-    Rule("XLA302", "device-loader", "error", "A loader that feeds the XLA device is wrapped in MpDeviceLoader", True),
-    Rule("XLA303", "eval-loop-barrier", "error", "An evaluation loop over the device ends every iteration with the step barrier", True),
-    Rule("XLA304", "closure-barrier", "error", "An optimizer closure (LBFGS) ends with the step barrier", True),
+    Rule(
+        "XLA301", "training-loop-barrier", "error", "A training loop ends every iteration with the step barrier", True,
+        why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
+        "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
+        "also before each `continue`.",
+        examples=(
+            example(
+                """
+                import torch
+
+                for step in range(steps):
+                    x, y = next(batches)
+                    loss_fn(model(x), y).backward()
+                    for p in model.parameters():
+                        p.data.add_(p.grad, alpha=-lr)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                for step in range(steps):
+                    x, y = next(batches)
+                    loss_fn(model(x), y).backward()
+                    for p in model.parameters():
+                        p.data.add_(p.grad, alpha=-lr)
+                    torch_xla.sync()
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA302", "device-loader", "error", "A loader that feeds the XLA device is wrapped in MpDeviceLoader", True,
+        why="Where every batch of a training loop goes to the XLA device, `MpDeviceLoader` moves the batches in "
+        "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
+        "preference); without it, or a barrier, the graph grows without end.",
+        examples=(
+            example(
+                """
+                import torch
+
+                device = torch.device("cuda")
+                for x, y in train_loader:
+                    x, y = x.to(device), y.to(device)
+                    loss_fn(model(x), y).backward()
+                """,
+                """
+                import torch
+                import torch_xla
+                import torch_xla.distributed.parallel_loader as pl
+
+                device = torch_xla.device()
+                for x, y in pl.MpDeviceLoader(train_loader, device):
+                    x, y = x.to(device), y.to(device)
+                    loss_fn(model(x), y).backward()
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA303", "eval-loop-barrier", "error", "An evaluation loop over the device ends every iteration with the step barrier", True,
+        why="An evaluation loop that keeps its results on the device (`correct += (pred == y).sum()`) builds one "
+        "graph over the whole data set, compiled only when the total is read; a barrier per iteration keeps every "
+        "graph one batch long.",
+        examples=(
+            example(
+                """
+                import torch
+
+                device = torch.device("cuda")
+                with torch.no_grad():
+                    for x, y in test_batches:
+                        total += (model(x.to(device)).argmax(1) == y.to(device)).sum()
+                print(total.item())
+                """,
+                """
+                import torch
+                import torch_xla
+
+                device = torch_xla.device()
+                with torch.no_grad():
+                    for x, y in test_batches:
+                        total += (model(x.to(device)).argmax(1) == y.to(device)).sum()
+                        torch_xla.sync()
+                print(total.item())
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA304", "closure-barrier", "error", "An optimizer closure (LBFGS) ends with the step barrier", True,
+        why="LBFGS calls its closure several times per step; without a barrier in the closure each call grows one "
+        "graph, compiled anew at every inner iteration until the compiler runs out of memory.",
+        examples=(
+            example(
+                """
+                import torch
+
+                def closure():
+                    optimizer.zero_grad()
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    return loss
+
+                optimizer.step(closure)
+                """,
+                """
+                import torch
+                import torch_xla
+                import torch_xla.core.xla_model as xm
+
+                def closure():
+                    optimizer.zero_grad()
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    torch_xla.sync()
+                    return loss
+
+                xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
+                """,
+            ),
+        ),
+    ),
 )

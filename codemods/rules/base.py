@@ -8,6 +8,7 @@ commits on errors.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,6 +25,15 @@ class Example:
     after: str | None = None
     target: str = "2.9"
     filename: str = "train.py"
+
+
+def example(before: str, after: str | None = None, *, target: str = "2.9", filename: str = "train.py") -> Example:
+    """An Example written as indented triple-quoted blocks (dedented here)."""
+    return Example(_dedent(before), None if after is None else _dedent(after), target, filename)
+
+
+def _dedent(code: str) -> str:
+    return textwrap.dedent(code).lstrip("\n")
 
 
 @dataclass(frozen=True)

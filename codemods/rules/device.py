@@ -2,14 +2,152 @@
 
 from __future__ import annotations
 
-from codemods.rules.base import Rule
+from codemods.rules.base import Rule, example
 
 RULES = (
-    Rule("XLA101", "cuda-device", "error", "CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", True),
-    Rule("XLA102", "dot-cuda", "error", "`.cuda()` becomes `.to(<XLA device>)`", True),
-    Rule("XLA103", "integer-device", "error", "An integer CUDA device index used as a device becomes the XLA device", True),
-    Rule("XLA104", "cuda-available-device", "error", "`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", True),
-    Rule("XLA105", "cuda-check", "warning", "A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", False),
-    Rule("XLA106", "set-device", "error", "`torch.cuda.set_device()` is removed: one XLA device per process", True),
-    Rule("XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True),
+    Rule(
+        "XLA101", "cuda-device", "error", "CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", True,
+        why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
+        "target's device call takes its place (a device kept as a string becomes 'xla').",
+        examples=(
+            example(
+                """
+                import torch
+
+                device = torch.device("cuda:0")
+                model = Net().to(device)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                device = torch_xla.device()
+                model = Net().to(device)
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA102", "dot-cuda", "error", "`.cuda()` becomes `.to(<XLA device>)`", True,
+        why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
+        "device moves it there, keeping the other arguments.",
+        examples=(
+            example(
+                """
+                import torch
+
+                model = Net().cuda()
+                inputs = batch.cuda(non_blocking=True)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                model = Net().to(torch_xla.device())
+                inputs = batch.to(torch_xla.device(), non_blocking=True)
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA103", "integer-device", "error", "An integer CUDA device index used as a device becomes the XLA device", True,
+        why="A CUDA device index used as a device (`.to(args.gpu)`, where `args.gpu` also feeds `.cuda()` or "
+        "`set_device`) means cuda:N and raises on XLA, where each process has one device.",
+        examples=(
+            example(
+                """
+                import torch
+
+                model = Net().cuda(args.gpu)
+                images = images.to(args.gpu)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                model = Net().to(torch_xla.device())
+                images = images.to(torch_xla.device())
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA104", "cuda-available-device", "error", "`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", True,
+        why="`torch.cuda.is_available()` is False on an XLA machine, so a device picked by it silently falls back "
+        "to the CPU and the script trains there. Where the check picks the device it is dropped; a `--no-cuda` "
+        "flag still selects the CPU.",
+        examples=(
+            example(
+                """
+                import torch
+
+                use_cuda = not args.no_cuda and torch.cuda.is_available()
+                device = torch.device("cuda" if use_cuda else "cpu")
+                """,
+                """
+                import torch
+                import torch_xla  # noqa: F401  (registers the "xla" device)
+
+                use_cuda = not args.no_cuda
+                device = torch.device("xla" if use_cuda else "cpu")
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA105", "cuda-check", "warning", "A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", False,
+        why="A CUDA check that does not pick the device is left as it is, and is False on XLA: the code it guards "
+        "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
+        "path (loader workers, mixed precision): check what it guards.",
+        examples=(
+            example(
+                """
+                import torch
+
+                workers = 4 if torch.cuda.is_available() else 0
+                """
+            ),
+        ),
+    ),
+    Rule(
+        "XLA106", "set-device", "error", "`torch.cuda.set_device()` is removed: one XLA device per process", True,
+        why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
+        "so the call is removed.",
+        examples=(
+            example(
+                """
+                import torch
+
+                torch.cuda.set_device(args.local_rank)
+                device = torch.device("cuda", args.local_rank)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                device = torch_xla.device()
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True,
+        why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
+        "CUDA; the tensor is created on the CPU and moved to the XLA device.",
+        examples=(
+            example(
+                """
+                import torch
+
+                noise = torch.cuda.FloatTensor(batch_size, 100).normal_()
+                """,
+                """
+                import torch
+                import torch_xla
+
+                noise = torch.FloatTensor(batch_size, 100).to(torch_xla.device()).normal_()
+                """,
+            ),
+        ),
+    ),
 )

@@ -2,12 +2,70 @@
 
 from __future__ import annotations
 
-from codemods.rules.base import Example, Rule
+from codemods.rules.base import Example, Rule, example
 
 RULES = (
-    Rule("XLA001", "add-import", "info", "Add the torch_xla imports that rewritten code uses", True),
-    Rule("XLA002", "remove-stale-import", "info", "Remove an import that a rewrite left unused", True),
-    Rule("XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False),
+    Rule(
+        "XLA001", "add-import", "info", "Add the torch_xla imports that rewritten code uses", True,
+        why="Rewritten code calls torch_xla, so its imports are added: once, after the file's torch imports, "
+        "under the file's own alias where it has one.",
+        examples=(
+            example(
+                """
+                import torch
+
+                model = torch.nn.Linear(4, 2)
+                torch.save(model.state_dict(), "model.pt")
+                """,
+                """
+                import torch
+                import torch_xla.core.xla_model as xm
+
+                model = torch.nn.Linear(4, 2)
+                xm.save(model.state_dict(), "model.pt")
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA002", "remove-stale-import", "info", "Remove an import that a rewrite left unused", True,
+        why="A rewrite can leave an import unused (`xm` once `xm.xla_device()` is `torch_xla.device()`); it is "
+        "removed so the file imports what it uses. Imports the tool did not make unused are left alone.",
+        examples=(
+            example(
+                """
+                import torch
+                import torch_xla
+                import torch_xla.core.xla_model as xm
+
+                device = xm.xla_device()
+                """,
+                """
+                import torch
+                import torch_xla
+
+                device = torch_xla.device()
+                """,
+            ),
+        ),
+    ),
+    Rule(
+        "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
+        why="Each file is converted on its own terms: when the device or the optimizer comes from, or goes to, "
+        "a function of another file of the project, the code there (device choice, training loop) still runs on "
+        "CUDA terms until that file is converted too.",
+        examples=(
+            example(
+                """
+                import torch
+                from helpers import train_one_epoch
+
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                train_one_epoch(model, loader, optimizer)
+                """
+            ),
+        ),
+    ),
     Rule(
         "XLA004",
         "third-party-cuda",

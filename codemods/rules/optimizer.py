@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
-from codemods.rules.base import Example, Rule
+from codemods.rules.base import Example, Rule, example
 
 RULES = (
-    Rule("XLA201", "optimizer-step", "error", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True),
+    Rule(
+        "XLA201", "optimizer-step", "error", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True,
+        why="`xm.optimizer_step` all-reduces the gradients across replicas before stepping; with a plain "
+        "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
+        "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
+        examples=(
+            example(
+                """
+                import torch
+
+                for data, target in loader:
+                    loss = loss_fn(model(data), target)
+                    loss.backward()
+                    optimizer.step()
+                """,
+                """
+                import torch
+                import torch_xla
+                import torch_xla.core.xla_model as xm
+
+                for data, target in loader:
+                    loss = loss_fn(model(data), target)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+                """,
+            ),
+        ),
+    ),
     Rule(
         "XLA202",
         "autocast",
@@ -17,11 +45,38 @@ RULES = (
         examples=(
             Example(
                 "import torch\nwith torch.cuda.amp.autocast():\n    loss = model(x)\n",
-                "import torch\nimport torch_xla\nwith torch.autocast(\"xla\", dtype=torch.bfloat16):\n    loss = model(x)\n",
+                "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
+                "with torch.autocast(\"xla\", dtype=torch.bfloat16):\n    loss = model(x)\n",
             ),
         ),
     ),
-    Rule("XLA203", "optimizer-before-move", "error", "An optimizer built before its model moves to the XLA device gets the moved parameters", True),
+    Rule(
+        "XLA203", "optimizer-before-move", "error", "An optimizer built before its model moves to the XLA device gets the moved parameters", True,
+        why="Moving a module to an XLA device replaces its Parameter objects (on CUDA they are kept), so an "
+        "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
+        "trains nothing. The model is moved first.",
+        examples=(
+            example(
+                """
+                import torch
+
+                device = torch.device("cuda")
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                model.to(device)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                device = torch_xla.device()
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=0.1)
+                model.to(device)
+                """,
+            ),
+        ),
+    ),
     Rule(
         "XLA204",
         "float16-autocast",
@@ -47,7 +102,8 @@ RULES = (
         examples=(
             Example(
                 "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n",
-                "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\", enabled=use_amp)\n",
+                "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
+                "scaler = torch.amp.GradScaler(\"xla\", enabled=use_amp)\n",
             ),
         ),
     ),
@@ -61,8 +117,9 @@ RULES = (
         "stop the device to read a flag on the host (the seed's advice for AMP on XLA).",
         examples=(
             Example(
-                "import torch\nscaler = torch.amp.GradScaler('xla')\noptimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n",
-                "import torch\nimport torch_xla.amp.syncfree as syncfree\nscaler = torch.amp.GradScaler('xla')\n"
+                "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
+                "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n",
+                "import torch\nimport torch_xla.amp.syncfree as syncfree\nscaler = torch.amp.GradScaler(\"xla\")\n"
                 "optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)\n",
             ),
         ),
@@ -76,7 +133,12 @@ RULES = (
         why="Under a gradient scaler, an optimizer without a sync-free version makes every step wait for the "
         "device to report whether gradients overflowed.",
         examples=(
-            Example("import torch\nscaler = torch.amp.GradScaler('xla')\noptimizer = torch.optim.RMSprop(model.parameters())\n"),
+            Example(
+                "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler(enabled=False)\n"
+                "optimizer = torch.optim.RMSprop(model.parameters())\n",
+                "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\", enabled=False)\n"
+                "optimizer = torch.optim.RMSprop(model.parameters())\n",
+            ),
         ),
     ),
     Rule(
@@ -87,7 +149,12 @@ RULES = (
         False,
         why="Loss scaling exists for float16's narrow range; bfloat16 has float32's range. The scaler still reads "
         "found_inf on the host at every step, which stalls the XLA pipeline.",
-        examples=(Example("import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n", None),),
+        examples=(
+            Example(
+                "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
+                "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\")\n",
+            ),
+        ),
     ),
     Rule(
         "XLA209",
@@ -132,7 +199,8 @@ RULES = (
         examples=(
             Example(
                 "import torch\n@torch.cuda.amp.custom_fwd\ndef forward(ctx, x):\n    return x\n",
-                "import torch\nimport torch_xla\n@torch.amp.custom_fwd(device_type=\"xla\")\ndef forward(ctx, x):\n    return x\n",
+                "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
+                "@torch.amp.custom_fwd(device_type=\"xla\")\ndef forward(ctx, x):\n    return x\n",
             ),
         ),
     ),

@@ -33,7 +33,6 @@ dtype = 'bfloat16'
 
 os.makedirs(out_dir, exist_ok=True)
 torch.manual_seed(1337)
-torch.backends.cuda.matmul.allow_tf32 = True  # allow tf32 on matmul
 device_type = 'xla' if 'xla' in device else 'cpu'  # for later use in torch.autocast
 # note: float16 data type will automatically use a GradScaler
 ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]

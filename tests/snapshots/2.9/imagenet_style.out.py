@@ -6,7 +6,6 @@ import os
 import time
 
 import torch
-import torch.backends.cudnn as cudnn
 import torch.nn as nn
 import torch.nn.parallel
 import torch.optim
@@ -38,7 +37,6 @@ def main_worker(gpu, ngpus_per_node, args):
                 loc = 'cuda:{}'.format(args.gpu)
                 checkpoint = torch.load(args.resume, map_location="cpu")
             model.load_state_dict(checkpoint['state_dict'])
-    cudnn.benchmark = True
     for epoch in range(args.start_epoch, args.epochs):
         train(train_loader, model, criterion, optimizer, epoch, device, args)
 

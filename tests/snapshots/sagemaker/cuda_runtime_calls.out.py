@@ -24,7 +24,6 @@ parser.add_argument('--report-throughput', action='store_true', default=False,
 args = parser.parse_args()
 
 torch.manual_seed(0)
-torch.backends.cudnn.benchmark = True
 device = xm.xla_device()
 
 
@@ -44,7 +43,7 @@ class SmallCNN(nn.Module):
 dataset = TensorDataset(torch.randn(args.num_samples, 3, 16, 16),
                         torch.randint(0, 10, (args.num_samples,)))
 loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True,
-                    num_workers=0, pin_memory=True)
+                    num_workers=0)
 
 model = SmallCNN().to(device)
 criterion = nn.CrossEntropyLoss()
@@ -69,7 +68,6 @@ for epoch in range(args.epochs):
         except torch.cuda.OutOfMemoryError:
             print('OOM at batch size %d, skipping batch' % images.size(0))
             optimizer.zero_grad(set_to_none=True)
-            torch.cuda.empty_cache()
             continue
 
         seen += images.size(0)
@@ -84,4 +82,3 @@ for epoch in range(args.epochs):
 
     if torch.cuda.is_available():
         print('memory allocated: %.1f MB' % (torch.cuda.memory_allocated() / 1024 ** 2))
-    torch.cuda.empty_cache()
