@@ -23,7 +23,7 @@ from codemods.doctor import DoctorOptions, diagnose
 from codemods.files import FileProblem, discover
 from codemods.report import RENDERERS, FileReport, Mode, Report, coloured_diff
 from codemods.rules import SEVERITIES, RuleSelection, Severity, docs
-from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, run, workers_for
+from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
 
 
@@ -208,7 +208,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
     data = sys.stdin.buffer.read()
-    file_report, output = process_bytes("-", data, job)
+    here = Path.cwd() / "-"  # imports resolve from the current folder
+    file_report, output = process_bytes("-", data, job, project_of(here, job).imports_of(here))
     if job.mode == "write":
         sys.stdout.buffer.write(output)
         sys.stdout.flush()

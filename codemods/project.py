@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable, Collection
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from codemods.analysis.imports import outside_project
 from codemods.analysis.summary import Found, ModuleSummary
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.pipeline import ConversionError, convert_source
@@ -29,28 +31,54 @@ from codemods.rules import RuleSelection
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
 _MAX_HOPS = 4
 
+def resolved(path: Path | str) -> Path:
+    """The absolute path with symlinks followed (as it is, when they loop)."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
 def find_root(path: Path) -> Path:
     """The nearest folder at or above ``path``'s folder with .git or pyproject.toml (else its folder)."""
     start = path.parent
     for folder in [start, *start.parents]:
-        if (folder / ".git").exists() or (folder / "pyproject.toml").is_file():
-            return folder
+        try:
+            if (folder / ".git").exists() or (folder / "pyproject.toml").is_file():
+                return folder
+        except OSError:  # a folder we may not look into: keep going up
+            continue
     return start
 
 
 class Project:
     """Summaries of the project's modules, by resolved path; computed once each."""
 
-    def __init__(self, root: Path, summarise: Summarise, in_run: Collection[Path] = ()) -> None:
-        self.root = root.resolve()
+    def __init__(
+        self,
+        root: Path,
+        summarise: Summarise,
+        in_run: Collection[Path] = (),
+        known: Mapping[Path, ModuleSummary | None] | None = None,
+    ) -> None:
+        """``in_run``: the files this run converts (their summaries are not pending);
+        ``known``: summaries the run has already made (by resolved path)."""
+        self.root = resolved(root)
         self.summarise = summarise
-        self.in_run = {p.resolve() for p in in_run}
+        self.in_run = {resolved(p) for p in in_run}
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
+        self.learn(known or {})
+
+    def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
+        """Summaries the run has made meanwhile."""
+        for path, summary in known.items():
+            if path not in self._summaries:
+                self._keep(path, summary)
 
     def imports_of(self, path: Path) -> FileImports:
-        return FileImports(self, path.resolve())
+        return FileImports(self, resolved(path))
 
     def summary(self, path: Path) -> ModuleSummary | None:
         """The module's summary; None if it cannot be read or converted (or is being
@@ -66,6 +94,9 @@ class Project:
             summary = None
         finally:
             self._reading.discard(path)
+        return self._keep(path, summary)
+
+    def _keep(self, path: Path, summary: ModuleSummary | None) -> ModuleSummary | None:
         if summary is not None:
             summary = replace(summary, path=self.display(path), pending=summary.pending and path not in self.in_run)
             self._paths[summary.path] = path
@@ -109,6 +140,15 @@ class FileImports:
         return further or found
 
     def _lookup(self, module: str, name: str) -> Found | None:
+        located = self.module_file(module, name)
+        if located is None:
+            return None
+        file, rest = located
+        return Found(self.project.summary(file), rest)
+
+    def module_file(self, module: str, name: str = "") -> tuple[Path, str] | None:
+        """The project file that ``from module import name`` reads, and what of ``name``
+        is left to find inside it (a name may itself be a submodule)."""
         dots = len(module) - len(module.lstrip("."))
         parts = [p for p in module.lstrip(".").split(".") if p]
         names = [p for p in name.split(".") if p]
@@ -119,19 +159,12 @@ class FileImports:
             bases = [base]
         else:
             bases = self.folders
-        for base in bases:
-            found = self._find(base, parts, names)
-            if found is not None:
-                return found
-        return None
-
-    def _find(self, base: Path, parts: list[str], names: list[str]) -> Found | None:
-        """The deepest file among ``parts + names`` prefixes (a name may be a submodule)."""
         whole = parts + names
-        for size in range(len(whole), max(len(parts), 1) - 1, -1):
-            file = _module_file(base, whole[:size])
-            if file is not None and self.project.contains(file):
-                return Found(self.project.summary(file), ".".join(whole[size:]))
+        for base in bases:
+            for size in range(len(whole), max(len(parts), 1) - 1, -1):
+                file = _module_file(base, whole[:size])
+                if file is not None and self.project.contains(file):
+                    return file, ".".join(whole[size:])
         return None
 
 
@@ -140,8 +173,11 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
         return None
     stem = base.joinpath(*parts)
     for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
-        if candidate.is_file():
-            return candidate.resolve()
+        try:
+            if candidate.is_file():
+                return resolved(candidate)
+        except OSError:  # unreadable: not a module this run can use
+            continue
     return None
 
 
@@ -177,3 +213,43 @@ def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
         for alias in node.names
         if alias.name != "*"
     )
+
+
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
+def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
+    """The project files a file imports (a quick textual scan: enough to order a run)."""
+    imports = project.imports_of(path)
+    found: set[Path] = set()
+    for module, names, plain in _IMPORT.findall(data):
+        if plain:
+            requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
+        else:
+            requests = [(module.decode(), n.split()[0].decode()) for n in names.split(b",") if n.strip()] or [
+                (module.decode(), "")
+            ]
+        for wanted, name in requests:
+            if outside_project(wanted):
+                continue
+            located = imports.module_file(wanted, name)
+            if located is not None:
+                found.add(located[0])
+    found.discard(resolved(path))
+    return found
+
+
+def waves(files: Sequence[Path], depends: Mapping[Path, set[Path]]) -> list[list[Path]]:
+    """The files in rounds, each after the ones it imports (an import cycle goes last,
+    its members read each other's summaries as they can)."""
+    remaining = list(files)
+    done: set[Path] = set()
+    rounds: list[list[Path]] = []
+    while remaining:
+        ready = [f for f in remaining if depends.get(f, set()) <= done or not (depends[f] & set(remaining))]
+        if not ready:
+            ready = remaining
+        rounds.append(ready)
+        done.update(ready)
+        remaining = [f for f in remaining if f not in done]
+    return rounds

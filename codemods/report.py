@@ -56,6 +56,8 @@ class FileReport:
     # What the file tells the checks across files of a run (containers.connect_images):
     # images its estimators run, or the image a Dockerfile builds.
     images: tuple[object, ...] = ()
+    # What the file tells the other files of its project (a Python module's summary).
+    summary: object | None = None
 
 
 @dataclass

@@ -8,10 +8,13 @@ import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from codemods.analysis.summary import ImportContext, ModuleSummary
 from codemods.containers import connect_images
-from codemods.files import FileProblem, is_read_only, read_bytes, write_atomically
+from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source
+from codemods.project import Project, find_root, imported_files, resolved, summarise_with, waves
 from codemods.report import FileReport, Mode, unified_diff
 from codemods.rules import RuleSelection, Severity
 
@@ -33,7 +36,7 @@ class Job:
     annotate: bool = False  # TODO comments where a person is needed (convert only)
 
 
-def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
+def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | None = None) -> tuple[FileReport, bytes]:
     """Convert one file's bytes; returns the report and the new bytes."""
     report = FileReport(path, fail_on=job.fail_on)
     locate = "output" if job.mode == "write" else "input"
@@ -46,6 +49,7 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
             max_bytes=job.max_bytes,
             filename=path,
             annotate=job.annotate and job.mode != "lint",
+            imports=imports,
         )
     except ConversionError as error:
         report.error = str(error)
@@ -57,6 +61,7 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     assert isinstance(output, bytes)
     report.findings = conversion.findings
     report.images = conversion.images
+    report.summary = conversion.summary
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
         report.diff = unified_diff(path, _text(data, conversion.encoding), _text(output, conversion.encoding))
@@ -67,12 +72,41 @@ def _text(data: bytes, encoding: str) -> str:
     return data.decode(encoding, "replace")
 
 
-def process_path(path: str, job: Job) -> FileReport:
-    """One file, read to written; a read-only file is checked but not written."""
+# The run this process takes part in: the files it converts (their summaries are not
+# pending), and one Project per root and per way of converting.
+_RUN_FILES: frozenset[Path] = frozenset()
+_PROJECTS: dict[tuple[Path, str, RuleSelection, int | None], Project] = {}
+
+
+def _set_run(files: frozenset[Path]) -> None:
+    global _RUN_FILES
+    _RUN_FILES = files
+    _PROJECTS.clear()
+
+
+def project_of(path: Path, job: Job) -> Project:
+    """The project ``path`` belongs to, as this run converts it."""
+    root = find_root(resolved(path))
+    key = (root, job.target, job.selection, job.max_bytes)
+    project = _PROJECTS.get(key)
+    if project is None:
+        project = Project(root, summarise_with(job.target, job.selection, job.max_bytes), in_run=_RUN_FILES)
+        _PROJECTS[key] = project
+    return project
+
+
+def process_path(path: str, job: Job, known: dict[Path, ModuleSummary | None] | None = None) -> FileReport:
+    """One file, read to written; a read-only file is checked but not written.  ``known``:
+    summaries of the project files it imports that this run has made already."""
     try:
         data = read_bytes(path)
         read_only = job.mode == "write" and is_read_only(path)
-        report, output = process_bytes(path, data, replace(job, mode="check") if read_only else job)
+        imports = None
+        if not is_dockerfile(path):
+            project = project_of(Path(path), job)
+            project.learn(known or {})
+            imports = project.imports_of(Path(path))
+        report, output = process_bytes(path, data, replace(job, mode="check") if read_only else job, imports)
         if report.changed and read_only:
             report.error = "read-only file: not converted (make it writable, or see --diff)"
         elif report.changed and job.mode == "write" and report.error is None:
@@ -82,8 +116,9 @@ def process_path(path: str, job: Job) -> FileReport:
     return report
 
 
-def _ignore_interrupts() -> None:
-    """Workers finish the file in hand; the parent decides when to stop."""
+def _start_worker(files: frozenset[Path]) -> None:
+    """Workers know the run, and finish the file in hand: the parent decides when to stop."""
+    _set_run(files)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
@@ -104,28 +139,59 @@ def run(
 ) -> list[FileReport]:
     """Every (path, job)'s report, in order (``done`` hears of each as it is ready);
     then the checks across files (estimators against the Dockerfiles of the images
-    they run)."""
-    reports = _run_each(work, workers, done)
-    connect_images(reports)
-    return reports
+    they run).
 
-
-def _run_each(
-    work: Sequence[tuple[str, Job]], workers: int, done: Callable[[FileReport], None] | None
-) -> list[FileReport]:
-    if workers <= 1 or len(work) < 2:
-        results = (process_path(path, job) for path, job in work)
-        return [_tell(done, report) for report in results]
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    Files go in rounds, each after the project files it imports, so that a file is
+    converted with the summaries of its imports made by this run (no file is converted
+    twice)."""
+    files = frozenset(resolved(path) for path, _ in work)
+    _set_run(files)
+    depends = _imports_within(work, files)
+    order = {resolved(path): index for index, (path, _) in enumerate(work)}
+    by_path = {resolved(path): (path, job) for path, job in work}
+    reports: dict[int, FileReport] = {}
+    summaries: dict[Path, ModuleSummary | None] = {}
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,)) if workers > 1 and len(work) > 1 else None
     try:
-        results = pool.map(process_path, [p for p, _ in work], [j for _, j in work], chunksize=4)
-        reports = [_tell(done, report) for report in results]
+        for round_ in waves(list(order), depends):
+            tasks = [(*by_path[f], {d: summaries.get(d) for d in depends.get(f, ()) if d in summaries}) for f in round_]
+            for file, report in zip(round_, _run_round(tasks, pool, workers)):
+                summaries[file] = report.summary  # type: ignore[assignment]
+                reports[order[file]] = _tell(done, report)
     except BaseException:
-        # Interrupted: files being written complete (each atomically), queued ones never start.
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            # Interrupted: files being written complete (each atomically), queued ones never start.
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
-    pool.shutdown()
-    return reports
+    if pool is not None:
+        pool.shutdown()
+    ordered = [reports[i] for i in range(len(work))]
+    connect_images(ordered)
+    return ordered
+
+
+def _imports_within(work: Sequence[tuple[str, Job]], files: frozenset[Path]) -> dict[Path, set[Path]]:
+    """Which files of the run each file imports."""
+    depends: dict[Path, set[Path]] = {}
+    for path, job in work:
+        if is_dockerfile(path):
+            continue
+        file = resolved(path)
+        try:
+            data = read_bytes(path)
+        except FileProblem:
+            continue
+        depends[file] = imported_files(project_of(file, job), file, data) & files
+    return depends
+
+
+def _run_round(
+    tasks: list[tuple[str, Job, dict[Path, ModuleSummary | None]]], pool: ProcessPoolExecutor | None, workers: int
+) -> list[FileReport]:
+    if pool is None or len(tasks) < 2:
+        return [process_path(path, job, known) for path, job, known in tasks]
+    chunk = max(1, min(4, len(tasks) // (4 * workers)))
+    return list(pool.map(process_path, *zip(*tasks), chunksize=chunk))
 
 
 def _tell(done: Callable[[FileReport], None] | None, report: FileReport) -> FileReport:

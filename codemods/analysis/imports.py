@@ -40,7 +40,7 @@ class ImportAnalysis(Analysis):
         if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
-                if not _outside(module):
+                if not outside_project(module):
                     if alias.asname is not None:
                         part.project_names[alias.evaluated_alias] = (module, "")  # type: ignore[index]
                     else:
@@ -49,7 +49,7 @@ class ImportAnalysis(Analysis):
             modules = [dotted(node.module) or ""] if node.module is not None else []
             if not isinstance(node.names, cst.ImportStar):
                 module = "." * len(node.relative) + (modules[0] if modules else "")
-                if node.relative or not _outside(module):
+                if node.relative or not outside_project(module):
                     for alias in node.names:
                         part.project_names[alias.evaluated_alias or alias.evaluated_name] = (module, alias.evaluated_name)
         if self.walk.guard_depth and any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
@@ -69,7 +69,7 @@ class ImportAnalysis(Analysis):
     visit_IfExp = _branch
 
 
-def _outside(module: str) -> bool:
+def outside_project(module: str) -> bool:
     """torch and torch_xla are never the project."""
     head = module.split(".")[0]
     return head.startswith("torch")
