@@ -19,7 +19,10 @@ import libcst as cst
 from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
+from codemods.analysis.entry import EntryAnalysis, EntryFacts
+from codemods.analysis.huggingface import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
+from codemods.analysis.lazy import LazyAnalysis, LazyFacts
 from codemods.analysis.project import ProjectAnalysis, ProjectFacts
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
 from codemods.analysis.walk import Analysis, Walk
@@ -37,6 +40,9 @@ class Facts:
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
+    huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
+    entry: EntryFacts = field(default_factory=EntryFacts)
+    lazy: LazyFacts = field(default_factory=LazyFacts)
 
     def __post_init__(self) -> None:
         self.device = DeviceFacts(self.imports.table)
@@ -46,9 +52,12 @@ ANALYSES: list[type[Analysis]] = [
     ImportAnalysis,
     DeviceAnalysis,
     DistributedAnalysis,
+    HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
     TrainingAnalysis,
     CheckpointAnalysis,
     ProjectAnalysis,
+    EntryAnalysis,
+    LazyAnalysis,  # after training: it checks every training loop
 ]
 
 
