@@ -60,8 +60,9 @@ class Padding:
     """A tokenizer call or collator that pads dynamically (``padding=True/"longest"``,
     or a collator's default), or pads to max_length without fixing the length."""
 
-    value: cst.BaseExpression | None  # the dynamic padding value (None: the collator default)
-    fixable: bool  # max_length is given: padding="max_length" keeps the results
+    dynamic: bool  # pads to the longest sequence of each batch
+    value: cst.BaseExpression | None  # the padding argument (None: the collator's default)
+    fixable: bool  # a tokenizer call with max_length: padding="max_length" is safe
     missing: tuple[str, ...]  # of max_length and truncation
 
 
@@ -247,16 +248,16 @@ class HuggingFaceAnalysis(Analysis):
             return
         missing = tuple(k for k in ("max_length", "truncation") if k not in keywords)
         if _pads_dynamically(padding.value):
-            self.part.padding[call] = Padding(padding.value, "max_length" in keywords, missing)
+            self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing)
         elif string_value(padding.value) == "max_length" and missing:
-            self.part.padding[call] = Padding(None, False, missing)
+            self.part.padding[call] = Padding(False, padding.value, False, missing)
 
     def _collator(self, call: cst.Call) -> None:
         keywords = call_args(call)[1]
         padding = keywords.get("padding")
         if padding is None or _pads_dynamically(padding.value):
             missing = tuple(k for k in ("max_length",) if k not in keywords)
-            self.part.padding[call] = Padding(padding.value if padding else None, False, missing)
+            self.part.padding[call] = Padding(True, padding.value if padding else None, False, missing)
 
 
 def _pads_dynamically(value: cst.BaseExpression) -> bool:

@@ -148,7 +148,8 @@ class _Site:
     loops: tuple[cst.CSTNode, ...]
     statement: cst.BaseSmallStatement | None = None
     in_test: bool = False
-    nested: bool = False  # inside a lambda or a comprehension
+    nested: bool = False  # inside a comprehension
+    in_lambda: bool = False  # runs when the lambda is called, not here
     order: int = 0
     conditional: bool = False
 
@@ -218,6 +219,7 @@ class LazyAnalysis(Analysis):
         self.test_nodes: set[int] = set()
         self.small: cst.BaseSmallStatement | None = None
         self.nested = 0
+        self.lambdas = 0
         self.order = 0
 
     # -- where the walk is ------------------------------------------------------------
@@ -240,7 +242,7 @@ class LazyAnalysis(Analysis):
     def _site(self, node: cst.CSTNode) -> _Site:
         self.order += 1
         return _Site(node, self.scope, self._loops(), self.small, id(node) in self.test_nodes, self.nested > 0,
-                     self.order, self.walk.conditional_in_loop)
+                     self.lambdas > 0, self.order, self.walk.conditional_in_loop)
 
     # -- walk: scopes and names ----------------------------------------------------------
 
@@ -294,8 +296,14 @@ class LazyAnalysis(Analysis):
     def _unnest(self, node: cst.CSTNode) -> None:
         self.nested -= 1
 
-    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nest
-    leave_Lambda = leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _unnest
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nest
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _unnest
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.lambdas += 1
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.lambdas -= 1
 
     # -- walk: statements ----------------------------------------------------------------
 
@@ -489,6 +497,10 @@ class LazyAnalysis(Analysis):
             return self.is_device(scope, node.left) or self.is_device(scope, node.right)
         if isinstance(node, cst.UnaryOperation):
             return self.is_device(scope, node.expression)
+        if isinstance(node, cst.Comparison):
+            return not _is_identity_test(node) and any(
+                self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
+            )
         if isinstance(node, (cst.Tuple, cst.List)):
             return any(self.is_device(scope, e.value) for e in node.elements)
         return False
@@ -595,6 +607,7 @@ class LazyAnalysis(Analysis):
             if self.is_device(site.scope, site.node) and not _reads(site.node):
                 reads[site.node], values[site.node] = site, site.node  # type: ignore[index]
         training = self.facts.training.all_loops
+        reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
             loop = next((l for l in reversed(site.loops) if l in training), None)
             if loop is None:
@@ -628,7 +641,7 @@ class LazyAnalysis(Analysis):
         previous = self.part.step_closures.get(statement)
         reason = previous.fixable if previous else None
         if site.nested:
-            reason = "it reads inside a lambda or comprehension"
+            reason = "it reads inside a comprehension"
         elif self.facts.huggingface.accelerators:
             reason = "this Accelerate script stays free of torch_xla calls"
         elif loop not in self.facts.training.loops and (barriers := [b for b in self.barriers if loop in b.loops]):
@@ -644,10 +657,6 @@ class LazyAnalysis(Analysis):
             return self._tests_device_value(scope, test.left) or self._tests_device_value(scope, test.right)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self._tests_device_value(scope, test.expression)
-        if isinstance(test, cst.Comparison):
-            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in test.comparisons):
-                return False
-            return any(self.is_device(scope, e) for e in (test.left, *(c.comparator for c in test.comparisons)))
         return self.is_device(scope, test)
 
     # -- per-step Python integers ---------------------------------------------------------
@@ -900,16 +909,18 @@ class LazyAnalysis(Analysis):
             if isinstance(loop, cst.For) and self._from_device_loader(loop):
                 continue
             scope = self.loops[loop].scope
-            counters = set(_counters(loop)) if isinstance(loop, cst.For) else set()
+            rebound = set(names_in(loop.target)) if isinstance(loop, cst.For) else set()
             carried: list[str] = []
-            for targets, value, loops, _ in scope.assignments:
+            for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
                 if not loops or loops[-1] is not loop:
                     continue
                 used = set(names_in(value))
                 for target in targets:
-                    if target in used and target not in counters and target in self._owner(scope, target).device:
-                        if target not in carried:
-                            carried.append(target)
+                    if target in rebound:
+                        continue
+                    rebound.add(target)
+                    if target in used and target in self._owner(scope, target).device:
+                        carried.append(target)
             if carried:
                 self.part.carried_state[loop] = tuple(carried)
 
@@ -962,9 +973,14 @@ def _names_a_device(node: cst.CSTNode | None, walk_: Walk) -> bool:
     ))
 
 
+def _is_identity_test(node: cst.Comparison) -> bool:
+    """``x is None``, ``k in d``: Python-level tests, not tensor comparisons."""
+    return any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons)
+
+
 def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:
     if isinstance(node, cst.Comparison):
-        return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons)
+        return not _is_identity_test(node)
     if isinstance(node, cst.Call) and method_name(node) == "bool":
         return True
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):

@@ -6,10 +6,14 @@ from codemods import apis
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
+from codemods.rewrite.entry import EntryRewrite
+from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
+from codemods.rewrite.recompilation import RecompilationRewrite
 from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
+from codemods.rewrite.step_closures import StepClosureRewrite
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
 
@@ -25,5 +29,9 @@ def concerns_for(ctx: Context) -> list[Concern]:
         ReportedApis(ctx, apis.AMP),
         ReportedApis(ctx, apis.DISTRIBUTED),
         XlaNamesRewrite(ctx),
+        StepClosureRewrite(ctx),
+        RecompilationRewrite(ctx),
+        HuggingFaceRewrite(ctx),
+        EntryRewrite(ctx),
         ImportsRewrite(ctx),
     ]

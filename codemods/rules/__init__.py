@@ -3,7 +3,8 @@ the tool fixes it or only reports.
 
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
-XLA5 CUDA runtime calls, XLA6 distributed, XLA9 torch_xla release names.  A rule with
+XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation),
+XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names.  A rule with
 ``fixable=True`` may still report a case it cannot fix; then the finding says so.
 This package imports nothing heavy: the command line validates codes with it.
 """
@@ -12,7 +13,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.rules import barriers, checkpoints, cuda_runtime, device, distributed, imports, optimizer, release_names
+from codemods.rules import (
+    barriers,
+    checkpoints,
+    cuda_runtime,
+    device,
+    distributed,
+    huggingface,
+    imports,
+    lazy,
+    optimizer,
+    release_names,
+)
 from codemods.rules.base import SEVERITIES, Example, Rule, Severity, at_least
 
 __all__ = ["RULES", "RULES_BY_CODE", "SEVERITIES", "Example", "Rule", "RuleSelection", "Severity", "at_least", "matches"]
@@ -25,6 +37,8 @@ RULES: tuple[Rule, ...] = (
     *checkpoints.RULES,
     *cuda_runtime.RULES,
     *distributed.RULES,
+    *lazy.RULES,
+    *huggingface.RULES,
     *release_names.RULES,
 )
 
