@@ -30,7 +30,7 @@ class EntryAnalysis(Analysis):
         name = node.name.value
         if name == ENTRY_FUNCTION:
             part.mp_fn = node
-        elif name == "main" and self.walk.function is None and not self.walk.class_depth and _callable_bare(node):
+        elif name == "main" and len(self.walk.functions) == 1 and not self.walk.class_depth and _callable_bare(node):
             part.main = node
 
     def visit_If(self, node: cst.If) -> None:

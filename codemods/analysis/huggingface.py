@@ -69,6 +69,8 @@ class Padding:
 @dataclass
 class HuggingFaceFacts:
     trainers: list[cst.Call] = field(default_factory=list)
+    # The file builds or parses TrainingArguments (those needing a change are below).
+    builds_arguments: bool = False
     training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
     parsed_arguments: list[ParsedArguments] = field(default_factory=list)
     # TrainingArguments calls (and parse statements) that leave dataloader_num_workers at 0.
@@ -217,6 +219,7 @@ class HuggingFaceAnalysis(Analysis):
             elif self._is_tokenizer_call(call):
                 self._tokenizer_call(call)
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
+        part.builds_arguments = part.builds_arguments or bool(self.parses)
         for name, anchor in self.parses:
             if name not in self.optim_assigned and not any(p.name == name for p in part.parsed_arguments):
                 part.parsed_arguments.append(ParsedArguments(name, anchor))
@@ -224,7 +227,8 @@ class HuggingFaceAnalysis(Analysis):
                 part.default_workers.append(anchor)
 
     def _training_arguments(self, call: cst.Call) -> None:
-        positional, keywords = call_args(call)
+        self.part.builds_arguments = True
+        keywords = call_args(call)[1]
         unpacked = any(a.star for a in call.args)
         if "dataloader_num_workers" not in keywords and not unpacked:
             self.part.default_workers.append(call)

@@ -25,7 +25,6 @@ class HuggingFaceRewrite(Concern):
         self.workers = set(hf.default_workers)
         self.trainers = set(hf.trainers)
         self.backwards = set(hf.accelerate_backwards)
-        self.arguments_known = bool(hf.training_arguments or hf.parsed_arguments)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         hf = self.facts.huggingface
@@ -36,7 +35,7 @@ class HuggingFaceRewrite(Concern):
                 "XLA802", original, "the Trainer places the model and batches on the XLA device and ends every step "
                 "itself: with the changes reported here, nothing else is needed for one device"
             )
-            if not self.arguments_known:
+            if not hf.builds_arguments:
                 self.ctx.report("XLA801", original, f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer')
         if original in self.backwards:
             self.ctx.report(
@@ -84,9 +83,9 @@ class HuggingFaceRewrite(Concern):
             return updated
         value = padding.value
         if not padding.fixable or value is None:
-            what = self.ctx.code(value) if value is not None else "the default (longest)"
+            what = f"padding={self.ctx.code(value)}" if value is not None else "the collator's default padding"
             self.ctx.report(
-                "XLA804", original, f"padding={what} pads each batch to its longest sequence, a new shape to compile "
+                "XLA804", original, f"{what} pads each batch to its longest sequence, a new shape to compile "
                 f'each time: pass padding="max_length" with a fixed max_length (and truncation=True)'
             )
             return updated
