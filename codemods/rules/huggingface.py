@@ -85,7 +85,7 @@ RULES = (
         why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
         "ends each step) and steps optimizers with xm.optimizer_step; launch it with an XLA accelerate config.",
         examples=(Example(
-            "from accelerate import Accelerator\n\naccelerator = Accelerator()\n"
+            "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
             "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\nfor batch in loader:\n"
             "    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n    optimizer.zero_grad()\n"
         ),),
