@@ -44,7 +44,7 @@ METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size"
                               "get_device", "type", "ndimension", "stride", "storage_offset"})
 METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "is_cuda", "layout",
                                  "names"})
-TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "real", "imag"})
+TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "real", "imag", "values", "indices"})
 NOT_TENSORS = frozenset({"parameters", "named_parameters", "state_dict", "modules", "children", "buffers",
                          "named_buffers", "zero_grad", "train", "eval", "backward", "step", "keys", "items"})
 
@@ -52,7 +52,8 @@ NOT_TENSORS = frozenset({"parameters", "named_parameters", "state_dict", "module
 LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 PROGRESS_METHODS = frozenset({"set_postfix", "set_postfix_str", "set_description", "set_description_str"})
 WRITER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "add_text", "log_metrics", "log_metric"})
-LOGGING_FUNCTIONS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tqdm.tqdm.write", "tqdm.write"})
+LOGGING_FUNCTIONS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tqdm.tqdm.write", "tqdm.write",
+                               f"{XM}.master_print"})
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
 
 # Operations whose output shape depends on the values of their input.
@@ -429,6 +430,7 @@ class LazyAnalysis(Analysis):
         owner = (dotted(receiver(call)) or "").rsplit(".", 1)[-1].lower()
         return (
             (method in LOGGER_METHODS and "log" in owner)
+            or (method == "print" and "accelerator" in owner)
             or method in PROGRESS_METHODS
             or method in WRITER_METHODS
             or (method == "write" and any(w in owner for w in ("tqdm", "bar")))
@@ -489,6 +491,8 @@ class LazyAnalysis(Analysis):
             if isinstance(node, cst.Attribute) and node.attr.value in TENSOR_ATTRIBUTES:
                 return self.is_device(scope, node.value)
             return False
+        if isinstance(node, cst.Attribute):  # (x.max(-1)).values
+            return node.attr.value in TENSOR_ATTRIBUTES and self.is_device(scope, node.value)
         if isinstance(node, cst.Call):
             return self._call_is_device(scope, node)
         if isinstance(node, cst.Subscript):
@@ -516,9 +520,10 @@ class LazyAnalysis(Analysis):
             return method == "cuda" or _names_a_device(arg_value(call, 0, "device"), self.walk) or self.is_device(
                 scope, receiver(call)
             )
+        callees = self._callees(call)
+        if callees:  # the file's own function: what it returns
+            return any(any(self.is_device(c, r) for r in c.returns) for c in callees)
         if func is not None and self._is_model(func):
-            return True
-        if any(c.returns and any(self.is_device(c, r) for r in c.returns) for c in self._callees(call)):
             return True
         keywords = call_args(call)[1]
         if "device" in keywords and _names_a_device(keywords["device"].value, self.walk):
@@ -537,8 +542,9 @@ class LazyAnalysis(Analysis):
         for site in self.loops.values():
             node = site.node
             if isinstance(node, cst.For) and self._from_device_loader(node):
+                counters = set(_counters(node))
                 for element in _unpack(node.target):
-                    if (name := dotted(element)) is not None:
+                    if (name := dotted(element)) is not None and name not in counters:
                         site.scope.device.add(name)
         for site in self.calls:
             call = site.node
