@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch_xla
 import torch_xla.core.xla_model as xm
 
-logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(message)s")
+logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(message)s", force=True)
 logger = logging.getLogger("train")
 
 

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch_xla.core.xla_model as xm
 
-logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(message)s")
+logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(message)s", force=True)
 logger = logging.getLogger("train")
 
 
