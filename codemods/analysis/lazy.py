@@ -87,7 +87,7 @@ class StepClosure:
 
     reads: tuple[cst.CSTNode, ...]
     loop: cst.CSTNode
-    fixable: str | None = None  # None: can be moved; else why not
+    blocked: str | None = None  # why it cannot be moved (None: it can)
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class SlicedData:
 @dataclass
 class LazyFacts:
     host_reads: dict[cst.CSTNode, HostRead] = field(default_factory=dict)
-    # Implicit reads: a test on a device value (``if loss < best:``), node -> its code.
+    # Implicit reads: tests on a device value (``if loss < best:``, ``while t.sum() > 0``).
     device_tests: set[cst.CSTNode] = field(default_factory=set)
     # Logging statements (cst.Expr) whose reads move into a step closure.
     step_closures: dict[cst.Expr, StepClosure] = field(default_factory=dict)
@@ -645,7 +645,7 @@ class LazyAnalysis(Analysis):
         statement = site.statement
         assert isinstance(statement, cst.Expr)
         previous = self.part.step_closures.get(statement)
-        reason = previous.fixable if previous else None
+        reason = previous.blocked if previous else None
         if site.nested:
             reason = "it reads inside a comprehension"
         elif self.facts.huggingface.accelerators:

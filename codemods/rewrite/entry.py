@@ -16,12 +16,9 @@ class EntryRewrite(Concern):
         super().__init__(ctx)
         ctx.track([self.facts.entry.main])
 
-    def _wanted(self) -> bool:
-        return self.facts.huggingface.trainer_script and self.facts.entry.mp_fn is None
-
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         entry = self.facts.entry
-        if not self._wanted():
+        if not self.facts.huggingface.trainer_script or entry.mp_fn is not None:
             return updated
         if entry.main is None:
             self.ctx.report(

@@ -18,7 +18,7 @@ import keyword
 import libcst as cst
 
 from codemods.analysis.lazy import StepClosure
-from codemods.rewrite.base import Concern, Context
+from codemods.rewrite.base import Concern
 from codemods.syntax import walk, with_comma
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
@@ -39,7 +39,7 @@ class StepClosureRewrite(Concern):
             return updated
         first = closure.reads[0]
         read = self.ctx.code(first)
-        reason = closure.fixable or self._no_barrier(closure) or (
+        reason = closure.blocked or self._no_barrier(closure) or (
             None if original.deep_equals(updated) else "other rewrites changed this statement"
         )
         if reason is not None:
