@@ -78,13 +78,68 @@ CUDA_TENSOR_TYPES = frozenset(
     for name in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
 )
 
-AMP: dict[str, SourceApi] = _table(
-    "XLA202",
-    "CUDA mixed precision is not ported by this version: on XLA use "
-    "torch.autocast('xla', dtype=torch.bfloat16) and sync-free optimizers, or drop AMP",
-    "torch.cuda.amp.autocast torch.cuda.amp.GradScaler torch.amp.autocast torch.amp.GradScaler "
-    "torch.autocast torch.cuda.amp.custom_fwd torch.cuda.amp.custom_bwd",
-)
+# Mixed precision.  CUDA autocast: torch.cuda.amp.autocast(enabled, dtype, cache_enabled),
+# whose dtype defaults to float16; torch.autocast(device_type, dtype, enabled,
+# cache_enabled) and its alias torch.amp.autocast.  torch_xla 1.13 spells XLA autocast
+# torch_xla.amp.autocast(device, enabled, dtype, cache_enabled).
+CUDA_AUTOCAST = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
+TORCH_AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
+XLA_AUTOCAST = frozenset({"torch_xla.amp.autocast", "torch_xla.amp.autocast_mode.autocast"})
+AUTOCAST_PARAMETERS = {
+    "cuda_amp": ("enabled", "dtype", "cache_enabled"),
+    "torch": ("device_type", "dtype", "enabled", "cache_enabled"),
+    "torch_xla": ("device", "enabled", "dtype", "cache_enabled"),
+}
+# Gradient scalers: torch.cuda.amp.GradScaler(init_scale, ..., enabled) and torch_xla
+# 1.13's torch_xla.amp.GradScaler take the same arguments; torch.amp.GradScaler takes
+# the device first (default "cuda").
+CUDA_GRAD_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
+TORCH_GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"})
+XLA_GRAD_SCALERS = frozenset({"torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler"})
+# Decorators for custom autograd functions under autocast.
+CUDA_CUSTOM_AUTOGRAD = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
+# torch.optim classes that have a sync-free version in torch_xla.amp.syncfree (same arguments).
+SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
+# Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.
+KERNEL_KEYWORDS = frozenset({"fused", "foreach", "capturable"})
+PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})
+
+# Third-party APIs that matter on XLA (what the rest of timm, apex, accelerate or
+# transformers does needs nothing: their schedulers and models run as they are).
+THIRD_PARTY: dict[str, SourceApi] = {
+    **_table(
+        "XLA004",
+        "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with the XLA device "
+        "(bfloat16 needs no loss scaling)",
+        "apex.amp.initialize apex.amp.scale_loss apex.amp.master_params",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer, or torch.nn's layer",
+        "apex.optimizers.FusedAdam apex.optimizers.FusedLAMB apex.optimizers.FusedSGD apex.optimizers.FusedNovoGrad "
+        "apex.normalization.FusedLayerNorm apex.normalization.FusedRMSNorm",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
+        "apex.parallel.DistributedDataParallel apex.parallel.convert_syncbn_model apex.parallel.SyncBatchNorm",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "builds a CUDA gradient scaler inside timm: on XLA use torch.autocast('xla', dtype=torch.bfloat16) "
+        "without a scaler, or torch.amp.GradScaler('xla')",
+        "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
+    ),
+    **_table(
+        "XLA004",
+        "is DeepSpeed, which does not run on XLA devices: train with the XLA optimizer step instead",
+        "deepspeed.initialize",
+        crashes=True,
+    ),
+}
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 DISTRIBUTED: dict[str, SourceApi] = _table(
@@ -97,7 +152,7 @@ DISTRIBUTED: dict[str, SourceApi] = _table(
 )
 
 # torch.cuda names other rules take care of (rewritten, or reported with their own advice).
-HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | set(AMP) | {"torch.cuda.synchronize", "torch.cuda.set_device"}
+HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | {"torch.cuda.synchronize", "torch.cuda.set_device"}
 HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)
 
 # Reading a tensor's value to the host forces a graph execution in lazy mode.

@@ -28,11 +28,23 @@ def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
     )
 
 
+def is_dockerfile(path: str) -> bool:
+    """``Dockerfile``, ``*.Dockerfile`` or ``Dockerfile.*`` (not ``Dockerfile.dockerignore``,
+    BuildKit's per-Dockerfile ignore file, nor a Python file named ``Dockerfile.py``)."""
+    name = os.path.basename(path)
+    lower = name.lower()
+    return (
+        lower == "dockerfile"
+        or lower.endswith(".dockerfile")
+        or (lower.startswith("dockerfile.") and not lower.endswith((".dockerignore", ".py")))
+    )
+
+
 def discover(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Iterator[str | FileProblem]:
     """Python files under ``paths``, in a stable order; problems are yielded in place.
 
     A file named explicitly is taken whatever its suffix; folders contribute their
-    ``*.py`` files.  Symlinked folders are not followed (no loops)."""
+    ``*.py`` files and Dockerfiles.  Symlinked folders are not followed (no loops)."""
     for path in paths:
         if not os.path.lexists(path):
             yield FileProblem(f"{path}: no such file or directory")
@@ -47,7 +59,7 @@ def discover(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Iterator[
                 )
                 for name in sorted(files):
                     full = os.path.join(root, name)
-                    if name.endswith(".py") and not _excluded(full, exclude) and os.path.isfile(full):
+                    if (name.endswith(".py") or is_dockerfile(name)) and not _excluded(full, exclude) and os.path.isfile(full):
                         yield full
         elif not _excluded(path, exclude):
             yield path

@@ -62,6 +62,7 @@ class ImportTable:
         for local, target in self.module_level.items():
             if qualified == target:
                 return local
+        for local, target in self.module_level.items():
             if not qualified.startswith(target + "."):
                 continue
             suffix = qualified[len(target) + 1 :]
@@ -110,7 +111,9 @@ class ImportManager:
     can_add: bool
     added: dict[str, cst.Import] = field(default_factory=dict)
     discarded_names: set[str] = field(default_factory=set)
-    # Packages imported for their side effect (torch_xla registers the "xla" device).
+    # Packages the rewritten code needs imported for their side effect (torch_xla
+    # registers the "xla" device), and those of them that this manager imports itself.
+    needed_packages: set[str] = field(default_factory=set)
     required_packages: set[str] = field(default_factory=set)
 
     def expression(self, api: Api) -> cst.BaseExpression | None:
@@ -128,11 +131,29 @@ class ImportManager:
         """Make sure ``package`` is imported (``import torch_xla`` registers the "xla"
         device string); False when this file may not gain the import."""
         if self.table.imports_module(package):
+            self.needed_packages.add(package)
             return True
         if self._add(package, None) is None:
             return False
+        self.needed_packages.add(package)
         self.required_packages.add(package)
         return True
+
+    def keep_packages_loaded(self, unused: set[str]) -> set[str]:
+        """The names among ``unused`` whose imports may go while every needed package
+        stays loaded: a binding of the package itself is kept; a package that only an
+        unused import loaded is imported anew."""
+        for package in sorted(self.needed_packages - self.required_packages):
+            if package in unused and self.table.module_level.get(package) == package:
+                unused = unused - {package}
+                continue
+            loaded = any(
+                (qualified == package or qualified.startswith(package + ".")) and local not in unused
+                for local, qualified in self.table.module_level.items()
+            )
+            if not loaded and self._add(package, None) is not None:
+                self.required_packages.add(package)
+        return unused
 
     def _spelling_after_import(self, api: Api) -> str | None:
         alias = api.alias

@@ -17,6 +17,11 @@ from typing import Literal, TypeVar
 import libcst as cst
 
 from codemods.analysis import analyse
+from codemods.analysis.summary import ImportContext, ModuleSummary, summarise
+from codemods.analysis.dockerfile import DockerfileSyntaxError
+from codemods.analysis.launcher import analyse_launcher
+from codemods.containers import check_dockerfile, image_uses
+from codemods.files import is_dockerfile
 from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for
@@ -30,6 +35,8 @@ Source = TypeVar("Source", str, bytes)
 _RELEVANT = re.compile(rb"torch|sagemaker|transformers")
 _SUPPRESS = re.compile(r"#\s*xla-codemod:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
 _SKIP_FILE = "xla-codemod: skip-file"
+# Launcher scripts (estimators) and model-parallel training scripts also get the SM checks.
+_SAGEMAKER = re.compile(rb"sagemaker|smdistributed")
 
 
 class ConversionError(Exception):
@@ -55,6 +62,10 @@ class Conversion:
     output: str | bytes
     findings: list[Finding]
     encoding: str = "utf-8"
+    # What the checks across files of a run need (containers.connect_images).
+    images: tuple[object, ...] = ()
+    # What other files of the project need to know of this one (Python files only).
+    summary: ModuleSummary | None = None
 
     @property
     def changed(self) -> bool:
@@ -68,8 +79,16 @@ def convert_source(
     selection: RuleSelection | None = None,
     locate: Literal["output", "input"] = "output",
     max_bytes: int | None = None,
+    filename: str | None = None,
+    imports: ImportContext | None = None,
 ) -> Conversion:
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
+
+    ``filename`` says what kind of file it is: a Dockerfile (``Dockerfile``,
+    ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; anything else is Python.
+    ``imports`` tells where the file's imports lead (the project's modules and their
+    summaries, see codemods/project.py); without it, modules that are neither the
+    standard library nor well-known packages are taken for unread project modules.
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
     into the input (for lint, --check and --diff).  Raises ConversionError for input
@@ -80,8 +99,10 @@ def convert_source(
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     if b"\0" in raw:
         raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
+    if filename is not None and is_dockerfile(filename):
+        return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
     if not _RELEVANT.search(raw) or _SKIP_FILE.encode() in raw:
-        return Conversion(source, source, [])
+        return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
             f"{len(raw) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.1f} MiB limit for conversion "
@@ -95,7 +116,7 @@ def convert_source(
         except SyntaxError as error:
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
-        return _convert(source, raw, name_table, selection or RuleSelection(), locate)
+        return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
 
@@ -114,7 +135,13 @@ def _bracket_depth(raw: bytes) -> int:
 
 
 def _convert(
-    source: Source, raw: bytes, name_table: Target, selection: RuleSelection, locate: Literal["output", "input"]
+    source: Source,
+    raw: bytes,
+    name_table: Target,
+    selection: RuleSelection,
+    locate: Literal["output", "input"],
+    filename: str | None,
+    imports: ImportContext | None,
 ) -> Conversion:
     try:
         module = cst.parse_module(source)
@@ -131,11 +158,12 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(module.encoding)
-    facts = analyse(module)
+    facts = analyse(module, imports)
+    launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
-    new_module = module.visit(Rewriter(ctx, concerns_for(ctx)))
+    new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher)))
 
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
     new_code, output_positions = code_and_starts(new_module, anchors)
@@ -149,6 +177,7 @@ def _convert(
                 error.lineno,
             ) from None
     output: str | bytes = new_code.encode(module.encoding) if isinstance(source, bytes) else new_code
+    images = image_uses(launcher.estimators, filename, input_positions.of) if launcher and filename else ()
     if locate == "input" or not changed:
         input_positions.prefetch(f.original for f in ctx.findings)
         findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
@@ -159,7 +188,29 @@ def _convert(
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    return Conversion(source, output if changed else source, findings, module.encoding)
+    summary = summarise(facts, pending=changed)
+    return Conversion(source, output if changed else source, findings, module.encoding, images, summary)
+
+
+def _check_dockerfile(
+    source: Source, raw: bytes, filename: str, selection: RuleSelection, max_bytes: int | None
+) -> Conversion:
+    """A Dockerfile: checked (SM3), never rewritten."""
+    if _SKIP_FILE.encode() in raw:
+        return Conversion(source, source, [])
+    if max_bytes is not None and len(raw) > max_bytes:
+        size, limit = len(raw) / 2**20, max_bytes / 2**20
+        raise ConversionError(f"{size:.1f} MiB is over the {limit:.1f} MiB limit; left alone", 1)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ConversionError(f"cannot decode byte {raw[error.start:error.start + 1]!r} as UTF-8", line) from None
+    try:
+        checked = check_dockerfile(text, selection.enabled, filename)
+    except DockerfileSyntaxError as error:
+        raise ConversionError(f"cannot parse: {error.message}", error.line) from None
+    return Conversion(source, source, checked.findings, images=(checked.build,) if checked.build else ())
 
 
 def _parse_with_cpython(source: str | bytes) -> None:

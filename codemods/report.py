@@ -43,6 +43,9 @@ class FileReport:
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
     diff: str = ""
+    # What the file tells the checks across files of a run (containers.connect_images):
+    # images its estimators run, or the image a Dockerfile builds.
+    images: tuple[object, ...] = ()
 
 
 @dataclass

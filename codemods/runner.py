@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
+from codemods.containers import connect_images
 from codemods.files import FileProblem, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source
 from codemods.report import FileReport, unified_diff
@@ -37,7 +38,7 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     locate = "output" if job.mode == "write" else "input"
     try:
         conversion = convert_source(
-            data, target=job.target, selection=job.selection, locate=locate, max_bytes=job.max_bytes
+            data, target=job.target, selection=job.selection, locate=locate, max_bytes=job.max_bytes, filename=path
         )
     except ConversionError as error:
         report.error = str(error)
@@ -48,6 +49,7 @@ def process_bytes(path: str, data: bytes, job: Job) -> tuple[FileReport, bytes]:
     output = conversion.output
     assert isinstance(output, bytes)
     report.findings = conversion.findings
+    report.images = conversion.images
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
         report.diff = unified_diff(path, _text(data, conversion.encoding), _text(output, conversion.encoding))
@@ -80,7 +82,14 @@ def _ignore_interrupts() -> None:
 
 
 def run(paths: Iterable[str], job: Job, jobs: int) -> list[FileReport]:
-    paths = list(paths)
+    """Every file's report; then the checks across files (estimators against the
+    Dockerfiles of the images they run)."""
+    reports = _run_each(list(paths), job, jobs)
+    connect_images(reports)
+    return reports
+
+
+def _run_each(paths: list[str], job: Job, jobs: int) -> list[FileReport]:
     if jobs == 0:
         workers = min(os.cpu_count() or 1, 8) if len(paths) >= _POOL_THRESHOLD else 1
     else:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codemods.apis import SYNCFREE_OPTIMIZERS
+
 
 @dataclass(frozen=True)
 class Api:
@@ -31,6 +33,7 @@ class Api:
 XM = "torch_xla.core.xla_model"
 PL = "torch_xla.distributed.parallel_loader"
 XR = "torch_xla.runtime"
+SYNCFREE = "torch_xla.amp.syncfree"
 
 
 def _xm(attr: str) -> Api:
@@ -44,6 +47,12 @@ class Target:
     name: str
     torch_xla_version: str
     apis: dict[str, Api]
+    # How autocast names the XLA device: by device type ("xla", torch.autocast) or by
+    # the device itself (torch_xla.amp.autocast(device)).
+    autocast_takes: str
+    # The precision that XLA autocast must use (None: keep the script's, as on the GPUs
+    # of the SageMaker Training Compiler).
+    autocast_dtype: str | None
     # The string that names the XLA device where a script keeps devices as strings
     # ("cuda" -> this); torch.device("xla") is valid in every torch_xla release.
     device_string: str = "xla"
@@ -59,6 +68,7 @@ _COMMON = {
     "wait_device_ops": _xm("wait_device_ops"),
     "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
     "add_step_closure": _xm("add_step_closure"),
+    **{f"syncfree_{name}": Api(SYNCFREE, name, "syncfree") for name in SYNCFREE_OPTIMIZERS},
 }
 
 TARGETS: dict[str, Target] = {
@@ -71,8 +81,14 @@ TARGETS: dict[str, Target] = {
             "world_size": Api(XR, "world_size", "xr"),
             "global_ordinal": Api(XR, "global_ordinal", "xr"),
             "local_ordinal": Api(XR, "local_ordinal", "xr"),
+            "autocast": Api("torch", "autocast"),
+            "grad_scaler": Api("torch.amp", "GradScaler"),
+            "custom_fwd": Api("torch.amp", "custom_fwd"),
+            "custom_bwd": Api("torch.amp", "custom_bwd"),
             **_COMMON,
         },
+        autocast_takes="device_type",
+        autocast_dtype="bfloat16",
     ),
     "sagemaker": Target(
         name="sagemaker",
@@ -83,8 +99,14 @@ TARGETS: dict[str, Target] = {
             "world_size": _xm("xrt_world_size"),
             "global_ordinal": _xm("get_ordinal"),
             "local_ordinal": _xm("get_local_ordinal"),
+            "autocast": Api("torch_xla.amp", "autocast"),
+            "grad_scaler": Api("torch_xla.amp", "GradScaler"),
+            "custom_fwd": Api("torch_xla.amp", "custom_fwd"),
+            "custom_bwd": Api("torch_xla.amp", "custom_bwd"),
             **_COMMON,
         },
+        autocast_takes="device",
+        autocast_dtype=None,
     ),
 }
 

@@ -19,15 +19,25 @@ class Case:
     after: str | None = None
     target: str = "2.9"
     note: str = ""
+    filename: str = "train.py"  # what kind of file (a launcher, a Dockerfile)
 
     @property
     def id(self) -> str:
         return f"{self.rule}-{self.kind}-{self.note or 'case'}"
 
 
-def C(rule: str, kind: str, before: str, after: str | None = None, *, target: str = "2.9", note: str = "") -> Case:
+def C(
+    rule: str,
+    kind: str,
+    before: str,
+    after: str | None = None,
+    *,
+    target: str = "2.9",
+    note: str = "",
+    filename: str = "train.py",
+) -> Case:
     clean = lambda s: textwrap.dedent(s).lstrip("\n")  # noqa: E731
-    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note)
+    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note, filename)
 
 
 CASES = [
@@ -223,6 +233,92 @@ CASES = [
 
         device = pd()
         """, note="relative-import"),
+    C("XLA003", "negative", """
+        import torch
+        import torch_xla
+
+        def train_one_epoch(model, loader, optimizer, loss_scaler):
+            for x in loader:
+                with torch.autocast("xla", dtype=torch.bfloat16):
+                    loss = model(x)
+                loss_scaler(loss, optimizer, parameters=model.parameters())
+                torch_xla.sync()
+        """, note="step-wrapper-passed-in-names-no-file"),
+    C("XLA301", "positive", """
+        import torch
+        from util.misc import NativeScaler
+
+        loss_scaler = NativeScaler()
+        for x in loader:
+            loss = model(x)
+            loss_scaler(loss, optimizer)
+        """, """
+        import torch
+        import torch_xla
+        from util.misc import NativeScaler
+
+        loss_scaler = NativeScaler()
+        for x in loader:
+            loss = model(x)
+            loss_scaler(loss, optimizer)
+            torch_xla.sync()
+        """, note="step-wrapper-is-a-training-step"),
+    C("XLA301", "positive", """
+        import torch
+
+        def backward_and_step(loss, optimizer, scaler):
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+
+        class Trainer:
+            def _run_batch(self, x):
+                loss = self.model(x)
+                backward_and_step(loss, self.optimizer, self.scaler)
+
+            def train(self):
+                for x in self.loader:
+                    self._run_batch(x)
+        """, """
+        import torch
+        import torch_xla
+
+        def backward_and_step(loss, optimizer, scaler):
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+
+        class Trainer:
+            def _run_batch(self, x):
+                loss = self.model(x)
+                backward_and_step(loss, self.optimizer, self.scaler)
+
+            def train(self):
+                for x in self.loader:
+                    self._run_batch(x)
+                    torch_xla.sync()
+        """, note="step-through-helpers"),
+    # -- XLA004 third-party CUDA-only APIs -----------------------------------------------------
+    C("XLA004", "positive", """
+        import torch
+        from apex import amp
+
+        model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+        """),
+    C("XLA004", "negative", """
+        import torch
+        from timm.scheduler import create_scheduler
+        from transformers import get_scheduler
+
+        scheduler, _ = create_scheduler(args, optimizer)
+        lr_scheduler = get_scheduler("linear", optimizer, num_warmup_steps=0, num_training_steps=10)
+        """, note="schedulers-need-nothing"),
+    C("XLA004", "alias", """
+        import torch
+        import timm.utils as tu
+
+        loss_scaler = tu.NativeScaler()
+        """),
     # -- XLA101 CUDA devices ----------------------------------------------------
     C("XLA101", "positive", """
         import torch
@@ -638,24 +734,450 @@ CASES = [
         xm.optimizer_step(opt)
         """),
     # -- XLA202 AMP -----------------------------------------------------------------------
+    # -- XLA202 autocast ---------------------------------------------------------------------
     C("XLA202", "positive", """
         import torch
 
         with torch.cuda.amp.autocast():
             out = model(x)
-        """),
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        with torch.autocast("xla", dtype=torch.bfloat16):
+            out = model(x)
+        """, note="cuda-amp-default-float16"),
+    C("XLA202", "positive", """
+        import torch
+
+        with torch.cuda.amp.autocast(use_amp):
+            out = model(x)
+        with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):
+            out = model(x)
+        with torch.amp.autocast(device_type='cuda', enabled=args.amp):
+            out = model(x)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+            out = model(x)
+        with torch.autocast("xla", dtype=torch.bfloat16, cache_enabled=False):
+            out = model(x)
+        with torch.autocast('xla', dtype=torch.bfloat16, enabled=args.amp):
+            out = model(x)
+        """, note="positional-enabled-and-keywords"),
+    C("XLA202", "positive", """
+        import torch
+        from torch.cuda.amp import autocast
+
+        @autocast()
+        def forward(x):
+            return model(x)
+
+        with autocast(), torch.no_grad():
+            out = model(x)
+        ctx = nullcontext() if args.cpu else autocast(enabled=True)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        @torch.autocast("xla", dtype=torch.bfloat16)
+        def forward(x):
+            return model(x)
+
+        with torch.autocast("xla", dtype=torch.bfloat16), torch.no_grad():
+            out = model(x)
+        ctx = nullcontext() if args.cpu else torch.autocast("xla", dtype=torch.bfloat16, enabled=True)
+        """, note="decorator-with-items-conditional"),
+    C("XLA202", "positive", """
+        import torch
+
+        with torch.cuda.amp.autocast(dtype=torch.float16):
+            out = model(x)
+        """, """
+        import torch
+        import torch_xla.amp
+        import torch_xla.core.xla_model as xm
+
+        with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16):
+            out = model(x)
+        """, target="sagemaker", note="sagemaker-keeps-precision"),
     C("XLA202", "negative", """
         import torch
 
         with torch.no_grad():
             out = model(x)
-        """),
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = model(x)
+        with torch.autocast("xla", dtype=torch.bfloat16):
+            out = model(x)
+        """, note="cpu-and-xla-autocast-stay"),
     C("XLA202", "alias", """
+        import torch as th
+        from torch.cuda.amp import autocast as ac
+
+        with ac(enabled=True):
+            out = model(x)
+        """, """
+        import torch as th
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        with th.autocast("xla", dtype=th.bfloat16, enabled=True):
+            out = model(x)
+        """),
+    C("XLA901", "positive", """
+        import torch
+        import torch_xla.core.xla_model as xm
+        import torch_xla.amp
+
+        with torch_xla.amp.autocast(xm.xla_device()):
+            out = model(x)
+        scaler = torch_xla.amp.GradScaler()
+        """, """
+        import torch
+        import torch_xla.amp
+
+        with torch.autocast("xla"):
+            out = model(x)
+        scaler = torch.amp.GradScaler("xla")
+        """, note="amp-upgraded-to-2.9"),
+    C("XLA901", "positive", """
+        import torch
+        import torch_xla
+
+        with torch.autocast("xla", dtype=torch.bfloat16):
+            out = model(x)
+        scaler = torch.amp.GradScaler("xla", init_scale=1024)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.amp
+        import torch_xla.core.xla_model as xm
+
+        with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+            out = model(x)
+        scaler = torch_xla.amp.GradScaler(init_scale=1024)
+        """, target="sagemaker", note="amp-downgraded-to-1.13"),
+    # -- XLA204 float16 autocast -----------------------------------------------------------------
+    C("XLA204", "positive", """
+        import torch
+
+        ctx = torch.autocast(device_type=device_type, dtype=torch.float16)
+        """, """
+        import torch
+
+        ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)
+        """),
+    C("XLA204", "negative", """
+        import torch
+
+        ctx = torch.autocast(device_type=device_type, dtype=ptdtype)
+        """, note="dtype-variable"),
+    C("XLA204", "negative", """
+        import torch
+
+        ctx = torch.autocast(device_type=device_type, dtype=torch.float16)
+        """, """
+        import torch
+        import torch_xla.amp
+        import torch_xla.core.xla_model as xm
+
+        ctx = torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)
+        """, target="sagemaker", note="sagemaker-keeps-precision"),
+    C("XLA204", "alias", """
+        import torch as th
+
+        ctx = th.amp.autocast(device_type=device_type, dtype=th.half)
+        """, """
+        import torch as th
+
+        ctx = th.amp.autocast(device_type=device_type, dtype=th.bfloat16)
+        """),
+    # -- XLA205 gradient scaler -------------------------------------------------------------------
+    C("XLA205", "positive", """
+        import torch
+
+        scaler = torch.cuda.amp.GradScaler(init_scale=2.**10, enabled=use_amp)
+        other = torch.amp.GradScaler("cuda")
+        third = torch.amp.GradScaler(device="cuda", growth_interval=100)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        scaler = torch.amp.GradScaler("xla", init_scale=2.**10, enabled=use_amp)
+        other = torch.amp.GradScaler("xla")
+        third = torch.amp.GradScaler("xla", growth_interval=100)
+        """),
+    C("XLA205", "positive", """
+        import torch
+
+        scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+        """, """
+        import torch
+        import torch_xla.amp
+
+        scaler = torch_xla.amp.GradScaler(enabled=use_amp)
+        """, target="sagemaker", note="sagemaker"),
+    C("XLA205", "negative", """
+        import torch
+        import torch_xla
+
+        scaler = torch.amp.GradScaler("xla")
+        """),
+    C("XLA205", "alias", """
         import torch
         from torch.cuda.amp import GradScaler as GS
 
         scaler = GS()
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        scaler = torch.amp.GradScaler("xla")
         """),
+    # -- XLA206 sync-free optimizers ----------------------------------------------------------------
+    C("XLA206", "positive", """
+        import torch
+
+        scaler = torch.cuda.amp.GradScaler()
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+        """, """
+        import torch
+        import torch_xla.amp.syncfree as syncfree
+
+        scaler = torch.amp.GradScaler("xla")
+        optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)
+        """),
+    C("XLA206", "negative", """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        """, note="no-amp"),
+    C("XLA206", "alias", """
+        import torch
+        from torch.optim import SGD
+        from torch import optim as O
+
+        class Net(torch.nn.Module):
+            def configure_optimizers(self):
+                return O.Adam(self.parameters()), SGD(self.parameters(), lr=0.1)
+
+        with torch.cuda.amp.autocast():
+            out = model(x)
+        """, """
+        import torch
+        import torch_xla.amp.syncfree as syncfree
+
+        class Net(torch.nn.Module):
+            def configure_optimizers(self):
+                return syncfree.Adam(self.parameters()), syncfree.SGD(self.parameters(), lr=0.1)
+
+        with torch.autocast("xla", dtype=torch.bfloat16):
+            out = model(x)
+        """),
+    # -- XLA207 optimizers that cannot become sync-free -------------------------------------------------
+    C("XLA207", "positive", """
+        import torch
+        import torch_xla
+
+        scaler = torch.cuda.amp.GradScaler(enabled=False)
+        optimizer = torch.optim.RMSprop(model.parameters())
+        """, """
+        import torch
+        import torch_xla
+
+        scaler = torch.amp.GradScaler("xla", enabled=False)
+        optimizer = torch.optim.RMSprop(model.parameters())
+        """),
+    C("XLA207", "negative", """
+        import torch
+
+        optimizer = torch.optim.RMSprop(model.parameters())
+        """),
+    C("XLA207", "alias", """
+        import torch
+        import torch_xla
+        import torch.optim as O
+
+        scaler = torch.cuda.amp.GradScaler(enabled=False)
+        optimizer = O.AdamW(groups, **extra_args)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.amp.syncfree as syncfree
+
+        scaler = torch.amp.GradScaler("xla", enabled=False)
+        optimizer = syncfree.AdamW(groups, **extra_args)
+        """, note="unpacked-kwargs"),
+    # -- XLA208 scaler not needed with bfloat16 -------------------------------------------------------
+    C("XLA208", "positive", """
+        import torch
+        import torch_xla
+
+        scaler = torch.cuda.amp.GradScaler()
+        """, """
+        import torch
+        import torch_xla
+
+        scaler = torch.amp.GradScaler("xla")
+        """),
+    C("XLA208", "negative", """
+        import torch
+        import torch_xla
+
+        dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+        scaler = torch.cuda.amp.GradScaler(enabled=(dtype == 'float16'))
+        """, """
+        import torch
+        import torch_xla
+
+        dtype = 'bfloat16'
+        scaler = torch.amp.GradScaler("xla", enabled=(dtype == 'float16'))
+        """, note="enabled-for-float16-only"),
+    C("XLA208", "negative", """
+        import torch
+
+        scaler = torch.cuda.amp.GradScaler()
+        """, """
+        import torch
+        import torch_xla.amp
+
+        scaler = torch_xla.amp.GradScaler()
+        """, target="sagemaker", note="sagemaker-float16"),
+    C("XLA208", "alias", """
+        import torch
+        import torch_xla
+        from torch.amp import GradScaler
+
+        scaler = GradScaler('cuda')
+        """, """
+        import torch
+        import torch_xla
+        from torch.amp import GradScaler
+
+        scaler = GradScaler('xla')
+        """),
+    # -- XLA209 precision chosen by CUDA checks ---------------------------------------------------------
+    C("XLA209", "positive", """
+        import torch
+
+        dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+        ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+        """, """
+        import torch
+
+        dtype = 'bfloat16'
+        ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+        """),
+    C("XLA209", "negative", """
+        import torch
+
+        dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+        """, target="sagemaker", note="sagemaker-keeps-precision"),
+    C("XLA209", "negative", """
+        import torch
+
+        dtype = 'bfloat16' if args.bf16 else 'float16'
+        """, note="no-cuda-check"),
+    C("XLA209", "alias", """
+        from torch.cuda import is_bf16_supported
+        import torch as th
+
+        amp_dtype = th.bfloat16 if is_bf16_supported() else th.float16
+        """, """
+        import torch as th
+
+        amp_dtype = th.bfloat16
+        """),
+    # -- XLA210 device type for autocast -----------------------------------------------------------------
+    C("XLA210", "positive", """
+        import torch
+        from contextlib import nullcontext
+
+        device = 'cuda' if torch.cuda.is_available() else 'cpu'
+        device_type = 'cuda' if 'cuda' in device else 'cpu'
+        ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+        from contextlib import nullcontext
+
+        device = 'xla'
+        device_type = 'xla' if 'xla' in device else 'cpu'
+        ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+        """),
+    C("XLA210", "negative", """
+        import torch
+
+        device_type = 'cuda' if 'cuda' in device else 'cpu'
+        print(device_type)
+        """, note="not-for-autocast"),
+    C("XLA210", "alias", """
+        import torch as th
+
+        amp_device = "cuda" if th.cuda.is_available() else "cpu"
+        with th.autocast(amp_device, dtype=th.bfloat16):
+            out = model(x)
+        """, """
+        import torch as th
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        amp_device = "xla"
+        with th.autocast(amp_device, dtype=th.bfloat16):
+            out = model(x)
+        """),
+    # -- XLA211 custom autograd functions under autocast -------------------------------------------------
+    C("XLA211", "positive", """
+        import torch
+
+        class F(torch.autograd.Function):
+            @staticmethod
+            @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            @torch.cuda.amp.custom_bwd
+            def backward(ctx, g):
+                return g
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        class F(torch.autograd.Function):
+            @staticmethod
+            @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32)
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            @torch.amp.custom_bwd(device_type="xla")
+            def backward(ctx, g):
+                return g
+        """),
+    C("XLA211", "negative", """
+        import torch
+
+        @torch.amp.custom_fwd(device_type="xla")
+        def forward(ctx, x):
+            return x
+        """),
+    C("XLA211", "alias", """
+        import torch
+        from torch.cuda.amp import custom_fwd as cf
+
+        @cf
+        def forward(ctx, x):
+            return x
+        """, """
+        import torch
+        import torch_xla.amp
+
+        @torch_xla.amp.custom_fwd
+        def forward(ctx, x):
+            return x
+        """, target="sagemaker"),
     # -- XLA203 optimizer built before the model moves ----------------------------------------
     C("XLA203", "positive", """
         import torch

@@ -38,6 +38,8 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection, convert_source
+from codemods.project import Project, summarise_with
+from codemods.targets import DEFAULT_TARGET
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.executed
@@ -124,8 +126,12 @@ def run_eager(case: Executed, workdir: Path) -> Run:
 
 
 def convert_folder(folder: Path, selection: RuleSelection | None = None) -> None:
-    for path in sorted(folder.rglob("*.py")):
-        path.write_bytes(convert_source(path.read_bytes(), selection=selection).output)
+    """Every script of the folder, converted as one run (each sees the others' summaries)."""
+    files = sorted(folder.rglob("*.py"))
+    project = Project(folder, summarise_with(DEFAULT_TARGET, selection or RuleSelection(), None), in_run=files)
+    converted = [convert_source(p.read_bytes(), selection=selection, imports=project.imports_of(p)) for p in files]
+    for path, conversion in zip(files, converted):
+        path.write_bytes(conversion.output)
 
 
 def run_xla(case: Executed, workdir: Path, selection: RuleSelection | None = None) -> Run:

@@ -10,16 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from codemods import TARGETS, convert_source
+from codemods import TARGETS, Conversion, convert_source
 from codemods.report import FileReport, Report, render_text
-from tests.conftest import FIXTURES, SNAPSHOTS, fixture_scripts
+from tests.conftest import FIXTURES, SNAPSHOTS, fixture_project, fixture_scripts
+
+
+def convert_fixture(script: Path, target: str, source: bytes | None = None) -> Conversion:
+    """The fixture (or ``source`` in its place) converted as a run over its folder would."""
+    imports = fixture_project(script, target).imports_of(FIXTURES / script)
+    return convert_source((FIXTURES / script).read_bytes() if source is None else source, target=target, imports=imports)
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.parametrize("script", fixture_scripts(), ids=str)
 def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type: ignore[no-untyped-def]
-    source = (FIXTURES / script).read_bytes()
-    conversion = convert_source(source, target=target)
+    conversion = convert_fixture(script, target)
     snapshot.snapshot_dir = SNAPSHOTS / target
     stem = str(script.with_suffix(""))
     snapshot.assert_match(conversion.output.decode("utf-8"), f"{stem}.out.py")
@@ -30,8 +35,8 @@ def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type:
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.parametrize("script", fixture_scripts(), ids=str)
 def test_fixture_conversion_is_idempotent(script: Path, target: str) -> None:
-    once = convert_source((FIXTURES / script).read_bytes(), target=target)
-    twice = convert_source(once.output, target=target)
+    once = convert_fixture(script, target)
+    twice = convert_fixture(script, target, once.output)
     assert twice.output == once.output
     assert [f for f in twice.findings if f.fixed] == []
     # What needs a person stays reported on the converted file.
@@ -42,7 +47,7 @@ def test_fixture_conversion_is_idempotent(script: Path, target: str) -> None:
 @pytest.mark.parametrize("script", fixture_scripts(), ids=str)
 def test_fixed_findings_point_at_the_new_code(script: Path, target: str) -> None:
     """``X -> Y`` findings of an in-place conversion point where Y now stands."""
-    conversion = convert_source((FIXTURES / script).read_bytes(), target=target)
+    conversion = convert_fixture(script, target)
     lines = conversion.output.decode("utf-8").splitlines()
     checked = 0
     for finding in conversion.findings:

@@ -7,12 +7,15 @@ import pytest
 
 from codemods import RULES, convert_source
 from codemods.rules import SEVERITIES
+from tests.launcher_rule_cases import LAUNCHER_CASES, RUN_CASES
 from tests.rule_cases import CASES, Case
 
+ALL_CASES = CASES + LAUNCHER_CASES
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)
 def test_rule_case(case: Case) -> None:
-    conversion = convert_source(case.before, target=case.target)
+    conversion = convert_source(case.before, target=case.target, filename=case.filename)
     expected = case.after if case.after is not None else case.before
     assert conversion.output == expected
     fired = {f.rule for f in conversion.findings}
@@ -20,14 +23,14 @@ def test_rule_case(case: Case) -> None:
         assert case.rule not in fired
     else:
         assert case.rule in fired
-    again = convert_source(conversion.output, target=case.target)
+    again = convert_source(conversion.output, target=case.target, filename=case.filename)
     assert again.output == conversion.output
     assert not any(f.fixed for f in again.findings)
 
 
 @pytest.mark.parametrize("rule", [r.code for r in RULES])
 def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
-    kinds = {c.kind for c in CASES if c.rule == rule}
+    kinds = {c.kind for c in ALL_CASES if c.rule == rule} | {kind for code, kind, _ in RUN_CASES if code == rule}
     assert kinds == {"positive", "negative", "alias"}
 
 

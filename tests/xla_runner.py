@@ -2,7 +2,11 @@
 
 After each ``step N loss V`` line it prints ``XLA_COMPILES <count>``: how many graphs
 XLA has compiled so far, so a test can see whether a training loop reaches a steady
-state.  At the end it prints ``XLA_EXECUTIONS <count>`` (graphs run on the device).
+state.  At the end it prints ``XLA_EXECUTIONS <count>`` (graphs run on the device),
+``XLA_AUTOCAST <device type> <dtype> <matmul dtype>`` for each distinct autocast context
+the script entered (the matmul dtype: what a matmul of XLA tensors gives inside it, so
+the context was really active), and ``XLA_OPTIMIZER <class>`` for each optimizer class
+that stepped.
 """
 
 from __future__ import annotations
@@ -11,7 +15,10 @@ import builtins
 import runpy
 import sys
 
+import torch
+import torch_xla
 import torch_xla.debug.metrics as met
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
 
 def _count(metric: str) -> int:
@@ -19,7 +26,29 @@ def _count(metric: str) -> int:
     return int(data[0]) if data else 0
 
 
+def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[str]]:
+    contexts: set[tuple[str, str, str]] = set()
+    optimizers: set[str] = set()
+    enter = torch.amp.autocast_mode.autocast.__enter__
+
+    def recording_enter(self):  # type: ignore[no-untyped-def]
+        result = enter(self)
+        if self._enabled:
+            ones = torch.ones(2, 2, device=torch_xla.device())
+            contexts.add((self.device, str(self.fast_dtype), str((ones @ ones).dtype)))
+        return result
+
+    torch.amp.autocast_mode.autocast.__enter__ = recording_enter  # type: ignore[method-assign]
+
+    def record_step(optimizer, args, kwargs):  # type: ignore[no-untyped-def]
+        optimizers.add(f"{type(optimizer).__module__}.{type(optimizer).__qualname__}")
+
+    register_optimizer_step_post_hook(record_step)
+    return contexts, optimizers
+
+
 def main() -> None:
+    contexts, optimizers = _record_autocast_and_optimizers()
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, script.rpartition("/")[0] or ".")
@@ -36,6 +65,10 @@ def main() -> None:
     finally:
         builtins.print = plain_print
     print(f"XLA_EXECUTIONS {_count('ExecuteTime')}", flush=True)
+    for context in sorted(contexts):
+        print("XLA_AUTOCAST", *context, flush=True)
+    for optimizer in sorted(optimizers):
+        print("XLA_OPTIMIZER", optimizer, flush=True)
 
 
 if __name__ == "__main__":

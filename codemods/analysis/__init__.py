@@ -7,7 +7,11 @@ tree, so every rewrite sees the original nodes these facts point at.
 
 One module per concern, each with its part of the sheet and its analysis; the shared
 walk (walk.py) hands every node to each analysis in the order below, which is also the
-order their results are finished in (later ones may read earlier ones).
+order their results are finished in (later ones may read earlier ones; conclusions that
+need every result are drawn in ``settle``).
+
+Launcher scripts and Dockerfiles are other kinds of file with analyses of their own,
+outside the shared walk: ``launcher.py`` (SageMaker estimators) and ``dockerfile.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from codemods.analysis.amp import AmpAnalysis, AmpFacts
 from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
@@ -24,6 +29,7 @@ from codemods.analysis.huggingface import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
 from codemods.analysis.lazy import LazyAnalysis, LazyFacts
 from codemods.analysis.project import ProjectAnalysis, ProjectFacts
+from codemods.analysis.summary import ImportContext
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
 from codemods.analysis.walk import Analysis, Walk
 
@@ -37,6 +43,7 @@ class Facts:
     imports: ImportFacts = field(default_factory=ImportFacts)
     device: DeviceFacts = field(init=False)
     distributed: DistributedFacts = field(default_factory=DistributedFacts)
+    amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
@@ -46,12 +53,14 @@ class Facts:
 
     def __post_init__(self) -> None:
         self.device = DeviceFacts(self.imports.table)
+        self.amp = AmpFacts(self.imports.table)
 
 
 ANALYSES: list[type[Analysis]] = [
     ImportAnalysis,
     DeviceAnalysis,
     DistributedAnalysis,
+    AmpAnalysis,
     HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
     TrainingAnalysis,
     CheckpointAnalysis,
@@ -61,8 +70,10 @@ ANALYSES: list[type[Analysis]] = [
 ]
 
 
-def analyse(module: cst.Module) -> Facts:
+def analyse(module: cst.Module, imports: ImportContext | None = None) -> Facts:
     facts = Facts(ImportFacts(anchor=import_anchor(module)))
+    if imports is not None:
+        facts.project.context = imports
     walk = Walk(facts, ANALYSES)
     module.visit(walk)
     walk.finish()

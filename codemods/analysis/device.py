@@ -52,9 +52,10 @@ class DeviceFacts:
     # `if torch.cuda.is_available():` around device code: the check is dropped.
     ifs: set[cst.If] = field(default_factory=set)
     # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
-    # device (the check is dropped), and flags that may not be switched on (they also
-    # guard code that fails without CUDA; the value is that code).
-    flag_values: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    # device or switch on mixed precision (the check is dropped; the value: the flag and
+    # what it switches on), and flags that may not be switched on (they also guard code
+    # that fails without CUDA; the value is that code).
+    flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
     blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
     # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
     cuda_indices: set[str] = field(default_factory=set)
@@ -62,6 +63,8 @@ class DeviceFacts:
     int_devices: set[cst.Integer] = field(default_factory=set)
     # Availability checks the device rewrites do not consume: they stay, False on XLA.
     kept_availability_checks: set[cst.Call] = field(default_factory=set)
+    # Functions that choose a device (qualified names), for other files.
+    choosers: set[str] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -93,6 +96,8 @@ class DeviceAnalysis(Analysis):
 
     def mark_device_code(self) -> None:
         self.device_code.update(self.walk.conds)
+        if self.walk.scopes:
+            self.part.choosers.add(self.walk.qualname)
 
     def mark_crash(self, node: cst.CSTNode) -> None:
         for cond in self.walk.conds:
@@ -276,16 +281,6 @@ class DeviceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
-        for name, values in self.flag_candidates.items():
-            uses = [node for node, refs in self.cond_refs.items() if name in refs]
-            if not any(use in self.device_code for use in uses):
-                continue
-            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
-            for value in values:
-                if blocker is None:
-                    part.flag_values[value] = name
-                else:
-                    part.blocked_flags[value] = (name, blocker)
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
                 part.ifs.add(node)
@@ -299,10 +294,29 @@ class DeviceAnalysis(Analysis):
                 part.int_devices.update(literals)
 
     def settle(self) -> None:
-        """Parts of expressions replaced whole (a map_location that becomes "cpu", a
-        ``torch.device("cuda" if ... else "cpu")``) are not converted on their own; the
-        availability checks no rewrite consumes stay, and are reported."""
+        """Flags that pick the device or switch on mixed precision are switched on (unless
+        they also guard code that fails without CUDA).  Parts of expressions replaced
+        whole (a map_location that becomes "cpu", a ``torch.device("cuda" if ... else
+        "cpu")``) are not converted on their own; the availability checks no rewrite
+        consumes stay, and are reported."""
         part = self.part
+        amp = self.facts.amp
+        for name, values in self.flag_candidates.items():
+            if name in amp.owned_names:
+                continue  # a device type or a precision choice: rewritten by the AMP concern
+            uses = [node for node, refs in self.cond_refs.items() if name in refs]
+            if any(use in self.device_code for use in uses):
+                purpose = "picks the device"
+            elif name in amp.flags:
+                purpose = "switches mixed precision on"
+            else:
+                continue
+            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+            for value in values:
+                if blocker is None:
+                    part.flag_values[value] = (name, purpose)
+                else:
+                    part.blocked_flags[value] = (name, blocker)
         map_locations = self.facts.checkpoint.map_locations
         in_locations = {id(sub) for location in map_locations for sub in walk(location)}
         part.calls = {n for n in part.calls if id(n) not in in_locations}

@@ -530,7 +530,10 @@ class LazyAnalysis(Analysis):
             return True
         if isinstance(call.func, cst.Attribute) and self.is_device(scope, call.func.value):
             return True
-        return any(self.is_device(scope, a.value) for a in call.args)
+        # torch operations on device tensors give device tensors; what a function of
+        # another module returns is not known (it may take a model and return a number).
+        callee = self.walk.resolve(call.func) or ""
+        return callee.startswith("torch.") and any(self.is_device(scope, a.value) for a in call.args)
 
     def _is_model(self, func: str) -> bool:
         models = self.facts.training.models
@@ -567,8 +570,9 @@ class LazyAnalysis(Analysis):
                         callee.device.add(param)
             if sum(len(s.device) for s in scopes) == before:
                 break
+        models = self.facts.training.models
         for scope in scopes:
-            scope.device -= scope.host
+            scope.device -= scope.host | models  # a module moved to the device is not a tensor
 
     def _from_device_loader(self, loop: cst.For) -> bool:
         loaders = {

@@ -11,6 +11,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.analysis.device import CUDA, DeviceAnalysis, is_device_name
+from codemods.analysis.project import ProjectAnalysis
 from codemods.analysis.walk import Analysis, Walk
 from codemods.syntax import arg_value, dotted, method_name, names_in, parse_dotted, receiver, walk
 from codemods.targets import XM, spellings
@@ -57,6 +58,13 @@ class TrainingFacts:
     # analysis cannot tell is an optimizer.
     optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
     unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
+    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
+    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
+    # For other files (qualified names, see analysis/summary.py): the callables that run
+    # one training step per call, and those that run a training loop.
+    step_callables: set[str] = field(default_factory=set)
+    training_callables: set[str] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:
@@ -68,12 +76,15 @@ class TrainingFacts:
 @dataclass
 class _Loop:
     node: cst.CSTNode
+    owner: str  # the qualified name of the function it is in ("" at module level)
     backward: bool = False
     step_receivers: list[str] = field(default_factory=list)
     called: list[str] = field(default_factory=list)
     barrier: bool = False
     host_read: bool = False
     moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
+    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
+    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
 
 
 @dataclass
@@ -87,9 +98,12 @@ class _Scope:
 @dataclass
 class _Function(_Scope):
     name: str = ""
+    qualname: str = ""
     node: cst.FunctionDef | None = None
+    # What the function does once per call (outside loops of its own).
     backward: bool = False
     step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
 
 
 class TrainingAnalysis(Analysis):
@@ -125,7 +139,7 @@ class TrainingAnalysis(Analysis):
     # -- walk -------------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.function_records[id(node)] = _Function(name=node.name.value, node=node)
+        self.function_records[id(node)] = _Function(name=node.name.value, qualname=self.walk.qualname, node=node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
@@ -133,7 +147,7 @@ class TrainingAnalysis(Analysis):
                 self.module_classes.add(node.name.value)
 
     def _loop(self, node: cst.For | cst.While) -> None:
-        self.loop_records[id(node)] = _Loop(node)
+        self.loop_records[id(node)] = _Loop(node, self.walk.qualname)
 
     visit_For = _loop
     visit_While = _loop
@@ -194,7 +208,12 @@ class TrainingAnalysis(Analysis):
             ):
                 loop.host_read = True
             if (func_name := dotted(node.func)) is not None:
-                loop.called.append(func_name.removeprefix("self."))
+                loop.called.append(func_name)
+                arguments = [name for a in node.args if (name := dotted(a.value)) is not None]
+                if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
+                    loop.handed.append((node, func_name, arguments))
+        elif function is not None and (func_name := dotted(node.func)) is not None:
+            function.called.append(func_name)
         if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device))
@@ -222,16 +241,24 @@ class TrainingAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
+    def _steps(self, receivers: list[str]) -> bool:
+        """Some receiver of a ``.step()`` is an optimizer or a gradient scaler."""
+        scalers = self.facts.amp.scaler_names
+        return any(self.part.is_optimizer(r) or r in scalers for r in receivers)
+
     def finish(self) -> None:
         part = self.part
         for name, func_name in self.model_candidates:
             if func_name in self.module_classes:
                 part.models.add(name)
-        step_functions = {
-            fn.name
-            for fn in self.function_records.values()
-            if fn.backward or any(part.is_optimizer(r) for r in fn.step_receivers)
-        }
+        for loop in self.loop_records.values():
+            for call, callee, arguments in loop.handed:
+                if any(part.is_optimizer(name) for name in arguments):
+                    part.step_wrappers[call] = callee
+        step_functions = self._step_functions()
+        for fn in self.function_records.values():
+            if fn.name in step_functions:
+                part.step_callables.add(fn.qualname)
         for loop in self.loop_records.values():
             self._plan_loop(loop, step_functions)
         for call, step, loop in self.step_candidates:
@@ -246,15 +273,39 @@ class TrainingAnalysis(Analysis):
         for scope in [self.module_scope, *self.function_records.values()]:
             self._optimizers_before_moves(scope)
 
+    def _step_functions(self) -> set[str]:
+        """Functions that run a training step each call: a backward pass or an optimizer
+        step outside loops of their own, directly or through another such function."""
+        functions = list(self.function_records.values())
+        steps = {fn.name for fn in functions if fn.backward or self._steps(fn.step_receivers)}
+        while True:
+            more = {
+                fn.name for fn in functions if fn.name not in steps and any(self._runs_step(c, steps) for c in fn.called)
+            }
+            if not more:
+                return steps
+            steps |= more
+
+    def _runs_step(self, callee: str, steps: set[str]) -> bool:
+        """Calling ``callee`` runs a training step: a step function of this file, or a
+        callable of another project module that runs one."""
+        if callee.removeprefix("self.") in steps:
+            return True
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        return found is not None and found.summary is not None and found.summary.runs_step(found.name)
+
     def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
         part = self.part
         training = (
             loop.backward
-            or any(part.is_optimizer(r) for r in loop.step_receivers)
-            or any(c in step_functions for c in loop.called)
+            or self._steps(loop.step_receivers)
+            or any(self._runs_step(c, step_functions) for c in loop.called)
+            or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
         if training:
             part.all_loops.add(loop.node)
+        if training and loop.owner:
+            part.training_callables.add(loop.owner)
         # Accelerate's prepared loaders and optimizers already end each step on XLA.
         if loop.barrier or self._feeds_from_device_loader(loop.node) or self.facts.huggingface.accelerators:
             return

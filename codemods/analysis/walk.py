@@ -47,6 +47,7 @@ class Walk(cst.CSTVisitor):
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
+        self.scopes: list[str] = []  # names of the enclosing classes and functions
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
         self.guard_depth = 0  # enclosing try and if statements
@@ -86,6 +87,11 @@ class Walk(cst.CSTVisitor):
         return next((f for f in reversed(self.functions) if f is not None), None)
 
     @property
+    def qualname(self) -> str:
+        """``Trainer.train`` inside that method, "" at module level (lambdas are looked through)."""
+        return ".".join(self.scopes)
+
+    @property
     def module_level(self) -> bool:
         return not self.functions and not self.class_depth
 
@@ -101,6 +107,8 @@ class Walk(cst.CSTVisitor):
         if kind is cst.FunctionDef or kind is cst.Lambda:
             self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]
             self._enter_loop(None)
+            if kind is cst.FunctionDef:
+                self.scopes.append(node.name.value)  # type: ignore[attr-defined]
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
         elif kind is cst.If:
@@ -114,6 +122,7 @@ class Walk(cst.CSTVisitor):
             self.guard_depth += 1
         elif kind is cst.ClassDef:
             self.class_depth += 1
+            self.scopes.append(node.name.value)  # type: ignore[attr-defined]
         for visit in self.visitors.get(kind.__name__, ()):
             visit(node)
         return kind not in _OPAQUE
@@ -125,6 +134,8 @@ class Walk(cst.CSTVisitor):
         if kind is cst.FunctionDef or kind is cst.Lambda:
             self.functions.pop()
             self._leave_loop()
+            if kind is cst.FunctionDef:
+                self.scopes.pop()
         elif kind is cst.For or kind is cst.While:
             self._leave_loop()
         elif kind is cst.If:
@@ -138,6 +149,7 @@ class Walk(cst.CSTVisitor):
             self.guard_depth -= 1
         elif kind is cst.ClassDef:
             self.class_depth -= 1
+            self.scopes.pop()
 
     def _enter_loop(self, node: cst.CSTNode | None) -> None:
         self.loops.append(node)

@@ -3,35 +3,47 @@
 from __future__ import annotations
 
 from codemods import apis
+from codemods.analysis.launcher import LauncherFacts
+from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.entry import EntryRewrite
 from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
+from codemods.rewrite.launcher import LauncherRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
 from codemods.rewrite.recompilation import RecompilationRewrite
+from codemods.rewrite.project import ProjectRewrite
 from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.rewrite.step_closures import StepClosureRewrite
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
 
-def concerns_for(ctx: Context) -> list[Concern]:
+def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Concern]:
     """The concerns in the order they see each node; imports last, as they edit the
-    module once everything else has asked for what it needs."""
+    module once everything else has asked for what it needs.  A file that builds
+    SageMaker estimators also gets the launcher checks; a training script under
+    SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those."""
+    if launcher and launcher.smp_script is not None:
+        return [LauncherRewrite(ctx, launcher)]
+    launchers: list[Concern] = [LauncherRewrite(ctx, launcher)] if launcher else []
     return [
+        *launchers,
         DeviceRewrite(ctx),
+        AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
-        ReportedApis(ctx, apis.AMP),
         ReportedApis(ctx, apis.DISTRIBUTED),
+        ReportedApis(ctx, apis.THIRD_PARTY),
         XlaNamesRewrite(ctx),
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),
         EntryRewrite(ctx),
+        ProjectRewrite(ctx),
         ImportsRewrite(ctx),
     ]

@@ -68,20 +68,6 @@ class DeviceRewrite(Concern):
             return self._tensor_type(original, updated)
         if original in self.facts.device.kept_availability_checks:
             self._cuda_check(original)
-        elif original in self.facts.project.external_training:
-            self.ctx.report(
-                "XLA003",
-                original,
-                f"the optimizer goes to {self.facts.project.external_training[original]} in another file: convert that file "
-                "too (its training loop needs the step barrier and xm.optimizer_step)",
-            )
-        elif original in self.facts.project.external_devices:
-            self.ctx.report(
-                "XLA003",
-                original,
-                f"the device comes from {self.facts.project.external_devices[original]} in another file: "
-                "convert that file too, and check it returns the XLA device",
-            )
         return updated
 
     def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -231,11 +217,11 @@ class DeviceRewrite(Concern):
     def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
         value = original.value
         if value in self.facts.device.flag_values:
-            flag = self.facts.device.flag_values[value]
+            flag, purpose = self.facts.device.flag_values[value]
             new_value = self.ctx.fix(
                 "XLA104",
                 value,
-                f"`{flag}` picks the device: its accelerator check is dropped (False on XLA, where the XLA "
+                f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
                 "device is always present)",
                 lambda: as_expression(fold_true(updated.value, self.facts.device.is_available_call)),
             )

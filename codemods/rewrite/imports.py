@@ -73,6 +73,7 @@ class ImportsRewrite(Concern):
             self.unused = candidates - counter.used
         else:
             self.unused = set()
+        self.unused = imports.keep_packages_loaded(self.unused)
         body = list(updated.body)
         anchor = self.ctx.result_of(self.facts.imports.anchor) if self.facts.imports.anchor is not None else None
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
@@ -99,10 +100,14 @@ class ImportsRewrite(Concern):
         added = {k: v for k, v in imports.added.items() if _local_name(v.names[0], True) not in self.unused}
         for key, statement in sorted(added.items()):
             line = cst.SimpleStatementLine(body=[statement])
-            if key in imports.required_packages and not self._uses(updated, key):
-                if any(other.startswith(key + ".") for other in added):
-                    continue  # importing a submodule loads the package too
-                line = line.with_changes(trailing_whitespace=_REGISTERS_DEVICE)
+            if key in imports.required_packages:
+                # Importing a submodule loads the package too; a plain one also binds its name.
+                loaders = [other for other in added if other.startswith(key + ".")]
+                used = self._uses(updated, key)
+                if loaders and (not used or any(" as " not in other for other in loaders)):
+                    continue
+                if not used:
+                    line = line.with_changes(trailing_whitespace=_REGISTERS_DEVICE)
             self.ctx.fix("XLA001", self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
             body.insert(insert_at, line)
             insert_at += 1

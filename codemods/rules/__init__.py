@@ -4,7 +4,8 @@ the tool fixes it or only reports.
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
 XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation),
-XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names.  A rule with
+XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names; SM1 SageMaker
+model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles.  A rule with
 ``fixable=True`` may still report a case it cannot fix; then the finding says so.
 This package imports nothing heavy: the command line validates codes with it.
 """
@@ -16,11 +17,13 @@ from dataclasses import dataclass
 from codemods.rules import (
     barriers,
     checkpoints,
+    containers,
     cuda_runtime,
     device,
     distributed,
     huggingface,
     imports,
+    launcher,
     lazy,
     optimizer,
     release_names,
@@ -40,6 +43,8 @@ RULES: tuple[Rule, ...] = (
     *lazy.RULES,
     *huggingface.RULES,
     *release_names.RULES,
+    *launcher.RULES,
+    *containers.RULES,
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

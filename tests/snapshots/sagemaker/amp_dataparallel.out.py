@@ -6,9 +6,9 @@ import argparse
 
 import torch
 import torch.nn as nn
-import torch.optim as optim
-from torch.cuda.amp import autocast, GradScaler
 from torch.utils.data import DataLoader, TensorDataset
+import torch_xla.amp
+import torch_xla.amp.syncfree as syncfree
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 
@@ -43,7 +43,7 @@ def main():
     torch.manual_seed(args.seed)
 
     device = xm.xla_device()
-    use_amp = torch.cuda.is_available()
+    use_amp = True
 
     # 1-D "sensor" sequences: 4 channels x 32 timesteps
     signals = torch.randn(192, 4, 32)
@@ -58,8 +58,8 @@ def main():
     model.to(device)
 
     criterion = nn.CrossEntropyLoss()
-    optimizer = optim.Adam(model.parameters(), lr=args.lr)
-    scaler = GradScaler(enabled=use_amp)
+    optimizer = syncfree.Adam(model.parameters(), lr=args.lr)
+    scaler = torch_xla.amp.GradScaler(enabled=use_amp)
 
     step = 0
     for epoch in range(args.epochs):
@@ -69,7 +69,7 @@ def main():
             labels = labels.to(device)
 
             optimizer.zero_grad()
-            with autocast(enabled=use_amp):
+            with torch_xla.amp.autocast(xm.xla_device(), enabled=use_amp):
                 outputs = model(inputs)
                 loss = criterion(outputs, labels)
 
