@@ -25,6 +25,8 @@ device values, and anything computed from those.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -33,7 +35,7 @@ import libcst as cst
 from codemods.analysis.device import is_device_name
 from codemods.analysis.training import is_device_loader
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, call_args, dotted, method_name, names_in, receiver, string_value, walk
+from codemods.syntax import arg_value, call_args, dotted, method_name, receiver, string_value
 from codemods.targets import XM, spellings
 
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
@@ -219,6 +221,7 @@ class LazyAnalysis(Analysis):
         self.store_subscripts: set[int] = set()
         self.test_nodes: set[int] = set()
         self.small: cst.BaseSmallStatement | None = None
+        self.value_names: dict[int, tuple[str, ...]] = {}
         self.nested = 0
         self.lambdas = 0
         self.order = 0
@@ -289,7 +292,7 @@ class LazyAnalysis(Analysis):
             self.names.append(self._site(node))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.ignored_names.update(id(n) for n in walk(node.target) if isinstance(n, cst.Name))
+        self.ignored_names.update(id(n) for n in _walk(node.target) if isinstance(n, cst.Name))
 
     def _nest(self, node: cst.CSTNode) -> None:
         self.nested += 1
@@ -355,7 +358,7 @@ class LazyAnalysis(Analysis):
             self.scope.returns.append(node.value)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        self.test_nodes.update(id(n) for n in walk(test))
+        self.test_nodes.update(id(n) for n in _walk(test))
         self.tests.append(self._site(test))
 
     def visit_If(self, node: cst.If) -> None:
@@ -584,7 +587,7 @@ class LazyAnalysis(Analysis):
         }
         return any(
             (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
-            for sub in walk(loop.iter)
+            for sub in _walk(loop.iter)
         )
 
     # -- host reads ----------------------------------------------------------------------
@@ -702,18 +705,27 @@ class LazyAnalysis(Analysis):
 
     def _varying_in(self, scope: _Scope, node: cst.CSTNode) -> str | None:
         """The per-step name an index or argument uses (``len(x)`` is not one)."""
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, cst.Call) and dotted(current.func) in ("len",):
-                continue
-            if isinstance(current, cst.Attribute):
-                stack.append(current.value)
-                continue
-            if isinstance(current, cst.Name) and current.value in self._owner(scope, current.value).varying:
-                return current.value
-            stack.extend(current.children)
-        return None
+        return next((n for n in self._value_names(node) if n in self._owner(scope, n).varying), None)
+
+    def _value_names(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """The names an expression reads, outside ``len()`` and attribute names; cached,
+        as the fixed-point loops ask again and again (walking LibCST children is slow)."""
+        names = self.value_names.get(id(node))
+        if names is None:
+            found: list[str] = []
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if isinstance(current, cst.Call) and dotted(current.func) == "len":
+                    continue
+                if isinstance(current, cst.Attribute):
+                    stack.append(current.value)
+                elif isinstance(current, cst.Name):
+                    found.append(current.value)
+                else:
+                    stack.extend(_children(current))
+            names = self.value_names[id(node)] = tuple(found)
+        return names
 
     # -- recompilation sources ----------------------------------------------------------------
 
@@ -919,12 +931,12 @@ class LazyAnalysis(Analysis):
             if isinstance(loop, cst.For) and self._from_device_loader(loop):
                 continue
             scope = self.loops[loop].scope
-            rebound = set(names_in(loop.target)) if isinstance(loop, cst.For) else set()
+            rebound = set(_names_in(loop.target)) if isinstance(loop, cst.For) else set()
             carried: list[str] = []
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
                 if not loops or loops[-1] is not loop:
                     continue
-                used = set(names_in(value))
+                used = set(_names_in(value))
                 for target in targets:
                     if target in rebound:
                         continue
@@ -933,6 +945,38 @@ class LazyAnalysis(Analysis):
                         carried.append(target)
             if carried:
                 self.part.carried_state[loop] = tuple(carried)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a subtree, parents first (read from fields, see _children)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(_children(current)))
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """A node's children, read from its fields (LibCST's ``children`` rebuilds the node)."""
+    kind = type(node)
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(node))
+    found: list[cst.CSTNode] = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return found
+
+
+def _names_in(node: cst.CSTNode) -> Iterator[str]:
+    return (n.value for n in _walk(node) if isinstance(n, cst.Name))
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -950,12 +994,12 @@ def _counters(loop: cst.For) -> list[str]:
         return []
     func = dotted(iterator.func)
     if func == "range":
-        return [n for n in names_in(target)]
+        return [n for n in _names_in(target)]
     if func == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-        counters = [n for n in names_in(target.elements[0].value)]
+        counters = [n for n in _names_in(target.elements[0].value)]
         inner = iterator.args[0].value if iterator.args else None
         if isinstance(inner, cst.Call) and dotted(inner.func) == "range":
-            counters.extend(names_in(target.elements[1].value))
+            counters.extend(_names_in(target.elements[1].value))
         return counters
     return []
 
