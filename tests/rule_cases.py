@@ -2570,4 +2570,14 @@ CASES = [
             print(f"step {step} loss {loss.item()}")
         """),
 
+    C("XLA701", "positive", """
+        import torch
+        import torch_xla
+
+        for x in loader:
+            loss = model(x.to(device)).sum()
+            loss.backward()
+            print(f"{self.loss.item()=}")
+            torch_xla.sync()
+        """, note="f-string-equals-stays"),
 ]

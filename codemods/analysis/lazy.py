@@ -655,6 +655,8 @@ class LazyAnalysis(Analysis):
         reason = previous.blocked if previous else None
         if site.nested:
             reason = "it reads inside a comprehension"
+        elif any(isinstance(n, cst.FormattedStringExpression) and n.equal is not None for n in _walk(statement)):
+            reason = "an f-string `=` prints the expression's own text"
         elif self.facts.huggingface.accelerators:
             reason = "this Accelerate script stays free of torch_xla calls"
         elif loop not in self.facts.training.loops and (barriers := [b for b in self.barriers if loop in b.loops]):
