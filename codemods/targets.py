@@ -67,6 +67,7 @@ _COMMON = {
     "save": _xm("save"),
     "wait_device_ops": _xm("wait_device_ops"),
     "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
+    "add_step_closure": _xm("add_step_closure"),
     **{f"syncfree_{name}": Api(SYNCFREE, name, "syncfree") for name in SYNCFREE_OPTIMIZERS},
 }
 

@@ -1841,4 +1841,775 @@ CASES = [
 
         torch_xla.sync()
         """),
+    # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
+    C("XLA701", "alias", """
+        import torch as th
+        import torch_xla as tx
+        from torch_xla.core import xla_model as xmod
+
+        for i, batch in enumerate(train_loader):
+            out = net(batch.to(dev))
+            out.mean().backward()
+            xmod.optimizer_step(opt)
+            print("loss", float(out.mean()))
+            tx.sync()
+        """, """
+        import torch as th
+        import torch_xla as tx
+        from torch_xla.core import xla_model as xmod
+
+        for i, batch in enumerate(train_loader):
+            out = net(batch.to(dev))
+            out.mean().backward()
+            xmod.optimizer_step(opt)
+            xmod.add_step_closure(lambda value: print("loss", float(value)), args=(out.mean(),))
+            tx.sync()
+        """),
+    C("XLA701", "negative", """
+        import torch
+
+        for x, y in loader:
+            with torch.no_grad():
+                out = model(x.to(device))
+            print(f"accuracy {(out.argmax(1) == y.to(device)).float().mean().item()}")
+        print(f"final loss {loss.item()}")
+        """, note="outside-training-loop"),
+    C("XLA701", "positive", """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        for step, (x, y) in enumerate(loader):
+            x, y = x.to(device), y.to(device)
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            print(f"step {step} loss {loss.item():.4f} lr {scheduler.get_last_lr()[0]}")
+            torch_xla.sync()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        for step, (x, y) in enumerate(loader):
+            x, y = x.to(device), y.to(device)
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            xm.add_step_closure(lambda step, loss, value: print(f"step {step} loss {loss.item():.4f} lr {value}"), args=(step, loss, scheduler.get_last_lr()[0]))
+            torch_xla.sync()
+        """, note="fstring-print"),
+    C("XLA701", "positive", """
+        import logging
+        import torch
+
+        logger = logging.getLogger(__name__)
+        for step, (x, y) in enumerate(pbar):
+            x, y = x.to("cuda"), y.to("cuda")
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            logger.info("step %d loss %.4f", step, loss.item())
+            writer.add_scalar("train/loss", loss.item(), global_step=step)
+            pbar.set_postfix(loss=loss.item())
+            if step % 10 == 0: print(loss)
+        """, """
+        import logging
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        logger = logging.getLogger(__name__)
+        for step, (x, y) in enumerate(pbar):
+            x, y = x.to("xla"), y.to("xla")
+            loss = criterion(model(x), y)
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            xm.add_step_closure(lambda step, loss: logger.info("step %d loss %.4f", step, loss.item()), args=(step, loss))
+            xm.add_step_closure(lambda loss, step: writer.add_scalar("train/loss", loss.item(), global_step=step), args=(loss, step))
+            xm.add_step_closure(lambda loss: pbar.set_postfix(loss=loss.item()), args=(loss,))
+            if step % 10 == 0: xm.add_step_closure(lambda loss: print(loss), args=(loss,))
+            torch_xla.sync()
+        """, note="logging-forms"),
+    C("XLA701", "positive", """
+        import torch
+        import torch_xla
+
+        for x in loader:
+            losses = model(x.to(device))
+            losses.sum().backward()
+            print([l.item() for l in losses])
+            torch_xla.sync()
+        """, note="not-movable"),
+    C("XLA702", "alias", """
+        import torch as th
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.parallel_loader as pl
+
+        for batch in pl.MpDeviceLoader(loader, dev):
+            loss = model(batch).mean()
+            loss.backward()
+            xm.optimizer_step(opt)
+            values = loss.detach().cpu().numpy()
+        """),
+    C("XLA702", "negative", """
+        import torch
+        import torch_xla
+
+        total = torch.zeros((), device=device)
+        for x, y in loader:
+            loss = criterion(model(x.to(device)), y.to(device))
+            loss.backward()
+            total += loss.detach()
+            torch_xla.sync()
+        print(total.item())
+        """),
+    C("XLA702", "positive", """
+        import torch
+        import torch_xla
+
+        total = 0.0
+        for x, y in loader:
+            loss = criterion(model(x.to(device)), y.to(device))
+            loss.backward()
+            total += loss.item()
+            history.append(loss.item())
+            last = loss.item()
+            torch_xla.sync()
+        """),
+    C("XLA703", "alias", """
+        import torch as th
+        import torch_xla.core.xla_model as xm
+
+        while True:
+            out = model(th.randn(4, 4).to(dev))
+            out.sum().backward()
+            xm.optimizer_step(opt, barrier=True)
+            if th.isnan(out).any():
+                break
+        """),
+    C("XLA703", "negative", """
+        import torch
+        import torch_xla
+
+        for step, (x, y) in enumerate(loader):
+            loss = criterion(model(x.to(device)), y.to(device))
+            loss.backward()
+            if step % 10 == 0 and x.shape[0] == 8 and loss is not None:
+                pass
+            torch_xla.sync()
+        """),
+    C("XLA703", "positive", """
+        import torch
+        import torch_xla
+
+        best = 1e9
+        for x, y in loader:
+            loss = criterion(model(x.to(device)), y.to(device))
+            loss.backward()
+            if loss < best:
+                best = loss
+            if loss.item() > 100:
+                break
+            torch_xla.sync()
+        """),
+    C("XLA704", "alias", """
+        import torch as th
+        import torch_xla as tx
+
+        state = th.zeros(2, 4, device=tx.device())
+        with th.no_grad():
+            while steps < 10:
+                state = cell(th.randn(2, 4).to(tx.device()), state)
+                print(state.norm().item())
+                steps += 1
+        """, """
+        import torch as th
+        import torch_xla as tx
+
+        state = th.zeros(2, 4, device=tx.device())
+        with th.no_grad():
+            while steps < 10:
+                state = cell(th.randn(2, 4).to(tx.device()), state)
+                print(state.norm().item())
+                steps += 1
+                tx.sync()
+        """),
+    C("XLA704", "negative", """
+        import torch
+
+        hidden = model.init_hidden(4)
+        with torch.no_grad():
+            for x in loader:
+                hidden = model.init_hidden(4)
+                output, hidden = model(x.to(device), hidden)
+                total += output.sum().item()
+        """),
+    C("XLA704", "positive", """
+        import torch
+
+        hidden = model.init_hidden(4)
+        with torch.no_grad():
+            for x in loader:
+                output, hidden = model(x.to(device), hidden)
+                total += output.sum().item()
+        """, """
+        import torch
+        import torch_xla
+
+        hidden = model.init_hidden(4)
+        with torch.no_grad():
+            for x in loader:
+                output, hidden = model(x.to(device), hidden)
+                total += output.sum().item()
+                torch_xla.sync()
+        """),
+    C("XLA711", "alias", """
+        import torch as th
+        import torch_xla as tx
+
+        dev = tx.device()
+
+
+        def batchify(data, bsz):
+            data = data[: data.size(0) // bsz * bsz]
+            return data.view(bsz, -1).t().contiguous().to(dev)
+
+
+        def get_batch(source, i):
+            n = min(8, len(source) - 1 - i)
+            return source[i:i + n], source[i + 1:i + 1 + n].reshape(-1)
+
+
+        train_data = batchify(th.arange(1000), 4)
+        for batch, i in enumerate(range(0, train_data.size(0) - 1, 8)):
+            data, targets = get_batch(train_data, i)
+            loss = model(data, targets)
+            loss.backward()
+            tx.sync()
+        """, """
+        import torch as th
+        import torch_xla as tx
+
+        dev = tx.device()
+
+
+        def batchify(data, bsz):
+            data = data[: data.size(0) // bsz * bsz]
+            return data.view(bsz, -1).t().contiguous()
+
+
+        def get_batch(source, i):
+            n = min(8, len(source) - 1 - i)
+            return source[i:i + n].to(dev), source[i + 1:i + 1 + n].to(dev).reshape(-1)
+
+
+        train_data = batchify(th.arange(1000), 4)
+        for batch, i in enumerate(range(0, train_data.size(0) - 1, 8)):
+            data, targets = get_batch(train_data, i)
+            loss = model(data, targets)
+            loss.backward()
+            tx.sync()
+        """),
+    C("XLA711", "negative", """
+        import torch
+
+        tokens = torch.randint(0, 100, (1000,))
+        for offset in range(0, 900, 32):
+            x = tokens[offset:offset + 32].to(device)
+            loss = model(x)
+            loss.backward()
+        """, """
+        import torch
+        import torch_xla
+
+        tokens = torch.randint(0, 100, (1000,))
+        for offset in range(0, 900, 32):
+            x = tokens[offset:offset + 32].to(device)
+            loss = model(x)
+            loss.backward()
+            torch_xla.sync()
+        """),
+    C("XLA711", "positive", """
+        import torch
+
+        tokens = torch.randint(0, 100, (1000,)).to(device)
+        for offset in range(0, 900, 32):
+            loss = model(tokens[offset:offset + 32]) + tokens.float().mean()
+            loss.backward()
+        """, """
+        import torch
+        import torch_xla
+
+        tokens = torch.randint(0, 100, (1000,)).to(device)
+        for offset in range(0, 900, 32):
+            loss = model(tokens[offset:offset + 32]) + tokens.float().mean()
+            loss.backward()
+            torch_xla.sync()
+        """, note="not-fixable"),
+    C("XLA711", "positive", """
+        import torch
+
+        device = torch.device("cuda")
+        tokens = torch.randint(0, 100, (1000,)).to(device)
+        for step, offset in enumerate(range(0, 900, 32)):
+            x = tokens[offset:offset + 32]
+            y = tokens[offset + 1:offset + 33]
+            loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+        print(tokens.size(0), len(tokens))
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        device = torch_xla.device()
+        tokens = torch.randint(0, 100, (1000,))
+        for step, offset in enumerate(range(0, 900, 32)):
+            x = tokens[offset:offset + 32].to(device)
+            y = tokens[offset + 1:offset + 33].to(device)
+            loss = model(x, y)
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        print(tokens.size(0), len(tokens))
+        """),
+    C("XLA712", "alias", """
+        import torch as th
+        import torch_xla as tx
+
+        n = 4
+        for batch in train_loader:
+            n += 1
+            out = model(batch.to(tx.device()))
+            loss = th.arange(n, device=tx.device()).float().sum() * out.mean()
+            loss.backward()
+            tx.sync()
+        """),
+    C("XLA712", "negative", """
+        import torch
+        import torch_xla
+
+        for step in range(100):
+            x = torch.randn(8, 4).to(device)
+            loss = model(x).mean() * (0.1 * step) + x.view(8, -1).sum()
+            loss.backward()
+            torch_xla.sync()
+        """),
+    C("XLA712", "positive", """
+        import torch
+        import torch_xla
+
+        for step in range(100):
+            x = torch.randn(8, 4).to(device)
+            mask = torch.ones(step + 1, device=device)
+            loss = (model(x) ** (step % 3)).mean() + x.repeat(step, 1).sum()
+            loss.backward()
+            torch_xla.sync()
+        """),
+    C("XLA713", "alias", """
+        import torch as th
+        import torch.nn as nn
+
+
+        class Head(nn.Module):
+            def forward(self, x):
+                keep = th.nonzero(x > 0)
+                return x.unique()
+        """),
+    C("XLA713", "negative", """
+        import torch
+        import torch_xla
+
+        labels = torch.tensor([0, 1, 1, 2])
+        classes = torch.unique(labels)
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            mask = (y > 0).float()
+            loss = ((model(x) - y) ** 2 * mask).sum() / mask.sum()
+            loss.backward()
+            torch_xla.sync()
+        """),
+    C("XLA713", "positive", """
+        import torch
+        import torch.nn.functional as F
+        import torch_xla
+
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            pred = model(x)
+            mask = y > 0
+            loss = F.mse_loss(pred[mask], y[mask]) + torch.masked_select(pred, mask).sum() * 0
+            idx = y.nonzero()
+            loss.backward()
+            torch_xla.sync()
+        """),
+    C("XLA714", "alias", """
+        import torch.utils.data as tud
+        import torch_xla.distributed.parallel_loader as pl
+
+        loader = tud.DataLoader(dataset, batch_size=16, drop_last=False)
+        for step, batch in enumerate(pl.MpDeviceLoader(loader, device)):
+            model(batch).sum().backward()
+        """),
+    C("XLA714", "negative", """
+        import torch
+        from torch.utils.data import DataLoader
+
+        train_loader = DataLoader(train_set, batch_size=32, shuffle=True, drop_last=True)
+        val_loader = DataLoader(val_set, batch_size=32)
+        for x, y in train_loader:
+            loss = model(x.to(device), y.to(device))
+            loss.backward()
+            optimizer.step()
+        """, """
+        import torch
+        from torch.utils.data import DataLoader
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        train_loader = DataLoader(train_set, batch_size=32, shuffle=True, drop_last=True)
+        val_loader = DataLoader(val_set, batch_size=32)
+        for x, y in train_loader:
+            loss = model(x.to(device), y.to(device))
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        """),
+    C("XLA714", "positive", """
+        import torch
+        from torch.utils.data import DataLoader
+
+        train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
+        for x, y in train_loader:
+            loss = model(x.to(device), y.to(device))
+            loss.backward()
+            optimizer.step()
+        """, """
+        import torch
+        from torch.utils.data import DataLoader
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
+        for x, y in train_loader:
+            loss = model(x.to(device), y.to(device))
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        """),
+    C("XLA801", "alias", """
+        import transformers as tf
+
+        args = tf.TrainingArguments("out", optim='adamw_torch', dataloader_num_workers=2)
+        trainer = tf.Trainer(model=model, args=args)
+        """, """
+        import transformers as tf
+
+        args = tf.TrainingArguments("out", optim='adamw_torch_xla', dataloader_num_workers=2)
+        trainer = tf.Trainer(model=model, args=args)
+        """),
+    C("XLA801", "negative", """
+        from transformers import Trainer, TrainingArguments, is_torch_xla_available
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla" if is_torch_xla_available() else "adamw_torch", dataloader_num_workers=2)
+        trainer = Trainer(model=model, args=args)
+        """, note="xla-aware"),
+    C("XLA801", "positive", """
+        from transformers import Trainer, TrainingArguments
+
+
+        def main():
+            args = TrainingArguments(
+                output_dir="out",
+                per_device_train_batch_size=8,
+                dataloader_num_workers=4,
+            )
+            trainer = Trainer(model=model, args=args, train_dataset=train_set)
+            trainer.train()
+
+
+        if __name__ == "__main__":
+            main()
+        """, """
+        from transformers import Trainer, TrainingArguments
+
+
+        def main():
+            args = TrainingArguments(
+                output_dir="out",
+                per_device_train_batch_size=8,
+                dataloader_num_workers=4,
+                optim="adamw_torch_xla",
+            )
+            trainer = Trainer(model=model, args=args, train_dataset=train_set)
+            trainer.train()
+
+
+        def _mp_fn(index):
+            main()
+
+
+        if __name__ == "__main__":
+            main()
+        """, note="code"),
+    C("XLA801", "positive", """
+        import sys
+
+        from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+        def main():
+            parser = HfArgumentParser((ModelArguments, DataTrainingArguments, Seq2SeqTrainingArguments))
+            if len(sys.argv) == 2 and sys.argv[1].endswith(".json"):
+                model_args, data_args, training_args = parser.parse_json_file(json_file=sys.argv[1])
+            else:
+                model_args, data_args, training_args = parser.parse_args_into_dataclasses()
+            trainer = Seq2SeqTrainer(model=model, args=training_args)
+            trainer.train()
+
+
+        def _mp_fn(index):
+            # For xla_spawn (TPUs)
+            main()
+        """, """
+        import sys
+
+        from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+        def main():
+            parser = HfArgumentParser((ModelArguments, DataTrainingArguments, Seq2SeqTrainingArguments))
+            if len(sys.argv) == 2 and sys.argv[1].endswith(".json"):
+                model_args, data_args, training_args = parser.parse_json_file(json_file=sys.argv[1])
+            else:
+                model_args, data_args, training_args = parser.parse_args_into_dataclasses()
+            if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf"):
+                training_args.optim = "adamw_torch_xla"
+            trainer = Seq2SeqTrainer(model=model, args=training_args)
+            trainer.train()
+
+
+        def _mp_fn(index):
+            # For xla_spawn (TPUs)
+            main()
+        """, note="parser"),
+    C("XLA802", "alias", """
+        import transformers as hf
+
+
+        class MyTrainer(hf.Trainer):
+            pass
+
+
+        MyTrainer(model=model, args=training_args).train()
+        """),
+    C("XLA802", "negative", """
+        from transformers import AutoModel
+
+        model = AutoModel.from_pretrained("bert-base-uncased")
+        """),
+    C("XLA802", "positive", """
+        from transformers import Trainer
+
+        trainer = Trainer(model=model, args=training_args, train_dataset=train_set)
+        trainer.train()
+        """),
+    C("XLA803", "alias", """
+        from transformers import Seq2SeqTrainer as S2S
+
+
+        def main():
+            S2S(model=model, args=training_args).train()
+        """, """
+        from transformers import Seq2SeqTrainer as S2S
+
+
+        def main():
+            S2S(model=model, args=training_args).train()
+
+
+        def _mp_fn(index):
+            main()
+        """),
+    C("XLA803", "negative", """
+        from transformers import Trainer
+
+
+        def main():
+            Trainer(model=model, args=training_args).train()
+
+
+        def _mp_fn(index):
+            # For xla_spawn (TPUs)
+            main()
+
+
+        if __name__ == "__main__":
+            main()
+        """),
+    C("XLA803", "positive", """
+        from transformers import Trainer
+
+
+        def main(config="config.json"):
+            Trainer(model=build(config), args=training_args).train()
+
+
+        if __name__ == "__main__":
+            main()
+        """, """
+        from transformers import Trainer
+
+
+        def main(config="config.json"):
+            Trainer(model=build(config), args=training_args).train()
+
+
+        def _mp_fn(index):
+            main()
+
+
+        if __name__ == "__main__":
+            main()
+        """),
+    C("XLA804", "alias", """
+        import transformers
+
+        tok = transformers.BertTokenizerFast.from_pretrained("bert-base-uncased")
+        batch = tok.batch_encode_plus(texts, padding=True, truncation=True, max_length=16)
+        collate = transformers.DataCollatorForSeq2Seq(tok, padding="longest")
+        """, """
+        import transformers
+
+        tok = transformers.BertTokenizerFast.from_pretrained("bert-base-uncased")
+        batch = tok.batch_encode_plus(texts, padding="max_length", truncation=True, max_length=16)
+        collate = transformers.DataCollatorForSeq2Seq(tok, padding="longest")
+        """),
+    C("XLA804", "negative", """
+        from transformers import AutoTokenizer, DataCollatorWithPadding
+
+        tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+        enc = tokenizer(texts, padding="max_length", truncation=True, max_length=64)
+        collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=64)
+        other = {"padding": True}
+        """),
+    C("XLA804", "positive", """
+        from transformers import AutoTokenizer, DataCollatorWithPadding
+
+        tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+        enc = tokenizer(texts, padding=True, truncation=True, max_length=64)
+        enc2 = tokenizer(texts, padding="longest", max_length=64, return_tensors="pt")
+        enc3 = tokenizer(texts, padding=True)
+        collator = DataCollatorWithPadding(tokenizer)
+
+
+        def preprocess(batch, tokenizer):
+            return tokenizer(batch["text"], padding='longest', truncation=True, max_length=32)
+        """, """
+        from transformers import AutoTokenizer, DataCollatorWithPadding
+
+        tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+        enc = tokenizer(texts, padding="max_length", truncation=True, max_length=64)
+        enc2 = tokenizer(texts, padding="max_length", max_length=64, return_tensors="pt")
+        enc3 = tokenizer(texts, padding=True)
+        collator = DataCollatorWithPadding(tokenizer)
+
+
+        def preprocess(batch, tokenizer):
+            return tokenizer(batch["text"], padding='max_length', truncation=True, max_length=32)
+        """),
+    C("XLA805", "alias", """
+        from transformers import AutoTokenizer as AT
+
+
+        def encode(texts, tokenizer):
+            return tokenizer(texts, padding='max_length', max_length=128)
+        """),
+    C("XLA805", "negative", """
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained("gpt2")
+        a = tok(texts, padding="max_length", truncation=True, max_length=32)
+        b = tok(texts)
+        """),
+    C("XLA805", "positive", """
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained("gpt2")
+        a = tok(texts, padding="max_length")
+        b = tok(texts, padding="max_length", max_length=32)
+        """),
+    C("XLA806", "alias", """
+        from dataclasses import dataclass, field
+        from typing import Optional
+
+        import transformers
+
+
+        @dataclass
+        class DataTrainingArguments:
+            preprocessing_num_workers: Optional[int] = field(default=None, metadata={"help": "processes for preprocessing"})
+
+
+        parser = transformers.HfArgumentParser((DataTrainingArguments, transformers.TrainingArguments))
+        data_args, training_args = parser.parse_args_into_dataclasses()
+        training_args.optim = "adamw_torch_xla"
+        """),
+    C("XLA806", "negative", """
+        from transformers import TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", dataloader_num_workers=4)
+        """),
+    C("XLA806", "positive", """
+        from transformers import TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
+        """),
+    C("XLA807", "alias", """
+        import torch
+        import accelerate
+
+        acc = accelerate.Accelerator(mixed_precision="no")
+        model, opt, dl = acc.prepare(model, opt, dl)
+        for batch in dl:
+            acc.backward(model(batch).sum())
+            opt.step()
+        """),
+    C("XLA807", "negative", """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        for batch in loader:
+            loss = model(batch.to(device)).mean()
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        """),
+    C("XLA807", "positive", """
+        import torch
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+        model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+        for step, batch in enumerate(loader):
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+            print(f"step {step} loss {loss.item()}")
+        """),
+
+    C("XLA701", "positive", """
+        import torch
+        import torch_xla
+
+        for x in loader:
+            loss = model(x.to(device)).sum()
+            loss.backward()
+            print(f"{self.loss.item()=}")
+            torch_xla.sync()
+        """, note="f-string-equals-stays"),
 ]

@@ -66,6 +66,9 @@ class Executed:
     # its line search turns float-level differences into different step sizes.
     tight_steps: int | None = None
     loose_rtol: float = LOSS_RTOL
+    # New graphs allowed in the second half of the steps (evaluation passes that first
+    # run there compile theirs then).
+    steady_new_graphs: int = STEADY_NEW_GRAPHS
 
     @property
     def id(self) -> str:
@@ -83,7 +86,9 @@ EXECUTED = [
     Executed("torch_as_th.py"),  # import torch as th
     Executed("bare_optim_imports.py"),  # from torch import optim; two optimizers
     Executed("manual_sgd.py"),  # no optimizer at all
-    Executed("eval_accumulate.py"),  # evaluation loop barrier
+    # Evaluation loop barrier.  Its two evaluation passes first run after the first epoch,
+    # in the second half: 4 graphs (the training step itself is 2 graphs, steady).
+    Executed("eval_accumulate.py", steady_new_graphs=4),
     Executed("cuda_runtime_calls.py"),  # synchronize -> wait_device_ops
     Executed("nanogpt_style.py"),  # while loop, string device
     Executed("train.py", folder="helpers_split"),  # setup in a sibling module
@@ -184,7 +189,7 @@ def test_converted_fixture_trains_like_the_original(case: Executed, tmp_path: Pa
         assert abs(got - want) <= LOSS_ATOL + rtol * abs(want), f"step {step}: xla {got} vs eager {want}"
 
     assert xla.compiles and xla.compiles[-1] >= 1 and xla.executions >= len(xla.losses), "did not run on XLA"
-    assert new_graphs_in_second_half(xla) <= STEADY_NEW_GRAPHS, f"no steady state: compiles per step {xla.compiles}"
+    assert new_graphs_in_second_half(xla) <= case.steady_new_graphs, f"no steady state: compiles per step {xla.compiles}"
 
     written = sorted(p.relative_to(xla.folder) for p in xla.folder.rglob("*") if p.suffix in CHECKPOINT_SUFFIXES)
     expected = sorted(p.relative_to(eager.folder) for p in eager.folder.rglob("*") if p.suffix in CHECKPOINT_SUFFIXES)

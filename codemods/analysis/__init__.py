@@ -24,7 +24,10 @@ from codemods.analysis.amp import AmpAnalysis, AmpFacts
 from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
+from codemods.analysis.entry import EntryAnalysis, EntryFacts
+from codemods.analysis.huggingface import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
+from codemods.analysis.lazy import LazyAnalysis, LazyFacts
 from codemods.analysis.project import ProjectAnalysis, ProjectFacts
 from codemods.analysis.summary import ImportContext
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
@@ -44,6 +47,9 @@ class Facts:
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
+    huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
+    entry: EntryFacts = field(default_factory=EntryFacts)
+    lazy: LazyFacts = field(default_factory=LazyFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
     hot_nodes: set[int] = field(default_factory=set)
 
@@ -57,9 +63,12 @@ ANALYSES: list[type[Analysis]] = [
     DeviceAnalysis,
     DistributedAnalysis,
     AmpAnalysis,
+    HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
     TrainingAnalysis,
     CheckpointAnalysis,
     ProjectAnalysis,
+    EntryAnalysis,
+    LazyAnalysis,  # after training: it checks every training loop
 ]
 
 

@@ -41,6 +41,10 @@ class TrainingFacts:
     schedulers: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
     loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
+    # Every training loop, also those that already end with a barrier, feed from a
+    # device loader or run under Accelerate (they need no plan, but lazy-mode checks
+    # such as host reads apply to them too).
+    all_loops: set[cst.CSTNode] = field(default_factory=set)
     # Functions passed as ``optimizer.step(closure)``: each call is a training step.
     closures: set[cst.FunctionDef] = field(default_factory=set)
     # ``model.parameters()`` calls that build an optimizer while the model is still on
@@ -259,7 +263,7 @@ class TrainingAnalysis(Analysis):
             self._plan_loop(loop, step_functions)
         for call, step, loop in self.step_candidates:
             if part.is_optimizer(step.optimizer):
-                if not self.facts.distributed.ddp:
+                if not self.facts.distributed.ddp and not self.facts.huggingface.accelerators:
                     part.optimizer_steps[call] = step
             elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
                 part.unrecognized_steps.add(call)
@@ -298,9 +302,12 @@ class TrainingAnalysis(Analysis):
             or any(self._runs_step(c, step_functions) for c in loop.called)
             or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
+        if training:
+            part.all_loops.add(loop.node)
         if training and loop.owner:
             part.training_callables.add(loop.owner)
-        if loop.barrier or self._feeds_from_device_loader(loop.node):
+        # Accelerate's prepared loaders and optimizers already end each step on XLA.
+        if loop.barrier or self._feeds_from_device_loader(loop.node) or self.facts.huggingface.accelerators:
             return
         if training:
             plan = LoopPlan("training")

@@ -8,12 +8,16 @@ from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
+from codemods.rewrite.entry import EntryRewrite
+from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
 from codemods.rewrite.launcher import LauncherRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
+from codemods.rewrite.recompilation import RecompilationRewrite
 from codemods.rewrite.project import ProjectRewrite
 from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
+from codemods.rewrite.step_closures import StepClosureRewrite
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
 
@@ -36,6 +40,10 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         ReportedApis(ctx, apis.DISTRIBUTED),
         ReportedApis(ctx, apis.THIRD_PARTY),
         XlaNamesRewrite(ctx),
+        StepClosureRewrite(ctx),
+        RecompilationRewrite(ctx),
+        HuggingFaceRewrite(ctx),
+        EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),
     ]

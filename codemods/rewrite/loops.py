@@ -80,22 +80,28 @@ class LoopRewrite(Concern):
         )
 
     def _with_barriers(self, rule: str, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)) -> NodeT:
-        """``updated`` with the target's barrier ending its body (see _end_iterations)."""
-        inserted: list[cst.SimpleStatementLine] = []
+        return with_barriers(self.ctx, rule, original, updated, message, exits)
 
-        def build() -> cst.BaseSuite | None:
-            sync = self.ctx.call("sync")
-            if sync is None:
-                return None
 
-            def barrier() -> cst.SimpleStatementLine:
-                inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
-                return inserted[-1]
+def with_barriers(
+    ctx: Context, rule: str, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+) -> NodeT:
+    """``updated`` with the target's barrier ending its body (see _end_iterations)."""
+    inserted: list[cst.SimpleStatementLine] = []
 
-            return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]
+    def build() -> cst.BaseSuite | None:
+        sync = ctx.call("sync")
+        if sync is None:
+            return None
 
-        body = self.ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
-        return updated if body is None else updated.with_changes(body=body)
+        def barrier() -> cst.SimpleStatementLine:
+            inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
+            return inserted[-1]
+
+        return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]
+
+    body = ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
+    return updated if body is None else updated.with_changes(body=body)
 
 
 def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@ import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla
 import torch_xla.amp.syncfree as syncfree
+import torch_xla.core.xla_model as xm
 
 
 def backward_and_step(loss, optimizer, scaler, max_norm, parameters):
@@ -37,7 +38,7 @@ class Trainer:
                 source = source.to(self.gpu_id)
                 targets = targets.to(self.gpu_id)
                 loss = self._run_batch(source, targets)
-                print(f"step {self.step} loss {loss.item():.6e}")
+                xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(self.step, loss))
                 self.step += 1
                 torch_xla.sync()
 

@@ -3,6 +3,7 @@ autograd function with custom_fwd/custom_bwd; an optimizer that has no sync-free
 import torch
 import torch.nn as nn
 import torch_xla
+import torch_xla.core.xla_model as xm
 
 
 class ScaledTanh(torch.autograd.Function):
@@ -47,7 +48,7 @@ def main():
         scaler.scale(loss).backward()
         scaler.step(optimizer)
         scaler.update()
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         torch_xla.sync()
     with torch.autocast("xla", dtype=torch.bfloat16), torch.no_grad():
         accuracy = (model(x_all.to(device)).argmax(-1) == y_all.to(device)).float().mean()

@@ -8,6 +8,7 @@ import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla
 import torch_xla.amp.syncfree as syncfree
+import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 
 
@@ -22,7 +23,7 @@ def train_epoch(model, loader, optimizer, scaler, device, use_amp, step):
         scaler.scale(loss).backward()
         scaler.step(optimizer)
         scaler.update()
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         step += 1
     return step
 

@@ -3,6 +3,7 @@ import torch
 import torch.nn as nn
 import torch_xla
 import torch_xla.amp.syncfree as syncfree
+import torch_xla.core.xla_model as xm
 
 nz, nx = 8, 16
 
@@ -37,7 +38,7 @@ def main():
         scaler.scale(errG).backward()
         scaler.step(optimizerG)
         scaler.update()
-        print(f"step {i} loss {errD.item() + errG.item():.6e}")
+        xm.add_step_closure(lambda i, errD, errG: print(f"step {i} loss {errD.item() + errG.item():.6e}"), args=(i, errD, errG))
         torch_xla.sync()
 
 

@@ -37,7 +37,7 @@ def main():
         scaler.step(opt)
         scaler.update()
         opt.zero_grad(set_to_none=True)
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         torch_xla.sync()
 
     xm.save({"model": net.state_dict(), "scaler": scaler.state_dict()}, "amp_recipe.pt")

@@ -5,6 +5,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch_xla
 import torch_xla.amp.syncfree as syncfree
+import torch_xla.core.xla_model as xm
 
 
 class ConvNet(nn.Module):
@@ -43,7 +44,7 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         scaler.step(optimizer)
         scaler.update()
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         torch_xla.sync()
 
 

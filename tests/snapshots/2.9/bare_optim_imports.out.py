@@ -57,7 +57,7 @@ def train_one_epoch(epoch, start_step):
         xm.optimizer_step(encoder_opt)
         xm.optimizer_step(decoder_opt)
 
-        print("step %d loss %.6e" % (step, loss.item()))
+        xm.add_step_closure(lambda step, loss: print("step %d loss %.6e" % (step, loss.item())), args=(step, loss))
         step += 1
     return step
 

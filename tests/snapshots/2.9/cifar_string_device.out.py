@@ -94,7 +94,7 @@ def train(epoch):
         _, predicted = outputs.max(1)
         total += targets.size(0)
         correct += predicted.eq(targets).sum().item()
-        print("step %d loss %.6e" % (global_step, loss.item()))
+        xm.add_step_closure(lambda global_step, loss: print("step %d loss %.6e" % (global_step, loss.item())), args=(global_step, loss))
         global_step += 1
     print('Train Loss: %.3f | Acc: %.3f%% (%d/%d)'
           % (train_loss / len(trainloader), 100. * correct / total, correct, total))

@@ -72,7 +72,7 @@ for epoch in range(args.epochs):
             continue
 
         seen += images.size(0)
-        print('step %d loss %.6e' % (global_step, loss.item()))
+        xm.add_step_closure(lambda global_step, loss: print('step %d loss %.6e' % (global_step, loss.item())), args=(global_step, loss))
         global_step += 1
 
     xm.wait_device_ops()

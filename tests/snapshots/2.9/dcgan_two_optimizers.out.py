@@ -143,10 +143,10 @@ for epoch in range(opt.niter):
         D_G_z2 = output.mean().item()
         xm.optimizer_step(optimizerG)
 
-        print('[%d/%d][%d/%d] Loss_D: %.4f D(x): %.4f D(G(z)): %.4f / %.4f'
-              % (epoch, opt.niter, i, len(dataloader),
-                 errD.item(), D_x, D_G_z1, D_G_z2))
-        print('step %d loss %.6e' % (step, errG.item()))
+        xm.add_step_closure(lambda epoch, niter, i, value, errD, D_x, D_G_z1, D_G_z2: print('[%d/%d][%d/%d] Loss_D: %.4f D(x): %.4f D(G(z)): %.4f / %.4f'
+              % (epoch, niter, i, value,
+                 errD.item(), D_x, D_G_z1, D_G_z2)), args=(epoch, opt.niter, i, len(dataloader), errD, D_x, D_G_z1, D_G_z2))
+        xm.add_step_closure(lambda step, errG: print('step %d loss %.6e' % (step, errG.item())), args=(step, errG))
         step += 1
         torch_xla.sync()
 

@@ -76,7 +76,7 @@ def main():
             loss = criterion(outputs, targets)
             loss = loss / accumulation_steps
             loss.backward()
-            print(f"step {global_step} loss {loss.item():.6e}")
+            xm.add_step_closure(lambda global_step, loss: print(f"step {global_step} loss {loss.item():.6e}"), args=(global_step, loss))
             global_step += 1
 
             if (i + 1) % accumulation_steps == 0:

@@ -53,5 +53,5 @@ def train(train_loader, model, criterion, optimizer, epoch, device, args):
         loss.backward()
         xm.optimizer_step(optimizer)
         if i % args.print_freq == 0:
-            print(loss.item())
+            xm.add_step_closure(lambda loss: print(loss.item()), args=(loss,))
         torch_xla.sync()

@@ -60,7 +60,7 @@ def main():
             loss = F.nll_loss(output, target)
             loss.backward()
             xm.optimizer_step(optimizer)
-            xm.master_print('step {} loss {:.6e}'.format(step, loss.item()))
+            xm.add_step_closure(lambda step, loss: xm.master_print('step {} loss {:.6e}'.format(step, loss.item())), args=(step, loss))
             step += 1
 
     # evaluation over plain host tensors moved to the device by hand

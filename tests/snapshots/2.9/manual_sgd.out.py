@@ -8,6 +8,7 @@ import argparse
 import torch
 import torch.nn as nn
 import torch_xla
+import torch_xla.core.xla_model as xm
 
 parser = argparse.ArgumentParser(description='manual SGD')
 parser.add_argument('--num-steps', type=int, default=20)
@@ -67,7 +68,7 @@ for step in range(num_steps):
             p.data.add_(p.grad, alpha=-lr)
             p.grad.zero_()
 
-    print('step {} loss {:.6e}'.format(step, loss.item()))
+    xm.add_step_closure(lambda step, loss: print('step {} loss {:.6e}'.format(step, loss.item())), args=(step, loss))
     torch_xla.sync()
 
 # final full-data loss

@@ -57,7 +57,7 @@ def train(args, model, device, train_loader, optimizer, epoch):
         xm.optimizer_step(optimizer)
         if batch_idx % args.log_interval == 0:
             step = (epoch - 1) * len(train_loader) + batch_idx
-            print('step {} loss {:.6e}'.format(step, loss.item()))
+            xm.add_step_closure(lambda step, loss: print('step {} loss {:.6e}'.format(step, loss.item())), args=(step, loss))
             if args.dry_run:
                 break
         torch_xla.sync()

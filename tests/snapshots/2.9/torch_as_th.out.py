@@ -60,7 +60,7 @@ for epoch in range(n_epochs):
         loss.backward()
         xm.optimizer_step(opt)
 
-        print(f'step {step} loss {loss.item():.6e}')
+        xm.add_step_closure(lambda step, loss: print(f'step {step} loss {loss.item():.6e}'), args=(step, loss))
         step += 1
         torch_xla.sync()
 

@@ -73,7 +73,7 @@ def main():
             loss.backward()
             xm.optimizer_step(optimizer)
 
-            print('step {} loss {:.6e}'.format(step, loss.item()))
+            xm.add_step_closure(lambda step, loss: print('step {} loss {:.6e}'.format(step, loss.item())), args=(step, loss))
             step += 1
             torch_xla.sync()
 

@@ -38,7 +38,7 @@ class Trainer:
                 source = source.to(self.gpu_id)
                 targets = targets.to(self.gpu_id)
                 loss = self._run_batch(source, targets)
-                print(f"step {self.step} loss {loss.item():.6e}")
+                xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(self.step, loss))
                 self.step += 1
                 xm.mark_step()
 

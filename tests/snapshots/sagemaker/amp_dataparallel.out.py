@@ -77,7 +77,7 @@ def main():
             scaler.step(optimizer)
             scaler.update()
 
-            print('step {} loss {:.6e}'.format(step, loss.item()))
+            xm.add_step_closure(lambda step, loss: print('step {} loss {:.6e}'.format(step, loss.item())), args=(step, loss))
             step += 1
 
         print('epoch {} finished, loss scale {}'.format(epoch, scaler.get_scale() if use_amp else 'n/a'))

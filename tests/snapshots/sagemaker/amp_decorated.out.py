@@ -48,7 +48,7 @@ def main():
         scaler.scale(loss).backward()
         scaler.step(optimizer)
         scaler.update()
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         xm.mark_step()
     with torch_xla.amp.autocast(xm.xla_device()), torch.no_grad():
         accuracy = (model(x_all.to(device)).argmax(-1) == y_all.to(device)).float().mean()

@@ -23,7 +23,7 @@ def train_epoch(model, loader, optimizer, scaler, device, use_amp, step):
         scaler.scale(loss).backward()
         scaler.step(optimizer)
         scaler.update()
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         step += 1
     return step
 

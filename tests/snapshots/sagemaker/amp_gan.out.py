@@ -38,7 +38,7 @@ def main():
         scaler.scale(errG).backward()
         scaler.step(optimizerG)
         scaler.update()
-        print(f"step {i} loss {errD.item() + errG.item():.6e}")
+        xm.add_step_closure(lambda i, errD, errG: print(f"step {i} loss {errD.item() + errG.item():.6e}"), args=(i, errD, errG))
         xm.mark_step()
 
 

@@ -84,7 +84,7 @@ def train(epoch):
         loss.backward()
         xm.optimizer_step(optimizer)
         if batch_idx % args.log_interval == 0:
-            print('step {} loss {:.6e}'.format(global_step, loss.item()))
+            xm.add_step_closure(lambda global_step, loss: print('step {} loss {:.6e}'.format(global_step, loss.item())), args=(global_step, loss))
         global_step += 1
         xm.mark_step()
 

@@ -37,7 +37,7 @@ def train_epoch(start_step):
         loss = loss_fn(out, y)
         loss.backward()
         xm.optimizer_step(optimizer)
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         step += 1
     return step
 

@@ -60,7 +60,7 @@ for i in range(num_steps):
 
     # step() returns the loss from the first closure evaluation of this step
     loss = xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
-    print("step {} loss {:.6e}".format(i, loss.item()))
+    xm.add_step_closure(lambda i, loss: print("step {} loss {:.6e}".format(i, loss.item())), args=(i, loss))
     xm.mark_step()
 
 # Check the fit on a few points

@@ -67,7 +67,7 @@ for step in range(num_steps):
             p.data.add_(p.grad, alpha=-lr)
             p.grad.zero_()
 
-    print('step {} loss {:.6e}'.format(step, loss.item()))
+    xm.add_step_closure(lambda step, loss: print('step {} loss {:.6e}'.format(step, loss.item())), args=(step, loss))
     xm.mark_step()
 
 # final full-data loss

@@ -63,7 +63,7 @@ def main():
             loss.backward()
             xm.optimizer_step(optimizer)
             meter.update(loss.item(), inputs.size(0))
-            print(f"step {step} loss {loss.item():.6e}")
+            xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
             step += 1
             torch_xla.sync()
         val_acc = evaluate(model, val_loader, device)

@@ -2,6 +2,7 @@
 import torch
 import torch.nn.functional as F
 import torch_xla
+import torch_xla.core.xla_model as xm
 
 from utils.lr import adjust_learning_rate
 
@@ -16,7 +17,7 @@ def train_one_epoch(model, loader, optimizer, device, loss_scaler, epoch, epochs
             loss = F.cross_entropy(model(samples), targets)
         optimizer.zero_grad()
         loss_scaler(loss, optimizer, parameters=model.parameters())
-        print(f"step {step} loss {loss.item():.6e}")
+        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(step, loss))
         step += 1
         torch_xla.sync()
     return step
