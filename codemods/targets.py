@@ -33,6 +33,7 @@ class Api:
 XM = "torch_xla.core.xla_model"
 PL = "torch_xla.distributed.parallel_loader"
 XR = "torch_xla.runtime"
+XMP = "torch_xla.distributed.xla_multiprocessing"
 SYNCFREE = "torch_xla.amp.syncfree"
 
 
@@ -56,9 +57,17 @@ class Target:
     # The string that names the XLA device where a script keeps devices as strings
     # ("cuda" -> this); torch.device("xla") is valid in every torch_xla release.
     device_string: str = "xla"
+    # The platform starts the processes and calls ``_mp_fn(index)`` in each (SageMaker's
+    # pytorchxla runtime): a script must not start them itself.  Otherwise the script
+    # launches its processes with the "launch" concept.
+    runtime_starts_processes: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
+
+    def has(self, concept: str) -> bool:
+        """The release has a spelling for ``concept`` (torch_xla 1.13 has no local process count)."""
+        return concept in self.apis
 
 
 # Concepts whose spelling is the same in both targets.
@@ -68,6 +77,9 @@ _COMMON = {
     "wait_device_ops": _xm("wait_device_ops"),
     "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
     "add_step_closure": _xm("add_step_closure"),
+    # Gradients all-reduced by hand (the seed's AMP recipe for several processes).
+    "fetch_gradients": _xm("_fetch_gradients"),
+    "all_reduce": _xm("all_reduce"),
     **{f"syncfree_{name}": Api(SYNCFREE, name, "syncfree") for name in SYNCFREE_OPTIMIZERS},
 }
 
@@ -81,6 +93,8 @@ TARGETS: dict[str, Target] = {
             "world_size": Api(XR, "world_size", "xr"),
             "global_ordinal": Api(XR, "global_ordinal", "xr"),
             "local_ordinal": Api(XR, "local_ordinal", "xr"),
+            "local_process_count": Api(XR, "local_process_count", "xr"),
+            "launch": Api("torch_xla", "launch"),
             "autocast": Api("torch", "autocast"),
             "grad_scaler": Api("torch.amp", "GradScaler"),
             "custom_fwd": Api("torch.amp", "custom_fwd"),
@@ -99,6 +113,7 @@ TARGETS: dict[str, Target] = {
             "world_size": _xm("xrt_world_size"),
             "global_ordinal": _xm("get_ordinal"),
             "local_ordinal": _xm("get_local_ordinal"),
+            "launch": Api(XMP, "spawn", "xmp"),
             "autocast": Api("torch_xla.amp", "autocast"),
             "grad_scaler": Api("torch_xla.amp", "GradScaler"),
             "custom_fwd": Api("torch_xla.amp", "custom_fwd"),
@@ -107,6 +122,7 @@ TARGETS: dict[str, Target] = {
         },
         autocast_takes="device",
         autocast_dtype=None,
+        runtime_starts_processes=True,
     ),
 }
 
@@ -114,7 +130,7 @@ DEFAULT_TARGET = "2.9"
 
 # Concepts whose spelling differs between releases: a zero-argument call to any of
 # these spellings is rewritten to the target's spelling (upgrade or downgrade).
-VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal")
+VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal", "launch")
 
 
 def spellings(concept: str) -> frozenset[str]:
