@@ -1622,6 +1622,26 @@ CASES = [
 
         xm.wait_device_ops()
         """),
+    C("XLA501", "positive", """
+        import time
+        import torch
+
+        start = time.time()
+        out = model(x)
+        torch.cuda.synchronize()  # wait for the kernels
+        print(f"forward took {time.time() - start:.3f}s")
+        """, """
+        import time
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        start = time.time()
+        out = model(x)
+        torch_xla.sync()
+        xm.wait_device_ops()  # wait for the kernels
+        print(f"forward took {time.time() - start:.3f}s")
+        """, note="timing-needs-the-barrier-first"),
     C("XLA501", "negative", """
         import torch
         import torch_xla.core.xla_model as xm
