@@ -21,6 +21,7 @@ from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for
 from codemods.rewrite.base import Context, PendingFinding, Rewriter
+from codemods.roundtrip import NotReproduced, exact_module
 from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
@@ -131,6 +132,15 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(module.encoding)
+    encoding = module.encoding
+    try:
+        # What LibCST cannot print back exactly (a tail of comments) is set aside.
+        module, tail = exact_module(module, source, source_code)
+    except NotReproduced as lost:
+        raise ConversionError(
+            "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
+            lost.line,
+        ) from None
     facts = analyse(module)
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
@@ -139,7 +149,9 @@ def _convert(
 
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
     new_code, output_positions = code_and_starts(new_module, anchors)
-    changed = new_code != source_code
+    new_code += tail if isinstance(tail, str) else tail.decode(encoding)
+    # Only fixes change a file: without one, it comes back byte for byte.
+    changed = any(f.fixed for f in ctx.findings) and new_code != source_code
     if changed:
         try:
             _parse_with_cpython(new_code)
@@ -148,7 +160,7 @@ def _convert(
                 f"internal error: the converted code does not parse ({error.msg}); the file was left alone",
                 error.lineno,
             ) from None
-    output: str | bytes = new_code.encode(module.encoding) if isinstance(source, bytes) else new_code
+    output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
     if locate == "input" or not changed:
         input_positions.prefetch(f.original for f in ctx.findings)
         findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
@@ -159,7 +171,7 @@ def _convert(
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    return Conversion(source, output if changed else source, findings, module.encoding)
+    return Conversion(source, output if changed else source, findings, encoding)
 
 
 def _parse_with_cpython(source: str | bytes) -> None:
