@@ -214,6 +214,7 @@ class _Analyzer(cst.CSTVisitor):
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
         self.external_calls: list[tuple[cst.Call, str]] = []
+        self.ddp_references: list[cst.CSTNode] = []
 
     # -- helpers --------------------------------------------------------------
 
@@ -445,7 +446,7 @@ class _Analyzer(cst.CSTVisitor):
 
     def _reference(self, qualified: str, node: cst.CSTNode) -> None:
         if qualified == apis.DDP:
-            self.f.ddp = True
+            self.ddp_references.append(node)
         elif qualified in apis.CUDA_TENSOR_TYPES and node not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
@@ -599,6 +600,12 @@ class _Analyzer(cst.CSTVisitor):
         }
         for loop in self.loop_records:
             self._plan_loop(loop, step_functions)
+        for node in self.availability_ifs:
+            if node in self.device_code and node not in self.crash_code:
+                f.device_ifs.add(node)
+        # DistributedDataParallel in a branch the device rewrite removes does not count.
+        removed = {id(sub) for branch in self._removed_branches() for sub in walk(branch)}
+        f.ddp = any(id(reference) not in removed for reference in self.ddp_references)
         for call, where in self.external_calls:
             if any(f.is_optimizer(dotted(a.value)) for a in call.args):
                 f.external_training[call] = where
@@ -623,9 +630,6 @@ class _Analyzer(cst.CSTVisitor):
                     f.flag_values[value] = name
                 else:
                     f.blocked_flags[value] = (name, blocker)
-        for node in self.availability_ifs:
-            if node in self.device_code and node not in self.crash_code:
-                f.device_ifs.add(node)
         for node in self.availability_ifexps:
             if node in self.device_code and node not in self.crash_code:
                 f.device_selections.add(node)
@@ -657,6 +661,17 @@ class _Analyzer(cst.CSTVisitor):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         f.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+    def _removed_branches(self) -> list[cst.CSTNode]:
+        """The branches of device ifs that can no longer run once the accelerator check
+        is folded (True on XLA): the rewrite removes them."""
+        branches: list[cst.CSTNode] = []
+        for node in self.f.device_ifs:
+            folded = fold_true(node.test, self.f.is_available_call)
+            branch = node.body if folded is False else node.orelse if folded is True else None
+            if branch is not None:
+                branches.append(branch)
+        return branches
 
     def _is_model_constructor(self, constructor: str) -> bool:
         qualified = self.resolve(parse_dotted(constructor)) or ""

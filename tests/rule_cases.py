@@ -616,6 +616,22 @@ CASES = [
     C("XLA201", "positive", """
         import torch
 
+        device = torch.device("cuda")
+        if not torch.cuda.is_available():
+            x = x.cuda()
+            model = torch.nn.parallel.DistributedDataParallel(model)
+        optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        device = torch_xla.device()
+        xm.optimizer_step(optimizer)
+        """, note="ddp-only-in-a-removed-branch"),
+    C("XLA201", "positive", """
+        import torch
+
         model = torch.nn.DataParallel(model)
         optimizer.step()
         """, """
