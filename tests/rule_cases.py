@@ -402,6 +402,27 @@ CASES = [
     C("XLA104", "positive", """
         import torch
 
+        for x, y in loader:
+            if torch.cuda.is_available():  # move the batch
+                x = x.cuda()
+                # the targets stay on the host
+            else:
+                x = x.float()
+                # nothing to move
+            print(x)
+        """, """
+        import torch
+        import torch_xla
+
+        for x, y in loader:
+            # move the batch
+            x = x.to(torch_xla.device())
+            # the targets stay on the host
+            print(x)
+        """, note="unwrapped-block-keeps-its-comments"),
+    C("XLA104", "positive", """
+        import torch
+
         use_accel = not args.no_accel and torch.accelerator.is_available()
         if use_accel:
             device = torch.accelerator.current_accelerator()

@@ -275,7 +275,7 @@ class DeviceRewrite(Concern):
             "XLA104",
             original.test,
             f"`{self.ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
-            lambda: _fold_if(updated, folded, is_elif),
+            lambda: _fold_if(updated, folded, is_elif, self.ctx.keep_lines_after),
         )
         if new is None:
             return updated
@@ -360,7 +360,7 @@ def _still_cuda(node: cst.CSTNode) -> bool:
     return any(is_cuda_device_string(n) for n in walk(node))
 
 
-def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool):  # type: ignore[no-untyped-def]
+def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, keep_lines_after):  # type: ignore[no-untyped-def]
     """An ``if`` (or ``elif``) whose test folded: keep the branch that runs, or keep
     the ``if`` with the simpler test."""
     if not isinstance(test, bool):
@@ -368,7 +368,7 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool):
     if test:
         if is_elif:
             return cst.Else(body=statement.body)
-        return _flatten(statement.body, statement.leading_lines)
+        return _flatten(statement.body, statement.leading_lines, keep_lines_after)
     orelse = statement.orelse
     if orelse is None:
         return cst.RemoveFromParent()
@@ -376,12 +376,13 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool):
         return orelse
     if isinstance(orelse, cst.If):
         return orelse.with_changes(leading_lines=statement.leading_lines)
-    return _flatten(orelse.body, statement.leading_lines)
+    return _flatten(orelse.body, statement.leading_lines, keep_lines_after)
 
 
-def _flatten(body: cst.BaseSuite, leading: Sequence[cst.EmptyLine]) -> cst.FlattenSentinel:  # type: ignore[type-arg]
+def _flatten(body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after) -> cst.FlattenSentinel:  # type: ignore[no-untyped-def,type-arg]
     """The statements of a block, dedented into its parent; the header's comment
-    (``if ...:  # note``) becomes a comment line above them."""
+    (``if ...:  # note``) becomes a comment line above them, and the comment lines that
+    end the block (its footer) follow them."""
     if isinstance(body, cst.SimpleStatementSuite):
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
         comment = body.trailing_whitespace.comment
@@ -391,4 +392,6 @@ def _flatten(body: cst.BaseSuite, leading: Sequence[cst.EmptyLine]) -> cst.Flatt
     header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
     statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])
+    if isinstance(body, cst.IndentedBlock):
+        keep_lines_after(statements[-1], body.footer)
     return cst.FlattenSentinel(statements)
