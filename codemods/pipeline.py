@@ -21,7 +21,7 @@ from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for
 from codemods.rewrite.base import Context, PendingFinding, Rewriter
-from codemods.roundtrip import NotReproduced, exact_module
+from codemods.roundtrip import NotReproduced, parse_exactly
 from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
@@ -118,7 +118,13 @@ def _convert(
     source: Source, raw: bytes, name_table: Target, selection: RuleSelection, locate: Literal["output", "input"]
 ) -> Conversion:
     try:
-        module = cst.parse_module(source)
+        # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
+        module, tail, encoding = parse_exactly(source)
+    except NotReproduced as lost:
+        raise ConversionError(
+            "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
+            lost.line,
+        ) from None
     except cst.ParserSyntaxError as error:
         raise _syntax_error(source, error) from None
     except UnicodeDecodeError as error:
@@ -131,16 +137,7 @@ def _convert(
     except (LookupError, SyntaxError, UnicodeError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
 
-    source_code = source if isinstance(source, str) else raw.decode(module.encoding)
-    encoding = module.encoding
-    try:
-        # What LibCST cannot print back exactly (a tail of comments) is set aside.
-        module, tail = exact_module(module, source, source_code)
-    except NotReproduced as lost:
-        raise ConversionError(
-            "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
-            lost.line,
-        ) from None
+    source_code = source if isinstance(source, str) else raw.decode(encoding)
     facts = analyse(module)
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never

@@ -169,6 +169,23 @@ def test_unreproduced_tails_after_real_scripts_are_kept(script: Path, newline: b
             assert tailed.output == source + tail_bytes
 
 
+@pytest.mark.parametrize(
+    "source",
+    ["import torch\ndevice = torch.device('cuda')\n\n\\\r\n", "import torch\ndevice = torch.device('cuda')\\\n\n\n "],
+    ids=["continued-blank-line", "continuation-before-blank-lines"],
+)
+def test_valid_files_libcst_cannot_read_are_read_without_their_tail(source: str) -> None:
+    """A backslash continuation at the end: CPython reads these, LibCST does not (or
+    loses the blank lines after it)."""
+    try:
+        assert cst.parse_module(source).code != source
+    except cst.ParserSyntaxError:
+        pass
+    output = convert_source(source).output
+    assert output.startswith("import torch\nimport torch_xla\ndevice = torch_xla.device()")
+    assert output.endswith(source[source.index("device = torch.device('cuda')") + len("device = torch.device('cuda')") :])
+
+
 def test_a_file_that_cannot_come_back_exactly_is_refused() -> None:
     """Old Mac line ends (CR alone): LibCST loses lines the tail guard cannot set aside
     (the tokenizer reads the whole file as one line), so the file is left alone."""
