@@ -423,6 +423,27 @@ CASES = [
     C("XLA104", "positive", """
         import torch
 
+        for x in loader:
+            if torch.cuda.is_available():
+                x = x.cuda()
+            elif torch.cuda.device_count() == 0:
+                x = x.float()
+            # LibCST gives this line to the elif's block
+                # and this one
+            print(x)
+        """, """
+        import torch
+        import torch_xla
+
+        for x in loader:
+            x = x.to(torch_xla.device())
+            # LibCST gives this line to the elif's block
+            # and this one
+            print(x)
+        """, note="removed-branch-keeps-the-comments-after-it"),
+    C("XLA104", "positive", """
+        import torch
+
         use_accel = not args.no_accel and torch.accelerator.is_available()
         if use_accel:
             device = torch.accelerator.current_accelerator()

@@ -302,8 +302,21 @@ def _indentation(text: str) -> int:
 
 
 def _block_end(lines: list[str], statement: ast.stmt) -> int:
-    """The last line of a compound statement, with the comment lines after it that are
-    indented deeper (they belong to its block: LibCST's footer)."""
+    """The last line of a compound statement with the comment lines LibCST gives its
+    block: those after it up to the last one indented deeper than the statement."""
+    end = statement.end_lineno or statement.lineno
+    for number in range(end + 1, len(lines) + 1):
+        text = lines[number - 1]
+        if text.strip() and not text.lstrip().startswith("#"):
+            break
+        if text.strip() and _indentation(text) > statement.col_offset:
+            end = number
+    return end
+
+
+def _own_end(lines: list[str], statement: ast.stmt) -> int:
+    """The last line of a compound statement with the comment lines after it that are
+    indented deeper, up to the first that is not."""
     end = statement.end_lineno or statement.lineno
     for number in range(end + 1, len(lines) + 1):
         text = lines[number - 1]
@@ -326,14 +339,16 @@ def _else_line(lines: list[str], statement: ast.If) -> int:
 
 def _removed_lines(lines: list[str], statement: ast.stmt, finding_rule: str, message: str) -> range:
     """The input lines a fix removes: a removed statement, the branch of a folded ``if``
-    that can no longer run."""
+    that can no longer run with its own comment lines (those after it that are less
+    indented than its block stay)."""
     if finding_rule in _REMOVING_RULES:
         return range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+    end = _own_end(lines, statement)
     if finding_rule == "XLA104" and isinstance(statement, ast.If):
         if "never runs" in message:
-            return range(statement.lineno, _else_line(lines, statement) if statement.orelse else _block_end(lines, statement) + 1)
+            return range(statement.lineno, _else_line(lines, statement) if statement.orelse else end + 1)
         if "always runs" in message and statement.orelse:
-            return range(_else_line(lines, statement), _block_end(lines, statement) + 1)
+            return range(_else_line(lines, statement), end + 1)
     return range(0)
 
 
