@@ -155,6 +155,12 @@ DISTRIBUTED: dict[str, SourceApi] = _table(
 HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | {"torch.cuda.synchronize", "torch.cuda.set_device"}
 HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)
 
+# Clocks: a torch.cuda.synchronize() right before reading one times the device's work.
+CLOCKS = frozenset(
+    {"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
+     "time.monotonic_ns", "timeit.default_timer", "datetime.datetime.now"}
+)
+
 # Reading a tensor's value to the host forces a graph execution in lazy mode.
 HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 HOST_READ_BUILTINS = frozenset({"float", "print"})

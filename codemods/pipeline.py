@@ -27,6 +27,7 @@ from codemods.positions import code_and_starts
 from codemods.report import Finding
 from codemods.rewrite import concerns_for
 from codemods.rewrite.base import Context, PendingFinding, Rewriter
+from codemods.roundtrip import NotReproduced, parse_exactly
 from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
@@ -179,7 +180,13 @@ def _convert(
     imports: ImportContext | None,
 ) -> Conversion:
     try:
-        module = cst.parse_module(source)
+        # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
+        module, tail, encoding = parse_exactly(source)
+    except NotReproduced as lost:
+        raise ConversionError(
+            "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
+            lost.line,
+        ) from None
     except cst.ParserSyntaxError as error:
         raise _syntax_error(source, error) from None
     except UnicodeDecodeError as error:
@@ -192,7 +199,7 @@ def _convert(
     except (LookupError, SyntaxError, UnicodeError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
 
-    source_code = source if isinstance(source, str) else raw.decode(module.encoding)
+    source_code = source if isinstance(source, str) else raw.decode(encoding)
     facts = analyse(module, imports)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     input_positions = _InputPositions(module)
@@ -203,8 +210,11 @@ def _convert(
     new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher), hot))
 
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
-    new_code, output_positions = code_and_starts(new_module, anchors)
-    changed = new_code != source_code
+    printed, output_positions = code_and_starts(new_module, anchors)
+    tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
+    new_code = printed + tail_code
+    # Only fixes change a file: without one, it comes back byte for byte.
+    changed = any(f.fixed for f in ctx.findings) and new_code != source_code
     if changed:
         try:
             _parse_with_cpython(new_code)
@@ -213,20 +223,21 @@ def _convert(
                 f"internal error: the converted code does not parse ({error.msg}); the file was left alone",
                 error.lineno,
             ) from None
-    output: str | bytes = new_code.encode(module.encoding) if isinstance(source, bytes) else new_code
+    output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
     images = image_uses(launcher.estimators, filename, input_positions.of) if launcher and filename else ()
     if locate == "input" or not changed:
         input_positions.prefetch(f.original for f in ctx.findings)
         findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
     else:
-        line_map = _LineMap(source_code, new_code)
+        # Lines are mapped without the tail set aside: findings do not depend on it.
+        line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)
         findings = [
             _at(f, output_positions.get(f.result) or line_map.move(input_positions.of(f.original)))  # type: ignore[arg-type]
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     summary = summarise(facts, pending=changed)
-    return Conversion(source, output if changed else source, findings, module.encoding, images, summary)
+    return Conversion(source, output if changed else source, findings, encoding, images, summary)
 
 
 def _check_dockerfile(

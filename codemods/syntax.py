@@ -13,13 +13,17 @@ _CUDA_DEVICE_STRING = re.compile(r"cuda(:\d+)?")
 
 
 def dotted(node: cst.CSTNode | None) -> str | None:
-    """``self.optimizer`` -> "self.optimizer"; None for anything but a name chain."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
+    """``self.optimizer`` -> "self.optimizer"; None for anything but a name chain.
+    (Exact type tests: isinstance on LibCST's ABC-based classes costs far more, and this
+    runs for most nodes of a file.)"""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[union-attr]
+        node = node.value  # type: ignore[union-attr]
+    if type(node) is not cst.Name:
+        return None
+    parts.append(node.value)  # type: ignore[union-attr]
+    return ".".join(reversed(parts))
 
 
 def parse_dotted(text: str) -> cst.BaseExpression:
@@ -134,12 +138,7 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        for name in _fields_of(type(current)):
-            value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
-                stack.append(value)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(value)
+        stack.extend(children(current))
 
 
 # Fields that hold only whitespace, comments, punctuation or plain strings.
@@ -179,17 +178,28 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     found: list[cst.CSTNode] = []
     for name in _fields_of(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
+        kind = type(value)
+        if kind is list or kind is tuple:
             found.extend(value)
+        elif value is not None and _is_node(kind):
+            found.append(value)
     return found
+
+
+_NODE_KINDS: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    known = _NODE_KINDS.get(kind)
+    if known is None:
+        known = _NODE_KINDS[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 def names_in(node: cst.CSTNode) -> Iterator[str]:
     for sub in walk(node):
-        if isinstance(sub, cst.Name):
-            yield sub.value
+        if type(sub) is cst.Name:
+            yield sub.value  # type: ignore[attr-defined]
 
 
 Predicate = Callable[[cst.BaseExpression], bool]

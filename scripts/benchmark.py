@@ -1,85 +1,198 @@
-"""Prints how fast the pipeline is: per-stage times on the fixtures, and a whole-tree run
-over a synthetic repository (many files without torch, some training scripts).
+"""How fast the tool is, side by side with LibCST's own round trip (parse, then print).
 
-    python scripts/benchmark.py [--files 2000] [--jobs 0]
+    python scripts/benchmark.py [--scripts 300] [--jobs N] [--scales 1,2,4] [--repeat 3]
 
+It builds a corpus from the fixtures (each training script varied so no two files are
+the same, plus files without torch, 3 for every 2 scripts, as in a real repository) and
+prints, in one run:
+  (a) `xla-codemod convert --check` on the corpus: wall time and lines per second;
+  (b) the bare LibCST round trip over the same files with the same number of processes;
+  (c) their ratio;
+  (d) cold starts: `convert --check` on one small training script against
+      `python -m libcst.tool print` on it, and on one file without torch against
+      `python -c pass` (and whether LibCST was imported for it);
+  (e) (a) to (c) at several multiples of the corpus, to show how the cost grows;
+  (f) a per-stage profile of one process over the corpus' training scripts.
 Figures, not assertions: compare them before and after a change.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import libcst as cst
-
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+PYTHON = sys.executable
+XLA_CODEMOD = [PYTHON, "-m", "codemods"]
+ROUND_TRIP = """
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+import libcst
 
-from codemods.analysis import analyse  # noqa: E402
-from codemods.pipeline import convert_source  # noqa: E402
-from codemods.runner import Job, run, workers_for  # noqa: E402
-from codemods.rules import RuleSelection  # noqa: E402
+def round_trip(path):
+    data = Path(path).read_bytes()
+    return len(libcst.parse_module(data).code)
+
+if __name__ == "__main__":
+    jobs, paths = int(sys.argv[1]), sys.argv[2:]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            list(pool.map(round_trip, paths, chunksize=8))
+    else:
+        for path in paths:
+            round_trip(path)
+"""
 
 
-def best_of(function, repeat: int = 5) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1000
+def training_scripts() -> list[bytes]:
+    skip = {"launchers", "containers"}
+    return [
+        p.read_bytes()
+        for p in sorted((ROOT / "fixtures").rglob("*.py"))
+        if not skip & set(p.relative_to(ROOT / "fixtures").parts) and b"torch" in p.read_bytes()
+    ]
+
+
+def plain_module() -> bytes:
+    """A module that mentions no framework (the report renderer, with its one mention renamed)."""
+    return re.sub(rb"torch|sagemaker|transformers", b"thing", (ROOT / "codemods" / "report.py").read_bytes())
+
+
+def vary(source: bytes, index: int) -> bytes:
+    """The same script, made a different file: its own header, its own numbers."""
+    header = f"# variant {index} of a training script\n".encode()
+    bumped = re.sub(rb"\b(\d+)\.(\d+)\b", lambda m: m.group(0) + str(index % 7).encode(), source, count=3)
+    return header + bumped + f"\n\ndef _variant_{index}():\n    return {index}\n".encode()
+
+
+def build_corpus(folder: Path, scripts: int) -> tuple[list[Path], int]:
+    sources = training_scripts()
+    plain = plain_module()
+    paths = []
+    for index in range(scripts):
+        package = folder / f"pkg{index % 25}"
+        package.mkdir(parents=True, exist_ok=True)
+        paths.append(package / f"train_{index}.py")
+        paths[-1].write_bytes(vary(sources[index % len(sources)], index))
+    for index in range(scripts * 3 // 2):
+        package = folder / f"pkg{index % 25}"
+        paths.append(package / f"util_{index}.py")
+        paths[-1].write_bytes(plain + f"\nVARIANT = {index}\n".encode())
+    return paths, sum(p.read_bytes().count(b"\n") for p in paths)
+
+
+def timed(command: list[str], cwd: Path | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def best(command: list[str], repeat: int, cwd: Path | None = None) -> float:
+    return min(timed(command, cwd) for _ in range(repeat))
+
+
+def side_by_side(scripts: int, jobs: int, repeat: int) -> tuple[float, float, int, int]:
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        paths, lines = build_corpus(folder, scripts)
+        tool = best([*XLA_CODEMOD, "convert", "--check", "-j", str(jobs), str(folder)], repeat)
+        bare = best([PYTHON, "-c", ROUND_TRIP, str(jobs), *map(str, paths)], repeat)
+    return tool, bare, len(paths), lines
+
+
+def cold_starts(repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        small = folder / "small.py"
+        shutil.copy(ROOT / "fixtures" / "manual_sgd.py", small)
+        plain = folder / "plain.py"
+        plain.write_bytes(plain_module())
+        ours = best([*XLA_CODEMOD, "convert", "--check", str(small)], repeat, folder)
+        libcst_print = best([PYTHON, "-m", "libcst.tool", "print", str(small)], repeat, folder)
+        skip = best([*XLA_CODEMOD, "convert", "--check", str(plain)], repeat, folder)
+        empty = best([PYTHON, "-c", "pass"], repeat, folder)
+        probe = "import sys, runpy; sys.argv = ['xla-codemod', 'convert', '--check', sys.argv[1]]\n"
+        probe += "try:\n    runpy.run_module('codemods', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        probe += "print('libcst' in sys.modules)"
+        imported = subprocess.run([PYTHON, "-c", probe, str(plain)], capture_output=True, text=True, cwd=folder)
+    print("(d) cold start, best of", repeat)
+    print(f"    convert --check small training script   {ours * 1000:7.0f} ms")
+    print(f"    python -m libcst.tool print (same file)   {libcst_print * 1000:7.0f} ms   ratio {ours / libcst_print:.2f}")
+    print(f"    convert --check file without torch       {skip * 1000:7.0f} ms")
+    print(f"    python -c pass                            {empty * 1000:7.0f} ms   (LibCST imported: {imported.stdout.strip()})")
 
 
 def stages() -> None:
-    rows = []
-    for path in sorted((ROOT / "fixtures").rglob("*.py")):
-        source = path.read_bytes()
-        if b"torch" not in source:
-            continue
-        module = cst.parse_module(source)
-        parse = best_of(lambda: cst.parse_module(source))
-        facts = best_of(lambda: analyse(module))
-        lint = best_of(lambda: convert_source(source, locate="input"))
-        convert = best_of(lambda: convert_source(source))
-        rows.append((path.name, len(source.splitlines()), parse, facts, lint, convert))
-    print(f"{'fixture':<28}{'lines':>6}{'parse':>9}{'analyse':>9}{'lint':>9}{'convert':>9}  (ms, best of 5)")
-    for name, lines, *times in rows:
-        print(f"{name:<28}{lines:>6}" + "".join(f"{t:>9.1f}" for t in times))
-    ratio = statistics.mean(r[5] / r[2] for r in rows)
-    print(f"convert costs {ratio:.1f}x the LibCST parse on average")
+    """One process, every training script of the corpus once: where the time goes."""
+    sys.path.insert(0, str(ROOT))
+    import libcst as cst
 
+    from codemods.analysis import analyse
+    from codemods.pipeline import _never
+    from codemods.positions import code_and_starts
+    from codemods.report import FileReport, Finding, Report, render_text
+    from codemods.rewrite import concerns_for
+    from codemods.rewrite.base import Context, Rewriter
+    from codemods.rules import RuleSelection
+    from codemods.targets import get_target
 
-def tree(files: int, jobs: int) -> None:
-    scripts = [p.read_bytes() for p in sorted((ROOT / "fixtures").glob("*.py")) if b"torch" in p.read_bytes()]
-    plain = (ROOT / "codemods" / "report.py").read_bytes().replace(b"torch", b"thing")
-    with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder)
-        for index in range(files):
-            target = base / f"pkg{index % 50}" / f"module_{index}.py"
-            target.parent.mkdir(exist_ok=True)
-            target.write_bytes(scripts[index % len(scripts)] if index % 10 == 0 else plain)
-        paths = [str(p) for p in sorted(base.rglob("*.py"))]
-        for mode in ("lint", "write"):
+    totals = dict.fromkeys(("read", "parse", "analyse", "rewrite", "positions", "report", "LibCST print"), 0.0)
+    with tempfile.TemporaryDirectory() as temporary:
+        paths, _ = build_corpus(Path(temporary), len(training_scripts()) * 4)
+        for path in [p for p in paths if p.name.startswith("train_")]:
             start = time.perf_counter()
-            job = Job(mode, "2.9", RuleSelection())
-            reports = run([(path, job) for path in paths], workers_for(len(paths), jobs))
-            elapsed = time.perf_counter() - start
-            changed = sum(r.changed for r in reports)
-            print(f"{mode:<6} {len(paths)} files ({len(paths) // 10} training scripts): {elapsed:.2f} s, {changed} changed")
+            data = path.read_bytes()
+            mark = time.perf_counter()
+            totals["read"] += mark - start
+            module = cst.parse_module(data)
+            totals["parse"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            facts = analyse(module)
+            totals["analyse"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
+            new = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))
+            totals["rewrite"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            code_and_starts(new, {f.result for f in ctx.findings if f.result is not None})
+            totals["positions"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            findings = [Finding(f.rule, 1, 1, f.message, f.fixed) for f in ctx.findings]
+            render_text(Report([FileReport(str(path), True, None, findings)]))
+            totals["report"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            module.code
+            totals["LibCST print"] += time.perf_counter() - mark
+    print("(f) per stage, one process (ms); parse + LibCST print is the bare round trip")
+    for name, seconds in totals.items():
+        print(f"    {name:<14}{seconds * 1000:9.1f}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--jobs", type=int, default=0)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scripts", type=int, default=300, help="training scripts in the corpus (1x)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes for both sides")
+    parser.add_argument("--scales", default="1,2,4", help="multiples of the corpus to run")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the best counts)")
     args = parser.parse_args()
+    print(f"{os.cpu_count()} cores; {args.jobs} process(es) per side; {time.strftime('%Y-%m-%d')}")
+    for scale in (int(s) for s in args.scales.split(",")):
+        tool, bare, files, lines = side_by_side(args.scripts * scale, args.jobs, args.repeat)
+        print(
+            f"(a-c, e) {scale}x: {files} files ({args.scripts * scale} training scripts), {lines} lines: "
+            f"convert --check {tool:.2f} s ({lines / tool:,.0f} lines/s), LibCST round trip {bare:.2f} s, "
+            f"ratio {tool / bare:.2f}"
+        )
+    cold_starts(args.repeat + 2)
     stages()
-    tree(args.files, args.jobs)
 
 
 if __name__ == "__main__":

@@ -71,15 +71,22 @@ def torch_xla_installed() -> bool:
     return importlib.util.find_spec("torch_xla") is not None
 
 
+def running_under_ci() -> bool:
+    """CI is set to something other than "", "0", "false" or "no" (any case)."""
+    import os
+
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
     """Tests marked ``executed`` need torch_xla: skipped without it, except under CI,
     where a missing torch_xla is an error (they must run there)."""
-    import os
+    import pytest
 
     executed = [item for item in items if item.get_closest_marker("executed")]
     if not executed or torch_xla_installed():
         return
-    if os.environ.get("CI"):
+    if running_under_ci():
         raise pytest.UsageError("CI is set but torch_xla is not installed: pip install -e '.[xla]'")
     skip = pytest.mark.skip(reason="torch_xla not installed: pip install -e '.[xla]'")
     for item in executed:

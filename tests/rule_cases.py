@@ -498,6 +498,48 @@ CASES = [
     C("XLA104", "positive", """
         import torch
 
+        for x, y in loader:
+            if torch.cuda.is_available():  # move the batch
+                x = x.cuda()
+                # the targets stay on the host
+            else:
+                x = x.float()
+                # nothing to move
+            print(x)
+        """, """
+        import torch
+        import torch_xla
+
+        for x, y in loader:
+            # move the batch
+            x = x.to(torch_xla.device())
+            # the targets stay on the host
+            print(x)
+        """, note="unwrapped-block-keeps-its-comments"),
+    C("XLA104", "positive", """
+        import torch
+
+        for x in loader:
+            if torch.cuda.is_available():
+                x = x.cuda()
+            elif torch.cuda.device_count() == 0:
+                x = x.float()
+            # LibCST gives this line to the elif's block
+                # and this one
+            print(x)
+        """, """
+        import torch
+        import torch_xla
+
+        for x in loader:
+            x = x.to(torch_xla.device())
+            # LibCST gives this line to the elif's block
+            # and this one
+            print(x)
+        """, note="removed-branch-keeps-the-comments-after-it"),
+    C("XLA104", "positive", """
+        import torch
+
         use_accel = not args.no_accel and torch.accelerator.is_available()
         if use_accel:
             device = torch.accelerator.current_accelerator()
@@ -709,6 +751,22 @@ CASES = [
         model = DDP(model)
         optimizer.step()
         """, note="ddp-reduces-itself"),
+    C("XLA201", "positive", """
+        import torch
+
+        device = torch.device("cuda")
+        if not torch.cuda.is_available():
+            x = x.cuda()
+            model = torch.nn.parallel.DistributedDataParallel(model)
+        optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        device = torch_xla.device()
+        xm.optimizer_step(optimizer)
+        """, note="ddp-only-in-a-removed-branch"),
     C("XLA201", "positive", """
         import torch
 
@@ -1622,6 +1680,26 @@ CASES = [
 
         xm.wait_device_ops()
         """),
+    C("XLA501", "positive", """
+        import time
+        import torch
+
+        start = time.time()
+        out = model(x)
+        torch.cuda.synchronize()  # wait for the kernels
+        print(f"forward took {time.time() - start:.3f}s")
+        """, """
+        import time
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        start = time.time()
+        out = model(x)
+        torch_xla.sync()
+        xm.wait_device_ops()  # wait for the kernels
+        print(f"forward took {time.time() - start:.3f}s")
+        """, note="timing-needs-the-barrier-first"),
     C("XLA501", "negative", """
         import torch
         import torch_xla.core.xla_model as xm

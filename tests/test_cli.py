@@ -67,14 +67,43 @@ def test_convert_in_place_rewrites_and_exits_1(project: Path) -> None:
     assert f"{project / 'train.py'}:10:1: XLA502 " in result.output
 
 
-def test_convert_of_converted_code_changes_nothing(project: Path) -> None:
+def _identity(path: Path) -> tuple[int, int, bytes]:
+    """What a write would change: a replaced file gets a new inode and mtime."""
+    status = path.stat()
+    return status.st_ino, status.st_mtime_ns, path.read_bytes()
+
+
+def test_convert_of_converted_code_writes_nothing(project: Path) -> None:
     (project / "train.py").write_text(CONVERTED)
-    result = invoke("convert", "--check", str(project / "train.py"))
-    assert (project / "train.py").read_text() == CONVERTED
+    before = _identity(project / "train.py")
+    result = invoke("convert", str(project / "train.py"))
+    assert _identity(project / "train.py") == before
     assert "[*]" not in result.output
     # Only an info finding is left: below the default fail-on severity (error).
     assert "XLA502" in result.output and result.exit_code == 0
     assert invoke("convert", "--check", "--fail-on", "info", str(project / "train.py")).exit_code == 1
+
+
+def test_file_libcst_does_not_reproduce_is_not_written_without_fixes(tmp_path: Path) -> None:
+    """LibCST drops the two blank lines of this file; with nothing to fix, it stays as it is."""
+    script = tmp_path / "a.py"
+    script.write_bytes(b"import torch\r\nx = torch.zeros(1)\r\n\r\n\r\n  # c")
+    before = _identity(script)
+    result = invoke("convert", str(script))
+    assert result.exit_code == 0, result.output
+    assert _identity(script) == before
+    assert "0 changed" in result.output
+
+
+def test_file_that_cannot_come_back_exactly_is_left_alone_with_one_line(tmp_path: Path) -> None:
+    script = tmp_path / "old_mac.py"
+    script.write_bytes(b"import torch\rdevice = torch.device('cuda')\r\r\r  # c")
+    before = _identity(script)
+    result = invoke("convert", str(script))
+    assert result.exit_code == 2
+    assert _identity(script) == before
+    (error,) = [line for line in result.output.splitlines() if "error" in line and str(script) in line]
+    assert error.startswith(f"{script}: error: line 3: LibCST cannot give this file back exactly")
 
 
 def test_check_and_diff_write_nothing(project: Path) -> None:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from pathlib import Path
+
+import libcst as cst
 import pytest
 
 from codemods import ConversionError, RuleSelection, convert_source
+from codemods.report import Finding
+from tests.conftest import FIXTURES, fixture_scripts
 
 SCRIPT = (
     "# -*- coding: utf-8 -*-\n"
@@ -105,3 +112,99 @@ def test_sagemaker_target_writes_seed_names() -> None:
 def test_unknown_target() -> None:
     with pytest.raises(ValueError, match="unknown target"):
         convert_source(SCRIPT, target="1.0")
+
+
+# Files LibCST 1.9 does not print back exactly (issue 15): blank lines and comments
+# before an oddly indented comment at the end of a file are lost, with or without a
+# final newline, after module-level code or an indented block.
+UNREPRODUCED = [
+    "import torch\nx = torch.zeros(1)\n\n\n  # c",
+    "import torch\ny = 1\n\n    # a\n  # b",
+    "import torch\ndef f():\n    return 1\n    # trailing\n\n  # odd\n",
+]
+# Their tails: what follows the last line of code.
+TAILS = ["\n\n  # c", "\n    # a\n  # b", "    # trailing\n\n  # odd\n"]
+
+
+def _twins(newline: str, text: str) -> str:
+    return text.replace("\n", newline)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("source", UNREPRODUCED, ids=["blank-lines", "comment-lines", "after-a-block"])
+def test_files_libcst_does_not_reproduce_come_back_byte_for_byte(source: str, newline: str) -> None:
+    source = _twins(newline, source)
+    assert cst.parse_module(source).code != source, "LibCST now reproduces this: codemods/roundtrip.py may go"
+    for given in (source, source.encode()):
+        conversion = convert_source(given)
+        assert conversion.output == given
+        assert not conversion.changed and not any(f.fixed for f in conversion.findings)
+        assert convert_source(given, locate="input").output == given
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("tail", TAILS, ids=["blank-lines", "comment-lines", "after-a-block"])
+def test_fixes_before_an_unreproduced_tail_keep_it(tail: str, newline: str) -> None:
+    source = _twins(newline, "import torch\ndevice = torch.device('cuda')\n" + tail)
+    expected = _twins(newline, "import torch\nimport torch_xla\ndevice = torch_xla.device()\n" + tail)
+    assert convert_source(source).output == expected
+    assert convert_source(source.encode()).output == expected.encode()
+    # Findings still point at the converted code.
+    (device,) = [f for f in convert_source(source).findings if f.rule == "XLA101"]
+    assert (device.line, device.col) == (3, 10)
+
+
+def _order(finding: Finding) -> tuple[int, int, str]:
+    return finding.line, finding.col, finding.rule
+
+
+_FIXTURE_SOURCES = {path: (FIXTURES / path).read_bytes() for path in fixture_scripts()}
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("script", sorted(_FIXTURE_SOURCES), ids=str)
+def test_unreproduced_tails_after_real_scripts_are_kept(script: Path, newline: bytes) -> None:
+    """Each fixture comes back converted exactly as without the tail, the tail after it."""
+    source = _FIXTURE_SOURCES[script].replace(b"\n", newline)
+    plain = convert_source(source)
+    for tail in TAILS:
+        tail_bytes = tail.replace("\n", newline.decode()).encode()
+        tailed = convert_source(source + tail_bytes)
+        assert tailed.output == plain.output + tail_bytes
+        # A fix that removes the last statement points past the end of the plain output:
+        # there, at its last line; with a tail kept in the module, at the tail's first.
+        last = len(plain.output.splitlines())
+        clamped = [replace(f, line=min(f.line, last)) for f in tailed.findings]
+        assert sorted(clamped, key=_order) == sorted(plain.findings, key=_order)
+        if not any(f.fixed for f in plain.findings):
+            assert tailed.output == source + tail_bytes
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["import torch\ndevice = torch.device('cuda')\n\n\\\r\n", "import torch\ndevice = torch.device('cuda')\\\n\n\n "],
+    ids=["continued-blank-line", "continuation-before-blank-lines"],
+)
+def test_valid_files_libcst_cannot_read_are_read_without_their_tail(source: str) -> None:
+    """A backslash continuation at the end: CPython reads these, LibCST does not (or
+    loses the blank lines after it)."""
+    try:
+        assert cst.parse_module(source).code != source
+    except cst.ParserSyntaxError:
+        pass
+    output = convert_source(source).output
+    assert output.startswith("import torch\nimport torch_xla\ndevice = torch_xla.device()")
+    assert output.endswith(source[source.index("device = torch.device('cuda')") + len("device = torch.device('cuda')") :])
+
+
+def test_a_file_that_cannot_come_back_exactly_is_refused() -> None:
+    """Old Mac line ends (CR alone): LibCST loses lines the tail guard cannot set aside
+    (the tokenizer reads the whole file as one line), so the file is left alone."""
+    source = "import torch\rdevice = torch.device('cuda')\r\r\r  # c"
+    assert cst.parse_module(source).code != source
+    with pytest.raises(ConversionError) as error:
+        convert_source(source)
+    assert error.value.line == 3
+    assert str(error.value) == (
+        "line 3: LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost"
+    )

@@ -67,6 +67,8 @@ class DeviceFacts:
     choosers: set[str] = field(default_factory=set)
     # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
     cuda_checks: set[cst.CSTNode] = field(default_factory=set)
+    # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
+    timing_syncs: set[cst.Call] = field(default_factory=set)
     # `.cuda(...)` moves, and `.to(gpu)` moves to a CUDA index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
     index_moves: set[cst.Call] = field(default_factory=set)
@@ -97,6 +99,7 @@ class DeviceAnalysis(Analysis):
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
         self.called_funcs: set[int] = set()
         self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
+        self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -183,6 +186,16 @@ class DeviceAnalysis(Analysis):
             self.int_assignments[name].append(value)
         if is_cuda_device_string(value):
             self.cuda_string_names.add(name)
+
+    def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
+        statements = node.body
+        for statement, after in zip(statements, statements[1:]):
+            call = _lone_call(statement)
+            if call is not None and not call.args:
+                self.lone_calls.append((call, after))
+
+    visit_Module = _block
+    visit_IndentedBlock = _block
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
@@ -297,6 +310,13 @@ class DeviceAnalysis(Analysis):
     def finish(self) -> None:
         part = self.part
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
+        resolve = self.walk.resolve
+        part.timing_syncs = {
+            call
+            for call, after in self.lone_calls
+            if resolve(call.func) == "torch.cuda.synchronize"
+            and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
+        }
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
                 part.ifs.add(node)
@@ -350,6 +370,15 @@ class DeviceAnalysis(Analysis):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+
+def _lone_call(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call of a statement line that is nothing but one call."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return small.value
+    return None
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

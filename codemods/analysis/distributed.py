@@ -23,7 +23,7 @@ import libcst as cst
 from codemods import apis
 from codemods.analysis.entry import is_main_guard
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, call_args, dotted, method_name, names_in, receiver, string_value, walk
+from codemods.syntax import arg_value, call_args, dotted, fold_true, method_name, names_in, receiver, string_value, walk
 
 Style = Literal["spawn", "main", "module", "launched"]
 
@@ -199,6 +199,7 @@ class DistributedAnalysis(Analysis):
         self.guarded_calls: set[str] = set()
         self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...]]] = []
         self.rank_tests: dict[int, bool] = {}
+        self.ddp_references: list[cst.Call] = []
 
     # -- where we are -------------------------------------------------------------------
 
@@ -388,7 +389,7 @@ class DistributedAnalysis(Analysis):
     def _api_call(self, node: cst.Call, callee: str, owner: str) -> None:
         part = self.part
         if callee == apis.DDP:
-            part.ddp = True
+            self.ddp_references.append(node)
             self._ddp(node)
         elif callee in DIST_CONCEPTS and not node.args:
             self.reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
@@ -491,6 +492,9 @@ class DistributedAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        # DistributedDataParallel in a branch the device rewrite removes does not count.
+        removed = {id(sub) for branch in self._removed_branches() for sub in walk(branch)}
+        part.ddp = any(id(reference) not in removed for reference in self.ddp_references)
         part.multi_process = bool(
             part.requested or part.ddp or self.pending_groups or part.spawns or self.reads or part.launched_checks
             or part.style == "launched" or (self.local_rank_flag and self.local_rank_reads)
@@ -501,6 +505,18 @@ class DistributedAnalysis(Analysis):
         if self.local_rank_flag:
             self.reads.extend(self.local_rank_reads)
         self._loaders()
+
+    def _removed_branches(self) -> list[cst.CSTNode]:
+        """Branches of device ifs that cannot run once the accelerator check folds to
+        True on XLA: the device rewrite removes them."""
+        device = self.facts.device
+        branches: list[cst.CSTNode] = []
+        for node in device.ifs:
+            folded = fold_true(node.test, device.is_available_call)
+            branch = node.body if folded is False else node.orelse if folded is True else None
+            if branch is not None:
+                branches.append(branch)
+        return branches
 
     def settle(self) -> None:
         """Plans for the rewrites; Accelerate and the Trainer do the distributed work of

@@ -25,8 +25,6 @@ device values, and anything computed from those.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -35,7 +33,7 @@ import libcst as cst
 from codemods.analysis.device import is_device_name
 from codemods.analysis.training import is_device_loader
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.syntax import arg_value, call_args, children, dotted, method_name, names_in, receiver, string_value, walk
 from codemods.targets import XM, spellings
 
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
@@ -292,7 +290,7 @@ class LazyAnalysis(Analysis):
             self.names.append(self._site(node))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.ignored_names.update(id(n) for n in _walk(node.target) if isinstance(n, cst.Name))
+        self.ignored_names.update(id(n) for n in walk(node.target) if isinstance(n, cst.Name))
 
     def _nest(self, node: cst.CSTNode) -> None:
         self.nested += 1
@@ -358,7 +356,7 @@ class LazyAnalysis(Analysis):
             self.scope.returns.append(node.value)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        self.test_nodes.update(id(n) for n in _walk(test))
+        self.test_nodes.update(id(n) for n in walk(test))
         self.tests.append(self._site(test))
 
     def visit_If(self, node: cst.If) -> None:
@@ -587,7 +585,7 @@ class LazyAnalysis(Analysis):
         }
         return any(
             (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
-            for sub in _walk(loop.iter)
+            for sub in walk(loop.iter)
         )
 
     # -- host reads ----------------------------------------------------------------------
@@ -655,7 +653,7 @@ class LazyAnalysis(Analysis):
         reason = previous.blocked if previous else None
         if site.nested:
             reason = "it reads inside a comprehension"
-        elif any(isinstance(n, cst.FormattedStringExpression) and n.equal is not None for n in _walk(statement)):
+        elif any(isinstance(n, cst.FormattedStringExpression) and n.equal is not None for n in walk(statement)):
             reason = "an f-string `=` prints the expression's own text"
         elif self.facts.huggingface.accelerators:
             reason = "this Accelerate script stays free of torch_xla calls"
@@ -725,7 +723,7 @@ class LazyAnalysis(Analysis):
                 elif isinstance(current, cst.Name):
                     found.append(current.value)
                 else:
-                    stack.extend(_children(current))
+                    stack.extend(children(current))
             names = self.value_names[id(node)] = tuple(found)
         return names
 
@@ -933,12 +931,12 @@ class LazyAnalysis(Analysis):
             if isinstance(loop, cst.For) and self._from_device_loader(loop):
                 continue
             scope = self.loops[loop].scope
-            rebound = set(_names_in(loop.target)) if isinstance(loop, cst.For) else set()
+            rebound = set(names_in(loop.target)) if isinstance(loop, cst.For) else set()
             carried: list[str] = []
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
                 if not loops or loops[-1] is not loop:
                     continue
-                used = set(_names_in(value))
+                used = set(names_in(value))
                 for target in targets:
                     if target in rebound:
                         continue
@@ -947,38 +945,6 @@ class LazyAnalysis(Analysis):
                         carried.append(target)
             if carried:
                 self.part.carried_state[loop] = tuple(carried)
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node of a subtree, parents first (read from fields, see _children)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(_children(current)))
-
-
-def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """A node's children, read from its fields (LibCST's ``children`` rebuilds the node)."""
-    kind = type(node)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(node))
-    found: list[cst.CSTNode] = []
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, cst.CSTNode))
-    return found
-
-
-def _names_in(node: cst.CSTNode) -> Iterator[str]:
-    return (n.value for n in _walk(node) if isinstance(n, cst.Name))
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -996,12 +962,12 @@ def _counters(loop: cst.For) -> list[str]:
         return []
     func = dotted(iterator.func)
     if func == "range":
-        return [n for n in _names_in(target)]
+        return [n for n in names_in(target)]
     if func == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-        counters = [n for n in _names_in(target.elements[0].value)]
+        counters = [n for n in names_in(target.elements[0].value)]
         inner = iterator.args[0].value if iterator.args else None
         if isinstance(inner, cst.Call) and dotted(inner.func) == "range":
-            counters.extend(_names_in(target.elements[1].value))
+            counters.extend(names_in(target.elements[1].value))
         return counters
     return []
 

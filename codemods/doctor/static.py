@@ -11,8 +11,10 @@ import dataclasses
 from pathlib import Path
 
 from codemods.pipeline import ConversionError, convert_source
+from codemods.project import Project, find_root, summarise_with
 from codemods.report import Finding
-from codemods.rules import RULES_BY_CODE, matches
+from codemods.rules import RULES_BY_CODE, RuleSelection, matches
+from codemods.targets import DEFAULT_TARGET
 
 DEFAULT_FAMILIES = ("XLA7",)
 RUNTIME_RULES = ("XLD101", "XLD102", "XLD103")  # findings that name a line of the script's code
@@ -38,7 +40,10 @@ def cross_reference(findings: dict[str, list[Finding]], families: tuple[str, ...
 
 def _static_by_line(path: Path, families: tuple[str, ...]) -> dict[int, list[Finding]]:
     try:
-        conversion = convert_source(path.read_bytes(), locate="input", filename=str(path))
+        project = Project(find_root(path), summarise_with(DEFAULT_TARGET, RuleSelection(), None), in_run=[path])
+        conversion = convert_source(
+            path.read_bytes(), locate="input", filename=str(path), imports=project.imports_of(path)
+        )
     except (ConversionError, OSError):
         return {}
     by_line: dict[int, list[Finding]] = {}

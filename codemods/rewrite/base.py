@@ -57,6 +57,9 @@ class Context:
         self._tracked: dict[int, cst.CSTNode | None] = {}
         self.ancestors: list[cst.CSTNode] = []
         self.dropped_statements: set[cst.CSTNode] = set()
+        # Comment lines that go right after a statement (keyed by id): the footer of a
+        # block whose statements were moved into the parent block.
+        self.lines_after: dict[int, Sequence[cst.EmptyLine]] = {}
         self.track([facts.imports.anchor])
 
     # -- findings ---------------------------------------------------------------
@@ -183,6 +186,11 @@ class Context:
         """Remove a statement; its leading comments move to the next statement."""
         self.dropped_statements.add(statement)
 
+    def keep_lines_after(self, statement: cst.BaseStatement, lines: Sequence[cst.EmptyLine]) -> None:
+        """Put comment lines right after ``statement`` in the block it ends up in."""
+        if lines:
+            self.lines_after[id(statement)] = lines
+
 
 def _unfixed(message: str) -> str:
     """A fix's message when the fix is not made: "X -> {new}: why" reads "X: why"."""
@@ -240,7 +248,7 @@ class Rewriter(cst.CSTTransformer):
             return updated_node
         result: object = updated_node
         kind = type(original_node)
-        if self.ctx.dropped_statements and kind in _BLOCKS:
+        if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after):
             result = self._without_dropped(updated_node)  # type: ignore[arg-type]
         if not self.frozen:
             if kind in _REFERENCES and self.reference_handlers:
@@ -279,10 +287,28 @@ class Rewriter(cst.CSTTransformer):
         return result
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
-        return without_statements(block, self.ctx.dropped_statements)
+        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
 
 
 BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
+
+
+def with_lines_after(block: BlockT, lines_after: dict[int, Sequence[cst.EmptyLine]]) -> BlockT:
+    """``block`` with the comment lines kept for its statements placed after them: they
+    lead the next statement, or join the block's footer after the last one."""
+    if not lines_after or not any(id(statement) in lines_after for statement in block.body):
+        return block
+    body, footer = list(block.body), list(block.footer)
+    for index, statement in enumerate(body):
+        lines = lines_after.pop(id(statement), None)
+        if not lines:
+            continue
+        following = body[index + 1] if index + 1 < len(body) else None
+        if following is not None and hasattr(following, "leading_lines"):
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])
+        else:
+            footer = [*lines, *footer]
+    return block.with_changes(body=body, footer=footer)
 
 
 def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.rewrite.base import Concern, without_statements
-from codemods.syntax import dotted
+from codemods.syntax import children, dotted
 
 
 def _imports_of(body: list[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
@@ -30,37 +30,22 @@ _REGISTERS_DEVICE = cst.TrailingWhitespace(
 )
 
 
-class _NameUses(cst.CSTVisitor):
-    """Which of ``wanted`` the code uses, import statements aside."""
-
-    def __init__(self, wanted: set[str]) -> None:
-        super().__init__()
-        self.wanted = wanted
-        self.used: set[str] = set()
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.wanted:
-            self.used.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # `x.save` does not use a name `save`
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # nor does `f(save=...)`
-        return False
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        """No per-field hooks."""
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        """No per-field hooks."""
+def _used_names(module: cst.Module, wanted: set[str]) -> set[str]:
+    """Which of ``wanted`` the code uses, import statements aside (walked over the node
+    fields: a LibCST visitor would rebuild the whole module)."""
+    used: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in wanted:  # type: ignore[attr-defined]
+                used.add(node.value)  # type: ignore[attr-defined]
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(node.value)  # type: ignore[attr-defined]  # `x.save`, `f(save=...)` use no name `save`
+        elif kind is not cst.Import and kind is not cst.ImportFrom:
+            stack.extend(children(node))
+    return used
 
 
 class ImportsRewrite(Concern):
@@ -68,9 +53,7 @@ class ImportsRewrite(Concern):
         imports = self.ctx.imports
         candidates = {name for name in imports.discarded_names if imports.removable(name)}
         if candidates:
-            counter = _NameUses(candidates)
-            updated.visit(counter)
-            self.unused = candidates - counter.used
+            self.unused = candidates - _used_names(updated, candidates)
         else:
             self.unused = set()
         self.unused = imports.keep_packages_loaded(self.unused)
@@ -115,9 +98,7 @@ class ImportsRewrite(Concern):
 
     @staticmethod
     def _uses(module: cst.Module, name: str) -> bool:
-        counter = _NameUses({name})
-        module.visit(counter)
-        return bool(counter.used)
+        return bool(_used_names(module, {name}))
 
     def _prune(
         self, statement: cst.SimpleStatementLine, source: cst.SimpleStatementLine | None

@@ -36,6 +36,8 @@ class CudaRuntimeRewrite(ReportedApis):
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()
+        # Statement lines timing work with a synchronize: the barrier that goes before them.
+        self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """Table entries get their own advice; any other torch.cuda API the other rules
@@ -71,6 +73,13 @@ class CudaRuntimeRewrite(ReportedApis):
             return None
         return middle if quiet and isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
 
+    def _statement_line(self, original, updated):  # type: ignore[no-untyped-def]
+        barrier = self.barrier_before.pop(original, None)
+        if barrier is not None:
+            line = cst.SimpleStatementLine(body=[cst.Expr(barrier)], leading_lines=updated.leading_lines)
+            return cst.FlattenSentinel([line, updated.with_changes(leading_lines=[])])
+        return self._without_no_effect(original, updated)
+
     def _without_no_effect(self, original, updated):  # type: ignore[no-untyped-def]
         """The statement line minus its no-effect statements (all of them: the line goes,
         its comments move on; see Context.drop_statement)."""
@@ -99,7 +108,7 @@ class CudaRuntimeRewrite(ReportedApis):
         self.ctx.drop_statement(updated)
         return updated
 
-    leave_SimpleStatementLine = _without_no_effect
+    leave_SimpleStatementLine = _statement_line
     leave_SimpleStatementSuite = _without_no_effect
 
     def _removable_pin_memory(self, call: cst.CSTNode | None, arg: cst.Arg) -> bool:
@@ -132,11 +141,36 @@ class CudaRuntimeRewrite(ReportedApis):
         if original.args:
             self.ctx.report("XLA501", original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
             return updated
+        if original in self.facts.device.timing_syncs:
+            return self._timing_sync(original, updated)
         new = self.ctx.fix(
             "XLA501",
             original,
             f"{self.ctx.code(original)} -> {{new}}: waits for the device's pending work",
             lambda: self.ctx.replace_callee(original, updated, "wait_device_ops"),
+        )
+        return new if new is not None else updated
+
+    def _timing_sync(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """Before a clock is read: the step barrier sends the pending graph to the device,
+        then waiting for it measures its run (waiting alone measures nothing in lazy mode,
+        where the work has not started yet)."""
+        statement = self.ctx.ancestors[-3]  # Call <- Expr <- SimpleStatementLine
+
+        def build() -> cst.Call | None:
+            barrier = self.ctx.call("sync")
+            wait = self.ctx.replace_callee(original, updated, "wait_device_ops")
+            if barrier is None or wait is None:
+                return None
+            self.barrier_before[statement] = barrier
+            return wait
+
+        new = self.ctx.fix(
+            "XLA501",
+            original,
+            f"{self.ctx.code(original)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
+            "pending work only starts at the barrier, so waiting alone would time nothing)",
+            build,
         )
         return new if new is not None else updated
 
