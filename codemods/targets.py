@@ -57,17 +57,9 @@ class Target:
     # The string that names the XLA device where a script keeps devices as strings
     # ("cuda" -> this); torch.device("xla") is valid in every torch_xla release.
     device_string: str = "xla"
-    # The platform starts the processes and calls ``_mp_fn(index)`` in each (SageMaker's
-    # pytorchxla runtime): a script must not start them itself.  Otherwise the script
-    # launches its processes with the "launch" concept.
-    runtime_starts_processes: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
-
-    def has(self, concept: str) -> bool:
-        """The release has a spelling for ``concept`` (torch_xla 1.13 has no local process count)."""
-        return concept in self.apis
 
 
 # Concepts whose spelling is the same in both targets.
@@ -113,6 +105,8 @@ TARGETS: dict[str, Target] = {
             "world_size": _xm("xrt_world_size"),
             "global_ordinal": _xm("get_ordinal"),
             "local_ordinal": _xm("get_local_ordinal"),
+            # torch_xla 1.13 has no per-host process count: on one host it is the world size.
+            "local_process_count": _xm("xrt_world_size"),
             "launch": Api(XMP, "spawn", "xmp"),
             "autocast": Api("torch_xla.amp", "autocast"),
             "grad_scaler": Api("torch_xla.amp", "GradScaler"),
@@ -122,7 +116,6 @@ TARGETS: dict[str, Target] = {
         },
         autocast_takes="device",
         autocast_dtype=None,
-        runtime_starts_processes=True,
     ),
 }
 
@@ -130,7 +123,7 @@ DEFAULT_TARGET = "2.9"
 
 # Concepts whose spelling differs between releases: a zero-argument call to any of
 # these spellings is rewritten to the target's spelling (upgrade or downgrade).
-VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal", "launch")
+VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal")
 
 
 def spellings(concept: str) -> frozenset[str]:

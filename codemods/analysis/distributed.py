@@ -60,7 +60,7 @@ SPAWN_PARAMETERS = ("fn", "args", "nprocs", "join", "daemon", "start_method")
 # What the xla:// init method takes from the XLA runtime (and a CUDA device).
 PROCESS_GROUP_DROPPED = frozenset({"world_size", "rank", "store", "device_id"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
-BACKENDS = {"nccl", "gloo", "mpi", "ucc"}
+BACKENDS = {"nccl", "gloo", "mpi", "ucc", "xla"}
 
 
 @dataclass(frozen=True)
@@ -148,6 +148,10 @@ class DistributedFacts:
     guarded_saves: set[cst.Call] = field(default_factory=set)
     # Where a module-level script's distributed setup starts (for the report).
     module_level_anchor: cst.CSTNode | None = None
+    # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
+    # binds that the module's functions read as globals (declared global there).
+    entry_guard: cst.If | None = None
+    guard_globals: tuple[str, ...] = ()
 
 
 @dataclass
@@ -200,6 +204,8 @@ class DistributedAnalysis(Analysis):
         self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...]]] = []
         self.rank_tests: dict[int, bool] = {}
         self.ddp_references: list[cst.Call] = []
+        self.xla_launches: list[cst.Call] = []  # torch_xla.launch / xmp.spawn calls already there
+        self.module_defs: list[cst.FunctionDef | cst.ClassDef] = []  # outside any if
 
     # -- where we are -------------------------------------------------------------------
 
@@ -233,10 +239,16 @@ class DistributedAnalysis(Analysis):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.walk.class_depth == 1 and not self.walk.functions and not self.walk.conds:
+            self.module_defs.append(node)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self.walk.functions) == 1 and not self.walk.class_depth:
             name = node.name.value
             self.functions[name] = node
+            if not self.walk.conds:
+                self.module_defs.append(node)
             params = node.params
             self.params[name] = [p.name.value for p in (*params.posonly_params, *params.params)]
 
@@ -399,6 +411,7 @@ class DistributedAnalysis(Analysis):
             self._spawn(node)
         elif callee in XLA_LAUNCHERS:
             self.part.style = "launched"
+            self.xla_launches.append(node)
         elif callee == "torch.cuda.device_count" and not node.args:
             self.count_calls.append((node, owner, self._assigned_name(node)))
         elif callee in DISTRIBUTED_SAMPLER:
@@ -538,6 +551,9 @@ class DistributedAnalysis(Analysis):
             else:
                 part.style = "module"
                 part.module_level_anchor = self.dist_calls[0] if self.dist_calls else None
+        if part.style == "main" and self.guard is not None and facts.entry.mp_fn is None:
+            part.entry_guard = self.guard
+            part.guard_globals = _shared_names(self.guard, self.module_defs)
         parent = self._processes()
         self._process_groups()
         self._reads(parent)
@@ -653,10 +669,11 @@ class DistributedAnalysis(Analysis):
                     counts.add(name)
                     grew = True
         feeding: set[str] = set()
-        for spawn in self.part.spawns.values():
-            for sub in walk(spawn.args) if spawn.args is not None else ():
-                if (name := dotted(sub)) in counts:
-                    feeding.add(name)  # type: ignore[arg-type]
+        handed = [spawn.args for spawn in self.part.spawns.values() if spawn.args is not None]
+        handed += [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
+        for sub in (sub for value in handed for sub in walk(value)):
+            if (name := dotted(sub)) in counts:
+                feeding.add(name)  # type: ignore[arg-type]
         return _Counts(counts, feeding)
 
     def _rereads(self, parent: set[str]) -> None:
@@ -813,6 +830,44 @@ class DistributedAnalysis(Analysis):
         for call, function, guarded in self.saves:
             if guarded or function in self.guarded_calls:
                 self.part.guarded_saves.add(call)
+
+
+def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> tuple[str, ...]:
+    """Names the guard's own statements bind that the module's functions and classes read
+    (and do not bind themselves): globals they need once the guard's code is a function."""
+    bound = {name for statement in guard.body.body for name in _bound_by(statement)}
+    read: set[str] = set()
+    for definition in defs:
+        own = {name for statement in walk(definition) if isinstance(statement, cst.BaseSmallStatement | cst.BaseCompoundStatement) for name in _bound_by(statement)}
+        if isinstance(definition, cst.FunctionDef):
+            own |= {p.name.value for p in walk(definition.params) if isinstance(p, cst.Param)}
+        read |= set(names_in(definition.body)) - own
+    return tuple(sorted(bound & read))
+
+
+def _bound_by(statement: cst.CSTNode) -> list[str]:
+    """Names a statement binds in its own scope (assignments, imports, loops, defs)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return [name for small in statement.body for name in _bound_by(small)]
+    if isinstance(statement, cst.Assign):
+        return [n for target in statement.targets for n in _target_names(target.target)]
+    if isinstance(statement, cst.AnnAssign | cst.AugAssign):
+        return _target_names(statement.target)
+    if isinstance(statement, cst.Import | cst.ImportFrom) and not isinstance(statement.names, cst.ImportStar):
+        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]
+    if isinstance(statement, cst.For):
+        return _target_names(statement.target)
+    if isinstance(statement, cst.FunctionDef | cst.ClassDef):
+        return [statement.name.value]
+    return []
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for element in target.elements for n in _target_names(element.value)]
+    return []
 
 
 @dataclass(frozen=True)
