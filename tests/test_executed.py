@@ -116,7 +116,6 @@ EXECUTED = [
     Executed("cuda_runtime_calls.py", args=("--epochs", "3"), steps_per_epoch=5),  # synchronize -> wait_device_ops
     Executed("nanogpt_style.py"),  # while loop, string device
     Executed("train.py", folder="helpers_split", steps_per_epoch=10),  # setup in a sibling module
-    Executed("amp_dataparallel.py", args=("--epochs", "3"), steps_per_epoch=6),  # AMP reported: runs in float32
     Executed("imagenet_style.py", steps_per_epoch=4),  # device per worker, CUDA-only branches
     # Distributed, world size 1: torchrun's environment for the original; the conversion
     # starts _mp_fn with torch_xla.launch, run in the runner's process (tests/in_process.py).

@@ -38,8 +38,16 @@ AMP_CASES = {
     "amp_decorated.py": set(),  # RMSprop has no sync-free version (reported, kept)
     "main_pretrain.py": {"syncfree.adamw.AdamW"},  # AMP set up in util/misc.py
     "main.py": {"syncfree.adamw.AdamW"},  # a repository: loops in engine.py, scaler in utils/
+    "amp_dataparallel.py": {"syncfree.adam.Adam"},  # AMP only on CUDA in the original: float32 in eager mode
 }
-FOLDERS = {"main_pretrain.py": "mae_style", "main.py": "vision_repo"}
+# Fixtures that run epochs: (folder, arguments, training steps per epoch).  Their warm-up
+# includes the first epoch, where what runs once per epoch (evaluation, the scheduler's
+# first values) compiles its graphs.
+EPOCHS = {
+    "main_pretrain.py": ("mae_style", ("--epochs", "3"), 6),
+    "main.py": ("vision_repo", ("--epochs", "3"), 6),
+    "amp_dataparallel.py": (".", ("--epochs", "3"), 6),
+}
 
 
 def bfloat16_autocast_ran(run: Run) -> bool:
@@ -54,7 +62,8 @@ def optimizers_stepped(run: Run) -> set[str]:
 
 @pytest.mark.parametrize("script", sorted(AMP_CASES))
 def test_converted_amp_fixture_trains_in_bfloat16(script: str, tmp_path: Path) -> None:
-    case = Executed(script, folder=FOLDERS.get(script, "."))
+    folder, args, steps_per_epoch = EPOCHS.get(script, (".", (), None))
+    case = Executed(script, folder=folder, args=args, steps_per_epoch=steps_per_epoch)
     eager = run_eager(case, tmp_path)
     xla = run_xla(case, tmp_path)
 
