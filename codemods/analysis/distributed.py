@@ -172,7 +172,7 @@ class DistributedAnalysis(Analysis):
         self.reads: list[_Read] = []
         self.local_rank_flag = False
         self.local_rank_reads: list[_Read] = []
-        self.dist_calls: list[cst.CSTNode] = []  # distributed setup, in order (for module-level scripts)
+        self.dist_calls: list[cst.CSTNode] = []  # distributed setup at module level, in order
         # Call graph by simple names: owner -> names called or passed; function -> params.
         self.calls: dict[str, set[str]] = defaultdict(set)
         self.call_sites: dict[str, list[list[str | None]]] = defaultdict(list)
@@ -388,11 +388,10 @@ class DistributedAnalysis(Analysis):
                 self.reads.append(_Read(node, ENV_CONCEPTS[found[0]], owner))
                 self._distributed_code(node)
                 return
-        if callee is None:
-            if (found := self._env(node)) is not None:
-                self.part.raw_env_reads[node] = found[0]
-            return
-        self._api_call(node, callee, owner)
+        if (found := self._env(node)) is not None:
+            self.part.raw_env_reads[node] = found[0]
+        elif callee is not None:
+            self._api_call(node, callee, owner)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) not in self.skip and (found := self._env(node)) is not None:
@@ -437,7 +436,8 @@ class DistributedAnalysis(Analysis):
         return None
 
     def _distributed_code(self, node: cst.CSTNode) -> None:
-        self.dist_calls.append(node)
+        if not self.walk.scopes:  # module level: no launcher can start it
+            self.dist_calls.append(node)
 
     def _env(self, node: cst.CSTNode) -> tuple[str, cst.BaseExpression | None] | None:
         """``os.environ["RANK"]``, ``os.environ.get("RANK", d)``, ``os.getenv("RANK", d)``:

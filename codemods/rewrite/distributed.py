@@ -291,6 +291,7 @@ class DistributedRewrite(Concern):
         if fixed is None:
             return updated
         self.ctx.subsume(original)
+        self.ctx.imports.discard(original.func)
         return fixed
 
     def leave_SimpleStatementLine(
@@ -304,7 +305,7 @@ class DistributedRewrite(Concern):
                 "(DataParallel has no XLA meaning)", lambda: cst.RemovalSentinel.REMOVE,
             )
             if fixed is not None:
-                self.ctx.vanish(original, updated)
+                self.ctx.vanish(original, original)
                 self.ctx.drop_statement(updated)
                 return updated
         optimizer = part.gradient_reduces.get(original)
@@ -444,8 +445,7 @@ class DistributedRewrite(Concern):
                             "processes at once) cannot run on XLA: device tensors are not shared between processes; "
                             "train in one process, or with DDP")
         elif original in part.raw_env_reads:
-            self.ctx.report("XLA609", original, f"`{part.raw_env_reads[original]}` read from the environment: "
-                            "XLA's launcher does not set it; use the XLA runtime's rank and size")
+            self._raw_env_read(original)
         elif original in part.parent_reads:
             self._parent_read(original)
         elif original in part.unreduced_backwards:
@@ -454,6 +454,16 @@ class DistributedRewrite(Concern):
                             "scale=1.0 / world size))")
         elif self.ctx.target.api("launch").qualified_name != XMP_SPAWN and self.ctx.resolve(original.func) == XMP_SPAWN:
             return self._xmp_spawn(original, updated)
+        return updated
+
+    def _raw_env_read(self, original: cst.CSTNode) -> None:
+        self.ctx.report("XLA609", original, f"`{self.part.raw_env_reads[original]}` read from the environment: the XLA "
+                        "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
+                        "string is converted)")
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if original in self.part.raw_env_reads:
+            self._raw_env_read(original)
         return updated
 
     def _parent_read(self, original: cst.CSTNode) -> None:

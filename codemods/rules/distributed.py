@@ -14,12 +14,14 @@ RULES = (
             """
             import torch.distributed as dist
 
+
             def setup(rank, world_size):
                 dist.init_process_group("nccl", rank=rank, world_size=world_size)
             """,
             """
             import torch.distributed as dist
-            import torch_xla.distributed.xla_backend
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
 
             def setup(rank, world_size):
                 dist.init_process_group("xla", init_method="xla://")
@@ -34,16 +36,24 @@ RULES = (
         examples=(example(
             """
             import os
+            import torch.distributed as dist
 
-            local_rank = int(os.environ["LOCAL_RANK"])
-            world_size = int(os.environ["WORLD_SIZE"])
+
+            def setup():
+                dist.init_process_group("nccl")
+                local_rank = int(os.environ["LOCAL_RANK"])
+                world_size = dist.get_world_size()
             """,
             """
-            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
             import torch_xla.runtime as xr
 
-            local_rank = xr.local_ordinal()
-            world_size = xr.world_size()
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+                local_rank = xr.local_ordinal()
+                world_size = xr.world_size()
             """,
         ),),
     ),
@@ -65,7 +75,6 @@ RULES = (
                 mp.spawn(train, args=(8,), nprocs=8, join=True)
             """,
             """
-            import torch.multiprocessing as mp
             import torch_xla
 
 
@@ -87,12 +96,16 @@ RULES = (
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            model = DDP(model, device_ids=[local_rank], output_device=local_rank)
+
+            def wrap(model, local_rank):
+                return DDP(model, device_ids=[local_rank], output_device=local_rank)
             """,
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            model = DDP(model)
+
+            def wrap(model, local_rank):
+                return DDP(model)
             """,
         ),),
     ),
@@ -104,14 +117,20 @@ RULES = (
         "and more devices mean more processes (DDP).",
         examples=(example(
             """
+            import torch
             import torch.nn as nn
 
-            model = nn.DataParallel(model)
-            state = model.module.state_dict()
+
+            def build(model):
+                model = nn.DataParallel(model)
+                return model.module
             """,
             """
-            import torch.nn as nn
-            state = model.state_dict()
+            import torch
+
+
+            def build(model):
+                return model
             """,
         ),),
     ),
@@ -122,15 +141,24 @@ RULES = (
         "for its rank is given the XLA runtime's instead.",
         examples=(example(
             """
+            import torch.distributed as dist
             from torch.utils.data.distributed import DistributedSampler
 
-            sampler = DistributedSampler(dataset)
+
+            def data(dataset):
+                dist.init_process_group("nccl")
+                return DistributedSampler(dataset)
             """,
             """
+            import torch.distributed as dist
             from torch.utils.data.distributed import DistributedSampler
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
             import torch_xla.runtime as xr
 
-            sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+
+            def data(dataset):
+                dist.init_process_group("xla", init_method="xla://")
+                return DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
             """,
         ),),
     ),
@@ -141,13 +169,39 @@ RULES = (
         "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
         examples=(example(
             """
+            import torch
             import torch.distributed as dist
 
-            def train_step(model, optimizer, scaler, x, y):
-                loss = model(x, y)
-                scaler.scale(loss).backward()
-                scaler.step(optimizer)
-                scaler.update()
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("nccl")
+                scaler = torch.cuda.amp.GradScaler()
+                for x, y in loader:
+                    with torch.cuda.amp.autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("xla", init_method="xla://")
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    xm.all_reduce("sum", xm._fetch_gradients(optimizer), scale=1.0 / xr.world_size())
+                    scaler.step(optimizer)
+                    scaler.update()
+                    torch_xla.sync()
             """,
         ),),
     ),
@@ -172,8 +226,22 @@ RULES = (
         examples=(example(
             """
             import os
+            import torch.distributed as dist
 
-            rank = os.environ["RANK"]
+
+            def setup():
+                dist.init_process_group("nccl")
+                return os.environ["RANK"]
+            """,
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+                return os.environ["RANK"]
             """,
         ),),
     ),

@@ -15,7 +15,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 import torch_xla.amp.syncfree as syncfree
 import torch_xla.core.xla_model as xm
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" device)
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.runtime as xr
 
 

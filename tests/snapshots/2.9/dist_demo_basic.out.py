@@ -11,7 +11,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.optim as optim
 from torch.nn.parallel import DistributedDataParallel as DDP
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" device)
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.runtime as xr
 
 

@@ -20,7 +20,7 @@ import torch.utils.data
 import torch.utils.data.distributed
 import torch_xla
 import torch_xla.core.xla_model as xm
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" device)
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.runtime as xr
 
 parser = argparse.ArgumentParser(description="PyTorch ImageNet-style training")

@@ -14,7 +14,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 import torch_xla.core.xla_model as xm
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" device)
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.distributed.xla_multiprocessing as xmp
 
 

@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.optim as optim
 from torch.nn.parallel import DistributedDataParallel as DDP
 import torch_xla.core.xla_model as xm
-import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" device)
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.distributed.xla_multiprocessing as xmp
 
 
