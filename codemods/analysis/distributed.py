@@ -146,6 +146,8 @@ class DistributedFacts:
     hogwild: cst.Call | None = None
     # Saves that only the master process reaches (a rank guard around them or their caller).
     guarded_saves: set[cst.Call] = field(default_factory=set)
+    # Names (and attributes) that hold a DataLoader of this file, however they are called.
+    loaders: set[str] = field(default_factory=set)
     # Where a module-level script's distributed setup starts (for the report).
     module_level_anchor: cst.CSTNode | None = None
     # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
@@ -518,6 +520,7 @@ class DistributedAnalysis(Analysis):
         if self.local_rank_flag:
             self.reads.extend(self.local_rank_reads)
         self._loaders()
+        part.loaders = set(self.loader_calls)
 
     def _removed_branches(self) -> list[cst.CSTNode]:
         """Branches of device ifs that cannot run once the accelerator check folds to

@@ -341,7 +341,7 @@ class TrainingAnalysis(Analysis):
                 return None
             target = target.elements[1].value
         name = dotted(loader)
-        if name is None or "loader" not in name.rsplit(".", 1)[-1].lower():
+        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.distributed.loaders):
             return None
         batch = set(names_in(target))
         devices = {loop.moved.get(b) for b in batch}

@@ -341,7 +341,8 @@ class DistributedRewrite(Concern):
         return fixed if fixed is not None else updated
 
     def _loader_sampler(self, original: cst.Call, updated: cst.Call, plan: SamplerPlan) -> cst.BaseExpression:
-        if plan.dataset is None:
+        if plan.dataset is None or any(arg.star for arg in original.args):
+            # Unpacked arguments may hold a shuffle=True, which a sampler excludes.
             self.ctx.report("XLA606", original, "training DataLoader without a DistributedSampler: give it "
                             "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
                             "or every process trains on the same data")

@@ -16,6 +16,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.runtime as xr
 
@@ -74,13 +75,12 @@ class Trainer:
         b_sz = len(next(iter(self.train_data))[0])
         print(f"[GPU{self.global_rank}] Epoch {epoch} | Batchsize: {b_sz} | Steps: {len(self.train_data)}")
         self.train_data.sampler.set_epoch(epoch)
-        for source, targets in self.train_data:
+        for source, targets in pl.MpDeviceLoader(self.train_data, self.device):
             source = source.to(self.device)
             targets = targets.to(self.device)
             loss = self._run_batch(source, targets)
             xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6e}"), args=(self.step, loss))
             self.step += 1
-            torch_xla.sync()
 
     def _save_snapshot(self, epoch):
         snapshot = {

@@ -14,6 +14,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 import torch_xla.distributed.xla_multiprocessing as xmp
 
@@ -68,11 +69,10 @@ class Trainer:
         b_sz = len(next(iter(self.train_data))[0])
         print(f"[GPU{self.gpu_id}] Epoch {epoch} | Batchsize: {b_sz} | Steps: {len(self.train_data)}")
         self.train_data.sampler.set_epoch(epoch)
-        for source, targets in self.train_data:
+        for source, targets in pl.MpDeviceLoader(self.train_data, self.device):
             source = source.to(self.device)
             targets = targets.to(self.device)
             self._run_batch(source, targets)
-            xm.mark_step()
 
     def _save_checkpoint(self, epoch):
         ckp = self.model.module.state_dict()
