@@ -1848,6 +1848,92 @@ CASES = [
 
         ngpus = device_count()
         """),
+    # -- XLA305 step outside any loop ------------------------------------------------------------------------
+    C("XLA305", "positive", """
+        import torch
+
+
+        def demo(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+            print(model.weight)
+
+
+        demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        def demo(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+            print(model.weight)
+
+
+        demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+        """, note="demo-function"),
+    C("XLA305", "negative", """
+        import torch
+
+
+        def train_step(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+
+
+        for x, y in batches:
+            train_step(model, optimizer, x, y)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        def train_step(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            xm.optimizer_step(optimizer)
+
+
+        for x, y in batches:
+            train_step(model, optimizer, x, y)
+            torch_xla.sync()
+        """, note="step-function-in-a-loop"),
+    C("XLA305", "alias", """
+        import torch.multiprocessing as mp
+        import torch.optim as O
+
+
+        def worker(rank):
+            opt = O.SGD(model.parameters(), lr=0.1)
+            loss_fn(model(x), y).backward()
+            opt.step()
+
+
+        if __name__ == "__main__":
+            mp.spawn(worker, nprocs=1)
+        """, """
+        import torch.optim as O
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        def worker(rank):
+            opt = O.SGD(model.parameters(), lr=0.1)
+            loss_fn(model(x), y).backward()
+            xm.optimizer_step(opt)
+            torch_xla.sync()
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(worker)
+        """, note="handed-to-a-launcher"),
     # -- XLA6 distributed (rewrite/distributed.py) ----------------------------------------------------------
     C("XLA601", "positive", """
         import torch.distributed as dist

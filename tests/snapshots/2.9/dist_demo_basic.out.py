@@ -58,6 +58,7 @@ def demo_basic(rank, world_size):
     loss = loss_fn(outputs, labels)
     loss.backward()
     optimizer.step()
+    torch_xla.sync()
     print(f"step 0 loss {loss.item():.6e}")
 
     cleanup()

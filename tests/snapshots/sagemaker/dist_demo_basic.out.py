@@ -59,6 +59,7 @@ def demo_basic(rank, world_size):
     loss = loss_fn(outputs, labels)
     loss.backward()
     optimizer.step()
+    xm.mark_step()
     print(f"step 0 loss {loss.item():.6e}")
 
     cleanup()
