@@ -431,6 +431,32 @@ CASES = [
         x = x.to(dtype)
         y = y.to(torch.float16)
         """),
+    # nanoGPT hands its device string to set_device: the name is not an index, and the
+    # user's --device=cpu override must keep working.
+    C("XLA103", "negative", """
+        import sys
+        import torch
+
+        device = 'cuda'
+        for arg in sys.argv[1:]:
+            key, value = arg[2:].split('=')
+            globals()[key] = value
+        if 'cuda' in device:
+            torch.cuda.set_device(device)
+        x = torch.zeros(2).to(device)
+        """, """
+        import sys
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        device = 'xla'
+        for arg in sys.argv[1:]:
+            key, value = arg[2:].split('=')
+            globals()[key] = value
+        if 'cuda' in device:
+            pass
+        x = torch.zeros(2).to(device)
+        """, note="string-device-given-to-set-device"),
     C("XLA103", "positive", """
         import torch
 
