@@ -171,7 +171,13 @@ class DeviceAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._assignment(dotted(target.target), node.value)
+            names, values = target.target, node.value
+            if isinstance(names, cst.Tuple) and isinstance(values, cst.Tuple) and len(names.elements) == len(values.elements):
+                # device, backend = 'cpu', 'gloo'
+                for name, value in zip(names.elements, values.elements):
+                    self._assignment(dotted(name.value), value.value)
+            else:
+                self._assignment(dotted(names), values)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:

@@ -39,8 +39,6 @@ device = 'xla'  # examples: 'cpu', 'cuda', 'cuda:0', 'cuda:1' etc.
 for arg in sys.argv[1:]:
     key, value = arg[2:].split('=')
     globals()[key] = type(globals()[key])(value)
-if not torch.cuda.is_available():
-    device, backend = 'cpu', 'xla'
 # -----------------------------------------------------------------------------
 
 # various inits, derived attributes, I/O setup
