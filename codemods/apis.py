@@ -142,10 +142,10 @@ THIRD_PARTY: dict[str, SourceApi] = {
 }
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
+# Multi-GPU APIs: their calls are ported (rewrite/distributed.py) or reported (XLA609).
 DISTRIBUTED: dict[str, SourceApi] = _table(
-    "XLA601",
-    "multi-GPU code is not ported by this version; on XLA use torch_xla.launch, "
-    "the 'xla' process group backend and MpDeviceLoader",
+    "XLA609",
+    "is not ported here: on XLA use the xla process group, the XLA launcher and one process per device",
     "torch.nn.DataParallel torch.nn.parallel.DataParallel torch.nn.parallel.DistributedDataParallel "
     "torch.distributed.init_process_group "
     "torch.multiprocessing.spawn torch.distributed.launch",

@@ -66,10 +66,12 @@ def main() -> None:
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 @click.option("--annotate", is_flag=True, help="Write a `# TODO(xla-codemod): ...` comment above what needs a person.")
-def convert(diff: bool, check: bool, annotate: bool, **options: Any) -> None:
+@click.option("--distributed", is_flag=True,
+              help="Also make one-device scripts multi-process (sampler, _mp_fn, the XLA launcher).")
+def convert(diff: bool, check: bool, annotate: bool, distributed: bool, **options: Any) -> None:
     """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout)."""
     mode: Mode = "diff" if diff else "check" if check else "write"
-    sys.exit(_execute(mode, annotate=annotate, **options))
+    sys.exit(_execute(mode, annotate=annotate, distributed=distributed, **options))
 
 
 @main.command()
@@ -147,6 +149,7 @@ def _execute(
     report_format: str,
     fail_on: Severity | None,
     annotate: bool = False,
+    distributed: bool = False,
 ) -> int:
     settings = _settings()
     signal.signal(signal.SIGTERM, _interrupt)
@@ -169,6 +172,7 @@ def _execute(
             int(size * 2**20) if size else DEFAULT_MAX_BYTES,
             command_line.fail_on or file.fail_on or "error",
             annotate,
+            distributed,
         )
 
     if "-" in paths:

@@ -74,7 +74,8 @@ class ImportTable:
 
     def imports_module(self, package: str) -> bool:
         """Some module-level import loads ``package`` (or one of its submodules)."""
-        return any(q == package or q.startswith(package + ".") for q in self.module_level.values())
+        loaded = (*self.module_level.values(), *self.plain_modules)
+        return any(q == package or q.startswith(package + ".") for q in loaded)
 
 
 def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:

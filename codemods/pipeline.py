@@ -84,6 +84,7 @@ def convert_source(
     filename: str | None = None,
     annotate: bool = False,
     imports: ImportContext | None = None,
+    distributed: bool = False,
 ) -> Conversion:
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
 
@@ -95,7 +96,8 @@ def convert_source(
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
     into the input (for lint, --check and --diff).  ``annotate`` writes a TODO comment
-    above each statement that needs a person (see annotate.py).  Raises ConversionError
+    above each statement that needs a person (see annotate.py).  ``distributed`` makes a
+    one-device script multi-process too (``convert --distributed``).  Raises ConversionError
     for input that is not Python text or cannot be parsed, and for a relevant file
     larger than ``max_bytes``; never returns output that does not parse.
     """
@@ -121,12 +123,12 @@ def convert_source(
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
         if not annotate:
-            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports)
+            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports, distributed)
 
         def input_located() -> list[Finding]:
-            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename, imports).findings
+            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename, imports, distributed).findings
 
-        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports)
+        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed)
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
@@ -178,6 +180,7 @@ def _convert(
     locate: Literal["output", "input"],
     filename: str | None,
     imports: ImportContext | None,
+    distributed: bool = False,
 ) -> Conversion:
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
@@ -200,7 +203,7 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(encoding)
-    facts = analyse(module, imports)
+    facts = analyse(module, imports, distributed)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     input_positions = _InputPositions(module)
     suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never

@@ -34,6 +34,7 @@ class Job:
     max_bytes: int | None = DEFAULT_MAX_BYTES
     fail_on: Severity = "error"
     annotate: bool = False  # TODO comments where a person is needed (convert only)
+    distributed: bool = False  # make one-device scripts multi-process too (convert --distributed)
 
 
 def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | None = None) -> tuple[FileReport, bytes]:
@@ -50,6 +51,7 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
             filename=path,
             annotate=job.annotate and job.mode != "lint",
             imports=imports,
+            distributed=job.distributed,
         )
     except ConversionError as error:
         report.error = str(error)

@@ -103,6 +103,34 @@ def with_comma(arg: cst.Arg) -> cst.Arg:
     return arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
 
 
+KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> list[cst.Arg]:
+    """``args`` plus ``name=value`` at the end, in the layout of the list (one per line
+    with a trailing comma, or inline)."""
+    new = cst.Arg(value, keyword=cst.Name(name), equal=KEYWORD_EQUAL)
+    if not args:
+        return [new]
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):  # trailing comma: the new argument takes the same place
+        previous = args[-2].comma if len(args) > 1 else last.comma
+        return [*args[:-1], last.with_changes(comma=previous), new.with_changes(comma=last.comma)]
+    return [*args[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
+
+
+def without_args(args: list[cst.Arg], doomed: list[int]) -> list[cst.Arg]:
+    """``args`` without those at the ``doomed`` positions; the list ends as it did (the
+    last one kept takes the comma of the last one, and with it the layout before the
+    closing parenthesis)."""
+    if not doomed:
+        return args
+    kept = [arg for index, arg in enumerate(args) if index not in doomed]
+    if kept and kept[-1] is not args[-1]:
+        kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
+    return kept
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node of a subtree but whitespace and punctuation, parents before their
     children (in no particular order among siblings)."""

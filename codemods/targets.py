@@ -33,6 +33,7 @@ class Api:
 XM = "torch_xla.core.xla_model"
 PL = "torch_xla.distributed.parallel_loader"
 XR = "torch_xla.runtime"
+XMP = "torch_xla.distributed.xla_multiprocessing"
 SYNCFREE = "torch_xla.amp.syncfree"
 
 
@@ -68,6 +69,9 @@ _COMMON = {
     "wait_device_ops": _xm("wait_device_ops"),
     "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
     "add_step_closure": _xm("add_step_closure"),
+    # Gradients all-reduced by hand (the seed's AMP recipe for several processes).
+    "fetch_gradients": _xm("_fetch_gradients"),
+    "all_reduce": _xm("all_reduce"),
     **{f"syncfree_{name}": Api(SYNCFREE, name, "syncfree") for name in SYNCFREE_OPTIMIZERS},
 }
 
@@ -81,6 +85,8 @@ TARGETS: dict[str, Target] = {
             "world_size": Api(XR, "world_size", "xr"),
             "global_ordinal": Api(XR, "global_ordinal", "xr"),
             "local_ordinal": Api(XR, "local_ordinal", "xr"),
+            "local_process_count": Api(XR, "local_process_count", "xr"),
+            "launch": Api("torch_xla", "launch"),
             "autocast": Api("torch", "autocast"),
             "grad_scaler": Api("torch.amp", "GradScaler"),
             "custom_fwd": Api("torch.amp", "custom_fwd"),
@@ -99,6 +105,9 @@ TARGETS: dict[str, Target] = {
             "world_size": _xm("xrt_world_size"),
             "global_ordinal": _xm("get_ordinal"),
             "local_ordinal": _xm("get_local_ordinal"),
+            # torch_xla 1.13 has no per-host process count: on one host it is the world size.
+            "local_process_count": _xm("xrt_world_size"),
+            "launch": Api(XMP, "spawn", "xmp"),
             "autocast": Api("torch_xla.amp", "autocast"),
             "grad_scaler": Api("torch_xla.amp", "GradScaler"),
             "custom_fwd": Api("torch_xla.amp", "custom_fwd"),

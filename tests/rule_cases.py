@@ -431,6 +431,32 @@ CASES = [
         x = x.to(dtype)
         y = y.to(torch.float16)
         """),
+    # nanoGPT hands its device string to set_device: the name is not an index, and the
+    # user's --device=cpu override must keep working.
+    C("XLA103", "negative", """
+        import sys
+        import torch
+
+        device = 'cuda'
+        for arg in sys.argv[1:]:
+            key, value = arg[2:].split('=')
+            globals()[key] = value
+        if 'cuda' in device:
+            torch.cuda.set_device(device)
+        x = torch.zeros(2).to(device)
+        """, """
+        import sys
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        device = 'xla'
+        for arg in sys.argv[1:]:
+            key, value = arg[2:].split('=')
+            globals()[key] = value
+        if 'cuda' in device:
+            pass
+        x = torch.zeros(2).to(device)
+        """, note="string-device-given-to-set-device"),
     C("XLA103", "positive", """
         import torch
 
@@ -776,7 +802,6 @@ CASES = [
         import torch
         import torch_xla.core.xla_model as xm
 
-        model = torch.nn.DataParallel(model)
         xm.optimizer_step(optimizer)
         """, note="dataparallel-does-not-reduce"),
     C("XLA201", "alias", """
@@ -1849,24 +1874,535 @@ CASES = [
 
         ngpus = device_count()
         """),
-    # -- XLA601 distributed -----------------------------------------------------------------------------------
+    # -- XLA305 step outside any loop ------------------------------------------------------------------------
+    C("XLA305", "positive", """
+        import torch
+
+
+        def demo(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+            print(model.weight)
+
+
+        demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        def demo(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+            print(model.weight)
+
+
+        demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+        """, note="demo-function"),
+    C("XLA305", "negative", """
+        import torch
+
+
+        def train_step(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+
+
+        for x, y in batches:
+            train_step(model, optimizer, x, y)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        def train_step(model, optimizer, x, y):
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            xm.optimizer_step(optimizer)
+
+
+        for x, y in batches:
+            train_step(model, optimizer, x, y)
+            torch_xla.sync()
+        """, note="step-function-in-a-loop"),
+    C("XLA305", "alias", """
+        import torch.multiprocessing as mp
+        import torch.optim as O
+
+
+        def worker(rank):
+            opt = O.SGD(model.parameters(), lr=0.1)
+            loss_fn(model(x), y).backward()
+            opt.step()
+
+
+        if __name__ == "__main__":
+            mp.spawn(worker, nprocs=1)
+        """, """
+        import torch.optim as O
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        def worker(rank):
+            opt = O.SGD(model.parameters(), lr=0.1)
+            loss_fn(model(x), y).backward()
+            xm.optimizer_step(opt)
+            torch_xla.sync()
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(worker)
+        """, note="handed-to-a-launcher"),
+    # -- XLA6 distributed (rewrite/distributed.py) ----------------------------------------------------------
     C("XLA601", "positive", """
-        import torch
+        import torch.distributed as dist
 
-        torch.distributed.init_process_group("nccl")
-        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank])
-        """),
+        def setup(rank, world):
+            dist.init_process_group(backend="nccl", init_method="env://", rank=rank, world_size=world)
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        def setup(rank, world):
+            dist.init_process_group("xla", init_method="xla://")
+        """, note="keyword-backend"),
+    C("XLA601", "positive", """
+        import torch.distributed as dist
+
+        backend = "nccl"
+
+        def setup():
+            dist.init_process_group(backend)
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        backend = "xla"
+
+        def setup():
+            dist.init_process_group(backend, init_method="xla://")
+        """, note="backend-variable"),
     C("XLA601", "negative", """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401
+
+        def setup():
+            dist.init_process_group("xla", init_method="xla://")
+        """, note="already-xla"),
+    C("XLA601", "alias", """
+        from torch.distributed import init_process_group as ipg
+
+        def setup():
+            ipg("gloo")
+        """, """
+        from torch.distributed import init_process_group as ipg
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        def setup():
+            ipg("xla", init_method="xla://")
+        """, note="from-import"),
+    C("XLA602", "positive", """
+        import os
+        import torch.distributed as dist
+
+        def main():
+            local_rank = int(os.environ["LOCAL_RANK"])
+            world = dist.get_world_size()
+            dist.init_process_group("nccl")
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+        def main():
+            local_rank = xr.local_ordinal()
+            world = xr.world_size()
+            dist.init_process_group("xla", init_method="xla://")
+        """, note="env-ranks"),
+    C("XLA602", "negative", """
+        import os
         import torch
 
-        rank = torch.distributed.get_rank()
-        """),
-    C("XLA601", "alias", """
+        def main():
+            workers = int(os.environ.get("NUM_WORKERS", 4))
+            x = torch.zeros(workers)
+        """, note="other-env"),
+    C("XLA602", "alias", """
+        import torch.distributed as D
+
+        def main():
+            D.init_process_group("nccl")
+            rank = D.get_rank()
+        """, """
+        import torch.distributed as D
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+        def main():
+            D.init_process_group("xla", init_method="xla://")
+            rank = xr.global_ordinal()
+        """, note="dist-alias"),
+    C("XLA603", "positive", """
+        import os
+        import torch.distributed as dist
+
+
+        def main():
+            dist.init_process_group("nccl")
+            rank = int(os.environ["RANK"])
+
+
+        if __name__ == "__main__":
+            main()
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def main():
+            dist.init_process_group("xla", init_method="xla://")
+            rank = xr.global_ordinal()
+
+
+        def _mp_fn(index):
+            main()
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(_mp_fn, args=())
+        """, note="torchrun-main-guard"),
+    C("XLA603", "negative", """
+        import torch
+
+
+        def main():
+            model = torch.nn.Linear(2, 2)
+
+
+        if __name__ == "__main__":
+            main()
+        """, note="one-device"),
+    C("XLA603", "alias", """
+        from torch.multiprocessing import spawn
+
+
+        def worker(index):
+            pass
+
+
+        if __name__ == "__main__":
+            spawn(worker, nprocs=2)
+        """, """
+        import torch_xla
+
+
+        def worker(index):
+            pass
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(worker)
+        """, note="spawn-from-import"),
+    C("XLA603", "positive", """
+        import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+        def _mp_fn(index, flags):
+            pass
+
+
+        if __name__ == "__main__":
+            xmp.spawn(_mp_fn, args=({},), nprocs=8, start_method="fork")
+        """, """
+        import torch_xla
+
+
+        def _mp_fn(index, flags):
+            pass
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(_mp_fn, args=({},), start_method="fork")
+        """, note="old-xmp-spawn"),
+    C("XLA604", "positive", """
+        import torch
+        import torch.distributed as dist
+
+        dist.init_process_group("nccl")
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0], output_device=0)
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        dist.init_process_group("xla", init_method="xla://")
+        model = torch.nn.parallel.DistributedDataParallel(model)
+        """, note="ddp-keywords"),
+    C("XLA604", "negative", """
         import torch
         from torch.nn.parallel import DistributedDataParallel as DDP
 
         model = DDP(model)
-        """),
+        """, note="no-device-ids"),
+    C("XLA604", "alias", """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        model = DDP(model, [local_rank])
+        """, """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        model = DDP(model)
+        """, note="positional-device-ids"),
+    C("XLA605", "positive", """
+        import torch
+
+        model = torch.nn.DataParallel(model)
+        torch.save(model.module.state_dict(), "m.pt")
+        """, """
+        import torch
+        import torch_xla.core.xla_model as xm
+
+        xm.save(model.state_dict(), "m.pt")
+        """, note="module-access"),
+    C("XLA605", "negative", """
+        import torch
+
+        state = model.module.state_dict()
+        """, note="no-data-parallel"),
+    C("XLA605", "alias", """
+        from torch.nn import DataParallel as DP
+
+        net = DP(build()).cuda()
+        """, """
+        import torch_xla
+
+        net = build().to(torch_xla.device())
+        """, note="from-import"),
+    C("XLA606", "positive", """
+        import torch
+        import torch.distributed as dist
+        from torch.utils.data import DataLoader
+
+
+        def main():
+            dist.init_process_group("nccl")
+            loader = DataLoader(dataset, batch_size=8, shuffle=True)
+            for epoch in range(3):
+                for x, y in loader:
+                    loss = model(x, y)
+                    loss.backward()
+                    optimizer.step()
+        """, """
+        import torch
+        import torch.distributed as dist
+        from torch.utils.data import DataLoader
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def main():
+            dist.init_process_group("xla", init_method="xla://")
+            loader = DataLoader(dataset, batch_size=8, shuffle=False, sampler=torch.utils.data.distributed.DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True))
+            for epoch in range(3):
+                loader.sampler.set_epoch(epoch)
+                for x, y in loader:
+                    loss = model(x, y)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+        """, note="loader-gets-sampler"),
+    C("XLA606", "negative", """
+        import torch
+        from torch.utils.data import DataLoader
+
+        loader = DataLoader(dataset, batch_size=8, shuffle=True)
+        """, note="one-device-loader"),
+    C("XLA606", "alias", """
+        import torch.distributed as dist
+        from torch.utils.data.distributed import DistributedSampler as DS
+
+        dist.init_process_group("nccl")
+        sampler = DS(dataset, shuffle=True)
+        """, """
+        import torch.distributed as dist
+        from torch.utils.data.distributed import DistributedSampler as DS
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+        dist.init_process_group("xla", init_method="xla://")
+        sampler = DS(dataset, shuffle=True, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+        """, note="sampler-alias"),
+    C("XLA607", "positive", """
+        import torch
+        import torch.distributed as dist
+
+
+        def train(loader, model, optimizer):
+            dist.init_process_group("nccl")
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                with torch.cuda.amp.autocast():
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def train(loader, model, optimizer):
+            dist.init_process_group("xla", init_method="xla://")
+            scaler = torch.amp.GradScaler("xla")
+            for x, y in loader:
+                with torch.autocast("xla", dtype=torch.bfloat16):
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                xm.all_reduce("sum", xm._fetch_gradients(optimizer), scale=1.0 / xr.world_size())
+                scaler.step(optimizer)
+                scaler.update()
+                torch_xla.sync()
+        """, note="scaled-backward"),
+    C("XLA607", "negative", """
+        import torch
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+        def train(loader, model, optimizer):
+            dist.init_process_group("nccl")
+            model = DDP(model)
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                with torch.cuda.amp.autocast():
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        """, """
+        import torch
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def train(loader, model, optimizer):
+            dist.init_process_group("xla", init_method="xla://")
+            model = DDP(model)
+            scaler = torch.amp.GradScaler("xla")
+            for x, y in loader:
+                with torch.autocast("xla", dtype=torch.bfloat16):
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                torch_xla.sync()
+        """, note="ddp-reduces"),
+    C("XLA607", "alias", """
+        import torch.distributed as D
+        from torch.cuda.amp import GradScaler, autocast
+
+
+        def train(loader, model, opt):
+            D.init_process_group("nccl")
+            scaler = GradScaler()
+            for x, y in loader:
+                with autocast():
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+        """, """
+        import torch.distributed as D
+        import torch.amp
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def train(loader, model, opt):
+            D.init_process_group("xla", init_method="xla://")
+            scaler = torch.amp.GradScaler("xla")
+            for x, y in loader:
+                with torch.autocast("xla", dtype=torch.bfloat16):
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                xm.all_reduce("sum", xm._fetch_gradients(opt), scale=1.0 / xr.world_size())
+                scaler.step(opt)
+                scaler.update()
+                torch_xla.sync()
+        """, note="amp-from-import"),
+    C("XLA608", "positive", """
+        import torch.multiprocessing as mp
+
+        model.share_memory()
+        processes = []
+        for rank in range(4):
+            p = mp.Process(target=train, args=(model,))
+            p.start()
+        """, note="hogwild"),
+    C("XLA608", "negative", """
+        import torch
+
+        model.share_memory()
+        """, note="share-memory-alone"),
+    C("XLA608", "alias", """
+        import multiprocessing
+        import torch
+
+        model.share_memory()
+        p = multiprocessing.Process(target=train, args=(model,))
+        """, note="multiprocessing-process"),
+    C("XLA609", "positive", """
+        import os
+        import torch.distributed as dist
+
+        dist.init_process_group("nccl")
+        rank = os.environ["RANK"]
+        """, """
+        import os
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        dist.init_process_group("xla", init_method="xla://")
+        rank = os.environ["RANK"]
+        """, note="raw-env"),
+    C("XLA609", "negative", """
+        import os
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401
+
+
+        def setup():
+            dist.init_process_group("xla", init_method="xla://")
+            port = os.environ.get("MASTER_PORT", "12355")
+        """, note="ported"),
+    C("XLA609", "alias", """
+        import os as O
+        import torch.distributed as dist
+
+        dist.init_process_group("nccl")
+        world = O.getenv("WORLD_SIZE")
+        """, """
+        import os as O
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        dist.init_process_group("xla", init_method="xla://")
+        world = O.getenv("WORLD_SIZE")
+        """, note="getenv"),
     # -- XLA901 torch_xla release names ---------------------------------------------------------------------
     C("XLA901", "positive", """
         import torch_xla

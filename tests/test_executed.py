@@ -72,6 +72,8 @@ TRAINED_LOSS_SHARE = 0.99
 RUN_TIMEOUT = 600
 XLA_RUNNER = Path(__file__).with_name("xla_runner.py")
 UNTRAINED_RUNNER = Path(__file__).with_name("untrained_runner.py")
+TORCHRUN_ENV = (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1"),
+                ("MASTER_ADDR", "localhost"), ("MASTER_PORT", "29517"))
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
 
@@ -85,6 +87,10 @@ class Executed:
     args: tuple[str, ...] = ()
     # Training steps per epoch (None: one pass); the warm-up then includes one epoch.
     steps_per_epoch: int | None = None
+    # Environment of the original's runs (torchrun's variables for a one-process run).
+    env: tuple[tuple[str, str], ...] = ()
+    # The converted script starts its processes with torch_xla.launch (world size 1 here).
+    launched: bool = False
 
     @property
     def id(self) -> str:
@@ -111,6 +117,10 @@ EXECUTED = [
     Executed("nanogpt_style.py"),  # while loop, string device
     Executed("train.py", folder="helpers_split", steps_per_epoch=10),  # setup in a sibling module
     Executed("imagenet_style.py", steps_per_epoch=4),  # device per worker, CUDA-only branches
+    # Distributed, world size 1: torchrun's environment for the original; the conversion
+    # starts _mp_fn with torch_xla.launch, run in the runner's process (tests/in_process.py).
+    Executed("dist_torchrun.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),  # env ranks, DDP, sampler
+    Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
 ]
 
 
@@ -161,7 +171,7 @@ def _parse(output: str, folder: Path) -> Run:
 
 def run_eager(case: Executed, workdir: Path) -> Run:
     folder = _copy(case, workdir / "eager")
-    return _parse(_run([sys.executable, case.script, *case.args], folder, _environment()), folder)
+    return _parse(_run([sys.executable, case.script, *case.args], folder, _environment(**dict(case.env))), folder)
 
 
 def run_xla(case: Executed, workdir: Path, selection: RuleSelection | None = None) -> Run:
@@ -173,7 +183,7 @@ def run_xla(case: Executed, workdir: Path, selection: RuleSelection | None = Non
 def run_untrained(case: Executed, workdir: Path, on_xla: bool = False) -> Run:
     """The script (converted, on XLA, with ``on_xla``) with every optimizer step undone."""
     folder = _copy(case, workdir / ("untrained-xla" if on_xla else "untrained"), convert=on_xla)
-    env = _environment(PJRT_DEVICE="CPU") if on_xla else _environment()
+    env = _environment(PJRT_DEVICE="CPU") if on_xla else _environment(**dict(case.env))
     return _parse(_run([sys.executable, str(UNTRAINED_RUNNER), case.script, *case.args], folder, env), folder)
 
 
@@ -281,6 +291,8 @@ def test_converted_fixture_trains_like_the_original(case: Executed, tmp_path: Pa
     xla = run_xla(case, tmp_path)
     assert len(eager.losses) >= 8, eager.output
     problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, case)]
+    if case.launched and "LAUNCHED torch_xla.launch" not in xla.output:
+        problems.append("the converted script did not start through torch_xla.launch")
     if checkpoints_in(eager.folder):
         problems += checkpoint_problems(xla.folder, eager.folder, run_untrained(case, tmp_path).folder)
     assert not problems, "\n".join(problems)

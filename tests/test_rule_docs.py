@@ -18,8 +18,6 @@ from codemods.cli import main
 from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 from codemods.rules.doctor import RUNTIME
 
-# To be replaced by the distributed rules, which bring their own docs.
-UNDOCUMENTED = {"XLA601"}
 # Checks across the files of a run (an estimator against the Dockerfile of its image):
 # one file's example cannot make them fire; tests/test_launchers.py runs them on whole
 # runs (RUN_CASES).  Their examples must still come through the pipeline as documented.
@@ -61,7 +59,6 @@ def check_for(example: Example) -> Callable[[Rule, Example], None]:
     raise AssertionError(f"no check for examples named {example.filename!r}: add one to EXAMPLE_CHECKS")
 
 
-DOCUMENTED = [rule for rule in RULES if rule.code not in UNDOCUMENTED]
 EXAMPLES = [
     pytest.param(rule, example, id=f"{rule.code}-{number}")
     for rule in RULES
@@ -69,16 +66,12 @@ EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("rule", DOCUMENTED, ids=lambda r: r.code)
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_every_rule_says_why_and_shows_an_example(rule: Rule) -> None:
     assert rule.why.strip(), f"{rule.code} has no why"
     assert rule.examples, f"{rule.code} has no example"
     if rule.fixable:
         assert any(e.after is not None for e in rule.examples), f"{rule.code} is fixable: show the fix"
-
-
-def test_the_undocumented_exceptions_still_exist() -> None:
-    assert UNDOCUMENTED <= set(RULES_BY_CODE), "a rule left: take it out of UNDOCUMENTED"
 
 
 @pytest.mark.parametrize(("rule", "example"), EXAMPLES)

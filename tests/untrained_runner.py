@@ -13,6 +13,7 @@ import runpy
 import sys
 
 import torch
+from in_process import run_launchers_in_process
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
 _before: dict[int, list[tuple[torch.Tensor, torch.Tensor]]] = {}
@@ -35,6 +36,7 @@ def main() -> None:
     sys.argv = sys.argv[1:]
     sys.path.insert(0, script.rpartition("/")[0] or ".")
     register_optimizer_step_pre_hook(_remember)  # type: ignore[arg-type]
+    run_launchers_in_process()
     register_optimizer_step_post_hook(_undo)  # type: ignore[arg-type]
     runpy.run_path(script, run_name="__main__")
 

@@ -18,6 +18,7 @@ import sys
 import torch
 import torch_xla
 import torch_xla.debug.metrics as met
+from in_process import run_launchers_in_process
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 
@@ -49,6 +50,7 @@ def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[st
 
 def main() -> None:
     contexts, optimizers = _record_autocast_and_optimizers()
+    run_launchers_in_process()
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, script.rpartition("/")[0] or ".")

@@ -72,8 +72,11 @@ ANALYSES: list[type[Analysis]] = [
 ]
 
 
-def analyse(module: cst.Module, imports: ImportContext | None = None) -> Facts:
+def analyse(module: cst.Module, imports: ImportContext | None = None, distributed: bool = False) -> Facts:
+    """The fact sheet of one module; ``distributed``: make it multi-process even if it
+    is a one-device script (``convert --distributed``)."""
     facts = Facts(ImportFacts(anchor=import_anchor(module)))
+    facts.distributed.requested = distributed
     if imports is not None:
         facts.project.context = imports
     walk = Walk(facts, ANALYSES)

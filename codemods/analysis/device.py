@@ -97,6 +97,10 @@ class DeviceAnalysis(Analysis):
         self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
         self.device_args: set[str] = set()  # names passed where a device goes
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
+        # torch.cuda.set_device(name): an index only if the name never holds a string
+        # (nanoGPT passes its device string, "cuda:0").
+        self.set_device_names: list[str] = []
+        self.string_names: set[str] = set()
         self.called_funcs: set[int] = set()
         self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
@@ -167,7 +171,13 @@ class DeviceAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._assignment(dotted(target.target), node.value)
+            names, values = target.target, node.value
+            if isinstance(names, cst.Tuple) and isinstance(values, cst.Tuple) and len(names.elements) == len(values.elements):
+                # device, backend = 'cpu', 'gloo'
+                for name, value in zip(names.elements, values.elements):
+                    self._assignment(dotted(name.value), value.value)
+            else:
+                self._assignment(dotted(names), values)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -186,6 +196,8 @@ class DeviceAnalysis(Analysis):
             self.int_assignments[name].append(value)
         if is_cuda_device_string(value):
             self.cuda_string_names.add(name)
+        if _is_text(value, self.string_names):
+            self.string_names.add(name)
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
         statements = node.body
@@ -274,7 +286,7 @@ class DeviceAnalysis(Analysis):
             self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
         elif callee == "torch.cuda.set_device":
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
-                self.part.cuda_indices.add(name)
+                self.set_device_names.append(name)
         elif callee == "torch.device":
             self._torch_device(node)
         elif callee in apis.CUDA_TENSOR_TYPES:
@@ -309,6 +321,7 @@ class DeviceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
         resolve = self.walk.resolve
         part.timing_syncs = {
@@ -383,3 +396,12 @@ def _lone_call(statement: cst.BaseStatement) -> cst.Call | None:
 
 def _refs(test: cst.BaseExpression) -> set[str]:
     return {d for n in walk(test) if (d := dotted(n)) is not None}
+
+
+def _is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:
+    """A string: a literal, an f-string, or a choice between strings and names that hold one."""
+    if isinstance(value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return True
+    if isinstance(value, cst.IfExp):
+        return _is_text(value.body, string_names) and _is_text(value.orelse, string_names)
+    return isinstance(value, cst.Name) and value.value in string_names

@@ -34,7 +34,7 @@ class EntryAnalysis(Analysis):
             part.main = node
 
     def visit_If(self, node: cst.If) -> None:
-        if self.walk.module_level and not self.walk.conds[:-1] and _is_main_guard(node.test):
+        if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test):
             self.facts.entry.main_guard = node
 
 
@@ -46,7 +46,7 @@ def _callable_bare(function: cst.FunctionDef) -> bool:
     )
 
 
-def _is_main_guard(test: cst.BaseExpression) -> bool:
+def is_main_guard(test: cst.BaseExpression) -> bool:
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]

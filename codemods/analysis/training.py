@@ -61,6 +61,9 @@ class TrainingFacts:
     # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
     # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
     step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
+    # Statements that step an optimizer outside any loop, in functions that this file runs
+    # outside its training loops (a demo that trains one step): the barrier goes right after.
+    lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
     # For other files (qualified names, see analysis/summary.py): the callables that run
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
@@ -120,6 +123,11 @@ class TrainingAnalysis(Analysis):
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None]] = []  # (what, to which device) across the file
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
+        self.statement: cst.SimpleStatementLine | None = None
+        # Optimizer steps outside loops: (statement, optimizer, function or None).
+        self.unlooped_steps: list[tuple[cst.SimpleStatementLine, str, _Function | None]] = []
+        self.next_statement: dict[int, cst.BaseStatement] = {}
+        self.used_outside_loops: set[str] = set()
 
     @property
     def loop(self) -> _Loop | None:
@@ -140,6 +148,16 @@ class TrainingAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.function_records[id(node)] = _Function(name=node.name.value, qualname=self.walk.qualname, node=node)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
+        for statement, following in zip(node.body, node.body[1:]):
+            self.next_statement[id(statement)] = following
+
+    visit_Module = _block
+    visit_IndentedBlock = _block
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
@@ -214,6 +232,8 @@ class TrainingAnalysis(Analysis):
                     loop.handed.append((node, func_name, arguments))
         elif function is not None and (func_name := dotted(node.func)) is not None:
             function.called.append(func_name)
+        if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
+            self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
         if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device))
@@ -238,6 +258,10 @@ class TrainingAnalysis(Analysis):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop))
+        if loop is None and self.statement is not None and any(
+            isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
+        ):
+            self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
 
     # -- results ----------------------------------------------------------------------------
 
@@ -272,6 +296,36 @@ class TrainingAnalysis(Analysis):
                 part.closures.add(fn.node)
         for scope in [self.module_scope, *self.function_records.values()]:
             self._optimizers_before_moves(scope)
+        self._lone_steps()
+
+    def _lone_steps(self) -> None:
+        """Optimizer steps that no training loop of this file runs, and that no barrier
+        follows already: nothing would ever execute their graph."""
+        if self.facts.huggingface.accelerators:
+            return
+        loops = [loop for loop in self.loop_records.values() if loop.node in self.part.all_loops]
+        reached = {name.removeprefix("self.") for loop in loops for name in loop.called}
+        functions = {fn.name: fn for fn in self.function_records.values()}
+        pending = list(reached)
+        while pending:
+            fn = functions.get(pending.pop())
+            if fn is None:
+                continue
+            for name in (n.removeprefix("self.") for n in fn.called):
+                if name not in reached:
+                    reached.add(name)
+                    pending.append(name)
+        for statement, optimizer, function in self.unlooped_steps:
+            # Module-level steps are left to the script's next host read: only functions
+            # (a demo step, a smoke test) are said to train once.
+            # A step function that this file never uses is a library's: its callers (maybe
+            # loops in other files) place the barrier.
+            used = function is not None and any(n.removeprefix("self.") == function.name for n in self.used_outside_loops)
+            if not used or function.name in reached or not self.part.is_optimizer(optimizer):  # type: ignore[union-attr]
+                continue
+            following = self.next_statement.get(id(statement))
+            if following is None or not _is_barrier(following, self.walk.resolve):
+                self.part.lone_steps.add(statement)
 
     def _step_functions(self) -> set[str]:
         """Functions that run a training step each call: a backward pass or an optimizer
@@ -341,7 +395,7 @@ class TrainingAnalysis(Analysis):
                 return None
             target = target.elements[1].value
         name = dotted(loader)
-        if name is None or "loader" not in name.rsplit(".", 1)[-1].lower():
+        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.distributed.loaders):
             return None
         batch = set(names_in(target))
         devices = {loop.moved.get(b) for b in batch}
@@ -411,3 +465,11 @@ def _is_scheduler_name(name: str) -> bool:
 
 def _is_true(node: cst.CSTNode | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_barrier(statement: cst.BaseStatement, resolve) -> bool:  # type: ignore[no-untyped-def]
+    """``torch_xla.sync()`` / ``xm.mark_step()`` as a statement of its own."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and resolve(small.value.func) in spellings("sync")

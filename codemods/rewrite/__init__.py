@@ -8,6 +8,7 @@ from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
+from codemods.rewrite.distributed import DistributedRewrite
 from codemods.rewrite.entry import EntryRewrite
 from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
@@ -28,6 +29,10 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
     SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those."""
     if launcher and launcher.smp_script is not None:
         return [LauncherRewrite(ctx, launcher)]
+    if ctx.facts.distributed.hogwild is not None:
+        # Hogwild training cannot run on XLA: reported, and nothing converted that would
+        # pretend otherwise.
+        return [DistributedRewrite(ctx)]
     launchers: list[Concern] = [LauncherRewrite(ctx, launcher)] if launcher else []
     return [
         *launchers,
@@ -37,7 +42,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
-        ReportedApis(ctx, apis.DISTRIBUTED),
+        DistributedRewrite(ctx),
         ReportedApis(ctx, apis.THIRD_PARTY),
         XlaNamesRewrite(ctx),
         StepClosureRewrite(ctx),

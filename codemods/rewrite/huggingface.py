@@ -12,9 +12,7 @@ import libcst as cst
 
 from codemods.analysis.huggingface import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
 from codemods.rewrite.base import Concern, Context
-from codemods.syntax import quoted_like
-
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+from codemods.syntax import quoted_like, with_keyword
 
 
 class HuggingFaceRewrite(Concern):
@@ -60,7 +58,7 @@ class HuggingFaceRewrite(Concern):
             ]
             message = f"optim={self.ctx.code(value)} -> \"{XLA_OPTIMIZER}\": the sync-free AdamW for XLA"
         else:
-            new_args = _with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
+            new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
             message = (f'optim="{XLA_OPTIMIZER}" added: the sync-free AdamW (with torch >= 2.8 the default fused AdamW '
                        "raises on XLA)")
         new = self.ctx.fix("XLA801", original, message, lambda: updated.with_changes(args=new_args))
@@ -134,19 +132,6 @@ class HuggingFaceRewrite(Concern):
                 "pass --preprocessing_num_workers N"
             )
         return updated
-
-
-def _with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> list[cst.Arg]:
-    """``args`` plus ``name=value`` at the end, in the layout of the list (one per line
-    with a trailing comma, or inline)."""
-    new = cst.Arg(value, keyword=cst.Name(name), equal=_EQUAL)
-    if not args:
-        return [new]
-    last = args[-1]
-    if isinstance(last.comma, cst.Comma):  # trailing comma: the new argument takes the same place
-        previous = args[-2].comma if len(args) > 1 else last.comma
-        return [*args[:-1], last.with_changes(comma=previous), new.with_changes(comma=last.comma)]
-    return [*args[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
 
 
 def _keyword_value(call: cst.Call, keyword: str) -> cst.CSTNode:

@@ -24,10 +24,18 @@ def _local_name(alias: cst.ImportAlias, plain_import: bool) -> str:
     return name.split(".")[0] if plain_import else name
 
 
-# `import torch_xla` kept only so that "xla" device strings work: say so, for linters too.
-_REGISTERS_DEVICE = cst.TrailingWhitespace(
-    whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment('# noqa: F401  (registers the "xla" device)')
-)
+# Packages imported only for what importing them registers: say so, for linters too.
+_REGISTERS = {
+    "torch_xla": 'the "xla" device',
+    "torch_xla.distributed.xla_backend": 'the "xla" process group backend',
+}
+
+
+def _registers(package: str) -> cst.TrailingWhitespace:
+    return cst.TrailingWhitespace(
+        whitespace=cst.SimpleWhitespace("  "),
+        comment=cst.Comment(f"# noqa: F401  (registers {_REGISTERS.get(package, 'what the code uses')})"),
+    )
 
 
 def _used_names(module: cst.Module, wanted: set[str]) -> set[str]:
@@ -90,7 +98,7 @@ class ImportsRewrite(Concern):
                 if loaders and (not used or any(" as " not in other for other in loaders)):
                     continue
                 if not used:
-                    line = line.with_changes(trailing_whitespace=_REGISTERS_DEVICE)
+                    line = line.with_changes(trailing_whitespace=_registers(key))
             self.ctx.fix("XLA001", self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
             body.insert(insert_at, line)
             insert_at += 1

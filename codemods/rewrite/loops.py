@@ -1,4 +1,4 @@
-"""Step barriers and device loaders (XLA301-XLA303).
+"""Step barriers and device loaders (XLA301-XLA305).
 
 In lazy mode the graph grows until something cuts it: a training loop ends every
 iteration with the target's barrier (``torch_xla.sync()`` / ``xm.mark_step()``), also
@@ -63,6 +63,27 @@ class LoopRewrite(Concern):
 
     leave_For = _barrier
     leave_While = _barrier
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel:
+        """A step that no loop runs (a demo that trains once) gets its barrier right after."""
+        if original not in self.facts.training.lone_steps:
+            return updated
+        inserted: list[cst.SimpleStatementLine] = []
+
+        def build() -> cst.FlattenSentinel | None:
+            sync = self.ctx.call("sync")
+            if sync is None:
+                return None
+            inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync)]))
+            return cst.FlattenSentinel([updated, inserted[0]])
+
+        fixed = self.ctx.fix(
+            "XLA305", original, "optimizer step outside any loop: {new} after it runs the step's graph",
+            build, result=lambda _: inserted[0],
+        )
+        return fixed if fixed is not None else updated
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """An optimizer closure runs once per inner iteration of LBFGS: a barrier before

@@ -127,4 +127,36 @@ RULES = (
             ),
         ),
     ),
+    Rule(
+        "XLA305", "step-barrier", "error", "An optimizer step that no loop runs is followed by the step barrier", True,
+        why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
+        "loop (a demo, a smoke test) would record the parameter update and never execute it.",
+        examples=(
+            example(
+                """
+                import torch
+
+                def demo(model, optimizer, x, y):
+                    optimizer.zero_grad()
+                    loss_fn(model(x), y).backward()
+                    optimizer.step()
+
+                demo(model, optimizer, x, y)
+                """,
+                """
+                import torch
+                import torch_xla
+                import torch_xla.core.xla_model as xm
+
+                def demo(model, optimizer, x, y):
+                    optimizer.zero_grad()
+                    loss_fn(model(x), y).backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+
+                demo(model, optimizer, x, y)
+                """,
+            ),
+        ),
+    ),
 )

@@ -57,7 +57,7 @@ print('==> Building model..')
 net = SimpleNet()
 net = net.to(device)
 if device == 'cuda':
-    net = torch.nn.DataParallel(net)
+    pass
 
 if args.resume:
     # Load checkpoint.

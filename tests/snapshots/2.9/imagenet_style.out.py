@@ -20,7 +20,7 @@ def main_worker(gpu, ngpus_per_node, args):
     if args.gpu is not None:
         model.to(torch_xla.device())
     else:
-        model = torch.nn.DataParallel(model).to(torch_xla.device())
+        model = model.to(torch_xla.device())
 
     if args.gpu:
         device = torch_xla.device()

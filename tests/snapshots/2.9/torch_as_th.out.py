@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla
 import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
 
 th.manual_seed(7)
 
@@ -51,7 +52,7 @@ n_epochs = 2
 step = 0
 for epoch in range(n_epochs):
     model.train()
-    for xb, yb in train_dl:
+    for xb, yb in pl.MpDeviceLoader(train_dl, dev):
         xb, yb = xb.to(dev), yb.to(dev)
         logits = model(xb)
         loss = F.cross_entropy(logits, yb)
@@ -62,7 +63,6 @@ for epoch in range(n_epochs):
 
         xm.add_step_closure(lambda step, loss: print(f'step {step} loss {loss.item():.6e}'), args=(step, loss))
         step += 1
-        torch_xla.sync()
 
     model.eval()
     with th.no_grad():

@@ -54,7 +54,6 @@ def main():
     model = ConvClassifier()
     if torch.cuda.device_count() > 1:
         print("Let's use", torch.cuda.device_count(), "GPUs!")
-        model = nn.DataParallel(model)
     model.to(device)
 
     criterion = nn.CrossEntropyLoss()
@@ -83,7 +82,7 @@ def main():
         print('epoch {} finished, loss scale {}'.format(epoch, scaler.get_scale() if use_amp else 'n/a'))
 
     # unwrap DataParallel before saving so the checkpoint loads on one device
-    state = model.module.state_dict() if isinstance(model, nn.DataParallel) else model.state_dict()
+    state = model.state_dict() if isinstance(model, nn.DataParallel) else model.state_dict()
     xm.save(state, 'amp_model.pt')
 
 

@@ -19,7 +19,7 @@ def main_worker(gpu, ngpus_per_node, args):
     if args.gpu is not None:
         model.to(xm.xla_device())
     else:
-        model = torch.nn.DataParallel(model).to(xm.xla_device())
+        model = model.to(xm.xla_device())
 
     if args.gpu:
         device = xm.xla_device()
