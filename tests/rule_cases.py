@@ -1591,6 +1591,29 @@ CASES = [
         def save_checkpoint(state, filename="checkpoint.pth.tar"):
             xm.save(state, filename)
         """),
+    # torch_xla 1.13's xm.save waits for every process: under a rank check it would hang,
+    # so the save is reported instead.
+    C("XLA401", "positive", """
+        import torch
+        import torch.distributed as dist
+
+
+        def main():
+            dist.init_process_group("nccl")
+            if dist.get_rank() == 0:
+                torch.save(model.state_dict(), "model.pt")
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def main():
+            dist.init_process_group("xla", init_method="xla://")
+            if xm.get_ordinal() == 0:
+                torch.save(model.state_dict(), "model.pt")
+        """, target="sagemaker", note="rank-guarded-save-on-1.13"),
     C("XLA401", "negative", """
         import torch
         import numpy as np

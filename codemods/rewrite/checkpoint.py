@@ -1,5 +1,6 @@
 """Checkpoints: ``torch.save`` becomes ``xm.save`` (XLA401), which moves device tensors
-to the CPU before pickling and writes once per host; saving a whole module is
+to the CPU before pickling and writes once per host (on torch_xla 1.13 it also waits
+for every process: under a rank check it is reported instead); saving a whole module is
 reported (XLA402): its device tensors are pickled as they are.  ``torch.load`` onto a
 CUDA or XLA device loads on the CPU instead (XLA403)."""
 
@@ -57,6 +58,12 @@ class CheckpointRewrite(Concern):
                 "and loads without torch_xla",
             )
         problem = self.facts.checkpoint.saves[original]
+        if problem is None and self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
+            problem = (
+                f"under a rank check, and xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process "
+                "(a rendezvous), so only the master would wait, forever; call xm.save in every process, outside "
+                "the check (it writes on the master only)"
+            )
         if problem is not None:
             self.ctx.report("XLA401", original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
             return updated

@@ -77,7 +77,7 @@ class Trainer:
     def _save_checkpoint(self, epoch):
         ckp = self.model.module.state_dict()
         PATH = "checkpoint.pt"
-        xm.save(ckp, PATH)
+        torch.save(ckp, PATH)
         print(f"Epoch {epoch} | Training checkpoint saved at {PATH}")
 
     def train(self, max_epochs):
