@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.rewrite.base import Concern
 from codemods.analysis.checkpoint import XLA_SAVE_KEYWORDS
-from codemods.syntax import arg_value, quoted_like
+from codemods.syntax import arg_value, quoted_like, with_keyword
 
 
 class CheckpointRewrite(Concern):
@@ -29,7 +29,8 @@ class CheckpointRewrite(Concern):
             "XLA403",
             original,
             f"map_location {self.ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
-            "load_state_dict copies the tensors over",
+            "load_state_dict copies the tensors over"
+            + (f" (`{original.value}` may now be unused)" if isinstance(original, cst.Name) else ""),
             lambda: quoted_like(original, "cpu"),
         )
         if new is not None:
@@ -47,6 +48,15 @@ class CheckpointRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self.facts.checkpoint.map_locations:
             return self._map_location(original, updated)
+        if original in self.facts.checkpoint.unlocated_loads:
+            new = self.ctx.fix(
+                "XLA403", original,
+                'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
+                "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
+                lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
+                result=lambda call: call.args[-1],
+            )
+            return new if new is not None else updated
         if original not in self.facts.checkpoint.saves:
             return updated
         if original in self.facts.checkpoint.whole_module_saves:
