@@ -453,8 +453,6 @@ CASES = [
         for arg in sys.argv[1:]:
             key, value = arg[2:].split('=')
             globals()[key] = value
-        if 'cuda' in device:
-            pass
         x = torch.zeros(2).to(device)
         """, note="string-device-given-to-set-device"),
     C("XLA103", "positive", """
