@@ -354,7 +354,8 @@ class DeviceRewrite(Concern):
             return updated
         self.ctx.vanish(original, updated)
         done = self.ctx.fix(
-            "XLA106", original, f"removed `{self.ctx.code(original.with_changes(leading_lines=()))}`: one XLA device "
+            "XLA106", original,
+            f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
             "per process", lambda: original,
         )
         if done is not None:
