@@ -57,6 +57,9 @@ class Target:
     # The string that names the XLA device where a script keeps devices as strings
     # ("cuda" -> this); torch.device("xla") is valid in every torch_xla release.
     device_string: str = "xla"
+    # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
+    # called by the master alone, under a rank check, it waits forever.
+    save_waits_for_all: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -116,6 +119,7 @@ TARGETS: dict[str, Target] = {
         },
         autocast_takes="device",
         autocast_dtype=None,
+        save_waits_for_all=True,
     ),
 }
 

@@ -453,8 +453,6 @@ CASES = [
         for arg in sys.argv[1:]:
             key, value = arg[2:].split('=')
             globals()[key] = value
-        if 'cuda' in device:
-            pass
         x = torch.zeros(2).to(device)
         """, note="string-device-given-to-set-device"),
     C("XLA103", "positive", """
@@ -804,6 +802,42 @@ CASES = [
 
         xm.optimizer_step(optimizer)
         """, note="dataparallel-does-not-reduce"),
+    # With several processes xm.optimizer_step would reduce before the closure computes
+    # the gradients: reported.
+    C("XLA201", "positive", """
+        import torch
+        import torch.distributed as dist
+
+
+        def main():
+            dist.init_process_group("nccl")
+            optimizer = torch.optim.LBFGS(model.parameters())
+            for x, y in loader:
+                def closure():
+                    optimizer.zero_grad()
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    return loss
+                optimizer.step(closure)
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def main():
+            dist.init_process_group("xla", init_method="xla://")
+            optimizer = torch.optim.LBFGS(model.parameters())
+            for x, y in loader:
+                def closure():
+                    optimizer.zero_grad()
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    torch_xla.sync()
+                    return loss
+                optimizer.step(closure)
+                torch_xla.sync()
+        """, note="closure-with-several-processes"),
     C("XLA201", "alias", """
         import torch.optim as O
 
@@ -1439,6 +1473,34 @@ CASES = [
             x, y = x.to(device), y.to(device)
             loss_fn(model(x), y).backward()
         """),
+    # The loop drops samples on the host: on the device every new batch shape would be a
+    # new graph, so the loop keeps the barrier and its own moves.
+    C("XLA302", "negative", """
+        import torch
+
+        device = torch.device("cuda")
+        for inputs, labels in train_loader:
+            keep = ~torch.isnan(inputs).any(dim=1)
+            inputs, labels = inputs[keep], labels[keep]
+            inputs, labels = inputs.to(device), labels.to(device)
+            loss = model(inputs, labels)
+            loss.backward()
+            optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        device = torch_xla.device()
+        for inputs, labels in train_loader:
+            keep = ~torch.isnan(inputs).any(dim=1)
+            inputs, labels = inputs[keep], labels[keep]
+            inputs, labels = inputs.to(device), labels.to(device)
+            loss = model(inputs, labels)
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        """, note="host-side-filtering"),
     C("XLA302", "negative", """
         import torch
 
@@ -1591,6 +1653,29 @@ CASES = [
         def save_checkpoint(state, filename="checkpoint.pth.tar"):
             xm.save(state, filename)
         """),
+    # torch_xla 1.13's xm.save waits for every process: under a rank check it would hang,
+    # so the save is reported instead.
+    C("XLA401", "positive", """
+        import torch
+        import torch.distributed as dist
+
+
+        def main():
+            dist.init_process_group("nccl")
+            if dist.get_rank() == 0:
+                torch.save(model.state_dict(), "model.pt")
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def main():
+            dist.init_process_group("xla", init_method="xla://")
+            if xm.get_ordinal() == 0:
+                torch.save(model.state_dict(), "model.pt")
+        """, target="sagemaker", note="rank-guarded-save-on-1.13"),
     C("XLA401", "negative", """
         import torch
         import numpy as np

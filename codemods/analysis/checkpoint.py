@@ -1,5 +1,6 @@
 """Checkpoints: ``torch.save`` calls (and whether ``xm.save`` can take their arguments),
-saves of whole modules, and ``torch.load`` map locations that name a device."""
+saves of whole modules, and ``torch.load`` map locations that name a device (or are
+missing in a script that used CUDA)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ class CheckpointFacts:
     map_locations: set[cst.BaseExpression] = field(default_factory=set)
     # map_location values that mention CUDA in a shape the tool does not rewrite (dicts).
     unported_map_locations: set[cst.BaseExpression] = field(default_factory=set)
+    # torch.load calls without a map_location in a script that used CUDA: a checkpoint its
+    # CUDA runs saved holds CUDA storages, which load nowhere without CUDA.
+    unlocated_loads: set[cst.Call] = field(default_factory=set)
 
 
 class CheckpointAnalysis(Analysis):
@@ -35,6 +39,7 @@ class CheckpointAnalysis(Analysis):
         self.device = walk.analysis(DeviceAnalysis)
         self.saved: list[tuple[cst.Call, str | None]] = []  # each save, and the name it saves
         self.load_locations: list[cst.BaseExpression] = []
+        self.loads_without_location: list[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
@@ -44,6 +49,8 @@ class CheckpointAnalysis(Analysis):
             self.load_locations.append(location)
             if self.device.names_a_device(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
+        elif callee == "torch.load" and node.args and not any(a.star for a in node.args):
+            self.loads_without_location.append(node)
 
     def _save(self, node: cst.Call) -> None:
         keywords = call_args(node)[1]
@@ -64,3 +71,6 @@ class CheckpointAnalysis(Analysis):
                 self.part.map_locations.add(location)
             elif any(is_cuda_device_string(n) for n in walk(location)):
                 self.part.unported_map_locations.add(location)
+        device = self.device.part
+        if device.strings or device.calls or device.selections or device.ifs or device.dot_cuda:
+            self.part.unlocated_loads.update(self.loads_without_location)

@@ -107,6 +107,7 @@ class _Function(_Scope):
     backward: bool = False
     step_receivers: list[str] = field(default_factory=list)
     called: list[str] = field(default_factory=list)
+    barrier: bool = False  # it runs the step barrier itself (a closure already ported)
 
 
 class TrainingAnalysis(Analysis):
@@ -232,6 +233,8 @@ class TrainingAnalysis(Analysis):
                     loop.handed.append((node, func_name, arguments))
         elif function is not None and (func_name := dotted(node.func)) is not None:
             function.called.append(func_name)
+            if callee in spellings("sync"):
+                function.barrier = True
         if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
             self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
         if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
@@ -292,7 +295,7 @@ class TrainingAnalysis(Analysis):
             elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
                 part.unrecognized_steps.add(call)
         for fn in self.function_records.values():
-            if fn.name in self.closure_names and fn.backward and fn.node is not None:
+            if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
                 part.closures.add(fn.node)
         for scope in [self.module_scope, *self.function_records.values()]:
             self._optimizers_before_moves(scope)
@@ -404,6 +407,8 @@ class TrainingAnalysis(Analysis):
         device = devices.pop()
         if device is None or device == CUDA or not self.device.always_xla(device):
             return None
+        if _filters_batches(node.body, batch):
+            return None  # on the device, data-dependent filtering would compile a graph per shape
         return loader, device
 
     def _is_model_constructor(self, constructor: str) -> bool:
@@ -473,3 +478,26 @@ def _is_barrier(statement: cst.BaseStatement, resolve) -> bool:  # type: ignore[
         return False
     small = statement.body[0]
     return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and resolve(small.value.func) in spellings("sync")
+
+
+_FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})
+
+
+def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
+    """The loop looks at its batches' values or drops samples (``inputs[keep]``,
+    ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
+    that is cheap, on the device every new shape is a new graph."""
+    for node in walk(body):
+        if isinstance(node, cst.Subscript) and dotted(node.value) in batch:
+            if not all(_static_index(element.slice) for element in node.slice):
+                return True
+        elif isinstance(node, cst.Call) and method_name(node) in _FILTERS and batch & set(names_in(node)):
+            return True
+    return False
+
+
+def _static_index(index: cst.BaseSlice) -> bool:
+    """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
+    return isinstance(index, cst.Slice) or (
+        isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
+    )

@@ -25,6 +25,7 @@ NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path"
 _RENDER = cst.Module(body=[])
+_ONE_LINE = re.compile(r"\s*\n\s*")
 
 
 @dataclass
@@ -70,7 +71,8 @@ class Context:
         return original is None or not self.suppressed(rule, original)
 
     def _record(self, rule: str, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None) -> None:
-        finding = PendingFinding(rule, message, fixed, original, result)
+        # A finding is one line (code shown in it may span several).
+        finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result)
         self.findings.append(finding)
         if result is None and original is not None:
             self._unsettled[id(original)].append(finding)

@@ -1,5 +1,6 @@
 """Checkpoints: ``torch.save`` becomes ``xm.save`` (XLA401), which moves device tensors
-to the CPU before pickling and writes once per host; saving a whole module is
+to the CPU before pickling and writes once per host (on torch_xla 1.13 it also waits
+for every process: under a rank check it is reported instead); saving a whole module is
 reported (XLA402): its device tensors are pickled as they are.  ``torch.load`` onto a
 CUDA or XLA device loads on the CPU instead (XLA403)."""
 
@@ -9,7 +10,7 @@ import libcst as cst
 
 from codemods.rewrite.base import Concern
 from codemods.analysis.checkpoint import XLA_SAVE_KEYWORDS
-from codemods.syntax import arg_value, quoted_like
+from codemods.syntax import arg_value, quoted_like, with_keyword
 
 
 class CheckpointRewrite(Concern):
@@ -28,7 +29,8 @@ class CheckpointRewrite(Concern):
             "XLA403",
             original,
             f"map_location {self.ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
-            "load_state_dict copies the tensors over",
+            "load_state_dict copies the tensors over"
+            + (f" (`{original.value}` may now be unused)" if isinstance(original, cst.Name) else ""),
             lambda: quoted_like(original, "cpu"),
         )
         if new is not None:
@@ -46,6 +48,15 @@ class CheckpointRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self.facts.checkpoint.map_locations:
             return self._map_location(original, updated)
+        if original in self.facts.checkpoint.unlocated_loads:
+            new = self.ctx.fix(
+                "XLA403", original,
+                'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
+                "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
+                lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
+                result=lambda call: call.args[-1],
+            )
+            return new if new is not None else updated
         if original not in self.facts.checkpoint.saves:
             return updated
         if original in self.facts.checkpoint.whole_module_saves:
@@ -57,6 +68,12 @@ class CheckpointRewrite(Concern):
                 "and loads without torch_xla",
             )
         problem = self.facts.checkpoint.saves[original]
+        if problem is None and self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
+            problem = (
+                f"under a rank check, and xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process "
+                "(a rendezvous), so only the master would wait, forever; call xm.save in every process, outside "
+                "the check (it writes on the master only)"
+            )
         if problem is not None:
             self.ctx.report("XLA401", original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
             return updated

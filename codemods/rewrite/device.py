@@ -245,7 +245,7 @@ class DeviceRewrite(Concern):
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
         if original not in self.facts.device.ifs:
-            return updated
+            return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
             self._not_folded(original.test)
             return updated
@@ -336,6 +336,39 @@ class DeviceRewrite(Concern):
 
     leave_SimpleStatementLine = _without_set_device
     leave_SimpleStatementSuite = _without_set_device
+
+    def _without_set_device_guard(self, original: cst.If, updated: cst.If) -> cst.If:
+        """``if torch.cuda.is_available(): torch.cuda.set_device(rank)`` goes whole: a
+        guard left around a bare ``pass`` says nothing."""
+        body = original.body
+        if (
+            original.orelse is not None
+            or not isinstance(body, cst.IndentedBlock)
+            or body.header.comment is not None
+            or any(line.comment for line in body.footer)
+            or not all(self._only_set_device(statement) for statement in body.body)
+            or not all(
+                self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call)
+            )
+        ):
+            return updated
+        self.ctx.vanish(original, updated)
+        done = self.ctx.fix(
+            "XLA106", original,
+            f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
+            "per process", lambda: original,
+        )
+        if done is not None:
+            self.ctx.drop_statement(updated)
+        return updated
+
+    def _only_set_device(self, statement: cst.BaseStatement) -> bool:
+        return (
+            isinstance(statement, cst.SimpleStatementLine)
+            and not any(line.comment for line in statement.leading_lines)
+            and statement.trailing_whitespace.comment is None
+            and all(self._is_set_device(small) for small in statement.body)
+        )
 
 
 def _still_cuda(node: cst.CSTNode) -> bool:

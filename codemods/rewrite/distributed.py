@@ -18,6 +18,8 @@ module only writes it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from codemods import apis
@@ -27,7 +29,7 @@ from codemods.analysis.distributed import (
     SamplerPlan,
 )
 from codemods.analysis.entry import ENTRY_FUNCTION
-from codemods.rewrite.base import Concern, Context
+from codemods.rewrite.base import Concern, Context, NodeT
 from codemods.syntax import KEYWORD_EQUAL, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
 from codemods.targets import Api
 
@@ -87,13 +89,19 @@ class DistributedRewrite(Concern):
         if string_value(original) == value:
             return updated
         template = next((n for n in walk(original) if isinstance(n, cst.SimpleString)), None)
-        fixed = self.ctx.fix(
-            "XLA601", original, f"{self.ctx.code(original)} -> {{new}}: the process group's XLA "
-            + ("backend" if value == "xla" else "init method"),
+        return self._replace(
+            "XLA601", original, updated,
+            f"the process group's XLA {'backend' if value == 'xla' else 'init method'}",
             lambda: quoted_like(template, value) if template is not None else cst.SimpleString(f'"{value}"'),
         )
+
+    def _replace(
+        self, rule: str, original: NodeT, updated: NodeT, why: str, build: Callable[[], cst.BaseExpression | None]
+    ) -> cst.BaseExpression:
+        """``original`` -> what ``build`` makes (what was inside it is gone, findings too)."""
+        fixed = self.ctx.fix(rule, original, f"{self.ctx.code(original)} -> {{new}}: {why}", build)
         if fixed is None:
-            return updated
+            return updated  # type: ignore[return-value]
         self.ctx.vanish(original, updated)
         return fixed
 
@@ -101,27 +109,17 @@ class DistributedRewrite(Concern):
 
     def _runtime_read(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         concept = self.part.runtime_reads[original]
-        fixed = self.ctx.fix(
-            "XLA602", original,
-            f"{self.ctx.code(original)} -> {{new}}: the {_CONCEPT_WORDS[concept]} from the XLA runtime",
+        return self._replace(
+            "XLA602", original, updated, f"the {_CONCEPT_WORDS[concept]} from the XLA runtime",
             lambda: self.ctx.call(concept),
         )
-        if fixed is None:
-            return updated
-        self.ctx.vanish(original, updated)
-        return fixed
 
     def _launched_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
         launched = self.part.launched_checks[original]
-        fixed = self.ctx.fix(
-            "XLA602", original,
-            f"{self.ctx.code(original)} -> {{new}}: every process is started by the XLA launcher",
+        return self._replace(
+            "XLA602", original, updated, "every process is started by the XLA launcher",
             lambda: cst.Name(str(launched)),
         )
-        if fixed is None:
-            return updated
-        self.ctx.vanish(original, updated)
-        return fixed
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """Workers that received a CUDA device count from the launching process read

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.rewrite.base import Concern
-from codemods.syntax import with_comma
+from codemods.syntax import KEYWORD_EQUAL, with_comma
 
 
 class OptimizerRewrite(Concern):
@@ -31,17 +31,26 @@ class OptimizerRewrite(Concern):
                 "call xm.optimizer_step(optimizer, optimizer_args={...}) by hand",
             )
             return updated
+        if step.closure_index is not None and self.facts.distributed.multi_process:
+            self.ctx.report(
+                "XLA201",
+                original,
+                f"`{self.ctx.code(original)}` with several processes: xm.optimizer_step reduces the gradients before "
+                "the closure computes them; all-reduce them in the closure after backward "
+                "(xm.all_reduce('sum', xm._fetch_gradients(optimizer), scale=1.0 / world size)) and keep "
+                "optimizer.step(closure)",
+            )
+            return updated
 
         def build() -> cst.Call | None:
             args = [cst.Arg(updated.func.value)]  # type: ignore[attr-defined]
             if step.closure_index is not None:
                 closure = updated.args[step.closure_index].value
                 closure_arg = cst.Dict([cst.DictElement(cst.SimpleString('"closure"'), closure)])
-                args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=_EQUAL))
+                args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
             return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
 
         new = self.ctx.fix("XLA201", original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
 
 
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))

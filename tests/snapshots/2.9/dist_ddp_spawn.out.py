@@ -28,8 +28,6 @@ def ddp_setup(rank, world_size):
     os.environ["MASTER_ADDR"] = "localhost"
     os.environ.setdefault("MASTER_PORT", "12355")
     backend = "xla"
-    if torch.cuda.is_available():
-        pass
     init_process_group(backend=backend, init_method="xla://")
 
 

@@ -10,7 +10,6 @@ import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla
 import torch_xla.core.xla_model as xm
-import torch_xla.distributed.parallel_loader as pl
 
 
 class MLPRegressor(nn.Module):
@@ -63,10 +62,11 @@ def main():
     model.train()
     optimizer.zero_grad()
     for epoch in range(args.epochs):
-        for i, (inputs, targets) in enumerate(pl.MpDeviceLoader(loader, device)):
+        for i, (inputs, targets) in enumerate(loader):
             keep = ~torch.isnan(targets)
             inputs, targets = inputs[keep], targets[keep]
             if inputs.numel() == 0:
+                torch_xla.sync()
                 continue
 
             inputs = inputs.to(device)
@@ -84,6 +84,7 @@ def main():
                 xm.optimizer_step(optimizer)
                 optimizer.zero_grad()
                 updates += 1
+            torch_xla.sync()
 
     print(f"finished: {global_step} micro-batches, {updates} optimizer updates")
 

@@ -66,7 +66,7 @@ def main():
             xm.mark_step()
 
     if xm.get_ordinal() == 0:
-        xm.save(model.module.state_dict(), "amp_ddp.pt")
+        torch.save(model.module.state_dict(), "amp_ddp.pt")
     dist.destroy_process_group()
 
 

@@ -89,7 +89,7 @@ def main():
         trainer.train_epoch(epoch)
     dist.barrier()
     if xm.get_ordinal() == 0:
-        xm.save(model.module.state_dict(), "accumulated.pt")
+        torch.save(model.module.state_dict(), "accumulated.pt")
     dist.destroy_process_group()
 
 

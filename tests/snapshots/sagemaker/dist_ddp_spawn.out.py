@@ -28,8 +28,6 @@ def ddp_setup(rank, world_size):
     os.environ["MASTER_ADDR"] = "localhost"
     os.environ.setdefault("MASTER_PORT", "12355")
     backend = "xla"
-    if torch.cuda.is_available():
-        pass
     init_process_group(backend=backend, init_method="xla://")
 
 
@@ -77,7 +75,7 @@ class Trainer:
     def _save_checkpoint(self, epoch):
         ckp = self.model.module.state_dict()
         PATH = "checkpoint.pt"
-        xm.save(ckp, PATH)
+        torch.save(ckp, PATH)
         print(f"Epoch {epoch} | Training checkpoint saved at {PATH}")
 
     def train(self, max_epochs):

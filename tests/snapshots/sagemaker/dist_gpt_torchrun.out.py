@@ -116,6 +116,6 @@ while True:
     xm.mark_step()
 
 if master_process:
-    xm.save({'model': raw_model.state_dict(), 'iter_num': iter_num}, os.path.join(out_dir, 'ckpt.pt'))
+    torch.save({'model': raw_model.state_dict(), 'iter_num': iter_num}, os.path.join(out_dir, 'ckpt.pt'))
 if ddp:
     destroy_process_group()

@@ -136,7 +136,7 @@ def main_worker(gpu, ngpus_per_node, args):
 
         if not args.multiprocessing_distributed or (args.multiprocessing_distributed
                 and args.rank % ngpus_per_node == 0):
-            xm.save({"epoch": epoch + 1, "state_dict": model.state_dict()}, "checkpoint.pth.tar")
+            torch.save({"epoch": epoch + 1, "state_dict": model.state_dict()}, "checkpoint.pth.tar")
 
 
 if __name__ == "__main__":

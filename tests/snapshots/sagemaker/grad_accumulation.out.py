@@ -9,7 +9,6 @@ import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla.core.xla_model as xm
-import torch_xla.distributed.parallel_loader as pl
 
 
 class MLPRegressor(nn.Module):
@@ -62,10 +61,11 @@ def main():
     model.train()
     optimizer.zero_grad()
     for epoch in range(args.epochs):
-        for i, (inputs, targets) in enumerate(pl.MpDeviceLoader(loader, device)):
+        for i, (inputs, targets) in enumerate(loader):
             keep = ~torch.isnan(targets)
             inputs, targets = inputs[keep], targets[keep]
             if inputs.numel() == 0:
+                xm.mark_step()
                 continue
 
             inputs = inputs.to(device)
@@ -83,6 +83,7 @@ def main():
                 xm.optimizer_step(optimizer)
                 optimizer.zero_grad()
                 updates += 1
+            xm.mark_step()
 
     print(f"finished: {global_step} micro-batches, {updates} optimizer updates")
 
