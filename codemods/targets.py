@@ -60,6 +60,9 @@ class Target:
     # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
     # called by the master alone, under a rank check, it waits forever.
     save_waits_for_all: bool = False
+    # The platform starts the processes and calls the script's ``_mp_fn(index)`` in each
+    # (SageMaker's pytorchxla runtime imports the script: its main guard does not run).
+    runtime_calls_entry: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -120,6 +123,7 @@ TARGETS: dict[str, Target] = {
         autocast_takes="device",
         autocast_dtype=None,
         save_waits_for_all=True,
+        runtime_calls_entry=True,
     ),
 }
 

@@ -74,6 +74,16 @@ def test_torchrun_guard_becomes_mp_fn_for_both_targets() -> None:
         assert output.rstrip().endswith(f'if __name__ == "__main__":\n    {launch}')
 
 
+def test_sagemaker_runtime_calls_mp_fn_of_a_spawning_script() -> None:
+    """SageMaker's pytorchxla runtime imports the script and calls _mp_fn(index) in each
+    process: the guard that spawned becomes _mp_fn, calling the worker with its index."""
+    output = convert_fixture("dist_ddp_spawn.py", "sagemaker").output.decode()
+    assert "\ndef _mp_fn(index):\n" in output
+    assert "    main(index, world_size, args.save_every, args.total_epochs, args.batch_size)\n" in output
+    assert output.rstrip().endswith('if __name__ == "__main__":\n    xmp.spawn(_mp_fn, args=())')
+    assert "torch.cuda.device_count()" not in output  # read in the workers now: the runtime's count
+
+
 def test_hogwild_is_reported_and_left_alone() -> None:
     conversion = convert_fixture("dist_hogwild.py", "2.9")
     assert conversion.output == (FIXTURES / "dist_hogwild.py").read_bytes()

@@ -117,8 +117,9 @@ class DistributedFacts:
     # Workers whose parameters receive a CUDA device count from the launching process:
     # (parameter, runtime concept) read again at their start.
     rereads: dict[cst.FunctionDef, tuple[tuple[str, str], ...]] = field(default_factory=dict)
-    # CUDA device counts in the launching process that only feed the workers.
-    launcher_counts: set[cst.Call] = field(default_factory=set)
+    # CUDA device counts in the launching process that only feed the workers (the runtime
+    # concept each would be read as in a worker).
+    launcher_counts: dict[cst.Call, str] = field(default_factory=dict)
     # DDP constructions: the device arguments they drop, and whether they lack
     # gradient_as_bucket_view=True.
     ddp_calls: dict[cst.Call, tuple[tuple[cst.Arg, ...], bool]] = field(default_factory=dict)
@@ -154,6 +155,11 @@ class DistributedFacts:
     # binds that the module's functions read as globals (declared global there).
     entry_guard: cst.If | None = None
     guard_globals: tuple[str, ...] = ()
+    # Spawn style: ``mp.spawn(...)`` as a statement of the main guard.  Where the platform
+    # calls ``_mp_fn(index)`` itself (SageMaker's pytorchxla runtime), the guard's code
+    # becomes ``_mp_fn`` and that spawn a direct call of the worker with the index.
+    spawn_guard: cst.If | None = None
+    guard_spawns: set[cst.Call] = field(default_factory=set)
 
 
 @dataclass
@@ -554,8 +560,12 @@ class DistributedAnalysis(Analysis):
             else:
                 part.style = "module"
                 part.module_level_anchor = self.dist_calls[0] if self.dist_calls else None
-        if part.style == "main" and self.guard is not None and facts.entry.mp_fn is None:
-            part.entry_guard = self.guard
+        if self.guard is not None and facts.entry.mp_fn is None:
+            if part.style == "main":
+                part.entry_guard = self.guard
+            elif part.style == "spawn":
+                part.guard_spawns = {call for call in part.spawns if _statement_of(call, self.guard)}
+                part.spawn_guard = self.guard if part.guard_spawns else None
             part.guard_globals = _shared_names(self.guard, self.module_defs)
         parent = self._processes()
         self._process_groups()
@@ -644,12 +654,12 @@ class DistributedAnalysis(Analysis):
             (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
         counts = self._count_names()
         for call, owner, name in self.count_calls:
-            if owner in parent:
-                if name is not None and name in counts.feeding:
-                    part.launcher_counts.add(call)
-                continue
             last = (name or "").rsplit(".", 1)[-1].lower()
-            part.runtime_reads[call] = "world_size" if "world" in last else "local_process_count"
+            concept = "world_size" if "world" in last else "local_process_count"
+            if owner not in parent:
+                part.runtime_reads[call] = concept
+            elif name is not None and name in counts.feeding:
+                part.launcher_counts[call] = concept
         targets = {name for names in self._spawn_targets().values() for name in names}
         for owner, value in self.rank_assignments:
             params = self.params.get(owner, [])
@@ -833,6 +843,15 @@ class DistributedAnalysis(Analysis):
         for call, function, guarded in self.saves:
             if guarded or function in self.guarded_calls:
                 self.part.guarded_saves.add(call)
+
+
+def _statement_of(call: cst.Call, guard: cst.If) -> bool:
+    """``call`` is a statement of its own in the guard's block."""
+    return any(
+        isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr) and statement.body[0].value is call
+        for statement in guard.body.body
+    )
 
 
 def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> tuple[str, ...]:

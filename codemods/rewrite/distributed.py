@@ -47,8 +47,16 @@ _CONCEPT_WORDS = {
 class DistributedRewrite(Concern):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
-        self.part = self.facts.distributed
-        ctx.track(list(self.part.rereads))
+        self.part = part = self.facts.distributed
+        ctx.track(list(part.rereads))
+        # Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
+        # reads runs in the workers, from the XLA runtime.
+        self.entry_from_spawn = part.spawn_guard is not None and ctx.target.runtime_calls_entry
+        in_guard = {id(n) for n in walk(part.spawn_guard)} if self.entry_from_spawn else set()  # type: ignore[arg-type]
+        self.worker_reads = {
+            node: concept for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
+            if id(node) in in_guard
+        }
 
     # -- process groups (XLA601) ---------------------------------------------------------
 
@@ -108,7 +116,7 @@ class DistributedRewrite(Concern):
     # -- ranks and sizes (XLA602) -----------------------------------------------------------
 
     def _runtime_read(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
-        concept = self.part.runtime_reads[original]
+        concept = self.part.runtime_reads.get(original) or self.worker_reads[original]
         return self._replace(
             "XLA602", original, updated, f"the {_CONCEPT_WORDS[concept]} from the XLA runtime",
             lambda: self.ctx.call(concept),
@@ -152,6 +160,8 @@ class DistributedRewrite(Concern):
 
     def _spawn(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         spawn = self.part.spawns[original]
+        if original in self.part.guard_spawns and self.entry_from_spawn:
+            return self._worker_call(original, updated, spawn.fn, spawn.args)
         if not spawn.joins:
             self.ctx.report("XLA609", original, "`join=False`: the XLA launcher always waits for its processes; "
                             "start them with torch_xla.launch and wait where the script joined them")
@@ -162,6 +172,33 @@ class DistributedRewrite(Concern):
             "and passes each its index (nprocs is not needed)",
             lambda: self._launch(original, updated, spawn.fn, spawn.args, spawn.start_method),
             result=lambda node: node.func if isinstance(node, cst.Call) else node,
+        )
+        return fixed if fixed is not None else updated
+
+    def _worker_call(
+        self, original: cst.Call, updated: cst.Call, fn: cst.BaseExpression, args: cst.BaseExpression | None
+    ) -> cst.BaseExpression:
+        """In ``_mp_fn(index)``, which the platform runs in every process: the worker itself."""
+
+        def build() -> cst.Call:
+            new_args = [cst.Arg(cst.Name("index"))]
+            values = _new_value(original, updated, args) if args is not None else None
+            if isinstance(values, cst.Tuple):
+                new_args += [cst.Arg(element.value, star=element.star if isinstance(element, cst.StarredElement) else "")
+                             for element in values.elements]
+            elif values is not None:
+                new_args.append(cst.Arg(values, star="*"))
+            self.ctx.imports.discard(original.func)
+            for index, arg in enumerate(original.args):
+                if arg.value is not fn and arg.value is not args:
+                    self.ctx.vanish(arg, updated.args[index])
+            return cst.Call(func=_new_value(original, updated, fn), args=_joined(new_args))
+
+        fixed = self.ctx.fix(
+            "XLA603", original,
+            f"{self.ctx.code(original.func)}(...) -> {{new}}: in `{ENTRY_FUNCTION}(index)`, which the XLA runtime "
+            "calls in each of its processes",
+            build,
         )
         return fixed if fixed is not None else updated
 
@@ -208,7 +245,9 @@ class DistributedRewrite(Concern):
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel:
         """A main guard whose code runs in every process (torchrun style) becomes
         ``_mp_fn(index)``, started by the target's launcher."""
-        if original is not self.part.entry_guard or not isinstance(updated.body, cst.IndentedBlock):
+        part = self.part
+        spawning = original is part.spawn_guard and self.entry_from_spawn
+        if not (original is part.entry_guard or spawning) or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         shared = self.part.guard_globals
 
@@ -419,7 +458,7 @@ class DistributedRewrite(Concern):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         part = self.part
-        if original in part.runtime_reads:
+        if original in part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in part.process_groups:
             return self._process_group(original, updated)
@@ -471,7 +510,7 @@ class DistributedRewrite(Concern):
                         "process that starts the others: the XLA runtime may not be used there; read it in the workers")
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        if original in self.part.runtime_reads:
+        if original in self.part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in self.part.module_accesses:
             return self._module_access(original, updated)

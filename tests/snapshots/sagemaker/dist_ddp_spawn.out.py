@@ -112,7 +112,7 @@ def main(rank, world_size, save_every, total_epochs, batch_size):
     destroy_process_group()
 
 
-if __name__ == "__main__":
+def _mp_fn(index):
     import argparse
 
     parser = argparse.ArgumentParser(description="simple distributed training job")
@@ -121,5 +121,9 @@ if __name__ == "__main__":
     parser.add_argument("--batch_size", default=16, type=int, help="Input batch size on each device (default: 16)")
     args = parser.parse_args()
 
-    world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
-    xmp.spawn(main, args=(world_size, args.save_every, args.total_epochs, args.batch_size))
+    world_size = xm.xrt_world_size() if torch.cuda.is_available() else 1
+    main(index, world_size, args.save_every, args.total_epochs, args.batch_size)
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=())
