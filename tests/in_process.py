@@ -9,8 +9,6 @@ went through its launcher.
 
 from __future__ import annotations
 
-import sys
-
 
 def run_launchers_in_process() -> None:
     import torch.multiprocessing
@@ -25,12 +23,10 @@ def run_launchers_in_process() -> None:
         return None
 
     torch.multiprocessing.spawn = spawn_one  # type: ignore[assignment]
-    if "torch_xla" not in sys.modules:
-        try:
-            import torch_xla
-        except ImportError:
-            return
-    import torch_xla
+    try:
+        import torch_xla
+    except ImportError:  # eager runs without the extra
+        return
 
     launch = torch_xla.launch
 

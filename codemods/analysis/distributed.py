@@ -406,7 +406,6 @@ class DistributedAnalysis(Analysis):
             self.part.raw_env_reads[node] = found[0]
 
     def _api_call(self, node: cst.Call, callee: str, owner: str) -> None:
-        part = self.part
         if callee == apis.DDP:
             self.ddp_references.append(node)
             self._ddp(node)

@@ -18,8 +18,6 @@ from codemods.syntax import (
     dotted,
     fold_true,
     is_cuda_device_string,
-    method_name,
-    names_in,
     quoted_like,
     string_value,
     walk,

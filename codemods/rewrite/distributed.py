@@ -23,11 +23,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
-from codemods.analysis.distributed import (
-    PROCESS_GROUP_DROPPED,
-    TORCH_SPAWN,
-    SamplerPlan,
-)
+from codemods.analysis.distributed import PROCESS_GROUP_DROPPED, SamplerPlan
 from codemods.analysis.entry import ENTRY_FUNCTION
 from codemods.rewrite.base import Concern, Context, NodeT
 from codemods.syntax import KEYWORD_EQUAL, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
