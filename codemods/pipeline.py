@@ -12,24 +12,21 @@ import re
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-import libcst as cst
-
-from codemods.analysis import analyse
-from codemods.analysis.summary import ImportContext, ModuleSummary, summarise
-from codemods.analysis.dockerfile import DockerfileSyntaxError
-from codemods.analysis.launcher import analyse_launcher
 from codemods.annotate import add_todos
-from codemods.containers import check_dockerfile, image_uses
 from codemods.files import is_dockerfile
-from codemods.positions import code_and_starts
 from codemods.report import Finding
-from codemods.rewrite import concerns_for
-from codemods.rewrite.base import Context, PendingFinding, Rewriter
-from codemods.roundtrip import NotReproduced, parse_exactly
 from codemods.rules import RuleSelection
+from codemods.summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
+
+# LibCST and everything built on it are imported when a file needs parsing (in
+# _convert, _check_dockerfile): a run over files without torch never loads them.
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.rewrite.base import PendingFinding
 
 Source = TypeVar("Source", str, bytes)
 
@@ -179,6 +176,17 @@ def _convert(
     filename: str | None,
     imports: ImportContext | None,
 ) -> Conversion:
+    import libcst as cst
+
+    from codemods.analysis import analyse
+    from codemods.analysis.launcher import analyse_launcher
+    from codemods.analysis.summary import summarise
+    from codemods.containers import image_uses
+    from codemods.positions import code_and_starts
+    from codemods.rewrite import concerns_for
+    from codemods.rewrite.base import Context, Rewriter
+    from codemods.roundtrip import NotReproduced, parse_exactly
+
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
         module, tail, encoding = parse_exactly(source)
@@ -244,6 +252,9 @@ def _check_dockerfile(
     source: Source, raw: bytes, filename: str, selection: RuleSelection, max_bytes: int | None
 ) -> Conversion:
     """A Dockerfile: checked (SM3), never rewritten."""
+    from codemods.analysis.dockerfile import DockerfileSyntaxError
+    from codemods.containers import check_dockerfile
+
     if _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])
     if max_bytes is not None and len(raw) > max_bytes:
@@ -295,6 +306,8 @@ class _InputPositions:
         self._starts: dict[cst.CSTNode, tuple[int, int]] | None = None
 
     def prefetch(self, nodes: Iterable[cst.CSTNode | None]) -> None:
+        from codemods.positions import code_and_starts
+
         if self._starts is None:
             self._starts = code_and_starts(self.module, {n for n in nodes if n is not None})[1]
 
@@ -302,6 +315,8 @@ class _InputPositions:
         if node is None:
             return None
         if self._starts is None:
+            from codemods.positions import code_and_starts
+
             self._starts = code_and_starts(self.module, None)[1]
         return self._starts.get(node)
 

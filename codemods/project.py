@@ -21,11 +21,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from codemods.analysis.imports import outside_project
-from codemods.analysis.summary import Found, ModuleSummary
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.pipeline import ConversionError, convert_source
 from codemods.rules import RuleSelection
+from codemods.summary import Found, ModuleSummary, outside_project
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]

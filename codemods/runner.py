@@ -10,13 +10,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codemods.analysis.summary import ImportContext, ModuleSummary
-from codemods.containers import connect_images
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project import Project, find_root, imported_files, resolved, summarise_with, waves
 from codemods.report import FileReport, Mode, unified_diff
 from codemods.rules import RuleSelection, Severity
+from codemods.summary import ImportContext, ModuleSummary
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
@@ -166,7 +165,10 @@ def run(
     if pool is not None:
         pool.shutdown()
     ordered = [reports[i] for i in range(len(work))]
-    connect_images(ordered)
+    if any(report.images for report in ordered):
+        from codemods.containers import connect_images  # imports LibCST: only for runs that need it
+
+        connect_images(ordered)
     return ordered
 
 

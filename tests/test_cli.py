@@ -284,3 +284,34 @@ def test_overrides_per_path_and_the_command_line_wins(project: Path) -> None:
     forced = invoke("convert", "--diff", "--target", "2.9", "legacy/old.py", cwd=project)
     assert "torch_xla.sync()" in forced.stdout
     assert invoke("lint", "--fail-on", "warning", "checks.py", cwd=project).exit_code == 1
+
+
+# Runs the command line in a fresh interpreter, then says which modules it loaded.
+_LOADED_MODULES = """\
+import runpy, sys
+sys.argv = ["xla-codemod", *sys.argv[1:]]
+try:
+    runpy.run_module("codemods", run_name="__main__")
+except SystemExit as exit:
+    print("exit", exit.code, file=sys.stderr)
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("command", [["convert", "--check"], ["lint"], ["convert"]])
+def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path, command: list[str]) -> None:
+    plain = tmp_path / "util.py"
+    plain.write_text("import os\n\n\ndef here():\n    return os.getcwd()\n")
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    skipped = subprocess.run(
+        [sys.executable, "-c", _LOADED_MODULES, *command, str(plain)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "exit 0" in skipped.stderr
+    assert "libcst" not in skipped.stdout.split()
+    assert "codemods.cli" in skipped.stdout.split()
+    converted = subprocess.run(
+        [sys.executable, "-c", _LOADED_MODULES, *command, str(script)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "exit 1" in converted.stderr  # the probe sees LibCST when a file needs it
+    assert "libcst" in converted.stdout.split()
