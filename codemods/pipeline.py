@@ -10,7 +10,7 @@ import ast
 import difflib
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
@@ -189,7 +189,7 @@ def _convert(
 
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
-        module, tail, encoding = parse_exactly(source)
+        module, tail, encoding, input_starts = parse_exactly(source)
     except NotReproduced as lost:
         raise ConversionError(
             "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
@@ -210,19 +210,19 @@ def _convert(
     source_code = source if isinstance(source, str) else raw.decode(encoding)
     facts = analyse(module, imports)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
-    input_positions = _InputPositions(module)
-    suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
+    suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
     # Launcher rewrites read their own facts: they visit everything.
     hot = facts.hot_nodes if launcher is None else None
     new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher), hot))
 
+    # Only fixes change a file: without one, it comes back byte for byte (unprinted).
+    fixed = any(f.fixed for f in ctx.findings)
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
-    printed, output_positions = code_and_starts(new_module, anchors)
+    printed, output_positions = code_and_starts(new_module, anchors) if fixed else ("", {})
     tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
     new_code = printed + tail_code
-    # Only fixes change a file: without one, it comes back byte for byte.
-    changed = any(f.fixed for f in ctx.findings) and new_code != source_code
+    changed = fixed and new_code != source_code
     if changed:
         try:
             _parse_with_cpython(new_code)
@@ -232,15 +232,14 @@ def _convert(
                 error.lineno,
             ) from None
     output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
-    images = image_uses(launcher.estimators, filename, input_positions.of) if launcher and filename else ()
+    images = image_uses(launcher.estimators, filename, input_starts.get) if launcher and filename else ()
     if locate == "input" or not changed:
-        input_positions.prefetch(f.original for f in ctx.findings)
-        findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
+        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]  # type: ignore[arg-type]
     else:
         # Lines are mapped without the tail set aside: findings do not depend on it.
         line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)
         findings = [
-            _at(f, output_positions.get(f.result) or line_map.move(input_positions.of(f.original)))  # type: ignore[arg-type]
+            _at(f, output_positions.get(f.result) or line_map.move(input_starts.get(f.original)))  # type: ignore[arg-type]
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
@@ -297,30 +296,6 @@ def _at(finding: PendingFinding, position: tuple[int, int] | None) -> Finding:
     return Finding(finding.rule, line, col, finding.message, finding.fixed)
 
 
-class _InputPositions:
-    """Starts of nodes of the input, computed in one pass: for the given nodes, or for
-    all of them on first use (suppression comments, fallbacks)."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
-        self._starts: dict[cst.CSTNode, tuple[int, int]] | None = None
-
-    def prefetch(self, nodes: Iterable[cst.CSTNode | None]) -> None:
-        from codemods.positions import code_and_starts
-
-        if self._starts is None:
-            self._starts = code_and_starts(self.module, {n for n in nodes if n is not None})[1]
-
-    def of(self, node: cst.CSTNode | None) -> tuple[int, int] | None:
-        if node is None:
-            return None
-        if self._starts is None:
-            from codemods.positions import code_and_starts
-
-            self._starts = code_and_starts(self.module, None)[1]
-        return self._starts.get(node)
-
-
 class _LineMap:
     """Maps input lines to output lines, for findings whose node did not survive
     (computed on first use: most conversions never need it)."""
@@ -348,7 +323,9 @@ def _never(rule: str, node: cst.CSTNode) -> bool:
     return False
 
 
-def _suppressions(code: str, positions: _InputPositions) -> Callable[[str, cst.CSTNode], bool]:
+def _suppressions(
+    code: str, position_of: Callable[[cst.CSTNode], tuple[int, int] | None]
+) -> Callable[[str, cst.CSTNode], bool]:
     """``# xla-codemod: ignore`` or ``# xla-codemod: ignore[XLA101,XLA5]`` on a line
     silences findings (and fixes) that start on that line."""
     by_line: dict[int, tuple[str, ...]] = {}
@@ -359,7 +336,7 @@ def _suppressions(code: str, positions: _InputPositions) -> Callable[[str, cst.C
             by_line[number] = codes
 
     def suppressed(rule: str, node: cst.CSTNode) -> bool:
-        position = positions.of(node)
+        position = position_of(node)
         codes = by_line.get(position[0]) if position else None
         return codes is not None and any(c == "ALL" or rule.startswith(c) for c in codes)
 

@@ -19,7 +19,11 @@ from typing import TypeVar
 
 import libcst as cst
 
+from codemods.positions import code_and_starts
+
 Source = TypeVar("Source", str, bytes)
+# Where each node of a module starts: 1-based (line, column).
+Starts = dict[cst.CSTNode, tuple[int, int]]
 
 # Tokens that carry no code: a tail made of these alone can be set aside.
 _NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
@@ -33,10 +37,11 @@ class NotReproduced(Exception):
         self.line = line
 
 
-def parse_exactly(source: Source) -> tuple[cst.Module, Source, str]:
+def parse_exactly(source: Source) -> tuple[cst.Module, Source, str, Starts]:
     """``source`` parsed into a module that prints back exactly ``source`` minus a tail
     of comment and blank lines; that tail (empty when LibCST reproduces the whole
-    file); and the file's encoding.
+    file); the file's encoding; and where each node of the module starts (the code
+    generation that checks the module records them: findings point at them).
 
     Raises what ``cst.parse_module`` raises for a file that is not valid Python, and
     NotReproduced when no such module can be made."""
@@ -49,17 +54,20 @@ def parse_exactly(source: Source) -> tuple[cst.Module, Source, str]:
         rescued = _without_tail(source, _text(source, encoding))
         if rescued is None:
             raise
-        return (*rescued, encoding)
-    if _printed(module, source) == source:
-        return module, source[:0], module.encoding
+        module, tail, starts = rescued
+        return module, tail, encoding, starts
+    printed, starts = _printed(module, source)
+    if printed == source:
+        return module, source[:0], module.encoding, starts
     text = _text(source, module.encoding)
     rescued = _without_tail(source, text)
     if rescued is None:
-        raise NotReproduced(_first_lost_line(module.code, text))
-    return (*rescued, module.encoding)
+        raise NotReproduced(_first_lost_line(_text(printed, module.encoding), text))
+    module, tail, starts = rescued
+    return module, tail, module.encoding, starts
 
 
-def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source] | None:
+def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source, Starts] | None:
     """The module of ``source`` without the comment and blank lines after its code, if
     LibCST reads and prints that part exactly, and those lines."""
     code_lines = _lines_of_code(text)
@@ -71,11 +79,14 @@ def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source] | None
         module = cst.parse_module(head)
     except cst.ParserSyntaxError:
         return None
-    return (module, source[cut:]) if _printed(module, head) == head else None
+    printed, starts = _printed(module, head)
+    return (module, source[cut:], starts) if printed == head else None
 
 
-def _printed(module: cst.Module, source: str | bytes) -> str | bytes:
-    return module.bytes if isinstance(source, bytes) else module.code
+def _printed(module: cst.Module, source: str | bytes) -> tuple[str | bytes, Starts]:
+    """The module's code, as bytes in its encoding for bytes ``source``, and where its nodes start."""
+    code, starts = code_and_starts(module, None)
+    return code.encode(module.encoding) if isinstance(source, bytes) else code, starts
 
 
 def _text(source: str | bytes, encoding: str) -> str:
