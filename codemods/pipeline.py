@@ -182,14 +182,14 @@ def _convert(
     from codemods.analysis.launcher import analyse_launcher
     from codemods.analysis.summary import summarise
     from codemods.containers import image_uses
-    from codemods.positions import code_and_starts
+    from codemods.positions import code_and_starts, code_reusing
     from codemods.rewrite import concerns_for
     from codemods.rewrite.base import Context, Rewriter
     from codemods.roundtrip import NotReproduced, parse_exactly
 
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
-        module, tail, encoding, input_starts = parse_exactly(source)
+        module, tail, encoding, printed_input = parse_exactly(source)
     except NotReproduced as lost:
         raise ConversionError(
             "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
@@ -208,6 +208,7 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(encoding)
+    input_starts = printed_input.starts
     facts = analyse(module, imports)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
@@ -219,7 +220,12 @@ def _convert(
     # Only fixes change a file: without one, it comes back byte for byte (unprinted).
     fixed = any(f.fixed for f in ctx.findings)
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
-    printed, output_positions = code_and_starts(new_module, anchors) if fixed else ("", {})
+    if not fixed:
+        printed, output_positions = "", {}
+    elif anchors:
+        printed, output_positions = code_and_starts(new_module, anchors)
+    else:  # no positions wanted: the statements the rewrites never entered keep their text
+        printed, output_positions = code_reusing(new_module, printed_input), {}
     tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
     new_code = printed + tail_code
     changed = fixed and new_code != source_code

@@ -19,11 +19,9 @@ from typing import TypeVar
 
 import libcst as cst
 
-from codemods.positions import code_and_starts
+from codemods.positions import Printed, print_back
 
 Source = TypeVar("Source", str, bytes)
-# Where each node of a module starts: 1-based (line, column).
-Starts = dict[cst.CSTNode, tuple[int, int]]
 
 # Tokens that carry no code: a tail made of these alone can be set aside.
 _NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
@@ -37,11 +35,11 @@ class NotReproduced(Exception):
         self.line = line
 
 
-def parse_exactly(source: Source) -> tuple[cst.Module, Source, str, Starts]:
+def parse_exactly(source: Source) -> tuple[cst.Module, Source, str, Printed]:
     """``source`` parsed into a module that prints back exactly ``source`` minus a tail
     of comment and blank lines; that tail (empty when LibCST reproduces the whole
-    file); the file's encoding; and where each node of the module starts (the code
-    generation that checks the module records them: findings point at them).
+    file); the file's encoding; and the module as printed by the check (with where
+    each node starts, for findings, and the text of each statement, for the output).
 
     Raises what ``cst.parse_module`` raises for a file that is not valid Python, and
     NotReproduced when no such module can be made."""
@@ -54,20 +52,20 @@ def parse_exactly(source: Source) -> tuple[cst.Module, Source, str, Starts]:
         rescued = _without_tail(source, _text(source, encoding))
         if rescued is None:
             raise
-        module, tail, starts = rescued
-        return module, tail, encoding, starts
-    printed, starts = _printed(module, source)
-    if printed == source:
-        return module, source[:0], module.encoding, starts
+        module, tail, printed = rescued
+        return module, tail, encoding, printed
+    printed = print_back(module)
+    if _same(printed, source):
+        return module, source[:0], module.encoding, printed
     text = _text(source, module.encoding)
     rescued = _without_tail(source, text)
     if rescued is None:
-        raise NotReproduced(_first_lost_line(_text(printed, module.encoding), text))
-    module, tail, starts = rescued
-    return module, tail, module.encoding, starts
+        raise NotReproduced(_first_lost_line(printed.code, text))
+    module, tail, printed = rescued
+    return module, tail, module.encoding, printed
 
 
-def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source, Starts] | None:
+def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source, Printed] | None:
     """The module of ``source`` without the comment and blank lines after its code, if
     LibCST reads and prints that part exactly, and those lines."""
     code_lines = _lines_of_code(text)
@@ -79,14 +77,13 @@ def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source, Starts
         module = cst.parse_module(head)
     except cst.ParserSyntaxError:
         return None
-    printed, starts = _printed(module, head)
-    return (module, source[cut:], starts) if printed == head else None
+    printed = print_back(module)
+    return (module, source[cut:], printed) if _same(printed, head) else None
 
 
-def _printed(module: cst.Module, source: str | bytes) -> tuple[str | bytes, Starts]:
-    """The module's code, as bytes in its encoding for bytes ``source``, and where its nodes start."""
-    code, starts = code_and_starts(module, None)
-    return code.encode(module.encoding) if isinstance(source, bytes) else code, starts
+def _same(printed: Printed, source: str | bytes) -> bool:
+    """Whether the module printed ``source`` (in its encoding, for bytes)."""
+    return (printed.code.encode(printed.module.encoding) if isinstance(source, bytes) else printed.code) == source
 
 
 def _text(source: str | bytes, encoding: str) -> str:

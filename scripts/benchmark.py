@@ -143,7 +143,7 @@ def stages() -> None:
 
     from codemods.analysis import analyse
     from codemods.pipeline import _never
-    from codemods.positions import code_and_starts
+    from codemods.positions import code_reusing, print_back
     from codemods.report import FileReport, Finding, Report, render_text
     from codemods.rewrite import concerns_for
     from codemods.rewrite.base import Context, Rewriter
@@ -166,7 +166,8 @@ def stages() -> None:
             module = cst.parse_module(data)
             ours["parse"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            code, starts = code_and_starts(module, None)
+            printed = print_back(module)
+            code, starts = printed.code, printed.starts
             assert code.encode(module.encoding) == data
             ours["print back (check) + input positions"] += time.perf_counter() - mark
             mark = time.perf_counter()
@@ -177,7 +178,7 @@ def stages() -> None:
             new = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))
             ours["rewrite"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            output = code_and_starts(new, ())[0] if any(f.fixed for f in ctx.findings) else code
+            output = code_reusing(new, printed) if any(f.fixed for f in ctx.findings) else code
             ours["print output"] += time.perf_counter() - mark
             mark = time.perf_counter()
             if output != code:
