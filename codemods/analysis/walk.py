@@ -65,6 +65,7 @@ class Walk:
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
         self.guard_depth = 0  # enclosing try and if statements
+        self.moves = 0  # how many times the place changed: what depends on it may be kept until then
         # The parent of each node walked (by id), and the nodes the rewrites must visit:
         # the fact sheet's nodes, references through the imports, and their ancestors.
         self.parents: dict[int, int | None] = {}
@@ -142,6 +143,7 @@ class Walk:
         # Most nodes are not scopes, loops or conditions: they skip on_visit's bookkeeping.
         placed = kind in _PLACES
         if placed:
+            self.moves += 1
             self._enter(node, kind)
         for visit in self.visitors.get(kind, ()):
             visit(node)
@@ -151,6 +153,7 @@ class Walk:
         for leave in self.leavers.get(kind, ()):
             leave(node)
         if placed:
+            self.moves += 1
             self._exit(kind)
         path.pop()
 
