@@ -102,7 +102,7 @@ def convert_source(
         raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
-    if not _RELEVANT.search(raw) or _SKIP_FILE.encode() in raw:
+    if not needs_parsing(raw):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
@@ -127,6 +127,20 @@ def convert_source(
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
+
+
+def needs_parsing(raw: bytes) -> bool:
+    """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
+    return _RELEVANT.search(raw) is not None and _SKIP_FILE.encode() not in raw
+
+
+def load_parser() -> None:
+    """Loads LibCST and what is built on it (as _convert does on first use): before a
+    process pool forks, so that its workers share them instead of loading them each."""
+    import codemods.analysis  # noqa: F401
+    import codemods.containers  # noqa: F401
+    import codemods.rewrite  # noqa: F401
+    import codemods.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:

@@ -15,6 +15,7 @@ never written; modules converted in the same run are not pending.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -64,11 +65,17 @@ class Project:
         ``known``: summaries the run has already made (by resolved path)."""
         self.root = resolved(root)
         self.summarise = summarise
-        self.in_run = {resolved(p) for p in in_run}
+        self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
         self.learn(known or {})
+
+    @functools.cached_property
+    def in_run(self) -> set[Path]:
+        """The files of the run, resolved when first needed (a run makes a Project per
+        root, each given every file of the run; most never ask)."""
+        return {resolved(p) for p in self._in_run}
 
     def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
         """Summaries the run has made meanwhile."""

@@ -315,3 +315,19 @@ def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path
     )
     assert "exit 1" in converted.stderr  # the probe sees LibCST when a file needs it
     assert "libcst" in converted.stdout.split()
+
+
+def test_a_run_large_enough_for_workers_loads_libcst_only_if_a_file_needs_it(tmp_path: Path) -> None:
+    folder = tmp_path / "utils"
+    folder.mkdir()
+    for index in range(20):  # enough files for a process pool (runner.workers_for)
+        (folder / f"util_{index}.py").write_text(f"import os\n\nVALUE = {index}\n")
+    environment = {k: v for k, v in os.environ.items() if k != "PRE_COMMIT"}
+    command = [sys.executable, "-c", _LOADED_MODULES, "convert", "--check", "-j", "2", str(folder)]
+    skipped = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=environment)
+    assert "exit 0" in skipped.stderr
+    assert "libcst" not in skipped.stdout.split()
+    (folder / "train.py").write_text(SCRIPT)
+    converted = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=environment)
+    assert "exit 1" in converted.stderr
+    assert "libcst" in converted.stdout.split()  # loaded before the workers fork, for them to share
