@@ -10,26 +10,23 @@ import ast
 import difflib
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-import libcst as cst
-
-from codemods.analysis import analyse
-from codemods.analysis.summary import ImportContext, ModuleSummary, summarise
-from codemods.analysis.dockerfile import DockerfileSyntaxError
-from codemods.analysis.launcher import analyse_launcher
 from codemods.annotate import add_todos
-from codemods.containers import check_dockerfile, image_uses
 from codemods.files import is_dockerfile
-from codemods.positions import code_and_starts
 from codemods.report import Finding
-from codemods.rewrite import concerns_for
-from codemods.rewrite.base import Context, PendingFinding, Rewriter
-from codemods.roundtrip import NotReproduced, parse_exactly
 from codemods.rules import RuleSelection
+from codemods.summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
+
+# LibCST and everything built on it are imported when a file needs parsing (in
+# _convert, _check_dockerfile): a run over files without torch never loads them.
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.rewrite.base import PendingFinding
 
 Source = TypeVar("Source", str, bytes)
 
@@ -107,7 +104,7 @@ def convert_source(
         raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
-    if not _RELEVANT.search(raw) or _SKIP_FILE.encode() in raw:
+    if not needs_parsing(raw):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
@@ -132,6 +129,20 @@ def convert_source(
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         raise ConversionError("too deeply nested to convert") from None
+
+
+def needs_parsing(raw: bytes) -> bool:
+    """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
+    return _RELEVANT.search(raw) is not None and _SKIP_FILE.encode() not in raw
+
+
+def load_parser() -> None:
+    """Loads LibCST and what is built on it (as _convert does on first use): before a
+    process pool forks, so that its workers share them instead of loading them each."""
+    import codemods.analysis  # noqa: F401
+    import codemods.containers  # noqa: F401
+    import codemods.rewrite  # noqa: F401
+    import codemods.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
@@ -182,9 +193,20 @@ def _convert(
     imports: ImportContext | None,
     distributed: bool = False,
 ) -> Conversion:
+    import libcst as cst
+
+    from codemods.analysis import analyse
+    from codemods.analysis.launcher import analyse_launcher
+    from codemods.analysis.summary import summarise
+    from codemods.containers import image_uses
+    from codemods.positions import code_and_starts, code_reusing
+    from codemods.rewrite import concerns_for
+    from codemods.rewrite.base import Context, Rewriter
+    from codemods.roundtrip import NotReproduced, parse_exactly
+
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
-        module, tail, encoding = parse_exactly(source)
+        module, tail, encoding, printed_input = parse_exactly(source)
     except NotReproduced as lost:
         raise ConversionError(
             "LibCST cannot give this file back exactly from this line on; left alone so that nothing is lost",
@@ -203,21 +225,27 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(encoding)
+    input_starts = printed_input.starts
     facts = analyse(module, imports, distributed)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
-    input_positions = _InputPositions(module)
-    suppressed = _suppressions(source_code, input_positions) if "xla-codemod:" in source_code else _never
+    suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
     # Launcher rewrites read their own facts: they visit everything.
     hot = facts.hot_nodes if launcher is None else None
     new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher), hot))
 
+    # Only fixes change a file: without one, it comes back byte for byte (unprinted).
+    fixed = any(f.fixed for f in ctx.findings)
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
-    printed, output_positions = code_and_starts(new_module, anchors)
+    if not fixed:
+        printed, output_positions = "", {}
+    elif anchors:
+        printed, output_positions = code_and_starts(new_module, anchors)
+    else:  # no positions wanted: the statements the rewrites never entered keep their text
+        printed, output_positions = code_reusing(new_module, printed_input), {}
     tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
     new_code = printed + tail_code
-    # Only fixes change a file: without one, it comes back byte for byte.
-    changed = any(f.fixed for f in ctx.findings) and new_code != source_code
+    changed = fixed and new_code != source_code
     if changed:
         try:
             _parse_with_cpython(new_code)
@@ -227,15 +255,14 @@ def _convert(
                 error.lineno,
             ) from None
     output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
-    images = image_uses(launcher.estimators, filename, input_positions.of) if launcher and filename else ()
+    images = image_uses(launcher.estimators, filename, input_starts.get) if launcher and filename else ()
     if locate == "input" or not changed:
-        input_positions.prefetch(f.original for f in ctx.findings)
-        findings = [_at(f, input_positions.of(f.original)) for f in ctx.findings]
+        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]  # type: ignore[arg-type]
     else:
         # Lines are mapped without the tail set aside: findings do not depend on it.
         line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)
         findings = [
-            _at(f, output_positions.get(f.result) or line_map.move(input_positions.of(f.original)))  # type: ignore[arg-type]
+            _at(f, output_positions.get(f.result) or line_map.move(input_starts.get(f.original)))  # type: ignore[arg-type]
             for f in ctx.findings
         ]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
@@ -247,6 +274,9 @@ def _check_dockerfile(
     source: Source, raw: bytes, filename: str, selection: RuleSelection, max_bytes: int | None
 ) -> Conversion:
     """A Dockerfile: checked (SM3), never rewritten."""
+    from codemods.analysis.dockerfile import DockerfileSyntaxError
+    from codemods.containers import check_dockerfile
+
     if _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])
     if max_bytes is not None and len(raw) > max_bytes:
@@ -289,26 +319,6 @@ def _at(finding: PendingFinding, position: tuple[int, int] | None) -> Finding:
     return Finding(finding.rule, line, col, finding.message, finding.fixed)
 
 
-class _InputPositions:
-    """Starts of nodes of the input, computed in one pass: for the given nodes, or for
-    all of them on first use (suppression comments, fallbacks)."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
-        self._starts: dict[cst.CSTNode, tuple[int, int]] | None = None
-
-    def prefetch(self, nodes: Iterable[cst.CSTNode | None]) -> None:
-        if self._starts is None:
-            self._starts = code_and_starts(self.module, {n for n in nodes if n is not None})[1]
-
-    def of(self, node: cst.CSTNode | None) -> tuple[int, int] | None:
-        if node is None:
-            return None
-        if self._starts is None:
-            self._starts = code_and_starts(self.module, None)[1]
-        return self._starts.get(node)
-
-
 class _LineMap:
     """Maps input lines to output lines, for findings whose node did not survive
     (computed on first use: most conversions never need it)."""
@@ -336,7 +346,9 @@ def _never(rule: str, node: cst.CSTNode) -> bool:
     return False
 
 
-def _suppressions(code: str, positions: _InputPositions) -> Callable[[str, cst.CSTNode], bool]:
+def _suppressions(
+    code: str, position_of: Callable[[cst.CSTNode], tuple[int, int] | None]
+) -> Callable[[str, cst.CSTNode], bool]:
     """``# xla-codemod: ignore`` or ``# xla-codemod: ignore[XLA101,XLA5]`` on a line
     silences findings (and fixes) that start on that line."""
     by_line: dict[int, tuple[str, ...]] = {}
@@ -347,7 +359,7 @@ def _suppressions(code: str, positions: _InputPositions) -> Callable[[str, cst.C
             by_line[number] = codes
 
     def suppressed(rule: str, node: cst.CSTNode) -> bool:
-        position = positions.of(node)
+        position = position_of(node)
         codes = by_line.get(position[0]) if position else None
         return codes is not None and any(c == "ALL" or rule.startswith(c) for c in codes)
 

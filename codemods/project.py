@@ -15,17 +15,17 @@ never written; modules converted in the same run are not pending.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from codemods.analysis.imports import outside_project
-from codemods.analysis.summary import Found, ModuleSummary
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.pipeline import ConversionError, convert_source
 from codemods.rules import RuleSelection
+from codemods.summary import Found, ModuleSummary, outside_project
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
@@ -65,11 +65,17 @@ class Project:
         ``known``: summaries the run has already made (by resolved path)."""
         self.root = resolved(root)
         self.summarise = summarise
-        self.in_run = {resolved(p) for p in in_run}
+        self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
         self.learn(known or {})
+
+    @functools.cached_property
+    def in_run(self) -> set[Path]:
+        """The files of the run, resolved when first needed (a run makes a Project per
+        root, each given every file of the run; most never ask)."""
+        return {resolved(p) for p in self._in_run}
 
     def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
         """Summaries the run has made meanwhile."""

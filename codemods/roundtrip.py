@@ -19,6 +19,8 @@ from typing import TypeVar
 
 import libcst as cst
 
+from codemods.positions import Printed, print_back
+
 Source = TypeVar("Source", str, bytes)
 
 # Tokens that carry no code: a tail made of these alone can be set aside.
@@ -33,10 +35,11 @@ class NotReproduced(Exception):
         self.line = line
 
 
-def parse_exactly(source: Source) -> tuple[cst.Module, Source, str]:
+def parse_exactly(source: Source) -> tuple[cst.Module, Source, str, Printed]:
     """``source`` parsed into a module that prints back exactly ``source`` minus a tail
     of comment and blank lines; that tail (empty when LibCST reproduces the whole
-    file); and the file's encoding.
+    file); the file's encoding; and the module as printed by the check (with where
+    each node starts, for findings, and the text of each statement, for the output).
 
     Raises what ``cst.parse_module`` raises for a file that is not valid Python, and
     NotReproduced when no such module can be made."""
@@ -49,17 +52,20 @@ def parse_exactly(source: Source) -> tuple[cst.Module, Source, str]:
         rescued = _without_tail(source, _text(source, encoding))
         if rescued is None:
             raise
-        return (*rescued, encoding)
-    if _printed(module, source) == source:
-        return module, source[:0], module.encoding
+        module, tail, printed = rescued
+        return module, tail, encoding, printed
+    printed = print_back(module)
+    if _same(printed, source):
+        return module, source[:0], module.encoding, printed
     text = _text(source, module.encoding)
     rescued = _without_tail(source, text)
     if rescued is None:
-        raise NotReproduced(_first_lost_line(module.code, text))
-    return (*rescued, module.encoding)
+        raise NotReproduced(_first_lost_line(printed.code, text))
+    module, tail, printed = rescued
+    return module, tail, module.encoding, printed
 
 
-def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source] | None:
+def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source, Printed] | None:
     """The module of ``source`` without the comment and blank lines after its code, if
     LibCST reads and prints that part exactly, and those lines."""
     code_lines = _lines_of_code(text)
@@ -71,11 +77,13 @@ def _without_tail(source: Source, text: str) -> tuple[cst.Module, Source] | None
         module = cst.parse_module(head)
     except cst.ParserSyntaxError:
         return None
-    return (module, source[cut:]) if _printed(module, head) == head else None
+    printed = print_back(module)
+    return (module, source[cut:], printed) if _same(printed, head) else None
 
 
-def _printed(module: cst.Module, source: str | bytes) -> str | bytes:
-    return module.bytes if isinstance(source, bytes) else module.code
+def _same(printed: Printed, source: str | bytes) -> bool:
+    """Whether the module printed ``source`` (in its encoding, for bytes)."""
+    return (printed.code.encode(printed.module.encoding) if isinstance(source, bytes) else printed.code) == source
 
 
 def _text(source: str | bytes, encoding: str) -> str:

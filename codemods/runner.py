@@ -10,13 +10,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codemods.analysis.summary import ImportContext, ModuleSummary
-from codemods.containers import connect_images
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
-from codemods.pipeline import ConversionError, convert_source
+from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
 from codemods.project import Project, find_root, imported_files, resolved, summarise_with, waves
 from codemods.report import FileReport, Mode, unified_diff
 from codemods.rules import RuleSelection, Severity
+from codemods.summary import ImportContext, ModuleSummary
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
@@ -153,7 +152,11 @@ def run(
     by_path = {resolved(path): (path, job) for path, job in work}
     reports: dict[int, FileReport] = {}
     summaries: dict[Path, ModuleSummary | None] = {}
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,)) if workers > 1 and len(work) > 1 else None
+    pool = None
+    if workers > 1 and len(work) > 1:
+        if any(_parsed(path) for path, _ in work):
+            load_parser()
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,))
     try:
         for round_ in waves(list(order), depends):
             tasks = [(*by_path[f], {d: summaries.get(d) for d in depends.get(f, ()) if d in summaries}) for f in round_]
@@ -168,8 +171,19 @@ def run(
     if pool is not None:
         pool.shutdown()
     ordered = [reports[i] for i in range(len(work))]
-    connect_images(ordered)
+    if any(report.images for report in ordered):
+        from codemods.containers import connect_images  # imports LibCST: only for runs that need it
+
+        connect_images(ordered)
     return ordered
+
+
+def _parsed(path: str) -> bool:
+    """Whether converting the file parses it (or checks a Dockerfile)."""
+    try:
+        return is_dockerfile(path) or needs_parsing(read_bytes(path))
+    except FileProblem:
+        return False
 
 
 def _imports_within(work: Sequence[tuple[str, Job]], files: frozenset[Path]) -> dict[Path, set[Path]]:

@@ -7,6 +7,7 @@ and get back the target's spelling, so no rule carries a torch_xla string of its
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from codemods.apis import SYNCFREE_OPTIMIZERS
@@ -134,6 +135,7 @@ DEFAULT_TARGET = "2.9"
 VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal")
 
 
+@functools.cache
 def spellings(concept: str) -> frozenset[str]:
     """Every qualified name that any target uses for ``concept``."""
     return frozenset(t.api(concept).qualified_name for t in TARGETS.values())

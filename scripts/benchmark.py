@@ -7,12 +7,14 @@ the same, plus files without torch, 3 for every 2 scripts, as in a real reposito
 prints, in one run:
   (a) `xla-codemod convert --check` on the corpus: wall time and lines per second;
   (b) the bare LibCST round trip over the same files with the same number of processes;
-  (c) their ratio;
+  (c) their ratio, on the whole corpus and on its training scripts alone (files
+      without torch are skipped unparsed, which flatters the first);
   (d) cold starts: `convert --check` on one small training script against
       `python -m libcst.tool print` on it, and on one file without torch against
       `python -c pass` (and whether LibCST was imported for it);
   (e) (a) to (c) at several multiples of the corpus, to show how the cost grows;
-  (f) a per-stage profile of one process over the corpus' training scripts.
+  (f) a per-stage profile of one process over the corpus' training scripts, the stages
+      as the pipeline runs them, next to LibCST's parse and print of the same files.
 Figures, not assertions: compare them before and after a change.
 """
 
@@ -73,7 +75,8 @@ def vary(source: bytes, index: int) -> bytes:
     return header + bumped + f"\n\ndef _variant_{index}():\n    return {index}\n".encode()
 
 
-def build_corpus(folder: Path, scripts: int) -> tuple[list[Path], int]:
+def build_corpus(folder: Path, scripts: int, with_plain: bool = True) -> tuple[list[Path], int]:
+    """``scripts`` varied training scripts, and (``with_plain``) 3 files without torch for every 2."""
     sources = training_scripts()
     plain = plain_module()
     paths = []
@@ -82,7 +85,7 @@ def build_corpus(folder: Path, scripts: int) -> tuple[list[Path], int]:
         package.mkdir(parents=True, exist_ok=True)
         paths.append(package / f"train_{index}.py")
         paths[-1].write_bytes(vary(sources[index % len(sources)], index))
-    for index in range(scripts * 3 // 2):
+    for index in range(scripts * 3 // 2 if with_plain else 0):
         package = folder / f"pkg{index % 25}"
         paths.append(package / f"util_{index}.py")
         paths[-1].write_bytes(plain + f"\nVARIANT = {index}\n".encode())
@@ -99,10 +102,10 @@ def best(command: list[str], repeat: int, cwd: Path | None = None) -> float:
     return min(timed(command, cwd) for _ in range(repeat))
 
 
-def side_by_side(scripts: int, jobs: int, repeat: int) -> tuple[float, float, int, int]:
+def side_by_side(scripts: int, jobs: int, repeat: int, with_plain: bool = True) -> tuple[float, float, int, int]:
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        paths, lines = build_corpus(folder, scripts)
+        paths, lines = build_corpus(folder, scripts, with_plain)
         tool = best([*XLA_CODEMOD, "convert", "--check", "-j", str(jobs), str(folder)], repeat)
         bare = best([PYTHON, "-c", ROUND_TRIP, str(jobs), *map(str, paths)], repeat)
     return tool, bare, len(paths), lines
@@ -127,53 +130,76 @@ def cold_starts(repeat: int) -> None:
     print(f"    convert --check small training script   {ours * 1000:7.0f} ms")
     print(f"    python -m libcst.tool print (same file)   {libcst_print * 1000:7.0f} ms   ratio {ours / libcst_print:.2f}")
     print(f"    convert --check file without torch       {skip * 1000:7.0f} ms")
-    print(f"    python -c pass                            {empty * 1000:7.0f} ms   (LibCST imported: {imported.stdout.strip()})")
+    print(f"    python -c pass                            {empty * 1000:7.0f} ms   (LibCST imported: {imported.stdout.split()[-1]})")
 
 
 def stages() -> None:
-    """One process, every training script of the corpus once: where the time goes."""
+    """One process, every training script of the corpus once: where the time goes, stage
+    by stage as codemods/pipeline.py runs them (convert --check: findings in the input)."""
     sys.path.insert(0, str(ROOT))
+    import ast
+
     import libcst as cst
 
     from codemods.analysis import analyse
     from codemods.pipeline import _never
-    from codemods.positions import code_and_starts
+    from codemods.positions import code_reusing, print_back
     from codemods.report import FileReport, Finding, Report, render_text
     from codemods.rewrite import concerns_for
     from codemods.rewrite.base import Context, Rewriter
     from codemods.rules import RuleSelection
     from codemods.targets import get_target
 
-    totals = dict.fromkeys(("read", "parse", "analyse", "rewrite", "positions", "report", "LibCST print"), 0.0)
+    ours = dict.fromkeys(
+        ("read", "parse", "print back (check) + input positions", "analyse", "rewrite", "print output",
+         "CPython parse of the output", "report"),
+        0.0,
+    )
+    bare = dict.fromkeys(("parse", "LibCST print"), 0.0)
     with tempfile.TemporaryDirectory() as temporary:
-        paths, _ = build_corpus(Path(temporary), len(training_scripts()) * 4)
-        for path in [p for p in paths if p.name.startswith("train_")]:
+        paths, _ = build_corpus(Path(temporary), len(training_scripts()) * 4, with_plain=False)
+        for path in paths:
             start = time.perf_counter()
             data = path.read_bytes()
             mark = time.perf_counter()
-            totals["read"] += mark - start
+            ours["read"] += mark - start
             module = cst.parse_module(data)
-            totals["parse"] += time.perf_counter() - mark
+            ours["parse"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            printed = print_back(module)
+            code, starts = printed.code, printed.starts
+            assert code.encode(module.encoding) == data
+            ours["print back (check) + input positions"] += time.perf_counter() - mark
             mark = time.perf_counter()
             facts = analyse(module)
-            totals["analyse"] += time.perf_counter() - mark
+            ours["analyse"] += time.perf_counter() - mark
             mark = time.perf_counter()
             ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
             new = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))
-            totals["rewrite"] += time.perf_counter() - mark
+            ours["rewrite"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            code_and_starts(new, {f.result for f in ctx.findings if f.result is not None})
-            totals["positions"] += time.perf_counter() - mark
+            output = code_reusing(new, printed) if any(f.fixed for f in ctx.findings) else code
+            ours["print output"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            findings = [Finding(f.rule, 1, 1, f.message, f.fixed) for f in ctx.findings]
+            if output != code:
+                ast.parse(output)
+            ours["CPython parse of the output"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            findings = [Finding(f.rule, *starts.get(f.original, (1, 1)), f.message, f.fixed) for f in ctx.findings]
             render_text(Report([FileReport(str(path), True, None, findings)]))
-            totals["report"] += time.perf_counter() - mark
+            ours["report"] += time.perf_counter() - mark
+            mark = time.perf_counter()
+            module = cst.parse_module(data)
+            bare["parse"] += time.perf_counter() - mark
             mark = time.perf_counter()
             module.code
-            totals["LibCST print"] += time.perf_counter() - mark
-    print("(f) per stage, one process (ms); parse + LibCST print is the bare round trip")
-    for name, seconds in totals.items():
-        print(f"    {name:<14}{seconds * 1000:9.1f}")
+            bare["LibCST print"] += time.perf_counter() - mark
+    print(f"(f) per stage, one process, {len(paths)} training scripts (ms)")
+    for name, seconds in ours.items():
+        print(f"    {name:<38}{seconds * 1000:9.1f}")
+    print(f"    {'total':<38}{sum(ours.values()) * 1000:9.1f}")
+    print("    LibCST round trip: " + ", ".join(f"{name} {seconds * 1000:.1f}" for name, seconds in bare.items()))
+    print(f"    ratio {sum(ours.values()) / sum(bare.values()):.2f}")
 
 
 def main() -> None:
@@ -185,12 +211,14 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores; {args.jobs} process(es) per side; {time.strftime('%Y-%m-%d')}")
     for scale in (int(s) for s in args.scales.split(",")):
-        tool, bare, files, lines = side_by_side(args.scripts * scale, args.jobs, args.repeat)
-        print(
-            f"(a-c, e) {scale}x: {files} files ({args.scripts * scale} training scripts), {lines} lines: "
-            f"convert --check {tool:.2f} s ({lines / tool:,.0f} lines/s), LibCST round trip {bare:.2f} s, "
-            f"ratio {tool / bare:.2f}"
-        )
+        for with_plain in (True, False):
+            tool, bare, files, lines = side_by_side(args.scripts * scale, args.jobs, args.repeat, with_plain)
+            corpus = f"{files} files" if with_plain else "training scripts only"
+            print(
+                f"(a-c, e) {scale}x, {corpus} ({args.scripts * scale} training scripts), {lines} lines: "
+                f"convert --check {tool:.2f} s ({lines / tool:,.0f} lines/s), LibCST round trip {bare:.2f} s, "
+                f"ratio {tool / bare:.2f}"
+            )
     cold_starts(args.repeat + 2)
     stages()
 

@@ -8,7 +8,13 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods.positions import code_and_starts
+from codemods.analysis import analyse
+from codemods.pipeline import _never
+from codemods.positions import code_and_starts, code_reusing, print_back
+from codemods.rewrite import concerns_for
+from codemods.rewrite.base import Context, Rewriter
+from codemods.rules import RuleSelection
+from codemods.targets import get_target
 from codemods.syntax import walk
 from tests.conftest import FIXTURES, fixture_scripts
 
@@ -32,3 +38,58 @@ def test_only_targets_are_recorded() -> None:
     code, starts = code_and_starts(module, {call})
     assert code == module.code
     assert starts == {call: (2, 5)}
+
+
+@pytest.mark.parametrize("script", fixture_scripts(), ids=str)
+def test_a_conversion_printed_reusing_kept_statements_is_printed_as_libcst_prints_it(script: Path) -> None:
+    module = cst.parse_module((FIXTURES / script).read_bytes())
+    before = print_back(module)
+    assert before.code == module.code
+    assert before.starts == code_and_starts(module, None)[1]
+    facts = analyse(module)
+    ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
+    converted = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))
+    assert code_reusing(converted, before) == converted.code
+
+
+def _moved_up(module: cst.Module) -> cst.Module:
+    """The statements of the first ``if`` block, one level up."""
+    return module.with_changes(body=[*module.body[0].body.body, *module.body[1:]])  # type: ignore[attr-defined]
+
+
+def _elif_alone(module: cst.Module) -> cst.Module:
+    """The ``elif`` of the first ``if``, as a statement of its own."""
+    return module.with_changes(body=[module.body[0].orelse])  # type: ignore[attr-defined]
+
+
+def _moved_down(module: cst.Module) -> cst.Module:
+    """The first statement moved into the block of the second."""
+    first, block = module.body[0], module.body[1]
+    inner = block.body.with_changes(body=[first, *block.body.body])  # type: ignore[attr-defined]
+    return module.with_changes(body=[block.with_changes(body=inner)])  # type: ignore[attr-defined]
+
+
+def _import_added(module: cst.Module) -> cst.Module:
+    return module.with_changes(body=[cst.parse_statement("import torch_xla\n"), *module.body])
+
+
+def _call_added(module: cst.Module) -> cst.Module:
+    return module.with_changes(body=[*module.body, cst.parse_statement("torch_xla.sync()\n")])
+
+
+@pytest.mark.parametrize(
+    ("source", "change"),
+    [
+        ("if cuda:\n    a = 1  # one\n\n    b = 2\nc = 3\n", _moved_up),
+        ("if a:\n    x = 1\nelif b:\n    y = 2\nelse:\n    z = 3\n", _elif_alone),
+        ("a = 1\nif c:\n\tb = 2\n", _moved_down),
+        ("import torch\nx = 1\ny = 2", _import_added),  # no final newline
+        ("import torch\nx = 1\ny = 2  # two", _call_added),
+        ("import torch\r\ndef f():\r\n    return 1\r\n", _import_added),
+    ],
+)
+def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change) -> None:  # type: ignore[no-untyped-def]
+    module = cst.parse_module(source)
+    before = print_back(module)
+    changed = change(module)
+    assert code_reusing(changed, before) == changed.code

@@ -859,11 +859,14 @@ def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> 
     bound = {name for statement in guard.body.body for name in _bound_by(statement)}
     read: set[str] = set()
     for definition in defs:
-        own = {name for statement in walk(definition) if isinstance(statement, cst.BaseSmallStatement | cst.BaseCompoundStatement) for name in _bound_by(statement)}
+        used = bound & set(names_in(definition.body))
+        if not used:
+            continue
+        own = {name for node in walk(definition) for name in _bound_by(node)}
         if isinstance(definition, cst.FunctionDef):
             own |= {p.name.value for p in walk(definition.params) if isinstance(p, cst.Param)}
-        read |= set(names_in(definition.body)) - own
-    return tuple(sorted(bound & read))
+        read |= used - own
+    return tuple(sorted(read))
 
 
 def _bound_by(statement: cst.CSTNode) -> list[str]:

@@ -10,6 +10,7 @@ import libcst as cst
 
 from codemods.analysis.walk import Analysis
 from codemods.imports import ImportTable
+from codemods.summary import outside_project
 from codemods.syntax import dotted, names_in
 
 
@@ -67,12 +68,6 @@ class ImportAnalysis(Analysis):
 
     visit_If = _branch
     visit_IfExp = _branch
-
-
-def outside_project(module: str) -> bool:
-    """torch and torch_xla are never the project."""
-    head = module.split(".")[0]
-    return head.startswith("torch")
 
 
 def tests_for_xla(test: cst.BaseExpression) -> bool:

@@ -223,6 +223,9 @@ class LazyAnalysis(Analysis):
         self.nested = 0
         self.lambdas = 0
         self.order = 0
+        self._loaders: set[str] | None = None  # names bound to device loaders (_from_device_loader)
+        self._place_at = -1  # the walk's moves when _place was found
+        self._place: tuple[_Scope, tuple[cst.CSTNode, ...], bool] = (self.module_scope, (), False)
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -243,8 +246,12 @@ class LazyAnalysis(Analysis):
 
     def _site(self, node: cst.CSTNode) -> _Site:
         self.order += 1
-        return _Site(node, self.scope, self._loops(), self.small, id(node) in self.test_nodes, self.nested > 0,
-                     self.lambdas > 0, self.order, self.walk.conditional_in_loop)
+        if self._place_at != self.walk.moves:  # most sites share their place with the one before
+            self._place_at = self.walk.moves
+            self._place = (self.scope, self._loops(), self.walk.conditional_in_loop)
+        scope, loops, conditional = self._place
+        return _Site(node, scope, loops, self.small, id(node) in self.test_nodes, self.nested > 0,
+                     self.lambdas > 0, self.order, conditional)
 
     # -- walk: scopes and names ----------------------------------------------------------
 
@@ -556,18 +563,27 @@ class LazyAnalysis(Analysis):
             if method_name(call) == "backward" and (name := dotted(receiver(call))) is not None:
                 if not name.endswith("accelerator"):
                     self._owner(site.scope, name).device.add(name)
+        # Device sets only grow here, and is_device reads nothing else that changes: what
+        # was found a device value stays one, and is not asked again.
+        found: set[tuple[int, int]] = set()  # (scope, value) by ids
+        passed = [(site, self._params_for(site.node)) for site in self.calls]  # type: ignore[arg-type]
         for _ in range(6):  # to a fixed point; chains in training scripts are short
             before = sum(len(s.device) for s in scopes)
             for scope in scopes:
                 for targets, value, _, _ in scope.assignments:
+                    if (id(scope), id(value)) in found:
+                        continue
                     if self.is_device(scope, value):
+                        found.add((id(scope), id(value)))
                         for target in targets:
                             self._owner(scope, target).device.add(target)
                     elif _reads(value):
                         scope.host.update(targets)
-            for site in self.calls:
-                for callee, param, arg in self._params_for(site.node):  # type: ignore[arg-type]
-                    if self.is_device(site.scope, arg):
+            for site, bound in passed:
+                for callee, param, arg in bound:
+                    key = (id(site.scope), id(arg))
+                    if key in found or self.is_device(site.scope, arg):
+                        found.add(key)
                         callee.device.add(param)
             if sum(len(s.device) for s in scopes) == before:
                 break
@@ -576,13 +592,15 @@ class LazyAnalysis(Analysis):
             scope.device -= scope.host | models  # a module moved to the device is not a tensor
 
     def _from_device_loader(self, loop: cst.For) -> bool:
-        loaders = {
-            name
-            for scope in [self.module_scope, *self.scopes.values()]
-            for targets, value, _, _ in scope.assignments
-            if isinstance(value, cst.Call) and is_device_loader(value, self.walk.resolve(value.func))
-            for name in targets
-        }
+        if self._loaders is None:  # found once: the assignments are all known when the walk is over
+            self._loaders = {
+                name
+                for scope in [self.module_scope, *self.scopes.values()]
+                for targets, value, _, _ in scope.assignments
+                if isinstance(value, cst.Call) and is_device_loader(value, self.walk.resolve(value.func))
+                for name in targets
+            }
+        loaders = self._loaders
         return any(
             (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
             for sub in walk(loop.iter)

@@ -5,6 +5,8 @@ concern's analysis, the way ``rewrite.base.Rewriter`` hands nodes to the rewrite
 from __future__ import annotations
 
 import dataclasses
+import enum
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
@@ -20,7 +22,9 @@ if TYPE_CHECKING:
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 
 # Import statements are read whole by the imports analysis: their names are not uses.
-_OPAQUE = (cst.Import, cst.ImportFrom)
+_OPAQUE = frozenset({cst.Import, cst.ImportFrom})
+# The nodes that change where the walk is (functions, loops, conditions, classes, try).
+_PLACES = frozenset({cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.If, cst.IfExp, cst.Try, cst.ClassDef})
 # Besides the fact sheet's nodes, the rewrites look at every reference through the
 # imports and at these names and string keys themselves (pin_memory=... arguments).
 _LOOKED_AT = frozenset({"pin_memory"})
@@ -61,6 +65,7 @@ class Walk:
         self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
         self.class_depth = 0
         self.guard_depth = 0  # enclosing try and if statements
+        self.moves = 0  # how many times the place changed: what depends on it may be kept until then
         # The parent of each node walked (by id), and the nodes the rewrites must visit:
         # the fact sheet's nodes, references through the imports, and their ancestors.
         self.parents: dict[int, int | None] = {}
@@ -69,14 +74,15 @@ class Walk:
         self.analyses: list[Analysis] = []
         for kind in kinds:  # one by one: an analysis may look up the ones before it
             self.analyses.append(kind(self))
-        self.visitors: dict[str, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
-        self.leavers: dict[str, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
+        # Per node type, the hooks of every analysis, in the analyses' order.
+        self.visitors: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
+        self.leavers: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
         for analysis in self.analyses:
-            for attr in dir(type(analysis)):
-                if attr.startswith("visit_"):
-                    self.visitors[attr.removeprefix("visit_")].append(getattr(analysis, attr))
-                elif attr.startswith("leave_"):
-                    self.leavers[attr.removeprefix("leave_")].append(getattr(analysis, attr))
+            for node_type, attr in _hooks(type(analysis), "visit_"):
+                self.visitors[node_type].append(getattr(analysis, attr))
+            for node_type, attr in _hooks(type(analysis), "leave_"):
+                self.leavers[node_type].append(getattr(analysis, attr))
+        self._bindings = facts.imports.table.bindings
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         return next(a for a in self.analyses if isinstance(a, kind))
@@ -119,20 +125,37 @@ class Walk:
 
     def run(self, node: cst.CSTNode) -> None:
         key = id(node)
-        self.parents[key] = self._path[-1] if self._path else None
-        self._path.append(key)
+        path = self._path
+        self.parents[key] = path[-1] if path else None
+        path.append(key)
         kind = type(node)
-        if kind is cst.Name or kind is cst.Attribute:
+        if kind is cst.Name:
+            value = node.value  # type: ignore[attr-defined]
+            qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
+            if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
+                self._heat_path()
+        elif kind is cst.Attribute:
             qualified = self.resolve(node)
-            if (qualified is not None and apis.inspected(qualified)) or (kind is cst.Name and node.value in _LOOKED_AT):  # type: ignore[attr-defined]
+            if qualified is not None and apis.inspected(qualified):
                 self._heat_path()
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
             self._heat_path()
-        if self.on_visit(node):
+        # Most nodes are not scopes, loops or conditions: they skip on_visit's bookkeeping.
+        placed = kind in _PLACES
+        if placed:
+            self.moves += 1
+            self._enter(node, kind)
+        for visit in self.visitors.get(kind, ()):
+            visit(node)
+        if kind not in _OPAQUE:
             for child in children(node):
                 self.run(child)
-        self.on_leave(node)
-        self._path.pop()
+        for leave in self.leavers.get(kind, ()):
+            leave(node)
+        if placed:
+            self.moves += 1
+            self._exit(kind)
+        path.pop()
 
     # -- where the rewrites need to look ------------------------------------------------------
 
@@ -154,8 +177,7 @@ class Walk:
         for node in _nodes_in(self.facts):
             self.heat(node)
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        kind = type(node)
+    def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
             self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]
             self._enter_loop(None)
@@ -175,14 +197,8 @@ class Walk:
         elif kind is cst.ClassDef:
             self.class_depth += 1
             self.scopes.append(node.name.value)  # type: ignore[attr-defined]
-        for visit in self.visitors.get(kind.__name__, ()):
-            visit(node)
-        return kind not in _OPAQUE
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        kind = type(original_node)
-        for leave in self.leavers.get(kind.__name__, ()):
-            leave(original_node)
+    def _exit(self, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
             self.functions.pop()
             self._leave_loop()
@@ -219,17 +235,65 @@ class Walk:
         self.heat_facts()
 
 
+_HOOKS: dict[tuple[type, str], list[tuple[type, str]]] = {}
+
+
+def _hooks(kind: type[Analysis], prefix: str) -> list[tuple[type, str]]:
+    """(node type, method name) of each ``visit_<Node>`` (or ``leave_<Node>``) of an
+    analysis class (found once per class: ``dir`` is slow, and walks are per file)."""
+    key = (kind, prefix)
+    found = _HOOKS.get(key)
+    if found is None:
+        found = _HOOKS[key] = [
+            (getattr(cst, attr.removeprefix(prefix)), attr) for attr in dir(kind) if attr.startswith(prefix)
+        ]
+    return found
+
+
 def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
     """The nodes held anywhere in a fact sheet (its parts, their containers and records)."""
-    if isinstance(value, cst.CSTNode):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _nodes_in(key)
-            yield from _nodes_in(item)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for item in value:
-            yield from _nodes_in(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for field in dataclasses.fields(value):
-            yield from _nodes_in(getattr(value, field.name))
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        held = _HOLDS.get(kind)
+        if held is None:
+            held = _HOLDS[kind] = _holds(kind)
+        if held is _Holds.NODE:
+            yield current  # type: ignore[misc]
+        elif held is _Holds.MAPPING:
+            for key, item in current.items():  # type: ignore[attr-defined]
+                stack.append(key)
+                stack.append(item)
+        elif held is _Holds.ITEMS:
+            stack.extend(current)  # type: ignore[call-overload]
+        elif held is _Holds.FIELDS:
+            stack.extend(getattr(current, name) for name in _field_names(kind))
+
+
+class _Holds(enum.Enum):
+    NOTHING = 0
+    NODE = 1
+    MAPPING = 2
+    ITEMS = 3
+    FIELDS = 4
+
+
+# What values of a type hold, by type (the fact sheet is walked for every file).
+_HOLDS: dict[type, _Holds] = {}
+
+
+def _holds(kind: type) -> _Holds:
+    if issubclass(kind, cst.CSTNode):
+        return _Holds.NODE
+    if issubclass(kind, dict):
+        return _Holds.MAPPING
+    if issubclass(kind, (list, tuple, set, frozenset)):
+        return _Holds.ITEMS
+    # A dataclass instance (a class itself is a value of type ``type``, which holds nothing).
+    return _Holds.FIELDS if dataclasses.is_dataclass(kind) else _Holds.NOTHING
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(field.name for field in dataclasses.fields(kind))

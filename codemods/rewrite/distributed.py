@@ -27,9 +27,9 @@ from codemods.analysis.distributed import PROCESS_GROUP_DROPPED, SamplerPlan
 from codemods.analysis.entry import ENTRY_FUNCTION
 from codemods.rewrite.base import Concern, Context, NodeT
 from codemods.syntax import KEYWORD_EQUAL, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
-from codemods.targets import Api
+from codemods.targets import XMP, Api
 
-XMP_SPAWN = "torch_xla.distributed.xla_multiprocessing.spawn"
+XMP_SPAWN = f"{XMP}.spawn"
 XLA_BACKEND = "torch_xla.distributed.xla_backend"
 SAMPLER = Api("torch.utils.data.distributed", "DistributedSampler")
 _CONCEPT_WORDS = {
@@ -44,7 +44,6 @@ class DistributedRewrite(Concern):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.part = part = self.facts.distributed
-        ctx.track(list(part.rereads))
         # Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
         # reads runs in the workers, from the XLA runtime.
         self.entry_from_spawn = part.spawn_guard is not None and ctx.target.runtime_calls_entry
@@ -248,7 +247,7 @@ class DistributedRewrite(Concern):
         shared = self.part.guard_globals
 
         def build() -> cst.FlattenSentinel | None:
-            launch = self.ctx.call("launch", [cst.Arg(cst.Name(ENTRY_FUNCTION)), cst.Arg(cst.Tuple([]), keyword=cst.Name("args"), equal=KEYWORD_EQUAL)])
+            launch = self.ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), _keyword("args", cst.Tuple([]))])
             if launch is None:
                 return None
             body = list(updated.body.body)
