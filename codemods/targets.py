@@ -76,6 +76,7 @@ _COMMON = {
     "wait_device_ops": _xm("wait_device_ops"),
     "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
     "add_step_closure": _xm("add_step_closure"),
+    "master_print": _xm("master_print"),
     # Gradients all-reduced by hand (the seed's AMP recipe for several processes).
     "fetch_gradients": _xm("_fetch_gradients"),
     "all_reduce": _xm("all_reduce"),

@@ -2488,6 +2488,73 @@ CASES = [
         dist.init_process_group("xla", init_method="xla://")
         world = O.getenv("WORLD_SIZE")
         """, note="getenv"),
+    C("XLA610", "positive", """
+        import torch.distributed as dist
+
+
+        def main():
+            dist.init_process_group("nccl")
+            rank = dist.get_rank()
+            if rank == 0:
+                print("starting", flush=True)
+        """, """
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def main():
+            dist.init_process_group("xla", init_method="xla://")
+            rank = xr.global_ordinal()
+            xm.master_print("starting", flush=True)
+        """, note="rank-variable"),
+    C("XLA610", "negative", """
+        import torch.distributed as dist
+
+
+        def main(local_rank):
+            dist.init_process_group("nccl")
+            if local_rank == 0:
+                print("once per host")
+            if dist.get_rank() == 0:
+                print("saving")
+                save()
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def main(local_rank):
+            dist.init_process_group("xla", init_method="xla://")
+            if local_rank == 0:
+                print("once per host")
+            if xr.global_ordinal() == 0:
+                print("saving")
+                save()
+        """, note="local-rank-or-more-than-a-print"),
+    C("XLA610", "alias", """
+        import torch.distributed as D
+
+
+        def main():
+            D.init_process_group("nccl")
+            master_process = D.get_rank() == 0
+            if master_process:
+                print("hello")
+        """, """
+        import torch.distributed as D
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def main():
+            D.init_process_group("xla", init_method="xla://")
+            master_process = xr.global_ordinal() == 0
+            xm.master_print("hello")
+        """, note="master-flag"),
     # -- XLA901 torch_xla release names ---------------------------------------------------------------------
     C("XLA901", "positive", """
         import torch_xla

@@ -147,6 +147,8 @@ class DistributedFacts:
     hogwild: cst.Call | None = None
     # Saves that only the master process reaches (a rank guard around them or their caller).
     guarded_saves: set[cst.Call] = field(default_factory=set)
+    # ``if rank == 0: print(...)``: one print that only the master process runs.
+    master_prints: set[cst.If] = field(default_factory=set)
     # Names (and attributes) that hold a DataLoader of this file, however they are called.
     loaders: set[str] = field(default_factory=set)
     # Where a module-level script's distributed setup starts (for the report).
@@ -212,6 +214,7 @@ class DistributedAnalysis(Analysis):
         self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...]]] = []
         self.rank_tests: dict[int, bool] = {}
         self.ddp_references: list[cst.Call] = []
+        self.master_print_candidates: list[cst.If] = []
         self.xla_launches: list[cst.Call] = []  # torch_xla.launch / xmp.spawn calls already there
         self.module_defs: list[cst.FunctionDef | cst.ClassDef] = []  # outside any if
 
@@ -243,6 +246,8 @@ class DistributedAnalysis(Analysis):
     def visit_If(self, node: cst.If) -> None:
         if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test):
             self.guard = node
+        elif node.orelse is None and _lone_print(node.body) is not None and _tests_master(node.test):
+            self.master_print_candidates.append(node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -574,6 +579,7 @@ class DistributedAnalysis(Analysis):
         self._samplers(parent)
         self._gradient_reduces()
         self._guarded_saves()
+        part.master_prints = set(self.master_print_candidates)
 
     # -- which code runs where ----------------------------------------------------------
 
@@ -842,6 +848,43 @@ class DistributedAnalysis(Analysis):
         for call, function, guarded in self.saves:
             if guarded or function in self.guarded_calls:
                 self.part.guarded_saves.add(call)
+
+
+def _lone_print(body: cst.BaseSuite) -> cst.Call | None:
+    """The block is one ``print(...)`` call that xm.master_print can take (no ``sep``,
+    ``end``, ``file``, no unpacked arguments) and no comment."""
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1 or body.header.comment is not None:
+        return None
+    statement = body.body[0]
+    if (
+        not isinstance(statement, cst.SimpleStatementLine)
+        or len(statement.body) != 1
+        or any(line.comment for line in (*statement.leading_lines, *body.footer))
+        or statement.trailing_whitespace.comment is not None
+    ):
+        return None
+    call = statement.body[0].value if isinstance(statement.body[0], cst.Expr) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):
+        return None
+    if any(arg.star or (arg.keyword is not None and arg.keyword.value != "flush") for arg in call.args):
+        return None
+    return call
+
+
+def _tests_master(test: cst.BaseExpression) -> bool:
+    """``rank == 0`` (a global rank: not a local one), ``master_process``, ``is_main_process()``."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if not isinstance(target.operator, cst.Equal) or not (
+            isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
+        ):
+            return False
+        names = [name.lower() for name in names_in(test.left)]
+        return any("rank" in n or "ordinal" in n for n in names) and not any("local" in n for n in names)
+    if isinstance(test, cst.Call) and not test.args:
+        test = test.func
+    last = (dotted(test) or "").rsplit(".", 1)[-1].lower()
+    return "master" in last or "main_process" in last
 
 
 def _statement_of(call: cst.Call, guard: cst.If) -> bool:

@@ -13,7 +13,8 @@ module only writes it:
   * ``nn.DataParallel`` goes, with the ``.module`` accesses of what it wrapped (XLA605);
   * training data gets a DistributedSampler from the runtime's rank and size (XLA606);
   * without DDP, mixed-precision steps all-reduce their gradients (XLA607);
-  * Hogwild training is reported (XLA608), and so is what is left (XLA609).
+  * Hogwild training is reported (XLA608), and so is what is left (XLA609);
+  * a print that only the master process runs becomes ``xm.master_print`` (XLA610).
 """
 
 from __future__ import annotations
@@ -241,6 +242,8 @@ class DistributedRewrite(Concern):
         """A main guard whose code runs in every process (torchrun style) becomes
         ``_mp_fn(index)``, started by the target's launcher."""
         part = self.part
+        if original in part.master_prints:
+            return self._master_print(original, updated)
         spawning = original is part.spawn_guard and self.entry_from_spawn
         if not (original is part.entry_guard or spawning) or not isinstance(updated.body, cst.IndentedBlock):
             return updated
@@ -275,6 +278,30 @@ class DistributedRewrite(Concern):
             result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
         )
         return fixed if fixed is not None else updated
+
+    def _master_print(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
+        """``if rank == 0: print(...)`` -> ``xm.master_print(...)`` (XLA610)."""
+        statement = updated.body.body[0] if isinstance(updated.body, cst.IndentedBlock) else None
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+        call = small.value if isinstance(small, cst.Expr) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):
+            return updated  # another rewrite changed it (a step closure)
+
+        def build() -> cst.SimpleStatementLine | None:
+            master_print = self.ctx.replace_callee(call, call, "master_print")
+            if master_print is None:
+                return None
+            return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
+
+        fixed = self.ctx.fix(
+            "XLA610", original, f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master "
+            "process only",
+            build,
+        )
+        if fixed is None:
+            return updated
+        self.ctx.vanish(original.test, updated.test)
+        return fixed
 
     # -- DistributedDataParallel (XLA604), DataParallel (XLA605) ----------------------------------------
 
