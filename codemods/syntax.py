@@ -131,6 +131,15 @@ def without_args(args: list[cst.Arg], doomed: list[int]) -> list[cst.Arg]:
     return kept
 
 
+def lone_call(statement: cst.CSTNode) -> cst.Call | None:
+    """The call of a statement line that is nothing but one call (``f(x)``)."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:  # type: ignore[attr-defined]
+        small = statement.body[0]  # type: ignore[attr-defined]
+        if type(small) is cst.Expr and type(small.value) is cst.Call:
+            return small.value
+    return None
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node of a subtree but whitespace and punctuation, parents before their
     children (in no particular order among siblings)."""

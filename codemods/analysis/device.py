@@ -21,6 +21,7 @@ from codemods.syntax import (
     dotted,
     fold_true,
     is_cuda_device_string,
+    lone_call,
     mentions,
     method_name,
     string_value,
@@ -202,7 +203,7 @@ class DeviceAnalysis(Analysis):
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
         statements = node.body
         for statement, after in zip(statements, statements[1:]):
-            call = _lone_call(statement)
+            call = lone_call(statement)
             if call is not None and not call.args:
                 self.lone_calls.append((call, after))
 
@@ -383,15 +384,6 @@ class DeviceAnalysis(Analysis):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
-
-
-def _lone_call(statement: cst.BaseStatement) -> cst.Call | None:
-    """The call of a statement line that is nothing but one call."""
-    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-        small = statement.body[0]
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            return small.value
-    return None
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

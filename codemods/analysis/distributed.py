@@ -23,7 +23,9 @@ import libcst as cst
 from codemods import apis
 from codemods.analysis.entry import is_main_guard
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, call_args, dotted, fold_true, method_name, names_in, receiver, string_value, walk
+from codemods.syntax import (
+    arg_value, call_args, dotted, fold_true, lone_call, method_name, names_in, receiver, string_value, walk,
+)
 
 Style = Literal["spawn", "main", "module", "launched"]
 
@@ -285,7 +287,7 @@ class DistributedAnalysis(Analysis):
                 (
                     dotted(arg_value(call, 0, "optimizer"))
                     for later in statements[index + 1 :]
-                    if (call := _expression_call(later)) is not None
+                    if (call := lone_call(later)) is not None
                     and method_name(call) == "step"
                     and dotted(receiver(call)) == scaler
                 ),
@@ -568,7 +570,9 @@ class DistributedAnalysis(Analysis):
             if part.style == "main":
                 part.entry_guard = self.guard
             elif part.style == "spawn":
-                part.guard_spawns = {call for call in part.spawns if _statement_of(call, self.guard)}
+                # Spawns that are statements of their own in the guard's block.
+                alone = {lone_call(statement) for statement in self.guard.body.body}
+                part.guard_spawns = {call for call in part.spawns if call in alone}
                 part.spawn_guard = self.guard if part.guard_spawns else None
             part.guard_globals = _shared_names(self.guard, self.module_defs)
         parent = self._processes()
@@ -863,8 +867,8 @@ def _lone_print(body: cst.BaseSuite) -> cst.Call | None:
         or statement.trailing_whitespace.comment is not None
     ):
         return None
-    call = statement.body[0].value if isinstance(statement.body[0], cst.Expr) else None
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):
+    call = lone_call(statement)
+    if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
         return None
     if any(arg.star or (arg.keyword is not None and arg.keyword.value != "flush") for arg in call.args):
         return None
@@ -885,15 +889,6 @@ def _tests_master(test: cst.BaseExpression) -> bool:
         test = test.func
     last = (dotted(test) or "").rsplit(".", 1)[-1].lower()
     return "master" in last or "main_process" in last
-
-
-def _statement_of(call: cst.Call, guard: cst.If) -> bool:
-    """``call`` is a statement of its own in the guard's block."""
-    return any(
-        isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr) and statement.body[0].value is call
-        for statement in guard.body.body
-    )
 
 
 def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> tuple[str, ...]:
@@ -995,14 +990,9 @@ def _wrapped(call: cst.Call) -> cst.BaseExpression | None:
     return arg_value(call, 0, "module")
 
 
-def _expression_call(statement: cst.SimpleStatementLine) -> cst.Call | None:
-    small = statement.body[0] if len(statement.body) == 1 else None
-    return small.value if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) else None
-
-
 def _scaled_backward(statement: cst.SimpleStatementLine) -> cst.Call | None:
     """``scaler.scale(loss).backward()`` as a statement of its own."""
-    call = _expression_call(statement)
+    call = lone_call(statement)
     if call is None or method_name(call) != "backward":
         return None
     inner = receiver(call)

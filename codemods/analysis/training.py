@@ -13,7 +13,7 @@ from codemods import apis
 from codemods.analysis.device import CUDA, DeviceAnalysis, is_device_name
 from codemods.analysis.project import ProjectAnalysis
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, dotted, method_name, names_in, parse_dotted, receiver, walk
+from codemods.syntax import arg_value, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
 from codemods.targets import XM, spellings
 
 
@@ -327,7 +327,8 @@ class TrainingAnalysis(Analysis):
             if not used or function.name in reached or not self.part.is_optimizer(optimizer):  # type: ignore[union-attr]
                 continue
             following = self.next_statement.get(id(statement))
-            if following is None or not _is_barrier(following, self.walk.resolve):
+            barrier = lone_call(following) if following is not None else None
+            if barrier is None or self.walk.resolve(barrier.func) not in spellings("sync"):
                 self.part.lone_steps.add(statement)
 
     def _step_functions(self) -> set[str]:
@@ -472,12 +473,6 @@ def _is_true(node: cst.CSTNode | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-def _is_barrier(statement: cst.BaseStatement, resolve) -> bool:  # type: ignore[no-untyped-def]
-    """``torch_xla.sync()`` / ``xm.mark_step()`` as a statement of its own."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return False
-    small = statement.body[0]
-    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and resolve(small.value.func) in spellings("sync")
 
 
 _FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})

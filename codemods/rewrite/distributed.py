@@ -27,7 +27,7 @@ from codemods import apis
 from codemods.analysis.distributed import PROCESS_GROUP_DROPPED, SamplerPlan
 from codemods.analysis.entry import ENTRY_FUNCTION
 from codemods.rewrite.base import Concern, Context, NodeT
-from codemods.syntax import KEYWORD_EQUAL, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
+from codemods.syntax import KEYWORD_EQUAL, lone_call, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
 from codemods.targets import XMP, Api
 
 XMP_SPAWN = f"{XMP}.spawn"
@@ -281,10 +281,8 @@ class DistributedRewrite(Concern):
 
     def _master_print(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
         """``if rank == 0: print(...)`` -> ``xm.master_print(...)`` (XLA610)."""
-        statement = updated.body.body[0] if isinstance(updated.body, cst.IndentedBlock) else None
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-        call = small.value if isinstance(small, cst.Expr) else None
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):
+        call = lone_call(updated.body.body[0]) if isinstance(updated.body, cst.IndentedBlock) else None
+        if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
             return updated  # another rewrite changed it (a step closure)
 
         def build() -> cst.SimpleStatementLine | None:
