@@ -225,8 +225,8 @@ def _convert(
         raise ConversionError(f"cannot decode: {error}") from None
 
     source_code = source if isinstance(source, str) else raw.decode(encoding)
-    input_starts = printed_input.starts
     facts = analyse(module, imports, distributed)
+    input_starts = printed_input.positions(facts.parents)
     launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
     suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
@@ -256,6 +256,7 @@ def _convert(
             ) from None
     output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
     images = image_uses(launcher.estimators, filename, input_starts.get) if launcher and filename else ()
+    input_starts.locate(f.original for f in ctx.findings)  # type: ignore[misc]
     if locate == "input" or not changed:
         findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]  # type: ignore[arg-type]
     else:

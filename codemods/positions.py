@@ -1,16 +1,17 @@
-"""Where nodes start, computed while the code is generated.
+"""Where nodes start, computed while code is generated, and only for the nodes asked about.
 
 LibCST's PositionProvider records a full range for every node of the module; the
-report needs the start of a handful of nodes.  This codegen state records only those,
-and yields the module's code from the same pass, so the converted text and the
-positions of its findings cost one code generation.  It builds on LibCST's codegen
-hooks (``CodegenState``), the same ones PositionProvider uses.
+report needs the start of a handful of nodes.  The check that a module prints back
+exactly (``print_back``) records where each statement of a block begins and nothing
+else; the start of a node that carries a finding is found afterwards by printing again
+only the innermost statement around it, from where that statement began.  Both build on
+LibCST's codegen hooks (``CodegenState``), the same ones PositionProvider uses.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
@@ -29,6 +30,8 @@ class _StartRecordingState(CodegenState):
     starts: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
     # Nodes whose start another node borrows (an indented block starts at its first statement).
     lenders: set[int] = field(default_factory=set)
+    # When set, the targets not given their syntactic start yet: generation stops once none is left.
+    unplaced: set[int] | None = None
 
     def _wanted(self, node: cst.CSTNode) -> bool:
         return self.target_ids is None or id(node) in self.target_ids or id(node) in self.lenders
@@ -58,7 +61,15 @@ class _StartRecordingState(CodegenState):
         if start_node is not None:
             return _BorrowedStart(self, node, start_node)
         self.starts[node] = (self.line, self.column + 1)
+        if self.unplaced is not None:
+            self.unplaced.discard(id(node))
+            if not self.unplaced:
+                raise _AllPlaced
         return _NOTHING
+
+
+class _AllPlaced(Exception):
+    """Every target has its start: the rest of the code need not be generated."""
 
 
 class _BorrowedStart:
@@ -87,22 +98,34 @@ def code_and_starts(
     return "".join(state.tokens), state.starts
 
 
-# -- printing a converted module again, reusing the text of the statements it kept ---------
+# -- printing a module back, then finding where some of its nodes start ---------------------
+
+
+# A statement of a block, the indentation it was printed at, and the index of its first token.
+_Span = tuple[cst.CSTNode, tuple[str, ...], int]
+
+
+class _PlainState(CodegenState):
+    """LibCST's code generation, without its position hook: the base class makes it a
+    generator-based context manager, entered for almost every node to do nothing."""
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
+        return _NOTHING
 
 
 @dataclass
-class _StatementRecordingState(_StartRecordingState):
-    """Also records the tokens each statement of a block printed, and at what
-    indentation: from its first token to the first of the statement after it (the
-    last statement of a block is not recorded: no hook has to run after each node)."""
+class _StatementRecordingState(_PlainState):
+    """Prints as LibCST prints, and records the tokens each statement of a block
+    printed, and at what indentation: from its first token to the first of the
+    statement after it (the last statement of a block has no end: no hook has to run
+    after each node).  Records no position: that costs a hook per token."""
 
     members: set[int] = field(default_factory=set)  # ids of the statements of the blocks met
     previous: dict[int, int] = field(default_factory=dict)  # id of a statement -> the one before it
-    spans: dict[int, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # id -> (indents, first token)
+    spans: dict[int, _Span] = field(default_factory=dict)  # id of a statement -> where it printed
     ends: dict[int, int] = field(default_factory=dict)  # id -> past its last token
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.starts[node] = (self.line, self.column + 1)  # every node (target_ids is None)
         kind = type(node)
         if kind is cst.Module or kind is cst.IndentedBlock:
             body = node.body  # type: ignore[attr-defined]
@@ -111,7 +134,7 @@ class _StatementRecordingState(_StartRecordingState):
                 self.previous[id(after)] = id(before)
         elif (key := id(node)) in self.members:
             at = len(self.tokens)
-            self.spans[key] = (tuple(self.indent_tokens), at)
+            self.spans[key] = (node, tuple(self.indent_tokens), at)
             before = self.previous.get(key)
             if before is not None:
                 self.ends[before] = at
@@ -119,14 +142,13 @@ class _StatementRecordingState(_StartRecordingState):
 
 @dataclass
 class Printed:
-    """A module's code, where its nodes start, and the tokens each statement of a block
-    printed (for ``code_reusing``).  Valid while the module lives (nodes go by id)."""
+    """A module's code, and the tokens each statement of a block printed (for
+    ``code_reusing`` and ``Positions``).  Valid while the module lives (nodes go by id)."""
 
     module: cst.Module
     code: str
-    starts: dict[cst.CSTNode, tuple[int, int]]
     _tokens: list[str]
-    _spans: dict[int, tuple[tuple[str, ...], int]]
+    _spans: dict[int, _Span]
     _ends: dict[int, int]
 
     def verbatim(self, statement: cst.CSTNode) -> _Verbatim | None:
@@ -136,17 +158,93 @@ class Printed:
         end = self._ends.get(id(statement))
         if end is None:  # the last of its block
             return None
-        indents, start = span
+        _, indents, start = span
         return _Verbatim(statement, indents, self._tokens[start:end])
+
+    def positions(self, parents: Mapping[int, int | None]) -> Positions:
+        """Where the module's nodes start, found when asked; ``parents`` maps the id of
+        a node to the id of its parent (the analysis walk's, which skips punctuation)."""
+        return Positions(self, parents)
 
 
 def print_back(module: cst.Module) -> Printed:
-    """The module printed as LibCST prints it, with the start of every node."""
-    state = _StatementRecordingState(
-        default_indent=module.default_indent, default_newline=module.default_newline, target_ids=None
-    )
+    """The module printed as LibCST prints it, with the text of each statement."""
+    state = _StatementRecordingState(default_indent=module.default_indent, default_newline=module.default_newline)
     module._codegen(state)
-    return Printed(module, "".join(state.tokens), state.starts, state.tokens, state.spans, state.ends)
+    return Printed(module, "".join(state.tokens), state.tokens, state.spans, state.ends)
+
+
+class Positions:
+    """The 1-based (line, column) where nodes of a printed module start, as
+    PositionProvider gives them.  A node is found from the innermost statement of a
+    block around it: that statement is printed again from where it began, and only
+    until the nodes asked about are reached.  (Nodes outside any such statement, or
+    that the parent map does not hold, are found by printing the module again.)"""
+
+    def __init__(self, printed: Printed, parents: Mapping[int, int | None]) -> None:
+        self.printed, self.parents = printed, parents
+        self.starts: dict[int, tuple[int, int]] = {}  # by node id
+        self.unknown: set[int] = set()  # ids of nodes the module does not hold
+
+    def get(self, node: cst.CSTNode | None) -> tuple[int, int] | None:
+        if node is None:
+            return None
+        if id(node) not in self.starts:
+            self.locate([node])
+        return self.starts.get(id(node))
+
+    def locate(self, nodes: Iterable[cst.CSTNode | None]) -> None:
+        """Find the starts of ``nodes`` (all at once: statements are printed once each)."""
+        spans, parents = self.printed._spans, self.parents
+        by_statement: dict[int, list[cst.CSTNode]] = {}
+        elsewhere: list[cst.CSTNode] = []
+        for node in nodes:
+            if node is None or id(node) in self.starts or id(node) in self.unknown:
+                continue
+            key: int | None = id(node)
+            while key is not None and key not in spans:
+                key = parents.get(key)
+            if key is None:
+                elsewhere.append(node)
+            else:
+                by_statement.setdefault(key, []).append(node)
+        module = self.printed.module
+        firsts = _line_and_column(self.printed._tokens, sorted(spans[key][2] for key in by_statement))
+        for key, targets in by_statement.items():
+            statement, indents, at = spans[key]
+            line, column = firsts[at]
+            state = _StartRecordingState(
+                default_indent=module.default_indent, default_newline=module.default_newline,
+                target_ids={id(n) for n in targets}, line=line, column=column, unplaced={id(n) for n in targets},
+            )
+            state.indent_tokens = list(indents)
+            try:
+                statement._codegen(state)
+            except _AllPlaced:
+                pass
+            self.starts.update((id(node), start) for node, start in state.starts.items())
+        if elsewhere:
+            self.starts.update((id(node), start) for node, start in code_and_starts(module, elsewhere)[1].items())
+            self.unknown.update(id(node) for node in elsewhere if id(node) not in self.starts)
+
+
+def _line_and_column(tokens: list[str], indices: list[int]) -> dict[int, tuple[int, int]]:
+    """The line (1-based) and column (0-based) at each of the sorted token ``indices``."""
+    found: dict[int, tuple[int, int]] = {}
+    line, column, done = 1, 0, 0
+    for at in indices:
+        text = "".join(tokens[done:at])
+        newlines = text.count("\n") + text.count("\r") - text.count("\r\n")
+        if newlines:
+            line += newlines
+            column = len(text) - max(text.rfind("\n"), text.rfind("\r")) - 1
+        else:
+            column += len(text)
+        found[at], done = (line, column), at
+    return found
+
+
+# -- printing a converted module again, reusing the text of the statements it kept ---------
 
 
 class _Verbatim:
@@ -182,7 +280,7 @@ def code_reusing(module: cst.Module, before: Printed) -> str:
     but take the tokens they printed before.  Same text as ``module.code``."""
     if (module.default_indent, module.default_newline) != (before.module.default_indent, before.module.default_newline):
         return module.code
-    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
     _with_verbatim(module, before)._codegen(state)
     return "".join(state.tokens)
 

@@ -41,11 +41,29 @@ def test_only_targets_are_recorded() -> None:
 
 
 @pytest.mark.parametrize("script", fixture_scripts(), ids=str)
+def test_starts_found_from_their_statement_match_a_whole_print(script: Path) -> None:
+    module = cst.parse_module((FIXTURES / script).read_bytes())
+    expected = code_and_starts(module, None)[1]
+    nodes = list(walk(module))
+    for parents in (analyse(module).parents, {}):  # {}: every node found by printing the module again
+        positions = print_back(module).positions(parents)
+        positions.locate(nodes[::7])  # some at once, the others one by one
+        for node in nodes:
+            assert positions.get(node) == expected[node], type(node).__name__
+
+
+def test_a_node_the_module_does_not_hold_has_no_start() -> None:
+    module = cst.parse_module("x = 1\n")
+    positions = print_back(module).positions({})
+    assert positions.get(cst.Name("y")) is None
+    assert positions.get(None) is None
+
+
+@pytest.mark.parametrize("script", fixture_scripts(), ids=str)
 def test_a_conversion_printed_reusing_kept_statements_is_printed_as_libcst_prints_it(script: Path) -> None:
     module = cst.parse_module((FIXTURES / script).read_bytes())
     before = print_back(module)
     assert before.code == module.code
-    assert before.starts == code_and_starts(module, None)[1]
     facts = analyse(module)
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
     converted = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))

@@ -52,6 +52,8 @@ class Facts:
     lazy: LazyFacts = field(default_factory=LazyFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
     hot_nodes: set[int] = field(default_factory=set)
+    # The parent of each node walked, by ids (where findings are: positions.Positions).
+    parents: dict[int, int | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.device = DeviceFacts(self.imports.table)
@@ -83,4 +85,5 @@ def analyse(module: cst.Module, imports: ImportContext | None = None, distribute
     walk.run(module)
     walk.finish()
     facts.hot_nodes = walk.hot
+    facts.parents = walk.parents
     return facts

@@ -220,6 +220,8 @@ class LazyAnalysis(Analysis):
         self.test_nodes: set[int] = set()
         self.small: cst.BaseSmallStatement | None = None
         self.value_names: dict[int, tuple[str, ...]] = {}
+        self.bound: dict[int, list[tuple[_Scope, str, cst.BaseExpression]]] = {}  # _params_for, by call id
+        self.device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
         self.nested = 0
         self.lambdas = 0
         self.order = 0
@@ -448,6 +450,7 @@ class LazyAnalysis(Analysis):
 
     def finish(self) -> None:
         self._device_names()
+        self.device_values = {}
         reads = self._host_reads()
         self._varying(reads)
         self._sliced_data()
@@ -465,7 +468,15 @@ class LazyAnalysis(Analysis):
         return []
 
     def _params_for(self, call: cst.Call) -> list[tuple[_Scope, str, cst.BaseExpression]]:
-        """(callee scope, parameter, argument) for a call of one of the file's functions."""
+        """(callee scope, parameter, argument) for a call of one of the file's functions
+        (asked after the walk, when every function is known: kept, as the fixed-point
+        loops ask again and again)."""
+        bound = self.bound.get(id(call))
+        if bound is None:
+            bound = self.bound[id(call)] = self._bind(call)
+        return bound
+
+    def _bind(self, call: cst.Call) -> list[tuple[_Scope, str, cst.BaseExpression]]:
         bound: list[tuple[_Scope, str, cst.BaseExpression]] = []
         method = (dotted(call.func) or "").startswith("self.")
         for callee in self._callees(call):
@@ -489,9 +500,20 @@ class LazyAnalysis(Analysis):
     # -- device values -----------------------------------------------------------------
 
     def is_device(self, scope: _Scope, node: cst.CSTNode | None) -> bool:
-        """Does ``node`` evaluate to a device tensor?"""
+        """Does ``node`` evaluate to a device tensor?  (Once the device names are all
+        known, the answers are kept.)"""
         if node is None:
             return False
+        known = self.device_values
+        if known is not None:
+            key = (id(scope), id(node))
+            answer = known.get(key)
+            if answer is None:
+                answer = known[key] = self._is_device(scope, node)
+            return answer
+        return self._is_device(scope, node)
+
+    def _is_device(self, scope: _Scope, node: cst.CSTNode) -> bool:
         name = dotted(node)
         if name is not None:
             if name in self._owner(scope, name).device:
