@@ -232,7 +232,7 @@ def _convert(
     ctx = Context(facts, name_table, selection, suppressed)
     # Launcher rewrites read their own facts: they visit everything.
     hot = facts.hot_nodes if launcher is None else None
-    new_module = module.visit(Rewriter(ctx, concerns_for(ctx, launcher), hot))
+    new_module = Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module)
 
     # Only fixes change a file: without one, it comes back byte for byte (unprinted).
     fixed = any(f.fixed for f in ctx.findings)

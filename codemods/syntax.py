@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import collections.abc
+import contextlib
 import dataclasses
 import re
 import typing
@@ -142,14 +143,44 @@ def lone_call(statement: cst.CSTNode) -> cst.Call | None:
     return None
 
 
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def walk(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Every node of a subtree but whitespace and punctuation, parents before their
-    children (in no particular order among siblings)."""
+    children (in no particular order among siblings).  Inside ``subtrees_kept()`` the
+    list is made once per subtree (the analyses search the same assignment values and
+    conditions, each for its own reasons)."""
+    kept = _KEPT
+    if kept is None:
+        return _subtree(node)
+    found = kept.get(id(node))
+    if found is None:  # the list holds the node: its id is not reused while the list is kept
+        found = kept[id(node)] = _subtree(node)
+    return found
+
+
+def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found = []
     stack = [node]
     while stack:
         current = stack.pop()
-        yield current
+        found.append(current)
         stack.extend(children(current))
+    return found
+
+
+_KEPT: dict[int, list[cst.CSTNode]] | None = None
+
+
+@contextlib.contextmanager
+def subtrees_kept() -> Iterator[None]:
+    """Keep what ``walk`` finds until the block ends (for one module's analysis)."""
+    global _KEPT
+    outer = _KEPT
+    if outer is None:
+        _KEPT = {}
+    try:
+        yield
+    finally:
+        _KEPT = outer
 
 
 # Fields that hold only whitespace, comments, punctuation or plain strings.
@@ -201,13 +232,11 @@ _NONE: tuple[cst.CSTNode, ...] = ()
 
 
 def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
-    names = _fields_of(kind)
-    if not names:
+    shapes = field_shapes(kind)
+    if not shapes:
         return lambda node: _NONE
-    hints = typing.get_type_hints(kind)
     lines = ["def read(node):", "    found = []"]
-    for name in names:
-        shape = _shape(hints.get(name))
+    for name, shape in shapes:
         if shape == "nodes":
             lines.append(f"    found.extend(node.{name})")
         elif shape == "node":
@@ -226,6 +255,19 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
     namespace: dict[str, object] = {"_is_node": _is_node}
     exec("\n".join(lines), namespace)  # noqa: S102 - text made above from field names
     return namespace["read"]  # type: ignore[return-value]
+
+
+def field_shapes(kind: type) -> tuple[tuple[str, str], ...]:
+    """(name, shape) of the fields ``children`` reads, in the order of the code; shapes
+    as ``_shape`` gives them."""
+    shapes = _SHAPES.get(kind)
+    if shapes is None:
+        hints = typing.get_type_hints(kind)
+        shapes = _SHAPES[kind] = tuple((name, _shape(hints.get(name))) for name in _fields_of(kind))
+    return shapes
+
+
+_SHAPES: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
 def _shape(hint: object) -> str:

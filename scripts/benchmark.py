@@ -175,7 +175,7 @@ def stages() -> None:
             ours["analyse"] += time.perf_counter() - mark
             mark = time.perf_counter()
             ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
-            new = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))
+            new = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
             ours["rewrite"] += time.perf_counter() - mark
             mark = time.perf_counter()
             output = code_reusing(new, printed) if any(f.fixed for f in ctx.findings) else code

@@ -66,7 +66,7 @@ def test_a_conversion_printed_reusing_kept_statements_is_printed_as_libcst_print
     assert before.code == module.code
     facts = analyse(module)
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
-    converted = module.visit(Rewriter(ctx, concerns_for(ctx), facts.hot_nodes))
+    converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
     assert code_reusing(converted, before) == converted.code
 
 

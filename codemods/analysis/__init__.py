@@ -32,6 +32,7 @@ from codemods.analysis.project import ProjectAnalysis, ProjectFacts
 from codemods.analysis.summary import ImportContext
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
 from codemods.analysis.walk import Analysis, Walk
+from codemods.syntax import subtrees_kept
 
 __all__ = ["Facts", "analyse"]
 
@@ -82,8 +83,9 @@ def analyse(module: cst.Module, imports: ImportContext | None = None, distribute
     if imports is not None:
         facts.project.context = imports
     walk = Walk(facts, ANALYSES)
-    walk.run(module)
-    walk.finish()
+    with subtrees_kept():
+        walk.run(module)
+        walk.finish()
     facts.hot_nodes = walk.hot
     facts.parents = walk.parents
     return facts

@@ -82,13 +82,22 @@ class Walk:
                 self.visitors[node_type].append(getattr(analysis, attr))
             for node_type, attr in _hooks(type(analysis), "leave_"):
                 self.leavers[node_type].append(getattr(analysis, attr))
-        self._bindings = facts.imports.table.bindings
+        self._table = facts.imports.table
+        self._bindings = self._table.bindings
+        self._resolved: dict[int, tuple[cst.CSTNode | None, str | None]] = {}  # by node id
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         return next(a for a in self.analyses if isinstance(a, kind))
 
     def resolve(self, node: cst.CSTNode | None) -> str | None:
-        return self.facts.imports.table.resolve(node)
+        """What the import table makes of a name chain; kept by node, as every analysis
+        asks it of the calls it meets, and the walk of every attribute."""
+        known = self._resolved.get(id(node))
+        if known is not None:
+            return known[1]
+        qualified = self._table.resolve(node)
+        self._resolved[id(node)] = (node, qualified)  # held: its id is not reused while kept
+        return qualified
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -150,6 +159,8 @@ class Walk:
         if kind not in _OPAQUE:
             for child in children(node):
                 self.run(child)
+        else:  # an import: names may now resolve to something else
+            self._resolved.clear()
         for leave in self.leavers.get(kind, ()):
             leave(node)
         if placed:

@@ -18,7 +18,7 @@ import libcst as cst
 from codemods.analysis import Facts
 from codemods.imports import ImportManager
 from codemods.rules import RuleSelection
-from codemods.syntax import walk
+from codemods.syntax import field_shapes, walk
 from codemods.targets import Target
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
@@ -233,6 +233,42 @@ class Rewriter(cst.CSTTransformer):
                     self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.frozen = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
+
+    def transform(self, module: cst.Module) -> cst.Module:
+        """The rewritten module.  With ``hot``, the traversal is this class's own: it
+        enters hot nodes only, and a node whose children all come back as they were is
+        kept, not rebuilt (LibCST's rebuilds every node it enters), so the statements
+        nothing changed keep their identity and their printed text (positions.code_reusing)."""
+        if self.hot is None:
+            return module.visit(self)
+        return self._enter(module)  # type: ignore[return-value]
+
+    def _enter(self, node: cst.CSTNode) -> object:
+        self.on_visit(node)
+        hot = self.hot
+        assert hot is not None
+        changes: dict[str, object] = {}
+        for name, shape in field_shapes(type(node)):
+            value = getattr(node, name)
+            if shape == "nodes" or type(value) is list or type(value) is tuple:
+                if not any(id(item) in hot for item in value):
+                    continue
+                items: list[object] = []
+                for item in value:
+                    new = self._enter(item) if id(item) in hot else item
+                    if type(new) is cst.FlattenSentinel:
+                        items.extend(new.nodes)  # type: ignore[attr-defined]
+                    elif new is not cst.RemovalSentinel.REMOVE:
+                        items.append(new)
+                if len(items) != len(value) or any(new is not old for new, old in zip(items, value)):
+                    changes[name] = items
+            elif id(value) in hot:
+                new = self._enter(value)
+                if new is cst.RemovalSentinel.REMOVE:
+                    new = None if shape == "optional node" else cst.MaybeSentinel.DEFAULT
+                if new is not value:
+                    changes[name] = new
+        return self.on_leave(node, node.with_changes(**changes) if changes else node)
 
     # This runs for every node of the file: keep it lean (type() over isinstance()).
 
