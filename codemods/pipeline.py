@@ -237,18 +237,20 @@ def _convert(
     # Only fixes change a file: without one, it comes back byte for byte (unprinted).
     fixed = any(f.fixed for f in ctx.findings)
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
+    to_check = None  # what must parse for the output to parse (None: all of it)
     if not fixed:
         printed, output_positions = "", {}
     elif anchors:
         printed, output_positions = code_and_starts(new_module, anchors)
-    else:  # no positions wanted: the statements the rewrites never entered keep their text
-        printed, output_positions = code_reusing(new_module, printed_input), {}
+    else:  # no positions wanted: the statements the rewrites left as they were keep their text
+        reprinted = code_reusing(new_module, printed_input)
+        printed, output_positions, to_check = reprinted.code, {}, reprinted.new_parts
     tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
     new_code = printed + tail_code
     changed = fixed and new_code != source_code
     if changed:
         try:
-            _parse_with_cpython(new_code)
+            _parse_with_cpython(new_code if to_check is None else to_check() + tail_code)
         except SyntaxError as error:
             raise ConversionError(
                 f"internal error: the converted code does not parse ({error.msg}); the file was left alone",

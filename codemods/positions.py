@@ -258,9 +258,39 @@ class _Verbatim:
 
     def _codegen(self, state: CodegenState) -> None:
         if tuple(state.indent_tokens) == self.indents:
+            start = len(state.tokens)
             state.tokens.extend(self.tokens)
+            if isinstance(state, _ReusingState):
+                state.reused.append((start, len(state.tokens), self.indents))
         else:
             self.statement._codegen(state)
+
+
+@dataclass
+class _ReusingState(_PlainState):
+    # The token ranges printed from the input, with their indentation.
+    reused: list[tuple[int, int, tuple[str, ...]]] = field(default_factory=list)
+
+
+@dataclass
+class Reprinted:
+    """A converted module's code, and what of it was taken from the input as printed."""
+
+    code: str
+    _tokens: list[str]
+    _reused: list[tuple[int, int, tuple[str, ...]]]
+
+    def new_parts(self) -> str:
+        """The code with each statement taken from the input replaced by ``pass`` at its
+        indentation: Python's grammar reads the statements of a block independently, so
+        if this parses, so does the code (the input's statements parsed where they are)."""
+        parts, done = [], 0
+        for start, end, indents in self._reused:
+            parts.append("".join(self._tokens[done:start]))
+            parts.append("".join(indents) + "pass\n")
+            done = end
+        parts.append("".join(self._tokens[done:]))
+        return "".join(parts)
 
 
 # Nodes whose fields of these names hold blocks, or nodes holding blocks (else, except...).
@@ -274,15 +304,16 @@ _HOLDERS = frozenset(
 )
 
 
-def code_reusing(module: cst.Module, before: Printed) -> str:
+def code_reusing(module: cst.Module, before: Printed) -> Reprinted:
     """The code of ``module``, a conversion of ``before.module``: the statements it kept
-    as they were (the same nodes: the rewrites never entered them) are not printed again
-    but take the tokens they printed before.  Same text as ``module.code``."""
+    as they were (the same nodes: the rewrites came back with them unchanged) are not
+    printed again but take the tokens they printed before.  Same text as ``module.code``."""
+    state = _ReusingState(default_indent=module.default_indent, default_newline=module.default_newline)
     if (module.default_indent, module.default_newline) != (before.module.default_indent, before.module.default_newline):
-        return module.code
-    state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
-    _with_verbatim(module, before)._codegen(state)
-    return "".join(state.tokens)
+        module._codegen(state)
+    else:
+        _with_verbatim(module, before)._codegen(state)
+    return Reprinted("".join(state.tokens), state.tokens, state.reused)
 
 
 def _with_verbatim(node: cst.CSTNode, before: Printed) -> cst.CSTNode:

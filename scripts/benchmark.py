@@ -151,7 +151,7 @@ def stages() -> None:
     from codemods.targets import get_target
 
     ours = dict.fromkeys(
-        ("read", "parse", "print back (check)", "analyse", "rewrite", "print output", "CPython parse of the output",
+        ("read", "parse", "print back (check)", "analyse", "rewrite", "print output", "CPython parse of the new parts",
          "finding positions", "report"),
         0.0,
     )
@@ -178,12 +178,13 @@ def stages() -> None:
             new = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
             ours["rewrite"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            output = code_reusing(new, printed) if any(f.fixed for f in ctx.findings) else code
+            reprinted = code_reusing(new, printed) if any(f.fixed for f in ctx.findings) else None
+            output = code if reprinted is None else reprinted.code
             ours["print output"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            if output != code:
-                ast.parse(output)
-            ours["CPython parse of the output"] += time.perf_counter() - mark
+            if reprinted is not None and output != code:
+                ast.parse(reprinted.new_parts())
+            ours["CPython parse of the new parts"] += time.perf_counter() - mark
             mark = time.perf_counter()
             starts = printed.positions(facts.parents)
             starts.locate(f.original for f in ctx.findings)

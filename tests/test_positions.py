@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
@@ -67,7 +68,9 @@ def test_a_conversion_printed_reusing_kept_statements_is_printed_as_libcst_print
     facts = analyse(module)
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
     converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
-    assert code_reusing(converted, before) == converted.code
+    reprinted = code_reusing(converted, before)
+    assert reprinted.code == converted.code
+    ast.parse(reprinted.new_parts())
 
 
 def _moved_up(module: cst.Module) -> cst.Module:
@@ -110,4 +113,19 @@ def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change) 
     module = cst.parse_module(source)
     before = print_back(module)
     changed = change(module)
-    assert code_reusing(changed, before) == changed.code
+    reprinted = code_reusing(changed, before)
+    assert reprinted.code == changed.code
+    ast.parse(reprinted.new_parts())
+
+
+def test_the_new_parts_keep_what_the_conversion_wrote_and_stand_pass_for_what_it_kept() -> None:
+    module = cst.parse_module("import torch\n\ndef f():\n    a = 1\n    b = 2\n    return a\n\nx = f()\n")
+    function = module.body[1]
+    broken = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Call(cst.Name("g")))], cst.Integer("3"))])
+    body = function.body.with_changes(body=[function.body.body[0], broken, *function.body.body[1:]])  # type: ignore[attr-defined]
+    changed = module.with_changes(body=[module.body[0], function.with_changes(body=body), module.body[2]])
+    reprinted = code_reusing(changed, print_back(module))
+    assert reprinted.code == changed.code
+    assert reprinted.new_parts() == "pass\n\ndef f():\n    pass\n    g() = 3\n    pass\n    return a\n\nx = f()\n"
+    with pytest.raises(SyntaxError):
+        ast.parse(reprinted.new_parts())  # the new statement is checked: it does not parse
