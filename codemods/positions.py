@@ -113,6 +113,13 @@ class _PlainState(CodegenState):
         return _NOTHING
 
 
+def code_of(node: cst.CSTNode) -> str:
+    """``node``'s code, as ``cst.Module([]).code_for_node`` gives it (for messages)."""
+    state = _PlainState(default_indent=" " * 4, default_newline="\n")
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
 @dataclass
 class _StatementRecordingState(_PlainState):
     """Prints as LibCST prints, and records the tokens each statement of a block

@@ -21,6 +21,7 @@ import libcst as cst
 
 from codemods.imports import ImportTable
 from codemods.syntax import dotted, walk
+from codemods.positions import code_of
 
 # Estimator classes, by every qualified name they are imported under -> display name.
 ESTIMATORS: dict[str, str] = {
@@ -271,12 +272,9 @@ class _Resolver:
         return Unknown(node, f"it comes from `{_short(node)}`")
 
 
-_RENDER = cst.Module(body=[])
-
-
 def _short(node: cst.CSTNode) -> str:
     """The node's code on one line, cut short for a message."""
-    text = " ".join(_RENDER.code_for_node(node).split())
+    text = " ".join(code_of(node).split())
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -7,6 +7,7 @@ tree, so a finding can point at it without a second analysis.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ import libcst as cst
 
 from codemods.analysis import Facts
 from codemods.imports import ImportManager
+from codemods.positions import code_of
 from codemods.rules import RuleSelection
 from codemods.syntax import field_shapes, walk
 from codemods.targets import Target
@@ -24,7 +26,6 @@ from codemods.targets import Target
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path"
-_RENDER = cst.Module(body=[])
 _ONE_LINE = re.compile(r"\s*\n\s*")
 
 
@@ -166,7 +167,7 @@ class Context:
 
     @staticmethod
     def code(node: cst.CSTNode) -> str:
-        return _RENDER.code_for_node(node).strip()
+        return code_of(node).strip()
 
     # -- building -----------------------------------------------------------------
 
@@ -228,9 +229,8 @@ class Rewriter(cst.CSTTransformer):
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
-            for attr in dir(type(concern)):
-                if attr.startswith("leave_"):
-                    self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
+            for attr in _leave_hooks(type(concern)):
+                self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.frozen = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
 
@@ -326,6 +326,12 @@ class Rewriter(cst.CSTTransformer):
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
         return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
+
+
+@functools.cache
+def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
+    """The ``leave_<Node>`` methods of a concern class (``dir`` is slow; rewrites are per file)."""
+    return tuple(attr for attr in dir(kind) if attr.startswith("leave_"))
 
 
 BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)

@@ -29,6 +29,7 @@ from codemods.analysis.entry import ENTRY_FUNCTION
 from codemods.rewrite.base import Concern, Context, NodeT
 from codemods.syntax import KEYWORD_EQUAL, lone_call, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
 from codemods.targets import XMP, Api
+from codemods.positions import code_of
 
 XMP_SPAWN = f"{XMP}.spawn"
 XLA_BACKEND = "torch_xla.distributed.xla_backend"
@@ -459,7 +460,7 @@ class DistributedRewrite(Concern):
             reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
             if fetch is None or world is None or reduce_ is None:
                 return None
-            code = cst.Module(body=[]).code_for_node
+            code = code_of
             line = cst.parse_statement(
                 f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n'
             )

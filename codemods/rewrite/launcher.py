@@ -34,6 +34,7 @@ from codemods.analysis.launcher import (
     Value,
 )
 from codemods.rewrite.base import Concern, Context
+from codemods.positions import code_of
 
 _MCA_DEFAULT = re.compile(r"(?<!\S)--?mca\s+btl_vader_single_copy_mechanism\s+(\S+)")
 EFA_FLAGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
@@ -484,11 +485,8 @@ def _without(text: str, repeats: list[re.Match[str]]) -> str:
     return text
 
 
-_RENDER = cst.Module(body=[])
-
-
 def _code(node: cst.CSTNode) -> str:
-    return _RENDER.code_for_node(node).strip()
+    return code_of(node).strip()
 
 
 def _string_like(template: cst.CSTNode, text: str) -> cst.SimpleString:

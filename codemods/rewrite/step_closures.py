@@ -20,6 +20,7 @@ import libcst as cst
 from codemods.analysis.lazy import StepClosure
 from codemods.rewrite.base import Concern
 from codemods.syntax import walk, with_comma
+from codemods.positions import code_of
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 # Wrappers around expressions: rebuilt field by field, their expressions hoisted.
@@ -146,7 +147,7 @@ class _Hoisting:
         self.names, self.values, self.by_code, self.made = [], [], {}, set()
 
     def _param(self, node: cst.BaseExpression) -> cst.Name:
-        code = cst.Module(body=[]).code_for_node(node)
+        code = code_of(node)
         name = self.by_code.get(code)
         if name is None:
             base = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else "value"
