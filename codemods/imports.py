@@ -86,7 +86,7 @@ class ImportTable:
 def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:
     """(local name, qualified name, plainly imported module or None) per name bound."""
     bound: list[tuple[str, str, str | None]] = []
-    if isinstance(statement, cst.Import):
+    if type(statement) is cst.Import:
         for alias in statement.names:
             module = _module_name(alias.name)
             if alias.asname is not None:
@@ -95,7 +95,7 @@ def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str,
                 head = module.split(".")[0]
                 bound.append((head, head, module))
         return bound
-    if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+    if statement.relative or statement.module is None or type(statement.names) is cst.ImportStar:
         return bound
     module = _module_name(statement.module)
     for alias in statement.names:

@@ -40,7 +40,7 @@ def parse_dotted(text: str) -> cst.BaseExpression:
 
 def string_value(node: cst.CSTNode | None) -> str | None:
     """The value of a plain string literal (not f-strings, not concatenations)."""
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         try:
             value = ast.literal_eval(node.value)
         except (ValueError, SyntaxError):
@@ -55,13 +55,13 @@ def is_cuda_device_string(node: cst.CSTNode | None) -> bool:
     value = string_value(node)
     if value is not None:
         return bool(_CUDA_DEVICE_STRING.fullmatch(value))
-    if isinstance(node, cst.FormattedString):
+    if type(node) is cst.FormattedString:
         first = node.parts[0] if node.parts else None
-        return isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda:")
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return type(first) is cst.FormattedStringText and first.value.startswith("cuda:")
+    if type(node) is cst.Call and type(node.func) is cst.Attribute:
         prefix = string_value(node.func.value)
         return node.func.attr.value == "format" and prefix is not None and prefix.startswith("cuda:")
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Modulo, cst.Add):
         prefix = string_value(node.left)
         return prefix is not None and prefix.startswith("cuda:")
     return False
@@ -70,9 +70,9 @@ def is_cuda_device_string(node: cst.CSTNode | None) -> bool:
 def quoted_like(template: cst.CSTNode, text: str) -> cst.SimpleString:
     """A string literal holding ``text`` in the quote style of ``template``."""
     quote = '"'
-    if isinstance(template, cst.SimpleString):
+    if type(template) is cst.SimpleString:
         quote = template.quote if template.quote in ("'", '"') else '"'
-    elif isinstance(template, cst.FormattedString):
+    elif type(template) is cst.FormattedString:
         quote = template.start[-1]
     return cst.SimpleString(f"{quote}{text}{quote}", lpar=getattr(template, "lpar", ()), rpar=getattr(template, "rpar", ()))
 
@@ -94,11 +94,11 @@ def arg_value(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression
 
 def method_name(call: cst.Call) -> str | None:
     """``x.step(...)`` -> "step"."""
-    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    return call.func.attr.value if type(call.func) is cst.Attribute else None
 
 
 def receiver(call: cst.Call) -> cst.BaseExpression | None:
-    return call.func.value if isinstance(call.func, cst.Attribute) else None
+    return call.func.value if type(call.func) is cst.Attribute else None
 
 
 def with_comma(arg: cst.Arg) -> cst.Arg:
@@ -116,7 +116,7 @@ def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> l
     if not args:
         return [new]
     last = args[-1]
-    if isinstance(last.comma, cst.Comma):  # trailing comma: the new argument takes the same place
+    if type(last.comma) is cst.Comma:  # trailing comma: the new argument takes the same place
         previous = args[-2].comma if len(args) > 1 else last.comma
         return [*args[:-1], last.with_changes(comma=previous), new.with_changes(comma=last.comma)]
     return [*args[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
@@ -224,6 +224,14 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return reader(node)
 
 
+def children_reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
+    """``children`` for nodes of type ``kind`` (for a walk that looks it up once per type)."""
+    reader = _READERS.get(kind)
+    if reader is None:
+        reader = _READERS[kind] = _reader(kind)
+    return reader
+
+
 # Per node type, a function that reads its children: written out from the type's field
 # annotations, so that reading a node's children is a few attribute reads (this runs for
 # every node the analysis, the import cleanup and the subtree searches pass).
@@ -316,24 +324,24 @@ def fold_true(expr: cst.BaseExpression, is_true: Predicate) -> cst.BaseExpressio
     at least as tightly as the parent did."""
     if is_true(expr):
         return True
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+    if type(expr) is cst.Name and expr.value in ("True", "False"):
         return expr.value == "True"
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Not:
         inner = fold_true(expr.expression, is_true)
         if isinstance(inner, bool):
             return not inner
         return expr.with_changes(expression=inner)
-    if isinstance(expr, cst.BooleanOperation):
+    if type(expr) is cst.BooleanOperation:
         left = fold_true(expr.left, is_true)
         right = fold_true(expr.right, is_true)
-        is_and = isinstance(expr.operator, cst.And)
+        is_and = type(expr.operator) is cst.And
         for this, other in ((left, right), (right, left)):
             if isinstance(this, bool):
                 if this is is_and:  # True and x -> x ; False or x -> x
                     return other
                 return this  # False and x -> False ; True or x -> True
         return expr.with_changes(left=left, right=right)
-    if isinstance(expr, cst.IfExp):
+    if type(expr) is cst.IfExp:
         test = fold_true(expr.test, is_true)
         if isinstance(test, bool):
             chosen = expr.body if test else expr.orelse
@@ -346,5 +354,6 @@ def as_expression(value: cst.BaseExpression | bool) -> cst.BaseExpression:
     return cst.Name(str(value)) if isinstance(value, bool) else value
 
 
-def mentions(expr: cst.CSTNode, predicate: Predicate) -> bool:
-    return any(isinstance(n, cst.BaseExpression) and predicate(n) for n in walk(expr))
+def mentions(expr: cst.CSTNode, predicate: Callable[[cst.Call], bool]) -> bool:
+    """Some call in ``expr`` is one ``predicate`` holds for."""
+    return any(type(n) is cst.Call and predicate(n) for n in walk(expr))

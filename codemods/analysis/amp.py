@@ -100,7 +100,7 @@ class AmpFacts:
     def is_precision_check(self, node: cst.BaseExpression) -> bool:
         """``torch.cuda.is_bf16_supported()``, or an availability check, in a precision choice."""
         return (
-            isinstance(node, cst.Call)
+            type(node) is cst.Call
             and not node.args
             and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS | apis.PRECISION_CHECKS
         )
@@ -128,7 +128,7 @@ class AmpAnalysis(Analysis):
 
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
-        if any(isinstance(n, cst.Call) and self._scaler_spelling(self.walk.resolve(n.func)) for n in walk(value)):
+        if any(type(n) is cst.Call and self._scaler_spelling(self.walk.resolve(n.func)) for n in walk(value)):
             self.part.scaler_names.add(name)
 
     def visit_Param(self, node: cst.Param) -> None:
@@ -280,6 +280,6 @@ def _chooses_precision(value: cst.BaseExpression) -> bool:
     for node in walk(value):
         if string_value(node) in _PRECISIONS:
             return True
-        if isinstance(node, cst.Attribute) and node.attr.value in _PRECISIONS and dotted(node.value) is not None:
+        if type(node) is cst.Attribute and node.attr.value in _PRECISIONS and dotted(node.value) is not None:
             return True
     return False

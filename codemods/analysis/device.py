@@ -76,7 +76,7 @@ class DeviceFacts:
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
-            isinstance(node, cst.Call)
+            type(node) is cst.Call
             and not node.args
             and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
         )
@@ -124,10 +124,10 @@ class DeviceAnalysis(Analysis):
         if is_cuda_device_string(expr):
             self.part.strings.add(expr)
             self.mark_device_code()
-        elif isinstance(expr, cst.IfExp):
+        elif type(expr) is cst.IfExp:
             self.add_device_strings(expr.body)
             self.add_device_strings(expr.orelse)
-        elif isinstance(expr, cst.BooleanOperation):
+        elif type(expr) is cst.BooleanOperation:
             self.add_device_strings(expr.left)
             self.add_device_strings(expr.right)
 
@@ -137,7 +137,7 @@ class DeviceAnalysis(Analysis):
         """A CUDA device in any spelling, or a variable holding a device."""
         if is_cuda_device_string(node) or node in self.part.calls:
             return True
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             return self.names_a_device(node.body) or self.names_a_device(node.orelse)
         name = dotted(node)
         return name is not None and (is_device_name(name) or name in self.cuda_string_names)
@@ -150,9 +150,9 @@ class DeviceAnalysis(Analysis):
         value = fold_true(values[0], self.part.is_available_call)
         if isinstance(value, bool):
             return False
-        if isinstance(value, cst.Integer) or (isinstance(value, cst.Call) and value in self.part.calls):
+        if type(value) is cst.Integer or (type(value) is cst.Call and value in self.part.calls):
             return True
-        qualified = self.walk.resolve(value.func) if isinstance(value, cst.Call) else None
+        qualified = self.walk.resolve(value.func) if type(value) is cst.Call else None
         return qualified in spellings("device") or is_cuda_device_string(value)
 
     def file_always_xla(self) -> bool:
@@ -173,7 +173,7 @@ class DeviceAnalysis(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             names, values = target.target, node.value
-            if isinstance(names, cst.Tuple) and isinstance(values, cst.Tuple) and len(names.elements) == len(values.elements):
+            if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
                 # device, backend = 'cpu', 'gloo'
                 for name, value in zip(names.elements, values.elements):
                     self._assignment(dotted(name.value), value.value)
@@ -193,7 +193,7 @@ class DeviceAnalysis(Analysis):
             self.mark_device_code()
         elif mentions(value, self.part.is_available_call):
             self.flag_candidates[name].append(value)
-        if isinstance(value, cst.Integer):
+        if type(value) is cst.Integer:
             self.int_assignments[name].append(value)
         if is_cuda_device_string(value):
             self.cuda_string_names.add(name)
@@ -251,7 +251,7 @@ class DeviceAnalysis(Analysis):
         callee = self.walk.resolve(node.func)
         if self.part.is_available_call(node):
             self.availability_calls.append(node)
-        if isinstance(node.func, cst.Name) and callee is not None:
+        if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
         method = method_name(node)
         if method == "to":
@@ -313,7 +313,7 @@ class DeviceAnalysis(Analysis):
         if string_value(node) == "cpu":
             return True
         return (
-            isinstance(node, cst.Call)
+            type(node) is cst.Call
             and self.walk.resolve(node.func) == "torch.device"
             and string_value(arg_value(node, 0, "type")) == "cpu"
         )
@@ -329,7 +329,7 @@ class DeviceAnalysis(Analysis):
             call
             for call, after in self.lone_calls
             if resolve(call.func) == "torch.cuda.synchronize"
-            and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
+            and any(type(n) is cst.Call and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
@@ -392,8 +392,8 @@ def _refs(test: cst.BaseExpression) -> set[str]:
 
 def _is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:
     """A string: a literal, an f-string, or a choice between strings and names that hold one."""
-    if isinstance(value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+    if type(value) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
         return True
-    if isinstance(value, cst.IfExp):
+    if type(value) is cst.IfExp:
         return _is_text(value.body, string_names) and _is_text(value.orelse, string_names)
-    return isinstance(value, cst.Name) and value.value in string_names
+    return type(value) is cst.Name and value.value in string_names

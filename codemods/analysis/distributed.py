@@ -234,7 +234,7 @@ class DistributedAnalysis(Analysis):
 
     def _rank_guarded(self) -> bool:
         """Inside an ``if`` on the rank (``if rank == 0:``, ``if master_process:``)."""
-        return any(self._tests_rank(cond) for cond in self.walk.conds if isinstance(cond, cst.If))
+        return any(self._tests_rank(cond) for cond in self.walk.conds if type(cond) is cst.If)
 
     def _tests_rank(self, node: cst.If) -> bool:
         known = self.rank_tests.get(id(node))
@@ -269,7 +269,7 @@ class DistributedAnalysis(Analysis):
 
     def _loop(self, node: cst.For | cst.While) -> None:
         outer = self.walk.loops[-2] if len(self.walk.loops) >= 2 else None
-        self.enclosing_for[id(node)] = outer if isinstance(outer, cst.For) else None
+        self.enclosing_for[id(node)] = outer if type(outer) is cst.For else None
         self.loop_function[id(node)] = self.walk.enclosing_function
 
     visit_For = _loop
@@ -277,7 +277,7 @@ class DistributedAnalysis(Analysis):
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         """``scaler.scale(loss).backward()`` and the ``scaler.step(optimizer)`` after it."""
-        statements = [s for s in node.body if isinstance(s, cst.SimpleStatementLine)]
+        statements = [s for s in node.body if type(s) is cst.SimpleStatementLine]
         for index, statement in enumerate(statements):
             backward = _scaled_backward(statement)
             if backward is None:
@@ -302,7 +302,7 @@ class DistributedAnalysis(Analysis):
             name = dotted(target.target)
             if name is not None:
                 self._assignment(name, node.value)
-            elif isinstance(target.target, cst.Tuple) and isinstance(node.value, cst.Tuple):
+            elif type(target.target) is cst.Tuple and type(node.value) is cst.Tuple:
                 pairs = zip(target.target.elements, node.value.elements)
                 for element, value in pairs:
                     if (element_name := dotted(element.value)) is not None:
@@ -321,12 +321,12 @@ class DistributedAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
         last = name.rsplit(".", 1)[-1].lower()
-        if "rank" in last and "local" not in last and isinstance(value, cst.BinaryOperation):
+        if "rank" in last and "local" not in last and type(value) is cst.BinaryOperation:
             self.rank_assignments.append((self.owner, value))
         core = value
-        while isinstance(core, cst.Call) and method_name(core) in ("to", "cuda"):
+        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
             core = receiver(core)  # type: ignore[assignment]
-        if isinstance(core, cst.Call):
+        if type(core) is cst.Call:
             callee = self.walk.resolve(core.func)
             if callee == apis.DDP:
                 self.ddp_names.add(name)
@@ -337,14 +337,14 @@ class DistributedAnalysis(Analysis):
 
     def visit_Return(self, node: cst.Return) -> None:
         value = node.value
-        if isinstance(value, cst.Call) and self.walk.resolve(value.func) in DATA_LOADER and self.walk.scopes:
+        if type(value) is cst.Call and self.walk.resolve(value.func) in DATA_LOADER and self.walk.scopes:
             self.returned_loaders[self.walk.scopes[-1]] = value
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
         if attr == "module":
             self.module_attrs.append((node, dotted(node.value)))
-        elif attr == "local_rank" and id(node) not in self.targets | self.skip and isinstance(node.value, cst.Name):
+        elif attr == "local_rank" and id(node) not in self.targets | self.skip and type(node.value) is cst.Name:
             if node.value.value != "self":
                 self.local_rank_reads.append(_Read(node, "local_ordinal", self.owner))
         elif attr == "set_epoch":
@@ -357,19 +357,19 @@ class DistributedAnalysis(Analysis):
             return
         operator, right = node.comparisons[0].operator, node.comparisons[0].comparator
         left = node.left
-        if isinstance(operator, (cst.In, cst.NotIn)) and self.walk.resolve(right) == "os.environ":
+        if type(operator) in (cst.In, cst.NotIn) and self.walk.resolve(right) == "os.environ":
             if string_value(left) in ENV_CONCEPTS:
-                self.part.launched_checks[node] = isinstance(operator, cst.In)
+                self.part.launched_checks[node] = type(operator) is cst.In
                 self._distributed_code(node)
             return
-        if not isinstance(operator, (cst.Equal, cst.NotEqual)):
+        if type(operator) not in (cst.Equal, cst.NotEqual):
             return
         read = _int_of(left)
         found = self._env(read) if read is not None else None
         if found is None or found[1] is None or _literal(found[1]) is None:
             return
         if _literal(found[1]) == _literal(right):
-            self.part.launched_checks[node] = isinstance(operator, cst.NotEqual)
+            self.part.launched_checks[node] = type(operator) is cst.NotEqual
             self.skip.update(id(n) for n in walk(left))
             self._distributed_code(node)
 
@@ -378,18 +378,18 @@ class DistributedAnalysis(Analysis):
         owner = self.owner
         if callee == "torch.cuda.set_device":  # removed whole (XLA106): what it reads goes with it
             self.skip.update(id(n) for n in walk(node))
-        if isinstance(node.func, cst.Name):
+        if type(node.func) is cst.Name:
             self.calls[owner].add(node.func.value)
             self.call_sites[node.func.value].append([dotted(a.value) if a.keyword is None else None for a in node.args])
         for arg in node.args:
-            if isinstance(arg.value, cst.Name):
+            if type(arg.value) is cst.Name:
                 self.calls[owner].add(arg.value.value)  # functions handed on (run_demo(demo_basic))
         if (func := dotted(node.func)) is not None:
             self.model_calls.append((func, node))
         if self.walk.conds and self._rank_guarded():
             if (method := method_name(node)) is not None:
                 self.guarded_calls.add(method)
-            elif isinstance(node.func, cst.Name):
+            elif type(node.func) is cst.Name:
                 self.guarded_calls.add(node.func.value)
         if id(node) in self.skip:
             return
@@ -397,7 +397,7 @@ class DistributedAnalysis(Analysis):
             self.shared = node
         if method_name(node) == "add_argument":
             self._flag(node)
-        if isinstance(node.func, cst.Name) and node.func.value == "int" and callee is None and len(node.args) == 1:
+        if type(node.func) is cst.Name and node.func.value == "int" and callee is None and len(node.args) == 1:
             if (found := self._env(node.args[0].value)) is not None:
                 self.skip.add(id(node.args[0].value))
                 self.reads.append(_Read(node, ENV_CONCEPTS[found[0]], owner))
@@ -445,7 +445,7 @@ class DistributedAnalysis(Analysis):
         if statement is None or len(statement.body) != 1:
             return None
         small = statement.body[0]
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and any(n is node for n in walk(small.value)):
+        if type(small) is cst.Assign and len(small.targets) == 1 and any(n is node for n in walk(small.value)):
             return dotted(small.targets[0].target)
         return None
 
@@ -456,11 +456,11 @@ class DistributedAnalysis(Analysis):
     def _env(self, node: cst.CSTNode) -> tuple[str, cst.BaseExpression | None] | None:
         """``os.environ["RANK"]``, ``os.environ.get("RANK", d)``, ``os.getenv("RANK", d)``:
         the variable and its default."""
-        if isinstance(node, cst.Subscript) and self.walk.resolve(node.value) == "os.environ" and len(node.slice) == 1:
+        if type(node) is cst.Subscript and self.walk.resolve(node.value) == "os.environ" and len(node.slice) == 1:
             index = node.slice[0].slice
-            name = string_value(index.value) if isinstance(index, cst.Index) else None
+            name = string_value(index.value) if type(index) is cst.Index else None
             return (name, None) if name in ENV_CONCEPTS else None
-        if isinstance(node, cst.Call) and self.walk.resolve(node.func) in ("os.environ.get", "os.getenv"):
+        if type(node) is cst.Call and self.walk.resolve(node.func) in ("os.environ.get", "os.getenv"):
             name = string_value(arg_value(node, 0, "key"))
             return (name, arg_value(node, 1, "default")) if name in ENV_CONCEPTS else None
         return None
@@ -501,7 +501,7 @@ class DistributedAnalysis(Analysis):
             args["fn"].value,
             args["args"].value if "args" in args else None,
             args["start_method"].value if "start_method" in args else None,
-            join is None or (isinstance(join.value, cst.Name) and join.value.value == "True"),
+            join is None or (type(join.value) is cst.Name and join.value.value == "True"),
         )
         self.spawn_owners[node] = self.owner
         self._distributed_code(node)
@@ -681,7 +681,7 @@ class DistributedAnalysis(Analysis):
         counts = {name for _, _, name in self.count_calls if name is not None}
         for name, values in self.assigned.items():
             for value in values:
-                if any(isinstance(n, cst.Call) and self.walk.resolve(n.func) == "torch.cuda.device_count" for n in walk(value)):
+                if any(type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count" for n in walk(value)):
                     counts.add(name)
         grew = True
         while grew:
@@ -703,7 +703,7 @@ class DistributedAnalysis(Analysis):
         counts = self._count_names().names
         for call, names in self._spawn_targets().items():
             spawn = self.part.spawns[call]
-            if not isinstance(spawn.args, cst.Tuple):
+            if type(spawn.args) is not cst.Tuple:
                 continue
             for position, element in enumerate(spawn.args.elements):
                 if dotted(element.value) not in counts:
@@ -730,7 +730,7 @@ class DistributedAnalysis(Analysis):
             for arg in call.args:
                 value = arg.value
                 if (
-                    isinstance(value, cst.Call)
+                    type(value) is cst.Call
                     and self.walk.resolve(value.func) in FACTORIES
                     and "device" not in call_args(value)[1]
                 ):
@@ -769,7 +769,7 @@ class DistributedAnalysis(Analysis):
                     continue
                 for value in values:
                     found = None
-                    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                    if type(value) is cst.Call and type(value.func) is cst.Name:
                         found = self.returned_loaders.get(value.func.value)
                     elif (source := dotted(value)) is not None and source != name:
                         found = loaders.get(source)
@@ -792,10 +792,10 @@ class DistributedAnalysis(Analysis):
             if missing:
                 part.samplers[call] = missing
         for loop in self.facts.training.all_loops:
-            if not isinstance(loop, cst.For):
+            if type(loop) is not cst.For:
                 continue
             loader, name = _iterated_loader(loop)
-            call = loader if isinstance(loader, cst.Call) and loader in self.inline_loaders else self.loader_call(name)
+            call = loader if type(loader) is cst.Call and loader in self.inline_loaders else self.loader_call(name)
             if call is None or self.loader_owner.get(call, "") in parent:
                 continue
             keywords = call_args(call)[1]
@@ -804,7 +804,7 @@ class DistributedAnalysis(Analysis):
             sampler = keywords.get("sampler")
             if sampler is not None:
                 value = sampler.value
-                if isinstance(value, cst.Call) and self.walk.resolve(value.func) not in DISTRIBUTED_SAMPLER:
+                if type(value) is cst.Call and self.walk.resolve(value.func) not in DISTRIBUTED_SAMPLER:
                     part.other_samplers.add(sampler)
                 continue
             if call in part.sampler_plans:
@@ -820,7 +820,7 @@ class DistributedAnalysis(Analysis):
 
     def _set_epoch(self, loop: cst.For, loader: str | None, call: cst.Call) -> None:
         outer = self.enclosing_for.get(id(loop))
-        if loader is not None and outer is not None and isinstance(outer.target, cst.Name):
+        if loader is not None and outer is not None and type(outer.target) is cst.Name:
             self.part.set_epochs[outer] = (loader, outer.target.value)
             return
         function = self.loop_function.get(id(loop))
@@ -857,18 +857,18 @@ class DistributedAnalysis(Analysis):
 def _lone_print(body: cst.BaseSuite) -> cst.Call | None:
     """The block is one ``print(...)`` call that xm.master_print can take (no ``sep``,
     ``end``, ``file``, no unpacked arguments) and no comment."""
-    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1 or body.header.comment is not None:
+    if type(body) is not cst.IndentedBlock or len(body.body) != 1 or body.header.comment is not None:
         return None
     statement = body.body[0]
     if (
-        not isinstance(statement, cst.SimpleStatementLine)
+        type(statement) is not cst.SimpleStatementLine
         or len(statement.body) != 1
         or any(line.comment for line in (*statement.leading_lines, *body.footer))
         or statement.trailing_whitespace.comment is not None
     ):
         return None
     call = lone_call(statement)
-    if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
+    if call is None or not (type(call.func) is cst.Name and call.func.value == "print"):
         return None
     if any(arg.star or (arg.keyword is not None and arg.keyword.value != "flush") for arg in call.args):
         return None
@@ -877,15 +877,15 @@ def _lone_print(body: cst.BaseSuite) -> cst.Call | None:
 
 def _tests_master(test: cst.BaseExpression) -> bool:
     """``rank == 0`` (a global rank: not a local one), ``master_process``, ``is_main_process()``."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if not isinstance(target.operator, cst.Equal) or not (
-            isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
+        if type(target.operator) is not cst.Equal or not (
+            type(target.comparator) is cst.Integer and target.comparator.value == "0"
         ):
             return False
         names = [name.lower() for name in names_in(test.left)]
         return any("rank" in n or "ordinal" in n for n in names) and not any("local" in n for n in names)
-    if isinstance(test, cst.Call) and not test.args:
+    if type(test) is cst.Call and not test.args:
         test = test.func
     last = (dotted(test) or "").rsplit(".", 1)[-1].lower()
     return "master" in last or "main_process" in last
@@ -901,23 +901,23 @@ def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> 
         if not used:
             continue
         own = {name for node in walk(definition) for name in _bound_by(node)}
-        if isinstance(definition, cst.FunctionDef):
-            own |= {p.name.value for p in walk(definition.params) if isinstance(p, cst.Param)}
+        if type(definition) is cst.FunctionDef:
+            own |= {p.name.value for p in walk(definition.params) if type(p) is cst.Param}
         read |= used - own
     return tuple(sorted(read))
 
 
 def _bound_by(statement: cst.CSTNode) -> list[str]:
     """Names a statement binds in its own scope (assignments, imports, loops, defs)."""
-    if isinstance(statement, cst.SimpleStatementLine):
+    if type(statement) is cst.SimpleStatementLine:
         return [name for small in statement.body for name in _bound_by(small)]
-    if isinstance(statement, cst.Assign):
+    if type(statement) is cst.Assign:
         return [n for target in statement.targets for n in _target_names(target.target)]
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
         return _target_names(statement.target)
-    if isinstance(statement, cst.Import | cst.ImportFrom) and not isinstance(statement.names, cst.ImportStar):
+    if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
         return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]
-    if isinstance(statement, cst.For):
+    if type(statement) is cst.For:
         return _target_names(statement.target)
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):
         return [statement.name.value]
@@ -925,7 +925,7 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return [target.value]
     if isinstance(target, cst.Tuple | cst.List):
         return [n for element in target.elements for n in _target_names(element.value)]
@@ -958,16 +958,16 @@ def _by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterable[tuple[
 
 
 def _int_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "int" and len(node.args) == 1:
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "int" and len(node.args) == 1:
         return node.args[0].value
     return None
 
 
 def _literal(node: cst.CSTNode | None) -> str | None:
     """A number or string literal's value as text (-1, '-1' and "-1" differ)."""
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return node.value
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
         return "-" + node.expression.value
     value = string_value(node)
     return repr(value) if value is not None else None
@@ -977,13 +977,13 @@ def _string_choice(node: cst.BaseExpression) -> bool:
     """A string literal, or a choice between such (``'nccl' if cuda else 'gloo'``)."""
     if string_value(node) is not None:
         return True
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         return _string_choice(node.body) and _string_choice(node.orelse)
     return False
 
 
 def _is_false(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "False"
+    return type(node) is cst.Name and node.value == "False"
 
 
 def _wrapped(call: cst.Call) -> cst.BaseExpression | None:
@@ -996,13 +996,13 @@ def _scaled_backward(statement: cst.SimpleStatementLine) -> cst.Call | None:
     if call is None or method_name(call) != "backward":
         return None
     inner = receiver(call)
-    if isinstance(inner, cst.Call) and method_name(inner) == "scale" and dotted(receiver(inner)) is not None:
+    if type(inner) is cst.Call and method_name(inner) == "scale" and dotted(receiver(inner)) is not None:
         return call
     return None
 
 
 def _iterated_loader(loop: cst.For) -> tuple[cst.BaseExpression, str | None]:
     loader = loop.iter
-    if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
+    if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
         loader = loader.args[0].value
     return loader, dotted(loader)

@@ -263,7 +263,7 @@ class LazyAnalysis(Analysis):
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             scope.params.append(param.name.value)
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 scope.locals.add(star.name.value)
         scope.locals.update(scope.params)
         if scope.is_forward:
@@ -283,7 +283,7 @@ class LazyAnalysis(Analysis):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.ignored_names.add(id(node.attr))
-        if node.attr.value in METADATA_ATTRIBUTES and isinstance(node.value, cst.Name):
+        if node.attr.value in METADATA_ATTRIBUTES and type(node.value) is cst.Name:
             self.safe_uses.add(id(node.value))
 
     def visit_Arg(self, node: cst.Arg) -> None:
@@ -299,7 +299,7 @@ class LazyAnalysis(Analysis):
             self.names.append(self._site(node))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.ignored_names.update(id(n) for n in walk(node.target) if isinstance(n, cst.Name))
+        self.ignored_names.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
 
     def _nest(self, node: cst.CSTNode) -> None:
         self.nested += 1
@@ -331,14 +331,14 @@ class LazyAnalysis(Analysis):
         names: list[str] = []
         for target in targets:
             for element in _unpack(target):
-                if isinstance(element, cst.Subscript):
+                if type(element) is cst.Subscript:
                     self.store_subscripts.add(id(element))
                 name = dotted(element)
                 if name is not None:
                     names.append(name)
                     if "." not in name:
                         self.scope.locals.add(name)
-                    if isinstance(element, cst.Name) and not augmented:
+                    if type(element) is cst.Name and not augmented:
                         self.ignored_names.add(id(element))
         if value is not None:
             self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
@@ -397,12 +397,12 @@ class LazyAnalysis(Analysis):
     # -- walk: operations -----------------------------------------------------------------
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if isinstance(node.value, cst.Name):
+        if type(node.value) is cst.Name:
             self.safe_uses.add(id(node.value))
         self.subscripts.append(self._site(node))
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if isinstance(node.operator, cst.Power):
+        if type(node.operator) is cst.Power:
             self.powers.append(self._site(node))
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
@@ -415,14 +415,14 @@ class LazyAnalysis(Analysis):
         func = dotted(node.func)
         if method in METADATA_METHODS and isinstance(receiver(node), cst.Name):
             self.safe_uses.add(id(receiver(node)))
-        if func == "len" and node.args and isinstance(node.args[0].value, cst.Name):
+        if func == "len" and node.args and type(node.args[0].value) is cst.Name:
             self.safe_uses.add(id(node.args[0].value))
         for position, arg in enumerate(node.args):
-            if isinstance(arg.value, cst.Name) and not arg.star:
+            if type(arg.value) is cst.Name and not arg.star:
                 self.passed[id(arg.value)] = (node, arg.keyword.value if arg.keyword else position)
         if self._is_logging(node):
             for arg in node.args:
-                if not isinstance(arg.value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+                if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
                     self.implicit.append(self._site(arg.value))
         callee = self.walk.resolve(node.func)
         if self.walk.loop is not None and (
@@ -432,7 +432,7 @@ class LazyAnalysis(Analysis):
 
     def _is_logging(self, call: cst.Call) -> bool:
         func = call.func
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             return func.value == "print" and self.walk.resolve(func) is None
         if self.walk.resolve(func) in LOGGING_FUNCTIONS:
             return True
@@ -518,24 +518,24 @@ class LazyAnalysis(Analysis):
         if name is not None:
             if name in self._owner(scope, name).device:
                 return True
-            if isinstance(node, cst.Attribute) and node.attr.value in TENSOR_ATTRIBUTES:
+            if type(node) is cst.Attribute and node.attr.value in TENSOR_ATTRIBUTES:
                 return self.is_device(scope, node.value)
             return False
-        if isinstance(node, cst.Attribute):  # (x.max(-1)).values
+        if type(node) is cst.Attribute:  # (x.max(-1)).values
             return node.attr.value in TENSOR_ATTRIBUTES and self.is_device(scope, node.value)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._call_is_device(scope, node)
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self.is_device(scope, node.value)
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             return self.is_device(scope, node.left) or self.is_device(scope, node.right)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             return self.is_device(scope, node.expression)
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             return not _is_identity_test(node) and any(
                 self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
             )
-        if isinstance(node, (cst.Tuple, cst.List)):
+        if type(node) in (cst.Tuple, cst.List):
             return any(self.is_device(scope, e.value) for e in node.elements)
         return False
 
@@ -544,7 +544,7 @@ class LazyAnalysis(Analysis):
         func = dotted(call.func)
         if method in READ_METHODS or method in METADATA_METHODS or method in NOT_TENSORS:
             return False
-        if isinstance(call.func, cst.Name) and call.func.value in (*READ_BUILTINS, "len", "isinstance", "range", "print"):
+        if type(call.func) is cst.Name and call.func.value in (*READ_BUILTINS, "len", "isinstance", "range", "print"):
             return False
         if method in ("to", "cuda"):
             return method == "cuda" or _names_a_device(arg_value(call, 0, "device"), self.walk) or self.is_device(
@@ -558,7 +558,7 @@ class LazyAnalysis(Analysis):
         keywords = call_args(call)[1]
         if "device" in keywords and _names_a_device(keywords["device"].value, self.walk):
             return True
-        if isinstance(call.func, cst.Attribute) and self.is_device(scope, call.func.value):
+        if type(call.func) is cst.Attribute and self.is_device(scope, call.func.value):
             return True
         # torch operations on device tensors give device tensors; what a function of
         # another module returns is not known (it may take a model and return a number).
@@ -574,14 +574,14 @@ class LazyAnalysis(Analysis):
         scopes = [self.module_scope, *self.scopes.values()]
         for site in self.loops.values():
             node = site.node
-            if isinstance(node, cst.For) and self._from_device_loader(node):
+            if type(node) is cst.For and self._from_device_loader(node):
                 counters = set(_counters(node))
                 for element in _unpack(node.target):
                     if (name := dotted(element)) is not None and name not in counters:
                         site.scope.device.add(name)
         for site in self.calls:
             call = site.node
-            assert isinstance(call, cst.Call)
+            assert type(call) is cst.Call
             if method_name(call) == "backward" and (name := dotted(receiver(call))) is not None:
                 if not name.endswith("accelerator"):
                     self._owner(site.scope, name).device.add(name)
@@ -619,12 +619,12 @@ class LazyAnalysis(Analysis):
                 name
                 for scope in [self.module_scope, *self.scopes.values()]
                 for targets, value, _, _ in scope.assignments
-                if isinstance(value, cst.Call) and is_device_loader(value, self.walk.resolve(value.func))
+                if type(value) is cst.Call and is_device_loader(value, self.walk.resolve(value.func))
                 for name in targets
             }
         loaders = self._loaders
         return any(
-            (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
+            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
             for sub in walk(loop.iter)
         )
 
@@ -636,18 +636,18 @@ class LazyAnalysis(Analysis):
         values: dict[cst.CSTNode, cst.BaseExpression] = {}
         for site in self.calls:
             call = site.node
-            assert isinstance(call, cst.Call)
+            assert type(call) is cst.Call
             method = method_name(call)
             target = receiver(call)
             if method in READ_METHODS and target is not None:
-                if isinstance(target, cst.Call) and method_name(target) in READ_METHODS:
+                if type(target) is cst.Call and method_name(target) in READ_METHODS:
                     continue  # t.cpu().numpy(): the read is the .cpu()
                 known_host = (dotted(target) or "") in self._owner(site.scope, dotted(target) or "x").host
                 device = self.is_device(site.scope, target)
                 if device or (method in ("item", "tolist") and not known_host):
                     reads[call], values[call] = site, target
             elif (
-                isinstance(call.func, cst.Name)
+                type(call.func) is cst.Name
                 and call.func.value in READ_BUILTINS
                 and self.walk.resolve(call.func) is None
                 and len(call.args) == 1
@@ -676,9 +676,9 @@ class LazyAnalysis(Analysis):
         statement = site.statement
         if site.in_test:
             return "control"
-        if isinstance(statement, cst.AugAssign):
+        if type(statement) is cst.AugAssign:
             return "accumulation"
-        if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+        if type(statement) is cst.Expr and type(statement.value) is cst.Call:
             call = statement.value
             if self._is_logging(call):
                 return "logging"
@@ -688,12 +688,12 @@ class LazyAnalysis(Analysis):
 
     def _step_closure(self, site: _Site, read: cst.CSTNode, loop: cst.CSTNode) -> None:
         statement = site.statement
-        assert isinstance(statement, cst.Expr)
+        assert type(statement) is cst.Expr
         previous = self.part.step_closures.get(statement)
         reason = previous.blocked if previous else None
         if site.nested:
             reason = "it reads inside a comprehension"
-        elif any(isinstance(n, cst.FormattedStringExpression) and n.equal is not None for n in walk(statement)):
+        elif any(type(n) is cst.FormattedStringExpression and n.equal is not None for n in walk(statement)):
             reason = "an f-string `=` prints the expression's own text"
         elif self.facts.huggingface.accelerators:
             reason = "this Accelerate script stays free of torch_xla calls"
@@ -706,9 +706,9 @@ class LazyAnalysis(Analysis):
     def _tests_device_value(self, scope: _Scope, test: cst.BaseExpression) -> bool:
         """A test whose truth value comes from a device tensor (``if loss < best:``,
         ``while t.sum() > 0``): Python calls bool() on it, which reads it."""
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             return self._tests_device_value(scope, test.left) or self._tests_device_value(scope, test.right)
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self._tests_device_value(scope, test.expression)
         return self.is_device(scope, test)
 
@@ -721,7 +721,7 @@ class LazyAnalysis(Analysis):
         stepping = set(self.facts.training.all_loops) | set(self.facts.training.loops)
         stepping.update(site.loops[-1] for site in reads.values() if site.loops)
         for site in self.loops.values():
-            if site.node in stepping and isinstance(site.node, cst.For):
+            if site.node in stepping and type(site.node) is cst.For:
                 site.scope.varying.update(_counters(site.node))
         scopes = [self.module_scope, *self.scopes.values()]
         for scope in scopes:
@@ -756,11 +756,11 @@ class LazyAnalysis(Analysis):
             stack = [node]
             while stack:
                 current = stack.pop()
-                if isinstance(current, cst.Call) and dotted(current.func) == "len":
+                if type(current) is cst.Call and dotted(current.func) == "len":
                     continue
-                if isinstance(current, cst.Attribute):
+                if type(current) is cst.Attribute:
                     stack.append(current.value)
-                elif isinstance(current, cst.Name):
+                elif type(current) is cst.Name:
                     found.append(current.value)
                 else:
                     stack.extend(children(current))
@@ -779,7 +779,7 @@ class LazyAnalysis(Analysis):
             for site in self.calls:
                 for callee, param, arg in self._params_for(site.node):  # type: ignore[arg-type]
                     name = dotted(arg)
-                    if isinstance(arg, cst.Name) and name is not None:
+                    if type(arg) is cst.Name and name is not None:
                         grew = groups.join((id(self._owner(site.scope, name)), name), (id(callee), param)) or grew
             if not grew:
                 break
@@ -798,9 +798,9 @@ class LazyAnalysis(Analysis):
         sliced: dict[tuple[int, str], list[tuple[_Site, str | None]]] = {}
         for site in self.subscripts:
             subscript = site.node
-            assert isinstance(subscript, cst.Subscript)
+            assert type(subscript) is cst.Subscript
             name = dotted(subscript.value)
-            if not isinstance(subscript.value, cst.Name) or name is None:
+            if type(subscript.value) is not cst.Name or name is None:
                 continue
             varying = self._varying_in(site.scope, subscript.slice[0]) if subscript.slice else None
             key = groups.find((id(self._owner(site.scope, name)), name))
@@ -863,26 +863,26 @@ class LazyAnalysis(Analysis):
                     continue  # a name assigned more than once is not one tensor
                 if self._is_data_move(scope, value):
                     origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type]
-                elif isinstance(value, cst.Call) and (dotted(value.func) or "") in returns_moved:
+                elif type(value) is cst.Call and (dotted(value.func) or "") in returns_moved:
                     moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]
                     origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]
         return origins
 
     def _is_data_move(self, scope: _Scope, value: cst.BaseExpression) -> bool:
         """``tensor.to(device)``: not a module, a dtype cast, or a chain of other calls."""
-        if not isinstance(value, cst.Call) or method_name(value) != "to" or len(value.args) != 1:
+        if type(value) is not cst.Call or method_name(value) != "to" or len(value.args) != 1:
             return False
         source = receiver(value)
         if source is None or (dotted(source) or "") in self.facts.training.models:
             return False
-        if isinstance(source, cst.Call) and (self.walk.resolve(source.func) or "").startswith("torch.nn."):
+        if type(source) is cst.Call and (self.walk.resolve(source.func) or "").startswith("torch.nn."):
             return False
         return _names_a_device(arg_value(value, 0, "device"), self.walk)
 
     def _static_arguments(self) -> None:
         for site in self.calls:
             call = site.node
-            assert isinstance(call, cst.Call)
+            assert type(call) is cst.Call
             method = method_name(call)
             callee = self.walk.resolve(call.func)
             if method in STATIC_ARGUMENT_METHODS and self.is_device(site.scope, receiver(call)):
@@ -899,7 +899,7 @@ class LazyAnalysis(Analysis):
                     break
         for site in self.powers:
             power = site.node
-            assert isinstance(power, cst.BinaryOperation)
+            assert type(power) is cst.BinaryOperation
             if self.is_device(site.scope, power.left) and not self.is_device(site.scope, power.right):
                 if (name := self._varying_in(site.scope, power.right)) is not None:
                     self.part.static_arguments[power] = name
@@ -911,7 +911,7 @@ class LazyAnalysis(Analysis):
                     scope.masks.update(targets)
         for site in self.calls:
             call = site.node
-            assert isinstance(call, cst.Call)
+            assert type(call) is cst.Call
             if not (site.loops or site.scope.is_forward):
                 continue
             method = method_name(call)
@@ -924,10 +924,10 @@ class LazyAnalysis(Analysis):
                 self.part.dynamic_shapes[call] = "torch.where(condition)"
         for site in self.subscripts:
             subscript = site.node
-            assert isinstance(subscript, cst.Subscript)
+            assert type(subscript) is cst.Subscript
             if not (site.loops or site.scope.is_forward) or id(subscript) in self.store_subscripts:
                 continue
-            if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
                 continue
             index = subscript.slice[0].slice.value
             masks = self._owner(site.scope, dotted(index) or "x").masks
@@ -939,25 +939,25 @@ class LazyAnalysis(Analysis):
         loaders: dict[str, list[cst.Call]] = {}
         for scope in [self.module_scope, *self.scopes.values()]:
             for targets, value, _, _ in scope.assignments:
-                if isinstance(value, cst.Call) and self.walk.resolve(value.func) in DATA_LOADERS:
+                if type(value) is cst.Call and self.walk.resolve(value.func) in DATA_LOADERS:
                     for target in targets:
                         loaders.setdefault(target, []).append(value)
         for loop in self.facts.training.all_loops:
-            if not isinstance(loop, cst.For):
+            if type(loop) is not cst.For:
                 continue
             source: cst.BaseExpression = loop.iter
-            while isinstance(source, cst.Call) and source.args and not (
+            while type(source) is cst.Call and source.args and not (
                 self.walk.resolve(source.func) in DATA_LOADERS
             ):
                 source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
-            calls = [source] if isinstance(source, cst.Call) else loaders.get(dotted(source) or "", [])
+            calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
             for call in calls:
                 keywords = call_args(call)[1]  # type: ignore[arg-type]
                 drop = keywords.get("drop_last")
                 if "batch_sampler" in keywords or (drop is not None and not _is_false(drop.value)):
                     continue
                 batch = keywords.get("batch_size")
-                if batch is not None and (batch.value.value if isinstance(batch.value, cst.Integer) else "") == "1":
+                if batch is not None and (batch.value.value if type(batch.value) is cst.Integer else "") == "1":
                     continue
                 self.part.short_last_batch.add(call)  # type: ignore[arg-type]
 
@@ -968,10 +968,10 @@ class LazyAnalysis(Analysis):
         for loop in reading_loops:
             if loop in training.all_loops or loop in training.loops or loop in barriered:
                 continue
-            if isinstance(loop, cst.For) and self._from_device_loader(loop):
+            if type(loop) is cst.For and self._from_device_loader(loop):
                 continue
             scope = self.loops[loop].scope
-            rebound = set(names_in(loop.target)) if isinstance(loop, cst.For) else set()
+            rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
                 if not loops or loops[-1] is not loop:
@@ -988,9 +988,9 @@ class LazyAnalysis(Analysis):
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         return [e for element in target.elements for e in _unpack(element.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _unpack(target.value)
     return [target]
 
@@ -998,15 +998,15 @@ def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
 def _counters(loop: cst.For) -> list[str]:
     """The integer loop variables: ``for i in range(...)``, ``for i, x in enumerate(...)``."""
     iterator, target = loop.iter, loop.target
-    if not isinstance(iterator, cst.Call):
+    if type(iterator) is not cst.Call:
         return []
     func = dotted(iterator.func)
     if func == "range":
         return [n for n in names_in(target)]
-    if func == "enumerate" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+    if func == "enumerate" and type(target) is cst.Tuple and len(target.elements) == 2:
         counters = [n for n in names_in(target.elements[0].value)]
         inner = iterator.args[0].value if iterator.args else None
-        if isinstance(inner, cst.Call) and dotted(inner.func) == "range":
+        if type(inner) is cst.Call and dotted(inner.func) == "range":
             counters.extend(names_in(target.elements[1].value))
         return counters
     return []
@@ -1014,10 +1014,10 @@ def _counters(loop: cst.For) -> list[str]:
 
 def _reads(node: cst.CSTNode) -> bool:
     """The expression's value comes from a host read (``loss.item()``, ``float(t)``)."""
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         if method_name(node) in READ_METHODS:
             return True
-        return isinstance(node.func, cst.Name) and node.func.value in READ_BUILTINS
+        return type(node.func) is cst.Name and node.func.value in READ_BUILTINS
     return False
 
 
@@ -1030,31 +1030,31 @@ def _names_a_device(node: cst.CSTNode | None, walk_: Walk) -> bool:
     text = string_value(node)
     if text is not None:
         return text.split(":")[0] in ("cuda", "xla")
-    return isinstance(node, cst.Call) and (walk_.resolve(node.func) in spellings("device") or (
+    return type(node) is cst.Call and (walk_.resolve(node.func) in spellings("device") or (
         walk_.resolve(node.func) == "torch.device"
     ))
 
 
 def _is_identity_test(node: cst.Comparison) -> bool:
     """``x is None``, ``k in d``: Python-level tests, not tensor comparisons."""
-    return any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons)
+    return any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons)
 
 
 def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:
-    if isinstance(node, cst.Comparison):
+    if type(node) is cst.Comparison:
         return not _is_identity_test(node)
-    if isinstance(node, cst.Call) and method_name(node) == "bool":
+    if type(node) is cst.Call and method_name(node) == "bool":
         return True
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
         return _is_mask(node.expression, masks) or dotted(node.expression) in masks
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr):
         return any(_is_mask(side, masks) or dotted(side) in masks for side in (node.left, node.right))
     return False
 
 
 def _is_true(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
+    return type(node) is cst.Name and node.value == "True"
 
 
 def _is_false(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "False"
+    return type(node) is cst.Name and node.value == "False"

@@ -79,9 +79,9 @@ class ProjectAnalysis(Analysis):
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
             return
-        while isinstance(value, cst.Call) and method_name(value) in _MOVES:
+        while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]
-        if not isinstance(value, cst.Call) or (callee := dotted(value.func)) is None:
+        if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
             return
         head = callee.split(".")[0]
         if head in self.facts.imports.project_names:

@@ -184,10 +184,10 @@ class TrainingAnalysis(Analysis):
             return
         core = value
         moved = False
-        while isinstance(core, cst.Call) and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
+        while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
             moved = moved or method_name(core) in ("to", "cuda")
             core = receiver(core)
-        if not isinstance(core, cst.Call):
+        if type(core) is not cst.Call:
             return
         func_name = dotted(core.func)
         if func_name is not None:
@@ -223,7 +223,7 @@ class TrainingAnalysis(Analysis):
                 loop.barrier = True
             if not self.walk.conditional_in_loop and (
                 method in apis.HOST_READ_METHODS
-                or (isinstance(node.func, cst.Name) and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
+                or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
             ):
                 loop.host_read = True
             if (func_name := dotted(node.func)) is not None:
@@ -246,7 +246,7 @@ class TrainingAnalysis(Analysis):
         if callee is not None and _is_optimizer_class(callee):
             params = arg_value(node, 0, "params")
             for sub in walk(params) if params is not None else ():
-                if isinstance(sub, cst.Call) and method_name(sub) == "parameters" and dotted(receiver(sub)):
+                if type(sub) is cst.Call and method_name(sub) == "parameters" and dotted(receiver(sub)):
                     self.scope.events.append(("optimizer", dotted(receiver(sub)), sub))
 
     def _step(self, node: cst.Call, name: str, loop: _Loop | None, function: _Function | None) -> None:
@@ -257,12 +257,12 @@ class TrainingAnalysis(Analysis):
             (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
             None,
         )
-        if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
+        if closure_index is not None and type(node.args[closure_index].value) is cst.Name:
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop))
         if loop is None and self.statement is not None and any(
-            isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
+            type(small) is cst.Expr and small.value is node for small in self.statement.body
         ):
             self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
 
@@ -377,10 +377,10 @@ class TrainingAnalysis(Analysis):
             part.loops[loop.node] = LoopPlan("evaluation")
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
-        if not isinstance(node, cst.For):
+        if type(node) is not cst.For:
             return False
         return any(
-            (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func)))
+            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func)))
             or dotted(sub) in self.device_loaders
             for sub in walk(node.iter)
         )
@@ -390,12 +390,12 @@ class TrainingAnalysis(Analysis):
         loop's own ``.to(device)`` moves: every batch variable is moved to one device
         that is the XLA device on every path (a CPU fallback would break the wrap)."""
         node = loop.node
-        if not isinstance(node, cst.For):
+        if type(node) is not cst.For:
             return None
         loader, target = node.iter, node.target
-        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
+        if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
             loader = loader.args[0].value
-            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+            if type(target) is not cst.Tuple or len(target.elements) != 2:
                 return None
             target = target.elements[1].value
         name = dotted(loader)
@@ -470,7 +470,7 @@ def _is_scheduler_name(name: str) -> bool:
 
 
 def _is_true(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
+    return type(node) is cst.Name and node.value == "True"
 
 
 
@@ -483,16 +483,16 @@ def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
     ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
     that is cheap, on the device every new shape is a new graph."""
     for node in walk(body):
-        if isinstance(node, cst.Subscript) and dotted(node.value) in batch:
+        if type(node) is cst.Subscript and dotted(node.value) in batch:
             if not all(_static_index(element.slice) for element in node.slice):
                 return True
-        elif isinstance(node, cst.Call) and method_name(node) in _FILTERS and batch & set(names_in(node)):
+        elif type(node) is cst.Call and method_name(node) in _FILTERS and batch & set(names_in(node)):
             return True
     return False
 
 
 def _static_index(index: cst.BaseSlice) -> bool:
     """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
-    return isinstance(index, cst.Slice) or (
-        isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
+    return type(index) is cst.Slice or (
+        type(index) is cst.Index and type(index.value) in (cst.Integer, cst.SimpleString)
     )

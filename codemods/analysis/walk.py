@@ -8,13 +8,13 @@ import dataclasses
 import enum
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
 from codemods import apis
-from codemods.syntax import children
+from codemods.syntax import children_reader
 
 if TYPE_CHECKING:
     from codemods.analysis import Facts
@@ -23,6 +23,11 @@ AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 
 # Import statements are read whole by the imports analysis: their names are not uses.
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
+# Per node type: the visit and leave hooks, whether it is a place, whether it is opaque, its children.
+_Plan = tuple[
+    tuple[Callable[[cst.CSTNode], object], ...], tuple[Callable[[cst.CSTNode], object], ...], bool, bool,
+    Callable[[cst.CSTNode], Sequence[cst.CSTNode]],
+]
 # The nodes that change where the walk is (functions, loops, conditions, classes, try).
 _PLACES = frozenset({cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.If, cst.IfExp, cst.Try, cst.ClassDef})
 # Besides the fact sheet's nodes, the rewrites look at every reference through the
@@ -70,7 +75,7 @@ class Walk:
         # the fact sheet's nodes, references through the imports, and their ancestors.
         self.parents: dict[int, int | None] = {}
         self.hot: set[int] = set()
-        self._path: list[int] = []
+        self._plans: dict[type, _Plan] = {}
         self.analyses: list[Analysis] = []
         for kind in kinds:  # one by one: an analysis may look up the ones before it
             self.analyses.append(kind(self))
@@ -132,56 +137,65 @@ class Walk:
 
     # -- traversal ----------------------------------------------------------------------
 
-    def run(self, node: cst.CSTNode) -> None:
+    def run(self, node: cst.CSTNode, parent: int | None = None) -> None:
         key = id(node)
-        path = self._path
-        self.parents[key] = path[-1] if path else None
-        path.append(key)
+        self.parents[key] = parent
         kind = type(node)
+        plan = self._plans.get(kind)
+        if plan is None:
+            plan = self._plans[kind] = self._plan(kind)
+        visitors, leavers, placed, opaque, read_children = plan
         if kind is cst.Name:
             value = node.value  # type: ignore[attr-defined]
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
-                self._heat_path()
+                self._heat(key)
         elif kind is cst.Attribute:
             qualified = self.resolve(node)
             if qualified is not None and apis.inspected(qualified):
-                self._heat_path()
+                self._heat(key)
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
-            self._heat_path()
-        # Most nodes are not scopes, loops or conditions: they skip on_visit's bookkeeping.
-        placed = kind in _PLACES
+            self._heat(key)
+        # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
         if placed:
             self.moves += 1
             self._enter(node, kind)
-        for visit in self.visitors.get(kind, ()):
+        for visit in visitors:
             visit(node)
-        if kind not in _OPAQUE:
-            for child in children(node):
-                self.run(child)
-        else:  # an import: names may now resolve to something else
+        if opaque:  # an import: names may now resolve to something else
             self._resolved.clear()
-        for leave in self.leavers.get(kind, ()):
+        else:
+            for child in read_children(node):
+                self.run(child, key)
+        for leave in leavers:
             leave(node)
         if placed:
             self.moves += 1
             self._exit(kind)
-        path.pop()
+
+    def _plan(self, kind: type) -> _Plan:
+        """What the walk does at a node of this type: the analyses' hooks, whether it
+        changes where the walk is, whether it is read whole (imports), its children."""
+        return (
+            tuple(self.visitors.get(kind, ())),
+            tuple(self.leavers.get(kind, ())),
+            kind in _PLACES,
+            kind in _OPAQUE,
+            children_reader(kind),
+        )
 
     # -- where the rewrites need to look ------------------------------------------------------
 
-    def _heat_path(self) -> None:
-        for key in reversed(self._path):
-            if key in self.hot:
-                return  # and so are its ancestors
-            self.hot.add(key)
+    def _heat(self, key: int | None) -> None:
+        """Mark the node of id ``key`` and its ancestors as places the rewrites must visit."""
+        hot, parents = self.hot, self.parents
+        while key is not None and key not in hot:
+            hot.add(key)
+            key = parents.get(key)
 
     def heat(self, node: cst.CSTNode) -> None:
         """Mark ``node`` and its ancestors as places the rewrites must visit."""
-        key: int | None = id(node)
-        while key is not None and key not in self.hot:
-            self.hot.add(key)
-            key = self.parents.get(key)
+        self._heat(id(node))
 
     def heat_facts(self) -> None:
         """Every node the fact sheet names is a place some rewrite looks at."""

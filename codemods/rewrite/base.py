@@ -309,10 +309,10 @@ class Rewriter(cst.CSTTransformer):
 
     def _reference(self, original: cst.Name | cst.Attribute, result: object) -> object:
         parent = self.ctx.parent()
-        if isinstance(parent, (cst.Attribute, cst.ImportAlias, cst.ImportFrom, cst.Param, cst.AsName)):
+        if type(parent) in (cst.Attribute, cst.ImportAlias, cst.ImportFrom, cst.Param, cst.AsName):
             return result
-        if isinstance(parent, (cst.Arg, cst.FunctionDef, cst.ClassDef)) and not (
-            isinstance(parent, cst.Arg) and parent.value is original
+        if type(parent) in (cst.Arg, cst.FunctionDef, cst.ClassDef) and not (
+            type(parent) is cst.Arg and parent.value is original
         ):
             return result
         qualified = self.ctx.resolve(original)
@@ -370,7 +370,7 @@ def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
             statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
             carried = []
         kept.append(statement)
-    if carried and isinstance(block, cst.IndentedBlock):
+    if carried and type(block) is cst.IndentedBlock:
         kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
     elif carried:
         return block.with_changes(body=kept, footer=[*carried, *block.footer])

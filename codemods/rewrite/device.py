@@ -39,7 +39,7 @@ class DeviceRewrite(Concern):
             f"{self.ctx.code(original)} -> {{new}}{note}",
             lambda: quoted_like(original, xla) if self.ctx.imports.require_package("torch_xla") else None,
         )
-        if new is not None and not isinstance(original, cst.SimpleString):
+        if new is not None and type(original) is not cst.SimpleString:
             self.ctx.imports.discard(original)
         return new if new is not None else updated
 
@@ -76,7 +76,7 @@ class DeviceRewrite(Concern):
         return new
 
     def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not isinstance(updated.func, cst.Attribute):
+        if type(updated.func) is not cst.Attribute:
             return updated
 
         def build() -> cst.Call | None:
@@ -112,7 +112,7 @@ class DeviceRewrite(Concern):
 
         def build() -> cst.Call | None:
             device = self.ctx.device()
-            if device is None or not isinstance(updated.func, cst.Attribute):
+            if device is None or type(updated.func) is not cst.Attribute:
                 return None
             moved = cst.Call(func=cst.Attribute(value=updated.func.value, attr=cst.Name("to")), args=[cst.Arg(device)])
             return updated.with_changes(func=updated.func.with_changes(value=moved))
@@ -150,7 +150,7 @@ class DeviceRewrite(Concern):
 
     def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
+        if not (type(func) is cst.Attribute and type(func.value) is cst.Attribute):
             self.ctx.report("XLA107", original, "import the CPU tensor type and move the tensor with .to(device)")
             return updated
 
@@ -187,7 +187,7 @@ class DeviceRewrite(Concern):
             return updated
 
         def build() -> cst.BaseExpression | None:
-            if isinstance(folded, cst.Integer):
+            if type(folded) is cst.Integer:
                 return self.ctx.device()
             if not isinstance(folded, bool) and string_value(folded) is not None:
                 return folded if self.ctx.imports.require_package("torch_xla") else None
@@ -249,7 +249,7 @@ class DeviceRewrite(Concern):
             return updated
         folded = fold_true(updated.test, self.facts.device.is_available_call)
         parent = self.ctx.parent()
-        is_elif = isinstance(parent, cst.If) and parent.orelse is original
+        is_elif = type(parent) is cst.If and parent.orelse is original
         outcome = {
             True: "so the code under it always runs: check dropped",
             False: "so the code under it never runs: removed",
@@ -283,7 +283,7 @@ class DeviceRewrite(Concern):
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         parent = self.ctx.parent()
-        called = isinstance(parent, cst.Call) and parent.func is original
+        called = type(parent) is cst.Call and parent.func is original
         if qualified in apis.CUDA_TENSOR_TYPES and not called:
             self.ctx.report(
                 "XLA107",
@@ -305,8 +305,8 @@ class DeviceRewrite(Concern):
 
     def _is_set_device(self, statement: cst.BaseSmallStatement) -> bool:
         return (
-            isinstance(statement, cst.Expr)
-            and isinstance(statement.value, cst.Call)
+            type(statement) is cst.Expr
+            and type(statement.value) is cst.Call
             and self.ctx.resolve(statement.value.func) == "torch.cuda.set_device"
         )
 
@@ -327,7 +327,7 @@ class DeviceRewrite(Concern):
             self.ctx.imports.discard(statement)
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-        if isinstance(updated, cst.SimpleStatementSuite):
+        if type(updated) is cst.SimpleStatementSuite:
             return updated.with_changes(body=[cst.Pass()])
         self.ctx.drop_statement(updated)
         return updated
@@ -341,12 +341,12 @@ class DeviceRewrite(Concern):
         body = original.body
         if (
             original.orelse is not None
-            or not isinstance(body, cst.IndentedBlock)
+            or type(body) is not cst.IndentedBlock
             or body.header.comment is not None
             or any(line.comment for line in body.footer)
             or not all(self._only_set_device(statement) for statement in body.body)
             or not all(
-                self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call)
+                self.facts.device.is_available_call(n) for n in walk(original.test) if type(n) is cst.Call
             )
         ):
             return updated
@@ -362,7 +362,7 @@ class DeviceRewrite(Concern):
 
     def _only_set_device(self, statement: cst.BaseStatement) -> bool:
         return (
-            isinstance(statement, cst.SimpleStatementLine)
+            type(statement) is cst.SimpleStatementLine
             and not any(line.comment for line in statement.leading_lines)
             and statement.trailing_whitespace.comment is None
             and all(self._is_set_device(small) for small in statement.body)
@@ -384,7 +384,7 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, 
         tail = _footer(statement.orelse)
         if is_elif:
             body = statement.body
-            if isinstance(body, cst.IndentedBlock):
+            if type(body) is cst.IndentedBlock:
                 body = body.with_changes(footer=[*body.footer, *tail])
             return cst.Else(body=body)
         return _flatten(statement.body, statement.leading_lines, keep_lines_after, tail)
@@ -396,7 +396,7 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, 
     if is_elif:
         return orelse.with_changes(leading_lines=[*tail, *orelse.leading_lines])
     leading = [*statement.leading_lines, *tail, *orelse.leading_lines]
-    if isinstance(orelse, cst.If):
+    if type(orelse) is cst.If:
         return orelse.with_changes(leading_lines=leading)
     return _flatten(orelse.body, leading, keep_lines_after)
 
@@ -404,11 +404,11 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, 
 def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
     """The comment lines that end a removed branch (of an elif chain: its last one) but
     are not its own: from the first one outside its indentation on."""
-    while isinstance(branch, cst.If):
+    while type(branch) is cst.If:
         branch = branch.orelse if branch.orelse is not None else branch.body
-    if isinstance(branch, cst.Else):
+    if type(branch) is cst.Else:
         branch = branch.body
-    lines = branch.footer if isinstance(branch, cst.IndentedBlock) else ()
+    lines = branch.footer if type(branch) is cst.IndentedBlock else ()
     outside = next((index for index, line in enumerate(lines) if not line.indent), len(lines))
     return lines[outside:]
 
@@ -419,7 +419,7 @@ def _flatten(  # type: ignore[no-untyped-def]
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that
     end the block (its footer), then ``tail``, follow them."""
-    if isinstance(body, cst.SimpleStatementSuite):
+    if type(body) is cst.SimpleStatementSuite:
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
         comment = body.trailing_whitespace.comment
     else:
@@ -428,6 +428,6 @@ def _flatten(  # type: ignore[no-untyped-def]
     header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
     statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])
-    footer = body.footer if isinstance(body, cst.IndentedBlock) else ()
+    footer = body.footer if type(body) is cst.IndentedBlock else ()
     keep_lines_after(statements[-1], [*footer, *tail])
     return cst.FlattenSentinel(statements)
