@@ -210,7 +210,7 @@ class LazyAnalysis(Analysis):
         self.powers: list[_Site] = []
         self.implicit: list[_Site] = []  # f-string parts and print/logging arguments
         self.tests: list[_Site] = []
-        self.names: list[_Site] = []
+        self.names: list[tuple[cst.Name, _Scope]] = []  # every name read, and its scope
         self.loops: dict[cst.CSTNode, _Site] = {}
         self.barriers: list[_Site] = []
         self.ignored_names: set[int] = set()  # attribute names, keywords, stores...
@@ -246,12 +246,16 @@ class LazyAnalysis(Analysis):
             loops.append(loop)
         return tuple(reversed(loops))
 
-    def _site(self, node: cst.CSTNode) -> _Site:
-        self.order += 1
+    def _where(self) -> tuple[_Scope, tuple[cst.CSTNode, ...], bool]:
+        """The scope, the loops and whether in a condition within the innermost loop."""
         if self._place_at != self.walk.moves:  # most sites share their place with the one before
             self._place_at = self.walk.moves
             self._place = (self.scope, self._loops(), self.walk.conditional_in_loop)
-        scope, loops, conditional = self._place
+        return self._place
+
+    def _site(self, node: cst.CSTNode) -> _Site:
+        self.order += 1
+        scope, loops, conditional = self._where()
         return _Site(node, scope, loops, self.small, id(node) in self.test_nodes, self.nested > 0,
                      self.lambdas > 0, self.order, conditional)
 
@@ -296,7 +300,7 @@ class LazyAnalysis(Analysis):
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self.ignored_names:
-            self.names.append(self._site(node))
+            self.names.append((node, self._where()[0]))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.ignored_names.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
@@ -784,14 +788,14 @@ class LazyAnalysis(Analysis):
             if not grew:
                 break
         problems: dict[tuple[int, str], str] = {}
-        for site in self.names:  # every use: a slice, metadata, or a hand-over to a member
-            name = site.node.value  # type: ignore[attr-defined]
-            key = groups.find((id(self._owner(site.scope, name)), name))
-            if key is None or id(site.node) in self.safe_uses:
+        for node, scope in self.names if origins else ():  # every use: a slice, metadata, or a hand-over
+            name = node.value
+            key = groups.find((id(self._owner(scope, name)), name))
+            if key is None or id(node) in self.safe_uses:
                 continue
-            passed = self.passed.get(id(site.node))
+            passed = self.passed.get(id(node))
             if passed is not None and any(
-                groups.find((id(c), p)) == key for c, p, a in self._params_for(passed[0]) if a is site.node
+                groups.find((id(c), p)) == key for c, p, a in self._params_for(passed[0]) if a is node
             ):
                 continue
             problems.setdefault(key, f"`{name}` is also used whole, on the device")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import typing
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -321,4 +322,26 @@ def _holds(kind: type) -> _Holds:
 
 @functools.cache
 def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(kind))
+    """The fields of a fact record that may hold nodes (by their annotations: sets of
+    names and tables of strings are many and hold none)."""
+    fields = dataclasses.fields(kind)
+    try:
+        hints = typing.get_type_hints(kind)
+    except (NameError, TypeError):  # an annotation that cannot be read: look everywhere
+        return tuple(field.name for field in fields)
+    return tuple(field.name for field in fields if _may_hold_nodes(hints.get(field.name)))
+
+
+_PLAIN = (str, int, float, bool, bytes, type(None))
+
+
+def _may_hold_nodes(hint: object) -> bool:
+    if hint in _PLAIN:
+        return False
+    origin = typing.get_origin(hint)
+    if origin is None:
+        return True  # a class: a node, a record, or something unknown
+    if origin is typing.Literal:
+        return False
+    arguments = typing.get_args(hint)
+    return not arguments or any(_may_hold_nodes(a) for a in arguments if a is not Ellipsis)
