@@ -6,6 +6,7 @@ import ast
 import collections.abc
 import contextlib
 import dataclasses
+import functools
 import re
 import typing
 from collections.abc import Callable, Iterator, Sequence
@@ -41,12 +42,20 @@ def parse_dotted(text: str) -> cst.BaseExpression:
 def string_value(node: cst.CSTNode | None) -> str | None:
     """The value of a plain string literal (not f-strings, not concatenations)."""
     if type(node) is cst.SimpleString:
-        try:
-            value = ast.literal_eval(node.value)
-        except (ValueError, SyntaxError):
-            return None
-        return value if isinstance(value, str) else None
+        return _literal_text(node.value)  # type: ignore[attr-defined]
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_text(literal: str) -> str | None:
+    quote = literal[0]
+    if quote in "'\"" and "\\" not in literal and literal[:3] != quote * 3:
+        return literal[1:-1]  # 'cuda': no prefix, escape or triple quotes to read
+    try:
+        value = ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def is_cuda_device_string(node: cst.CSTNode | None) -> bool:

@@ -8,6 +8,8 @@ and get back the target's spelling, so no rule carries a torch_xla string of its
 from __future__ import annotations
 
 import functools
+
+import functools
 from dataclasses import dataclass
 
 from codemods.apis import SYNCFREE_OPTIMIZERS
@@ -136,6 +138,7 @@ DEFAULT_TARGET = "2.9"
 VERSIONED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal")
 
 
+@functools.cache
 @functools.cache
 def spellings(concept: str) -> frozenset[str]:
     """Every qualified name that any target uses for ``concept``."""
