@@ -107,7 +107,7 @@ class HuggingFaceAnalysis(Analysis):
     # -- what names are ---------------------------------------------------------------
 
     def _is(self, node: cst.BaseExpression, qualified: frozenset[str], local: set[str]) -> bool:
-        return self.walk.resolve(node) in qualified or dotted(node) in local
+        return self.walk.resolve(node) in qualified or (bool(local) and dotted(node) in local)
 
     def is_trainer(self, node: cst.BaseExpression) -> bool:
         return self._is(node, TRAINERS, self.trainer_classes)
@@ -239,6 +239,8 @@ class HuggingFaceAnalysis(Analysis):
             self.part.training_arguments[call] = OptimizerChoice("replace", optim.value)
 
     def _is_tokenizer_call(self, call: cst.Call) -> bool:
+        if not self.tokenizers:
+            return False
         name = dotted(call.func)
         if name in self.tokenizers:
             return True

@@ -19,7 +19,7 @@ import libcst as cst
 
 from codemods.analysis.lazy import StepClosure
 from codemods.rewrite.base import Concern
-from codemods.syntax import walk, with_comma
+from codemods.syntax import children, walk, with_comma
 from codemods.positions import code_of
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
@@ -41,7 +41,7 @@ class StepClosureRewrite(Concern):
         first = closure.reads[0]
         read = self.ctx.code(first)
         reason = closure.blocked or self._no_barrier(closure) or (
-            None if original.deep_equals(updated) else "other rewrites changed this statement"
+            None if updated is original or original.deep_equals(updated) else "other rewrites changed this statement"
         )
         if reason is not None:
             self.ctx.report("XLA701", first, f"`{read}` only logs, but stays: {reason}; move it into "
@@ -70,7 +70,7 @@ class StepClosureRewrite(Concern):
         values = {id(self.facts.lazy.host_reads[read].value) for read in closure.reads}
         parents: dict[int, cst.CSTNode] = {}
         for node in walk(call):
-            for child in node.children:
+            for child in children(node):
                 parents[id(child)] = node
         on_path: set[int] = set()
         for node in walk(call):
