@@ -3,6 +3,7 @@ each; a file that fails never stops the others."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Callable, Sequence
@@ -153,9 +154,12 @@ def run(
     reports: dict[int, FileReport] = {}
     summaries: dict[Path, ModuleSummary | None] = {}
     pool = None
+    if len(work) > 1 and any(_parsed(path) for path, _ in work):
+        load_parser()
+        # What the imports built lives as long as the run: no garbage collection needs to
+        # look through it again (in the workers of a pool too, which fork from here).
+        gc.freeze()
     if workers > 1 and len(work) > 1:
-        if any(_parsed(path) for path, _ in work):
-            load_parser()
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,))
     try:
         for round_ in waves(list(order), depends):

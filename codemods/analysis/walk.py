@@ -259,6 +259,12 @@ class Walk:
         for analysis in self.analyses:
             analysis.settle()
         self.heat_facts()
+        # The analyses and the walk refer to each other: let go of them now, so that what
+        # they collected is freed as soon as the file is done, not by a garbage collection.
+        self.analyses = []
+        self.visitors.clear()
+        self.leavers.clear()
+        self._plans.clear()
 
 
 _HOOKS: dict[tuple[type, str], list[tuple[type, str]]] = {}
