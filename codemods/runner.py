@@ -3,10 +3,11 @@ each; a file that fails never stops the others."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -148,17 +149,22 @@ def run(
     twice)."""
     files = frozenset(resolved(path) for path, _ in work)
     _set_run(files)
+    parses = len(work) > 1 and any(_parsed(path) for path, _ in work)
+    if parses:
+        load_parser()
+    with _few_collections() if parses else contextlib.nullcontext():
+        return _run_rounds(work, workers, done, files)
+
+
+def _run_rounds(
+    work: Sequence[tuple[str, Job]], workers: int, done: Callable[[FileReport], None] | None, files: frozenset[Path]
+) -> list[FileReport]:
     depends = _imports_within(work, files)
     order = {resolved(path): index for index, (path, _) in enumerate(work)}
     by_path = {resolved(path): (path, job) for path, job in work}
     reports: dict[int, FileReport] = {}
     summaries: dict[Path, ModuleSummary | None] = {}
     pool = None
-    if len(work) > 1 and any(_parsed(path) for path, _ in work):
-        load_parser()
-        # What the imports built lives as long as the run: no garbage collection needs to
-        # look through it again (in the workers of a pool too, which fork from here).
-        gc.freeze()
     if workers > 1 and len(work) > 1:
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,))
     try:
@@ -180,6 +186,22 @@ def run(
 
         connect_images(ordered)
     return ordered
+
+
+@contextlib.contextmanager
+def _few_collections() -> Iterator[None]:
+    """Garbage collection tuned for converting files one after another: what the imports
+    built lives as long as the run, so no collection looks through it again, and each
+    file's trees (freed by reference counting, as nothing in them refers back) mostly go
+    before a collection would look through them.  (Workers of a pool fork inside it.)"""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(10_000, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 def _parsed(path: str) -> bool:
