@@ -26,6 +26,7 @@ from codemods.targets import DEFAULT_TARGET, Target, get_target
 if TYPE_CHECKING:
     import libcst as cst
 
+    from codemods.containers import ImageUse
     from codemods.rewrite.base import PendingFinding
 
 Source = TypeVar("Source", str, bytes)
@@ -140,7 +141,6 @@ def load_parser() -> None:
     """Loads LibCST and what is built on it (as _convert does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
     import codemods.analysis  # noqa: F401
-    import codemods.containers  # noqa: F401
     import codemods.rewrite  # noqa: F401
     import codemods.roundtrip  # noqa: F401
 
@@ -196,9 +196,7 @@ def _convert(
     import libcst as cst
 
     from codemods.analysis import analyse
-    from codemods.analysis.launcher import analyse_launcher
     from codemods.analysis.summary import summarise
-    from codemods.containers import image_uses
     from codemods.positions import code_and_starts, code_reusing
     from codemods.rewrite import concerns_for
     from codemods.rewrite.base import Context, Rewriter
@@ -227,7 +225,11 @@ def _convert(
     source_code = source if isinstance(source, str) else raw.decode(encoding)
     facts = analyse(module, imports, distributed)
     input_starts = printed_input.positions(facts.parents)
-    launcher = analyse_launcher(module, facts.imports.table) if _SAGEMAKER.search(raw) else None
+    launcher = None
+    if _SAGEMAKER.search(raw):  # launcher scripts are few: their analysis loads only for them
+        from codemods.analysis.launcher import analyse_launcher
+
+        launcher = analyse_launcher(module, facts.imports.table)
     suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
     ctx = Context(facts, name_table, selection, suppressed)
     # Launcher rewrites read their own facts: they visit everything.
@@ -257,7 +259,11 @@ def _convert(
                 error.lineno,
             ) from None
     output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
-    images = image_uses(launcher.estimators, filename, input_starts.get) if launcher and filename else ()
+    images: tuple[ImageUse, ...] = ()
+    if launcher and filename:
+        from codemods.containers import image_uses
+
+        images = image_uses(launcher.estimators, filename, input_starts.get)
     input_starts.locate(f.original for f in ctx.findings)  # type: ignore[misc]
     if locate == "input" or not changed:
         findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]  # type: ignore[arg-type]

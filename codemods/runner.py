@@ -8,9 +8,9 @@ import gc
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
@@ -18,6 +18,9 @@ from codemods.project import Project, find_root, imported_files, resolved, summa
 from codemods.report import FileReport, Mode, unified_diff
 from codemods.rules import RuleSelection, Severity
 from codemods.summary import ImportContext, ModuleSummary
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
@@ -166,6 +169,8 @@ def _run_rounds(
     summaries: dict[Path, ModuleSummary | None] = {}
     pool = None
     if workers > 1 and len(work) > 1:
+        from concurrent.futures import ProcessPoolExecutor  # not loaded by runs without a pool
+
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,))
     try:
         for round_ in waves(list(order), depends):

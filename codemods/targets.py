@@ -8,8 +8,6 @@ and get back the target's spelling, so no rule carries a torch_xla string of its
 from __future__ import annotations
 
 import functools
-
-import functools
 from dataclasses import dataclass
 
 from codemods.apis import SYNCFREE_OPTIMIZERS

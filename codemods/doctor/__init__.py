@@ -19,10 +19,6 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codemods.doctor import launch
-from codemods.doctor.findings import CANNOT_RUN, Places, judge
-from codemods.doctor.observe import observe
-from codemods.doctor.probe import UserCode
 from codemods.doctor.static import DEFAULT_FAMILIES, cross_reference
 from codemods.report import FileReport, Report
 
@@ -49,6 +45,12 @@ class Diagnosis:
 
 def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: DoctorOptions | None = None) -> Diagnosis:
     """Run ``script args`` under the probe and judge what it did."""
+    # Loaded here: every command line loads this package (for the option defaults).
+    from codemods.doctor import launch
+    from codemods.doctor.findings import Places, judge
+    from codemods.doctor.observe import observe
+    from codemods.doctor.probe import UserCode
+
     options = options or DoctorOptions()
     path = Path(script)
     if not path.is_file():
@@ -81,6 +83,8 @@ def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: Docto
 
 
 def _cannot_run(script: str, message: str) -> Diagnosis:
+    from codemods.doctor.findings import CANNOT_RUN
+
     return Diagnosis(Report([FileReport(script, error=message)], "lint"), CANNOT_RUN)
 
 

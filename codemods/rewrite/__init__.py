@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods import apis
-from codemods.analysis.launcher import LauncherFacts
 from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
@@ -12,7 +13,6 @@ from codemods.rewrite.distributed import DistributedRewrite
 from codemods.rewrite.entry import EntryRewrite
 from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
-from codemods.rewrite.launcher import LauncherRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
 from codemods.rewrite.recompilation import RecompilationRewrite
@@ -21,19 +21,26 @@ from codemods.rewrite.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.rewrite.step_closures import StepClosureRewrite
 from codemods.rewrite.xla_names import XlaNamesRewrite
 
+if TYPE_CHECKING:
+    from codemods.analysis.launcher import LauncherFacts
+
 
 def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Concern]:
     """The concerns in the order they see each node; imports last, as they edit the
     module once everything else has asked for what it needs.  A file that builds
     SageMaker estimators also gets the launcher checks; a training script under
     SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those."""
-    if launcher and launcher.smp_script is not None:
-        return [LauncherRewrite(ctx, launcher)]
+    launchers: list[Concern] = []
+    if launcher:  # launcher scripts are few: their rewrites load only for them
+        from codemods.rewrite.launcher import LauncherRewrite
+
+        if launcher.smp_script is not None:
+            return [LauncherRewrite(ctx, launcher)]
+        launchers.append(LauncherRewrite(ctx, launcher))
     if ctx.facts.distributed.hogwild is not None:
         # Hogwild training cannot run on XLA: reported, and nothing converted that would
         # pretend otherwise.
         return [DistributedRewrite(ctx)]
-    launchers: list[Concern] = [LauncherRewrite(ctx, launcher)] if launcher else []
     return [
         *launchers,
         DeviceRewrite(ctx),
