@@ -69,6 +69,7 @@ class Project:
         self._summaries: dict[Path, ModuleSummary | None] = {}
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
+        self._module_files: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
         self.learn(known or {})
 
     @functools.cached_property
@@ -120,6 +121,13 @@ class Project:
         except ValueError:
             return str(path)
 
+    def module_file_at(self, base: Path, parts: tuple[str, ...]) -> Path | None:
+        """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
+        key = (base, parts)
+        if key not in self._module_files:
+            self._module_files[key] = _module_file(base, list(parts))
+        return self._module_files[key]
+
     def contains(self, path: Path) -> bool:
         return path.is_relative_to(self.root) and not any(part in SKIPPED_DIRS for part in path.relative_to(self.root).parts)
 
@@ -168,7 +176,7 @@ class FileImports:
         whole = parts + names
         for base in bases:
             for size in range(len(whole), max(len(parts), 1) - 1, -1):
-                file = _module_file(base, whole[:size])
+                file = self.project.module_file_at(base, tuple(whole[:size]))
                 if file is not None and self.project.contains(file):
                     return file, ".".join(whole[size:])
         return None

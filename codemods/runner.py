@@ -82,17 +82,23 @@ def _text(data: bytes, encoding: str) -> str:
 # pending), and one Project per root and per way of converting.
 _RUN_FILES: frozenset[Path] = frozenset()
 _PROJECTS: dict[tuple[Path, str, RuleSelection, int | None], Project] = {}
+_ROOTS: dict[Path, Path] = {}  # folder -> its project's root, for this run
 
 
 def _set_run(files: frozenset[Path]) -> None:
     global _RUN_FILES
     _RUN_FILES = files
     _PROJECTS.clear()
+    _ROOTS.clear()
 
 
 def project_of(path: Path, job: Job) -> Project:
-    """The project ``path`` belongs to, as this run converts it."""
-    root = find_root(resolved(path))
+    """The project ``path`` belongs to, as this run converts it (roots are kept by folder:
+    every file of a folder asks, and the folders do not change during a run)."""
+    file = resolved(path)
+    root = _ROOTS.get(file.parent)
+    if root is None:
+        root = _ROOTS[file.parent] = find_root(file)
     key = (root, job.target, job.selection, job.max_bytes)
     project = _PROJECTS.get(key)
     if project is None:

@@ -17,7 +17,8 @@ from codemods.syntax import dotted, names_in
 @dataclass
 class ImportFacts:
     table: ImportTable = field(default_factory=ImportTable)
-    # Every name the file binds or uses: new import aliases must not collide with them.
+    # Every name the file binds or uses (the walk adds each name it meets): new import
+    # aliases must not collide with them.
     taken_names: set[str] = field(default_factory=set)
     # The statement after which new imports go.
     anchor: cst.CSTNode | None = None
@@ -58,9 +59,6 @@ class ImportAnalysis(Analysis):
 
     visit_Import = _import
     visit_ImportFrom = _import
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.facts.imports.taken_names.add(node.value)
 
     def _branch(self, node: cst.If | cst.IfExp) -> None:
         if tests_for_xla(node.test):

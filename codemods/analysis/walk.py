@@ -91,6 +91,7 @@ class Walk:
         self._table = facts.imports.table
         self._bindings = self._table.bindings
         self._resolved: dict[int, tuple[cst.CSTNode | None, str | None]] = {}  # by node id
+        self._taken = facts.imports.taken_names
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         return next(a for a in self.analyses if isinstance(a, kind))
@@ -148,6 +149,7 @@ class Walk:
         visitors, leavers, placed, opaque, read_children = plan
         if kind is cst.Name:
             value = node.value  # type: ignore[attr-defined]
+            self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
                 self._heat(key)
