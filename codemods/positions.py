@@ -106,8 +106,16 @@ _Span = tuple[cst.CSTNode, tuple[str, ...], int]
 
 
 class _PlainState(CodegenState):
-    """LibCST's code generation, without its position hook: the base class makes it a
-    generator-based context manager, entered for almost every node to do nothing."""
+    """LibCST's code generation, without its position hook (the base class makes it a
+    generator-based context manager, entered for almost every node to do nothing), and
+    with the token list's own append as ``add_token`` (no Python call per token)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.__post_init__()
+
+    def __post_init__(self) -> None:  # dataclass subclasses call it from their own __init__
+        self.add_token = self.tokens.append  # type: ignore[method-assign]
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
         return _NOTHING
