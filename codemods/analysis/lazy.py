@@ -221,6 +221,7 @@ class LazyAnalysis(Analysis):
         self.small: cst.BaseSmallStatement | None = None
         self.value_names: dict[int, tuple[str, ...]] = {}
         self.bound: dict[int, list[tuple[_Scope, str, cst.BaseExpression]]] = {}  # _params_for, by call id
+        self.mentioned: dict[int, set[str] | None] = {}  # _mentioned, by expression id
         self.device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
         self.nested = 0
         self.lambdas = 0
@@ -590,32 +591,71 @@ class LazyAnalysis(Analysis):
                 if not name.endswith("accelerator"):
                     self._owner(site.scope, name).device.add(name)
         # Device sets only grow here, and is_device reads nothing else that changes: what
-        # was found a device value stays one, and is not asked again.
+        # was found a device value stays one, and is not asked again; what was not is asked
+        # again only once a device name it mentions has been added since (or, if it calls
+        # one of the file's functions, whose returns may have become device values, always).
         found: set[tuple[int, int]] = set()  # (scope, value) by ids
+        clock = 0
+        added_at: dict[str, int] = {}  # a part of a device name -> when such a name was last added
+        asked_at: dict[tuple[int, int], int] = {}  # (scope, value) by ids -> when last asked
+
+        def add(scope: _Scope, name: str) -> None:
+            nonlocal clock
+            if name not in scope.device:
+                scope.device.add(name)
+                clock += 1
+                for part in name.split("."):
+                    added_at[part] = clock
+
+        def ask(scope: _Scope, value: cst.CSTNode) -> bool:
+            key = (id(scope), id(value))
+            if key in found:
+                return True
+            last = asked_at.get(key)
+            if last is not None:
+                mentioned = self._mentioned(value)
+                if mentioned is not None and all(added_at.get(n, 0) <= last for n in mentioned):
+                    return False  # nothing it reads became a device value since
+            asked_at[key] = clock
+            if self.is_device(scope, value):
+                found.add(key)
+                return True
+            return False
+
         passed = [(site, self._params_for(site.node)) for site in self.calls]  # type: ignore[arg-type]
         for _ in range(6):  # to a fixed point; chains in training scripts are short
-            before = sum(len(s.device) for s in scopes)
+            before = clock
             for scope in scopes:
                 for targets, value, _, _ in scope.assignments:
-                    if (id(scope), id(value)) in found:
-                        continue
-                    if self.is_device(scope, value):
-                        found.add((id(scope), id(value)))
+                    if ask(scope, value):
                         for target in targets:
-                            self._owner(scope, target).device.add(target)
+                            add(self._owner(scope, target), target)
                     elif _reads(value):
                         scope.host.update(targets)
             for site, bound in passed:
                 for callee, param, arg in bound:
-                    key = (id(site.scope), id(arg))
-                    if key in found or self.is_device(site.scope, arg):
-                        found.add(key)
-                        callee.device.add(param)
-            if sum(len(s.device) for s in scopes) == before:
+                    if ask(site.scope, arg):
+                        add(callee, param)
+            if clock == before:
                 break
         models = self.facts.training.models
         for scope in scopes:
             scope.device -= scope.host | models  # a module moved to the device is not a tensor
+
+    def _mentioned(self, value: cst.CSTNode) -> set[str] | None:
+        """The names an expression mentions (attribute names too); None if it calls one of
+        the file's functions (kept per expression: the fixed point asks again and again)."""
+        key = id(value)
+        if key not in self.mentioned:
+            names: set[str] | None = set()
+            for node in walk(value):
+                if type(node) is cst.Name:
+                    names.add(node.value)  # type: ignore[union-attr]
+                elif type(node) is cst.Call and self._callees(node):
+                    names = None
+                    break
+            self.mentioned[key] = names
+        return self.mentioned[key]
 
     def _from_device_loader(self, loop: cst.For) -> bool:
         if self._loaders is None:  # found once: the assignments are all known when the walk is over
