@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -372,3 +373,25 @@ def test_a_run_large_enough_for_workers_loads_libcst_only_if_a_file_needs_it(tmp
     converted = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=environment)
     assert "exit 1" in converted.stderr
     assert "libcst" in converted.stdout.split()  # loaded before the workers fork, for them to share
+
+
+def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    loaded = subprocess.run(
+        [sys.executable, "-c", _LOADED_MODULES, "convert", "--check", str(script)], capture_output=True, text=True,
+        cwd=tmp_path,
+    ).stdout.split()
+    assert "codemods.analysis.lazy" in loaded  # the probe sees what converting loads
+    for module in ("codemods.doctor.launch", "codemods.analysis.launcher", "codemods.rewrite.launcher",
+                   "codemods.containers", "concurrent.futures.process"):
+        assert module not in loaded, module
+
+
+def test_a_run_gives_the_garbage_collector_back_as_it_found_it(tmp_path: Path) -> None:
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SCRIPT)
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    result = invoke("convert", "--check", "-j", "1", str(tmp_path))
+    assert result.exit_code == 1  # both would change: the run converted them
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)

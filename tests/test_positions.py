@@ -129,3 +129,14 @@ def test_the_new_parts_keep_what_the_conversion_wrote_and_stand_pass_for_what_it
     assert reprinted.new_parts() == "pass\n\ndef f():\n    pass\n    g() = 3\n    pass\n    return a\n\nx = f()\n"
     with pytest.raises(SyntaxError):
         ast.parse(reprinted.new_parts())  # the new statement is checked: it does not parse
+
+
+def test_the_rewrite_hands_back_the_statements_it_left_as_they_were() -> None:
+    """Statements the rewrite entered (they name torch_xla) but did not change keep their
+    identity, so the output takes their printed text instead of printing them again."""
+    module = cst.parse_module("import torch\nimport torch_xla\n\nx = torch_xla.device()\n\n\ndef f():\n    return x\n")
+    facts = analyse(module)
+    assert id(module.body[2]) in facts.hot_nodes  # entered: it names torch_xla
+    ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
+    converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
+    assert all(new is old for new, old in zip(converted.body, module.body, strict=True))

@@ -313,10 +313,14 @@ def _argument_list(args: Sequence[cst.Arg], like: cst.Call) -> list[cst.Arg]:
 
 def _replace_strings(node: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
     """``node`` with every string literal ``old`` replaced by ``new`` (same quotes)."""
+    return node.visit(_StringReplacer(old, new))  # type: ignore[return-value]
 
-    class Replace(cst.CSTTransformer):
-        def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
-            return quoted_like(updated_node, new) if string_value(updated_node) == old else updated_node
 
-    return node.visit(Replace())  # type: ignore[return-value]
+class _StringReplacer(cst.CSTTransformer):
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
+        return quoted_like(updated_node, self.new) if string_value(updated_node) == self.old else updated_node
 
