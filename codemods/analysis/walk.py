@@ -78,8 +78,10 @@ class Walk:
         self.hot: set[int] = set()
         self._plans: dict[type, _Plan] = {}
         self.analyses: list[Analysis] = []
+        self._by_kind: dict[type[Analysis], Analysis] = {}
         for kind in kinds:  # one by one: an analysis may look up the ones before it
             self.analyses.append(kind(self))
+            self._by_kind[kind] = self.analyses[-1]
         # Per node type, the hooks of every analysis, in the analyses' order.
         self.visitors: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
         self.leavers: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
@@ -94,7 +96,8 @@ class Walk:
         self._taken = facts.imports.taken_names
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
-        return next(a for a in self.analyses if isinstance(a, kind))
+        """The analysis of that kind (analyses ask for each other in their hooks)."""
+        return self._by_kind[kind]  # type: ignore[return-value]
 
     def resolve(self, node: cst.CSTNode | None) -> str | None:
         """What the import table makes of a name chain; kept by node, as every analysis
@@ -264,6 +267,7 @@ class Walk:
         # The analyses and the walk refer to each other: let go of them now, so that what
         # they collected is freed as soon as the file is done, not by a garbage collection.
         self.analyses = []
+        self._by_kind.clear()
         self.visitors.clear()
         self.leavers.clear()
         self._plans.clear()

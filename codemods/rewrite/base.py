@@ -292,7 +292,7 @@ class Rewriter(cst.CSTTransformer):
             if kind in _REFERENCES and self.reference_handlers:
                 result = self._reference(original_node, result)  # type: ignore[arg-type]
             for handler in self.handlers.get(kind.__name__, ()):
-                if not isinstance(result, cst.CSTNode):
+                if not _is_node(result):
                     break
                 result = handler(original_node, result)
         if id(original_node) in self.guarded:
@@ -319,13 +319,19 @@ class Rewriter(cst.CSTTransformer):
         if qualified is None:
             return result
         for handler in self.reference_handlers:
-            if not isinstance(result, cst.CSTNode):
+            if not _is_node(result):
                 break
             result = handler(original, result, qualified)
         return result
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
         return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
+
+
+def _is_node(result: object) -> bool:
+    """A handler's result is a node, not a sentinel (removal, several statements); exact
+    tests: isinstance on LibCST's ABC-based classes is slow, and this runs per handler."""
+    return type(result) is not cst.FlattenSentinel and result is not cst.RemovalSentinel.REMOVE
 
 
 @functools.cache
