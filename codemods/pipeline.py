@@ -197,7 +197,7 @@ def _convert(
 
     from codemods.analysis import analyse
     from codemods.analysis.summary import summarise
-    from codemods.positions import code_and_starts, code_reusing
+    from codemods.positions import code_reusing
     from codemods.rewrite import concerns_for
     from codemods.rewrite.base import Context, Rewriter
     from codemods.roundtrip import NotReproduced, parse_exactly
@@ -240,13 +240,13 @@ def _convert(
     fixed = any(f.fixed for f in ctx.findings)
     anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
     to_check = None  # what must parse for the output to parse (None: all of it)
+    output_positions: dict[cst.CSTNode, tuple[int, int]] = {}
     if not fixed:
-        printed, output_positions = "", {}
-    elif anchors:
-        printed, output_positions = code_and_starts(new_module, anchors)
-    else:  # no positions wanted: the statements the rewrites left as they were keep their text
-        reprinted = code_reusing(new_module, printed_input)
-        printed, output_positions, to_check = reprinted.code, {}, reprinted.new_parts
+        printed = ""
+    else:  # the statements the rewrites left as they were keep their text
+        reprinted = code_reusing(new_module, printed_input, anchors)
+        printed, to_check = reprinted.code, reprinted.new_parts
+        output_positions = reprinted.starts(facts.parents) if anchors else {}
     tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
     new_code = printed + tail_code
     changed = fixed and new_code != source_code

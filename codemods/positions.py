@@ -179,7 +179,7 @@ class Printed:
     def positions(self, parents: Mapping[int, int | None]) -> Positions:
         """Where the module's nodes start, found when asked; ``parents`` maps the id of
         a node to the id of its parent (the analysis walk's, which skips punctuation)."""
-        return Positions(self, parents)
+        return Positions(self.module, self._tokens, self._spans, parents)
 
 
 def print_back(module: cst.Module) -> Printed:
@@ -192,12 +192,15 @@ def print_back(module: cst.Module) -> Printed:
 class Positions:
     """The 1-based (line, column) where nodes of a printed module start, as
     PositionProvider gives them.  A node is found from the innermost statement of a
-    block around it: that statement is printed again from where it began, and only
-    until the nodes asked about are reached.  (Nodes outside any such statement, or
-    that the parent map does not hold, are found by printing the module again.)"""
+    block around it (``spans``: where such statements were printed, among ``tokens``):
+    that statement is printed again from where it began, and only until the nodes asked
+    about are reached.  (Nodes outside any such statement, or that the parent map does
+    not hold, are found by printing the module again.)"""
 
-    def __init__(self, printed: Printed, parents: Mapping[int, int | None]) -> None:
-        self.printed, self.parents = printed, parents
+    def __init__(
+        self, module: cst.Module, tokens: list[str], spans: Mapping[int, _Span], parents: Mapping[int, int | None]
+    ) -> None:
+        self.module, self.tokens, self.spans, self.parents = module, tokens, spans, parents
         self.starts: dict[int, tuple[int, int]] = {}  # by node id
         self.unknown: set[int] = set()  # ids of nodes the module does not hold
 
@@ -210,7 +213,7 @@ class Positions:
 
     def locate(self, nodes: Iterable[cst.CSTNode | None]) -> None:
         """Find the starts of ``nodes`` (all at once: statements are printed once each)."""
-        spans, parents = self.printed._spans, self.parents
+        spans, parents = self.spans, self.parents
         by_statement: dict[int, list[cst.CSTNode]] = {}
         elsewhere: list[cst.CSTNode] = []
         for node in nodes:
@@ -223,8 +226,8 @@ class Positions:
                 elsewhere.append(node)
             else:
                 by_statement.setdefault(key, []).append(node)
-        module = self.printed.module
-        firsts = _line_and_column(self.printed._tokens, sorted(spans[key][2] for key in by_statement))
+        module = self.module
+        firsts = _line_and_column(self.tokens, sorted(spans[key][2] for key in by_statement))
         for key, targets in by_statement.items():
             statement, indents, at = spans[key]
             line, column = firsts[at]
@@ -277,6 +280,7 @@ class _Verbatim:
             state.tokens.extend(self.tokens)
             if isinstance(state, _ReusingState):
                 state.reused.append((start, len(state.tokens), self.indents))
+                state.kept[id(self.statement)] = (self.statement, self.indents, start)
         else:
             self.statement._codegen(state)
 
@@ -285,15 +289,43 @@ class _Verbatim:
 class _ReusingState(_PlainState):
     # The token ranges printed from the input, with their indentation.
     reused: list[tuple[int, int, tuple[str, ...]]] = field(default_factory=list)
+    # The statements taken from the input, where they start among the tokens.
+    kept: dict[int, _Span] = field(default_factory=dict)
+    # Nodes to locate (by id), and the index of the token each starts at once printed.
+    wanted: frozenset[int] = frozenset()
+    found: dict[cst.CSTNode, int] = field(default_factory=dict)
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
+        if start_node is None and id(node) in self.wanted:  # (a borrowed start is left to a whole print)
+            self.found[node] = len(self.tokens)
+        return _NOTHING
 
 
 @dataclass
 class Reprinted:
-    """A converted module's code, and what of it was taken from the input as printed."""
+    """A converted module's code, what of it was taken from the input as printed, and
+    where the nodes asked about start in it."""
 
+    module: cst.Module
     code: str
     _tokens: list[str]
     _reused: list[tuple[int, int, tuple[str, ...]]]
+    _kept: dict[int, _Span]
+    _targets: Collection[cst.CSTNode]
+    _found: dict[cst.CSTNode, int]
+
+    def starts(self, parents: Mapping[int, int | None]) -> dict[cst.CSTNode, tuple[int, int]]:
+        """The 1-based (line, column) of each node asked about that the code holds.  Those
+        inside a statement taken from the input are found from it, as ``Positions`` does
+        (``parents``: the parent map of the input's nodes)."""
+        at = _line_and_column(self._tokens, sorted(set(self._found.values())))
+        starts = {node: (at[index][0], at[index][1] + 1) for node, index in self._found.items()}
+        missing = [node for node in self._targets if node not in starts]
+        if missing:
+            positions = Positions(self.module, self._tokens, self._kept, parents)
+            positions.locate(missing)
+            starts.update((node, found) for node in missing if (found := positions.starts.get(id(node))) is not None)
+        return starts
 
     def new_parts(self) -> str:
         """The code with each statement taken from the input replaced by ``pass`` at its
@@ -319,16 +351,18 @@ _HOLDERS = frozenset(
 )
 
 
-def code_reusing(module: cst.Module, before: Printed) -> Reprinted:
+def code_reusing(module: cst.Module, before: Printed, targets: Collection[cst.CSTNode] = ()) -> Reprinted:
     """The code of ``module``, a conversion of ``before.module``: the statements it kept
     as they were (the same nodes: the rewrites came back with them unchanged) are not
-    printed again but take the tokens they printed before.  Same text as ``module.code``."""
-    state = _ReusingState(default_indent=module.default_indent, default_newline=module.default_newline)
+    printed again but take the tokens they printed before.  Same text as ``module.code``.
+    ``targets``: nodes to locate in it (``Reprinted.starts``)."""
+    wanted = frozenset(id(node) for node in targets)
+    state = _ReusingState(default_indent=module.default_indent, default_newline=module.default_newline, wanted=wanted)
     if (module.default_indent, module.default_newline) != (before.module.default_indent, before.module.default_newline):
         module._codegen(state)
     else:
         _with_verbatim(module, before)._codegen(state)
-    return Reprinted("".join(state.tokens), state.tokens, state.reused)
+    return Reprinted(module, "".join(state.tokens), state.tokens, state.reused, state.kept, targets, state.found)
 
 
 def _with_verbatim(node: cst.CSTNode, before: Printed) -> cst.CSTNode:

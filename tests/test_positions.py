@@ -140,3 +140,14 @@ def test_the_rewrite_hands_back_the_statements_it_left_as_they_were() -> None:
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
     converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
     assert all(new is old for new, old in zip(converted.body, module.body, strict=True))
+
+
+@pytest.mark.parametrize("script", fixture_scripts(), ids=str)
+def test_fixes_are_located_in_the_output_as_a_whole_print_locates_them(script: Path) -> None:
+    module = cst.parse_module((FIXTURES / script).read_bytes())
+    facts = analyse(module)
+    ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
+    converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
+    anchors = {f.result for f in ctx.findings if f.result is not None}
+    starts = code_reusing(converted, print_back(module), anchors).starts(facts.parents)
+    assert starts == code_and_starts(converted, anchors)[1]
