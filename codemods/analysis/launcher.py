@@ -20,8 +20,8 @@ from typing import Union
 import libcst as cst
 
 from codemods.imports import ImportTable
-from codemods.syntax import dotted, walk
 from codemods.positions import code_of
+from codemods.syntax import dotted, walk
 
 # Estimator classes, by every qualified name they are imported under -> display name.
 ESTIMATORS: dict[str, str] = {

@@ -643,18 +643,13 @@ class LazyAnalysis(Analysis):
             scope.device -= scope.host | models  # a module moved to the device is not a tensor
 
     def _mentioned(self, value: cst.CSTNode) -> set[str] | None:
-        """The names an expression mentions (attribute names too); None if it calls one of
-        the file's functions (kept per expression: the fixed point asks again and again)."""
+        """The names whose device values can make ``value`` one (``_value_names``: each
+        device name starts with one of them); None if it calls one of the file's functions,
+        whose returns may change (kept per expression: the fixed point asks again and again)."""
         key = id(value)
         if key not in self.mentioned:
-            names: set[str] | None = set()
-            for node in walk(value):
-                if type(node) is cst.Name:
-                    names.add(node.value)  # type: ignore[union-attr]
-                elif type(node) is cst.Call and self._callees(node):
-                    names = None
-                    break
-            self.mentioned[key] = names
+            calls_own = any(type(node) is cst.Call and self._callees(node) for node in walk(value))
+            self.mentioned[key] = None if calls_own else set(self._value_names(value))
         return self.mentioned[key]
 
     def _from_device_loader(self, loop: cst.For) -> bool:

@@ -26,10 +26,10 @@ import libcst as cst
 from codemods import apis
 from codemods.analysis.distributed import PROCESS_GROUP_DROPPED, SamplerPlan
 from codemods.analysis.entry import ENTRY_FUNCTION
+from codemods.positions import code_of
 from codemods.rewrite.base import Concern, Context, NodeT
 from codemods.syntax import KEYWORD_EQUAL, lone_call, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
 from codemods.targets import XMP, Api
-from codemods.positions import code_of
 
 XMP_SPAWN = f"{XMP}.spawn"
 XLA_BACKEND = "torch_xla.distributed.xla_backend"

@@ -33,8 +33,8 @@ from codemods.analysis.launcher import (
     Unknown,
     Value,
 )
-from codemods.rewrite.base import Concern, Context
 from codemods.positions import code_of
+from codemods.rewrite.base import Concern, Context
 
 _MCA_DEFAULT = re.compile(r"(?<!\S)--?mca\s+btl_vader_single_copy_mechanism\s+(\S+)")
 EFA_FLAGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")

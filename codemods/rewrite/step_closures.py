@@ -18,9 +18,9 @@ import keyword
 import libcst as cst
 
 from codemods.analysis.lazy import StepClosure
+from codemods.positions import code_of
 from codemods.rewrite.base import Concern
 from codemods.syntax import children, walk, with_comma
-from codemods.positions import code_of
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 # Wrappers around expressions: rebuilt field by field, their expressions hoisted.
