@@ -129,7 +129,19 @@ def convert_source(
         conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed)
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
+        if _cpython_accepts(source):
+            raise  # CPython reads it: the recursion is the tool's own (an internal error)
         raise ConversionError("too deeply nested to convert") from None
+
+
+def _cpython_accepts(source: str | bytes) -> bool:
+    """Whether CPython's parser takes the file within its own nesting limits: only
+    a file it refuses is too deeply nested for anyone."""
+    try:
+        _parse_with_cpython(source)
+    except (RecursionError, MemoryError, SyntaxError):
+        return False
+    return True
 
 
 def needs_parsing(raw: bytes) -> bool:

@@ -61,7 +61,10 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
         report.error = str(error)
         return report, data
     except Exception as error:  # a bug of ours must not stop the other files
-        report.error = f"internal error ({type(error).__name__}: {error}); the file was left alone, please report it"
+        report.error = (
+            f"internal error ({type(error).__name__}: {error}, in {tool_frame(error)}); "
+            "the file was left alone, please report it"
+        )
         return report, data
     output = conversion.output
     assert isinstance(output, bytes)
@@ -72,6 +75,18 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     if report.changed and job.mode == "diff":
         report.diff = unified_diff(path, _text(data, conversion.encoding), _text(output, conversion.encoding))
     return report, output
+
+
+def tool_frame(error: BaseException) -> str:
+    """Where in the tool ``error`` was raised: its innermost frame in this package."""
+    import traceback  # only on a failure
+
+    package = Path(__file__).parent
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename).is_relative_to(package)]
+    if not frames:
+        return "an unknown place"
+    frame = frames[-1]
+    return f"{Path(frame.filename).relative_to(package.parent).as_posix()}:{frame.lineno} {frame.name}"
 
 
 def _text(data: bytes, encoding: str) -> str:

@@ -26,6 +26,7 @@ from codemods.analysis.walk import Analysis, Walk
 from codemods.syntax import (
     arg_value, call_args, dotted, fold_true, lone_call, method_name, names_in, receiver, string_value, walk,
 )
+from codemods.targets import spellings
 
 Style = Literal["spawn", "main", "module", "launched"]
 
@@ -38,6 +39,9 @@ ENV_CONCEPTS = {
     "LOCAL_WORLD_SIZE": "local_process_count",
 }
 DIST_CONCEPTS = {"torch.distributed.get_rank": "global_ordinal", "torch.distributed.get_world_size": "world_size"}
+# The XLA runtime's answers to the same questions, in every target's spelling: code that
+# reads them (ported, or written for XLA) is multi-process code just as its source was.
+XLA_RANK_READS = frozenset(name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept))
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 XLA_LAUNCHERS = frozenset({"torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"})
@@ -210,6 +214,7 @@ class DistributedAnalysis(Analysis):
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
         self.set_epoch_called = False
         self.shared: cst.Call | None = None
+        self.xla_rank_reads = False
         self.processes = False
         self.saves: list[tuple[cst.Call, str, bool]] = []  # (save, innermost function, under a rank guard)
         self.guarded_calls: set[str] = set()
@@ -418,6 +423,8 @@ class DistributedAnalysis(Analysis):
             self._ddp(node)
         elif callee in DIST_CONCEPTS and not node.args:
             self.reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
+        elif callee in XLA_RANK_READS:
+            self.xla_rank_reads = True  # already-ported code reads its rank as the original did
         elif callee == INIT_PROCESS_GROUP:
             self._process_group(node)
         elif callee in TORCH_SPAWN:
@@ -524,6 +531,7 @@ class DistributedAnalysis(Analysis):
         part.ddp = any(id(reference) not in removed for reference in self.ddp_references)
         part.multi_process = bool(
             part.requested or part.ddp or self.pending_groups or part.spawns or self.reads or part.launched_checks
+            or self.xla_rank_reads
             or part.style == "launched" or (self.local_rank_flag and self.local_rank_reads)
         )
         if self.shared is not None and self.processes:

@@ -133,6 +133,7 @@ class _Scope:
     # (target names, value, enclosing loops, augmented)
     assignments: list[tuple[tuple[str, ...], cst.BaseExpression, tuple[cst.CSTNode, ...], bool]] = field(default_factory=list)
     returns: list[cst.BaseExpression] = field(default_factory=list)
+    returns_device: bool = False  # one of ``returns`` is a device value (settled in _device_names)
     device: set[str] = field(default_factory=set)
     host: set[str] = field(default_factory=set)
     varying: set[str] = field(default_factory=set)
@@ -556,8 +557,9 @@ class LazyAnalysis(Analysis):
                 scope, receiver(call)
             )
         callees = self._callees(call)
-        if callees:  # the file's own function: what it returns
-            return any(any(self.is_device(c, r) for r in c.returns) for c in callees)
+        if callees:  # the file's own function: what it returns, as settled so far (a flag,
+            # not a question about its returns: those may call it again)
+            return any(c.returns_device for c in callees)
         if func is not None and self._is_model(func):
             return True
         keywords = call_args(call)[1]
@@ -623,8 +625,13 @@ class LazyAnalysis(Analysis):
             return False
 
         passed = [(site, self._params_for(site.node)) for site in self.calls]  # type: ignore[arg-type]
-        for _ in range(6):  # to a fixed point; chains in training scripts are short
+        functions = [scope for scope in scopes if scope.returns]
+        while True:  # to a fixed point: each round that goes on adds a name or a flag (finite sets)
             before = clock
+            for scope in functions:
+                if not scope.returns_device and any(ask(scope, r) for r in scope.returns):
+                    scope.returns_device = True
+                    clock += 1
             for scope in scopes:
                 for targets, value, _, _ in scope.assignments:
                     if ask(scope, value):

@@ -173,6 +173,8 @@ class _Hoisting:
         return node.with_changes(**changes)
 
     def _child(self, parent: cst.CSTNode, field: str, node: cst.CSTNode) -> cst.CSTNode:
+        if type(parent) is cst.ConcatenatedString:  # its parts must stay strings: hoist from inside them
+            return node if _literal(node) else self.rebuild(node)  # type: ignore[arg-type]
         if id(node) in self.read_values or id(node) in self.on_path or isinstance(node, _WRAPPERS):
             if (type(parent), field) in _KEPT_FIELDS and id(node) not in self.on_path:
                 return node
