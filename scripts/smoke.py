@@ -10,7 +10,7 @@ recursion failure, unparsable output or non-idempotent file.
 
     python scripts/smoke.py FOLDER... [--target 2.9 --target sagemaker] [--json results.json]
 
-Each folder runs in a child process with a watchdog: a file that takes longer than
+Each folder runs in a child process (``-j N``: N at once) with a watchdog: a file that takes longer than
 ``--file-timeout`` seconds is reported as not terminating, and the run goes on.
 """
 
@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 import tokenize
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -110,39 +111,40 @@ def _cuda_lines(text: str) -> set[int]:
 
 
 def _run(paths: list[str], mode: str, target: str, timeout: float, times: dict[str, float] | None = None) -> list:
-    """The tool's own run over ``paths`` (as the CLI makes it), with a watchdog per file."""
+    """The tool's own run over ``paths`` (as the CLI makes it, in one process), each file
+    timed and watched: one that takes over ``timeout`` seconds fails with TimeoutError,
+    which the tool reports as an internal error of that file, and the run goes on."""
+    from codemods import runner
     from codemods.files import FileProblem, discover
-    from codemods.rules import RuleSelection
     from codemods.pipeline import load_parser
-    from codemods.runner import Job, run
+    from codemods.rules import RuleSelection
 
     work = []
-    problems = []
     for item in discover(paths):
-        if isinstance(item, FileProblem):
-            problems.append(item)
-        else:
-            work.append((item, Job(mode, target, RuleSelection(select=("ALL",)))))  # type: ignore[arg-type]
+        if not isinstance(item, FileProblem):
+            work.append((item, runner.Job(mode, target, RuleSelection(select=("ALL",)))))  # type: ignore[arg-type]
     load_parser()  # not counted as the first file's time
-    last = time.perf_counter()
+    process_path = runner.process_path
 
-    def done(report: object) -> None:
-        nonlocal last
-        now = time.perf_counter()
-        if times is not None:
-            times[report.path] = now - last  # type: ignore[attr-defined]
-        last = now
+    def timed(path: str, *args: object, **kwargs: object) -> object:
         signal.alarm(int(timeout))
+        started = time.perf_counter()
+        try:
+            return process_path(path, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            signal.alarm(0)
+            if times is not None:
+                times[path] = time.perf_counter() - started
 
     def overtime(signum: int, frame: object) -> None:
         raise TimeoutError(f"no result after {timeout:.0f} s: the analysis does not terminate")
 
     signal.signal(signal.SIGALRM, overtime)
-    signal.alarm(int(timeout))
+    runner.process_path = timed  # type: ignore[assignment]
     try:
-        return run(work, 1, done)
+        return runner.run(work, 1)
     finally:
-        signal.alarm(0)
+        runner.process_path = process_path
 
 
 def check_folder(folder: Path, target: str, timeout: float) -> FolderResult:
@@ -230,14 +232,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", action="append", choices=("2.9", "sagemaker"))
     parser.add_argument("--file-timeout", type=float, default=60.0)
     parser.add_argument("--slowest", type=int, default=10)
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="folders checked at once (one process each)")
     parser.add_argument("--json", type=Path, help="write every result here")
     parser.add_argument("-v", "--verbose", action="store_true", help="also input errors and CUDA leftovers")
     args = parser.parse_args(argv)
     targets = args.target or ["2.9", "sagemaker"]
     results = []
-    for folder in args.folders:
-        for target in targets:
-            result = _in_child(folder, target, args.file_timeout)
+    work = [(folder, target) for folder in args.folders for target in targets]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each task waits on its own child process
+        for result in pool.map(lambda task: _in_child(task[0], task[1], args.file_timeout), work):
             results.append(result)
             _print(result, args.verbose)
             sys.stdout.flush()
