@@ -226,6 +226,22 @@ def _print(result: FolderResult, verbose: bool) -> None:
             print(f"{where}: CUDA without a finding on lines {', '.join(map(str, f.cuda_leftovers[:20]))}")
 
 
+def markdown_table(results: list[FolderResult]) -> str:
+    rows = [
+        "| folder | target | files | changed | findings | internal errors | recursion | unparsable | not idempotent "
+        "| input errors | CUDA lines without a finding | seconds |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in results:
+        rows.append(
+            f"| {Path(r.folder).name} | {r.target} | {len(r.files)} | {r.count('changed')} | "
+            f"{sum(f.findings for f in r.files)} | {len(r.internal)} | {len(r.recursion)} | {r.count('unparsable')} | "
+            f"{r.count('not_idempotent')} | {sum(1 for f in r.files if f.error and not _internal(f.error))} | "
+            f"{sum(len(f.cuda_leftovers) for f in r.files)} | {r.seconds:.0f} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
@@ -234,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slowest", type=int, default=10)
     parser.add_argument("-j", "--jobs", type=int, default=1, help="folders checked at once (one process each)")
     parser.add_argument("--json", type=Path, help="write every result here")
+    parser.add_argument("--markdown", type=Path, help="write the figures per folder as a Markdown table here")
     parser.add_argument("-v", "--verbose", action="store_true", help="also input errors and CUDA leftovers")
     args = parser.parse_args(argv)
     targets = args.target or ["2.9", "sagemaker"]
@@ -258,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.json is not None:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    if args.markdown is not None:
+        args.markdown.write_text(markdown_table(results))
     return 1 if failures else 0
 
 
