@@ -232,3 +232,30 @@ def recursive_modules(draw) -> str:  # type: ignore[no-untyped-def]
 def test_generated_recursive_programs_convert(source: str, target: str) -> None:
     ast.parse(source)
     _convert(source, target)
+
+
+SPAWNING_METHOD = textwrap.dedent(
+    """\
+    import torch
+
+
+    class SpawnExecutor:
+        def __call__(self, address):
+            nprocs = torch.cuda.device_count() if torch.cuda.is_available() else 1
+            torch.multiprocessing.spawn(self.dispatch, args=(self.work, address, nprocs), nprocs=nprocs)
+
+        @staticmethod
+        def dispatch(local_rank, work, address, nprocs):
+            work.run(local_rank, nprocs)
+    """
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_count_handed_to_a_ported_launcher_stays_the_launching_process_count(target: str) -> None:
+    """Lightning 1.9's PyTorchSpawnRunExecutor: a method spawns its workers with a CUDA
+    count. Once the spawn is the XLA launcher, the method is still the launching
+    process's code: a second run must not read the count from the XLA runtime there."""
+    first = _convert(SPAWNING_METHOD, target)
+    assert ("torch_xla.launch(" if target == "2.9" else "xmp.spawn(") in first
+    assert "nprocs = torch.cuda.device_count() if torch.cuda.is_available() else 1" in first

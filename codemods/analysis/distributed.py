@@ -222,7 +222,7 @@ class DistributedAnalysis(Analysis):
         self.rank_tests: dict[int, bool] = {}
         self.ddp_references: list[cst.Call] = []
         self.master_print_candidates: list[cst.If] = []
-        self.xla_launches: list[cst.Call] = []  # torch_xla.launch / xmp.spawn calls already there
+        self.xla_launches: dict[cst.Call, str] = {}  # torch_xla.launch / xmp.spawn calls already there -> owner
         self.module_defs: list[cst.FunctionDef | cst.ClassDef] = []  # outside any if
 
     # -- where we are -------------------------------------------------------------------
@@ -431,7 +431,7 @@ class DistributedAnalysis(Analysis):
             self._spawn(node)
         elif callee in XLA_LAUNCHERS:
             self.part.style = "launched"
-            self.xla_launches.append(node)
+            self.xla_launches[node] = owner
         elif callee == "torch.cuda.device_count" and not node.args:
             self.count_calls.append((node, owner, self._assigned_name(node)))
         elif callee in DISTRIBUTED_SAMPLER:
@@ -629,8 +629,12 @@ class DistributedAnalysis(Analysis):
             parent_roots.add("<guard>")
         elif style == "main":
             worker_roots.add("<guard>")
-        else:  # launched: the functions given to the XLA launcher, and _mp_fn
+        else:  # launched: the functions given to the XLA launcher, and _mp_fn; what calls the launcher
             worker_roots.update(n for n in self.functions if n == "_mp_fn")
+            for launch, owner in self.xla_launches.items():
+                target = dotted(arg_value(launch, 0, "fn"))
+                worker_roots.update(n for n in (target, (target or "").removeprefix("self.")) if n in self.functions)
+                parent_roots.add(owner)
             parent_roots.add("<guard>")
         return _closure(parent_roots - worker_roots, self.calls, worker_roots)
 
