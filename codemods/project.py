@@ -30,6 +30,10 @@ from codemods.summary import Found, ModuleSummary, outside_project
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
 _MAX_HOPS = 4
+# A summary made on demand converts the module, whose own analysis may ask for the
+# summaries of its imports, and so on down the import graph: the nesting is bounded, so
+# that how deep a project's imports go never decides how deep the tool recurses.
+_MAX_NESTED_SUMMARIES = 16
 
 def resolved(path: Path | str) -> Path:
     """The absolute path with symlinks followed (as it is, when they loop)."""
@@ -89,11 +93,12 @@ class Project:
 
     def summary(self, path: Path) -> ModuleSummary | None:
         """The module's summary; None if it cannot be read or converted (or is being
-        summarised already: an import cycle)."""
+        summarised already: an import cycle; or is reached through more summaries made on
+        demand than the bound)."""
         if path in self._summaries:
             return self._summaries[path]
-        if path in self._reading:
-            return None
+        if path in self._reading or len(self._reading) >= _MAX_NESTED_SUMMARIES:
+            return None  # an import cycle, or a chain of imports deeper than the bound (not kept)
         self._reading.add(path)
         try:
             summary = self.summarise(read_bytes(str(path)), self.imports_of(path))

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods import ConversionError, convert_source
+from codemods import ConversionError, convert_source, project
 from codemods.analysis.lazy import LazyAnalysis
 from codemods.rules import RuleSelection
-from codemods.runner import Job, process_bytes
+from codemods.runner import Job, process_bytes, process_path
 
 TARGETS = ("2.9", "sagemaker")
 
@@ -259,3 +260,40 @@ def test_a_count_handed_to_a_ported_launcher_stays_the_launching_process_count(t
     first = _convert(SPAWNING_METHOD, target)
     assert ("torch_xla.launch(" if target == "2.9" else "xmp.spawn(") in first
     assert "nprocs = torch.cuda.device_count() if torch.cuda.is_available() else 1" in first
+
+
+def test_summaries_made_on_demand_nest_no_deeper_than_the_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """diffusers' models import each other many modules deep: converting one file alone
+    summarises its imports on demand, each summary converting the module, whose analysis
+    asks for its own imports' summaries.  That nesting is bounded, whatever the depth of
+    the project's imports, and the file still converts."""
+    (tmp_path / "pyproject.toml").write_text("")
+    depth = 40
+    for i in range(depth):
+        body = (
+            f"from m{i + 1} import step\n\n\ndef step_{i}(model, batch, scaler):\n    return step(model, batch, scaler)\n"
+            if i < depth - 1
+            else "import torch\n\n\ndef step(model, batch, scaler):\n    with torch.cuda.amp.autocast():\n"
+            "        loss = model(batch).sum()\n    scaler.scale(loss).backward()\n    return loss\n"
+        )
+        (tmp_path / f"m{i}.py").write_text("import torch\n" + body)
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom m0 import step_0\n\nmodel = Net().cuda()\nscaler = torch.cuda.amp.GradScaler()\n"
+        "for batch in loader:\n    step_0(model, batch.cuda(), scaler)\n    scaler.step(optimizer)\n    scaler.update()\n"
+    )
+    nesting = [0, 0]  # now, deepest
+    real = project.convert_source
+
+    def counting(*args: object, **kwargs: object) -> object:
+        nesting[0] += 1
+        nesting[1] = max(nesting)
+        try:
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            nesting[0] -= 1
+
+    monkeypatch.setattr(project, "convert_source", counting)
+    job = Job("check", "2.9", RuleSelection())
+    report = process_path(str(tmp_path / "train.py"), job)
+    assert report.error is None and report.changed
+    assert nesting[1] == project._MAX_NESTED_SUMMARIES
