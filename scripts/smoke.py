@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--target", action="append", choices=("2.9", "sagemaker"))
-    parser.add_argument("--file-timeout", type=float, default=60.0)
+    parser.add_argument("--file-timeout", type=float, default=180.0)
     parser.add_argument("--slowest", type=int, default=10)
     parser.add_argument("-j", "--jobs", type=int, default=1, help="folders checked at once (one process each)")
     parser.add_argument("--json", type=Path, help="write every result here")
