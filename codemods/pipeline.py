@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -135,13 +136,21 @@ def convert_source(
 
 
 def _cpython_accepts(source: str | bytes) -> bool:
-    """Whether CPython's parser takes the file within its own nesting limits: only
+    """Whether CPython's parser takes the file within its own nesting limits, as ``python``
+    runs it (its default recursion limit, which the command line raises for LibCST): only
     a file it refuses is too deeply nested for anyone."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(limit, _PYTHON_RECURSION_LIMIT))
     try:
         _parse_with_cpython(source)
     except (RecursionError, MemoryError, SyntaxError):
         return False
+    finally:
+        sys.setrecursionlimit(limit)
     return True
+
+
+_PYTHON_RECURSION_LIMIT = 1000  # CPython's default
 
 
 def needs_parsing(raw: bytes) -> bool:

@@ -8,6 +8,7 @@ Each case is a minimal reproduction written for this suite (no third-party code)
 from __future__ import annotations
 
 import ast
+import sys
 import textwrap
 from pathlib import Path
 
@@ -127,10 +128,19 @@ def test_concatenated_strings_keep_their_parts_in_a_step_closure() -> None:
     assert 'xm.add_step_closure(lambda step, value: print(f"step {step} " f"loss {value}"), args=(step, out.sum()))' in output
 
 
-def test_only_input_cpython_refuses_is_too_deeply_nested() -> None:
+@pytest.mark.parametrize("limit", [1000, 10_000])  # Python's default; the command line's
+def test_only_input_cpython_refuses_is_too_deeply_nested(limit: int) -> None:
+    """A 5,000-term sum is deeper than CPython compiles with its default recursion limit:
+    too deeply nested, whatever limit the tool runs under (its own recursion there, with
+    the command line's higher limit, is still the input's depth, not a bug)."""
     deep = "import torch\nx = " + "+".join(["a"] * 5000) + "\n"
-    with pytest.raises(ConversionError, match="too deeply nested"):
-        convert_source(deep)
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        with pytest.raises(ConversionError, match="too deeply nested"):
+            convert_source(deep)
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def test_a_recursion_in_the_tool_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -297,3 +307,32 @@ def test_summaries_made_on_demand_nest_no_deeper_than_the_bound(tmp_path: Path, 
     report = process_path(str(tmp_path / "train.py"), job)
     assert report.error is None and report.changed
     assert nesting[1] == project._MAX_NESTED_SUMMARIES
+
+
+MEGATRON_DEVICE = textwrap.dedent(
+    """\
+    import torch
+
+
+    def test_scale():
+        device = (
+            torch.device('cuda', torch.cuda.current_device())
+            if torch.cuda.is_available()
+            else torch.device('cpu')
+        )
+        return torch.ones(2, device=device)
+    """
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_device_choice_whose_index_calls_cuda_folds_at_once(target: str) -> None:
+    """Megatron-LM's tests pick ``torch.device('cuda', torch.cuda.current_device())``
+    under an availability check.  The whole call becomes the XLA device, so the CUDA call
+    in its index goes with it: it neither blocks folding the check (which a second run
+    then did) nor stays reported as CUDA-only code to remove."""
+    conversion = convert_source(MEGATRON_DEVICE, target=target, locate="input")
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    assert f"    device = {device}\n" in conversion.output
+    assert [(f.rule, f.line, f.fixed) for f in conversion.findings if f.rule != "XLA001"] == [("XLA104", 6, True)]
+    assert _convert(MEGATRON_DEVICE, target) == conversion.output

@@ -48,6 +48,8 @@ class DeviceFacts:
     strings: set[cst.CSTNode] = field(default_factory=set)
     # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
     calls: set[cst.Call] = field(default_factory=set)
+    # What the index of such a call holds (``torch.cuda.current_device()``): it goes with it.
+    replaced_parts: dict[cst.CSTNode, cst.Call] = field(default_factory=dict)  # -> the call
     # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
     selections: set[cst.IfExp] = field(default_factory=set)
     # `if torch.cuda.is_available():` around device code: the check is dropped.
@@ -240,6 +242,8 @@ class DeviceAnalysis(Analysis):
             self.part.cuda_checks.add(node)
 
     def _reference(self, qualified: str, node: cst.CSTNode) -> None:
+        if node in self.part.replaced_parts:
+            return
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
@@ -308,6 +312,8 @@ class DeviceAnalysis(Analysis):
         if not isinstance(folded, bool) and is_cuda_device_string(folded):
             self.part.calls.add(node)
             self.mark_device_code()
+            if index is not None:  # the whole call becomes the XLA device: what the index calls goes too
+                self.part.replaced_parts.update((sub, node) for sub in walk(index))
 
     def _is_cpu_device(self, node: cst.CSTNode) -> bool:
         if string_value(node) == "cpu":

@@ -42,6 +42,9 @@ class CudaRuntimeRewrite(ReportedApis):
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """Table entries get their own advice; any other torch.cuda API the other rules
         do not handle is still reported, so no CUDA call is left unmentioned."""
+        replacing = self.facts.device.replaced_parts.get(original)
+        if replacing is not None and self.ctx.enabled("XLA101", replacing):
+            return updated  # inside a device call that becomes the XLA device, and goes with it
         api = self.table.get(qualified)
         if api is not None and api.rule == _NO_EFFECT:
             statement = self._only_sets_or_calls(original)
