@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
 from codemods.files import is_dockerfile
-from codemods.report import Finding
+from codemods.report import CellChange, Finding
 from codemods.rules import RuleSelection
 from codemods.summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
@@ -66,6 +66,8 @@ class Conversion:
     images: tuple[object, ...] = ()
     # What other files of the project need to know of this one (Python files only).
     summary: ModuleSummary | None = None
+    # A notebook's changed cells (report.CellChange), for its diff.
+    cells: tuple[CellChange, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -87,7 +89,9 @@ def convert_source(
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
 
     ``filename`` says what kind of file it is: a Dockerfile (``Dockerfile``,
-    ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; anything else is Python.
+    ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; a Jupyter notebook
+    (``*.ipynb``: bytes or its JSON text) has its code cells converted as one program
+    (codemods/notebook.py); anything else is Python.
     ``imports`` tells where the file's imports lead (the project's modules and their
     summaries, see codemods/project.py); without it, modules that are neither the
     standard library nor well-known packages are taken for unread project modules.
@@ -105,6 +109,20 @@ def convert_source(
         raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
+    if filename is not None and filename.lower().endswith(".ipynb"):
+        from codemods.notebook import convert_notebook
+
+        def convert_program(program: str) -> Conversion:
+            """The code cells as one script (never multi-process: a notebook runs in one kernel)."""
+            return convert_source(
+                program, target=target, selection=selection, locate=locate, max_bytes=max_bytes,
+                annotate=annotate, imports=imports,
+            )
+
+        converted = convert_notebook(raw, convert_program, selection or RuleSelection(), locate)
+        if isinstance(source, str):
+            return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
+        return converted
     if not needs_parsing(raw):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
