@@ -75,6 +75,7 @@ class _Masks:
     lines: list[str] = field(default_factory=list)
     where: list[tuple[int, int]] = field(default_factory=list)  # (cell number, line in the cell)
     indents: list[str] = field(default_factory=list)  # of each placeholder
+    moved: dict[int, tuple[int, int]] = field(default_factory=dict)  # (cell, line) in the output, by index
 
     def mask(self, line: str, cell: int, number: int, indent: str) -> str:
         self.lines.append(line)
@@ -97,10 +98,6 @@ class _Notebook:
     sources: list[tuple[int, int] | None]  # span of each cell's source value in text
 
 
-def is_notebook(path: str) -> bool:
-    return path.lower().endswith(".ipynb")
-
-
 def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelection, locate: str) -> Conversion:
     """Convert a notebook's bytes; raises ConversionError (one line: no traceback) for
     a file that is not a notebook nbformat accepts, or a conversion that cannot be put
@@ -108,8 +105,9 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
     if not needs_parsing(raw):
         return Conversion(raw, raw, [])
     notebook = _read(raw)
-    language = notebook.data["metadata"].get("language_info", {}).get("name", "python")
-    if language != "python":
+    metadata = notebook.data["metadata"]
+    language = metadata.get("language_info", {}).get("name") or metadata.get("kernelspec", {}).get("language")
+    if str(language or "python").lower() != "python":  # an R or Julia notebook
         return Conversion(raw, raw, [])
     cells: list[_Cell] = []
     masks = _Masks()
@@ -120,14 +118,11 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
         source = _joined(cell.get("source", ""))
         kind = _cell_magic(source)
         if kind is None or kind in _PYTHON_CELL_MAGICS:
-            item = _Cell(number, source)
-            item.masked = _mask(source, number, masks, first_line=kind is not None)
-            cells.append(item)
+            cells.append(_Cell(number, source, _mask(source, number, masks)))
         else:
             findings += _other_language(kind, source, number)
-    findings += _pip_findings(masks, notebook)
     if not cells:
-        return _finish(raw, notebook, {}, findings, cells, selection, locate)
+        return _finish(raw, notebook, {}, findings + _pip_findings(masks, notebook), cells, selection, locate)
 
     program = _join(cells)
     try:
@@ -147,6 +142,9 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
             restored = restored[:-1]
         if restored != cell.source:
             new_sources[cell.number] = restored
+    if locate == "output":  # the IPython lines where the port moved them
+        masks.where = [masks.moved.get(index, where) for index, where in enumerate(masks.where)]
+    findings += _pip_findings(masks, notebook)
     return _finish(raw, notebook, new_sources, findings + located, cells, selection, locate)
 
 
@@ -198,7 +196,7 @@ def _read(raw: bytes) -> _Notebook:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nbformat warns of what it would normalise: not our business
         try:
-            nbformat.validate(nbformat.from_dict(json.loads(text)))
+            nbformat.validate(nbformat.from_dict(data))  # a copy: validating may normalise it
         except nbformat.ValidationError as error:
             where = "/".join(str(p) for p in error.absolute_path) if hasattr(error, "absolute_path") else ""
             message = str(getattr(error, "message", error)).splitlines()[0]
@@ -276,9 +274,9 @@ def _cell_magic(source: str) -> str | None:
 # -- mask and join ------------------------------------------------------------------------
 
 
-def _mask(source: str, cell: int, masks: _Masks, first_line: bool) -> str:
-    """The cell's code with each IPython line replaced by a placeholder statement at
-    its indentation.  Only lines that start a statement are looked at (a line starting
+def _mask(source: str, cell: int, masks: _Masks) -> str:
+    """The cell's code with each IPython line (a ``%%time`` cell's first line too)
+    replaced by a placeholder statement at its indentation.  Only lines that start a statement are looked at (a line starting
     with ``%`` inside brackets is Python's modulo; a ``!`` line in a string is text):
     a small scanner follows brackets and strings from line to line."""
     lines = source.split("\n")
@@ -293,7 +291,7 @@ def _mask(source: str, cell: int, masks: _Masks, first_line: bool) -> str:
             masked_from = masked_from if line.endswith("\\") else None
             continue
         at_start = depth == 0 and not quote and not continued
-        if at_start and ((number == 1 and first_line) or _IPYTHON_LINE.match(stripped)):
+        if at_start and _IPYTHON_LINE.match(stripped):
             out.append(masks.mask(line, cell, number, indent))
             masked_from = indent if line.endswith("\\") else None
             continue
@@ -378,7 +376,14 @@ def _output_cells(output: str, cells: list[_Cell]) -> list[_Cell]:
 
 
 def _unmask(code: str, masks: _Masks, cell: int) -> str:
-    restored, count = _PLACEHOLDER_LINE.subn(lambda m: masks.restore(int(m.group(2)), m.group(1)), code)
+    """The cell's converted code with its IPython lines back (``masks.moved`` says where they are now)."""
+
+    def restore(match: re.Match[str]) -> str:
+        index = int(match.group(2))
+        masks.moved[index] = (cell, code.count("\n", 0, match.start()) + 1)
+        return masks.restore(index, match.group(1))
+
+    restored, count = _PLACEHOLDER_LINE.subn(restore, code)
     expected = sum(1 for where in masks.where if where[0] == cell)
     if count != expected:
         raise ConversionError(f"cell {cell}: the port lost an IPython line (magic or shell); left alone")
@@ -583,10 +588,6 @@ def _installed(arguments: str) -> set[str]:
     return names
 
 
-def _pip_lines(masks: _Masks, cells: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    return [(cell, line, text) for text, (cell, line) in zip(masks.lines, masks.where)] + cells
-
-
 def _pip_findings(masks: _Masks, notebook: _Notebook) -> list[Finding]:
     shell_cells = []
     for number, cell in enumerate(notebook.data["cells"], 1):
@@ -594,7 +595,8 @@ def _pip_findings(masks: _Masks, notebook: _Notebook) -> list[Finding]:
         if _cell_magic(source) in ("bash", "sh", "script"):
             shell_cells += [(number, i, text) for i, text in enumerate(source.split("\n"), 1) if i > 1]
     findings = []
-    for cell, line, text in _pip_lines(masks, shell_cells):
+    masked = [(cell, line, text) for text, (cell, line) in zip(masks.lines, masks.where)]
+    for cell, line, text in masked + shell_cells:
         match = _PIP_INSTALL.search(text)
         if match is None:
             continue

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.files import is_dockerfile
+from codemods.files import is_dockerfile, is_notebook
 from codemods.report import CellChange, Finding
 from codemods.rules import RuleSelection
 from codemods.summary import ImportContext, ModuleSummary
@@ -109,7 +109,7 @@ def convert_source(
         raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
-    if filename is not None and filename.lower().endswith(".ipynb"):
+    if filename is not None and is_notebook(filename):
         from codemods.notebook import convert_notebook
 
         def convert_program(program: str) -> Conversion:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -198,6 +200,16 @@ def test_pip_install_of_torch_without_torch_xla(line: str, reported: bool) -> No
     assert found == ([(2, 2)] if reported else [])
 
 
+def test_pip_install_finding_follows_its_line_in_the_output() -> None:
+    text = notebook("import torch\n!pip install torch\ndevice = torch.device('cuda')")
+    for locate in ("input", "output"):
+        output, findings = convert(text, locate=locate)
+        (finding,) = [f for f in findings if f.rule == "XLN101"]  # type: ignore[attr-defined]
+        code = sources(output if locate == "output" else text)[finding.cell - 1]  # type: ignore[attr-defined]
+        assert code.splitlines()[finding.line - 1] == "!pip install torch", (locate, code)  # type: ignore[attr-defined]
+    assert finding.line == 3  # type: ignore[attr-defined]  # below the import the port added
+
+
 def test_pip_install_in_a_bash_cell_is_reported_too() -> None:
     _, findings = convert(notebook("%%bash\npip install torch", "import torch"))
     assert [(f.rule, f.cell, f.line, f.col) for f in findings] == [("XLN101", 2, 2, 1)]  # type: ignore[attr-defined]
@@ -326,3 +338,31 @@ def test_folder_run_ports_scripts_and_notebooks_with_the_same_rules(tmp_path: Pa
         cwd=project, capture_output=True, text=True,
     )
     assert again.returncode == 0, again.stdout
+
+
+# Pieces of cells, each complete: Python, IPython, and Python that looks like IPython.
+PIECES = [
+    "%matplotlib inline", "!ls -la | head", "out = !pwd", "%timeit sum(range(3))", "torch.randn?", "??torch",
+    "x = 1", "if x:\n    !echo in a block\n    %env A=1", "y = (x\n     % 2)", 's = """\n!not shell\n"""',
+    "# a comment?", "z = [1,\n  2]", "print('!')", "!pip install -q einops \\\n    numpy", "for i in x:\n    i?",
+    "a = b = 1", "c = a != b", "d = 3 % 2",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=st.lists(st.lists(st.sampled_from(PIECES), max_size=6).map("\n".join), min_size=1, max_size=4))
+def test_cells_without_anything_to_port_come_back_byte_for_byte(cells: list[str]) -> None:
+    """Whatever IPython and Python lines the cells hold, a notebook with nothing to port
+    (its device line already XLA's) comes back byte for byte."""
+    text = notebook("import torch\nimport torch_xla\ndevice = torch_xla.device()", *cells)
+    output, findings = convert(text)
+    assert output == text and not any(f.fixed for f in findings)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=40, deadline=None)
+@given(cells=st.lists(st.lists(st.sampled_from(PIECES), max_size=5).map("\n".join), min_size=1, max_size=3))
+def test_ipython_lines_around_a_port_come_back_exactly(cells: list[str]) -> None:
+    text = notebook(DEVICE_CELL, *cells, MODEL_CELL, LOOP_CELL)
+    output, _ = convert(text)
+    assert sources(output)[2 : 2 + len(cells)] == cells
+    assert "xm.optimizer_step(opt)" in sources(output)[-1]
