@@ -22,6 +22,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from codemods import ConversionError, RuleSelection, convert_source
 from codemods.cli import main
+from tests.conftest import FIXTURES, fixture_project, fixture_scripts
 
 DEVICE_CELL = (
     "import torch\n"
@@ -170,6 +171,22 @@ def test_a_notebook_written_with_ascii_escapes_keeps_them_in_the_changed_cell() 
     output, _ = convert(text)
     assert output.isascii() and '"print(device)  # \\u00e9"' in output
     assert output == json.dumps(json.loads(output), indent=1, sort_keys=True) + "\n"
+
+
+def test_annotate_writes_todos_into_their_cells_once() -> None:
+    loop = LOOP_CELL + "\n    value = loss.item()\n    print(value)"
+    output, findings = convert(notebook("!pip install -q numpy", DEVICE_CELL, MODEL_CELL, loop), annotate=True)
+    cell = sources(output)[4]
+    assert "    # TODO(xla-codemod): XLA702" in cell and "xm.optimizer_step(opt)" in cell
+    todo = next(f for f in findings if f.rule == "XLA702")  # type: ignore[attr-defined]
+    assert todo.cell == 5 and cell.splitlines()[todo.line - 1].strip() == "value = loss.item()"  # type: ignore[attr-defined]
+    assert convert(output, annotate=True)[0] == output
+
+
+def test_suppression_comment_in_a_cell() -> None:
+    cell = DEVICE_CELL.replace("else 'cpu')", "else 'cpu')  # xla-codemod: ignore[XLA101]")
+    output, findings = convert(notebook(cell))
+    assert sources(output)[1] == cell and not any(f.rule == "XLA101" for f in findings)  # type: ignore[attr-defined]
 
 
 def test_writefile_cell_of_a_training_script_is_reported_and_left_alone() -> None:
@@ -366,3 +383,40 @@ def test_ipython_lines_around_a_port_come_back_exactly(cells: list[str]) -> None
     output, _ = convert(text)
     assert sources(output)[2 : 2 + len(cells)] == cells
     assert "xm.optimizer_step(opt)" in sources(output)[-1]
+
+
+def nonblank(code: str) -> list[str]:
+    return [line for line in code.splitlines() if line.strip()]
+
+
+def statement_cells(code: str) -> list[str]:
+    """A script cut into cells as a notebook author would: the leading imports in the
+    first cell, then each top-level statement (with the comments after it) in its own."""
+    import ast
+
+    lines = code.splitlines(keepends=True)
+    body = ast.parse(code).body
+    starts = [min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", []))]) for s in body]
+    leading = next((i for i, s in enumerate(body) if not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr))), len(body))
+    cuts = [1, *starts[max(leading, 1) :]] if body else [1]
+    segments = ["".join(lines[a - 1 : b - 1]) for a, b in zip(cuts, [*cuts[1:], len(lines) + 1])]
+    return [segment.removesuffix("\n") for segment in segments]
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize("script", [s for s in fixture_scripts() if (FIXTURES / s).read_text().strip()], ids=str)
+def test_a_script_cut_into_cells_converts_as_the_script_does(script: Path, target: str) -> None:
+    """Every training fixture as a notebook of its statements: the converted cells, joined,
+    are the converted script, line for line (split and join lose and move nothing; blank
+    lines aside: a cell whose only statement the port removes is left empty, and a cell's
+    last newline stands for a blank line of the script), and the notebook is a fixed point."""
+    code = (FIXTURES / script).read_text()
+    cells = statement_cells(code)
+    assert "\n".join(cells) + "\n" == code
+    imports = fixture_project(script, target).imports_of(FIXTURES / script)
+    expected = convert_source(code, target=target, imports=imports).output
+    text = notebook(*cells)
+    output = convert_source(text, target=target, filename="nb.ipynb", imports=imports).output
+    got = "\n".join(sources(output)[1:]) + "\n"  # type: ignore[arg-type]
+    assert nonblank(got) == nonblank(expected)  # type: ignore[arg-type]
+    assert convert_source(output, target=target, filename="nb.ipynb", imports=imports).output == output
