@@ -420,3 +420,17 @@ def test_a_script_cut_into_cells_converts_as_the_script_does(script: Path, targe
     got = "\n".join(sources(output)[1:]) + "\n"  # type: ignore[arg-type]
     assert nonblank(got) == nonblank(expected)  # type: ignore[arg-type]
     assert convert_source(output, target=target, filename="nb.ipynb", imports=imports).output == output
+
+
+def test_a_notebook_without_torch_is_skipped_without_loading_nbformat_or_libcst(tmp_path: Path) -> None:
+    from tests.test_cli import _LOADED_MODULES
+
+    (tmp_path / "plain.ipynb").write_text(notebook("import os\nprint(os.getcwd())"))
+    (tmp_path / "train.ipynb").write_text(notebook(DEVICE_CELL, MODEL_CELL, LOOP_CELL))
+    for name, code, loaded in (("plain.ipynb", "exit 0", False), ("train.ipynb", "exit 1", True)):
+        probe = subprocess.run(
+            [sys.executable, "-c", _LOADED_MODULES, "lint", name], capture_output=True, text=True, cwd=tmp_path
+        )
+        modules = probe.stdout.split()
+        assert code in probe.stderr, probe.stderr
+        assert ("nbformat" in modules, "libcst" in modules) == (loaded, loaded)
