@@ -1,14 +1,16 @@
 """Executed notebook: a training notebook (device in one cell, model in the next, the
 loop in a ``%%time`` cell, magics and shell lines around them) is converted, and both
-copies run top to bottom in a Jupyter kernel (nbclient, ipykernel's python3 kernel of
-this interpreter): the original with plain torch on the CPU, the converted one on
+copies run top to bottom in a Jupyter kernel (nbclient, and an ipykernel kernel spec of
+this interpreter that the test installs in its own folder, so that no kernel of the
+machine is used): the original with plain torch on the CPU, the converted one on
 torch_xla 2.9 with ``PJRT_DEVICE=CPU``.  The checks are tests/test_executed.py's: the
 same losses, graphs compiled and executed, no new graph after the warm-up.
 
 Compiles are counted per step the way tests/xla_runner.py counts them: a first cell the
 test adds to the converted copy (not a cell of the notebook under test) makes ``print``
 follow each ``step N loss V`` line with ``XLA_COMPILES <count>``, and a last one prints
-``XLA_EXECUTIONS <count>``.
+``XLA_EXECUTIONS <count>``.  Negative control: converted without its step barrier, the
+notebook compiles a graph per step, and the counting in the kernel sees it.
 """
 
 from __future__ import annotations
@@ -22,8 +24,17 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from codemods import convert_source
-from tests.test_executed import RUN_TIMEOUT, Executed, _environment, _parse, loss_problems, steady_problems, xla_problems
+from codemods import RuleSelection, convert_source
+from tests.test_executed import (
+    RUN_TIMEOUT,
+    Executed,
+    Run,
+    _environment,
+    _parse,
+    loss_problems,
+    steady_problems,
+    xla_problems,
+)
 
 pytestmark = pytest.mark.executed
 
@@ -66,14 +77,15 @@ def _print_with_compiles(*args, **kwargs):
 builtins.print = _print_with_compiles"""
 COUNT_EXECUTIONS = "builtins.print = _plain_print\nprint(f'XLA_EXECUTIONS {_count(\"ExecuteTime\")}')"
 
-# Runs a notebook in a kernel of this interpreter (ipykernel's python3 kernel spec is the
-# native one: jupyter_client starts it with sys.executable), in the notebook's folder.
-EXECUTE = """
+CASE = Executed("train.ipynb")  # one pass of 12 steps: a warm-up of 3, then 9 steady ones
+KERNEL = "xla-codemod-test"
+# Runs a notebook in the test's kernel, in the notebook's folder; prints what it printed.
+EXECUTE = f"""
 import sys, nbformat
 from nbclient import NotebookClient
 path = sys.argv[1]
 nb = nbformat.read(path, as_version=4)
-NotebookClient(nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": sys.argv[2]}}).execute()
+NotebookClient(nb, kernel_name="{KERNEL}", timeout=600, resources={{"metadata": {{"path": sys.argv[2]}}}}).execute()
 for cell in nb.cells:
     for output in cell.get("outputs", []):
         if output.get("name") == "stdout":
@@ -87,6 +99,13 @@ def _notebook() -> str:
     return nbformat.writes(nb) + "\n"
 
 
+def _kernel(prefix: Path) -> dict[str, str]:
+    """Installs a kernel spec of this interpreter under ``prefix``; the environment that finds it first."""
+    install = [sys.executable, "-m", "ipykernel", "install", "--prefix", str(prefix), "--name", KERNEL]
+    subprocess.run(install, check=True, capture_output=True, timeout=RUN_TIMEOUT)
+    return {"JUPYTER_PATH": str(prefix / "share" / "jupyter")}
+
+
 def _execute(path: Path, env: dict[str, str]) -> str:
     command = [sys.executable, "-c", EXECUTE, str(path), str(path.parent)]
     result = subprocess.run(command, cwd=path.parent, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
@@ -95,26 +114,37 @@ def _execute(path: Path, env: dict[str, str]) -> str:
     return result.stdout
 
 
-def test_converted_notebook_trains_like_the_original_in_a_kernel(tmp_path: Path) -> None:
+def run_converted(tmp_path: Path, kernel: dict[str, str], selection: RuleSelection | None = None) -> Run:
+    """The notebook converted (a fixed point), with the counting cells around it, run on XLA."""
     original = _notebook()
-    conversion = convert_source(original.encode(), filename="train.ipynb")
-    converted = conversion.output.decode()  # type: ignore[union-attr]
-    assert converted != original and convert_source(converted, filename="train.ipynb").output == converted
-
-    eager_path = tmp_path / "eager" / "train.ipynb"
-    eager_path.parent.mkdir()
-    eager_path.write_text(original)
-    eager = _parse(_execute(eager_path, _environment()), eager_path.parent)
-
+    converted = convert_source(original.encode(), filename="train.ipynb", selection=selection).output.decode()  # type: ignore[union-attr]
+    assert converted != original and convert_source(converted, filename="train.ipynb", selection=selection).output == converted
     data = json.loads(converted)
     data["cells"].insert(0, new_code_cell(COUNT_COMPILES, id="count-compiles"))
     data["cells"].append(new_code_cell(COUNT_EXECUTIONS, id="count-executions"))
-    xla_path = tmp_path / "xla" / "train.ipynb"
-    xla_path.parent.mkdir()
-    xla_path.write_text(json.dumps(data, indent=1))
-    xla = _parse(_execute(xla_path, _environment(PJRT_DEVICE="CPU")), xla_path.parent)
+    path = tmp_path / "xla" / "train.ipynb"
+    path.parent.mkdir()
+    path.write_text(json.dumps(data, indent=1))
+    return _parse(_execute(path, _environment(PJRT_DEVICE="CPU", **kernel)), path.parent)
 
+
+def test_converted_notebook_trains_like_the_original_in_a_kernel(tmp_path: Path) -> None:
+    kernel = _kernel(tmp_path / "kernel")
+    eager_path = tmp_path / "eager" / "train.ipynb"
+    eager_path.parent.mkdir()
+    eager_path.write_text(_notebook())
+    eager = _parse(_execute(eager_path, _environment(**kernel)), eager_path.parent)
+    xla = run_converted(tmp_path, kernel)
     assert len(eager.losses) == 12 and "cpu" in eager.output.splitlines(), eager.output
     assert "xla:0" in xla.output.splitlines() and "starting" in xla.output, xla.output  # cell 3's device; the ! line ran
-    problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, Executed("train.ipynb"))]
+    problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, CASE)]
     assert not problems, "\n".join(problems)
+
+
+def test_compiles_are_counted_in_the_kernel(tmp_path: Path) -> None:
+    """Negative control: converted without its step barrier, the loop of the %%time cell
+    compiles a new graph every step, and the counting cells see it."""
+    xla = run_converted(tmp_path, _kernel(tmp_path / "kernel"), RuleSelection(ignore=("XLA301", "XLA302")))
+    assert not xla_problems(xla)
+    (problem,) = steady_problems(xla, CASE)
+    assert problem.startswith("no steady state"), problem
