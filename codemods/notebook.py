@@ -8,7 +8,8 @@ into the cells they came from.
    IPython syntax that is not Python (``%magic``, ``!shell``, ``x = !cmd``, ``?name``,
    ``name?``, the first line of a ``%%time``-like cell magic) is masked by a placeholder
    statement first, the way nbQA masks it, and restored exactly afterwards.  Cells in
-   other languages (``%%bash``, ``%%writefile``, ...) are left out, and left alone.
+   other languages (``%%bash``, ``%%html``, ...) are left out, and left alone; the
+   script a ``%%writefile train.py`` cell writes is ported as a file of its own.
 3. convert: the program goes through the pipeline of scripts (codemods/pipeline.py).
 4. split: the converted program is cut at the markers; the imports the port adds go into
    the first cell that imports torch (where a notebook is run from the top, after its
@@ -19,7 +20,9 @@ into the cells they came from.
 
 Findings name the cell (``report.Finding.cell``) and the line within it; the
 notebook's own rules (XLN1, codemods/rules/notebooks.py) report shell lines that
-install torch, a GPU runtime in the metadata, and cells that write training scripts.
+install torch, a GPU runtime in the metadata, and written scripts that cannot be ported.
+When no cell imports torch at the top level, the added imports stay where the script
+pipeline puts them (at the top of the first code cell).
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ from codemods.rules import RuleSelection
 from codemods.rules.base import Rule
 from codemods.rules.notebooks import GPU_RUNTIME, PIP_INSTALL_TORCH, WRITTEN_SCRIPT
 
-# Convert the joined program (codemods.pipeline.convert_source with the notebook's options).
-ConvertProgram = Callable[[str], Conversion]
+# Convert code with the notebook's options (codemods.pipeline.convert_source): the joined
+# program (no file name), or the script a %%writefile cell writes (its file name).
+ConvertCode = Callable[[str, "str | None"], Conversion]
 
 _MARKER = "# <xla-codemod cell {}>"
 _MARKER_LINE = re.compile(r"^# <xla-codemod cell (\d+)>\n", re.MULTILINE)
@@ -98,7 +102,7 @@ class _Notebook:
     sources: list[tuple[int, int] | None]  # span of each cell's source value in text
 
 
-def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelection, locate: str) -> Conversion:
+def convert_notebook(raw: bytes, convert: ConvertCode, selection: RuleSelection, locate: str) -> Conversion:
     """Convert a notebook's bytes; raises ConversionError (one line: no traceback) for
     a file that is not a notebook nbformat accepts, or a conversion that cannot be put
     back into its cells.  ``locate``: findings in the output or the input."""
@@ -112,6 +116,7 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
     cells: list[_Cell] = []
     masks = _Masks()
     findings: list[Finding] = []
+    scripts: list[tuple[int, str, str, str]] = []  # %%writefile *.py cells: (cell, magic line, script, file name)
     for number, cell in enumerate(notebook.data["cells"], 1):
         if cell.get("cell_type") != "code":
             continue
@@ -119,14 +124,20 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
         kind = _cell_magic(source)
         if kind is None or kind in _PYTHON_CELL_MAGICS:
             cells.append(_Cell(number, source, _mask(source, number, masks)))
-        else:
-            findings += _other_language(kind, source, number)
+        elif kind in _WRITES_FILE:
+            head, _, body = source.partition("\n")
+            target = next((w for w in head.split()[1:] if not w.startswith("-")), "")
+            if target.endswith(".py"):
+                scripts.append((number, head, body, target))
+    new_sources: dict[int, str] = {}
+    for number, head, body, target in scripts:
+        findings += _port_script(convert, number, head, body, target, new_sources)
     if not cells:
-        return _finish(raw, notebook, {}, findings + _pip_findings(masks, notebook), cells, selection, locate)
+        return _finish(raw, notebook, new_sources, findings + _pip_findings(masks, notebook), selection, locate)
 
     program = _join(cells)
     try:
-        conversion = convert(program)
+        conversion = convert(program, None)
     except ConversionError as error:
         raise _in_cell(error, cells) from None
     output = conversion.output
@@ -135,7 +146,6 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
     added = _added_imports(conversion.findings)
     located = [_finding_in_cell(f, cells if locate == "input" else _output_cells(output, cells)) for f in conversion.findings]
     converted, located = _move_imports(converted, located, added, cells, locate)
-    new_sources = {}
     for cell in cells:
         restored = _unmask(converted[cell.number], masks, cell.number)
         if cell.newline_added and restored.endswith("\n"):
@@ -145,7 +155,7 @@ def convert_notebook(raw: bytes, convert: ConvertProgram, selection: RuleSelecti
     if locate == "output":  # the IPython lines where the port moved them
         masks.where = [masks.moved.get(index, where) for index, where in enumerate(masks.where)]
     findings += _pip_findings(masks, notebook)
-    return _finish(raw, notebook, new_sources, findings + located, cells, selection, locate)
+    return _finish(raw, notebook, new_sources, findings + located, selection, locate)
 
 
 def _finish(
@@ -153,7 +163,6 @@ def _finish(
     notebook: _Notebook,
     new_sources: dict[int, str],
     findings: list[Finding],
-    cells: list[_Cell],
     selection: RuleSelection,
     locate: str,
 ) -> Conversion:
@@ -167,8 +176,8 @@ def _finish(
     findings = [f for f in findings + _runtime_findings(notebook, located) if selection.enabled(f.rule)]
     placed = [replace(f, file_line=lines_of(f.cell, f.line)) if f.cell is not None else f for f in findings]
     placed.sort(key=lambda f: (f.cell is None, f.cell or 0, f.line, f.col, f.rule))
-    sources = {c.number: c.source for c in cells}
-    changes = tuple(CellChange(n, sources[n], new) for n, new in sorted(new_sources.items()))
+    cells = notebook.data["cells"]
+    changes = tuple(CellChange(n, _joined(cells[n - 1]["source"]), new) for n, new in sorted(new_sources.items()))
     return Conversion(raw, output, placed, cells=changes)
 
 
@@ -651,19 +660,29 @@ def _metadata_key_position(text: str, key: str, kaggle: bool) -> tuple[int, int]
     return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
-def _other_language(kind: str, source: str, cell: int) -> list[Finding]:
-    """A cell in another language is left alone; one that writes a Python training
-    script is reported."""
-    first, _, body = source.partition("\n")
-    if kind not in _WRITES_FILE:
-        return []
-    target = next((w for w in first.split()[1:] if not w.startswith("-")), "")
-    if not target.endswith(".py") or not needs_parsing(body.encode("utf-8", "surrogatepass")):
-        return []
-    if not re.search(r"\.backward\(|\boptim\b|\.step\(\)|Trainer\(", body):
-        return []
-    return [_cell_finding(
-        WRITTEN_SCRIPT, cell, 1, 1,
-        f"this cell writes the training script {target}, which is not ported here: run the cell, port {target} "
-        "(`xla-codemod convert`), and put the ported code back into the cell",
-    )]
+def _port_script(
+    convert: ConvertCode, cell: int, head: str, script: str, target: str, new_sources: dict[int, str]
+) -> list[Finding]:
+    """A ``%%writefile train.py`` cell: the script it writes ported as a file of its own
+    (what ``xla-codemod convert train.py`` would make of it), its findings placed in the
+    cell below the magic line; reported (XLN103) when it cannot be ported."""
+    if {"-a", "--append"} & set(head.split()):
+        return [_cell_finding(
+            WRITTEN_SCRIPT, cell, 1, 1,
+            f"this cell appends to {target}, whose other parts are elsewhere: it is not ported; port {target} as a "
+            "whole (`xla-codemod convert` after running the cells), or write it in one cell",
+        )]
+    try:
+        conversion = convert(script, target)
+    except ConversionError as error:
+        where = f"line {error.line + 1}: " if error.line else ""
+        return [_cell_finding(
+            WRITTEN_SCRIPT, cell, 1, 1,
+            f"this cell writes {target}, which cannot be ported ({where}{error.message}): it runs as it is; fix it, "
+            "or keep the script as a file of the repository",
+        )]
+    output = conversion.output
+    assert isinstance(output, str)
+    if output != script:
+        new_sources[cell] = head + "\n" + output
+    return [replace(f, cell=cell, line=f.line + 1) for f in conversion.findings]

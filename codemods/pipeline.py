@@ -112,14 +112,15 @@ def convert_source(
     if filename is not None and is_notebook(filename):
         from codemods.notebook import convert_notebook
 
-        def convert_program(program: str) -> Conversion:
-            """The code cells as one script (never multi-process: a notebook runs in one kernel)."""
+        def convert_code(code: str, name: str | None) -> Conversion:
+            """The code cells as one script (never multi-process: a notebook runs in one
+            kernel), or the script a ``%%writefile name`` cell writes."""
             return convert_source(
-                program, target=target, selection=selection, locate=locate, max_bytes=max_bytes,
-                annotate=annotate, imports=imports,
+                code, target=target, selection=selection, locate=locate, max_bytes=max_bytes,
+                filename=name, annotate=annotate, imports=imports,
             )
 
-        converted = convert_notebook(raw, convert_program, selection or RuleSelection(), locate)
+        converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
         if isinstance(source, str):
             return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
         return converted

@@ -28,8 +28,8 @@ NOTEBOOK_CASES = [
     N("XLN102", "alias", ["import torch"], {"kaggle": {"accelerator": "gpu", "isGpuEnabled": True}}, note="kaggle"),
     N("XLN102", "alias", ["import torch"], {"colab": {"gpuType": "L4"}}, note="colab-gpu-type"),
     N("XLN102", "negative", ["import torch"], {"accelerator": "TPU", "colab": {"gpuType": "V28"}}, note="tpu"),
-    N("XLN103", "positive", ["%%writefile train.py\n" + TRAINING, "!python train.py"]),
-    N("XLN103", "alias", ["%%file src/train.py\n" + TRAINING], note="file-magic"),
+    N("XLN103", "positive", ["%%writefile train.py\n" + TRAINING + "print 'done'\n", "!python train.py"]),
+    N("XLN103", "alias", ["%%file -a src/train.py\n" + TRAINING], note="appended"),
     N("XLN103", "negative", ["%%writefile notes.md\n" + TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"],
-      note="not-a-training-script"),
+      note="nothing-to-port"),
 ]

@@ -16,6 +16,7 @@ notebook compiles a graph per step, and the counting in the kernel sees it.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,26 @@ CELLS = [
         "    opt.step()\n"
         "    print('step {} loss {:.6e}'.format(step, loss.item()))"
     ),
+    # A script the notebook writes and runs in a process of its own: ported as a file.
+    new_code_cell(
+        "%%writefile small_train.py\n"
+        "import torch\n"
+        "torch.manual_seed(1)\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "model = torch.nn.Linear(4, 1).to(device)\n"
+        "opt = torch.optim.Adam(model.parameters(), lr=0.01)\n"
+        "data = torch.randn(8, 16, 4)\n"
+        "print('script device', device)\n"
+        "for step in range(8):\n"
+        "    loss = model(data[step].to(device)).pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    print('script step {} loss {:.6e}'.format(step, loss.item()))\n"
+    ),
+    new_code_cell("import sys\n!{sys.executable} small_train.py"),
 ]
+SCRIPT_STEP = re.compile(r"^script step \d+ loss (\S+)$", re.MULTILINE)
 
 COUNT_COMPILES = """\
 import builtins
@@ -138,6 +158,11 @@ def test_converted_notebook_trains_like_the_original_in_a_kernel(tmp_path: Path)
     assert len(eager.losses) == 12 and "cpu" in eager.output.splitlines(), eager.output
     assert "xla:0" in xla.output.splitlines() and "starting" in xla.output, xla.output  # cell 3's device; the ! line ran
     problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, CASE)]
+    # The written script, run by the notebook: on XLA once ported, with the eager losses.
+    script_xla, script_eager = (Run([float(v) for v in SCRIPT_STEP.findall(r.output)], [], 0, r.folder, "") for r in (xla, eager))
+    assert "script device xla:0" in xla.output and "script device cpu" in eager.output
+    assert len(script_eager.losses) == 8, eager.output
+    problems += [f"written script: {p}" for p in loss_problems(script_xla, script_eager)]
     assert not problems, "\n".join(problems)
 
 

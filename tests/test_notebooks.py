@@ -189,12 +189,37 @@ def test_suppression_comment_in_a_cell() -> None:
     assert sources(output)[1] == cell and not any(f.rule == "XLA101" for f in findings)  # type: ignore[attr-defined]
 
 
-def test_writefile_cell_of_a_training_script_is_reported_and_left_alone() -> None:
-    script = "%%writefile train.py\nimport torch\nmodel = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=1)\n"
-    text = notebook(script, "%%writefile notes.txt\nimport torch\nopt.step()", "!python train.py")
+SCRIPT = (
+    "import torch\n\nmodel = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=1)\n"
+    "for step in range(3):\n    model(torch.randn(4, 2).cuda()).sum().backward()\n    opt.step()\n"
+)
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_writefile_cell_of_a_training_script_is_ported_as_that_script(target: str) -> None:
+    """The script a %%writefile cell writes is ported as the file itself would be, below the
+    magic line; the notebook's own program does not see it (it is not run in the kernel)."""
+    text = notebook("%%writefile train.py\n" + SCRIPT, "%%writefile notes.txt\n" + SCRIPT, "!python train.py")
+    output, findings = convert(text, target)
+    cells = sources(output)
+    assert cells[1] == "%%writefile train.py\n" + convert_source(SCRIPT, target=target, filename="train.py").output
+    assert f"    {SYNC[target]}" in cells[1] and cells[2:] == sources(text)[2:]
+    assert output == jupyter_writes(text, {1: cells[1]})
+    line_of = {f.rule: f.line for f in findings if f.cell == 2}  # type: ignore[attr-defined]
+    assert cells[1].splitlines()[line_of["XLA201"] - 1] == "    xm.optimizer_step(opt)"
+    read = {(f.rule, f.cell, f.line) for f in convert(text, target, locate="input")[1]}  # type: ignore[attr-defined]
+    assert {("XLA102", 2, 4), ("XLA201", 2, 8)} <= read  # the script's lines, one below the magic line
+    assert convert(output, target)[0] == output
+
+
+def test_writefile_cell_that_cannot_be_ported_is_reported_and_left_alone() -> None:
+    broken = "%%writefile train.py\n" + SCRIPT + "print 'done'\n"
+    appended = "%%writefile -a train.py\n" + SCRIPT
+    text = notebook(broken, appended, "!python train.py")
     output, findings = convert(text)
     assert output == text
-    assert [(f.rule, f.cell, f.line) for f in findings] == [("XLN103", 2, 1)]  # type: ignore[attr-defined]
+    assert [(f.rule, f.cell, f.line) for f in findings] == [("XLN103", 2, 1), ("XLN103", 3, 1)]  # type: ignore[attr-defined]
+    assert "line 9: cannot parse: Missing parentheses in call to 'print'" in findings[0].message  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 The code cells of a notebook are ported as one program by the other rules (findings
 name the cell); these rules are about the rest: shell lines that install packages, the
-runtime the notebook asks Colab or Kaggle for, and cells that write scripts to files.
+runtime the notebook asks Colab or Kaggle for, and ``%%writefile`` scripts that cannot be ported.
 """
 
 from __future__ import annotations
@@ -63,16 +63,15 @@ GPU_RUNTIME = Rule(
 )
 
 WRITTEN_SCRIPT = Rule(
-    "XLN103", "written-training-script", "error",
-    "A `%%writefile` cell writes a Python training script; the cell is not ported (it is not run in the notebook)",
+    "XLN103", "unported-written-script", "error",
+    "A `%%writefile` cell writes a Python script that cannot be ported (it does not parse, or the cell appends "
+    "to a file); other such scripts are ported as files of their own",
     False,
-    why="The script the cell writes runs later (`!python train.py`, a launcher) on whatever device it names: "
-    "port the written file (`xla-codemod convert train.py` after running the cell), then copy it back into the "
-    "cell, or keep the script as a file of the repository.",
+    why="The script the cell writes runs later (`!python train.py`, a launcher) on whatever device it names. A "
+    "whole script is ported where it stands, in the cell, as `xla-codemod convert train.py` would port the file; "
+    "one that does not parse, or that several `%%writefile -a` cells put together, is left as it is and reported.",
     examples=_example([
-        "%%writefile train.py\nimport torch\n\nmodel = torch.nn.Linear(4, 2).cuda()\n"
-        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor step in range(10):\n"
-        "    loss = model(torch.randn(8, 4).cuda()).sum()\n    loss.backward()\n    opt.step()\n",
+        "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
         "!python train.py",
     ]),
 )
