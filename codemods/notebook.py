@@ -144,7 +144,8 @@ def convert_notebook(raw: bytes, convert: ConvertCode, selection: RuleSelection,
     assert isinstance(output, str)
     converted = _split(output, cells)
     added = _added_imports(conversion.findings)
-    located = [_finding_in_cell(f, cells if locate == "input" else _output_cells(output, cells)) for f in conversion.findings]
+    where = cells if locate == "input" else _output_cells(output, cells)
+    located = [_finding_in_cell(f, where) for f in conversion.findings]
     converted, located = _move_imports(converted, located, added, cells, locate)
     for cell in cells:
         restored = _unmask(converted[cell.number], masks, cell.number)
@@ -285,9 +286,10 @@ def _cell_magic(source: str) -> str | None:
 
 def _mask(source: str, cell: int, masks: _Masks) -> str:
     """The cell's code with each IPython line (a ``%%time`` cell's first line too)
-    replaced by a placeholder statement at its indentation.  Only lines that start a statement are looked at (a line starting
-    with ``%`` inside brackets is Python's modulo; a ``!`` line in a string is text):
-    a small scanner follows brackets and strings from line to line."""
+    replaced by a placeholder statement at its indentation.  Only lines that start a
+    statement are looked at (a line starting with ``%`` inside brackets is Python's
+    modulo; a ``!`` line in a string is text): a small scanner follows brackets and
+    strings from line to line."""
     lines = source.split("\n")
     depth, quote, continued = 0, "", False
     masked_from: str | None = None  # indentation of a masked line continued with a backslash
@@ -570,7 +572,9 @@ def _cell_finding(rule: Rule, cell: int, line: int, col: int, message: str) -> F
     return Finding(rule.code, line, col, message, False, cell=cell)
 
 
-_PIP_INSTALL = re.compile(r"(?:^|[\s;&|!%(])(?:uv\s+)?(?:pip3?|(?:\S*python[\d.]*|\{sys\.executable\})\s+-m\s+pip)\s+install\s+(.*)")
+_PIP_INSTALL = re.compile(
+    r"(?:^|[\s;&|!%(])(?:uv\s+)?(?:pip3?|(?:\S*python[\d.]*|\{sys\.executable\})\s+-m\s+pip)\s+install\s+(.*)"
+)
 _TORCH_PACKAGES = frozenset({"torch", "torchvision", "torchaudio"})
 _OPTIONS_WITH_VALUES = frozenset(
     {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",

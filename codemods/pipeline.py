@@ -121,9 +121,9 @@ def convert_source(
             )
 
         converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
-        if isinstance(source, str):
-            return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
-        return converted
+        if isinstance(source, bytes):
+            return converted
+        return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
     if not needs_parsing(raw):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
