@@ -165,6 +165,16 @@ def test_a_cell_the_port_does_not_touch_keeps_its_layout_whatever_it_is(tmp_path
     assert convert(output)[0] == output
 
 
+def test_crlf_layout_and_byte_order_mark_are_kept() -> None:
+    """A notebook checked out with CRLF line ends (git's autocrlf), or saved with a BOM."""
+    text = notebook("!pip install -q numpy", DEVICE_CELL, MODEL_CELL, LOOP_CELL)
+    lf, _ = convert(text)
+    assert lf != text
+    crlf = convert_source(text.replace("\n", "\r\n").encode(), filename="nb.ipynb").output
+    assert crlf == lf.replace("\n", "\r\n").encode()
+    assert convert_source(b"\xef\xbb\xbf" + text.encode(), filename="nb.ipynb").output == b"\xef\xbb\xbf" + lf.encode()
+
+
 def test_a_notebook_written_with_ascii_escapes_keeps_them_in_the_changed_cell() -> None:
     data = json.loads(notebook(DEVICE_CELL + "  # é"))
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"  # ensure_ascii: é is \u00e9
