@@ -41,11 +41,16 @@ def is_dockerfile(path: str) -> bool:
     )
 
 
+def is_notebook(path: str) -> bool:
+    """A Jupyter notebook: ``*.ipynb``."""
+    return path.lower().endswith(".ipynb")
+
+
 def is_candidate(name: str) -> bool:
     """Whether a file met in a folder is one the tool reads, judged by its name alone:
-    a Python file or a Dockerfile.  Every kind of file the tool handles is one clause
-    here (a file named on the command line is read whatever its name)."""
-    return name.endswith(".py") or is_dockerfile(name)
+    a Python file, a Jupyter notebook or a Dockerfile.  Every kind of file the tool
+    handles is one clause here (a file named on the command line is read whatever its name)."""
+    return name.endswith(".py") or is_notebook(name) or is_dockerfile(name)
 
 
 def discover(paths: Iterable[str], exclude: tuple[str, ...] = ()) -> Iterator[str | FileProblem]:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.files import is_dockerfile
-from codemods.report import Finding
+from codemods.files import is_dockerfile, is_notebook
+from codemods.report import CellChange, Finding
 from codemods.rules import RuleSelection
 from codemods.summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
@@ -67,6 +67,8 @@ class Conversion:
     images: tuple[object, ...] = ()
     # What other files of the project need to know of this one (Python files only).
     summary: ModuleSummary | None = None
+    # A notebook's changed cells (report.CellChange), for its diff.
+    cells: tuple[CellChange, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -88,7 +90,9 @@ def convert_source(
     """Convert one script's text (str, or bytes to keep its encoding, BOM and newlines).
 
     ``filename`` says what kind of file it is: a Dockerfile (``Dockerfile``,
-    ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; anything else is Python.
+    ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; a Jupyter notebook
+    (``*.ipynb``: bytes or its JSON text) has its code cells converted as one program
+    (codemods/notebook.py); anything else is Python.
     ``imports`` tells where the file's imports lead (the project's modules and their
     summaries, see codemods/project.py); without it, modules that are neither the
     standard library nor well-known packages are taken for unread project modules.
@@ -106,6 +110,21 @@ def convert_source(
         raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
+    if filename is not None and is_notebook(filename):
+        from codemods.notebook import convert_notebook
+
+        def convert_code(code: str, name: str | None) -> Conversion:
+            """The code cells as one script (never multi-process: a notebook runs in one
+            kernel), or the script a ``%%writefile name`` cell writes."""
+            return convert_source(
+                code, target=target, selection=selection, locate=locate, max_bytes=max_bytes,
+                filename=name, annotate=annotate, imports=imports,
+            )
+
+        converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
+        if isinstance(source, bytes):
+            return converted
+        return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
     if not needs_parsing(raw):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:

@@ -16,13 +16,19 @@ from codemods.rules import RULES_BY_CODE, SEVERITIES, Severity, at_least
 @dataclass(frozen=True)
 class Finding:
     """A change the tool made (``fixed``) or a follow-up a person must do.
-    ``line`` and ``col`` are 1-based."""
+    ``line`` and ``col`` are 1-based.  In a notebook, ``cell`` is the cell's 1-based
+    number among all its cells (as ruff counts them) and ``line`` counts within the cell;
+    ``file_line`` is the line of the ``.ipynb`` file that holds that source line (for
+    annotators that show the file itself).  A finding about the notebook's metadata has
+    no cell: its ``line`` is the file's."""
 
     rule: str
     line: int
     col: int
     message: str
     fixed: bool
+    cell: int | None = None
+    file_line: int | None = None
 
     @property
     def severity(self) -> Severity:
@@ -36,7 +42,19 @@ class Finding:
             "col": self.col,
             "message": self.message,
             "fixed": self.fixed,
+            **({"cell": self.cell} if self.cell is not None else {}),
+            **({"file_line": self.file_line} if self.file_line is not None else {}),
         }
+
+    @property
+    def position(self) -> str:
+        """``line:col``, or ``cell N:line:col`` in a notebook."""
+        return f"{'' if self.cell is None else f'cell {self.cell}:'}{self.line}:{self.col}"
+
+    @property
+    def physical_line(self) -> int:
+        """The line in the file as stored (a notebook's JSON text)."""
+        return self.file_line or self.line
 
 
 # What a run did: convert in place ("write"), convert without writing ("check",
@@ -112,9 +130,10 @@ class Report:
 
 
 def finding_line(path: str, finding: Finding) -> str:
-    """``path:line:col: CODE [*] message`` (flake8/ruff style; [*] marks an autofix)."""
+    """``path:line:col: CODE [*] message`` (flake8/ruff style; [*] marks an autofix);
+    ``path:cell N:line:col: ...`` in a notebook, as ruff writes it."""
     mark = "[*] " if finding.fixed else ""
-    return f"{path}:{finding.line}:{finding.col}: {finding.rule} {mark}{finding.message}"
+    return f"{path}:{finding.position}: {finding.rule} {mark}{finding.message}"
 
 
 def render_text(report: Report) -> str:
@@ -198,10 +217,11 @@ def render_sarif(report: Report) -> str:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": f.path},
-                        "region": {"startLine": x.line, "startColumn": x.col},
+                        "region": {"startLine": x.physical_line, "startColumn": x.col},
                     }
                 }
             ],
+            **({"properties": {"cell": x.cell, "cellLine": x.line, "cellColumn": x.col}} if x.cell is not None else {}),
         }
         for f in report.files
         for x in f.findings
@@ -240,7 +260,7 @@ def render_github(report: Report) -> str:
         if file.error is not None:
             lines.append(f"::error title=xla-codemod,file={_property(file.path)}::{_data(f'{file.path}: error: {file.error}')}")
         for x in file.findings:
-            properties = f"title={_property(f'xla-codemod ({x.rule})')},file={_property(file.path)},line={x.line},col={x.col}"
+            properties = f"title={_property(f'xla-codemod ({x.rule})')},file={_property(file.path)},line={x.physical_line},col={x.col}"
             lines.append(f"::{_level(report, x, GITHUB_LEVELS)} {properties}::{_data(finding_line(file.path, x))}")
     return "".join(line + "\n" for line in lines)
 
@@ -284,7 +304,8 @@ def render_markdown(report: Report) -> str:
 
 
 def _markdown_item(finding: Finding) -> str:
-    return f"- line {finding.line}: `{finding.rule}` {_markdown(finding.message)}"
+    where = f"line {finding.line}" if finding.cell is None else f"cell {finding.cell}, line {finding.line}"
+    return f"- {where}: `{finding.rule}` {_markdown(finding.message)}"
 
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\*_[]<>#|~"})
@@ -332,6 +353,33 @@ def unified_diff(path: str, before: str, after: str) -> str:
             tofile=f"b/{_patch_path(path)}",
         )
     )
+
+
+@dataclass(frozen=True)
+class CellChange:
+    """A notebook cell the conversion changes: its 1-based number and its source before and after."""
+
+    cell: int
+    before: str
+    after: str
+
+
+def notebook_diff(path: str, changes: tuple[CellChange, ...]) -> str:
+    """A unified diff of each changed cell's source, labelled by cell as ruff labels them
+    (``a/nb.ipynb:cell 3``): for reading, not for ``git apply`` (the file is JSON)."""
+    name = _patch_path(path)
+    parts = []
+    for change in changes:
+        before = change.before.splitlines(keepends=True)
+        after = change.after.splitlines(keepends=True)
+        # Cells rarely end with a newline: each side's last line gets one for the diff.
+        for lines in (before, after):
+            if lines and not lines[-1].endswith(("\n", "\r")):
+                lines[-1] += "\n"
+        parts.append(
+            "".join(difflib.unified_diff(before, after, f"a/{name}:cell {change.cell}", f"b/{name}:cell {change.cell}"))
+        )
+    return "".join(parts)
 
 
 def _patch_path(path: str) -> str:

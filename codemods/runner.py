@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
 from codemods.project import Project, find_root, imported_files, resolved, summarise_with, waves
-from codemods.report import FileReport, Mode, unified_diff
+from codemods.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.rules import RuleSelection, Severity
 from codemods.summary import ImportContext, ModuleSummary
 
@@ -73,7 +73,10 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     report.summary = conversion.summary
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
-        report.diff = unified_diff(path, _text(data, conversion.encoding), _text(output, conversion.encoding))
+        if conversion.cells:  # a notebook: its changed cells' sources, not its JSON
+            report.diff = notebook_diff(path, conversion.cells)
+        else:
+            report.diff = unified_diff(path, _text(data, conversion.encoding), _text(output, conversion.encoding))
     return report, output
 
 

@@ -120,3 +120,20 @@ def test_hooks_with_zero_files(tmp_path: Path, hook_repo, pre_commit_home: Path)
     )
     ran = pre_commit(forced, pre_commit_home, "--all-files")
     assert ran.returncode == 0 and "Passed" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_hooks_take_notebooks(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """pre-commit passes .ipynb files (identify's `jupyter` type) to both hooks: lint names
+    the cell, convert ports the notebook in place, then both pass."""
+    from tests.test_notebooks import DEVICE_CELL, LOOP_CELL, MODEL_CELL, notebook, sources
+
+    files = {"nb/train.ipynb": notebook(DEVICE_CELL, MODEL_CELL, LOOP_CELL)}
+    repo = new_repo(tmp_path / "user", files, hook_config(hook_repo, LINT + CONVERT))
+    first = pre_commit(repo, pre_commit_home, "--all-files")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "nb/train.ipynb:cell 2:4:10: XLA101 [*]" in first.stdout
+    assert "files were modified by this hook" in first.stdout
+    assert "torch_xla.device()" in sources((repo / "nb" / "train.ipynb").read_text())[1]
+    git("add", ".", cwd=repo)
+    second = pre_commit(repo, pre_commit_home, "--all-files")
+    assert second.returncode == 0, second.stdout + second.stderr

@@ -48,6 +48,7 @@ EXAMPLE_CHECKS: list[tuple[str, Callable[[Rule, Example], None]]] = [
     ("*.Dockerfile", check_with_the_pipeline),
     ("Dockerfile.*", check_with_the_pipeline),
     ("*.py", check_with_the_pipeline),
+    ("*.ipynb", check_with_the_pipeline),
     (RUNTIME, check_runtime_line),
 ]
 

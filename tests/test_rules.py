@@ -8,9 +8,10 @@ import pytest
 from codemods import RULES, convert_source
 from codemods.rules import SEVERITIES, doctor
 from tests.launcher_rule_cases import LAUNCHER_CASES, RUN_CASES
+from tests.notebook_rule_cases import NOTEBOOK_CASES
 from tests.rule_cases import CASES, Case
 
-ALL_CASES = CASES + LAUNCHER_CASES
+ALL_CASES = CASES + LAUNCHER_CASES + NOTEBOOK_CASES
 
 
 @pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)

@@ -5,7 +5,8 @@ Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
 XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation),
 XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names; SM1 SageMaker
-model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLD is what
+model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLN1 what
+notebooks hold besides code (shell lines, runtime metadata); XLD is what
 ``xla-codemod doctor`` sees while a script runs (runtime findings).  A rule with
 ``fixable=True`` may still report a case it cannot fix; then the finding says so.
 This package imports nothing heavy: the command line validates codes with it.
@@ -27,6 +28,7 @@ from codemods.rules import (
     imports,
     launcher,
     lazy,
+    notebooks,
     optimizer,
     release_names,
 )
@@ -45,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     *lazy.RULES,
     *huggingface.RULES,
     *release_names.RULES,
+    *notebooks.RULES,
     *launcher.RULES,
     *containers.RULES,
     *doctor.RULES,
