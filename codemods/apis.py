@@ -141,6 +141,36 @@ THIRD_PARTY: dict[str, SourceApi] = {
     ),
 }
 
+# torch.compile (PyTorch 2.0 and later; PyTorch 1.13 has none) and nn.Module.compile,
+# which takes the same keywords.  Checked on torch 2.9 / torch_xla 2.9 (CPU): the default
+# inductor backend fails on XLA tensors (InductorError: KeyError: 'xla'); "openxla" runs
+# a training step, with fullgraph= and dynamic= as given; mode= and options= go to the
+# backend, which ignores them (aot_autograd logs "ignoring extra kwargs").
+TORCH_COMPILE = "torch.compile"
+COMPILE_KEYWORDS = frozenset({"fullgraph", "dynamic", "backend", "mode", "options", "disable"})
+# Backends that target CUDA, and what they do on XLA tensors.
+CUDA_COMPILE_BACKENDS = {
+    "inductor": "fails on XLA tensors (InductorError: KeyError: 'xla')",
+    "cudagraphs": "records CUDA graphs; on XLA tensors it skips them and runs the graph uncompiled",
+}
+# What the inductor-only options did (on CUDA); the openxla backend ignores them.
+INDUCTOR_MODES = {
+    "max-autotune": "tuned inductor's Triton matmul and convolution kernels and replayed CUDA graphs",
+    "max-autotune-no-cudagraphs": "tuned inductor's Triton matmul and convolution kernels",
+    "reduce-overhead": "replayed CUDA graphs to cut kernel-launch overhead",
+}
+INDUCTOR_OPTIONS = "set inductor's own configuration (torch._inductor.config)"
+# The one key of ``options`` that torch.compile itself reads (for dynamo), not inductor.
+DYNAMO_OPTION_KEYS = frozenset({"guard_filter_fn"})
+# Settings of the compiler stack: dynamo traces the graphs torch_xla compiles (its
+# settings still apply); inductor does not run on XLA (its settings do nothing).
+COMPILER_SETTINGS = {
+    "torch._dynamo.config.": "is a dynamo setting: dynamo still traces the graphs that the openxla backend "
+    "compiles, so it applies on XLA too; check that it is still wanted",
+    "torch._inductor.config.": "is an inductor setting: inductor does not compile for XLA (the openxla backend "
+    "does), so it has no effect there; remove it",
+}
+
 DDP = "torch.nn.parallel.DistributedDataParallel"
 # Multi-GPU APIs: their calls are ported (rewrite/distributed.py) or reported (XLA609).
 DISTRIBUTED: dict[str, SourceApi] = _table(

@@ -64,6 +64,9 @@ class Target:
     # The platform starts the processes and calls the script's ``_mp_fn(index)`` in each
     # (SageMaker's pytorchxla runtime imports the script: its main guard does not run).
     runtime_calls_entry: bool = False
+    # The torch.compile backend that compiles for XLA; None: the release has no
+    # torch.compile at all (PyTorch 1.13 under torch_xla 1.13).
+    compile_backend: str | None = None
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -103,6 +106,7 @@ TARGETS: dict[str, Target] = {
         },
         autocast_takes="device_type",
         autocast_dtype="bfloat16",
+        compile_backend="openxla",
     ),
     "sagemaker": Target(
         name="sagemaker",

@@ -20,6 +20,8 @@ class Case:
     target: str = "2.9"
     note: str = ""
     filename: str = "train.py"  # what kind of file (a launcher, a Dockerfile)
+    # Findings of ``rule`` the case must give: (line in the output, text in the message).
+    expect: tuple[tuple[int, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -35,9 +37,10 @@ def C(
     target: str = "2.9",
     note: str = "",
     filename: str = "train.py",
+    expect: tuple[tuple[int, str], ...] = (),
 ) -> Case:
     clean = lambda s: textwrap.dedent(s).lstrip("\n")  # noqa: E731
-    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note, filename)
+    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note, filename, expect)
 
 
 CASES = [
@@ -2607,6 +2610,200 @@ CASES = [
 
         torch_xla.sync()
         """),
+    # -- XLA72 torch.compile ---------------------------------------------------------------------------------
+    C("XLA721", "positive", """
+        import torch
+
+        compile = True  # use PyTorch 2.0 to compile the model to be faster
+        if compile:
+            unoptimized_model = model
+            model = torch.compile(model)  # requires PyTorch 2.0
+        """, """
+        import torch
+
+        compile = True  # use PyTorch 2.0 to compile the model to be faster
+        if compile:
+            unoptimized_model = model
+            model = torch.compile(model, backend="openxla")  # requires PyTorch 2.0
+        """, note="config-flag", expect=((6, "default inductor backend fails on XLA tensors"),)),
+    C("XLA721", "positive", """
+        import torch
+
+        @torch.compile
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        @torch.compile(fullgraph=True)
+        def step(model, x):
+            return model(x).sum()
+
+        model.compile()
+        compiled = torch.compile(model, dynamic=False)
+        """, """
+        import torch
+
+        @torch.compile(backend="openxla")
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        @torch.compile(fullgraph=True, backend="openxla")
+        def step(model, x):
+            return model(x).sum()
+
+        model.compile(backend="openxla")
+        compiled = torch.compile(model, dynamic=False, backend="openxla")
+        """, note="every-form", expect=((3, "@torch.compile(backend=\"openxla\")"), (11, "model.compile()"), (12, "torch.compile(...)"))),
+    C("XLA721", "positive", """
+        import torch
+
+        model = torch.compile(model, backend="inductor")
+        graphed = torch.compile(model, backend='cudagraphs')
+        """, """
+        import torch
+
+        model = torch.compile(model, backend="openxla")
+        graphed = torch.compile(model, backend='openxla')
+        """, note="cuda-backends", expect=((3, "backend=\"inductor\" -> backend=\"openxla\""), (4, "skips them"))),
+    C("XLA721", "positive", """
+        import functools
+        import torch
+
+        model = torch.compile(model, **compile_kwargs)
+        compiler = functools.partial(torch.compile, fullgraph=True)
+        """, note="not-fixable", expect=((4, "unpacked keywords"), (5, "used as a value"))),
+    C("XLA721", "positive", """
+        import torch
+
+        compile = True
+        model = GPT(config)
+        if compile:
+            model = torch.compile(model)
+        if compile: model = torch.compile(model)
+        model.compile(mode="max-autotune")
+
+        @torch.compile(fullgraph=True)
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        ema = torch.compile(ema_model)
+        """, """
+        import torch
+
+        compile = True
+        model = GPT(config)
+        if compile:
+            pass
+        if compile: pass
+
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        ema = ema_model
+        """, target="sagemaker", note="sagemaker-eager", expect=((6, "has no torch.compile"), (12, "torch.compile(...) -> ema_model"))),
+    C("XLA721", "negative", """
+        import re
+        import torch
+
+        compile = True
+        pattern = re.compile(r"step (\\d+)")
+        code = compile("x + 1", "<expr>", "eval")
+        model = torch.compile(model, backend="openxla")
+        keras_like.compile(optimizer="adam", loss="mse")
+        """, note="other-compiles"),
+    C("XLA721", "alias", """
+        import torch as th
+        from torch import compile as tcompile
+
+        net = th.compile(net)
+        head = tcompile(head, fullgraph=True)
+        """, """
+        import torch as th
+        from torch import compile as tcompile
+
+        net = th.compile(net, backend="openxla")
+        head = tcompile(head, fullgraph=True, backend="openxla")
+        """, expect=((4, "th.compile(...)"), (5, "tcompile(...)"))),
+    C("XLA722", "positive", """
+        import torch
+
+        model = torch.compile(model, mode="max-autotune")
+        fast = torch.compile(
+            model,
+            options={"triton.cudagraphs": True, "epilogue_fusion": True},
+            fullgraph=True,
+        )
+        """, """
+        import torch
+
+        model = torch.compile(model, backend="openxla")
+        fast = torch.compile(
+            model,
+            fullgraph=True,
+            backend="openxla",
+        )
+        """, expect=((3, "tuned inductor's Triton"), (6, "inductor's own configuration"))),
+    C("XLA722", "positive", """
+        import torch
+
+        model = torch.compile(model, options=inductor_options, backend="openxla")
+        other = torch.compile(model, options={"guard_filter_fn": keep_all, "max_autotune": True}, backend="openxla")
+        """, note="not-removable", expect=((3, "keys are not known here"), (4, "guard_filter_fn"))),
+    C("XLA722", "negative", """
+        import torch
+
+        model = torch.compile(model, mode="default", backend="openxla")
+        """),
+    C("XLA722", "alias", """
+        import torch as th
+
+        model.compile(mode="reduce-overhead")
+        """, """
+        import torch as th
+
+        model.compile(backend="openxla")
+        """, expect=((3, "CUDA graphs"),)),
+    C("XLA723", "positive", """
+        import torch
+
+        model = torch.compile(model, backend=args.compile_backend)
+        debug = torch.compile(model, backend="aot_eager")
+        """, expect=((3, "`backend=args.compile_backend` is not the openxla backend"), (4, "aot_eager"))),
+    C("XLA723", "negative", """
+        import torch
+
+        model = torch.compile(model, backend="openxla")
+        """),
+    C("XLA723", "alias", """
+        from torch import compile
+
+        model = compile(model, backend="eager")
+        """),
+    C("XLA724", "positive", """
+        import torch
+        import torch._dynamo
+        import torch._inductor.config
+
+        torch._dynamo.config.cache_size_limit = 64
+        torch._inductor.config.triton.cudagraphs = False
+        """, expect=((5, "applies on XLA too"), (6, "no effect there"))),
+    C("XLA724", "negative", """
+        import torch
+        import torch._dynamo
+
+        torch._dynamo.reset()
+        """),
+    C("XLA724", "alias", """
+        import torch
+        from torch._inductor import config as inductor_config
+
+        inductor_config.coordinate_descent_tuning = True
+        """, expect=((4, "`inductor_config.coordinate_descent_tuning` is an inductor setting"),)),
+    C("XLA721", "positive", """
+        import torch
+        import torch._dynamo
+
+        torch._dynamo.config.suppress_errors = True
+        """, target="sagemaker", note="sagemaker-settings", expect=((4, "PyTorch 1.13 has no torch._dynamo"),)),
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

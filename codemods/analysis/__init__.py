@@ -22,6 +22,7 @@ import libcst as cst
 
 from codemods.analysis.amp import AmpAnalysis, AmpFacts
 from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
+from codemods.analysis.compile import CompileAnalysis, CompileFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
 from codemods.analysis.entry import EntryAnalysis, EntryFacts
@@ -47,6 +48,7 @@ class Facts:
     amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
+    compile: CompileFacts = field(default_factory=CompileFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
     huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
     entry: EntryFacts = field(default_factory=EntryFacts)
@@ -69,6 +71,7 @@ ANALYSES: list[type[Analysis]] = [
     HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
     TrainingAnalysis,
     CheckpointAnalysis,
+    CompileAnalysis,  # after training: a `.compile()` receiver may be one of its models
     ProjectAnalysis,
     EntryAnalysis,
     LazyAnalysis,  # after training: it checks every training loop

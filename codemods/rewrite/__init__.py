@@ -8,6 +8,7 @@ from codemods import apis
 from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
+from codemods.rewrite.compile import CompileRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.distributed import DistributedRewrite
 from codemods.rewrite.entry import EntryRewrite
@@ -51,6 +52,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         CudaRuntimeRewrite(ctx),
         DistributedRewrite(ctx),
         ReportedApis(ctx, apis.THIRD_PARTY),
+        CompileRewrite(ctx),
         XlaNamesRewrite(ctx),
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
