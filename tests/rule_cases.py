@@ -2652,7 +2652,7 @@ CASES = [
 
         model.compile(backend="openxla")
         compiled = torch.compile(model, dynamic=False, backend="openxla")
-        """, note="every-form", expect=((3, "@torch.compile(backend=\"openxla\")"), (11, "model.compile()"), (12, "torch.compile(...)"))),
+        """, note="every-form", expect=((3, "@torch.compile(backend=\"openxla\")"), (11, "model.compile()"), (12, "torch.compile(model, dynamic=False) ->"))),
     C("XLA721", "positive", """
         import torch
 
@@ -2663,7 +2663,7 @@ CASES = [
 
         model = torch.compile(model, backend="openxla")
         graphed = torch.compile(model, backend='openxla')
-        """, note="cuda-backends", expect=((3, "backend=\"inductor\" -> backend=\"openxla\""), (4, "skips them"))),
+        """, note="cuda-backends", expect=((3, "-> torch.compile(model, backend=\"openxla\"): backend=\"inductor\" fails"), (4, "skips them"))),
     C("XLA721", "positive", """
         import functools
         import torch
@@ -2699,7 +2699,7 @@ CASES = [
             return x * torch.sigmoid(1.702 * x)
 
         ema = ema_model
-        """, target="sagemaker", note="sagemaker-eager", expect=((6, "has no torch.compile"), (12, "torch.compile(...) -> ema_model"))),
+        """, target="sagemaker", note="sagemaker-eager", expect=((6, "has no torch.compile"), (12, "torch.compile(ema_model) -> ema_model"))),
     C("XLA721", "negative", """
         import re
         import torch
@@ -2722,7 +2722,7 @@ CASES = [
 
         net = th.compile(net, backend="openxla")
         head = tcompile(head, fullgraph=True, backend="openxla")
-        """, expect=((4, "th.compile(...)"), (5, "tcompile(...)"))),
+        """, expect=((4, "th.compile(net) -> th.compile(net, backend=\"openxla\")"), (5, "tcompile(head, fullgraph=True) ->"))),
     C("XLA722", "positive", """
         import torch
 

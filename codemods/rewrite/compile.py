@@ -51,7 +51,7 @@ class CompileRewrite(Concern):
         elif backend is None:
             new = self.ctx.fix(
                 COMPILE, original,
-                f"{self._shown(original)} -> backend=\"{self.backend}\": the default inductor backend "
+                f"{self._shown(original)} -> {{new}}: the default inductor backend "
                 f"{apis.CUDA_COMPILE_BACKENDS['inductor']}; openxla compiles the graph with XLA",
                 lambda: updated.with_changes(args=with_keyword(args, "backend", cst.SimpleString(f'"{self.backend}"'))),
             )
@@ -68,8 +68,8 @@ class CompileRewrite(Concern):
             at = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "backend")
             new_value = quoted_like(backend.value, self.backend or "")
             new = self.ctx.fix(
-                COMPILE, backend,
-                f"backend=\"{name}\" -> backend=\"{self.backend}\": {name} {apis.CUDA_COMPILE_BACKENDS[name]}; "
+                COMPILE, original,
+                f"{self._shown(original)} -> {{new}}: backend=\"{name}\" {apis.CUDA_COMPILE_BACKENDS[name]}; "
                 "openxla compiles the graph with XLA",
                 lambda: updated.with_changes(args=[*args[:at], args[at].with_changes(value=new_value), *args[at + 1:]]),
             )
@@ -214,7 +214,9 @@ class CompileRewrite(Concern):
         self.ctx.report(SETTINGS, original, f"`{self.ctx.code(original)}` {advice}")
 
     def _shown(self, call: cst.Call) -> str:
-        return self.ctx.code(call.func) + ("(...)" if call.args else "()")
+        """The call as the finding names it: in full when it is short."""
+        code = self.ctx.code(call)
+        return code if len(code) <= 60 and "\n" not in code else self.ctx.code(call.func) + "(...)"
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
