@@ -2610,6 +2610,112 @@ CASES = [
 
         torch_xla.sync()
         """),
+    C("XLA004", "positive", """
+        import deepspeed
+        import torch
+        import bitsandbytes as bnb
+        from apex.optimizers import FusedLAMB
+        from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam
+
+        deepspeed.init_distributed()
+        optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
+        proj = bnb.nn.Linear4bit(64, 64)
+        lamb = FusedLAMB(model.parameters())
+        offload = DeepSpeedCPUAdam(model.parameters())
+        fused = FusedAdam(model.parameters())
+        engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=cfg)
+        """, note="deepspeed-apex-bitsandbytes", expect=(
+            (7, "NCCL process group"), (8, "8-bit optimizer"), (9, "quantized layer"), (10, "Apex CUDA kernel"),
+            (11, "DeepSpeed CUDA/CPU optimizer kernel"), (12, "DeepSpeed CUDA/CPU optimizer kernel"),
+            (13, "DeepSpeed, which does not run on XLA"),
+        )),
+    C("XLA004", "positive", """
+        import torch
+        import triton
+        import triton.language as tl
+        import xformers.ops as xops
+        from flash_attn import flash_attn_func
+
+
+        @triton.jit
+        def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2, mask=offsets < n)
+
+
+        y = flash_attn_func(q, k, v, causal=True)
+        z = xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())
+        """, note="kernels-and-attention", expect=(
+            (8, "Triton GPU kernel"), (14, "scaled_dot_product_attention"), (15, "xformers CUDA kernel"),
+        )),
+    C("XLA004", "negative", """
+        import torch
+        import torch.nn.functional as F
+
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        """, note="torch-alternatives"),
+    C("XLA004", "alias", """
+        import torch
+        import flash_attn.flash_attn_interface as fai
+        from bitsandbytes.optim import Adam8bit as EightBitAdam
+
+        out = fai.flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_len, max_len)
+        optimizer = EightBitAdam(model.parameters())
+        """, note="module-alias", expect=((5, "FlashAttention"), (6, "8-bit optimizer"))),
+    # -- XLA212 fused optimizer kernels ------------------------------------------------------------------------
+    C("XLA212", "positive", """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95), fused=True)
+        sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+        """, """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95))
+        sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+        """, expect=((3, "removed `fused=True`"), (4, "make sure it is False on XLA"))),
+    C("XLA212", "negative", """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=False, foreach=True)
+        opt = FusedOptimizer(model.parameters(), fused=True)
+        """),
+    C("XLA212", "alias", """
+        from torch import optim as O
+
+        optimizer = O.Adam(params, fused=True)
+        """, """
+        from torch import optim as O
+
+        optimizer = O.Adam(params)
+        """, expect=((3, "removed `fused=True`"),)),
+    # -- XLA502 CUDA and NCCL environment variables ----------------------------------------------------------------
+    C("XLA502", "positive", """
+        import os
+        import torch
+
+        os.environ["NCCL_DEBUG"] = "INFO"
+        os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+        """, note="nccl-environment", expect=((4, "sets NCCL_DEBUG"), (5, "sets TORCH_NCCL_ASYNC_ERROR_HANDLING"))),
+    C("XLA502", "negative", """
+        import os
+        import torch
+
+        os.environ["PJRT_DEVICE"] = "TPU"
+        level = os.environ.get("NCCL_DEBUG", "WARN")
+        """, note="xla-environment"),
+    C("XLA502", "alias", """
+        import torch
+        from os import environ
+
+        environ["NCCL_IB_DISABLE"] = "1"
+        """, note="environ-alias", expect=((4, "sets NCCL_IB_DISABLE"),)),
+    C("XLA506", "positive", """
+        import torch
+
+        start = torch.cuda.Event(enable_timing=True)
+        """, note="event-timing", expect=((3, "xm.wait_device_ops() and time.perf_counter()"),)),
     # -- XLA72 torch.compile ---------------------------------------------------------------------------------
     C("XLA721", "positive", """
         import torch

@@ -42,7 +42,7 @@ class MLP(nn.Module):
 model = MLP(64).to(torch_xla.device())
 model.compile(backend="openxla")
 head = torch.compile(nn.Linear(64, 10).to(torch_xla.device()), dynamic=False, backend="openxla")
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
 for step in range(10):
     x = torch.randn(8, 64, device="xla")

@@ -38,7 +38,7 @@ class MLP(nn.Module):
 
 model = MLP(64).to(xm.xla_device())
 head = nn.Linear(64, 10).to(xm.xla_device())
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
 for step in range(10):
     x = torch.randn(8, 64, device="xla")

@@ -1,0 +1,49 @@
+"""``fused=True`` on a torch.optim optimizer is removed (XLA212): the fused kernels take
+CUDA and CPU tensors only.  CUDA and NCCL environment variables the script sets are
+reported (XLA502): XLA's runtime reads them only on NVIDIA GPUs."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.rewrite.base import Concern
+from codemods.syntax import without_args
+
+FUSED = "XLA212"
+_FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
+
+
+class CudaOnlyRewrite(Concern):
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        self._environment(original)  # os.environ.setdefault("NCCL_...", ...)
+        fused = self.facts.cuda_only.fused_optimizers.get(original)
+        if fused is None:
+            return updated
+        code = self.ctx.code(fused).rstrip(",").strip()
+        literal_true = type(fused.value) is cst.Name and fused.value.value == "True"
+        if not literal_true or len(updated.args) != len(original.args):
+            self.ctx.report(
+                FUSED, fused, f"`{code}`: a fused optimizer kernel refuses XLA tensors ({_FUSED_ERROR}); make sure "
+                "it is False on XLA (the default implementation computes the same update)",
+            )
+            return updated
+        at = original.args.index(fused)
+        new = self.ctx.fix(
+            FUSED, fused, f"removed `{code}`: the fused kernel refuses XLA tensors ({_FUSED_ERROR}); the default "
+            "implementation computes the same update",
+            lambda: updated.with_changes(args=without_args(list(updated.args), [at])),
+        )
+        return new if new is not None else updated
+
+    def _environment(self, original: cst.CSTNode) -> None:
+        name = self.facts.cuda_only.environment.get(original)  # type: ignore[call-overload]
+        if name is not None:
+            self.ctx.report(
+                "XLA502", original, f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
+                "it only on NVIDIA GPUs "
+                "(PJRT_DEVICE=CUDA); on TPU, Trainium or CPU it has no effect",
+            )
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.Subscript:
+        self._environment(original)
+        return updated
