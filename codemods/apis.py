@@ -28,6 +28,13 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "torch.backends.cudnn.enabled torch.backends.cuda.matmul.allow_tf32 torch.backends.cudnn.allow_tf32",
     ),
     **_table(
+        "XLA502",
+        "records nothing on an XLA device (without CUDA, torch.profiler disables CUDA profiling); to profile the "
+        "XLA device use torch_xla.debug.profiler (xp.start_server(9012), then xp.trace or TensorBoard's profile "
+        "plugin)",
+        "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
+    ),
+    **_table(
         "XLA503",
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "

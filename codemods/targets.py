@@ -67,6 +67,8 @@ class Target:
     # The torch.compile backend that compiles for XLA; None: the release has no
     # torch.compile at all (PyTorch 1.13 under torch_xla 1.13).
     compile_backend: str | None = None
+    # XLA runs on NVIDIA GPUs, its collectives over NCCL (the SageMaker Training Compiler).
+    nccl_collectives: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -130,6 +132,7 @@ TARGETS: dict[str, Target] = {
         autocast_dtype=None,
         save_waits_for_all=True,
         runtime_calls_entry=True,
+        nccl_collectives=True,
     ),
 }
 

@@ -2716,6 +2716,111 @@ CASES = [
 
         start = torch.cuda.Event(enable_timing=True)
         """, note="event-timing", expect=((3, "xm.wait_device_ops() and time.perf_counter()"),)),
+    # -- issue 22's smaller cases: run-time device strings, CUDA checks, launcher counts, the profiler ---------------
+    C("XLA101", "positive", """
+        import torch
+
+        def main_worker(rank):
+            loc = 'cuda:{:d}'.format(rank)
+            target = f"cuda:{rank}"
+            model = torch.nn.Linear(4, 2).to(torch.device(loc))
+            x = torch.randn(2, 4, device=target)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        def main_worker(rank):
+            loc = "xla"
+            target = "xla"
+            model = torch.nn.Linear(4, 2).to(torch.device(loc))
+            x = torch.randn(2, 4, device=target)
+        """, note="runtime-strings-in-any-name", expect=((5, "'cuda:{:d}'.format(rank) -> \"xla\""), (6, "f\"cuda:{rank}\" -> \"xla\""))),
+    C("XLA101", "negative", """
+        import torch
+
+        def describe(rank):
+            label = f"cuda:{rank}"
+            print("running on", label)
+        """, note="string-not-used-as-device"),
+    C("XLA105", "positive", """
+        import torch
+
+        if device.type in ('cuda',):
+            torch.backends.cudnn.benchmark = True
+        if device.type != "cuda":
+            print("no GPU: this will be slow")
+        """, """
+        import torch
+
+        if device.type in ('cuda',):
+            pass
+        if device.type != "cuda":
+            print("no GPU: this will be slow")
+        """, note="membership-and-negation", expect=((3, "`device.type in ('cuda',)` is False"), (5, "is True on the XLA device"))),
+    C("XLA602", "positive", """
+        import torch
+        import torch.multiprocessing as mp
+
+        def train(rank, world_size, lr):
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count()
+            lr = 0.1 * world_size
+            mp.spawn(train, args=(world_size, lr), nprocs=world_size)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.runtime as xr
+
+        def train(rank, world_size, lr):
+            world_size = xr.world_size()
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count()
+            lr = 0.1 * world_size
+            torch_xla.launch(train, args=(world_size, lr))
+        """, note="count-also-used-by-launcher", expect=((11, "the launching process still sees 0"),)),
+    C("XLA602", "positive", """
+        import torch
+        import torch.multiprocessing as mp
+
+        def train(rank, world_size):
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+            print(f"{world_size} processes")
+            mp.spawn(train, args=(world_size,), nprocs=world_size)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.runtime as xr
+
+        def train(rank, world_size):
+            world_size = xr.world_size()
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+            print(f"{world_size} processes")
+            torch_xla.launch(train, args=(world_size,))
+        """, note="guarded-or-logged-count"),
+    C("XLA502", "positive", """
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            step()
+        """, note="profiler-cuda-activity", expect=((4, "torch_xla.debug.profiler"),)),
+    C("XLA502", "negative", """
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            step()
+        """, note="profiler-cpu-only"),
     # -- XLA72 torch.compile ---------------------------------------------------------------------------------
     C("XLA721", "positive", """
         import torch

@@ -10,8 +10,9 @@ import libcst as cst
 
 from codemods import apis
 from codemods.analysis.amp import _optimizer_class
+from codemods.analysis.distributed import TORCH_SPAWN
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, string_value
+from codemods.syntax import arg_value, dotted, string_value, walk
 
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
@@ -24,14 +25,57 @@ class CudaOnlyFacts:
     fused_optimizers: dict[cst.Call, cst.Arg] = field(default_factory=dict)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # A CUDA device count that the launching process hands to its workers (which read the
+    # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
+    # assignment of the count.
+    launcher_count_uses: dict[cst.Name, cst.Assign] = field(default_factory=dict)
 
 
 class CudaOnlyAnalysis(Analysis):
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.cuda_only
+        # ``n = torch.cuda.device_count()``: the call, by the name and scope it is assigned in.
+        self.counts: dict[tuple[str, str], tuple[cst.Call, cst.Assign]] = {}
+        self.uses: list[tuple[cst.Name, tuple[str, str]]] = []
+        self.not_uses: set[int] = set()  # assignment targets
+        # Inside an mp.spawn(...) call (what it hands to the workers) or a print (a log line).
+        self.handing = 0
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.not_uses.update(id(n) for n in walk(target.target) if type(n) is cst.Name)
+        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
+            return
+        count = next(
+            (n for n in walk(node.value) if type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count"),
+            None,
+        )
+        if count is not None and not self._guarded_by_availability(node.value):
+            self.counts[(node.targets[0].target.value, self.walk.qualname)] = (count, node)
+
+    def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
+        """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
+        tests = [value, *(cond.test for cond in self.walk.conds)]
+        return any(
+            type(n) is cst.Call and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
+        )
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self.handing and id(node) not in self.not_uses and (node.value, self.walk.qualname) in self.counts:
+            self.uses.append((node, (node.value, self.walk.qualname)))
+
+    def _hands_on(self, node: cst.Call) -> bool:
+        callee = self.walk.resolve(node.func)
+        return callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
+
+    def leave_Call(self, node: cst.Call) -> None:
+        if self._hands_on(node):
+            self.handing -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self._hands_on(node):
+            self.handing += 1
         callee = self.walk.resolve(node.func)
         if callee is None:
             return
@@ -56,3 +100,8 @@ class CudaOnlyAnalysis(Analysis):
     def settle(self) -> None:
         for call in self.facts.amp.syncfree:
             self.part.fused_optimizers.pop(call, None)
+        handed = self.facts.distributed.launcher_counts
+        for name, key in self.uses:
+            call, assignment = self.counts[key]
+            if call in handed:
+                self.part.launcher_count_uses[name] = assignment

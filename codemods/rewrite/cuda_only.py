@@ -40,9 +40,20 @@ class CudaOnlyRewrite(Concern):
         if name is not None:
             self.ctx.report(
                 "XLA502", original, f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
-                "it only on NVIDIA GPUs "
-                "(PJRT_DEVICE=CUDA); on TPU, Trainium or CPU it has no effect",
+                "it only on NVIDIA GPUs ("
+                + ("the SageMaker Training Compiler's GPU containers: there it still applies" if self.ctx.target.nccl_collectives
+                   else "PJRT_DEVICE=CUDA") + "); on TPU, Trainium or CPU it has no effect",
             )
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        assignment = self.facts.cuda_only.launcher_count_uses.get(original)
+        if assignment is not None:
+            self.ctx.report(
+                "XLA602", original, f"`{original.value}` here is the CUDA device count (`{self.ctx.code(assignment.value)}`), "
+                "0 on an XLA machine: the workers read the XLA world size (xr.world_size()), but the launching process "
+                "still sees 0; compute what needs it inside the workers",
+            )
+        return updated
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.Subscript:
         self._environment(original)
