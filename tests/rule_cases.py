@@ -2934,6 +2934,27 @@ CASES = [
         net = th.compile(net, backend="openxla")
         head = tcompile(head, fullgraph=True, backend="openxla")
         """, expect=((4, "th.compile(net) -> th.compile(net, backend=\"openxla\")"), (5, "tcompile(head, fullgraph=True) ->"))),
+    C("XLA721", "positive", """
+        from transformers import Trainer, TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True)
+        fast = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="inductor")
+        """, """
+        from transformers import Trainer, TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="openxla")
+        fast = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="openxla")
+        """, note="trainer-torch-compile", expect=((3, "the Trainer compiles with inductor unless told otherwise"),)),
+    C("XLA721", "positive", """
+        from transformers import TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True)
+        """, target="sagemaker", note="trainer-sagemaker", expect=((3, "has no torch.compile; remove it"),)),
+    C("XLA723", "positive", """
+        from transformers import TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="aot_eager")
+        """, note="trainer-backend", expect=((3, "is not the openxla backend"),)),
     C("XLA722", "positive", """
         import torch
 
@@ -3014,7 +3035,7 @@ CASES = [
         import torch._dynamo
 
         torch._dynamo.config.suppress_errors = True
-        """, target="sagemaker", note="sagemaker-settings", expect=((4, "PyTorch 1.13 has no torch._dynamo"),)),
+        """, target="sagemaker", note="sagemaker-settings", expect=((2, "`import torch._dynamo`: PyTorch 1.13 has no torch._dynamo"), (4, "PyTorch 1.13 has no torch._dynamo"))),
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

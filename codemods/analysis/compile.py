@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
+from codemods.analysis.huggingface import TRAINING_ARGUMENTS
 from codemods.analysis.walk import Analysis, Walk
 from codemods.syntax import call_args, dotted, method_name, receiver
 
@@ -29,6 +30,11 @@ class CompileFacts:
     references: set[cst.CSTNode] = field(default_factory=set)
     # torch._dynamo.config.* and torch._inductor.config.* references, with their qualified names.
     settings: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # TrainingArguments(..., torch_compile=True): the Trainer compiles with
+    # ``torch_compile_backend`` (inductor unless given); the value: that argument, or None.
+    trainer_compiles: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
+    # Imports of torch._dynamo or torch._inductor (PyTorch 1.13 has neither).
+    compiler_imports: set[cst.CSTNode] = field(default_factory=set)
 
 
 class CompileAnalysis(Analysis):
@@ -51,9 +57,15 @@ class CompileAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called.add(id(node.func))
-        if self.walk.resolve(node.func) == apis.TORCH_COMPILE:
+        callee = self.walk.resolve(node.func)
+        if callee in TRAINING_ARGUMENTS:
+            keywords = call_args(node)[1]
+            compiles = keywords.get("torch_compile")
+            if compiles is not None and not (type(compiles.value) is cst.Name and compiles.value.value in ("False", "None")):
+                self.part.trainer_compiles[node] = keywords.get("torch_compile_backend")
+        if callee == apis.TORCH_COMPILE:
             self.part.calls[node] = self._own_statement(node)
-        elif method_name(node) == "compile" and self.walk.resolve(node.func) is None:
+        elif method_name(node) == "compile" and callee is None:
             compiled = dotted(receiver(node))
             if compiled is not None and not any(a.keyword is None for a in node.args):
                 self.method_calls.append((node, compiled, self._own_statement(node)))
@@ -62,6 +74,16 @@ class CompileAnalysis(Analysis):
         if type(node.decorator) is not cst.Call and self.walk.resolve(node.decorator) == apis.TORCH_COMPILE:
             self.part.bare_decorators.add(node)
             self.called.add(id(node.decorator))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        if any(_compiler_module(dotted(alias.name)) for alias in node.names):
+            self.part.compiler_imports.add(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted(node.module) if node.module is not None and not node.relative else None
+        names = [] if type(node.names) is cst.ImportStar else [dotted(a.name) for a in node.names]
+        if _compiler_module(module) or (module == "torch" and any(n in ("_dynamo", "_inductor") for n in names)):
+            self.part.compiler_imports.add(node)
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
@@ -112,3 +134,7 @@ class CompileAnalysis(Analysis):
             ):
                 self.part.calls[call] = statement
         self.part.references = {node for node in self.named if id(node) not in self.called}
+
+
+def _compiler_module(module: str | None) -> bool:
+    return module is not None and module.split(".")[:2] in (["torch", "_dynamo"], ["torch", "_inductor"])

@@ -33,6 +33,8 @@ class CompileRewrite(Concern):
     # -- the 2.9 target: compile with openxla ---------------------------------------------
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.part.trainer_compiles:
+            return self._trainer(original, updated)
         if original not in self.part.calls:
             return updated
         if self.backend is None:
@@ -59,6 +61,32 @@ class CompileRewrite(Concern):
         else:
             return self._explicit_backend(original, updated, backend, args)
         return updated.with_changes(args=args)
+
+    def _trainer(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """TrainingArguments(torch_compile=True): the Trainer calls torch.compile with
+        ``torch_compile_backend``, which it sets to inductor when it is not given."""
+        backend = self.part.trainer_compiles[original]
+        if self.backend is None:
+            self.ctx.report(COMPILE, original, f"torch_compile=True: {_NO_TORCH_COMPILE}; remove it")
+            return updated
+        name = string_value(backend.value) if backend is not None else None
+        if backend is not None and name not in apis.CUDA_COMPILE_BACKENDS:
+            if name != self.backend:
+                self.ctx.report(OTHER_BACKEND, backend, f"`{self.ctx.code(backend).rstrip(',')}` is not the openxla backend: "
+                                f"use torch_compile_backend=\"{self.backend}\" unless this backend is meant for XLA")
+            return updated
+        value = cst.SimpleString(f'"{self.backend}"') if backend is None else quoted_like(backend.value, self.backend or "")
+        if backend is None:
+            args = with_keyword(list(updated.args), "torch_compile_backend", value)
+        else:
+            args = [a.with_changes(value=value) if a.keyword and a.keyword.value == "torch_compile_backend" else a
+                    for a in updated.args]
+        new = self.ctx.fix(
+            COMPILE, original, f"torch_compile_backend=\"{self.backend}\" for torch_compile=True: the Trainer compiles with "
+            f"inductor unless told otherwise, and inductor {apis.CUDA_COMPILE_BACKENDS['inductor']}",
+            lambda: updated.with_changes(args=args),
+        )
+        return new if new is not None else updated
 
     def _explicit_backend(self, original: cst.Call, updated: cst.Call, backend: cst.Arg, args: list[cst.Arg]) -> cst.Call:
         name = string_value(backend.value)
@@ -186,6 +214,19 @@ class CompileRewrite(Concern):
     leave_SimpleStatementSuite = leave_SimpleStatementLine
 
     # -- references and settings -------------------------------------------------------------
+
+    def _compiler_import(self, original: cst.CSTNode) -> None:
+        if self.backend is None and original in self.part.compiler_imports:
+            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
+                            "torch._inductor (nor torch.compile); remove it")
+
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        self._compiler_import(original)
+        return updated
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+        self._compiler_import(original)
+        return updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         self._reported(original)

@@ -26,7 +26,9 @@ RULES = (
         "step. On the sagemaker target (PyTorch 1.13 with torch_xla 1.13) torch.compile does not exist: a "
         "statement that only compiles (`model = torch.compile(model)`, `model.compile()`) goes, a decorator "
         "goes, and `torch.compile(f)` used as a value becomes `f`; the model then runs as it is, and torch_xla "
-        "still compiles its lazy graph at every step barrier. Where the call cannot be fixed here (the backend "
+        "still compiles its lazy graph at every step barrier. Hugging Face's `TrainingArguments(torch_compile=True)` "
+        "compiles with inductor unless `torch_compile_backend` says otherwise (checked on transformers 5.24): it gets "
+        "`torch_compile_backend=\"openxla\"`. Where the call cannot be fixed here (the backend "
         "may come from unpacked keywords, torch.compile is passed around as a value) it is reported.",
         examples=(
             example(
