@@ -28,7 +28,10 @@ class CompileRewrite(Concern):
         self.backend = ctx.target.compile_backend
         # Statements that only compile (``model = torch.compile(model)``), removed on a
         # target without torch.compile.
-        self.dropped = {statement: call for call, statement in self.part.calls.items() if statement is not None}
+        self.dropped = {statement for statement in self.part.calls.values() if statement is not None}
+        # By id: every hot Name and Attribute is looked up (CSTNode hashing is Python code).
+        self.references = {id(node) for node in self.part.references}
+        self.settings = {id(node): qualified for node, qualified in self.part.settings.items()}
 
     # -- the 2.9 target: compile with openxla ---------------------------------------------
 
@@ -237,14 +240,14 @@ class CompileRewrite(Concern):
         return updated
 
     def _reported(self, original: cst.CSTNode) -> None:
-        if original in self.part.references:
+        if id(original) in self.references:
             advice = (
                 f"pass backend=\"{self.backend}\" where it is called; the default inductor backend "
                 f"{apis.CUDA_COMPILE_BACKENDS['inductor']}" if self.backend else f"{_NO_TORCH_COMPILE}; remove it"
             )
             self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}` is used as a value: {advice}")
             return
-        qualified = self.part.settings.get(original)  # type: ignore[call-overload]
+        qualified = self.settings.get(id(original))
         if qualified is None:
             return
         if self.backend is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.rewrite.base import Concern
+from codemods.rewrite.base import Concern, Context
 from codemods.syntax import without_args
 
 FUSED = "XLA212"
@@ -14,6 +14,13 @@ _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floatin
 
 
 class CudaOnlyRewrite(Concern):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        part = self.facts.cuda_only
+        # By id: every hot Name, Subscript and Call is looked up (CSTNode hashing is Python code).
+        self.environment = {id(node): name for node, name in part.environment.items()}
+        self.count_uses = {id(node): assignment for node, assignment in part.launcher_count_uses.items()}
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         self._environment(original)  # os.environ.setdefault("NCCL_...", ...)
         fused = self.facts.cuda_only.fused_optimizers.get(original)
@@ -36,7 +43,7 @@ class CudaOnlyRewrite(Concern):
         return new if new is not None else updated
 
     def _environment(self, original: cst.CSTNode) -> None:
-        name = self.facts.cuda_only.environment.get(original)  # type: ignore[call-overload]
+        name = self.environment.get(id(original))
         if name is not None:
             self.ctx.report(
                 "XLA502", original, f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
@@ -46,7 +53,7 @@ class CudaOnlyRewrite(Concern):
             )
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        assignment = self.facts.cuda_only.launcher_count_uses.get(original)
+        assignment = self.count_uses.get(id(original))
         if assignment is not None:
             self.ctx.report(
                 "XLA602", original, f"`{original.value}` here is the CUDA device count (`{self.ctx.code(assignment.value)}`), "
