@@ -15,6 +15,8 @@ from codemods.analysis.walk import Analysis, Walk
 from codemods.syntax import arg_value, dotted, string_value, walk
 
 _ENVIRON = "os.environ"
+# Values that may hold a call (a device count): calls and expressions built of them.
+_COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
 
@@ -37,15 +39,20 @@ class CudaOnlyAnalysis(Analysis):
         self.part = self.facts.cuda_only
         # ``n = torch.cuda.device_count()``: the call, by the name and scope it is assigned in.
         self.counts: dict[tuple[str, str], tuple[cst.Call, cst.Assign]] = {}
+        self.count_names: set[str] = set()
         self.uses: list[tuple[cst.Name, tuple[str, str]]] = []
         self.not_uses: set[int] = set()  # assignment targets
         # Inside an mp.spawn(...) call (what it hands to the workers) or a print (a log line).
         self.handing = 0
+        self.handed: list[bool] = []  # per Call being walked: whether it counts in ``handing``
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self.not_uses.update(id(n) for n in walk(target.target) if type(n) is cst.Name)
-        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
+            if type(target.target) is cst.Name:
+                self.not_uses.add(id(target.target))
+            elif self.count_names:
+                self.not_uses.update(id(n) for n in walk(target.target) if type(n) is cst.Name)
+        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or type(node.value) not in _COMPUTED:
             return
         count = next(
             (n for n in walk(node.value) if type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count"),
@@ -53,6 +60,7 @@ class CudaOnlyAnalysis(Analysis):
         )
         if count is not None and not self._guarded_by_availability(node.value):
             self.counts[(node.targets[0].target.value, self.walk.qualname)] = (count, node)
+            self.count_names.add(node.targets[0].target.value)
 
     def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
@@ -62,21 +70,20 @@ class CudaOnlyAnalysis(Analysis):
         )
 
     def visit_Name(self, node: cst.Name) -> None:
-        if not self.handing and id(node) not in self.not_uses and (node.value, self.walk.qualname) in self.counts:
-            self.uses.append((node, (node.value, self.walk.qualname)))
-
-    def _hands_on(self, node: cst.Call) -> bool:
-        callee = self.walk.resolve(node.func)
-        return callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
+        if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
+            key = (node.value, self.walk.qualname)
+            if key in self.counts:
+                self.uses.append((node, key))
 
     def leave_Call(self, node: cst.Call) -> None:
-        if self._hands_on(node):
+        if self.handed.pop():
             self.handing -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._hands_on(node):
-            self.handing += 1
         callee = self.walk.resolve(node.func)
+        hands_on = callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
+        self.handed.append(hands_on)
+        self.handing += hands_on
         if callee is None:
             return
         if _optimizer_class(callee) is not None:
