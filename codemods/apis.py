@@ -226,6 +226,7 @@ def third_party(qualified: str) -> SourceApi | None:
 # a training step, with fullgraph= and dynamic= as given; mode= and options= go to the
 # backend, which ignores them (aot_autograd logs "ignoring extra kwargs").
 TORCH_COMPILE = "torch.compile"
+DYNAMO_OPTIMIZE = "torch._dynamo.optimize"  # before torch.compile: optimize(backend="inductor", ...)
 COMPILE_KEYWORDS = frozenset({"fullgraph", "dynamic", "backend", "mode", "options", "disable"})
 # Backends that target CUDA, and what they do on XLA tensors.
 CUDA_COMPILE_BACKENDS = {

@@ -2955,6 +2955,13 @@ CASES = [
 
         args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="aot_eager")
         """, note="trainer-backend", expect=((3, "is not the openxla backend"),)),
+    C("XLA721", "positive", """
+        import torch
+        import torch._dynamo
+
+        model = torch._dynamo.optimize("inductor")(model)
+        fast = torch._dynamo.optimize("openxla")(model)
+        """, note="dynamo-optimize", expect=((4, "use torch.compile(model, backend=\"openxla\")"),)),
     C("XLA722", "positive", """
         import torch
 

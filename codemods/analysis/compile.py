@@ -12,7 +12,7 @@ import libcst as cst
 from codemods import apis
 from codemods.analysis.huggingface import TRAINING_ARGUMENTS
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import call_args, dotted, method_name, receiver
+from codemods.syntax import arg_value, call_args, dotted, method_name, receiver, string_value
 
 # The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
 _MODEL_WORDS = ("model", "net", "module")
@@ -33,6 +33,9 @@ class CompileFacts:
     # TrainingArguments(..., torch_compile=True): the Trainer compiles with
     # ``torch_compile_backend`` (inductor unless given); the value: that argument, or None.
     trainer_compiles: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
+    # torch._dynamo.optimize(...) calls (the API before torch.compile), with the backend
+    # they name ("inductor" when none is given), or None when it is not a string.
+    dynamo_optimize: dict[cst.Call, str | None] = field(default_factory=dict)
     # Imports of torch._dynamo or torch._inductor (PyTorch 1.13 has neither).
     compiler_imports: set[cst.CSTNode] = field(default_factory=set)
 
@@ -63,6 +66,9 @@ class CompileAnalysis(Analysis):
             compiles = keywords.get("torch_compile")
             if compiles is not None and not (type(compiles.value) is cst.Name and compiles.value.value in ("False", "None")):
                 self.part.trainer_compiles[node] = keywords.get("torch_compile_backend")
+        if callee == apis.DYNAMO_OPTIMIZE:
+            backend = arg_value(node, 0, "backend")
+            self.part.dynamo_optimize[node] = "inductor" if backend is None else string_value(backend)
         if callee == apis.TORCH_COMPILE:
             self.part.calls[node] = self._own_statement(node)
         elif method_name(node) == "compile" and callee is None:

@@ -38,6 +38,9 @@ class CompileRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self.part.trainer_compiles:
             return self._trainer(original, updated)
+        if original in self.part.dynamo_optimize:
+            self._dynamo_optimize(original)
+            return updated
         if original not in self.part.calls:
             return updated
         if self.backend is None:
@@ -64,6 +67,17 @@ class CompileRewrite(Concern):
         else:
             return self._explicit_backend(original, updated, backend, args)
         return updated.with_changes(args=args)
+
+    def _dynamo_optimize(self, original: cst.Call) -> None:
+        backend = self.part.dynamo_optimize[original]
+        if self.backend is None:
+            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo; remove it")
+        elif backend != self.backend:
+            said = f"backend {backend!r}" if backend else "a backend that is not known here"
+            self.ctx.report(
+                COMPILE, original, f"`{self.ctx.code(original)}` compiles with {said}, which does not compile for XLA: "
+                f"use torch.compile(model, backend=\"{self.backend}\") (torch._dynamo.optimize is the API before it)",
+            )
 
     def _trainer(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """TrainingArguments(torch_compile=True): the Trainer calls torch.compile with
