@@ -121,8 +121,9 @@ class CompileRewrite(Concern):
             return new if new is not None else updated.with_changes(args=args)
         self.ctx.report(
             OTHER_BACKEND, backend,
-            f"`{self.ctx.code(backend)}` is not the openxla backend: on XLA tensors it does not compile for XLA "
-            f"(inductor fails there); use backend=\"{self.backend}\" unless this backend is meant for XLA",
+            f"`{self.ctx.code(backend)}` is not the openxla backend: dynamo's graphs go to it, not to XLA (on XLA "
+            f"tensors eager backends run them op by op, CUDA ones fail); use backend=\"{self.backend}\" unless this "
+            "backend is meant for XLA",
         )
         return updated.with_changes(args=args)
 

@@ -106,8 +106,9 @@ RULES = (
     ),
     Rule(
         "XLA723", "compile-backend", "warning", "torch.compile with an explicit backend that is not openxla", False,
-        why="A backend other than openxla (`eager`, `aot_eager`, a custom function, one chosen by a variable) does "
-        "not compile for XLA: the model runs, but not as one XLA graph per step. Inductor and cudagraphs are "
+        why="A backend other than openxla (`eager`, `aot_eager`, a custom function, one chosen by a variable) gets "
+        "dynamo's graphs instead of XLA: eager backends run them op by op on the lazy XLA tensors (no compiled "
+        "graph of dynamo's), backends written for CUDA fail. Inductor and cudagraphs are "
         "switched to openxla (XLA721); any other backend is the author's choice, so it is reported.",
         examples=(
             example(
