@@ -2920,6 +2920,7 @@ CASES = [
         code = compile("x + 1", "<expr>", "eval")
         model = torch.compile(model, backend="openxla")
         keras_like.compile(optimizer="adam", loss="mse")
+        model.compile(optimizer="adam", loss="mse", metrics=["accuracy"])
         """, note="other-compiles"),
     C("XLA721", "alias", """
         import torch as th

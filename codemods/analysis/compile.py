@@ -128,15 +128,18 @@ class CompileAnalysis(Analysis):
         return None
 
     def finish(self) -> None:
-        """A ``.compile()`` method call compiles a module when its receiver is a model
-        (built from a torch.nn class or a module class of the file, or named like one),
-        or when it passes torch.compile's keywords and nothing else."""
+        """A ``.compile()`` method call compiles a module when it passes none but
+        torch.compile's keywords (Keras' ``model.compile(optimizer=...)`` is not one), and
+        its receiver is a model (built from a torch.nn class or a module class of the
+        file, or named like one) or it passes some of them."""
         models = self.facts.training.models
         for call, compiled, statement in self.method_calls:
             keywords = set(call_args(call)[1])
+            if not keywords <= apis.COMPILE_KEYWORDS:
+                continue
             last = compiled.rsplit(".", 1)[-1].lower()
             if compiled in models or any(word in last for word in _MODEL_WORDS) or (
-                keywords and keywords <= apis.COMPILE_KEYWORDS and not any(a.star for a in call.args)
+                keywords and not any(a.star for a in call.args)
             ):
                 self.part.calls[call] = statement
         self.part.references = {node for node in self.named if id(node) not in self.called}
