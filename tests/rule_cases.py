@@ -2939,23 +2939,36 @@ CASES = [
         from transformers import Trainer, TrainingArguments
 
         args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True)
-        fast = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="inductor")
+        fast = TrainingArguments(
+            output_dir="out",
+            optim="adamw_torch_xla",
+            torch_compile=True,
+            torch_compile_backend="inductor",
+            torch_compile_mode="max-autotune",
+        )
+        maybe = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=args.compile)
         """, """
         from transformers import Trainer, TrainingArguments
 
-        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="openxla")
-        fast = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="openxla")
-        """, note="trainer-torch-compile", expect=((3, "the Trainer compiles with inductor unless told otherwise"),)),
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
+        fast = TrainingArguments(
+            output_dir="out",
+            optim="adamw_torch_xla",
+        )
+        maybe = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=args.compile)
+        """, note="trainer-torch-compile", expect=(
+            (3, "the Trainer compiles through Accelerate"), (7, "removed `torch_compile=True, torch_compile_backend"),
+            (8, "make sure it is False on XLA"),
+        )),
     C("XLA721", "positive", """
         from transformers import TrainingArguments
 
         args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True)
-        """, target="sagemaker", note="trainer-sagemaker", expect=((3, "has no torch.compile; remove it"),)),
-    C("XLA723", "positive", """
+        """, """
         from transformers import TrainingArguments
 
-        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True, torch_compile_backend="aot_eager")
-        """, note="trainer-backend", expect=((3, "is not the openxla backend"),)),
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
+        """, target="sagemaker", note="trainer-sagemaker", expect=((3, "has no torch.compile"),)),
     C("XLA721", "positive", """
         import torch
         import torch._dynamo

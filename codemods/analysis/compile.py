@@ -30,8 +30,8 @@ class CompileFacts:
     references: set[cst.CSTNode] = field(default_factory=set)
     # torch._dynamo.config.* and torch._inductor.config.* references, with their qualified names.
     settings: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # TrainingArguments(..., torch_compile=True): the Trainer compiles with
-    # ``torch_compile_backend`` (inductor unless given); the value: that argument, or None.
+    # TrainingArguments(..., torch_compile=<not False>): the Trainer compiles through
+    # Accelerate; the value: its ``torch_compile_backend`` argument, or None.
     trainer_compiles: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
     # torch._dynamo.optimize(...) calls (the API before torch.compile), with the backend
     # they name ("inductor" when none is given), or None when it is not a string.

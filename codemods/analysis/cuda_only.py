@@ -12,7 +12,7 @@ from codemods import apis
 from codemods.analysis.amp import _optimizer_class
 from codemods.analysis.distributed import TORCH_SPAWN
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, dotted, string_value, walk
+from codemods.syntax import arg_value, string_value, walk
 
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.

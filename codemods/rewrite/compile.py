@@ -16,6 +16,8 @@ COMPILE = "XLA721"
 INDUCTOR_OPTIONS = "XLA722"
 OTHER_BACKEND = "XLA723"
 SETTINGS = "XLA724"
+# TrainingArguments' compile settings.
+_TRAINER_COMPILE = frozenset({"torch_compile", "torch_compile_backend", "torch_compile_mode"})
 _NO_TORCH_COMPILE = "PyTorch 1.13 (torch_xla 1.13, the SageMaker containers) has no torch.compile"
 # Expressions that may run code of their own: an argument holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.BaseComp)
@@ -80,28 +82,26 @@ class CompileRewrite(Concern):
             )
 
     def _trainer(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """TrainingArguments(torch_compile=True): the Trainer calls torch.compile with
-        ``torch_compile_backend``, which it sets to inductor when it is not given."""
-        backend = self.part.trainer_compiles[original]
-        if self.backend is None:
-            self.ctx.report(COMPILE, original, f"torch_compile=True: {_NO_TORCH_COMPILE}; remove it")
+        """TrainingArguments(torch_compile=True): the Trainer compiles through Accelerate,
+        which offers no backend that runs on XLA here (checked: transformers 5.24,
+        accelerate 1.15, torch 2.9: "openxla" is not one of Accelerate's DynamoBackend
+        names, its "aot_torchxla_trace_once" is no longer registered, and the default
+        inductor fails).  Without it the Trainer trains, and torch_xla compiles each step's
+        lazy graph anyway: the compile settings go."""
+        doomed = [i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE]
+        flag = next(original.args[i] for i in doomed if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]
+        why = (_NO_TORCH_COMPILE if self.backend is None else
+               "the Trainer compiles through Accelerate, whose dynamo backends have no XLA one that runs here (openxla "
+               "is not among them; the default inductor fails on XLA tensors)")
+        literal_true = type(flag.value) is cst.Name and flag.value.value == "True"
+        if not literal_true or len(updated.args) != len(original.args):
+            self.ctx.report(COMPILE, flag, f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA")
             return updated
-        name = string_value(backend.value) if backend is not None else None
-        if backend is not None and name not in apis.CUDA_COMPILE_BACKENDS:
-            if name != self.backend:
-                self.ctx.report(OTHER_BACKEND, backend, f"`{self.ctx.code(backend).rstrip(',')}` is not the openxla backend: "
-                                f"use torch_compile_backend=\"{self.backend}\" unless this backend is meant for XLA")
-            return updated
-        value = cst.SimpleString(f'"{self.backend}"') if backend is None else quoted_like(backend.value, self.backend or "")
-        if backend is None:
-            args = with_keyword(list(updated.args), "torch_compile_backend", value)
-        else:
-            args = [a.with_changes(value=value) if a.keyword and a.keyword.value == "torch_compile_backend" else a
-                    for a in updated.args]
+        removed = ", ".join(self.ctx.code(original.args[i]).rstrip(",").strip() for i in doomed)
         new = self.ctx.fix(
-            COMPILE, original, f"torch_compile_backend=\"{self.backend}\" for torch_compile=True: the Trainer compiles with "
-            f"inductor unless told otherwise, and inductor {apis.CUDA_COMPILE_BACKENDS['inductor']}",
-            lambda: updated.with_changes(args=args),
+            COMPILE, flag, f"removed `{removed}`: {why}; without it the Trainer trains, and torch_xla compiles each "
+            "step's graph itself",
+            lambda: updated.with_changes(args=without_args(list(updated.args), doomed)),
         )
         return new if new is not None else updated
 

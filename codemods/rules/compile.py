@@ -27,8 +27,11 @@ RULES = (
         "statement that only compiles (`model = torch.compile(model)`, `model.compile()`) goes, a decorator "
         "goes, and `torch.compile(f)` used as a value becomes `f`; the model then runs as it is, and torch_xla "
         "still compiles its lazy graph at every step barrier. Hugging Face's `TrainingArguments(torch_compile=True)` "
-        "compiles with inductor unless `torch_compile_backend` says otherwise (checked on transformers 5.24): it gets "
-        "`torch_compile_backend=\"openxla\"`. Where the call cannot be fixed here (the backend "
+        "compiles through Accelerate, which has no backend that runs on XLA here (checked with transformers 5.24, "
+        "accelerate 1.15, torch 2.9: `torch_compile_backend=\"openxla\"` is rejected by Accelerate's DynamoBackend, "
+        "its `aot_torchxla_trace_once` is no longer registered, the default inductor fails; without torch_compile "
+        "the Trainer trains on XLA): `torch_compile` and its backend and mode are removed. Where the call cannot be "
+        "fixed here (the backend "
         "may come from unpacked keywords, torch.compile is passed around as a value) it is reported.",
         examples=(
             example(
