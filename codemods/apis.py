@@ -28,6 +28,13 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "torch.backends.cudnn.enabled torch.backends.cuda.matmul.allow_tf32 torch.backends.cudnn.allow_tf32",
     ),
     **_table(
+        "XLA502",
+        "records nothing on an XLA device (without CUDA, torch.profiler disables CUDA profiling); to profile the "
+        "XLA device use torch_xla.debug.profiler (xp.start_server(9012), then xp.trace or TensorBoard's profile "
+        "plugin)",
+        "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
+    ),
+    **_table(
         "XLA503",
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
@@ -60,13 +67,25 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "XLA506",
         "is CUDA-only and raises without CUDA; remove it or guard it",
         "torch.cuda.get_device_name torch.cuda.get_device_properties torch.cuda.get_device_capability "
-        "torch.cuda.current_device torch.cuda.Stream torch.cuda.Event torch.cuda.stream "
+        "torch.cuda.current_device torch.cuda.Stream torch.cuda.stream "
         "torch.cuda.current_stream torch.cuda.device torch.cuda.graph torch.cuda.CUDAGraph "
         "torch.cuda.set_per_process_memory_fraction torch.cuda.utilization torch.cuda.nvtx.range_push "
         "torch.cuda.nvtx.range_pop torch.cuda.nvtx.range",
         crashes=True,
     ),
+    **_table(
+        "XLA506",
+        "times CUDA streams and raises without CUDA (`record()`: no NVIDIA driver): on XLA time a step with "
+        "torch_xla.sync(), xm.wait_device_ops() and time.perf_counter() around it",
+        "torch.cuda.Event",
+        crashes=True,
+    ),
 }
+
+# Environment variables of CUDA and NCCL (prefixes): XLA's runtime reads them only when
+# it runs on NVIDIA GPUs (PJRT_DEVICE=CUDA).
+CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_MAX_CONNECTIONS",
+                    "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES")
 
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
@@ -139,6 +158,97 @@ THIRD_PARTY: dict[str, SourceApi] = {
         "deepspeed.initialize",
         crashes=True,
     ),
+    **_table(
+        "XLA004",
+        "starts DeepSpeed's NCCL process group: on XLA use dist.init_process_group('xla', init_method='xla://')",
+        "deepspeed.init_distributed",
+        crashes=True,
+    ),
+    **_table(
+        "XLA004",
+        "is a Triton GPU kernel (Triton compiles for CUDA and ROCm only): write the computation with torch "
+        "operations, which XLA fuses; on TPU, torch_xla runs Pallas kernels (torch_xla.experimental.custom_kernel)",
+        "triton.jit triton.autotune triton.heuristics",
+        crashes=True,
+    ),
+}
+
+# Whole third-party modules that only run on CUDA, by prefix (the longest that matches
+# wins; the exact names above come first).  Each says what to use on XLA, or "none".
+_SDPA = (
+    "use torch.nn.functional.scaled_dot_product_attention, which XLA lowers (it takes (batch, heads, seq, dim), "
+    "flash-attn and xformers take (batch, seq, heads, dim): transpose), or on TPU "
+    "torch_xla.experimental.custom_kernel.flash_attention"
+)
+THIRD_PARTY_MODULES: dict[str, SourceApi] = {
+    "deepspeed.": SourceApi("XLA004", "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
+                            "(train with torch.optim and the XLA optimizer step)", True),
+    "deepspeed.ops.": SourceApi("XLA004", "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
+                                "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP", True),
+    "deepspeed.zero.": SourceApi("XLA004", "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
+                                 "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)", True),
+    "deepspeed.checkpointing.": SourceApi("XLA004", "is DeepSpeed activation checkpointing: use "
+                                          "torch.utils.checkpoint.checkpoint", True),
+    "apex.": SourceApi("XLA004", "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim "
+                       "equivalent", True),
+    "apex.amp.": SourceApi("XLA004", "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
+                           "the XLA device (bfloat16 needs no loss scaling)", True),
+    "apex.optimizers.": SourceApi("XLA004", "is an NVIDIA Apex CUDA kernel: use the torch.optim (or "
+                                  "torch_xla.amp.syncfree) optimizer", True),
+    "apex.parallel.": SourceApi("XLA004", "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's "
+                                "process group and MpDeviceLoader", True),
+    "bitsandbytes.optim.": SourceApi("XLA004", "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
+                                     "torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP; 8-bit optimizer "
+                                     "state on XLA: none", True),
+    "bitsandbytes.nn.": SourceApi("XLA004", "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
+                                  "(bfloat16 weights); 8-bit or 4-bit training layers on XLA: none", True),
+    "bitsandbytes.": SourceApi("XLA004", "is bitsandbytes, whose kernels need CUDA; XLA alternative: none", True),
+    "flash_attn.": SourceApi("XLA004", f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
+    "xformers.": SourceApi("XLA004", "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
+                           "equivalent", True),
+    "xformers.ops.": SourceApi("XLA004", f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}", True),
+}
+
+
+def third_party(qualified: str) -> SourceApi | None:
+    """The entry for a third-party name: exact, else its longest module prefix."""
+    api = THIRD_PARTY.get(qualified)
+    if api is not None:
+        return api
+    dotted = qualified + "."
+    matches = [prefix for prefix in THIRD_PARTY_MODULES if dotted.startswith(prefix)]
+    return THIRD_PARTY_MODULES[max(matches, key=len)] if matches else None
+
+
+# torch.compile (PyTorch 2.0 and later; PyTorch 1.13 has none) and nn.Module.compile,
+# which takes the same keywords.  Checked on torch 2.9 / torch_xla 2.9 (CPU): the default
+# inductor backend fails on XLA tensors (InductorError: KeyError: 'xla'); "openxla" runs
+# a training step, with fullgraph= and dynamic= as given; mode= and options= go to the
+# backend, which ignores them (aot_autograd logs "ignoring extra kwargs").
+TORCH_COMPILE = "torch.compile"
+DYNAMO_OPTIMIZE = "torch._dynamo.optimize"  # before torch.compile: optimize(backend="inductor", ...)
+COMPILE_KEYWORDS = frozenset({"fullgraph", "dynamic", "backend", "mode", "options", "disable"})
+# Backends that target CUDA, and what they do on XLA tensors.
+CUDA_COMPILE_BACKENDS = {
+    "inductor": "fails on XLA tensors (InductorError: KeyError: 'xla')",
+    "cudagraphs": "records CUDA graphs; on XLA tensors it skips them and runs the graph uncompiled",
+}
+# What the inductor-only options did (on CUDA); the openxla backend ignores them.
+INDUCTOR_MODES = {
+    "max-autotune": "tuned inductor's Triton matmul and convolution kernels and replayed CUDA graphs",
+    "max-autotune-no-cudagraphs": "tuned inductor's Triton matmul and convolution kernels",
+    "reduce-overhead": "replayed CUDA graphs to cut kernel-launch overhead",
+}
+INDUCTOR_OPTIONS = "set inductor's own configuration (torch._inductor.config)"
+# The one key of ``options`` that torch.compile itself reads (for dynamo), not inductor.
+DYNAMO_OPTION_KEYS = frozenset({"guard_filter_fn"})
+# Settings of the compiler stack: dynamo traces the graphs torch_xla compiles (its
+# settings still apply); inductor does not run on XLA (its settings do nothing).
+COMPILER_SETTINGS = {
+    "torch._dynamo.config.": "is a dynamo setting: dynamo still traces the graphs that the openxla backend "
+    "compiles, so it applies on XLA too; check that it is still wanted",
+    "torch._inductor.config.": "is an inductor setting: inductor does not compile for XLA (the openxla backend "
+    "does), so it has no effect there; remove it",
 }
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
@@ -174,7 +284,7 @@ MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # release.  The analysis marks them so the rewrite traversal visits them.
 INSPECTED_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch_xla.", "torch.distributed.", "torch.multiprocessing.",
-    "torch.nn.parallel.", "torch.amp.", "torch.accelerator.",
+    "torch.nn.parallel.", "torch.amp.", "torch.accelerator.", *THIRD_PARTY_MODULES,
 )
 INSPECTED_NAMES = frozenset(
     {*CUDA_RUNTIME, *DISTRIBUTED, *THIRD_PARTY, *AVAILABILITY_CHECKS, *CUDA_TENSOR_TYPES, *TORCH_AUTOCAST, "torch_xla"}

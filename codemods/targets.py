@@ -64,6 +64,11 @@ class Target:
     # The platform starts the processes and calls the script's ``_mp_fn(index)`` in each
     # (SageMaker's pytorchxla runtime imports the script: its main guard does not run).
     runtime_calls_entry: bool = False
+    # The torch.compile backend that compiles for XLA; None: the release has no
+    # torch.compile at all (PyTorch 1.13 under torch_xla 1.13).
+    compile_backend: str | None = None
+    # XLA runs on NVIDIA GPUs, its collectives over NCCL (the SageMaker Training Compiler).
+    nccl_collectives: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -103,6 +108,7 @@ TARGETS: dict[str, Target] = {
         },
         autocast_takes="device_type",
         autocast_dtype="bfloat16",
+        compile_backend="openxla",
     ),
     "sagemaker": Target(
         name="sagemaker",
@@ -126,6 +132,7 @@ TARGETS: dict[str, Target] = {
         autocast_dtype=None,
         save_waits_for_all=True,
         runtime_calls_entry=True,
+        nccl_collectives=True,
     ),
 }
 

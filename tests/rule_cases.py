@@ -20,6 +20,8 @@ class Case:
     target: str = "2.9"
     note: str = ""
     filename: str = "train.py"  # what kind of file (a launcher, a Dockerfile)
+    # Findings of ``rule`` the case must give: (line in the output, text in the message).
+    expect: tuple[tuple[int, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -35,9 +37,10 @@ def C(
     target: str = "2.9",
     note: str = "",
     filename: str = "train.py",
+    expect: tuple[tuple[int, str], ...] = (),
 ) -> Case:
     clean = lambda s: textwrap.dedent(s).lstrip("\n")  # noqa: E731
-    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note, filename)
+    return Case(rule, kind, clean(before), None if after is None else clean(after), target, note, filename, expect)
 
 
 CASES = [
@@ -2607,6 +2610,453 @@ CASES = [
 
         torch_xla.sync()
         """),
+    C("XLA004", "positive", """
+        import deepspeed
+        import torch
+        import bitsandbytes as bnb
+        from apex.optimizers import FusedLAMB
+        from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam
+
+        deepspeed.init_distributed()
+        optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
+        proj = bnb.nn.Linear4bit(64, 64)
+        lamb = FusedLAMB(model.parameters())
+        offload = DeepSpeedCPUAdam(model.parameters())
+        fused = FusedAdam(model.parameters())
+        engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=cfg)
+        """, note="deepspeed-apex-bitsandbytes", expect=(
+            (7, "NCCL process group"), (8, "8-bit optimizer"), (9, "quantized layer"), (10, "Apex CUDA kernel"),
+            (11, "DeepSpeed CUDA/CPU optimizer kernel"), (12, "DeepSpeed CUDA/CPU optimizer kernel"),
+            (13, "DeepSpeed, which does not run on XLA"),
+        )),
+    C("XLA004", "positive", """
+        import torch
+        import triton
+        import triton.language as tl
+        import xformers.ops as xops
+        from flash_attn import flash_attn_func
+
+
+        @triton.jit
+        def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2, mask=offsets < n)
+
+
+        y = flash_attn_func(q, k, v, causal=True)
+        z = xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())
+        """, note="kernels-and-attention", expect=(
+            (8, "Triton GPU kernel"), (14, "scaled_dot_product_attention"), (15, "xformers CUDA kernel"),
+        )),
+    C("XLA004", "negative", """
+        import torch
+        import torch.nn.functional as F
+
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        """, note="torch-alternatives"),
+    C("XLA004", "alias", """
+        import torch
+        import flash_attn.flash_attn_interface as fai
+        from bitsandbytes.optim import Adam8bit as EightBitAdam
+
+        out = fai.flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_len, max_len)
+        optimizer = EightBitAdam(model.parameters())
+        """, note="module-alias", expect=((5, "FlashAttention"), (6, "8-bit optimizer"))),
+    # -- XLA212 fused optimizer kernels ------------------------------------------------------------------------
+    C("XLA212", "positive", """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95), fused=True)
+        sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+        """, """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95))
+        sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+        """, expect=((3, "removed `fused=True`"), (4, "make sure it is False on XLA"))),
+    C("XLA212", "negative", """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=False, foreach=True)
+        opt = FusedOptimizer(model.parameters(), fused=True)
+        """),
+    C("XLA212", "alias", """
+        from torch import optim as O
+
+        optimizer = O.Adam(params, fused=True)
+        """, """
+        from torch import optim as O
+
+        optimizer = O.Adam(params)
+        """, expect=((3, "removed `fused=True`"),)),
+    # -- XLA502 CUDA and NCCL environment variables ----------------------------------------------------------------
+    C("XLA502", "positive", """
+        import os
+        import torch
+
+        os.environ["NCCL_DEBUG"] = "INFO"
+        os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+        """, note="nccl-environment", expect=((4, "sets NCCL_DEBUG"), (5, "sets TORCH_NCCL_ASYNC_ERROR_HANDLING"))),
+    C("XLA502", "negative", """
+        import os
+        import torch
+
+        os.environ["PJRT_DEVICE"] = "TPU"
+        level = os.environ.get("NCCL_DEBUG", "WARN")
+        """, note="xla-environment"),
+    C("XLA502", "alias", """
+        import torch
+        from os import environ
+
+        environ["NCCL_IB_DISABLE"] = "1"
+        """, note="environ-alias", expect=((4, "sets NCCL_IB_DISABLE"),)),
+    C("XLA506", "positive", """
+        import torch
+
+        start = torch.cuda.Event(enable_timing=True)
+        """, note="event-timing", expect=((3, "xm.wait_device_ops() and time.perf_counter()"),)),
+    # -- issue 22's smaller cases: run-time device strings, CUDA checks, launcher counts, the profiler ---------------
+    C("XLA101", "positive", """
+        import torch
+
+        def main_worker(rank):
+            loc = 'cuda:{:d}'.format(rank)
+            target = f"cuda:{rank}"
+            model = torch.nn.Linear(4, 2).to(torch.device(loc))
+            x = torch.randn(2, 4, device=target)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        def main_worker(rank):
+            loc = "xla"
+            target = "xla"
+            model = torch.nn.Linear(4, 2).to(torch.device(loc))
+            x = torch.randn(2, 4, device=target)
+        """, note="runtime-strings-in-any-name", expect=((5, "'cuda:{:d}'.format(rank) -> \"xla\""), (6, "f\"cuda:{rank}\" -> \"xla\""))),
+    C("XLA101", "negative", """
+        import torch
+
+        def describe(rank):
+            label = f"cuda:{rank}"
+            print("running on", label)
+        """, note="string-not-used-as-device"),
+    C("XLA105", "positive", """
+        import torch
+
+        if device.type in ('cuda',):
+            torch.backends.cudnn.benchmark = True
+        if device.type != "cuda":
+            print("no GPU: this will be slow")
+        """, """
+        import torch
+
+        if device.type in ('cuda',):
+            pass
+        if device.type != "cuda":
+            print("no GPU: this will be slow")
+        """, note="membership-and-negation", expect=((3, "`device.type in ('cuda',)` is False"), (5, "is True on the XLA device"))),
+    C("XLA602", "positive", """
+        import torch
+        import torch.multiprocessing as mp
+
+        def train(rank, world_size, lr):
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count()
+            lr = 0.1 * world_size
+            mp.spawn(train, args=(world_size, lr), nprocs=world_size)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.runtime as xr
+
+        def train(rank, world_size, lr):
+            world_size = xr.world_size()
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count()
+            lr = 0.1 * world_size
+            torch_xla.launch(train, args=(world_size, lr))
+        """, note="count-also-used-by-launcher", expect=((11, "the launching process still sees 0"),)),
+    C("XLA602", "positive", """
+        import torch
+        import torch.multiprocessing as mp
+
+        def train(rank, world_size):
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+            print(f"{world_size} processes")
+            mp.spawn(train, args=(world_size,), nprocs=world_size)
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.runtime as xr
+
+        def train(rank, world_size):
+            world_size = xr.world_size()
+            pass
+
+        if __name__ == "__main__":
+            world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+            print(f"{world_size} processes")
+            torch_xla.launch(train, args=(world_size,))
+        """, note="guarded-or-logged-count"),
+    C("XLA502", "positive", """
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            step()
+        """, note="profiler-cuda-activity", expect=((4, "torch_xla.debug.profiler"),)),
+    C("XLA502", "negative", """
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            step()
+        """, note="profiler-cpu-only"),
+    # -- XLA72 torch.compile ---------------------------------------------------------------------------------
+    C("XLA721", "positive", """
+        import torch
+
+        compile = True  # use PyTorch 2.0 to compile the model to be faster
+        if compile:
+            unoptimized_model = model
+            model = torch.compile(model)  # requires PyTorch 2.0
+        """, """
+        import torch
+
+        compile = True  # use PyTorch 2.0 to compile the model to be faster
+        if compile:
+            unoptimized_model = model
+            model = torch.compile(model, backend="openxla")  # requires PyTorch 2.0
+        """, note="config-flag", expect=((6, "default inductor backend fails on XLA tensors"),)),
+    C("XLA721", "positive", """
+        import torch
+
+        @torch.compile
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        @torch.compile(fullgraph=True)
+        def step(model, x):
+            return model(x).sum()
+
+        model.compile()
+        compiled = torch.compile(model, dynamic=False)
+        """, """
+        import torch
+
+        @torch.compile(backend="openxla")
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        @torch.compile(fullgraph=True, backend="openxla")
+        def step(model, x):
+            return model(x).sum()
+
+        model.compile(backend="openxla")
+        compiled = torch.compile(model, dynamic=False, backend="openxla")
+        """, note="every-form", expect=((3, "@torch.compile(backend=\"openxla\")"), (11, "model.compile()"), (12, "torch.compile(model, dynamic=False) ->"))),
+    C("XLA721", "positive", """
+        import torch
+
+        model = torch.compile(model, backend="inductor")
+        graphed = torch.compile(model, backend='cudagraphs')
+        """, """
+        import torch
+
+        model = torch.compile(model, backend="openxla")
+        graphed = torch.compile(model, backend='openxla')
+        """, note="cuda-backends", expect=((3, "-> torch.compile(model, backend=\"openxla\"): backend=\"inductor\" fails"), (4, "skips them"))),
+    C("XLA721", "positive", """
+        import functools
+        import torch
+
+        model = torch.compile(model, **compile_kwargs)
+        compiler = functools.partial(torch.compile, fullgraph=True)
+        """, note="not-fixable", expect=((4, "unpacked keywords"), (5, "used as a value"))),
+    C("XLA721", "positive", """
+        import torch
+
+        compile = True
+        model = GPT(config)
+        if compile:
+            model = torch.compile(model)
+        if compile: model = torch.compile(model)
+        model.compile(mode="max-autotune")
+
+        @torch.compile(fullgraph=True)
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        ema = torch.compile(ema_model)
+        """, """
+        import torch
+
+        compile = True
+        model = GPT(config)
+        if compile:
+            pass
+        if compile: pass
+
+        def gelu(x):
+            return x * torch.sigmoid(1.702 * x)
+
+        ema = ema_model
+        """, target="sagemaker", note="sagemaker-eager", expect=((6, "has no torch.compile"), (12, "torch.compile(ema_model) -> ema_model"))),
+    C("XLA721", "negative", """
+        import re
+        import torch
+
+        compile = True
+        pattern = re.compile(r"step (\\d+)")
+        code = compile("x + 1", "<expr>", "eval")
+        model = torch.compile(model, backend="openxla")
+        keras_like.compile(optimizer="adam", loss="mse")
+        model.compile(optimizer="adam", loss="mse", metrics=["accuracy"])
+        """, note="other-compiles"),
+    C("XLA721", "alias", """
+        import torch as th
+        from torch import compile as tcompile
+
+        net = th.compile(net)
+        head = tcompile(head, fullgraph=True)
+        """, """
+        import torch as th
+        from torch import compile as tcompile
+
+        net = th.compile(net, backend="openxla")
+        head = tcompile(head, fullgraph=True, backend="openxla")
+        """, expect=((4, "th.compile(net) -> th.compile(net, backend=\"openxla\")"), (5, "tcompile(head, fullgraph=True) ->"))),
+    C("XLA721", "positive", """
+        from transformers import Trainer, TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True)
+        fast = TrainingArguments(
+            output_dir="out",
+            optim="adamw_torch_xla",
+            torch_compile=True,
+            torch_compile_backend="inductor",
+            torch_compile_mode="max-autotune",
+        )
+        maybe = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=args.compile)
+        """, """
+        from transformers import Trainer, TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
+        fast = TrainingArguments(
+            output_dir="out",
+            optim="adamw_torch_xla",
+        )
+        maybe = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=args.compile)
+        """, note="trainer-torch-compile", expect=(
+            (3, "the Trainer compiles through Accelerate"), (7, "removed `torch_compile=True, torch_compile_backend"),
+            (8, "make sure it is False on XLA"),
+        )),
+    C("XLA721", "positive", """
+        from transformers import TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", torch_compile=True)
+        """, """
+        from transformers import TrainingArguments
+
+        args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
+        """, target="sagemaker", note="trainer-sagemaker", expect=((3, "has no torch.compile"),)),
+    C("XLA721", "positive", """
+        import torch
+        import torch._dynamo
+
+        model = torch._dynamo.optimize("inductor")(model)
+        fast = torch._dynamo.optimize("openxla")(model)
+        """, note="dynamo-optimize", expect=((4, "use torch.compile(model, backend=\"openxla\")"),)),
+    C("XLA722", "positive", """
+        import torch
+
+        model = torch.compile(model, mode="max-autotune")
+        fast = torch.compile(
+            model,
+            options={"triton.cudagraphs": True, "epilogue_fusion": True},
+            fullgraph=True,
+        )
+        """, """
+        import torch
+
+        model = torch.compile(model, backend="openxla")
+        fast = torch.compile(
+            model,
+            fullgraph=True,
+            backend="openxla",
+        )
+        """, expect=((3, "tuned inductor's Triton"), (6, "inductor's own configuration"))),
+    C("XLA722", "positive", """
+        import torch
+
+        model = torch.compile(model, options=inductor_options, backend="openxla")
+        other = torch.compile(model, options={"guard_filter_fn": keep_all, "max_autotune": True}, backend="openxla")
+        """, note="not-removable", expect=((3, "keys are not known here"), (4, "guard_filter_fn"))),
+    C("XLA722", "negative", """
+        import torch
+
+        model = torch.compile(model, mode="default", backend="openxla")
+        """),
+    C("XLA722", "alias", """
+        import torch as th
+
+        model.compile(mode="reduce-overhead")
+        """, """
+        import torch as th
+
+        model.compile(backend="openxla")
+        """, expect=((3, "CUDA graphs"),)),
+    C("XLA723", "positive", """
+        import torch
+
+        model = torch.compile(model, backend=args.compile_backend)
+        debug = torch.compile(model, backend="aot_eager")
+        """, expect=((3, "`backend=args.compile_backend` is not the openxla backend"), (4, "aot_eager"))),
+    C("XLA723", "negative", """
+        import torch
+
+        model = torch.compile(model, backend="openxla")
+        """),
+    C("XLA723", "alias", """
+        from torch import compile
+
+        model = compile(model, backend="eager")
+        """),
+    C("XLA724", "positive", """
+        import torch
+        import torch._dynamo
+        import torch._inductor.config
+
+        torch._dynamo.config.cache_size_limit = 64
+        torch._inductor.config.triton.cudagraphs = False
+        """, expect=((5, "applies on XLA too"), (6, "no effect there"))),
+    C("XLA724", "negative", """
+        import torch
+        import torch._dynamo
+
+        torch._dynamo.reset()
+        """),
+    C("XLA724", "alias", """
+        import torch
+        from torch._inductor import config as inductor_config
+
+        inductor_config.coordinate_descent_tuning = True
+        """, expect=((4, "`inductor_config.coordinate_descent_tuning` is an inductor setting"),)),
+    C("XLA721", "positive", """
+        import torch
+        import torch._dynamo
+
+        torch._dynamo.config.suppress_errors = True
+        """, target="sagemaker", note="sagemaker-settings", expect=((2, "`import torch._dynamo`: PyTorch 1.13 has no torch._dynamo"), (4, "PyTorch 1.13 has no torch._dynamo"))),
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

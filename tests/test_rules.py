@@ -24,6 +24,10 @@ def test_rule_case(case: Case) -> None:
         assert case.rule not in fired
     else:
         assert case.rule in fired
+    for line, text in case.expect:
+        assert any(
+            f.rule == case.rule and f.line == line and text in f.message for f in conversion.findings
+        ), f"no {case.rule} finding at line {line} saying {text!r}: {conversion.findings}"
     again = convert_source(conversion.output, target=case.target, filename=case.filename)
     assert again.output == conversion.output
     assert not any(f.fixed for f in again.findings)

@@ -5,8 +5,9 @@ XLA has compiled so far, so a test can see whether a training loop reaches a ste
 state.  At the end it prints ``XLA_EXECUTIONS <count>`` (graphs run on the device),
 ``XLA_AUTOCAST <device type> <dtype> <matmul dtype>`` for each distinct autocast context
 the script entered (the matmul dtype: what a matmul of XLA tensors gives inside it, so
-the context was really active), and ``XLA_OPTIMIZER <class>`` for each optimizer class
-that stepped.
+the context was really active), ``XLA_OPTIMIZER <class>`` for each optimizer class
+that stepped, and, when the script used torch.compile, ``DYNAMO_GRAPHS <count>
+<backends>``: how many graphs dynamo captured and the backends it compiled them with.
 """
 
 from __future__ import annotations
@@ -48,8 +49,30 @@ def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[st
     return contexts, optimizers
 
 
+def _record_compile_backends() -> list[str]:
+    """The backend of each graph dynamo hands over, by name ("openxla", "inductor"...)."""
+    import torch._dynamo.backends.registry as registry
+
+    backends: list[str] = []
+    lookup = registry.lookup_backend
+
+    def recording_lookup(compiler_fn):  # type: ignore[no-untyped-def]
+        found = lookup(compiler_fn)
+        name = compiler_fn if isinstance(compiler_fn, str) else getattr(compiler_fn, "__name__", str(compiler_fn))
+
+        def counted(gm, example_inputs, **kwargs):  # type: ignore[no-untyped-def]
+            backends.append(name)
+            return found(gm, example_inputs, **kwargs)
+
+        return counted
+
+    registry.lookup_backend = recording_lookup  # type: ignore[assignment]
+    return backends
+
+
 def main() -> None:
     contexts, optimizers = _record_autocast_and_optimizers()
+    backends = _record_compile_backends()
     run_launchers_in_process()
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
@@ -71,6 +94,8 @@ def main() -> None:
         print("XLA_AUTOCAST", *context, flush=True)
     for optimizer in sorted(optimizers):
         print("XLA_OPTIMIZER", optimizer, flush=True)
+    if backends:
+        print("DYNAMO_GRAPHS", len(backends), *sorted(set(backends)), flush=True)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import libcst as cst
 
 from codemods.analysis.amp import AmpAnalysis, AmpFacts
 from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
+from codemods.analysis.compile import CompileAnalysis, CompileFacts
+from codemods.analysis.cuda_only import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
 from codemods.analysis.entry import EntryAnalysis, EntryFacts
@@ -47,6 +49,8 @@ class Facts:
     amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
+    compile: CompileFacts = field(default_factory=CompileFacts)
+    cuda_only: CudaOnlyFacts = field(default_factory=CudaOnlyFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
     huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
     entry: EntryFacts = field(default_factory=EntryFacts)
@@ -69,6 +73,8 @@ ANALYSES: list[type[Analysis]] = [
     HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
     TrainingAnalysis,
     CheckpointAnalysis,
+    CompileAnalysis,  # after training: a `.compile()` receiver may be one of its models
+    CudaOnlyAnalysis,  # after AMP: sync-free optimizers drop their kernel keywords there
     ProjectAnalysis,
     EntryAnalysis,
     LazyAnalysis,  # after training: it checks every training loop

@@ -100,6 +100,9 @@ class DeviceAnalysis(Analysis):
         self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
         self.device_args: set[str] = set()  # names passed where a device goes
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
+        # The CUDA strings each name is assigned (``dev = f"cuda:{rank}"``): device strings
+        # too where the name goes where a device goes, whatever it is called.
+        self.cuda_string_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         # torch.cuda.set_device(name): an index only if the name never holds a string
         # (nanoGPT passes its device string, "cuda:0").
         self.set_device_names: list[str] = []
@@ -199,6 +202,7 @@ class DeviceAnalysis(Analysis):
             self.int_assignments[name].append(value)
         if is_cuda_device_string(value):
             self.cuda_string_names.add(name)
+            self.cuda_string_values[name].append(value)
         if _is_text(value, self.string_names):
             self.string_names.add(name)
 
@@ -238,6 +242,8 @@ class DeviceAnalysis(Analysis):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
+        # ``device.type in ("cuda",)``: the strings of a literal collection count too.
+        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
 
@@ -302,6 +308,8 @@ class DeviceAnalysis(Analysis):
 
     def _torch_device(self, node: cst.Call) -> None:
         kind = arg_value(node, 0, "type")
+        if (name := dotted(kind)) is not None:
+            self.device_args.add(name)  # torch.device(loc)
         index = arg_value(node, 1, "index")
         self.add_device_strings(kind)
         if string_value(kind) == "cuda" and (name := dotted(index)) is not None:
@@ -330,6 +338,9 @@ class DeviceAnalysis(Analysis):
         part = self.part
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
+        for name in self.device_args | set(self.set_device_names):
+            if not is_device_name(name):  # device names had theirs collected where assigned
+                part.strings.update(self.cuda_string_values.get(name, ()))
         resolve = self.walk.resolve
         part.timing_syncs = {
             call

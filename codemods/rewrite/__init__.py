@@ -8,6 +8,8 @@ from codemods import apis
 from codemods.rewrite.amp import AmpRewrite
 from codemods.rewrite.base import Concern, Context
 from codemods.rewrite.checkpoint import CheckpointRewrite
+from codemods.rewrite.compile import CompileRewrite
+from codemods.rewrite.cuda_only import CudaOnlyRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.distributed import DistributedRewrite
 from codemods.rewrite.entry import EntryRewrite
@@ -50,7 +52,9 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
         DistributedRewrite(ctx),
-        ReportedApis(ctx, apis.THIRD_PARTY),
+        ReportedApis(ctx, apis.THIRD_PARTY, apis.third_party),
+        CompileRewrite(ctx),
+        CudaOnlyRewrite(ctx),
         XlaNamesRewrite(ctx),
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),

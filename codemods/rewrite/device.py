@@ -294,11 +294,14 @@ class DeviceRewrite(Concern):
         return updated
 
     def _cuda_check(self, original: cst.CSTNode) -> None:
+        negated = type(original) is cst.Comparison and all(
+            type(c.operator) in (cst.NotEqual, cst.NotIn, cst.IsNot) for c in original.comparisons
+        )
         self.ctx.report(
             "XLA105",
             original,
-            f"`{self.ctx.code(original)}` is False on the XLA device: check that the code it guards "
-            "is not needed there",
+            f"`{self.ctx.code(original)}` is {'True' if negated else 'False'} on the XLA device: check that the code it guards "
+            + ("is meant to run there" if negated else "is not needed there"),
         )
 
     # -- torch.cuda.set_device ---------------------------------------------------------

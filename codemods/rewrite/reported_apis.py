@@ -5,6 +5,8 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from codemods import apis
@@ -17,14 +19,18 @@ _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.Bas
 
 
 class ReportedApis(Concern):
-    """Reports every use of an API in ``table``."""
+    """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
 
-    def __init__(self, ctx: Context, table: dict[str, apis.SourceApi]) -> None:
+    def __init__(
+        self, ctx: Context, table: dict[str, apis.SourceApi],
+        lookup: Callable[[str], apis.SourceApi | None] | None = None,
+    ) -> None:
         super().__init__(ctx)
         self.table = table
+        self.lookup = lookup or table.get
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-        api = self.table.get(qualified)
+        api = self.lookup(qualified)
         if api is not None:
             self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {api.advice}")
         return updated

@@ -3,7 +3,7 @@ the tool fixes it or only reports.
 
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
-XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation),
+XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation; XLA72 torch.compile),
 XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names; SM1 SageMaker
 model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLN1 what
 notebooks hold besides code (shell lines, runtime metadata); XLD is what
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from codemods.rules import (
     barriers,
     checkpoints,
+    compile,
     containers,
     cuda_runtime,
     device,
@@ -45,6 +46,7 @@ RULES: tuple[Rule, ...] = (
     *cuda_runtime.RULES,
     *distributed.RULES,
     *lazy.RULES,
+    *compile.RULES,
     *huggingface.RULES,
     *release_names.RULES,
     *notebooks.RULES,

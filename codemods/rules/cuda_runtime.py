@@ -31,7 +31,10 @@ RULES = (
         "XLA502", "cuda-no-effect", "info", "CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed", True,
         why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
         "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
-        "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call).",
+        "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). "
+        "Also reported: CUDA and NCCL environment variables the script sets (`os.environ[\"NCCL_DEBUG\"] = ...`: "
+        "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
+        "without CUDA (torch_xla.debug.profiler profiles the XLA device).",
         examples=(
             example(
                 """

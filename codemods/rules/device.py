@@ -98,7 +98,8 @@ RULES = (
         "XLA105", "cuda-check", "warning", "A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", False,
         why="A CUDA check that does not pick the device is left as it is, and is False on XLA: the code it guards "
         "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
-        "path (loader workers, mixed precision): check what it guards.",
+        "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
+        "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
         examples=(
             example(
                 """

@@ -32,7 +32,10 @@ RULES = (
         "XLA602", "xla-ranks", "error",
         "Ranks and world sizes come from the XLA runtime, not LOCAL_RANK/RANK/WORLD_SIZE, dist.get_rank() or CUDA counts", True,
         why="The XLA launcher sets none of torchrun's environment variables, and torch.cuda.device_count() is 0 on an "
-        "XLA machine: the runtime knows each process's ordinal and how many there are.",
+        "XLA machine: the runtime knows each process's ordinal and how many there are. A CUDA count that the "
+        "launching process hands to its workers is read again inside them; where the launching process also computes "
+        "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
+        "`if torch.cuda.is_available():`, which is False on XLA, is not).",
         examples=(example(
             """
             import os

@@ -70,10 +70,16 @@ RULES = (
         "XLA004",
         "third-party-cuda",
         "error",
-        "A third-party API that runs only on CUDA (Apex AMP and fused kernels, timm's CUDA scalers, DeepSpeed)",
+        "A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
+        "kernels, timm's CUDA scalers)",
         False,
         why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
-        "or silently do nothing. Imports of other third-party packages never need converting.",
+        "or silently do nothing. One table (codemods/apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
+        "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
+        "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
+        "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
+        "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels. Each use is reported at its "
+        "line. Imports of other third-party packages never need converting.",
         examples=(Example("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n"),),
     ),
 )

@@ -204,4 +204,26 @@ RULES = (
             ),
         ),
     ),
+    Rule(
+        "XLA212", "fused-optimizer", "error", "`fused=True` on a torch.optim optimizer is removed: the fused kernels refuse XLA tensors", True,
+        why="torch.optim's fused kernels take CUDA and CPU tensors only: on torch_xla 2.9 the first step raises "
+        "`RuntimeError: fused=True requires all the params to be floating point Tensors of supported devices` "
+        "(checked for SGD, Adam, AdamW; `foreach=True` and Adam's `capturable=True` run). Without it the optimizer "
+        "computes the same update with its default implementation. A `fused=` value that is not a literal True "
+        "is reported. (Under AMP the optimizer becomes sync-free and the keyword goes there: XLA206.)",
+        examples=(
+            example(
+                """
+                import torch
+
+                optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=True)
+                """,
+                """
+                import torch
+
+                optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+                """,
+            ),
+        ),
+    ),
 )
