@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from codemods.apis import SYNCFREE_OPTIMIZERS
+from codemods.apis import FSDP_WRAP_POLICIES, SYNCFREE_OPTIMIZERS
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ PL = "torch_xla.distributed.parallel_loader"
 XR = "torch_xla.runtime"
 XMP = "torch_xla.distributed.xla_multiprocessing"
 SYNCFREE = "torch_xla.amp.syncfree"
+XLA_FSDP = "torch_xla.distributed.fsdp"
+XLA_FSDP_WRAP = "torch_xla.distributed.fsdp.wrap"
 
 
 def _xm(attr: str) -> Api:
@@ -64,6 +66,12 @@ class Target:
     # The platform starts the processes and calls the script's ``_mp_fn(index)`` in each
     # (SageMaker's pytorchxla runtime imports the script: its main guard does not run).
     runtime_calls_entry: bool = False
+    # The keywords of XlaFullyShardedDataParallel that the FSDP port may write (checked
+    # against the installed torch_xla 2.9).  The sagemaker target has no FSDP port: the
+    # 1.13 wrapper's arguments cannot be checked here (it had no auto-wrap policies yet),
+    # so torch's FSDP is reported there; nor has it torch's sharded gradient scaler.
+    fsdp_keywords: frozenset[str] = frozenset()
+    sharded_grad_scaler: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -99,10 +107,17 @@ TARGETS: dict[str, Target] = {
             "grad_scaler": Api("torch.amp", "GradScaler"),
             "custom_fwd": Api("torch.amp", "custom_fwd"),
             "custom_bwd": Api("torch.amp", "custom_bwd"),
+            "fsdp": Api(XLA_FSDP, "XlaFullyShardedDataParallel", "xla_fsdp"),
+            **{f"fsdp_{policy}": Api(XLA_FSDP_WRAP, policy, "xla_wrap") for policy in FSDP_WRAP_POLICIES},
             **_COMMON,
         },
         autocast_takes="device_type",
         autocast_dtype="bfloat16",
+        fsdp_keywords=frozenset(
+            {"compute_dtype", "buffer_dtype", "fp32_reduce_scatter", "reshard_after_forward", "auto_wrap_policy",
+             "param_init_fn"}
+        ),
+        sharded_grad_scaler=True,
     ),
     "sagemaker": Target(
         name="sagemaker",

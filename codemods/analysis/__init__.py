@@ -25,6 +25,7 @@ from codemods.analysis.checkpoint import CheckpointAnalysis, CheckpointFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
 from codemods.analysis.entry import EntryAnalysis, EntryFacts
+from codemods.analysis.fsdp import FsdpAnalysis, FsdpFacts
 from codemods.analysis.huggingface import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
 from codemods.analysis.lazy import LazyAnalysis, LazyFacts
@@ -44,6 +45,7 @@ class Facts:
     imports: ImportFacts = field(default_factory=ImportFacts)
     device: DeviceFacts = field(init=False)
     distributed: DistributedFacts = field(default_factory=DistributedFacts)
+    fsdp: FsdpFacts = field(default_factory=FsdpFacts)
     amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
@@ -65,6 +67,7 @@ ANALYSES: list[type[Analysis]] = [
     ImportAnalysis,
     DeviceAnalysis,
     DistributedAnalysis,
+    FsdpAnalysis,
     AmpAnalysis,
     HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
     TrainingAnalysis,

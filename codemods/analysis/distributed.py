@@ -96,7 +96,8 @@ class SamplerPlan:
 
 @dataclass
 class DistributedFacts:
-    # DistributedDataParallel is used: it all-reduces gradients itself.
+    # DistributedDataParallel or FSDP is used: it reduces gradients itself (the optimizer
+    # step stays plain, a mixed-precision step gets no all-reduce of its own).
     ddp: bool = False
     # ``convert --distributed``: make a one-device script multi-process.
     requested: bool = False
@@ -416,6 +417,9 @@ class DistributedAnalysis(Analysis):
         if callee == apis.DDP:
             self.ddp_references.append(node)
             self._ddp(node)
+        elif callee in apis.FSDP_CLASSES or callee in apis.FSDP2 or callee in apis.XLA_FSDP_CLASSES:
+            self.ddp_references.append(node)
+            self._distributed_code(node)
         elif callee in DIST_CONCEPTS and not node.args:
             self.reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
         elif callee == INIT_PROCESS_GROUP:

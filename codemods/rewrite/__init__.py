@@ -11,6 +11,7 @@ from codemods.rewrite.checkpoint import CheckpointRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.distributed import DistributedRewrite
 from codemods.rewrite.entry import EntryRewrite
+from codemods.rewrite.fsdp import FsdpRewrite
 from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
 from codemods.rewrite.loops import LoopRewrite
@@ -50,6 +51,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
         DistributedRewrite(ctx),
+        FsdpRewrite(ctx),
         ReportedApis(ctx, apis.THIRD_PARTY),
         XlaNamesRewrite(ctx),
         StepClosureRewrite(ctx),
