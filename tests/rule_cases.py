@@ -2880,6 +2880,116 @@ CASES = [
             model_state, optimizer_state = state_of(model, optimizer)
             dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id="ckpt")
         """, note="distributed-checkpoint"),
+    # -- XLA821-XLA822 Lightning and Fabric (rewrite/lightning.py) -----------------------------------------
+    C("XLA821", "positive", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp", precision="16-mixed")
+        """, """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-mixed")
+        """, note="trainer"),
+    C("XLA821", "positive", """
+        import argparse
+
+        import torch
+        from lightning.fabric import Fabric
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--accelerator", default="cuda")
+        args = parser.parse_args()
+        STRATEGY = "fsdp"
+
+
+        def train(model, optimizer, loader):
+            fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision=16)
+            model, optimizer = fabric.setup(model, optimizer)
+            for x, y in fabric.setup_dataloaders(loader):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                fabric.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """, """
+        import argparse
+
+        import torch
+        from lightning.fabric import Fabric
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--accelerator", default="tpu")
+        args = parser.parse_args()
+        STRATEGY = "xla_fsdp"
+
+
+        def train(model, optimizer, loader):
+            fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision="bf16-mixed")
+            model, optimizer = fabric.setup(model, optimizer)
+            for x, y in fabric.setup_dataloaders(loader):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                fabric.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """, note="fabric-flag-and-name"),
+    C("XLA821", "negative", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-mixed")
+        """, note="already-xla"),
+    C("XLA821", "alias", """
+        import pytorch_lightning as pl
+        import torch
+
+
+        class Model(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                opt = self.optimizers()
+                loss = self(batch).sum()
+                self.manual_backward(loss)
+                opt.step()
+                return loss
+
+
+        trainer = pl.Trainer(accelerator="cuda", strategy="ddp_find_unused_parameters_true")
+        """, """
+        import pytorch_lightning as pl
+        import torch
+
+
+        class Model(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                opt = self.optimizers()
+                loss = self(batch).sum()
+                self.manual_backward(loss)
+                opt.step()
+                return loss
+
+
+        trainer = pl.Trainer(accelerator="tpu", strategy="xla")
+        """, note="pytorch-lightning"),
+    C("XLA822", "positive", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="gpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+        """, """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+        """, note="no-xla-form"),
+    C("XLA822", "negative", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="auto", devices="auto")
+        """, note="auto"),
+    C("XLA822", "alias", """
+        from lightning.pytorch import Trainer
+
+
+        def fit(model, config):
+            trainer = Trainer(strategy=config["strategy"])
+            trainer.fit(model)
+        """, note="computed"),
+
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

@@ -29,6 +29,7 @@ from codemods.analysis.fsdp import FsdpAnalysis, FsdpFacts
 from codemods.analysis.huggingface import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
 from codemods.analysis.lazy import LazyAnalysis, LazyFacts
+from codemods.analysis.lightning import LightningAnalysis, LightningFacts
 from codemods.analysis.project import ProjectAnalysis, ProjectFacts
 from codemods.analysis.summary import ImportContext
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
@@ -51,6 +52,7 @@ class Facts:
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
     huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
+    lightning: LightningFacts = field(default_factory=LightningFacts)
     entry: EntryFacts = field(default_factory=EntryFacts)
     lazy: LazyFacts = field(default_factory=LazyFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
@@ -70,6 +72,7 @@ ANALYSES: list[type[Analysis]] = [
     FsdpAnalysis,
     AmpAnalysis,
     HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
+    LightningAnalysis,  # before training: nor do Lightning and Fabric scripts
     TrainingAnalysis,
     CheckpointAnalysis,
     ProjectAnalysis,

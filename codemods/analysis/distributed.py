@@ -555,7 +555,7 @@ class DistributedAnalysis(Analysis):
         their scripts themselves, and Hogwild scripts are only reported."""
         part = self.part
         facts = self.facts
-        if facts.huggingface.accelerators or part.hogwild is not None:
+        if facts.huggingface.accelerators or facts.lightning.drives_training or part.hogwild is not None:
             part.multi_process = False
         self._data_parallel()
         if not part.multi_process or facts.huggingface.trainer_script:

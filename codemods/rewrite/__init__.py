@@ -14,6 +14,7 @@ from codemods.rewrite.entry import EntryRewrite
 from codemods.rewrite.fsdp import FsdpRewrite
 from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
+from codemods.rewrite.lightning import LightningRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
 from codemods.rewrite.recompilation import RecompilationRewrite
@@ -57,6 +58,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),
+        LightningRewrite(ctx),
         EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),

@@ -28,6 +28,7 @@ from codemods.rules import (
     imports,
     launcher,
     lazy,
+    lightning,
     optimizer,
     release_names,
 )
@@ -46,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     *fsdp.RULES,
     *lazy.RULES,
     *huggingface.RULES,
+    *lightning.RULES,
     *release_names.RULES,
     *launcher.RULES,
     *containers.RULES,
