@@ -2888,7 +2888,7 @@ CASES = [
         """, """
         import lightning as L
 
-        trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-mixed")
+        trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-true")
         """, note="trainer"),
     C("XLA821", "positive", """
         import argparse
@@ -2923,7 +2923,7 @@ CASES = [
 
 
         def train(model, optimizer, loader):
-            fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision="bf16-mixed")
+            fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision="bf16-true")
             model, optimizer = fabric.setup(model, optimizer)
             for x, y in fabric.setup_dataloaders(loader):
                 loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -2934,7 +2934,7 @@ CASES = [
     C("XLA821", "negative", """
         import lightning as L
 
-        trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-mixed")
+        trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
         """, note="already-xla"),
     C("XLA821", "alias", """
         import pytorch_lightning as pl

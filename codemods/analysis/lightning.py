@@ -12,7 +12,8 @@ distributed.py ask ``drives_training``); device code of its own (``.cuda()``,
 
 The names are those of the Lightning release checked (2.6.6): the XLA accelerator is
 registered as "tpu", the strategies as "xla" (Trainer and Fabric) and "xla_fsdp"
-(Fabric only), and XLAPrecision takes "bf16-mixed" and "bf16-true".
+(Fabric only), and XLAPrecision takes "32-true", "16-true" and "bf16-true" (not the
+mixed precisions: it raises on them).
 """
 
 from __future__ import annotations
@@ -47,8 +48,11 @@ _DDP_STRATEGIES = frozenset(
 )
 # What each value that selects CUDA or NCCL is called on XLA (None: no XLA form, reported).
 ACCELERATORS: dict[str, str | None] = {"gpu": "tpu", "cuda": "tpu"}
+# Lightning 2.6.6's XLAPrecision takes "32-true", "16-true" and "bf16-true" only (it raises
+# on mixed precision): 16-bit training becomes "bf16-true" (XLA_USE_BF16, the precision XLA
+# devices compute in).
 PRECISIONS: dict[str, str | None] = {
-    "16-mixed": "bf16-mixed", "16": "bf16-mixed", "16-true": "bf16-true",
+    "16-mixed": "bf16-true", "16": "bf16-true", "16-true": "bf16-true", "bf16-mixed": "bf16-true", "bf16": "bf16-true",
     "transformer-engine": None, "transformer-engine-float16": None,
 }
 _NO_XLA_STRATEGY = {
@@ -173,7 +177,7 @@ class LightningAnalysis(Analysis):
             new = ACCELERATORS.get(text, "")  # type: ignore[arg-type]
         elif parameter == "precision":
             new = PRECISIONS.get(text, "")  # type: ignore[arg-type]
-            why = "XLAPrecision takes 32-true, 16-true, bf16-true, 16-mixed or bf16-mixed" if new is None else ""
+            why = "Lightning's XLAPrecision takes 32-true, 16-true or bf16-true" if new is None else ""
         else:
             new, why = strategy_on_xla(text or "", kind)
         if new != "":

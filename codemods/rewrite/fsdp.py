@@ -23,6 +23,8 @@ the process's shard.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from codemods import apis
@@ -302,14 +304,7 @@ class FsdpRewrite(Concern):
         values = list(mapped)  # type: ignore[call-overload]
         if len({self.ctx.code(v) for v in values}) == 1:
             return values[0]
-        leaves = iter(values)
-
-        def rebuild(node: cst.BaseExpression) -> cst.BaseExpression:
-            if type(node) is cst.IfExp:
-                return node.with_changes(body=rebuild(node.body), test=node.test.deep_clone(), orelse=rebuild(node.orelse))
-            return next(leaves)
-
-        return rebuild(value)
+        return _rebuilt(value, iter(values))
 
     def _precision_keywords(
         self, leaf: cst.Call | None, value: cst.BaseExpression, notes: list[str]
@@ -404,6 +399,14 @@ def _state_dict_message(what: str) -> str:
         "(xm.save(..., f'rank{xr.global_ordinal()}.pth', master_only=False)) and join the shards with "
         "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints"
     )
+
+
+def _rebuilt(node: cst.BaseExpression, leaves: Iterator[cst.BaseExpression]) -> cst.BaseExpression:
+    """A choice (``a if c else b``) with its leaves taken from ``leaves``, in order."""
+    if type(node) is cst.IfExp:
+        body = _rebuilt(node.body, leaves)
+        return node.with_changes(body=body, test=node.test.deep_clone(), orelse=_rebuilt(node.orelse, leaves))
+    return next(leaves)
 
 
 def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:

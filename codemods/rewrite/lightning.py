@@ -13,7 +13,8 @@ from codemods.syntax import quoted_like
 _WHAT = {
     "accelerator": "Lightning's XLA accelerator",
     "strategy": "one process per XLA device",
-    "precision": "XLA devices compute in bfloat16",
+    "precision": "Lightning's XLA precision takes no mixed precision; bf16-true runs in bfloat16 (XLA_USE_BF16), "
+    "the precision XLA devices compute in",
 }
 
 
@@ -33,7 +34,7 @@ class LightningRewrite(Concern):
                 "XLA822", original,
                 f"`{self.ctx.code(original).rstrip(',')}`: the tool cannot tell which {parameter} this selects; on XLA "
                 'Lightning takes accelerator="tpu", strategy="xla" (Fabric: "xla_fsdp" too) and precision '
-                '"bf16-mixed" or "bf16-true"',
+                '"32-true" or "bf16-true"',
             )
         return updated
 

@@ -14,7 +14,7 @@ import torch_xla
 
 
 def run(args):
-    fabric = Fabric(accelerator=args.accelerator, devices=args.devices, strategy="xla", precision="bf16-mixed")
+    fabric = Fabric(accelerator=args.accelerator, devices=args.devices, strategy="xla", precision="bf16-true")
     fabric.launch()
     fabric.seed_everything(1)
     model = torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
