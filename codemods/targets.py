@@ -72,6 +72,10 @@ class Target:
     # so torch's FSDP is reported there; nor has it torch's sharded gradient scaler.
     fsdp_keywords: frozenset[str] = frozenset()
     sharded_grad_scaler: bool = False
+    # Lightning's XLA names (accelerator "tpu", strategy "xla", precision "bf16-true") are
+    # written for the Lightning release checked with torch_xla 2.9 (2.6.6); the Lightning
+    # releases of torch_xla 1.13 named them otherwise (strategy "tpu_spawn"): reported there.
+    lightning_xla_names: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -118,6 +122,7 @@ TARGETS: dict[str, Target] = {
              "param_init_fn"}
         ),
         sharded_grad_scaler=True,
+        lightning_xla_names=True,
     ),
     "sagemaker": Target(
         name="sagemaker",

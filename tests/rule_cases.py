@@ -2990,6 +2990,63 @@ CASES = [
             trainer.fit(model)
         """, note="computed"),
 
+    C("XLA821", "positive", """
+        import torch
+        from lightning.fabric import Fabric
+
+
+        def make(args):
+            return Fabric(accelerator="cuda" if args.gpu else "cpu", strategy="ddp_spawn")
+        """, """
+        import torch
+        from lightning.fabric import Fabric
+
+
+        def make(args):
+            return Fabric(accelerator="tpu" if args.gpu else "cpu", strategy="xla")
+        """, note="flag-choice"),
+    C("XLA821", "alias", """
+        from lightning.pytorch.core import LightningModule
+        from lightning.pytorch.trainer import Trainer
+
+
+        class GAN(LightningModule):
+            def training_step(self, batch):
+                opt_g, opt_d = self.optimizers()
+                self.manual_backward(self(batch).sum())
+                opt_g.step()
+
+
+        trainer = Trainer(accelerator="gpu", devices=2)
+        """, """
+        from lightning.pytorch.core import LightningModule
+        from lightning.pytorch.trainer import Trainer
+
+
+        class GAN(LightningModule):
+            def training_step(self, batch):
+                opt_g, opt_d = self.optimizers()
+                self.manual_backward(self(batch).sum())
+                opt_g.step()
+
+
+        trainer = Trainer(accelerator="tpu", devices=2)
+        """, note="module-paths"),
+    C("XLA822", "positive", """
+        import pytorch_lightning as pl
+
+        trainer = pl.Trainer(gpus=4, precision=16)
+        """, """
+        import pytorch_lightning as pl
+
+        trainer = pl.Trainer(gpus=4, precision="bf16-true")
+        """, note="lightning-1"),
+    C("XLA822", "positive", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="gpu", strategy="ddp")
+        """, target="sagemaker", note="sagemaker"),
+
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

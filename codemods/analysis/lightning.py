@@ -24,23 +24,22 @@ from typing import Literal
 import libcst as cst
 
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import dotted, string_value
+from codemods.syntax import dotted, names_in, string_value
 
 Kind = Literal["trainer", "fabric"]
-PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric")
-TRAINERS = frozenset(
-    {"lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.trainer.Trainer",
-     "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer"}
-)
-FABRICS = frozenset(
-    {"lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
-     "lightning_fabric.fabric.Fabric"}
-)
-MODULES = frozenset(
-    {"lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.module.LightningModule",
-     "pytorch_lightning.LightningModule", "pytorch_lightning.core.module.LightningModule"}
-)
+PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
 PARAMETERS = ("accelerator", "strategy", "precision")
+# Trainer arguments of Lightning 1.x that 2.x removed (it raises on them).
+LEGACY = {"gpus": "devices", "tpu_cores": "devices", "auto_select_gpus": None, "amp_backend": None, "amp_level": None}
+
+
+def lightning_class(qualified: str | None) -> str | None:
+    """"Trainer", "Fabric" or "LightningModule" for any of their import paths
+    (``lightning.Trainer``, ``lightning.pytorch.trainer.Trainer``, ``pytorch_lightning.Trainer``...)."""
+    if qualified is None or qualified.split(".", 1)[0] not in PACKAGES:
+        return None
+    last = qualified.rsplit(".", 1)[-1]
+    return last if last in ("Trainer", "Fabric", "LightningModule") else None
 
 _DDP = ("ddp", "ddp_spawn", "ddp_fork", "ddp_notebook")
 _DDP_STRATEGIES = frozenset(
@@ -94,8 +93,9 @@ class LightningFacts:
     constructions: dict[cst.Call, Kind] = field(default_factory=dict)
     # The literal values to change (or report), keyed by the literal.
     settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
-    # Arguments the tool cannot follow (computed values): reported.
+    # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
     unknown: dict[cst.Arg, str] = field(default_factory=dict)
+    legacy: set[cst.Arg] = field(default_factory=set)
     modules: set[str] = field(default_factory=set)
 
     @property
@@ -114,7 +114,10 @@ class LightningAnalysis(Analysis):
         self.calls: list[tuple[cst.Call, Kind]] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if any(self.walk.resolve(base.value) in MODULES or dotted(base.value) in self.part.modules for base in node.bases):
+        if any(
+            lightning_class(self.walk.resolve(base.value)) == "LightningModule" or dotted(base.value) in self.part.modules
+            for base in node.bases
+        ):
             self.part.modules.add(node.name.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -123,10 +126,10 @@ class LightningAnalysis(Analysis):
                 self.assigned.setdefault(name, []).append(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
-        if callee in TRAINERS:
+        kind = lightning_class(self.walk.resolve(node.func))
+        if kind == "Trainer":
             self.calls.append((node, "trainer"))
-        elif callee in FABRICS:
+        elif kind == "Fabric":
             self.calls.append((node, "fabric"))
         elif type(node.func) is cst.Attribute and node.func.attr.value == "add_argument":
             self._flag(node)
@@ -147,10 +150,12 @@ class LightningAnalysis(Analysis):
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value in PARAMETERS:
                     self._argument(arg, arg.keyword.value, kind)
+                elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
+                    self.part.legacy.add(arg)
 
     def _argument(self, arg: cst.Arg, parameter: str, kind: Kind) -> None:
         value = arg.value
-        if self._literal(value, parameter, kind, ""):
+        if self._literal(value, parameter, kind, "") or self._choice(value, parameter, kind):
             return
         name = dotted(value)
         sources: list[cst.BaseExpression] = []
@@ -165,6 +170,18 @@ class LightningAnalysis(Analysis):
             return
         if type(value) is not cst.Name or value.value != "None":
             self.part.unknown[arg] = parameter
+
+    def _choice(self, value: cst.BaseExpression, parameter: str, kind: Kind) -> bool:
+        """``"cuda" if args.gpu else "cpu"``: each literal is mapped, unless the test asks
+        CUDA (False on XLA: the choice would pick the other branch there)."""
+        if type(value) is not cst.IfExp:
+            return False
+        leaves = [value.body, value.orelse]
+        if not all(_is_literal(leaf) for leaf in leaves) or any("cuda" in name for name in names_in(value.test)):
+            return False
+        for leaf in leaves:
+            self._literal(leaf, parameter, kind, "")
+        return True
 
     def _literal(self, node: cst.BaseExpression, parameter: str, kind: Kind, source: str) -> bool:
         """Record what a literal value becomes; False if it is not a literal."""

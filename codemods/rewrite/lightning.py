@@ -28,6 +28,13 @@ class LightningRewrite(Concern):
         return updated if setting is None else self._setting(original, updated, setting)
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        if original in self.facts.lightning.legacy:
+            name = original.keyword.value  # type: ignore[union-attr]
+            self.ctx.report(
+                "XLA822", original,
+                f"`{name}=` is Lightning 1.x's (Lightning 2 raises on it): on XLA pass accelerator=\"tpu\" and "
+                "devices= the number of XLA devices",
+            )
         parameter = self.facts.lightning.unknown.get(original)
         if parameter is not None:
             self.ctx.report(
@@ -48,6 +55,15 @@ class LightningRewrite(Concern):
             )
             return updated
         new_value = setting.new
+        target = self.ctx.target
+        if not target.lightning_xla_names:
+            self.ctx.report(
+                "XLA822", original,
+                f"{owner}({setting.parameter}={self.ctx.code(original)}){source} is a CUDA setting: set the XLA one of the "
+                f"Lightning release that goes with torch_xla {target.torch_xla_version} by hand (the tool knows "
+                "Lightning 2.6.6's, for torch_xla 2.9)",
+            )
+            return updated
 
         def build() -> cst.BaseExpression:
             template = original if type(original) is cst.SimpleString else cst.SimpleString('""')

@@ -14,7 +14,7 @@ import torch_xla.core.xla_model as xm
 
 
 def run(args):
-    fabric = Fabric(accelerator=args.accelerator, devices=args.devices, strategy="xla", precision="bf16-true")
+    fabric = Fabric(accelerator=args.accelerator, devices=args.devices, strategy="ddp", precision="16-mixed")
     fabric.launch()
     fabric.seed_everything(1)
     model = torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -36,7 +36,7 @@ def run(args):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--accelerator", default="tpu")
+    parser.add_argument("--accelerator", default="cuda")
     parser.add_argument("--devices", type=int, default=1)
     parser.add_argument("--epochs", type=int, default=2)
     run(parser.parse_args())

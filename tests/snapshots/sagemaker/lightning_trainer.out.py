@@ -34,7 +34,7 @@ class LitAutoEncoder(L.LightningModule):
 def main():
     data = TensorDataset(torch.rand(256, 28 * 28), torch.zeros(256))
     loader = DataLoader(data, batch_size=32)
-    trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-true", max_epochs=1)
+    trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp", precision="16-mixed", max_epochs=1)
     trainer.fit(LitAutoEncoder(), loader)
 
 
