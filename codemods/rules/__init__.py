@@ -4,7 +4,7 @@ the tool fixes it or only reports.
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
 XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation),
-XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names; SM1 SageMaker
+XLA8 Hugging Face, Accelerate, Lightning and Fabric, XLA9 torch_xla release names; SM1 SageMaker
 model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLD is what
 ``xla-codemod doctor`` sees while a script runs (runtime findings).  A rule with
 ``fixable=True`` may still report a case it cannot fix; then the finding says so.
