@@ -2750,13 +2750,14 @@ CASES = [
             )
         """, """
         import torch.distributed.fsdp as fsdp
-        from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+        import functools
         import torch_xla.distributed.fsdp as xla_fsdp
+        import torch_xla.distributed.fsdp.wrap as xla_wrap
 
 
         def wrap(model, Block):
             return xla_fsdp.XlaFullyShardedDataParallel(
-                model, auto_wrap_policy=ModuleWrapPolicy({Block}), sharding_strategy=fsdp.ShardingStrategy.NO_SHARD
+                model, auto_wrap_policy=functools.partial(xla_wrap.transformer_auto_wrap_policy, transformer_layer_cls={Block}), sharding_strategy=fsdp.ShardingStrategy.NO_SHARD
             )
         """, note="wrap-policy-and-no-shard"),
     C("XLA612", "positive", """
@@ -2773,7 +2774,7 @@ CASES = [
         def wrap(model):
             return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True), sync_module_states=True)
         """, note="offload-and-sync"),
-    C("XLA612", "positive", """
+    C("XLA611", "positive", """
         import functools
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
@@ -2789,13 +2790,34 @@ CASES = [
         import torch_xla.distributed.fsdp as xla_fsdp
 
 
-        def big_enough(module, recurse, nonwrapped_numel, min_params=10**6):
-            return recurse or nonwrapped_numel >= min_params
+        def big_enough(module, recurse, unwrapped_params, min_params=10**6):
+            return recurse or unwrapped_params >= min_params
 
 
         def wrap(model):
             return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=functools.partial(big_enough, min_params=1000))
-        """, note="custom-policy"),
+        """, note="torch-style-policy"),
+    C("XLA612", "positive", """
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+        def big_enough(module, recurse, nonwrapped_numel, unwrapped_params=None):
+            return recurse or nonwrapped_numel >= 1000
+
+
+        def wrap(model):
+            return FSDP(model, auto_wrap_policy=big_enough)
+        """, """
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def big_enough(module, recurse, nonwrapped_numel, unwrapped_params=None):
+            return recurse or nonwrapped_numel >= 1000
+
+
+        def wrap(model):
+            return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=big_enough)
+        """, note="torch-style-policy-kept"),
     C("XLA612", "negative", """
         from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
 

@@ -17,7 +17,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, dotted, method_name, receiver, walk
+from codemods.syntax import arg_value, dotted, method_name, names_in, receiver, walk
 
 # Calls on an FSDP model that read or load its whole state.
 STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
@@ -37,9 +37,14 @@ class FsdpFacts:
     wraps: dict[cst.Call, FsdpWrap] = field(default_factory=dict)
     # Names bound once to a MixedPrecision(...) call: what a ``mixed_precision=name`` means.
     precision_policies: dict[str, cst.Call] = field(default_factory=dict)
-    # auto_wrap_policy arguments whose callable (a function of this file, maybe through
-    # functools.partial) takes torch's ``nonwrapped_numel``: the function's name.
+    # Policy functions of this file (given as auto_wrap_policy, maybe through
+    # functools.partial or a name) written with torch's ``nonwrapped_numel`` parameter:
+    # renamed ``unwrapped_params``, torch_xla's keyword; those that already use that name
+    # (the auto_wrap_policy argument) are reported.
+    policy_renames: set[cst.FunctionDef] = field(default_factory=set)
     numel_policies: dict[cst.Arg, str] = field(default_factory=dict)
+    # ``ModuleWrapPolicy(classes)`` calls: torch_xla's transformer_auto_wrap_policy does the same.
+    module_wrap_policies: set[cst.Call] = field(default_factory=set)
     # State-dict and checkpoint code that works on torch's FSDP modules only: what it is.
     state_dicts: dict[cst.CSTNode, str] = field(default_factory=dict)
     # FSDP2's fully_shard(...) calls.
@@ -56,7 +61,7 @@ class FsdpAnalysis(Analysis):
         self.part: FsdpFacts = self.facts.fsdp
         self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.wrapped_names: set[str] = set()
-        self.numel_functions: set[str] = set()
+        self.numel_functions: dict[str, cst.FunctionDef] = {}
         self.state_dict_calls: list[tuple[cst.Call, str]] = []
         self.inside: set[int] = set()  # nodes within a reported one: not reported again
         self.state_dict_withs = 0  # ``with FSDP.state_dict_type(...)`` blocks around
@@ -75,7 +80,7 @@ class FsdpAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if any(param.name.value == "nonwrapped_numel" for param in node.params.params):
-            self.numel_functions.add(node.name.value)
+            self.numel_functions[node.name.value] = node
 
     def visit_With(self, node: cst.With) -> None:
         if any(self._state_dict_api(item.item) for item in node.items):
@@ -91,6 +96,8 @@ class FsdpAnalysis(Analysis):
             self._wrap(node)
         elif callee in apis.FSDP2:
             self.part.fully_shards.add(node)
+        elif callee == apis.FSDP_MODULE_WRAP_POLICY and len(node.args) == 1 and not node.args[0].star:
+            self.part.module_wrap_policies.add(node)
         elif (what := self._state_dict_api(node)) is not None:
             self._state_dict(node, what)
         elif method_name(node) in STATE_DICT_CALLS and not self.state_dict_withs:
@@ -151,8 +158,14 @@ class FsdpAnalysis(Analysis):
                     part.precision_policies[name] = values[0]
         for wrap in part.wraps.values():
             policy = next((arg for key, arg in wrap.arguments if key == "auto_wrap_policy"), None)
-            if policy is not None and (function := self._policy_function(policy.value)) in self.numel_functions:
-                part.numel_policies[policy] = function  # type: ignore[assignment]
+            function = self._policy_function(policy.value) if policy is not None else None
+            if function is None:
+                continue
+            definition = self.numel_functions[function]
+            if "unwrapped_params" in set(names_in(definition)):
+                part.numel_policies[policy] = function  # type: ignore[index]
+            else:
+                part.policy_renames.add(definition)
         if part.active:
             for call, method in self.state_dict_calls:
                 if dotted(receiver(call)) in self.wrapped_names:

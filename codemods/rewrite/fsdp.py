@@ -61,6 +61,8 @@ class FsdpRewrite(Concern):
         fsdp = self.facts.fsdp
         if original in fsdp.wraps:
             return self._wrap(original, updated, fsdp.wraps[original])
+        if original in fsdp.module_wrap_policies and "fsdp" in self.ctx.target.apis:
+            return self._module_wrap_policy(original, updated)
         if original in fsdp.state_dicts:
             self._state_dict(original)
         elif original in fsdp.fully_shards:
@@ -82,6 +84,8 @@ class FsdpRewrite(Concern):
             return self._policy(original, updated, name)
         if qualified == apis.FSDP_MODULE_WRAP_POLICY:
             parent = self.ctx.parent()
+            if type(parent) is cst.Call and parent.func is original and parent in self.facts.fsdp.module_wrap_policies:
+                return updated  # the call is rewritten
             node = parent if type(parent) is cst.Call and parent.func is original else original
             self.ctx.report(
                 "XLA612", node,
@@ -378,6 +382,40 @@ class FsdpRewrite(Concern):
         )
         return new if new is not None else updated
 
+    def _module_wrap_policy(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``ModuleWrapPolicy(classes)`` -> ``functools.partial(transformer_auto_wrap_policy,
+        transformer_layer_cls=classes)``: both wrap the submodules of those classes."""
+
+        def build() -> cst.Call | None:
+            partial = self.ctx.imports.expression(Api("functools", "partial"))
+            policy = self.ctx.imports.expression(self.ctx.target.api("fsdp_transformer_auto_wrap_policy"))
+            if partial is None or policy is None:
+                return None
+            self.ctx.imports.discard(original.func)
+            classes = updated.args[0].with_changes(keyword=cst.Name("transformer_layer_cls"), equal=KEYWORD_EQUAL,
+                                                   comma=cst.MaybeSentinel.DEFAULT)
+            return cst.Call(partial, [cst.Arg(policy, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), classes])
+
+        new = self.ctx.fix(
+            "XLA611", original,
+            f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP takes policy functions; this one wraps the same "
+            "submodules",
+            build,
+        )
+        return new if new is not None else updated
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """A policy written for torch (``nonwrapped_numel``) takes torch_xla's ``unwrapped_params``."""
+        if original not in self.facts.fsdp.policy_renames or "fsdp" not in self.ctx.target.apis:
+            return updated
+        new = self.ctx.fix(
+            "XLA611", original,
+            f"`{original.name.value}` takes `unwrapped_params` for torch's `nonwrapped_numel`: torch_xla's FSDP calls "
+            "its policy with that keyword",
+            lambda: updated.visit(_Renamer("nonwrapped_numel", "unwrapped_params")),  # type: ignore[return-value]
+        )
+        return new if new is not None else updated
+
     # -- state dicts and checkpoints ---------------------------------------------------------------
 
     def _state_dict(self, original: cst.CSTNode) -> None:
@@ -399,6 +437,17 @@ def _state_dict_message(what: str) -> str:
         "(xm.save(..., f'rank{xr.global_ordinal()}.pth', master_only=False)) and join the shards with "
         "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints"
     )
+
+
+class _Renamer(cst.CSTTransformer):
+    """Every ``old`` name (parameters and uses) becomes ``new``."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        return updated_node.with_changes(value=self.new) if updated_node.value == self.old else updated_node
 
 
 def _rebuilt(node: cst.BaseExpression, leaves: Iterator[cst.BaseExpression]) -> cst.BaseExpression:

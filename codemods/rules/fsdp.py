@@ -15,7 +15,9 @@ RULES = (
         "optimizer step stays optimizer.step() with the step barrier after it (xm.optimizer_step would all-reduce "
         "the sharded gradients again). torch's MixedPrecision(param_dtype, reduce_dtype, buffer_dtype) is "
         "compute_dtype, fp32_reduce_scatter (a float32 reduce dtype) and buffer_dtype (float32 when torch's policy "
-        "leaves buffers alone). torch_xla's wrap policies have torch's names but take unwrapped_params=. "
+        "leaves buffers alone). torch_xla's wrap policies have torch's names but take unwrapped_params=: a policy "
+        "function of the script's own gets that parameter name, and ModuleWrapPolicy(classes) becomes "
+        "functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=classes). "
         "The SPMD-based FSDPv2 (torch_xla.experimental.spmd_fully_sharded_data_parallel) is not what the tool "
         "writes: it needs one process per host, a device mesh and inputs sharded over it, a different program "
         "than the one-process-per-device script that torch's FSDP runs.",
@@ -46,7 +48,7 @@ RULES = (
     Rule(
         "XLA612", "fsdp-manual", "error",
         "FSDP options that torch_xla's FSDP does not have (CPU offload, ignored modules, process groups, hybrid or no "
-        "sharding, ModuleWrapPolicy, FSDP2's fully_shard): what to do by hand", False,
+        "sharding, FSDP2's fully_shard): what to do by hand", False,
         why="Each of these is left as it is, so the converted script stops at it with a TypeError rather than "
         "training differently: what it asked for has no torch_xla equivalent the tool could write.",
         examples=(example(
