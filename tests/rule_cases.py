@@ -3069,6 +3069,26 @@ CASES = [
         trainer = L.Trainer(accelerator="gpu", strategy="ddp")
         """, target="sagemaker", note="sagemaker"),
 
+    C("XLA821", "positive", """
+        import lightning as L
+
+        CONFIG = {"accelerator": "gpu", "devices": 4, "strategy": "ddp", "precision": "16-mixed"}
+
+
+        def main(model):
+            trainer = L.Trainer(**CONFIG, max_epochs=3)
+            trainer.fit(model)
+        """, """
+        import lightning as L
+
+        CONFIG = {"accelerator": "tpu", "devices": 4, "strategy": "xla", "precision": "bf16-true"}
+
+
+        def main(model):
+            trainer = L.Trainer(**CONFIG, max_epochs=3)
+            trainer.fit(model)
+        """, note="config-dict"),
+
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

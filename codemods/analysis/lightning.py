@@ -24,6 +24,7 @@ from typing import Literal
 import libcst as cst
 
 from codemods.analysis.walk import Analysis, Walk
+from codemods.positions import code_of
 from codemods.syntax import dotted, names_in, string_value
 
 Kind = Literal["trainer", "fabric"]
@@ -148,15 +149,42 @@ class LightningAnalysis(Analysis):
         for call, kind in self.calls:
             self.part.constructions[call] = kind
             for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value in PARAMETERS:
+                if arg.star == "**":
+                    self._unpacked(arg, kind)
+                elif arg.keyword is not None and arg.keyword.value in PARAMETERS:
                     self._argument(arg, arg.keyword.value, kind)
                 elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
                     self.part.legacy.add(arg)
+
+    def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
+        """The dict literal a name is bound to once in the file (a config dict)."""
+        values = self.assigned.get(dotted(node) or "", [])
+        return values[0] if len(values) == 1 and type(values[0]) is cst.Dict else None  # type: ignore[return-value]
+
+    def _unpacked(self, arg: cst.Arg, kind: Kind) -> None:
+        """``Trainer(**config)`` with ``config = {"accelerator": "gpu", ...}`` in the file."""
+        config = self._config(arg.value)
+        if config is None:
+            self.part.unknown[arg] = "accelerator, strategy or precision"
+            return
+        for element in config.elements:
+            key = string_value(element.key) if type(element) is cst.DictElement else None
+            if key in PARAMETERS:
+                value = element.value  # type: ignore[union-attr]
+                if not (self._literal(value, key, kind, dotted(arg.value) or "") or self._choice(value, key, kind)):
+                    self.part.unknown[arg] = key  # type: ignore[assignment]
 
     def _argument(self, arg: cst.Arg, parameter: str, kind: Kind) -> None:
         value = arg.value
         if self._literal(value, parameter, kind, "") or self._choice(value, parameter, kind):
             return
+        if type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index:
+            config, key = self._config(value.value), string_value(value.slice[0].slice.value)  # type: ignore[union-attr]
+            entry = next(
+                (e.value for e in config.elements if type(e) is cst.DictElement and string_value(e.key) == key), None
+            ) if config is not None and key is not None else None
+            if entry is not None and self._literal(entry, parameter, kind, code_of(value).strip()):
+                return
         name = dotted(value)
         sources: list[cst.BaseExpression] = []
         if name is not None:

@@ -421,20 +421,21 @@ class FsdpRewrite(Concern):
     def _state_dict(self, original: cst.CSTNode) -> None:
         what = self.facts.fsdp.state_dicts.get(original)
         if what is not None:
-            self.ctx.report("XLA613", original, _state_dict_message(what))
+            rank = self.ctx.target.api("global_ordinal")
+            self.ctx.report("XLA613", original, _state_dict_message(what, f"{rank.alias or rank.module}.{rank.attr}()"))
 
 
-def _state_dict_message(what: str) -> str:
+def _state_dict_message(what: str, rank: str) -> str:
     if what.startswith(apis.DISTRIBUTED_CHECKPOINT):
         start = f"`{what}` saves and loads torch's sharded (FSDP, DTensor) state: on torch_xla model.state_dict() is " \
             "this process's shard."
     elif what.endswith("()"):
-        start = f"`{what}` of torch_xla's FSDP model is this process's shard (torch's gathers the full state)."
+        start = f"`{what}` of an FSDP model is this process's shard on torch_xla (torch's gathers the full state)."
     else:
         start = f"`{what}` works on torch's FSDP modules only: on torch_xla model.state_dict() is this process's shard."
     return (
         f"{start} Save {{'model': model.state_dict(), 'shard_metadata': model.get_shard_metadata()}} per process "
-        "(xm.save(..., f'rank{xr.global_ordinal()}.pth', master_only=False)) and join the shards with "
+        f"(xm.save(..., f'rank{{{rank}}}.pth', master_only=False)) and join the shards with "
         "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints"
     )
 
