@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
+from codemods.analysis.project import ProjectAnalysis
 from codemods.analysis.walk import Analysis, Walk
 from codemods.syntax import arg_value, dotted, method_name, names_in, receiver, walk
 
@@ -49,6 +50,10 @@ class FsdpFacts:
     state_dicts: dict[cst.CSTNode, str] = field(default_factory=dict)
     # FSDP2's fully_shard(...) calls.
     fully_shards: set[cst.Call] = field(default_factory=set)
+    # An FSDP model handed to a callable of another module that trains it: that module
+    # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
+    # there); the callable as the finding names it.
+    foreign_training: dict[cst.Call, str] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:
@@ -65,6 +70,7 @@ class FsdpAnalysis(Analysis):
         self.state_dict_calls: list[tuple[cst.Call, str]] = []
         self.inside: set[int] = set()  # nodes within a reported one: not reported again
         self.state_dict_withs = 0  # ``with FSDP.state_dict_type(...)`` blocks around
+        self.handed: list[tuple[cst.Call, str, set[str]]] = []  # calls of dotted callees, with their argument names
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -102,6 +108,8 @@ class FsdpAnalysis(Analysis):
             self._state_dict(node, what)
         elif method_name(node) in STATE_DICT_CALLS and not self.state_dict_withs:
             self.state_dict_calls.append((node, method_name(node)))  # type: ignore[arg-type]
+        elif (func := dotted(node.func)) is not None and node.args:
+            self.handed.append((node, func, {n for a in node.args if (n := dotted(a.value)) is not None}))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) not in self.inside and (what := self._state_dict_api(node)) is not None:
@@ -170,6 +178,18 @@ class FsdpAnalysis(Analysis):
             for call, method in self.state_dict_calls:
                 if dotted(receiver(call)) in self.wrapped_names:
                     part.state_dicts[call] = f"{dotted(receiver(call))}.{method}()"
+
+    def settle(self) -> None:
+        """FSDP models handed to a project callable that trains them (its summary says so)."""
+        if not self.part.wraps:
+            return
+        project = self.walk.analysis(ProjectAnalysis)
+        for call, callee, names in self.handed:
+            if not names & self.wrapped_names:
+                continue
+            found = project.origin(callee)
+            if found is not None and found.summary is not None and found.summary.trains(found.name):
+                self.part.foreign_training[call] = f"`{callee}` ({found.summary.path})"
 
     def _policy_function(self, value: cst.BaseExpression, depth: int = 0) -> str | None:
         """The function of this file that a policy value calls: ``fn``,

@@ -63,6 +63,13 @@ class FsdpRewrite(Concern):
             return self._wrap(original, updated, fsdp.wraps[original])
         if original in fsdp.module_wrap_policies and "fsdp" in self.ctx.target.apis:
             return self._module_wrap_policy(original, updated)
+        if original in fsdp.foreign_training:
+            self.ctx.report(
+                "XLA611", original,
+                f"{fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, with "
+                "the step barrier after it (that module does not wrap the model itself, so the tool makes its step "
+                "xm.optimizer_step, which would reduce the sharded gradients a second time)",
+            )
         if original in fsdp.state_dicts:
             self._state_dict(original)
         elif original in fsdp.fully_shards:
