@@ -198,8 +198,8 @@ FSDP_STATE_DICT_METHODS = frozenset(
 )
 FSDP_STATE_DICT_TYPES = frozenset(
     f"{FSDP_MODULE}.{name}"
-    for name in "StateDictType FullStateDictConfig ShardedStateDictConfig LocalStateDictConfig FullOptimStateDictConfig "
-    "ShardedOptimStateDictConfig LocalOptimStateDictConfig StateDictSettings".split()
+    for name in "StateDictType FullStateDictConfig ShardedStateDictConfig LocalStateDictConfig "
+    "FullOptimStateDictConfig ShardedOptimStateDictConfig LocalOptimStateDictConfig StateDictSettings".split()
 )
 DISTRIBUTED_CHECKPOINT = "torch.distributed.checkpoint"
 # FSDP2 (per-module sharding on DTensor): torch_xla's counterpart is SPMD (FSDPv2), a

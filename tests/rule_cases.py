@@ -3089,6 +3089,18 @@ CASES = [
             trainer.fit(model)
         """, note="config-dict"),
 
+    C("XLA301", "negative", """
+        import torch
+
+
+        def train_epoch(fabric, model, optimizer, loader):
+            for x, y in loader:
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                fabric.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """, note="fabric-from-caller"),
+
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

@@ -35,7 +35,8 @@ def settings(source: str) -> dict[str, str]:
     """The accelerator, strategy and precision a script gives its Trainer or Fabric:
     literals, module-level names and argparse defaults."""
     tree = ast.parse(source)
-    names = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    assignments = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)]
+    names = {t.id: n.value for n in assignments for t in n.targets if isinstance(t, ast.Name)}
     defaults = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
@@ -44,7 +45,8 @@ def settings(source: str) -> dict[str, str]:
                 defaults[node.args[0].value.lstrip("-").replace("-", "_")] = default
     found: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("Trainer", "Fabric"):
+        callee = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and getattr(callee, "attr", getattr(callee, "id", "")) in ("Trainer", "Fabric"):
             for keyword in node.keywords:
                 value = keyword.value
                 if isinstance(value, ast.Name):
@@ -71,7 +73,8 @@ def xla_problems(values: dict[str, str], kind: str) -> list[str]:
         from lightning.fabric.strategies import STRATEGY_REGISTRY as strategies  # type: ignore[no-redef]
         from lightning.fabric.strategies import XLAStrategy as XLA  # type: ignore[assignment]
     problems = []
-    if values.get("accelerator") not in accelerators or accelerators[values["accelerator"]]["accelerator"] is not XLAAccelerator:
+    accelerator = values.get("accelerator")
+    if accelerator not in accelerators or accelerators[accelerator]["accelerator"] is not XLAAccelerator:
         problems.append(f"accelerator {values.get('accelerator')!r} is not Lightning's XLA accelerator")
     strategy = values.get("strategy")
     if strategy not in strategies or "XLA" not in strategies[strategy]["strategy"].__name__:

@@ -30,6 +30,10 @@ from codemods.syntax import dotted, names_in, string_value
 Kind = Literal["trainer", "fabric"]
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
 PARAMETERS = ("accelerator", "strategy", "precision")
+# Fabric's methods that take over the training step: called on a ``fabric`` the file got
+# from elsewhere (a parameter, an attribute), they say Fabric drives the loop.
+FABRIC_METHODS = frozenset({"backward", "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "to_device",
+                            "clip_gradients"})
 # Trainer arguments of Lightning 1.x that 2.x removed (it raises on them).
 LEGACY = {"gpus": "devices", "tpu_cores": "devices", "auto_select_gpus": None, "amp_backend": None, "amp_level": None}
 
@@ -98,12 +102,14 @@ class LightningFacts:
     unknown: dict[cst.Arg, str] = field(default_factory=dict)
     legacy: set[cst.Arg] = field(default_factory=set)
     modules: set[str] = field(default_factory=set)
+    # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
+    fabric_used: bool = False
 
     @property
     def drives_training(self) -> bool:
         """Lightning runs the training: no barriers, loaders, optimizer steps or launches
         of the tool's own."""
-        return bool(self.constructions or self.modules)
+        return bool(self.constructions or self.modules or self.fabric_used)
 
 
 class LightningAnalysis(Analysis):
@@ -115,10 +121,9 @@ class LightningAnalysis(Analysis):
         self.calls: list[tuple[cst.Call, Kind]] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if any(
-            lightning_class(self.walk.resolve(base.value)) == "LightningModule" or dotted(base.value) in self.part.modules
-            for base in node.bases
-        ):
+        modules = self.part.modules
+        bases = [base.value for base in node.bases]
+        if any(lightning_class(self.walk.resolve(b)) == "LightningModule" or dotted(b) in modules for b in bases):
             self.part.modules.add(node.name.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -134,6 +139,9 @@ class LightningAnalysis(Analysis):
             self.calls.append((node, "fabric"))
         elif type(node.func) is cst.Attribute and node.func.attr.value == "add_argument":
             self._flag(node)
+        elif type(node.func) is cst.Attribute and node.func.attr.value in FABRIC_METHODS:
+            owner = (dotted(node.func.value) or "").rsplit(".", 1)[-1].lower()
+            self.part.fabric_used = self.part.fabric_used or "fabric" in owner
 
     def _flag(self, node: cst.Call) -> None:
         names = [v for a in node.args if a.keyword is None and (v := string_value(a.value))]
@@ -179,7 +187,8 @@ class LightningAnalysis(Analysis):
         if self._literal(value, parameter, kind, "") or self._choice(value, parameter, kind):
             return
         if type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index:
-            config, key = self._config(value.value), string_value(value.slice[0].slice.value)  # type: ignore[union-attr]
+            index = value.slice[0].slice.value  # type: ignore[union-attr]
+            config, key = self._config(value.value), string_value(index)
             entry = next(
                 (e.value for e in config.elements if type(e) is cst.DictElement and string_value(e.key) == key), None
             ) if config is not None and key is not None else None

@@ -181,8 +181,8 @@ class AmpRewrite(Concern):
         if not target.sharded_grad_scaler:
             self.ctx.report(
                 "XLA205", original,
-                f"`{self.ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has no "
-                "sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
+                f"`{self.ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has "
+                "no sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
                 "or train without loss scaling",
             )
             return updated

@@ -66,8 +66,8 @@ class FsdpRewrite(Concern):
         if original in fsdp.foreign_training:
             self.ctx.report(
                 "XLA611", original,
-                f"{fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, with "
-                "the step barrier after it (that module does not wrap the model itself, so the tool makes its step "
+                f"{fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, "
+                "with the step barrier after it (that module does not wrap the model itself, so the tool makes its step "
                 "xm.optimizer_step, which would reduce the sharded gradients a second time)",
             )
         if original in fsdp.state_dicts:
@@ -401,7 +401,8 @@ class FsdpRewrite(Concern):
             self.ctx.imports.discard(original.func)
             classes = updated.args[0].with_changes(keyword=cst.Name("transformer_layer_cls"), equal=KEYWORD_EQUAL,
                                                    comma=cst.MaybeSentinel.DEFAULT)
-            return cst.Call(partial, [cst.Arg(policy, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), classes])
+            first = cst.Arg(policy, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            return cst.Call(partial, [first, classes])
 
         new = self.ctx.fix(
             "XLA611", original,

@@ -45,7 +45,9 @@ class LightningRewrite(Concern):
             )
         return updated
 
-    def _setting(self, original: cst.BaseExpression, updated: cst.BaseExpression, setting: Setting) -> cst.BaseExpression:
+    def _setting(
+        self, original: cst.BaseExpression, updated: cst.BaseExpression, setting: Setting
+    ) -> cst.BaseExpression:
         owner = "Trainer" if setting.kind == "trainer" else "Fabric"
         source = f" (`{setting.source}`, given to {owner}'s {setting.parameter})" if setting.source else ""
         if setting.new is None:
@@ -59,8 +61,8 @@ class LightningRewrite(Concern):
         if not target.lightning_xla_names:
             self.ctx.report(
                 "XLA822", original,
-                f"{owner}({setting.parameter}={self.ctx.code(original)}){source} is a CUDA setting: set the XLA one of the "
-                f"Lightning release that goes with torch_xla {target.torch_xla_version} by hand (the tool knows "
+                f"{owner}({setting.parameter}={self.ctx.code(original)}){source} is a CUDA setting: set the XLA one of "
+                f"the Lightning release that goes with torch_xla {target.torch_xla_version} by hand (the tool knows "
                 "Lightning 2.6.6's, for torch_xla 2.9)",
             )
             return updated

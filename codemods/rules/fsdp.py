@@ -8,7 +8,8 @@ RULES = (
     Rule(
         "XLA611", "xla-fsdp", "error",
         "FullyShardedDataParallel becomes torch_xla's XlaFullyShardedDataParallel, its arguments mapped (mixed "
-        "precision -> compute/buffer dtypes, sharding strategy, wrap policies); device_id and CUDA options dropped", True,
+        "precision -> compute/buffer dtypes, sharding strategy, wrap policies); device_id and CUDA options dropped",
+        True,
         why="torch's FSDP finds no backend for the XLA device under the xla process group (\"Device 'xla:0' does not "
         "have a corresponding backend registered\"). torch_xla's FSDP shards over the XLA processes, one per device, "
         "which is how the tool launches the script; its gradients are reduce-scattered by the wrapper, so the "
