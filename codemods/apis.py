@@ -156,6 +156,13 @@ DISTRIBUTED: dict[str, SourceApi] = _table(
 # which call them with ``unwrapped_params=`` where torch says ``nonwrapped_numel=``),
 # and the state-dict and checkpoint APIs that work on torch's FSDP modules only.
 FSDP_MODULE = "torch.distributed.fsdp"
+
+
+def _fsdp_paths(name: str) -> frozenset[str]:
+    """A public name of torch.distributed.fsdp under each module that exports it."""
+    return frozenset(f"{FSDP_MODULE}{sub}.{name}" for sub in ("", ".api", ".fully_sharded_data_parallel"))
+
+
 FSDP_CLASSES = frozenset(
     {f"{FSDP_MODULE}.FullyShardedDataParallel", f"{FSDP_MODULE}.fully_sharded_data_parallel.FullyShardedDataParallel"}
 )
@@ -174,13 +181,13 @@ XLA_FSDP_CLASSES = frozenset(
 )
 # MixedPrecision(param_dtype, reduce_dtype, buffer_dtype, keep_low_precision_grads,
 # cast_forward_inputs, cast_root_forward_inputs).
-FSDP_MIXED_PRECISION = frozenset({f"{FSDP_MODULE}.MixedPrecision", f"{FSDP_MODULE}.api.MixedPrecision"})
+FSDP_MIXED_PRECISION = _fsdp_paths("MixedPrecision")
 MIXED_PRECISION_PARAMETERS = (
     "param_dtype", "reduce_dtype", "buffer_dtype", "keep_low_precision_grads", "cast_forward_inputs",
     "cast_root_forward_inputs",
 )
-FSDP_CPU_OFFLOAD = frozenset({f"{FSDP_MODULE}.CPUOffload", f"{FSDP_MODULE}.api.CPUOffload"})
-FSDP_SHARDING_STRATEGY = frozenset({f"{FSDP_MODULE}.ShardingStrategy", f"{FSDP_MODULE}.api.ShardingStrategy"})
+FSDP_CPU_OFFLOAD = _fsdp_paths("CPUOffload")
+FSDP_SHARDING_STRATEGY = _fsdp_paths("ShardingStrategy")
 FSDP_WRAP_POLICIES = (
     "always_wrap_policy", "lambda_auto_wrap_policy", "size_based_auto_wrap_policy", "transformer_auto_wrap_policy",
 )
@@ -197,9 +204,10 @@ FSDP_STATE_DICT_METHODS = frozenset(
     "flatten_sharded_optim_state_dict rekey_optim_state_dict summon_full_params".split()
 )
 FSDP_STATE_DICT_TYPES = frozenset(
-    f"{FSDP_MODULE}.{name}"
+    path
     for name in "StateDictType FullStateDictConfig ShardedStateDictConfig LocalStateDictConfig "
     "FullOptimStateDictConfig ShardedOptimStateDictConfig LocalOptimStateDictConfig StateDictSettings".split()
+    for path in _fsdp_paths(name)
 )
 DISTRIBUTED_CHECKPOINT = "torch.distributed.checkpoint"
 # FSDP2 (per-module sharding on DTensor): torch_xla's counterpart is SPMD (FSDPv2), a

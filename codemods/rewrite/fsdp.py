@@ -40,8 +40,6 @@ _DEFAULT_FALSE = frozenset({"sync_module_states"})
 _NONE_DROPPED = frozenset({"process_group", "ignored_modules", "ignored_states", "device_mesh", "cpu_offload"})
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
 _FLOAT32 = frozenset({"torch.float32", "torch.float"})
-_STRATEGY = apis.FSDP_MODULE + ".ShardingStrategy."
-_STRATEGY_API = apis.FSDP_MODULE + ".api.ShardingStrategy."
 
 _WHY_KEPT = {
     "process_group": "torch_xla's FSDP shards over every process (or the sharding_groups= it is given)",
@@ -235,8 +233,9 @@ class FsdpRewrite(Concern):
     def _sharding_strategy(self, arg: cst.Arg) -> list[cst.Arg] | None:
         """FULL_SHARD: nothing (torch_xla's default); SHARD_GRAD_OP: reshard_after_forward=False;
         others: reported (None)."""
-        qualified = self.ctx.resolve(arg.value) or ""
-        strategy = qualified.removeprefix(_STRATEGY).removeprefix(_STRATEGY_API)
+        owner, _, strategy = (self.ctx.resolve(arg.value) or "").rpartition(".")
+        if owner not in apis.FSDP_SHARDING_STRATEGY:
+            strategy = ""
         if strategy == "FULL_SHARD":
             return []
         if strategy == "SHARD_GRAD_OP" and "reshard_after_forward" in self.ctx.target.fsdp_keywords:
