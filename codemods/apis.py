@@ -261,6 +261,72 @@ DISTRIBUTED: dict[str, SourceApi] = _table(
     "torch.multiprocessing.spawn torch.distributed.launch",
 )
 
+# PyTorch FSDP (torch.distributed.fsdp): the wrapper, its argument types, the wrap
+# policies that torch_xla has under the same names (torch_xla.distributed.fsdp.wrap,
+# which call them with ``unwrapped_params=`` where torch says ``nonwrapped_numel=``),
+# and the state-dict and checkpoint APIs that work on torch's FSDP modules only.
+FSDP_MODULE = "torch.distributed.fsdp"
+
+
+def _fsdp_paths(name: str) -> frozenset[str]:
+    """A public name of torch.distributed.fsdp under each module that exports it."""
+    return frozenset(f"{FSDP_MODULE}{sub}.{name}" for sub in ("", ".api", ".fully_sharded_data_parallel"))
+
+
+FSDP_CLASSES = frozenset(
+    {f"{FSDP_MODULE}.FullyShardedDataParallel", f"{FSDP_MODULE}.fully_sharded_data_parallel.FullyShardedDataParallel"}
+)
+# FullyShardedDataParallel(module, process_group, sharding_strategy, cpu_offload, auto_wrap_policy,
+# backward_prefetch, mixed_precision, ignored_modules, param_init_fn, device_id, sync_module_states,
+# forward_prefetch, limit_all_gathers, use_orig_params, ignored_states, device_mesh) in torch 2.9.
+FSDP_PARAMETERS = (
+    "module", "process_group", "sharding_strategy", "cpu_offload", "auto_wrap_policy", "backward_prefetch",
+    "mixed_precision", "ignored_modules", "param_init_fn", "device_id", "sync_module_states", "forward_prefetch",
+    "limit_all_gathers", "use_orig_params", "ignored_states", "device_mesh",
+)
+# torch_xla's wrapper (a script ported before): it reduce-scatters gradients itself too.
+XLA_FSDP_CLASSES = frozenset(
+    {"torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
+     "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel"}
+)
+# MixedPrecision(param_dtype, reduce_dtype, buffer_dtype, keep_low_precision_grads,
+# cast_forward_inputs, cast_root_forward_inputs).
+FSDP_MIXED_PRECISION = _fsdp_paths("MixedPrecision")
+MIXED_PRECISION_PARAMETERS = (
+    "param_dtype", "reduce_dtype", "buffer_dtype", "keep_low_precision_grads", "cast_forward_inputs",
+    "cast_root_forward_inputs",
+)
+FSDP_CPU_OFFLOAD = _fsdp_paths("CPUOffload")
+FSDP_SHARDING_STRATEGY = _fsdp_paths("ShardingStrategy")
+FSDP_WRAP_POLICIES = (
+    "always_wrap_policy", "lambda_auto_wrap_policy", "size_based_auto_wrap_policy", "transformer_auto_wrap_policy",
+)
+FSDP_WRAP = f"{FSDP_MODULE}.wrap"
+FSDP_MODULE_WRAP_POLICY = f"{FSDP_WRAP}.ModuleWrapPolicy"
+# The gradient scaler of torch's FSDP: torch.amp.GradScaler's arguments plus process_group;
+# it agrees on found_inf over the process group (the xla one included).
+SHARDED_GRAD_SCALERS = frozenset({f"{FSDP_MODULE}.sharded_grad_scaler.ShardedGradScaler"})
+# torch's FSDP methods that gather, shard or convert state dicts, and the configuration
+# types they take: on torch_xla's wrapper, state_dict() is always this process's shard.
+FSDP_STATE_DICT_METHODS = frozenset(
+    "state_dict_type set_state_dict_type get_state_dict_type full_optim_state_dict sharded_optim_state_dict "
+    "optim_state_dict optim_state_dict_to_load shard_full_optim_state_dict scatter_full_optim_state_dict "
+    "flatten_sharded_optim_state_dict rekey_optim_state_dict summon_full_params".split()
+)
+FSDP_STATE_DICT_TYPES = frozenset(
+    path
+    for name in "StateDictType FullStateDictConfig ShardedStateDictConfig LocalStateDictConfig "
+    "FullOptimStateDictConfig ShardedOptimStateDictConfig LocalOptimStateDictConfig StateDictSettings".split()
+    for path in _fsdp_paths(name)
+)
+DISTRIBUTED_CHECKPOINT = "torch.distributed.checkpoint"
+# FSDP2 (per-module sharding on DTensor): torch_xla's counterpart is SPMD (FSDPv2), a
+# different program structure.
+FSDP2 = frozenset(
+    {f"{FSDP_MODULE}.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
+     "torch.distributed._composable.fsdp.fully_shard.fully_shard"}
+)
+
 # torch.cuda names other rules take care of (rewritten, or reported with their own advice).
 HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | {"torch.cuda.synchronize", "torch.cuda.set_device"}
 HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)

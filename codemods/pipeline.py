@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 Source = TypeVar("Source", str, bytes)
 
 # A file that mentions none of these cannot be a target: skipped before parsing.
-_RELEVANT = re.compile(rb"torch|sagemaker|transformers")
+_RELEVANT = re.compile(rb"torch|sagemaker|transformers|lightning")
 _SUPPRESS = re.compile(r"#\s*xla-codemod:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
 _SKIP_FILE = "xla-codemod: skip-file"
 # Launcher scripts (estimators) and model-parallel training scripts also get the SM checks.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from codemods.apis import SYNCFREE_OPTIMIZERS
+from codemods.apis import FSDP_WRAP_POLICIES, SYNCFREE_OPTIMIZERS
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ PL = "torch_xla.distributed.parallel_loader"
 XR = "torch_xla.runtime"
 XMP = "torch_xla.distributed.xla_multiprocessing"
 SYNCFREE = "torch_xla.amp.syncfree"
+XLA_FSDP = "torch_xla.distributed.fsdp"
+XLA_FSDP_WRAP = "torch_xla.distributed.fsdp.wrap"
 
 
 def _xm(attr: str) -> Api:
@@ -69,6 +71,16 @@ class Target:
     compile_backend: str | None = None
     # XLA runs on NVIDIA GPUs, its collectives over NCCL (the SageMaker Training Compiler).
     nccl_collectives: bool = False
+    # The keywords of XlaFullyShardedDataParallel that the FSDP port may write (checked
+    # against the installed torch_xla 2.9).  The sagemaker target has no FSDP port: the
+    # 1.13 wrapper's arguments cannot be checked here (it had no auto-wrap policies yet),
+    # so torch's FSDP is reported there; nor has it torch's sharded gradient scaler.
+    fsdp_keywords: frozenset[str] = frozenset()
+    sharded_grad_scaler: bool = False
+    # Lightning's XLA names (accelerator "tpu", strategy "xla", precision "bf16-true") are
+    # written for the Lightning release checked with torch_xla 2.9 (2.6.6); the Lightning
+    # releases of torch_xla 1.13 named them otherwise (strategy "tpu_spawn"): reported there.
+    lightning_xla_names: bool = False
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -104,11 +116,19 @@ TARGETS: dict[str, Target] = {
             "grad_scaler": Api("torch.amp", "GradScaler"),
             "custom_fwd": Api("torch.amp", "custom_fwd"),
             "custom_bwd": Api("torch.amp", "custom_bwd"),
+            "fsdp": Api(XLA_FSDP, "XlaFullyShardedDataParallel", "xla_fsdp"),
+            **{f"fsdp_{policy}": Api(XLA_FSDP_WRAP, policy, "xla_wrap") for policy in FSDP_WRAP_POLICIES},
             **_COMMON,
         },
         autocast_takes="device_type",
         autocast_dtype="bfloat16",
         compile_backend="openxla",
+        fsdp_keywords=frozenset(
+            {"compute_dtype", "buffer_dtype", "fp32_reduce_scatter", "reshard_after_forward", "auto_wrap_policy",
+             "param_init_fn"}
+        ),
+        sharded_grad_scaler=True,
+        lightning_xla_names=True,
     ),
     "sagemaker": Target(
         name="sagemaker",

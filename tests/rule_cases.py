@@ -1056,6 +1056,23 @@ CASES = [
 
         scaler = torch.amp.GradScaler("xla")
         """),
+    C("XLA205", "positive", """
+        import torch
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+        scaler = ShardedGradScaler(init_scale=2.0**10)
+        """, """
+        import torch
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        scaler = ShardedGradScaler("xla", init_scale=2.0**10)
+        """, note="sharded"),
+    C("XLA205", "positive", """
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+        scaler = ShardedGradScaler()
+        """, target="sagemaker", note="sharded-sagemaker"),
     # -- XLA206 sync-free optimizers ----------------------------------------------------------------
     C("XLA206", "positive", """
         import torch
@@ -3057,6 +3074,483 @@ CASES = [
 
         torch._dynamo.config.suppress_errors = True
         """, target="sagemaker", note="sagemaker-settings", expect=((2, "`import torch._dynamo`: PyTorch 1.13 has no torch._dynamo"), (4, "PyTorch 1.13 has no torch._dynamo"))),
+    # -- XLA611-XLA613 FSDP (rewrite/fsdp.py) ---------------------------------------------------------------
+    C("XLA611", "positive", """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy
+
+
+        def wrap(model, local_rank):
+            return FSDP(
+                model,
+                sharding_strategy=ShardingStrategy.SHARD_GRAD_OP,
+                mixed_precision=MixedPrecision(param_dtype=torch.float16, reduce_dtype=torch.float32),
+                device_id=local_rank,
+            )
+        """, """
+        import torch
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def wrap(model, local_rank):
+            return xla_fsdp.XlaFullyShardedDataParallel(
+                model,
+                reshard_after_forward=False,
+                compute_dtype=torch.bfloat16,
+                buffer_dtype=torch.float32,
+                fp32_reduce_scatter=True,
+            )
+        """, note="mixed-precision-and-strategy"),
+    C("XLA611", "positive", """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+        def train(model, loader):
+            model = FSDP(model)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                loss = model(x).sum()
+                loss.backward()
+                optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def train(model, loader):
+            model = xla_fsdp.XlaFullyShardedDataParallel(model)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                loss = model(x).sum()
+                loss.backward()
+                optimizer.step()
+                torch_xla.sync()
+        """, note="plain-optimizer-step"),
+    C("XLA611", "positive", """
+        import functools
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
+        from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
+
+        bf16 = MixedPrecision(param_dtype=torch.bfloat16, buffer_dtype=torch.bfloat16)
+
+
+        def wrap(model, block, use_bf16):
+            policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={block})
+            return FSDP(model, auto_wrap_policy=policy, mixed_precision=bf16 if use_bf16 else None)
+        """, """
+        import functools
+        import torch
+        from torch.distributed.fsdp import MixedPrecision
+        import torch_xla.distributed.fsdp as xla_fsdp
+        import torch_xla.distributed.fsdp.wrap as xla_wrap
+
+        bf16 = MixedPrecision(param_dtype=torch.bfloat16, buffer_dtype=torch.bfloat16)
+
+
+        def wrap(model, block, use_bf16):
+            policy = functools.partial(xla_wrap.transformer_auto_wrap_policy, transformer_layer_cls={block})
+            return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=policy, compute_dtype=torch.bfloat16 if use_bf16 else None, buffer_dtype=torch.bfloat16 if use_bf16 else None)
+        """, note="policy-by-name"),
+    C("XLA611", "positive", """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
+
+
+        def wrap(model):
+            return FSDP(model, mixed_precision=MixedPrecision(param_dtype=torch.float16), device_id=torch.cuda.current_device())
+        """, target="sagemaker", note="sagemaker-reported"),
+    C("XLA611", "negative", """
+        import torch_xla.distributed.fsdp as xla_fsdp
+        from torch_xla.distributed.fsdp.wrap import size_based_auto_wrap_policy
+
+
+        def wrap(model):
+            return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=size_based_auto_wrap_policy)
+        """, note="already-xla"),
+    C("XLA611", "alias", """
+        import torch.distributed.fsdp as fsdp
+        from torch.distributed.fsdp import wrap as wrapping
+
+
+        def wrap(model):
+            model = fsdp.FullyShardedDataParallel(model, auto_wrap_policy=wrapping.always_wrap_policy)
+            assert isinstance(model, fsdp.FullyShardedDataParallel)
+            return model
+        """, """
+        import torch_xla.distributed.fsdp as xla_fsdp
+        import torch_xla.distributed.fsdp.wrap as xla_wrap
+
+
+        def wrap(model):
+            model = xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=xla_wrap.always_wrap_policy)
+            assert isinstance(model, xla_fsdp.XlaFullyShardedDataParallel)
+            return model
+        """, note="module-alias"),
+    C("XLA612", "positive", """
+        import torch.distributed.fsdp as fsdp
+        from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+
+
+        def wrap(model, Block):
+            return fsdp.FullyShardedDataParallel(
+                model, auto_wrap_policy=ModuleWrapPolicy({Block}), sharding_strategy=fsdp.ShardingStrategy.NO_SHARD
+            )
+        """, """
+        import torch.distributed.fsdp as fsdp
+        import functools
+        import torch_xla.distributed.fsdp as xla_fsdp
+        import torch_xla.distributed.fsdp.wrap as xla_wrap
+
+
+        def wrap(model, Block):
+            return xla_fsdp.XlaFullyShardedDataParallel(
+                model, auto_wrap_policy=functools.partial(xla_wrap.transformer_auto_wrap_policy, transformer_layer_cls={Block}), sharding_strategy=fsdp.ShardingStrategy.NO_SHARD
+            )
+        """, note="wrap-policy-and-no-shard"),
+    C("XLA612", "positive", """
+        from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
+
+
+        def wrap(model):
+            return FSDP(model, cpu_offload=CPUOffload(offload_params=True), sync_module_states=True)
+        """, """
+        from torch.distributed.fsdp import CPUOffload
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def wrap(model):
+            return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True), sync_module_states=True)
+        """, note="offload-and-sync"),
+    C("XLA611", "positive", """
+        import functools
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+        def big_enough(module, recurse, nonwrapped_numel, min_params=10**6):
+            return recurse or nonwrapped_numel >= min_params
+
+
+        def wrap(model):
+            return FSDP(model, auto_wrap_policy=functools.partial(big_enough, min_params=1000))
+        """, """
+        import functools
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def big_enough(module, recurse, unwrapped_params, min_params=10**6):
+            return recurse or unwrapped_params >= min_params
+
+
+        def wrap(model):
+            return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=functools.partial(big_enough, min_params=1000))
+        """, note="torch-style-policy"),
+    C("XLA612", "positive", """
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+        def big_enough(module, recurse, nonwrapped_numel, unwrapped_params=None):
+            return recurse or nonwrapped_numel >= 1000
+
+
+        def wrap(model):
+            return FSDP(model, auto_wrap_policy=big_enough)
+        """, """
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def big_enough(module, recurse, nonwrapped_numel, unwrapped_params=None):
+            return recurse or nonwrapped_numel >= 1000
+
+
+        def wrap(model):
+            return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=big_enough)
+        """, note="torch-style-policy-kept"),
+    C("XLA612", "negative", """
+        from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
+
+
+        def wrap(model):
+            return FSDP(model, cpu_offload=CPUOffload(offload_params=False), sync_module_states=False, use_orig_params=True)
+        """, """
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def wrap(model):
+            return xla_fsdp.XlaFullyShardedDataParallel(model)
+        """, note="defaults-dropped"),
+    C("XLA612", "alias", """
+        from torch.distributed.fsdp import fully_shard as shard
+
+
+        def wrap(model):
+            for block in model.blocks:
+                shard(block)
+            shard(model)
+        """, note="fsdp2"),
+    C("XLA613", "positive", """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, FullStateDictConfig, StateDictType
+
+
+        def save(model):
+            config = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)
+            with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, config):
+                state = model.state_dict()
+            return state
+        """, note="state-dict-type"),
+    C("XLA613", "positive", """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = FSDP(model)
+
+            def save(self, path):
+                torch.save(self.model.state_dict(), path)
+        """, """
+        import torch
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = xla_fsdp.XlaFullyShardedDataParallel(model)
+
+            def save(self, path):
+                xm.save(self.model.state_dict(), path)
+        """, note="sharded-state-dict"),
+    C("XLA613", "negative", """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+        def save(model, ema, path):
+            model = FSDP(model)
+            torch.save(ema.state_dict(), path)
+        """, """
+        import torch
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.fsdp as xla_fsdp
+
+
+        def save(model, ema, path):
+            model = xla_fsdp.XlaFullyShardedDataParallel(model)
+            xm.save(ema.state_dict(), path)
+        """, note="other-model"),
+    C("XLA613", "alias", """
+        import torch.distributed.checkpoint as dcp
+        from torch.distributed.checkpoint.state_dict import get_state_dict as state_of
+
+
+        def save(model, optimizer):
+            model_state, optimizer_state = state_of(model, optimizer)
+            dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id="ckpt")
+        """, note="distributed-checkpoint"),
+    # -- XLA821-XLA822 Lightning and Fabric (rewrite/lightning.py) -----------------------------------------
+    C("XLA821", "positive", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp", precision="16-mixed")
+        """, """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-true")
+        """, note="trainer"),
+    C("XLA821", "positive", """
+        import argparse
+
+        import torch
+        from lightning.fabric import Fabric
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--accelerator", default="cuda")
+        args = parser.parse_args()
+        STRATEGY = "fsdp"
+
+
+        def train(model, optimizer, loader):
+            fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision=16)
+            model, optimizer = fabric.setup(model, optimizer)
+            for x, y in fabric.setup_dataloaders(loader):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                fabric.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """, """
+        import argparse
+
+        import torch
+        from lightning.fabric import Fabric
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--accelerator", default="tpu")
+        args = parser.parse_args()
+        STRATEGY = "xla_fsdp"
+
+
+        def train(model, optimizer, loader):
+            fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision="bf16-true")
+            model, optimizer = fabric.setup(model, optimizer)
+            for x, y in fabric.setup_dataloaders(loader):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                fabric.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """, note="fabric-flag-and-name"),
+    C("XLA821", "negative", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
+        """, note="already-xla"),
+    C("XLA821", "alias", """
+        import pytorch_lightning as pl
+        import torch
+
+
+        class Model(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                opt = self.optimizers()
+                loss = self(batch).sum()
+                self.manual_backward(loss)
+                opt.step()
+                return loss
+
+
+        trainer = pl.Trainer(accelerator="cuda", strategy="ddp_find_unused_parameters_true")
+        """, """
+        import pytorch_lightning as pl
+        import torch
+
+
+        class Model(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                opt = self.optimizers()
+                loss = self(batch).sum()
+                self.manual_backward(loss)
+                opt.step()
+                return loss
+
+
+        trainer = pl.Trainer(accelerator="tpu", strategy="xla")
+        """, note="pytorch-lightning"),
+    C("XLA822", "positive", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="gpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+        """, """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+        """, note="no-xla-form"),
+    C("XLA822", "negative", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="auto", devices="auto")
+        """, note="auto"),
+    C("XLA822", "alias", """
+        from lightning.pytorch import Trainer
+
+
+        def fit(model, config):
+            trainer = Trainer(strategy=config["strategy"])
+            trainer.fit(model)
+        """, note="computed"),
+
+    C("XLA821", "positive", """
+        import torch
+        from lightning.fabric import Fabric
+
+
+        def make(args):
+            return Fabric(accelerator="cuda" if args.gpu else "cpu", strategy="ddp_spawn")
+        """, """
+        import torch
+        from lightning.fabric import Fabric
+
+
+        def make(args):
+            return Fabric(accelerator="tpu" if args.gpu else "cpu", strategy="xla")
+        """, note="flag-choice"),
+    C("XLA821", "alias", """
+        from lightning.pytorch.core import LightningModule
+        from lightning.pytorch.trainer import Trainer
+
+
+        class GAN(LightningModule):
+            def training_step(self, batch):
+                opt_g, opt_d = self.optimizers()
+                self.manual_backward(self(batch).sum())
+                opt_g.step()
+
+
+        trainer = Trainer(accelerator="gpu", devices=2)
+        """, """
+        from lightning.pytorch.core import LightningModule
+        from lightning.pytorch.trainer import Trainer
+
+
+        class GAN(LightningModule):
+            def training_step(self, batch):
+                opt_g, opt_d = self.optimizers()
+                self.manual_backward(self(batch).sum())
+                opt_g.step()
+
+
+        trainer = Trainer(accelerator="tpu", devices=2)
+        """, note="module-paths"),
+    C("XLA822", "positive", """
+        import pytorch_lightning as pl
+
+        trainer = pl.Trainer(gpus=4, precision=16)
+        """, """
+        import pytorch_lightning as pl
+
+        trainer = pl.Trainer(gpus=4, precision="bf16-true")
+        """, note="lightning-1"),
+    C("XLA822", "positive", """
+        import lightning as L
+
+        trainer = L.Trainer(accelerator="gpu", strategy="ddp")
+        """, target="sagemaker", note="sagemaker"),
+
+    C("XLA821", "positive", """
+        import lightning as L
+
+        CONFIG = {"accelerator": "gpu", "devices": 4, "strategy": "ddp", "precision": "16-mixed"}
+
+
+        def main(model):
+            trainer = L.Trainer(**CONFIG, max_epochs=3)
+            trainer.fit(model)
+        """, """
+        import lightning as L
+
+        CONFIG = {"accelerator": "tpu", "devices": 4, "strategy": "xla", "precision": "bf16-true"}
+
+
+        def main(model):
+            trainer = L.Trainer(**CONFIG, max_epochs=3)
+            trainer.fit(model)
+        """, note="config-dict"),
+
+    C("XLA301", "negative", """
+        import torch
+
+
+        def train_epoch(fabric, model, optimizer, loader):
+            for x, y in loader:
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                fabric.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """, note="fabric-from-caller"),
+
     # -- XLA7 lazy mode, XLA8 Hugging Face and Accelerate ------------------------------------------------
     C("XLA701", "alias", """
         import torch as th

@@ -121,6 +121,8 @@ EXECUTED = [
     # starts _mp_fn with torch_xla.launch, run in the runner's process (tests/in_process.py).
     Executed("dist_torchrun.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),  # env ranks, DDP, sampler
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
+    # FSDP -> torch_xla's FSDP (the original: torch's FSDP on gloo); wrap policy; plain optimizer step.
+    Executed("dist_fsdp.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),
 ]
 
 
@@ -391,3 +393,28 @@ def test_steady_state_check_catches_a_missing_barrier(tmp_path: Path) -> None:
     (problem,) = steady_problems(run, case)
     new = int(re.match(r"no steady state: (\d+) new graph", problem).group(1))  # type: ignore[union-attr]
     assert new >= len(run.compiles) - case.warmup, problem  # one per step, at least
+
+
+def test_fsdp_port_is_torch_xlas_wrapper_with_a_plain_step(tmp_path: Path) -> None:
+    """The FSDP fixture trains like the original (above) through torch_xla's wrapper,
+    stepping its optimizer plainly (XlaFullyShardedDataParallel reduce-scatters the
+    gradients; xm.optimizer_step would all-reduce them again); with its bfloat16 policy
+    (compute and buffer dtypes) it runs steadily too.  Without the FSDP port, torch's
+    wrapper fails under the xla process group."""
+    case = _case("dist_fsdp.py")
+    source = convert_source((FIXTURES / case.script).read_bytes()).output.decode()
+    assert "xla_fsdp.XlaFullyShardedDataParallel(" in source and "optimizer.step()" in source
+    assert "xm.optimizer_step" not in source and "compute_dtype=torch.bfloat16 if args.bf16 else None" in source
+
+    bf16 = Executed(case.script, args=("--bf16",), steps_per_epoch=case.steps_per_epoch, launched=True)
+    run = run_xla(bf16, tmp_path / "bf16")
+    assert not xla_problems(run) and not steady_problems(run, bf16), run.compiles
+    assert all(math.isfinite(loss) for loss in run.losses) and len(run.losses) == 16
+
+    unported = _copy(case, tmp_path / "unported", RuleSelection(ignore=("XLA611",)), convert=True)
+    assert "FSDP(" in (unported / case.script).read_text()
+    result = subprocess.run(
+        [sys.executable, str(XLA_RUNNER), case.script], cwd=unported, env=_environment(PJRT_DEVICE="CPU"),
+        capture_output=True, text=True, timeout=RUN_TIMEOUT,
+    )
+    assert result.returncode != 0 and "does not have a corresponding backend" in result.stderr, result.stderr[-2000:]

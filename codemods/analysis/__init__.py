@@ -27,9 +27,11 @@ from codemods.analysis.cuda_only import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.analysis.device import DeviceAnalysis, DeviceFacts
 from codemods.analysis.distributed import DistributedAnalysis, DistributedFacts
 from codemods.analysis.entry import EntryAnalysis, EntryFacts
+from codemods.analysis.fsdp import FsdpAnalysis, FsdpFacts
 from codemods.analysis.huggingface import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.analysis.imports import ImportAnalysis, ImportFacts, import_anchor
 from codemods.analysis.lazy import LazyAnalysis, LazyFacts
+from codemods.analysis.lightning import LightningAnalysis, LightningFacts
 from codemods.analysis.project import ProjectAnalysis, ProjectFacts
 from codemods.analysis.summary import ImportContext
 from codemods.analysis.training import TrainingAnalysis, TrainingFacts
@@ -46,6 +48,7 @@ class Facts:
     imports: ImportFacts = field(default_factory=ImportFacts)
     device: DeviceFacts = field(init=False)
     distributed: DistributedFacts = field(default_factory=DistributedFacts)
+    fsdp: FsdpFacts = field(default_factory=FsdpFacts)
     amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
@@ -53,6 +56,7 @@ class Facts:
     cuda_only: CudaOnlyFacts = field(default_factory=CudaOnlyFacts)
     project: ProjectFacts = field(default_factory=ProjectFacts)
     huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
+    lightning: LightningFacts = field(default_factory=LightningFacts)
     entry: EntryFacts = field(default_factory=EntryFacts)
     lazy: LazyFacts = field(default_factory=LazyFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
@@ -69,8 +73,10 @@ ANALYSES: list[type[Analysis]] = [
     ImportAnalysis,
     DeviceAnalysis,
     DistributedAnalysis,
+    FsdpAnalysis,
     AmpAnalysis,
     HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
+    LightningAnalysis,  # before training: nor do Lightning and Fabric scripts
     TrainingAnalysis,
     CheckpointAnalysis,
     CompileAnalysis,  # after training: a `.compile()` receiver may be one of its models

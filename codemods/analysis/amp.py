@@ -17,7 +17,9 @@ from codemods.imports import ImportTable
 from codemods.syntax import call_args, dotted, mentions, names_in, string_value, walk
 
 Flavor = Literal["cuda", "xla"]
-Spelling = Literal["cuda_amp", "torch", "torch_xla"]
+# "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on
+# over the process group).
+Spelling = Literal["cuda_amp", "torch", "torch_xla", "sharded"]
 _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 
 
@@ -173,7 +175,7 @@ class AmpAnalysis(Analysis):
         args = list(node.args)
         device: cst.BaseExpression | None = None
         flavor: Flavor = "xla" if spelling == "torch_xla" else "cuda"
-        if spelling == "torch":
+        if spelling in ("torch", "sharded"):
             device_arg = next((a for a in args if a.keyword is not None and a.keyword.value == "device"), None)
             if device_arg is None and args and args[0].keyword is None and not args[0].star:
                 device_arg = args[0]
@@ -208,6 +210,8 @@ class AmpAnalysis(Analysis):
             return "torch"
         if callee in apis.XLA_GRAD_SCALERS:
             return "torch_xla"
+        if callee in apis.SHARDED_GRAD_SCALERS:
+            return "sharded"
         return None
 
     # -- results ----------------------------------------------------------------------------

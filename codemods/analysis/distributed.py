@@ -100,7 +100,8 @@ class SamplerPlan:
 
 @dataclass
 class DistributedFacts:
-    # DistributedDataParallel is used: it all-reduces gradients itself.
+    # DistributedDataParallel or FSDP is used: it reduces gradients itself (the optimizer
+    # step stays plain, a mixed-precision step gets no all-reduce of its own).
     ddp: bool = False
     # ``convert --distributed``: make a one-device script multi-process.
     requested: bool = False
@@ -421,6 +422,9 @@ class DistributedAnalysis(Analysis):
         if callee == apis.DDP:
             self.ddp_references.append(node)
             self._ddp(node)
+        elif callee in apis.FSDP_CLASSES or callee in apis.FSDP2 or callee in apis.XLA_FSDP_CLASSES:
+            self.ddp_references.append(node)
+            self._distributed_code(node)
         elif callee in DIST_CONCEPTS and not node.args:
             self.reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
         elif callee in XLA_RANK_READS:
@@ -559,7 +563,7 @@ class DistributedAnalysis(Analysis):
         their scripts themselves, and Hogwild scripts are only reported."""
         part = self.part
         facts = self.facts
-        if facts.huggingface.accelerators or part.hogwild is not None:
+        if facts.huggingface.accelerators or facts.lightning.drives_training or part.hogwild is not None:
             part.multi_process = False
         self._data_parallel()
         if not part.multi_process or facts.huggingface.trainer_script:

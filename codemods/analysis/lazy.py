@@ -743,6 +743,8 @@ class LazyAnalysis(Analysis):
             reason = "an f-string `=` prints the expression's own text"
         elif self.facts.huggingface.accelerators:
             reason = "this Accelerate script stays free of torch_xla calls"
+        elif self.facts.lightning.drives_training:
+            reason = "Lightning places the step barriers of this loop"
         elif loop not in self.facts.training.loops and (barriers := [b for b in self.barriers if loop in b.loops]):
             if not any(b.order > site.order and b.loops[-1] is loop and not b.conditional for b in barriers):
                 reason = "no step barrier follows it in the iteration"

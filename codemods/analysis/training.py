@@ -268,6 +268,12 @@ class TrainingAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
+    @property
+    def _framework_drives_training(self) -> bool:
+        """Accelerate, Lightning or Fabric runs the steps: their XLA support places the
+        barriers, wraps the loaders and steps the optimizers."""
+        return bool(self.facts.huggingface.accelerators) or self.facts.lightning.drives_training
+
     def _steps(self, receivers: list[str]) -> bool:
         """Some receiver of a ``.step()`` is an optimizer or a gradient scaler."""
         scalers = self.facts.amp.scaler_names
@@ -290,7 +296,7 @@ class TrainingAnalysis(Analysis):
             self._plan_loop(loop, step_functions)
         for call, step, loop in self.step_candidates:
             if part.is_optimizer(step.optimizer):
-                if not self.facts.distributed.ddp and not self.facts.huggingface.accelerators:
+                if not self.facts.distributed.ddp and not self._framework_drives_training:
                     part.optimizer_steps[call] = step
             elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
                 part.unrecognized_steps.add(call)
@@ -304,7 +310,7 @@ class TrainingAnalysis(Analysis):
     def _lone_steps(self) -> None:
         """Optimizer steps that no training loop of this file runs, and that no barrier
         follows already: nothing would ever execute their graph."""
-        if self.facts.huggingface.accelerators:
+        if self._framework_drives_training:
             return
         loops = [loop for loop in self.loop_records.values() if loop.node in self.part.all_loops]
         reached = {name.removeprefix("self.") for loop in loops for name in loop.called}
@@ -364,8 +370,8 @@ class TrainingAnalysis(Analysis):
             part.all_loops.add(loop.node)
         if training and loop.owner:
             part.training_callables.add(loop.owner)
-        # Accelerate's prepared loaders and optimizers already end each step on XLA.
-        if loop.barrier or self._feeds_from_device_loader(loop.node) or self.facts.huggingface.accelerators:
+        # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
+        if loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training:
             return
         if training:
             plan = LoopPlan("training")

@@ -13,8 +13,10 @@ from codemods.rewrite.cuda_only import CudaOnlyRewrite
 from codemods.rewrite.device import DeviceRewrite
 from codemods.rewrite.distributed import DistributedRewrite
 from codemods.rewrite.entry import EntryRewrite
+from codemods.rewrite.fsdp import FsdpRewrite
 from codemods.rewrite.huggingface import HuggingFaceRewrite
 from codemods.rewrite.imports import ImportsRewrite
+from codemods.rewrite.lightning import LightningRewrite
 from codemods.rewrite.loops import LoopRewrite
 from codemods.rewrite.optimizer import OptimizerRewrite
 from codemods.rewrite.recompilation import RecompilationRewrite
@@ -52,6 +54,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
         DistributedRewrite(ctx),
+        FsdpRewrite(ctx),
         ReportedApis(ctx, apis.THIRD_PARTY, apis.third_party),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
@@ -59,6 +62,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),
+        LightningRewrite(ctx),
         EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),

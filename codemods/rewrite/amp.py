@@ -141,6 +141,8 @@ class AmpRewrite(Concern):
     def _scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
+        if scaler.spelling == "sharded":
+            return self._sharded_scaler(original, updated, scaler)
         if scaler.flavor == "xla" and scaler.spelling == ("torch" if by_device_type else "torch_xla"):
             return updated
         new_args = _updated_args(original, updated)
@@ -169,6 +171,44 @@ class AmpRewrite(Concern):
             return updated.with_changes(func=func, args=_argument_list(rest, updated))
 
         new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
+        return new if new is not None else updated
+
+    def _sharded_scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
+        """torch's FSDP scaler takes the device first, like torch.amp.GradScaler, and runs on
+        XLA tensors under the xla process group (torch_xla 2.9; checked at world size 1):
+        it keeps its name and gets the XLA device.  torch_xla 1.13 has no such scaler."""
+        target = self.ctx.target
+        if not target.sharded_grad_scaler:
+            self.ctx.report(
+                "XLA205", original,
+                f"`{self.ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has "
+                "no sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
+                "or train without loss scaling",
+            )
+            return updated
+        if scaler.flavor == "xla":
+            return updated
+        new_args = _updated_args(original, updated)
+        rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *(new_args[id(a)] for a in scaler.arguments)]
+        self.ctx.report(
+            "XLA208", original,
+            f"with {target.autocast_dtype} the gradient scaler is not needed, and its step reads found_inf on the "
+            "host every iteration: remove it, or pass enabled=False",
+        )
+
+        def build() -> cst.Call | None:
+            if not self.ctx.imports.require_package("torch_xla"):
+                return None
+            if scaler.device is not None:
+                self.ctx.imports.discard(scaler.device)
+            return updated.with_changes(args=_argument_list(rest, updated))
+
+        new = self.ctx.fix(
+            "XLA205", original,
+            f"{self.ctx.code(original)} -> {{new}}: the FSDP scaler on the XLA device (found_inf agreed on over the "
+            "xla process group)",
+            build,
+        )
         return new if new is not None else updated
 
     # -- optimizers --------------------------------------------------------------------------

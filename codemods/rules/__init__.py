@@ -4,7 +4,7 @@ the tool fixes it or only reports.
 Families follow the pipeline's concerns: XLA0 imports and cross-file notes, XLA1 device,
 XLA2 optimizer and mixed precision, XLA3 step barriers and loaders, XLA4 checkpoints,
 XLA5 CUDA runtime calls, XLA6 distributed, XLA7 lazy mode (host syncs, recompilation; XLA72 torch.compile),
-XLA8 Hugging Face and Accelerate, XLA9 torch_xla release names; SM1 SageMaker
+XLA8 Hugging Face, Accelerate, Lightning and Fabric, XLA9 torch_xla release names; SM1 SageMaker
 model-parallel launchers, SM2 Training Compiler launchers, SM3 Dockerfiles; XLN1 what
 notebooks hold besides code (shell lines, runtime metadata); XLD is what
 ``xla-codemod doctor`` sees while a script runs (runtime findings).  A rule with
@@ -25,10 +25,12 @@ from codemods.rules import (
     device,
     distributed,
     doctor,
+    fsdp,
     huggingface,
     imports,
     launcher,
     lazy,
+    lightning,
     notebooks,
     optimizer,
     release_names,
@@ -45,9 +47,11 @@ RULES: tuple[Rule, ...] = (
     *checkpoints.RULES,
     *cuda_runtime.RULES,
     *distributed.RULES,
+    *fsdp.RULES,
     *lazy.RULES,
     *compile.RULES,
     *huggingface.RULES,
+    *lightning.RULES,
     *release_names.RULES,
     *notebooks.RULES,
     *launcher.RULES,
