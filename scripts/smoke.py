@@ -261,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
             _print(result, args.verbose)
             sys.stdout.flush()
+            if args.json is not None:  # as the results come: a long run stopped early keeps them
+                args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     timed = sorted(((f.seconds, Path(r.folder).name, r.target, f.path) for r in results for f in r.files), reverse=True)
     print(f"\nslowest files (convert, one process):")
     for seconds, name, target, path in timed[: args.slowest]:
@@ -273,8 +275,6 @@ def main(argv: list[str] | None = None) -> int:
         f"failures, {sum(r.count('unparsable') for r in results)} unparsable outputs, "
         f"{sum(r.count('not_idempotent') for r in results)} not idempotent"
     )
-    if args.json is not None:
-        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     if args.markdown is not None:
         args.markdown.write_text(markdown_table(results))
     return 1 if failures else 0
