@@ -336,3 +336,40 @@ def test_a_device_choice_whose_index_calls_cuda_folds_at_once(target: str) -> No
     assert f"    device = {device}\n" in conversion.output
     assert [(f.rule, f.line, f.fixed) for f in conversion.findings if f.rule != "XLA001"] == [("XLA104", 6, True)]
     assert _convert(MEGATRON_DEVICE, target) == conversion.output
+
+
+OLD_XLA_LOGGING = textwrap.dedent(
+    """\
+    import time
+    import torch
+    import torch_xla.core.xla_model as xm
+
+
+    def train_loop_fn(loader, model, optimizer):
+        for x, (data, target) in enumerate(loader):
+            optimizer.zero_grad()
+            loss = model(data).sum()
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            if x % 10 == 0:
+                print('[xla:{}]({}) Loss={:.5f} Time={}'.format(
+                    xm.get_ordinal(), x, loss.item(), time.asctime()), flush=True)
+            xm.mark_step()
+    """
+)
+
+
+def test_a_logging_statement_with_an_upgraded_name_moves_into_its_closure_at_once() -> None:
+    """pytorch/xla 2.1's Colab notebooks: the printed values include ``xm.get_ordinal()``,
+    which the 2.9 target upgrades; the closure passes the upgraded value in (the first run
+    used to leave the statement, and a second run then moved it)."""
+    conversion = convert_source(OLD_XLA_LOGGING, locate="input")
+    assert (
+        "xm.add_step_closure(lambda value, x, loss, value_2: print('[xla:{}]({}) Loss={:.5f} Time={}'.format(\n"
+        "                value, x, loss.item(), value_2), flush=True), args=(xr.global_ordinal(), x, loss, time.asctime()))"
+    ) in conversion.output
+    assert [(f.rule, f.line, f.fixed) for f in conversion.findings if f.rule in ("XLA701", "XLA901")] == [
+        ("XLA901", 14, True), ("XLA701", 14, True), ("XLA901", 15, True)
+    ]
+    for target in TARGETS:
+        _convert(OLD_XLA_LOGGING, target)

@@ -40,8 +40,10 @@ class StepClosureRewrite(Concern):
             return updated
         first = closure.reads[0]
         read = self.ctx.code(first)
+        hoisted = self._hoisted(original.value, closure)  # type: ignore[arg-type]
+        rewritten = {} if updated is original else _rewritten_values(original.value, updated.value, hoisted[0])
         reason = closure.blocked or self._no_barrier(closure) or (
-            None if updated is original or original.deep_equals(updated) else "other rewrites changed this statement"
+            None if rewritten is not None else "other rewrites changed this statement"
         )
         if reason is not None:
             self.ctx.report("XLA701", first, f"`{read}` only logs, but stays: {reason}; move it into "
@@ -52,7 +54,7 @@ class StepClosureRewrite(Concern):
             first,
             f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
             "with this iteration's values passed in",
-            lambda: self._closure(original.value, closure),  # type: ignore[arg-type]
+            lambda: self._closure(*hoisted, rewritten),  # type: ignore[arg-type]
         )
         return updated if new is None else updated.with_changes(value=new)
 
@@ -66,7 +68,8 @@ class StepClosureRewrite(Concern):
             return None
         return "the loop gets no step barrier (XLA301 is off), so the closure would not run"
 
-    def _closure(self, call: cst.Call, closure: StepClosure) -> cst.Call | None:
+    def _hoisted(self, call: cst.Call, closure: StepClosure) -> tuple[_Hoisting, cst.CSTNode]:
+        """The closure's parameters and values, and its body, from the statement as it was."""
         values = {id(self.facts.lazy.host_reads[read].value) for read in closure.reads}
         parents: dict[int, cst.CSTNode] = {}
         for node in walk(call):
@@ -82,10 +85,14 @@ class StepClosureRewrite(Concern):
         hoisting = _Hoisting(values, on_path)
         body = hoisting.rebuild(call)
         hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})
-        body = hoisting.rebuild(call)
+        return hoisting, hoisting.rebuild(call)
+
+    def _closure(self, hoisting: _Hoisting, body: cst.CSTNode, rewritten: dict[int, cst.CSTNode]) -> cst.Call | None:
+        """``xm.add_step_closure(lambda <params>: <body>, args=(<values>))``; ``rewritten``:
+        what other rewrites made of the values (by the original value's id)."""
         params = [cst.Param(cst.Name(name)) for name in hoisting.names]
-        function = cst.Lambda(params=cst.Parameters(params=params), body=body)
-        elements = [cst.Element(value) for value in hoisting.values]
+        function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]
+        elements = [cst.Element(rewritten.get(id(value), value)) for value in hoisting.values]  # type: ignore[arg-type]
         elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type]
         if len(elements) == 1:
             elements = [elements[0].with_changes(comma=cst.Comma())]
@@ -182,6 +189,31 @@ class _Hoisting:
         if (type(parent), field) in _KEPT_FIELDS or not isinstance(node, cst.BaseExpression) or _literal(node):
             return node
         return self._param(node)
+
+
+def _rewritten_values(original: cst.CSTNode, updated: cst.CSTNode, hoisting: _Hoisting) -> dict[int, cst.CSTNode] | None:
+    """Where other rewrites changed a logging statement only inside values the closure
+    passes in (``xm.get_ordinal()`` -> ``xr.global_ordinal()`` among the printed values):
+    what each such value became, by the original's id; None where they changed anything
+    else.  (So a second run does not make a closure the first run did not.)"""
+    holes = {id(value) for value in hoisting.values}
+    rewritten: dict[int, cst.CSTNode] = {}
+
+    def same(a: object, b: object) -> bool:
+        if a is b:
+            return True
+        if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
+            if id(a) in holes:
+                rewritten[id(a)] = b
+                return True
+            return type(a) is type(b) and all(
+                same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+            )
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    return rewritten if same(original, updated) else None
 
 
 def _literal(node: cst.BaseExpression) -> bool:
