@@ -157,12 +157,7 @@ class CompileRewrite(Concern):
         if not compiles:
             return updated
         if self.backend is None:
-            done = self.ctx.fix(
-                COMPILE, original, f"removed `@{self.ctx.code(original.decorator)}`: {_NO_TORCH_COMPILE}; "
-                "the function runs as it is (torch_xla compiles its lazy graph at the step barrier)",
-                lambda: original,
-            )
-            if done is None:
+            if not self._removed(original, f"@{self.ctx.code(original.decorator)}", "function"):
                 return updated
             self.ctx.imports.discard(updated)
             return cst.RemovalSentinel.REMOVE
@@ -202,6 +197,14 @@ class CompileRewrite(Concern):
             self.ctx.imports.discard(original.func)
         return new if new is not None else updated
 
+    def _removed(self, node: cst.CSTNode, shown: str, runs: str) -> bool:
+        """Records the removal of ``node`` (the caller removes it); False if not allowed here."""
+        return self.ctx.fix(
+            COMPILE, node, f"removed `{shown}`: {_NO_TORCH_COMPILE}; the {runs} runs as it is "
+            "(torch_xla compiles its lazy graph at the step barrier)",
+            lambda: node,
+        ) is not None
+
     def _in_decorator(self) -> bool:
         return len(self.ctx.ancestors) >= 2 and type(self.ctx.ancestors[-2]) is cst.Decorator
 
@@ -216,12 +219,7 @@ class CompileRewrite(Concern):
                 self.ctx.report(COMPILE, statement, f"`{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; remove it")
             return updated
         for statement in doomed:
-            done = self.ctx.fix(
-                COMPILE, statement, f"removed `{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; the model runs "
-                "as it is (torch_xla compiles its lazy graph at the step barrier)",
-                lambda: statement,
-            )
-            if done is None:
+            if not self._removed(statement, self.ctx.code(statement), "model"):
                 return updated
         self.ctx.imports.discard(updated)
         if type(updated) is cst.SimpleStatementSuite:
