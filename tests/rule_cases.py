@@ -1377,6 +1377,108 @@ CASES = [
         opt = optim.Adam(net.to(torch_xla.device()).parameters())
         net.to(torch_xla.device())
         """),
+    C("XLA203", "positive", """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, optimizer, gpu_id):
+                self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+                self.optimizer = optimizer
+
+        def load_train_objs():
+            model = torch.nn.Linear(20, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+            return model, optimizer
+        """, """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        import torch_xla
+
+        class Trainer:
+            def __init__(self, model, optimizer, gpu_id):
+                self.model = DDP(model.to(torch_xla.device()))
+                self.optimizer = optimizer
+
+        def load_train_objs():
+            model = torch.nn.Linear(20, 1)
+            optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+            return model, optimizer
+        """, note="moved-to-an-integer-device-by-a-trainer"),
+    C("XLA203", "positive", """
+        import torch
+
+        class Net(torch.nn.Module):
+            pass
+
+        class Trainer:
+            def __init__(self, model, optimizer, device):
+                self.model = model.to(device)
+
+        def make_optimizer(net, lr):
+            return torch.optim.AdamW(net.parameters(), lr=lr)
+
+        def main():
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            model = Net()
+            optimizer = make_optimizer(model, 0.1)
+            Trainer(model, optimizer, device=device)
+        """, """
+        import torch
+        import torch_xla
+
+        class Net(torch.nn.Module):
+            pass
+
+        class Trainer:
+            def __init__(self, model, optimizer, device):
+                self.model = model.to(device)
+
+        def make_optimizer(net, lr):
+            return torch.optim.AdamW(net.parameters(), lr=lr)
+
+        def main():
+            device = "xla"
+            model = Net()
+            optimizer = make_optimizer(model.to(torch_xla.device()), 0.1)
+            Trainer(model, optimizer, device=device)
+        """, note="optimizer-builder-and-a-trainer-given-the-device"),
+    C("XLA203", "positive", """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, optimizer, device):
+                self.model = model.to(device)
+
+        def main(device):
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            Trainer(model, optimizer, device)
+        """, note="a-trainer-given-an-unknown-device-reported"),
+    C("XLA203", "negative", """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.model = model.cuda(gpu_id)
+
+        def main():
+            model = torch.nn.Linear(3, 1)
+            trainer = Trainer(model, 0)
+            optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+        """, """
+        import torch
+        import torch_xla
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.model = model.to(torch_xla.device())
+
+        def main():
+            model = torch.nn.Linear(3, 1)
+            trainer = Trainer(model, 0)
+            optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+        """, note="the-trainer-moves-it-first"),
     # -- XLA301 training loop barrier ---------------------------------------------------------
     C("XLA301", "positive", """
         import torch

@@ -121,6 +121,8 @@ EXECUTED = [
     # starts _mp_fn with torch_xla.launch, run in the runner's process (tests/in_process.py).
     Executed("dist_torchrun.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),  # env ranks, DDP, sampler
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
+    # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
+    Executed("main.py", folder="gpt_trainer_split", steps_per_epoch=8),
 ]
 
 
@@ -131,6 +133,7 @@ class Run:
     executions: int
     folder: Path
     output: str
+    stepped_devices: tuple[str, ...] = ()  # where the parameters the optimizers stepped live
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -166,7 +169,11 @@ def _parse(output: str, folder: Path) -> Run:
     losses = [float(v) for _, v in STEP_LINE.findall(output)]
     compiles = [int(c) for c in re.findall(r"^XLA_COMPILES (\d+)$", output, re.MULTILINE)]
     executions = re.search(r"^XLA_EXECUTIONS (\d+)$", output, re.MULTILINE)
-    return Run(losses, compiles, int(executions.group(1)) if executions else 0, folder, output)
+    stepped = re.search(r"^XLA_STEPPED_DEVICES (.+)$", output, re.MULTILINE)
+    return Run(
+        losses, compiles, int(executions.group(1)) if executions else 0, folder, output,
+        tuple(stepped.group(1).split()) if stepped else (),
+    )
 
 
 def run_eager(case: Executed, workdir: Path) -> Run:
@@ -204,6 +211,15 @@ def xla_problems(run: Run) -> list[str]:
     if run.compiles and run.compiles[-1] >= 1 and run.executions >= len(run.losses):
         return []
     return [f"did not run on XLA: {run.compiles[-1:] or 0} graphs compiled, {run.executions} executed"]
+
+
+def optimizer_problems(run: Run) -> list[str]:
+    """Every optimizer that stepped holds parameters on the XLA device (one built before
+    its model moved would step CPU tensors that nothing uses).  A script without an
+    optimizer (manual updates) has nothing to check."""
+    if not run.stepped_devices or set(run.stepped_devices) == {"xla"}:
+        return []
+    return [f"the optimizers stepped parameters on {', '.join(run.stepped_devices)}, not only on xla"]
 
 
 def steady_problems(run: Run, case: Executed) -> list[str]:
@@ -290,7 +306,7 @@ def test_converted_fixture_trains_like_the_original(case: Executed, tmp_path: Pa
     eager = run_eager(case, tmp_path)
     xla = run_xla(case, tmp_path)
     assert len(eager.losses) >= 8, eager.output
-    problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, case)]
+    problems = [*loss_problems(xla, eager), *xla_problems(xla), *optimizer_problems(xla), *steady_problems(xla, case)]
     if case.launched and "LAUNCHED torch_xla.launch" not in xla.output:
         problems.append("the converted script did not start through torch_xla.launch")
     if checkpoints_in(eager.folder):
@@ -313,6 +329,9 @@ XLA_ONLY = [
     XlaOnly(Executed("unconditional_cuda.py", steps_per_epoch=10), "NVIDIA driver|CUDA", checkpoint_reported="XLA402"),
     # Written for torch_xla 1.13: xm.xrt_world_size is gone in 2.9.
     XlaOnly(Executed("legacy_xla_113.py", args=("--epochs", "2"), steps_per_epoch=8), "xrt_world_size"),
+    # Integer device attribute (`.to(self.gpu_id)`); the optimizer and its scheduler are
+    # built in another function before the trainer moves the model.
+    XlaOnly(Executed("ddp_integer_trainer.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True), "NVIDIA driver|CUDA"),
 ]
 
 
@@ -323,14 +342,14 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
     step undone)."""
     case = fixture.case
     original = subprocess.run(
-        [sys.executable, case.script, *case.args], cwd=FIXTURES / case.folder, env=_environment(),
+        [sys.executable, case.script, *case.args], cwd=FIXTURES / case.folder, env=_environment(**dict(case.env)),
         capture_output=True, text=True, timeout=RUN_TIMEOUT,
     )
     assert original.returncode != 0 and re.search(fixture.fails_with, original.stderr), original.stderr[-2000:]
 
     xla = run_xla(case, tmp_path)
     untrained = run_untrained(case, tmp_path, on_xla=True)
-    problems = [*xla_problems(xla), *steady_problems(xla, case)]
+    problems = [*xla_problems(xla), *optimizer_problems(xla), *steady_problems(xla, case)]
     assert len(xla.losses) == len(untrained.losses) >= case.warmup + STEADY_STEPS, xla.output
     trained_loss = sum(xla.losses[case.warmup :]) / len(xla.losses[case.warmup :])
     untrained_loss = sum(untrained.losses[case.warmup :]) / len(untrained.losses[case.warmup :])
@@ -368,6 +387,7 @@ def test_loss_and_checkpoint_checks_catch_an_optimizer_of_stale_parameters(tmp_p
     assert "model.to(torch_xla.device()).parameters()" not in (xla.folder / case.script).read_text()
     assert not xla_problems(xla) and not steady_problems(xla, case)  # it ran, on XLA, steadily
     assert loss_problems(xla, eager)
+    assert optimizer_problems(xla) == ["the optimizers stepped parameters on cpu, not only on xla"]
     problems = checkpoint_problems(xla.folder, eager.folder, untrained.folder)
     assert problems and all("stale or untrained weights" in p for p in problems), problems
 

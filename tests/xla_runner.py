@@ -5,8 +5,10 @@ XLA has compiled so far, so a test can see whether a training loop reaches a ste
 state.  At the end it prints ``XLA_EXECUTIONS <count>`` (graphs run on the device),
 ``XLA_AUTOCAST <device type> <dtype> <matmul dtype>`` for each distinct autocast context
 the script entered (the matmul dtype: what a matmul of XLA tensors gives inside it, so
-the context was really active), and ``XLA_OPTIMIZER <class>`` for each optimizer class
-that stepped.
+the context was really active), ``XLA_OPTIMIZER <class>`` for each optimizer class
+that stepped, and ``XLA_STEPPED_DEVICES <device types>``: where the parameters those
+optimizers stepped live (an optimizer built before its model moved to XLA steps CPU
+tensors that nothing uses).
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ def _count(metric: str) -> int:
     return int(data[0]) if data else 0
 
 
-def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[str]]:
+def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
     contexts: set[tuple[str, str, str]] = set()
     optimizers: set[str] = set()
+    stepped_devices: set[str] = set()
     enter = torch.amp.autocast_mode.autocast.__enter__
 
     def recording_enter(self):  # type: ignore[no-untyped-def]
@@ -43,13 +46,14 @@ def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[st
 
     def record_step(optimizer, args, kwargs):  # type: ignore[no-untyped-def]
         optimizers.add(f"{type(optimizer).__module__}.{type(optimizer).__qualname__}")
+        stepped_devices.update(p.device.type for group in optimizer.param_groups for p in group["params"])
 
     register_optimizer_step_post_hook(record_step)
-    return contexts, optimizers
+    return contexts, optimizers, stepped_devices
 
 
 def main() -> None:
-    contexts, optimizers = _record_autocast_and_optimizers()
+    contexts, optimizers, stepped_devices = _record_autocast_and_optimizers()
     run_launchers_in_process()
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
@@ -71,6 +75,8 @@ def main() -> None:
         print("XLA_AUTOCAST", *context, flush=True)
     for optimizer in sorted(optimizers):
         print("XLA_OPTIMIZER", optimizer, flush=True)
+    if stepped_devices:
+        print("XLA_STEPPED_DEVICES", *sorted(stepped_devices), flush=True)
 
 
 if __name__ == "__main__":

@@ -96,32 +96,49 @@ class DeviceRewrite(Concern):
         return new if new is not None else updated
 
     def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """``model.parameters()`` -> ``model.to(device).parameters()``: Module.to moves
-        in place and returns the module, and a later move to the same device keeps the
-        parameters, so the optimizer holds the ones that train."""
-        model, fixable = self.facts.training.optimizer_before_move[original]
-        if not fixable:
+        """``model.parameters()`` -> ``model.to(device).parameters()``, and
+        ``create_optimizer(model, ...)`` -> ``create_optimizer(model.to(device), ...)``:
+        Module.to moves in place and returns the module, and a later move to the same
+        device keeps the parameters, so the optimizer holds the ones that train."""
+        early = self.facts.training.optimizer_before_move[original]
+        built = "the optimizer is built" if early.argument is None else f"`{self.ctx.code(original.func)}` builds an optimizer"
+        if not early.fixable:
             self.ctx.report(
                 "XLA203",
                 original,
-                f"the optimizer is built while `{model}` is on the CPU, and the model is moved later to a "
+                f"{built} while `{early.model}` is on the CPU, and {early.moved_by} moves the model later to a "
                 "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
                 "optimizer after the move",
             )
             return updated
 
-        def build() -> cst.Call | None:
+        def moved(model: cst.BaseExpression) -> cst.BaseExpression | None:
             device = self.ctx.device()
-            if device is None or type(updated.func) is not cst.Attribute:
+            if device is None:
                 return None
-            moved = cst.Call(func=cst.Attribute(value=updated.func.value, attr=cst.Name("to")), args=[cst.Arg(device)])
-            return updated.with_changes(func=updated.func.with_changes(value=moved))
+            return cst.Call(func=cst.Attribute(value=model, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+        def build() -> cst.Call | None:
+            if early.argument is None:
+                if type(updated.func) is not cst.Attribute or (model := moved(updated.func.value)) is None:
+                    return None
+                return updated.with_changes(func=updated.func.with_changes(value=model))
+            args = list(updated.args)
+            positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
+            at = next(
+                (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value == early.argument),
+                None,
+            ) if isinstance(early.argument, str) else positional[early.argument]
+            if at is None or (model := moved(args[at].value)) is None:
+                return None
+            args[at] = args[at].with_changes(value=model)
+            return updated.with_changes(args=args)
 
         new = self.ctx.fix(
             "XLA203",
             original,
-            f"the optimizer is built while `{model}` is on the CPU; moving a module to XLA replaces its "
-            "parameters, so move it first: {new}",
+            f"{built} while `{early.model}` is on the CPU and {early.moved_by} moves the model later; moving a "
+            "module to XLA replaces its parameters, so move it first: {new}",
             build,
         )
         return new if new is not None else updated
