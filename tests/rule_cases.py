@@ -485,6 +485,67 @@ CASES = [
         model = model.to(torch_xla.device())
         batch = batch.to(torch_xla.device())
         """, note="index-seen-in-cuda-call"),
+    C("XLA103", "positive", """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.gpu_id = gpu_id
+                self.model = DDP(model, device_ids=[gpu_id])
+
+            def run(self, source):
+                return self.model(source.to(self.gpu_id))
+        """, """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        import torch_xla
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.gpu_id = gpu_id
+                self.model = DDP(model)
+
+            def run(self, source):
+                return self.model(source.to(torch_xla.device()))
+        """, note="an-attribute-that-holds-the-index"),
+    C("XLA103", "positive", """
+        import torch
+
+        def train(model, batch, gpu):
+            return model(batch.to(gpu))
+
+        def worker(rank, model, batch):
+            torch.cuda.set_device(rank)
+            train(model, batch, rank)
+        """, """
+        import torch
+        import torch_xla
+
+        def train(model, batch, gpu):
+            return model(batch.to(torch_xla.device()))
+
+        def worker(rank, model, batch):
+            train(model, batch, rank)
+        """, note="passed-to-a-parameter"),
+    C("XLA103", "positive", """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.gpu_id = gpu_id
+                self.model = model
+
+            def run(self, source):
+                return self.model(source.to(self.gpu_id))
+        """, note="named-like-an-index-reported"),
+    C("XLA103", "negative", """
+        import torch
+
+        def run(model, source, rank):
+            rank = "cpu"
+            return model(source.to(rank).to(torch.float16))
+        """, note="a-string-rank-and-a-dtype"),
     # -- XLA104 availability picks the device -------------------------------------
     C("XLA104", "positive", """
         import torch

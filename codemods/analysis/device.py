@@ -73,6 +73,9 @@ class DeviceFacts:
     # `.cuda(...)` moves, and `.to(gpu)` moves to a CUDA index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
     index_moves: set[cst.Call] = field(default_factory=set)
+    # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
+    # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
+    unsure_index_moves: set[cst.Call] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -104,6 +107,12 @@ class DeviceAnalysis(Analysis):
         self.string_names: set[str] = set()
         self.called_funcs: set[int] = set()
         self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
+        # Names that hold the same value: `self.gpu_id = gpu_id`, and an argument with the
+        # parameter it is passed to (of this file's functions): a CUDA index is both.
+        self.aliases: list[tuple[str, str]] = []
+        self.function_params: dict[str, list[str]] = {}
+        self.calls_with_names: list[tuple[str, cst.Call]] = []
+        self.holding_devices: set[str] = set()
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
 
     # -- marks other analyses add to ------------------------------------------------------
@@ -166,6 +175,12 @@ class DeviceAnalysis(Analysis):
 
     # -- walk -------------------------------------------------------------------------------
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params and params[0] in ("self", "cls") and self.walk.class_depth:
+            params = params[1:]
+        self.function_params[self.walk.qualname] = params
+
     def visit_Param(self, node: cst.Param) -> None:
         if node.default is not None and is_device_name(node.name.value):
             self.add_device_strings(node.default)
@@ -187,6 +202,8 @@ class DeviceAnalysis(Analysis):
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
             return
+        if (other := dotted(value)) is not None:
+            self.aliases.append((name, other))
         if is_device_name(name):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)
@@ -249,6 +266,8 @@ class DeviceAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
         callee = self.walk.resolve(node.func)
+        if callee is None and node.args and (func_name := dotted(node.func)) is not None:
+            self.calls_with_names.append((func_name, node))
         if self.part.is_available_call(node):
             self.availability_calls.append(node)
         if type(node.func) is cst.Name and callee is not None:
@@ -323,7 +342,14 @@ class DeviceAnalysis(Analysis):
     def finish(self) -> None:
         part = self.part
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
+        self._follow_indices()
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
+        part.unsure_index_moves = {
+            call
+            for call, name in self.moves_to
+            if name not in part.cuda_indices and _named_like_an_index(name)
+            and not self._names_a_known_device(name) and name not in self.holding_devices
+        }
         resolve = self.walk.resolve
         part.timing_syncs = {
             call
@@ -342,6 +368,41 @@ class DeviceAnalysis(Analysis):
             # `.to(rank)` uses are rewritten where they are).
             if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
                 part.int_devices.update(literals)
+
+    def _local_params(self, callee: str) -> list[str] | None:
+        """The parameters of the function of this file that ``callee`` runs: ``helper``,
+        ``Trainer`` (its ``__init__``), ``self.helper``."""
+        name = callee.removeprefix("self.")
+        for qualname, params in self.function_params.items():
+            if qualname in (name, f"{name}.__init__") or (callee != name and qualname.endswith(f".{name}")):
+                return params
+        return None
+
+    def _follow_indices(self) -> None:
+        """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id
+        = gpu_id``, ``Trainer(model, rank)`` into ``def __init__(self, model, gpu_id)``."""
+        pairs = list(self.aliases)
+        for callee, call in self.calls_with_names:
+            params = self._local_params(callee)
+            if params is None:
+                continue
+            positional, keywords = call_args(call)
+            for index, arg in enumerate(a for a in positional if not a.star):
+                if index < len(params) and (name := dotted(arg.value)) is not None:
+                    pairs.append((params[index], name))
+            for keyword, arg in keywords.items():
+                if keyword in params and (name := dotted(arg.value)) is not None:
+                    pairs.append((keyword, name))
+        _spread(self.part.cuda_indices, [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names])
+        # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
+        self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
+        _spread(self.holding_devices, pairs)
+
+    def _names_a_known_device(self, name: str) -> bool:
+        return (
+            is_device_name(name) or name in self.device_assignments or name in self.string_names
+            or name in self.cuda_string_names
+        )
 
     def settle(self) -> None:
         """Flags that pick the device or switch on mixed precision are switched on (unless
@@ -384,6 +445,23 @@ class DeviceAnalysis(Analysis):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+
+def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:
+    """Add to ``names`` every name that holds the same value as one in it."""
+    grown = True
+    while grown:
+        grown = False
+        for a, b in pairs:
+            if (a in names) != (b in names):
+                names.update((a, b))
+                grown = True
+
+
+def _named_like_an_index(name: str) -> bool:
+    """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

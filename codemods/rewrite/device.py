@@ -14,6 +14,7 @@ import libcst as cst
 from codemods import apis
 from codemods.rewrite.base import Concern
 from codemods.syntax import (
+    arg_value,
     as_expression,
     dotted,
     fold_true,
@@ -61,6 +62,15 @@ class DeviceRewrite(Concern):
             return self._dot_cuda(original, updated)
         if original in self.facts.device.index_moves:
             return self._integer_to(original, updated)
+        if original in self.facts.device.unsure_index_moves:
+            device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]
+            self.ctx.report(
+                "XLA103",
+                original,
+                f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
+                f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
+                "move fails without CUDA",
+            )
         if callee in apis.CUDA_TENSOR_TYPES:
             return self._tensor_type(original, updated)
         if original in self.facts.device.kept_availability_checks:
