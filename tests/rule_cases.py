@@ -546,6 +546,77 @@ CASES = [
             rank = "cpu"
             return model(source.to(rank).to(torch.float16))
         """, note="a-string-rank-and-a-dtype"),
+    # -- XLA108 input moves guarded by a CUDA index ----------------------------------------
+    C("XLA108", "positive", """
+        import torch
+
+        if args.gpu is not None:
+            model = model.cuda(args.gpu)
+        else:
+            model = torch.nn.DataParallel(model).cuda()
+        if args.gpu is not None:
+            images = images.cuda(args.gpu, non_blocking=True)
+        output = model(images)
+        """, """
+        import torch
+        import torch_xla
+
+        if args.gpu is not None:
+            model = model.to(torch_xla.device())
+        else:
+            model = model.to(torch_xla.device())
+        images = images.to(torch_xla.device(), non_blocking=True)
+        output = model(images)
+        """, note="data-parallel-moved-them"),
+    C("XLA108", "positive", """
+        import torch
+
+        model.to(device)
+        if args.gpu is not None:
+            images = images.cuda(args.gpu, non_blocking=True)
+        output = model(images)
+        """, """
+        import torch
+        import torch_xla
+
+        model.to(device)
+        if args.gpu is not None:
+            images = images.to(torch_xla.device(), non_blocking=True)
+        output = model(images)
+        """, note="model-device-may-be-the-cpu-reported"),
+    C("XLA108", "negative", """
+        import torch
+
+        model = model.cuda(args.gpu)
+        if args.gpu is not None:
+            images = images.cuda(args.gpu, non_blocking=True)
+            print("moved")
+        output = model(images)
+        """, """
+        import torch
+        import torch_xla
+
+        model = model.to(torch_xla.device())
+        if args.gpu is not None:
+            images = images.to(torch_xla.device(), non_blocking=True)
+            print("moved")
+        output = model(images)
+        """, note="the-guard-does-more-than-move"),
+    C("XLA108", "alias", """
+        import torch.nn as tnn
+
+        net = tnn.DataParallel(net).cuda() if args.gpu is None else net.cuda(args.gpu)
+        if args.gpu is not None:
+            x = x.cuda(args.gpu)
+        loss = tnn.functional.mse_loss(net(x), y)
+        """, """
+        import torch.nn as tnn
+        import torch_xla
+
+        net = net.to(torch_xla.device()) if args.gpu is None else net.to(torch_xla.device())
+        x = x.to(torch_xla.device())
+        loss = tnn.functional.mse_loss(net(x), y)
+        """),
     # -- XLA104 availability picks the device -------------------------------------
     C("XLA104", "positive", """
         import torch

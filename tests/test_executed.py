@@ -121,6 +121,8 @@ EXECUTED = [
     # starts _mp_fn with torch_xla.launch, run in the runner's process (tests/in_process.py).
     Executed("dist_torchrun.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),  # env ranks, DDP, sampler
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
+    # DataParallel removed: the batches moved only `if args.gpu is not None` move always.
+    Executed("dp_conditional_moves.py", args=("--epochs", "2"), steps_per_epoch=8),
     # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
     Executed("main.py", folder="gpt_trainer_split", steps_per_epoch=8),
 ]

@@ -76,6 +76,10 @@ class DeviceFacts:
     # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
     # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
     unsure_index_moves: set[cst.Call] = field(default_factory=set)
+    # `if args.gpu is not None:` around nothing but moves to that CUDA index (`images =
+    # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
+    # value: the index's name).  Training decides what happens to them.
+    index_guards: dict[cst.If, str] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -113,6 +117,7 @@ class DeviceAnalysis(Analysis):
         self.function_params: dict[str, list[str]] = {}
         self.calls_with_names: list[tuple[str, cst.Call]] = []
         self.holding_devices: set[str] = set()
+        self.index_guard_candidates: list[tuple[cst.If, str]] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
 
     # -- marks other analyses add to ------------------------------------------------------
@@ -233,6 +238,8 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(node.value)
 
     def visit_If(self, node: cst.If) -> None:
+        if (guarded := _moves_only_if_given(node)) is not None:
+            self.index_guard_candidates.append((node, guarded))
         self.cond_refs[node] = _refs(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs.append(node)
@@ -344,6 +351,7 @@ class DeviceAnalysis(Analysis):
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
+        part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
         part.unsure_index_moves = {
             call
             for call, name in self.moves_to
@@ -445,6 +453,31 @@ class DeviceAnalysis(Analysis):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+
+def _moves_only_if_given(node: cst.If) -> str | None:
+    """``if X is not None:`` (no else) whose body only moves names to ``X``: X."""
+    test = node.test
+    if (
+        node.orelse is not None
+        or type(test) is not cst.Comparison
+        or len(test.comparisons) != 1
+        or type(test.comparisons[0].operator) is not cst.IsNot
+        or dotted(test.comparisons[0].comparator) != "None"
+        or (index := dotted(test.left)) is None
+        or type(node.body) is not cst.IndentedBlock
+    ):
+        return None
+    for statement in node.body.body:
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        value = small.value if type(small) in (cst.Assign, cst.Expr) else None  # type: ignore[attr-defined]
+        if type(value) is not cst.Call or method_name(value) not in ("cuda", "to"):
+            return None
+        if dotted(arg_value(value, 0, "device")) != index:
+            return None
+    return index
 
 
 def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:

@@ -74,6 +74,10 @@ class TrainingFacts:
     # The device may be another parameter: its index and name (-1 and "" otherwise).
     argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
+    # where the guard goes (every model of the file ends on the XLA device, so what feeds
+    # it must too), False where it stays and is reported.
+    input_guards: dict[cst.If, bool] = field(default_factory=dict)
     # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
     # all-reduces), and zero-argument .step() calls in training loops on something the
     # analysis cannot tell is an optimizer.
@@ -269,7 +273,7 @@ class TrainingAnalysis(Analysis):
                 function.barrier = True
         if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
             self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
-        if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
+        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device, node))
             self.moves.append((moved, device, node))
@@ -295,6 +299,12 @@ class TrainingAnalysis(Analysis):
             and (owner := dotted(receiver(node))) in function.params
         ):
             function.parameters_of.add(owner)  # type: ignore[arg-type]
+
+    def _moved_name(self, node: cst.BaseExpression) -> str | None:
+        """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
+        if type(node) is cst.Call and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
+            return dotted(node.args[0].value)
+        return dotted(node)
 
     def _step(self, node: cst.Call, name: str, loop: _Loop | None, function: _Function | None) -> None:
         target = loop if loop is not None else function
@@ -344,6 +354,7 @@ class TrainingAnalysis(Analysis):
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
                 part.closures.add(fn.node)
+        self._input_guards()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self._lone_steps()
@@ -529,6 +540,27 @@ class TrainingAnalysis(Analysis):
                 if summary.builds_optimizer(found.name, index, keyword):
                     events.append(("optimizer", name, call, index if index is not None else keyword))
         return events
+
+    def _input_guards(self) -> None:
+        """Moves that only run when a CUDA index is given: on CUDA the other path ran the
+        model under DataParallel, which moved the inputs itself.  Where every model move
+        of the file goes to the XLA device, and some model move is not under such a guard,
+        the inputs must always follow."""
+        guards = self.facts.device.index_guards
+        if not guards:
+            return
+        guarded = {id(sub) for guard in guards for sub in walk(guard.body)}
+        model_moves = [
+            (device, node) for moved, device, node in self.moves
+            if moved in self.part.models or moved.rsplit(".", 1)[-1] in ("model", "net")
+        ]
+        follows = (
+            bool(model_moves)
+            and all(self._goes_to_xla(device) for device, _ in model_moves)
+            and any(id(node) not in guarded for _, node in model_moves)
+        )
+        for guard in guards:
+            self.part.input_guards[guard] = follows
 
     @staticmethod
     def _where(move: cst.Call, owner: str) -> str:

@@ -269,6 +269,8 @@ class DeviceRewrite(Concern):
         return updated
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
+        if original in self.facts.training.input_guards:
+            return self._input_guard(original, updated)
         if original not in self.facts.device.ifs:
             return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
@@ -296,6 +298,32 @@ class DeviceRewrite(Concern):
         if isinstance(new, cst.RemovalSentinel) and not is_elif:
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
+        return new
+
+    def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
+        """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,
+        DataParallel moved the inputs on CUDA; on XLA nothing else does."""
+        test = self.ctx.code(original.test)
+        if not self.facts.training.input_guards[original]:
+            self.ctx.report(
+                "XLA108",
+                original.test,
+                f"these moves run only `if {test}`; otherwise, on CUDA, DataParallel moved the inputs: on XLA they "
+                "stay on the CPU unless the model does too; move them whenever the model is on the XLA device",
+            )
+            return updated
+        parent = self.ctx.parent()
+        is_elif = type(parent) is cst.If and parent.orelse is original
+        new = self.ctx.fix(
+            "XLA108",
+            original.test,
+            f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
+            "inputs otherwise, is gone), so its inputs always move",
+            lambda: _fold_if(updated, True, is_elif, self.ctx.keep_lines_after),
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.discard(original.test)
         return new
 
     # -- checks that stay -----------------------------------------------------------

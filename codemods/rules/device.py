@@ -135,6 +135,36 @@ RULES = (
         ),
     ),
     Rule(
+        "XLA108", "guarded-input-move", "error",
+        "Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA", True,
+        why="CUDA scripts that run on one GPU with `--gpu` or on all of them through DataParallel move their "
+        "batches only when a GPU index is given: otherwise DataParallel scatters them. The port removes "
+        "DataParallel and puts the model on the XLA device on every path, so the batches must always move: left "
+        "guarded, the first batch fails with 'Input type (torch.FloatTensor) and weight type (XLAFloatType) "
+        "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
+        "not under such a guard; otherwise it is reported.",
+        examples=(
+            example(
+                """
+                import torch
+
+                model = torch.nn.DataParallel(model).cuda()
+                if args.gpu is not None:
+                    images = images.cuda(args.gpu, non_blocking=True)
+                output = model(images)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                model = model.to(torch_xla.device())
+                images = images.to(torch_xla.device(), non_blocking=True)
+                output = model(images)
+                """,
+            ),
+        ),
+    ),
+    Rule(
         "XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True,
         why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
         "CUDA; the tensor is created on the CPU and moved to the XLA device.",
