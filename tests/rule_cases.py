@@ -2722,6 +2722,71 @@ CASES = [
         dist.init_process_group("xla", init_method="xla://")
         world = O.getenv("WORLD_SIZE")
         """, note="getenv"),
+    C("XLA611", "positive", """
+        import os
+        import torch
+        import torch.distributed as dist
+
+        ddp = int(os.environ.get("RANK", -1)) != -1
+        if ddp:
+            assert torch.cuda.is_available(), "needs CUDA"
+            dist.init_process_group(backend="nccl")
+            rank = int(os.environ["RANK"])
+        """, """
+        import os
+        import torch
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+        ddp = int(os.environ.get("RANK", -1)) != -1
+        if ddp:
+            dist.init_process_group("xla", init_method="xla://")
+            rank = xr.global_ordinal()
+        """, note="check-kept"),
+    C("XLA611", "negative", """
+        import os
+        import torch.distributed as dist
+
+
+        def main():
+            if int(os.environ.get("RANK", -1)) != -1:
+                dist.init_process_group(backend="nccl")
+
+
+        if __name__ == "__main__":
+            main()
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def main():
+            if True:
+                dist.init_process_group("xla", init_method="xla://")
+
+
+        def _mp_fn(index):
+            main()
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(_mp_fn, args=())
+        """, note="a-function-the-launcher-starts"),
+    C("XLA611", "alias", """
+        import os as O
+        from torch.distributed import init_process_group as setup
+
+        if "LOCAL_RANK" in O.environ:
+            setup("nccl")
+        """, """
+        import os as O
+        from torch.distributed import init_process_group as setup
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        if "LOCAL_RANK" in O.environ:
+            setup("xla", init_method="xla://")
+        """),
     C("XLA610", "positive", """
         import torch.distributed as dist
 

@@ -123,6 +123,8 @@ EXECUTED = [
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
     # DataParallel removed: the batches moved only `if args.gpu is not None` move always.
     Executed("dp_conditional_moves.py", args=("--epochs", "2"), steps_per_epoch=8),
+    # Module-level DDP under an environment check, run as plain `python`: one XLA device.
+    Executed("module_ddp.py"),
     # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
     Executed("main.py", folder="gpt_trainer_split", steps_per_epoch=8),
 ]
@@ -370,6 +372,20 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
             if all((trained[k] == start[k]).all() for k in trained):
                 problems.append(f"{name}: the saved weights are the untrained ones")
     assert not problems, "\n".join(problems)
+
+
+def test_module_level_ddp_runs_under_torchrun_too(tmp_path: Path) -> None:
+    """The launcher check of a module-level script stays: as plain `python` it trains on
+    one XLA device (EXECUTED), under torchrun it takes its DDP branch on the xla://
+    process group (one process here) and trains the same way."""
+    case = _case("module_ddp.py")
+    eager = run_eager(case, tmp_path)
+    folder = _copy(case, tmp_path / "torchrun", convert=True)
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1", case.script]
+    torchrun = _parse(_run(command, folder, _environment(PJRT_DEVICE="CPU")), folder)
+    assert "using device: xla" in torchrun.output
+    assert "int(os.environ.get(\"RANK\", -1)) != -1" in (folder / case.script).read_text()
+    assert not loss_problems(torchrun, eager)
 
 
 # -- negative controls: a conversion with one rewrite switched off fails the checks ---------

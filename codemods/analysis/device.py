@@ -80,6 +80,8 @@ class DeviceFacts:
     # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
     # value: the index's name).  Training decides what happens to them.
     index_guards: dict[cst.If, str] = field(default_factory=dict)
+    # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
+    cuda_asserts: set[cst.Assert] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -236,6 +238,10 @@ class DeviceAnalysis(Analysis):
         key = string_value(node.key)
         if key is not None and is_device_name(key):
             self.add_device_strings(node.value)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self.part.is_available_call(node.test):
+            self.part.cuda_asserts.add(node)
 
     def visit_If(self, node: cst.If) -> None:
         if (guarded := _moves_only_if_given(node)) is not None:
@@ -445,6 +451,7 @@ class DeviceAnalysis(Analysis):
         part.strings = {n for n in part.strings if id(n) not in inside_calls}
         part.selections = {n for n in part.selections if id(n) not in inside_calls}
         folded: list[cst.CSTNode] = [
+            *part.cuda_asserts,
             *part.flag_values,
             *part.selections,
             *(node.test for node in part.ifs),

@@ -153,8 +153,11 @@ class DistributedFacts:
     master_prints: set[cst.If] = field(default_factory=set)
     # Names (and attributes) that hold a DataLoader of this file, however they are called.
     loaders: set[str] = field(default_factory=set)
-    # Where a module-level script's distributed setup starts (for the report).
+    # Where a module-level script's distributed setup starts (for the report), and
+    # whether it stays under its environment check (``ddp = int(os.environ.get('RANK',
+    # -1)) != -1``), which then keeps meaning "started by a launcher" (torchrun).
     module_level_anchor: cst.CSTNode | None = None
+    module_level_checked: bool = False
     # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
     # binds that the module's functions read as globals (declared global there).
     entry_guard: cst.If | None = None
@@ -566,6 +569,11 @@ class DistributedAnalysis(Analysis):
             else:
                 part.style = "module"
                 part.module_level_anchor = self.dist_calls[0] if self.dist_calls else None
+                # No function to start: the script stays one process as `python
+                # train.py` and one per device under torchrun (xla:// supports it), so its
+                # check for a launcher stays.
+                part.module_level_checked = bool(part.launched_checks)
+                part.launched_checks = {}
         if self.guard is not None and facts.entry.mp_fn is None:
             if part.style == "main":
                 part.entry_guard = self.guard

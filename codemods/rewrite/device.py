@@ -365,18 +365,20 @@ class DeviceRewrite(Concern):
             and self.ctx.resolve(statement.value.func) == "torch.cuda.set_device"
         )
 
+    def _dropped(self, statement: cst.BaseSmallStatement) -> bool:
+        return self._is_set_device(statement) or statement in self.facts.device.cuda_asserts
+
     def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]
-        drops = [s for s in original.body if self._is_set_device(s)]
+        drops = [s for s in original.body if self._dropped(s)]
         if not drops:
             return updated
-        kept = [u for o, u in zip(original.body, updated.body) if not self._is_set_device(o)]
+        kept = [u for o, u in zip(original.body, updated.body) if not self._dropped(o)]
         for statement in drops:
-            done = self.ctx.fix(
-                "XLA106",
-                statement,
-                f"removed `{self.ctx.code(statement)}`: one XLA device per process",
-                lambda: statement,
+            rule, why = (
+                ("XLA104", "the accelerator check is False on XLA, where the XLA device is always present")
+                if statement in self.facts.device.cuda_asserts else ("XLA106", "one XLA device per process")
             )
+            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)
             if done is None:
                 return updated
             self.ctx.imports.discard(statement)
