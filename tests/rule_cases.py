@@ -617,6 +617,47 @@ CASES = [
         x = x.to(torch_xla.device())
         loss = tnn.functional.mse_loss(net(x), y)
         """),
+    # -- XLA109 device generators ---------------------------------------------------------
+    C("XLA109", "positive", """
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        sample_rng = torch.Generator(device=device)
+        sample_rng.manual_seed(42)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        device = "xla"
+        sample_rng = torch.Generator()
+        sample_rng.manual_seed(42)
+        """, note="device-variable"),
+    C("XLA109", "positive", """
+        import torch
+        import torch_xla
+
+        g = torch.Generator(torch_xla.device()).manual_seed(0)
+        """, """
+        import torch
+
+        g = torch.Generator().manual_seed(0)
+        """, note="already-ported-xla-device"),
+    C("XLA109", "negative", """
+        import torch
+
+        g = torch.Generator(device="cpu")
+        h = torch.Generator()
+        """, note="cpu-generators"),
+    C("XLA109", "alias", """
+        import torch as th
+
+        gen = th.Generator(device="cuda:0")
+        """, """
+        import torch as th
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        gen = th.Generator()
+        """),
     # -- XLA104 availability picks the device -------------------------------------
     C("XLA104", "positive", """
         import torch

@@ -75,6 +75,8 @@ UNTRAINED_RUNNER = Path(__file__).with_name("untrained_runner.py")
 TORCHRUN_ENV = (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1"),
                 ("MASTER_ADDR", "localhost"), ("MASTER_PORT", "29517"))
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
+# Token ids a fixture sampled (exact: both runs draw from the same CPU generator sequence).
+SAMPLED_LINE = re.compile(r"^sampled .*$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
 
 
@@ -123,6 +125,8 @@ EXECUTED = [
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
     # DataParallel removed: the batches moved only `if args.gpu is not None` move always.
     Executed("dp_conditional_moves.py", args=("--epochs", "2"), steps_per_epoch=8),
+    # Sampling with a generator made for the device: a CPU generator on XLA, same samples.
+    Executed("sample_generator.py"),
     # Module-level DDP under an environment check, run as plain `python`: one XLA device.
     Executed("module_ddp.py"),
     # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
@@ -311,6 +315,8 @@ def test_converted_fixture_trains_like_the_original(case: Executed, tmp_path: Pa
     xla = run_xla(case, tmp_path)
     assert len(eager.losses) >= 8, eager.output
     problems = [*loss_problems(xla, eager), *xla_problems(xla), *optimizer_problems(xla), *steady_problems(xla, case)]
+    if SAMPLED_LINE.findall(xla.output) != SAMPLED_LINE.findall(eager.output):
+        problems.append(f"sampled {SAMPLED_LINE.findall(xla.output)}, eager {SAMPLED_LINE.findall(eager.output)}")
     if case.launched and "LAUNCHED torch_xla.launch" not in xla.output:
         problems.append("the converted script did not start through torch_xla.launch")
     if checkpoints_in(eager.folder):

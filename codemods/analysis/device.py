@@ -80,6 +80,9 @@ class DeviceFacts:
     # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
     # value: the index's name).  Training decides what happens to them.
     index_guards: dict[cst.If, str] = field(default_factory=dict)
+    # `torch.Generator(device=device)` on a device that becomes XLA (which has no device
+    # generators in torch_xla 2.9): the device argument goes.
+    generators: set[cst.Call] = field(default_factory=set)
     # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
     cuda_asserts: set[cst.Assert] = field(default_factory=set)
 
@@ -120,6 +123,7 @@ class DeviceAnalysis(Analysis):
         self.calls_with_names: list[tuple[str, cst.Call]] = []
         self.holding_devices: set[str] = set()
         self.index_guard_candidates: list[tuple[cst.If, str]] = []
+        self.generator_candidates: list[cst.Call] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
 
     # -- marks other analyses add to ------------------------------------------------------
@@ -322,6 +326,8 @@ class DeviceAnalysis(Analysis):
                 self.set_device_names.append(name)
         elif callee == "torch.device":
             self._torch_device(node)
+        elif callee == "torch.Generator":
+            self.generator_candidates.append(node)
         elif callee in apis.CUDA_TENSOR_TYPES:
             self.mark_device_code()
         elif callee == "torch.accelerator.current_accelerator" and not node.args:
@@ -358,6 +364,7 @@ class DeviceAnalysis(Analysis):
         self._follow_indices()
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
         part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
+        part.generators = {call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))}
         part.unsure_index_moves = {
             call
             for call, name in self.moves_to
@@ -411,6 +418,15 @@ class DeviceAnalysis(Analysis):
         # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
         self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
         _spread(self.holding_devices, pairs)
+
+    def _on_the_xla_device(self, device: cst.BaseExpression | None) -> bool:
+        """A device argument that is (or becomes) the XLA device on some path."""
+        if device is None or string_value(device) == "cpu" or self._is_cpu_device(device):
+            return False
+        if type(device) is cst.Call and self.walk.resolve(device.func) in spellings("device"):
+            return True
+        name = dotted(device)
+        return self.names_a_device(device) or (name is not None and name in self.part.cuda_indices)
 
     def _names_a_known_device(self, name: str) -> bool:
         return (

@@ -62,6 +62,8 @@ class DeviceRewrite(Concern):
             return self._dot_cuda(original, updated)
         if original in self.facts.device.index_moves:
             return self._integer_to(original, updated)
+        if original in self.facts.device.generators:
+            return self._cpu_generator(original, updated)
         if original in self.facts.device.unsure_index_moves:
             device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]
             self.ctx.report(
@@ -152,6 +154,37 @@ class DeviceRewrite(Concern):
             build,
         )
         return new if new is not None else updated
+
+    def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``torch.Generator(device=device)`` -> ``torch.Generator()``: torch_xla 2.9 has no
+        device generators ("XLA device type not an accelerator"); sampling ops on XLA
+        tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
+        bernoulli, normal_), with the CPU generator's sequence."""
+        at = next(
+            (i for i, a in enumerate(original.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")),
+            None,
+        )
+        if at is None:
+            return updated
+        dropped = original.args[at]
+
+        def build() -> cst.Call:
+            args = [a for i, a in enumerate(updated.args) if i != at]
+            if args:
+                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(args=args)
+
+        new = self.ctx.fix(
+            "XLA109",
+            original,
+            f"{self.ctx.code(original)} -> {{new}}: XLA has no device generators; sampling on XLA tensors takes a "
+            "CPU generator",
+            build,
+        )
+        if new is None:
+            return updated
+        self.ctx.vanish(dropped, updated.args[at])
+        return new
 
     def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """``.to(gpu)`` where ``gpu`` is a CUDA index (it feeds ``.cuda(gpu)``,

@@ -135,6 +135,25 @@ RULES = (
         ),
     ),
     Rule(
+        "XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True,
+        why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
+        "CUDA; the tensor is created on the CPU and moved to the XLA device.",
+        examples=(
+            example(
+                """
+                import torch
+
+                noise = torch.cuda.FloatTensor(batch_size, 100).normal_()
+                """,
+                """
+                import torch
+                import torch_xla
+
+                noise = torch.FloatTensor(batch_size, 100).to(torch_xla.device()).normal_()
+                """,
+            ),
+        ),
+    ),    Rule(
         "XLA108", "guarded-input-move", "error",
         "Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA", True,
         why="CUDA scripts that run on one GPU with `--gpu` or on all of them through DataParallel move their "
@@ -165,23 +184,30 @@ RULES = (
         ),
     ),
     Rule(
-        "XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True,
-        why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
-        "CUDA; the tensor is created on the CPU and moved to the XLA device.",
+        "XLA109", "device-generator", "error", "`torch.Generator(device=<XLA device>)` becomes a CPU generator", True,
+        why="torch_xla 2.9 has no device generators: `torch.Generator(device=torch_xla.device())` raises 'XLA device "
+        "type not an accelerator', so sampling code that makes one for its device crashes. Sampling ops on XLA "
+        "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
+        "checked), with the CPU generator's sequence of values, so the device argument goes.",
         examples=(
             example(
                 """
                 import torch
 
-                noise = torch.cuda.FloatTensor(batch_size, 100).normal_()
+                device = "cuda"
+                g = torch.Generator(device=device)
+                g.manual_seed(42)
                 """,
                 """
                 import torch
-                import torch_xla
+                import torch_xla  # noqa: F401  (registers the "xla" device)
 
-                noise = torch.FloatTensor(batch_size, 100).to(torch_xla.device()).normal_()
+                device = "xla"
+                g = torch.Generator()
+                g.manual_seed(42)
                 """,
             ),
         ),
     ),
+
 )

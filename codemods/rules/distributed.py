@@ -246,6 +246,32 @@ RULES = (
         ),),
     ),
     Rule(
+        "XLA610", "master-print", "info",
+        "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
+        why="xm.master_print prints on the master process only, which is what the check said; it is the seed's "
+        "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
+        examples=(example(
+            """
+            import torch.distributed as dist
+
+
+            def report(loss):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    print(f"loss {loss:.3f}")
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def report(loss):
+                dist.init_process_group("xla", init_method="xla://")
+                xm.master_print(f"loss {loss:.3f}")
+            """,
+        ),),
+    ),    Rule(
         "XLA611", "module-level-distributed", "info",
         "Distributed training at module level stays one process under `python` and several under torchrun", False,
         why="A script that trains at module level (nanoGPT, build-nanogpt, llama2.c) has no function for "
@@ -281,31 +307,5 @@ RULES = (
             """,
         ),),
     ),
-    Rule(
-        "XLA610", "master-print", "info",
-        "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
-        why="xm.master_print prints on the master process only, which is what the check said; it is the seed's "
-        "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
-        examples=(example(
-            """
-            import torch.distributed as dist
 
-
-            def report(loss):
-                dist.init_process_group("nccl")
-                if dist.get_rank() == 0:
-                    print(f"loss {loss:.3f}")
-            """,
-            """
-            import torch.distributed as dist
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def report(loss):
-                dist.init_process_group("xla", init_method="xla://")
-                xm.master_print(f"loss {loss:.3f}")
-            """,
-        ),),
-    ),
 )
