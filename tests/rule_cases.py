@@ -1842,6 +1842,38 @@ CASES = [
                 x, y = x.to(device), y.to(device)
                 correct += (model(x).argmax(1) == y).sum().item()
         """, note="reads-every-iteration"),
+    C("XLA303", "positive", """
+        import torch
+
+        with torch.no_grad():
+            for images, target in val_loader:
+                images = images.to(device)
+                output = model(images)
+                losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                top1.update(accuracy(output, target), images.size(0))
+        """, """
+        import torch
+        import torch_xla
+
+        with torch.no_grad():
+            for images, target in val_loader:
+                images = images.to(device)
+                output = model(images)
+                losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                top1.update(accuracy(output, target), images.size(0))
+                torch_xla.sync()
+        """, note="a-device-meter-beside-a-host-read"),
+    C("XLA303", "negative", """
+        import torch
+
+        with torch.no_grad():
+            for images, target in val_loader:
+                images = images.to(device)
+                loss = criterion(model(images), target.to(device))
+                losses.update(loss.item(), images.size(0))
+                seen += images.size(0)
+                outputs.append(loss.item())
+        """, note="only-host-values-accumulate"),
     C("XLA303", "alias", """
         import torch as th
 

@@ -125,6 +125,8 @@ EXECUTED = [
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
     # DataParallel removed: the batches moved only `if args.gpu is not None` move always.
     Executed("dp_conditional_moves.py", args=("--epochs", "2"), steps_per_epoch=8),
+    # Validation meters: host numbers and device tensors accumulated, shown every other batch.
+    Executed("eval_meters.py", args=("--epochs", "3"), steps_per_epoch=10),
     # Sampling with a generator made for the device: a CPU generator on XLA, same samples.
     Executed("sample_generator.py"),
     # Module-level DDP under an environment check, run as plain `python`: one XLA device.
@@ -424,6 +426,25 @@ def test_ran_on_xla_check_catches_a_script_left_on_the_cpu(tmp_path: Path) -> No
     assert "torch_xla.sync()" in (xla.folder / case.script).read_text()
     assert not loss_problems(xla, eager)
     assert xla_problems(xla), xla.compiles
+
+
+def _largest_graph(run: Run) -> int:
+    found = re.search(r"^XLA_LARGEST_GRAPH (\d+)$", run.output, re.MULTILINE)
+    assert found, run.output[-2000:]
+    return int(found.group(1))
+
+
+def test_an_evaluation_loop_that_accumulates_device_meters_keeps_its_graphs_small(tmp_path: Path) -> None:
+    """Its `loss.item()` reads do not bound the accuracy meter's running sum: without the
+    barrier (XLA303) each shown value is a graph over every batch so far.  At this size
+    the growing graphs still repeat from epoch to epoch (no new compiles after the first),
+    so the graph size tells them apart: measured 39 nodes with the barrier, 143 without."""
+    case = _case("eval_meters.py")
+    with_barrier = run_xla(case, tmp_path / "with")
+    without = run_xla(case, tmp_path / "without", RuleSelection(ignore=("XLA303",)))
+    assert "torch_xla.sync()" in (with_barrier.folder / case.script).read_text().split("def main")[0]
+    assert "torch_xla.sync()" not in (without.folder / case.script).read_text().split("def main")[0]
+    assert 2 * _largest_graph(with_barrier) < _largest_graph(without)
 
 
 def test_steady_state_check_catches_a_missing_barrier(tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ the script entered (the matmul dtype: what a matmul of XLA tensors gives inside 
 the context was really active), ``XLA_OPTIMIZER <class>`` for each optimizer class
 that stepped, and ``XLA_STEPPED_DEVICES <device types>``: where the parameters those
 optimizers stepped live (an optimizer built before its model moved to XLA steps CPU
-tensors that nothing uses).
+tensors that nothing uses), and ``XLA_LARGEST_GRAPH <nodes>``: the largest graph synced
+(among the metric's recent samples), which grows with the iterations of a loop that
+accumulates device state without a barrier.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ def main() -> None:
     finally:
         builtins.print = plain_print
     print(f"XLA_EXECUTIONS {_count('ExecuteTime')}", flush=True)
+    sizes = met.metric_data("TensorsGraphSize")
+    if sizes:
+        print(f"XLA_LARGEST_GRAPH {int(max(value for _, value in sizes[2]))}", flush=True)
     for context in sorted(contexts):
         print("XLA_AUTOCAST", *context, flush=True)
     for optimizer in sorted(optimizers):

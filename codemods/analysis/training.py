@@ -49,6 +49,9 @@ class LoopPlan:
     kind: Literal["training", "evaluation"]
     wrap_loader: cst.BaseExpression | None = None
     wrap_device: str | None = None
+    # An evaluation loop that reads to the host but accumulates device values across
+    # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
+    accumulates: tuple[str, ...] = ()
 
 
 @dataclass
@@ -431,8 +434,11 @@ class TrainingAnalysis(Analysis):
             if wrap is not None:
                 plan.wrap_loader, plan.wrap_device = wrap
             part.loops[loop.node] = plan
-        elif not loop.host_read and any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
-            part.loops[loop.node] = LoopPlan("evaluation")
+        elif any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
+            if not loop.host_read:
+                part.loops[loop.node] = LoopPlan("evaluation")
+            elif accumulators := _accumulators(loop.node, set(loop.moved)):
+                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
         if type(node) is not cst.For:
@@ -660,6 +666,68 @@ def _is_scheduler_name(name: str) -> bool:
 def _is_true(node: cst.CSTNode | None) -> bool:
     return type(node) is cst.Name and node.value == "True"
 
+
+
+
+# Reads that give host values (no device state): sizes, and host reads.
+_HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
+_HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
+_VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
+# Methods that keep what they are given: meters, lists.
+_KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"})
+
+
+def _host_valued(node: cst.CSTNode) -> bool:
+    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
+    if type(node) is cst.Call:
+        if method_name(node) in _HOST_VALUES:
+            return True
+        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
+            return True
+    if type(node) is cst.Attribute and node.attr.value == "shape":
+        return True
+    return False
+
+
+def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
+    """The expression mentions a device value, outside host reads."""
+    if _host_valued(node):
+        return False
+    if type(node) in (cst.Name, cst.Attribute) and dotted(node) in device_names:
+        return True
+    return any(
+        _device_valued(child, device_names)
+        for child in node.children
+        if isinstance(child, cst.BaseExpression) or type(child) in _VALUE_PARTS
+    )
+
+
+def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
+    """What a loop accumulates device values into, across its iterations: names bound
+    outside it that ``+=`` a device value, and meters or lists outside it handed one
+    (``top1.update(acc1, n)``, ``outputs.append(logits)``).  Device values: what the loop
+    moves to the device, and what is computed from them in the loop."""
+    body = getattr(node, "body", None)
+    if body is None:
+        return ()
+    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
+    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
+    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
+    device = set(moved)
+    for _ in range(2):  # assignments in order; twice for values that come back round
+        for statement in statements:
+            if type(statement) is cst.Assign and _device_valued(statement.value, device):
+                device.update(n for t in statement.targets for n in names_in(t.target))
+    found: list[str] = []
+    for statement in statements:
+        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
+            if target not in bound and _device_valued(statement.value, device):
+                found.append(target)
+        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
+            owner = dotted(receiver(call))
+            if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
+                found.append(owner)
+    return tuple(dict.fromkeys(found))
 
 
 
