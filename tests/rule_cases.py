@@ -319,6 +319,53 @@ CASES = [
 
         loss_scaler = tu.NativeScaler()
         """),
+    # -- XLA005 no device --------------------------------------------------------------------
+    C("XLA005", "positive", """
+        import torch
+
+        model = torch.nn.Linear(2, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in data:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        """, note="left-unchanged"),
+    C("XLA005", "negative", """
+        import torch
+
+        def train(model, optimizer, batches):
+            for x, y in batches:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        def train(model, optimizer, batches):
+            for x, y in batches:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+        """, note="a-training-function-handed-its-model"),
+    C("XLA005", "alias", """
+        from torch import nn, optim as O
+
+        class Net(nn.Module):
+            pass
+
+        net = Net()
+        opt = O.LBFGS(net.parameters())
+        for step in range(5):
+            def closure():
+                opt.zero_grad()
+                loss = net(x).sum()
+                loss.backward()
+                return loss
+            opt.step(closure)
+        """, note="lbfgs"),
     # -- XLA101 CUDA devices ----------------------------------------------------
     C("XLA101", "positive", """
         import torch

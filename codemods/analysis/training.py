@@ -81,6 +81,10 @@ class TrainingFacts:
     # where the guard goes (every model of the file ends on the XLA device, so what feeds
     # it must too), False where it stays and is reported.
     input_guards: dict[cst.If, bool] = field(default_factory=dict)
+    # A script that trains but names no device anywhere (it runs on the CPU): nothing is
+    # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
+    # says so, at its first training loop or step.
+    device_less: cst.CSTNode | None = None
     # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
     # all-reduces), and zero-argument .step() calls in training loops on something the
     # analysis cannot tell is an optimizer.
@@ -358,6 +362,7 @@ class TrainingAnalysis(Analysis):
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
                 part.closures.add(fn.node)
         self._input_guards()
+        self._device_less()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self._lone_steps()
@@ -546,6 +551,39 @@ class TrainingAnalysis(Analysis):
                 if summary.builds_optimizer(found.name, index, keyword):
                     events.append(("optimizer", name, call, index if index is not None else keyword))
         return events
+
+    def _device_less(self) -> None:
+        """The file trains, but nothing in it moves anything or names a device, it takes
+        nothing from the project's own modules (which may choose a device for it), and it
+        is not XLA, Accelerate or Trainer code already."""
+        facts, device = self.facts, self.facts.device
+        trains = [  # in the order of the code
+            *(loop.node for loop in self.loop_records.values() if loop.node in self.part.all_loops),
+            *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
+        ]
+        project = self.walk.analysis(ProjectAnalysis)
+        if not trains or not self._builds_model_and_optimizer() or self.moves or facts.imports.xla_optional or any(
+            project.origin(local) is not None for local in facts.imports.project_names
+        ):
+            return
+        if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
+            return
+        if (
+            self.device.device_assignments or self.device.device_args or device.strings or device.calls
+            or device.dot_cuda or device.cuda_indices or device.selections or device.ifs or device.flag_values
+            or facts.imports.table.imports_module("torch_xla")
+        ):
+            return
+        self.part.device_less = trains[0]
+
+    def _builds_model_and_optimizer(self) -> bool:
+        """Some function (or the module) builds a model and an optimizer over it: the
+        script owns its model (a training function handed one may get it on the device)."""
+        for scope in [self.module_scope, *self.function_records.values()]:
+            built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
+            if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
+                return True
+        return False
 
     def _input_guards(self) -> None:
         """Moves that only run when a CUDA index is given: on CUDA the other path ran the
