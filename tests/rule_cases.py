@@ -791,11 +791,11 @@ CASES = [
             device = torch.device("cpu")
         """, """
         import torch
-        import torch_xla
+        import torch_xla  # noqa: F401  (registers the "xla" device)
 
         use_accel = not args.no_accel
         if use_accel:
-            device = torch_xla.device()
+            device = torch.device("xla")
         else:
             device = torch.device("cpu")
         """, note="torch-accelerator"),
@@ -889,6 +889,19 @@ CASES = [
         on_gpu = 'cuda:0' == str(th.device(args.device))
         """),
     # -- XLA106 set_device ----------------------------------------------------------
+    C("XLA106", "positive", """
+        import torch
+
+        def setup(rank):
+            torch.accelerator.set_device_index(rank)
+            return torch.accelerator.current_accelerator()
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        def setup(rank):
+            return torch.device("xla")
+        """, note="torch-accelerator"),
     C("XLA106", "positive", """
         import torch
 
@@ -2804,6 +2817,25 @@ CASES = [
         model.share_memory()
         p = multiprocessing.Process(target=train, args=(model,))
         """, note="multiprocessing-process"),
+    C("XLA601", "positive", """
+        import torch
+        import torch.distributed as dist
+
+        def setup(rank):
+            device = torch.device(f"cuda:{rank}")
+            backend = torch.distributed.get_default_backend_for_device(device)
+            dist.init_process_group(backend=backend)
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        def setup(rank):
+            device = torch_xla.device()
+            backend = "xla"
+            dist.init_process_group("xla", init_method="xla://")
+        """, note="default-backend-for-the-device"),
     C("XLA609", "positive", """
         import os
         import torch.distributed as dist

@@ -321,7 +321,7 @@ class DeviceAnalysis(Analysis):
 
         if callee == "torch.cuda.synchronize" and not node.args:
             self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
-        elif callee == "torch.cuda.set_device":
+        elif callee in apis.SET_DEVICE_CALLS:
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.set_device_names.append(name)
         elif callee == "torch.device":

@@ -379,8 +379,12 @@ class DistributedAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
         owner = self.owner
-        if callee == "torch.cuda.set_device":  # removed whole (XLA106): what it reads goes with it
+        if callee in apis.SET_DEVICE_CALLS:  # removed whole (XLA106): what it reads goes with it
             self.skip.update(id(n) for n in walk(node))
+        elif callee == "torch.distributed.get_default_backend_for_device":
+            # Raises for the XLA device ("Default backend not registered"): the backend is "xla".
+            self.part.backend_values[node] = "xla"
+            self.skip.update(id(n) for n in walk(node) if n is not node)
         if type(node.func) is cst.Name:
             self.calls[owner].add(node.func.value)
             self.call_sites[node.func.value].append([dotted(a.value) if a.keyword is None else None for a in node.args])

@@ -80,7 +80,24 @@ class DeviceRewrite(Concern):
         return updated
 
     def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", self.ctx.device)
+        build = self.ctx.device
+        func = original.func
+        if (
+            self.ctx.resolve(func) == "torch.accelerator.current_accelerator"
+            and type(func) is cst.Attribute
+            and type(func.value) is cst.Attribute
+        ):
+            # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
+            torch_name = func.value.value
+
+            def build() -> cst.Call | None:  # type: ignore[misc]
+                if not self.ctx.imports.require_package("torch_xla"):
+                    return None
+                return cst.Call(
+                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")), args=[cst.Arg(cst.SimpleString('"xla"'))]
+                )
+
+        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", build)
         if new is None:
             return updated
         self.ctx.subsume(original)
@@ -395,7 +412,7 @@ class DeviceRewrite(Concern):
         return (
             type(statement) is cst.Expr
             and type(statement.value) is cst.Call
-            and self.ctx.resolve(statement.value.func) == "torch.cuda.set_device"
+            and self.ctx.resolve(statement.value.func) in apis.SET_DEVICE_CALLS
         )
 
     def _dropped(self, statement: cst.BaseSmallStatement) -> bool:

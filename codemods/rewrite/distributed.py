@@ -479,6 +479,8 @@ class DistributedRewrite(Concern):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         part = self.part
+        if original in part.backend_values:
+            return self._backend_value(original, updated)
         if original in part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in part.process_groups:
