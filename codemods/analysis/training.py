@@ -71,10 +71,11 @@ class TrainingFacts:
     # still on the CPU and is moved to the device later, in this function, in another
     # one, or by a callable of another project file (``Trainer(model, ...)``).
     optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
-    # For other files: callables that move an argument to the device ((qualified name,
-    # index, parameter), the index counted without ``self``; and whether the device is
-    # the XLA device on every path), and callables that build an optimizer over an argument.
-    # The device may be another parameter: its index and name (-1 and "" otherwise).
+    # For this file and others: callables that move an argument to the device (qualified
+    # name, index without ``self``, parameter, whether the device is the XLA device on
+    # every path, and else the parameter that hands the device in: its index and name, or
+    # -1 and ""), and callables that build an optimizer over an argument (name, index,
+    # parameter).
     argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
@@ -144,7 +145,7 @@ class _Function(_Scope):
     barrier: bool = False  # it runs the step barrier itself (a closure already ported)
     params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
     moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
-    parameters_of: set[str] = field(default_factory=set)  # ``p.parameters()`` read of parameters p
+    parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
 
 
