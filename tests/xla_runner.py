@@ -21,6 +21,7 @@ import sys
 
 import torch
 import torch_xla
+import torch_xla.core.xla_model as xm
 import torch_xla.debug.metrics as met
 from in_process import run_launchers_in_process
 from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -72,6 +73,9 @@ def main() -> None:
         runpy.run_path(script, run_name="__main__")
     finally:
         builtins.print = plain_print
+    # Executions run asynchronously: the last one may still be under way (seen on a
+    # loaded machine: one execution short), so wait for them before counting.
+    xm.wait_device_ops()
     print(f"XLA_EXECUTIONS {_count('ExecuteTime')}", flush=True)
     sizes = met.metric_data("TensorsGraphSize")
     if sizes:
