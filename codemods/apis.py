@@ -89,6 +89,8 @@ CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE
 
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
+# Pick the current GPU: removed on XLA (one device per process).
+SET_DEVICE_CALLS = frozenset({"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"})
 
 # Legacy typed constructors: torch.cuda.FloatTensor(...) -> torch.FloatTensor(...) on
 # the XLA device.  Used as a value (``Tensor = torch.cuda.FloatTensor``) they stay.
@@ -328,7 +330,7 @@ FSDP2 = frozenset(
 )
 
 # torch.cuda names other rules take care of (rewritten, or reported with their own advice).
-HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | {"torch.cuda.synchronize", "torch.cuda.set_device"}
+HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | SET_DEVICE_CALLS | {"torch.cuda.synchronize"}
 HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)
 
 # Clocks: a torch.cuda.synchronize() right before reading one times the device's work.

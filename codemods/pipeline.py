@@ -172,6 +172,13 @@ def _cpython_accepts(source: str | bytes) -> bool:
 _PYTHON_RECURSION_LIMIT = 1000  # CPython's default
 
 
+DEVICE_LESS = (
+    "this script trains but picks no device: it runs on the CPU and is left unchanged (a barrier or an XLA "
+    "optimizer step alone would not move it); to run it on XLA, move the model and its tensors with "
+    "`.to(torch_xla.device())` and convert again"
+)
+
+
 def needs_parsing(raw: bytes) -> bool:
     """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
     return _RELEVANT.search(raw) is not None and _SKIP_FILE.encode() not in raw
@@ -274,7 +281,13 @@ def _convert(
     ctx = Context(facts, name_table, selection, suppressed)
     # Launcher rewrites read their own facts: they visit everything.
     hot = facts.hot_nodes if launcher is None else None
-    new_module = Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module)
+    if facts.training.device_less is not None and launcher is None:
+        # Nothing to move onto the device: a barrier or an XLA optimizer step alone would
+        # leave a half port that still runs on the CPU.
+        ctx.report("XLA005", facts.training.device_less, DEVICE_LESS)
+        new_module = module
+    else:
+        new_module = Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module)
 
     # Only fixes change a file: without one, it comes back byte for byte (unprinted).
     fixed = any(f.fixed for f in ctx.findings)

@@ -26,6 +26,12 @@ class ModuleSummary:
     pending: bool = False
     # Names it imports from elsewhere (a package's __init__ re-exporting): name -> (module, name there).
     imported: tuple[tuple[str, str, str], ...] = ()
+    # Callables that move an argument to the device: (name, index without self, parameter,
+    # whether it ends on the XLA device on every path, and else the parameter that hands in
+    # the device: index and name, or -1 and ""); callables that build an optimizer
+    # over an argument's parameters: (name, index, parameter).
+    argument_moves: frozenset[tuple[str, int, str, bool, int, str]] = frozenset()
+    optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
 
     def origin_of(self, name: str) -> tuple[str, str] | None:
         """Where an imported name of this module comes from: (module as written, name)."""
@@ -46,6 +52,28 @@ class ModuleSummary:
 
     def uses_amp(self, name: str) -> bool:
         return name.split(".")[0] in self.amp
+
+    def moves_argument(
+        self, name: str, index: int | None, keyword: str | None
+    ) -> tuple[bool, tuple[int, str] | None] | None:
+        """Calling ``name`` (a class: its ``__init__``) moves that argument to the device:
+        whether to the XLA device on every path, and if not, the parameter (index, name)
+        that hands in the device it goes to; None: it does not move it."""
+        found = [moved for moved in self.argument_moves if _same_argument(moved, name, index, keyword)]
+        if not found:
+            return None
+        if all(moved[3] for moved in found):
+            return True, None
+        devices = {(moved[4], moved[5]) for moved in found if not moved[3]}
+        return False, devices.pop() if len(devices) == 1 and -1 not in next(iter(devices)) else None
+
+    def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
+        return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)
+
+
+def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
+    callable_name, position, parameter = entry[:3]
+    return callable_name in (name, f"{name}.__init__") and (position == index if keyword is None else parameter == keyword)
 
 
 @dataclass(frozen=True)

@@ -322,6 +322,53 @@ CASES = [
 
         loss_scaler = tu.NativeScaler()
         """),
+    # -- XLA005 no device --------------------------------------------------------------------
+    C("XLA005", "positive", """
+        import torch
+
+        model = torch.nn.Linear(2, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in data:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+        """, note="left-unchanged"),
+    C("XLA005", "negative", """
+        import torch
+
+        def train(model, optimizer, batches):
+            for x, y in batches:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+        """, """
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        def train(model, optimizer, batches):
+            for x, y in batches:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+        """, note="a-training-function-handed-its-model"),
+    C("XLA005", "alias", """
+        from torch import nn, optim as O
+
+        class Net(nn.Module):
+            pass
+
+        net = Net()
+        opt = O.LBFGS(net.parameters())
+        for step in range(5):
+            def closure():
+                opt.zero_grad()
+                loss = net(x).sum()
+                loss.backward()
+                return loss
+            opt.step(closure)
+        """, note="lbfgs"),
     # -- XLA101 CUDA devices ----------------------------------------------------
     C("XLA101", "positive", """
         import torch
@@ -488,6 +535,179 @@ CASES = [
         model = model.to(torch_xla.device())
         batch = batch.to(torch_xla.device())
         """, note="index-seen-in-cuda-call"),
+    C("XLA103", "positive", """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.gpu_id = gpu_id
+                self.model = DDP(model, device_ids=[gpu_id])
+
+            def run(self, source):
+                return self.model(source.to(self.gpu_id))
+        """, """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        import torch_xla
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.gpu_id = gpu_id
+                self.model = DDP(model)
+
+            def run(self, source):
+                return self.model(source.to(torch_xla.device()))
+        """, note="an-attribute-that-holds-the-index"),
+    C("XLA103", "positive", """
+        import torch
+
+        def train(model, batch, gpu):
+            return model(batch.to(gpu))
+
+        def worker(rank, model, batch):
+            torch.cuda.set_device(rank)
+            train(model, batch, rank)
+        """, """
+        import torch
+        import torch_xla
+
+        def train(model, batch, gpu):
+            return model(batch.to(torch_xla.device()))
+
+        def worker(rank, model, batch):
+            train(model, batch, rank)
+        """, note="passed-to-a-parameter"),
+    C("XLA103", "positive", """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.gpu_id = gpu_id
+                self.model = model
+
+            def run(self, source):
+                return self.model(source.to(self.gpu_id))
+        """, note="named-like-an-index-reported"),
+    C("XLA103", "negative", """
+        import torch
+
+        def run(model, source, rank):
+            rank = "cpu"
+            return model(source.to(rank).to(torch.float16))
+        """, note="a-string-rank-and-a-dtype"),
+    # -- XLA108 input moves guarded by a CUDA index ----------------------------------------
+    C("XLA108", "positive", """
+        import torch
+
+        if args.gpu is not None:
+            model = model.cuda(args.gpu)
+        else:
+            model = torch.nn.DataParallel(model).cuda()
+        if args.gpu is not None:
+            images = images.cuda(args.gpu, non_blocking=True)
+        output = model(images)
+        """, """
+        import torch
+        import torch_xla
+
+        if args.gpu is not None:
+            model = model.to(torch_xla.device())
+        else:
+            model = model.to(torch_xla.device())
+        images = images.to(torch_xla.device(), non_blocking=True)
+        output = model(images)
+        """, note="data-parallel-moved-them"),
+    C("XLA108", "positive", """
+        import torch
+
+        model.to(device)
+        if args.gpu is not None:
+            images = images.cuda(args.gpu, non_blocking=True)
+        output = model(images)
+        """, """
+        import torch
+        import torch_xla
+
+        model.to(device)
+        if args.gpu is not None:
+            images = images.to(torch_xla.device(), non_blocking=True)
+        output = model(images)
+        """, note="model-device-may-be-the-cpu-reported"),
+    C("XLA108", "negative", """
+        import torch
+
+        model = model.cuda(args.gpu)
+        if args.gpu is not None:
+            images = images.cuda(args.gpu, non_blocking=True)
+            print("moved")
+        output = model(images)
+        """, """
+        import torch
+        import torch_xla
+
+        model = model.to(torch_xla.device())
+        if args.gpu is not None:
+            images = images.to(torch_xla.device(), non_blocking=True)
+            print("moved")
+        output = model(images)
+        """, note="the-guard-does-more-than-move"),
+    C("XLA108", "alias", """
+        import torch.nn as tnn
+
+        net = tnn.DataParallel(net).cuda() if args.gpu is None else net.cuda(args.gpu)
+        if args.gpu is not None:
+            x = x.cuda(args.gpu)
+        loss = tnn.functional.mse_loss(net(x), y)
+        """, """
+        import torch.nn as tnn
+        import torch_xla
+
+        net = net.to(torch_xla.device()) if args.gpu is None else net.to(torch_xla.device())
+        x = x.to(torch_xla.device())
+        loss = tnn.functional.mse_loss(net(x), y)
+        """),
+    # -- XLA109 device generators ---------------------------------------------------------
+    C("XLA109", "positive", """
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        sample_rng = torch.Generator(device=device)
+        sample_rng.manual_seed(42)
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        device = "xla"
+        sample_rng = torch.Generator()
+        sample_rng.manual_seed(42)
+        """, note="device-variable"),
+    C("XLA109", "positive", """
+        import torch
+        import torch_xla
+
+        g = torch.Generator(torch_xla.device()).manual_seed(0)
+        """, """
+        import torch
+
+        g = torch.Generator().manual_seed(0)
+        """, note="already-ported-xla-device"),
+    C("XLA109", "negative", """
+        import torch
+
+        g = torch.Generator(device="cpu")
+        h = torch.Generator()
+        """, note="cpu-generators"),
+    C("XLA109", "alias", """
+        import torch as th
+
+        gen = th.Generator(device="cuda:0")
+        """, """
+        import torch as th
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        gen = th.Generator()
+        """),
     # -- XLA104 availability picks the device -------------------------------------
     C("XLA104", "positive", """
         import torch
@@ -574,11 +794,11 @@ CASES = [
             device = torch.device("cpu")
         """, """
         import torch
-        import torch_xla
+        import torch_xla  # noqa: F401  (registers the "xla" device)
 
         use_accel = not args.no_accel
         if use_accel:
-            device = torch_xla.device()
+            device = torch.device("xla")
         else:
             device = torch.device("cpu")
         """, note="torch-accelerator"),
@@ -672,6 +892,19 @@ CASES = [
         on_gpu = 'cuda:0' == str(th.device(args.device))
         """),
     # -- XLA106 set_device ----------------------------------------------------------
+    C("XLA106", "positive", """
+        import torch
+
+        def setup(rank):
+            torch.accelerator.set_device_index(rank)
+            return torch.accelerator.current_accelerator()
+        """, """
+        import torch
+        import torch_xla  # noqa: F401  (registers the "xla" device)
+
+        def setup(rank):
+            return torch.device("xla")
+        """, note="torch-accelerator"),
     C("XLA106", "positive", """
         import torch
 
@@ -1397,6 +1630,108 @@ CASES = [
         opt = optim.Adam(net.to(torch_xla.device()).parameters())
         net.to(torch_xla.device())
         """),
+    C("XLA203", "positive", """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, optimizer, gpu_id):
+                self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+                self.optimizer = optimizer
+
+        def load_train_objs():
+            model = torch.nn.Linear(20, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+            return model, optimizer
+        """, """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        import torch_xla
+
+        class Trainer:
+            def __init__(self, model, optimizer, gpu_id):
+                self.model = DDP(model.to(torch_xla.device()))
+                self.optimizer = optimizer
+
+        def load_train_objs():
+            model = torch.nn.Linear(20, 1)
+            optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+            return model, optimizer
+        """, note="moved-to-an-integer-device-by-a-trainer"),
+    C("XLA203", "positive", """
+        import torch
+
+        class Net(torch.nn.Module):
+            pass
+
+        class Trainer:
+            def __init__(self, model, optimizer, device):
+                self.model = model.to(device)
+
+        def make_optimizer(net, lr):
+            return torch.optim.AdamW(net.parameters(), lr=lr)
+
+        def main():
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            model = Net()
+            optimizer = make_optimizer(model, 0.1)
+            Trainer(model, optimizer, device=device)
+        """, """
+        import torch
+        import torch_xla
+
+        class Net(torch.nn.Module):
+            pass
+
+        class Trainer:
+            def __init__(self, model, optimizer, device):
+                self.model = model.to(device)
+
+        def make_optimizer(net, lr):
+            return torch.optim.AdamW(net.parameters(), lr=lr)
+
+        def main():
+            device = "xla"
+            model = Net()
+            optimizer = make_optimizer(model.to(torch_xla.device()), 0.1)
+            Trainer(model, optimizer, device=device)
+        """, note="optimizer-builder-and-a-trainer-given-the-device"),
+    C("XLA203", "positive", """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, optimizer, device):
+                self.model = model.to(device)
+
+        def main(device):
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            Trainer(model, optimizer, device)
+        """, note="a-trainer-given-an-unknown-device-reported"),
+    C("XLA203", "negative", """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.model = model.cuda(gpu_id)
+
+        def main():
+            model = torch.nn.Linear(3, 1)
+            trainer = Trainer(model, 0)
+            optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+        """, """
+        import torch
+        import torch_xla
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.model = model.to(torch_xla.device())
+
+        def main():
+            model = torch.nn.Linear(3, 1)
+            trainer = Trainer(model, 0)
+            optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+        """, note="the-trainer-moves-it-first"),
     # -- XLA301 training loop barrier ---------------------------------------------------------
     C("XLA301", "positive", """
         import torch
@@ -1587,6 +1922,38 @@ CASES = [
                 x, y = x.to(device), y.to(device)
                 correct += (model(x).argmax(1) == y).sum().item()
         """, note="reads-every-iteration"),
+    C("XLA303", "positive", """
+        import torch
+
+        with torch.no_grad():
+            for images, target in val_loader:
+                images = images.to(device)
+                output = model(images)
+                losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                top1.update(accuracy(output, target), images.size(0))
+        """, """
+        import torch
+        import torch_xla
+
+        with torch.no_grad():
+            for images, target in val_loader:
+                images = images.to(device)
+                output = model(images)
+                losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                top1.update(accuracy(output, target), images.size(0))
+                torch_xla.sync()
+        """, note="a-device-meter-beside-a-host-read"),
+    C("XLA303", "negative", """
+        import torch
+
+        with torch.no_grad():
+            for images, target in val_loader:
+                images = images.to(device)
+                loss = criterion(model(images), target.to(device))
+                losses.update(loss.item(), images.size(0))
+                seen += images.size(0)
+                outputs.append(loss.item())
+        """, note="only-host-values-accumulate"),
     C("XLA303", "alias", """
         import torch as th
 
@@ -2470,6 +2837,25 @@ CASES = [
         model.share_memory()
         p = multiprocessing.Process(target=train, args=(model,))
         """, note="multiprocessing-process"),
+    C("XLA601", "positive", """
+        import torch
+        import torch.distributed as dist
+
+        def setup(rank):
+            device = torch.device(f"cuda:{rank}")
+            backend = torch.distributed.get_default_backend_for_device(device)
+            dist.init_process_group(backend=backend)
+        """, """
+        import torch
+        import torch.distributed as dist
+        import torch_xla
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        def setup(rank):
+            device = torch_xla.device()
+            backend = "xla"
+            dist.init_process_group("xla", init_method="xla://")
+        """, note="default-backend-for-the-device"),
     C("XLA609", "positive", """
         import os
         import torch.distributed as dist
@@ -2508,6 +2894,71 @@ CASES = [
         dist.init_process_group("xla", init_method="xla://")
         world = O.getenv("WORLD_SIZE")
         """, note="getenv"),
+    C("XLA614", "positive", """
+        import os
+        import torch
+        import torch.distributed as dist
+
+        ddp = int(os.environ.get("RANK", -1)) != -1
+        if ddp:
+            assert torch.cuda.is_available(), "needs CUDA"
+            dist.init_process_group(backend="nccl")
+            rank = int(os.environ["RANK"])
+        """, """
+        import os
+        import torch
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+        ddp = int(os.environ.get("RANK", -1)) != -1
+        if ddp:
+            dist.init_process_group("xla", init_method="xla://")
+            rank = xr.global_ordinal()
+        """, note="check-kept"),
+    C("XLA614", "negative", """
+        import os
+        import torch.distributed as dist
+
+
+        def main():
+            if int(os.environ.get("RANK", -1)) != -1:
+                dist.init_process_group(backend="nccl")
+
+
+        if __name__ == "__main__":
+            main()
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def main():
+            if True:
+                dist.init_process_group("xla", init_method="xla://")
+
+
+        def _mp_fn(index):
+            main()
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(_mp_fn, args=())
+        """, note="a-function-the-launcher-starts"),
+    C("XLA614", "alias", """
+        import os as O
+        from torch.distributed import init_process_group as setup
+
+        if "LOCAL_RANK" in O.environ:
+            setup("nccl")
+        """, """
+        import os as O
+        from torch.distributed import init_process_group as setup
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+        if "LOCAL_RANK" in O.environ:
+            setup("xla", init_method="xla://")
+        """),
     C("XLA610", "positive", """
         import torch.distributed as dist
 

@@ -75,6 +75,8 @@ UNTRAINED_RUNNER = Path(__file__).with_name("untrained_runner.py")
 TORCHRUN_ENV = (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1"),
                 ("MASTER_ADDR", "localhost"), ("MASTER_PORT", "29517"))
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
+# Token ids a fixture sampled (exact: both runs draw from the same CPU generator sequence).
+SAMPLED_LINE = re.compile(r"^sampled .*$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
 
 
@@ -123,6 +125,16 @@ EXECUTED = [
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
     # FSDP -> torch_xla's FSDP (the original: torch's FSDP on gloo); wrap policy; plain optimizer step.
     Executed("dist_fsdp.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),
+    # DataParallel removed: the batches moved only `if args.gpu is not None` move always.
+    Executed("dp_conditional_moves.py", args=("--epochs", "2"), steps_per_epoch=8),
+    # Validation meters: host numbers and device tensors accumulated, shown every other batch.
+    Executed("eval_meters.py", args=("--epochs", "3"), steps_per_epoch=10),
+    # Sampling with a generator made for the device: a CPU generator on XLA, same samples.
+    Executed("sample_generator.py"),
+    # Module-level DDP under an environment check, run as plain `python`: one XLA device.
+    Executed("module_ddp.py"),
+    # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
+    Executed("main.py", folder="gpt_trainer_split", steps_per_epoch=8),
 ]
 
 
@@ -133,6 +145,7 @@ class Run:
     executions: int
     folder: Path
     output: str
+    stepped_devices: tuple[str, ...] = ()  # where the parameters the optimizers stepped live
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -168,7 +181,11 @@ def _parse(output: str, folder: Path) -> Run:
     losses = [float(v) for _, v in STEP_LINE.findall(output)]
     compiles = [int(c) for c in re.findall(r"^XLA_COMPILES (\d+)$", output, re.MULTILINE)]
     executions = re.search(r"^XLA_EXECUTIONS (\d+)$", output, re.MULTILINE)
-    return Run(losses, compiles, int(executions.group(1)) if executions else 0, folder, output)
+    stepped = re.search(r"^XLA_STEPPED_DEVICES (.+)$", output, re.MULTILINE)
+    return Run(
+        losses, compiles, int(executions.group(1)) if executions else 0, folder, output,
+        tuple(stepped.group(1).split()) if stepped else (),
+    )
 
 
 def run_eager(case: Executed, workdir: Path) -> Run:
@@ -206,6 +223,15 @@ def xla_problems(run: Run) -> list[str]:
     if run.compiles and run.compiles[-1] >= 1 and run.executions >= len(run.losses):
         return []
     return [f"did not run on XLA: {run.compiles[-1:] or 0} graphs compiled, {run.executions} executed"]
+
+
+def optimizer_problems(run: Run) -> list[str]:
+    """Every optimizer that stepped holds parameters on the XLA device (one built before
+    its model moved would step CPU tensors that nothing uses).  A script without an
+    optimizer (manual updates) has nothing to check."""
+    if not run.stepped_devices or set(run.stepped_devices) == {"xla"}:
+        return []
+    return [f"the optimizers stepped parameters on {', '.join(run.stepped_devices)}, not only on xla"]
 
 
 def steady_problems(run: Run, case: Executed) -> list[str]:
@@ -292,7 +318,9 @@ def test_converted_fixture_trains_like_the_original(case: Executed, tmp_path: Pa
     eager = run_eager(case, tmp_path)
     xla = run_xla(case, tmp_path)
     assert len(eager.losses) >= 8, eager.output
-    problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, case)]
+    problems = [*loss_problems(xla, eager), *xla_problems(xla), *optimizer_problems(xla), *steady_problems(xla, case)]
+    if SAMPLED_LINE.findall(xla.output) != SAMPLED_LINE.findall(eager.output):
+        problems.append(f"sampled {SAMPLED_LINE.findall(xla.output)}, eager {SAMPLED_LINE.findall(eager.output)}")
     if case.launched and "LAUNCHED torch_xla.launch" not in xla.output:
         problems.append("the converted script did not start through torch_xla.launch")
     if checkpoints_in(eager.folder):
@@ -315,6 +343,9 @@ XLA_ONLY = [
     XlaOnly(Executed("unconditional_cuda.py", steps_per_epoch=10), "NVIDIA driver|CUDA", checkpoint_reported="XLA402"),
     # Written for torch_xla 1.13: xm.xrt_world_size is gone in 2.9.
     XlaOnly(Executed("legacy_xla_113.py", args=("--epochs", "2"), steps_per_epoch=8), "xrt_world_size"),
+    # Integer device attribute (`.to(self.gpu_id)`); the optimizer and its scheduler are
+    # built in another function before the trainer moves the model.
+    XlaOnly(Executed("ddp_integer_trainer.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True), "NVIDIA driver|CUDA"),
 ]
 
 
@@ -325,14 +356,14 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
     step undone)."""
     case = fixture.case
     original = subprocess.run(
-        [sys.executable, case.script, *case.args], cwd=FIXTURES / case.folder, env=_environment(),
+        [sys.executable, case.script, *case.args], cwd=FIXTURES / case.folder, env=_environment(**dict(case.env)),
         capture_output=True, text=True, timeout=RUN_TIMEOUT,
     )
     assert original.returncode != 0 and re.search(fixture.fails_with, original.stderr), original.stderr[-2000:]
 
     xla = run_xla(case, tmp_path)
     untrained = run_untrained(case, tmp_path, on_xla=True)
-    problems = [*xla_problems(xla), *steady_problems(xla, case)]
+    problems = [*xla_problems(xla), *optimizer_problems(xla), *steady_problems(xla, case)]
     assert len(xla.losses) == len(untrained.losses) >= case.warmup + STEADY_STEPS, xla.output
     trained_loss = sum(xla.losses[case.warmup :]) / len(xla.losses[case.warmup :])
     untrained_loss = sum(untrained.losses[case.warmup :]) / len(untrained.losses[case.warmup :])
@@ -353,6 +384,34 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
     assert not problems, "\n".join(problems)
 
 
+def test_module_level_ddp_runs_under_torchrun_too(tmp_path: Path) -> None:
+    """The launcher check of a module-level script stays: as plain `python` it trains on
+    one XLA device (EXECUTED), under torchrun it takes its DDP branch on the xla://
+    process group (one process here) and trains the same way."""
+    case = _case("module_ddp.py")
+    eager = run_eager(case, tmp_path)
+    folder = _copy(case, tmp_path / "torchrun", convert=True)
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1", case.script]
+    torchrun = _parse(_run(command, folder, _environment(PJRT_DEVICE="CPU")), folder)
+    assert "using device: xla" in torchrun.output
+    assert "int(os.environ.get(\"RANK\", -1)) != -1" in (folder / case.script).read_text()
+    assert not loss_problems(torchrun, eager)
+
+
+def test_a_script_without_a_device_is_left_on_the_cpu_as_its_finding_says(tmp_path: Path) -> None:
+    """No half port: the device-less L-BFGS script comes back unchanged with one finding
+    (XLA005), and run through the XLA runner it still trains like the original, on the
+    CPU: no graph is compiled."""
+    case = Executed("lbfgs_no_device.py")
+    conversion = convert_source((FIXTURES / case.script).read_bytes())
+    assert not conversion.changed
+    assert [f.rule for f in conversion.findings] == ["XLA005"]
+    eager = run_eager(case, tmp_path)
+    xla = run_xla(case, tmp_path)
+    assert len(eager.losses) == 10 and not loss_problems(xla, eager)
+    assert xla.compiles[-1] == 0, xla.compiles
+
+
 # -- negative controls: a conversion with one rewrite switched off fails the checks ---------
 
 
@@ -370,6 +429,7 @@ def test_loss_and_checkpoint_checks_catch_an_optimizer_of_stale_parameters(tmp_p
     assert "model.to(torch_xla.device()).parameters()" not in (xla.folder / case.script).read_text()
     assert not xla_problems(xla) and not steady_problems(xla, case)  # it ran, on XLA, steadily
     assert loss_problems(xla, eager)
+    assert optimizer_problems(xla) == ["the optimizers stepped parameters on cpu, not only on xla"]
     problems = checkpoint_problems(xla.folder, eager.folder, untrained.folder)
     assert problems and all("stale or untrained weights" in p for p in problems), problems
 
@@ -382,6 +442,25 @@ def test_ran_on_xla_check_catches_a_script_left_on_the_cpu(tmp_path: Path) -> No
     assert "torch_xla.sync()" in (xla.folder / case.script).read_text()
     assert not loss_problems(xla, eager)
     assert xla_problems(xla), xla.compiles
+
+
+def _largest_graph(run: Run) -> int:
+    found = re.search(r"^XLA_LARGEST_GRAPH (\d+)$", run.output, re.MULTILINE)
+    assert found, run.output[-2000:]
+    return int(found.group(1))
+
+
+def test_an_evaluation_loop_that_accumulates_device_meters_keeps_its_graphs_small(tmp_path: Path) -> None:
+    """Its `loss.item()` reads do not bound the accuracy meter's running sum: without the
+    barrier (XLA303) each shown value is a graph over every batch so far.  At this size
+    the growing graphs still repeat from epoch to epoch (no new compiles after the first),
+    so the graph size tells them apart: measured 39 nodes with the barrier, 143 without."""
+    case = _case("eval_meters.py")
+    with_barrier = run_xla(case, tmp_path / "with")
+    without = run_xla(case, tmp_path / "without", RuleSelection(ignore=("XLA303",)))
+    assert "torch_xla.sync()" in (with_barrier.folder / case.script).read_text().split("def main")[0]
+    assert "torch_xla.sync()" not in (without.folder / case.script).read_text().split("def main")[0]
+    assert 2 * _largest_graph(with_barrier) < _largest_graph(without)
 
 
 def test_steady_state_check_catches_a_missing_barrier(tmp_path: Path) -> None:

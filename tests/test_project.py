@@ -93,3 +93,33 @@ def test_the_root_is_the_nearest_folder_with_git_or_pyproject(repo: Path) -> Non
     (repo / "pyproject.toml").unlink()
     (repo / "utils" / "pyproject.toml").write_text("")
     assert find_root(repo / "utils" / "misc.py") == repo / "utils"
+
+
+SPLIT = FIXTURES / "gpt_trainer_split"
+
+
+def test_an_optimizer_built_before_another_files_trainer_moves_the_model_is_fixed(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """main.py builds the optimizer through model.py's builder; trainer.py moves the model
+    to the device main.py hands it: the model is moved before the optimizer is built."""
+    copy = tmp_path / "split"
+    shutil.copytree(SPLIT, copy)
+    monkeypatch.chdir(copy)
+    files = [Path("main.py"), Path("model.py"), Path("trainer.py")]
+    conversion = convert(copy, "main.py", files)
+    assert b"create_optimizer(model.to(torch_xla.device()), lr=3e-3" in conversion.output
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+    assert finding.fixed and finding.line == 20
+    assert "`Trainer` (trainer.py) moves the model later" in finding.message
+
+
+def test_an_optimizer_before_a_move_to_a_device_that_may_be_the_cpu_names_both_places(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    copy = tmp_path / "split"
+    shutil.copytree(SPLIT, copy)
+    monkeypatch.chdir(copy)
+    main = copy / "main.py"
+    main.write_text(main.read_text().replace('device = "cuda" if torch.cuda.is_available() else "cpu"', "device = pick_device()"))
+    conversion = convert(copy, "main.py", [Path("main.py"), Path("model.py"), Path("trainer.py")])
+    assert b"create_optimizer(model, lr=3e-3" in conversion.output
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+    assert not finding.fixed and finding.severity == "error" and finding.line == 19  # the input, unchanged
+    assert "`Trainer` (trainer.py) moves the model later to a device that may be the CPU" in finding.message

@@ -6,8 +6,13 @@ state.  At the end it prints ``XLA_EXECUTIONS <count>`` (graphs run on the devic
 ``XLA_AUTOCAST <device type> <dtype> <matmul dtype>`` for each distinct autocast context
 the script entered (the matmul dtype: what a matmul of XLA tensors gives inside it, so
 the context was really active), ``XLA_OPTIMIZER <class>`` for each optimizer class
-that stepped, and, when the script used torch.compile, ``DYNAMO_GRAPHS <count>
-<backends>``: how many graphs dynamo captured and the backends it compiled them with.
+that stepped, ``XLA_STEPPED_DEVICES <device types>``: where the parameters those
+optimizers stepped live (an optimizer built before its model moved to XLA steps CPU
+tensors that nothing uses), ``XLA_LARGEST_GRAPH <nodes>``: the largest graph synced
+(among the metric's recent samples), which grows with the iterations of a loop that
+accumulates device state without a barrier, and, when the script used torch.compile,
+``DYNAMO_GRAPHS <count> <backends>``: how many graphs dynamo captured and the backends it
+compiled them with.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import sys
 
 import torch
 import torch_xla
+import torch_xla.core.xla_model as xm
 import torch_xla.debug.metrics as met
 from in_process import run_launchers_in_process
 from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -28,9 +34,10 @@ def _count(metric: str) -> int:
     return int(data[0]) if data else 0
 
 
-def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[str]]:
+def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
     contexts: set[tuple[str, str, str]] = set()
     optimizers: set[str] = set()
+    stepped_devices: set[str] = set()
     enter = torch.amp.autocast_mode.autocast.__enter__
 
     def recording_enter(self):  # type: ignore[no-untyped-def]
@@ -44,9 +51,10 @@ def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[st
 
     def record_step(optimizer, args, kwargs):  # type: ignore[no-untyped-def]
         optimizers.add(f"{type(optimizer).__module__}.{type(optimizer).__qualname__}")
+        stepped_devices.update(p.device.type for group in optimizer.param_groups for p in group["params"])
 
     register_optimizer_step_post_hook(record_step)
-    return contexts, optimizers
+    return contexts, optimizers, stepped_devices
 
 
 def _record_compile_backends() -> list[str]:
@@ -71,7 +79,7 @@ def _record_compile_backends() -> list[str]:
 
 
 def main() -> None:
-    contexts, optimizers = _record_autocast_and_optimizers()
+    contexts, optimizers, stepped_devices = _record_autocast_and_optimizers()
     backends = _record_compile_backends()
     run_launchers_in_process()
     script = sys.argv[1]
@@ -89,13 +97,21 @@ def main() -> None:
         runpy.run_path(script, run_name="__main__")
     finally:
         builtins.print = plain_print
+    # Executions run asynchronously: the last one may still be under way (seen on a
+    # loaded machine: one execution short), so wait for them before counting.
+    xm.wait_device_ops()
     print(f"XLA_EXECUTIONS {_count('ExecuteTime')}", flush=True)
+    sizes = met.metric_data("TensorsGraphSize")
+    if sizes:
+        print(f"XLA_LARGEST_GRAPH {int(max(value for _, value in sizes[2]))}", flush=True)
     for context in sorted(contexts):
         print("XLA_AUTOCAST", *context, flush=True)
     for optimizer in sorted(optimizers):
         print("XLA_OPTIMIZER", optimizer, flush=True)
     if backends:
         print("DYNAMO_GRAPHS", len(backends), *sorted(set(backends)), flush=True)
+    if stepped_devices:
+        print("XLA_STEPPED_DEVICES", *sorted(stepped_devices), flush=True)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,18 @@ class DeviceFacts:
     # `.cuda(...)` moves, and `.to(gpu)` moves to a CUDA index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
     index_moves: set[cst.Call] = field(default_factory=set)
+    # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
+    # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
+    unsure_index_moves: set[cst.Call] = field(default_factory=set)
+    # `if args.gpu is not None:` around nothing but moves to that CUDA index (`images =
+    # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
+    # value: the index's name).  Training decides what happens to them.
+    index_guards: dict[cst.If, str] = field(default_factory=dict)
+    # `torch.Generator(device=device)` on a device that becomes XLA (which has no device
+    # generators in torch_xla 2.9): the device argument goes.
+    generators: set[cst.Call] = field(default_factory=set)
+    # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
+    cuda_asserts: set[cst.Assert] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -109,6 +121,14 @@ class DeviceAnalysis(Analysis):
         self.string_names: set[str] = set()
         self.called_funcs: set[int] = set()
         self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
+        # Names that hold the same value: `self.gpu_id = gpu_id`, and an argument with the
+        # parameter it is passed to (of this file's functions): a CUDA index is both.
+        self.aliases: list[tuple[str, str]] = []
+        self.function_params: dict[str, list[str]] = {}
+        self.calls_with_names: list[tuple[str, cst.Call]] = []
+        self.holding_devices: set[str] = set()
+        self.index_guard_candidates: list[tuple[cst.If, str]] = []
+        self.generator_candidates: list[cst.Call] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
 
     # -- marks other analyses add to ------------------------------------------------------
@@ -171,6 +191,12 @@ class DeviceAnalysis(Analysis):
 
     # -- walk -------------------------------------------------------------------------------
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params and params[0] in ("self", "cls") and self.walk.class_depth:
+            params = params[1:]
+        self.function_params[self.walk.qualname] = params
+
     def visit_Param(self, node: cst.Param) -> None:
         if node.default is not None and is_device_name(node.name.value):
             self.add_device_strings(node.default)
@@ -192,6 +218,8 @@ class DeviceAnalysis(Analysis):
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
             return
+        if (other := dotted(value)) is not None:
+            self.aliases.append((name, other))
         if is_device_name(name):
             self.device_assignments[name].append(value)
             self.add_device_strings(value)
@@ -221,7 +249,13 @@ class DeviceAnalysis(Analysis):
         if key is not None and is_device_name(key):
             self.add_device_strings(node.value)
 
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self.part.is_available_call(node.test):
+            self.part.cuda_asserts.add(node)
+
     def visit_If(self, node: cst.If) -> None:
+        if (guarded := _moves_only_if_given(node)) is not None:
+            self.index_guard_candidates.append((node, guarded))
         self.cond_refs[node] = _refs(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs.append(node)
@@ -259,6 +293,8 @@ class DeviceAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
         callee = self.walk.resolve(node.func)
+        if callee is None and node.args and (func_name := dotted(node.func)) is not None:
+            self.calls_with_names.append((func_name, node))
         if self.part.is_available_call(node):
             self.availability_calls.append(node)
         if type(node.func) is cst.Name and callee is not None:
@@ -295,11 +331,13 @@ class DeviceAnalysis(Analysis):
 
         if callee == "torch.cuda.synchronize" and not node.args:
             self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
-        elif callee == "torch.cuda.set_device":
+        elif callee in apis.SET_DEVICE_CALLS:
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.set_device_names.append(name)
         elif callee == "torch.device":
             self._torch_device(node)
+        elif callee == "torch.Generator":
+            self.generator_candidates.append(node)
         elif callee in apis.CUDA_TENSOR_TYPES:
             self.mark_device_code()
         elif callee == "torch.accelerator.current_accelerator" and not node.args:
@@ -337,10 +375,19 @@ class DeviceAnalysis(Analysis):
     def finish(self) -> None:
         part = self.part
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
+        self._follow_indices()
         part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
         for name in self.device_args | set(self.set_device_names):
             if not is_device_name(name):  # device names had theirs collected where assigned
                 part.strings.update(self.cuda_string_values.get(name, ()))
+        part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
+        part.generators = {call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))}
+        part.unsure_index_moves = {
+            call
+            for call, name in self.moves_to
+            if name not in part.cuda_indices and _named_like_an_index(name)
+            and not self._names_a_known_device(name) and name not in self.holding_devices
+        }
         resolve = self.walk.resolve
         part.timing_syncs = {
             call
@@ -359,6 +406,50 @@ class DeviceAnalysis(Analysis):
             # `.to(rank)` uses are rewritten where they are).
             if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
                 part.int_devices.update(literals)
+
+    def _local_params(self, callee: str) -> list[str] | None:
+        """The parameters of the function of this file that ``callee`` runs: ``helper``,
+        ``Trainer`` (its ``__init__``), ``self.helper``."""
+        name = callee.removeprefix("self.")
+        for qualname, params in self.function_params.items():
+            if qualname in (name, f"{name}.__init__") or (callee != name and qualname.endswith(f".{name}")):
+                return params
+        return None
+
+    def _follow_indices(self) -> None:
+        """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id
+        = gpu_id``, ``Trainer(model, rank)`` into ``def __init__(self, model, gpu_id)``."""
+        pairs = list(self.aliases)
+        for callee, call in self.calls_with_names:
+            params = self._local_params(callee)
+            if params is None:
+                continue
+            positional, keywords = call_args(call)
+            for index, arg in enumerate(a for a in positional if not a.star):
+                if index < len(params) and (name := dotted(arg.value)) is not None:
+                    pairs.append((params[index], name))
+            for keyword, arg in keywords.items():
+                if keyword in params and (name := dotted(arg.value)) is not None:
+                    pairs.append((keyword, name))
+        _spread(self.part.cuda_indices, [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names])
+        # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
+        self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
+        _spread(self.holding_devices, pairs)
+
+    def _on_the_xla_device(self, device: cst.BaseExpression | None) -> bool:
+        """A device argument that is (or becomes) the XLA device on some path."""
+        if device is None or string_value(device) == "cpu" or self._is_cpu_device(device):
+            return False
+        if type(device) is cst.Call and self.walk.resolve(device.func) in spellings("device"):
+            return True
+        name = dotted(device)
+        return self.names_a_device(device) or (name is not None and name in self.part.cuda_indices)
+
+    def _names_a_known_device(self, name: str) -> bool:
+        return (
+            is_device_name(name) or name in self.device_assignments or name in self.string_names
+            or name in self.cuda_string_names
+        )
 
     def settle(self) -> None:
         """Flags that pick the device or switch on mixed precision are switched on (unless
@@ -393,6 +484,7 @@ class DeviceAnalysis(Analysis):
         part.strings = {n for n in part.strings if id(n) not in inside_calls}
         part.selections = {n for n in part.selections if id(n) not in inside_calls}
         folded: list[cst.CSTNode] = [
+            *part.cuda_asserts,
             *part.flag_values,
             *part.selections,
             *(node.test for node in part.ifs),
@@ -401,6 +493,48 @@ class DeviceAnalysis(Analysis):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+
+def _moves_only_if_given(node: cst.If) -> str | None:
+    """``if X is not None:`` (no else) whose body only moves names to ``X``: X."""
+    test = node.test
+    if (
+        node.orelse is not None
+        or type(test) is not cst.Comparison
+        or len(test.comparisons) != 1
+        or type(test.comparisons[0].operator) is not cst.IsNot
+        or dotted(test.comparisons[0].comparator) != "None"
+        or (index := dotted(test.left)) is None
+        or type(node.body) is not cst.IndentedBlock
+    ):
+        return None
+    for statement in node.body.body:
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        value = small.value if type(small) in (cst.Assign, cst.Expr) else None  # type: ignore[attr-defined]
+        if type(value) is not cst.Call or method_name(value) not in ("cuda", "to"):
+            return None
+        if dotted(arg_value(value, 0, "device")) != index:
+            return None
+    return index
+
+
+def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:
+    """Add to ``names`` every name that holds the same value as one in it."""
+    grown = True
+    while grown:
+        grown = False
+        for a, b in pairs:
+            if (a in names) != (b in names):
+                names.update((a, b))
+                grown = True
+
+
+def _named_like_an_index(name: str) -> bool:
+    """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

@@ -158,8 +158,11 @@ class DistributedFacts:
     master_prints: set[cst.If] = field(default_factory=set)
     # Names (and attributes) that hold a DataLoader of this file, however they are called.
     loaders: set[str] = field(default_factory=set)
-    # Where a module-level script's distributed setup starts (for the report).
+    # Where a module-level script's distributed setup starts (for the report), and
+    # whether it stays under its environment check (``ddp = int(os.environ.get('RANK',
+    # -1)) != -1``), which then keeps meaning "started by a launcher" (torchrun).
     module_level_anchor: cst.CSTNode | None = None
+    module_level_checked: bool = False
     # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
     # binds that the module's functions read as globals (declared global there).
     entry_guard: cst.If | None = None
@@ -382,8 +385,12 @@ class DistributedAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
         owner = self.owner
-        if callee == "torch.cuda.set_device":  # removed whole (XLA106): what it reads goes with it
+        if callee in apis.SET_DEVICE_CALLS:  # removed whole (XLA106): what it reads goes with it
             self.skip.update(id(n) for n in walk(node))
+        elif callee == "torch.distributed.get_default_backend_for_device":
+            # Raises for the XLA device ("Default backend not registered"): the backend is "xla".
+            self.part.backend_values[node] = "xla"
+            self.skip.update(id(n) for n in walk(node) if n is not node)
         if type(node.func) is cst.Name:
             self.calls[owner].add(node.func.value)
             self.call_sites[node.func.value].append([dotted(a.value) if a.keyword is None else None for a in node.args])
@@ -578,6 +585,11 @@ class DistributedAnalysis(Analysis):
             else:
                 part.style = "module"
                 part.module_level_anchor = self.dist_calls[0] if self.dist_calls else None
+                # No function to start: the script stays one process as `python
+                # train.py` and one per device under torchrun (xla:// supports it), so its
+                # check for a launcher stays.
+                part.module_level_checked = bool(part.launched_checks)
+                part.launched_checks = {}
         if self.guard is not None and facts.entry.mp_fn is None:
             if part.style == "main":
                 part.entry_guard = self.guard

@@ -22,4 +22,6 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         pending=pending,
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
+        argument_moves=frozenset(facts.training.argument_moves),
+        optimizer_builders=frozenset(facts.training.optimizer_builders),
     )

@@ -13,7 +13,8 @@ from codemods import apis
 from codemods.analysis.device import CUDA, DeviceAnalysis, is_device_name
 from codemods.analysis.project import ProjectAnalysis
 from codemods.analysis.walk import Analysis, Walk
-from codemods.syntax import arg_value, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
+from codemods.positions import code_of
+from codemods.syntax import arg_value, call_args, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
 from codemods.targets import XM, spellings
 
 
@@ -26,6 +27,21 @@ class OptimizerStep:
     other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
 
 
+@dataclass(frozen=True)
+class EarlyOptimizer:
+    """An optimizer built over a model that is still on the CPU and moves to the device
+    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
+    update stale CPU copies."""
+
+    model: str
+    # The model may simply be moved first: where it goes later is the XLA device on every path.
+    fixable: bool
+    moved_by: str  # where it moves, as the finding names it
+    # The call hands the model to a function that builds the optimizer from it (the
+    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
+    argument: int | str | None = None  # a keyword argument: its name
+
+
 @dataclass
 class LoopPlan:
     """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
@@ -33,6 +49,9 @@ class LoopPlan:
     kind: Literal["training", "evaluation"]
     wrap_loader: cst.BaseExpression | None = None
     wrap_device: str | None = None
+    # An evaluation loop that reads to the host but accumulates device values across
+    # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
+    accumulates: tuple[str, ...] = ()
 
 
 @dataclass
@@ -47,12 +66,26 @@ class TrainingFacts:
     all_loops: set[cst.CSTNode] = field(default_factory=set)
     # Functions passed as ``optimizer.step(closure)``: each call is a training step.
     closures: set[cst.FunctionDef] = field(default_factory=set)
-    # ``model.parameters()`` calls that build an optimizer while the model is still on
-    # the CPU and is moved to the device later: moving a module to XLA replaces its
-    # Parameter objects, so such an optimizer would update stale CPU copies.  The value:
-    # the model, and whether it may simply be moved first (the device it goes to is the
-    # XLA device on every path).
-    optimizer_before_move: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
+    # ``model.parameters()`` calls that build an optimizer, and calls that hand a model
+    # to a function building one (``create_optimizer(model, cfg)``), while the model is
+    # still on the CPU and is moved to the device later, in this function, in another
+    # one, or by a callable of another project file (``Trainer(model, ...)``).
+    optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
+    # For this file and others: callables that move an argument to the device (qualified
+    # name, index without ``self``, parameter, whether the device is the XLA device on
+    # every path, and else the parameter that hands the device in: its index and name, or
+    # -1 and ""), and callables that build an optimizer over an argument (name, index,
+    # parameter).
+    argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
+    optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
+    # where the guard goes (every model of the file ends on the XLA device, so what feeds
+    # it must too), False where it stays and is reported.
+    input_guards: dict[cst.If, bool] = field(default_factory=dict)
+    # A script that trains but names no device anywhere (it runs on the CPU): nothing is
+    # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
+    # says so, at its first training loop or step.
+    device_less: cst.CSTNode | None = None
     # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
     # all-reduces), and zero-argument .step() calls in training loops on something the
     # analysis cannot tell is an optimizer.
@@ -94,7 +127,9 @@ class _Loop:
 class _Scope:
     """A function body or the module's top level: what happens to models there, in order."""
 
-    # ("model", name, constructor, moved_at_creation) | ("move", name, device) | ("optimizer", name, node)
+    # ("model", name, constructor, moved_at_creation) | ("move", name, device, node)
+    # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
+    # or build an optimizer over one (known once the walk is done).
     events: list[tuple[object, ...]] = field(default_factory=list)
 
 
@@ -108,6 +143,10 @@ class _Function(_Scope):
     step_receivers: list[str] = field(default_factory=list)
     called: list[str] = field(default_factory=list)
     barrier: bool = False  # it runs the step barrier itself (a closure already ported)
+    params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
+    moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
+    parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
+    builds_optimizer: bool = False
 
 
 class TrainingAnalysis(Analysis):
@@ -122,7 +161,7 @@ class TrainingAnalysis(Analysis):
         self.module_classes: set[str] = set()
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
-        self.moves: list[tuple[str, str | None]] = []  # (what, to which device) across the file
+        self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
         # Optimizer steps outside loops: (statement, optimizer, function or None).
@@ -148,7 +187,12 @@ class TrainingAnalysis(Analysis):
     # -- walk -------------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.function_records[id(node)] = _Function(name=node.name.value, qualname=self.walk.qualname, node=node)
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params and params[0] in ("self", "cls") and self.walk.class_depth:
+            params = params[1:]
+        self.function_records[id(node)] = _Function(
+            name=node.name.value, qualname=self.walk.qualname, node=node, params=params
+        )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -237,17 +281,38 @@ class TrainingAnalysis(Analysis):
                 function.barrier = True
         if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
             self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
-        if method in ("to", "cuda") and (moved := dotted(receiver(node))) is not None:
+        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
-            self.scope.events.append(("move", moved, device))
-            self.moves.append((moved, device))
+            self.scope.events.append(("move", moved, device, node))
+            self.moves.append((moved, device, node))
             if loop is not None and device is not None:
                 loop.moved[moved] = device
+            if function is not None and moved in function.params:
+                function.moved_params.append((moved, device, node))
         if callee is not None and _is_optimizer_class(callee):
+            if function is not None:
+                function.builds_optimizer = True
             params = arg_value(node, 0, "params")
             for sub in walk(params) if params is not None else ():
                 if type(sub) is cst.Call and method_name(sub) == "parameters" and dotted(receiver(sub)):
                     self.scope.events.append(("optimizer", dotted(receiver(sub)), sub))
+        elif (
+            node.args and method not in ("to", "cuda") and dotted(node.func) is not None
+            and not (callee or "").startswith("torch.")
+        ):
+            self.scope.events.append(("call", dotted(node.func), node))
+        if (
+            function is not None
+            and method in ("parameters", "named_parameters")
+            and (owner := dotted(receiver(node))) in function.params
+        ):
+            function.parameters_of.add(owner)  # type: ignore[arg-type]
+
+    def _moved_name(self, node: cst.BaseExpression) -> str | None:
+        """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
+        if type(node) is cst.Call and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
+            return dotted(node.args[0].value)
+        return dotted(node)
 
     def _step(self, node: cst.Call, name: str, loop: _Loop | None, function: _Function | None) -> None:
         target = loop if loop is not None else function
@@ -303,8 +368,10 @@ class TrainingAnalysis(Analysis):
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
                 part.closures.add(fn.node)
-        for scope in [self.module_scope, *self.function_records.values()]:
-            self._optimizers_before_moves(scope)
+        self._input_guards()
+        self._device_less()
+        self._callables_summary()
+        self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self._lone_steps()
 
     def _lone_steps(self) -> None:
@@ -379,8 +446,11 @@ class TrainingAnalysis(Analysis):
             if wrap is not None:
                 plan.wrap_loader, plan.wrap_device = wrap
             part.loops[loop.node] = plan
-        elif not loop.host_read and any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
-            part.loops[loop.node] = LoopPlan("evaluation")
+        elif any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
+            if not loop.host_read:
+                part.loops[loop.node] = LoopPlan("evaluation")
+            elif accumulators := _accumulators(loop.node, set(loop.moved)):
+                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
         if type(node) is not cst.For:
@@ -428,35 +498,198 @@ class TrainingAnalysis(Analysis):
         """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
         return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
 
-    def _optimizers_before_moves(self, scope: _Scope) -> None:
-        on_cpu: set[str] = set()
-        for index, (kind, name, *rest) in enumerate(scope.events):
-            if kind == "model":
-                constructor, moved = rest
-                if self._is_wrapper(constructor):  # type: ignore[arg-type]
+    # -- optimizers over models that move later ------------------------------------------
+
+    def _goes_to_xla(self, device: str | None) -> bool:
+        """A move to ``device`` ends on the XLA device on every path once ported: a
+        ``.cuda()``, a CUDA index (ported where it is used), or a device that is XLA."""
+        return device == CUDA or device in self.facts.device.cuda_indices or (
+            self.device.xla_on_every_path(device) and self.device.file_always_xla()
+        )
+
+    def _local_callable(self, callee: str) -> _Function | None:
+        """The function of this file that ``callee`` runs: ``helper``, ``Trainer`` (its
+        ``__init__``), ``self.helper``."""
+        name = callee.removeprefix("self.")
+        for fn in self.function_records.values():
+            if fn.qualname in (name, f"{name}.__init__") or (callee != name and fn.qualname.endswith(f".{name}")):
+                return fn
+        return None
+
+    def _argument_events(self, callee: str, call: cst.Call) -> list[tuple[object, ...]]:
+        """What handing arguments to ``callee`` does to models: ("move", name, XLA or
+        not, description) for an argument the callee moves to the device, ("optimizer",
+        name, call, index) for one it builds an optimizer over."""
+        local = self._local_callable(callee)
+        found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
+        summary = found.summary if found is not None else None
+        if local is None and summary is None:
+            return []
+        positional, keywords = call_args(call)
+        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [(None, k, a) for k, a in keywords.items()]
+        events: list[tuple[object, ...]] = []
+        for index, keyword, arg in handed:
+            name = dotted(arg.value)
+            if name is None:
+                continue
+            if local is not None:
+                param = keyword if keyword in local.params else (
+                    local.params[index] if index is not None and index < len(local.params) else None
+                )
+                if param is None:
                     continue
-                if self._is_model_constructor(constructor) and not moved:  # type: ignore[arg-type]
-                    on_cpu.add(name)  # type: ignore[arg-type]
-                else:
+                for moved, device, move in local.moved_params:
+                    if moved == param:
+                        xla = self._goes_to_xla(device) or (
+                            device in local.params
+                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
+                        )
+                        events.append(("move", name, xla, self._where(move, local.qualname)))
+                if local.builds_optimizer and param in local.parameters_of:
+                    events.append(("optimizer", name, call, index if index is not None else keyword))
+            else:
+                assert found is not None and summary is not None
+                moved = summary.moves_argument(found.name, index, keyword)
+                if moved is not None:
+                    xla, device_at = moved
+                    if not xla and device_at is not None:  # to a device the caller hands in
+                        xla = self._goes_to_xla(_argument_name(call, *device_at))
+                    events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
+                if summary.builds_optimizer(found.name, index, keyword):
+                    events.append(("optimizer", name, call, index if index is not None else keyword))
+        return events
+
+    def _device_less(self) -> None:
+        """The file trains, but nothing in it moves anything or names a device, it takes
+        nothing from the project's own modules (which may choose a device for it), and it
+        is not XLA, Accelerate or Trainer code already."""
+        facts, device = self.facts, self.facts.device
+        trains = [  # in the order of the code
+            *(loop.node for loop in self.loop_records.values() if loop.node in self.part.all_loops),
+            *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
+        ]
+        project = self.walk.analysis(ProjectAnalysis)
+        if not trains or not self._builds_model_and_optimizer() or self.moves or facts.imports.xla_optional or any(
+            project.origin(local) is not None for local in facts.imports.project_names
+        ):
+            return
+        if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
+            return
+        if (
+            self.device.device_assignments or self.device.device_args or device.strings or device.calls
+            or device.dot_cuda or device.cuda_indices or device.selections or device.ifs or device.flag_values
+            or facts.imports.table.imports_module("torch_xla")
+        ):
+            return
+        self.part.device_less = trains[0]
+
+    def _builds_model_and_optimizer(self) -> bool:
+        """Some function (or the module) builds a model and an optimizer over it: the
+        script owns its model (a training function handed one may get it on the device)."""
+        for scope in [self.module_scope, *self.function_records.values()]:
+            built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
+            if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
+                return True
+        return False
+
+    def _input_guards(self) -> None:
+        """Moves that only run when a CUDA index is given: on CUDA the other path ran the
+        model under DataParallel, which moved the inputs itself.  Where every model move
+        of the file goes to the XLA device, and some model move is not under such a guard,
+        the inputs must always follow."""
+        guards = self.facts.device.index_guards
+        if not guards:
+            return
+        guarded = {id(sub) for guard in guards for sub in walk(guard.body)}
+        model_moves = [
+            (device, node) for moved, device, node in self.moves
+            if moved in self.part.models or moved.rsplit(".", 1)[-1] in ("model", "net")
+        ]
+        follows = (
+            bool(model_moves)
+            and all(self._goes_to_xla(device) for device, _ in model_moves)
+            and any(id(node) not in guarded for _, node in model_moves)
+        )
+        for guard in guards:
+            self.part.input_guards[guard] = follows
+
+    @staticmethod
+    def _where(move: cst.Call, owner: str) -> str:
+        return f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`"
+
+    def _callables_summary(self) -> None:
+        """What other files need to know: which callables move or build optimizers over
+        their arguments."""
+        for fn in self.function_records.values():
+            for index, param in enumerate(fn.params):
+                for moved, device, _ in fn.moved_params:
+                    if moved == param:
+                        xla = self._goes_to_xla(device)
+                        at = fn.params.index(device) if not xla and device in fn.params else -1
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))
+                if fn.builds_optimizer and param in fn.parameters_of:
+                    self.part.optimizer_builders.add((fn.qualname, index, param))
+
+    def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
+        """The scope's events with calls replaced by what they do to models; moves
+        ("move", name, goes to XLA, description)."""
+        events: list[tuple[object, ...]] = []
+        owner = scope.qualname if isinstance(scope, _Function) else ""
+        for event in scope.events:
+            if event[0] == "call":
+                events.extend(self._argument_events(event[1], event[2]))  # type: ignore[arg-type]
+            elif event[0] == "move":
+                _, name, device, node = event
+                events.append(("move", name, self._goes_to_xla(device), self._where(node, owner)))  # type: ignore[arg-type]
+            else:
+                events.append(event)
+        return events
+
+    def _is_constructor(self, constructor: str) -> bool:
+        """A model class of this file or torch.nn, or a class of another project file."""
+        if self._is_model_constructor(constructor):
+            return True
+        return constructor.rsplit(".", 1)[-1][:1].isupper() and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+
+    def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
+        scope_events = [self._scope_events(scope) for scope in scopes]
+        # Moves anywhere in the file, for a model that leaves the function that built it
+        # (returned, or handed to a trainer class): (name, goes to XLA, description).
+        everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
+        for events in scope_events:
+            on_cpu: set[str] = set()
+            for index, (kind, name, *rest) in enumerate(events):
+                if kind == "model":
+                    constructor, moved = rest
+                    if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                        continue
+                    if self._is_constructor(constructor) and not moved:  # type: ignore[arg-type]
+                        on_cpu.add(name)  # type: ignore[arg-type]
+                    else:
+                        on_cpu.discard(name)  # type: ignore[arg-type]
+                elif kind == "move":
                     on_cpu.discard(name)  # type: ignore[arg-type]
-            elif kind == "move":
-                on_cpu.discard(name)  # type: ignore[arg-type]
-            elif kind == "optimizer" and name in on_cpu:
-                later = [e[2] for e in scope.events[index + 1 :] if e[0] == "move" and e[1] == name]
-                if later:  # moved further down in the same function
-                    self.part.optimizer_before_move[rest[0]] = (name, self.device.xla_on_every_path(later[0]))  # type: ignore[index,arg-type]
-                    continue
-                # Moved elsewhere (returned, or handed to a trainer class)?  Only if
-                # the file moves some model at all; otherwise it stays on the CPU.
-                last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
-                elsewhere = [
-                    device
-                    for moved, device in self.moves
-                    if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models
-                ]
-                if elsewhere:
-                    fixable = all(self.device.xla_on_every_path(d) for d in elsewhere) and self.device.file_always_xla()
-                    self.part.optimizer_before_move[rest[0]] = (name, fixable)  # type: ignore[index]
+                elif kind == "optimizer" and name in on_cpu:
+                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
+                    if not later:
+                        # Moved elsewhere (returned, or handed to a trainer class)?  Only if
+                        # the file moves some model at all; otherwise it stays on the CPU.
+                        last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                        later = [
+                            (xla, where)
+                            for moved, xla, where in everywhere
+                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[union-attr]
+                        ]
+                    if later:
+                        call, argument = rest[0], rest[1] if len(rest) > 1 else None
+                        fixable = all(xla for xla, _ in later)
+                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[arg-type]
+                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type]
+
+
+def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
+    """The name a call passes for a parameter (by position or by keyword)."""
+    return dotted(arg_value(call, index, keyword))
 
 
 def is_device_loader(call: cst.Call, callee: str | None) -> bool:
@@ -478,6 +711,68 @@ def _is_scheduler_name(name: str) -> bool:
 def _is_true(node: cst.CSTNode | None) -> bool:
     return type(node) is cst.Name and node.value == "True"
 
+
+
+
+# Reads that give host values (no device state): sizes, and host reads.
+_HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
+_HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
+_VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
+# Methods that keep what they are given: meters, lists.
+_KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"})
+
+
+def _host_valued(node: cst.CSTNode) -> bool:
+    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
+    if type(node) is cst.Call:
+        if method_name(node) in _HOST_VALUES:
+            return True
+        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
+            return True
+    if type(node) is cst.Attribute and node.attr.value == "shape":
+        return True
+    return False
+
+
+def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
+    """The expression mentions a device value, outside host reads."""
+    if _host_valued(node):
+        return False
+    if type(node) in (cst.Name, cst.Attribute) and dotted(node) in device_names:
+        return True
+    return any(
+        _device_valued(child, device_names)
+        for child in node.children
+        if isinstance(child, cst.BaseExpression) or type(child) in _VALUE_PARTS
+    )
+
+
+def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
+    """What a loop accumulates device values into, across its iterations: names bound
+    outside it that ``+=`` a device value, and meters or lists outside it handed one
+    (``top1.update(acc1, n)``, ``outputs.append(logits)``).  Device values: what the loop
+    moves to the device, and what is computed from them in the loop."""
+    body = getattr(node, "body", None)
+    if body is None:
+        return ()
+    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
+    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
+    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
+    device = set(moved)
+    for _ in range(2):  # assignments in order; twice for values that come back round
+        for statement in statements:
+            if type(statement) is cst.Assign and _device_valued(statement.value, device):
+                device.update(n for t in statement.targets for n in names_in(t.target))
+    found: list[str] = []
+    for statement in statements:
+        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
+            if target not in bound and _device_valued(statement.value, device):
+                found.append(target)
+        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
+            owner = dotted(receiver(call))
+            if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
+                found.append(owner)
+    return tuple(dict.fromkeys(found))
 
 
 

@@ -14,6 +14,7 @@ import libcst as cst
 from codemods import apis
 from codemods.rewrite.base import Concern
 from codemods.syntax import (
+    arg_value,
     as_expression,
     dotted,
     fold_true,
@@ -61,6 +62,17 @@ class DeviceRewrite(Concern):
             return self._dot_cuda(original, updated)
         if original in self.facts.device.index_moves:
             return self._integer_to(original, updated)
+        if original in self.facts.device.generators:
+            return self._cpu_generator(original, updated)
+        if original in self.facts.device.unsure_index_moves:
+            device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]
+            self.ctx.report(
+                "XLA103",
+                original,
+                f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
+                f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
+                "move fails without CUDA",
+            )
         if callee in apis.CUDA_TENSOR_TYPES:
             return self._tensor_type(original, updated)
         if original in self.facts.device.kept_availability_checks:
@@ -68,7 +80,24 @@ class DeviceRewrite(Concern):
         return updated
 
     def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", self.ctx.device)
+        build = self.ctx.device
+        func = original.func
+        if (
+            self.ctx.resolve(func) == "torch.accelerator.current_accelerator"
+            and type(func) is cst.Attribute
+            and type(func.value) is cst.Attribute
+        ):
+            # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
+            torch_name = func.value.value
+
+            def build() -> cst.Call | None:  # type: ignore[misc]
+                if not self.ctx.imports.require_package("torch_xla"):
+                    return None
+                return cst.Call(
+                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")), args=[cst.Arg(cst.SimpleString('"xla"'))]
+                )
+
+        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", build)
         if new is None:
             return updated
         self.ctx.subsume(original)
@@ -96,35 +125,83 @@ class DeviceRewrite(Concern):
         return new if new is not None else updated
 
     def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """``model.parameters()`` -> ``model.to(device).parameters()``: Module.to moves
-        in place and returns the module, and a later move to the same device keeps the
-        parameters, so the optimizer holds the ones that train."""
-        model, fixable = self.facts.training.optimizer_before_move[original]
-        if not fixable:
+        """``model.parameters()`` -> ``model.to(device).parameters()``, and
+        ``create_optimizer(model, ...)`` -> ``create_optimizer(model.to(device), ...)``:
+        Module.to moves in place and returns the module, and a later move to the same
+        device keeps the parameters, so the optimizer holds the ones that train."""
+        early = self.facts.training.optimizer_before_move[original]
+        built = "the optimizer is built" if early.argument is None else f"`{self.ctx.code(original.func)}` builds an optimizer"
+        if not early.fixable:
             self.ctx.report(
                 "XLA203",
                 original,
-                f"the optimizer is built while `{model}` is on the CPU, and the model is moved later to a "
+                f"{built} while `{early.model}` is on the CPU, and {early.moved_by} moves the model later to a "
                 "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
                 "optimizer after the move",
             )
             return updated
 
-        def build() -> cst.Call | None:
+        def moved(model: cst.BaseExpression) -> cst.BaseExpression | None:
             device = self.ctx.device()
-            if device is None or type(updated.func) is not cst.Attribute:
+            if device is None:
                 return None
-            moved = cst.Call(func=cst.Attribute(value=updated.func.value, attr=cst.Name("to")), args=[cst.Arg(device)])
-            return updated.with_changes(func=updated.func.with_changes(value=moved))
+            return cst.Call(func=cst.Attribute(value=model, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+        def build() -> cst.Call | None:
+            if early.argument is None:
+                if type(updated.func) is not cst.Attribute or (model := moved(updated.func.value)) is None:
+                    return None
+                return updated.with_changes(func=updated.func.with_changes(value=model))
+            args = list(updated.args)
+            positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
+            at = next(
+                (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value == early.argument),
+                None,
+            ) if isinstance(early.argument, str) else positional[early.argument]
+            if at is None or (model := moved(args[at].value)) is None:
+                return None
+            args[at] = args[at].with_changes(value=model)
+            return updated.with_changes(args=args)
 
         new = self.ctx.fix(
             "XLA203",
             original,
-            f"the optimizer is built while `{model}` is on the CPU; moving a module to XLA replaces its "
-            "parameters, so move it first: {new}",
+            f"{built} while `{early.model}` is on the CPU and {early.moved_by} moves the model later; moving a "
+            "module to XLA replaces its parameters, so move it first: {new}",
             build,
         )
         return new if new is not None else updated
+
+    def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``torch.Generator(device=device)`` -> ``torch.Generator()``: torch_xla 2.9 has no
+        device generators ("XLA device type not an accelerator"); sampling ops on XLA
+        tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
+        bernoulli, normal_), with the CPU generator's sequence."""
+        at = next(
+            (i for i, a in enumerate(original.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")),
+            None,
+        )
+        if at is None:
+            return updated
+        dropped = original.args[at]
+
+        def build() -> cst.Call:
+            args = [a for i, a in enumerate(updated.args) if i != at]
+            if args:
+                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(args=args)
+
+        new = self.ctx.fix(
+            "XLA109",
+            original,
+            f"{self.ctx.code(original)} -> {{new}}: XLA has no device generators; sampling on XLA tensors takes a "
+            "CPU generator",
+            build,
+        )
+        if new is None:
+            return updated
+        self.ctx.vanish(dropped, updated.args[at])
+        return new
 
     def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """``.to(gpu)`` where ``gpu`` is a CUDA index (it feeds ``.cuda(gpu)``,
@@ -242,6 +319,8 @@ class DeviceRewrite(Concern):
         return updated
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
+        if original in self.facts.training.input_guards:
+            return self._input_guard(original, updated)
         if original not in self.facts.device.ifs:
             return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
@@ -269,6 +348,32 @@ class DeviceRewrite(Concern):
         if isinstance(new, cst.RemovalSentinel) and not is_elif:
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
+        return new
+
+    def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
+        """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,
+        DataParallel moved the inputs on CUDA; on XLA nothing else does."""
+        test = self.ctx.code(original.test)
+        if not self.facts.training.input_guards[original]:
+            self.ctx.report(
+                "XLA108",
+                original.test,
+                f"these moves run only `if {test}`; otherwise, on CUDA, DataParallel moved the inputs: on XLA they "
+                "stay on the CPU unless the model does too; move them whenever the model is on the XLA device",
+            )
+            return updated
+        parent = self.ctx.parent()
+        is_elif = type(parent) is cst.If and parent.orelse is original
+        new = self.ctx.fix(
+            "XLA108",
+            original.test,
+            f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
+            "inputs otherwise, is gone), so its inputs always move",
+            lambda: _fold_if(updated, True, is_elif, self.ctx.keep_lines_after),
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.discard(original.test)
         return new
 
     # -- checks that stay -----------------------------------------------------------
@@ -310,21 +415,23 @@ class DeviceRewrite(Concern):
         return (
             type(statement) is cst.Expr
             and type(statement.value) is cst.Call
-            and self.ctx.resolve(statement.value.func) == "torch.cuda.set_device"
+            and self.ctx.resolve(statement.value.func) in apis.SET_DEVICE_CALLS
         )
 
+    def _dropped(self, statement: cst.BaseSmallStatement) -> bool:
+        return self._is_set_device(statement) or statement in self.facts.device.cuda_asserts
+
     def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]
-        drops = [s for s in original.body if self._is_set_device(s)]
+        drops = [s for s in original.body if self._dropped(s)]
         if not drops:
             return updated
-        kept = [u for o, u in zip(original.body, updated.body) if not self._is_set_device(o)]
+        kept = [u for o, u in zip(original.body, updated.body) if not self._dropped(o)]
         for statement in drops:
-            done = self.ctx.fix(
-                "XLA106",
-                statement,
-                f"removed `{self.ctx.code(statement)}`: one XLA device per process",
-                lambda: statement,
+            rule, why = (
+                ("XLA104", "the accelerator check is False on XLA, where the XLA device is always present")
+                if statement in self.facts.device.cuda_asserts else ("XLA106", "one XLA device per process")
             )
+            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)
             if done is None:
                 return updated
             self.ctx.imports.discard(statement)

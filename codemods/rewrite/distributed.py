@@ -479,6 +479,8 @@ class DistributedRewrite(Concern):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         part = self.part
+        if original in part.backend_values:
+            return self._backend_value(original, updated)
         if original in part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in part.process_groups:
@@ -552,7 +554,11 @@ class DistributedRewrite(Concern):
         return self._backend_value(original, updated) if original in self.part.backend_values else updated
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if self.part.module_level_anchor is not None:
+        if self.part.module_level_anchor is not None and self.part.module_level_checked:
+            self.ctx.report("XLA614", self.part.module_level_anchor, "distributed training at module level stays "
+                            "under its launcher check: `python` runs it on one XLA device, and "
+                            "`torchrun --nproc-per-node=N` one process per device (init_method xla://)")
+        elif self.part.module_level_anchor is not None:
             self.ctx.report("XLA609", self.part.module_level_anchor, "distributed training at module level: move it "
                             f"into a function, call it from `def {ENTRY_FUNCTION}(index):` and start that with "
                             "the XLA launcher")

@@ -54,6 +54,15 @@ class LoopRewrite(Concern):
             return updated
         if plan.kind == "training":
             return self._with_barriers("XLA301", original, updated, "training loop: {new} ends every iteration")
+        if plan.accumulates:
+            kept = ", ".join(f"`{name}`" for name in plan.accumulates)
+            return self._with_barriers(
+                "XLA303",
+                original,
+                updated,
+                f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
+                "materialize only what they read, so {new} ends every iteration",
+            )
         return self._with_barriers(
             "XLA303",
             original,

@@ -67,7 +67,10 @@ RULES = (
         "XLA303", "eval-loop-barrier", "error", "An evaluation loop over the device ends every iteration with the step barrier", True,
         why="An evaluation loop that keeps its results on the device (`correct += (pred == y).sum()`) builds one "
         "graph over the whole data set, compiled only when the total is read; a barrier per iteration keeps every "
-        "graph one batch long.",
+        "graph one batch long. A host read in the loop (`losses.update(loss.item(), n)`) does not change that "
+        "when the loop also accumulates device values (`top1.update(acc1, n)`, whose meter keeps "
+        "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
+        "reads, so such a loop gets its barrier too.",
         examples=(
             example(
                 """

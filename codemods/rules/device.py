@@ -52,7 +52,11 @@ RULES = (
     Rule(
         "XLA103", "integer-device", "error", "An integer CUDA device index used as a device becomes the XLA device", True,
         why="A CUDA device index used as a device (`.to(args.gpu)`, where `args.gpu` also feeds `.cuda()` or "
-        "`set_device`) means cuda:N and raises on XLA, where each process has one device.",
+        "`set_device`) means cuda:N and raises on XLA, where each process has one device. The index is "
+        "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
+        "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
+        "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
+        "without CUDA.",
         examples=(
             example(
                 """
@@ -150,5 +154,61 @@ RULES = (
                 """,
             ),
         ),
+    ),    Rule(
+        "XLA108", "guarded-input-move", "error",
+        "Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA", True,
+        why="CUDA scripts that run on one GPU with `--gpu` or on all of them through DataParallel move their "
+        "batches only when a GPU index is given: otherwise DataParallel scatters them. The port removes "
+        "DataParallel and puts the model on the XLA device on every path, so the batches must always move: left "
+        "guarded, the first batch fails with 'Input type (torch.FloatTensor) and weight type (XLAFloatType) "
+        "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
+        "not under such a guard; otherwise it is reported.",
+        examples=(
+            example(
+                """
+                import torch
+
+                model = torch.nn.DataParallel(model).cuda()
+                if args.gpu is not None:
+                    images = images.cuda(args.gpu, non_blocking=True)
+                output = model(images)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                model = model.to(torch_xla.device())
+                images = images.to(torch_xla.device(), non_blocking=True)
+                output = model(images)
+                """,
+            ),
+        ),
     ),
+    Rule(
+        "XLA109", "device-generator", "error", "`torch.Generator(device=<XLA device>)` becomes a CPU generator", True,
+        why="torch_xla 2.9 has no device generators: `torch.Generator(device=torch_xla.device())` raises 'XLA device "
+        "type not an accelerator', so sampling code that makes one for its device crashes. Sampling ops on XLA "
+        "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
+        "checked), with the CPU generator's sequence of values, so the device argument goes.",
+        examples=(
+            example(
+                """
+                import torch
+
+                device = "cuda"
+                g = torch.Generator(device=device)
+                g.manual_seed(42)
+                """,
+                """
+                import torch
+                import torch_xla  # noqa: F401  (registers the "xla" device)
+
+                device = "xla"
+                g = torch.Generator()
+                g.manual_seed(42)
+                """,
+            ),
+        ),
+    ),
+
 )

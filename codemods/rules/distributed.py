@@ -274,5 +274,41 @@ RULES = (
                 xm.master_print(f"loss {loss:.3f}")
             """,
         ),),
+    ),    Rule(
+        "XLA614", "module-level-distributed", "info",
+        "Distributed training at module level stays one process under `python` and several under torchrun", False,
+        why="A script that trains at module level (nanoGPT, build-nanogpt, llama2.c) has no function for "
+        "`torch_xla.launch` to start, and wrapping the whole module would change what its globals mean. Its own "
+        "check for a launcher (`ddp = int(os.environ.get('RANK', -1)) != -1`) therefore stays and keeps its "
+        "meaning: run as `python train.py` it takes the one-device branch on the XLA device; run under "
+        "`torchrun --nproc-per-node=N` (with PJRT_DEVICE set) each process joins the xla:// process group, "
+        "which torch_xla supports since 2.1. CUDA assertions in the distributed branch are removed (XLA104). "
+        "Folding the check to True instead would send a plain `python train.py` into the distributed branch, "
+        "with no launcher to start it.",
+        examples=(example(
+            """
+            import os
+            import torch
+            from torch.distributed import init_process_group
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                assert torch.cuda.is_available()
+                init_process_group(backend="nccl")
+            device = "cuda"
+            """,
+            """
+            import os
+            import torch
+            from torch.distributed import init_process_group
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                init_process_group("xla", init_method="xla://")
+            device = "xla"
+            """,
+        ),),
     ),
+
 )

@@ -82,4 +82,21 @@ RULES = (
         "line. Imports of other third-party packages never need converting.",
         examples=(Example("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n"),),
     ),
+    Rule(
+        "XLA005",
+        "no-device",
+        "warning",
+        "A training script that names no device runs on the CPU: it is left unchanged",
+        False,
+        why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
+        "time_sequence_prediction) trains on the CPU. Porting only its loop (a barrier, `xm.optimizer_step`, step "
+        "closures) would leave it on the CPU with XLA calls that do nothing; where its tensors should live is a "
+        "choice the tool cannot make (numpy data, float64 models), so the file is left as it is and this one "
+        "finding says so. Once the model and its tensors move to `torch_xla.device()`, a second conversion ports "
+        "the rest.",
+        examples=(Example(
+            "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n"
+        ),),
+    ),
 )

@@ -54,7 +54,10 @@ RULES = (
         "XLA203", "optimizer-before-move", "error", "An optimizer built before its model moves to the XLA device gets the moved parameters", True,
         why="Moving a module to an XLA device replaces its Parameter objects (on CUDA they are kept), so an "
         "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
-        "trains nothing. The model is moved first.",
+        "trains nothing (with a gradient scaler: 'No inf checks were recorded for this optimizer'). The model is "
+        "moved first, also when the later move is in another function or in a callable of another project file "
+        "that the model is handed to (a trainer class), and when a function builds the optimizer from the model; "
+        "where the later move may go to the CPU, an error names it.",
         examples=(
             example(
                 """

@@ -41,7 +41,7 @@ for arg in sys.argv[1:]:
 # -----------------------------------------------------------------------------
 
 # various inits, derived attributes, I/O setup
-ddp = True  # is this a ddp run?
+ddp = int(os.environ.get('RANK', -1)) != -1  # is this a ddp run?
 if ddp:
     init_process_group(backend=backend, init_method="xla://")
     ddp_rank = xm.get_ordinal()
