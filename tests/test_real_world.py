@@ -373,3 +373,31 @@ def test_a_logging_statement_with_an_upgraded_name_moves_into_its_closure_at_onc
     ]
     for target in TARGETS:
         _convert(OLD_XLA_LOGGING, target)
+
+
+LIGHTNING_PARITY = textwrap.dedent(
+    """\
+    import torch
+
+
+    def measure_loops(loop):
+        device_type = "cuda" if torch.cuda.is_available() else "cpu"
+        return loop(device_type=device_type)
+
+
+    def vanilla_loop(device_type: str = "cuda"):
+        return torch.device(device_type)
+    """
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_device_flag_is_not_folded_to_a_cuda_string_that_stays(target: str) -> None:
+    """Lightning 1.9's parity benchmark: ``device_type = "cuda" if available else "cpu"``,
+    used as a device only in another function.  The flag fold dropped the check and left
+    ``device_type = "cuda"`` (a CUDA device on XLA), which a second run then changed: now
+    the choice stays, reported as an error."""
+    conversion = convert_source(LIGHTNING_PARITY, target=target, locate="input")
+    assert conversion.output == LIGHTNING_PARITY
+    assert [(f.rule, f.line, f.fixed) for f in conversion.findings] == [("XLA104", 5, False)]
+    assert "make it the XLA device by hand" in conversion.findings[0].message

@@ -252,7 +252,8 @@ class DeviceRewrite(Concern):
     def _not_folded(self, original: cst.CSTNode) -> None:
         self.ctx.report(
             "XLA104", original, "the device is picked by an accelerator check, which is False on XLA; not changed "
-            "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here)"
+            "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here, or the tool does not "
+            "see it used as a device in this file); make it the XLA device by hand"
         )
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
@@ -292,6 +293,9 @@ class DeviceRewrite(Concern):
         value = original.value
         if value in self.facts.device.flag_values:
             flag, purpose = self.facts.device.flag_values[value]
+            folded = fold_true(updated.value, self.facts.device.is_available_call)
+            if not isinstance(folded, bool) and _still_cuda(folded):
+                return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
             new_value = self.ctx.fix(
                 "XLA104",
                 value,
