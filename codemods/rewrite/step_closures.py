@@ -40,11 +40,14 @@ class StepClosureRewrite(Concern):
             return updated
         first = closure.reads[0]
         read = self.ctx.code(first)
-        hoisted = self._hoisted(original.value, closure)  # type: ignore[arg-type]
-        rewritten = {} if updated is original else _rewritten_values(original.value, updated.value, hoisted[0])
-        reason = closure.blocked or self._no_barrier(closure) or (
-            None if rewritten is not None else "other rewrites changed this statement"
-        )
+        reason = closure.blocked or self._no_barrier(closure)
+        rewritten: dict[int, cst.CSTNode] | None = {}
+        if reason is None:  # the closure is built only for a statement that may move
+            hoisted = self._hoisted(original.value, closure)  # type: ignore[arg-type]
+            if updated is not original:
+                rewritten = _rewritten_values(original.value, updated.value, hoisted[0])
+                if rewritten is None:
+                    reason = "other rewrites changed this statement"
         if reason is not None:
             self.ctx.report("XLA701", first, f"`{read}` only logs, but stays: {reason}; move it into "
                             "xm.add_step_closure(fn, args=(...)) by hand, passing the values it prints")
@@ -54,7 +57,7 @@ class StepClosureRewrite(Concern):
             first,
             f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
             "with this iteration's values passed in",
-            lambda: self._closure(*hoisted, rewritten),  # type: ignore[arg-type]
+            lambda: self._closure(*hoisted, rewritten or {}),  # type: ignore[arg-type]
         )
         return updated if new is None else updated.with_changes(value=new)
 
