@@ -15,9 +15,11 @@ from codemods.project.resolver import Project, find_root, summarise_with
 from codemods.engine.report import Finding
 from codemods.rules import RULES_BY_CODE, RuleSelection, matches
 from codemods.targets import DEFAULT_TARGET
+from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYNC_SITE
 
 DEFAULT_FAMILIES = ("XLA7",)
-RUNTIME_RULES = ("XLD101", "XLD102", "XLD103")  # findings that name a line of the script's code
+# The codes of the findings that name a line of the script's code.
+RUNTIME_RULES = tuple(rule.code for rule in (RECOMPILING_SYNC_SITE, CHANGING_OPERATION, HOST_READ))
 
 
 def cross_reference(findings: dict[str, list[Finding]], families: tuple[str, ...]) -> dict[str, list[Finding]]:
