@@ -1,0 +1,86 @@
+"""The documentation stays true: the rule pages in docs/rules/ are the ones the rule
+objects give, every relative link of the README and docs/ reaches a file (and a heading),
+the README stays a five-minute read, and no user-facing text calls the AWS guide "the seed"."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+from markdown_it import MarkdownIt
+
+from codemods import rule_docs
+from codemods.cli import main
+from codemods.rules import RULES, RULES_BY_CODE
+from tests.conftest import ROOT
+
+DOCS = ROOT / "docs"
+PAGES = ROOT / rule_docs.RULE_PAGES
+MARKDOWN = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def test_rule_pages_are_current() -> None:
+    """The pages are generated in memory from the rule objects and compared with the tree."""
+    expected = rule_docs.markdown_files()
+    present = {path.name: path.read_text() for path in PAGES.glob("*.md")}
+    stale = sorted(name for name in set(expected) | set(present) if expected.get(name) != present.get(name))
+    assert not stale, (
+        f"{rule_docs.RULE_PAGES}/ is not what the rule objects give ({', '.join(stale[:8])}"
+        f"{', ...' if len(stale) > 8 else ''}): run `{rule_docs.REGENERATE}` and commit the pages"
+    )
+
+
+def test_every_rule_has_a_page_in_the_index() -> None:
+    index = (PAGES / "README.md").read_text()
+    for rule in RULES:
+        assert f"[{rule.code}]({rule.code}.md)" in index
+    assert len(rule_docs.markdown_files()) == len(RULES) + 1
+
+
+def headings(text: str) -> list[str]:
+    tokens = MarkdownIt().parse(text)
+    return [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+def test_a_fixed_rule_page_shows_the_fix_and_what_to_write() -> None:
+    rule = RULES_BY_CODE["XLA201"]
+    page = rule_docs.render_markdown_page(rule)
+    assert headings(page) == ["XLA201 optimizer-step", "Why it matters on XLA", "Example", "Use instead",
+                              "Is the fix safe?"]
+    assert f"{rule.summary}." in page and rule.why in page
+    assert "Severity: **error**. Fix: written by `xla-codemod convert`." in page
+    instead = page.split("## Use instead\n", 1)[1].split("\n## ", 1)[0]
+    # What the fix adds in the example, each run of lines dedented: not the lines it keeps.
+    assert "```python\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n\nxm.optimizer_step(optimizer)\n" in instead
+    assert "loss.backward()" not in instead
+    assert "Yes: `xla-codemod convert` writes this fix" in page
+
+
+def test_a_report_only_rule_page_says_so_and_gives_the_summary_advice() -> None:
+    page = rule_docs.render_markdown_page(RULES_BY_CODE["XLA505"])
+    assert "Fix: reported only." in page and "is reported and left as it is." in page
+    assert "## Use instead\n\nUse xm.set_rng_state(seed).\n" in page
+    assert "Reported only: `xla-codemod convert` leaves the code as it is" in page
+    assert "Severity warning: left as it is, the script runs, but slowly" in page
+    runtime = rule_docs.render_markdown_page(RULES_BY_CODE["XLD102"])
+    assert "is named by `xla-codemod doctor` while the script runs." in runtime
+
+
+def test_a_rule_whose_fix_removes_code_says_nothing_is_written_instead() -> None:
+    page = rule_docs.render_markdown_page(RULES_BY_CODE["XLA721"])
+    assert "Nothing (target sagemaker): `xla-codemod convert` removes it." in page
+    assert 'writes in the example (target 2.9):\n\n```python\nmodel = torch.compile(model, backend="openxla")' in page
+
+
+def test_rules_command_prints_the_markdown_pages() -> None:
+    result = CliRunner().invoke(main, ["rules", "XLA4", "--format", "markdown"])
+    assert result.exit_code == 0
+    pages = [rule_docs.render_markdown_page(RULES_BY_CODE[code]) for code in ("XLA401", "XLA402", "XLA403")]
+    assert result.output == "\n".join(pages)
+
+
+def test_families_cover_every_rule_once() -> None:
+    assert {rule_docs.family_of(rule.code) for rule in RULES} == set(rule_docs.FAMILIES)
+    index = (PAGES / "README.md").read_text()
+    assert headings(index)[1:] == [f"{prefix} {title}" for prefix, title in rule_docs.FAMILIES.items()]
