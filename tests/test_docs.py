@@ -84,3 +84,77 @@ def test_families_cover_every_rule_once() -> None:
     assert {rule_docs.family_of(rule.code) for rule in RULES} == set(rule_docs.FAMILIES)
     index = (PAGES / "README.md").read_text()
     assert headings(index)[1:] == [f"{prefix} {title}" for prefix, title in rule_docs.FAMILIES.items()]
+
+
+def test_readme_is_a_five_minute_read() -> None:
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) < 250, f"README.md has {len(lines)} lines: move the detail to docs/"
+    assert [h for h in headings("\n".join(lines))][1:] == [
+        "Try it", "Before and after", "Commands", "Use it on a repository", "Use it as a pre-commit hook",
+        "Use it in review", "Configuration", "Rules", "Documentation", "License",
+    ]
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def links(path: Path) -> list[str]:
+    tokens = MarkdownIt().parse(path.read_text())
+    found = []
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "link_open":
+                found.append(str(child.attrGet("href")))
+    return found
+
+
+def test_every_relative_link_reaches_a_file_and_its_heading() -> None:
+    broken = []
+    for page in MARKDOWN:
+        for href in links(page):
+            if re.match(r"[a-z]+:", href):
+                continue
+            target, _, anchor = href.partition("#")
+            file = (page.parent / target).resolve() if target else page
+            if not file.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {href} (no such file)")
+            elif anchor and file.suffix == ".md" and anchor not in {slug(h) for h in headings(file.read_text())}:
+                broken.append(f"{page.relative_to(ROOT)}: {href} (no such heading)")
+    assert not broken, "\n".join(broken)
+
+
+def test_every_guide_is_linked_from_the_readme() -> None:
+    linked = {(ROOT / href.partition("#")[0]).resolve() for href in links(ROOT / "README.md")}
+    guides = {path.resolve() for path in DOCS.glob("*.md")}
+    assert guides <= linked, sorted(str(p.relative_to(ROOT)) for p in guides - linked)
+
+
+# "the seed" (the AWS guide the project was specified from) is an internal name: user-facing
+# text says "the AWS guide" or "torch_xla 1.13". The RNG sense ("seeding", "the seed;") is fine.
+SEED_DOCUMENT = re.compile(r"\bseed's\b|\bseed documents?\b|\bthe seed\b(?!;)|\bseed_\w+", re.IGNORECASE)
+
+
+def user_facing_texts() -> dict[str, str]:
+    texts = {str(path.relative_to(ROOT)): path.read_text() for path in MARKDOWN}
+    for rule in RULES:
+        texts[f"rule {rule.code}"] = f"{rule.name}\n{rule.summary}\n{rule.why}"
+    runner = CliRunner()
+    for command in ([], ["convert"], ["lint"], ["rules"], ["doctor"]):
+        texts[f"xla-codemod {' '.join(command)} --help"] = runner.invoke(main, [*command, "--help"]).output
+    return texts
+
+
+def test_no_seed_in_user_facing_text() -> None:
+    found = [
+        f"{where}: {match.group(0)!r}" for where, text in user_facing_texts().items() for match in SEED_DOCUMENT.finditer(text)
+    ]
+    assert not found, "say 'the AWS guide' or 'torch_xla 1.13' instead:\n" + "\n".join(found)
+
+
+def test_the_seed_check_finds_what_it_is_for() -> None:
+    """The pattern catches the document's name and leaves random seeds alone."""
+    assert SEED_DOCUMENT.search("as the seed's recipe says") and SEED_DOCUMENT.search("the seed document")
+    assert SEED_DOCUMENT.search("fixtures/launchers/seed_pytorch_estimator.py")
+    assert not SEED_DOCUMENT.search("CUDA seeding ignores the seed; xm.set_rng_state(seed) seeds it")
