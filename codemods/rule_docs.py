@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import textwrap
 from dataclasses import asdict
 from typing import Any
@@ -103,8 +104,11 @@ CONSEQUENCES = {
 }
 
 _LANGUAGES = {"Dockerfile": "dockerfile", "notebook.ipynb": "json"}
-# A report-only rule's summary that ends in advice ("...: use xm.set_rng_state(seed)").
-_ADVICE = ("use ", "save ")
+# Advice in a report-only rule's texts: a summary that ends in it ("...: use
+# xm.set_rng_state(seed)"), sentences of its why that start with it ("Use torch.where, ...").
+_ADVICE = ("use ", "save ", "keep ", "pass ", "read ", "choose ", "install ", "launch ", "remove ", "check ")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+_CLAUSE = re.compile(r"(?:^|(?<=[:;])\s+)(?=\w)")
 
 
 def family_of(code: str) -> str:
@@ -209,9 +213,9 @@ def _instead(rule: Rule) -> list[str]:
     """For a fixed rule, what the tool writes in its examples (the lines its fix adds), by
     target; for a report-only rule, the advice its summary ends in, or where the finding says it."""
     if not rule.fixable:
-        advice = rule.summary.rsplit(": ", 1)[-1] if ": " in rule.summary else ""
-        if advice.startswith(_ADVICE):
-            return [f"{advice[0].upper()}{advice[1:]}."]
+        advice = _advice(rule)
+        if advice:
+            return [" ".join(advice)]
         return [
             "There is no one replacement the tool could write: the finding's message says, for the line it "
             "names, what is missing or what to change by hand (see *Why it matters on XLA* above)."
@@ -232,6 +236,21 @@ def _instead(rule: Rule) -> list[str]:
         else:
             lines += [f"Nothing{where}: `xla-codemod convert` removes it.", ""]
     return lines[:-1]
+
+
+def _advice(rule: Rule) -> list[str]:
+    """Sentences of advice from a report-only rule's summary and why, as sentences."""
+    found = []
+    summary = rule.summary.rsplit(": ", 1)[-1] if ": " in rule.summary else ""
+    if summary.lower().startswith(_ADVICE):
+        found.append(summary.rstrip("."))
+    for sentence in _SENTENCE.split(rule.why.strip()):
+        for match in _CLAUSE.finditer(sentence):
+            clause = sentence[match.end():]
+            if clause.lower().startswith(_ADVICE):
+                found.append(clause.rstrip("."))
+                break
+    return [f"{advice[0].upper()}{advice[1:]}." for advice in found]
 
 
 def _added_lines(before: str, after: str) -> str:

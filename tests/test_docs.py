@@ -63,6 +63,10 @@ def test_a_report_only_rule_page_says_so_and_gives_the_summary_advice() -> None:
     assert "## Use instead\n\nUse xm.set_rng_state(seed).\n" in page
     assert "Reported only: `xla-codemod convert` leaves the code as it is" in page
     assert "Severity warning: left as it is, the script runs, but slowly" in page
+    # Advice that the why gives, in sentences (or clauses) that start with it.
+    assert "## Use instead\n\nUse torch.where, or decide once per log interval.\n" in (
+        rule_docs.render_markdown_page(RULES_BY_CODE["XLA703"])
+    )
     runtime = rule_docs.render_markdown_page(RULES_BY_CODE["XLD102"])
     assert "is named by `xla-codemod doctor` while the script runs." in runtime
 
