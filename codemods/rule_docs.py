@@ -103,10 +103,10 @@ CONSEQUENCES = {
     "info": "left as it is, nothing changes on XLA: the code has no effect there. `--fail-on info` fails on it.",
 }
 
-_LANGUAGES = {"Dockerfile": "dockerfile", "notebook.ipynb": "json"}
+_LANGUAGES = {"Dockerfile": "dockerfile"}
 # Advice in a report-only rule's texts: a summary that ends in it ("...: use
 # xm.set_rng_state(seed)"), sentences of its why that start with it ("Use torch.where, ...").
-_ADVICE = ("use ", "save ", "keep ", "pass ", "read ", "choose ", "install ", "launch ", "remove ", "check ")
+_ADVICE = ("use ", "save ", "keep ", "pass ", "read ", "choose ", "install ", "launch ", "remove ", "check ", "select ")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 _CLAUSE = re.compile(r"(?:^|(?<=[:;])\s+)(?=\w)")
 
@@ -201,12 +201,27 @@ def _slug(heading: str) -> str:
     return kept.replace(" ", "-")
 
 
-def _fenced(example: Example, code: str) -> list[str]:
+def _fenced(example: Example, code: str, language: str | None = None) -> list[str]:
+    """``code`` in a fenced block; a notebook as its cells (and its metadata, if any)."""
+    if example.filename.endswith(".ipynb") and language is None:
+        return _notebook(example, code)
     fence = "```"
     while fence in code:
         fence += "`"
-    language = _LANGUAGES.get(example.filename, "python")
+    language = language or _LANGUAGES.get(example.filename, "python")
     return [fence + language, *code.rstrip("\n").splitlines(), fence]
+
+
+def _notebook(example: Example, text: str) -> list[str]:
+    notebook = json.loads(text)
+    lines: list[str] = []
+    for number, cell in enumerate(notebook.get("cells", []), 1):
+        source = "".join(cell.get("source", []))
+        kind = "python" if cell.get("cell_type") == "code" else "markdown"
+        lines += [f"Cell {number} ({cell.get('cell_type')}):", "", *_fenced(example, source, kind), ""]
+    if notebook.get("metadata"):
+        lines += ["Notebook metadata:", "", *_fenced(example, json.dumps(notebook["metadata"], indent=1), "json"), ""]
+    return lines[:-1]
 
 
 def _instead(rule: Rule) -> list[str]:

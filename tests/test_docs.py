@@ -162,3 +162,9 @@ def test_the_seed_check_finds_what_it_is_for() -> None:
     assert SEED_DOCUMENT.search("as the seed's recipe says") and SEED_DOCUMENT.search("the seed document")
     assert SEED_DOCUMENT.search("fixtures/launchers/seed_pytorch_estimator.py")
     assert not SEED_DOCUMENT.search("CUDA seeding ignores the seed; xm.set_rng_state(seed) seeds it")
+
+
+def test_a_notebook_example_shows_its_cells_and_metadata() -> None:
+    page = rule_docs.render_markdown_page(RULES_BY_CODE["XLN102"])
+    assert "Cell 1 (code):\n\n```python\nimport torch\n```" in page
+    assert 'Notebook metadata:\n\n```json\n{\n "accelerator": "GPU",' in page and '"cells"' not in page
