@@ -104,6 +104,7 @@ CONSEQUENCES = {
 }
 
 _LANGUAGES = {"Dockerfile": "dockerfile"}
+_FIX = "written by `xla-codemod convert`"
 # Advice in a report-only rule's texts: a summary that ends in it ("...: use
 # xm.set_rng_state(seed)"), sentences of its why that start with it ("Use torch.where, ...").
 _ADVICE = ("use ", "save ", "keep ", "pass ", "read ", "choose ", "install ", "launch ", "remove ", "check ", "select ")
@@ -128,7 +129,7 @@ def render_markdown_page(rule: Rule) -> str:
         "",
         f"{rule.summary}.",
         "",
-        f"Severity: **{rule.severity}**. Fix: {'written by `xla-codemod convert`' if rule.fixable else 'reported only'}."
+        f"Severity: **{rule.severity}**. Fix: {_FIX if rule.fixable else 'reported only'}."
         f" Family: [{family} {FAMILIES[family]}](README.md#{_slug(family + ' ' + FAMILIES[family])}).",
         "",
         "## Why it matters on XLA",
@@ -138,7 +139,8 @@ def render_markdown_page(rule: Rule) -> str:
         "## Example" if len(rule.examples) == 1 else "## Examples",
     ]
     for number, example in enumerate(rule.examples, 1):
-        lines += ["", _example_heading(example, number if len(rule.examples) > 1 else None), "", *_fenced(example, example.before)]
+        heading = _example_heading(example, number if len(rule.examples) > 1 else None)
+        lines += ["", heading, "", *_fenced(example, example.before)]
         if example.filename == RUNTIME:
             lines += ["", "is named by `xla-codemod doctor` while the script runs."]
         elif example.after is None:
@@ -146,7 +148,8 @@ def render_markdown_page(rule: Rule) -> str:
         elif rule.fixable:
             lines += ["", "becomes:", "", *_fenced(example, example.after)]
         else:
-            lines += ["", "is reported; the rest of the conversion (other rules) gives:", "", *_fenced(example, example.after)]
+            lines += ["", "is reported; the rest of the conversion (other rules) gives:", ""]
+            lines += _fenced(example, example.after)
     lines += ["", "## Use instead", "", *_instead(rule), "", "## Is the fix safe?", "", _safety(rule), ""]
     lines += [f"[All rules](README.md). `xla-codemod rules {rule.code}` prints this page in a terminal."]
     return "\n".join(lines) + "\n"
@@ -170,7 +173,8 @@ def render_markdown_index(rules: list[Rule]) -> str:
         members = [rule for rule in rules if family_of(rule.code) == prefix]
         if not members:
             continue
-        lines += ["", f"## {prefix} {title}", "", "| Code | Name | Severity | Fix | What it does |", "|---|---|---|---|---|"]
+        lines += ["", f"## {prefix} {title}", ""]
+        lines += ["| Code | Name | Severity | Fix | What it does |", "|---|---|---|---|---|"]
         lines += [
             f"| [{r.code}]({r.code}.md) | {r.name} | {r.severity} | {'fixed' if r.fixable else 'reported'} "
             f"| {r.summary.replace('|', chr(92) + '|')} |"
@@ -247,7 +251,8 @@ def _instead(rule: Rule) -> list[str]:
         where = f" (target {target})" if len(written) > 1 else ""
         code = "\n\n".join(block for block in blocks if block)
         if code:
-            lines += [f"What `xla-codemod convert` writes in the example{where}:", "", *_fenced(fences[target], code), ""]
+            lines += [f"What `xla-codemod convert` writes in the example{where}:", ""]
+            lines += [*_fenced(fences[target], code), ""]
         else:
             lines += [f"Nothing{where}: `xla-codemod convert` removes it.", ""]
     return lines[:-1]

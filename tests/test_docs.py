@@ -52,7 +52,8 @@ def test_a_fixed_rule_page_shows_the_fix_and_what_to_write() -> None:
     assert "Severity: **error**. Fix: written by `xla-codemod convert`." in page
     instead = page.split("## Use instead\n", 1)[1].split("\n## ", 1)[0]
     # What the fix adds in the example, each run of lines dedented: not the lines it keeps.
-    assert "```python\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n\nxm.optimizer_step(optimizer)\n" in instead
+    imports = "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+    assert f"```python\n{imports}\nxm.optimizer_step(optimizer)\n" in instead
     assert "loss.backward()" not in instead
     assert "Yes: `xla-codemod convert` writes this fix" in page
 
@@ -152,7 +153,9 @@ def user_facing_texts() -> dict[str, str]:
 
 def test_no_seed_in_user_facing_text() -> None:
     found = [
-        f"{where}: {match.group(0)!r}" for where, text in user_facing_texts().items() for match in SEED_DOCUMENT.finditer(text)
+        f"{where}: {match.group(0)!r}"
+        for where, text in user_facing_texts().items()
+        for match in SEED_DOCUMENT.finditer(text)
     ]
     assert not found, "say 'the AWS guide' or 'torch_xla 1.13' instead:\n" + "\n".join(found)
 
