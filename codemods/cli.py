@@ -84,7 +84,8 @@ def lint(**options: Any) -> None:
 
 @main.command()
 @click.argument("codes", nargs=-1)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True, help="markdown: the pages of docs/rules/ (every rule's, without CODE).")
 def rules(codes: tuple[str, ...], output_format: str) -> None:
     """List every rule (code, [*] if the tool fixes it, severity, summary), or print
     the page of each rule CODE names (a code or a prefix: why, examples)."""
@@ -95,6 +96,8 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     chosen = rule_docs.select(patterns)
     if output_format == "json":
         click.echo(rule_docs.render_json(chosen), nl=False)
+    elif output_format == "markdown":
+        click.echo(rule_docs.render_markdown(chosen), nl=False)
     else:
         click.echo(rule_docs.render_pages(chosen) if patterns else rule_docs.render_list(chosen), nl=False)
 

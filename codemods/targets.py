@@ -1,6 +1,6 @@
 """The names each target writes: the one place where torch_xla spellings live.
 
-The seed (AWS SageMaker Training Compiler guide) documents torch_xla 1.13; several of
+The AWS guide (SageMaker Training Compiler) documents torch_xla 1.13; several of
 its names are gone from torch_xla 2.9.  Rules ask for a *concept* ("device", "sync")
 and get back the target's spelling, so no rule carries a torch_xla string of its own.
 """
@@ -94,7 +94,7 @@ _COMMON = {
     "mp_device_loader": Api(PL, "MpDeviceLoader", "pl"),
     "add_step_closure": _xm("add_step_closure"),
     "master_print": _xm("master_print"),
-    # Gradients all-reduced by hand (the seed's AMP recipe for several processes).
+    # Gradients all-reduced by hand (the AWS guide's AMP recipe for several processes).
     "fetch_gradients": _xm("_fetch_gradients"),
     "all_reduce": _xm("all_reduce"),
     **{f"syncfree_{name}": Api(SYNCFREE, name, "syncfree") for name in SYNCFREE_OPTIMIZERS},

@@ -309,11 +309,14 @@ def test_checks_across_files_follow_the_selection_and_suppressions(tmp_path: Pat
     assert CliRunner().invoke(main, ["lint", str(tmp_path)]).exit_code == 0
 
 
-def test_the_readme_example_is_what_lint_prints(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(FIXTURES.parent)
-    readme = (FIXTURES.parent / "README.md").read_text()
-    shown = [line for line in readme.splitlines() if line.startswith("fixtures/launchers/seed_pytorch_estimator_broken.py:")]
-    result = CliRunner().invoke(main, ["lint", "fixtures/launchers/seed_pytorch_estimator_broken.py"])
+def test_the_documented_example_is_what_lint_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/launchers.md shows lint on the broken estimator, copied as launch.py."""
+    (tmp_path / "launch.py").write_bytes((FIXTURES / "launchers" / "seed_pytorch_estimator_broken.py").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    guide = (FIXTURES.parent / "docs" / "launchers.md").read_text()
+    assert "$ xla-codemod lint launch.py\n" in guide
+    shown = [line for line in guide.splitlines() if line.startswith("launch.py:")]
+    result = CliRunner().invoke(main, ["lint", "launch.py"])
     assert len(shown) == 4
     for line in shown:
         assert line.removesuffix("...") in result.output, line

@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import FIXTURES, git
+import yaml
+
+from tests.conftest import FIXTURES, ROOT, git
 
 PRE_COMMIT = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
 
@@ -47,7 +49,16 @@ def pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProces
 
 
 LINT = "      - id: xla-codemod-lint\n"
-CONVERT = "      - id: xla-codemod\n"
+CONVERT = "      - id: xla-codemod-convert\n"
+
+
+def test_hook_ids_say_what_they_do() -> None:
+    """A checking hook and a converting hook, each id naming the command it runs."""
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert {hook["id"]: hook["entry"] for hook in hooks} == {
+        "xla-codemod-lint": "xla-codemod lint",
+        "xla-codemod-convert": "xla-codemod convert",
+    }
 
 
 def test_lint_blocks_cuda_code_and_passes_once_converted(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]

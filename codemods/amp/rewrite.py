@@ -5,7 +5,7 @@ made to choose XLA and bfloat16.
 
 For the 2.9 target autocast runs on the XLA device type in bfloat16 (the precision XLA
 devices support; float16 requests become bfloat16).  The sagemaker target writes the
-seed's ``torch_xla.amp.autocast(device)`` and keeps the script's precision, as on the
+AWS guide's ``torch_xla.amp.autocast(device)`` and keeps the script's precision, as on the
 GPUs of the SageMaker Training Compiler.
 """
 

@@ -60,7 +60,7 @@ SYNCFREE_OPTIMIZER = Rule(
     "Under AMP, torch.optim SGD/Adam/AdamW become `torch_xla.amp.syncfree` versions",
     True,
     why="The sync-free optimizers take the scaler's found_inf as a device tensor, so skipping a step does not "
-    "stop the device to read a flag on the host (the seed's advice for AMP on XLA).",
+    "stop the device to read a flag on the host (the AWS guide's advice for AMP on XLA).",
     examples=(
         Example(
             "import torch\nscaler = torch.cuda.amp.GradScaler()\n"

@@ -173,7 +173,7 @@ DISTRIBUTED_SAMPLER = Rule(
 AMP_GRADIENT_ALL_REDUCE = Rule(
     "XLA607", "amp-gradient-all-reduce", "error",
     "Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", True,
-    why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the seed's "
+    why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
     "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
     examples=(example(
         """
@@ -259,7 +259,7 @@ DISTRIBUTED_MANUAL = Rule(
 MASTER_PRINT = Rule(
     "XLA610", "master-print", "info",
     "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
-    why="xm.master_print prints on the master process only, which is what the check said; it is the seed's "
+    why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
     "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
     examples=(example(
         """

@@ -6,7 +6,7 @@ Sources (a type missing here is reported as unknown, never guessed):
   figures the SDK itself uses when it cannot ask EC2.
 - EFA: the SDK's ``TrainingCompilerConfig.SUPPORTED_INSTANCE_TYPES_WITH_EFA``
   (``src/sagemaker/pytorch/training_compiler/config.py`` and the Hugging Face twin), the
-  seed document's examples (ml.p4d.24xlarge, ml.p3dn.24xlarge), and the EC2 user guide's
+  AWS guide's examples (ml.p4d.24xlarge, ml.p3dn.24xlarge), and the EC2 user guide's
   list of EFA instance types for ml.p4de.24xlarge and ml.p5.48xlarge.
 - CPU-only types (no GPU): the instance families of the SageMaker AI pricing page's
   training instances (m4, m5, c4, c5, c5n, r5).
