@@ -1,21 +1,18 @@
-"""Every rule on its before/after cases (tests/rule_cases.py): positive, negative and
-alias cases, each also converted twice to check idempotence."""
+"""Every rule on its own cases, read from the rule objects (codemods/*/rules.py, listed by
+tests/rule_cases.py): its documented examples and invalid cases (positive, alias) and its
+valid cases (negative).  Each gives the expected output, the rule's findings where it
+says (line, column, text of the message), and converted again changes nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 from codemods import RULES, convert_source
-from codemods.doctor import rules as doctor
 from codemods.rules import SEVERITIES
-from tests.launcher_rule_cases import LAUNCHER_CASES, RUN_CASES
-from tests.notebook_rule_cases import NOTEBOOK_CASES
-from tests.rule_cases import CASES, Case
-
-ALL_CASES = CASES + LAUNCHER_CASES + NOTEBOOK_CASES
+from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_rule_case(case: Case) -> None:
     conversion = convert_source(case.before, target=case.target, filename=case.filename)
     expected = case.after if case.after is not None else case.before
@@ -23,21 +20,27 @@ def test_rule_case(case: Case) -> None:
     fired = {f.rule for f in conversion.findings}
     if case.kind == "negative":
         assert case.rule not in fired
-    else:
+    elif not case.run_level:  # a rule across the files of a run fires on the run (tests/test_launchers.py)
         assert case.rule in fired
-    for line, text in case.expect:
+    for want in case.expect:
         assert any(
-            f.rule == case.rule and f.line == line and text in f.message for f in conversion.findings
-        ), f"no {case.rule} finding at line {line} saying {text!r}: {conversion.findings}"
+            f.rule == case.rule and f.line == want.line and f.col == want.column and want.message in f.message
+            for f in conversion.findings
+        ), f"no {case.rule} finding at {want.line}:{want.column} saying {want.message!r}: {conversion.findings}"
     again = convert_source(conversion.output, target=case.target, filename=case.filename)
     assert again.output == conversion.output
     assert not any(f.fixed for f in again.findings)
 
 
+def test_case_ids_are_unique() -> None:
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
 # XLD rules are what `xla-codemod doctor` sees at run time: tests/test_doctor*.py.
-@pytest.mark.parametrize("rule", [r.code for r in RULES if not r.code.startswith(doctor.PREFIX)])
+@pytest.mark.parametrize("rule", [r.code for r in CHECKED_RULES])
 def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
-    kinds = {c.kind for c in ALL_CASES if c.rule == rule} | {kind for code, kind, _ in RUN_CASES if code == rule}
+    kinds = {c.kind for c in CASES if c.rule == rule} | {kind for code, kind, _ in RUN_CASES if code == rule}
     assert kinds == {"positive", "negative", "alias"}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule
+from codemods.engine.rule import Example, Rule, invalid, valid
 
 AUTOCAST = Rule(
     "XLA202",
@@ -17,6 +17,125 @@ AUTOCAST = Rule(
             "import torch\nwith torch.cuda.amp.autocast():\n    loss = model(x)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "with torch.autocast(\"xla\", dtype=torch.bfloat16):\n    loss = model(x)\n",
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
+                out = model(x)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = model(x)
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            note="cpu-and-xla-autocast-stay",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            with torch.cuda.amp.autocast():
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            note="cuda-amp-default-float16",
+        ),
+        invalid(
+            """
+            import torch
+
+            with torch.cuda.amp.autocast(use_amp):
+                out = model(x)
+            with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):
+                out = model(x)
+            with torch.amp.autocast(device_type='cuda', enabled=args.amp):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+                out = model(x)
+            with torch.autocast("xla", dtype=torch.bfloat16, cache_enabled=False):
+                out = model(x)
+            with torch.autocast('xla', dtype=torch.bfloat16, enabled=args.amp):
+                out = model(x)
+            """,
+            note="positional-enabled-and-keywords",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda.amp import autocast
+
+            @autocast()
+            def forward(x):
+                return model(x)
+
+            with autocast(), torch.no_grad():
+                out = model(x)
+            ctx = nullcontext() if args.cpu else autocast(enabled=True)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            @torch.autocast("xla", dtype=torch.bfloat16)
+            def forward(x):
+                return model(x)
+
+            with torch.autocast("xla", dtype=torch.bfloat16), torch.no_grad():
+                out = model(x)
+            ctx = nullcontext() if args.cpu else torch.autocast("xla", dtype=torch.bfloat16, enabled=True)
+            """,
+            note="decorator-with-items-conditional",
+        ),
+        invalid(
+            """
+            import torch
+
+            with torch.cuda.amp.autocast(dtype=torch.float16):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="sagemaker-keeps-precision",
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch.cuda.amp import autocast as ac
+
+            with ac(enabled=True):
+                out = model(x)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            with th.autocast("xla", dtype=th.bfloat16, enabled=True):
+                out = model(x)
+            """,
+            alias=True,
         ),
     ),
 )
@@ -34,6 +153,59 @@ FLOAT16_AUTOCAST = Rule(
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.bfloat16):\n    loss = model(x)\n",
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=ptdtype)
+            """,
+            note="dtype-variable",
+        ),
+        valid(
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=torch.float16)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            ctx = torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)
+            """,
+            target="sagemaker",
+            note="sagemaker-keeps-precision",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=torch.float16)
+            """,
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)
+            """,
+        ),
+        invalid(
+            """
+            import torch as th
+
+            ctx = th.amp.autocast(device_type=device_type, dtype=th.half)
+            """,
+            """
+            import torch as th
+
+            ctx = th.amp.autocast(device_type=device_type, dtype=th.bfloat16)
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 GRAD_SCALER = Rule(
@@ -49,6 +221,90 @@ GRAD_SCALER = Rule(
             "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "scaler = torch.amp.GradScaler(\"xla\", enabled=use_amp)\n",
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler(init_scale=2.**10, enabled=use_amp)
+            other = torch.amp.GradScaler("cuda")
+            third = torch.amp.GradScaler(device="cuda", growth_interval=100)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            scaler = torch.amp.GradScaler("xla", init_scale=2.**10, enabled=use_amp)
+            other = torch.amp.GradScaler("xla")
+            third = torch.amp.GradScaler("xla", growth_interval=100)
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler(enabled=use_amp)
+            """,
+            target="sagemaker",
+            note="sagemaker",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda.amp import GradScaler as GS
+
+            scaler = GS()
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            scaler = torch.amp.GradScaler("xla")
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+            scaler = ShardedGradScaler(init_scale=2.0**10)
+            """,
+            """
+            import torch
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            scaler = ShardedGradScaler("xla", init_scale=2.0**10)
+            """,
+            note="sharded",
+        ),
+        invalid(
+            """
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+            scaler = ShardedGradScaler()
+            """,
+            target="sagemaker",
+            note="sharded-sagemaker",
         ),
     ),
 )
@@ -69,6 +325,59 @@ SYNCFREE_OPTIMIZER = Rule(
             "optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)\n",
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            """,
+            note="no-amp",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+            """,
+            """
+            import torch
+            import torch_xla.amp.syncfree as syncfree
+
+            scaler = torch.amp.GradScaler("xla")
+            optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            from torch.optim import SGD
+            from torch import optim as O
+
+            class Net(torch.nn.Module):
+                def configure_optimizers(self):
+                    return O.Adam(self.parameters()), SGD(self.parameters(), lr=0.1)
+
+            with torch.cuda.amp.autocast():
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp.syncfree as syncfree
+
+            class Net(torch.nn.Module):
+                def configure_optimizers(self):
+                    return syncfree.Adam(self.parameters()), syncfree.SGD(self.parameters(), lr=0.1)
+
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 AMP_OPTIMIZER = Rule(
@@ -87,6 +396,53 @@ AMP_OPTIMIZER = Rule(
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.cuda.amp.GradScaler(enabled=False)
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla", enabled=False)
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch.optim as O
+
+            scaler = torch.cuda.amp.GradScaler(enabled=False)
+            optimizer = O.AdamW(groups, **extra_args)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp.syncfree as syncfree
+
+            scaler = torch.amp.GradScaler("xla", enabled=False)
+            optimizer = syncfree.AdamW(groups, **extra_args)
+            """,
+            note="unpacked-kwargs",
+            alias=True,
+        ),
+    ),
 )
 
 SCALER_NOT_NEEDED = Rule(
@@ -103,6 +459,73 @@ SCALER_NOT_NEEDED = Rule(
             "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\")\n",
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+            scaler = torch.cuda.amp.GradScaler(enabled=(dtype == 'float16'))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            dtype = 'bfloat16'
+            scaler = torch.amp.GradScaler("xla", enabled=(dtype == 'float16'))
+            """,
+            note="enabled-for-float16-only",
+        ),
+        valid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler()
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler()
+            """,
+            target="sagemaker",
+            note="sagemaker-float16",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.cuda.amp.GradScaler()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla")
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            from torch.amp import GradScaler
+
+            scaler = GradScaler('cuda')
+            """,
+            """
+            import torch
+            import torch_xla
+            from torch.amp import GradScaler
+
+            scaler = GradScaler('xla')
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 PRECISION_CHOICE = Rule(
@@ -117,6 +540,55 @@ PRECISION_CHOICE = Rule(
         Example(
             "import torch\ndtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'\n",
             "import torch\ndtype = 'bfloat16'\n",
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+            """,
+            target="sagemaker",
+            note="sagemaker-keeps-precision",
+        ),
+        valid(
+            """
+            import torch
+
+            dtype = 'bfloat16' if args.bf16 else 'float16'
+            """,
+            note="no-cuda-check",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+            ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+            """,
+            """
+            import torch
+
+            dtype = 'bfloat16'
+            ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+            """,
+        ),
+        invalid(
+            """
+            from torch.cuda import is_bf16_supported
+            import torch as th
+
+            amp_dtype = th.bfloat16 if is_bf16_supported() else th.float16
+            """,
+            """
+            import torch as th
+
+            amp_dtype = th.bfloat16
+            """,
+            alias=True,
         ),
     ),
 )
@@ -137,6 +609,56 @@ AUTOCAST_DEVICE_TYPE = Rule(
             "ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)\n",
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            device_type = 'cuda' if 'cuda' in device else 'cpu'
+            print(device_type)
+            """,
+            note="not-for-autocast",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from contextlib import nullcontext
+
+            device = 'cuda' if torch.cuda.is_available() else 'cpu'
+            device_type = 'cuda' if 'cuda' in device else 'cpu'
+            ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from contextlib import nullcontext
+
+            device = 'xla'
+            device_type = 'xla' if 'xla' in device else 'cpu'
+            ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+            """,
+        ),
+        invalid(
+            """
+            import torch as th
+
+            amp_device = "cuda" if th.cuda.is_available() else "cpu"
+            with th.autocast(amp_device, dtype=th.bfloat16):
+                out = model(x)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            amp_device = "xla"
+            with th.autocast(amp_device, dtype=th.bfloat16):
+                out = model(x)
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 CUSTOM_AUTOGRAD_AMP = Rule(
@@ -152,6 +674,70 @@ CUSTOM_AUTOGRAD_AMP = Rule(
             "import torch\n@torch.cuda.amp.custom_fwd\ndef forward(ctx, x):\n    return x\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "@torch.amp.custom_fwd(device_type=\"xla\")\ndef forward(ctx, x):\n    return x\n",
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            @torch.amp.custom_fwd(device_type="xla")
+            def forward(ctx, x):
+                return x
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.cuda.amp.custom_bwd
+                def backward(ctx, g):
+                    return g
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="xla")
+                def backward(ctx, g):
+                    return g
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda.amp import custom_fwd as cf
+
+            @cf
+            def forward(ctx, x):
+                return x
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            @torch_xla.amp.custom_fwd
+            def forward(ctx, x):
+                return x
+            """,
+            target="sagemaker",
+            alias=True,
         ),
     ),
 )

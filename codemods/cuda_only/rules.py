@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, example
+from codemods.engine.rule import Example, Expected, Rule, example, invalid, valid
 
 THIRD_PARTY_CUDA = Rule(
     "XLA004",
@@ -19,6 +19,114 @@ THIRD_PARTY_CUDA = Rule(
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
     examples=(Example("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n"),),
+    valid=(
+        valid(
+            """
+            import torch
+            from timm.scheduler import create_scheduler
+            from transformers import get_scheduler
+
+            scheduler, _ = create_scheduler(args, optimizer)
+            lr_scheduler = get_scheduler("linear", optimizer, num_warmup_steps=0, num_training_steps=10)
+            """,
+            note="schedulers-need-nothing",
+        ),
+        valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            """,
+            note="torch-alternatives",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from apex import amp
+
+            model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            import timm.utils as tu
+
+            loss_scaler = tu.NativeScaler()
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import deepspeed
+            import torch
+            import bitsandbytes as bnb
+            from apex.optimizers import FusedLAMB
+            from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam
+
+            deepspeed.init_distributed()
+            optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
+            proj = bnb.nn.Linear4bit(64, 64)
+            lamb = FusedLAMB(model.parameters())
+            offload = DeepSpeedCPUAdam(model.parameters())
+            fused = FusedAdam(model.parameters())
+            engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=cfg)
+            """,
+            note="deepspeed-apex-bitsandbytes",
+            findings=(
+                Expected(7, 1, "NCCL process group"),
+                Expected(8, 13, "8-bit optimizer"),
+                Expected(9, 8, "quantized layer"),
+                Expected(10, 8, "Apex CUDA kernel"),
+                Expected(11, 11, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(12, 9, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(13, 27, "DeepSpeed, which does not run on XLA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            import xformers.ops as xops
+            from flash_attn import flash_attn_func
+
+
+            @triton.jit
+            def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+                offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2, mask=offsets < n)
+
+
+            y = flash_attn_func(q, k, v, causal=True)
+            z = xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())
+            """,
+            note="kernels-and-attention",
+            findings=(
+                Expected(8, 2, "Triton GPU kernel"),
+                Expected(14, 5, "scaled_dot_product_attention"),
+                Expected(15, 5, "`xops.memory_efficient_attention` is an xformers CUDA kernel"),
+                Expected(15, 56, "`xops.LowerTriangularMask` is an xformers CUDA kernel"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import flash_attn.flash_attn_interface as fai
+            from bitsandbytes.optim import Adam8bit as EightBitAdam
+
+            out = fai.flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_len, max_len)
+            optimizer = EightBitAdam(model.parameters())
+            """,
+            note="module-alias",
+            alias=True,
+            findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
+        ),
+    ),
 )
 
 FUSED_OPTIMIZER = Rule(
@@ -42,6 +150,47 @@ FUSED_OPTIMIZER = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=False, foreach=True)
+            opt = FusedOptimizer(model.parameters(), fused=True)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95), fused=True)
+            sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+            """,
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95))
+            sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+            """,
+            findings=(Expected(3, 79, "removed `fused=True`"), Expected(4, 51, "make sure it is False on XLA")),
+        ),
+        invalid(
+            """
+            from torch import optim as O
+
+            optimizer = O.Adam(params, fused=True)
+            """,
+            """
+            from torch import optim as O
+
+            optimizer = O.Adam(params)
+            """,
+            alias=True,
+            findings=(Expected(3, 28, "removed `fused=True`"),),
+        ),
+    ),
 )
 
 CUDA_SYNCHRONIZE = Rule(
@@ -63,6 +212,78 @@ CUDA_SYNCHRONIZE = Rule(
             xm.wait_device_ops()
             elapsed = time.time() - start
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            torch.cuda.synchronize()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+        ),
+        invalid(
+            """
+            import time
+            import torch
+
+            start = time.time()
+            out = model(x)
+            torch.cuda.synchronize()  # wait for the kernels
+            print(f"forward took {time.time() - start:.3f}s")
+            """,
+            """
+            import time
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            start = time.time()
+            out = model(x)
+            torch_xla.sync()
+            xm.wait_device_ops()  # wait for the kernels
+            print(f"forward took {time.time() - start:.3f}s")
+            """,
+            note="timing-needs-the-barrier-first",
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.cuda.synchronize(device)
+            """,
+            note="with-argument-reported",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            th.cuda.synchronize()
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            alias=True,
         ),
     ),
 )
@@ -99,6 +320,127 @@ CUDA_NO_EFFECT = Rule(
             """
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            loader = DataLoader(ds, pin_memory=False)
+            """,
+        ),
+        valid(
+            """
+            import os
+            import torch
+
+            os.environ["PJRT_DEVICE"] = "TPU"
+            level = os.environ.get("NCCL_DEBUG", "WARN")
+            """,
+            note="xla-environment",
+        ),
+        valid(
+            """
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                step()
+            """,
+            note="profiler-cpu-only",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            torch.backends.cudnn.benchmark = True
+            loader = DataLoader(ds, batch_size=8, pin_memory=True)
+            if args.clear:
+                torch.cuda.empty_cache()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            loader = DataLoader(ds, batch_size=8)
+            if args.clear:
+                pass
+            """,
+            note="removed",
+        ),
+        invalid(
+            """
+            import torch
+
+            kwargs = {'num_workers': 1, 'pin_memory': True}
+            loader = make_loader(ds, pin_memory=True)
+            torch.backends.cudnn.benchmark = choose_benchmark()
+            if torch.backends.cudnn.benchmark:
+                print("benchmark mode")
+            """,
+            note="reported-where-removal-is-not-safe",
+        ),
+        invalid(
+            """
+            import torch
+            import torch.backends.cudnn as cudnn
+            from torch.cuda import empty_cache
+            from torch.utils import data
+
+            cudnn.benchmark = True; empty_cache()
+            loader = data.DataLoader(
+                ds,
+                shuffle=True,
+                pin_memory=True,
+            )
+            """,
+            """
+            import torch
+            from torch.utils import data
+
+            loader = data.DataLoader(
+                ds,
+                shuffle=True,
+            )
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import os
+            import torch
+
+            os.environ["NCCL_DEBUG"] = "INFO"
+            os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+            """,
+            note="nccl-environment",
+            findings=(Expected(4, 1, "sets NCCL_DEBUG"), Expected(5, 1, "sets TORCH_NCCL_ASYNC_ERROR_HANDLING")),
+        ),
+        invalid(
+            """
+            import torch
+            from os import environ
+
+            environ["NCCL_IB_DISABLE"] = "1"
+            """,
+            note="environ-alias",
+            alias=True,
+            findings=(Expected(4, 1, "sets NCCL_IB_DISABLE"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                step()
+            """,
+            note="profiler-cuda-activity",
+            findings=(Expected(4, 48, "torch_xla.debug.profiler"),),
+        ),
+    ),
 )
 
 CUDA_MEMORY_STATS = Rule(
@@ -112,6 +454,34 @@ CUDA_MEMORY_STATS = Rule(
 
             print(f"memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB")
             """
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            print(xm.get_memory_info(device))
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            print(torch.cuda.memory_allocated() / 2**20)
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import max_memory_allocated as peak
+
+            print(peak())
+            """,
+            alias=True,
         ),
     ),
 )
@@ -132,6 +502,41 @@ CUDA_OOM = Rule(
             """
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            try:
+                step()
+            except RuntimeError:
+                shrink_batch()
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            try:
+                step()
+            except torch.cuda.OutOfMemoryError:
+                shrink_batch()
+            """,
+        ),
+        invalid(
+            """
+            import torch as th
+
+            try:
+                step()
+            except th.cuda.OutOfMemoryError:
+                pass
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 CUDA_SEED = Rule(
@@ -148,6 +553,32 @@ CUDA_SEED = Rule(
             """
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            torch.manual_seed(args.seed)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            torch.cuda.manual_seed_all(args.seed)
+            """,
+        ),
+        invalid(
+            """
+            import torch.cuda as tc
+
+            tc.manual_seed(1)
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 CUDA_API = Rule(
@@ -162,6 +593,50 @@ CUDA_API = Rule(
 
             print("training on", torch.cuda.get_device_name(0))
             """
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            print(torch.__version__)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            print(torch.cuda.get_device_name(0))
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            state = torch.cuda.get_rng_state()
+            """,
+            note="any-other-torch-cuda-api",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import device_count
+
+            ngpus = device_count()
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+
+            start = torch.cuda.Event(enable_timing=True)
+            """,
+            note="event-timing",
+            findings=(Expected(3, 9, "xm.wait_device_ops() and time.perf_counter()"),),
         ),
     ),
 )

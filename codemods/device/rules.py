@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, example
+from codemods.engine.rule import Example, Expected, Rule, example, invalid, valid
 
 NO_DEVICE = Rule(
     "XLA005",
@@ -20,6 +20,67 @@ NO_DEVICE = Rule(
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n"
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="a-training-function-handed-its-model",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(2, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+            """,
+            note="left-unchanged",
+        ),
+        invalid(
+            """
+            from torch import nn, optim as O
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = O.LBFGS(net.parameters())
+            for step in range(5):
+                def closure():
+                    opt.zero_grad()
+                    loss = net(x).sum()
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+            """,
+            note="lbfgs",
+            alias=True,
+        ),
+    ),
 )
 
 CUDA_DEVICE = Rule(
@@ -43,6 +104,129 @@ CUDA_DEVICE = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            device = torch.device("cpu")
+            print("cuda")
+            backend_type = "cuda"
+            """,
+            note="cpu-and-non-device-strings",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device() if USE_XLA else torch.device("cuda")
+            if args.tpu:
+                device = xm.xla_device()
+            else:
+                device = torch.device("cuda")
+            """,
+            note="xla-aware-branches",
+        ),
+        valid(
+            """
+            import torch
+
+            def describe(rank):
+                label = f"cuda:{rank}"
+                print("running on", label)
+            """,
+            note="string-not-used-as-device",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            noise = torch.randn(3, device="cuda:1")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            noise = torch.randn(3, device="xla")
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            parser.add_argument('--device', default='cuda')
+            local = torch.device(f"cuda:{rank}")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            parser.add_argument('--device', default='xla')
+            local = torch_xla.device()
+            """,
+            note="cli-default-and-fstring",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.device('cuda' if th.cuda.is_available() else 'cpu')
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            dev = torch_xla.device()
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            """,
+            target="sagemaker",
+            note="sagemaker",
+        ),
+        invalid(
+            """
+            import torch
+
+            def main_worker(rank):
+                loc = 'cuda:{:d}'.format(rank)
+                target = f"cuda:{rank}"
+                model = torch.nn.Linear(4, 2).to(torch.device(loc))
+                x = torch.randn(2, 4, device=target)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def main_worker(rank):
+                loc = "xla"
+                target = "xla"
+                model = torch.nn.Linear(4, 2).to(torch.device(loc))
+                x = torch.randn(2, 4, device=target)
+            """,
+            note="runtime-strings-in-any-name",
+            findings=(
+                Expected(5, 11, '\'cuda:{:d}\'.format(rank) -> "xla"'),
+                Expected(6, 14, 'f"cuda:{rank}" -> "xla"'),
+            ),
+        ),
+    ),
 )
 
 DOT_CUDA = Rule(
@@ -64,6 +248,49 @@ DOT_CUDA = Rule(
             model = Net().to(torch_xla.device())
             inputs = batch.to(torch_xla.device(), non_blocking=True)
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            use_gpu = torch.cuda.is_available()
+            x = x.to("cpu")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            model = Net().cuda()
+            x = x.cuda(non_blocking=True)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = Net().to(torch_xla.device())
+            x = x.to(torch_xla.device(), non_blocking=True)
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla as tx
+
+            model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla as tx
+
+            model.to(tx.device())
+            """,
+            note="existing-torch_xla-alias",
+            alias=True,
         ),
     ),
 )
@@ -93,6 +320,176 @@ INTEGER_DEVICE = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            epochs = 0
+            x = x.to(dtype)
+            y = y.to(torch.float16)
+            """,
+        ),
+        # nanoGPT hands its device string to set_device: the name is not an index, and the
+        # user's --device=cpu override must keep working.
+        valid(
+            """
+            import sys
+            import torch
+
+            device = 'cuda'
+            for arg in sys.argv[1:]:
+                key, value = arg[2:].split('=')
+                globals()[key] = value
+            if 'cuda' in device:
+                torch.cuda.set_device(device)
+            x = torch.zeros(2).to(device)
+            """,
+            """
+            import sys
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = 'xla'
+            for arg in sys.argv[1:]:
+                key, value = arg[2:].split('=')
+                globals()[key] = value
+            x = torch.zeros(2).to(device)
+            """,
+            note="string-device-given-to-set-device",
+        ),
+        valid(
+            """
+            import torch
+
+            def run(model, source, rank):
+                rank = "cpu"
+                return model(source.to(rank).to(torch.float16))
+            """,
+            note="a-string-rank-and-a-dtype",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = 0
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model.to(device)
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            rank = 0
+            torch.cuda.set_device(rank)
+            model = model.to(rank)
+            if rank == 0:
+                torch.save(model.state_dict(), "ckpt.pt")
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            rank = 0
+            model = model.to(torch_xla.device())
+            if rank == 0:
+                xm.save(model.state_dict(), "ckpt.pt")
+            """,
+            note="rank-stays-a-number",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            model = model.cuda(args.gpu)
+            batch = batch.to(args.gpu)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            model = model.to(torch_xla.device())
+            batch = batch.to(torch_xla.device())
+            """,
+            note="index-seen-in-cuda-call",
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = DDP(model, device_ids=[gpu_id])
+
+                def run(self, source):
+                    return self.model(source.to(self.gpu_id))
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = DDP(model)
+
+                def run(self, source):
+                    return self.model(source.to(torch_xla.device()))
+            """,
+            note="an-attribute-that-holds-the-index",
+        ),
+        invalid(
+            """
+            import torch
+
+            def train(model, batch, gpu):
+                return model(batch.to(gpu))
+
+            def worker(rank, model, batch):
+                torch.cuda.set_device(rank)
+                train(model, batch, rank)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def train(model, batch, gpu):
+                return model(batch.to(torch_xla.device()))
+
+            def worker(rank, model, batch):
+                train(model, batch, rank)
+            """,
+            note="passed-to-a-parameter",
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = model
+
+                def run(self, source):
+                    return self.model(source.to(self.gpu_id))
+            """,
+            note="named-like-an-index-reported",
+        ),
+    ),
 )
 
 CUDA_AVAILABLE_DEVICE = Rule(
@@ -117,6 +514,196 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            pin = torch.cuda.is_available()
+            loader = DataLoader(ds, pin_memory=pin)
+            if torch.cuda.is_available():
+                torch.cuda.manual_seed_all(0)
+            """,
+            note="not-a-device-choice",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                # move the model to the GPU
+                model.cuda()
+            else:
+                print("cpu only")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            # move the model to the GPU
+            model.to(torch_xla.device())
+            """,
+            note="if-statement",
+        ),
+        invalid(
+            """
+            import torch
+
+            cuda = True if torch.cuda.is_available() else False
+            Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
+            """,
+            note="flag-blocked-by-cuda-only-code",
+        ),
+        invalid(
+            """
+            import torch
+
+            for x, y in loader:
+                if torch.cuda.is_available():  # move the batch
+                    x = x.cuda()
+                    # the targets stay on the host
+                else:
+                    x = x.float()
+                    # nothing to move
+                print(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                # move the batch
+                x = x.to(torch_xla.device())
+                # the targets stay on the host
+                print(x)
+            """,
+            note="unwrapped-block-keeps-its-comments",
+        ),
+        invalid(
+            """
+            import torch
+
+            for x in loader:
+                if torch.cuda.is_available():
+                    x = x.cuda()
+                elif torch.cuda.device_count() == 0:
+                    x = x.float()
+                # LibCST gives this line to the elif's block
+                    # and this one
+                print(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x in loader:
+                x = x.to(torch_xla.device())
+                # LibCST gives this line to the elif's block
+                # and this one
+                print(x)
+            """,
+            note="removed-branch-keeps-the-comments-after-it",
+        ),
+        invalid(
+            """
+            import torch
+
+            use_accel = not args.no_accel and torch.accelerator.is_available()
+            if use_accel:
+                device = torch.accelerator.current_accelerator()
+            else:
+                device = torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            use_accel = not args.no_accel
+            if use_accel:
+                device = torch.device("xla")
+            else:
+                device = torch.device("cpu")
+            """,
+            note="torch-accelerator",
+        ),
+        invalid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            note="guard-of-ported-code",
+        ),
+        invalid(
+            """
+            import torch
+
+            if args.mps:
+                device = torch.device("mps")
+            elif torch.cuda.is_available():  # GPU
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if args.mps:
+                device = torch.device("mps")
+            else:  # GPU
+                device = torch_xla.device()
+            """,
+            note="elif",
+        ),
+        invalid(
+            """
+            import torch
+
+            def warm_up():
+                if not torch.cuda.is_available():
+                    torch.cuda.synchronize()
+            """,
+            """
+            import torch
+
+            def warm_up():
+                pass
+            """,
+            note="branch-that-never-runs-is-removed",
+        ),
+        invalid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # xla-codemod: ignore[XLA101]
+            """,
+            note="suppressed-device-keeps-its-check",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            device = 'cuda' if th.cuda.is_available() else 'cpu'
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = 'xla'
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 CUDA_CHECK = Rule(
@@ -132,6 +719,67 @@ CUDA_CHECK = Rule(
 
             workers = 4 if torch.cuda.is_available() else 0
             """
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            if device.type == 'xla':
+                pass
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            if x.is_cuda:
+                x = x.half()
+            if device == 'cuda':
+                cudnn.benchmark = True
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            use_amp = torch.cuda.is_available()
+            """,
+            note="availability-kept",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            on_gpu = 'cuda:0' == str(th.device(args.device))
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+
+            if device.type in ('cuda',):
+                torch.backends.cudnn.benchmark = True
+            if device.type != "cuda":
+                print("no GPU: this will be slow")
+            """,
+            """
+            import torch
+
+            if device.type in ('cuda',):
+                pass
+            if device.type != "cuda":
+                print("no GPU: this will be slow")
+            """,
+            note="membership-and-negation",
+            findings=(
+                Expected(3, 4, "`device.type in ('cuda',)` is False"),
+                Expected(5, 4, "is True on the XLA device"),
+            ),
         ),
     ),
 )
@@ -156,6 +804,66 @@ SET_DEVICE = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            xla_runtime.set_device(0)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            def setup(rank):
+                torch.accelerator.set_device_index(rank)
+                return torch.accelerator.current_accelerator()
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def setup(rank):
+                return torch.device("xla")
+            """,
+            note="torch-accelerator",
+        ),
+        invalid(
+            """
+            import torch
+
+            def setup(gpu):
+                # pin this process to its GPU
+                torch.cuda.set_device(gpu)
+            """,
+            """
+            import torch
+
+            def setup(gpu):
+                # pin this process to its GPU
+                pass
+            """,
+            note="only-statement",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import set_device
+
+            set_device(args.local_rank)
+            train()
+            """,
+            """
+            import torch
+
+            train()
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 CUDA_TENSOR_TYPE = Rule(
@@ -175,6 +883,44 @@ CUDA_TENSOR_TYPE = Rule(
 
             noise = torch.FloatTensor(batch_size, 100).to(torch_xla.device()).normal_()
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            idx = torch.LongTensor(4).zero_()
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            idx = torch.cuda.LongTensor(4).zero_()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            idx = torch.LongTensor(4).to(torch_xla.device()).zero_()
+            """,
+        ),
+        invalid(
+            """
+            import torch as th
+
+            w = th.cuda.FloatTensor(2, 2)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            w = th.FloatTensor(2, 2).to(torch_xla.device())
+            """,
+            alias=True,
         ),
     ),
 )
@@ -208,6 +954,96 @@ GUARDED_INPUT_MOVE = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            model = model.cuda(args.gpu)
+            if args.gpu is not None:
+                images = images.cuda(args.gpu, non_blocking=True)
+                print("moved")
+            output = model(images)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = model.to(torch_xla.device())
+            if args.gpu is not None:
+                images = images.to(torch_xla.device(), non_blocking=True)
+                print("moved")
+            output = model(images)
+            """,
+            note="the-guard-does-more-than-move",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            if args.gpu is not None:
+                model = model.cuda(args.gpu)
+            else:
+                model = torch.nn.DataParallel(model).cuda()
+            if args.gpu is not None:
+                images = images.cuda(args.gpu, non_blocking=True)
+            output = model(images)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if args.gpu is not None:
+                model = model.to(torch_xla.device())
+            else:
+                model = model.to(torch_xla.device())
+            images = images.to(torch_xla.device(), non_blocking=True)
+            output = model(images)
+            """,
+            note="data-parallel-moved-them",
+        ),
+        invalid(
+            """
+            import torch
+
+            model.to(device)
+            if args.gpu is not None:
+                images = images.cuda(args.gpu, non_blocking=True)
+            output = model(images)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model.to(device)
+            if args.gpu is not None:
+                images = images.to(torch_xla.device(), non_blocking=True)
+            output = model(images)
+            """,
+            note="model-device-may-be-the-cpu-reported",
+        ),
+        invalid(
+            """
+            import torch.nn as tnn
+
+            net = tnn.DataParallel(net).cuda() if args.gpu is None else net.cuda(args.gpu)
+            if args.gpu is not None:
+                x = x.cuda(args.gpu)
+            loss = tnn.functional.mse_loss(net(x), y)
+            """,
+            """
+            import torch.nn as tnn
+            import torch_xla
+
+            net = net.to(torch_xla.device()) if args.gpu is None else net.to(torch_xla.device())
+            x = x.to(torch_xla.device())
+            loss = tnn.functional.mse_loss(net(x), y)
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 DEVICE_GENERATOR = Rule(
@@ -233,6 +1069,65 @@ DEVICE_GENERATOR = Rule(
             g = torch.Generator()
             g.manual_seed(42)
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            g = torch.Generator(device="cpu")
+            h = torch.Generator()
+            """,
+            note="cpu-generators",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            sample_rng = torch.Generator(device=device)
+            sample_rng.manual_seed(42)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            sample_rng = torch.Generator()
+            sample_rng.manual_seed(42)
+            """,
+            note="device-variable",
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            g = torch.Generator(torch_xla.device()).manual_seed(0)
+            """,
+            """
+            import torch
+
+            g = torch.Generator().manual_seed(0)
+            """,
+            note="already-ported-xla-device",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            gen = th.Generator(device="cuda:0")
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            gen = th.Generator()
+            """,
+            alias=True,
         ),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, example, invalid, valid
 
 XLA_PROCESS_GROUP = Rule(
     "XLA601", "xla-process-group", "error",
@@ -26,6 +26,96 @@ XLA_PROCESS_GROUP = Rule(
             dist.init_process_group("xla", init_method="xla://")
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed as dist
+
+            def setup(rank, world):
+                dist.init_process_group(backend="nccl", init_method="env://", rank=rank, world_size=world)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(rank, world):
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="keyword-backend",
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+
+            backend = "nccl"
+
+            def setup():
+                dist.init_process_group(backend)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            backend = "xla"
+
+            def setup():
+                dist.init_process_group(backend, init_method="xla://")
+            """,
+            note="backend-variable",
+        ),
+        invalid(
+            """
+            from torch.distributed import init_process_group as ipg
+
+            def setup():
+                ipg("gloo")
+            """,
+            """
+            from torch.distributed import init_process_group as ipg
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup():
+                ipg("xla", init_method="xla://")
+            """,
+            note="from-import",
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(rank):
+                device = torch.device(f"cuda:{rank}")
+                backend = torch.distributed.get_default_backend_for_device(device)
+                dist.init_process_group(backend=backend)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(rank):
+                device = torch_xla.device()
+                backend = "xla"
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="default-backend-for-the-device",
+        ),
+    ),
 )
 
 XLA_RANKS = Rule(
@@ -59,6 +149,122 @@ XLA_RANKS = Rule(
             world_size = xr.world_size()
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import os
+            import torch
+
+            def main():
+                workers = int(os.environ.get("NUM_WORKERS", 4))
+                x = torch.zeros(workers)
+            """,
+            note="other-env",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                world = dist.get_world_size()
+                dist.init_process_group("nccl")
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main():
+                local_rank = xr.local_ordinal()
+                world = xr.world_size()
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="env-ranks",
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+            def main():
+                D.init_process_group("nccl")
+                rank = D.get_rank()
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main():
+                D.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+            """,
+            note="dist-alias",
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def train(rank, world_size, lr):
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                mp.spawn(train, args=(world_size, lr), nprocs=world_size)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size, lr):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                torch_xla.launch(train, args=(world_size, lr))
+            """,
+            note="count-also-used-by-launcher",
+            findings=(Expected(11, 16, "the launching process still sees 0"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def train(rank, world_size):
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                print(f"{world_size} processes")
+                mp.spawn(train, args=(world_size,), nprocs=world_size)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                print(f"{world_size} processes")
+                torch_xla.launch(train, args=(world_size,))
+            """,
+            note="guarded-or-logged-count",
+        ),
+    ),
 )
 
 XLA_LAUNCH = Rule(
@@ -90,6 +296,109 @@ XLA_LAUNCH = Rule(
             torch_xla.launch(train, args=(8,))
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+
+            def main():
+                model = torch.nn.Linear(2, 2)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            note="one-device",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                rank = int(os.environ["RANK"])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="torchrun-main-guard",
+        ),
+        invalid(
+            """
+            from torch.multiprocessing import spawn
+
+
+            def worker(index):
+                pass
+
+
+            if __name__ == "__main__":
+                spawn(worker, nprocs=2)
+            """,
+            """
+            import torch_xla
+
+
+            def worker(index):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(worker)
+            """,
+            note="spawn-from-import",
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def _mp_fn(index, flags):
+                pass
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=({},), nprocs=8, start_method="fork")
+            """,
+            """
+            import torch_xla
+
+
+            def _mp_fn(index, flags):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=({},), start_method="fork")
+            """,
+            note="old-xmp-spawn",
+        ),
+    ),
 )
 
 DDP_DEVICE_IDS = Rule(
@@ -113,6 +422,51 @@ DDP_DEVICE_IDS = Rule(
             return DDP(model)
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model)
+            """,
+            note="no-device-ids",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            dist.init_process_group("nccl")
+            model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0], output_device=0)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            dist.init_process_group("xla", init_method="xla://")
+            model = torch.nn.parallel.DistributedDataParallel(model)
+            """,
+            note="ddp-keywords",
+        ),
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model, [local_rank])
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model)
+            """,
+            note="positional-device-ids",
+            alias=True,
+        ),
+    ),
 )
 
 DATA_PARALLEL = Rule(
@@ -139,6 +493,47 @@ DATA_PARALLEL = Rule(
             return model
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+            state = model.module.state_dict()
+            """,
+            note="no-data-parallel",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.DataParallel(model)
+            torch.save(model.module.state_dict(), "m.pt")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.save(model.state_dict(), "m.pt")
+            """,
+            note="module-access",
+        ),
+        invalid(
+            """
+            from torch.nn import DataParallel as DP
+
+            net = DP(build()).cuda()
+            """,
+            """
+            import torch_xla
+
+            net = build().to(torch_xla.device())
+            """,
+            note="from-import",
+            alias=True,
+        ),
+    ),
 )
 
 DISTRIBUTED_SAMPLER = Rule(
@@ -168,6 +563,77 @@ DISTRIBUTED_SAMPLER = Rule(
             return DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            loader = DataLoader(dataset, batch_size=8, shuffle=True)
+            """,
+            note="one-device-loader",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+
+            def main():
+                dist.init_process_group("nccl")
+                loader = DataLoader(dataset, batch_size=8, shuffle=True)
+                for epoch in range(3):
+                    for x, y in loader:
+                        loss = model(x, y)
+                        loss.backward()
+                        optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                loader = DataLoader(dataset, batch_size=8, shuffle=False, sampler=torch.utils.data.distributed.DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True))
+                for epoch in range(3):
+                    loader.sampler.set_epoch(epoch)
+                    for x, y in loader:
+                        loss = model(x, y)
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                        torch_xla.sync()
+            """,
+            note="loader-gets-sampler",
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler as DS
+
+            dist.init_process_group("nccl")
+            sampler = DS(dataset, shuffle=True)
+            """,
+            """
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler as DS
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            dist.init_process_group("xla", init_method="xla://")
+            sampler = DS(dataset, shuffle=True, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+            """,
+            note="sampler-alias",
+            alias=True,
+        ),
+    ),
 )
 
 AMP_GRADIENT_ALL_REDUCE = Rule(
@@ -212,6 +678,88 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
                 torch_xla.sync()
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("nccl")
+                model = DDP(model)
+                scaler = torch.cuda.amp.GradScaler()
+                for x, y in loader:
+                    with torch.cuda.amp.autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("xla", init_method="xla://")
+                model = DDP(model)
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+                    torch_xla.sync()
+            """,
+            note="ddp-reduces",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed as D
+            from torch.cuda.amp import GradScaler, autocast
+
+
+            def train(loader, model, opt):
+                D.init_process_group("nccl")
+                scaler = GradScaler()
+                for x, y in loader:
+                    with autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+            """
+            import torch.distributed as D
+            import torch.amp
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def train(loader, model, opt):
+                D.init_process_group("xla", init_method="xla://")
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    xm.all_reduce("sum", xm._fetch_gradients(opt), scale=1.0 / xr.world_size())
+                    scaler.step(opt)
+                    scaler.update()
+                    torch_xla.sync()
+            """,
+            note="amp-from-import",
+            alias=True,
+        ),
+    ),
 )
 
 HOGWILD = Rule(
@@ -226,6 +774,41 @@ HOGWILD = Rule(
         workers = [mp.Process(target=train, args=(model,)) for _ in range(4)]
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+            model.share_memory()
+            """,
+            note="share-memory-alone",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.multiprocessing as mp
+
+            model.share_memory()
+            processes = []
+            for rank in range(4):
+                p = mp.Process(target=train, args=(model,))
+                p.start()
+            """,
+            note="hogwild",
+        ),
+        invalid(
+            """
+            import multiprocessing
+            import torch
+
+            model.share_memory()
+            p = multiprocessing.Process(target=train, args=(model,))
+            """,
+            note="multiprocessing-process",
+            alias=True,
+        ),
+    ),
 )
 
 DISTRIBUTED_MANUAL = Rule(
@@ -254,6 +837,60 @@ DISTRIBUTED_MANUAL = Rule(
             return os.environ["RANK"]
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401
+
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+                port = os.environ.get("MASTER_PORT", "12355")
+            """,
+            note="ported",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            dist.init_process_group("nccl")
+            rank = os.environ["RANK"]
+            """,
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            dist.init_process_group("xla", init_method="xla://")
+            rank = os.environ["RANK"]
+            """,
+            note="raw-env",
+        ),
+        invalid(
+            """
+            import os as O
+            import torch.distributed as dist
+
+            dist.init_process_group("nccl")
+            world = O.getenv("WORLD_SIZE")
+            """,
+            """
+            import os as O
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            dist.init_process_group("xla", init_method="xla://")
+            world = O.getenv("WORLD_SIZE")
+            """,
+            note="getenv",
+            alias=True,
+        ),
+    ),
 )
 
 MASTER_PRINT = Rule(
@@ -282,6 +919,90 @@ MASTER_PRINT = Rule(
             xm.master_print(f"loss {loss:.3f}")
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch.distributed as dist
+
+
+            def main(local_rank):
+                dist.init_process_group("nccl")
+                if local_rank == 0:
+                    print("once per host")
+                if dist.get_rank() == 0:
+                    print("saving")
+                    save()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main(local_rank):
+                dist.init_process_group("xla", init_method="xla://")
+                if local_rank == 0:
+                    print("once per host")
+                if xr.global_ordinal() == 0:
+                    print("saving")
+                    save()
+            """,
+            note="local-rank-or-more-than-a-print",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                if rank == 0:
+                    print("starting", flush=True)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+                xm.master_print("starting", flush=True)
+            """,
+            note="rank-variable",
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+
+            def main():
+                D.init_process_group("nccl")
+                master_process = D.get_rank() == 0
+                if master_process:
+                    print("hello")
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                D.init_process_group("xla", init_method="xla://")
+                master_process = xr.global_ordinal() == 0
+                xm.master_print("hello")
+            """,
+            note="master-flag",
+            alias=True,
+        ),
+    ),
 )
 
 MODULE_LEVEL_DISTRIBUTED = Rule(
@@ -319,6 +1040,87 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
         device = "xla"
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import os
+            import torch.distributed as dist
+
+
+            def main():
+                if int(os.environ.get("RANK", -1)) != -1:
+                    dist.init_process_group(backend="nccl")
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                if True:
+                    dist.init_process_group("xla", init_method="xla://")
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="a-function-the-launcher-starts",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                assert torch.cuda.is_available(), "needs CUDA"
+                dist.init_process_group(backend="nccl")
+                rank = int(os.environ["RANK"])
+            """,
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+            """,
+            note="check-kept",
+        ),
+        invalid(
+            """
+            import os as O
+            from torch.distributed import init_process_group as setup
+
+            if "LOCAL_RANK" in O.environ:
+                setup("nccl")
+            """,
+            """
+            import os as O
+            from torch.distributed import init_process_group as setup
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            if "LOCAL_RANK" in O.environ:
+                setup("xla", init_method="xla://")
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Rule, example, invalid, valid
 
 XLA_FSDP = Rule(
     "XLA611", "xla-fsdp", "error",
@@ -44,6 +44,175 @@ XLA_FSDP = Rule(
             return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=xla_wrap.size_based_auto_wrap_policy, compute_dtype=torch.bfloat16, buffer_dtype=torch.float32, fp32_reduce_scatter=True)
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch_xla.distributed.fsdp as xla_fsdp
+            from torch_xla.distributed.fsdp.wrap import size_based_auto_wrap_policy
+
+
+            def wrap(model):
+                return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=size_based_auto_wrap_policy)
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy
+
+
+            def wrap(model, local_rank):
+                return FSDP(
+                    model,
+                    sharding_strategy=ShardingStrategy.SHARD_GRAD_OP,
+                    mixed_precision=MixedPrecision(param_dtype=torch.float16, reduce_dtype=torch.float32),
+                    device_id=local_rank,
+                )
+            """,
+            """
+            import torch
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def wrap(model, local_rank):
+                return xla_fsdp.XlaFullyShardedDataParallel(
+                    model,
+                    reshard_after_forward=False,
+                    compute_dtype=torch.bfloat16,
+                    buffer_dtype=torch.float32,
+                    fp32_reduce_scatter=True,
+                )
+            """,
+            note="mixed-precision-and-strategy",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train(model, loader):
+                model = FSDP(model)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    loss = model(x).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def train(model, loader):
+                model = xla_fsdp.XlaFullyShardedDataParallel(model)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    loss = model(x).sum()
+                    loss.backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+            note="plain-optimizer-step",
+        ),
+        invalid(
+            """
+            import functools
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
+            from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
+
+            bf16 = MixedPrecision(param_dtype=torch.bfloat16, buffer_dtype=torch.bfloat16)
+
+
+            def wrap(model, block, use_bf16):
+                policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={block})
+                return FSDP(model, auto_wrap_policy=policy, mixed_precision=bf16 if use_bf16 else None)
+            """,
+            """
+            import functools
+            import torch
+            from torch.distributed.fsdp import MixedPrecision
+            import torch_xla.distributed.fsdp as xla_fsdp
+            import torch_xla.distributed.fsdp.wrap as xla_wrap
+
+            bf16 = MixedPrecision(param_dtype=torch.bfloat16, buffer_dtype=torch.bfloat16)
+
+
+            def wrap(model, block, use_bf16):
+                policy = functools.partial(xla_wrap.transformer_auto_wrap_policy, transformer_layer_cls={block})
+                return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=policy, compute_dtype=torch.bfloat16 if use_bf16 else None, buffer_dtype=torch.bfloat16 if use_bf16 else None)
+            """,
+            note="policy-by-name",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
+
+
+            def wrap(model):
+                return FSDP(model, mixed_precision=MixedPrecision(param_dtype=torch.float16), device_id=torch.cuda.current_device())
+            """,
+            target="sagemaker",
+            note="sagemaker-reported",
+        ),
+        invalid(
+            """
+            import torch.distributed.fsdp as fsdp
+            from torch.distributed.fsdp import wrap as wrapping
+
+
+            def wrap(model):
+                model = fsdp.FullyShardedDataParallel(model, auto_wrap_policy=wrapping.always_wrap_policy)
+                assert isinstance(model, fsdp.FullyShardedDataParallel)
+                return model
+            """,
+            """
+            import torch_xla.distributed.fsdp as xla_fsdp
+            import torch_xla.distributed.fsdp.wrap as xla_wrap
+
+
+            def wrap(model):
+                model = xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=xla_wrap.always_wrap_policy)
+                assert isinstance(model, xla_fsdp.XlaFullyShardedDataParallel)
+                return model
+            """,
+            note="module-alias",
+            alias=True,
+        ),
+        invalid(
+            """
+            import functools
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def big_enough(module, recurse, nonwrapped_numel, min_params=10**6):
+                return recurse or nonwrapped_numel >= min_params
+
+
+            def wrap(model):
+                return FSDP(model, auto_wrap_policy=functools.partial(big_enough, min_params=1000))
+            """,
+            """
+            import functools
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def big_enough(module, recurse, unwrapped_params, min_params=10**6):
+                return recurse or unwrapped_params >= min_params
+
+
+            def wrap(model):
+                return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=functools.partial(big_enough, min_params=1000))
+            """,
+            note="torch-style-policy",
+        ),
+    ),
 )
 
 FSDP_MANUAL = Rule(
@@ -69,6 +238,108 @@ FSDP_MANUAL = Rule(
             return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True))
         """,
     ),),
+    valid=(
+        valid(
+            """
+            from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
+
+
+            def wrap(model):
+                return FSDP(model, cpu_offload=CPUOffload(offload_params=False), sync_module_states=False, use_orig_params=True)
+            """,
+            """
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def wrap(model):
+                return xla_fsdp.XlaFullyShardedDataParallel(model)
+            """,
+            note="defaults-dropped",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed.fsdp as fsdp
+            from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+
+
+            def wrap(model, Block):
+                return fsdp.FullyShardedDataParallel(
+                    model, auto_wrap_policy=ModuleWrapPolicy({Block}), sharding_strategy=fsdp.ShardingStrategy.NO_SHARD
+                )
+            """,
+            """
+            import torch.distributed.fsdp as fsdp
+            import functools
+            import torch_xla.distributed.fsdp as xla_fsdp
+            import torch_xla.distributed.fsdp.wrap as xla_wrap
+
+
+            def wrap(model, Block):
+                return xla_fsdp.XlaFullyShardedDataParallel(
+                    model, auto_wrap_policy=functools.partial(xla_wrap.transformer_auto_wrap_policy, transformer_layer_cls={Block}), sharding_strategy=fsdp.ShardingStrategy.NO_SHARD
+                )
+            """,
+            note="wrap-policy-and-no-shard",
+        ),
+        invalid(
+            """
+            from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
+
+
+            def wrap(model):
+                return FSDP(model, cpu_offload=CPUOffload(offload_params=True), sync_module_states=True)
+            """,
+            """
+            from torch.distributed.fsdp import CPUOffload
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def wrap(model):
+                return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True), sync_module_states=True)
+            """,
+            note="offload-and-sync",
+        ),
+        invalid(
+            """
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def big_enough(module, recurse, nonwrapped_numel, unwrapped_params=None):
+                return recurse or nonwrapped_numel >= 1000
+
+
+            def wrap(model):
+                return FSDP(model, auto_wrap_policy=big_enough)
+            """,
+            """
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def big_enough(module, recurse, nonwrapped_numel, unwrapped_params=None):
+                return recurse or nonwrapped_numel >= 1000
+
+
+            def wrap(model):
+                return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=big_enough)
+            """,
+            note="torch-style-policy-kept",
+        ),
+        invalid(
+            """
+            from torch.distributed.fsdp import fully_shard as shard
+
+
+            def wrap(model):
+                for block in model.blocks:
+                    shard(block)
+                shard(model)
+            """,
+            note="fsdp2",
+            alias=True,
+        ),
+    ),
 )
 
 FSDP_STATE_DICT = Rule(
@@ -100,6 +371,87 @@ FSDP_STATE_DICT = Rule(
                 xm.save(model.state_dict(), "model.pt")
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def save(model, ema, path):
+                model = FSDP(model)
+                torch.save(ema.state_dict(), path)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def save(model, ema, path):
+                model = xla_fsdp.XlaFullyShardedDataParallel(model)
+                xm.save(ema.state_dict(), path)
+            """,
+            note="other-model",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, FullStateDictConfig, StateDictType
+
+
+            def save(model):
+                config = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, config):
+                    state = model.state_dict()
+                return state
+            """,
+            note="state-dict-type",
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = FSDP(model)
+
+                def save(self, path):
+                    torch.save(self.model.state_dict(), path)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = xla_fsdp.XlaFullyShardedDataParallel(model)
+
+                def save(self, path):
+                    xm.save(self.model.state_dict(), path)
+            """,
+            note="sharded-state-dict",
+        ),
+        invalid(
+            """
+            import torch.distributed.checkpoint as dcp
+            from torch.distributed.checkpoint.state_dict import get_state_dict as state_of
+
+
+            def save(model, optimizer):
+                model_state, optimizer_state = state_of(model, optimizer)
+                dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id="ckpt")
+            """,
+            note="distributed-checkpoint",
+            alias=True,
+        ),
+    ),
 )
 
 RULES = (XLA_FSDP, FSDP_MANUAL, FSDP_STATE_DICT)

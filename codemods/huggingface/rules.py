@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule
+from codemods.engine.rule import Example, Rule, invalid, valid
 
 _TRAINER = """\
 from transformers import Trainer, TrainingArguments
@@ -31,6 +31,121 @@ TRAINER_XLA_OPTIMIZER = Rule(
         _TRAINER.format(args="", extra=""),
         _TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
     ),),
+    valid=(
+        valid(
+            """
+            from transformers import Trainer, TrainingArguments, is_torch_xla_available
+
+            args = TrainingArguments(output_dir="out", optim="adamw_torch_xla" if is_torch_xla_available() else "adamw_torch", dataloader_num_workers=2)
+            trainer = Trainer(model=model, args=args)
+            """,
+            note="xla-aware",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import transformers as tf
+
+            args = tf.TrainingArguments("out", optim='adamw_torch', dataloader_num_workers=2)
+            trainer = tf.Trainer(model=model, args=args)
+            """,
+            """
+            import transformers as tf
+
+            args = tf.TrainingArguments("out", optim='adamw_torch_xla', dataloader_num_workers=2)
+            trainer = tf.Trainer(model=model, args=args)
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            from transformers import Trainer, TrainingArguments
+
+
+            def main():
+                args = TrainingArguments(
+                    output_dir="out",
+                    per_device_train_batch_size=8,
+                    dataloader_num_workers=4,
+                )
+                trainer = Trainer(model=model, args=args, train_dataset=train_set)
+                trainer.train()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            from transformers import Trainer, TrainingArguments
+
+
+            def main():
+                args = TrainingArguments(
+                    output_dir="out",
+                    per_device_train_batch_size=8,
+                    dataloader_num_workers=4,
+                    optim="adamw_torch_xla",
+                )
+                trainer = Trainer(model=model, args=args, train_dataset=train_set)
+                trainer.train()
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            note="code",
+        ),
+        invalid(
+            """
+            import sys
+
+            from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+            def main():
+                parser = HfArgumentParser((ModelArguments, DataTrainingArguments, Seq2SeqTrainingArguments))
+                if len(sys.argv) == 2 and sys.argv[1].endswith(".json"):
+                    model_args, data_args, training_args = parser.parse_json_file(json_file=sys.argv[1])
+                else:
+                    model_args, data_args, training_args = parser.parse_args_into_dataclasses()
+                trainer = Seq2SeqTrainer(model=model, args=training_args)
+                trainer.train()
+
+
+            def _mp_fn(index):
+                # For xla_spawn (TPUs)
+                main()
+            """,
+            """
+            import sys
+
+            from transformers import HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+
+            def main():
+                parser = HfArgumentParser((ModelArguments, DataTrainingArguments, Seq2SeqTrainingArguments))
+                if len(sys.argv) == 2 and sys.argv[1].endswith(".json"):
+                    model_args, data_args, training_args = parser.parse_json_file(json_file=sys.argv[1])
+                else:
+                    model_args, data_args, training_args = parser.parse_args_into_dataclasses()
+                if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf"):
+                    training_args.optim = "adamw_torch_xla"
+                trainer = Seq2SeqTrainer(model=model, args=training_args)
+                trainer.train()
+
+
+            def _mp_fn(index):
+                # For xla_spawn (TPUs)
+                main()
+            """,
+            note="parser",
+        ),
+    ),
 )
 
 TRAINER_ONE_DEVICE = Rule(
@@ -39,6 +154,38 @@ TRAINER_ONE_DEVICE = Rule(
     why="On XLA the Trainer moves the model and batches to the device, wraps its loaders in MpDeviceLoader "
     "and reads losses only at logging steps; distributed runs call `_mp_fn(index)`.",
     examples=(Example(_TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY)),),
+    valid=(
+        valid(
+            """
+            from transformers import AutoModel
+
+            model = AutoModel.from_pretrained("bert-base-uncased")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import transformers as hf
+
+
+            class MyTrainer(hf.Trainer):
+                pass
+
+
+            MyTrainer(model=model, args=training_args).train()
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            from transformers import Trainer
+
+            trainer = Trainer(model=model, args=training_args, train_dataset=train_set)
+            trainer.train()
+            """,
+        ),
+    ),
 )
 
 MP_FN_ENTRY_POINT = Rule(
@@ -50,6 +197,77 @@ MP_FN_ENTRY_POINT = Rule(
         _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=""),
         _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
     ),),
+    valid=(
+        valid(
+            """
+            from transformers import Trainer
+
+
+            def main():
+                Trainer(model=model, args=training_args).train()
+
+
+            def _mp_fn(index):
+                # For xla_spawn (TPUs)
+                main()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from transformers import Seq2SeqTrainer as S2S
+
+
+            def main():
+                S2S(model=model, args=training_args).train()
+            """,
+            """
+            from transformers import Seq2SeqTrainer as S2S
+
+
+            def main():
+                S2S(model=model, args=training_args).train()
+
+
+            def _mp_fn(index):
+                main()
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            from transformers import Trainer
+
+
+            def main(config="config.json"):
+                Trainer(model=build(config), args=training_args).train()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            from transformers import Trainer
+
+
+            def main(config="config.json"):
+                Trainer(model=build(config), args=training_args).train()
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+        ),
+    ),
 )
 
 STATIC_PADDING = Rule(
@@ -63,6 +281,65 @@ STATIC_PADDING = Rule(
         'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'batch = tokenizer(texts, padding="max_length", truncation=True, max_length=128)\n',
     ),),
+    valid=(
+        valid(
+            """
+            from transformers import AutoTokenizer, DataCollatorWithPadding
+
+            tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+            enc = tokenizer(texts, padding="max_length", truncation=True, max_length=64)
+            collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=64)
+            other = {"padding": True}
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import transformers
+
+            tok = transformers.BertTokenizerFast.from_pretrained("bert-base-uncased")
+            batch = tok.batch_encode_plus(texts, padding=True, truncation=True, max_length=16)
+            collate = transformers.DataCollatorForSeq2Seq(tok, padding="longest")
+            """,
+            """
+            import transformers
+
+            tok = transformers.BertTokenizerFast.from_pretrained("bert-base-uncased")
+            batch = tok.batch_encode_plus(texts, padding="max_length", truncation=True, max_length=16)
+            collate = transformers.DataCollatorForSeq2Seq(tok, padding="longest")
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            from transformers import AutoTokenizer, DataCollatorWithPadding
+
+            tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+            enc = tokenizer(texts, padding=True, truncation=True, max_length=64)
+            enc2 = tokenizer(texts, padding="longest", max_length=64, return_tensors="pt")
+            enc3 = tokenizer(texts, padding=True)
+            collator = DataCollatorWithPadding(tokenizer)
+
+
+            def preprocess(batch, tokenizer):
+                return tokenizer(batch["text"], padding='longest', truncation=True, max_length=32)
+            """,
+            """
+            from transformers import AutoTokenizer, DataCollatorWithPadding
+
+            tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+            enc = tokenizer(texts, padding="max_length", truncation=True, max_length=64)
+            enc2 = tokenizer(texts, padding="max_length", max_length=64, return_tensors="pt")
+            enc3 = tokenizer(texts, padding=True)
+            collator = DataCollatorWithPadding(tokenizer)
+
+
+            def preprocess(batch, tokenizer):
+                return tokenizer(batch["text"], padding='max_length', truncation=True, max_length=32)
+            """,
+        ),
+    ),
 )
 
 PADDING_LENGTH = Rule(
@@ -74,6 +351,38 @@ PADDING_LENGTH = Rule(
         'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'batch = tokenizer(texts, padding="max_length")\n'
     ),),
+    valid=(
+        valid(
+            """
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained("gpt2")
+            a = tok(texts, padding="max_length", truncation=True, max_length=32)
+            b = tok(texts)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from transformers import AutoTokenizer as AT
+
+
+            def encode(texts, tokenizer):
+                return tokenizer(texts, padding='max_length', max_length=128)
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained("gpt2")
+            a = tok(texts, padding="max_length")
+            b = tok(texts, padding="max_length", max_length=32)
+            """,
+        ),
+    ),
 )
 
 INPUT_WORKERS = Rule(
@@ -82,6 +391,43 @@ INPUT_WORKERS = Rule(
     why="With no workers, batches are prepared in the training process between steps and the device waits; "
     "use at least as many workers as devices per host, and fewer than the host's CPUs.",
     examples=(Example(_TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY)),),
+    valid=(
+        valid(
+            """
+            from transformers import TrainingArguments
+
+            args = TrainingArguments(output_dir="out", optim="adamw_torch_xla", dataloader_num_workers=4)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from dataclasses import dataclass, field
+            from typing import Optional
+
+            import transformers
+
+
+            @dataclass
+            class DataTrainingArguments:
+                preprocessing_num_workers: Optional[int] = field(default=None, metadata={"help": "processes for preprocessing"})
+
+
+            parser = transformers.HfArgumentParser((DataTrainingArguments, transformers.TrainingArguments))
+            data_args, training_args = parser.parse_args_into_dataclasses()
+            training_args.optim = "adamw_torch_xla"
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            from transformers import TrainingArguments
+
+            args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
+            """,
+        ),
+    ),
 )
 
 ACCELERATE_LOOP = Rule(
@@ -94,6 +440,51 @@ ACCELERATE_LOOP = Rule(
         "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\nfor batch in loader:\n"
         "    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n    optimizer.zero_grad()\n"
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for batch in loader:
+                loss = model(batch.to(device)).mean()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import accelerate
+
+            acc = accelerate.Accelerator(mixed_precision="no")
+            model, opt, dl = acc.prepare(model, opt, dl)
+            for batch in dl:
+                acc.backward(model(batch).sum())
+                opt.step()
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            from accelerate import Accelerator
+
+            accelerator = Accelerator()
+            model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+            for step, batch in enumerate(loader):
+                loss = model(**batch).loss
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+                print(f"step {step} loss {loss.item()}")
+            """,
+        ),
+    ),
 )
 
 RULES = (TRAINER_XLA_OPTIMIZER, TRAINER_ONE_DEVICE, MP_FN_ENTRY_POINT, STATIC_PADDING, PADDING_LENGTH, INPUT_WORKERS, ACCELERATE_LOOP)

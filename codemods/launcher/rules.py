@@ -6,7 +6,7 @@ and the training script such a job runs; SM2 SageMaker Training Compiler.
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule
+from codemods.engine.rule import Example, Rule, invalid, valid
 
 _LAUNCH = "launch.py"
 _PT = "from sagemaker.pytorch import PyTorch\n\n"
@@ -24,6 +24,82 @@ LAUNCHER_UNRESOLVED = Rule(
     examples=(Example(
         _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
         None, filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="all-in-the-file",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            import json
+
+            distribution = json.load(open("dist.json"))
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", distribution=distribution)
+            """,
+            filename="launch.py",
+            note="from-a-config-file",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+            PyTorch(entry_point="train.py", instance_type=args.instance_type,
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="instance-type-passed-in",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.x9.99xlarge",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="unknown-instance-type",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+            mpi_options["custom_mpi_options"] = flags
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}},
+                                  "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="changed-after-it-is-built",
+        ),
+        invalid(
+            """
+            import sagemaker.pytorch
+
+            sagemaker.pytorch.PyTorch(entry_point="train.py", distribution=make_distribution())
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 DISTRIBUTION_STRUCTURE = Rule(
@@ -42,6 +118,102 @@ DISTRIBUTION_STRUCTURE = Rule(
         'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
         'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": {"modelparallel": smp_options}, '
         '"mpi": mpi_options},\n)\n', filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="seed-shape",
+        ),
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": {"enabled": False}}})
+            """,
+            filename="launch.py",
+            note="switched-off",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.estimator import Estimator
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            Estimator(image_uri="123.dkr.ecr.us-east-1.amazonaws.com/smp:1", instance_type="ml.p3.16xlarge",
+                      distribution={"smdistributed": smp_options, "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            """
+            from sagemaker.estimator import Estimator
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            Estimator(image_uri="123.dkr.ecr.us-east-1.amazonaws.com/smp:1", instance_type="ml.p3.16xlarge",
+                      distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            filename="launch.py",
+            note="flat-form",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": {"parameters": {"pipeline_parallel_degree": 2}}},
+                                  "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            filename="launch.py",
+            note="no-enabled",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}}})
+            """,
+            filename="launch.py",
+            note="no-mpi",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": {"enabled": True}},
+                                  "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            filename="launch.py",
+            note="no-parameters",
+        ),
+        invalid(
+            """
+            from sagemaker.estimator import Estimator as Est
+
+            smp = dict(enabled=True, parameters=dict(pipeline_parallel_degree=2))
+            Est(image_uri="123.dkr.ecr.us-east-1.amazonaws.com/smp:1", instance_type="ml.p3.16xlarge",
+                distribution=dict(smdistributed=smp, mpi=dict(enabled=True, processes_per_host=8)))
+            """,
+            """
+            from sagemaker.estimator import Estimator as Est
+
+            smp = dict(enabled=True, parameters=dict(pipeline_parallel_degree=2))
+            Est(image_uri="123.dkr.ecr.us-east-1.amazonaws.com/smp:1", instance_type="ml.p3.16xlarge",
+                distribution=dict(smdistributed={"modelparallel": smp}, mpi=dict(enabled=True, processes_per_host=8)))
+            """,
+            filename="launch.py",
+            note="dict-calls",
+            alias=True,
+        ),
+    ),
 )
 
 PARTITIONS_RENAMED = Rule(
@@ -54,6 +226,97 @@ PARTITIONS_RENAMED = Rule(
         _PT + 'smp_options = {"enabled": True, "parameters": {"partitions": 2}}\n' + _ESTIMATOR,
         _PT + 'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n' + _ESTIMATOR,
         filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+        ),
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            disk = {"partitions": 2}
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", hyperparameters=disk)
+            """,
+            filename="launch.py",
+            note="not-a-distribution",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {
+                "enabled": True,
+                "parameters": {
+                    "partitions": 2,  # Required
+                    "microbatches": 4,
+                },
+            }
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {
+                "enabled": True,
+                "parameters": {
+                    "pipeline_parallel_degree": 2,  # Required
+                    "microbatches": 4,
+                },
+            }
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {'enabled': True, 'parameters': {'partitions': 2, 'pipeline_parallel_degree': 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="both-given",
+        ),
+        invalid(
+            """
+            from sagemaker.tensorflow import TensorFlow as TF
+
+            TF(entry_point="train.py", instance_type="ml.p3.16xlarge",
+               distribution={"smdistributed": {"modelparallel": dict(enabled=True, parameters=dict(partitions=2, horovod=True))},
+                             "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            """
+            from sagemaker.tensorflow import TensorFlow as TF
+
+            TF(entry_point="train.py", instance_type="ml.p3.16xlarge",
+               distribution={"smdistributed": {"modelparallel": dict(enabled=True, parameters=dict(pipeline_parallel_degree=2, horovod=True))},
+                             "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            filename="launch.py",
+            note="tensorflow-dict-call",
+            alias=True,
+        ),
+    ),
 )
 
 MODEL_AND_DATA_PARALLEL = Rule(
@@ -67,6 +330,59 @@ MODEL_AND_DATA_PARALLEL = Rule(
         '        distribution={"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": True}},\n'
         '                      "mpi": mpi_options})\n',
         None, filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": False}},
+                                  "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="dataparallel-off",
+        ),
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"dataparallel": {"enabled": True}}})
+            """,
+            filename="launch.py",
+            note="dataparallel-only",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": True}},
+                                  "mpi": mpi_options})
+            """,
+            filename="launch.py",
+        ),
+        invalid(
+            """
+            from sagemaker import pytorch
+
+            strategies = {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}},
+                          "dataparallel": {"enabled": True}}
+            pytorch.PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                            distribution={"smdistributed": strategies, "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 PROCESSES_PER_HOST = Rule(
@@ -84,6 +400,113 @@ PROCESSES_PER_HOST = Rule(
         'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
         '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
         filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+        ),
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.c5.18xlarge",
+                    distribution={"mpi": {"enabled": True, "processes_per_host": 36}})
+            """,
+            filename="launch.py",
+            note="plain-mpi-on-cpus",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 16}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="above-the-gpus",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="missing",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 3}}
+            mpi_options = {"enabled": True, "processes_per_host": 12}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="degree-does-not-divide-the-gpus",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.c5.18xlarge",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="cpu-instance",
+        ),
+        invalid(
+            """
+            import sagemaker.huggingface as hf
+
+            instance = "ml.g5.12xlarge"
+            hf.HuggingFace(entry_point="train.py", instance_type=instance,
+                           distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}},
+                                         "mpi": {"enabled": True, "processes_per_host": 8}})
+            """,
+            """
+            import sagemaker.huggingface as hf
+
+            instance = "ml.g5.12xlarge"
+            hf.HuggingFace(entry_point="train.py", instance_type=instance,
+                           distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}},
+                                         "mpi": {"enabled": True, "processes_per_host": 4}})
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 REPEATED_MCA_DEFAULT = Rule(
@@ -98,6 +521,96 @@ REPEATED_MCA_DEFAULT = Rule(
         + _ESTIMATOR,
         _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
         '               "custom_mpi_options": "-x NCCL_DEBUG=INFO"}\n' + _ESTIMATOR, filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8, "custom_mpi_options": "--mca btl_tcp_if_include eth0"}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8,
+                           "custom_mpi_options": "-x NCCL_DEBUG=WARN --mca btl_vader_single_copy_mechanism none -x A=1"}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8,
+                           "custom_mpi_options": "-x NCCL_DEBUG=WARN -x A=1"}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="keeps-the-rest",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8,
+                           "custom_mpi_options": '--mca btl_vader_single_copy_mechanism none '}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8,
+                           "custom_mpi_options": ''}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="only-the-default",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                    distribution={"mpi": {"enabled": True, "custom_mpi_options": "-mca btl_vader_single_copy_mechanism cma"}})
+            """,
+            filename="launch.py",
+            note="other-value-reported",
+        ),
+        invalid(
+            """
+            from sagemaker.tensorflow.estimator import TensorFlow
+
+            TensorFlow(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                       distribution=dict(mpi=dict(enabled=True, custom_mpi_options="--mca btl_vader_single_copy_mechanism none -x X=1")))
+            """,
+            """
+            from sagemaker.tensorflow.estimator import TensorFlow
+
+            TensorFlow(entry_point="train.py", instance_type="ml.p3.16xlarge",
+                       distribution=dict(mpi=dict(enabled=True, custom_mpi_options="-x X=1")))
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 EFA_FLAGS = Rule(
@@ -113,6 +626,59 @@ EFA_FLAGS = Rule(
         'PyTorch(entry_point="train.py", instance_type="ml.p4d.24xlarge",\n'
         '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
         None, filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}
+            mpi_options = {"enabled": True, "processes_per_host": 8,
+                           "custom_mpi_options": "-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x RDMAV_FORK_SAFE=1"}
+            PyTorch(entry_point="train.py", instance_type="ml.p4d.24xlarge",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="flags-given",
+        ),
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+            note="no-efa",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch
+
+            smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2, "ddp": True}}
+            mpi_options = {"enabled": True, "processes_per_host": 8}
+
+            PyTorch(entry_point="train.py", instance_type="ml.p4d.24xlarge", instance_count=2,
+                    distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
+            """,
+            filename="launch.py",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch.estimator import PyTorch as Launcher
+
+            Launcher(entry_point="train.py", instance_type="ml.p3dn.24xlarge",
+                     distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}},
+                                   "mpi": {"enabled": True, "processes_per_host": 8, "custom_mpi_options": "-x FI_PROVIDER=efa"}})
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 SMP_SET_DEVICE = Rule(
@@ -126,6 +692,79 @@ SMP_SET_DEVICE = Rule(
         "import torch\nimport smdistributed.modelparallel.torch as smp\n\nsmp.init()\n",
         "import torch\nimport smdistributed.modelparallel.torch as smp\n\nsmp.init()\n"
         "torch.cuda.set_device(smp.local_rank())\n", filename="train.py"),),
+    valid=(
+        valid(
+            """
+            import torch
+            import smdistributed.modelparallel.torch as smp
+
+            smp.init()
+            local_rank = smp.local_rank()
+            torch.cuda.set_device(local_rank)
+            """,
+            note="through-a-name",
+        ),
+        valid(
+            """
+            import tensorflow as tf
+            import smdistributed.modelparallel.tensorflow as smp
+
+            smp.init()
+            """,
+            note="tensorflow",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import smdistributed.modelparallel.torch as smp
+
+            smp.init()
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import smdistributed.modelparallel.torch as smp
+
+            smp.init()
+            torch.cuda.set_device(smp.local_rank())
+            device = torch.device("cuda")
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            import smdistributed.modelparallel.torch as smp
+
+            smp.init()
+            torch.cuda.set_device(args.local_rank)
+            """,
+            note="another-device",
+        ),
+        invalid(
+            """
+            import torch as th
+            from smdistributed.modelparallel import torch as smp_torch
+
+
+            def main():
+                smp_torch.init()
+                model = build()
+            """,
+            """
+            import torch as th
+            from smdistributed.modelparallel import torch as smp_torch
+
+
+            def main():
+                smp_torch.init()
+                th.cuda.set_device(smp_torch.local_rank())
+                model = build()
+            """,
+            alias=True,
+        ),
+    ),
 )
 
 COMPILER_DISTRIBUTION = Rule(
@@ -143,6 +782,98 @@ COMPILER_DISTRIBUTION = Rule(
         'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", instance_count=1,\n'
         '            transformers_version="4.21.1", pytorch_version="1.11.0", compiler_config=TrainingCompilerConfig(), '
         'distribution={"pytorchxla": {"enabled": True}})\n', filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            HuggingFace(entry_point="train.py", instance_type="ml.p3.2xlarge", instance_count=1,
+                        transformers_version="4.21.1", pytorch_version="1.11.0", compiler_config=TrainingCompilerConfig())
+            """,
+            filename="launch.py",
+            note="one-gpu",
+        ),
+        valid(
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", transformers_version="4.21.1",
+                        pytorch_version="1.11.0", compiler_config=TrainingCompilerConfig(),
+                        distribution={"pytorchxla": {"enabled": True}})
+            """,
+            filename="launch.py",
+            note="already-there",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            estimator = HuggingFace(
+                entry_point="train.py",
+                instance_type="ml.p3.16xlarge",
+                instance_count=1,
+                transformers_version="4.21.1",
+                pytorch_version="1.11.0",
+                compiler_config=TrainingCompilerConfig(),
+            )
+            """,
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            estimator = HuggingFace(
+                entry_point="train.py",
+                instance_type="ml.p3.16xlarge",
+                instance_count=1,
+                transformers_version="4.21.1",
+                pytorch_version="1.11.0",
+                compiler_config=TrainingCompilerConfig(),
+                distribution={"pytorchxla": {"enabled": True}},
+            )
+            """,
+            filename="launch.py",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch, TrainingCompilerConfig
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.2xlarge", instance_count=2,
+                    framework_version="1.13.1", compiler_config=TrainingCompilerConfig())
+            """,
+            """
+            from sagemaker.pytorch import PyTorch, TrainingCompilerConfig
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.2xlarge", instance_count=2,
+                    framework_version="1.13.1", compiler_config=TrainingCompilerConfig(), distribution={"pytorchxla": {"enabled": True}})
+            """,
+            filename="launch.py",
+            note="several-instances",
+        ),
+        invalid(
+            """
+            import sagemaker.huggingface
+            from sagemaker.huggingface.training_compiler.config import TrainingCompilerConfig as Compiler
+
+            compiler = Compiler()
+            sagemaker.huggingface.HuggingFace("train.py", instance_type="ml.g5.48xlarge",
+                                              transformers_version="4.21.1", pytorch_version="1.11.0",
+                                              compiler_config=compiler,)
+            """,
+            """
+            import sagemaker.huggingface
+            from sagemaker.huggingface.training_compiler.config import TrainingCompilerConfig as Compiler
+
+            compiler = Compiler()
+            sagemaker.huggingface.HuggingFace("train.py", instance_type="ml.g5.48xlarge",
+                                              transformers_version="4.21.1", pytorch_version="1.11.0",
+                                              compiler_config=compiler,
+                                              distribution={"pytorchxla": {"enabled": True}},)
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 COMPILER_LEGACY_LAUNCH = Rule(
@@ -157,6 +888,42 @@ COMPILER_LEGACY_LAUNCH = Rule(
         'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", instance_count=1,\n'
         '            transformers_version="4.11.0", pytorch_version="1.9.0", compiler_config=TrainingCompilerConfig())\n',
         None, filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            hyperparameters = {"n_gpus": 4, "training_script": "train.py"}
+            HuggingFace(entry_point="distributed_training_launcher.py", instance_type="ml.p3.8xlarge", instance_count=1,
+                        transformers_version="4.17.0", pytorch_version="1.10.2", hyperparameters=hyperparameters,
+                        compiler_config=TrainingCompilerConfig())
+            """,
+            filename="launch.py",
+            note="launcher-arrangement",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            HuggingFace(entry_point="train.py", instance_type="ml.p3.8xlarge", instance_count=1,
+                        transformers_version="4.11.0", pytorch_version="1.9.0", compiler_config=TrainingCompilerConfig())
+            """,
+            filename="launch.py",
+        ),
+        invalid(
+            """
+            from sagemaker import huggingface
+
+            huggingface.HuggingFace(entry_point="train.py", instance_type="ml.p3.2xlarge", instance_count=2,
+                                    transformers_version="4.17.0", pytorch_version="1.10.2",
+                                    compiler_config=huggingface.TrainingCompilerConfig(debug=False))
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 COMPILER_UNSUPPORTED = Rule(
@@ -170,6 +937,62 @@ COMPILER_UNSUPPORTED = Rule(
         'PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1",\n'
         "        compiler_config=TrainingCompilerConfig())\n",
         None, filename=_LAUNCH),),
+    valid=(
+        valid(
+            """
+            from sagemaker.pytorch import PyTorch, TrainingCompilerConfig
+
+            PyTorch(entry_point="train.py", image_uri=my_image, instance_type="ml.p3.2xlarge",
+                    compiler_config=TrainingCompilerConfig(enabled=False))
+            """,
+            filename="launch.py",
+            note="compiler-off",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch, TrainingCompilerConfig
+
+            PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1", instance_type="ml.p3.2xlarge",
+                    compiler_config=TrainingCompilerConfig())
+            """,
+            filename="launch.py",
+            note="image-uri",
+        ),
+        invalid(
+            """
+            from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
+
+            HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", transformers_version="4.11.0",
+                        pytorch_version="1.9.0", compiler_config=TrainingCompilerConfig(),
+                        distribution={"pytorchxla": {"enabled": True}})
+            """,
+            filename="launch.py",
+            note="pytorchxla-too-old",
+        ),
+        invalid(
+            """
+            from sagemaker.pytorch import PyTorch, TrainingCompilerConfig
+
+            PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge", framework_version="1.13.1",
+                    compiler_config=TrainingCompilerConfig(), distribution={"torch_distributed": {"enabled": True}})
+            """,
+            filename="launch.py",
+            note="other-distribution",
+        ),
+        invalid(
+            """
+            import sagemaker
+
+            sagemaker.pytorch.PyTorch(entry_point="train.py", image_uri="1.dkr.ecr.us-east-1.amazonaws.com/x:1",
+                                      instance_type="ml.p3.2xlarge", framework_version="1.13.1",
+                                      compiler_config=sagemaker.pytorch.TrainingCompilerConfig())
+            """,
+            filename="launch.py",
+            alias=True,
+        ),
+    ),
 )
 
 RULES = (LAUNCHER_UNRESOLVED, DISTRIBUTION_STRUCTURE, PARTITIONS_RENAMED, MODEL_AND_DATA_PARALLEL, PROCESSES_PER_HOST, REPEATED_MCA_DEFAULT, EFA_FLAGS, SMP_SET_DEVICE, COMPILER_DISTRIBUTION, COMPILER_LEGACY_LAUNCH, COMPILER_UNSUPPORTED)

@@ -3,7 +3,7 @@ Lightning 2.6.6)."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Rule, example, invalid, valid
 
 LIGHTNING_XLA = Rule(
     "XLA821", "lightning-xla", "error",
@@ -30,6 +30,186 @@ LIGHTNING_XLA = Rule(
         trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp", precision="16-mixed")
+            """,
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-true")
+            """,
+            note="trainer",
+        ),
+        invalid(
+            """
+            import argparse
+
+            import torch
+            from lightning.fabric import Fabric
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", default="cuda")
+            args = parser.parse_args()
+            STRATEGY = "fsdp"
+
+
+            def train(model, optimizer, loader):
+                fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision=16)
+                model, optimizer = fabric.setup(model, optimizer)
+                for x, y in fabric.setup_dataloaders(loader):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            """
+            import argparse
+
+            import torch
+            from lightning.fabric import Fabric
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", default="tpu")
+            args = parser.parse_args()
+            STRATEGY = "xla_fsdp"
+
+
+            def train(model, optimizer, loader):
+                fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision="bf16-true")
+                model, optimizer = fabric.setup(model, optimizer)
+                for x, y in fabric.setup_dataloaders(loader):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            note="fabric-flag-and-name",
+        ),
+        invalid(
+            """
+            import pytorch_lightning as pl
+            import torch
+
+
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    loss = self(batch).sum()
+                    self.manual_backward(loss)
+                    opt.step()
+                    return loss
+
+
+            trainer = pl.Trainer(accelerator="cuda", strategy="ddp_find_unused_parameters_true")
+            """,
+            """
+            import pytorch_lightning as pl
+            import torch
+
+
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    loss = self(batch).sum()
+                    self.manual_backward(loss)
+                    opt.step()
+                    return loss
+
+
+            trainer = pl.Trainer(accelerator="tpu", strategy="xla")
+            """,
+            note="pytorch-lightning",
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            from lightning.fabric import Fabric
+
+
+            def make(args):
+                return Fabric(accelerator="cuda" if args.gpu else "cpu", strategy="ddp_spawn")
+            """,
+            """
+            import torch
+            from lightning.fabric import Fabric
+
+
+            def make(args):
+                return Fabric(accelerator="tpu" if args.gpu else "cpu", strategy="xla")
+            """,
+            note="flag-choice",
+        ),
+        invalid(
+            """
+            from lightning.pytorch.core import LightningModule
+            from lightning.pytorch.trainer import Trainer
+
+
+            class GAN(LightningModule):
+                def training_step(self, batch):
+                    opt_g, opt_d = self.optimizers()
+                    self.manual_backward(self(batch).sum())
+                    opt_g.step()
+
+
+            trainer = Trainer(accelerator="gpu", devices=2)
+            """,
+            """
+            from lightning.pytorch.core import LightningModule
+            from lightning.pytorch.trainer import Trainer
+
+
+            class GAN(LightningModule):
+                def training_step(self, batch):
+                    opt_g, opt_d = self.optimizers()
+                    self.manual_backward(self(batch).sum())
+                    opt_g.step()
+
+
+            trainer = Trainer(accelerator="tpu", devices=2)
+            """,
+            note="module-paths",
+            alias=True,
+        ),
+        invalid(
+            """
+            import lightning as L
+
+            CONFIG = {"accelerator": "gpu", "devices": 4, "strategy": "ddp", "precision": "16-mixed"}
+
+
+            def main(model):
+                trainer = L.Trainer(**CONFIG, max_epochs=3)
+                trainer.fit(model)
+            """,
+            """
+            import lightning as L
+
+            CONFIG = {"accelerator": "tpu", "devices": 4, "strategy": "xla", "precision": "bf16-true"}
+
+
+            def main(model):
+                trainer = L.Trainer(**CONFIG, max_epochs=3)
+                trainer.fit(model)
+            """,
+            note="config-dict",
+        ),
+    ),
 )
 
 LIGHTNING_MANUAL = Rule(
@@ -45,6 +225,65 @@ LIGHTNING_MANUAL = Rule(
         trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2")
         """,
     ),),
+    valid=(
+        valid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="auto", devices="auto")
+            """,
+            note="auto",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="gpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+            """,
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+            """,
+            note="no-xla-form",
+        ),
+        invalid(
+            """
+            from lightning.pytorch import Trainer
+
+
+            def fit(model, config):
+                trainer = Trainer(strategy=config["strategy"])
+                trainer.fit(model)
+            """,
+            note="computed",
+            alias=True,
+        ),
+        invalid(
+            """
+            import pytorch_lightning as pl
+
+            trainer = pl.Trainer(gpus=4, precision=16)
+            """,
+            """
+            import pytorch_lightning as pl
+
+            trainer = pl.Trainer(gpus=4, precision="bf16-true")
+            """,
+            note="lightning-1",
+        ),
+        invalid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="gpu", strategy="ddp")
+            """,
+            target="sagemaker",
+            note="sagemaker",
+        ),
+    ),
 )
 
 RULES = (LIGHTNING_XLA, LIGHTNING_MANUAL)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from codemods.engine.rule import Example, Rule
+from codemods.engine.rule import Example, Rule, invalid, valid
 
 _NOTEBOOK = "notebook.ipynb"
 
@@ -40,6 +40,13 @@ def _example(cells: list[str], metadata: dict[str, object] | None = None) -> tup
     return (Example(notebook_text(cells, metadata), None, filename=_NOTEBOOK),)
 
 
+# A training script, for the cases of written scripts.
+_TRAINING = (
+    "import torch\n\nmodel = torch.nn.Linear(4, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "for step in range(3):\n    model(torch.randn(8, 4)).sum().backward()\n    opt.step()\n"
+)
+
+
 PIP_INSTALL_TORCH = Rule(
     "XLN101", "pip-install-torch", "error",
     "A notebook shell line or `%pip` magic installs torch (or torchvision, torchaudio) without torch_xla",
@@ -49,6 +56,42 @@ PIP_INSTALL_TORCH = Rule(
     "matching versions (`pip install torch==2.9.0 'torch_xla[tpu]==2.9.0'`), or drop the line where the "
     "runtime provides them.",
     examples=_example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"]),
+    valid=(
+        valid(
+            notebook_text(["!pip install torch~=2.9.0 torch_xla[tpu]~=2.9.0", "import torch"]),
+            filename="notebook.ipynb",
+            note="with-torch-xla",
+        ),
+        valid(
+            notebook_text(["!pip install torchmetrics\nlabel = '!pip install torch'", "import torch"]),
+            filename="notebook.ipynb",
+            note="other",
+        ),
+    ),
+    invalid=(
+        invalid(
+            notebook_text(["!pip install -q torch==2.1.0 torchvision", "import torch"]),
+            filename="notebook.ipynb",
+        ),
+        invalid(
+            notebook_text(["%pip install --upgrade torch", "import torch"]),
+            filename="notebook.ipynb",
+            note="pip-magic",
+            alias=True,
+        ),
+        invalid(
+            notebook_text(["import sys\n!{sys.executable} -m pip install torchaudio", "import torch"]),
+            filename="notebook.ipynb",
+            note="python-m-pip",
+            alias=True,
+        ),
+        invalid(
+            notebook_text(["%%bash\npip3 install torch", "import torch"]),
+            filename="notebook.ipynb",
+            note="bash-cell",
+            alias=True,
+        ),
+    ),
 )
 
 GPU_RUNTIME = Rule(
@@ -60,6 +103,27 @@ GPU_RUNTIME = Rule(
     "torch_xla, so the ported notebook fails at `import torch_xla`. Select a TPU runtime (Colab: Runtime > "
     "Change runtime type; Kaggle: Settings > Accelerator) and save the notebook.",
     examples=_example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}}),
+    valid=(
+        valid(
+            notebook_text(["import torch"], {"accelerator": "TPU", "colab": {"gpuType": "V28"}}),
+            filename="notebook.ipynb",
+            note="tpu",
+        ),
+    ),
+    invalid=(
+        invalid(
+            notebook_text(["import torch"], {"kaggle": {"accelerator": "gpu", "isGpuEnabled": True}}),
+            filename="notebook.ipynb",
+            note="kaggle",
+            alias=True,
+        ),
+        invalid(
+            notebook_text(["import torch"], {"colab": {"gpuType": "L4"}}),
+            filename="notebook.ipynb",
+            note="colab-gpu-type",
+            alias=True,
+        ),
+    ),
 )
 
 WRITTEN_SCRIPT = Rule(
@@ -74,6 +138,25 @@ WRITTEN_SCRIPT = Rule(
         "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
         "!python train.py",
     ]),
+    valid=(
+        valid(
+            notebook_text(["%%writefile notes.md\n" + _TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"]),
+            filename="notebook.ipynb",
+            note="nothing-to-port",
+        ),
+    ),
+    invalid=(
+        invalid(
+            notebook_text(["%%writefile train.py\n" + _TRAINING + "print 'done'\n", "!python train.py"]),
+            filename="notebook.ipynb",
+        ),
+        invalid(
+            notebook_text(["%%file -a src/train.py\n" + _TRAINING]),
+            filename="notebook.ipynb",
+            note="appended",
+            alias=True,
+        ),
+    ),
 )
 
 RULES = (PIP_INSTALL_TORCH, GPU_RUNTIME, WRITTEN_SCRIPT)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Rule, example, invalid, valid
 
 CROSS_FILE = Rule(
     "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
@@ -18,6 +18,64 @@ CROSS_FILE = Rule(
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             train_one_epoch(model, loader, optimizer)
             """
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            def get_device():
+                return torch.device("cpu")
+
+            device = get_device()
+            """,
+            note="defined-here",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            def train_one_epoch(model, loader, optimizer, loss_scaler):
+                for x in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x)
+                    loss_scaler(loss, optimizer, parameters=model.parameters())
+                    torch_xla.sync()
+            """,
+            note="step-wrapper-passed-in-names-no-file",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from helpers import get_device
+
+            device = get_device()
+            """,
+        ),
+        invalid(
+            """
+            import torch
+            from engine import train_one_epoch
+
+            optimizer = torch.optim.AdamW(params)
+            for epoch in range(10):
+                train_one_epoch(model, loader, optimizer, epoch)
+            """,
+            note="training-step-in-another-file",
+        ),
+        invalid(
+            """
+            import torch
+            from .utils import pick_device as pd
+
+            device = pd()
+            """,
+            note="relative-import",
+            alias=True,
         ),
     ),
 )

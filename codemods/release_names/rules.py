@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Rule, example, invalid, valid
 
 XLA_RELEASE_NAMES = Rule(
     "XLA901", "xla-release-names", "error", "torch_xla names of another release become the target's names", True,
@@ -40,6 +40,103 @@ XLA_RELEASE_NAMES = Rule(
             xm.mark_step()
             """,
             target="sagemaker",
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.runtime as xr
+
+            device = torch_xla.device()
+            rank = xr.global_ordinal()
+            xm.master_print(rank)
+            """,
+            note="target-names",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(xm.xla_device()):
+                out = model(x)
+            scaler = torch_xla.amp.GradScaler()
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch.autocast("xla"):
+                out = model(x)
+            scaler = torch.amp.GradScaler("xla")
+            """,
+            note="amp-upgraded-to-2.9",
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            scaler = torch.amp.GradScaler("xla", init_scale=1024)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+                out = model(x)
+            scaler = torch_xla.amp.GradScaler(init_scale=1024)
+            """,
+            target="sagemaker",
+            note="amp-downgraded-to-1.13",
+        ),
+        invalid(
+            """
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            world_size = xm.xrt_world_size()
+            xm.master_print(world_size)
+            """,
+            """
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.runtime as xr
+
+            world_size = xr.world_size()
+            xm.master_print(world_size)
+            """,
+        ),
+        invalid(
+            """
+            import torch_xla.core.xla_model as xm
+
+            second = xm.xla_device(n=1)
+            """,
+            note="arguments-reported",
+        ),
+        invalid(
+            """
+            import torch_xla
+            from torch_xla.core import xla_model as xmm
+
+            xmm.mark_step()
+            """,
+            """
+            import torch_xla
+
+            torch_xla.sync()
+            """,
+            alias=True,
         ),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Rule, example, invalid, valid
 
 OPTIMIZER_STEP = Rule(
     "XLA201", "optimizer-step", "error", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True,
@@ -30,6 +30,163 @@ OPTIMIZER_STEP = Rule(
                 xm.optimizer_step(optimizer)
                 torch_xla.sync()
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+            scheduler.step()
+            lr_scheduler.step()
+            optimizer.zero_grad()
+            """,
+        ),
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model)
+            optimizer.step()
+            """,
+            note="ddp-reduces-itself",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            optimizer.step()
+            loss = lbfgs_optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            xm.optimizer_step(optimizer)
+            loss = xm.optimizer_step(lbfgs_optimizer, optimizer_args={"closure": closure})
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            def train(model, opt, loader, env):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    env.step(action)
+                    warmup.step()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def train(model, opt, loader, env):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    env.step(action)
+                    warmup.step()
+                    torch_xla.sync()
+            """,
+            note="unrecognized-step-reported",
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            if not torch.cuda.is_available():
+                x = x.cuda()
+                model = torch.nn.parallel.DistributedDataParallel(model)
+            optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            xm.optimizer_step(optimizer)
+            """,
+            note="ddp-only-in-a-removed-branch",
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.DataParallel(model)
+            optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.optimizer_step(optimizer)
+            """,
+            note="dataparallel-does-not-reduce",
+        ),
+        # With several processes xm.optimizer_step would reduce before the closure computes
+        # the gradients: reported.
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                optimizer = torch.optim.LBFGS(model.parameters())
+                for x, y in loader:
+                    def closure():
+                        optimizer.zero_grad()
+                        loss = loss_fn(model(x), y)
+                        loss.backward()
+                        return loss
+                    optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                optimizer = torch.optim.LBFGS(model.parameters())
+                for x, y in loader:
+                    def closure():
+                        optimizer.zero_grad()
+                        loss = loss_fn(model(x), y)
+                        loss.backward()
+                        torch_xla.sync()
+                        return loss
+                    optimizer.step(closure)
+                    torch_xla.sync()
+            """,
+            note="closure-with-several-processes",
+        ),
+        invalid(
+            """
+            import torch.optim as O
+
+            opt = O.Adam(params)
+            opt.step()
+            """,
+            """
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+
+            opt = O.Adam(params)
+            xm.optimizer_step(opt)
+            """,
+            alias=True,
         ),
     ),
 )
@@ -63,6 +220,226 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(2, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            other = torch.nn.Linear(2, 2)
+            other = other.to(device)
+            other_optimizer = torch.optim.SGD(other.parameters(), lr=0.1)
+            """,
+            note="moved-first",
+        ),
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="never-moved",
+        ),
+        valid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.model = model.cuda(gpu_id)
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                trainer = Trainer(model, 0)
+                optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.model = model.to(torch_xla.device())
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                trainer = Trainer(model, 0)
+                optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+            """,
+            note="the-trainer-moves-it-first",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = model.to(gpu_id)
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+                return model, optimizer
+
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = model.to(gpu_id)
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                return model, optimizer
+
+            device = torch_xla.device()
+            """,
+            note="moved-by-a-trainer-class",
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda" if use_cuda else "cpu")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = torch.device("xla" if use_cuda else "cpu")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            note="cpu-fallback-reported",
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = optim.Adam(net.parameters())
+            net.cuda()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = optim.Adam(net.to(torch_xla.device()).parameters())
+            net.to(torch_xla.device())
+            """,
+            alias=True,
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+                return model, optimizer
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = DDP(model.to(torch_xla.device()))
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                return model, optimizer
+            """,
+            note="moved-to-an-integer-device-by-a-trainer",
+        ),
+        invalid(
+            """
+            import torch
+
+            class Net(torch.nn.Module):
+                pass
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def make_optimizer(net, lr):
+                return torch.optim.AdamW(net.parameters(), lr=lr)
+
+            def main():
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+                model = Net()
+                optimizer = make_optimizer(model, 0.1)
+                Trainer(model, optimizer, device=device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Net(torch.nn.Module):
+                pass
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def make_optimizer(net, lr):
+                return torch.optim.AdamW(net.parameters(), lr=lr)
+
+            def main():
+                device = "xla"
+                model = Net()
+                optimizer = make_optimizer(model.to(torch_xla.device()), 0.1)
+                Trainer(model, optimizer, device=device)
+            """,
+            note="optimizer-builder-and-a-trainer-given-the-device",
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def main(device):
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                Trainer(model, optimizer, device)
+            """,
+            note="a-trainer-given-an-unknown-device-reported",
+        ),
+    ),
 )
 
 TRAINING_LOOP_BARRIER = Rule(
@@ -94,6 +471,179 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            for x in batches:
+                model(x).sum().backward()
+                torch_xla.sync()
+            for epoch in range(3):
+                print(epoch)
+            """,
+            note="has-barrier-and-no-training",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def train_epoch(fabric, model, optimizer, loader):
+                for x, y in loader:
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            note="fabric-from-caller",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from util.misc import NativeScaler
+
+            loss_scaler = NativeScaler()
+            for x in loader:
+                loss = model(x)
+                loss_scaler(loss, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+            from util.misc import NativeScaler
+
+            loss_scaler = NativeScaler()
+            for x in loader:
+                loss = model(x)
+                loss_scaler(loss, optimizer)
+                torch_xla.sync()
+            """,
+            note="step-wrapper-is-a-training-step",
+        ),
+        invalid(
+            """
+            import torch
+
+            def backward_and_step(loss, optimizer, scaler):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+            class Trainer:
+                def _run_batch(self, x):
+                    loss = self.model(x)
+                    backward_and_step(loss, self.optimizer, self.scaler)
+
+                def train(self):
+                    for x in self.loader:
+                        self._run_batch(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def backward_and_step(loss, optimizer, scaler):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+            class Trainer:
+                def _run_batch(self, x):
+                    loss = self.model(x)
+                    backward_and_step(loss, self.optimizer, self.scaler)
+
+                def train(self):
+                    for x in self.loader:
+                        self._run_batch(x)
+                        torch_xla.sync()
+            """,
+            note="step-through-helpers",
+        ),
+        invalid(
+            """
+            import torch
+
+            for step in range(100):
+                x, y = get_batch()
+                if x is None:
+                    continue
+                loss = model(x, y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for step in range(100):
+                x, y = get_batch()
+                if x is None:
+                    torch_xla.sync()
+                    continue
+                loss = model(x, y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+                torch_xla.sync()
+            """,
+            note="manual-update-and-continue",
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def _run_batch(self, x):
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    self.optimizer.step()
+
+                def run(self):
+                    while self.running:
+                        self._run_batch(next(self.batches))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            class Trainer:
+                def _run_batch(self, x):
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def run(self):
+                    while self.running:
+                        self._run_batch(next(self.batches))
+                        torch_xla.sync()
+            """,
+            note="step-method",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            for x in batches:
+                th.autograd.backward(model(x).sum())
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            for x in batches:
+                th.autograd.backward(model(x).sum())
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            alias=True,
+        ),
+    ),
 )
 
 DEVICE_LOADER = Rule(
@@ -121,6 +671,110 @@ DEVICE_LOADER = Rule(
                 x, y = x.to(device), y.to(device)
                 loss_fn(model(x), y).backward()
             """,
+        ),
+    ),
+    valid=(
+        # The loop drops samples on the host: on the device every new batch shape would be a
+        # new graph, so the loop keeps the barrier and its own moves.
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            for inputs, labels in train_loader:
+                keep = ~torch.isnan(inputs).any(dim=1)
+                inputs, labels = inputs[keep], labels[keep]
+                inputs, labels = inputs.to(device), labels.to(device)
+                loss = model(inputs, labels)
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            for inputs, labels in train_loader:
+                keep = ~torch.isnan(inputs).any(dim=1)
+                inputs, labels = inputs[keep], labels[keep]
+                inputs, labels = inputs.to(device), labels.to(device)
+                loss = model(inputs, labels)
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="host-side-filtering",
+        ),
+        valid(
+            """
+            import torch
+
+            if args.cpu:
+                device = torch.device("cpu")
+            else:
+                device = torch.device("cuda")
+            for x, y in train_loader:
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if args.cpu:
+                device = torch.device("cpu")
+            else:
+                device = torch_xla.device()
+            for x, y in train_loader:
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+                torch_xla.sync()
+            """,
+            note="cpu-path-keeps-barrier",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            for i, (x, y) in enumerate(train_loader):
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            device = torch_xla.device()
+            for i, (x, y) in enumerate(pl.MpDeviceLoader(train_loader, device)):
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+            """,
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.device('cuda' if th.cuda.is_available() else 'cpu')
+            for (batch,) in self.train_loader:
+                batch = batch.to(dev)
+                model(batch).sum().backward()
+            """,
+            """
+            import torch as th
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            dev = torch_xla.device()
+            for (batch,) in pl.MpDeviceLoader(self.train_loader, dev):
+                batch = batch.to(dev)
+                model(batch).sum().backward()
+            """,
+            alias=True,
         ),
     ),
 )
@@ -155,6 +809,97 @@ EVAL_LOOP_BARRIER = Rule(
                     torch_xla.sync()
             print(total.item())
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (model(x).argmax(1) == y).sum().item()
+            """,
+            note="reads-every-iteration",
+        ),
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for images, target in val_loader:
+                    images = images.to(device)
+                    loss = criterion(model(images), target.to(device))
+                    losses.update(loss.item(), images.size(0))
+                    seen += images.size(0)
+                    outputs.append(loss.item())
+            """,
+            note="only-host-values-accumulate",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (model(x).argmax(1) == y).sum()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (model(x).argmax(1) == y).sum()
+                    torch_xla.sync()
+            """,
+        ),
+        invalid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for images, target in val_loader:
+                    images = images.to(device)
+                    output = model(images)
+                    losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                    top1.update(accuracy(output, target), images.size(0))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            with torch.no_grad():
+                for images, target in val_loader:
+                    images = images.to(device)
+                    output = model(images)
+                    losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                    top1.update(accuracy(output, target), images.size(0))
+                    torch_xla.sync()
+            """,
+            note="a-device-meter-beside-a-host-read",
+        ),
+        invalid(
+            """
+            import torch as th
+
+            for x in val_batches:
+                total = total + model(x.cuda()).sum()
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            for x in val_batches:
+                total = total + model(x.to(torch_xla.device())).sum()
+                torch_xla.sync()
+            """,
+            alias=True,
         ),
     ),
 )
@@ -192,6 +937,79 @@ CLOSURE_BARRIER = Rule(
             """,
         ),
     ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            def closure():
+                return criterion(model(x), y)
+
+            print(closure())
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            def closure():
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                return loss
+
+            optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def closure():
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                torch_xla.sync()
+                return loss
+
+            xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
+            """,
+        ),
+        invalid(
+            """
+            import torch.optim as O
+
+            opt = O.LBFGS(params)
+
+            def fit():
+                opt.zero_grad()
+                loss = loss_fn()
+                loss.backward()
+                return loss
+
+            opt.step(closure=fit)
+            """,
+            """
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+
+            opt = O.LBFGS(params)
+
+            def fit():
+                opt.zero_grad()
+                loss = loss_fn()
+                loss.backward()
+                xm.mark_step()
+                return loss
+
+            xm.optimizer_step(opt, optimizer_args={"closure": fit})
+            """,
+            target="sagemaker",
+            alias=True,
+        ),
+    ),
 )
 
 STEP_BARRIER = Rule(
@@ -223,6 +1041,108 @@ STEP_BARRIER = Rule(
 
             demo(model, optimizer, x, y)
             """,
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+
+
+            for x, y in batches:
+                train_step(model, optimizer, x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+
+
+            for x, y in batches:
+                train_step(model, optimizer, x, y)
+                torch_xla.sync()
+            """,
+            note="step-function-in-a-loop",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+                print(model.weight)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+                print(model.weight)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+            """,
+            note="demo-function",
+        ),
+        invalid(
+            """
+            import torch.multiprocessing as mp
+            import torch.optim as O
+
+
+            def worker(rank):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                loss_fn(model(x), y).backward()
+                opt.step()
+
+
+            if __name__ == "__main__":
+                mp.spawn(worker, nprocs=1)
+            """,
+            """
+            import torch.optim as O
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def worker(rank):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(worker)
+            """,
+            note="handed-to-a-launcher",
+            alias=True,
         ),
     ),
 )
