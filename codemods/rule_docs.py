@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import asdict
+from dataclasses import fields
 from typing import Any
 
-from codemods.rules import RULES, Rule, matches
+from codemods.rules import RULES, Example, Rule, matches
 
 
 def select(patterns: tuple[str, ...]) -> list[Rule]:
@@ -55,7 +55,8 @@ def as_dict(rule: Rule) -> dict[str, Any]:
         "fixable": rule.fixable,
         "summary": rule.summary,
         "why": rule.why,
-        "examples": [asdict(example) for example in rule.examples],
+        # What an example shows (an invalid case's expected findings are for the tests).
+        "examples": [{f.name: getattr(example, f.name) for f in fields(Example)} for example in rule.examples],
     }
 
 

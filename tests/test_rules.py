@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from codemods import RULES, convert_source
-from codemods.rules import SEVERITIES
-from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
+from codemods.engine.rule import Invalid
+from codemods.rules import RULES_BY_CODE, SEVERITIES, Rule
+from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case, is_run_level
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -35,6 +36,27 @@ def test_rule_case(case: Case) -> None:
 def test_case_ids_are_unique() -> None:
     ids = [case.id for case in CASES]
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+# The example's finding is at the wrong line (test below): its position is not asserted until it is right.
+WRONG_POSITION = {"XLA211"}
+
+
+@pytest.mark.parametrize("rule", CHECKED_RULES, ids=lambda r: r.code)
+def test_every_documented_example_says_what_it_finds(rule: Rule) -> None:
+    """The page's examples are invalid cases with their findings (line, column, message)."""
+    if is_run_level(rule) or rule.code in WRONG_POSITION:
+        return
+    for example in rule.examples:
+        assert isinstance(example, Invalid) and example.findings, f"{rule.code}: give the example its findings"
+
+
+@pytest.mark.xfail(strict=True, reason="positions: a decorator right after an inserted import is reported at the "
+                   "import's line (2) instead of its own (3)")
+def test_a_decorator_after_an_inserted_import_is_reported_at_its_own_line() -> None:
+    conversion = convert_source(RULES_BY_CODE["XLA211"].examples[0].before)
+    assert conversion.output.splitlines()[2] == '@torch.amp.custom_fwd(device_type="xla")'
+    assert [(f.line, f.col) for f in conversion.findings if f.rule == "XLA211"] == [(3, 2)]
 
 
 # XLD rules are what `xla-codemod doctor` sees at run time: tests/test_doctor*.py.

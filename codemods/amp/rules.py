@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, invalid, valid
+from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, valid
 
 AUTOCAST = Rule(
     "XLA202",
@@ -13,10 +13,11 @@ AUTOCAST = Rule(
     why="CUDA autocast does nothing to XLA tensors: the model silently trains in float32, or, with a gradient "
     "scaler, with a scaler that was never meant for that precision.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nwith torch.cuda.amp.autocast():\n    loss = model(x)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "with torch.autocast(\"xla\", dtype=torch.bfloat16):\n    loss = model(x)\n",
+            findings=(Expected(3, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
         ),
     ),
     valid=(
@@ -148,9 +149,10 @@ FLOAT16_AUTOCAST = Rule(
     True,
     why="XLA devices compute in bfloat16: TPUs do not support float16 autocast, and bfloat16 needs no loss scaling.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.float16):\n    loss = model(x)\n",
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.bfloat16):\n    loss = model(x)\n",
+            findings=(Expected(2, 52, "autocast dtype torch.float16 -> torch.bfloat16"),),
         ),
     ),
     valid=(
@@ -217,10 +219,11 @@ GRAD_SCALER = Rule(
     why="torch.cuda.amp.GradScaler disables itself without CUDA (with a warning only): float16 training then "
     "runs without loss scaling and silently underflows.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "scaler = torch.amp.GradScaler(\"xla\", enabled=use_amp)\n",
+            findings=(Expected(3, 10, 'torch.cuda.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp)'),),
         ),
     ),
     valid=(
@@ -318,11 +321,12 @@ SYNCFREE_OPTIMIZER = Rule(
     why="The sync-free optimizers take the scaler's found_inf as a device tensor, so skipping a step does not "
     "stop the device to read a flag on the host (the seed's advice for AMP on XLA).",
     examples=(
-        Example(
+        Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
             "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n",
             "import torch\nimport torch_xla.amp.syncfree as syncfree\nscaler = torch.amp.GradScaler(\"xla\")\n"
             "optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)\n",
+            findings=(Expected(4, 13, "torch.optim.AdamW -> syncfree.AdamW"),),
         ),
     ),
     valid=(
@@ -389,11 +393,12 @@ AMP_OPTIMIZER = Rule(
     why="Under a gradient scaler, an optimizer without a sync-free version makes every step wait for the "
     "device to report whether gradients overflowed.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler(enabled=False)\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
             "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\", enabled=False)\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
+            findings=(Expected(4, 13, "`RMSprop` has no sync-free version"),),
         ),
     ),
     valid=(
@@ -454,9 +459,10 @@ SCALER_NOT_NEEDED = Rule(
     why="Loss scaling exists for float16's narrow range; bfloat16 has float32's range. The scaler still reads "
     "found_inf on the host at every step, which stalls the XLA pipeline.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
             "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\")\n",
+            findings=(Expected(3, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
         ),
     ),
     valid=(
@@ -537,9 +543,10 @@ PRECISION_CHOICE = Rule(
     why="torch.cuda checks are False on an XLA machine, so a script that picks bfloat16 on a modern GPU would "
     "silently fall back to float16 (and switch its gradient scaler on).",
     examples=(
-        Example(
+        Invalid(
             "import torch\ndtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'\n",
             "import torch\ndtype = 'bfloat16'\n",
+            findings=(Expected(2, 9, "`dtype` chooses the precision by CUDA checks (False on XLA)"),),
         ),
     ),
     valid=(
@@ -602,11 +609,12 @@ AUTOCAST_DEVICE_TYPE = Rule(
     why="`device_type = 'cuda' if 'cuda' in device else 'cpu'` gives 'cpu' for the XLA device, which switches "
     "autocast off (or onto the CPU) without a word.",
     examples=(
-        Example(
+        Invalid(
             "import torch\ndevice_type = 'cuda' if 'cuda' in device else 'cpu'\n"
             "ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)\n",
             "import torch\ndevice_type = 'xla' if 'xla' in device else 'cpu'\n"
             "ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)\n",
+            findings=(Expected(2, 15, "`device_type` chooses autocast's device type"),),
         ),
     ),
     valid=(

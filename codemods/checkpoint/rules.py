@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_SAVE = Rule(
     "XLA401", "xla-save", "error", "`torch.save` becomes `xm.save` (moves tensors to the CPU first)", True,
@@ -10,7 +10,7 @@ XLA_SAVE = Rule(
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -22,6 +22,7 @@ XLA_SAVE = Rule(
 
             xm.save({"model": model.state_dict(), "epoch": epoch}, path)
             """,
+            findings=(Expected(4, 1, "torch.save -> xm.save"),),
         ),
     ),
     valid=(
@@ -119,7 +120,7 @@ SAVE_WHOLE_MODULE = Rule(
     "loads only with the same code and torch_xla at hand. A `state_dict()` saved with `xm.save` holds CPU "
     "tensors that load anywhere.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -139,6 +140,7 @@ SAVE_WHOLE_MODULE = Rule(
             model = Net()
             xm.save(model, "model.pt")
             """,
+            findings=(Expected(8, 1, "`model` is a whole module"),),
         ),
     ),
     valid=(
@@ -202,7 +204,7 @@ LOAD_MAP_LOCATION = Rule(
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
     "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -213,6 +215,7 @@ LOAD_MAP_LOCATION = Rule(
 
             state = torch.load("model.pt", map_location="cpu")
             """,
+            findings=(Expected(3, 45, 'map_location "cuda:0" -> "cpu"'),),
         ),
     ),
     valid=(

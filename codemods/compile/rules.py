@@ -12,7 +12,7 @@ lazy graphs, at each step barrier)."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 TORCH_COMPILE = Rule(
     "XLA721", "torch-compile", "error",
@@ -33,7 +33,7 @@ TORCH_COMPILE = Rule(
     "fixed here (the backend "
     "may come from unpacked keywords, torch.compile is passed around as a value) it is reported.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -48,8 +48,9 @@ TORCH_COMPILE = Rule(
             if compile:
                 model = torch.compile(model, backend="openxla")
             """,
+            findings=(Expected(5, 13, 'torch.compile(model) -> torch.compile(model, backend="openxla")'),),
         ),
-        example(
+        invalid(
             """
             import torch
 
@@ -64,8 +65,9 @@ TORCH_COMPILE = Rule(
             def gelu(x):
                 return 0.5 * x * (1 + torch.tanh(0.79788456 * (x + 0.044715 * x**3)))
             """,
+            findings=(Expected(3, 1, '@torch.compile -> @torch.compile(backend="openxla")'),),
         ),
-        example(
+        invalid(
             """
             import torch
 
@@ -81,6 +83,7 @@ TORCH_COMPILE = Rule(
                 pass
             """,
             target="sagemaker",
+            findings=(Expected(5, 5, "removed `model = torch.compile(model)`"),),
         ),
     ),
     valid=(
@@ -324,7 +327,7 @@ INDUCTOR_OPTIONS = Rule(
     "value whose keys are not known here (a variable), or that holds `guard_filter_fn` (which dynamo reads), "
     "is reported instead.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -335,6 +338,7 @@ INDUCTOR_OPTIONS = Rule(
 
             model = torch.compile(model, fullgraph=True, backend="openxla")
             """,
+            findings=(Expected(3, 30, 'removed `mode="max-autotune"`'),),
         ),
     ),
     valid=(
@@ -404,12 +408,13 @@ COMPILE_BACKEND = Rule(
     "graph of dynamo's), backends written for CUDA fail. Inductor and cudagraphs are "
     "switched to openxla (XLA721); any other backend is the author's choice, so it is reported.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             model = torch.compile(model, backend=args.backend)
-            """
+            """,
+            findings=(Expected(3, 30, "`backend=args.backend` is not the openxla backend"),),
         ),
     ),
     valid=(
@@ -451,12 +456,13 @@ COMPILER_SETTINGS = Rule(
     "(cache size limits, suppressed errors) apply on XLA too and are worth a look; inductor does not compile "
     "for XLA, so `torch._inductor.config` settings do nothing there.",
     examples=(
-        example(
+        invalid(
             """
             import torch._inductor.config
 
             torch._inductor.config.coordinate_descent_tuning = True
-            """
+            """,
+            findings=(Expected(3, 1, "`torch._inductor.config.coordinate_descent_tuning` is an inductor setting"),),
         ),
     ),
     valid=(

@@ -6,7 +6,7 @@ deep-learning-container training image; any other Dockerfile is left alone.
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, invalid, run, valid
+from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, run, valid
 
 _DOCKERFILE = "Dockerfile"
 _CUSTOM = (
@@ -21,8 +21,8 @@ _CUSTOM = (
 )
 
 
-def _example(before: str) -> tuple[Example, ...]:
-    return (Example(before, None, filename=_DOCKERFILE),)
+def _example(before: str, *, findings: tuple[Expected, ...] = ()) -> tuple[Example, ...]:
+    return (Invalid(before, None, filename=_DOCKERFILE, findings=findings),)
 
 
 DOCKERFILE_UNRESOLVED = Rule(
@@ -32,7 +32,9 @@ DOCKERFILE_UNRESOLVED = Rule(
     False,
     why="`docker build --build-arg` can set it to anything; the checks that depend on it are reported instead "
     "of guessed.",
-    examples=_example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN pip install sagemaker-training\n"),
+    examples=_example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN pip install sagemaker-training\n",
+        findings=(Expected(2, 1, "could not check the base image"),),
+    ),
     valid=(
         valid(
             """
@@ -73,7 +75,10 @@ BASE_IMAGE = Rule(
     why="The model-parallel library needs CUDA and the SageMaker training stack: the DLC training images carry "
     "both, a CUDA base image is where a custom build starts.",
     examples=_example("FROM python:3.8-slim\nRUN pip install sagemaker-training\n"
-                      "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+                      "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+                      findings=(
+                          Expected(1, 1, "python:3.8-slim is neither a SageMaker deep-learning-container training image"),
+                      )),
     valid=(
         valid(
             """
@@ -115,7 +120,7 @@ SUBMIT_DIRECTORY = Rule(
     "not find the entry point.",
     examples=_example(
         "FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker\n"
-        'ENV PATH="/opt/ml/code:${PATH}"\n'),
+        'ENV PATH="/opt/ml/code:${PATH}"\n', findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
     valid=(
         valid(
             """
@@ -181,7 +186,9 @@ SAGEMAKER_TRAINING = Rule(
     False,
     why="The SageMaker training toolkit starts the entry point, MPI and the environment SageMaker jobs expect; "
     "a custom CUDA image has none of it.",
-    examples=_example(_CUSTOM + "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+    examples=_example(_CUSTOM + "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+        findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
+    ),
     valid=(
         valid(
             """
@@ -249,7 +256,8 @@ SMDISTRIBUTED_WHEELS = Rule(
     why="The model-parallel library uses the data-parallel library for cross-node RDMA; an image with one of "
     "the two fails when the job starts.",
     examples=_example(_CUSTOM.replace("RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}\n", "")
-                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+                      findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
     valid=(
         valid(
             """
@@ -309,7 +317,11 @@ WHEEL_PYTHON_TAG = Rule(
     why="pip refuses a wheel built for another Python (or the build fails later, in the job); the wheels must "
     "match each other and the interpreter of the image.",
     examples=_example(_CUSTOM.replace("ARG PYTHON_VERSION=3.8", "ARG PYTHON_VERSION=3.9")
-                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+                      findings=(
+                          Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+                          Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+                      )),
     valid=(
         valid(
             """
@@ -383,7 +395,8 @@ METIS = Rule(
     False,
     why="The model-parallel library partitions models with METIS and fails to load without it.",
     examples=_example(_CUSTOM.replace("RUN apt-get update && apt-get install -y libmetis-dev\n", "")
-                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+                      findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
     valid=(
         valid(
             """
@@ -462,7 +475,8 @@ RMM = Rule(
     why="The model-parallel library allocates GPU memory through RMM and fails to load without it.",
     examples=_example(_CUSTOM.replace(
         "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && ./build.sh librmm\n", "")
-        + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+        + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+        findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
     valid=(
         valid(
             """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Expected, Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 THIRD_PARTY_CUDA = Rule(
     "XLA004",
@@ -18,7 +18,9 @@ THIRD_PARTY_CUDA = Rule(
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
-    examples=(Example("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n"),),
+    examples=(Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
+        findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+    ),),
     valid=(
         valid(
             """
@@ -137,7 +139,7 @@ FUSED_OPTIMIZER = Rule(
     "computes the same update with its default implementation. A `fused=` value that is not a literal True "
     "is reported. (Under AMP the optimizer becomes sync-free and the keyword goes there: XLA206.)",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -148,6 +150,7 @@ FUSED_OPTIMIZER = Rule(
 
             optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
             """,
+            findings=(Expected(3, 60, "removed `fused=True`"),),
         ),
     ),
     valid=(
@@ -198,7 +201,7 @@ CUDA_SYNCHRONIZE = Rule(
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
     "pending work, which is what timing code around it needs.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -212,6 +215,7 @@ CUDA_SYNCHRONIZE = Rule(
             xm.wait_device_ops()
             elapsed = time.time() - start
             """,
+            findings=(Expected(4, 1, "torch.cuda.synchronize() -> xm.wait_device_ops()"),),
         ),
     ),
     valid=(
@@ -297,7 +301,7 @@ CUDA_NO_EFFECT = Rule(
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
     "without CUDA (torch_xla.debug.profiler profiles the XLA device).",
     examples=(
-        example(
+        invalid(
             """
             import torch
             from torch.utils.data import DataLoader
@@ -311,13 +315,18 @@ CUDA_NO_EFFECT = Rule(
 
             loader = DataLoader(dataset, batch_size=64)
             """,
+            findings=(
+                Expected(4, 1, "removed `torch.backends.cudnn.benchmark = True`"),
+                Expected(4, 45, "removed `pin_memory=True`"),
+            ),
         ),
-        example(
+        invalid(
             """
             import torch
 
             loader_options = {"num_workers": 4, "pin_memory": True}
-            """
+            """,
+            findings=(Expected(3, 37, "`pin_memory=True` has no effect on an XLA device; remove it"),),
         ),
     ),
     valid=(
@@ -448,12 +457,13 @@ CUDA_MEMORY_STATS = Rule(
     why="CUDA memory counters read 0 on an XLA machine, so what they log means nothing there; "
     "`xm.get_memory_info(device)` reports the XLA device's memory.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             print(f"memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB")
-            """
+            """,
+            findings=(Expected(3, 18, "`torch.cuda.max_memory_allocated` reads 0 on an XLA device; use"),),
         ),
     ),
     valid=(
@@ -491,7 +501,7 @@ CUDA_OOM = Rule(
     why="XLA reports running out of device memory as a RuntimeError (RESOURCE_EXHAUSTED), never as "
     "`torch.cuda.OutOfMemoryError`: the handler never runs, and the script stops where it used to recover.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -499,7 +509,8 @@ CUDA_OOM = Rule(
                 loss = train_step(batch)
             except torch.cuda.OutOfMemoryError:
                 skipped += 1
-            """
+            """,
+            findings=(Expected(5, 8, "`torch.cuda.OutOfMemoryError` is never raised on XLA"),),
         ),
     ),
     valid=(
@@ -544,13 +555,14 @@ CUDA_SEED = Rule(
     why="CUDA seeding calls leave the XLA device's generator alone, so dropout and random initialisation on the "
     "device ignore the seed; `xm.set_rng_state(seed)` seeds it.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             torch.manual_seed(args.seed)
             torch.cuda.manual_seed_all(args.seed)
-            """
+            """,
+            findings=(Expected(4, 1, "`torch.cuda.manual_seed_all` seeds only CUDA generators; seed the XLA device"),),
         ),
     ),
     valid=(
@@ -587,12 +599,15 @@ CUDA_API = Rule(
     "others return values that mislead the script (a device count of 0). Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             print("training on", torch.cuda.get_device_name(0))
-            """
+            """,
+            findings=(
+                Expected(3, 22, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"),
+            ),
         ),
     ),
     valid=(

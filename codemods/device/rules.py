@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Expected, Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 NO_DEVICE = Rule(
     "XLA005",
@@ -16,9 +16,10 @@ NO_DEVICE = Rule(
     "choice the tool cannot make (numpy data, float64 models), so the file is left as it is and this one "
     "finding says so. Once the model and its tensors move to `torch_xla.device()`, a second conversion ports "
     "the rest.",
-    examples=(Example(
+    examples=(Invalid(
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n"
+        "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
+        findings=(Expected(4, 1, "this script trains but picks no device"),),
     ),),
     valid=(
         valid(
@@ -88,7 +89,7 @@ CUDA_DEVICE = Rule(
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
     "target's device call takes its place (a device kept as a string becomes 'xla').",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -102,6 +103,7 @@ CUDA_DEVICE = Rule(
             device = torch_xla.device()
             model = Net().to(device)
             """,
+            findings=(Expected(4, 10, 'torch.device("cuda:0") -> torch_xla.device()'),),
         ),
     ),
     valid=(
@@ -234,7 +236,7 @@ DOT_CUDA = Rule(
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -248,6 +250,10 @@ DOT_CUDA = Rule(
             model = Net().to(torch_xla.device())
             inputs = batch.to(torch_xla.device(), non_blocking=True)
             """,
+            findings=(
+                Expected(4, 9, "Net().cuda() -> Net().to(torch_xla.device())"),
+                Expected(5, 10, "batch.cuda(non_blocking=True) -> batch.to(torch_xla.device(), non_blocking=True)"),
+            ),
         ),
     ),
     valid=(
@@ -304,7 +310,7 @@ INTEGER_DEVICE = Rule(
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
     "without CUDA.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -318,6 +324,7 @@ INTEGER_DEVICE = Rule(
             model = Net().to(torch_xla.device())
             images = images.to(torch_xla.device())
             """,
+            findings=(Expected(5, 20, "args.gpu is a CUDA device index"),),
         ),
     ),
     valid=(
@@ -498,7 +505,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "to the CPU and the script trains there. Where the check picks the device it is dropped; a `--no-cuda` "
     "flag still selects the CPU.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -512,6 +519,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             use_cuda = not args.no_cuda
             device = torch.device("xla" if use_cuda else "cpu")
             """,
+            findings=(Expected(4, 12, "`use_cuda` picks the device"),),
         ),
     ),
     valid=(
@@ -713,12 +721,13 @@ CUDA_CHECK = Rule(
     "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
     "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             workers = 4 if torch.cuda.is_available() else 0
-            """
+            """,
+            findings=(Expected(3, 16, "`torch.cuda.is_available()` is False on the XLA device"),),
         ),
     ),
     valid=(
@@ -789,7 +798,7 @@ SET_DEVICE = Rule(
     why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
     "so the call is removed.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -802,6 +811,7 @@ SET_DEVICE = Rule(
 
             device = torch_xla.device()
             """,
+            findings=(Expected(4, 1, "removed `torch.cuda.set_device(args.local_rank)`"),),
         ),
     ),
     valid=(
@@ -871,7 +881,7 @@ CUDA_TENSOR_TYPE = Rule(
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
     "CUDA; the tensor is created on the CPU and moved to the XLA device.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -883,6 +893,7 @@ CUDA_TENSOR_TYPE = Rule(
 
             noise = torch.FloatTensor(batch_size, 100).to(torch_xla.device()).normal_()
             """,
+            findings=(Expected(4, 9, "torch.cuda.FloatTensor(batch_size, 100) -> torch.FloatTensor(batch_size,"),),
         ),
     ),
     valid=(
@@ -935,7 +946,7 @@ GUARDED_INPUT_MOVE = Rule(
     "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
     "not under such a guard; otherwise it is reported.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -952,6 +963,7 @@ GUARDED_INPUT_MOVE = Rule(
             images = images.to(torch_xla.device(), non_blocking=True)
             output = model(images)
             """,
+            findings=(Expected(5, 4, "`if args.gpu is not None:` dropped"),),
         ),
     ),
     valid=(
@@ -1053,7 +1065,7 @@ DEVICE_GENERATOR = Rule(
     "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
     "checked), with the CPU generator's sequence of values, so the device argument goes.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -1069,6 +1081,7 @@ DEVICE_GENERATOR = Rule(
             g = torch.Generator()
             g.manual_seed(42)
             """,
+            findings=(Expected(5, 5, "torch.Generator(device=device) -> torch.Generator()"),),
         ),
     ),
     valid=(

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_PROCESS_GROUP = Rule(
     "XLA601", "xla-process-group", "error",
     'init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors)', True,
     why="NCCL and Gloo work on CUDA and CPU tensors; XLA tensors are reduced by the xla backend, which takes the "
     "rank and world size from the XLA runtime (so rank=/world_size= go).",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.distributed as dist
 
@@ -25,6 +25,7 @@ XLA_PROCESS_GROUP = Rule(
         def setup(rank, world_size):
             dist.init_process_group("xla", init_method="xla://")
         """,
+        findings=(Expected(6, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
     ),),
     valid=(
         valid(
@@ -126,7 +127,7 @@ XLA_RANKS = Rule(
     "launching process hands to its workers is read again inside them; where the launching process also computes "
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
     "`if torch.cuda.is_available():`, which is False on XLA, is not).",
-    examples=(example(
+    examples=(invalid(
         """
         import os
         import torch.distributed as dist
@@ -148,6 +149,10 @@ XLA_RANKS = Rule(
             local_rank = xr.local_ordinal()
             world_size = xr.world_size()
         """,
+        findings=(
+            Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+            Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
+        ),
     ),),
     valid=(
         valid(
@@ -272,7 +277,7 @@ XLA_LAUNCH = Rule(
     "mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", True,
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
     "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.multiprocessing as mp
 
@@ -295,6 +300,7 @@ XLA_LAUNCH = Rule(
         if __name__ == "__main__":
             torch_xla.launch(train, args=(8,))
         """,
+        findings=(Expected(9, 5, "mp.spawn(...) -> torch_xla.launch"),),
     ),),
     valid=(
         valid(
@@ -406,7 +412,7 @@ DDP_DEVICE_IDS = Rule(
     "DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device", True,
     why="device_ids name CUDA devices; on the xla backend DDP wraps the model on this process's XLA device and "
     "all-reduces the gradients itself, so the optimizer step stays plain (gradients are reduced once).",
-    examples=(example(
+    examples=(invalid(
         """
         from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -421,6 +427,7 @@ DDP_DEVICE_IDS = Rule(
         def wrap(model, local_rank):
             return DDP(model)
         """,
+        findings=(Expected(5, 12, "device_ids, output_device removed from DDP(...)"),),
     ),),
     valid=(
         valid(
@@ -475,7 +482,7 @@ DATA_PARALLEL = Rule(
     "the tool cannot follow them", True,
     why="Without CUDA devices DataParallel only calls the wrapped model; on XLA one process drives one device, "
     "and more devices mean more processes (DDP).",
-    examples=(example(
+    examples=(invalid(
         """
         import torch
         import torch.nn as nn
@@ -492,6 +499,7 @@ DATA_PARALLEL = Rule(
         def build(model):
             return model
         """,
+        findings=(Expected(5, 5, "removed `model = nn.DataParallel(model)`"), Expected(5, 12, "model.module -> model")),
     ),),
     valid=(
         valid(
@@ -541,7 +549,7 @@ DISTRIBUTED_SAMPLER = Rule(
     "Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch", True,
     why="Without it every process trains on the same batches; a sampler that asks the default process group "
     "for its rank is given the XLA runtime's instead.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.distributed as dist
         from torch.utils.data.distributed import DistributedSampler
@@ -562,6 +570,7 @@ DISTRIBUTED_SAMPLER = Rule(
             dist.init_process_group("xla", init_method="xla://")
             return DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
         """,
+        findings=(Expected(9, 12, "DistributedSampler"),),
     ),),
     valid=(
         valid(
@@ -641,7 +650,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
     "Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", True,
     why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the seed's "
     "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch
         import torch.distributed as dist
@@ -677,6 +686,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
                 scaler.update()
                 torch_xla.sync()
         """,
+        findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
     ),),
     valid=(
         valid(
@@ -766,13 +776,14 @@ HOGWILD = Rule(
     "XLA608", "hogwild", "error",
     "Hogwild training (a shared-memory model updated by several processes) cannot run on XLA", False,
     why="Device tensors are not shared between processes: each worker would train its own copy.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.multiprocessing as mp
 
         model.share_memory()
         workers = [mp.Process(target=train, args=(model,)) for _ in range(4)]
         """,
+        findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
     ),),
     valid=(
         valid(
@@ -816,7 +827,7 @@ DISTRIBUTED_MANUAL = Rule(
     "Multi-process code the tool cannot port safely: what to do by hand", False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
     "XLA runtime may not start) and training at module level need a person.",
-    examples=(example(
+    examples=(invalid(
         """
         import os
         import torch.distributed as dist
@@ -836,6 +847,7 @@ DISTRIBUTED_MANUAL = Rule(
             dist.init_process_group("xla", init_method="xla://")
             return os.environ["RANK"]
         """,
+        findings=(Expected(8, 12, "`RANK` read from the environment"),),
     ),),
     valid=(
         valid(
@@ -898,7 +910,7 @@ MASTER_PRINT = Rule(
     "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
     why="xm.master_print prints on the master process only, which is what the check said; it is the seed's "
     "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.distributed as dist
 
@@ -918,6 +930,7 @@ MASTER_PRINT = Rule(
             dist.init_process_group("xla", init_method="xla://")
             xm.master_print(f"loss {loss:.3f}")
         """,
+        findings=(Expected(8, 5, "`if dist.get_rank() == 0"),),
     ),),
     valid=(
         valid(
@@ -1016,7 +1029,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
     "which torch_xla supports since 2.1. CUDA assertions in the distributed branch are removed (XLA104). "
     "Folding the check to True instead would send a plain `python train.py` into the distributed branch, "
     "with no launcher to start it.",
-    examples=(example(
+    examples=(invalid(
         """
         import os
         import torch
@@ -1039,6 +1052,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
             init_process_group("xla", init_method="xla://")
         device = "xla"
         """,
+        findings=(Expected(6, 7, "distributed training at module level stays under its launcher check"),),
     ),),
     valid=(
         valid(

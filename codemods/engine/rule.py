@@ -46,9 +46,9 @@ def _dedent(code: str) -> str:
 
 @dataclass(frozen=True)
 class Expected:
-    """A finding an invalid case must give: its 1-based line (the finding's line, in the
-    output) and column (where the construct starts in that line, or started if the fix
-    removed it), and a text its message contains."""
+    """A finding an invalid case must give: its line (1-based, in the output) and column
+    (1-based: where the construct it names starts; for code the fix rewrote or removed,
+    usually where it started before the fix), and a text its message contains."""
 
     line: int
     column: int
@@ -57,9 +57,10 @@ class Expected:
 
 @dataclass(frozen=True)
 class Invalid(Example):
-    """Code the rule flags, beyond its examples: ``after`` is the tool's output (None: left
-    as it is), ``findings`` what the rule must say, ``alias`` marks the same construct reached
-    through import aliases or another spelling, ``note`` names the case (the test's id)."""
+    """Code the rule flags (its examples are Invalid too): ``after`` is the tool's output
+    (None: left as it is), ``findings`` what the rule must say, ``alias`` marks the same
+    construct reached through import aliases or another spelling, ``note`` names the case
+    (the test's id)."""
 
     findings: tuple[Expected, ...] = ()
     alias: bool = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_FSDP = Rule(
     "XLA611", "xla-fsdp", "error",
@@ -21,7 +21,7 @@ XLA_FSDP = Rule(
     "The SPMD-based FSDPv2 (torch_xla.experimental.spmd_fully_sharded_data_parallel) is not what the tool "
     "writes: it needs one process per host, a device mesh and inputs sharded over it, a different program "
     "than the one-process-per-device script that torch's FSDP runs.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
@@ -43,6 +43,10 @@ XLA_FSDP = Rule(
             policy = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
             return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=xla_wrap.size_based_auto_wrap_policy, compute_dtype=torch.bfloat16, buffer_dtype=torch.float32, fp32_reduce_scatter=True)
         """,
+        findings=(
+            Expected(9, 12, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),
+            Expected(9, 73, "size_based_auto_wrap_policy -> xla_wrap.size_based_auto_wrap_policy"),
+        ),
     ),),
     valid=(
         valid(
@@ -221,7 +225,7 @@ FSDP_MANUAL = Rule(
     "sharding, FSDP2's fully_shard): what to do by hand", False,
     why="Each of these is left as it is, so the converted script stops at it with a TypeError rather than "
     "training differently: what it asked for has no torch_xla equivalent the tool could write.",
-    examples=(example(
+    examples=(invalid(
         """
         from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
 
@@ -237,6 +241,7 @@ FSDP_MANUAL = Rule(
         def wrap(model):
             return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True))
         """,
+        findings=(Expected(6, 24, "`cpu_offload=CPUOffload(offload_params=True)`"),),
     ),),
     valid=(
         valid(
@@ -350,7 +355,7 @@ FSDP_STATE_DICT = Rule(
     "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
     "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "
     "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
@@ -370,6 +375,7 @@ FSDP_STATE_DICT = Rule(
             with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):
                 xm.save(model.state_dict(), "model.pt")
         """,
+        findings=(Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),),
     ),),
     valid=(
         valid(

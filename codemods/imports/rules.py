@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 ADD_IMPORT = Rule(
     "XLA001", "add-import", "info", "Add the torch_xla imports that rewritten code uses", True,
     why="Rewritten code calls torch_xla, so its imports are added: once, after the file's torch imports, "
     "under the file's own alias where it has one.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -23,6 +23,7 @@ ADD_IMPORT = Rule(
             model = torch.nn.Linear(4, 2)
             xm.save(model.state_dict(), "model.pt")
             """,
+            findings=(Expected(2, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
         ),
     ),
     valid=(
@@ -169,7 +170,7 @@ REMOVE_STALE_IMPORT = Rule(
     why="A rewrite can leave an import unused (`xm` once `xm.xla_device()` is `torch_xla.device()`); it is "
     "removed so the file imports what it uses. Imports the tool did not make unused are left alone.",
     examples=(
-        example(
+        invalid(
             """
             import torch
             import torch_xla
@@ -183,6 +184,7 @@ REMOVE_STALE_IMPORT = Rule(
 
             device = torch_xla.device()
             """,
+            findings=(Expected(3, 1, "removed unused import `torch_xla.core.xla_model` as xm"),),
         ),
     ),
     valid=(

@@ -6,7 +6,7 @@ and the training script such a job runs; SM2 SageMaker Training Compiler.
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 _LAUNCH = "launch.py"
 _PT = "from sagemaker.pytorch import PyTorch\n\n"
@@ -21,9 +21,9 @@ LAUNCHER_UNRESOLVED = Rule(
     False,
     why="The checks read the estimator's arguments statically; a value that only exists when the launcher "
     "runs is reported instead of guessed, so the job's configuration still needs a look.",
-    examples=(Example(
+    examples=(Invalid(
         _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
-        None, filename=_LAUNCH),),
+        None, filename=_LAUNCH, findings=(Expected(3, 46, "could not check `distribution`"),)),),
     valid=(
         valid(
             """
@@ -110,14 +110,16 @@ DISTRIBUTION_STRUCTURE = Rule(
     why="The SDK only starts the model-parallel library for that exact shape: a missing `enabled` or "
     "`parameters`, or the configuration put directly under `smdistributed`, leaves the library off or fails the "
     "job. The flat form is rewritten; missing parts are reported.",
-    examples=(Example(
+    examples=(Invalid(
         'from sagemaker.estimator import Estimator\n\n'
         'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
         'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": smp_options, "mpi": mpi_options},\n)\n',
         'from sagemaker.estimator import Estimator\n\n'
         'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
         'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": {"modelparallel": smp_options}, '
-        '"mpi": mpi_options},\n)\n', filename=_LAUNCH),),
+        '"mpi": mpi_options},\n)\n', filename=_LAUNCH,
+        findings=(Expected(6, 36, 'smp_options -> {"modelparallel"'),),
+    ),),
     valid=(
         valid(
             """
@@ -222,10 +224,10 @@ PARTITIONS_RENAMED = Rule(
     True,
     why='smdistributed-modelparallel 1.6.0 renamed the required "partitions" parameter to '
     '"pipeline_parallel_degree" (a breaking change in the library\'s release notes).',
-    examples=(Example(
+    examples=(Invalid(
         _PT + 'smp_options = {"enabled": True, "parameters": {"partitions": 2}}\n' + _ESTIMATOR,
         _PT + 'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n' + _ESTIMATOR,
-        filename=_LAUNCH),),
+        filename=_LAUNCH, findings=(Expected(3, 48, '"partitions" -> "pipeline_parallel_degree"'),)),),
     valid=(
         valid(
             """
@@ -325,11 +327,13 @@ MODEL_AND_DATA_PARALLEL = Rule(
     False,
     why='The SDK accepts one smdistributed strategy per job. For data parallelism on top of model parallelism '
     'set `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow) in the modelparallel parameters.',
-    examples=(Example(
+    examples=(Invalid(
         _PT + 'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
         '        distribution={"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": True}},\n'
         '                      "mpi": mpi_options})\n',
-        None, filename=_LAUNCH),),
+        None, filename=_LAUNCH,
+            findings=(Expected(4, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
+        ),),
     valid=(
         valid(
             """
@@ -392,14 +396,14 @@ PROCESSES_PER_HOST = Rule(
     why="SageMaker maps MPI processes one to one onto GPUs; more processes than GPUs fail the job. A value above "
     "the instance's GPU count is lowered to it (when the pipeline degree still divides it); a missing one is "
     "reported.",
-    examples=(Example(
+    examples=(Invalid(
         _PT + 'mpi_options = {"enabled": True, "processes_per_host": 16}\n'
         'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
         '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
         _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8}\n'
         'PyTorch(entry_point="train.py", instance_type="ml.p3.16xlarge",\n'
         '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
-        filename=_LAUNCH),),
+        filename=_LAUNCH, findings=(Expected(3, 55, "processes_per_host 16 -> 8"),)),),
     valid=(
         valid(
             """
@@ -515,12 +519,14 @@ REPEATED_MCA_DEFAULT = Rule(
     True,
     why='SageMaker already passes this MCA parameter; Open MPI refuses a parameter listed twice ("MCA '
     'parameters can only be listed once"). The repeat is removed, the other options are kept.',
-    examples=(Example(
+    examples=(Invalid(
         _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
         '               "custom_mpi_options": "--mca btl_vader_single_copy_mechanism none -x NCCL_DEBUG=INFO"}\n'
         + _ESTIMATOR,
         _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8,\n'
-        '               "custom_mpi_options": "-x NCCL_DEBUG=INFO"}\n' + _ESTIMATOR, filename=_LAUNCH),),
+        '               "custom_mpi_options": "-x NCCL_DEBUG=INFO"}\n' + _ESTIMATOR, filename=_LAUNCH,
+            findings=(Expected(4, 38, 'custom_mpi_options -> "-x NCCL_DEBUG=INFO"'),),
+        ),),
     valid=(
         valid(
             """
@@ -621,11 +627,11 @@ EFA_FLAGS = Rule(
     why="On EFA-capable instances (ml.p4d.24xlarge, ml.p3dn.24xlarge, ...) these flags let MPI and NCCL use "
     "the fabric's RDMA path; without them the job runs, slower. Reported with the flags to add, never "
     "rewritten: MPI options are the user's call.",
-    examples=(Example(
+    examples=(Invalid(
         _PT + 'mpi_options = {"enabled": True, "processes_per_host": 8}\n'
         'PyTorch(entry_point="train.py", instance_type="ml.p4d.24xlarge",\n'
         '        distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})\n',
-        None, filename=_LAUNCH),),
+        None, filename=_LAUNCH, findings=(Expected(3, 15, "ml.p4d.24xlarge has EFA"),)),),
     valid=(
         valid(
             """
@@ -688,10 +694,12 @@ SMP_SET_DEVICE = Rule(
     True,
     why="Without it every process of a host starts on GPU 0 and the partitions do not fit or collide; the call "
     "is added right after `smp.init()`.",
-    examples=(Example(
+    examples=(Invalid(
         "import torch\nimport smdistributed.modelparallel.torch as smp\n\nsmp.init()\n",
         "import torch\nimport smdistributed.modelparallel.torch as smp\n\nsmp.init()\n"
-        "torch.cuda.set_device(smp.local_rank())\n", filename="train.py"),),
+        "torch.cuda.set_device(smp.local_rank())\n", filename="train.py",
+            findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
+        ),),
     valid=(
         valid(
             """
@@ -774,14 +782,16 @@ COMPILER_DISTRIBUTION = Rule(
     why="Without the pytorchxla runtime a compiled job starts one process per instance: it trains on one GPU, "
     "and instances beyond the first repeat the same work. Added for PyTorch >= 1.12 (PyTorch estimator) and "
     "PyTorch >= 1.11 (Hugging Face estimator).",
-    examples=(Example(
+    examples=(Invalid(
         "from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig\n\n"
         'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", instance_count=1,\n'
         '            transformers_version="4.21.1", pytorch_version="1.11.0", compiler_config=TrainingCompilerConfig())\n',
         "from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig\n\n"
         'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", instance_count=1,\n'
         '            transformers_version="4.21.1", pytorch_version="1.11.0", compiler_config=TrainingCompilerConfig(), '
-        'distribution={"pytorchxla": {"enabled": True}})\n', filename=_LAUNCH),),
+        'distribution={"pytorchxla": {"enabled": True}})\n', filename=_LAUNCH,
+            findings=(Expected(4, 112, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
+        ),),
     valid=(
         valid(
             """
@@ -883,11 +893,11 @@ COMPILER_LEGACY_LAUNCH = Rule(
     False,
     why="Before the pytorchxla runtime, Training Compiler started distributed jobs through a launcher script; "
     "without it the job runs one process and uses one GPU. Reported: the launcher script is yours to add.",
-    examples=(Example(
+    examples=(Invalid(
         "from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig\n\n"
         'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", instance_count=1,\n'
         '            transformers_version="4.11.0", pytorch_version="1.9.0", compiler_config=TrainingCompilerConfig())\n',
-        None, filename=_LAUNCH),),
+        None, filename=_LAUNCH, findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),)),),
     valid=(
         valid(
             """
@@ -932,11 +942,11 @@ COMPILER_UNSUPPORTED = Rule(
     "on a PyTorch too old for it",
     False,
     why="The SDK's TrainingCompilerConfig.validate raises for these before the job starts.",
-    examples=(Example(
+    examples=(Invalid(
         "from sagemaker.pytorch import PyTorch, TrainingCompilerConfig\n\n"
         'PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1",\n'
         "        compiler_config=TrainingCompilerConfig())\n",
-        None, filename=_LAUNCH),),
+        None, filename=_LAUNCH, findings=(Expected(3, 33, "Training Compiler does not take image_uri"),)),),
     valid=(
         valid(
             """

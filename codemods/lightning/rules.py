@@ -3,7 +3,7 @@ Lightning 2.6.6)."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 LIGHTNING_XLA = Rule(
     "XLA821", "lightning-xla", "error",
@@ -18,7 +18,7 @@ LIGHTNING_XLA = Rule(
     "\"bf16-mixed\"): 16-bit training becomes \"bf16-true\" (XLA_USE_BF16), the precision XLA devices compute "
     "in. The values are changed where they "
     "are written: in the call, in a name bound once, or in an argparse flag's default.",
-    examples=(example(
+    examples=(invalid(
         """
         import lightning as L
 
@@ -29,6 +29,11 @@ LIGHTNING_XLA = Rule(
 
         trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
         """,
+        findings=(
+            Expected(3, 33, 'Trainer accelerator "gpu" -> "tpu"'),
+            Expected(3, 60, 'Trainer strategy "ddp" -> "xla"'),
+            Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
+        ),
     ),),
     valid=(
         valid(
@@ -218,12 +223,13 @@ LIGHTNING_MANUAL = Rule(
     "that the tool cannot follow", False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
     "strategy and precision by hand.",
-    examples=(example(
+    examples=(invalid(
         """
         import lightning as L
 
         trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2")
         """,
+        findings=(Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),),
     ),),
     valid=(
         valid(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from codemods.engine.rule import Example, Rule, invalid, valid
+from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, valid
 
 _NOTEBOOK = "notebook.ipynb"
 
@@ -36,8 +36,10 @@ def notebook_text(cells: list[str], metadata: dict[str, object] | None = None) -
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _example(cells: list[str], metadata: dict[str, object] | None = None) -> tuple[Example, ...]:
-    return (Example(notebook_text(cells, metadata), None, filename=_NOTEBOOK),)
+def _example(
+    cells: list[str], metadata: dict[str, object] | None = None, *, findings: tuple[Expected, ...] = ()
+) -> tuple[Example, ...]:
+    return (Invalid(notebook_text(cells, metadata), None, filename=_NOTEBOOK, findings=findings),)
 
 
 # A training script, for the cases of written scripts.
@@ -55,7 +57,9 @@ PIP_INSTALL_TORCH = Rule(
     "installed, matched) makes `import torch_xla` fail with undefined symbols. Install both in one line at "
     "matching versions (`pip install torch==2.9.0 'torch_xla[tpu]==2.9.0'`), or drop the line where the "
     "runtime provides them.",
-    examples=_example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"]),
+    examples=_example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"],
+        findings=(Expected(1, 2, "`!pip install -q torch torchvision` installs torch, torchvision without torch_xla"),),
+    ),
     valid=(
         valid(
             notebook_text(["!pip install torch~=2.9.0 torch_xla[tpu]~=2.9.0", "import torch"]),
@@ -102,7 +106,9 @@ GPU_RUNTIME = Rule(
     why="Colab and Kaggle open the notebook on the runtime its metadata names: a GPU runtime has no TPU and no "
     "torch_xla, so the ported notebook fails at `import torch_xla`. Select a TPU runtime (Colab: Runtime > "
     "Change runtime type; Kaggle: Settings > Accelerator) and save the notebook.",
-    examples=_example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}}),
+    examples=_example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}},
+        findings=(Expected(15, 3, "the notebook's metadata selects a GPU runtime (Colab runtime accelerator 'GPU')"),),
+    ),
     valid=(
         valid(
             notebook_text(["import torch"], {"accelerator": "TPU", "colab": {"gpuType": "V28"}}),
@@ -137,7 +143,7 @@ WRITTEN_SCRIPT = Rule(
     examples=_example([
         "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
         "!python train.py",
-    ]),
+    ], findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 5"),)),
     valid=(
         valid(
             notebook_text(["%%writefile notes.md\n" + _TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"]),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CROSS_FILE = Rule(
     "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
@@ -10,14 +10,15 @@ CROSS_FILE = Rule(
     "a function of another file of the project, the code there (device choice, training loop) still runs on "
     "CUDA terms until that file is converted too.",
     examples=(
-        example(
+        invalid(
             """
             import torch
             from helpers import train_one_epoch
 
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             train_one_epoch(model, loader, optimizer)
-            """
+            """,
+            findings=(Expected(5, 1, "the optimizer goes to `train_one_epoch` in another module of the project"),),
         ),
     ),
     valid=(

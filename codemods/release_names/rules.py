@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_RELEASE_NAMES = Rule(
     "XLA901", "xla-release-names", "error", "torch_xla names of another release become the target's names", True,
@@ -10,7 +10,7 @@ XLA_RELEASE_NAMES = Rule(
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
     "in both directions.",
     examples=(
-        example(
+        invalid(
             """
             import torch_xla.core.xla_model as xm
 
@@ -23,8 +23,12 @@ XLA_RELEASE_NAMES = Rule(
             world_size = xr.world_size()
             rank = xr.global_ordinal()
             """,
+            findings=(
+                Expected(3, 14, "xm.xrt_world_size() -> xr.world_size() (torch_xla 2.9)"),
+                Expected(4, 8, "xm.get_ordinal() -> xr.global_ordinal() (torch_xla 2.9)"),
+            ),
         ),
-        example(
+        invalid(
             """
             import torch
             import torch_xla
@@ -40,6 +44,10 @@ XLA_RELEASE_NAMES = Rule(
             xm.mark_step()
             """,
             target="sagemaker",
+            findings=(
+                Expected(4, 10, "torch_xla.device() -> xm.xla_device() (torch_xla 1.13)"),
+                Expected(5, 1, "torch_xla.sync() -> xm.mark_step() (torch_xla 1.13)"),
+            ),
         ),
     ),
     valid=(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example, invalid, valid
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 OPTIMIZER_STEP = Rule(
     "XLA201", "optimizer-step", "error", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True,
@@ -10,7 +10,7 @@ OPTIMIZER_STEP = Rule(
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
     "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -30,6 +30,7 @@ OPTIMIZER_STEP = Rule(
                 xm.optimizer_step(optimizer)
                 torch_xla.sync()
             """,
+            findings=(Expected(8, 5, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
         ),
     ),
     valid=(
@@ -200,7 +201,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "that the model is handed to (a trainer class), and when a function builds the optimizer from the model; "
     "where the later move may go to the CPU, an error names it.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -218,6 +219,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=0.1)
             model.to(device)
             """,
+            findings=(
+                Expected(6, 29, "the optimizer is built while `model` is on the CPU and `model.to(device)` moves"),
+            ),
         ),
     ),
     valid=(
@@ -448,7 +452,7 @@ TRAINING_LOOP_BARRIER = Rule(
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
     "also before each `continue`.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -469,6 +473,7 @@ TRAINING_LOOP_BARRIER = Rule(
                     p.data.add_(p.grad, alpha=-lr)
                 torch_xla.sync()
             """,
+            findings=(Expected(9, 5, "training loop"),),
         ),
     ),
     valid=(
@@ -652,7 +657,7 @@ DEVICE_LOADER = Rule(
     "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
     "preference); without it, or a barrier, the graph grows without end.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -671,6 +676,7 @@ DEVICE_LOADER = Rule(
                 x, y = x.to(device), y.to(device)
                 loss_fn(model(x), y).backward()
             """,
+            findings=(Expected(6, 13, "train_loader -> pl.MpDeviceLoader(train_loader, device)"),),
         ),
     ),
     valid=(
@@ -788,7 +794,7 @@ EVAL_LOOP_BARRIER = Rule(
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -809,6 +815,7 @@ EVAL_LOOP_BARRIER = Rule(
                     torch_xla.sync()
             print(total.item())
             """,
+            findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
     ),
     valid=(
@@ -909,7 +916,7 @@ CLOSURE_BARRIER = Rule(
     why="LBFGS calls its closure several times per step; without a barrier in the closure each call grows one "
     "graph, compiled anew at every inner iteration until the compiler runs out of memory.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -935,6 +942,7 @@ CLOSURE_BARRIER = Rule(
 
             xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
             """,
+            findings=(Expected(9, 5, "optimizer closure `closure`"),),
         ),
     ),
     valid=(
@@ -1017,7 +1025,7 @@ STEP_BARRIER = Rule(
     why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
     "loop (a demo, a smoke test) would record the parameter update and never execute it.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -1041,6 +1049,7 @@ STEP_BARRIER = Rule(
 
             demo(model, optimizer, x, y)
             """,
+            findings=(Expected(9, 5, "optimizer step outside any loop"),),
         ),
     ),
     valid=(
