@@ -1,16 +1,16 @@
 """Every rule on its own cases, read from the rule objects (codemods/*/rules.py, listed by
 tests/rule_cases.py): its documented examples and invalid cases (positive, alias) and its
-valid cases (negative).  Each gives the expected output, the rule's findings where it
-says (line, column, text of the message), and converted again changes nothing."""
+valid cases (negative).  Each gives the expected output and, for an invalid case, exactly
+the rule's expected findings (line, column, text of the message); a valid case gives
+none; converted again, each changes nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 from codemods import RULES, convert_source
-from codemods.engine.rule import Invalid
-from codemods.rules import RULES_BY_CODE, SEVERITIES, Rule
-from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case, is_run_level
+from codemods.rules import RULES_BY_CODE, SEVERITIES
+from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -18,16 +18,17 @@ def test_rule_case(case: Case) -> None:
     conversion = convert_source(case.before, target=case.target, filename=case.filename)
     expected = case.after if case.after is not None else case.before
     assert conversion.output == expected
-    fired = {f.rule for f in conversion.findings}
+    found = [f for f in conversion.findings if f.rule == case.rule]
     if case.kind == "negative":
-        assert case.rule not in fired
+        assert not found
     elif not case.run_level:  # a rule across the files of a run fires on the run (tests/test_launchers.py)
-        assert case.rule in fired
+        assert found
+    if case.expect:  # all the rule's findings: where (line, column) and what
+        assert sorted((f.line, f.col) for f in found) == sorted((e.line, e.column) for e in case.expect), found
     for want in case.expect:
         assert any(
-            f.rule == case.rule and f.line == want.line and f.col == want.column and want.message in f.message
-            for f in conversion.findings
-        ), f"no {case.rule} finding at {want.line}:{want.column} saying {want.message!r}: {conversion.findings}"
+            f.line == want.line and f.col == want.column and want.message in f.message for f in found
+        ), f"no {case.rule} finding at {want.line}:{want.column} saying {want.message!r}: {found}"
     again = convert_source(conversion.output, target=case.target, filename=case.filename)
     assert again.output == conversion.output
     assert not any(f.fixed for f in again.findings)
@@ -42,13 +43,14 @@ def test_case_ids_are_unique() -> None:
 WRONG_POSITION = {"XLA211"}
 
 
-@pytest.mark.parametrize("rule", CHECKED_RULES, ids=lambda r: r.code)
-def test_every_documented_example_says_what_it_finds(rule: Rule) -> None:
-    """The page's examples are invalid cases with their findings (line, column, message)."""
-    if is_run_level(rule) or rule.code in WRONG_POSITION:
-        return
-    for example in rule.examples:
-        assert isinstance(example, Invalid) and example.findings, f"{rule.code}: give the example its findings"
+def test_every_invalid_case_says_what_it_finds() -> None:
+    """Examples and invalid cases give their findings (line, column, message), Fixit style."""
+    silent = [
+        case.id for case in CASES
+        if case.kind != "negative" and not case.expect and not case.run_level
+        and not (case.rule in WRONG_POSITION and case.note == "example-1")
+    ]
+    assert silent == [], "give these cases their findings"
 
 
 @pytest.mark.xfail(strict=True, reason="positions: a decorator right after an inserted import is reported at the "

@@ -51,6 +51,7 @@ AUTOCAST = Rule(
                 out = model(x)
             """,
             note="cuda-amp-default-float16",
+            findings=(Expected(4, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
         ),
         invalid(
             """
@@ -75,6 +76,11 @@ AUTOCAST = Rule(
                 out = model(x)
             """,
             note="positional-enabled-and-keywords",
+            findings=(
+                Expected(4, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16,'),
+                Expected(6, 6, 'torch.autocast -> torch.autocast("xla", dtype=torch.bfloat16, cache_enabled=False)'),
+                Expected(8, 6, "torch.amp.autocast -> torch.autocast('xla', dtype=torch.bfloat16,"),
+            ),
         ),
         invalid(
             """
@@ -102,6 +108,11 @@ AUTOCAST = Rule(
             ctx = nullcontext() if args.cpu else torch.autocast("xla", dtype=torch.bfloat16, enabled=True)
             """,
             note="decorator-with-items-conditional",
+            findings=(
+                Expected(4, 2, 'autocast -> torch.autocast("xla", dtype=torch.bfloat16) (float16,'),
+                Expected(8, 6, 'autocast -> torch.autocast("xla", dtype=torch.bfloat16) (float16,'),
+                Expected(10, 38, 'autocast -> torch.autocast("xla", dtype=torch.bfloat16, enabled=True) (float16,'),
+            ),
         ),
         invalid(
             """
@@ -120,6 +131,9 @@ AUTOCAST = Rule(
             """,
             target="sagemaker",
             note="sagemaker-keeps-precision",
+            findings=(
+                Expected(5, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)"),
+            ),
         ),
         invalid(
             """
@@ -137,6 +151,7 @@ AUTOCAST = Rule(
                 out = model(x)
             """,
             alias=True,
+            findings=(Expected(4, 6, 'ac -> th.autocast("xla", dtype=th.bfloat16, enabled=True) (float16,'),),
         ),
     ),
 )
@@ -193,6 +208,7 @@ FLOAT16_AUTOCAST = Rule(
 
             ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)
             """,
+            findings=(Expected(3, 53, "autocast dtype torch.float16 -> torch.bfloat16"),),
         ),
         invalid(
             """
@@ -206,6 +222,7 @@ FLOAT16_AUTOCAST = Rule(
             ctx = th.amp.autocast(device_type=device_type, dtype=th.bfloat16)
             """,
             alias=True,
+            findings=(Expected(3, 54, "autocast dtype th.half -> th.bfloat16"),),
         ),
     ),
 )
@@ -253,6 +270,11 @@ GRAD_SCALER = Rule(
             other = torch.amp.GradScaler("xla")
             third = torch.amp.GradScaler("xla", growth_interval=100)
             """,
+            findings=(
+                Expected(4, 10, 'torch.cuda.amp.GradScaler -> torch.amp.GradScaler("xla", init_scale=2.**10,'),
+                Expected(5, 9, 'torch.amp.GradScaler -> torch.amp.GradScaler("xla")'),
+                Expected(6, 9, 'torch.amp.GradScaler -> torch.amp.GradScaler("xla", growth_interval=100)'),
+            ),
         ),
         invalid(
             """
@@ -268,6 +290,7 @@ GRAD_SCALER = Rule(
             """,
             target="sagemaker",
             note="sagemaker",
+            findings=(Expected(4, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(enabled=use_amp)"),),
         ),
         invalid(
             """
@@ -283,6 +306,7 @@ GRAD_SCALER = Rule(
             scaler = torch.amp.GradScaler("xla")
             """,
             alias=True,
+            findings=(Expected(4, 10, 'GS -> torch.amp.GradScaler("xla")'),),
         ),
         invalid(
             """
@@ -299,6 +323,9 @@ GRAD_SCALER = Rule(
             scaler = ShardedGradScaler("xla", init_scale=2.0**10)
             """,
             note="sharded",
+            findings=(
+                Expected(5, 10, 'ShardedGradScaler(init_scale=2.0**10) -> ShardedGradScaler("xla", init_scale=2.0**10)'),
+            ),
         ),
         invalid(
             """
@@ -308,6 +335,7 @@ GRAD_SCALER = Rule(
             """,
             target="sagemaker",
             note="sharded-sagemaker",
+            findings=(Expected(3, 10, "`ShardedGradScaler` shards with torch's FSDP"),),
         ),
     ),
 )
@@ -354,6 +382,7 @@ SYNCFREE_OPTIMIZER = Rule(
             scaler = torch.amp.GradScaler("xla")
             optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)
             """,
+            findings=(Expected(5, 13, "torch.optim.AdamW -> syncfree.AdamW"),),
         ),
         invalid(
             """
@@ -380,6 +409,7 @@ SYNCFREE_OPTIMIZER = Rule(
                 out = model(x)
             """,
             alias=True,
+            findings=(Expected(6, 16, "O.Adam -> syncfree.Adam"), Expected(6, 50, "SGD -> syncfree.SGD")),
         ),
     ),
 )
@@ -426,6 +456,7 @@ AMP_OPTIMIZER = Rule(
             scaler = torch.amp.GradScaler("xla", enabled=False)
             optimizer = torch.optim.RMSprop(model.parameters())
             """,
+            findings=(Expected(5, 13, "`RMSprop` has no sync-free version"),),
         ),
         invalid(
             """
@@ -446,6 +477,7 @@ AMP_OPTIMIZER = Rule(
             """,
             note="unpacked-kwargs",
             alias=True,
+            findings=(Expected(6, 13, "`O.AdamW` gets unpacked keywords"),),
         ),
     ),
 )
@@ -513,6 +545,7 @@ SCALER_NOT_NEEDED = Rule(
 
             scaler = torch.amp.GradScaler("xla")
             """,
+            findings=(Expected(4, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
         ),
         invalid(
             """
@@ -530,6 +563,7 @@ SCALER_NOT_NEEDED = Rule(
             scaler = GradScaler('xla')
             """,
             alias=True,
+            findings=(Expected(5, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
         ),
     ),
 )
@@ -582,6 +616,7 @@ PRECISION_CHOICE = Rule(
             dtype = 'bfloat16'
             ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
             """,
+            findings=(Expected(3, 9, "`dtype` chooses the precision by CUDA checks (False on XLA)"),),
         ),
         invalid(
             """
@@ -596,6 +631,7 @@ PRECISION_CHOICE = Rule(
             amp_dtype = th.bfloat16
             """,
             alias=True,
+            findings=(Expected(3, 13, "`amp_dtype` chooses the precision by CUDA checks (False on XLA)"),),
         ),
     ),
 )
@@ -647,6 +683,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
             device_type = 'xla' if 'xla' in device else 'cpu'
             ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
             """,
+            findings=(Expected(6, 15, "`device_type` chooses autocast's device type"),),
         ),
         invalid(
             """
@@ -665,6 +702,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
                 out = model(x)
             """,
             alias=True,
+            findings=(Expected(4, 14, "`amp_device` chooses autocast's device type"),),
         ),
     ),
 )
@@ -726,6 +764,10 @@ CUSTOM_AUTOGRAD_AMP = Rule(
                 def backward(ctx, g):
                     return g
             """,
+            findings=(
+                Expected(6, 6, 'torch.cuda.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla",'),
+                Expected(11, 6, 'torch.cuda.amp.custom_bwd -> torch.amp.custom_bwd(device_type="xla")'),
+            ),
         ),
         invalid(
             """
@@ -746,6 +788,7 @@ CUSTOM_AUTOGRAD_AMP = Rule(
             """,
             target="sagemaker",
             alias=True,
+            findings=(Expected(4, 2, "cf -> torch_xla.amp.custom_fwd"),),
         ),
     ),
 )

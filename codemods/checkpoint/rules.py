@@ -51,6 +51,7 @@ XLA_SAVE = Rule(
             def save_checkpoint(state, filename="checkpoint.pth.tar"):
                 xm.save(state, filename)
             """,
+            findings=(Expected(5, 5, "torch.save -> xm.save"),),
         ),
         # torch_xla 1.13's xm.save waits for every process: under a rank check it would hang,
         # so the save is reported instead.
@@ -79,6 +80,7 @@ XLA_SAVE = Rule(
             """,
             target="sagemaker",
             note="rank-guarded-save-on-1.13",
+            findings=(Expected(10, 9, "`torch.save` stays"),),
         ),
         invalid(
             """
@@ -95,6 +97,7 @@ XLA_SAVE = Rule(
             torch.save(state, "c.pt", pickle_protocol=4)
             """,
             note="keywords",
+            findings=(Expected(4, 1, "torch.save -> xm.save"), Expected(5, 1, "`torch.save` stays")),
         ),
         invalid(
             """
@@ -110,6 +113,7 @@ XLA_SAVE = Rule(
             xm.save(model.state_dict(), buffer)
             """,
             alias=True,
+            findings=(Expected(4, 1, "save -> xm.save"),),
         ),
     ),
 )
@@ -176,6 +180,7 @@ SAVE_WHOLE_MODULE = Rule(
             model = Net().to(device)
             xm.save(model, "full.pt")
             """,
+            findings=(Expected(8, 1, "`model` is a whole module"),),
         ),
         invalid(
             """
@@ -195,6 +200,7 @@ SAVE_WHOLE_MODULE = Rule(
             xm.save(net, "net.pt")
             """,
             alias=True,
+            findings=(Expected(6, 1, "`net` is a whole module"),),
         ),
     ),
 )
@@ -246,6 +252,11 @@ LOAD_MAP_LOCATION = Rule(
             state = torch.load("m.pt", map_location="cpu")
             other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
             """,
+            findings=(
+                Expected(4, 51, 'map_location loc -> "cpu"'),
+                Expected(5, 41, 'map_location device -> "cpu"'),
+                Expected(6, 41, 'map_location `{"cuda:1"'),
+            ),
         ),
         invalid(
             """
@@ -259,6 +270,7 @@ LOAD_MAP_LOCATION = Rule(
             state = th.load("m.pt", map_location="cpu")
             """,
             alias=True,
+            findings=(Expected(3, 38, 'map_location th.device("cuda") -> "cpu"'),),
         ),
     ),
 )

@@ -155,6 +155,7 @@ TORCH_COMPILE = Rule(
             note="every-form",
             findings=(
                 Expected(3, 1, '@torch.compile(backend="openxla")'),
+                Expected(7, 2, 'torch.compile(fullgraph=True) -> torch.compile(fullgraph=True, backend="openxla")'),
                 Expected(11, 1, "model.compile()"),
                 Expected(12, 12, "torch.compile(model, dynamic=False) ->"),
             ),
@@ -222,7 +223,13 @@ TORCH_COMPILE = Rule(
             """,
             target="sagemaker",
             note="sagemaker-eager",
-            findings=(Expected(6, 5, "has no torch.compile"), Expected(12, 7, "torch.compile(ema_model) -> ema_model")),
+            findings=(
+                Expected(6, 5, "has no torch.compile"),
+                Expected(7, 1, 'removed `model.compile(mode="max-autotune")`'),
+                Expected(7, 13, "removed `model = torch.compile(model)`"),
+                Expected(9, 1, "removed `@torch.compile(fullgraph=True)`"),
+                Expected(12, 7, "torch.compile(ema_model) -> ema_model"),
+            ),
         ),
         invalid(
             """
@@ -446,6 +453,7 @@ COMPILE_BACKEND = Rule(
             model = compile(model, backend="eager")
             """,
             alias=True,
+            findings=(Expected(3, 24, '`backend="eager"` is not the openxla backend'),),
         ),
     ),
 )

@@ -55,6 +55,7 @@ DOCKERFILE_UNRESOLVED = Rule(
             ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
             """,
             filename="Dockerfile",
+            findings=(Expected(2, 1, "could not check the base image"),),
         ),
         invalid(
             """
@@ -64,6 +65,7 @@ DOCKERFILE_UNRESOLVED = Rule(
             filename="Dockerfile",
             note="private-ecr-base",
             alias=True,
+            findings=(Expected(1, 1, "could not check the base image"),),
         ),
     ),
 )
@@ -108,6 +110,9 @@ BASE_IMAGE = Rule(
             filename="Dockerfile",
             note="through-a-stage",
             alias=True,
+            findings=(
+                Expected(1, 1, "ubuntu:20.04 is neither a SageMaker deep-learning-container training image nor"),
+            ),
         ),
     ),
 )
@@ -156,6 +161,7 @@ SUBMIT_DIRECTORY = Rule(
             ENV PATH="/opt/ml/code:${PATH}"
             """,
             filename="Dockerfile",
+            findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
         ),
         invalid(
             """
@@ -165,6 +171,7 @@ SUBMIT_DIRECTORY = Rule(
             filename="Dockerfile",
             note="public-ecr-lower-case",
             alias=True,
+            findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
         ),
         invalid(
             """
@@ -176,6 +183,7 @@ SUBMIT_DIRECTORY = Rule(
             """,
             filename="Dockerfile",
             note="not-in-the-final-stage",
+            findings=(Expected(3, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
         ),
     ),
 )
@@ -228,6 +236,7 @@ SAGEMAKER_TRAINING = Rule(
             ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
             """,
             filename="Dockerfile",
+            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
         ),
         invalid(
             """
@@ -245,6 +254,7 @@ SAGEMAKER_TRAINING = Rule(
             filename="Dockerfile",
             note="json-form",
             alias=True,
+            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
         ),
     ),
 )
@@ -289,6 +299,7 @@ SMDISTRIBUTED_WHEELS = Rule(
             ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
             """,
             filename="Dockerfile",
+            findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),),
         ),
         invalid(
             """
@@ -306,6 +317,7 @@ SMDISTRIBUTED_WHEELS = Rule(
             filename="Dockerfile",
             note="downloaded-not-installed",
             alias=True,
+            findings=(Expected(1, 1, "the image does not install the smdistributed_modelparallel wheel"),),
         ),
     ),
 )
@@ -354,6 +366,10 @@ WHEEL_PYTHON_TAG = Rule(
             ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
             """,
             filename="Dockerfile",
+            findings=(
+                Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+                Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+            ),
         ),
         invalid(
             """
@@ -369,6 +385,7 @@ WHEEL_PYTHON_TAG = Rule(
             """,
             filename="Dockerfile",
             note="wheels-disagree",
+            findings=(Expected(3, 1, "the smdistributed wheels are built for different Pythons"),),
         ),
         invalid(
             """
@@ -385,6 +402,10 @@ WHEEL_PYTHON_TAG = Rule(
             filename="Dockerfile",
             note="conda-python",
             alias=True,
+            findings=(
+                Expected(2, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+                Expected(3, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+            ),
         ),
     ),
 )
@@ -447,6 +468,7 @@ METIS = Rule(
             ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
             """,
             filename="Dockerfile",
+            findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
         ),
         invalid(
             """
@@ -464,6 +486,7 @@ METIS = Rule(
             filename="Dockerfile",
             note="ngc-base",
             alias=True,
+            findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
         ),
     ),
 )
@@ -508,6 +531,7 @@ RMM = Rule(
             ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
             """,
             filename="Dockerfile",
+            findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
         ),
         invalid(
             """
@@ -525,6 +549,7 @@ RMM = Rule(
             filename="Dockerfile",
             note="mirrored-base",
             alias=True,
+            findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
         ),
     ),
 )

@@ -52,6 +52,7 @@ THIRD_PARTY_CUDA = Rule(
 
             model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
             """,
+            findings=(Expected(4, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
         ),
         invalid(
             """
@@ -61,6 +62,7 @@ THIRD_PARTY_CUDA = Rule(
             loss_scaler = tu.NativeScaler()
             """,
             alias=True,
+            findings=(Expected(4, 15, "`tu.NativeScaler` builds a CUDA gradient scaler inside timm"),),
         ),
         invalid(
             """
@@ -242,6 +244,7 @@ CUDA_SYNCHRONIZE = Rule(
 
             xm.wait_device_ops()
             """,
+            findings=(Expected(4, 1, "torch.cuda.synchronize() -> xm.wait_device_ops()"),),
         ),
         invalid(
             """
@@ -266,6 +269,9 @@ CUDA_SYNCHRONIZE = Rule(
             print(f"forward took {time.time() - start:.3f}s")
             """,
             note="timing-needs-the-barrier-first",
+            findings=(
+                Expected(9, 1, "torch.cuda.synchronize() before reading a clock -> xm.wait_device_ops() (after"),
+            ),
         ),
         invalid(
             """
@@ -274,6 +280,7 @@ CUDA_SYNCHRONIZE = Rule(
             torch.cuda.synchronize(device)
             """,
             note="with-argument-reported",
+            findings=(Expected(3, 1, "`torch.cuda.synchronize(device)`"),),
         ),
         invalid(
             """
@@ -288,6 +295,7 @@ CUDA_SYNCHRONIZE = Rule(
             xm.wait_device_ops()
             """,
             alias=True,
+            findings=(Expected(4, 1, "th.cuda.synchronize() -> xm.wait_device_ops()"),),
         ),
     ),
 )
@@ -378,6 +386,11 @@ CUDA_NO_EFFECT = Rule(
                 pass
             """,
             note="removed",
+            findings=(
+                Expected(4, 1, "removed `torch.backends.cudnn.benchmark = True`"),
+                Expected(4, 39, "removed `pin_memory=True`"),
+                Expected(6, 5, "removed `torch.cuda.empty_cache()`"),
+            ),
         ),
         invalid(
             """
@@ -390,6 +403,12 @@ CUDA_NO_EFFECT = Rule(
                 print("benchmark mode")
             """,
             note="reported-where-removal-is-not-safe",
+            findings=(
+                Expected(3, 29, "`pin_memory=True` has no effect on an XLA device; remove it"),
+                Expected(4, 26, "`pin_memory=True` has no effect on an XLA device; remove it"),
+                Expected(5, 1, "`torch.backends.cudnn.benchmark` has no effect on an XLA device; remove it"),
+                Expected(6, 4, "`torch.backends.cudnn.benchmark` has no effect on an XLA device; remove it"),
+            ),
         ),
         invalid(
             """
@@ -415,6 +434,11 @@ CUDA_NO_EFFECT = Rule(
             )
             """,
             alias=True,
+            findings=(
+                Expected(4, 1, "removed `cudnn.benchmark = True`"),
+                Expected(4, 25, "removed `empty_cache()`"),
+                Expected(7, 5, "removed `pin_memory=True`"),
+            ),
         ),
         invalid(
             """
@@ -483,6 +507,7 @@ CUDA_MEMORY_STATS = Rule(
 
             print(torch.cuda.memory_allocated() / 2**20)
             """,
+            findings=(Expected(3, 7, "`torch.cuda.memory_allocated` reads 0 on an XLA device; use"),),
         ),
         invalid(
             """
@@ -492,6 +517,9 @@ CUDA_MEMORY_STATS = Rule(
             print(peak())
             """,
             alias=True,
+            findings=(
+                Expected(4, 7, "`peak` reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory"),
+            ),
         ),
     ),
 )
@@ -535,6 +563,7 @@ CUDA_OOM = Rule(
             except torch.cuda.OutOfMemoryError:
                 shrink_batch()
             """,
+            findings=(Expected(5, 8, "`torch.cuda.OutOfMemoryError` is never raised on XLA"),),
         ),
         invalid(
             """
@@ -546,6 +575,7 @@ CUDA_OOM = Rule(
                 pass
             """,
             alias=True,
+            findings=(Expected(5, 8, "`th.cuda.OutOfMemoryError` is never raised on XLA"),),
         ),
     ),
 )
@@ -581,6 +611,7 @@ CUDA_SEED = Rule(
 
             torch.cuda.manual_seed_all(args.seed)
             """,
+            findings=(Expected(3, 1, "`torch.cuda.manual_seed_all` seeds only CUDA generators; seed the XLA device"),),
         ),
         invalid(
             """
@@ -589,6 +620,7 @@ CUDA_SEED = Rule(
             tc.manual_seed(1)
             """,
             alias=True,
+            findings=(Expected(3, 1, "`tc.manual_seed` seeds only CUDA generators; seed the XLA device with"),),
         ),
     ),
 )
@@ -626,6 +658,9 @@ CUDA_API = Rule(
 
             print(torch.cuda.get_device_name(0))
             """,
+            findings=(
+                Expected(3, 7, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"),
+            ),
         ),
         invalid(
             """
@@ -634,6 +669,7 @@ CUDA_API = Rule(
             state = torch.cuda.get_rng_state()
             """,
             note="any-other-torch-cuda-api",
+            findings=(Expected(3, 9, "`torch.cuda.get_rng_state` is CUDA-only; remove it or guard it"),),
         ),
         invalid(
             """
@@ -643,6 +679,9 @@ CUDA_API = Rule(
             ngpus = device_count()
             """,
             alias=True,
+            findings=(
+                Expected(4, 9, "`device_count` is CUDA-only and has no XLA equivalent here; remove it or guard it"),
+            ),
         ),
         invalid(
             """

@@ -60,6 +60,7 @@ NO_DEVICE = Rule(
                 optimizer.step()
             """,
             note="left-unchanged",
+            findings=(Expected(5, 1, "this script trains but picks no device"),),
         ),
         invalid(
             """
@@ -80,6 +81,7 @@ NO_DEVICE = Rule(
             """,
             note="lbfgs",
             alias=True,
+            findings=(Expected(8, 1, "this script trains but picks no device"),),
         ),
     ),
 )
@@ -156,6 +158,10 @@ CUDA_DEVICE = Rule(
             device = torch_xla.device()
             noise = torch.randn(3, device="xla")
             """,
+            findings=(
+                Expected(4, 10, 'torch.device("cuda") -> torch_xla.device()'),
+                Expected(5, 31, '"cuda:1" -> "xla" (one XLA device per process'),
+            ),
         ),
         invalid(
             """
@@ -172,6 +178,10 @@ CUDA_DEVICE = Rule(
             local = torch_xla.device()
             """,
             note="cli-default-and-fstring",
+            findings=(
+                Expected(4, 41, "'cuda' -> 'xla'"),
+                Expected(5, 9, 'torch.device(f"cuda:{rank}") -> torch_xla.device()'),
+            ),
         ),
         invalid(
             """
@@ -186,6 +196,7 @@ CUDA_DEVICE = Rule(
             dev = torch_xla.device()
             """,
             alias=True,
+            findings=(Expected(4, 7, "th.device('cuda' if th.cuda.is_available() else 'cpu') -> torch_xla.device()"),),
         ),
         invalid(
             """
@@ -201,6 +212,7 @@ CUDA_DEVICE = Rule(
             """,
             target="sagemaker",
             note="sagemaker",
+            findings=(Expected(4, 10, 'torch.device("cuda") -> xm.xla_device()'),),
         ),
         invalid(
             """
@@ -281,6 +293,10 @@ DOT_CUDA = Rule(
             model = Net().to(torch_xla.device())
             x = x.to(torch_xla.device(), non_blocking=True)
             """,
+            findings=(
+                Expected(4, 9, "Net().cuda() -> Net().to(torch_xla.device())"),
+                Expected(5, 5, "x.cuda(non_blocking=True) -> x.to(torch_xla.device(), non_blocking=True)"),
+            ),
         ),
         invalid(
             """
@@ -297,6 +313,7 @@ DOT_CUDA = Rule(
             """,
             note="existing-torch_xla-alias",
             alias=True,
+            findings=(Expected(4, 1, "model.cuda() -> model.to(tx.device())"),),
         ),
     ),
 )
@@ -391,6 +408,7 @@ INTEGER_DEVICE = Rule(
             device = torch_xla.device()
             model.to(device)
             """,
+            findings=(Expected(4, 10, "integer device 0 -> the XLA device"),),
         ),
         invalid(
             """
@@ -413,6 +431,7 @@ INTEGER_DEVICE = Rule(
                 xm.save(model.state_dict(), "ckpt.pt")
             """,
             note="rank-stays-a-number",
+            findings=(Expected(6, 18, "rank is a CUDA device index"),),
         ),
         invalid(
             """
@@ -430,6 +449,7 @@ INTEGER_DEVICE = Rule(
             """,
             note="index-seen-in-cuda-call",
             alias=True,
+            findings=(Expected(5, 18, "args.gpu is a CUDA device index"),),
         ),
         invalid(
             """
@@ -458,6 +478,7 @@ INTEGER_DEVICE = Rule(
                     return self.model(source.to(torch_xla.device()))
             """,
             note="an-attribute-that-holds-the-index",
+            findings=(Expected(11, 37, "self.gpu_id is a CUDA device index"),),
         ),
         invalid(
             """
@@ -481,6 +502,7 @@ INTEGER_DEVICE = Rule(
                 train(model, batch, rank)
             """,
             note="passed-to-a-parameter",
+            findings=(Expected(5, 27, "gpu is a CUDA device index"),),
         ),
         invalid(
             """
@@ -495,6 +517,9 @@ INTEGER_DEVICE = Rule(
                     return self.model(source.to(self.gpu_id))
             """,
             note="named-like-an-index-reported",
+            findings=(
+                Expected(9, 27, "`self.gpu_id` looks like a CUDA device number, but nothing here says it is one"),
+            ),
         ),
     ),
 )
@@ -554,6 +579,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             model.to(torch_xla.device())
             """,
             note="if-statement",
+            findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
         ),
         invalid(
             """
@@ -563,6 +589,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
             Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
             """,
             note="flag-blocked-by-cuda-only-code",
+            findings=(
+                Expected(3, 8, "`cuda` picks the device but also guards `torch.cuda.FloatTensor`, which fails without CUDA"),
+            ),
         ),
         invalid(
             """
@@ -588,6 +617,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 print(x)
             """,
             note="unwrapped-block-keeps-its-comments",
+            findings=(Expected(5, 8, "`torch.cuda.is_available()`"),),
         ),
         invalid(
             """
@@ -613,6 +643,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 print(x)
             """,
             note="removed-branch-keeps-the-comments-after-it",
+            findings=(Expected(5, 8, "`torch.cuda.is_available()`"),),
         ),
         invalid(
             """
@@ -635,6 +666,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 device = torch.device("cpu")
             """,
             note="torch-accelerator",
+            findings=(Expected(4, 13, "`use_accel` picks the device"),),
         ),
         invalid(
             """
@@ -650,6 +682,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             xm.wait_device_ops()
             """,
             note="guard-of-ported-code",
+            findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
         ),
         invalid(
             """
@@ -672,6 +705,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 device = torch_xla.device()
             """,
             note="elif",
+            findings=(Expected(6, 6, "`torch.cuda.is_available()`"),),
         ),
         invalid(
             """
@@ -688,6 +722,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 pass
             """,
             note="branch-that-never-runs-is-removed",
+            findings=(Expected(4, 8, "`not torch.cuda.is_available()`"),),
         ),
         invalid(
             """
@@ -696,6 +731,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             device = "cuda" if torch.cuda.is_available() else "cpu"  # xla-codemod: ignore[XLA101]
             """,
             note="suppressed-device-keeps-its-check",
+            findings=(Expected(3, 10, "the device is picked by an accelerator check, which is False on XLA; not"),),
         ),
         invalid(
             """
@@ -710,6 +746,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             device = 'xla'
             """,
             alias=True,
+            findings=(Expected(4, 10, "device picked by an accelerator check, which is False on XLA"),),
         ),
     ),
 )
@@ -750,6 +787,10 @@ CUDA_CHECK = Rule(
             if device == 'cuda':
                 cudnn.benchmark = True
             """,
+            findings=(
+                Expected(3, 4, "`x.is_cuda` is False on the XLA device"),
+                Expected(5, 4, "`device == 'cuda'` is False on the XLA device"),
+            ),
         ),
         invalid(
             """
@@ -758,6 +799,7 @@ CUDA_CHECK = Rule(
             use_amp = torch.cuda.is_available()
             """,
             note="availability-kept",
+            findings=(Expected(3, 11, "`torch.cuda.is_available()` is False on the XLA device"),),
         ),
         invalid(
             """
@@ -766,6 +808,7 @@ CUDA_CHECK = Rule(
             on_gpu = 'cuda:0' == str(th.device(args.device))
             """,
             alias=True,
+            findings=(Expected(3, 10, "`'cuda:0' == str(th.device(args.device))` is False on the XLA device"),),
         ),
         invalid(
             """
@@ -840,6 +883,7 @@ SET_DEVICE = Rule(
                 return torch.device("xla")
             """,
             note="torch-accelerator",
+            findings=(Expected(5, 5, "removed `torch.accelerator.set_device_index(rank)`"),),
         ),
         invalid(
             """
@@ -857,6 +901,7 @@ SET_DEVICE = Rule(
                 pass
             """,
             note="only-statement",
+            findings=(Expected(5, 5, "removed `torch.cuda.set_device(gpu)`"),),
         ),
         invalid(
             """
@@ -872,6 +917,7 @@ SET_DEVICE = Rule(
             train()
             """,
             alias=True,
+            findings=(Expected(3, 1, "removed `set_device(args.local_rank)`"),),
         ),
     ),
 )
@@ -918,6 +964,7 @@ CUDA_TENSOR_TYPE = Rule(
 
             idx = torch.LongTensor(4).to(torch_xla.device()).zero_()
             """,
+            findings=(Expected(4, 7, "torch.cuda.LongTensor(4) -> torch.LongTensor(4).to(torch_xla.device())"),),
         ),
         invalid(
             """
@@ -932,6 +979,7 @@ CUDA_TENSOR_TYPE = Rule(
             w = th.FloatTensor(2, 2).to(torch_xla.device())
             """,
             alias=True,
+            findings=(Expected(4, 5, "th.cuda.FloatTensor(2, 2) -> th.FloatTensor(2, 2).to(torch_xla.device())"),),
         ),
     ),
 )
@@ -1015,6 +1063,7 @@ GUARDED_INPUT_MOVE = Rule(
             output = model(images)
             """,
             note="data-parallel-moved-them",
+            findings=(Expected(8, 4, "`if args.gpu is not None:` dropped"),),
         ),
         invalid(
             """
@@ -1035,6 +1084,7 @@ GUARDED_INPUT_MOVE = Rule(
             output = model(images)
             """,
             note="model-device-may-be-the-cpu-reported",
+            findings=(Expected(5, 4, "these moves run only `if args.gpu is not None`; otherwise, on CUDA,"),),
         ),
         invalid(
             """
@@ -1054,6 +1104,7 @@ GUARDED_INPUT_MOVE = Rule(
             loss = tnn.functional.mse_loss(net(x), y)
             """,
             alias=True,
+            findings=(Expected(5, 4, "`if args.gpu is not None:` dropped"),),
         ),
     ),
 )
@@ -1113,6 +1164,7 @@ DEVICE_GENERATOR = Rule(
             sample_rng.manual_seed(42)
             """,
             note="device-variable",
+            findings=(Expected(5, 14, "torch.Generator(device=device) -> torch.Generator()"),),
         ),
         invalid(
             """
@@ -1127,6 +1179,7 @@ DEVICE_GENERATOR = Rule(
             g = torch.Generator().manual_seed(0)
             """,
             note="already-ported-xla-device",
+            findings=(Expected(3, 5, "torch.Generator(torch_xla.device()) -> torch.Generator()"),),
         ),
         invalid(
             """
@@ -1141,6 +1194,7 @@ DEVICE_GENERATOR = Rule(
             gen = th.Generator()
             """,
             alias=True,
+            findings=(Expected(4, 7, 'th.Generator(device="cuda:0") -> th.Generator()'),),
         ),
     ),
 )

@@ -55,6 +55,7 @@ XLA_PROCESS_GROUP = Rule(
                 dist.init_process_group("xla", init_method="xla://")
             """,
             note="keyword-backend",
+            findings=(Expected(5, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
         ),
         invalid(
             """
@@ -75,6 +76,10 @@ XLA_PROCESS_GROUP = Rule(
                 dist.init_process_group(backend, init_method="xla://")
             """,
             note="backend-variable",
+            findings=(
+                Expected(4, 11, '"nccl" -> "xla"'),
+                Expected(7, 5, 'dist.init_process_group(backend, init_method="xla://")'),
+            ),
         ),
         invalid(
             """
@@ -92,6 +97,7 @@ XLA_PROCESS_GROUP = Rule(
             """,
             note="from-import",
             alias=True,
+            findings=(Expected(5, 5, 'ipg("xla", init_method="xla://")'),),
         ),
         invalid(
             """
@@ -115,6 +121,10 @@ XLA_PROCESS_GROUP = Rule(
                 dist.init_process_group("xla", init_method="xla://")
             """,
             note="default-backend-for-the-device",
+            findings=(
+                Expected(8, 15, 'torch.distributed.get_default_backend_for_device(device) -> "xla"'),
+                Expected(9, 5, 'dist.init_process_group("xla", init_method="xla://")'),
+            ),
         ),
     ),
 )
@@ -189,6 +199,10 @@ XLA_RANKS = Rule(
                 dist.init_process_group("xla", init_method="xla://")
             """,
             note="env-ranks",
+            findings=(
+                Expected(6, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+                Expected(7, 13, "dist.get_world_size() -> xr.world_size()"),
+            ),
         ),
         invalid(
             """
@@ -209,6 +223,7 @@ XLA_RANKS = Rule(
             """,
             note="dist-alias",
             alias=True,
+            findings=(Expected(7, 12, "D.get_rank() -> xr.global_ordinal()"),),
         ),
         invalid(
             """
@@ -238,7 +253,10 @@ XLA_RANKS = Rule(
                 torch_xla.launch(train, args=(world_size, lr))
             """,
             note="count-also-used-by-launcher",
-            findings=(Expected(11, 16, "the launching process still sees 0"),),
+            findings=(
+                Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),
+                Expected(11, 16, "the launching process still sees 0"),
+            ),
         ),
         invalid(
             """
@@ -268,6 +286,7 @@ XLA_RANKS = Rule(
                 torch_xla.launch(train, args=(world_size,))
             """,
             note="guarded-or-logged-count",
+            findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
         ),
     ),
 )
@@ -352,6 +371,7 @@ XLA_LAUNCH = Rule(
                 torch_xla.launch(_mp_fn, args=())
             """,
             note="torchrun-main-guard",
+            findings=(Expected(11, 1, "the main guard's code -> def _mp_fn(index)"),),
         ),
         invalid(
             """
@@ -378,6 +398,7 @@ XLA_LAUNCH = Rule(
             """,
             note="spawn-from-import",
             alias=True,
+            findings=(Expected(9, 5, "spawn(...) -> torch_xla.launch"),),
         ),
         invalid(
             """
@@ -403,6 +424,7 @@ XLA_LAUNCH = Rule(
                 torch_xla.launch(_mp_fn, args=({},), start_method="fork")
             """,
             note="old-xmp-spawn",
+            findings=(Expected(9, 5, "xmp.spawn(...) -> torch_xla.launch"),),
         ),
     ),
 )
@@ -458,6 +480,9 @@ DDP_DEVICE_IDS = Rule(
             model = torch.nn.parallel.DistributedDataParallel(model)
             """,
             note="ddp-keywords",
+            findings=(
+                Expected(6, 9, "device_ids, output_device removed from torch.nn.parallel.DistributedDataParallel(...)"),
+            ),
         ),
         invalid(
             """
@@ -472,6 +497,7 @@ DDP_DEVICE_IDS = Rule(
             """,
             note="positional-device-ids",
             alias=True,
+            findings=(Expected(3, 9, "device_ids removed from DDP(...)"),),
         ),
     ),
 )
@@ -526,6 +552,10 @@ DATA_PARALLEL = Rule(
             xm.save(model.state_dict(), "m.pt")
             """,
             note="module-access",
+            findings=(
+                Expected(4, 1, "removed `model = torch.nn.DataParallel(model)`"),
+                Expected(4, 9, "model.module -> model"),
+            ),
         ),
         invalid(
             """
@@ -540,6 +570,7 @@ DATA_PARALLEL = Rule(
             """,
             note="from-import",
             alias=True,
+            findings=(Expected(3, 7, "DP(build()) -> build()"),),
         ),
     ),
 )
@@ -621,6 +652,10 @@ DISTRIBUTED_SAMPLER = Rule(
                         torch_xla.sync()
             """,
             note="loader-gets-sampler",
+            findings=(
+                Expected(11, 14, "training DataLoader"),
+                Expected(12, 5, "loader.sampler.set_epoch(epoch) each epoch"),
+            ),
         ),
         invalid(
             """
@@ -641,6 +676,7 @@ DISTRIBUTED_SAMPLER = Rule(
             """,
             note="sampler-alias",
             alias=True,
+            findings=(Expected(7, 11, "DS: num_replicas and rank from the XLA runtime"),),
         ),
     ),
 )
@@ -768,6 +804,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
             """,
             note="amp-from-import",
             alias=True,
+            findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
         ),
     ),
 )
@@ -807,6 +844,7 @@ HOGWILD = Rule(
                 p.start()
             """,
             note="hogwild",
+            findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
         ),
         invalid(
             """
@@ -818,6 +856,7 @@ HOGWILD = Rule(
             """,
             note="multiprocessing-process",
             alias=True,
+            findings=(Expected(4, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
         ),
     ),
 )
@@ -882,6 +921,10 @@ DISTRIBUTED_MANUAL = Rule(
             rank = os.environ["RANK"]
             """,
             note="raw-env",
+            findings=(
+                Expected(5, 1, "distributed training at module level"),
+                Expected(6, 8, "`RANK` read from the environment"),
+            ),
         ),
         invalid(
             """
@@ -901,6 +944,10 @@ DISTRIBUTED_MANUAL = Rule(
             """,
             note="getenv",
             alias=True,
+            findings=(
+                Expected(5, 1, "distributed training at module level"),
+                Expected(6, 9, "`WORLD_SIZE` read from the environment"),
+            ),
         ),
     ),
 )
@@ -988,6 +1035,7 @@ MASTER_PRINT = Rule(
                 xm.master_print("starting", flush=True)
             """,
             note="rank-variable",
+            findings=(Expected(10, 5, "`if rank == 0"),),
         ),
         invalid(
             """
@@ -1014,6 +1062,7 @@ MASTER_PRINT = Rule(
             """,
             note="master-flag",
             alias=True,
+            findings=(Expected(10, 5, "`if master_process"),),
         ),
     ),
 )
@@ -1115,6 +1164,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
                 rank = xr.global_ordinal()
             """,
             note="check-kept",
+            findings=(Expected(7, 7, "distributed training at module level stays under its launcher check"),),
         ),
         invalid(
             """
@@ -1133,6 +1183,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
                 setup("xla", init_method="xla://")
             """,
             alias=True,
+            findings=(Expected(5, 4, "distributed training at module level stays under its launcher check"),),
         ),
     ),
 )

@@ -91,6 +91,7 @@ XLA_FSDP = Rule(
                 )
             """,
             note="mixed-precision-and-strategy",
+            findings=(Expected(6, 12, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),),
         ),
         invalid(
             """
@@ -122,6 +123,7 @@ XLA_FSDP = Rule(
                     torch_xla.sync()
             """,
             note="plain-optimizer-step",
+            findings=(Expected(7, 13, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),),
         ),
         invalid(
             """
@@ -152,6 +154,10 @@ XLA_FSDP = Rule(
                 return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=policy, compute_dtype=torch.bfloat16 if use_bf16 else None, buffer_dtype=torch.bfloat16 if use_bf16 else None)
             """,
             note="policy-by-name",
+            findings=(
+                Expected(11, 32, "transformer_auto_wrap_policy -> xla_wrap.transformer_auto_wrap_policy"),
+                Expected(12, 12, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),
+            ),
         ),
         invalid(
             """
@@ -164,6 +170,7 @@ XLA_FSDP = Rule(
             """,
             target="sagemaker",
             note="sagemaker-reported",
+            findings=(Expected(6, 12, "`FSDP` (torch's FSDP) does not run on the XLA device"),),
         ),
         invalid(
             """
@@ -188,6 +195,11 @@ XLA_FSDP = Rule(
             """,
             note="module-alias",
             alias=True,
+            findings=(
+                Expected(6, 13, "fsdp.FullyShardedDataParallel(...) -> xla_fsdp.XlaFullyShardedDataParallel"),
+                Expected(6, 74, "wrapping.always_wrap_policy -> xla_wrap.always_wrap_policy"),
+                Expected(7, 30, "fsdp.FullyShardedDataParallel -> xla_fsdp.XlaFullyShardedDataParallel"),
+            ),
         ),
         invalid(
             """
@@ -215,6 +227,10 @@ XLA_FSDP = Rule(
                 return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=functools.partial(big_enough, min_params=1000))
             """,
             note="torch-style-policy",
+            findings=(
+                Expected(5, 1, "`big_enough` takes `unwrapped_params` for torch's `nonwrapped_numel`"),
+                Expected(10, 12, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),
+            ),
         ),
     ),
 )
@@ -287,6 +303,7 @@ FSDP_MANUAL = Rule(
                 )
             """,
             note="wrap-policy-and-no-shard",
+            findings=(Expected(9, 60, "`sharding_strategy=fsdp.ShardingStrategy.NO_SHARD`"),),
         ),
         invalid(
             """
@@ -305,6 +322,10 @@ FSDP_MANUAL = Rule(
                 return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True), sync_module_states=True)
             """,
             note="offload-and-sync",
+            findings=(
+                Expected(6, 24, "`cpu_offload=CPUOffload(offload_params=True)`"),
+                Expected(6, 69, "`sync_module_states=True`"),
+            ),
         ),
         invalid(
             """
@@ -330,6 +351,7 @@ FSDP_MANUAL = Rule(
                 return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=big_enough)
             """,
             note="torch-style-policy-kept",
+            findings=(Expected(9, 24, "`big_enough` takes torch's `nonwrapped_numel`"),),
         ),
         invalid(
             """
@@ -343,6 +365,10 @@ FSDP_MANUAL = Rule(
             """,
             note="fsdp2",
             alias=True,
+            findings=(
+                Expected(6, 9, "`shard` (FSDP2) has no torch_xla counterpart"),
+                Expected(7, 5, "`shard` (FSDP2) has no torch_xla counterpart"),
+            ),
         ),
     ),
 )
@@ -415,6 +441,10 @@ FSDP_STATE_DICT = Rule(
                 return state
             """,
             note="state-dict-type",
+            findings=(
+                Expected(6, 14, "`FullStateDictConfig` works on torch's FSDP modules only"),
+                Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),
+            ),
         ),
         invalid(
             """
@@ -443,6 +473,9 @@ FSDP_STATE_DICT = Rule(
                     xm.save(self.model.state_dict(), path)
             """,
             note="sharded-state-dict",
+            findings=(
+                Expected(11, 17, "`self.model.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
         ),
         invalid(
             """
@@ -456,6 +489,10 @@ FSDP_STATE_DICT = Rule(
             """,
             note="distributed-checkpoint",
             alias=True,
+            findings=(
+                Expected(6, 36, "`torch.distributed.checkpoint.state_dict.get_state_dict` saves and loads"),
+                Expected(7, 5, "`torch.distributed.checkpoint.save` saves and loads torch's sharded (FSDP, DTensor) state"),
+            ),
         ),
     ),
 )

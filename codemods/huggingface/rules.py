@@ -58,6 +58,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
             trainer = tf.Trainer(model=model, args=args)
             """,
             alias=True,
+            findings=(Expected(3, 8, 'optim=\'adamw_torch\' -> "adamw_torch_xla"'),),
         ),
         invalid(
             """
@@ -100,6 +101,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 main()
             """,
             note="code",
+            findings=(Expected(5, 12, 'optim="adamw_torch_xla" added'),),
         ),
         invalid(
             """
@@ -145,6 +147,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 main()
             """,
             note="parser",
+            findings=(Expected(12, 5, 'training_args.optim = "adamw_torch_xla" after parsing, where it holds the'),),
         ),
     ),
 )
@@ -181,6 +184,9 @@ TRAINER_ONE_DEVICE = Rule(
             MyTrainer(model=model, args=training_args).train()
             """,
             alias=True,
+            findings=(
+                Expected(8, 1, "the Trainer places the model and batches on the XLA device and ends every step itself"),
+            ),
         ),
         invalid(
             """
@@ -189,6 +195,9 @@ TRAINER_ONE_DEVICE = Rule(
             trainer = Trainer(model=model, args=training_args, train_dataset=train_set)
             trainer.train()
             """,
+            findings=(
+                Expected(3, 11, "the Trainer places the model and batches on the XLA device and ends every step itself"),
+            ),
         ),
     ),
 )
@@ -244,6 +253,7 @@ MP_FN_ENTRY_POINT = Rule(
                 main()
             """,
             alias=True,
+            findings=(Expected(8, 1, "`def _mp_fn(index)"),),
         ),
         invalid(
             """
@@ -272,6 +282,7 @@ MP_FN_ENTRY_POINT = Rule(
             if __name__ == "__main__":
                 main()
             """,
+            findings=(Expected(8, 1, "`def _mp_fn(index)"),),
         ),
     ),
 )
@@ -317,6 +328,10 @@ STATIC_PADDING = Rule(
             collate = transformers.DataCollatorForSeq2Seq(tok, padding="longest")
             """,
             alias=True,
+            findings=(
+                Expected(4, 46, 'padding=True -> "max_length"'),
+                Expected(5, 11, 'padding="longest" pads each batch to its longest sequence, a new shape to'),
+            ),
         ),
         invalid(
             """
@@ -345,6 +360,13 @@ STATIC_PADDING = Rule(
             def preprocess(batch, tokenizer):
                 return tokenizer(batch["text"], padding='max_length', truncation=True, max_length=32)
             """,
+            findings=(
+                Expected(4, 32, 'padding=True -> "max_length"'),
+                Expected(5, 33, 'padding="longest" -> "max_length"'),
+                Expected(6, 8, "padding=True pads each batch to its longest sequence, a new shape to compile each time"),
+                Expected(7, 12, "the collator's default padding pads each batch to its longest sequence, a new"),
+                Expected(11, 45, "padding='longest' -> 'max_length'"),
+            ),
         ),
     ),
 )
@@ -380,6 +402,7 @@ PADDING_LENGTH = Rule(
                 return tokenizer(texts, padding='max_length', max_length=128)
             """,
             alias=True,
+            findings=(Expected(5, 12, 'padding="max_length" without truncation=True'),),
         ),
         invalid(
             """
@@ -389,6 +412,10 @@ PADDING_LENGTH = Rule(
             a = tok(texts, padding="max_length")
             b = tok(texts, padding="max_length", max_length=32)
             """,
+            findings=(
+                Expected(4, 5, 'padding="max_length" without max_length= and truncation=True'),
+                Expected(5, 5, 'padding="max_length" without truncation=True'),
+            ),
         ),
     ),
 )
@@ -429,6 +456,7 @@ INPUT_WORKERS = Rule(
             training_args.optim = "adamw_torch_xla"
             """,
             alias=True,
+            findings=(Expected(9, 5, "preprocessing_num_workers defaults to None"),),
         ),
         invalid(
             """
@@ -436,6 +464,7 @@ INPUT_WORKERS = Rule(
 
             args = TrainingArguments(output_dir="out", optim="adamw_torch_xla")
             """,
+            findings=(Expected(3, 8, "dataloader_num_workers is left at 0"),),
         ),
     ),
 )
@@ -479,6 +508,7 @@ ACCELERATE_LOOP = Rule(
                 opt.step()
             """,
             alias=True,
+            findings=(Expected(7, 5, "Accelerate loop"),),
         ),
         invalid(
             """
@@ -494,6 +524,7 @@ ACCELERATE_LOOP = Rule(
                 optimizer.zero_grad()
                 print(f"step {step} loss {loss.item()}")
             """,
+            findings=(Expected(8, 5, "Accelerate loop"),),
         ),
     ),
 )

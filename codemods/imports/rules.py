@@ -81,6 +81,7 @@ ADD_IMPORT = Rule(
             xm.save(model.state_dict(), "m.pt")
             """,
             note="after-torch-import",
+            findings=(Expected(4, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
         ),
         invalid(
             """
@@ -97,6 +98,7 @@ ADD_IMPORT = Rule(
             xm.save(state, "m.pt")
             """,
             alias=True,
+            findings=(Expected(3, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
         ),
         invalid(
             """
@@ -113,6 +115,7 @@ ADD_IMPORT = Rule(
             torch_xla.core.xla_model.save(state, "m.pt")
             """,
             note="alias-taken",
+            findings=(Expected(2, 1, "`import torch_xla.core.xla_model` for the rewritten code"),),
         ),
         invalid(
             """
@@ -136,6 +139,10 @@ ADD_IMPORT = Rule(
                 loss_fn(model(x), y).backward()
             """,
             note="alias-bound-by-an-unused-import",
+            findings=(
+                Expected(2, 1, "`import torch_xla` for the rewritten code"),
+                Expected(3, 1, "`import torch_xla.distributed.parallel_loader` for the rewritten code"),
+            ),
         ),
         invalid(
             """
@@ -161,6 +168,10 @@ ADD_IMPORT = Rule(
                 torch_xla.core.xla_model.optimizer_step(optimizer)
             """,
             note="function-local-import-is-not-module-wide",
+            findings=(
+                Expected(2, 1, "`import torch_xla` for the rewritten code"),
+                Expected(3, 1, "`import torch_xla.core.xla_model` for the rewritten code"),
+            ),
         ),
     ),
 )
@@ -247,6 +258,7 @@ REMOVE_STALE_IMPORT = Rule(
             """,
             note="from-import-name",
             alias=True,
+            findings=(Expected(2, 1, "removed unused import `synchronize`"),),
         ),
     ),
 )

@@ -51,6 +51,7 @@ LAUNCHER_UNRESOLVED = Rule(
             """,
             filename="launch.py",
             note="from-a-config-file",
+            findings=(Expected(5, 16, "could not check `distribution`"),),
         ),
         invalid(
             """
@@ -63,6 +64,7 @@ LAUNCHER_UNRESOLVED = Rule(
             """,
             filename="launch.py",
             note="instance-type-passed-in",
+            findings=(Expected(5, 47, "could not check what depends on `instance_type` (GPUs, EFA)"),),
         ),
         invalid(
             """
@@ -76,6 +78,7 @@ LAUNCHER_UNRESOLVED = Rule(
             """,
             filename="launch.py",
             note="unknown-instance-type",
+            findings=(Expected(6, 47, "could not check what depends on `instance_type` (GPUs, EFA)"),),
         ),
         invalid(
             """
@@ -89,6 +92,7 @@ LAUNCHER_UNRESOLVED = Rule(
             """,
             filename="launch.py",
             note="changed-after-it-is-built",
+            findings=(Expected(7, 30, 'could not check `"mpi"`'),),
         ),
         invalid(
             """
@@ -98,6 +102,7 @@ LAUNCHER_UNRESOLVED = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(3, 64, "could not check `distribution`"),),
         ),
     ),
 )
@@ -163,6 +168,7 @@ DISTRIBUTION_STRUCTURE = Rule(
             """,
             filename="launch.py",
             note="flat-form",
+            findings=(Expected(5, 42, 'smp_options -> {"modelparallel"'),),
         ),
         invalid(
             """
@@ -174,6 +180,7 @@ DISTRIBUTION_STRUCTURE = Rule(
             """,
             filename="launch.py",
             note="no-enabled",
+            findings=(Expected(4, 58, 'modelparallel has no "enabled"'),),
         ),
         invalid(
             """
@@ -184,6 +191,7 @@ DISTRIBUTION_STRUCTURE = Rule(
             """,
             filename="launch.py",
             note="no-mpi",
+            findings=(Expected(4, 22, "model parallel runs under MPI"),),
         ),
         invalid(
             """
@@ -195,6 +203,9 @@ DISTRIBUTION_STRUCTURE = Rule(
             """,
             filename="launch.py",
             note="no-parameters",
+            findings=(
+                Expected(4, 58, 'modelparallel has no "parameters" (required), with at least "pipeline_parallel_degree"'),
+            ),
         ),
         invalid(
             """
@@ -214,6 +225,7 @@ DISTRIBUTION_STRUCTURE = Rule(
             filename="launch.py",
             note="dict-calls",
             alias=True,
+            findings=(Expected(5, 37, 'smp -> {"modelparallel"'),),
         ),
     ),
 )
@@ -285,6 +297,7 @@ PARTITIONS_RENAMED = Rule(
                     distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
             """,
             filename="launch.py",
+            findings=(Expected(6, 9, '"partitions" -> "pipeline_parallel_degree"'),),
         ),
         invalid(
             """
@@ -298,6 +311,7 @@ PARTITIONS_RENAMED = Rule(
             """,
             filename="launch.py",
             note="both-given",
+            findings=(Expected(3, 48, '"partitions" and "pipeline_parallel_degree" both given'),),
         ),
         invalid(
             """
@@ -317,6 +331,7 @@ PARTITIONS_RENAMED = Rule(
             filename="launch.py",
             note="tensorflow-dict-call",
             alias=True,
+            findings=(Expected(4, 88, "partitions -> pipeline_parallel_degree"),),
         ),
     ),
 )
@@ -373,6 +388,7 @@ MODEL_AND_DATA_PARALLEL = Rule(
                                   "mpi": mpi_options})
             """,
             filename="launch.py",
+            findings=(Expected(7, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
         ),
         invalid(
             """
@@ -385,6 +401,7 @@ MODEL_AND_DATA_PARALLEL = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(4, 15, '"modelparallel" and "dataparallel" cannot be used in one job'),),
         ),
     ),
 )
@@ -450,6 +467,7 @@ PROCESSES_PER_HOST = Rule(
             """,
             filename="launch.py",
             note="above-the-gpus",
+            findings=(Expected(4, 55, "processes_per_host 16 -> 8"),),
         ),
         invalid(
             """
@@ -463,6 +481,7 @@ PROCESSES_PER_HOST = Rule(
             """,
             filename="launch.py",
             note="missing",
+            findings=(Expected(4, 15, 'mpi has no "processes_per_host" (required)'),),
         ),
         invalid(
             """
@@ -476,6 +495,7 @@ PROCESSES_PER_HOST = Rule(
             """,
             filename="launch.py",
             note="degree-does-not-divide-the-gpus",
+            findings=(Expected(4, 55, '"processes_per_host" 12 is above the GPUs'),),
         ),
         invalid(
             """
@@ -489,6 +509,7 @@ PROCESSES_PER_HOST = Rule(
             """,
             filename="launch.py",
             note="cpu-instance",
+            findings=(Expected(4, 55, "ml.c5.18xlarge has no GPU"),),
         ),
         invalid(
             """
@@ -509,6 +530,7 @@ PROCESSES_PER_HOST = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(6, 77, "processes_per_host 8 -> 4"),),
         ),
     ),
 )
@@ -565,6 +587,7 @@ REPEATED_MCA_DEFAULT = Rule(
             """,
             filename="launch.py",
             note="keeps-the-rest",
+            findings=(Expected(5, 38, 'custom_mpi_options -> "-x NCCL_DEBUG=WARN -x A=1"'),),
         ),
         invalid(
             """
@@ -589,6 +612,7 @@ REPEATED_MCA_DEFAULT = Rule(
             """,
             filename="launch.py",
             note="only-the-default",
+            findings=(Expected(5, 38, "custom_mpi_options -> ''"),),
         ),
         invalid(
             """
@@ -599,6 +623,7 @@ REPEATED_MCA_DEFAULT = Rule(
             """,
             filename="launch.py",
             note="other-value-reported",
+            findings=(Expected(4, 70, "custom_mpi_options sets btl_vader_single_copy_mechanism, which SageMaker"),),
         ),
         invalid(
             """
@@ -615,6 +640,7 @@ REPEATED_MCA_DEFAULT = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(4, 72, 'custom_mpi_options -> "-x X=1"'),),
         ),
     ),
 )
@@ -672,6 +698,7 @@ EFA_FLAGS = Rule(
                     distribution={"smdistributed": {"modelparallel": smp_options}, "mpi": mpi_options})
             """,
             filename="launch.py",
+            findings=(Expected(4, 15, "ml.p4d.24xlarge has EFA"),),
         ),
         invalid(
             """
@@ -683,6 +710,7 @@ EFA_FLAGS = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(5, 96, "ml.p3dn.24xlarge has EFA"),),
         ),
     ),
 )
@@ -739,6 +767,7 @@ SMP_SET_DEVICE = Rule(
             torch.cuda.set_device(smp.local_rank())
             device = torch.device("cuda")
             """,
+            findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
         ),
         invalid(
             """
@@ -749,6 +778,7 @@ SMP_SET_DEVICE = Rule(
             torch.cuda.set_device(args.local_rank)
             """,
             note="another-device",
+            findings=(Expected(5, 1, "`torch.cuda.set_device(args.local_rank)`"),),
         ),
         invalid(
             """
@@ -771,6 +801,7 @@ SMP_SET_DEVICE = Rule(
                 model = build()
             """,
             alias=True,
+            findings=(Expected(7, 5, "smp.init() -> th.cuda.set_device(smp_torch.local_rank())"),),
         ),
     ),
 )
@@ -843,6 +874,7 @@ COMPILER_DISTRIBUTION = Rule(
             )
             """,
             filename="launch.py",
+            findings=(Expected(10, 5, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
         ),
         invalid(
             """
@@ -859,6 +891,7 @@ COMPILER_DISTRIBUTION = Rule(
             """,
             filename="launch.py",
             note="several-instances",
+            findings=(Expected(4, 79, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
         ),
         invalid(
             """
@@ -882,6 +915,7 @@ COMPILER_DISTRIBUTION = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(8, 35, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
         ),
     ),
 )
@@ -921,6 +955,7 @@ COMPILER_LEGACY_LAUNCH = Rule(
                         transformers_version="4.11.0", pytorch_version="1.9.0", compiler_config=TrainingCompilerConfig())
             """,
             filename="launch.py",
+            findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),),
         ),
         invalid(
             """
@@ -932,6 +967,7 @@ COMPILER_LEGACY_LAUNCH = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),),
         ),
     ),
 )
@@ -969,6 +1005,7 @@ COMPILER_UNSUPPORTED = Rule(
             """,
             filename="launch.py",
             note="image-uri",
+            findings=(Expected(3, 33, "Training Compiler does not take image_uri"),),
         ),
         invalid(
             """
@@ -980,6 +1017,9 @@ COMPILER_UNSUPPORTED = Rule(
             """,
             filename="launch.py",
             note="pytorchxla-too-old",
+            findings=(
+                Expected(5, 13, "the pytorchxla runtime needs PyTorch >= 1.11 with Training Compiler (1.9.0 given)"),
+            ),
         ),
         invalid(
             """
@@ -990,6 +1030,7 @@ COMPILER_UNSUPPORTED = Rule(
             """,
             filename="launch.py",
             note="other-distribution",
+            findings=(Expected(4, 51, 'with Training Compiler the only distribution is {"pytorchxla"'),),
         ),
         invalid(
             """
@@ -1001,6 +1042,7 @@ COMPILER_UNSUPPORTED = Rule(
             """,
             filename="launch.py",
             alias=True,
+            findings=(Expected(3, 51, "Training Compiler does not take image_uri"),),
         ),
     ),
 )

@@ -79,6 +79,7 @@ HOST_READ_LOGGING = Rule(
                 tx.sync()
             """,
             alias=True,
+            findings=(Expected(9, 19, "logging-only host read `float(out.mean())` moved into a step closure"),),
         ),
         invalid(
             """
@@ -108,6 +109,7 @@ HOST_READ_LOGGING = Rule(
                 torch_xla.sync()
             """,
             note="fstring-print",
+            findings=(Expected(10, 31, "logging-only host read `loss.item()` moved into a step closure"),),
         ),
         invalid(
             """
@@ -144,6 +146,12 @@ HOST_READ_LOGGING = Rule(
                 torch_xla.sync()
             """,
             note="logging-forms",
+            findings=(
+                Expected(12, 44, "logging-only host read `loss.item()` moved into a step closure"),
+                Expected(13, 37, "logging-only host read `loss.item()` moved into a step closure"),
+                Expected(14, 27, "logging-only host read `loss.item()` moved into a step closure"),
+                Expected(15, 30, "logging-only host read `loss` moved into a step closure"),
+            ),
         ),
         invalid(
             """
@@ -157,6 +165,7 @@ HOST_READ_LOGGING = Rule(
                 torch_xla.sync()
             """,
             note="not-movable",
+            findings=(Expected(7, 12, "`l.item()` only logs, but stays"),),
         ),
         invalid(
             """
@@ -170,6 +179,7 @@ HOST_READ_LOGGING = Rule(
                 torch_xla.sync()
             """,
             note="f-string-equals-stays",
+            findings=(Expected(7, 14, "`self.loss.item()` only logs, but stays"),),
         ),
     ),
 )
@@ -212,6 +222,7 @@ HOST_READ_VALUE = Rule(
                 values = loss.detach().cpu().numpy()
             """,
             alias=True,
+            findings=(Expected(9, 14, "`loss.detach().cpu()` reads a device value to the host every step (an extra"),),
         ),
         invalid(
             """
@@ -227,6 +238,11 @@ HOST_READ_VALUE = Rule(
                 last = loss.item()
                 torch_xla.sync()
             """,
+            findings=(
+                Expected(8, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
+                Expected(9, 20, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
+                Expected(10, 12, "`loss.item()` reads a device value to the host every step (an extra graph execution)"),
+            ),
         ),
     ),
 )
@@ -268,6 +284,7 @@ DEVICE_CONTROL_FLOW = Rule(
                     break
             """,
             alias=True,
+            findings=(Expected(8, 8, "`th.isnan(out).any()` tests a device tensor"),),
         ),
         invalid(
             """
@@ -284,6 +301,10 @@ DEVICE_CONTROL_FLOW = Rule(
                     break
                 torch_xla.sync()
             """,
+            findings=(
+                Expected(8, 8, "`loss < best` tests a device tensor"),
+                Expected(10, 8, "`loss.item()` decides control flow from a device value"),
+            ),
         ),
     ),
 )
@@ -342,6 +363,7 @@ CARRIED_STATE_BARRIER = Rule(
                     tx.sync()
             """,
             alias=True,
+            findings=(Expected(10, 9, "evaluation loop carries `state` across iterations on the device"),),
         ),
         invalid(
             """
@@ -364,6 +386,7 @@ CARRIED_STATE_BARRIER = Rule(
                     total += output.sum().item()
                     torch_xla.sync()
             """,
+            findings=(Expected(9, 9, "evaluation loop carries `hidden` across iterations on the device"),),
         ),
     ),
 )
@@ -460,6 +483,11 @@ SLICED_DEVICE_DATA = Rule(
                 tx.sync()
             """,
             alias=True,
+            findings=(
+                Expected(9, 12, "data.view(bsz, -1).t().contiguous().to(dev) -> data.view(bsz, -1).t().contiguous()"),
+                Expected(14, 12, "source[i:i + n] -> source[i:i + n].to(dev)"),
+                Expected(14, 37, "source[i + 1:i + 1 + n] -> source[i + 1:i + 1 + n].to(dev)"),
+            ),
         ),
         invalid(
             """
@@ -481,6 +509,7 @@ SLICED_DEVICE_DATA = Rule(
                 torch_xla.sync()
             """,
             note="not-fixable",
+            findings=(Expected(6, 18, "`tokens[offset:offset + 32]` slices a device tensor at a per-step offset"),),
         ),
         invalid(
             """
@@ -512,6 +541,11 @@ SLICED_DEVICE_DATA = Rule(
                 torch_xla.sync()
             print(tokens.size(0), len(tokens))
             """,
+            findings=(
+                Expected(6, 10, "torch.randint(0, 100, (1000,)).to(device) -> torch.randint(0, 100, (1000,))"),
+                Expected(8, 9, "tokens[offset:offset + 32] -> tokens[offset:offset + 32].to(device)"),
+                Expected(9, 9, "tokens[offset + 1:offset + 33] -> tokens[offset + 1:offset + 33].to(device)"),
+            ),
         ),
     ),
 )
@@ -551,6 +585,7 @@ STEP_VARYING_SHAPE = Rule(
                 tx.sync()
             """,
             alias=True,
+            findings=(Expected(8, 12, "`th.arange(n, device=tx.device())`"),),
         ),
         invalid(
             """
@@ -564,6 +599,11 @@ STEP_VARYING_SHAPE = Rule(
                 loss.backward()
                 torch_xla.sync()
             """,
+            findings=(
+                Expected(6, 12, "`torch.ones(step + 1, device=device)`"),
+                Expected(7, 13, "`(model(x) ** (step % 3))`"),
+                Expected(7, 46, "`x.repeat(step, 1)`"),
+            ),
         ),
     ),
 )
@@ -606,6 +646,7 @@ DYNAMIC_SHAPE = Rule(
                     return x.unique()
             """,
             alias=True,
+            findings=(Expected(7, 16, "`th.nonzero(x > 0)`"), Expected(8, 16, "`x.unique()`")),
         ),
         invalid(
             """
@@ -622,6 +663,12 @@ DYNAMIC_SHAPE = Rule(
                 loss.backward()
                 torch_xla.sync()
             """,
+            findings=(
+                Expected(9, 23, "`pred[mask]`"),
+                Expected(9, 35, "`y[mask]`: boolean-mask indexing has a data-dependent shape (a host read and a"),
+                Expected(9, 46, "`torch.masked_select(pred, mask)`"),
+                Expected(10, 11, "`y.nonzero()`"),
+            ),
         ),
     ),
 )
@@ -678,6 +725,7 @@ SHORT_LAST_BATCH = Rule(
                 model(batch).sum().backward()
             """,
             alias=True,
+            findings=(Expected(4, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
         ),
         invalid(
             """
@@ -703,6 +751,7 @@ SHORT_LAST_BATCH = Rule(
                 xm.optimizer_step(optimizer)
                 torch_xla.sync()
             """,
+            findings=(Expected(6, 16, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
         ),
     ),
 )

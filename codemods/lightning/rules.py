@@ -58,6 +58,11 @@ LIGHTNING_XLA = Rule(
             trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-true")
             """,
             note="trainer",
+            findings=(
+                Expected(3, 33, 'Trainer accelerator "gpu" -> "tpu"'),
+                Expected(3, 60, 'Trainer strategy "ddp" -> "xla"'),
+                Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
+            ),
         ),
         invalid(
             """
@@ -103,6 +108,11 @@ LIGHTNING_XLA = Rule(
                     optimizer.zero_grad()
             """,
             note="fabric-flag-and-name",
+            findings=(
+                Expected(7, 46, 'Fabric accelerator "cuda" -> "tpu" (`args.accelerator`, given to Fabric\'s accelerator)'),
+                Expected(9, 12, 'Fabric strategy "fsdp" -> "xla_fsdp" (`STRATEGY`, given to Fabric\'s strategy)'),
+                Expected(13, 80, 'Fabric precision 16 -> "bf16-true"'),
+            ),
         ),
         invalid(
             """
@@ -139,6 +149,10 @@ LIGHTNING_XLA = Rule(
             """,
             note="pytorch-lightning",
             alias=True,
+            findings=(
+                Expected(14, 34, 'Trainer accelerator "cuda" -> "tpu"'),
+                Expected(14, 50, 'Trainer strategy "ddp_find_unused_parameters_true" -> "xla"'),
+            ),
         ),
         invalid(
             """
@@ -158,6 +172,10 @@ LIGHTNING_XLA = Rule(
                 return Fabric(accelerator="tpu" if args.gpu else "cpu", strategy="xla")
             """,
             note="flag-choice",
+            findings=(
+                Expected(6, 31, 'Fabric accelerator "cuda" -> "tpu"'),
+                Expected(6, 70, 'Fabric strategy "ddp_spawn" -> "xla"'),
+            ),
         ),
         invalid(
             """
@@ -190,6 +208,7 @@ LIGHTNING_XLA = Rule(
             """,
             note="module-paths",
             alias=True,
+            findings=(Expected(12, 31, 'Trainer accelerator "gpu" -> "tpu"'),),
         ),
         invalid(
             """
@@ -213,6 +232,11 @@ LIGHTNING_XLA = Rule(
                 trainer.fit(model)
             """,
             note="config-dict",
+            findings=(
+                Expected(3, 26, 'Trainer accelerator "gpu" -> "tpu" (`CONFIG`, given to Trainer\'s accelerator)'),
+                Expected(3, 59, 'Trainer strategy "ddp" -> "xla" (`CONFIG`, given to Trainer\'s strategy)'),
+                Expected(3, 79, 'Trainer precision "16-mixed" -> "bf16-true" (`CONFIG`, given to Trainer\'s precision)'),
+            ),
         ),
     ),
 )
@@ -254,6 +278,10 @@ LIGHTNING_MANUAL = Rule(
             trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2", precision="transformer-engine")
             """,
             note="no-xla-form",
+            findings=(
+                Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),
+                Expected(3, 80, 'Trainer(precision="transformer-engine") has no XLA form'),
+            ),
         ),
         invalid(
             """
@@ -266,6 +294,7 @@ LIGHTNING_MANUAL = Rule(
             """,
             note="computed",
             alias=True,
+            findings=(Expected(5, 23, '`strategy=config["strategy"]`'),),
         ),
         invalid(
             """
@@ -279,6 +308,7 @@ LIGHTNING_MANUAL = Rule(
             trainer = pl.Trainer(gpus=4, precision="bf16-true")
             """,
             note="lightning-1",
+            findings=(Expected(3, 22, "`gpus=` is Lightning 1.x's (Lightning 2 raises on it)"),),
         ),
         invalid(
             """
@@ -288,6 +318,10 @@ LIGHTNING_MANUAL = Rule(
             """,
             target="sagemaker",
             note="sagemaker",
+            findings=(
+                Expected(3, 33, 'Trainer(accelerator="gpu") is a CUDA setting'),
+                Expected(3, 49, 'Trainer(strategy="ddp") is a CUDA setting'),
+            ),
         ),
     ),
 )

@@ -76,24 +76,32 @@ PIP_INSTALL_TORCH = Rule(
         invalid(
             notebook_text(["!pip install -q torch==2.1.0 torchvision", "import torch"]),
             filename="notebook.ipynb",
+            findings=(
+                Expected(1, 2, "`!pip install -q torch==2.1.0 torchvision` installs torch, torchvision without torch_xla"),
+            ),
         ),
         invalid(
             notebook_text(["%pip install --upgrade torch", "import torch"]),
             filename="notebook.ipynb",
             note="pip-magic",
             alias=True,
+            findings=(Expected(1, 2, "`%pip install --upgrade torch` installs torch without torch_xla"),),
         ),
         invalid(
             notebook_text(["import sys\n!{sys.executable} -m pip install torchaudio", "import torch"]),
             filename="notebook.ipynb",
             note="python-m-pip",
             alias=True,
+            findings=(
+                Expected(2, 22, "`!{sys.executable} -m pip install torchaudio` installs torchaudio without torch_xla"),
+            ),
         ),
         invalid(
             notebook_text(["%%bash\npip3 install torch", "import torch"]),
             filename="notebook.ipynb",
             note="bash-cell",
             alias=True,
+            findings=(Expected(2, 1, "`pip3 install torch` installs torch without torch_xla"),),
         ),
     ),
 )
@@ -122,12 +130,14 @@ GPU_RUNTIME = Rule(
             filename="notebook.ipynb",
             note="kaggle",
             alias=True,
+            findings=(Expected(16, 4, "the notebook's metadata selects a GPU runtime (Kaggle accelerator 'gpu')"),),
         ),
         invalid(
             notebook_text(["import torch"], {"colab": {"gpuType": "L4"}}),
             filename="notebook.ipynb",
             note="colab-gpu-type",
             alias=True,
+            findings=(Expected(16, 4, "the notebook's metadata selects a GPU runtime (Colab runtime gpuType 'L4')"),),
         ),
     ),
 )
@@ -155,12 +165,14 @@ WRITTEN_SCRIPT = Rule(
         invalid(
             notebook_text(["%%writefile train.py\n" + _TRAINING + "print 'done'\n", "!python train.py"]),
             filename="notebook.ipynb",
+            findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 9"),),
         ),
         invalid(
             notebook_text(["%%file -a src/train.py\n" + _TRAINING]),
             filename="notebook.ipynb",
             note="appended",
             alias=True,
+            findings=(Expected(1, 1, "this cell appends to src/train.py, whose other parts are elsewhere"),),
         ),
     ),
 )

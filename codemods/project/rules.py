@@ -56,6 +56,7 @@ CROSS_FILE = Rule(
 
             device = get_device()
             """,
+            findings=(Expected(4, 10, "the device comes from `get_device` in another module of the project"),),
         ),
         invalid(
             """
@@ -67,6 +68,7 @@ CROSS_FILE = Rule(
                 train_one_epoch(model, loader, optimizer, epoch)
             """,
             note="training-step-in-another-file",
+            findings=(Expected(6, 5, "the optimizer goes to `train_one_epoch` in another module of the project"),),
         ),
         invalid(
             """
@@ -77,6 +79,7 @@ CROSS_FILE = Rule(
             """,
             note="relative-import",
             alias=True,
+            findings=(Expected(4, 10, "the device comes from `pd` in another module of the project"),),
         ),
     ),
 )

@@ -84,6 +84,11 @@ XLA_RELEASE_NAMES = Rule(
             scaler = torch.amp.GradScaler("xla")
             """,
             note="amp-upgraded-to-2.9",
+            findings=(
+                Expected(4, 6, 'torch_xla.amp.autocast -> torch.autocast("xla") (torch_xla 2.9)'),
+                Expected(4, 29, "xm.xla_device() -> torch_xla.device() (torch_xla 2.9)"),
+                Expected(6, 10, 'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla") (torch_xla 2.9)'),
+            ),
         ),
         invalid(
             """
@@ -106,6 +111,10 @@ XLA_RELEASE_NAMES = Rule(
             """,
             target="sagemaker",
             note="amp-downgraded-to-1.13",
+            findings=(
+                Expected(6, 6, "torch.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16)"),
+                Expected(8, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
+            ),
         ),
         invalid(
             """
@@ -123,6 +132,7 @@ XLA_RELEASE_NAMES = Rule(
             world_size = xr.world_size()
             xm.master_print(world_size)
             """,
+            findings=(Expected(5, 14, "xm.xrt_world_size() -> xr.world_size() (torch_xla 2.9)"),),
         ),
         invalid(
             """
@@ -131,6 +141,7 @@ XLA_RELEASE_NAMES = Rule(
             second = xm.xla_device(n=1)
             """,
             note="arguments-reported",
+            findings=(Expected(3, 10, "`xm.xla_device(n=1)` is not torch_xla 2.9 API; its arguments need a by-hand"),),
         ),
         invalid(
             """
@@ -145,6 +156,7 @@ XLA_RELEASE_NAMES = Rule(
             torch_xla.sync()
             """,
             alias=True,
+            findings=(Expected(3, 1, "xmm.mark_step() -> torch_xla.sync() (torch_xla 2.9)"),),
         ),
     ),
 )

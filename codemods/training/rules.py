@@ -72,6 +72,10 @@ OPTIMIZER_STEP = Rule(
             xm.optimizer_step(optimizer)
             loss = xm.optimizer_step(lbfgs_optimizer, optimizer_args={"closure": closure})
             """,
+            findings=(
+                Expected(5, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),
+                Expected(6, 8, "lbfgs_optimizer.step(closure) -> xm.optimizer_step(lbfgs_optimizer,"),
+            ),
         ),
         invalid(
             """
@@ -97,6 +101,7 @@ OPTIMIZER_STEP = Rule(
                     torch_xla.sync()
             """,
             note="unrecognized-step-reported",
+            findings=(Expected(7, 9, "`opt.step()` in a training loop"),),
         ),
         invalid(
             """
@@ -117,6 +122,7 @@ OPTIMIZER_STEP = Rule(
             xm.optimizer_step(optimizer)
             """,
             note="ddp-only-in-a-removed-branch",
+            findings=(Expected(6, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
         ),
         invalid(
             """
@@ -132,6 +138,7 @@ OPTIMIZER_STEP = Rule(
             xm.optimizer_step(optimizer)
             """,
             note="dataparallel-does-not-reduce",
+            findings=(Expected(4, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
         ),
         # With several processes xm.optimizer_step would reduce before the closure computes
         # the gradients: reported.
@@ -172,6 +179,7 @@ OPTIMIZER_STEP = Rule(
                     torch_xla.sync()
             """,
             note="closure-with-several-processes",
+            findings=(Expected(16, 9, "`optimizer.step(closure)` with several processes"),),
         ),
         invalid(
             """
@@ -188,6 +196,7 @@ OPTIMIZER_STEP = Rule(
             xm.optimizer_step(opt)
             """,
             alias=True,
+            findings=(Expected(5, 1, "opt.step() -> xm.optimizer_step(opt)"),),
         ),
     ),
 )
@@ -309,6 +318,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             device = torch_xla.device()
             """,
             note="moved-by-a-trainer-class",
+            findings=(
+                Expected(11, 33, "the optimizer is built while `model` is on the CPU and `model.to(gpu_id)` in"),
+            ),
         ),
         invalid(
             """
@@ -329,6 +341,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             model.to(device)
             """,
             note="cpu-fallback-reported",
+            findings=(Expected(6, 29, "the optimizer is built while `model` is on the CPU, and `model.to(device)`"),),
         ),
         invalid(
             """
@@ -353,6 +366,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             net.to(torch_xla.device())
             """,
             alias=True,
+            findings=(Expected(8, 18, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the"),),
         ),
         invalid(
             """
@@ -385,6 +399,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 return model, optimizer
             """,
             note="moved-to-an-integer-device-by-a-trainer",
+            findings=(
+                Expected(12, 33, "the optimizer is built while `model` is on the CPU and `model.to(gpu_id)` in"),
+            ),
         ),
         invalid(
             """
@@ -427,6 +444,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Trainer(model, optimizer, device=device)
             """,
             note="optimizer-builder-and-a-trainer-given-the-device",
+            findings=(Expected(17, 17, "`make_optimizer` builds an optimizer while `model` is on the CPU and"),),
         ),
         invalid(
             """
@@ -442,6 +460,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Trainer(model, optimizer, device)
             """,
             note="a-trainer-given-an-unknown-device-reported",
+            findings=(
+                Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
+            ),
         ),
     ),
 )
@@ -528,6 +549,7 @@ TRAINING_LOOP_BARRIER = Rule(
                 torch_xla.sync()
             """,
             note="step-wrapper-is-a-training-step",
+            findings=(Expected(9, 5, "training loop"),),
         ),
         invalid(
             """
@@ -567,6 +589,7 @@ TRAINING_LOOP_BARRIER = Rule(
                         torch_xla.sync()
             """,
             note="step-through-helpers",
+            findings=(Expected(17, 13, "training loop"),),
         ),
         invalid(
             """
@@ -597,6 +620,7 @@ TRAINING_LOOP_BARRIER = Rule(
                 torch_xla.sync()
             """,
             note="manual-update-and-continue",
+            findings=(Expected(13, 5, "training loop"),),
         ),
         invalid(
             """
@@ -629,6 +653,7 @@ TRAINING_LOOP_BARRIER = Rule(
                         torch_xla.sync()
             """,
             note="step-method",
+            findings=(Expected(14, 13, "training loop"),),
         ),
         invalid(
             """
@@ -647,6 +672,7 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
             target="sagemaker",
             alias=True,
+            findings=(Expected(6, 5, "training loop"),),
         ),
     ),
 )
@@ -760,6 +786,7 @@ DEVICE_LOADER = Rule(
                 x, y = x.to(device), y.to(device)
                 loss_fn(model(x), y).backward()
             """,
+            findings=(Expected(6, 28, "train_loader -> pl.MpDeviceLoader(train_loader, device)"),),
         ),
         invalid(
             """
@@ -781,6 +808,7 @@ DEVICE_LOADER = Rule(
                 model(batch).sum().backward()
             """,
             alias=True,
+            findings=(Expected(6, 17, "self.train_loader -> pl.MpDeviceLoader(self.train_loader, dev)"),),
         ),
     ),
 )
@@ -865,6 +893,7 @@ EVAL_LOOP_BARRIER = Rule(
                     correct += (model(x).argmax(1) == y).sum()
                     torch_xla.sync()
             """,
+            findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             """
@@ -890,6 +919,7 @@ EVAL_LOOP_BARRIER = Rule(
                     torch_xla.sync()
             """,
             note="a-device-meter-beside-a-host-read",
+            findings=(Expected(10, 9, "evaluation loop over the device that accumulates device values into `top1`"),),
         ),
         invalid(
             """
@@ -907,6 +937,7 @@ EVAL_LOOP_BARRIER = Rule(
                 torch_xla.sync()
             """,
             alias=True,
+            findings=(Expected(6, 5, "evaluation loop over the device (no host read per iteration)"),),
         ),
     ),
 )
@@ -984,6 +1015,7 @@ CLOSURE_BARRIER = Rule(
 
             xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
             """,
+            findings=(Expected(9, 5, "optimizer closure `closure`"),),
         ),
         invalid(
             """
@@ -1016,6 +1048,7 @@ CLOSURE_BARRIER = Rule(
             """,
             target="sagemaker",
             alias=True,
+            findings=(Expected(10, 5, "optimizer closure `fit`"),),
         ),
     ),
 )
@@ -1118,6 +1151,7 @@ STEP_BARRIER = Rule(
             demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
             """,
             note="demo-function",
+            findings=(Expected(10, 5, "optimizer step outside any loop"),),
         ),
         invalid(
             """
@@ -1152,6 +1186,7 @@ STEP_BARRIER = Rule(
             """,
             note="handed-to-a-launcher",
             alias=True,
+            findings=(Expected(10, 5, "optimizer step outside any loop"),),
         ),
     ),
 )
