@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import fields
+from dataclasses import asdict
 from typing import Any
 
-from codemods.rules import RULES, Example, Rule, matches
+from codemods.rules import RULES, Rule, matches
 
 
 def select(patterns: tuple[str, ...]) -> list[Rule]:
@@ -56,7 +56,10 @@ def as_dict(rule: Rule) -> dict[str, Any]:
         "summary": rule.summary,
         "why": rule.why,
         # What an example shows (an invalid case's expected findings are for the tests).
-        "examples": [{f.name: getattr(example, f.name) for f in fields(Example)} for example in rule.examples],
+        "examples": [
+            {key: value for key, value in asdict(example).items() if key in ("before", "after", "target", "filename")}
+            for example in rule.examples
+        ],
     }
 
 
