@@ -60,7 +60,11 @@ def as_dict(rule: Rule) -> dict[str, Any]:
         "fixable": rule.fixable,
         "summary": rule.summary,
         "why": rule.why,
-        "examples": [asdict(example) for example in rule.examples],
+        # What an example shows (an invalid case's expected findings are for the tests).
+        "examples": [
+            {key: value for key, value in asdict(example).items() if key in ("before", "after", "target", "filename")}
+            for example in rule.examples
+        ],
     }
 
 

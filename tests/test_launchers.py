@@ -27,7 +27,7 @@ from codemods.runner import Job, run
 from codemods.launcher.instances import INSTANCE_TYPES, lookup
 from codemods.engine.nodes import walk
 from tests.conftest import FIXTURES, SNAPSHOTS, review_diff
-from tests.launcher_rule_cases import RUN_CASES
+from tests.rule_cases import RUN_CASES
 
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
 DOCKERFILES = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "containers").rglob("*") if is_dockerfile(p.name))
@@ -223,7 +223,7 @@ def test_rule_has_why_and_examples_that_hold(rule) -> None:  # type: ignore[no-u
     for example in rule.examples:
         conversion = convert_source(example.before, target=example.target, filename=example.filename)
         assert conversion.output == (example.after if example.after is not None else example.before)
-        if rule.code != "SM308":  # compares two files of a run: tests/launcher_rule_cases.py RUN_CASES
+        if rule.code != "SM308":  # compares two files of a run: its Run cases (RUN_CASES)
             assert rule.code in {f.rule for f in conversion.findings}, conversion.findings
 
 

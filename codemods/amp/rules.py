@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule
+from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, valid
 
 AUTOCAST = Rule(
     "XLA202",
@@ -13,10 +13,145 @@ AUTOCAST = Rule(
     why="CUDA autocast does nothing to XLA tensors: the model silently trains in float32, or, with a gradient "
     "scaler, with a scaler that was never meant for that precision.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nwith torch.cuda.amp.autocast():\n    loss = model(x)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "with torch.autocast(\"xla\", dtype=torch.bfloat16):\n    loss = model(x)\n",
+            findings=(Expected(3, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
+                out = model(x)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = model(x)
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            note="cpu-and-xla-autocast-stay",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            with torch.cuda.amp.autocast():
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            note="cuda-amp-default-float16",
+            findings=(Expected(4, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            with torch.cuda.amp.autocast(use_amp):
+                out = model(x)
+            with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):
+                out = model(x)
+            with torch.amp.autocast(device_type='cuda', enabled=args.amp):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+                out = model(x)
+            with torch.autocast("xla", dtype=torch.bfloat16, cache_enabled=False):
+                out = model(x)
+            with torch.autocast('xla', dtype=torch.bfloat16, enabled=args.amp):
+                out = model(x)
+            """,
+            note="positional-enabled-and-keywords",
+            findings=(
+                Expected(4, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16,'),
+                Expected(6, 6, 'torch.autocast -> torch.autocast("xla", dtype=torch.bfloat16, cache_enabled=False)'),
+                Expected(8, 6, "torch.amp.autocast -> torch.autocast('xla', dtype=torch.bfloat16,"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda.amp import autocast
+
+            @autocast()
+            def forward(x):
+                return model(x)
+
+            with autocast(), torch.no_grad():
+                out = model(x)
+            ctx = nullcontext() if args.cpu else autocast(enabled=True)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            @torch.autocast("xla", dtype=torch.bfloat16)
+            def forward(x):
+                return model(x)
+
+            with torch.autocast("xla", dtype=torch.bfloat16), torch.no_grad():
+                out = model(x)
+            ctx = nullcontext() if args.cpu else torch.autocast("xla", dtype=torch.bfloat16, enabled=True)
+            """,
+            note="decorator-with-items-conditional",
+            findings=(
+                Expected(4, 2, 'autocast -> torch.autocast("xla", dtype=torch.bfloat16) (float16,'),
+                Expected(8, 6, 'autocast -> torch.autocast("xla", dtype=torch.bfloat16) (float16,'),
+                Expected(10, 38, 'autocast -> torch.autocast("xla", dtype=torch.bfloat16, enabled=True) (float16,'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            with torch.cuda.amp.autocast(dtype=torch.float16):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="sagemaker-keeps-precision",
+            findings=(
+                Expected(5, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch.cuda.amp import autocast as ac
+
+            with ac(enabled=True):
+                out = model(x)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            with th.autocast("xla", dtype=th.bfloat16, enabled=True):
+                out = model(x)
+            """,
+            alias=True,
+            findings=(Expected(4, 6, 'ac -> th.autocast("xla", dtype=th.bfloat16, enabled=True) (float16,'),),
         ),
     ),
 )
@@ -29,9 +164,65 @@ FLOAT16_AUTOCAST = Rule(
     True,
     why="XLA devices compute in bfloat16: TPUs do not support float16 autocast, and bfloat16 needs no loss scaling.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.float16):\n    loss = model(x)\n",
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.bfloat16):\n    loss = model(x)\n",
+            findings=(Expected(2, 52, "autocast dtype torch.float16 -> torch.bfloat16"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=ptdtype)
+            """,
+            note="dtype-variable",
+        ),
+        valid(
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=torch.float16)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            ctx = torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)
+            """,
+            target="sagemaker",
+            note="sagemaker-keeps-precision",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=torch.float16)
+            """,
+            """
+            import torch
+
+            ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)
+            """,
+            findings=(Expected(3, 53, "autocast dtype torch.float16 -> torch.bfloat16"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            ctx = th.amp.autocast(device_type=device_type, dtype=th.half)
+            """,
+            """
+            import torch as th
+
+            ctx = th.amp.autocast(device_type=device_type, dtype=th.bfloat16)
+            """,
+            alias=True,
+            findings=(Expected(3, 54, "autocast dtype th.half -> th.bfloat16"),),
         ),
     ),
 )
@@ -45,10 +236,106 @@ GRAD_SCALER = Rule(
     why="torch.cuda.amp.GradScaler disables itself without CUDA (with a warning only): float16 training then "
     "runs without loss scaling and silently underflows.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "scaler = torch.amp.GradScaler(\"xla\", enabled=use_amp)\n",
+            findings=(Expected(3, 10, 'torch.cuda.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp)'),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler(init_scale=2.**10, enabled=use_amp)
+            other = torch.amp.GradScaler("cuda")
+            third = torch.amp.GradScaler(device="cuda", growth_interval=100)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            scaler = torch.amp.GradScaler("xla", init_scale=2.**10, enabled=use_amp)
+            other = torch.amp.GradScaler("xla")
+            third = torch.amp.GradScaler("xla", growth_interval=100)
+            """,
+            findings=(
+                Expected(4, 10, 'torch.cuda.amp.GradScaler -> torch.amp.GradScaler("xla", init_scale=2.**10,'),
+                Expected(5, 9, 'torch.amp.GradScaler -> torch.amp.GradScaler("xla")'),
+                Expected(6, 9, 'torch.amp.GradScaler -> torch.amp.GradScaler("xla", growth_interval=100)'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler(enabled=use_amp)
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(4, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(enabled=use_amp)"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda.amp import GradScaler as GS
+
+            scaler = GS()
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            scaler = torch.amp.GradScaler("xla")
+            """,
+            alias=True,
+            findings=(Expected(4, 10, 'GS -> torch.amp.GradScaler("xla")'),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+            scaler = ShardedGradScaler(init_scale=2.0**10)
+            """,
+            """
+            import torch
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            scaler = ShardedGradScaler("xla", init_scale=2.0**10)
+            """,
+            note="sharded",
+            findings=(
+                Expected(5, 10, 'ShardedGradScaler(init_scale=2.0**10) -> ShardedGradScaler("xla", init_scale=2.0**10)'),
+            ),
+        ),
+        invalid(
+            """
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+            scaler = ShardedGradScaler()
+            """,
+            target="sagemaker",
+            note="sharded-sagemaker",
+            findings=(Expected(3, 10, "`ShardedGradScaler` shards with torch's FSDP"),),
         ),
     ),
 )
@@ -62,11 +349,67 @@ SYNCFREE_OPTIMIZER = Rule(
     why="The sync-free optimizers take the scaler's found_inf as a device tensor, so skipping a step does not "
     "stop the device to read a flag on the host (the AWS guide's advice for AMP on XLA).",
     examples=(
-        Example(
+        Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
             "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n",
             "import torch\nimport torch_xla.amp.syncfree as syncfree\nscaler = torch.amp.GradScaler(\"xla\")\n"
             "optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)\n",
+            findings=(Expected(4, 13, "torch.optim.AdamW -> syncfree.AdamW"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            """,
+            note="no-amp",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+            """,
+            """
+            import torch
+            import torch_xla.amp.syncfree as syncfree
+
+            scaler = torch.amp.GradScaler("xla")
+            optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)
+            """,
+            findings=(Expected(5, 13, "torch.optim.AdamW -> syncfree.AdamW"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.optim import SGD
+            from torch import optim as O
+
+            class Net(torch.nn.Module):
+                def configure_optimizers(self):
+                    return O.Adam(self.parameters()), SGD(self.parameters(), lr=0.1)
+
+            with torch.cuda.amp.autocast():
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp.syncfree as syncfree
+
+            class Net(torch.nn.Module):
+                def configure_optimizers(self):
+                    return syncfree.Adam(self.parameters()), syncfree.SGD(self.parameters(), lr=0.1)
+
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            alias=True,
+            findings=(Expected(6, 16, "O.Adam -> syncfree.Adam"), Expected(6, 50, "SGD -> syncfree.SGD")),
         ),
     ),
 )
@@ -80,11 +423,61 @@ AMP_OPTIMIZER = Rule(
     why="Under a gradient scaler, an optimizer without a sync-free version makes every step wait for the "
     "device to report whether gradients overflowed.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler(enabled=False)\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
             "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\", enabled=False)\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
+            findings=(Expected(4, 13, "`RMSprop` has no sync-free version"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.cuda.amp.GradScaler(enabled=False)
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla", enabled=False)
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+            findings=(Expected(5, 13, "`RMSprop` has no sync-free version"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch.optim as O
+
+            scaler = torch.cuda.amp.GradScaler(enabled=False)
+            optimizer = O.AdamW(groups, **extra_args)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp.syncfree as syncfree
+
+            scaler = torch.amp.GradScaler("xla", enabled=False)
+            optimizer = syncfree.AdamW(groups, **extra_args)
+            """,
+            note="unpacked-kwargs",
+            alias=True,
+            findings=(Expected(6, 13, "`O.AdamW` gets unpacked keywords"),),
         ),
     ),
 )
@@ -98,9 +491,79 @@ SCALER_NOT_NEEDED = Rule(
     why="Loss scaling exists for float16's narrow range; bfloat16 has float32's range. The scaler still reads "
     "found_inf on the host at every step, which stalls the XLA pipeline.",
     examples=(
-        Example(
+        Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
             "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\")\n",
+            findings=(Expected(3, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+            scaler = torch.cuda.amp.GradScaler(enabled=(dtype == 'float16'))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            dtype = 'bfloat16'
+            scaler = torch.amp.GradScaler("xla", enabled=(dtype == 'float16'))
+            """,
+            note="enabled-for-float16-only",
+        ),
+        valid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler()
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler()
+            """,
+            target="sagemaker",
+            note="sagemaker-float16",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.cuda.amp.GradScaler()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla")
+            """,
+            findings=(Expected(4, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            from torch.amp import GradScaler
+
+            scaler = GradScaler('cuda')
+            """,
+            """
+            import torch
+            import torch_xla
+            from torch.amp import GradScaler
+
+            scaler = GradScaler('xla')
+            """,
+            alias=True,
+            findings=(Expected(5, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
         ),
     ),
 )
@@ -114,9 +577,61 @@ PRECISION_CHOICE = Rule(
     why="torch.cuda checks are False on an XLA machine, so a script that picks bfloat16 on a modern GPU would "
     "silently fall back to float16 (and switch its gradient scaler on).",
     examples=(
-        Example(
+        Invalid(
             "import torch\ndtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'\n",
             "import torch\ndtype = 'bfloat16'\n",
+            findings=(Expected(2, 9, "`dtype` chooses the precision by CUDA checks (False on XLA)"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+            """,
+            target="sagemaker",
+            note="sagemaker-keeps-precision",
+        ),
+        valid(
+            """
+            import torch
+
+            dtype = 'bfloat16' if args.bf16 else 'float16'
+            """,
+            note="no-cuda-check",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+            ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+            """,
+            """
+            import torch
+
+            dtype = 'bfloat16'
+            ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+            """,
+            findings=(Expected(3, 9, "`dtype` chooses the precision by CUDA checks (False on XLA)"),),
+        ),
+        invalid(
+            """
+            from torch.cuda import is_bf16_supported
+            import torch as th
+
+            amp_dtype = th.bfloat16 if is_bf16_supported() else th.float16
+            """,
+            """
+            import torch as th
+
+            amp_dtype = th.bfloat16
+            """,
+            alias=True,
+            findings=(Expected(3, 13, "`amp_dtype` chooses the precision by CUDA checks (False on XLA)"),),
         ),
     ),
 )
@@ -130,11 +645,64 @@ AUTOCAST_DEVICE_TYPE = Rule(
     why="`device_type = 'cuda' if 'cuda' in device else 'cpu'` gives 'cpu' for the XLA device, which switches "
     "autocast off (or onto the CPU) without a word.",
     examples=(
-        Example(
+        Invalid(
             "import torch\ndevice_type = 'cuda' if 'cuda' in device else 'cpu'\n"
             "ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)\n",
             "import torch\ndevice_type = 'xla' if 'xla' in device else 'cpu'\n"
             "ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)\n",
+            findings=(Expected(2, 15, "`device_type` chooses autocast's device type"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            device_type = 'cuda' if 'cuda' in device else 'cpu'
+            print(device_type)
+            """,
+            note="not-for-autocast",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from contextlib import nullcontext
+
+            device = 'cuda' if torch.cuda.is_available() else 'cpu'
+            device_type = 'cuda' if 'cuda' in device else 'cpu'
+            ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from contextlib import nullcontext
+
+            device = 'xla'
+            device_type = 'xla' if 'xla' in device else 'cpu'
+            ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+            """,
+            findings=(Expected(6, 15, "`device_type` chooses autocast's device type"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            amp_device = "cuda" if th.cuda.is_available() else "cpu"
+            with th.autocast(amp_device, dtype=th.bfloat16):
+                out = model(x)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            amp_device = "xla"
+            with th.autocast(amp_device, dtype=th.bfloat16):
+                out = model(x)
+            """,
+            alias=True,
+            findings=(Expected(4, 14, "`amp_device` chooses autocast's device type"),),
         ),
     ),
 )
@@ -152,6 +720,75 @@ CUSTOM_AUTOGRAD_AMP = Rule(
             "import torch\n@torch.cuda.amp.custom_fwd\ndef forward(ctx, x):\n    return x\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "@torch.amp.custom_fwd(device_type=\"xla\")\ndef forward(ctx, x):\n    return x\n",
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            @torch.amp.custom_fwd(device_type="xla")
+            def forward(ctx, x):
+                return x
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.cuda.amp.custom_bwd
+                def backward(ctx, g):
+                    return g
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="xla")
+                def backward(ctx, g):
+                    return g
+            """,
+            findings=(
+                Expected(6, 6, 'torch.cuda.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla",'),
+                Expected(11, 6, 'torch.cuda.amp.custom_bwd -> torch.amp.custom_bwd(device_type="xla")'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda.amp import custom_fwd as cf
+
+            @cf
+            def forward(ctx, x):
+                return x
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            @torch_xla.amp.custom_fwd
+            def forward(ctx, x):
+                return x
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(4, 2, "cf -> torch_xla.amp.custom_fwd"),),
         ),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_SAVE = Rule(
     "XLA401", "xla-save", "error", "`torch.save` becomes `xm.save` (moves tensors to the CPU first)", True,
@@ -10,7 +10,7 @@ XLA_SAVE = Rule(
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -22,6 +22,98 @@ XLA_SAVE = Rule(
 
             xm.save({"model": model.state_dict(), "epoch": epoch}, path)
             """,
+            findings=(Expected(4, 1, "torch.save -> xm.save"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import numpy as np
+
+            np.save("x.npy", arr)
+            state = torch.load("m.pt")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            def save_checkpoint(state, filename="checkpoint.pth.tar"):
+                torch.save(state, filename)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            def save_checkpoint(state, filename="checkpoint.pth.tar"):
+                xm.save(state, filename)
+            """,
+            findings=(Expected(5, 5, "torch.save -> xm.save"),),
+        ),
+        # torch_xla 1.13's xm.save waits for every process: under a rank check it would hang,
+        # so the save is reported instead.
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    torch.save(model.state_dict(), "model.pt")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                if xm.get_ordinal() == 0:
+                    torch.save(model.state_dict(), "model.pt")
+            """,
+            target="sagemaker",
+            note="rank-guarded-save-on-1.13",
+            findings=(Expected(10, 9, "`torch.save` stays"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.save(obj=state, f="b.pt")
+            torch.save(state, "c.pt", pickle_protocol=4)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.save(data=state, file_or_path="b.pt")
+            torch.save(state, "c.pt", pickle_protocol=4)
+            """,
+            note="keywords",
+            findings=(Expected(4, 1, "torch.save -> xm.save"), Expected(5, 1, "`torch.save` stays")),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import save
+
+            save(model.state_dict(), buffer)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.save(model.state_dict(), buffer)
+            """,
+            alias=True,
+            findings=(Expected(4, 1, "save -> xm.save"),),
         ),
     ),
 )
@@ -32,7 +124,7 @@ SAVE_WHOLE_MODULE = Rule(
     "loads only with the same code and torch_xla at hand. A `state_dict()` saved with `xm.save` holds CPU "
     "tensors that load anywhere.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -52,6 +144,63 @@ SAVE_WHOLE_MODULE = Rule(
             model = Net()
             xm.save(model, "model.pt")
             """,
+            findings=(Expected(8, 1, "`model` is a whole module"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            model = Net()
+            xm.save(model.state_dict(), "weights.pt")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            class Net(torch.nn.Module):
+                pass
+
+            model = Net().to(device)
+            torch.save(model, "full.pt")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            class Net(torch.nn.Module):
+                pass
+
+            model = Net().to(device)
+            xm.save(model, "full.pt")
+            """,
+            findings=(Expected(8, 1, "`model` is a whole module"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+            from torch import nn
+
+            net = nn.Sequential(nn.Linear(2, 2))
+            th.save(net, "net.pt")
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+            from torch import nn
+
+            net = nn.Sequential(nn.Linear(2, 2))
+            xm.save(net, "net.pt")
+            """,
+            alias=True,
+            findings=(Expected(6, 1, "`net` is a whole module"),),
         ),
     ),
 )
@@ -61,7 +210,7 @@ LOAD_MAP_LOCATION = Rule(
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
     "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -72,6 +221,56 @@ LOAD_MAP_LOCATION = Rule(
 
             state = torch.load("model.pt", map_location="cpu")
             """,
+            findings=(Expected(3, 45, 'map_location "cuda:0" -> "cpu"'),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            state = torch.load("m.pt", map_location="cpu")
+            other = torch.load("o.pt", map_location=lambda storage, loc: storage)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            loc = 'cuda:{}'.format(args.gpu)
+            checkpoint = torch.load(args.resume, map_location=loc)
+            state = torch.load("m.pt", map_location=device)
+            other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
+            """,
+            """
+            import torch
+
+            loc = 'cuda:{}'.format(args.gpu)
+            checkpoint = torch.load(args.resume, map_location="cpu")
+            state = torch.load("m.pt", map_location="cpu")
+            other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
+            """,
+            findings=(
+                Expected(4, 51, 'map_location loc -> "cpu"'),
+                Expected(5, 41, 'map_location device -> "cpu"'),
+                Expected(6, 41, 'map_location `{"cuda:1"'),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            state = th.load("m.pt", map_location=th.device("cuda"))
+            """,
+            """
+            import torch as th
+
+            state = th.load("m.pt", map_location="cpu")
+            """,
+            alias=True,
+            findings=(Expected(3, 38, 'map_location th.device("cuda") -> "cpu"'),),
         ),
     ),
 )

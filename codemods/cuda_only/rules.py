@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, example
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 THIRD_PARTY_CUDA = Rule(
     "XLA004",
@@ -18,7 +18,119 @@ THIRD_PARTY_CUDA = Rule(
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
-    examples=(Example("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n"),),
+    examples=(Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
+        findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+    ),),
+    valid=(
+        valid(
+            """
+            import torch
+            from timm.scheduler import create_scheduler
+            from transformers import get_scheduler
+
+            scheduler, _ = create_scheduler(args, optimizer)
+            lr_scheduler = get_scheduler("linear", optimizer, num_warmup_steps=0, num_training_steps=10)
+            """,
+            note="schedulers-need-nothing",
+        ),
+        valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            """,
+            note="torch-alternatives",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from apex import amp
+
+            model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+            """,
+            findings=(Expected(4, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+        ),
+        invalid(
+            """
+            import torch
+            import timm.utils as tu
+
+            loss_scaler = tu.NativeScaler()
+            """,
+            alias=True,
+            findings=(Expected(4, 15, "`tu.NativeScaler` builds a CUDA gradient scaler inside timm"),),
+        ),
+        invalid(
+            """
+            import deepspeed
+            import torch
+            import bitsandbytes as bnb
+            from apex.optimizers import FusedLAMB
+            from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam
+
+            deepspeed.init_distributed()
+            optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
+            proj = bnb.nn.Linear4bit(64, 64)
+            lamb = FusedLAMB(model.parameters())
+            offload = DeepSpeedCPUAdam(model.parameters())
+            fused = FusedAdam(model.parameters())
+            engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=cfg)
+            """,
+            note="deepspeed-apex-bitsandbytes",
+            findings=(
+                Expected(7, 1, "NCCL process group"),
+                Expected(8, 13, "8-bit optimizer"),
+                Expected(9, 8, "quantized layer"),
+                Expected(10, 8, "Apex CUDA kernel"),
+                Expected(11, 11, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(12, 9, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(13, 27, "DeepSpeed, which does not run on XLA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            import xformers.ops as xops
+            from flash_attn import flash_attn_func
+
+
+            @triton.jit
+            def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+                offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2, mask=offsets < n)
+
+
+            y = flash_attn_func(q, k, v, causal=True)
+            z = xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())
+            """,
+            note="kernels-and-attention",
+            findings=(
+                Expected(8, 2, "Triton GPU kernel"),
+                Expected(14, 5, "scaled_dot_product_attention"),
+                Expected(15, 5, "`xops.memory_efficient_attention` is an xformers CUDA kernel"),
+                Expected(15, 56, "`xops.LowerTriangularMask` is an xformers CUDA kernel"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import flash_attn.flash_attn_interface as fai
+            from bitsandbytes.optim import Adam8bit as EightBitAdam
+
+            out = fai.flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_len, max_len)
+            optimizer = EightBitAdam(model.parameters())
+            """,
+            note="module-alias",
+            alias=True,
+            findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
+        ),
+    ),
 )
 
 FUSED_OPTIMIZER = Rule(
@@ -29,7 +141,7 @@ FUSED_OPTIMIZER = Rule(
     "computes the same update with its default implementation. A `fused=` value that is not a literal True "
     "is reported. (Under AMP the optimizer becomes sync-free and the keyword goes there: XLA206.)",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -40,6 +152,48 @@ FUSED_OPTIMIZER = Rule(
 
             optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
             """,
+            findings=(Expected(3, 60, "removed `fused=True`"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=False, foreach=True)
+            opt = FusedOptimizer(model.parameters(), fused=True)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95), fused=True)
+            sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+            """,
+            """
+            import torch
+
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.95))
+            sgd = torch.optim.SGD(model.parameters(), lr=0.1, fused=use_fused)
+            """,
+            findings=(Expected(3, 79, "removed `fused=True`"), Expected(4, 51, "make sure it is False on XLA")),
+        ),
+        invalid(
+            """
+            from torch import optim as O
+
+            optimizer = O.Adam(params, fused=True)
+            """,
+            """
+            from torch import optim as O
+
+            optimizer = O.Adam(params)
+            """,
+            alias=True,
+            findings=(Expected(3, 28, "removed `fused=True`"),),
         ),
     ),
 )
@@ -49,7 +203,7 @@ CUDA_SYNCHRONIZE = Rule(
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
     "pending work, which is what timing code around it needs.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -63,6 +217,85 @@ CUDA_SYNCHRONIZE = Rule(
             xm.wait_device_ops()
             elapsed = time.time() - start
             """,
+            findings=(Expected(4, 1, "torch.cuda.synchronize() -> xm.wait_device_ops()"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            torch.cuda.synchronize()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            findings=(Expected(4, 1, "torch.cuda.synchronize() -> xm.wait_device_ops()"),),
+        ),
+        invalid(
+            """
+            import time
+            import torch
+
+            start = time.time()
+            out = model(x)
+            torch.cuda.synchronize()  # wait for the kernels
+            print(f"forward took {time.time() - start:.3f}s")
+            """,
+            """
+            import time
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            start = time.time()
+            out = model(x)
+            torch_xla.sync()
+            xm.wait_device_ops()  # wait for the kernels
+            print(f"forward took {time.time() - start:.3f}s")
+            """,
+            note="timing-needs-the-barrier-first",
+            findings=(
+                Expected(9, 1, "torch.cuda.synchronize() before reading a clock -> xm.wait_device_ops() (after"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.cuda.synchronize(device)
+            """,
+            note="with-argument-reported",
+            findings=(Expected(3, 1, "`torch.cuda.synchronize(device)`"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            th.cuda.synchronize()
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            alias=True,
+            findings=(Expected(4, 1, "th.cuda.synchronize() -> xm.wait_device_ops()"),),
         ),
     ),
 )
@@ -76,7 +309,7 @@ CUDA_NO_EFFECT = Rule(
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
     "without CUDA (torch_xla.debug.profiler profiles the XLA device).",
     examples=(
-        example(
+        invalid(
             """
             import torch
             from torch.utils.data import DataLoader
@@ -90,13 +323,155 @@ CUDA_NO_EFFECT = Rule(
 
             loader = DataLoader(dataset, batch_size=64)
             """,
+            findings=(
+                Expected(4, 1, "removed `torch.backends.cudnn.benchmark = True`"),
+                Expected(4, 45, "removed `pin_memory=True`"),
+            ),
         ),
-        example(
+        invalid(
             """
             import torch
 
             loader_options = {"num_workers": 4, "pin_memory": True}
+            """,
+            findings=(Expected(3, 37, "`pin_memory=True` has no effect on an XLA device; remove it"),),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+
+            loader = DataLoader(ds, pin_memory=False)
+            """,
+        ),
+        valid(
+            """
+            import os
+            import torch
+
+            os.environ["PJRT_DEVICE"] = "TPU"
+            level = os.environ.get("NCCL_DEBUG", "WARN")
+            """,
+            note="xla-environment",
+        ),
+        valid(
+            """
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                step()
+            """,
+            note="profiler-cpu-only",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            torch.backends.cudnn.benchmark = True
+            loader = DataLoader(ds, batch_size=8, pin_memory=True)
+            if args.clear:
+                torch.cuda.empty_cache()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            loader = DataLoader(ds, batch_size=8)
+            if args.clear:
+                pass
+            """,
+            note="removed",
+            findings=(
+                Expected(4, 1, "removed `torch.backends.cudnn.benchmark = True`"),
+                Expected(4, 39, "removed `pin_memory=True`"),
+                Expected(6, 5, "removed `torch.cuda.empty_cache()`"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            kwargs = {'num_workers': 1, 'pin_memory': True}
+            loader = make_loader(ds, pin_memory=True)
+            torch.backends.cudnn.benchmark = choose_benchmark()
+            if torch.backends.cudnn.benchmark:
+                print("benchmark mode")
+            """,
+            note="reported-where-removal-is-not-safe",
+            findings=(
+                Expected(3, 29, "`pin_memory=True` has no effect on an XLA device; remove it"),
+                Expected(4, 26, "`pin_memory=True` has no effect on an XLA device; remove it"),
+                Expected(5, 1, "`torch.backends.cudnn.benchmark` has no effect on an XLA device; remove it"),
+                Expected(6, 4, "`torch.backends.cudnn.benchmark` has no effect on an XLA device; remove it"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.backends.cudnn as cudnn
+            from torch.cuda import empty_cache
+            from torch.utils import data
+
+            cudnn.benchmark = True; empty_cache()
+            loader = data.DataLoader(
+                ds,
+                shuffle=True,
+                pin_memory=True,
+            )
+            """,
+            """
+            import torch
+            from torch.utils import data
+
+            loader = data.DataLoader(
+                ds,
+                shuffle=True,
+            )
+            """,
+            alias=True,
+            findings=(
+                Expected(4, 1, "removed `cudnn.benchmark = True`"),
+                Expected(4, 25, "removed `empty_cache()`"),
+                Expected(7, 5, "removed `pin_memory=True`"),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch
+
+            os.environ["NCCL_DEBUG"] = "INFO"
+            os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+            """,
+            note="nccl-environment",
+            findings=(Expected(4, 1, "sets NCCL_DEBUG"), Expected(5, 1, "sets TORCH_NCCL_ASYNC_ERROR_HANDLING")),
+        ),
+        invalid(
+            """
+            import torch
+            from os import environ
+
+            environ["NCCL_IB_DISABLE"] = "1"
+            """,
+            note="environ-alias",
+            alias=True,
+            findings=(Expected(4, 1, "sets NCCL_IB_DISABLE"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                step()
+            """,
+            note="profiler-cuda-activity",
+            findings=(Expected(4, 48, "torch_xla.debug.profiler"),),
         ),
     ),
 )
@@ -106,12 +481,45 @@ CUDA_MEMORY_STATS = Rule(
     why="CUDA memory counters read 0 on an XLA machine, so what they log means nothing there; "
     "`xm.get_memory_info(device)` reports the XLA device's memory.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             print(f"memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB")
+            """,
+            findings=(Expected(3, 18, "`torch.cuda.max_memory_allocated` reads 0 on an XLA device; use"),),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            print(xm.get_memory_info(device))
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            print(torch.cuda.memory_allocated() / 2**20)
+            """,
+            findings=(Expected(3, 7, "`torch.cuda.memory_allocated` reads 0 on an XLA device; use"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import max_memory_allocated as peak
+
+            print(peak())
+            """,
+            alias=True,
+            findings=(
+                Expected(4, 7, "`peak` reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory"),
+            ),
         ),
     ),
 )
@@ -121,7 +529,7 @@ CUDA_OOM = Rule(
     why="XLA reports running out of device memory as a RuntimeError (RESOURCE_EXHAUSTED), never as "
     "`torch.cuda.OutOfMemoryError`: the handler never runs, and the script stops where it used to recover.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -129,7 +537,45 @@ CUDA_OOM = Rule(
                 loss = train_step(batch)
             except torch.cuda.OutOfMemoryError:
                 skipped += 1
+            """,
+            findings=(Expected(5, 8, "`torch.cuda.OutOfMemoryError` is never raised on XLA"),),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+
+            try:
+                step()
+            except RuntimeError:
+                shrink_batch()
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            try:
+                step()
+            except torch.cuda.OutOfMemoryError:
+                shrink_batch()
+            """,
+            findings=(Expected(5, 8, "`torch.cuda.OutOfMemoryError` is never raised on XLA"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            try:
+                step()
+            except th.cuda.OutOfMemoryError:
+                pass
+            """,
+            alias=True,
+            findings=(Expected(5, 8, "`th.cuda.OutOfMemoryError` is never raised on XLA"),),
         ),
     ),
 )
@@ -139,13 +585,42 @@ CUDA_SEED = Rule(
     why="CUDA seeding calls leave the XLA device's generator alone, so dropout and random initialisation on the "
     "device ignore the seed; `xm.set_rng_state(seed)` seeds it.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             torch.manual_seed(args.seed)
             torch.cuda.manual_seed_all(args.seed)
+            """,
+            findings=(Expected(4, 1, "`torch.cuda.manual_seed_all` seeds only CUDA generators; seed the XLA device"),),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+
+            torch.manual_seed(args.seed)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            torch.cuda.manual_seed_all(args.seed)
+            """,
+            findings=(Expected(3, 1, "`torch.cuda.manual_seed_all` seeds only CUDA generators; seed the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch.cuda as tc
+
+            tc.manual_seed(1)
+            """,
+            alias=True,
+            findings=(Expected(3, 1, "`tc.manual_seed` seeds only CUDA generators; seed the XLA device with"),),
         ),
     ),
 )
@@ -156,12 +631,66 @@ CUDA_API = Rule(
     "others return values that mislead the script (a device count of 0). Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             print("training on", torch.cuda.get_device_name(0))
+            """,
+            findings=(
+                Expected(3, 22, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"),
+            ),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+
+            print(torch.__version__)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            print(torch.cuda.get_device_name(0))
+            """,
+            findings=(
+                Expected(3, 7, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            state = torch.cuda.get_rng_state()
+            """,
+            note="any-other-torch-cuda-api",
+            findings=(Expected(3, 9, "`torch.cuda.get_rng_state` is CUDA-only; remove it or guard it"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import device_count
+
+            ngpus = device_count()
+            """,
+            alias=True,
+            findings=(
+                Expected(4, 9, "`device_count` is CUDA-only and has no XLA equivalent here; remove it or guard it"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            start = torch.cuda.Event(enable_timing=True)
+            """,
+            note="event-timing",
+            findings=(Expected(3, 9, "xm.wait_device_ops() and time.perf_counter()"),),
         ),
     ),
 )

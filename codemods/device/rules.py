@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Rule, example
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 NO_DEVICE = Rule(
     "XLA005",
@@ -16,10 +16,74 @@ NO_DEVICE = Rule(
     "choice the tool cannot make (numpy data, float64 models), so the file is left as it is and this one "
     "finding says so. Once the model and its tensors move to `torch_xla.device()`, a second conversion ports "
     "the rest.",
-    examples=(Example(
+    examples=(Invalid(
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n"
+        "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
+        findings=(Expected(4, 1, "this script trains but picks no device"),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="a-training-function-handed-its-model",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(2, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+            """,
+            note="left-unchanged",
+            findings=(Expected(5, 1, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            from torch import nn, optim as O
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = O.LBFGS(net.parameters())
+            for step in range(5):
+                def closure():
+                    opt.zero_grad()
+                    loss = net(x).sum()
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+            """,
+            note="lbfgs",
+            alias=True,
+            findings=(Expected(8, 1, "this script trains but picks no device"),),
+        ),
+    ),
 )
 
 CUDA_DEVICE = Rule(
@@ -27,7 +91,7 @@ CUDA_DEVICE = Rule(
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
     "target's device call takes its place (a device kept as a string becomes 'xla').",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -41,6 +105,140 @@ CUDA_DEVICE = Rule(
             device = torch_xla.device()
             model = Net().to(device)
             """,
+            findings=(Expected(4, 10, 'torch.device("cuda:0") -> torch_xla.device()'),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            device = torch.device("cpu")
+            print("cuda")
+            backend_type = "cuda"
+            """,
+            note="cpu-and-non-device-strings",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device() if USE_XLA else torch.device("cuda")
+            if args.tpu:
+                device = xm.xla_device()
+            else:
+                device = torch.device("cuda")
+            """,
+            note="xla-aware-branches",
+        ),
+        valid(
+            """
+            import torch
+
+            def describe(rank):
+                label = f"cuda:{rank}"
+                print("running on", label)
+            """,
+            note="string-not-used-as-device",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            noise = torch.randn(3, device="cuda:1")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            noise = torch.randn(3, device="xla")
+            """,
+            findings=(
+                Expected(4, 10, 'torch.device("cuda") -> torch_xla.device()'),
+                Expected(5, 31, '"cuda:1" -> "xla" (one XLA device per process'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            parser.add_argument('--device', default='cuda')
+            local = torch.device(f"cuda:{rank}")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            parser.add_argument('--device', default='xla')
+            local = torch_xla.device()
+            """,
+            note="cli-default-and-fstring",
+            findings=(
+                Expected(4, 41, "'cuda' -> 'xla'"),
+                Expected(5, 9, 'torch.device(f"cuda:{rank}") -> torch_xla.device()'),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.device('cuda' if th.cuda.is_available() else 'cpu')
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            dev = torch_xla.device()
+            """,
+            alias=True,
+            findings=(Expected(4, 7, "th.device('cuda' if th.cuda.is_available() else 'cpu') -> torch_xla.device()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(4, 10, 'torch.device("cuda") -> xm.xla_device()'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def main_worker(rank):
+                loc = 'cuda:{:d}'.format(rank)
+                target = f"cuda:{rank}"
+                model = torch.nn.Linear(4, 2).to(torch.device(loc))
+                x = torch.randn(2, 4, device=target)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def main_worker(rank):
+                loc = "xla"
+                target = "xla"
+                model = torch.nn.Linear(4, 2).to(torch.device(loc))
+                x = torch.randn(2, 4, device=target)
+            """,
+            note="runtime-strings-in-any-name",
+            findings=(
+                Expected(5, 11, '\'cuda:{:d}\'.format(rank) -> "xla"'),
+                Expected(6, 14, 'f"cuda:{rank}" -> "xla"'),
+            ),
         ),
     ),
 )
@@ -50,7 +248,7 @@ DOT_CUDA = Rule(
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -64,6 +262,58 @@ DOT_CUDA = Rule(
             model = Net().to(torch_xla.device())
             inputs = batch.to(torch_xla.device(), non_blocking=True)
             """,
+            findings=(
+                Expected(4, 9, "Net().cuda() -> Net().to(torch_xla.device())"),
+                Expected(5, 10, "batch.cuda(non_blocking=True) -> batch.to(torch_xla.device(), non_blocking=True)"),
+            ),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            use_gpu = torch.cuda.is_available()
+            x = x.to("cpu")
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            model = Net().cuda()
+            x = x.cuda(non_blocking=True)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = Net().to(torch_xla.device())
+            x = x.to(torch_xla.device(), non_blocking=True)
+            """,
+            findings=(
+                Expected(4, 9, "Net().cuda() -> Net().to(torch_xla.device())"),
+                Expected(5, 5, "x.cuda(non_blocking=True) -> x.to(torch_xla.device(), non_blocking=True)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla as tx
+
+            model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla as tx
+
+            model.to(tx.device())
+            """,
+            note="existing-torch_xla-alias",
+            alias=True,
+            findings=(Expected(4, 1, "model.cuda() -> model.to(tx.device())"),),
         ),
     ),
 )
@@ -77,7 +327,7 @@ INTEGER_DEVICE = Rule(
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
     "without CUDA.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -91,6 +341,185 @@ INTEGER_DEVICE = Rule(
             model = Net().to(torch_xla.device())
             images = images.to(torch_xla.device())
             """,
+            findings=(Expected(5, 20, "args.gpu is a CUDA device index"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            epochs = 0
+            x = x.to(dtype)
+            y = y.to(torch.float16)
+            """,
+        ),
+        # nanoGPT hands its device string to set_device: the name is not an index, and the
+        # user's --device=cpu override must keep working.
+        valid(
+            """
+            import sys
+            import torch
+
+            device = 'cuda'
+            for arg in sys.argv[1:]:
+                key, value = arg[2:].split('=')
+                globals()[key] = value
+            if 'cuda' in device:
+                torch.cuda.set_device(device)
+            x = torch.zeros(2).to(device)
+            """,
+            """
+            import sys
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = 'xla'
+            for arg in sys.argv[1:]:
+                key, value = arg[2:].split('=')
+                globals()[key] = value
+            x = torch.zeros(2).to(device)
+            """,
+            note="string-device-given-to-set-device",
+        ),
+        valid(
+            """
+            import torch
+
+            def run(model, source, rank):
+                rank = "cpu"
+                return model(source.to(rank).to(torch.float16))
+            """,
+            note="a-string-rank-and-a-dtype",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = 0
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model.to(device)
+            """,
+            findings=(Expected(4, 10, "integer device 0 -> the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            rank = 0
+            torch.cuda.set_device(rank)
+            model = model.to(rank)
+            if rank == 0:
+                torch.save(model.state_dict(), "ckpt.pt")
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            rank = 0
+            model = model.to(torch_xla.device())
+            if rank == 0:
+                xm.save(model.state_dict(), "ckpt.pt")
+            """,
+            note="rank-stays-a-number",
+            findings=(Expected(6, 18, "rank is a CUDA device index"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            model = model.cuda(args.gpu)
+            batch = batch.to(args.gpu)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            model = model.to(torch_xla.device())
+            batch = batch.to(torch_xla.device())
+            """,
+            note="index-seen-in-cuda-call",
+            alias=True,
+            findings=(Expected(5, 18, "args.gpu is a CUDA device index"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = DDP(model, device_ids=[gpu_id])
+
+                def run(self, source):
+                    return self.model(source.to(self.gpu_id))
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = DDP(model)
+
+                def run(self, source):
+                    return self.model(source.to(torch_xla.device()))
+            """,
+            note="an-attribute-that-holds-the-index",
+            findings=(Expected(11, 37, "self.gpu_id is a CUDA device index"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def train(model, batch, gpu):
+                return model(batch.to(gpu))
+
+            def worker(rank, model, batch):
+                torch.cuda.set_device(rank)
+                train(model, batch, rank)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def train(model, batch, gpu):
+                return model(batch.to(torch_xla.device()))
+
+            def worker(rank, model, batch):
+                train(model, batch, rank)
+            """,
+            note="passed-to-a-parameter",
+            findings=(Expected(5, 27, "gpu is a CUDA device index"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = model
+
+                def run(self, source):
+                    return self.model(source.to(self.gpu_id))
+            """,
+            note="named-like-an-index-reported",
+            findings=(
+                Expected(9, 27, "`self.gpu_id` looks like a CUDA device number, but nothing here says it is one"),
+            ),
         ),
     ),
 )
@@ -101,7 +530,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "to the CPU and the script trains there. Where the check picks the device it is dropped; a `--no-cuda` "
     "flag still selects the CPU.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -115,6 +544,209 @@ CUDA_AVAILABLE_DEVICE = Rule(
             use_cuda = not args.no_cuda
             device = torch.device("xla" if use_cuda else "cpu")
             """,
+            findings=(Expected(4, 12, "`use_cuda` picks the device"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            pin = torch.cuda.is_available()
+            loader = DataLoader(ds, pin_memory=pin)
+            if torch.cuda.is_available():
+                torch.cuda.manual_seed_all(0)
+            """,
+            note="not-a-device-choice",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                # move the model to the GPU
+                model.cuda()
+            else:
+                print("cpu only")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            # move the model to the GPU
+            model.to(torch_xla.device())
+            """,
+            note="if-statement",
+            findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            cuda = True if torch.cuda.is_available() else False
+            Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
+            """,
+            note="flag-blocked-by-cuda-only-code",
+            findings=(
+                Expected(3, 8, "`cuda` picks the device but also guards `torch.cuda.FloatTensor`, which fails without CUDA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            for x, y in loader:
+                if torch.cuda.is_available():  # move the batch
+                    x = x.cuda()
+                    # the targets stay on the host
+                else:
+                    x = x.float()
+                    # nothing to move
+                print(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                # move the batch
+                x = x.to(torch_xla.device())
+                # the targets stay on the host
+                print(x)
+            """,
+            note="unwrapped-block-keeps-its-comments",
+            findings=(Expected(5, 8, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            for x in loader:
+                if torch.cuda.is_available():
+                    x = x.cuda()
+                elif torch.cuda.device_count() == 0:
+                    x = x.float()
+                # LibCST gives this line to the elif's block
+                    # and this one
+                print(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x in loader:
+                x = x.to(torch_xla.device())
+                # LibCST gives this line to the elif's block
+                # and this one
+                print(x)
+            """,
+            note="removed-branch-keeps-the-comments-after-it",
+            findings=(Expected(5, 8, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            use_accel = not args.no_accel and torch.accelerator.is_available()
+            if use_accel:
+                device = torch.accelerator.current_accelerator()
+            else:
+                device = torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            use_accel = not args.no_accel
+            if use_accel:
+                device = torch.device("xla")
+            else:
+                device = torch.device("cpu")
+            """,
+            note="torch-accelerator",
+            findings=(Expected(4, 13, "`use_accel` picks the device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.wait_device_ops()
+            """,
+            note="guard-of-ported-code",
+            findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            if args.mps:
+                device = torch.device("mps")
+            elif torch.cuda.is_available():  # GPU
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if args.mps:
+                device = torch.device("mps")
+            else:  # GPU
+                device = torch_xla.device()
+            """,
+            note="elif",
+            findings=(Expected(6, 6, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def warm_up():
+                if not torch.cuda.is_available():
+                    torch.cuda.synchronize()
+            """,
+            """
+            import torch
+
+            def warm_up():
+                pass
+            """,
+            note="branch-that-never-runs-is-removed",
+            findings=(Expected(4, 8, "`not torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # xla-codemod: ignore[XLA101]
+            """,
+            note="suppressed-device-keeps-its-check",
+            findings=(Expected(3, 10, "the device is picked by an accelerator check, which is False on XLA; not"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            device = 'cuda' if th.cuda.is_available() else 'cpu'
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = 'xla'
+            """,
+            alias=True,
+            findings=(Expected(4, 10, "device picked by an accelerator check, which is False on XLA"),),
         ),
     ),
 )
@@ -126,12 +758,80 @@ CUDA_CHECK = Rule(
     "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
     "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
             workers = 4 if torch.cuda.is_available() else 0
+            """,
+            findings=(Expected(3, 16, "`torch.cuda.is_available()` is False on the XLA device"),),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+
+            if device.type == 'xla':
+                pass
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            if x.is_cuda:
+                x = x.half()
+            if device == 'cuda':
+                cudnn.benchmark = True
+            """,
+            findings=(
+                Expected(3, 4, "`x.is_cuda` is False on the XLA device"),
+                Expected(5, 4, "`device == 'cuda'` is False on the XLA device"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            use_amp = torch.cuda.is_available()
+            """,
+            note="availability-kept",
+            findings=(Expected(3, 11, "`torch.cuda.is_available()` is False on the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            on_gpu = 'cuda:0' == str(th.device(args.device))
+            """,
+            alias=True,
+            findings=(Expected(3, 10, "`'cuda:0' == str(th.device(args.device))` is False on the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            if device.type in ('cuda',):
+                torch.backends.cudnn.benchmark = True
+            if device.type != "cuda":
+                print("no GPU: this will be slow")
+            """,
+            """
+            import torch
+
+            if device.type in ('cuda',):
+                pass
+            if device.type != "cuda":
+                print("no GPU: this will be slow")
+            """,
+            note="membership-and-negation",
+            findings=(
+                Expected(3, 4, "`device.type in ('cuda',)` is False"),
+                Expected(5, 4, "is True on the XLA device"),
+            ),
         ),
     ),
 )
@@ -141,7 +841,7 @@ SET_DEVICE = Rule(
     why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
     "so the call is removed.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -154,6 +854,70 @@ SET_DEVICE = Rule(
 
             device = torch_xla.device()
             """,
+            findings=(Expected(4, 1, "removed `torch.cuda.set_device(args.local_rank)`"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            xla_runtime.set_device(0)
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            def setup(rank):
+                torch.accelerator.set_device_index(rank)
+                return torch.accelerator.current_accelerator()
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def setup(rank):
+                return torch.device("xla")
+            """,
+            note="torch-accelerator",
+            findings=(Expected(5, 5, "removed `torch.accelerator.set_device_index(rank)`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def setup(gpu):
+                # pin this process to its GPU
+                torch.cuda.set_device(gpu)
+            """,
+            """
+            import torch
+
+            def setup(gpu):
+                # pin this process to its GPU
+                pass
+            """,
+            note="only-statement",
+            findings=(Expected(5, 5, "removed `torch.cuda.set_device(gpu)`"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import set_device
+
+            set_device(args.local_rank)
+            train()
+            """,
+            """
+            import torch
+
+            train()
+            """,
+            alias=True,
+            findings=(Expected(3, 1, "removed `set_device(args.local_rank)`"),),
         ),
     ),
 )
@@ -163,7 +927,7 @@ CUDA_TENSOR_TYPE = Rule(
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
     "CUDA; the tensor is created on the CPU and moved to the XLA device.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -175,6 +939,47 @@ CUDA_TENSOR_TYPE = Rule(
 
             noise = torch.FloatTensor(batch_size, 100).to(torch_xla.device()).normal_()
             """,
+            findings=(Expected(4, 9, "torch.cuda.FloatTensor(batch_size, 100) -> torch.FloatTensor(batch_size,"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            idx = torch.LongTensor(4).zero_()
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            idx = torch.cuda.LongTensor(4).zero_()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            idx = torch.LongTensor(4).to(torch_xla.device()).zero_()
+            """,
+            findings=(Expected(4, 7, "torch.cuda.LongTensor(4) -> torch.LongTensor(4).to(torch_xla.device())"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            w = th.cuda.FloatTensor(2, 2)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            w = th.FloatTensor(2, 2).to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(Expected(4, 5, "th.cuda.FloatTensor(2, 2) -> th.FloatTensor(2, 2).to(torch_xla.device())"),),
         ),
     ),
 )
@@ -189,7 +994,7 @@ GUARDED_INPUT_MOVE = Rule(
     "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
     "not under such a guard; otherwise it is reported.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -206,6 +1011,100 @@ GUARDED_INPUT_MOVE = Rule(
             images = images.to(torch_xla.device(), non_blocking=True)
             output = model(images)
             """,
+            findings=(Expected(5, 4, "`if args.gpu is not None:` dropped"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            model = model.cuda(args.gpu)
+            if args.gpu is not None:
+                images = images.cuda(args.gpu, non_blocking=True)
+                print("moved")
+            output = model(images)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = model.to(torch_xla.device())
+            if args.gpu is not None:
+                images = images.to(torch_xla.device(), non_blocking=True)
+                print("moved")
+            output = model(images)
+            """,
+            note="the-guard-does-more-than-move",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            if args.gpu is not None:
+                model = model.cuda(args.gpu)
+            else:
+                model = torch.nn.DataParallel(model).cuda()
+            if args.gpu is not None:
+                images = images.cuda(args.gpu, non_blocking=True)
+            output = model(images)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if args.gpu is not None:
+                model = model.to(torch_xla.device())
+            else:
+                model = model.to(torch_xla.device())
+            images = images.to(torch_xla.device(), non_blocking=True)
+            output = model(images)
+            """,
+            note="data-parallel-moved-them",
+            findings=(Expected(8, 4, "`if args.gpu is not None:` dropped"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            model.to(device)
+            if args.gpu is not None:
+                images = images.cuda(args.gpu, non_blocking=True)
+            output = model(images)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model.to(device)
+            if args.gpu is not None:
+                images = images.to(torch_xla.device(), non_blocking=True)
+            output = model(images)
+            """,
+            note="model-device-may-be-the-cpu-reported",
+            findings=(Expected(5, 4, "these moves run only `if args.gpu is not None`; otherwise, on CUDA,"),),
+        ),
+        invalid(
+            """
+            import torch.nn as tnn
+
+            net = tnn.DataParallel(net).cuda() if args.gpu is None else net.cuda(args.gpu)
+            if args.gpu is not None:
+                x = x.cuda(args.gpu)
+            loss = tnn.functional.mse_loss(net(x), y)
+            """,
+            """
+            import torch.nn as tnn
+            import torch_xla
+
+            net = net.to(torch_xla.device()) if args.gpu is None else net.to(torch_xla.device())
+            x = x.to(torch_xla.device())
+            loss = tnn.functional.mse_loss(net(x), y)
+            """,
+            alias=True,
+            findings=(Expected(5, 4, "`if args.gpu is not None:` dropped"),),
         ),
     ),
 )
@@ -217,7 +1116,7 @@ DEVICE_GENERATOR = Rule(
     "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
     "checked), with the CPU generator's sequence of values, so the device argument goes.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -233,6 +1132,69 @@ DEVICE_GENERATOR = Rule(
             g = torch.Generator()
             g.manual_seed(42)
             """,
+            findings=(Expected(5, 5, "torch.Generator(device=device) -> torch.Generator()"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            g = torch.Generator(device="cpu")
+            h = torch.Generator()
+            """,
+            note="cpu-generators",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            sample_rng = torch.Generator(device=device)
+            sample_rng.manual_seed(42)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            sample_rng = torch.Generator()
+            sample_rng.manual_seed(42)
+            """,
+            note="device-variable",
+            findings=(Expected(5, 14, "torch.Generator(device=device) -> torch.Generator()"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            g = torch.Generator(torch_xla.device()).manual_seed(0)
+            """,
+            """
+            import torch
+
+            g = torch.Generator().manual_seed(0)
+            """,
+            note="already-ported-xla-device",
+            findings=(Expected(3, 5, "torch.Generator(torch_xla.device()) -> torch.Generator()"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            gen = th.Generator(device="cuda:0")
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            gen = th.Generator()
+            """,
+            alias=True,
+            findings=(Expected(4, 7, 'th.Generator(device="cuda:0") -> th.Generator()'),),
         ),
     ),
 )

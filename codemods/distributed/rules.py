@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_PROCESS_GROUP = Rule(
     "XLA601", "xla-process-group", "error",
     'init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors)', True,
     why="NCCL and Gloo work on CUDA and CPU tensors; XLA tensors are reduced by the xla backend, which takes the "
     "rank and world size from the XLA runtime (so rank=/world_size= go).",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.distributed as dist
 
@@ -25,7 +25,108 @@ XLA_PROCESS_GROUP = Rule(
         def setup(rank, world_size):
             dist.init_process_group("xla", init_method="xla://")
         """,
+        findings=(Expected(6, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed as dist
+
+            def setup(rank, world):
+                dist.init_process_group(backend="nccl", init_method="env://", rank=rank, world_size=world)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(rank, world):
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="keyword-backend",
+            findings=(Expected(5, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+
+            backend = "nccl"
+
+            def setup():
+                dist.init_process_group(backend)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            backend = "xla"
+
+            def setup():
+                dist.init_process_group(backend, init_method="xla://")
+            """,
+            note="backend-variable",
+            findings=(
+                Expected(4, 11, '"nccl" -> "xla"'),
+                Expected(7, 5, 'dist.init_process_group(backend, init_method="xla://")'),
+            ),
+        ),
+        invalid(
+            """
+            from torch.distributed import init_process_group as ipg
+
+            def setup():
+                ipg("gloo")
+            """,
+            """
+            from torch.distributed import init_process_group as ipg
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup():
+                ipg("xla", init_method="xla://")
+            """,
+            note="from-import",
+            alias=True,
+            findings=(Expected(5, 5, 'ipg("xla", init_method="xla://")'),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(rank):
+                device = torch.device(f"cuda:{rank}")
+                backend = torch.distributed.get_default_backend_for_device(device)
+                dist.init_process_group(backend=backend)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(rank):
+                device = torch_xla.device()
+                backend = "xla"
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="default-backend-for-the-device",
+            findings=(
+                Expected(8, 15, 'torch.distributed.get_default_backend_for_device(device) -> "xla"'),
+                Expected(9, 5, 'dist.init_process_group("xla", init_method="xla://")'),
+            ),
+        ),
+    ),
 )
 
 XLA_RANKS = Rule(
@@ -36,7 +137,7 @@ XLA_RANKS = Rule(
     "launching process hands to its workers is read again inside them; where the launching process also computes "
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
     "`if torch.cuda.is_available():`, which is False on XLA, is not).",
-    examples=(example(
+    examples=(invalid(
         """
         import os
         import torch.distributed as dist
@@ -58,7 +159,136 @@ XLA_RANKS = Rule(
             local_rank = xr.local_ordinal()
             world_size = xr.world_size()
         """,
+        findings=(
+            Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+            Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
+        ),
     ),),
+    valid=(
+        valid(
+            """
+            import os
+            import torch
+
+            def main():
+                workers = int(os.environ.get("NUM_WORKERS", 4))
+                x = torch.zeros(workers)
+            """,
+            note="other-env",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                world = dist.get_world_size()
+                dist.init_process_group("nccl")
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main():
+                local_rank = xr.local_ordinal()
+                world = xr.world_size()
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="env-ranks",
+            findings=(
+                Expected(6, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+                Expected(7, 13, "dist.get_world_size() -> xr.world_size()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+            def main():
+                D.init_process_group("nccl")
+                rank = D.get_rank()
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main():
+                D.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+            """,
+            note="dist-alias",
+            alias=True,
+            findings=(Expected(7, 12, "D.get_rank() -> xr.global_ordinal()"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def train(rank, world_size, lr):
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                mp.spawn(train, args=(world_size, lr), nprocs=world_size)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size, lr):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                torch_xla.launch(train, args=(world_size, lr))
+            """,
+            note="count-also-used-by-launcher",
+            findings=(
+                Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),
+                Expected(11, 16, "the launching process still sees 0"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def train(rank, world_size):
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                print(f"{world_size} processes")
+                mp.spawn(train, args=(world_size,), nprocs=world_size)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                print(f"{world_size} processes")
+                torch_xla.launch(train, args=(world_size,))
+            """,
+            note="guarded-or-logged-count",
+            findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
+        ),
+    ),
 )
 
 XLA_LAUNCH = Rule(
@@ -66,7 +296,7 @@ XLA_LAUNCH = Rule(
     "mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", True,
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
     "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.multiprocessing as mp
 
@@ -89,7 +319,114 @@ XLA_LAUNCH = Rule(
         if __name__ == "__main__":
             torch_xla.launch(train, args=(8,))
         """,
+        findings=(Expected(9, 5, "mp.spawn(...) -> torch_xla.launch"),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+
+            def main():
+                model = torch.nn.Linear(2, 2)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            note="one-device",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                rank = int(os.environ["RANK"])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="torchrun-main-guard",
+            findings=(Expected(11, 1, "the main guard's code -> def _mp_fn(index)"),),
+        ),
+        invalid(
+            """
+            from torch.multiprocessing import spawn
+
+
+            def worker(index):
+                pass
+
+
+            if __name__ == "__main__":
+                spawn(worker, nprocs=2)
+            """,
+            """
+            import torch_xla
+
+
+            def worker(index):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(worker)
+            """,
+            note="spawn-from-import",
+            alias=True,
+            findings=(Expected(9, 5, "spawn(...) -> torch_xla.launch"),),
+        ),
+        invalid(
+            """
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def _mp_fn(index, flags):
+                pass
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=({},), nprocs=8, start_method="fork")
+            """,
+            """
+            import torch_xla
+
+
+            def _mp_fn(index, flags):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=({},), start_method="fork")
+            """,
+            note="old-xmp-spawn",
+            findings=(Expected(9, 5, "xmp.spawn(...) -> torch_xla.launch"),),
+        ),
+    ),
 )
 
 DDP_DEVICE_IDS = Rule(
@@ -97,7 +434,7 @@ DDP_DEVICE_IDS = Rule(
     "DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device", True,
     why="device_ids name CUDA devices; on the xla backend DDP wraps the model on this process's XLA device and "
     "all-reduces the gradients itself, so the optimizer step stays plain (gradients are reduced once).",
-    examples=(example(
+    examples=(invalid(
         """
         from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -112,7 +449,57 @@ DDP_DEVICE_IDS = Rule(
         def wrap(model, local_rank):
             return DDP(model)
         """,
+        findings=(Expected(5, 12, "device_ids, output_device removed from DDP(...)"),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model)
+            """,
+            note="no-device-ids",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            dist.init_process_group("nccl")
+            model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0], output_device=0)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            dist.init_process_group("xla", init_method="xla://")
+            model = torch.nn.parallel.DistributedDataParallel(model)
+            """,
+            note="ddp-keywords",
+            findings=(
+                Expected(6, 9, "device_ids, output_device removed from torch.nn.parallel.DistributedDataParallel(...)"),
+            ),
+        ),
+        invalid(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model, [local_rank])
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model)
+            """,
+            note="positional-device-ids",
+            alias=True,
+            findings=(Expected(3, 9, "device_ids removed from DDP(...)"),),
+        ),
+    ),
 )
 
 DATA_PARALLEL = Rule(
@@ -121,7 +508,7 @@ DATA_PARALLEL = Rule(
     "the tool cannot follow them", True,
     why="Without CUDA devices DataParallel only calls the wrapped model; on XLA one process drives one device, "
     "and more devices mean more processes (DDP).",
-    examples=(example(
+    examples=(invalid(
         """
         import torch
         import torch.nn as nn
@@ -138,7 +525,54 @@ DATA_PARALLEL = Rule(
         def build(model):
             return model
         """,
+        findings=(Expected(5, 5, "removed `model = nn.DataParallel(model)`"), Expected(5, 12, "model.module -> model")),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+            state = model.module.state_dict()
+            """,
+            note="no-data-parallel",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.DataParallel(model)
+            torch.save(model.module.state_dict(), "m.pt")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.save(model.state_dict(), "m.pt")
+            """,
+            note="module-access",
+            findings=(
+                Expected(4, 1, "removed `model = torch.nn.DataParallel(model)`"),
+                Expected(4, 9, "model.module -> model"),
+            ),
+        ),
+        invalid(
+            """
+            from torch.nn import DataParallel as DP
+
+            net = DP(build()).cuda()
+            """,
+            """
+            import torch_xla
+
+            net = build().to(torch_xla.device())
+            """,
+            note="from-import",
+            alias=True,
+            findings=(Expected(3, 7, "DP(build()) -> build()"),),
+        ),
+    ),
 )
 
 DISTRIBUTED_SAMPLER = Rule(
@@ -146,7 +580,7 @@ DISTRIBUTED_SAMPLER = Rule(
     "Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch", True,
     why="Without it every process trains on the same batches; a sampler that asks the default process group "
     "for its rank is given the XLA runtime's instead.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.distributed as dist
         from torch.utils.data.distributed import DistributedSampler
@@ -167,7 +601,84 @@ DISTRIBUTED_SAMPLER = Rule(
             dist.init_process_group("xla", init_method="xla://")
             return DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
         """,
+        findings=(Expected(9, 12, "DistributedSampler"),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            loader = DataLoader(dataset, batch_size=8, shuffle=True)
+            """,
+            note="one-device-loader",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+
+            def main():
+                dist.init_process_group("nccl")
+                loader = DataLoader(dataset, batch_size=8, shuffle=True)
+                for epoch in range(3):
+                    for x, y in loader:
+                        loss = model(x, y)
+                        loss.backward()
+                        optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                loader = DataLoader(dataset, batch_size=8, shuffle=False, sampler=torch.utils.data.distributed.DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True))
+                for epoch in range(3):
+                    loader.sampler.set_epoch(epoch)
+                    for x, y in loader:
+                        loss = model(x, y)
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+                        torch_xla.sync()
+            """,
+            note="loader-gets-sampler",
+            findings=(
+                Expected(11, 14, "training DataLoader"),
+                Expected(12, 5, "loader.sampler.set_epoch(epoch) each epoch"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler as DS
+
+            dist.init_process_group("nccl")
+            sampler = DS(dataset, shuffle=True)
+            """,
+            """
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler as DS
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            dist.init_process_group("xla", init_method="xla://")
+            sampler = DS(dataset, shuffle=True, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+            """,
+            note="sampler-alias",
+            alias=True,
+            findings=(Expected(7, 11, "DS: num_replicas and rank from the XLA runtime"),),
+        ),
+    ),
 )
 
 AMP_GRADIENT_ALL_REDUCE = Rule(
@@ -175,7 +686,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
     "Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", True,
     why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
     "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch
         import torch.distributed as dist
@@ -211,21 +722,143 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
                 scaler.update()
                 torch_xla.sync()
         """,
+        findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("nccl")
+                model = DDP(model)
+                scaler = torch.cuda.amp.GradScaler()
+                for x, y in loader:
+                    with torch.cuda.amp.autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("xla", init_method="xla://")
+                model = DDP(model)
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+                    torch_xla.sync()
+            """,
+            note="ddp-reduces",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed as D
+            from torch.cuda.amp import GradScaler, autocast
+
+
+            def train(loader, model, opt):
+                D.init_process_group("nccl")
+                scaler = GradScaler()
+                for x, y in loader:
+                    with autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+            """
+            import torch.distributed as D
+            import torch.amp
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def train(loader, model, opt):
+                D.init_process_group("xla", init_method="xla://")
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    xm.all_reduce("sum", xm._fetch_gradients(opt), scale=1.0 / xr.world_size())
+                    scaler.step(opt)
+                    scaler.update()
+                    torch_xla.sync()
+            """,
+            note="amp-from-import",
+            alias=True,
+            findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
+        ),
+    ),
 )
 
 HOGWILD = Rule(
     "XLA608", "hogwild", "error",
     "Hogwild training (a shared-memory model updated by several processes) cannot run on XLA", False,
     why="Device tensors are not shared between processes: each worker would train its own copy.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.multiprocessing as mp
 
         model.share_memory()
         workers = [mp.Process(target=train, args=(model,)) for _ in range(4)]
         """,
+        findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch
+
+            model.share_memory()
+            """,
+            note="share-memory-alone",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.multiprocessing as mp
+
+            model.share_memory()
+            processes = []
+            for rank in range(4):
+                p = mp.Process(target=train, args=(model,))
+                p.start()
+            """,
+            note="hogwild",
+            findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
+        ),
+        invalid(
+            """
+            import multiprocessing
+            import torch
+
+            model.share_memory()
+            p = multiprocessing.Process(target=train, args=(model,))
+            """,
+            note="multiprocessing-process",
+            alias=True,
+            findings=(Expected(4, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
+        ),
+    ),
 )
 
 DISTRIBUTED_MANUAL = Rule(
@@ -233,7 +866,7 @@ DISTRIBUTED_MANUAL = Rule(
     "Multi-process code the tool cannot port safely: what to do by hand", False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
     "XLA runtime may not start) and training at module level need a person.",
-    examples=(example(
+    examples=(invalid(
         """
         import os
         import torch.distributed as dist
@@ -253,7 +886,70 @@ DISTRIBUTED_MANUAL = Rule(
             dist.init_process_group("xla", init_method="xla://")
             return os.environ["RANK"]
         """,
+        findings=(Expected(8, 12, "`RANK` read from the environment"),),
     ),),
+    valid=(
+        valid(
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401
+
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+                port = os.environ.get("MASTER_PORT", "12355")
+            """,
+            note="ported",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            dist.init_process_group("nccl")
+            rank = os.environ["RANK"]
+            """,
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            dist.init_process_group("xla", init_method="xla://")
+            rank = os.environ["RANK"]
+            """,
+            note="raw-env",
+            findings=(
+                Expected(5, 1, "distributed training at module level"),
+                Expected(6, 8, "`RANK` read from the environment"),
+            ),
+        ),
+        invalid(
+            """
+            import os as O
+            import torch.distributed as dist
+
+            dist.init_process_group("nccl")
+            world = O.getenv("WORLD_SIZE")
+            """,
+            """
+            import os as O
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            dist.init_process_group("xla", init_method="xla://")
+            world = O.getenv("WORLD_SIZE")
+            """,
+            note="getenv",
+            alias=True,
+            findings=(
+                Expected(5, 1, "distributed training at module level"),
+                Expected(6, 9, "`WORLD_SIZE` read from the environment"),
+            ),
+        ),
+    ),
 )
 
 MASTER_PRINT = Rule(
@@ -261,7 +957,7 @@ MASTER_PRINT = Rule(
     "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
     why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
     "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
-    examples=(example(
+    examples=(invalid(
         """
         import torch.distributed as dist
 
@@ -281,7 +977,94 @@ MASTER_PRINT = Rule(
             dist.init_process_group("xla", init_method="xla://")
             xm.master_print(f"loss {loss:.3f}")
         """,
+        findings=(Expected(8, 5, "`if dist.get_rank() == 0"),),
     ),),
+    valid=(
+        valid(
+            """
+            import torch.distributed as dist
+
+
+            def main(local_rank):
+                dist.init_process_group("nccl")
+                if local_rank == 0:
+                    print("once per host")
+                if dist.get_rank() == 0:
+                    print("saving")
+                    save()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main(local_rank):
+                dist.init_process_group("xla", init_method="xla://")
+                if local_rank == 0:
+                    print("once per host")
+                if xr.global_ordinal() == 0:
+                    print("saving")
+                    save()
+            """,
+            note="local-rank-or-more-than-a-print",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                if rank == 0:
+                    print("starting", flush=True)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+                xm.master_print("starting", flush=True)
+            """,
+            note="rank-variable",
+            findings=(Expected(10, 5, "`if rank == 0"),),
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+
+            def main():
+                D.init_process_group("nccl")
+                master_process = D.get_rank() == 0
+                if master_process:
+                    print("hello")
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                D.init_process_group("xla", init_method="xla://")
+                master_process = xr.global_ordinal() == 0
+                xm.master_print("hello")
+            """,
+            note="master-flag",
+            alias=True,
+            findings=(Expected(10, 5, "`if master_process"),),
+        ),
+    ),
 )
 
 MODULE_LEVEL_DISTRIBUTED = Rule(
@@ -295,7 +1078,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
     "which torch_xla supports since 2.1. CUDA assertions in the distributed branch are removed (XLA104). "
     "Folding the check to True instead would send a plain `python train.py` into the distributed branch, "
     "with no launcher to start it.",
-    examples=(example(
+    examples=(invalid(
         """
         import os
         import torch
@@ -318,7 +1101,91 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
             init_process_group("xla", init_method="xla://")
         device = "xla"
         """,
+        findings=(Expected(6, 7, "distributed training at module level stays under its launcher check"),),
     ),),
+    valid=(
+        valid(
+            """
+            import os
+            import torch.distributed as dist
+
+
+            def main():
+                if int(os.environ.get("RANK", -1)) != -1:
+                    dist.init_process_group(backend="nccl")
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                if True:
+                    dist.init_process_group("xla", init_method="xla://")
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="a-function-the-launcher-starts",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                assert torch.cuda.is_available(), "needs CUDA"
+                dist.init_process_group(backend="nccl")
+                rank = int(os.environ["RANK"])
+            """,
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+            """,
+            note="check-kept",
+            findings=(Expected(7, 7, "distributed training at module level stays under its launcher check"),),
+        ),
+        invalid(
+            """
+            import os as O
+            from torch.distributed import init_process_group as setup
+
+            if "LOCAL_RANK" in O.environ:
+                setup("nccl")
+            """,
+            """
+            import os as O
+            from torch.distributed import init_process_group as setup
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            if "LOCAL_RANK" in O.environ:
+                setup("xla", init_method="xla://")
+            """,
+            alias=True,
+            findings=(Expected(5, 4, "distributed training at module level stays under its launcher check"),),
+        ),
+    ),
 )
 
 RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED)

@@ -1,15 +1,23 @@
-"""What a rule is: a code, a severity, a summary, why it matters on XLA, and examples.
+"""What a rule is: a code, a severity, a summary, why it matters on XLA, examples, and the
+cases its tests run.
 
 Severities say what happens if the finding is left as it is: ``error`` (the converted
 script would crash, use the wrong device or silently change results), ``warning`` (it
 runs, but slowly: recompiles, host syncs) and ``info`` (no effect on XLA).  Users gate
 commits on errors.
+
+A rule carries its test cases, as Fixit's rules do (VALID / INVALID): ``valid`` is code it
+must leave alone (no finding of the rule), ``invalid`` is code it flags, with the output the
+tool writes and the findings it gives (line, column, text of the message).  Its documented
+``examples`` are its first invalid cases: tests/test_rules.py runs the examples and then the
+other cases, each converted twice (a second run changes nothing), so the rule pages show
+code that the tests run and nothing is written twice.
 """
 
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -37,6 +45,76 @@ def _dedent(code: str) -> str:
 
 
 @dataclass(frozen=True)
+class Expected:
+    """A finding an invalid case must give: its line (1-based, in the output) and column
+    (1-based: where the construct it names starts; for code the fix rewrote or removed,
+    usually where it started before the fix), and a text its message contains."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Invalid(Example):
+    """Code the rule flags (its examples are Invalid too): ``after`` is the tool's output
+    (None: left as it is), ``findings`` what the rule must say, ``alias`` marks the same
+    construct reached through import aliases or another spelling, ``note`` names the case
+    (the test's id)."""
+
+    findings: tuple[Expected, ...] = ()
+    alias: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must leave alone (no finding of it); ``after`` is what other rules make
+    of it (None: unchanged)."""
+
+    before: str
+    after: str | None = None
+    target: str = "2.9"
+    filename: str = "train.py"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Run:
+    """The files of one run (path, text), for a rule that compares files (an estimator and
+    the Dockerfile of its image): valid (the rule gives nothing) or invalid (it fires)."""
+
+    files: tuple[tuple[str, str], ...]
+    alias: bool = False
+
+
+def invalid(
+    before: str,
+    after: str | None = None,
+    *,
+    target: str = "2.9",
+    filename: str = "train.py",
+    note: str = "",
+    alias: bool = False,
+    findings: tuple[Expected, ...] = (),
+) -> Invalid:
+    """An Invalid case written as indented triple-quoted blocks (dedented here)."""
+    return Invalid(_dedent(before), None if after is None else _dedent(after), target, filename, findings, alias, note)
+
+
+def valid(
+    before: str, after: str | None = None, *, target: str = "2.9", filename: str = "train.py", note: str = ""
+) -> Valid:
+    """A Valid case written as indented triple-quoted blocks (dedented here)."""
+    return Valid(_dedent(before), None if after is None else _dedent(after), target, filename, note)
+
+
+def run(*files: tuple[str, str], alias: bool = False) -> Run:
+    """A Run of (path, text) files, the texts written as indented triple-quoted blocks."""
+    return Run(tuple((path, _dedent(text)) for path, text in files), alias)
+
+
+@dataclass(frozen=True)
 class Rule:
     code: str
     name: str
@@ -44,7 +122,11 @@ class Rule:
     summary: str
     fixable: bool
     why: str = ""
+    # Documented (`xla-codemod rules CODE`): the rule's first invalid cases.
     examples: tuple[Example, ...] = ()
+    # Its other test cases (not compared or hashed: a rule is its code and its documentation).
+    valid: tuple[Valid | Run, ...] = field(default=(), compare=False, repr=False)
+    invalid: tuple[Invalid | Run, ...] = field(default=(), compare=False, repr=False)
 
 
 def at_least(severity: Severity, threshold: Severity) -> bool:

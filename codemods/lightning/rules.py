@@ -3,7 +3,7 @@ Lightning 2.6.6)."""
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 LIGHTNING_XLA = Rule(
     "XLA821", "lightning-xla", "error",
@@ -18,7 +18,7 @@ LIGHTNING_XLA = Rule(
     "\"bf16-mixed\"): 16-bit training becomes \"bf16-true\" (XLA_USE_BF16), the precision XLA devices compute "
     "in. The values are changed where they "
     "are written: in the call, in a name bound once, or in an argparse flag's default.",
-    examples=(example(
+    examples=(invalid(
         """
         import lightning as L
 
@@ -29,7 +29,216 @@ LIGHTNING_XLA = Rule(
 
         trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
         """,
+        findings=(
+            Expected(3, 33, 'Trainer accelerator "gpu" -> "tpu"'),
+            Expected(3, 60, 'Trainer strategy "ddp" -> "xla"'),
+            Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
+        ),
     ),),
+    valid=(
+        valid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
+            """,
+            note="already-xla",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp", precision="16-mixed")
+            """,
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="tpu", devices=4, strategy="xla", precision="bf16-true")
+            """,
+            note="trainer",
+            findings=(
+                Expected(3, 33, 'Trainer accelerator "gpu" -> "tpu"'),
+                Expected(3, 60, 'Trainer strategy "ddp" -> "xla"'),
+                Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+
+            import torch
+            from lightning.fabric import Fabric
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", default="cuda")
+            args = parser.parse_args()
+            STRATEGY = "fsdp"
+
+
+            def train(model, optimizer, loader):
+                fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision=16)
+                model, optimizer = fabric.setup(model, optimizer)
+                for x, y in fabric.setup_dataloaders(loader):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            """
+            import argparse
+
+            import torch
+            from lightning.fabric import Fabric
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", default="tpu")
+            args = parser.parse_args()
+            STRATEGY = "xla_fsdp"
+
+
+            def train(model, optimizer, loader):
+                fabric = Fabric(accelerator=args.accelerator, strategy=STRATEGY, precision="bf16-true")
+                model, optimizer = fabric.setup(model, optimizer)
+                for x, y in fabric.setup_dataloaders(loader):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            note="fabric-flag-and-name",
+            findings=(
+                Expected(7, 46, 'Fabric accelerator "cuda" -> "tpu" (`args.accelerator`, given to Fabric\'s accelerator)'),
+                Expected(9, 12, 'Fabric strategy "fsdp" -> "xla_fsdp" (`STRATEGY`, given to Fabric\'s strategy)'),
+                Expected(13, 80, 'Fabric precision 16 -> "bf16-true"'),
+            ),
+        ),
+        invalid(
+            """
+            import pytorch_lightning as pl
+            import torch
+
+
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    loss = self(batch).sum()
+                    self.manual_backward(loss)
+                    opt.step()
+                    return loss
+
+
+            trainer = pl.Trainer(accelerator="cuda", strategy="ddp_find_unused_parameters_true")
+            """,
+            """
+            import pytorch_lightning as pl
+            import torch
+
+
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    loss = self(batch).sum()
+                    self.manual_backward(loss)
+                    opt.step()
+                    return loss
+
+
+            trainer = pl.Trainer(accelerator="tpu", strategy="xla")
+            """,
+            note="pytorch-lightning",
+            alias=True,
+            findings=(
+                Expected(14, 34, 'Trainer accelerator "cuda" -> "tpu"'),
+                Expected(14, 50, 'Trainer strategy "ddp_find_unused_parameters_true" -> "xla"'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from lightning.fabric import Fabric
+
+
+            def make(args):
+                return Fabric(accelerator="cuda" if args.gpu else "cpu", strategy="ddp_spawn")
+            """,
+            """
+            import torch
+            from lightning.fabric import Fabric
+
+
+            def make(args):
+                return Fabric(accelerator="tpu" if args.gpu else "cpu", strategy="xla")
+            """,
+            note="flag-choice",
+            findings=(
+                Expected(6, 31, 'Fabric accelerator "cuda" -> "tpu"'),
+                Expected(6, 70, 'Fabric strategy "ddp_spawn" -> "xla"'),
+            ),
+        ),
+        invalid(
+            """
+            from lightning.pytorch.core import LightningModule
+            from lightning.pytorch.trainer import Trainer
+
+
+            class GAN(LightningModule):
+                def training_step(self, batch):
+                    opt_g, opt_d = self.optimizers()
+                    self.manual_backward(self(batch).sum())
+                    opt_g.step()
+
+
+            trainer = Trainer(accelerator="gpu", devices=2)
+            """,
+            """
+            from lightning.pytorch.core import LightningModule
+            from lightning.pytorch.trainer import Trainer
+
+
+            class GAN(LightningModule):
+                def training_step(self, batch):
+                    opt_g, opt_d = self.optimizers()
+                    self.manual_backward(self(batch).sum())
+                    opt_g.step()
+
+
+            trainer = Trainer(accelerator="tpu", devices=2)
+            """,
+            note="module-paths",
+            alias=True,
+            findings=(Expected(12, 31, 'Trainer accelerator "gpu" -> "tpu"'),),
+        ),
+        invalid(
+            """
+            import lightning as L
+
+            CONFIG = {"accelerator": "gpu", "devices": 4, "strategy": "ddp", "precision": "16-mixed"}
+
+
+            def main(model):
+                trainer = L.Trainer(**CONFIG, max_epochs=3)
+                trainer.fit(model)
+            """,
+            """
+            import lightning as L
+
+            CONFIG = {"accelerator": "tpu", "devices": 4, "strategy": "xla", "precision": "bf16-true"}
+
+
+            def main(model):
+                trainer = L.Trainer(**CONFIG, max_epochs=3)
+                trainer.fit(model)
+            """,
+            note="config-dict",
+            findings=(
+                Expected(3, 26, 'Trainer accelerator "gpu" -> "tpu" (`CONFIG`, given to Trainer\'s accelerator)'),
+                Expected(3, 59, 'Trainer strategy "ddp" -> "xla" (`CONFIG`, given to Trainer\'s strategy)'),
+                Expected(3, 79, 'Trainer precision "16-mixed" -> "bf16-true" (`CONFIG`, given to Trainer\'s precision)'),
+            ),
+        ),
+    ),
 )
 
 LIGHTNING_MANUAL = Rule(
@@ -38,13 +247,83 @@ LIGHTNING_MANUAL = Rule(
     "that the tool cannot follow", False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
     "strategy and precision by hand.",
-    examples=(example(
+    examples=(invalid(
         """
         import lightning as L
 
         trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2")
         """,
+        findings=(Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),),
     ),),
+    valid=(
+        valid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="auto", devices="auto")
+            """,
+            note="auto",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="gpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+            """,
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2", precision="transformer-engine")
+            """,
+            note="no-xla-form",
+            findings=(
+                Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),
+                Expected(3, 80, 'Trainer(precision="transformer-engine") has no XLA form'),
+            ),
+        ),
+        invalid(
+            """
+            from lightning.pytorch import Trainer
+
+
+            def fit(model, config):
+                trainer = Trainer(strategy=config["strategy"])
+                trainer.fit(model)
+            """,
+            note="computed",
+            alias=True,
+            findings=(Expected(5, 23, '`strategy=config["strategy"]`'),),
+        ),
+        invalid(
+            """
+            import pytorch_lightning as pl
+
+            trainer = pl.Trainer(gpus=4, precision=16)
+            """,
+            """
+            import pytorch_lightning as pl
+
+            trainer = pl.Trainer(gpus=4, precision="bf16-true")
+            """,
+            note="lightning-1",
+            findings=(Expected(3, 22, "`gpus=` is Lightning 1.x's (Lightning 2 raises on it)"),),
+        ),
+        invalid(
+            """
+            import lightning as L
+
+            trainer = L.Trainer(accelerator="gpu", strategy="ddp")
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(
+                Expected(3, 33, 'Trainer(accelerator="gpu") is a CUDA setting'),
+                Expected(3, 49, 'Trainer(strategy="ddp") is a CUDA setting'),
+            ),
+        ),
+    ),
 )
 
 RULES = (LIGHTNING_XLA, LIGHTNING_MANUAL)

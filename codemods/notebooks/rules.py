@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from codemods.engine.rule import Example, Rule
+from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, valid
 
 _NOTEBOOK = "notebook.ipynb"
 
@@ -36,8 +36,17 @@ def notebook_text(cells: list[str], metadata: dict[str, object] | None = None) -
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _example(cells: list[str], metadata: dict[str, object] | None = None) -> tuple[Example, ...]:
-    return (Example(notebook_text(cells, metadata), None, filename=_NOTEBOOK),)
+def _example(
+    cells: list[str], metadata: dict[str, object] | None = None, *, findings: tuple[Expected, ...] = ()
+) -> tuple[Example, ...]:
+    return (Invalid(notebook_text(cells, metadata), None, filename=_NOTEBOOK, findings=findings),)
+
+
+# A training script, for the cases of written scripts.
+_TRAINING = (
+    "import torch\n\nmodel = torch.nn.Linear(4, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "for step in range(3):\n    model(torch.randn(8, 4)).sum().backward()\n    opt.step()\n"
+)
 
 
 PIP_INSTALL_TORCH = Rule(
@@ -48,7 +57,53 @@ PIP_INSTALL_TORCH = Rule(
     "installed, matched) makes `import torch_xla` fail with undefined symbols. Install both in one line at "
     "matching versions (`pip install torch==2.9.0 'torch_xla[tpu]==2.9.0'`), or drop the line where the "
     "runtime provides them.",
-    examples=_example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"]),
+    examples=_example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"],
+        findings=(Expected(1, 2, "`!pip install -q torch torchvision` installs torch, torchvision without torch_xla"),),
+    ),
+    valid=(
+        valid(
+            notebook_text(["!pip install torch~=2.9.0 torch_xla[tpu]~=2.9.0", "import torch"]),
+            filename="notebook.ipynb",
+            note="with-torch-xla",
+        ),
+        valid(
+            notebook_text(["!pip install torchmetrics\nlabel = '!pip install torch'", "import torch"]),
+            filename="notebook.ipynb",
+            note="other",
+        ),
+    ),
+    invalid=(
+        invalid(
+            notebook_text(["!pip install -q torch==2.1.0 torchvision", "import torch"]),
+            filename="notebook.ipynb",
+            findings=(
+                Expected(1, 2, "`!pip install -q torch==2.1.0 torchvision` installs torch, torchvision without torch_xla"),
+            ),
+        ),
+        invalid(
+            notebook_text(["%pip install --upgrade torch", "import torch"]),
+            filename="notebook.ipynb",
+            note="pip-magic",
+            alias=True,
+            findings=(Expected(1, 2, "`%pip install --upgrade torch` installs torch without torch_xla"),),
+        ),
+        invalid(
+            notebook_text(["import sys\n!{sys.executable} -m pip install torchaudio", "import torch"]),
+            filename="notebook.ipynb",
+            note="python-m-pip",
+            alias=True,
+            findings=(
+                Expected(2, 22, "`!{sys.executable} -m pip install torchaudio` installs torchaudio without torch_xla"),
+            ),
+        ),
+        invalid(
+            notebook_text(["%%bash\npip3 install torch", "import torch"]),
+            filename="notebook.ipynb",
+            note="bash-cell",
+            alias=True,
+            findings=(Expected(2, 1, "`pip3 install torch` installs torch without torch_xla"),),
+        ),
+    ),
 )
 
 GPU_RUNTIME = Rule(
@@ -59,7 +114,32 @@ GPU_RUNTIME = Rule(
     why="Colab and Kaggle open the notebook on the runtime its metadata names: a GPU runtime has no TPU and no "
     "torch_xla, so the ported notebook fails at `import torch_xla`. Select a TPU runtime (Colab: Runtime > "
     "Change runtime type; Kaggle: Settings > Accelerator) and save the notebook.",
-    examples=_example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}}),
+    examples=_example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}},
+        findings=(Expected(15, 3, "the notebook's metadata selects a GPU runtime (Colab runtime accelerator 'GPU')"),),
+    ),
+    valid=(
+        valid(
+            notebook_text(["import torch"], {"accelerator": "TPU", "colab": {"gpuType": "V28"}}),
+            filename="notebook.ipynb",
+            note="tpu",
+        ),
+    ),
+    invalid=(
+        invalid(
+            notebook_text(["import torch"], {"kaggle": {"accelerator": "gpu", "isGpuEnabled": True}}),
+            filename="notebook.ipynb",
+            note="kaggle",
+            alias=True,
+            findings=(Expected(16, 4, "the notebook's metadata selects a GPU runtime (Kaggle accelerator 'gpu')"),),
+        ),
+        invalid(
+            notebook_text(["import torch"], {"colab": {"gpuType": "L4"}}),
+            filename="notebook.ipynb",
+            note="colab-gpu-type",
+            alias=True,
+            findings=(Expected(16, 4, "the notebook's metadata selects a GPU runtime (Colab runtime gpuType 'L4')"),),
+        ),
+    ),
 )
 
 WRITTEN_SCRIPT = Rule(
@@ -73,7 +153,28 @@ WRITTEN_SCRIPT = Rule(
     examples=_example([
         "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
         "!python train.py",
-    ]),
+    ], findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 5"),)),
+    valid=(
+        valid(
+            notebook_text(["%%writefile notes.md\n" + _TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"]),
+            filename="notebook.ipynb",
+            note="nothing-to-port",
+        ),
+    ),
+    invalid=(
+        invalid(
+            notebook_text(["%%writefile train.py\n" + _TRAINING + "print 'done'\n", "!python train.py"]),
+            filename="notebook.ipynb",
+            findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 9"),),
+        ),
+        invalid(
+            notebook_text(["%%file -a src/train.py\n" + _TRAINING]),
+            filename="notebook.ipynb",
+            note="appended",
+            alias=True,
+            findings=(Expected(1, 1, "this cell appends to src/train.py, whose other parts are elsewhere"),),
+        ),
+    ),
 )
 
 RULES = (PIP_INSTALL_TORCH, GPU_RUNTIME, WRITTEN_SCRIPT)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CROSS_FILE = Rule(
     "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
@@ -10,14 +10,76 @@ CROSS_FILE = Rule(
     "a function of another file of the project, the code there (device choice, training loop) still runs on "
     "CUDA terms until that file is converted too.",
     examples=(
-        example(
+        invalid(
             """
             import torch
             from helpers import train_one_epoch
 
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             train_one_epoch(model, loader, optimizer)
+            """,
+            findings=(Expected(5, 1, "the optimizer goes to `train_one_epoch` in another module of the project"),),
+        ),
+    ),
+    valid=(
+        valid(
             """
+            import torch
+
+            def get_device():
+                return torch.device("cpu")
+
+            device = get_device()
+            """,
+            note="defined-here",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            def train_one_epoch(model, loader, optimizer, loss_scaler):
+                for x in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x)
+                    loss_scaler(loss, optimizer, parameters=model.parameters())
+                    torch_xla.sync()
+            """,
+            note="step-wrapper-passed-in-names-no-file",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from helpers import get_device
+
+            device = get_device()
+            """,
+            findings=(Expected(4, 10, "the device comes from `get_device` in another module of the project"),),
+        ),
+        invalid(
+            """
+            import torch
+            from engine import train_one_epoch
+
+            optimizer = torch.optim.AdamW(params)
+            for epoch in range(10):
+                train_one_epoch(model, loader, optimizer, epoch)
+            """,
+            note="training-step-in-another-file",
+            findings=(Expected(6, 5, "the optimizer goes to `train_one_epoch` in another module of the project"),),
+        ),
+        invalid(
+            """
+            import torch
+            from .utils import pick_device as pd
+
+            device = pd()
+            """,
+            note="relative-import",
+            alias=True,
+            findings=(Expected(4, 10, "the device comes from `pd` in another module of the project"),),
         ),
     ),
 )

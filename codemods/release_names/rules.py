@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_RELEASE_NAMES = Rule(
     "XLA901", "xla-release-names", "error", "torch_xla names of another release become the target's names", True,
@@ -10,7 +10,7 @@ XLA_RELEASE_NAMES = Rule(
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
     "in both directions.",
     examples=(
-        example(
+        invalid(
             """
             import torch_xla.core.xla_model as xm
 
@@ -23,8 +23,12 @@ XLA_RELEASE_NAMES = Rule(
             world_size = xr.world_size()
             rank = xr.global_ordinal()
             """,
+            findings=(
+                Expected(3, 14, "xm.xrt_world_size() -> xr.world_size() (torch_xla 2.9)"),
+                Expected(4, 8, "xm.get_ordinal() -> xr.global_ordinal() (torch_xla 2.9)"),
+            ),
         ),
-        example(
+        invalid(
             """
             import torch
             import torch_xla
@@ -40,6 +44,119 @@ XLA_RELEASE_NAMES = Rule(
             xm.mark_step()
             """,
             target="sagemaker",
+            findings=(
+                Expected(4, 10, "torch_xla.device() -> xm.xla_device() (torch_xla 1.13)"),
+                Expected(5, 1, "torch_xla.sync() -> xm.mark_step() (torch_xla 1.13)"),
+            ),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.runtime as xr
+
+            device = torch_xla.device()
+            rank = xr.global_ordinal()
+            xm.master_print(rank)
+            """,
+            note="target-names",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(xm.xla_device()):
+                out = model(x)
+            scaler = torch_xla.amp.GradScaler()
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch.autocast("xla"):
+                out = model(x)
+            scaler = torch.amp.GradScaler("xla")
+            """,
+            note="amp-upgraded-to-2.9",
+            findings=(
+                Expected(4, 6, 'torch_xla.amp.autocast -> torch.autocast("xla") (torch_xla 2.9)'),
+                Expected(4, 29, "xm.xla_device() -> torch_xla.device() (torch_xla 2.9)"),
+                Expected(6, 10, 'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla") (torch_xla 2.9)'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                out = model(x)
+            scaler = torch.amp.GradScaler("xla", init_scale=1024)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+                out = model(x)
+            scaler = torch_xla.amp.GradScaler(init_scale=1024)
+            """,
+            target="sagemaker",
+            note="amp-downgraded-to-1.13",
+            findings=(
+                Expected(6, 6, "torch.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16)"),
+                Expected(8, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            world_size = xm.xrt_world_size()
+            xm.master_print(world_size)
+            """,
+            """
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.runtime as xr
+
+            world_size = xr.world_size()
+            xm.master_print(world_size)
+            """,
+            findings=(Expected(5, 14, "xm.xrt_world_size() -> xr.world_size() (torch_xla 2.9)"),),
+        ),
+        invalid(
+            """
+            import torch_xla.core.xla_model as xm
+
+            second = xm.xla_device(n=1)
+            """,
+            note="arguments-reported",
+            findings=(Expected(3, 10, "`xm.xla_device(n=1)` is not torch_xla 2.9 API; its arguments need a by-hand"),),
+        ),
+        invalid(
+            """
+            import torch_xla
+            from torch_xla.core import xla_model as xmm
+
+            xmm.mark_step()
+            """,
+            """
+            import torch_xla
+
+            torch_xla.sync()
+            """,
+            alias=True,
+            findings=(Expected(3, 1, "xmm.mark_step() -> torch_xla.sync() (torch_xla 2.9)"),),
         ),
     ),
 )

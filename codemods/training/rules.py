@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Rule, example
+from codemods.engine.rule import Expected, Rule, invalid, valid
 
 OPTIMIZER_STEP = Rule(
     "XLA201", "optimizer-step", "error", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True,
@@ -10,7 +10,7 @@ OPTIMIZER_STEP = Rule(
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
     "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -30,6 +30,173 @@ OPTIMIZER_STEP = Rule(
                 xm.optimizer_step(optimizer)
                 torch_xla.sync()
             """,
+            findings=(Expected(8, 5, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+            scheduler.step()
+            lr_scheduler.step()
+            optimizer.zero_grad()
+            """,
+        ),
+        valid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            model = DDP(model)
+            optimizer.step()
+            """,
+            note="ddp-reduces-itself",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            optimizer.step()
+            loss = lbfgs_optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            xm.optimizer_step(optimizer)
+            loss = xm.optimizer_step(lbfgs_optimizer, optimizer_args={"closure": closure})
+            """,
+            findings=(
+                Expected(5, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),
+                Expected(6, 8, "lbfgs_optimizer.step(closure) -> xm.optimizer_step(lbfgs_optimizer,"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def train(model, opt, loader, env):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    env.step(action)
+                    warmup.step()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def train(model, opt, loader, env):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    env.step(action)
+                    warmup.step()
+                    torch_xla.sync()
+            """,
+            note="unrecognized-step-reported",
+            findings=(Expected(7, 9, "`opt.step()` in a training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            if not torch.cuda.is_available():
+                x = x.cuda()
+                model = torch.nn.parallel.DistributedDataParallel(model)
+            optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            xm.optimizer_step(optimizer)
+            """,
+            note="ddp-only-in-a-removed-branch",
+            findings=(Expected(6, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.DataParallel(model)
+            optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            xm.optimizer_step(optimizer)
+            """,
+            note="dataparallel-does-not-reduce",
+            findings=(Expected(4, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
+        ),
+        # With several processes xm.optimizer_step would reduce before the closure computes
+        # the gradients: reported.
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                optimizer = torch.optim.LBFGS(model.parameters())
+                for x, y in loader:
+                    def closure():
+                        optimizer.zero_grad()
+                        loss = loss_fn(model(x), y)
+                        loss.backward()
+                        return loss
+                    optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                optimizer = torch.optim.LBFGS(model.parameters())
+                for x, y in loader:
+                    def closure():
+                        optimizer.zero_grad()
+                        loss = loss_fn(model(x), y)
+                        loss.backward()
+                        torch_xla.sync()
+                        return loss
+                    optimizer.step(closure)
+                    torch_xla.sync()
+            """,
+            note="closure-with-several-processes",
+            findings=(Expected(16, 9, "`optimizer.step(closure)` with several processes"),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+
+            opt = O.Adam(params)
+            opt.step()
+            """,
+            """
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+
+            opt = O.Adam(params)
+            xm.optimizer_step(opt)
+            """,
+            alias=True,
+            findings=(Expected(5, 1, "opt.step() -> xm.optimizer_step(opt)"),),
         ),
     ),
 )
@@ -43,7 +210,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "that the model is handed to (a trainer class), and when a function builds the optimizer from the model; "
     "where the later move may go to the CPU, an error names it.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -61,6 +228,241 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=0.1)
             model.to(device)
             """,
+            findings=(
+                Expected(6, 29, "the optimizer is built while `model` is on the CPU and `model.to(device)` moves"),
+            ),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(2, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            other = torch.nn.Linear(2, 2)
+            other = other.to(device)
+            other_optimizer = torch.optim.SGD(other.parameters(), lr=0.1)
+            """,
+            note="moved-first",
+        ),
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="never-moved",
+        ),
+        valid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.model = model.cuda(gpu_id)
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                trainer = Trainer(model, 0)
+                optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.model = model.to(torch_xla.device())
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                trainer = Trainer(model, 0)
+                optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+            """,
+            note="the-trainer-moves-it-first",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = model.to(gpu_id)
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+                return model, optimizer
+
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = model.to(gpu_id)
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                return model, optimizer
+
+            device = torch_xla.device()
+            """,
+            note="moved-by-a-trainer-class",
+            findings=(
+                Expected(11, 33, "the optimizer is built while `model` is on the CPU and `model.to(gpu_id)` in"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda" if use_cuda else "cpu")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = torch.device("xla" if use_cuda else "cpu")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            note="cpu-fallback-reported",
+            findings=(Expected(6, 29, "the optimizer is built while `model` is on the CPU, and `model.to(device)`"),),
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = optim.Adam(net.parameters())
+            net.cuda()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = optim.Adam(net.to(torch_xla.device()).parameters())
+            net.to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(Expected(8, 18, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+                return model, optimizer
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = DDP(model.to(torch_xla.device()))
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                return model, optimizer
+            """,
+            note="moved-to-an-integer-device-by-a-trainer",
+            findings=(
+                Expected(12, 33, "the optimizer is built while `model` is on the CPU and `model.to(gpu_id)` in"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Net(torch.nn.Module):
+                pass
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def make_optimizer(net, lr):
+                return torch.optim.AdamW(net.parameters(), lr=lr)
+
+            def main():
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+                model = Net()
+                optimizer = make_optimizer(model, 0.1)
+                Trainer(model, optimizer, device=device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Net(torch.nn.Module):
+                pass
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def make_optimizer(net, lr):
+                return torch.optim.AdamW(net.parameters(), lr=lr)
+
+            def main():
+                device = "xla"
+                model = Net()
+                optimizer = make_optimizer(model.to(torch_xla.device()), 0.1)
+                Trainer(model, optimizer, device=device)
+            """,
+            note="optimizer-builder-and-a-trainer-given-the-device",
+            findings=(Expected(17, 17, "`make_optimizer` builds an optimizer while `model` is on the CPU and"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def main(device):
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                Trainer(model, optimizer, device)
+            """,
+            note="a-trainer-given-an-unknown-device-reported",
+            findings=(
+                Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
+            ),
         ),
     ),
 )
@@ -71,7 +473,7 @@ TRAINING_LOOP_BARRIER = Rule(
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
     "also before each `continue`.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -92,6 +494,185 @@ TRAINING_LOOP_BARRIER = Rule(
                     p.data.add_(p.grad, alpha=-lr)
                 torch_xla.sync()
             """,
+            findings=(Expected(9, 5, "training loop"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            for x in batches:
+                model(x).sum().backward()
+                torch_xla.sync()
+            for epoch in range(3):
+                print(epoch)
+            """,
+            note="has-barrier-and-no-training",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def train_epoch(fabric, model, optimizer, loader):
+                for x, y in loader:
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            note="fabric-from-caller",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+            from util.misc import NativeScaler
+
+            loss_scaler = NativeScaler()
+            for x in loader:
+                loss = model(x)
+                loss_scaler(loss, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+            from util.misc import NativeScaler
+
+            loss_scaler = NativeScaler()
+            for x in loader:
+                loss = model(x)
+                loss_scaler(loss, optimizer)
+                torch_xla.sync()
+            """,
+            note="step-wrapper-is-a-training-step",
+            findings=(Expected(9, 5, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def backward_and_step(loss, optimizer, scaler):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+            class Trainer:
+                def _run_batch(self, x):
+                    loss = self.model(x)
+                    backward_and_step(loss, self.optimizer, self.scaler)
+
+                def train(self):
+                    for x in self.loader:
+                        self._run_batch(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def backward_and_step(loss, optimizer, scaler):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+            class Trainer:
+                def _run_batch(self, x):
+                    loss = self.model(x)
+                    backward_and_step(loss, self.optimizer, self.scaler)
+
+                def train(self):
+                    for x in self.loader:
+                        self._run_batch(x)
+                        torch_xla.sync()
+            """,
+            note="step-through-helpers",
+            findings=(Expected(17, 13, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            for step in range(100):
+                x, y = get_batch()
+                if x is None:
+                    continue
+                loss = model(x, y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for step in range(100):
+                x, y = get_batch()
+                if x is None:
+                    torch_xla.sync()
+                    continue
+                loss = model(x, y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+                torch_xla.sync()
+            """,
+            note="manual-update-and-continue",
+            findings=(Expected(13, 5, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def _run_batch(self, x):
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    self.optimizer.step()
+
+                def run(self):
+                    while self.running:
+                        self._run_batch(next(self.batches))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            class Trainer:
+                def _run_batch(self, x):
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def run(self):
+                    while self.running:
+                        self._run_batch(next(self.batches))
+                        torch_xla.sync()
+            """,
+            note="step-method",
+            findings=(Expected(14, 13, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            for x in batches:
+                th.autograd.backward(model(x).sum())
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            for x in batches:
+                th.autograd.backward(model(x).sum())
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(6, 5, "training loop"),),
         ),
     ),
 )
@@ -102,7 +683,7 @@ DEVICE_LOADER = Rule(
     "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
     "preference); without it, or a barrier, the graph grows without end.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -121,6 +702,113 @@ DEVICE_LOADER = Rule(
                 x, y = x.to(device), y.to(device)
                 loss_fn(model(x), y).backward()
             """,
+            findings=(Expected(6, 13, "train_loader -> pl.MpDeviceLoader(train_loader, device)"),),
+        ),
+    ),
+    valid=(
+        # The loop drops samples on the host: on the device every new batch shape would be a
+        # new graph, so the loop keeps the barrier and its own moves.
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            for inputs, labels in train_loader:
+                keep = ~torch.isnan(inputs).any(dim=1)
+                inputs, labels = inputs[keep], labels[keep]
+                inputs, labels = inputs.to(device), labels.to(device)
+                loss = model(inputs, labels)
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            for inputs, labels in train_loader:
+                keep = ~torch.isnan(inputs).any(dim=1)
+                inputs, labels = inputs[keep], labels[keep]
+                inputs, labels = inputs.to(device), labels.to(device)
+                loss = model(inputs, labels)
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="host-side-filtering",
+        ),
+        valid(
+            """
+            import torch
+
+            if args.cpu:
+                device = torch.device("cpu")
+            else:
+                device = torch.device("cuda")
+            for x, y in train_loader:
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if args.cpu:
+                device = torch.device("cpu")
+            else:
+                device = torch_xla.device()
+            for x, y in train_loader:
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+                torch_xla.sync()
+            """,
+            note="cpu-path-keeps-barrier",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            for i, (x, y) in enumerate(train_loader):
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            device = torch_xla.device()
+            for i, (x, y) in enumerate(pl.MpDeviceLoader(train_loader, device)):
+                x, y = x.to(device), y.to(device)
+                loss_fn(model(x), y).backward()
+            """,
+            findings=(Expected(6, 28, "train_loader -> pl.MpDeviceLoader(train_loader, device)"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.device('cuda' if th.cuda.is_available() else 'cpu')
+            for (batch,) in self.train_loader:
+                batch = batch.to(dev)
+                model(batch).sum().backward()
+            """,
+            """
+            import torch as th
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            dev = torch_xla.device()
+            for (batch,) in pl.MpDeviceLoader(self.train_loader, dev):
+                batch = batch.to(dev)
+                model(batch).sum().backward()
+            """,
+            alias=True,
+            findings=(Expected(6, 17, "self.train_loader -> pl.MpDeviceLoader(self.train_loader, dev)"),),
         ),
     ),
 )
@@ -134,7 +822,7 @@ EVAL_LOOP_BARRIER = Rule(
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -155,6 +843,101 @@ EVAL_LOOP_BARRIER = Rule(
                     torch_xla.sync()
             print(total.item())
             """,
+            findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (model(x).argmax(1) == y).sum().item()
+            """,
+            note="reads-every-iteration",
+        ),
+        valid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for images, target in val_loader:
+                    images = images.to(device)
+                    loss = criterion(model(images), target.to(device))
+                    losses.update(loss.item(), images.size(0))
+                    seen += images.size(0)
+                    outputs.append(loss.item())
+            """,
+            note="only-host-values-accumulate",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (model(x).argmax(1) == y).sum()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (model(x).argmax(1) == y).sum()
+                    torch_xla.sync()
+            """,
+            findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            with torch.no_grad():
+                for images, target in val_loader:
+                    images = images.to(device)
+                    output = model(images)
+                    losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                    top1.update(accuracy(output, target), images.size(0))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            with torch.no_grad():
+                for images, target in val_loader:
+                    images = images.to(device)
+                    output = model(images)
+                    losses.update(criterion(output, target.to(device)).item(), images.size(0))
+                    top1.update(accuracy(output, target), images.size(0))
+                    torch_xla.sync()
+            """,
+            note="a-device-meter-beside-a-host-read",
+            findings=(Expected(10, 9, "evaluation loop over the device that accumulates device values into `top1`"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            for x in val_batches:
+                total = total + model(x.cuda()).sum()
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            for x in val_batches:
+                total = total + model(x.to(torch_xla.device())).sum()
+                torch_xla.sync()
+            """,
+            alias=True,
+            findings=(Expected(6, 5, "evaluation loop over the device (no host read per iteration)"),),
         ),
     ),
 )
@@ -164,7 +947,7 @@ CLOSURE_BARRIER = Rule(
     why="LBFGS calls its closure several times per step; without a barrier in the closure each call grows one "
     "graph, compiled anew at every inner iteration until the compiler runs out of memory.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -190,6 +973,82 @@ CLOSURE_BARRIER = Rule(
 
             xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
             """,
+            findings=(Expected(9, 5, "optimizer closure `closure`"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+            def closure():
+                return criterion(model(x), y)
+
+            print(closure())
+            """,
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+            def closure():
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                return loss
+
+            optimizer.step(closure)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def closure():
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                torch_xla.sync()
+                return loss
+
+            xm.optimizer_step(optimizer, optimizer_args={"closure": closure})
+            """,
+            findings=(Expected(9, 5, "optimizer closure `closure`"),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+
+            opt = O.LBFGS(params)
+
+            def fit():
+                opt.zero_grad()
+                loss = loss_fn()
+                loss.backward()
+                return loss
+
+            opt.step(closure=fit)
+            """,
+            """
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+
+            opt = O.LBFGS(params)
+
+            def fit():
+                opt.zero_grad()
+                loss = loss_fn()
+                loss.backward()
+                xm.mark_step()
+                return loss
+
+            xm.optimizer_step(opt, optimizer_args={"closure": fit})
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(10, 5, "optimizer closure `fit`"),),
         ),
     ),
 )
@@ -199,7 +1058,7 @@ STEP_BARRIER = Rule(
     why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
     "loop (a demo, a smoke test) would record the parameter update and never execute it.",
     examples=(
-        example(
+        invalid(
             """
             import torch
 
@@ -223,6 +1082,111 @@ STEP_BARRIER = Rule(
 
             demo(model, optimizer, x, y)
             """,
+            findings=(Expected(9, 5, "optimizer step outside any loop"),),
+        ),
+    ),
+    valid=(
+        valid(
+            """
+            import torch
+
+
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+
+
+            for x, y in batches:
+                train_step(model, optimizer, x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+
+
+            for x, y in batches:
+                train_step(model, optimizer, x, y)
+                torch_xla.sync()
+            """,
+            note="step-function-in-a-loop",
+        ),
+    ),
+    invalid=(
+        invalid(
+            """
+            import torch
+
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+                print(model.weight)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+                print(model.weight)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+            """,
+            note="demo-function",
+            findings=(Expected(10, 5, "optimizer step outside any loop"),),
+        ),
+        invalid(
+            """
+            import torch.multiprocessing as mp
+            import torch.optim as O
+
+
+            def worker(rank):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                loss_fn(model(x), y).backward()
+                opt.step()
+
+
+            if __name__ == "__main__":
+                mp.spawn(worker, nprocs=1)
+            """,
+            """
+            import torch.optim as O
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def worker(rank):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(worker)
+            """,
+            note="handed-to-a-launcher",
+            alias=True,
+            findings=(Expected(10, 5, "optimizer step outside any loop"),),
         ),
     ),
 )
