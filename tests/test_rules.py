@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from codemods import RULES, convert_source
-from codemods.rules import RULES_BY_CODE, SEVERITIES
+from codemods.rules import SEVERITIES
 from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
 
 
@@ -39,26 +39,13 @@ def test_case_ids_are_unique() -> None:
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
 
 
-# The example's finding is at the wrong line (test below): its position is not asserted until it is right.
-WRONG_POSITION = {"XLA211"}
-
-
 def test_every_invalid_case_says_what_it_finds() -> None:
     """Examples and invalid cases give their findings (line, column, message), Fixit style."""
     silent = [
         case.id for case in CASES
         if case.kind != "negative" and not case.expect and not case.run_level
-        and not (case.rule in WRONG_POSITION and case.note == "example-1")
     ]
     assert silent == [], "give these cases their findings"
-
-
-@pytest.mark.xfail(strict=True, reason="positions: a decorator right after an inserted import is reported at the "
-                   "import's line (2) instead of its own (3)")
-def test_a_decorator_after_an_inserted_import_is_reported_at_its_own_line() -> None:
-    conversion = convert_source(RULES_BY_CODE["XLA211"].examples[0].before)
-    assert conversion.output.splitlines()[2] == '@torch.amp.custom_fwd(device_type="xla")'
-    assert [(f.line, f.col) for f in conversion.findings if f.rule == "XLA211"] == [(3, 2)]
 
 
 # XLD rules are what `xla-codemod doctor` sees at run time: tests/test_doctor*.py.

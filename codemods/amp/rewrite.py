@@ -286,7 +286,8 @@ class AmpRewrite(Concern):
                 return updated.with_changes(func=new_func, args=_argument_list(args, updated))
             return cst.Call(new_func, [device_type]) if by_device_type else new_func
 
-        new = self.ctx.fix(CUSTOM_AUTOGRAD_AMP, func, f"{self.ctx.code(func)} -> {{new}}", build)
+        # Located in the output: the line after an inserted import maps there by diff only roughly.
+        new = self.ctx.fix(CUSTOM_AUTOGRAD_AMP, func, f"{self.ctx.code(func)} -> {{new}}", build, result=lambda node: node)
         return new if new is not None else updated
 
     # -- values chosen at run time --------------------------------------------------------------

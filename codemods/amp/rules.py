@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 AUTOCAST = Rule(
     "XLA202",
@@ -716,10 +716,11 @@ CUSTOM_AUTOGRAD_AMP = Rule(
     why="The CUDA decorators look at CUDA's autocast state, so under XLA autocast a custom function gets "
     "inputs of the wrong precision.",
     examples=(
-        Example(
+        Invalid(
             "import torch\n@torch.cuda.amp.custom_fwd\ndef forward(ctx, x):\n    return x\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
             "@torch.amp.custom_fwd(device_type=\"xla\")\ndef forward(ctx, x):\n    return x\n",
+            findings=(Expected(3, 2, 'torch.cuda.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla")'),),
         ),
     ),
     valid=(
