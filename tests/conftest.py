@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.project import Project, summarise_with
+from codemods.project.resolver import Project, summarise_with
 from codemods.rules import RuleSelection
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemods import TARGETS, Conversion, convert_source
-from codemods.report import FileReport, Report, render_text
+from codemods.engine.report import FileReport, Report, render_text
 from tests.conftest import FIXTURES, SNAPSHOTS, fixture_project, fixture_scripts
 
 
