@@ -157,7 +157,9 @@ def build_nanogpt(corpus: Path) -> list[ExecSpec]:
     common = dict(folder=corpus / "karpathy+build-nanogpt", only=[script, "hellaswag.py"], script=script,
                   setup=_nanogpt_data, replace=replace,
                   setup_name="token shards of random bytes, 4 HellaSwag-like examples, a byte-level tiktoken stand-in",
-                  no_compare="autocast to bfloat16 on both, but CPU autocast and XLA's cast different ops")
+                  # bfloat16 autocast on both sides (the CPU's and XLA's): measured within 1e-4 of each
+                  # other over the 8 losses (6 steps, 2 validations), so compared at the usual 1e-3.
+                  compare=8)
     return [
         ExecSpec(name="karpathy/build-nanogpt train_gpt2 (python)", **common),  # type: ignore[arg-type]
         # torchrun --nproc_per_node=1 as its environment: the original asserts CUDA there.

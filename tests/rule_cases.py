@@ -3026,6 +3026,110 @@ CASES = [
             master_process = xr.global_ordinal() == 0
             xm.master_print("hello")
         """, note="master-flag"),
+    # -- XLA615 reduce ops the xla process group refuses (build-nanogpt's ReduceOp.AVG) ----------------------
+    C("XLA615", "positive", """
+        import torch.distributed as dist
+
+
+        def evaluate(loss, count):
+            dist.init_process_group("nccl")
+            dist.all_reduce(loss, op=dist.ReduceOp.AVG)
+            dist.all_reduce(count, dist.ReduceOp.AVG)
+            return loss, count
+        """, """
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def evaluate(loss, count):
+            dist.init_process_group("xla", init_method="xla://")
+            xm.all_reduce("sum", [loss], scale=1.0 / xr.world_size())
+            xm.all_reduce("sum", [count], scale=1.0 / xr.world_size())
+            return loss, count
+        """, note="all-reduce-statement", expect=((9, "has no ReduceOp.AVG"), (10, "has no ReduceOp.AVG"))),
+    C("XLA615", "positive", """
+        import torch.distributed as dist
+
+
+        def evaluate(loss, out):
+            dist.init_process_group("nccl")
+            work = dist.all_reduce(loss, op=dist.ReduceOp.AVG, async_op=True)
+            dist.reduce_scatter_tensor(out, loss, op=dist.ReduceOp.AVG)
+            return work
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def evaluate(loss, out):
+            dist.init_process_group("xla", init_method="xla://")
+            work = dist.all_reduce(loss, op=dist.ReduceOp.AVG, async_op=True)
+            dist.reduce_scatter_tensor(out, loss, op=dist.ReduceOp.AVG)
+            return work
+        """, note="reported-where-not-a-plain-statement",
+        expect=((7, "refuses this reduce op"), (8, "refuses this reduce op"))),
+    C("XLA615", "negative", """
+        import torch.distributed as dist
+
+
+        def evaluate(loss):
+            dist.init_process_group("nccl")
+            dist.all_reduce(loss, op=dist.ReduceOp.SUM)
+            loss /= dist.get_world_size()
+            return loss
+        """, """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def evaluate(loss):
+            dist.init_process_group("xla", init_method="xla://")
+            dist.all_reduce(loss, op=dist.ReduceOp.SUM)
+            loss /= xr.world_size()
+            return loss
+        """, note="sum"),
+    C("XLA615", "alias", """
+        from torch.distributed import ReduceOp, all_reduce, init_process_group
+
+
+        def evaluate(loss):
+            init_process_group("nccl")
+            all_reduce(tensor=loss, op=ReduceOp.AVG)
+            return loss
+        """, """
+        from torch.distributed import init_process_group
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def evaluate(loss):
+            init_process_group("xla", init_method="xla://")
+            xm.all_reduce("sum", [loss], scale=1.0 / xr.world_size())
+            return loss
+        """, note="from-import", expect=((9, "has no ReduceOp.AVG"),)),
+    C("XLA615", "positive", """
+        import torch.distributed as dist
+
+
+        def evaluate(loss):
+            dist.init_process_group("nccl")
+            dist.all_reduce(loss, op=dist.ReduceOp.AVG)
+            return loss
+        """, """
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def evaluate(loss):
+            dist.init_process_group("xla", init_method="xla://")
+            xm.all_reduce("sum", [loss], scale=1.0 / xm.xrt_world_size())
+            return loss
+        """, target="sagemaker", note="sagemaker", expect=((8, "has no ReduceOp.AVG"),)),
     # -- XLA901 torch_xla release names ---------------------------------------------------------------------
     C("XLA901", "positive", """
         import torch_xla

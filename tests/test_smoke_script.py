@@ -83,14 +83,14 @@ def test_execute_arguments_make_a_spec(tmp_path: Path) -> None:
     args, script_args = smoke.parse([
         "--execute", str(tmp_path), "train/main.py", "--setup", str(setup), "--replace", r"train/main.py::epochs = 90::epochs = 1\n",
         "--env", "SEED=1", "--env", "A=b=c", "--torchrun", "--converted-arg=--accel", "--no-compare", "dropout",
-        "--run-timeout", "60", "--", "--lr", "0.1", "--epochs", "2",
+        "--run-timeout", "60", "--rtol", "0.01", "--", "--lr", "0.1", "--epochs", "2",
     ])
     spec = smoke.execution_spec(args, script_args)
     assert spec.folder == tmp_path and spec.script == "train/main.py"
     assert spec.args == ["--lr", "0.1", "--epochs", "2"] and spec.converted_args == ["--accel"]
     assert spec.replace == [("train/main.py", "epochs = 90", "epochs = 1\n")]
     assert spec.env["SEED"] == "1" and spec.env["A"] == "b=c" and spec.env["RANK"] == "0" and spec.env["WORLD_SIZE"] == "1"
-    assert spec.no_compare == "dropout" and spec.timeout == 60 and "torchrun" in spec.name
+    assert spec.no_compare == "dropout" and spec.timeout == 60 and spec.rtol == 0.01 and "torchrun" in spec.name
     assert spec.setup is not None
     spec.setup(tmp_path)
     assert (tmp_path / "data.txt").read_text() == "x"  # run with the script's folder as working directory
@@ -158,7 +158,7 @@ def test_the_verdict_on_a_converted_run() -> None:
     spec = smoke.ExecSpec(Path("."), "train.py")
     eager = _run(stepped_devices=["cpu"], loss_devices=["cpu"], compiles=0, compiles_at_losses=[])
     compared, problems = smoke.judge(spec, eager, _run(), left_on_cpu=False)
-    assert problems == [] and compared == "first 5 losses within 0.001 relative"
+    assert problems == [] and compared == "first 5 losses within 0.001 relative (largest difference 0.0e+00)"
     cases = {
         "the converted run failed: RuntimeError: x": _run(exit=1, error="RuntimeError: x", losses=[2.0]),
         "the converted run timed out": _run(exit=None, error="timed out after 9 s"),
@@ -171,6 +171,12 @@ def test_the_verdict_on_a_converted_run() -> None:
     }
     for message, xla in cases.items():
         assert any(message in p for p in smoke.judge(spec, eager, xla, left_on_cpu=False)[1]), message
+    # The original fails (a CUDA assertion): the converted run may fail only the same way.
+    cuda = _run(exit=1, error="AssertionError: needs CUDA", losses=[], optimizer_steps=0, stepped_devices=[])
+    assert smoke.judge(spec, cuda, _run(exit=1, error="AssertionError: needs CUDA", losses=[]), False)[1] == []
+    assert smoke.judge(spec, cuda, _run(), left_on_cpu=False)[1] == []
+    assert "the original failed with: AssertionError" in smoke.judge(
+        spec, cuda, _run(exit=1, error="ValueError: Invalid reduce op", losses=[]), left_on_cpu=False)[1][0]
     # Left on the CPU with XLA005: the converted run is the original's.
     assert smoke.judge(spec, eager, eager, left_on_cpu=True)[1] == []
     assert smoke.judge(spec, eager, eager, left_on_cpu=False)[1] != []

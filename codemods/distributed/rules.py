@@ -321,4 +321,38 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
     ),),
 )
 
-RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED)
+AVERAGE_ALL_REDUCE = Rule(
+    "XLA615", "average-all-reduce", "error",
+    "An all-reduce with ReduceOp.AVG becomes xm.all_reduce of the sum scaled by 1 / world size", True,
+    why="torch_xla's xla process group maps SUM, PRODUCT, MIN, MAX, BAND and BOR to XLA's reductions and "
+    "raises `ValueError: Invalid reduce op` for AVG (and PREMUL_SUM), so `dist.all_reduce(loss, "
+    "op=dist.ReduceOp.AVG)` (build-nanogpt, nanoGPT's evaluation) crashes at its first call. xm.all_reduce "
+    "with a list reduces in place, as dist.all_reduce does, and its scale makes the sum an average. A call "
+    "with a group, async_op or its value used, and any other use of these ops, is reported.",
+    examples=(example(
+        """
+        import torch.distributed as dist
+
+
+        def average(loss):
+            dist.init_process_group("nccl")
+            dist.all_reduce(loss, op=dist.ReduceOp.AVG)
+            return loss
+        """,
+        """
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def average(loss):
+            dist.init_process_group("xla", init_method="xla://")
+            xm.all_reduce("sum", [loss], scale=1.0 / xr.world_size())
+            return loss
+        """,
+    ),),
+)
+
+RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED,
+         AVERAGE_ALL_REDUCE)

@@ -48,8 +48,12 @@ for step in range(12):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
+    # The mean over the processes, as build-nanogpt logs it (the xla process group has no AVG).
+    loss_mean = loss.detach().clone()
+    if ddp:
+        xm.all_reduce("sum", [loss_mean], scale=1.0 / xr.world_size())
     if master_process:
-        xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.6f}"), args=(step, loss))
+        xm.add_step_closure(lambda step, loss_mean: print(f"step {step} loss {loss_mean.item():.6f}"), args=(step, loss_mean))
     torch_xla.sync()
 
 if ddp:
