@@ -16,7 +16,7 @@ Each folder runs in a child process (``-j N``: N at once) with a watchdog: a fil
 Executed mode: a training script of a folder, run before and after conversion.
 
     python scripts/smoke.py --execute FOLDER SCRIPT [--setup FILE.py] [--replace FILE::OLD::NEW]
-        [--env NAME=VALUE] [--torchrun] [--loss-regex RE] [--compare N | --no-compare WHY]
+        [--env NAME=VALUE] [--torchrun | --torchrun-env] [--loss-regex RE] [--compare N | --no-compare WHY]
         [--run-timeout S] [--keep DIR] [--json out.json] [-- ARGS...]
     python scripts/smoke.py --known NAME... [--corpus /work/corpus]   (scripts/smoke_scripts.py)
 
@@ -269,6 +269,7 @@ def markdown_table(results: list[FolderResult]) -> str:
 
 RUNNER = Path(__file__).resolve().with_name("smoke_runner.py")
 DEFAULT_LOSS_REGEX = r"(?i)\bloss\b[^0-9\n-]{0,12}(-?\d+\.\d*(?:e[-+]?\d+)?|nan|inf)"
+TORCHRUN = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1"]
 TORCHRUN_ENV = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
                 "MASTER_ADDR": "localhost", "MASTER_PORT": "29531"}
 LOSS_RTOL = 1e-3  # as the executed tests: XLA's CPU backend reorders float32 arithmetic
@@ -295,6 +296,7 @@ class ExecSpec:
     timeout: float = 900.0  # per run
     name: str = ""
     only: list[str] = field(default_factory=list)  # files of the folder copied (default: all)
+    torchrun: bool = False  # both runs started by torchrun, one process (the runner is its script)
 
 
 @dataclass
@@ -390,6 +392,7 @@ def _run_env(spec: ExecSpec, on_xla: bool) -> dict[str, str]:
         env["PJRT_DEVICE"] = "CPU"
     else:
         env["CUDA_VISIBLE_DEVICES"] = ""
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"  # torch would import torch_xla (its entry point) itself
     return env
 
 
@@ -399,9 +402,11 @@ def run_script(spec: ExecSpec, folder: Path, on_xla: bool) -> RunResult:
     script = folder / spec.script
     mode = "xla" if on_xla else "eager"
     args = [*spec.args, *spec.converted_args] if on_xla else spec.args
-    command = [sys.executable, str(RUNNER), mode, spec.loss_regex, script.name, *args]
+    command = [sys.executable, *(TORCHRUN if spec.torchrun else []), str(RUNNER), mode, spec.loss_regex,
+               script.name, *args]
+    launcher = "torchrun --standalone --nproc-per-node=1" if spec.torchrun else "python"
     shown = " ".join([*(f"{k}={v}" for k, v in spec.env.items()), "PJRT_DEVICE=CPU" if on_xla else "",
-                      "python", spec.script, *args]).strip()
+                      launcher, spec.script, *args]).strip()
     result = RunResult(command=shown)
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=script.parent, env=_run_env(spec, on_xla), stdout=subprocess.PIPE,
@@ -568,14 +573,15 @@ def execution_spec(args: argparse.Namespace, script_args: list[str]) -> ExecSpec
     """The --execute options as a spec."""
     folder, script = args.execute
     env = dict(args.env or [])
-    if args.torchrun:
+    if args.torchrun_env:
         env = {**TORCHRUN_ENV, **env}
     return ExecSpec(
         folder=Path(folder), script=script, args=script_args, converted_args=list(args.converted_arg or []),
         env=env, replace=list(args.replace or []),
         setup=_setup_file(args.setup) if args.setup else None, setup_name=str(args.setup or ""),
         loss_regex=args.loss_regex, compare=args.compare, rtol=args.rtol, no_compare=args.no_compare or "",
-        timeout=args.run_timeout, name=script + (" (torchrun environment)" if args.torchrun else ""),
+        timeout=args.run_timeout, torchrun=args.torchrun,
+        name=script + (" (torchrun)" if args.torchrun else " (torchrun environment)" if args.torchrun_env else ""),
     )
 
 
@@ -623,7 +629,9 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     run.add_argument("--converted-arg", action="append", metavar="ARG",
                      help="an argument for the converted run only (--converted-arg=--accel: a device flag)")
     run.add_argument("--env", action="append", type=_split_env, metavar="NAME=VALUE", help="for both runs")
-    run.add_argument("--torchrun", action="store_true", help="both runs in torchrun's environment, world size 1")
+    run.add_argument("--torchrun", action="store_true", help="both runs started by torchrun, one process")
+    run.add_argument("--torchrun-env", action="store_true",
+                     help="both runs in torchrun's environment (RANK, WORLD_SIZE...: world size 1), without torchrun")
     run.add_argument("--loss-regex", default=DEFAULT_LOSS_REGEX, help="a printed loss: group 1 is its value")
     run.add_argument("--compare", type=int, default=5, help="first losses compared between eager and XLA")
     run.add_argument("--rtol", type=float, default=LOSS_RTOL, help="relative tolerance of the loss comparison")

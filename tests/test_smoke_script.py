@@ -82,7 +82,7 @@ def test_execute_arguments_make_a_spec(tmp_path: Path) -> None:
     setup.write_text("open('data.txt', 'w').write('x')\n")
     args, script_args = smoke.parse([
         "--execute", str(tmp_path), "train/main.py", "--setup", str(setup), "--replace", r"train/main.py::epochs = 90::epochs = 1\n",
-        "--env", "SEED=1", "--env", "A=b=c", "--torchrun", "--converted-arg=--accel", "--no-compare", "dropout",
+        "--env", "SEED=1", "--env", "A=b=c", "--torchrun-env", "--converted-arg=--accel", "--no-compare", "dropout",
         "--run-timeout", "60", "--rtol", "0.01", "--", "--lr", "0.1", "--epochs", "2",
     ])
     spec = smoke.execution_spec(args, script_args)
@@ -90,7 +90,10 @@ def test_execute_arguments_make_a_spec(tmp_path: Path) -> None:
     assert spec.args == ["--lr", "0.1", "--epochs", "2"] and spec.converted_args == ["--accel"]
     assert spec.replace == [("train/main.py", "epochs = 90", "epochs = 1\n")]
     assert spec.env["SEED"] == "1" and spec.env["A"] == "b=c" and spec.env["RANK"] == "0" and spec.env["WORLD_SIZE"] == "1"
-    assert spec.no_compare == "dropout" and spec.timeout == 60 and spec.rtol == 0.01 and "torchrun" in spec.name
+    assert spec.no_compare == "dropout" and spec.timeout == 60 and spec.rtol == 0.01
+    assert "torchrun environment" in spec.name and not spec.torchrun
+    launched = smoke.execution_spec(*smoke.parse(["--execute", "f", "s.py", "--torchrun"]))
+    assert launched.torchrun and launched.env == {} and launched.name == "s.py (torchrun)"
     assert spec.setup is not None
     spec.setup(tmp_path)
     assert (tmp_path / "data.txt").read_text() == "x"  # run with the script's folder as working directory
@@ -118,7 +121,7 @@ def test_known_scripts_name_their_corpus_files() -> None:
     finally:
         sys.path.pop(0)
     specs = smoke_scripts.known("all", Path("/corpus"))
-    assert {s.name for s in specs} >= {"pytorch/examples mnist_rnn", "karpathy/build-nanogpt train_gpt2 (torchrun environment)"}
+    assert {s.name for s in specs} >= {"pytorch/examples mnist_rnn", "karpathy/build-nanogpt train_gpt2 (torchrun)"}
     assert all(s.setup is not None and str(s.folder).startswith("/corpus/") for s in specs)
     assert all(s.script in s.only for s in specs) and all(r[0] in s.only for s in specs for r in s.replace)
     with pytest.raises(SystemExit, match="no known script 'imagenet'"):
