@@ -49,10 +49,10 @@ import sys
 import tempfile
 import time
 import tokenize
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -356,7 +356,7 @@ def _convert(folder: Path, script: str) -> tuple[list[str], bool]:
     script's findings, and whether the tool left it unchanged with XLA005."""
     command = [sys.executable, "-m", "codemods", "convert", str(folder), "--format", "json", "--fail-on", "error",
                "--report", "-"]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=_tool_env())
+    done = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=_tool_env(), check=False)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -488,6 +488,8 @@ def judge(spec: ExecSpec, eager: RunResult, xla: RunResult, left_on_cpu: bool) -
         problems.append(f"a new graph at each of the last loss lines ({', '.join(map(str, at[-4:]))} graphs)")
     if spec.no_compare:
         compared = f"not compared: {spec.no_compare}"
+    elif not eager.losses:
+        compared = "not compared: the original printed no loss"
     else:
         same, compared = compare_losses(eager.losses, xla.losses, spec.compare, spec.rtol)
         if not same and eager.losses:

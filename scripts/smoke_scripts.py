@@ -154,12 +154,14 @@ def build_nanogpt(corpus: Path) -> list[ExecSpec]:
         (script, "max_steps = 19073", "max_steps = 6"),
         (script, "val_loss_steps = 20", "val_loss_steps = 2"),
     ]
-    common = dict(folder=corpus / "karpathy+build-nanogpt", only=[script, "hellaswag.py"], script=script,
-                  setup=_nanogpt_data, replace=replace,
-                  setup_name="token shards of random bytes, 4 HellaSwag-like examples, a byte-level tiktoken stand-in",
-                  # bfloat16 autocast on both sides (the CPU's and XLA's): measured within 1e-4 of each
-                  # other over the 8 losses (6 steps, 2 validations), so compared at the usual 1e-3.
-                  compare=8)
+    common = {
+        "folder": corpus / "karpathy+build-nanogpt", "only": [script, "hellaswag.py"], "script": script,
+        "setup": _nanogpt_data, "replace": replace,
+        "setup_name": "token shards of random bytes, 4 HellaSwag-like examples, a byte-level tiktoken stand-in",
+        # bfloat16 autocast on both sides (the CPU's and XLA's): measured within 1e-4 of each
+        # other over the 8 losses (6 steps, 2 validations), so compared at the usual 1e-3.
+        "compare": 8,
+    }
     return [
         ExecSpec(name="karpathy/build-nanogpt train_gpt2 (python)", **common),  # type: ignore[arg-type]
         # As its README launches it, with one process: the original asserts CUDA there.
