@@ -12,6 +12,25 @@ recursion failure, unparsable output or non-idempotent file.
 
 Each folder runs in a child process (``-j N``: N at once) with a watchdog: a file that takes longer than
 ``--file-timeout`` seconds is reported as not terminating, and the run goes on.
+
+Executed mode: a training script of a folder, run before and after conversion.
+
+    python scripts/smoke.py --execute FOLDER SCRIPT [--setup FILE.py] [--replace FILE::OLD::NEW]
+        [--env NAME=VALUE] [--torchrun | --torchrun-env] [--loss-regex RE] [--compare N | --no-compare WHY]
+        [--run-timeout S] [--keep DIR] [--json out.json] [-- ARGS...]
+    python scripts/smoke.py --known NAME... [--corpus /work/corpus]   (scripts/smoke_scripts.py)
+
+In a scratch copy of FOLDER (``--replace`` edits applied, to shrink a script's sizes; then
+``--setup`` run with SCRIPT's folder as its working directory, to make fake data), the
+original SCRIPT runs in eager mode on the CPU, and a second copy converted by the tool
+(the whole folder, default target) runs on torch_xla with PJRT_DEVICE=CPU, each through
+scripts/smoke_runner.py with a time bound.  Reported per run: how it ended, the losses
+printed (numbers after "loss" on a line), optimizer steps, the graphs XLA compiled (in
+all, and so far at each loss line), the devices of the parameters the optimizers stepped
+and of the tensors backward() ran on.  Exit 1 when the converted run does not get as far
+as the original or trains off the XLA device (unless the tool left the script on the CPU
+with XLA005), when the first losses differ (unless --no-compare), or when a new graph is
+compiled at each of the last loss lines.  Not run in CI: for public scripts, by hand.
 """
 
 from __future__ import annotations
@@ -21,12 +40,16 @@ import ast
 import io
 import json
 import multiprocessing
+import os
+import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 import tokenize
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -242,9 +265,355 @@ def markdown_table(results: list[FolderResult]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+# --- executed mode -------------------------------------------------------------------
+
+RUNNER = Path(__file__).resolve().with_name("smoke_runner.py")
+DEFAULT_LOSS_REGEX = r"(?i)\bloss\b[^0-9\n-]{0,12}(-?\d+\.\d*(?:e[-+]?\d+)?|nan|inf)"
+TORCHRUN = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1"]
+TORCHRUN_ENV = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
+                "MASTER_ADDR": "localhost", "MASTER_PORT": "29531"}
+LOSS_RTOL = 1e-3  # as the executed tests: XLA's CPU backend reorders float32 arithmetic
+LOSS_ATOL = 1e-5
+WARMUP_LOSS_LINES = 3  # graphs change while optimizer state is made, as in tests/test_executed.py
+
+
+@dataclass
+class ExecSpec:
+    """One script to run before and after conversion (see the module's docstring)."""
+
+    folder: Path
+    script: str  # relative to folder
+    args: list[str] = field(default_factory=list)
+    converted_args: list[str] = field(default_factory=list)  # appended for the converted run only
+    env: dict[str, str] = field(default_factory=dict)
+    replace: list[tuple[str, str, str]] = field(default_factory=list)  # (file in folder, old, new)
+    setup: Callable[[Path], None] | None = None  # called with SCRIPT's folder in the scratch copy
+    setup_name: str = ""
+    loss_regex: str = DEFAULT_LOSS_REGEX
+    compare: int = 5  # first losses compared
+    rtol: float = LOSS_RTOL  # relative tolerance of that comparison
+    no_compare: str = ""  # why the losses are not compared
+    timeout: float = 900.0  # per run
+    name: str = ""
+    only: list[str] = field(default_factory=list)  # files of the folder copied (default: all)
+    torchrun: bool = False  # both runs started by torchrun, one process (the runner is its script)
+
+
+@dataclass
+class RunResult:
+    command: str
+    exit: int | None = None  # None: timed out
+    error: str | None = None
+    seconds: float = 0.0
+    losses: list[float] = field(default_factory=list)
+    compiles_at_losses: list[int] = field(default_factory=list)
+    compiles: int = 0
+    executions: int = 0
+    optimizer_steps: int = 0
+    stepped_devices: list[str] = field(default_factory=list)
+    loss_devices: list[str] = field(default_factory=list)
+    tail: str = ""  # the output's last lines
+
+
+@dataclass
+class ExecResult:
+    name: str
+    script: str
+    command: str
+    findings: list[str]  # the converted script's findings, "line: CODE severity message"
+    eager: RunResult
+    xla: RunResult
+    compared: str  # what the loss comparison found
+    problems: list[str]
+    left_on_cpu: bool = False  # XLA005: the tool left the script unchanged
+
+
+def _fail_if_missing(spec: ExecSpec) -> None:
+    if not (spec.folder / spec.script).is_file():
+        raise SystemExit(f"smoke.py: no script {spec.script} in {spec.folder}")
+
+
+def _scratch_copy(spec: ExecSpec, into: Path) -> None:
+    if spec.only:
+        for name in spec.only:
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(spec.folder / name, target)
+    else:
+        _copy(spec.folder, into)
+    for name, old, new in spec.replace:
+        path = into / name
+        text = path.read_text()
+        if old not in text:
+            raise SystemExit(f"smoke.py: --replace: {old!r} is not in {name}")
+        path.write_text(text.replace(old, new))
+    if spec.setup is not None:
+        spec.setup((into / spec.script).parent)
+
+
+def _convert(folder: Path, script: str) -> tuple[list[str], bool]:
+    """Converts the folder in place as a user would (the CLI, default target); the
+    script's findings, and whether the tool left it unchanged with XLA005."""
+    command = [sys.executable, "-m", "codemods", "convert", str(folder), "--format", "json", "--fail-on", "error",
+               "--report", "-"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=_tool_env(), check=False)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise SystemExit(f"smoke.py: the conversion printed no report:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    lines: list[str] = []
+    left = False
+    for file in report.get("files", []):
+        if _relative(file["path"], folder) != script and Path(file["path"]).resolve() != (folder / script).resolve():
+            if file.get("error"):
+                lines.append(f"{_relative(file['path'], folder)}: {file['error']}")
+            continue
+        if file.get("error"):
+            lines.append(f"error: {file['error']}")
+        for f in file.get("findings", []):
+            lines.append(f"{f.get('line')}: {f.get('rule')} {f.get('severity')} {f.get('message')}")
+            left = left or (f.get("rule") == "XLA005" and not file.get("changed"))
+    return lines, left
+
+
+def _tool_env() -> dict[str, str]:
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _run_env(spec: ExecSpec, on_xla: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PJRT_", "XLA_", "TPU_"))}
+    env.pop("PYTHONPATH", None)  # the script's own imports only (the runner puts its folder first)
+    env.update(spec.env)
+    env["PYTHONUNBUFFERED"] = "1"
+    if on_xla:
+        env["PJRT_DEVICE"] = "CPU"
+    else:
+        env["CUDA_VISIBLE_DEVICES"] = ""
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"  # torch would import torch_xla (its entry point) itself
+    return env
+
+
+def run_script(spec: ExecSpec, folder: Path, on_xla: bool) -> RunResult:
+    """The script of ``folder`` through smoke_runner.py, in a process group of its own
+    that is ended when its time is up."""
+    script = folder / spec.script
+    mode = "xla" if on_xla else "eager"
+    args = [*spec.args, *spec.converted_args] if on_xla else spec.args
+    command = [sys.executable, *(TORCHRUN if spec.torchrun else []), str(RUNNER), mode, spec.loss_regex,
+               script.name, *args]
+    launcher = "torchrun --standalone --nproc-per-node=1" if spec.torchrun else "python"
+    shown = " ".join([*(f"{k}={v}" for k, v in spec.env.items()), "PJRT_DEVICE=CPU" if on_xla else "",
+                      launcher, spec.script, *args]).strip()
+    result = RunResult(command=shown)
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=script.parent, env=_run_env(spec, on_xla), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=spec.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        result.error = f"timed out after {spec.timeout:.0f} s"
+    result.seconds = time.perf_counter() - started
+    parse_run(output or "", spec.loss_regex, result)
+    if result.error is not None and result.error.startswith("timed out"):
+        result.exit = None
+    return result
+
+
+def parse_run(output: str, loss_regex: str, result: RunResult) -> RunResult:
+    loss_line = re.compile(loss_regex)
+    lines = output.splitlines()
+    for line in lines:
+        if line.startswith("SMOKE_COMPILES "):
+            result.compiles_at_losses.append(int(line.split()[1]))
+        elif line.startswith("SMOKE_RESULT "):
+            data = json.loads(line[len("SMOKE_RESULT "):])
+            result.exit = data["exit"]
+            result.error = data.get("error")
+            for key in ("compiles", "executions", "optimizer_steps", "stepped_devices", "loss_devices"):
+                setattr(result, key, data[key])
+        else:
+            found = loss_line.search(line)
+            if found:
+                try:
+                    result.losses.append(float(found.group(1)))
+                except (ValueError, IndexError):
+                    pass
+    result.tail = "\n".join(line for line in lines if not line.startswith("SMOKE_"))[-3000:]
+    return result
+
+
+def compare_losses(eager: list[float], xla: list[float], count: int, rtol: float = LOSS_RTOL) -> tuple[bool, str]:
+    n = min(count, len(eager), len(xla))
+    if n == 0:
+        return False, "no losses to compare"
+    for i in range(n):
+        if abs(eager[i] - xla[i]) > LOSS_ATOL + rtol * abs(eager[i]):
+            return False, f"loss {i + 1} differs: eager {eager[i]:.6g}, XLA {xla[i]:.6g}"
+    worst = max(abs(e - x) / max(abs(e), 1e-12) for e, x in zip(eager[:n], xla[:n]))
+    return True, f"first {n} losses within {rtol:g} relative (largest difference {worst:.1e})"
+
+
+def judge(spec: ExecSpec, eager: RunResult, xla: RunResult, left_on_cpu: bool) -> tuple[str, list[str]]:
+    """What the comparison found and the problems of the converted run."""
+    problems: list[str] = []
+    if xla.exit is None:
+        if eager.exit is not None:
+            problems.append(f"the converted run timed out (the original ended with exit {eager.exit})")
+    elif xla.exit != 0 and eager.exit == 0:
+        problems.append(f"the converted run failed: {xla.error or f'exit {xla.exit}'}")
+    elif xla.exit != 0 and eager.exit is None:
+        problems.append(f"the converted run failed where the original timed out: {xla.error or f'exit {xla.exit}'}")
+    elif xla.exit != 0 and xla.error != eager.error:
+        # The original fails here too (a CUDA-only branch, say): the port must not fail otherwise.
+        problems.append(f"the converted run failed: {xla.error or f'exit {xla.exit}'} (the original failed "
+                        f"with: {eager.error or f'exit {eager.exit}'})")
+    if eager.exit == 0 and xla.exit == 0 and len(xla.losses) < len(eager.losses):
+        problems.append(f"the converted run printed {len(xla.losses)} losses, the original {len(eager.losses)}")
+    if eager.exit == 0 and xla.exit == 0 and xla.optimizer_steps < eager.optimizer_steps:
+        problems.append(f"the converted run took {xla.optimizer_steps} optimizer steps, the original {eager.optimizer_steps}")
+    expected = "cpu" if left_on_cpu else "xla"
+    if xla.stepped_devices and xla.stepped_devices != [expected]:
+        problems.append(f"the optimizers stepped parameters on {', '.join(xla.stepped_devices)}")
+    if xla.loss_devices and xla.loss_devices != [expected]:
+        problems.append(f"backward() ran on tensors on {', '.join(xla.loss_devices)}")
+    if not left_on_cpu and xla.exit == 0 and xla.compiles == 0:
+        problems.append("the converted run compiled no XLA graph")
+    at = xla.compiles_at_losses[WARMUP_LOSS_LINES:]
+    if len(at) >= 4 and all(b > a for a, b in zip(at[-4:], at[-3:])):
+        problems.append(f"a new graph at each of the last loss lines ({', '.join(map(str, at[-4:]))} graphs)")
+    if spec.no_compare:
+        compared = f"not compared: {spec.no_compare}"
+    elif not eager.losses:
+        compared = "not compared: the original printed no loss"
+    else:
+        same, compared = compare_losses(eager.losses, xla.losses, spec.compare, spec.rtol)
+        if not same and eager.losses:
+            problems.append(compared)
+    return compared, problems
+
+
+def execute(spec: ExecSpec, keep: Path | None = None) -> ExecResult:
+    _fail_if_missing(spec)
+    with tempfile.TemporaryDirectory(prefix="xla-smoke-run-") as temporary:
+        scratch = keep / re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name or spec.script) if keep else Path(temporary)
+        original, converted = scratch / "original", scratch / "converted"
+        for folder in (original, converted):
+            if folder.exists():
+                shutil.rmtree(folder)
+        _scratch_copy(spec, original)
+        _scratch_copy(spec, converted)
+        findings, left_on_cpu = _convert(converted, spec.script)
+        eager = run_script(spec, original, on_xla=False)
+        xla = run_script(spec, converted, on_xla=True)
+    compared, problems = judge(spec, eager, xla, left_on_cpu)
+    return ExecResult(spec.name or spec.script, spec.script, xla.command, findings, eager, xla, compared, problems,
+                      left_on_cpu)
+
+
+def _describe(run: RunResult) -> str:
+    if run.exit is None:
+        end = run.error or "timed out"
+    elif run.exit == 0:
+        end = "ran to the end"
+    else:
+        end = f"failed (exit {run.exit}): {run.error}" if run.error else f"exit {run.exit}"
+    losses = ", ".join(f"{v:.4f}" for v in run.losses[:6]) + (" ..." if len(run.losses) > 6 else "")
+    last = f"{run.losses[-1]:.4f}" if run.losses else "-"
+    return (f"{end} in {run.seconds:.0f} s; {run.optimizer_steps} optimizer steps; {len(run.losses)} losses "
+            f"[{losses}] last {last}; parameters stepped on {', '.join(run.stepped_devices) or '-'}; "
+            f"backward on {', '.join(run.loss_devices) or '-'}")
+
+
+def print_execution(result: ExecResult, verbose: bool = False) -> None:
+    print(f"== {result.name}: {result.command}")
+    errors = [f for f in result.findings if " error " in f]
+    print(f"  conversion: {len(result.findings)} findings ({len(errors)} errors)"
+          + ("; left unchanged on the CPU (XLA005)" if result.left_on_cpu else ""))
+    for line in result.findings if verbose else errors:
+        print(f"    {line}")
+    print(f"  eager: {_describe(result.eager)}")
+    print(f"  XLA:   {_describe(result.xla)}")
+    at = result.xla.compiles_at_losses
+    print(f"  XLA graphs: {result.xla.compiles} compiled, {result.xla.executions} executed; at the loss lines: "
+          + (", ".join(map(str, at[:12])) + (" ..." if len(at) > 12 else "") if at else "-"))
+    print(f"  losses: {result.compared}")
+    for problem in result.problems:
+        print(f"  PROBLEM: {problem}")
+    for name, run in (("eager", result.eager), ("XLA", result.xla)):
+        if run.exit != 0 and run.tail:
+            print(f"  {name} output, last lines:\n" + "\n".join("    " + l for l in run.tail.splitlines()[-15:]))
+    print("  OK" if not result.problems else f"  {len(result.problems)} problem(s)")
+
+
+def _split_replacement(text: str) -> tuple[str, str, str]:
+    parts = text.split("::")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError(f"--replace takes FILE::OLD::NEW, not {text!r}")
+    return parts[0], parts[1].encode().decode("unicode_escape"), parts[2].encode().decode("unicode_escape")
+
+
+def _split_env(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(f"--env takes NAME=VALUE, not {text!r}")
+    return name, value
+
+
+def _setup_file(path: Path) -> Callable[[Path], None]:
+    def setup(folder: Path) -> None:
+        subprocess.run([sys.executable, str(path.resolve())], cwd=folder, check=True)
+
+    return setup
+
+
+def execution_spec(args: argparse.Namespace, script_args: list[str]) -> ExecSpec:
+    """The --execute options as a spec."""
+    folder, script = args.execute
+    env = dict(args.env or [])
+    if args.torchrun_env:
+        env = {**TORCHRUN_ENV, **env}
+    return ExecSpec(
+        folder=Path(folder), script=script, args=script_args, converted_args=list(args.converted_arg or []),
+        env=env, replace=list(args.replace or []),
+        setup=_setup_file(args.setup) if args.setup else None, setup_name=str(args.setup or ""),
+        loss_regex=args.loss_regex, compare=args.compare, rtol=args.rtol, no_compare=args.no_compare or "",
+        timeout=args.run_timeout, torchrun=args.torchrun,
+        name=script + (" (torchrun)" if args.torchrun else " (torchrun environment)" if args.torchrun_env else ""),
+    )
+
+
+def _execute_main(args: argparse.Namespace, script_args: list[str]) -> int:
+    if args.execute:
+        specs = [execution_spec(args, script_args)]
+    else:
+        from smoke_scripts import known  # scripts/ is on sys.path when run as a script
+
+        specs = [spec for name in args.known for spec in known(name, args.corpus)]
+    results = []
+    for spec in specs:
+        result = execute(spec, args.keep)
+        results.append(result)
+        print_execution(result, args.verbose)
+        sys.stdout.flush()
+        if args.json is not None:
+            args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    bad = [r.name for r in results if r.problems]
+    print(f"\n{len(results)} script(s) run: {len(results) - len(bad)} as far as their originals on XLA"
+          + (f"; problems: {', '.join(bad)}" if bad else ""))
+    return 1 if bad else 0
+
+
+def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The options, and the script's arguments (after ``--``, for --execute)."""
+    script_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[: argv.index("--")] if "--" in argv else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("folders", nargs="*", type=Path)
     parser.add_argument("--target", action="append", choices=("2.9", "sagemaker"))
     parser.add_argument("--file-timeout", type=float, default=180.0)
     parser.add_argument("--slowest", type=int, default=10)
@@ -252,7 +621,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every result here")
     parser.add_argument("--markdown", type=Path, help="write the figures per folder as a Markdown table here")
     parser.add_argument("-v", "--verbose", action="store_true", help="also input errors and CUDA leftovers")
+    run = parser.add_argument_group("executed mode (a script before and after conversion; arguments after --)")
+    run.add_argument("--execute", nargs=2, metavar=("FOLDER", "SCRIPT"), help="run SCRIPT of FOLDER, eager and on XLA")
+    run.add_argument("--known", nargs="+", metavar="NAME", help="scripts of scripts/smoke_scripts.py (or 'all')")
+    run.add_argument("--corpus", type=Path, default=Path("/work/corpus"), help="where --known finds its folders")
+    run.add_argument("--setup", type=Path, help="a Python file run in SCRIPT's folder of the copy: fake data")
+    run.add_argument("--replace", action="append", type=_split_replacement, metavar="FILE::OLD::NEW",
+                     help="edit the copy before converting (smaller sizes, fewer steps)")
+    run.add_argument("--converted-arg", action="append", metavar="ARG",
+                     help="an argument for the converted run only (--converted-arg=--accel: a device flag)")
+    run.add_argument("--env", action="append", type=_split_env, metavar="NAME=VALUE", help="for both runs")
+    run.add_argument("--torchrun", action="store_true", help="both runs started by torchrun, one process")
+    run.add_argument("--torchrun-env", action="store_true",
+                     help="both runs in torchrun's environment (RANK, WORLD_SIZE...: world size 1), without torchrun")
+    run.add_argument("--loss-regex", default=DEFAULT_LOSS_REGEX, help="a printed loss: group 1 is its value")
+    run.add_argument("--compare", type=int, default=5, help="first losses compared between eager and XLA")
+    run.add_argument("--rtol", type=float, default=LOSS_RTOL, help="relative tolerance of the loss comparison")
+    run.add_argument("--no-compare", metavar="WHY", help="do not compare losses (the script is not deterministic)")
+    run.add_argument("--run-timeout", type=float, default=900.0, help="seconds per run")
+    run.add_argument("--keep", type=Path, help="make the scratch copies here and keep them")
     args = parser.parse_args(argv)
+    if args.execute and args.known:
+        parser.error("--execute and --known are not taken together")
+    if (args.execute or args.known) and args.folders:
+        parser.error("folders are not taken with --execute/--known")
+    if script_args and not args.execute:
+        parser.error("arguments after -- are only for --execute")
+    if not (args.folders or args.execute or args.known):
+        parser.error("give folders to check, or --execute / --known")
+    return args, script_args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, script_args = parse(list(sys.argv[1:] if argv is None else argv))
+    if args.execute or args.known:
+        return _execute_main(args, script_args)
     targets = args.target or ["2.9", "sagemaker"]
     results = []
     work = [(folder, target) for folder in args.folders for target in targets]

@@ -43,6 +43,9 @@ DIST_CONCEPTS = {"torch.distributed.get_rank": "global_ordinal", "torch.distribu
 # reads them (ported, or written for XLA) is multi-process code just as its source was.
 XLA_RANK_READS = frozenset(name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept))
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
+# Reduce ops torch_xla's "xla" process group refuses (ValueError: Invalid reduce op).
+UNSUPPORTED_REDUCE_OPS = frozenset({"torch.distributed.ReduceOp.AVG", "torch.distributed.ReduceOp.PREMUL_SUM"})
+ALL_REDUCE = "torch.distributed.all_reduce"
 TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 XLA_LAUNCHERS = frozenset({"torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"})
 DATA_PARALLEL = frozenset(
@@ -152,6 +155,11 @@ class DistributedFacts:
     unreduced_backwards: set[cst.Call] = field(default_factory=set)
     # model.share_memory() with mp.Process workers: Hogwild training.
     hogwild: cst.Call | None = None
+    # ``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` statements (the xla process group has no
+    # AVG): -> xm.all_reduce("sum", [t], scale=1.0 / world size); any other use of a reduce
+    # op the xla process group refuses is reported (the attribute).
+    average_reduces: set[cst.Call] = field(default_factory=set)
+    unsupported_reduce_ops: set[cst.Attribute] = field(default_factory=set)
     # Saves that only the master process reaches (a rank guard around them or their caller).
     guarded_saves: set[cst.Call] = field(default_factory=set)
     # ``if rank == 0: print(...)``: one print that only the master process runs.
@@ -228,6 +236,8 @@ class DistributedAnalysis(Analysis):
         self.master_print_candidates: list[cst.If] = []
         self.xla_launches: dict[cst.Call, str] = {}  # torch_xla.launch / xmp.spawn calls already there -> owner
         self.module_defs: list[cst.FunctionDef | cst.ClassDef] = []  # outside any if
+        self.reduce_ops: list[cst.Attribute] = []  # ReduceOp.AVG / PREMUL_SUM anywhere
+        self.fixed_reduce_ops: set[int] = set()  # those in an all_reduce that is rewritten
 
     # -- where we are -------------------------------------------------------------------
 
@@ -351,6 +361,8 @@ class DistributedAnalysis(Analysis):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
+        if attr in ("AVG", "PREMUL_SUM") and self.walk.resolve(node) in UNSUPPORTED_REDUCE_OPS:
+            self.reduce_ops.append(node)
         if attr == "module":
             self.module_attrs.append((node, dotted(node.value)))
         elif attr == "local_rank" and id(node) not in self.targets | self.skip and type(node.value) is cst.Name:
@@ -438,6 +450,8 @@ class DistributedAnalysis(Analysis):
             self.xla_rank_reads = True  # already-ported code reads its rank as the original did
         elif callee == INIT_PROCESS_GROUP:
             self._process_group(node)
+        elif callee == ALL_REDUCE:
+            self._all_reduce(node)
         elif callee in TORCH_SPAWN:
             self._spawn(node)
         elif callee in XLA_LAUNCHERS:
@@ -456,6 +470,23 @@ class DistributedAnalysis(Analysis):
             self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
         elif callee in DATA_PARALLEL and not any(node is c for c, _, _ in self.dp_calls):
             self.dp_calls.append((node, None, None))
+
+    def _all_reduce(self, node: cst.Call) -> None:
+        """``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` as a statement of its own, with no
+        group or async_op: the same in-place average with xm.all_reduce."""
+        statement = self.statement
+        if statement is None or len(statement.body) != 1 or type(statement.body[0]) is not cst.Expr:
+            return
+        if statement.body[0].value is not node or any(a.star for a in node.args):
+            return
+        named = {("tensor", "op")[i] if a.keyword is None and i < 2 else (a.keyword.value if a.keyword else ""): a
+                 for i, a in enumerate(node.args)}
+        op = named.get("op")
+        if set(named) != {"tensor", "op"} or op is None or type(op.value) is not cst.Attribute:
+            return
+        if self.walk.resolve(op.value) == "torch.distributed.ReduceOp.AVG":
+            self.part.average_reduces.add(node)
+            self.fixed_reduce_ops.add(id(op.value))
 
     def _assigned_name(self, node: cst.Call) -> str | None:
         """The name a call's value is assigned to (``n = torch.cuda.device_count() if ... else 1``)."""
@@ -550,6 +581,7 @@ class DistributedAnalysis(Analysis):
             part.multi_process = False
         if self.local_rank_flag:
             self.reads.extend(self.local_rank_reads)
+        part.unsupported_reduce_ops = {op for op in self.reduce_ops if id(op) not in self.fixed_reduce_ops}
         self._loaders()
         part.loaders = set(self.loader_calls)
 

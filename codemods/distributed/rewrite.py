@@ -14,7 +14,9 @@ module only writes it:
   * training data gets a DistributedSampler from the runtime's rank and size (XLA606);
   * without DDP, mixed-precision steps all-reduce their gradients (XLA607);
   * Hogwild training is reported (XLA608), and so is what is left (XLA609);
-  * a print that only the master process runs becomes ``xm.master_print`` (XLA610).
+  * a print that only the master process runs becomes ``xm.master_print`` (XLA610);
+  * an all-reduce with ``ReduceOp.AVG``, which the xla process group refuses, becomes
+    ``xm.all_reduce("sum", [t], scale=1.0 / world size)``; other uses are reported (XLA615).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from codemods.engine.nodes import KEYWORD_EQUAL, lone_call, parse_dotted, quoted
 from codemods.targets import XMP, Api
 from codemods.distributed.rules import (
     AMP_GRADIENT_ALL_REDUCE,
+    AVERAGE_ALL_REDUCE,
     DATA_PARALLEL,
     DDP_DEVICE_IDS,
     DISTRIBUTED_MANUAL,
@@ -495,6 +498,25 @@ class DistributedRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
+    # -- reduce ops the xla process group refuses (XLA615) -------------------------------------------
+
+    def _average_reduce(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        def build() -> cst.Call | None:
+            reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
+            world = self.ctx.call("world_size")
+            if reduce_ is None or world is None:
+                return None
+            tensor = next(a for i, a in enumerate(updated.args) if (a.keyword is None and i == 0)
+                          or (a.keyword is not None and a.keyword.value == "tensor")).value
+            scale = cst.BinaryOperation(cst.Float("1.0"), cst.Divide(), world)
+            return cst.Call(reduce_, [with_comma(cst.Arg(cst.SimpleString('"sum"'))),
+                                      with_comma(cst.Arg(cst.List([cst.Element(tensor)]))), _keyword("scale", scale)])
+
+        return self._replace(
+            AVERAGE_ALL_REDUCE, original, updated, "the xla process group has no ReduceOp.AVG (ValueError: Invalid reduce op); "
+            "the sum scaled by the world size is the same average, in place", build,
+        )
+
     # -- dispatch ------------------------------------------------------------------------------------
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -517,6 +539,8 @@ class DistributedRewrite(Concern):
             return self._loader_sampler(original, updated, part.sampler_plans[original])
         if original in part.ddp_inputs:
             return self._ddp_input(original, updated)
+        if original in part.average_reduces:
+            return self._average_reduce(original, updated)
         if original in part.launcher_counts:
             # A CUDA count that only feeds the workers, which read the XLA one themselves
             # (XLA602): nothing to report on it.
@@ -556,6 +580,10 @@ class DistributedRewrite(Concern):
                         "process that starts the others: the XLA runtime may not be used there; read it in the workers")
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if original in self.part.unsupported_reduce_ops:
+            self.ctx.report(AVERAGE_ALL_REDUCE, original, f"`{self.ctx.code(original)}`: the xla process group refuses this "
+                            "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
+                            "world size, or xm.all_reduce(\"sum\", [t], scale=1.0 / xr.world_size())")
         if original in self.part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in self.part.module_accesses:
