@@ -708,6 +708,106 @@ CASES = [
 
         gen = th.Generator()
         """),
+    # -- XLA110 device type checks around device code ---------------------------------------
+    C("XLA110", "positive", """
+        import torch
+
+        if use_accel:
+            device = torch.accelerator.current_accelerator()
+        else:
+            device = torch.device("cpu")
+        if args.distributed:
+            if device.type == 'cuda':
+                model.cuda(device)
+        elif device.type == "cuda":
+            model = torch.nn.DataParallel(model).cuda()
+        """, """
+        import torch
+        import torch_xla
+
+        if use_accel:
+            device = torch.device("xla")
+        else:
+            device = torch.device("cpu")
+        if args.distributed:
+            if device.type == 'xla':
+                model.to(torch_xla.device())
+        elif device.type == "xla":
+            model = model.to(torch_xla.device())
+        """, note="imagenet-accelerator-branches",
+        expect=((9, "`device.type == 'cuda'` asks whether the device the script picked is the accelerator"),
+                (11, "-> device.type == \"xla\""))),
+    C("XLA110", "positive", """
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device != "cuda":
+            x = x.cuda()
+        if "cuda" in str(device):
+            model.cuda()
+        """, """
+        import torch
+        import torch_xla
+
+        device = "xla"
+        if device != "xla":
+            x = x.to(torch_xla.device())
+        if "xla" in str(device):
+            model.to(torch_xla.device())
+        """, note="string-device-negated-and-membership",
+        expect=((5, "-> device != \"xla\""), (7, "-> \"xla\" in str(device)"))),
+    C("XLA110", "positive", """
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if device.type == "cuda":
+            model.cuda()
+            print(torch.cuda.get_device_name())
+        """, """
+        import torch
+        import torch_xla
+
+        device = torch_xla.device()
+        if device.type == "cuda":
+            model.to(torch_xla.device())
+            print(torch.cuda.get_device_name())
+        """, note="guards-code-that-fails-without-cuda-reported",
+        expect=((5, "not changed: the code it guards also runs `torch.cuda.get_device_name`"),)),
+    C("XLA110", "negative", """
+        import torch
+        import torch.backends.cudnn as cudnn
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model.to(device)
+        if device.type == "cuda":
+            cudnn.benchmark = True
+        if batch.device.type == "cuda":
+            x = x.cuda()
+        """, """
+        import torch
+        import torch_xla
+
+        device = torch_xla.device()
+        model.to(device)
+        if device.type == "cuda":
+            pass
+        if batch.device.type == "cuda":
+            x = x.to(torch_xla.device())
+        """, note="no-device-code-or-not-the-picked-device"),
+    C("XLA110", "alias", """
+        import torch as th
+
+        dev = th.accelerator.current_accelerator() if th.accelerator.is_available() else th.device("cpu")
+        if dev.type == 'cuda':
+            net = net.cuda()
+        """, """
+        import torch as th
+        import torch_xla
+
+        dev = th.device("xla")
+        if dev.type == 'xla':
+            net = net.to(torch_xla.device())
+        """),
     # -- XLA104 availability picks the device -------------------------------------
     C("XLA104", "positive", """
         import torch

@@ -87,6 +87,11 @@ class DeviceFacts:
     generators: set[cst.Call] = field(default_factory=set)
     # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
     cuda_asserts: set[cst.Assert] = field(default_factory=set)
+    # `if device.type == 'cuda':` (`device == 'cuda'`, `'cuda' in str(device)`) around device
+    # code, where `device` is the device the script picked and it becomes the XLA device: the
+    # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
+    # the guarded code also fails without CUDA, it is reported (the value: that code).
+    type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -130,6 +135,7 @@ class DeviceAnalysis(Analysis):
         self.index_guard_candidates: list[tuple[cst.If, str]] = []
         self.generator_candidates: list[cst.Call] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
+        self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -259,6 +265,9 @@ class DeviceAnalysis(Analysis):
         self.cond_refs[node] = _refs(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs.append(node)
+        for sub in walk(node.test):
+            if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
+                self.type_check_candidates.append((sub, device, node))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = _refs(node.test)
@@ -406,6 +415,11 @@ class DeviceAnalysis(Analysis):
             # `.to(rank)` uses are rewritten where they are).
             if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
                 part.int_devices.update(literals)
+        for comparison, device, statement in self.type_check_candidates:
+            values = self.device_assignments.get(device, [])
+            if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):
+                part.type_checks[comparison] = self.crash_code.get(statement)
+                part.cuda_checks.discard(comparison)
 
     def _local_params(self, callee: str) -> list[str] | None:
         """The parameters of the function of this file that ``callee`` runs: ``helper``,
@@ -518,6 +532,30 @@ def _moves_only_if_given(node: cst.If) -> str | None:
         if dotted(arg_value(value, 0, "device")) != index:
             return None
     return index
+
+
+def _device_type_checked(node: cst.Comparison) -> str | None:
+    """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
+    != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
+    if len(node.comparisons) != 1:
+        return None
+    operator = type(node.comparisons[0].operator)
+    left, right = node.left, node.comparisons[0].comparator
+    if operator in (cst.Equal, cst.NotEqual) and string_value(left) == "cuda":
+        left, right = right, left
+    elif operator in (cst.In, cst.NotIn) and string_value(left) == "cuda":
+        if type(right) is cst.Call and dotted(right.func) == "str" and len(right.args) == 1:
+            left, right = right.args[0].value, left
+        else:
+            return None
+    elif operator not in (cst.Equal, cst.NotEqual):
+        return None
+    if string_value(right) != "cuda":
+        return None
+    name = dotted(left)
+    if name is not None and name.endswith(".type"):
+        name = name.removesuffix(".type")
+    return name if is_device_name(name) else None
 
 
 def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:

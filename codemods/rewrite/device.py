@@ -383,9 +383,45 @@ class DeviceRewrite(Concern):
     # -- checks that stay -----------------------------------------------------------
 
     def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        if original in self.facts.device.type_checks:
+            return self._type_check(original, updated)  # type: ignore[arg-type]
         if original in self.facts.device.cuda_checks:
             self._cuda_check(original)
         return updated
+
+    def _type_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        """``device.type == 'cuda'`` around device code, on the device the script picked:
+        on XLA the question it asks ("is this the accelerator?") is ``== 'xla'``."""
+        blocker = self.facts.device.type_checks[original]
+        check = self.ctx.code(original)
+        if blocker is not None or not self._devices_converted:
+            why = (
+                f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
+                if blocker is not None else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
+            )
+            self.ctx.report(
+                "XLA110",
+                original,
+                f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
+                f"code it guards (model moves, wrappers) never runs there; not changed: {why}; compare with 'xla' "
+                "once that code runs on XLA",
+            )
+            return updated
+        xla = self.ctx.target.device_string
+
+        def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
+            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand  # type: ignore[arg-type]
+
+        comparison = updated.comparisons[0]
+        return self.ctx.fix(
+            "XLA110",
+            original,
+            f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
+            "device -> {new}",
+            lambda: updated.with_changes(
+                left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
+            ),
+        ) or updated
 
     leave_Comparison = _checked
     leave_Attribute = _checked

@@ -210,5 +210,36 @@ RULES = (
             ),
         ),
     ),
+    Rule(
+        "XLA110", "device-type-check", "error",
+        "`device.type == 'cuda'` around device code, on the device the script picked, compares with 'xla'", True,
+        why="Scripts that pick `device = torch.accelerator.current_accelerator()` (or 'cuda' when it is there) and "
+        "the CPU otherwise then ask `if device.type == 'cuda':` before moving the model, wrapping it in "
+        "DistributedDataParallel or moving batches. Once the device becomes the XLA device that check is False, "
+        "so the model is neither moved nor wrapped and the script trains on the CPU, or not at all under the "
+        "launcher (pytorch/examples imagenet). Where the check guards device code (a `.cuda()` move, a CUDA "
+        "device) and the compared name is assigned a device that becomes XLA, 'cuda' becomes 'xla': the check "
+        "keeps asking \"is this the accelerator?\", and a `--no-accel` CPU run still skips it. Where the guarded "
+        "code also runs something that fails without CUDA it is reported instead. Checks around other code "
+        "(cuDNN flags, DataParallel) stay, with XLA105.",
+        examples=(
+            example(
+                """
+                import torch
 
+                device = torch.accelerator.current_accelerator() if use_accel else torch.device("cpu")
+                if device.type == "cuda":
+                    model.cuda(device)
+                """,
+                """
+                import torch
+                import torch_xla
+
+                device = torch.device("xla") if use_accel else torch.device("cpu")
+                if device.type == "xla":
+                    model.to(torch_xla.device())
+                """,
+            ),
+        ),
+    ),
 )
