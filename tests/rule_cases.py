@@ -810,6 +810,47 @@ CASES = [
         """),
     # -- XLA104 availability picks the device -------------------------------------
     C("XLA104", "positive", """
+        import sys
+        import torch
+
+        def verify_min_gpu_count(min_gpus: int = 2) -> bool:
+            has_gpu = torch.accelerator.is_available()
+            gpu_count = torch.accelerator.device_count()
+            return has_gpu and gpu_count >= min_gpus
+
+        def main():
+            if not verify_min_gpu_count(min_gpus=2):
+                print("Unable to locate sufficient 2 gpus to run this example. Exiting.")
+                sys.exit()
+            train()
+        """, """
+        import torch
+
+        def verify_min_gpu_count(min_gpus: int = 2) -> bool:
+            has_gpu = torch.accelerator.is_available()
+            gpu_count = torch.accelerator.device_count()
+            return has_gpu and gpu_count >= min_gpus
+
+        def main():
+            train()
+        """, note="minimum-gpu-count-exit-removed",
+        expect=((9, "removed `if not verify_min_gpu_count(min_gpus=2):` and the exit under it"),)),
+    C("XLA104", "negative", """
+        import sys
+        import torch
+
+        def has_data(path):
+            return os.path.exists(path)
+
+        def count_gpus():
+            return torch.cuda.device_count()
+
+        if not has_data("data"):
+            sys.exit()
+        if not count_gpus():
+            print("no GPU")
+        """, note="exits-that-check-no-cuda-device-or-do-not-exit"),
+    C("XLA104", "positive", """
         import torch
 
         use_cuda = not args.no_cuda and torch.cuda.is_available()

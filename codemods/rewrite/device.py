@@ -325,6 +325,8 @@ class DeviceRewrite(Concern):
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
         if original in self.facts.training.input_guards:
             return self._input_guard(original, updated)
+        if original in self.facts.device.gpu_requirements:
+            return self._without_gpu_requirement(original, updated)
         if original not in self.facts.device.ifs:
             return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
@@ -353,6 +355,26 @@ class DeviceRewrite(Concern):
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
         return new
+
+    def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:
+        """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA
+        devices, which an XLA machine has none of, so the script would always end here."""
+        name = self.facts.device.gpu_requirements[original]
+        if not self._devices_converted:
+            return updated
+        self.ctx.vanish(original, updated)
+        done = self.ctx.fix(
+            "XLA104", original,
+            f"removed `if {self.ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
+            "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
+            "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
+            "number of devices is no longer enforced)",
+            lambda: original,
+        )
+        if done is not None:
+            self.ctx.imports.discard(original)
+            self.ctx.drop_statement(updated)
+        return updated
 
     def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
         """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,

@@ -79,7 +79,11 @@ RULES = (
         "XLA104", "cuda-available-device", "error", "`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", True,
         why="`torch.cuda.is_available()` is False on an XLA machine, so a device picked by it silently falls back "
         "to the CPU and the script trains there. Where the check picks the device it is dropped; a `--no-cuda` "
-        "flag still selects the CPU.",
+        "flag still selects the CPU. `assert torch.cuda.is_available()` is removed, and so is an exit under "
+        "`if not verify_min_gpu_count(...):` when that function of the file checks for CUDA devices and counts "
+        "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; the "
+        "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
+        "(the finding says so).",
         examples=(
             example(
                 """
