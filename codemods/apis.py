@@ -255,7 +255,7 @@ COMPILER_SETTINGS = {
 }
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
-# Multi-GPU APIs: their calls are ported (rewrite/distributed.py) or reported (XLA609).
+# Multi-GPU APIs: their calls are ported (distributed/rewrite.py) or reported (XLA609).
 DISTRIBUTED: dict[str, SourceApi] = _table(
     "XLA609",
     "is not ported here: on XLA use the xla process group, the XLA launcher and one process per device",

@@ -18,11 +18,12 @@ import click
 
 from codemods import __version__, progress
 from codemods.config import ConfigError, Settings, load
-from codemods.doctor import DEFAULT_FAMILIES as DOCTOR_FAMILIES
-from codemods.doctor import DoctorOptions, diagnose
+from codemods.doctor.diagnose import DoctorOptions, diagnose
+from codemods.doctor.static import DEFAULT_FAMILIES as DOCTOR_FAMILIES
 from codemods.files import FileProblem, discover
-from codemods.report import RENDERERS, FileReport, Mode, Report, coloured_diff
-from codemods.rules import SEVERITIES, RuleSelection, Severity, docs
+from codemods.engine.report import RENDERERS, FileReport, Mode, Report, coloured_diff
+from codemods import rule_docs
+from codemods.rules import SEVERITIES, RuleSelection, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
 
@@ -91,11 +92,11 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     unknown = RuleSelection(select=patterns).unknown_patterns()
     if unknown:
         raise click.UsageError(f"unknown rule code(s): {', '.join(unknown)} (see `xla-codemod rules`)")
-    chosen = docs.select(patterns)
+    chosen = rule_docs.select(patterns)
     if output_format == "json":
-        click.echo(docs.render_json(chosen), nl=False)
+        click.echo(rule_docs.render_json(chosen), nl=False)
     else:
-        click.echo(docs.render_pages(chosen) if patterns else docs.render_list(chosen), nl=False)
+        click.echo(rule_docs.render_pages(chosen) if patterns else rule_docs.render_list(chosen), nl=False)
 
 
 @main.command(context_settings={"allow_interspersed_args": False})

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
 from codemods.files import is_dockerfile, is_notebook
-from codemods.report import CellChange, Finding
+from codemods.engine.report import CellChange, Finding
 from codemods.rules import RuleSelection
-from codemods.summary import ImportContext, ModuleSummary
+from codemods.project.summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in
@@ -27,8 +27,8 @@ from codemods.targets import DEFAULT_TARGET, Target, get_target
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.containers import ImageUse
-    from codemods.rewrite.base import PendingFinding
+    from codemods.containers.check import ImageUse
+    from codemods.engine.rewriter import PendingFinding
 
 Source = TypeVar("Source", str, bytes)
 
@@ -92,9 +92,9 @@ def convert_source(
     ``filename`` says what kind of file it is: a Dockerfile (``Dockerfile``,
     ``*.Dockerfile``, ``Dockerfile.*``) is checked, never rewritten; a Jupyter notebook
     (``*.ipynb``: bytes or its JSON text) has its code cells converted as one program
-    (codemods/notebook.py); anything else is Python.
+    (codemods/notebooks/convert.py); anything else is Python.
     ``imports`` tells where the file's imports lead (the project's modules and their
-    summaries, see codemods/project.py); without it, modules that are neither the
+    summaries, see codemods/project/resolver.py); without it, modules that are neither the
     standard library nor well-known packages are taken for unread project modules.
 
     Findings point into the output (``locate="output"``, after an in-place convert) or
@@ -111,7 +111,7 @@ def convert_source(
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
     if filename is not None and is_notebook(filename):
-        from codemods.notebook import convert_notebook
+        from codemods.notebooks.convert import convert_notebook
 
         def convert_code(code: str, name: str | None) -> Conversion:
             """The code cells as one script (never multi-process: a notebook runs in one
@@ -187,9 +187,9 @@ def needs_parsing(raw: bytes) -> bool:
 def load_parser() -> None:
     """Loads LibCST and what is built on it (as _convert does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
-    import codemods.analysis  # noqa: F401
-    import codemods.rewrite  # noqa: F401
-    import codemods.roundtrip  # noqa: F401
+    import codemods.facts  # noqa: F401
+    import codemods.concerns  # noqa: F401
+    import codemods.engine.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
@@ -242,12 +242,12 @@ def _convert(
 ) -> Conversion:
     import libcst as cst
 
-    from codemods.analysis import analyse
-    from codemods.analysis.summary import summarise
-    from codemods.positions import code_reusing
-    from codemods.rewrite import concerns_for
-    from codemods.rewrite.base import Context, Rewriter
-    from codemods.roundtrip import NotReproduced, parse_exactly
+    from codemods.facts import analyse
+    from codemods.project.summarise import summarise
+    from codemods.engine.positions import code_reusing
+    from codemods.concerns import concerns_for
+    from codemods.engine.rewriter import Context, Rewriter
+    from codemods.engine.roundtrip import NotReproduced, parse_exactly
 
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
@@ -274,7 +274,7 @@ def _convert(
     input_starts = printed_input.positions(facts.parents)
     launcher = None
     if _SAGEMAKER.search(raw):  # launcher scripts are few: their analysis loads only for them
-        from codemods.analysis.launcher import analyse_launcher
+        from codemods.launcher.analysis import analyse_launcher
 
         launcher = analyse_launcher(module, facts.imports.table)
     suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
@@ -314,7 +314,7 @@ def _convert(
     output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
     images: tuple[ImageUse, ...] = ()
     if launcher and filename:
-        from codemods.containers import image_uses
+        from codemods.containers.check import image_uses
 
         images = image_uses(launcher.estimators, filename, input_starts.get)
     input_starts.locate(f.original for f in ctx.findings)  # type: ignore[misc]
@@ -336,8 +336,8 @@ def _check_dockerfile(
     source: Source, raw: bytes, filename: str, selection: RuleSelection, max_bytes: int | None
 ) -> Conversion:
     """A Dockerfile: checked (SM3), never rewritten."""
-    from codemods.analysis.dockerfile import DockerfileSyntaxError
-    from codemods.containers import check_dockerfile
+    from codemods.containers.dockerfile import DockerfileSyntaxError
+    from codemods.containers.check import check_dockerfile
 
     if _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])

@@ -7,7 +7,7 @@ import os
 import time
 from typing import TextIO
 
-from codemods.report import FileReport
+from codemods.engine.report import FileReport
 
 _WIDTH = 30
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
-from codemods.project import Project, find_root, imported_files, resolved, summarise_with, waves
-from codemods.report import FileReport, Mode, notebook_diff, unified_diff
+from codemods.project.resolver import Project, find_root, imported_files, resolved, summarise_with, waves
+from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.rules import RuleSelection, Severity
-from codemods.summary import ImportContext, ModuleSummary
+from codemods.project.summary import ImportContext, ModuleSummary
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -211,7 +211,7 @@ def _run_rounds(
         pool.shutdown()
     ordered = [reports[i] for i in range(len(work))]
     if any(report.images for report in ordered):
-        from codemods.containers import connect_images  # imports LibCST: only for runs that need it
+        from codemods.containers.check import connect_images  # imports LibCST: only for runs that need it
 
         connect_images(ordered)
     return ordered

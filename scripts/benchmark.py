@@ -142,12 +142,12 @@ def stages() -> None:
 
     import libcst as cst
 
-    from codemods.analysis import analyse
+    from codemods.facts import analyse
     from codemods.pipeline import _never
-    from codemods.positions import code_reusing, print_back
-    from codemods.report import FileReport, Finding, Report, render_text
-    from codemods.rewrite import concerns_for
-    from codemods.rewrite.base import Context, Rewriter
+    from codemods.engine.positions import code_reusing, print_back
+    from codemods.engine.report import FileReport, Finding, Report, render_text
+    from codemods.concerns import concerns_for
+    from codemods.engine.rewriter import Context, Rewriter
     from codemods.rules import RuleSelection
     from codemods.targets import get_target
 

@@ -1,9 +1,9 @@
 """Rule cases of the notebook rules (XLN1): notebooks as Jupyter writes them, made by
-codemods.rules.notebooks.notebook_text from their code cells (and metadata)."""
+codemods.notebooks.rules.notebook_text from their code cells (and metadata)."""
 
 from __future__ import annotations
 
-from codemods.rules.notebooks import notebook_text
+from codemods.notebooks.rules import notebook_text
 from tests.rule_cases import Case
 
 TRAINING = (

@@ -2573,7 +2573,7 @@ CASES = [
         if __name__ == "__main__":
             torch_xla.launch(worker)
         """, note="handed-to-a-launcher"),
-    # -- XLA6 distributed (rewrite/distributed.py) ----------------------------------------------------------
+    # -- XLA6 distributed (distributed/rewrite.py) ----------------------------------------------------------
     C("XLA601", "positive", """
         import torch.distributed as dist
 
@@ -3666,7 +3666,7 @@ CASES = [
 
         torch._dynamo.config.suppress_errors = True
         """, target="sagemaker", note="sagemaker-settings", expect=((2, "`import torch._dynamo`: PyTorch 1.13 has no torch._dynamo"), (4, "PyTorch 1.13 has no torch._dynamo"))),
-    # -- XLA611-XLA613 FSDP (rewrite/fsdp.py) ---------------------------------------------------------------
+    # -- XLA611-XLA613 FSDP (fsdp/rewrite.py) ---------------------------------------------------------------
     C("XLA611", "positive", """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy
@@ -3944,7 +3944,7 @@ CASES = [
             model_state, optimizer_state = state_of(model, optimizer)
             dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id="ckpt")
         """, note="distributed-checkpoint"),
-    # -- XLA821-XLA822 Lightning and Fabric (rewrite/lightning.py) -----------------------------------------
+    # -- XLA821-XLA822 Lightning and Fabric (lightning/rewrite.py) -----------------------------------------
     C("XLA821", "positive", """
         import lightning as L
 

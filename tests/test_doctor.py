@@ -22,14 +22,15 @@ from click.testing import CliRunner
 
 from codemods import RuleSelection, convert_source
 from codemods.cli import main
-from codemods.doctor import DoctorOptions, diagnose, graphs
+from codemods.doctor import graphs
+from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.doctor.findings import Places, judge
 from codemods.doctor.observe import observe
 from codemods.doctor.probe import UserCode
 from codemods.doctor.static import cross_reference
-from codemods.report import Finding
+from codemods.engine.report import Finding
 from codemods.rules import RULES
-from codemods.rules.doctor import PREFIX, RUNTIME
+from codemods.doctor.rules import PREFIX, RUNTIME
 
 DATA = Path(__file__).parent / "data" / "doctor"
 GRAPH_FILE = (DATA / "slice_loop_index.graphs.txt").read_text()
@@ -191,7 +192,7 @@ def test_the_tool_process_does_not_import_torch(tmp_path: Path, python_without_t
     script.write_text("import torch_xla\n")
     check = (
         "import sys\n"
-        "from codemods.doctor import DoctorOptions, diagnose\n"
+        "from codemods.doctor.diagnose import DoctorOptions, diagnose\n"
         f"diagnose({str(script)!r}, options=DoctorOptions(python={python_without_torch_xla!r}))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torch_xla')))\n"
     )

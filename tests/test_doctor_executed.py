@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection, convert_source
-from codemods.doctor import DoctorOptions, diagnose
-from codemods.report import Finding
+from codemods.doctor.diagnose import DoctorOptions, diagnose
+from codemods.engine.report import Finding
 
 pytestmark = pytest.mark.executed
 

@@ -54,7 +54,7 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection, convert_source
-from codemods.project import Project, summarise_with
+from codemods.project.resolver import Project, summarise_with
 from codemods.targets import DEFAULT_TARGET
 from tests.conftest import FIXTURES
 

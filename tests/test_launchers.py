@@ -17,16 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemods import RULES, ConversionError, convert_source
-from codemods.analysis.launcher import Constant, Mapping, Unknown, analyse_launcher
+from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launcher
 from codemods.cli import main
 from codemods.files import discover, is_dockerfile
-from codemods.imports import ImportTable
-from codemods.report import FileReport, Report, render_text
+from codemods.engine.imports import ImportTable
+from codemods.engine.report import FileReport, Report, render_text
 from codemods.rules import RuleSelection
 from codemods.runner import Job, run
-from codemods.sagemaker_instances import INSTANCE_TYPES, lookup
-from codemods.syntax import walk
-from tests.conftest import FIXTURES, SNAPSHOTS
+from codemods.launcher.instances import INSTANCE_TYPES, lookup
+from codemods.engine.nodes import walk
+from tests.conftest import FIXTURES, SNAPSHOTS, review_diff
 from tests.launcher_rule_cases import RUN_CASES
 
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
@@ -49,7 +49,7 @@ def test_launcher_snapshot(launcher: Path, snapshot) -> None:  # type: ignore[no
     conversion = convert_source((FIXTURES / launcher).read_bytes(), filename=launcher.name)
     snapshot.snapshot_dir = SNAPSHOTS
     stem = str(launcher.with_suffix(""))
-    snapshot.assert_match(conversion.output.decode("utf-8"), f"{stem}.out.py")
+    snapshot.assert_match(review_diff(launcher, (FIXTURES / launcher).read_bytes(), conversion.output), f"{stem}.diff")
     snapshot.assert_match(_report(launcher, conversion), f"{stem}.report.txt")
 
 

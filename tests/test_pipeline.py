@@ -11,8 +11,8 @@ import libcst as cst
 import pytest
 
 from codemods import ConversionError, RuleSelection, convert_source
-from codemods.report import Finding
-from codemods.syntax import string_value
+from codemods.engine.report import Finding
+from codemods.engine.nodes import string_value
 from tests.conftest import FIXTURES, fixture_scripts
 
 SCRIPT = (
@@ -136,7 +136,7 @@ def _twins(newline: str, text: str) -> str:
 @pytest.mark.parametrize("source", UNREPRODUCED, ids=["blank-lines", "comment-lines", "after-a-block"])
 def test_files_libcst_does_not_reproduce_come_back_byte_for_byte(source: str, newline: str) -> None:
     source = _twins(newline, source)
-    assert cst.parse_module(source).code != source, "LibCST now reproduces this: codemods/roundtrip.py may go"
+    assert cst.parse_module(source).code != source, "LibCST now reproduces this: codemods/engine/roundtrip.py may go"
     for given in (source, source.encode()):
         conversion = convert_source(given)
         assert conversion.output == given

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codemods import progress
-from codemods.report import FileReport
+from codemods.engine.report import FileReport
 from codemods.runner import workers_for
 
 

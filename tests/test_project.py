@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from codemods.project import Project, find_root, summarise_with
+from codemods.project.resolver import Project, find_root, summarise_with
 from codemods.rules import RuleSelection
 from tests.conftest import FIXTURES
 

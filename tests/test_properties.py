@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemods import Conversion, ConversionError, RuleSelection, convert_source
-from codemods.report import Finding
+from codemods.engine.report import Finding
 from codemods.runner import Job, process_path
 
 # Generated code may trip CPython's SyntaxWarnings ("'int' object is not callable").

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from codemods import RULES, convert_source
-from codemods.rules import SEVERITIES, doctor
+from codemods.doctor import rules as doctor
+from codemods.rules import SEVERITIES
 from tests.launcher_rule_cases import LAUNCHER_CASES, RUN_CASES
 from tests.notebook_rule_cases import NOTEBOOK_CASES
 from tests.rule_cases import CASES, Case

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.lazy import LazyAnalysis
+from codemods.lazy.analysis import LazyAnalysis
 from tests.conftest import FIXTURES
 
 _SPEC = importlib.util.spec_from_file_location("smoke", Path(__file__).parent.parent / "scripts" / "smoke.py")

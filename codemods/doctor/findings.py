@@ -23,7 +23,7 @@ from codemods.doctor import graphs
 from codemods.doctor.graphs import Change, Frame, Graph
 from codemods.doctor.observe import GraphRun, HostRead, Loader, Observation
 from codemods.doctor.probe import UserCode
-from codemods.report import Finding
+from codemods.engine.report import Finding
 
 CANNOT_RUN, NOT_STEADY, STEADY = 2, 1, 0
 _MESSAGE_LIMIT = 500  # a crash message can quote a long exception

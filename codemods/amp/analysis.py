@@ -1,0 +1,289 @@
+"""Mixed precision: autocast contexts and gradient scalers in every spelling (CUDA, and
+the XLA spellings of both torch_xla releases), the optimizers that run under them, and
+the values that choose the precision or the autocast device type at run time."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods import apis
+from codemods.project.analysis import ProjectAnalysis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.imports import ImportTable
+from codemods.engine.nodes import call_args, dotted, mentions, names_in, string_value, walk
+
+Flavor = Literal["cuda", "xla"]
+# "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on
+# over the process group).
+Spelling = Literal["cuda_amp", "torch", "torch_xla", "sharded"]
+_PRECISIONS = frozenset({"float16", "bfloat16", "half"})
+
+
+@dataclass(frozen=True)
+class AutocastCall:
+    """One autocast call, its arguments by parameter name (positional ones named)."""
+
+    spelling: Spelling
+    flavor: Flavor  # what it runs as: CUDA autocast, or XLA autocast
+    arguments: tuple[tuple[str, cst.Arg], ...]
+
+    def argument(self, name: str) -> cst.BaseExpression | None:
+        return next((arg.value for key, arg in self.arguments if key == name), None)
+
+    @property
+    def device(self) -> cst.BaseExpression | None:
+        """The device type (torch spellings) or the device (torch_xla spelling)."""
+        return self.argument("device" if self.spelling == "torch_xla" else "device_type")
+
+
+@dataclass(frozen=True)
+class ScalerCall:
+    """A gradient scaler construction; ``arguments`` leaves out its device argument."""
+
+    spelling: Spelling
+    flavor: Flavor
+    arguments: tuple[cst.Arg, ...]
+    device: cst.BaseExpression | None = None
+
+
+@dataclass(frozen=True)
+class SyncFreeOptimizer:
+    """An optimizer under AMP that has a sync-free version."""
+
+    name: str  # SGD, Adam or AdamW
+    dropped: tuple[cst.Arg, ...]  # kernel-selection keywords the XLA tensors cannot take
+    unpacked: bool  # **kwargs are passed on: they may carry such keywords
+
+
+@dataclass
+class AmpFacts:
+    table: ImportTable
+    autocasts: dict[cst.Call, AutocastCall] = field(default_factory=dict)
+    scalers: dict[cst.Call, ScalerCall] = field(default_factory=dict)
+    # Names that hold a gradient scaler (``scaler``, ``self.scaler``, a ``scaler`` parameter).
+    scaler_names: set[str] = field(default_factory=set)
+    # Under AMP: optimizers that become their sync-free versions, and the others.
+    syncfree: dict[cst.Call, SyncFreeOptimizer] = field(default_factory=dict)
+    other_optimizers: dict[cst.Call, str] = field(default_factory=dict)
+    # ``device_type = 'cuda' if 'cuda' in device else 'cpu'`` feeding autocast: the value;
+    # and device-type names that already name XLA (converted before).
+    device_types: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    xla_device_types: set[str] = field(default_factory=set)
+    # ``dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``: the value.
+    precision_choices: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    # Names that switch AMP on (``enabled=use_amp``): flags worth switching on on XLA.
+    flags: set[str] = field(default_factory=set)
+    # Scalers enabled by a precision name (``enabled=(dtype == 'float16')``).
+    precision_scalers: set[cst.Call] = field(default_factory=set)
+    # The script calls a project callable that trains with mixed precision.
+    imported: bool = False
+    # Where autocast and scalers are (qualified names of their functions), for other files.
+    owners: set[str] = field(default_factory=set)
+
+    @property
+    def active(self) -> bool:
+        """The script trains with CUDA mixed precision (autocast or a gradient scaler),
+        itself or through a callable of another module."""
+        return (
+            self.imported
+            or any(a.flavor == "cuda" for a in self.autocasts.values())
+            or any(s.flavor == "cuda" for s in self.scalers.values())
+        )
+
+    @property
+    def owned_names(self) -> set[str]:
+        """Names whose values this concern rewrites (not flags of the device concern)."""
+        return set(self.device_types.values()) | set(self.precision_choices.values())
+
+    def is_precision_check(self, node: cst.BaseExpression) -> bool:
+        """``torch.cuda.is_bf16_supported()``, or an availability check, in a precision choice."""
+        return (
+            type(node) is cst.Call
+            and not node.args
+            and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS | apis.PRECISION_CHECKS
+        )
+
+
+class AmpAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.amp
+        self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.device_type_uses: set[str] = set()
+        self.enabled_refs: list[tuple[cst.Call, set[str]]] = []
+        self.optimizers: list[tuple[cst.Call, str]] = []
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if (name := dotted(target.target)) is not None:
+                self._assignment(name, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and (name := dotted(node.target)) is not None:
+            self._assignment(name, node.value)
+
+    def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned[name].append(value)
+        if any(type(n) is cst.Call and self._scaler_spelling(self.walk.resolve(n.func)) for n in walk(value)):
+            self.part.scaler_names.add(name)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if "scaler" in node.name.value.lower():
+            self.part.scaler_names.add(node.name.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        if callee is None:
+            return
+        if (spelling := self._autocast_spelling(callee)) is not None:
+            self._autocast(node, spelling)
+        elif (spelling := self._scaler_spelling(callee)) is not None:
+            self._scaler(node, spelling)
+        elif (name := _optimizer_class(callee)) is not None:
+            self.optimizers.append((node, name))
+
+    def _autocast(self, node: cst.Call, spelling: Spelling) -> None:
+        arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
+        if arguments is None:
+            return
+        call = AutocastCall(spelling, "cuda", arguments)
+        device = call.device
+        if spelling == "torch_xla":
+            call = AutocastCall(spelling, "xla", arguments)
+        elif spelling == "torch":
+            kind = string_value(device)
+            if kind == "xla":
+                call = AutocastCall(spelling, "xla", arguments)
+            elif kind is not None and kind != "cuda":
+                return  # CPU (or another accelerator's) autocast: not ours
+            elif kind is None:
+                if (name := dotted(device)) is None:
+                    return
+                self.device_type_uses.add(name)
+        self.part.autocasts[node] = call
+        self.part.owners.add(self.walk.qualname)
+        if (enabled := call.argument("enabled")) is not None:
+            self.enabled_refs.append((node, set(names_in(enabled))))
+
+    def _scaler(self, node: cst.Call, spelling: Spelling) -> None:
+        args = list(node.args)
+        device: cst.BaseExpression | None = None
+        flavor: Flavor = "xla" if spelling == "torch_xla" else "cuda"
+        if spelling in ("torch", "sharded"):
+            device_arg = next((a for a in args if a.keyword is not None and a.keyword.value == "device"), None)
+            if device_arg is None and args and args[0].keyword is None and not args[0].star:
+                device_arg = args[0]
+            kind = string_value(device_arg.value) if device_arg is not None else "cuda"
+            if kind == "xla":
+                flavor = "xla"
+            elif kind != "cuda":
+                return
+            if device_arg is not None:
+                args.remove(device_arg)
+                device = device_arg.value
+        self.part.scalers[node] = ScalerCall(spelling, flavor, tuple(args), device)
+        self.part.owners.add(self.walk.qualname)
+        enabled = call_args(node)[1].get("enabled")
+        if enabled is not None:
+            self.enabled_refs.append((node, set(names_in(enabled.value))))
+
+    def _autocast_spelling(self, callee: str) -> Spelling | None:
+        if callee in apis.CUDA_AUTOCAST:
+            return "cuda_amp"
+        if callee in apis.TORCH_AUTOCAST:
+            return "torch"
+        if callee in apis.XLA_AUTOCAST:
+            return "torch_xla"
+        return None
+
+    @staticmethod
+    def _scaler_spelling(callee: str | None) -> Spelling | None:
+        if callee in apis.CUDA_GRAD_SCALERS:
+            return "cuda_amp"
+        if callee in apis.TORCH_GRAD_SCALERS:
+            return "torch"
+        if callee in apis.XLA_GRAD_SCALERS:
+            return "torch_xla"
+        if callee in apis.SHARDED_GRAD_SCALERS:
+            return "sharded"
+        return None
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        part = self.part
+        for name in self.device_type_uses:
+            values = self.assigned.get(name, [])
+            for value in values:
+                if _mentions(value, "cuda") or mentions(value, self.facts.device.is_available_call):
+                    part.device_types[value] = name
+                elif _mentions(value, "xla"):
+                    part.xla_device_types.add(name)
+        for name, values in self.assigned.items():
+            for value in values:
+                if _chooses_precision(value) and mentions(value, part.is_precision_check):
+                    part.precision_choices[value] = name
+        part.imported = self.walk.analysis(ProjectAnalysis).uses_amp()
+        precision_names = set(part.precision_choices.values())
+        for call, refs in self.enabled_refs:
+            if refs & precision_names and call in part.scalers:
+                part.precision_scalers.add(call)
+            part.flags.update(refs - part.owned_names)
+        if part.active:
+            for call, name in self.optimizers:
+                if name in apis.SYNCFREE_OPTIMIZERS:
+                    part.syncfree[call] = _sync_free(call, name)
+                else:
+                    part.other_optimizers[call] = name
+
+
+def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[str, cst.Arg], ...] | None:
+    """The call's arguments keyed by parameter name; None if it unpacks any."""
+    named: list[tuple[str, cst.Arg]] = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            named.append((arg.keyword.value, arg))
+        elif position < len(parameters):
+            named.append((parameters[position], arg))
+            position += 1
+        else:
+            return None
+    return tuple(named)
+
+
+def _optimizer_class(callee: str) -> str | None:
+    """``torch.optim.AdamW`` or ``torch.optim.adamw.AdamW`` -> "AdamW"."""
+    parts = callee.split(".")
+    if parts[:2] != ["torch", "optim"] or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
+        return None
+    if len(parts) == 3 or (len(parts) == 4 and parts[2] == parts[3].lower()):
+        return parts[-1]
+    return None
+
+
+def _sync_free(call: cst.Call, name: str) -> SyncFreeOptimizer:
+    dropped = tuple(a for a in call.args if a.keyword is not None and a.keyword.value in apis.KERNEL_KEYWORDS)
+    return SyncFreeOptimizer(name, dropped, any(a.star == "**" for a in call.args))
+
+
+def _mentions(value: cst.BaseExpression, device_type: str) -> bool:
+    return any(string_value(n) == device_type for n in walk(value))
+
+
+def _chooses_precision(value: cst.BaseExpression) -> bool:
+    """The value yields a precision: 'bfloat16'/'float16' strings or torch dtypes."""
+    for node in walk(value):
+        if string_value(node) in _PRECISIONS:
+            return True
+        if type(node) is cst.Attribute and node.attr.value in _PRECISIONS and dotted(node.value) is not None:
+            return True
+    return False

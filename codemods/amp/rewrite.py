@@ -1,0 +1,366 @@
+"""Mixed precision (XLA202, XLA204-XLA211): autocast and gradient scalers take the
+target's spelling; under AMP, torch.optim SGD/Adam/AdamW become their sync-free
+versions; values that choose the autocast device type or the precision at run time are
+made to choose XLA and bfloat16.
+
+For the 2.9 target autocast runs on the XLA device type in bfloat16 (the precision XLA
+devices support; float16 requests become bfloat16).  The sagemaker target writes the
+seed's ``torch_xla.amp.autocast(device)`` and keeps the script's precision, as on the
+GPUs of the SageMaker Training Compiler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from codemods import apis
+from codemods.amp.analysis import AutocastCall, ScalerCall
+from codemods.engine.rewriter import Concern
+from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
+from codemods.targets import Api
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+_FLOAT16 = frozenset({"torch.float16", "torch.half"})
+
+
+class AmpRewrite(Concern):
+    # -- autocast -------------------------------------------------------------------------
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        amp = self.facts.amp
+        if original in amp.autocasts:
+            return self._autocast(original, updated, amp.autocasts[original])
+        if original in amp.scalers:
+            return self._scaler(original, updated, amp.scalers[original])
+        if original in amp.syncfree:
+            return self._syncfree(original, updated)
+        if original in amp.other_optimizers:
+            self.ctx.report(
+                "XLA207",
+                original,
+                f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
+                "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
+            )
+        elif self.ctx.resolve(original.func) in apis.CUDA_CUSTOM_AUTOGRAD:
+            return self._custom_autograd(original.func, updated, called=True)
+        return updated
+
+    def _autocast(self, original: cst.Call, updated: cst.Call, call: AutocastCall) -> cst.BaseExpression:
+        target = self.ctx.target
+        by_device_type = target.autocast_takes == "device_type"
+        wanted = "torch" if by_device_type else "torch_xla"
+        if call.flavor == "xla" and call.spelling == wanted:
+            return updated
+        new_args = _updated_args(original, updated)
+        device = call.device
+        device_variable = call.flavor == "cuda" and call.spelling == "torch" and string_value(device) is None
+        dtype_note = ""
+
+        def keywords(skip: str) -> list[cst.Arg]:
+            return [_as_keyword(new_args[id(arg)], name) for name, arg in call.arguments if name != skip]
+
+        if device_variable and by_device_type:
+            # The device type comes from a value that the device-type rule makes 'xla':
+            # only the precision may need to change.
+            name = dotted(device)
+            if name not in self.facts.amp.device_types.values() and name not in self.facts.amp.xla_device_types:
+                self.ctx.report(
+                    "XLA210",
+                    original,
+                    f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]
+                    f"'{target.device_string}' on the XLA device, or autocast is off there",
+                )
+            return self._fix_dtype(original, updated, call, new_args)
+
+        skip = "device" if call.spelling == "torch_xla" else "device_type"
+        rest = keywords(skip)
+        if by_device_type and call.flavor == "cuda":
+            rest, dtype_note = self._bfloat16(call, rest)
+        rule = "XLA901" if call.flavor == "xla" else "XLA202"
+        release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
+
+        def build() -> cst.Call | None:
+            func = self.ctx.imports.expression(target.api("autocast"))
+            if by_device_type:
+                xla = quoted_like(device if string_value(device) else _DOUBLE, target.device_string)
+                first = cst.Arg(xla) if self.ctx.imports.require_package("torch_xla") else None
+            else:
+                first = cst.Arg(device_call) if (device_call := self.ctx.device()) is not None else None
+            if func is None or first is None:
+                return None
+            self.ctx.imports.discard(original.func)
+            if device is not None:
+                self.ctx.imports.discard(device)
+            return updated.with_changes(func=func, args=_argument_list([first, *rest], updated))
+
+        new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{dtype_note}", build)
+        return new if new is not None else updated
+
+    def _bfloat16(self, call: AutocastCall, rest: list[cst.Arg]) -> tuple[list[cst.Arg], str]:
+        """The keywords with the precision XLA autocast needs (float16 -> bfloat16)."""
+        precision = self.ctx.target.autocast_dtype
+        dtype = call.argument("dtype")
+        qualified = self.ctx.resolve(dtype) if dtype is not None else None
+        if dtype is not None and qualified not in _FLOAT16:
+            return rest, ""
+        value = self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]
+        if value is None:
+            return rest, ""
+        if dtype is None:
+            default = " (float16, torch.cuda.amp.autocast's default," if call.spelling == "cuda_amp" else " (float16, CUDA's default,"
+            note = f"{default} becomes {precision} on XLA)"
+            return [cst.Arg(value, keyword=cst.Name("dtype"), equal=_EQUAL), *rest], note
+        self.ctx.imports.discard(dtype)
+        note = f" (float16 becomes {precision}: XLA autocast runs in {precision})"
+        return [a.with_changes(value=value) if a.keyword and a.keyword.value == "dtype" else a for a in rest], note
+
+    def _fix_dtype(
+        self, original: cst.Call, updated: cst.Call, call: AutocastCall, new_args: dict[int, cst.Arg]
+    ) -> cst.Call:
+        dtype = call.argument("dtype")
+        if dtype is None or self.ctx.resolve(dtype) not in _FLOAT16:
+            return updated
+        precision = self.ctx.target.autocast_dtype
+
+        def build() -> cst.BaseExpression | None:
+            return self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]
+
+        new = self.ctx.fix(
+            "XLA204", dtype, f"autocast dtype {self.ctx.code(dtype)} -> {{new}}: XLA autocast runs in {precision}", build
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.discard(dtype)
+        args = [new_args[id(arg)].with_changes(value=new) if name == "dtype" else new_args[id(arg)] for name, arg in call.arguments]
+        return updated.with_changes(args=args)
+
+    # -- gradient scalers ------------------------------------------------------------------
+
+    def _scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
+        target = self.ctx.target
+        by_device_type = target.autocast_takes == "device_type"
+        if scaler.spelling == "sharded":
+            return self._sharded_scaler(original, updated, scaler)
+        if scaler.flavor == "xla" and scaler.spelling == ("torch" if by_device_type else "torch_xla"):
+            return updated
+        new_args = _updated_args(original, updated)
+        rest = [new_args[id(a)] for a in scaler.arguments]
+        if by_device_type:
+            rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *rest]
+        note = ""
+        if scaler.flavor == "cuda" and target.autocast_dtype is not None:
+            if original in self.facts.amp.precision_scalers:
+                note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
+            else:
+                self.ctx.report(
+                    "XLA208",
+                    original,
+                    f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads "
+                    "found_inf on the host every iteration: remove it, or pass enabled=False",
+                )
+        rule = "XLA901" if scaler.flavor == "xla" else "XLA205"
+        release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
+
+        def build() -> cst.Call | None:
+            func = self.ctx.imports.expression(target.api("grad_scaler"))
+            if func is None or (by_device_type and not self.ctx.imports.require_package("torch_xla")):
+                return None
+            self.ctx.imports.discard(original.func)
+            return updated.with_changes(func=func, args=_argument_list(rest, updated))
+
+        new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
+        return new if new is not None else updated
+
+    def _sharded_scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
+        """torch's FSDP scaler takes the device first, like torch.amp.GradScaler, and runs on
+        XLA tensors under the xla process group (torch_xla 2.9; checked at world size 1):
+        it keeps its name and gets the XLA device.  torch_xla 1.13 has no such scaler."""
+        target = self.ctx.target
+        if not target.sharded_grad_scaler:
+            self.ctx.report(
+                "XLA205", original,
+                f"`{self.ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has "
+                "no sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
+                "or train without loss scaling",
+            )
+            return updated
+        if scaler.flavor == "xla":
+            return updated
+        new_args = _updated_args(original, updated)
+        rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *(new_args[id(a)] for a in scaler.arguments)]
+        self.ctx.report(
+            "XLA208", original,
+            f"with {target.autocast_dtype} the gradient scaler is not needed, and its step reads found_inf on the "
+            "host every iteration: remove it, or pass enabled=False",
+        )
+
+        def build() -> cst.Call | None:
+            if not self.ctx.imports.require_package("torch_xla"):
+                return None
+            if scaler.device is not None:
+                self.ctx.imports.discard(scaler.device)
+            return updated.with_changes(args=_argument_list(rest, updated))
+
+        new = self.ctx.fix(
+            "XLA205", original,
+            f"{self.ctx.code(original)} -> {{new}}: the FSDP scaler on the XLA device (found_inf agreed on over the "
+            "xla process group)",
+            build,
+        )
+        return new if new is not None else updated
+
+    # -- optimizers --------------------------------------------------------------------------
+
+    def _syncfree(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        optimizer = self.facts.amp.syncfree[original]
+        if optimizer.unpacked:
+            self.ctx.report(
+                "XLA207",
+                original,
+                f"`{self.ctx.code(original.func)}` gets unpacked keywords: the sync-free {optimizer.name} runs on XLA "
+                "tensors, which take no fused/foreach/capturable kernels; make sure they are not set",
+            )
+        dropped = ", ".join(self.ctx.code(a).rstrip(",").strip() for a in optimizer.dropped)
+        note = f" (dropped {dropped}: CUDA/CPU kernels)" if dropped else ""
+
+        def build() -> cst.Call | None:
+            func = self.ctx.imports.expression(self.ctx.target.api(f"syncfree_{optimizer.name}"))
+            if func is None:
+                return None
+            self.ctx.imports.discard(original.func)
+            new_args = _updated_args(original, updated)
+            kept = [new_args[id(a)] for a in original.args if a not in optimizer.dropped]
+            for arg in optimizer.dropped:
+                self.ctx.vanish(arg, new_args[id(arg)])
+            return updated.with_changes(func=func, args=_argument_list(kept, updated))
+
+        new = self.ctx.fix(
+            "XLA206",
+            original,
+            f"{self.ctx.code(original.func)} -> {{new}}: sync-free under the gradient scaler{note}",
+            build,
+            result=lambda call: call.func,
+        )
+        return new if new is not None else updated
+
+    # -- custom autograd functions ----------------------------------------------------------------
+
+    def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
+        if type(original.decorator) is cst.Call:
+            return updated
+        if self.ctx.resolve(original.decorator) not in apis.CUDA_CUSTOM_AUTOGRAD:
+            return updated
+        new = self._custom_autograd(original.decorator, updated.decorator, called=False)
+        return updated.with_changes(decorator=new)
+
+    def _custom_autograd(self, func: cst.BaseExpression, updated: cst.BaseExpression, called: bool) -> cst.BaseExpression:
+        """``torch.cuda.amp.custom_fwd`` -> ``torch.amp.custom_fwd(device_type="xla")`` (2.9),
+        ``torch_xla.amp.custom_fwd`` (sagemaker)."""
+        concept = apis.CUDA_CUSTOM_AUTOGRAD[self.ctx.resolve(func)]  # type: ignore[index]
+        target = self.ctx.target
+        by_device_type = target.autocast_takes == "device_type"
+
+        def build() -> cst.BaseExpression | None:
+            new_func = self.ctx.imports.expression(target.api(concept))
+            if new_func is None or (by_device_type and not self.ctx.imports.require_package("torch_xla")):
+                return None
+            self.ctx.imports.discard(func)
+            device_type = cst.Arg(quoted_like(_DOUBLE, target.device_string), keyword=cst.Name("device_type"), equal=_EQUAL)
+            if type(updated) is cst.Call:
+                args = [device_type, *updated.args] if by_device_type else list(updated.args)
+                return updated.with_changes(func=new_func, args=_argument_list(args, updated))
+            return cst.Call(new_func, [device_type]) if by_device_type else new_func
+
+        new = self.ctx.fix("XLA211", func, f"{self.ctx.code(func)} -> {{new}}", build)
+        return new if new is not None else updated
+
+    # -- values chosen at run time --------------------------------------------------------------
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        return self._chosen_value(original, updated)
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        return self._chosen_value(original, updated)
+
+    def _chosen_value(self, original, updated):  # type: ignore[no-untyped-def]
+        amp = self.facts.amp
+        value = original.value
+        target = self.ctx.target
+        if value in amp.device_types:
+            name = amp.device_types[value]
+            xla = target.device_string
+
+            def device_type() -> cst.BaseExpression:
+                folded = fold_true(updated.value, self.facts.device.is_available_call)
+                return _replace_strings(folded if not isinstance(folded, bool) else updated.value, "cuda", xla)
+
+            new = self.ctx.fix(
+                "XLA210",
+                value,
+                f"`{name}` chooses autocast's device type: {self.ctx.code(value)} -> {{new}} "
+                f"(with 'cuda' it is off on the XLA device)",
+                device_type,
+            )
+        elif value in amp.precision_choices and target.autocast_dtype is not None:
+            name = amp.precision_choices[value]
+
+            def precision() -> cst.BaseExpression:
+                folded = fold_true(updated.value, amp.is_precision_check)
+                return cst.Name(str(folded)) if isinstance(folded, bool) else folded
+
+            new = self.ctx.fix(
+                "XLA209",
+                value,
+                f"`{name}` chooses the precision by CUDA checks (False on XLA): {{new}}, as XLA autocast "
+                f"runs in {target.autocast_dtype}",
+                precision,
+            )
+        else:
+            return updated
+        if new is None:
+            return updated
+        self.ctx.vanish(value, updated.value)
+        return updated.with_changes(value=new)
+
+
+_DOUBLE = cst.SimpleString('""')
+
+
+def _updated_args(original: cst.Call, updated: cst.Call) -> dict[int, cst.Arg]:
+    """The updated form of each original argument, by the original's id."""
+    return {id(o): u for o, u in zip(original.args, updated.args)}
+
+
+def _as_keyword(arg: cst.Arg, name: str) -> cst.Arg:
+    return arg if arg.keyword is not None else arg.with_changes(keyword=cst.Name(name), equal=_EQUAL)
+
+
+def _argument_list(args: Sequence[cst.Arg], like: cst.Call) -> list[cst.Arg]:
+    """``args`` joined by commas; the list ends as ``like``'s did (a trailing comma or not)."""
+    trailing = bool(like.args) and isinstance(like.args[-1].comma, cst.Comma)
+    joined: list[cst.Arg] = []
+    for index, arg in enumerate(args):
+        last = index == len(args) - 1
+        if not last and type(arg.comma) is not cst.Comma:
+            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        elif last and not trailing:
+            arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        joined.append(arg)
+    return joined
+
+
+def _replace_strings(node: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
+    """``node`` with every string literal ``old`` replaced by ``new`` (same quotes)."""
+    return node.visit(_StringReplacer(old, new))  # type: ignore[return-value]
+
+
+class _StringReplacer(cst.CSTTransformer):
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
+        return quoted_like(updated_node, self.new) if string_value(updated_node) == self.old else updated_node
+

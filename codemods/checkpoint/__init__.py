@@ -1,0 +1,1 @@
+"""Checkpoints (XLA4): saving and loading on the XLA device."""

@@ -1,0 +1,76 @@
+"""Checkpoints: ``torch.save`` calls (and whether ``xm.save`` can take their arguments),
+saves of whole modules, and ``torch.load`` map locations that name a device (or are
+missing in a script that used CUDA)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.device.analysis import DeviceAnalysis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
+
+# torch.save's keywords, and xm.save's names for them.
+XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
+
+
+@dataclass
+class CheckpointFacts:
+    # torch.save calls: None when xm.save can take its arguments, else why not.
+    saves: dict[cst.Call, str | None] = field(default_factory=dict)
+    # torch.save calls that save a whole module object rather than its state_dict().
+    whole_module_saves: set[cst.Call] = field(default_factory=set)
+    # torch.load map_location values that name a CUDA or XLA device: XLA cannot restore
+    # storages onto its device, so they load on the CPU (load_state_dict copies them over).
+    map_locations: set[cst.BaseExpression] = field(default_factory=set)
+    # map_location values that mention CUDA in a shape the tool does not rewrite (dicts).
+    unported_map_locations: set[cst.BaseExpression] = field(default_factory=set)
+    # torch.load calls without a map_location in a script that used CUDA: a checkpoint its
+    # CUDA runs saved holds CUDA storages, which load nowhere without CUDA.
+    unlocated_loads: set[cst.Call] = field(default_factory=set)
+
+
+class CheckpointAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.checkpoint
+        self.device = walk.analysis(DeviceAnalysis)
+        self.saved: list[tuple[cst.Call, str | None]] = []  # each save, and the name it saves
+        self.load_locations: list[cst.BaseExpression] = []
+        self.loads_without_location: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        if callee == "torch.save":
+            self._save(node)
+        elif callee == "torch.load" and (location := arg_value(node, 1, "map_location")) is not None:
+            self.load_locations.append(location)
+            if self.device.names_a_device(location):
+                self.device.mark_device_code()  # becomes "cpu": worth running on XLA
+        elif callee == "torch.load" and node.args and not any(a.star for a in node.args):
+            self.loads_without_location.append(node)
+
+    def _save(self, node: cst.Call) -> None:
+        keywords = call_args(node)[1]
+        unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
+        if any(a.star for a in node.args):
+            self.part.saves[node] = "its arguments are unpacked"
+        elif unknown:
+            self.part.saves[node] = f"xm.save takes no {', '.join(unknown)}"
+        else:
+            self.part.saves[node] = None
+        self.saved.append((node, dotted(arg_value(node, 0, "obj"))))
+
+    def finish(self) -> None:
+        models = self.facts.training.models
+        self.part.whole_module_saves = {call for call, saved in self.saved if saved in models}
+        for location in self.load_locations:
+            if self.device.names_a_device(location):
+                self.part.map_locations.add(location)
+            elif any(is_cuda_device_string(n) for n in walk(location)):
+                self.part.unported_map_locations.add(location)
+        device = self.device.part
+        if device.strings or device.calls or device.selections or device.ifs or device.dot_cuda:
+            self.part.unlocated_loads.update(self.loads_without_location)

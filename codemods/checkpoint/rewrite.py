@@ -1,0 +1,98 @@
+"""Checkpoints: ``torch.save`` becomes ``xm.save`` (XLA401), which moves device tensors
+to the CPU before pickling and writes once per host (on torch_xla 1.13 it also waits
+for every process: under a rank check it is reported instead); saving a whole module is
+reported (XLA402): its device tensors are pickled as they are.  ``torch.load`` onto a
+CUDA or XLA device loads on the CPU instead (XLA403)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.engine.rewriter import Concern
+from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
+from codemods.engine.nodes import arg_value, quoted_like, with_keyword
+
+
+class CheckpointRewrite(Concern):
+    def _map_location(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if original in self.facts.checkpoint.unported_map_locations:
+            self.ctx.report(
+                "XLA403",
+                original,
+                f"map_location `{self.ctx.code(original)}` names CUDA devices: load on the CPU "
+                "(map_location='cpu'); load_state_dict copies to the XLA device",
+            )
+            return updated
+        if original not in self.facts.checkpoint.map_locations:
+            return updated
+        new = self.ctx.fix(
+            "XLA403",
+            original,
+            f"map_location {self.ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
+            "load_state_dict copies the tensors over"
+            + (f" (`{original.value}` may now be unused)" if type(original) is cst.Name else ""),
+            lambda: quoted_like(original, "cpu"),
+        )
+        if new is not None:
+            self.ctx.vanish(original, updated)
+        return new if new is not None else updated
+
+    leave_SimpleString = _map_location
+    leave_FormattedString = _map_location
+    leave_Name = _map_location
+    leave_Attribute = _map_location
+    leave_IfExp = _map_location
+    leave_Dict = _map_location
+    leave_BinaryOperation = _map_location
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.facts.checkpoint.map_locations:
+            return self._map_location(original, updated)
+        if original in self.facts.checkpoint.unlocated_loads:
+            new = self.ctx.fix(
+                "XLA403", original,
+                'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
+                "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
+                lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
+                result=lambda call: call.args[-1],
+            )
+            return new if new is not None else updated
+        if original not in self.facts.checkpoint.saves:
+            return updated
+        if original in self.facts.checkpoint.whole_module_saves:
+            saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]
+            self.ctx.report(
+                "XLA402",
+                original,
+                f"`{saved}` is a whole module: save `{saved}.state_dict()` so the checkpoint holds CPU tensors "
+                "and loads without torch_xla",
+            )
+        problem = self.facts.checkpoint.saves[original]
+        if problem is None and self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
+            problem = (
+                f"under a rank check, and xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process "
+                "(a rendezvous), so only the master would wait, forever; call xm.save in every process, outside "
+                "the check (it writes on the master only)"
+            )
+        if problem is not None:
+            self.ctx.report("XLA401", original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
+            return updated
+
+        def build() -> cst.Call | None:
+            call = self.ctx.replace_callee(original, updated, "save")
+            if call is None:
+                return None
+            renamed = [
+                a.with_changes(keyword=cst.Name(XLA_SAVE_KEYWORDS[a.keyword.value])) if a.keyword else a
+                for a in call.args
+            ]
+            return call.with_changes(args=renamed)
+
+        new = self.ctx.fix(
+            "XLA401",
+            original,
+            f"{self.ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
+            build,
+            result=lambda call: call.func,
+        )
+        return new if new is not None else updated

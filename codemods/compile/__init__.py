@@ -1,0 +1,1 @@
+"""torch.compile on the XLA device (XLA721-XLA724)."""

@@ -1,0 +1,149 @@
+"""torch.compile: its calls (``torch.compile(m, ...)``, ``@torch.compile``,
+``@torch.compile(...)``, ``model.compile(...)``), references to it that are not
+calls, and settings of the compiler stack (``torch._dynamo.config.*``,
+``torch._inductor.config.*``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.huggingface.analysis import TRAINING_ARGUMENTS
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+
+# The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
+_MODEL_WORDS = ("model", "net", "module")
+
+
+@dataclass
+class CompileFacts:
+    # torch.compile(...) and nn.Module.compile(...) calls, each with its statement when
+    # that statement does nothing else: ``model = torch.compile(model, ...)`` (the name
+    # compiled is the name assigned) or ``model.compile(...)``; else None.
+    calls: dict[cst.Call, cst.BaseSmallStatement | None] = field(default_factory=dict)
+    # ``@torch.compile`` (not called).
+    bare_decorators: set[cst.Decorator] = field(default_factory=set)
+    # torch.compile used as a value: ``compile_fn = torch.compile``, ``partial(torch.compile, ...)``.
+    references: set[cst.CSTNode] = field(default_factory=set)
+    # torch._dynamo.config.* and torch._inductor.config.* references, with their qualified names.
+    settings: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # TrainingArguments(..., torch_compile=<not False>): the Trainer compiles through
+    # Accelerate; the value: its ``torch_compile_backend`` argument, or None.
+    trainer_compiles: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
+    # torch._dynamo.optimize(...) calls (the API before torch.compile), with the backend
+    # they name ("inductor" when none is given), or None when it is not a string.
+    dynamo_optimize: dict[cst.Call, str | None] = field(default_factory=dict)
+    # Imports of torch._dynamo or torch._inductor (PyTorch 1.13 has neither).
+    compiler_imports: set[cst.CSTNode] = field(default_factory=set)
+
+
+class CompileAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.compile
+        self.bindings = self.facts.imports.table.bindings
+        self.statement: cst.BaseSmallStatement | None = None
+        self.method_calls: list[tuple[cst.Call, str, cst.BaseSmallStatement | None]] = []
+        self.named: list[cst.CSTNode] = []  # every Name or Attribute that is torch.compile
+        self.called: set[int] = set()
+        self.inner: set[int] = set()  # Attributes inside a recorded setting's chain
+        self.not_uses: set[int] = set()  # Names that are attributes, keywords or parameters
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.statement = node
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        self.statement = node
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called.add(id(node.func))
+        callee = self.walk.resolve(node.func)
+        if callee in TRAINING_ARGUMENTS:
+            keywords = call_args(node)[1]
+            compiles = keywords.get("torch_compile")
+            if compiles is not None and not (type(compiles.value) is cst.Name and compiles.value.value in ("False", "None")):
+                self.part.trainer_compiles[node] = keywords.get("torch_compile_backend")
+        if callee == apis.DYNAMO_OPTIMIZE:
+            backend = arg_value(node, 0, "backend")
+            self.part.dynamo_optimize[node] = "inductor" if backend is None else string_value(backend)
+        if callee == apis.TORCH_COMPILE:
+            self.part.calls[node] = self._own_statement(node)
+        elif method_name(node) == "compile" and callee is None:
+            compiled = dotted(receiver(node))
+            if compiled is not None and not any(a.keyword is None for a in node.args):
+                self.method_calls.append((node, compiled, self._own_statement(node)))
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        if type(node.decorator) is not cst.Call and self.walk.resolve(node.decorator) == apis.TORCH_COMPILE:
+            self.part.bare_decorators.add(node)
+            self.called.add(id(node.decorator))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        if any(_compiler_module(dotted(alias.name)) for alias in node.names):
+            self.part.compiler_imports.add(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted(node.module) if node.module is not None and not node.relative else None
+        names = [] if type(node.names) is cst.ImportStar else [dotted(a.name) for a in node.names]
+        if _compiler_module(module) or (module == "torch" and any(n in ("_dynamo", "_inductor") for n in names)):
+            self.part.compiler_imports.add(node)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.not_uses.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.not_uses.add(id(node.name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.bindings.get(node.value) == apis.TORCH_COMPILE and id(node) not in self.not_uses:
+            self.named.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.not_uses.add(id(node.attr))
+        if id(node) in self.inner:
+            self.inner.add(id(node.value))
+            return
+        qualified = self.walk.resolve(node)
+        if qualified == apis.TORCH_COMPILE:
+            self.named.append(node)
+        elif qualified is not None and qualified.startswith(tuple(apis.COMPILER_SETTINGS)):
+            self.part.settings[node] = qualified
+            self.inner.add(id(node.value))
+
+    def _own_statement(self, call: cst.Call) -> cst.BaseSmallStatement | None:
+        """The statement being walked, if it is nothing but this call (``m.compile()``)
+        or the assignment of it to the name it compiles (``m = torch.compile(m)``)."""
+        statement = self.statement
+        if type(statement) is cst.Expr and statement.value is call:
+            return statement
+        if type(statement) is cst.Assign and statement.value is call and len(statement.targets) == 1:
+            positional, _ = call_args(call)
+            compiled = dotted(positional[0].value) if positional and not positional[0].star else None
+            if compiled is not None and dotted(statement.targets[0].target) == compiled:
+                return statement
+        return None
+
+    def finish(self) -> None:
+        """A ``.compile()`` method call compiles a module when it passes none but
+        torch.compile's keywords (Keras' ``model.compile(optimizer=...)`` is not one), and
+        its receiver is a model (built from a torch.nn class or a module class of the
+        file, or named like one) or it passes some of them."""
+        models = self.facts.training.models
+        for call, compiled, statement in self.method_calls:
+            keywords = set(call_args(call)[1])
+            if not keywords <= apis.COMPILE_KEYWORDS:
+                continue
+            last = compiled.rsplit(".", 1)[-1].lower()
+            if compiled in models or any(word in last for word in _MODEL_WORDS) or (
+                keywords and not any(a.star for a in call.args)
+            ):
+                self.part.calls[call] = statement
+        self.part.references = {node for node in self.named if id(node) not in self.called}
+
+
+def _compiler_module(module: str | None) -> bool:
+    return module is not None and module.split(".")[:2] in (["torch", "_dynamo"], ["torch", "_inductor"])

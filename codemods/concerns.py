@@ -1,0 +1,69 @@
+"""Rewrite: one module per concern, all run in a single traversal (see base.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.amp.rewrite import AmpRewrite
+from codemods.engine.rewriter import Concern, Context
+from codemods.checkpoint.rewrite import CheckpointRewrite
+from codemods.compile.rewrite import CompileRewrite
+from codemods.cuda_only.rewrite import CudaOnlyRewrite
+from codemods.device.rewrite import DeviceRewrite
+from codemods.distributed.rewrite import DistributedRewrite
+from codemods.huggingface.entry_point import EntryRewrite
+from codemods.fsdp.rewrite import FsdpRewrite
+from codemods.huggingface.rewrite import HuggingFaceRewrite
+from codemods.imports.rewrite import ImportsRewrite
+from codemods.lightning.rewrite import LightningRewrite
+from codemods.training.loops import LoopRewrite
+from codemods.training.optimizer_step import OptimizerRewrite
+from codemods.lazy.recompilation import RecompilationRewrite
+from codemods.project.rewrite import ProjectRewrite
+from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
+from codemods.lazy.step_closures import StepClosureRewrite
+from codemods.release_names.rewrite import XlaNamesRewrite
+
+if TYPE_CHECKING:
+    from codemods.launcher.analysis import LauncherFacts
+
+
+def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Concern]:
+    """The concerns in the order they see each node; imports last, as they edit the
+    module once everything else has asked for what it needs.  A file that builds
+    SageMaker estimators also gets the launcher checks; a training script under
+    SageMaker model parallel (smdistributed) runs on CUDA GPUs and gets only those."""
+    launchers: list[Concern] = []
+    if launcher:  # launcher scripts are few: their rewrites load only for them
+        from codemods.launcher.rewrite import LauncherRewrite
+
+        if launcher.smp_script is not None:
+            return [LauncherRewrite(ctx, launcher)]
+        launchers.append(LauncherRewrite(ctx, launcher))
+    if ctx.facts.distributed.hogwild is not None:
+        # Hogwild training cannot run on XLA: reported, and nothing converted that would
+        # pretend otherwise.
+        return [DistributedRewrite(ctx)]
+    return [
+        *launchers,
+        DeviceRewrite(ctx),
+        AmpRewrite(ctx),
+        OptimizerRewrite(ctx),
+        LoopRewrite(ctx),
+        CheckpointRewrite(ctx),
+        CudaRuntimeRewrite(ctx),
+        DistributedRewrite(ctx),
+        FsdpRewrite(ctx),
+        ReportedApis(ctx, apis.THIRD_PARTY, apis.third_party),
+        CompileRewrite(ctx),
+        CudaOnlyRewrite(ctx),
+        XlaNamesRewrite(ctx),
+        StepClosureRewrite(ctx),
+        RecompilationRewrite(ctx),
+        HuggingFaceRewrite(ctx),
+        LightningRewrite(ctx),
+        EntryRewrite(ctx),
+        ProjectRewrite(ctx),
+        ImportsRewrite(ctx),
+    ]

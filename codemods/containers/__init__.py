@@ -1,0 +1,1 @@
+"""Dockerfiles of SageMaker model-parallel containers (SM3)."""

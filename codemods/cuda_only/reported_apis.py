@@ -1,0 +1,216 @@
+"""CUDA runtime calls, CUDA mixed precision and multi-GPU APIs: one table lookup per
+reference.  ``torch.cuda.synchronize()`` has an XLA equivalent and is rewritten
+(XLA501); settings with no effect on XLA are removed where a person would simply
+delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, XLA601)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.rewriter import Concern, Context
+from codemods.engine.nodes import string_value, walk
+
+_NO_EFFECT = "XLA502"
+# Expressions that may run code of their own: a statement holding one is not simply deleted.
+_ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
+
+
+class ReportedApis(Concern):
+    """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
+
+    def __init__(
+        self, ctx: Context, table: dict[str, apis.SourceApi],
+        lookup: Callable[[str], apis.SourceApi | None] | None = None,
+    ) -> None:
+        super().__init__(ctx)
+        self.table = table
+        self.lookup = lookup or table.get
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        api = self.lookup(qualified)
+        if api is not None:
+            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {api.advice}")
+        return updated
+
+
+class CudaRuntimeRewrite(ReportedApis):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx, apis.CUDA_RUNTIME)
+        # Original small statements that only set or call a no-effect API: removed when
+        # the statement line that holds them is left.
+        self.no_effect: set[cst.BaseSmallStatement] = set()
+        # Statement lines timing work with a synchronize: the barrier that goes before them.
+        self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        """Table entries get their own advice; any other torch.cuda API the other rules
+        do not handle is still reported, so no CUDA call is left unmentioned."""
+        replacing = self.facts.device.replaced_parts.get(original)
+        if replacing is not None and self.ctx.enabled("XLA101", replacing):
+            return updated  # inside a device call that becomes the XLA device, and goes with it
+        api = self.table.get(qualified)
+        if api is not None and api.rule == _NO_EFFECT:
+            statement = self._only_sets_or_calls(original)
+            if statement is not None:
+                self.no_effect.add(statement)
+                self.ctx.track([statement])
+                return updated
+        if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
+            return super().reference(original, updated, qualified)
+        if not qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
+            self.ctx.report("XLA506", original, f"`{self.ctx.code(original)}` is CUDA-only; remove it or guard it")
+        return updated
+
+    # -- no-effect settings (XLA502) ----------------------------------------------------
+
+    def _only_sets_or_calls(self, original: cst.CSTNode) -> cst.BaseSmallStatement | None:
+        """The statement around ``original`` if all it does is set it (``cudnn.benchmark
+        = True``, one target) or call it (``torch.cuda.empty_cache()``), with nothing
+        else that could run code; deleting such a statement changes nothing on XLA."""
+        chain = self.ctx.ancestors
+        if len(chain) < 4 or chain[-1] is not original:
+            return None
+        inner, middle, statement = chain[-2], chain[-3], chain[-4]
+        if type(inner) is cst.Call and inner.func is original and type(middle) is cst.Expr:
+            quiet = all(_passive(arg.value) for arg in inner.args)
+        elif type(inner) is cst.AssignTarget and type(middle) is cst.Assign and len(middle.targets) == 1:
+            quiet = _passive(middle.value)
+        else:
+            return None
+        return middle if quiet and type(statement) in (cst.SimpleStatementLine, cst.SimpleStatementSuite) else None
+
+    def _statement_line(self, original, updated):  # type: ignore[no-untyped-def]
+        barrier = self.barrier_before.pop(original, None)
+        if barrier is not None:
+            line = cst.SimpleStatementLine(body=[cst.Expr(barrier)], leading_lines=updated.leading_lines)
+            return cst.FlattenSentinel([line, updated.with_changes(leading_lines=[])])
+        return self._without_no_effect(original, updated)
+
+    def _without_no_effect(self, original, updated):  # type: ignore[no-untyped-def]
+        """The statement line minus its no-effect statements (all of them: the line goes,
+        its comments move on; see Context.drop_statement)."""
+        doomed = [s for s in original.body if s in self.no_effect]
+        if not doomed:
+            return updated
+        removed = set()
+        for statement in doomed:
+            done = self.ctx.fix(
+                _NO_EFFECT,
+                statement,
+                f"removed `{self.ctx.code(statement).rstrip(';').rstrip()}`: no effect on an XLA device",
+                lambda: statement,
+            )
+            if done is None:
+                continue
+            self.ctx.imports.discard(statement)
+            removed.add(id(self.ctx.result_of(statement)))
+        kept = [s for s in updated.body if id(s) not in removed]
+        if len(kept) == len(updated.body):
+            return updated
+        if kept:
+            return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        if type(updated) is cst.SimpleStatementSuite:
+            return updated.with_changes(body=[cst.Pass()])
+        self.ctx.drop_statement(updated)
+        return updated
+
+    leave_SimpleStatementLine = _statement_line
+    leave_SimpleStatementSuite = _without_no_effect
+
+    def _removable_pin_memory(self, call: cst.CSTNode | None, arg: cst.Arg) -> bool:
+        """``pin_memory=True`` given to a torch API (DataLoader, tensor factories), whose
+        keyword is optional: dropping it is safe.  Elsewhere (a dict, a function of the
+        project that may require it) it is reported."""
+        return (
+            _is_pin_memory(arg.keyword.value if arg.keyword else None, arg.value)
+            and type(call) is cst.Call
+            and (self.ctx.resolve(call.func) or "").startswith("torch.")
+        )
+
+    def _report_pin_memory(self, key: str | None, value: cst.BaseExpression, original: cst.CSTNode) -> None:
+        if _is_pin_memory(key, value):
+            self.ctx.report(_NO_EFFECT, original, "`pin_memory=True` has no effect on an XLA device; remove it")
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        if not self._removable_pin_memory(self.ctx.parent(), original):
+            self._report_pin_memory(original.keyword.value if original.keyword else None, original.value, original)
+        return updated
+
+    def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement) -> cst.DictElement:
+        self._report_pin_memory(string_value(original.key), original.value, original)
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        updated = self._without_pin_memory(original, updated)
+        if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
+            return updated
+        if original.args:
+            self.ctx.report("XLA501", original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
+            return updated
+        if original in self.facts.device.timing_syncs:
+            return self._timing_sync(original, updated)
+        new = self.ctx.fix(
+            "XLA501",
+            original,
+            f"{self.ctx.code(original)} -> {{new}}: waits for the device's pending work",
+            lambda: self.ctx.replace_callee(original, updated, "wait_device_ops"),
+        )
+        return new if new is not None else updated
+
+    def _timing_sync(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """Before a clock is read: the step barrier sends the pending graph to the device,
+        then waiting for it measures its run (waiting alone measures nothing in lazy mode,
+        where the work has not started yet)."""
+        statement = self.ctx.ancestors[-3]  # Call <- Expr <- SimpleStatementLine
+
+        def build() -> cst.Call | None:
+            barrier = self.ctx.call("sync")
+            wait = self.ctx.replace_callee(original, updated, "wait_device_ops")
+            if barrier is None or wait is None:
+                return None
+            self.barrier_before[statement] = barrier
+            return wait
+
+        new = self.ctx.fix(
+            "XLA501",
+            original,
+            f"{self.ctx.code(original)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
+            "pending work only starts at the barrier, so waiting alone would time nothing)",
+            build,
+        )
+        return new if new is not None else updated
+
+    def _without_pin_memory(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        at = next((i for i, arg in enumerate(original.args) if self._removable_pin_memory(original, arg)), None)
+        if at is None:
+            return updated
+        if len(updated.args) != len(original.args):  # another rewrite reshaped the call
+            self._report_pin_memory("pin_memory", original.args[at].value, original.args[at])
+            return updated
+        new = self.ctx.fix(
+            _NO_EFFECT,
+            original.args[at],
+            "removed `pin_memory=True`: no effect on an XLA device",
+            lambda: updated.with_changes(args=_without_arg(list(updated.args), at)),
+        )
+        return new if new is not None else updated
+
+
+def _without_arg(args: list[cst.Arg], at: int) -> list[cst.Arg]:
+    """``args`` without the one at ``at``; when it was the last, the one before takes
+    its comma (and with it the layout before the closing parenthesis)."""
+    removed = args.pop(at)
+    if at == len(args) and args:
+        args[-1] = args[-1].with_changes(comma=removed.comma)
+    return args
+
+
+def _is_pin_memory(key: str | None, value: cst.BaseExpression) -> bool:
+    return key == "pin_memory" and type(value) is cst.Name and value.value == "True"
+
+
+def _passive(expression: cst.CSTNode) -> bool:
+    return not any(isinstance(node, _ACTIVE) for node in walk(expression))

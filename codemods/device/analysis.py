@@ -1,0 +1,629 @@
+"""Device: which expressions name a CUDA device (and become the XLA device), which
+availability checks pick the device (and are dropped), which names are CUDA indices.
+
+It also keeps two marks on conditions that other analyses add to: *device code* (code
+worth running on XLA: an ``if use_cuda:`` around it should be switched on) and *crash
+code* (code that fails without CUDA: a flag guarding it must not be switched on)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.imports import ImportTable
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    fold_true,
+    is_cuda_device_string,
+    lone_call,
+    mentions,
+    method_name,
+    string_value,
+    walk,
+)
+from codemods.targets import spellings
+
+CUDA = "<cuda>"  # the device of a `.cuda()` move
+
+
+def is_device_name(name: str | None) -> bool:
+    """``device``, ``self.dev``, ``args.device``: not ``device_type``/``device_ids``."""
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1].lower()
+    return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
+
+
+@dataclass
+class DeviceFacts:
+    table: ImportTable
+    # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
+    # variable, --device defaults): they become "xla".
+    strings: set[cst.CSTNode] = field(default_factory=set)
+    # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
+    calls: set[cst.Call] = field(default_factory=set)
+    # What the index of such a call holds (``torch.cuda.current_device()``): it goes with it.
+    replaced_parts: dict[cst.CSTNode, cst.Call] = field(default_factory=dict)  # -> the call
+    # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
+    selections: set[cst.IfExp] = field(default_factory=set)
+    # `if torch.cuda.is_available():` around device code: the check is dropped.
+    ifs: set[cst.If] = field(default_factory=set)
+    # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
+    # device or switch on mixed precision (the check is dropped; the value: the flag and
+    # what it switches on), and flags that may not be switched on (they also guard code
+    # that fails without CUDA; the value is that code).
+    flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
+    blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
+    cuda_indices: set[str] = field(default_factory=set)
+    # `device = 0` literals that serve as devices.
+    int_devices: set[cst.Integer] = field(default_factory=set)
+    # Availability checks the device rewrites do not consume: they stay, False on XLA.
+    kept_availability_checks: set[cst.Call] = field(default_factory=set)
+    # Functions that choose a device (qualified names), for other files.
+    choosers: set[str] = field(default_factory=set)
+    # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
+    cuda_checks: set[cst.CSTNode] = field(default_factory=set)
+    # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
+    timing_syncs: set[cst.Call] = field(default_factory=set)
+    # `.cuda(...)` moves, and `.to(gpu)` moves to a CUDA index.
+    dot_cuda: set[cst.Call] = field(default_factory=set)
+    index_moves: set[cst.Call] = field(default_factory=set)
+    # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
+    # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
+    unsure_index_moves: set[cst.Call] = field(default_factory=set)
+    # `if args.gpu is not None:` around nothing but moves to that CUDA index (`images =
+    # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
+    # value: the index's name).  Training decides what happens to them.
+    index_guards: dict[cst.If, str] = field(default_factory=dict)
+    # `torch.Generator(device=device)` on a device that becomes XLA (which has no device
+    # generators in torch_xla 2.9): the device argument goes.
+    generators: set[cst.Call] = field(default_factory=set)
+    # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
+    cuda_asserts: set[cst.Assert] = field(default_factory=set)
+    # `if device.type == 'cuda':` (`device == 'cuda'`, `'cuda' in str(device)`) around device
+    # code, where `device` is the device the script picked and it becomes the XLA device: the
+    # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
+    # the guarded code also fails without CUDA, it is reported (the value: that code).
+    type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # `if not verify_min_gpu_count(): ...; sys.exit()`: a function of the file that checks for
+    # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
+    # removed (the value: the function's name).
+    gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
+
+    def is_available_call(self, node: cst.BaseExpression) -> bool:
+        return (
+            type(node) is cst.Call
+            and not node.args
+            and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
+        )
+
+
+class DeviceAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.device
+        self.device_code: set[cst.CSTNode] = set()
+        self.crash_code: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.cond_refs: dict[cst.CSTNode, set[str]] = {}
+        self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.availability_ifs: list[cst.If] = []
+        self.availability_ifexps: list[cst.IfExp] = []
+        self.availability_calls: list[cst.Call] = []
+        # What each device variable is assigned, anywhere in the file.
+        self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
+        self.device_args: set[str] = set()  # names passed where a device goes
+        self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
+        # The CUDA strings each name is assigned (``dev = f"cuda:{rank}"``): device strings
+        # too where the name goes where a device goes, whatever it is called.
+        self.cuda_string_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        # torch.cuda.set_device(name): an index only if the name never holds a string
+        # (nanoGPT passes its device string, "cuda:0").
+        self.set_device_names: list[str] = []
+        self.string_names: set[str] = set()
+        self.called_funcs: set[int] = set()
+        self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
+        # Names that hold the same value: `self.gpu_id = gpu_id`, and an argument with the
+        # parameter it is passed to (of this file's functions): a CUDA index is both.
+        self.aliases: list[tuple[str, str]] = []
+        self.function_params: dict[str, list[str]] = {}
+        self.calls_with_names: list[tuple[str, cst.Call]] = []
+        self.holding_devices: set[str] = set()
+        self.index_guard_candidates: list[tuple[cst.If, str]] = []
+        self.generator_candidates: list[cst.Call] = []
+        self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
+        self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
+        # Functions that check for CUDA devices, that count them; `if not f(): exit` guards.
+        self.checking_functions: set[str] = set()
+        self.counting_functions: set[str] = set()
+        self.requirement_candidates: list[tuple[cst.If, str]] = []
+
+    # -- marks other analyses add to ------------------------------------------------------
+
+    def mark_device_code(self) -> None:
+        self.device_code.update(self.walk.conds)
+        if self.walk.scopes:
+            self.part.choosers.add(self.walk.qualname)
+
+    def mark_crash(self, node: cst.CSTNode) -> None:
+        for cond in self.walk.conds:
+            self.crash_code.setdefault(cond, node)
+
+    def add_device_strings(self, expr: cst.CSTNode | None) -> None:
+        """Collect the CUDA strings of an expression in a device position."""
+        if expr is None:
+            return
+        if is_cuda_device_string(expr):
+            self.part.strings.add(expr)
+            self.mark_device_code()
+        elif type(expr) is cst.IfExp:
+            self.add_device_strings(expr.body)
+            self.add_device_strings(expr.orelse)
+        elif type(expr) is cst.BooleanOperation:
+            self.add_device_strings(expr.left)
+            self.add_device_strings(expr.right)
+
+    # -- questions other analyses ask -------------------------------------------------------
+
+    def names_a_device(self, node: cst.BaseExpression) -> bool:
+        """A CUDA device in any spelling, or a variable holding a device."""
+        if is_cuda_device_string(node) or node in self.part.calls:
+            return True
+        if type(node) is cst.IfExp:
+            return self.names_a_device(node.body) or self.names_a_device(node.orelse)
+        name = dotted(node)
+        return name is not None and (is_device_name(name) or name in self.cuda_string_names)
+
+    def always_xla(self, device: str) -> bool:
+        """The device variable is assigned once, to something that becomes the XLA device."""
+        values = self.device_assignments.get(device, [])
+        if len(values) != 1:
+            return False
+        value = fold_true(values[0], self.part.is_available_call)
+        if isinstance(value, bool):
+            return False
+        if type(value) is cst.Integer or (type(value) is cst.Call and value in self.part.calls):
+            return True
+        qualified = self.walk.resolve(value.func) if type(value) is cst.Call else None
+        return qualified in spellings("device") or is_cuda_device_string(value)
+
+    def file_always_xla(self) -> bool:
+        """Every device the file picks becomes the XLA device (no CPU fallback), so a
+        device that arrives as an argument is the XLA device too."""
+        devices = self.device_assignments
+        return bool(devices) and all(self.always_xla(name) for name in devices)
+
+    def xla_on_every_path(self, device: str | None) -> bool:
+        return device == CUDA or (device is not None and (self.always_xla(device) or self.file_always_xla()))
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params and params[0] in ("self", "cls") and self.walk.class_depth:
+            params = params[1:]
+        self.function_params[self.walk.qualname] = params
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if node.default is not None and is_device_name(node.name.value):
+            self.add_device_strings(node.default)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            names, values = target.target, node.value
+            if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
+                # device, backend = 'cpu', 'gloo'
+                for name, value in zip(names.elements, values.elements):
+                    self._assignment(dotted(name.value), value.value)
+            else:
+                self._assignment(dotted(names), values)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if name is None:
+            return
+        if (other := dotted(value)) is not None:
+            self.aliases.append((name, other))
+        if is_device_name(name):
+            self.device_assignments[name].append(value)
+            self.add_device_strings(value)
+            self.mark_device_code()
+        elif mentions(value, self.part.is_available_call):
+            self.flag_candidates[name].append(value)
+        if type(value) is cst.Integer:
+            self.int_assignments[name].append(value)
+        if is_cuda_device_string(value):
+            self.cuda_string_names.add(name)
+            self.cuda_string_values[name].append(value)
+        if _is_text(value, self.string_names):
+            self.string_names.add(name)
+
+    def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
+        statements = node.body
+        for statement, after in zip(statements, statements[1:]):
+            call = lone_call(statement)
+            if call is not None and not call.args:
+                self.lone_calls.append((call, after))
+
+    visit_Module = _block
+    visit_IndentedBlock = _block
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        key = string_value(node.key)
+        if key is not None and is_device_name(key):
+            self.add_device_strings(node.value)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self.part.is_available_call(node.test):
+            self.part.cuda_asserts.add(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        if (guarded := _moves_only_if_given(node)) is not None:
+            self.index_guard_candidates.append((node, guarded))
+        self.cond_refs[node] = _refs(node.test)
+        if mentions(node.test, self.part.is_available_call):
+            self.availability_ifs.append(node)
+        for sub in walk(node.test):
+            if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
+                self.type_check_candidates.append((sub, device, node))
+        if (required := self._required_call(node)) is not None:
+            self.requirement_candidates.append((node, required))
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.cond_refs[node] = _refs(node.test)
+        if mentions(node.test, self.part.is_available_call):
+            self.availability_ifexps.append(node)
+        if self._is_cpu_device(node.body) or self._is_cpu_device(node.orelse):
+            self.device_code.add(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "is_cuda":
+            self.part.cuda_checks.add(node)
+        qualified = self.walk.resolve(node)
+        if qualified is not None:
+            self._reference(qualified, node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        # ``device.type in ("cuda",)``: the strings of a literal collection count too.
+        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]
+        if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
+            self.part.cuda_checks.add(node)
+
+    def _reference(self, qualified: str, node: cst.CSTNode) -> None:
+        if node in self.part.replaced_parts:
+            return
+        if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
+            self.mark_device_code()
+            self.mark_crash(node)
+        elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+            self.mark_crash(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called_funcs.add(id(node.func))
+        callee = self.walk.resolve(node.func)
+        if callee is None and node.args and (func_name := dotted(node.func)) is not None:
+            self.calls_with_names.append((func_name, node))
+        if self.part.is_available_call(node):
+            self.availability_calls.append(node)
+            if self.walk.scopes:
+                self.checking_functions.add(self.walk.qualname)
+        elif callee in apis.DEVICE_COUNTS and self.walk.scopes:
+            self.counting_functions.add(self.walk.qualname)
+        if type(node.func) is cst.Name and callee is not None:
+            self._reference(callee, node.func)
+        method = method_name(node)
+        if method == "to":
+            device = arg_value(node, 0, "device")
+            self.add_device_strings(device)
+            if (name := dotted(device)) is not None:
+                self.device_args.add(name)
+                self.moves_to.append((node, name))
+        elif method == "cuda":
+            self.part.dot_cuda.add(node)
+            self.mark_device_code()
+            if (name := dotted(arg_value(node, 0, "device"))) is not None:
+                self.part.cuda_indices.add(name)
+        elif method == "pin_memory":
+            self.mark_crash(node)
+        elif method == "add_argument":  # parser.add_argument('--device', default='cuda')
+            flag = string_value(arg_value(node, 0, "name_or_flags")) or ""
+            default = call_args(node)[1].get("default")
+            if default is not None and is_device_name(flag.lstrip("-")):
+                self.add_device_strings(default.value)
+
+        keywords = call_args(node)[1]
+        if "device" in keywords and method != "to":
+            self.add_device_strings(keywords["device"].value)
+            if (name := dotted(keywords["device"].value)) is not None:
+                self.device_args.add(name)
+        if "device_ids" in keywords and isinstance(keywords["device_ids"].value, (cst.List, cst.Tuple)):
+            for element in keywords["device_ids"].value.elements:
+                if (name := dotted(element.value)) is not None:
+                    self.part.cuda_indices.add(name)
+
+        if callee == "torch.cuda.synchronize" and not node.args:
+            self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
+        elif callee in apis.SET_DEVICE_CALLS:
+            if (name := dotted(arg_value(node, 0, "device"))) is not None:
+                self.set_device_names.append(name)
+        elif callee == "torch.device":
+            self._torch_device(node)
+        elif callee == "torch.Generator":
+            self.generator_candidates.append(node)
+        elif callee in apis.CUDA_TENSOR_TYPES:
+            self.mark_device_code()
+        elif callee == "torch.accelerator.current_accelerator" and not node.args:
+            self.part.calls.add(node)
+            self.mark_device_code()
+
+    def _torch_device(self, node: cst.Call) -> None:
+        kind = arg_value(node, 0, "type")
+        if (name := dotted(kind)) is not None:
+            self.device_args.add(name)  # torch.device(loc)
+        index = arg_value(node, 1, "index")
+        self.add_device_strings(kind)
+        if string_value(kind) == "cuda" and (name := dotted(index)) is not None:
+            self.part.cuda_indices.add(name)
+        if kind is None:
+            return
+        folded = fold_true(kind, self.part.is_available_call)
+        if not isinstance(folded, bool) and is_cuda_device_string(folded):
+            self.part.calls.add(node)
+            self.mark_device_code()
+            if index is not None:  # the whole call becomes the XLA device: what the index calls goes too
+                self.part.replaced_parts.update((sub, node) for sub in walk(index))
+
+    def _required_call(self, node: cst.If) -> str | None:
+        """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
+        function's name."""
+        test = node.test
+        if (
+            node.orelse is not None
+            or type(test) is not cst.UnaryOperation
+            or type(test.operator) is not cst.Not
+            or type(test.expression) is not cst.Call
+            or type(test.expression.func) is not cst.Name
+            or type(node.body) is not cst.IndentedBlock
+        ):
+            return None
+        last = node.body.body[-1]
+        if type(last) is not cst.SimpleStatementLine or len(last.body) != 1:
+            return None
+        small = last.body[0]
+        ends = type(small) in (cst.Return, cst.Raise) or (
+            type(small) is cst.Expr and type(small.value) is cst.Call
+            and (dotted(small.value.func) in ("exit", "quit") or self.walk.resolve(small.value.func) in ("sys.exit", "os._exit"))
+        )
+        return test.expression.func.value if ends else None
+
+    def _is_cpu_device(self, node: cst.CSTNode) -> bool:
+        if string_value(node) == "cpu":
+            return True
+        return (
+            type(node) is cst.Call
+            and self.walk.resolve(node.func) == "torch.device"
+            and string_value(arg_value(node, 0, "type")) == "cpu"
+        )
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        part = self.part
+        part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
+        self._follow_indices()
+        part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
+        for name in self.device_args | set(self.set_device_names):
+            if not is_device_name(name):  # device names had theirs collected where assigned
+                part.strings.update(self.cuda_string_values.get(name, ()))
+        part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
+        part.generators = {call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))}
+        part.unsure_index_moves = {
+            call
+            for call, name in self.moves_to
+            if name not in part.cuda_indices and _named_like_an_index(name)
+            and not self._names_a_known_device(name) and name not in self.holding_devices
+        }
+        resolve = self.walk.resolve
+        part.timing_syncs = {
+            call
+            for call, after in self.lone_calls
+            if resolve(call.func) == "torch.cuda.synchronize"
+            and any(type(n) is cst.Call and resolve(n.func) in apis.CLOCKS for n in walk(after))
+        }
+        for node in self.availability_ifs:
+            if node in self.device_code and node not in self.crash_code:
+                part.ifs.add(node)
+        for node in self.availability_ifexps:
+            if node in self.device_code and node not in self.crash_code:
+                part.selections.add(node)
+        for name, literals in self.int_assignments.items():
+            # `device = 0` used as a device; a `rank = 0` keeps being a number (its
+            # `.to(rank)` uses are rewritten where they are).
+            if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
+                part.int_devices.update(literals)
+        part.gpu_requirements = {
+            node: name for node, name in self.requirement_candidates
+            if name in self.checking_functions and name in self.counting_functions
+        }
+        for comparison, device, statement in self.type_check_candidates:
+            values = self.device_assignments.get(device, [])
+            if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):
+                part.type_checks[comparison] = self.crash_code.get(statement)
+                part.cuda_checks.discard(comparison)
+
+    def _local_params(self, callee: str) -> list[str] | None:
+        """The parameters of the function of this file that ``callee`` runs: ``helper``,
+        ``Trainer`` (its ``__init__``), ``self.helper``."""
+        name = callee.removeprefix("self.")
+        for qualname, params in self.function_params.items():
+            if qualname in (name, f"{name}.__init__") or (callee != name and qualname.endswith(f".{name}")):
+                return params
+        return None
+
+    def _follow_indices(self) -> None:
+        """A CUDA index stays one through plain assignments and arguments: ``self.gpu_id
+        = gpu_id``, ``Trainer(model, rank)`` into ``def __init__(self, model, gpu_id)``."""
+        pairs = list(self.aliases)
+        for callee, call in self.calls_with_names:
+            params = self._local_params(callee)
+            if params is None:
+                continue
+            positional, keywords = call_args(call)
+            for index, arg in enumerate(a for a in positional if not a.star):
+                if index < len(params) and (name := dotted(arg.value)) is not None:
+                    pairs.append((params[index], name))
+            for keyword, arg in keywords.items():
+                if keyword in params and (name := dotted(arg.value)) is not None:
+                    pairs.append((keyword, name))
+        _spread(self.part.cuda_indices, [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names])
+        # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
+        self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
+        _spread(self.holding_devices, pairs)
+
+    def _on_the_xla_device(self, device: cst.BaseExpression | None) -> bool:
+        """A device argument that is (or becomes) the XLA device on some path."""
+        if device is None or string_value(device) == "cpu" or self._is_cpu_device(device):
+            return False
+        if type(device) is cst.Call and self.walk.resolve(device.func) in spellings("device"):
+            return True
+        name = dotted(device)
+        return self.names_a_device(device) or (name is not None and name in self.part.cuda_indices)
+
+    def _names_a_known_device(self, name: str) -> bool:
+        return (
+            is_device_name(name) or name in self.device_assignments or name in self.string_names
+            or name in self.cuda_string_names
+        )
+
+    def settle(self) -> None:
+        """Flags that pick the device or switch on mixed precision are switched on (unless
+        they also guard code that fails without CUDA).  Parts of expressions replaced
+        whole (a map_location that becomes "cpu", a ``torch.device("cuda" if ... else
+        "cpu")``) are not converted on their own; the availability checks no rewrite
+        consumes stay, and are reported."""
+        part = self.part
+        amp = self.facts.amp
+        for name, values in self.flag_candidates.items():
+            if name in amp.owned_names:
+                continue  # a device type or a precision choice: rewritten by the AMP concern
+            uses = [node for node, refs in self.cond_refs.items() if name in refs]
+            if any(use in self.device_code for use in uses):
+                purpose = "picks the device"
+            elif name in amp.flags:
+                purpose = "switches mixed precision on"
+            else:
+                continue
+            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+            for value in values:
+                if blocker is None:
+                    part.flag_values[value] = (name, purpose)
+                else:
+                    part.blocked_flags[value] = (name, blocker)
+        map_locations = self.facts.checkpoint.map_locations
+        in_locations = {id(sub) for location in map_locations for sub in walk(location)}
+        part.calls = {n for n in part.calls if id(n) not in in_locations}
+        part.selections = {n for n in part.selections if id(n) not in in_locations}
+        part.strings = {n for n in part.strings if id(n) not in in_locations}
+        inside_calls = {id(sub) for call in part.calls for sub in walk(call) if sub is not call}
+        part.strings = {n for n in part.strings if id(n) not in inside_calls}
+        part.selections = {n for n in part.selections if id(n) not in inside_calls}
+        folded: list[cst.CSTNode] = [
+            *part.cuda_asserts,
+            *part.flag_values,
+            *part.selections,
+            *(node.test for node in part.ifs),
+            *part.calls,
+            *map_locations,
+        ]
+        consumed = {sub for node in folded for sub in walk(node)}
+        part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+
+
+def _moves_only_if_given(node: cst.If) -> str | None:
+    """``if X is not None:`` (no else) whose body only moves names to ``X``: X."""
+    test = node.test
+    if (
+        node.orelse is not None
+        or type(test) is not cst.Comparison
+        or len(test.comparisons) != 1
+        or type(test.comparisons[0].operator) is not cst.IsNot
+        or dotted(test.comparisons[0].comparator) != "None"
+        or (index := dotted(test.left)) is None
+        or type(node.body) is not cst.IndentedBlock
+    ):
+        return None
+    for statement in node.body.body:
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        value = small.value if type(small) in (cst.Assign, cst.Expr) else None  # type: ignore[attr-defined]
+        if type(value) is not cst.Call or method_name(value) not in ("cuda", "to"):
+            return None
+        if dotted(arg_value(value, 0, "device")) != index:
+            return None
+    return index
+
+
+def _device_type_checked(node: cst.Comparison) -> str | None:
+    """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
+    != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
+    if len(node.comparisons) != 1:
+        return None
+    operator = type(node.comparisons[0].operator)
+    left, right = node.left, node.comparisons[0].comparator
+    if operator in (cst.Equal, cst.NotEqual) and string_value(left) == "cuda":
+        left, right = right, left
+    elif operator in (cst.In, cst.NotIn) and string_value(left) == "cuda":
+        if type(right) is cst.Call and dotted(right.func) == "str" and len(right.args) == 1:
+            left, right = right.args[0].value, left
+        else:
+            return None
+    elif operator not in (cst.Equal, cst.NotEqual):
+        return None
+    if string_value(right) != "cuda":
+        return None
+    name = dotted(left)
+    if name is not None and name.endswith(".type"):
+        name = name.removesuffix(".type")
+    return name if is_device_name(name) else None
+
+
+def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:
+    """Add to ``names`` every name that holds the same value as one in it."""
+    grown = True
+    while grown:
+        grown = False
+        for a, b in pairs:
+            if (a in names) != (b in names):
+                names.update((a, b))
+                grown = True
+
+
+def _named_like_an_index(name: str) -> bool:
+    """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
+
+
+def _refs(test: cst.BaseExpression) -> set[str]:
+    return {d for n in walk(test) if (d := dotted(n)) is not None}
+
+
+def _is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:
+    """A string: a literal, an f-string, or a choice between strings and names that hold one."""
+    if type(value) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
+        return True
+    if type(value) is cst.IfExp:
+        return _is_text(value.body, string_names) and _is_text(value.orelse, string_names)
+    return type(value) is cst.Name and value.value in string_names

@@ -1,0 +1,605 @@
+"""Device: CUDA devices, `.cuda()`, integer devices and availability checks become the
+XLA device (XLA101-XLA107, XLA003).
+
+Strings stay strings ("cuda" -> "xla"), so code that compares or prints them keeps
+working; ``torch.device("cuda")`` becomes the target's device call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.rewriter import Concern
+from codemods.engine.nodes import (
+    arg_value,
+    as_expression,
+    dotted,
+    fold_true,
+    is_cuda_device_string,
+    quoted_like,
+    string_value,
+    walk,
+    with_comma,
+)
+
+
+class DeviceRewrite(Concern):
+    # -- strings --------------------------------------------------------------
+
+    def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if original not in self.facts.device.strings:
+            return updated
+        xla = self.ctx.target.device_string
+        note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
+        new = self.ctx.fix(
+            "XLA101",
+            original,
+            f"{self.ctx.code(original)} -> {{new}}{note}",
+            lambda: quoted_like(original, xla) if self.ctx.imports.require_package("torch_xla") else None,
+        )
+        if new is not None and type(original) is not cst.SimpleString:
+            self.ctx.imports.discard(original)
+        return new if new is not None else updated
+
+    leave_SimpleString = _device_string
+    leave_FormattedString = _device_string
+    leave_BinaryOperation = _device_string
+
+    # -- calls ------------------------------------------------------------------
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.facts.device.strings:
+            return self._device_string(original, updated)
+        if original in self.facts.training.optimizer_before_move:
+            return self._move_before_optimizer(original, updated)
+        callee = self.ctx.resolve(original.func)
+        if original in self.facts.device.calls:
+            return self._whole_device_call(original, updated)
+        if original in self.facts.device.dot_cuda:
+            return self._dot_cuda(original, updated)
+        if original in self.facts.device.index_moves:
+            return self._integer_to(original, updated)
+        if original in self.facts.device.generators:
+            return self._cpu_generator(original, updated)
+        if original in self.facts.device.unsure_index_moves:
+            device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]
+            self.ctx.report(
+                "XLA103",
+                original,
+                f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
+                f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
+                "move fails without CUDA",
+            )
+        if callee in apis.CUDA_TENSOR_TYPES:
+            return self._tensor_type(original, updated)
+        if original in self.facts.device.kept_availability_checks:
+            self._cuda_check(original)
+        return updated
+
+    def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        build = self.ctx.device
+        func = original.func
+        if (
+            self.ctx.resolve(func) == "torch.accelerator.current_accelerator"
+            and type(func) is cst.Attribute
+            and type(func.value) is cst.Attribute
+        ):
+            # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
+            torch_name = func.value.value
+
+            def build() -> cst.Call | None:  # type: ignore[misc]
+                if not self.ctx.imports.require_package("torch_xla"):
+                    return None
+                return cst.Call(
+                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")), args=[cst.Arg(cst.SimpleString('"xla"'))]
+                )
+
+        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        if new is None:
+            return updated
+        self.ctx.subsume(original)
+        self.ctx.imports.discard(original)
+        return new
+
+    def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if type(updated.func) is not cst.Attribute:
+            return updated
+
+        def build() -> cst.Call | None:
+            device = self.ctx.device()
+            if device is None:
+                return None
+            kept = [a for a in updated.args if a.keyword is not None and a.keyword.value != "device"]
+            for dropped in original.args:
+                if dropped.keyword is None or dropped.keyword.value == "device":
+                    self.ctx.imports.discard(dropped)
+            args = [with_comma(cst.Arg(device)), *kept] if kept else [cst.Arg(device)]
+            if kept:  # the list ends as it did (a trailing comma or not)
+                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
+            return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
+
+        new = self.ctx.fix("XLA102", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        return new if new is not None else updated
+
+    def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``model.parameters()`` -> ``model.to(device).parameters()``, and
+        ``create_optimizer(model, ...)`` -> ``create_optimizer(model.to(device), ...)``:
+        Module.to moves in place and returns the module, and a later move to the same
+        device keeps the parameters, so the optimizer holds the ones that train."""
+        early = self.facts.training.optimizer_before_move[original]
+        built = "the optimizer is built" if early.argument is None else f"`{self.ctx.code(original.func)}` builds an optimizer"
+        if not early.fixable:
+            self.ctx.report(
+                "XLA203",
+                original,
+                f"{built} while `{early.model}` is on the CPU, and {early.moved_by} moves the model later to a "
+                "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
+                "optimizer after the move",
+            )
+            return updated
+
+        def moved(model: cst.BaseExpression) -> cst.BaseExpression | None:
+            device = self.ctx.device()
+            if device is None:
+                return None
+            return cst.Call(func=cst.Attribute(value=model, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+        def build() -> cst.Call | None:
+            if early.argument is None:
+                if type(updated.func) is not cst.Attribute or (model := moved(updated.func.value)) is None:
+                    return None
+                return updated.with_changes(func=updated.func.with_changes(value=model))
+            args = list(updated.args)
+            positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
+            at = next(
+                (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value == early.argument),
+                None,
+            ) if isinstance(early.argument, str) else positional[early.argument]
+            if at is None or (model := moved(args[at].value)) is None:
+                return None
+            args[at] = args[at].with_changes(value=model)
+            return updated.with_changes(args=args)
+
+        new = self.ctx.fix(
+            "XLA203",
+            original,
+            f"{built} while `{early.model}` is on the CPU and {early.moved_by} moves the model later; moving a "
+            "module to XLA replaces its parameters, so move it first: {new}",
+            build,
+        )
+        return new if new is not None else updated
+
+    def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``torch.Generator(device=device)`` -> ``torch.Generator()``: torch_xla 2.9 has no
+        device generators ("XLA device type not an accelerator"); sampling ops on XLA
+        tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
+        bernoulli, normal_), with the CPU generator's sequence."""
+        at = next(
+            (i for i, a in enumerate(original.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")),
+            None,
+        )
+        if at is None:
+            return updated
+        dropped = original.args[at]
+
+        def build() -> cst.Call:
+            args = [a for i, a in enumerate(updated.args) if i != at]
+            if args:
+                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(args=args)
+
+        new = self.ctx.fix(
+            "XLA109",
+            original,
+            f"{self.ctx.code(original)} -> {{new}}: XLA has no device generators; sampling on XLA tensors takes a "
+            "CPU generator",
+            build,
+        )
+        if new is None:
+            return updated
+        self.ctx.vanish(dropped, updated.args[at])
+        return new
+
+    def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``.to(gpu)`` where ``gpu`` is a CUDA index (it feeds ``.cuda(gpu)``,
+        ``set_device(gpu)`` or ``device_ids=[gpu]``)."""
+        for position, arg in enumerate(original.args):
+            if not (arg.keyword is None and position == 0) and not (arg.keyword and arg.keyword.value == "device"):
+                continue
+            if dotted(arg.value) not in self.facts.device.cuda_indices:
+                return updated
+            device = self.ctx.fix(
+                "XLA103",
+                arg.value,
+                f"{self.ctx.code(arg.value)} is a CUDA device index: use the XLA device",
+                self.ctx.device,
+            )
+            if device is None:
+                return updated
+            self.ctx.imports.discard(arg.value)
+            args = list(updated.args)
+            args[position] = args[position].with_changes(value=device)
+            return updated.with_changes(args=args)
+        return updated
+
+    def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = updated.func
+        if not (type(func) is cst.Attribute and type(func.value) is cst.Attribute):
+            self.ctx.report("XLA107", original, "import the CPU tensor type and move the tensor with .to(device)")
+            return updated
+
+        def build() -> cst.Call | None:
+            device = self.ctx.device()
+            if device is None:
+                return None
+            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))
+            return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+        new = self.ctx.fix("XLA107", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        return new if new is not None else updated
+
+    # -- availability -------------------------------------------------------------
+
+    @property
+    def _devices_converted(self) -> bool:
+        """Dropping an availability check only helps when the CUDA devices it picks are
+        converted too; otherwise it would force CUDA on a machine without it."""
+        return all(self.ctx.selection.enabled(rule) for rule in ("XLA101", "XLA102", "XLA103"))
+
+    def _not_folded(self, original: cst.CSTNode) -> None:
+        self.ctx.report(
+            "XLA104", original, "the device is picked by an accelerator check, which is False on XLA; not changed "
+            "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here, or the tool does not "
+            "see it used as a device in this file); make it the XLA device by hand"
+        )
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        if original not in self.facts.device.selections:
+            return updated
+        folded = fold_true(updated, self.facts.device.is_available_call)
+        if not self._devices_converted or (not isinstance(folded, bool) and _still_cuda(folded)):
+            self._not_folded(original)
+            return updated
+
+        def build() -> cst.BaseExpression | None:
+            if type(folded) is cst.Integer:
+                return self.ctx.device()
+            if not isinstance(folded, bool) and string_value(folded) is not None:
+                return folded if self.ctx.imports.require_package("torch_xla") else None
+            return as_expression(folded)
+
+        new = self.ctx.fix(
+            "XLA104",
+            original,
+            "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
+            build,
+        )
+        if new is None:
+            return updated
+        self.ctx.subsume(original)
+        self.ctx.imports.discard(original)
+        return new
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        return self._assignment(original, updated)
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        return self._assignment(original, updated)
+
+    def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
+        value = original.value
+        if value in self.facts.device.flag_values:
+            flag, purpose = self.facts.device.flag_values[value]
+            folded = fold_true(updated.value, self.facts.device.is_available_call)
+            if not isinstance(folded, bool) and _still_cuda(folded):
+                return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
+            new_value = self.ctx.fix(
+                "XLA104",
+                value,
+                f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
+                "device is always present)",
+                lambda: as_expression(fold_true(updated.value, self.facts.device.is_available_call)),
+            )
+            if new_value is not None:
+                self.ctx.imports.discard(value)
+                return updated.with_changes(value=new_value)
+        elif value in self.facts.device.blocked_flags:
+            flag, blocker = self.facts.device.blocked_flags[value]
+            self.ctx.report(
+                "XLA104",
+                value,
+                f"`{flag}` picks the device but also guards `{self.ctx.code(blocker)}`, which fails without "
+                "CUDA: left as is, so the script runs on the CPU; move that code onto the XLA device by hand",
+            )
+        elif value in self.facts.device.int_devices:
+            device = self.ctx.fix(
+                "XLA103", value, f"integer device {self.ctx.code(value)} -> the XLA device", self.ctx.device
+            )
+            if device is not None:
+                return updated.with_changes(value=device)
+        return updated
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
+        if original in self.facts.training.input_guards:
+            return self._input_guard(original, updated)
+        if original in self.facts.device.gpu_requirements:
+            return self._without_gpu_requirement(original, updated)
+        if original not in self.facts.device.ifs:
+            return self._without_set_device_guard(original, updated)
+        if not self._devices_converted:
+            self._not_folded(original.test)
+            return updated
+        folded = fold_true(updated.test, self.facts.device.is_available_call)
+        parent = self.ctx.parent()
+        is_elif = type(parent) is cst.If and parent.orelse is original
+        outcome = {
+            True: "so the code under it always runs: check dropped",
+            False: "so the code under it never runs: removed",
+        }.get(folded, "dropped from the condition")  # type: ignore[call-overload]
+        new = self.ctx.fix(
+            "XLA104",
+            original.test,
+            f"`{self.ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
+            lambda: _fold_if(updated, folded, is_elif, self.ctx.keep_lines_after),
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.discard(original.test)
+        gone = original.orelse if folded is True else original.body if folded is False else None
+        if gone is not None:
+            self.ctx.vanish(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]
+        if isinstance(new, cst.RemovalSentinel) and not is_elif:
+            self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
+            return updated
+        return new
+
+    def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:
+        """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA
+        devices, which an XLA machine has none of, so the script would always end here."""
+        name = self.facts.device.gpu_requirements[original]
+        if not self._devices_converted:
+            return updated
+        self.ctx.vanish(original, updated)
+        done = self.ctx.fix(
+            "XLA104", original,
+            f"removed `if {self.ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
+            "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
+            "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
+            "number of devices is no longer enforced)",
+            lambda: original,
+        )
+        if done is not None:
+            self.ctx.imports.discard(original)
+            self.ctx.drop_statement(updated)
+        return updated
+
+    def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
+        """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,
+        DataParallel moved the inputs on CUDA; on XLA nothing else does."""
+        test = self.ctx.code(original.test)
+        if not self.facts.training.input_guards[original]:
+            self.ctx.report(
+                "XLA108",
+                original.test,
+                f"these moves run only `if {test}`; otherwise, on CUDA, DataParallel moved the inputs: on XLA they "
+                "stay on the CPU unless the model does too; move them whenever the model is on the XLA device",
+            )
+            return updated
+        parent = self.ctx.parent()
+        is_elif = type(parent) is cst.If and parent.orelse is original
+        new = self.ctx.fix(
+            "XLA108",
+            original.test,
+            f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
+            "inputs otherwise, is gone), so its inputs always move",
+            lambda: _fold_if(updated, True, is_elif, self.ctx.keep_lines_after),
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.discard(original.test)
+        return new
+
+    # -- checks that stay -----------------------------------------------------------
+
+    def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        if original in self.facts.device.type_checks:
+            return self._type_check(original, updated)  # type: ignore[arg-type]
+        if original in self.facts.device.cuda_checks:
+            self._cuda_check(original)
+        return updated
+
+    def _type_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        """``device.type == 'cuda'`` around device code, on the device the script picked:
+        on XLA the question it asks ("is this the accelerator?") is ``== 'xla'``."""
+        blocker = self.facts.device.type_checks[original]
+        check = self.ctx.code(original)
+        if blocker is not None or not self._devices_converted:
+            why = (
+                f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
+                if blocker is not None else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
+            )
+            self.ctx.report(
+                "XLA110",
+                original,
+                f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
+                f"code it guards (model moves, wrappers) never runs there; not changed: {why}; compare with 'xla' "
+                "once that code runs on XLA",
+            )
+            return updated
+        xla = self.ctx.target.device_string
+
+        def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
+            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand  # type: ignore[arg-type]
+
+        comparison = updated.comparisons[0]
+        return self.ctx.fix(
+            "XLA110",
+            original,
+            f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
+            "device -> {new}",
+            lambda: updated.with_changes(
+                left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
+            ),
+        ) or updated
+
+    leave_Comparison = _checked
+    leave_Attribute = _checked
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        parent = self.ctx.parent()
+        called = type(parent) is cst.Call and parent.func is original
+        if qualified in apis.CUDA_TENSOR_TYPES and not called:
+            self.ctx.report(
+                "XLA107",
+                original,
+                f"`{self.ctx.code(original)}` used as a value creates CUDA tensors: create them with "
+                "torch.tensor(..., device=device) or move them with .to(device)",
+            )
+        return updated
+
+    def _cuda_check(self, original: cst.CSTNode) -> None:
+        negated = type(original) is cst.Comparison and all(
+            type(c.operator) in (cst.NotEqual, cst.NotIn, cst.IsNot) for c in original.comparisons
+        )
+        self.ctx.report(
+            "XLA105",
+            original,
+            f"`{self.ctx.code(original)}` is {'True' if negated else 'False'} on the XLA device: check that the code it guards "
+            + ("is meant to run there" if negated else "is not needed there"),
+        )
+
+    # -- torch.cuda.set_device ---------------------------------------------------------
+
+    def _is_set_device(self, statement: cst.BaseSmallStatement) -> bool:
+        return (
+            type(statement) is cst.Expr
+            and type(statement.value) is cst.Call
+            and self.ctx.resolve(statement.value.func) in apis.SET_DEVICE_CALLS
+        )
+
+    def _dropped(self, statement: cst.BaseSmallStatement) -> bool:
+        return self._is_set_device(statement) or statement in self.facts.device.cuda_asserts
+
+    def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]
+        drops = [s for s in original.body if self._dropped(s)]
+        if not drops:
+            return updated
+        kept = [u for o, u in zip(original.body, updated.body) if not self._dropped(o)]
+        for statement in drops:
+            rule, why = (
+                ("XLA104", "the accelerator check is False on XLA, where the XLA device is always present")
+                if statement in self.facts.device.cuda_asserts else ("XLA106", "one XLA device per process")
+            )
+            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)
+            if done is None:
+                return updated
+            self.ctx.imports.discard(statement)
+        if kept:
+            return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        if type(updated) is cst.SimpleStatementSuite:
+            return updated.with_changes(body=[cst.Pass()])
+        self.ctx.drop_statement(updated)
+        return updated
+
+    leave_SimpleStatementLine = _without_set_device
+    leave_SimpleStatementSuite = _without_set_device
+
+    def _without_set_device_guard(self, original: cst.If, updated: cst.If) -> cst.If:
+        """``if torch.cuda.is_available(): torch.cuda.set_device(rank)`` goes whole: a
+        guard left around a bare ``pass`` says nothing."""
+        body = original.body
+        if (
+            original.orelse is not None
+            or type(body) is not cst.IndentedBlock
+            or body.header.comment is not None
+            or any(line.comment for line in body.footer)
+            or not all(self._only_set_device(statement) for statement in body.body)
+            or not all(
+                self.facts.device.is_available_call(n) for n in walk(original.test) if type(n) is cst.Call
+            )
+        ):
+            return updated
+        self.ctx.vanish(original, updated)
+        done = self.ctx.fix(
+            "XLA106", original,
+            f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
+            "per process", lambda: original,
+        )
+        if done is not None:
+            self.ctx.drop_statement(updated)
+        return updated
+
+    def _only_set_device(self, statement: cst.BaseStatement) -> bool:
+        return (
+            type(statement) is cst.SimpleStatementLine
+            and not any(line.comment for line in statement.leading_lines)
+            and statement.trailing_whitespace.comment is None
+            and all(self._is_set_device(small) for small in statement.body)
+        )
+
+
+def _still_cuda(node: cst.CSTNode) -> bool:
+    return any(is_cuda_device_string(n) for n in walk(node))
+
+
+def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, keep_lines_after):  # type: ignore[no-untyped-def]
+    """An ``if`` (or ``elif``) whose test folded: keep the branch that runs, or keep
+    the ``if`` with the simpler test.  Comment lines after a removed branch that LibCST
+    gives to its block though they are outside it (less indented) stay, after what is
+    kept."""
+    if not isinstance(test, bool):
+        return statement.with_changes(test=test)
+    if test:
+        tail = _footer(statement.orelse)
+        if is_elif:
+            body = statement.body
+            if type(body) is cst.IndentedBlock:
+                body = body.with_changes(footer=[*body.footer, *tail])
+            return cst.Else(body=body)
+        return _flatten(statement.body, statement.leading_lines, keep_lines_after, tail)
+    orelse = statement.orelse
+    tail = _footer(statement.body)
+    if orelse is None:
+        keep_lines_after(statement, tail)
+        return cst.RemoveFromParent()
+    if is_elif:
+        return orelse.with_changes(leading_lines=[*tail, *orelse.leading_lines])
+    leading = [*statement.leading_lines, *tail, *orelse.leading_lines]
+    if type(orelse) is cst.If:
+        return orelse.with_changes(leading_lines=leading)
+    return _flatten(orelse.body, leading, keep_lines_after)
+
+
+def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
+    """The comment lines that end a removed branch (of an elif chain: its last one) but
+    are not its own: from the first one outside its indentation on."""
+    while type(branch) is cst.If:
+        branch = branch.orelse if branch.orelse is not None else branch.body
+    if type(branch) is cst.Else:
+        branch = branch.body
+    lines = branch.footer if type(branch) is cst.IndentedBlock else ()
+    outside = next((index for index, line in enumerate(lines) if not line.indent), len(lines))
+    return lines[outside:]
+
+
+def _flatten(  # type: ignore[no-untyped-def]
+    body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after, tail: Sequence[cst.EmptyLine] = ()
+) -> cst.FlattenSentinel:  # type: ignore[type-arg]
+    """The statements of a block, dedented into its parent; the header's comment
+    (``if ...:  # note``) becomes a comment line above them, and the comment lines that
+    end the block (its footer), then ``tail``, follow them."""
+    if type(body) is cst.SimpleStatementSuite:
+        statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
+        comment = body.trailing_whitespace.comment
+    else:
+        statements = list(body.body)
+        comment = body.header.comment
+    header = [cst.EmptyLine(comment=comment)] if comment is not None else []
+    first = statements[0]
+    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])
+    footer = body.footer if type(body) is cst.IndentedBlock else ()
+    keep_lines_after(statements[-1], [*footer, *tail])
+    return cst.FlattenSentinel(statements)

@@ -1,0 +1,58 @@
+"""Entry point: the module-level ``main`` function, the ``if __name__ == "__main__":``
+guard and an existing ``_mp_fn`` (the function SageMaker's pytorchxla launcher and
+``torch_xla.launch`` call with the process index)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from codemods.engine.walk import Analysis
+from codemods.engine.nodes import string_value
+
+ENTRY_FUNCTION = "_mp_fn"
+
+
+@dataclass
+class EntryFacts:
+    # ``def main(...)`` at module level, callable without arguments.
+    main: cst.FunctionDef | None = None
+    # ``if __name__ == "__main__":`` at module level.
+    main_guard: cst.If | None = None
+    # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
+    mp_fn: cst.FunctionDef | None = None
+
+
+class EntryAnalysis(Analysis):
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        part = self.facts.entry
+        name = node.name.value
+        if name == ENTRY_FUNCTION:
+            part.mp_fn = node
+        elif name == "main" and len(self.walk.functions) == 1 and not self.walk.class_depth and _callable_bare(node):
+            part.main = node
+
+    def visit_If(self, node: cst.If) -> None:
+        if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test):
+            self.facts.entry.main_guard = node
+
+
+def _callable_bare(function: cst.FunctionDef) -> bool:
+    """``main()`` works: no parameter without a default (``*args``/``**kwargs`` are fine)."""
+    params = function.params
+    return all(p.default is not None for p in (*params.posonly_params, *params.params)) and all(
+        p.default is not None for p in params.kwonly_params
+    )
+
+
+def is_main_guard(test: cst.BaseExpression) -> bool:
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    sides = (test.left, target.comparator)
+    return (
+        type(target.operator) is cst.Equal
+        and any(type(s) is cst.Name and s.value == "__name__" for s in sides)
+        and any(string_value(s) == "__main__" for s in sides)
+    )

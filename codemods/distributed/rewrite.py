@@ -1,0 +1,612 @@
+"""Distributed training (XLA601-XLA609): multi-GPU scripts become XLA multi-process scripts.
+
+What each construct becomes is decided by the analysis (distributed/analysis.py); this
+module only writes it:
+  * process groups use the "xla" backend and the ``xla://`` init method, which take
+    rank and size from the XLA runtime (XLA601);
+  * ranks and sizes are read from the runtime in the launched processes (XLA602);
+  * ``mp.spawn`` becomes the target's launcher, a torchrun-style main guard becomes
+    ``_mp_fn(index)`` started by it, and an old ``xmp.spawn`` is upgraded (XLA603);
+  * DistributedDataParallel stays, without ``device_ids``/``output_device``: on the
+    ``xla`` backend it all-reduces gradients itself, so the optimizer step stays plain
+    and gradients are reduced exactly once (XLA604);
+  * ``nn.DataParallel`` goes, with the ``.module`` accesses of what it wrapped (XLA605);
+  * training data gets a DistributedSampler from the runtime's rank and size (XLA606);
+  * without DDP, mixed-precision steps all-reduce their gradients (XLA607);
+  * Hogwild training is reported (XLA608), and so is what is left (XLA609);
+  * a print that only the master process runs becomes ``xm.master_print`` (XLA610).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from codemods import apis
+from codemods.distributed.analysis import PROCESS_GROUP_DROPPED, SamplerPlan
+from codemods.distributed.entry import ENTRY_FUNCTION
+from codemods.engine.positions import code_of
+from codemods.engine.rewriter import Concern, Context, NodeT
+from codemods.engine.nodes import KEYWORD_EQUAL, lone_call, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
+from codemods.targets import XMP, Api
+
+XMP_SPAWN = f"{XMP}.spawn"
+XLA_BACKEND = "torch_xla.distributed.xla_backend"
+SAMPLER = Api("torch.utils.data.distributed", "DistributedSampler")
+_CONCEPT_WORDS = {
+    "global_ordinal": "global rank",
+    "local_ordinal": "local rank",
+    "world_size": "world size",
+    "local_process_count": "processes on this host",
+}
+
+
+class DistributedRewrite(Concern):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.part = part = self.facts.distributed
+        # Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
+        # reads runs in the workers, from the XLA runtime.
+        self.entry_from_spawn = part.spawn_guard is not None and ctx.target.runtime_calls_entry
+        in_guard = {id(n) for n in walk(part.spawn_guard)} if self.entry_from_spawn else set()  # type: ignore[arg-type]
+        self.worker_reads = {
+            node: concept for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
+            if id(node) in in_guard
+        }
+
+    # -- process groups (XLA601) ---------------------------------------------------------
+
+    def _process_group(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        group = self.part.process_groups[original]
+        named = dict(group.arguments)
+        kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
+        if _ported(named, kept):
+            return updated
+
+        def build() -> cst.Call | None:
+            if not self.ctx.imports.require_package(XLA_BACKEND):
+                return None
+            backend = named.get("backend")
+            if kept["backend"] and backend is not None:
+                first = cst.Arg(_new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)
+            else:
+                first = cst.Arg(cst.SimpleString('"xla"'))
+            init = named.get("init_method")
+            init_value = _new_value(original, updated, init.value) if kept["init_method"] and init is not None else None
+            args = [first, _keyword("init_method", init_value or cst.SimpleString('"xla://"'))]
+            for name, arg in group.arguments:
+                if name in kept or name in PROCESS_GROUP_DROPPED:
+                    if not (name in kept and kept[name]):
+                        self.ctx.vanish(arg, updated.args[original.args.index(arg)])
+                    continue
+                args.append(_keyword(name, _new_value(original, updated, arg.value)))
+            return updated.with_changes(args=_joined(args))
+
+        fixed = self.ctx.fix(
+            "XLA601", original,
+            '{new}: the "xla" backend; rank and world size come from the XLA runtime (xla://)', build,
+        )
+        return fixed if fixed is not None else updated
+
+    def _backend_value(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        value = self.part.backend_values[original]
+        if string_value(original) == value:
+            return updated
+        template = next((n for n in walk(original) if type(n) is cst.SimpleString), None)
+        return self._replace(
+            "XLA601", original, updated,
+            f"the process group's XLA {'backend' if value == 'xla' else 'init method'}",
+            lambda: quoted_like(template, value) if template is not None else cst.SimpleString(f'"{value}"'),
+        )
+
+    def _replace(
+        self, rule: str, original: NodeT, updated: NodeT, why: str, build: Callable[[], cst.BaseExpression | None]
+    ) -> cst.BaseExpression:
+        """``original`` -> what ``build`` makes (what was inside it is gone, findings too)."""
+        fixed = self.ctx.fix(rule, original, f"{self.ctx.code(original)} -> {{new}}: {why}", build)
+        if fixed is None:
+            return updated  # type: ignore[return-value]
+        self.ctx.vanish(original, updated)
+        return fixed
+
+    # -- ranks and sizes (XLA602) -----------------------------------------------------------
+
+    def _runtime_read(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        concept = self.part.runtime_reads.get(original) or self.worker_reads[original]
+        return self._replace(
+            "XLA602", original, updated, f"the {_CONCEPT_WORDS[concept]} from the XLA runtime",
+            lambda: self.ctx.call(concept),
+        )
+
+    def _launched_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        launched = self.part.launched_checks[original]
+        return self._replace(
+            "XLA602", original, updated, "every process is started by the XLA launcher",
+            lambda: cst.Name(str(launched)),
+        )
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """Workers that received a CUDA device count from the launching process read
+        the XLA one when they start."""
+        rereads = self.part.rereads.get(original)
+        if not rereads or type(updated.body) is not cst.IndentedBlock:
+            return updated
+
+        def build() -> cst.FunctionDef | None:
+            lines: list[cst.BaseStatement] = []
+            for param, concept in rereads:
+                call = self.ctx.call(concept)
+                if call is None:
+                    return None
+                lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], call)]))
+            body = list(updated.body.body)
+            at = 1 if body and _is_docstring(body[0]) else 0
+            return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
+
+        names = ", ".join(f"`{param}`" for param, _ in rereads)
+        fixed = self.ctx.fix(
+            "XLA602", original,
+            f"{names} read from the XLA runtime when `{original.name.value}` starts: the launching process "
+            "passed a CUDA device count",
+            build,
+        )
+        return fixed if fixed is not None else updated
+
+    # -- launch and entry point (XLA603) ----------------------------------------------------------
+
+    def _spawn(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        spawn = self.part.spawns[original]
+        if original in self.part.guard_spawns and self.entry_from_spawn:
+            return self._worker_call(original, updated, spawn.fn, spawn.args)
+        if not spawn.joins:
+            self.ctx.report("XLA609", original, "`join=False`: the XLA launcher always waits for its processes; "
+                            "start them with torch_xla.launch and wait where the script joined them")
+            return updated
+        fixed = self.ctx.fix(
+            "XLA603", original,
+            f"{self.ctx.code(original.func)}(...) -> {{new}}: the XLA launcher starts one process per device "
+            "and passes each its index (nprocs is not needed)",
+            lambda: self._launch(original, updated, spawn.fn, spawn.args, spawn.start_method),
+            result=lambda node: node.func if type(node) is cst.Call else node,
+        )
+        return fixed if fixed is not None else updated
+
+    def _worker_call(
+        self, original: cst.Call, updated: cst.Call, fn: cst.BaseExpression, args: cst.BaseExpression | None
+    ) -> cst.BaseExpression:
+        """In ``_mp_fn(index)``, which the platform runs in every process: the worker itself."""
+
+        def build() -> cst.Call:
+            new_args = [cst.Arg(cst.Name("index"))]
+            values = _new_value(original, updated, args) if args is not None else None
+            if type(values) is cst.Tuple:
+                new_args += [cst.Arg(element.value, star=element.star if type(element) is cst.StarredElement else "")
+                             for element in values.elements]
+            elif values is not None:
+                new_args.append(cst.Arg(values, star="*"))
+            self.ctx.imports.discard(original.func)
+            for index, arg in enumerate(original.args):
+                if arg.value is not fn and arg.value is not args:
+                    self.ctx.vanish(arg, updated.args[index])
+            return cst.Call(func=_new_value(original, updated, fn), args=_joined(new_args))
+
+        fixed = self.ctx.fix(
+            "XLA603", original,
+            f"{self.ctx.code(original.func)}(...) -> {{new}}: in `{ENTRY_FUNCTION}(index)`, which the XLA runtime "
+            "calls in each of its processes",
+            build,
+        )
+        return fixed if fixed is not None else updated
+
+    def _launch(
+        self,
+        original: cst.Call,
+        updated: cst.Call,
+        fn: cst.BaseExpression,
+        args: cst.BaseExpression | None,
+        start_method: cst.BaseExpression | None,
+    ) -> cst.Call | None:
+        """``launch(fn, args=..., start_method=...)`` from what these nodes became."""
+        func = self.ctx.imports.expression(self.ctx.target.api("launch"))
+        if func is None:
+            return None
+        new_args = [cst.Arg(_new_value(original, updated, fn))]
+        if args is not None:
+            new_args.append(_keyword("args", _new_value(original, updated, args)))
+        if start_method is not None:
+            new_args.append(_keyword("start_method", _new_value(original, updated, start_method)))
+        self.ctx.imports.discard(original.func)
+        for index, arg in enumerate(original.args):
+            if arg.value not in (fn, args, start_method):
+                self.ctx.vanish(arg, updated.args[index])
+        return updated.with_changes(func=func, args=_joined(new_args))
+
+    def _xmp_spawn(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """An old ``xmp.spawn(fn, args=..., nprocs=N)`` on the 2.9 target."""
+        fn = original.args[0].value if original.args and original.args[0].keyword is None else None
+        if fn is None:
+            return updated
+        positional = [a.value for a in original.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in original.args if a.keyword is not None}
+        args = keywords.get("args", positional[1] if len(positional) > 1 else None)
+        start = keywords.get("start_method", positional[4] if len(positional) > 4 else None)
+        fixed = self.ctx.fix(
+            "XLA603", original,
+            f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
+            lambda: self._launch(original, updated, fn, args, start),
+            result=lambda node: node.func if type(node) is cst.Call else node,
+        )
+        return fixed if fixed is not None else updated
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel:
+        """A main guard whose code runs in every process (torchrun style) becomes
+        ``_mp_fn(index)``, started by the target's launcher."""
+        part = self.part
+        if original in part.master_prints:
+            return self._master_print(original, updated)
+        spawning = original is part.spawn_guard and self.entry_from_spawn
+        if not (original is part.entry_guard or spawning) or type(updated.body) is not cst.IndentedBlock:
+            return updated
+        shared = self.part.guard_globals
+
+        def build() -> cst.FlattenSentinel | None:
+            launch = self.ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), _keyword("args", cst.Tuple([]))])
+            if launch is None:
+                return None
+            body = list(updated.body.body)
+            if shared:
+                declaration = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(n)) for n in shared])])
+                body = [declaration, *body]
+            function = cst.FunctionDef(
+                name=cst.Name(ENTRY_FUNCTION),
+                params=cst.Parameters([cst.Param(cst.Name("index"))]),
+                body=updated.body.with_changes(body=body, footer=()),
+                leading_lines=updated.leading_lines,
+            )
+            # Comment lines that ended the guard's block end the file's code still.
+            guard = updated.with_changes(
+                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),
+                leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+            )
+            return cst.FlattenSentinel([function, guard])
+
+        fixed = self.ctx.fix(
+            "XLA603", original,
+            f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
+            f"{self.ctx.target.api('launch').qualified_name}(...)",
+            build,
+            result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
+        )
+        return fixed if fixed is not None else updated
+
+    def _master_print(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
+        """``if rank == 0: print(...)`` -> ``xm.master_print(...)`` (XLA610)."""
+        call = lone_call(updated.body.body[0]) if type(updated.body) is cst.IndentedBlock else None
+        if call is None or not (type(call.func) is cst.Name and call.func.value == "print"):
+            return updated  # another rewrite changed it (a step closure)
+
+        def build() -> cst.SimpleStatementLine | None:
+            master_print = self.ctx.replace_callee(call, call, "master_print")
+            if master_print is None:
+                return None
+            return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
+
+        fixed = self.ctx.fix(
+            "XLA610", original, f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master "
+            "process only",
+            build,
+        )
+        if fixed is None:
+            return updated
+        self.ctx.vanish(original.test, updated.test)
+        return fixed
+
+    # -- DistributedDataParallel (XLA604), DataParallel (XLA605) ----------------------------------------
+
+    def _ddp(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        dropped, _ = self.part.ddp_calls[original]
+        if not dropped:
+            return updated
+        doomed = [index for index, arg in enumerate(original.args) if any(arg is d for d in dropped)]
+        names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
+
+        def build() -> cst.Call:
+            for index in doomed:
+                self.ctx.vanish(original.args[index], updated.args[index])
+            return updated.with_changes(args=without_args(list(updated.args), doomed))
+
+        fixed = self.ctx.fix(
+            "XLA604", original,
+            f"{names} removed from {self.ctx.code(original.func)}(...): it wraps the model on this process's XLA "
+            "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
+            build,
+        )
+        return fixed if fixed is not None else updated
+
+    def _ddp_input(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        fixed = self.ctx.fix(
+            "XLA604", original,
+            f"{self.ctx.code(original)} -> {{new}}: DDP moved inputs to the GPU of device_ids; on XLA they are made "
+            "on the device",
+            lambda: (device := self.ctx.device()) and updated.with_changes(args=with_keyword(list(updated.args), "device", device)),
+        )
+        return fixed if fixed is not None else updated
+
+    def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not self.part.data_parallel[original]:
+            self.ctx.report("XLA605", original, f"`{self.ctx.code(original.func)}` drives several GPUs from one process: "
+                            "remove it (and its `.module` accesses) and start one process per device")
+            return updated
+        wrapped = updated.args[0].value if updated.args else None
+        if wrapped is None:
+            return updated
+        fixed = self.ctx.fix(
+            "XLA605", original,
+            f"{self.ctx.code(original)} -> {{new}}: one process drives one XLA device (DataParallel has no XLA meaning)",
+            lambda: wrapped,
+        )
+        if fixed is None:
+            return updated
+        self.ctx.subsume(original)
+        self.ctx.imports.discard(original.func)
+        return fixed
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+        part = self.part
+        if original in part.dp_statements:
+            fixed = self.ctx.fix(
+                "XLA605", original, f"removed `{self.ctx.code(original.with_changes(leading_lines=()))}`: one process "
+                "drives one XLA device "
+                "(DataParallel has no XLA meaning)", lambda: cst.RemovalSentinel.REMOVE,
+            )
+            if fixed is not None:
+                self.ctx.vanish(original, original)
+                self.ctx.drop_statement(updated)
+                return updated
+        optimizer = part.gradient_reduces.get(original)
+        if optimizer is not None:
+            return self._gradient_reduce(original, updated, optimizer)
+        return updated
+
+    def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        fixed = self.ctx.fix(
+            "XLA605", original, f"{self.ctx.code(original)} -> {{new}}: the model is no longer wrapped in DataParallel",
+            lambda: updated.value,
+        )
+        return fixed if fixed is not None else updated
+
+    # -- data (XLA606) -----------------------------------------------------------------------------
+
+    def _sampler_ranks(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        missing = self.part.samplers[original]
+
+        def build() -> cst.Call | None:
+            args = list(updated.args)
+            for keyword in missing:
+                call = self.ctx.call("world_size" if keyword == "num_replicas" else "global_ordinal")
+                if call is None:
+                    return None
+                args = with_keyword(args, keyword, call)
+            return updated.with_changes(args=args)
+
+        fixed = self.ctx.fix(
+            "XLA606", original, f"{self.ctx.code(original.func)}: {' and '.join(missing)} from the XLA runtime",
+            build,
+        )
+        return fixed if fixed is not None else updated
+
+    def _loader_sampler(self, original: cst.Call, updated: cst.Call, plan: SamplerPlan) -> cst.BaseExpression:
+        if plan.dataset is None or any(arg.star for arg in original.args):
+            # Unpacked arguments may hold a shuffle=True, which a sampler excludes.
+            self.ctx.report("XLA606", original, "training DataLoader without a DistributedSampler: give it "
+                            "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
+                            "or every process trains on the same data")
+            return updated
+
+        def build() -> cst.Call | None:
+            sampler = self.ctx.imports.call(SAMPLER, [cst.Arg(parse_dotted(plan.dataset))])  # type: ignore[arg-type]
+            world, rank = self.ctx.call("world_size"), self.ctx.call("global_ordinal")
+            if sampler is None or world is None or rank is None:
+                return None
+            sampler_args = with_keyword(with_keyword(list(sampler.args), "num_replicas", world), "rank", rank)
+            shuffle = _new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
+            sampler_args = with_keyword(sampler_args, "shuffle", shuffle)
+            args = list(updated.args)
+            if plan.shuffle is not None:
+                index = original.args.index(plan.shuffle)
+                args[index] = args[index].with_changes(value=cst.Name("False"))
+            return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
+
+        fixed = self.ctx.fix(
+            "XLA606", original,
+            "training DataLoader: a DistributedSampler from the XLA world size and rank gives each process its "
+            "share of the data (the loader's shuffle moves to the sampler)",
+            build,
+        )
+        return fixed if fixed is not None else updated
+
+    def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
+        loader, epoch = self.part.set_epochs[original]
+        body = getattr(updated, "body", None)
+        if type(body) is not cst.IndentedBlock:
+            return updated
+
+        def build() -> cst.BaseStatement:
+            call = cst.parse_statement(f"{loader}.sampler.set_epoch({epoch})\n")
+            statements = list(body.body)
+            at = 1 if type(original) is cst.FunctionDef and statements and _is_docstring(statements[0]) else 0
+            return updated.with_changes(body=body.with_changes(body=[*statements[:at], call, *statements[at:]]))
+
+        fixed = self.ctx.fix(
+            "XLA606", original, f"{loader}.sampler.set_epoch({epoch}) each epoch: the sampler shuffles differently "
+            "every epoch, the same way in every process", build,
+        )
+        return fixed if fixed is not None else updated
+
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.BaseStatement:
+        return self._set_epoch(original, updated) if original in self.part.set_epochs else updated
+
+    # -- mixed precision without DDP (XLA607) ------------------------------------------------------
+
+    def _gradient_reduce(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
+    ) -> cst.BaseStatement | cst.FlattenSentinel:
+        def build() -> cst.FlattenSentinel | None:
+            fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
+            world = self.ctx.call("world_size")
+            reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
+            if fetch is None or world is None or reduce_ is None:
+                return None
+            code = code_of
+            line = cst.parse_statement(
+                f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n'
+            )
+            return cst.FlattenSentinel([updated, line])
+
+        fixed = self.ctx.fix(
+            "XLA607", original,
+            "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
+            "them over the processes",
+            build,
+            result=lambda node: node.nodes[1] if isinstance(node, cst.FlattenSentinel) else node,
+        )
+        return fixed if fixed is not None else updated
+
+    # -- dispatch ------------------------------------------------------------------------------------
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        part = self.part
+        if original in part.backend_values:
+            return self._backend_value(original, updated)
+        if original in part.runtime_reads or original in self.worker_reads:
+            return self._runtime_read(original, updated)
+        if original in part.process_groups:
+            return self._process_group(original, updated)
+        if original in part.spawns:
+            return self._spawn(original, updated)
+        if original in part.ddp_calls:
+            return self._ddp(original, updated)
+        if original in part.data_parallel:
+            return self._data_parallel(original, updated)
+        if original in part.samplers:
+            return self._sampler_ranks(original, updated)
+        if original in part.sampler_plans:
+            return self._loader_sampler(original, updated, part.sampler_plans[original])
+        if original in part.ddp_inputs:
+            return self._ddp_input(original, updated)
+        if original in part.launcher_counts:
+            # A CUDA count that only feeds the workers, which read the XLA one themselves
+            # (XLA602): nothing to report on it.
+            self.ctx.vanish(original, updated)
+        elif original is part.hogwild:
+            self.ctx.report("XLA608", original, "Hogwild training (a model in shared memory, updated by several "
+                            "processes at once) cannot run on XLA: device tensors are not shared between processes; "
+                            "train in one process, or with DDP")
+        elif original in part.raw_env_reads:
+            self._raw_env_read(original)
+        elif original in part.parent_reads:
+            self._parent_read(original)
+        elif original in part.unreduced_backwards:
+            self.ctx.report("XLA607", original, "scaled backward pass whose optimizer step is elsewhere: all-reduce "
+                            "the gradients before stepping (xm.all_reduce('sum', xm._fetch_gradients(optimizer), "
+                            "scale=1.0 / world size))")
+        elif self.ctx.target.api("launch").qualified_name != XMP_SPAWN and self.ctx.resolve(original.func) == XMP_SPAWN:
+            return self._xmp_spawn(original, updated)
+        return updated
+
+    def _raw_env_read(self, original: cst.CSTNode) -> None:
+        self.ctx.report("XLA609", original, f"`{self.part.raw_env_reads[original]}` read from the environment: the XLA "
+                        "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
+                        "string is converted)")
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if original in self.part.raw_env_reads:
+            self._raw_env_read(original)
+        return updated
+
+    def _parent_read(self, original: cst.CSTNode) -> None:
+        concept = self.part.parent_reads[original]
+        self.ctx.report("XLA609", original, f"`{self.ctx.code(original)}` reads the {_CONCEPT_WORDS[concept]} in the "
+                        "process that starts the others: the XLA runtime may not be used there; read it in the workers")
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if original in self.part.runtime_reads or original in self.worker_reads:
+            return self._runtime_read(original, updated)
+        if original in self.part.module_accesses:
+            return self._module_access(original, updated)
+        if original in self.part.parent_reads:
+            self._parent_read(original)
+        return updated
+
+    def leave_BinaryOperation(self, original: cst.BinaryOperation, updated: cst.BinaryOperation) -> cst.BaseExpression:
+        return self._runtime_read(original, updated) if original in self.part.runtime_reads else updated
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        return self._launched_check(original, updated) if original in self.part.launched_checks else updated
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
+        return self._backend_value(original, updated) if original in self.part.backend_values else updated
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        return self._backend_value(original, updated) if original in self.part.backend_values else updated
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if self.part.module_level_anchor is not None and self.part.module_level_checked:
+            self.ctx.report("XLA614", self.part.module_level_anchor, "distributed training at module level stays "
+                            "under its launcher check: `python` runs it on one XLA device, and "
+                            "`torchrun --nproc-per-node=N` one process per device (init_method xla://)")
+        elif self.part.module_level_anchor is not None:
+            self.ctx.report("XLA609", self.part.module_level_anchor, "distributed training at module level: move it "
+                            f"into a function, call it from `def {ENTRY_FUNCTION}(index):` and start that with "
+                            "the XLA launcher")
+        return updated
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        """A call of a multi-GPU API that none of the above handles is reported."""
+        parent = self.ctx.parent()
+        if qualified not in apis.DISTRIBUTED or type(parent) is not cst.Call or parent.func is not original:
+            return updated
+        part = self.part
+        handled = (part.process_groups, part.spawns, part.ddp_calls, part.data_parallel)
+        if part.hogwild is None and not any(parent in table for table in handled):
+            self.ctx.report("XLA609", parent, f"`{self.ctx.code(parent.func)}` is not ported here: on XLA use the "
+                            "xla process group, the XLA launcher and one process per device")
+        return updated
+
+
+def _ported(named: dict[str, cst.Arg], kept: dict[str, bool]) -> bool:
+    """The process group already is the XLA one: backend "xla" and init method "xla://"
+    (as literals, or variables that hold them), nothing that the xla:// method takes."""
+    backend, init = named.get("backend"), named.get("init_method")
+    return (
+        backend is not None and (kept["backend"] or string_value(backend.value) == "xla")
+        and init is not None and (kept["init_method"] or string_value(init.value) == "xla://")
+        and not PROCESS_GROUP_DROPPED & set(named)
+    )
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value, keyword=cst.Name(name), equal=KEYWORD_EQUAL)
+
+
+def _joined(args: list[cst.Arg]) -> list[cst.Arg]:
+    """The arguments on one line, separated by ", "."""
+    return [with_comma(arg) for arg in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if args else []
+
+
+def _new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
+    """What the argument ``value`` of ``original`` became in ``updated``."""
+    return next(updated.args[i].value for i, arg in enumerate(original.args) if arg.value is value)
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        type(statement) is cst.SimpleStatementLine
+        and len(statement.body) == 1
+        and type(statement.body[0]) is cst.Expr
+        and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
+    )
+

@@ -1,0 +1,77 @@
+"""XLD: what ``xla-codemod doctor`` saw while the script ran on XLA (runtime findings).
+
+These are not found in the source: the doctor runs the script for a few steps and reads
+the graphs torch_xla compiled.  Their examples show the script line a finding points at
+(``filename="doctor"``: observed at run time, nothing is rewritten).
+"""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Example, Rule
+
+PREFIX = "XLD"
+RUNTIME = "doctor"  # Example.filename of a runtime example
+
+DOCTOR_SUMMARY = Rule(
+    "XLD100", "doctor-summary", "info",
+    "What the run did: steps, graphs compiled and run, compile and execution time, host transfers",
+    False,
+    why="Compiling is what makes a lazy-mode step slow; a steady state compiles nothing after the first steps.",
+    examples=(Example("for step, (data, target) in enumerate(loader):", filename=RUNTIME),),
+)
+
+RECOMPILING_SYNC_SITE = Rule(
+    "XLD101", "recompiling-sync-site", "warning",
+    "A step barrier, loader or host read that keeps compiling new graphs after warm-up",
+    False,
+    why="Every new graph is compiled before it runs (seconds to minutes); a step that makes a new graph "
+    "each time never reaches the compiled-graph cache.",
+    examples=(Example("    torch_xla.sync()", filename=RUNTIME),),
+)
+
+CHANGING_OPERATION = Rule(
+    "XLD102", "changing-operation", "warning",
+    "An operation whose shape or constant changes between successive graphs",
+    False,
+    why="XLA compiles shapes and Python numbers into the graph: a slice bound, exponent or size that "
+    "changes each step makes each step's graph new.",
+    examples=(Example("    data = source[i:i + seq_len]", filename=RUNTIME),),
+)
+
+HOST_READ = Rule(
+    "XLD103", "host-read", "warning",
+    "A device value read on the host every step (`.item()`, `print(t)`, a CPU fallback)",
+    False,
+    why="A host read waits for the device; one before the step barrier also runs the pending graph "
+    "early, as a graph of its own.",
+    examples=(Example("    total_loss += loss.item()", filename=RUNTIME),),
+)
+
+SCRIPT_CRASHED = Rule(
+    "XLD104", "script-crashed", "error",
+    "The script crashed or exited with an error status under the doctor",
+    False,
+    why="A converted script that crashes on XLA cannot be judged; the line is the last frame of your code "
+    "in its traceback.",
+    examples=(Example("    hidden = hidden.cuda()", filename=RUNTIME),),
+)
+
+TOO_FEW_STEPS = Rule(
+    "XLD105", "too-few-steps", "warning",
+    "Too few step barriers ran to tell whether the script reaches a steady state",
+    False,
+    why="Without a step barrier (torch_xla.sync(), xm.mark_step(), MpDeviceLoader) a training loop grows "
+    "one graph until memory runs out; with too few steps the first compiles hide the steady state.",
+    examples=(Example("for epoch in range(epochs):", filename=RUNTIME),),
+)
+
+SHORT_LAST_BATCH = Rule(
+    "XLD106", "short-last-batch", "warning",
+    "A DataLoader whose short last batch compiled graphs of its own",
+    False,
+    why="A batch of another size is another graph: the last batch of each epoch (and of each evaluation) "
+    "is compiled again unless drop_last=True or it is padded.",
+    examples=(Example("loader = DataLoader(dataset, batch_size=8, shuffle=True)", filename=RUNTIME),),
+)
+
+RULES = (DOCTOR_SUMMARY, RECOMPILING_SYNC_SITE, CHANGING_OPERATION, HOST_READ, SCRIPT_CRASHED, TOO_FEW_STEPS, SHORT_LAST_BATCH)

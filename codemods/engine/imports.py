@@ -1,0 +1,192 @@
+"""Import aliases: reading them (qualified names without LibCST's slow scope metadata)
+and writing them (add what rewritten code uses, drop what rewrites left unused)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.engine.nodes import dotted, names_in, parse_dotted
+from codemods.targets import Api
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""
+
+
+@dataclass
+class ImportTable:
+    """Local name -> qualified name, from the file's import statements.
+
+    ``import torch as th`` binds th -> torch; ``import torch.optim`` binds torch ->
+    torch; ``from torch import optim`` binds optim -> torch.optim.  Reading uses every
+    import (a function's own imports included); writing new code only relies on the
+    module-level ones, which every function sees.  Shadowing by a local variable of the
+    same name is rare in training scripts and not modelled.
+    """
+
+    bindings: dict[str, str] = field(default_factory=dict)
+    module_level: dict[str, str] = field(default_factory=dict)
+    # Modules imported at module level without an alias ("import torch_xla.core.xla_model"):
+    # their full dotted path is usable as written.
+    plain_modules: set[str] = field(default_factory=set)
+
+    def add(self, statement: cst.Import | cst.ImportFrom, module_level: bool = True) -> None:
+        for local, qualified, plain in _bound_names(statement):
+            self.bindings[local] = qualified
+            if module_level:
+                self.module_level[local] = qualified
+                if plain:
+                    self.plain_modules.add(plain)
+
+    def resolve(self, node: cst.CSTNode | None) -> str | None:
+        """The qualified name of a Name/Attribute chain, if it starts at an import."""
+        head = node
+        while type(head) is cst.Attribute:
+            head = head.value  # type: ignore[union-attr]
+        if type(head) is not cst.Name or head.value not in self.bindings:  # type: ignore[union-attr]
+            return None  # most chains (self.x, args.lr) start at no import: no string is built
+        path = dotted(node)
+        if path is None:
+            return None
+        head, _, rest = path.partition(".")
+        base = self.bindings.get(head)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def local_name_for(self, qualified: str) -> str | None:
+        """A spelling of ``qualified`` that the module-level imports already provide.
+
+        ``a.b.c`` is reachable through a binding of ``a`` only if ``import a.b`` made
+        the submodule reachable; torch is the exception, as it imports its public
+        submodules itself (torch_xla does not: ``import torch_xla`` leaves
+        ``torch_xla.amp`` unloaded).
+        """
+        for local, target in self.module_level.items():
+            if qualified == target:
+                return local
+        for local, target in self.module_level.items():
+            if not qualified.startswith(target + "."):
+                continue
+            suffix = qualified[len(target) + 1 :]
+            owner = qualified.rpartition(".")[0]
+            if "." in suffix and target != "torch" and not (local == target and owner in self.plain_modules):
+                continue
+            return f"{local}.{suffix}"
+        return None
+
+    def imports_module(self, package: str) -> bool:
+        """Some module-level import loads ``package`` (or one of its submodules)."""
+        loaded = (*self.module_level.values(), *self.plain_modules)
+        return any(q == package or q.startswith(package + ".") for q in loaded)
+
+
+def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:
+    """(local name, qualified name, plainly imported module or None) per name bound."""
+    bound: list[tuple[str, str, str | None]] = []
+    if type(statement) is cst.Import:
+        for alias in statement.names:
+            module = _module_name(alias.name)
+            if alias.asname is not None:
+                bound.append((dotted(alias.asname.name) or module, module, None))
+            else:
+                head = module.split(".")[0]
+                bound.append((head, head, module))
+        return bound
+    if statement.relative or statement.module is None or type(statement.names) is cst.ImportStar:
+        return bound
+    module = _module_name(statement.module)
+    for alias in statement.names:
+        name = alias.evaluated_name
+        bound.append((alias.evaluated_alias or name, f"{module}.{name}", None))
+    return bound
+
+
+@dataclass
+class ImportManager:
+    """Hands out spellings for target APIs, adding the imports they need.
+
+    Rewrites that discard code report the names in it (``discard``); the imports
+    concern then checks, on the output, which of those imports are left unused.
+    """
+
+    table: ImportTable
+    taken_names: set[str]
+    can_add: bool
+    added: dict[str, cst.Import] = field(default_factory=dict)
+    discarded_names: set[str] = field(default_factory=set)
+    # Packages the rewritten code needs imported for their side effect (torch_xla
+    # registers the "xla" device), and those of them that this manager imports itself.
+    needed_packages: set[str] = field(default_factory=set)
+    required_packages: set[str] = field(default_factory=set)
+
+    def expression(self, api: Api) -> cst.BaseExpression | None:
+        """The expression that names ``api`` here, adding its import if needed.
+        None when this file may not gain torch_xla imports (it imports torch_xla
+        conditionally, so a top-level import would break its non-XLA path)."""
+        spelling = self.table.local_name_for(api.qualified_name) or self._spelling_after_import(api)
+        return None if spelling is None else parse_dotted(spelling)
+
+    def call(self, api: Api, args: list[cst.Arg] | tuple[cst.Arg, ...] = ()) -> cst.Call | None:
+        func = self.expression(api)
+        return None if func is None else cst.Call(func=func, args=list(args))
+
+    def require_package(self, package: str) -> bool:
+        """Make sure ``package`` is imported (``import torch_xla`` registers the "xla"
+        device string); False when this file may not gain the import."""
+        if self.table.imports_module(package):
+            self.needed_packages.add(package)
+            return True
+        if self._add(package, None) is None:
+            return False
+        self.needed_packages.add(package)
+        self.required_packages.add(package)
+        return True
+
+    def keep_packages_loaded(self, unused: set[str]) -> set[str]:
+        """The names among ``unused`` whose imports may go while every needed package
+        stays loaded: a binding of the package itself is kept; a package that only an
+        unused import loaded is imported anew."""
+        for package in sorted(self.needed_packages - self.required_packages):
+            if package in unused and self.table.module_level.get(package) == package:
+                unused = unused - {package}
+                continue
+            loaded = any(
+                (qualified == package or qualified.startswith(package + ".")) and local not in unused
+                for local, qualified in self.table.module_level.items()
+            )
+            if not loaded and self._add(package, None) is not None:
+                self.required_packages.add(package)
+        return unused
+
+    def _spelling_after_import(self, api: Api) -> str | None:
+        alias = api.alias
+        if alias is not None and alias in self.taken_names and self.table.module_level.get(alias) != api.module:
+            alias = None  # the short alias means something else in this file
+        if self._add(api.module, alias) is None:
+            return None
+        return f"{alias}.{api.attr}" if alias else api.qualified_name
+
+    def _add(self, module: str, alias: str | None) -> str | None:
+        if not self.can_add:
+            return None
+        key = f"{module} as {alias}" if alias else module
+        if key not in self.added:
+            statement = cst.Import(
+                names=[cst.ImportAlias(name=parse_dotted(module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]
+            )
+            self.added[key] = statement
+            self.table.add(statement)
+        return key
+
+    def discard(self, node: cst.CSTNode) -> None:
+        """The names in a subtree that a rewrite dropped: their imports may be stale now."""
+        self.discarded_names.update(names_in(node))
+
+    def removable(self, local: str) -> bool:
+        """May an import binding ``local`` go when nothing uses it?  Only names whose
+        code a rewrite discarded, and never the torch package: the script is still
+        PyTorch code."""
+        return local in self.discarded_names and self.table.bindings.get(local) != "torch"

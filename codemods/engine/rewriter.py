@@ -1,0 +1,383 @@
+"""The rewrite framework: every concern runs inside one traversal of the parsed tree.
+
+One traversal means every concern sees the *original* nodes that the fact sheet was
+built from, and that a node a concern returns stays the same object in the output
+tree, so a finding can point at it without a second analysis.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import libcst as cst
+
+from codemods.facts import Facts
+from codemods.engine.imports import ImportManager
+from codemods.engine.positions import code_of
+from codemods.rules import RuleSelection
+from codemods.engine.nodes import field_shapes, walk
+from codemods.targets import Target
+
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path"
+_ONE_LINE = re.compile(r"\s*\n\s*")
+
+
+@dataclass
+class PendingFinding:
+    rule: str
+    message: str
+    fixed: bool
+    original: cst.CSTNode | None  # where it is in the input
+    result: cst.CSTNode | None = None  # where it is in the output, once known
+
+
+class Context:
+    """What a concern may read (facts, target, parents) and do (fix, report, import)."""
+
+    def __init__(
+        self,
+        facts: Facts,
+        target: Target,
+        selection: RuleSelection,
+        suppressed: Callable[[str, cst.CSTNode], bool],
+    ) -> None:
+        self.facts = facts
+        self.target = target
+        self.selection = selection
+        self.suppressed = suppressed
+        self.imports = ImportManager(table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional)
+        self.findings: list[PendingFinding] = []
+        # Keyed by id(): settle() runs for every node, and CSTNode.__hash__ is Python code.
+        self._unsettled: dict[int, list[PendingFinding]] = defaultdict(list)
+        self._tracked: dict[int, cst.CSTNode | None] = {}
+        self.ancestors: list[cst.CSTNode] = []
+        self.dropped_statements: set[cst.CSTNode] = set()
+        # Comment lines that go right after a statement (keyed by id): the footer of a
+        # block whose statements were moved into the parent block.
+        self.lines_after: dict[int, Sequence[cst.EmptyLine]] = {}
+        self.track([facts.imports.anchor])
+
+    # -- findings ---------------------------------------------------------------
+
+    def enabled(self, rule: str, original: cst.CSTNode | None) -> bool:
+        if not self.selection.enabled(rule):
+            return False
+        return original is None or not self.suppressed(rule, original)
+
+    def _record(self, rule: str, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None) -> None:
+        # A finding is one line (code shown in it may span several).
+        finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result)
+        self.findings.append(finding)
+        if result is None and original is not None:
+            self._unsettled[id(original)].append(finding)
+
+    def report(self, rule: str, original: cst.CSTNode | None, message: str) -> None:
+        """A manual follow-up: the code stays as it was."""
+        if self.enabled(rule, original):
+            self._record(rule, original, message, False, None)
+
+    def fix(
+        self,
+        rule: str,
+        original: cst.CSTNode | None,
+        message: str,
+        build: Callable[[], NodeT | None],
+        *,
+        result: Callable[[NodeT], cst.CSTNode] | None = None,
+    ) -> NodeT | None:
+        """Build a replacement and record the change; None (and a report saying why)
+        when the rule is off, suppressed, or the replacement cannot be built here.
+
+        ``result`` picks the node the finding points at in the output, when it is not
+        the replacement of ``original`` (an inserted statement, say); ``{new}`` in the
+        message becomes the code of that node."""
+        if not self.enabled(rule, original):
+            return None
+        if self.facts.imports.xla_optional:
+            self._record(rule, original, f"{_unfixed(message)} ({OPTIONAL_XLA})", False, None)
+            return None
+        replacement = build()
+        if replacement is None:
+            self._record(rule, original, f"{_unfixed(message)} (not fixed here)", False, None)
+            return None
+        anchor = result(replacement) if result else None
+        shown = anchor if anchor is not None else replacement
+        if "{new}" in message and isinstance(shown, cst.CSTNode):
+            message = message.replace("{new}", self.code(shown))
+        self._record(rule, original, message, True, anchor)
+        return replacement
+
+    def subsume(self, original: cst.CSTNode) -> None:
+        """A wholesale replacement of ``original`` speaks for the changes inside it."""
+        self._forget(original, fixed_only=True)
+
+    def vanish(self, original: cst.CSTNode, updated: cst.CSTNode) -> None:
+        """Code removed by a rewrite (a branch that can no longer run): nothing found
+        in it is reported, and the imports its rewritten form used may go stale."""
+        self._forget(original, fixed_only=False)
+        self.imports.discard(updated)
+
+    def _forget(self, original: cst.CSTNode, fixed_only: bool) -> None:
+        inner = {id(n) for n in walk(original) if n is not original}
+        if not inner:
+            return
+        dropped = [f for f in self.findings if id(f.original) in inner and (f.fixed or not fixed_only)]
+        for finding in dropped:
+            self.findings.remove(finding)
+            pending = self._unsettled.get(id(finding.original))
+            if pending and finding in pending:
+                pending.remove(finding)
+
+    def settle(self, original: cst.CSTNode, result: object) -> None:
+        """Called as each node is left: findings on ``original`` now point at ``result``."""
+        key = id(original)
+        if key not in self._tracked and key not in self._unsettled:
+            return
+        node = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
+        if key in self._tracked:
+            self._tracked[key] = node if isinstance(node, cst.CSTNode) else None
+        pending = self._unsettled.pop(key, None)
+        if pending and isinstance(node, cst.CSTNode):
+            for finding in pending:
+                finding.result = node
+
+    def track(self, nodes: Sequence[cst.CSTNode | None]) -> None:
+        for node in nodes:
+            if node is not None:
+                self._tracked[id(node)] = None
+
+    def result_of(self, original: cst.CSTNode) -> cst.CSTNode | None:
+        return self._tracked.get(id(original))
+
+    # -- reading ------------------------------------------------------------------
+
+    def parent(self) -> cst.CSTNode | None:
+        """The original parent of the node being left."""
+        return self.ancestors[-2] if len(self.ancestors) >= 2 else None
+
+    def resolve(self, node: cst.CSTNode | None) -> str | None:
+        return self.facts.imports.table.resolve(node)
+
+    @staticmethod
+    def code(node: cst.CSTNode) -> str:
+        return code_of(node).strip()
+
+    # -- building -----------------------------------------------------------------
+
+    def call(self, concept: str, args: Sequence[cst.Arg] = ()) -> cst.Call | None:
+        """A call of the target's spelling of ``concept`` (adds its import)."""
+        return self.imports.call(self.target.api(concept), args)
+
+    def device(self) -> cst.Call | None:
+        return self.call("device")
+
+    def replace_callee(self, original: cst.Call, updated: cst.Call, concept: str) -> cst.Call | None:
+        func = self.imports.expression(self.target.api(concept))
+        if func is None:
+            return None
+        self.imports.discard(original.func)
+        return updated.with_changes(func=func)
+
+    def drop_statement(self, statement: cst.BaseStatement) -> None:
+        """Remove a statement; its leading comments move to the next statement."""
+        self.dropped_statements.add(statement)
+
+    def keep_lines_after(self, statement: cst.BaseStatement, lines: Sequence[cst.EmptyLine]) -> None:
+        """Put comment lines right after ``statement`` in the block it ends up in."""
+        if lines:
+            self.lines_after[id(statement)] = lines
+
+
+def _unfixed(message: str) -> str:
+    """A fix's message when the fix is not made: "X -> {new}: why" reads "X: why"."""
+    return re.sub(r"\s*->\s*\{new\}", "", message).replace("{new}", "the XLA form")
+
+
+class Concern:
+    """One concern's rewrites.  Methods named ``leave_<Node>(original, updated)`` run
+    when the traversal leaves such a node; ``reference(original, updated, qualified)``
+    runs for every Name/Attribute chain that resolves through the imports."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.facts = ctx.facts
+
+
+_BLOCKS = (cst.IndentedBlock, cst.Module)
+_REFERENCES = (cst.Name, cst.Attribute)
+
+
+class Rewriter(cst.CSTTransformer):
+    """Dispatches each node to the concerns, in their order, in a single traversal.
+
+    It only goes where the analysis says a rewrite may look (``hot``: the fact sheet's
+    nodes, references through the imports, and their ancestors; None: everywhere), and
+    hands every other subtree back untouched: rebuilding nodes is most of a transform's
+    cost."""
+
+    def __init__(self, ctx: Context, concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.hot = hot
+        self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
+        self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
+        for concern in concerns:
+            for attr in _leave_hooks(type(concern)):
+                self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
+        self.frozen = 0
+        self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
+
+    def transform(self, module: cst.Module) -> cst.Module:
+        """The rewritten module.  With ``hot``, the traversal is this class's own: it
+        enters hot nodes only, and a node whose children all come back as they were is
+        kept, not rebuilt (LibCST's rebuilds every node it enters), so the statements
+        nothing changed keep their identity and their printed text (positions.code_reusing)."""
+        if self.hot is None:
+            return module.visit(self)
+        return self._enter(module)  # type: ignore[return-value]
+
+    def _enter(self, node: cst.CSTNode) -> object:
+        self.on_visit(node)
+        hot = self.hot
+        assert hot is not None
+        changes: dict[str, object] = {}
+        for name, shape in field_shapes(type(node)):
+            value = getattr(node, name)
+            if shape == "nodes" or type(value) is list or type(value) is tuple:
+                if not any(id(item) in hot for item in value):
+                    continue
+                items: list[object] = []
+                for item in value:
+                    new = self._enter(item) if id(item) in hot else item
+                    if type(new) is cst.FlattenSentinel:
+                        items.extend(new.nodes)  # type: ignore[attr-defined]
+                    elif new is not cst.RemovalSentinel.REMOVE:
+                        items.append(new)
+                if len(items) != len(value) or any(new is not old for new, old in zip(items, value)):
+                    changes[name] = items
+            elif id(value) in hot:
+                new = self._enter(value)
+                if new is cst.RemovalSentinel.REMOVE:
+                    new = None if shape == "optional node" else cst.MaybeSentinel.DEFAULT
+                if new is not value:
+                    changes[name] = new
+        return self.on_leave(node, node.with_changes(**changes) if changes else node)
+
+    # This runs for every node of the file: keep it lean (type() over isinstance()).
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.ctx.ancestors.append(node)
+        if self.hot is not None and id(node) not in self.hot:
+            return False
+        if id(node) in self.guarded:
+            self.frozen += 1
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+        if self.hot is not None and id(original_node) not in self.hot:
+            self.ctx.ancestors.pop()
+            return updated_node
+        result: object = updated_node
+        kind = type(original_node)
+        if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after):
+            result = self._without_dropped(updated_node)  # type: ignore[arg-type]
+        if not self.frozen:
+            if kind in _REFERENCES and self.reference_handlers:
+                result = self._reference(original_node, result)  # type: ignore[arg-type]
+            for handler in self.handlers.get(kind.__name__, ()):
+                if not _is_node(result):
+                    break
+                result = handler(original_node, result)
+        if id(original_node) in self.guarded:
+            self.frozen -= 1
+        self.ctx.settle(original_node, result)
+        self.ctx.ancestors.pop()
+        return result
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks are used: skip LibCST's lookup of them."""
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """No per-field hooks are used: skip LibCST's lookup of them."""
+
+    def _reference(self, original: cst.Name | cst.Attribute, result: object) -> object:
+        parent = self.ctx.parent()
+        if type(parent) in (cst.Attribute, cst.ImportAlias, cst.ImportFrom, cst.Param, cst.AsName):
+            return result
+        if type(parent) in (cst.Arg, cst.FunctionDef, cst.ClassDef) and not (
+            type(parent) is cst.Arg and parent.value is original
+        ):
+            return result
+        qualified = self.ctx.resolve(original)
+        if qualified is None:
+            return result
+        for handler in self.reference_handlers:
+            if not _is_node(result):
+                break
+            result = handler(original, result, qualified)
+        return result
+
+    def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
+        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
+
+
+def _is_node(result: object) -> bool:
+    """A handler's result is a node, not a sentinel (removal, several statements); exact
+    tests: isinstance on LibCST's ABC-based classes is slow, and this runs per handler."""
+    return type(result) is not cst.FlattenSentinel and result is not cst.RemovalSentinel.REMOVE
+
+
+@functools.cache
+def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
+    """The ``leave_<Node>`` methods of a concern class (``dir`` is slow; rewrites are per file)."""
+    return tuple(attr for attr in dir(kind) if attr.startswith("leave_"))
+
+
+BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
+
+
+def with_lines_after(block: BlockT, lines_after: dict[int, Sequence[cst.EmptyLine]]) -> BlockT:
+    """``block`` with the comment lines kept for its statements placed after them: they
+    lead the next statement, or join the block's footer after the last one."""
+    if not lines_after or not any(id(statement) in lines_after for statement in block.body):
+        return block
+    body, footer = list(block.body), list(block.footer)
+    for index, statement in enumerate(body):
+        lines = lines_after.pop(id(statement), None)
+        if not lines:
+            continue
+        following = body[index + 1] if index + 1 < len(body) else None
+        if following is not None and hasattr(following, "leading_lines"):
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])
+        else:
+            footer = [*lines, *footer]
+    return block.with_changes(body=body, footer=footer)
+
+
+def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
+    """``block`` minus the doomed statements, whose leading comments move to the next
+    statement (or stay above a ``pass`` when nothing is left of an indented block)."""
+    if not any(statement in doomed for statement in block.body):
+        return block
+    kept: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []
+    for statement in block.body:
+        if statement in doomed:
+            carried.extend(getattr(statement, "leading_lines", ()))
+            continue
+        if carried and hasattr(statement, "leading_lines"):
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            carried = []
+        kept.append(statement)
+    if carried and type(block) is cst.IndentedBlock:
+        kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+    elif carried:
+        return block.with_changes(body=kept, footer=[*carried, *block.footer])
+    return block.with_changes(body=kept)

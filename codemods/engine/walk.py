@@ -1,0 +1,359 @@
+"""The shared walk: one read-only traversal of the parsed script that keeps track of
+where it is (function, loop, condition, class, try) and hands every node to each
+concern's analysis, the way ``engine.rewriter.Rewriter`` hands nodes to the rewrites."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import typing
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.nodes import children_reader
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+AnalysisT = TypeVar("AnalysisT", bound="Analysis")
+
+# Import statements are read whole by the imports analysis: their names are not uses.
+_OPAQUE = frozenset({cst.Import, cst.ImportFrom})
+# Per node type: the visit and leave hooks, whether it is a place, whether it is opaque, its children.
+_Plan = tuple[
+    tuple[Callable[[cst.CSTNode], object], ...], tuple[Callable[[cst.CSTNode], object], ...], bool, bool,
+    Callable[[cst.CSTNode], Sequence[cst.CSTNode]],
+]
+# The nodes that change where the walk is (functions, loops, conditions, classes, try).
+_PLACES = frozenset({cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.If, cst.IfExp, cst.Try, cst.ClassDef})
+# Besides the fact sheet's nodes, the rewrites look at every reference through the
+# imports and at these names and string keys themselves (pin_memory=... arguments).
+_LOOKED_AT = frozenset({"pin_memory"})
+
+
+class Analysis:
+    """One concern's analysis.  Methods named ``visit_<Node>(node)`` run when the walk
+    enters such a node, ``leave_<Node>(node)`` when it leaves it; ``finish()`` runs
+    after the walk, in the order the analyses were given, and ``settle()`` after every
+    analysis has finished (for conclusions that need the others' results)."""
+
+    def __init__(self, walk: Walk) -> None:
+        self.walk = walk
+        self.facts = walk.facts
+
+    def finish(self) -> None:
+        """Turn what the walk collected into facts."""
+
+    def settle(self) -> None:
+        """Conclusions that need every analysis finished."""
+
+
+class Walk:
+    """Where the walk is, for every analysis: the enclosing functions, loops and
+    conditions.  ``loops`` holds None at a function boundary, so ``loop`` is the
+    innermost loop of the current function only.
+
+    It walks the tree itself, in the order of the code, over the nodes that carry
+    meaning (not whitespace or punctuation): LibCST's visitors rebuild every node they
+    pass, which costs more than the analyses."""
+
+    def __init__(self, facts: Facts, kinds: list[type[Analysis]]) -> None:
+        self.facts = facts
+        self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
+        self.loops: list[cst.CSTNode | None] = []
+        self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
+        self.scopes: list[str] = []  # names of the enclosing classes and functions
+        self._ifs_in_loop: list[int] = []  # per entry of ``loops``: Ifs entered inside it
+        self.class_depth = 0
+        self.guard_depth = 0  # enclosing try and if statements
+        self.moves = 0  # how many times the place changed: what depends on it may be kept until then
+        # The parent of each node walked (by id), and the nodes the rewrites must visit:
+        # the fact sheet's nodes, references through the imports, and their ancestors.
+        self.parents: dict[int, int | None] = {}
+        self.hot: set[int] = set()
+        self._plans: dict[type, _Plan] = {}
+        self.analyses: list[Analysis] = []
+        self._by_kind: dict[type[Analysis], Analysis] = {}
+        for kind in kinds:  # one by one: an analysis may look up the ones before it
+            self.analyses.append(kind(self))
+            self._by_kind[kind] = self.analyses[-1]
+        # Per node type, the hooks of every analysis, in the analyses' order.
+        self.visitors: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
+        self.leavers: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
+        for analysis in self.analyses:
+            for node_type, attr in _hooks(type(analysis), "visit_"):
+                self.visitors[node_type].append(getattr(analysis, attr))
+            for node_type, attr in _hooks(type(analysis), "leave_"):
+                self.leavers[node_type].append(getattr(analysis, attr))
+        self._table = facts.imports.table
+        self._bindings = self._table.bindings
+        self._resolved: dict[int, tuple[cst.CSTNode | None, str | None]] = {}  # by node id
+        self._taken = facts.imports.taken_names
+
+    def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
+        """The analysis of that kind (analyses ask for each other in their hooks)."""
+        return self._by_kind[kind]  # type: ignore[return-value]
+
+    def resolve(self, node: cst.CSTNode | None) -> str | None:
+        """What the import table makes of a name chain; kept by node, as every analysis
+        asks it of the calls it meets, and the walk of every attribute."""
+        known = self._resolved.get(id(node))
+        if known is not None:
+            return known[1]
+        qualified = self._table.resolve(node)
+        self._resolved[id(node)] = (node, qualified)  # held: its id is not reused while kept
+        return qualified
+
+    # -- where the walk is ------------------------------------------------------------
+
+    @property
+    def loop(self) -> cst.CSTNode | None:
+        """The innermost loop of the current function (None outside any)."""
+        return self.loops[-1] if self.loops else None
+
+    @property
+    def function(self) -> cst.FunctionDef | None:
+        """The innermost function; None at module level and directly inside a lambda."""
+        return self.functions[-1] if self.functions else None
+
+    @property
+    def enclosing_function(self) -> cst.FunctionDef | None:
+        """The innermost ``def`` (lambdas are looked through); None at module level."""
+        return next((f for f in reversed(self.functions) if f is not None), None)
+
+    @property
+    def qualname(self) -> str:
+        """``Trainer.train`` inside that method, "" at module level (lambdas are looked through)."""
+        return ".".join(self.scopes)
+
+    @property
+    def module_level(self) -> bool:
+        return not self.functions and not self.class_depth
+
+    @property
+    def conditional_in_loop(self) -> bool:
+        """Inside an ``if`` within the innermost loop (code that may not run every iteration)."""
+        return bool(self._ifs_in_loop and self._ifs_in_loop[-1])
+
+    # -- traversal ----------------------------------------------------------------------
+
+    def run(self, node: cst.CSTNode, parent: int | None = None) -> None:
+        key = id(node)
+        self.parents[key] = parent
+        kind = type(node)
+        plan = self._plans.get(kind)
+        if plan is None:
+            plan = self._plans[kind] = self._plan(kind)
+        visitors, leavers, placed, opaque, read_children = plan
+        if kind is cst.Name:
+            value = node.value  # type: ignore[attr-defined]
+            self._taken.add(value)  # new import aliases must not collide with it
+            qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
+            if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
+                self._heat(key)
+        elif kind is cst.Attribute:
+            qualified = self.resolve(node)
+            if qualified is not None and apis.inspected(qualified):
+                self._heat(key)
+        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
+            self._heat(key)
+        # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
+        if placed:
+            self.moves += 1
+            self._enter(node, kind)
+        for visit in visitors:
+            visit(node)
+        if opaque:  # an import: names may now resolve to something else
+            self._resolved.clear()
+        else:
+            for child in read_children(node):
+                self.run(child, key)
+        for leave in leavers:
+            leave(node)
+        if placed:
+            self.moves += 1
+            self._exit(kind)
+
+    def _plan(self, kind: type) -> _Plan:
+        """What the walk does at a node of this type: the analyses' hooks, whether it
+        changes where the walk is, whether it is read whole (imports), its children."""
+        return (
+            tuple(self.visitors.get(kind, ())),
+            tuple(self.leavers.get(kind, ())),
+            kind in _PLACES,
+            kind in _OPAQUE,
+            children_reader(kind),
+        )
+
+    # -- where the rewrites need to look ------------------------------------------------------
+
+    def _heat(self, key: int | None) -> None:
+        """Mark the node of id ``key`` and its ancestors as places the rewrites must visit."""
+        hot, parents = self.hot, self.parents
+        while key is not None and key not in hot:
+            hot.add(key)
+            key = parents.get(key)
+
+    def heat(self, node: cst.CSTNode) -> None:
+        """Mark ``node`` and its ancestors as places the rewrites must visit."""
+        self._heat(id(node))
+
+    def heat_facts(self) -> None:
+        """Every node the fact sheet names is a place some rewrite looks at."""
+        for node in _nodes_in(self.facts):
+            self.heat(node)
+
+    def _enter(self, node: cst.CSTNode, kind: type) -> None:
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]
+            self._enter_loop(None)
+            if kind is cst.FunctionDef:
+                self.scopes.append(node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.For or kind is cst.While:
+            self._enter_loop(node)
+        elif kind is cst.If:
+            self.guard_depth += 1
+            self.conds.append(node)
+            if self._ifs_in_loop:
+                self._ifs_in_loop[-1] += 1
+        elif kind is cst.IfExp:
+            self.conds.append(node)
+        elif kind is cst.Try:
+            self.guard_depth += 1
+        elif kind is cst.ClassDef:
+            self.class_depth += 1
+            self.scopes.append(node.name.value)  # type: ignore[attr-defined]
+
+    def _exit(self, kind: type) -> None:
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            self.functions.pop()
+            self._leave_loop()
+            if kind is cst.FunctionDef:
+                self.scopes.pop()
+        elif kind is cst.For or kind is cst.While:
+            self._leave_loop()
+        elif kind is cst.If:
+            self.guard_depth -= 1
+            self.conds.pop()
+            if self._ifs_in_loop:
+                self._ifs_in_loop[-1] -= 1
+        elif kind is cst.IfExp:
+            self.conds.pop()
+        elif kind is cst.Try:
+            self.guard_depth -= 1
+        elif kind is cst.ClassDef:
+            self.class_depth -= 1
+            self.scopes.pop()
+
+    def _enter_loop(self, node: cst.CSTNode | None) -> None:
+        self.loops.append(node)
+        self._ifs_in_loop.append(0)
+
+    def _leave_loop(self) -> None:
+        self.loops.pop()
+        self._ifs_in_loop.pop()
+
+    def finish(self) -> None:
+        for analysis in self.analyses:
+            analysis.finish()
+        for analysis in self.analyses:
+            analysis.settle()
+        self.heat_facts()
+        # The analyses and the walk refer to each other: let go of them now, so that what
+        # they collected is freed as soon as the file is done, not by a garbage collection.
+        self.analyses = []
+        self._by_kind.clear()
+        self.visitors.clear()
+        self.leavers.clear()
+        self._plans.clear()
+
+
+_HOOKS: dict[tuple[type, str], list[tuple[type, str]]] = {}
+
+
+def _hooks(kind: type[Analysis], prefix: str) -> list[tuple[type, str]]:
+    """(node type, method name) of each ``visit_<Node>`` (or ``leave_<Node>``) of an
+    analysis class (found once per class: ``dir`` is slow, and walks are per file)."""
+    key = (kind, prefix)
+    found = _HOOKS.get(key)
+    if found is None:
+        found = _HOOKS[key] = [
+            (getattr(cst, attr.removeprefix(prefix)), attr) for attr in dir(kind) if attr.startswith(prefix)
+        ]
+    return found
+
+
+def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
+    """The nodes held anywhere in a fact sheet (its parts, their containers and records)."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        held = _HOLDS.get(kind)
+        if held is None:
+            held = _HOLDS[kind] = _holds(kind)
+        if held is _Holds.NODE:
+            yield current  # type: ignore[misc]
+        elif held is _Holds.MAPPING:
+            for key, item in current.items():  # type: ignore[attr-defined]
+                stack.append(key)
+                stack.append(item)
+        elif held is _Holds.ITEMS:
+            stack.extend(current)  # type: ignore[call-overload]
+        elif held is _Holds.FIELDS:
+            stack.extend(getattr(current, name) for name in _field_names(kind))
+
+
+class _Holds(enum.Enum):
+    NOTHING = 0
+    NODE = 1
+    MAPPING = 2
+    ITEMS = 3
+    FIELDS = 4
+
+
+# What values of a type hold, by type (the fact sheet is walked for every file).
+_HOLDS: dict[type, _Holds] = {}
+
+
+def _holds(kind: type) -> _Holds:
+    if issubclass(kind, cst.CSTNode):
+        return _Holds.NODE
+    if issubclass(kind, dict):
+        return _Holds.MAPPING
+    if issubclass(kind, (list, tuple, set, frozenset)):
+        return _Holds.ITEMS
+    # A dataclass instance (a class itself is a value of type ``type``, which holds nothing).
+    return _Holds.FIELDS if dataclasses.is_dataclass(kind) else _Holds.NOTHING
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The fields of a fact record that may hold nodes (by their annotations: sets of
+    names and tables of strings are many and hold none)."""
+    fields = dataclasses.fields(kind)
+    try:
+        hints = typing.get_type_hints(kind)
+    except (NameError, TypeError):  # an annotation that cannot be read: look everywhere
+        return tuple(field.name for field in fields)
+    return tuple(field.name for field in fields if _may_hold_nodes(hints.get(field.name)))
+
+
+_PLAIN = (str, int, float, bool, bytes, type(None))
+
+
+def _may_hold_nodes(hint: object) -> bool:
+    if hint in _PLAIN:
+        return False
+    origin = typing.get_origin(hint)
+    if origin is None:
+        return True  # a class: a node, a record, or something unknown
+    if origin is typing.Literal:
+        return False
+    arguments = typing.get_args(hint)
+    return not arguments or any(_may_hold_nodes(a) for a in arguments if a is not Ellipsis)

@@ -1,0 +1,1 @@
+"""PyTorch FSDP (XLA611-XLA613): torch's FullyShardedDataParallel becomes torch_xla's."""

@@ -1,0 +1,210 @@
+"""PyTorch FSDP: the FullyShardedDataParallel wrappers of the script and their
+arguments, the mixed-precision policies they are given (followed through a name bound
+once), wrap policies written for torch's calling convention, FSDP2's ``fully_shard``, and
+the state-dict and checkpoint APIs that only work on torch's FSDP modules.
+
+What each becomes is the rewrite's business (fsdp/rewrite.py); the optimizer step of an
+FSDP model stays plain (distributed/analysis.py counts FSDP among the wrappers that
+reduce gradients themselves).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.project.analysis import ProjectAnalysis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, walk
+
+# Calls on an FSDP model that read or load its whole state.
+STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
+PARTIAL = frozenset({"functools.partial"})
+
+
+@dataclass(frozen=True)
+class FsdpWrap:
+    """``FSDP(module, ...)``: its arguments by parameter name (positional ones named)."""
+
+    arguments: tuple[tuple[str, cst.Arg], ...]
+    unpacked: tuple[cst.Arg, ...]  # *args / **kwargs: their keywords are unknown
+
+
+@dataclass
+class FsdpFacts:
+    wraps: dict[cst.Call, FsdpWrap] = field(default_factory=dict)
+    # Names bound once to a MixedPrecision(...) call: what a ``mixed_precision=name`` means.
+    precision_policies: dict[str, cst.Call] = field(default_factory=dict)
+    # Policy functions of this file (given as auto_wrap_policy, maybe through
+    # functools.partial or a name) written with torch's ``nonwrapped_numel`` parameter:
+    # renamed ``unwrapped_params``, torch_xla's keyword; those that already use that name
+    # (the auto_wrap_policy argument) are reported.
+    policy_renames: set[cst.FunctionDef] = field(default_factory=set)
+    numel_policies: dict[cst.Arg, str] = field(default_factory=dict)
+    # ``ModuleWrapPolicy(classes)`` calls: torch_xla's transformer_auto_wrap_policy does the same.
+    module_wrap_policies: set[cst.Call] = field(default_factory=set)
+    # State-dict and checkpoint code that works on torch's FSDP modules only: what it is.
+    state_dicts: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # FSDP2's fully_shard(...) calls.
+    fully_shards: set[cst.Call] = field(default_factory=set)
+    # An FSDP model handed to a callable of another module that trains it: that module
+    # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
+    # there); the callable as the finding names it.
+    foreign_training: dict[cst.Call, str] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.wraps or self.fully_shards)
+
+
+class FsdpAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part: FsdpFacts = self.facts.fsdp
+        self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.wrapped_names: set[str] = set()
+        self.numel_functions: dict[str, cst.FunctionDef] = {}
+        self.state_dict_calls: list[tuple[cst.Call, str]] = []
+        self.inside: set[int] = set()  # nodes within a reported one: not reported again
+        self.state_dict_withs = 0  # ``with FSDP.state_dict_type(...)`` blocks around
+        self.handed: list[tuple[cst.Call, str, set[str]]] = []  # calls of dotted callees, with their argument names
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if (name := dotted(target.target)) is not None:
+                self.assigned[name].append(node.value)
+                core = node.value
+                while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
+                    core = receiver(core)  # type: ignore[assignment]
+                if type(core) is cst.Call and self.walk.resolve(core.func) in apis.FSDP_CLASSES:
+                    self.wrapped_names.add(name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if any(param.name.value == "nonwrapped_numel" for param in node.params.params):
+            self.numel_functions[node.name.value] = node
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(self._state_dict_api(item.item) for item in node.items):
+            self.state_dict_withs += 1
+
+    def leave_With(self, node: cst.With) -> None:
+        if any(self._state_dict_api(item.item) for item in node.items):
+            self.state_dict_withs -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        if callee in apis.FSDP_CLASSES:
+            self._wrap(node)
+        elif callee in apis.FSDP2:
+            self.part.fully_shards.add(node)
+        elif callee == apis.FSDP_MODULE_WRAP_POLICY and len(node.args) == 1 and not node.args[0].star:
+            self.part.module_wrap_policies.add(node)
+        elif (what := self._state_dict_api(node)) is not None:
+            self._state_dict(node, what)
+        elif method_name(node) in STATE_DICT_CALLS and not self.state_dict_withs:
+            self.state_dict_calls.append((node, method_name(node)))  # type: ignore[arg-type]
+        elif (func := dotted(node.func)) is not None and node.args:
+            self.handed.append((node, func, {n for a in node.args if (n := dotted(a.value)) is not None}))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) not in self.inside and (what := self._state_dict_api(node)) is not None:
+            self._state_dict(node, what)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        bound = self.facts.imports.table.bindings.get(node.value)
+        if bound is not None and bound.startswith(apis.FSDP_MODULE) and id(node) not in self.inside:
+            if (what := self._state_dict_api(node)) is not None:
+                self._state_dict(node, what)
+
+    def _state_dict_api(self, node: cst.BaseExpression) -> str | None:
+        """What a call or reference of a torch FSDP state-dict API is (None: not one)."""
+        target = node.func if type(node) is cst.Call else node
+        qualified = self.walk.resolve(target)
+        if qualified is None:
+            return None
+        owner, _, attr = qualified.rpartition(".")
+        if owner in apis.FSDP_CLASSES and attr in apis.FSDP_STATE_DICT_METHODS:
+            return f"FSDP.{attr}"
+        if qualified in apis.FSDP_STATE_DICT_TYPES or owner in apis.FSDP_STATE_DICT_TYPES:
+            return qualified.removeprefix(apis.FSDP_MODULE + ".").removeprefix("api.").removeprefix(
+                "fully_sharded_data_parallel."
+            )
+        if qualified.startswith(apis.DISTRIBUTED_CHECKPOINT + ".") and type(node) is cst.Call:
+            return qualified
+        return None
+
+    def _state_dict(self, node: cst.CSTNode, what: str) -> None:
+        if id(node) in self.inside:
+            return  # part of a call or reference already recorded
+        self.part.state_dicts[node] = what
+        self.inside.update(id(sub) for sub in walk(node))
+
+    def _wrap(self, node: cst.Call) -> None:
+        named: list[tuple[str, cst.Arg]] = []
+        unpacked: list[cst.Arg] = []
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                unpacked.append(arg)
+            elif arg.keyword is not None:
+                named.append((arg.keyword.value, arg))
+            elif position < len(apis.FSDP_PARAMETERS):
+                named.append((apis.FSDP_PARAMETERS[position], arg))
+                position += 1
+        self.part.wraps[node] = FsdpWrap(tuple(named), tuple(unpacked))
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        part = self.part
+        for name, values in self.assigned.items():
+            if len(values) == 1 and type(values[0]) is cst.Call:
+                if self.walk.resolve(values[0].func) in apis.FSDP_MIXED_PRECISION:
+                    part.precision_policies[name] = values[0]
+        for wrap in part.wraps.values():
+            policy = next((arg for key, arg in wrap.arguments if key == "auto_wrap_policy"), None)
+            function = self._policy_function(policy.value) if policy is not None else None
+            if function is None:
+                continue
+            definition = self.numel_functions[function]
+            if "unwrapped_params" in set(names_in(definition)):
+                part.numel_policies[policy] = function  # type: ignore[index]
+            else:
+                part.policy_renames.add(definition)
+        if part.active:
+            for call, method in self.state_dict_calls:
+                if dotted(receiver(call)) in self.wrapped_names:
+                    part.state_dicts[call] = f"{dotted(receiver(call))}.{method}()"
+
+    def settle(self) -> None:
+        """FSDP models handed to a project callable that trains them (its summary says so)."""
+        if not self.part.wraps:
+            return
+        project = self.walk.analysis(ProjectAnalysis)
+        for call, callee, names in self.handed:
+            if not names & self.wrapped_names:
+                continue
+            found = project.origin(callee)
+            if found is not None and found.summary is not None and found.summary.trains(found.name):
+                self.part.foreign_training[call] = f"`{callee}` ({found.summary.path})"
+
+    def _policy_function(self, value: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The function of this file that a policy value calls: ``fn``,
+        ``functools.partial(fn, ...)``, or a name bound once to either."""
+        if type(value) is cst.Call and self.walk.resolve(value.func) in PARTIAL:
+            inner = arg_value(value, 0, "func")
+            return self._policy_function(inner, depth + 1) if inner is not None and depth < 3 else None
+        name = dotted(value)
+        if name is None:
+            return None
+        if name in self.numel_functions:
+            return name
+        values = self.assigned.get(name, [])
+        if len(values) == 1 and depth < 3:
+            return self._policy_function(values[0], depth + 1)
+        return None

@@ -1,0 +1,281 @@
+"""Hugging Face scripts: Trainer (and Seq2SeqTrainer, subclasses), their
+TrainingArguments (built in code or parsed with HfArgumentParser), tokenizer calls
+and padding collators, and Accelerate (``accelerator.backward(loss)``).
+
+The Trainer does the XLA work itself (device placement, step barriers, loaders); what
+it cannot choose for the script is the optimizer (``optim="adamw_torch_xla"``, the
+sync-free AdamW; with torch >= 2.8 the default ``adamw_torch_fused`` raises on XLA)
+and static input shapes (``padding="max_length"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+
+XLA_OPTIMIZER = "adamw_torch_xla"
+# The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.
+TORCH_ADAMW = ("adamw_torch", "adamw_torch_fused", "adamw_hf")
+
+TRAINERS = frozenset({"transformers.Trainer", "transformers.Seq2SeqTrainer", "transformers.trainer.Trainer",
+                      "transformers.trainer_seq2seq.Seq2SeqTrainer"})
+TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments",
+                                "transformers.training_args.TrainingArguments",
+                                "transformers.training_args_seq2seq.Seq2SeqTrainingArguments"})
+ARGUMENT_PARSER = "transformers.HfArgumentParser"
+PARSE_METHODS = frozenset({"parse_args_into_dataclasses", "parse_json_file", "parse_yaml_file", "parse_dict"})
+ACCELERATOR = "accelerate.Accelerator"
+# Collators that pad each batch to its longest sequence unless told otherwise.
+PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding", "transformers.DataCollatorForSeq2Seq",
+                               "transformers.DataCollatorForTokenClassification"})
+TOKENIZER_METHODS = frozenset({"encode_plus", "batch_encode_plus", "pad", "__call__"})
+DYNAMIC_PADDING = ("longest", "True")
+
+
+@dataclass(frozen=True)
+class OptimizerChoice:
+    """What a TrainingArguments(...) call does about ``optim``: add it, replace a torch
+    AdamW spelling, or ``report`` (its keywords come from ``**kwargs``)."""
+
+    action: Literal["add", "replace", "report"]
+    value: cst.BaseExpression | None = None  # the literal replaced
+
+
+@dataclass(frozen=True)
+class ParsedArguments:
+    """TrainingArguments parsed by HfArgumentParser into ``name``; the optimizer is set
+    after ``anchor`` (the parse statement, or the if/elif chain that parses)."""
+
+    name: str
+    anchor: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class Padding:
+    """A tokenizer call or collator that pads dynamically (``padding=True/"longest"``,
+    or a collator's default), or pads to max_length without fixing the length."""
+
+    dynamic: bool  # pads to the longest sequence of each batch
+    value: cst.BaseExpression | None  # the padding argument (None: the collator's default)
+    fixable: bool  # a tokenizer call with max_length: padding="max_length" is safe
+    missing: tuple[str, ...]  # of max_length and truncation
+
+
+@dataclass
+class HuggingFaceFacts:
+    trainers: list[cst.Call] = field(default_factory=list)
+    # The file builds or parses TrainingArguments (those needing a change are below).
+    builds_arguments: bool = False
+    training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
+    parsed_arguments: list[ParsedArguments] = field(default_factory=list)
+    # TrainingArguments calls (and parse statements) that leave dataloader_num_workers at 0.
+    default_workers: list[cst.CSTNode] = field(default_factory=list)
+    # ``preprocessing_num_workers`` fields that default to None (one process).
+    default_preprocessing_workers: list[cst.CSTNode] = field(default_factory=list)
+    padding: dict[cst.Call, Padding] = field(default_factory=dict)
+    # Names bound to accelerate.Accelerator(...), and their .backward(...) calls.
+    accelerators: set[str] = field(default_factory=set)
+    accelerate_backwards: list[cst.Call] = field(default_factory=list)
+
+    @property
+    def trainer_script(self) -> bool:
+        return bool(self.trainers)
+
+
+class HuggingFaceAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.huggingface
+        self.trainer_classes: set[str] = set()
+        self.argument_classes: set[str] = set()
+        self.tokenizers: set[str] = set()
+        self.parsers: dict[str, int] = {}  # parser name -> index of the TrainingArguments dataclass
+        self.parses: list[tuple[str, cst.CSTNode]] = []  # (training args name, anchor)
+        self.optim_assigned: set[str] = set()  # ``training_args.optim = ...`` in the file
+        self.workers_assigned: set[str] = set()
+        self.backward_candidates: list[tuple[str, cst.Call]] = []
+        self.candidate_calls: list[cst.Call] = []
+        self.statement_parent: list[cst.CSTNode | None] = [None]  # compound statements around
+        self.elif_heads: dict[int, cst.If] = {}  # an elif's If -> the If that starts its chain
+        self.statement: cst.SimpleStatementLine | None = None
+
+    # -- what names are ---------------------------------------------------------------
+
+    def _is(self, node: cst.BaseExpression, qualified: frozenset[str], local: set[str]) -> bool:
+        return self.walk.resolve(node) in qualified or (bool(local) and dotted(node) in local)
+
+    def is_trainer(self, node: cst.BaseExpression) -> bool:
+        return self._is(node, TRAINERS, self.trainer_classes)
+
+    def is_training_arguments(self, node: cst.BaseExpression) -> bool:
+        return self._is(node, TRAINING_ARGUMENTS, self.argument_classes)
+
+    # -- walk -------------------------------------------------------------------------
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if self.is_trainer(base.value):
+                self.trainer_classes.add(node.name.value)
+            if self.is_training_arguments(base.value):
+                self.argument_classes.add(node.name.value)
+        self.statement_parent.append(node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """``preprocessing_num_workers: Optional[int] = field(default=None, ...)``."""
+        if dotted(node.target) != "preprocessing_num_workers" or node.value is None or not self.walk.class_depth:
+            return
+        default = node.value
+        if type(default) is cst.Call and dotted(default.func) in ("field", "dataclasses.field"):
+            default = arg_value(default, 99, "default")  # type: ignore[assignment]
+        if type(default) is cst.Name and default.value == "None":
+            self.part.default_preprocessing_workers.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        for target in node.targets:
+            name = dotted(target.target)
+            if name is not None and name.endswith((".optim", ".dataloader_num_workers")):
+                owner, _, attr = name.rpartition(".")
+                (self.optim_assigned if attr == "optim" else self.workers_assigned).add(owner)
+            if type(value) is not cst.Call:
+                continue
+            callee = self.walk.resolve(value.func)
+            if name is not None and callee == ACCELERATOR:
+                self.part.accelerators.add(name)
+            elif name is not None and callee == ARGUMENT_PARSER:
+                self._parser(name, value)
+            elif name is not None and _builds_tokenizer(callee, name, value):
+                self.tokenizers.add(name)
+            elif method_name(value) in PARSE_METHODS and dotted(receiver(value)) in self.parsers:
+                self._parse(target.target, self.parsers[dotted(receiver(value))])  # type: ignore[index]
+
+    def _parser(self, name: str, call: cst.Call) -> None:
+        classes = arg_value(call, 0, "dataclass_types")
+        elements = classes.elements if type(classes) in (cst.Tuple, cst.List) else [cst.Element(classes)] if classes else []
+        for index, element in enumerate(elements):
+            if self.is_training_arguments(element.value):
+                self.parsers[name] = index
+
+    def _parse(self, target: cst.BaseExpression, index: int) -> None:
+        if type(target) in (cst.Tuple, cst.List) and len(target.elements) > index:
+            name = dotted(target.elements[index].value)
+        else:
+            name = dotted(target) if index == 0 else None
+        statement = self.statement
+        if name is None or statement is None:
+            return
+        parent = self.statement_parent[-1]
+        anchor: cst.CSTNode = statement
+        # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
+        if type(parent) is cst.If and parent.orelse is not None or id(parent) in self.elif_heads:
+            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[arg-type]
+        self.parses.append((name, anchor))
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def _compound(self, node: cst.CSTNode) -> None:
+        self.statement_parent.append(node)
+
+    def _leave_compound(self, node: cst.CSTNode) -> None:
+        self.statement_parent.pop()
+
+    visit_For = visit_While = visit_With = visit_Try = visit_FunctionDef = _compound
+    leave_For = leave_While = leave_With = leave_Try = leave_FunctionDef = leave_ClassDef = _leave_compound
+
+    def visit_If(self, node: cst.If) -> None:
+        if type(node.orelse) is cst.If:
+            self.elif_heads[id(node.orelse)] = self.elif_heads.get(id(node), node)
+        self.statement_parent.append(node)
+
+    leave_If = _leave_compound
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if "tokeni" in node.name.value.lower():
+            self.tokenizers.add(node.name.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if method_name(node) == "backward" and (owner := dotted(receiver(node))) is not None:
+            self.backward_candidates.append((owner, node))
+        self.candidate_calls.append(node)
+
+    # -- results ------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        part = self.part
+        for call in self.candidate_calls:
+            callee = self.walk.resolve(call.func)
+            if self.is_trainer(call.func):
+                part.trainers.append(call)
+            elif self.is_training_arguments(call.func):
+                self._training_arguments(call)
+            elif callee in PADDING_COLLATORS:
+                self._collator(call)
+            elif self._is_tokenizer_call(call):
+                self._tokenizer_call(call)
+        part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
+        part.builds_arguments = part.builds_arguments or bool(self.parses)
+        for name, anchor in self.parses:
+            if name not in self.optim_assigned and not any(p.name == name for p in part.parsed_arguments):
+                part.parsed_arguments.append(ParsedArguments(name, anchor))
+            if name not in self.workers_assigned and anchor not in part.default_workers:
+                part.default_workers.append(anchor)
+
+    def _training_arguments(self, call: cst.Call) -> None:
+        self.part.builds_arguments = True
+        keywords = call_args(call)[1]
+        unpacked = any(a.star for a in call.args)
+        if "dataloader_num_workers" not in keywords and not unpacked:
+            self.part.default_workers.append(call)
+        optim = keywords.get("optim")
+        if optim is None:
+            self.part.training_arguments[call] = OptimizerChoice("report" if unpacked else "add")
+        elif string_value(optim.value) in TORCH_ADAMW:
+            self.part.training_arguments[call] = OptimizerChoice("replace", optim.value)
+
+    def _is_tokenizer_call(self, call: cst.Call) -> bool:
+        if not self.tokenizers:
+            return False
+        name = dotted(call.func)
+        if name in self.tokenizers:
+            return True
+        method = method_name(call)
+        return method in TOKENIZER_METHODS and dotted(receiver(call)) in self.tokenizers
+
+    def _tokenizer_call(self, call: cst.Call) -> None:
+        keywords = call_args(call)[1]
+        padding = keywords.get("padding")
+        if padding is None:
+            return
+        missing = tuple(k for k in ("max_length", "truncation") if k not in keywords)
+        if _pads_dynamically(padding.value):
+            self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing)
+        elif string_value(padding.value) == "max_length" and missing:
+            self.part.padding[call] = Padding(False, padding.value, False, missing)
+
+    def _collator(self, call: cst.Call) -> None:
+        keywords = call_args(call)[1]
+        padding = keywords.get("padding")
+        if padding is None or _pads_dynamically(padding.value):
+            missing = tuple(k for k in ("max_length",) if k not in keywords)
+            self.part.padding[call] = Padding(True, padding.value if padding else None, False, missing)
+
+
+def _pads_dynamically(value: cst.BaseExpression) -> bool:
+    text = string_value(value)
+    if text is not None:
+        return text == "longest"
+    return (type(value) is cst.Name and value.value == "True") or (dotted(value) or "").endswith(".LONGEST")
+
+
+def _builds_tokenizer(callee: str | None, name: str, value: cst.Call) -> bool:
+    """``AutoTokenizer.from_pretrained(...)``, ``BertTokenizerFast(...)``,
+    ``PreTrainedTokenizerFast(tokenizer_object=...)``; any ``tokenizer = ...from_pretrained(...)``."""
+    if callee is not None and callee.startswith("transformers.") and "Tokenizer" in callee:
+        return True
+    return "tokeni" in name.rsplit(".", 1)[-1].lower() and method_name(value) == "from_pretrained"

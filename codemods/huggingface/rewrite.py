@@ -1,0 +1,138 @@
+"""Hugging Face Trainer scripts and Accelerate (XLA801, XLA802, XLA804-XLA807).
+
+``TrainingArguments(...)`` gets ``optim="adamw_torch_xla"``; arguments parsed with
+HfArgumentParser get it right after parsing, where they still hold the default torch
+AdamW (an explicit ``--optim`` of another optimizer is kept).  Tokenizer calls that pad
+to the longest sequence pad to their ``max_length``.  The rest is reported.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
+from codemods.engine.rewriter import Concern, Context
+from codemods.engine.nodes import quoted_like, with_keyword
+
+
+class HuggingFaceRewrite(Concern):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        hf = self.facts.huggingface
+        self.parsed: dict[cst.CSTNode, ParsedArguments] = {p.anchor: p for p in hf.parsed_arguments}
+        self.workers = set(hf.default_workers)
+        self.trainers = set(hf.trainers)
+        self.backwards = set(hf.accelerate_backwards)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        hf = self.facts.huggingface
+        if original in self.workers:
+            self._workers(original)
+        if original in self.trainers:
+            self.ctx.report(
+                "XLA802", original, "the Trainer places the model and batches on the XLA device and ends every step "
+                "itself: with the changes reported here, nothing else is needed for one device"
+            )
+            if not hf.builds_arguments:
+                self.ctx.report("XLA801", original, f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer')
+        if original in self.backwards:
+            self.ctx.report(
+                "XLA807", original, "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
+                "step through its prepared loaders (MpDeviceLoader) and steps optimizers with xm.optimizer_step; "
+                "nothing to port (launch it with an XLA accelerate config)"
+            )
+        if original in hf.padding:
+            return self._padding(original, updated)
+        choice = hf.training_arguments.get(original)
+        if choice is None:
+            return updated
+        if choice.action == "report":
+            self.ctx.report("XLA801", original, f'its keywords come from **kwargs: make sure they set optim="{XLA_OPTIMIZER}"')
+            return updated
+        if choice.action == "replace":
+            value = choice.value
+            assert value is not None
+            new_args = [
+                a.with_changes(value=quoted_like(value, XLA_OPTIMIZER)) if a.keyword and a.keyword.value == "optim" else a
+                for a in updated.args
+            ]
+            message = f"optim={self.ctx.code(value)} -> \"{XLA_OPTIMIZER}\": the sync-free AdamW for XLA"
+        else:
+            new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
+            message = (f'optim="{XLA_OPTIMIZER}" added: the sync-free AdamW (with torch >= 2.8 the default fused AdamW '
+                       "raises on XLA)")
+        new = self.ctx.fix("XLA801", original, message, lambda: updated.with_changes(args=new_args))
+        return new if new is not None else updated
+
+    def _workers(self, node: cst.CSTNode) -> None:
+        self.ctx.report(
+            "XLA806", node, "dataloader_num_workers is left at 0: batches are prepared between steps while the device "
+            "waits; use at least the number of devices per host (and fewer than its CPUs)"
+            + (" (--dataloader_num_workers N)" if type(node) is not cst.Call else "")
+        )
+
+    def _padding(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        padding = self.facts.huggingface.padding[original]
+        missing = " and ".join(f"{m}=" if m == "max_length" else "truncation=True" for m in padding.missing)
+        if not padding.dynamic:
+            self.ctx.report("XLA805", original, f'padding="max_length" without {missing}: '
+                            + ("it pads to the tokenizer's model_max_length (may be huge or unset); " if "max_length" in
+                               padding.missing else "") + "longer texts keep their own length, a new shape each")
+            return updated
+        value = padding.value
+        if not padding.fixable or value is None:
+            what = f"padding={self.ctx.code(value)}" if value is not None else "the collator's default padding"
+            self.ctx.report(
+                "XLA804", original, f"{what} pads each batch to its longest sequence, a new shape to compile "
+                f'each time: pass padding="max_length" with a fixed max_length (and truncation=True)'
+            )
+            return updated
+        new_args = [
+            a.with_changes(value=quoted_like(value, "max_length")) if a.keyword and a.keyword.value == "padding" else a
+            for a in updated.args
+        ]
+        new = self.ctx.fix(
+            "XLA804", original, f"padding={self.ctx.code(value)} -> {{new}}: one shape for every batch",
+            lambda: updated.with_changes(args=new_args), result=lambda call: _keyword_value(call, "padding"),
+        )
+        if new is not None and padding.missing:
+            self.ctx.report("XLA805", original, f"no {missing}: longer texts keep their own length, a new shape each")
+        return new if new is not None else updated
+
+    # -- arguments parsed from the command line -----------------------------------------------
+
+    def _after_parse(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:
+        parsed = self.parsed.get(original)
+        if parsed is None:
+            return updated
+        if original in self.workers:
+            self._workers(original)
+        name = parsed.name
+        choices = ", ".join(f'"{o}"' for o in TORCH_ADAMW)
+        statement = cst.parse_statement(
+            f"if {name}.optim in ({choices}):\n    {name}.optim = \"{XLA_OPTIMIZER}\"\n"
+        )
+        new = self.ctx.fix(
+            "XLA801", original,
+            f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, where it holds the default torch AdamW (the sync-free '
+            "AdamW for XLA; with torch >= 2.8 the default fused AdamW raises on XLA)",
+            lambda: statement, result=lambda node: node,
+        )
+        if new is None:
+            return updated
+        return cst.FlattenSentinel([updated, new])  # type: ignore[list-item]
+
+    leave_SimpleStatementLine = _after_parse
+    leave_If = _after_parse
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        if original in self.facts.huggingface.default_preprocessing_workers:
+            self.ctx.report(
+                "XLA806", original, "preprocessing_num_workers defaults to None: datasets.map runs in one process; "
+                "pass --preprocessing_num_workers N"
+            )
+        return updated
+
+
+def _keyword_value(call: cst.Call, keyword: str) -> cst.CSTNode:
+    return next(a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword)

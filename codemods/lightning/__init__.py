@@ -1,0 +1,1 @@
+"""Lightning and Fabric (XLA821, XLA822)."""

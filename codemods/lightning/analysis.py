@@ -1,0 +1,243 @@
+"""Lightning (``lightning.pytorch``, ``pytorch_lightning``) and Fabric (``lightning.fabric``):
+the Trainer and Fabric constructions and the accelerator, strategy and precision they
+are given (literals, names bound once to a literal, argparse flags' defaults), and
+whether the file is driven by Lightning at all.
+
+Lightning does the XLA work itself once it runs on its XLA accelerator: device
+placement, MpDeviceLoader, DistributedSampler, xm.optimizer_step, barriers and the
+launch of one process per device.  So a Lightning or Fabric file gets none of the
+tool's training-loop, optimizer, loader or launch rewrites (training.py and
+distributed.py ask ``drives_training``); device code of its own (``.cuda()``,
+``torch.cuda.*``) is ported as anywhere.
+
+The names are those of the Lightning release checked (2.6.6): the XLA accelerator is
+registered as "tpu", the strategies as "xla" (Trainer and Fabric) and "xla_fsdp"
+(Fabric only), and XLAPrecision takes "32-true", "16-true" and "bf16-true" (not the
+mixed precisions: it raises on them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.positions import code_of
+from codemods.engine.nodes import dotted, names_in, string_value
+
+Kind = Literal["trainer", "fabric"]
+PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
+PARAMETERS = ("accelerator", "strategy", "precision")
+# Fabric's methods that take over the training step: called on a ``fabric`` the file got
+# from elsewhere (a parameter, an attribute), they say Fabric drives the loop.
+FABRIC_METHODS = frozenset({"backward", "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "to_device",
+                            "clip_gradients"})
+# Trainer arguments of Lightning 1.x that 2.x removed (it raises on them).
+LEGACY = {"gpus": "devices", "tpu_cores": "devices", "auto_select_gpus": None, "amp_backend": None, "amp_level": None}
+
+
+def lightning_class(qualified: str | None) -> str | None:
+    """"Trainer", "Fabric" or "LightningModule" for any of their import paths
+    (``lightning.Trainer``, ``lightning.pytorch.trainer.Trainer``, ``pytorch_lightning.Trainer``...)."""
+    if qualified is None or qualified.split(".", 1)[0] not in PACKAGES:
+        return None
+    last = qualified.rsplit(".", 1)[-1]
+    return last if last in ("Trainer", "Fabric", "LightningModule") else None
+
+_DDP = ("ddp", "ddp_spawn", "ddp_fork", "ddp_notebook")
+_DDP_STRATEGIES = frozenset(
+    {*_DDP, *(f"{s}_find_unused_parameters_{flag}" for s in _DDP for flag in ("true", "false"))}
+)
+# What each value that selects CUDA or NCCL is called on XLA (None: no XLA form, reported).
+ACCELERATORS: dict[str, str | None] = {"gpu": "tpu", "cuda": "tpu"}
+# Lightning 2.6.6's XLAPrecision takes "32-true", "16-true" and "bf16-true" only (it raises
+# on mixed precision): 16-bit training becomes "bf16-true" (XLA_USE_BF16, the precision XLA
+# devices compute in).
+PRECISIONS: dict[str, str | None] = {
+    "16-mixed": "bf16-true", "16": "bf16-true", "16-true": "bf16-true", "bf16-mixed": "bf16-true", "bf16": "bf16-true",
+    "transformer-engine": None, "transformer-engine-float16": None,
+}
+_NO_XLA_STRATEGY = {
+    "deepspeed": "DeepSpeed runs on CUDA only",
+    "dp": "DataParallel drives several GPUs from one process",
+    "fsdp_cpu_offload": "torch_xla's FSDP has no CPU offload",
+}
+
+
+def strategy_on_xla(value: str, kind: Kind) -> tuple[str | None, str]:
+    """The XLA strategy for a CUDA one (None, and why, when it has none); ("", "") when
+    the value does not select CUDA."""
+    if value in _DDP_STRATEGIES:
+        return "xla", ""
+    if value == "fsdp":
+        if kind == "fabric":
+            return "xla_fsdp", ""
+        return None, "Lightning's Trainer has no XLA FSDP strategy (Fabric has strategy=\"xla_fsdp\")"
+    for prefix, why in _NO_XLA_STRATEGY.items():
+        if value == prefix or value.startswith(prefix + "_"):
+            return None, why
+    return "", ""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One accelerator, strategy or precision value that selects CUDA: what it becomes
+    on XLA (None: it has no XLA form), where it is read, and why when it cannot go."""
+
+    parameter: str
+    kind: Kind
+    new: str | None
+    why: str = ""
+    source: str = ""  # "" the argument itself, else the name or flag it comes from
+
+
+@dataclass
+class LightningFacts:
+    constructions: dict[cst.Call, Kind] = field(default_factory=dict)
+    # The literal values to change (or report), keyed by the literal.
+    settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
+    # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
+    unknown: dict[cst.Arg, str] = field(default_factory=dict)
+    legacy: set[cst.Arg] = field(default_factory=set)
+    modules: set[str] = field(default_factory=set)
+    # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
+    fabric_used: bool = False
+
+    @property
+    def drives_training(self) -> bool:
+        """Lightning runs the training: no barriers, loaders, optimizer steps or launches
+        of the tool's own."""
+        return bool(self.constructions or self.modules or self.fabric_used)
+
+
+class LightningAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part: LightningFacts = self.facts.lightning
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+        self.flag_defaults: dict[str, cst.BaseExpression] = {}
+        self.calls: list[tuple[cst.Call, Kind]] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        modules = self.part.modules
+        bases = [base.value for base in node.bases]
+        if any(lightning_class(self.walk.resolve(b)) == "LightningModule" or dotted(b) in modules for b in bases):
+            self.part.modules.add(node.name.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if (name := dotted(target.target)) is not None:
+                self.assigned.setdefault(name, []).append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        kind = lightning_class(self.walk.resolve(node.func))
+        if kind == "Trainer":
+            self.calls.append((node, "trainer"))
+        elif kind == "Fabric":
+            self.calls.append((node, "fabric"))
+        elif type(node.func) is cst.Attribute and node.func.attr.value == "add_argument":
+            self._flag(node)
+        elif type(node.func) is cst.Attribute and node.func.attr.value in FABRIC_METHODS:
+            owner = (dotted(node.func.value) or "").rsplit(".", 1)[-1].lower()
+            self.part.fabric_used = self.part.fabric_used or "fabric" in owner
+
+    def _flag(self, node: cst.Call) -> None:
+        names = [v for a in node.args if a.keyword is None and (v := string_value(a.value))]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        dest = string_value(keywords["dest"]) if "dest" in keywords else None
+        if dest is None:
+            long = next((n for n in names if n.startswith("--")), None)
+            dest = long.lstrip("-").replace("-", "_") if long else None
+        if dest is not None and "default" in keywords:
+            self.flag_defaults[dest] = keywords["default"]
+
+    def finish(self) -> None:
+        for call, kind in self.calls:
+            self.part.constructions[call] = kind
+            for arg in call.args:
+                if arg.star == "**":
+                    self._unpacked(arg, kind)
+                elif arg.keyword is not None and arg.keyword.value in PARAMETERS:
+                    self._argument(arg, arg.keyword.value, kind)
+                elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
+                    self.part.legacy.add(arg)
+
+    def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
+        """The dict literal a name is bound to once in the file (a config dict)."""
+        values = self.assigned.get(dotted(node) or "", [])
+        return values[0] if len(values) == 1 and type(values[0]) is cst.Dict else None  # type: ignore[return-value]
+
+    def _unpacked(self, arg: cst.Arg, kind: Kind) -> None:
+        """``Trainer(**config)`` with ``config = {"accelerator": "gpu", ...}`` in the file."""
+        config = self._config(arg.value)
+        if config is None:
+            self.part.unknown[arg] = "accelerator, strategy or precision"
+            return
+        for element in config.elements:
+            key = string_value(element.key) if type(element) is cst.DictElement else None
+            if key in PARAMETERS:
+                value = element.value  # type: ignore[union-attr]
+                if not (self._literal(value, key, kind, dotted(arg.value) or "") or self._choice(value, key, kind)):
+                    self.part.unknown[arg] = key  # type: ignore[assignment]
+
+    def _argument(self, arg: cst.Arg, parameter: str, kind: Kind) -> None:
+        value = arg.value
+        if self._literal(value, parameter, kind, "") or self._choice(value, parameter, kind):
+            return
+        if type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index:
+            index = value.slice[0].slice.value  # type: ignore[union-attr]
+            config, key = self._config(value.value), string_value(index)
+            entry = next(
+                (e.value for e in config.elements if type(e) is cst.DictElement and string_value(e.key) == key), None
+            ) if config is not None and key is not None else None
+            if entry is not None and self._literal(entry, parameter, kind, code_of(value).strip()):
+                return
+        name = dotted(value)
+        sources: list[cst.BaseExpression] = []
+        if name is not None:
+            sources = list(self.assigned.get(name, []))
+            last = name.rsplit(".", 1)[-1]
+            if "." in name and last in self.flag_defaults:
+                sources.append(self.flag_defaults[last])
+        if sources and all(_is_literal(s) for s in sources):
+            for source in sources:
+                self._literal(source, parameter, kind, name or "")
+            return
+        if type(value) is not cst.Name or value.value != "None":
+            self.part.unknown[arg] = parameter
+
+    def _choice(self, value: cst.BaseExpression, parameter: str, kind: Kind) -> bool:
+        """``"cuda" if args.gpu else "cpu"``: each literal is mapped, unless the test asks
+        CUDA (False on XLA: the choice would pick the other branch there)."""
+        if type(value) is not cst.IfExp:
+            return False
+        leaves = [value.body, value.orelse]
+        if not all(_is_literal(leaf) for leaf in leaves) or any("cuda" in name for name in names_in(value.test)):
+            return False
+        for leaf in leaves:
+            self._literal(leaf, parameter, kind, "")
+        return True
+
+    def _literal(self, node: cst.BaseExpression, parameter: str, kind: Kind, source: str) -> bool:
+        """Record what a literal value becomes; False if it is not a literal."""
+        if not _is_literal(node):
+            return False
+        text = string_value(node) if type(node) is not cst.Integer else node.value  # type: ignore[union-attr]
+        new: str | None = ""
+        why = ""
+        if parameter == "accelerator":
+            new = ACCELERATORS.get(text, "")  # type: ignore[arg-type]
+        elif parameter == "precision":
+            new = PRECISIONS.get(text, "")  # type: ignore[arg-type]
+            why = "Lightning's XLAPrecision takes 32-true, 16-true or bf16-true" if new is None else ""
+        else:
+            new, why = strategy_on_xla(text or "", kind)
+        if new != "":
+            self.part.settings[node] = Setting(parameter, kind, new, why, source)
+        return True
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    return string_value(node) is not None or type(node) is cst.Integer

@@ -1,0 +1,128 @@
+"""The project around the file: what the callables it imports from the project's own
+modules do (from their summaries, see summary.py), and which setup goes to, or comes
+from, a module that still needs converting (each file is converted on its own terms)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.device.analysis import is_device_name
+from codemods.project.summarise import Found, GuessedImports, ImportContext
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import dotted, method_name, receiver
+
+_MOVES = ("to", "cuda", "float", "double", "train", "eval")
+
+
+@dataclass
+class ProjectFacts:
+    context: ImportContext = field(default_factory=GuessedImports)
+    # Each finding: the call, and the path of the module to convert (None: it could not
+    # be read, or the call hands things to a callable that comes in as a parameter).
+    # device = get_device() with get_device from a module that chooses the device.
+    external_devices: dict[cst.Call, str | None] = field(default_factory=dict)
+    # An optimizer handed to a callable of a module that trains with it.
+    external_training: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
+    # A loop's training step run by a callable of another module (a scaler wrapper, a
+    # helper): where it comes from, as the finding names it.
+    external_steps: dict[cst.Call, str] = field(default_factory=dict)
+    # Callables of another module that set up mixed precision (a scaler class): its path.
+    external_amp: dict[cst.Call, str] = field(default_factory=dict)
+
+
+class ProjectAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.project
+        self.calls: list[tuple[cst.Call, str]] = []  # calls of names that may come from the project
+        self.built_by: dict[str, tuple[str, str]] = {}  # name -> (module, callable) that built it
+        self.device_calls: list[cst.Call] = []  # device = <call>
+        self._origins: dict[str, Found | None] = {}
+
+    # -- where a callee comes from --------------------------------------------------------
+
+    def origin(self, callee: str) -> Found | None:
+        """The project callable behind ``callee``: an imported name (``train_one_epoch``),
+        a module's attribute (``misc.save_model``), or an instance that a project class
+        built (``loss_scaler`` -> ``NativeScaler.__call__``; ``trainer.step`` ->
+        ``Trainer.step``)."""
+        if callee not in self._origins:
+            self._origins[callee] = self._find(callee)
+        return self._origins[callee]
+
+    def _find(self, callee: str) -> Found | None:
+        parts = callee.split(".")
+        for cut in range(len(parts), 0, -1):
+            head, rest = ".".join(parts[:cut]), parts[cut:]
+            if cut == 1 and head in self.facts.imports.project_names:
+                module, name = self.facts.imports.project_names[head]
+            elif head in self.built_by:
+                module, name = self.built_by[head]
+                rest = rest or ["__call__"]
+            else:
+                continue
+            return self.part.context.lookup(module, ".".join(p for p in [name, *rest] if p))
+        return None
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assignment(dotted(target.target), node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if name is None:
+            return
+        while type(value) is cst.Call and method_name(value) in _MOVES:
+            value = receiver(value)  # type: ignore[assignment]
+        if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
+            return
+        head = callee.split(".")[0]
+        if head in self.facts.imports.project_names:
+            module, imported = self.facts.imports.project_names[head]
+            self.built_by[name] = (module, ".".join(p for p in [imported, *callee.split(".")[1:]] if p))
+        if is_device_name(name):
+            self.device_calls.append(value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = dotted(node.func)
+        if callee is None:
+            return
+        self.calls.append((node, callee))
+
+    # -- results ----------------------------------------------------------------------------
+
+    def uses_amp(self) -> bool:
+        """The file calls a project callable that trains with mixed precision."""
+        return any(
+            (found := self.origin(callee)) is not None and found.summary is not None and found.summary.uses_amp(found.name)
+            for _, callee in self.calls
+        )
+
+    def settle(self) -> None:
+        is_optimizer = self.facts.training.is_optimizer
+        wrappers = self.facts.training.step_wrappers
+        for call in self.device_calls:
+            found = self.origin(dotted(call.func) or "")
+            if found is not None and (found.summary is None or (found.summary.pending and found.summary.chooses_device(found.name))):
+                self.part.external_devices[call] = found.summary.path if found.summary else None
+        for call, callee in self.calls:
+            found = self.origin(callee)
+            summary = found.summary if found is not None else None
+            if found is None or (summary is not None and not summary.pending):
+                continue  # outside the project, or converted (now or before)
+            if summary is None:
+                if call in wrappers or any(is_optimizer(dotted(a.value)) for a in call.args):
+                    self.part.external_training[call] = (callee, None)
+            elif call in wrappers or summary.runs_step(found.name):
+                self.part.external_steps[call] = f"`{callee}` ({summary.path})"
+            elif any(is_optimizer(dotted(a.value)) for a in call.args) and summary.trains(found.name):
+                self.part.external_training[call] = (callee, summary.path)
+            elif summary.uses_amp(found.name):
+                self.part.external_amp[call] = summary.path

@@ -1,0 +1,274 @@
+"""The project a file belongs to: its root, where its imports lead among the project's
+files, and the summaries of those files.
+
+The root is the nearest folder above the file that holds ``.git`` or ``pyproject.toml``.
+An import resolves the way Python would find it when the script runs from its own folder
+or from the root: ``from util.misc import X`` is ``util/misc.py`` (or
+``util/misc/__init__.py``) next to the file or under the root; relative imports follow
+the file's package.  Anything that resolves to no file of the project (installed
+packages, the standard library) is outside it.
+
+A summary (project/summarise.py) comes from converting the module in memory, read but
+never written; modules converted in the same run are not pending.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
+from codemods.pipeline import ConversionError, convert_source
+from codemods.rules import RuleSelection
+from codemods.project.summary import Found, ModuleSummary, outside_project
+
+# How a module is summarised: its bytes, its path and its own import context.
+Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
+_MAX_HOPS = 4
+# A summary made on demand converts the module, whose own analysis may ask for the
+# summaries of its imports, and so on down the import graph: the nesting is bounded, so
+# that how deep a project's imports go never decides how deep the tool recurses.
+_MAX_NESTED_SUMMARIES = 16
+
+def resolved(path: Path | str) -> Path:
+    """The absolute path with symlinks followed (as it is, when they loop)."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
+def find_root(path: Path) -> Path:
+    """The nearest folder at or above ``path``'s folder with .git or pyproject.toml (else its folder)."""
+    start = path.parent
+    for folder in [start, *start.parents]:
+        try:
+            if (folder / ".git").exists() or (folder / "pyproject.toml").is_file():
+                return folder
+        except OSError:  # a folder we may not look into: keep going up
+            continue
+    return start
+
+
+class Project:
+    """Summaries of the project's modules, by resolved path; computed once each."""
+
+    def __init__(
+        self,
+        root: Path,
+        summarise: Summarise,
+        in_run: Collection[Path] = (),
+        known: Mapping[Path, ModuleSummary | None] | None = None,
+    ) -> None:
+        """``in_run``: the files this run converts (their summaries are not pending);
+        ``known``: summaries the run has already made (by resolved path)."""
+        self.root = resolved(root)
+        self.summarise = summarise
+        self._in_run = in_run
+        self._summaries: dict[Path, ModuleSummary | None] = {}
+        self._reading: set[Path] = set()
+        self._paths: dict[str, Path] = {}
+        self._module_files: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
+        self.learn(known or {})
+
+    @functools.cached_property
+    def in_run(self) -> set[Path]:
+        """The files of the run, resolved when first needed (a run makes a Project per
+        root, each given every file of the run; most never ask)."""
+        return {resolved(p) for p in self._in_run}
+
+    def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
+        """Summaries the run has made meanwhile."""
+        for path, summary in known.items():
+            if path not in self._summaries:
+                self._keep(path, summary)
+
+    def imports_of(self, path: Path) -> FileImports:
+        return FileImports(self, resolved(path))
+
+    def summary(self, path: Path) -> ModuleSummary | None:
+        """The module's summary; None if it cannot be read or converted (or is being
+        summarised already: an import cycle; or is reached through more summaries made on
+        demand than the bound)."""
+        if path in self._summaries:
+            return self._summaries[path]
+        if path in self._reading or len(self._reading) >= _MAX_NESTED_SUMMARIES:
+            return None  # an import cycle, or a chain of imports deeper than the bound (not kept)
+        self._reading.add(path)
+        try:
+            summary = self.summarise(read_bytes(str(path)), self.imports_of(path))
+        except FileProblem:
+            summary = None
+        finally:
+            self._reading.discard(path)
+        return self._keep(path, summary)
+
+    def _keep(self, path: Path, summary: ModuleSummary | None) -> ModuleSummary | None:
+        if summary is not None:
+            summary = replace(summary, path=self.display(path), pending=summary.pending and path not in self.in_run)
+            self._paths[summary.path] = path
+        self._summaries[path] = summary
+        return summary
+
+    def resolved(self, shown: str) -> Path | None:
+        """The file behind a summary's path."""
+        return self._paths.get(shown)
+
+    def display(self, path: Path) -> str:
+        """A path as findings show it: relative to the current folder where it can be."""
+        try:
+            return os.path.relpath(path)
+        except ValueError:
+            return str(path)
+
+    def module_file_at(self, base: Path, parts: tuple[str, ...]) -> Path | None:
+        """The file of module ``parts`` under ``base`` (kept: every file of a folder asks)."""
+        key = (base, parts)
+        if key not in self._module_files:
+            self._module_files[key] = _module_file(base, list(parts))
+        return self._module_files[key]
+
+    def contains(self, path: Path) -> bool:
+        return path.is_relative_to(self.root) and not any(part in SKIPPED_DIRS for part in path.relative_to(self.root).parts)
+
+
+class FileImports:
+    """Where one file's imports lead (see the module docstring)."""
+
+    def __init__(self, project: Project, path: Path) -> None:
+        self.project = project
+        self.path = path
+        folders = [path.parent, project.root]
+        self.folders = list(dict.fromkeys(folders))
+
+    def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
+        """Follows names that a module imports from another (re-exports), a few hops deep."""
+        found = self._lookup(module, name)
+        if found is None or found.summary is None or hops >= _MAX_HOPS:
+            return found
+        origin = found.summary.origin_of(found.name) if found.name else None
+        if origin is None:
+            return found
+        file = self.project.resolved(found.summary.path)
+        further = FileImports(self.project, file).lookup(*origin, hops=hops + 1) if file is not None else None
+        return further or found
+
+    def _lookup(self, module: str, name: str) -> Found | None:
+        located = self.module_file(module, name)
+        if located is None:
+            return None
+        file, rest = located
+        return Found(self.project.summary(file), rest)
+
+    def module_file(self, module: str, name: str = "") -> tuple[Path, str] | None:
+        """The project file that ``from module import name`` reads, and what of ``name``
+        is left to find inside it (a name may itself be a submodule)."""
+        dots = len(module) - len(module.lstrip("."))
+        parts = [p for p in module.lstrip(".").split(".") if p]
+        names = [p for p in name.split(".") if p]
+        if dots:
+            base = self.path.parent
+            for _ in range(dots - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = self.folders
+        whole = parts + names
+        for base in bases:
+            for size in range(len(whole), max(len(parts), 1) - 1, -1):
+                file = self.project.module_file_at(base, tuple(whole[:size]))
+                if file is not None and self.project.contains(file):
+                    return file, ".".join(whole[size:])
+        return None
+
+
+def _module_file(base: Path, parts: list[str]) -> Path | None:
+    if not parts:
+        return None
+    stem = base.joinpath(*parts)
+    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+        try:
+            if candidate.is_file():
+                return resolved(candidate)
+        except OSError:  # unreadable: not a module this run can use
+            continue
+    return None
+
+
+def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None) -> Summarise:
+    """Summaries made by converting modules in memory, the way the run converts files."""
+
+    def summarise(data: bytes, imports: FileImports) -> ModuleSummary | None:
+        try:
+            summary = convert_source(
+                data, target=target, selection=selection, locate="input", max_bytes=max_bytes, imports=imports
+            ).summary
+        except ConversionError:
+            return None
+        if summary is not None and summary == ModuleSummary():
+            # Not a training script (skipped unparsed): it may still re-export names.
+            summary = replace(summary, imported=_imported_names(data))
+        return summary
+
+    return summarise
+
+
+def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
+    """(local name, module as written, name there) of each ``from ... import`` (Python's own
+    parser: this is for files the conversion skipped)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (alias.asname or alias.name, "." * node.level + (node.module or ""), alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name != "*"
+    )
+
+
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
+def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
+    """The project files a file imports (a quick textual scan: enough to order a run)."""
+    imports = project.imports_of(path)
+    found: set[Path] = set()
+    for module, names, plain in _IMPORT.findall(data):
+        if plain:
+            requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
+        else:
+            requests = [(module.decode(), n.split()[0].decode()) for n in names.split(b",") if n.strip()] or [
+                (module.decode(), "")
+            ]
+        for wanted, name in requests:
+            if outside_project(wanted):
+                continue
+            located = imports.module_file(wanted, name)
+            if located is not None:
+                found.add(located[0])
+    found.discard(resolved(path))
+    return found
+
+
+def waves(files: Sequence[Path], depends: Mapping[Path, set[Path]]) -> list[list[Path]]:
+    """The files in rounds, each after the ones it imports (an import cycle goes last,
+    its members read each other's summaries as they can)."""
+    remaining = list(files)
+    done: set[Path] = set()
+    rounds: list[list[Path]] = []
+    while remaining:
+        ready = [f for f in remaining if depends.get(f, set()) <= done or not (depends[f] & set(remaining))]
+        if not ready:
+            ready = remaining
+        rounds.append(ready)
+        done.update(ready)
+        remaining = [f for f in remaining if f not in done]
+    return rounds

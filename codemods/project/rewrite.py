@@ -1,0 +1,47 @@
+"""Other files of the project (XLA003): setup that goes to, or comes from, a module of
+the project that still needs converting is reported, naming that module's file; each
+file is converted on its own terms."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.engine.rewriter import Concern
+
+
+class ProjectRewrite(Concern):
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        project = self.facts.project
+        if original in project.external_training:
+            callee, path = project.external_training[original]
+            where = f"{path}, which still needs converting" if path else "another module of the project"
+            self.ctx.report(
+                "XLA003",
+                original,
+                f"the optimizer goes to `{callee}` in {where}: convert it too (its training loop needs the step "
+                "barrier and xm.optimizer_step)",
+            )
+        elif original in project.external_steps:
+            self.ctx.report(
+                "XLA003",
+                original,
+                f"the training step runs in {project.external_steps[original]}: this loop gets the step barrier; "
+                "convert that code too (its optimizer step and gradient scaler must become the XLA ones)",
+            )
+        elif original in project.external_amp:
+            self.ctx.report(
+                "XLA003",
+                original,
+                f"`{self.ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
+                "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
+            )
+        elif original in project.external_devices:
+            path = project.external_devices[original]
+            where = f"{path}, which still needs converting" if path else "another module of the project"
+            self.ctx.report(
+                "XLA003",
+                original,
+                f"the device comes from `{self.ctx.code(original.func)}` in {where}: convert it too, and check it "
+                "returns the XLA device",
+            )
+        return updated

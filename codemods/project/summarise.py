@@ -1,0 +1,27 @@
+"""A module's summary from its fact sheet (the summary types are in codemods/project/summary.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods.project.summary import Found, GuessedImports, ImportContext, ModuleSummary
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+__all__ = ["Found", "GuessedImports", "ImportContext", "ModuleSummary", "summarise"]
+
+
+def summarise(facts: Facts, pending: bool) -> ModuleSummary:
+    """The summary of a module from its fact sheet (its path is the caller's to fill)."""
+    return ModuleSummary(
+        path="",
+        steps=frozenset(facts.training.step_callables),
+        trainers=frozenset(facts.training.training_callables),
+        devices=frozenset(facts.device.choosers),
+        amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
+        pending=pending,
+        imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
+        argument_moves=frozenset(facts.training.argument_moves),
+        optimizer_builders=frozenset(facts.training.optimizer_builders),
+    )

@@ -1,0 +1,120 @@
+"""What the other files of a project need to know of a module, and how a file looks up
+the modules it imports (plain data, no LibCST: a run that skips every file never
+imports it; project/summarise.py makes summaries from fact sheets).
+
+A summary is plain data (it crosses process boundaries): the module's callables that run
+a training step each call, that run a training loop, that choose a device, that use
+mixed precision; and whether the module still needs converting.  Names are qualified
+within the module: ``train_one_epoch``, ``Trainer.train``, ``NativeScaler.__call__``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    path: str = ""  # as findings name it (the project fills it in)
+    steps: frozenset[str] = frozenset()
+    trainers: frozenset[str] = frozenset()
+    devices: frozenset[str] = frozenset()
+    amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
+    # Still needs converting: neither converted in this run nor ported already.
+    pending: bool = False
+    # Names it imports from elsewhere (a package's __init__ re-exporting): name -> (module, name there).
+    imported: tuple[tuple[str, str, str], ...] = ()
+    # Callables that move an argument to the device: (name, index without self, parameter,
+    # whether it ends on the XLA device on every path, and else the parameter that hands in
+    # the device: index and name, or -1 and ""); callables that build an optimizer
+    # over an argument's parameters: (name, index, parameter).
+    argument_moves: frozenset[tuple[str, int, str, bool, int, str]] = frozenset()
+    optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+
+    def origin_of(self, name: str) -> tuple[str, str] | None:
+        """Where an imported name of this module comes from: (module as written, name)."""
+        head, _, rest = name.partition(".")
+        for local, module, there in self.imported:
+            if local == head:
+                return module, ".".join(p for p in (there, rest) if p)
+        return None
+
+    def runs_step(self, name: str) -> bool:
+        return name in self.steps
+
+    def trains(self, name: str) -> bool:
+        return name in self.trainers or name in self.steps
+
+    def chooses_device(self, name: str) -> bool:
+        return name in self.devices
+
+    def uses_amp(self, name: str) -> bool:
+        return name.split(".")[0] in self.amp
+
+    def moves_argument(
+        self, name: str, index: int | None, keyword: str | None
+    ) -> tuple[bool, tuple[int, str] | None] | None:
+        """Calling ``name`` (a class: its ``__init__``) moves that argument to the device:
+        whether to the XLA device on every path, and if not, the parameter (index, name)
+        that hands in the device it goes to; None: it does not move it."""
+        found = [moved for moved in self.argument_moves if _same_argument(moved, name, index, keyword)]
+        if not found:
+            return None
+        if all(moved[3] for moved in found):
+            return True, None
+        devices = {(moved[4], moved[5]) for moved in found if not moved[3]}
+        return False, devices.pop() if len(devices) == 1 and -1 not in next(iter(devices)) else None
+
+    def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
+        return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)
+
+
+def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
+    callable_name, position, parameter = entry[:3]
+    return callable_name in (name, f"{name}.__init__") and (position == index if keyword is None else parameter == keyword)
+
+
+@dataclass(frozen=True)
+class Found:
+    """An imported name that a module of the project defines (summary None: that module
+    could not be read or summarised)."""
+
+    summary: ModuleSummary | None
+    name: str  # qualified within the module; "" for the module itself
+
+
+class ImportContext(Protocol):
+    """Where a file's imports lead: ``lookup("util.misc", "NativeScaler")`` for
+    ``from util.misc import NativeScaler``; None for anything outside the project."""
+
+    def lookup(self, module: str, name: str) -> Found | None: ...
+
+
+# Packages that are never part of the project being converted.
+_OUTSIDE = frozenset(
+    {
+        "torch", "torch_xla", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "sklearn",
+        "transformers", "datasets", "accelerate", "timm", "apex", "deepspeed", "lightning", "pytorch_lightning",
+        "tqdm", "wandb", "tensorboard", "tensorboardX", "yaml", "PIL", "cv2", "matplotlib", "sagemaker",
+        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra",
+    }
+)
+
+
+class GuessedImports:
+    """Without the file's location: a module that is neither the standard library nor a
+    well-known package is taken for a project module that could not be read."""
+
+    def lookup(self, module: str, name: str) -> Found | None:
+        head = module.lstrip(".").split(".")[0]
+        if not module.startswith(".") and (head in sys.stdlib_module_names or head in _OUTSIDE):
+            return None
+        return Found(None, name)
+
+
+def outside_project(module: str) -> bool:
+    """torch and torch_xla are never the project."""
+    head = module.split(".")[0]
+    return head.startswith("torch")

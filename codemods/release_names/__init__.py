@@ -1,0 +1,1 @@
+"""torch_xla names that moved between releases (XLA9)."""

@@ -1,0 +1,42 @@
+"""torch_xla release names: code written for another torch_xla release gets the
+target's spelling (XLA901), e.g. ``xm.xrt_world_size()`` -> ``xr.world_size()`` for
+2.9, and back for the sagemaker target."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.engine.rewriter import Concern
+from codemods.targets import VERSIONED_CONCEPTS, spellings
+
+
+class XlaNamesRewrite(Concern):
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self.concept_of = {
+            spelling: concept
+            for concept in VERSIONED_CONCEPTS
+            for spelling in spellings(concept)
+            if spelling != ctx.target.api(concept).qualified_name
+        }
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        concept = self.concept_of.get(self.ctx.resolve(original.func) or "")
+        if concept is None:
+            return updated
+        wanted = self.ctx.target.api(concept).qualified_name
+        if original.args:
+            self.ctx.report(
+                "XLA901",
+                original,
+                f"`{self.ctx.code(original)}` is not torch_xla {self.ctx.target.torch_xla_version} API; "
+                f"its arguments need a by-hand port to {wanted}",
+            )
+            return updated
+        new = self.ctx.fix(
+            "XLA901",
+            original,
+            f"{self.ctx.code(original)} -> {{new}} (torch_xla {self.ctx.target.torch_xla_version})",
+            lambda: self.ctx.replace_callee(original, updated, concept),
+        )
+        return new if new is not None else updated

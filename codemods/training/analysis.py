@@ -1,0 +1,799 @@
+"""Training: models, optimizers and schedulers; which loops train (or evaluate on the
+device) and what each needs; optimizer steps and closures; optimizers built before
+their model moves to the device."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods import apis
+from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
+from codemods.project.analysis import ProjectAnalysis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.positions import code_of
+from codemods.engine.nodes import arg_value, call_args, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
+from codemods.targets import XM, spellings
+
+
+@dataclass(frozen=True)
+class OptimizerStep:
+    """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
+
+    optimizer: str
+    closure_index: int | None = None  # which argument is the closure (LBFGS)
+    other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
+
+
+@dataclass(frozen=True)
+class EarlyOptimizer:
+    """An optimizer built over a model that is still on the CPU and moves to the device
+    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
+    update stale CPU copies."""
+
+    model: str
+    # The model may simply be moved first: where it goes later is the XLA device on every path.
+    fixable: bool
+    moved_by: str  # where it moves, as the finding names it
+    # The call hands the model to a function that builds the optimizer from it (the
+    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
+    argument: int | str | None = None  # a keyword argument: its name
+
+
+@dataclass
+class LoopPlan:
+    """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
+
+    kind: Literal["training", "evaluation"]
+    wrap_loader: cst.BaseExpression | None = None
+    wrap_device: str | None = None
+    # An evaluation loop that reads to the host but accumulates device values across
+    # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
+    accumulates: tuple[str, ...] = ()
+
+
+@dataclass
+class TrainingFacts:
+    optimizers: set[str] = field(default_factory=set)
+    schedulers: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
+    # Every training loop, also those that already end with a barrier, feed from a
+    # device loader or run under Accelerate (they need no plan, but lazy-mode checks
+    # such as host reads apply to them too).
+    all_loops: set[cst.CSTNode] = field(default_factory=set)
+    # Functions passed as ``optimizer.step(closure)``: each call is a training step.
+    closures: set[cst.FunctionDef] = field(default_factory=set)
+    # ``model.parameters()`` calls that build an optimizer, and calls that hand a model
+    # to a function building one (``create_optimizer(model, cfg)``), while the model is
+    # still on the CPU and is moved to the device later, in this function, in another
+    # one, or by a callable of another project file (``Trainer(model, ...)``).
+    optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
+    # For this file and others: callables that move an argument to the device (qualified
+    # name, index without ``self``, parameter, whether the device is the XLA device on
+    # every path, and else the parameter that hands the device in: its index and name, or
+    # -1 and ""), and callables that build an optimizer over an argument (name, index,
+    # parameter).
+    argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
+    optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
+    # where the guard goes (every model of the file ends on the XLA device, so what feeds
+    # it must too), False where it stays and is reported.
+    input_guards: dict[cst.If, bool] = field(default_factory=dict)
+    # A script that trains but names no device anywhere (it runs on the CPU): nothing is
+    # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
+    # says so, at its first training loop or step.
+    device_less: cst.CSTNode | None = None
+    # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
+    # all-reduces), and zero-argument .step() calls in training loops on something the
+    # analysis cannot tell is an optimizer.
+    optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
+    unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
+    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
+    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
+    # Statements that step an optimizer outside any loop, in functions that this file runs
+    # outside its training loops (a demo that trains one step): the barrier goes right after.
+    lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
+    # For other files (qualified names, see project/summarise.py): the callables that run
+    # one training step per call, and those that run a training loop.
+    step_callables: set[str] = field(default_factory=set)
+    training_callables: set[str] = field(default_factory=set)
+
+    def is_optimizer(self, name: str | None) -> bool:
+        if name is None or name in self.schedulers:
+            return False
+        last = name.rsplit(".", 1)[-1].lower()
+        return name in self.optimizers or ("optim" in last and "sched" not in last)
+
+
+@dataclass
+class _Loop:
+    node: cst.CSTNode
+    owner: str  # the qualified name of the function it is in ("" at module level)
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    barrier: bool = False
+    host_read: bool = False
+    moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
+    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
+    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+
+
+@dataclass
+class _Scope:
+    """A function body or the module's top level: what happens to models there, in order."""
+
+    # ("model", name, constructor, moved_at_creation) | ("move", name, device, node)
+    # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
+    # or build an optimizer over one (known once the walk is done).
+    events: list[tuple[object, ...]] = field(default_factory=list)
+
+
+@dataclass
+class _Function(_Scope):
+    name: str = ""
+    qualname: str = ""
+    node: cst.FunctionDef | None = None
+    # What the function does once per call (outside loops of its own).
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    barrier: bool = False  # it runs the step barrier itself (a closure already ported)
+    params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
+    moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
+    parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
+    builds_optimizer: bool = False
+
+
+class TrainingAnalysis(Analysis):
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.training
+        self.device = walk.analysis(DeviceAnalysis)
+        self.loop_records: dict[int, _Loop] = {}
+        self.function_records: dict[int, _Function] = {}
+        self.module_scope = _Scope()
+        self.model_candidates: list[tuple[str, str]] = []
+        self.module_classes: set[str] = set()
+        self.device_loaders: set[str] = set()
+        self.closure_names: set[str] = set()
+        self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
+        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
+        self.statement: cst.SimpleStatementLine | None = None
+        # Optimizer steps outside loops: (statement, optimizer, function or None).
+        self.unlooped_steps: list[tuple[cst.SimpleStatementLine, str, _Function | None]] = []
+        self.next_statement: dict[int, cst.BaseStatement] = {}
+        self.used_outside_loops: set[str] = set()
+
+    @property
+    def loop(self) -> _Loop | None:
+        node = self.walk.loop
+        return self.loop_records[id(node)] if node is not None else None
+
+    @property
+    def function(self) -> _Function | None:
+        node = self.walk.function
+        return self.function_records[id(node)] if node is not None else None
+
+    @property
+    def scope(self) -> _Scope:
+        node = self.walk.enclosing_function
+        return self.function_records[id(node)] if node is not None else self.module_scope
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params and params[0] in ("self", "cls") and self.walk.class_depth:
+            params = params[1:]
+        self.function_records[id(node)] = _Function(
+            name=node.name.value, qualname=self.walk.qualname, node=node, params=params
+        )
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
+        for statement, following in zip(node.body, node.body[1:]):
+            self.next_statement[id(statement)] = following
+
+    visit_Module = _block
+    visit_IndentedBlock = _block
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if self.walk.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
+                self.module_classes.add(node.name.value)
+
+    def _loop(self, node: cst.For | cst.While) -> None:
+        self.loop_records[id(node)] = _Loop(node, self.walk.qualname)
+
+    visit_For = _loop
+    visit_While = _loop
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assignment(dotted(target.target), node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment(dotted(node.target), node.value)
+
+    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
+        if name is None:
+            return
+        core = value
+        moved = False
+        while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
+            moved = moved or method_name(core) in ("to", "cuda")
+            core = receiver(core)
+        if type(core) is not cst.Call:
+            return
+        func_name = dotted(core.func)
+        if func_name is not None:
+            self.scope.events.append(("model", name, func_name, moved))
+            self.model_candidates.append((name, func_name))
+        callee = self.walk.resolve(core.func)
+        if is_device_loader(core, callee):
+            self.device_loaders.add(name)
+        if callee is None:
+            return
+        if callee.startswith(apis.SCHEDULER_MODULE + "."):
+            self.part.schedulers.add(name)
+        elif _is_optimizer_class(callee):
+            self.part.optimizers.add(name)
+        elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
+            self.part.models.add(name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        method = method_name(node)
+        loop, function = self.loop, self.function
+        if method == "backward" or callee == "torch.autograd.backward":
+            if loop is not None:
+                loop.backward = True
+            elif function is not None:
+                function.backward = True
+        elif method == "step" and (stepped := dotted(receiver(node))) is not None:
+            self._step(node, stepped, loop, function)
+        if loop is not None:
+            if callee in spellings("sync") or (
+                callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
+            ):
+                loop.barrier = True
+            if not self.walk.conditional_in_loop and (
+                method in apis.HOST_READ_METHODS
+                or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
+            ):
+                loop.host_read = True
+            if (func_name := dotted(node.func)) is not None:
+                loop.called.append(func_name)
+                arguments = [name for a in node.args if (name := dotted(a.value)) is not None]
+                if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
+                    loop.handed.append((node, func_name, arguments))
+        elif function is not None and (func_name := dotted(node.func)) is not None:
+            function.called.append(func_name)
+            if callee in spellings("sync"):
+                function.barrier = True
+        if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
+            self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
+        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:
+            device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
+            self.scope.events.append(("move", moved, device, node))
+            self.moves.append((moved, device, node))
+            if loop is not None and device is not None:
+                loop.moved[moved] = device
+            if function is not None and moved in function.params:
+                function.moved_params.append((moved, device, node))
+        if callee is not None and _is_optimizer_class(callee):
+            if function is not None:
+                function.builds_optimizer = True
+            params = arg_value(node, 0, "params")
+            for sub in walk(params) if params is not None else ():
+                if type(sub) is cst.Call and method_name(sub) == "parameters" and dotted(receiver(sub)):
+                    self.scope.events.append(("optimizer", dotted(receiver(sub)), sub))
+        elif (
+            node.args and method not in ("to", "cuda") and dotted(node.func) is not None
+            and not (callee or "").startswith("torch.")
+        ):
+            self.scope.events.append(("call", dotted(node.func), node))
+        if (
+            function is not None
+            and method in ("parameters", "named_parameters")
+            and (owner := dotted(receiver(node))) in function.params
+        ):
+            function.parameters_of.add(owner)  # type: ignore[arg-type]
+
+    def _moved_name(self, node: cst.BaseExpression) -> str | None:
+        """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
+        if type(node) is cst.Call and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
+            return dotted(node.args[0].value)
+        return dotted(node)
+
+    def _step(self, node: cst.Call, name: str, loop: _Loop | None, function: _Function | None) -> None:
+        target = loop if loop is not None else function
+        if target is not None:
+            target.step_receivers.append(name)
+        closure_index = next(
+            (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
+            None,
+        )
+        if closure_index is not None and type(node.args[closure_index].value) is cst.Name:
+            self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
+        step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
+        self.step_candidates.append((node, step, loop))
+        if loop is None and self.statement is not None and any(
+            type(small) is cst.Expr and small.value is node for small in self.statement.body
+        ):
+            self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
+
+    # -- results ----------------------------------------------------------------------------
+
+    @property
+    def _framework_drives_training(self) -> bool:
+        """Accelerate, Lightning or Fabric runs the steps: their XLA support places the
+        barriers, wraps the loaders and steps the optimizers."""
+        return bool(self.facts.huggingface.accelerators) or self.facts.lightning.drives_training
+
+    def _steps(self, receivers: list[str]) -> bool:
+        """Some receiver of a ``.step()`` is an optimizer or a gradient scaler."""
+        scalers = self.facts.amp.scaler_names
+        return any(self.part.is_optimizer(r) or r in scalers for r in receivers)
+
+    def finish(self) -> None:
+        part = self.part
+        for name, func_name in self.model_candidates:
+            if func_name in self.module_classes:
+                part.models.add(name)
+        for loop in self.loop_records.values():
+            for call, callee, arguments in loop.handed:
+                if any(part.is_optimizer(name) for name in arguments):
+                    part.step_wrappers[call] = callee
+        step_functions = self._step_functions()
+        for fn in self.function_records.values():
+            if fn.name in step_functions:
+                part.step_callables.add(fn.qualname)
+        for loop in self.loop_records.values():
+            self._plan_loop(loop, step_functions)
+        for call, step, loop in self.step_candidates:
+            if part.is_optimizer(step.optimizer):
+                if not self.facts.distributed.ddp and not self._framework_drives_training:
+                    part.optimizer_steps[call] = step
+            elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
+                part.unrecognized_steps.add(call)
+        for fn in self.function_records.values():
+            if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
+                part.closures.add(fn.node)
+        self._input_guards()
+        self._device_less()
+        self._callables_summary()
+        self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
+        self._lone_steps()
+
+    def _lone_steps(self) -> None:
+        """Optimizer steps that no training loop of this file runs, and that no barrier
+        follows already: nothing would ever execute their graph."""
+        if self._framework_drives_training:
+            return
+        loops = [loop for loop in self.loop_records.values() if loop.node in self.part.all_loops]
+        reached = {name.removeprefix("self.") for loop in loops for name in loop.called}
+        functions = {fn.name: fn for fn in self.function_records.values()}
+        pending = list(reached)
+        while pending:
+            fn = functions.get(pending.pop())
+            if fn is None:
+                continue
+            for name in (n.removeprefix("self.") for n in fn.called):
+                if name not in reached:
+                    reached.add(name)
+                    pending.append(name)
+        for statement, optimizer, function in self.unlooped_steps:
+            # Module-level steps are left to the script's next host read: only functions
+            # (a demo step, a smoke test) are said to train once.
+            # A step function that this file never uses is a library's: its callers (maybe
+            # loops in other files) place the barrier.
+            used = function is not None and any(n.removeprefix("self.") == function.name for n in self.used_outside_loops)
+            if not used or function.name in reached or not self.part.is_optimizer(optimizer):  # type: ignore[union-attr]
+                continue
+            following = self.next_statement.get(id(statement))
+            barrier = lone_call(following) if following is not None else None
+            if barrier is None or self.walk.resolve(barrier.func) not in spellings("sync"):
+                self.part.lone_steps.add(statement)
+
+    def _step_functions(self) -> set[str]:
+        """Functions that run a training step each call: a backward pass or an optimizer
+        step outside loops of their own, directly or through another such function."""
+        functions = list(self.function_records.values())
+        steps = {fn.name for fn in functions if fn.backward or self._steps(fn.step_receivers)}
+        while True:
+            more = {
+                fn.name for fn in functions if fn.name not in steps and any(self._runs_step(c, steps) for c in fn.called)
+            }
+            if not more:
+                return steps
+            steps |= more
+
+    def _runs_step(self, callee: str, steps: set[str]) -> bool:
+        """Calling ``callee`` runs a training step: a step function of this file, or a
+        callable of another project module that runs one."""
+        if callee.removeprefix("self.") in steps:
+            return True
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        return found is not None and found.summary is not None and found.summary.runs_step(found.name)
+
+    def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
+        part = self.part
+        training = (
+            loop.backward
+            or self._steps(loop.step_receivers)
+            or any(self._runs_step(c, step_functions) for c in loop.called)
+            or any(call in part.step_wrappers for call, _, _ in loop.handed)
+        )
+        if training:
+            part.all_loops.add(loop.node)
+        if training and loop.owner:
+            part.training_callables.add(loop.owner)
+        # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
+        if loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training:
+            return
+        if training:
+            plan = LoopPlan("training")
+            wrap = self._loader_to_wrap(loop)
+            if wrap is not None:
+                plan.wrap_loader, plan.wrap_device = wrap
+            part.loops[loop.node] = plan
+        elif any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
+            if not loop.host_read:
+                part.loops[loop.node] = LoopPlan("evaluation")
+            elif accumulators := _accumulators(loop.node, set(loop.moved)):
+                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
+        if type(node) is not cst.For:
+            return False
+        return any(
+            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func)))
+            or dotted(sub) in self.device_loaders
+            for sub in walk(node.iter)
+        )
+
+    def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
+        """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
+        loop's own ``.to(device)`` moves: every batch variable is moved to one device
+        that is the XLA device on every path (a CPU fallback would break the wrap)."""
+        node = loop.node
+        if type(node) is not cst.For:
+            return None
+        loader, target = node.iter, node.target
+        if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
+            loader = loader.args[0].value
+            if type(target) is not cst.Tuple or len(target.elements) != 2:
+                return None
+            target = target.elements[1].value
+        name = dotted(loader)
+        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.distributed.loaders):
+            return None
+        batch = set(names_in(target))
+        devices = {loop.moved.get(b) for b in batch}
+        if not batch or len(devices) != 1:
+            return None
+        device = devices.pop()
+        if device is None or device == CUDA or not self.device.always_xla(device):
+            return None
+        if _filters_batches(node.body, batch):
+            return None  # on the device, data-dependent filtering would compile a graph per shape
+        return loader, device
+
+    def _is_model_constructor(self, constructor: str) -> bool:
+        qualified = self.walk.resolve(parse_dotted(constructor)) or ""
+        return constructor in self.module_classes or (
+            qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+        )
+
+    def _is_wrapper(self, constructor: str) -> bool:
+        """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
+        return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
+
+    # -- optimizers over models that move later ------------------------------------------
+
+    def _goes_to_xla(self, device: str | None) -> bool:
+        """A move to ``device`` ends on the XLA device on every path once ported: a
+        ``.cuda()``, a CUDA index (ported where it is used), or a device that is XLA."""
+        return device == CUDA or device in self.facts.device.cuda_indices or (
+            self.device.xla_on_every_path(device) and self.device.file_always_xla()
+        )
+
+    def _local_callable(self, callee: str) -> _Function | None:
+        """The function of this file that ``callee`` runs: ``helper``, ``Trainer`` (its
+        ``__init__``), ``self.helper``."""
+        name = callee.removeprefix("self.")
+        for fn in self.function_records.values():
+            if fn.qualname in (name, f"{name}.__init__") or (callee != name and fn.qualname.endswith(f".{name}")):
+                return fn
+        return None
+
+    def _argument_events(self, callee: str, call: cst.Call) -> list[tuple[object, ...]]:
+        """What handing arguments to ``callee`` does to models: ("move", name, XLA or
+        not, description) for an argument the callee moves to the device, ("optimizer",
+        name, call, index) for one it builds an optimizer over."""
+        local = self._local_callable(callee)
+        found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
+        summary = found.summary if found is not None else None
+        if local is None and summary is None:
+            return []
+        positional, keywords = call_args(call)
+        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [(None, k, a) for k, a in keywords.items()]
+        events: list[tuple[object, ...]] = []
+        for index, keyword, arg in handed:
+            name = dotted(arg.value)
+            if name is None:
+                continue
+            if local is not None:
+                param = keyword if keyword in local.params else (
+                    local.params[index] if index is not None and index < len(local.params) else None
+                )
+                if param is None:
+                    continue
+                for moved, device, move in local.moved_params:
+                    if moved == param:
+                        xla = self._goes_to_xla(device) or (
+                            device in local.params
+                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
+                        )
+                        events.append(("move", name, xla, self._where(move, local.qualname)))
+                if local.builds_optimizer and param in local.parameters_of:
+                    events.append(("optimizer", name, call, index if index is not None else keyword))
+            else:
+                assert found is not None and summary is not None
+                moved = summary.moves_argument(found.name, index, keyword)
+                if moved is not None:
+                    xla, device_at = moved
+                    if not xla and device_at is not None:  # to a device the caller hands in
+                        xla = self._goes_to_xla(_argument_name(call, *device_at))
+                    events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
+                if summary.builds_optimizer(found.name, index, keyword):
+                    events.append(("optimizer", name, call, index if index is not None else keyword))
+        return events
+
+    def _device_less(self) -> None:
+        """The file trains, but nothing in it moves anything or names a device, it takes
+        nothing from the project's own modules (which may choose a device for it), and it
+        is not XLA, Accelerate or Trainer code already."""
+        facts, device = self.facts, self.facts.device
+        trains = [  # in the order of the code
+            *(loop.node for loop in self.loop_records.values() if loop.node in self.part.all_loops),
+            *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
+        ]
+        project = self.walk.analysis(ProjectAnalysis)
+        if not trains or not self._builds_model_and_optimizer() or self.moves or facts.imports.xla_optional or any(
+            project.origin(local) is not None for local in facts.imports.project_names
+        ):
+            return
+        if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
+            return
+        if (
+            self.device.device_assignments or self.device.device_args or device.strings or device.calls
+            or device.dot_cuda or device.cuda_indices or device.selections or device.ifs or device.flag_values
+            or facts.imports.table.imports_module("torch_xla")
+        ):
+            return
+        self.part.device_less = trains[0]
+
+    def _builds_model_and_optimizer(self) -> bool:
+        """Some function (or the module) builds a model and an optimizer over it: the
+        script owns its model (a training function handed one may get it on the device)."""
+        for scope in [self.module_scope, *self.function_records.values()]:
+            built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
+            if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
+                return True
+        return False
+
+    def _input_guards(self) -> None:
+        """Moves that only run when a CUDA index is given: on CUDA the other path ran the
+        model under DataParallel, which moved the inputs itself.  Where every model move
+        of the file goes to the XLA device, and some model move is not under such a guard,
+        the inputs must always follow."""
+        guards = self.facts.device.index_guards
+        if not guards:
+            return
+        guarded = {id(sub) for guard in guards for sub in walk(guard.body)}
+        model_moves = [
+            (device, node) for moved, device, node in self.moves
+            if moved in self.part.models or moved.rsplit(".", 1)[-1] in ("model", "net")
+        ]
+        follows = (
+            bool(model_moves)
+            and all(self._goes_to_xla(device) for device, _ in model_moves)
+            and any(id(node) not in guarded for _, node in model_moves)
+        )
+        for guard in guards:
+            self.part.input_guards[guard] = follows
+
+    @staticmethod
+    def _where(move: cst.Call, owner: str) -> str:
+        return f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`"
+
+    def _callables_summary(self) -> None:
+        """What other files need to know: which callables move or build optimizers over
+        their arguments."""
+        for fn in self.function_records.values():
+            for index, param in enumerate(fn.params):
+                for moved, device, _ in fn.moved_params:
+                    if moved == param:
+                        xla = self._goes_to_xla(device)
+                        at = fn.params.index(device) if not xla and device in fn.params else -1
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))
+                if fn.builds_optimizer and param in fn.parameters_of:
+                    self.part.optimizer_builders.add((fn.qualname, index, param))
+
+    def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
+        """The scope's events with calls replaced by what they do to models; moves
+        ("move", name, goes to XLA, description)."""
+        events: list[tuple[object, ...]] = []
+        owner = scope.qualname if isinstance(scope, _Function) else ""
+        for event in scope.events:
+            if event[0] == "call":
+                events.extend(self._argument_events(event[1], event[2]))  # type: ignore[arg-type]
+            elif event[0] == "move":
+                _, name, device, node = event
+                events.append(("move", name, self._goes_to_xla(device), self._where(node, owner)))  # type: ignore[arg-type]
+            else:
+                events.append(event)
+        return events
+
+    def _is_constructor(self, constructor: str) -> bool:
+        """A model class of this file or torch.nn, or a class of another project file."""
+        if self._is_model_constructor(constructor):
+            return True
+        return constructor.rsplit(".", 1)[-1][:1].isupper() and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+
+    def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
+        scope_events = [self._scope_events(scope) for scope in scopes]
+        # Moves anywhere in the file, for a model that leaves the function that built it
+        # (returned, or handed to a trainer class): (name, goes to XLA, description).
+        everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
+        for events in scope_events:
+            on_cpu: set[str] = set()
+            for index, (kind, name, *rest) in enumerate(events):
+                if kind == "model":
+                    constructor, moved = rest
+                    if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                        continue
+                    if self._is_constructor(constructor) and not moved:  # type: ignore[arg-type]
+                        on_cpu.add(name)  # type: ignore[arg-type]
+                    else:
+                        on_cpu.discard(name)  # type: ignore[arg-type]
+                elif kind == "move":
+                    on_cpu.discard(name)  # type: ignore[arg-type]
+                elif kind == "optimizer" and name in on_cpu:
+                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
+                    if not later:
+                        # Moved elsewhere (returned, or handed to a trainer class)?  Only if
+                        # the file moves some model at all; otherwise it stays on the CPU.
+                        last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                        later = [
+                            (xla, where)
+                            for moved, xla, where in everywhere
+                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[union-attr]
+                        ]
+                    if later:
+                        call, argument = rest[0], rest[1] if len(rest) > 1 else None
+                        fixable = all(xla for xla, _ in later)
+                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[arg-type]
+                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type]
+
+
+def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
+    """The name a call passes for a parameter (by position or by keyword)."""
+    return dotted(arg_value(call, index, keyword))
+
+
+def is_device_loader(call: cst.Call, callee: str | None) -> bool:
+    """``pl.MpDeviceLoader(...)``, ``pl.ParallelLoader(...).per_device_loader(...)``."""
+    return method_name(call) == "per_device_loader" or (
+        callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
+    )
+
+
+def _is_optimizer_class(callee: str) -> bool:
+    return callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _is_scheduler_name(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return any(word in last for word in ("sched", "lr", "warmup"))
+
+
+def _is_true(node: cst.CSTNode | None) -> bool:
+    return type(node) is cst.Name and node.value == "True"
+
+
+
+
+# Reads that give host values (no device state): sizes, and host reads.
+_HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
+_HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
+_VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
+# Methods that keep what they are given: meters, lists.
+_KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"})
+
+
+def _host_valued(node: cst.CSTNode) -> bool:
+    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
+    if type(node) is cst.Call:
+        if method_name(node) in _HOST_VALUES:
+            return True
+        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
+            return True
+    if type(node) is cst.Attribute and node.attr.value == "shape":
+        return True
+    return False
+
+
+def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
+    """The expression mentions a device value, outside host reads."""
+    if _host_valued(node):
+        return False
+    if type(node) in (cst.Name, cst.Attribute) and dotted(node) in device_names:
+        return True
+    return any(
+        _device_valued(child, device_names)
+        for child in node.children
+        if isinstance(child, cst.BaseExpression) or type(child) in _VALUE_PARTS
+    )
+
+
+def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
+    """What a loop accumulates device values into, across its iterations: names bound
+    outside it that ``+=`` a device value, and meters or lists outside it handed one
+    (``top1.update(acc1, n)``, ``outputs.append(logits)``).  Device values: what the loop
+    moves to the device, and what is computed from them in the loop."""
+    body = getattr(node, "body", None)
+    if body is None:
+        return ()
+    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
+    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
+    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
+    device = set(moved)
+    for _ in range(2):  # assignments in order; twice for values that come back round
+        for statement in statements:
+            if type(statement) is cst.Assign and _device_valued(statement.value, device):
+                device.update(n for t in statement.targets for n in names_in(t.target))
+    found: list[str] = []
+    for statement in statements:
+        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
+            if target not in bound and _device_valued(statement.value, device):
+                found.append(target)
+        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
+            owner = dotted(receiver(call))
+            if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
+                found.append(owner)
+    return tuple(dict.fromkeys(found))
+
+
+
+_FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})
+
+
+def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
+    """The loop looks at its batches' values or drops samples (``inputs[keep]``,
+    ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
+    that is cheap, on the device every new shape is a new graph."""
+    for node in walk(body):
+        if type(node) is cst.Subscript and dotted(node.value) in batch:
+            if not all(_static_index(element.slice) for element in node.slice):
+                return True
+        elif type(node) is cst.Call and method_name(node) in _FILTERS and batch & set(names_in(node)):
+            return True
+    return False
+
+
+def _static_index(index: cst.BaseSlice) -> bool:
+    """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
+    return type(index) is cst.Slice or (
+        type(index) is cst.Index and type(index.value) in (cst.Integer, cst.SimpleString)
+    )

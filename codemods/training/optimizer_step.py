@@ -1,0 +1,56 @@
+"""Optimizer: without mixed precision, ``optimizer.step()`` becomes
+``xm.optimizer_step(optimizer)`` (XLA201), which all-reduces gradients across replicas
+before stepping (a no-op with one device)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.engine.rewriter import Concern
+from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
+
+
+class OptimizerRewrite(Concern):
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.facts.training.unrecognized_steps:
+            self.ctx.report(
+                "XLA201",
+                original,
+                f"`{self.ctx.code(original)}` in a training loop: if this is an optimizer, "
+                f"call xm.optimizer_step({self.ctx.code(original.func.value)}) instead",  # type: ignore[attr-defined]
+            )
+            return updated
+        step = self.facts.training.optimizer_steps.get(original)
+        if step is None:
+            return updated
+        if step.other_arguments:
+            self.ctx.report(
+                "XLA201",
+                original,
+                f"`{self.ctx.code(original)}` has arguments other than a closure: "
+                "call xm.optimizer_step(optimizer, optimizer_args={...}) by hand",
+            )
+            return updated
+        if step.closure_index is not None and self.facts.distributed.multi_process:
+            self.ctx.report(
+                "XLA201",
+                original,
+                f"`{self.ctx.code(original)}` with several processes: xm.optimizer_step reduces the gradients before "
+                "the closure computes them; all-reduce them in the closure after backward "
+                "(xm.all_reduce('sum', xm._fetch_gradients(optimizer), scale=1.0 / world size)) and keep "
+                "optimizer.step(closure)",
+            )
+            return updated
+
+        def build() -> cst.Call | None:
+            args = [cst.Arg(updated.func.value)]  # type: ignore[attr-defined]
+            if step.closure_index is not None:
+                closure = updated.args[step.closure_index].value
+                closure_arg = cst.Dict([cst.DictElement(cst.SimpleString('"closure"'), closure)])
+                args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
+            return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
+
+        new = self.ctx.fix("XLA201", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        return new if new is not None else updated
+
+
