@@ -135,6 +135,11 @@ EXECUTED = [
     Executed("module_ddp.py"),
     # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
     Executed("main.py", folder="gpt_trainer_split", steps_per_epoch=8),
+    # Model moved and wrapped only under `device.type == 'cuda'` (torch.accelerator's device):
+    # on one device, and under the launcher (its DDP branch), training then validation.
+    Executed("accelerator_branches.py", steps_per_epoch=6),
+    Executed("accelerator_branches.py", args=("--multiprocessing-distributed", "--world-size", "1", "--rank", "0"),
+             steps_per_epoch=6, launched=True),
 ]
 
 

@@ -87,6 +87,15 @@ class DeviceFacts:
     generators: set[cst.Call] = field(default_factory=set)
     # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
     cuda_asserts: set[cst.Assert] = field(default_factory=set)
+    # `if device.type == 'cuda':` (`device == 'cuda'`, `'cuda' in str(device)`) around device
+    # code, where `device` is the device the script picked and it becomes the XLA device: the
+    # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
+    # the guarded code also fails without CUDA, it is reported (the value: that code).
+    type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # `if not verify_min_gpu_count(): ...; sys.exit()`: a function of the file that checks for
+    # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
+    # removed (the value: the function's name).
+    gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -130,6 +139,11 @@ class DeviceAnalysis(Analysis):
         self.index_guard_candidates: list[tuple[cst.If, str]] = []
         self.generator_candidates: list[cst.Call] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
+        self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
+        # Functions that check for CUDA devices, that count them; `if not f(): exit` guards.
+        self.checking_functions: set[str] = set()
+        self.counting_functions: set[str] = set()
+        self.requirement_candidates: list[tuple[cst.If, str]] = []
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -259,6 +273,11 @@ class DeviceAnalysis(Analysis):
         self.cond_refs[node] = _refs(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs.append(node)
+        for sub in walk(node.test):
+            if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
+                self.type_check_candidates.append((sub, device, node))
+        if (required := self._required_call(node)) is not None:
+            self.requirement_candidates.append((node, required))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = _refs(node.test)
@@ -297,6 +316,10 @@ class DeviceAnalysis(Analysis):
             self.calls_with_names.append((func_name, node))
         if self.part.is_available_call(node):
             self.availability_calls.append(node)
+            if self.walk.scopes:
+                self.checking_functions.add(self.walk.qualname)
+        elif callee in apis.DEVICE_COUNTS and self.walk.scopes:
+            self.counting_functions.add(self.walk.qualname)
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
         method = method_name(node)
@@ -361,6 +384,29 @@ class DeviceAnalysis(Analysis):
             if index is not None:  # the whole call becomes the XLA device: what the index calls goes too
                 self.part.replaced_parts.update((sub, node) for sub in walk(index))
 
+    def _required_call(self, node: cst.If) -> str | None:
+        """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
+        function's name."""
+        test = node.test
+        if (
+            node.orelse is not None
+            or type(test) is not cst.UnaryOperation
+            or type(test.operator) is not cst.Not
+            or type(test.expression) is not cst.Call
+            or type(test.expression.func) is not cst.Name
+            or type(node.body) is not cst.IndentedBlock
+        ):
+            return None
+        last = node.body.body[-1]
+        if type(last) is not cst.SimpleStatementLine or len(last.body) != 1:
+            return None
+        small = last.body[0]
+        ends = type(small) in (cst.Return, cst.Raise) or (
+            type(small) is cst.Expr and type(small.value) is cst.Call
+            and (dotted(small.value.func) in ("exit", "quit") or self.walk.resolve(small.value.func) in ("sys.exit", "os._exit"))
+        )
+        return test.expression.func.value if ends else None
+
     def _is_cpu_device(self, node: cst.CSTNode) -> bool:
         if string_value(node) == "cpu":
             return True
@@ -406,6 +452,15 @@ class DeviceAnalysis(Analysis):
             # `.to(rank)` uses are rewritten where they are).
             if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
                 part.int_devices.update(literals)
+        part.gpu_requirements = {
+            node: name for node, name in self.requirement_candidates
+            if name in self.checking_functions and name in self.counting_functions
+        }
+        for comparison, device, statement in self.type_check_candidates:
+            values = self.device_assignments.get(device, [])
+            if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):
+                part.type_checks[comparison] = self.crash_code.get(statement)
+                part.cuda_checks.discard(comparison)
 
     def _local_params(self, callee: str) -> list[str] | None:
         """The parameters of the function of this file that ``callee`` runs: ``helper``,
@@ -518,6 +573,30 @@ def _moves_only_if_given(node: cst.If) -> str | None:
         if dotted(arg_value(value, 0, "device")) != index:
             return None
     return index
+
+
+def _device_type_checked(node: cst.Comparison) -> str | None:
+    """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
+    != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
+    if len(node.comparisons) != 1:
+        return None
+    operator = type(node.comparisons[0].operator)
+    left, right = node.left, node.comparisons[0].comparator
+    if operator in (cst.Equal, cst.NotEqual) and string_value(left) == "cuda":
+        left, right = right, left
+    elif operator in (cst.In, cst.NotIn) and string_value(left) == "cuda":
+        if type(right) is cst.Call and dotted(right.func) == "str" and len(right.args) == 1:
+            left, right = right.args[0].value, left
+        else:
+            return None
+    elif operator not in (cst.Equal, cst.NotEqual):
+        return None
+    if string_value(right) != "cuda":
+        return None
+    name = dotted(left)
+    if name is not None and name.endswith(".type"):
+        name = name.removesuffix(".type")
+    return name if is_device_name(name) else None
 
 
 def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:

@@ -30,6 +30,7 @@ from codemods.device.rules import (
     CUDA_DEVICE,
     CUDA_TENSOR_TYPE,
     DEVICE_GENERATOR,
+    DEVICE_TYPE_CHECK,
     DOT_CUDA,
     GUARDED_INPUT_MOVE,
     INTEGER_DEVICE,
@@ -339,6 +340,8 @@ class DeviceRewrite(Concern):
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
         if original in self.facts.training.input_guards:
             return self._input_guard(original, updated)
+        if original in self.facts.device.gpu_requirements:
+            return self._without_gpu_requirement(original, updated)
         if original not in self.facts.device.ifs:
             return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
@@ -367,6 +370,26 @@ class DeviceRewrite(Concern):
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
         return new
+
+    def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:
+        """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA
+        devices, which an XLA machine has none of, so the script would always end here."""
+        name = self.facts.device.gpu_requirements[original]
+        if not self._devices_converted:
+            return updated
+        self.ctx.vanish(original, updated)
+        done = self.ctx.fix(
+            CUDA_AVAILABLE_DEVICE, original,
+            f"removed `if {self.ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
+            "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
+            "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
+            "number of devices is no longer enforced)",
+            lambda: original,
+        )
+        if done is not None:
+            self.ctx.imports.discard(original)
+            self.ctx.drop_statement(updated)
+        return updated
 
     def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
         """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,
@@ -397,9 +420,45 @@ class DeviceRewrite(Concern):
     # -- checks that stay -----------------------------------------------------------
 
     def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        if original in self.facts.device.type_checks:
+            return self._type_check(original, updated)  # type: ignore[arg-type]
         if original in self.facts.device.cuda_checks:
             self._cuda_check(original)
         return updated
+
+    def _type_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        """``device.type == 'cuda'`` around device code, on the device the script picked:
+        on XLA the question it asks ("is this the accelerator?") is ``== 'xla'``."""
+        blocker = self.facts.device.type_checks[original]
+        check = self.ctx.code(original)
+        if blocker is not None or not self._devices_converted:
+            why = (
+                f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
+                if blocker is not None else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
+            )
+            self.ctx.report(
+                DEVICE_TYPE_CHECK,
+                original,
+                f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
+                f"code it guards (model moves, wrappers) never runs there; not changed: {why}; compare with 'xla' "
+                "once that code runs on XLA",
+            )
+            return updated
+        xla = self.ctx.target.device_string
+
+        def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
+            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand  # type: ignore[arg-type]
+
+        comparison = updated.comparisons[0]
+        return self.ctx.fix(
+            DEVICE_TYPE_CHECK,
+            original,
+            f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
+            "device -> {new}",
+            lambda: updated.with_changes(
+                left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
+            ),
+        ) or updated
 
     leave_Comparison = _checked
     leave_Attribute = _checked
