@@ -340,6 +340,9 @@ FSDP2 = frozenset(
     {f"{FSDP_MODULE}.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
      "torch.distributed._composable.fsdp.fully_shard.fully_shard"}
 )
+# A DeviceMesh over CUDA devices and NCCL groups (FSDP2, tensor parallel): torch_xla's
+# counterpart is its SPMD mesh (torch_xla.distributed.spmd.Mesh).
+DEVICE_MESHES = frozenset({"torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh"})
 
 # torch.cuda names other rules take care of (rewritten, or reported with their own advice).
 HANDLED_CUDA_APIS = AVAILABILITY_CHECKS | CUDA_TENSOR_TYPES | SET_DEVICE_CALLS | {"torch.cuda.synchronize"}

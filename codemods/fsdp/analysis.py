@@ -18,7 +18,7 @@ import libcst as cst
 from codemods import apis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.engine.walk import Analysis, Walk
-from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, walk
+from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, string_value, walk
 
 # Calls on an FSDP model that read or load its whole state.
 STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
@@ -50,6 +50,8 @@ class FsdpFacts:
     state_dicts: dict[cst.CSTNode, str] = field(default_factory=dict)
     # FSDP2's fully_shard(...) calls.
     fully_shards: set[cst.Call] = field(default_factory=set)
+    # init_device_mesh(...) calls for a device other than the CPU (FSDP2, tensor parallel).
+    device_meshes: set[cst.Call] = field(default_factory=set)
     # An FSDP model handed to a callable of another module that trains it: that module
     # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
     # there); the callable as the finding names it.
@@ -58,6 +60,14 @@ class FsdpFacts:
     @property
     def active(self) -> bool:
         return bool(self.wraps or self.fully_shards)
+
+
+def _on_the_cpu(call: cst.Call) -> bool:
+    """``init_device_mesh("cpu", ...)``: a mesh of gloo groups, which runs anywhere."""
+    device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device_type"), None)
+    if device is None and call.args and call.args[0].keyword is None and not call.args[0].star:
+        device = call.args[0].value
+    return device is not None and string_value(device) == "cpu"
 
 
 class FsdpAnalysis(Analysis):
@@ -102,6 +112,8 @@ class FsdpAnalysis(Analysis):
             self._wrap(node)
         elif callee in apis.FSDP2:
             self.part.fully_shards.add(node)
+        elif callee in apis.DEVICE_MESHES and not _on_the_cpu(node):
+            self.part.device_meshes.add(node)
         elif callee == apis.FSDP_MODULE_WRAP_POLICY and len(node.args) == 1 and not node.args[0].star:
             self.part.module_wrap_policies.add(node)
         elif (what := self._state_dict_api(node)) is not None:

@@ -71,6 +71,14 @@ class FsdpRewrite(Concern):
             )
         if original in fsdp.state_dicts:
             self._state_dict(original)
+        elif original in fsdp.device_meshes:
+            self.ctx.report(
+                FSDP_MANUAL, original,
+                f"`{self.ctx.code(original.func)}(...)` builds a DeviceMesh over CUDA devices and NCCL process groups, "
+                "which an XLA machine has none of: on XLA, lay the devices out with torch_xla's SPMD mesh "
+                "(torch_xla.distributed.spmd.Mesh) or wrap the model in "
+                "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device)",
+            )
         elif original in fsdp.fully_shards:
             self.ctx.report(
                 FSDP_MANUAL, original,

@@ -238,7 +238,7 @@ XLA_FSDP = Rule(
 FSDP_MANUAL = Rule(
     "XLA612", "fsdp-manual", "error",
     "FSDP options that torch_xla's FSDP does not have (CPU offload, ignored modules, process groups, hybrid or no "
-    "sharding, FSDP2's fully_shard): what to do by hand", False,
+    "sharding, FSDP2's fully_shard and CUDA device meshes): what to do by hand", False,
     why="Each of these is left as it is, so the converted script stops at it with a TypeError rather than "
     "training differently: what it asked for has no torch_xla equivalent the tool could write.",
     examples=(invalid(
@@ -262,6 +262,16 @@ FSDP_MANUAL = Rule(
     valid=(
         valid(
             """
+            from torch.distributed.device_mesh import init_device_mesh
+
+
+            def groups():
+                return init_device_mesh("cpu", (2,), mesh_dim_names=("dp",))
+            """,
+            note="cpu-device-mesh",
+        ),
+        valid(
+            """
             from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
 
 
@@ -279,6 +289,29 @@ FSDP_MANUAL = Rule(
         ),
     ),
     invalid=(
+        invalid(
+            """
+            from torch.distributed.device_mesh import init_device_mesh
+
+
+            def groups(world_size):
+                return init_device_mesh("cuda", (world_size,), mesh_dim_names=("dp",))
+            """,
+            note="cuda-device-mesh",
+            findings=(Expected(5, 12, "builds a DeviceMesh over CUDA devices and NCCL process groups"),),
+        ),
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def groups(kind, shape):
+                return dist.init_device_mesh(device_type=kind, mesh_shape=shape)
+            """,
+            note="device-mesh-of-a-device-chosen-at-run-time",
+            alias=True,
+            findings=(Expected(5, 12, "torch_xla.distributed.spmd.Mesh"),),
+        ),
         invalid(
             """
             import torch.distributed.fsdp as fsdp
