@@ -24,7 +24,7 @@ from codemods import apis
 from codemods.distributed.entry import is_main_guard
 from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import (
-    arg_value, call_args, dotted, fold_true, lone_call, method_name, names_in, receiver, string_value, walk,
+    arg_value, call_args, dotted, fold_true, is_false, lone_call, method_name, names_in, receiver, string_value, walk,
 )
 from codemods.targets import spellings
 
@@ -51,7 +51,6 @@ DATA_PARALLEL = frozenset(
 DISTRIBUTED_SAMPLER = frozenset(
     {"torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"}
 )
-DATA_LOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 PROCESS = frozenset({"torch.multiprocessing.Process", "multiprocessing.Process"})
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
 # Tensor factories that DDP(device_ids=[...]) used to move to the GPU with its inputs.
@@ -341,12 +340,12 @@ class DistributedAnalysis(Analysis):
                 self.ddp_names.add(name)
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
-            elif callee in DATA_LOADER:
+            elif callee in apis.DATA_LOADERS:
                 self.loader_calls[name] = core
 
     def visit_Return(self, node: cst.Return) -> None:
         value = node.value
-        if type(value) is cst.Call and self.walk.resolve(value.func) in DATA_LOADER and self.walk.scopes:
+        if type(value) is cst.Call and self.walk.resolve(value.func) in apis.DATA_LOADERS and self.walk.scopes:
             self.returned_loaders[self.walk.scopes[-1]] = value
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -447,7 +446,7 @@ class DistributedAnalysis(Analysis):
             self.count_calls.append((node, owner, self._assigned_name(node)))
         elif callee in DISTRIBUTED_SAMPLER:
             self.sampler_calls.append((node, owner))
-        elif callee in DATA_LOADER:
+        elif callee in apis.DATA_LOADERS:
             self.loader_owner[node] = owner
             self.inline_loaders.add(node)
         elif callee in PROCESS:
@@ -843,7 +842,7 @@ class DistributedAnalysis(Analysis):
             part.sampler_plans[call] = SamplerPlan(
                 dotted(dataset) if not positional_shuffle else None, shuffle
             )
-            if shuffle is not None and not _is_false(shuffle.value) and not self.set_epoch_called:
+            if shuffle is not None and not is_false(shuffle.value) and not self.set_epoch_called:
                 self._set_epoch(loop, name, call)
 
     def _set_epoch(self, loop: cst.For, loader: str | None, call: cst.Call) -> None:
@@ -1008,10 +1007,6 @@ def _string_choice(node: cst.BaseExpression) -> bool:
     if type(node) is cst.IfExp:
         return _string_choice(node.body) and _string_choice(node.orelse)
     return False
-
-
-def _is_false(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "False"
 
 
 def _wrapped(call: cst.Call) -> cst.BaseExpression | None:

@@ -18,8 +18,6 @@ ENTRY_FUNCTION = "_mp_fn"
 class EntryFacts:
     # ``def main(...)`` at module level, callable without arguments.
     main: cst.FunctionDef | None = None
-    # ``if __name__ == "__main__":`` at module level.
-    main_guard: cst.If | None = None
     # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
     mp_fn: cst.FunctionDef | None = None
 
@@ -32,10 +30,6 @@ class EntryAnalysis(Analysis):
             part.mp_fn = node
         elif name == "main" and len(self.walk.functions) == 1 and not self.walk.class_depth and _callable_bare(node):
             part.main = node
-
-    def visit_If(self, node: cst.If) -> None:
-        if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test):
-            self.facts.entry.main_guard = node
 
 
 def _callable_bare(function: cst.FunctionDef) -> bool:

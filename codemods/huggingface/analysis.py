@@ -34,7 +34,6 @@ ACCELERATOR = "accelerate.Accelerator"
 PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding", "transformers.DataCollatorForSeq2Seq",
                                "transformers.DataCollatorForTokenClassification"})
 TOKENIZER_METHODS = frozenset({"encode_plus", "batch_encode_plus", "pad", "__call__"})
-DYNAMIC_PADDING = ("longest", "True")
 
 
 @dataclass(frozen=True)

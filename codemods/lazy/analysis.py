@@ -30,10 +30,13 @@ from typing import Literal
 
 import libcst as cst
 
+from codemods import apis
 from codemods.device.analysis import is_device_name
 from codemods.training.analysis import is_device_loader
 from codemods.engine.walk import Analysis, Walk
-from codemods.engine.nodes import arg_value, call_args, children, dotted, method_name, names_in, receiver, string_value, walk
+from codemods.engine.nodes import (
+    arg_value, call_args, children, dotted, is_false, is_true, method_name, names_in, receiver, string_value, walk,
+)
 from codemods.targets import XM, spellings
 
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
@@ -66,7 +69,6 @@ STATIC_ARGUMENT_METHODS = frozenset({"view", "reshape", "expand", "repeat", "nar
                                      "tile", "pow", "select"})
 STATIC_ARGUMENT_FUNCTIONS = frozenset(f"torch.{f}" for f in ("arange", "zeros", "ones", "empty", "full", "rand", "randn",
                                                              "randint", "linspace", "eye", "roll", "narrow", "topk"))
-DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 ReadKind = Literal["logging", "control", "accumulation", "value"]
 
@@ -432,7 +434,7 @@ class LazyAnalysis(Analysis):
                     self.implicit.append(self._site(arg.value))
         callee = self.walk.resolve(node.func)
         if self.walk.loop is not None and (
-            callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier")))
+            callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
         ):
             self.barriers.append(site)
 
@@ -987,7 +989,7 @@ class LazyAnalysis(Analysis):
         loaders: dict[str, list[cst.Call]] = {}
         for scope in [self.module_scope, *self.scopes.values()]:
             for targets, value, _, _ in scope.assignments:
-                if type(value) is cst.Call and self.walk.resolve(value.func) in DATA_LOADERS:
+                if type(value) is cst.Call and self.walk.resolve(value.func) in apis.DATA_LOADERS:
                     for target in targets:
                         loaders.setdefault(target, []).append(value)
         for loop in self.facts.training.all_loops:
@@ -995,14 +997,14 @@ class LazyAnalysis(Analysis):
                 continue
             source: cst.BaseExpression = loop.iter
             while type(source) is cst.Call and source.args and not (
-                self.walk.resolve(source.func) in DATA_LOADERS
+                self.walk.resolve(source.func) in apis.DATA_LOADERS
             ):
                 source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
             calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
             for call in calls:
                 keywords = call_args(call)[1]  # type: ignore[arg-type]
                 drop = keywords.get("drop_last")
-                if "batch_sampler" in keywords or (drop is not None and not _is_false(drop.value)):
+                if "batch_sampler" in keywords or (drop is not None and not is_false(drop.value)):
                     continue
                 batch = keywords.get("batch_size")
                 if batch is not None and (batch.value.value if type(batch.value) is cst.Integer else "") == "1":
@@ -1098,11 +1100,3 @@ def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:
     if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr):
         return any(_is_mask(side, masks) or dotted(side) in masks for side in (node.left, node.right))
     return False
-
-
-def _is_true(node: cst.CSTNode | None) -> bool:
-    return type(node) is cst.Name and node.value == "True"
-
-
-def _is_false(node: cst.CSTNode | None) -> bool:
-    return type(node) is cst.Name and node.value == "False"

@@ -14,7 +14,9 @@ from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
 from codemods.project.analysis import ProjectAnalysis
 from codemods.engine.walk import Analysis, Walk
 from codemods.engine.positions import code_of
-from codemods.engine.nodes import arg_value, call_args, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
+from codemods.engine.nodes import (
+    arg_value, call_args, dotted, is_true, lone_call, method_name, names_in, parse_dotted, receiver, walk,
+)
 from codemods.targets import XM, spellings
 
 
@@ -262,7 +264,7 @@ class TrainingAnalysis(Analysis):
             self._step(node, stepped, loop, function)
         if loop is not None:
             if callee in spellings("sync") or (
-                callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
+                callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier"))
             ):
                 loop.barrier = True
             if not self.walk.conditional_in_loop and (
@@ -706,10 +708,6 @@ def _is_optimizer_class(callee: str) -> bool:
 def _is_scheduler_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return any(word in last for word in ("sched", "lr", "warmup"))
-
-
-def _is_true(node: cst.CSTNode | None) -> bool:
-    return type(node) is cst.Name and node.value == "True"
 
 
 
