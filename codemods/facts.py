@@ -30,7 +30,9 @@ from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.imports.analysis import ImportAnalysis, ImportFacts, import_anchor
-from codemods.lazy.analysis import LazyAnalysis, LazyFacts
+from codemods.lazy.flow import FlowAnalysis
+from codemods.lazy.host_reads import HostReadAnalysis, HostReadFacts
+from codemods.lazy.recompilation_sources import RecompilationFacts, RecompilationSourceAnalysis
 from codemods.lightning.analysis import LightningAnalysis, LightningFacts
 from codemods.project.analysis import ProjectAnalysis, ProjectFacts
 from codemods.project.summarise import ImportContext
@@ -58,7 +60,8 @@ class Facts:
     huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
     lightning: LightningFacts = field(default_factory=LightningFacts)
     entry: EntryFacts = field(default_factory=EntryFacts)
-    lazy: LazyFacts = field(default_factory=LazyFacts)
+    host_reads: HostReadFacts = field(default_factory=HostReadFacts)
+    recompilation: RecompilationFacts = field(default_factory=RecompilationFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
     hot_nodes: set[int] = field(default_factory=set)
     # The parent of each node walked, by ids (where findings are: positions.Positions).
@@ -83,7 +86,9 @@ ANALYSES: list[type[Analysis]] = [
     CudaOnlyAnalysis,  # after AMP: sync-free optimizers drop their kernel keywords there
     ProjectAnalysis,
     EntryAnalysis,
-    LazyAnalysis,  # after training: it checks every training loop
+    FlowAnalysis,  # after training: it checks every training loop
+    HostReadAnalysis,
+    RecompilationSourceAnalysis,
 ]
 
 
