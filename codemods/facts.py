@@ -6,9 +6,10 @@ the nodes of the parsed module: the rewrite runs as a single traversal over the 
 tree, so every rewrite sees the original nodes these facts point at.
 
 One module per concern, each with its part of the sheet and its analysis; the shared
-walk (walk.py) hands every node to each analysis in the order below, which is also the
-order their results are finished in (later ones may read earlier ones; conclusions that
-need every result are drawn in ``settle``).
+walk (engine/walk.py) hands every node to each analysis, and finishes them, in an order
+derived from what each declares it reads (``Analysis.reads``: the ones it reads come
+first); conclusions that need every result are drawn in ``settle``, in an order derived
+from ``Analysis.settle_reads``.  tests/test_analysis_reads.py checks the declarations.
 
 Launcher scripts and Dockerfiles are other kinds of file with analyses of their own,
 outside the shared walk: ``launcher.py`` (SageMaker estimators) and ``dockerfile.py``.
@@ -37,7 +38,7 @@ from codemods.lightning.analysis import LightningAnalysis, LightningFacts
 from codemods.project.analysis import ProjectAnalysis, ProjectFacts
 from codemods.project.summarise import ImportContext
 from codemods.training.analysis import TrainingAnalysis, TrainingFacts
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.engine.nodes import subtrees_kept
 
 __all__ = ["Facts", "analyse"]
@@ -72,24 +73,26 @@ class Facts:
         self.amp = AmpFacts(self.imports.table)
 
 
-ANALYSES: list[type[Analysis]] = [
+# In the fact sheet's order; the walk takes them in an order derived from what each
+# reads (``Analysis.reads``: it comes after those), which keeps this one where it can.
+ANALYSES: list[type[Analysis]] = walk_order([
     ImportAnalysis,
     DeviceAnalysis,
     DistributedAnalysis,
     FsdpAnalysis,
     AmpAnalysis,
-    HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
-    LightningAnalysis,  # before training: nor do Lightning and Fabric scripts
     TrainingAnalysis,
     CheckpointAnalysis,
-    CompileAnalysis,  # after training: a `.compile()` receiver may be one of its models
-    CudaOnlyAnalysis,  # after AMP: sync-free optimizers drop their kernel keywords there
+    CompileAnalysis,
+    CudaOnlyAnalysis,
     ProjectAnalysis,
+    HuggingFaceAnalysis,
+    LightningAnalysis,
     EntryAnalysis,
-    FlowAnalysis,  # after training: it checks every training loop
+    FlowAnalysis,
     HostReadAnalysis,
     RecompilationSourceAnalysis,
-]
+])
 
 
 def analyse(module: cst.Module, imports: ImportContext | None = None, distributed: bool = False) -> Facts:

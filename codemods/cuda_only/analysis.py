@@ -34,6 +34,9 @@ class CudaOnlyFacts:
 
 
 class CudaOnlyAnalysis(Analysis):
+    name = "cuda_only"
+    settle_reads = ("amp", "distributed")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.cuda_only

@@ -181,6 +181,10 @@ class _Read:
 
 
 class DistributedAnalysis(Analysis):
+    name = "distributed"
+    reads = ("device",)
+    settle_reads = ("amp", "entry", "huggingface", "lightning", "training")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.distributed
@@ -188,7 +192,7 @@ class DistributedAnalysis(Analysis):
         self.statement: cst.SimpleStatementLine | None = None
         self.skip: set[int] = set()  # nodes already accounted for by an enclosing read
         self.targets: set[int] = set()  # assignment targets (not reads)
-        self.reads: list[_Read] = []
+        self.rank_reads: list[_Read] = []
         self.local_rank_flag = False
         self.local_rank_reads: list[_Read] = []
         self.dist_calls: list[cst.CSTNode] = []  # distributed setup at module level, in order
@@ -412,7 +416,7 @@ class DistributedAnalysis(Analysis):
         if type(node.func) is cst.Name and node.func.value == "int" and callee is None and len(node.args) == 1:
             if (found := self._env(node.args[0].value)) is not None:
                 self.skip.add(id(node.args[0].value))
-                self.reads.append(_Read(node, ENV_CONCEPTS[found[0]], owner))
+                self.rank_reads.append(_Read(node, ENV_CONCEPTS[found[0]], owner))
                 self._distributed_code(node)
                 return
         if (found := self._env(node)) is not None:
@@ -432,7 +436,7 @@ class DistributedAnalysis(Analysis):
             self.ddp_references.append(node)
             self._distributed_code(node)
         elif callee in DIST_CONCEPTS and not node.args:
-            self.reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
+            self.rank_reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
         elif callee in XLA_RANK_READS:
             self.xla_rank_reads = True  # already-ported code reads its rank as the original did
         elif callee == INIT_PROCESS_GROUP:
@@ -540,7 +544,7 @@ class DistributedAnalysis(Analysis):
         removed = {id(sub) for branch in self._removed_branches() for sub in walk(branch)}
         part.ddp = any(id(reference) not in removed for reference in self.ddp_references)
         part.multi_process = bool(
-            part.requested or part.ddp or self.pending_groups or part.spawns or self.reads or part.launched_checks
+            part.requested or part.ddp or self.pending_groups or part.spawns or self.rank_reads or part.launched_checks
             or self.xla_rank_reads
             or part.style == "launched" or (self.local_rank_flag and self.local_rank_reads)
         )
@@ -548,7 +552,7 @@ class DistributedAnalysis(Analysis):
             part.hogwild = self.shared
             part.multi_process = False
         if self.local_rank_flag:
-            self.reads.extend(self.local_rank_reads)
+            self.rank_reads.extend(self.local_rank_reads)
         self._loaders()
         part.loaders = set(self.loader_calls)
 
@@ -686,7 +690,7 @@ class DistributedAnalysis(Analysis):
 
     def _reads(self, parent: set[str]) -> None:
         part = self.part
-        for read in self.reads:
+        for read in self.rank_reads:
             (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
         counts = self._count_names()
         for call, owner, name in self.count_calls:

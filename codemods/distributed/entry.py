@@ -23,6 +23,8 @@ class EntryFacts:
 
 
 class EntryAnalysis(Analysis):
+    name = "entry"
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         part = self.facts.entry
         name = node.name.value

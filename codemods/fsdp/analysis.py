@@ -61,6 +61,10 @@ class FsdpFacts:
 
 
 class FsdpAnalysis(Analysis):
+    name = "fsdp"
+    reads = ("imports",)
+    settle_reads = ("project",)
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part: FsdpFacts = self.facts.fsdp

@@ -87,6 +87,8 @@ class HuggingFaceFacts:
 
 
 class HuggingFaceAnalysis(Analysis):
+    name = "huggingface"
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.huggingface

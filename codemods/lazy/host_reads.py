@@ -59,7 +59,7 @@ class HostReadAnalysis(Analysis):
     """Reads of device values to the host (from the flow's device values)."""
 
     name = "host_reads"
-    reads = ("lazy_flow", "training", "huggingface", "lightning")
+    reads = ("lazy_flow", "huggingface", "lightning", "training")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)

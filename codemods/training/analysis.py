@@ -152,6 +152,9 @@ class _Function(_Scope):
 
 
 class TrainingAnalysis(Analysis):
+    name = "training"
+    reads = ("imports", "device", "amp", "distributed", "huggingface", "lightning", "project")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.training
