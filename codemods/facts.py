@@ -26,7 +26,11 @@ from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
 from codemods.compile.analysis import CompileAnalysis, CompileFacts
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
-from codemods.distributed.analysis import DistributedAnalysis, DistributedFacts
+from codemods.distributed.ddp import DdpAnalysis
+from codemods.distributed.facts import DistributedFacts
+from codemods.distributed.launch import LaunchAnalysis
+from codemods.distributed.ranks import RankAnalysis
+from codemods.distributed.samplers import SamplerAnalysis
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
@@ -38,6 +42,7 @@ from codemods.lightning.analysis import LightningAnalysis, LightningFacts
 from codemods.project.analysis import ProjectAnalysis, ProjectFacts
 from codemods.project.summarise import ImportContext
 from codemods.training.analysis import TrainingAnalysis, TrainingFacts
+from codemods.training.loaders import LoaderAnalysis, LoaderFacts
 from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.engine.nodes import subtrees_kept
 
@@ -54,6 +59,7 @@ class Facts:
     fsdp: FsdpFacts = field(default_factory=FsdpFacts)
     amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
+    loaders: LoaderFacts = field(default_factory=LoaderFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     compile: CompileFacts = field(default_factory=CompileFacts)
     cuda_only: CudaOnlyFacts = field(default_factory=CudaOnlyFacts)
@@ -78,10 +84,14 @@ class Facts:
 ANALYSES: list[type[Analysis]] = walk_order([
     ImportAnalysis,
     DeviceAnalysis,
-    DistributedAnalysis,
+    RankAnalysis,
+    DdpAnalysis,
+    LaunchAnalysis,
+    SamplerAnalysis,
     FsdpAnalysis,
     AmpAnalysis,
     TrainingAnalysis,
+    LoaderAnalysis,
     CheckpointAnalysis,
     CompileAnalysis,
     CudaOnlyAnalysis,

@@ -83,14 +83,14 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
 
 def undeclared(found: Found, kinds: list[type[Analysis]]) -> list[str]:
     """What the analyses read without declaring it."""
-    settling = {kind.name for kind in kinds if kind.settle is not Analysis.settle}
+    settling = {name for kind in kinds if kind.settle is not Analysis.settle for name in (kind.name, kind.fills) if name}
     problems = []
     for (kind, phase), names in sorted(found.items(), key=lambda item: (item[0][0].__name__, item[0][1])):
-        allowed = {kind.name, *kind.reads} | ({*kind.settle_reads} if phase == "settling" else set())
+        allowed = {kind.name, kind.fills, *kind.reads} | ({*kind.settle_reads} if phase == "settling" else set())
         for name in sorted(names - allowed):
             problems.append(f"{kind.__name__} reads {name!r} while {phase}")
         if phase == "settling":
-            for name in sorted((names & settling) - {kind.name} - set(kind.settle_reads)):
+            for name in sorted((names & settling) - {kind.name, kind.fills} - set(kind.settle_reads)):
                 problems.append(f"{kind.__name__} reads {name!r} while settling, and it settles too: settle_reads")
     return problems
 
@@ -140,24 +140,33 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     ]
 
 
-def test_the_fact_sheet_has_one_part_per_analysis() -> None:
+def test_every_part_of_the_fact_sheet_is_filled_by_an_analysis() -> None:
     parts = {f.name for f in fields(Facts)} - {"hot_nodes", "parents"}
     named = {kind.name for kind in ANALYSES}
-    assert parts <= named  # every part is some analysis's; the others keep their results to themselves
+    assert parts <= named | {kind.fills for kind in ANALYSES}  # the others keep their results to themselves
     assert len(named) == len(ANALYSES)
 
 
+def _providers(kinds: list[type[Analysis]]) -> dict[str, list[type[Analysis]]]:
+    providers: dict[str, list[type[Analysis]]] = defaultdict(list)
+    for kind in kinds:
+        for name in {kind.name, kind.fills} - {""}:
+            providers[name].append(kind)
+    return providers
+
+
 def test_the_orders_follow_the_declarations() -> None:
-    position = {kind.name: index for index, kind in enumerate(ANALYSES)}
+    providers = _providers(ANALYSES)
     for kind in ANALYSES:
         for name in (*kind.reads, "imports"):
-            assert position[name] <= position[kind.name], (kind.__name__, name)
+            for provider in providers[name]:
+                assert provider is kind or ANALYSES.index(provider) < ANALYSES.index(kind), (kind.__name__, name)
     settling = settle_order(tuple(ANALYSES))
-    at = {kind.name: index for index, kind in enumerate(settling)}
     for kind in settling:
         for name in kind.settle_reads:
-            if name in at:
-                assert at[name] < at[kind.name], (kind.__name__, name)
+            for provider in providers[name]:
+                if provider in settling:
+                    assert settling.index(provider) < settling.index(kind), (kind.__name__, name)
     assert walk_order(list(reversed(ANALYSES)))[0].name == "imports"
 
 

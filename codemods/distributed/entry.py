@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis
+from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import string_value
 
 ENTRY_FUNCTION = "_mp_fn"
@@ -18,6 +18,8 @@ ENTRY_FUNCTION = "_mp_fn"
 class EntryFacts:
     # ``def main(...)`` at module level, callable without arguments.
     main: cst.FunctionDef | None = None
+    # ``if __name__ == "__main__":`` at module level (found as the walk enters it).
+    main_guard: cst.If | None = None
     # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
     mp_fn: cst.FunctionDef | None = None
 
@@ -33,6 +35,10 @@ class EntryAnalysis(Analysis):
         elif name == "main" and len(self.walk.functions) == 1 and not self.walk.class_depth and _callable_bare(node):
             part.main = node
 
+    def visit_If(self, node: cst.If) -> None:
+        if self.walk.module_level and not self.walk.conds[:-1] and is_main_guard(node.test):
+            self.facts.entry.main_guard = node
+
 
 def _callable_bare(function: cst.FunctionDef) -> bool:
     """``main()`` works: no parameter without a default (``*args``/``**kwargs`` are fine)."""
@@ -40,6 +46,14 @@ def _callable_bare(function: cst.FunctionDef) -> bool:
     return all(p.default is not None for p in (*params.posonly_params, *params.params)) and all(
         p.default is not None for p in params.kwonly_params
     )
+
+
+def code_owner(walk: Walk, guard: cst.If | None) -> str:
+    """Whose code the walk is in: the top-level function or class, "<guard>" for the
+    main guard ``guard``, "" for the rest of the module level."""
+    if walk.scopes:
+        return walk.scopes[0]
+    return "<guard>" if guard is not None and bool(walk.conds) and walk.conds[0] is guard else ""
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:

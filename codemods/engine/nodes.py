@@ -376,3 +376,31 @@ def as_expression(value: cst.BaseExpression | bool) -> cst.BaseExpression:
 def mentions(expr: cst.CSTNode, predicate: Callable[[cst.Call], bool]) -> bool:
     """Some call in ``expr`` is one ``predicate`` holds for."""
     return any(type(n) is cst.Call and predicate(n) for n in walk(expr))
+
+
+def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.BaseExpression]]:
+    """(dotted target, value) of an assignment: each name chain it binds, and the pairs of
+    a tuple unpacked from a tuple (``a, b = x, y``)."""
+    if type(node) is cst.AnnAssign:
+        name = dotted(node.target)
+        return [(name, node.value)] if node.value is not None and name is not None else []  # type: ignore[attr-defined]
+    pairs: list[tuple[str, cst.BaseExpression]] = []
+    for target in node.targets:  # type: ignore[union-attr]
+        name = dotted(target.target)
+        if name is not None:
+            pairs.append((name, node.value))
+        elif type(target.target) is cst.Tuple and type(node.value) is cst.Tuple:
+            for element, value in zip(target.target.elements, node.value.elements):
+                if (element_name := dotted(element.value)) is not None:
+                    pairs.append((element_name, value.value))
+    return pairs
+
+
+def args_by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterator[tuple[str, cst.Arg]]:
+    """(parameter, argument) of a call's arguments: keywords by name, positional ones by
+    ``parameters`` (unpacked ones are skipped)."""
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        elif not arg.star and index < len(parameters):
+            yield parameters[index], arg

@@ -50,6 +50,9 @@ class Analysis:
     # The fact-sheet part it fills (``facts.<name>``), or, for an analysis that keeps
     # its results to itself, the name the others read it by.
     name: ClassVar[str] = ""
+    # The part it fills when that is not its own (the analyses of one concern may share
+    # their concern's part: reading it then means after all of them).
+    fills: ClassVar[str] = ""
     # What it reads while walking or finishing: those analyses walk and finish first
     # (the imports are read by the walk itself: ``Walk.resolve``).
     reads: ClassVar[tuple[str, ...]] = ()
@@ -302,27 +305,36 @@ def settle_order(kinds: tuple[type[Analysis], ...]) -> list[type[Analysis]]:
     """The analyses that settle, each after the ones it ``settle_reads``; otherwise in
     walk order."""
     settling = [kind for kind in kinds if kind.settle is not Analysis.settle]
-    named = {kind.name for kind in settling}
+    named = {kind.name for kind in settling} | {kind.fills for kind in settling if kind.fills}
     return _ordered(settling, lambda kind: tuple(name for name in kind.settle_reads if name in named))
 
 
 def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], tuple[str, ...]]) -> list[type[Analysis]]:
-    """A stable topological order: again and again, the first kind whose needs are placed."""
-    known = {kind.name for kind in kinds}
+    """A stable topological order: again and again, the first kind whose needs are placed
+    (a name is placed once the analysis of that name, and every one filling that part, is)."""
+    providers: dict[str, list[type[Analysis]]] = defaultdict(list)
     for kind in kinds:
-        unknown = set(needs(kind)) - known
+        providers[kind.name].append(kind)
+        if kind.fills:
+            providers[kind.fills].append(kind)
+    for kind in kinds:
+        unknown = set(needs(kind)) - set(providers)
         if unknown:
             raise ValueError(f"{kind.__name__} reads {', '.join(sorted(unknown))}: no analysis of that name")
     placed: list[type[Analysis]] = []
-    names: set[str] = set()
     waiting = list(kinds)
     while waiting:
-        ready = next((kind for kind in waiting if set(needs(kind)) <= names | {kind.name}), None)
+        ready = next(
+            (
+                kind for kind in waiting
+                if all(p is kind or p in placed for name in needs(kind) for p in providers[name])
+            ),
+            None,
+        )
         if ready is None:
             raise ValueError("the analyses read each other in a cycle: " + ", ".join(k.__name__ for k in waiting))
         waiting.remove(ready)
         placed.append(ready)
-        names.add(ready.name)
     return placed
 
 

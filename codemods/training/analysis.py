@@ -153,7 +153,7 @@ class _Function(_Scope):
 
 class TrainingAnalysis(Analysis):
     name = "training"
-    reads = ("imports", "device", "amp", "distributed", "huggingface", "lightning", "project")
+    reads = ("imports", "device", "amp", "distributed", "huggingface", "lightning", "loaders", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -480,7 +480,7 @@ class TrainingAnalysis(Analysis):
                 return None
             target = target.elements[1].value
         name = dotted(loader)
-        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.distributed.loaders):
+        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
             return None
         batch = set(names_in(target))
         devices = {loop.moved.get(b) for b in batch}
