@@ -354,6 +354,8 @@ CLOCKS = frozenset(
      "time.monotonic_ns", "timeit.default_timer", "datetime.datetime.now"}
 )
 
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
 # Reading a tensor's value to the host forces a graph execution in lazy mode.
 HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 HOST_READ_BUILTINS = frozenset({"float", "print"})

@@ -6,9 +6,10 @@ the nodes of the parsed module: the rewrite runs as a single traversal over the 
 tree, so every rewrite sees the original nodes these facts point at.
 
 One module per concern, each with its part of the sheet and its analysis; the shared
-walk (walk.py) hands every node to each analysis in the order below, which is also the
-order their results are finished in (later ones may read earlier ones; conclusions that
-need every result are drawn in ``settle``).
+walk (engine/walk.py) hands every node to each analysis, and finishes them, in an order
+derived from what each declares it reads (``Analysis.reads``: the ones it reads come
+first); conclusions that need every result are drawn in ``settle``, in an order derived
+from ``Analysis.settle_reads``.  tests/test_analysis_reads.py checks the declarations.
 
 Launcher scripts and Dockerfiles are other kinds of file with analyses of their own,
 outside the shared walk: ``launcher.py`` (SageMaker estimators) and ``dockerfile.py``.
@@ -25,17 +26,25 @@ from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
 from codemods.compile.analysis import CompileAnalysis, CompileFacts
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
-from codemods.distributed.analysis import DistributedAnalysis, DistributedFacts
+from codemods.distributed.ddp import DdpAnalysis
+from codemods.distributed.facts import DistributedFacts
+from codemods.distributed.launch import LaunchAnalysis
+from codemods.distributed.ranks import RankAnalysis
+from codemods.distributed.reduce_ops import ReduceOpAnalysis
+from codemods.distributed.samplers import SamplerAnalysis
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.imports.analysis import ImportAnalysis, ImportFacts, import_anchor
-from codemods.lazy.analysis import LazyAnalysis, LazyFacts
+from codemods.lazy.flow import FlowAnalysis
+from codemods.lazy.host_reads import HostReadAnalysis, HostReadFacts
+from codemods.lazy.recompilation_sources import RecompilationFacts, RecompilationSourceAnalysis
 from codemods.lightning.analysis import LightningAnalysis, LightningFacts
 from codemods.project.analysis import ProjectAnalysis, ProjectFacts
 from codemods.project.summarise import ImportContext
 from codemods.training.analysis import TrainingAnalysis, TrainingFacts
-from codemods.engine.walk import Analysis, Walk
+from codemods.training.loaders import LoaderAnalysis, LoaderFacts
+from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.engine.nodes import subtrees_kept
 
 __all__ = ["Facts", "analyse"]
@@ -51,6 +60,7 @@ class Facts:
     fsdp: FsdpFacts = field(default_factory=FsdpFacts)
     amp: AmpFacts = field(init=False)
     training: TrainingFacts = field(default_factory=TrainingFacts)
+    loaders: LoaderFacts = field(default_factory=LoaderFacts)
     checkpoint: CheckpointFacts = field(default_factory=CheckpointFacts)
     compile: CompileFacts = field(default_factory=CompileFacts)
     cuda_only: CudaOnlyFacts = field(default_factory=CudaOnlyFacts)
@@ -58,7 +68,8 @@ class Facts:
     huggingface: HuggingFaceFacts = field(default_factory=HuggingFaceFacts)
     lightning: LightningFacts = field(default_factory=LightningFacts)
     entry: EntryFacts = field(default_factory=EntryFacts)
-    lazy: LazyFacts = field(default_factory=LazyFacts)
+    host_reads: HostReadFacts = field(default_factory=HostReadFacts)
+    recompilation: RecompilationFacts = field(default_factory=RecompilationFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
     hot_nodes: set[int] = field(default_factory=set)
     # The parent of each node walked, by ids (where findings are: positions.Positions).
@@ -69,22 +80,31 @@ class Facts:
         self.amp = AmpFacts(self.imports.table)
 
 
-ANALYSES: list[type[Analysis]] = [
+# In the fact sheet's order; the walk takes them in an order derived from what each
+# reads (``Analysis.reads``: it comes after those), which keeps this one where it can.
+ANALYSES: list[type[Analysis]] = walk_order([
     ImportAnalysis,
     DeviceAnalysis,
-    DistributedAnalysis,
+    RankAnalysis,
+    DdpAnalysis,
+    LaunchAnalysis,
+    SamplerAnalysis,
+    ReduceOpAnalysis,
     FsdpAnalysis,
     AmpAnalysis,
-    HuggingFaceAnalysis,  # before training: Accelerate scripts need no barriers or step rewrites
-    LightningAnalysis,  # before training: nor do Lightning and Fabric scripts
     TrainingAnalysis,
+    LoaderAnalysis,
     CheckpointAnalysis,
-    CompileAnalysis,  # after training: a `.compile()` receiver may be one of its models
-    CudaOnlyAnalysis,  # after AMP: sync-free optimizers drop their kernel keywords there
+    CompileAnalysis,
+    CudaOnlyAnalysis,
     ProjectAnalysis,
+    HuggingFaceAnalysis,
+    LightningAnalysis,
     EntryAnalysis,
-    LazyAnalysis,  # after training: it checks every training loop
-]
+    FlowAnalysis,
+    HostReadAnalysis,
+    RecompilationSourceAnalysis,
+])
 
 
 def analyse(module: cst.Module, imports: ImportContext | None = None, distributed: bool = False) -> Facts:

@@ -382,7 +382,7 @@ def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -
         [sys.executable, "-c", _LOADED_MODULES, "convert", "--check", str(script)], capture_output=True, text=True,
         cwd=tmp_path,
     ).stdout.split()
-    assert "codemods.lazy.analysis" in loaded  # the probe sees what converting loads
+    assert "codemods.lazy.flow" in loaded  # the probe sees what converting loads
     for module in ("codemods.doctor.launch", "codemods.launcher.analysis", "codemods.launcher.rewrite",
                    "codemods.containers.check", "codemods.containers.estimators", "codemods.containers.across_files",
                    "concurrent.futures.process"):

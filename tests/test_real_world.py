@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from codemods import ConversionError, convert_source
 from codemods.project import resolver as project
-from codemods.lazy.analysis import LazyAnalysis
+from codemods.lazy.flow import FlowAnalysis
 from codemods.rules import RuleSelection
 from codemods.runner import Job, process_bytes, process_path
 
@@ -148,10 +148,10 @@ def test_a_recursion_in_the_tool_is_an_internal_error(monkeypatch: pytest.Monkey
     """A RecursionError of the tool's own (here: one put into the lazy analysis) is an
     internal error that names the frame, never blamed on the input."""
 
-    def runaway(self: LazyAnalysis) -> None:
+    def runaway(self: FlowAnalysis) -> None:
         runaway(self)
 
-    monkeypatch.setattr(LazyAnalysis, "finish", runaway)
+    monkeypatch.setattr(FlowAnalysis, "finish", runaway)
     report, output = process_bytes("train.py", LOOP.format(helpers="", body="").encode(), Job("check", "2.9", RuleSelection()))
     assert report.error is not None
     assert report.error.startswith("internal error (RecursionError"), report.error

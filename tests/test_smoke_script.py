@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.lazy.analysis import LazyAnalysis
+from codemods.lazy.flow import FlowAnalysis
 from tests.conftest import FIXTURES
 
 _SPEC = importlib.util.spec_from_file_location("smoke", Path(__file__).parent.parent / "scripts" / "smoke.py")
@@ -46,10 +46,10 @@ def test_a_clean_folder_passes_with_its_figures(tmp_path: Path, capsys: pytest.C
 def test_an_internal_error_fails_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(self: LazyAnalysis) -> None:
+    def broken(self: FlowAnalysis) -> None:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(LazyAnalysis, "finish", broken)  # the forked child runs it too
+    monkeypatch.setattr(FlowAnalysis, "finish", broken)  # the forked child runs it too
     folder = _repository(tmp_path)
     assert smoke.main([str(folder), "--target", "sagemaker"]) == 1
     out = capsys.readouterr().out
@@ -61,11 +61,11 @@ def test_an_internal_error_fails_the_run(
 def test_a_file_that_does_not_terminate_is_reported_and_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def endless(self: LazyAnalysis) -> None:
+    def endless(self: FlowAnalysis) -> None:
         while True:
             time.sleep(0.05)
 
-    monkeypatch.setattr(LazyAnalysis, "finish", endless)
+    monkeypatch.setattr(FlowAnalysis, "finish", endless)
     folder = _repository(tmp_path)
     result = smoke.check_folder(folder, "2.9", timeout=1)
     errors = {f.path: f.error for f in result.files}

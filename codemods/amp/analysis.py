@@ -109,6 +109,9 @@ class AmpFacts:
 
 
 class AmpAnalysis(Analysis):
+    name = "amp"
+    reads = ("device", "project")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.amp

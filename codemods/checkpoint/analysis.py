@@ -33,6 +33,9 @@ class CheckpointFacts:
 
 
 class CheckpointAnalysis(Analysis):
+    name = "checkpoint"
+    reads = ("device", "training")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.checkpoint

@@ -41,6 +41,9 @@ class CompileFacts:
 
 
 class CompileAnalysis(Analysis):
+    name = "compile"
+    reads = ("imports", "training")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.compile

@@ -19,7 +19,6 @@ class ImageUse:
     line: int
     image_uri: str
     entry_point: str | None
-    source_dir: str | None = None
 
 
 def image_uses(
@@ -32,8 +31,7 @@ def image_uses(
         if image is None:
             continue
         position = position_of(estimator.call)
-        uses.append(ImageUse(path, position[0] if position else 1, image, _literal(estimator.value("entry_point")),
-                             _literal(estimator.value("source_dir"))))
+        uses.append(ImageUse(path, position[0] if position else 1, image, _literal(estimator.value("entry_point"))))
     return tuple(uses)
 
 

@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.analysis import _optimizer_class
-from codemods.distributed.analysis import TORCH_SPAWN
+from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, string_value, walk
 
@@ -34,6 +34,9 @@ class CudaOnlyFacts:
 
 
 class CudaOnlyAnalysis(Analysis):
+    name = "cuda_only"
+    settle_reads = ("amp", "distributed")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.cuda_only

@@ -106,6 +106,9 @@ class DeviceFacts:
 
 
 class DeviceAnalysis(Analysis):
+    name = "device"
+    settle_reads = ("amp", "checkpoint")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.device

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis
+from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import string_value
 
 ENTRY_FUNCTION = "_mp_fn"
@@ -18,13 +18,15 @@ ENTRY_FUNCTION = "_mp_fn"
 class EntryFacts:
     # ``def main(...)`` at module level, callable without arguments.
     main: cst.FunctionDef | None = None
-    # ``if __name__ == "__main__":`` at module level.
+    # ``if __name__ == "__main__":`` at module level (found as the walk enters it).
     main_guard: cst.If | None = None
     # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
     mp_fn: cst.FunctionDef | None = None
 
 
 class EntryAnalysis(Analysis):
+    name = "entry"
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         part = self.facts.entry
         name = node.name.value
@@ -44,6 +46,14 @@ def _callable_bare(function: cst.FunctionDef) -> bool:
     return all(p.default is not None for p in (*params.posonly_params, *params.params)) and all(
         p.default is not None for p in params.kwonly_params
     )
+
+
+def code_owner(walk: Walk, guard: cst.If | None) -> str:
+    """Whose code the walk is in: the top-level function or class, "<guard>" for the
+    main guard ``guard``, "" for the rest of the module level."""
+    if walk.scopes:
+        return walk.scopes[0]
+    return "<guard>" if guard is not None and bool(walk.conds) and walk.conds[0] is guard else ""
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:

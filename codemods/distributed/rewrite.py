@@ -1,6 +1,6 @@
 """Distributed training (XLA601-XLA609): multi-GPU scripts become XLA multi-process scripts.
 
-What each construct becomes is decided by the analysis (distributed/analysis.py); this
+What each construct becomes is decided by the analyses (distributed/facts.py lists them); this
 module only writes it:
   * process groups use the "xla" backend and the ``xla://`` init method, which take
     rank and size from the XLA runtime (XLA601);
@@ -26,7 +26,8 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
-from codemods.distributed.analysis import PROCESS_GROUP_DROPPED, SamplerPlan
+from codemods.distributed.facts import SamplerPlan
+from codemods.distributed.launch import PROCESS_GROUP_DROPPED
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context, NodeT

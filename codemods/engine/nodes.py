@@ -58,6 +58,16 @@ def _literal_text(literal: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def is_true(node: cst.CSTNode | None) -> bool:
+    """The literal ``True``."""
+    return type(node) is cst.Name and node.value == "True"  # type: ignore[attr-defined]
+
+
+def is_false(node: cst.CSTNode | None) -> bool:
+    """The literal ``False``."""
+    return type(node) is cst.Name and node.value == "False"  # type: ignore[attr-defined]
+
+
 def is_cuda_device_string(node: cst.CSTNode | None) -> bool:
     """A string that names a CUDA device: "cuda", "cuda:1", f"cuda:{rank}",
     "cuda:{}".format(i), "cuda:%d" % i, "cuda:" + str(i)."""
@@ -265,11 +275,11 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
                 f"    value = node.{name}",
                 "    if type(value) is list or type(value) is tuple:",
                 "        found.extend(value)",
-                "    elif value is not None and _is_node(type(value)):",
+                "    elif value is not None and _is_node_type(type(value)):",
                 "        found.append(value)",
             ]
     lines.append("    return found")
-    namespace: dict[str, object] = {"_is_node": _is_node}
+    namespace: dict[str, object] = {"_is_node_type": _is_node_type}
     exec("\n".join(lines), namespace)  # noqa: S102 - text made above from field names
     return namespace["read"]  # type: ignore[return-value]
 
@@ -310,7 +320,7 @@ def _is_node_hint(hint: object) -> bool:
 _NODE_KINDS: dict[type, bool] = {}
 
 
-def _is_node(kind: type) -> bool:
+def _is_node_type(kind: type) -> bool:
     known = _NODE_KINDS.get(kind)
     if known is None:
         known = _NODE_KINDS[kind] = issubclass(kind, cst.CSTNode)
@@ -366,3 +376,31 @@ def as_expression(value: cst.BaseExpression | bool) -> cst.BaseExpression:
 def mentions(expr: cst.CSTNode, predicate: Callable[[cst.Call], bool]) -> bool:
     """Some call in ``expr`` is one ``predicate`` holds for."""
     return any(type(n) is cst.Call and predicate(n) for n in walk(expr))
+
+
+def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.BaseExpression]]:
+    """(dotted target, value) of an assignment: each name chain it binds, and the pairs of
+    a tuple unpacked from a tuple (``a, b = x, y``)."""
+    if type(node) is cst.AnnAssign:
+        name = dotted(node.target)
+        return [(name, node.value)] if node.value is not None and name is not None else []  # type: ignore[attr-defined]
+    pairs: list[tuple[str, cst.BaseExpression]] = []
+    for target in node.targets:  # type: ignore[union-attr]
+        name = dotted(target.target)
+        if name is not None:
+            pairs.append((name, node.value))
+        elif type(target.target) is cst.Tuple and type(node.value) is cst.Tuple:
+            for element, value in zip(target.target.elements, node.value.elements):
+                if (element_name := dotted(element.value)) is not None:
+                    pairs.append((element_name, value.value))
+    return pairs
+
+
+def args_by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterator[tuple[str, cst.Arg]]:
+    """(parameter, argument) of a call's arguments: keywords by name, positional ones by
+    ``parameters`` (unpacked ones are skipped)."""
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        elif not arg.star and index < len(parameters):
+            yield parameters[index], arg

@@ -10,7 +10,7 @@ import functools
 import typing
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import libcst as cst
 
@@ -39,8 +39,26 @@ _LOOKED_AT = frozenset({"pin_memory"})
 class Analysis:
     """One concern's analysis.  Methods named ``visit_<Node>(node)`` run when the walk
     enters such a node, ``leave_<Node>(node)`` when it leaves it; ``finish()`` runs
-    after the walk, in the order the analyses were given, and ``settle()`` after every
-    analysis has finished (for conclusions that need the others' results)."""
+    after the walk, and ``settle()`` after every analysis has finished (for conclusions
+    that need the others' results).
+
+    Each analysis declares what it reads, by name (the fact-sheet part of an analysis,
+    or an analysis asked with ``walk.analysis``), and the order is derived from that
+    (``walk_order``, ``settle_order``); tests/test_analysis_reads.py checks, on every
+    fixture and rule case, that an analysis reads nothing else."""
+
+    # The fact-sheet part it fills (``facts.<name>``), or, for an analysis that keeps
+    # its results to itself, the name the others read it by.
+    name: ClassVar[str] = ""
+    # The part it fills when that is not its own (the analyses of one concern may share
+    # their concern's part: reading it then means after all of them).
+    fills: ClassVar[str] = ""
+    # What it reads while walking or finishing: those analyses walk and finish first
+    # (the imports are read by the walk itself: ``Walk.resolve``).
+    reads: ClassVar[tuple[str, ...]] = ()
+    # What it reads only while settling (every analysis has finished by then): those
+    # with a ``settle`` of their own settle first.
+    settle_reads: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, walk: Walk) -> None:
         self.walk = walk
@@ -261,8 +279,8 @@ class Walk:
     def finish(self) -> None:
         for analysis in self.analyses:
             analysis.finish()
-        for analysis in self.analyses:
-            analysis.settle()
+        for kind in settle_order(tuple(self._by_kind)):
+            self._by_kind[kind].settle()
         self.heat_facts()
         # The analyses and the walk refer to each other: let go of them now, so that what
         # they collected is freed as soon as the file is done, not by a garbage collection.
@@ -271,6 +289,53 @@ class Walk:
         self.visitors.clear()
         self.leavers.clear()
         self._plans.clear()
+
+
+IMPORTS = "imports"  # the analysis whose import table the walk resolves names with
+
+
+def walk_order(kinds: Sequence[type[Analysis]]) -> list[type[Analysis]]:
+    """The analyses in an order where each comes after what it ``reads`` (and every one
+    after the imports, which the walk resolves names with); otherwise as given."""
+    return _ordered(kinds, lambda kind: (*kind.reads, IMPORTS) if kind.name != IMPORTS else ())
+
+
+@functools.cache
+def settle_order(kinds: tuple[type[Analysis], ...]) -> list[type[Analysis]]:
+    """The analyses that settle, each after the ones it ``settle_reads``; otherwise in
+    walk order."""
+    settling = [kind for kind in kinds if kind.settle is not Analysis.settle]
+    named = {kind.name for kind in settling} | {kind.fills for kind in settling if kind.fills}
+    return _ordered(settling, lambda kind: tuple(name for name in kind.settle_reads if name in named))
+
+
+def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], tuple[str, ...]]) -> list[type[Analysis]]:
+    """A stable topological order: again and again, the first kind whose needs are placed
+    (a name is placed once the analysis of that name, and every one filling that part, is)."""
+    providers: dict[str, list[type[Analysis]]] = defaultdict(list)
+    for kind in kinds:
+        providers[kind.name].append(kind)
+        if kind.fills:
+            providers[kind.fills].append(kind)
+    for kind in kinds:
+        unknown = set(needs(kind)) - set(providers)
+        if unknown:
+            raise ValueError(f"{kind.__name__} reads {', '.join(sorted(unknown))}: no analysis of that name")
+    placed: list[type[Analysis]] = []
+    waiting = list(kinds)
+    while waiting:
+        ready = next(
+            (
+                kind for kind in waiting
+                if all(p is kind or p in placed for name in needs(kind) for p in providers[name])
+            ),
+            None,
+        )
+        if ready is None:
+            raise ValueError("the analyses read each other in a cycle: " + ", ".join(k.__name__ for k in waiting))
+        waiting.remove(ready)
+        placed.append(ready)
+    return placed
 
 
 _HOOKS: dict[tuple[type, str], list[tuple[type, str]]] = {}

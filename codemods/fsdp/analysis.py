@@ -4,7 +4,7 @@ once), wrap policies written for torch's calling convention, FSDP2's ``fully_sha
 the state-dict and checkpoint APIs that only work on torch's FSDP modules.
 
 What each becomes is the rewrite's business (fsdp/rewrite.py); the optimizer step of an
-FSDP model stays plain (distributed/analysis.py counts FSDP among the wrappers that
+FSDP model stays plain (distributed/ddp.py counts FSDP among the wrappers that
 reduce gradients themselves).
 """
 
@@ -71,6 +71,10 @@ def _on_the_cpu(call: cst.Call) -> bool:
 
 
 class FsdpAnalysis(Analysis):
+    name = "fsdp"
+    reads = ("imports",)
+    settle_reads = ("project",)
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part: FsdpFacts = self.facts.fsdp

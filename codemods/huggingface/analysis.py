@@ -34,7 +34,6 @@ ACCELERATOR = "accelerate.Accelerator"
 PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding", "transformers.DataCollatorForSeq2Seq",
                                "transformers.DataCollatorForTokenClassification"})
 TOKENIZER_METHODS = frozenset({"encode_plus", "batch_encode_plus", "pad", "__call__"})
-DYNAMIC_PADDING = ("longest", "True")
 
 
 @dataclass(frozen=True)
@@ -88,6 +87,8 @@ class HuggingFaceFacts:
 
 
 class HuggingFaceAnalysis(Analysis):
+    name = "huggingface"
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.huggingface

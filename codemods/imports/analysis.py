@@ -34,6 +34,8 @@ class ImportFacts:
 
 
 class ImportAnalysis(Analysis):
+    name = "imports"
+
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         part = self.facts.imports
         part.table.add(node, self.walk.module_level)

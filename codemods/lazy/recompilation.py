@@ -27,7 +27,7 @@ class RecompilationRewrite(Concern):
     # -- device data sliced per step ----------------------------------------------------
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
-        sliced = self.facts.lazy.sliced_data.get(original)
+        sliced = self.facts.recompilation.sliced_data.get(original)
         if sliced is None:
             self._dynamic_shape(original)
             return updated
@@ -54,7 +54,7 @@ class RecompilationRewrite(Concern):
         return new if new is not None else updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        lazy = self.facts.lazy
+        lazy = self.facts.recompilation
         names = lazy.host_data_moves.get(original)
         if names is not None:
             new = self.ctx.fix(
@@ -82,7 +82,7 @@ class RecompilationRewrite(Concern):
         return updated
 
     def _static_argument(self, original: cst.CSTNode) -> None:
-        name = self.facts.lazy.static_arguments.get(original)
+        name = self.facts.recompilation.static_arguments.get(original)
         if name is not None:
             self.ctx.report(
                 STEP_VARYING_SHAPE, original,
@@ -91,7 +91,7 @@ class RecompilationRewrite(Concern):
             )
 
     def _dynamic_shape(self, original: cst.CSTNode) -> None:
-        operation = self.facts.lazy.dynamic_shapes.get(original)
+        operation = self.facts.recompilation.dynamic_shapes.get(original)
         if operation is not None:
             self.ctx.report(
                 DYNAMIC_SHAPE, original,
@@ -102,7 +102,7 @@ class RecompilationRewrite(Concern):
     # -- evaluation loops that carry device state ----------------------------------------
 
     def _carried(self, original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.BaseStatement:
-        names = self.facts.lazy.carried_state.get(original)
+        names = self.facts.host_reads.carried_state.get(original)
         if names is None:
             return updated
         carried = ", ".join(f"`{n}`" for n in names)

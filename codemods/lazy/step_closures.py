@@ -17,7 +17,7 @@ import keyword
 
 import libcst as cst
 
-from codemods.lazy.analysis import StepClosure
+from codemods.lazy.host_reads import StepClosure
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import children, walk, with_comma
@@ -37,7 +37,7 @@ class StepClosureRewrite(Concern):
     # -- logging statements ----------------------------------------------------------
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> cst.Expr:
-        closure = self.facts.lazy.step_closures.get(original)
+        closure = self.facts.host_reads.step_closures.get(original)
         if closure is None:
             return updated
         first = closure.reads[0]
@@ -75,7 +75,7 @@ class StepClosureRewrite(Concern):
 
     def _hoisted(self, call: cst.Call, closure: StepClosure) -> tuple[_Hoisting, cst.CSTNode]:
         """The closure's parameters and values, and its body, from the statement as it was."""
-        values = {id(self.facts.lazy.host_reads[read].value) for read in closure.reads}
+        values = {id(self.facts.host_reads.reads[read].value) for read in closure.reads}
         parents: dict[int, cst.CSTNode] = {}
         for node in walk(call):
             for child in children(node):
@@ -107,8 +107,8 @@ class StepClosureRewrite(Concern):
     # -- reads that stay ---------------------------------------------------------------
 
     def _read(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        lazy = self.facts.lazy
-        read = lazy.host_reads.get(original)  # type: ignore[arg-type]
+        lazy = self.facts.host_reads
+        read = lazy.reads.get(original)  # type: ignore[arg-type]
         if read is not None and read.kind != "logging":
             code = self.ctx.code(original)
             if read.kind == "control":

@@ -113,6 +113,8 @@ class LightningFacts:
 
 
 class LightningAnalysis(Analysis):
+    name = "lightning"
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part: LightningFacts = self.facts.lightning

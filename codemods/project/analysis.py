@@ -33,6 +33,10 @@ class ProjectFacts:
 
 
 class ProjectAnalysis(Analysis):
+    name = "project"
+    reads = ("imports",)
+    settle_reads = ("training",)
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.project

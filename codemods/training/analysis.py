@@ -14,7 +14,9 @@ from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
 from codemods.project.analysis import ProjectAnalysis
 from codemods.engine.walk import Analysis, Walk
 from codemods.engine.positions import code_of
-from codemods.engine.nodes import arg_value, call_args, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
+from codemods.engine.nodes import (
+    arg_value, call_args, dotted, is_true, lone_call, method_name, names_in, parse_dotted, receiver, walk,
+)
 from codemods.targets import XM, spellings
 
 
@@ -150,6 +152,9 @@ class _Function(_Scope):
 
 
 class TrainingAnalysis(Analysis):
+    name = "training"
+    reads = ("imports", "device", "amp", "distributed", "huggingface", "lightning", "loaders", "project")
+
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.training
@@ -262,7 +267,7 @@ class TrainingAnalysis(Analysis):
             self._step(node, stepped, loop, function)
         if loop is not None:
             if callee in spellings("sync") or (
-                callee == f"{XM}.optimizer_step" and _is_true(arg_value(node, 1, "barrier"))
+                callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier"))
             ):
                 loop.barrier = True
             if not self.walk.conditional_in_loop and (
@@ -475,7 +480,7 @@ class TrainingAnalysis(Analysis):
                 return None
             target = target.elements[1].value
         name = dotted(loader)
-        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.distributed.loaders):
+        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
             return None
         batch = set(names_in(target))
         devices = {loop.moved.get(b) for b in batch}
@@ -706,10 +711,6 @@ def _is_optimizer_class(callee: str) -> bool:
 def _is_scheduler_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return any(word in last for word in ("sched", "lr", "warmup"))
-
-
-def _is_true(node: cst.CSTNode | None) -> bool:
-    return type(node) is cst.Name and node.value == "True"
 
 
 

@@ -1,0 +1,206 @@
+"""DistributedDataParallel and DataParallel: the DDP constructions and the device
+arguments they drop, the CPU tensors DDP used to move for its inputs, the DataParallel
+wrappers that go (and ``.module`` on what they wrapped), and the mixed-precision steps
+that need an all-reduce of their own when no DDP reduces the gradients."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import (
+    arg_value, args_by_position, assigned_values, call_args, dotted, fold_true, lone_call, method_name, receiver, walk,
+)
+
+DATA_PARALLEL = frozenset(
+    {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
+)
+# Tensor factories that DDP(device_ids=[...]) used to move to the GPU with its inputs.
+FACTORIES = frozenset(
+    f"torch.{name}" for name in "randn rand randint zeros ones empty full tensor arange randn_like rand_like".split()
+)
+# DDP(module, device_ids, output_device, ...)
+DDP_PARAMETERS = ("module", "device_ids", "output_device")
+
+
+class DdpAnalysis(Analysis):
+    name = "ddp"
+    fills = "distributed"
+    reads = ("device",)
+    settle_reads = ("amp", "huggingface")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.distributed
+        self.statement: cst.SimpleStatementLine | None = None
+        self.ddp_references: list[cst.Call] = []  # DDP and FSDP
+        self.ddp_names: set[str] = set()
+        self.model_calls: list[tuple[str, cst.Call]] = []
+        self.dp_calls: list[tuple[cst.Call, str | None, cst.SimpleStatementLine | None]] = []
+        self.module_attrs: list[tuple[cst.Attribute, str | None]] = []
+        self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
+        self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        """``scaler.scale(loss).backward()`` and the ``scaler.step(optimizer)`` after it."""
+        statements = [s for s in node.body if type(s) is cst.SimpleStatementLine]
+        for index, statement in enumerate(statements):
+            backward = _scaled_backward(statement)
+            if backward is None:
+                continue
+            scaler = dotted(receiver(receiver(backward)))  # type: ignore[arg-type]
+            optimizer = next(
+                (
+                    dotted(arg_value(call, 0, "optimizer"))
+                    for later in statements[index + 1 :]
+                    if (call := lone_call(later)) is not None
+                    and method_name(call) == "step"
+                    and dotted(receiver(call)) == scaler
+                ),
+                None,
+            )
+            self.backward_candidates.append((statement, backward, scaler or "", optimizer))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for name, value in assigned_values(node):
+            self._assignment(name, value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for name, value in assigned_values(node):
+            self._assignment(name, value)
+
+    def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        core = value
+        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
+            core = receiver(core)  # type: ignore[assignment]
+        if type(core) is cst.Call:
+            callee = self.walk.resolve(core.func)
+            if callee == apis.DDP:
+                self.ddp_names.add(name)
+            elif callee in DATA_PARALLEL:
+                self.dp_calls.append((core, name, self.statement if value is core else None))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "module":
+            self.module_attrs.append((node, dotted(node.value)))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if (func := dotted(node.func)) is not None:
+            self.model_calls.append((func, node))
+        callee = self.walk.resolve(node.func)
+        if callee == apis.DDP:
+            self.ddp_references.append(node)
+            self._ddp(node)
+        elif callee in apis.FSDP_CLASSES or callee in apis.FSDP2 or callee in apis.XLA_FSDP_CLASSES:
+            self.ddp_references.append(node)
+            self._distributed_code(node)
+        elif callee in DATA_PARALLEL and not any(node is c for c, _, _ in self.dp_calls):
+            self.dp_calls.append((node, None, None))
+
+    def _ddp(self, node: cst.Call) -> None:
+        dropped = tuple(
+            arg for name, arg in args_by_position(node, DDP_PARAMETERS) if name in ("device_ids", "output_device")
+        )
+        bucket_view = call_args(node)[1].get("gradient_as_bucket_view")
+        self.part.ddp_calls[node] = (dropped, bucket_view is None)
+        self._distributed_code(node)
+
+    def _distributed_code(self, node: cst.CSTNode) -> None:
+        if not self.walk.scopes:  # module level: no launcher can start it
+            self.module_code.append((len(self.walk.parents), node))
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        # DistributedDataParallel in a branch the device rewrite removes does not count.
+        removed = {id(sub) for branch in self._removed_branches() for sub in walk(branch)}
+        self.part.ddp = any(id(reference) not in removed for reference in self.ddp_references)
+
+    def _removed_branches(self) -> list[cst.CSTNode]:
+        """Branches of device ifs that cannot run once the accelerator check folds to
+        True on XLA: the device rewrite removes them."""
+        device = self.facts.device
+        branches: list[cst.CSTNode] = []
+        for node in device.ifs:
+            folded = fold_true(node.test, device.is_available_call)
+            branch = node.body if folded is False else node.orelse if folded is True else None
+            if branch is not None:
+                branches.append(branch)
+        return branches
+
+    def settle(self) -> None:
+        self._data_parallel()
+        if self.part.multi_process and not self.facts.huggingface.trainer_script:
+            self._ddp_inputs()
+            self._gradient_reduces()
+
+    def _data_parallel(self) -> None:
+        """DataParallel is one process driving several GPUs: on XLA the wrapper goes, and
+        ``.module`` on the names it wrapped becomes the name.  A ``.module`` the tool
+        cannot place (on a name it does not know, or on a name DDP also wraps) keeps it."""
+        part = self.part
+        wrapped = {name for _, name, _ in self.dp_calls if name is not None}
+        unknown = [
+            base for _, base in self.module_attrs
+            if base is None or (base not in wrapped and base not in self.ddp_names)
+        ]
+        accessed = {base for _, base in self.module_attrs}
+        removable = not unknown and not (wrapped & self.ddp_names & accessed)
+        for call, name, statement in self.dp_calls:
+            part.data_parallel[call] = removable and _wrapped(call) is not None
+            if removable and statement is not None and name is not None and dotted(_wrapped(call)) == name:
+                part.dp_statements.add(statement)
+        if removable:
+            part.module_accesses = {node for node, base in self.module_attrs if base in wrapped}
+
+    def _ddp_inputs(self) -> None:
+        """Tensors made on the CPU and given straight to a DDP model: DDP(device_ids=...)
+        moved them to the GPU; without device_ids they stay where they are."""
+        if not any(dropped for dropped, _ in self.part.ddp_calls.values()):
+            return
+        for func, call in self.model_calls:
+            if func not in self.ddp_names:
+                continue
+            for arg in call.args:
+                value = arg.value
+                if (
+                    type(value) is cst.Call
+                    and self.walk.resolve(value.func) in FACTORIES
+                    and "device" not in call_args(value)[1]
+                ):
+                    self.part.ddp_inputs.add(value)
+
+    def _gradient_reduces(self) -> None:
+        """Without DDP, mixed-precision steps (``scaler.step``) do not all-reduce the
+        gradients (xm.optimizer_step would): the seed's ``xm.all_reduce`` follows backward."""
+        if self.part.ddp or not self.facts.amp.active:
+            return
+        scalers = self.facts.amp.scaler_names
+        for statement, backward, scaler, optimizer in self.backward_candidates:
+            if scaler not in scalers:
+                continue
+            if optimizer is None:
+                self.part.unreduced_backwards.add(backward)
+            else:
+                self.part.gradient_reduces[statement] = optimizer
+
+
+def _wrapped(call: cst.Call) -> cst.BaseExpression | None:
+    return arg_value(call, 0, "module")
+
+
+def _scaled_backward(statement: cst.SimpleStatementLine) -> cst.Call | None:
+    """``scaler.scale(loss).backward()`` as a statement of its own."""
+    call = lone_call(statement)
+    if call is None or method_name(call) != "backward":
+        return None
+    inner = receiver(call)
+    if type(inner) is cst.Call and method_name(inner) == "scale" and dotted(receiver(inner)) is not None:
+        return call
+    return None

@@ -1,0 +1,130 @@
+"""The distributed concern's part of the fact sheet, which its analyses fill: how the
+processes start (launch.py), where ranks and sizes are read (ranks.py), DDP and
+DataParallel (ddp.py), the training loaders' samplers (samplers.py).
+
+The script's processes are started by ``mp.spawn`` (spawn style), by a launcher that
+runs the whole script per process such as torchrun (main style: the main guard's
+code becomes ``_mp_fn``), by torch_xla already, or not at all (module style: the
+training runs at module level, and no launcher can be added).  Once
+``torch_xla.launch`` starts the processes, the launching process must not touch the
+XLA runtime (it fails with "Runtime is already initialized"): ranks and sizes are
+read from the runtime only in code that runs in the launched processes, and CUDA
+device counts that the launching process hands to them are read again there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+Style = Literal["spawn", "main", "module", "launched"]
+
+
+@dataclass(frozen=True)
+class ProcessGroup:
+    """``init_process_group(...)``: what its backend and init method become.  An argument
+    that is kept reads a variable or a flag whose values the tool makes "xla"/"xla://"."""
+
+    arguments: tuple[tuple[str, cst.Arg], ...]  # by parameter name
+    keep_backend: bool
+    keep_init_method: bool
+
+
+@dataclass(frozen=True)
+class Spawn:
+    """``mp.spawn(fn, args=..., nprocs=...)``: the launch of the worker processes."""
+
+    fn: cst.BaseExpression
+    args: cst.BaseExpression | None
+    start_method: cst.BaseExpression | None
+    joins: bool  # join=True (the default): the call returns when the workers are done
+
+
+@dataclass(frozen=True)
+class SamplerPlan:
+    """A training DataLoader that gets a DistributedSampler: the data set it reads (None:
+    not a plain name, so it is reported) and its ``shuffle`` argument (moved to the sampler)."""
+
+    dataset: str | None
+    shuffle: cst.Arg | None
+
+
+@dataclass
+class DistributedFacts:
+    # DistributedDataParallel or FSDP is used: it reduces gradients itself (the optimizer
+    # step stays plain, a mixed-precision step gets no all-reduce of its own).
+    ddp: bool = False
+    # ``convert --distributed``: make a one-device script multi-process.
+    requested: bool = False
+    # The script runs as several processes (or is asked to).
+    multi_process: bool = False
+    style: Style | None = None
+    process_groups: dict[cst.Call, ProcessGroup] = field(default_factory=dict)
+    # Values of backend variables and flags (and init methods) that become "xla" / "xla://".
+    backend_values: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    # Ranks and sizes read from the environment, the process group, flags, CUDA: the
+    # runtime concept each becomes; those in the launching process are only reported.
+    runtime_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
+    parent_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Environment reads the tool does not rewrite (not turned into numbers).
+    raw_env_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # ``int(os.environ.get('RANK', -1)) != -1``, ``'LOCAL_RANK' in os.environ``: whether
+    # the script runs as several processes (True: it does if the check holds).
+    launched_checks: dict[cst.Comparison, bool] = field(default_factory=dict)
+    spawns: dict[cst.Call, Spawn] = field(default_factory=dict)
+    # Workers whose parameters receive a CUDA device count from the launching process:
+    # (parameter, runtime concept) read again at their start.
+    rereads: dict[cst.FunctionDef, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # CUDA device counts in the launching process that only feed the workers (the runtime
+    # concept each would be read as in a worker).
+    launcher_counts: dict[cst.Call, str] = field(default_factory=dict)
+    # DDP constructions: the device arguments they drop, and whether they lack
+    # gradient_as_bucket_view=True.
+    ddp_calls: dict[cst.Call, tuple[tuple[cst.Arg, ...], bool]] = field(default_factory=dict)
+    ddp_inputs: set[cst.Call] = field(default_factory=set)
+    # nn.DataParallel constructions: removed (True) or reported; their statements that
+    # only rewrap a name (``model = DataParallel(model)``) go; ``.module`` accesses on
+    # the unwrapped names become the name.
+    data_parallel: dict[cst.Call, bool] = field(default_factory=dict)
+    dp_statements: set[cst.SimpleStatementLine] = field(default_factory=set)
+    module_accesses: set[cst.Attribute] = field(default_factory=set)
+    # DistributedSampler calls without num_replicas/rank: the keywords they get.
+    samplers: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
+    sampler_plans: dict[cst.Call, SamplerPlan] = field(default_factory=dict)
+    # A training loader with a sampler of another kind (reported).
+    other_samplers: set[cst.Arg] = field(default_factory=set)
+    # Epoch loops and epoch functions that get ``loader.sampler.set_epoch(epoch)``
+    # first: (loader, epoch variable); loaders whose epochs the tool cannot find.
+    set_epochs: dict[cst.CSTNode, tuple[str, str]] = field(default_factory=dict)
+    no_epoch: set[cst.Call] = field(default_factory=set)
+    # ``scaler.scale(loss).backward()`` statements followed by the gradients' all-reduce
+    # (the optimizer whose gradients), and backward passes whose step is elsewhere.
+    gradient_reduces: dict[cst.SimpleStatementLine, str] = field(default_factory=dict)
+    unreduced_backwards: set[cst.Call] = field(default_factory=set)
+    # model.share_memory() with mp.Process workers: Hogwild training.
+    hogwild: cst.Call | None = None
+    # ``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` statements (the xla process group has no
+    # AVG): -> xm.all_reduce("sum", [t], scale=1.0 / world size); any other use of a reduce
+    # op the xla process group refuses is reported (the attribute).
+    average_reduces: set[cst.Call] = field(default_factory=set)
+    unsupported_reduce_ops: set[cst.Attribute] = field(default_factory=set)
+    # Saves that only the master process reaches (a rank guard around them or their caller).
+    guarded_saves: set[cst.Call] = field(default_factory=set)
+    # ``if rank == 0: print(...)``: one print that only the master process runs.
+    master_prints: set[cst.If] = field(default_factory=set)
+    # Where a module-level script's distributed setup starts (for the report), and
+    # whether it stays under its environment check (``ddp = int(os.environ.get('RANK',
+    # -1)) != -1``), which then keeps meaning "started by a launcher" (torchrun).
+    module_level_anchor: cst.CSTNode | None = None
+    module_level_checked: bool = False
+    # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
+    # binds that the module's functions read as globals (declared global there).
+    entry_guard: cst.If | None = None
+    guard_globals: tuple[str, ...] = ()
+    # Spawn style: ``mp.spawn(...)`` as a statement of the main guard.  Where the platform
+    # calls ``_mp_fn(index)`` itself (SageMaker's pytorchxla runtime), the guard's code
+    # becomes ``_mp_fn`` and that spawn a direct call of the worker with the index.
+    spawn_guard: cst.If | None = None
+    guard_spawns: set[cst.Call] = field(default_factory=set)

@@ -1,0 +1,345 @@
+"""Launch: whether the script runs as several processes, how they start (its style:
+``mp.spawn``, a torchrun-style main guard, torch_xla already, or module level), which
+code runs in the launching process and which in the launched ones, and what its
+process groups become.
+
+It decides once the others have walked: ranks.py (rank reads, launcher checks) and
+ddp.py (DistributedDataParallel) say whether a script is multi-process too; it then
+hands its processes to the rank reads (``RankAnalysis.place``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import libcst as cst
+
+from codemods.distributed.ddp import DdpAnalysis
+from codemods.distributed.entry import code_owner
+from codemods.distributed.facts import ProcessGroup, Spawn
+from codemods.distributed.ranks import DEFAULT_BACKEND, RankAnalysis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import (
+    arg_value, args_by_position, call_args, dotted, lone_call, method_name, names_in, string_value, walk,
+)
+
+INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
+TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
+XLA_LAUNCHERS = frozenset({"torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"})
+PROCESS = frozenset({"torch.multiprocessing.Process", "multiprocessing.Process"})
+# Argument positions: init_process_group(backend, init_method, timeout, world_size, rank,
+# store, group_name, pg_options, device_id); spawn(fn, args, nprocs, join, daemon,
+# start_method).
+PROCESS_GROUP_PARAMETERS = ("backend", "init_method", "timeout", "world_size", "rank", "store", "group_name")
+SPAWN_PARAMETERS = ("fn", "args", "nprocs", "join", "daemon", "start_method")
+# What the xla:// init method takes from the XLA runtime (and a CUDA device).
+PROCESS_GROUP_DROPPED = frozenset({"world_size", "rank", "store", "device_id"})
+BACKENDS = {"nccl", "gloo", "mpi", "ucc", "xla"}
+
+
+class LaunchAnalysis(Analysis):
+    name = "launch"
+    fills = "distributed"
+    reads = ("entry", "ranks", "ddp", "huggingface", "lightning")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.distributed
+        self.ranks = walk.analysis(RankAnalysis)
+        self.ddp = walk.analysis(DdpAnalysis)
+        # Call graph by simple names: owner -> names called or passed; function -> params.
+        self.calls: dict[str, set[str]] = defaultdict(set)
+        self.call_sites: dict[str, list[list[str | None]]] = defaultdict(list)
+        self.params: dict[str, list[str]] = {}
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.spawn_owners: dict[cst.Call, str] = {}
+        self.flag_defaults: dict[str, cst.BaseExpression] = {}
+        self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...]]] = []
+        self.xla_launches: dict[cst.Call, str] = {}  # torch_xla.launch / xmp.spawn calls already there -> owner
+        self.module_defs: list[cst.FunctionDef | cst.ClassDef] = []  # outside any if
+        self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
+        self.shared: cst.Call | None = None
+        self.processes = False
+        # Owners whose code runs in the launching process (known once settled).
+        self.parent: set[str] = set()
+
+    @property
+    def owner(self) -> str:
+        return code_owner(self.walk, self.facts.entry.main_guard)
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.walk.class_depth == 1 and not self.walk.functions and not self.walk.conds:
+            self.module_defs.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if len(self.walk.functions) == 1 and not self.walk.class_depth:
+            name = node.name.value
+            self.functions[name] = node
+            if not self.walk.conds:
+                self.module_defs.append(node)
+            params = node.params
+            self.params[name] = [p.name.value for p in (*params.posonly_params, *params.params)]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        owner = self.owner
+        if callee == DEFAULT_BACKEND:
+            # Raises for the XLA device ("Default backend not registered"): the backend is "xla".
+            self.part.backend_values[node] = "xla"
+        if type(node.func) is cst.Name:
+            self.calls[owner].add(node.func.value)
+            self.call_sites[node.func.value].append([dotted(a.value) if a.keyword is None else None for a in node.args])
+        for arg in node.args:
+            if type(arg.value) is cst.Name:
+                self.calls[owner].add(arg.value.value)  # functions handed on (run_demo(demo_basic))
+        if method_name(node) == "share_memory":
+            self.shared = node
+        if method_name(node) == "add_argument":
+            self._flag(node)
+        if callee == INIT_PROCESS_GROUP:
+            self._process_group(node)
+        elif callee in TORCH_SPAWN:
+            self._spawn(node)
+        elif callee in XLA_LAUNCHERS:
+            self.part.style = "launched"
+            self.xla_launches[node] = owner
+        elif callee in PROCESS:
+            self.processes = True
+
+    def _flag(self, node: cst.Call) -> None:
+        """``parser.add_argument("--dist-backend", default="nccl")``: the flag's default, by dest."""
+        flags = [string_value(a.value) for a in node.args if a.keyword is None]
+        keywords = call_args(node)[1]
+        names = [f for f in flags if f]
+        if "dest" in keywords:
+            dest = string_value(keywords["dest"].value)
+        else:
+            long = next((f for f in names if f.startswith("--")), names[0] if names else None)
+            dest = long.lstrip("-").replace("-", "_") if long else None
+        if dest is not None and "default" in keywords:
+            self.flag_defaults[dest] = keywords["default"].value
+
+    def _process_group(self, node: cst.Call) -> None:
+        named: list[tuple[str, cst.Arg]] = []
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                return  # unpacked: reported by the rewrite
+            if arg.keyword is not None:
+                named.append((arg.keyword.value, arg))
+            elif index < len(PROCESS_GROUP_PARAMETERS):
+                named.append((PROCESS_GROUP_PARAMETERS[index], arg))
+        self.pending_groups.append((node, tuple(named)))
+        self._distributed_code(node)
+
+    def _spawn(self, node: cst.Call) -> None:
+        args = dict(args_by_position(node, SPAWN_PARAMETERS))
+        if "fn" not in args:
+            return
+        join = args.get("join")
+        self.part.spawns[node] = Spawn(
+            args["fn"].value,
+            args["args"].value if "args" in args else None,
+            args["start_method"].value if "start_method" in args else None,
+            join is None or (type(join.value) is cst.Name and join.value.value == "True"),
+        )
+        self.spawn_owners[node] = self.owner
+        self._distributed_code(node)
+
+    def _distributed_code(self, node: cst.CSTNode) -> None:
+        if not self.walk.scopes:  # module level: no launcher can start it
+            self.module_code.append((len(self.walk.parents), node))
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Multi-process or not; Accelerate and Lightning do the distributed work of their
+        scripts themselves, and Hogwild scripts are only reported."""
+        part = self.part
+        part.multi_process = bool(
+            part.requested or part.ddp or self.pending_groups or part.spawns or self.ranks.reads_ranks()
+            or part.style == "launched"
+        )
+        if self.shared is not None and self.processes:
+            part.hogwild = self.shared
+            part.multi_process = False
+        facts = self.facts
+        if facts.huggingface.accelerators or facts.lightning.drives_training or part.hogwild is not None:
+            part.multi_process = False
+
+    def settle(self) -> None:
+        """The style, which code runs where, the process groups (for a multi-process
+        script: the Trainer does the distributed work of its scripts itself)."""
+        part = self.part
+        facts = self.facts
+        if not part.multi_process or facts.huggingface.trainer_script:
+            return
+        guard = facts.entry.main_guard
+        if part.style is None:
+            if part.spawns:
+                part.style = "spawn"
+            elif facts.entry.mp_fn is not None:
+                part.style = "launched"
+            elif guard is not None:
+                part.style = "main"
+            else:
+                part.style = "module"
+                code = sorted([*self.ranks.module_code, *self.ddp.module_code, *self.module_code], key=lambda c: c[0])
+                part.module_level_anchor = code[0][1] if code else None
+                # No function to start: the script stays one process as `python
+                # train.py` and one per device under torchrun (xla:// supports it), so its
+                # check for a launcher stays.
+                part.module_level_checked = bool(part.launched_checks)
+                part.launched_checks = {}
+        if guard is not None and facts.entry.mp_fn is None:
+            if part.style == "main":
+                part.entry_guard = guard
+            elif part.style == "spawn":
+                # Spawns that are statements of their own in the guard's block.
+                alone = {lone_call(statement) for statement in guard.body.body}
+                part.guard_spawns = {call for call in part.spawns if call in alone}
+                part.spawn_guard = guard if part.guard_spawns else None
+            part.guard_globals = _shared_names(guard, self.module_defs)
+        self.parent = self._processes()
+        self._process_groups()
+        self.ranks.place(self)
+
+    # -- which code runs where ----------------------------------------------------------
+
+    def spawn_targets(self) -> dict[cst.Call, list[str]]:
+        """The module functions each spawn starts (through one parameter: run_demo(demo_basic))."""
+        targets: dict[cst.Call, list[str]] = {}
+        for call, spawn in self.part.spawns.items():
+            name = dotted(spawn.fn)
+            owner = self.spawn_owners[call]
+            if name in self.functions:
+                targets[call] = [name]
+            elif name is not None and name in self.params.get(owner, []):
+                position = self.params[owner].index(name)
+                targets[call] = sorted(
+                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}
+                    & set(self.functions)  # type: ignore[operator]
+                )
+            else:
+                targets[call] = []
+        return targets
+
+    def handed(self) -> list[cst.BaseExpression]:
+        """What the launching process hands to the workers: spawn and launch arguments."""
+        handed = [spawn.args for spawn in self.part.spawns.values() if spawn.args is not None]
+        return handed + [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
+
+    def _processes(self) -> set[str]:
+        """Owners (top-level functions and classes, "" for module level, "<guard>") whose code
+        runs in the launching process, maybe also in the launched ones (code that only the
+        launched processes run may read the XLA runtime)."""
+        style = self.part.style
+        if style in (None, "module"):
+            return set()
+        worker_roots: set[str] = set()
+        parent_roots = {""}
+        if style == "spawn":
+            for call, names in self.spawn_targets().items():
+                worker_roots.update(names)
+                parent_roots.add(self.spawn_owners[call])
+            parent_roots.add("<guard>")
+        elif style == "main":
+            worker_roots.add("<guard>")
+        else:  # launched: the functions given to the XLA launcher, and _mp_fn; what calls the launcher
+            worker_roots.update(n for n in self.functions if n == "_mp_fn")
+            for launch, owner in self.xla_launches.items():
+                target = dotted(arg_value(launch, 0, "fn"))
+                worker_roots.update(n for n in (target, (target or "").removeprefix("self.")) if n in self.functions)
+                parent_roots.add(owner)
+            parent_roots.add("<guard>")
+        return _closure(parent_roots - worker_roots, self.calls, worker_roots)
+
+    # -- process groups ---------------------------------------------------------------------
+
+    def _process_groups(self) -> None:
+        for call, named in self.pending_groups:
+            arguments = dict(named)
+            keep_backend = self._sources_become("backend", arguments.get("backend"), "xla")
+            keep_init = self._sources_become("init_method", arguments.get("init_method"), "xla://")
+            self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init)
+
+    def _sources_become(self, parameter: str, arg: cst.Arg | None, value: str) -> bool:
+        """Whether the argument may stay: it names a variable or a flag whose every value
+        is a plain choice of strings, which become ``value``."""
+        if arg is None:
+            return False
+        name = dotted(arg.value)
+        if name is None:
+            return False
+        sources = list(self.ranks.assigned.get(name, []))
+        dest = name.rsplit(".", 1)[-1]
+        if "." in name and dest in self.flag_defaults:
+            sources.append(self.flag_defaults[dest])
+        if not sources or not all(_string_choice(s) for s in sources):
+            return False
+        if parameter == "backend" and not any(string_value(n) in BACKENDS for s in sources for n in walk(s)):
+            return False
+        for source in sources:
+            self.part.backend_values[source] = value
+        return True
+
+
+def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> tuple[str, ...]:
+    """Names the guard's own statements bind that the module's functions and classes read
+    (and do not bind themselves): globals they need once the guard's code is a function."""
+    bound = {name for statement in guard.body.body for name in _bound_by(statement)}
+    read: set[str] = set()
+    for definition in defs:
+        used = bound & set(names_in(definition.body))
+        if not used:
+            continue
+        own = {name for node in walk(definition) for name in _bound_by(node)}
+        if type(definition) is cst.FunctionDef:
+            own |= {p.name.value for p in walk(definition.params) if type(p) is cst.Param}
+        read |= used - own
+    return tuple(sorted(read))
+
+
+def _bound_by(statement: cst.CSTNode) -> list[str]:
+    """Names a statement binds in its own scope (assignments, imports, loops, defs)."""
+    if type(statement) is cst.SimpleStatementLine:
+        return [name for small in statement.body for name in _bound_by(small)]
+    if type(statement) is cst.Assign:
+        return [n for target in statement.targets for n in _target_names(target.target)]
+    if isinstance(statement, cst.AnnAssign | cst.AugAssign):
+        return _target_names(statement.target)
+    if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
+        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]
+    if type(statement) is cst.For:
+        return _target_names(statement.target)
+    if isinstance(statement, cst.FunctionDef | cst.ClassDef):
+        return [statement.name.value]
+    return []
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if type(target) is cst.Name:
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for element in target.elements for n in _target_names(element.value)]
+    return []
+
+
+def _closure(roots: set[str], calls: dict[str, set[str]], stop: set[str]) -> set[str]:
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        for name in calls.get(stack.pop(), ()):
+            if name not in seen and name not in stop:
+                seen.add(name)
+                stack.append(name)
+    return seen
+
+
+def _string_choice(node: cst.BaseExpression) -> bool:
+    """A string literal, or a choice between such (``'nccl' if cuda else 'gloo'``)."""
+    if string_value(node) is not None:
+        return True
+    if type(node) is cst.IfExp:
+        return _string_choice(node.body) and _string_choice(node.orelse)
+    return False

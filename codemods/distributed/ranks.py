@@ -1,0 +1,359 @@
+"""Ranks and sizes: where the script reads its rank, its local rank or the world size (the
+environment torchrun sets, the process group, a ``--local_rank`` flag, CUDA device
+counts), the checks for a launcher (``'LOCAL_RANK' in os.environ``), and what only the
+master process runs (rank-guarded saves and prints).
+
+Which process each read runs in is the launch's answer (launch.py): it hands its
+processes to ``place`` once it knows them.  Reads in the launched processes become the
+XLA runtime's; those in the launching process are only reported.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods import apis
+from codemods.distributed.entry import code_owner
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import (
+    arg_value, assigned_values, dotted, lone_call, method_name, names_in, string_value, walk,
+)
+from codemods.targets import spellings
+
+if TYPE_CHECKING:
+    from codemods.distributed.launch import LaunchAnalysis
+
+# Environment variables set by torchrun / torch.distributed.launch, and the XLA runtime
+# concept that replaces each (see targets.py).
+ENV_CONCEPTS = {
+    "RANK": "global_ordinal",
+    "LOCAL_RANK": "local_ordinal",
+    "WORLD_SIZE": "world_size",
+    "LOCAL_WORLD_SIZE": "local_process_count",
+}
+DIST_CONCEPTS = {"torch.distributed.get_rank": "global_ordinal", "torch.distributed.get_world_size": "world_size"}
+# The XLA runtime's answers to the same questions, in every target's spelling: code that
+# reads them (ported, or written for XLA) is multi-process code just as its source was.
+XLA_RANK_READS = frozenset(name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept))
+DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
+SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
+RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
+
+
+@dataclass
+class _Read:
+    node: cst.CSTNode
+    concept: str
+    owner: str  # "" module level, "<guard>" the main guard, else the top-level def or class
+
+
+@dataclass(frozen=True)
+class _Counts:
+    names: set[str]
+    feeding: set[str]
+
+
+class RankAnalysis(Analysis):
+    name = "ranks"
+    fills = "distributed"
+    reads = ("entry",)
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.distributed
+        self.statement: cst.SimpleStatementLine | None = None
+        self.skip: set[int] = set()  # nodes already accounted for by an enclosing read
+        self.targets: set[int] = set()  # assignment targets (not reads)
+        self.rank_reads: list[_Read] = []
+        self.local_rank_flag = False
+        self.local_rank_reads: list[_Read] = []
+        self.xla_rank_reads = False
+        # Distributed setup at module level (launched checks, rank reads): (walk order, node).
+        self.module_code: list[tuple[int, cst.CSTNode]] = []
+        # Assignments anywhere in the file: dotted target -> values.
+        self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.count_calls: list[tuple[cst.Call, str, str | None]] = []  # (call, owner, assigned name)
+        self.rank_assignments: list[tuple[str, cst.BaseExpression]] = []
+        self.saves: list[tuple[cst.Call, str, bool]] = []  # (save, innermost function, under a rank guard)
+        self.guarded_calls: set[str] = set()
+        self.rank_tests: dict[int, bool] = {}
+        self.master_print_candidates: list[cst.If] = []
+
+    @property
+    def owner(self) -> str:
+        return code_owner(self.walk, self.facts.entry.main_guard)
+
+    def reads_ranks(self) -> bool:
+        """The script reads its rank or size (from the environment, the process group,
+        the XLA runtime, a ``--local_rank`` flag it parses) or checks for a launcher."""
+        return bool(
+            self.rank_reads or self.part.launched_checks or self.xla_rank_reads
+            or (self.local_rank_flag and self.local_rank_reads)
+        )
+
+    def _rank_guarded(self) -> bool:
+        """Inside an ``if`` on the rank (``if rank == 0:``, ``if master_process:``)."""
+        return any(self._tests_rank(cond) for cond in self.walk.conds if type(cond) is cst.If)
+
+    def _tests_rank(self, node: cst.If) -> bool:
+        known = self.rank_tests.get(id(node))
+        if known is None:
+            known = any(word in name.lower() for name in names_in(node.test) for word in RANK_WORDS)
+            self.rank_tests[id(node)] = known
+        return known
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_If(self, node: cst.If) -> None:
+        if node is self.facts.entry.main_guard:
+            return
+        if node.orelse is None and _lone_print(node.body) is not None and _tests_master(node.test):
+            self.master_print_candidates.append(node)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for sub in walk(target.target):
+                self.targets.add(id(sub))
+        for name, value in assigned_values(node):
+            self._assignment(name, value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for sub in walk(node.target):
+            self.targets.add(id(sub))
+        for name, value in assigned_values(node):
+            self._assignment(name, value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        for sub in walk(node.target):
+            self.targets.add(id(sub))
+
+    def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned[name].append(value)
+        last = name.rsplit(".", 1)[-1].lower()
+        if "rank" in last and "local" not in last and type(value) is cst.BinaryOperation:
+            self.rank_assignments.append((self.owner, value))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "local_rank" and id(node) not in self.targets | self.skip and type(node.value) is cst.Name:
+            if node.value.value != "self":
+                self.local_rank_reads.append(_Read(node, "local_ordinal", self.owner))
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """``int(os.environ.get('RANK', -1)) != -1`` and ``'LOCAL_RANK' in os.environ``:
+        is this a multi-process run?"""
+        if len(node.comparisons) != 1:
+            return
+        operator, right = node.comparisons[0].operator, node.comparisons[0].comparator
+        left = node.left
+        if type(operator) in (cst.In, cst.NotIn) and self.walk.resolve(right) == "os.environ":
+            if string_value(left) in ENV_CONCEPTS:
+                self.part.launched_checks[node] = type(operator) is cst.In
+                self._distributed_code(node)
+            return
+        if type(operator) not in (cst.Equal, cst.NotEqual):
+            return
+        read = _int_of(left)
+        found = self._env(read) if read is not None else None
+        if found is None or found[1] is None or _literal(found[1]) is None:
+            return
+        if _literal(found[1]) == _literal(right):
+            self.part.launched_checks[node] = type(operator) is cst.NotEqual
+            self.skip.update(id(n) for n in walk(left))
+            self._distributed_code(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.resolve(node.func)
+        owner = self.owner
+        if callee in apis.SET_DEVICE_CALLS:  # removed whole (XLA106): what it reads goes with it
+            self.skip.update(id(n) for n in walk(node))
+        elif callee == DEFAULT_BACKEND:  # replaced whole by "xla" (launch.py)
+            self.skip.update(id(n) for n in walk(node) if n is not node)
+        if self.walk.conds and self._rank_guarded():
+            if (method := method_name(node)) is not None:
+                self.guarded_calls.add(method)
+            elif type(node.func) is cst.Name:
+                self.guarded_calls.add(node.func.value)
+        if id(node) in self.skip:
+            return
+        if method_name(node) == "add_argument" and any(
+            string_value(a.value) in ("--local_rank", "--local-rank") for a in node.args if a.keyword is None
+        ):
+            self.local_rank_flag = True
+        if type(node.func) is cst.Name and node.func.value == "int" and callee is None and len(node.args) == 1:
+            if (found := self._env(node.args[0].value)) is not None:
+                self.skip.add(id(node.args[0].value))
+                self.rank_reads.append(_Read(node, ENV_CONCEPTS[found[0]], owner))
+                self._distributed_code(node)
+                return
+        if (found := self._env(node)) is not None:
+            self.part.raw_env_reads[node] = found[0]
+        elif callee in DIST_CONCEPTS and not node.args:
+            self.rank_reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
+        elif callee in XLA_RANK_READS:
+            self.xla_rank_reads = True  # already-ported code reads its rank as the original did
+        elif callee == "torch.cuda.device_count" and not node.args:
+            self.count_calls.append((node, owner, self._assigned_name(node)))
+        elif callee in SAVES:
+            self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if id(node) not in self.skip and (found := self._env(node)) is not None:
+            self.part.raw_env_reads[node] = found[0]
+
+    def _assigned_name(self, node: cst.Call) -> str | None:
+        """The name a call's value is assigned to (``n = torch.cuda.device_count() if ... else 1``)."""
+        statement = self.statement
+        if statement is None or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if type(small) is cst.Assign and len(small.targets) == 1 and any(n is node for n in walk(small.value)):
+            return dotted(small.targets[0].target)
+        return None
+
+    def _distributed_code(self, node: cst.CSTNode) -> None:
+        if not self.walk.scopes:  # module level: no launcher can start it
+            self.module_code.append((len(self.walk.parents), node))
+
+    def _env(self, node: cst.CSTNode) -> tuple[str, cst.BaseExpression | None] | None:
+        """``os.environ["RANK"]``, ``os.environ.get("RANK", d)``, ``os.getenv("RANK", d)``:
+        the variable and its default."""
+        if type(node) is cst.Subscript and self.walk.resolve(node.value) == "os.environ" and len(node.slice) == 1:
+            index = node.slice[0].slice
+            name = string_value(index.value) if type(index) is cst.Index else None
+            return (name, None) if name in ENV_CONCEPTS else None
+        if type(node) is cst.Call and self.walk.resolve(node.func) in ("os.environ.get", "os.getenv"):
+            name = string_value(arg_value(node, 0, "key"))
+            return (name, arg_value(node, 1, "default")) if name in ENV_CONCEPTS else None
+        return None
+
+    # -- results ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        if self.local_rank_flag:
+            self.rank_reads.extend(self.local_rank_reads)
+
+    def place(self, launch: LaunchAnalysis) -> None:
+        """Each read in the process it runs in, once the launch knows its processes (of a
+        multi-process script); what only the master process runs."""
+        part = self.part
+        parent = launch.parent
+        for read in self.rank_reads:
+            (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
+        counts = self._count_names(launch)
+        for call, owner, name in self.count_calls:
+            last = (name or "").rsplit(".", 1)[-1].lower()
+            concept = "world_size" if "world" in last else "local_process_count"
+            if owner not in parent:
+                part.runtime_reads[call] = concept
+            elif name is not None and name in counts.feeding:
+                part.launcher_counts[call] = concept
+        targets = {name for names in launch.spawn_targets().values() for name in names}
+        for owner, value in self.rank_assignments:
+            params = launch.params.get(owner, [])
+            if owner in targets and params and params[0] in set(names_in(value)):
+                part.runtime_reads[value] = "global_ordinal"
+        self._rereads(launch)
+        for call, function, guarded in self.saves:
+            if guarded or function in self.guarded_calls:
+                part.guarded_saves.add(call)
+        part.master_prints = set(self.master_print_candidates)
+
+    def _count_names(self, launch: LaunchAnalysis) -> _Counts:
+        """Names that hold a CUDA device count (``ngpus_per_node = torch.cuda.device_count()``,
+        and names assigned from them), and those of them handed to spawned workers."""
+        counts = {name for _, _, name in self.count_calls if name is not None}
+        for name, values in self.assigned.items():
+            for value in values:
+                if any(type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count" for n in walk(value)):
+                    counts.add(name)
+        grew = True
+        while grew:
+            grew = False
+            for name, values in self.assigned.items():
+                if name not in counts and any(dotted(v) in counts for v in values):
+                    counts.add(name)
+                    grew = True
+        feeding: set[str] = set()
+        for sub in (sub for value in launch.handed() for sub in walk(value)):
+            if (name := dotted(sub)) in counts:
+                feeding.add(name)  # type: ignore[arg-type]
+        return _Counts(counts, feeding)
+
+    def _rereads(self, launch: LaunchAnalysis) -> None:
+        """Worker parameters that receive a CUDA count from the launching process."""
+        counts = self._count_names(launch).names
+        for call, names in launch.spawn_targets().items():
+            spawn = self.part.spawns[call]
+            if type(spawn.args) is not cst.Tuple:
+                continue
+            for position, element in enumerate(spawn.args.elements):
+                if dotted(element.value) not in counts:
+                    continue
+                for target in names:
+                    params = launch.params[target]
+                    if position + 1 >= len(params):
+                        continue
+                    param = params[position + 1]
+                    concept = "world_size" if "world" in param.lower() else "local_process_count"
+                    function = launch.functions[target]
+                    self.part.rereads[function] = (*self.part.rereads.get(function, ()), (param, concept))
+
+
+def _lone_print(body: cst.BaseSuite) -> cst.Call | None:
+    """The block is one ``print(...)`` call that xm.master_print can take (no ``sep``,
+    ``end``, ``file``, no unpacked arguments) and no comment."""
+    if type(body) is not cst.IndentedBlock or len(body.body) != 1 or body.header.comment is not None:
+        return None
+    statement = body.body[0]
+    if (
+        type(statement) is not cst.SimpleStatementLine
+        or len(statement.body) != 1
+        or any(line.comment for line in (*statement.leading_lines, *body.footer))
+        or statement.trailing_whitespace.comment is not None
+    ):
+        return None
+    call = lone_call(statement)
+    if call is None or not (type(call.func) is cst.Name and call.func.value == "print"):
+        return None
+    if any(arg.star or (arg.keyword is not None and arg.keyword.value != "flush") for arg in call.args):
+        return None
+    return call
+
+
+def _tests_master(test: cst.BaseExpression) -> bool:
+    """``rank == 0`` (a global rank: not a local one), ``master_process``, ``is_main_process()``."""
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if type(target.operator) is not cst.Equal or not (
+            type(target.comparator) is cst.Integer and target.comparator.value == "0"
+        ):
+            return False
+        names = [name.lower() for name in names_in(test.left)]
+        return any("rank" in n or "ordinal" in n for n in names) and not any("local" in n for n in names)
+    if type(test) is cst.Call and not test.args:
+        test = test.func
+    last = (dotted(test) or "").rsplit(".", 1)[-1].lower()
+    return "master" in last or "main_process" in last
+
+
+def _int_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "int" and len(node.args) == 1:
+        return node.args[0].value
+    return None
+
+
+def _literal(node: cst.CSTNode | None) -> str | None:
+    """A number or string literal's value as text (-1, '-1' and "-1" differ)."""
+    if type(node) is cst.Integer:
+        return node.value
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
+        return "-" + node.expression.value
+    value = string_value(node)
+    return repr(value) if value is not None else None

@@ -1,0 +1,662 @@
+"""Lazy mode's data flow: which names hold device tensors, and which Python integers
+change every step, per function (and for the module).
+
+Which names hold device tensors is a flow-insensitive approximation per function (and
+for the module): names assigned from moves to a device, model and loss calls, device
+loaders' batches, ``backward()`` receivers, results of same-file functions that return
+device values, and anything computed from those.  The walk collects the sites the lazy
+analyses look at (calls, subscripts, tests, f-string parts, logging arguments, loops,
+step barriers); host_reads.py and recompilation_sources.py draw their facts from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.device.analysis import is_device_name
+from codemods.training.analysis import is_device_loader
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import (
+    arg_value, call_args, children, dotted, is_true, method_name, names_in, receiver, string_value, walk,
+)
+from codemods.targets import XM, spellings
+
+# Reading a value to the host: explicit methods, and builtins that convert a tensor.
+READ_METHODS = apis.HOST_READ_METHODS
+READ_BUILTINS = frozenset({"float", "int", "bool", "str"})
+# Methods and attributes that read a tensor's metadata, not its values.
+METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "is_floating_point", "is_contiguous",
+                              "get_device", "type", "ndimension", "stride", "storage_offset"})
+METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "is_cuda", "layout",
+                                 "names"})
+TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "real", "imag", "values", "indices"})
+NOT_TENSORS = frozenset({"parameters", "named_parameters", "state_dict", "modules", "children", "buffers",
+                         "named_buffers", "zero_grad", "train", "eval", "backward", "step", "keys", "items"})
+
+# Logging calls: the statement only reports values, so it can run later, at the barrier.
+LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+PROGRESS_METHODS = frozenset({"set_postfix", "set_postfix_str", "set_description", "set_description_str"})
+WRITER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "add_text", "log_metrics", "log_metric"})
+LOGGING_FUNCTIONS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tqdm.tqdm.write", "tqdm.write",
+                               f"{XM}.master_print"})
+
+
+@dataclass
+class Scope:
+    """A function (or the module): its names and what flows through them."""
+
+    node: cst.FunctionDef | None
+    params: list[str] = field(default_factory=list)
+    locals: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set)
+    # (target names, value, enclosing loops, augmented)
+    assignments: list[tuple[tuple[str, ...], cst.BaseExpression, tuple[cst.CSTNode, ...], bool]] = field(default_factory=list)
+    returns: list[cst.BaseExpression] = field(default_factory=list)
+    returns_device: bool = False  # one of ``returns`` is a device value (settled in _device_names)
+    device: set[str] = field(default_factory=set)
+    host: set[str] = field(default_factory=set)
+    varying: set[str] = field(default_factory=set)
+    masks: set[str] = field(default_factory=set)
+    is_forward: bool = False
+
+
+@dataclass
+class Site:
+    """A node of interest and where it is."""
+
+    node: cst.CSTNode
+    scope: Scope
+    loops: tuple[cst.CSTNode, ...]
+    statement: cst.BaseSmallStatement | None = None
+    in_test: bool = False
+    nested: bool = False  # inside a comprehension
+    in_lambda: bool = False  # runs when the lambda is called, not here
+    order: int = 0
+    conditional: bool = False
+
+
+class FlowAnalysis(Analysis):
+    """The sites of the file, by function, and the device values and per-step integers
+    among them (what the lazy analyses ask: ``is_device``, ``varying_in``)."""
+
+    name = "lazy_flow"
+    reads = ("training",)
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.module_scope = Scope(None)
+        self.scopes: dict[int, Scope] = {}
+        self.functions: dict[str, list[Scope]] = {}  # by name (methods too)
+        self.calls: list[Site] = []
+        self.subscripts: list[Site] = []
+        self.powers: list[Site] = []
+        self.implicit: list[Site] = []  # f-string parts and print/logging arguments
+        self.tests: list[Site] = []
+        self.names: list[tuple[cst.Name, Scope]] = []  # every name read, and its scope
+        self.loops: dict[cst.CSTNode, Site] = {}
+        self.barriers: list[Site] = []
+        self.ignored_names: set[int] = set()  # attribute names, keywords, stores...
+        self.safe_uses: set[int] = set()  # names used only for slicing or metadata
+        self.passed: dict[int, tuple[cst.Call, int | str]] = {}  # name -> (call, param position or keyword)
+        self.store_subscripts: set[int] = set()
+        self.test_nodes: set[int] = set()
+        self.small: cst.BaseSmallStatement | None = None
+        self.value_names: dict[int, tuple[str, ...]] = {}
+        self.bound: dict[int, list[tuple[Scope, str, cst.BaseExpression]]] = {}  # params_for, by call id
+        self.mentioned: dict[int, set[str] | None] = {}  # _mentioned, by expression id
+        self.device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
+        self.nested = 0
+        self.lambdas = 0
+        self.order = 0
+        self._loaders: set[str] | None = None  # names bound to device loaders (_from_device_loader)
+        self._place_at = -1  # the walk's moves when _place was found
+        self._place: tuple[Scope, tuple[cst.CSTNode, ...], bool] = (self.module_scope, (), False)
+
+    # -- where the walk is ------------------------------------------------------------
+
+    @property
+    def scope(self) -> Scope:
+        function = self.walk.enclosing_function
+        return self.scopes[id(function)] if function is not None else self.module_scope
+
+    def _loops(self) -> tuple[cst.CSTNode, ...]:
+        loops: list[cst.CSTNode] = []
+        for loop in reversed(self.walk.loops):
+            if loop is None:
+                if self.walk.function is not None:  # a def, not a lambda: its loops stop here
+                    break
+                continue
+            loops.append(loop)
+        return tuple(reversed(loops))
+
+    def _where(self) -> tuple[Scope, tuple[cst.CSTNode, ...], bool]:
+        """The scope, the loops and whether in a condition within the innermost loop."""
+        if self._place_at != self.walk.moves:  # most sites share their place with the one before
+            self._place_at = self.walk.moves
+            self._place = (self.scope, self._loops(), self.walk.conditional_in_loop)
+        return self._place
+
+    def _site(self, node: cst.CSTNode) -> Site:
+        self.order += 1
+        scope, loops, conditional = self._where()
+        return Site(node, scope, loops, self.small, id(node) in self.test_nodes, self.nested > 0,
+                     self.lambdas > 0, self.order, conditional)
+
+    # -- walk: scopes and names ----------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope = Scope(node, is_forward=node.name.value == "forward" and self.walk.class_depth > 0)
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            scope.params.append(param.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if type(star) is cst.Param:
+                scope.locals.add(star.name.value)
+        scope.locals.update(scope.params)
+        if scope.is_forward:
+            scope.device.update(p for p in scope.params if p != "self")
+        self.scopes[id(node)] = scope
+        self.functions.setdefault(node.name.value, []).append(scope)
+        self.ignored_names.add(id(node.name))
+        self.small = None
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.ignored_names.add(id(node.name))
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.scope.globals.update(n.name.value for n in node.names)
+
+    visit_Nonlocal = visit_Global
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.ignored_names.add(id(node.attr))
+        if node.attr.value in METADATA_ATTRIBUTES and type(node.value) is cst.Name:
+            self.safe_uses.add(id(node.value))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.ignored_names.add(id(node.keyword))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.ignored_names.add(id(node.name))
+        self.small = None
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.ignored_names:
+            self.names.append((node, self._where()[0]))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.ignored_names.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
+
+    def _nest(self, node: cst.CSTNode) -> None:
+        self.nested += 1
+
+    def _unnest(self, node: cst.CSTNode) -> None:
+        self.nested -= 1
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nest
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _unnest
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.lambdas += 1
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.lambdas -= 1
+
+    # -- walk: statements ----------------------------------------------------------------
+
+    def _small(self, node: cst.BaseSmallStatement) -> None:
+        self.small = node
+
+    def _end_small(self, node: cst.BaseSmallStatement) -> None:
+        self.small = None
+
+    visit_Expr = visit_Del = _small
+    leave_Expr = leave_Return = leave_Del = leave_Assign = leave_AugAssign = leave_AnnAssign = leave_Assert = _end_small
+
+    def _assign(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None, augmented: bool) -> None:
+        names: list[str] = []
+        for target in targets:
+            for element in _unpack(target):
+                if type(element) is cst.Subscript:
+                    self.store_subscripts.add(id(element))
+                name = dotted(element)
+                if name is not None:
+                    names.append(name)
+                    if "." not in name:
+                        self.scope.locals.add(name)
+                    if type(element) is cst.Name and not augmented:
+                        self.ignored_names.add(id(element))
+        if value is not None:
+            self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.small = node
+        self._assign([t.target for t in node.targets], node.value, False)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.small = node
+        self._assign([node.target], node.value, False)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.small = node
+        self._assign([node.target], node.value, True)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self.small = node
+        self._test(node.test)
+
+    def visit_Return(self, node: cst.Return) -> None:  # type: ignore[no-redef]
+        self.small = node
+        if node.value is not None and self.walk.enclosing_function is not None:
+            self.scope.returns.append(node.value)
+
+    def _test(self, test: cst.BaseExpression) -> None:
+        self.test_nodes.update(id(n) for n in walk(test))
+        self.tests.append(self._site(test))
+
+    def visit_If(self, node: cst.If) -> None:
+        self.small = None
+        self._test(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._test(node.test)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.small = None
+        self.loops[node] = self._site(node)
+        self._test(node.test)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.small = None
+        self.loops[node] = self._site(node)
+        self._assign([node.target], None, False)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.small = None
+        for item in node.items:
+            if item.asname is not None:
+                self._assign([item.asname.name], None, False)  # type: ignore[list-item]
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.small = None
+
+    # -- walk: operations -----------------------------------------------------------------
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if type(node.value) is cst.Name:
+            self.safe_uses.add(id(node.value))
+        self.subscripts.append(self._site(node))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if type(node.operator) is cst.Power:
+            self.powers.append(self._site(node))
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        self.implicit.append(self._site(node.expression))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        site = self._site(node)
+        self.calls.append(site)
+        method = method_name(node)
+        func = dotted(node.func)
+        if method in METADATA_METHODS and isinstance(receiver(node), cst.Name):
+            self.safe_uses.add(id(receiver(node)))
+        if func == "len" and node.args and type(node.args[0].value) is cst.Name:
+            self.safe_uses.add(id(node.args[0].value))
+        for position, arg in enumerate(node.args):
+            if type(arg.value) is cst.Name and not arg.star:
+                self.passed[id(arg.value)] = (node, arg.keyword.value if arg.keyword else position)
+        if is_logging(node, self.walk):
+            for arg in node.args:
+                if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
+                    self.implicit.append(self._site(arg.value))
+        callee = self.walk.resolve(node.func)
+        if self.walk.loop is not None and (
+            callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
+        ):
+            self.barriers.append(site)
+
+    # -- results ------------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        self._device_names()
+        self.device_values = {}
+
+    def _callees(self, call: cst.Call) -> list[Scope]:
+        func = dotted(call.func) or ""
+        if func in self.functions:
+            return self.functions[func]
+        if func.startswith("self.") and func.count(".") == 1:
+            return self.functions.get(func[5:], [])
+        return []
+
+    def params_for(self, call: cst.Call) -> list[tuple[Scope, str, cst.BaseExpression]]:
+        """(callee scope, parameter, argument) for a call of one of the file's functions
+        (asked after the walk, when every function is known: kept, as the fixed-point
+        loops ask again and again)."""
+        bound = self.bound.get(id(call))
+        if bound is None:
+            bound = self.bound[id(call)] = self._bind(call)
+        return bound
+
+    def _bind(self, call: cst.Call) -> list[tuple[Scope, str, cst.BaseExpression]]:
+        bound: list[tuple[Scope, str, cst.BaseExpression]] = []
+        method = (dotted(call.func) or "").startswith("self.")
+        for callee in self._callees(call):
+            params = callee.params[1:] if method and callee.params[:1] == ["self"] else callee.params
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            for index, arg in enumerate(positional):
+                if index < len(params):
+                    bound.append((callee, params[index], arg.value))
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in params:
+                    bound.append((callee, arg.keyword.value, arg.value))
+        return bound
+
+    def owner(self, scope: Scope, name: str) -> Scope:
+        """The scope a name (its root) belongs to, seen from ``scope``."""
+        root = name.split(".")[0]
+        if scope.node is None or (root in scope.locals and root not in scope.globals) or root == "self":
+            return scope
+        return self.module_scope
+
+    # -- device values -----------------------------------------------------------------
+
+    def is_device(self, scope: Scope, node: cst.CSTNode | None) -> bool:
+        """Does ``node`` evaluate to a device tensor?  (Once the device names are all
+        known, the answers are kept.)"""
+        if node is None:
+            return False
+        known = self.device_values
+        if known is not None:
+            key = (id(scope), id(node))
+            answer = known.get(key)
+            if answer is None:
+                answer = known[key] = self._is_device(scope, node)
+            return answer
+        return self._is_device(scope, node)
+
+    def _is_device(self, scope: Scope, node: cst.CSTNode) -> bool:
+        name = dotted(node)
+        if name is not None:
+            if name in self.owner(scope, name).device:
+                return True
+            if type(node) is cst.Attribute and node.attr.value in TENSOR_ATTRIBUTES:
+                return self.is_device(scope, node.value)
+            return False
+        if type(node) is cst.Attribute:  # (x.max(-1)).values
+            return node.attr.value in TENSOR_ATTRIBUTES and self.is_device(scope, node.value)
+        if type(node) is cst.Call:
+            return self.call_is_device(scope, node)
+        if type(node) is cst.Subscript:
+            return self.is_device(scope, node.value)
+        if type(node) is cst.BinaryOperation:
+            return self.is_device(scope, node.left) or self.is_device(scope, node.right)
+        if type(node) is cst.UnaryOperation:
+            return self.is_device(scope, node.expression)
+        if type(node) is cst.Comparison:
+            return not is_identity_test(node) and any(
+                self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
+            )
+        if type(node) in (cst.Tuple, cst.List):
+            return any(self.is_device(scope, e.value) for e in node.elements)
+        return False
+
+    def call_is_device(self, scope: Scope, call: cst.Call) -> bool:
+        method = method_name(call)
+        func = dotted(call.func)
+        if method in READ_METHODS or method in METADATA_METHODS or method in NOT_TENSORS:
+            return False
+        if type(call.func) is cst.Name and call.func.value in (*READ_BUILTINS, "len", "isinstance", "range", "print"):
+            return False
+        if method in ("to", "cuda"):
+            return method == "cuda" or names_a_device(arg_value(call, 0, "device"), self.walk) or self.is_device(
+                scope, receiver(call)
+            )
+        callees = self._callees(call)
+        if callees:  # the file's own function: what it returns, as settled so far (a flag,
+            # not a question about its returns: those may call it again)
+            return any(c.returns_device for c in callees)
+        if func is not None and self._is_model(func):
+            return True
+        keywords = call_args(call)[1]
+        if "device" in keywords and names_a_device(keywords["device"].value, self.walk):
+            return True
+        if type(call.func) is cst.Attribute and self.is_device(scope, call.func.value):
+            return True
+        # torch operations on device tensors give device tensors; what a function of
+        # another module returns is not known (it may take a model and return a number).
+        callee = self.walk.resolve(call.func) or ""
+        return callee.startswith("torch.") and any(self.is_device(scope, a.value) for a in call.args)
+
+    def _is_model(self, func: str) -> bool:
+        models = self.facts.training.models
+        last = func.rsplit(".", 1)[-1].lower()
+        return func in models or last in ("model", "net", "module") or "criterion" in last or "loss" in last
+
+    def _device_names(self) -> None:
+        scopes = [self.module_scope, *self.scopes.values()]
+        for site in self.loops.values():
+            node = site.node
+            if type(node) is cst.For and self.from_device_loader(node):
+                counters = set(_counters(node))
+                for element in _unpack(node.target):
+                    if (name := dotted(element)) is not None and name not in counters:
+                        site.scope.device.add(name)
+        for site in self.calls:
+            call = site.node
+            assert type(call) is cst.Call
+            if method_name(call) == "backward" and (name := dotted(receiver(call))) is not None:
+                if not name.endswith("accelerator"):
+                    self.owner(site.scope, name).device.add(name)
+        # Device sets only grow here, and is_device reads nothing else that changes: what
+        # was found a device value stays one, and is not asked again; what was not is asked
+        # again only once a device name it mentions has been added since (or, if it calls
+        # one of the file's functions, whose returns may have become device values, always).
+        found: set[tuple[int, int]] = set()  # (scope, value) by ids
+        clock = 0
+        added_at: dict[str, int] = {}  # a part of a device name -> when such a name was last added
+        asked_at: dict[tuple[int, int], int] = {}  # (scope, value) by ids -> when last asked
+
+        def add(scope: Scope, name: str) -> None:
+            nonlocal clock
+            if name not in scope.device:
+                scope.device.add(name)
+                clock += 1
+                for part in name.split("."):
+                    added_at[part] = clock
+
+        def ask(scope: Scope, value: cst.CSTNode) -> bool:
+            key = (id(scope), id(value))
+            if key in found:
+                return True
+            last = asked_at.get(key)
+            if last is not None:
+                mentioned = self._mentioned(value)
+                if mentioned is not None and all(added_at.get(n, 0) <= last for n in mentioned):
+                    return False  # nothing it reads became a device value since
+            asked_at[key] = clock
+            if self.is_device(scope, value):
+                found.add(key)
+                return True
+            return False
+
+        passed = [(site, self.params_for(site.node)) for site in self.calls]  # type: ignore[arg-type]
+        functions = [scope for scope in scopes if scope.returns]
+        while True:  # to a fixed point: each round that goes on adds a name or a flag (finite sets)
+            before = clock
+            for scope in functions:
+                if not scope.returns_device and any(ask(scope, r) for r in scope.returns):
+                    scope.returns_device = True
+                    clock += 1
+            for scope in scopes:
+                for targets, value, _, _ in scope.assignments:
+                    if ask(scope, value):
+                        for target in targets:
+                            add(self.owner(scope, target), target)
+                    elif reads_to_host(value):
+                        scope.host.update(targets)
+            for site, bound in passed:
+                for callee, param, arg in bound:
+                    if ask(site.scope, arg):
+                        add(callee, param)
+            if clock == before:
+                break
+        models = self.facts.training.models
+        for scope in scopes:
+            scope.device -= scope.host | models  # a module moved to the device is not a tensor
+
+    def _mentioned(self, value: cst.CSTNode) -> set[str] | None:
+        """The names whose device values can make ``value`` one (``_value_names``: each
+        device name starts with one of them); None if it calls one of the file's functions,
+        whose returns may change (kept per expression: the fixed point asks again and again)."""
+        key = id(value)
+        if key not in self.mentioned:
+            calls_own = any(type(node) is cst.Call and self._callees(node) for node in walk(value))
+            self.mentioned[key] = None if calls_own else set(self._value_names(value))
+        return self.mentioned[key]
+
+    def from_device_loader(self, loop: cst.For) -> bool:
+        if self._loaders is None:  # found once: the assignments are all known when the walk is over
+            self._loaders = {
+                name
+                for scope in [self.module_scope, *self.scopes.values()]
+                for targets, value, _, _ in scope.assignments
+                if type(value) is cst.Call and is_device_loader(value, self.walk.resolve(value.func))
+                for name in targets
+            }
+        loaders = self._loaders
+        return any(
+            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
+            for sub in walk(loop.iter)
+        )
+
+    # -- per-step Python integers ---------------------------------------------------------
+
+    def find_varying(self, reading_loops: set[cst.CSTNode]) -> None:
+        """Python integers that change every step: counters of loops that run a graph per
+        iteration (training loops, and ``reading_loops``: loops that read a value each
+        iteration), what is computed from them, and parameters that receive them."""
+        stepping = set(self.facts.training.all_loops) | set(self.facts.training.loops)
+        stepping.update(reading_loops)
+        for site in self.loops.values():
+            if site.node in stepping and type(site.node) is cst.For:
+                site.scope.varying.update(_counters(site.node))
+        scopes = [self.module_scope, *self.scopes.values()]
+        for scope in scopes:
+            for targets, value, loops, augmented in scope.assignments:
+                if augmented and any(l in stepping for l in loops) and not self.is_device(scope, value):
+                    scope.varying.update(targets)
+        for _ in range(6):
+            before = sum(len(s.varying) for s in scopes)
+            for scope in scopes:
+                for targets, value, _, augmented in scope.assignments:
+                    if not augmented and self.varying_in(scope, value) and not self.is_device(scope, value):
+                        scope.varying.update(t for t in targets if "." not in t)
+            for site in self.calls:
+                if not site.loops and site.scope.node is None:
+                    continue
+                for callee, param, arg in self.params_for(site.node):  # type: ignore[arg-type]
+                    if self.varying_in(site.scope, arg) and not self.is_device(site.scope, arg):
+                        callee.varying.add(param)
+            if sum(len(s.varying) for s in scopes) == before:
+                break
+
+    def varying_in(self, scope: Scope, node: cst.CSTNode) -> str | None:
+        """The per-step name an index or argument uses (``len(x)`` is not one)."""
+        return next((n for n in self._value_names(node) if n in self.owner(scope, n).varying), None)
+
+    def _value_names(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """The names an expression reads, outside ``len()`` and attribute names; cached,
+        as the fixed-point loops ask again and again (walking LibCST children is slow)."""
+        names = self.value_names.get(id(node))
+        if names is None:
+            found: list[str] = []
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if type(current) is cst.Call and dotted(current.func) == "len":
+                    continue
+                if type(current) is cst.Attribute:
+                    stack.append(current.value)
+                elif type(current) is cst.Name:
+                    found.append(current.value)
+                else:
+                    stack.extend(children(current))
+            names = self.value_names[id(node)] = tuple(found)
+        return names
+
+
+def is_logging(call: cst.Call, walk_: Walk) -> bool:
+    """A call that only reports values (print, a logger, a progress bar, a metrics writer)."""
+    func = call.func
+    if type(func) is cst.Name:
+        return func.value == "print" and walk_.resolve(func) is None
+    if walk_.resolve(func) in LOGGING_FUNCTIONS:
+        return True
+    method = method_name(call) or ""
+    owner = (dotted(receiver(call)) or "").rsplit(".", 1)[-1].lower()
+    return (
+        (method in LOGGER_METHODS and "log" in owner)
+        or (method == "print" and "accelerator" in owner)
+        or method in PROGRESS_METHODS
+        or method in WRITER_METHODS
+        or (method == "write" and any(w in owner for w in ("tqdm", "bar")))
+    )
+
+
+def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if type(target) in (cst.Tuple, cst.List):
+        return [e for element in target.elements for e in _unpack(element.value)]
+    if type(target) is cst.StarredElement:
+        return _unpack(target.value)
+    return [target]
+
+
+def _counters(loop: cst.For) -> list[str]:
+    """The integer loop variables: ``for i in range(...)``, ``for i, x in enumerate(...)``."""
+    iterator, target = loop.iter, loop.target
+    if type(iterator) is not cst.Call:
+        return []
+    func = dotted(iterator.func)
+    if func == "range":
+        return [n for n in names_in(target)]
+    if func == "enumerate" and type(target) is cst.Tuple and len(target.elements) == 2:
+        counters = [n for n in names_in(target.elements[0].value)]
+        inner = iterator.args[0].value if iterator.args else None
+        if type(inner) is cst.Call and dotted(inner.func) == "range":
+            counters.extend(names_in(target.elements[1].value))
+        return counters
+    return []
+
+
+def reads_to_host(node: cst.CSTNode) -> bool:
+    """The expression's value comes from a host read (``loss.item()``, ``float(t)``)."""
+    if type(node) is cst.Call:
+        if method_name(node) in READ_METHODS:
+            return True
+        return type(node.func) is cst.Name and node.func.value in READ_BUILTINS
+    return False
+
+
+def names_a_device(node: cst.CSTNode | None, walk_: Walk) -> bool:
+    if node is None:
+        return False
+    name = dotted(node)
+    if name is not None:
+        return is_device_name(name)
+    text = string_value(node)
+    if text is not None:
+        return text.split(":")[0] in ("cuda", "xla")
+    return type(node) is cst.Call and (walk_.resolve(node.func) in spellings("device") or (
+        walk_.resolve(node.func) == "torch.device"
+    ))
+
+
+def is_identity_test(node: cst.Comparison) -> bool:
+    """``x is None``, ``k in d``: Python-level tests, not tensor comparisons."""
+    return any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons)

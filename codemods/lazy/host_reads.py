@@ -1,0 +1,187 @@
+"""Host reads: where a training loop reads a device value to the host (``loss.item()``,
+``print(loss)``, ``float(t)``, ``if loss > best:``), which runs the pending graph right
+there, an extra execution per step; the logging statements whose reads can move into
+``xm.add_step_closure``.
+
+An evaluation loop that reads a value every iteration needs no barrier, unless it
+carries device state across iterations (an RNN's hidden state): the read materializes
+only what it reads, and the carried graph keeps growing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
+from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
+
+ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
+
+ReadKind = Literal["logging", "control", "accumulation", "value"]
+
+
+@dataclass(frozen=True)
+class HostRead:
+    """A read of a device value to the host inside a training loop."""
+
+    kind: ReadKind
+    # What the closure receives instead (evaluated now): the receiver of ``t.item()``,
+    # or the device expression itself for ``print(t)``, ``f"{t}"``, ``float(t)``.
+    value: cst.BaseExpression
+
+
+@dataclass(frozen=True)
+class StepClosure:
+    """A logging statement to run in ``xm.add_step_closure``: its reads, in order."""
+
+    reads: tuple[cst.CSTNode, ...]
+    loop: cst.CSTNode
+    blocked: str | None = None  # why it cannot be moved (None: it can)
+
+
+@dataclass
+class HostReadFacts:
+    # Reads of device values to the host inside training loops.
+    reads: dict[cst.CSTNode, HostRead] = field(default_factory=dict)
+    # Implicit reads: tests on a device value (``if loss < best:``, ``while t.sum() > 0``).
+    device_tests: set[cst.CSTNode] = field(default_factory=set)
+    # Logging statements (cst.Expr) whose reads move into a step closure.
+    step_closures: dict[cst.Expr, StepClosure] = field(default_factory=dict)
+    # Evaluation loops that carry device state across iterations: loop -> the names.
+    carried_state: dict[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
+
+
+class HostReadAnalysis(Analysis):
+    """Reads of device values to the host (from the flow's device values)."""
+
+    name = "host_reads"
+    reads = ("lazy_flow", "huggingface", "lightning", "training")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.host_reads
+        self.flow = walk.analysis(FlowAnalysis)
+        # Every read of a device value to the host (in any loop), by node.
+        self.found: dict[cst.CSTNode, Site] = {}
+
+    @property
+    def reading_loops(self) -> set[cst.CSTNode]:
+        """The innermost loops of the reads: each of their iterations runs a graph."""
+        return {site.loops[-1] for site in self.found.values() if site.loops}
+
+    def finish(self) -> None:
+        self.found = self._host_reads()
+        self._carried_state(self.found)
+
+    def _host_reads(self) -> dict[cst.CSTNode, Site]:
+        """Every read of a device value to the host (in any loop), by node."""
+        reads: dict[cst.CSTNode, Site] = {}
+        values: dict[cst.CSTNode, cst.BaseExpression] = {}
+        for site in self.flow.calls:
+            call = site.node
+            assert type(call) is cst.Call
+            method = method_name(call)
+            target = receiver(call)
+            if method in READ_METHODS and target is not None:
+                if type(target) is cst.Call and method_name(target) in READ_METHODS:
+                    continue  # t.cpu().numpy(): the read is the .cpu()
+                known_host = (dotted(target) or "") in self.flow.owner(site.scope, dotted(target) or "x").host
+                device = self.flow.is_device(site.scope, target)
+                if device or (method in ("item", "tolist") and not known_host):
+                    reads[call], values[call] = site, target
+            elif (
+                type(call.func) is cst.Name
+                and call.func.value in READ_BUILTINS
+                and self.walk.resolve(call.func) is None
+                and len(call.args) == 1
+                and self.flow.is_device(site.scope, call.args[0].value)
+            ):
+                reads[call], values[call] = site, call.args[0].value
+        for site in self.flow.implicit:
+            if self.flow.is_device(site.scope, site.node) and not reads_to_host(site.node):
+                reads[site.node], values[site.node] = site, site.node  # type: ignore[index]
+        training = self.facts.training.all_loops
+        reads = {node: site for node, site in reads.items() if not site.in_lambda}
+        for node, site in reads.items():
+            loop = next((l for l in reversed(site.loops) if l in training), None)
+            if loop is None:
+                continue
+            kind = self._kind(site)
+            self.part.reads[node] = HostRead(kind, values[node])
+            if kind == "logging":
+                self._step_closure(site, node, loop)
+        for site in self.flow.tests:
+            if any(l in training for l in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
+                self.part.device_tests.add(site.node)
+        return reads
+
+    def _kind(self, site: Site) -> ReadKind:
+        statement = site.statement
+        if site.in_test:
+            return "control"
+        if type(statement) is cst.AugAssign:
+            return "accumulation"
+        if type(statement) is cst.Expr and type(statement.value) is cst.Call:
+            call = statement.value
+            if is_logging(call, self.walk):
+                return "logging"
+            if method_name(call) in ACCUMULATING_METHODS:
+                return "accumulation"
+        return "value"
+
+    def _step_closure(self, site: Site, read: cst.CSTNode, loop: cst.CSTNode) -> None:
+        statement = site.statement
+        assert type(statement) is cst.Expr
+        previous = self.part.step_closures.get(statement)
+        reason = previous.blocked if previous else None
+        if site.nested:
+            reason = "it reads inside a comprehension"
+        elif any(type(n) is cst.FormattedStringExpression and n.equal is not None for n in walk(statement)):
+            reason = "an f-string `=` prints the expression's own text"
+        elif self.facts.huggingface.accelerators:
+            reason = "this Accelerate script stays free of torch_xla calls"
+        elif self.facts.lightning.drives_training:
+            reason = "Lightning places the step barriers of this loop"
+        elif loop not in self.facts.training.loops and (barriers := [b for b in self.flow.barriers if loop in b.loops]):
+            if not any(b.order > site.order and b.loops[-1] is loop and not b.conditional for b in barriers):
+                reason = "no step barrier follows it in the iteration"
+        reads = (*previous.reads, read) if previous else (read,)
+        self.part.step_closures[statement] = StepClosure(reads, loop, reason)
+
+    def _tests_device_value(self, scope: Scope, test: cst.BaseExpression) -> bool:
+        """A test whose truth value comes from a device tensor (``if loss < best:``,
+        ``while t.sum() > 0``): Python calls bool() on it, which reads it."""
+        if type(test) is cst.BooleanOperation:
+            return self._tests_device_value(scope, test.left) or self._tests_device_value(scope, test.right)
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return self._tests_device_value(scope, test.expression)
+        return self.flow.is_device(scope, test)
+
+    def _carried_state(self, reads: dict[cst.CSTNode, Site]) -> None:
+        reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
+        training = self.facts.training
+        barriered = {l for b in self.flow.barriers for l in b.loops}
+        for loop in reading_loops:
+            if loop in training.all_loops or loop in training.loops or loop in barriered:
+                continue
+            if type(loop) is cst.For and self.flow.from_device_loader(loop):
+                continue
+            scope = self.flow.loops[loop].scope
+            rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
+            carried: list[str] = []
+            for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides
+                if not loops or loops[-1] is not loop:
+                    continue
+                used = set(names_in(value))
+                for target in targets:
+                    if target in rebound:
+                        continue
+                    rebound.add(target)
+                    if target in used and target in self.flow.owner(scope, target).device:
+                        carried.append(target)
+            if carried:
+                self.part.carried_state[loop] = tuple(carried)

@@ -1,0 +1,323 @@
+"""Recompilation sources: what makes each step a *different* graph.  A device tensor
+sliced with the loop's Python offset (the offset is baked into the graph), a per-step
+Python number used as a shape or static argument (``x.view(n, -1)``,
+``torch.arange(n)``), operations whose output shape depends on the data (``nonzero``,
+``masked_select``, boolean masks, ``unique``), a short last batch.  Plain arithmetic
+with Python numbers (``loss * scale``, a learning rate) is not one: torch_xla 2.x passes
+such scalars as device data (only 0 and 1 are specialised), measured in the executed
+tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
+from codemods.lazy.flow import FlowAnalysis, Scope, Site, is_identity_test, names_a_device
+from codemods.lazy.host_reads import HostReadAnalysis
+
+# Operations whose output shape depends on the values of their input.
+DYNAMIC_SHAPE_METHODS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
+DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{m}" for m in DYNAMIC_SHAPE_METHODS)
+# Operations whose integer arguments are compiled into the graph (shapes, offsets,
+# counts, exponents): a Python number that changes every step makes every step a new graph.
+STATIC_ARGUMENT_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "roll", "topk", "kthvalue",
+                                     "unfold", "new_zeros", "new_ones", "new_empty", "new_full", "split", "chunk",
+                                     "tile", "pow", "select"})
+STATIC_ARGUMENT_FUNCTIONS = frozenset(f"torch.{f}" for f in ("arange", "zeros", "ones", "empty", "full", "rand", "randn",
+                                                             "randint", "linspace", "eye", "roll", "narrow", "topk"))
+
+
+@dataclass(frozen=True)
+class SlicedData:
+    """A device tensor sliced with a per-step Python integer."""
+
+    name: str
+    varying: bool  # the slice changes every step (the others only move with their data)
+    device: cst.BaseExpression | None  # fix: slice on the host, then move to this device
+    reason: str = ""  # why it is not fixed
+
+
+@dataclass
+class RecompilationFacts:
+    # Subscripts of device-resident data with a per-step index (and, where the data is
+    # kept on the host instead, every other subscript of it), and the moves that made
+    # it device-resident: ``x.to(device)`` -> ``x``.
+    sliced_data: dict[cst.Subscript, SlicedData] = field(default_factory=dict)
+    host_data_moves: dict[cst.Call, str] = field(default_factory=dict)
+    # Per-step Python numbers in shapes and static arguments: node -> the number's name.
+    static_arguments: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Data-dependent output shapes: node -> the operation.
+    dynamic_shapes: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # DataLoaders that feed a training loop and keep a short last batch.
+    short_last_batch: set[cst.Call] = field(default_factory=set)
+
+
+@dataclass
+class _Origin:
+    """Where a tensor became device-resident: ``name`` holds it, ``moves`` put it there."""
+
+    name: str
+    moves: list[cst.Call]
+    device: cst.BaseExpression
+    scope: Scope  # where ``device`` is evaluated
+
+
+class _Groups:
+    """Names that hold the same data (an origin and the parameters it is passed to),
+    joined with union-find; keys are (id of the scope, name)."""
+
+    def __init__(self, origins: dict[tuple[int, str], _Origin]) -> None:
+        self.origins = origins
+        self.parent: dict[tuple[int, str], tuple[int, str]] = {key: key for key in origins}
+
+    def find(self, key: tuple[int, str]) -> tuple[int, str] | None:
+        if key not in self.parent:
+            return None
+        while self.parent[key] != key:
+            key = self.parent[key]
+        return key
+
+    def join(self, source: tuple[int, str], member: tuple[int, str]) -> bool:
+        """``member`` receives ``source``'s data; True if that is news."""
+        root = self.find(source)
+        if root is None:
+            return False
+        if member not in self.parent:
+            self.parent[member] = root
+            return True
+        other = self.find(member)
+        if other != root:
+            self.parent[other] = root  # type: ignore[index]
+            return True
+        return False
+
+    def origins_of(self, root: tuple[int, str]) -> list[_Origin]:
+        return [origin for key, origin in self.origins.items() if self.find(key) == root]
+
+
+class RecompilationSourceAnalysis(Analysis):
+    """Recompilation sources among the flow's device values and per-step integers."""
+
+    name = "recompilation"
+    reads = ("lazy_flow", "host_reads", "training")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.recompilation
+        self.flow = walk.analysis(FlowAnalysis)
+
+    def finish(self) -> None:
+        self.flow.find_varying(self.walk.analysis(HostReadAnalysis).reading_loops)
+        self._sliced_data()
+        self._static_arguments()
+        self._dynamic_shapes()
+        self._short_last_batches()
+
+    def _sliced_data(self) -> None:
+        """Device-resident data sliced with a per-step integer.  Fixed where the file
+        builds the data: it stays on the host and each slice moves to the device."""
+        origins = self._data_origins()
+        groups = _Groups(origins)
+        for _ in range(6):  # parameters that receive the data join its group
+            grew = False
+            for site in self.flow.calls:
+                for callee, param, arg in self.flow.params_for(site.node):  # type: ignore[arg-type]
+                    name = dotted(arg)
+                    if type(arg) is cst.Name and name is not None:
+                        grew = groups.join((id(self.flow.owner(site.scope, name)), name), (id(callee), param)) or grew
+            if not grew:
+                break
+        problems: dict[tuple[int, str], str] = {}
+        for node, scope in self.flow.names if origins else ():  # every use: a slice, metadata, or a hand-over
+            name = node.value
+            key = groups.find((id(self.flow.owner(scope, name)), name))
+            if key is None or id(node) in self.flow.safe_uses:
+                continue
+            passed = self.flow.passed.get(id(node))
+            if passed is not None and any(
+                groups.find((id(c), p)) == key for c, p, a in self.flow.params_for(passed[0]) if a is node
+            ):
+                continue
+            problems.setdefault(key, f"`{name}` is also used whole, on the device")
+        sliced: dict[tuple[int, str], list[tuple[Site, str | None]]] = {}
+        for site in self.flow.subscripts:
+            subscript = site.node
+            assert type(subscript) is cst.Subscript
+            name = dotted(subscript.value)
+            if type(subscript.value) is not cst.Name or name is None:
+                continue
+            varying = self.flow.varying_in(site.scope, subscript.slice[0]) if subscript.slice else None
+            key = groups.find((id(self.flow.owner(site.scope, name)), name))
+            if key is None:
+                if varying and not site.scope.is_forward and self.flow.is_device(site.scope, subscript.value):
+                    self.part.sliced_data[subscript] = SlicedData(name, True, None, "the data is not built in this file")
+                continue
+            sliced.setdefault(key, []).append((site, varying))
+            if id(subscript) in self.flow.store_subscripts:
+                problems.setdefault(key, f"`{name}` is written to")
+        for key, sites in sliced.items():
+            if not any(varying for _, varying in sites):
+                continue
+            members = groups.origins_of(key)
+            device = members[0].device
+            problem = problems.get(key) or self._device_problem(members, [site for site, _ in sites])
+            for site, varying in sites:
+                self.part.sliced_data[site.node] = SlicedData(  # type: ignore[index]
+                    site.node.value.value, bool(varying), None if problem else device, problem or ""  # type: ignore[attr-defined]
+                )
+            if problem is None:
+                names = ", ".join(sorted({origin.name for origin in members}))
+                for origin in members:
+                    for move in origin.moves:
+                        self.part.host_data_moves[move] = names
+
+    @staticmethod
+    def _device_problem(origins: list[_Origin], sites: list[Site]) -> str | None:
+        """Why the device the data went to cannot name each slice's device (None: it can)."""
+        codes = {dotted(o.device) for o in origins}
+        if len(codes) != 1 or None in codes:
+            return "its device is not one plain name"
+        root = codes.pop().split(".")[0]  # type: ignore[union-attr]
+        for origin in origins:
+            for site in sites:
+                if site.scope is origin.scope:
+                    continue
+                if root in site.scope.locals or (origin.scope.node is not None and root in origin.scope.locals):
+                    return f"`{root}` is not visible where the data is sliced"
+        return None
+
+    def _data_origins(self) -> dict[tuple[int, str], _Origin]:
+        """Tensors moved to the device once, outside loops: ``x = data.to(device)``, or
+        ``x = batchify(...)`` where every return of ``batchify`` is ``data.to(device)``."""
+        returns_moved: dict[str, tuple[list[cst.Call], Scope]] = {}
+        for name, scopes in self.flow.functions.items():
+            scope = scopes[0]
+            if len(scopes) == 1 and scope.returns and all(self._is_data_move(scope, r) for r in scope.returns):
+                returns_moved[name] = (scope.returns, scope)  # type: ignore[assignment]
+        assigned: dict[tuple[int, str], int] = {}
+        for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
+            for targets, _, _, _ in scope.assignments:
+                for target in targets:
+                    assigned[(id(scope), target)] = assigned.get((id(scope), target), 0) + 1
+        origins: dict[tuple[int, str], _Origin] = {}
+        for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
+            for targets, value, loops, augmented in scope.assignments:
+                key = (id(scope), targets[0]) if len(targets) == 1 else None
+                if key is None or loops or augmented or "." in targets[0] or assigned[key] != 1:
+                    continue  # a name assigned more than once is not one tensor
+                if self._is_data_move(scope, value):
+                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type]
+                elif type(value) is cst.Call and (dotted(value.func) or "") in returns_moved:
+                    moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]
+                    origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]
+        return origins
+
+    def _is_data_move(self, scope: Scope, value: cst.BaseExpression) -> bool:
+        """``tensor.to(device)``: not a module, a dtype cast, or a chain of other calls."""
+        if type(value) is not cst.Call or method_name(value) != "to" or len(value.args) != 1:
+            return False
+        source = receiver(value)
+        if source is None or (dotted(source) or "") in self.facts.training.models:
+            return False
+        if type(source) is cst.Call and (self.walk.resolve(source.func) or "").startswith("torch.nn."):
+            return False
+        return names_a_device(arg_value(value, 0, "device"), self.walk)
+
+    def _static_arguments(self) -> None:
+        for site in self.flow.calls:
+            call = site.node
+            assert type(call) is cst.Call
+            method = method_name(call)
+            callee = self.walk.resolve(call.func)
+            if method in STATIC_ARGUMENT_METHODS and self.flow.is_device(site.scope, receiver(call)):
+                arguments = [a.value for a in call.args]
+            elif callee in STATIC_ARGUMENT_FUNCTIONS and self.flow.call_is_device(site.scope, call):
+                arguments = [a.value for a in call.args if a.keyword is None or a.keyword.value not in ("device", "dtype")]
+            else:
+                continue
+            for argument in arguments:
+                if self.flow.is_device(site.scope, argument):
+                    continue
+                if (name := self.flow.varying_in(site.scope, argument)) is not None:
+                    self.part.static_arguments[call] = name
+                    break
+        for site in self.flow.powers:
+            power = site.node
+            assert type(power) is cst.BinaryOperation
+            if self.flow.is_device(site.scope, power.left) and not self.flow.is_device(site.scope, power.right):
+                if (name := self.flow.varying_in(site.scope, power.right)) is not None:
+                    self.part.static_arguments[power] = name
+
+    def _dynamic_shapes(self) -> None:
+        for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
+            for targets, value, _, _ in scope.assignments:
+                if _is_mask(value, scope.masks) and self.flow.is_device(scope, value):
+                    scope.masks.update(targets)
+        for site in self.flow.calls:
+            call = site.node
+            assert type(call) is cst.Call
+            if not (site.loops or site.scope.is_forward):
+                continue
+            method = method_name(call)
+            callee = self.walk.resolve(call.func)
+            if method in DYNAMIC_SHAPE_METHODS and self.flow.is_device(site.scope, receiver(call)):
+                self.part.dynamic_shapes[call] = f".{method}()"
+            elif callee in DYNAMIC_SHAPE_FUNCTIONS and call.args and self.flow.is_device(site.scope, call.args[0].value):
+                self.part.dynamic_shapes[call] = f"{callee}()"
+            elif callee == "torch.where" and len(call.args) == 1 and self.flow.is_device(site.scope, call.args[0].value):
+                self.part.dynamic_shapes[call] = "torch.where(condition)"
+        for site in self.flow.subscripts:
+            subscript = site.node
+            assert type(subscript) is cst.Subscript
+            if not (site.loops or site.scope.is_forward) or id(subscript) in self.flow.store_subscripts:
+                continue
+            if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
+                continue
+            index = subscript.slice[0].slice.value
+            masks = self.flow.owner(site.scope, dotted(index) or "x").masks
+            is_mask = (dotted(index) in masks) or (_is_mask(index, masks) and self.flow.is_device(site.scope, index))
+            if is_mask and self.flow.is_device(site.scope, subscript.value):
+                self.part.dynamic_shapes[subscript] = "boolean-mask indexing"
+
+    def _short_last_batches(self) -> None:
+        loaders: dict[str, list[cst.Call]] = {}
+        for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
+            for targets, value, _, _ in scope.assignments:
+                if type(value) is cst.Call and self.walk.resolve(value.func) in apis.DATA_LOADERS:
+                    for target in targets:
+                        loaders.setdefault(target, []).append(value)
+        for loop in self.facts.training.all_loops:
+            if type(loop) is not cst.For:
+                continue
+            source: cst.BaseExpression = loop.iter
+            while type(source) is cst.Call and source.args and not (
+                self.walk.resolve(source.func) in apis.DATA_LOADERS
+            ):
+                source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
+            calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
+            for call in calls:
+                keywords = call_args(call)[1]  # type: ignore[arg-type]
+                drop = keywords.get("drop_last")
+                if "batch_sampler" in keywords or (drop is not None and not is_false(drop.value)):
+                    continue
+                batch = keywords.get("batch_size")
+                if batch is not None and (batch.value.value if type(batch.value) is cst.Integer else "") == "1":
+                    continue
+                self.part.short_last_batch.add(call)  # type: ignore[arg-type]
+
+
+def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:
+    if type(node) is cst.Comparison:
+        return not is_identity_test(node)
+    if type(node) is cst.Call and method_name(node) == "bool":
+        return True
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
+        return _is_mask(node.expression, masks) or dotted(node.expression) in masks
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr):
+        return any(_is_mask(side, masks) or dotted(side) in masks for side in (node.left, node.right))
+    return False

@@ -1,0 +1,82 @@
+"""DataLoaders: which names hold a DataLoader the file builds (assigned one, the result of
+a function of the file that returns one, or handed on: ``self.train_data = train_data``),
+for the training analysis (is this loop's iterable a loader?) and the distributed
+samplers (which ``DataLoader(...)`` feeds this training loop?)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
+
+
+@dataclass
+class LoaderFacts:
+    # Names (and attributes) that hold a DataLoader of this file, however they are called.
+    names: set[str] = field(default_factory=set)
+
+
+class LoaderAnalysis(Analysis):
+    name = "loaders"
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.loaders
+        self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # dotted target -> values
+        self.calls: dict[str, cst.Call] = {}  # dotted target -> DataLoader(...)
+        self.returned: dict[str, cst.Call] = {}  # function -> the DataLoader it returns
+        self.made: set[cst.Call] = set()  # every DataLoader(...) of the file
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for name, value in assigned_values(node):
+            self._assignment(name, value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for name, value in assigned_values(node):
+            self._assignment(name, value)
+
+    def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned[name].append(value)
+        core = value
+        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
+            core = receiver(core)  # type: ignore[assignment]
+        if type(core) is cst.Call and self.walk.resolve(core.func) in apis.DATA_LOADERS:
+            self.calls[name] = core
+
+    def visit_Return(self, node: cst.Return) -> None:
+        value = node.value
+        if type(value) is cst.Call and self.walk.resolve(value.func) in apis.DATA_LOADERS and self.walk.scopes:
+            self.returned[self.walk.scopes[-1]] = value
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.walk.resolve(node.func) in apis.DATA_LOADERS:
+            self.made.add(node)
+
+    def finish(self) -> None:
+        loaders = self.calls
+        grew = True
+        while grew:
+            grew = False
+            for name, values in self.assigned.items():
+                if name in loaders:
+                    continue
+                for value in values:
+                    found = None
+                    if type(value) is cst.Call and type(value.func) is cst.Name:
+                        found = self.returned.get(value.func.value)
+                    elif (source := dotted(value)) is not None and source != name:
+                        found = loaders.get(source)
+                    if found is not None:
+                        loaders[name] = found
+                        grew = True
+                        break
+        self.part.names = set(loaders)
+
+    def call_of(self, name: str | None) -> cst.Call | None:
+        """The DataLoader(...) that the name holds, if the file shows it."""
+        return self.calls.get(name) if name is not None else None
