@@ -198,7 +198,7 @@ class RankAnalysis(Analysis):
             self.rank_reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
         elif callee in XLA_RANK_READS:
             self.xla_rank_reads = True  # already-ported code reads its rank as the original did
-        elif callee == "torch.cuda.device_count" and not node.args:
+        elif callee in apis.DEVICE_COUNTS and not node.args:
             self.count_calls.append((node, owner, self._assigned_name(node)))
         elif callee in SAVES:
             self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
@@ -271,7 +271,7 @@ class RankAnalysis(Analysis):
         counts = {name for _, _, name in self.count_calls if name is not None}
         for name, values in self.assigned.items():
             for value in values:
-                if any(type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count" for n in walk(value)):
+                if any(type(n) is cst.Call and self.walk.resolve(n.func) in apis.DEVICE_COUNTS for n in walk(value)):
                     counts.add(name)
         grew = True
         while grew:

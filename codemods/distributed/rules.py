@@ -288,6 +288,41 @@ XLA_RANKS = Rule(
             note="guarded-or-logged-count",
             findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
         ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(gpu, ngpus_per_node, args):
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                if device.type == "cuda":
+                    ngpus_per_node = torch.accelerator.device_count()
+                else:
+                    ngpus_per_node = 1
+                mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def worker(gpu, ngpus_per_node, args):
+                ngpus_per_node = xr.local_process_count()
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                if device.type == "cuda":
+                    ngpus_per_node = torch.accelerator.device_count()
+                else:
+                    ngpus_per_node = 1
+                torch_xla.launch(worker, args=(ngpus_per_node, args))
+            """,
+            note="accelerator-count-on-one-branch",
+            alias=True,
+            findings=(Expected(5, 1, "`ngpus_per_node` read from the XLA runtime when `worker` starts"),),
+        ),
     ),
 )
 
