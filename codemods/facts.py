@@ -27,6 +27,8 @@ from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
 from codemods.distributed.analysis import DistributedAnalysis, DistributedFacts
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
+from codemods.engine.nodes import subtrees_kept
+from codemods.engine.walk import Analysis, Walk
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.imports.analysis import ImportAnalysis, ImportFacts, import_anchor
@@ -35,8 +37,6 @@ from codemods.lightning.analysis import LightningAnalysis, LightningFacts
 from codemods.project.analysis import ProjectAnalysis, ProjectFacts
 from codemods.project.summarise import ImportContext
 from codemods.training.analysis import TrainingAnalysis, TrainingFacts
-from codemods.engine.walk import Analysis, Walk
-from codemods.engine.nodes import subtrees_kept
 
 __all__ = ["Facts", "analyse"]
 

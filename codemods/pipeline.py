@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.files import is_dockerfile, is_notebook
 from codemods.engine.report import CellChange, Finding
-from codemods.rules import RuleSelection
+from codemods.files import is_dockerfile, is_notebook
 from codemods.project.summary import ImportContext, ModuleSummary
+from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in
@@ -187,9 +187,9 @@ def needs_parsing(raw: bytes) -> bool:
 def load_parser() -> None:
     """Loads LibCST and what is built on it (as _convert does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
+    import codemods.concerns
+    import codemods.engine.roundtrip
     import codemods.facts  # noqa: F401
-    import codemods.concerns  # noqa: F401
-    import codemods.engine.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
@@ -242,12 +242,12 @@ def _convert(
 ) -> Conversion:
     import libcst as cst
 
-    from codemods.facts import analyse
-    from codemods.project.summarise import summarise
-    from codemods.engine.positions import code_reusing
     from codemods.concerns import concerns_for
+    from codemods.engine.positions import code_reusing
     from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.roundtrip import NotReproduced, parse_exactly
+    from codemods.facts import analyse
+    from codemods.project.summarise import summarise
 
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
@@ -336,8 +336,8 @@ def _check_dockerfile(
     source: Source, raw: bytes, filename: str, selection: RuleSelection, max_bytes: int | None
 ) -> Conversion:
     """A Dockerfile: checked (SM3), never rewritten."""
-    from codemods.containers.dockerfile import DockerfileSyntaxError
     from codemods.containers.check import check_dockerfile
+    from codemods.containers.dockerfile import DockerfileSyntaxError
 
     if _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])

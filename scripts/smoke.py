@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.json is not None:  # as the results come: a long run stopped early keeps them
                 args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     timed = sorted(((f.seconds, Path(r.folder).name, r.target, f.path) for r in results for f in r.files), reverse=True)
-    print(f"\nslowest files (convert, one process):")
+    print("\nslowest files (convert, one process):")
     for seconds, name, target, path in timed[: args.slowest]:
         print(f"  {seconds * 1000:8.0f} ms  {name}/{path} [{target}]")
     files = {(r.folder, f.path) for r in results for f in r.files}

@@ -17,8 +17,8 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.analysis import AutocastCall, ScalerCall
-from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
+from codemods.engine.rewriter import Concern
 from codemods.targets import Api
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern
 from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
 from codemods.engine.nodes import arg_value, quoted_like, with_keyword
+from codemods.engine.rewriter import Concern
 
 
 class CheckpointRewrite(Concern):

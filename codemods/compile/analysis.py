@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.huggingface.analysis import TRAINING_ARGUMENTS
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.walk import Analysis, Walk
+from codemods.huggingface.analysis import TRAINING_ARGUMENTS
 
 # The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
 _MODEL_WORDS = ("model", "net", "module")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.rewriter import Concern, Context
 from codemods.engine.nodes import quoted_like, string_value, walk, with_keyword, without_args
+from codemods.engine.rewriter import Concern, Context
 
 COMPILE = "XLA721"
 INDUCTOR_OPTIONS = "XLA722"

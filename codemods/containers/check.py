@@ -24,8 +24,8 @@ from pathlib import PurePosixPath
 import libcst as cst
 
 from codemods.containers.dockerfile import DockerfileFacts, Instruction, Stage, normalize_destination, parse, unquote
-from codemods.launcher.analysis import Constant, Estimator, Value
 from codemods.engine.report import FileReport, Finding
+from codemods.launcher.analysis import Constant, Estimator, Value
 
 RELEVANT = re.compile(r"sagemaker|smdistributed|amazonaws\.com|deep-learning-containers", re.IGNORECASE)
 SUBMIT_DIRECTORY = "SAGEMAKER_SUBMIT_DIRECTORY"

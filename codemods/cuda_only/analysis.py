@@ -11,8 +11,8 @@ import libcst as cst
 from codemods import apis
 from codemods.amp.analysis import _optimizer_class
 from codemods.distributed.analysis import TORCH_SPAWN
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, string_value, walk
+from codemods.engine.walk import Analysis, Walk
 
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.

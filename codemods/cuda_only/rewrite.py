@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern, Context
 from codemods.engine.nodes import without_args
+from codemods.engine.rewriter import Concern, Context
 
 FUSED = "XLA212"
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"

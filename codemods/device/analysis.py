@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import (
     arg_value,
@@ -27,6 +26,7 @@ from codemods.engine.nodes import (
     string_value,
     walk,
 )
+from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import (
     arg_value,
     as_expression,
@@ -24,6 +23,7 @@ from codemods.engine.nodes import (
     walk,
     with_comma,
 )
+from codemods.engine.rewriter import Concern
 
 
 class DeviceRewrite(Concern):
@@ -435,7 +435,7 @@ class DeviceRewrite(Concern):
                 ("XLA104", "the accelerator check is False on XLA, where the XLA device is always present")
                 if statement in self.facts.device.cuda_asserts else ("XLA106", "one XLA device per process")
             )
-            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)
+            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)  # noqa: B023 - fix() calls it at once
             if done is None:
                 return updated
             self.ctx.imports.discard(statement)

@@ -22,10 +22,19 @@ import libcst as cst
 
 from codemods import apis
 from codemods.distributed.entry import is_main_guard
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import (
-    arg_value, call_args, dotted, fold_true, lone_call, method_name, names_in, receiver, string_value, walk,
+    arg_value,
+    call_args,
+    dotted,
+    fold_true,
+    lone_call,
+    method_name,
+    names_in,
+    receiver,
+    string_value,
+    walk,
 )
+from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
 
 Style = Literal["spawn", "main", "module", "launched"]

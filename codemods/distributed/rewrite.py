@@ -26,9 +26,19 @@ import libcst as cst
 from codemods import apis
 from codemods.distributed.analysis import PROCESS_GROUP_DROPPED, SamplerPlan
 from codemods.distributed.entry import ENTRY_FUNCTION
+from codemods.engine.nodes import (
+    KEYWORD_EQUAL,
+    lone_call,
+    parse_dotted,
+    quoted_like,
+    string_value,
+    walk,
+    with_comma,
+    with_keyword,
+    without_args,
+)
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context, NodeT
-from codemods.engine.nodes import KEYWORD_EQUAL, lone_call, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
 from codemods.targets import XMP, Api
 
 XMP_SPAWN = f"{XMP}.spawn"

@@ -90,7 +90,7 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
         message = _short_batch_message(loader, inputs)
         if message:
             add((loader.file, loader.line, ""), "XLD106", message)
-    for (frame, label), message in _host_reads(observation, judged, user_code).items():
+    for (frame, _label), message in _host_reads(observation, judged, user_code).items():
         add(frame, "XLD103", message)
 
     if crashed:

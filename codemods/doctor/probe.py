@@ -247,8 +247,8 @@ def main(argv: list[str]) -> int:
     options = parser.parse_args(argv)
     events = Events(options.events)
     try:
-        import torch_xla  # noqa: F401
-        import torch_xla.debug.metrics  # noqa: F401
+        import torch_xla
+        import torch_xla.debug.metrics
     except Exception as error:  # an ImportError, or an install that fails to load
         events.emit("unavailable", error=f"{type(error).__name__}: {error}", python=sys.executable)
         return UNAVAILABLE
@@ -280,7 +280,7 @@ def main(argv: list[str]) -> int:
                 "reason": "exit", "status": code if isinstance(code, int) else 1,
                 "message": "" if isinstance(code, int) else str(code), "frames": _frames(exit_),
             }
-    except BaseException as error:  # noqa: BLE001 - any crash of the script is reported, with its frames
+    except BaseException as error:  # any crash of the script is reported, with its frames
         outcome = {"reason": "crashed", "type": type(error).__name__, "message": str(error), "frames": _frames(error)}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from codemods.engine.report import Finding
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.engine.report import Finding
 from codemods.rules import RULES_BY_CODE, RuleSelection, matches
 from codemods.targets import DEFAULT_TARGET
 

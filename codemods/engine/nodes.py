@@ -270,7 +270,7 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
             ]
     lines.append("    return found")
     namespace: dict[str, object] = {"_is_node": _is_node}
-    exec("\n".join(lines), namespace)  # noqa: S102 - text made above from field names
+    exec("\n".join(lines), namespace)  # text made above from field names
     return namespace["read"]  # type: ignore[return-value]
 
 

@@ -16,11 +16,11 @@ from typing import TypeVar
 
 import libcst as cst
 
-from codemods.facts import Facts
 from codemods.engine.imports import ImportManager
-from codemods.engine.positions import code_of
-from codemods.rules import RuleSelection
 from codemods.engine.nodes import field_shapes, walk
+from codemods.engine.positions import code_of
+from codemods.facts import Facts
+from codemods.rules import RuleSelection
 from codemods.targets import Target
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)

@@ -28,9 +28,9 @@ from collections.abc import Iterator
 import libcst as cst
 
 from codemods import apis
-from codemods.fsdp.analysis import FsdpWrap
-from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import KEYWORD_EQUAL, call_args, dotted
+from codemods.engine.rewriter import Concern
+from codemods.fsdp.analysis import FsdpWrap
 from codemods.targets import Api
 
 # Arguments that only steer CUDA placement, streams and prefetching: nothing on XLA.

@@ -15,8 +15,8 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.walk import Analysis, Walk
 
 XLA_OPTIMIZER = "adamw_torch_xla"
 # The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
-from codemods.engine.rewriter import Concern, Context
 from codemods.engine.nodes import quoted_like, with_keyword
+from codemods.engine.rewriter import Concern, Context
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
 
 
 class HuggingFaceRewrite(Concern):

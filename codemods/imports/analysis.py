@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis
 from codemods.engine.imports import ImportTable
-from codemods.project.summary import outside_project
 from codemods.engine.nodes import dotted, names_in
+from codemods.engine.walk import Analysis
+from codemods.project.summary import outside_project
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern, without_statements
 from codemods.engine.nodes import children, dotted
+from codemods.engine.rewriter import Concern, without_statements
 
 
 def _imports_of(body: list[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
@@ -99,7 +99,7 @@ class ImportsRewrite(Concern):
                     continue
                 if not used:
                     line = line.with_changes(trailing_whitespace=_registers(key))
-            self.ctx.fix("XLA001", self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
+            self.ctx.fix("XLA001", self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)  # noqa: B023 - fix() calls it at once
             body.insert(insert_at, line)
             insert_at += 1
         return updated.with_changes(body=body)
@@ -130,7 +130,7 @@ class ImportsRewrite(Concern):
                         source,
                         f"removed unused import `{self.ctx.code(alias.name)}`"
                         + (f" as {self.ctx.code(alias.asname.name)}" if alias.asname else ""),
-                        lambda: alias,
+                        lambda: alias,  # noqa: B023 - fix() calls it at once
                     )
                     if done is None:
                         kept.append(alias)

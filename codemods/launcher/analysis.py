@@ -15,13 +15,12 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Union
 
 import libcst as cst
 
 from codemods.engine.imports import ImportTable
-from codemods.engine.positions import code_of
 from codemods.engine.nodes import dotted, walk
+from codemods.engine.positions import code_of
 
 # Estimator classes, by every qualified name they are imported under -> display name.
 ESTIMATORS: dict[str, str] = {
@@ -94,7 +93,7 @@ class Mapping:
         return entry.value if entry else None
 
 
-Value = Union[Unknown, Constant, Construct, Mapping]
+Value = Unknown | Constant | Construct | Mapping
 
 
 @dataclass(frozen=True)

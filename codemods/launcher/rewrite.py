@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from codemods.engine.positions import code_of
+from codemods.engine.rewriter import Concern, Context
 from codemods.launcher import instances
 from codemods.launcher.analysis import (
     SET_DEVICE,
@@ -33,8 +35,6 @@ from codemods.launcher.analysis import (
     Unknown,
     Value,
 )
-from codemods.engine.positions import code_of
-from codemods.engine.rewriter import Concern, Context
 
 _MCA_DEFAULT = re.compile(r"(?<!\S)--?mca\s+btl_vader_single_copy_mechanism\s+(\S+)")
 EFA_FLAGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
@@ -83,7 +83,7 @@ class LauncherRewrite(Concern):
     def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         for edit in self.edits.get(id(original), ()):
             current = updated
-            new = self.ctx.fix(edit.rule, original, edit.message, lambda: edit.build(current), result=edit.anchor)
+            new = self.ctx.fix(edit.rule, original, edit.message, lambda: edit.build(current), result=edit.anchor)  # noqa: B023 - fix() calls it at once
             if new is not None:
                 updated = new
         return updated

@@ -31,10 +31,20 @@ from typing import Literal
 import libcst as cst
 
 from codemods.device.analysis import is_device_name
-from codemods.training.analysis import is_device_loader
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    children,
+    dotted,
+    method_name,
+    names_in,
+    receiver,
+    string_value,
+    walk,
+)
 from codemods.engine.walk import Analysis, Walk
-from codemods.engine.nodes import arg_value, call_args, children, dotted, method_name, names_in, receiver, string_value, walk
 from codemods.targets import XM, spellings
+from codemods.training.analysis import is_device_loader
 
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
 READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
@@ -706,7 +716,7 @@ class LazyAnalysis(Analysis):
         training = self.facts.training.all_loops
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
-            loop = next((l for l in reversed(site.loops) if l in training), None)
+            loop = next((each for each in reversed(site.loops) if each in training), None)
             if loop is None:
                 continue
             kind = self._kind(site)
@@ -714,7 +724,7 @@ class LazyAnalysis(Analysis):
             if kind == "logging":
                 self._step_closure(site, node, loop)
         for site in self.tests:
-            if any(l in training for l in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
+            if any(each in training for each in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
                 self.part.device_tests.add(site.node)
         return reads
 
@@ -774,7 +784,7 @@ class LazyAnalysis(Analysis):
         scopes = [self.module_scope, *self.scopes.values()]
         for scope in scopes:
             for targets, value, loops, augmented in scope.assignments:
-                if augmented and any(l in stepping for l in loops) and not self.is_device(scope, value):
+                if augmented and any(each in stepping for each in loops) and not self.is_device(scope, value):
                     scope.varying.update(targets)
         for _ in range(6):
             before = sum(len(s.varying) for s in scopes)
@@ -994,9 +1004,7 @@ class LazyAnalysis(Analysis):
             if type(loop) is not cst.For:
                 continue
             source: cst.BaseExpression = loop.iter
-            while type(source) is cst.Call and source.args and not (
-                self.walk.resolve(source.func) in DATA_LOADERS
-            ):
+            while type(source) is cst.Call and source.args and self.walk.resolve(source.func) not in DATA_LOADERS:
                 source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
             calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
             for call in calls:
@@ -1012,7 +1020,7 @@ class LazyAnalysis(Analysis):
     def _carried_state(self, reads: dict[cst.CSTNode, _Site]) -> None:
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
         training = self.facts.training
-        barriered = {l for b in self.barriers for l in b.loops}
+        barriered = {each for barrier in self.barriers for each in barrier.loops}
         for loop in reading_loops:
             if loop in training.all_loops or loop in training.loops or loop in barriered:
                 continue

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from codemods.engine.nodes import receiver
 from codemods.engine.rewriter import Concern
 from codemods.training.loops import with_barriers
-from codemods.engine.nodes import receiver
 
 
 class RecompilationRewrite(Concern):

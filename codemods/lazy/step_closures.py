@@ -17,10 +17,10 @@ import keyword
 
 import libcst as cst
 
-from codemods.lazy.analysis import StepClosure
+from codemods.engine.nodes import children, walk, with_comma
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
-from codemods.engine.nodes import children, walk, with_comma
+from codemods.lazy.analysis import StepClosure
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 # Wrappers around expressions: rebuilt field by field, their expressions hoisted.

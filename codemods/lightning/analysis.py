@@ -23,9 +23,9 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
-from codemods.engine.positions import code_of
 from codemods.engine.nodes import dotted, names_in, string_value
+from codemods.engine.positions import code_of
+from codemods.engine.walk import Analysis, Walk
 
 Kind = Literal["trainer", "fabric"]
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})

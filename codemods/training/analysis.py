@@ -11,10 +11,20 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
-from codemods.project.analysis import ProjectAnalysis
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    lone_call,
+    method_name,
+    names_in,
+    parse_dotted,
+    receiver,
+    walk,
+)
 from codemods.engine.positions import code_of
-from codemods.engine.nodes import arg_value, call_args, dotted, lone_call, method_name, names_in, parse_dotted, receiver, walk
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 
 

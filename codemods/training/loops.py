@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern, Context, NodeT
 from codemods.engine.nodes import parse_dotted, with_comma
+from codemods.engine.rewriter import Concern, Context, NodeT
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
