@@ -317,9 +317,9 @@ def _convert(
         from codemods.containers.check import image_uses
 
         images = image_uses(launcher.estimators, filename, input_starts.get)
-    input_starts.locate(f.original for f in ctx.findings)  # type: ignore[misc]
+    input_starts.locate(f.original for f in ctx.findings)
     if locate == "input" or not changed:
-        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]  # type: ignore[arg-type]
+        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]
     else:
         # Lines are mapped without the tail set aside: findings do not depend on it.
         line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)

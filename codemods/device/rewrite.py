@@ -90,7 +90,7 @@ class DeviceRewrite(Concern):
             # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
             torch_name = func.value.value
 
-            def build() -> cst.Call | None:  # type: ignore[misc]
+            def build() -> cst.Call | None:
                 if not self.ctx.imports.require_package("torch_xla"):
                     return None
                 return cst.Call(
@@ -336,7 +336,7 @@ class DeviceRewrite(Concern):
         outcome = {
             True: "so the code under it always runs: check dropped",
             False: "so the code under it never runs: removed",
-        }.get(folded, "dropped from the condition")  # type: ignore[call-overload]
+        }.get(folded, "dropped from the condition")
         new = self.ctx.fix(
             "XLA104",
             original.test,
@@ -529,7 +529,7 @@ def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
 
 def _flatten(  # type: ignore[no-untyped-def]
     body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after, tail: Sequence[cst.EmptyLine] = ()
-) -> cst.FlattenSentinel:  # type: ignore[type-arg]
+) -> cst.FlattenSentinel:
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that
     end the block (its footer), then ``tail``, follow them."""

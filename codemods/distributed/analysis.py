@@ -632,7 +632,7 @@ class DistributedAnalysis(Analysis):
                 position = self.params[owner].index(name)
                 targets[call] = sorted(
                     {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}
-                    & set(self.functions)  # type: ignore[operator]
+                    & set(self.functions)
                 )
             else:
                 targets[call] = []
@@ -732,7 +732,7 @@ class DistributedAnalysis(Analysis):
         handed += [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
         for sub in (sub for value in handed for sub in walk(value)):
             if (name := dotted(sub)) in counts:
-                feeding.add(name)  # type: ignore[arg-type]
+                feeding.add(name)
         return _Counts(counts, feeding)
 
     def _rereads(self, parent: set[str]) -> None:

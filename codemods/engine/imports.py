@@ -44,8 +44,8 @@ class ImportTable:
         """The qualified name of a Name/Attribute chain, if it starts at an import."""
         head = node
         while type(head) is cst.Attribute:
-            head = head.value  # type: ignore[union-attr]
-        if type(head) is not cst.Name or head.value not in self.bindings:  # type: ignore[union-attr]
+            head = head.value
+        if type(head) is not cst.Name or head.value not in self.bindings:
             return None  # most chains (self.x, args.lr) start at no import: no string is built
         path = dotted(node)
         if path is None:

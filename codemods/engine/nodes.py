@@ -22,11 +22,11 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     runs for most nodes of a file.)"""
     parts = []
     while type(node) is cst.Attribute:
-        parts.append(node.attr.value)  # type: ignore[union-attr]
-        node = node.value  # type: ignore[union-attr]
+        parts.append(node.attr.value)
+        node = node.value
     if type(node) is not cst.Name:
         return None
-    parts.append(node.value)  # type: ignore[union-attr]
+    parts.append(node.value)
     return ".".join(reversed(parts))
 
 
@@ -42,7 +42,7 @@ def parse_dotted(text: str) -> cst.BaseExpression:
 def string_value(node: cst.CSTNode | None) -> str | None:
     """The value of a plain string literal (not f-strings, not concatenations)."""
     if type(node) is cst.SimpleString:
-        return _literal_text(node.value)  # type: ignore[attr-defined]
+        return _literal_text(node.value)
     return None
 
 
@@ -145,8 +145,8 @@ def without_args(args: list[cst.Arg], doomed: list[int]) -> list[cst.Arg]:
 
 def lone_call(statement: cst.CSTNode) -> cst.Call | None:
     """The call of a statement line that is nothing but one call (``f(x)``)."""
-    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:  # type: ignore[attr-defined]
-        small = statement.body[0]  # type: ignore[attr-defined]
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        small = statement.body[0]
         if type(small) is cst.Expr and type(small.value) is cst.Call:
             return small.value
     return None
@@ -320,7 +320,7 @@ def _is_node(kind: type) -> bool:
 def names_in(node: cst.CSTNode) -> Iterator[str]:
     for sub in walk(node):
         if type(sub) is cst.Name:
-            yield sub.value  # type: ignore[attr-defined]
+            yield sub.value
 
 
 Predicate = Callable[[cst.BaseExpression], bool]

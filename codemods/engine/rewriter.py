@@ -257,7 +257,7 @@ class Rewriter(cst.CSTTransformer):
                 for item in value:
                     new = self._enter(item) if id(item) in hot else item
                     if type(new) is cst.FlattenSentinel:
-                        items.extend(new.nodes)  # type: ignore[attr-defined]
+                        items.extend(new.nodes)
                     elif new is not cst.RemovalSentinel.REMOVE:
                         items.append(new)
                 if len(items) != len(value) or any(new is not old for new, old in zip(items, value)):

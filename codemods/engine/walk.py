@@ -304,7 +304,7 @@ def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
                 stack.append(key)
                 stack.append(item)
         elif held is _Holds.ITEMS:
-            stack.extend(current)  # type: ignore[call-overload]
+            stack.extend(current)
         elif held is _Holds.FIELDS:
             stack.extend(getattr(current, name) for name in _field_names(kind))
 

@@ -173,7 +173,7 @@ class HuggingFaceAnalysis(Analysis):
         anchor: cst.CSTNode = statement
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
         if type(parent) is cst.If and parent.orelse is not None or id(parent) in self.elif_heads:
-            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[arg-type]
+            anchor = self.elif_heads.get(id(parent), parent)
         self.parses.append((name, anchor))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:

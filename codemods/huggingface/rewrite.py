@@ -120,7 +120,7 @@ class HuggingFaceRewrite(Concern):
         )
         if new is None:
             return updated
-        return cst.FlattenSentinel([updated, new])  # type: ignore[list-item]
+        return cst.FlattenSentinel([updated, new])
 
     leave_SimpleStatementLine = _after_parse
     leave_If = _after_parse

@@ -118,7 +118,7 @@ class ImportsRewrite(Concern):
             if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
                 small.append(item)
                 continue
-            names = list(item.names)  # type: ignore[arg-type]
+            names = list(item.names)
             kept = [a for a in names if _local_name(a, type(item) is cst.Import) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)

@@ -111,7 +111,7 @@ class LauncherRewrite(Concern):
         statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
 
         def insert(line: cst.CSTNode) -> cst.CSTNode:
-            return cst.FlattenSentinel([line, statement])  # type: ignore[list-item]
+            return cst.FlattenSentinel([line, statement])
 
         self.plan(script.init_statements[0], _Edit("SM107", f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
                                                     insert, lambda flat: flat.nodes[1]))  # type: ignore[attr-defined]

@@ -375,7 +375,7 @@ class LazyAnalysis(Analysis):
         self.small = node
         self._test(node.test)
 
-    def visit_Return(self, node: cst.Return) -> None:  # type: ignore[no-redef]
+    def visit_Return(self, node: cst.Return) -> None:
         self.small = node
         if node.value is not None and self.walk.enclosing_function is not None:
             self.scope.returns.append(node.value)
@@ -405,7 +405,7 @@ class LazyAnalysis(Analysis):
         self.small = None
         for item in node.items:
             if item.asname is not None:
-                self._assign([item.asname.name], None, False)  # type: ignore[list-item]
+                self._assign([item.asname.name], None, False)
 
     def visit_Try(self, node: cst.Try) -> None:
         self.small = None
@@ -712,7 +712,7 @@ class LazyAnalysis(Analysis):
                 reads[call], values[call] = site, call.args[0].value
         for site in self.implicit:
             if self.is_device(site.scope, site.node) and not _reads(site.node):
-                reads[site.node], values[site.node] = site, site.node  # type: ignore[index]
+                reads[site.node], values[site.node] = site, site.node
         training = self.facts.training.all_loops
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
@@ -1008,14 +1008,14 @@ class LazyAnalysis(Analysis):
                 source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
             calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
             for call in calls:
-                keywords = call_args(call)[1]  # type: ignore[arg-type]
+                keywords = call_args(call)[1]
                 drop = keywords.get("drop_last")
                 if "batch_sampler" in keywords or (drop is not None and not _is_false(drop.value)):
                     continue
                 batch = keywords.get("batch_size")
                 if batch is not None and (batch.value.value if type(batch.value) is cst.Integer else "") == "1":
                     continue
-                self.part.short_last_batch.add(call)  # type: ignore[arg-type]
+                self.part.short_last_batch.add(call)
 
     def _carried_state(self, reads: dict[cst.CSTNode, _Site]) -> None:
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}

@@ -57,7 +57,7 @@ class StepClosureRewrite(Concern):
             first,
             f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
             "with this iteration's values passed in",
-            lambda: self._closure(*hoisted, rewritten or {}),  # type: ignore[arg-type]
+            lambda: self._closure(*hoisted, rewritten or {}),
         )
         return updated if new is None else updated.with_changes(value=new)
 
@@ -106,7 +106,7 @@ class StepClosureRewrite(Concern):
 
     def _read(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         lazy = self.facts.lazy
-        read = lazy.host_reads.get(original)  # type: ignore[arg-type]
+        read = lazy.host_reads.get(original)
         if read is not None and read.kind != "logging":
             code = self.ctx.code(original)
             if read.kind == "control":
@@ -225,7 +225,7 @@ def _literal(node: cst.BaseExpression) -> bool:
     if type(node) is cst.Name:
         return node.value in ("True", "False", "None")
     if type(node) is cst.ConcatenatedString:
-        return _literal(node.left) and _literal(node.right)  # type: ignore[arg-type]
+        return _literal(node.left) and _literal(node.right)
     if type(node) is cst.FormattedString:
         return not any(type(p) is cst.FormattedStringExpression for p in node.parts)
     return False

@@ -316,7 +316,7 @@ class TrainingAnalysis(Analysis):
             and method in ("parameters", "named_parameters")
             and (owner := dotted(receiver(node))) in function.params
         ):
-            function.parameters_of.add(owner)  # type: ignore[arg-type]
+            function.parameters_of.add(owner)
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
@@ -676,24 +676,24 @@ class TrainingAnalysis(Analysis):
                     if self._is_constructor(constructor) and not moved:  # type: ignore[arg-type]
                         on_cpu.add(name)  # type: ignore[arg-type]
                     else:
-                        on_cpu.discard(name)  # type: ignore[arg-type]
+                        on_cpu.discard(name)
                 elif kind == "move":
-                    on_cpu.discard(name)  # type: ignore[arg-type]
+                    on_cpu.discard(name)
                 elif kind == "optimizer" and name in on_cpu:
                     later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all; otherwise it stays on the CPU.
-                        last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                        last = name.rsplit(".", 1)[-1]
                         later = [
                             (xla, where)
                             for moved, xla, where in everywhere
-                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[union-attr]
+                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models
                         ]
                     if later:
                         call, argument = rest[0], rest[1] if len(rest) > 1 else None
                         fixable = all(xla for xla, _ in later)
-                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[arg-type]
+                        where = ", ".join(dict.fromkeys(w for _, w in later))
                         self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type]
 
 

@@ -177,7 +177,7 @@ class _BeforeExits(cst.CSTTransformer):
         self.marks.append(self.inserted)
         return isinstance(node, self.through)
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def,override]
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]
         result = super().on_leave(original_node, updated_node)
         return original_node if self.marks.pop() == self.inserted else result
 
