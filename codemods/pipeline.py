@@ -11,7 +11,7 @@ import difflib
 import re
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
@@ -387,7 +387,7 @@ class _LineMap:
 
     def __init__(self, before: str, after: str) -> None:
         self.before, self.after = before, after
-        self.blocks: list[tuple[str, int, int, int, int]] | None = None
+        self.blocks: Sequence[tuple[str, int, int, int, int]] | None = None
         self.last_line = max(len(after.splitlines()), 1)
 
     def move(self, position: tuple[int, int] | None) -> tuple[int, int] | None:

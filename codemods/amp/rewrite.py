@@ -84,7 +84,7 @@ class AmpRewrite(Concern):
         def build() -> cst.Call | None:
             func = self.ctx.imports.expression(target.api("autocast"))
             if by_device_type:
-                xla = quoted_like(device if string_value(device) else _DOUBLE, target.device_string)
+                xla = quoted_like(device if device is not None and string_value(device) else _DOUBLE, target.device_string)
                 first = cst.Arg(xla) if self.ctx.imports.require_package("torch_xla") else None
             else:
                 first = cst.Arg(device_call) if (device_call := self.ctx.device()) is not None else None

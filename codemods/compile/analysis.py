@@ -87,7 +87,7 @@ class CompileAnalysis(Analysis):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted(node.module) if node.module is not None and not node.relative else None
-        names = [] if type(node.names) is cst.ImportStar else [dotted(a.name) for a in node.names]
+        names = [] if isinstance(node.names, cst.ImportStar) else [dotted(a.name) for a in node.names]
         if _compiler_module(module) or (module == "torch" and any(n in ("_dynamo", "_inductor") for n in names)):
             self.part.compiler_imports.add(node)
 

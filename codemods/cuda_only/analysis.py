@@ -64,7 +64,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
-        tests = [value, *(cond.test for cond in self.walk.conds)]
+        tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]
         return any(
             type(n) is cst.Call and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
         )

@@ -952,7 +952,7 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
         return [n for target in statement.targets for n in _target_names(target.target)]
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
         return _target_names(statement.target)
-    if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
+    if isinstance(statement, cst.Import | cst.ImportFrom) and not isinstance(statement.names, cst.ImportStar):
         return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]
     if type(statement) is cst.For:
         return _target_names(statement.target)

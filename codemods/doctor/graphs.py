@@ -155,7 +155,7 @@ def changes(before: Graph, after: Graph) -> list[Change]:
 def consumers(graph: Graph, operation: Operation) -> list[Operation]:
     """Operations that read ``operation``'s value, nearest first (breadth-first)."""
     names = {name for name, op in graph.operations.items() if op is operation}
-    seen, result = set(names), []
+    seen, result = set(names), list[Operation]()
     while names:
         following = {name for name, op in graph.operations.items() if names & set(op.operands)} - seen
         seen |= following

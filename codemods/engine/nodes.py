@@ -30,10 +30,10 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
-def parse_dotted(text: str) -> cst.BaseExpression:
+def parse_dotted(text: str) -> cst.Attribute | cst.Name:
     """"a.b.c" -> the Attribute chain (no parsing of arbitrary source)."""
     head, *rest = text.split(".")
-    node: cst.BaseExpression = cst.Name(head)
+    node: cst.Attribute | cst.Name = cst.Name(head)
     for part in rest:
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node
@@ -199,7 +199,7 @@ _LAYOUT = re.compile(
     r"|conversion|default_indent|default_newline|encoding|has_trailing_newline|asynchronous)$"
 )
 # Where the order of the fields is not the order of the code.
-_LEXICAL = {
+_LEXICAL: dict[type, tuple[str, ...]] = {
     cst.FunctionDef: ("decorators", "name", "params", "returns", "body", "type_parameters"),
     cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
     cst.IfExp: ("body", "test", "orelse"),

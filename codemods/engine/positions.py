@@ -115,7 +115,7 @@ class _PlainState(CodegenState):
         self.__post_init__()
 
     def __post_init__(self) -> None:  # dataclass subclasses call it from their own __init__
-        self.add_token = self.tokens.append  # type: ignore[method-assign]
+        self.add_token = self.tokens.append  # type: ignore[method-assign,assignment]
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
         return _NOTHING

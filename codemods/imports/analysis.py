@@ -37,9 +37,9 @@ class ImportAnalysis(Analysis):
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         part = self.facts.imports
         part.table.add(node, self.walk.module_level)
-        if type(node) is not cst.ImportFrom or type(node.names) is not cst.ImportStar:
+        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
             part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)
-        if type(node) is cst.Import:
+        if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
                 if not outside_project(module):
@@ -49,7 +49,7 @@ class ImportAnalysis(Analysis):
                         part.project_names[module.split(".")[0]] = (module.split(".")[0], "")
         else:
             modules = [dotted(node.module) or ""] if node.module is not None else []
-            if type(node.names) is not cst.ImportStar:
+            if not isinstance(node.names, cst.ImportStar):
                 module = "." * len(node.relative) + (modules[0] if modules else "")
                 if node.relative or not outside_project(module):
                     for alias in node.names:

@@ -355,7 +355,7 @@ def _estimator(call: cst.Call, kind: str, resolver: _Resolver) -> Estimator:
 
 
 def _imports_smp_torch(statement: cst.Import | cst.ImportFrom) -> bool:
-    if type(statement) is cst.Import:
+    if isinstance(statement, cst.Import):
         return any((dotted(alias.name) or "").startswith(SMP_TORCH) for alias in statement.names)
     module = dotted(statement.module) if statement.module is not None and not statement.relative else None
     if module is None:
@@ -363,7 +363,7 @@ def _imports_smp_torch(statement: cst.Import | cst.ImportFrom) -> bool:
     if module.startswith(SMP_TORCH):
         return True
     names = statement.names
-    return module == "smdistributed.modelparallel" and type(names) is not cst.ImportStar and any(
+    return module == "smdistributed.modelparallel" and not isinstance(names, cst.ImportStar) and any(
         alias.evaluated_name == "torch" for alias in names
     )
 

@@ -559,9 +559,9 @@ class TrainingAnalysis(Analysis):
                     events.append(("optimizer", name, call, index if index is not None else keyword))
             else:
                 assert found is not None and summary is not None
-                moved = summary.moves_argument(found.name, index, keyword)
-                if moved is not None:
-                    xla, device_at = moved
+                argument_move = summary.moves_argument(found.name, index, keyword)
+                if argument_move is not None:
+                    xla, device_at = argument_move
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
                     events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
