@@ -191,7 +191,7 @@ class DistributedRewrite(Concern):
             new_args = [cst.Arg(cst.Name("index"))]
             values = _new_value(original, updated, args) if args is not None else None
             if type(values) is cst.Tuple:
-                new_args += [cst.Arg(element.value, star=element.star if type(element) is cst.StarredElement else "")
+                new_args += [cst.Arg(element.value, star="*" if type(element) is cst.StarredElement else "")
                              for element in values.elements]
             elif values is not None:
                 new_args.append(cst.Arg(values, star="*"))
@@ -260,7 +260,7 @@ class DistributedRewrite(Concern):
             return updated
         shared = self.part.guard_globals
 
-        def build() -> cst.FlattenSentinel | None:
+        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             launch = self.ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), _keyword("args", cst.Tuple([]))])
             if launch is None:
                 return None
@@ -464,7 +464,7 @@ class DistributedRewrite(Concern):
     def _gradient_reduce(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
     ) -> cst.BaseStatement | cst.FlattenSentinel:
-        def build() -> cst.FlattenSentinel | None:
+        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
             world = self.ctx.call("world_size")
             reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
 
@@ -24,6 +24,8 @@ from codemods.rules import RuleSelection
 from codemods.targets import Target
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+# What a fix builds: a node, or what a leave_ hook may return instead (several statements, none).
+ReplacementT = TypeVar("ReplacementT", bound=cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel)
 
 OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path"
 _ONE_LINE = re.compile(r"\s*\n\s*")
@@ -88,10 +90,10 @@ class Context:
         rule: str,
         original: cst.CSTNode | None,
         message: str,
-        build: Callable[[], NodeT | None],
+        build: Callable[[], ReplacementT | None],
         *,
-        result: Callable[[NodeT], cst.CSTNode] | None = None,
-    ) -> NodeT | None:
+        result: Callable[[ReplacementT], cst.CSTNode] | None = None,
+    ) -> ReplacementT | None:
         """Build a replacement and record the change; None (and a report saying why)
         when the rule is off, suppressed, or the replacement cannot be built here.
 
