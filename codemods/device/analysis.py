@@ -277,7 +277,7 @@ class DeviceAnalysis(Analysis):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         # ``device.type in ("cuda",)``: the strings of a literal collection count too.
-        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]
+        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]  # type: ignore[attr-defined]
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
 
@@ -398,9 +398,9 @@ class DeviceAnalysis(Analysis):
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
                 part.ifs.add(node)
-        for node in self.availability_ifexps:
+        for node in self.availability_ifexps:  # type: ignore[assignment]
             if node in self.device_code and node not in self.crash_code:
-                part.selections.add(node)
+                part.selections.add(node)  # type: ignore[arg-type]
         for name, literals in self.int_assignments.items():
             # `device = 0` used as a device; a `rank = 0` keeps being a number (its
             # `.to(rank)` uses are rewritten where they are).

@@ -235,7 +235,7 @@ class DeviceRewrite(Concern):
             device = self.ctx.device()
             if device is None:
                 return None
-            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))
+            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
             return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
 
         new = self.ctx.fix("XLA107", original, f"{self.ctx.code(original)} -> {{new}}", build)
@@ -336,7 +336,7 @@ class DeviceRewrite(Concern):
         outcome = {
             True: "so the code under it always runs: check dropped",
             False: "so the code under it never runs: removed",
-        }.get(folded, "dropped from the condition")
+        }.get(folded, "dropped from the condition")  # type: ignore[arg-type]
         new = self.ctx.fix(
             "XLA104",
             original.test,
@@ -537,11 +537,11 @@ def _flatten(  # type: ignore[no-untyped-def]
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
         comment = body.trailing_whitespace.comment
     else:
-        statements = list(body.body)
-        comment = body.header.comment
+        statements = list(body.body)  # type: ignore[arg-type]
+        comment = body.header.comment  # type: ignore[attr-defined]
     header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
-    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])
+    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])  # type: ignore[attr-defined]
     footer = body.footer if type(body) is cst.IndentedBlock else ()
     keep_lines_after(statements[-1], [*footer, *tail])
     return cst.FlattenSentinel(statements)

@@ -631,7 +631,7 @@ class DistributedAnalysis(Analysis):
             elif name is not None and name in self.params.get(owner, []):
                 position = self.params[owner].index(name)
                 targets[call] = sorted(
-                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}
+                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}  # type: ignore[arg-type]
                     & set(self.functions)
                 )
             else:
@@ -731,7 +731,7 @@ class DistributedAnalysis(Analysis):
         handed = [spawn.args for spawn in self.part.spawns.values() if spawn.args is not None]
         handed += [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
         for sub in (sub for value in handed for sub in walk(value)):
-            if (name := dotted(sub)) in counts:
+            if (name := dotted(sub)) in counts:  # type: ignore[operator,assignment]
                 feeding.add(name)
         return _Counts(counts, feeding)
 
@@ -832,7 +832,7 @@ class DistributedAnalysis(Analysis):
             if type(loop) is not cst.For:
                 continue
             loader, name = _iterated_loader(loop)
-            call = loader if type(loader) is cst.Call and loader in self.inline_loaders else self.loader_call(name)
+            call = loader if type(loader) is cst.Call and loader in self.inline_loaders else self.loader_call(name)  # type: ignore[assignment]
             if call is None or self.loader_owner.get(call, "") in parent:
                 continue
             keywords = call_args(call)[1]

@@ -151,7 +151,7 @@ class DistributedRewrite(Concern):
                     return None
                 lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], call)]))
             body = list(updated.body.body)
-            at = 1 if body and _is_docstring(body[0]) else 0
+            at = 1 if body and _is_docstring(body[0]) else 0  # type: ignore[arg-type]
             return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 
         names = ", ".join(f"`{param}`" for param, _ in rereads)
@@ -276,12 +276,12 @@ class DistributedRewrite(Concern):
             )
             # Comment lines that ended the guard's block end the file's code still.
             guard = updated.with_changes(
-                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),
+                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),  # type: ignore[attr-defined]
                 leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
             )
             return cst.FlattenSentinel([function, guard])
 
-        fixed = self.ctx.fix(
+        fixed = self.ctx.fix(  # type: ignore[misc]
             "XLA603", original,
             f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
             f"{self.ctx.target.api('launch').qualified_name}(...)",
@@ -476,7 +476,7 @@ class DistributedRewrite(Concern):
             )
             return cst.FlattenSentinel([updated, line])
 
-        fixed = self.ctx.fix(
+        fixed = self.ctx.fix(  # type: ignore[misc]
             "XLA607", original,
             "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
             "them over the processes",

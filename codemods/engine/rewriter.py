@@ -231,7 +231,7 @@ class Rewriter(cst.CSTTransformer):
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
-            for attr in _leave_hooks(type(concern)):
+            for attr in _leave_hooks(type(concern)):  # type: ignore[arg-type]
                 self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.frozen = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
@@ -282,7 +282,7 @@ class Rewriter(cst.CSTTransformer):
             self.frozen += 1
         return True
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:  # type: ignore[override]
         if self.hot is not None and id(original_node) not in self.hot:
             self.ctx.ancestors.pop()
             return updated_node
@@ -327,7 +327,7 @@ class Rewriter(cst.CSTTransformer):
         return result
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
-        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
+        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)  # type: ignore[type-var]
 
 
 def _is_node(result: object) -> bool:
@@ -357,9 +357,9 @@ def with_lines_after(block: BlockT, lines_after: dict[int, Sequence[cst.EmptyLin
             continue
         following = body[index + 1] if index + 1 < len(body) else None
         if following is not None and hasattr(following, "leading_lines"):
-            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]
         else:
-            footer = [*lines, *footer]
+            footer = [*lines, *footer]  # type: ignore[has-type]
     return block.with_changes(body=body, footer=footer)
 
 
@@ -375,7 +375,7 @@ def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
         if carried and hasattr(statement, "leading_lines"):
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]
             carried = []
         kept.append(statement)
     if carried and type(block) is cst.IndentedBlock:

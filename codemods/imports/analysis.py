@@ -38,7 +38,7 @@ class ImportAnalysis(Analysis):
         part = self.facts.imports
         part.table.add(node, self.walk.module_level)
         if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
-            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)
+            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]
         if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
@@ -91,7 +91,7 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
             break
         anchor = statement
         for s in small:
-            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]
+            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]  # type: ignore[attr-defined]
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 torch_anchor = statement
             if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):

@@ -70,7 +70,7 @@ class ImportsRewrite(Concern):
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
 
         originals = _imports_of(list(original.body))
-        updates = _imports_of(body)
+        updates = _imports_of(body)  # type: ignore[arg-type]
         paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
         doomed: set[cst.CSTNode] = set()
         for statement, source in paired:
@@ -89,8 +89,8 @@ class ImportsRewrite(Concern):
             body = list(without_statements(updated.with_changes(body=body), doomed).body)
 
         added = {k: v for k, v in imports.added.items() if _local_name(v.names[0], True) not in self.unused}
-        for key, statement in sorted(added.items()):
-            line = cst.SimpleStatementLine(body=[statement])
+        for key, statement in sorted(added.items()):  # type: ignore[assignment]
+            line = cst.SimpleStatementLine(body=[statement])  # type: ignore[list-item]
             if key in imports.required_packages:
                 # Importing a submodule loads the package too; a plain one also binds its name.
                 loaders = [other for other in added if other.startswith(key + ".")]
@@ -118,7 +118,7 @@ class ImportsRewrite(Concern):
             if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
                 small.append(item)
                 continue
-            names = list(item.names)
+            names = list(item.names)  # type: ignore[attr-defined]
             kept = [a for a in names if _local_name(a, type(item) is cst.Import) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)

@@ -111,7 +111,7 @@ class LauncherRewrite(Concern):
         statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
 
         def insert(line: cst.CSTNode) -> cst.CSTNode:
-            return cst.FlattenSentinel([line, statement])
+            return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]
 
         self.plan(script.init_statements[0], _Edit("SM107", f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
                                                     insert, lambda flat: flat.nodes[1]))  # type: ignore[attr-defined]
@@ -157,7 +157,7 @@ class _EstimatorCheck:
             return None
         entry = instances.lookup(name)
         if entry is None:
-            self.owner.report("SM100", value.node, f"could not check {purpose}: {name!r} is not in the tool's table of "
+            self.owner.report("SM100", value.node, f"could not check {purpose}: {name!r} is not in the tool's table of "  # type: ignore[union-attr]
                               "SageMaker instance types")
             return None
         self._instance = (name, entry)
@@ -331,14 +331,14 @@ class _EstimatorCheck:
         repeats = list(_MCA_DEFAULT.finditer(text))
         if not repeats:
             return
-        if any(m.group(1) != "none" for m in repeats) or type(options.node) is not cst.SimpleString:
-            self.owner.report("SM105", options.node, "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
+        if any(m.group(1) != "none" for m in repeats) or type(options.node) is not cst.SimpleString:  # type: ignore[union-attr]
+            self.owner.report("SM105", options.node, "custom_mpi_options sets btl_vader_single_copy_mechanism, which "  # type: ignore[union-attr]
                               "SageMaker already passes (`--mca btl_vader_single_copy_mechanism none`): Open MPI fails "
                               "on a parameter listed twice; remove it")
             return
         kept = _without(text, repeats)
-        self.owner.plan(options.node, _Edit(
-            "SM105", f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
+        self.owner.plan(options.node, _Edit(  # type: ignore[union-attr]
+            "SM105", f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "  # type: ignore[union-attr]
             "`--mca btl_vader_single_copy_mechanism none`, and Open MPI fails on a parameter listed twice",
             lambda node: _string_like(node, kept)))
 

@@ -552,7 +552,7 @@ class LazyAnalysis(Analysis):
                 self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
             )
         if type(node) in (cst.Tuple, cst.List):
-            return any(self.is_device(scope, e.value) for e in node.elements)
+            return any(self.is_device(scope, e.value) for e in node.elements)  # type: ignore[attr-defined]
         return False
 
     def _call_is_device(self, scope: _Scope, call: cst.Call) -> bool:
@@ -712,7 +712,7 @@ class LazyAnalysis(Analysis):
                 reads[call], values[call] = site, call.args[0].value
         for site in self.implicit:
             if self.is_device(site.scope, site.node) and not _reads(site.node):
-                reads[site.node], values[site.node] = site, site.node
+                reads[site.node], values[site.node] = site, site.node  # type: ignore[assignment]
         training = self.facts.training.all_loops
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
@@ -920,7 +920,7 @@ class LazyAnalysis(Analysis):
                 if key is None or loops or augmented or "." in targets[0] or assigned[key] != 1:
                     continue  # a name assigned more than once is not one tensor
                 if self._is_data_move(scope, value):
-                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type]
+                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type,list-item]
                 elif type(value) is cst.Call and (dotted(value.func) or "") in returns_moved:
                     moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]
                     origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]
@@ -1045,7 +1045,7 @@ class LazyAnalysis(Analysis):
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(target) in (cst.Tuple, cst.List):
-        return [e for element in target.elements for e in _unpack(element.value)]
+        return [e for element in target.elements for e in _unpack(element.value)]  # type: ignore[attr-defined]
     if type(target) is cst.StarredElement:
         return _unpack(target.value)
     return [target]

@@ -87,7 +87,7 @@ class StepClosureRewrite(Concern):
                     current = parents.get(id(current))
         hoisting = _Hoisting(values, on_path)
         body = hoisting.rebuild(call)
-        hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})
+        hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})  # type: ignore[attr-defined]
         return hoisting, hoisting.rebuild(call)
 
     def _closure(self, hoisting: _Hoisting, body: cst.CSTNode, rewritten: dict[int, cst.CSTNode]) -> cst.Call | None:
@@ -96,7 +96,7 @@ class StepClosureRewrite(Concern):
         params = [cst.Param(cst.Name(name)) for name in hoisting.names]
         function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]
         elements = [cst.Element(rewritten.get(id(value), value)) for value in hoisting.values]  # type: ignore[arg-type]
-        elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type]
+        elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type,misc]
         if len(elements) == 1:
             elements = [elements[0].with_changes(comma=cst.Comma())]
         args = cst.Arg(cst.Tuple(elements), keyword=cst.Name("args"), equal=_NO_SPACE)

@@ -240,7 +240,7 @@ class TrainingAnalysis(Analysis):
         moved = False
         while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
             moved = moved or method_name(core) in ("to", "cuda")
-            core = receiver(core)
+            core = receiver(core)  # type: ignore[assignment]
         if type(core) is not cst.Call:
             return
         func_name = dotted(core.func)
@@ -291,7 +291,7 @@ class TrainingAnalysis(Analysis):
                 function.barrier = True
         if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
             self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
-        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:
+        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device, node))
             self.moves.append((moved, device, node))
@@ -369,7 +369,7 @@ class TrainingAnalysis(Analysis):
                 part.step_callables.add(fn.qualname)
         for loop in self.loop_records.values():
             self._plan_loop(loop, step_functions)
-        for call, step, loop in self.step_candidates:
+        for call, step, loop in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
                 if not self.facts.distributed.ddp and not self._framework_drives_training:
                     part.optimizer_steps[call] = step
@@ -483,7 +483,7 @@ class TrainingAnalysis(Analysis):
             loader = loader.args[0].value
             if type(target) is not cst.Tuple or len(target.elements) != 2:
                 return None
-            target = target.elements[1].value
+            target = target.elements[1].value  # type: ignore[assignment]
         name = dotted(loader)
         if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.distributed.loaders):
             return None
@@ -636,7 +636,7 @@ class TrainingAnalysis(Analysis):
                     if moved == param:
                         xla = self._goes_to_xla(device)
                         at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))  # type: ignore[arg-type]
                 if fn.builds_optimizer and param in fn.parameters_of:
                     self.part.optimizer_builders.add((fn.qualname, index, param))
 
@@ -688,13 +688,13 @@ class TrainingAnalysis(Analysis):
                         later = [
                             (xla, where)
                             for moved, xla, where in everywhere
-                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models
+                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
                         ]
                     if later:
                         call, argument = rest[0], rest[1] if len(rest) > 1 else None
                         fixable = all(xla for xla, _ in later)
-                        where = ", ".join(dict.fromkeys(w for _, w in later))
-                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type]
+                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[misc]
+                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type,index]
 
 
 def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
