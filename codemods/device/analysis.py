@@ -398,9 +398,9 @@ class DeviceAnalysis(Analysis):
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
                 part.ifs.add(node)
-        for node in self.availability_ifexps:  # type: ignore[assignment]
-            if node in self.device_code and node not in self.crash_code:
-                part.selections.add(node)  # type: ignore[arg-type]
+        for selection in self.availability_ifexps:
+            if selection in self.device_code and selection not in self.crash_code:
+                part.selections.add(selection)
         for name, literals in self.int_assignments.items():
             # `device = 0` used as a device; a `rank = 0` keeps being a number (its
             # `.to(rank)` uses are rewritten where they are).

@@ -731,8 +731,8 @@ class DistributedAnalysis(Analysis):
         handed = [spawn.args for spawn in self.part.spawns.values() if spawn.args is not None]
         handed += [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
         for sub in (sub for value in handed for sub in walk(value)):
-            if (name := dotted(sub)) in counts:  # type: ignore[operator,assignment]
-                feeding.add(name)
+            if (fed := dotted(sub)) in counts:
+                feeding.add(fed)
         return _Counts(counts, feeding)
 
     def _rereads(self, parent: set[str]) -> None:

@@ -89,8 +89,8 @@ class ImportsRewrite(Concern):
             body = list(without_statements(updated.with_changes(body=body), doomed).body)
 
         added = {k: v for k, v in imports.added.items() if _local_name(v.names[0], True) not in self.unused}
-        for key, statement in sorted(added.items()):  # type: ignore[assignment]
-            line = cst.SimpleStatementLine(body=[statement])  # type: ignore[list-item]
+        for key, added_import in sorted(added.items()):
+            line = cst.SimpleStatementLine(body=[added_import])
             if key in imports.required_packages:
                 # Importing a submodule loads the package too; a plain one also binds its name.
                 loaders = [other for other in added if other.startswith(key + ".")]

@@ -150,14 +150,14 @@ class _EstimatorCheck:
             self.owner.unknown(value, purpose)
             return None
         name = value.value if isinstance(value, Constant) else None
-        if not isinstance(name, str):
+        if not isinstance(value, Constant) or not isinstance(name, str):
             if value is None and self.estimator.hidden is None and "instance_groups" not in self.estimator.arguments:
                 self.owner.report("SM100", self.estimator.call, f"could not check {purpose}: the estimator has no "
                                   "instance_type")
             return None
         entry = instances.lookup(name)
         if entry is None:
-            self.owner.report("SM100", value.node, f"could not check {purpose}: {name!r} is not in the tool's table of "  # type: ignore[union-attr]
+            self.owner.report("SM100", value.node, f"could not check {purpose}: {name!r} is not in the tool's table of "
                               "SageMaker instance types")
             return None
         self._instance = (name, entry)
@@ -326,19 +326,19 @@ class _EstimatorCheck:
             self.owner.unknown(options, '`"custom_mpi_options"`')
             return
         text = options.value if isinstance(options, Constant) else None
-        if not isinstance(text, str):
+        if not isinstance(options, Constant) or not isinstance(text, str):
             return
         repeats = list(_MCA_DEFAULT.finditer(text))
         if not repeats:
             return
-        if any(m.group(1) != "none" for m in repeats) or type(options.node) is not cst.SimpleString:  # type: ignore[union-attr]
-            self.owner.report("SM105", options.node, "custom_mpi_options sets btl_vader_single_copy_mechanism, which "  # type: ignore[union-attr]
+        if any(m.group(1) != "none" for m in repeats) or type(options.node) is not cst.SimpleString:
+            self.owner.report("SM105", options.node, "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
                               "SageMaker already passes (`--mca btl_vader_single_copy_mechanism none`): Open MPI fails "
                               "on a parameter listed twice; remove it")
             return
         kept = _without(text, repeats)
-        self.owner.plan(options.node, _Edit(  # type: ignore[union-attr]
-            "SM105", f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "  # type: ignore[union-attr]
+        self.owner.plan(options.node, _Edit(
+            "SM105", f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
             "`--mca btl_vader_single_copy_mechanism none`, and Open MPI fails on a parameter listed twice",
             lambda node: _string_like(node, kept)))
 

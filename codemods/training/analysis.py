@@ -369,11 +369,11 @@ class TrainingAnalysis(Analysis):
                 part.step_callables.add(fn.qualname)
         for loop in self.loop_records.values():
             self._plan_loop(loop, step_functions)
-        for call, step, loop in self.step_candidates:  # type: ignore[assignment]
+        for call, step, step_loop in self.step_candidates:
             if part.is_optimizer(step.optimizer):
                 if not self.facts.distributed.ddp and not self._framework_drives_training:
                     part.optimizer_steps[call] = step
-            elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
+            elif not call.args and step_loop is not None and step_loop.node in part.loops and not _is_scheduler_name(step.optimizer):
                 part.unrecognized_steps.add(call)
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
