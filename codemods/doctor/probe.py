@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 UNAVAILABLE = 3  # exit status: this interpreter has no (working) torch_xla
 EXIT_GRACE_SECONDS = 20.0  # after the script stops, time for the interpreter to exit
@@ -83,7 +84,7 @@ class UserCode:
             self._known[filename] = known
         return known
 
-    def frame(self, frame):  # type: ignore[no-untyped-def]
+    def frame(self, frame: types.FrameType | None) -> tuple[str, int, str] | None:
         """The innermost user frame at or above ``frame``: (file, line, function) or None."""
         while frame is not None:
             if self(frame.f_code.co_filename):
@@ -212,7 +213,7 @@ class Probe:
         return read
 
 
-def _in_step_closure(frame) -> bool:  # type: ignore[no-untyped-def]
+def _in_step_closure(frame: types.FrameType | None) -> bool:
     """Reads in ``xm.add_step_closure`` callbacks run after the step: the recommended way."""
     while frame is not None:
         if frame.f_code.co_name == "_run_step_closures":
