@@ -5,66 +5,70 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codemods.cuda_only.rules import CUDA_API, CUDA_MEMORY_STATS, CUDA_NO_EFFECT, CUDA_OOM, CUDA_SEED, THIRD_PARTY_CUDA
+from codemods.distributed.rules import DISTRIBUTED_MANUAL
+from codemods.engine.rule import Rule
+
 
 @dataclass(frozen=True)
 class SourceApi:
-    rule: str
+    rule: Rule
     advice: str
     # Raises on a machine without CUDA (where XLA scripts run): code that reaches it
     # must not be switched on by the device rewrites.
     crashes_without_cuda: bool = False
 
 
-def _table(rule: str, advice: str, names: str, crashes: bool = False) -> dict[str, SourceApi]:
+def _table(rule: Rule, advice: str, names: str, crashes: bool = False) -> dict[str, SourceApi]:
     return {name: SourceApi(rule, advice, crashes) for name in names.split()}
 
 
 CUDA_RUNTIME: dict[str, SourceApi] = {
     **_table(
-        "XLA502",
+        CUDA_NO_EFFECT,
         "has no effect on an XLA device; remove it",
         "torch.cuda.empty_cache torch.cuda.reset_peak_memory_stats torch.cuda.reset_max_memory_allocated "
         "torch.cuda.ipc_collect torch.backends.cudnn.benchmark torch.backends.cudnn.deterministic "
         "torch.backends.cudnn.enabled torch.backends.cuda.matmul.allow_tf32 torch.backends.cudnn.allow_tf32",
     ),
     **_table(
-        "XLA502",
+        CUDA_NO_EFFECT,
         "records nothing on an XLA device (without CUDA, torch.profiler disables CUDA profiling); to profile the "
         "XLA device use torch_xla.debug.profiler (xp.start_server(9012), then xp.trace or TensorBoard's profile "
         "plugin)",
         "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
     ),
     **_table(
-        "XLA503",
+        CUDA_MEMORY_STATS,
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
         "torch.cuda.max_memory_reserved torch.cuda.memory_cached torch.cuda.max_memory_cached "
         "torch.cuda.memory_stats torch.cuda.memory_summary",
     ),
     **_table(
-        "XLA504",
+        CUDA_OOM,
         "is never raised on XLA: running out of device memory raises RuntimeError "
         "(RESOURCE_EXHAUSTED); catch that instead",
         "torch.cuda.OutOfMemoryError",
     ),
     **_table(
-        "XLA505",
+        CUDA_SEED,
         "seeds only CUDA generators; seed the XLA device with xm.set_rng_state(seed)",
         "torch.cuda.manual_seed torch.cuda.manual_seed_all torch.cuda.seed torch.cuda.seed_all",
     ),
     **_table(
-        "XLA506",
+        CUDA_API,
         "is CUDA-only and has no XLA equivalent here; remove it or guard it",
         "torch.cuda.device_count torch.cuda.is_bf16_supported",
     ),
     **_table(
-        "XLA506",
+        CUDA_API,
         "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.mem_get_info",
         crashes=True,
     ),
     **_table(
-        "XLA506",
+        CUDA_API,
         "is CUDA-only and raises without CUDA; remove it or guard it",
         "torch.cuda.get_device_name torch.cuda.get_device_properties torch.cuda.get_device_capability "
         "torch.cuda.current_device torch.cuda.Stream torch.cuda.stream "
@@ -74,7 +78,7 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         crashes=True,
     ),
     **_table(
-        "XLA506",
+        CUDA_API,
         "times CUDA streams and raises without CUDA (`record()`: no NVIDIA driver): on XLA time a step with "
         "torch_xla.sync(), xm.wait_device_ops() and time.perf_counter() around it",
         "torch.cuda.Event",
@@ -129,45 +133,45 @@ PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})
 # transformers does needs nothing: their schedulers and models run as they are).
 THIRD_PARTY: dict[str, SourceApi] = {
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with the XLA device "
         "(bfloat16 needs no loss scaling)",
         "apex.amp.initialize apex.amp.scale_loss apex.amp.master_params",
         crashes=True,
     ),
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer, or torch.nn's layer",
         "apex.optimizers.FusedAdam apex.optimizers.FusedLAMB apex.optimizers.FusedSGD apex.optimizers.FusedNovoGrad "
         "apex.normalization.FusedLayerNorm apex.normalization.FusedRMSNorm",
         crashes=True,
     ),
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
         "apex.parallel.DistributedDataParallel apex.parallel.convert_syncbn_model apex.parallel.SyncBatchNorm",
         crashes=True,
     ),
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "builds a CUDA gradient scaler inside timm: on XLA use torch.autocast('xla', dtype=torch.bfloat16) "
         "without a scaler, or torch.amp.GradScaler('xla')",
         "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
     ),
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "is DeepSpeed, which does not run on XLA devices: train with the XLA optimizer step instead",
         "deepspeed.initialize",
         crashes=True,
     ),
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "starts DeepSpeed's NCCL process group: on XLA use dist.init_process_group('xla', init_method='xla://')",
         "deepspeed.init_distributed",
         crashes=True,
     ),
     **_table(
-        "XLA004",
+        THIRD_PARTY_CUDA,
         "is a Triton GPU kernel (Triton compiles for CUDA and ROCm only): write the computation with torch "
         "operations, which XLA fuses; on TPU, torch_xla runs Pallas kernels (torch_xla.experimental.custom_kernel)",
         "triton.jit triton.autotune triton.heuristics",
@@ -183,32 +187,39 @@ _SDPA = (
     "torch_xla.experimental.custom_kernel.flash_attention"
 )
 THIRD_PARTY_MODULES: dict[str, SourceApi] = {
-    "deepspeed.": SourceApi("XLA004", "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
+    "deepspeed.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
                             "(train with torch.optim and the XLA optimizer step)", True),
-    "deepspeed.ops.": SourceApi("XLA004", "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
+    "deepspeed.ops.": SourceApi(THIRD_PARTY_CUDA,
+                                "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
                                 "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP", True),
-    "deepspeed.zero.": SourceApi("XLA004", "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
+    "deepspeed.zero.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
                                  "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)", True),
-    "deepspeed.checkpointing.": SourceApi("XLA004", "is DeepSpeed activation checkpointing: use "
+    "deepspeed.checkpointing.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed activation checkpointing: use "
                                           "torch.utils.checkpoint.checkpoint", True),
-    "apex.": SourceApi("XLA004", "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim "
+    "apex.": SourceApi(THIRD_PARTY_CUDA,
+                       "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim "
                        "equivalent", True),
-    "apex.amp.": SourceApi("XLA004", "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
+    "apex.amp.": SourceApi(THIRD_PARTY_CUDA,
+                           "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
                            "the XLA device (bfloat16 needs no loss scaling)", True),
-    "apex.optimizers.": SourceApi("XLA004", "is an NVIDIA Apex CUDA kernel: use the torch.optim (or "
+    "apex.optimizers.": SourceApi(THIRD_PARTY_CUDA, "is an NVIDIA Apex CUDA kernel: use the torch.optim (or "
                                   "torch_xla.amp.syncfree) optimizer", True),
-    "apex.parallel.": SourceApi("XLA004", "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's "
+    "apex.parallel.": SourceApi(THIRD_PARTY_CUDA,
+                                "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's "
                                 "process group and MpDeviceLoader", True),
-    "bitsandbytes.optim.": SourceApi("XLA004", "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
+    "bitsandbytes.optim.": SourceApi(THIRD_PARTY_CUDA, "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
                                      "torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP; 8-bit optimizer "
                                      "state on XLA: none", True),
-    "bitsandbytes.nn.": SourceApi("XLA004", "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
+    "bitsandbytes.nn.": SourceApi(THIRD_PARTY_CUDA,
+                                  "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
                                   "(bfloat16 weights); 8-bit or 4-bit training layers on XLA: none", True),
-    "bitsandbytes.": SourceApi("XLA004", "is bitsandbytes, whose kernels need CUDA; XLA alternative: none", True),
-    "flash_attn.": SourceApi("XLA004", f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
-    "xformers.": SourceApi("XLA004", "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
+    "bitsandbytes.": SourceApi(THIRD_PARTY_CUDA, "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
+                               True),
+    "flash_attn.": SourceApi(THIRD_PARTY_CUDA, f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
+    "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
                            "equivalent", True),
-    "xformers.ops.": SourceApi("XLA004", f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}", True),
+    "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
+                               True),
 }
 
 
@@ -256,7 +267,7 @@ COMPILER_SETTINGS = {
 DDP = "torch.nn.parallel.DistributedDataParallel"
 # Multi-GPU APIs: their calls are ported (distributed/rewrite.py) or reported (XLA609).
 DISTRIBUTED: dict[str, SourceApi] = _table(
-    "XLA609",
+    DISTRIBUTED_MANUAL,
     "is not ported here: on XLA use the xla process group, the XLA launcher and one process per device",
     "torch.nn.DataParallel torch.nn.parallel.DataParallel torch.nn.parallel.DistributedDataParallel "
     "torch.distributed.init_process_group "

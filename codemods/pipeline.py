@@ -16,7 +16,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
+from codemods.device.rules import NO_DEVICE
 from codemods.engine.report import CellChange, Finding
+from codemods.engine.rule import Rule
+from codemods.engine.suppressions import suppressions
 from codemods.files import is_dockerfile, is_notebook
 from codemods.project.summary import ImportContext, ModuleSummary
 from codemods.rules import RuleSelection
@@ -27,14 +30,13 @@ from codemods.targets import DEFAULT_TARGET, Target, get_target
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.containers.check import ImageUse
+    from codemods.containers.estimators import ImageUse
     from codemods.engine.rewriter import PendingFinding
 
 Source = TypeVar("Source", str, bytes)
 
 # A file that mentions none of these cannot be a target: skipped before parsing.
 _RELEVANT = re.compile(rb"torch|sagemaker|transformers|lightning")
-_SUPPRESS = re.compile(r"#\s*xla-codemod:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
 _SKIP_FILE = "xla-codemod: skip-file"
 # Launcher scripts (estimators) and model-parallel training scripts also get the SM checks.
 _SAGEMAKER = re.compile(rb"sagemaker|smdistributed")
@@ -63,7 +65,7 @@ class Conversion:
     output: str | bytes
     findings: list[Finding]
     encoding: str = "utf-8"
-    # What the checks across files of a run need (containers.connect_images).
+    # What the checks across files of a run need (containers/across_files.py).
     images: tuple[object, ...] = ()
     # What other files of the project need to know of this one (Python files only).
     summary: ModuleSummary | None = None
@@ -284,7 +286,7 @@ def _convert(
     if facts.training.device_less is not None and launcher is None:
         # Nothing to move onto the device: a barrier or an XLA optimizer step alone would
         # leave a half port that still runs on the CPU.
-        ctx.report("XLA005", facts.training.device_less, DEVICE_LESS)
+        ctx.report(NO_DEVICE, facts.training.device_less, DEVICE_LESS)
         new_module = module
     else:
         new_module = Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module)
@@ -314,7 +316,7 @@ def _convert(
     output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
     images: tuple[ImageUse, ...] = ()
     if launcher and filename:
-        from codemods.containers.check import image_uses
+        from codemods.containers.estimators import image_uses
 
         images = image_uses(launcher.estimators, filename, input_starts.get)
     input_starts.locate(f.original for f in ctx.findings)
@@ -350,7 +352,7 @@ def _check_dockerfile(
         line = raw[: error.start].count(b"\n") + 1
         raise ConversionError(f"cannot decode byte {raw[error.start:error.start + 1]!r} as UTF-8", line) from None
     try:
-        checked = check_dockerfile(text, selection.enabled, filename)
+        checked = check_dockerfile(text, selection, filename)
     except DockerfileSyntaxError as error:
         raise ConversionError(f"cannot parse: {error.message}", error.line) from None
     return Conversion(source, source, checked.findings, images=(checked.build,) if checked.build else ())
@@ -378,7 +380,7 @@ def _syntax_error(source: str | bytes, error: cst.ParserSyntaxError) -> Conversi
 
 def _at(finding: PendingFinding, position: tuple[int, int] | None) -> Finding:
     line, col = position or (1, 1)
-    return Finding(finding.rule, line, col, finding.message, finding.fixed)
+    return Finding(finding.rule.code, line, col, finding.message, finding.fixed)
 
 
 class _LineMap:
@@ -404,25 +406,18 @@ class _LineMap:
         return min(line, self.last_line), col
 
 
-def _never(rule: str, node: cst.CSTNode) -> bool:
+def _never(rule: Rule, node: cst.CSTNode) -> bool:
     return False
 
 
 def _suppressions(
     code: str, position_of: Callable[[cst.CSTNode], tuple[int, int] | None]
-) -> Callable[[str, cst.CSTNode], bool]:
-    """``# xla-codemod: ignore`` or ``# xla-codemod: ignore[XLA101,XLA5]`` on a line
-    silences findings (and fixes) that start on that line."""
-    by_line: dict[int, tuple[str, ...]] = {}
-    for number, text in enumerate(code.splitlines(), start=1):
-        match = _SUPPRESS.search(text)
-        if match:
-            codes = tuple(c.strip() for c in (match.group(1) or "ALL").split(",") if c.strip())
-            by_line[number] = codes
+) -> Callable[[Rule, cst.CSTNode], bool]:
+    """Findings (and fixes) are silenced by a suppression comment on the line they start on."""
+    comments = suppressions(code)
 
-    def suppressed(rule: str, node: cst.CSTNode) -> bool:
+    def suppressed(rule: Rule, node: cst.CSTNode) -> bool:
         position = position_of(node)
-        codes = by_line.get(position[0]) if position else None
-        return codes is not None and any(c == "ALL" or rule.startswith(c) for c in codes)
+        return position is not None and comments.silences(rule, position[0])
 
     return suppressed

@@ -211,7 +211,7 @@ def _run_rounds(
         pool.shutdown()
     ordered = [reports[i] for i in range(len(work))]
     if any(report.images for report in ordered):
-        from codemods.containers.check import connect_images  # imports LibCST: only for runs that need it
+        from codemods.containers.across_files import connect_images  # imports LibCST: only for runs that need it
 
         connect_images(ordered)
     return ordered

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from codemods import Conversion, convert_source
+from codemods.engine.report import unified_diff
 from codemods.project.resolver import Project, summarise_with
 from codemods.rules import RuleSelection
 
@@ -33,6 +35,20 @@ def fixture_project(script: Path, target: str) -> Project:
     group = FIXTURES / script.parts[0]
     files = sorted(group.rglob("*.py")) if group.is_dir() else [group]
     return Project(group if group.is_dir() else FIXTURES, summarise_with(target, RuleSelection(), None), in_run=files)
+
+
+def convert_fixture(script: Path, target: str, source: bytes | None = None) -> Conversion:
+    """The fixture (or ``source`` in its place) converted as a run over its folder would."""
+    imports = fixture_project(script, target).imports_of(FIXTURES / script)
+    return convert_source((FIXTURES / script).read_bytes() if source is None else source, target=target, imports=imports)
+
+
+def review_diff(script: Path, before: bytes, after: bytes) -> str:
+    """A conversion as a reviewer reads it: the tool's own ``--diff`` of the file (every
+    changed byte shows, untouched code appears only as context); "unchanged" for none."""
+    if before == after:
+        return "unchanged\n"
+    return unified_diff(str(script), before.decode("utf-8"), after.decode("utf-8"))
 
 
 # What installing this project as a pre-commit hook repository needs.

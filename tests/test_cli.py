@@ -384,7 +384,8 @@ def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -
     ).stdout.split()
     assert "codemods.lazy.analysis" in loaded  # the probe sees what converting loads
     for module in ("codemods.doctor.launch", "codemods.launcher.analysis", "codemods.launcher.rewrite",
-                   "codemods.containers.check", "concurrent.futures.process"):
+                   "codemods.containers.check", "codemods.containers.estimators", "codemods.containers.across_files",
+                   "concurrent.futures.process"):
         assert module not in loaded, module
 
 

@@ -1,4 +1,5 @@
-"""Snapshot tests: each fixture script converted for each target, and its report.
+"""Snapshot tests: each fixture script converted for each target (as the diff a reviewer
+reads: ``tests/snapshots/<target>/<fixture>.diff``), and its report.
 
 Update with ``pytest --snapshot-update`` and read every changed snapshot before
 committing it.
@@ -10,15 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods import TARGETS, Conversion, convert_source
+from codemods import TARGETS
 from codemods.engine.report import FileReport, Report, render_text
-from tests.conftest import FIXTURES, SNAPSHOTS, fixture_project, fixture_scripts
-
-
-def convert_fixture(script: Path, target: str, source: bytes | None = None) -> Conversion:
-    """The fixture (or ``source`` in its place) converted as a run over its folder would."""
-    imports = fixture_project(script, target).imports_of(FIXTURES / script)
-    return convert_source((FIXTURES / script).read_bytes() if source is None else source, target=target, imports=imports)
+from tests.conftest import FIXTURES, SNAPSHOTS, convert_fixture, fixture_scripts, review_diff
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -27,7 +22,7 @@ def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type:
     conversion = convert_fixture(script, target)
     snapshot.snapshot_dir = SNAPSHOTS / target
     stem = str(script.with_suffix(""))
-    snapshot.assert_match(conversion.output.decode("utf-8"), f"{stem}.out.py")
+    snapshot.assert_match(review_diff(script, (FIXTURES / script).read_bytes(), conversion.output), f"{stem}.diff")
     report = Report([FileReport(str(script), conversion.changed, None, conversion.findings)])
     snapshot.assert_match(render_text(report), f"{stem}.report.txt")
 

@@ -26,7 +26,7 @@ from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launc
 from codemods.launcher.instances import INSTANCE_TYPES, lookup
 from codemods.rules import RuleSelection
 from codemods.runner import Job, run
-from tests.conftest import FIXTURES, SNAPSHOTS
+from tests.conftest import FIXTURES, SNAPSHOTS, review_diff
 from tests.launcher_rule_cases import RUN_CASES
 
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
@@ -49,7 +49,7 @@ def test_launcher_snapshot(launcher: Path, snapshot) -> None:  # type: ignore[no
     conversion = convert_source((FIXTURES / launcher).read_bytes(), filename=launcher.name)
     snapshot.snapshot_dir = SNAPSHOTS
     stem = str(launcher.with_suffix(""))
-    snapshot.assert_match(conversion.output.decode("utf-8"), f"{stem}.out.py")
+    snapshot.assert_match(review_diff(launcher, (FIXTURES / launcher).read_bytes(), conversion.output), f"{stem}.diff")
     snapshot.assert_match(_report(launcher, conversion), f"{stem}.report.txt")
 
 

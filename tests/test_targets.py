@@ -5,7 +5,7 @@
 * sagemaker: every name is the seed's spelling and exists in torch_xla 1.13
   (tests/data/torch_xla_1_13_names.txt, taken from the 1.13 sources; its header says
   where from).
-* Every torch_xla name in the converted fixtures (snapshots) is one of those.
+* Every torch_xla name in the converted fixtures is one of those.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from codemods.engine.nodes import walk
 from codemods.facts import analyse
 from codemods.targets import TARGETS
-from tests.conftest import SNAPSHOTS
+from tests.conftest import convert_fixture, fixture_scripts
 
 DATA = Path(__file__).with_name("data")
 MANIFEST_1_13 = {
@@ -37,9 +37,9 @@ SEED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordina
 REMOVED_IN_2_9 = ("torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla_model.get_ordinal")
 
 
-def torch_xla_names_in(path: Path) -> set[str]:
+def torch_xla_names_in(code: bytes) -> set[str]:
     """Qualified torch_xla names that a converted script references."""
-    module = cst.parse_module(path.read_bytes())
+    module = cst.parse_module(code)
     imports = analyse(module).imports.table
     names = set()
     for node in walk(module):
@@ -50,8 +50,9 @@ def torch_xla_names_in(path: Path) -> set[str]:
     return names
 
 
-def snapshot_outputs(target: str) -> list[Path]:
-    return sorted((SNAPSHOTS / target).rglob("*.out.py"))
+def converted_fixtures(target: str) -> dict[str, bytes]:
+    """Every fixture training script converted for ``target`` (what the snapshots show)."""
+    return {str(script): convert_fixture(script, target).output for script in fixture_scripts()}
 
 
 def test_sagemaker_names_are_the_seed_spelling() -> None:
@@ -68,12 +69,12 @@ def test_sagemaker_names_exist_in_torch_xla_1_13() -> None:
 
 
 def test_sagemaker_output_uses_only_torch_xla_1_13_names() -> None:
-    outputs = snapshot_outputs("sagemaker")
+    outputs = converted_fixtures("sagemaker")
     assert outputs
-    for path in outputs:
-        names = torch_xla_names_in(path)
+    for name, code in outputs.items():
+        names = torch_xla_names_in(code)
         # Prefixes such as "torch_xla.core" resolve too; every name must be a 1.13 name.
-        assert names <= MANIFEST_1_13, (path.name, names - MANIFEST_1_13)
+        assert names <= MANIFEST_1_13, (name, names - MANIFEST_1_13)
 
 
 def _missing_in_installed_torch_xla(names: set[str]) -> dict[str, list[str]]:
@@ -114,8 +115,8 @@ print(json.dumps({"version": torch_xla.__version__, "missing": sorted(missing)})
 @pytest.mark.executed
 def test_2_9_names_exist_in_torch_xla_2_9() -> None:
     written = {api.qualified_name for api in TARGETS["2.9"].apis.values()}
-    for path in snapshot_outputs("2.9"):
-        written |= torch_xla_names_in(path)
+    for code in converted_fixtures("2.9").values():
+        written |= torch_xla_names_in(code)
     found = _missing_in_installed_torch_xla(written | set(REMOVED_IN_2_9))
     assert found["version"].startswith("2.9")
     assert sorted(set(found["missing"]) - set(REMOVED_IN_2_9)) == []

@@ -17,8 +17,20 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.analysis import AutocastCall, ScalerCall
+from codemods.amp.rules import (
+    AMP_OPTIMIZER,
+    AUTOCAST,
+    AUTOCAST_DEVICE_TYPE,
+    CUSTOM_AUTOGRAD_AMP,
+    FLOAT16_AUTOCAST,
+    GRAD_SCALER,
+    PRECISION_CHOICE,
+    SCALER_NOT_NEEDED,
+    SYNCFREE_OPTIMIZER,
+)
 from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
 from codemods.engine.rewriter import Concern
+from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
@@ -38,7 +50,7 @@ class AmpRewrite(Concern):
             return self._syncfree(original, updated)
         if original in amp.other_optimizers:
             self.ctx.report(
-                "XLA207",
+                AMP_OPTIMIZER,
                 original,
                 f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
                 "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
@@ -67,7 +79,7 @@ class AmpRewrite(Concern):
             name = dotted(device)
             if name not in self.facts.amp.device_types.values() and name not in self.facts.amp.xla_device_types:
                 self.ctx.report(
-                    "XLA210",
+                    AUTOCAST_DEVICE_TYPE,
                     original,
                     f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]
                     f"'{target.device_string}' on the XLA device, or autocast is off there",
@@ -78,7 +90,7 @@ class AmpRewrite(Concern):
         rest = keywords(skip)
         if by_device_type and call.flavor == "cuda":
             rest, dtype_note = self._bfloat16(call, rest)
-        rule = "XLA901" if call.flavor == "xla" else "XLA202"
+        rule = XLA_RELEASE_NAMES if call.flavor == "xla" else AUTOCAST
         release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
 
         def build() -> cst.Call | None:
@@ -128,7 +140,8 @@ class AmpRewrite(Concern):
             return self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]
 
         new = self.ctx.fix(
-            "XLA204", dtype, f"autocast dtype {self.ctx.code(dtype)} -> {{new}}: XLA autocast runs in {precision}", build
+            FLOAT16_AUTOCAST, dtype,
+            f"autocast dtype {self.ctx.code(dtype)} -> {{new}}: XLA autocast runs in {precision}", build
         )
         if new is None:
             return updated
@@ -155,12 +168,12 @@ class AmpRewrite(Concern):
                 note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
             else:
                 self.ctx.report(
-                    "XLA208",
+                    SCALER_NOT_NEEDED,
                     original,
                     f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads "
                     "found_inf on the host every iteration: remove it, or pass enabled=False",
                 )
-        rule = "XLA901" if scaler.flavor == "xla" else "XLA205"
+        rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
         release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
 
         def build() -> cst.Call | None:
@@ -180,7 +193,7 @@ class AmpRewrite(Concern):
         target = self.ctx.target
         if not target.sharded_grad_scaler:
             self.ctx.report(
-                "XLA205", original,
+                GRAD_SCALER, original,
                 f"`{self.ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has "
                 "no sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
                 "or train without loss scaling",
@@ -191,7 +204,7 @@ class AmpRewrite(Concern):
         new_args = _updated_args(original, updated)
         rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *(new_args[id(a)] for a in scaler.arguments)]
         self.ctx.report(
-            "XLA208", original,
+            SCALER_NOT_NEEDED, original,
             f"with {target.autocast_dtype} the gradient scaler is not needed, and its step reads found_inf on the "
             "host every iteration: remove it, or pass enabled=False",
         )
@@ -204,7 +217,7 @@ class AmpRewrite(Concern):
             return updated.with_changes(args=_argument_list(rest, updated))
 
         new = self.ctx.fix(
-            "XLA205", original,
+            GRAD_SCALER, original,
             f"{self.ctx.code(original)} -> {{new}}: the FSDP scaler on the XLA device (found_inf agreed on over the "
             "xla process group)",
             build,
@@ -217,7 +230,7 @@ class AmpRewrite(Concern):
         optimizer = self.facts.amp.syncfree[original]
         if optimizer.unpacked:
             self.ctx.report(
-                "XLA207",
+                AMP_OPTIMIZER,
                 original,
                 f"`{self.ctx.code(original.func)}` gets unpacked keywords: the sync-free {optimizer.name} runs on XLA "
                 "tensors, which take no fused/foreach/capturable kernels; make sure they are not set",
@@ -237,7 +250,7 @@ class AmpRewrite(Concern):
             return updated.with_changes(func=func, args=_argument_list(kept, updated))
 
         new = self.ctx.fix(
-            "XLA206",
+            SYNCFREE_OPTIMIZER,
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: sync-free under the gradient scaler{note}",
             build,
@@ -273,7 +286,7 @@ class AmpRewrite(Concern):
                 return updated.with_changes(func=new_func, args=_argument_list(args, updated))
             return cst.Call(new_func, [device_type]) if by_device_type else new_func
 
-        new = self.ctx.fix("XLA211", func, f"{self.ctx.code(func)} -> {{new}}", build)
+        new = self.ctx.fix(CUSTOM_AUTOGRAD_AMP, func, f"{self.ctx.code(func)} -> {{new}}", build)
         return new if new is not None else updated
 
     # -- values chosen at run time --------------------------------------------------------------
@@ -297,7 +310,7 @@ class AmpRewrite(Concern):
                 return _replace_strings(folded if not isinstance(folded, bool) else updated.value, "cuda", xla)
 
             new = self.ctx.fix(
-                "XLA210",
+                AUTOCAST_DEVICE_TYPE,
                 value,
                 f"`{name}` chooses autocast's device type: {self.ctx.code(value)} -> {{new}} "
                 f"(with 'cuda' it is off on the XLA device)",
@@ -311,7 +324,7 @@ class AmpRewrite(Concern):
                 return cst.Name(str(folded)) if isinstance(folded, bool) else folded
 
             new = self.ctx.fix(
-                "XLA209",
+                PRECISION_CHOICE,
                 value,
                 f"`{name}` chooses the precision by CUDA checks (False on XLA): {{new}}, as XLA autocast "
                 f"runs in {target.autocast_dtype}",

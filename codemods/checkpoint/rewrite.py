@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
+from codemods.checkpoint.rules import LOAD_MAP_LOCATION, SAVE_WHOLE_MODULE, XLA_SAVE
 from codemods.engine.nodes import arg_value, quoted_like, with_keyword
 from codemods.engine.rewriter import Concern
 
@@ -17,7 +18,7 @@ class CheckpointRewrite(Concern):
     def _map_location(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original in self.facts.checkpoint.unported_map_locations:
             self.ctx.report(
-                "XLA403",
+                LOAD_MAP_LOCATION,
                 original,
                 f"map_location `{self.ctx.code(original)}` names CUDA devices: load on the CPU "
                 "(map_location='cpu'); load_state_dict copies to the XLA device",
@@ -26,7 +27,7 @@ class CheckpointRewrite(Concern):
         if original not in self.facts.checkpoint.map_locations:
             return updated
         new = self.ctx.fix(
-            "XLA403",
+            LOAD_MAP_LOCATION,
             original,
             f"map_location {self.ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
             "load_state_dict copies the tensors over"
@@ -50,7 +51,7 @@ class CheckpointRewrite(Concern):
             return self._map_location(original, updated)
         if original in self.facts.checkpoint.unlocated_loads:
             new = self.ctx.fix(
-                "XLA403", original,
+                LOAD_MAP_LOCATION, original,
                 'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
                 "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
                 lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
@@ -62,7 +63,7 @@ class CheckpointRewrite(Concern):
         if original in self.facts.checkpoint.whole_module_saves:
             saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]
             self.ctx.report(
-                "XLA402",
+                SAVE_WHOLE_MODULE,
                 original,
                 f"`{saved}` is a whole module: save `{saved}.state_dict()` so the checkpoint holds CPU tensors "
                 "and loads without torch_xla",
@@ -75,7 +76,7 @@ class CheckpointRewrite(Concern):
                 "the check (it writes on the master only)"
             )
         if problem is not None:
-            self.ctx.report("XLA401", original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
+            self.ctx.report(XLA_SAVE, original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
             return updated
 
         def build() -> cst.Call | None:
@@ -89,7 +90,7 @@ class CheckpointRewrite(Concern):
             return call.with_changes(args=renamed)
 
         new = self.ctx.fix(
-            "XLA401",
+            XLA_SAVE,
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
             build,

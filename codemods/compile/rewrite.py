@@ -9,13 +9,10 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
+from codemods.compile.rules import COMPILE_BACKEND, COMPILER_SETTINGS, INDUCTOR_OPTIONS, TORCH_COMPILE
 from codemods.engine.nodes import quoted_like, string_value, walk, with_keyword, without_args
 from codemods.engine.rewriter import Concern, Context
 
-COMPILE = "XLA721"
-INDUCTOR_OPTIONS = "XLA722"
-OTHER_BACKEND = "XLA723"
-SETTINGS = "XLA724"
 # TrainingArguments' compile settings.
 _TRAINER_COMPILE = frozenset({"torch_compile", "torch_compile_backend", "torch_compile_mode"})
 _NO_TORCH_COMPILE = "PyTorch 1.13 (torch_xla 1.13, the SageMaker containers) has no torch.compile"
@@ -48,19 +45,20 @@ class CompileRewrite(Concern):
         if self.backend is None:
             return self._eager(original, updated)
         if len(updated.args) != len(original.args):  # another rewrite reshaped the call
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: pass backend=\"{self.backend}\"")
+            self.ctx.report(TORCH_COMPILE, original, f"`{self.ctx.code(original)}`: pass backend=\"{self.backend}\"")
             return updated
         doomed = [i for i, arg in enumerate(original.args) if self._drops_option(arg)]
         args = without_args(list(updated.args), doomed)
         backend = next((a for a in original.args if a.keyword is not None and a.keyword.value == "backend"), None)
         if backend is None and any(a.star == "**" for a in original.args):
             self.ctx.report(
-                COMPILE, original, f"`{self.ctx.code(original)}`: the backend may come from the unpacked keywords; "
+                TORCH_COMPILE, original,
+                f"`{self.ctx.code(original)}`: the backend may come from the unpacked keywords; "
                 f"make sure it is \"{self.backend}\" (inductor, the default, fails on XLA tensors)",
             )
         elif backend is None:
             new = self.ctx.fix(
-                COMPILE, original,
+                TORCH_COMPILE, original,
                 f"{self._shown(original)} -> {{new}}: the default inductor backend "
                 f"{apis.CUDA_COMPILE_BACKENDS['inductor']}; openxla compiles the graph with XLA",
                 lambda: updated.with_changes(args=with_keyword(args, "backend", cst.SimpleString(f'"{self.backend}"'))),
@@ -73,11 +71,13 @@ class CompileRewrite(Concern):
     def _dynamo_optimize(self, original: cst.Call) -> None:
         backend = self.part.dynamo_optimize[original]
         if self.backend is None:
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo; remove it")
+            self.ctx.report(TORCH_COMPILE, original,
+                            f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo; remove it")
         elif backend != self.backend:
             said = f"backend {backend!r}" if backend else "a backend that is not known here"
             self.ctx.report(
-                COMPILE, original, f"`{self.ctx.code(original)}` compiles with {said}, which does not compile for XLA: "
+                TORCH_COMPILE, original,
+                f"`{self.ctx.code(original)}` compiles with {said}, which does not compile for XLA: "
                 f"use torch.compile(model, backend=\"{self.backend}\") (torch._dynamo.optimize is the API before it)",
             )
 
@@ -95,11 +95,13 @@ class CompileRewrite(Concern):
                "is not among them; the default inductor fails on XLA tensors)")
         literal_true = type(flag.value) is cst.Name and flag.value.value == "True"
         if not literal_true or len(updated.args) != len(original.args):
-            self.ctx.report(COMPILE, flag, f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA")
+            self.ctx.report(TORCH_COMPILE, flag,
+                            f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA")
             return updated
         removed = ", ".join(self.ctx.code(original.args[i]).rstrip(",").strip() for i in doomed)
         new = self.ctx.fix(
-            COMPILE, flag, f"removed `{removed}`: {why}; without it the Trainer trains, and torch_xla compiles each "
+            TORCH_COMPILE, flag,
+            f"removed `{removed}`: {why}; without it the Trainer trains, and torch_xla compiles each "
             "step's graph itself",
             lambda: updated.with_changes(args=without_args(list(updated.args), doomed)),
         )
@@ -113,14 +115,14 @@ class CompileRewrite(Concern):
             at = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "backend")
             new_value = quoted_like(backend.value, self.backend or "")
             new = self.ctx.fix(
-                COMPILE, original,
+                TORCH_COMPILE, original,
                 f"{self._shown(original)} -> {{new}}: backend=\"{name}\" {apis.CUDA_COMPILE_BACKENDS[name]}; "
                 "openxla compiles the graph with XLA",
                 lambda: updated.with_changes(args=[*args[:at], args[at].with_changes(value=new_value), *args[at + 1:]]),
             )
             return new if new is not None else updated.with_changes(args=args)
         self.ctx.report(
-            OTHER_BACKEND, backend,
+            COMPILE_BACKEND, backend,
             f"`{self.ctx.code(backend)}` is not the openxla backend: dynamo's graphs go to it, not to XLA (on XLA "
             f"tensors eager backends run them op by op, CUDA ones fail); use backend=\"{self.backend}\" unless this "
             "backend is meant for XLA",
@@ -164,7 +166,7 @@ class CompileRewrite(Concern):
         if original not in self.part.bare_decorators:
             return updated
         new = self.ctx.fix(
-            COMPILE, original,
+            TORCH_COMPILE, original,
             f"@{self.ctx.code(original.decorator)} -> {{new}}: the default inductor backend "
             f"{apis.CUDA_COMPILE_BACKENDS['inductor']}; openxla compiles the graph with XLA",
             lambda: updated.with_changes(
@@ -182,14 +184,16 @@ class CompileRewrite(Concern):
             return updated
         positional = [a for a in updated.args if a.keyword is None]
         if self.ctx.resolve(original.func) != apis.TORCH_COMPILE:  # model.compile(...)
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE} (nor nn.Module.compile); remove it")
+            self.ctx.report(TORCH_COMPILE, original,
+                            f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE} (nor nn.Module.compile); remove it")
             return updated
         if len(positional) != 1 or positional[0].star:
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE}; remove it")
+            self.ctx.report(TORCH_COMPILE, original, f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE}; remove it")
             return updated
         compiled = positional[0].value
         new = self.ctx.fix(
-            COMPILE, original, f"{self._shown(original)} -> {{new}}: {_NO_TORCH_COMPILE}; the model runs as it is "
+            TORCH_COMPILE, original,
+            f"{self._shown(original)} -> {{new}}: {_NO_TORCH_COMPILE}; the model runs as it is "
             "(torch_xla compiles its lazy graph at the step barrier)",
             lambda: compiled.with_changes(lpar=original.lpar, rpar=original.rpar) if original.lpar else compiled,
         )
@@ -200,7 +204,7 @@ class CompileRewrite(Concern):
     def _removed(self, node: cst.CSTNode, shown: str, runs: str) -> bool:
         """Records the removal of ``node`` (the caller removes it); False if not allowed here."""
         return self.ctx.fix(
-            COMPILE, node, f"removed `{shown}`: {_NO_TORCH_COMPILE}; the {runs} runs as it is "
+            TORCH_COMPILE, node, f"removed `{shown}`: {_NO_TORCH_COMPILE}; the {runs} runs as it is "
             "(torch_xla compiles its lazy graph at the step barrier)",
             lambda: node,
         ) is not None
@@ -216,7 +220,8 @@ class CompileRewrite(Concern):
         doomed = [s for s in original.body if s in self.dropped]
         if not doomed or len(doomed) != len(original.body):
             for statement in doomed:
-                self.ctx.report(COMPILE, statement, f"`{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; remove it")
+                self.ctx.report(TORCH_COMPILE, statement,
+                                f"`{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; remove it")
             return updated
         for statement in doomed:
             if not self._removed(statement, self.ctx.code(statement), "model"):
@@ -233,7 +238,8 @@ class CompileRewrite(Concern):
 
     def _compiler_import(self, original: cst.CSTNode) -> None:
         if self.backend is None and original in self.part.compiler_imports:
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
+            self.ctx.report(TORCH_COMPILE, original,
+                            f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
                             "torch._inductor (nor torch.compile); remove it")
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
@@ -258,17 +264,18 @@ class CompileRewrite(Concern):
                 f"pass backend=\"{self.backend}\" where it is called; the default inductor backend "
                 f"{apis.CUDA_COMPILE_BACKENDS['inductor']}" if self.backend else f"{_NO_TORCH_COMPILE}; remove it"
             )
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}` is used as a value: {advice}")
+            self.ctx.report(TORCH_COMPILE, original, f"`{self.ctx.code(original)}` is used as a value: {advice}")
             return
         qualified = self.settings.get(id(original))
         if qualified is None:
             return
         if self.backend is None:
-            self.ctx.report(COMPILE, original, f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
+            self.ctx.report(TORCH_COMPILE, original,
+                            f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
                             "torch._inductor (nor torch.compile); remove it")
             return
         advice = next(text for prefix, text in apis.COMPILER_SETTINGS.items() if qualified.startswith(prefix))
-        self.ctx.report(SETTINGS, original, f"`{self.ctx.code(original)}` {advice}")
+        self.ctx.report(COMPILER_SETTINGS, original, f"`{self.ctx.code(original)}` {advice}")
 
     def _shown(self, call: cst.Call) -> str:
         """The call as the finding names it: in full when it is short."""

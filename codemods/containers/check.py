@@ -1,5 +1,6 @@
 """Container checks (SM3): a Dockerfile that runs SageMaker training with the
-model-parallel library, on its own and against the estimators of the same run.
+model-parallel library, on its own; what it builds (ImageBuild) is checked against the
+estimators of the same run by containers/across_files.py.
 
 Which Dockerfiles: those that mention SageMaker or smdistributed, or start from a
 SageMaker deep-learning-container (DLC) training image; any other Dockerfile of a
@@ -17,18 +18,28 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-
-import libcst as cst
 
 from codemods.containers.dockerfile import DockerfileFacts, Instruction, Stage, normalize_destination, parse, unquote
-from codemods.engine.report import FileReport, Finding
-from codemods.launcher.analysis import Constant, Estimator, Value
+from codemods.containers.rules import (
+    BASE_IMAGE,
+    DOCKERFILE_UNRESOLVED,
+    ENTRY_POINT_DIRECTORY,
+    METIS,
+    RMM,
+    SAGEMAKER_TRAINING,
+    SMDISTRIBUTED_WHEELS,
+    SUBMIT_DIRECTORY,
+    WHEEL_PYTHON_TAG,
+)
+from codemods.engine.report import Finding
+from codemods.engine.rule import Rule
+from codemods.engine.suppressions import Suppressions, suppressions
+from codemods.rules import RuleSelection
 
 RELEVANT = re.compile(r"sagemaker|smdistributed|amazonaws\.com|deep-learning-containers", re.IGNORECASE)
-SUBMIT_DIRECTORY = "SAGEMAKER_SUBMIT_DIRECTORY"
+SUBMIT_VARIABLE = "SAGEMAKER_SUBMIT_DIRECTORY"
 _DLC = re.compile(
     r"^(?:[\w.-]+\.dkr\.ecr\.[\w.-]+\.amazonaws\.com(?:\.cn)?|public\.ecr\.aws/deep-learning-containers)/"
     r"(?:[\w.-]+/)*[\w.-]*-training(?:[:@]|$)"
@@ -44,19 +55,7 @@ _RMM = re.compile(r"\brmm\b|librmm|rapidsai/rmm", re.IGNORECASE)
 _PYTHON_VARIABLES = ("PYTHON_VERSION", "PYTHON", "PY_VERSION", "PYTHON_VER")
 _PYTHON_IN_COMMANDS = re.compile(r"\bpython(?:3\.|=|==|\s*=\s*)(3\.\d+)|\bpython3\.(\d+)\b")
 _DLC_PYTHON = re.compile(r"-py3(\d+)\b")
-_SUPPRESS = re.compile(r"#\s*xla-codemod:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
 _WHEEL_NAMES = {"modelparallel": "smdistributed_modelparallel", "dataparallel": "smdistributed_dataparallel"}
-
-
-@dataclass(frozen=True)
-class ImageUse:
-    """An estimator that runs a container image: from a launcher script."""
-
-    path: str
-    line: int
-    image_uri: str
-    entry_point: str | None
-    source_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ class ContainerCheck:
     build: ImageBuild | None = None
 
 
-def check_dockerfile(text: str, enabled: Callable[[str], bool], path: str = "Dockerfile") -> ContainerCheck:
+def check_dockerfile(text: str, selection: RuleSelection, path: str = "Dockerfile") -> ContainerCheck:
     """The SM3 findings of one Dockerfile's text; raises DockerfileSyntaxError."""
     result = ContainerCheck()
     if not RELEVANT.search(text):
@@ -89,14 +88,16 @@ def check_dockerfile(text: str, enabled: Callable[[str], bool], path: str = "Doc
     chain = facts.image_chain()
     if not chain:
         return result
-    suppressed = _suppressions(text)
-    checker = _Checker(facts, chain, enabled, suppressed)
+    comments = suppressions(text, comment_lines_only=True)
+    checker = _Checker(facts, chain, selection, comments)
     checker.run()
     result.findings = sorted(checker.findings, key=lambda f: (f.line, f.col, f.rule))
     submit = checker.submit_directory()
     if submit is not None:
         directory, instruction = submit
-        checked = enabled("SM308") and not suppressed("SM308", instruction.line)
+        checked = selection.enabled(ENTRY_POINT_DIRECTORY.code) and not comments.silences(
+            ENTRY_POINT_DIRECTORY, instruction.line
+        )
         result.build = ImageBuild(path, directory, instruction.line, *checker.copies_into(directory), checked)
     return result
 
@@ -106,32 +107,34 @@ class _Checker:
         self,
         facts: DockerfileFacts,
         chain: list[Stage],
-        enabled: Callable[[str], bool],
-        suppressed: Callable[[str, int], bool],
+        selection: RuleSelection,
+        comments: Suppressions,
     ) -> None:
         self.facts = facts
         self.chain = chain
         self.image = chain[-1]
         self.instructions = [i for stage in chain for i in stage.instructions]
-        self.enabled = enabled
-        self.suppressed = suppressed
+        self.selection = selection
+        self.comments = comments
         self.findings: list[Finding] = []
 
-    def report(self, rule: str, line: int, message: str) -> None:
-        if self.enabled(rule) and not self.suppressed(rule, line):
-            self.findings.append(Finding(rule, line, 1, message, False))
+    def report(self, rule: Rule, line: int, message: str) -> None:
+        if self.selection.enabled(rule.code) and not self.comments.silences(rule, line):
+            self.findings.append(Finding(rule.code, line, 1, message, False))
 
     def run(self) -> None:
         kind = self.base_kind()
         if self.submit_directory() is None:
-            self.report("SM302", self.image.line, f"no `ENV {SUBMIT_DIRECTORY}`: the SageMaker training toolkit runs "
+            self.report(SUBMIT_DIRECTORY, self.image.line,
+                        f"no `ENV {SUBMIT_VARIABLE}`: the SageMaker training toolkit runs "
                         "the user code from that directory (for example `ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code`)")
         if kind != "cuda":
             return
         runs = [i for i in self.instructions if i.cmd == "RUN"]
         installs = [i for i in runs if _PIP_INSTALL.search(i.text)]
         if not any(_SAGEMAKER_TRAINING.search(i.text) for i in installs):
-            self.report("SM303", self.image.line, "a custom image installs the SageMaker training toolkit: add "
+            self.report(SAGEMAKER_TRAINING, self.image.line,
+                        "a custom image installs the SageMaker training toolkit: add "
                         "`RUN pip install sagemaker-training`")
         if not any(_MODEL_PARALLEL.search(i.text) for i in self.instructions) and not _MODEL_PARALLEL.search(
             " ".join(self.facts.definitions)
@@ -139,17 +142,18 @@ class _Checker:
             return
         self.wheels(installs)
         if not any(_METIS.search(i.text) for i in runs):
-            self.report("SM306", self.image.line, "the model-parallel library needs METIS: build it (metis-5.1.0, "
+            self.report(METIS, self.image.line, "the model-parallel library needs METIS: build it (metis-5.1.0, "
                         "`make config shared=1 && make install`) or install libmetis-dev")
         if not any(_RMM.search(i.text) for i in runs):
-            self.report("SM307", self.image.line, "the model-parallel library needs the RAPIDS memory manager: build "
+            self.report(RMM, self.image.line, "the model-parallel library needs the RAPIDS memory manager: build "
                         "librmm (rapidsai/rmm, `./build.sh librmm`; CMake 3.14 or later)")
 
     def base_kind(self) -> str:
         root = self.chain[0]
         if root.unset:
             names = ", ".join(f"${{{n}}}" for n in root.unset)
-            self.report("SM300", root.line, f"could not check the base image: {names} has no default (it comes from "
+            self.report(DOCKERFILE_UNRESOLVED, root.line,
+                        f"could not check the base image: {names} has no default (it comes from "
                         "--build-arg)")
             return "unknown"
         image = root.image
@@ -158,10 +162,12 @@ class _Checker:
         if _CUDA.match(image):
             return "cuda"
         if _PRIVATE_ECR.match(image):
-            self.report("SM300", root.line, f"could not check the base image: {image} is a private ECR image, not a "
+            self.report(DOCKERFILE_UNRESOLVED, root.line,
+                        f"could not check the base image: {image} is a private ECR image, not a "
                         "SageMaker training image; the checks for custom images were not run")
             return "unknown"
-        self.report("SM301", root.line, f"{image} is neither a SageMaker deep-learning-container training image nor an "
+        self.report(BASE_IMAGE, root.line,
+                    f"{image} is neither a SageMaker deep-learning-container training image nor an "
                     "NVIDIA CUDA base image: the model-parallel library needs one of them")
         return "other"
 
@@ -171,7 +177,7 @@ class _Checker:
             if instruction.cmd != "ENV":
                 continue
             for key, value in zip(instruction.words[::2], instruction.words[1::2]):
-                if key == SUBMIT_DIRECTORY:
+                if key == SUBMIT_VARIABLE:
                     found = (unquote(value), instruction)
         return found
 
@@ -179,7 +185,7 @@ class _Checker:
         installed = {kind for i in installs for kind, _ in _wheels_in(i.text)}
         for kind, wheel in _WHEEL_NAMES.items():
             if kind not in installed:
-                self.report("SM304", self.image.line, f"the image does not install the {wheel} wheel: the "
+                self.report(SMDISTRIBUTED_WHEELS, self.image.line, f"the image does not install the {wheel} wheel: the "
                             "model-parallel library needs both smdistributed wheels (model parallel and data parallel)")
         tags = self.wheel_tags()
         python = self.python_version()
@@ -187,15 +193,16 @@ class _Checker:
             expected = "cp3" + python.split(".")[1]
             for kind, (tag, line) in tags.items():
                 if tag != expected:
-                    self.report("SM305", line, f"the {_WHEEL_NAMES[kind]} wheel is built for {tag}, the image's Python "
+                    self.report(WHEEL_PYTHON_TAG, line,
+                                f"the {_WHEEL_NAMES[kind]} wheel is built for {tag}, the image's Python "
                                 f"is {python} ({expected})")
             return
         if len({tag for tag, _ in tags.values()}) > 1:
             line = max(line for _, line in tags.values())
             shown = ", ".join(f"{_WHEEL_NAMES[k]} {t}" for k, (t, _) in sorted(tags.items()))
-            self.report("SM305", line, f"the smdistributed wheels are built for different Pythons ({shown})")
+            self.report(WHEEL_PYTHON_TAG, line, f"the smdistributed wheels are built for different Pythons ({shown})")
         if isinstance(python, tuple) and tags:
-            self.report("SM300", self.image.line, f"could not check the wheels' Python tag: {python[0]}")
+            self.report(DOCKERFILE_UNRESOLVED, self.image.line, f"could not check the wheels' Python tag: {python[0]}")
 
     def wheel_tags(self) -> dict[str, tuple[str, int]]:
         """The Python tag of each smdistributed wheel and the line that writes it."""
@@ -267,104 +274,3 @@ def _variable_value(definition: Instruction, name: str) -> str | None:
         return None
     pairs = dict(zip(definition.words[::2], definition.words[1::2]))
     return unquote(pairs[name]) if name in pairs else None
-
-
-def _suppressions(text: str) -> Callable[[str, int], bool]:
-    """``# xla-codemod: ignore[SM303]`` on the line above an instruction (Dockerfile
-    comments take whole lines) silences findings on that instruction."""
-    by_line: dict[int, tuple[str, ...]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _SUPPRESS.search(line)
-        if match and line.lstrip().startswith("#"):
-            by_line[number + 1] = tuple(c.strip() for c in (match.group(1) or "ALL").split(",") if c.strip())
-
-    def suppressed(rule: str, line: int) -> bool:
-        codes = by_line.get(line)
-        return codes is not None and any(c == "ALL" or rule.startswith(c) for c in codes)
-
-    return suppressed
-
-
-# -- across files: estimators that use an image built by a Dockerfile of the run -----------
-
-
-def connect_images(reports: list[FileReport]) -> None:
-    """SM308: for each estimator with ``image_uri`` whose Dockerfile is in the same run,
-    its entry point must be where the image puts the user code.  A Dockerfile belongs to
-    an image when its name says the image's repository (``Dockerfile.<repo>``,
-    ``<repo>.Dockerfile``, or ``<repo>/Dockerfile``), or else when it is the only
-    Dockerfile in the launcher's folder."""
-    builds = [(r, item) for r in reports for item in r.images if isinstance(item, ImageBuild)]
-    uses = [item for r in reports for item in r.images if isinstance(item, ImageUse)]
-    if not builds or not uses:
-        return
-    for use in uses:
-        match = _dockerfile_for(use, builds)
-        if match is None:
-            continue
-        report, build = match
-        if not build.checked:
-            continue
-        problem = _entry_point_problem(use, build)
-        if problem is not None and build.submit_directory is not None:
-            message = (f"{use.path}:{use.line}: the estimator runs this image ({use.image_uri}) with entry_point "
-                       f"{use.entry_point!r}, {problem}")
-            report.findings.append(Finding("SM308", build.submit_line, 1, message, False))
-            report.findings.sort(key=lambda f: (f.line, f.col, f.rule))
-
-
-def _dockerfile_for(use: ImageUse, builds: list[tuple[FileReport, ImageBuild]]) -> tuple[FileReport, ImageBuild] | None:
-    repository = use.image_uri.rsplit("/", 1)[-1].split("@")[0].split(":")[0]
-    named = [(r, b) for r, b in builds if repository and repository in _image_names(b.path)]
-    if len(named) == 1:
-        return named[0]
-    here = [(r, b) for r, b in builds if PurePosixPath(b.path).parent == PurePosixPath(use.path).parent]
-    return here[0] if len(here) == 1 and not named else None
-
-
-def _image_names(path: str) -> set[str]:
-    pure = PurePosixPath(path)
-    names = {pure.parent.name}
-    lower = pure.name.lower()
-    if lower.startswith("dockerfile."):
-        names.add(pure.name[len("dockerfile."):])
-    if lower.endswith(".dockerfile"):
-        names.add(pure.name[: -len(".dockerfile")])
-    return names
-
-
-def _entry_point_problem(use: ImageUse, build: ImageBuild) -> str | None:
-    directory = posixpath.normpath(build.submit_directory or "/")
-    entry_point = use.entry_point
-    if entry_point is None:
-        return None
-    if entry_point.startswith("/"):
-        inside = posixpath.normpath(entry_point).startswith(directory + "/")
-        return None if inside else f"which is not in {SUBMIT_DIRECTORY} ({directory})"
-    if build.copies_folders or not build.copied_files:
-        return None  # the code comes with the job, or a copied folder may hold it
-    relative = posixpath.normpath(entry_point)
-    names = {posixpath.basename(f) for f in build.copied_files}
-    if relative in build.copied_files or posixpath.basename(relative) in names:
-        return None
-    shown = ", ".join(sorted(build.copied_files))
-    return f"which the image does not copy into {SUBMIT_DIRECTORY} ({directory} gets {shown})"
-
-
-def image_uses(
-    estimators: Iterable[Estimator], path: str, position_of: Callable[[cst.CSTNode], tuple[int, int] | None]
-) -> tuple[ImageUse, ...]:
-    """The estimators of a launcher that name their image with a literal ``image_uri``."""
-    uses = []
-    for estimator in estimators:
-        image = _literal(estimator.value("image_uri"))
-        if image is None:
-            continue
-        position = position_of(estimator.call)
-        uses.append(ImageUse(path, position[0] if position else 1, image, _literal(estimator.value("entry_point")),
-                             _literal(estimator.value("source_dir"))))
-    return tuple(uses)
-
-
-def _literal(value: Value | None) -> str | None:
-    return value.value if isinstance(value, Constant) and isinstance(value.value, str) else None

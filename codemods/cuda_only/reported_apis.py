@@ -10,10 +10,11 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.rules import CUDA_API, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
+from codemods.device.rules import CUDA_DEVICE
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
 
-_NO_EFFECT = "XLA502"
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
 
@@ -49,10 +50,10 @@ class CudaRuntimeRewrite(ReportedApis):
         """Table entries get their own advice; any other torch.cuda API the other rules
         do not handle is still reported, so no CUDA call is left unmentioned."""
         replacing = self.facts.device.replaced_parts.get(original)
-        if replacing is not None and self.ctx.enabled("XLA101", replacing):
+        if replacing is not None and self.ctx.enabled(CUDA_DEVICE, replacing):
             return updated  # inside a device call that becomes the XLA device, and goes with it
         api = self.table.get(qualified)
-        if api is not None and api.rule == _NO_EFFECT:
+        if api is not None and api.rule is CUDA_NO_EFFECT:
             statement = self._only_sets_or_calls(original)
             if statement is not None:
                 self.no_effect.add(statement)
@@ -61,7 +62,7 @@ class CudaRuntimeRewrite(ReportedApis):
         if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
             return super().reference(original, updated, qualified)
         if not qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
-            self.ctx.report("XLA506", original, f"`{self.ctx.code(original)}` is CUDA-only; remove it or guard it")
+            self.ctx.report(CUDA_API, original, f"`{self.ctx.code(original)}` is CUDA-only; remove it or guard it")
         return updated
 
     # -- no-effect settings (XLA502) ----------------------------------------------------
@@ -98,7 +99,7 @@ class CudaRuntimeRewrite(ReportedApis):
         removed = set()
         for statement in doomed:
             done = self.ctx.fix(
-                _NO_EFFECT,
+                CUDA_NO_EFFECT,
                 statement,
                 f"removed `{self.ctx.code(statement).rstrip(';').rstrip()}`: no effect on an XLA device",
                 lambda: statement,  # noqa: B023 - fix() calls it at once
@@ -132,7 +133,7 @@ class CudaRuntimeRewrite(ReportedApis):
 
     def _report_pin_memory(self, key: str | None, value: cst.BaseExpression, original: cst.CSTNode) -> None:
         if _is_pin_memory(key, value):
-            self.ctx.report(_NO_EFFECT, original, "`pin_memory=True` has no effect on an XLA device; remove it")
+            self.ctx.report(CUDA_NO_EFFECT, original, "`pin_memory=True` has no effect on an XLA device; remove it")
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         if not self._removable_pin_memory(self.ctx.parent(), original):
@@ -148,12 +149,13 @@ class CudaRuntimeRewrite(ReportedApis):
         if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
             return updated
         if original.args:
-            self.ctx.report("XLA501", original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
+            self.ctx.report(CUDA_SYNCHRONIZE, original,
+                            f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
             return updated
         if original in self.facts.device.timing_syncs:
             return self._timing_sync(original, updated)
         new = self.ctx.fix(
-            "XLA501",
+            CUDA_SYNCHRONIZE,
             original,
             f"{self.ctx.code(original)} -> {{new}}: waits for the device's pending work",
             lambda: self.ctx.replace_callee(original, updated, "wait_device_ops"),
@@ -175,7 +177,7 @@ class CudaRuntimeRewrite(ReportedApis):
             return wait
 
         new = self.ctx.fix(
-            "XLA501",
+            CUDA_SYNCHRONIZE,
             original,
             f"{self.ctx.code(original)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
             "pending work only starts at the barrier, so waiting alone would time nothing)",
@@ -191,7 +193,7 @@ class CudaRuntimeRewrite(ReportedApis):
             self._report_pin_memory("pin_memory", original.args[at].value, original.args[at])
             return updated
         new = self.ctx.fix(
-            _NO_EFFECT,
+            CUDA_NO_EFFECT,
             original.args[at],
             "removed `pin_memory=True`: no effect on an XLA device",
             lambda: updated.with_changes(args=_without_arg(list(updated.args), at)),

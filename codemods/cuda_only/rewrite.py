@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from codemods.cuda_only.rules import CUDA_NO_EFFECT, FUSED_OPTIMIZER
+from codemods.distributed.rules import XLA_RANKS
 from codemods.engine.nodes import without_args
 from codemods.engine.rewriter import Concern, Context
 
-FUSED = "XLA212"
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
 
 
@@ -30,13 +31,15 @@ class CudaOnlyRewrite(Concern):
         literal_true = type(fused.value) is cst.Name and fused.value.value == "True"
         if not literal_true or len(updated.args) != len(original.args):
             self.ctx.report(
-                FUSED, fused, f"`{code}`: a fused optimizer kernel refuses XLA tensors ({_FUSED_ERROR}); make sure "
+                FUSED_OPTIMIZER, fused,
+                f"`{code}`: a fused optimizer kernel refuses XLA tensors ({_FUSED_ERROR}); make sure "
                 "it is False on XLA (the default implementation computes the same update)",
             )
             return updated
         at = original.args.index(fused)
         new = self.ctx.fix(
-            FUSED, fused, f"removed `{code}`: the fused kernel refuses XLA tensors ({_FUSED_ERROR}); the default "
+            FUSED_OPTIMIZER, fused,
+            f"removed `{code}`: the fused kernel refuses XLA tensors ({_FUSED_ERROR}); the default "
             "implementation computes the same update",
             lambda: updated.with_changes(args=without_args(list(updated.args), [at])),
         )
@@ -46,7 +49,8 @@ class CudaOnlyRewrite(Concern):
         name = self.environment.get(id(original))
         if name is not None:
             self.ctx.report(
-                "XLA502", original, f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
+                CUDA_NO_EFFECT, original,
+                f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
                 "it only on NVIDIA GPUs ("
                 + ("the SageMaker Training Compiler's GPU containers: there it still applies" if self.ctx.target.nccl_collectives
                    else "PJRT_DEVICE=CUDA") + "); on TPU, Trainium or CPU it has no effect",
@@ -56,7 +60,8 @@ class CudaOnlyRewrite(Concern):
         assignment = self.count_uses.get(id(original))
         if assignment is not None:
             self.ctx.report(
-                "XLA602", original, f"`{original.value}` here is the CUDA device count (`{self.ctx.code(assignment.value)}`), "
+                XLA_RANKS, original,
+                f"`{original.value}` here is the CUDA device count (`{self.ctx.code(assignment.value)}`), "
                 "0 on an XLA machine: the workers read the XLA world size (xr.world_size()), but the launching process "
                 "still sees 0; compute what needs it inside the workers",
             )

@@ -12,6 +12,17 @@ from collections.abc import Sequence
 import libcst as cst
 
 from codemods import apis
+from codemods.device.rules import (
+    CUDA_AVAILABLE_DEVICE,
+    CUDA_CHECK,
+    CUDA_DEVICE,
+    CUDA_TENSOR_TYPE,
+    DEVICE_GENERATOR,
+    DOT_CUDA,
+    GUARDED_INPUT_MOVE,
+    INTEGER_DEVICE,
+    SET_DEVICE,
+)
 from codemods.engine.nodes import (
     arg_value,
     as_expression,
@@ -24,6 +35,7 @@ from codemods.engine.nodes import (
     with_comma,
 )
 from codemods.engine.rewriter import Concern
+from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
 
 
 class DeviceRewrite(Concern):
@@ -35,7 +47,7 @@ class DeviceRewrite(Concern):
         xla = self.ctx.target.device_string
         note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
         new = self.ctx.fix(
-            "XLA101",
+            CUDA_DEVICE,
             original,
             f"{self.ctx.code(original)} -> {{new}}{note}",
             lambda: quoted_like(original, xla) if self.ctx.imports.require_package("torch_xla") else None,
@@ -67,7 +79,7 @@ class DeviceRewrite(Concern):
         if original in self.facts.device.unsure_index_moves:
             device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]
             self.ctx.report(
-                "XLA103",
+                INTEGER_DEVICE,
                 original,
                 f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
                 f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
@@ -97,7 +109,7 @@ class DeviceRewrite(Concern):
                     func=cst.Attribute(value=torch_name, attr=cst.Name("device")), args=[cst.Arg(cst.SimpleString('"xla"'))]
                 )
 
-        new = self.ctx.fix("XLA101", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        new = self.ctx.fix(CUDA_DEVICE, original, f"{self.ctx.code(original)} -> {{new}}", build)
         if new is None:
             return updated
         self.ctx.subsume(original)
@@ -121,7 +133,7 @@ class DeviceRewrite(Concern):
                 args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
             return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
 
-        new = self.ctx.fix("XLA102", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        new = self.ctx.fix(DOT_CUDA, original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
 
     def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -133,7 +145,7 @@ class DeviceRewrite(Concern):
         built = "the optimizer is built" if early.argument is None else f"`{self.ctx.code(original.func)}` builds an optimizer"
         if not early.fixable:
             self.ctx.report(
-                "XLA203",
+                OPTIMIZER_BEFORE_MOVE,
                 original,
                 f"{built} while `{early.model}` is on the CPU, and {early.moved_by} moves the model later to a "
                 "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
@@ -164,7 +176,7 @@ class DeviceRewrite(Concern):
             return updated.with_changes(args=args)
 
         new = self.ctx.fix(
-            "XLA203",
+            OPTIMIZER_BEFORE_MOVE,
             original,
             f"{built} while `{early.model}` is on the CPU and {early.moved_by} moves the model later; moving a "
             "module to XLA replaces its parameters, so move it first: {new}",
@@ -192,7 +204,7 @@ class DeviceRewrite(Concern):
             return updated.with_changes(args=args)
 
         new = self.ctx.fix(
-            "XLA109",
+            DEVICE_GENERATOR,
             original,
             f"{self.ctx.code(original)} -> {{new}}: XLA has no device generators; sampling on XLA tensors takes a "
             "CPU generator",
@@ -212,7 +224,7 @@ class DeviceRewrite(Concern):
             if dotted(arg.value) not in self.facts.device.cuda_indices:
                 return updated
             device = self.ctx.fix(
-                "XLA103",
+                INTEGER_DEVICE,
                 arg.value,
                 f"{self.ctx.code(arg.value)} is a CUDA device index: use the XLA device",
                 self.ctx.device,
@@ -228,7 +240,8 @@ class DeviceRewrite(Concern):
     def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
         if not (type(func) is cst.Attribute and type(func.value) is cst.Attribute):
-            self.ctx.report("XLA107", original, "import the CPU tensor type and move the tensor with .to(device)")
+            self.ctx.report(CUDA_TENSOR_TYPE, original,
+                            "import the CPU tensor type and move the tensor with .to(device)")
             return updated
 
         def build() -> cst.Call | None:
@@ -238,7 +251,7 @@ class DeviceRewrite(Concern):
             cpu = updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
             return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
 
-        new = self.ctx.fix("XLA107", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        new = self.ctx.fix(CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
 
     # -- availability -------------------------------------------------------------
@@ -247,11 +260,12 @@ class DeviceRewrite(Concern):
     def _devices_converted(self) -> bool:
         """Dropping an availability check only helps when the CUDA devices it picks are
         converted too; otherwise it would force CUDA on a machine without it."""
-        return all(self.ctx.selection.enabled(rule) for rule in ("XLA101", "XLA102", "XLA103"))
+        return all(self.ctx.selection.enabled(rule.code) for rule in (CUDA_DEVICE, DOT_CUDA, INTEGER_DEVICE))
 
     def _not_folded(self, original: cst.CSTNode) -> None:
         self.ctx.report(
-            "XLA104", original, "the device is picked by an accelerator check, which is False on XLA; not changed "
+            CUDA_AVAILABLE_DEVICE, original,
+            "the device is picked by an accelerator check, which is False on XLA; not changed "
             "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here, or the tool does not "
             "see it used as a device in this file); make it the XLA device by hand"
         )
@@ -272,7 +286,7 @@ class DeviceRewrite(Concern):
             return as_expression(folded)
 
         new = self.ctx.fix(
-            "XLA104",
+            CUDA_AVAILABLE_DEVICE,
             original,
             "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
             build,
@@ -297,7 +311,7 @@ class DeviceRewrite(Concern):
             if not isinstance(folded, bool) and _still_cuda(folded):
                 return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
             new_value = self.ctx.fix(
-                "XLA104",
+                CUDA_AVAILABLE_DEVICE,
                 value,
                 f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
                 "device is always present)",
@@ -309,14 +323,14 @@ class DeviceRewrite(Concern):
         elif value in self.facts.device.blocked_flags:
             flag, blocker = self.facts.device.blocked_flags[value]
             self.ctx.report(
-                "XLA104",
+                CUDA_AVAILABLE_DEVICE,
                 value,
                 f"`{flag}` picks the device but also guards `{self.ctx.code(blocker)}`, which fails without "
                 "CUDA: left as is, so the script runs on the CPU; move that code onto the XLA device by hand",
             )
         elif value in self.facts.device.int_devices:
             device = self.ctx.fix(
-                "XLA103", value, f"integer device {self.ctx.code(value)} -> the XLA device", self.ctx.device
+                INTEGER_DEVICE, value, f"integer device {self.ctx.code(value)} -> the XLA device", self.ctx.device
             )
             if device is not None:
                 return updated.with_changes(value=device)
@@ -338,7 +352,7 @@ class DeviceRewrite(Concern):
             False: "so the code under it never runs: removed",
         }.get(folded, "dropped from the condition")  # type: ignore[arg-type]
         new = self.ctx.fix(
-            "XLA104",
+            CUDA_AVAILABLE_DEVICE,
             original.test,
             f"`{self.ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
             lambda: _fold_if(updated, folded, is_elif, self.ctx.keep_lines_after),
@@ -360,7 +374,7 @@ class DeviceRewrite(Concern):
         test = self.ctx.code(original.test)
         if not self.facts.training.input_guards[original]:
             self.ctx.report(
-                "XLA108",
+                GUARDED_INPUT_MOVE,
                 original.test,
                 f"these moves run only `if {test}`; otherwise, on CUDA, DataParallel moved the inputs: on XLA they "
                 "stay on the CPU unless the model does too; move them whenever the model is on the XLA device",
@@ -369,7 +383,7 @@ class DeviceRewrite(Concern):
         parent = self.ctx.parent()
         is_elif = type(parent) is cst.If and parent.orelse is original
         new = self.ctx.fix(
-            "XLA108",
+            GUARDED_INPUT_MOVE,
             original.test,
             f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
             "inputs otherwise, is gone), so its inputs always move",
@@ -395,7 +409,7 @@ class DeviceRewrite(Concern):
         called = type(parent) is cst.Call and parent.func is original
         if qualified in apis.CUDA_TENSOR_TYPES and not called:
             self.ctx.report(
-                "XLA107",
+                CUDA_TENSOR_TYPE,
                 original,
                 f"`{self.ctx.code(original)}` used as a value creates CUDA tensors: create them with "
                 "torch.tensor(..., device=device) or move them with .to(device)",
@@ -407,7 +421,7 @@ class DeviceRewrite(Concern):
             type(c.operator) in (cst.NotEqual, cst.NotIn, cst.IsNot) for c in original.comparisons
         )
         self.ctx.report(
-            "XLA105",
+            CUDA_CHECK,
             original,
             f"`{self.ctx.code(original)}` is {'True' if negated else 'False'} on the XLA device: check that the code it guards "
             + ("is meant to run there" if negated else "is not needed there"),
@@ -432,8 +446,8 @@ class DeviceRewrite(Concern):
         kept = [u for o, u in zip(original.body, updated.body) if not self._dropped(o)]
         for statement in drops:
             rule, why = (
-                ("XLA104", "the accelerator check is False on XLA, where the XLA device is always present")
-                if statement in self.facts.device.cuda_asserts else ("XLA106", "one XLA device per process")
+                (CUDA_AVAILABLE_DEVICE, "the accelerator check is False on XLA, where the XLA device is always present")
+                if statement in self.facts.device.cuda_asserts else (SET_DEVICE, "one XLA device per process")
             )
             done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)  # noqa: B023 - fix() calls it at once
             if done is None:
@@ -466,7 +480,7 @@ class DeviceRewrite(Concern):
             return updated
         self.ctx.vanish(original, updated)
         done = self.ctx.fix(
-            "XLA106", original,
+            SET_DEVICE, original,
             f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
             "per process", lambda: original,
         )

@@ -26,6 +26,19 @@ import libcst as cst
 from codemods import apis
 from codemods.distributed.analysis import PROCESS_GROUP_DROPPED, SamplerPlan
 from codemods.distributed.entry import ENTRY_FUNCTION
+from codemods.distributed.rules import (
+    AMP_GRADIENT_ALL_REDUCE,
+    DATA_PARALLEL,
+    DDP_DEVICE_IDS,
+    DISTRIBUTED_MANUAL,
+    DISTRIBUTED_SAMPLER,
+    HOGWILD,
+    MASTER_PRINT,
+    MODULE_LEVEL_DISTRIBUTED,
+    XLA_LAUNCH,
+    XLA_PROCESS_GROUP,
+    XLA_RANKS,
+)
 from codemods.engine.nodes import (
     KEYWORD_EQUAL,
     lone_call,
@@ -39,6 +52,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context, NodeT
+from codemods.engine.rule import Rule
 from codemods.targets import XMP, Api
 
 XMP_SPAWN = f"{XMP}.spawn"
@@ -94,7 +108,7 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=_joined(args))
 
         fixed = self.ctx.fix(
-            "XLA601", original,
+            XLA_PROCESS_GROUP, original,
             '{new}: the "xla" backend; rank and world size come from the XLA runtime (xla://)', build,
         )
         return fixed if fixed is not None else updated
@@ -105,13 +119,13 @@ class DistributedRewrite(Concern):
             return updated
         template = next((n for n in walk(original) if type(n) is cst.SimpleString), None)
         return self._replace(
-            "XLA601", original, updated,
+            XLA_PROCESS_GROUP, original, updated,
             f"the process group's XLA {'backend' if value == 'xla' else 'init method'}",
             lambda: quoted_like(template, value) if template is not None else cst.SimpleString(f'"{value}"'),
         )
 
     def _replace(
-        self, rule: str, original: NodeT, updated: NodeT, why: str, build: Callable[[], cst.BaseExpression | None]
+        self, rule: Rule, original: NodeT, updated: NodeT, why: str, build: Callable[[], cst.BaseExpression | None]
     ) -> cst.BaseExpression:
         """``original`` -> what ``build`` makes (what was inside it is gone, findings too)."""
         fixed = self.ctx.fix(rule, original, f"{self.ctx.code(original)} -> {{new}}: {why}", build)
@@ -125,14 +139,14 @@ class DistributedRewrite(Concern):
     def _runtime_read(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         concept = self.part.runtime_reads.get(original) or self.worker_reads[original]
         return self._replace(
-            "XLA602", original, updated, f"the {_CONCEPT_WORDS[concept]} from the XLA runtime",
+            XLA_RANKS, original, updated, f"the {_CONCEPT_WORDS[concept]} from the XLA runtime",
             lambda: self.ctx.call(concept),
         )
 
     def _launched_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
         launched = self.part.launched_checks[original]
         return self._replace(
-            "XLA602", original, updated, "every process is started by the XLA launcher",
+            XLA_RANKS, original, updated, "every process is started by the XLA launcher",
             lambda: cst.Name(str(launched)),
         )
 
@@ -156,7 +170,7 @@ class DistributedRewrite(Concern):
 
         names = ", ".join(f"`{param}`" for param, _ in rereads)
         fixed = self.ctx.fix(
-            "XLA602", original,
+            XLA_RANKS, original,
             f"{names} read from the XLA runtime when `{original.name.value}` starts: the launching process "
             "passed a CUDA device count",
             build,
@@ -170,11 +184,12 @@ class DistributedRewrite(Concern):
         if original in self.part.guard_spawns and self.entry_from_spawn:
             return self._worker_call(original, updated, spawn.fn, spawn.args)
         if not spawn.joins:
-            self.ctx.report("XLA609", original, "`join=False`: the XLA launcher always waits for its processes; "
+            self.ctx.report(DISTRIBUTED_MANUAL, original,
+                            "`join=False`: the XLA launcher always waits for its processes; "
                             "start them with torch_xla.launch and wait where the script joined them")
             return updated
         fixed = self.ctx.fix(
-            "XLA603", original,
+            XLA_LAUNCH, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: the XLA launcher starts one process per device "
             "and passes each its index (nprocs is not needed)",
             lambda: self._launch(original, updated, spawn.fn, spawn.args, spawn.start_method),
@@ -202,7 +217,7 @@ class DistributedRewrite(Concern):
             return cst.Call(func=_new_value(original, updated, fn), args=_joined(new_args))
 
         fixed = self.ctx.fix(
-            "XLA603", original,
+            XLA_LAUNCH, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: in `{ENTRY_FUNCTION}(index)`, which the XLA runtime "
             "calls in each of its processes",
             build,
@@ -242,7 +257,7 @@ class DistributedRewrite(Concern):
         args = keywords.get("args", positional[1] if len(positional) > 1 else None)
         start = keywords.get("start_method", positional[4] if len(positional) > 4 else None)
         fixed = self.ctx.fix(
-            "XLA603", original,
+            XLA_LAUNCH, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
             lambda: self._launch(original, updated, fn, args, start),
             result=lambda node: node.func if type(node) is cst.Call else node,
@@ -282,7 +297,7 @@ class DistributedRewrite(Concern):
             return cst.FlattenSentinel([function, guard])
 
         fixed = self.ctx.fix(  # type: ignore[misc]
-            "XLA603", original,
+            XLA_LAUNCH, original,
             f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
             f"{self.ctx.target.api('launch').qualified_name}(...)",
             build,
@@ -303,7 +318,7 @@ class DistributedRewrite(Concern):
             return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
 
         fixed = self.ctx.fix(
-            "XLA610", original, f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master "
+            MASTER_PRINT, original, f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master "
             "process only",
             build,
         )
@@ -327,7 +342,7 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=without_args(list(updated.args), doomed))
 
         fixed = self.ctx.fix(
-            "XLA604", original,
+            DDP_DEVICE_IDS, original,
             f"{names} removed from {self.ctx.code(original.func)}(...): it wraps the model on this process's XLA "
             "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
             build,
@@ -336,7 +351,7 @@ class DistributedRewrite(Concern):
 
     def _ddp_input(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         fixed = self.ctx.fix(
-            "XLA604", original,
+            DDP_DEVICE_IDS, original,
             f"{self.ctx.code(original)} -> {{new}}: DDP moved inputs to the GPU of device_ids; on XLA they are made "
             "on the device",
             lambda: (device := self.ctx.device()) and updated.with_changes(args=with_keyword(list(updated.args), "device", device)),
@@ -345,14 +360,15 @@ class DistributedRewrite(Concern):
 
     def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not self.part.data_parallel[original]:
-            self.ctx.report("XLA605", original, f"`{self.ctx.code(original.func)}` drives several GPUs from one process: "
+            self.ctx.report(DATA_PARALLEL, original,
+                            f"`{self.ctx.code(original.func)}` drives several GPUs from one process: "
                             "remove it (and its `.module` accesses) and start one process per device")
             return updated
         wrapped = updated.args[0].value if updated.args else None
         if wrapped is None:
             return updated
         fixed = self.ctx.fix(
-            "XLA605", original,
+            DATA_PARALLEL, original,
             f"{self.ctx.code(original)} -> {{new}}: one process drives one XLA device (DataParallel has no XLA meaning)",
             lambda: wrapped,
         )
@@ -368,7 +384,8 @@ class DistributedRewrite(Concern):
         part = self.part
         if original in part.dp_statements:
             fixed = self.ctx.fix(
-                "XLA605", original, f"removed `{self.ctx.code(original.with_changes(leading_lines=()))}`: one process "
+                DATA_PARALLEL, original,
+                f"removed `{self.ctx.code(original.with_changes(leading_lines=()))}`: one process "
                 "drives one XLA device "
                 "(DataParallel has no XLA meaning)", lambda: cst.RemovalSentinel.REMOVE,
             )
@@ -383,7 +400,8 @@ class DistributedRewrite(Concern):
 
     def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         fixed = self.ctx.fix(
-            "XLA605", original, f"{self.ctx.code(original)} -> {{new}}: the model is no longer wrapped in DataParallel",
+            DATA_PARALLEL, original,
+            f"{self.ctx.code(original)} -> {{new}}: the model is no longer wrapped in DataParallel",
             lambda: updated.value,
         )
         return fixed if fixed is not None else updated
@@ -403,7 +421,8 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=args)
 
         fixed = self.ctx.fix(
-            "XLA606", original, f"{self.ctx.code(original.func)}: {' and '.join(missing)} from the XLA runtime",
+            DISTRIBUTED_SAMPLER, original,
+            f"{self.ctx.code(original.func)}: {' and '.join(missing)} from the XLA runtime",
             build,
         )
         return fixed if fixed is not None else updated
@@ -411,7 +430,7 @@ class DistributedRewrite(Concern):
     def _loader_sampler(self, original: cst.Call, updated: cst.Call, plan: SamplerPlan) -> cst.BaseExpression:
         if plan.dataset is None or any(arg.star for arg in original.args):
             # Unpacked arguments may hold a shuffle=True, which a sampler excludes.
-            self.ctx.report("XLA606", original, "training DataLoader without a DistributedSampler: give it "
+            self.ctx.report(DISTRIBUTED_SAMPLER, original, "training DataLoader without a DistributedSampler: give it "
                             "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
                             "or every process trains on the same data")
             return updated
@@ -431,7 +450,7 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
 
         fixed = self.ctx.fix(
-            "XLA606", original,
+            DISTRIBUTED_SAMPLER, original,
             "training DataLoader: a DistributedSampler from the XLA world size and rank gives each process its "
             "share of the data (the loader's shuffle moves to the sampler)",
             build,
@@ -451,7 +470,8 @@ class DistributedRewrite(Concern):
             return updated.with_changes(body=body.with_changes(body=[*statements[:at], call, *statements[at:]]))
 
         fixed = self.ctx.fix(
-            "XLA606", original, f"{loader}.sampler.set_epoch({epoch}) each epoch: the sampler shuffles differently "
+            DISTRIBUTED_SAMPLER, original,
+            f"{loader}.sampler.set_epoch({epoch}) each epoch: the sampler shuffles differently "
             "every epoch, the same way in every process", build,
         )
         return fixed if fixed is not None else updated
@@ -477,7 +497,7 @@ class DistributedRewrite(Concern):
             return cst.FlattenSentinel([updated, line])
 
         fixed = self.ctx.fix(  # type: ignore[misc]
-            "XLA607", original,
+            AMP_GRADIENT_ALL_REDUCE, original,
             "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
             "them over the processes",
             build,
@@ -512,7 +532,7 @@ class DistributedRewrite(Concern):
             # (XLA602): nothing to report on it.
             self.ctx.vanish(original, updated)
         elif original is part.hogwild:
-            self.ctx.report("XLA608", original, "Hogwild training (a model in shared memory, updated by several "
+            self.ctx.report(HOGWILD, original, "Hogwild training (a model in shared memory, updated by several "
                             "processes at once) cannot run on XLA: device tensors are not shared between processes; "
                             "train in one process, or with DDP")
         elif original in part.raw_env_reads:
@@ -520,7 +540,8 @@ class DistributedRewrite(Concern):
         elif original in part.parent_reads:
             self._parent_read(original)
         elif original in part.unreduced_backwards:
-            self.ctx.report("XLA607", original, "scaled backward pass whose optimizer step is elsewhere: all-reduce "
+            self.ctx.report(AMP_GRADIENT_ALL_REDUCE, original,
+                            "scaled backward pass whose optimizer step is elsewhere: all-reduce "
                             "the gradients before stepping (xm.all_reduce('sum', xm._fetch_gradients(optimizer), "
                             "scale=1.0 / world size))")
         elif self.ctx.target.api("launch").qualified_name != XMP_SPAWN and self.ctx.resolve(original.func) == XMP_SPAWN:
@@ -528,7 +549,8 @@ class DistributedRewrite(Concern):
         return updated
 
     def _raw_env_read(self, original: cst.CSTNode) -> None:
-        self.ctx.report("XLA609", original, f"`{self.part.raw_env_reads[original]}` read from the environment: the XLA "
+        self.ctx.report(DISTRIBUTED_MANUAL, original,
+                        f"`{self.part.raw_env_reads[original]}` read from the environment: the XLA "
                         "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
                         "string is converted)")
 
@@ -539,7 +561,8 @@ class DistributedRewrite(Concern):
 
     def _parent_read(self, original: cst.CSTNode) -> None:
         concept = self.part.parent_reads[original]
-        self.ctx.report("XLA609", original, f"`{self.ctx.code(original)}` reads the {_CONCEPT_WORDS[concept]} in the "
+        self.ctx.report(DISTRIBUTED_MANUAL, original,
+                        f"`{self.ctx.code(original)}` reads the {_CONCEPT_WORDS[concept]} in the "
                         "process that starts the others: the XLA runtime may not be used there; read it in the workers")
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
@@ -565,11 +588,13 @@ class DistributedRewrite(Concern):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.part.module_level_anchor is not None and self.part.module_level_checked:
-            self.ctx.report("XLA614", self.part.module_level_anchor, "distributed training at module level stays "
+            self.ctx.report(MODULE_LEVEL_DISTRIBUTED, self.part.module_level_anchor,
+                            "distributed training at module level stays "
                             "under its launcher check: `python` runs it on one XLA device, and "
                             "`torchrun --nproc-per-node=N` one process per device (init_method xla://)")
         elif self.part.module_level_anchor is not None:
-            self.ctx.report("XLA609", self.part.module_level_anchor, "distributed training at module level: move it "
+            self.ctx.report(DISTRIBUTED_MANUAL, self.part.module_level_anchor,
+                            "distributed training at module level: move it "
                             f"into a function, call it from `def {ENTRY_FUNCTION}(index):` and start that with "
                             "the XLA launcher")
         return updated
@@ -582,7 +607,8 @@ class DistributedRewrite(Concern):
         part = self.part
         handled = (part.process_groups, part.spawns, part.ddp_calls, part.data_parallel)
         if part.hogwild is None and not any(parent in table for table in handled):
-            self.ctx.report("XLA609", parent, f"`{self.ctx.code(parent.func)}` is not ported here: on XLA use the "
+            self.ctx.report(DISTRIBUTED_MANUAL, parent,
+                            f"`{self.ctx.code(parent.func)}` is not ported here: on XLA use the "
                             "xla process group, the XLA launcher and one process per device")
         return updated
 

@@ -23,7 +23,17 @@ from codemods.doctor import graphs
 from codemods.doctor.graphs import Change, Frame, Graph
 from codemods.doctor.observe import GraphRun, HostRead, Loader, Observation
 from codemods.doctor.probe import UserCode
+from codemods.doctor.rules import (
+    CHANGING_OPERATION,
+    DOCTOR_SUMMARY,
+    HOST_READ,
+    RECOMPILING_SYNC_SITE,
+    SCRIPT_CRASHED,
+    SHORT_LAST_BATCH,
+    TOO_FEW_STEPS,
+)
 from codemods.engine.report import Finding
+from codemods.engine.rule import Rule
 
 CANNOT_RUN, NOT_STEADY, STEADY = 2, 1, 0
 _MESSAGE_LIMIT = 500  # a crash message can quote a long exception
@@ -66,11 +76,11 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
     """``limits`` says how the run was bounded (for the summary): "--steps 20, --timeout 600 s"."""
     findings: dict[str, list[Finding]] = {places.shown_script: []}
 
-    def add(frame: Frame | None, rule: str, message: str) -> None:
+    def add(frame: Frame | None, rule: Rule, message: str) -> None:
         path = places.path(frame[0]) if frame else places.shown_script
         line = frame[1] if frame else 1
         column = places.column(frame[0], line) if frame else 1
-        findings.setdefault(path, []).append(Finding(rule, line, column, _clip(message), False))
+        findings.setdefault(path, []).append(Finding(rule.code, line, column, _clip(message), False))
 
     judged = _judged_steps(observation, warmup)
     crashed = observation.outcome.get("reason") in ("crashed", "exit")
@@ -80,29 +90,29 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
     for site, runs in _by_site(observation.runs, user_code).items():
         late = [r for r in runs if r in new_after_warmup]
         if late:
-            add(site, "XLD101", _site_message(runs, late))
+            add(site, RECOMPILING_SYNC_SITE, _site_message(runs, late))
             for key, seen in _changes(runs, late, user_code).items():
                 changes[key].extend(seen)
     for (frame, label, kind), seen in changes.items():
-        add(frame, "XLD102", _change_message(label, kind, seen, len(new_after_warmup)))
+        add(frame, CHANGING_OPERATION, _change_message(label, kind, seen, len(new_after_warmup)))
     inputs = [pair for seen in changes.values() for pair in seen if pair[1].operation.op == "argument"]
     for loader in observation.loaders:
         message = _short_batch_message(loader, inputs)
         if message:
-            add((loader.file, loader.line, ""), "XLD106", message)
+            add((loader.file, loader.line, ""), SHORT_LAST_BATCH, message)
     for (frame, _label), message in _host_reads(observation, judged, user_code).items():
-        add(frame, "XLD103", message)
+        add(frame, HOST_READ, message)
 
     if crashed:
-        add(_last_user_frame(observation.outcome, user_code), "XLD104", _crash_message(observation))
+        add(_last_user_frame(observation.outcome, user_code), SCRIPT_CRASHED, _crash_message(observation))
     elif not judged:
-        add(None, "XLD105", _too_few_steps_message(observation, warmup))
+        add(None, TOO_FEW_STEPS, _too_few_steps_message(observation, warmup))
     compiled_after = _compiles_after_warmup(observation, warmup)
     findings[places.shown_script].insert(0, Finding(
-        "XLD100", 1, 1, _summary(observation, warmup, limits, compiled_after, crashed), False
+        DOCTOR_SUMMARY.code, 1, 1, _summary(observation, warmup, limits, compiled_after, crashed), False
     ))
     for path in findings:
-        findings[path].sort(key=lambda f: (f.line, f.rule) if f.rule != "XLD100" else (0, ""))
+        findings[path].sort(key=lambda f: (f.line, f.rule) if f.rule != DOCTOR_SUMMARY.code else (0, ""))
     if crashed:
         code = CANNOT_RUN
     elif not judged or compiled_after:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYNC_SITE
 from codemods.engine.report import Finding
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project.resolver import Project, find_root, summarise_with
@@ -17,7 +18,8 @@ from codemods.rules import RULES_BY_CODE, RuleSelection, matches
 from codemods.targets import DEFAULT_TARGET
 
 DEFAULT_FAMILIES = ("XLA7",)
-RUNTIME_RULES = ("XLD101", "XLD102", "XLD103")  # findings that name a line of the script's code
+# The codes of the findings that name a line of the script's code.
+RUNTIME_RULES = tuple(rule.code for rule in (RECOMPILING_SYNC_SITE, CHANGING_OPERATION, HOST_READ))
 
 
 def cross_reference(findings: dict[str, list[Finding]], families: tuple[str, ...]) -> dict[str, list[Finding]]:

@@ -71,7 +71,7 @@ class FileReport:
     diff: str = ""
     # Findings at or above this severity fail the run (per file: overrides may differ).
     fail_on: Severity = "error"
-    # What the file tells the checks across files of a run (containers.connect_images):
+    # What the file tells the checks across files of a run (containers/across_files.py):
     # images its estimators run, or the image a Dockerfile builds.
     images: tuple[object, ...] = ()
     # What the file tells the other files of its project (a Python module's summary).

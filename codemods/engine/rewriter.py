@@ -19,6 +19,7 @@ import libcst as cst
 from codemods.engine.imports import ImportManager
 from codemods.engine.nodes import field_shapes, walk
 from codemods.engine.positions import code_of
+from codemods.engine.rule import Rule
 from codemods.facts import Facts
 from codemods.rules import RuleSelection
 from codemods.targets import Target
@@ -33,7 +34,7 @@ _ONE_LINE = re.compile(r"\s*\n\s*")
 
 @dataclass
 class PendingFinding:
-    rule: str
+    rule: Rule
     message: str
     fixed: bool
     original: cst.CSTNode | None  # where it is in the input
@@ -48,7 +49,7 @@ class Context:
         facts: Facts,
         target: Target,
         selection: RuleSelection,
-        suppressed: Callable[[str, cst.CSTNode], bool],
+        suppressed: Callable[[Rule, cst.CSTNode], bool],
     ) -> None:
         self.facts = facts
         self.target = target
@@ -68,26 +69,26 @@ class Context:
 
     # -- findings ---------------------------------------------------------------
 
-    def enabled(self, rule: str, original: cst.CSTNode | None) -> bool:
-        if not self.selection.enabled(rule):
+    def enabled(self, rule: Rule, original: cst.CSTNode | None) -> bool:
+        if not self.selection.enabled(rule.code):
             return False
         return original is None or not self.suppressed(rule, original)
 
-    def _record(self, rule: str, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None) -> None:
+    def _record(self, rule: Rule, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None) -> None:
         # A finding is one line (code shown in it may span several).
         finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result)
         self.findings.append(finding)
         if result is None and original is not None:
             self._unsettled[id(original)].append(finding)
 
-    def report(self, rule: str, original: cst.CSTNode | None, message: str) -> None:
+    def report(self, rule: Rule, original: cst.CSTNode | None, message: str) -> None:
         """A manual follow-up: the code stays as it was."""
         if self.enabled(rule, original):
             self._record(rule, original, message, False, None)
 
     def fix(
         self,
-        rule: str,
+        rule: Rule,
         original: cst.CSTNode | None,
         message: str,
         build: Callable[[], ReplacementT | None],

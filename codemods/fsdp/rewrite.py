@@ -31,6 +31,7 @@ from codemods import apis
 from codemods.engine.nodes import KEYWORD_EQUAL, call_args, dotted
 from codemods.engine.rewriter import Concern
 from codemods.fsdp.analysis import FsdpWrap
+from codemods.fsdp.rules import FSDP_MANUAL, FSDP_STATE_DICT, XLA_FSDP
 from codemods.targets import Api
 
 # Arguments that only steer CUDA placement, streams and prefetching: nothing on XLA.
@@ -63,7 +64,7 @@ class FsdpRewrite(Concern):
             return self._module_wrap_policy(original, updated)
         if original in fsdp.foreign_training:
             self.ctx.report(
-                "XLA611", original,
+                XLA_FSDP, original,
                 f"{fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, "
                 "with the step barrier after it (that module does not wrap the model itself, so the tool makes its step "
                 "xm.optimizer_step, which would reduce the sharded gradients a second time)",
@@ -72,7 +73,7 @@ class FsdpRewrite(Concern):
             self._state_dict(original)
         elif original in fsdp.fully_shards:
             self.ctx.report(
-                "XLA612", original,
+                FSDP_MANUAL, original,
                 f"`{self.ctx.code(original.func)}` (FSDP2) has no torch_xla counterpart: wrap the model in "
                 "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device), or shard it "
                 "with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)",
@@ -93,7 +94,7 @@ class FsdpRewrite(Concern):
                 return updated  # the call is rewritten
             node = parent if type(parent) is cst.Call and parent.func is original else original
             self.ctx.report(
-                "XLA612", node,
+                FSDP_MANUAL, node,
                 f"`{self.ctx.code(node)}`: torch_xla's FSDP takes a policy function, not ModuleWrapPolicy; use "
                 "functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={...}) from "
                 "torch_xla.distributed.fsdp.wrap",
@@ -116,7 +117,7 @@ class FsdpRewrite(Concern):
         if type(parent) is cst.Call and parent.func is original:
             return updated  # the call itself is rewritten with its arguments
         new = self.ctx.fix(
-            "XLA611", original, f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP class",
+            XLA_FSDP, original, f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP class",
             lambda: self._xla_class(original),
         )
         return new if new is not None else updated
@@ -131,7 +132,7 @@ class FsdpRewrite(Concern):
         target = self.ctx.target
         if "fsdp" not in target.apis:
             self.ctx.report(
-                "XLA611", original,
+                XLA_FSDP, original,
                 f"`{self.ctx.code(original.func)}` (torch's FSDP) does not run on the XLA device: port it by hand to "
                 f"torch_xla {target.torch_xla_version}'s torch_xla.distributed.fsdp.XlaFullyShardedDataParallel "
                 "(compute_dtype= for mixed precision, submodules wrapped by hand) and keep optimizer.step()",
@@ -149,7 +150,7 @@ class FsdpRewrite(Concern):
             new = new_args[id(arg)]
             if name is None:  # *args / **kwargs
                 self.ctx.report(
-                    "XLA612", arg,
+                    FSDP_MANUAL, arg,
                     f"`{self.ctx.code(arg)}` is passed on to torch_xla's FSDP unchecked: make sure it holds none of "
                     "torch's FSDP options (device_id, sharding_strategy, mixed_precision, cpu_offload, ...)",
                 )
@@ -184,26 +185,26 @@ class FsdpRewrite(Concern):
                     dropped.append(name)
                     vanished.append(arg)
                 else:
-                    self.ctx.report("XLA612", arg, f"`{self.ctx.code(arg).rstrip(',')}`: {_WHY_KEPT[name]}")
+                    self.ctx.report(FSDP_MANUAL, arg, f"`{self.ctx.code(arg).rstrip(',')}`: {_WHY_KEPT[name]}")
                     kept.append(new)
             elif name in ("auto_wrap_policy", "param_init_fn"):
                 if name not in target.fsdp_keywords:
                     self.ctx.report(
-                        "XLA612", arg,
+                        FSDP_MANUAL, arg,
                         f"`{name}`: torch_xla {target.torch_xla_version}'s FSDP takes none; wrap the submodules in "
                         "XlaFullyShardedDataParallel yourself",
                     )
                 elif arg in self.facts.fsdp.numel_policies:
                     function = self.facts.fsdp.numel_policies[arg]
                     self.ctx.report(
-                        "XLA612", arg,
+                        FSDP_MANUAL, arg,
                         f"`{function}` takes torch's `nonwrapped_numel`: torch_xla's FSDP calls its policy with "
                         "`unwrapped_params=`; rename the parameter",
                     )
                 kept.append(new)
             else:
                 self.ctx.report(
-                    "XLA612", arg,
+                    FSDP_MANUAL, arg,
                     f"`{self.ctx.code(arg).rstrip(',')}`: not an argument of torch_xla's XlaFullyShardedDataParallel",
                 )
                 kept.append(new)
@@ -222,7 +223,7 @@ class FsdpRewrite(Concern):
             return updated.with_changes(func=func, args=_laid_out([*kept, *added], updated))
 
         fixed = self.ctx.fix(
-            "XLA611", original,
+            XLA_FSDP, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla's FSDP on the XLA device{note}; the optimizer "
             "step stays optimizer.step() (xm.optimizer_step would reduce the sharded gradients again)",
             build,
@@ -247,7 +248,7 @@ class FsdpRewrite(Concern):
             "sharding_world_size= (with reshard_after_forward=False)",
         }.get(strategy, "the tool cannot tell which strategy this is: FULL_SHARD is torch_xla's default, "
               "SHARD_GRAD_OP is reshard_after_forward=False")
-        self.ctx.report("XLA612", arg, f"`{self.ctx.code(arg).rstrip(',')}`: {why}")
+        self.ctx.report(FSDP_MANUAL, arg, f"`{self.ctx.code(arg).rstrip(',')}`: {why}")
         return None
 
     def _no_offload(self, value: cst.BaseExpression) -> bool:
@@ -265,7 +266,7 @@ class FsdpRewrite(Concern):
         leaves: list[cst.Call | None] = []
         if not self._precision_leaves(value, leaves):
             self.ctx.report(
-                "XLA612", value,
+                FSDP_MANUAL, value,
                 f"mixed_precision={self.ctx.code(value)}: the tool cannot read this policy; torch_xla's FSDP takes "
                 "compute_dtype= (MixedPrecision's param_dtype), buffer_dtype= and fp32_reduce_scatter=",
             )
@@ -283,7 +284,7 @@ class FsdpRewrite(Concern):
                 continue
             if name not in self.ctx.target.fsdp_keywords:
                 self.ctx.report(
-                    "XLA612", value,
+                    FSDP_MANUAL, value,
                     f"mixed_precision={self.ctx.code(value)}: torch_xla {self.ctx.target.torch_xla_version}'s FSDP "
                     f"takes no {name}= (what MixedPrecision asks for here)",
                 )
@@ -322,7 +323,7 @@ class FsdpRewrite(Concern):
         if leaf is None:
             return {}
         if any(a.star for a in leaf.args):
-            self.ctx.report("XLA612", value, f"`{self.ctx.code(leaf)}` unpacks its arguments: set compute_dtype= "
+            self.ctx.report(FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}` unpacks its arguments: set compute_dtype= "
                             "(param_dtype), buffer_dtype= and fp32_reduce_scatter= of torch_xla's FSDP by hand")
             return None
         fields: dict[str, cst.BaseExpression] = {}
@@ -337,7 +338,8 @@ class FsdpRewrite(Concern):
             or k not in apis.MIXED_PRECISION_PARAMETERS
         ]
         if unmapped:
-            self.ctx.report("XLA612", value, f"`{self.ctx.code(leaf)}`: torch_xla's FSDP has no {', '.join(unmapped)}")
+            self.ctx.report(FSDP_MANUAL, value,
+                            f"`{self.ctx.code(leaf)}`: torch_xla's FSDP has no {', '.join(unmapped)}")
             return None
         param, reduce, buffer = (fields.get(k) for k in ("param_dtype", "reduce_dtype", "buffer_dtype"))
         mapped: dict[str, cst.BaseExpression] = {}
@@ -347,13 +349,13 @@ class FsdpRewrite(Concern):
             if reduce is not None and self.ctx.resolve(reduce) in _FLOAT32 and self.ctx.resolve(param) not in _FLOAT32:
                 mapped["fp32_reduce_scatter"] = cst.Name("True")
             elif reduce is not None and self.ctx.code(reduce) != self.ctx.code(param) and not _is_name(reduce, "None"):
-                self.ctx.report("XLA612", value, f"`{self.ctx.code(leaf)}`: torch_xla's FSDP reduces gradients in "
+                self.ctx.report(FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}`: torch_xla's FSDP reduces gradients in "
                                 "the compute dtype or (fp32_reduce_scatter=True) in float32 only")
                 return None
         elif buffer is not None and not _is_name(buffer, "None"):
             mapped["buffer_dtype"] = self._dtype(buffer, notes)
         elif reduce is not None and not _is_name(reduce, "None") and self.ctx.resolve(reduce) not in _FLOAT32:
-            self.ctx.report("XLA612", value, f"`{self.ctx.code(leaf)}`: without a compute dtype torch_xla's FSDP "
+            self.ctx.report(FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}`: without a compute dtype torch_xla's FSDP "
                             "reduces gradients in float32")
             return None
         return mapped
@@ -382,7 +384,7 @@ class FsdpRewrite(Concern):
             return new
 
         new = self.ctx.fix(
-            "XLA611", original,
+            XLA_FSDP, original,
             f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP calls its policies with unwrapped_params=",
             build,
         )
@@ -404,7 +406,7 @@ class FsdpRewrite(Concern):
             return cst.Call(partial, [first, classes])
 
         new = self.ctx.fix(
-            "XLA611", original,
+            XLA_FSDP, original,
             f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP takes policy functions; this one wraps the same "
             "submodules",
             build,
@@ -416,7 +418,7 @@ class FsdpRewrite(Concern):
         if original not in self.facts.fsdp.policy_renames or "fsdp" not in self.ctx.target.apis:
             return updated
         new = self.ctx.fix(
-            "XLA611", original,
+            XLA_FSDP, original,
             f"`{original.name.value}` takes `unwrapped_params` for torch's `nonwrapped_numel`: torch_xla's FSDP calls "
             "its policy with that keyword",
             lambda: updated.visit(_Renamer("nonwrapped_numel", "unwrapped_params")),
@@ -429,7 +431,8 @@ class FsdpRewrite(Concern):
         what = self.facts.fsdp.state_dicts.get(original)
         if what is not None:
             rank = self.ctx.target.api("global_ordinal")
-            self.ctx.report("XLA613", original, _state_dict_message(what, f"{rank.alias or rank.module}.{rank.attr}()"))
+            shown = f"{rank.alias or rank.module}.{rank.attr}()"
+            self.ctx.report(FSDP_STATE_DICT, original, _state_dict_message(what, shown))
 
 
 def _state_dict_message(what: str, rank: str) -> str:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.engine.rewriter import Concern, Context
+from codemods.huggingface.rules import MP_FN_ENTRY_POINT
 
 
 class EntryRewrite(Concern):
@@ -22,7 +23,7 @@ class EntryRewrite(Concern):
             return updated
         if entry.main is None:
             self.ctx.report(
-                "XLA803", self.facts.huggingface.trainers[0],
+                MP_FN_ENTRY_POINT, self.facts.huggingface.trainers[0],
                 f"no `main()` to call: add `def {ENTRY_FUNCTION}(index):` that runs the training, for the "
                 "distributed XLA launchers",
             )
@@ -34,7 +35,7 @@ class EntryRewrite(Concern):
         function = cst.parse_statement(f"def {ENTRY_FUNCTION}(index):\n    main()\n")
         function = function.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         new = self.ctx.fix(
-            "XLA803", entry.main,
+            MP_FN_ENTRY_POINT, entry.main,
             f"`def {ENTRY_FUNCTION}(index): main()` added: the distributed XLA launchers call it in each process",
             lambda: function, result=lambda node: node,
         )

@@ -13,6 +13,14 @@ import libcst as cst
 from codemods.engine.nodes import quoted_like, with_keyword
 from codemods.engine.rewriter import Concern, Context
 from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
+from codemods.huggingface.rules import (
+    ACCELERATE_LOOP,
+    INPUT_WORKERS,
+    PADDING_LENGTH,
+    STATIC_PADDING,
+    TRAINER_ONE_DEVICE,
+    TRAINER_XLA_OPTIMIZER,
+)
 
 
 class HuggingFaceRewrite(Concern):
@@ -30,14 +38,17 @@ class HuggingFaceRewrite(Concern):
             self._workers(original)
         if original in self.trainers:
             self.ctx.report(
-                "XLA802", original, "the Trainer places the model and batches on the XLA device and ends every step "
+                TRAINER_ONE_DEVICE, original,
+                "the Trainer places the model and batches on the XLA device and ends every step "
                 "itself: with the changes reported here, nothing else is needed for one device"
             )
             if not hf.builds_arguments:
-                self.ctx.report("XLA801", original, f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer')
+                self.ctx.report(TRAINER_XLA_OPTIMIZER, original,
+                                f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer')
         if original in self.backwards:
             self.ctx.report(
-                "XLA807", original, "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
+                ACCELERATE_LOOP, original,
+                "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
                 "step through its prepared loaders (MpDeviceLoader) and steps optimizers with xm.optimizer_step; "
                 "nothing to port (launch it with an XLA accelerate config)"
             )
@@ -47,7 +58,8 @@ class HuggingFaceRewrite(Concern):
         if choice is None:
             return updated
         if choice.action == "report":
-            self.ctx.report("XLA801", original, f'its keywords come from **kwargs: make sure they set optim="{XLA_OPTIMIZER}"')
+            self.ctx.report(TRAINER_XLA_OPTIMIZER, original,
+                            f'its keywords come from **kwargs: make sure they set optim="{XLA_OPTIMIZER}"')
             return updated
         if choice.action == "replace":
             value = choice.value
@@ -61,12 +73,13 @@ class HuggingFaceRewrite(Concern):
             new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
             message = (f'optim="{XLA_OPTIMIZER}" added: the sync-free AdamW (with torch >= 2.8 the default fused AdamW '
                        "raises on XLA)")
-        new = self.ctx.fix("XLA801", original, message, lambda: updated.with_changes(args=new_args))
+        new = self.ctx.fix(TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args))
         return new if new is not None else updated
 
     def _workers(self, node: cst.CSTNode) -> None:
         self.ctx.report(
-            "XLA806", node, "dataloader_num_workers is left at 0: batches are prepared between steps while the device "
+            INPUT_WORKERS, node,
+            "dataloader_num_workers is left at 0: batches are prepared between steps while the device "
             "waits; use at least the number of devices per host (and fewer than its CPUs)"
             + (" (--dataloader_num_workers N)" if type(node) is not cst.Call else "")
         )
@@ -75,7 +88,7 @@ class HuggingFaceRewrite(Concern):
         padding = self.facts.huggingface.padding[original]
         missing = " and ".join(f"{m}=" if m == "max_length" else "truncation=True" for m in padding.missing)
         if not padding.dynamic:
-            self.ctx.report("XLA805", original, f'padding="max_length" without {missing}: '
+            self.ctx.report(PADDING_LENGTH, original, f'padding="max_length" without {missing}: '
                             + ("it pads to the tokenizer's model_max_length (may be huge or unset); " if "max_length" in
                                padding.missing else "") + "longer texts keep their own length, a new shape each")
             return updated
@@ -83,7 +96,7 @@ class HuggingFaceRewrite(Concern):
         if not padding.fixable or value is None:
             what = f"padding={self.ctx.code(value)}" if value is not None else "the collator's default padding"
             self.ctx.report(
-                "XLA804", original, f"{what} pads each batch to its longest sequence, a new shape to compile "
+                STATIC_PADDING, original, f"{what} pads each batch to its longest sequence, a new shape to compile "
                 f'each time: pass padding="max_length" with a fixed max_length (and truncation=True)'
             )
             return updated
@@ -92,11 +105,12 @@ class HuggingFaceRewrite(Concern):
             for a in updated.args
         ]
         new = self.ctx.fix(
-            "XLA804", original, f"padding={self.ctx.code(value)} -> {{new}}: one shape for every batch",
+            STATIC_PADDING, original, f"padding={self.ctx.code(value)} -> {{new}}: one shape for every batch",
             lambda: updated.with_changes(args=new_args), result=lambda call: _keyword_value(call, "padding"),
         )
         if new is not None and padding.missing:
-            self.ctx.report("XLA805", original, f"no {missing}: longer texts keep their own length, a new shape each")
+            self.ctx.report(PADDING_LENGTH, original,
+                            f"no {missing}: longer texts keep their own length, a new shape each")
         return new if new is not None else updated
 
     # -- arguments parsed from the command line -----------------------------------------------
@@ -113,7 +127,7 @@ class HuggingFaceRewrite(Concern):
             f"if {name}.optim in ({choices}):\n    {name}.optim = \"{XLA_OPTIMIZER}\"\n"
         )
         new = self.ctx.fix(
-            "XLA801", original,
+            TRAINER_XLA_OPTIMIZER, original,
             f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, where it holds the default torch AdamW (the sync-free '
             "AdamW for XLA; with torch >= 2.8 the default fused AdamW raises on XLA)",
             lambda: statement, result=lambda node: node,
@@ -128,7 +142,8 @@ class HuggingFaceRewrite(Concern):
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
         if original in self.facts.huggingface.default_preprocessing_workers:
             self.ctx.report(
-                "XLA806", original, "preprocessing_num_workers defaults to None: datasets.map runs in one process; "
+                INPUT_WORKERS, original,
+                "preprocessing_num_workers defaults to None: datasets.map runs in one process; "
                 "pass --preprocessing_num_workers N"
             )
         return updated

@@ -7,6 +7,7 @@ import libcst as cst
 
 from codemods.engine.nodes import children, dotted
 from codemods.engine.rewriter import Concern, without_statements
+from codemods.imports.rules import ADD_IMPORT, REMOVE_STALE_IMPORT
 
 
 def _imports_of(body: list[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
@@ -99,7 +100,7 @@ class ImportsRewrite(Concern):
                     continue
                 if not used:
                     line = line.with_changes(trailing_whitespace=_registers(key))
-            self.ctx.fix("XLA001", self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)  # noqa: B023 - fix() calls it at once
+            self.ctx.fix(ADD_IMPORT, self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)  # noqa: B023 - fix() calls it at once
             body.insert(insert_at, line)
             insert_at += 1
         return updated.with_changes(body=body)
@@ -126,7 +127,7 @@ class ImportsRewrite(Concern):
             for alias in names:
                 if alias not in kept:
                     done = self.ctx.fix(
-                        "XLA002",
+                        REMOVE_STALE_IMPORT,
                         source,
                         f"removed unused import `{self.ctx.code(alias.name)}`"
                         + (f" as {self.ctx.code(alias.asname.name)}" if alias.asname else ""),

@@ -21,6 +21,7 @@ import libcst as cst
 
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rule import Rule
 from codemods.launcher import instances
 from codemods.launcher.analysis import (
     SET_DEVICE,
@@ -35,9 +36,22 @@ from codemods.launcher.analysis import (
     Unknown,
     Value,
 )
+from codemods.launcher.rules import (
+    COMPILER_DISTRIBUTION,
+    COMPILER_LEGACY_LAUNCH,
+    COMPILER_UNSUPPORTED,
+    DISTRIBUTION_STRUCTURE,
+    EFA_FLAGS,
+    LAUNCHER_UNRESOLVED,
+    MODEL_AND_DATA_PARALLEL,
+    PARTITIONS_RENAMED,
+    PROCESSES_PER_HOST,
+    REPEATED_MCA_DEFAULT,
+    SMP_SET_DEVICE,
+)
 
 _MCA_DEFAULT = re.compile(r"(?<!\S)--?mca\s+btl_vader_single_copy_mechanism\s+(\S+)")
-EFA_FLAGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
+_EFA_SETTINGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
 # Training Compiler's pytorchxla runtime: the first PyTorch release it supports, per estimator.
 _PYTORCHXLA_SINCE = {"PyTorch": (1, 12), "HuggingFace": (1, 11)}
 _VERSION_KEYWORD = {"PyTorch": "framework_version", "HuggingFace": "pytorch_version"}
@@ -48,7 +62,7 @@ _UNSET = object()
 
 @dataclass
 class _Edit:
-    rule: str
+    rule: Rule
     message: str
     build: Callable[[cst.CSTNode], cst.CSTNode]
     anchor: Callable[[cst.CSTNode], cst.CSTNode] | None = None
@@ -66,18 +80,18 @@ class LauncherRewrite(Concern):
 
     # -- recording ------------------------------------------------------------------
 
-    def report(self, rule: str, node: cst.CSTNode, message: str) -> None:
-        key = (rule, id(node), message)
+    def report(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
+        key = (rule.code, id(node), message)
         if key not in self.reported:
             self.reported.add(key)
             self.ctx.report(rule, node, message)
 
     def unknown(self, value: Unknown, what: str) -> None:
-        self.report("SM100", value.node, f"could not check {what}: {value.why}")
+        self.report(LAUNCHER_UNRESOLVED, value.node, f"could not check {what}: {value.why}")
 
     def plan(self, node: cst.CSTNode, edit: _Edit) -> None:
         planned = self.edits[id(node)]
-        if all(e.rule != edit.rule for e in planned):
+        if all(e.rule is not edit.rule for e in planned):
             planned.append(edit)
 
     def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
@@ -98,14 +112,16 @@ class LauncherRewrite(Concern):
             return
         if script.set_device_calls:
             call = script.set_device_calls[0][0]
-            self.report("SM107", call, f"`{self.ctx.code(call)}`: under model parallel each process pins its own GPU "
+            self.report(SMP_SET_DEVICE, call,
+                        f"`{self.ctx.code(call)}`: under model parallel each process pins its own GPU "
                         "with `torch.cuda.set_device(smp.local_rank())`")
             return
         set_device = self.ctx.facts.imports.table.local_name_for(SET_DEVICE)
         local_rank = self.ctx.facts.imports.table.local_name_for(f"{SMP_TORCH}.local_rank")
         message = "torch.cuda.set_device(smp.local_rank()) pins each process to its own GPU"
         if not script.init_statements or set_device is None or local_rank is None:
-            self.report("SM107", script.import_statement, f"no {message.replace(' pins', ': it pins', 1)}: add it "
+            self.report(SMP_SET_DEVICE, script.import_statement,
+                        f"no {message.replace(' pins', ': it pins', 1)}: add it "
                         "right after smp.init()")
             return
         statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
@@ -113,7 +129,7 @@ class LauncherRewrite(Concern):
         def insert(line: cst.CSTNode) -> cst.CSTNode:
             return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]
 
-        self.plan(script.init_statements[0], _Edit("SM107", f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
+        self.plan(script.init_statements[0], _Edit(SMP_SET_DEVICE, f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
                                                     insert, lambda flat: flat.nodes[1]))  # type: ignore[attr-defined]
 
 
@@ -152,12 +168,14 @@ class _EstimatorCheck:
         name = value.value if isinstance(value, Constant) else None
         if not isinstance(value, Constant) or not isinstance(name, str):
             if value is None and self.estimator.hidden is None and "instance_groups" not in self.estimator.arguments:
-                self.owner.report("SM100", self.estimator.call, f"could not check {purpose}: the estimator has no "
+                self.owner.report(LAUNCHER_UNRESOLVED, self.estimator.call,
+                                  f"could not check {purpose}: the estimator has no "
                                   "instance_type")
             return None
         entry = instances.lookup(name)
         if entry is None:
-            self.owner.report("SM100", value.node, f"could not check {purpose}: {name!r} is not in the tool's table of "
+            self.owner.report(LAUNCHER_UNRESOLVED, value.node,
+                              f"could not check {purpose}: {name!r} is not in the tool's table of "
                               "SageMaker instance types")
             return None
         self._instance = (name, entry)
@@ -185,7 +203,7 @@ class _EstimatorCheck:
             self.owner.unknown(strategies, '`"smdistributed"`')
             return
         if not isinstance(strategies, Mapping):
-            self.owner.report("SM101", smdistributed.written, '"smdistributed" takes a dict: '
+            self.owner.report(DISTRIBUTION_STRUCTURE, smdistributed.written, '"smdistributed" takes a dict: '
                               '{"modelparallel": {...}} or {"dataparallel": {...}}')
             return
         if "enabled" in strategies.entries or "parameters" in strategies.entries:
@@ -195,12 +213,14 @@ class _EstimatorCheck:
             model_parallel = strategies.get("modelparallel")
             for key, entry in strategies.entries.items():
                 if key not in _STRATEGIES:
-                    self.owner.report("SM101", entry.key_node, f'"smdistributed" has no strategy {key!r}: '
+                    self.owner.report(DISTRIBUTION_STRUCTURE, entry.key_node,
+                                      f'"smdistributed" has no strategy {key!r}: '
                                       'use "modelparallel" or "dataparallel"')
             if model_parallel is not None and "dataparallel" in strategies.entries:
                 data_parallel = strategies.entries["dataparallel"]
                 if _constant(_get(data_parallel.value, "enabled"), True) is not False:
-                    self.owner.report("SM103", data_parallel.key_node, '"modelparallel" and "dataparallel" cannot be '
+                    self.owner.report(MODEL_AND_DATA_PARALLEL, data_parallel.key_node,
+                                      '"modelparallel" and "dataparallel" cannot be '
                                       'used in one job: for data parallelism across model replicas set "ddp": True '
                                       '(PyTorch) or "horovod": True (TensorFlow) in the modelparallel parameters')
         if model_parallel is None:
@@ -215,7 +235,8 @@ class _EstimatorCheck:
         degree = _get(_get(model_parallel, "parameters"), "pipeline_parallel_degree") or _get(
             _get(model_parallel, "parameters"), "partitions")
         if mpi is None:
-            self.owner.report("SM101", distribution.node, 'model parallel runs under MPI: add "mpi": {"enabled": True, '
+            self.owner.report(DISTRIBUTION_STRUCTURE, distribution.node,
+                              'model parallel runs under MPI: add "mpi": {"enabled": True, '
                               '"processes_per_host": <GPUs per instance>} to the distribution')
         elif isinstance(mpi, Unknown):
             self.owner.unknown(mpi, '`"mpi"`')
@@ -230,7 +251,7 @@ class _EstimatorCheck:
             return cst.Dict([cst.DictElement(name, written)])  # type: ignore[arg-type]
 
         self.owner.plan(smdistributed.written, _Edit(
-            "SM101", f"{_code(smdistributed.written)} -> {{new}}: the model-parallel settings go under "
+            DISTRIBUTION_STRUCTURE, f"{_code(smdistributed.written)} -> {{new}}: the model-parallel settings go under "
             '"smdistributed" -> "modelparallel"', wrap))
 
     def model_parallel(self, config: Mapping) -> bool:
@@ -239,14 +260,16 @@ class _EstimatorCheck:
         if isinstance(enabled, Unknown):
             self.owner.unknown(enabled, '`"enabled"` of modelparallel')
         elif enabled is None and config.hidden is None:
-            self.owner.report("SM101", config.node, 'modelparallel has no "enabled": True (required): without it the '
+            self.owner.report(DISTRIBUTION_STRUCTURE, config.node,
+                              'modelparallel has no "enabled": True (required): without it the '
                               "job runs without the model-parallel library")
         elif _constant(enabled, True) is False:
             return False
         parameters = config.get("parameters")
         if parameters is None:
             if config.hidden is None:
-                self.owner.report("SM101", config.node, 'modelparallel has no "parameters" (required), with at least '
+                self.owner.report(DISTRIBUTION_STRUCTURE, config.node,
+                                  'modelparallel has no "parameters" (required), with at least '
                                   '"pipeline_parallel_degree"')
         elif isinstance(parameters, Unknown):
             self.owner.unknown(parameters, '`"parameters"` of modelparallel')
@@ -258,11 +281,12 @@ class _EstimatorCheck:
         partitions = parameters.entries.get("partitions")
         if partitions is None:
             if "pipeline_parallel_degree" not in parameters.entries and parameters.hidden is None:
-                self.owner.report("SM101", parameters.node, 'modelparallel parameters have no '
+                self.owner.report(DISTRIBUTION_STRUCTURE, parameters.node, 'modelparallel parameters have no '
                                   '"pipeline_parallel_degree" (required): the number of model partitions')
             return
         if "pipeline_parallel_degree" in parameters.entries:
-            self.owner.report("SM102", partitions.key_node, '"partitions" and "pipeline_parallel_degree" both given: '
+            self.owner.report(PARTITIONS_RENAMED, partitions.key_node,
+                              '"partitions" and "pipeline_parallel_degree" both given: '
                               'remove "partitions" (renamed in smdistributed-modelparallel 1.6.0)')
             return
         key = partitions.key_node
@@ -273,7 +297,8 @@ class _EstimatorCheck:
             return _string_like(node, "pipeline_parallel_degree")
 
         new = "pipeline_parallel_degree" if type(key) is cst.Name else _code(rename(key))
-        self.owner.plan(key, _Edit("SM102", f"{_code(key)} -> {new}: renamed in smdistributed-modelparallel 1.6.0",
+        self.owner.plan(key, _Edit(PARTITIONS_RENAMED,
+                                   f"{_code(key)} -> {new}: renamed in smdistributed-modelparallel 1.6.0",
                                    rename))
 
     def mpi(self, mpi: Mapping, degree: Value | None) -> None:
@@ -281,7 +306,8 @@ class _EstimatorCheck:
         if isinstance(enabled, Unknown):
             self.owner.unknown(enabled, '`"enabled"` of mpi')
         elif _constant(enabled, True) is not True and not (enabled is None and mpi.hidden is not None):
-            self.owner.report("SM101", mpi.node, 'mpi needs "enabled": True (required): the model-parallel library '
+            self.owner.report(DISTRIBUTION_STRUCTURE, mpi.node,
+                              'mpi needs "enabled": True (required): the model-parallel library '
                               "runs its processes under MPI")
         self.processes_per_host(mpi, degree)
         self.mca(mpi)
@@ -293,7 +319,8 @@ class _EstimatorCheck:
             if mpi.hidden is None:
                 instance = self.instance()
                 hint = f" ({instance[1].gpus} on {instance[0]})" if instance and instance[1].gpus else ""
-                self.owner.report("SM104", mpi.node, f'mpi has no "processes_per_host" (required): set it to the '
+                self.owner.report(PROCESSES_PER_HOST, mpi.node,
+                                  'mpi has no "processes_per_host" (required): set it to the '
                                   f"GPUs per instance{hint}")
             return
         if isinstance(value, Unknown):
@@ -307,7 +334,7 @@ class _EstimatorCheck:
             return
         name, entry = instance
         if entry.gpus == 0:
-            self.owner.report("SM104", value.node, f"{name} has no GPU: model parallel needs GPU instances")
+            self.owner.report(PROCESSES_PER_HOST, value.node, f"{name} has no GPU: model parallel needs GPU instances")
             return
         if processes <= entry.gpus:
             return
@@ -315,9 +342,10 @@ class _EstimatorCheck:
         pipeline = _constant_int(degree)
         if type(value.node) is not cst.Integer or (pipeline and entry.gpus % pipeline):
             reason = f" (the pipeline degree {pipeline} does not divide {entry.gpus})" if pipeline else ""
-            self.owner.report("SM104", value.node, f'"processes_per_host" {processes} is above the GPUs: {why}{reason}')
+            self.owner.report(PROCESSES_PER_HOST, value.node,
+                              f'"processes_per_host" {processes} is above the GPUs: {why}{reason}')
             return
-        self.owner.plan(value.node, _Edit("SM104", f"processes_per_host {processes} -> {entry.gpus}: {why}",
+        self.owner.plan(value.node, _Edit(PROCESSES_PER_HOST, f"processes_per_host {processes} -> {entry.gpus}: {why}",
                                           lambda node: node.with_changes(value=str(entry.gpus))))
 
     def mca(self, mpi: Mapping) -> None:
@@ -332,13 +360,15 @@ class _EstimatorCheck:
         if not repeats:
             return
         if any(m.group(1) != "none" for m in repeats) or type(options.node) is not cst.SimpleString:
-            self.owner.report("SM105", options.node, "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
+            self.owner.report(REPEATED_MCA_DEFAULT, options.node,
+                              "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
                               "SageMaker already passes (`--mca btl_vader_single_copy_mechanism none`): Open MPI fails "
                               "on a parameter listed twice; remove it")
             return
         kept = _without(text, repeats)
         self.owner.plan(options.node, _Edit(
-            "SM105", f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
+            REPEATED_MCA_DEFAULT,
+            f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
             "`--mca btl_vader_single_copy_mechanism none`, and Open MPI fails on a parameter listed twice",
             lambda node: _string_like(node, kept)))
 
@@ -351,11 +381,11 @@ class _EstimatorCheck:
             return  # reported by the MCA check
         text = options.value if isinstance(options, Constant) and isinstance(options.value, str) else ""
         exported = set(re.findall(r"(?<!\S)-x\s+(\S+)", text))
-        missing = [flag for flag in EFA_FLAGS if flag not in exported and flag.split("=")[0] not in exported]
+        missing = [flag for flag in _EFA_SETTINGS if flag not in exported and flag.split("=")[0] not in exported]
         if missing:
             where = options.node if isinstance(options, Constant) else mpi.node
             flags = " ".join(f"-x {flag}" for flag in missing)
-            self.owner.report("SM106", where, f"{instance[0]} has EFA: add `{flags}` to custom_mpi_options for the "
+            self.owner.report(EFA_FLAGS, where, f"{instance[0]} has EFA: add `{flags}` to custom_mpi_options for the "
                               "best inter-node performance")
 
 
@@ -373,7 +403,8 @@ class TrainingCompilerCheck:
             return
         image = self.estimator.value("image_uri")
         if image is not None and not (isinstance(image, Constant) and image.value is None):
-            self.owner.report("SM203", self.estimator.arguments["image_uri"].node, "Training Compiler does not take "
+            self.owner.report(COMPILER_UNSUPPORTED, self.estimator.arguments["image_uri"].node,
+                              "Training Compiler does not take "
                               "image_uri: give the framework versions and let the SDK pick its compiler container")
         since = _PYTORCHXLA_SINCE[kind]
         version = self.version(_VERSION_KEYWORD[kind])
@@ -381,12 +412,14 @@ class TrainingCompilerCheck:
         if pytorchxla is not None:
             if _constant(_get(pytorchxla, "enabled"), True) is True and isinstance(version, tuple) and version < since:
                 where = self.estimator.arguments["distribution"].node
-                self.owner.report("SM203", where, f"the pytorchxla runtime needs PyTorch >= {_dotted(since)} with "
+                self.owner.report(COMPILER_UNSUPPORTED, where,
+                                  f"the pytorchxla runtime needs PyTorch >= {_dotted(since)} with "
                                   f"Training Compiler ({_dotted(version)} given)")
             return
         if isinstance(distribution, Mapping) and distribution.entries:
             if isinstance(version, tuple) and version >= since:
-                self.owner.report("SM203", self.estimator.arguments["distribution"].node, "with Training Compiler the "
+                self.owner.report(COMPILER_UNSUPPORTED, self.estimator.arguments["distribution"].node,
+                                  "with Training Compiler the "
                                   'only distribution is {"pytorchxla": {"enabled": True}}')
             return
         if distribution is not None and _constant(distribution, None) is not None:
@@ -433,21 +466,23 @@ class TrainingCompilerCheck:
             return
         entry_point = self.estimator.value("entry_point")
         script = entry_point.value if isinstance(entry_point, Constant) else "your training script"
-        self.owner.report("SM202", self.estimator.call, "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler "
+        self.owner.report(COMPILER_LEGACY_LAUNCH, self.estimator.call,
+                          "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler "
                           "runs a distributed job through a launcher script: pass it as entry_point and the training "
                           f"script as hyperparameters['training_script'] ({script!r} now runs as a single process)")
 
     def add_pytorchxla(self) -> None:
         call = self.estimator.call
         if self.estimator.hidden is not None or "distribution" in self.estimator.arguments:
-            self.owner.report("SM201", call, 'compiler_config on several GPUs needs distribution={"pytorchxla": '
+            self.owner.report(COMPILER_DISTRIBUTION, call,
+                              'compiler_config on several GPUs needs distribution={"pytorchxla": '
                               '{"enabled": True}}: without it the compiled job uses one GPU per instance')
             return
         value = cst.parse_expression('{"pytorchxla": {"enabled": True}}')
         argument = cst.Arg(value, keyword=cst.Name("distribution"), equal=cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
         self.owner.plan(call, _Edit(
-            "SM201", 'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
+            COMPILER_DISTRIBUTION, 'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
             "starts one compiled process per GPU",
             lambda node: _append_argument(node, argument),  # type: ignore[arg-type]
             lambda node: node.args[-1]))  # type: ignore[attr-defined]

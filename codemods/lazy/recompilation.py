@@ -13,6 +13,13 @@ import libcst as cst
 
 from codemods.engine.nodes import receiver
 from codemods.engine.rewriter import Concern
+from codemods.lazy.rules import (
+    CARRIED_STATE_BARRIER,
+    DYNAMIC_SHAPE,
+    SHORT_LAST_BATCH,
+    SLICED_DEVICE_DATA,
+    STEP_VARYING_SHAPE,
+)
 from codemods.training.loops import with_barriers
 
 
@@ -27,7 +34,8 @@ class RecompilationRewrite(Concern):
         code = self.ctx.code(original)
         if sliced.device is None:
             self.ctx.report(
-                "XLA711", original, f"`{code}` slices a device tensor at a per-step offset: every step compiles a new graph; "
+                SLICED_DEVICE_DATA, original,
+                f"`{code}` slices a device tensor at a per-step offset: every step compiles a new graph; "
                 f"keep `{sliced.name}` on the host and move each slice to the device (not fixed: {sliced.reason})"
             )
             return updated
@@ -38,7 +46,7 @@ class RecompilationRewrite(Concern):
             else f"`{sliced.name}` now stays on the host"
         )
         new = self.ctx.fix(
-            "XLA711",
+            SLICED_DEVICE_DATA,
             original,
             f"{code} -> {{new}}: {why}",
             lambda: cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]),
@@ -50,7 +58,7 @@ class RecompilationRewrite(Concern):
         names = lazy.host_data_moves.get(original)
         if names is not None:
             new = self.ctx.fix(
-                "XLA711",
+                SLICED_DEVICE_DATA,
                 original,
                 f"{self.ctx.code(original)} -> {{new}}: `{names}` {'stay' if ',' in names else 'stays'} on the host "
                 "and each slice moves to the device",
@@ -63,7 +71,8 @@ class RecompilationRewrite(Concern):
         self._dynamic_shape(original)
         if original in lazy.short_last_batch:
             self.ctx.report(
-                "XLA714", original, "this training DataLoader keeps a short last batch (no drop_last=True): its shape "
+                SHORT_LAST_BATCH, original,
+                "this training DataLoader keeps a short last batch (no drop_last=True): its shape "
                 "compiles a second graph; pass drop_last=True if dropping the remainder is fine"
             )
         return updated
@@ -76,7 +85,8 @@ class RecompilationRewrite(Concern):
         name = self.facts.lazy.static_arguments.get(original)
         if name is not None:
             self.ctx.report(
-                "XLA712", original, f"`{self.ctx.code(original)}`: `{name}` changes every step and is compiled into the "
+                STEP_VARYING_SHAPE, original,
+                f"`{self.ctx.code(original)}`: `{name}` changes every step and is compiled into the "
                 "graph (a shape or static argument), so every step compiles a new graph; keep it fixed (pad to a maximum)"
             )
 
@@ -84,7 +94,8 @@ class RecompilationRewrite(Concern):
         operation = self.facts.lazy.dynamic_shapes.get(original)
         if operation is not None:
             self.ctx.report(
-                "XLA713", original, f"`{self.ctx.code(original)}`: {operation} has a data-dependent shape (a host read and "
+                DYNAMIC_SHAPE, original,
+                f"`{self.ctx.code(original)}`: {operation} has a data-dependent shape (a host read and "
                 "a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)"
             )
 
@@ -96,7 +107,7 @@ class RecompilationRewrite(Concern):
             return updated
         carried = ", ".join(f"`{n}`" for n in names)
         return with_barriers(
-            self.ctx, "XLA704", original, updated,
+            self.ctx, CARRIED_STATE_BARRIER, original, updated,
             f"evaluation loop carries {carried} across iterations on the device: {{new}} ends every iteration "
             "(a host read materializes only what it reads; the carried graph keeps growing)",
         )

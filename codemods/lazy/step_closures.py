@@ -21,6 +21,8 @@ from codemods.engine.nodes import children, walk, with_comma
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
 from codemods.lazy.analysis import StepClosure
+from codemods.lazy.rules import DEVICE_CONTROL_FLOW, HOST_READ_LOGGING, HOST_READ_VALUE
+from codemods.training.rules import DEVICE_LOADER, TRAINING_LOOP_BARRIER
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 # Wrappers around expressions: rebuilt field by field, their expressions hoisted.
@@ -49,11 +51,11 @@ class StepClosureRewrite(Concern):
                 if rewritten is None:
                     reason = "other rewrites changed this statement"
         if reason is not None:
-            self.ctx.report("XLA701", first, f"`{read}` only logs, but stays: {reason}; move it into "
+            self.ctx.report(HOST_READ_LOGGING, first, f"`{read}` only logs, but stays: {reason}; move it into "
                             "xm.add_step_closure(fn, args=(...)) by hand, passing the values it prints")
             return updated
         new = self.ctx.fix(
-            "XLA701",
+            HOST_READ_LOGGING,
             first,
             f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
             "with this iteration's values passed in",
@@ -66,7 +68,7 @@ class StepClosureRewrite(Concern):
         plan = self.facts.training.loops.get(closure.loop)
         if plan is None:
             return None
-        rules = ("XLA301", "XLA302") if plan.wrap_loader is not None else ("XLA301",)
+        rules = (TRAINING_LOOP_BARRIER, DEVICE_LOADER) if plan.wrap_loader is not None else (TRAINING_LOOP_BARRIER,)
         if any(self.ctx.enabled(rule, closure.loop) for rule in rules):
             return None
         return "the loop gets no step barrier (XLA301 is off), so the closure would not run"
@@ -110,17 +112,21 @@ class StepClosureRewrite(Concern):
         if read is not None and read.kind != "logging":
             code = self.ctx.code(original)
             if read.kind == "control":
-                self.ctx.report("XLA703", original, f"`{code}` decides control flow from a device value: the pending graph "
+                self.ctx.report(DEVICE_CONTROL_FLOW, original,
+                                f"`{code}` decides control flow from a device value: the pending graph "
                                 "runs here every step; decide every N steps, or keep it on the device (torch.where)")
             elif read.kind == "accumulation":
-                self.ctx.report("XLA702", original, f"`{code}` reads a device value to the host every step to accumulate it "
+                self.ctx.report(HOST_READ_VALUE, original,
+                                f"`{code}` reads a device value to the host every step to accumulate it "
                                 "(an extra graph execution): keep the sum on the device (`+= x.detach()`) and read it "
                                 "once per log interval")
             else:
-                self.ctx.report("XLA702", original, f"`{code}` reads a device value to the host every step (an extra graph "
+                self.ctx.report(HOST_READ_VALUE, original,
+                                f"`{code}` reads a device value to the host every step (an extra graph "
                                 "execution): read it inside xm.add_step_closure, or only every N steps")
         elif original in lazy.device_tests:
-            self.ctx.report("XLA703", original, f"`{self.ctx.code(original)}` tests a device tensor: Python reads it to the "
+            self.ctx.report(DEVICE_CONTROL_FLOW, original,
+                            f"`{self.ctx.code(original)}` tests a device tensor: Python reads it to the "
                             "host every step (an extra graph execution); decide every N steps, or use torch.where")
         return updated
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from codemods.engine.report import CellChange, Finding
 from codemods.engine.rule import Rule
+from codemods.imports.rules import ADD_IMPORT
 from codemods.notebooks.rules import GPU_RUNTIME, PIP_INSTALL_TORCH, WRITTEN_SCRIPT
 from codemods.pipeline import Conversion, ConversionError, needs_parsing
 from codemods.rules import RuleSelection
@@ -421,7 +422,7 @@ _TORCH_IMPORT = re.compile(r"(?:import|from)\s+torch(?:[.\s]|$)")
 
 def _added_imports(findings: list[Finding]) -> list[str]:
     """The import statements the conversion added (XLA001 names each)."""
-    return [m.group(1) for f in findings if f.rule == "XLA001" and f.fixed and (m := _ADDED.match(f.message))]
+    return [m.group(1) for f in findings if f.rule == ADD_IMPORT.code and f.fixed and (m := _ADDED.match(f.message))]
 
 
 def _move_imports(
@@ -447,7 +448,7 @@ def _move_imports(
     k = len(added)
     placed = []
     for f in findings:
-        if f.rule == "XLA001" and f.fixed:
+        if f.rule == ADD_IMPORT.code and f.fixed:
             index = next((i for i, text in enumerate(moved) if f.message.startswith(f"`{text.split('  #')[0]}`")), 0)
             f = replace(f, cell=home.number, line=(at + 1 + index) if locate == "output" else max(at, 1), col=1)
         elif locate == "output" and f.cell == cell and f.line > first + k:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.engine.rewriter import Concern
+from codemods.project.rules import CROSS_FILE
 
 
 class ProjectRewrite(Concern):
@@ -16,21 +17,21 @@ class ProjectRewrite(Concern):
             callee, path = project.external_training[original]
             where = f"{path}, which still needs converting" if path else "another module of the project"
             self.ctx.report(
-                "XLA003",
+                CROSS_FILE,
                 original,
                 f"the optimizer goes to `{callee}` in {where}: convert it too (its training loop needs the step "
                 "barrier and xm.optimizer_step)",
             )
         elif original in project.external_steps:
             self.ctx.report(
-                "XLA003",
+                CROSS_FILE,
                 original,
                 f"the training step runs in {project.external_steps[original]}: this loop gets the step barrier; "
                 "convert that code too (its optimizer step and gradient scaler must become the XLA ones)",
             )
         elif original in project.external_amp:
             self.ctx.report(
-                "XLA003",
+                CROSS_FILE,
                 original,
                 f"`{self.ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
                 "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
@@ -39,7 +40,7 @@ class ProjectRewrite(Concern):
             path = project.external_devices[original]
             where = f"{path}, which still needs converting" if path else "another module of the project"
             self.ctx.report(
-                "XLA003",
+                CROSS_FILE,
                 original,
                 f"the device comes from `{self.ctx.code(original.func)}` in {where}: convert it too, and check it "
                 "returns the XLA device",

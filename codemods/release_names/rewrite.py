@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.engine.rewriter import Concern, Context
+from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import VERSIONED_CONCEPTS, spellings
 
 
@@ -27,14 +28,14 @@ class XlaNamesRewrite(Concern):
         wanted = self.ctx.target.api(concept).qualified_name
         if original.args:
             self.ctx.report(
-                "XLA901",
+                XLA_RELEASE_NAMES,
                 original,
                 f"`{self.ctx.code(original)}` is not torch_xla {self.ctx.target.torch_xla_version} API; "
                 f"its arguments need a by-hand port to {wanted}",
             )
             return updated
         new = self.ctx.fix(
-            "XLA901",
+            XLA_RELEASE_NAMES,
             original,
             f"{self.ctx.code(original)} -> {{new}} (torch_xla {self.ctx.target.torch_xla_version})",
             lambda: self.ctx.replace_callee(original, updated, concept),

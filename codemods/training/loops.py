@@ -15,6 +15,14 @@ import libcst as cst
 
 from codemods.engine.nodes import parse_dotted, with_comma
 from codemods.engine.rewriter import Concern, Context, NodeT
+from codemods.engine.rule import Rule
+from codemods.training.rules import (
+    CLOSURE_BARRIER,
+    DEVICE_LOADER,
+    EVAL_LOOP_BARRIER,
+    STEP_BARRIER,
+    TRAINING_LOOP_BARRIER,
+)
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
@@ -33,7 +41,7 @@ class LoopRewrite(Concern):
             return updated
         device = plan.wrap_device
         new = self.ctx.fix(
-            "XLA302",
+            DEVICE_LOADER,
             original,
             f"{self.ctx.code(original)} -> {{new}}: moves each batch to the device and ends the step",
             lambda: self.ctx.call("mp_device_loader", [with_comma(cst.Arg(updated)), cst.Arg(parse_dotted(device))]),
@@ -53,18 +61,19 @@ class LoopRewrite(Concern):
         if plan is None or plan.wrap_loader in self.wrapped:
             return updated
         if plan.kind == "training":
-            return self._with_barriers("XLA301", original, updated, "training loop: {new} ends every iteration")
+            return self._with_barriers(TRAINING_LOOP_BARRIER, original, updated,
+                                       "training loop: {new} ends every iteration")
         if plan.accumulates:
             kept = ", ".join(f"`{name}`" for name in plan.accumulates)
             return self._with_barriers(
-                "XLA303",
+                EVAL_LOOP_BARRIER,
                 original,
                 updated,
                 f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
                 "materialize only what they read, so {new} ends every iteration",
             )
         return self._with_barriers(
-            "XLA303",
+            EVAL_LOOP_BARRIER,
             original,
             updated,
             "evaluation loop over the device (no host read per iteration): {new} ends every iteration",
@@ -89,7 +98,7 @@ class LoopRewrite(Concern):
             return cst.FlattenSentinel([updated, inserted[0]])
 
         fixed = self.ctx.fix(
-            "XLA305", original, "optimizer step outside any loop: {new} after it runs the step's graph",
+            STEP_BARRIER, original, "optimizer step outside any loop: {new} after it runs the step's graph",
             build, result=lambda _: inserted[0],
         )
         return fixed if fixed is not None else updated
@@ -101,7 +110,7 @@ class LoopRewrite(Concern):
         if original not in self.facts.training.closures:
             return updated
         return self._with_barriers(
-            "XLA304",
+            CLOSURE_BARRIER,
             original,
             updated,
             f"optimizer closure `{original.name.value}`: {{new}} before it returns (LBFGS compiles a new "
@@ -109,12 +118,12 @@ class LoopRewrite(Concern):
             exits=(cst.Return,),
         )
 
-    def _with_barriers(self, rule: str, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)) -> NodeT:
+    def _with_barriers(self, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)) -> NodeT:
         return with_barriers(self.ctx, rule, original, updated, message, exits)
 
 
 def with_barriers(
-    ctx: Context, rule: str, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+    ctx: Context, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
 ) -> NodeT:
     """``updated`` with the target's barrier ending its body (see _end_iterations)."""
     inserted: list[cst.SimpleStatementLine] = []

@@ -8,13 +8,14 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
+from codemods.training.rules import OPTIMIZER_STEP
 
 
 class OptimizerRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
-                "XLA201",
+                OPTIMIZER_STEP,
                 original,
                 f"`{self.ctx.code(original)}` in a training loop: if this is an optimizer, "
                 f"call xm.optimizer_step({self.ctx.code(original.func.value)}) instead",  # type: ignore[attr-defined]
@@ -25,7 +26,7 @@ class OptimizerRewrite(Concern):
             return updated
         if step.other_arguments:
             self.ctx.report(
-                "XLA201",
+                OPTIMIZER_STEP,
                 original,
                 f"`{self.ctx.code(original)}` has arguments other than a closure: "
                 "call xm.optimizer_step(optimizer, optimizer_args={...}) by hand",
@@ -33,7 +34,7 @@ class OptimizerRewrite(Concern):
             return updated
         if step.closure_index is not None and self.facts.distributed.multi_process:
             self.ctx.report(
-                "XLA201",
+                OPTIMIZER_STEP,
                 original,
                 f"`{self.ctx.code(original)}` with several processes: xm.optimizer_step reduces the gradients before "
                 "the closure computes them; all-reduce them in the closure after backward "
@@ -50,7 +51,7 @@ class OptimizerRewrite(Concern):
                 args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
             return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
 
-        new = self.ctx.fix("XLA201", original, f"{self.ctx.code(original)} -> {{new}}", build)
+        new = self.ctx.fix(OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
 
 
