@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.engine.rule import Rule
 from codemods.cuda_only.rules import CUDA_API, CUDA_MEMORY_STATS, CUDA_NO_EFFECT, CUDA_OOM, CUDA_SEED, THIRD_PARTY_CUDA
 from codemods.distributed.rules import DISTRIBUTED_MANUAL
+from codemods.engine.rule import Rule
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,12 @@ from typing import Any
 
 import click
 
-from codemods import __version__, progress
+from codemods import __version__, progress, rule_docs
 from codemods.config import ConfigError, Settings, load
 from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.doctor.static import DEFAULT_FAMILIES as DOCTOR_FAMILIES
-from codemods.files import FileProblem, discover
 from codemods.engine.report import RENDERERS, FileReport, Mode, Report, coloured_diff
-from codemods import rule_docs
+from codemods.files import FileProblem, discover
 from codemods.rules import SEVERITIES, RuleSelection, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS

@@ -6,24 +6,24 @@ from typing import TYPE_CHECKING
 
 from codemods import apis
 from codemods.amp.rewrite import AmpRewrite
-from codemods.engine.rewriter import Concern, Context
 from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
+from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.distributed.rewrite import DistributedRewrite
-from codemods.huggingface.entry_point import EntryRewrite
+from codemods.engine.rewriter import Concern, Context
 from codemods.fsdp.rewrite import FsdpRewrite
+from codemods.huggingface.entry_point import EntryRewrite
 from codemods.huggingface.rewrite import HuggingFaceRewrite
 from codemods.imports.rewrite import ImportsRewrite
+from codemods.lazy.recompilation import RecompilationRewrite
+from codemods.lazy.step_closures import StepClosureRewrite
 from codemods.lightning.rewrite import LightningRewrite
+from codemods.project.rewrite import ProjectRewrite
+from codemods.release_names.rewrite import XlaNamesRewrite
 from codemods.training.loops import LoopRewrite
 from codemods.training.optimizer_step import OptimizerRewrite
-from codemods.lazy.recompilation import RecompilationRewrite
-from codemods.project.rewrite import ProjectRewrite
-from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
-from codemods.lazy.step_closures import StepClosureRewrite
-from codemods.release_names.rewrite import XlaNamesRewrite
 
 if TYPE_CHECKING:
     from codemods.launcher.analysis import LauncherFacts

@@ -27,12 +27,14 @@ from codemods.compile.analysis import CompileAnalysis, CompileFacts
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
 from codemods.distributed.ddp import DdpAnalysis
+from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.distributed.facts import DistributedFacts
 from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
 from codemods.distributed.samplers import SamplerAnalysis
-from codemods.distributed.entry import EntryAnalysis, EntryFacts
+from codemods.engine.nodes import subtrees_kept
+from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
 from codemods.imports.analysis import ImportAnalysis, ImportFacts, import_anchor
@@ -44,8 +46,6 @@ from codemods.project.analysis import ProjectAnalysis, ProjectFacts
 from codemods.project.summarise import ImportContext
 from codemods.training.analysis import TrainingAnalysis, TrainingFacts
 from codemods.training.loaders import LoaderAnalysis, LoaderFacts
-from codemods.engine.walk import Analysis, Walk, walk_order
-from codemods.engine.nodes import subtrees_kept
 
 __all__ = ["Facts", "analyse"]
 

@@ -11,19 +11,19 @@ import difflib
 import re
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.files import is_dockerfile, is_notebook
+from codemods.device.rules import NO_DEVICE
 from codemods.engine.report import CellChange, Finding
 from codemods.engine.rule import Rule
 from codemods.engine.suppressions import suppressions
-from codemods.rules import RuleSelection
+from codemods.files import is_dockerfile, is_notebook
 from codemods.project.summary import ImportContext, ModuleSummary
+from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
-from codemods.device.rules import NO_DEVICE
 
 # LibCST and everything built on it are imported when a file needs parsing (in
 # _convert, _check_dockerfile): a run over files without torch never loads them.
@@ -189,9 +189,9 @@ def needs_parsing(raw: bytes) -> bool:
 def load_parser() -> None:
     """Loads LibCST and what is built on it (as _convert does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
+    import codemods.concerns
+    import codemods.engine.roundtrip
     import codemods.facts  # noqa: F401
-    import codemods.concerns  # noqa: F401
-    import codemods.engine.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
@@ -244,12 +244,12 @@ def _convert(
 ) -> Conversion:
     import libcst as cst
 
-    from codemods.facts import analyse
-    from codemods.project.summarise import summarise
-    from codemods.engine.positions import code_reusing
     from codemods.concerns import concerns_for
+    from codemods.engine.positions import code_reusing
     from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.roundtrip import NotReproduced, parse_exactly
+    from codemods.facts import analyse
+    from codemods.project.summarise import summarise
 
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
@@ -319,9 +319,9 @@ def _convert(
         from codemods.containers.estimators import image_uses
 
         images = image_uses(launcher.estimators, filename, input_starts.get)
-    input_starts.locate(f.original for f in ctx.findings)  # type: ignore[misc]
+    input_starts.locate(f.original for f in ctx.findings)
     if locate == "input" or not changed:
-        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]  # type: ignore[arg-type]
+        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]
     else:
         # Lines are mapped without the tail set aside: findings do not depend on it.
         line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)
@@ -338,8 +338,8 @@ def _check_dockerfile(
     source: Source, raw: bytes, filename: str, selection: RuleSelection, max_bytes: int | None
 ) -> Conversion:
     """A Dockerfile: checked (SM3), never rewritten."""
-    from codemods.containers.dockerfile import DockerfileSyntaxError
     from codemods.containers.check import check_dockerfile
+    from codemods.containers.dockerfile import DockerfileSyntaxError
 
     if _SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])
@@ -389,7 +389,7 @@ class _LineMap:
 
     def __init__(self, before: str, after: str) -> None:
         self.before, self.after = before, after
-        self.blocks: list[tuple[str, int, int, int, int]] | None = None
+        self.blocks: Sequence[tuple[str, int, int, int, int]] | None = None
         self.last_line = max(len(after.splitlines()), 1)
 
     def move(self, position: tuple[int, int] | None) -> tuple[int, int] | None:

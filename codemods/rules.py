@@ -25,6 +25,7 @@ from codemods.cuda_only import rules as cuda_only
 from codemods.device import rules as device
 from codemods.distributed import rules as distributed
 from codemods.doctor import rules as doctor
+from codemods.engine.rule import SEVERITIES, Example, Rule, Severity, at_least
 from codemods.fsdp import rules as fsdp
 from codemods.huggingface import rules as huggingface
 from codemods.imports import rules as imports
@@ -35,7 +36,6 @@ from codemods.notebooks import rules as notebooks
 from codemods.project import rules as project
 from codemods.release_names import rules as release_names
 from codemods.training import rules as training
-from codemods.engine.rule import SEVERITIES, Example, Rule, Severity, at_least
 
 __all__ = ["RULES", "RULES_BY_CODE", "SEVERITIES", "Example", "Rule", "RuleSelection", "Severity", "at_least", "matches"]
 

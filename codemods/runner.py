@@ -10,14 +10,14 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
 from codemods.project.resolver import Project, find_root, imported_files, resolved, summarise_with, waves
-from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
-from codemods.rules import RuleSelection, Severity
 from codemods.project.summary import ImportContext, ModuleSummary
+from codemods.rules import RuleSelection, Severity
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -44,7 +44,7 @@ class Job:
 def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | None = None) -> tuple[FileReport, bytes]:
     """Convert one file's bytes; returns the report and the new bytes."""
     report = FileReport(path, fail_on=job.fail_on)
-    locate = "output" if job.mode == "write" else "input"
+    locate: Literal["output", "input"] = "output" if job.mode == "write" else "input"
     try:
         conversion = convert_source(
             data,

@@ -142,12 +142,12 @@ def stages() -> None:
 
     import libcst as cst
 
-    from codemods.facts import analyse
-    from codemods.pipeline import _never
+    from codemods.concerns import concerns_for
     from codemods.engine.positions import code_reusing, print_back
     from codemods.engine.report import FileReport, Finding, Report, render_text
-    from codemods.concerns import concerns_for
     from codemods.engine.rewriter import Context, Rewriter
+    from codemods.facts import analyse
+    from codemods.pipeline import _never
     from codemods.rules import RuleSelection
     from codemods.targets import get_target
 
@@ -198,7 +198,7 @@ def stages() -> None:
             module = cst.parse_module(data)
             bare["parse"] += time.perf_counter() - mark
             mark = time.perf_counter()
-            module.code
+            _ = module.code
             bare["LibCST print"] += time.perf_counter() - mark
     print(f"(f) per stage, one process, {len(paths)} training scripts (ms)")
     for name, seconds in ours.items():

@@ -360,7 +360,7 @@ def _convert(folder: Path, script: str) -> tuple[list[str], bool]:
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
-        raise SystemExit(f"smoke.py: the conversion printed no report:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        raise SystemExit(f"smoke.py: the conversion printed no report:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}") from None
     lines: list[str] = []
     left = False
     for file in report.get("files", []):
@@ -546,7 +546,7 @@ def print_execution(result: ExecResult, verbose: bool = False) -> None:
         print(f"  PROBLEM: {problem}")
     for name, run in (("eager", result.eager), ("XLA", result.xla)):
         if run.exit != 0 and run.tail:
-            print(f"  {name} output, last lines:\n" + "\n".join("    " + l for l in run.tail.splitlines()[-15:]))
+            print(f"  {name} output, last lines:\n" + "\n".join("    " + line for line in run.tail.splitlines()[-15:]))
     print("  OK" if not result.problems else f"  {len(result.problems)} problem(s)")
 
 
@@ -667,7 +667,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.json is not None:  # as the results come: a long run stopped early keeps them
                 args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     timed = sorted(((f.seconds, Path(r.folder).name, r.target, f.path) for r in results for f in r.files), reverse=True)
-    print(f"\nslowest files (convert, one process):")
+    print("\nslowest files (convert, one process):")
     for seconds, name, target, path in timed[: args.slowest]:
         print(f"  {seconds * 1000:8.0f} ms  {name}/{path} [{target}]")
     files = {(r.folder, f.path) for r in results for f in r.files}

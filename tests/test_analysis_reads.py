@@ -62,7 +62,7 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
         phases[id(self)] = phase = ["walking"]
         self.facts = _RecordingSheet(walk.facts, lambda name: note(self, name))  # type: ignore[assignment]
         for method, label in (("finish", "finishing"), ("settle", "settling")):
-            def run(bound: Callable[[], None] = getattr(self, method), label: str = label) -> None:
+            def run(bound: Callable[[], None] = getattr(self, method), label: str = label) -> None:  # noqa: B008 - bound now, per method
                 phase[0] = label
                 try:
                     bound()

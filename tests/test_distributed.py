@@ -84,6 +84,20 @@ def test_sagemaker_runtime_calls_mp_fn_of_a_spawning_script() -> None:
     assert "torch.cuda.device_count()" not in output  # read in the workers now: the runtime's count
 
 
+def test_sagemaker_mp_fn_passes_starred_spawn_args_on() -> None:
+    """``args=(*extra, lr)``: the worker is called with ``*extra`` (a crash before mypy
+    found that a StarredElement has no ``star``)."""
+    source = (
+        "import torch.multiprocessing as mp\n\n\ndef train(rank, world, lr):\n    pass\n\n\n"
+        'if __name__ == "__main__":\n    extra = (4,)\n    mp.spawn(train, args=(*extra, 0.1), nprocs=4)\n'
+    )
+    conversion = convert_source(source, target="sagemaker")
+    output = conversion.output
+    assert "\ndef _mp_fn(index):\n    extra = (4,)\n    train(index, *extra, 0.1)\n" in output
+    assert output.rstrip().endswith('if __name__ == "__main__":\n    xmp.spawn(_mp_fn, args=())')
+    assert convert_source(output, target="sagemaker").output == conversion.output
+
+
 def test_hogwild_is_reported_and_left_alone() -> None:
     conversion = convert_fixture("dist_hogwild.py", "2.9")
     assert conversion.output == (FIXTURES / "dist_hogwild.py").read_bytes()

@@ -27,10 +27,10 @@ from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.doctor.findings import Places, judge
 from codemods.doctor.observe import observe
 from codemods.doctor.probe import UserCode
+from codemods.doctor.rules import PREFIX, RUNTIME
 from codemods.doctor.static import cross_reference
 from codemods.engine.report import Finding
 from codemods.rules import RULES
-from codemods.doctor.rules import PREFIX, RUNTIME
 
 DATA = Path(__file__).parent / "data" / "doctor"
 GRAPH_FILE = (DATA / "slice_loop_index.graphs.txt").read_text()

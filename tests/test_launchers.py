@@ -17,15 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemods import RULES, ConversionError, convert_source
-from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launcher
 from codemods.cli import main
-from codemods.files import discover, is_dockerfile
 from codemods.engine.imports import ImportTable
+from codemods.engine.nodes import walk
 from codemods.engine.report import FileReport, Report, render_text
+from codemods.files import discover, is_dockerfile
+from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launcher
+from codemods.launcher.instances import INSTANCE_TYPES, lookup
 from codemods.rules import RuleSelection
 from codemods.runner import Job, run
-from codemods.launcher.instances import INSTANCE_TYPES, lookup
-from codemods.engine.nodes import walk
 from tests.conftest import FIXTURES, SNAPSHOTS, review_diff
 from tests.rule_cases import RUN_CASES
 

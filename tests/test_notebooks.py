@@ -15,9 +15,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from codemods import ConversionError, RuleSelection, convert_source

@@ -11,8 +11,8 @@ import libcst as cst
 import pytest
 
 from codemods import ConversionError, RuleSelection, convert_source
-from codemods.engine.report import Finding
 from codemods.engine.nodes import string_value
+from codemods.engine.report import Finding
 from tests.conftest import FIXTURES, fixture_scripts
 
 SCRIPT = (

@@ -9,14 +9,14 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods.concerns import concerns_for
+from codemods.engine.nodes import walk
+from codemods.engine.positions import code_and_starts, code_reusing, print_back
+from codemods.engine.rewriter import Context, Rewriter
 from codemods.facts import analyse
 from codemods.pipeline import _never
-from codemods.engine.positions import code_and_starts, code_reusing, print_back
-from codemods.concerns import concerns_for
-from codemods.engine.rewriter import Context, Rewriter
 from codemods.rules import RuleSelection
 from codemods.targets import get_target
-from codemods.engine.nodes import walk
 from tests.conftest import FIXTURES, fixture_scripts
 
 

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemods import ConversionError, convert_source
-from codemods.project import resolver as project
 from codemods.lazy.flow import FlowAnalysis
+from codemods.project import resolver as project
 from codemods.rules import RuleSelection
 from codemods.runner import Job, process_bytes, process_path
 

@@ -14,7 +14,15 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
 from codemods.cli import main
-from codemods.engine.report import GITHUB_LEVELS, SARIF_LEVELS, FileReport, Finding, Report, render_github, render_markdown
+from codemods.engine.report import (
+    GITHUB_LEVELS,
+    SARIF_LEVELS,
+    FileReport,
+    Finding,
+    Report,
+    render_github,
+    render_markdown,
+)
 from codemods.rules import RULES_BY_CODE
 
 SOURCE = """\

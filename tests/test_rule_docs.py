@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from codemods import convert_source
 from codemods.cli import main
-from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 from codemods.doctor.rules import RUNTIME
+from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 
 # Checks across the files of a run (an estimator against the Dockerfile of its image):
 # one file's example cannot make them fire; tests/test_launchers.py runs them on whole

@@ -19,8 +19,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from codemods.facts import analyse
 from codemods.engine.nodes import walk
+from codemods.facts import analyse
 from codemods.targets import TARGETS
 from tests.conftest import convert_fixture, fixture_scripts
 

@@ -11,10 +11,10 @@ from typing import Literal
 import libcst as cst
 
 from codemods import apis
-from codemods.project.analysis import ProjectAnalysis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import call_args, dotted, mentions, names_in, string_value, walk
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 
 Flavor = Literal["cuda", "xla"]
 # "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on

@@ -17,9 +17,6 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.analysis import AutocastCall, ScalerCall
-from codemods.engine.rewriter import Concern
-from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
-from codemods.targets import Api
 from codemods.amp.rules import (
     AMP_OPTIMIZER,
     AUTOCAST,
@@ -31,7 +28,10 @@ from codemods.amp.rules import (
     SCALER_NOT_NEEDED,
     SYNCFREE_OPTIMIZER,
 )
+from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
+from codemods.engine.rewriter import Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES
+from codemods.targets import Api
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
@@ -96,7 +96,7 @@ class AmpRewrite(Concern):
         def build() -> cst.Call | None:
             func = self.ctx.imports.expression(target.api("autocast"))
             if by_device_type:
-                xla = quoted_like(device if string_value(device) else _DOUBLE, target.device_string)
+                xla = quoted_like(device if device is not None and string_value(device) else _DOUBLE, target.device_string)
                 first = cst.Arg(xla) if self.ctx.imports.require_package("torch_xla") else None
             else:
                 first = cst.Arg(device_call) if (device_call := self.ctx.device()) is not None else None

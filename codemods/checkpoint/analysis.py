@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.device.analysis import DeviceAnalysis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
+from codemods.engine.walk import Analysis, Walk
 
 # torch.save's keywords, and xm.save's names for them.
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}

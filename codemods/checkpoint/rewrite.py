@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern
 from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
-from codemods.engine.nodes import arg_value, quoted_like, with_keyword
 from codemods.checkpoint.rules import LOAD_MAP_LOCATION, SAVE_WHOLE_MODULE, XLA_SAVE
+from codemods.engine.nodes import arg_value, quoted_like, with_keyword
+from codemods.engine.rewriter import Concern
 
 
 class CheckpointRewrite(Concern):

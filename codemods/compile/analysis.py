@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.huggingface.analysis import TRAINING_ARGUMENTS
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.walk import Analysis, Walk
+from codemods.huggingface.analysis import TRAINING_ARGUMENTS
 
 # The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
 _MODEL_WORDS = ("model", "net", "module")
@@ -90,7 +90,7 @@ class CompileAnalysis(Analysis):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted(node.module) if node.module is not None and not node.relative else None
-        names = [] if type(node.names) is cst.ImportStar else [dotted(a.name) for a in node.names]
+        names = [] if isinstance(node.names, cst.ImportStar) else [dotted(a.name) for a in node.names]
         if _compiler_module(module) or (module == "torch" and any(n in ("_dynamo", "_inductor") for n in names)):
             self.part.compiler_imports.add(node)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.rewriter import Concern, Context
+from codemods.compile.rules import COMPILE_BACKEND, COMPILER_SETTINGS, INDUCTOR_OPTIONS, TORCH_COMPILE
 from codemods.engine.nodes import quoted_like, string_value, walk, with_keyword, without_args
-from codemods.compile.rules import COMPILER_SETTINGS, COMPILE_BACKEND, INDUCTOR_OPTIONS, TORCH_COMPILE
+from codemods.engine.rewriter import Concern, Context
 
 # TrainingArguments' compile settings.
 _TRAINER_COMPILE = frozenset({"torch_compile", "torch_compile_backend", "torch_compile_mode"})

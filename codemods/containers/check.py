@@ -22,10 +22,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from codemods.containers.dockerfile import DockerfileFacts, Instruction, Stage, normalize_destination, parse, unquote
-from codemods.engine.report import Finding
-from codemods.engine.rule import Rule
-from codemods.engine.suppressions import Suppressions, suppressions
-from codemods.rules import RuleSelection
 from codemods.containers.rules import (
     BASE_IMAGE,
     DOCKERFILE_UNRESOLVED,
@@ -37,6 +33,10 @@ from codemods.containers.rules import (
     SUBMIT_DIRECTORY,
     WHEEL_PYTHON_TAG,
 )
+from codemods.engine.report import Finding
+from codemods.engine.rule import Rule
+from codemods.engine.suppressions import Suppressions, suppressions
+from codemods.rules import RuleSelection
 
 RELEVANT = re.compile(r"sagemaker|smdistributed|amazonaws\.com|deep-learning-containers", re.IGNORECASE)
 SUBMIT_VARIABLE = "SAGEMAKER_SUBMIT_DIRECTORY"

@@ -11,8 +11,8 @@ import libcst as cst
 from codemods import apis
 from codemods.amp.analysis import _optimizer_class
 from codemods.distributed.launch import TORCH_SPAWN
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, string_value, walk
+from codemods.engine.walk import Analysis, Walk
 
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.
@@ -67,7 +67,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
-        tests = [value, *(cond.test for cond in self.walk.conds)]
+        tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]
         return any(
             type(n) is cst.Call and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
         )

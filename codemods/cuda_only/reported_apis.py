@@ -10,10 +10,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.rewriter import Concern, Context
-from codemods.engine.nodes import string_value, walk
 from codemods.cuda_only.rules import CUDA_API, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
 from codemods.device.rules import CUDA_DEVICE
+from codemods.engine.nodes import string_value, walk
+from codemods.engine.rewriter import Concern, Context
 
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
@@ -102,7 +102,7 @@ class CudaRuntimeRewrite(ReportedApis):
                 CUDA_NO_EFFECT,
                 statement,
                 f"removed `{self.ctx.code(statement).rstrip(';').rstrip()}`: no effect on an XLA device",
-                lambda: statement,
+                lambda: statement,  # noqa: B023 - fix() calls it at once
             )
             if done is None:
                 continue

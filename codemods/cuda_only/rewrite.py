@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern, Context
-from codemods.engine.nodes import without_args
 from codemods.cuda_only.rules import CUDA_NO_EFFECT, FUSED_OPTIMIZER
 from codemods.distributed.rules import XLA_RANKS
+from codemods.engine.nodes import without_args
+from codemods.engine.rewriter import Concern, Context
 
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import (
     arg_value,
@@ -27,6 +26,7 @@ from codemods.engine.nodes import (
     string_value,
     walk,
 )
+from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
@@ -299,7 +299,7 @@ class DeviceAnalysis(Analysis):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         # ``device.type in ("cuda",)``: the strings of a literal collection count too.
-        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]
+        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]  # type: ignore[attr-defined]
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
 
@@ -447,9 +447,9 @@ class DeviceAnalysis(Analysis):
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
                 part.ifs.add(node)
-        for node in self.availability_ifexps:
-            if node in self.device_code and node not in self.crash_code:
-                part.selections.add(node)
+        for selection in self.availability_ifexps:
+            if selection in self.device_code and selection not in self.crash_code:
+                part.selections.add(selection)
         for name, literals in self.int_assignments.items():
             # `device = 0` used as a device; a `rank = 0` keeps being a number (its
             # `.to(rank)` uses are rewritten where they are).

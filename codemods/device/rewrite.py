@@ -12,18 +12,6 @@ from collections.abc import Sequence
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.rewriter import Concern
-from codemods.engine.nodes import (
-    arg_value,
-    as_expression,
-    dotted,
-    fold_true,
-    is_cuda_device_string,
-    quoted_like,
-    string_value,
-    walk,
-    with_comma,
-)
 from codemods.device.rules import (
     CUDA_AVAILABLE_DEVICE,
     CUDA_CHECK,
@@ -36,6 +24,18 @@ from codemods.device.rules import (
     INTEGER_DEVICE,
     SET_DEVICE,
 )
+from codemods.engine.nodes import (
+    arg_value,
+    as_expression,
+    dotted,
+    fold_true,
+    is_cuda_device_string,
+    quoted_like,
+    string_value,
+    walk,
+    with_comma,
+)
+from codemods.engine.rewriter import Concern
 from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
 
 
@@ -103,7 +103,7 @@ class DeviceRewrite(Concern):
             # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
             torch_name = func.value.value
 
-            def build() -> cst.Call | None:  # type: ignore[misc]
+            def build() -> cst.Call | None:
                 if not self.ctx.imports.require_package("torch_xla"):
                     return None
                 return cst.Call(
@@ -249,7 +249,7 @@ class DeviceRewrite(Concern):
             device = self.ctx.device()
             if device is None:
                 return None
-            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))
+            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
             return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
 
         new = self.ctx.fix(CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
@@ -353,7 +353,7 @@ class DeviceRewrite(Concern):
         outcome = {
             True: "so the code under it always runs: check dropped",
             False: "so the code under it never runs: removed",
-        }.get(folded, "dropped from the condition")  # type: ignore[call-overload]
+        }.get(folded, "dropped from the condition")  # type: ignore[arg-type]
         new = self.ctx.fix(
             CUDA_AVAILABLE_DEVICE,
             original.test,
@@ -447,7 +447,7 @@ class DeviceRewrite(Concern):
         xla = self.ctx.target.device_string
 
         def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
-            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand  # type: ignore[arg-type]
+            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand
 
         comparison = updated.comparisons[0]
         return self.ctx.fix(
@@ -508,7 +508,7 @@ class DeviceRewrite(Concern):
                 (CUDA_AVAILABLE_DEVICE, "the accelerator check is False on XLA, where the XLA device is always present")
                 if statement in self.facts.device.cuda_asserts else (SET_DEVICE, "one XLA device per process")
             )
-            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)
+            done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)  # noqa: B023 - fix() calls it at once
             if done is None:
                 return updated
             self.ctx.imports.discard(statement)
@@ -602,7 +602,7 @@ def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
 
 def _flatten(  # type: ignore[no-untyped-def]
     body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after, tail: Sequence[cst.EmptyLine] = ()
-) -> cst.FlattenSentinel:  # type: ignore[type-arg]
+) -> cst.FlattenSentinel:
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that
     end the block (its footer), then ``tail``, follow them."""
@@ -610,11 +610,11 @@ def _flatten(  # type: ignore[no-untyped-def]
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
         comment = body.trailing_whitespace.comment
     else:
-        statements = list(body.body)
-        comment = body.header.comment
+        statements = list(body.body)  # type: ignore[arg-type]
+        comment = body.header.comment  # type: ignore[attr-defined]
     header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
-    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])
+    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])  # type: ignore[attr-defined]
     footer = body.footer if type(body) is cst.IndentedBlock else ()
     keep_lines_after(statements[-1], [*footer, *tail])
     return cst.FlattenSentinel(statements)

@@ -8,10 +8,19 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import (
-    arg_value, args_by_position, assigned_values, call_args, dotted, fold_true, lone_call, method_name, receiver, walk,
+    arg_value,
+    args_by_position,
+    assigned_values,
+    call_args,
+    dotted,
+    fold_true,
+    lone_call,
+    method_name,
+    receiver,
+    walk,
 )
+from codemods.engine.walk import Analysis, Walk
 
 DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}

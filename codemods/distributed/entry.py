@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import string_value
+from codemods.engine.walk import Analysis, Walk
 
 ENTRY_FUNCTION = "_mp_fn"
 

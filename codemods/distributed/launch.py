@@ -17,10 +17,18 @@ from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import ProcessGroup, Spawn
 from codemods.distributed.ranks import DEFAULT_BACKEND, RankAnalysis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import (
-    arg_value, args_by_position, call_args, dotted, lone_call, method_name, names_in, string_value, walk,
+    arg_value,
+    args_by_position,
+    call_args,
+    dotted,
+    lone_call,
+    method_name,
+    names_in,
+    string_value,
+    walk,
 )
+from codemods.engine.walk import Analysis, Walk
 
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
@@ -217,8 +225,8 @@ class LaunchAnalysis(Analysis):
             elif name is not None and name in self.params.get(owner, []):
                 position = self.params[owner].index(name)
                 targets[call] = sorted(
-                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}
-                    & set(self.functions)  # type: ignore[operator]
+                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}  # type: ignore[arg-type]
+                    & set(self.functions)
                 )
             else:
                 targets[call] = []
@@ -309,7 +317,7 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
         return _target_names(statement.target)
     if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
-        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]
+        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]  # type: ignore[union-attr]
     if type(statement) is cst.For:
         return _target_names(statement.target)
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):

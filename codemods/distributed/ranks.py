@@ -18,10 +18,17 @@ import libcst as cst
 
 from codemods import apis
 from codemods.distributed.entry import code_owner
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import (
-    arg_value, assigned_values, dotted, lone_call, method_name, names_in, string_value, walk,
+    arg_value,
+    assigned_values,
+    dotted,
+    lone_call,
+    method_name,
+    names_in,
+    string_value,
+    walk,
 )
+from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -282,8 +289,8 @@ class RankAnalysis(Analysis):
                     grew = True
         feeding: set[str] = set()
         for sub in (sub for value in launch.handed() for sub in walk(value)):
-            if (name := dotted(sub)) in counts:
-                feeding.add(name)  # type: ignore[arg-type]
+            if (name := dotted(sub)) in counts:  # type: ignore[operator,assignment]
+                feeding.add(name)
         return _Counts(counts, feeding)
 
     def _rereads(self, launch: LaunchAnalysis) -> None:

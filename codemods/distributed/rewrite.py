@@ -26,14 +26,9 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
+from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.launch import PROCESS_GROUP_DROPPED
-from codemods.distributed.entry import ENTRY_FUNCTION
-from codemods.engine.positions import code_of
-from codemods.engine.rewriter import Concern, Context, NodeT
-from codemods.engine.rule import Rule
-from codemods.engine.nodes import KEYWORD_EQUAL, lone_call, parse_dotted, quoted_like, string_value, walk, with_comma, with_keyword, without_args
-from codemods.targets import XMP, Api
 from codemods.distributed.rules import (
     AMP_GRADIENT_ALL_REDUCE,
     AVERAGE_ALL_REDUCE,
@@ -48,6 +43,21 @@ from codemods.distributed.rules import (
     XLA_PROCESS_GROUP,
     XLA_RANKS,
 )
+from codemods.engine.nodes import (
+    KEYWORD_EQUAL,
+    lone_call,
+    parse_dotted,
+    quoted_like,
+    string_value,
+    walk,
+    with_comma,
+    with_keyword,
+    without_args,
+)
+from codemods.engine.positions import code_of
+from codemods.engine.rewriter import Concern, Context, NodeT
+from codemods.engine.rule import Rule
+from codemods.targets import XMP, Api
 
 XMP_SPAWN = f"{XMP}.spawn"
 XLA_BACKEND = "torch_xla.distributed.xla_backend"
@@ -159,7 +169,7 @@ class DistributedRewrite(Concern):
                     return None
                 lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], call)]))
             body = list(updated.body.body)
-            at = 1 if body and _is_docstring(body[0]) else 0
+            at = 1 if body and _is_docstring(body[0]) else 0  # type: ignore[arg-type]
             return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 
         names = ", ".join(f"`{param}`" for param, _ in rereads)
@@ -200,7 +210,7 @@ class DistributedRewrite(Concern):
             new_args = [cst.Arg(cst.Name("index"))]
             values = _new_value(original, updated, args) if args is not None else None
             if type(values) is cst.Tuple:
-                new_args += [cst.Arg(element.value, star=element.star if type(element) is cst.StarredElement else "")
+                new_args += [cst.Arg(element.value, star="*" if type(element) is cst.StarredElement else "")
                              for element in values.elements]
             elif values is not None:
                 new_args.append(cst.Arg(values, star="*"))
@@ -269,7 +279,7 @@ class DistributedRewrite(Concern):
             return updated
         shared = self.part.guard_globals
 
-        def build() -> cst.FlattenSentinel | None:
+        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             launch = self.ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), _keyword("args", cst.Tuple([]))])
             if launch is None:
                 return None
@@ -285,12 +295,12 @@ class DistributedRewrite(Concern):
             )
             # Comment lines that ended the guard's block end the file's code still.
             guard = updated.with_changes(
-                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),
+                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),  # type: ignore[attr-defined]
                 leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
             )
             return cst.FlattenSentinel([function, guard])
 
-        fixed = self.ctx.fix(
+        fixed = self.ctx.fix(  # type: ignore[misc]
             XLA_LAUNCH, original,
             f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
             f"{self.ctx.target.api('launch').qualified_name}(...)",
@@ -478,7 +488,7 @@ class DistributedRewrite(Concern):
     def _gradient_reduce(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
     ) -> cst.BaseStatement | cst.FlattenSentinel:
-        def build() -> cst.FlattenSentinel | None:
+        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
             world = self.ctx.call("world_size")
             reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
@@ -490,7 +500,7 @@ class DistributedRewrite(Concern):
             )
             return cst.FlattenSentinel([updated, line])
 
-        fixed = self.ctx.fix(
+        fixed = self.ctx.fix(  # type: ignore[misc]
             AMP_GRADIENT_ALL_REDUCE, original,
             "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
             "them over the processes",

@@ -11,8 +11,8 @@ from codemods import apis
 from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.launch import LaunchAnalysis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, args_by_position, call_args, dotted, is_false
+from codemods.engine.walk import Analysis, Walk
 from codemods.training.loaders import LoaderAnalysis
 
 DISTRIBUTED_SAMPLER = frozenset(
@@ -76,7 +76,7 @@ class SamplerAnalysis(Analysis):
             if type(loop) is not cst.For:
                 continue
             loader, name = _iterated_loader(loop)
-            call = loader if type(loader) is cst.Call and loader in loaders.made else loaders.call_of(name)
+            call = loader if type(loader) is cst.Call and loader in loaders.made else loaders.call_of(name)  # type: ignore[assignment]
             if call is None or self.loader_owner.get(call, "") in parent:
                 continue
             keywords = call_args(call)[1]

@@ -23,8 +23,6 @@ from codemods.doctor import graphs
 from codemods.doctor.graphs import Change, Frame, Graph
 from codemods.doctor.observe import GraphRun, HostRead, Loader, Observation
 from codemods.doctor.probe import UserCode
-from codemods.engine.report import Finding
-from codemods.engine.rule import Rule
 from codemods.doctor.rules import (
     CHANGING_OPERATION,
     DOCTOR_SUMMARY,
@@ -34,6 +32,8 @@ from codemods.doctor.rules import (
     SHORT_LAST_BATCH,
     TOO_FEW_STEPS,
 )
+from codemods.engine.report import Finding
+from codemods.engine.rule import Rule
 
 CANNOT_RUN, NOT_STEADY, STEADY = 2, 1, 0
 _MESSAGE_LIMIT = 500  # a crash message can quote a long exception
@@ -100,7 +100,7 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
         message = _short_batch_message(loader, inputs)
         if message:
             add((loader.file, loader.line, ""), SHORT_LAST_BATCH, message)
-    for (frame, label), message in _host_reads(observation, judged, user_code).items():
+    for (frame, _label), message in _host_reads(observation, judged, user_code).items():
         add(frame, HOST_READ, message)
 
     if crashed:

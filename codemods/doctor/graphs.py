@@ -155,7 +155,7 @@ def changes(before: Graph, after: Graph) -> list[Change]:
 def consumers(graph: Graph, operation: Operation) -> list[Operation]:
     """Operations that read ``operation``'s value, nearest first (breadth-first)."""
     names = {name for name, op in graph.operations.items() if op is operation}
-    seen, result = set(names), []
+    seen, result = set(names), list[Operation]()
     while names:
         following = {name for name, op in graph.operations.items() if names & set(op.operands)} - seen
         seen |= following
@@ -279,7 +279,7 @@ def _operations(lines: list[str], definitions: dict[str, str]) -> dict[str, Oper
 
 def _sign(operations: dict[str, Operation]) -> None:
     """Merkle signatures in definition order (operands are always defined first)."""
-    for name, operation in operations.items():
+    for operation in operations.values():
         if operation.signature:
             continue  # a statement with several results
         local: dict[str, str] = {}
@@ -288,7 +288,7 @@ def _sign(operations: dict[str, Operation]) -> None:
             value = found.group(1)
             if value in operations and operations[value].signature:
                 return "{" + operations[value].signature + (found.group(2) or "") + "}"
-            return local.setdefault(value, f"%local{len(local)}")  # a region's own values
+            return local.setdefault(value, f"%local{len(local)}")  # noqa: B023 - a region's own values; sub() calls it at once
 
         text = _LOC_REF.sub("", _VALUE.sub(operand, operation.text))
         operation.signature = hashlib.sha1(text.encode()).hexdigest()[:16]

@@ -12,6 +12,7 @@ from functools import cached_property
 from codemods.doctor import graphs
 from codemods.doctor.graphs import Frame, Graph
 
+
 @dataclass(frozen=True)
 class Metrics:
     """torch_xla's counters at one moment (times in nanoseconds)."""

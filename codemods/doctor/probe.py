@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 UNAVAILABLE = 3  # exit status: this interpreter has no (working) torch_xla
 EXIT_GRACE_SECONDS = 20.0  # after the script stops, time for the interpreter to exit
@@ -83,7 +84,7 @@ class UserCode:
             self._known[filename] = known
         return known
 
-    def frame(self, frame):  # type: ignore[no-untyped-def]
+    def frame(self, frame: types.FrameType | None) -> tuple[str, int, str] | None:
         """The innermost user frame at or above ``frame``: (file, line, function) or None."""
         while frame is not None:
             if self(frame.f_code.co_filename):
@@ -212,7 +213,7 @@ class Probe:
         return read
 
 
-def _in_step_closure(frame) -> bool:  # type: ignore[no-untyped-def]
+def _in_step_closure(frame: types.FrameType | None) -> bool:
     """Reads in ``xm.add_step_closure`` callbacks run after the step: the recommended way."""
     while frame is not None:
         if frame.f_code.co_name == "_run_step_closures":
@@ -247,8 +248,8 @@ def main(argv: list[str]) -> int:
     options = parser.parse_args(argv)
     events = Events(options.events)
     try:
-        import torch_xla  # noqa: F401
-        import torch_xla.debug.metrics  # noqa: F401
+        import torch_xla
+        import torch_xla.debug.metrics
     except Exception as error:  # an ImportError, or an install that fails to load
         events.emit("unavailable", error=f"{type(error).__name__}: {error}", python=sys.executable)
         return UNAVAILABLE
@@ -280,7 +281,7 @@ def main(argv: list[str]) -> int:
                 "reason": "exit", "status": code if isinstance(code, int) else 1,
                 "message": "" if isinstance(code, int) else str(code), "frames": _frames(exit_),
             }
-    except BaseException as error:  # noqa: BLE001 - any crash of the script is reported, with its frames
+    except BaseException as error:  # any crash of the script is reported, with its frames
         outcome = {"reason": "crashed", "type": type(error).__name__, "message": str(error), "frames": _frames(error)}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYNC_SITE
+from codemods.engine.report import Finding
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.engine.report import Finding
 from codemods.rules import RULES_BY_CODE, RuleSelection, matches
 from codemods.targets import DEFAULT_TARGET
-from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYNC_SITE
 
 DEFAULT_FAMILIES = ("XLA7",)
 # The codes of the findings that name a line of the script's code.

@@ -3,6 +3,7 @@ and writing them (add what rewritten code uses, drop what rewrites left unused).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -44,14 +45,14 @@ class ImportTable:
         """The qualified name of a Name/Attribute chain, if it starts at an import."""
         head = node
         while type(head) is cst.Attribute:
-            head = head.value  # type: ignore[union-attr]
-        if type(head) is not cst.Name or head.value not in self.bindings:  # type: ignore[union-attr]
+            head = head.value
+        if type(head) is not cst.Name or head.value not in self.bindings:
             return None  # most chains (self.x, args.lr) start at no import: no string is built
         path = dotted(node)
         if path is None:
             return None
-        head, _, rest = path.partition(".")
-        base = self.bindings.get(head)
+        first, _, rest = path.partition(".")
+        base = self.bindings.get(first)
         if base is None:
             return None
         return f"{base}.{rest}" if rest else base
@@ -86,7 +87,7 @@ class ImportTable:
 def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:
     """(local name, qualified name, plainly imported module or None) per name bound."""
     bound: list[tuple[str, str, str | None]] = []
-    if type(statement) is cst.Import:
+    if isinstance(statement, cst.Import):
         for alias in statement.names:
             module = _module_name(alias.name)
             if alias.asname is not None:
@@ -95,7 +96,7 @@ def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str,
                 head = module.split(".")[0]
                 bound.append((head, head, module))
         return bound
-    if statement.relative or statement.module is None or type(statement.names) is cst.ImportStar:
+    if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
         return bound
     module = _module_name(statement.module)
     for alias in statement.names:
@@ -129,7 +130,7 @@ class ImportManager:
         spelling = self.table.local_name_for(api.qualified_name) or self._spelling_after_import(api)
         return None if spelling is None else parse_dotted(spelling)
 
-    def call(self, api: Api, args: list[cst.Arg] | tuple[cst.Arg, ...] = ()) -> cst.Call | None:
+    def call(self, api: Api, args: Sequence[cst.Arg] = ()) -> cst.Call | None:
         func = self.expression(api)
         return None if func is None else cst.Call(func=func, args=list(args))
 
@@ -175,7 +176,7 @@ class ImportManager:
         key = f"{module} as {alias}" if alias else module
         if key not in self.added:
             statement = cst.Import(
-                names=[cst.ImportAlias(name=parse_dotted(module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]
+                names=[cst.ImportAlias(name=parse_dotted(module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]  # type: ignore[arg-type]
             )
             self.added[key] = statement
             self.table.add(statement)

@@ -22,11 +22,11 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     runs for most nodes of a file.)"""
     parts = []
     while type(node) is cst.Attribute:
-        parts.append(node.attr.value)  # type: ignore[union-attr]
-        node = node.value  # type: ignore[union-attr]
+        parts.append(node.attr.value)
+        node = node.value
     if type(node) is not cst.Name:
         return None
-    parts.append(node.value)  # type: ignore[union-attr]
+    parts.append(node.value)
     return ".".join(reversed(parts))
 
 
@@ -42,7 +42,7 @@ def parse_dotted(text: str) -> cst.BaseExpression:
 def string_value(node: cst.CSTNode | None) -> str | None:
     """The value of a plain string literal (not f-strings, not concatenations)."""
     if type(node) is cst.SimpleString:
-        return _literal_text(node.value)  # type: ignore[attr-defined]
+        return _literal_text(node.value)
     return None
 
 
@@ -60,12 +60,12 @@ def _literal_text(literal: str) -> str | None:
 
 def is_true(node: cst.CSTNode | None) -> bool:
     """The literal ``True``."""
-    return type(node) is cst.Name and node.value == "True"  # type: ignore[attr-defined]
+    return type(node) is cst.Name and node.value == "True"
 
 
 def is_false(node: cst.CSTNode | None) -> bool:
     """The literal ``False``."""
-    return type(node) is cst.Name and node.value == "False"  # type: ignore[attr-defined]
+    return type(node) is cst.Name and node.value == "False"
 
 
 def is_cuda_device_string(node: cst.CSTNode | None) -> bool:
@@ -155,8 +155,8 @@ def without_args(args: list[cst.Arg], doomed: list[int]) -> list[cst.Arg]:
 
 def lone_call(statement: cst.CSTNode) -> cst.Call | None:
     """The call of a statement line that is nothing but one call (``f(x)``)."""
-    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:  # type: ignore[attr-defined]
-        small = statement.body[0]  # type: ignore[attr-defined]
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        small = statement.body[0]
         if type(small) is cst.Expr and type(small.value) is cst.Call:
             return small.value
     return None
@@ -228,7 +228,7 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     names = _FIELDS.get(kind)
     if names is None:
         present = {f.name for f in dataclasses.fields(kind)}
-        names = _LEXICAL.get(kind) or tuple(f.name for f in dataclasses.fields(kind))
+        names = _LEXICAL.get(kind) or tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[call-overload]
         names = tuple(n for n in names if n in present and not _LAYOUT.search(n))
         _FIELDS[kind] = names
     return names
@@ -280,7 +280,7 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
             ]
     lines.append("    return found")
     namespace: dict[str, object] = {"_is_node_type": _is_node_type}
-    exec("\n".join(lines), namespace)  # noqa: S102 - text made above from field names
+    exec("\n".join(lines), namespace)
     return namespace["read"]  # type: ignore[return-value]
 
 
@@ -330,7 +330,7 @@ def _is_node_type(kind: type) -> bool:
 def names_in(node: cst.CSTNode) -> Iterator[str]:
     for sub in walk(node):
         if type(sub) is cst.Name:
-            yield sub.value  # type: ignore[attr-defined]
+            yield sub.value
 
 
 Predicate = Callable[[cst.BaseExpression], bool]
@@ -383,12 +383,12 @@ def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Bas
     a tuple unpacked from a tuple (``a, b = x, y``)."""
     if type(node) is cst.AnnAssign:
         name = dotted(node.target)
-        return [(name, node.value)] if node.value is not None and name is not None else []  # type: ignore[attr-defined]
+        return [(name, node.value)] if node.value is not None and name is not None else []
     pairs: list[tuple[str, cst.BaseExpression]] = []
     for target in node.targets:  # type: ignore[union-attr]
         name = dotted(target.target)
         if name is not None:
-            pairs.append((name, node.value))
+            pairs.append((name, node.value))  # type: ignore[arg-type]
         elif type(target.target) is cst.Tuple and type(node.value) is cst.Tuple:
             for element, value in zip(target.target.elements, node.value.elements):
                 if (element_name := dotted(element.value)) is not None:

@@ -55,7 +55,7 @@ class _StartRecordingState(CodegenState):
         if self._wanted(node):
             self.starts[node] = (self.line, self.column + 1)
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
         if not self._wanted(node):
             return _NOTHING
         if start_node is not None:
@@ -115,9 +115,9 @@ class _PlainState(CodegenState):
         self.__post_init__()
 
     def __post_init__(self) -> None:  # dataclass subclasses call it from their own __init__
-        self.add_token = self.tokens.append  # type: ignore[method-assign]
+        self.add_token = self.tokens.append  # type: ignore[method-assign,assignment]
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
         return _NOTHING
 
 
@@ -295,7 +295,7 @@ class _ReusingState(_PlainState):
     wanted: frozenset[int] = frozenset()
     found: dict[cst.CSTNode, int] = field(default_factory=dict)
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
         if start_node is None and id(node) in self.wanted:  # (a borrowed start is left to a whole print)
             self.found[node] = len(self.tokens)
         return _NOTHING

@@ -12,19 +12,21 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
 
-from codemods.facts import Facts
 from codemods.engine.imports import ImportManager
-from codemods.engine.positions import code_of
-from codemods.rules import RuleSelection
 from codemods.engine.nodes import field_shapes, walk
+from codemods.engine.positions import code_of
 from codemods.engine.rule import Rule
+from codemods.facts import Facts
+from codemods.rules import RuleSelection
 from codemods.targets import Target
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+# What a fix builds: a node, or what a leave_ hook may return instead (several statements, none).
+ReplacementT = TypeVar("ReplacementT", bound=cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel)
 
 OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keeps its own non-XLA path"
 _ONE_LINE = re.compile(r"\s*\n\s*")
@@ -89,10 +91,10 @@ class Context:
         rule: Rule,
         original: cst.CSTNode | None,
         message: str,
-        build: Callable[[], NodeT | None],
+        build: Callable[[], ReplacementT | None],
         *,
-        result: Callable[[NodeT], cst.CSTNode] | None = None,
-    ) -> NodeT | None:
+        result: Callable[[ReplacementT], cst.CSTNode] | None = None,
+    ) -> ReplacementT | None:
         """Build a replacement and record the change; None (and a report saying why)
         when the rule is off, suppressed, or the replacement cannot be built here.
 
@@ -230,7 +232,7 @@ class Rewriter(cst.CSTTransformer):
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
-            for attr in _leave_hooks(type(concern)):
+            for attr in _leave_hooks(type(concern)):  # type: ignore[arg-type]
                 self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.frozen = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
@@ -258,7 +260,7 @@ class Rewriter(cst.CSTTransformer):
                 for item in value:
                     new = self._enter(item) if id(item) in hot else item
                     if type(new) is cst.FlattenSentinel:
-                        items.extend(new.nodes)  # type: ignore[attr-defined]
+                        items.extend(new.nodes)
                     elif new is not cst.RemovalSentinel.REMOVE:
                         items.append(new)
                 if len(items) != len(value) or any(new is not old for new, old in zip(items, value)):
@@ -281,7 +283,7 @@ class Rewriter(cst.CSTTransformer):
             self.frozen += 1
         return True
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:  # type: ignore[override]
         if self.hot is not None and id(original_node) not in self.hot:
             self.ctx.ancestors.pop()
             return updated_node
@@ -326,7 +328,7 @@ class Rewriter(cst.CSTTransformer):
         return result
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
-        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)
+        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)  # type: ignore[type-var]
 
 
 def _is_node(result: object) -> bool:
@@ -356,9 +358,9 @@ def with_lines_after(block: BlockT, lines_after: dict[int, Sequence[cst.EmptyLin
             continue
         following = body[index + 1] if index + 1 < len(body) else None
         if following is not None and hasattr(following, "leading_lines"):
-            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]
         else:
-            footer = [*lines, *footer]
+            footer = [*lines, *footer]  # type: ignore[has-type]
     return block.with_changes(body=body, footer=footer)
 
 
@@ -374,7 +376,7 @@ def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
         if carried and hasattr(statement, "leading_lines"):
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]
             carried = []
         kept.append(statement)
     if carried and type(block) is cst.IndentedBlock:

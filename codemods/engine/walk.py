@@ -369,9 +369,9 @@ def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
                 stack.append(key)
                 stack.append(item)
         elif held is _Holds.ITEMS:
-            stack.extend(current)  # type: ignore[call-overload]
+            stack.extend(current)  # type: ignore[arg-type]
         elif held is _Holds.FIELDS:
-            stack.extend(getattr(current, name) for name in _field_names(kind))
+            stack.extend(getattr(current, name) for name in _field_names(kind))  # type: ignore[arg-type]
 
 
 class _Holds(enum.Enum):

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.project.analysis import ProjectAnalysis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, string_value, walk
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 
 # Calls on an FSDP model that read or load its whole state.
 STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})

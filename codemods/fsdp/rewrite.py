@@ -28,11 +28,11 @@ from collections.abc import Iterator
 import libcst as cst
 
 from codemods import apis
-from codemods.fsdp.analysis import FsdpWrap
-from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import KEYWORD_EQUAL, call_args, dotted
-from codemods.targets import Api
+from codemods.engine.rewriter import Concern
+from codemods.fsdp.analysis import FsdpWrap
 from codemods.fsdp.rules import FSDP_MANUAL, FSDP_STATE_DICT, XLA_FSDP
+from codemods.targets import Api
 
 # Arguments that only steer CUDA placement, streams and prefetching: nothing on XLA.
 _DROPPED = frozenset({"device_id", "backward_prefetch", "forward_prefetch", "limit_all_gathers", "use_orig_params"})
@@ -230,14 +230,14 @@ class FsdpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_laid_out([*kept, *added], updated))
 
-        new = self.ctx.fix(
+        fixed = self.ctx.fix(
             XLA_FSDP, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla's FSDP on the XLA device{note}; the optimizer "
             "step stays optimizer.step() (xm.optimizer_step would reduce the sharded gradients again)",
             build,
             result=lambda call: call.func,
         )
-        return new if new is not None else updated
+        return fixed if fixed is not None else updated
 
     def _sharding_strategy(self, arg: cst.Arg) -> list[cst.Arg] | None:
         """FULL_SHARD: nothing (torch_xla's default); SHARD_GRAD_OP: reshard_after_forward=False;
@@ -429,9 +429,9 @@ class FsdpRewrite(Concern):
             XLA_FSDP, original,
             f"`{original.name.value}` takes `unwrapped_params` for torch's `nonwrapped_numel`: torch_xla's FSDP calls "
             "its policy with that keyword",
-            lambda: updated.visit(_Renamer("nonwrapped_numel", "unwrapped_params")),  # type: ignore[return-value]
+            lambda: updated.visit(_Renamer("nonwrapped_numel", "unwrapped_params")),
         )
-        return new if new is not None else updated
+        return new if new is not None else updated  # type: ignore[return-value]
 
     # -- state dicts and checkpoints ---------------------------------------------------------------
 
@@ -494,7 +494,7 @@ def _laid_out(args: list[cst.Arg], like: cst.Call) -> list[cst.Arg]:
     trailing = type(last_comma) is cst.Comma
     separator = next((a.comma for a in like.args[:-1] if type(a.comma) is cst.Comma), None)
     if separator is None:
-        separator = last_comma if trailing else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        separator = last_comma if type(last_comma) is cst.Comma else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     laid = []
     for index, arg in enumerate(args):
         if index == len(args) - 1:

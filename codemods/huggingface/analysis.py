@@ -15,8 +15,8 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.walk import Analysis, Walk
 
 XLA_OPTIMIZER = "adamw_torch_xla"
 # The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.
@@ -157,14 +157,14 @@ class HuggingFaceAnalysis(Analysis):
 
     def _parser(self, name: str, call: cst.Call) -> None:
         classes = arg_value(call, 0, "dataclass_types")
-        elements = classes.elements if type(classes) in (cst.Tuple, cst.List) else [cst.Element(classes)] if classes else []
+        elements = classes.elements if type(classes) in (cst.Tuple, cst.List) else [cst.Element(classes)] if classes else []  # type: ignore[union-attr]
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
                 self.parsers[name] = index
 
     def _parse(self, target: cst.BaseExpression, index: int) -> None:
-        if type(target) in (cst.Tuple, cst.List) and len(target.elements) > index:
-            name = dotted(target.elements[index].value)
+        if type(target) in (cst.Tuple, cst.List) and len(target.elements) > index:  # type: ignore[attr-defined]
+            name = dotted(target.elements[index].value)  # type: ignore[attr-defined]
         else:
             name = dotted(target) if index == 0 else None
         statement = self.statement
@@ -174,7 +174,7 @@ class HuggingFaceAnalysis(Analysis):
         anchor: cst.CSTNode = statement
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
         if type(parent) is cst.If and parent.orelse is not None or id(parent) in self.elif_heads:
-            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[arg-type]
+            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]
         self.parses.append((name, anchor))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:

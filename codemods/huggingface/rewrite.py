@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
-from codemods.engine.rewriter import Concern, Context
 from codemods.engine.nodes import quoted_like, with_keyword
+from codemods.engine.rewriter import Concern, Context
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
 from codemods.huggingface.rules import (
     ACCELERATE_LOOP,
     INPUT_WORKERS,
@@ -134,7 +134,7 @@ class HuggingFaceRewrite(Concern):
         )
         if new is None:
             return updated
-        return cst.FlattenSentinel([updated, new])  # type: ignore[list-item]
+        return cst.FlattenSentinel([updated, new])
 
     leave_SimpleStatementLine = _after_parse
     leave_If = _after_parse

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis
 from codemods.engine.imports import ImportTable
-from codemods.project.summary import outside_project
 from codemods.engine.nodes import dotted, names_in
+from codemods.engine.walk import Analysis
+from codemods.project.summary import outside_project
 
 
 @dataclass
@@ -39,9 +39,9 @@ class ImportAnalysis(Analysis):
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         part = self.facts.imports
         part.table.add(node, self.walk.module_level)
-        if type(node) is not cst.ImportFrom or type(node.names) is not cst.ImportStar:
-            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)
-        if type(node) is cst.Import:
+        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
+            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]
+        if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
                 if not outside_project(module):
@@ -51,7 +51,7 @@ class ImportAnalysis(Analysis):
                         part.project_names[module.split(".")[0]] = (module.split(".")[0], "")
         else:
             modules = [dotted(node.module) or ""] if node.module is not None else []
-            if type(node.names) is not cst.ImportStar:
+            if not isinstance(node.names, cst.ImportStar):
                 module = "." * len(node.relative) + (modules[0] if modules else "")
                 if node.relative or not outside_project(module):
                     for alias in node.names:
@@ -93,7 +93,7 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
             break
         anchor = statement
         for s in small:
-            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]
+            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]  # type: ignore[attr-defined]
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 torch_anchor = statement
             if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):

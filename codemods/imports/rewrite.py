@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern, without_statements
 from codemods.engine.nodes import children, dotted
+from codemods.engine.rewriter import Concern, without_statements
 from codemods.imports.rules import ADD_IMPORT, REMOVE_STALE_IMPORT
 
 
@@ -71,7 +71,7 @@ class ImportsRewrite(Concern):
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
 
         originals = _imports_of(list(original.body))
-        updates = _imports_of(body)
+        updates = _imports_of(body)  # type: ignore[arg-type]
         paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
         doomed: set[cst.CSTNode] = set()
         for statement, source in paired:
@@ -90,8 +90,8 @@ class ImportsRewrite(Concern):
             body = list(without_statements(updated.with_changes(body=body), doomed).body)
 
         added = {k: v for k, v in imports.added.items() if _local_name(v.names[0], True) not in self.unused}
-        for key, statement in sorted(added.items()):
-            line = cst.SimpleStatementLine(body=[statement])
+        for key, added_import in sorted(added.items()):
+            line = cst.SimpleStatementLine(body=[added_import])
             if key in imports.required_packages:
                 # Importing a submodule loads the package too; a plain one also binds its name.
                 loaders = [other for other in added if other.startswith(key + ".")]
@@ -100,7 +100,7 @@ class ImportsRewrite(Concern):
                     continue
                 if not used:
                     line = line.with_changes(trailing_whitespace=_registers(key))
-            self.ctx.fix(ADD_IMPORT, self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)
+            self.ctx.fix(ADD_IMPORT, self.facts.imports.anchor, f"`import {key}` for the rewritten code", lambda: line, result=lambda n: n)  # noqa: B023 - fix() calls it at once
             body.insert(insert_at, line)
             insert_at += 1
         return updated.with_changes(body=body)
@@ -119,7 +119,7 @@ class ImportsRewrite(Concern):
             if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
                 small.append(item)
                 continue
-            names = list(item.names)  # type: ignore[arg-type]
+            names = list(item.names)  # type: ignore[attr-defined]
             kept = [a for a in names if _local_name(a, type(item) is cst.Import) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)
@@ -131,7 +131,7 @@ class ImportsRewrite(Concern):
                         source,
                         f"removed unused import `{self.ctx.code(alias.name)}`"
                         + (f" as {self.ctx.code(alias.asname.name)}" if alias.asname else ""),
-                        lambda: alias,
+                        lambda: alias,  # noqa: B023 - fix() calls it at once
                     )
                     if done is None:
                         kept.append(alias)

@@ -15,13 +15,12 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Union
 
 import libcst as cst
 
 from codemods.engine.imports import ImportTable
-from codemods.engine.positions import code_of
 from codemods.engine.nodes import dotted, walk
+from codemods.engine.positions import code_of
 
 # Estimator classes, by every qualified name they are imported under -> display name.
 ESTIMATORS: dict[str, str] = {
@@ -94,7 +93,7 @@ class Mapping:
         return entry.value if entry else None
 
 
-Value = Union[Unknown, Constant, Construct, Mapping]
+Value = Unknown | Constant | Construct | Mapping
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ class _Bindings:
         elif type(node) is cst.Del:
             self._mutate(node.target)
         elif type(node) in (cst.For, cst.CompFor):
-            self._other(node.target, "a loop variable")
+            self._other(node.target, "a loop variable")  # type: ignore[attr-defined]
         elif type(node) is cst.WithItem and node.asname is not None:
             self._other(node.asname.name, "bound by a with statement")
         elif type(node) is cst.NamedExpr:
@@ -164,7 +163,7 @@ class _Bindings:
         elif type(node) is cst.Param:
             self.other.setdefault(node.name.value, "a function parameter")
         elif type(node) in (cst.FunctionDef, cst.ClassDef):
-            self.other.setdefault(node.name.value, "a function or class")
+            self.other.setdefault(node.name.value, "a function or class")  # type: ignore[attr-defined]
         elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in _MUTATORS:
             self._mutate(node.func.value)
 
@@ -183,7 +182,7 @@ class _Bindings:
 
     def _mutate(self, target: cst.CSTNode) -> None:
         while type(target) in (cst.Subscript, cst.Attribute):
-            target = target.value
+            target = target.value  # type: ignore[attr-defined]
         if type(target) is cst.Name:
             self.mutated.add(target.value)
 
@@ -219,18 +218,18 @@ class _Resolver:
                 return Unknown(node, bound)
             return self.value(bound, seen | {node.value})
         if type(node) in (cst.SimpleString, cst.ConcatenatedString):
-            text = node.evaluated_value
+            text = node.evaluated_value  # type: ignore[attr-defined]
             return Constant(node, text) if isinstance(text, str) else Unknown(node, "it is a formatted string")
         if type(node) is cst.FormattedString:
             return Unknown(node, "it is a formatted string")
         if type(node) in (cst.Integer, cst.Float):
-            return Constant(node, ast.literal_eval(node.value))
+            return Constant(node, ast.literal_eval(node.value))  # type: ignore[attr-defined]
         if (
             type(node) is cst.UnaryOperation
             and type(node.operator) is cst.Minus
             and type(node.expression) in (cst.Integer, cst.Float)
         ):
-            return Constant(node, -ast.literal_eval(node.expression.value))
+            return Constant(node, -ast.literal_eval(node.expression.value))  # type: ignore[attr-defined]
         if type(node) is cst.Dict:
             return self._dict_literal(node, seen)
         if type(node) is cst.Call:
@@ -242,7 +241,7 @@ class _Resolver:
         hidden: cst.CSTNode | None = None
         for element in node.elements:
             key = element.key if type(element) is cst.DictElement else None
-            text = key.evaluated_value if type(key) in (cst.SimpleString, cst.ConcatenatedString) else None
+            text = key.evaluated_value if type(key) in (cst.SimpleString, cst.ConcatenatedString) else None  # type: ignore[union-attr]
             if key is None or not isinstance(text, str):
                 hidden = hidden or element
                 continue
@@ -329,7 +328,7 @@ class _Collector(cst.CSTVisitor):
         self.bindings.note(node)
         if type(node) is cst.Call:
             self.calls.append(node)
-        elif type(node) in (cst.Import, cst.ImportFrom) and _imports_smp_torch(node):
+        elif type(node) in (cst.Import, cst.ImportFrom) and _imports_smp_torch(node):  # type: ignore[arg-type]
             self.smp_imports.append(node)
         elif type(node) is cst.SimpleStatementLine and _is_smp_init(node, self.imports):
             self.init_lines.append(node)
@@ -356,7 +355,7 @@ def _estimator(call: cst.Call, kind: str, resolver: _Resolver) -> Estimator:
 
 
 def _imports_smp_torch(statement: cst.Import | cst.ImportFrom) -> bool:
-    if type(statement) is cst.Import:
+    if isinstance(statement, cst.Import):
         return any((dotted(alias.name) or "").startswith(SMP_TORCH) for alias in statement.names)
     module = dotted(statement.module) if statement.module is not None and not statement.relative else None
     if module is None:
@@ -364,7 +363,7 @@ def _imports_smp_torch(statement: cst.Import | cst.ImportFrom) -> bool:
     if module.startswith(SMP_TORCH):
         return True
     names = statement.names
-    return module == "smdistributed.modelparallel" and type(names) is not cst.ImportStar and any(
+    return module == "smdistributed.modelparallel" and not isinstance(names, cst.ImportStar) and any(
         alias.evaluated_name == "torch" for alias in names
     )
 

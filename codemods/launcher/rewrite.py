@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from codemods.engine.positions import code_of
+from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rule import Rule
 from codemods.launcher import instances
 from codemods.launcher.analysis import (
     SET_DEVICE,
@@ -33,9 +36,6 @@ from codemods.launcher.analysis import (
     Unknown,
     Value,
 )
-from codemods.engine.positions import code_of
-from codemods.engine.rewriter import Concern, Context
-from codemods.engine.rule import Rule
 from codemods.launcher.rules import (
     COMPILER_DISTRIBUTION,
     COMPILER_LEGACY_LAUNCH,
@@ -97,7 +97,7 @@ class LauncherRewrite(Concern):
     def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         for edit in self.edits.get(id(original), ()):
             current = updated
-            new = self.ctx.fix(edit.rule, original, edit.message, lambda: edit.build(current), result=edit.anchor)
+            new = self.ctx.fix(edit.rule, original, edit.message, lambda: edit.build(current), result=edit.anchor)  # noqa: B023 - fix() calls it at once
             if new is not None:
                 updated = new
         return updated
@@ -127,7 +127,7 @@ class LauncherRewrite(Concern):
         statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
 
         def insert(line: cst.CSTNode) -> cst.CSTNode:
-            return cst.FlattenSentinel([line, statement])  # type: ignore[list-item]
+            return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]
 
         self.plan(script.init_statements[0], _Edit(SMP_SET_DEVICE, f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
                                                     insert, lambda flat: flat.nodes[1]))  # type: ignore[attr-defined]
@@ -166,7 +166,7 @@ class _EstimatorCheck:
             self.owner.unknown(value, purpose)
             return None
         name = value.value if isinstance(value, Constant) else None
-        if not isinstance(name, str):
+        if not isinstance(value, Constant) or not isinstance(name, str):
             if value is None and self.estimator.hidden is None and "instance_groups" not in self.estimator.arguments:
                 self.owner.report(LAUNCHER_UNRESOLVED, self.estimator.call,
                                   f"could not check {purpose}: the estimator has no "
@@ -354,7 +354,7 @@ class _EstimatorCheck:
             self.owner.unknown(options, '`"custom_mpi_options"`')
             return
         text = options.value if isinstance(options, Constant) else None
-        if not isinstance(text, str):
+        if not isinstance(options, Constant) or not isinstance(text, str):
             return
         repeats = list(_MCA_DEFAULT.finditer(text))
         if not repeats:

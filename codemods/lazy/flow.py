@@ -17,12 +17,21 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import is_device_name
-from codemods.training.analysis import is_device_loader
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import (
-    arg_value, call_args, children, dotted, is_true, method_name, names_in, receiver, string_value, walk,
+    arg_value,
+    call_args,
+    children,
+    dotted,
+    is_true,
+    method_name,
+    names_in,
+    receiver,
+    string_value,
+    walk,
 )
+from codemods.engine.walk import Analysis, Walk
 from codemods.targets import XM, spellings
+from codemods.training.analysis import is_device_loader
 
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
 READ_METHODS = apis.HOST_READ_METHODS
@@ -249,7 +258,7 @@ class FlowAnalysis(Analysis):
         self.small = node
         self._test(node.test)
 
-    def visit_Return(self, node: cst.Return) -> None:  # type: ignore[no-redef]
+    def visit_Return(self, node: cst.Return) -> None:
         self.small = node
         if node.value is not None and self.walk.enclosing_function is not None:
             self.scope.returns.append(node.value)
@@ -279,7 +288,7 @@ class FlowAnalysis(Analysis):
         self.small = None
         for item in node.items:
             if item.asname is not None:
-                self._assign([item.asname.name], None, False)  # type: ignore[list-item]
+                self._assign([item.asname.name], None, False)
 
     def visit_Try(self, node: cst.Try) -> None:
         self.small = None
@@ -403,7 +412,7 @@ class FlowAnalysis(Analysis):
                 self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
             )
         if type(node) in (cst.Tuple, cst.List):
-            return any(self.is_device(scope, e.value) for e in node.elements)
+            return any(self.is_device(scope, e.value) for e in node.elements)  # type: ignore[attr-defined]
         return False
 
     def call_is_device(self, scope: Scope, call: cst.Call) -> bool:
@@ -549,7 +558,7 @@ class FlowAnalysis(Analysis):
         scopes = [self.module_scope, *self.scopes.values()]
         for scope in scopes:
             for targets, value, loops, augmented in scope.assignments:
-                if augmented and any(l in stepping for l in loops) and not self.is_device(scope, value):
+                if augmented and any(loop in stepping for loop in loops) and not self.is_device(scope, value):
                     scope.varying.update(targets)
         for _ in range(6):
             before = sum(len(s.varying) for s in scopes)
@@ -611,7 +620,7 @@ def is_logging(call: cst.Call, walk_: Walk) -> bool:
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(target) in (cst.Tuple, cst.List):
-        return [e for element in target.elements for e in _unpack(element.value)]
+        return [e for element in target.elements for e in _unpack(element.value)]  # type: ignore[attr-defined]
     if type(target) is cst.StarredElement:
         return _unpack(target.value)
     return [target]

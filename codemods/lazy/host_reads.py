@@ -15,8 +15,8 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
+from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
 
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
@@ -103,11 +103,11 @@ class HostReadAnalysis(Analysis):
                 reads[call], values[call] = site, call.args[0].value
         for site in self.flow.implicit:
             if self.flow.is_device(site.scope, site.node) and not reads_to_host(site.node):
-                reads[site.node], values[site.node] = site, site.node  # type: ignore[index]
+                reads[site.node], values[site.node] = site, site.node  # type: ignore[assignment]
         training = self.facts.training.all_loops
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
-            loop = next((l for l in reversed(site.loops) if l in training), None)
+            loop = next((candidate for candidate in reversed(site.loops) if candidate in training), None)
             if loop is None:
                 continue
             kind = self._kind(site)
@@ -115,7 +115,7 @@ class HostReadAnalysis(Analysis):
             if kind == "logging":
                 self._step_closure(site, node, loop)
         for site in self.flow.tests:
-            if any(l in training for l in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
+            if any(loop in training for loop in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
                 self.part.device_tests.add(site.node)
         return reads
 
@@ -164,7 +164,7 @@ class HostReadAnalysis(Analysis):
     def _carried_state(self, reads: dict[cst.CSTNode, Site]) -> None:
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
         training = self.facts.training
-        barriered = {l for b in self.flow.barriers for l in b.loops}
+        barriered = {loop for b in self.flow.barriers for loop in b.loops}
         for loop in reading_loops:
             if loop in training.all_loops or loop in training.loops or loop in barriered:
                 continue

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern
-from codemods.training.loops import with_barriers
 from codemods.engine.nodes import receiver
+from codemods.engine.rewriter import Concern
 from codemods.lazy.rules import (
     CARRIED_STATE_BARRIER,
     DYNAMIC_SHAPE,
@@ -21,6 +20,7 @@ from codemods.lazy.rules import (
     SLICED_DEVICE_DATA,
     STEP_VARYING_SHAPE,
 )
+from codemods.training.loops import with_barriers
 
 
 class RecompilationRewrite(Concern):

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
+from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.flow import FlowAnalysis, Scope, Site, is_identity_test, names_a_device
 from codemods.lazy.host_reads import HostReadAnalysis
 
@@ -211,7 +211,7 @@ class RecompilationSourceAnalysis(Analysis):
                 if key is None or loops or augmented or "." in targets[0] or assigned[key] != 1:
                     continue  # a name assigned more than once is not one tensor
                 if self._is_data_move(scope, value):
-                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type]
+                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type,list-item]
                 elif type(value) is cst.Call and (dotted(value.func) or "") in returns_moved:
                     moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]
                     origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]
@@ -295,20 +295,18 @@ class RecompilationSourceAnalysis(Analysis):
             if type(loop) is not cst.For:
                 continue
             source: cst.BaseExpression = loop.iter
-            while type(source) is cst.Call and source.args and not (
-                self.walk.resolve(source.func) in apis.DATA_LOADERS
-            ):
+            while type(source) is cst.Call and source.args and self.walk.resolve(source.func) not in apis.DATA_LOADERS:
                 source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
             calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
             for call in calls:
-                keywords = call_args(call)[1]  # type: ignore[arg-type]
+                keywords = call_args(call)[1]
                 drop = keywords.get("drop_last")
                 if "batch_sampler" in keywords or (drop is not None and not is_false(drop.value)):
                     continue
                 batch = keywords.get("batch_size")
                 if batch is not None and (batch.value.value if type(batch.value) is cst.Integer else "") == "1":
                     continue
-                self.part.short_last_batch.add(call)  # type: ignore[arg-type]
+                self.part.short_last_batch.add(call)
 
 
 def _is_mask(node: cst.BaseExpression, masks: set[str]) -> bool:

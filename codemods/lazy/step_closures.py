@@ -17,10 +17,10 @@ import keyword
 
 import libcst as cst
 
-from codemods.lazy.host_reads import StepClosure
+from codemods.engine.nodes import children, walk, with_comma
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
-from codemods.engine.nodes import children, walk, with_comma
+from codemods.lazy.host_reads import StepClosure
 from codemods.lazy.rules import DEVICE_CONTROL_FLOW, HOST_READ_LOGGING, HOST_READ_VALUE
 from codemods.training.rules import DEVICE_LOADER, TRAINING_LOOP_BARRIER
 
@@ -59,7 +59,7 @@ class StepClosureRewrite(Concern):
             first,
             f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
             "with this iteration's values passed in",
-            lambda: self._closure(*hoisted, rewritten or {}),  # type: ignore[arg-type]
+            lambda: self._closure(*hoisted, rewritten or {}),
         )
         return updated if new is None else updated.with_changes(value=new)
 
@@ -89,7 +89,7 @@ class StepClosureRewrite(Concern):
                     current = parents.get(id(current))
         hoisting = _Hoisting(values, on_path)
         body = hoisting.rebuild(call)
-        hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})
+        hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})  # type: ignore[attr-defined]
         return hoisting, hoisting.rebuild(call)
 
     def _closure(self, hoisting: _Hoisting, body: cst.CSTNode, rewritten: dict[int, cst.CSTNode]) -> cst.Call | None:
@@ -98,7 +98,7 @@ class StepClosureRewrite(Concern):
         params = [cst.Param(cst.Name(name)) for name in hoisting.names]
         function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]
         elements = [cst.Element(rewritten.get(id(value), value)) for value in hoisting.values]  # type: ignore[arg-type]
-        elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type]
+        elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type,misc]
         if len(elements) == 1:
             elements = [elements[0].with_changes(comma=cst.Comma())]
         args = cst.Arg(cst.Tuple(elements), keyword=cst.Name("args"), equal=_NO_SPACE)
@@ -108,7 +108,7 @@ class StepClosureRewrite(Concern):
 
     def _read(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         lazy = self.facts.host_reads
-        read = lazy.reads.get(original)  # type: ignore[arg-type]
+        read = lazy.reads.get(original)
         if read is not None and read.kind != "logging":
             code = self.ctx.code(original)
             if read.kind == "control":
@@ -231,7 +231,7 @@ def _literal(node: cst.BaseExpression) -> bool:
     if type(node) is cst.Name:
         return node.value in ("True", "False", "None")
     if type(node) is cst.ConcatenatedString:
-        return _literal(node.left) and _literal(node.right)  # type: ignore[arg-type]
+        return _literal(node.left) and _literal(node.right)
     if type(node) is cst.FormattedString:
         return not any(type(p) is cst.FormattedStringExpression for p in node.parts)
     return False

@@ -23,9 +23,9 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
-from codemods.engine.positions import code_of
 from codemods.engine.nodes import dotted, names_in, string_value
+from codemods.engine.positions import code_of
+from codemods.engine.walk import Analysis, Walk
 
 Kind = Literal["trainer", "fabric"]
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
@@ -169,7 +169,7 @@ class LightningAnalysis(Analysis):
     def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
         """The dict literal a name is bound to once in the file (a config dict)."""
         values = self.assigned.get(dotted(node) or "", [])
-        return values[0] if len(values) == 1 and type(values[0]) is cst.Dict else None  # type: ignore[return-value]
+        return values[0] if len(values) == 1 and type(values[0]) is cst.Dict else None
 
     def _unpacked(self, arg: cst.Arg, kind: Kind) -> None:
         """``Trainer(**config)`` with ``config = {"accelerator": "gpu", ...}`` in the file."""
@@ -180,16 +180,16 @@ class LightningAnalysis(Analysis):
         for element in config.elements:
             key = string_value(element.key) if type(element) is cst.DictElement else None
             if key in PARAMETERS:
-                value = element.value  # type: ignore[union-attr]
+                value = element.value
                 if not (self._literal(value, key, kind, dotted(arg.value) or "") or self._choice(value, key, kind)):
-                    self.part.unknown[arg] = key  # type: ignore[assignment]
+                    self.part.unknown[arg] = key
 
     def _argument(self, arg: cst.Arg, parameter: str, kind: Kind) -> None:
         value = arg.value
         if self._literal(value, parameter, kind, "") or self._choice(value, parameter, kind):
             return
         if type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index:
-            index = value.slice[0].slice.value  # type: ignore[union-attr]
+            index = value.slice[0].slice.value
             config, key = self._config(value.value), string_value(index)
             entry = next(
                 (e.value for e in config.elements if type(e) is cst.DictElement and string_value(e.key) == key), None
@@ -226,7 +226,7 @@ class LightningAnalysis(Analysis):
         """Record what a literal value becomes; False if it is not a literal."""
         if not _is_literal(node):
             return False
-        text = string_value(node) if type(node) is not cst.Integer else node.value  # type: ignore[union-attr]
+        text = string_value(node) if type(node) is not cst.Integer else node.value
         new: str | None = ""
         why = ""
         if parameter == "accelerator":

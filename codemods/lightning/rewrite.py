@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.lightning.analysis import Setting
-from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import quoted_like
+from codemods.engine.rewriter import Concern
+from codemods.lightning.analysis import Setting
 from codemods.lightning.rules import LIGHTNING_MANUAL, LIGHTNING_XLA
 
 _WHAT = {

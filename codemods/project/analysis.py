@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.device.analysis import is_device_name
-from codemods.project.summarise import Found, GuessedImports, ImportContext
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import dotted, method_name, receiver
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.summarise import Found, GuessedImports, ImportContext
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 

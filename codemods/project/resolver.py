@@ -24,8 +24,8 @@ from pathlib import Path
 
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.pipeline import ConversionError, convert_source
-from codemods.rules import RuleSelection
 from codemods.project.summary import Found, ModuleSummary, outside_project
+from codemods.rules import RuleSelection
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]

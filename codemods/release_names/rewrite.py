@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern
-from codemods.targets import VERSIONED_CONCEPTS, spellings
+from codemods.engine.rewriter import Concern, Context
 from codemods.release_names.rules import XLA_RELEASE_NAMES
+from codemods.targets import VERSIONED_CONCEPTS, spellings
 
 
 class XlaNamesRewrite(Concern):
-    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.concept_of = {
             spelling: concept

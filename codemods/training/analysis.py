@@ -11,12 +11,21 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
-from codemods.project.analysis import ProjectAnalysis
-from codemods.engine.walk import Analysis, Walk
-from codemods.engine.positions import code_of
 from codemods.engine.nodes import (
-    arg_value, call_args, dotted, is_true, lone_call, method_name, names_in, parse_dotted, receiver, walk,
+    arg_value,
+    call_args,
+    dotted,
+    is_true,
+    lone_call,
+    method_name,
+    names_in,
+    parse_dotted,
+    receiver,
+    walk,
 )
+from codemods.engine.positions import code_of
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 
 
@@ -235,7 +244,7 @@ class TrainingAnalysis(Analysis):
         moved = False
         while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
             moved = moved or method_name(core) in ("to", "cuda")
-            core = receiver(core)
+            core = receiver(core)  # type: ignore[assignment]
         if type(core) is not cst.Call:
             return
         func_name = dotted(core.func)
@@ -286,7 +295,7 @@ class TrainingAnalysis(Analysis):
                 function.barrier = True
         if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
             self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
-        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:
+        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device, node))
             self.moves.append((moved, device, node))
@@ -311,7 +320,7 @@ class TrainingAnalysis(Analysis):
             and method in ("parameters", "named_parameters")
             and (owner := dotted(receiver(node))) in function.params
         ):
-            function.parameters_of.add(owner)  # type: ignore[arg-type]
+            function.parameters_of.add(owner)
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
@@ -364,7 +373,7 @@ class TrainingAnalysis(Analysis):
                 part.step_callables.add(fn.qualname)
         for loop in self.loop_records.values():
             self._plan_loop(loop, step_functions)
-        for call, step, loop in self.step_candidates:
+        for call, step, loop in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
                 if not self.facts.distributed.ddp and not self._framework_drives_training:
                     part.optimizer_steps[call] = step
@@ -478,7 +487,7 @@ class TrainingAnalysis(Analysis):
             loader = loader.args[0].value
             if type(target) is not cst.Tuple or len(target.elements) != 2:
                 return None
-            target = target.elements[1].value
+            target = target.elements[1].value  # type: ignore[assignment]
         name = dotted(loader)
         if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
             return None
@@ -554,9 +563,9 @@ class TrainingAnalysis(Analysis):
                     events.append(("optimizer", name, call, index if index is not None else keyword))
             else:
                 assert found is not None and summary is not None
-                moved = summary.moves_argument(found.name, index, keyword)
+                moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
                 if moved is not None:
-                    xla, device_at = moved
+                    xla, device_at = moved  # type: ignore[str-unpack,assignment]
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
                     events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
@@ -631,7 +640,7 @@ class TrainingAnalysis(Analysis):
                     if moved == param:
                         xla = self._goes_to_xla(device)
                         at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))  # type: ignore[arg-type]
                 if fn.builds_optimizer and param in fn.parameters_of:
                     self.part.optimizer_builders.add((fn.qualname, index, param))
 
@@ -671,25 +680,25 @@ class TrainingAnalysis(Analysis):
                     if self._is_constructor(constructor) and not moved:  # type: ignore[arg-type]
                         on_cpu.add(name)  # type: ignore[arg-type]
                     else:
-                        on_cpu.discard(name)  # type: ignore[arg-type]
+                        on_cpu.discard(name)
                 elif kind == "move":
-                    on_cpu.discard(name)  # type: ignore[arg-type]
+                    on_cpu.discard(name)
                 elif kind == "optimizer" and name in on_cpu:
                     later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all; otherwise it stays on the CPU.
-                        last = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                        last = name.rsplit(".", 1)[-1]
                         later = [
                             (xla, where)
                             for moved, xla, where in everywhere
-                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[union-attr]
+                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
                         ]
                     if later:
                         call, argument = rest[0], rest[1] if len(rest) > 1 else None
                         fixable = all(xla for xla, _ in later)
-                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[arg-type]
-                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type]
+                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[misc]
+                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type,index]
 
 
 def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:

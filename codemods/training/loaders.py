@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.walk import Analysis, Walk
 from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
+from codemods.engine.walk import Analysis, Walk
 
 
 @dataclass

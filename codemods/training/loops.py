@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from codemods.engine.nodes import parse_dotted, with_comma
 from codemods.engine.rewriter import Concern, Context, NodeT
 from codemods.engine.rule import Rule
-from codemods.engine.nodes import parse_dotted, with_comma
 from codemods.training.rules import (
     CLOSURE_BARRIER,
     DEVICE_LOADER,
@@ -186,7 +186,7 @@ class _BeforeExits(cst.CSTTransformer):
         self.marks.append(self.inserted)
         return isinstance(node, self.through)
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def,override]
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]
         result = super().on_leave(original_node, updated_node)
         return original_node if self.marks.pop() == self.inserted else result
 

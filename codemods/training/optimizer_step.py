@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.rewriter import Concern
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
+from codemods.engine.rewriter import Concern
 from codemods.training.rules import OPTIMIZER_STEP
 
 
