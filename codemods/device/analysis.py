@@ -149,10 +149,10 @@ class DeviceAnalysis(Analysis):
         if is_cuda_device_string(expr):
             self.part.strings.add(expr)
             self.mark_device_code()
-        elif type(expr) is cst.IfExp:
+        elif isinstance(expr, cst.IfExp):
             self.add_device_strings(expr.body)
             self.add_device_strings(expr.orelse)
-        elif type(expr) is cst.BooleanOperation:
+        elif isinstance(expr, cst.BooleanOperation):
             self.add_device_strings(expr.left)
             self.add_device_strings(expr.right)
 
@@ -162,7 +162,7 @@ class DeviceAnalysis(Analysis):
         """A CUDA device in any spelling, or a variable holding a device."""
         if is_cuda_device_string(node) or node in self.part.calls:
             return True
-        if type(node) is cst.IfExp:
+        if isinstance(node, cst.IfExp):
             return self.names_a_device(node.body) or self.names_a_device(node.orelse)
         name = dotted(node)
         return name is not None and (is_device_name(name) or name in self.cuda_string_names)
@@ -175,9 +175,9 @@ class DeviceAnalysis(Analysis):
         value = fold_true(values[0], self.part.is_available_call)
         if isinstance(value, bool):
             return False
-        if type(value) is cst.Integer or (type(value) is cst.Call and value in self.part.calls):
+        if isinstance(value, cst.Integer) or (isinstance(value, cst.Call) and value in self.part.calls):
             return True
-        qualified = self.walk.resolve(value.func) if type(value) is cst.Call else None
+        qualified = self.walk.resolve(value.func) if isinstance(value, cst.Call) else None
         return qualified in spellings("device") or is_cuda_device_string(value)
 
     def file_always_xla(self) -> bool:
@@ -277,7 +277,7 @@ class DeviceAnalysis(Analysis):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         # ``device.type in ("cuda",)``: the strings of a literal collection count too.
-        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]
+        operands += [e.value for o in operands if isinstance(o, (cst.Tuple, cst.List, cst.Set)) for e in o.elements]
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
 
@@ -365,7 +365,7 @@ class DeviceAnalysis(Analysis):
         if string_value(node) == "cpu":
             return True
         return (
-            type(node) is cst.Call
+            isinstance(node, cst.Call)
             and self.walk.resolve(node.func) == "torch.device"
             and string_value(arg_value(node, 0, "type")) == "cpu"
         )
@@ -393,7 +393,7 @@ class DeviceAnalysis(Analysis):
             call
             for call, after in self.lone_calls
             if resolve(call.func) == "torch.cuda.synchronize"
-            and any(type(n) is cst.Call and resolve(n.func) in apis.CLOCKS for n in walk(after))
+            and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
@@ -440,7 +440,7 @@ class DeviceAnalysis(Analysis):
         """A device argument that is (or becomes) the XLA device on some path."""
         if device is None or string_value(device) == "cpu" or self._is_cpu_device(device):
             return False
-        if type(device) is cst.Call and self.walk.resolve(device.func) in spellings("device"):
+        if isinstance(device, cst.Call) and self.walk.resolve(device.func) in spellings("device"):
             return True
         name = dotted(device)
         return self.names_a_device(device) or (name is not None and name in self.part.cuda_indices)
@@ -500,20 +500,20 @@ def _moves_only_if_given(node: cst.If) -> str | None:
     test = node.test
     if (
         node.orelse is not None
-        or type(test) is not cst.Comparison
+        or not isinstance(test, cst.Comparison)
         or len(test.comparisons) != 1
-        or type(test.comparisons[0].operator) is not cst.IsNot
+        or not isinstance(test.comparisons[0].operator, cst.IsNot)
         or dotted(test.comparisons[0].comparator) != "None"
         or (index := dotted(test.left)) is None
-        or type(node.body) is not cst.IndentedBlock
+        or not isinstance(node.body, cst.IndentedBlock)
     ):
         return None
     for statement in node.body.body:
-        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             return None
         small = statement.body[0]
-        value = small.value if type(small) in (cst.Assign, cst.Expr) else None  # type: ignore[attr-defined]
-        if type(value) is not cst.Call or method_name(value) not in ("cuda", "to"):
+        value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None  # type: ignore[attr-defined]
+        if not isinstance(value, cst.Call) or method_name(value) not in ("cuda", "to"):
             return None
         if dotted(arg_value(value, 0, "device")) != index:
             return None

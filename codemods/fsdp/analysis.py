@@ -163,7 +163,7 @@ class FsdpAnalysis(Analysis):
     def finish(self) -> None:
         part = self.part
         for name, values in self.assigned.items():
-            if len(values) == 1 and type(values[0]) is cst.Call:
+            if len(values) == 1 and isinstance(values[0], cst.Call):
                 if self.walk.resolve(values[0].func) in apis.FSDP_MIXED_PRECISION:
                     part.precision_policies[name] = values[0]
         for wrap in part.wraps.values():
@@ -196,7 +196,7 @@ class FsdpAnalysis(Analysis):
     def _policy_function(self, value: cst.BaseExpression, depth: int = 0) -> str | None:
         """The function of this file that a policy value calls: ``fn``,
         ``functools.partial(fn, ...)``, or a name bound once to either."""
-        if type(value) is cst.Call and self.walk.resolve(value.func) in PARTIAL:
+        if isinstance(value, cst.Call) and self.walk.resolve(value.func) in PARTIAL:
             inner = arg_value(value, 0, "func")
             return self._policy_function(inner, depth + 1) if inner is not None and depth < 3 else None
         name = dotted(value)

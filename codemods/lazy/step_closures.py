@@ -160,7 +160,7 @@ class _Hoisting:
         code = code_of(node)
         name = self.by_code.get(code)
         if name is None:
-            base = node.value if type(node) is cst.Name else node.attr.value if type(node) is cst.Attribute else "value"
+            base = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else "value"
             name = self.renamed.get(base, base)
             name = _fresh(name, set(self.names)) if name in self.names or keyword.iskeyword(name) else name
             self.by_code[code] = name
@@ -222,20 +222,20 @@ def _rewritten_values(original: cst.CSTNode, updated: cst.CSTNode, hoisting: _Ho
 def _literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, _LITERALS):
         return True
-    if type(node) is cst.Name:
+    if isinstance(node, cst.Name):
         return node.value in ("True", "False", "None")
-    if type(node) is cst.ConcatenatedString:
+    if isinstance(node, cst.ConcatenatedString):
         return _literal(node.left) and _literal(node.right)  # type: ignore[arg-type]
-    if type(node) is cst.FormattedString:
-        return not any(type(p) is cst.FormattedStringExpression for p in node.parts)
+    if isinstance(node, cst.FormattedString):
+        return not any(isinstance(p, cst.FormattedStringExpression) for p in node.parts)
     return False
 
 
 def _names_used(node: cst.CSTNode) -> set[str]:
     """Names the code reads (not attribute names or keywords of arguments)."""
-    skipped = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute}
-    skipped.update(id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None)
-    return {n.value for n in walk(node) if type(n) is cst.Name and id(n) not in skipped}
+    skipped = {id(n.attr) for n in walk(node) if isinstance(n, cst.Attribute)}
+    skipped.update(id(n.keyword) for n in walk(node) if isinstance(n, cst.Arg) and n.keyword is not None)
+    return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in skipped}
 
 
 def _fresh(name: str, taken: set[str]) -> str:

@@ -310,7 +310,7 @@ class TrainingAnalysis(Analysis):
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
-        if type(node) is cst.Call and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
+        if isinstance(node, cst.Call) and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
             return dotted(node.args[0].value)
         return dotted(node)
 
@@ -322,12 +322,12 @@ class TrainingAnalysis(Analysis):
             (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
             None,
         )
-        if closure_index is not None and type(node.args[closure_index].value) is cst.Name:
+        if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop))
         if loop is None and self.statement is not None and any(
-            type(small) is cst.Expr and small.value is node for small in self.statement.body
+            isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
         ):
             self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
 
@@ -453,10 +453,10 @@ class TrainingAnalysis(Analysis):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
-        if type(node) is not cst.For:
+        if not isinstance(node, cst.For):
             return False
         return any(
-            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func)))
+            (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func)))
             or dotted(sub) in self.device_loaders
             for sub in walk(node.iter)
         )
@@ -466,12 +466,12 @@ class TrainingAnalysis(Analysis):
         loop's own ``.to(device)`` moves: every batch variable is moved to one device
         that is the XLA device on every path (a CPU fallback would break the wrap)."""
         node = loop.node
-        if type(node) is not cst.For:
+        if not isinstance(node, cst.For):
             return None
         loader, target = node.iter, node.target
-        if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
+        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
             loader = loader.args[0].value
-            if type(target) is not cst.Tuple or len(target.elements) != 2:
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
                 return None
             target = target.elements[1].value
         name = dotted(loader)
@@ -709,7 +709,7 @@ def _is_scheduler_name(name: str) -> bool:
 
 
 def _is_true(node: cst.CSTNode | None) -> bool:
-    return type(node) is cst.Name and node.value == "True"
+    return isinstance(node, cst.Name) and node.value == "True"
 
 
 
@@ -724,12 +724,12 @@ _KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"}
 
 def _host_valued(node: cst.CSTNode) -> bool:
     """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
-    if type(node) is cst.Call:
+    if isinstance(node, cst.Call):
         if method_name(node) in _HOST_VALUES:
             return True
-        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
+        if isinstance(node.func, cst.Name) and node.func.value in _HOST_BUILTINS:
             return True
-    if type(node) is cst.Attribute and node.attr.value == "shape":
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
         return True
     return False
 
@@ -738,7 +738,7 @@ def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
     """The expression mentions a device value, outside host reads."""
     if _host_valued(node):
         return False
-    if type(node) in (cst.Name, cst.Attribute) and dotted(node) in device_names:
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) in device_names:
         return True
     return any(
         _device_valued(child, device_names)
@@ -755,20 +755,20 @@ def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
     body = getattr(node, "body", None)
     if body is None:
         return ()
-    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
-    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
-    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
+    statements = [n for n in walk(body) if isinstance(n, (cst.Assign, cst.AugAssign, cst.Expr))]
+    bound = {d for n in statements if isinstance(n, cst.Assign) for t in n.targets if (d := dotted(t.target))}
+    bound |= set(names_in(node.target)) if isinstance(node, cst.For) else set()
     device = set(moved)
     for _ in range(2):  # assignments in order; twice for values that come back round
         for statement in statements:
-            if type(statement) is cst.Assign and _device_valued(statement.value, device):
+            if isinstance(statement, cst.Assign) and _device_valued(statement.value, device):
                 device.update(n for t in statement.targets for n in names_in(t.target))
     found: list[str] = []
     for statement in statements:
-        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
+        if isinstance(statement, cst.AugAssign) and (target := dotted(statement.target)) is not None:
             if target not in bound and _device_valued(statement.value, device):
                 found.append(target)
-        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
+        elif isinstance(statement, cst.Expr) and isinstance(call := statement.value, cst.Call) and method_name(call) in _KEEPING:
             owner = dotted(receiver(call))
             if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
                 found.append(owner)
@@ -784,16 +784,16 @@ def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
     ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
     that is cheap, on the device every new shape is a new graph."""
     for node in walk(body):
-        if type(node) is cst.Subscript and dotted(node.value) in batch:
+        if isinstance(node, cst.Subscript) and dotted(node.value) in batch:
             if not all(_static_index(element.slice) for element in node.slice):
                 return True
-        elif type(node) is cst.Call and method_name(node) in _FILTERS and batch & set(names_in(node)):
+        elif isinstance(node, cst.Call) and method_name(node) in _FILTERS and batch & set(names_in(node)):
             return True
     return False
 
 
 def _static_index(index: cst.BaseSlice) -> bool:
     """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
-    return type(index) is cst.Slice or (
-        type(index) is cst.Index and type(index.value) in (cst.Integer, cst.SimpleString)
+    return isinstance(index, cst.Slice) or (
+        isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
     )
