@@ -27,6 +27,7 @@ import argparse
 import compileall
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -123,20 +124,38 @@ def compared(tree: Path, scripts: int, jobs: int, repeat: int, with_plain: bool)
         paths, lines = build_corpus(folder, scripts, with_plain)
         trees = {"before": tree, "after": ROOT}
         times: dict[str, list[float]] = {name: [] for name in (*trees, "round trip")}
+        cpu: dict[str, list[float]] = {name: [] for name in times}  # the processes' CPU time
         for _ in range(repeat):
             for name, root in trees.items():
                 # From a folder without a package, so that -m codemods is the tree's.
                 env = {**os.environ, "PYTHONPATH": str(root)}
                 command = [*XLA_CODEMOD, "convert", "--check", "-j", str(jobs), str(folder)]
+                before = _children_cpu()
                 times[name].append(timed(command, Path(temporary), env))
+                cpu[name].append(_children_cpu() - before)
+            before = _children_cpu()
             times["round trip"].append(timed([PYTHON, "-c", ROUND_TRIP, str(jobs), *map(str, paths)], Path(temporary)))
-    bare = min(times["round trip"])
+            cpu["round trip"].append(_children_cpu() - before)
+    bare, bare_cpu = min(times["round trip"]), min(cpu["round trip"])
     corpus = f"{len(paths)} files" if with_plain else "training scripts only"
-    print(f"{scripts} training scripts, {corpus}, {lines} lines; LibCST round trip {bare:.2f} s (best of {repeat})")
+    print(
+        f"{scripts} training scripts, {corpus}, {lines} lines; LibCST round trip {bare:.2f} s wall, "
+        f"{bare_cpu:.2f} s CPU (best of {repeat})"
+    )
     for name, root in trees.items():
-        best_time = min(times[name])
-        runs = " ".join(f"{t:.2f}" for t in times[name])
-        print(f"    {name:<7} {root}: convert --check {best_time:.2f} s, ratio {best_time / bare:.3f}   (runs: {runs})")
+        best_time, best_cpu = min(times[name]), min(cpu[name])
+        runs = " ".join(f"{t:.2f}/{c:.2f}" for t, c in zip(times[name], cpu[name]))
+        print(
+            f"    {name:<7} {root}: convert --check {best_time:.2f} s wall, ratio {best_time / bare:.3f}; "
+            f"{best_cpu:.2f} s CPU, ratio {best_cpu / bare_cpu:.3f}   (runs, wall/CPU: {runs})"
+        )
+
+
+def _children_cpu() -> float:
+    """User and system time of the finished child processes (and theirs), in seconds:
+    steadier than wall time on a loaded machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def cold_starts(repeat: int) -> None:

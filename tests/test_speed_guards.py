@@ -296,3 +296,13 @@ def test_a_node_cache_computes_once_per_node_and_every_time_without_shortcuts() 
     with speed.full_traversal():
         uncached = node_cache(compute)
     assert (uncached(node), uncached(node), len(calls)) == ("Name", "Name", 4)
+
+
+def test_the_ids_of_a_node_map_follow_its_entries() -> None:
+    node = cst.Name("x")
+    names: NodeMap[int] = NodeMap()
+    assert id(node) not in names.ids
+    names[node] = 1
+    assert id(node) in names.ids
+    names.pop(node)
+    assert id(node) not in names.ids

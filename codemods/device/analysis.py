@@ -149,10 +149,10 @@ class DeviceAnalysis(Analysis):
         if is_cuda_device_string(expr):
             self.part.strings.add(expr)
             self.mark_device_code()
-        elif isinstance(expr, cst.IfExp):
+        elif type(expr) is cst.IfExp:
             self.add_device_strings(expr.body)
             self.add_device_strings(expr.orelse)
-        elif isinstance(expr, cst.BooleanOperation):
+        elif type(expr) is cst.BooleanOperation:
             self.add_device_strings(expr.left)
             self.add_device_strings(expr.right)
 
@@ -175,9 +175,9 @@ class DeviceAnalysis(Analysis):
         value = fold_true(values[0], self.part.is_available_call)
         if isinstance(value, bool):
             return False
-        if isinstance(value, cst.Integer) or (isinstance(value, cst.Call) and value in self.part.calls):
+        if type(value) is cst.Integer or (type(value) is cst.Call and value in self.part.calls):
             return True
-        qualified = self.walk.resolve(value.func) if isinstance(value, cst.Call) else None
+        qualified = self.walk.resolve(value.func) if type(value) is cst.Call else None
         return qualified in spellings("device") or is_cuda_device_string(value)
 
     def file_always_xla(self) -> bool:
@@ -277,7 +277,7 @@ class DeviceAnalysis(Analysis):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         # ``device.type in ("cuda",)``: the strings of a literal collection count too.
-        operands += [e.value for o in operands if isinstance(o, (cst.Tuple, cst.List, cst.Set)) for e in o.elements]
+        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
 

@@ -417,8 +417,8 @@ class DeviceRewrite(Concern):
 
     def _is_set_device(self, statement: cst.BaseSmallStatement) -> bool:
         return (
-            isinstance(statement, cst.Expr)
-            and isinstance(statement.value, cst.Call)
+            type(statement) is cst.Expr
+            and type(statement.value) is cst.Call
             and self.ctx.resolve(statement.value.func) in apis.SET_DEVICE_CALLS
         )
 

@@ -21,10 +21,13 @@ D = TypeVar("D")
 class NodeMap(Generic[V]):
     """A dict from nodes (by identity) to values."""
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "ids")
 
     def __init__(self) -> None:
         self._entries: dict[int, tuple[cst.CSTNode, V]] = {}
+        # The ids of the nodes held, a live view: ``id(node) in m.ids`` is a test without a
+        # Python call, for paths that run for every node.
+        self.ids = self._entries.keys()
 
     @overload
     def get(self, node: object) -> V | None: ...

@@ -139,10 +139,11 @@ class Context:
 
     def settle(self, original: cst.CSTNode, result: object) -> None:
         """Called as each node is left: findings on ``original`` now point at ``result``."""
-        if original not in self._tracked and original not in self._unsettled:
+        key = id(original)
+        if key not in self._tracked.ids and key not in self._unsettled.ids:
             return
         node = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
-        if original in self._tracked:
+        if key in self._tracked.ids:
             self._tracked[original] = node if isinstance(node, cst.CSTNode) else None
         pending = self._unsettled.pop(original, None)
         if pending and isinstance(node, cst.CSTNode):
@@ -287,7 +288,7 @@ class Rewriter(cst.CSTTransformer):
             return updated_node
         result: object = updated_node
         kind = type(original_node)
-        if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after):
+        if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after.ids):
             result = self._without_dropped(updated_node)  # type: ignore[arg-type]
         if not self.frozen:
             if kind in _REFERENCES and self.reference_handlers:

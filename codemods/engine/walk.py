@@ -16,7 +16,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.engine import speed
-from codemods.engine.nodemap import node_cache
+from codemods.engine.nodemap import NodeCache, node_cache
 from codemods.engine.nodes import children_reader
 
 if TYPE_CHECKING:
@@ -94,18 +94,15 @@ class Walk:
                 self.leavers[node_type].append(getattr(analysis, attr))
         self._table = facts.imports.table
         self._bindings = self._table.bindings
-        # What the import table makes of each name chain: every analysis asks it of the
-        # calls it meets, and the walk of every attribute (emptied at each import).
-        self._resolved = node_cache(self._table.resolve)
+        # ``resolve(node)``: what the import table makes of a name chain.  Kept by node, as
+        # every analysis asks it of the calls it meets, and the walk of every attribute
+        # (emptied at each import).
+        self.resolve: NodeCache[str | None] = node_cache(self._table.resolve)  # type: ignore[arg-type]
         self._taken = facts.imports.taken_names
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         """The analysis of that kind (analyses ask for each other in their hooks)."""
         return self._by_kind[kind]  # type: ignore[return-value]
-
-    def resolve(self, node: cst.CSTNode | None) -> str | None:
-        """What the import table makes of a name chain (kept by node)."""
-        return self._resolved(node)  # type: ignore[arg-type]
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -155,7 +152,7 @@ class Walk:
             if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
                 self._heat(key)
         elif kind is cst.Attribute:
-            qualified = self._resolved(node)
+            qualified = self.resolve(node)
             if qualified is not None and apis.inspected(qualified):
                 self._heat(key)
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
@@ -167,7 +164,7 @@ class Walk:
         for visit in visitors:
             visit(node)
         if opaque:  # an import: names may now resolve to something else
-            self._resolved.clear()
+            self.resolve.clear()
         else:
             for child in read_children(node):
                 self.run(child, key)

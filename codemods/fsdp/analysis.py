@@ -163,7 +163,7 @@ class FsdpAnalysis(Analysis):
     def finish(self) -> None:
         part = self.part
         for name, values in self.assigned.items():
-            if len(values) == 1 and isinstance(values[0], cst.Call):
+            if len(values) == 1 and type(values[0]) is cst.Call:
                 if self.walk.resolve(values[0].func) in apis.FSDP_MIXED_PRECISION:
                     part.precision_policies[name] = values[0]
         for wrap in part.wraps.values():

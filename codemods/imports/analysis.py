@@ -37,9 +37,9 @@ class ImportAnalysis(Analysis):
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         part = self.facts.imports
         part.table.add(node, self.walk.module_level)
-        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
+        if type(node) is not cst.ImportFrom or type(node.names) is not cst.ImportStar:
             part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)
-        if isinstance(node, cst.Import):
+        if type(node) is cst.Import:
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
                 if not outside_project(module):
@@ -49,7 +49,7 @@ class ImportAnalysis(Analysis):
                         part.project_names[module.split(".")[0]] = (module.split(".")[0], "")
         else:
             modules = [dotted(node.module) or ""] if node.module is not None else []
-            if not isinstance(node.names, cst.ImportStar):
+            if type(node.names) is not cst.ImportStar:
                 module = "." * len(node.relative) + (modules[0] if modules else "")
                 if node.relative or not outside_project(module):
                     for alias in node.names:
@@ -79,19 +79,19 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
     last torch import, else the block's last import, else the docstring."""
     anchor = torch_anchor = xla_anchor = None
     for index, statement in enumerate(module.body):
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is not cst.SimpleStatementLine:
             break
         small = statement.body
-        if index == 0 and len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(
+        if index == 0 and len(small) == 1 and type(small[0]) is cst.Expr and isinstance(
             small[0].value, (cst.SimpleString, cst.ConcatenatedString)
         ):
             anchor = statement
             continue
-        if not all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small):
+        if not all(type(s) in (cst.Import, cst.ImportFrom) for s in small):
             break
         anchor = statement
         for s in small:
-            names = [dotted(a.name) or "" for a in s.names] if isinstance(s, cst.Import) else [dotted(s.module) or ""]
+            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 torch_anchor = statement
             if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):

@@ -13,7 +13,7 @@ def _imports_of(body: list[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
     return [
         s
         for s in body
-        if isinstance(s, cst.SimpleStatementLine) and all(isinstance(i, (cst.Import, cst.ImportFrom)) for i in s.body)
+        if type(s) is cst.SimpleStatementLine and all(type(i) in (cst.Import, cst.ImportFrom) for i in s.body)
     ]
 
 
@@ -115,11 +115,11 @@ class ImportsRewrite(Concern):
         small: list[cst.BaseSmallStatement] = []
         changed = False
         for item in statement.body:
-            if isinstance(item, cst.ImportFrom) and isinstance(item.names, cst.ImportStar):
+            if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
                 small.append(item)
                 continue
             names = list(item.names)  # type: ignore[arg-type]
-            kept = [a for a in names if _local_name(a, isinstance(item, cst.Import)) not in self.unused]
+            kept = [a for a in names if _local_name(a, type(item) is cst.Import) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)
                 continue

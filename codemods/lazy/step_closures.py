@@ -233,9 +233,9 @@ def _literal(node: cst.BaseExpression) -> bool:
 
 def _names_used(node: cst.CSTNode) -> set[str]:
     """Names the code reads (not attribute names or keywords of arguments)."""
-    skipped = {id(n.attr) for n in walk(node) if isinstance(n, cst.Attribute)}
-    skipped.update(id(n.keyword) for n in walk(node) if isinstance(n, cst.Arg) and n.keyword is not None)
-    return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in skipped}
+    skipped = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute}
+    skipped.update(id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None)
+    return {n.value for n in walk(node) if type(n) is cst.Name and id(n) not in skipped}
 
 
 def _fresh(name: str, taken: set[str]) -> str:

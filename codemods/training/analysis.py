@@ -453,10 +453,10 @@ class TrainingAnalysis(Analysis):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
-        if not isinstance(node, cst.For):
+        if type(node) is not cst.For:
             return False
         return any(
-            (isinstance(sub, cst.Call) and is_device_loader(sub, self.walk.resolve(sub.func)))
+            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func)))
             or dotted(sub) in self.device_loaders
             for sub in walk(node.iter)
         )
@@ -724,12 +724,12 @@ _KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"}
 
 def _host_valued(node: cst.CSTNode) -> bool:
     """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         if method_name(node) in _HOST_VALUES:
             return True
-        if isinstance(node.func, cst.Name) and node.func.value in _HOST_BUILTINS:
+        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
             return True
-    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+    if type(node) is cst.Attribute and node.attr.value == "shape":
         return True
     return False
 
@@ -755,20 +755,20 @@ def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
     body = getattr(node, "body", None)
     if body is None:
         return ()
-    statements = [n for n in walk(body) if isinstance(n, (cst.Assign, cst.AugAssign, cst.Expr))]
-    bound = {d for n in statements if isinstance(n, cst.Assign) for t in n.targets if (d := dotted(t.target))}
-    bound |= set(names_in(node.target)) if isinstance(node, cst.For) else set()
+    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
+    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
+    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
     device = set(moved)
     for _ in range(2):  # assignments in order; twice for values that come back round
         for statement in statements:
-            if isinstance(statement, cst.Assign) and _device_valued(statement.value, device):
+            if type(statement) is cst.Assign and _device_valued(statement.value, device):
                 device.update(n for t in statement.targets for n in names_in(t.target))
     found: list[str] = []
     for statement in statements:
-        if isinstance(statement, cst.AugAssign) and (target := dotted(statement.target)) is not None:
+        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
             if target not in bound and _device_valued(statement.value, device):
                 found.append(target)
-        elif isinstance(statement, cst.Expr) and isinstance(call := statement.value, cst.Call) and method_name(call) in _KEEPING:
+        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
             owner = dotted(receiver(call))
             if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
                 found.append(owner)
@@ -784,10 +784,10 @@ def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
     ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
     that is cheap, on the device every new shape is a new graph."""
     for node in walk(body):
-        if isinstance(node, cst.Subscript) and dotted(node.value) in batch:
+        if type(node) is cst.Subscript and dotted(node.value) in batch:
             if not all(_static_index(element.slice) for element in node.slice):
                 return True
-        elif isinstance(node, cst.Call) and method_name(node) in _FILTERS and batch & set(names_in(node)):
+        elif type(node) is cst.Call and method_name(node) in _FILTERS and batch & set(names_in(node)):
             return True
     return False
 

@@ -199,7 +199,7 @@ class _BeforeExits(cst.CSTTransformer):
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         statements: list[cst.BaseStatement] = []
         for statement in updated_node.body:
-            at = self._exit_at(statement.body) if isinstance(statement, cst.SimpleStatementLine) else None
+            at = self._exit_at(statement.body) if type(statement) is cst.SimpleStatementLine else None
             if at == 0:
                 self.inserted += 1
                 statements.append(self.barrier())
