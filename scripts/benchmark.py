@@ -1,6 +1,6 @@
 """How fast the tool is, side by side with LibCST's own round trip (parse, then print).
 
-    python scripts/benchmark.py [--scripts 300] [--jobs N] [--scales 1,2,4] [--repeat 3]
+    python scripts/benchmark.py [--scripts 300] [--jobs N] [--scales 1,2,4] [--repeat 3] [--compare TREE]
 
 It builds a corpus from the fixtures (each training script varied so no two files are
 the same, plus files without torch, 3 for every 2 scripts, as in a real repository) and
@@ -15,7 +15,10 @@ prints, in one run:
   (e) (a) to (c) at several multiples of the corpus, to show how the cost grows;
   (f) a per-stage profile of one process over the corpus' training scripts, the stages
       as the pipeline runs them, next to LibCST's parse and print of the same files.
-Figures, not assertions: compare them before and after a change.
+Figures, not assertions: compare them before and after a change.  ``--compare TREE``
+(a checkout of another commit) runs (a) to (c) for that tree's package too, on the same
+corpus, the runs of both trees and of the round trip taking turns (the best of each
+counts), then stops: a shared machine's load moves both the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import argparse
 import compileall
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -66,7 +70,7 @@ def training_scripts() -> list[bytes]:
 
 def plain_module() -> bytes:
     """A module that mentions no framework (the report renderer, with its one mention renamed)."""
-    return re.sub(rb"torch|sagemaker|transformers", b"thing", (ROOT / "codemods" / "report.py").read_bytes())
+    return re.sub(rb"torch|sagemaker|transformers", b"thing", (ROOT / "codemods" / "engine" / "report.py").read_bytes())
 
 
 def vary(source: bytes, index: int) -> bytes:
@@ -88,14 +92,15 @@ def build_corpus(folder: Path, scripts: int, with_plain: bool = True) -> tuple[l
         paths[-1].write_bytes(vary(sources[index % len(sources)], index))
     for index in range(scripts * 3 // 2 if with_plain else 0):
         package = folder / f"pkg{index % 25}"
+        package.mkdir(parents=True, exist_ok=True)
         paths.append(package / f"util_{index}.py")
         paths[-1].write_bytes(plain + f"\nVARIANT = {index}\n".encode())
     return paths, sum(p.read_bytes().count(b"\n") for p in paths)
 
 
-def timed(command: list[str], cwd: Path | None = None) -> float:
+def timed(command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - start
 
 
@@ -110,6 +115,47 @@ def side_by_side(scripts: int, jobs: int, repeat: int, with_plain: bool = True) 
         tool = best([*XLA_CODEMOD, "convert", "--check", "-j", str(jobs), str(folder)], repeat)
         bare = best([PYTHON, "-c", ROUND_TRIP, str(jobs), *map(str, paths)], repeat)
     return tool, bare, len(paths), lines
+
+
+def compared(tree: Path, scripts: int, jobs: int, repeat: int, with_plain: bool) -> None:
+    """(a) to (c) for the package of ``tree`` and for this one, taking turns on one corpus."""
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary) / "corpus"
+        paths, lines = build_corpus(folder, scripts, with_plain)
+        trees = {"before": tree, "after": ROOT}
+        times: dict[str, list[float]] = {name: [] for name in (*trees, "round trip")}
+        cpu: dict[str, list[float]] = {name: [] for name in times}  # the processes' CPU time
+        for _ in range(repeat):
+            for name, root in trees.items():
+                # From a folder without a package, so that -m codemods is the tree's.
+                env = {**os.environ, "PYTHONPATH": str(root)}
+                command = [*XLA_CODEMOD, "convert", "--check", "-j", str(jobs), str(folder)]
+                before = _children_cpu()
+                times[name].append(timed(command, Path(temporary), env))
+                cpu[name].append(_children_cpu() - before)
+            before = _children_cpu()
+            times["round trip"].append(timed([PYTHON, "-c", ROUND_TRIP, str(jobs), *map(str, paths)], Path(temporary)))
+            cpu["round trip"].append(_children_cpu() - before)
+    bare, bare_cpu = min(times["round trip"]), min(cpu["round trip"])
+    corpus = f"{len(paths)} files" if with_plain else "training scripts only"
+    print(
+        f"{scripts} training scripts, {corpus}, {lines} lines; LibCST round trip {bare:.2f} s wall, "
+        f"{bare_cpu:.2f} s CPU (best of {repeat})"
+    )
+    for name, root in trees.items():
+        best_time, best_cpu = min(times[name]), min(cpu[name])
+        runs = " ".join(f"{t:.2f}/{c:.2f}" for t, c in zip(times[name], cpu[name]))
+        print(
+            f"    {name:<7} {root}: convert --check {best_time:.2f} s wall, ratio {best_time / bare:.3f}; "
+            f"{best_cpu:.2f} s CPU, ratio {best_cpu / bare_cpu:.3f}   (runs, wall/CPU: {runs})"
+        )
+
+
+def _children_cpu() -> float:
+    """User and system time of the finished child processes (and theirs), in seconds:
+    steadier than wall time on a loaded machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def cold_starts(repeat: int) -> None:
@@ -214,11 +260,18 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes for both sides")
     parser.add_argument("--scales", default="1,2,4", help="multiples of the corpus to run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the best counts)")
+    parser.add_argument("--compare", type=Path, help="a checkout of another commit: (a) to (c) for both, taking turns")
     args = parser.parse_args()
     # Installed packages run from bytecode (pip compiles it, LibCST's included); an
     # editable install under PYTHONDONTWRITEBYTECODE would compile ours on every start.
     compileall.compile_dir(ROOT / "codemods", quiet=1)
     print(f"{os.cpu_count()} cores; {args.jobs} process(es) per side; {time.strftime('%Y-%m-%d')}; package byte-compiled")
+    if args.compare is not None:
+        compileall.compile_dir(args.compare.resolve() / "codemods", quiet=1)
+        for scale in (int(s) for s in args.scales.split(",")):
+            for with_plain in (True, False):
+                compared(args.compare.resolve(), args.scripts * scale, args.jobs, args.repeat, with_plain)
+        return
     for scale in (int(s) for s in args.scales.split(",")):
         for with_plain in (True, False):
             tool, bare, files, lines = side_by_side(args.scripts * scale, args.jobs, args.repeat, with_plain)

@@ -102,7 +102,7 @@ class AmpFacts:
     def is_precision_check(self, node: cst.BaseExpression) -> bool:
         """``torch.cuda.is_bf16_supported()``, or an availability check, in a precision choice."""
         return (
-            type(node) is cst.Call
+            isinstance(node, cst.Call)
             and not node.args
             and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS | apis.PRECISION_CHECKS
         )

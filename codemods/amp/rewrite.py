@@ -261,7 +261,7 @@ class AmpRewrite(Concern):
     # -- custom autograd functions ----------------------------------------------------------------
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
-        if type(original.decorator) is cst.Call:
+        if isinstance(original.decorator, cst.Call):
             return updated
         if self.ctx.resolve(original.decorator) not in apis.CUDA_CUSTOM_AUTOGRAD:
             return updated
@@ -281,7 +281,7 @@ class AmpRewrite(Concern):
                 return None
             self.ctx.imports.discard(func)
             device_type = cst.Arg(quoted_like(_DOUBLE, target.device_string), keyword=cst.Name("device_type"), equal=_EQUAL)
-            if type(updated) is cst.Call:
+            if isinstance(updated, cst.Call):
                 args = [device_type, *updated.args] if by_device_type else list(updated.args)
                 return updated.with_changes(func=new_func, args=_argument_list(args, updated))
             return cst.Call(new_func, [device_type]) if by_device_type else new_func
@@ -357,7 +357,7 @@ def _argument_list(args: Sequence[cst.Arg], like: cst.Call) -> list[cst.Arg]:
     joined: list[cst.Arg] = []
     for index, arg in enumerate(args):
         last = index == len(args) - 1
-        if not last and type(arg.comma) is not cst.Comma:
+        if not last and not isinstance(arg.comma, cst.Comma):
             arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         elif last and not trailing:
             arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)

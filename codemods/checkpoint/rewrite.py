@@ -31,7 +31,7 @@ class CheckpointRewrite(Concern):
             original,
             f"map_location {self.ctx.code(original)} -> {{new}}: XLA cannot load straight onto its device; "
             "load_state_dict copies the tensors over"
-            + (f" (`{original.value}` may now be unused)" if type(original) is cst.Name else ""),
+            + (f" (`{original.value}` may now be unused)" if isinstance(original, cst.Name) else ""),
             lambda: quoted_like(original, "cpu"),
         )
         if new is not None:

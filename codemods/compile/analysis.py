@@ -67,7 +67,7 @@ class CompileAnalysis(Analysis):
         if callee in TRAINING_ARGUMENTS:
             keywords = call_args(node)[1]
             compiles = keywords.get("torch_compile")
-            if compiles is not None and not (type(compiles.value) is cst.Name and compiles.value.value in ("False", "None")):
+            if compiles is not None and not (isinstance(compiles.value, cst.Name) and compiles.value.value in ("False", "None")):
                 self.part.trainer_compiles[node] = keywords.get("torch_compile_backend")
         if callee == apis.DYNAMO_OPTIMIZE:
             backend = arg_value(node, 0, "backend")
@@ -80,7 +80,7 @@ class CompileAnalysis(Analysis):
                 self.method_calls.append((node, compiled, self._own_statement(node)))
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        if type(node.decorator) is not cst.Call and self.walk.resolve(node.decorator) == apis.TORCH_COMPILE:
+        if not isinstance(node.decorator, cst.Call) and self.walk.resolve(node.decorator) == apis.TORCH_COMPILE:
             self.part.bare_decorators.add(node)
             self.called.add(id(node.decorator))
 
@@ -121,9 +121,9 @@ class CompileAnalysis(Analysis):
         """The statement being walked, if it is nothing but this call (``m.compile()``)
         or the assignment of it to the name it compiles (``m = torch.compile(m)``)."""
         statement = self.statement
-        if type(statement) is cst.Expr and statement.value is call:
+        if isinstance(statement, cst.Expr) and statement.value is call:
             return statement
-        if type(statement) is cst.Assign and statement.value is call and len(statement.targets) == 1:
+        if isinstance(statement, cst.Assign) and statement.value is call and len(statement.targets) == 1:
             positional, _ = call_args(call)
             compiled = dotted(positional[0].value) if positional and not positional[0].star else None
             if compiled is not None and dotted(statement.targets[0].target) == compiled:

@@ -93,7 +93,7 @@ class CompileRewrite(Concern):
         why = (_NO_TORCH_COMPILE if self.backend is None else
                "the Trainer compiles through Accelerate, whose dynamo backends have no XLA one that runs here (openxla "
                "is not among them; the default inductor fails on XLA tensors)")
-        literal_true = type(flag.value) is cst.Name and flag.value.value == "True"
+        literal_true = isinstance(flag.value, cst.Name) and flag.value.value == "True"
         if not literal_true or len(updated.args) != len(original.args):
             self.ctx.report(TORCH_COMPILE, flag,
                             f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA")
@@ -154,7 +154,7 @@ class CompileRewrite(Concern):
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator | cst.RemovalSentinel:
         compiles = original in self.part.bare_decorators or (
-            type(original.decorator) is cst.Call and original.decorator in self.part.calls
+            isinstance(original.decorator, cst.Call) and original.decorator in self.part.calls
         )
         if not compiles:
             return updated
@@ -210,7 +210,7 @@ class CompileRewrite(Concern):
         ) is not None
 
     def _in_decorator(self) -> bool:
-        return len(self.ctx.ancestors) >= 2 and type(self.ctx.ancestors[-2]) is cst.Decorator
+        return len(self.ctx.ancestors) >= 2 and isinstance(self.ctx.ancestors[-2], cst.Decorator)
 
     def leave_SimpleStatementLine(self, original, updated):  # type: ignore[no-untyped-def]
         """A line (or a one-line suite: ``if compile: model = torch.compile(model)``) that
@@ -227,7 +227,7 @@ class CompileRewrite(Concern):
             if not self._removed(statement, self.ctx.code(statement), "model"):
                 return updated
         self.ctx.imports.discard(updated)
-        if type(updated) is cst.SimpleStatementSuite:
+        if isinstance(updated, cst.SimpleStatementSuite):
             return updated.with_changes(body=[cst.Pass()])
         self.ctx.drop_statement(updated)
         return updated
@@ -292,9 +292,9 @@ def _active(value: cst.CSTNode) -> str | None:
 
 def _unsafe_to_drop(value: cst.BaseExpression) -> str | None:
     """Why ``options=value`` may hold more than inductor's settings (None: it does not)."""
-    if type(value) is not cst.Dict:
+    if not isinstance(value, cst.Dict):
         return "its keys are not known here; torch.compile reads \"guard_filter_fn\" from it for dynamo itself"
-    keys = [string_value(e.key) if type(e) is cst.DictElement else None for e in value.elements]
+    keys = [string_value(e.key) if isinstance(e, cst.DictElement) else None for e in value.elements]
     if None in keys:
         return "its keys are not all known here"
     if any(key in apis.DYNAMO_OPTION_KEYS for key in keys):

@@ -69,7 +69,7 @@ class CudaOnlyAnalysis(Analysis):
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
         tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]
         return any(
-            type(n) is cst.Call and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
+            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
         )
 
     def visit_Name(self, node: cst.Name) -> None:

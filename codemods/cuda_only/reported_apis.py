@@ -75,13 +75,13 @@ class CudaRuntimeRewrite(ReportedApis):
         if len(chain) < 4 or chain[-1] is not original:
             return None
         inner, middle, statement = chain[-2], chain[-3], chain[-4]
-        if type(inner) is cst.Call and inner.func is original and type(middle) is cst.Expr:
+        if isinstance(inner, cst.Call) and inner.func is original and isinstance(middle, cst.Expr):
             quiet = all(_passive(arg.value) for arg in inner.args)
-        elif type(inner) is cst.AssignTarget and type(middle) is cst.Assign and len(middle.targets) == 1:
+        elif isinstance(inner, cst.AssignTarget) and isinstance(middle, cst.Assign) and len(middle.targets) == 1:
             quiet = _passive(middle.value)
         else:
             return None
-        return middle if quiet and type(statement) in (cst.SimpleStatementLine, cst.SimpleStatementSuite) else None
+        return middle if quiet and isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
 
     def _statement_line(self, original, updated):  # type: ignore[no-untyped-def]
         barrier = self.barrier_before.pop(original, None)
@@ -113,7 +113,7 @@ class CudaRuntimeRewrite(ReportedApis):
             return updated
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-        if type(updated) is cst.SimpleStatementSuite:
+        if isinstance(updated, cst.SimpleStatementSuite):
             return updated.with_changes(body=[cst.Pass()])
         self.ctx.drop_statement(updated)
         return updated
@@ -127,7 +127,7 @@ class CudaRuntimeRewrite(ReportedApis):
         project that may require it) it is reported."""
         return (
             _is_pin_memory(arg.keyword.value if arg.keyword else None, arg.value)
-            and type(call) is cst.Call
+            and isinstance(call, cst.Call)
             and (self.ctx.resolve(call.func) or "").startswith("torch.")
         )
 
@@ -211,7 +211,7 @@ def _without_arg(args: list[cst.Arg], at: int) -> list[cst.Arg]:
 
 
 def _is_pin_memory(key: str | None, value: cst.BaseExpression) -> bool:
-    return key == "pin_memory" and type(value) is cst.Name and value.value == "True"
+    return key == "pin_memory" and isinstance(value, cst.Name) and value.value == "True"
 
 
 def _passive(expression: cst.CSTNode) -> bool:

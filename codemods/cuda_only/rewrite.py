@@ -28,7 +28,7 @@ class CudaOnlyRewrite(Concern):
         if fused is None:
             return updated
         code = self.ctx.code(fused).rstrip(",").strip()
-        literal_true = type(fused.value) is cst.Name and fused.value.value == "True"
+        literal_true = isinstance(fused.value, cst.Name) and fused.value.value == "True"
         if not literal_true or len(updated.args) != len(original.args):
             self.ctx.report(
                 FUSED_OPTIMIZER, fused,

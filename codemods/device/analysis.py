@@ -179,7 +179,7 @@ class DeviceAnalysis(Analysis):
         """A CUDA device in any spelling, or a variable holding a device."""
         if is_cuda_device_string(node) or node in self.part.calls:
             return True
-        if type(node) is cst.IfExp:
+        if isinstance(node, cst.IfExp):
             return self.names_a_device(node.body) or self.names_a_device(node.orelse)
         name = dotted(node)
         return name is not None and (is_device_name(name) or name in self.cuda_string_names)
@@ -414,7 +414,7 @@ class DeviceAnalysis(Analysis):
         if string_value(node) == "cpu":
             return True
         return (
-            type(node) is cst.Call
+            isinstance(node, cst.Call)
             and self.walk.resolve(node.func) == "torch.device"
             and string_value(arg_value(node, 0, "type")) == "cpu"
         )
@@ -442,7 +442,7 @@ class DeviceAnalysis(Analysis):
             call
             for call, after in self.lone_calls
             if resolve(call.func) == "torch.cuda.synchronize"
-            and any(type(n) is cst.Call and resolve(n.func) in apis.CLOCKS for n in walk(after))
+            and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
         for node in self.availability_ifs:
             if node in self.device_code and node not in self.crash_code:
@@ -498,7 +498,7 @@ class DeviceAnalysis(Analysis):
         """A device argument that is (or becomes) the XLA device on some path."""
         if device is None or string_value(device) == "cpu" or self._is_cpu_device(device):
             return False
-        if type(device) is cst.Call and self.walk.resolve(device.func) in spellings("device"):
+        if isinstance(device, cst.Call) and self.walk.resolve(device.func) in spellings("device"):
             return True
         name = dotted(device)
         return self.names_a_device(device) or (name is not None and name in self.part.cuda_indices)
@@ -558,20 +558,20 @@ def _moves_only_if_given(node: cst.If) -> str | None:
     test = node.test
     if (
         node.orelse is not None
-        or type(test) is not cst.Comparison
+        or not isinstance(test, cst.Comparison)
         or len(test.comparisons) != 1
-        or type(test.comparisons[0].operator) is not cst.IsNot
+        or not isinstance(test.comparisons[0].operator, cst.IsNot)
         or dotted(test.comparisons[0].comparator) != "None"
         or (index := dotted(test.left)) is None
-        or type(node.body) is not cst.IndentedBlock
+        or not isinstance(node.body, cst.IndentedBlock)
     ):
         return None
     for statement in node.body.body:
-        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             return None
         small = statement.body[0]
-        value = small.value if type(small) in (cst.Assign, cst.Expr) else None  # type: ignore[attr-defined]
-        if type(value) is not cst.Call or method_name(value) not in ("cuda", "to"):
+        value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
+        if not isinstance(value, cst.Call) or method_name(value) not in ("cuda", "to"):
             return None
         if dotted(arg_value(value, 0, "device")) != index:
             return None

@@ -53,7 +53,7 @@ class DeviceRewrite(Concern):
             f"{self.ctx.code(original)} -> {{new}}{note}",
             lambda: quoted_like(original, xla) if self.ctx.imports.require_package("torch_xla") else None,
         )
-        if new is not None and type(original) is not cst.SimpleString:
+        if new is not None and not isinstance(original, cst.SimpleString):
             self.ctx.imports.discard(original)
         return new if new is not None else updated
 
@@ -97,8 +97,8 @@ class DeviceRewrite(Concern):
         func = original.func
         if (
             self.ctx.resolve(func) == "torch.accelerator.current_accelerator"
-            and type(func) is cst.Attribute
-            and type(func.value) is cst.Attribute
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Attribute)
         ):
             # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
             torch_name = func.value.value
@@ -118,7 +118,7 @@ class DeviceRewrite(Concern):
         return new
 
     def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if type(updated.func) is not cst.Attribute:
+        if not isinstance(updated.func, cst.Attribute):
             return updated
 
         def build() -> cst.Call | None:
@@ -162,7 +162,7 @@ class DeviceRewrite(Concern):
 
         def build() -> cst.Call | None:
             if early.argument is None:
-                if type(updated.func) is not cst.Attribute or (model := moved(updated.func.value)) is None:
+                if not isinstance(updated.func, cst.Attribute) or (model := moved(updated.func.value)) is None:
                     return None
                 return updated.with_changes(func=updated.func.with_changes(value=model))
             args = list(updated.args)
@@ -240,7 +240,7 @@ class DeviceRewrite(Concern):
 
     def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
-        if not (type(func) is cst.Attribute and type(func.value) is cst.Attribute):
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
             self.ctx.report(CUDA_TENSOR_TYPE, original,
                             "import the CPU tensor type and move the tensor with .to(device)")
             return updated
@@ -280,7 +280,7 @@ class DeviceRewrite(Concern):
             return updated
 
         def build() -> cst.BaseExpression | None:
-            if type(folded) is cst.Integer:
+            if isinstance(folded, cst.Integer):
                 return self.ctx.device()
             if not isinstance(folded, bool) and string_value(folded) is not None:
                 return folded if self.ctx.imports.require_package("torch_xla") else None
@@ -349,7 +349,7 @@ class DeviceRewrite(Concern):
             return updated
         folded = fold_true(updated.test, self.facts.device.is_available_call)
         parent = self.ctx.parent()
-        is_elif = type(parent) is cst.If and parent.orelse is original
+        is_elif = isinstance(parent, cst.If) and parent.orelse is original
         outcome = {
             True: "so the code under it always runs: check dropped",
             False: "so the code under it never runs: removed",
@@ -404,7 +404,7 @@ class DeviceRewrite(Concern):
             )
             return updated
         parent = self.ctx.parent()
-        is_elif = type(parent) is cst.If and parent.orelse is original
+        is_elif = isinstance(parent, cst.If) and parent.orelse is original
         new = self.ctx.fix(
             GUARDED_INPUT_MOVE,
             original.test,
@@ -465,7 +465,7 @@ class DeviceRewrite(Concern):
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         parent = self.ctx.parent()
-        called = type(parent) is cst.Call and parent.func is original
+        called = isinstance(parent, cst.Call) and parent.func is original
         if qualified in apis.CUDA_TENSOR_TYPES and not called:
             self.ctx.report(
                 CUDA_TENSOR_TYPE,
@@ -476,8 +476,8 @@ class DeviceRewrite(Concern):
         return updated
 
     def _cuda_check(self, original: cst.CSTNode) -> None:
-        negated = type(original) is cst.Comparison and all(
-            type(c.operator) in (cst.NotEqual, cst.NotIn, cst.IsNot) for c in original.comparisons
+        negated = isinstance(original, cst.Comparison) and all(
+            isinstance(c.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for c in original.comparisons
         )
         self.ctx.report(
             CUDA_CHECK,
@@ -514,7 +514,7 @@ class DeviceRewrite(Concern):
             self.ctx.imports.discard(statement)
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-        if type(updated) is cst.SimpleStatementSuite:
+        if isinstance(updated, cst.SimpleStatementSuite):
             return updated.with_changes(body=[cst.Pass()])
         self.ctx.drop_statement(updated)
         return updated
@@ -528,12 +528,12 @@ class DeviceRewrite(Concern):
         body = original.body
         if (
             original.orelse is not None
-            or type(body) is not cst.IndentedBlock
+            or not isinstance(body, cst.IndentedBlock)
             or body.header.comment is not None
             or any(line.comment for line in body.footer)
             or not all(self._only_set_device(statement) for statement in body.body)
             or not all(
-                self.facts.device.is_available_call(n) for n in walk(original.test) if type(n) is cst.Call
+                self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call)
             )
         ):
             return updated
@@ -549,7 +549,7 @@ class DeviceRewrite(Concern):
 
     def _only_set_device(self, statement: cst.BaseStatement) -> bool:
         return (
-            type(statement) is cst.SimpleStatementLine
+            isinstance(statement, cst.SimpleStatementLine)
             and not any(line.comment for line in statement.leading_lines)
             and statement.trailing_whitespace.comment is None
             and all(self._is_set_device(small) for small in statement.body)
@@ -571,7 +571,7 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, 
         tail = _footer(statement.orelse)
         if is_elif:
             body = statement.body
-            if type(body) is cst.IndentedBlock:
+            if isinstance(body, cst.IndentedBlock):
                 body = body.with_changes(footer=[*body.footer, *tail])
             return cst.Else(body=body)
         return _flatten(statement.body, statement.leading_lines, keep_lines_after, tail)
@@ -583,7 +583,7 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, 
     if is_elif:
         return orelse.with_changes(leading_lines=[*tail, *orelse.leading_lines])
     leading = [*statement.leading_lines, *tail, *orelse.leading_lines]
-    if type(orelse) is cst.If:
+    if isinstance(orelse, cst.If):
         return orelse.with_changes(leading_lines=leading)
     return _flatten(orelse.body, leading, keep_lines_after)
 
@@ -591,11 +591,11 @@ def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, 
 def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
     """The comment lines that end a removed branch (of an elif chain: its last one) but
     are not its own: from the first one outside its indentation on."""
-    while type(branch) is cst.If:
+    while isinstance(branch, cst.If):
         branch = branch.orelse if branch.orelse is not None else branch.body
-    if type(branch) is cst.Else:
+    if isinstance(branch, cst.Else):
         branch = branch.body
-    lines = branch.footer if type(branch) is cst.IndentedBlock else ()
+    lines = branch.footer if isinstance(branch, cst.IndentedBlock) else ()
     outside = next((index for index, line in enumerate(lines) if not line.indent), len(lines))
     return lines[outside:]
 
@@ -606,7 +606,7 @@ def _flatten(  # type: ignore[no-untyped-def]
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that
     end the block (its footer), then ``tail``, follow them."""
-    if type(body) is cst.SimpleStatementSuite:
+    if isinstance(body, cst.SimpleStatementSuite):
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
         comment = body.trailing_whitespace.comment
     else:
@@ -615,6 +615,6 @@ def _flatten(  # type: ignore[no-untyped-def]
     header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
     statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])  # type: ignore[attr-defined]
-    footer = body.footer if type(body) is cst.IndentedBlock else ()
+    footer = body.footer if isinstance(body, cst.IndentedBlock) else ()
     keep_lines_after(statements[-1], [*footer, *tail])
     return cst.FlattenSentinel(statements)

@@ -57,12 +57,12 @@ def code_owner(walk: Walk, guard: cst.If | None) -> str:
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]
     sides = (test.left, target.comparator)
     return (
-        type(target.operator) is cst.Equal
-        and any(type(s) is cst.Name and s.value == "__name__" for s in sides)
+        isinstance(target.operator, cst.Equal)
+        and any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides)
         and any(string_value(s) == "__main__" for s in sides)
     )

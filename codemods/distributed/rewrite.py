@@ -121,7 +121,7 @@ class DistributedRewrite(Concern):
         value = self.part.backend_values[original]
         if string_value(original) == value:
             return updated
-        template = next((n for n in walk(original) if type(n) is cst.SimpleString), None)
+        template = next((n for n in walk(original) if isinstance(n, cst.SimpleString)), None)
         return self._replace(
             XLA_PROCESS_GROUP, original, updated,
             f"the process group's XLA {'backend' if value == 'xla' else 'init method'}",
@@ -158,7 +158,7 @@ class DistributedRewrite(Concern):
         """Workers that received a CUDA device count from the launching process read
         the XLA one when they start."""
         rereads = self.part.rereads.get(original)
-        if not rereads or type(updated.body) is not cst.IndentedBlock:
+        if not rereads or not isinstance(updated.body, cst.IndentedBlock):
             return updated
 
         def build() -> cst.FunctionDef | None:
@@ -197,7 +197,7 @@ class DistributedRewrite(Concern):
             f"{self.ctx.code(original.func)}(...) -> {{new}}: the XLA launcher starts one process per device "
             "and passes each its index (nprocs is not needed)",
             lambda: self._launch(original, updated, spawn.fn, spawn.args, spawn.start_method),
-            result=lambda node: node.func if type(node) is cst.Call else node,
+            result=lambda node: node.func if isinstance(node, cst.Call) else node,
         )
         return fixed if fixed is not None else updated
 
@@ -209,8 +209,8 @@ class DistributedRewrite(Concern):
         def build() -> cst.Call:
             new_args = [cst.Arg(cst.Name("index"))]
             values = _new_value(original, updated, args) if args is not None else None
-            if type(values) is cst.Tuple:
-                new_args += [cst.Arg(element.value, star="*" if type(element) is cst.StarredElement else "")
+            if isinstance(values, cst.Tuple):
+                new_args += [cst.Arg(element.value, star="*" if isinstance(element, cst.StarredElement) else "")
                              for element in values.elements]
             elif values is not None:
                 new_args.append(cst.Arg(values, star="*"))
@@ -264,7 +264,7 @@ class DistributedRewrite(Concern):
             XLA_LAUNCH, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
             lambda: self._launch(original, updated, fn, args, start),
-            result=lambda node: node.func if type(node) is cst.Call else node,
+            result=lambda node: node.func if isinstance(node, cst.Call) else node,
         )
         return fixed if fixed is not None else updated
 
@@ -275,7 +275,7 @@ class DistributedRewrite(Concern):
         if original in part.master_prints:
             return self._master_print(original, updated)
         spawning = original is part.spawn_guard and self.entry_from_spawn
-        if not (original is part.entry_guard or spawning) or type(updated.body) is not cst.IndentedBlock:
+        if not (original is part.entry_guard or spawning) or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         shared = self.part.guard_globals
 
@@ -311,8 +311,8 @@ class DistributedRewrite(Concern):
 
     def _master_print(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
         """``if rank == 0: print(...)`` -> ``xm.master_print(...)`` (XLA610)."""
-        call = lone_call(updated.body.body[0]) if type(updated.body) is cst.IndentedBlock else None
-        if call is None or not (type(call.func) is cst.Name and call.func.value == "print"):
+        call = lone_call(updated.body.body[0]) if isinstance(updated.body, cst.IndentedBlock) else None
+        if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
             return updated  # another rewrite changed it (a step closure)
 
         def build() -> cst.SimpleStatementLine | None:
@@ -464,13 +464,13 @@ class DistributedRewrite(Concern):
     def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
         loader, epoch = self.part.set_epochs[original]
         body = getattr(updated, "body", None)
-        if type(body) is not cst.IndentedBlock:
+        if not isinstance(body, cst.IndentedBlock):
             return updated
 
         def build() -> cst.BaseStatement:
             call = cst.parse_statement(f"{loader}.sampler.set_epoch({epoch})\n")
             statements = list(body.body)
-            at = 1 if type(original) is cst.FunctionDef and statements and _is_docstring(statements[0]) else 0
+            at = 1 if isinstance(original, cst.FunctionDef) and statements and _is_docstring(statements[0]) else 0
             return updated.with_changes(body=body.with_changes(body=[*statements[:at], call, *statements[at:]]))
 
         fixed = self.ctx.fix(
@@ -631,7 +631,7 @@ class DistributedRewrite(Concern):
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """A call of a multi-GPU API that none of the above handles is reported."""
         parent = self.ctx.parent()
-        if qualified not in apis.DISTRIBUTED or type(parent) is not cst.Call or parent.func is not original:
+        if qualified not in apis.DISTRIBUTED or not isinstance(parent, cst.Call) or parent.func is not original:
             return updated
         part = self.part
         handled = (part.process_groups, part.spawns, part.ddp_calls, part.data_parallel)
@@ -669,9 +669,9 @@ def _new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression)
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:
     return (
-        type(statement) is cst.SimpleStatementLine
+        isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
-        and type(statement.body[0]) is cst.Expr
-        and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
 

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
+from codemods.engine.nodemap import NodeCache, node_cache
+
 _CUDA_DEVICE_STRING = re.compile(r"cuda(:\d+)?")
 
 
@@ -168,12 +170,7 @@ def walk(node: cst.CSTNode) -> list[cst.CSTNode]:
     list is made once per subtree (the analyses search the same assignment values and
     conditions, each for its own reasons)."""
     kept = _KEPT
-    if kept is None:
-        return _subtree(node)
-    found = kept.get(id(node))
-    if found is None:  # the list holds the node: its id is not reused while the list is kept
-        found = kept[id(node)] = _subtree(node)
-    return found
+    return _subtree(node) if kept is None else kept(node)
 
 
 def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -186,7 +183,7 @@ def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
-_KEPT: dict[int, list[cst.CSTNode]] | None = None
+_KEPT: NodeCache[list[cst.CSTNode]] | None = None
 
 
 @contextlib.contextmanager
@@ -195,27 +192,32 @@ def subtrees_kept() -> Iterator[None]:
     global _KEPT
     outer = _KEPT
     if outer is None:
-        _KEPT = {}
+        _KEPT = node_cache(_subtree)
     try:
         yield
     finally:
         _KEPT = outer
 
 
-# Fields that hold only whitespace, comments, punctuation or plain strings.
+# Fields that hold only whitespace, comments, punctuation (the dots of a relative import,
+# the `|` between match patterns) or plain strings (tests/test_speed_guards.py checks
+# the readers against LibCST's `.children` for every node type).
 _LAYOUT = re.compile(
     r"whitespace|^(lpar|rpar|lbrace|rbrace|lbracket|rbracket|comma|semicolon|equal|colon|first_colon|second_colon|dot"
     r"|star_tok|star|operator|posonly_ind|leading_lines|lines_after_decorators|header|footer|newline|indent|start|end"
-    r"|conversion|default_indent|default_newline|encoding|has_trailing_newline|asynchronous)$"
+    r"|conversion|default_indent|default_newline|encoding|has_trailing_newline|asynchronous"
+    r"|relative|separator|comment|first_line|empty_lines|last_line)$"
 )
 # Where the order of the fields is not the order of the code.
 _LEXICAL = {
-    cst.FunctionDef: ("decorators", "name", "params", "returns", "body", "type_parameters"),
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
     cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
     cst.IfExp: ("body", "test", "orelse"),
     cst.Arg: ("keyword", "value"),
     cst.Parameters: ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg"),
     cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
+    cst.TypeAlias: ("name", "type_parameters", "value"),
     cst.MatchCase: ("pattern", "guard", "body"),
 }
 _FIELDS: dict[type, tuple[str, ...]] = {}

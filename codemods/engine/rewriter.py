@@ -16,7 +16,9 @@ from typing import Any, TypeVar
 
 import libcst as cst
 
+from codemods.engine import speed
 from codemods.engine.imports import ImportManager
+from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import field_shapes, walk
 from codemods.engine.positions import code_of
 from codemods.engine.rule import Rule
@@ -57,14 +59,14 @@ class Context:
         self.suppressed = suppressed
         self.imports = ImportManager(table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional)
         self.findings: list[PendingFinding] = []
-        # Keyed by id(): settle() runs for every node, and CSTNode.__hash__ is Python code.
-        self._unsettled: dict[int, list[PendingFinding]] = defaultdict(list)
-        self._tracked: dict[int, cst.CSTNode | None] = {}
+        # By node: settle() runs for every node (NodeMap: CSTNode.__hash__ is Python code).
+        self._unsettled: NodeMap[list[PendingFinding]] = NodeMap()
+        self._tracked: NodeMap[cst.CSTNode | None] = NodeMap()
         self.ancestors: list[cst.CSTNode] = []
         self.dropped_statements: set[cst.CSTNode] = set()
-        # Comment lines that go right after a statement (keyed by id): the footer of a
-        # block whose statements were moved into the parent block.
-        self.lines_after: dict[int, Sequence[cst.EmptyLine]] = {}
+        # Comment lines that go right after a statement: the footer of a block whose
+        # statements were moved into the parent block.
+        self.lines_after: NodeMap[Sequence[cst.EmptyLine]] = NodeMap()
         self.track([facts.imports.anchor])
 
     # -- findings ---------------------------------------------------------------
@@ -79,7 +81,7 @@ class Context:
         finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result)
         self.findings.append(finding)
         if result is None and original is not None:
-            self._unsettled[id(original)].append(finding)
+            self._unsettled.setdefault(original, []).append(finding)
 
     def report(self, rule: Rule, original: cst.CSTNode | None, message: str) -> None:
         """A manual follow-up: the code stays as it was."""
@@ -134,19 +136,19 @@ class Context:
         dropped = [f for f in self.findings if id(f.original) in inner and (f.fixed or not fixed_only)]
         for finding in dropped:
             self.findings.remove(finding)
-            pending = self._unsettled.get(id(finding.original))
+            pending = self._unsettled.get(finding.original)
             if pending and finding in pending:
                 pending.remove(finding)
 
     def settle(self, original: cst.CSTNode, result: object) -> None:
         """Called as each node is left: findings on ``original`` now point at ``result``."""
         key = id(original)
-        if key not in self._tracked and key not in self._unsettled:
+        if key not in self._tracked.ids and key not in self._unsettled.ids:
             return
         node = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
-        if key in self._tracked:
-            self._tracked[key] = node if isinstance(node, cst.CSTNode) else None
-        pending = self._unsettled.pop(key, None)
+        if key in self._tracked.ids:
+            self._tracked[original] = node if isinstance(node, cst.CSTNode) else None
+        pending = self._unsettled.pop(original, None)
         if pending and isinstance(node, cst.CSTNode):
             for finding in pending:
                 finding.result = node
@@ -154,10 +156,10 @@ class Context:
     def track(self, nodes: Sequence[cst.CSTNode | None]) -> None:
         for node in nodes:
             if node is not None:
-                self._tracked[id(node)] = None
+                self._tracked[node] = None
 
     def result_of(self, original: cst.CSTNode) -> cst.CSTNode | None:
-        return self._tracked.get(id(original))
+        return self._tracked.get(original)
 
     # -- reading ------------------------------------------------------------------
 
@@ -195,7 +197,7 @@ class Context:
     def keep_lines_after(self, statement: cst.BaseStatement, lines: Sequence[cst.EmptyLine]) -> None:
         """Put comment lines right after ``statement`` in the block it ends up in."""
         if lines:
-            self.lines_after[id(statement)] = lines
+            self.lines_after[statement] = lines
 
 
 def _unfixed(message: str) -> str:
@@ -228,7 +230,7 @@ class Rewriter(cst.CSTTransformer):
     def __init__(self, ctx: Context, concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
         super().__init__()
         self.ctx = ctx
-        self.hot = hot
+        self.hot = hot if speed.shortcuts() else None  # None: LibCST's traversal, every node
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
@@ -289,7 +291,7 @@ class Rewriter(cst.CSTTransformer):
             return updated_node
         result: object = updated_node
         kind = type(original_node)
-        if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after):
+        if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after.ids):
             result = self._without_dropped(updated_node)  # type: ignore[arg-type]
         if not self.frozen:
             if kind in _REFERENCES and self.reference_handlers:
@@ -346,14 +348,14 @@ def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
 BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
 
 
-def with_lines_after(block: BlockT, lines_after: dict[int, Sequence[cst.EmptyLine]]) -> BlockT:
+def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> BlockT:
     """``block`` with the comment lines kept for its statements placed after them: they
     lead the next statement, or join the block's footer after the last one."""
-    if not lines_after or not any(id(statement) in lines_after for statement in block.body):
+    if not lines_after or not any(statement in lines_after for statement in block.body):
         return block
     body, footer = list(block.body), list(block.footer)
     for index, statement in enumerate(body):
-        lines = lines_after.pop(id(statement), None)
+        lines = lines_after.pop(statement, None)
         if not lines:
             continue
         following = body[index + 1] if index + 1 < len(body) else None

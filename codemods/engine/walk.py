@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 import libcst as cst
 
 from codemods import apis
+from codemods.engine import speed
+from codemods.engine.nodemap import NodeCache, node_cache
 from codemods.engine.nodes import children_reader
 
 if TYPE_CHECKING:
@@ -110,22 +112,15 @@ class Walk:
                 self.leavers[node_type].append(getattr(analysis, attr))
         self._table = facts.imports.table
         self._bindings = self._table.bindings
-        self._resolved: dict[int, tuple[cst.CSTNode | None, str | None]] = {}  # by node id
+        # ``resolve(node)``: what the import table makes of a name chain.  Kept by node, as
+        # every analysis asks it of the calls it meets, and the walk of every attribute
+        # (emptied at each import).
+        self.resolve: NodeCache[str | None] = node_cache(self._table.resolve)
         self._taken = facts.imports.taken_names
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         """The analysis of that kind (analyses ask for each other in their hooks)."""
         return self._by_kind[kind]  # type: ignore[return-value]
-
-    def resolve(self, node: cst.CSTNode | None) -> str | None:
-        """What the import table makes of a name chain; kept by node, as every analysis
-        asks it of the calls it meets, and the walk of every attribute."""
-        known = self._resolved.get(id(node))
-        if known is not None:
-            return known[1]
-        qualified = self._table.resolve(node)
-        self._resolved[id(node)] = (node, qualified)  # held: its id is not reused while kept
-        return qualified
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -187,7 +182,7 @@ class Walk:
         for visit in visitors:
             visit(node)
         if opaque:  # an import: names may now resolve to something else
-            self._resolved.clear()
+            self.resolve.clear()
         else:
             for child in read_children(node):
                 self.run(child, key)
@@ -222,8 +217,10 @@ class Walk:
         self._heat(id(node))
 
     def heat_facts(self) -> None:
-        """Every node the fact sheet names is a place some rewrite looks at."""
-        for node in _nodes_in(self.facts):
+        """Every node the fact sheet names is a place some rewrite looks at (the fields
+        that cannot hold nodes are skipped, by their annotations, unless the shortcuts
+        are off)."""
+        for node in _nodes_in(self.facts, _field_names if speed.shortcuts() else _all_field_names):
             self.heat(node)
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
@@ -353,8 +350,9 @@ def _hooks(kind: type[Analysis], prefix: str) -> list[tuple[type, str]]:
     return found
 
 
-def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
-    """The nodes held anywhere in a fact sheet (its parts, their containers and records)."""
+def _nodes_in(value: object, field_names: Callable[[type], tuple[str, ...]]) -> Iterator[cst.CSTNode]:
+    """The nodes held anywhere in a fact sheet (its parts, their containers and records:
+    of a record, the fields ``field_names`` gives)."""
     stack = [value]
     while stack:
         current = stack.pop()
@@ -371,7 +369,7 @@ def _nodes_in(value: object) -> Iterator[cst.CSTNode]:
         elif held is _Holds.ITEMS:
             stack.extend(current)  # type: ignore[arg-type]
         elif held is _Holds.FIELDS:
-            stack.extend(getattr(current, name) for name in _field_names(kind))  # type: ignore[arg-type]
+            stack.extend(getattr(current, name) for name in field_names(kind))
 
 
 class _Holds(enum.Enum):
@@ -407,6 +405,12 @@ def _field_names(kind: type) -> tuple[str, ...]:
     except (NameError, TypeError):  # an annotation that cannot be read: look everywhere
         return tuple(field.name for field in fields)
     return tuple(field.name for field in fields if _may_hold_nodes(hints.get(field.name)))
+
+
+@functools.cache
+def _all_field_names(kind: type) -> tuple[str, ...]:
+    """Every field of a fact record (the search without the shortcut)."""
+    return tuple(field.name for field in dataclasses.fields(kind))
 
 
 _PLAIN = (str, int, float, bool, bytes, type(None))

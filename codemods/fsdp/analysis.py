@@ -212,7 +212,7 @@ class FsdpAnalysis(Analysis):
     def _policy_function(self, value: cst.BaseExpression, depth: int = 0) -> str | None:
         """The function of this file that a policy value calls: ``fn``,
         ``functools.partial(fn, ...)``, or a name bound once to either."""
-        if type(value) is cst.Call and self.walk.resolve(value.func) in PARTIAL:
+        if isinstance(value, cst.Call) and self.walk.resolve(value.func) in PARTIAL:
             inner = arg_value(value, 0, "func")
             return self._policy_function(inner, depth + 1) if inner is not None and depth < 3 else None
         name = dotted(value)

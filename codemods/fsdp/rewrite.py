@@ -98,9 +98,9 @@ class FsdpRewrite(Concern):
             return self._policy(original, updated, name)
         if qualified == apis.FSDP_MODULE_WRAP_POLICY:
             parent = self.ctx.parent()
-            if type(parent) is cst.Call and parent.func is original and parent in self.facts.fsdp.module_wrap_policies:
+            if isinstance(parent, cst.Call) and parent.func is original and parent in self.facts.fsdp.module_wrap_policies:
                 return updated  # the call is rewritten
-            node = parent if type(parent) is cst.Call and parent.func is original else original
+            node = parent if isinstance(parent, cst.Call) and parent.func is original else original
             self.ctx.report(
                 FSDP_MANUAL, node,
                 f"`{self.ctx.code(node)}`: torch_xla's FSDP takes a policy function, not ModuleWrapPolicy; use "
@@ -122,7 +122,7 @@ class FsdpRewrite(Concern):
     def _class_reference(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """``isinstance(m, FSDP)`` and the callee of ``FSDP(...)``: torch_xla's class."""
         parent = self.ctx.parent()
-        if type(parent) is cst.Call and parent.func is original:
+        if isinstance(parent, cst.Call) and parent.func is original:
             return updated  # the call itself is rewritten with its arguments
         new = self.ctx.fix(
             XLA_FSDP, original, f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP class",
@@ -261,7 +261,7 @@ class FsdpRewrite(Concern):
 
     def _no_offload(self, value: cst.BaseExpression) -> bool:
         """``CPUOffload()`` or ``CPUOffload(offload_params=False)``."""
-        if type(value) is not cst.Call or self.ctx.resolve(value.func) not in apis.FSDP_CPU_OFFLOAD:
+        if not isinstance(value, cst.Call) or self.ctx.resolve(value.func) not in apis.FSDP_CPU_OFFLOAD:
             return False
         return all(_is_name(a.value, "False") for a in value.args if not a.star) and not any(a.star for a in value.args)
 
@@ -303,12 +303,12 @@ class FsdpRewrite(Concern):
         return keywords, notes
 
     def _precision_leaves(self, value: cst.BaseExpression, leaves: list[cst.Call | None]) -> bool:
-        if type(value) is cst.IfExp:
+        if isinstance(value, cst.IfExp):
             return self._precision_leaves(value.body, leaves) and self._precision_leaves(value.orelse, leaves)
         if _is_name(value, "None"):
             leaves.append(None)
             return True
-        if type(value) is cst.Call and self.ctx.resolve(value.func) in apis.FSDP_MIXED_PRECISION:
+        if isinstance(value, cst.Call) and self.ctx.resolve(value.func) in apis.FSDP_MIXED_PRECISION:
             leaves.append(value)
             return True
         name = dotted(value)
@@ -471,7 +471,7 @@ class _Renamer(cst.CSTTransformer):
 
 def _rebuilt(node: cst.BaseExpression, leaves: Iterator[cst.BaseExpression]) -> cst.BaseExpression:
     """A choice (``a if c else b``) with its leaves taken from ``leaves``, in order."""
-    if type(node) is cst.IfExp:
+    if isinstance(node, cst.IfExp):
         body = _rebuilt(node.body, leaves)
         return node.with_changes(body=body, test=node.test.deep_clone(), orelse=_rebuilt(node.orelse, leaves))
     return next(leaves)
@@ -482,7 +482,7 @@ def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 
 def _is_name(node: cst.CSTNode | None, name: str) -> bool:
-    return type(node) is cst.Name and node.value == name
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _laid_out(args: list[cst.Arg], like: cst.Call) -> list[cst.Arg]:
@@ -491,15 +491,15 @@ def _laid_out(args: list[cst.Arg], like: cst.Call) -> list[cst.Arg]:
     if not args:
         return args
     last_comma = like.args[-1].comma if like.args else cst.MaybeSentinel.DEFAULT
-    trailing = type(last_comma) is cst.Comma
-    separator = next((a.comma for a in like.args[:-1] if type(a.comma) is cst.Comma), None)
+    trailing = isinstance(last_comma, cst.Comma)
+    separator = next((a.comma for a in like.args[:-1] if isinstance(a.comma, cst.Comma)), None)
     if separator is None:
         separator = last_comma if type(last_comma) is cst.Comma else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     laid = []
     for index, arg in enumerate(args):
         if index == len(args) - 1:
             laid.append(arg.with_changes(comma=last_comma if trailing else cst.MaybeSentinel.DEFAULT))
-        elif type(arg.comma) is cst.Comma and arg.comma is not last_comma:
+        elif isinstance(arg.comma, cst.Comma) and arg.comma is not last_comma:
             laid.append(arg)
         else:
             laid.append(arg.with_changes(comma=separator))

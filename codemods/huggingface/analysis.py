@@ -131,9 +131,9 @@ class HuggingFaceAnalysis(Analysis):
         if dotted(node.target) != "preprocessing_num_workers" or node.value is None or not self.walk.class_depth:
             return
         default = node.value
-        if type(default) is cst.Call and dotted(default.func) in ("field", "dataclasses.field"):
+        if isinstance(default, cst.Call) and dotted(default.func) in ("field", "dataclasses.field"):
             default = arg_value(default, 99, "default")  # type: ignore[assignment]
-        if type(default) is cst.Name and default.value == "None":
+        if isinstance(default, cst.Name) and default.value == "None":
             self.part.default_preprocessing_workers.append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -157,14 +157,14 @@ class HuggingFaceAnalysis(Analysis):
 
     def _parser(self, name: str, call: cst.Call) -> None:
         classes = arg_value(call, 0, "dataclass_types")
-        elements = classes.elements if type(classes) in (cst.Tuple, cst.List) else [cst.Element(classes)] if classes else []  # type: ignore[union-attr]
+        elements = classes.elements if isinstance(classes, (cst.Tuple, cst.List)) else [cst.Element(classes)] if classes else []
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
                 self.parsers[name] = index
 
     def _parse(self, target: cst.BaseExpression, index: int) -> None:
-        if type(target) in (cst.Tuple, cst.List) and len(target.elements) > index:  # type: ignore[attr-defined]
-            name = dotted(target.elements[index].value)  # type: ignore[attr-defined]
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) > index:
+            name = dotted(target.elements[index].value)
         else:
             name = dotted(target) if index == 0 else None
         statement = self.statement
@@ -173,7 +173,7 @@ class HuggingFaceAnalysis(Analysis):
         parent = self.statement_parent[-1]
         anchor: cst.CSTNode = statement
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
-        if type(parent) is cst.If and parent.orelse is not None or id(parent) in self.elif_heads:
+        if isinstance(parent, cst.If) and parent.orelse is not None or id(parent) in self.elif_heads:
             anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]
         self.parses.append((name, anchor))
 
@@ -190,7 +190,7 @@ class HuggingFaceAnalysis(Analysis):
     leave_For = leave_While = leave_With = leave_Try = leave_FunctionDef = leave_ClassDef = _leave_compound
 
     def visit_If(self, node: cst.If) -> None:
-        if type(node.orelse) is cst.If:
+        if isinstance(node.orelse, cst.If):
             self.elif_heads[id(node.orelse)] = self.elif_heads.get(id(node), node)
         self.statement_parent.append(node)
 
@@ -271,7 +271,7 @@ def _pads_dynamically(value: cst.BaseExpression) -> bool:
     text = string_value(value)
     if text is not None:
         return text == "longest"
-    return (type(value) is cst.Name and value.value == "True") or (dotted(value) or "").endswith(".LONGEST")
+    return (isinstance(value, cst.Name) and value.value == "True") or (dotted(value) or "").endswith(".LONGEST")
 
 
 def _builds_tokenizer(callee: str | None, name: str, value: cst.Call) -> bool:

@@ -81,7 +81,7 @@ class HuggingFaceRewrite(Concern):
             INPUT_WORKERS, node,
             "dataloader_num_workers is left at 0: batches are prepared between steps while the device "
             "waits; use at least the number of devices per host (and fewer than its CPUs)"
-            + (" (--dataloader_num_workers N)" if type(node) is not cst.Call else "")
+            + (" (--dataloader_num_workers N)" if not isinstance(node, cst.Call) else "")
         )
 
     def _padding(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -145,45 +145,45 @@ class _Bindings:
         self.mutated: set[str] = set()
 
     def note(self, node: cst.CSTNode) -> None:
-        if type(node) is cst.Assign:
+        if isinstance(node, cst.Assign):
             for target in node.targets:
                 self._target(target.target, node.value)
-        elif type(node) is cst.AnnAssign and node.value is not None:
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._target(node.target, node.value)
-        elif type(node) is cst.AugAssign:
+        elif isinstance(node, cst.AugAssign):
             self._mutate(node.target)
-        elif type(node) is cst.Del:
+        elif isinstance(node, cst.Del):
             self._mutate(node.target)
-        elif type(node) in (cst.For, cst.CompFor):
-            self._other(node.target, "a loop variable")  # type: ignore[attr-defined]
-        elif type(node) is cst.WithItem and node.asname is not None:
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            self._other(node.target, "a loop variable")
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
             self._other(node.asname.name, "bound by a with statement")
-        elif type(node) is cst.NamedExpr:
+        elif isinstance(node, cst.NamedExpr):
             self._other(node.target, "bound inside an expression")
-        elif type(node) is cst.Param:
+        elif isinstance(node, cst.Param):
             self.other.setdefault(node.name.value, "a function parameter")
-        elif type(node) in (cst.FunctionDef, cst.ClassDef):
-            self.other.setdefault(node.name.value, "a function or class")  # type: ignore[attr-defined]
-        elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in _MUTATORS:
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.other.setdefault(node.name.value, "a function or class")
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
             self._mutate(node.func.value)
 
     def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if type(target) is cst.Name:
+        if isinstance(target, cst.Name):
             self.assigned[target.value].append(value)
-        elif type(target) in (cst.Subscript, cst.Attribute):
+        elif isinstance(target, (cst.Subscript, cst.Attribute)):
             self._mutate(target)
         else:
             self._other(target, "unpacked from another value")
 
     def _other(self, target: cst.CSTNode, how: str) -> None:
         for node in walk(target):
-            if type(node) is cst.Name:
+            if isinstance(node, cst.Name):
                 self.other.setdefault(node.value, how)
 
     def _mutate(self, target: cst.CSTNode) -> None:
-        while type(target) in (cst.Subscript, cst.Attribute):
-            target = target.value  # type: ignore[attr-defined]
-        if type(target) is cst.Name:
+        while isinstance(target, (cst.Subscript, cst.Attribute)):
+            target = target.value
+        if isinstance(target, cst.Name):
             self.mutated.add(target.value)
 
     def follow(self, name: str) -> cst.BaseExpression | str:
@@ -206,7 +206,7 @@ class _Resolver:
         self.bindings = bindings
 
     def value(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> Value:
-        if type(node) is cst.Name:
+        if isinstance(node, cst.Name):
             if node.value in ("True", "False", "None") and node.value not in self.bindings.assigned:
                 return Constant(node, {"True": True, "False": False, "None": None}[node.value])
             if node.value in seen:
@@ -217,22 +217,22 @@ class _Resolver:
             if isinstance(bound, str):
                 return Unknown(node, bound)
             return self.value(bound, seen | {node.value})
-        if type(node) in (cst.SimpleString, cst.ConcatenatedString):
-            text = node.evaluated_value  # type: ignore[attr-defined]
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = node.evaluated_value
             return Constant(node, text) if isinstance(text, str) else Unknown(node, "it is a formatted string")
-        if type(node) is cst.FormattedString:
+        if isinstance(node, cst.FormattedString):
             return Unknown(node, "it is a formatted string")
-        if type(node) in (cst.Integer, cst.Float):
-            return Constant(node, ast.literal_eval(node.value))  # type: ignore[attr-defined]
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return Constant(node, ast.literal_eval(node.value))
         if (
-            type(node) is cst.UnaryOperation
-            and type(node.operator) is cst.Minus
-            and type(node.expression) in (cst.Integer, cst.Float)
+            isinstance(node, cst.UnaryOperation)
+            and isinstance(node.operator, cst.Minus)
+            and isinstance(node.expression, (cst.Integer, cst.Float))
         ):
-            return Constant(node, -ast.literal_eval(node.expression.value))  # type: ignore[attr-defined]
-        if type(node) is cst.Dict:
+            return Constant(node, -ast.literal_eval(node.expression.value))
+        if isinstance(node, cst.Dict):
             return self._dict_literal(node, seen)
-        if type(node) is cst.Call:
+        if isinstance(node, cst.Call):
             return self._call(node, seen)
         return Unknown(node, f"`{_short(node)}` is computed when the script runs")
 
@@ -240,8 +240,8 @@ class _Resolver:
         entries: dict[str, Entry] = {}
         hidden: cst.CSTNode | None = None
         for element in node.elements:
-            key = element.key if type(element) is cst.DictElement else None
-            text = key.evaluated_value if type(key) in (cst.SimpleString, cst.ConcatenatedString) else None  # type: ignore[union-attr]
+            key = element.key if isinstance(element, cst.DictElement) else None
+            text = key.evaluated_value if isinstance(key, (cst.SimpleString, cst.ConcatenatedString)) else None
             if key is None or not isinstance(text, str):
                 hidden = hidden or element
                 continue
@@ -249,7 +249,7 @@ class _Resolver:
         return Mapping(node, entries, hidden)
 
     def _call(self, node: cst.Call, seen: frozenset[str]) -> Value:
-        if type(node.func) is cst.Name and node.func.value == "dict" and "dict" not in self.bindings.assigned:
+        if isinstance(node.func, cst.Name) and node.func.value == "dict" and "dict" not in self.bindings.assigned:
             entries: dict[str, Entry] = {}
             hidden: cst.CSTNode | None = None
             for arg in node.args:
@@ -326,11 +326,11 @@ class _Collector(cst.CSTVisitor):
         if type(node) not in _COLLECTED:  # most nodes: names, operators, whitespace
             return True
         self.bindings.note(node)
-        if type(node) is cst.Call:
+        if isinstance(node, cst.Call):
             self.calls.append(node)
-        elif type(node) in (cst.Import, cst.ImportFrom) and _imports_smp_torch(node):  # type: ignore[arg-type]
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and _imports_smp_torch(node):
             self.smp_imports.append(node)
-        elif type(node) is cst.SimpleStatementLine and _is_smp_init(node, self.imports):
+        elif isinstance(node, cst.SimpleStatementLine) and _is_smp_init(node, self.imports):
             self.init_lines.append(node)
         return True
 
@@ -369,16 +369,16 @@ def _imports_smp_torch(statement: cst.Import | cst.ImportFrom) -> bool:
 
 
 def _is_smp_init(line: cst.SimpleStatementLine, imports: ImportTable) -> bool:
-    if len(line.body) != 1 or type(line.body[0]) is not cst.Expr:
+    if len(line.body) != 1 or not isinstance(line.body[0], cst.Expr):
         return False
     call = line.body[0].value
-    return type(call) is cst.Call and imports.resolve(call.func) == f"{SMP_TORCH}.init"
+    return isinstance(call, cst.Call) and imports.resolve(call.func) == f"{SMP_TORCH}.init"
 
 
 def _takes_smp_local_rank(call: cst.Call, imports: ImportTable, bindings: _Bindings) -> bool:
     if len(call.args) != 1:
         return False
     value: cst.BaseExpression | str = call.args[0].value
-    if type(value) is cst.Name:
+    if isinstance(value, cst.Name):
         value = bindings.follow(value.value)
-    return type(value) is cst.Call and imports.resolve(value.func) == f"{SMP_TORCH}.local_rank"
+    return isinstance(value, cst.Call) and imports.resolve(value.func) == f"{SMP_TORCH}.local_rank"

@@ -292,11 +292,11 @@ class _EstimatorCheck:
         key = partitions.key_node
 
         def rename(node: cst.CSTNode) -> cst.CSTNode:
-            if type(node) is cst.Name:
+            if isinstance(node, cst.Name):
                 return node.with_changes(value="pipeline_parallel_degree")
             return _string_like(node, "pipeline_parallel_degree")
 
-        new = "pipeline_parallel_degree" if type(key) is cst.Name else _code(rename(key))
+        new = "pipeline_parallel_degree" if isinstance(key, cst.Name) else _code(rename(key))
         self.owner.plan(key, _Edit(PARTITIONS_RENAMED,
                                    f"{_code(key)} -> {new}: renamed in smdistributed-modelparallel 1.6.0",
                                    rename))
@@ -340,7 +340,7 @@ class _EstimatorCheck:
             return
         why = f"{name} has {entry.gpus} GPUs, one per process"
         pipeline = _constant_int(degree)
-        if type(value.node) is not cst.Integer or (pipeline and entry.gpus % pipeline):
+        if not isinstance(value.node, cst.Integer) or (pipeline and entry.gpus % pipeline):
             reason = f" (the pipeline degree {pipeline} does not divide {entry.gpus})" if pipeline else ""
             self.owner.report(PROCESSES_PER_HOST, value.node,
                               f'"processes_per_host" {processes} is above the GPUs: {why}{reason}')
@@ -359,7 +359,7 @@ class _EstimatorCheck:
         repeats = list(_MCA_DEFAULT.finditer(text))
         if not repeats:
             return
-        if any(m.group(1) != "none" for m in repeats) or type(options.node) is not cst.SimpleString:
+        if any(m.group(1) != "none" for m in repeats) or not isinstance(options.node, cst.SimpleString):
             self.owner.report(REPEATED_MCA_DEFAULT, options.node,
                               "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
                               "SageMaker already passes (`--mca btl_vader_single_copy_mechanism none`): Open MPI fails "
@@ -527,7 +527,7 @@ def _code(node: cst.CSTNode) -> str:
 def _string_like(template: cst.CSTNode, text: str) -> cst.SimpleString:
     """A string literal holding ``text`` with the prefix and quotes of ``template``."""
     prefix, quote = ("", '"')
-    if type(template) is cst.SimpleString:
+    if isinstance(template, cst.SimpleString):
         prefix, quote = template.prefix, template.quote
     if "\\" in text or "\n" in text or quote[0] in text:
         literal = repr(text)
@@ -545,7 +545,7 @@ def _append_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
     last = args[-1]
     separator = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else cst.Comma(
         whitespace_after=cst.SimpleWhitespace(" "))
-    if type(last.comma) is cst.Comma:
+    if isinstance(last.comma, cst.Comma):
         args[-1] = last.with_changes(comma=separator)
         return call.with_changes(args=[*args, argument.with_changes(comma=last.comma)])
     args[-1] = last.with_changes(comma=separator)

@@ -166,7 +166,7 @@ class _Hoisting:
         code = code_of(node)
         name = self.by_code.get(code)
         if name is None:
-            base = node.value if type(node) is cst.Name else node.attr.value if type(node) is cst.Attribute else "value"
+            base = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else "value"
             name = self.renamed.get(base, base)
             name = _fresh(name, set(self.names)) if name in self.names or keyword.iskeyword(name) else name
             self.by_code[code] = name
@@ -228,12 +228,12 @@ def _rewritten_values(original: cst.CSTNode, updated: cst.CSTNode, hoisting: _Ho
 def _literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, _LITERALS):
         return True
-    if type(node) is cst.Name:
+    if isinstance(node, cst.Name):
         return node.value in ("True", "False", "None")
-    if type(node) is cst.ConcatenatedString:
+    if isinstance(node, cst.ConcatenatedString):
         return _literal(node.left) and _literal(node.right)
-    if type(node) is cst.FormattedString:
-        return not any(type(p) is cst.FormattedStringExpression for p in node.parts)
+    if isinstance(node, cst.FormattedString):
+        return not any(isinstance(p, cst.FormattedStringExpression) for p in node.parts)
     return False
 
 

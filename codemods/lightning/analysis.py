@@ -169,7 +169,7 @@ class LightningAnalysis(Analysis):
     def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
         """The dict literal a name is bound to once in the file (a config dict)."""
         values = self.assigned.get(dotted(node) or "", [])
-        return values[0] if len(values) == 1 and type(values[0]) is cst.Dict else None
+        return values[0] if len(values) == 1 and isinstance(values[0], cst.Dict) else None
 
     def _unpacked(self, arg: cst.Arg, kind: Kind) -> None:
         """``Trainer(**config)`` with ``config = {"accelerator": "gpu", ...}`` in the file."""
@@ -178,7 +178,7 @@ class LightningAnalysis(Analysis):
             self.part.unknown[arg] = "accelerator, strategy or precision"
             return
         for element in config.elements:
-            key = string_value(element.key) if type(element) is cst.DictElement else None
+            key = string_value(element.key) if isinstance(element, cst.DictElement) else None
             if key in PARAMETERS:
                 value = element.value
                 if not (self._literal(value, key, kind, dotted(arg.value) or "") or self._choice(value, key, kind)):
@@ -188,11 +188,11 @@ class LightningAnalysis(Analysis):
         value = arg.value
         if self._literal(value, parameter, kind, "") or self._choice(value, parameter, kind):
             return
-        if type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index:
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
             index = value.slice[0].slice.value
             config, key = self._config(value.value), string_value(index)
             entry = next(
-                (e.value for e in config.elements if type(e) is cst.DictElement and string_value(e.key) == key), None
+                (e.value for e in config.elements if isinstance(e, cst.DictElement) and string_value(e.key) == key), None
             ) if config is not None and key is not None else None
             if entry is not None and self._literal(entry, parameter, kind, code_of(value).strip()):
                 return
@@ -207,13 +207,13 @@ class LightningAnalysis(Analysis):
             for source in sources:
                 self._literal(source, parameter, kind, name or "")
             return
-        if type(value) is not cst.Name or value.value != "None":
+        if not isinstance(value, cst.Name) or value.value != "None":
             self.part.unknown[arg] = parameter
 
     def _choice(self, value: cst.BaseExpression, parameter: str, kind: Kind) -> bool:
         """``"cuda" if args.gpu else "cpu"``: each literal is mapped, unless the test asks
         CUDA (False on XLA: the choice would pick the other branch there)."""
-        if type(value) is not cst.IfExp:
+        if not isinstance(value, cst.IfExp):
             return False
         leaves = [value.body, value.orelse]
         if not all(_is_literal(leaf) for leaf in leaves) or any("cuda" in name for name in names_in(value.test)):
@@ -226,7 +226,7 @@ class LightningAnalysis(Analysis):
         """Record what a literal value becomes; False if it is not a literal."""
         if not _is_literal(node):
             return False
-        text = string_value(node) if type(node) is not cst.Integer else node.value
+        text = string_value(node) if not isinstance(node, cst.Integer) else node.value
         new: str | None = ""
         why = ""
         if parameter == "accelerator":
@@ -242,4 +242,4 @@ class LightningAnalysis(Analysis):
 
 
 def _is_literal(node: cst.BaseExpression) -> bool:
-    return string_value(node) is not None or type(node) is cst.Integer
+    return string_value(node) is not None or isinstance(node, cst.Integer)

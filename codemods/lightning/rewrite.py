@@ -69,7 +69,7 @@ class LightningRewrite(Concern):
             return updated
 
         def build() -> cst.BaseExpression:
-            template = original if type(original) is cst.SimpleString else cst.SimpleString('""')
+            template = original if isinstance(original, cst.SimpleString) else cst.SimpleString('""')
             return quoted_like(template, new_value)
 
         new = self.ctx.fix(

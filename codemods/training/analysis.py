@@ -324,7 +324,7 @@ class TrainingAnalysis(Analysis):
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
-        if type(node) is cst.Call and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
+        if isinstance(node, cst.Call) and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
             return dotted(node.args[0].value)
         return dotted(node)
 
@@ -336,12 +336,12 @@ class TrainingAnalysis(Analysis):
             (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
             None,
         )
-        if closure_index is not None and type(node.args[closure_index].value) is cst.Name:
+        if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop))
         if loop is None and self.statement is not None and any(
-            type(small) is cst.Expr and small.value is node for small in self.statement.body
+            isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
         ):
             self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
 
@@ -480,12 +480,12 @@ class TrainingAnalysis(Analysis):
         loop's own ``.to(device)`` moves: every batch variable is moved to one device
         that is the XLA device on every path (a CPU fallback would break the wrap)."""
         node = loop.node
-        if type(node) is not cst.For:
+        if not isinstance(node, cst.For):
             return None
         loader, target = node.iter, node.target
-        if type(loader) is cst.Call and dotted(loader.func) == "enumerate" and loader.args:
+        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
             loader = loader.args[0].value
-            if type(target) is not cst.Tuple or len(target.elements) != 2:
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
                 return None
             target = target.elements[1].value  # type: ignore[assignment]
         name = dotted(loader)
@@ -748,7 +748,7 @@ def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
     """The expression mentions a device value, outside host reads."""
     if _host_valued(node):
         return False
-    if type(node) in (cst.Name, cst.Attribute) and dotted(node) in device_names:
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) in device_names:
         return True
     return any(
         _device_valued(child, device_names)
@@ -804,6 +804,6 @@ def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
 
 def _static_index(index: cst.BaseSlice) -> bool:
     """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
-    return type(index) is cst.Slice or (
-        type(index) is cst.Index and type(index.value) in (cst.Integer, cst.SimpleString)
+    return isinstance(index, cst.Slice) or (
+        isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
     )

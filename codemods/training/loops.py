@@ -148,11 +148,11 @@ def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst
     to it (``continue`` of this loop, ``return`` of this function) and at its end
     (before a final break/continue/return/raise)."""
     body = body.visit(_BeforeExits(barrier, exits))  # type: ignore[assignment]
-    if type(body) is cst.SimpleStatementSuite:
+    if isinstance(body, cst.SimpleStatementSuite):
         body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=body.body)])
     statements = list(body.body)
     last = statements[-1] if statements else None
-    if type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], _EXITS):
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], _EXITS):
         if not isinstance(last.body[-1], exits):  # otherwise it already has one
             statements.insert(len(statements) - 1, barrier())
     else:
