@@ -402,3 +402,37 @@ def test_a_device_flag_is_not_folded_to_a_cuda_string_that_stays(target: str) ->
     assert conversion.output == LIGHTNING_PARITY
     assert [(f.rule, f.line, f.fixed) for f in conversion.findings] == [("XLA104", 5, False)]
     assert "make it the XLA device by hand" in conversion.findings[0].message
+
+
+MINIMUM_DEVICES_EXIT = textwrap.dedent(
+    """
+    import torch
+    import torch.multiprocessing as mp
+
+
+    def verify_min_gpu_count(min_gpus: int = 2) -> bool:
+        has_gpu = torch.accelerator.is_available()
+        gpu_count = torch.accelerator.device_count()
+        return has_gpu and gpu_count >= min_gpus
+
+
+    def run_worker(rank, world_size):
+        torch.distributed.init_process_group("nccl", rank=rank, world_size=world_size)
+
+
+    if __name__ == "__main__":
+        if not verify_min_gpu_count(min_gpus=2):
+            exit()
+        mp.spawn(run_worker, args=(4,), nprocs=4, join=True)
+    """
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_count_left_by_a_removed_minimum_devices_exit_stays(target: str) -> None:
+    """pytorch/examples distributed/rpc/ddp_rpc: the exit under the minimum-device check
+    goes (XLA104), leaving the counting function uncalled; a second run must not port the
+    accelerator count in it (``_convert`` checks the second run changes nothing)."""
+    first = _convert(MINIMUM_DEVICES_EXIT, target)
+    assert "if not verify_min_gpu_count" not in first
+    assert "gpu_count = torch.accelerator.device_count()" in first

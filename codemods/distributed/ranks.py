@@ -205,7 +205,7 @@ class RankAnalysis(Analysis):
             self.rank_reads.append(_Read(node, DIST_CONCEPTS[callee], owner))
         elif callee in XLA_RANK_READS:
             self.xla_rank_reads = True  # already-ported code reads its rank as the original did
-        elif callee in apis.DEVICE_COUNTS and not node.args:
+        elif callee == "torch.cuda.device_count" and not node.args:
             self.count_calls.append((node, owner, self._assigned_name(node)))
         elif callee in SAVES:
             self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
