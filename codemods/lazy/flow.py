@@ -87,6 +87,54 @@ class Site:
     conditional: bool = False
 
 
+@dataclass
+class Sites:
+    """The nodes the lazy analyses look at, collected by the walk in code order."""
+
+    calls: list[Site] = field(default_factory=list)
+    subscripts: list[Site] = field(default_factory=list)
+    powers: list[Site] = field(default_factory=list)
+    implicit: list[Site] = field(default_factory=list)  # f-string parts and print/logging arguments
+    tests: list[Site] = field(default_factory=list)
+    names: list[tuple[cst.Name, Scope]] = field(default_factory=list)  # every name read, and its scope
+    loops: dict[cst.CSTNode, Site] = field(default_factory=dict)
+    barriers: list[Site] = field(default_factory=list)
+
+
+@dataclass
+class NameUses:
+    """How the walk saw names and subscripts used, by node id."""
+
+    ignored: set[int] = field(default_factory=set)  # attribute names, keywords, stores...
+    safe: set[int] = field(default_factory=set)  # names used only for slicing or metadata
+    passed: dict[int, tuple[cst.Call, int | str]] = field(default_factory=dict)  # name -> (call, position or keyword)
+    store_subscripts: set[int] = field(default_factory=set)
+    in_tests: set[int] = field(default_factory=set)  # nodes inside an if, while or assert test
+
+
+@dataclass
+class _Position:
+    """Where the walk is, for the sites it records."""
+
+    place: tuple[Scope, tuple[cst.CSTNode, ...], bool]  # _where's answer, kept while the walk stays put
+    small: cst.BaseSmallStatement | None = None  # the statement being walked
+    nested: int = 0  # comprehensions entered
+    lambdas: int = 0  # lambdas entered
+    order: int = 0  # sites recorded
+    place_at: int = -1  # the walk's moves when ``place`` was found
+
+
+@dataclass
+class _Memo:
+    """Answers kept after the walk: the fixed-point loops ask the same questions again and again."""
+
+    value_names: dict[int, tuple[str, ...]] = field(default_factory=dict)  # _value_names, by expression id
+    bound: dict[int, list[tuple[Scope, str, cst.BaseExpression]]] = field(default_factory=dict)  # params_for, by call id
+    mentioned: dict[int, set[str] | None] = field(default_factory=dict)  # _mentioned, by expression id
+    device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
+    loaders: set[str] | None = None  # names bound to device loaders (from_device_loader)
+
+
 class FlowAnalysis(Analysis):
     """The sites of the file, by function, and the device values and per-step integers
     among them (what the lazy analyses ask: ``is_device``, ``varying_in``)."""
@@ -99,30 +147,10 @@ class FlowAnalysis(Analysis):
         self.module_scope = Scope(None)
         self.scopes: dict[int, Scope] = {}
         self.functions: dict[str, list[Scope]] = {}  # by name (methods too)
-        self.calls: list[Site] = []
-        self.subscripts: list[Site] = []
-        self.powers: list[Site] = []
-        self.implicit: list[Site] = []  # f-string parts and print/logging arguments
-        self.tests: list[Site] = []
-        self.names: list[tuple[cst.Name, Scope]] = []  # every name read, and its scope
-        self.loops: dict[cst.CSTNode, Site] = {}
-        self.barriers: list[Site] = []
-        self.ignored_names: set[int] = set()  # attribute names, keywords, stores...
-        self.safe_uses: set[int] = set()  # names used only for slicing or metadata
-        self.passed: dict[int, tuple[cst.Call, int | str]] = {}  # name -> (call, param position or keyword)
-        self.store_subscripts: set[int] = set()
-        self.test_nodes: set[int] = set()
-        self.small: cst.BaseSmallStatement | None = None
-        self.value_names: dict[int, tuple[str, ...]] = {}
-        self.bound: dict[int, list[tuple[Scope, str, cst.BaseExpression]]] = {}  # params_for, by call id
-        self.mentioned: dict[int, set[str] | None] = {}  # _mentioned, by expression id
-        self.device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
-        self.nested = 0
-        self.lambdas = 0
-        self.order = 0
-        self._loaders: set[str] | None = None  # names bound to device loaders (_from_device_loader)
-        self._place_at = -1  # the walk's moves when _place was found
-        self._place: tuple[Scope, tuple[cst.CSTNode, ...], bool] = (self.module_scope, (), False)
+        self.sites = Sites()
+        self.uses = NameUses()
+        self._at = _Position((self.module_scope, (), False))
+        self._memo = _Memo()
 
     # -- where the walk is ------------------------------------------------------------
 
@@ -143,16 +171,16 @@ class FlowAnalysis(Analysis):
 
     def _where(self) -> tuple[Scope, tuple[cst.CSTNode, ...], bool]:
         """The scope, the loops and whether in a condition within the innermost loop."""
-        if self._place_at != self.walk.moves:  # most sites share their place with the one before
-            self._place_at = self.walk.moves
-            self._place = (self.scope, self._loops(), self.walk.conditional_in_loop)
-        return self._place
+        if self._at.place_at != self.walk.moves:  # most sites share their place with the one before
+            self._at.place_at = self.walk.moves
+            self._at.place = (self.scope, self._loops(), self.walk.conditional_in_loop)
+        return self._at.place
 
     def _site(self, node: cst.CSTNode) -> Site:
-        self.order += 1
+        self._at.order += 1
         scope, loops, conditional = self._where()
-        return Site(node, scope, loops, self.small, id(node) in self.test_nodes, self.nested > 0,
-                     self.lambdas > 0, self.order, conditional)
+        return Site(node, scope, loops, self._at.small, id(node) in self.uses.in_tests, self._at.nested > 0,
+                     self._at.lambdas > 0, self._at.order, conditional)
 
     # -- walk: scopes and names ----------------------------------------------------------
 
@@ -169,11 +197,11 @@ class FlowAnalysis(Analysis):
             scope.device.update(p for p in scope.params if p != "self")
         self.scopes[id(node)] = scope
         self.functions.setdefault(node.name.value, []).append(scope)
-        self.ignored_names.add(id(node.name))
-        self.small = None
+        self.uses.ignored.add(id(node.name))
+        self._at.small = None
 
     def visit_Param(self, node: cst.Param) -> None:
-        self.ignored_names.add(id(node.name))
+        self.uses.ignored.add(id(node.name))
 
     def visit_Global(self, node: cst.Global) -> None:
         self.scope.globals.update(n.name.value for n in node.names)
@@ -181,47 +209,47 @@ class FlowAnalysis(Analysis):
     visit_Nonlocal = visit_Global
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.ignored_names.add(id(node.attr))
+        self.uses.ignored.add(id(node.attr))
         if node.attr.value in METADATA_ATTRIBUTES and type(node.value) is cst.Name:
-            self.safe_uses.add(id(node.value))
+            self.uses.safe.add(id(node.value))
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
-            self.ignored_names.add(id(node.keyword))
+            self.uses.ignored.add(id(node.keyword))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.ignored_names.add(id(node.name))
-        self.small = None
+        self.uses.ignored.add(id(node.name))
+        self._at.small = None
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self.ignored_names:
-            self.names.append((node, self._where()[0]))
+        if id(node) not in self.uses.ignored:
+            self.sites.names.append((node, self._where()[0]))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.ignored_names.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
+        self.uses.ignored.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
 
     def _nest(self, node: cst.CSTNode) -> None:
-        self.nested += 1
+        self._at.nested += 1
 
     def _unnest(self, node: cst.CSTNode) -> None:
-        self.nested -= 1
+        self._at.nested -= 1
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nest
     leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _unnest
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.lambdas += 1
+        self._at.lambdas += 1
 
     def leave_Lambda(self, node: cst.Lambda) -> None:
-        self.lambdas -= 1
+        self._at.lambdas -= 1
 
     # -- walk: statements ----------------------------------------------------------------
 
     def _small(self, node: cst.BaseSmallStatement) -> None:
-        self.small = node
+        self._at.small = node
 
     def _end_small(self, node: cst.BaseSmallStatement) -> None:
-        self.small = None
+        self._at.small = None
 
     visit_Expr = visit_Del = _small
     leave_Expr = leave_Return = leave_Del = leave_Assign = leave_AugAssign = leave_AnnAssign = leave_Assert = _end_small
@@ -231,109 +259,109 @@ class FlowAnalysis(Analysis):
         for target in targets:
             for element in _unpack(target):
                 if type(element) is cst.Subscript:
-                    self.store_subscripts.add(id(element))
+                    self.uses.store_subscripts.add(id(element))
                 name = dotted(element)
                 if name is not None:
                     names.append(name)
                     if "." not in name:
                         self.scope.locals.add(name)
                     if type(element) is cst.Name and not augmented:
-                        self.ignored_names.add(id(element))
+                        self.uses.ignored.add(id(element))
         if value is not None:
             self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self.small = node
+        self._at.small = node
         self._assign([t.target for t in node.targets], node.value, False)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.small = node
+        self._at.small = node
         self._assign([node.target], node.value, False)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.small = node
+        self._at.small = node
         self._assign([node.target], node.value, True)
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self.small = node
+        self._at.small = node
         self._test(node.test)
 
     def visit_Return(self, node: cst.Return) -> None:
-        self.small = node
+        self._at.small = node
         if node.value is not None and self.walk.enclosing_function is not None:
             self.scope.returns.append(node.value)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        self.test_nodes.update(id(n) for n in walk(test))
-        self.tests.append(self._site(test))
+        self.uses.in_tests.update(id(n) for n in walk(test))
+        self.sites.tests.append(self._site(test))
 
     def visit_If(self, node: cst.If) -> None:
-        self.small = None
+        self._at.small = None
         self._test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._test(node.test)
 
     def visit_While(self, node: cst.While) -> None:
-        self.small = None
-        self.loops[node] = self._site(node)
+        self._at.small = None
+        self.sites.loops[node] = self._site(node)
         self._test(node.test)
 
     def visit_For(self, node: cst.For) -> None:
-        self.small = None
-        self.loops[node] = self._site(node)
+        self._at.small = None
+        self.sites.loops[node] = self._site(node)
         self._assign([node.target], None, False)
 
     def visit_With(self, node: cst.With) -> None:
-        self.small = None
+        self._at.small = None
         for item in node.items:
             if item.asname is not None:
                 self._assign([item.asname.name], None, False)
 
     def visit_Try(self, node: cst.Try) -> None:
-        self.small = None
+        self._at.small = None
 
     # -- walk: operations -----------------------------------------------------------------
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if type(node.value) is cst.Name:
-            self.safe_uses.add(id(node.value))
-        self.subscripts.append(self._site(node))
+            self.uses.safe.add(id(node.value))
+        self.sites.subscripts.append(self._site(node))
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) is cst.Power:
-            self.powers.append(self._site(node))
+            self.sites.powers.append(self._site(node))
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
-        self.implicit.append(self._site(node.expression))
+        self.sites.implicit.append(self._site(node.expression))
 
     def visit_Call(self, node: cst.Call) -> None:
         site = self._site(node)
-        self.calls.append(site)
+        self.sites.calls.append(site)
         method = method_name(node)
         func = dotted(node.func)
         if method in METADATA_METHODS and isinstance(receiver(node), cst.Name):
-            self.safe_uses.add(id(receiver(node)))
+            self.uses.safe.add(id(receiver(node)))
         if func == "len" and node.args and type(node.args[0].value) is cst.Name:
-            self.safe_uses.add(id(node.args[0].value))
+            self.uses.safe.add(id(node.args[0].value))
         for position, arg in enumerate(node.args):
             if type(arg.value) is cst.Name and not arg.star:
-                self.passed[id(arg.value)] = (node, arg.keyword.value if arg.keyword else position)
+                self.uses.passed[id(arg.value)] = (node, arg.keyword.value if arg.keyword else position)
         if is_logging(node, self.walk):
             for arg in node.args:
                 if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
-                    self.implicit.append(self._site(arg.value))
+                    self.sites.implicit.append(self._site(arg.value))
         callee = self.walk.resolve(node.func)
         if self.walk.loop is not None and (
             callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
         ):
-            self.barriers.append(site)
+            self.sites.barriers.append(site)
 
     # -- results ------------------------------------------------------------------------------
 
     def finish(self) -> None:
         self._device_names()
-        self.device_values = {}
+        self._memo.device_values = {}
 
     def _callees(self, call: cst.Call) -> list[Scope]:
         func = dotted(call.func) or ""
@@ -347,9 +375,9 @@ class FlowAnalysis(Analysis):
         """(callee scope, parameter, argument) for a call of one of the file's functions
         (asked after the walk, when every function is known: kept, as the fixed-point
         loops ask again and again)."""
-        bound = self.bound.get(id(call))
+        bound = self._memo.bound.get(id(call))
         if bound is None:
-            bound = self.bound[id(call)] = self._bind(call)
+            bound = self._memo.bound[id(call)] = self._bind(call)
         return bound
 
     def _bind(self, call: cst.Call) -> list[tuple[Scope, str, cst.BaseExpression]]:
@@ -380,7 +408,7 @@ class FlowAnalysis(Analysis):
         known, the answers are kept.)"""
         if node is None:
             return False
-        known = self.device_values
+        known = self._memo.device_values
         if known is not None:
             key = (id(scope), id(node))
             answer = known.get(key)
@@ -449,14 +477,14 @@ class FlowAnalysis(Analysis):
 
     def _device_names(self) -> None:
         scopes = [self.module_scope, *self.scopes.values()]
-        for site in self.loops.values():
+        for site in self.sites.loops.values():
             node = site.node
             if type(node) is cst.For and self.from_device_loader(node):
                 counters = set(_counters(node))
                 for element in _unpack(node.target):
                     if (name := dotted(element)) is not None and name not in counters:
                         site.scope.device.add(name)
-        for site in self.calls:
+        for site in self.sites.calls:
             call = site.node
             assert type(call) is cst.Call
             if method_name(call) == "backward" and (name := dotted(receiver(call))) is not None:
@@ -494,7 +522,7 @@ class FlowAnalysis(Analysis):
                 return True
             return False
 
-        passed = [(site, self.params_for(site.node)) for site in self.calls]  # type: ignore[arg-type]
+        passed = [(site, self.params_for(site.node)) for site in self.sites.calls]  # type: ignore[arg-type]
         functions = [scope for scope in scopes if scope.returns]
         while True:  # to a fixed point: each round that goes on adds a name or a flag (finite sets)
             before = clock
@@ -524,21 +552,21 @@ class FlowAnalysis(Analysis):
         device name starts with one of them); None if it calls one of the file's functions,
         whose returns may change (kept per expression: the fixed point asks again and again)."""
         key = id(value)
-        if key not in self.mentioned:
+        if key not in self._memo.mentioned:
             calls_own = any(type(node) is cst.Call and self._callees(node) for node in walk(value))
-            self.mentioned[key] = None if calls_own else set(self._value_names(value))
-        return self.mentioned[key]
+            self._memo.mentioned[key] = None if calls_own else set(self._value_names(value))
+        return self._memo.mentioned[key]
 
     def from_device_loader(self, loop: cst.For) -> bool:
-        if self._loaders is None:  # found once: the assignments are all known when the walk is over
-            self._loaders = {
+        if self._memo.loaders is None:  # found once: the assignments are all known when the walk is over
+            self._memo.loaders = {
                 name
                 for scope in [self.module_scope, *self.scopes.values()]
                 for targets, value, _, _ in scope.assignments
                 if type(value) is cst.Call and is_device_loader(value, self.walk.resolve(value.func))
                 for name in targets
             }
-        loaders = self._loaders
+        loaders = self._memo.loaders
         return any(
             (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func))) or dotted(sub) in loaders
             for sub in walk(loop.iter)
@@ -552,7 +580,7 @@ class FlowAnalysis(Analysis):
         iteration), what is computed from them, and parameters that receive them."""
         stepping = set(self.facts.training.all_loops) | set(self.facts.training.loops)
         stepping.update(reading_loops)
-        for site in self.loops.values():
+        for site in self.sites.loops.values():
             if site.node in stepping and type(site.node) is cst.For:
                 site.scope.varying.update(_counters(site.node))
         scopes = [self.module_scope, *self.scopes.values()]
@@ -566,7 +594,7 @@ class FlowAnalysis(Analysis):
                 for targets, value, _, augmented in scope.assignments:
                     if not augmented and self.varying_in(scope, value) and not self.is_device(scope, value):
                         scope.varying.update(t for t in targets if "." not in t)
-            for site in self.calls:
+            for site in self.sites.calls:
                 if not site.loops and site.scope.node is None:
                     continue
                 for callee, param, arg in self.params_for(site.node):  # type: ignore[arg-type]
@@ -582,7 +610,7 @@ class FlowAnalysis(Analysis):
     def _value_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The names an expression reads, outside ``len()`` and attribute names; cached,
         as the fixed-point loops ask again and again (walking LibCST children is slow)."""
-        names = self.value_names.get(id(node))
+        names = self._memo.value_names.get(id(node))
         if names is None:
             found: list[str] = []
             stack = [node]
@@ -596,7 +624,7 @@ class FlowAnalysis(Analysis):
                     found.append(current.value)
                 else:
                     stack.extend(children(current))
-            names = self.value_names[id(node)] = tuple(found)
+            names = self._memo.value_names[id(node)] = tuple(found)
         return names
 
 

@@ -81,7 +81,7 @@ class HostReadAnalysis(Analysis):
         """Every read of a device value to the host (in any loop), by node."""
         reads: dict[cst.CSTNode, Site] = {}
         values: dict[cst.CSTNode, cst.BaseExpression] = {}
-        for site in self.flow.calls:
+        for site in self.flow.sites.calls:
             call = site.node
             assert type(call) is cst.Call
             method = method_name(call)
@@ -101,7 +101,7 @@ class HostReadAnalysis(Analysis):
                 and self.flow.is_device(site.scope, call.args[0].value)
             ):
                 reads[call], values[call] = site, call.args[0].value
-        for site in self.flow.implicit:
+        for site in self.flow.sites.implicit:
             if self.flow.is_device(site.scope, site.node) and not reads_to_host(site.node):
                 reads[site.node], values[site.node] = site, site.node  # type: ignore[assignment]
         training = self.facts.training.all_loops
@@ -114,7 +114,7 @@ class HostReadAnalysis(Analysis):
             self.part.reads[node] = HostRead(kind, values[node])
             if kind == "logging":
                 self._step_closure(site, node, loop)
-        for site in self.flow.tests:
+        for site in self.flow.sites.tests:
             if any(loop in training for loop in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
                 self.part.device_tests.add(site.node)
         return reads
@@ -146,7 +146,7 @@ class HostReadAnalysis(Analysis):
             reason = "this Accelerate script stays free of torch_xla calls"
         elif self.facts.lightning.drives_training:
             reason = "Lightning places the step barriers of this loop"
-        elif loop not in self.facts.training.loops and (barriers := [b for b in self.flow.barriers if loop in b.loops]):
+        elif loop not in self.facts.training.loops and (barriers := [b for b in self.flow.sites.barriers if loop in b.loops]):
             if not any(b.order > site.order and b.loops[-1] is loop and not b.conditional for b in barriers):
                 reason = "no step barrier follows it in the iteration"
         reads = (*previous.reads, read) if previous else (read,)
@@ -164,13 +164,13 @@ class HostReadAnalysis(Analysis):
     def _carried_state(self, reads: dict[cst.CSTNode, Site]) -> None:
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
         training = self.facts.training
-        barriered = {loop for b in self.flow.barriers for loop in b.loops}
+        barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}
         for loop in reading_loops:
             if loop in training.all_loops or loop in training.loops or loop in barriered:
                 continue
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue
-            scope = self.flow.loops[loop].scope
+            scope = self.flow.sites.loops[loop].scope
             rebound = set(names_in(loop.target)) if type(loop) is cst.For else set()
             carried: list[str] = []
             for targets, value, loops, _ in scope.assignments:  # in order: the first assignment decides

@@ -125,7 +125,7 @@ class RecompilationSourceAnalysis(Analysis):
         groups = _Groups(origins)
         for _ in range(6):  # parameters that receive the data join its group
             grew = False
-            for site in self.flow.calls:
+            for site in self.flow.sites.calls:
                 for callee, param, arg in self.flow.params_for(site.node):  # type: ignore[arg-type]
                     name = dotted(arg)
                     if type(arg) is cst.Name and name is not None:
@@ -133,19 +133,19 @@ class RecompilationSourceAnalysis(Analysis):
             if not grew:
                 break
         problems: dict[tuple[int, str], str] = {}
-        for node, scope in self.flow.names if origins else ():  # every use: a slice, metadata, or a hand-over
+        for node, scope in self.flow.sites.names if origins else ():  # every use: a slice, metadata, or a hand-over
             name = node.value
             key = groups.find((id(self.flow.owner(scope, name)), name))
-            if key is None or id(node) in self.flow.safe_uses:
+            if key is None or id(node) in self.flow.uses.safe:
                 continue
-            passed = self.flow.passed.get(id(node))
+            passed = self.flow.uses.passed.get(id(node))
             if passed is not None and any(
                 groups.find((id(c), p)) == key for c, p, a in self.flow.params_for(passed[0]) if a is node
             ):
                 continue
             problems.setdefault(key, f"`{name}` is also used whole, on the device")
         sliced: dict[tuple[int, str], list[tuple[Site, str | None]]] = {}
-        for site in self.flow.subscripts:
+        for site in self.flow.sites.subscripts:
             subscript = site.node
             assert type(subscript) is cst.Subscript
             name = dotted(subscript.value)
@@ -158,7 +158,7 @@ class RecompilationSourceAnalysis(Analysis):
                     self.part.sliced_data[subscript] = SlicedData(name, True, None, "the data is not built in this file")
                 continue
             sliced.setdefault(key, []).append((site, varying))
-            if id(subscript) in self.flow.store_subscripts:
+            if id(subscript) in self.flow.uses.store_subscripts:
                 problems.setdefault(key, f"`{name}` is written to")
         for key, sites in sliced.items():
             if not any(varying for _, varying in sites):
@@ -229,7 +229,7 @@ class RecompilationSourceAnalysis(Analysis):
         return names_a_device(arg_value(value, 0, "device"), self.walk)
 
     def _static_arguments(self) -> None:
-        for site in self.flow.calls:
+        for site in self.flow.sites.calls:
             call = site.node
             assert type(call) is cst.Call
             method = method_name(call)
@@ -246,7 +246,7 @@ class RecompilationSourceAnalysis(Analysis):
                 if (name := self.flow.varying_in(site.scope, argument)) is not None:
                     self.part.static_arguments[call] = name
                     break
-        for site in self.flow.powers:
+        for site in self.flow.sites.powers:
             power = site.node
             assert type(power) is cst.BinaryOperation
             if self.flow.is_device(site.scope, power.left) and not self.flow.is_device(site.scope, power.right):
@@ -258,7 +258,7 @@ class RecompilationSourceAnalysis(Analysis):
             for targets, value, _, _ in scope.assignments:
                 if _is_mask(value, scope.masks) and self.flow.is_device(scope, value):
                     scope.masks.update(targets)
-        for site in self.flow.calls:
+        for site in self.flow.sites.calls:
             call = site.node
             assert type(call) is cst.Call
             if not (site.loops or site.scope.is_forward):
@@ -271,10 +271,10 @@ class RecompilationSourceAnalysis(Analysis):
                 self.part.dynamic_shapes[call] = f"{callee}()"
             elif callee == "torch.where" and len(call.args) == 1 and self.flow.is_device(site.scope, call.args[0].value):
                 self.part.dynamic_shapes[call] = "torch.where(condition)"
-        for site in self.flow.subscripts:
+        for site in self.flow.sites.subscripts:
             subscript = site.node
             assert type(subscript) is cst.Subscript
-            if not (site.loops or site.scope.is_forward) or id(subscript) in self.flow.store_subscripts:
+            if not (site.loops or site.scope.is_forward) or id(subscript) in self.flow.uses.store_subscripts:
                 continue
             if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
                 continue
