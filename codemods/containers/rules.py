@@ -77,6 +77,9 @@ DOCKERFILE_UNRESOLVED = Rule(
     False,
     why="`docker build --build-arg` can set it to anything; the checks that depend on it are reported instead "
     "of guessed.",
+    instead="A default for the build argument (`ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`; `docker "
+    "build --build-arg` still overrides it), or the value written in place. A base image from a registry of your "
+    "own cannot be checked: see that it extends a SageMaker training image.",
     examples=_example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT,
         findings=(Expected(2, 1, "could not check the base image"),),
     ),
@@ -102,6 +105,11 @@ BASE_IMAGE = Rule(
     False,
     why="The model-parallel library needs CUDA and the SageMaker training stack: the DLC training images carry "
     "both, a CUDA base image is where a custom build starts.",
+    instead="A SageMaker deep-learning-container training image as the base, which carries CUDA and the training toolkit "
+    "(`FROM "
+    "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker`), "
+    "or, for a custom build, an NVIDIA CUDA base image (`FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`) with "
+    "what SM303-SM307 ask for installed.",
     examples=_example("FROM python:3.8-slim\n" + _TOOLKIT + _SUBMIT,
                       findings=(
                           Expected(1, 1, "python:3.8-slim is neither a SageMaker deep-learning-container training image"),
@@ -128,6 +136,8 @@ SUBMIT_DIRECTORY = Rule(
     False,
     why="The SageMaker training toolkit runs the user code from that directory; without it the container does "
     "not find the entry point.",
+    instead="`ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code` in the image's final stage (or in the stage it starts `FROM`, "
+    "whose environment it inherits), and the entry point in that directory.",
     examples=_example(_FROM_DLC + _PATH, findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
     valid=(
         _valid(_FROM_DLC + _PATH + _SUBMIT),
@@ -162,6 +172,8 @@ SAGEMAKER_TRAINING = Rule(
     False,
     why="The SageMaker training toolkit starts the entry point, MPI and the environment SageMaker jobs expect; "
     "a custom CUDA image has none of it.",
+    instead="`RUN pip install sagemaker-training` (the SageMaker training toolkit) in the custom image; a SageMaker "
+    "deep-learning-container training image as the base already has it.",
     examples=_example(_CUSTOM + _SUBMIT,
         findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
     ),
@@ -187,6 +199,9 @@ SMDISTRIBUTED_WHEELS = Rule(
     False,
     why="The model-parallel library uses the data-parallel library for cross-node RDMA; an image with one of "
     "the two fails when the job starts.",
+    instead="Both wheels, the data-parallel one as SageMaker's guide installs it: `RUN pip install --no-cache-dir -U "
+    "${SMD_MODEL_PARALLEL_URL}` and `RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir "
+    "${SMDATAPARALLEL_BINARY}`, each URL a wheel for the image's PyTorch, CUDA and Python.",
     examples=_example(_edited(_CUSTOM, (_DATA_PARALLEL, ""))
                       + _TOOLKIT + _SUBMIT,
                       findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
@@ -212,6 +227,10 @@ WHEEL_PYTHON_TAG = Rule(
     False,
     why="pip refuses a wheel built for another Python (or the build fails later, in the job); the wheels must "
     "match each other and the interpreter of the image.",
+    instead="Wheels whose tag is the image's Python, the same for both: `cp38` wheels "
+    "(`smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl`) in an image whose Python is 3.8 (`ARG "
+    "PYTHON_VERSION=3.8`, `apt-get install -y python${PYTHON_VERSION}`), or the wheels built for the Python the "
+    "image has.",
     examples=_example(_edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
                       findings=(
                           Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
@@ -248,6 +267,8 @@ METIS = Rule(
     "A custom model-parallel image does not install METIS",
     False,
     why="The model-parallel library partitions models with METIS and fails to load without it.",
+    instead="`RUN apt-get update && apt-get install -y libmetis-dev`, or METIS built from source as SageMaker's guide "
+    "does (`ARG METIS=metis-5.1.0`, its tarball from glaros.dtc.umn.edu, `make config shared=1 && make install`).",
     examples=_example(_edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
                       findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
     valid=(
@@ -279,6 +300,9 @@ RMM = Rule(
     "A custom model-parallel image does not install the RAPIDS memory manager (librmm)",
     False,
     why="The model-parallel library allocates GPU memory through RMM and fails to load without it.",
+    instead="RMM built and installed as SageMaker's guide does (CMake 3.14 or later): `RUN wget -nv "
+    "https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && tar -xvf v0.15.0.tar.gz && cd rmm-0.15.0 && "
+    "INSTALL_PREFIX=/usr/local ./build.sh librmm`.",
     examples=_example(_edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
         findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
     valid=(_valid(_SMP_IMAGE),),
@@ -301,6 +325,9 @@ ENTRY_POINT_DIRECTORY = Rule(
     False,
     why="The training toolkit looks for the entry point in SAGEMAKER_SUBMIT_DIRECTORY; a script the image copies "
     "elsewhere (or not at all, while it copies others there) is not found when the job starts.",
+    instead="The entry point in `SAGEMAKER_SUBMIT_DIRECTORY`: copy it there with the files the image already puts there "
+    "(`COPY train.py helpers.py /opt/ml/code/`), and give an absolute `entry_point` only inside that directory "
+    "(`/opt/ml/code/train.py`).",
     examples=_example(_FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT),
     valid=(
         run(_trainer_launch(), (_DOCKERFILE, _FROM_DLC + "WORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\n" + _SUBMIT)),

@@ -88,6 +88,10 @@ LAUNCHER_UNRESOLVED = Rule(
     False,
     why="The checks read the estimator's arguments statically; a value that only exists when the launcher "
     "runs is reported instead of guessed, so the job's configuration still needs a look.",
+    instead="Values the launcher writes itself: a `distribution` dict literal (or names bound once, in the same file, to "
+    'dict literals, such as `smp_options` and `mpi_options`) and a literal `instance_type` (`"ml.p3.16xlarge"`). '
+    "Where a value must stay computed (read from a config file, passed in as an argument), check what the job "
+    "gets against the SM1 rules by hand.",
     examples=(_invalid(
         _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
         findings=(Expected(3, 46, "could not check `distribution`"),)),),
@@ -284,6 +288,10 @@ MODEL_AND_DATA_PARALLEL = Rule(
     False,
     why='The SDK accepts one smdistributed strategy per job. For data parallelism on top of model parallelism '
     'set `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow) in the modelparallel parameters.',
+    instead='`"modelparallel"` alone under `"smdistributed"`, with data parallelism across the model replicas switched on '
+    'in its parameters, `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow), not both: '
+    '`distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": '
+    '{"pipeline_parallel_degree": 2, "ddp": True}}}, "mpi": mpi_options}`.',
     examples=(_invalid(
         _launcher(smp=None, mpi=None, arguments=_P3, distribution=_with_data_parallel("True")),
         findings=(Expected(4, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
@@ -428,6 +436,9 @@ EFA_FLAGS = Rule(
     why="On EFA-capable instances (ml.p4d.24xlarge, ml.p3dn.24xlarge, ...) these flags let MPI and NCCL use "
     "the fabric's RDMA path; without them the job runs, slower. Reported with the flags to add, never "
     "rewritten: MPI options are the user's call.",
+    instead="The three flags in the job's MPI options, after any it already has: `mpi_options = {\"enabled\": True, "
+    '"processes_per_host": 8, "custom_mpi_options": "-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x '
+    'RDMAV_FORK_SAFE=1"}`.',
     examples=(_invalid(
         _launcher(smp=None, gap=False, arguments='instance_type="ml.p4d.24xlarge"'),
         findings=(Expected(3, 15, "ml.p4d.24xlarge has EFA"),)),),
@@ -580,6 +591,12 @@ COMPILER_LEGACY_LAUNCH = Rule(
     False,
     why="Before the pytorchxla runtime, Training Compiler started distributed jobs through a launcher script; "
     "without it the job runs one process and uses one GPU. Reported: the launcher script is yours to add.",
+    instead='A release with the pytorchxla runtime: the Hugging Face estimator with `transformers_version="4.21.1", '
+    'pytorch_version="1.11.0"`, or the PyTorch estimator with `framework_version="1.12.0"` or `"1.13.1"`, each '
+    'with `distribution={"pytorchxla": {"enabled": True}}` (SM201 adds it). To stay on these versions, make '
+    "`entry_point` a launcher script that starts the training script on each GPU, and pass it the training script "
+    "and the GPU count in `hyperparameters` (`{\"training_script\": \"train.py\", \"n_gpus\": 4}`), as SageMaker's "
+    "Training Compiler guide does with `distributed_training_launcher.py`.",
     examples=(_invalid(
         _compiled("ml.p3.16xlarge", "4.11.0", "1.9.0"),
         findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),)),),
@@ -621,6 +638,12 @@ COMPILER_UNSUPPORTED = Rule(
     "on a PyTorch too old for it",
     False,
     why="The SDK's TrainingCompilerConfig.validate raises for these before the job starts.",
+    instead="The Training Compiler image the estimator picks from its versions, without `image_uri`: the PyTorch "
+    'estimator with `framework_version="1.12.0"` or `"1.13.1"`, the Hugging Face estimator with '
+    '`transformers_version="4.21.1", pytorch_version="1.11.0"` (or 4.17.0 with 1.10.2, 4.11.0 with 1.9.0); and '
+    '`distribution={"pytorchxla": {"enabled": True}}` as the only distribution, which needs PyTorch 1.12 or later '
+    "with the PyTorch estimator, 1.11 with the Hugging Face one. A custom image or another distribution runs "
+    "without `compiler_config`.",
     examples=(_invalid(
         "from sagemaker.pytorch import PyTorch, TrainingCompilerConfig\n\n"
         'PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1",\n'
