@@ -60,6 +60,7 @@ def as_dict(rule: Rule) -> dict[str, Any]:
         "fixable": rule.fixable,
         "summary": rule.summary,
         "why": rule.why,
+        "instead": rule.instead,
         # What an example shows (an invalid case's expected findings are for the tests).
         "examples": [
             {key: value for key, value in asdict(example).items() if key in ("before", "after", "target", "filename")}
@@ -234,8 +235,11 @@ def _notebook(example: Example, text: str) -> list[str]:
 
 def _instead(rule: Rule) -> list[str]:
     """For a fixed rule, what the tool writes in its examples (the lines its fix adds), by
-    target; for a report-only rule, the advice its summary ends in, or where the finding says it."""
+    target; for a report-only rule, what it says to write instead, else the advice its
+    summary ends in, else where the finding says it."""
     if not rule.fixable:
+        if rule.instead:
+            return [rule.instead]
         advice = _advice(rule)
         if advice:
             return [" ".join(advice)]

@@ -73,6 +73,19 @@ def test_a_report_only_rule_page_says_so_and_gives_the_summary_advice() -> None:
     assert "is named by `xla-codemod doctor` while the script runs." in runtime
 
 
+def test_report_only_launcher_container_and_doctor_rules_say_what_to_use_instead() -> None:
+    """Their findings name no line the tool could rewrite, so each says what to write (the
+    rule's ``instead``), not the generic pointer to the finding's message."""
+    generic = [
+        rule.code for rule in RULES
+        if not rule.fixable and rule.code.startswith(("SM", "XLD")) and not rule.instead
+    ]
+    assert generic == []
+    page = rule_docs.render_markdown_page(RULES_BY_CODE["SM303"])
+    assert "## Use instead\n\n`RUN pip install sagemaker-training` (the SageMaker training toolkit)" in page
+    assert rule_docs.as_dict(RULES_BY_CODE["XLD106"])["instead"] == RULES_BY_CODE["XLD106"].instead  # for tools too
+
+
 def test_a_rule_whose_fix_removes_code_says_nothing_is_written_instead() -> None:
     page = rule_docs.render_markdown_page(RULES_BY_CODE["XLA721"])
     assert "Nothing (target sagemaker): `xla-codemod convert` removes it." in page

@@ -404,15 +404,19 @@ def test_a_device_flag_is_not_folded_to_a_cuda_string_that_stays(target: str) ->
     assert "make it the XLA device by hand" in conversion.findings[0].message
 
 
+# pytorch/examples distributed/rpc/ddp_rpc (minGPT's check), with either device API
+# (``{api}`` is ``cuda`` or ``accelerator``).
 MINIMUM_DEVICES_EXIT = textwrap.dedent(
     """
+    import sys
+
     import torch
     import torch.multiprocessing as mp
 
 
     def verify_min_gpu_count(min_gpus: int = 2) -> bool:
-        has_gpu = torch.accelerator.is_available()
-        gpu_count = torch.accelerator.device_count()
+        has_gpu = torch.{api}.is_available()
+        gpu_count = torch.{api}.device_count()
         return has_gpu and gpu_count >= min_gpus
 
 
@@ -422,17 +426,20 @@ MINIMUM_DEVICES_EXIT = textwrap.dedent(
 
     if __name__ == "__main__":
         if not verify_min_gpu_count(min_gpus=2):
-            exit()
+            print("Requires at least 2 GPUs to run.")
+            sys.exit()
         mp.spawn(run_worker, args=(4,), nprocs=4, join=True)
     """
 )
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_count_left_by_a_removed_minimum_devices_exit_stays(target: str) -> None:
+@pytest.mark.parametrize("api", ["accelerator", "cuda"])
+def test_a_count_left_by_a_removed_minimum_devices_exit_stays(api: str, target: str) -> None:
     """pytorch/examples distributed/rpc/ddp_rpc: the exit under the minimum-device check
     goes (XLA104), leaving the counting function uncalled; a second run must not port the
-    accelerator count in it (``_convert`` checks the second run changes nothing)."""
-    first = _convert(MINIMUM_DEVICES_EXIT, target)
+    count in it (``_convert`` checks the second run changes nothing): its function returns
+    False on XLA whatever the count."""
+    first = _convert(MINIMUM_DEVICES_EXIT.format(api=api), target)
     assert "if not verify_min_gpu_count" not in first
-    assert "gpu_count = torch.accelerator.device_count()" in first
+    assert f"gpu_count = torch.{api}.device_count()" in first

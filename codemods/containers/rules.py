@@ -6,23 +6,68 @@ deep-learning-container training image; any other Dockerfile is left alone.
 
 from __future__ import annotations
 
-from codemods.engine.rule import Example, Expected, Invalid, Rule, invalid, run, valid
+from codemods.engine.rule import Example, Expected, Invalid, Rule, Valid, invalid, run, valid
 
 _DOCKERFILE = "Dockerfile"
-_CUSTOM = (
-    "FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\n"
-    "ARG PYTHON_VERSION=3.8\n"
-    "ARG SMD_MODEL_PARALLEL_URL=https://example.com/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl\n"
-    "ARG SMDATAPARALLEL_BINARY=https://example.com/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl\n"
-    "RUN apt-get update && apt-get install -y libmetis-dev\n"
-    "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && ./build.sh librmm\n"
-    "RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}\n"
-    "RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}\n"
+_TOOLKIT = "RUN pip install sagemaker-training\n"
+_SUBMIT = "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"
+_PATH = 'ENV PATH="/opt/ml/code:${PATH}"\n'
+_DLC = "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker"
+_FROM_DLC = f"FROM {_DLC}\n"
+# The DLC with only the submit directory set (an indented instruction, which Docker accepts).
+_DLC_ONLY = _FROM_DLC + "        " + _SUBMIT
+# Custom model-parallel images: a CUDA base, the library's wheels and what they need. The
+# cases' image is complete; the examples' (shorter) lacks the toolkit and the submit directory.
+_CUDA_BASE = "FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\n"
+_PYTHON = "ARG PYTHON_VERSION=3.8\n"
+_MODEL_PARALLEL = "RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}\n"
+_DATA_PARALLEL = "RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}\n"
+_PACKAGES = "RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev\n"
+_PACKAGES_BUT_METIS = "RUN apt-get update && apt-get install -y python${PYTHON_VERSION}\n"
+_PACKAGES_BUT_PYTHON = "RUN apt-get update && apt-get install -y libmetis-dev\n"
+_RMM = "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm\n"
+_SMP_IMAGE = (
+    _CUDA_BASE + _PYTHON
+    + "ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl\n"
+    "ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl\n"
+    + _PACKAGES + _RMM + _MODEL_PARALLEL + _DATA_PARALLEL + _TOOLKIT + _SUBMIT
 )
+_EXAMPLE_RMM = "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && ./build.sh librmm\n"
+_CUSTOM = (
+    _CUDA_BASE + _PYTHON
+    + "ARG SMD_MODEL_PARALLEL_URL=https://example.com/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl\n"
+    "ARG SMDATAPARALLEL_BINARY=https://example.com/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl\n"
+    + _PACKAGES_BUT_PYTHON + _EXAMPLE_RMM + _MODEL_PARALLEL + _DATA_PARALLEL
+)
+
+
+def _edited(image: str, *edits: tuple[str, str]) -> str:
+    """An image with some of its text replaced (each ``(old, new)`` once; ``new`` "" removes
+    it): what a case changes, and only that."""
+    for old, new in edits:
+        if image.count(old) != 1:
+            raise ValueError(f"not once in the image: {old!r}")
+        image = image.replace(old, new)
+    return image
 
 
 def _example(before: str, *, findings: tuple[Expected, ...] = ()) -> tuple[Example, ...]:
     return (Invalid(before, None, filename=_DOCKERFILE, findings=findings),)
+
+
+def _valid(before: str, *, note: str = "") -> Valid:
+    return valid(before, filename=_DOCKERFILE, note=note)
+
+
+def _invalid(before: str, *, findings: tuple[Expected, ...], note: str = "", alias: bool = False) -> Invalid:
+    return invalid(before, filename=_DOCKERFILE, note=note, alias=alias, findings=findings)
+
+
+def _trainer_launch(entry_point: str = "train.py") -> tuple[str, str]:
+    """A launcher whose estimator runs ``entry_point`` in the run's image."""
+    return ("launch.py", "from sagemaker.pytorch import PyTorch\n"
+            f"PyTorch(entry_point='{entry_point}', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
+            "        instance_type='ml.p3.2xlarge')\n")
 
 
 DOCKERFILE_UNRESOLVED = Rule(
@@ -32,37 +77,21 @@ DOCKERFILE_UNRESOLVED = Rule(
     False,
     why="`docker build --build-arg` can set it to anything; the checks that depend on it are reported instead "
     "of guessed.",
-    examples=_example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN pip install sagemaker-training\n",
+    instead="A default for the build argument (`ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`; `docker "
+    "build --build-arg` still overrides it), or the value written in place. A base image from a registry of your "
+    "own cannot be checked: see that it extends a SageMaker training image.",
+    examples=_example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT,
         findings=(Expected(2, 1, "could not check the base image"),),
     ),
     valid=(
-        valid(
-            """
-            ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            FROM ${BASE_IMAGE}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
+        _valid("ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT),
     ),
     invalid=(
-        invalid(
-            """
-            ARG BASE_IMAGE
-            FROM ${BASE_IMAGE}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            findings=(Expected(2, 1, "could not check the base image"),),
-        ),
-        invalid(
-            """
-            from 111122223333.dkr.ecr.us-east-1.amazonaws.com/team/base:latest
-            env SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT,
+                 findings=(Expected(2, 1, "could not check the base image"),)),
+        _invalid(
+            "from 111122223333.dkr.ecr.us-east-1.amazonaws.com/team/base:latest\n"
+            "env SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n",
             note="private-ecr-base",
             alias=True,
             findings=(Expected(1, 1, "could not check the base image"),),
@@ -76,38 +105,22 @@ BASE_IMAGE = Rule(
     False,
     why="The model-parallel library needs CUDA and the SageMaker training stack: the DLC training images carry "
     "both, a CUDA base image is where a custom build starts.",
-    examples=_example("FROM python:3.8-slim\nRUN pip install sagemaker-training\n"
-                      "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+    instead="A SageMaker deep-learning-container training image as the base, which carries CUDA and the training toolkit "
+    "(`FROM "
+    "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker`), "
+    "or, for a custom build, an NVIDIA CUDA base image (`FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`) with "
+    "what SM303-SM307 ask for installed.",
+    examples=_example("FROM python:3.8-slim\n" + _TOOLKIT + _SUBMIT,
                       findings=(
                           Expected(1, 1, "python:3.8-slim is neither a SageMaker deep-learning-container training image"),
                       )),
     valid=(
-        valid(
-            """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            note="dlc",
-        ),
-        valid(
-            """
-            FROM python:3.8-slim
-            RUN pip install flask
-            """,
-            filename="Dockerfile",
-            note="not-a-sagemaker-image",
-        ),
+        _valid(_FROM_DLC + _SUBMIT, note="dlc"),
+        _valid("FROM python:3.8-slim\nRUN pip install flask\n", note="not-a-sagemaker-image"),
     ),
     invalid=(
-        invalid(
-            """
-            FROM --platform=linux/amd64 ubuntu:20.04 AS base
-            FROM base
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(
+            "FROM --platform=linux/amd64 ubuntu:20.04 AS base\nFROM base\n" + _TOOLKIT + _SUBMIT,
             note="through-a-stage",
             alias=True,
             findings=(
@@ -123,65 +136,30 @@ SUBMIT_DIRECTORY = Rule(
     False,
     why="The SageMaker training toolkit runs the user code from that directory; without it the container does "
     "not find the entry point.",
-    examples=_example(
-        "FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker\n"
-        'ENV PATH="/opt/ml/code:${PATH}"\n', findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
+    instead="`ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code` in the image's final stage (or in the stage it starts `FROM`, "
+    "whose environment it inherits), and the entry point in that directory.",
+    examples=_example(_FROM_DLC + _PATH, findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
     valid=(
-        valid(
-            """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            ENV PATH="/opt/ml/code:${PATH}"
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
-        valid(
-            """
-            # xla-codemod: ignore[SM302]
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker""",
-            filename="Dockerfile",
-            note="suppressed-above-the-line",
-        ),
-        valid(
-            """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker AS dlc
-            ENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code
-            FROM dlc
-            ENV SAGEMAKER_PROGRAM=train.py
-            """,
-            filename="Dockerfile",
+        _valid(_FROM_DLC + _PATH + _SUBMIT),
+        _valid(f"# xla-codemod: ignore[SM302]\nFROM {_DLC}", note="suppressed-above-the-line"),
+        _valid(
+            f"FROM {_DLC} AS dlc\nENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\nFROM dlc\nENV SAGEMAKER_PROGRAM=train.py\n",
             note="set-in-the-parent-stage",
         ),
     ),
     invalid=(
-        invalid(
-            """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            RUN pip install --no-cache-dir transformers
-            ENV PATH="/opt/ml/code:${PATH}"
-            """,
-            filename="Dockerfile",
-            findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
-        ),
-        invalid(
-            """
-            from public.ecr.aws/deep-learning-containers/pytorch-training:2.0.0-gpu-py310
-            env SAGEMAKER_PROGRAM=train.py
-            """,
-            filename="Dockerfile",
+        _invalid(_FROM_DLC + "RUN pip install --no-cache-dir transformers\n" + _PATH,
+                 findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
+        _invalid(
+            "from public.ecr.aws/deep-learning-containers/pytorch-training:2.0.0-gpu-py310\n"
+            "env SAGEMAKER_PROGRAM=train.py\n",
             note="public-ecr-lower-case",
             alias=True,
             findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
         ),
-        invalid(
-            """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker AS dlc
-            ENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code
-            FROM ubuntu:20.04
-            COPY --from=dlc /opt/ml /opt/ml
-            RUN pip install sagemaker-training
-            """,
-            filename="Dockerfile",
+        _invalid(
+            f"FROM {_DLC} AS dlc\nENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\nFROM ubuntu:20.04\n"
+            "COPY --from=dlc /opt/ml /opt/ml\n" + _TOOLKIT,
             note="not-in-the-final-stage",
             findings=(Expected(3, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
         ),
@@ -194,64 +172,20 @@ SAGEMAKER_TRAINING = Rule(
     False,
     why="The SageMaker training toolkit starts the entry point, MPI and the environment SageMaker jobs expect; "
     "a custom CUDA image has none of it.",
-    examples=_example(_CUSTOM + "ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+    instead="`RUN pip install sagemaker-training` (the SageMaker training toolkit) in the custom image; a SageMaker "
+    "deep-learning-container training image as the base already has it.",
+    examples=_example(_CUSTOM + _SUBMIT,
         findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
     ),
     valid=(
-        valid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
-        valid(
-            """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            note="dlc-has-it",
-        ),
+        _valid(_SMP_IMAGE),
+        _valid(_FROM_DLC + _SUBMIT, note="dlc-has-it"),
     ),
     invalid=(
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
-        ),
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN ["python3", "-m", "pip", "install", "sagemaker-inference"]
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(_edited(_SMP_IMAGE, (_TOOLKIT, "")),
+                 findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, (_TOOLKIT, 'RUN ["python3", "-m", "pip", "install", "sagemaker-inference"]\n')),
             note="json-form",
             alias=True,
             findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
@@ -265,56 +199,18 @@ SMDISTRIBUTED_WHEELS = Rule(
     False,
     why="The model-parallel library uses the data-parallel library for cross-node RDMA; an image with one of "
     "the two fails when the job starts.",
-    examples=_example(_CUSTOM.replace("RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}\n", "")
-                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+    instead="Both wheels, the data-parallel one as SageMaker's guide installs it: `RUN pip install --no-cache-dir -U "
+    "${SMD_MODEL_PARALLEL_URL}` and `RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir "
+    "${SMDATAPARALLEL_BINARY}`, each URL a wheel for the image's PyTorch, CUDA and Python.",
+    examples=_example(_edited(_CUSTOM, (_DATA_PARALLEL, ""))
+                      + _TOOLKIT + _SUBMIT,
                       findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
-    valid=(
-        valid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
-    ),
+    valid=(_valid(_SMP_IMAGE),),
     invalid=(
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),),
-        ),
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN python3 -m pip download ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(_edited(_SMP_IMAGE, (_DATA_PARALLEL, "")),
+                 findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, (_MODEL_PARALLEL, "RUN python3 -m pip download ${SMD_MODEL_PARALLEL_URL}\n")),
             note="downloaded-not-installed",
             alias=True,
             findings=(Expected(1, 1, "the image does not install the smdistributed_modelparallel wheel"),),
@@ -322,84 +218,40 @@ SMDISTRIBUTED_WHEELS = Rule(
     ),
 )
 
+# The cases' image without its Python version (its Python is the base image's).
+_NO_PYTHON = ((_PYTHON, ""), (_PACKAGES, _PACKAGES_BUT_PYTHON))
+
 WHEEL_PYTHON_TAG = Rule(
     "SM305", "wheel-python-tag", "error",
     "The smdistributed wheels' Python tag (cp38, ...) matches the image's Python",
     False,
     why="pip refuses a wheel built for another Python (or the build fails later, in the job); the wheels must "
     "match each other and the interpreter of the image.",
-    examples=_example(_CUSTOM.replace("ARG PYTHON_VERSION=3.8", "ARG PYTHON_VERSION=3.9")
-                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+    instead="Wheels whose tag is the image's Python, the same for both: `cp38` wheels "
+    "(`smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl`) in an image whose Python is 3.8 (`ARG "
+    "PYTHON_VERSION=3.8`, `apt-get install -y python${PYTHON_VERSION}`), or the wheels built for the Python the "
+    "image has.",
+    examples=_example(_edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
                       findings=(
                           Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
                           Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
                       )),
-    valid=(
-        valid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
-    ),
+    valid=(_valid(_SMP_IMAGE),),
     invalid=(
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.9
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(
+            _edited(_SMP_IMAGE, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")),
             findings=(
                 Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
                 Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
             ),
         ),
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp39-cp39-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(
+            _edited(_SMP_IMAGE, *_NO_PYTHON, ("dataparallel-1.4.0-cp38-cp38", "dataparallel-1.4.0-cp39-cp39")),
             note="wheels-disagree",
             findings=(Expected(3, 1, "the smdistributed wheels are built for different Pythons"),),
         ),
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN conda install -y python=3.9 && pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(
+            _edited(_SMP_IMAGE, *_NO_PYTHON, (_TOOLKIT, "RUN conda install -y python=3.9 && pip install sagemaker-training\n")),
             note="conda-python",
             alias=True,
             findings=(
@@ -415,75 +267,27 @@ METIS = Rule(
     "A custom model-parallel image does not install METIS",
     False,
     why="The model-parallel library partitions models with METIS and fails to load without it.",
-    examples=_example(_CUSTOM.replace("RUN apt-get update && apt-get install -y libmetis-dev\n", "")
-                      + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+    instead="`RUN apt-get update && apt-get install -y libmetis-dev`, or METIS built from source as SageMaker's guide "
+    "does (`ARG METIS=metis-5.1.0`, its tarball from glaros.dtc.umn.edu, `make config shared=1 && make install`).",
+    examples=_example(_edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
                       findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
     valid=(
-        valid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
-        valid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION}
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ARG METIS=metis-5.1.0
-            RUN wget -nv http://glaros.dtc.umn.edu/gkhome/fetch/sw/metis/${METIS}.tar.gz && make install
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _valid(_SMP_IMAGE),
+        _valid(
+            _edited(
+                _SMP_IMAGE,
+                (_PACKAGES, _PACKAGES_BUT_METIS),
+                (_TOOLKIT, _TOOLKIT + "ARG METIS=metis-5.1.0\n"
+                 "RUN wget -nv http://glaros.dtc.umn.edu/gkhome/fetch/sw/metis/${METIS}.tar.gz && make install\n"),
+            ),
             note="built-from-source",
         ),
     ),
     invalid=(
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION}
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
-        ),
-        invalid(
-            """
-            FROM nvcr.io/nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION}
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(_edited(_SMP_IMAGE, (_PACKAGES, _PACKAGES_BUT_METIS)),
+                 findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, ("FROM nvidia/", "FROM nvcr.io/nvidia/"), (_PACKAGES, _PACKAGES_BUT_METIS)),
             note="ngc-base",
             alias=True,
             findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
@@ -496,57 +300,17 @@ RMM = Rule(
     "A custom model-parallel image does not install the RAPIDS memory manager (librmm)",
     False,
     why="The model-parallel library allocates GPU memory through RMM and fails to load without it.",
-    examples=_example(_CUSTOM.replace(
-        "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && ./build.sh librmm\n", "")
-        + "RUN pip install sagemaker-training\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n",
+    instead="RMM built and installed as SageMaker's guide does (CMake 3.14 or later): `RUN wget -nv "
+    "https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && tar -xvf v0.15.0.tar.gz && cd rmm-0.15.0 && "
+    "INSTALL_PREFIX=/usr/local ./build.sh librmm`.",
+    examples=_example(_edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
         findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
-    valid=(
-        valid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-        ),
-    ),
+    valid=(_valid(_SMP_IMAGE),),
     invalid=(
-        invalid(
-            """
-            FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
-            findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
-        ),
-        invalid(
-            """
-            FROM public.ecr.aws/nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04
-            ARG PYTHON_VERSION=3.8
-            ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl
-            ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl
-            RUN apt-get update && apt-get install -y python${PYTHON_VERSION} libmetis-dev
-            RUN rm -rf /tmp/*
-            RUN pip install --no-cache-dir -U ${SMD_MODEL_PARALLEL_URL}
-            RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir ${SMDATAPARALLEL_BINARY}
-            RUN pip install sagemaker-training
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """,
-            filename="Dockerfile",
+        _invalid(_edited(_SMP_IMAGE, (_RMM, "")),
+                 findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, ("FROM nvidia/", "FROM public.ecr.aws/nvidia/"), (_RMM, "RUN rm -rf /tmp/*\n")),
             note="mirrored-base",
             alias=True,
             findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
@@ -561,62 +325,20 @@ ENTRY_POINT_DIRECTORY = Rule(
     False,
     why="The training toolkit looks for the entry point in SAGEMAKER_SUBMIT_DIRECTORY; a script the image copies "
     "elsewhere (or not at all, while it copies others there) is not found when the job starts.",
-    examples=_example(
-        "FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker\n"
-        "COPY helpers.py /opt/ml/code/\nENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code\n"),
+    instead="The entry point in `SAGEMAKER_SUBMIT_DIRECTORY`: copy it there with the files the image already puts there "
+    "(`COPY train.py helpers.py /opt/ml/code/`), and give an absolute `entry_point` only inside that directory "
+    "(`/opt/ml/code/train.py`).",
+    examples=_example(_FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT),
     valid=(
-        run(
-            ("launch.py", """
-            from sagemaker.pytorch import PyTorch
-            PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',
-                    instance_type='ml.p3.2xlarge')
-            """),
-            ("Dockerfile", """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            WORKDIR /opt/ml/code
-            COPY train.py helpers.py ./
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """),
-        ),
-        run(
-            ("launch.py", """
-            from sagemaker.pytorch import PyTorch
-            PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',
-                    instance_type='ml.p3.2xlarge')
-            """),
-            ("Dockerfile", """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-                    ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """),
-        ),
+        run(_trainer_launch(), (_DOCKERFILE, _FROM_DLC + "WORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\n" + _SUBMIT)),
+        run(_trainer_launch(), (_DOCKERFILE, _DLC_ONLY)),
     ),
     invalid=(
+        run(_trainer_launch(), (_DOCKERFILE, _FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT)),
         run(
-            ("launch.py", """
-            from sagemaker.pytorch import PyTorch
-            PyTorch(entry_point='train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',
-                    instance_type='ml.p3.2xlarge')
-            """),
-            ("Dockerfile", """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            COPY helpers.py /opt/ml/code/
-            ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """),
-        ),
-        run(
-            ("launch.py", """
-            from sagemaker.pytorch import PyTorch
-            PyTorch(entry_point='/opt/program/train.py', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',
-                    instance_type='ml.p3.2xlarge')
-            """),
-            ("docker/Dockerfile.trainer", """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-                    ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """),
-            ("docker/Dockerfile.other", """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-                    ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code
-            """),
+            _trainer_launch("/opt/program/train.py"),
+            ("docker/Dockerfile.trainer", _DLC_ONLY),
+            ("docker/Dockerfile.other", _DLC_ONLY),
         ),
         run(
             ("launch.py", """
@@ -625,11 +347,8 @@ ENTRY_POINT_DIRECTORY = Rule(
             image = 'acct.dkr.ecr.eu-west-1.amazonaws.com/smp-trainer:v2'
             E(image_uri=image, entry_point='src/train.py', instance_type='ml.p3.2xlarge', role=role)
             """),
-            ("smp-trainer/Dockerfile", """
-            FROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker
-            COPY src/utils.py /opt/ml/code/utils.py
-            ENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code
-            """),
+            ("smp-trainer/Dockerfile", _FROM_DLC + "COPY src/utils.py /opt/ml/code/utils.py\n"
+             "ENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n"),
             alias=True,
         ),
     ),

@@ -83,7 +83,8 @@ class RankAnalysis(Analysis):
         self.module_code: list[tuple[int, cst.CSTNode]] = []
         # Assignments anywhere in the file: dotted target -> values.
         self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
-        self.count_calls: list[tuple[cst.Call, str, str | None]] = []  # (call, owner, assigned name)
+        # (call, owner, assigned name, innermost def)
+        self.count_calls: list[tuple[cst.Call, str, str | None, cst.FunctionDef | None]] = []
         self.rank_assignments: list[tuple[str, cst.BaseExpression]] = []
         self.saves: list[tuple[cst.Call, str, bool]] = []  # (save, innermost function, under a rank guard)
         self.guarded_calls: set[str] = set()
@@ -206,7 +207,7 @@ class RankAnalysis(Analysis):
         elif callee in XLA_RANK_READS:
             self.xla_rank_reads = True  # already-ported code reads its rank as the original did
         elif callee == "torch.cuda.device_count" and not node.args:
-            self.count_calls.append((node, owner, self._assigned_name(node)))
+            self.count_calls.append((node, owner, self._assigned_name(node), self.walk.enclosing_function))
         elif callee in SAVES:
             self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
 
@@ -245,6 +246,37 @@ class RankAnalysis(Analysis):
     def finish(self) -> None:
         if self.local_rank_flag:
             self.rank_reads.extend(self.local_rank_reads)
+        self.count_calls = [
+            (call, owner, name, function) for call, owner, name, function in self.count_calls
+            if not self._read_only_with_cuda(call, name, function)
+        ]
+
+    def _read_only_with_cuda(self, call: cst.Call, name: str | None, function: cst.FunctionDef | None) -> bool:
+        """The count only feeds what its function returns after a CUDA availability check
+        in the same ``and`` (minGPT's ``return has_gpu and gpu_count >= min_gpus``): the
+        function returns False on XLA whatever the count, which is no process count to port
+        (``torch.cuda.device_count()`` is 0 there, in whichever process calls it)."""
+        if function is None or (name is not None and "." in name):
+            return False
+        nodes = walk(function.body)
+        guarded: set[int] = set()
+        for node in nodes:
+            if type(node) is cst.Return and node.value is not None:
+                operands = _conjuncts(node.value)
+                checked = next((i for i, operand in enumerate(operands) if self._checks_cuda(operand)), None)
+                if checked is not None:
+                    guarded.update(id(sub) for operand in operands[checked + 1:] for sub in walk(operand))
+        if name is None:
+            return id(call) in guarded
+        reads = [n for n in nodes if type(n) is cst.Name and n.value == name and id(n) not in self.targets]
+        return bool(reads) and all(id(read) in guarded for read in reads)
+
+    def _checks_cuda(self, node: cst.BaseExpression) -> bool:
+        """``torch.cuda.is_available()``, or a name only ever assigned that (False on XLA)."""
+        values = self.assigned.get(node.value, []) if type(node) is cst.Name else [node]
+        return bool(values) and all(
+            type(v) is cst.Call and not v.args and self.walk.resolve(v.func) in apis.AVAILABILITY_CHECKS for v in values
+        )
 
     def place(self, launch: LaunchAnalysis) -> None:
         """Each read in the process it runs in, once the launch knows its processes (of a
@@ -254,7 +286,7 @@ class RankAnalysis(Analysis):
         for read in self.rank_reads:
             (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
         counts = self._count_names(launch)
-        for call, owner, name in self.count_calls:
+        for call, owner, name, _ in self.count_calls:
             last = (name or "").rsplit(".", 1)[-1].lower()
             concept = "world_size" if "world" in last else "local_process_count"
             if owner not in parent:
@@ -275,7 +307,7 @@ class RankAnalysis(Analysis):
     def _count_names(self, launch: LaunchAnalysis) -> _Counts:
         """Names that hold a CUDA device count (``ngpus_per_node = torch.cuda.device_count()``,
         and names assigned from them), and those of them handed to spawned workers."""
-        counts = {name for _, _, name in self.count_calls if name is not None}
+        counts = {name for _, _, name, _ in self.count_calls if name is not None}
         for name, values in self.assigned.items():
             for value in values:
                 if any(type(n) is cst.Call and self.walk.resolve(n.func) in apis.DEVICE_COUNTS for n in walk(value)):
@@ -348,6 +380,13 @@ def _tests_master(test: cst.BaseExpression) -> bool:
         test = test.func
     last = (dotted(test) or "").rsplit(".", 1)[-1].lower()
     return "master" in last or "main_process" in last
+
+
+def _conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an ``and`` chain, in order (the node itself if it is no ``and``)."""
+    if type(node) is cst.BooleanOperation and type(node.operator) is cst.And:
+        return [*_conjuncts(node.left), *_conjuncts(node.right)]
+    return [node]
 
 
 def _int_of(node: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -17,6 +17,9 @@ DOCTOR_SUMMARY = Rule(
     "What the run did: steps, graphs compiled and run, compile and execution time, host transfers",
     False,
     why="Compiling is what makes a lazy-mode step slow; a steady state compiles nothing after the first steps.",
+    instead="Nothing: this finding is the run's summary. Change what the run's other XLD findings name; a script that "
+    'needs nothing more reaches a steady state (the summary ends "steady state from step N") and `xla-codemod '
+    "doctor` exits 0.",
     examples=(Example("for step, (data, target) in enumerate(loader):", filename=RUNTIME),),
 )
 
@@ -26,6 +29,9 @@ RECOMPILING_SYNC_SITE = Rule(
     False,
     why="Every new graph is compiled before it runs (seconds to minutes); a step that makes a new graph "
     "each time never reaches the compiled-graph cache.",
+    instead="A step whose graph is the same every step: change what the XLD102 findings under this site name (a shape or "
+    "a Python number that changes each step), what XLD106 says of a short last batch, and the host reads XLD103 "
+    "names; the site stops compiling once its graphs repeat.",
     examples=(Example("    torch_xla.sync()", filename=RUNTIME),),
 )
 
@@ -35,6 +41,10 @@ CHANGING_OPERATION = Rule(
     False,
     why="XLA compiles shapes and Python numbers into the graph: a slice bound, exponent or size that "
     "changes each step makes each step's graph new.",
+    instead="Shapes and numbers that stay the same from step to step: a Python number that changes each step as a device "
+    "tensor (or fixed), a slice whose bound changes taken on the host before it moves to the device, a "
+    "data-dependent shape (`nonzero`, `masked_select`, a boolean mask) as a multiplication by a mask, and a short "
+    "last batch padded or dropped (`drop_last=True`).",
     examples=(Example("    data = source[i:i + seq_len]", filename=RUNTIME),),
 )
 
@@ -44,6 +54,10 @@ HOST_READ = Rule(
     False,
     why="A host read waits for the device; one before the step barrier also runs the pending graph "
     "early, as a graph of its own.",
+    instead="The read after the step's graph has run, in a step closure: `xm.add_step_closure(lambda loss: "
+    "print(loss.item()), args=(loss,))` (`xla-codemod convert` does this for reads that only feed logging: "
+    "XLA701), or the read only every N steps. A CPU fallback goes with static shapes (multiply by a mask instead "
+    "of selecting).",
     examples=(Example("    total_loss += loss.item()", filename=RUNTIME),),
 )
 
@@ -53,6 +67,10 @@ SCRIPT_CRASHED = Rule(
     False,
     why="A converted script that crashes on XLA cannot be judged; the line is the last frame of your code "
     "in its traceback.",
+    instead="The error fixed where the finding points (the last frame of your code in the traceback, whose exception it "
+    "quotes), then `xla-codemod doctor` run again. CUDA code the conversion did not reach (`hidden = "
+    "hidden.cuda()`) becomes `hidden.to(torch_xla.device())` with `xla-codemod convert` (XLA102); `--show-output` "
+    "shows what the script printed.",
     examples=(Example("    hidden = hidden.cuda()", filename=RUNTIME),),
 )
 
@@ -62,6 +80,10 @@ TOO_FEW_STEPS = Rule(
     False,
     why="Without a step barrier (torch_xla.sync(), xm.mark_step(), MpDeviceLoader) a training loop grows "
     "one graph until memory runs out; with too few steps the first compiles hide the steady state.",
+    instead="More step barriers than warm-up steps: a training loop with one at each iteration (`torch_xla.sync()`, which "
+    "`xla-codemod convert` adds: XLA301; `xm.mark_step()`; or iteration over an `MpDeviceLoader`), and "
+    "`xla-codemod doctor --steps N` with N above `--warmup` (defaults 20 and 3), with a `--timeout` long enough "
+    "for them.",
     examples=(Example("for epoch in range(epochs):", filename=RUNTIME),),
 )
 
@@ -71,6 +93,8 @@ SHORT_LAST_BATCH = Rule(
     False,
     why="A batch of another size is another graph: the last batch of each epoch (and of each evaluation) "
     "is compiled again unless drop_last=True or it is padded.",
+    instead="`DataLoader(..., drop_last=True)` for training; where every sample counts (evaluation), the last batch "
+    "padded to the batch size, the padding left out of the metric.",
     examples=(Example("loader = DataLoader(dataset, batch_size=8, shuffle=True)", filename=RUNTIME),),
 )
 

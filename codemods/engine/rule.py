@@ -122,6 +122,8 @@ class Rule:
     summary: str
     fixable: bool
     why: str = ""
+    # For a rule the tool only reports: what to write instead (its page's "Use instead").
+    instead: str = ""
     # Documented (`xla-codemod rules CODE`): the rule's first invalid cases.
     examples: tuple[Example, ...] = ()
     # Its other test cases (not compared or hashed: a rule is its code and its documentation).
