@@ -217,12 +217,17 @@ class _EstimatorCheck:
                                       f'"smdistributed" has no strategy {key!r}: '
                                       'use "modelparallel" or "dataparallel"')
             if model_parallel is not None and "dataparallel" in strategies.entries:
+                # The SDK refuses a second "smdistributed" key, switched off or not.
                 data_parallel = strategies.entries["dataparallel"]
-                if _constant(_get(data_parallel.value, "enabled"), True) is not False:
-                    self.owner.report(MODEL_AND_DATA_PARALLEL, data_parallel.key_node,
-                                      '"modelparallel" and "dataparallel" cannot be '
-                                      'used in one job: for data parallelism across model replicas set "ddp": True '
-                                      '(PyTorch) or "horovod": True (TensorFlow) in the modelparallel parameters')
+                switched_off = _constant(_get(data_parallel.value, "enabled"), True) is False
+                self.owner.report(MODEL_AND_DATA_PARALLEL, data_parallel.key_node, (
+                    '"dataparallel" is switched off, but the SDK still refuses it beside "modelparallel" '
+                    '(one "smdistributed" key per job): remove it'
+                ) if switched_off else (
+                    '"modelparallel" and "dataparallel" cannot be used in one job: for data parallelism '
+                    'across model replicas set "ddp": True (PyTorch) or "horovod": True (TensorFlow) in the '
+                    'modelparallel parameters'
+                ))
         if model_parallel is None:
             if isinstance(mpi, Mapping):
                 self.mca(mpi)

@@ -286,7 +286,7 @@ MODEL_AND_DATA_PARALLEL = Rule(
     "SM103", "model-and-data-parallel", "error",
     '`"modelparallel"` and `"dataparallel"` together in one job are not supported',
     False,
-    why='The SDK accepts one smdistributed strategy per job. For data parallelism on top of model parallelism '
+    why='The SDK accepts one smdistributed strategy per job, and refuses a second key even when it is switched off. For data parallelism on top of model parallelism '
     'set `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow) in the modelparallel parameters.',
     instead='`"modelparallel"` alone under `"smdistributed"`, with data parallelism across the model replicas switched on '
     'in its parameters, `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow), not both: '
@@ -297,7 +297,6 @@ MODEL_AND_DATA_PARALLEL = Rule(
         findings=(Expected(4, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
     ),),
     valid=(
-        _valid(_launcher(arguments=_P3, distribution=_with_data_parallel("False")), note="dataparallel-off"),
         _valid(
             _launcher(smp=None, mpi=None, arguments=_P3, distribution='{"smdistributed": {"dataparallel": {"enabled": True}}}'),
             note="dataparallel-only",
@@ -307,6 +306,11 @@ MODEL_AND_DATA_PARALLEL = Rule(
         _invalid(
             _launcher(arguments=_P3, distribution=_with_data_parallel("True")),
             findings=(Expected(7, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
+        ),
+        _invalid(
+            _launcher(arguments=_P3, distribution=_with_data_parallel("False")),
+            findings=(Expected(7, 71, '"dataparallel" is switched off, but the SDK still refuses it'),),
+            note="dataparallel-off",
         ),
         _invalid(
             """
