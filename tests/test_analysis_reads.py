@@ -21,8 +21,9 @@ import pytest
 from codemods import TARGETS, convert_source
 from codemods.engine.walk import Analysis, Walk, settle_order, walk_order
 from codemods.facts import ANALYSES, Facts, analyse
-from tests.conftest import FIXTURES, fixture_project, fixture_scripts
-from tests.rule_cases import CASES
+from tests.support.fixtures import fixture_project, fixture_scripts
+from tests.support.paths import FIXTURES
+from tests.support.rule_cases import CASES
 
 # (analysis class, phase) -> the names it read.
 Found = dict[tuple[type[Analysis], str], set[str]]

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from codemods.cli import main
 from codemods.rules import RULES
+from tests.support.cli import LOADED_MODULES
 
 SCRIPT = """\
 import torch
@@ -328,18 +329,6 @@ def test_distributed_makes_a_one_device_script_multi_process(tmp_path: Path) -> 
     assert invoke("convert", "--check", str(script)).exit_code == 0
 
 
-# Runs the command line in a fresh interpreter, then says which modules it loaded.
-_LOADED_MODULES = """\
-import runpy, sys
-sys.argv = ["xla-codemod", *sys.argv[1:]]
-try:
-    runpy.run_module("codemods", run_name="__main__")
-except SystemExit as exit:
-    print("exit", exit.code, file=sys.stderr)
-print(" ".join(sorted(sys.modules)))
-"""
-
-
 @pytest.mark.parametrize("command", [["convert", "--check"], ["lint"], ["convert"]])
 def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path, command: list[str]) -> None:
     plain = tmp_path / "util.py"
@@ -347,13 +336,13 @@ def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     skipped = subprocess.run(
-        [sys.executable, "-c", _LOADED_MODULES, *command, str(plain)], capture_output=True, text=True, cwd=tmp_path
+        [sys.executable, "-c", LOADED_MODULES, *command, str(plain)], capture_output=True, text=True, cwd=tmp_path
     )
     assert "exit 0" in skipped.stderr
     assert "libcst" not in skipped.stdout.split()
     assert "codemods.cli" in skipped.stdout.split()
     converted = subprocess.run(
-        [sys.executable, "-c", _LOADED_MODULES, *command, str(script)], capture_output=True, text=True, cwd=tmp_path
+        [sys.executable, "-c", LOADED_MODULES, *command, str(script)], capture_output=True, text=True, cwd=tmp_path
     )
     assert "exit 1" in converted.stderr  # the probe sees LibCST when a file needs it
     assert "libcst" in converted.stdout.split()
@@ -365,7 +354,7 @@ def test_a_run_large_enough_for_workers_loads_libcst_only_if_a_file_needs_it(tmp
     for index in range(20):  # enough files for a process pool (runner.workers_for)
         (folder / f"util_{index}.py").write_text(f"import os\n\nVALUE = {index}\n")
     environment = {k: v for k, v in os.environ.items() if k != "PRE_COMMIT"}
-    command = [sys.executable, "-c", _LOADED_MODULES, "convert", "--check", "-j", "2", str(folder)]
+    command = [sys.executable, "-c", LOADED_MODULES, "convert", "--check", "-j", "2", str(folder)]
     skipped = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=environment)
     assert "exit 0" in skipped.stderr
     assert "libcst" not in skipped.stdout.split()
@@ -379,7 +368,7 @@ def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     loaded = subprocess.run(
-        [sys.executable, "-c", _LOADED_MODULES, "convert", "--check", str(script)], capture_output=True, text=True,
+        [sys.executable, "-c", LOADED_MODULES, "convert", "--check", str(script)], capture_output=True, text=True,
         cwd=tmp_path,
     ).stdout.split()
     assert "codemods.lazy.flow" in loaded  # the probe sees what converting loads

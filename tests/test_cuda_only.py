@@ -4,7 +4,7 @@ assert that a finding it could give is absent where it would be wrong."""
 from __future__ import annotations
 
 from codemods import convert_source
-from tests.rule_cases import CASES
+from tests.support.rule_cases import CASES
 
 
 def case(note: str) -> str:

@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from codemods import Conversion, convert_source
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 DISTRIBUTED = sorted(p.name for p in FIXTURES.glob("dist_*.py"))
 LAUNCHED = {"dist_torchrun.py", "dist_ddp_spawn.py", "dist_demo_basic.py", "dist_amp_ddp.py",

@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from codemods import rule_docs
 from codemods.cli import main
 from codemods.rules import RULES, RULES_BY_CODE
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 DOCS = ROOT / "docs"
 PAGES = ROOT / rule_docs.RULE_PAGES

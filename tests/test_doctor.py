@@ -31,10 +31,11 @@ from codemods.doctor.rules import PREFIX, RUNTIME
 from codemods.doctor.static import cross_reference
 from codemods.engine.report import Finding
 from codemods.rules import RULES
+from tests.support.paths import DATA
 
-DATA = Path(__file__).parent / "data" / "doctor"
-GRAPH_FILE = (DATA / "slice_loop_index.graphs.txt").read_text()
-SCRIPT_LINES = (DATA / "slice_loop_index.py").read_text().splitlines()
+DOCTOR_DATA = DATA / "doctor"
+GRAPH_FILE = (DOCTOR_DATA / "slice_loop_index.graphs.txt").read_text()
+SCRIPT_LINES = (DOCTOR_DATA / "slice_loop_index.py").read_text().splitlines()
 
 
 def line_of(text: str, lines: list[str] = SCRIPT_LINES) -> int:
@@ -81,7 +82,7 @@ def test_a_graph_has_no_changes_against_itself() -> None:
 def _project(tmp_path: Path) -> tuple[Path, str]:
     """The script and its graph file as if the run had happened in ``tmp_path``."""
     script = tmp_path / "slice_loop_index.py"
-    shutil.copy(DATA / "slice_loop_index.py", script)
+    shutil.copy(DOCTOR_DATA / "slice_loop_index.py", script)
     return script, GRAPH_FILE.replace("/project/", f"{tmp_path}/")
 
 
@@ -210,8 +211,8 @@ def test_the_fixed_language_model_is_the_converted_one_with_the_slices_moved() -
     """word_lm_fixed.py (the doctor's steady example) is what `convert` makes of word_lm.py
     with the sliced-data rule off, plus only the fix the doctor asks for (the one XLA711
     would make): the corpus stays on the host, slices move."""
-    converted = convert_source((DATA / "word_lm.py").read_text(), selection=RuleSelection(ignore=("XLA711",))).output
-    fixed = (DATA / "word_lm_fixed.py").read_text()
+    converted = convert_source((DOCTOR_DATA / "word_lm.py").read_text(), selection=RuleSelection(ignore=("XLA711",))).output
+    fixed = (DOCTOR_DATA / "word_lm_fixed.py").read_text()
     diff = difflib.unified_diff(converted.splitlines(), fixed.splitlines(), lineterm="", n=0)
     changed = [line for line in diff if line[:1] in "-+" and not line.startswith(("---", "+++"))]
     code = [line for line in changed if '"""' not in line and not line[1:].startswith(("The corpus", "on the", "`xla", "lines:"))]

@@ -21,6 +21,7 @@ import pytest
 from codemods import RuleSelection, convert_source
 from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.engine.report import Finding
+from tests.support.paths import DATA
 
 pytestmark = pytest.mark.executed
 
@@ -30,7 +31,7 @@ def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The scripts run in the current folder, as `xla-codemod doctor` runs them: a temporary one."""
     monkeypatch.chdir(tmp_path)
 
-DATA = Path(__file__).parent / "data" / "doctor"
+DOCTOR_DATA = DATA / "doctor"
 STEPS = 12
 RECOMPILATION = ("XLD101", "XLD102", "XLD106")
 
@@ -74,7 +75,7 @@ def findings_of(diagnosis_files: list, path: str) -> list[Finding]:  # type: ign
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.script)
 def test_the_doctor_names_the_lines(case: Case, tmp_path: Path) -> None:
     script = tmp_path / case.script
-    shutil.copy(DATA / case.script, script)
+    shutil.copy(DOCTOR_DATA / case.script, script)
     diagnosis = diagnose(str(script), options=DoctorOptions(steps=STEPS))
     found = findings_of(diagnosis.report.files, str(script))
     shown = "\n".join(f"{f.line}: {f.rule} {f.message}" for f in found)
@@ -143,7 +144,7 @@ def test_a_script_without_barriers_is_stopped_by_the_time_limit(tmp_path: Path) 
 
 def test_a_static_rule_on_a_line_the_run_names_is_cited(tmp_path: Path) -> None:
     script = tmp_path / "save_every_step.py"
-    shutil.copy(DATA / "save_every_step.py", script)
+    shutil.copy(DOCTOR_DATA / "save_every_step.py", script)
     diagnosis = diagnose(str(script), options=DoctorOptions(cross_reference=("XLA4",)))
     found = findings_of(diagnosis.report.files, str(script))
     assert diagnosis.exit_code == 0
@@ -177,7 +178,7 @@ def test_word_lm_slicing_lines_then_a_steady_state_after_the_fix(tmp_path: Path)
     step on its slicing lines; fixed by hand (word_lm_fixed.py, what XLA711 writes), it
     reaches a steady state; and so does the tool's own conversion, which makes that fix."""
     main_py = tmp_path / "main.py"
-    source = (DATA / "word_lm.py").read_bytes()
+    source = (DOCTOR_DATA / "word_lm.py").read_bytes()
     main_py.write_bytes(convert_source(source, selection=RuleSelection(ignore=("XLA711",))).output)
 
     code, report, imported = run_doctor_cli(tmp_path, "--", "main.py")
@@ -188,7 +189,7 @@ def test_word_lm_slicing_lines_then_a_steady_state_after_the_fix(tmp_path: Path)
     assert {line for rule, line in findings if rule == "XLD102"} == slicing, report
     assert ("XLD101", line_of(main_py, "torch_xla.sync()")) in findings
 
-    shutil.copy(DATA / "word_lm_fixed.py", main_py)
+    shutil.copy(DOCTOR_DATA / "word_lm_fixed.py", main_py)
     code, report, imported = run_doctor_cli(tmp_path, "main.py")  # no "--": the script's name ends the options
     summary = report["files"][0]["findings"][0]
     assert imported == []

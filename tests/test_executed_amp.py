@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection
-from tests.test_executed import Executed, Run, run_eager, run_xla, steady_problems
+from tests.support.executed import Executed, Run, run_eager, run_xla, steady_problems
 
 pytestmark = pytest.mark.executed
 

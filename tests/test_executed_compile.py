@@ -1,7 +1,7 @@
 """Executed: a training script that compiles its model by default (``compile = True``,
 as nanoGPT has it) runs converted, compiled by dynamo with the openxla backend, on
 torch_xla 2.9 (CPU), and trains like the original run in eager mode
-(``--compile=False``: no compiler at all).  The checks are tests/test_executed.py's
+(``--compile=False``: no compiler at all).  The checks are tests/support/executed.py's
 (losses, ran on XLA, steady state), plus: dynamo captured one graph, with openxla, so
 the model was compiled once and never again.  The negative control converts it without
 XLA721: the default inductor backend fails on the XLA device."""
@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection
-from tests.test_executed import (
+from tests.support.executed import (
     RUN_TIMEOUT,
     XLA_RUNNER,
     Executed,
-    _copy,
-    _environment,
+    copy_fixture,
     loss_problems,
     run_eager,
+    run_environment,
     run_xla,
     steady_problems,
     xla_problems,
@@ -54,10 +54,10 @@ def test_compiled_script_trains_with_openxla_like_its_eager_run(tmp_path: Path) 
 
 
 def test_without_the_openxla_backend_the_converted_script_fails(tmp_path: Path) -> None:
-    folder = _copy(CASE, tmp_path / "xla", RuleSelection(ignore=("XLA721",)), convert=True)
+    folder = copy_fixture(CASE, tmp_path / "xla", RuleSelection(ignore=("XLA721",)), convert=True)
     assert "torch.compile(model)" in (folder / CASE.script).read_text()
     result = subprocess.run(
-        [sys.executable, str(XLA_RUNNER), CASE.script], cwd=folder, env=_environment(PJRT_DEVICE="CPU"),
+        [sys.executable, str(XLA_RUNNER), CASE.script], cwd=folder, env=run_environment(PJRT_DEVICE="CPU"),
         capture_output=True, text=True, timeout=RUN_TIMEOUT,
     )
     assert result.returncode != 0 and "InductorError" in result.stderr, result.stderr[-3000:]

@@ -2,7 +2,7 @@
 (CPU) and must reach a steady state, train like the originals, and print what they
 printed.
 
-Compiles are counted per step (tests/xla_runner.py prints ``XLA_COMPILES`` after each
+Compiles are counted per step (tests/support/runners/xla_runner.py prints ``XLA_COMPILES`` after each
 ``step N loss V`` line).  Each case names its warm-up: the steps in which every graph
 the script needs is compiled once (an optimizer's first step, a short last batch, an
 evaluation pass), and how many of those steps may compile at all.  After the warm-up
@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection, convert_source
-from tests.conftest import FIXTURES
-from tests.test_executed import LOSS_ATOL, LOSS_RTOL, Executed, Run, run_eager, run_xla
+from tests.support.executed import LOSS_ATOL, LOSS_RTOL, Executed, Run, run_eager, run_xla
+from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.executed
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.executed
 

@@ -3,10 +3,10 @@ loop in a ``%%time`` cell, magics and shell lines around them) is converted, and
 copies run top to bottom in a Jupyter kernel (nbclient, and an ipykernel kernel spec of
 this interpreter that the test installs in its own folder, so that no kernel of the
 machine is used): the original with plain torch on the CPU, the converted one on
-torch_xla 2.9 with ``PJRT_DEVICE=CPU``.  The checks are tests/test_executed.py's: the
+torch_xla 2.9 with ``PJRT_DEVICE=CPU``.  The checks are tests/support/executed.py's: the
 same losses, graphs compiled and executed, no new graph after the warm-up.
 
-Compiles are counted per step the way tests/xla_runner.py counts them: a first cell the
+Compiles are counted per step the way tests/support/runners/xla_runner.py counts them: a first cell the
 test adds to the converted copy (not a cell of the notebook under test) makes ``print``
 follow each ``step N loss V`` line with ``XLA_COMPILES <count>``, and a last one prints
 ``XLA_EXECUTIONS <count>``.  Negative control: converted without its step barrier, the
@@ -26,13 +26,13 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from codemods import RuleSelection, convert_source
-from tests.test_executed import (
+from tests.support.executed import (
     RUN_TIMEOUT,
     Executed,
     Run,
-    _environment,
-    _parse,
     loss_problems,
+    parse_run,
+    run_environment,
     steady_problems,
     xla_problems,
 )
@@ -145,7 +145,7 @@ def run_converted(tmp_path: Path, kernel: dict[str, str], selection: RuleSelecti
     path = tmp_path / "xla" / "train.ipynb"
     path.parent.mkdir()
     path.write_text(json.dumps(data, indent=1))
-    return _parse(_execute(path, _environment(PJRT_DEVICE="CPU", **kernel)), path.parent)
+    return parse_run(_execute(path, run_environment(PJRT_DEVICE="CPU", **kernel)), path.parent)
 
 
 def test_converted_notebook_trains_like_the_original_in_a_kernel(tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_converted_notebook_trains_like_the_original_in_a_kernel(tmp_path: Path)
     eager_path = tmp_path / "eager" / "train.ipynb"
     eager_path.parent.mkdir()
     eager_path.write_text(_notebook())
-    eager = _parse(_execute(eager_path, _environment(**kernel)), eager_path.parent)
+    eager = parse_run(_execute(eager_path, run_environment(**kernel)), eager_path.parent)
     xla = run_converted(tmp_path, kernel)
     assert len(eager.losses) == 12 and "cpu" in eager.output.splitlines(), eager.output
     assert "xla:0" in xla.output.splitlines() and "starting" in xla.output, xla.output  # cell 3's device; the ! line ran

@@ -13,7 +13,8 @@ import pytest
 
 from codemods import TARGETS
 from codemods.engine.report import FileReport, Report, render_text
-from tests.conftest import FIXTURES, SNAPSHOTS, convert_fixture, fixture_scripts, review_diff
+from tests.support.fixtures import convert_fixture, fixture_scripts, review_diff
+from tests.support.paths import FIXTURES, SNAPSHOTS
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))

@@ -26,8 +26,9 @@ from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launc
 from codemods.launcher.instances import INSTANCE_TYPES, lookup
 from codemods.rules import RuleSelection
 from codemods.runner import Job, run
-from tests.conftest import FIXTURES, SNAPSHOTS, review_diff
-from tests.rule_cases import RUN_CASES
+from tests.support.fixtures import review_diff
+from tests.support.paths import FIXTURES, SNAPSHOTS
+from tests.support.rule_cases import RUN_CASES
 
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
 DOCKERFILES = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "containers").rglob("*") if is_dockerfile(p.name))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from codemods import RULES, convert_source
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 FAMILIES = ("XLA7", "XLA8")
 

@@ -1,9 +1,9 @@
 """Jupyter notebooks: the code cells ported as one program, each rewrite in its own cell,
 IPython lines and everything the port does not change given back byte for byte.
 
-The notebooks are made here with nbformat's API and written as Jupyter writes them
-(nbformat.writes: indent 1, sorted keys, non-ASCII as is), with outputs and execution
-counts, so that what "untouched" means is Jupyter's own serialisation."""
+The notebooks are made with nbformat's API (tests/support/notebooks.py) and written as
+Jupyter writes them (nbformat.writes: indent 1, sorted keys, non-ASCII as is), with outputs
+and execution counts, so that what "untouched" means is Jupyter's own serialisation."""
 
 from __future__ import annotations
 
@@ -13,33 +13,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from codemods import ConversionError, RuleSelection, convert_source
 from codemods.cli import main
-from tests.conftest import FIXTURES, fixture_project, fixture_scripts
+from tests.support.cli import LOADED_MODULES
+from tests.support.fixtures import fixture_project, fixture_scripts
+from tests.support.notebooks import DEVICE_CELL, LOOP_CELL, MODEL_CELL, notebook, sources
+from tests.support.paths import FIXTURES
 
-DEVICE_CELL = (
-    "import torch\n"
-    "import torch.nn as nn\n"
-    "\n"
-    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
-    "print(device)"
-)
-MODEL_CELL = "model = nn.Linear(4, 1).to(device)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)"
-LOOP_CELL = (
-    "for step in range(10):\n"
-    "    x = torch.randn(8, 4).to(device)\n"
-    "    loss = model(x).pow(2).mean()\n"
-    "    opt.zero_grad()\n"
-    "    loss.backward()\n"
-    "    opt.step()"
-)
 # IPython lines of every kind, and Python lines that only look like them.
 MAGIC_CELL = (
     "%matplotlib inline\n"
@@ -64,25 +49,6 @@ SAVE_CELL = "torch.save(model.state_dict(), 'model.pt')  # é, 保存"
 
 SYNC = {"2.9": "torch_xla.sync()", "sagemaker": "xm.mark_step()"}
 DEVICE = {"2.9": "torch_xla.device()", "sagemaker": "xm.xla_device()"}
-
-
-def notebook(*cells: object, metadata: dict[str, object] | None = None) -> str:
-    """A notebook of the given cells (a str: a code cell), with an output for each code
-    cell and a markdown cell first, as Jupyter writes it."""
-    nb = new_notebook()
-    nb.cells = [new_markdown_cell("# Training *on* TPU")]
-    for count, cell in enumerate(cells, 1):
-        if isinstance(cell, str):
-            cell = new_code_cell(
-                cell, execution_count=count, outputs=[new_output("stream", name="stdout", text=f"out {count}\n")]
-            )
-        nb.cells.append(cell)
-    nb.metadata.update(metadata or {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    return nbformat.writes(nb) + "\n"
-
-
-def sources(text: str) -> list[str]:
-    return ["".join(c["source"]) for c in json.loads(text)["cells"]]
 
 
 def jupyter_writes(text: str, new_sources: dict[int, str]) -> str:
@@ -458,13 +424,11 @@ def test_a_script_cut_into_cells_converts_as_the_script_does(script: Path, targe
 
 
 def test_a_notebook_without_torch_is_skipped_without_loading_nbformat_or_libcst(tmp_path: Path) -> None:
-    from tests.test_cli import _LOADED_MODULES
-
     (tmp_path / "plain.ipynb").write_text(notebook("import os\nprint(os.getcwd())"))
     (tmp_path / "train.ipynb").write_text(notebook(DEVICE_CELL, MODEL_CELL, LOOP_CELL))
     for name, code, loaded in (("plain.ipynb", "exit 0", False), ("train.ipynb", "exit 1", True)):
         probe = subprocess.run(
-            [sys.executable, "-c", _LOADED_MODULES, "lint", name], capture_output=True, text=True, cwd=tmp_path
+            [sys.executable, "-c", LOADED_MODULES, "lint", name], capture_output=True, text=True, cwd=tmp_path
         )
         modules = probe.stdout.split()
         assert code in probe.stderr, probe.stderr

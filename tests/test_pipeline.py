@@ -13,7 +13,8 @@ import pytest
 from codemods import ConversionError, RuleSelection, convert_source
 from codemods.engine.nodes import string_value
 from codemods.engine.report import Finding
-from tests.conftest import FIXTURES, fixture_scripts
+from tests.support.fixtures import fixture_scripts
+from tests.support.paths import FIXTURES
 
 SCRIPT = (
     "# -*- coding: utf-8 -*-\n"

@@ -17,7 +17,8 @@ from codemods.facts import analyse
 from codemods.pipeline import _never
 from codemods.rules import RuleSelection
 from codemods.targets import get_target
-from tests.conftest import FIXTURES, fixture_scripts
+from tests.support.fixtures import fixture_scripts
+from tests.support.paths import FIXTURES
 
 
 @pytest.mark.parametrize("script", fixture_scripts(), ids=str)

@@ -4,17 +4,15 @@ test session into pre-commit's own environment: see the fixtures in conftest.py)
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
-from tests.conftest import FIXTURES, ROOT, git
-
-PRE_COMMIT = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
+from tests.support.notebooks import DEVICE_CELL, LOOP_CELL, MODEL_CELL, notebook, sources
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.repos import git, new_repo, pre_commit
 
 CUDA_SCRIPT = (FIXTURES / "mnist_flags.py").read_text()
 PORTED = "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\n"
@@ -23,29 +21,6 @@ PORTED = "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\n"
 def hook_config(hook_repo: tuple[Path, str], hooks: str) -> str:
     path, rev = hook_repo
     return f"repos:\n  - repo: {path}\n    rev: {rev}\n    hooks:\n{hooks}"
-
-
-def new_repo(root: Path, files: dict[str, str], config: str) -> Path:
-    root.mkdir()
-    git("init", "-q", cwd=root)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    (root / ".pre-commit-config.yaml").write_text(config)
-    git("add", ".", cwd=root)
-    return root
-
-
-def pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("PRE_COMMIT", "CI")}
-    return subprocess.run(
-        [PRE_COMMIT, "run", *args],
-        cwd=repo,
-        env={**environment, "PRE_COMMIT_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 LINT = "      - id: xla-codemod-lint\n"
@@ -136,8 +111,6 @@ def test_hooks_with_zero_files(tmp_path: Path, hook_repo, pre_commit_home: Path)
 def test_hooks_take_notebooks(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
     """pre-commit passes .ipynb files (identify's `jupyter` type) to both hooks: lint names
     the cell, convert ports the notebook in place, then both pass."""
-    from tests.test_notebooks import DEVICE_CELL, LOOP_CELL, MODEL_CELL, notebook, sources
-
     files = {"nb/train.ipynb": notebook(DEVICE_CELL, MODEL_CELL, LOOP_CELL)}
     repo = new_repo(tmp_path / "user", files, hook_config(hook_repo, LINT + CONVERT))
     first = pre_commit(repo, pre_commit_home, "--all-files")

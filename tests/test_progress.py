@@ -16,6 +16,7 @@ import pytest
 from codemods import progress
 from codemods.engine.report import FileReport
 from codemods.runner import workers_for
+from tests.support.paths import FIXTURES
 
 
 @pytest.fixture
@@ -85,7 +86,7 @@ def test_no_pool_of_our_own_inside_pre_commit(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_long_run_on_a_terminal_shows_the_bar_on_stderr_only(tmp_path: Path) -> None:
-    source = (Path(__file__).parent.parent / "fixtures" / "mnist_flags.py").read_bytes()
+    source = (FIXTURES / "mnist_flags.py").read_bytes()
     for index in range(60):  # a few seconds: past the bar's one-second delay
         (tmp_path / f"train_{index:02}.py").write_bytes(source)
     main_fd, side_fd = pty.openpty()

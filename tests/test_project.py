@@ -11,7 +11,7 @@ import pytest
 from codemods import convert_source
 from codemods.project.resolver import Project, find_root, summarise_with
 from codemods.rules import RuleSelection
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 REPO = FIXTURES / "vision_repo"
 FILES = sorted(p.relative_to(REPO) for p in REPO.rglob("*.py"))

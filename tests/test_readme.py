@@ -15,9 +15,9 @@ import yaml
 from markdown_it import MarkdownIt
 
 from codemods import convert_source
-from tests.conftest import FIXTURES, ROOT, git
-from tests.test_precommit import new_repo, pre_commit
-from tests.test_report import parse_github
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.reports import parse_github
+from tests.support.repos import git, new_repo, pre_commit
 
 README = (ROOT / "README.md").read_text()
 COMMANDS = re.findall(r"```sh\n(.+?)\n```", README)

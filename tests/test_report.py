@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
@@ -24,6 +23,7 @@ from codemods.engine.report import (
     render_markdown,
 )
 from codemods.rules import RULES_BY_CODE
+from tests.support.reports import parse_github
 
 SOURCE = """\
 import torch
@@ -70,22 +70,6 @@ def test_sarif_levels_follow_severity_and_applied_fixes_are_notes(script: Path) 
     fixed = [r for r in results if r["message"]["text"].startswith("fixed: ")]
     assert fixed and all(r["level"] == "note" for r in fixed)
     assert {r["ruleId"]: r["level"] for r in results if r not in fixed}["XLA506"] == "error"
-
-
-_COMMAND = re.compile(r"^::(?P<level>error|warning|notice) (?P<properties>[^:]*)::(?P<message>.*)$")
-
-
-def parse_github(output: str) -> list[dict[str, str]]:
-    """Workflow commands back to their level, properties and message (unescaped)."""
-    commands = []
-    for line in output.splitlines():
-        match = _COMMAND.match(line)
-        assert match, line
-        properties = dict(p.split("=", 1) for p in match["properties"].split(","))
-        commands.append(
-            {"level": match["level"], "message": unquote(match["message"]), **{k: unquote(v) for k, v in properties.items()}}
-        )
-    return commands
 
 
 def test_github_annotations_one_per_finding(script: Path) -> None:

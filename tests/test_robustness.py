@@ -17,7 +17,7 @@ import pytest
 
 from codemods import convert_source
 from codemods.files import FileProblem, write_atomically
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 GOOD = "import torch\n\ndevice = torch.device('cuda')\n"
 GOOD_CONVERTED = "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\n"

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from codemods.rules import RULES_BY_CODE
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "codemods"
 # What a rule code looks like, in every family (existing or not: "XLA999" is a code too).

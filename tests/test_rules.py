@@ -10,7 +10,7 @@ import pytest
 
 from codemods import RULES, convert_source
 from codemods.rules import SEVERITIES
-from tests.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
+from tests.support.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from codemods.lazy.flow import FlowAnalysis
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES, ROOT
 
-_SPEC = importlib.util.spec_from_file_location("smoke", Path(__file__).parent.parent / "scripts" / "smoke.py")
+_SPEC = importlib.util.spec_from_file_location("smoke", ROOT / "scripts" / "smoke.py")
 assert _SPEC is not None and _SPEC.loader is not None
 smoke = importlib.util.module_from_spec(_SPEC)
 sys.modules["smoke"] = smoke

@@ -27,8 +27,9 @@ from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
 from codemods.facts import analyse
-from tests.conftest import FIXTURES, convert_fixture, fixture_scripts
-from tests.rule_cases import CASES, Case
+from tests.support.fixtures import convert_fixture, fixture_scripts
+from tests.support.paths import FIXTURES
+from tests.support.rule_cases import CASES, Case
 
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
 

@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -22,9 +21,9 @@ import pytest
 from codemods.engine.nodes import walk
 from codemods.facts import analyse
 from codemods.targets import TARGETS
-from tests.conftest import convert_fixture, fixture_scripts
+from tests.support.fixtures import convert_fixture, fixture_scripts
+from tests.support.paths import DATA
 
-DATA = Path(__file__).with_name("data")
 MANIFEST_1_13 = {
     line.strip()
     for line in (DATA / "torch_xla_1_13_names.txt").read_text().splitlines()
