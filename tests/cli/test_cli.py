@@ -10,11 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from codemods.cli import main
 from codemods.rules import RULES
-from tests.support.cli import LOADED_MODULES
+from tests.support.cli import LOADED_MODULES, invoke
 
 SCRIPT = """\
 import torch
@@ -38,18 +36,6 @@ for x in batches:
     torch_xla.sync()
 torch.backends.cudnn.benchmark = tune()
 """
-
-
-def invoke(*args: str, input: str | bytes | None = None, cwd: Path | None = None):  # type: ignore[no-untyped-def]
-    runner = CliRunner()
-    if cwd is None:
-        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
-    finally:
-        os.chdir(old)
 
 
 @pytest.fixture
@@ -286,47 +272,6 @@ def test_overrides_per_path_and_the_command_line_wins(project: Path) -> None:
     forced = invoke("convert", "--diff", "--target", "2.9", "legacy/old.py", cwd=project)
     assert "torch_xla.sync()" in forced.stdout
     assert invoke("lint", "--fail-on", "warning", "checks.py", cwd=project).exit_code == 1
-
-
-ONE_DEVICE = """\
-import torch
-from torch.utils.data import DataLoader
-
-
-def main():
-    device = torch.device("cuda")
-    loader = DataLoader(dataset, batch_size=8, shuffle=True, drop_last=True)
-    for epoch in range(2):
-        for x, y in loader:
-            loss = model(x.to(device), y.to(device))
-            loss.backward()
-            optimizer.step()
-
-
-if __name__ == "__main__":
-    main()
-"""
-
-
-def test_distributed_makes_a_one_device_script_multi_process(tmp_path: Path) -> None:
-    script = tmp_path / "train.py"
-    script.write_text(ONE_DEVICE)
-    plain = invoke("convert", "-", input=ONE_DEVICE).output
-    assert "_mp_fn" not in plain and "DistributedSampler" not in plain
-
-    result = invoke("convert", "--distributed", str(script))
-    converted = script.read_text()
-    assert result.exit_code == 1, result.output  # files changed
-    assert "def _mp_fn(index):\n    main()\n" in converted
-    assert 'if __name__ == "__main__":\n    torch_xla.launch(_mp_fn, args=())\n' in converted
-    assert (
-        "DataLoader(dataset, batch_size=8, shuffle=False, drop_last=True, sampler=torch.utils.data.distributed."
-        "DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True))"
-    ) in converted
-    assert "        loader.sampler.set_epoch(epoch)\n        for x, y in pl.MpDeviceLoader(loader, device):" in converted
-    # Converting the result again changes nothing, with or without the flag.
-    assert invoke("convert", "--distributed", "--check", str(script)).exit_code == 0
-    assert invoke("convert", "--check", str(script)).exit_code == 0
 
 
 @pytest.mark.parametrize("command", [["convert", "--check"], ["lint"], ["convert"]])

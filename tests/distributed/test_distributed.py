@@ -1,15 +1,18 @@
 """Distributed fixtures, converted: what issue 8 asks of the result, checked on the code
 itself (comments and docstrings aside): no NCCL, torchrun variables or CUDA device ids
 left, the XLA launcher, a sampler from the XLA world size, MpDeviceLoader, and gradients
-reduced exactly once."""
+reduced exactly once; and ``convert --distributed``, which makes a one-device script
+multi-process."""
 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
 from codemods import Conversion, convert_source
+from tests.support.cli import invoke
 from tests.support.paths import FIXTURES
 
 DISTRIBUTED = sorted(p.name for p in FIXTURES.glob("dist_*.py"))
@@ -102,3 +105,46 @@ def test_hogwild_is_reported_and_left_alone() -> None:
     conversion = convert_fixture("dist_hogwild.py", "2.9")
     assert conversion.output == (FIXTURES / "dist_hogwild.py").read_bytes()
     assert [f.rule for f in conversion.findings] == ["XLA608"]
+
+
+# -- convert --distributed --------------------------------------------------------------------
+
+ONE_DEVICE = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def main():
+    device = torch.device("cuda")
+    loader = DataLoader(dataset, batch_size=8, shuffle=True, drop_last=True)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = model(x.to(device), y.to(device))
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_distributed_makes_a_one_device_script_multi_process(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(ONE_DEVICE)
+    plain = invoke("convert", "-", input=ONE_DEVICE).output
+    assert "_mp_fn" not in plain and "DistributedSampler" not in plain
+
+    result = invoke("convert", "--distributed", str(script))
+    converted = script.read_text()
+    assert result.exit_code == 1, result.output  # files changed
+    assert "def _mp_fn(index):\n    main()\n" in converted
+    assert 'if __name__ == "__main__":\n    torch_xla.launch(_mp_fn, args=())\n' in converted
+    assert (
+        "DataLoader(dataset, batch_size=8, shuffle=False, drop_last=True, sampler=torch.utils.data.distributed."
+        "DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True))"
+    ) in converted
+    assert "        loader.sampler.set_epoch(epoch)\n        for x, y in pl.MpDeviceLoader(loader, device):" in converted
+    # Converting the result again changes nothing, with or without the flag.
+    assert invoke("convert", "--distributed", "--check", str(script)).exit_code == 0
+    assert invoke("convert", "--check", str(script)).exit_code == 0

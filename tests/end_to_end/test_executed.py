@@ -14,7 +14,6 @@ skipped locally, and the run fails when CI is set (tests/conftest.py).
 
 from __future__ import annotations
 
-import math
 import re
 import subprocess
 import sys
@@ -28,17 +27,13 @@ from tests.support.executed import (
     RUN_TIMEOUT,
     STEADY_STEPS,
     TORCHRUN_ENV,
-    XLA_RUNNER,
     Executed,
     Run,
     checkpoint_problems,
     checkpoint_tensors,
     checkpoints_in,
-    copy_fixture,
     loss_problems,
     optimizer_problems,
-    parse_run,
-    run_command,
     run_eager,
     run_environment,
     run_untrained,
@@ -172,34 +167,6 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
     assert not problems, "\n".join(problems)
 
 
-def test_module_level_ddp_runs_under_torchrun_too(tmp_path: Path) -> None:
-    """The launcher check of a module-level script stays: as plain `python` it trains on
-    one XLA device (EXECUTED), under torchrun it takes its DDP branch on the xla://
-    process group (one process here) and trains the same way."""
-    case = _case("module_ddp.py")
-    eager = run_eager(case, tmp_path)
-    folder = copy_fixture(case, tmp_path / "torchrun", convert=True)
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1", case.script]
-    torchrun = parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
-    assert "using device: xla" in torchrun.output
-    assert "int(os.environ.get(\"RANK\", -1)) != -1" in (folder / case.script).read_text()
-    assert not loss_problems(torchrun, eager)
-
-
-def test_a_script_without_a_device_is_left_on_the_cpu_as_its_finding_says(tmp_path: Path) -> None:
-    """No half port: the device-less L-BFGS script comes back unchanged with one finding
-    (XLA005), and run through the XLA runner it still trains like the original, on the
-    CPU: no graph is compiled."""
-    case = Executed("lbfgs_no_device.py")
-    conversion = convert_source((FIXTURES / case.script).read_bytes())
-    assert not conversion.changed
-    assert [f.rule for f in conversion.findings] == ["XLA005"]
-    eager = run_eager(case, tmp_path)
-    xla = run_xla(case, tmp_path)
-    assert len(eager.losses) == 10 and not loss_problems(xla, eager)
-    assert xla.compiles[-1] == 0, xla.compiles
-
-
 # -- negative controls: a conversion with one rewrite switched off fails the checks ---------
 
 
@@ -260,28 +227,3 @@ def test_steady_state_check_catches_a_missing_barrier(tmp_path: Path) -> None:
     (problem,) = steady_problems(run, case)
     new = int(re.match(r"no steady state: (\d+) new graph", problem).group(1))  # type: ignore[union-attr]
     assert new >= len(run.compiles) - case.warmup, problem  # one per step, at least
-
-
-def test_fsdp_port_is_torch_xlas_wrapper_with_a_plain_step(tmp_path: Path) -> None:
-    """The FSDP fixture trains like the original (above) through torch_xla's wrapper,
-    stepping its optimizer plainly (XlaFullyShardedDataParallel reduce-scatters the
-    gradients; xm.optimizer_step would all-reduce them again); with its bfloat16 policy
-    (compute and buffer dtypes) it runs steadily too.  Without the FSDP port, torch's
-    wrapper fails under the xla process group."""
-    case = _case("dist_fsdp.py")
-    source = convert_source((FIXTURES / case.script).read_bytes()).output.decode()
-    assert "xla_fsdp.XlaFullyShardedDataParallel(" in source and "optimizer.step()" in source
-    assert "xm.optimizer_step" not in source and "compute_dtype=torch.bfloat16 if args.bf16 else None" in source
-
-    bf16 = Executed(case.script, args=("--bf16",), steps_per_epoch=case.steps_per_epoch, launched=True)
-    run = run_xla(bf16, tmp_path / "bf16")
-    assert not xla_problems(run) and not steady_problems(run, bf16), run.compiles
-    assert all(math.isfinite(loss) for loss in run.losses) and len(run.losses) == 16
-
-    unported = copy_fixture(case, tmp_path / "unported", RuleSelection(ignore=("XLA611",)), convert=True)
-    assert "FSDP(" in (unported / case.script).read_text()
-    result = subprocess.run(
-        [sys.executable, str(XLA_RUNNER), case.script], cwd=unported, env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True, text=True, timeout=RUN_TIMEOUT,
-    )
-    assert result.returncode != 0 and "does not have a corresponding backend" in result.stderr, result.stderr[-2000:]

@@ -74,3 +74,8 @@ RUN_CASES = [
     if isinstance(case, Run)
     for kind in ["alias" if case.alias else kind]
 ]
+
+
+def case_source(note: str) -> str:
+    """The code of the rule case with this note."""
+    return next(case.before for case in CASES if case.note == note)
