@@ -4,7 +4,7 @@ judging a run, citing static rules, and every way a script cannot run.
 tests/data/doctor/slice_loop_index.graphs.txt is a real graph file: steps 2 and 3 of
 tests/data/doctor/slice_loop_index.py under the probe on torch_xla 2.9 (CPU), with its
 paths shortened to /project (the script's folder), /venv and /tool.  The doctor's runs
-on torch_xla are in tests/test_doctor_executed.py.
+on torch_xla are in tests/doctor/test_executed.py.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ EXECUTED = [
     Executed("train.py", folder="helpers_split", steps_per_epoch=10),  # setup in a sibling module
     Executed("imagenet_style.py", steps_per_epoch=4),  # device per worker, CUDA-only branches
     # Distributed, world size 1: torchrun's environment for the original; the conversion
-    # starts _mp_fn with torch_xla.launch, run in the runner's process (tests/support/runners/in_process.py).
+    # starts _mp_fn with torch_xla.launch, run in the runner's process (support/runners/in_process.py).
     Executed("dist_torchrun.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True),  # env ranks, DDP, sampler
     Executed("dist_ddp_spawn.py", steps_per_epoch=8, launched=True),  # mp.spawn, DDP, CUDA count re-read
     # FSDP -> torch_xla's FSDP (the original: torch's FSDP on gloo); wrap policy; plain optimizer step.

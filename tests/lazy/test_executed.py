@@ -2,9 +2,9 @@
 (CPU) and must reach a steady state, train like the originals, and print what they
 printed.
 
-Compiles are counted per step (tests/support/runners/xla_runner.py prints ``XLA_COMPILES`` after each
-``step N loss V`` line).  Each case names its warm-up: the steps in which every graph
-the script needs is compiled once (an optimizer's first step, a short last batch, an
+Compiles are counted per step (tests/support/runners/xla_runner.py prints ``XLA_COMPILES``
+after each ``step N loss V`` line).  Each case names its warm-up: the steps in which every
+graph the script needs is compiled once (an optimizer's first step, a short last batch, an
 evaluation pass), and how many of those steps may compile at all.  After the warm-up
 not one new graph may be compiled, over at least MIN_STEADY_STEPS steps.  The language
 model shows why both count: sliced on the device, each of its first epoch's 13 steps

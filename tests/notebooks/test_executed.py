@@ -6,9 +6,9 @@ machine is used): the original with plain torch on the CPU, the converted one on
 torch_xla 2.9 with ``PJRT_DEVICE=CPU``.  The checks are tests/support/executed.py's: the
 same losses, graphs compiled and executed, no new graph after the warm-up.
 
-Compiles are counted per step the way tests/support/runners/xla_runner.py counts them: a first cell the
-test adds to the converted copy (not a cell of the notebook under test) makes ``print``
-follow each ``step N loss V`` line with ``XLA_COMPILES <count>``, and a last one prints
+Compiles are counted per step the way tests/support/runners/xla_runner.py counts them: a
+first cell the test adds to the converted copy (not a cell of the notebook under test) makes
+``print`` follow each ``step N loss V`` line with ``XLA_COMPILES <count>``, and a last one prints
 ``XLA_EXECUTIONS <count>``.  Negative control: converted without its step barrier, the
 notebook compiles a graph per step, and the counting in the kernel sees it.
 """

@@ -19,7 +19,7 @@ from codemods.doctor.rules import RUNTIME
 from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 
 # Checks across the files of a run (an estimator against the Dockerfile of its image):
-# one file's example cannot make them fire; tests/test_launchers.py runs them on whole
+# one file's example cannot make them fire; tests/containers/test_dockerfiles.py runs them on whole
 # runs (RUN_CASES).  Their examples must still come through the pipeline as documented.
 RUN_LEVEL = {"SM308"}
 
@@ -36,7 +36,7 @@ def check_with_the_pipeline(rule: Rule, example: Example) -> None:
 
 def check_runtime_line(rule: Rule, example: Example) -> None:
     """`doctor` examples are lines of a running script, which the doctor names (tested on
-    real runs in tests/test_doctor*.py): here, that they are Python a script can hold."""
+    real runs in tests/doctor/): here, that they are Python a script can hold."""
     assert example.after is None
     line = textwrap.dedent(example.before).rstrip()
     ast.parse(line + "\n    pass" if line.endswith(":") else line)  # a loop header stands with a body

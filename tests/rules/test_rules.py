@@ -1,5 +1,5 @@
 """Every rule on its own cases, read from the rule objects (codemods/*/rules.py, listed by
-tests/rule_cases.py): its documented examples and invalid cases (positive, alias) and its
+tests/support/rule_cases.py): its documented examples and invalid cases (positive, alias) and its
 valid cases (negative).  Each gives the expected output and, for an invalid case, exactly
 the rule's expected findings (line, column, text of the message); a valid case gives
 none; converted again, each changes nothing."""
@@ -21,7 +21,7 @@ def test_rule_case(case: Case) -> None:
     found = [f for f in conversion.findings if f.rule == case.rule]
     if case.kind == "negative":
         assert not found
-    elif not case.run_level:  # a rule across the files of a run fires on the run (tests/test_launchers.py)
+    elif not case.run_level:  # a rule across the files of a run fires on the run (tests/containers/)
         assert found
     if case.expect:  # all the rule's findings: where (line, column) and what
         assert sorted((f.line, f.col) for f in found) == sorted((e.line, e.column) for e in case.expect), found
@@ -48,7 +48,7 @@ def test_every_invalid_case_says_what_it_finds() -> None:
     assert silent == [], "give these cases their findings"
 
 
-# XLD rules are what `xla-codemod doctor` sees at run time: tests/test_doctor*.py.
+# XLD rules are what `xla-codemod doctor` sees at run time: tests/doctor/.
 @pytest.mark.parametrize("rule", [r.code for r in CHECKED_RULES])
 def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
     kinds = {c.kind for c in CASES if c.rule == rule} | {kind for code, kind, _ in RUN_CASES if code == rule}

@@ -10,7 +10,7 @@ from codemods.project.resolver import Project, summarise_with
 from codemods.rules import RuleSelection
 from tests.support.paths import FIXTURES
 
-# Launcher scripts and Dockerfiles: not training scripts (tests/test_launchers.py has them).
+# Launcher scripts and Dockerfiles: not training scripts (tests/launcher/, tests/containers/).
 NOT_TRAINING_SCRIPTS = ("launchers", "containers")
 
 

@@ -1,13 +1,13 @@
 """Every rule's test cases, read from the rule objects (codemods/*/rules.py), as one list:
 its documented examples and its other invalid cases (``positive``, or ``alias`` for the
 same construct reached through import aliases or another spelling), then its valid cases
-(``negative``: code it must leave alone).  tests/test_rules.py runs them; other tests walk
+(``negative``: code it must leave alone).  tests/rules/test_rules.py runs them; other tests walk
 them (every rule case through a part of the tool) or pick one by its note.
 
 The cases are written once, next to their rule; this module only lists them.  A rule that
 compares the files of a run (SM308) has its runs in ``RUN_CASES``, run by
-tests/test_launchers.py.  Rules of `xla-codemod doctor` (XLD) are observed at run time and
-have no cases here (tests/test_doctor*.py).
+tests/containers/test_dockerfiles.py.  Rules of `xla-codemod doctor` (XLD) are observed at run
+time and have no cases here (tests/doctor/).
 """
 
 from __future__ import annotations
