@@ -74,7 +74,7 @@ def render_json(rules: list[Rule]) -> str:
 
 
 # Markdown pages, one per rule, in docs/rules/ (written by scripts/rule_pages.py, checked
-# by tests/test_docs.py): what the rule does, why, an example, what to use instead and
+# by tests/docs/test_docs.py): what the rule does, why, an example, what to use instead and
 # whether the tool fixes it, all from the rule objects.
 
 RULE_PAGES = "docs/rules"

@@ -1,6 +1,6 @@
 """Write the rule pages of docs/rules/ (one page per rule and the index by family) from
 the rule objects, removing pages of rules that are gone.  ``--check`` writes nothing and
-exits 1 if the pages in the tree are not the generated ones (tests/test_docs.py checks
+exits 1 if the pages in the tree are not the generated ones (tests/docs/test_docs.py checks
 the same).
 
     python scripts/rule_pages.py [--check]

@@ -274,7 +274,7 @@ TORCHRUN_ENV = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_
                 "MASTER_ADDR": "localhost", "MASTER_PORT": "29531"}
 LOSS_RTOL = 1e-3  # as the executed tests: XLA's CPU backend reorders float32 arithmetic
 LOSS_ATOL = 1e-5
-WARMUP_LOSS_LINES = 3  # graphs change while optimizer state is made, as in tests/test_executed.py
+WARMUP_LOSS_LINES = 3  # graphs change while optimizer state is made, as in tests/support/executed.py
 
 
 @dataclass

@@ -1,10 +1,10 @@
-"""The test harness itself: when CI counts as set (executed tests must run there)."""
+"""The test harness itself: when CI counts as set (executed tests must run there: tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import running_under_ci
+from tests.support.ci import running_under_ci
 
 
 @pytest.mark.parametrize(

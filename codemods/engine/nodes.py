@@ -200,7 +200,7 @@ def subtrees_kept() -> Iterator[None]:
 
 
 # Fields that hold only whitespace, comments, punctuation (the dots of a relative import,
-# the `|` between match patterns) or plain strings (tests/test_speed_guards.py checks
+# the `|` between match patterns) or plain strings (tests/engine/test_speed_guards.py checks
 # the readers against LibCST's `.children` for every node type).
 _LAYOUT = re.compile(
     r"whitespace|^(lpar|rpar|lbrace|rbrace|lbracket|rbracket|comma|semicolon|equal|colon|first_colon|second_colon|dot"

@@ -9,7 +9,7 @@ commits on errors.
 A rule carries its test cases, as Fixit's rules do (VALID / INVALID): ``valid`` is code it
 must leave alone (no finding of the rule), ``invalid`` is code it flags, with the output the
 tool writes and the findings it gives (line, column, text of the message).  Its documented
-``examples`` are its first invalid cases: tests/test_rules.py runs the examples and then the
+``examples`` are its first invalid cases: tests/rules/test_rules.py runs the examples and then the
 other cases, each converted twice (a second run changes nothing), so the rule pages show
 code that the tests run and nothing is written twice.
 """

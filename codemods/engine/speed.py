@@ -5,7 +5,7 @@ only the fields whose annotations may hold nodes), and the node caches
 (``engine.nodemap.node_cache``).
 
 They are on.  ``full_traversal()`` turns them off for a block, so that tests can check
-that the shortcuts change nothing (tests/test_speed_guards.py): the rewrite then runs as
+that the shortcuts change nothing (tests/engine/test_speed_guards.py): the rewrite then runs as
 LibCST's own traversal over every node, every field of the fact sheet is searched, and
 caches compute each time.  The setting is read when a walk, a rewriter or a cache is made,
 never per node."""

@@ -46,7 +46,7 @@ class Analysis:
 
     Each analysis declares what it reads, by name (the fact-sheet part of an analysis,
     or an analysis asked with ``walk.analysis``), and the order is derived from that
-    (``walk_order``, ``settle_order``); tests/test_analysis_reads.py checks, on every
+    (``walk_order``, ``settle_order``); tests/engine/test_analysis_reads.py checks, on every
     fixture and rule case, that an analysis reads nothing else."""
 
     # The fact-sheet part it fills (``facts.<name>``), or, for an analysis that keeps

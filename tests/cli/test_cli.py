@@ -1,0 +1,332 @@
+"""The command line: exit codes, in-place writes, --check/--diff, stdin, reports, config."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods.rules import RULES
+from tests.support.cli import LOADED_MODULES, invoke
+
+SCRIPT = """\
+import torch
+
+device = torch.device("cuda")
+for x in batches:
+    model(x.to(device)).sum().backward()
+    optimizer.step()
+torch.backends.cudnn.benchmark = tune()
+"""
+
+CONVERTED = """\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+device = torch_xla.device()
+for x in batches:
+    model(x.to(device)).sum().backward()
+    xm.optimizer_step(optimizer)
+    torch_xla.sync()
+torch.backends.cudnn.benchmark = tune()
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "notes.py").write_text("print('no framework here')\n")
+    return tmp_path
+
+
+def test_convert_in_place_rewrites_and_exits_1(project: Path) -> None:
+    result = invoke("convert", str(project))
+    assert result.exit_code == 1
+    assert (project / "train.py").read_text() == CONVERTED
+    assert (project / "notes.py").read_text() == "print('no framework here')\n"
+    # Findings point into the converted file.
+    assert f"{project / 'train.py'}:9:5: XLA301 [*]" in result.output
+    assert f"{project / 'train.py'}:10:1: XLA502 " in result.output
+
+
+def _identity(path: Path) -> tuple[int, int, bytes]:
+    """What a write would change: a replaced file gets a new inode and mtime."""
+    status = path.stat()
+    return status.st_ino, status.st_mtime_ns, path.read_bytes()
+
+
+def test_convert_of_converted_code_writes_nothing(project: Path) -> None:
+    (project / "train.py").write_text(CONVERTED)
+    before = _identity(project / "train.py")
+    result = invoke("convert", str(project / "train.py"))
+    assert _identity(project / "train.py") == before
+    assert "[*]" not in result.output
+    # Only an info finding is left: below the default fail-on severity (error).
+    assert "XLA502" in result.output and result.exit_code == 0
+    assert invoke("convert", "--check", "--fail-on", "info", str(project / "train.py")).exit_code == 1
+
+
+def test_file_libcst_does_not_reproduce_is_not_written_without_fixes(tmp_path: Path) -> None:
+    """LibCST drops the two blank lines of this file; with nothing to fix, it stays as it is."""
+    script = tmp_path / "a.py"
+    script.write_bytes(b"import torch\r\nx = torch.zeros(1)\r\n\r\n\r\n  # c")
+    before = _identity(script)
+    result = invoke("convert", str(script))
+    assert result.exit_code == 0, result.output
+    assert _identity(script) == before
+    assert "0 changed" in result.output
+
+
+def test_file_that_cannot_come_back_exactly_is_left_alone_with_one_line(tmp_path: Path) -> None:
+    script = tmp_path / "old_mac.py"
+    script.write_bytes(b"import torch\rdevice = torch.device('cuda')\r\r\r  # c")
+    before = _identity(script)
+    result = invoke("convert", str(script))
+    assert result.exit_code == 2
+    assert _identity(script) == before
+    (error,) = [line for line in result.output.splitlines() if "error" in line and str(script) in line]
+    assert error.startswith(f"{script}: error: line 3: LibCST cannot give this file back exactly")
+
+
+def test_check_and_diff_write_nothing(project: Path) -> None:
+    before = (project / "train.py").read_bytes()
+    check = invoke("convert", "--check", str(project))
+    diff = invoke("convert", "--diff", str(project))
+    assert (project / "train.py").read_bytes() == before
+    assert check.exit_code == diff.exit_code == 1
+    assert "+    torch_xla.sync()" in diff.stdout
+    assert diff.stdout.startswith("--- a/")
+    # With --diff the report goes to stderr, so stdout is a clean patch.
+    assert "XLA301" in diff.stderr and "XLA301" not in diff.stdout
+    # Findings point into the unchanged input.
+    assert f"{project / 'train.py'}:4:1: XLA301 [*]" in check.output
+
+
+def test_clean_file_exits_0_and_no_paths_is_fine(project: Path) -> None:
+    assert invoke("convert", str(project / "notes.py")).exit_code == 0
+    assert invoke("lint", str(project / "notes.py")).exit_code == 0
+    # pre-commit may call a hook with no files at all.
+    assert invoke("convert").exit_code == 0
+    assert invoke("lint").exit_code == 0
+
+
+def test_stdin_to_stdout() -> None:
+    result = invoke("convert", "-", input=SCRIPT)
+    assert result.exit_code == 1
+    assert result.stdout == CONVERTED
+    assert "-:9:5: XLA301" in result.stderr
+
+
+def test_lint_reports_without_writing(project: Path) -> None:
+    result = invoke("lint", str(project / "train.py"))
+    assert result.exit_code == 1
+    assert (project / "train.py").read_text() == SCRIPT
+    lines = [line for line in result.output.splitlines() if ": XLA" in line]
+    assert [line.split()[1] for line in lines] == ["XLA001", "XLA001", "XLA101", "XLA301", "XLA201", "XLA502"]
+
+
+def test_missing_path_exits_2_and_other_files_still_processed(project: Path) -> None:
+    result = invoke("convert", str(project / "absent.py"), str(project / "train.py"))
+    assert result.exit_code == 2
+    assert "absent.py: error: no such file or directory" in result.output
+    assert (project / "train.py").read_text() == CONVERTED
+
+
+def test_syntax_error_is_reported_with_line_and_file_left_alone(project: Path) -> None:
+    broken = "import torch\n\ndef f(:\n    pass\n"
+    (project / "broken.py").write_text(broken)
+    result = invoke("convert", str(project))
+    assert result.exit_code == 2
+    assert f"{project / 'broken.py'}: error: line 3, column 7: cannot parse: invalid syntax" in result.output
+    assert (project / "broken.py").read_text() == broken
+    assert (project / "train.py").read_text() == CONVERTED
+
+
+def test_json_and_sarif_reports(project: Path) -> None:
+    report = project / "report.json"
+    invoke("lint", str(project / "train.py"), "--report", str(report), "--format", "json")
+    data = json.loads(report.read_text())
+    (entry,) = data["files"]
+    assert entry["path"] == str(project / "train.py") and entry["changed"] is False and entry["error"] is None
+    assert {"rule": "XLA502", "severity": "info", "line": 7, "col": 1, "fixed": False} == {
+        k: v for k, v in entry["findings"][-1].items() if k != "message"
+    }
+    summary = data["summary"]
+    assert {k: summary[k] for k in ("files", "changed", "unchanged", "failed", "fixed", "manual")} == {
+        "files": 1, "changed": 0, "unchanged": 1, "failed": 0, "fixed": 5, "manual": 1
+    }
+    assert summary["by_severity"] == {"error": {"fixed": 3, "manual": 0}, "info": {"fixed": 2, "manual": 1}}
+    assert summary["by_rule"]["XLA502"] == {"severity": "info", "fixed": 0, "manual": 1}
+
+    sarif = json.loads(invoke("lint", str(project / "train.py"), "--format", "sarif").stdout)
+    run = sarif["runs"][0]
+    assert sarif["version"] == "2.1.0"
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"XLA001", "XLA101", "XLA201", "XLA301", "XLA502"}
+    location = run["results"][-1]["locations"][0]["physicalLocation"]
+    assert location["region"] == {"startLine": 7, "startColumn": 1}
+
+
+def test_select_and_ignore(project: Path) -> None:
+    only_device = invoke("convert", "--diff", "--select", "XLA1", str(project / "train.py"))
+    assert "torch_xla.device()" in only_device.stdout and "optimizer_step" not in only_device.stdout
+    no_barrier = invoke("convert", "--diff", "--ignore", "XLA301,XLA5", str(project / "train.py"))
+    assert "sync" not in no_barrier.stdout and "XLA502" not in no_barrier.stderr
+    bad = invoke("lint", "--select", "XLA999", str(project))
+    assert bad.exit_code == 2 and "unknown rule code" in bad.output
+
+
+def test_target_from_pyproject_and_option(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.xla-codemod]\ntarget = "sagemaker"\nexclude = ["notes.py"]\n')
+    sagemaker = invoke("convert", "--diff", "train.py", cwd=project)
+    assert "xm.xla_device()" in sagemaker.stdout and "xm.mark_step()" in sagemaker.stdout
+    explicit = invoke("convert", "--diff", "--target", "2.9", "train.py", cwd=project)
+    assert "torch_xla.device()" in explicit.stdout
+    (project / "pyproject.toml").write_text("[tool.xla-codemod]\ntargte = 1\n")
+    assert invoke("lint", "train.py", cwd=project).exit_code == 2
+
+
+def test_suppression_comment(project: Path) -> None:
+    (project / "train.py").write_text(SCRIPT.replace("tune()", "tune()  # xla-codemod: ignore[XLA502]"))
+    result = invoke("lint", "--select", "XLA5", str(project / "train.py"))
+    assert result.exit_code == 0, result.output
+
+
+def test_rules_lists_every_rule() -> None:
+    output = invoke("rules").output
+    for rule in RULES:
+        assert rule.code in output
+    assert "XLA201 [*] error   optimizer-step" in output
+    assert "XLA105     warning cuda-check" in output
+
+
+def test_python_dash_m_is_the_same_program(project: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "codemods", "lint", str(project / "train.py")], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert "XLA301 [*]" in result.stdout
+
+
+def test_file_mode_is_kept(project: Path) -> None:
+    script = project / "train.py"
+    script.chmod(0o750)
+    invoke("convert", str(script))
+    assert script.stat().st_mode & 0o777 == 0o750
+    assert not [p for p in project.iterdir() if p.name.startswith(".xla-codemod-")]
+
+
+def test_parallel_run_matches_sequential(tmp_path: Path) -> None:
+    for index in range(6):
+        (tmp_path / f"train_{index}.py").write_text(SCRIPT)
+    result = invoke("convert", "-j", "3", str(tmp_path))
+    assert result.exit_code == 1
+    assert all((tmp_path / f"train_{i}.py").read_text() == CONVERTED for i in range(6))
+
+
+WARNING_ONLY = "import torch\n\nif x.is_cuda:\n    pass\n"  # XLA105, a warning
+
+
+def test_fail_on_sets_the_severity_that_fails(project: Path) -> None:
+    (project / "checks.py").write_text(WARNING_ONLY)
+    assert invoke("lint", str(project / "checks.py")).exit_code == 0
+    assert invoke("lint", "--fail-on", "warning", str(project / "checks.py")).exit_code == 1
+    assert invoke("lint", "--fail-on", "error", str(project / "train.py")).exit_code == 1  # fixable errors count for lint
+    (project / "pyproject.toml").write_text('[tool.xla-codemod]\nfail-on = "warning"\n')
+    assert invoke("lint", "checks.py", cwd=project).exit_code == 1
+    assert invoke("lint", "--fail-on", "error", "checks.py", cwd=project).exit_code == 0  # the command line wins
+    (project / "pyproject.toml").write_text('[tool.xla-codemod]\nfail-on = "warnings"\n')
+    bad = invoke("lint", "checks.py", cwd=project)
+    assert bad.exit_code == 2 and "fail-on must be one of: error, warning, info" in bad.output
+
+
+def test_convert_counts_only_what_it_did_not_fix(project: Path) -> None:
+    """Written in place, fixed errors no longer fail the run (the change itself does,
+    exit 1, as --check does); a second run is clean unless what is left reaches fail-on."""
+    assert invoke("convert", str(project / "train.py")).exit_code == 1
+    assert invoke("convert", str(project / "train.py")).exit_code == 0
+    assert invoke("convert", "--fail-on", "info", str(project / "train.py")).exit_code == 1
+    (project / "crash.py").write_text("import torch\n\nname = torch.cuda.get_device_name(0)\n")  # XLA506, an error
+    assert invoke("convert", str(project / "crash.py")).exit_code == 1
+
+
+def test_overrides_per_path_and_the_command_line_wins(project: Path) -> None:
+    (project / "legacy").mkdir()
+    (project / "legacy" / "old.py").write_text(SCRIPT)
+    (project / "checks.py").write_text(WARNING_ONLY)
+    (project / "pyproject.toml").write_text(
+        '[tool.xla-codemod]\nfail-on = "warning"\n\n'
+        '[[tool.xla-codemod.overrides]]\npaths = ["legacy"]\ntarget = "sagemaker"\nignore = ["XLA5"]\n\n'
+        '[[tool.xla-codemod.overrides]]\npaths = ["check*.py"]\nfail-on = "error"\n'
+    )
+    diff = invoke("convert", "--diff", ".", cwd=project)
+    patches = {p.split("\n", 1)[0]: p for p in diff.stdout.split("--- a/")[1:]}
+    assert "xm.mark_step()" in patches["legacy/old.py"] and "torch_xla.sync()" in patches["train.py"]
+    assert "legacy/old.py:7:1: XLA502" not in diff.stderr and "./train.py:7:1: XLA502" in diff.stderr
+    assert invoke("lint", "checks.py", cwd=project).exit_code == 0  # its override: only errors fail
+    forced = invoke("convert", "--diff", "--target", "2.9", "legacy/old.py", cwd=project)
+    assert "torch_xla.sync()" in forced.stdout
+    assert invoke("lint", "--fail-on", "warning", "checks.py", cwd=project).exit_code == 1
+
+
+@pytest.mark.parametrize("command", [["convert", "--check"], ["lint"], ["convert"]])
+def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path, command: list[str]) -> None:
+    plain = tmp_path / "util.py"
+    plain.write_text("import os\n\n\ndef here():\n    return os.getcwd()\n")
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    skipped = subprocess.run(
+        [sys.executable, "-c", LOADED_MODULES, *command, str(plain)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "exit 0" in skipped.stderr
+    assert "libcst" not in skipped.stdout.split()
+    assert "codemods.cli" in skipped.stdout.split()
+    converted = subprocess.run(
+        [sys.executable, "-c", LOADED_MODULES, *command, str(script)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "exit 1" in converted.stderr  # the probe sees LibCST when a file needs it
+    assert "libcst" in converted.stdout.split()
+
+
+def test_a_run_large_enough_for_workers_loads_libcst_only_if_a_file_needs_it(tmp_path: Path) -> None:
+    folder = tmp_path / "utils"
+    folder.mkdir()
+    for index in range(20):  # enough files for a process pool (runner.workers_for)
+        (folder / f"util_{index}.py").write_text(f"import os\n\nVALUE = {index}\n")
+    environment = {k: v for k, v in os.environ.items() if k != "PRE_COMMIT"}
+    command = [sys.executable, "-c", LOADED_MODULES, "convert", "--check", "-j", "2", str(folder)]
+    skipped = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=environment)
+    assert "exit 0" in skipped.stderr
+    assert "libcst" not in skipped.stdout.split()
+    (folder / "train.py").write_text(SCRIPT)
+    converted = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=environment)
+    assert "exit 1" in converted.stderr
+    assert "libcst" in converted.stdout.split()  # loaded before the workers fork, for them to share
+
+
+def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    loaded = subprocess.run(
+        [sys.executable, "-c", LOADED_MODULES, "convert", "--check", str(script)], capture_output=True, text=True,
+        cwd=tmp_path,
+    ).stdout.split()
+    assert "codemods.lazy.flow" in loaded  # the probe sees what converting loads
+    for module in ("codemods.doctor.launch", "codemods.launcher.analysis", "codemods.launcher.rewrite",
+                   "codemods.containers.check", "codemods.containers.estimators", "codemods.containers.across_files",
+                   "concurrent.futures.process"):
+        assert module not in loaded, module
+
+
+def test_a_run_gives_the_garbage_collector_back_as_it_found_it(tmp_path: Path) -> None:
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SCRIPT)
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    result = invoke("convert", "--check", "-j", "1", str(tmp_path))
+    assert result.exit_code == 1  # both would change: the run converted them
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)

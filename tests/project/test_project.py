@@ -1,0 +1,125 @@
+"""Whole repositories: a file's imports resolve to the project's own modules, whose
+summaries decide which loops train and which findings name another file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codemods import convert_source
+from codemods.project.resolver import Project, find_root, summarise_with
+from codemods.rules import RuleSelection
+from tests.support.paths import FIXTURES
+
+REPO = FIXTURES / "vision_repo"
+FILES = sorted(p.relative_to(REPO) for p in REPO.rglob("*.py"))
+
+
+def convert(repo: Path, name: str, in_run: list[Path], target: str = "2.9"):  # type: ignore[no-untyped-def]
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / p for p in in_run])
+    return convert_source((repo / name).read_bytes(), target=target, imports=project.imports_of(repo / name))
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the repository, as the current folder (findings name files relative to it)."""
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'vision'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+def cross_file(conversion) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f.message for f in conversion.findings if f.rule == "XLA003"]
+
+
+def test_a_folder_run_asks_to_convert_nothing_it_converts(repo: Path) -> None:
+    for name in FILES:
+        assert cross_file(convert(repo, str(name), FILES)) == [], name
+
+
+def test_a_single_file_run_names_the_project_files_that_need_converting(repo: Path) -> None:
+    messages = cross_file(convert(repo, "main.py", [Path("main.py")]))
+    assert any("`get_device` in utils/misc.py" in m for m in messages), messages
+    assert any("`train_one_epoch` in engine.py" in m for m in messages), messages
+    assert any("`NativeScaler` sets up CUDA mixed precision in utils/misc.py" in m for m in messages), messages
+    # Functions that take the optimizer but run no training step are not the user's concern.
+    assert not any("save_checkpoint" in m or "adjust_learning_rate" in m for m in messages), messages
+    assert not any("datasets" in m for m in messages), messages
+
+
+def test_converted_modules_are_not_pending(repo: Path) -> None:
+    for name in FILES:
+        conversion = convert(repo, str(name), FILES)
+        (repo / name).write_bytes(conversion.output)
+    assert cross_file(convert(repo, "main.py", [Path("main.py")])) == []
+
+
+def test_single_file_and_folder_runs_agree_on_the_code(repo: Path) -> None:
+    for name in FILES:
+        alone = convert(repo, str(name), [name])
+        together = convert(repo, str(name), FILES)
+        assert alone.output == together.output, name
+
+
+def test_the_engine_loop_trains_through_the_scaler_wrapper_and_amp_comes_from_utils(repo: Path) -> None:
+    engine = convert(repo, "engine.py", FILES).output.decode()
+    assert engine.count("torch_xla.sync()") == 2  # the training loop and the evaluation loop
+    main = convert(repo, "main.py", FILES).output.decode()
+    assert "syncfree.AdamW(model.parameters()" in main  # AMP is set up by utils.misc's scaler
+
+
+def test_imports_resolve_like_python(repo: Path) -> None:
+    project = Project(repo, summarise_with("2.9", RuleSelection(), None))
+    imports = project.imports_of(repo / "main.py")
+    # a package re-exporting a name from a submodule (relative import)
+    found = imports.lookup("utils", "NativeScalerWithGradNormCount")
+    assert found is not None and found.summary is not None
+    assert found.summary.path.endswith("utils/misc.py") and found.name == "NativeScalerWithGradNormCount"
+    # a submodule named in a from-import, and a module of the project that shadows a package
+    assert imports.lookup("utils", "lr.adjust_learning_rate").summary.path.endswith("utils/lr.py")  # type: ignore[union-attr]
+    assert imports.lookup("datasets", "build_dataset").summary.path.endswith("datasets.py")  # type: ignore[union-attr]
+    # installed packages and the standard library are outside the project
+    assert imports.lookup("torch.nn", "Linear") is None
+    assert imports.lookup("argparse", "ArgumentParser") is None
+    assert imports.lookup("pytest", "fixture") is None
+
+
+def test_the_root_is_the_nearest_folder_with_git_or_pyproject(repo: Path) -> None:
+    assert find_root(repo / "utils" / "misc.py") == repo
+    (repo / "pyproject.toml").unlink()
+    (repo / "utils" / "pyproject.toml").write_text("")
+    assert find_root(repo / "utils" / "misc.py") == repo / "utils"
+
+
+SPLIT = FIXTURES / "gpt_trainer_split"
+
+
+def test_an_optimizer_built_before_another_files_trainer_moves_the_model_is_fixed(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """main.py builds the optimizer through model.py's builder; trainer.py moves the model
+    to the device main.py hands it: the model is moved before the optimizer is built."""
+    copy = tmp_path / "split"
+    shutil.copytree(SPLIT, copy)
+    monkeypatch.chdir(copy)
+    files = [Path("main.py"), Path("model.py"), Path("trainer.py")]
+    conversion = convert(copy, "main.py", files)
+    assert b"create_optimizer(model.to(torch_xla.device()), lr=3e-3" in conversion.output
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+    assert finding.fixed and finding.line == 20
+    assert "`Trainer` (trainer.py) moves the model later" in finding.message
+
+
+def test_an_optimizer_before_a_move_to_a_device_that_may_be_the_cpu_names_both_places(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    copy = tmp_path / "split"
+    shutil.copytree(SPLIT, copy)
+    monkeypatch.chdir(copy)
+    main = copy / "main.py"
+    main.write_text(main.read_text().replace('device = "cuda" if torch.cuda.is_available() else "cpu"', "device = pick_device()"))
+    conversion = convert(copy, "main.py", [Path("main.py"), Path("model.py"), Path("trainer.py")])
+    assert b"create_optimizer(model, lr=3e-3" in conversion.output
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+    assert not finding.fixed and finding.severity == "error" and finding.line == 19  # the input, unchanged
+    assert "`Trainer` (trainer.py) moves the model later to a device that may be the CPU" in finding.message

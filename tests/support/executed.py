@@ -1,0 +1,260 @@
+"""Fixtures run for the executed tests: the original in eager mode on the CPU, the
+converted copy through runners/xla_runner.py on torch_xla 2.9 with PJRT_DEVICE=CPU; both
+print ``step N loss V`` per step.  The checks on those runs each return what is wrong
+(empty: nothing):
+  * losses: same number of steps, each within LOSS_RTOL (relative) + LOSS_ATOL.
+    XLA's CPU backend fuses and reorders float32 arithmetic (other summation orders,
+    fused multiply-adds), so results drift by a few ulps per op and the drift compounds
+    over steps; measured worst case here is under 1e-4 relative after 20 steps, so 1e-3
+    leaves room while catching any real change (a skipped optimizer step or a wrong
+    device changes losses by far more).  The L-BFGS fixture works in float64: its
+    curvature estimates amplify float32 rounding into different steps after a few
+    iterations, which says nothing about the conversion.
+  * it really ran on XLA: at least one graph was compiled, and at least one executed
+    per step.
+  * steady state: no new graph after the warm-up, and at least STEADY_STEPS steps after
+    it.  A training loop without a step barrier compiles a new, bigger graph at every
+    step.  The warm-up is WARMUP_STEPS steps (a step's graphs change while optimizer
+    state is being created and while its inputs switch from host tensors to the
+    previous step's results: every fixture settles by its third step), and for a fixture
+    that runs epochs, one whole epoch before them: what happens once per epoch
+    (evaluation, checkpoints, scheduler steps, a short last batch, batches of other
+    shapes) compiles its graphs in the first epoch and must not compile again.
+  * checkpoints the converted script wrote load with torch.load (no map_location) in a
+    process that never imports torch_xla, and hold the eager run's trained weights:
+    over each checkpoint, the L2 distance from the eager checkpoint is at most
+    CHECKPOINT_SHARE of the training update, the distance between the eager checkpoint
+    and the untrained one (the same script with every optimizer step undone, see
+    runners/untrained_runner.py).  Untrained or stale weights are as far away as the
+    update itself.  0.1: measured worst case 0.05 (the AMP fixture: a conv bias before
+    BatchNorm has no true gradient, Adam turns its float-noise gradient into steps of
+    size lr, and the running mean follows it); the others stay under 0.02.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from codemods import RuleSelection, convert_source
+from codemods.project.resolver import Project, summarise_with
+from codemods.targets import DEFAULT_TARGET
+from tests.support.paths import FIXTURES
+
+LOSS_RTOL = 1e-3
+LOSS_ATOL = 1e-5
+WARMUP_STEPS = 3
+STEADY_STEPS = 5
+CHECKPOINT_SHARE = 0.1
+RUN_TIMEOUT = 600
+# Scripts the runs start by path (they import each other as siblings, not as a package).
+RUNNERS = Path(__file__).with_name("runners")
+XLA_RUNNER = RUNNERS / "xla_runner.py"
+UNTRAINED_RUNNER = RUNNERS / "untrained_runner.py"
+TORCHRUN_ENV = (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1"),
+                ("MASTER_ADDR", "localhost"), ("MASTER_PORT", "29517"))
+STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
+CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
+
+
+@dataclass(frozen=True)
+class Executed:
+    """A fixture to execute: ``script`` inside ``folder`` (copied whole), with ``args``."""
+
+    script: str
+    folder: str = "."
+    args: tuple[str, ...] = ()
+    # Training steps per epoch (None: one pass); the warm-up then includes one epoch.
+    steps_per_epoch: int | None = None
+    # Environment of the original's runs (torchrun's variables for a one-process run).
+    env: tuple[tuple[str, str], ...] = ()
+    # The converted script starts its processes with torch_xla.launch (world size 1 here).
+    launched: bool = False
+
+    @property
+    def id(self) -> str:
+        return str(Path(self.folder) / self.script)
+
+    @property
+    def warmup(self) -> int:
+        return (self.steps_per_epoch or 0) + WARMUP_STEPS
+
+
+@dataclass
+class Run:
+    losses: list[float]
+    compiles: list[int]
+    executions: int
+    folder: Path
+    output: str
+    stepped_devices: tuple[str, ...] = ()  # where the parameters the optimizers stepped live
+
+
+def run_command(command: list[str], cwd: Path, env: dict[str, str]) -> str:
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    if result.returncode != 0:
+        pytest.fail(f"{' '.join(command)} failed in {cwd}:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+    return result.stdout
+
+
+def run_environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PJRT_", "XLA_", "TPU_"))}
+    env.update(CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0", **extra)
+    return env
+
+
+def copy_fixture(case: Executed, folder: Path, selection: RuleSelection | None = None, convert: bool = False) -> Path:
+    shutil.copytree(FIXTURES / case.folder, folder)
+    if convert:
+        convert_folder(folder, selection)
+    return folder
+
+
+def convert_folder(folder: Path, selection: RuleSelection | None = None) -> None:
+    """Every script of the folder, converted as one run (each sees the others' summaries)."""
+    files = sorted(folder.rglob("*.py"))
+    project = Project(folder, summarise_with(DEFAULT_TARGET, selection or RuleSelection(), None), in_run=files)
+    converted = [convert_source(p.read_bytes(), selection=selection, imports=project.imports_of(p)) for p in files]
+    for path, conversion in zip(files, converted):
+        path.write_bytes(conversion.output)
+
+
+def parse_run(output: str, folder: Path) -> Run:
+    losses = [float(v) for _, v in STEP_LINE.findall(output)]
+    compiles = [int(c) for c in re.findall(r"^XLA_COMPILES (\d+)$", output, re.MULTILINE)]
+    executions = re.search(r"^XLA_EXECUTIONS (\d+)$", output, re.MULTILINE)
+    stepped = re.search(r"^XLA_STEPPED_DEVICES (.+)$", output, re.MULTILINE)
+    return Run(
+        losses, compiles, int(executions.group(1)) if executions else 0, folder, output,
+        tuple(stepped.group(1).split()) if stepped else (),
+    )
+
+
+def run_eager(case: Executed, workdir: Path) -> Run:
+    folder = copy_fixture(case, workdir / "eager")
+    return parse_run(run_command([sys.executable, case.script, *case.args], folder, run_environment(**dict(case.env))), folder)
+
+
+def run_xla(case: Executed, workdir: Path, selection: RuleSelection | None = None) -> Run:
+    folder = copy_fixture(case, workdir / "xla", selection, convert=True)
+    command = [sys.executable, str(XLA_RUNNER), case.script, *case.args]
+    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+
+
+def run_untrained(case: Executed, workdir: Path, on_xla: bool = False) -> Run:
+    """The script (converted, on XLA, with ``on_xla``) with every optimizer step undone."""
+    folder = copy_fixture(case, workdir / ("untrained-xla" if on_xla else "untrained"), convert=on_xla)
+    env = run_environment(PJRT_DEVICE="CPU") if on_xla else run_environment(**dict(case.env))
+    return parse_run(run_command([sys.executable, str(UNTRAINED_RUNNER), case.script, *case.args], folder, env), folder)
+
+
+# -- the checks: each returns what is wrong (empty: nothing) -------------------------------
+
+
+def loss_problems(got: Run, want: Run) -> list[str]:
+    if len(got.losses) != len(want.losses):
+        return [f"{len(got.losses)} steps, expected {len(want.losses)}"]
+    return [
+        f"step {step}: xla {g} vs eager {w}"
+        for step, (g, w) in enumerate(zip(got.losses, want.losses))
+        if not abs(g - w) <= LOSS_ATOL + LOSS_RTOL * abs(w)
+    ]
+
+
+def xla_problems(run: Run) -> list[str]:
+    if run.compiles and run.compiles[-1] >= 1 and run.executions >= len(run.losses):
+        return []
+    return [f"did not run on XLA: {run.compiles[-1:] or 0} graphs compiled, {run.executions} executed"]
+
+
+def optimizer_problems(run: Run) -> list[str]:
+    """Every optimizer that stepped holds parameters on the XLA device (one built before
+    its model moved would step CPU tensors that nothing uses).  A script without an
+    optimizer (manual updates) has nothing to check."""
+    if not run.stepped_devices or set(run.stepped_devices) == {"xla"}:
+        return []
+    return [f"the optimizers stepped parameters on {', '.join(run.stepped_devices)}, not only on xla"]
+
+
+def steady_problems(run: Run, case: Executed) -> list[str]:
+    warmup = case.warmup
+    if case.steps_per_epoch and len(run.compiles) % case.steps_per_epoch:
+        return [f"{len(run.compiles)} steps are not whole epochs of {case.steps_per_epoch}"]
+    if len(run.compiles) < warmup + STEADY_STEPS:
+        return [f"{len(run.compiles)} steps: too few after a {warmup}-step warm-up to see a per-step pattern"]
+    new = run.compiles[-1] - run.compiles[warmup - 1]
+    return [f"no steady state: {new} new graph(s) after the {warmup}-step warm-up, compiles {run.compiles}"] if new else []
+
+
+_FLATTEN_CHECKPOINTS = """
+import sys, torch
+def flat(obj, prefix=""):
+    if isinstance(obj, torch.Tensor):
+        yield prefix, obj
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from flat(value, f"{prefix}/{key}")
+    elif isinstance(obj, (list, tuple)):
+        for index, value in enumerate(obj):
+            yield from flat(value, f"{prefix}/{index}")
+out, *paths = sys.argv[1:]
+tensors = {path: dict(flat(torch.load(path, weights_only=False))) for path in paths}
+assert "torch_xla" not in sys.modules
+assert all(t.device.type == "cpu" for each in tensors.values() for t in each.values())
+torch.save(tensors, out)
+"""
+
+
+def checkpoint_tensors(paths: list[Path], out: Path) -> dict[Path, dict[str, object]]:
+    """The tensors of each checkpoint, loaded as saved (no map_location) by a process that
+    never imports torch_xla."""
+    import torch
+
+    run_command([sys.executable, "-c", _FLATTEN_CHECKPOINTS, str(out), *map(str, paths)], out.parent, run_environment())
+    return {Path(k): v for k, v in torch.load(out).items()}
+
+
+def checkpoints_in(folder: Path) -> list[Path]:
+    return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.suffix in CHECKPOINT_SUFFIXES)
+
+
+def checkpoint_problems(got: Path, trained: Path, untrained: Path) -> list[str]:
+    """Checkpoints in ``got`` against the eager run's, ``trained``, with the training
+    update measured from the ``untrained`` run's."""
+    import torch
+
+    names = checkpoints_in(trained)
+    if checkpoints_in(got) != names:
+        return [f"checkpoints {checkpoints_in(got)}, expected {names}"]
+    folders = (got, trained, untrained)
+    loaded = checkpoint_tensors([f / n for f in folders for n in names], got.parent / f"{got.name}-checkpoints.flat")
+    problems = []
+    for name in names:
+        mine, want, start = (loaded[f / name] for f in folders)
+        if mine.keys() != want.keys():
+            problems.append(f"{name}: keys {sorted(mine)} vs {sorted(want)}")
+            continue
+        drift = update = 0.0
+        for key, want_tensor in want.items():
+            got_tensor, start_tensor = mine[key], start[key]
+            if not want_tensor.is_floating_point():  # step counters, num_batches_tracked
+                if not torch.equal(got_tensor, want_tensor):
+                    problems.append(f"{name}{key}: {got_tensor} vs {want_tensor}")
+                continue
+            drift += (got_tensor.double() - want_tensor.double()).pow(2).sum().item()
+            update += (want_tensor.double() - start_tensor.double()).pow(2).sum().item()
+        drift, update = math.sqrt(drift), math.sqrt(update)
+        if update == 0 or drift > CHECKPOINT_SHARE * update:
+            problems.append(
+                f"{name}: stale or untrained weights: L2 distance {drift:.3e} from the eager checkpoint, "
+                f"over {CHECKPOINT_SHARE} of the training update {update:.3e}"
+            )
+    return problems
