@@ -63,6 +63,14 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
     ),
     **_table(
         CUDA_API,
+        "is torch's SyncBatchNorm, which takes only CUDA and XPU tensors: once a process group is started it raises "
+        "ValueError on XLA tensors at the first training step; keep torch.nn.BatchNorm (statistics per device), or build "
+        "torch_xla.core.functions.SyncBatchNorm in place of each BatchNorm (it has no convert_sync_batchnorm)",
+        "torch.nn.SyncBatchNorm torch.nn.SyncBatchNorm.convert_sync_batchnorm torch.nn.modules.batchnorm.SyncBatchNorm",
+        crashes=True,
+    ),
+    **_table(
+        CUDA_API,
         "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.mem_get_info",
         crashes=True,

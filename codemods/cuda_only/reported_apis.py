@@ -11,7 +11,6 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.rules import CUDA_API, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
-from codemods.device.rules import CUDA_DEVICE
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
 
@@ -50,8 +49,8 @@ class CudaRuntimeRewrite(ReportedApis):
         """Table entries get their own advice; any other torch.cuda API the other rules
         do not handle is still reported, so no CUDA call is left unmentioned."""
         replacing = self.facts.device.replaced_parts.get(original)
-        if replacing is not None and self.ctx.enabled(CUDA_DEVICE, replacing):
-            return updated  # inside a device call that becomes the XLA device, and goes with it
+        if replacing is not None and self.ctx.enabled(replacing[1], replacing[0]):
+            return updated  # inside a device call that becomes the XLA device, or a removed call: it goes with it
         api = self.table.get(qualified)
         if api is not None and api.rule is CUDA_NO_EFFECT:
             statement = self._only_sets_or_calls(original)
@@ -145,6 +144,8 @@ class CudaRuntimeRewrite(ReportedApis):
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self.facts.device.pin_memory_calls:
+            return self._unpinned(original, updated)
         updated = self._without_pin_memory(original, updated)
         if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
             return updated
@@ -184,6 +185,24 @@ class CudaRuntimeRewrite(ReportedApis):
             build,
         )
         return new if new is not None else updated
+
+    def _unpinned(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``t.pin_memory()`` -> ``t``: it raises without CUDA, and pinned memory only speeds
+        up copies to a CUDA device."""
+        if not isinstance(updated.func, cst.Attribute):
+            return updated
+        tensor = updated.func.value
+        new = self.ctx.fix(
+            CUDA_NO_EFFECT,
+            original,
+            f"removed `.pin_memory()` from `{self.ctx.code(original)}`: it raises without CUDA, and pinned memory "
+            "only speeds up copies to a CUDA device",
+            lambda: tensor,
+        )
+        if new is None:
+            return updated
+        self.ctx.imports.discard(original)
+        return new
 
     def _without_pin_memory(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         at = next((i for i, arg in enumerate(original.args) if self._removable_pin_memory(original, arg)), None)

@@ -304,7 +304,8 @@ CUDA_NO_EFFECT = Rule(
     "XLA502", "cuda-no-effect", "info", "CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed", True,
     why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
     "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
-    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). "
+    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). A "
+    "tensor's `.pin_memory()`, which raises without CUDA, becomes the tensor itself. "
     "Also reported: CUDA and NCCL environment variables the script sets (`os.environ[\"NCCL_DEBUG\"] = ...`: "
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
     "without CUDA (torch_xla.debug.profiler profiles the XLA device).",
@@ -628,7 +629,8 @@ CUDA_SEED = Rule(
 CUDA_API = Rule(
     "XLA506", "cuda-api", "error", "CUDA-only API with no XLA equivalent", False,
     why="Most torch.cuda APIs raise without CUDA (device names and properties, streams, events, graphs); the "
-    "others return values that mislead the script (a device count of 0). Each needs a person's decision: "
+    "others return values that mislead the script (a device count of 0). torch.nn.SyncBatchNorm is reported "
+    "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent.",
     examples=(
         invalid(

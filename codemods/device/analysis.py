@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
+from codemods.device.rules import CUDA_DEVICE, SET_DEVICE
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import (
     arg_value,
@@ -23,9 +24,11 @@ from codemods.engine.nodes import (
     lone_call,
     mentions,
     method_name,
+    receiver,
     string_value,
     walk,
 )
+from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
 
@@ -48,8 +51,10 @@ class DeviceFacts:
     strings: set[cst.CSTNode] = field(default_factory=set)
     # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
     calls: set[cst.Call] = field(default_factory=set)
-    # What the index of such a call holds (``torch.cuda.current_device()``): it goes with it.
-    replaced_parts: dict[cst.CSTNode, cst.Call] = field(default_factory=dict)  # -> the call
+    # What the index of such a call holds (``torch.cuda.current_device()``), and what a
+    # ``torch.cuda.set_device(...)`` statement, removed whole, reads (``torch.cuda.device(i)``):
+    # it goes with the call (the value: the call, and the rule that replaces or removes it).
+    replaced_parts: dict[cst.CSTNode, tuple[cst.Call, Rule]] = field(default_factory=dict)
     # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
     selections: set[cst.IfExp] = field(default_factory=set)
     # `if torch.cuda.is_available():` around device code: the check is dropped.
@@ -72,9 +77,13 @@ class DeviceFacts:
     cuda_checks: set[cst.CSTNode] = field(default_factory=set)
     # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
     timing_syncs: set[cst.Call] = field(default_factory=set)
-    # `.cuda(...)` moves, and `.to(gpu)` moves to a CUDA index.
+    # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
+    # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
     dot_cuda: set[cst.Call] = field(default_factory=set)
-    index_moves: set[cst.Call] = field(default_factory=set)
+    index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
+    # `t.pin_memory()`: raises without CUDA ("Found no NVIDIA driver"); pinning only speeds
+    # up copies to a CUDA device, so on XLA the tensor itself is what it gives.
+    pin_memory_calls: set[cst.Call] = field(default_factory=set)
     # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
     # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
     unsure_index_moves: set[cst.Call] = field(default_factory=set)
@@ -132,7 +141,10 @@ class DeviceAnalysis(Analysis):
         self.set_device_names: list[str] = []
         self.string_names: set[str] = set()
         self.called_funcs: set[int] = set()
-        self.moves_to: list[tuple[cst.Call, str]] = []  # .to(name)
+        self.moves_to: list[tuple[cst.Call, cst.BaseExpression, str]] = []  # .to(name)
+        # Other calls given `device=name` (`torch.zeros(n, device=name)`), but not the CUDA
+        # runtime's own calls or generators (their rewrites take the whole call).
+        self.device_keywords: list[tuple[cst.Call, cst.BaseExpression, str]] = []
         # Names that hold the same value: `self.gpu_id = gpu_id`, and an argument with the
         # parameter it is passed to (of this file's functions): a CUDA index is both.
         self.aliases: list[tuple[str, str]] = []
@@ -261,6 +273,11 @@ class DeviceAnalysis(Analysis):
     visit_Module = _block
     visit_IndentedBlock = _block
 
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if type(call) is cst.Call and self.walk.resolve(call.func) in apis.SET_DEVICE_CALLS:
+            self.part.replaced_parts.update((sub, (call, SET_DEVICE)) for arg in call.args for sub in walk(arg.value))
+
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
         if key is not None and is_device_name(key):
@@ -331,7 +348,7 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(device)
             if (name := dotted(device)) is not None:
                 self.device_args.add(name)
-                self.moves_to.append((node, name))
+                self.moves_to.append((node, device, name))  # type: ignore[arg-type]
         elif method == "cuda":
             self.part.dot_cuda.add(node)
             self.mark_device_code()
@@ -339,6 +356,8 @@ class DeviceAnalysis(Analysis):
                 self.part.cuda_indices.add(name)
         elif method == "pin_memory":
             self.mark_crash(node)
+            if receiver(node) is not None:
+                self.part.pin_memory_calls.add(node)
         elif method == "add_argument":  # parser.add_argument('--device', default='cuda')
             flag = string_value(arg_value(node, 0, "name_or_flags")) or ""
             default = call_args(node)[1].get("default")
@@ -347,9 +366,12 @@ class DeviceAnalysis(Analysis):
 
         keywords = call_args(node)[1]
         if "device" in keywords and method != "to":
-            self.add_device_strings(keywords["device"].value)
-            if (name := dotted(keywords["device"].value)) is not None:
+            device = keywords["device"].value
+            self.add_device_strings(device)
+            if (name := dotted(device)) is not None:
                 self.device_args.add(name)
+                if method != "cuda" and callee != "torch.Generator" and not (callee or "").startswith("torch.cuda."):
+                    self.device_keywords.append((node, device, name))
         if "device_ids" in keywords and isinstance(keywords["device_ids"].value, (cst.List, cst.Tuple)):
             for element in keywords["device_ids"].value.elements:
                 if (name := dotted(element.value)) is not None:
@@ -385,7 +407,7 @@ class DeviceAnalysis(Analysis):
             self.part.calls.add(node)
             self.mark_device_code()
             if index is not None:  # the whole call becomes the XLA device: what the index calls goes too
-                self.part.replaced_parts.update((sub, node) for sub in walk(index))
+                self.part.replaced_parts.update((sub, (node, CUDA_DEVICE)) for sub in walk(index))
 
     def _required_call(self, node: cst.If) -> str | None:
         """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
@@ -425,7 +447,9 @@ class DeviceAnalysis(Analysis):
         part = self.part
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()
-        part.index_moves = {call for call, name in self.moves_to if name in part.cuda_indices}
+        part.index_moves = {
+            call: device for call, device, name in self.moves_to + self.device_keywords if name in part.cuda_indices
+        }
         for name in self.device_args | set(self.set_device_names):
             if not is_device_name(name):  # device names had theirs collected where assigned
                 part.strings.update(self.cuda_string_values.get(name, ()))
@@ -433,7 +457,7 @@ class DeviceAnalysis(Analysis):
         part.generators = {call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))}
         part.unsure_index_moves = {
             call
-            for call, name in self.moves_to
+            for call, _, name in self.moves_to
             if name not in part.cuda_indices and _named_like_an_index(name)
             and not self._names_a_known_device(name) and name not in self.holding_devices
         }

@@ -27,7 +27,6 @@ from codemods.device.rules import (
 from codemods.engine.nodes import (
     arg_value,
     as_expression,
-    dotted,
     fold_true,
     is_cuda_device_string,
     quoted_like,
@@ -217,26 +216,22 @@ class DeviceRewrite(Concern):
         return new
 
     def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """``.to(gpu)`` where ``gpu`` is a CUDA index (it feeds ``.cuda(gpu)``,
-        ``set_device(gpu)`` or ``device_ids=[gpu]``)."""
-        for position, arg in enumerate(original.args):
-            if not (arg.keyword is None and position == 0) and not (arg.keyword and arg.keyword.value == "device"):
-                continue
-            if dotted(arg.value) not in self.facts.device.cuda_indices:
-                return updated
-            device = self.ctx.fix(
-                INTEGER_DEVICE,
-                arg.value,
-                f"{self.ctx.code(arg.value)} is a CUDA device index: use the XLA device",
-                self.ctx.device,
-            )
-            if device is None:
-                return updated
-            self.ctx.imports.discard(arg.value)
-            args = list(updated.args)
-            args[position] = args[position].with_changes(value=device)
-            return updated.with_changes(args=args)
-        return updated
+        """``.to(gpu)`` or ``torch.zeros(n, device=gpu)`` where ``gpu`` is a CUDA index (it
+        feeds ``.cuda(gpu)``, ``set_device(gpu)`` or ``device_ids=[gpu]``)."""
+        index = self.facts.device.index_moves[original]
+        device = self.ctx.fix(
+            INTEGER_DEVICE,
+            index,
+            f"{self.ctx.code(index)} is a CUDA device index: use the XLA device",
+            self.ctx.device,
+        )
+        if device is None:
+            return updated
+        self.ctx.imports.discard(index)
+        position = next(i for i, arg in enumerate(original.args) if arg.value is index)
+        args = list(updated.args)
+        args[position] = args[position].with_changes(value=device)
+        return updated.with_changes(args=args)
 
     def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func

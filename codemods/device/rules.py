@@ -320,8 +320,8 @@ DOT_CUDA = Rule(
 
 INTEGER_DEVICE = Rule(
     "XLA103", "integer-device", "error", "An integer CUDA device index used as a device becomes the XLA device", True,
-    why="A CUDA device index used as a device (`.to(args.gpu)`, where `args.gpu` also feeds `.cuda()` or "
-    "`set_device`) means cuda:N and raises on XLA, where each process has one device. The index is "
+    why="A CUDA device index used as a device (`.to(args.gpu)`, `torch.zeros(n, device=args.gpu)`, where "
+    "`args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and raises on XLA, where each process has one device. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
     "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "

@@ -171,7 +171,7 @@ class RankAnalysis(Analysis):
         found = self._env(read) if read is not None else None
         if found is None or found[1] is None or _literal(found[1]) is None:
             return
-        if _literal(found[1]) == _literal(right):
+        if _literal(found[1]) == _literal(right) and _never_answered(found[0], found[1]):
             self.part.launched_checks[node] = type(operator) is cst.NotEqual
             self.skip.update(id(n) for n in walk(left))
             self._distributed_code(node)
@@ -393,6 +393,21 @@ def _int_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "int" and len(node.args) == 1:
         return node.args[0].value
     return None
+
+
+def _never_answered(variable: str, default: cst.BaseExpression) -> bool:
+    """Whether a launcher never sets ``variable`` to ``default`` (a rank of -1, a size of 0),
+    so that comparing the read with it asks "was the script launched?".  A default it can
+    set (``LOCAL_RANK`` 0, ``WORLD_SIZE`` 1) makes the comparison a question about this
+    process (``int(os.environ.get("LOCAL_RANK", 0)) == 0``: the first process of the host),
+    which the runtime's read answers."""
+    text = (string_value(default) if type(default) is not cst.Integer and type(default) is not cst.UnaryOperation
+            else _literal(default))
+    try:
+        value = int(text or "")
+    except ValueError:
+        return True
+    return value < (1 if ENV_CONCEPTS[variable] in ("world_size", "local_process_count") else 0)
 
 
 def _literal(node: cst.CSTNode | None) -> str | None:

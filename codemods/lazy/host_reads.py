@@ -20,6 +20,7 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
 
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
+EXITS = frozenset({"sys.exit", "os._exit"})
 
 ReadKind = Literal["logging", "control", "accumulation", "value"]
 
@@ -67,11 +68,31 @@ class HostReadAnalysis(Analysis):
         self.flow = walk.analysis(FlowAnalysis)
         # Every read of a device value to the host (in any loop), by node.
         self.found: dict[cst.CSTNode, Site] = {}
+        # Small statements right before the process ends (``print(...); sys.exit(1)``):
+        # what they read is read once, and a step closure made there would never run.
+        self.before_exit: set[cst.BaseSmallStatement] = set()
 
     @property
     def reading_loops(self) -> set[cst.CSTNode]:
         """The innermost loops of the reads: each of their iterations runs a graph."""
         return {site.loops[-1] for site in self.found.values() if site.loops}
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        for line, after in zip(node.body, node.body[1:]):
+            if type(line) is cst.SimpleStatementLine and type(after) is cst.SimpleStatementLine and self._exits(after.body[0]):
+                self.before_exit.add(line.body[-1])
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.before_exit.update(small for small, after in zip(node.body, node.body[1:]) if self._exits(after))
+
+    def _exits(self, small: cst.BaseSmallStatement) -> bool:
+        """``raise``, ``sys.exit()``, ``os._exit()``, ``exit()``, ``quit()``."""
+        if type(small) is cst.Raise:
+            return True
+        if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+            return False
+        func = small.value.func
+        return self.walk.resolve(func) in EXITS or (dotted(func) in ("exit", "quit") and self.walk.resolve(func) is None)
 
     def finish(self) -> None:
         self.found = self._host_reads()
@@ -108,7 +129,7 @@ class HostReadAnalysis(Analysis):
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
             loop = next((candidate for candidate in reversed(site.loops) if candidate in training), None)
-            if loop is None:
+            if loop is None or site.statement in self.before_exit:
                 continue
             kind = self._kind(site)
             self.part.reads[node] = HostRead(kind, values[node])

@@ -444,3 +444,168 @@ def test_a_count_left_by_a_removed_minimum_devices_exit_stays(api: str, target: 
     first = _convert(MINIMUM_DEVICES_EXIT.format(api=api), target)
     assert "if not verify_min_gpu_count" not in first
     assert f"gpu_count = torch.{api}.device_count()" in first
+
+
+INDEX_AS_DEVICE_KEYWORD = textwrap.dedent(
+    """
+    import torch
+    import torch.distributed as dist
+
+
+    def main():
+        dist.init_process_group("nccl")
+        device = dist.get_rank() % torch.cuda.device_count()
+        torch.cuda.set_device(device)
+        model = torch.nn.Linear(4, 4).to(device)
+        total = torch.tensor(0.0, device=device)
+        seed = torch.Generator(device=device)
+        return model, total, seed
+    """
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_cuda_index_given_as_a_device_keyword_becomes_the_xla_device(target: str) -> None:
+    """facebookresearch/DiT train.py: ``device = rank % torch.cuda.device_count()`` fed
+    ``set_device`` and ``.to(device)`` (both ported) and ``torch.tensor(x, device=device)``,
+    which stayed: a tensor made on cuda:N, with no finding.  A ``device=`` keyword naming a
+    CUDA index is a move to it (generators keep their own rewrite: no device)."""
+    output = _convert(INDEX_AS_DEVICE_KEYWORD, target)
+    assert "device=device" not in output
+    assert "torch.tensor(0.0, device=torch_xla.device())" in output or "device=xm.xla_device()" in output
+    assert "torch.Generator()" in output
+
+
+LOCAL_RANK_ZERO_CHECKS = {
+    # A Trainer's file: the environment reads stay (the Trainer reads the ranks itself).
+    "under a Trainer": (
+        """\
+import os
+from transformers import Trainer
+
+
+def train(model, data):
+    Trainer(model=model, train_dataset=data).train()
+    if int(os.environ.get("LOCAL_RANK", 0)) == 0:
+        model.save_pretrained("out")
+""",
+        ('if int(os.environ.get("LOCAL_RANK", 0)) == 0:\n',) * 2,
+    ),
+    "in a process group's script": (
+        """\
+import os
+import torch
+
+
+def main():
+    torch.distributed.init_process_group("nccl")
+    if int(os.environ.get("LOCAL_RANK", 0)) == 0:
+        torch.save(torch.zeros(2).cuda(), "out.pt")
+""",
+        ("if xr.local_ordinal() == 0:\n", "if xm.get_local_ordinal() == 0:\n"),
+    ),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(LOCAL_RANK_ZERO_CHECKS))
+def test_a_rank_compared_with_a_default_a_launcher_sets_is_not_a_launch_check(name: str, target: str) -> None:
+    """tloen/alpaca-lora finetune.py: ``int(os.environ.get("LOCAL_RANK", 0)) == 0`` was read
+    as "not launched" (the read equals its default) and folded to ``False``: the code under
+    it (a save) never ran, with no error.  A default a launcher can set (rank 0, size 1)
+    makes it a rank check; only an impossible one (``RANK`` -1) asks whether it was launched
+    (XLA602's cases)."""
+    source, checks = LOCAL_RANK_ZERO_CHECKS[name]
+    output = _convert(source, target)
+    assert "if False" not in output
+    assert checks[TARGETS.index(target)] in output
+
+
+SYNC_BATCH_NORM = """\
+import torch
+import torch.nn as nn
+from torch.nn import SyncBatchNorm
+
+model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8)).cuda()
+if torch.cuda.is_available():
+    model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+layer = SyncBatchNorm(8)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_torch_sync_batch_norm_is_reported(target: str) -> None:
+    """facebookresearch/dino main_dino.py (and Swin, moco-style scripts): torch's SyncBatchNorm
+    raises on XLA tensors once a process group is started (it takes CUDA and XPU tensors
+    only), and nothing said so.  Each use is an error; under an accelerator check, which is
+    False on XLA, the check stays (the conversion is skipped there)."""
+    conversion = convert_source(SYNC_BATCH_NORM, target=target, locate="input")
+    reported = [f.line for f in conversion.findings if "torch's SyncBatchNorm" in f.message]
+    assert reported == [7, 8, 9]
+    assert all(f.severity == "error" for f in conversion.findings if f.line in reported)
+    assert "if torch.cuda.is_available():" in _convert(SYNC_BATCH_NORM, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_print_right_before_an_exit_stays_where_it_is(target: str) -> None:
+    """facebookresearch/dino main_dino.py: ``print("Loss is {}".format(loss.item()))`` then
+    ``sys.exit(1)`` under a non-finite check; the print was moved into a step closure, which
+    runs at the next step barrier: the process exits first and the message is lost.  A read
+    right before an exit (or a raise) is read once: it stays."""
+    body = (
+        "    if not math.isfinite(loss.item()):\n"
+        '        print("loss is {}".format(loss.item()))\n'
+        "        sys.exit(1)\n"
+        '    if loss.item() > 1e9:\n        print(f"diverged at {loss.item()}"); raise SystemExit(2)'
+    )
+    source = "import math\nimport sys\n" + LOOP.format(helpers="", body=body)
+    output = _convert(source, target)
+    assert '        print("loss is {}".format(loss.item()))\n        sys.exit(1)\n' in output
+    assert 'print(f"diverged at {loss.item()}"); raise SystemExit(2)' in output
+    assert "add_step_closure" not in output
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_pin_memory_call_goes(target: str) -> None:
+    """Lightning-AI/lit-llama finetune scripts: ``fabric.to_device((x.pin_memory(),
+    y.pin_memory()))``; ``Tensor.pin_memory()`` raises without CUDA ("Found no NVIDIA
+    driver"), and it stayed with no finding.  Pinning only speeds up copies to a CUDA
+    device: the call goes, the tensor stays."""
+    body = "    x, y = batch.pin_memory().cuda(non_blocking=True), (batch).pin_memory()\n    out = model(x + y)"
+    output = _convert(LOOP.format(helpers="", body=body), target)
+    assert "pin_memory" not in output
+    assert "(batch)\n" in output
+
+
+SET_DEVICE_OF_A_CUDA_CALL = textwrap.dedent(
+    """
+    import os
+    import torch
+    import torch.distributed as dist
+
+
+    def init():
+        local_rank = int(os.getenv("LOCAL_RANK", "0"))
+        if torch.cuda.is_available():
+            device_id = local_rank
+            torch.cuda.set_device(torch.cuda.device(device_id))
+            backend = "nccl"
+        else:
+            raise NotImplementedError("CUDA was not found")
+        dist.init_process_group(backend=backend)
+    """
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_cuda_call_in_a_removed_set_device_goes_with_it(target: str) -> None:
+    """huggingface/nanotron distributed.py: ``torch.cuda.set_device(torch.cuda.device(i))``
+    under ``if torch.cuda.is_available(): ... else: raise``.  The set_device statement was
+    removed (XLA106), but the CUDA call in it still counted as code that fails without
+    CUDA, so the check stayed (the converted script raised on XLA) and a second run folded
+    it.  What a removed set_device reads goes with it (no XLA506 for it either)."""
+    conversion = convert_source(SET_DEVICE_OF_A_CUDA_CALL, target=target)
+    output = _convert(SET_DEVICE_OF_A_CUDA_CALL, target)
+    assert "is_available" not in output and "NotImplementedError" not in output
+    assert "XLA506" not in {f.rule for f in conversion.findings}
