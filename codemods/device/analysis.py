@@ -422,15 +422,29 @@ class DeviceAnalysis(Analysis):
             or type(node.body) is not cst.IndentedBlock
         ):
             return None
-        last = node.body.body[-1]
+        return test.expression.func.value if self._stops(node.body, returning=True) else None
+
+    def _stops(self, block: cst.BaseSuite, *, returning: bool) -> bool:
+        """The block ends by raising or ending the process (or, if ``returning``, by returning)."""
+        if type(block) is not cst.IndentedBlock:
+            return False
+        last = block.body[-1]
         if type(last) is not cst.SimpleStatementLine or len(last.body) != 1:
-            return None
+            return False
         small = last.body[0]
-        ends = type(small) in (cst.Return, cst.Raise) or (
+        return (returning and type(small) is cst.Return) or type(small) is cst.Raise or (
             type(small) is cst.Expr and type(small.value) is cst.Call
             and (dotted(small.value.func) in ("exit", "quit") or self.walk.resolve(small.value.func) in ("sys.exit", "os._exit"))
         )
-        return test.expression.func.value if ends else None
+
+    def _demands_cuda(self, node: cst.If) -> bool:
+        """``if not torch.cuda.is_available(): raise ...``, ``if torch.cuda.is_available(): ...
+        else: sys.exit(...)``: without CUDA the script stops here, and on XLA it always would
+        (the check is False there, where the XLA device is always present)."""
+        folded = fold_true(node.test, self.part.is_available_call)
+        if folded is False:
+            return self._stops(node.body, returning=False)
+        return folded is True and type(node.orelse) is cst.Else and self._stops(node.orelse.body, returning=False)
 
     def _is_cpu_device(self, node: cst.CSTNode) -> bool:
         if string_value(node) == "cpu":
@@ -469,7 +483,7 @@ class DeviceAnalysis(Analysis):
             and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
         for node in self.availability_ifs:
-            if node in self.device_code and node not in self.crash_code:
+            if (node in self.device_code or self._demands_cuda(node)) and node not in self.crash_code:
                 part.ifs.add(node)
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:

@@ -581,8 +581,50 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="not-a-device-choice",
         ),
+        valid(
+            """
+            import torch
+
+            def setup():
+                if not torch.cuda.is_available():
+                    return
+                torch.cuda.manual_seed_all(0)
+            """,
+            note="a-return-only-skips-cuda-code",
+        ),
     ),
     invalid=(
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup():
+                if not torch.cuda.is_available():
+                    raise SystemExit("this example needs CUDA")
+                if torch.cuda.is_available():
+                    backend = "nccl"
+                else:
+                    raise RuntimeError("no GPU")
+                dist.init_process_group(backend)
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup():
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+            """,
+            note="a-check-that-stops-the-script-without-cuda",
+            findings=(
+                Expected(6, 8, "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
+                         "so the code under it never runs: removed"),
+                Expected(7, 8, "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
+                         "so the code under it always runs: check dropped"),
+            ),
+        ),
         invalid(
             """
             import sys
