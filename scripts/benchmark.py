@@ -235,7 +235,7 @@ def stages() -> None:
             mark = time.perf_counter()
             starts = printed.positions(facts.parents)
             starts.locate(f.original for f in ctx.findings)
-            findings = [Finding(f.rule, *(starts.get(f.original) or (1, 1)), f.message, f.fixed) for f in ctx.findings]
+            findings = [Finding(f.rule.code, *(starts.get(f.original) or (1, 1)), f.message, f.fixed) for f in ctx.findings]
             ours["finding positions"] += time.perf_counter() - mark
             mark = time.perf_counter()
             render_text(Report([FileReport(str(path), True, None, findings)]))

@@ -41,7 +41,7 @@ def main() -> None:
         import torch_xla
         import torch_xla.debug.metrics as met
 
-        def count(metric: str) -> int:  # type: ignore[misc]
+        def count(metric: str) -> int:
             data = met.metric_data(metric)
             return int(data[0]) if data else 0
 
@@ -51,7 +51,7 @@ def main() -> None:
             print("SMOKE_LAUNCHED torch_xla.launch", flush=True)
             return launch(fn, args=args, start_method=start_method, debug_single_process=True)
 
-        torch_xla.launch = launch_here  # type: ignore[assignment]
+        torch_xla.launch = launch_here
 
     import torch.multiprocessing
 
@@ -64,7 +64,7 @@ def main() -> None:
         fn(0, *args)
         return None
 
-    torch.multiprocessing.spawn = spawn_one  # type: ignore[assignment]
+    torch.multiprocessing.spawn = spawn_one
 
     steps = [0]
     stepped: set[str] = set()
@@ -81,14 +81,15 @@ def main() -> None:
         losses.add(self.device.type)
         return backward(self, *b_args, **b_kwargs)
 
-    torch.Tensor.backward = recording_backward  # type: ignore[method-assign]
+    torch.Tensor.backward = recording_backward
 
     plain_print = builtins.print
 
     def print_with_compiles(*p_args: object, **p_kwargs: object) -> None:
         plain_print(*p_args, **p_kwargs)  # type: ignore[call-overload]
         if mode == "xla" and p_kwargs.get("file") in (None, sys.stdout):
-            text = p_kwargs.get("sep", " ").join(map(str, p_args))  # type: ignore[union-attr]
+            sep = p_kwargs.get("sep")  # None: print's default
+            text = (sep if isinstance(sep, str) else " ").join(map(str, p_args))
             if loss_line.search(text):
                 plain_print(f"SMOKE_COMPILES {count('CompileTime')}", flush=True)
 

@@ -52,7 +52,7 @@ def _sine_waves(folder: Path) -> None:
     import torch
 
     rng = np.random.RandomState(2)
-    x = np.empty((12, 120), "int64")
+    x: np.ndarray = np.empty((12, 120), "int64")
     x[:] = np.array(range(120)) + rng.randint(-80, 80, 12).reshape(12, 1)
     torch.save(np.sin(x / 20.0).astype("float64"), folder / "traindata.pt")
 

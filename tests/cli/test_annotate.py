@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from codemods import convert_source
 from codemods.annotate import MARK
 from codemods.cli import main
+from tests.support.fixtures import output_text
 
 SOURCE = '''\
 import torch
@@ -42,10 +43,10 @@ def without_todos(code: str) -> str:
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_todos_go_above_each_statement_and_nothing_else_changes(newline: str) -> None:
     source = SOURCE.replace("\n", newline)
-    plain = convert_source(source)
-    annotated = convert_source(source, annotate=True)
-    assert without_todos(annotated.output) == plain.output
-    lines = annotated.output.splitlines()
+    plain = output_text(convert_source(source))
+    annotated = output_text(convert_source(source, annotate=True))
+    assert without_todos(annotated) == plain
+    lines = annotated.splitlines()
     todos = [(i, line) for i, line in enumerate(lines) if MARK in line]
     assert [(lines[i + 1].strip()[:24], line.split(MARK)[1][:6], line[: len(line) - len(line.lstrip())]) for i, line in todos] == [
         ("name = torch.cuda.get_de", "XLA506", ""),
@@ -53,20 +54,20 @@ def test_todos_go_above_each_statement_and_nothing_else_changes(newline: str) ->
         ('y = """', "XLA503", "    "),
         ("return torch.cuda.device", "XLA506", "        "),  # one per rule and statement
     ]
-    assert all(line.endswith(newline) for line in annotated.output.splitlines(keepends=True))
-    assert "# not a comment: inside a string\ntext" in annotated.output.replace("\r\n", "\n")
+    assert all(line.endswith(newline) for line in annotated.splitlines(keepends=True))
+    assert "# not a comment: inside a string\ntext" in annotated.replace("\r\n", "\n")
 
 
 def test_findings_point_at_their_code_after_the_inserted_lines() -> None:
     conversion = convert_source(SOURCE, annotate=True)
-    lines = conversion.output.splitlines()
+    lines = output_text(conversion).splitlines()
     for finding in conversion.findings:
         code = lines[finding.line - 1][finding.col - 1 :]
         assert code.startswith(("torch.cuda", "x.is_cuda", "torch_xla", "import torch_xla")), (finding, code)
 
 
 def test_a_second_run_adds_nothing() -> None:
-    once = convert_source(SOURCE, annotate=True).output
+    once = output_text(convert_source(SOURCE, annotate=True))
     assert convert_source(once, annotate=True).output == once
     assert convert_source(once).output == once  # the comments are only comments
 

@@ -120,5 +120,9 @@ def test_dockerfiles_of_other_services_are_left_alone() -> None:
 def test_dockerfiles_are_found_by_name(tmp_path: Path) -> None:
     for name in ("Dockerfile", "gpu.Dockerfile", "Dockerfile.smp", "Dockerfile.dockerignore", "notes.txt", "train.py"):
         (tmp_path / name).write_text("")
-    found = sorted(Path(p).name for p in discover((str(tmp_path),)))
+    found = []
+    for path in discover((str(tmp_path),)):
+        assert isinstance(path, str), path  # not a FileProblem
+        found.append(Path(path).name)
+    found.sort()
     assert found == ["Dockerfile", "Dockerfile.smp", "gpu.Dockerfile", "train.py"]

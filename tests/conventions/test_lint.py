@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, scripts_importable
 
 
 @pytest.mark.parametrize(
     "command",
     [
         pytest.param(["ruff", "check", "--no-fix", "codemods", "tests", "scripts"], id="ruff"),
-        # The files to check (the codemods package) are in [tool.mypy]; the cache
+        # The files to check (the package, the tests, the scripts) are in [tool.mypy]; the cache
         # (.mypy_cache, ignored by git) makes a second run take a second.
         pytest.param(["mypy"], id="mypy"),
     ],
@@ -31,7 +31,8 @@ def test_the_code_passes(command: list[str]) -> None:
 def test_unused_ignores_are_dropped_and_used_ones_kept() -> None:
     """scripts/drop_unused_ignores.py on mypy's report: a whole comment, or some of its
     codes, removed; the rest of the line (another comment) kept."""
-    from scripts.drop_unused_ignores import unused_ignores, without_unused
+    with scripts_importable():
+        from drop_unused_ignores import unused_ignores, without_unused
 
     report = (
         'a.py:3: error: Unused "type: ignore" comment  [unused-ignore]\n'

@@ -13,6 +13,7 @@ import pytest
 
 from codemods import Conversion, convert_source
 from tests.support.cli import invoke
+from tests.support.fixtures import output_bytes, output_text
 from tests.support.paths import FIXTURES
 
 DISTRIBUTED = sorted(p.name for p in FIXTURES.glob("dist_*.py"))
@@ -48,21 +49,21 @@ def code_words(source: str) -> set[str]:
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
 @pytest.mark.parametrize("script", [s for s in DISTRIBUTED if s != "dist_hogwild.py"])
 def test_no_cuda_process_group_names_are_left(script: str, target: str) -> None:
-    words = code_words(convert_fixture(script, target).output.decode())
+    words = code_words(output_bytes(convert_fixture(script, target)).decode())
     assert not words & {"nccl", "gloo", "LOCAL_RANK", "device_ids", "output_device", "set_device"}
 
 
 @pytest.mark.parametrize("script", sorted(LAUNCHED))
 def test_processes_start_through_the_xla_launcher(script: str) -> None:
     for target, launcher in (("2.9", "torch_xla.launch("), ("sagemaker", "xmp.spawn(")):
-        output = convert_fixture(script, target).output.decode()
+        output = output_bytes(convert_fixture(script, target)).decode()
         assert launcher in output, target
         assert "mp.spawn(" not in output.replace("xmp.spawn(", "")
 
 
 @pytest.mark.parametrize("script", ["dist_torchrun.py", "dist_ddp_spawn.py"])
 def test_ddp_scripts_shard_feed_and_reduce_once(script: str) -> None:
-    output = convert_fixture(script, "2.9").output.decode()
+    output = output_bytes(convert_fixture(script, "2.9")).decode()
     assert "num_replicas=xr.world_size(), rank=xr.global_ordinal()" in output
     assert "pl.MpDeviceLoader(" in output
     # DDP reduces the gradients: neither xm.optimizer_step nor a manual all-reduce is added.
@@ -72,7 +73,7 @@ def test_ddp_scripts_shard_feed_and_reduce_once(script: str) -> None:
 
 def test_torchrun_guard_becomes_mp_fn_for_both_targets() -> None:
     for target, launch in (("2.9", "torch_xla.launch(_mp_fn, args=())"), ("sagemaker", "xmp.spawn(_mp_fn, args=())")):
-        output = convert_fixture("dist_torchrun.py", target).output.decode()
+        output = output_bytes(convert_fixture("dist_torchrun.py", target)).decode()
         assert "\ndef _mp_fn(index):\n" in output
         assert output.rstrip().endswith(f'if __name__ == "__main__":\n    {launch}')
 
@@ -80,7 +81,7 @@ def test_torchrun_guard_becomes_mp_fn_for_both_targets() -> None:
 def test_sagemaker_runtime_calls_mp_fn_of_a_spawning_script() -> None:
     """SageMaker's pytorchxla runtime imports the script and calls _mp_fn(index) in each
     process: the guard that spawned becomes _mp_fn, calling the worker with its index."""
-    output = convert_fixture("dist_ddp_spawn.py", "sagemaker").output.decode()
+    output = output_bytes(convert_fixture("dist_ddp_spawn.py", "sagemaker")).decode()
     assert "\ndef _mp_fn(index):\n" in output
     assert "    main(index, world_size, args.save_every, args.total_epochs, args.batch_size)\n" in output
     assert output.rstrip().endswith('if __name__ == "__main__":\n    xmp.spawn(_mp_fn, args=())')
@@ -95,7 +96,7 @@ def test_sagemaker_mp_fn_passes_starred_spawn_args_on() -> None:
         'if __name__ == "__main__":\n    extra = (4,)\n    mp.spawn(train, args=(*extra, 0.1), nprocs=4)\n'
     )
     conversion = convert_source(source, target="sagemaker")
-    output = conversion.output
+    output = output_text(conversion)
     assert "\ndef _mp_fn(index):\n    extra = (4,)\n    train(index, *extra, 0.1)\n" in output
     assert output.rstrip().endswith('if __name__ == "__main__":\n    xmp.spawn(_mp_fn, args=())')
     assert convert_source(output, target="sagemaker").output == conversion.output

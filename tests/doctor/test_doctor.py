@@ -31,6 +31,7 @@ from codemods.doctor.rules import PREFIX, RUNTIME
 from codemods.doctor.static import cross_reference
 from codemods.engine.report import Finding
 from codemods.rules import RULES
+from tests.support.fixtures import output_text
 from tests.support.paths import DATA
 
 DOCTOR_DATA = DATA / "doctor"
@@ -50,6 +51,13 @@ def is_user_file(filename: str) -> bool:
     return filename.startswith("/project/")
 
 
+def user_frame(frames: list[graphs.Frame]) -> graphs.Frame:
+    """The innermost frame of the script (every operation of its graph file has one)."""
+    frame = graphs.user_frame(frames, is_user_file)
+    assert frame is not None, frames
+    return frame
+
+
 def test_an_entry_keeps_the_stack_that_ran_it_innermost_first() -> None:
     step2, step3 = parsed()
     assert graphs.user_frame(step2.stack, is_user_file) == ("/project/slice_loop_index.py", line_of("torch_xla.sync()"), "<module>")
@@ -60,13 +68,13 @@ def test_an_entry_keeps_the_stack_that_ran_it_innermost_first() -> None:
 def test_operations_carry_their_whole_python_stack() -> None:
     addmm = next(op for op in parsed()[1].operations.values() if op.label == "aten__addmm")
     assert addmm.frames[0][0].endswith("torch/nn/modules/linear.py")  # made inside nn.Linear ...
-    assert graphs.user_frame(addmm.frames, is_user_file)[1] == line_of("model(x)")  # ... called from this line
+    assert user_frame(addmm.frames)[1] == line_of("model(x)")  # ... called from this line
 
 
 def test_successive_graphs_differ_where_the_slices_are() -> None:
     step2, step3 = parsed()
-    found = sorted(graphs.changes(step2, step3), key=lambda c: graphs.user_frame(c.operation.frames, is_user_file))
-    assert [graphs.user_frame(c.operation.frames, is_user_file)[1] for c in found] == [
+    found = sorted(graphs.changes(step2, step3), key=lambda c: user_frame(c.operation.frames))
+    assert [user_frame(c.operation.frames)[1] for c in found] == [
         line_of("features[start:start + 4]"),
         line_of("labels[start:start + 4]"),
     ]
@@ -97,13 +105,14 @@ def _events(graph_file: str, step_compiles: list[int], reason: str = "steps") ->
         {"kind": "step", "index": i, "graphs_bytes": end, "metrics": metrics(c), "reads": [], "time": float(i)}
         for i, (end, c) in enumerate(zip(ends, step_compiles), start=1)
     ]
-    finished = {"kind": "finished", "reason": reason, "metrics": metrics(step_compiles[-1]), "reads": [], "fallback_ops": []}
+    finished: dict[str, object] = {"kind": "finished", "reason": reason, "metrics": metrics(step_compiles[-1]), "reads": [], "fallback_ops": []}
     return [*steps, finished]
 
 
 def test_judge_names_the_barrier_and_the_slices_after_warm_up(tmp_path: Path) -> None:
     script, graph_file = _project(tmp_path)
     observation = observe(_events(graph_file, [1, 2]), graph_file)
+    assert observation is not None
     verdict = judge(observation, Places(script, "slice_loop_index.py"), UserCode(str(script)), warmup=1, limits="--steps 2")
     found = verdict.findings["slice_loop_index.py"]
     assert verdict.exit_code == 1
@@ -121,6 +130,7 @@ def test_judge_names_the_barrier_and_the_slices_after_warm_up(tmp_path: Path) ->
 def test_judge_needs_a_step_after_warm_up(tmp_path: Path) -> None:
     script, graph_file = _project(tmp_path)
     observation = observe(_events(graph_file, [1, 2], reason="completed"), graph_file)
+    assert observation is not None
     verdict = judge(observation, Places(script, "s.py"), UserCode(str(script)), warmup=2, limits="--steps 20")
     assert verdict.exit_code == 1
     assert [(f.rule, f.line) for f in verdict.findings["s.py"]] == [("XLD100", 1), ("XLD105", 1)]
@@ -165,7 +175,7 @@ def test_an_interpreter_that_cannot_start(tmp_path: Path) -> None:
     script.write_text("import torch_xla\n")
     diagnosis = diagnose(str(script), options=DoctorOptions(python=str(tmp_path / "no-python")))
     assert diagnosis.exit_code == 2
-    assert diagnosis.report.files[0].error.startswith(f"cannot start {tmp_path / 'no-python'}")
+    assert (diagnosis.report.files[0].error or "").startswith(f"cannot start {tmp_path / 'no-python'}")
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +221,7 @@ def test_the_fixed_language_model_is_the_converted_one_with_the_slices_moved() -
     """word_lm_fixed.py (the doctor's steady example) is what `convert` makes of word_lm.py
     with the sliced-data rule off, plus only the fix the doctor asks for (the one XLA711
     would make): the corpus stays on the host, slices move."""
-    converted = convert_source((DOCTOR_DATA / "word_lm.py").read_text(), selection=RuleSelection(ignore=("XLA711",))).output
+    converted = output_text(convert_source((DOCTOR_DATA / "word_lm.py").read_text(), selection=RuleSelection(ignore=("XLA711",))))
     fixed = (DOCTOR_DATA / "word_lm_fixed.py").read_text()
     diff = difflib.unified_diff(converted.splitlines(), fixed.splitlines(), lineterm="", n=0)
     changed = [line for line in diff if line[:1] in "-+" and not line.startswith(("---", "+++"))]

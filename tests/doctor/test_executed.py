@@ -21,6 +21,7 @@ import pytest
 from codemods import RuleSelection, convert_source
 from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.engine.report import Finding
+from tests.support.fixtures import output_bytes
 from tests.support.paths import DATA
 
 pytestmark = pytest.mark.executed
@@ -68,7 +69,7 @@ def line_of(path: Path, text: str) -> int:
     return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
 
 
-def findings_of(diagnosis_files: list, path: str) -> list[Finding]:  # type: ignore[type-arg]
+def findings_of(diagnosis_files: list, path: str) -> list[Finding]:
     return next(f.findings for f in diagnosis_files if f.path == path)
 
 
@@ -165,7 +166,7 @@ finally:
 """
 
 
-def run_doctor_cli(folder: Path, *args: str) -> tuple[int, dict, list[str]]:  # type: ignore[type-arg]
+def run_doctor_cli(folder: Path, *args: str) -> tuple[int, dict, list[str]]:
     """The command line in its own process: exit code, JSON report, torch modules it imported."""
     command = [sys.executable, "-c", _CLI_WITHOUT_TORCH, "doctor", "--steps", "8", "--format", "json", *args]
     result = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=900)
@@ -179,7 +180,7 @@ def test_word_lm_slicing_lines_then_a_steady_state_after_the_fix(tmp_path: Path)
     reaches a steady state; and so does the tool's own conversion, which makes that fix."""
     main_py = tmp_path / "main.py"
     source = (DOCTOR_DATA / "word_lm.py").read_bytes()
-    main_py.write_bytes(convert_source(source, selection=RuleSelection(ignore=("XLA711",))).output)
+    main_py.write_bytes(output_bytes(convert_source(source, selection=RuleSelection(ignore=("XLA711",)))))
 
     code, report, imported = run_doctor_cli(tmp_path, "--", "main.py")
     findings = {(f["rule"], f["line"]) for f in report["files"][0]["findings"]}
@@ -197,7 +198,7 @@ def test_word_lm_slicing_lines_then_a_steady_state_after_the_fix(tmp_path: Path)
     assert summary["rule"] == "XLD100" and "steady state from step" in summary["message"]
     assert not {f["rule"] for f in report["files"][0]["findings"]} & set(RECOMPILATION)
 
-    main_py.write_bytes(convert_source(source).output)
+    main_py.write_bytes(output_bytes(convert_source(source)))
     code, report, _ = run_doctor_cli(tmp_path, "main.py")
     assert code == 0, report
 

@@ -13,7 +13,7 @@ import pytest
 
 from codemods import TARGETS
 from codemods.engine.report import FileReport, Report, render_text
-from tests.support.fixtures import convert_fixture, fixture_scripts, review_diff
+from tests.support.fixtures import convert_fixture, fixture_scripts, output_bytes, review_diff
 from tests.support.paths import FIXTURES, SNAPSHOTS
 
 
@@ -23,7 +23,7 @@ def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type:
     conversion = convert_fixture(script, target)
     snapshot.snapshot_dir = SNAPSHOTS / target
     stem = str(script.with_suffix(""))
-    snapshot.assert_match(review_diff(script, (FIXTURES / script).read_bytes(), conversion.output), f"{stem}.diff")
+    snapshot.assert_match(review_diff(script, (FIXTURES / script).read_bytes(), output_bytes(conversion)), f"{stem}.diff")
     report = Report([FileReport(str(script), conversion.changed, None, conversion.findings)])
     snapshot.assert_match(render_text(report), f"{stem}.report.txt")
 
@@ -32,7 +32,7 @@ def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type:
 @pytest.mark.parametrize("script", fixture_scripts(), ids=str)
 def test_fixture_conversion_is_idempotent(script: Path, target: str) -> None:
     once = convert_fixture(script, target)
-    twice = convert_fixture(script, target, once.output)
+    twice = convert_fixture(script, target, output_bytes(once))
     assert twice.output == once.output
     assert [f for f in twice.findings if f.fixed] == []
     # What needs a person stays reported on the converted file.
@@ -48,7 +48,7 @@ def test_fixed_findings_point_at_the_new_code(script: Path, target: str) -> None
     """``X -> Y`` findings of an in-place conversion point where Y now stands, and
     barrier findings at the barrier they added."""
     conversion = convert_fixture(script, target)
-    lines = conversion.output.decode("utf-8").splitlines()
+    lines = output_bytes(conversion).decode("utf-8").splitlines()
     for finding in conversion.findings:
         if finding.fixed and " -> " in finding.message:
             new = finding.message.split(" -> ", 1)[1].split(": ")[0].split(" (")[0]

@@ -25,6 +25,7 @@ import tempfile
 import tokenize
 from collections import Counter
 from collections.abc import Iterator
+from typing import TypeGuard
 
 import hypothesmith
 import pytest
@@ -33,7 +34,9 @@ from hypothesis import strategies as st
 
 from codemods import Conversion, ConversionError, RuleSelection, convert_source
 from codemods.engine.report import Finding
+from codemods.pipeline import Source
 from codemods.runner import Job, process_path
+from tests.support.fixtures import output_text
 
 # Generated code may trip CPython's SyntaxWarnings ("'int' object is not callable").
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
@@ -259,7 +262,7 @@ def training_scripts(draw) -> str:  # type: ignore[no-untyped-def]
 def _module_bindings(node: ast.AST) -> set[str]:
     """Names bound by imports in the module's scope (also inside its loops and blocks,
     not inside functions or classes)."""
-    bound = set()
+    bound: set[str] = set()
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
             bound.update(alias.asname or alias.name.split(".")[0] for alias in child.names)
@@ -292,7 +295,7 @@ def _header_lines(statement: ast.stmt) -> set[int]:
     return set(range(statement.lineno, body[0].lineno + 1 if body[0].lineno == statement.lineno else body[0].lineno))
 
 
-_BARRIER_RULES = {"XLA301": ast.Continue, "XLA303": ast.Continue, "XLA304": ast.Return}
+_BARRIER_RULES: dict[str, type[ast.stmt]] = {"XLA301": ast.Continue, "XLA303": ast.Continue, "XLA304": ast.Return}
 # Fixes that remove a statement (an unused import, torch.cuda.set_device, and those whose
 # message says "removed"), comments and all.
 _REMOVING_RULES = {"XLA002", "XLA106"}
@@ -425,7 +428,7 @@ def assert_comments_kept(source: str, output: str, conversion: Conversion) -> No
             assert any(text == candidate for candidate in remaining), f"comment of line {line} lost: {text!r}"
 
 
-def convert_valid(source: str | bytes) -> Conversion:
+def convert_valid(source: Source) -> Conversion:
     """Convert; any ConversionError fails: the generators write only valid Python (a
     "cannot parse" on code CPython parses is a bug, not an excuse)."""
     try:
@@ -528,7 +531,7 @@ def _keeps_non_xla_path(tree: ast.Module) -> bool:
     return False
 
 
-def _is_optimizer_step(node: ast.AST) -> bool:
+def _is_optimizer_step(node: ast.AST) -> TypeGuard[ast.Call]:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"):
         return False
     receiver = ast.unparse(node.func.value).rsplit(".", 1)[-1].lower()
@@ -596,7 +599,7 @@ def test_lint_check_and_diff_never_change_a_file_and_targets_agree(source: str, 
     assert report.changed == (mode != "lint" and converted.changed)
     assert all(1 <= f.line <= len(_lines(source)) for f in report.findings)
     ast.parse(converted.output)
-    assert convert_source(converted.output, target=target).output == converted.output
+    assert convert_source(output_text(converted), target=target).output == converted.output
 
 
 # How a generated module mentions torch, so that it is not skipped before parsing.

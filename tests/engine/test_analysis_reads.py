@@ -32,6 +32,9 @@ Found = dict[tuple[type[Analysis], str], set[str]]
 class _RecordingSheet:
     """The fact sheet as one analysis sees it: every part it reads (or writes) is noted."""
 
+    _facts: Facts
+    _note: Callable[[str], None]
+
     def __init__(self, facts: Facts, note: Callable[[str], None]) -> None:
         object.__setattr__(self, "_facts", facts)
         object.__setattr__(self, "_note", note)

@@ -13,7 +13,8 @@ import pytest
 from codemods import ConversionError, RuleSelection, convert_source
 from codemods.engine.nodes import string_value
 from codemods.engine.report import Finding
-from tests.support.fixtures import fixture_scripts
+from codemods.pipeline import Source
+from tests.support.fixtures import fixture_scripts, output_bytes, output_text
 from tests.support.paths import FIXTURES
 
 SCRIPT = (
@@ -29,7 +30,7 @@ SCRIPT = (
 
 
 def test_untouched_text_survives_byte_for_byte() -> None:
-    output = convert_source(SCRIPT).output
+    output = output_text(convert_source(SCRIPT))
     assert output.startswith("# -*- coding: utf-8 -*-\nimport torch  # the framework\n")
     assert "device = torch_xla.device()   # keep this comment\n" in output
     assert "    loss = model(x.to(device)).sum()\n" in output
@@ -77,7 +78,7 @@ def test_syntax_error_raises_with_position() -> None:
 
 def test_findings_point_into_output_or_input() -> None:
     converted = convert_source(SCRIPT)
-    lines = converted.output.splitlines()
+    lines = output_text(converted).splitlines()
     by_rule = {f.rule: f for f in converted.findings}
     barrier = by_rule["XLA301"]
     assert lines[barrier.line - 1][barrier.col - 1 :] == "torch_xla.sync()"
@@ -138,11 +139,15 @@ def _twins(newline: str, text: str) -> str:
 def test_files_libcst_does_not_reproduce_come_back_byte_for_byte(source: str, newline: str) -> None:
     source = _twins(newline, source)
     assert cst.parse_module(source).code != source, "LibCST now reproduces this: codemods/engine/roundtrip.py may go"
-    for given in (source, source.encode()):
+
+    def comes_back(given: Source) -> None:
         conversion = convert_source(given)
         assert conversion.output == given
         assert not conversion.changed and not any(f.fixed for f in conversion.findings)
         assert convert_source(given, locate="input").output == given
+
+    comes_back(source)
+    comes_back(source.encode())
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
@@ -173,7 +178,7 @@ def test_unreproduced_tails_after_real_scripts_are_kept(script: Path, newline: b
     for tail in TAILS:
         tail_bytes = tail.replace("\n", newline.decode()).encode()
         tailed = convert_source(source + tail_bytes)
-        assert tailed.output == plain.output + tail_bytes
+        assert tailed.output == output_bytes(plain) + tail_bytes
         # A fix that removes the last statement points past the end of the plain output:
         # there, at its last line; with a tail kept in the module, at the tail's first.
         last = len(plain.output.splitlines())
@@ -195,7 +200,7 @@ def test_valid_files_libcst_cannot_read_are_read_without_their_tail(source: str)
         assert cst.parse_module(source).code != source
     except cst.ParserSyntaxError:
         pass
-    output = convert_source(source).output
+    output = output_text(convert_source(source))
     assert output.startswith("import torch\nimport torch_xla\ndevice = torch_xla.device()")
     assert output.endswith(source[source.index("device = torch.device('cuda')") + len("device = torch.device('cuda')") :])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import libcst as cst
@@ -36,7 +37,7 @@ def test_starts_match_position_provider(script: Path) -> None:
 
 def test_only_targets_are_recorded() -> None:
     module = cst.parse_module("import torch\r\nx = torch.zeros(2)\n")
-    call = module.body[1].body[0].value  # type: ignore[attr-defined]
+    call = cst.ensure_type(cst.ensure_type(module.body[1], cst.SimpleStatementLine).body[0], cst.Assign).value
     code, starts = code_and_starts(module, {call})
     assert code == module.code
     assert starts == {call: (2, 5)}
@@ -76,19 +77,19 @@ def test_a_conversion_printed_reusing_kept_statements_is_printed_as_libcst_print
 
 def _moved_up(module: cst.Module) -> cst.Module:
     """The statements of the first ``if`` block, one level up."""
-    return module.with_changes(body=[*module.body[0].body.body, *module.body[1:]])  # type: ignore[attr-defined]
+    return module.with_changes(body=[*cst.ensure_type(module.body[0], cst.If).body.body, *module.body[1:]])
 
 
 def _elif_alone(module: cst.Module) -> cst.Module:
     """The ``elif`` of the first ``if``, as a statement of its own."""
-    return module.with_changes(body=[module.body[0].orelse])  # type: ignore[attr-defined]
+    return module.with_changes(body=[cst.ensure_type(module.body[0], cst.If).orelse])
 
 
 def _moved_down(module: cst.Module) -> cst.Module:
     """The first statement moved into the block of the second."""
-    first, block = module.body[0], module.body[1]
-    inner = block.body.with_changes(body=[first, *block.body.body])  # type: ignore[attr-defined]
-    return module.with_changes(body=[block.with_changes(body=inner)])  # type: ignore[attr-defined]
+    first, block = module.body[0], cst.ensure_type(module.body[1], cst.If)
+    inner = block.body.with_changes(body=[first, *block.body.body])
+    return module.with_changes(body=[block.with_changes(body=inner)])
 
 
 def _import_added(module: cst.Module) -> cst.Module:
@@ -110,7 +111,7 @@ def _call_added(module: cst.Module) -> cst.Module:
         ("import torch\r\ndef f():\r\n    return 1\r\n", _import_added),
     ],
 )
-def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change) -> None:  # type: ignore[no-untyped-def]
+def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change: Callable[[cst.Module], cst.Module]) -> None:
     module = cst.parse_module(source)
     before = print_back(module)
     changed = change(module)
@@ -121,9 +122,10 @@ def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change) 
 
 def test_the_new_parts_keep_what_the_conversion_wrote_and_stand_pass_for_what_it_kept() -> None:
     module = cst.parse_module("import torch\n\ndef f():\n    a = 1\n    b = 2\n    return a\n\nx = f()\n")
-    function = module.body[1]
-    broken = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Call(cst.Name("g")))], cst.Integer("3"))])
-    body = function.body.with_changes(body=[function.body.body[0], broken, *function.body.body[1:]])  # type: ignore[attr-defined]
+    function = cst.ensure_type(module.body[1], cst.FunctionDef)
+    # g() = 3: a target CPython refuses, on purpose.
+    broken = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Call(cst.Name("g")))], cst.Integer("3"))])  # type: ignore[arg-type]
+    body = function.body.with_changes(body=[function.body.body[0], broken, *function.body.body[1:]])
     changed = module.with_changes(body=[module.body[0], function.with_changes(body=body), module.body[2]])
     reprinted = code_reusing(changed, print_back(module))
     assert reprinted.code == changed.code

@@ -116,8 +116,8 @@ def test_markdown_groups_what_needs_a_person_by_severity(script: Path) -> None:
     assert headings == ["xla-codemod", f"`{script / 'train.py'}`"]
     texts = _inline_texts(tokens)
     assert "**Would be changed by `xla-codemod convert`** (2):" not in texts  # bold is markup, not text
-    strong = [t for t in tokens if t.type == "inline" and any(c.type == "strong_open" for c in t.children)]
-    assert [s.children[2].content for s in strong] == ["Would be changed by ", "Needs a person"]
+    strong = [t.children for t in tokens if t.type == "inline" and t.children and any(c.type == "strong_open" for c in t.children)]
+    assert [children[2].content for children in strong] == ["Would be changed by ", "Needs a person"]
     groups = [t for t in texts if re.fullmatch(r"(error|warning|info) \(\d+\)", t)]
     assert groups == ["error (1)", "warning (2)", "info (1)"]
     error_at = texts.index("error (1)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from operator import attrgetter
 from pathlib import Path
 
 import libcst as cst
@@ -212,7 +213,8 @@ def _node_types() -> set[type]:
     """Every concrete node class LibCST defines: not its ``Base*`` classes, and as its
     module names it (LibCST's slot classes replace the classes they were made from, which
     stay among the subclasses)."""
-    found, stack = set(), [cst.CSTNode]
+    found: set[type] = set()
+    stack = [cst.CSTNode]
     while stack:
         kind = stack.pop()
         stack.extend(kind.__subclasses__())
@@ -224,7 +226,8 @@ def _node_types() -> set[type]:
 
 
 def _every_node() -> list[cst.CSTNode]:
-    nodes, stack = [], [cst.parse_module(snippet) for snippet in SNIPPETS]
+    nodes: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [cst.parse_module(snippet) for snippet in SNIPPETS]
     while stack:
         node = stack.pop()
         nodes.append(node)
@@ -241,7 +244,7 @@ def test_the_snippets_hold_every_node_type_libcst_defines() -> None:
     assert defined - {type(node) for node in NODES} == set()
 
 
-@pytest.mark.parametrize("kind", sorted(_node_types(), key=lambda k: k.__name__), ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kind", sorted(_node_types(), key=attrgetter("__name__")), ids=attrgetter("__name__"))
 def test_the_child_reader_of_a_node_type_gives_its_children(kind: type) -> None:
     instances = [node for node in NODES if type(node) is kind]
     assert instances
@@ -254,7 +257,8 @@ def test_the_child_reader_of_a_node_type_gives_its_children(kind: type) -> None:
 
 def test_walk_reaches_every_node_but_layout() -> None:
     for module in (cst.parse_module(snippet) for snippet in SNIPPETS):
-        expected, stack = [], [module]
+        expected: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = [module]
         while stack:
             node = stack.pop()
             expected.append(node)

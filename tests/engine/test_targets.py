@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import TypedDict
 
 import libcst as cst
 import pytest
@@ -21,7 +22,7 @@ import pytest
 from codemods.engine.nodes import walk
 from codemods.facts import analyse
 from codemods.targets import TARGETS
-from tests.support.fixtures import convert_fixture, fixture_scripts
+from tests.support.fixtures import convert_fixture, fixture_scripts, output_bytes
 from tests.support.paths import DATA
 
 MANIFEST_1_13 = {
@@ -51,7 +52,7 @@ def torch_xla_names_in(code: bytes) -> set[str]:
 
 def converted_fixtures(target: str) -> dict[str, bytes]:
     """Every fixture training script converted for ``target`` (what the snapshots show)."""
-    return {str(script): convert_fixture(script, target).output for script in fixture_scripts()}
+    return {str(script): output_bytes(convert_fixture(script, target)) for script in fixture_scripts()}
 
 
 def test_sagemaker_names_are_the_seed_spelling() -> None:
@@ -76,7 +77,12 @@ def test_sagemaker_output_uses_only_torch_xla_1_13_names() -> None:
         assert names <= MANIFEST_1_13, (name, names - MANIFEST_1_13)
 
 
-def _missing_in_installed_torch_xla(names: set[str]) -> dict[str, list[str]]:
+class _InstalledNames(TypedDict):
+    version: str
+    missing: list[str]
+
+
+def _missing_in_installed_torch_xla(names: set[str]) -> _InstalledNames:
     """Runs in a subprocess: which names the installed torch_xla lacks."""
     program = """
 import importlib, json, sys

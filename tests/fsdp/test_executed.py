@@ -23,6 +23,7 @@ from tests.support.executed import (
     steady_problems,
     xla_problems,
 )
+from tests.support.fixtures import output_bytes
 from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.executed
@@ -37,7 +38,7 @@ def test_fsdp_port_is_torch_xlas_wrapper_with_a_plain_step(tmp_path: Path) -> No
     reduce-scatters the gradients; xm.optimizer_step would all-reduce them again); with its
     bfloat16 policy (compute and buffer dtypes) it runs steadily too.  Without the FSDP
     port, torch's wrapper fails under the xla process group."""
-    source = convert_source((FIXTURES / CASE.script).read_bytes()).output.decode()
+    source = output_bytes(convert_source((FIXTURES / CASE.script).read_bytes())).decode()
     assert "xla_fsdp.XlaFullyShardedDataParallel(" in source and "optimizer.step()" in source
     assert "xm.optimizer_step" not in source and "compute_dtype=torch.bfloat16 if args.bf16 else None" in source
 

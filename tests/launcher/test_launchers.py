@@ -24,7 +24,7 @@ from codemods.engine.nodes import walk
 from codemods.engine.report import FileReport, Report, render_text
 from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launcher
 from codemods.launcher.instances import INSTANCE_TYPES, lookup
-from tests.support.fixtures import review_diff
+from tests.support.fixtures import output_bytes, output_text, review_diff
 from tests.support.paths import FIXTURES, SNAPSHOTS
 
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
@@ -40,18 +40,18 @@ def test_launcher_snapshot(launcher: Path, snapshot) -> None:  # type: ignore[no
     conversion = convert_source((FIXTURES / launcher).read_bytes(), filename=launcher.name)
     snapshot.snapshot_dir = SNAPSHOTS
     stem = str(launcher.with_suffix(""))
-    snapshot.assert_match(review_diff(launcher, (FIXTURES / launcher).read_bytes(), conversion.output), f"{stem}.diff")
+    snapshot.assert_match(review_diff(launcher, (FIXTURES / launcher).read_bytes(), output_bytes(conversion)), f"{stem}.diff")
     snapshot.assert_match(_report(launcher, conversion), f"{stem}.report.txt")
 
 
 @pytest.mark.parametrize("launcher", LAUNCHERS, ids=str)
 def test_launcher_conversion_is_idempotent_and_points_at_new_code(launcher: Path) -> None:
     once = convert_source((FIXTURES / launcher).read_bytes(), filename=launcher.name)
-    twice = convert_source(once.output, filename=launcher.name)
+    twice = convert_source(output_bytes(once), filename=launcher.name)
     assert twice.output == once.output
     assert [f for f in twice.findings if f.fixed] == []
     assert {(f.rule, f.message) for f in twice.findings} <= {(f.rule, f.message) for f in once.findings}
-    lines = once.output.decode("utf-8").splitlines()
+    lines = output_bytes(once).decode("utf-8").splitlines()
     for finding in once.findings:
         if finding.fixed and " -> " in finding.message:
             new = finding.message.split(" -> ", 1)[1].split(": ")[0]
@@ -248,5 +248,5 @@ def test_launchers_with_lines_dropped_never_crash_and_stay_idempotent(data: st.D
     if once.output != source and _compiles(source):  # (a file that no longer mentions torch or sagemaker is
         # skipped unparsed; one that no longer compiles, with a keyword given twice, may stay so)
         compile(once.output, str(launcher), "exec")
-    twice = convert_source(once.output, filename=launcher.name)
+    twice = convert_source(output_text(once), filename=launcher.name)
     assert twice.output == once.output and not any(f.fixed for f in twice.findings)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
+from tests.support.fixtures import output_bytes
 from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.executed
@@ -41,7 +42,7 @@ def settings(source: str) -> dict[str, str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
             default = next((k.value for k in node.keywords if k.arg == "default"), None)
-            if default is not None and node.args and isinstance(node.args[0], ast.Constant):
+            if default is not None and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 defaults[node.args[0].value.lstrip("-").replace("-", "_")] = default
     found: dict[str, str] = {}
     for node in ast.walk(tree):
@@ -67,11 +68,11 @@ def xla_problems(values: dict[str, str], kind: str) -> list[str]:
         from lightning.pytorch.strategies import StrategyRegistry as strategies
         from lightning.pytorch.strategies import XLAStrategy as XLA
     else:
-        from lightning.fabric.accelerators import ACCELERATOR_REGISTRY as accelerators  # type: ignore[no-redef]
-        from lightning.fabric.accelerators import XLAAccelerator  # type: ignore[assignment]
-        from lightning.fabric.plugins.precision import XLAPrecision  # type: ignore[assignment]
-        from lightning.fabric.strategies import STRATEGY_REGISTRY as strategies  # type: ignore[no-redef]
-        from lightning.fabric.strategies import XLAStrategy as XLA  # type: ignore[assignment]
+        from lightning.fabric.accelerators import ACCELERATOR_REGISTRY as accelerators
+        from lightning.fabric.accelerators import XLAAccelerator
+        from lightning.fabric.plugins.precision import XLAPrecision
+        from lightning.fabric.strategies import STRATEGY_REGISTRY as strategies
+        from lightning.fabric.strategies import XLAStrategy as XLA
     problems = []
     accelerator = values.get("accelerator")
     if accelerator not in accelerators or accelerators[accelerator]["accelerator"] is not XLAAccelerator:
@@ -80,7 +81,7 @@ def xla_problems(values: dict[str, str], kind: str) -> list[str]:
     if strategy not in strategies or "XLA" not in strategies[strategy]["strategy"].__name__:
         problems.append(f"strategy {strategy!r} is not an XLA strategy ({XLA.__name__}, ...)")
     try:
-        XLAPrecision(precision=values.get("precision", "32-true"))  # type: ignore[arg-type]
+        XLAPrecision(precision=values.get("precision", "32-true"))
     except ValueError as error:
         problems.append(str(error))
     return problems
@@ -89,7 +90,7 @@ def xla_problems(values: dict[str, str], kind: str) -> list[str]:
 @pytest.mark.parametrize("script", sorted(FIXTURE_KINDS))
 def test_converted_lightning_settings_are_lightnings_xla_ones(script: str) -> None:
     original = (FIXTURES / script).read_text()
-    converted = convert_source(original.encode()).output.decode()
+    converted = output_bytes(convert_source(original.encode())).decode()
     kind = FIXTURE_KINDS[script]
     assert not xla_problems(settings(converted), kind), settings(converted)
     assert len(xla_problems(settings(original), kind)) == 3, settings(original)  # each original value selects CUDA
@@ -98,7 +99,7 @@ def test_converted_lightning_settings_are_lightnings_xla_ones(script: str) -> No
 @pytest.mark.parametrize("script", sorted(FIXTURE_KINDS))
 def test_converted_lightning_script_stops_only_at_xla_availability(script: str, tmp_path: Path) -> None:
     converted = tmp_path / script
-    converted.write_bytes(convert_source((FIXTURES / script).read_bytes()).output)
+    converted.write_bytes(output_bytes(convert_source((FIXTURES / script).read_bytes())))
     env = {"PATH": "/usr/bin:/bin", "PJRT_DEVICE": "CPU", "CUDA_VISIBLE_DEVICES": "", "HOME": str(tmp_path)}
     run = subprocess.run([sys.executable, script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode != 0 and NOT_AVAILABLE in run.stderr, run.stderr[-2000:]

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from codemods import ConversionError, RuleSelection, convert_source
 from codemods.cli import main
+from codemods.engine.report import Finding
 from tests.support.cli import LOADED_MODULES
-from tests.support.fixtures import fixture_project, fixture_scripts
+from tests.support.fixtures import fixture_project, fixture_scripts, output_bytes, output_text
 from tests.support.notebooks import DEVICE_CELL, LOOP_CELL, MODEL_CELL, notebook, sources
 from tests.support.paths import FIXTURES
 
@@ -60,10 +61,9 @@ def jupyter_writes(text: str, new_sources: dict[int, str]) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def convert(text: str, target: str = "2.9", **options: object) -> tuple[str, list[object]]:
+def convert(text: str, target: str = "2.9", **options: object) -> tuple[str, list[Finding]]:
     conversion = convert_source(text.encode(), filename="nb.ipynb", target=target, **options)  # type: ignore[arg-type]
-    assert isinstance(conversion.output, bytes)
-    return conversion.output.decode(), conversion.findings
+    return output_bytes(conversion).decode(), conversion.findings
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
@@ -85,7 +85,7 @@ def test_device_and_loop_in_different_cells_are_one_program(target: str) -> None
     assert output == jupyter_writes(text, {2: cells[2], 4: cells[4]})
     again, _ = convert(output, target)
     assert again == output
-    by_rule = {f.rule: f for f in findings}  # type: ignore[attr-defined]
+    by_rule = {f.rule: f for f in findings}
     assert (by_rule["XLA101"].cell, by_rule["XLA201"].cell, by_rule["XLA301"].cell) == (3, 5, 5)
 
 
@@ -93,10 +93,10 @@ def test_findings_point_into_the_cell_of_the_input_or_of_the_output() -> None:
     text = notebook("!pip install -q numpy", DEVICE_CELL, MODEL_CELL, LOOP_CELL)
     _, written = convert(text)
     _, read = convert(text, locate="input")
-    position = {(f.rule, f.cell, f.line, f.col) for f in read}  # type: ignore[attr-defined]
+    position = {(f.rule, f.cell, f.line, f.col) for f in read}
     assert ("XLA101", 3, 4, 10) in position  # device = torch.device(...) in the input
     assert ("XLA201", 5, 6, 5) in position
-    written_positions = {(f.rule, f.cell, f.line) for f in written}  # type: ignore[attr-defined]
+    written_positions = {(f.rule, f.cell, f.line) for f in written}
     assert ("XLA101", 3, 6) in written_positions  # two import lines above it now
     assert {("XLA001", 3, 3), ("XLA001", 3, 4)} <= written_positions
 
@@ -154,15 +154,15 @@ def test_annotate_writes_todos_into_their_cells_once() -> None:
     output, findings = convert(notebook("!pip install -q numpy", DEVICE_CELL, MODEL_CELL, loop), annotate=True)
     cell = sources(output)[4]
     assert "    # TODO(xla-codemod): XLA702" in cell and "xm.optimizer_step(opt)" in cell
-    todo = next(f for f in findings if f.rule == "XLA702")  # type: ignore[attr-defined]
-    assert todo.cell == 5 and cell.splitlines()[todo.line - 1].strip() == "value = loss.item()"  # type: ignore[attr-defined]
+    todo = next(f for f in findings if f.rule == "XLA702")
+    assert todo.cell == 5 and cell.splitlines()[todo.line - 1].strip() == "value = loss.item()"
     assert convert(output, annotate=True)[0] == output
 
 
 def test_suppression_comment_in_a_cell() -> None:
     cell = DEVICE_CELL.replace("else 'cpu')", "else 'cpu')  # xla-codemod: ignore[XLA101]")
     output, findings = convert(notebook(cell))
-    assert sources(output)[1] == cell and not any(f.rule == "XLA101" for f in findings)  # type: ignore[attr-defined]
+    assert sources(output)[1] == cell and not any(f.rule == "XLA101" for f in findings)
 
 
 SCRIPT = (
@@ -178,12 +178,12 @@ def test_writefile_cell_of_a_training_script_is_ported_as_that_script(target: st
     text = notebook("%%writefile train.py\n" + SCRIPT, "%%writefile notes.txt\n" + SCRIPT, "!python train.py")
     output, findings = convert(text, target)
     cells = sources(output)
-    assert cells[1] == "%%writefile train.py\n" + convert_source(SCRIPT, target=target, filename="train.py").output
+    assert cells[1] == "%%writefile train.py\n" + output_text(convert_source(SCRIPT, target=target, filename="train.py"))
     assert f"    {SYNC[target]}" in cells[1] and cells[2:] == sources(text)[2:]
     assert output == jupyter_writes(text, {1: cells[1]})
-    line_of = {f.rule: f.line for f in findings if f.cell == 2}  # type: ignore[attr-defined]
+    line_of = {f.rule: f.line for f in findings if f.cell == 2}
     assert cells[1].splitlines()[line_of["XLA201"] - 1] == "    xm.optimizer_step(opt)"
-    read = {(f.rule, f.cell, f.line) for f in convert(text, target, locate="input")[1]}  # type: ignore[attr-defined]
+    read = {(f.rule, f.cell, f.line) for f in convert(text, target, locate="input")[1]}
     assert {("XLA102", 2, 4), ("XLA201", 2, 8)} <= read  # the script's lines, one below the magic line
     assert convert(output, target)[0] == output
 
@@ -194,8 +194,8 @@ def test_writefile_cell_that_cannot_be_ported_is_reported_and_left_alone() -> No
     text = notebook(broken, appended, "!python train.py")
     output, findings = convert(text)
     assert output == text
-    assert [(f.rule, f.cell, f.line) for f in findings] == [("XLN103", 2, 1), ("XLN103", 3, 1)]  # type: ignore[attr-defined]
-    assert "line 9: cannot parse: Missing parentheses in call to 'print'" in findings[0].message  # type: ignore[attr-defined]
+    assert [(f.rule, f.cell, f.line) for f in findings] == [("XLN103", 2, 1), ("XLN103", 3, 1)]
+    assert "line 9: cannot parse: Missing parentheses in call to 'print'" in findings[0].message
 
 
 @pytest.mark.parametrize(
@@ -214,7 +214,7 @@ def test_writefile_cell_that_cannot_be_ported_is_reported_and_left_alone() -> No
 def test_pip_install_of_torch_without_torch_xla(line: str, reported: bool) -> None:
     text = notebook("import os\n" + line, "import torch")
     _, findings = convert(text)
-    found = [(f.cell, f.line) for f in findings if f.rule == "XLN101"]  # type: ignore[attr-defined]
+    found = [(f.cell, f.line) for f in findings if f.rule == "XLN101"]
     assert found == ([(2, 2)] if reported else [])
 
 
@@ -222,15 +222,16 @@ def test_pip_install_finding_follows_its_line_in_the_output() -> None:
     text = notebook("import torch\n!pip install torch\ndevice = torch.device('cuda')")
     for locate in ("input", "output"):
         output, findings = convert(text, locate=locate)
-        (finding,) = [f for f in findings if f.rule == "XLN101"]  # type: ignore[attr-defined]
-        code = sources(output if locate == "output" else text)[finding.cell - 1]  # type: ignore[attr-defined]
-        assert code.splitlines()[finding.line - 1] == "!pip install torch", (locate, code)  # type: ignore[attr-defined]
-    assert finding.line == 3  # type: ignore[attr-defined]  # below the import the port added
+        (finding,) = [f for f in findings if f.rule == "XLN101"]
+        assert finding.cell is not None
+        code = sources(output if locate == "output" else text)[finding.cell - 1]
+        assert code.splitlines()[finding.line - 1] == "!pip install torch", (locate, code)
+    assert finding.line == 3  # below the import the port added
 
 
 def test_pip_install_in_a_bash_cell_is_reported_too() -> None:
     _, findings = convert(notebook("%%bash\npip install torch", "import torch"))
-    assert [(f.rule, f.cell, f.line, f.col) for f in findings] == [("XLN101", 2, 2, 1)]  # type: ignore[attr-defined]
+    assert [(f.rule, f.cell, f.line, f.col) for f in findings] == [("XLN101", 2, 2, 1)]
 
 
 @pytest.mark.parametrize(
@@ -246,18 +247,18 @@ def test_pip_install_in_a_bash_cell_is_reported_too() -> None:
 def test_gpu_runtime_in_the_metadata(metadata: dict[str, object], key: str, reported: bool) -> None:
     text = notebook(DEVICE_CELL, metadata=metadata)
     output, findings = convert(text)
-    found = [f for f in findings if f.rule == "XLN102"]  # type: ignore[attr-defined]
+    found = [f for f in findings if f.rule == "XLN102"]
     assert len(found) == reported
     if reported:
         (finding,) = found
-        assert finding.cell is None and finding.fixed is False  # type: ignore[attr-defined]
-        assert output.splitlines()[finding.line - 1][finding.col - 1 :].startswith(key)  # type: ignore[attr-defined]
+        assert finding.cell is None and finding.fixed is False
+        assert output.splitlines()[finding.line - 1][finding.col - 1 :].startswith(key)
 
 
 def test_notebook_findings_follow_the_rule_selection() -> None:
     text = notebook("!pip install torch", DEVICE_CELL, metadata={"accelerator": "GPU"})
     _, findings = convert(text, selection=RuleSelection(ignore=("XLN",)))
-    assert findings and not any(f.rule.startswith("XLN") for f in findings)  # type: ignore[attr-defined]
+    assert findings and not any(f.rule.startswith("XLN") for f in findings)
 
 
 @pytest.mark.parametrize(
@@ -374,7 +375,7 @@ def test_cells_without_anything_to_port_come_back_byte_for_byte(cells: list[str]
     (its device line already XLA's) comes back byte for byte."""
     text = notebook("import torch\nimport torch_xla\ndevice = torch_xla.device()", *cells)
     output, findings = convert(text)
-    assert output == text and not any(f.fixed for f in findings)  # type: ignore[attr-defined]
+    assert output == text and not any(f.fixed for f in findings)
 
 
 @settings(max_examples=40, deadline=None)
@@ -415,11 +416,11 @@ def test_a_script_cut_into_cells_converts_as_the_script_does(script: Path, targe
     cells = statement_cells(code)
     assert "\n".join(cells) + "\n" == code
     imports = fixture_project(script, target).imports_of(FIXTURES / script)
-    expected = convert_source(code, target=target, imports=imports).output
+    expected = output_text(convert_source(code, target=target, imports=imports))
     text = notebook(*cells)
-    output = convert_source(text, target=target, filename="nb.ipynb", imports=imports).output
-    got = "\n".join(sources(output)[1:]) + "\n"  # type: ignore[arg-type]
-    assert nonblank(got) == nonblank(expected)  # type: ignore[arg-type]
+    output = output_text(convert_source(text, target=target, filename="nb.ipynb", imports=imports))
+    got = "\n".join(sources(output)[1:]) + "\n"
+    assert nonblank(got) == nonblank(expected)
     assert convert_source(output, target=target, filename="nb.ipynb", imports=imports).output == output
 
 

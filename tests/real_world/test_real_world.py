@@ -11,16 +11,18 @@ import ast
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods import ConversionError, convert_source
+from codemods import Conversion, ConversionError, convert_source
 from codemods.lazy.flow import FlowAnalysis
 from codemods.project import resolver as project
 from codemods.rules import RuleSelection
 from codemods.runner import Job, process_bytes, process_path
+from tests.support.fixtures import output_text
 from tests.support.paths import ROOT
 
 TARGETS = ("2.9", "sagemaker")
@@ -191,7 +193,7 @@ def test_a_ported_rank_check_is_still_a_rank_check() -> None:
     the check reads ``xm.get_ordinal() == 0`` a second run must still keep them."""
     first = convert_source(IMPROVED_DIFFUSION_SAVE, target="sagemaker")
     assert "if xm.get_ordinal() == 0:" in first.output and "xm.save" not in first.output
-    second = convert_source(first.output, target="sagemaker")
+    second = convert_source(output_text(first), target="sagemaker")
     assert second.output == first.output
     kept = [(f.rule, f.line, f.fixed) for f in second.findings if f.rule == "XLA401"]
     assert kept == [("XLA401", 12, False), ("XLA401", 17, False)], kept
@@ -296,11 +298,11 @@ def test_summaries_made_on_demand_nest_no_deeper_than_the_bound(tmp_path: Path, 
     nesting = [0, 0]  # now, deepest
     real = project.convert_source
 
-    def counting(*args: object, **kwargs: object) -> object:
+    def counting(*args: Any, **kwargs: Any) -> Conversion:  # convert_source's, passed on
         nesting[0] += 1
         nesting[1] = max(nesting)
         try:
-            return real(*args, **kwargs)  # type: ignore[arg-type]
+            return real(*args, **kwargs)
         finally:
             nesting[0] -= 1
 

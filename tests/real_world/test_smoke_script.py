@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codemods.lazy.flow import FlowAnalysis
-from tests.support.paths import FIXTURES, ROOT
+from tests.support.paths import FIXTURES, ROOT, scripts_importable
 
 # How an internal error names a frame of this test (it must name the tool's own instead).
 THIS_FILE = Path(__file__).resolve().relative_to(ROOT)
@@ -117,11 +117,8 @@ def test_execute_argument_mistakes_are_refused(argv: list[str], message: str, ca
 
 
 def test_known_scripts_name_their_corpus_files() -> None:
-    sys.path.insert(0, str(Path(smoke.__file__).parent))
-    try:
+    with scripts_importable():
         import smoke_scripts
-    finally:
-        sys.path.pop(0)
     specs = smoke_scripts.known("all", Path("/corpus"))
     assert {s.name for s in specs} >= {"pytorch/examples mnist_rnn", "karpathy/build-nanogpt train_gpt2 (torchrun)"}
     assert all(s.setup is not None and str(s.folder).startswith("/corpus/") for s in specs)
@@ -156,7 +153,7 @@ def _run(**kwargs: object) -> object:
     values = dict(exit=0, losses=[2.0, 1.5, 1.2, 1.0, 0.9, 0.8, 0.7, 0.6], optimizer_steps=8, compiles=4,
                   compiles_at_losses=[2, 3, 4, 4, 4, 4, 4, 4], stepped_devices=["xla"], loss_devices=["xla"])
     values.update(kwargs)
-    return smoke.RunResult("python train.py", **values)  # type: ignore[arg-type]
+    return smoke.RunResult("python train.py", **values)
 
 
 def test_the_verdict_on_a_converted_run() -> None:

@@ -41,13 +41,18 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from codemods import RuleSelection, convert_source
 from codemods.project.resolver import Project, summarise_with
 from codemods.targets import DEFAULT_TARGET
+from tests.support.fixtures import output_bytes
 from tests.support.paths import FIXTURES
+
+if TYPE_CHECKING:
+    import torch
 
 LOSS_RTOL = 1e-3
 LOSS_ATOL = 1e-5
@@ -124,7 +129,7 @@ def convert_folder(folder: Path, selection: RuleSelection | None = None) -> None
     project = Project(folder, summarise_with(DEFAULT_TARGET, selection or RuleSelection(), None), in_run=files)
     converted = [convert_source(p.read_bytes(), selection=selection, imports=project.imports_of(p)) for p in files]
     for path, conversion in zip(files, converted):
-        path.write_bytes(conversion.output)
+        path.write_bytes(output_bytes(conversion))
 
 
 def parse_run(output: str, folder: Path) -> Run:
@@ -213,7 +218,7 @@ torch.save(tensors, out)
 """
 
 
-def checkpoint_tensors(paths: list[Path], out: Path) -> dict[Path, dict[str, object]]:
+def checkpoint_tensors(paths: list[Path], out: Path) -> dict[Path, dict[str, torch.Tensor]]:
     """The tensors of each checkpoint, loaded as saved (no map_location) by a process that
     never imports torch_xla."""
     import torch

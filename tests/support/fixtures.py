@@ -43,3 +43,16 @@ def review_diff(script: Path, before: bytes, after: bytes) -> str:
     if before == after:
         return "unchanged\n"
     return unified_diff(str(script), before.decode("utf-8"), after.decode("utf-8"))
+
+
+def output_bytes(conversion: Conversion) -> bytes:
+    """The output of a conversion of bytes, which is bytes (Conversion's type allows either
+    kind, whatever the source's)."""
+    assert isinstance(conversion.output, bytes), type(conversion.output)
+    return conversion.output
+
+
+def output_text(conversion: Conversion) -> str:
+    """The output of a conversion of text, which is text."""
+    assert isinstance(conversion.output, str), type(conversion.output)
+    return conversion.output

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -10,3 +13,15 @@ FIXTURES = ROOT / "fixtures"
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 # The torch_xla 1.13 name manifest, the AWS guide's code lines, the doctor's scripts.
 DATA = ROOT / "tests" / "data"
+SCRIPTS = ROOT / "scripts"
+
+
+@contextmanager
+def scripts_importable() -> Iterator[None]:
+    """scripts/ first on sys.path, as when one of them runs: they are top-level modules
+    (``import smoke_scripts``), and so they are to mypy (mypy_path in pyproject.toml)."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(SCRIPTS))

@@ -22,7 +22,7 @@ def run_launchers_in_process() -> None:
         fn(0, *args)
         return None
 
-    torch.multiprocessing.spawn = spawn_one  # type: ignore[assignment]
+    torch.multiprocessing.spawn = spawn_one
     try:
         import torch_xla
     except ImportError:  # eager runs without the extra
@@ -34,4 +34,4 @@ def run_launchers_in_process() -> None:
         print("LAUNCHED torch_xla.launch", flush=True)
         return launch(fn, args=args, start_method=start_method, debug_single_process=True)
 
-    torch_xla.launch = launch_here  # type: ignore[assignment]
+    torch_xla.launch = launch_here

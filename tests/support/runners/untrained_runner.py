@@ -35,9 +35,9 @@ def main() -> None:
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, script.rpartition("/")[0] or ".")
-    register_optimizer_step_pre_hook(_remember)  # type: ignore[arg-type]
+    register_optimizer_step_pre_hook(_remember)
     run_launchers_in_process()
-    register_optimizer_step_post_hook(_undo)  # type: ignore[arg-type]
+    register_optimizer_step_post_hook(_undo)
     runpy.run_path(script, run_name="__main__")
 
 

@@ -47,7 +47,7 @@ def _record_autocast_and_optimizers() -> tuple[set[tuple[str, str, str]], set[st
             contexts.add((self.device, str(self.fast_dtype), str((ones @ ones).dtype)))
         return result
 
-    torch.amp.autocast_mode.autocast.__enter__ = recording_enter  # type: ignore[method-assign]
+    torch.amp.autocast_mode.autocast.__enter__ = recording_enter
 
     def record_step(optimizer, args, kwargs):  # type: ignore[no-untyped-def]
         optimizers.add(f"{type(optimizer).__module__}.{type(optimizer).__qualname__}")
@@ -74,7 +74,7 @@ def _record_compile_backends() -> list[str]:
 
         return counted
 
-    registry.lookup_backend = recording_lookup  # type: ignore[assignment]
+    registry.lookup_backend = recording_lookup
     return backends
 
 
