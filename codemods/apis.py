@@ -102,6 +102,8 @@ CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
+# Calls that end the process (beside `raise` and the builtins exit() and quit()).
+PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
 # Pick the current GPU: removed on XLA (one device per process).
 SET_DEVICE_CALLS = frozenset({"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"})
 

@@ -432,10 +432,7 @@ class DeviceAnalysis(Analysis):
         if type(last) is not cst.SimpleStatementLine or len(last.body) != 1:
             return False
         small = last.body[0]
-        return (returning and type(small) is cst.Return) or type(small) is cst.Raise or (
-            type(small) is cst.Expr and type(small.value) is cst.Call
-            and (dotted(small.value.func) in ("exit", "quit") or self.walk.resolve(small.value.func) in ("sys.exit", "os._exit"))
-        )
+        return (returning and type(small) is cst.Return) or self.walk.ends_the_process(small)
 
     def _demands_cuda(self, node: cst.If) -> bool:
         """``if not torch.cuda.is_available(): raise ...``, ``if torch.cuda.is_available(): ...

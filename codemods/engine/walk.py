@@ -122,6 +122,18 @@ class Walk:
         """The analysis of that kind (analyses ask for each other in their hooks)."""
         return self._by_kind[kind]  # type: ignore[return-value]
 
+    def ends_the_process(self, small: cst.BaseSmallStatement) -> bool:
+        """``raise``, ``sys.exit()``, ``os._exit()``, or the builtins ``exit()`` and ``quit()``."""
+        if type(small) is cst.Raise:
+            return True
+        if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+            return False
+        func = small.value.func
+        resolved = self.resolve(func)
+        return resolved in apis.PROCESS_EXITS or (
+            resolved is None and type(func) is cst.Name and func.value in ("exit", "quit")
+        )
+
     # -- where the walk is ------------------------------------------------------------
 
     @property

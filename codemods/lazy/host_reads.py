@@ -20,7 +20,6 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
 
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
-EXITS = frozenset({"sys.exit", "os._exit"})
 
 ReadKind = Literal["logging", "control", "accumulation", "value"]
 
@@ -79,20 +78,11 @@ class HostReadAnalysis(Analysis):
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         for line, after in zip(node.body, node.body[1:]):
-            if type(line) is cst.SimpleStatementLine and type(after) is cst.SimpleStatementLine and self._exits(after.body[0]):
+            if type(line) is cst.SimpleStatementLine and type(after) is cst.SimpleStatementLine and self.walk.ends_the_process(after.body[0]):
                 self.before_exit.add(line.body[-1])
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.before_exit.update(small for small, after in zip(node.body, node.body[1:]) if self._exits(after))
-
-    def _exits(self, small: cst.BaseSmallStatement) -> bool:
-        """``raise``, ``sys.exit()``, ``os._exit()``, ``exit()``, ``quit()``."""
-        if type(small) is cst.Raise:
-            return True
-        if type(small) is not cst.Expr or type(small.value) is not cst.Call:
-            return False
-        func = small.value.func
-        return self.walk.resolve(func) in EXITS or (dotted(func) in ("exit", "quit") and self.walk.resolve(func) is None)
+        self.before_exit.update(small for small, after in zip(node.body, node.body[1:]) if self.walk.ends_the_process(after))
 
     def finish(self) -> None:
         self.found = self._host_reads()
