@@ -9,22 +9,16 @@ XLA721: the default inductor backend fails on the XLA device."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from codemods import RuleSelection
 from tests.support.executed import (
-    RUN_TIMEOUT,
-    XLA_RUNNER,
     Executed,
-    copy_fixture,
     loss_problems,
     run_eager,
-    run_environment,
+    run_unported,
     run_xla,
     steady_problems,
     xla_problems,
@@ -54,10 +48,6 @@ def test_compiled_script_trains_with_openxla_like_its_eager_run(tmp_path: Path) 
 
 
 def test_without_the_openxla_backend_the_converted_script_fails(tmp_path: Path) -> None:
-    folder = copy_fixture(CASE, tmp_path / "xla", RuleSelection(ignore=("XLA721",)), convert=True)
+    folder, result = run_unported(CASE, tmp_path / "xla", "XLA721")
     assert "torch.compile(model)" in (folder / CASE.script).read_text()
-    result = subprocess.run(
-        [sys.executable, str(XLA_RUNNER), CASE.script], cwd=folder, env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True, text=True, timeout=RUN_TIMEOUT,
-    )
     assert result.returncode != 0 and "InductorError" in result.stderr, result.stderr[-3000:]

@@ -5,20 +5,15 @@ tests/support/executed.py, and its negative control.
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from codemods import RuleSelection, convert_source
+from codemods import convert_source
 from tests.support.executed import (
-    RUN_TIMEOUT,
     TORCHRUN_ENV,
-    XLA_RUNNER,
     Executed,
-    copy_fixture,
-    run_environment,
+    run_unported,
     run_xla,
     steady_problems,
     xla_problems,
@@ -47,10 +42,6 @@ def test_fsdp_port_is_torch_xlas_wrapper_with_a_plain_step(tmp_path: Path) -> No
     assert not xla_problems(run) and not steady_problems(run, bf16), run.compiles
     assert all(math.isfinite(loss) for loss in run.losses) and len(run.losses) == 16
 
-    unported = copy_fixture(CASE, tmp_path / "unported", RuleSelection(ignore=("XLA611",)), convert=True)
+    unported, result = run_unported(CASE, tmp_path / "unported", "XLA611")
     assert "FSDP(" in (unported / CASE.script).read_text()
-    result = subprocess.run(
-        [sys.executable, str(XLA_RUNNER), CASE.script], cwd=unported, env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True, text=True, timeout=RUN_TIMEOUT,
-    )
     assert result.returncode != 0 and "does not have a corresponding backend" in result.stderr, result.stderr[-2000:]

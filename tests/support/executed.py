@@ -132,6 +132,17 @@ def convert_folder(folder: Path, selection: RuleSelection | None = None) -> None
         path.write_bytes(output_bytes(conversion))
 
 
+def run_unported(case: Executed, folder: Path, rule: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The fixture converted with ``rule`` off, run on torch_xla (CPU): what a script the
+    rule would have ported does on XLA (the negative control of an executed test)."""
+    converted = copy_fixture(case, folder, RuleSelection(ignore=(rule,)), convert=True)
+    result = subprocess.run(
+        [sys.executable, str(XLA_RUNNER), case.script], cwd=converted, env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True, text=True, timeout=RUN_TIMEOUT,
+    )
+    return converted, result
+
+
 def parse_run(output: str, folder: Path) -> Run:
     losses = [float(v) for _, v in STEP_LINE.findall(output)]
     compiles = [int(c) for c in re.findall(r"^XLA_COMPILES (\d+)$", output, re.MULTILINE)]
