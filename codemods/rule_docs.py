@@ -33,9 +33,9 @@ def render_page(rule: Rule) -> str:
     lines = [f"{rule.code} {rule.name}", "", f"severity: {rule.severity}; {fix}", "", rule.summary + "."]
     if rule.why:
         lines += ["", "Why it matters on XLA:", *textwrap.wrap(rule.why, 88, initial_indent="  ", subsequent_indent="  ")]
-    for number, example in enumerate(rule.examples, 1):
+    for number, example in enumerate(rule.example_cases(), 1):
         where = f"{example.filename}, target {example.target}"
-        heading = f"Example{f' {number}' if len(rule.examples) > 1 else ''} ({where})"
+        heading = f"Example{f' {number}' if len(rule.example_cases()) > 1 else ''} ({where})"
         lines += ["", f"{heading}:", *_block(example.before)]
         if example.after is None:
             lines += ["", "is reported and left as it is."]
@@ -64,7 +64,7 @@ def as_dict(rule: Rule) -> dict[str, Any]:
         # What an example shows (an invalid case's expected findings are for the tests).
         "examples": [
             {key: value for key, value in asdict(example).items() if key in ("before", "after", "target", "filename")}
-            for example in rule.examples
+            for example in rule.example_cases()
         ],
     }
 
@@ -141,10 +141,10 @@ def render_markdown_page(rule: Rule) -> str:
         "",
         rule.why,
         "",
-        "## Example" if len(rule.examples) == 1 else "## Examples",
+        "## Example" if len(rule.example_cases()) == 1 else "## Examples",
     ]
-    for number, example in enumerate(rule.examples, 1):
-        heading = _example_heading(example, number if len(rule.examples) > 1 else None)
+    for number, example in enumerate(rule.example_cases(), 1):
+        heading = _example_heading(example, number if len(rule.example_cases()) > 1 else None)
         lines += ["", heading, "", *_fenced(example, example.before)]
         if example.filename == RUNTIME:
             lines += ["", "is named by `xla-codemod doctor` while the script runs."]
@@ -249,7 +249,7 @@ def _instead(rule: Rule) -> list[str]:
         ]
     written: dict[str, list[str]] = {}
     fences: dict[str, Example] = {}
-    for example in rule.examples:
+    for example in rule.example_cases():
         if example.after is not None and example.after != example.before:
             added = _added_lines(example.before, example.after)
             written.setdefault(example.target, []).append(added)

@@ -13,7 +13,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import call_args, dotted, mentions, names_in, string_value, walk
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, calls_of
 from codemods.project.analysis import ProjectAnalysis
 
 Flavor = Literal["cuda", "xla"]
@@ -140,15 +140,21 @@ class AmpAnalysis(Analysis):
         if "scaler" in node.name.value.lower():
             self.part.scaler_names.add(node.name.value)
 
+    @calls_of(apis.CUDA_AUTOCAST, apis.TORCH_AUTOCAST, apis.XLA_AUTOCAST)
+    def _autocast_call(self, node: cst.Call) -> None:
+        spelling = self._autocast_spelling(self.walk.resolve(node.func) or "")
+        if spelling is not None:
+            self._autocast(node, spelling)
+
+    @calls_of(apis.CUDA_GRAD_SCALERS, apis.TORCH_GRAD_SCALERS, apis.XLA_GRAD_SCALERS, apis.SHARDED_GRAD_SCALERS)
+    def _scaler_call(self, node: cst.Call) -> None:
+        spelling = self._scaler_spelling(self.walk.resolve(node.func))
+        if spelling is not None:
+            self._scaler(node, spelling)
+
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
-        if callee is None:
-            return
-        if (spelling := self._autocast_spelling(callee)) is not None:
-            self._autocast(node, spelling)
-        elif (spelling := self._scaler_spelling(callee)) is not None:
-            self._scaler(node, spelling)
-        elif (name := _optimizer_class(callee)) is not None:
+        if callee is not None and (name := _optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
 
     def _autocast(self, node: cst.Call, spelling: Spelling) -> None:

@@ -12,7 +12,7 @@ AUTOCAST = Rule(
     True,
     why="CUDA autocast does nothing to XLA tensors: the model silently trains in float32, or, with a gradient "
     "scaler, with a scaler that was never meant for that precision.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\nwith torch.cuda.amp.autocast():\n    loss = model(x)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
@@ -20,7 +20,7 @@ AUTOCAST = Rule(
             findings=(Expected(3, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -35,7 +35,7 @@ AUTOCAST = Rule(
             note="cpu-and-xla-autocast-stay",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -163,14 +163,14 @@ FLOAT16_AUTOCAST = Rule(
     "float16 autocast on XLA becomes bfloat16 (2.9 target)",
     True,
     why="XLA devices compute in bfloat16: TPUs do not support float16 autocast, and bfloat16 needs no loss scaling.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.float16):\n    loss = model(x)\n",
             "import torch\nwith torch.autocast(device_type=device_type, dtype=torch.bfloat16):\n    loss = model(x)\n",
             findings=(Expected(2, 52, "autocast dtype torch.float16 -> torch.bfloat16"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -196,7 +196,7 @@ FLOAT16_AUTOCAST = Rule(
             note="sagemaker-keeps-precision",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -235,7 +235,7 @@ GRAD_SCALER = Rule(
     True,
     why="torch.cuda.amp.GradScaler disables itself without CUDA (with a warning only): float16 training then "
     "runs without loss scaling and silently underflows.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
@@ -243,7 +243,7 @@ GRAD_SCALER = Rule(
             findings=(Expected(3, 10, 'torch.cuda.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp)'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -253,7 +253,7 @@ GRAD_SCALER = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -348,7 +348,7 @@ SYNCFREE_OPTIMIZER = Rule(
     True,
     why="The sync-free optimizers take the scaler's found_inf as a device tensor, so skipping a step does not "
     "stop the device to read a flag on the host (the AWS guide's advice for AMP on XLA).",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
             "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n",
@@ -357,7 +357,7 @@ SYNCFREE_OPTIMIZER = Rule(
             findings=(Expected(4, 13, "torch.optim.AdamW -> syncfree.AdamW"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -367,7 +367,7 @@ SYNCFREE_OPTIMIZER = Rule(
             note="no-amp",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -422,7 +422,7 @@ AMP_OPTIMIZER = Rule(
     False,
     why="Under a gradient scaler, an optimizer without a sync-free version makes every step wait for the "
     "device to report whether gradients overflowed.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler(enabled=False)\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
@@ -431,7 +431,7 @@ AMP_OPTIMIZER = Rule(
             findings=(Expected(4, 13, "`RMSprop` has no sync-free version"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -440,7 +440,7 @@ AMP_OPTIMIZER = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -490,14 +490,14 @@ SCALER_NOT_NEEDED = Rule(
     False,
     why="Loss scaling exists for float16's narrow range; bfloat16 has float32's range. The scaler still reads "
     "found_inf on the host at every step, which stalls the XLA pipeline.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
             "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\")\n",
             findings=(Expected(3, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -531,7 +531,7 @@ SCALER_NOT_NEEDED = Rule(
             note="sagemaker-float16",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -576,14 +576,14 @@ PRECISION_CHOICE = Rule(
     True,
     why="torch.cuda checks are False on an XLA machine, so a script that picks bfloat16 on a modern GPU would "
     "silently fall back to float16 (and switch its gradient scaler on).",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\ndtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'\n",
             "import torch\ndtype = 'bfloat16'\n",
             findings=(Expected(2, 9, "`dtype` chooses the precision by CUDA checks (False on XLA)"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -602,7 +602,7 @@ PRECISION_CHOICE = Rule(
             note="no-cuda-check",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -644,7 +644,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
     True,
     why="`device_type = 'cuda' if 'cuda' in device else 'cpu'` gives 'cpu' for the XLA device, which switches "
     "autocast off (or onto the CPU) without a word.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\ndevice_type = 'cuda' if 'cuda' in device else 'cpu'\n"
             "ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)\n",
@@ -653,7 +653,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
             findings=(Expected(2, 15, "`device_type` chooses autocast's device type"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -664,7 +664,7 @@ AUTOCAST_DEVICE_TYPE = Rule(
             note="not-for-autocast",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -715,7 +715,7 @@ CUSTOM_AUTOGRAD_AMP = Rule(
     True,
     why="The CUDA decorators look at CUDA's autocast state, so under XLA autocast a custom function gets "
     "inputs of the wrong precision.",
-    examples=(
+    examples=lambda: (
         Invalid(
             "import torch\n@torch.cuda.amp.custom_fwd\ndef forward(ctx, x):\n    return x\n",
             "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
@@ -723,7 +723,7 @@ CUSTOM_AUTOGRAD_AMP = Rule(
             findings=(Expected(3, 2, 'torch.cuda.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla")'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -734,7 +734,7 @@ CUSTOM_AUTOGRAD_AMP = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

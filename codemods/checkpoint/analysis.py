@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, calls_of
 
 # torch.save's keywords, and xm.save's names for them.
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
@@ -44,17 +44,16 @@ class CheckpointAnalysis(Analysis):
         self.load_locations: list[cst.BaseExpression] = []
         self.loads_without_location: list[cst.Call] = []
 
-    def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
-        if callee == "torch.save":
-            self._save(node)
-        elif callee == "torch.load" and (location := arg_value(node, 1, "map_location")) is not None:
+    @calls_of("torch.load")
+    def _load(self, node: cst.Call) -> None:
+        if (location := arg_value(node, 1, "map_location")) is not None:
             self.load_locations.append(location)
             if self.device.names_a_device(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
-        elif callee == "torch.load" and node.args and not any(a.star for a in node.args):
+        elif node.args and not any(a.star for a in node.args):
             self.loads_without_location.append(node)
 
+    @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))

@@ -9,7 +9,7 @@ XLA_SAVE = Rule(
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -25,7 +25,7 @@ XLA_SAVE = Rule(
             findings=(Expected(4, 1, "torch.save -> xm.save"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -36,7 +36,7 @@ XLA_SAVE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -123,7 +123,7 @@ SAVE_WHOLE_MODULE = Rule(
     why="Pickling a whole module stores its class by reference and its tensors as they are: the checkpoint "
     "loads only with the same code and torch_xla at hand. A `state_dict()` saved with `xm.save` holds CPU "
     "tensors that load anywhere.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -147,7 +147,7 @@ SAVE_WHOLE_MODULE = Rule(
             findings=(Expected(8, 1, "`model` is a whole module"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -158,7 +158,7 @@ SAVE_WHOLE_MODULE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -209,7 +209,7 @@ LOAD_MAP_LOCATION = Rule(
     "XLA403", "load-map-location", "error", "`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead", True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
     "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -224,7 +224,7 @@ LOAD_MAP_LOCATION = Rule(
             findings=(Expected(3, 45, 'map_location "cuda:0" -> "cpu"'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -234,7 +234,7 @@ LOAD_MAP_LOCATION = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

@@ -32,7 +32,7 @@ TORCH_COMPILE = Rule(
     "the Trainer trains on XLA): `torch_compile` and its backend and mode are removed. Where the call cannot be "
     "fixed here (the backend "
     "may come from unpacked keywords, torch.compile is passed around as a value) it is reported.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -86,7 +86,7 @@ TORCH_COMPILE = Rule(
             findings=(Expected(5, 5, "removed `model = torch.compile(model)`"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import re
@@ -102,7 +102,7 @@ TORCH_COMPILE = Rule(
             note="other-compiles",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -333,7 +333,7 @@ INDUCTOR_OPTIONS = Rule(
     "them (checked on torch_xla 2.9). They are removed, with a finding saying what they did. An `options` "
     "value whose keys are not known here (a variable), or that holds `guard_filter_fn` (which dynamo reads), "
     "is reported instead.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -348,7 +348,7 @@ INDUCTOR_OPTIONS = Rule(
             findings=(Expected(3, 30, 'removed `mode="max-autotune"`'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -357,7 +357,7 @@ INDUCTOR_OPTIONS = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -414,7 +414,7 @@ COMPILE_BACKEND = Rule(
     "dynamo's graphs instead of XLA: eager backends run them op by op on the lazy XLA tensors (no compiled "
     "graph of dynamo's), backends written for CUDA fail. Inductor and cudagraphs are "
     "switched to openxla (XLA721); any other backend is the author's choice, so it is reported.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -424,7 +424,7 @@ COMPILE_BACKEND = Rule(
             findings=(Expected(3, 30, "`backend=args.backend` is not the openxla backend"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -433,7 +433,7 @@ COMPILE_BACKEND = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -463,7 +463,7 @@ COMPILER_SETTINGS = Rule(
     why="Dynamo still traces the graphs that the openxla backend compiles, so `torch._dynamo.config` settings "
     "(cache size limits, suppressed errors) apply on XLA too and are worth a look; inductor does not compile "
     "for XLA, so `torch._inductor.config` settings do nothing there.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch._inductor.config
@@ -473,7 +473,7 @@ COMPILER_SETTINGS = Rule(
             findings=(Expected(3, 1, "`torch._inductor.config.coordinate_descent_tuning` is an inductor setting"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -483,7 +483,7 @@ COMPILER_SETTINGS = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

@@ -80,13 +80,13 @@ DOCKERFILE_UNRESOLVED = Rule(
     instead="A default for the build argument (`ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`; `docker "
     "build --build-arg` still overrides it), or the value written in place. A base image from a registry of your "
     "own cannot be checked: see that it extends a SageMaker training image.",
-    examples=_example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT,
+    examples=lambda: _example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT,
         findings=(Expected(2, 1, "could not check the base image"),),
     ),
-    valid=(
+    valid=lambda: (
         _valid("ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT,
                  findings=(Expected(2, 1, "could not check the base image"),)),
         _invalid(
@@ -110,15 +110,15 @@ BASE_IMAGE = Rule(
     "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker`), "
     "or, for a custom build, an NVIDIA CUDA base image (`FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`) with "
     "what SM303-SM307 ask for installed.",
-    examples=_example("FROM python:3.8-slim\n" + _TOOLKIT + _SUBMIT,
+    examples=lambda: _example("FROM python:3.8-slim\n" + _TOOLKIT + _SUBMIT,
                       findings=(
                           Expected(1, 1, "python:3.8-slim is neither a SageMaker deep-learning-container training image"),
                       )),
-    valid=(
+    valid=lambda: (
         _valid(_FROM_DLC + _SUBMIT, note="dlc"),
         _valid("FROM python:3.8-slim\nRUN pip install flask\n", note="not-a-sagemaker-image"),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(
             "FROM --platform=linux/amd64 ubuntu:20.04 AS base\nFROM base\n" + _TOOLKIT + _SUBMIT,
             note="through-a-stage",
@@ -138,8 +138,8 @@ SUBMIT_DIRECTORY = Rule(
     "not find the entry point.",
     instead="`ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code` in the image's final stage (or in the stage it starts `FROM`, "
     "whose environment it inherits), and the entry point in that directory.",
-    examples=_example(_FROM_DLC + _PATH, findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
-    valid=(
+    examples=lambda: _example(_FROM_DLC + _PATH, findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
+    valid=lambda: (
         _valid(_FROM_DLC + _PATH + _SUBMIT),
         _valid(f"# xla-codemod: ignore[SM302]\nFROM {_DLC}", note="suppressed-above-the-line"),
         _valid(
@@ -147,7 +147,7 @@ SUBMIT_DIRECTORY = Rule(
             note="set-in-the-parent-stage",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(_FROM_DLC + "RUN pip install --no-cache-dir transformers\n" + _PATH,
                  findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
         _invalid(
@@ -174,14 +174,14 @@ SAGEMAKER_TRAINING = Rule(
     "a custom CUDA image has none of it.",
     instead="`RUN pip install sagemaker-training` (the SageMaker training toolkit) in the custom image; a SageMaker "
     "deep-learning-container training image as the base already has it.",
-    examples=_example(_CUSTOM + _SUBMIT,
+    examples=lambda: _example(_CUSTOM + _SUBMIT,
         findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
     ),
-    valid=(
+    valid=lambda: (
         _valid(_SMP_IMAGE),
         _valid(_FROM_DLC + _SUBMIT, note="dlc-has-it"),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(_edited(_SMP_IMAGE, (_TOOLKIT, "")),
                  findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),)),
         _invalid(
@@ -202,11 +202,11 @@ SMDISTRIBUTED_WHEELS = Rule(
     instead="Both wheels, the data-parallel one as SageMaker's guide installs it: `RUN pip install --no-cache-dir -U "
     "${SMD_MODEL_PARALLEL_URL}` and `RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir "
     "${SMDATAPARALLEL_BINARY}`, each URL a wheel for the image's PyTorch, CUDA and Python.",
-    examples=_example(_edited(_CUSTOM, (_DATA_PARALLEL, ""))
+    examples=lambda: _example(_edited(_CUSTOM, (_DATA_PARALLEL, ""))
                       + _TOOLKIT + _SUBMIT,
                       findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
-    valid=(_valid(_SMP_IMAGE),),
-    invalid=(
+    valid=lambda: (_valid(_SMP_IMAGE),),
+    invalid=lambda: (
         _invalid(_edited(_SMP_IMAGE, (_DATA_PARALLEL, "")),
                  findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
         _invalid(
@@ -231,13 +231,13 @@ WHEEL_PYTHON_TAG = Rule(
     "(`smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl`) in an image whose Python is 3.8 (`ARG "
     "PYTHON_VERSION=3.8`, `apt-get install -y python${PYTHON_VERSION}`), or the wheels built for the Python the "
     "image has.",
-    examples=_example(_edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _example(_edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
                       findings=(
                           Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
                           Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
                       )),
-    valid=(_valid(_SMP_IMAGE),),
-    invalid=(
+    valid=lambda: (_valid(_SMP_IMAGE),),
+    invalid=lambda: (
         _invalid(
             _edited(_SMP_IMAGE, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")),
             findings=(
@@ -269,9 +269,9 @@ METIS = Rule(
     why="The model-parallel library partitions models with METIS and fails to load without it.",
     instead="`RUN apt-get update && apt-get install -y libmetis-dev`, or METIS built from source as SageMaker's guide "
     "does (`ARG METIS=metis-5.1.0`, its tarball from glaros.dtc.umn.edu, `make config shared=1 && make install`).",
-    examples=_example(_edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _example(_edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
                       findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
-    valid=(
+    valid=lambda: (
         _valid(_SMP_IMAGE),
         _valid(
             _edited(
@@ -283,7 +283,7 @@ METIS = Rule(
             note="built-from-source",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(_edited(_SMP_IMAGE, (_PACKAGES, _PACKAGES_BUT_METIS)),
                  findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
         _invalid(
@@ -303,10 +303,10 @@ RMM = Rule(
     instead="RMM built and installed as SageMaker's guide does (CMake 3.14 or later): `RUN wget -nv "
     "https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && tar -xvf v0.15.0.tar.gz && cd rmm-0.15.0 && "
     "INSTALL_PREFIX=/usr/local ./build.sh librmm`.",
-    examples=_example(_edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
+    examples=lambda: _example(_edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
         findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
-    valid=(_valid(_SMP_IMAGE),),
-    invalid=(
+    valid=lambda: (_valid(_SMP_IMAGE),),
+    invalid=lambda: (
         _invalid(_edited(_SMP_IMAGE, (_RMM, "")),
                  findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
         _invalid(
@@ -328,12 +328,12 @@ ENTRY_POINT_DIRECTORY = Rule(
     instead="The entry point in `SAGEMAKER_SUBMIT_DIRECTORY`: copy it there with the files the image already puts there "
     "(`COPY train.py helpers.py /opt/ml/code/`), and give an absolute `entry_point` only inside that directory "
     "(`/opt/ml/code/train.py`).",
-    examples=_example(_FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT),
-    valid=(
+    examples=lambda: _example(_FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT),
+    valid=lambda: (
         run(_trainer_launch(), (_DOCKERFILE, _FROM_DLC + "WORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\n" + _SUBMIT)),
         run(_trainer_launch(), (_DOCKERFILE, _DLC_ONLY)),
     ),
-    invalid=(
+    invalid=lambda: (
         run(_trainer_launch(), (_DOCKERFILE, _FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT)),
         run(
             _trainer_launch("/opt/program/train.py"),

@@ -18,10 +18,10 @@ THIRD_PARTY_CUDA = Rule(
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
-    examples=(Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
+    examples=lambda: (Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
         findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -44,7 +44,7 @@ THIRD_PARTY_CUDA = Rule(
             note="torch-alternatives",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -140,7 +140,7 @@ FUSED_OPTIMIZER = Rule(
     "(checked for SGD, Adam, AdamW; `foreach=True` and Adam's `capturable=True` run). Without it the optimizer "
     "computes the same update with its default implementation. A `fused=` value that is not a literal True "
     "is reported. (Under AMP the optimizer becomes sync-free and the keyword goes there: XLA206.)",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -155,7 +155,7 @@ FUSED_OPTIMIZER = Rule(
             findings=(Expected(3, 60, "removed `fused=True`"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -165,7 +165,7 @@ FUSED_OPTIMIZER = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -202,7 +202,7 @@ CUDA_SYNCHRONIZE = Rule(
     "XLA501", "cuda-synchronize", "error", "`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`", True,
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
     "pending work, which is what timing code around it needs.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -220,7 +220,7 @@ CUDA_SYNCHRONIZE = Rule(
             findings=(Expected(4, 1, "torch.cuda.synchronize() -> xm.wait_device_ops()"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -231,7 +231,7 @@ CUDA_SYNCHRONIZE = Rule(
             note="already-xla",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -309,7 +309,7 @@ CUDA_NO_EFFECT = Rule(
     "Also reported: CUDA and NCCL environment variables the script sets (`os.environ[\"NCCL_DEBUG\"] = ...`: "
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
     "without CUDA (torch_xla.debug.profiler profiles the XLA device).",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -338,7 +338,7 @@ CUDA_NO_EFFECT = Rule(
             findings=(Expected(3, 37, "`pin_memory=True` has no effect on an XLA device; remove it"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -367,7 +367,7 @@ CUDA_NO_EFFECT = Rule(
             note="profiler-cpu-only",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -481,7 +481,7 @@ CUDA_MEMORY_STATS = Rule(
     "XLA503", "cuda-memory-stats", "info", "CUDA memory statistics read 0 on XLA: use xm.get_memory_info(device)", False,
     why="CUDA memory counters read 0 on an XLA machine, so what they log means nothing there; "
     "`xm.get_memory_info(device)` reports the XLA device's memory.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -491,7 +491,7 @@ CUDA_MEMORY_STATS = Rule(
             findings=(Expected(3, 18, "`torch.cuda.max_memory_allocated` reads 0 on an XLA device; use"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -501,7 +501,7 @@ CUDA_MEMORY_STATS = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -529,7 +529,7 @@ CUDA_OOM = Rule(
     "XLA504", "cuda-oom", "warning", "`torch.cuda.OutOfMemoryError` is never raised on XLA", False,
     why="XLA reports running out of device memory as a RuntimeError (RESOURCE_EXHAUSTED), never as "
     "`torch.cuda.OutOfMemoryError`: the handler never runs, and the script stops where it used to recover.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -542,7 +542,7 @@ CUDA_OOM = Rule(
             findings=(Expected(5, 8, "`torch.cuda.OutOfMemoryError` is never raised on XLA"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -554,7 +554,7 @@ CUDA_OOM = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -585,7 +585,7 @@ CUDA_SEED = Rule(
     "XLA505", "cuda-seed", "warning", "CUDA RNG seeding does not seed the XLA device: use xm.set_rng_state(seed)", False,
     why="CUDA seeding calls leave the XLA device's generator alone, so dropout and random initialisation on the "
     "device ignore the seed; `xm.set_rng_state(seed)` seeds it.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -596,7 +596,7 @@ CUDA_SEED = Rule(
             findings=(Expected(4, 1, "`torch.cuda.manual_seed_all` seeds only CUDA generators; seed the XLA device"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -605,7 +605,7 @@ CUDA_SEED = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -632,7 +632,7 @@ CUDA_API = Rule(
     "others return values that mislead the script (a device count of 0). torch.nn.SyncBatchNorm is reported "
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -644,7 +644,7 @@ CUDA_API = Rule(
             ),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -653,7 +653,7 @@ CUDA_API = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

@@ -16,12 +16,12 @@ NO_DEVICE = Rule(
     "choice the tool cannot make (numpy data, float64 models), so the file is left as it is and this one "
     "finding says so. Once the model and its tensors move to `torch_xla.device()`, a second conversion ports "
     "the rest.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
         findings=(Expected(4, 1, "this script trains but picks no device"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -47,7 +47,7 @@ NO_DEVICE = Rule(
             note="a-training-function-handed-its-model",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -90,7 +90,7 @@ CUDA_DEVICE = Rule(
     "XLA101", "cuda-device", "error", "CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", True,
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
     "target's device call takes its place (a device kept as a string becomes 'xla').",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -108,7 +108,7 @@ CUDA_DEVICE = Rule(
             findings=(Expected(4, 10, 'torch.device("cuda:0") -> torch_xla.device()'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -143,7 +143,7 @@ CUDA_DEVICE = Rule(
             note="string-not-used-as-device",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -247,7 +247,7 @@ DOT_CUDA = Rule(
     "XLA102", "dot-cuda", "error", "`.cuda()` becomes `.to(<XLA device>)`", True,
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -268,7 +268,7 @@ DOT_CUDA = Rule(
             ),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -278,7 +278,7 @@ DOT_CUDA = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -326,7 +326,7 @@ INTEGER_DEVICE = Rule(
     "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
     "without CUDA.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -344,7 +344,7 @@ INTEGER_DEVICE = Rule(
             findings=(Expected(5, 20, "args.gpu is a CUDA device index"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -393,7 +393,7 @@ INTEGER_DEVICE = Rule(
             note="a-string-rank-and-a-dtype",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -533,7 +533,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; the "
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
     "(the finding says so).",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -551,7 +551,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             findings=(Expected(4, 12, "`use_cuda` picks the device"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import sys
@@ -593,7 +593,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             note="a-return-only-skips-cuda-code",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -851,7 +851,7 @@ CUDA_CHECK = Rule(
     "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
     "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
     "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -861,7 +861,7 @@ CUDA_CHECK = Rule(
             findings=(Expected(3, 16, "`torch.cuda.is_available()` is False on the XLA device"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -871,7 +871,7 @@ CUDA_CHECK = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -934,7 +934,7 @@ SET_DEVICE = Rule(
     "XLA106", "set-device", "error", "`torch.cuda.set_device()` is removed: one XLA device per process", True,
     why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
     "so the call is removed.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -951,7 +951,7 @@ SET_DEVICE = Rule(
             findings=(Expected(4, 1, "removed `torch.cuda.set_device(args.local_rank)`"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -960,7 +960,7 @@ SET_DEVICE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -1020,7 +1020,7 @@ CUDA_TENSOR_TYPE = Rule(
     "XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True,
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
     "CUDA; the tensor is created on the CPU and moved to the XLA device.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -1036,7 +1036,7 @@ CUDA_TENSOR_TYPE = Rule(
             findings=(Expected(4, 9, "torch.cuda.FloatTensor(batch_size, 100) -> torch.FloatTensor(batch_size,"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -1045,7 +1045,7 @@ CUDA_TENSOR_TYPE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -1087,7 +1087,7 @@ GUARDED_INPUT_MOVE = Rule(
     "guarded, the first batch fails with 'Input type (torch.FloatTensor) and weight type (XLAFloatType) "
     "should be the same'. The guard goes when every model move of the file goes to the XLA device and one is "
     "not under such a guard; otherwise it is reported.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -1108,7 +1108,7 @@ GUARDED_INPUT_MOVE = Rule(
             findings=(Expected(5, 4, "`if args.gpu is not None:` dropped"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -1132,7 +1132,7 @@ GUARDED_INPUT_MOVE = Rule(
             note="the-guard-does-more-than-move",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -1209,7 +1209,7 @@ DEVICE_GENERATOR = Rule(
     "type not an accelerator', so sampling code that makes one for its device crashes. Sampling ops on XLA "
     "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
     "checked), with the CPU generator's sequence of values, so the device argument goes.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -1229,7 +1229,7 @@ DEVICE_GENERATOR = Rule(
             findings=(Expected(5, 5, "torch.Generator(device=device) -> torch.Generator()"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -1240,7 +1240,7 @@ DEVICE_GENERATOR = Rule(
             note="cpu-generators",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -1305,7 +1305,7 @@ DEVICE_TYPE_CHECK = Rule(
     "keeps asking \"is this the accelerator?\", and a `--no-accel` CPU run still skips it. Where the guarded "
     "code also runs something that fails without CUDA it is reported instead. Checks around other code "
     "(cuDNN flags, DataParallel) stay, with XLA105.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -1325,7 +1325,7 @@ DEVICE_TYPE_CHECK = Rule(
             findings=(Expected(5, 4, '-> device.type == "xla"'),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -1352,7 +1352,7 @@ DEVICE_TYPE_CHECK = Rule(
             note="no-device-code-or-not-the-picked-device",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

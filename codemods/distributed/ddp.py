@@ -20,7 +20,7 @@ from codemods.engine.nodes import (
     receiver,
     walk,
 )
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, attributes_named
 
 DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
@@ -95,9 +95,9 @@ class DdpAnalysis(Analysis):
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "module":
-            self.module_attrs.append((node, dotted(node.value)))
+    @attributes_named("module")
+    def _module_attribute(self, node: cst.Attribute) -> None:
+        self.module_attrs.append((node, dotted(node.value)))
 
     def visit_Call(self, node: cst.Call) -> None:
         if (func := dotted(node.func)) is not None:

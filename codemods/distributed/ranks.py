@@ -28,7 +28,7 @@ from codemods.engine.nodes import (
     string_value,
     walk,
 )
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, attributes_named
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -148,8 +148,9 @@ class RankAnalysis(Analysis):
         if "rank" in last and "local" not in last and type(value) is cst.BinaryOperation:
             self.rank_assignments.append((self.owner, value))
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "local_rank" and id(node) not in self.targets | self.skip and type(node.value) is cst.Name:
+    @attributes_named("local_rank")
+    def _local_rank(self, node: cst.Attribute) -> None:
+        if id(node) not in self.targets | self.skip and type(node.value) is cst.Name:
             if node.value.value != "self":
                 self.local_rank_reads.append(_Read(node, "local_ordinal", self.owner))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
 
 UNSUPPORTED_REDUCE_OPS = frozenset({"torch.distributed.ReduceOp.AVG", "torch.distributed.ReduceOp.PREMUL_SUM"})
 ALL_REDUCE = "torch.distributed.all_reduce"
@@ -26,14 +26,12 @@ class ReduceOpAnalysis(Analysis):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("AVG", "PREMUL_SUM") and self.walk.resolve(node) in UNSUPPORTED_REDUCE_OPS:
+    @attributes_named("AVG", "PREMUL_SUM")
+    def _reduce_op(self, node: cst.Attribute) -> None:
+        if self.walk.resolve(node) in UNSUPPORTED_REDUCE_OPS:
             self.reduce_ops.append(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.walk.resolve(node.func) == ALL_REDUCE:
-            self._all_reduce(node)
-
+    @calls_of(ALL_REDUCE)
     def _all_reduce(self, node: cst.Call) -> None:
         """``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` as a statement of its own, with no
         group or async_op: the same in-place average with xm.all_reduce."""

@@ -9,7 +9,7 @@ XLA_PROCESS_GROUP = Rule(
     'init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors)', True,
     why="NCCL and Gloo work on CUDA and CPU tensors; XLA tensors are reduced by the xla backend, which takes the "
     "rank and world size from the XLA runtime (so rank=/world_size= go).",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch.distributed as dist
 
@@ -27,7 +27,7 @@ XLA_PROCESS_GROUP = Rule(
         """,
         findings=(Expected(6, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch.distributed as dist
@@ -39,7 +39,7 @@ XLA_PROCESS_GROUP = Rule(
             note="already-xla",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch.distributed as dist
@@ -137,7 +137,7 @@ XLA_RANKS = Rule(
     "launching process hands to its workers is read again inside them; where the launching process also computes "
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
     "`if torch.cuda.is_available():`, which is False on XLA, is not).",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import os
         import torch.distributed as dist
@@ -164,7 +164,7 @@ XLA_RANKS = Rule(
             Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
         ),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import os
@@ -177,7 +177,7 @@ XLA_RANKS = Rule(
             note="other-env",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import os
@@ -331,7 +331,7 @@ XLA_LAUNCH = Rule(
     "mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", True,
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
     "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch.multiprocessing as mp
 
@@ -356,7 +356,7 @@ XLA_LAUNCH = Rule(
         """,
         findings=(Expected(9, 5, "mp.spawn(...) -> torch_xla.launch"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -372,7 +372,7 @@ XLA_LAUNCH = Rule(
             note="one-device",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import os
@@ -469,7 +469,7 @@ DDP_DEVICE_IDS = Rule(
     "DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device", True,
     why="device_ids name CUDA devices; on the xla backend DDP wraps the model on this process's XLA device and "
     "all-reduces the gradients itself, so the optimizer step stays plain (gradients are reduced once).",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -486,7 +486,7 @@ DDP_DEVICE_IDS = Rule(
         """,
         findings=(Expected(5, 12, "device_ids, output_device removed from DDP(...)"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -497,7 +497,7 @@ DDP_DEVICE_IDS = Rule(
             note="no-device-ids",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -543,7 +543,7 @@ DATA_PARALLEL = Rule(
     "the tool cannot follow them", True,
     why="Without CUDA devices DataParallel only calls the wrapped model; on XLA one process drives one device, "
     "and more devices mean more processes (DDP).",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch
         import torch.nn as nn
@@ -562,7 +562,7 @@ DATA_PARALLEL = Rule(
         """,
         findings=(Expected(5, 5, "removed `model = nn.DataParallel(model)`"), Expected(5, 12, "model.module -> model")),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -572,7 +572,7 @@ DATA_PARALLEL = Rule(
             note="no-data-parallel",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -615,7 +615,7 @@ DISTRIBUTED_SAMPLER = Rule(
     "Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch", True,
     why="Without it every process trains on the same batches; a sampler that asks the default process group "
     "for its rank is given the XLA runtime's instead.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch.distributed as dist
         from torch.utils.data.distributed import DistributedSampler
@@ -638,7 +638,7 @@ DISTRIBUTED_SAMPLER = Rule(
         """,
         findings=(Expected(9, 12, "DistributedSampler"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -649,7 +649,7 @@ DISTRIBUTED_SAMPLER = Rule(
             note="one-device-loader",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -721,7 +721,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
     "Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", True,
     why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
     "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch
         import torch.distributed as dist
@@ -759,7 +759,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
         """,
         findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -800,7 +800,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
             note="ddp-reduces",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch.distributed as D
@@ -848,7 +848,7 @@ HOGWILD = Rule(
     "XLA608", "hogwild", "error",
     "Hogwild training (a shared-memory model updated by several processes) cannot run on XLA", False,
     why="Device tensors are not shared between processes: each worker would train its own copy.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch.multiprocessing as mp
 
@@ -857,7 +857,7 @@ HOGWILD = Rule(
         """,
         findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -867,7 +867,7 @@ HOGWILD = Rule(
             note="share-memory-alone",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch.multiprocessing as mp
@@ -901,7 +901,7 @@ DISTRIBUTED_MANUAL = Rule(
     "Multi-process code the tool cannot port safely: what to do by hand", False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
     "XLA runtime may not start) and training at module level need a person.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import os
         import torch.distributed as dist
@@ -923,7 +923,7 @@ DISTRIBUTED_MANUAL = Rule(
         """,
         findings=(Expected(8, 12, "`RANK` read from the environment"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import os
@@ -938,7 +938,7 @@ DISTRIBUTED_MANUAL = Rule(
             note="ported",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import os
@@ -992,7 +992,7 @@ MASTER_PRINT = Rule(
     "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
     why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
     "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch.distributed as dist
 
@@ -1014,7 +1014,7 @@ MASTER_PRINT = Rule(
         """,
         findings=(Expected(8, 5, "`if dist.get_rank() == 0"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch.distributed as dist
@@ -1045,7 +1045,7 @@ MASTER_PRINT = Rule(
             note="local-rank-or-more-than-a-print",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch.distributed as dist
@@ -1113,7 +1113,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
     "which torch_xla supports since 2.1. CUDA assertions in the distributed branch are removed (XLA104). "
     "Folding the check to True instead would send a plain `python train.py` into the distributed branch, "
     "with no launcher to start it.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import os
         import torch
@@ -1138,7 +1138,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
         """,
         findings=(Expected(6, 7, "distributed training at module level stays under its launcher check"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import os
@@ -1173,7 +1173,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
             note="a-function-the-launcher-starts",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import os
@@ -1231,7 +1231,7 @@ AVERAGE_ALL_REDUCE = Rule(
     "op=dist.ReduceOp.AVG)` (build-nanogpt, nanoGPT's evaluation) crashes at its first call. xm.all_reduce "
     "with a list reduces in place, as dist.all_reduce does, and its scale makes the sum an average. A call "
     "with a group, async_op or its value used, and any other use of these ops, is reported.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch.distributed as dist
@@ -1257,7 +1257,7 @@ AVERAGE_ALL_REDUCE = Rule(
             findings=(Expected(9, 5, "has no ReduceOp.AVG"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch.distributed as dist
@@ -1284,7 +1284,7 @@ AVERAGE_ALL_REDUCE = Rule(
             note="sum",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch.distributed as dist

@@ -12,7 +12,7 @@ from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.launch import LaunchAnalysis
 from codemods.engine.nodes import arg_value, args_by_position, call_args, dotted, is_false
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
 from codemods.training.loaders import LoaderAnalysis
 
 DISTRIBUTED_SAMPLER = frozenset(
@@ -45,16 +45,17 @@ class SamplerAnalysis(Analysis):
     visit_For = _loop
     visit_While = _loop
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "set_epoch":
-            self.set_epoch_called = True
+    @attributes_named("set_epoch")
+    def _set_epoch_named(self, node: cst.Attribute) -> None:
+        self.set_epoch_called = True
 
-    def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
-        if callee in DISTRIBUTED_SAMPLER:
-            self.sampler_calls.append((node, code_owner(self.walk, self.facts.entry.main_guard)))
-        elif callee in apis.DATA_LOADERS:
-            self.loader_owner[node] = code_owner(self.walk, self.facts.entry.main_guard)
+    @calls_of(DISTRIBUTED_SAMPLER)
+    def _sampler(self, node: cst.Call) -> None:
+        self.sampler_calls.append((node, code_owner(self.walk, self.facts.entry.main_guard)))
+
+    @calls_of(apis.DATA_LOADERS)
+    def _loader(self, node: cst.Call) -> None:
+        self.loader_owner[node] = code_owner(self.walk, self.facts.entry.main_guard)
 
     # -- results ----------------------------------------------------------------------------
 

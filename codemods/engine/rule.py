@@ -12,13 +12,19 @@ tool writes and the findings it gives (line, column, text of the message).  Its 
 ``examples`` are its first invalid cases: tests/rules/test_rules.py runs the examples and then the
 other cases, each converted twice (a second run changes nothing), so the rule pages show
 code that the tests run and nothing is written twice.
+
+The examples and cases are written as ``examples=lambda: (...)``: built only when the docs
+or a test ask for them (``Rule.example_cases()``, ``valid_cases()``, ``invalid_cases()``),
+not each time the tool starts (building and dedenting them all cost about 5% of a run
+over a small project).
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")  # most severe first
@@ -114,6 +120,15 @@ def run(*files: tuple[str, str], alias: bool = False) -> Run:
     return Run(tuple((path, _dedent(text)) for path, text in files), alias)
 
 
+CaseT = TypeVar("CaseT")
+# A rule's cases: a function that builds them (or, for a rule with few, the cases themselves).
+Cases = Callable[[], tuple[CaseT, ...]] | tuple[CaseT, ...]
+
+
+def _no_cases() -> tuple[()]:
+    return ()
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -124,11 +139,28 @@ class Rule:
     why: str = ""
     # For a rule the tool only reports: what to write instead (its page's "Use instead").
     instead: str = ""
-    # Documented (`xla-codemod rules CODE`): the rule's first invalid cases.
-    examples: tuple[Example, ...] = ()
-    # Its other test cases (not compared or hashed: a rule is its code and its documentation).
-    valid: tuple[Valid | Run, ...] = field(default=(), compare=False, repr=False)
-    invalid: tuple[Invalid | Run, ...] = field(default=(), compare=False, repr=False)
+    # Documented (`xla-codemod rules CODE`): the rule's first invalid cases.  Like the other
+    # cases, not compared or hashed: a rule is its code and what it says.
+    examples: Cases[Example] = field(default=_no_cases, compare=False, repr=False)
+    # Its other test cases.
+    valid: Cases[Valid | Run] = field(default=_no_cases, compare=False, repr=False)
+    invalid: Cases[Invalid | Run] = field(default=_no_cases, compare=False, repr=False)
+
+    def example_cases(self) -> tuple[Example, ...]:
+        """The documented examples."""
+        return _built(self.examples)
+
+    def valid_cases(self) -> tuple[Valid | Run, ...]:
+        """Code the rule must leave alone."""
+        return _built(self.valid)
+
+    def invalid_cases(self) -> tuple[Invalid | Run, ...]:
+        """Code the rule flags, but its examples."""
+        return _built(self.invalid)
+
+
+def _built(cases: Cases[CaseT]) -> tuple[CaseT, ...]:
+    return cases if isinstance(cases, tuple) else cases()
 
 
 def at_least(severity: Severity, threshold: Severity) -> bool:

@@ -1,13 +1,16 @@
 """The one switch over the speed machinery: the rewrite's pruned traversal (it enters
 only the nodes the fact sheet names, references through the imports and their
 ancestors: ``Facts.hot_nodes``), the fact-sheet scan that finds those nodes (it reads
-only the fields whose annotations may hold nodes), and the node caches
-(``engine.nodemap.node_cache``).
+only the fields whose annotations may hold nodes), the node caches
+(``engine.nodemap.node_cache``), the walk's keyed hooks (``@calls_of`` and
+``@attributes_named``: the walk hands a call or an attribute to the hooks of its callee or
+name alone) and the resolved paths the run keeps (``project.resolver.resolved``).
 
 They are on.  ``full_traversal()`` turns them off for a block, so that tests can check
 that the shortcuts change nothing (tests/engine/test_speed_guards.py): the rewrite then runs as
-LibCST's own traversal over every node, every field of the fact sheet is searched, and
-caches compute each time.  The setting is read when a walk, a rewriter or a cache is made,
+LibCST's own traversal over every node, every field of the fact sheet is searched,
+caches compute each time, keyed hooks see every call or attribute and look at the key
+themselves, and paths are resolved each time.  The setting is read when a walk, a rewriter or a cache is made,
 never per node."""
 
 from __future__ import annotations

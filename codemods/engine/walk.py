@@ -9,7 +9,7 @@ import enum
 import functools
 import typing
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import libcst as cst
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
+HookT = TypeVar("HookT", bound=Callable[..., object])
+Hook = Callable[[cst.CSTNode], object]
 
 # Import statements are read whole by the imports analysis: their names are not uses.
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
@@ -38,11 +40,37 @@ _PLACES = frozenset({cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.If, cs
 _LOOKED_AT = frozenset({"pin_memory"})
 
 
+def calls_of(*names: str | Iterable[str]) -> Callable[[HookT], HookT]:
+    """Make an analysis method the hook for the calls whose callee the imports resolve to
+    one of ``names`` (names, or sets of them): the walk looks each callee up once and hands
+    the call to those hooks alone, where a ``visit_Call`` of every analysis would run for
+    every call and ask the same question."""
+    return _keyed(cst.Call, names)
+
+
+def attributes_named(*names: str | Iterable[str]) -> Callable[[HookT], HookT]:
+    """Make an analysis method the hook for the attributes ``x.<name>`` with one of
+    ``names`` (the walk hands each attribute to the hooks of its name alone)."""
+    return _keyed(cst.Attribute, names)
+
+
+def _keyed(kind: type, names: tuple[str | Iterable[str], ...]) -> Callable[[HookT], HookT]:
+    keys = frozenset(n for group in names for n in ((group,) if isinstance(group, str) else group))
+
+    def mark(method: HookT) -> HookT:
+        method.walk_keys = (kind, keys)  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
 class Analysis:
     """One concern's analysis.  Methods named ``visit_<Node>(node)`` run when the walk
-    enters such a node, ``leave_<Node>(node)`` when it leaves it; ``finish()`` runs
-    after the walk, and ``settle()`` after every analysis has finished (for conclusions
-    that need the others' results).
+    enters such a node, ``leave_<Node>(node)`` when it leaves it; methods marked
+    ``@calls_of(names)`` or ``@attributes_named(names)`` run for the calls and attributes
+    of those names only (visited after the hooks of the analyses before, as a ``visit_``
+    of their own would be); ``finish()`` runs after the walk, and ``settle()`` after
+    every analysis has finished (for conclusions that need the others' results).
 
     Each analysis declares what it reads, by name (the fact-sheet part of an analysis,
     or an analysis asked with ``walk.analysis``), and the order is derived from that
@@ -102,14 +130,29 @@ class Walk:
         for kind in kinds:  # one by one: an analysis may look up the ones before it
             self.analyses.append(kind(self))
             self._by_kind[kind] = self.analyses[-1]
-        # Per node type, the hooks of every analysis, in the analyses' order.
-        self.visitors: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
-        self.leavers: dict[type, list[Callable[[cst.CSTNode], object]]] = defaultdict(list)
-        for analysis in self.analyses:
+        # Per node type, the hooks of every analysis, in the analyses' order; per call
+        # (by callee) and attribute (by name), the keyed hooks, with their analysis' place.
+        self.visitors: dict[type, list[Hook]] = defaultdict(list)
+        self.leavers: dict[type, list[Hook]] = defaultdict(list)
+        self._placed_visitors: dict[type, list[tuple[int, Hook]]] = defaultdict(list)
+        self._keyed: dict[type, dict[str, list[tuple[int, Hook]]]] = {cst.Call: defaultdict(list), cst.Attribute: defaultdict(list)}
+        for index, analysis in enumerate(self.analyses):
             for node_type, attr in _hooks(type(analysis), "visit_"):
                 self.visitors[node_type].append(getattr(analysis, attr))
+                self._placed_visitors[node_type].append((index, getattr(analysis, attr)))
             for node_type, attr in _hooks(type(analysis), "leave_"):
                 self.leavers[node_type].append(getattr(analysis, attr))
+            for attr, (node_type, keys) in _keyed_hooks(type(analysis)):
+                hook = getattr(analysis, attr)
+                if speed.shortcuts():
+                    for key in keys:
+                        self._keyed[node_type][key].append((index, hook))
+                else:  # every hook sees every node of its type and looks at the key itself
+                    self.visitors[node_type].append(self._filtered(node_type, keys, hook))
+                    self._placed_visitors[node_type].append((index, self.visitors[node_type][-1]))
+        self._callees = self._keyed[cst.Call].keys()
+        self._attribute_names = self._keyed[cst.Attribute].keys()
+        self._keyed_plans: dict[tuple[type, str], tuple[Hook, ...]] = {}
         self._table = facts.imports.table
         self._bindings = self._table.bindings
         # ``resolve(node)``: what the import table makes of a name chain.  Kept by node, as
@@ -185,6 +228,12 @@ class Walk:
             qualified = self.resolve(node)
             if qualified is not None and apis.inspected(qualified):
                 self._heat(key)
+            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
+                visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            callee = self.resolve(node.func)  # type: ignore[attr-defined]
+            if callee in self._callees:
+                visitors = self._keyed_plan(kind, callee)
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
             self._heat(key)
         # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
@@ -203,6 +252,21 @@ class Walk:
         if placed:
             self.moves += 1
             self._exit(kind)
+
+    def _filtered(self, kind: type, keys: frozenset[str], hook: Hook) -> Hook:
+        """``hook`` for every node of ``kind``, run for those of its keys (without the shortcuts)."""
+        if kind is cst.Call:
+            return lambda node: hook(node) if self.resolve(node.func) in keys else None  # type: ignore[attr-defined, operator]
+        return lambda node: hook(node) if node.attr.value in keys else None  # type: ignore[attr-defined]
+
+    def _keyed_plan(self, kind: type, key: str) -> tuple[Hook, ...]:
+        """The visit hooks for a node of this type and key: the type's own and the keyed
+        ones, in the analyses' order."""
+        plan = self._keyed_plans.get((kind, key))
+        if plan is None:
+            placed = sorted((*self._placed_visitors.get(kind, ()), *self._keyed[kind][key]), key=lambda pair: pair[0])
+            plan = self._keyed_plans[(kind, key)] = tuple(hook for _, hook in placed)
+        return plan
 
     def _plan(self, kind: type) -> _Plan:
         """What the walk does at a node of this type: the analyses' hooks, whether it
@@ -298,6 +362,10 @@ class Walk:
         self.visitors.clear()
         self.leavers.clear()
         self._plans.clear()
+        self._placed_visitors.clear()
+        for keyed in self._keyed.values():
+            keyed.clear()
+        self._keyed_plans.clear()
 
 
 IMPORTS = "imports"  # the analysis whose import table the walk resolves names with
@@ -358,6 +426,20 @@ def _hooks(kind: type[Analysis], prefix: str) -> list[tuple[type, str]]:
     if found is None:
         found = _HOOKS[key] = [
             (getattr(cst, attr.removeprefix(prefix)), attr) for attr in dir(kind) if attr.startswith(prefix)
+        ]
+    return found
+
+
+_KEYED_HOOKS: dict[type, list[tuple[str, tuple[type, frozenset[str]]]]] = {}
+
+
+def _keyed_hooks(kind: type[Analysis]) -> list[tuple[str, tuple[type, frozenset[str]]]]:
+    """(method name, (node type, keys)) of each ``@calls_of``/``@attributes_named`` method."""
+    found = _KEYED_HOOKS.get(kind)
+    if found is None:
+        found = _KEYED_HOOKS[kind] = [
+            (attr, keys) for attr in dir(kind)
+            if (keys := getattr(getattr(kind, attr, None), "walk_keys", None)) is not None
         ]
     return found
 

@@ -21,7 +21,7 @@ XLA_FSDP = Rule(
     "The SPMD-based FSDPv2 (torch_xla.experimental.spmd_fully_sharded_data_parallel) is not what the tool "
     "writes: it needs one process per host, a device mesh and inputs sharded over it, a different program "
     "than the one-process-per-device script that torch's FSDP runs.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
@@ -48,7 +48,7 @@ XLA_FSDP = Rule(
             Expected(9, 73, "size_based_auto_wrap_policy -> xla_wrap.size_based_auto_wrap_policy"),
         ),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch_xla.distributed.fsdp as xla_fsdp
@@ -61,7 +61,7 @@ XLA_FSDP = Rule(
             note="already-xla",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -241,7 +241,7 @@ FSDP_MANUAL = Rule(
     "sharding, FSDP2's fully_shard and CUDA device meshes): what to do by hand", False,
     why="Each of these is left as it is, so the converted script stops at it with a TypeError rather than "
     "training differently: what it asked for has no torch_xla equivalent the tool could write.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
 
@@ -259,7 +259,7 @@ FSDP_MANUAL = Rule(
         """,
         findings=(Expected(6, 24, "`cpu_offload=CPUOffload(offload_params=True)`"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from torch.distributed.device_mesh import init_device_mesh
@@ -288,7 +288,7 @@ FSDP_MANUAL = Rule(
             note="defaults-dropped",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             from torch.distributed.device_mesh import init_device_mesh
@@ -414,7 +414,7 @@ FSDP_STATE_DICT = Rule(
     "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
     "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "
     "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
@@ -436,7 +436,7 @@ FSDP_STATE_DICT = Rule(
         """,
         findings=(Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -460,7 +460,7 @@ FSDP_STATE_DICT = Rule(
             note="other-model",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

@@ -27,12 +27,12 @@ TRAINER_XLA_OPTIMIZER = Rule(
     'TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments', True,
     why="With torch >= 2.8 the Trainer's default optimizer is fused AdamW, which raises on XLA tensors; "
     "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step).",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         _TRAINER.format(args="", extra=""),
         _TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
         findings=(Expected(5, 12, 'optim="adamw_torch_xla" added'),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from transformers import Trainer, TrainingArguments, is_torch_xla_available
@@ -43,7 +43,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
             note="xla-aware",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import transformers as tf
@@ -157,12 +157,12 @@ TRAINER_ONE_DEVICE = Rule(
     "A Trainer script needs nothing else for one device: the Trainer places data and ends steps itself", False,
     why="On XLA the Trainer moves the model and batches to the device, wraps its loaders in MpDeviceLoader "
     "and reads losses only at logging steps; distributed runs call `_mp_fn(index)`.",
-    examples=(Invalid(_TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
+    examples=lambda: (Invalid(_TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
         findings=(
             Expected(6, 5, "the Trainer places the model and batches on the XLA device and ends every step itself"),
         ),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from transformers import AutoModel
@@ -171,7 +171,7 @@ TRAINER_ONE_DEVICE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import transformers as hf
@@ -207,12 +207,12 @@ MP_FN_ENTRY_POINT = Rule(
     "`def _mp_fn(index): main()` is added: SageMaker's pytorchxla launcher and torch_xla.launch call it", True,
     why="Distributed XLA launchers start each process by calling `_mp_fn(index)` in the script; "
     "one-device runs never call it.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=""),
         _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
         findings=(Expected(9, 1, "`def _mp_fn(index)"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from transformers import Trainer
@@ -232,7 +232,7 @@ MP_FN_ENTRY_POINT = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             from transformers import Seq2SeqTrainer as S2S
@@ -292,14 +292,14 @@ STATIC_PADDING = Rule(
     'Tokenizer calls and collators that pad to the longest sequence pad to max_length instead', True,
     why="`padding=True` or `\"longest\"` gives each batch its own sequence length, and every new shape "
     "compiles a new graph; `padding=\"max_length\"` with a fixed max_length gives one shape.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'batch = tokenizer(texts, padding=True, truncation=True, max_length=128)\n',
         'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'batch = tokenizer(texts, padding="max_length", truncation=True, max_length=128)\n',
         findings=(Expected(4, 34, 'padding=True -> "max_length"'),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from transformers import AutoTokenizer, DataCollatorWithPadding
@@ -311,7 +311,7 @@ STATIC_PADDING = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import transformers
@@ -376,12 +376,12 @@ PADDING_LENGTH = Rule(
     'padding="max_length" without max_length or truncation=True: lengths are not fixed', False,
     why="Without max_length the tokenizer pads to its model_max_length (may be huge or unset); without "
     "truncation longer texts keep their own length, each a new shape to compile.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'batch = tokenizer(texts, padding="max_length")\n',
         findings=(Expected(4, 9, 'padding="max_length" without max_length= and truncation=True'),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from transformers import AutoTokenizer
@@ -392,7 +392,7 @@ PADDING_LENGTH = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             from transformers import AutoTokenizer as AT
@@ -425,10 +425,10 @@ INPUT_WORKERS = Rule(
     "dataloader_num_workers / preprocessing_num_workers left at their defaults", False,
     why="With no workers, batches are prepared in the training process between steps and the device waits; "
     "use at least as many workers as devices per host, and fewer than the host's CPUs.",
-    examples=(Invalid(_TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
+    examples=lambda: (Invalid(_TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
         findings=(Expected(5, 12, "dataloader_num_workers is left at 0"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             from transformers import TrainingArguments
@@ -437,7 +437,7 @@ INPUT_WORKERS = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             from dataclasses import dataclass, field
@@ -474,13 +474,13 @@ ACCELERATE_LOOP = Rule(
     "An Accelerate training loop: Accelerate already does the XLA work, nothing to port", False,
     why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
     "ends each step) and steps optimizers with xm.optimizer_step; launch it with an XLA accelerate config.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
         "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\nfor batch in loader:\n"
         "    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n    optimizer.zero_grad()\n",
         findings=(Expected(8, 5, "Accelerate loop"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -495,7 +495,7 @@ ACCELERATE_LOOP = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

@@ -8,7 +8,7 @@ ADD_IMPORT = Rule(
     "XLA001", "add-import", "info", "Add the torch_xla imports that rewritten code uses", True,
     why="Rewritten code calls torch_xla, so its imports are added: once, after the file's torch imports, "
     "under the file's own alias where it has one.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -26,7 +26,7 @@ ADD_IMPORT = Rule(
             findings=(Expected(2, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -58,7 +58,7 @@ ADD_IMPORT = Rule(
             note="existing-alias-honoured",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         # Findings of ``rule`` the case must give: (line in the output, text in the message).
         invalid(
             """
@@ -180,7 +180,7 @@ REMOVE_STALE_IMPORT = Rule(
     "XLA002", "remove-stale-import", "info", "Remove an import that a rewrite left unused", True,
     why="A rewrite can leave an import unused (`xm` once `xm.xla_device()` is `torch_xla.device()`); it is "
     "removed so the file imports what it uses. Imports the tool did not make unused are left alone.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -198,7 +198,7 @@ REMOVE_STALE_IMPORT = Rule(
             findings=(Expected(3, 1, "removed unused import `torch_xla.core.xla_model` as xm"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -239,7 +239,7 @@ REMOVE_STALE_IMPORT = Rule(
             note="name-still-used-after-a-replacement",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

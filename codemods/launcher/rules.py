@@ -92,11 +92,11 @@ LAUNCHER_UNRESOLVED = Rule(
     'dict literals, such as `smp_options` and `mpi_options`) and a literal `instance_type` (`"ml.p3.16xlarge"`). '
     "Where a value must stay computed (read from a config file, passed in as an argument), check what the job "
     "gets against the SM1 rules by hand.",
-    examples=(_invalid(
+    examples=lambda: (_invalid(
         _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
         findings=(Expected(3, 46, "could not check `distribution`"),)),),
-    valid=(_valid(_launcher(), note="all-in-the-file"),),
-    invalid=(
+    valid=lambda: (_valid(_launcher(), note="all-in-the-file"),),
+    invalid=lambda: (
         _invalid(
             """
             from sagemaker.pytorch import PyTorch
@@ -152,21 +152,21 @@ DISTRIBUTION_STRUCTURE = Rule(
     why="The SDK only starts the model-parallel library for that exact shape: a missing `enabled` or "
     "`parameters`, or the configuration put directly under `smdistributed`, leaves the library off or fails the "
     "job. The flat form is rewritten; missing parts are reported.",
-    examples=(_fixed(
+    examples=lambda: (_fixed(
         'from sagemaker.estimator import Estimator\n\n'
         'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
         'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": smp_options, "mpi": mpi_options},\n)\n',
         '"smdistributed": smp_options', '"smdistributed": {"modelparallel": smp_options}',
         findings=(Expected(6, 36, 'smp_options -> {"modelparallel"'),),
     ),),
-    valid=(
+    valid=lambda: (
         _valid(_launcher(), note="seed-shape"),
         _valid(
             _launcher(smp=None, mpi=None, arguments=_P3, distribution='{"smdistributed": {"modelparallel": {"enabled": False}}}'),
             note="switched-off",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _fixed(
             """
             from sagemaker.estimator import Estimator
@@ -233,11 +233,11 @@ PARTITIONS_RENAMED = Rule(
     True,
     why='smdistributed-modelparallel 1.6.0 renamed the required "partitions" parameter to '
     '"pipeline_parallel_degree" (a breaking change in the library\'s release notes).',
-    examples=(_fixed(
+    examples=lambda: (_fixed(
         _launcher(smp='{"enabled": True, "parameters": {"partitions": 2}}', mpi=None, gap=False, arguments=_P3),
         '"partitions"', '"pipeline_parallel_degree"',
         findings=(Expected(3, 48, '"partitions" -> "pipeline_parallel_degree"'),)),),
-    valid=(
+    valid=lambda: (
         _valid(_launcher()),
         _valid(
             """
@@ -249,7 +249,7 @@ PARTITIONS_RENAMED = Rule(
             note="not-a-distribution",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _fixed(
             _launcher(smp='{\n'
                           '    "enabled": True,\n'
@@ -292,17 +292,17 @@ MODEL_AND_DATA_PARALLEL = Rule(
     'in its parameters, `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow), not both: '
     '`distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": '
     '{"pipeline_parallel_degree": 2, "ddp": True}}}, "mpi": mpi_options}`.',
-    examples=(_invalid(
+    examples=lambda: (_invalid(
         _launcher(smp=None, mpi=None, arguments=_P3, distribution=_with_data_parallel("True")),
         findings=(Expected(4, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
     ),),
-    valid=(
+    valid=lambda: (
         _valid(
             _launcher(smp=None, mpi=None, arguments=_P3, distribution='{"smdistributed": {"dataparallel": {"enabled": True}}}'),
             note="dataparallel-only",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(
             _launcher(arguments=_P3, distribution=_with_data_parallel("True")),
             findings=(Expected(7, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
@@ -334,11 +334,11 @@ PROCESSES_PER_HOST = Rule(
     why="SageMaker maps MPI processes one to one onto GPUs; more processes than GPUs fail the job. A value above "
     "the instance's GPU count is lowered to it (when the pipeline degree still divides it); a missing one is "
     "reported.",
-    examples=(_fixed(
+    examples=lambda: (_fixed(
         _launcher(smp=None, mpi='{"enabled": True, "processes_per_host": 16}', gap=False, arguments=_P3),
         '"processes_per_host": 16', '"processes_per_host": 8',
         findings=(Expected(3, 55, "processes_per_host 16 -> 8"),)),),
-    valid=(
+    valid=lambda: (
         _valid(_launcher()),
         _valid(
             _launcher(smp=None, mpi=None, arguments='instance_type="ml.c5.18xlarge"',
@@ -346,7 +346,7 @@ PROCESSES_PER_HOST = Rule(
             note="plain-mpi-on-cpus",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _fixed(
             _launcher(smp=_SMP, mpi='{"enabled": True, "processes_per_host": 16}'),
             '"processes_per_host": 16', '"processes_per_host": 8',
@@ -391,15 +391,15 @@ REPEATED_MCA_DEFAULT = Rule(
     True,
     why='SageMaker already passes this MCA parameter; Open MPI refuses a parameter listed twice ("MCA '
     'parameters can only be listed once"). The repeat is removed, the other options are kept.',
-    examples=(_fixed(
+    examples=lambda: (_fixed(
         _launcher(smp=None, mpi=_custom_mpi(f'"{_MCA_DEFAULT}-x NCCL_DEBUG=INFO"'), gap=False, arguments=_P3),
         _MCA_DEFAULT, "",
         findings=(Expected(4, 38, 'custom_mpi_options -> "-x NCCL_DEBUG=INFO"'),),
     ),),
-    valid=(
+    valid=lambda: (
         _valid(_launcher(smp=_SMP, mpi='{"enabled": True, "processes_per_host": 8, "custom_mpi_options": "--mca btl_tcp_if_include eth0"}')),
     ),
-    invalid=(
+    invalid=lambda: (
         _fixed(
             _launcher(smp=_SMP, mpi=_custom_mpi(f'"-x NCCL_DEBUG=WARN {_MCA_DEFAULT}-x A=1"')),
             _MCA_DEFAULT, "",
@@ -443,10 +443,10 @@ EFA_FLAGS = Rule(
     instead="The three flags in the job's MPI options, after any it already has: `mpi_options = {\"enabled\": True, "
     '"processes_per_host": 8, "custom_mpi_options": "-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x '
     'RDMAV_FORK_SAFE=1"}`.',
-    examples=(_invalid(
+    examples=lambda: (_invalid(
         _launcher(smp=None, gap=False, arguments='instance_type="ml.p4d.24xlarge"'),
         findings=(Expected(3, 15, "ml.p4d.24xlarge has EFA"),)),),
-    valid=(
+    valid=lambda: (
         _valid(
             _launcher(smp=_SMP, mpi=_custom_mpi('"-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x RDMAV_FORK_SAFE=1"'),
                       gap=False, arguments='instance_type="ml.p4d.24xlarge"'),
@@ -454,7 +454,7 @@ EFA_FLAGS = Rule(
         ),
         _valid(_launcher(), note="no-efa"),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(
             _launcher(arguments='instance_type="ml.p4d.24xlarge", instance_count=2'),
             findings=(Expected(4, 15, "ml.p4d.24xlarge has EFA"),),
@@ -483,11 +483,11 @@ SMP_SET_DEVICE = Rule(
     True,
     why="Without it every process of a host starts on GPU 0 and the partitions do not fit or collide; the call "
     "is added right after `smp.init()`.",
-    examples=(_fixed(
+    examples=lambda: (_fixed(
         _SMP_SCRIPT, *_PINNED, filename="train.py",
         findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(_SMP_SCRIPT + "local_rank = smp.local_rank()\ntorch.cuda.set_device(local_rank)\n", note="through-a-name"),
         valid(
             """
@@ -499,7 +499,7 @@ SMP_SET_DEVICE = Rule(
             note="tensorflow",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _fixed(
             _SMP_SCRIPT + 'device = torch.device("cuda")\n', *_PINNED, filename="train.py",
             findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
@@ -534,16 +534,16 @@ COMPILER_DISTRIBUTION = Rule(
     why="Without the pytorchxla runtime a compiled job starts one process per instance: it trains on one GPU, "
     "and instances beyond the first repeat the same work. Added for PyTorch >= 1.12 (PyTorch estimator) and "
     "PyTorch >= 1.11 (Hugging Face estimator).",
-    examples=(_fixed(
+    examples=lambda: (_fixed(
         _compiled("ml.p3.16xlarge", "4.21.1", "1.11.0"),
         "TrainingCompilerConfig())", f"TrainingCompilerConfig(), {_PYTORCHXLA})",
         findings=(Expected(4, 112, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
     ),),
-    valid=(
+    valid=lambda: (
         _valid(_compiled("ml.p3.2xlarge", "4.21.1", "1.11.0"), note="one-gpu"),
         _valid(_compiled_pytorchxla("4.21.1", "1.11.0"), note="already-there"),
     ),
-    invalid=(
+    invalid=lambda: (
         _fixed(
             """
             from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
@@ -601,10 +601,10 @@ COMPILER_LEGACY_LAUNCH = Rule(
     "`entry_point` a launcher script that starts the training script on each GPU, and pass it the training script "
     "and the GPU count in `hyperparameters` (`{\"training_script\": \"train.py\", \"n_gpus\": 4}`), as SageMaker's "
     "Training Compiler guide does with `distributed_training_launcher.py`.",
-    examples=(_invalid(
+    examples=lambda: (_invalid(
         _compiled("ml.p3.16xlarge", "4.11.0", "1.9.0"),
         findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),)),),
-    valid=(
+    valid=lambda: (
         _valid(
             """
             from sagemaker.huggingface import HuggingFace, TrainingCompilerConfig
@@ -617,7 +617,7 @@ COMPILER_LEGACY_LAUNCH = Rule(
             note="launcher-arrangement",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(
             _compiled("ml.p3.8xlarge", "4.11.0", "1.9.0"),
             findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),),
@@ -648,12 +648,12 @@ COMPILER_UNSUPPORTED = Rule(
     '`distribution={"pytorchxla": {"enabled": True}}` as the only distribution, which needs PyTorch 1.12 or later '
     "with the PyTorch estimator, 1.11 with the Hugging Face one. A custom image or another distribution runs "
     "without `compiler_config`.",
-    examples=(_invalid(
+    examples=lambda: (_invalid(
         "from sagemaker.pytorch import PyTorch, TrainingCompilerConfig\n\n"
         'PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1",\n'
         "        compiler_config=TrainingCompilerConfig())\n",
         findings=(Expected(3, 33, "Training Compiler does not take image_uri"),)),),
-    valid=(
+    valid=lambda: (
         _valid(
             """
             from sagemaker.pytorch import PyTorch, TrainingCompilerConfig
@@ -664,7 +664,7 @@ COMPILER_UNSUPPORTED = Rule(
             note="compiler-off",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         _invalid(
             """
             from sagemaker.pytorch import PyTorch, TrainingCompilerConfig

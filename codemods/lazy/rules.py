@@ -33,12 +33,12 @@ HOST_READ_LOGGING = Rule(
     "A host read that only logs runs in xm.add_step_closure, with the iteration's values bound", True,
     why="`loss.item()` or `print(loss)` in a training loop runs the pending graph at once, an extra "
     "execution every step; in a step closure it runs after the step's graph, reading values already computed.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         _loop('print(f"step {step} loss {loss.item():.4f}")'),
         _loop('xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.4f}"), args=(step, loss))'),
         findings=(Expected(13, 31, "logging-only host read `loss.item()` moved into a step closure"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -52,7 +52,7 @@ HOST_READ_LOGGING = Rule(
             note="outside-training-loop",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -189,10 +189,10 @@ HOST_READ_VALUE = Rule(
     "A host read whose value the loop keeps (accumulation, a variable) syncs every step", False,
     why="Each read runs the pending graph before the step ends.  Keep running sums on the device "
     "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure.",
-    examples=(Invalid(_loop("total += loss.item()"),
+    examples=lambda: (Invalid(_loop("total += loss.item()"),
         findings=(Expected(13, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -208,7 +208,7 @@ HOST_READ_VALUE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -252,10 +252,10 @@ DEVICE_CONTROL_FLOW = Rule(
     "Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step", False,
     why="Python needs the value to choose a branch, so the graph runs there; a branch that changes "
     "which operations run also changes the graph.  Use torch.where, or decide once per log interval.",
-    examples=(Invalid(_loop("if loss.item() > 10:\n    break"),
+    examples=lambda: (Invalid(_loop("if loss.item() > 10:\n    break"),
         findings=(Expected(13, 8, "`loss.item()` decides control flow from a device value"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -270,7 +270,7 @@ DEVICE_CONTROL_FLOW = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -314,7 +314,7 @@ CARRIED_STATE_BARRIER = Rule(
     "An evaluation loop that carries device state across iterations ends every iteration with the step barrier", True,
     why="A host read materializes only the value it reads: the carried state (an RNN hidden state) keeps "
     "the whole history in its graph, which grows and is compiled again every iteration.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
         "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
         "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n",
@@ -323,7 +323,7 @@ CARRIED_STATE_BARRIER = Rule(
         "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n        torch_xla.sync()\n",
         findings=(Expected(11, 9, "evaluation loop carries `h` across iterations on the device"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -337,7 +337,7 @@ CARRIED_STATE_BARRIER = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -396,7 +396,7 @@ SLICED_DEVICE_DATA = Rule(
     "A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves", True,
     why="The offset of a slice is compiled into the graph, so `source[i:i+n]` on a device tensor is a new "
     "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
         "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
         "    loss = (source[i:i + 10] * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
@@ -408,7 +408,7 @@ SLICED_DEVICE_DATA = Rule(
             Expected(8, 13, "source[i:i + 10] -> source[i:i + 10].to(device)"),
         ),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -432,7 +432,7 @@ SLICED_DEVICE_DATA = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -555,8 +555,8 @@ STEP_VARYING_SHAPE = Rule(
     "A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step", False,
     why="Shapes, offsets, counts and exponents are compiled into the graph.  Plain arithmetic with Python "
     "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead.",
-    examples=(Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),),
-    valid=(
+    examples=lambda: (Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),),
+    valid=lambda: (
         valid(
             """
             import torch
@@ -570,7 +570,7 @@ STEP_VARYING_SHAPE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -613,10 +613,10 @@ DYNAMIC_SHAPE = Rule(
     "An operation whose output shape depends on the data (nonzero, masked_select, boolean masks, unique)", False,
     why="XLA compiles for fixed shapes: the size is read to the host and each new size is a new graph.  "
     "Keep the shape: multiply by the mask (`(x * mask).sum() / mask.sum()`) or use torch.where(mask, x, 0).",
-    examples=(Invalid(_loop("positive = x[x > 0]"),
+    examples=lambda: (Invalid(_loop("positive = x[x > 0]"),
         findings=(Expected(13, 16, "`x[x > 0]`: boolean-mask indexing has a data-dependent shape (a host read and a"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -633,7 +633,7 @@ DYNAMIC_SHAPE = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch as th
@@ -678,14 +678,14 @@ SHORT_LAST_BATCH = Rule(
     "A training DataLoader without drop_last=True: its short last batch compiles a second graph", False,
     why="When the dataset size is not a multiple of the batch size the last batch has another shape, "
     "and every distinct shape is compiled.  Pass drop_last=True where dropping a few samples per epoch is fine.",
-    examples=(Invalid(
+    examples=lambda: (Invalid(
         "import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
         "device = torch_xla.device()\nmodel = torch.nn.Linear(4, 1).to(device)\n"
         "loader = DataLoader(TensorDataset(torch.randn(100, 4)), batch_size=16)\nfor (x,) in loader:\n"
         "    model(x.to(device)).sum().backward()\n    torch_xla.sync()\n",
         findings=(Expected(7, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -714,7 +714,7 @@ SHORT_LAST_BATCH = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch.utils.data as tud

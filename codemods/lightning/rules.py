@@ -18,7 +18,7 @@ LIGHTNING_XLA = Rule(
     "\"bf16-mixed\"): 16-bit training becomes \"bf16-true\" (XLA_USE_BF16), the precision XLA devices compute "
     "in. The values are changed where they "
     "are written: in the call, in a name bound once, or in an argparse flag's default.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import lightning as L
 
@@ -35,7 +35,7 @@ LIGHTNING_XLA = Rule(
             Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
         ),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import lightning as L
@@ -45,7 +45,7 @@ LIGHTNING_XLA = Rule(
             note="already-xla",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import lightning as L
@@ -247,7 +247,7 @@ LIGHTNING_MANUAL = Rule(
     "that the tool cannot follow", False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
     "strategy and precision by hand.",
-    examples=(invalid(
+    examples=lambda: (invalid(
         """
         import lightning as L
 
@@ -255,7 +255,7 @@ LIGHTNING_MANUAL = Rule(
         """,
         findings=(Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),),
     ),),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import lightning as L
@@ -265,7 +265,7 @@ LIGHTNING_MANUAL = Rule(
             note="auto",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import lightning as L

@@ -57,10 +57,10 @@ PIP_INSTALL_TORCH = Rule(
     "installed, matched) makes `import torch_xla` fail with undefined symbols. Install both in one line at "
     "matching versions (`pip install torch==2.9.0 'torch_xla[tpu]==2.9.0'`), or drop the line where the "
     "runtime provides them.",
-    examples=_example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"],
+    examples=lambda: _example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"],
         findings=(Expected(1, 2, "`!pip install -q torch torchvision` installs torch, torchvision without torch_xla"),),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             notebook_text(["!pip install torch~=2.9.0 torch_xla[tpu]~=2.9.0", "import torch"]),
             filename="notebook.ipynb",
@@ -72,7 +72,7 @@ PIP_INSTALL_TORCH = Rule(
             note="other",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             notebook_text(["!pip install -q torch==2.1.0 torchvision", "import torch"]),
             filename="notebook.ipynb",
@@ -114,17 +114,17 @@ GPU_RUNTIME = Rule(
     why="Colab and Kaggle open the notebook on the runtime its metadata names: a GPU runtime has no TPU and no "
     "torch_xla, so the ported notebook fails at `import torch_xla`. Select a TPU runtime (Colab: Runtime > "
     "Change runtime type; Kaggle: Settings > Accelerator) and save the notebook.",
-    examples=_example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}},
+    examples=lambda: _example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}},
         findings=(Expected(15, 3, "the notebook's metadata selects a GPU runtime (Colab runtime accelerator 'GPU')"),),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             notebook_text(["import torch"], {"accelerator": "TPU", "colab": {"gpuType": "V28"}}),
             filename="notebook.ipynb",
             note="tpu",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             notebook_text(["import torch"], {"kaggle": {"accelerator": "gpu", "isGpuEnabled": True}}),
             filename="notebook.ipynb",
@@ -150,18 +150,18 @@ WRITTEN_SCRIPT = Rule(
     why="The script the cell writes runs later (`!python train.py`, a launcher) on whatever device it names. A "
     "whole script is ported where it stands, in the cell, as `xla-codemod convert train.py` would port the file; "
     "one that does not parse, or that several `%%writefile -a` cells put together, is left as it is and reported.",
-    examples=_example([
+    examples=lambda: _example([
         "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
         "!python train.py",
     ], findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 5"),)),
-    valid=(
+    valid=lambda: (
         valid(
             notebook_text(["%%writefile notes.md\n" + _TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"]),
             filename="notebook.ipynb",
             note="nothing-to-port",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             notebook_text(["%%writefile train.py\n" + _TRAINING + "print 'done'\n", "!python train.py"]),
             filename="notebook.ipynb",

@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project.summary import Found, ModuleSummary, outside_project
@@ -36,11 +37,22 @@ _MAX_HOPS = 4
 _MAX_NESTED_SUMMARIES = 16
 
 def resolved(path: Path | str) -> Path:
-    """The absolute path with symlinks followed (as it is, when they loop)."""
-    try:
-        return Path(path).resolve()
-    except (OSError, RuntimeError):
-        return Path(os.path.abspath(path))
+    """The absolute path with symlinks followed (as it is, when they loop).  Kept for the
+    run: the runner and the resolver ask it of the same files many times, and following
+    links is a walk over the path's parts in Python."""
+    text = os.fspath(path)
+    key = text if os.path.isabs(text) else os.path.join(os.getcwd(), text)
+    found = _RESOLVED.get(key) if speed.shortcuts() else None
+    if found is None:
+        try:
+            found = Path(key).resolve()
+        except (OSError, RuntimeError):
+            found = Path(os.path.abspath(key))
+        _RESOLVED[key] = found
+    return found
+
+
+_RESOLVED: dict[str, Path] = {}
 
 
 def find_root(path: Path) -> Path:

@@ -9,7 +9,7 @@ CROSS_FILE = Rule(
     why="Each file is converted on its own terms: when the device or the optimizer comes from, or goes to, "
     "a function of another file of the project, the code there (device choice, training loop) still runs on "
     "CUDA terms until that file is converted too.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -21,7 +21,7 @@ CROSS_FILE = Rule(
             findings=(Expected(5, 1, "the optimizer goes to `train_one_epoch` in another module of the project"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -48,7 +48,7 @@ CROSS_FILE = Rule(
             note="step-wrapper-passed-in-names-no-file",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

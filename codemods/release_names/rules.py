@@ -9,7 +9,7 @@ XLA_RELEASE_NAMES = Rule(
     why="torch_xla renamed and removed names between releases (`xm.xrt_world_size` and `xm.get_ordinal` are "
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
     "in both directions.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch_xla.core.xla_model as xm
@@ -50,7 +50,7 @@ XLA_RELEASE_NAMES = Rule(
             ),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch_xla
@@ -64,7 +64,7 @@ XLA_RELEASE_NAMES = Rule(
             note="target-names",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

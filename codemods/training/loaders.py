@@ -12,7 +12,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, calls_of
 
 
 @dataclass
@@ -53,9 +53,9 @@ class LoaderAnalysis(Analysis):
         if type(value) is cst.Call and self.walk.resolve(value.func) in apis.DATA_LOADERS and self.walk.scopes:
             self.returned[self.walk.scopes[-1]] = value
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.walk.resolve(node.func) in apis.DATA_LOADERS:
-            self.made.add(node)
+    @calls_of(apis.DATA_LOADERS)
+    def _loader(self, node: cst.Call) -> None:
+        self.made.add(node)
 
     def finish(self) -> None:
         loaders = self.calls

@@ -9,7 +9,7 @@ OPTIMIZER_STEP = Rule(
     why="`xm.optimizer_step` all-reduces the gradients across replicas before stepping; with a plain "
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
     "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -33,7 +33,7 @@ OPTIMIZER_STEP = Rule(
             findings=(Expected(8, 5, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -55,7 +55,7 @@ OPTIMIZER_STEP = Rule(
             note="ddp-reduces-itself",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -209,7 +209,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "moved first, also when the later move is in another function or in a callable of another project file "
     "that the model is handed to (a trainer class), and when a function builds the optimizer from the model; "
     "where the later move may go to the CPU, an error names it.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -233,7 +233,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -284,7 +284,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="the-trainer-moves-it-first",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -472,7 +472,7 @@ TRAINING_LOOP_BARRIER = Rule(
     why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
     "also before each `continue`.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -497,7 +497,7 @@ TRAINING_LOOP_BARRIER = Rule(
             findings=(Expected(9, 5, "training loop"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -526,7 +526,7 @@ TRAINING_LOOP_BARRIER = Rule(
             note="fabric-from-caller",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -682,7 +682,7 @@ DEVICE_LOADER = Rule(
     why="Where every batch of a training loop goes to the XLA device, `MpDeviceLoader` moves the batches in "
     "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
     "preference); without it, or a barrier, the graph grows without end.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -705,7 +705,7 @@ DEVICE_LOADER = Rule(
             findings=(Expected(6, 13, "train_loader -> pl.MpDeviceLoader(train_loader, device)"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         # The loop drops samples on the host: on the device every new batch shape would be a
         # new graph, so the loop keeps the barrier and its own moves.
         valid(
@@ -766,7 +766,7 @@ DEVICE_LOADER = Rule(
             note="cpu-path-keeps-barrier",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -821,7 +821,7 @@ EVAL_LOOP_BARRIER = Rule(
     "when the loop also accumulates device values (`top1.update(acc1, n)`, whose meter keeps "
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -846,7 +846,7 @@ EVAL_LOOP_BARRIER = Rule(
             findings=(Expected(8, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -873,7 +873,7 @@ EVAL_LOOP_BARRIER = Rule(
             note="only-host-values-accumulate",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -946,7 +946,7 @@ CLOSURE_BARRIER = Rule(
     "XLA304", "closure-barrier", "error", "An optimizer closure (LBFGS) ends with the step barrier", True,
     why="LBFGS calls its closure several times per step; without a barrier in the closure each call grows one "
     "graph, compiled anew at every inner iteration until the compiler runs out of memory.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -976,7 +976,7 @@ CLOSURE_BARRIER = Rule(
             findings=(Expected(9, 5, "optimizer closure `closure`"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -988,7 +988,7 @@ CLOSURE_BARRIER = Rule(
             """,
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch
@@ -1057,7 +1057,7 @@ STEP_BARRIER = Rule(
     "XLA305", "step-barrier", "error", "An optimizer step that no loop runs is followed by the step barrier", True,
     why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
     "loop (a demo, a smoke test) would record the parameter update and never execute it.",
-    examples=(
+    examples=lambda: (
         invalid(
             """
             import torch
@@ -1085,7 +1085,7 @@ STEP_BARRIER = Rule(
             findings=(Expected(9, 5, "optimizer step outside any loop"),),
         ),
     ),
-    valid=(
+    valid=lambda: (
         valid(
             """
             import torch
@@ -1119,7 +1119,7 @@ STEP_BARRIER = Rule(
             note="step-function-in-a-loop",
         ),
     ),
-    invalid=(
+    invalid=lambda: (
         invalid(
             """
             import torch

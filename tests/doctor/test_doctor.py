@@ -157,8 +157,8 @@ def test_every_doctor_rule_is_a_runtime_rule_with_why_and_example() -> None:
     doctor_rules = [r for r in RULES if r.code.startswith(PREFIX)]
     assert [r.code for r in doctor_rules] == [f"XLD10{i}" for i in range(7)]
     for rule in doctor_rules:
-        assert not rule.fixable and rule.why and rule.examples
-        assert all(e.filename == RUNTIME and e.after is None for e in rule.examples)
+        assert not rule.fixable and rule.why and rule.example_cases()
+        assert all(e.filename == RUNTIME and e.after is None for e in rule.example_cases())
     severities = {r.code: r.severity for r in doctor_rules}
     assert severities["XLD100"] == "info" and severities["XLD104"] == "error"
     assert {severities[c] for c in ("XLD101", "XLD102", "XLD103", "XLD105", "XLD106")} == {"warning"}

@@ -11,6 +11,11 @@ result.
   node type LibCST defines (built by parsing the snippets below; the test checks they
   hold one of each).
 - NodeMap and node_cache key by identity and hold their nodes.
+- The walk's keyed hooks (``@calls_of``, ``@attributes_named``) are dispatched by key with
+  the shortcuts on and filter every call or attribute themselves without them: the
+  pruned-versus-full conversions above run both.
+- The resolved paths the run keeps are what ``Path.resolve`` gives, relative paths from
+  the current folder at the time of asking.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
 from codemods.facts import analyse
+from codemods.project.resolver import resolved
 from tests.support.fixtures import convert_fixture, fixture_scripts
 from tests.support.paths import FIXTURES
 from tests.support.rule_cases import CASES, Case
@@ -309,3 +315,22 @@ def test_the_ids_of_a_node_map_follow_its_entries() -> None:
     assert id(node) in names.ids
     names.pop(node)
     assert id(node) not in names.ids
+
+
+def test_resolved_paths_are_kept_per_folder_and_computed_every_time_without_shortcuts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "train.py").write_text("")
+    (tmp_path / "link.py").symlink_to(tmp_path / "a" / "train.py")
+    monkeypatch.chdir(tmp_path / "a")
+    assert resolved("train.py") == (tmp_path / "a" / "train.py").resolve()
+    monkeypatch.chdir(tmp_path / "b")  # the same relative path, another file
+    assert resolved("train.py") == (tmp_path / "b" / "train.py").resolve()
+    assert resolved(tmp_path / "link.py") == (tmp_path / "a" / "train.py").resolve()
+    (tmp_path / "link.py").unlink()
+    (tmp_path / "link.py").symlink_to(tmp_path / "b" / "train.py")
+    assert resolved(tmp_path / "link.py") == (tmp_path / "a" / "train.py").resolve()  # kept for the run
+    with speed.full_traversal():
+        assert resolved(tmp_path / "link.py") == (tmp_path / "b" / "train.py").resolve()

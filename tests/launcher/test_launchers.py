@@ -131,8 +131,8 @@ SM_RULES = [r for r in RULES if r.code.startswith("SM")]
 
 @pytest.mark.parametrize("rule", SM_RULES, ids=lambda r: r.code)
 def test_rule_has_why_and_examples_that_hold(rule) -> None:  # type: ignore[no-untyped-def]
-    assert rule.why and rule.examples
-    for example in rule.examples:
+    assert rule.why and rule.example_cases()
+    for example in rule.example_cases():
         conversion = convert_source(example.before, target=example.target, filename=example.filename)
         assert conversion.output == (example.after if example.after is not None else example.before)
         if rule.code != "SM308":  # compares two files of a run: its Run cases (tests/containers/)

@@ -15,8 +15,8 @@ FAMILIES = ("XLA7", "XLA8")
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.code.startswith(FAMILIES)], ids=lambda r: r.code)
 def test_rule_examples_convert_as_shown(rule) -> None:  # type: ignore[no-untyped-def]
-    assert rule.why and rule.examples
-    for example in rule.examples:
+    assert rule.why and rule.example_cases()
+    for example in rule.example_cases():
         conversion = convert_source(example.before, target=example.target)
         assert rule.code in {f.rule for f in conversion.findings}, conversion.findings
         assert conversion.output == (example.before if example.after is None else example.after)

@@ -63,16 +63,16 @@ def check_for(example: Example) -> Callable[[Rule, Example], None]:
 EXAMPLES = [
     pytest.param(rule, example, id=f"{rule.code}-{number}")
     for rule in RULES
-    for number, example in enumerate(rule.examples, 1)
+    for number, example in enumerate(rule.example_cases(), 1)
 ]
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_every_rule_says_why_and_shows_an_example(rule: Rule) -> None:
     assert rule.why.strip(), f"{rule.code} has no why"
-    assert rule.examples, f"{rule.code} has no example"
+    assert rule.example_cases(), f"{rule.code} has no example"
     if rule.fixable:
-        assert any(e.after is not None for e in rule.examples), f"{rule.code} is fixable: show the fix"
+        assert any(e.after is not None for e in rule.example_cases()), f"{rule.code} is fixable: show the fix"
 
 
 @pytest.mark.parametrize(("rule", "example"), EXAMPLES)
@@ -88,8 +88,8 @@ def test_rules_code_prints_the_page() -> None:
     assert "severity: error; fixed by `xla-codemod convert`" in page
     assert "Why it matters on XLA:" in page and "graph grows with every step" in " ".join(page.split())
     rule = RULES_BY_CODE["XLA301"]
-    assert indented(rule.examples[0].before) in page
-    assert "becomes:\n" + indented(rule.examples[0].after or "") in page
+    assert indented(rule.example_cases()[0].before) in page
+    assert "becomes:\n" + indented(rule.example_cases()[0].after or "") in page
 
 
 def indented(code: str) -> str:
@@ -102,7 +102,7 @@ def test_rules_json_lists_every_rule_with_its_documentation() -> None:
     page = next(r for r in data if r["code"] == "XLA502")
     assert page["severity"] == "info" and page["fixable"] is True and page["why"] == RULES_BY_CODE["XLA502"].why
     assert page["examples"][1] == {
-        "before": RULES_BY_CODE["XLA502"].examples[1].before, "after": None, "target": "2.9", "filename": "train.py"
+        "before": RULES_BY_CODE["XLA502"].example_cases()[1].before, "after": None, "target": "2.9", "filename": "train.py"
     }
     family = json.loads(CliRunner().invoke(main, ["rules", "XLA4", "--format", "json"]).output)
     assert [r["code"] for r in family] == ["XLA401", "XLA402", "XLA403"]

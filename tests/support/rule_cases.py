@@ -39,7 +39,7 @@ class Case:
 
 
 def is_run_level(rule: Rule) -> bool:
-    return any(isinstance(case, Run) for case in (*rule.valid, *rule.invalid))
+    return any(isinstance(case, Run) for case in (*rule.valid_cases(), *rule.invalid_cases()))
 
 
 def cases_of(rule: Rule) -> list[Case]:
@@ -48,16 +48,16 @@ def cases_of(rule: Rule) -> list[Case]:
     found = [
         Case(rule.code, "positive", e.before, e.after, e.target, f"example-{n}", e.filename,
              e.findings if isinstance(e, Invalid) else (), run_level)
-        for n, e in enumerate(rule.examples, 1)
+        for n, e in enumerate(rule.example_cases(), 1)
     ]
     found += [
         Case(rule.code, "alias" if c.alias else "positive", c.before, c.after, c.target, c.note, c.filename,
              c.findings, run_level)
-        for c in rule.invalid if isinstance(c, Invalid)
+        for c in rule.invalid_cases() if isinstance(c, Invalid)
     ]
     found += [
         Case(rule.code, "negative", c.before, c.after, c.target, c.note, c.filename, (), run_level)
-        for c in rule.valid if not isinstance(c, Run)
+        for c in rule.valid_cases() if not isinstance(c, Run)
     ]
     return found
 
@@ -69,7 +69,7 @@ CASES = [case for rule in CHECKED_RULES for case in cases_of(rule)]
 RUN_CASES = [
     (rule.code, kind, dict(case.files))
     for rule in CHECKED_RULES
-    for kind, cases in (("positive", rule.invalid), ("negative", rule.valid))
+    for kind, cases in (("positive", rule.invalid_cases()), ("negative", rule.valid_cases()))
     for case in cases
     if isinstance(case, Run)
     for kind in ["alias" if case.alias else kind]
