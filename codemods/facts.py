@@ -37,7 +37,7 @@ from codemods.engine.nodes import subtrees_kept
 from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
-from codemods.imports.analysis import ImportAnalysis, ImportFacts, import_anchor
+from codemods.imports.analysis import ImportAnalysis, ImportFacts, expect_imports, import_anchor, imports_after_code
 from codemods.lazy.flow import FlowAnalysis
 from codemods.lazy.host_reads import HostReadAnalysis, HostReadFacts
 from codemods.lazy.recompilation_sources import RecompilationFacts, RecompilationSourceAnalysis
@@ -110,7 +110,8 @@ ANALYSES: list[type[Analysis]] = walk_order([
 def analyse(module: cst.Module, imports: ImportContext | None = None, distributed: bool = False) -> Facts:
     """The fact sheet of one module; ``distributed``: make it multi-process even if it
     is a one-device script (``convert --distributed``)."""
-    facts = Facts(ImportFacts(anchor=import_anchor(module)))
+    facts = Facts(ImportFacts(anchor=import_anchor(module), after_code=imports_after_code(module)))
+    expect_imports(facts.imports.table, facts.imports.after_code)
     facts.distributed.requested = distributed
     if imports is not None:
         facts.project.context = imports

@@ -349,6 +349,8 @@ class DeviceAnalysis(Analysis):
             if (name := dotted(device)) is not None:
                 self.device_args.add(name)
                 self.moves_to.append((node, device, name))  # type: ignore[arg-type]
+            elif type(device) is cst.Integer:  # `.to(0)`: cuda:0
+                self.part.index_moves[node] = device
         elif method == "cuda":
             self.part.dot_cuda.add(node)
             self.mark_device_code()
@@ -368,10 +370,13 @@ class DeviceAnalysis(Analysis):
         if "device" in keywords and method != "to":
             device = keywords["device"].value
             self.add_device_strings(device)
+            moves = method != "cuda" and callee != "torch.Generator" and not (callee or "").startswith("torch.cuda.")
             if (name := dotted(device)) is not None:
                 self.device_args.add(name)
-                if method != "cuda" and callee != "torch.Generator" and not (callee or "").startswith("torch.cuda."):
+                if moves:
                     self.device_keywords.append((node, device, name))
+            elif moves and type(device) is cst.Integer:  # `torch.zeros(n, device=1)`: cuda:1
+                self.part.index_moves[node] = device
         if "device_ids" in keywords and isinstance(keywords["device_ids"].value, (cst.List, cst.Tuple)):
             for element in keywords["device_ids"].value.elements:
                 if (name := dotted(element.value)) is not None:
@@ -458,9 +463,9 @@ class DeviceAnalysis(Analysis):
         part = self.part
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()
-        part.index_moves = {
-            call: device for call, device, name in self.moves_to + self.device_keywords if name in part.cuda_indices
-        }
+        part.index_moves.update(
+            (call, device) for call, device, name in self.moves_to + self.device_keywords if name in part.cuda_indices
+        )
         for name in self.device_args | set(self.set_device_names):
             if not is_device_name(name):  # device names had theirs collected where assigned
                 part.strings.update(self.cuda_string_values.get(name, ()))

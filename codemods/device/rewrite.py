@@ -219,12 +219,13 @@ class DeviceRewrite(Concern):
         """``.to(gpu)`` or ``torch.zeros(n, device=gpu)`` where ``gpu`` is a CUDA index (it
         feeds ``.cuda(gpu)``, ``set_device(gpu)`` or ``device_ids=[gpu]``)."""
         index = self.facts.device.index_moves[original]
-        device = self.ctx.fix(
-            INTEGER_DEVICE,
-            index,
-            f"{self.ctx.code(index)} is a CUDA device index: use the XLA device",
-            self.ctx.device,
-        )
+        code = self.ctx.code(index)
+        if type(index) is cst.Integer:
+            message = f"integer device {code} (cuda:{code}) -> the XLA device"
+        else:
+            message = (f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
+                       "`set_device()` or `device_ids=`): use the XLA device")
+        device = self.ctx.fix(INTEGER_DEVICE, index, message, self.ctx.device)
         if device is None:
             return updated
         self.ctx.imports.discard(index)
@@ -326,7 +327,7 @@ class DeviceRewrite(Concern):
             )
         elif value in self.facts.device.int_devices:
             device = self.ctx.fix(
-                INTEGER_DEVICE, value, f"integer device {self.ctx.code(value)} -> the XLA device", self.ctx.device
+                INTEGER_DEVICE, value, f"integer device {self.ctx.code(value)} (cuda:{self.ctx.code(value)}) -> the XLA device", self.ctx.device
             )
             if device is not None:
                 return updated.with_changes(value=device)

@@ -320,8 +320,9 @@ DOT_CUDA = Rule(
 
 INTEGER_DEVICE = Rule(
     "XLA103", "integer-device", "error", "An integer CUDA device index used as a device becomes the XLA device", True,
-    why="A CUDA device index used as a device (`.to(args.gpu)`, `torch.zeros(n, device=args.gpu)`, where "
-    "`args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and raises on XLA, where each process has one device. The index is "
+    why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
+    "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
+    "raises on XLA, where each process has one device. The index is "
     "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
     "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
     "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
@@ -341,7 +342,7 @@ INTEGER_DEVICE = Rule(
             model = Net().to(torch_xla.device())
             images = images.to(torch_xla.device())
             """,
-            findings=(Expected(5, 20, "args.gpu is a CUDA device index"),),
+            findings=(Expected(5, 20, "`args.gpu` names a CUDA device, an index or a device"),),
         ),
     ),
     valid=lambda: (
@@ -408,7 +409,27 @@ INTEGER_DEVICE = Rule(
             device = torch_xla.device()
             model.to(device)
             """,
-            findings=(Expected(4, 10, "integer device 0 -> the XLA device"),),
+            findings=(Expected(4, 10, "integer device 0 (cuda:0) -> the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            batch = batch.to(0)
+            mask = torch.ones(4, device=1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            batch = batch.to(torch_xla.device())
+            mask = torch.ones(4, device=torch_xla.device())
+            """,
+            note="integer-literal-device",
+            findings=(
+                Expected(4, 18, "integer device 0 (cuda:0) -> the XLA device"),
+                Expected(5, 29, "integer device 1 (cuda:1) -> the XLA device"),
+            ),
         ),
         invalid(
             """
@@ -431,7 +452,7 @@ INTEGER_DEVICE = Rule(
                 xm.save(model.state_dict(), "ckpt.pt")
             """,
             note="rank-stays-a-number",
-            findings=(Expected(6, 18, "rank is a CUDA device index"),),
+            findings=(Expected(6, 18, "`rank` names a CUDA device, an index or a device"),),
         ),
         invalid(
             """
@@ -449,7 +470,7 @@ INTEGER_DEVICE = Rule(
             """,
             note="index-seen-in-cuda-call",
             alias=True,
-            findings=(Expected(5, 18, "args.gpu is a CUDA device index"),),
+            findings=(Expected(5, 18, "`args.gpu` names a CUDA device, an index or a device"),),
         ),
         invalid(
             """
@@ -478,7 +499,7 @@ INTEGER_DEVICE = Rule(
                     return self.model(source.to(torch_xla.device()))
             """,
             note="an-attribute-that-holds-the-index",
-            findings=(Expected(11, 37, "self.gpu_id is a CUDA device index"),),
+            findings=(Expected(11, 37, "`self.gpu_id` names a CUDA device, an index or a device"),),
         ),
         invalid(
             """
@@ -502,7 +523,7 @@ INTEGER_DEVICE = Rule(
                 train(model, batch, rank)
             """,
             note="passed-to-a-parameter",
-            findings=(Expected(5, 27, "gpu is a CUDA device index"),),
+            findings=(Expected(5, 27, "`gpu` names a CUDA device, an index or a device"),),
         ),
         invalid(
             """

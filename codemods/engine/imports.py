@@ -32,6 +32,9 @@ class ImportTable:
     # Modules imported at module level without an alias ("import torch_xla.core.xla_model"):
     # their full dotted path is usable as written.
     plain_modules: set[str] = field(default_factory=set)
+    # Module-level imports that run after module-level code (``ImportTable.expect``):
+    # rewritten code does not rely on them, but may import the same names anew.
+    later: dict[str, str] = field(default_factory=dict)
 
     def add(self, statement: cst.Import | cst.ImportFrom, module_level: bool = True) -> None:
         for local, qualified, plain in _bound_names(statement):
@@ -40,6 +43,15 @@ class ImportTable:
                 self.module_level[local] = qualified
                 if plain:
                     self.plain_modules.add(plain)
+
+    def expect(self, statement: cst.Import | cst.ImportFrom) -> None:
+        """Read the names of an import that runs later as bound already: code that uses
+        them before (in a loop that imports on its first pass, or wrongly) means them, and
+        once a rewrite imports them earlier it reads them so; names bound before keep their
+        meaning until then."""
+        for local, qualified, _ in _bound_names(statement):
+            self.bindings.setdefault(local, qualified)
+            self.later.setdefault(local, qualified)
 
     def resolve(self, node: cst.CSTNode | None) -> str | None:
         """The qualified name of a Name/Attribute chain, if it starts at an import."""
@@ -164,7 +176,9 @@ class ImportManager:
 
     def _spelling_after_import(self, api: Api) -> str | None:
         alias = api.alias
-        if alias is not None and alias in self.taken_names and self.table.module_level.get(alias) != api.module:
+        if alias is not None and alias in self.taken_names and api.module not in (
+            self.table.module_level.get(alias), self.table.later.get(alias)
+        ):
             alias = None  # the short alias means something else in this file
         if self._add(api.module, alias) is None:
             return None

@@ -208,6 +208,12 @@ class Walk:
         """Inside an ``if`` within the innermost loop (code that may not run every iteration)."""
         return bool(self._ifs_in_loop and self._ifs_in_loop[-1])
 
+    @property
+    def ifs_in_loop(self) -> list[cst.If]:
+        """The ``if`` statements around here within the innermost loop (innermost last)."""
+        count = self._ifs_in_loop[-1] if self._ifs_in_loop else 0
+        return [c for c in self.conds if type(c) is cst.If][-count:] if count else []
+
     # -- traversal ----------------------------------------------------------------------
 
     def run(self, node: cst.CSTNode, parent: int | None = None) -> None:

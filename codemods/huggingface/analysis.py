@@ -10,6 +10,7 @@ and static input shapes (``padding="max_length"``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,6 +35,13 @@ ACCELERATOR = "accelerate.Accelerator"
 PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding", "transformers.DataCollatorForSeq2Seq",
                                "transformers.DataCollatorForTokenClassification"})
 TOKENIZER_METHODS = frozenset({"encode_plus", "batch_encode_plus", "pad", "__call__"})
+BITSANDBYTES_CONFIG = frozenset({"transformers.BitsAndBytesConfig",
+                                 "transformers.utils.quantization_config.BitsAndBytesConfig"})
+# device_map strings that ask accelerate to spread the model over the devices it knows
+# (CUDA and the like, else the CPU and the disk: never XLA).
+ACCELERATE_DEVICE_MAPS = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
+# device_map values that keep the model on the host (the Trainer or `.to()` moves it).
+HOST_DEVICES = frozenset({"cpu", "disk", "meta"})
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,17 @@ class Padding:
     missing: tuple[str, ...]  # of max_length and truncation
 
 
+@dataclass(frozen=True)
+class ModelPlacement:
+    """A ``from_pretrained(...)`` argument that places the model where XLA is not:
+    ``device_map`` on a CUDA device (``cuda``), or left to accelerate (``accelerate``,
+    ``unknown`` when its value is not seen), or bitsandbytes quantization (``quantized``)."""
+
+    argument: cst.Arg
+    kind: Literal["cuda", "accelerate", "unknown", "quantized"]
+    values: tuple[cst.BaseExpression, ...] = ()  # what a device_map variable was assigned
+
+
 @dataclass
 class HuggingFaceFacts:
     trainers: list[cst.Call] = field(default_factory=list)
@@ -80,6 +99,8 @@ class HuggingFaceFacts:
     # Names bound to accelerate.Accelerator(...), and their .backward(...) calls.
     accelerators: set[str] = field(default_factory=set)
     accelerate_backwards: list[cst.Call] = field(default_factory=list)
+    # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
+    model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
 
     @property
     def trainer_script(self) -> bool:
@@ -104,6 +125,9 @@ class HuggingFaceAnalysis(Analysis):
         self.statement_parent: list[cst.CSTNode | None] = [None]  # compound statements around
         self.elif_heads: dict[int, cst.If] = {}  # an elif's If -> the If that starts its chain
         self.statement: cst.SimpleStatementLine | None = None
+        # (scope, name) -> the values assigned to it; from_pretrained calls and their scope.
+        self.assigned: dict[tuple[str, str], list[cst.BaseExpression]] = {}
+        self.model_loads: list[tuple[cst.Call, str]] = []
 
     # -- what names are ---------------------------------------------------------------
 
@@ -140,6 +164,8 @@ class HuggingFaceAnalysis(Analysis):
         value = node.value
         for target in node.targets:
             name = dotted(target.target)
+            if type(target.target) is cst.Name:
+                self.assigned.setdefault((self.walk.qualname, target.target.value), []).append(value)
             if name is not None and name.endswith((".optim", ".dataloader_num_workers")):
                 owner, _, attr = name.rpartition(".")
                 (self.optim_assigned if attr == "optim" else self.workers_assigned).add(owner)
@@ -204,6 +230,10 @@ class HuggingFaceAnalysis(Analysis):
         if method_name(node) == "backward" and (owner := dotted(receiver(node))) is not None:
             self.backward_candidates.append((owner, node))
         self.candidate_calls.append(node)
+        if method_name(node) == "from_pretrained" and any(
+            a.keyword is not None and a.keyword.value in _PLACING_KEYWORDS for a in node.args
+        ):
+            self.model_loads.append((node, self.walk.qualname))
 
     # -- results ------------------------------------------------------------------------
 
@@ -219,6 +249,10 @@ class HuggingFaceAnalysis(Analysis):
                 self._collator(call)
             elif self._is_tokenizer_call(call):
                 self._tokenizer_call(call)
+        for call, scope in self.model_loads:
+            placements = self._placements(call, scope)
+            if placements:
+                part.model_placements[call] = placements
         part.accelerate_backwards = [call for owner, call in self.backward_candidates if owner in part.accelerators]
         part.builds_arguments = part.builds_arguments or bool(self.parses)
         for name, anchor in self.parses:
@@ -226,6 +260,33 @@ class HuggingFaceAnalysis(Analysis):
                 part.parsed_arguments.append(ParsedArguments(name, anchor))
             if name not in self.workers_assigned and anchor not in part.default_workers:
                 part.default_workers.append(anchor)
+
+    def _placements(self, call: cst.Call, scope: str) -> list[ModelPlacement]:
+        placements = []
+        for argument in call.args:
+            keyword = argument.keyword.value if argument.keyword is not None else None
+            if keyword == "device_map":
+                values = self._values(argument.value, scope)
+                kinds = {_device_map_kind(value, self.walk.resolve) for value in values} - {None}
+                kind = next((k for k in ("cuda", "accelerate", "unknown") if k in kinds), None)
+                if kind is not None:
+                    shown = tuple(values) if values != [argument.value] else ()
+                    placements.append(ModelPlacement(argument, kind, shown))
+            elif keyword in ("load_in_8bit", "load_in_4bit") and not _is_false(argument.value):
+                placements.append(ModelPlacement(argument, "quantized"))
+            elif keyword == "quantization_config" and any(
+                type(value) is cst.Call and self.walk.resolve(value.func) in BITSANDBYTES_CONFIG
+                for value in self._values(argument.value, scope)
+            ):
+                placements.append(ModelPlacement(argument, "quantized"))
+        return placements
+
+    def _values(self, value: cst.BaseExpression, scope: str) -> list[cst.BaseExpression]:
+        """A variable's assigned values (in its function, else at module level); the
+        expression itself otherwise (and for a parameter or a variable never assigned)."""
+        if type(value) is not cst.Name:
+            return [value]
+        return self.assigned.get((scope, value.value)) or self.assigned.get(("", value.value)) or [value]
 
     def _training_arguments(self, call: cst.Call) -> None:
         self.part.builds_arguments = True
@@ -280,3 +341,40 @@ def _builds_tokenizer(callee: str | None, name: str, value: cst.Call) -> bool:
     if callee is not None and callee.startswith("transformers.") and "Tokenizer" in callee:
         return True
     return "tokeni" in name.rsplit(".", 1)[-1].lower() and method_name(value) == "from_pretrained"
+
+
+# from_pretrained keywords that place (or quantize) the model.
+_PLACING_KEYWORDS = frozenset({"device_map", "load_in_8bit", "load_in_4bit", "quantization_config"})
+
+
+def _is_false(value: cst.BaseExpression) -> bool:
+    return type(value) is cst.Name and value.value in ("False", "None")
+
+
+def _device_map_kind(value: cst.BaseExpression, resolve: Callable[[cst.CSTNode], str | None]) -> str | None:
+    """Where a device_map value puts the model: on a CUDA device ("cuda": an int is a
+    CUDA ordinal, "cuda" means cuda:LOCAL_RANK), where accelerate chooses
+    ("accelerate"), on the host or XLA (None), or "unknown"."""
+    if type(value) is cst.Name and value.value == "None":
+        return None
+    if type(value) is cst.Integer:
+        return "cuda"
+    text = string_value(value)
+    if text is not None:
+        if text in ACCELERATE_DEVICE_MAPS:
+            return "accelerate"
+        if text in HOST_DEVICES or text.startswith("xla"):
+            return None
+        return "cuda" if text.startswith("cuda") else "unknown"
+    if type(value) is cst.Dict:
+        kinds = {_device_map_kind(element.value, resolve) for element in value.elements if isinstance(element, cst.DictElement)}
+        return next((k for k in ("cuda", "accelerate", "unknown") if k in kinds), None)
+    if type(value) is cst.Call:
+        callee = resolve(value.func)
+        if (type(value.func) is cst.Name and value.func.value == "int") or (callee or "").startswith("torch.cuda."):
+            return "cuda"  # int(os.environ["LOCAL_RANK"]), torch.cuda.current_device()
+        if callee == "torch.device":
+            return _device_map_kind(value.args[0].value, resolve) if value.args else "unknown"
+        if callee is not None and callee.startswith("torch_xla."):
+            return None
+    return "unknown"

@@ -12,10 +12,11 @@ import libcst as cst
 
 from codemods.engine.nodes import quoted_like, with_keyword
 from codemods.engine.rewriter import Concern, Context
-from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ParsedArguments
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ModelPlacement, ParsedArguments
 from codemods.huggingface.rules import (
     ACCELERATE_LOOP,
     INPUT_WORKERS,
+    MODEL_PLACEMENT,
     PADDING_LENGTH,
     STATIC_PADDING,
     TRAINER_ONE_DEVICE,
@@ -52,6 +53,8 @@ class HuggingFaceRewrite(Concern):
                 "step through its prepared loaders (MpDeviceLoader) and steps optimizers with xm.optimizer_step; "
                 "nothing to port (launch it with an XLA accelerate config)"
             )
+        for placement in hf.model_placements.get(original, ()):
+            self._placement(placement)
         if original in hf.padding:
             return self._padding(original, updated)
         choice = hf.training_arguments.get(original)
@@ -75,6 +78,23 @@ class HuggingFaceRewrite(Concern):
                        "raises on XLA)")
         new = self.ctx.fix(TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args))
         return new if new is not None else updated
+
+    def _placement(self, placement: ModelPlacement) -> None:
+        argument = placement.argument
+        written = f"`{argument.keyword.value if argument.keyword else ''}={self.ctx.code(argument.value)}`"
+        if placement.values:
+            written += " (" + " or ".join(_short(self.ctx.code(value)) for value in placement.values) + ")"
+        move = "the Trainer (or `.to(device)`) moves the model to the XLA device"
+        if placement.kind == "quantized":
+            message = (f"{written} quantizes with bitsandbytes, which has no XLA kernels: load the model unquantized "
+                       f"(torch_dtype=torch.bfloat16 halves its memory on XLA); {move}")
+        elif placement.kind == "cuda":
+            message = (f"{written} loads the model onto a CUDA device (a number is a CUDA ordinal), which raises "
+                       f"without CUDA: drop device_map, {move}")
+        else:
+            message = (f"{written}: accelerate places the model on CUDA devices, else the CPU and the disk, never on "
+                       f"XLA: drop device_map, {move}")
+        self.ctx.report(MODEL_PLACEMENT, argument, message)
 
     def _workers(self, node: cst.CSTNode) -> None:
         self.ctx.report(
@@ -151,3 +171,7 @@ class HuggingFaceRewrite(Concern):
 
 def _keyword_value(call: cst.Call, keyword: str) -> cst.CSTNode:
     return next(a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword)
+
+
+def _short(code: str, limit: int = 60) -> str:
+    return code if len(code) <= limit else code[: limit - 3] + "..."

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.engine.imports import ImportTable
-from codemods.engine.nodes import dotted, names_in
+from codemods.engine.nodes import children, dotted, names_in
 from codemods.engine.walk import Analysis
 from codemods.project.summary import outside_project
 
@@ -22,6 +22,9 @@ class ImportFacts:
     taken_names: set[str] = field(default_factory=set)
     # The statement after which new imports go.
     anchor: cst.CSTNode | None = None
+    # Module-level imports that only run after some module-level code: that code runs
+    # before their names are bound, so rewritten code may not rely on them.
+    after_code: set[cst.Import | cst.ImportFrom] = field(default_factory=set)
     # Names that may come from the project's own modules: local name -> (module as
     # written, name in it); the name is "" for ``import util.misc as misc``.
     project_names: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -38,7 +41,7 @@ class ImportAnalysis(Analysis):
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         part = self.facts.imports
-        part.table.add(node, self.walk.module_level)
+        part.table.add(node, self.walk.module_level and node not in part.after_code)
         if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
             part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]
         if isinstance(node, cst.Import):
@@ -99,3 +102,41 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
             if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):
                 xla_anchor = statement
     return xla_anchor or torch_anchor or anchor
+
+
+def expect_imports(table: ImportTable, after_code: set[cst.Import | cst.ImportFrom]) -> None:
+    """Before the walk: the names of the imports that run after module-level code, and
+    ``torch_xla``, which a file that never imports it can only mean as the package (a
+    rewrite may import it: the output must read the same)."""
+    for statement in after_code:
+        table.expect(statement)
+    table.bindings.setdefault("torch_xla", "torch_xla")
+
+
+def imports_after_code(module: cst.Module) -> set[cst.Import | cst.ImportFrom]:
+    """The module-level imports that some module-level code runs before (``x = f()``,
+    a loop's header or an earlier statement of its body, ``model.cuda()``; docstrings,
+    ``pass``, definitions and the tests of ``if`` and ``try`` run none that a rewrite
+    touches): names spelt through them would be unbound there."""
+    late: set[cst.Import | cst.ImportFrom] = set()
+    ran_code = False
+    pending: list[cst.CSTNode] = list(reversed(module.body))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in node.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    if ran_code:
+                        late.add(small)
+                elif not isinstance(small, cst.Pass) and not (
+                    isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+                ):
+                    ran_code = True
+            continue
+        if isinstance(node, cst.BaseCompoundStatement) and not isinstance(node, (cst.If, cst.Try, cst.TryStar)):
+            ran_code = True  # a loop's iterable, a with's context managers, a match's subject
+        # the statements inside, in the order of the code
+        pending.extend(reversed([child for child in children(node) if not isinstance(child, cst.BaseExpression)]))
+    return late

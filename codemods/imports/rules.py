@@ -173,6 +173,149 @@ ADD_IMPORT = Rule(
                 Expected(3, 1, "`import torch_xla.core.xla_model` for the rewritten code"),
             ),
         ),
+        # An import that module-level code runs before binds nothing there: the rewritten
+        # loop gets its own import (converting the output again then changes nothing).
+        invalid(
+            """
+            import torch
+
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+            import torch_xla.core.xla_model as xm
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            import torch_xla.core.xla_model as xm
+            """,
+            note="import-after-code-is-not-module-wide",
+            findings=(
+                Expected(2, 1, "`import torch_xla` for the rewritten code"),
+                Expected(3, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+            import torch_xla.core.xla_model as xm
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            for x, y in loader:
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                xm.mark_step()
+            import torch_xla.core.xla_model as xm
+            """,
+            target="sagemaker",
+            note="import-after-code-is-not-module-wide-sagemaker",
+            findings=(Expected(2, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
+        ),
+        # A name used before its import (here on the loop's first pass) means what the
+        # import binds: once the rewrite imports it at the top, the output reads the same.
+        invalid(
+            """
+            import torch
+
+            for x, y in loader:
+                device = xm.xla_device()
+                import torch_xla.core.xla_model as xm
+                loss_fn(model(x.to(device)), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                device = torch_xla.device()
+                import torch_xla.core.xla_model as xm
+                loss_fn(model(x.to(device)), y).backward()
+                torch_xla.sync()
+            """,
+            note="name-used-before-its-import",
+            findings=(Expected(2, 1, "`import torch_xla` for the rewritten code"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            for x, y in loader:
+                device = xm.xla_device()
+                import torch_xla.core.xla_model as xm
+                loss_fn(model(x.to(device)), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            for x, y in loader:
+                device = xm.xla_device()
+                import torch_xla.core.xla_model as xm
+                loss_fn(model(x.to(device)), y).backward()
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="name-used-before-its-import-sagemaker",
+            findings=(Expected(2, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
+        ),
+        # ``torch_xla`` never imported can only be the package: its barrier is one (the
+        # rewrite's ``import torch_xla`` would make it one on a second pass).
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            for x, y in loader:
+                loss_fn(model(x.to(device)), y).backward()
+                torch_xla.sync()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            for x, y in loader:
+                loss_fn(model(x.to(device)), y).backward()
+                torch_xla.sync()
+            """,
+            note="torch-xla-never-imported",
+            findings=(Expected(2, 1, "`import torch_xla` for the rewritten code"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            for x, y in loader:
+                loss_fn(model(x.to(device)), y).backward()
+                torch_xla.sync()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            for x, y in loader:
+                loss_fn(model(x.to(device)), y).backward()
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="torch-xla-never-imported-sagemaker",
+            findings=(Expected(2, 1, "`import torch_xla.core.xla_model as xm` for the rewritten code"),),
+        ),
     ),
 )
 

@@ -15,6 +15,7 @@ from codemods.engine.nodes import (
     arg_value,
     call_args,
     dotted,
+    fold_true,
     is_true,
     lone_call,
     method_name,
@@ -182,6 +183,8 @@ class TrainingAnalysis(Analysis):
         self.unlooped_steps: list[tuple[cst.SimpleStatementLine, str, _Function | None]] = []
         self.next_statement: dict[int, cst.BaseStatement] = {}
         self.used_outside_loops: set[str] = set()
+        # Barriers under availability checks in a loop: (loop, the checks, the barrier).
+        self.checked_barriers: list[tuple[_Loop, list[cst.If], cst.Call]] = []
 
     @property
     def loop(self) -> _Loop | None:
@@ -263,6 +266,27 @@ class TrainingAnalysis(Analysis):
         elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
             self.part.models.add(name)
 
+    def _availability_checks(self) -> list[cst.If]:
+        """The ``if torch.cuda.is_available():`` (or the like) around here in the loop."""
+        return [
+            condition for condition in self.walk.ifs_in_loop
+            if any(type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS
+                   for sub in walk(condition.test))
+        ]
+
+    def _barrier_stays(self, checks: list[cst.If], barrier: cst.Call) -> bool:
+        """A barrier under availability checks stays unless the device rewrite folds
+        one of them and drops the branch it is in (``if not torch.cuda.is_available():``
+        around device code: False on XLA, its body goes)."""
+        for check in checks:
+            if check not in self.facts.device.ifs:
+                continue
+            folded = fold_true(check.test, self.facts.device.is_available_call)
+            gone = check.body if folded is False else check.orelse if folded is True else None
+            if gone is not None and barrier in walk(gone):
+                return False
+        return True
+
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
         method = method_name(node)
@@ -278,7 +302,11 @@ class TrainingAnalysis(Analysis):
             if callee in spellings("sync") or (
                 callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier"))
             ):
-                loop.barrier = True
+                checks = self._availability_checks()
+                if checks:
+                    self.checked_barriers.append((loop, checks, node))
+                else:
+                    loop.barrier = True
             if not self.walk.conditional_in_loop and (
                 method in apis.HOST_READ_METHODS
                 or (type(node.func) is cst.Name and node.func.value in apis.HOST_READ_BUILTINS and callee is None)
@@ -360,6 +388,8 @@ class TrainingAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        for loop, checks, barrier in self.checked_barriers:
+            loop.barrier = loop.barrier or self._barrier_stays(checks, barrier)
         for name, func_name in self.model_candidates:
             if func_name in self.module_classes:
                 part.models.add(name)

@@ -527,6 +527,30 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        # The barrier under the availability check goes with the branch the device
+        # rewrite drops (False on XLA): the loop needs its own.
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                if not torch.cuda.is_available():
+                    device = torch.device("cuda")
+                    torch_xla.sync()
+                loss_fn(model(x.to(device)), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                loss_fn(model(x.to(device)), y).backward()
+                torch_xla.sync()
+            """,
+            note="barrier-in-a-dropped-branch",
+            findings=(Expected(6, 5, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
         invalid(
             """
             import torch

@@ -1,7 +1,3 @@
-# mypy: disable-error-code="type-var"
-# For convert_source(converted.output, ...) in test_lint_check_and_diff_never_change_a_file_and_targets_agree
-# (str | bytes): Hypothesis seeds a derandomized test from its source text, so typing that line would
-# change its examples, and the new ones find a non-idempotent sagemaker conversion (to be fixed apart).
 """Property tests: for generated programs, conversion
 
 * never raises on valid Python (a ConversionError is allowed only for input CPython
@@ -601,8 +597,10 @@ def test_lint_check_and_diff_never_change_a_file_and_targets_agree(source: str, 
     assert report.error is None
     assert report.changed == (mode != "lint" and converted.changed)
     assert all(1 <= f.line <= len(_lines(source)) for f in report.findings)
-    ast.parse(converted.output)
-    assert convert_source(converted.output, target=target).output == converted.output
+    output = converted.output
+    assert isinstance(output, str)
+    ast.parse(output)
+    assert convert_source(output, target=target).output == output
 
 
 # How a generated module mentions torch, so that it is not skipped before parsing.
