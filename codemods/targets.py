@@ -30,6 +30,11 @@ class Api:
     def qualified_name(self) -> str:
         return f"{self.module}.{self.attr}"
 
+    @property
+    def spelled(self) -> str:
+        """How the rewritten code spells it (``xm.xla_device``, ``torch.autocast``)."""
+        return f"{self.alias}.{self.attr}" if self.alias else self.qualified_name
+
 
 XM = "torch_xla.core.xla_model"
 PL = "torch_xla.distributed.parallel_loader"
@@ -84,6 +89,14 @@ class Target:
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
+
+    @property
+    def xla_autocast(self) -> str:
+        """XLA autocast as the rewritten code calls it, for messages."""
+        autocast = self.api("autocast").spelled
+        if self.autocast_takes == "device_type":
+            return f'{autocast}("{self.device_string}", dtype=torch.{self.autocast_dtype})'
+        return f"{autocast}({self.api('device').spelled}())"
 
 
 # Concepts whose spelling is the same in both targets.

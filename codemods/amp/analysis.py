@@ -30,6 +30,9 @@ class AutocastCall:
     spelling: Spelling
     flavor: Flavor  # what it runs as: CUDA autocast, or XLA autocast
     arguments: tuple[tuple[str, cst.Arg], ...]
+    # The name it is called through (``ac = torch.autocast`` ... ``ac("cuda")``): the
+    # callee stays (the name may hold something else too), its arguments change.
+    through: str | None = None
 
     def argument(self, name: str) -> cst.BaseExpression | None:
         return next((arg.value for key, arg in self.arguments if key == name), None)
@@ -63,6 +66,10 @@ class SyncFreeOptimizer:
 class AmpFacts:
     table: ImportTable
     autocasts: dict[cst.Call, AutocastCall] = field(default_factory=dict)
+    # CUDA autocast handed on uncalled (``autocast = torch.cuda.amp.autocast if amp else
+    # nullcontext``, ``partial(torch.autocast, ...)``) where no call of it is followed:
+    # the reference and what it names.
+    autocast_references: dict[cst.BaseExpression, str] = field(default_factory=dict)
     scalers: dict[cst.Call, ScalerCall] = field(default_factory=dict)
     # Names that hold a gradient scaler (``scaler``, ``self.scaler``, a ``scaler`` parameter).
     scaler_names: set[str] = field(default_factory=set)
@@ -91,6 +98,7 @@ class AmpFacts:
         return (
             self.imported
             or any(a.flavor == "cuda" for a in self.autocasts.values())
+            or bool(self.autocast_references)
             or any(s.flavor == "cuda" for s in self.scalers.values())
         )
 
@@ -119,6 +127,11 @@ class AmpAnalysis(Analysis):
         self.device_type_uses: set[str] = set()
         self.enabled_refs: list[tuple[cst.Call, set[str]]] = []
         self.optimizers: list[tuple[cst.Call, str]] = []
+        # Autocast handed on uncalled: bound to a name (name -> references), or elsewhere;
+        # and the calls of names the imports do not resolve (name -> calls, their owners).
+        self.bound: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
+        self.loose: list[tuple[cst.BaseExpression, str]] = []
+        self.name_calls: dict[str, list[tuple[cst.Call, str]]] = defaultdict(list)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -133,6 +146,7 @@ class AmpAnalysis(Analysis):
 
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
+        self.bound[name].extend(self._uncalled_autocasts(value))
         if any(type(n) is cst.Call and self._scaler_spelling(self.walk.resolve(n.func)) for n in walk(value)):
             self.part.scaler_names.add(name)
 
@@ -140,9 +154,17 @@ class AmpAnalysis(Analysis):
         if "scaler" in node.name.value.lower():
             self.part.scaler_names.add(node.name.value)
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.loose.extend(self._uncalled_autocasts(node.value))
+
     def visit_Call(self, node: cst.Call) -> None:
+        for arg in node.args:
+            self.loose.extend(self._uncalled_autocasts(arg.value))
         callee = self.walk.resolve(node.func)
         if callee is None:
+            if (name := dotted(node.func)) is not None:
+                self.name_calls[name].append((node, self.walk.qualname))
             return
         if (spelling := self._autocast_spelling(callee)) is not None:
             self._autocast(node, spelling)
@@ -151,18 +173,31 @@ class AmpAnalysis(Analysis):
         elif (name := _optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
 
-    def _autocast(self, node: cst.Call, spelling: Spelling) -> None:
+    def _uncalled_autocasts(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
+        """The CUDA-capable autocast APIs ``value`` names without calling them (itself, or
+        a branch of a conditional expression)."""
+        found: list[tuple[cst.BaseExpression, str]] = []
+        while type(value) is cst.IfExp:
+            found.extend(self._uncalled_autocasts(value.body))
+            value = value.orelse
+        if type(value) is cst.Name or type(value) is cst.Attribute:
+            qualified = self.walk.resolve(value)
+            if qualified in apis.CUDA_AUTOCAST or qualified in apis.TORCH_AUTOCAST:
+                found.append((value, qualified))
+        return found
+
+    def _autocast(self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None) -> None:
         arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
         if arguments is None:
             return
-        call = AutocastCall(spelling, "cuda", arguments)
+        call = AutocastCall(spelling, "cuda", arguments, through)
         device = call.device
         if spelling == "torch_xla":
             call = AutocastCall(spelling, "xla", arguments)
         elif spelling == "torch":
             kind = string_value(device)
             if kind == "xla":
-                call = AutocastCall(spelling, "xla", arguments)
+                call = AutocastCall(spelling, "xla", arguments, through)
             elif kind is not None and kind != "cuda":
                 return  # CPU (or another accelerator's) autocast: not ours
             elif kind is None:
@@ -170,7 +205,7 @@ class AmpAnalysis(Analysis):
                     return
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
-        self.part.owners.add(self.walk.qualname)
+        self.part.owners.add(self.walk.qualname if owner is None else owner)
         if (enabled := call.argument("enabled")) is not None:
             self.enabled_refs.append((node, set(names_in(enabled))))
 
@@ -221,6 +256,7 @@ class AmpAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        self._follow_names()
         for name in self.device_type_uses:
             values = self.assigned.get(name, [])
             for value in values:
@@ -244,6 +280,22 @@ class AmpAnalysis(Analysis):
                     part.syncfree[call] = _sync_free(call, name)
                 else:
                     part.other_optimizers[call] = name
+
+
+    def _follow_names(self) -> None:
+        """torch.autocast bound to a name is followed to the calls of that name (they
+        take its device type); CUDA autocast bound to a name (it has no device argument
+        to change), or handed on otherwise, is a reference the rewrite reports."""
+        for name, references in self.bound.items():
+            calls = self.name_calls.get(name, [])
+            for reference, qualified in references:
+                if qualified in apis.TORCH_AUTOCAST and calls:
+                    for call, owner in calls:
+                        self._autocast(call, "torch", name, owner)
+                else:
+                    self.part.autocast_references[reference] = qualified
+        for reference, qualified in self.loose:
+            self.part.autocast_references[reference] = qualified
 
 
 def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[str, cst.Arg], ...] | None:
