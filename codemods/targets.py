@@ -86,6 +86,9 @@ class Target:
     # written for the Lightning release checked with torch_xla 2.9 (2.6.6); the Lightning
     # releases of torch_xla 1.13 named them otherwise (strategy "tpu_spawn"): reported there.
     lightning_xla_names: bool = False
+    # PyTorch-Ignite's backend name for XLA ("xla-tpu"); None: ignite's XLA backend
+    # calls xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 removed.
+    ignite_xla_backend: str | None = None
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -166,6 +169,7 @@ TARGETS: dict[str, Target] = {
         save_waits_for_all=True,
         runtime_calls_entry=True,
         nccl_collectives=True,
+        ignite_xla_backend="xla-tpu",
     ),
 }
 
