@@ -21,6 +21,8 @@ Flavor = Literal["cuda", "xla"]
 # over the process group).
 Spelling = Literal["cuda_amp", "torch", "torch_xla", "sharded"]
 _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
+# Builtins that take a class without calling it (``isinstance(ctx, torch.autocast)``).
+_TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
 
 
 @dataclass(frozen=True)
@@ -159,8 +161,9 @@ class AmpAnalysis(Analysis):
             self.loose.extend(self._uncalled_autocasts(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
-        for arg in node.args:
-            self.loose.extend(self._uncalled_autocasts(arg.value))
+        if type(node.func) is not cst.Name or node.func.value not in _TYPE_CHECKS:
+            for arg in node.args:
+                self.loose.extend(self._uncalled_autocasts(arg.value))
         callee = self.walk.resolve(node.func)
         if callee is None:
             if (name := dotted(node.func)) is not None:

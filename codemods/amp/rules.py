@@ -44,6 +44,15 @@ AUTOCAST = Rule(
             """,
             note="cpu-autocast-through-a-name",
         ),
+        valid(
+            """
+            import torch
+
+            def entered(ctx):
+                return isinstance(ctx, torch.autocast)
+            """,
+            note="type-check-is-no-use",
+        ),
     ),
     invalid=(
         invalid(
