@@ -277,6 +277,18 @@ COMPILER_SETTINGS = {
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 # Multi-GPU APIs: their calls are ported (distributed/rewrite.py) or reported (XLA609).
+# PyTorch-Ignite's launchers (``import ignite.distributed as idist``): idist.Parallel
+# (backend, nproc_per_node, ...), idist.initialize(backend, ...) and idist.spawn(backend,
+# fn, args, ...) take the backend first.  "nccl", "gloo" and "mpi" are torch.distributed's
+# (ignite/distributed/comp_models/native.py), "xla-tpu" is ignite's XLA backend
+# (comp_models/xla.py); with no backend (None) idist runs serially, on CUDA or the CPU.
+IGNITE_LAUNCHERS = frozenset({
+    "ignite.distributed.Parallel", "ignite.distributed.launcher.Parallel",
+    "ignite.distributed.initialize", "ignite.distributed.utils.initialize",
+    "ignite.distributed.spawn", "ignite.distributed.utils.spawn",
+})
+IGNITE_NATIVE_BACKENDS = frozenset({"nccl", "gloo", "mpi"})
+
 DISTRIBUTED: dict[str, SourceApi] = _table(
     DISTRIBUTED_MANUAL,
     "is not ported here: on XLA use the xla process group, the XLA launcher and one process per device",

@@ -11,6 +11,7 @@ from codemods.compile.rewrite import CompileRewrite
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.rewrite import DeviceRewrite
+from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.rewrite import DistributedRewrite
 from codemods.engine.rewriter import Concern, Context
 from codemods.fsdp.rewrite import FsdpRewrite
@@ -54,6 +55,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
         DistributedRewrite(ctx),
+        IgniteRewrite(ctx),
         FsdpRewrite(ctx),
         ReportedApis(ctx, apis.THIRD_PARTY, apis.third_party),
         CompileRewrite(ctx),

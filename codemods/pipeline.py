@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 Source = TypeVar("Source", str, bytes)
 
 # A file that mentions none of these cannot be a target: skipped before parsing.
-_RELEVANT = re.compile(rb"torch|sagemaker|transformers|lightning")
+_RELEVANT = re.compile(rb"torch|sagemaker|transformers|lightning|ignite")
 _SKIP_FILE = "xla-codemod: skip-file"
 # Launcher scripts (estimators) and model-parallel training scripts also get the SM checks.
 _SAGEMAKER = re.compile(rb"sagemaker|smdistributed")

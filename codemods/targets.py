@@ -30,6 +30,11 @@ class Api:
     def qualified_name(self) -> str:
         return f"{self.module}.{self.attr}"
 
+    @property
+    def spelled(self) -> str:
+        """How the rewritten code spells it (``xm.xla_device``, ``torch.autocast``)."""
+        return f"{self.alias}.{self.attr}" if self.alias else self.qualified_name
+
 
 XM = "torch_xla.core.xla_model"
 PL = "torch_xla.distributed.parallel_loader"
@@ -81,9 +86,20 @@ class Target:
     # written for the Lightning release checked with torch_xla 2.9 (2.6.6); the Lightning
     # releases of torch_xla 1.13 named them otherwise (strategy "tpu_spawn"): reported there.
     lightning_xla_names: bool = False
+    # PyTorch-Ignite's backend name for XLA ("xla-tpu"); None: ignite's XLA backend
+    # calls xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 removed.
+    ignite_xla_backend: str | None = None
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
+
+    @property
+    def xla_autocast(self) -> str:
+        """XLA autocast as the rewritten code calls it, for messages."""
+        autocast = self.api("autocast").spelled
+        if self.autocast_takes == "device_type":
+            return f'{autocast}("{self.device_string}", dtype=torch.{self.autocast_dtype})'
+        return f"{autocast}({self.api('device').spelled}())"
 
 
 # Concepts whose spelling is the same in both targets.
@@ -153,6 +169,7 @@ TARGETS: dict[str, Target] = {
         save_waits_for_all=True,
         runtime_calls_entry=True,
         nccl_collectives=True,
+        ignite_xla_backend="xla-tpu",
     ),
 }
 

@@ -13,7 +13,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import call_args, dotted, mentions, names_in, string_value, walk
-from codemods.engine.walk import Analysis, Walk, calls_of
+from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
 Flavor = Literal["cuda", "xla"]
@@ -21,6 +21,8 @@ Flavor = Literal["cuda", "xla"]
 # over the process group).
 Spelling = Literal["cuda_amp", "torch", "torch_xla", "sharded"]
 _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
+# Builtins that take a class without calling it (``isinstance(ctx, torch.autocast)``).
+_TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,9 @@ class AutocastCall:
     spelling: Spelling
     flavor: Flavor  # what it runs as: CUDA autocast, or XLA autocast
     arguments: tuple[tuple[str, cst.Arg], ...]
+    # The name it is called through (``ac = torch.autocast`` ... ``ac("cuda")``): the
+    # callee stays (the name may hold something else too), its arguments change.
+    through: str | None = None
 
     def argument(self, name: str) -> cst.BaseExpression | None:
         return next((arg.value for key, arg in self.arguments if key == name), None)
@@ -63,6 +68,10 @@ class SyncFreeOptimizer:
 class AmpFacts:
     table: ImportTable
     autocasts: dict[cst.Call, AutocastCall] = field(default_factory=dict)
+    # CUDA autocast handed on uncalled (``autocast = torch.cuda.amp.autocast if amp else
+    # nullcontext``, ``partial(torch.autocast, ...)``) where no call of it is followed:
+    # the reference and what it names.
+    autocast_references: dict[cst.BaseExpression, str] = field(default_factory=dict)
     scalers: dict[cst.Call, ScalerCall] = field(default_factory=dict)
     # Names that hold a gradient scaler (``scaler``, ``self.scaler``, a ``scaler`` parameter).
     scaler_names: set[str] = field(default_factory=set)
@@ -91,6 +100,7 @@ class AmpFacts:
         return (
             self.imported
             or any(a.flavor == "cuda" for a in self.autocasts.values())
+            or bool(self.autocast_references)
             or any(s.flavor == "cuda" for s in self.scalers.values())
         )
 
@@ -119,6 +129,11 @@ class AmpAnalysis(Analysis):
         self.device_type_uses: set[str] = set()
         self.enabled_refs: list[tuple[cst.Call, set[str]]] = []
         self.optimizers: list[tuple[cst.Call, str]] = []
+        # Autocast handed on uncalled: bound to a name (name -> references), or elsewhere;
+        # and the calls of names the imports do not resolve (name -> calls, their owners).
+        self.bound: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
+        self.loose: list[tuple[cst.BaseExpression, str]] = []
+        self.name_calls: dict[str, list[tuple[cst.Call, str]]] = defaultdict(list)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -133,6 +148,7 @@ class AmpAnalysis(Analysis):
 
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
+        self.bound[name].extend(self._uncalled_autocasts(value))
         if any(type(n) is cst.Call and self._scaler_spelling(self.walk.resolve(n.func)) for n in walk(value)):
             self.part.scaler_names.add(name)
 
@@ -140,35 +156,51 @@ class AmpAnalysis(Analysis):
         if "scaler" in node.name.value.lower():
             self.part.scaler_names.add(node.name.value)
 
-    @calls_of(apis.CUDA_AUTOCAST, apis.TORCH_AUTOCAST, apis.XLA_AUTOCAST)
-    def _autocast_call(self, node: cst.Call) -> None:
-        spelling = self._autocast_spelling(self.walk.resolve(node.func) or "")
-        if spelling is not None:
-            self._autocast(node, spelling)
-
-    @calls_of(apis.CUDA_GRAD_SCALERS, apis.TORCH_GRAD_SCALERS, apis.XLA_GRAD_SCALERS, apis.SHARDED_GRAD_SCALERS)
-    def _scaler_call(self, node: cst.Call) -> None:
-        spelling = self._scaler_spelling(self.walk.resolve(node.func))
-        if spelling is not None:
-            self._scaler(node, spelling)
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.loose.extend(self._uncalled_autocasts(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is not cst.Name or node.func.value not in _TYPE_CHECKS:
+            for arg in node.args:
+                self.loose.extend(self._uncalled_autocasts(arg.value))
         callee = self.walk.resolve(node.func)
-        if callee is not None and (name := _optimizer_class(callee)) is not None:
+        if callee is None:
+            if (name := dotted(node.func)) is not None:
+                self.name_calls[name].append((node, self.walk.qualname))
+            return
+        if (spelling := self._autocast_spelling(callee)) is not None:
+            self._autocast(node, spelling)
+        elif (spelling := self._scaler_spelling(callee)) is not None:
+            self._scaler(node, spelling)
+        elif (name := _optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
 
-    def _autocast(self, node: cst.Call, spelling: Spelling) -> None:
+    def _uncalled_autocasts(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
+        """The CUDA-capable autocast APIs ``value`` names without calling them (itself, or
+        a branch of a conditional expression)."""
+        found: list[tuple[cst.BaseExpression, str]] = []
+        while type(value) is cst.IfExp:
+            found.extend(self._uncalled_autocasts(value.body))
+            value = value.orelse
+        if type(value) is cst.Name or type(value) is cst.Attribute:
+            qualified = self.walk.resolve(value)
+            if qualified in apis.CUDA_AUTOCAST or qualified in apis.TORCH_AUTOCAST:
+                found.append((value, qualified))
+        return found
+
+    def _autocast(self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None) -> None:
         arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
         if arguments is None:
             return
-        call = AutocastCall(spelling, "cuda", arguments)
+        call = AutocastCall(spelling, "cuda", arguments, through)
         device = call.device
         if spelling == "torch_xla":
             call = AutocastCall(spelling, "xla", arguments)
         elif spelling == "torch":
             kind = string_value(device)
             if kind == "xla":
-                call = AutocastCall(spelling, "xla", arguments)
+                call = AutocastCall(spelling, "xla", arguments, through)
             elif kind is not None and kind != "cuda":
                 return  # CPU (or another accelerator's) autocast: not ours
             elif kind is None:
@@ -176,7 +208,7 @@ class AmpAnalysis(Analysis):
                     return
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
-        self.part.owners.add(self.walk.qualname)
+        self.part.owners.add(self.walk.qualname if owner is None else owner)
         if (enabled := call.argument("enabled")) is not None:
             self.enabled_refs.append((node, set(names_in(enabled))))
 
@@ -227,6 +259,7 @@ class AmpAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        self._follow_names()
         for name in self.device_type_uses:
             values = self.assigned.get(name, [])
             for value in values:
@@ -250,6 +283,22 @@ class AmpAnalysis(Analysis):
                     part.syncfree[call] = _sync_free(call, name)
                 else:
                     part.other_optimizers[call] = name
+
+
+    def _follow_names(self) -> None:
+        """torch.autocast bound to a name is followed to the calls of that name (they
+        take its device type); CUDA autocast bound to a name (it has no device argument
+        to change), or handed on otherwise, is a reference the rewrite reports."""
+        for name, references in self.bound.items():
+            calls = self.name_calls.get(name, [])
+            for reference, qualified in references:
+                if qualified in apis.TORCH_AUTOCAST and calls:
+                    for call, owner in calls:
+                        self._autocast(call, "torch", name, owner)
+                else:
+                    self.part.autocast_references[reference] = qualified
+        for reference, qualified in self.loose:
+            self.part.autocast_references[reference] = qualified
 
 
 def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[str, cst.Arg], ...] | None:

@@ -73,18 +73,10 @@ class AmpRewrite(Concern):
         def keywords(skip: str) -> list[cst.Arg]:
             return [_as_keyword(new_args[id(arg)], name) for name, arg in call.arguments if name != skip]
 
+        if call.through is not None and call.flavor == "cuda":
+            return self._through_name(original, updated, call, new_args)
         if device_variable and by_device_type:
-            # The device type comes from a value that the device-type rule makes 'xla':
-            # only the precision may need to change.
-            name = dotted(device)
-            if name not in self.facts.amp.device_types.values() and name not in self.facts.amp.xla_device_types:
-                self.ctx.report(
-                    AUTOCAST_DEVICE_TYPE,
-                    original,
-                    f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]
-                    f"'{target.device_string}' on the XLA device, or autocast is off there",
-                )
-            return self._fix_dtype(original, updated, call, new_args)
+            return self._device_variable(original, updated, call, new_args)
 
         skip = "device" if call.spelling == "torch_xla" else "device_type"
         rest = keywords(skip)
@@ -109,6 +101,84 @@ class AmpRewrite(Concern):
 
         new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{dtype_note}", build)
         return new if new is not None else updated
+
+    def _device_variable(
+        self, original: cst.Call, updated: cst.Call, call: AutocastCall, new_args: dict[int, cst.Arg]
+    ) -> cst.Call:
+        """The device type comes from a value that the device-type rule makes 'xla':
+        only the precision may need to change."""
+        device = call.device
+        name = dotted(device)
+        if name not in self.facts.amp.device_types.values() and name not in self.facts.amp.xla_device_types:
+            self.ctx.report(
+                AUTOCAST_DEVICE_TYPE,
+                original,
+                f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]
+                f"'{self.ctx.target.device_string}' on the XLA device, or autocast is off there",
+            )
+        return self._fix_dtype(original, updated, call, new_args)
+
+    def _through_name(
+        self, original: cst.Call, updated: cst.Call, call: AutocastCall, new_args: dict[int, cst.Arg]
+    ) -> cst.Call:
+        """torch.autocast called through a name (``ac = torch.autocast``, or one branch of
+        a choice): the name stays, so only its arguments can change; 2.9: a literal
+        "cuda" becomes "xla" (and float16 bfloat16), torch_xla 1.13 has no "xla" device type."""
+        target = self.ctx.target
+        device = call.device
+        name = call.through
+        if target.autocast_takes != "device_type":
+            self.ctx.report(
+                AUTOCAST, original,
+                f"`{name}` is torch.autocast, called here: the torch of torch_xla {target.torch_xla_version} "
+                f"takes no 'xla' autocast device type, so it stays CUDA autocast (off on XLA); call "
+                f"{target.xla_autocast} here instead",
+            )
+            return updated
+        if string_value(device) is None:
+            return self._device_variable(original, updated, call, new_args)
+        dtype = call.argument("dtype")
+        float16 = dtype is not None and self.ctx.resolve(dtype) in _FLOAT16
+        precision = target.autocast_dtype
+
+        def build() -> cst.Call | None:
+            if not self.ctx.imports.require_package("torch_xla"):
+                return None
+            bfloat16 = self.ctx.imports.expression(Api("torch", precision)) if float16 else None  # type: ignore[arg-type]
+            if float16 and bfloat16 is None:
+                return None
+            args = []
+            for key, arg in call.arguments:
+                new = new_args[id(arg)]
+                if key == "device_type":
+                    new = new.with_changes(value=quoted_like(arg.value, target.device_string))
+                elif key == "dtype" and bfloat16 is not None:
+                    self.ctx.imports.discard(arg.value)
+                    new = new.with_changes(value=bfloat16)
+                args.append(new)
+            return updated.with_changes(args=args)
+
+        note = f" (float16 becomes {precision}: XLA autocast runs in {precision})" if float16 else ""
+        new = self.ctx.fix(
+            AUTOCAST, original, f"`{name}` is torch.autocast: {self.ctx.code(original)} -> {{new}}{note}", build
+        )
+        return new if new is not None else updated
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        """CUDA autocast handed on uncalled: where it is called, it stays CUDA autocast."""
+        if original not in self.facts.amp.autocast_references:
+            return updated
+        target = self.ctx.target
+        instead = target.xla_autocast
+        if qualified in apis.CUDA_AUTOCAST:
+            why = "it has no device argument to change, so where it is called it stays CUDA autocast (off on XLA)"
+        else:
+            why = "its device type is given where it is called, out of sight, and with 'cuda' autocast is off on XLA"
+        self.ctx.report(
+            AUTOCAST, original,
+            f"`{self.ctx.code(original)}` is handed on uncalled: {why}; call {instead} where it is used",
+        )
+        return updated
 
     def _bfloat16(self, call: AutocastCall, rest: list[cst.Arg]) -> tuple[list[cst.Arg], str]:
         """The keywords with the precision XLA autocast needs (float16 -> bfloat16)."""

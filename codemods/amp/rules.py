@@ -34,6 +34,25 @@ AUTOCAST = Rule(
             """,
             note="cpu-and-xla-autocast-stay",
         ),
+        valid(
+            """
+            import torch
+
+            ac = torch.autocast
+            with ac("cpu", dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            note="cpu-autocast-through-a-name",
+        ),
+        valid(
+            """
+            import torch
+
+            def entered(ctx):
+                return isinstance(ctx, torch.autocast)
+            """,
+            note="type-check-is-no-use",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -152,6 +171,122 @@ AUTOCAST = Rule(
             """,
             alias=True,
             findings=(Expected(4, 6, 'ac -> th.autocast("xla", dtype=th.bfloat16, enabled=True) (float16,'),),
+        ),
+        invalid(
+            """
+            from contextlib import nullcontext
+
+            import torch
+
+            amp_ctx = torch.cuda.amp.autocast(dtype=torch.float16) if use_amp else nullcontext()
+            with amp_ctx:
+                out = model(x)
+            """,
+            """
+            from contextlib import nullcontext
+
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            amp_ctx = torch.autocast("xla", dtype=torch.bfloat16) if use_amp else nullcontext()
+            with amp_ctx:
+                out = model(x)
+            """,
+            note="autocast-called-into-a-name",
+            findings=(Expected(6, 11, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
+        ),
+        invalid(
+            """
+            from contextlib import nullcontext
+
+            import torch
+
+
+            class Trainer:
+                def __init__(self, use_amp):
+                    self.autocast = torch.autocast if use_amp else nullcontext
+
+                def step(self, x):
+                    with self.autocast("cuda", dtype=torch.float16):
+                        return self.model(x)
+            """,
+            """
+            from contextlib import nullcontext
+
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+
+            class Trainer:
+                def __init__(self, use_amp):
+                    self.autocast = torch.autocast if use_amp else nullcontext
+
+                def step(self, x):
+                    with self.autocast("xla", dtype=torch.bfloat16):
+                        return self.model(x)
+            """,
+            note="autocast-bound-to-a-name",
+            findings=(
+                Expected(12, 14, '`self.autocast` is torch.autocast: self.autocast("cuda", dtype=torch.float16) -> '
+                         'self.autocast("xla", dtype=torch.bfloat16)'),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            ac = th.amp.autocast
+            with ac(device_type="cuda"):
+                out = model(x)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            ac = th.amp.autocast
+            with ac(device_type="xla"):
+                out = model(x)
+            """,
+            alias=True,
+            note="autocast-bound-to-a-name-alias",
+            findings=(Expected(5, 6, '`ac` is torch.autocast: ac(device_type="cuda") -> ac(device_type="xla")'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            ac = torch.autocast
+            with ac("cuda", dtype=torch.float16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="autocast-bound-to-a-name-sagemaker",
+            findings=(
+                Expected(4, 6, "`ac` is torch.autocast, called here: the torch of torch_xla 1.13 takes no 'xla' "
+                         "autocast device type"),
+            ),
+        ),
+        invalid(
+            """
+            from contextlib import nullcontext
+            import functools
+
+            import torch
+
+
+            def step(model, x, use_amp):
+                autocast = torch.cuda.amp.autocast if use_amp else nullcontext
+                with autocast():
+                    out = model(x)
+                half = functools.partial(torch.autocast, "cuda")
+                with half():
+                    return model(out)
+            """,
+            note="autocast-handed-on-uncalled",
+            findings=(
+                Expected(8, 16, "`torch.cuda.amp.autocast` is handed on uncalled: it has no device argument to change"),
+                Expected(11, 30, "`torch.autocast` is handed on uncalled: its device type is given where it is called"),
+            ),
         ),
     ),
 )

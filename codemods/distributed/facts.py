@@ -105,6 +105,9 @@ class DistributedFacts:
     unreduced_backwards: set[cst.Call] = field(default_factory=set)
     # model.share_memory() with mp.Process workers: Hogwild training.
     hogwild: cst.Call | None = None
+    # PyTorch-Ignite launchers (idist.Parallel, initialize, spawn) and their backend
+    # argument (None: not given, so idist runs serially).
+    ignite_launchers: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
     # ``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` statements (the xla process group has no
     # AVG): -> xm.all_reduce("sum", [t], scale=1.0 / world size); any other use of a reduce
     # op the xla process group refuses is reported (the attribute).

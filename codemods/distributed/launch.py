@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import libcst as cst
 
+from codemods import apis
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import ProcessGroup, Spawn
@@ -114,6 +115,8 @@ class LaunchAnalysis(Analysis):
             self.xla_launches[node] = owner
         elif callee in PROCESS:
             self.processes = True
+        elif callee in apis.IGNITE_LAUNCHERS:
+            self.part.ignite_launchers[node] = _ignite_backend(node)
 
     def _flag(self, node: cst.Call) -> None:
         """``parser.add_argument("--dist-backend", default="nccl")``: the flag's default, by dest."""
@@ -290,6 +293,13 @@ class LaunchAnalysis(Analysis):
         for source in sources:
             self.part.backend_values[source] = value
         return True
+
+
+def _ignite_backend(call: cst.Call) -> cst.Arg | None:
+    """The backend argument of an ignite launcher (its first parameter); an unpacked
+    argument that may hold it; None if there is none."""
+    backend = next((arg for name, arg in args_by_position(call, ("backend",)) if name == "backend"), None)
+    return backend or next((arg for arg in call.args if arg.star), None)
 
 
 def _shared_names(guard: cst.If, defs: list[cst.FunctionDef | cst.ClassDef]) -> tuple[str, ...]:
