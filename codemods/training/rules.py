@@ -140,6 +140,40 @@ OPTIMIZER_STEP = Rule(
             note="dataparallel-does-not-reduce",
             findings=(Expected(4, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
         ),
+        # The model is wrapped in FSDP by another module: the annotation says so, and the
+        # step stays plain (FSDP reduce-scatters the gradients itself).
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train(model: FSDP, optimizer, loader):
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def train(model: xla_fsdp.XlaFullyShardedDataParallel, optimizer, loader):
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+            note="fsdp-model-wrapped-elsewhere",
+            findings=(
+                Expected(
+                    9, 9,
+                    "`optimizer.step()` stays: this file annotates its model as `FSDP`, wrapped elsewhere, and FSDP "
+                    "reduce-scatters the gradients itself",
+                ),
+            ),
+        ),
         # With several processes xm.optimizer_step would reduce before the closure computes
         # the gradients: reported.
         invalid(
