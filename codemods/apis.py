@@ -227,6 +227,12 @@ THIRD_PARTY_MODULES: dict[str, SourceApi] = {
     "bitsandbytes.": SourceApi(THIRD_PARTY_CUDA, "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
                                True),
     "flash_attn.": SourceApi(THIRD_PARTY_CUDA, f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
+    "torchrec.distributed.": SourceApi(THIRD_PARTY_CUDA,
+                                       "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
+                                       "planner, the sharders and train pipelines), which shards embedding tables "
+                                       "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
+                                       "devices; XLA alternative: none (keep the embedding tables unsharded, as "
+                                       "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)", True),
     "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
                            "equivalent", True),
     "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
