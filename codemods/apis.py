@@ -104,6 +104,14 @@ AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.i
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 # Calls that end the process (beside `raise` and the builtins exit() and quit()).
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
+# Calls that start another program: a script that starts its workers with them, rank
+# variables in their environment, is a launcher of its own (distributed/ranks.py).
+PROGRAM_STARTS = frozenset(
+    {f"subprocess.{name}" for name in ("Popen", "run", "call", "check_call", "check_output")}
+    | {f"os.{name}" for name in ("execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp "
+                                  "spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp").split()}
+    | {"asyncio.create_subprocess_exec"}
+)
 # Pick the current GPU: removed on XLA (one device per process).
 SET_DEVICE_CALLS = frozenset({"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"})
 
