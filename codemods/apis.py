@@ -386,6 +386,10 @@ HOST_READ_BUILTINS = frozenset({"float", "print"})
 
 OPTIMIZER_MODULE = "torch.optim"
 SCHEDULER_MODULE = "torch.optim.lr_scheduler"
+# torch.optim.swa_utils: SWALR is a learning-rate scheduler (an LRScheduler); AveragedModel
+# and the rest are no optimizers either.
+SWA_UTILS = "torch.optim.swa_utils"
+SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 # References the rewrites inspect by themselves (beyond the fact sheet's nodes): the

@@ -259,7 +259,7 @@ class TrainingAnalysis(Analysis):
             self.device_loaders.add(name)
         if callee is None:
             return
-        if callee.startswith(apis.SCHEDULER_MODULE + "."):
+        if callee.startswith(apis.SCHEDULER_MODULE + ".") or callee == apis.SWA_SCHEDULER:
             self.part.schedulers.add(name)
         elif _is_optimizer_class(callee):
             self.part.optimizers.add(name)
@@ -721,7 +721,10 @@ def is_device_loader(call: cst.Call, callee: str | None) -> bool:
 
 
 def _is_optimizer_class(callee: str) -> bool:
-    return callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper()
+    return (
+        callee.startswith(apis.OPTIMIZER_MODULE + ".") and not callee.startswith(apis.SWA_UTILS + ".")
+        and callee.rsplit(".", 1)[-1][:1].isupper()
+    )
 
 
 def _is_scheduler_name(name: str) -> bool:

@@ -54,6 +54,17 @@ OPTIMIZER_STEP = Rule(
             """,
             note="ddp-reduces-itself",
         ),
+        valid(
+            """
+            import torch
+            from torch.optim.swa_utils import SWALR, AveragedModel
+
+            swa_model = AveragedModel(model)
+            self.swa_scheduler = SWALR(optimizer, swa_lr=0.05)
+            self.swa_scheduler.step()
+            """,
+            note="swa-scheduler-is-no-optimizer",
+        ),
     ),
     invalid=(
         invalid(
