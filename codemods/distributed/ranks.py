@@ -21,6 +21,7 @@ from codemods.distributed.entry import code_owner
 from codemods.engine.nodes import (
     arg_value,
     assigned_values,
+    call_args,
     dotted,
     lone_call,
     method_name,
@@ -90,7 +91,8 @@ class RankAnalysis(Analysis):
         self.guarded_calls: set[str] = set()
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
-        # A launcher of its own: programs it starts, and rank variables it sets for them
+        # A launcher of its own: programs it starts, one per worker (in a loop) or with an
+        # environment of their own (``env=``), and rank variables it sets for them
         # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
         self.program_starts: list[cst.Call] = []
         self.env_writes = False
@@ -183,8 +185,8 @@ class RankAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
         owner = self.owner
-        if callee in apis.PROGRAM_STARTS:
-            self.program_starts.append(node)
+        if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
+            self.program_starts.append(node)  # one per worker, or given an environment of its own
         if any(arg.keyword is not None and arg.keyword.value in ENV_CONCEPTS for arg in node.args):
             self.env_writes = True
         if callee in apis.SET_DEVICE_CALLS:  # removed whole (XLA106): what it reads goes with it

@@ -674,6 +674,28 @@ def test_a_launcher_of_its_own_stays_a_launcher(name: str, target: str) -> None:
     assert source.splitlines()[manual[0].line - 1].lstrip().startswith(("workers.append(" + start, start))
 
 
+def test_a_script_that_sets_its_own_ranks_is_no_launcher() -> None:
+    """mosaicml/composer's submitit notebook: the script runs one command (``scontrol``)
+    to find its master host, then sets RANK/WORLD_SIZE in its own environment for the
+    training it runs itself.  One program started outside a loop, without an environment
+    of its own, starts no worker: no "launcher of its own" finding."""
+    source = """\
+import os
+import subprocess
+
+import torch
+
+
+def set_up_env(rank):
+    host = subprocess.check_output(["scontrol", "show", "hostnames"]).decode().split()[0]
+    os.environ["MASTER_ADDR"] = host
+    os.environ["RANK"] = str(rank)
+    os.environ["WORLD_SIZE"] = str(torch.cuda.device_count())
+"""
+    conversion = convert_source(source, target="2.9")
+    assert not any("a launcher of its own" in f.message for f in conversion.findings)
+
+
 def test_a_launcher_that_also_starts_a_process_group_is_ported() -> None:
     """The same start of workers in a script that also runs as one (it starts its process
     group in the worker branch) is a training script: the group is ported as before."""
