@@ -104,6 +104,14 @@ AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.i
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 # Calls that end the process (beside `raise` and the builtins exit() and quit()).
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
+# Calls that start another program: a script that starts its workers with them, rank
+# variables in their environment, is a launcher of its own (distributed/ranks.py).
+PROGRAM_STARTS = frozenset(
+    {f"subprocess.{name}" for name in ("Popen", "run", "call", "check_call", "check_output")}
+    | {f"os.{name}" for name in ("execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp "
+                                  "spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp").split()}
+    | {"asyncio.create_subprocess_exec"}
+)
 # Pick the current GPU: removed on XLA (one device per process).
 SET_DEVICE_CALLS = frozenset({"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"})
 
@@ -227,6 +235,12 @@ THIRD_PARTY_MODULES: dict[str, SourceApi] = {
     "bitsandbytes.": SourceApi(THIRD_PARTY_CUDA, "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
                                True),
     "flash_attn.": SourceApi(THIRD_PARTY_CUDA, f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
+    "torchrec.distributed.": SourceApi(THIRD_PARTY_CUDA,
+                                       "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
+                                       "planner, the sharders and train pipelines), which shards embedding tables "
+                                       "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
+                                       "devices; XLA alternative: none (keep the embedding tables unsharded, as "
+                                       "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)", True),
     "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
                            "equivalent", True),
     "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
@@ -384,6 +398,10 @@ HOST_READ_BUILTINS = frozenset({"float", "print"})
 
 OPTIMIZER_MODULE = "torch.optim"
 SCHEDULER_MODULE = "torch.optim.lr_scheduler"
+# torch.optim.swa_utils: SWALR is a learning-rate scheduler (an LRScheduler); AveragedModel
+# and the rest are no optimizers either.
+SWA_UTILS = "torch.optim.swa_utils"
+SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 # References the rewrites inspect by themselves (beyond the fact sheet's nodes): the

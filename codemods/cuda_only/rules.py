@@ -9,14 +9,15 @@ THIRD_PARTY_CUDA = Rule(
     "third-party-cuda",
     "error",
     "A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism)",
     False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (codemods/apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
-    "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels. Each use is reported at its "
+    "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
+    "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
     examples=lambda: (Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
         findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
@@ -129,6 +130,22 @@ THIRD_PARTY_CUDA = Rule(
             note="module-alias",
             alias=True,
             findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
+        ),
+        invalid(
+            """
+            import torch
+            from torchrec.distributed.model_parallel import DistributedModelParallel
+            from torchrec.distributed.planner import EmbeddingShardingPlanner, Topology
+
+            planner = EmbeddingShardingPlanner(topology=Topology(world_size=8, compute_device="cuda"))
+            model = DistributedModelParallel(module=model, device=device, plan=planner.collective_plan(model))
+            """,
+            note="torchrec-model-parallel",
+            findings=(
+                Expected(5, 11, "`EmbeddingShardingPlanner` is TorchRec's model parallelism"),
+                Expected(5, 45, "`Topology` is TorchRec's model parallelism"),
+                Expected(6, 9, "`DistributedModelParallel` is TorchRec's model parallelism"),
+            ),
         ),
     ),
 )

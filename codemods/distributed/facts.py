@@ -108,6 +108,10 @@ class DistributedFacts:
     # PyTorch-Ignite launchers (idist.Parallel, initialize, spawn) and their backend
     # argument (None: not given, so idist runs serially).
     ignite_launchers: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
+    # A launcher of its own: the script starts its workers as programs (subprocess,
+    # os.exec*) with RANK/LOCAL_RANK/WORLD_SIZE in their environment, and starts no process
+    # group itself.  It stays one process, as it is; the first such start is reported.
+    own_launcher: cst.Call | None = None
     # ``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` statements (the xla process group has no
     # AVG): -> xm.all_reduce("sum", [t], scale=1.0 / world size); any other use of a reduce
     # op the xla process group refuses is reported (the attribute).

@@ -174,6 +174,13 @@ class LaunchAnalysis(Analysis):
         if self.shared is not None and self.processes:
             part.hogwild = self.shared
             part.multi_process = False
+        start = self.ranks.program_start()
+        if start is not None and not (self.pending_groups or part.spawns or part.ddp or part.style == "launched"):
+            # A launcher of its own: its environment reads and checks are its own inputs.
+            part.own_launcher = start
+            part.multi_process = False
+            part.launched_checks = {}
+            part.raw_env_reads = {}
         facts = self.facts
         if facts.huggingface.accelerators or facts.lightning.drives_training or part.hogwild is not None:
             part.multi_process = False

@@ -21,6 +21,7 @@ from codemods.distributed.entry import code_owner
 from codemods.engine.nodes import (
     arg_value,
     assigned_values,
+    call_args,
     dotted,
     lone_call,
     method_name,
@@ -90,6 +91,11 @@ class RankAnalysis(Analysis):
         self.guarded_calls: set[str] = set()
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
+        # A launcher of its own: programs it starts, one per worker (in a loop) or with an
+        # environment of their own (``env=``), and rank variables it sets for them
+        # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
+        self.program_starts: list[cst.Call] = []
+        self.env_writes = False
 
     @property
     def owner(self) -> str:
@@ -180,6 +186,10 @@ class RankAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.resolve(node.func)
         owner = self.owner
+        if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
+            self.program_starts.append(node)  # one per worker, or given an environment of its own
+        if any(arg.keyword is not None and arg.keyword.value in ENV_CONCEPTS for arg in node.args):
+            self.env_writes = True
         if callee in apis.SET_DEVICE_CALLS:  # removed whole (XLA106): what it reads goes with it
             self.skip.update(id(n) for n in walk(node))
         elif callee == DEFAULT_BACKEND:  # replaced whole by "xla" (launch.py)
@@ -213,8 +223,21 @@ class RankAnalysis(Analysis):
             self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if id(node) not in self.skip and (found := self._env(node)) is not None:
+        if id(node) in self.targets:  # ``os.environ["RANK"] = ...``, ``env["RANK"] = ...``: a write
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            if type(index) is cst.Index and string_value(index.value) in ENV_CONCEPTS:
+                self.env_writes = True
+        elif id(node) not in self.skip and (found := self._env(node)) is not None:
             self.part.raw_env_reads[node] = found[0]
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        if any(type(e) is cst.DictElement and string_value(e.key) in ENV_CONCEPTS for e in node.elements):
+            self.env_writes = True
+
+    def program_start(self) -> cst.Call | None:
+        """The first program this script starts with rank variables in its environment:
+        the script launches its workers itself."""
+        return self.program_starts[0] if self.program_starts and self.env_writes else None
 
     def _assigned_name(self, node: cst.Call) -> str | None:
         """The name a call's value is assigned to (``n = torch.cuda.device_count() if ... else 1``)."""

@@ -560,6 +560,13 @@ class DistributedRewrite(Concern):
             self.ctx.report(HOGWILD, original, "Hogwild training (a model in shared memory, updated by several "
                             "processes at once) cannot run on XLA: device tensors are not shared between processes; "
                             "train in one process, or with DDP")
+        elif original is part.own_launcher:
+            self.ctx.report(DISTRIBUTED_MANUAL, original,
+                            f"`{self.ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
+                            "their environment, and the script starts no process group: a launcher of its own, left "
+                            "as it is (no torch_xla.launch). Its workers are not torchrun's (no TORCHELASTIC_RUN_ID), "
+                            "so under xla:// each would take every device: start the training script with torchrun, or "
+                            "with torch_xla.launch in the training script itself")
         elif original in part.raw_env_reads:
             self._raw_env_read(original)
         elif original in part.parent_reads:

@@ -900,7 +900,11 @@ DISTRIBUTED_MANUAL = Rule(
     "XLA609", "distributed-manual", "error",
     "Multi-process code the tool cannot port safely: what to do by hand", False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
-    "XLA runtime may not start) and training at module level need a person.",
+    "XLA runtime may not start) and training at module level need a person. So does a launcher of its own (a "
+    "script that starts its workers with subprocess or os.exec*, RANK/LOCAL_RANK/WORLD_SIZE in their "
+    "environment, and starts no process group): it stays as it is, since wrapping it in torch_xla.launch would "
+    "start every worker once per device; its workers are not torchrun's, so start the training script with "
+    "torchrun or torch_xla.launch instead.",
     examples=lambda: (invalid(
         """
         import os
@@ -983,6 +987,29 @@ DISTRIBUTED_MANUAL = Rule(
                 Expected(5, 1, "distributed training at module level"),
                 Expected(6, 9, "`WORLD_SIZE` read from the environment"),
             ),
+        ),
+        # A launcher of its own: it starts its workers with rank variables in their
+        # environment and no process group; it stays as it is (no torch_xla.launch).
+        invalid(
+            """
+            import os
+            import subprocess
+            import sys
+
+            import torch
+
+
+            def main():
+                for rank in range(int(os.environ.get("WORLD_SIZE", "1"))):
+                    env = {**os.environ, "RANK": str(rank)}
+                    subprocess.Popen([sys.executable, "train.py"], env=env)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            note="a-launcher-of-its-own",
+            findings=(Expected(11, 9, "`subprocess.Popen(...)` starts this script's workers with rank variables"),),
         ),
     ),
 )

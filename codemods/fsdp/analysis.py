@@ -23,6 +23,8 @@ from codemods.project.analysis import ProjectAnalysis
 # Calls on an FSDP model that read or load its whole state.
 STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
 PARTIAL = frozenset({"functools.partial"})
+# torch's and torch_xla's FSDP wrappers (an annotation names one or the other once ported).
+_WRAPPERS = apis.FSDP_CLASSES | apis.XLA_FSDP_CLASSES
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class FsdpFacts:
     # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
     # there); the callable as the finding names it.
     foreign_training: dict[cst.Call, str] = field(default_factory=dict)
+    # The first annotation naming an FSDP class (``model: FSDP``) in a file that may wrap
+    # nothing itself: its model is wrapped elsewhere, and its optimizer steps stay plain.
+    annotation: cst.Annotation | None = None
 
     @property
     def active(self) -> bool:
@@ -97,6 +102,13 @@ class FsdpAnalysis(Analysis):
                     core = receiver(core)  # type: ignore[assignment]
                 if type(core) is cst.Call and self.walk.resolve(core.func) in apis.FSDP_CLASSES:
                     self.wrapped_names.add(name)
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        if self.part.annotation is None and any(
+            type(sub) in (cst.Name, cst.Attribute) and self.walk.resolve(sub) in _WRAPPERS
+            for sub in walk(node.annotation)
+        ):
+            self.part.annotation = node
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if any(param.name.value == "nonwrapped_numel" for param in node.params.params):

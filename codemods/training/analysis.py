@@ -103,6 +103,9 @@ class TrainingFacts:
     # analysis cannot tell is an optimizer.
     optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
     unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
+    # annotation that says so): FSDP reduce-scatters its gradients itself.
+    fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)
     # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
     # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
     step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
@@ -163,7 +166,7 @@ class _Function(_Scope):
 
 class TrainingAnalysis(Analysis):
     name = "training"
-    reads = ("imports", "device", "amp", "distributed", "huggingface", "lightning", "loaders", "project")
+    reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -259,7 +262,7 @@ class TrainingAnalysis(Analysis):
             self.device_loaders.add(name)
         if callee is None:
             return
-        if callee.startswith(apis.SCHEDULER_MODULE + "."):
+        if callee.startswith(apis.SCHEDULER_MODULE + ".") or callee == apis.SWA_SCHEDULER:
             self.part.schedulers.add(name)
         elif _is_optimizer_class(callee):
             self.part.optimizers.add(name)
@@ -405,7 +408,11 @@ class TrainingAnalysis(Analysis):
             self._plan_loop(loop, step_functions)
         for call, step, loop in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
-                if not self.facts.distributed.ddp and not self._framework_drives_training:
+                if self.facts.distributed.ddp or self._framework_drives_training:
+                    continue  # the wrapper or the framework reduces the gradients
+                if self.facts.fsdp.annotation is not None:
+                    part.fsdp_steps[call] = self.facts.fsdp.annotation
+                else:
                     part.optimizer_steps[call] = step
             elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
                 part.unrecognized_steps.add(call)
@@ -744,7 +751,10 @@ def is_device_loader(call: cst.Call, callee: str | None) -> bool:
 
 
 def _is_optimizer_class(callee: str) -> bool:
-    return callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper()
+    return (
+        callee.startswith(apis.OPTIMIZER_MODULE + ".") and not callee.startswith(apis.SWA_UTILS + ".")
+        and callee.rsplit(".", 1)[-1][:1].isupper()
+    )
 
 
 def _is_scheduler_name(name: str) -> bool:

@@ -21,6 +21,17 @@ class OptimizerRewrite(Concern):
                 f"call xm.optimizer_step({self.ctx.code(original.func.value)}) instead",  # type: ignore[attr-defined]
             )
             return updated
+        annotation = self.facts.training.fsdp_steps.get(original)
+        if annotation is not None:
+            self.ctx.report(
+                OPTIMIZER_STEP,
+                original,
+                f"`{self.ctx.code(original)}` stays: this file annotates its model as "
+                f"`{self.ctx.code(annotation.annotation)}`, wrapped elsewhere, and FSDP reduce-scatters the gradients "
+                "itself (xm.optimizer_step would all-reduce the sharded gradients again); if this optimizer steps "
+                f"a model that is not FSDP-wrapped, call xm.optimizer_step({self.ctx.code(original.func.value)})",  # type: ignore[attr-defined]
+            )
+            return updated
         step = self.facts.training.optimizer_steps.get(original)
         if step is None:
             return updated

@@ -54,6 +54,17 @@ OPTIMIZER_STEP = Rule(
             """,
             note="ddp-reduces-itself",
         ),
+        valid(
+            """
+            import torch
+            from torch.optim.swa_utils import SWALR, AveragedModel
+
+            swa_model = AveragedModel(model)
+            self.swa_scheduler = SWALR(optimizer, swa_lr=0.05)
+            self.swa_scheduler.step()
+            """,
+            note="swa-scheduler-is-no-optimizer",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -139,6 +150,40 @@ OPTIMIZER_STEP = Rule(
             """,
             note="dataparallel-does-not-reduce",
             findings=(Expected(4, 1, "optimizer.step() -> xm.optimizer_step(optimizer)"),),
+        ),
+        # The model is wrapped in FSDP by another module: the annotation says so, and the
+        # step stays plain (FSDP reduce-scatters the gradients itself).
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train(model: FSDP, optimizer, loader):
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def train(model: xla_fsdp.XlaFullyShardedDataParallel, optimizer, loader):
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+            note="fsdp-model-wrapped-elsewhere",
+            findings=(
+                Expected(
+                    9, 9,
+                    "`optimizer.step()` stays: this file annotates its model as `FSDP`, wrapped elsewhere, and FSDP "
+                    "reduce-scatters the gradients itself",
+                ),
+            ),
         ),
         # With several processes xm.optimizer_step would reduce before the closure computes
         # the gradients: reported.

@@ -611,3 +611,97 @@ def test_a_cuda_call_in_a_removed_set_device_goes_with_it(target: str) -> None:
     output = _convert(SET_DEVICE_OF_A_CUDA_CALL, target)
     assert "is_available" not in output and "NotImplementedError" not in output
     assert "XLA506" not in {f.rule for f in conversion.findings}
+
+
+OWN_LAUNCHERS = {
+    # The rank variables in a copy of the environment, handed to each worker.
+    "env keywords": """\
+import os
+import subprocess
+import sys
+
+import torch
+
+
+def main():
+    world_size = torch.cuda.device_count()
+    if "WORLD_SIZE" in os.environ:
+        world_size = int(os.environ["WORLD_SIZE"])
+    workers = []
+    for rank in range(world_size):
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world_size))
+        workers.append(subprocess.Popen([sys.executable, "train.py"], env=env))
+    for worker in workers:
+        worker.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+""",
+    # The launcher's own environment set for each worker, then the worker exec'd.
+    "environ writes": """\
+import os
+import sys
+
+import torch
+
+if __name__ == "__main__":
+    os.environ["WORLD_SIZE"] = str(torch.cuda.device_count())
+    for local_rank in range(int(os.environ["WORLD_SIZE"])):
+        os.environ["LOCAL_RANK"] = os.environ["RANK"] = str(local_rank)
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "train.py"])
+""",
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(OWN_LAUNCHERS))
+def test_a_launcher_of_its_own_stays_a_launcher(name: str, target: str) -> None:
+    """mosaicml/composer ``composer/cli/launcher.py``: a launcher that starts its workers
+    with ``subprocess.Popen``, RANK/WORLD_SIZE/LOCAL_RANK in their environment, and starts
+    no process group itself.  Its main guard became ``torch_xla.launch(_mp_fn)`` (every XLA
+    process then started all the workers again) and its own environment reads became the
+    XLA runtime's, in the process that must not touch it.  It stays as it is, with one
+    XLA609 at the start of its workers; its environment reads and checks are its inputs."""
+    source = OWN_LAUNCHERS[name]
+    output = _convert(source, target)
+    assert "torch_xla" not in output and "_mp_fn" not in output and "if True" not in output
+    conversion = convert_source(source, target=target, locate="input")
+    manual = [f for f in conversion.findings if f.rule == "XLA609"]
+    assert len(manual) == 1 and "a launcher of its own" in manual[0].message
+    start = "subprocess.Popen" if name == "env keywords" else "os.execv"
+    assert source.splitlines()[manual[0].line - 1].lstrip().startswith(("workers.append(" + start, start))
+
+
+def test_a_script_that_sets_its_own_ranks_is_no_launcher() -> None:
+    """mosaicml/composer's submitit notebook: the script runs one command (``scontrol``)
+    to find its master host, then sets RANK/WORLD_SIZE in its own environment for the
+    training it runs itself.  One program started outside a loop, without an environment
+    of its own, starts no worker: no "launcher of its own" finding."""
+    source = """\
+import os
+import subprocess
+
+import torch
+
+
+def set_up_env(rank):
+    host = subprocess.check_output(["scontrol", "show", "hostnames"]).decode().split()[0]
+    os.environ["MASTER_ADDR"] = host
+    os.environ["RANK"] = str(rank)
+    os.environ["WORLD_SIZE"] = str(torch.cuda.device_count())
+"""
+    conversion = convert_source(source, target="2.9")
+    assert not any("a launcher of its own" in f.message for f in conversion.findings)
+
+
+def test_a_launcher_that_also_starts_a_process_group_is_ported() -> None:
+    """The same start of workers in a script that also runs as one (it starts its process
+    group in the worker branch) is a training script: the group is ported as before."""
+    source = OWN_LAUNCHERS["env keywords"].replace(
+        "def main():\n", 'def main():\n    if "RANK" in os.environ:\n        torch.distributed.init_process_group("nccl")\n        return\n'
+    )
+    output = _convert(source, "2.9")
+    assert 'init_process_group("xla", init_method="xla://")' in output
+    assert not any("a launcher of its own" in f.message for f in convert_source(source, target="2.9").findings)
