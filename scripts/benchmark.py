@@ -19,6 +19,15 @@ Figures, not assertions: compare them before and after a change.  ``--compare TR
 (a checkout of another commit) runs (a) to (c) for that tree's package too, on the same
 corpus, the runs of both trees and of the round trip taking turns (the best of each
 counts), then stops: a shared machine's load moves both the same way.
+
+    python scripts/benchmark.py --instructions [--scripts 30] [--compare TREE]
+
+counts instructions instead of seconds (valgrind's callgrind, one process, hash seed
+fixed, packages byte-compiled): the same figures on every run, whatever else the machine
+does, where wall and CPU times of a few percent drown in its noise.  It prints the
+instructions of `convert --check -j 1` on the corpus, of a start on one small script, and
+of LibCST's round trip of the corpus, for this tree (and TREE), with the ratios.  About two
+minutes per tree at 30 scripts.
 """
 
 from __future__ import annotations
@@ -151,6 +160,40 @@ def compared(tree: Path, scripts: int, jobs: int, repeat: int, with_plain: bool)
         )
 
 
+def instructions(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> int:
+    """Instructions ``command`` executes, counted by callgrind."""
+    counted = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        cwd=cwd, env={**(env or os.environ), "PYTHONHASHSEED": "0"}, capture_output=True, text=True, check=False,
+    )
+    found = re.search(r"Collected : (\d+)", counted.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no count for {' '.join(command)}:\n{counted.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def counted(trees: dict[str, Path], scripts: int) -> None:
+    """Instructions of each tree's `convert --check -j 1` on one corpus and on one small
+    script (the start), and of the round trip; the ratios to the round trip."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (Debian's package valgrind)")
+    with tempfile.TemporaryDirectory() as temporary:
+        folder, small = Path(temporary) / "corpus", Path(temporary) / "small"
+        paths, lines = build_corpus(folder, scripts)
+        small.mkdir()
+        (small / "train.py").write_text("import torch\n\nx = torch.zeros(1)\n")
+        bare = instructions([PYTHON, "-c", ROUND_TRIP, "1", *map(str, paths)], Path(temporary))
+        print(f"{scripts} training scripts, {len(paths)} files, {lines} lines; LibCST round trip {bare / 1e9:.3f} G instructions")
+        for name, root in trees.items():
+            env = {**os.environ, "PYTHONPATH": str(root)}
+            tool = instructions([*XLA_CODEMOD, "convert", "--check", "-j", "1", str(folder)], Path(temporary), env)
+            start = instructions([*XLA_CODEMOD, "convert", "--check", "-j", "1", str(small)], Path(temporary), env)
+            print(
+                f"    {name:<7} {root}: convert --check {tool / 1e9:.3f} G, ratio {tool / bare:.4f}; "
+                f"a start on one small script {start / 1e9:.3f} G; the corpus less that start {(tool - start) / 1e9:.3f} G"
+            )
+
+
 def _children_cpu() -> float:
     """User and system time of the finished child processes (and theirs), in seconds:
     steadier than wall time on a loaded machine."""
@@ -256,18 +299,26 @@ def stages() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scripts", type=int, default=300, help="training scripts in the corpus (1x)")
+    parser.add_argument("--scripts", type=int, help="training scripts in the corpus (1x; 300, or 30 with --instructions)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes for both sides")
     parser.add_argument("--scales", default="1,2,4", help="multiples of the corpus to run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the best counts)")
     parser.add_argument("--compare", type=Path, help="a checkout of another commit: (a) to (c) for both, taking turns")
+    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead of timing")
     args = parser.parse_args()
+    if args.scripts is None:
+        args.scripts = 30 if args.instructions else 300
     # Installed packages run from bytecode (pip compiles it, LibCST's included); an
     # editable install under PYTHONDONTWRITEBYTECODE would compile ours on every start.
     compileall.compile_dir(ROOT / "codemods", quiet=1)
     print(f"{os.cpu_count()} cores; {args.jobs} process(es) per side; {time.strftime('%Y-%m-%d')}; package byte-compiled")
     if args.compare is not None:
         compileall.compile_dir(args.compare.resolve() / "codemods", quiet=1)
+    if args.instructions:
+        before = {"before": args.compare.resolve()} if args.compare is not None else {}
+        counted({**before, "after": ROOT}, args.scripts)
+        return
+    if args.compare is not None:
         for scale in (int(s) for s in args.scales.split(",")):
             for with_plain in (True, False):
                 compared(args.compare.resolve(), args.scripts * scale, args.jobs, args.repeat, with_plain)

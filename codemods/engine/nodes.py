@@ -22,6 +22,8 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     """``self.optimizer`` -> "self.optimizer"; None for anything but a name chain.
     (Exact type tests: isinstance on LibCST's ABC-based classes costs far more, and this
     runs for most nodes of a file.)"""
+    if type(node) is cst.Name:  # the most common chain: one name
+        return node.value
     parts = []
     while type(node) is cst.Attribute:
         parts.append(node.attr.value)
@@ -275,13 +277,18 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
         else:  # a value of several shapes (a sentinel, a string, a node or a sequence)
             lines += [
                 f"    value = node.{name}",
-                "    if type(value) is list or type(value) is tuple:",
+                "    kind = type(value)",
+                "    if kind is list or kind is tuple:",
                 "        found.extend(value)",
-                "    elif value is not None and _is_node_type(type(value)):",
-                "        found.append(value)",
+                "    elif value is not None:",
+                "        known = _NODE_KINDS.get(kind)",  # a dict lookup, not a call, for most values
+                "        if known is None:",
+                "            known = _is_node_type(kind)",
+                "        if known:",
+                "            found.append(value)",
             ]
     lines.append("    return found")
-    namespace: dict[str, object] = {"_is_node_type": _is_node_type}
+    namespace: dict[str, object] = {"_is_node_type": _is_node_type, "_NODE_KINDS": _NODE_KINDS}
     exec("\n".join(lines), namespace)
     return namespace["read"]  # type: ignore[return-value]
 
