@@ -50,7 +50,7 @@ from codemods.training.loaders import LoaderAnalysis, LoaderFacts
 __all__ = ["Facts", "analyse"]
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Facts:
     """The fact sheet of one script, one part per concern."""
 

@@ -35,11 +35,17 @@ if TYPE_CHECKING:
 
 Source = TypeVar("Source", str, bytes)
 
-# A file that mentions none of these cannot be a target: skipped before parsing.
-_RELEVANT = re.compile(rb"torch|sagemaker|transformers|lightning|ignite")
+# A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
+# for one by one with ``in``: a regular expression of the alternatives tries each at every
+# byte, which cost more than the rest of the skip on a file without them.)
+_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite")
 _SKIP_FILE = "xla-codemod: skip-file"
 # Launcher scripts (estimators) and model-parallel training scripts also get the SM checks.
-_SAGEMAKER = re.compile(rb"sagemaker|smdistributed")
+_SAGEMAKER = (b"sagemaker", b"smdistributed")
+
+
+def _mentions(raw: bytes, words: tuple[bytes, ...]) -> bool:
+    return any(word in raw for word in words)
 
 
 class ConversionError(Exception):
@@ -183,7 +189,7 @@ DEVICE_LESS = (
 
 def needs_parsing(raw: bytes) -> bool:
     """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
-    return _RELEVANT.search(raw) is not None and _SKIP_FILE.encode() not in raw
+    return _mentions(raw, _RELEVANT) and _SKIP_FILE.encode() not in raw
 
 
 def load_parser() -> None:
@@ -275,7 +281,7 @@ def _convert(
     facts = analyse(module, imports, distributed)
     input_starts = printed_input.positions(facts.parents)
     launcher = None
-    if _SAGEMAKER.search(raw):  # launcher scripts are few: their analysis loads only for them
+    if _mentions(raw, _SAGEMAKER):  # launcher scripts are few: their analysis loads only for them
         from codemods.launcher.analysis import analyse_launcher
 
         launcher = analyse_launcher(module, facts.imports.table)

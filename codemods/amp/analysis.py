@@ -64,7 +64,7 @@ class SyncFreeOptimizer:
     unpacked: bool  # **kwargs are passed on: they may carry such keywords
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class AmpFacts:
     table: ImportTable
     autocasts: dict[cst.Call, AutocastCall] = field(default_factory=dict)
@@ -164,7 +164,7 @@ class AmpAnalysis(Analysis):
         if type(node.func) is not cst.Name or node.func.value not in _TYPE_CHECKS:
             for arg in node.args:
                 self.loose.extend(self._uncalled_autocasts(arg.value))
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         if callee is None:
             if (name := dotted(node.func)) is not None:
                 self.name_calls[name].append((node, self.walk.qualname))

@@ -16,7 +16,7 @@ from codemods.engine.walk import Analysis, Walk, calls_of
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class CheckpointFacts:
     # torch.save calls: None when xm.save can take its arguments, else why not.
     saves: dict[cst.Call, str | None] = field(default_factory=dict)

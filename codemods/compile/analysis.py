@@ -18,7 +18,7 @@ from codemods.huggingface.analysis import TRAINING_ARGUMENTS
 _MODEL_WORDS = ("model", "net", "module")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class CompileFacts:
     # torch.compile(...) and nn.Module.compile(...) calls, each with its statement when
     # that statement does nothing else: ``model = torch.compile(model, ...)`` (the name
@@ -63,7 +63,7 @@ class CompileAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called.add(id(node.func))
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         if callee in TRAINING_ARGUMENTS:
             keywords = call_args(node)[1]
             compiles = keywords.get("torch_compile")
@@ -110,7 +110,7 @@ class CompileAnalysis(Analysis):
         if id(node) in self.inner:
             self.inner.add(id(node.value))
             return
-        qualified = self.walk.resolve(node)
+        qualified = self.walk.qualified
         if qualified == apis.TORCH_COMPILE:
             self.named.append(node)
         elif qualified is not None and qualified.startswith(tuple(apis.COMPILER_SETTINGS)):

@@ -20,7 +20,7 @@ _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class CudaOnlyFacts:
     # torch.optim constructors given ``fused=`` (other than False or None), with that
     # argument; those that become sync-free optimizers are AMP's (they drop it there).
@@ -83,7 +83,7 @@ class CudaOnlyAnalysis(Analysis):
             self.handing -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         hands_on = callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
         self.handed.append(hands_on)
         self.handing += hands_on

@@ -43,7 +43,7 @@ def is_device_name(name: str | None) -> bool:
     return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class DeviceFacts:
     table: ImportTable
     # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
@@ -309,7 +309,7 @@ class DeviceAnalysis(Analysis):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "is_cuda":
             self.part.cuda_checks.add(node)
-        qualified = self.walk.resolve(node)
+        qualified = self.walk.qualified
         if qualified is not None:
             self._reference(qualified, node)
 
@@ -331,7 +331,7 @@ class DeviceAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called_funcs.add(id(node.func))
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         if callee is None and node.args and (func_name := dotted(node.func)) is not None:
             self.calls_with_names.append((func_name, node))
         if self.part.is_available_call(node):

@@ -102,7 +102,7 @@ class DdpAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         if (func := dotted(node.func)) is not None:
             self.model_calls.append((func, node))
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         if callee == apis.DDP:
             self.ddp_references.append(node)
             self._ddp(node)

@@ -14,7 +14,7 @@ from codemods.engine.walk import Analysis, Walk
 ENTRY_FUNCTION = "_mp_fn"
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class EntryFacts:
     # ``def main(...)`` at module level, callable without arguments.
     main: cst.FunctionDef | None = None

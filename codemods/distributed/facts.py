@@ -51,7 +51,7 @@ class SamplerPlan:
     shuffle: cst.Arg | None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class DistributedFacts:
     # DistributedDataParallel or FSDP is used: it reduces gradients itself (the optimizer
     # step stays plain, a mixed-precision step gets no all-reduce of its own).

@@ -91,7 +91,7 @@ class LaunchAnalysis(Analysis):
             self.params[name] = [p.name.value for p in (*params.posonly_params, *params.params)]
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         owner = self.owner
         if callee == DEFAULT_BACKEND:
             # Raises for the XLA device ("Default backend not registered"): the backend is "xla".

@@ -52,7 +52,7 @@ SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
 
 
-@dataclass
+@dataclass(repr=False)
 class _Read:
     node: cst.CSTNode
     concept: str
@@ -184,7 +184,7 @@ class RankAnalysis(Analysis):
             self._distributed_code(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         owner = self.owner
         if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
             self.program_starts.append(node)  # one per worker, or given an environment of its own

@@ -16,7 +16,7 @@ def _module_name(node: cst.BaseExpression) -> str:
     return dotted(node) or ""
 
 
-@dataclass
+@dataclass(repr=False)
 class ImportTable:
     """Local name -> qualified name, from the file's import statements.
 
@@ -117,7 +117,7 @@ def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str,
     return bound
 
 
-@dataclass
+@dataclass(repr=False)
 class ImportManager:
     """Hands out spellings for target APIs, adding the imports they need.
 

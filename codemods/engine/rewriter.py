@@ -34,7 +34,7 @@ OPTIONAL_XLA = "not fixed: this file imports torch_xla conditionally, so it keep
 _ONE_LINE = re.compile(r"\s*\n\s*")
 
 
-@dataclass
+@dataclass(repr=False)
 class PendingFinding:
     rule: Rule
     message: str

@@ -153,6 +153,12 @@ class Walk:
         self._callees = self._keyed[cst.Call].keys()
         self._attribute_names = self._keyed[cst.Attribute].keys()
         self._keyed_plans: dict[tuple[type, str], tuple[Hook, ...]] = {}
+        # In a ``visit_Call`` hook: what the imports resolve the call's callee to (the walk
+        # asks it once for every call, for the keyed hooks; children are walked after the
+        # hooks, so it is the call's own there, not in a ``leave_Call``).
+        self.callee: str | None = None
+        # Likewise in a ``visit_Attribute`` hook: what the attribute chain resolves to.
+        self.qualified: str | None = None
         self._table = facts.imports.table
         self._bindings = self._table.bindings
         # ``resolve(node)``: what the import table makes of a name chain.  Kept by node, as
@@ -231,13 +237,13 @@ class Walk:
             if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
                 self._heat(key)
         elif kind is cst.Attribute:
-            qualified = self.resolve(node)
+            self.qualified = qualified = self.resolve(node)
             if qualified is not None and apis.inspected(qualified):
                 self._heat(key)
             if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
                 visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]
         elif kind is cst.Call:
-            callee = self.resolve(node.func)  # type: ignore[attr-defined]
+            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]
             if callee in self._callees:
                 visitors = self._keyed_plan(kind, callee)
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
@@ -421,32 +427,37 @@ def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], 
     return placed
 
 
-_HOOKS: dict[tuple[type, str], list[tuple[type, str]]] = {}
-
-
 def _hooks(kind: type[Analysis], prefix: str) -> list[tuple[type, str]]:
     """(node type, method name) of each ``visit_<Node>`` (or ``leave_<Node>``) of an
-    analysis class (found once per class: ``dir`` is slow, and walks are per file)."""
-    key = (kind, prefix)
-    found = _HOOKS.get(key)
-    if found is None:
-        found = _HOOKS[key] = [
-            (getattr(cst, attr.removeprefix(prefix)), attr) for attr in dir(kind) if attr.startswith(prefix)
-        ]
-    return found
-
-
-_KEYED_HOOKS: dict[type, list[tuple[str, tuple[type, frozenset[str]]]]] = {}
+    analysis class, by name."""
+    return _class_hooks(kind)[prefix]  # type: ignore[return-value]
 
 
 def _keyed_hooks(kind: type[Analysis]) -> list[tuple[str, tuple[type, frozenset[str]]]]:
     """(method name, (node type, keys)) of each ``@calls_of``/``@attributes_named`` method."""
-    found = _KEYED_HOOKS.get(kind)
-    if found is None:
-        found = _KEYED_HOOKS[kind] = [
-            (attr, keys) for attr in dir(kind)
-            if (keys := getattr(getattr(kind, attr, None), "walk_keys", None)) is not None
-        ]
+    return _class_hooks(kind)["keyed"]  # type: ignore[return-value]
+
+
+_CLASS_HOOKS: dict[type, dict[str, list[tuple[object, ...]]]] = {}
+
+
+def _class_hooks(kind: type[Analysis]) -> dict[str, list[tuple[object, ...]]]:
+    """The hooks of an analysis class, found once per class in what its classes define
+    (not ``dir``: it lists every inherited name, and walks are per file)."""
+    known = _CLASS_HOOKS.get(kind)
+    if known is not None:
+        return known
+    defined: dict[str, object] = {}
+    for klass in reversed(kind.__mro__[: kind.__mro__.index(Analysis)]):
+        defined.update(vars(klass))
+    found: dict[str, list[tuple[object, ...]]] = {"visit_": [], "leave_": [], "keyed": []}
+    for attr in sorted(defined):
+        for prefix in ("visit_", "leave_"):
+            if attr.startswith(prefix):
+                found[prefix].append((getattr(cst, attr.removeprefix(prefix)), attr))
+        if (keys := getattr(defined[attr], "walk_keys", None)) is not None:
+            found["keyed"].append((attr, keys))
+    _CLASS_HOOKS[kind] = found
     return found
 
 

@@ -35,7 +35,7 @@ class FsdpWrap:
     unpacked: tuple[cst.Arg, ...]  # *args / **kwargs: their keywords are unknown
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class FsdpFacts:
     wraps: dict[cst.Call, FsdpWrap] = field(default_factory=dict)
     # Names bound once to a MixedPrecision(...) call: what a ``mixed_precision=name`` means.
@@ -123,7 +123,7 @@ class FsdpAnalysis(Analysis):
             self.state_dict_withs -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         if callee in apis.FSDP_CLASSES:
             self._wrap(node)
         elif callee in apis.FSDP2:

@@ -84,7 +84,7 @@ class ModelPlacement:
     values: tuple[cst.BaseExpression, ...] = ()  # what a device_map variable was assigned
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class HuggingFaceFacts:
     trainers: list[cst.Call] = field(default_factory=list)
     # The file builds or parses TrainingArguments (those needing a change are below).

@@ -14,7 +14,7 @@ from codemods.engine.walk import Analysis
 from codemods.project.summary import outside_project
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ImportFacts:
     table: ImportTable = field(default_factory=ImportTable)
     # Every name the file binds or uses (the walk adds each name it meets): new import

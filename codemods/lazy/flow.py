@@ -53,7 +53,7 @@ LOGGING_FUNCTIONS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_met
                                f"{XM}.master_print"})
 
 
-@dataclass
+@dataclass(repr=False)
 class Scope:
     """A function (or the module): its names and what flows through them."""
 
@@ -72,7 +72,7 @@ class Scope:
     is_forward: bool = False
 
 
-@dataclass
+@dataclass(repr=False)
 class Site:
     """A node of interest and where it is."""
 
@@ -87,7 +87,7 @@ class Site:
     conditional: bool = False
 
 
-@dataclass
+@dataclass(repr=False)
 class Sites:
     """The nodes the lazy analyses look at, collected by the walk in code order."""
 
@@ -101,7 +101,7 @@ class Sites:
     barriers: list[Site] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(repr=False)
 class NameUses:
     """How the walk saw names and subscripts used, by node id."""
 
@@ -112,7 +112,7 @@ class NameUses:
     in_tests: set[int] = field(default_factory=set)  # nodes inside an if, while or assert test
 
 
-@dataclass
+@dataclass(repr=False)
 class _Position:
     """Where the walk is, for the sites it records."""
 
@@ -124,7 +124,7 @@ class _Position:
     place_at: int = -1  # the walk's moves when ``place`` was found
 
 
-@dataclass
+@dataclass(repr=False)
 class _Memo:
     """Answers kept after the walk: the fixed-point loops ask the same questions again and again."""
 
@@ -351,7 +351,7 @@ class FlowAnalysis(Analysis):
             for arg in node.args:
                 if type(arg.value) not in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
                     self.sites.implicit.append(self._site(arg.value))
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         if self.walk.loop is not None and (
             callee in spellings("sync") or (callee == f"{XM}.optimizer_step" and is_true(arg_value(node, 1, "barrier")))
         ):

@@ -43,7 +43,7 @@ class StepClosure:
     blocked: str | None = None  # why it cannot be moved (None: it can)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class HostReadFacts:
     # Reads of device values to the host inside training loops.
     reads: dict[cst.CSTNode, HostRead] = field(default_factory=dict)

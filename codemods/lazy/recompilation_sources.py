@@ -42,7 +42,7 @@ class SlicedData:
     reason: str = ""  # why it is not fixed
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class RecompilationFacts:
     # Subscripts of device-resident data with a per-step index (and, where the data is
     # kept on the host instead, every other subscript of it), and the moves that made
@@ -57,7 +57,7 @@ class RecompilationFacts:
     short_last_batch: set[cst.Call] = field(default_factory=set)
 
 
-@dataclass
+@dataclass(repr=False)
 class _Origin:
     """Where a tensor became device-resident: ``name`` holds it, ``moves`` put it there."""
 

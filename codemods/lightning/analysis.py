@@ -93,7 +93,7 @@ class Setting:
     source: str = ""  # "" the argument itself, else the name or flag it comes from
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LightningFacts:
     constructions: dict[cst.Call, Kind] = field(default_factory=dict)
     # The literal values to change (or report), keyed by the literal.
@@ -134,7 +134,7 @@ class LightningAnalysis(Analysis):
                 self.assigned.setdefault(name, []).append(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
-        kind = lightning_class(self.walk.resolve(node.func))
+        kind = lightning_class(self.walk.callee)
         if kind == "Trainer":
             self.calls.append((node, "trainer"))
         elif kind == "Fabric":

@@ -16,7 +16,7 @@ from codemods.project.summarise import Found, GuessedImports, ImportContext
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ProjectFacts:
     context: ImportContext = field(default_factory=GuessedImports)
     # Each finding: the call, and the path of the module to convert (None: it could not

@@ -54,7 +54,7 @@ class EarlyOptimizer:
     argument: int | str | None = None  # a keyword argument: its name
 
 
-@dataclass
+@dataclass(repr=False)
 class LoopPlan:
     """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
 
@@ -66,7 +66,7 @@ class LoopPlan:
     accumulates: tuple[str, ...] = ()
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class TrainingFacts:
     optimizers: set[str] = field(default_factory=set)
     schedulers: set[str] = field(default_factory=set)
@@ -124,7 +124,7 @@ class TrainingFacts:
         return name in self.optimizers or ("optim" in last and "sched" not in last)
 
 
-@dataclass
+@dataclass(repr=False)
 class _Loop:
     node: cst.CSTNode
     owner: str  # the qualified name of the function it is in ("" at module level)
@@ -138,7 +138,7 @@ class _Loop:
     handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(repr=False)
 class _Scope:
     """A function body or the module's top level: what happens to models there, in order."""
 
@@ -148,7 +148,7 @@ class _Scope:
     events: list[tuple[object, ...]] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(repr=False)
 class _Function(_Scope):
     name: str = ""
     qualname: str = ""
@@ -291,7 +291,7 @@ class TrainingAnalysis(Analysis):
         return True
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.walk.resolve(node.func)
+        callee = self.walk.callee
         method = method_name(node)
         loop, function = self.loop, self.function
         if method == "backward" or callee == "torch.autograd.backward":

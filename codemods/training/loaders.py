@@ -15,7 +15,7 @@ from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk, calls_of
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LoaderFacts:
     # Names (and attributes) that hold a DataLoader of this file, however they are called.
     names: set[str] = field(default_factory=set)
