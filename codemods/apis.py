@@ -102,6 +102,10 @@ CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
+# Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,
+# fairseq2's spelling): the alias resolves as the name does, so ``Device("cuda")`` is a
+# device call.
+ALIASED_NAMES = frozenset({"torch.device"})
 # Calls that end the process (beside `raise` and the builtins exit() and quit()).
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
 # Calls that start another program: a script that starts its workers with them, rank

@@ -231,6 +231,8 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(node.default)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and self._alias(node.targets[0].target, node.value):
+            return
         for target in node.targets:
             names, values = target.target, node.value
             if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
@@ -241,8 +243,21 @@ class DeviceAnalysis(Analysis):
                 self._assignment(dotted(names), values)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
+        if node.value is not None and not self._alias(node.target, node.value):
             self._assignment(dotted(node.target), node.value)
+
+    def _alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        """``Device = torch.device``, ``Device: TypeAlias = device`` at module level: from
+        here on the name resolves as torch.device (in every concern), like an import alias;
+        it names the class, not a device."""
+        if type(target) is not cst.Name or not self.walk.module_level:
+            return False
+        qualified = self.walk.resolve(value) if type(value) in (cst.Name, cst.Attribute) else None
+        if qualified not in apis.ALIASED_NAMES:
+            return False
+        self.part.table.alias(target.value, qualified)  # type: ignore[arg-type]
+        self.walk.resolve.clear()  # what was resolved before may read the name anew
+        return True
 
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:

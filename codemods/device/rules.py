@@ -142,6 +142,20 @@ CUDA_DEVICE = Rule(
             """,
             note="string-not-used-as-device",
         ),
+        valid(
+            """
+            from typing import TypeAlias
+
+            import torch
+
+            Device: TypeAlias = torch.device
+            CPU = Device("cpu")
+
+            def move(t: torch.Tensor, device: Device) -> torch.Tensor:
+                return t.to(device)
+            """,
+            note="alias-of-torch-device-on-the-cpu",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -239,6 +253,60 @@ CUDA_DEVICE = Rule(
                 Expected(5, 11, '\'cuda:{:d}\'.format(rank) -> "xla"'),
                 Expected(6, 14, 'f"cuda:{rank}" -> "xla"'),
             ),
+        ),
+        invalid(
+            """
+            from typing import TypeAlias
+
+            import torch
+            from torch import device
+
+            Device: TypeAlias = device
+            CudaDevice = torch.device
+
+            def model_device(index: int) -> Device:
+                return Device("cuda", index)
+
+            noise = torch.randn(3, device=CudaDevice(f"cuda:{rank}"))
+            """,
+            """
+            from typing import TypeAlias
+
+            import torch
+            from torch import device
+            import torch_xla
+
+            Device: TypeAlias = device
+            CudaDevice = torch.device
+
+            def model_device(index: int) -> Device:
+                return torch_xla.device()
+
+            noise = torch.randn(3, device=torch_xla.device())
+            """,
+            note="module-level-alias-of-torch-device",
+            alias=True,
+            findings=(
+                Expected(11, 12, 'Device("cuda", index) -> torch_xla.device()'),
+                Expected(13, 31, 'CudaDevice(f"cuda:{rank}") -> torch_xla.device()'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import device as Device
+
+            device = Device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            """,
+            note="imported-as-another-name",
+            alias=True,
+            findings=(Expected(4, 10, 'Device("cuda") -> torch_xla.device()'),),
         ),
     ),
 )
