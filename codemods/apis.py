@@ -100,7 +100,9 @@ CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE
                     "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES")
 
 # False on an XLA machine; where they pick the device, the XLA device is always there.
-AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
+# ``torch.cuda.is_initialized()`` (OLMo's ``is_available() and is_initialized()``) asks
+# whether this process has set CUDA up, never so on XLA: an accelerator check too.
+AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 # Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,
 # fairseq2's spelling): the alias resolves as the name does, so ``Device("cuda")`` is a

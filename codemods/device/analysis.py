@@ -59,6 +59,9 @@ class DeviceFacts:
     selections: set[cst.IfExp] = field(default_factory=set)
     # `if torch.cuda.is_available():` around device code: the check is dropped.
     ifs: set[cst.If] = field(default_factory=set)
+    # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
+    # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
+    blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
     # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
     # device or switch on mixed precision (the check is dropped; the value: the flag and
     # what it switches on), and flags that may not be switched on (they also guard code
@@ -426,8 +429,11 @@ class DeviceAnalysis(Analysis):
         if not isinstance(folded, bool) and is_cuda_device_string(folded):
             self.part.calls.add(node)
             self.mark_device_code()
-            if index is not None:  # the whole call becomes the XLA device: what the index calls goes too
-                self.part.replaced_parts.update((sub, (node, CUDA_DEVICE)) for sub in walk(index))
+            # The whole call becomes the XLA device: what its arguments call goes too (an
+            # index, an f"cuda:{torch.cuda.current_device()}").
+            for arg in (kind, index):
+                if arg is not None:
+                    self.part.replaced_parts.update((sub, (node, CUDA_DEVICE)) for sub in walk(arg))
 
     def _required_call(self, node: cst.If) -> str | None:
         """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
@@ -502,6 +508,8 @@ class DeviceAnalysis(Analysis):
         for node in self.availability_ifs:
             if (node in self.device_code or self._demands_cuda(node)) and node not in self.crash_code:
                 part.ifs.add(node)
+            elif node in self.device_code:
+                part.blocked_ifs[node] = self.crash_code[node]
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:
                 part.selections.add(selection)
@@ -601,6 +609,7 @@ class DeviceAnalysis(Analysis):
             *part.flag_values,
             *part.selections,
             *(node.test for node in part.ifs),
+            *(node.test for node in part.blocked_ifs),  # their own finding says what the checks do
             *part.calls,
             *map_locations,
         ]

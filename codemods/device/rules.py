@@ -621,7 +621,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "`if not verify_min_gpu_count(...):` when that function of the file checks for CUDA devices and counts "
     "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; the "
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
-    "(the finding says so).",
+    "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
+    "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. A check "
+    "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
+    "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU.",
     examples=lambda: (
         invalid(
             """
@@ -866,6 +869,84 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="guard-of-ported-code",
             findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if torch.cuda.is_available() and torch.cuda.is_initialized():
+                    return torch.device("cuda")
+                else:
+                    return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                return torch_xla.device()
+            """,
+            note="cuda-initialized-is-an-accelerator-check",
+            findings=(
+                Expected(5, 8, "`torch.cuda.is_available() and torch.cuda.is_initialized()`: the accelerator check holds"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if torch.cuda.is_available():
+                    if torch.cuda.is_initialized():
+                        return torch.device(f"cuda:{torch.cuda.current_device()}")
+                    return torch.device("cuda")
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                return torch_xla.device()
+                return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="nested-checks-and-the-current-index",
+            findings=(
+                Expected(5, 8, "`torch.cuda.is_available()`: the accelerator check holds"),
+                Expected(6, 12, "`torch.cuda.is_initialized()`: the accelerator check holds"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if torch.cuda.is_available():
+                    print(torch.cuda.get_device_name())
+                    return torch.device("cuda")
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                if torch.cuda.is_available():
+                    print(torch.cuda.get_device_name())
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="device-choice-blocked-by-cuda-only-code",
+            findings=(
+                Expected(
+                    5, 8,
+                    "`torch.cuda.is_available()` picks the device, and the code it guards also runs "
+                    "`torch.cuda.get_device_name`, which fails without CUDA: left as is, so on XLA (no CUDA) the path "
+                    "without CUDA runs and the model and tensors stay on the CPU",
+                ),
+            ),
         ),
         invalid(
             """
