@@ -39,6 +39,13 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
     ),
     **_table(
+        CUDA_NO_EFFECT,
+        "picks among CUDA's kernels for scaled_dot_product_attention; it only sets a flag (no CUDA needed) and "
+        "XLA lowers attention itself, whatever the flags say: no effect on an XLA device; remove it",
+        "torch.backends.cuda.enable_flash_sdp torch.backends.cuda.enable_mem_efficient_sdp "
+        "torch.backends.cuda.enable_math_sdp torch.backends.cuda.enable_cudnn_sdp torch.backends.cuda.sdp_kernel",
+    ),
+    **_table(
         CUDA_MEMORY_STATS,
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
