@@ -108,6 +108,9 @@ class DeviceFacts:
     # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
     # removed (the value: the function's name).
     gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
+    # Module-level names that alias a torch name (``Device = torch.device``): name -> the
+    # torch name; for the files that import them (the module's summary carries them).
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -119,6 +122,7 @@ class DeviceFacts:
 
 class DeviceAnalysis(Analysis):
     name = "device"
+    reads = ("imports", "project")
     settle_reads = ("amp", "checkpoint")
 
     def __init__(self, walk: Walk) -> None:
@@ -259,8 +263,23 @@ class DeviceAnalysis(Analysis):
         if qualified not in apis.ALIASED_NAMES:
             return False
         self.part.table.alias(target.value, qualified)  # type: ignore[arg-type]
+        self.part.aliases[target.value] = qualified  # type: ignore[assignment]
         self.walk.resolve.clear()  # what was resolved before may read the name anew
         return True
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        """``from fairseq2.typing import Device``, where that module of the project makes
+        ``Device`` an alias of torch.device: the name resolves as torch.device here too."""
+        if isinstance(node.names, cst.ImportStar):
+            return
+        project_names = self.facts.imports.project_names
+        for alias in node.names:
+            local = alias.evaluated_alias or alias.evaluated_name
+            if local not in project_names:
+                continue
+            found = self.facts.project.context.lookup(*project_names[local])
+            if found is not None and found.summary is not None and (qualified := found.summary.alias_of(found.name)):
+                self.part.table.alias(local, qualified)  # the walk reads names anew after an import
 
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
@@ -295,6 +314,10 @@ class DeviceAnalysis(Analysis):
         call = node.value
         if type(call) is cst.Call and self.walk.resolve(call.func) in apis.SET_DEVICE_CALLS:
             self.part.replaced_parts.update((sub, (call, SET_DEVICE)) for arg in call.args for sub in walk(arg.value))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None and self._is_cpu_device(node.value):
+            self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)

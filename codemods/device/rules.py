@@ -89,7 +89,9 @@ NO_DEVICE = Rule(
 CUDA_DEVICE = Rule(
     "XLA101", "cuda-device", "error", "CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", True,
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
-    "target's device call takes its place (a device kept as a string becomes 'xla').",
+    "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
+    "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
+    "module of the project defines it) is torch.device too: `Device(\"cuda\", index)` becomes the XLA device.",
     examples=lambda: (
         invalid(
             """
@@ -622,7 +624,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; the "
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
     "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
-    "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. A check "
+    "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
+    "`if not torch.cuda.is_available(): return torch.device(\"cpu\")` picks the device as well, and goes. A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU.",
     examples=lambda: (
@@ -890,6 +893,27 @@ CUDA_AVAILABLE_DEVICE = Rule(
             note="cuda-initialized-is-an-accelerator-check",
             findings=(
                 Expected(5, 8, "`torch.cuda.is_available() and torch.cuda.is_initialized()`: the accelerator check holds"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if not torch.cuda.is_available():
+                    return torch.device("cpu")
+                return torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                return torch_xla.device()
+            """,
+            note="early-return-of-the-cpu",
+            findings=(
+                Expected(5, 8, "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it never runs: removed"),
             ),
         ),
         invalid(
