@@ -262,8 +262,8 @@ class DeviceAnalysis(Analysis):
         qualified = self.walk.resolve(value) if type(value) in (cst.Name, cst.Attribute) else None
         if qualified not in apis.ALIASED_NAMES:
             return False
-        self.part.table.alias(target.value, qualified)  # type: ignore[arg-type]
-        self.part.aliases[target.value] = qualified  # type: ignore[assignment]
+        self.part.table.alias(target.value, qualified)
+        self.part.aliases[target.value] = qualified
         self.walk.resolve.clear()  # what was resolved before may read the name anew
         return True
 
