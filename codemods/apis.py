@@ -39,6 +39,13 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
     ),
     **_table(
+        CUDA_NO_EFFECT,
+        "picks among CUDA's kernels for scaled_dot_product_attention; it only sets a flag (no CUDA needed) and "
+        "XLA lowers attention itself, whatever the flags say: no effect on an XLA device; remove it",
+        "torch.backends.cuda.enable_flash_sdp torch.backends.cuda.enable_mem_efficient_sdp "
+        "torch.backends.cuda.enable_math_sdp torch.backends.cuda.enable_cudnn_sdp torch.backends.cuda.sdp_kernel",
+    ),
+    **_table(
         CUDA_MEMORY_STATS,
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
@@ -100,8 +107,14 @@ CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE
                     "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES")
 
 # False on an XLA machine; where they pick the device, the XLA device is always there.
-AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
+# ``torch.cuda.is_initialized()`` (OLMo's ``is_available() and is_initialized()``) asks
+# whether this process has set CUDA up, never so on XLA: an accelerator check too.
+AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
+# Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,
+# fairseq2's spelling): the alias resolves as the name does, so ``Device("cuda")`` is a
+# device call.
+ALIASED_NAMES = frozenset({"torch.device"})
 # Calls that end the process (beside `raise` and the builtins exit() and quit()).
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
 # Calls that start another program: a script that starts its workers with them, rank

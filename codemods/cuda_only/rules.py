@@ -325,7 +325,12 @@ CUDA_NO_EFFECT = Rule(
     "tensor's `.pin_memory()`, which raises without CUDA, becomes the tensor itself. "
     "Also reported: CUDA and NCCL environment variables the script sets (`os.environ[\"NCCL_DEBUG\"] = ...`: "
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
-    "without CUDA (torch_xla.debug.profiler profiles the XLA device).",
+    "without CUDA (torch_xla.debug.profiler profiles the XLA device). The attention-kernel switches "
+    "(`torch.backends.cuda.enable_flash_sdp`, `enable_mem_efficient_sdp`, `enable_math_sdp`, "
+    "`enable_cudnn_sdp`, the `sdp_kernel(...)` context manager) are such settings too: in torch 2.9 they set "
+    "flags of the process, without CUDA, and torch_xla's scaled_dot_product_attention ignores them (checked: "
+    "the same result with every kernel switched off, where the CPU would raise \"No viable backend\"); removed "
+    "like the cuDNN flags, and a `with sdp_kernel(...)` is reported.",
     examples=lambda: (
         invalid(
             """
@@ -385,6 +390,50 @@ CUDA_NO_EFFECT = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            torch.backends.cuda.enable_flash_sdp(True)
+            torch.backends.cuda.enable_math_sdp(False)
+            with torch.backends.cuda.sdp_kernel(enable_math=False):
+                out = attend(q, k, v)
+            """,
+            """
+            import torch
+
+            with torch.backends.cuda.sdp_kernel(enable_math=False):
+                out = attend(q, k, v)
+            """,
+            note="attention-kernel-switches",
+            findings=(
+                Expected(3, 1, "removed `torch.backends.cuda.enable_flash_sdp(True)`: no effect on an XLA device"),
+                Expected(3, 1, "removed `torch.backends.cuda.enable_math_sdp(False)`"),
+                Expected(3, 6, "`torch.backends.cuda.sdp_kernel` picks among CUDA's kernels for scaled_dot_product_attention"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.backends import cuda as backends_cuda
+            from torch.backends.cuda import enable_mem_efficient_sdp
+
+            backends_cuda.enable_flash_sdp(True)
+            enable_mem_efficient_sdp(False)
+            model = build()
+            """,
+            """
+            import torch
+
+            model = build()
+            """,
+            note="attention-kernel-switches-imported",
+            alias=True,
+            findings=(
+                Expected(3, 1, "removed `backends_cuda.enable_flash_sdp(True)`: no effect on an XLA device"),
+                Expected(3, 1, "removed `enable_mem_efficient_sdp(False)`: no effect on an XLA device"),
+            ),
+        ),
         invalid(
             """
             import torch

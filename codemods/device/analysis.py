@@ -59,6 +59,9 @@ class DeviceFacts:
     selections: set[cst.IfExp] = field(default_factory=set)
     # `if torch.cuda.is_available():` around device code: the check is dropped.
     ifs: set[cst.If] = field(default_factory=set)
+    # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
+    # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
+    blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
     # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
     # device or switch on mixed precision (the check is dropped; the value: the flag and
     # what it switches on), and flags that may not be switched on (they also guard code
@@ -105,6 +108,9 @@ class DeviceFacts:
     # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
     # removed (the value: the function's name).
     gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
+    # Module-level names that alias a torch name (``Device = torch.device``): name -> the
+    # torch name; for the files that import them (the module's summary carries them).
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -116,6 +122,7 @@ class DeviceFacts:
 
 class DeviceAnalysis(Analysis):
     name = "device"
+    reads = ("imports", "project")
     settle_reads = ("amp", "checkpoint")
 
     def __init__(self, walk: Walk) -> None:
@@ -231,6 +238,8 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(node.default)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and self._alias(node.targets[0].target, node.value):
+            return
         for target in node.targets:
             names, values = target.target, node.value
             if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
@@ -241,8 +250,36 @@ class DeviceAnalysis(Analysis):
                 self._assignment(dotted(names), values)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
+        if node.value is not None and not self._alias(node.target, node.value):
             self._assignment(dotted(node.target), node.value)
+
+    def _alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        """``Device = torch.device``, ``Device: TypeAlias = device`` at module level: from
+        here on the name resolves as torch.device (in every concern), like an import alias;
+        it names the class, not a device."""
+        if type(target) is not cst.Name or not self.walk.module_level:
+            return False
+        qualified = self.walk.resolve(value) if type(value) in (cst.Name, cst.Attribute) else None
+        if qualified not in apis.ALIASED_NAMES:
+            return False
+        self.part.table.alias(target.value, qualified)
+        self.part.aliases[target.value] = qualified
+        self.walk.resolve.clear()  # what was resolved before may read the name anew
+        return True
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        """``from fairseq2.typing import Device``, where that module of the project makes
+        ``Device`` an alias of torch.device: the name resolves as torch.device here too."""
+        if isinstance(node.names, cst.ImportStar):
+            return
+        project_names = self.facts.imports.project_names
+        for alias in node.names:
+            local = alias.evaluated_alias or alias.evaluated_name
+            if local not in project_names:
+                continue
+            found = self.facts.project.context.lookup(*project_names[local])
+            if found is not None and found.summary is not None and (qualified := found.summary.alias_of(found.name)):
+                self.part.table.alias(local, qualified)  # the walk reads names anew after an import
 
     def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
         if name is None:
@@ -277,6 +314,10 @@ class DeviceAnalysis(Analysis):
         call = node.value
         if type(call) is cst.Call and self.walk.resolve(call.func) in apis.SET_DEVICE_CALLS:
             self.part.replaced_parts.update((sub, (call, SET_DEVICE)) for arg in call.args for sub in walk(arg.value))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None and self._is_cpu_device(node.value):
+            self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
@@ -411,8 +452,11 @@ class DeviceAnalysis(Analysis):
         if not isinstance(folded, bool) and is_cuda_device_string(folded):
             self.part.calls.add(node)
             self.mark_device_code()
-            if index is not None:  # the whole call becomes the XLA device: what the index calls goes too
-                self.part.replaced_parts.update((sub, (node, CUDA_DEVICE)) for sub in walk(index))
+            # The whole call becomes the XLA device: what its arguments call goes too (an
+            # index, an f"cuda:{torch.cuda.current_device()}").
+            for arg in (kind, index):
+                if arg is not None:
+                    self.part.replaced_parts.update((sub, (node, CUDA_DEVICE)) for sub in walk(arg))
 
     def _required_call(self, node: cst.If) -> str | None:
         """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
@@ -487,6 +531,8 @@ class DeviceAnalysis(Analysis):
         for node in self.availability_ifs:
             if (node in self.device_code or self._demands_cuda(node)) and node not in self.crash_code:
                 part.ifs.add(node)
+            elif node in self.device_code:
+                part.blocked_ifs[node] = self.crash_code[node]
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:
                 part.selections.add(selection)
@@ -586,6 +632,7 @@ class DeviceAnalysis(Analysis):
             *part.flag_values,
             *part.selections,
             *(node.test for node in part.ifs),
+            *(node.test for node in part.blocked_ifs),  # their own finding says what the checks do
             *part.calls,
             *map_locations,
         ]

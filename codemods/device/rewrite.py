@@ -338,6 +338,9 @@ class DeviceRewrite(Concern):
             return self._input_guard(original, updated)
         if original in self.facts.device.gpu_requirements:
             return self._without_gpu_requirement(original, updated)
+        if original in self.facts.device.blocked_ifs:
+            self._blocked(original)
+            return updated
         if original not in self.facts.device.ifs:
             return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
@@ -366,6 +369,16 @@ class DeviceRewrite(Concern):
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
         return new
+
+    def _blocked(self, original: cst.If) -> None:
+        blocker = self.facts.device.blocked_ifs[original]
+        self.ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{self.ctx.code(original.test)}` picks the device, and the code it guards also runs "
+            f"`{self.ctx.code(blocker)}`, which fails without CUDA: left as is, so on XLA (no CUDA) the path without "
+            "CUDA runs and the model and tensors stay on the CPU; move that code onto the XLA device by hand",
+        )
 
     def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:
         """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA

@@ -89,7 +89,9 @@ NO_DEVICE = Rule(
 CUDA_DEVICE = Rule(
     "XLA101", "cuda-device", "error", "CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", True,
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
-    "target's device call takes its place (a device kept as a string becomes 'xla').",
+    "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
+    "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
+    "module of the project defines it) is torch.device too: `Device(\"cuda\", index)` becomes the XLA device.",
     examples=lambda: (
         invalid(
             """
@@ -141,6 +143,20 @@ CUDA_DEVICE = Rule(
                 print("running on", label)
             """,
             note="string-not-used-as-device",
+        ),
+        valid(
+            """
+            from typing import TypeAlias
+
+            import torch
+
+            Device: TypeAlias = torch.device
+            CPU = Device("cpu")
+
+            def move(t: torch.Tensor, device: Device) -> torch.Tensor:
+                return t.to(device)
+            """,
+            note="alias-of-torch-device-on-the-cpu",
         ),
     ),
     invalid=lambda: (
@@ -239,6 +255,60 @@ CUDA_DEVICE = Rule(
                 Expected(5, 11, '\'cuda:{:d}\'.format(rank) -> "xla"'),
                 Expected(6, 14, 'f"cuda:{rank}" -> "xla"'),
             ),
+        ),
+        invalid(
+            """
+            from typing import TypeAlias
+
+            import torch
+            from torch import device
+
+            Device: TypeAlias = device
+            CudaDevice = torch.device
+
+            def model_device(index: int) -> Device:
+                return Device("cuda", index)
+
+            noise = torch.randn(3, device=CudaDevice(f"cuda:{rank}"))
+            """,
+            """
+            from typing import TypeAlias
+
+            import torch
+            from torch import device
+            import torch_xla
+
+            Device: TypeAlias = device
+            CudaDevice = torch.device
+
+            def model_device(index: int) -> Device:
+                return torch_xla.device()
+
+            noise = torch.randn(3, device=torch_xla.device())
+            """,
+            note="module-level-alias-of-torch-device",
+            alias=True,
+            findings=(
+                Expected(11, 12, 'Device("cuda", index) -> torch_xla.device()'),
+                Expected(13, 31, 'CudaDevice(f"cuda:{rank}") -> torch_xla.device()'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import device as Device
+
+            device = Device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            """,
+            note="imported-as-another-name",
+            alias=True,
+            findings=(Expected(4, 10, 'Device("cuda") -> torch_xla.device()'),),
         ),
     ),
 )
@@ -553,7 +623,11 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "`if not verify_min_gpu_count(...):` when that function of the file checks for CUDA devices and counts "
     "them (pytorch/examples minGPT-DDP): both are always true on XLA, where the script would end there; the "
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
-    "(the finding says so).",
+    "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
+    "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
+    "`if not torch.cuda.is_available(): return torch.device(\"cpu\")` picks the device as well, and goes. A check "
+    "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
+    "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU.",
     examples=lambda: (
         invalid(
             """
@@ -798,6 +872,105 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="guard-of-ported-code",
             findings=(Expected(4, 4, "`torch.cuda.is_available()`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if torch.cuda.is_available() and torch.cuda.is_initialized():
+                    return torch.device("cuda")
+                else:
+                    return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                return torch_xla.device()
+            """,
+            note="cuda-initialized-is-an-accelerator-check",
+            findings=(
+                Expected(5, 8, "`torch.cuda.is_available() and torch.cuda.is_initialized()`: the accelerator check holds"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if not torch.cuda.is_available():
+                    return torch.device("cpu")
+                return torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                return torch_xla.device()
+            """,
+            note="early-return-of-the-cpu",
+            findings=(
+                Expected(5, 8, "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it never runs: removed"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if torch.cuda.is_available():
+                    if torch.cuda.is_initialized():
+                        return torch.device(f"cuda:{torch.cuda.current_device()}")
+                    return torch.device("cuda")
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                return torch_xla.device()
+                return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="nested-checks-and-the-current-index",
+            findings=(
+                Expected(5, 8, "`torch.cuda.is_available()`: the accelerator check holds"),
+                Expected(6, 12, "`torch.cuda.is_initialized()`: the accelerator check holds"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def default_device():
+                if torch.cuda.is_available():
+                    print(torch.cuda.get_device_name())
+                    return torch.device("cuda")
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def default_device():
+                if torch.cuda.is_available():
+                    print(torch.cuda.get_device_name())
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="device-choice-blocked-by-cuda-only-code",
+            findings=(
+                Expected(
+                    5, 8,
+                    "`torch.cuda.is_available()` picks the device, and the code it guards also runs "
+                    "`torch.cuda.get_device_name`, which fails without CUDA: left as is, so on XLA (no CUDA) the path "
+                    "without CUDA runs and the model and tensors stay on the CPU",
+                ),
+            ),
         ),
         invalid(
             """

@@ -53,6 +53,12 @@ class ImportTable:
             self.bindings.setdefault(local, qualified)
             self.later.setdefault(local, qualified)
 
+    def alias(self, local: str, qualified: str) -> None:
+        """``Device = torch.device`` (or ``Device: TypeAlias = device``) at module level:
+        reading, the name means what it is assigned, as an import alias would; new code
+        is not spelt through it (it is no import)."""
+        self.bindings[local] = qualified
+
     def resolve(self, node: cst.CSTNode | None) -> str | None:
         """The qualified name of a Name/Attribute chain, if it starts at an import."""
         head = node

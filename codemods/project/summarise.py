@@ -24,4 +24,5 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
+        aliases=tuple(sorted(facts.device.aliases.items())),
     )

@@ -32,6 +32,12 @@ class ModuleSummary:
     # over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
+    # (name, torch name); a file that imports the name reads it as that torch name.
+    aliases: tuple[tuple[str, str], ...] = ()
+
+    def alias_of(self, name: str) -> str | None:
+        return next((torch_name for local, torch_name in self.aliases if local == name), None)
 
     def origin_of(self, name: str) -> tuple[str, str] | None:
         """Where an imported name of this module comes from: (module as written, name)."""

@@ -123,3 +123,27 @@ def test_an_optimizer_before_a_move_to_a_device_that_may_be_the_cpu_names_both_p
     (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
     assert not finding.fixed and finding.severity == "error" and finding.line == 19  # the input, unchanged
     assert "`Trainer` (trainer.py) moves the model later to a device that may be the CPU" in finding.message
+
+
+def test_an_alias_of_torch_device_imported_from_another_module_is_torch_device(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """fairseq2's layout: one module makes ``Device`` an alias of torch.device, the others
+    import it and build CUDA devices with it; single-file and folder runs port them alike."""
+    repo = tmp_path / "aliases"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "typing.py").write_text(
+        "from torch import device\nfrom typing_extensions import TypeAlias\n\nDevice: TypeAlias = device\n"
+    )
+    (repo / "pkg" / "devices.py").write_text(
+        "import torch\n\nfrom pkg.typing import Device as Dev\n\n\n"
+        "def local_device(index: int) -> Dev:\n    return Dev(\"cuda\", index=index)\n"
+    )
+    monkeypatch.chdir(repo)
+    files = [Path("pkg/typing.py"), Path("pkg/devices.py")]
+    for in_run in (files, [Path("pkg/devices.py")]):
+        conversion = convert(repo, "pkg/devices.py", in_run)
+        assert b"    return torch_xla.device()\n" in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA101"]
+        assert finding.fixed and 'Dev("cuda", index=index) -> torch_xla.device()' in finding.message
+    assert convert(repo, "pkg/typing.py", files).output == (repo / "pkg" / "typing.py").read_bytes()
