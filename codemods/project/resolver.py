@@ -5,7 +5,11 @@ The root is the nearest folder above the file that holds ``.git`` or ``pyproject
 An import resolves the way Python would find it when the script runs from its own folder
 or from the root: ``from util.misc import X`` is ``util/misc.py`` (or
 ``util/misc/__init__.py``) next to the file or under the root; relative imports follow
-the file's package.  Anything that resolves to no file of the project (installed
+the file's package.  A src layout (``<root>/src/<package>/...``, a ``src`` folder with no
+``__init__.py`` of its own) is searched too, after the root, the way the package is found
+once installed: ``src/fairseq2/gang.py``'s ``from fairseq2.device import Device`` is
+``src/fairseq2/device.py``.  A ``src`` that is itself a package is an ordinary package
+under the root (``from src.x import y``), not a place where packages live.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
 A summary (project/summarise.py) comes from converting the module in memory, read but
@@ -89,6 +93,18 @@ class Project:
         self.learn(known or {})
 
     @functools.cached_property
+    def src_layout(self) -> Path | None:
+        """``<root>/src`` when it holds the project's packages (a folder that is no package
+        of its own; see the module docstring)."""
+        src = self.root / "src"
+        try:
+            if src.is_dir() and not (src / "__init__.py").exists():
+                return src
+        except OSError:  # a folder we may not look into: no layout to use
+            pass
+        return None
+
+    @functools.cached_property
     def in_run(self) -> set[Path]:
         """The files of the run, resolved when first needed (a run makes a Project per
         root, each given every file of the run; most never ask)."""
@@ -156,6 +172,8 @@ class FileImports:
         self.project = project
         self.path = path
         folders = [path.parent, project.root]
+        if project.src_layout is not None:
+            folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:

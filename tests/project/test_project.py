@@ -147,3 +147,56 @@ def test_an_alias_of_torch_device_imported_from_another_module_is_torch_device(t
         (finding,) = [f for f in conversion.findings if f.rule == "XLA101"]
         assert finding.fixed and 'Dev("cuda", index=index) -> torch_xla.device()' in finding.message
     assert convert(repo, "pkg/typing.py", files).output == (repo / "pkg" / "typing.py").read_bytes()
+
+
+def _alias_package(base: Path, package: str = "pkg") -> None:
+    """``package``/typing.py makes ``Device`` an alias of torch.device; devices.py imports it
+    by the package's absolute name and builds a CUDA device with it."""
+    (base / package).mkdir(parents=True)
+    (base / package / "__init__.py").write_text("")
+    (base / package / "typing.py").write_text(
+        "from torch import device\nfrom typing_extensions import TypeAlias\n\nDevice: TypeAlias = device\n"
+    )
+    (base / package / "devices.py").write_text(
+        f"import torch\n\nfrom {package}.typing import Device as Dev\n\n\n"
+        "def local_device(index: int) -> Dev:\n    return Dev(\"cuda\", index=index)\n"
+    )
+
+
+def test_a_src_layout_resolves_the_package_under_src(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """fairseq2's layout: ``src/pkg/devices.py`` imports ``pkg.typing``, which is
+    ``src/pkg/typing.py`` (neither next to the file nor under the root)."""
+    repo = tmp_path / "srclayout"
+    (repo / "src").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    _alias_package(repo / "src")
+    monkeypatch.chdir(repo)
+    files = [Path("src/pkg/typing.py"), Path("src/pkg/devices.py")]
+    project = Project(repo, summarise_with("2.9", RuleSelection(), None))
+    assert project.src_layout == repo.resolve() / "src"
+    found = project.imports_of(repo / "src/pkg/devices.py").lookup("pkg.typing", "Device")
+    assert found is not None and found.summary is not None and found.summary.path == "src/pkg/typing.py"
+    for in_run in (files, [Path("src/pkg/devices.py")]):
+        conversion = convert(repo, "src/pkg/devices.py", in_run)
+        assert b"    return torch_xla.device()\n" in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA101"]
+        assert finding.fixed and 'Dev("cuda", index=index) -> torch_xla.device()' in finding.message
+
+
+def test_a_src_folder_that_is_a_package_is_no_src_layout(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``src/__init__.py``: src is a package of the root (``from src.pkg import ...``), and
+    ``pkg`` alone is not importable, so what ``src/pkg/typing.py`` defines is not learnt."""
+    repo = tmp_path / "srcpackage"
+    (repo / "src").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (repo / "src" / "__init__.py").write_text("")
+    _alias_package(repo / "src")
+    monkeypatch.chdir(repo)
+    project = Project(repo, summarise_with("2.9", RuleSelection(), None))
+    assert project.src_layout is None
+    imports = project.imports_of(repo / "src/pkg/devices.py")
+    assert imports.lookup("pkg.typing", "Device") is None
+    assert imports.lookup("src.pkg.typing", "Device").summary.path == "src/pkg/typing.py"  # type: ignore[union-attr]
+    conversion = convert(repo, "src/pkg/devices.py", [Path("src/pkg/devices.py")])
+    assert b'return Dev("cuda", index=index)' in conversion.output
+    assert not [f for f in conversion.findings if f.rule == "XLA101" and f.fixed]
