@@ -46,6 +46,13 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "torch.backends.cuda.enable_math_sdp torch.backends.cuda.enable_cudnn_sdp torch.backends.cuda.sdp_kernel",
     ),
     **_table(
+        CUDA_NO_EFFECT,
+        "picks the backends of scaled_dot_product_attention (flash, memory-efficient, cuDNN, math); it only sets "
+        "flags of the process (no CUDA needed) and XLA lowers attention itself, whatever they say: no effect on "
+        "an XLA device; remove it",
+        "torch.nn.attention.sdpa_kernel",
+    ),
+    **_table(
         CUDA_MEMORY_STATS,
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "

@@ -327,10 +327,14 @@ CUDA_NO_EFFECT = Rule(
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
     "without CUDA (torch_xla.debug.profiler profiles the XLA device). The attention-kernel switches "
     "(`torch.backends.cuda.enable_flash_sdp`, `enable_mem_efficient_sdp`, `enable_math_sdp`, "
-    "`enable_cudnn_sdp`, the `sdp_kernel(...)` context manager) are such settings too: in torch 2.9 they set "
-    "flags of the process, without CUDA, and torch_xla's scaled_dot_product_attention ignores them (checked: "
-    "the same result with every kernel switched off, where the CPU would raise \"No viable backend\"); removed "
-    "like the cuDNN flags, and a `with sdp_kernel(...)` is reported.",
+    "`enable_cudnn_sdp`, the `sdp_kernel(...)` context manager, and `torch.nn.attention.sdpa_kernel(...)`, "
+    "which picks the backends by `SDPBackend`) are such settings too: in torch 2.9 they set flags of the "
+    "process, without CUDA, and torch_xla's scaled_dot_product_attention ignores them (checked: the same "
+    "result with every kernel switched off, where the CPU would raise \"No viable backend\"; under "
+    "`sdpa_kernel(SDPBackend.FLASH_ATTENTION)` or `EFFICIENT_ATTENTION`, attention on the XLA device gives "
+    "the result it gives outside the context manager, and runs with a boolean mask (which CUDA's flash "
+    "kernel refuses: \"Flash Attention does not support non-null attn_mask\"), dropout and the backward "
+    "pass); removed like the cuDNN flags, and a `with sdp_kernel(...)` or `with sdpa_kernel(...)` is reported.",
     examples=lambda: (
         invalid(
             """
@@ -388,6 +392,20 @@ CUDA_NO_EFFECT = Rule(
             """,
             note="profiler-cpu-only",
         ),
+        valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.attention import SDPBackend
+
+            from mylib.attention import sdpa_kernel
+
+            backend = SDPBackend.FLASH_ATTENTION
+            with sdpa_kernel(backend):
+                out = F.scaled_dot_product_attention(q, k, v)
+            """,
+            note="sdpa-kernel-of-another-library",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -432,6 +450,24 @@ CUDA_NO_EFFECT = Rule(
             findings=(
                 Expected(3, 1, "removed `backends_cuda.enable_flash_sdp(True)`: no effect on an XLA device"),
                 Expected(3, 1, "removed `enable_mem_efficient_sdp(False)`: no effect on an XLA device"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.attention import sdpa_kernel, SDPBackend
+
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                out = F.scaled_dot_product_attention(q, k, v)
+            with torch.nn.attention.sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+                out = F.scaled_dot_product_attention(q, k, v)
+            """,
+            note="sdpa-kernel-context-manager",
+            alias=True,
+            findings=(
+                Expected(5, 6, "`sdpa_kernel` picks the backends of scaled_dot_product_attention"),
+                Expected(7, 6, "`torch.nn.attention.sdpa_kernel` picks the backends of scaled_dot_product_attention"),
             ),
         ),
         invalid(
