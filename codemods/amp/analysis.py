@@ -213,8 +213,12 @@ class AmpAnalysis(Analysis):
                     return
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
-        self.part.owners.add(self.walk.qualname if owner is None else owner)
-        if (enabled := call.argument("enabled")) is not None:
+        enabled = call.argument("enabled")
+        if not (type(enabled) is cst.Name and enabled.value == "False"):
+            # An autocast that only switches autocast off (x-transformers' `@autocast('cuda',
+            # enabled=False)`) sets up no mixed precision for the callers of its function.
+            self.part.owners.add(self.walk.qualname if owner is None else owner)
+        if enabled is not None:
             self.enabled_refs.append((node, set(names_in(enabled))))
 
     def _scaler(self, node: cst.Call, spelling: Spelling) -> None:

@@ -764,3 +764,29 @@ def test_a_launcher_check_in_a_helper_is_reported_where_the_xla_launcher_starts_
     assert "helpers.py) starts the process group only when a launcher's variables" in manual[0].message
     helper = process_path(str(tmp_path / "helpers.py"), job)
     assert not any(f.rule == "XLA609" for f in helper.findings)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_autocast_that_switches_autocast_off_sets_up_no_mixed_precision_for_other_files(
+    tmp_path: Path, target: str
+) -> None:
+    """lucidrains/x-transformers: the model's module runs its rotary embeddings under
+    ``@autocast('cuda', enabled=False)``, kept in float32.  A script that builds that model
+    trains without mixed precision: its optimizer is not swapped for a sync-free one and no
+    finding says the module sets up CUDA mixed precision."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "layers.py").write_text(
+        "import torch\nfrom torch.amp import autocast\n\n\n@autocast('cuda', enabled=False)\n"
+        "def rotate(t):\n    return t.float()\n\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n        with autocast('cuda', enabled=False):\n            return rotate(x)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom layers import Net\n\nmodel = Net().cuda()\n"
+        "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+    )
+    job = Job("check", target, RuleSelection())
+    report = process_path(str(tmp_path / "train.py"), job)
+    assert report.error is None
+    assert not [f for f in report.findings if f.rule in ("XLA206", "XLA003")]
+    layers = process_path(str(tmp_path / "layers.py"), job)
+    assert [f.rule for f in layers.findings].count("XLA202") == 2
