@@ -68,6 +68,9 @@ class SyncFreeOptimizer:
 class AmpFacts:
     table: ImportTable
     autocasts: dict[cst.Call, AutocastCall] = field(default_factory=dict)
+    # CUDA-capable autocast calls that unpack their arguments (``torch.cuda.amp.autocast(**kwargs)``):
+    # the tool cannot rebuild them, so they stay CUDA autocast (reported).
+    unpacked_autocasts: set[cst.Call] = field(default_factory=set)
     # CUDA autocast handed on uncalled (``autocast = torch.cuda.amp.autocast if amp else
     # nullcontext``, ``partial(torch.autocast, ...)``) where no call of it is followed:
     # the reference and what it names.
@@ -192,6 +195,8 @@ class AmpAnalysis(Analysis):
     def _autocast(self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None) -> None:
         arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
         if arguments is None:
+            if spelling == "cuda_amp" or (spelling == "torch" and _names_cuda(node)):
+                self.part.unpacked_autocasts.add(node)
             return
         call = AutocastCall(spelling, "cuda", arguments, through)
         device = call.device
@@ -208,8 +213,12 @@ class AmpAnalysis(Analysis):
                     return
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
-        self.part.owners.add(self.walk.qualname if owner is None else owner)
-        if (enabled := call.argument("enabled")) is not None:
+        enabled = call.argument("enabled")
+        if not (type(enabled) is cst.Name and enabled.value == "False"):
+            # An autocast that only switches autocast off (x-transformers' `@autocast('cuda',
+            # enabled=False)`) sets up no mixed precision for the callers of its function.
+            self.part.owners.add(self.walk.qualname if owner is None else owner)
+        if enabled is not None:
             self.enabled_refs.append((node, set(names_in(enabled))))
 
     def _scaler(self, node: cst.Call, spelling: Spelling) -> None:
@@ -299,6 +308,15 @@ class AmpAnalysis(Analysis):
                     self.part.autocast_references[reference] = qualified
         for reference, qualified in self.loose:
             self.part.autocast_references[reference] = qualified
+
+
+def _names_cuda(call: cst.Call) -> bool:
+    """``torch.autocast("cuda", **kwargs)``: the device type, given before the unpacked rest, is CUDA's."""
+    first = call.args[0] if call.args else None
+    device = next((a for a in call.args if a.keyword is not None and a.keyword.value == "device_type"), None)
+    if device is None and first is not None and first.keyword is None and not first.star:
+        device = first
+    return device is not None and string_value(device.value) == "cuda"
 
 
 def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[str, cst.Arg], ...] | None:

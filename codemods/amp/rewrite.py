@@ -44,6 +44,13 @@ class AmpRewrite(Concern):
         amp = self.facts.amp
         if original in amp.autocasts:
             return self._autocast(original, updated, amp.autocasts[original])
+        if original in amp.unpacked_autocasts:
+            self.ctx.report(
+                AUTOCAST, original,
+                f"`{self.ctx.code(original.func)}` gets unpacked arguments, so it is not rewritten: as CUDA autocast it "
+                f"is off on XLA and the code under it runs in float32; call {self.ctx.target.xla_autocast} here (the "
+                "unpacked keywords may hold CUDA's float16: XLA autocast takes bfloat16)",
+            )
         if original in amp.scalers:
             return self._scaler(original, updated, amp.scalers[original])
         if original in amp.syncfree:

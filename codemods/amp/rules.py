@@ -53,8 +53,45 @@ AUTOCAST = Rule(
             """,
             note="type-check-is-no-use",
         ),
+        valid(
+            """
+            import torch
+
+            with torch.autocast("cpu", **kwargs):
+                out = model(x)
+            """,
+            note="unpacked-cpu-autocast-stays",
+        ),
     ),
     invalid=lambda: (
+        # Stability-AI/generative-models' checkpointing: the backward pass re-enters the
+        # forward's autocast with the keywords it recorded, unpacked.
+        invalid(
+            """
+            import torch
+
+            kwargs = {"enabled": True, "dtype": torch.get_autocast_gpu_dtype()}
+            with torch.enable_grad(), torch.cuda.amp.autocast(**kwargs):
+                out = model(x)
+            with torch.autocast("cuda", **kwargs):
+                out = model(x)
+            """,
+            """
+            import torch
+
+            kwargs = {"enabled": True, "dtype": torch.get_autocast_gpu_dtype()}
+            with torch.enable_grad(), torch.cuda.amp.autocast(**kwargs):
+                out = model(x)
+            with torch.autocast("cuda", **kwargs):
+                out = model(x)
+            """,
+            note="unpacked-arguments",
+            findings=(
+                Expected(4, 27, "`torch.cuda.amp.autocast` gets unpacked arguments, so it is not rewritten: as CUDA "
+                         "autocast it is off on XLA and the code under it runs in float32"),
+                Expected(6, 6, "`torch.autocast` gets unpacked arguments, so it is not rewritten"),
+            ),
+        ),
         invalid(
             """
             import torch

@@ -126,6 +126,13 @@ class DistributedFacts:
     # -1)) != -1``), which then keeps meaning "started by a launcher" (torchrun).
     module_level_anchor: cst.CSTNode | None = None
     module_level_checked: bool = False
+    # Top-level callables whose launcher check stays (no entry point of this module starts
+    # them: a helper's ``if 'RANK' in os.environ: ... init_process_group``), for the files
+    # that import them; and calls of such a callable of another module in a script that
+    # torch_xla.launch now starts (which sets none of those variables): the callable, as
+    # the finding names it.
+    launch_checked: set[str] = field(default_factory=set)
+    external_launch_checks: dict[cst.Call, str] = field(default_factory=dict)
     # The main guard whose code becomes ``_mp_fn(index)`` (main style), and the names it
     # binds that the module's functions read as globals (declared global there).
     entry_guard: cst.If | None = None

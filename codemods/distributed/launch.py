@@ -30,6 +30,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
@@ -49,6 +50,7 @@ class LaunchAnalysis(Analysis):
     name = "launch"
     fills = "distributed"
     reads = ("entry", "ranks", "ddp", "huggingface", "lightning")
+    settle_reads = ("project",)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -208,6 +210,10 @@ class LaunchAnalysis(Analysis):
                 # train.py` and one per device under torchrun (xla:// supports it), so its
                 # check for a launcher stays.
                 part.module_level_checked = bool(part.launched_checks)
+                part.launch_checked = {
+                    owner for check in part.launched_checks
+                    if (owner := self.ranks.launch_check_owners.get(check)) and owner != "<guard>"
+                }
                 part.launched_checks = {}
         if guard is not None and facts.entry.mp_fn is None:
             if part.style == "main":
@@ -221,6 +227,17 @@ class LaunchAnalysis(Analysis):
         self.parent = self._processes()
         self._process_groups()
         self.ranks.place(self)
+        if part.style in ("main", "spawn", "launched"):
+            self._external_launch_checks()
+
+    def _external_launch_checks(self) -> None:
+        """Calls of another module's callable that starts the process group only under a
+        launcher check that stays there: the XLA launcher sets none of its variables."""
+        project = self.walk.analysis(ProjectAnalysis)
+        for call, callee in project.calls:
+            found = project.origin(callee)
+            if found is not None and found.summary is not None and found.summary.checks_launcher(found.name):
+                self.part.external_launch_checks[call] = f"`{callee}` ({found.summary.path})"
 
     # -- which code runs where ----------------------------------------------------------
 

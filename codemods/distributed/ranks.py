@@ -91,6 +91,7 @@ class RankAnalysis(Analysis):
         self.guarded_calls: set[str] = set()
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
+        self.launch_check_owners: dict[cst.Comparison, str] = {}
         # A launcher of its own: programs it starts, one per worker (in a loop) or with an
         # environment of their own (``env=``), and rank variables it sets for them
         # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
@@ -170,6 +171,7 @@ class RankAnalysis(Analysis):
         if type(operator) in (cst.In, cst.NotIn) and self.walk.resolve(right) == "os.environ":
             if string_value(left) in ENV_CONCEPTS:
                 self.part.launched_checks[node] = type(operator) is cst.In
+                self.launch_check_owners[node] = self.owner
                 self._distributed_code(node)
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
@@ -180,6 +182,7 @@ class RankAnalysis(Analysis):
             return
         if _literal(found[1]) == _literal(right) and _never_answered(found[0], found[1]):
             self.part.launched_checks[node] = type(operator) is cst.NotEqual
+            self.launch_check_owners[node] = self.owner
             self.skip.update(id(n) for n in walk(left))
             self._distributed_code(node)
 

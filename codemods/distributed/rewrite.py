@@ -567,6 +567,13 @@ class DistributedRewrite(Concern):
                             "as it is (no torch_xla.launch). Its workers are not torchrun's (no TORCHELASTIC_RUN_ID), "
                             "so under xla:// each would take every device: start the training script with torchrun, or "
                             "with torch_xla.launch in the training script itself")
+        elif original in part.external_launch_checks:
+            self.ctx.report(DISTRIBUTED_MANUAL, original,
+                            f"{part.external_launch_checks[original]} starts the process group only when a launcher's "
+                            "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
+                            "torch_xla.launch sets none of them, so every process would train alone on all the data "
+                            "(no process group, no DDP, no sampler). Replace the check there with True (every "
+                            "process is started by the XLA launcher), or start this script with torchrun")
         elif original in part.raw_env_reads:
             self._raw_env_read(original)
         elif original in part.parent_reads:

@@ -25,4 +25,5 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         aliases=tuple(sorted(facts.device.aliases.items())),
+        launch_checks=frozenset(facts.distributed.launch_checked),
     )

@@ -35,6 +35,9 @@ class ModuleSummary:
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()
+    # Top-level callables that start the process group only under a launcher check that
+    # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
+    launch_checks: frozenset[str] = frozenset()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -58,6 +61,9 @@ class ModuleSummary:
 
     def uses_amp(self, name: str) -> bool:
         return name.split(".")[0] in self.amp
+
+    def checks_launcher(self, name: str) -> bool:
+        return name.split(".")[0] in self.launch_checks
 
     def moves_argument(
         self, name: str, index: int | None, keyword: str | None

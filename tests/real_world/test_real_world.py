@@ -705,3 +705,88 @@ def test_a_launcher_that_also_starts_a_process_group_is_ported() -> None:
     output = _convert(source, "2.9")
     assert 'init_process_group("xla", init_method="xla://")' in output
     assert not any("a launcher of its own" in f.message for f in convert_source(source, target="2.9").findings)
+
+
+INIT_IN_A_HELPER = """\
+import os
+
+import torch
+
+
+def init_distributed_mode(args):
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+        args.gpu = int(os.environ["LOCAL_RANK"])
+    else:
+        args.distributed = False
+        return
+    args.distributed = True
+    torch.cuda.set_device(args.gpu)
+    torch.distributed.init_process_group(backend="nccl", init_method="env://")
+"""
+
+SCRIPT_OF_THE_HELPER = """\
+import torch
+
+import helpers
+
+
+def main(args):
+    helpers.init_distributed_mode(args)
+    model = torch.nn.Linear(2, 2).cuda()
+    if args.distributed:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+
+
+if __name__ == "__main__":
+    main(parse_args())
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_launcher_check_in_a_helper_is_reported_where_the_xla_launcher_starts_the_script(
+    tmp_path: Path, target: str
+) -> None:
+    """torchvision's references (and the many scripts copied from them): ``utils.init_distributed_mode``
+    starts the process group only when RANK and WORLD_SIZE are set.  In its own module no
+    entry point starts it, so the check stays (right for torchrun); but the training
+    script's main guard becomes the XLA launcher, which sets neither: every process would
+    train alone.  The script's call of the helper is an error that says so."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(INIT_IN_A_HELPER)
+    (tmp_path / "train.py").write_text(SCRIPT_OF_THE_HELPER)
+    job = Job("check", target, RuleSelection())
+    report = process_path(str(tmp_path / "train.py"), job)
+    assert report.error is None
+    manual = [f for f in report.findings if f.rule == "XLA609"]
+    assert [(f.line, f.col) for f in manual] == [(7, 5)]
+    assert manual[0].message.startswith("`helpers.init_distributed_mode` (")
+    assert "helpers.py) starts the process group only when a launcher's variables" in manual[0].message
+    helper = process_path(str(tmp_path / "helpers.py"), job)
+    assert not any(f.rule == "XLA609" for f in helper.findings)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_autocast_that_switches_autocast_off_sets_up_no_mixed_precision_for_other_files(
+    tmp_path: Path, target: str
+) -> None:
+    """lucidrains/x-transformers: the model's module runs its rotary embeddings under
+    ``@autocast('cuda', enabled=False)``, kept in float32.  A script that builds that model
+    trains without mixed precision: its optimizer is not swapped for a sync-free one and no
+    finding says the module sets up CUDA mixed precision."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "layers.py").write_text(
+        "import torch\nfrom torch.amp import autocast\n\n\n@autocast('cuda', enabled=False)\n"
+        "def rotate(t):\n    return t.float()\n\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n        with autocast('cuda', enabled=False):\n            return rotate(x)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom layers import Net\n\nmodel = Net().cuda()\n"
+        "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+    )
+    job = Job("check", target, RuleSelection())
+    report = process_path(str(tmp_path / "train.py"), job)
+    assert report.error is None
+    assert not [f for f in report.findings if f.rule in ("XLA206", "XLA003")]
+    layers = process_path(str(tmp_path / "layers.py"), job)
+    assert [f.rule for f in layers.findings].count("XLA202") == 2
