@@ -108,6 +108,11 @@ class DeviceFacts:
     # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
     # removed (the value: the function's name).
     gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
+    # `if cuda.is_available():` (`if cuda_ok():`) that picks the device, where that method or
+    # function of the file returns `torch.cuda.is_available()` (or `torch.cuda.device_count() >
+    # 0`): False on XLA, so the path without CUDA runs (the value: the call in the test, the
+    # wrapper's name, what it returns). Reported; left as is.
+    wrapped_checks: dict[cst.If | cst.IfExp, tuple[cst.Call, str, cst.BaseExpression]] = field(default_factory=dict)
     # Module-level names that alias a torch name (``Device = torch.device``): name -> the
     # torch name; for the files that import them (the module's summary carries them).
     aliases: dict[str, str] = field(default_factory=dict)
@@ -166,6 +171,10 @@ class DeviceAnalysis(Analysis):
         self.checking_functions: set[str] = set()
         self.counting_functions: set[str] = set()
         self.requirement_candidates: list[tuple[cst.If, str]] = []
+        # Functions and methods of the file that return an accelerator check (qualified name ->
+        # what they return), and the conditions that call a function of the file.
+        self.wrappers: dict[str, cst.BaseExpression] = {}
+        self.wrapper_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -318,6 +327,37 @@ class DeviceAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None and self._is_cpu_device(node.value):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
+        if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
+            self.wrappers.setdefault(self.walk.qualname, node.value)
+
+    def _asks_for_cuda(self, value: cst.BaseExpression) -> bool:
+        """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
+        if self.part.is_available_call(value):
+            return True
+        if type(value) is not cst.Comparison or len(value.comparisons) != 1 or type(value.left) is not cst.Call:
+            return False
+        if self.walk.resolve(value.left.func) not in apis.DEVICE_COUNTS:
+            return False
+        operator, bound = type(value.comparisons[0].operator), value.comparisons[0].comparator
+        number = bound.value if type(bound) is cst.Integer else None
+        return (operator, number) in ((cst.GreaterThan, "0"), (cst.GreaterThanEqual, "1"), (cst.NotEqual, "0"))
+
+    def _local_calls(self, node: cst.If | cst.IfExp) -> None:
+        """The calls of a condition that may run a function of this file (``cuda_ok()``,
+        ``cuda.is_available()`` on an object of the file's class): settled in ``finish``."""
+        for sub in walk(node.test):
+            if type(sub) is cst.Call and type(sub.func) in (cst.Name, cst.Attribute) and self.walk.resolve(sub.func) is None:
+                self.wrapper_candidates.append((node, sub))
+
+    def _wrapper_of(self, call: cst.Call) -> str | None:
+        """The function or method of this file that ``call`` runs, if it returns an accelerator check."""
+        func = call.func
+        if type(func) is cst.Name:
+            name = func.value
+            return next((q for q in self.wrappers if q == name or q.endswith(f".{name}")), None)
+        if type(func) is cst.Attribute:
+            return next((q for q in self.wrappers if "." in q and q.endswith(f".{func.attr.value}")), None)
+        return None
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
@@ -339,6 +379,7 @@ class DeviceAnalysis(Analysis):
                 self.type_check_candidates.append((sub, device, node))
         if (required := self._required_call(node)) is not None:
             self.requirement_candidates.append((node, required))
+        self._local_calls(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = _refs(node.test)
@@ -346,6 +387,7 @@ class DeviceAnalysis(Analysis):
             self.availability_ifexps.append(node)
         if self._is_cpu_device(node.body) or self._is_cpu_device(node.orelse):
             self.device_code.add(node)
+        self._local_calls(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "is_cuda":
@@ -545,6 +587,11 @@ class DeviceAnalysis(Analysis):
             node: name for node, name in self.requirement_candidates
             if name in self.checking_functions and name in self.counting_functions
         }
+        handled = {*part.ifs, *part.blocked_ifs, *part.selections, *part.gpu_requirements}
+        for condition, call in self.wrapper_candidates:
+            if condition in self.device_code and condition not in handled and condition not in part.wrapped_checks:
+                if (wrapper := self._wrapper_of(call)) is not None:
+                    part.wrapped_checks[condition] = (call, wrapper, self.wrappers[wrapper])
         for comparison, device, statement in self.type_check_candidates:
             values = self.device_assignments.get(device, [])
             if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):

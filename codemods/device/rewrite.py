@@ -268,6 +268,8 @@ class DeviceRewrite(Concern):
         )
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        if original in self.facts.device.wrapped_checks:
+            self._wrapped(original)
         if original not in self.facts.device.selections:
             return updated
         folded = fold_true(updated, self.facts.device.is_available_call)
@@ -341,6 +343,9 @@ class DeviceRewrite(Concern):
         if original in self.facts.device.blocked_ifs:
             self._blocked(original)
             return updated
+        if original in self.facts.device.wrapped_checks:
+            self._wrapped(original)
+            return updated
         if original not in self.facts.device.ifs:
             return self._without_set_device_guard(original, updated)
         if not self._devices_converted:
@@ -369,6 +374,16 @@ class DeviceRewrite(Concern):
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
         return new
+
+    def _wrapped(self, original: cst.If | cst.IfExp) -> None:
+        call, wrapper, returned = self.facts.device.wrapped_checks[original]
+        self.ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{self.ctx.code(call)}` picks the device, but `{wrapper}` returns `{self.ctx.code(returned)}`, which is "
+            "False on XLA (no CUDA): the path without CUDA runs and the model and tensors stay on the CPU; make "
+            f"`{wrapper}` return True (the XLA device is always present), or pick `{self.ctx.target.api('device').spelled}()` here",
+        )
 
     def _blocked(self, original: cst.If) -> None:
         blocker = self.facts.device.blocked_ifs[original]

@@ -627,7 +627,11 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
     "`if not torch.cuda.is_available(): return torch.device(\"cpu\")` picks the device as well, and goes. A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
-    "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU.",
+    "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
+    "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
+    "`torch.cuda.is_available()` or `torch.cuda.device_count() > 0`: fairseq2's `CudaContext`) is left as "
+    "is and is an error: on XLA the wrapper returns False, so the device it picks is the CPU; make the "
+    "wrapper return True, or pick `torch_xla.device()` there. Wrappers in other files are not followed.",
     examples=lambda: (
         invalid(
             """
@@ -686,6 +690,30 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 torch.cuda.manual_seed_all(0)
             """,
             note="a-return-only-skips-cuda-code",
+        ),
+        valid(
+            """
+            import os
+            import torch
+
+            def has_checkpoint(path):
+                return os.path.exists(path)
+
+            if has_checkpoint("ckpt.pt"):
+                device = torch.device("cuda")
+            """,
+            """
+            import os
+            import torch
+            import torch_xla
+
+            def has_checkpoint(path):
+                return os.path.exists(path)
+
+            if has_checkpoint("ckpt.pt"):
+                device = torch_xla.device()
+            """,
+            note="a-wrapper-of-something-else",
         ),
     ),
     invalid=lambda: (
@@ -969,6 +997,77 @@ CUDA_AVAILABLE_DEVICE = Rule(
                     "`torch.cuda.is_available()` picks the device, and the code it guards also runs "
                     "`torch.cuda.get_device_name`, which fails without CUDA: left as is, so on XLA (no CUDA) the path "
                     "without CUDA runs and the model and tensors stay on the CPU",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            class CudaContext:
+                def is_available(self) -> bool:
+                    return torch.cuda.is_available()
+
+            def default_device(cuda: CudaContext) -> torch.device:
+                if cuda.is_available():
+                    return torch.device("cuda", index=0)
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class CudaContext:
+                def is_available(self) -> bool:
+                    return torch.cuda.is_available()
+
+            def default_device(cuda: CudaContext) -> torch.device:
+                if cuda.is_available():
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            note="availability-asked-through-a-method",
+            findings=(
+                Expected(
+                    9, 8,
+                    "`cuda.is_available()` picks the device, but `CudaContext.is_available` returns "
+                    "`torch.cuda.is_available()`, which is False on XLA (no CUDA): the path without CUDA runs and the "
+                    "model and tensors stay on the CPU; make `CudaContext.is_available` return True (the XLA device "
+                    "is always present), or pick `torch_xla.device()` here",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def cuda_ok():
+                return torch.cuda.device_count() > 0
+
+            if cuda_ok():
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def cuda_ok():
+                return torch.cuda.device_count() > 0
+
+            if cuda_ok():
+                device = torch_xla.device()
+            else:
+                device = torch.device("cpu")
+            """,
+            note="availability-asked-through-a-function",
+            findings=(
+                Expected(
+                    7, 4,
+                    "`cuda_ok()` picks the device, but `cuda_ok` returns `torch.cuda.device_count() > 0`, which is "
+                    "False on XLA (no CUDA): the path without CUDA runs and the model and tensors stay on the CPU; "
+                    "make `cuda_ok` return True",
                 ),
             ),
         ),
