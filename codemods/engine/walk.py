@@ -130,26 +130,25 @@ class Walk:
         for kind in kinds:  # one by one: an analysis may look up the ones before it
             self.analyses.append(kind(self))
             self._by_kind[kind] = self.analyses[-1]
-        # Per node type, the hooks of every analysis, in the analyses' order; per call
-        # (by callee) and attribute (by name), the keyed hooks, with their analysis' place.
-        self.visitors: dict[type, list[Hook]] = defaultdict(list)
+        # Per node type, the visit hooks of every analysis with its place in the analyses'
+        # order, and the leave hooks; per call (by callee) and attribute (by name), the
+        # keyed hooks, placed likewise.
+        self.visitors: dict[type, list[tuple[int, Hook]]] = defaultdict(list)
         self.leavers: dict[type, list[Hook]] = defaultdict(list)
-        self._placed_visitors: dict[type, list[tuple[int, Hook]]] = defaultdict(list)
         self._keyed: dict[type, dict[str, list[tuple[int, Hook]]]] = {cst.Call: defaultdict(list), cst.Attribute: defaultdict(list)}
         for index, analysis in enumerate(self.analyses):
-            for node_type, attr in _hooks(type(analysis), "visit_"):
-                self.visitors[node_type].append(getattr(analysis, attr))
-                self._placed_visitors[node_type].append((index, getattr(analysis, attr)))
-            for node_type, attr in _hooks(type(analysis), "leave_"):
+            hooks = _class_hooks(type(analysis))
+            for node_type, attr in hooks.visits:
+                self.visitors[node_type].append((index, getattr(analysis, attr)))
+            for node_type, attr in hooks.leaves:
                 self.leavers[node_type].append(getattr(analysis, attr))
-            for attr, (node_type, keys) in _keyed_hooks(type(analysis)):
+            for attr, node_type, keys in hooks.keyed:
                 hook = getattr(analysis, attr)
                 if speed.shortcuts():
                     for key in keys:
                         self._keyed[node_type][key].append((index, hook))
                 else:  # every hook sees every node of its type and looks at the key itself
-                    self.visitors[node_type].append(self._filtered(node_type, keys, hook))
-                    self._placed_visitors[node_type].append((index, self.visitors[node_type][-1]))
+                    self.visitors[node_type].append((index, self._filtered(node_type, keys, hook)))
         self._callees = self._keyed[cst.Call].keys()
         self._attribute_names = self._keyed[cst.Attribute].keys()
         self._keyed_plans: dict[tuple[type, str], tuple[Hook, ...]] = {}
@@ -276,7 +275,7 @@ class Walk:
         ones, in the analyses' order."""
         plan = self._keyed_plans.get((kind, key))
         if plan is None:
-            placed = sorted((*self._placed_visitors.get(kind, ()), *self._keyed[kind][key]), key=lambda pair: pair[0])
+            placed = sorted((*self.visitors.get(kind, ()), *self._keyed[kind][key]), key=lambda pair: pair[0])
             plan = self._keyed_plans[(kind, key)] = tuple(hook for _, hook in placed)
         return plan
 
@@ -284,7 +283,7 @@ class Walk:
         """What the walk does at a node of this type: the analyses' hooks, whether it
         changes where the walk is, whether it is read whole (imports), its children."""
         return (
-            tuple(self.visitors.get(kind, ())),
+            tuple(hook for _, hook in self.visitors.get(kind, ())),
             tuple(self.leavers.get(kind, ())),
             kind in _PLACES,
             kind in _OPAQUE,
@@ -374,7 +373,6 @@ class Walk:
         self.visitors.clear()
         self.leavers.clear()
         self._plans.clear()
-        self._placed_visitors.clear()
         for keyed in self._keyed.values():
             keyed.clear()
         self._keyed_plans.clear()
@@ -427,37 +425,35 @@ def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], 
     return placed
 
 
-def _hooks(kind: type[Analysis], prefix: str) -> list[tuple[type, str]]:
-    """(node type, method name) of each ``visit_<Node>`` (or ``leave_<Node>``) of an
-    analysis class, by name."""
-    return _class_hooks(kind)[prefix]  # type: ignore[return-value]
+class _ClassHooks(typing.NamedTuple):
+    """The hooks an analysis class defines: (node type, method name) of each ``visit_<Node>``
+    and ``leave_<Node>``, and (method name, node type, keys) of each keyed hook."""
+
+    visits: list[tuple[type, str]]
+    leaves: list[tuple[type, str]]
+    keyed: list[tuple[str, type, frozenset[str]]]
 
 
-def _keyed_hooks(kind: type[Analysis]) -> list[tuple[str, tuple[type, frozenset[str]]]]:
-    """(method name, (node type, keys)) of each ``@calls_of``/``@attributes_named`` method."""
-    return _class_hooks(kind)["keyed"]  # type: ignore[return-value]
+_CLASS_HOOKS: dict[type, _ClassHooks] = {}
 
 
-_CLASS_HOOKS: dict[type, dict[str, list[tuple[object, ...]]]] = {}
-
-
-def _class_hooks(kind: type[Analysis]) -> dict[str, list[tuple[object, ...]]]:
-    """The hooks of an analysis class, found once per class in what its classes define
-    (not ``dir``: it lists every inherited name, and walks are per file)."""
+def _class_hooks(kind: type[Analysis]) -> _ClassHooks:
+    """Found once per class in what its classes define (not ``dir``: it lists every
+    inherited name, and walks are per file)."""
     known = _CLASS_HOOKS.get(kind)
     if known is not None:
         return known
     defined: dict[str, object] = {}
     for klass in reversed(kind.__mro__[: kind.__mro__.index(Analysis)]):
         defined.update(vars(klass))
-    found: dict[str, list[tuple[object, ...]]] = {"visit_": [], "leave_": [], "keyed": []}
+    found = _CLASS_HOOKS[kind] = _ClassHooks([], [], [])
     for attr in sorted(defined):
-        for prefix in ("visit_", "leave_"):
-            if attr.startswith(prefix):
-                found[prefix].append((getattr(cst, attr.removeprefix(prefix)), attr))
+        if attr.startswith("visit_"):
+            found.visits.append((getattr(cst, attr.removeprefix("visit_")), attr))
+        elif attr.startswith("leave_"):
+            found.leaves.append((getattr(cst, attr.removeprefix("leave_")), attr))
         if (keys := getattr(defined[attr], "walk_keys", None)) is not None:
-            found["keyed"].append((attr, keys))
-    _CLASS_HOOKS[kind] = found
+            found.keyed.append((attr, *keys))
     return found
 
 
