@@ -12,7 +12,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.engine.imports import ImportTable
-from codemods.engine.nodes import call_args, dotted, mentions, names_in, string_value, walk
+from codemods.engine.nodes import call_args, dotted, is_false, mentions, names_in, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
@@ -214,7 +214,7 @@ class AmpAnalysis(Analysis):
                 self.device_type_uses.add(name)
         self.part.autocasts[node] = call
         enabled = call.argument("enabled")
-        if not (type(enabled) is cst.Name and enabled.value == "False"):
+        if not is_false(enabled):
             # An autocast that only switches autocast off (x-transformers' `@autocast('cuda',
             # enabled=False)`) sets up no mixed precision for the callers of its function.
             self.part.owners.add(self.walk.qualname if owner is None else owner)

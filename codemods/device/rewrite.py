@@ -37,6 +37,9 @@ from codemods.engine.nodes import (
 from codemods.engine.rewriter import Concern
 from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
 
+# What a device choice that stays as it is does on XLA, where the CUDA check is False.
+_CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CPU"
+
 
 class DeviceRewrite(Concern):
     # -- strings --------------------------------------------------------------
@@ -381,8 +384,7 @@ class DeviceRewrite(Concern):
             CUDA_AVAILABLE_DEVICE,
             original.test,
             f"`{self.ctx.code(call)}` picks the device, but `{wrapper}` returns `{self.ctx.code(returned)}`, which is "
-            "False on XLA (no CUDA): the path without CUDA runs and the model and tensors stay on the CPU; make "
-            f"`{wrapper}` return True (the XLA device is always present), or pick `{self.ctx.target.api('device').spelled}()` here",
+            f"False on XLA (no CUDA): {_CPU_PATH}; make `{wrapper}` return True (the XLA device is always present), or pick `{self.ctx.target.api('device').spelled}()` here",
         )
 
     def _blocked(self, original: cst.If) -> None:
@@ -391,8 +393,8 @@ class DeviceRewrite(Concern):
             CUDA_AVAILABLE_DEVICE,
             original.test,
             f"`{self.ctx.code(original.test)}` picks the device, and the code it guards also runs "
-            f"`{self.ctx.code(blocker)}`, which fails without CUDA: left as is, so on XLA (no CUDA) the path without "
-            "CUDA runs and the model and tensors stay on the CPU; move that code onto the XLA device by hand",
+            f"`{self.ctx.code(blocker)}`, which fails without CUDA: left as is, so on XLA (no CUDA) {_CPU_PATH}; "
+            "move that code onto the XLA device by hand",
         )
 
     def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.distributed.rules import IGNITE_BACKEND
-from codemods.engine.nodes import quoted_like, string_value
+from codemods.engine.nodes import is_none, quoted_like, string_value
 from codemods.engine.rewriter import Concern
 
 # What ignite's "xla-tpu" backend needs and torch_xla 2.9 lacks, and what to do instead.
@@ -37,7 +37,7 @@ class IgniteRewrite(Concern):
         literal = string_value(value) if value is not None else None
         at: cst.CSTNode = value if value is not None else backend if backend is not None else original
         if xla is None:
-            serial = backend is None or _is_none(value)
+            serial = backend is None or is_none(value)
             self.ctx.report(
                 IGNITE_BACKEND, at,
                 (f"{_SERIAL}; " if serial else "") + _NO_XLA_BACKEND.format(version=target.torch_xla_version),
@@ -59,7 +59,7 @@ class IgniteRewrite(Concern):
                 "CUDA (or the CPU), not on the XLA device", build,
             )
             return new if new is not None else updated
-        if backend is None or _is_none(value):
+        if backend is None or is_none(value):
             message = f'{_SERIAL}: pass backend="{xla}"'
         elif literal is not None:
             message = f'ignite backend {self.ctx.code(at)} trains on CUDA or the CPU: make it "{xla}" on the XLA device'
@@ -71,7 +71,3 @@ class IgniteRewrite(Concern):
             )
         self.ctx.report(IGNITE_BACKEND, at, message)
         return updated
-
-
-def _is_none(value: cst.BaseExpression | None) -> bool:
-    return type(value) is cst.Name and value.value == "None"

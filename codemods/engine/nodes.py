@@ -72,6 +72,11 @@ def is_false(node: cst.CSTNode | None) -> bool:
     return type(node) is cst.Name and node.value == "False"
 
 
+def is_none(node: cst.CSTNode | None) -> bool:
+    """The literal ``None``."""
+    return type(node) is cst.Name and node.value == "None"
+
+
 def is_cuda_device_string(node: cst.CSTNode | None) -> bool:
     """A string that names a CUDA device: "cuda", "cuda:1", f"cuda:{rank}",
     "cuda:{}".format(i), "cuda:%d" % i, "cuda:" + str(i)."""

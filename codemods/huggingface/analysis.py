@@ -16,7 +16,7 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, is_false, is_none, method_name, receiver, string_value
 from codemods.engine.walk import Analysis, Walk
 
 XLA_OPTIMIZER = "adamw_torch_xla"
@@ -272,7 +272,7 @@ class HuggingFaceAnalysis(Analysis):
                 if kind is not None:
                     shown = tuple(values) if values != [argument.value] else ()
                     placements.append(ModelPlacement(argument, kind, shown))
-            elif keyword in ("load_in_8bit", "load_in_4bit") and not _is_false(argument.value):
+            elif keyword in ("load_in_8bit", "load_in_4bit") and not (is_false(argument.value) or is_none(argument.value)):
                 placements.append(ModelPlacement(argument, "quantized"))
             elif keyword == "quantization_config" and any(
                 type(value) is cst.Call and self.walk.resolve(value.func) in BITSANDBYTES_CONFIG
@@ -347,15 +347,11 @@ def _builds_tokenizer(callee: str | None, name: str, value: cst.Call) -> bool:
 _PLACING_KEYWORDS = frozenset({"device_map", "load_in_8bit", "load_in_4bit", "quantization_config"})
 
 
-def _is_false(value: cst.BaseExpression) -> bool:
-    return type(value) is cst.Name and value.value in ("False", "None")
-
-
 def _device_map_kind(value: cst.BaseExpression, resolve: Callable[[cst.CSTNode], str | None]) -> str | None:
     """Where a device_map value puts the model: on a CUDA device ("cuda": an int is a
     CUDA ordinal, "cuda" means cuda:LOCAL_RANK), where accelerate chooses
     ("accelerate"), on the host or XLA (None), or "unknown"."""
-    if type(value) is cst.Name and value.value == "None":
+    if is_none(value):
         return None
     if type(value) is cst.Integer:
         return "cuda"
