@@ -25,6 +25,9 @@ from codemods.files import FileProblem, discover
 from codemods.rules import SEVERITIES, RuleSelection, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
+from codemods.verify.report import RENDERERS as VERIFY_RENDERERS
+from codemods.verify.verify import REFERENCES, VerifyOptions
+from codemods.verify.verify import verify as run_verify
 
 
 def _codes(value: str | None) -> tuple[str, ...]:
@@ -130,6 +133,56 @@ def doctor(command: tuple[str, ...], families: str, report_file: str | None, rep
         sys.exit(130)
     _emit(diagnosis.report, report_file, report_format, to_stderr=False)
     sys.exit(diagnosis.exit_code)
+
+
+@main.command(context_settings={"allow_interspersed_args": False})
+@click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Optimizer steps each run makes before it is stopped.")
+@click.option("--reference", type=click.Choice(REFERENCES), default="auto", show_default=True,
+              help="Where the original runs as the reference: CUDA if a GPU is present (auto), the CPU, or not at all.")
+@click.option("--converted", is_flag=True, help="SCRIPT is a port already: run it as it is (no conversion).")
+@click.option("--original", type=click.Path(dir_okay=False), default=None,
+              help="With --converted: the original script, run as the reference.")
+@click.option("--target", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET, show_default=True,
+              help="torch_xla names the conversion writes.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True,
+              help="Stop each run after this many seconds.")
+@click.option("--python", default=sys.executable, show_default="this interpreter",
+              help="Interpreter with torch and torch_xla that runs the script.")
+@click.option("--report", "report_file", type=click.Path(allow_dash=True),
+              help="Write the report to FILE ('-' for standard output).")
+@click.option("--format", "report_format", type=click.Choice(sorted(VERIFY_RENDERERS)), default="text",
+              show_default=True, help="Report format.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]...")
+def verify(command: tuple[str, ...], report_file: str | None, report_format: str, **options: Any) -> None:
+    """Port a scratch copy of SCRIPT's project, run it on XLA next to the original and check
+    the port: model-on-xla, optimizer-params-on-xla, inputs-on-xla, step-barrier,
+    bounded-graphs, no-cuda-calls, loss-match.
+
+    Exit 0: every check passed (or was skipped); 1: a check failed; 2: the script could not run.
+    """
+    if options["original"] is not None and not options["converted"]:
+        raise click.UsageError("--original is taken with --converted (without it, SCRIPT is the original)")
+
+    def progress(message: str) -> None:
+        click.echo(f"verify: {message}", err=True)
+
+    try:
+        verification = run_verify(command[0], command[1:], VerifyOptions(progress=progress, **options))
+    except KeyboardInterrupt:
+        click.echo("interrupted: the runs were stopped", err=True)
+        sys.exit(130)
+    if verification.error is not None:
+        click.echo(f"{command[0]}: error: {verification.error}", err=True)
+    text = VERIFY_RENDERERS[report_format](verification)
+    if report_file is None or report_file == "-":
+        click.echo(text, nl=False)
+    else:
+        try:
+            Path(report_file).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise click.FileError(report_file, hint=error.strerror) from None
+    sys.exit(verification.exit_code)
 
 
 def _settings() -> Settings:

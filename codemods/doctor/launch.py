@@ -60,11 +60,25 @@ def run_probe(
 ) -> ProbeRun:
     events_path = workdir / "events.jsonl"
     graphs_prefix = str(workdir / "graphs")
-    log_path = workdir / "output.log"
     command = [
         python, str(PROBE), "--events", str(events_path), "--graphs", graphs_prefix,
         "--steps", str(steps), "--timeout", str(timeout), "--", str(script.resolve()), *args,
     ]
+    returncode, killed, output = run_child(
+        command, environment(graphs_prefix), None, workdir / "output.log", timeout=timeout, show_output=show_output
+    )
+    return ProbeRun(
+        events=read_events(events_path), graphs=read_graphs(graphs_prefix), output=output, returncode=returncode,
+        killed=killed,
+    )
+
+
+def run_child(
+    command: list[str], env: dict[str, str], cwd: Path | None, log_path: Path, *, timeout: float, show_output: bool
+) -> tuple[int, bool, str]:
+    """Run a probe's command in a process group of its own: (exit status, killed after
+    ``timeout`` + START_AND_EXIT_SECONDS, what it printed: empty when shown on our standard
+    error).  (``xla-codemod verify`` starts its probe through this too.)"""
     with contextlib.ExitStack() as stack:
         stdout: int | IO[bytes]
         stderr: int | None
@@ -75,11 +89,11 @@ def run_probe(
             stderr = subprocess.STDOUT
         try:
             child = subprocess.Popen(
-                command, env=environment(graphs_prefix), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
                 start_new_session=True,
             )
         except OSError as error:
-            raise LaunchError(f"cannot start {python}: {error.strerror or error}") from None
+            raise LaunchError(f"cannot start {command[0]}: {error.strerror or error}") from None
         killed = False
         try:
             child.wait(timeout=timeout + START_AND_EXIT_SECONDS)
@@ -89,13 +103,8 @@ def run_probe(
         except KeyboardInterrupt:
             _stop(child)
             raise
-    return ProbeRun(
-        events=_read_events(events_path),
-        graphs=_read_graphs(graphs_prefix),
-        output="" if show_output else log_path.read_text(encoding="utf-8", errors="replace"),
-        returncode=child.returncode,
-        killed=killed,
-    )
+    output = "" if show_output else log_path.read_text(encoding="utf-8", errors="replace")
+    return child.returncode, killed, output
 
 
 def _stop(child: subprocess.Popen[bytes]) -> None:
@@ -110,7 +119,7 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def _read_events(path: Path) -> list[dict[str, object]]:
+def read_events(path: Path) -> list[dict[str, object]]:
     if not path.exists():
         return []
     events = []
@@ -120,7 +129,7 @@ def _read_events(path: Path) -> list[dict[str, object]]:
     return events
 
 
-def _read_graphs(prefix: str) -> str:
+def read_graphs(prefix: str) -> str:
     """torch_xla names the file PREFIX.<device ordinal>; one device here."""
     found = sorted(glob.glob(glob.escape(prefix) + "*"))
     return Path(found[0]).read_text(encoding="utf-8", errors="surrogateescape") if found else ""

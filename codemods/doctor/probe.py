@@ -237,6 +237,41 @@ def _exit_soon() -> None:
     timer.start()
 
 
+def run_script(script: str, args: list[str], timeout: float) -> dict[str, object]:
+    """Run the script as ``python SCRIPT ARGS`` would (its folder first on sys.path, not
+    ours; ``__name__ == "__main__"``), stopped by ``StopScript``, SIGTERM or after ``timeout``
+    seconds (0: no limit).  How it ended: ``reason`` (completed, steps, timeout, interrupted,
+    exit with ``status``, crashed with ``type``), ``message`` and ``frames``.
+    (The verify probe runs scripts through this too.)"""
+    sys.argv = [script, *args]
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    signal.signal(signal.SIGTERM, _stop_on_signal)
+    if timeout > 0:
+        signal.signal(signal.SIGALRM, _stop_on_signal)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    outcome: dict[str, object]
+    try:
+        runpy.run_path(script, run_name="__main__")
+        outcome = {"reason": "completed"}
+    except StopScript as stop:
+        outcome = {"reason": str(stop)}
+    except SystemExit as exit_:
+        code = exit_.code
+        if code is None or code == 0:
+            outcome = {"reason": "completed"}
+        else:
+            outcome = {
+                "reason": "exit", "status": code if isinstance(code, int) else 1,
+                "message": "" if isinstance(code, int) else str(code), "frames": _frames(exit_),
+            }
+    except BaseException as error:  # any crash of the script is reported, with its frames
+        outcome = {"reason": "crashed", "type": type(error).__name__, "message": str(error), "frames": _frames(error)}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return outcome
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="probe.py")
     parser.add_argument("--events", required=True)
@@ -259,33 +294,7 @@ def main(argv: list[str]) -> int:
     probe.install()
     events.emit("started", python=sys.executable, torch_xla=torch_xla.__version__, time=time.monotonic())
 
-    # Run the script as `python SCRIPT ARGS` would: its folder first on sys.path (not ours).
-    sys.argv = [options.script, *options.args]
-    sys.path[0] = os.path.dirname(os.path.abspath(options.script))
-    signal.signal(signal.SIGTERM, _stop_on_signal)
-    if options.timeout > 0:
-        signal.signal(signal.SIGALRM, _stop_on_signal)
-        signal.setitimer(signal.ITIMER_REAL, options.timeout)
-    outcome: dict[str, object]
-    try:
-        runpy.run_path(options.script, run_name="__main__")
-        outcome = {"reason": "completed"}
-    except StopScript as stop:
-        outcome = {"reason": str(stop)}
-    except SystemExit as exit_:
-        code = exit_.code
-        if code is None or code == 0:
-            outcome = {"reason": "completed"}
-        else:
-            outcome = {
-                "reason": "exit", "status": code if isinstance(code, int) else 1,
-                "message": "" if isinstance(code, int) else str(code), "frames": _frames(exit_),
-            }
-    except BaseException as error:  # any crash of the script is reported, with its frames
-        outcome = {"reason": "crashed", "type": type(error).__name__, "message": str(error), "frames": _frames(error)}
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    outcome = run_script(options.script, options.args, options.timeout)
     import torch_xla.core.xla_model as xm
     import torch_xla.debug.metrics as met
 

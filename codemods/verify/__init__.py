@@ -1,0 +1,1 @@
+"""`xla-codemod verify`: run a port next to the original and check it."""
