@@ -13,26 +13,41 @@ folder first on ``sys.path``, ``__name__ == "__main__"``), so what it does can b
   the device types of the tensors ``backward()`` was called on (the losses).
 
 ``torch.multiprocessing.spawn`` with one process and ``torch_xla.launch`` run their
-function in this process (one device), so a launched script is seen too.  Never
-imported by the tool: only this runner imports torch.
+function in this process (one device), so a launched script is seen too.  The script
+runs, and its optimizer steps and losses are recorded, by the package's own pieces:
+the doctor's ``run_script`` and the recorder of ``xla-codemod verify``'s probe
+(``codemods/verify/probe.py``, loaded from its file).  Never imported by the tool: only
+this runner imports torch.
 """
 
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import json
-import os
 import re
-import runpy
 import sys
-import traceback
+import types
+from pathlib import Path
+
+# The package's probe of `xla-codemod verify`, loaded from its file: the script's
+# interpreter may not have the tool installed, and the runner's folder is not the package's.
+VERIFY_PROBE = Path(__file__).resolve().parent.parent / "codemods" / "verify" / "probe.py"
+
+
+def _verify_probe() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("_xla_codemod_verify_probe", VERIFY_PROBE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> None:
     mode, loss_regex, script, *args = sys.argv[1:]
     loss_line = re.compile(loss_regex)
-    import torch
-    from torch.optim.optimizer import register_optimizer_step_post_hook
+    probe = _verify_probe()
 
     def count(metric: str) -> int:
         return 0
@@ -53,35 +68,11 @@ def main() -> None:
 
         torch_xla.launch = launch_here
 
-    import torch.multiprocessing
-
-    spawn = torch.multiprocessing.spawn
-
-    def spawn_one(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]
-        if nprocs != 1:
-            return spawn(fn, args, nprocs, join, daemon, start_method)
-        print("SMOKE_LAUNCHED torch.multiprocessing.spawn", flush=True)
-        fn(0, *args)
-        return None
-
-    torch.multiprocessing.spawn = spawn_one
-
-    steps = [0]
-    stepped: set[str] = set()
-    losses: set[str] = set()
-
-    def record_step(optimizer, step_args, step_kwargs):  # type: ignore[no-untyped-def]
-        steps[0] += 1
-        stepped.update(p.device.type for group in optimizer.param_groups for p in group["params"])
-
-    register_optimizer_step_post_hook(record_step)
-    backward = torch.Tensor.backward
-
-    def recording_backward(self, *b_args, **b_kwargs):  # type: ignore[no-untyped-def]
-        losses.add(self.device.type)
-        return backward(self, *b_args, **b_kwargs)
-
-    torch.Tensor.backward = recording_backward
+    probe.run_in_this_process()
+    # The optimizer steps, the devices of the parameters they stepped and of the tensors
+    # backward() ran on: the recorder `xla-codemod verify` judges its runs with.
+    recorder = probe.Recorder(lambda kind, **data: None, probe.doctor.UserCode(script), xla=False)
+    recorder.install()
 
     plain_print = builtins.print
 
@@ -94,22 +85,21 @@ def main() -> None:
                 plain_print(f"SMOKE_COMPILES {count('CompileTime')}", flush=True)
 
     builtins.print = print_with_compiles
-    sys.argv = [script, *args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    result: dict[str, object] = {"exit": 0}
     try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as stop:
-        code = stop.code
-        result["exit"] = code if isinstance(code, int) else (0 if code is None else 1)
-        if code is not None and not isinstance(code, int):
-            result["error"] = str(code)
-    except BaseException as error:
-        traceback.print_exc()
-        result["exit"] = 1
-        result["error"] = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+        outcome = probe.doctor.run_script(script, args, 0.0)
     finally:
         builtins.print = plain_print
+    result: dict[str, object] = {"exit": 0}
+    if outcome["reason"] == "exit":
+        result["exit"] = outcome["status"]
+        if outcome.get("message"):
+            result["error"] = outcome["message"]
+    elif outcome["reason"] == "crashed":
+        frames = [f'  File "{file}", line {line}, in {function}' for file, line, function in outcome["frames"]]
+        print("Traceback (most recent call last):", *frames, f"{outcome['type']}: {outcome['message']}",
+              sep="\n", file=sys.stderr)
+        result["exit"] = 1
+        result["error"] = f"{outcome['type']}: {outcome['message']}".splitlines()[0][:300]
     if mode == "xla":
         try:
             import torch_xla.core.xla_model as xm
@@ -120,9 +110,9 @@ def main() -> None:
     result.update(
         compiles=count("CompileTime"),
         executions=count("ExecuteTime"),
-        optimizer_steps=steps[0],
-        stepped_devices=sorted(stepped),
-        loss_devices=sorted(losses),
+        optimizer_steps=recorder.steps,
+        stepped_devices=sorted(recorder.stepped_devices),
+        loss_devices=sorted(recorder.loss_devices),
     )
     sys.stdout.flush()
     plain_print("SMOKE_RESULT " + json.dumps(result), flush=True)

@@ -117,7 +117,7 @@ def is_cuda_crash(run: Recorded) -> bool:
 
 
 def _first_steps(port: Recorded) -> list[dict[str, Any]]:
-    return [e["first_step"] for e in port.steps if "first_step" in e]
+    return port.of("optimizer_first_step")
 
 
 def _stepped_module_keys(port: Recorded) -> set[object]:
@@ -157,8 +157,8 @@ def model_on_xla(port: Recorded, locate: Locate) -> Check:
             ))
     if not calls and not _first_steps(port):
         return Check(name, "skip", "no model was called and no optimizer stepped")
-    count = sum(int(first.get("params", 0)) for first in _first_steps(port))
-    return Check(name, "pass", f"the stepped parameters are on the XLA device ({count} parameters)"
+    count = sum(int(first.get("params", 0)) for first in _first_steps(port) if first.get("in_called_modules"))
+    return Check(name, "pass", f"the stepped parameters are on the XLA device ({_plural(count, 'parameter')})"
                  if count else "the model is on the XLA device when it is called")
 
 
@@ -194,7 +194,7 @@ def inputs_on_xla(port: Recorded, locate: Locate) -> Check:
                 f"{_device_list({d: n for d, n in devices.items() if d != 'xla'})} (call {call.get('call')}): "
                 "move each batch to the device (x.to(device)), or iterate pl.MpDeviceLoader(loader, device)"
             ))
-    return Check(name, "pass", f"the forward's tensor inputs are on the XLA device ({len(calls)} calls seen)")
+    return Check(name, "pass", f"the forward's tensor inputs are on the XLA device ({_plural(len(calls), 'call')} seen)")
 
 
 def no_cuda_calls(port: Recorded, locate: Locate) -> Check:
@@ -239,7 +239,9 @@ def step_barrier(port: Recorded, locate: Locate, warmup: int = WARMUP_STEPS) -> 
             "a tensor carried across steps is never cut by a barrier"
         ))
     barriers = int(judged[-1].get("barriers", 0)) - int(steps[warmup - 1].get("barriers", 0) if warmup else 0)
-    return Check(name, "pass", f"{barriers / len(judged):g} step barriers ran a graph per optimizer step after warm-up")
+    per_step = barriers / len(judged)
+    return Check(name, "pass", f"{per_step:g} step barrier{'' if per_step == 1 else 's'} ran a graph per optimizer step "
+                 "after warm-up")
 
 
 def bounded_graphs(
@@ -251,17 +253,19 @@ def bounded_graphs(
     steps = port.steps
     if len(steps) <= warmup:
         return Check(name, "skip", f"too few optimizer steps ({len(steps)}) to judge after {warmup} of warm-up")
+    if warmup and steps[-1].get("barriers") == steps[warmup - 1].get("barriers"):
+        return Check(name, "skip", "no step barrier ran a graph after warm-up (see step-barrier)")
     compiled = int(steps[-1].get("compiles", 0)) - int(steps[warmup - 1].get("compiles", 0) if warmup else 0)
     if recompiling:
         where, message = recompiling[0]
-        return _fail(name, locate(where), f"{message} ({compiled} graphs compiled after warm-up)")
+        return _fail(name, locate(where), message)
     if compiled > 0 and int(steps[-1].get("compiles", 0)) > int(steps[-2].get("compiles", 0)):
         return _fail(name, locate(steps[-1].get("place")), (
             f"{compiled} graphs compiled after {warmup} warm-up steps, one at the last step: the graphs are not "
             "bounded (run xla-codemod doctor on the port for the line)"
         ))
     return Check(name, "pass", f"no graph compiled after {warmup} warm-up steps" if not compiled else
-                 f"{compiled} graphs compiled after warm-up, none at the last steps")
+                 f"{_plural(compiled, 'graph')} compiled after warm-up, none at the last step")
 
 
 # -- the losses --------------------------------------------------------------------------------
@@ -327,3 +331,7 @@ def _device_list(devices: object) -> str:
 
 def _model_named(call: dict[str, Any] | None) -> str:
     return f" `{call.get('name')}`" if call and call.get("name") else ""
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

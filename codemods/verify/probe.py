@@ -20,10 +20,11 @@ Recorded (kinds of event):
 * ``module_call``: the first calls of each top-level module with parameters (one called
   outside any other module's forward): where it was made and called, its parameters'
   devices, its tensor inputs' devices, the autocast dtype in force;
+* ``optimizer_first_step``: before an optimizer's first step (a global pre-hook: the step
+  may crash), its parameters' devices and how many of them the called modules hold;
 * ``optimizer_step``: each optimizer step (a global post-hook), where it was called, the
   step barriers and compiled graphs so far and, on XLA, the size of the pending graph of
-  one stepped parameter; at an optimizer's first step also its parameters' devices and how
-  many of them the called modules hold (``first_step``);
+  one stepped parameter;
 * ``cuda_call``: a ``torch.cuda`` function, ``Tensor.cuda`` or ``Module.cuda`` called from
   the script's own code;
 * ``losses``: per optimizer step, the values ``backward()`` was called on since the step
@@ -192,7 +193,7 @@ class Recorder:
     def install(self) -> None:
         import torch
         from torch.nn.modules import module as nn_module
-        from torch.optim.optimizer import register_optimizer_step_post_hook
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
         recorder = self
         module_init = torch.nn.Module.__init__
@@ -213,6 +214,7 @@ class Recorder:
                                                        "object": optimizer}
 
         torch.optim.Optimizer.__init__ = recording_optimizer_init
+        register_optimizer_step_pre_hook(self._stepping)
         register_optimizer_step_post_hook(self._stepped)
         nn_module.register_module_forward_pre_hook(self._forward_pre)
         nn_module.register_module_forward_hook(self._forward_post, always_call=True)
@@ -307,27 +309,38 @@ class Recorder:
             if self.loss_place is None:
                 self.loss_place = self._here(frame)
 
+    def _optimizer(self, optimizer) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        return self._optimizers.setdefault(id(optimizer), {"key": len(self._optimizers) + 1, "made": None,
+                                                           "object": optimizer})
+
+    def _stepping(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]
+        """Before an optimizer's first step (which may crash): its parameters, and how many of
+        them the modules called so far hold."""
+        known = self._optimizer(optimizer)
+        if known.get("stepping"):
+            return
+        known["stepping"] = True
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        ids = {id(p) for p in params}
+        modules = list(self._modules.values())
+        self.emit(
+            "optimizer_first_step", optimizer=known["key"], made=known["made"], place=self._here(sys._getframe(1)),
+            params=len(params), param_devices=_devices(params),
+            called_modules=[m["key"] for m in modules],
+            stepped_modules=[m["key"] for m in modules if ids & m["params"]],
+            in_called_modules=sum(1 for i in ids if any(i in m["params"] for m in modules)),
+        )
+
     def _stepped(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]
         self.steps += 1
         params = [p for group in optimizer.param_groups for p in group["params"]]
         self.stepped_devices.update(p.device.type for p in params)
-        known = self._optimizers.setdefault(id(optimizer), {"key": len(self._optimizers) + 1, "made": None,
-                                                            "object": optimizer})
         event: dict[str, object] = {
-            "index": self.steps, "optimizer": known["key"], "place": self._here(sys._getframe(1)),
+            "index": self.steps, "optimizer": self._optimizer(optimizer)["key"], "place": self._here(sys._getframe(1)),
             "barriers": self.barriers(), "compiles": self.compiles(),
         }
         if self.xla and params:
             event["pending_graph"] = self.pending_graph_size(params[0])
-        if not known.get("stepped"):
-            known["stepped"] = True
-            ids = {id(p) for p in params}
-            event["first_step"] = {
-                "made": known["made"], "params": len(params), "param_devices": _devices(params),
-                "called_modules": [m["key"] for m in self._modules.values()],
-                "stepped_modules": [m["key"] for m in self._modules.values() if ids & m["params"]],
-                "in_called_modules": sum(1 for i in ids if any(i in m["params"] for m in self._modules.values())),
-            }
         self.emit("optimizer_step", **event)
         self.losses.append(self._pending_losses)
         self._pending_losses = []
