@@ -1,6 +1,6 @@
 """The scratch copies ``xla-codemod verify`` runs: the script's project copied (nothing of
-the user's tree is written), converted with the library, and the way back from a line of
-the converted copy to the user's file.
+the user's tree is written), the script and the project modules it imports converted with
+the library, and the way back from a line of the converted copy to the user's file.
 
 What is copied: the git work tree that holds the script (its root), else the script's
 folder; without ``.git``, virtual environments (a folder with ``pyvenv.cfg``, or one of the
@@ -18,9 +18,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from codemods.files import SKIPPED_DIRS, discover
+from codemods.files import SKIPPED_DIRS
+from codemods.project.resolver import imported_files
 from codemods.rules import RuleSelection
-from codemods.runner import Job, run
+from codemods.runner import Job, project_of, run
 
 LARGE_FILE_BYTES = 16 * 2**20
 
@@ -65,25 +66,36 @@ class Conversion:
     findings: int  # findings on the script itself
 
 
-def convert_copy(folder: Path, script: Path, target: str) -> Conversion:
-    """Convert every file of ``folder`` in place, as ``xla-codemod convert FOLDER`` does."""
+def convert_copy(script: Path, target: str) -> Conversion:
+    """Convert, in the copy, the script and the project files it imports (and those they
+    import), as ``xla-codemod convert`` converts them: in one run, each after its imports.
+    The rest of the project is left as it is (a repository's other scripts do not run)."""
     job = Job("write", target, RuleSelection(select=("ALL",)))
-    work: list[tuple[str, Job]] = []
-    errors = []
-    for item in discover([str(folder)]):
-        if isinstance(item, str):
-            work.append((item, job))
-        else:
-            errors.append(str(item))
-    reports = run(work, 1)
-    errors.extend(f"{r.path}: {r.error}" for r in reports if r.error)
-    findings = sum(len(r.findings) for r in reports if Path(r.path).resolve() == script.resolve())
-    return Conversion(sum(1 for r in reports if r.changed), errors, findings)
+    files = _imported_closure(script.resolve(), job)
+    reports = run([(str(file), job) for file in sorted(files)], 1)
+    return Conversion(
+        sum(1 for r in reports if r.changed), [f"{r.path}: {r.error}" for r in reports if r.error],
+        sum(len(r.findings) for r in reports if Path(r.path).resolve() == script.resolve()),
+    )
+
+
+def _imported_closure(script: Path, job: Job) -> set[Path]:
+    found, waiting = {script}, [script]
+    while waiting:
+        file = waiting.pop()
+        try:
+            data = file.read_bytes()
+        except OSError:
+            continue
+        for imported in imported_files(project_of(file, job), file, data) - found:
+            found.add(imported)
+            waiting.append(imported)
+    return found
 
 
 class LineMap:
     """From a line of a converted file to the line of the original it came from (for an
-    added line: the original line before it)."""
+    added line: the line it replaces, or the original line before it)."""
 
     def __init__(self, original: str, converted: str) -> None:
         self._map: dict[int, int] = {}
@@ -100,3 +112,23 @@ class LineMap:
 
     def __call__(self, line: int) -> int:
         return self._map.get(line, line)
+
+
+def changed_since_head(root: Path) -> dict[Path, bytes]:
+    """The files of a git work tree that differ from HEAD, with their text at HEAD (relative
+    paths); empty outside git."""
+    def git(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+
+    try:
+        listed = git("diff", "--name-only", "-z", "HEAD", "--", ".")
+    except OSError:  # no git
+        return {}
+    if listed.returncode != 0:
+        return {}
+    found = {}
+    for name in filter(None, listed.stdout.decode("utf-8", "surrogateescape").split("\0")):
+        shown = git("show", f"HEAD:{name}")
+        if shown.returncode == 0:
+            found[Path(name)] = shown.stdout
+    return found

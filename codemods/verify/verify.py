@@ -8,8 +8,12 @@ has (``PJRT_DEVICE=CPU`` when nothing else is set), with the doctor's graph reco
 original runs under the same probe as the reference, on CUDA when there is a GPU, else on
 the CPU with ``CUDA_VISIBLE_DEVICES=""`` (so ``torch.cuda.is_available()`` is False and the
 script's own device choice takes the CPU; an unconditional CUDA call cannot be mapped:
-the reference then crashes on it and ``loss-match`` is skipped with that line).  The
-doctor's analysis of the graph file names the line that recompiles.
+the reference then crashes on it and ``loss-match`` is skipped with that line).  With
+``--converted`` the original is ``--original PATH`` (run in a copy of its own project), or
+else, when the port was converted in place in a git work tree, the project with the files
+changed since HEAD put back as HEAD has them.  The doctor's analysis of the graph file
+names the line that recompiles.  Failures name the user's files: a line of the converted
+copy is taken back to the line of the original it came from.
 
 Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 the port could not
 be run at all (the reason in one line).  The tool never imports torch: only the probes do.
@@ -59,11 +63,13 @@ class Verification:
 
 @dataclass
 class _Copy:
-    """A scratch copy of a project: ``root`` copied to ``scratch``."""
+    """A scratch copy of a project: ``root`` copied to ``scratch`` (and, for the reference of
+    a port converted in place, the files changed since git's HEAD put back as they were)."""
 
     root: Path
     scratch: Path
-    converted: bool = False
+    maps_lines: bool = False  # the copy was converted: its lines go back to the user's through a LineMap
+    from_head: dict[Path, bytes] = field(default_factory=dict)  # files put back as git's HEAD has them
     _line_maps: dict[Path, object] = field(default_factory=dict)
 
     def script(self, script: Path) -> Path:
@@ -78,7 +84,7 @@ class _Copy:
         except ValueError:
             return None
         user_file = self.root / relative
-        if self.converted and real not in self._line_maps:
+        if self.maps_lines and real not in self._line_maps:
             try:
                 self._line_maps[real] = LineMap(user_file.read_text(encoding="utf-8", errors="replace"),
                                                 real.read_text(encoding="utf-8", errors="replace"))
@@ -102,15 +108,17 @@ def verify(script: str, args: list[str] | tuple[str, ...] = (), options: VerifyO
         workdir = Path(work)
         root = scratch.project_root(path)
         say(f"copying {_shown(root)} to a scratch folder")
-        port = _Copy(root, workdir / "port", converted=not options.converted)
+        port = _Copy(root, workdir / "port", maps_lines=not options.converted)
         scratch.copy_project(root, port.scratch)
         if not options.converted:
-            conversion = scratch.convert_copy(port.scratch, port.script(path), options.target)
+            conversion = scratch.convert_copy(port.script(path), options.target)
             say(f"converted {conversion.changed} files for torch_xla {options.target}"
                 + (f"; {len(conversion.errors)} could not be converted" if conversion.errors else ""))
         reference, why_none = _reference_copy(path, root, options, workdir)
         if reference is not None:
             scratch.copy_project(reference.root, reference.scratch)
+            for name, text in reference.from_head.items():
+                (reference.scratch / name).write_bytes(text)
         copies = [c for c in (port, reference) if c is not None]
 
         def locate(where: object) -> Place | None:
@@ -183,9 +191,13 @@ def _reference_copy(path: Path, root: Path, options: VerifyOptions, workdir: Pat
     if options.reference == "none":
         return None, "no reference run (--reference none)"
     if options.converted:
-        if options.original is None:
-            return None, "no reference run: the script is a port (--converted); give the original with --original PATH"
-        return _Copy(scratch.project_root(Path(options.original)), workdir / "reference"), ""
+        if options.original is not None:
+            return _Copy(scratch.project_root(Path(options.original)), workdir / "reference"), ""
+        from_head = scratch.changed_since_head(root)
+        if path.resolve().relative_to(root) not in from_head:
+            return None, ("no reference run: the script is a port (--converted) that git's HEAD does not hold "
+                          "otherwise; give the original with --original PATH")
+        return _Copy(root, workdir / "reference", from_head=from_head), ""
     return _Copy(root, workdir / "reference"), ""
 
 

@@ -21,6 +21,7 @@ import pytest
 from codemods.verify.checks import CHECKS
 from codemods.verify.verify import FAILED, PASSED, Verification, VerifyOptions, verify
 from tests.support.paths import DATA, FIXTURES, ROOT
+from tests.support.repos import git
 
 pytestmark = pytest.mark.executed
 
@@ -81,12 +82,16 @@ def test_a_planted_defect_fails_its_check_at_its_line(case: Planted, tmp_path_fa
 
 
 def test_a_clean_port_passes_every_check_and_follows_its_original(tmp_path: Path) -> None:
-    """Through the command line, as JSON: the contract's shape."""
-    for name in ("clean_port.py", "original.py"):
-        shutil.copy(VERIFY_DATA / name, tmp_path / name)
+    """Through the command line, as JSON (the contract's shape), on a port converted in place
+    in a git work tree: the reference is the script as git's HEAD has it."""
+    git("init", "-q", cwd=tmp_path)
+    shutil.copy(VERIFY_DATA / "original.py", tmp_path / "train.py")
+    git("add", "train.py", cwd=tmp_path)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "original", cwd=tmp_path)
+    shutil.copy(VERIFY_DATA / "clean_port.py", tmp_path / "train.py")
     done = subprocess.run(
-        [sys.executable, "-m", "codemods", "verify", "--steps", str(STEPS), "--converted", "--original", "original.py",
-         "--format", "json", "--", "clean_port.py"],
+        [sys.executable, "-m", "codemods", "verify", "--steps", str(STEPS), "--converted", "--format", "json", "--",
+         "train.py"],
         cwd=tmp_path, capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == PASSED, done.stdout + done.stderr
@@ -97,6 +102,7 @@ def test_a_clean_port_passes_every_check_and_follows_its_original(tmp_path: Path
     losses = report["losses"]
     assert len(losses["port"]) == len(losses["reference"]) == STEPS and losses["first_mismatch"] is None
     assert "verify: running the port on XLA" in done.stderr  # progress, on standard error
+    assert (tmp_path / "train.py").read_text() == (VERIFY_DATA / "clean_port.py").read_text()
 
 
 def test_a_fixture_converted_by_the_tool_passes_against_its_original(tmp_path: Path) -> None:
