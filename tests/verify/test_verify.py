@@ -20,7 +20,7 @@ from tests.support.paths import ROOT
 
 
 def _here(where: object) -> tuple[str, int] | None:
-    return (str(where[0]), int(where[1])) if isinstance(where, list) else None  # type: ignore[call-overload]
+    return (str(where[0]), int(where[1])) if isinstance(where, list) else None
 
 
 def test_a_line_of_the_converted_copy_goes_back_to_the_original_line() -> None:
