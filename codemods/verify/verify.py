@@ -131,19 +131,18 @@ def verify(script: str, args: list[str] | tuple[str, ...] = (), options: VerifyO
         say(f"running the port on XLA ({runs.xla_device_note()}) for {options.steps} optimizer steps")
         started = time.monotonic()
         port_run = runs.run(options, "xla", port.script(path), list(args), port.scratch, workdir / "xla", _cwd(root, port))
-        say(f"the port ran {_steps_of(port_run.recorded)} optimizer steps in {time.monotonic() - started:.0f} s")
+        say(f"the port ran {_steps_of(port_run.recorded)} in {time.monotonic() - started:.0f} s")
         problem = port_run.cannot_run()
         if problem:
             return _cannot_run(problem)
         reference_run = None
         if reference is not None:
             device = _reference_device(options.reference)
-            say(f"running the original on {device} as the reference")
+            say(f"running the original on {_DEVICE_NAMES[device]} as the reference")
             started = time.monotonic()
             reference_run = runs.run(options, device, reference.script(Path(options.original or path)), list(args),
                                      reference.scratch, workdir / "reference", _cwd(reference.root, reference))
-            say(f"the original ran {_steps_of(reference_run.recorded)} optimizer steps in "
-                f"{time.monotonic() - started:.0f} s")
+            say(f"the original ran {_steps_of(reference_run.recorded)} in {time.monotonic() - started:.0f} s")
             if reference_run.recorded.finished is None:
                 why_none = f"the original's run ended before it could report: {reference_run.tail()}"
                 reference_run = None
@@ -182,6 +181,7 @@ def _judge(port_run, reference_run, why_none: str, locate, port: _Copy, path: Pa
     return Verification(judged, losses, FAILED if failed else PASSED, notes=notes)
 
 
+_DEVICE_NAMES = {"cuda": "CUDA", "cpu": 'the CPU (CUDA_VISIBLE_DEVICES="")'}
 _ENDINGS = {"completed": "ended", "steps": "was stopped", "timeout": "ran out of time", "exit": "exited with an error"}
 
 
@@ -195,8 +195,8 @@ def _reference_copy(path: Path, root: Path, options: VerifyOptions, workdir: Pat
             return _Copy(scratch.project_root(Path(options.original)), workdir / "reference"), ""
         from_head = scratch.changed_since_head(root)
         if path.resolve().relative_to(root) not in from_head:
-            return None, ("no reference run: the script is a port (--converted) that git's HEAD does not hold "
-                          "otherwise; give the original with --original PATH")
+            return None, ("no reference run: --converted without --original, and git's HEAD holds no other "
+                          "version of the script")
         return _Copy(root, workdir / "reference", from_head=from_head), ""
     return _Copy(root, workdir / "reference"), ""
 
@@ -222,8 +222,9 @@ def _cwd(root: Path, copy: _Copy) -> Path:
         return copy.scratch
 
 
-def _steps_of(recorded: Recorded) -> int:
-    return len(recorded.steps)
+def _steps_of(recorded: Recorded) -> str:
+    count = len(recorded.steps)
+    return f"{count} optimizer step{'' if count == 1 else 's'}"
 
 
 def _shown(path: Path) -> str:
