@@ -21,7 +21,8 @@ Recorded (kinds of event):
   outside any other module's forward): where it was made and called, its parameters'
   devices, its tensor inputs' devices, the autocast dtype in force;
 * ``optimizer_first_step``: before an optimizer's first step (a global pre-hook: the step
-  may crash), its parameters' devices and how many of them the called modules hold;
+  may crash), its parameters' devices and how many of them the called modules hold (again
+  after the step when no module had been called before it: an L-BFGS closure);
 * ``optimizer_step``: each optimizer step (a global post-hook), where it was called, the
   step barriers and compiled graphs so far and, on XLA, the size of the pending graph of
   one stepped parameter;
@@ -57,7 +58,7 @@ from typing import Any
 CUDA_QUERIES = frozenset({
     # torch.cuda functions that are safe without a GPU: availability checks and lazy seeding
     "is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all", "seed", "seed_all",
-    "is_bf16_supported", "get_rng_state_all", "set_rng_state_all", "_lazy_call", "_is_compiled",
+    "is_bf16_supported", "get_rng_state_all", "set_rng_state_all",
 })
 CALLS_RECORDED = 3  # calls of each top-level module whose inputs are recorded
 NO_LIMIT = 10**9
@@ -315,16 +316,20 @@ class Recorder:
 
     def _stepping(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]
         """Before an optimizer's first step (which may crash): its parameters, and how many of
-        them the modules called so far hold."""
+        them the modules called so far hold.  An optimizer whose step calls the model (an
+        L-BFGS closure) is described again after that step."""
         known = self._optimizer(optimizer)
-        if known.get("stepping"):
-            return
-        known["stepping"] = True
+        if not known.get("described"):
+            known["described"] = True
+            self._describe(optimizer, known, sys._getframe(1))
+
+    def _describe(self, optimizer, known: dict[str, Any], frame: types.FrameType) -> None:  # type: ignore[no-untyped-def]
         params = [p for group in optimizer.param_groups for p in group["params"]]
         ids = {id(p) for p in params}
         modules = list(self._modules.values())
+        known["before_any_call"] = not modules
         self.emit(
-            "optimizer_first_step", optimizer=known["key"], made=known["made"], place=self._here(sys._getframe(1)),
+            "optimizer_first_step", optimizer=known["key"], made=known["made"], place=self._here(frame),
             params=len(params), param_devices=_devices(params),
             called_modules=[m["key"] for m in modules],
             stepped_modules=[m["key"] for m in modules if ids & m["params"]],
@@ -335,8 +340,11 @@ class Recorder:
         self.steps += 1
         params = [p for group in optimizer.param_groups for p in group["params"]]
         self.stepped_devices.update(p.device.type for p in params)
+        known = self._optimizer(optimizer)
+        if known.pop("before_any_call", False):
+            self._describe(optimizer, known, sys._getframe(1))
         event: dict[str, object] = {
-            "index": self.steps, "optimizer": self._optimizer(optimizer)["key"], "place": self._here(sys._getframe(1)),
+            "index": self.steps, "optimizer": known["key"], "place": self._here(sys._getframe(1)),
             "barriers": self.barriers(), "compiles": self.compiles(),
         }
         if self.xla and params:

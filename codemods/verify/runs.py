@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from codemods.doctor import launch
 from codemods.verify import probe
-from codemods.verify.checks import WARMUP_STEPS, Recorded
+from codemods.verify.checks import Recorded, judged_steps
 
 if TYPE_CHECKING:
     from codemods.verify.verify import VerifyOptions
@@ -48,18 +48,18 @@ class VerifyRun:
 
     def recompiling(self, script: Path) -> list[tuple[object, str]]:
         """The doctor's recompilation findings on this run ([file, line], message), where a
-        change starts first; the warm-up is the step barriers that ran up to the optimizer
-        step after WARMUP_STEPS (a step's barrier may come after its optimizer step)."""
+        change starts first; the warm-up is the step barriers that ran up to the first
+        optimizer step after warm-up (a step's barrier may come after its optimizer step)."""
         from codemods.doctor.findings import Places, judge
         from codemods.doctor.observe import observe
         from codemods.doctor.probe import UserCode
         from codemods.doctor.rules import CHANGING_OPERATION, RECOMPILING_SYNC_SITE, SHORT_LAST_BATCH
 
-        steps = self.recorded.steps
+        judged = judged_steps(self.recorded)
         observation = observe(self.recorded.events, self.graphs)
-        if observation is None or len(steps) <= WARMUP_STEPS:
+        if observation is None or not judged:
             return []
-        warmup = int(steps[min(WARMUP_STEPS, len(steps) - 1)].get("barriers", 0))
+        warmup = int(judged[0].get("barriers", 0))
         shown = str(script.resolve())
         verdict = judge(observation, Places(script, shown), UserCode(str(script)), warmup, "")
         order = (CHANGING_OPERATION.code, SHORT_LAST_BATCH.code, RECOMPILING_SYNC_SITE.code)

@@ -190,6 +190,8 @@ def _reference_copy(path: Path, root: Path, options: VerifyOptions, workdir: Pat
 
     if options.reference == "none":
         return None, "no reference run (--reference none)"
+    if options.reference == "cuda" and not _has_gpu():
+        return None, "no reference run: --reference cuda, and this machine has no NVIDIA GPU"
     if options.converted:
         if options.original is not None:
             return _Copy(scratch.project_root(Path(options.original)), workdir / "reference"), ""

@@ -127,3 +127,15 @@ def test_original_is_taken_with_converted_only(tmp_path: Path) -> None:
 def test_the_tool_does_not_import_torch() -> None:
     code = "import sys, codemods.cli, codemods.verify.runs; assert 'torch' not in sys.modules, 'torch imported'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_a_cuda_reference_needs_a_gpu(tmp_path: Path) -> None:
+    """Without one, the original's own device check would take the CPU: said, not pretended."""
+    from codemods.verify.verify import _has_gpu, _reference_copy
+
+    if _has_gpu():
+        pytest.skip("this machine has an NVIDIA GPU")
+    script = tmp_path / "train.py"
+    options = VerifyOptions(reference="cuda")
+    assert _reference_copy(script, tmp_path, options, tmp_path / "work") == (
+        None, "no reference run: --reference cuda, and this machine has no NVIDIA GPU")
