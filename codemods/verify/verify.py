@@ -28,9 +28,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codemods.targets import DEFAULT_TARGET
-from codemods.verify.checks import CHECKS, WARMUP_STEPS, Check, Place, Recorded
+from codemods.verify.checks import CHECKS, WARMUP_STEPS, Check, Locate, Place, Recorded
+
+if TYPE_CHECKING:
+    from codemods.verify.runs import VerifyRun
 
 PASSED, FAILED, CANNOT_RUN = 0, 1, 2
 REFERENCES = ("auto", "cuda", "cpu", "none")
@@ -146,11 +150,12 @@ def verify(script: str, args: list[str] | tuple[str, ...] = (), options: VerifyO
             if reference_run.recorded.finished is None:
                 why_none = f"the original's run ended before it could report: {reference_run.tail()}"
                 reference_run = None
-        return _judge(port_run, reference_run, why_none, locate, port, path, options)
+        return _judge(port_run, reference_run, why_none, locate, port, path)
 
 
-def _judge(port_run, reference_run, why_none: str, locate, port: _Copy, path: Path,  # type: ignore[no-untyped-def]
-           options: VerifyOptions) -> Verification:
+def _judge(
+    port_run: VerifyRun, reference_run: VerifyRun | None, why_none: str, locate: Locate, port: _Copy, path: Path
+) -> Verification:
     from codemods.verify import checks
 
     recorded = port_run.recorded
