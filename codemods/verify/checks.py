@@ -31,7 +31,11 @@ WARMUP_STEPS = 3
 FP32_TOLERANCE = (1e-3, 1e-5)
 LOW_PRECISION_TOLERANCE = (5e-2, 1e-3)
 LOW_PRECISION = ("bfloat16", "float16", "half")
-_CUDA_ERROR = re.compile(r"cuda|nvidia|nccl", re.IGNORECASE)
+# What torch says when CUDA is reached without a GPU (or without a CUDA build).
+_CUDA_ERROR = re.compile(
+    r"NVIDIA driver|not compiled with CUDA|No CUDA GPUs|CUDA driver|CUDA error|CUDA_VISIBLE_DEVICES|"
+    r"cudaGetDeviceCount|NCCL", re.IGNORECASE,
+)
 
 Place = tuple[str, int]  # (path as shown, line)
 Locate = Callable[[object], "Place | None"]  # [file, line] as recorded -> the place to show

@@ -98,12 +98,14 @@ def run(
 
 def _environment(mode: str, graphs_prefix: str) -> dict[str, str]:
     """The port: the doctor's environment (PJRT_DEVICE defaulting to CPU, the graph file).
-    The original: no torch_xla settings, torch not loading torch_xla by itself, and on the
-    CPU no CUDA device to see."""
+    The original: no torch_xla settings, torch not loading torch_xla by itself, transformers
+    and accelerate not using it (USE_TORCH_XLA=0: they would pick the XLA device whenever
+    torch_xla is installed), and on the CPU no CUDA device to see."""
     if mode == "xla":
         return launch.environment(graphs_prefix)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PJRT_", "XLA_", "TPU_"))}
     env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+    env["USE_TORCH_XLA"] = "0"
     if mode == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""
     return env

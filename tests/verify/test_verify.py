@@ -139,3 +139,18 @@ def test_a_cuda_reference_needs_a_gpu(tmp_path: Path) -> None:
     options = VerifyOptions(reference="cuda")
     assert _reference_copy(script, tmp_path, options, tmp_path / "work") == (
         None, "no reference run: --reference cuda, and this machine has no NVIDIA GPU")
+
+
+def _crashed(message: str) -> Recorded:
+    return Recorded([{"kind": "finished", "reason": "crashed", "type": "RuntimeError", "message": message,
+                      "frames": [["t.py", 3, "<module>"]]}])
+
+
+def test_a_crash_is_on_cuda_when_torch_says_cuda_was_reached() -> None:
+    from codemods.verify.checks import is_cuda_crash
+
+    assert is_cuda_crash(_crashed("Found no NVIDIA driver on your system."))
+    assert is_cuda_crash(_crashed("Torch not compiled with CUDA enabled"))
+    # A list of device names that happens to hold "cuda" is not a CUDA call.
+    assert not is_cuda_crash(_crashed("`fused=True` requires all the params to be floating point Tensors of "
+                                      "supported devices: ['mps', 'cuda', 'cpu'] but torch.float32 and xla"))
