@@ -45,6 +45,7 @@ from codemods.distributed.rules import (
 )
 from codemods.engine.nodes import (
     KEYWORD_EQUAL,
+    counterpart,
     lone_call,
     parse_dotted,
     quoted_like,
@@ -106,7 +107,7 @@ class DistributedRewrite(Concern):
             for name, arg in group.arguments:
                 if name in kept or name in PROCESS_GROUP_DROPPED:
                     if not (name in kept and kept[name]):
-                        self.ctx.vanish(arg, updated.args[original.args.index(arg)])
+                        self._vanish(original, updated, arg)
                     continue
                 args.append(_keyword(name, _new_value(original, updated, arg.value)))
             return updated.with_changes(args=_joined(args))
@@ -137,6 +138,12 @@ class DistributedRewrite(Concern):
             return updated  # type: ignore[return-value]
         self.ctx.vanish(original, updated)
         return fixed
+
+    def _vanish(self, original: cst.Call, updated: cst.Call, arg: cst.Arg) -> None:
+        """``arg`` goes from the call (with the findings inside it), unless it went before."""
+        new = counterpart(original, updated, arg)
+        if new is not None:
+            self.ctx.vanish(arg, new)
 
     # -- ranks and sizes (XLA602) -----------------------------------------------------------
 
@@ -215,9 +222,9 @@ class DistributedRewrite(Concern):
             elif values is not None:
                 new_args.append(cst.Arg(values, star="*"))
             self.ctx.imports.discard(original.func)
-            for index, arg in enumerate(original.args):
+            for arg in original.args:
                 if arg.value is not fn and arg.value is not args:
-                    self.ctx.vanish(arg, updated.args[index])
+                    self._vanish(original, updated, arg)
             return cst.Call(func=_new_value(original, updated, fn), args=_joined(new_args))
 
         fixed = self.ctx.fix(
@@ -246,9 +253,9 @@ class DistributedRewrite(Concern):
         if start_method is not None:
             new_args.append(_keyword("start_method", _new_value(original, updated, start_method)))
         self.ctx.imports.discard(original.func)
-        for index, arg in enumerate(original.args):
+        for arg in original.args:
             if arg.value not in (fn, args, start_method):
-                self.ctx.vanish(arg, updated.args[index])
+                self._vanish(original, updated, arg)
         return updated.with_changes(func=func, args=_joined(new_args))
 
     def _xmp_spawn(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -337,12 +344,14 @@ class DistributedRewrite(Concern):
         dropped, _ = self.part.ddp_calls[original]
         if not dropped:
             return updated
-        doomed = [index for index, arg in enumerate(original.args) if any(arg is d for d in dropped)]
         names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
 
         def build() -> cst.Call:
-            for index in doomed:
-                self.ctx.vanish(original.args[index], updated.args[index])
+            doomed = []
+            for arg in dropped:
+                if (new := counterpart(original, updated, arg)) is not None:
+                    self.ctx.vanish(arg, new)
+                    doomed.append(updated.args.index(new))
             return updated.with_changes(args=without_args(list(updated.args), doomed))
 
         fixed = self.ctx.fix(
@@ -448,9 +457,9 @@ class DistributedRewrite(Concern):
             shuffle = _new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
             sampler_args = with_keyword(sampler_args, "shuffle", shuffle)
             args = list(updated.args)
-            if plan.shuffle is not None:
-                index = original.args.index(plan.shuffle)
-                args[index] = args[index].with_changes(value=cst.Name("False"))
+            if plan.shuffle is not None and (shuffled := counterpart(original, updated, plan.shuffle)) is not None:
+                index = args.index(shuffled)
+                args[index] = shuffled.with_changes(value=cst.Name("False"))
             return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
 
         fixed = self.ctx.fix(
@@ -678,7 +687,8 @@ def _joined(args: list[cst.Arg]) -> list[cst.Arg]:
 
 def _new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
     """What the argument ``value`` of ``original`` became in ``updated``."""
-    return next(updated.args[i].value for i, arg in enumerate(original.args) if arg.value is value)
+    new = counterpart(original, updated, next(arg for arg in original.args if arg.value is value))
+    return new.value if new is not None else value
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:
