@@ -5,7 +5,8 @@ made to choose XLA and bfloat16.
 
 For the 2.9 target autocast runs on the XLA device type in bfloat16 (the precision XLA
 devices support; float16 requests become bfloat16).  The sagemaker target writes the
-AWS guide's ``torch_xla.amp.autocast(device)`` and keeps the script's precision, as on the
+AWS guide's ``torch_xla.amp.autocast()``, which in torch_xla 1.13 is torch.cuda.amp.autocast
+(enabled, dtype, cache_enabled: no device), and keeps the script's precision, as on the
 GPUs of the SageMaker Training Compiler.
 """
 
@@ -28,13 +29,14 @@ from codemods.amp.rules import (
     SCALER_NOT_NEEDED,
     SYNCFREE_OPTIMIZER,
 )
-from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
+from codemods.engine.nodes import dotted, fold_true, is_false, quoted_like, string_value, walk
 from codemods.engine.rewriter import Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
+_PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 
 
 class AmpRewrite(Concern):
@@ -56,12 +58,14 @@ class AmpRewrite(Concern):
         if original in amp.syncfree:
             return self._syncfree(original, updated)
         if original in amp.other_optimizers:
-            self.ctx.report(
-                AMP_OPTIMIZER,
-                original,
-                f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
-                "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
-            )
+            # Where the scaler reads found_inf on the host whatever the optimizer (2.9), XLA208 says so.
+            if self.ctx.target.scaler_skips_on_device:
+                self.ctx.report(
+                    AMP_OPTIMIZER,
+                    original,
+                    f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
+                    "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
+                )
         elif self.ctx.resolve(original.func) in apis.CUDA_CUSTOM_AUTOGRAD:
             return self._custom_autograd(original.func, updated, called=True)
         return updated
@@ -69,7 +73,7 @@ class AmpRewrite(Concern):
     def _autocast(self, original: cst.Call, updated: cst.Call, call: AutocastCall) -> cst.BaseExpression:
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
-        wanted = "torch" if by_device_type else "torch_xla"
+        wanted = "torch" if by_device_type else "torch_xla_1_13"
         if call.flavor == "xla" and call.spelling == wanted:
             return updated
         new_args = _updated_args(original, updated)
@@ -87,7 +91,8 @@ class AmpRewrite(Concern):
 
         skip = "device" if call.spelling == "torch_xla" else "device_type"
         rest = keywords(skip)
-        if by_device_type and call.flavor == "cuda":
+        if by_device_type and (call.flavor == "cuda" or call.spelling == "torch_xla_1_13"):
+            # torch_xla 1.13's autocast is CUDA autocast: float16 by default, like the CUDA ones.
             rest, dtype_note = self._bfloat16(call, rest)
         rule = XLA_RELEASE_NAMES if call.flavor == "xla" else AUTOCAST
         release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
@@ -98,15 +103,17 @@ class AmpRewrite(Concern):
                 xla = quoted_like(device if device is not None and string_value(device) else _DOUBLE, target.device_string)
                 first = cst.Arg(xla) if self.ctx.imports.require_package("torch_xla") else None
             else:
-                first = cst.Arg(device_call) if (device_call := self.ctx.device()) is not None else None
-            if func is None or first is None:
+                first = None
+            if func is None or (by_device_type and first is None):
                 return None
             self.ctx.imports.discard(original.func)
             if device is not None:
                 self.ctx.imports.discard(device)
-            return updated.with_changes(func=func, args=_argument_list([first, *rest], updated))
+            return updated.with_changes(func=func, args=_argument_list([first, *rest] if first else rest, updated))
 
-        new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{dtype_note}", build)
+        # torch_xla.amp.autocast(device, ...) -> torch_xla.amp.autocast(...): the whole call says what changed.
+        before = self.ctx.code(original if call.spelling == "torch_xla" and not by_device_type else original.func)
+        new = self.ctx.fix(rule, original, f"{before} -> {{new}}{release}{dtype_note}", build)
         return new if new is not None else updated
 
     def _device_variable(
@@ -198,7 +205,7 @@ class AmpRewrite(Concern):
         if value is None:
             return rest, ""
         if dtype is None:
-            default = " (float16, torch.cuda.amp.autocast's default," if call.spelling == "cuda_amp" else " (float16, CUDA's default,"
+            default = " (float16, torch.cuda.amp.autocast's default," if call.spelling in ("cuda_amp", "torch_xla_1_13") else " (float16, CUDA's default,"
             note = f"{default} becomes {precision} on XLA)"
             return [cst.Arg(value, keyword=cst.Name("dtype"), equal=_EQUAL), *rest], note
         self.ctx.imports.discard(dtype)
@@ -231,6 +238,7 @@ class AmpRewrite(Concern):
     def _scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
+        self._scaler_cost(original, scaler)
         if scaler.spelling == "sharded":
             return self._sharded_scaler(original, updated, scaler)
         if scaler.flavor == "xla" and scaler.spelling == ("torch" if by_device_type else "torch_xla"):
@@ -240,16 +248,8 @@ class AmpRewrite(Concern):
         if by_device_type:
             rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *rest]
         note = ""
-        if scaler.flavor == "cuda" and target.autocast_dtype is not None:
-            if original in self.facts.amp.precision_scalers:
-                note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
-            else:
-                self.ctx.report(
-                    SCALER_NOT_NEEDED,
-                    original,
-                    f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads "
-                    "found_inf on the host every iteration: remove it, or pass enabled=False",
-                )
+        if scaler.flavor == "cuda" and target.autocast_dtype is not None and original in self.facts.amp.precision_scalers:
+            note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
         rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
         release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
 
@@ -280,11 +280,6 @@ class AmpRewrite(Concern):
             return updated
         new_args = _updated_args(original, updated)
         rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *(new_args[id(a)] for a in scaler.arguments)]
-        self.ctx.report(
-            SCALER_NOT_NEEDED, original,
-            f"with {target.autocast_dtype} the gradient scaler is not needed, and its step reads found_inf on the "
-            "host every iteration: remove it, or pass enabled=False",
-        )
 
         def build() -> cst.Call | None:
             if not self.ctx.imports.require_package("torch_xla"):
@@ -300,6 +295,29 @@ class AmpRewrite(Concern):
             build,
         )
         return new if new is not None else updated
+
+    def _scaler_cost(self, original: cst.Call, scaler: ScalerCall) -> None:
+        """A scaler that stays on under bfloat16 autocast costs a host read per step for
+        nothing: reported before and after the conversion alike (same text), so lint on a
+        converted file still says so."""
+        target = self.ctx.target
+        amp = self.facts.amp
+        if target.autocast_dtype is None or original in amp.precision_scalers:
+            return  # the sagemaker target keeps the script's float16, which needs the scaler
+        enabled = next((a.value for a in scaler.arguments if a.keyword is not None and a.keyword.value == "enabled"), None)
+        if is_false(enabled) or (enabled is not None and _names_a_precision(enabled)):
+            return
+        if any(
+            call.flavor == "xla" and call.spelling in ("torch", "torch_xla") and self.ctx.resolve(call.argument("dtype")) in _FLOAT16
+            for call in amp.autocasts.values()
+        ):
+            return  # float16 autocast on XLA, kept by the script: it needs its scaler
+        self.ctx.report(
+            SCALER_NOT_NEEDED, original,
+            f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads found_inf on "
+            f"the host every iteration (on torch_xla {target.torch_xla_version}, with the sync-free optimizers too: one "
+            "more graph run and a transfer to the host per step): remove it, or pass enabled=False",
+        )
 
     # -- optimizers --------------------------------------------------------------------------
 
@@ -326,10 +344,15 @@ class AmpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(kept, updated))
 
+        if self.ctx.target.scaler_skips_on_device:
+            what = "sync-free under the gradient scaler"
+        else:
+            what = (f"the AWS guide's AMP optimizer (on torch_xla {self.ctx.target.torch_xla_version} the gradient "
+                    "scaler still reads found_inf on the host at each step: it passes found_inf to no torch_xla optimizer)")
         new = self.ctx.fix(
             SYNCFREE_OPTIMIZER,
             original,
-            f"{self.ctx.code(original.func)} -> {{new}}: sync-free under the gradient scaler{note}",
+            f"{self.ctx.code(original.func)} -> {{new}}: {what}{note}",
             build,
             result=lambda call: call.func,
         )
@@ -417,6 +440,15 @@ class AmpRewrite(Concern):
 
 
 _DOUBLE = cst.SimpleString('""')
+
+
+def _names_a_precision(value: cst.BaseExpression) -> bool:
+    """``enabled=(dtype == 'float16')``, ``enabled=amp_dtype is torch.float16``: the scaler
+    is on for one precision only."""
+    nodes = walk(value)
+    return any(type(n) is cst.Comparison for n in nodes) and any(
+        string_value(n) in _PRECISIONS or (type(n) is cst.Attribute and n.attr.value in _PRECISIONS) for n in nodes
+    )
 
 
 def _updated_args(original: cst.Call, updated: cst.Call) -> dict[int, cst.Arg]:

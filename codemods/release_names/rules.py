@@ -63,6 +63,19 @@ XLA_RELEASE_NAMES = Rule(
             """,
             note="target-names",
         ),
+        valid(
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(use_amp):
+                out = model(x)
+            with torch_xla.amp.autocast(enabled=args.amp, dtype=torch.float16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="1.13-autocast-stays-on-1.13",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -103,17 +116,63 @@ XLA_RELEASE_NAMES = Rule(
             import torch
             import torch_xla
             import torch_xla.amp
-            import torch_xla.core.xla_model as xm
 
-            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+            with torch_xla.amp.autocast(dtype=torch.bfloat16):
                 out = model(x)
             scaler = torch_xla.amp.GradScaler(init_scale=1024)
             """,
             target="sagemaker",
             note="amp-downgraded-to-1.13",
             findings=(
-                Expected(6, 6, "torch.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16)"),
-                Expected(8, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
+                Expected(5, 6, "torch.autocast -> torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13)"),
+                Expected(7, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
+            ),
+        ),
+        # torch_xla 1.13's autocast is torch.cuda.amp.autocast(enabled, dtype, cache_enabled):
+        # a positional flag is `enabled`, kept as such, and its float16 default becomes bfloat16.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(use_amp):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+                out = model(x)
+            """,
+            note="1.13-autocast-positional-enabled",
+            findings=(
+                Expected(4, 6, 'torch_xla.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp) '
+                         "(torch_xla 2.9) (float16, torch.cuda.amp.autocast's default, becomes bfloat16 on XLA)"),
+            ),
+        ),
+        # The device-first autocast of torch_xla 2.1 on, moved to 1.13: no device argument there.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="device-first-autocast-to-1.13",
+            findings=(
+                Expected(4, 6, "torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16) -> "
+                         "torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13)"),
             ),
         ),
         invalid(
