@@ -164,6 +164,10 @@ TORCH_GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.G
 XLA_GRAD_SCALERS = frozenset({"torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler"})
 # Decorators for custom autograd functions under autocast.
 CUDA_CUSTOM_AUTOGRAD = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
+# torch_xla 1.13's (torch.cuda.amp's own, re-exported; gone from torch_xla 2.9), and torch's
+# device-generic ones, which take device_type= ("xla" from torch 2.4 on).
+XLA_CUSTOM_AUTOGRAD = {"torch_xla.amp.custom_fwd": "custom_fwd", "torch_xla.amp.custom_bwd": "custom_bwd"}
+TORCH_CUSTOM_AUTOGRAD = {"torch.amp.custom_fwd": "custom_fwd", "torch.amp.custom_bwd": "custom_bwd"}
 # torch.optim classes that have a sync-free version in torch_xla.amp.syncfree (same arguments).
 SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.

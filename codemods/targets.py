@@ -73,6 +73,15 @@ class Target:
     # _step_supports_amp_scaling, which the 2.9 sync-free ones do not: it reads found_inf on
     # the host (``.item()``) at every step.
     scaler_skips_on_device: bool = False
+    # How the xla process group finds its peers: "xla://" takes rank and world size from the
+    # XLA runtime (torch_xla 2.2 on; pjrt:// came in 2.0); torch 1.13 has neither, so there
+    # the default "env://" store meets at MASTER_ADDR/MASTER_PORT with rank and world size
+    # passed from the runtime (torch_xla 1.13's own tests do so).
+    rendezvous: str = "xla://"
+    # torch_xla modules that came after this release: a name from them that no rewrite
+    # replaces is reported (torch_xla 1.13 has no torch_xla.runtime; its runtime calls are
+    # xm.* and torch_xla.experimental.pjrt).
+    missing_modules: tuple[str, ...] = ()
     # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
     # called by the master alone, under a rank check, it waits forever.
     save_waits_for_all: bool = False
@@ -175,6 +184,8 @@ TARGETS: dict[str, Target] = {
         autocast_takes="nothing",
         autocast_dtype=None,
         scaler_skips_on_device=True,
+        rendezvous="env://",
+        missing_modules=(XR,),
         save_waits_for_all=True,
         runtime_calls_entry=True,
         nccl_collectives=True,

@@ -66,8 +66,8 @@ class AmpRewrite(Concern):
                     f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
                     "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
                 )
-        elif self.ctx.resolve(original.func) in apis.CUDA_CUSTOM_AUTOGRAD:
-            return self._custom_autograd(original.func, updated, called=True)
+        elif self._custom_autograd_source(original.func, original) is not None:
+            return self._custom_autograd(original.func, updated, original)
         return updated
 
     def _autocast(self, original: cst.Call, updated: cst.Call, call: AutocastCall) -> cst.BaseExpression:
@@ -244,12 +244,21 @@ class AmpRewrite(Concern):
         if scaler.flavor == "xla" and scaler.spelling == ("torch" if by_device_type else "torch_xla"):
             return updated
         new_args = _updated_args(original, updated)
-        rest = [new_args[id(a)] for a in scaler.arguments]
+        # torch_xla 1.13's scaler option (zeroed gradients instead of a skipped step, without
+        # a host read): torch.amp.GradScaler has no such keyword and raises on it.
+        dropped = [
+            a for a in scaler.arguments
+            if by_device_type and scaler.spelling == "torch_xla" and a.keyword is not None and a.keyword.value == "use_zero_grad"
+        ]
+        rest = [new_args[id(a)] for a in scaler.arguments if a not in dropped]
         if by_device_type:
             rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *rest]
         note = ""
         if scaler.flavor == "cuda" and target.autocast_dtype is not None and original in self.facts.amp.precision_scalers:
             note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
+        if dropped:
+            note += (f" (dropped {self.ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
+                     f"torch.amp.GradScaler does not take)")
         rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
         release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
 
@@ -258,6 +267,8 @@ class AmpRewrite(Concern):
             if func is None or (by_device_type and not self.ctx.imports.require_package("torch_xla")):
                 return None
             self.ctx.imports.discard(original.func)
+            for arg in dropped:
+                self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(rest, updated))
 
         new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
@@ -361,19 +372,36 @@ class AmpRewrite(Concern):
     # -- custom autograd functions ----------------------------------------------------------------
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
-        if isinstance(original.decorator, cst.Call):
+        if isinstance(original.decorator, cst.Call) or self._custom_autograd_source(original.decorator, None) is None:
             return updated
-        if self.ctx.resolve(original.decorator) not in apis.CUDA_CUSTOM_AUTOGRAD:
-            return updated
-        new = self._custom_autograd(original.decorator, updated.decorator, called=False)
+        new = self._custom_autograd(original.decorator, updated.decorator, None)
         return updated.with_changes(decorator=new)
 
-    def _custom_autograd(self, func: cst.BaseExpression, updated: cst.BaseExpression, called: bool) -> cst.BaseExpression:
+    def _custom_autograd_source(self, func: cst.BaseExpression, call: cst.Call | None) -> tuple[str, str, str] | None:
+        """The decorator's concept (custom_fwd/custom_bwd), what it runs as ("cuda" or
+        "xla") and its spelling ("cuda_amp", "torch_xla" for torch_xla 1.13's, "torch" for
+        torch.amp's, whose device_type says which)."""
+        qualified = self.ctx.resolve(func) or ""
+        if qualified in apis.CUDA_CUSTOM_AUTOGRAD:
+            return apis.CUDA_CUSTOM_AUTOGRAD[qualified], "cuda", "cuda_amp"
+        if qualified in apis.XLA_CUSTOM_AUTOGRAD:
+            return apis.XLA_CUSTOM_AUTOGRAD[qualified], "xla", "torch_xla"
+        if qualified in apis.TORCH_CUSTOM_AUTOGRAD and call is not None:
+            device_type = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device_type"), None)
+            kind = string_value(device_type)
+            if kind in ("cuda", "xla"):
+                return apis.TORCH_CUSTOM_AUTOGRAD[qualified], kind, "torch"
+        return None
+
+    def _custom_autograd(self, func: cst.BaseExpression, updated: cst.BaseExpression, call: cst.Call | None) -> cst.BaseExpression:
         """``torch.cuda.amp.custom_fwd`` -> ``torch.amp.custom_fwd(device_type="xla")`` (2.9),
-        ``torch_xla.amp.custom_fwd`` (sagemaker)."""
-        concept = apis.CUDA_CUSTOM_AUTOGRAD[self.ctx.resolve(func)]  # type: ignore[index]
+        ``torch_xla.amp.custom_fwd`` (sagemaker: torch_xla 1.13's, which is CUDA's own, as its
+        autocast is); and the XLA spelling of one release -> the other's."""
+        concept, flavor, spelling = self._custom_autograd_source(func, call)  # type: ignore[misc]
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
+        if flavor == "xla" and spelling == ("torch" if by_device_type else "torch_xla"):
+            return updated
 
         def build() -> cst.BaseExpression | None:
             new_func = self.ctx.imports.expression(target.api(concept))
@@ -382,12 +410,17 @@ class AmpRewrite(Concern):
             self.ctx.imports.discard(func)
             device_type = cst.Arg(quoted_like(_DOUBLE, target.device_string), keyword=cst.Name("device_type"), equal=_EQUAL)
             if isinstance(updated, cst.Call):
-                args = [device_type, *updated.args] if by_device_type else list(updated.args)
+                kept = [a for a in updated.args if a.keyword is None or a.keyword.value != "device_type"]
+                args = [device_type, *kept] if by_device_type else kept
+                if not args:
+                    return new_func
                 return updated.with_changes(func=new_func, args=_argument_list(args, updated))
             return cst.Call(new_func, [device_type]) if by_device_type else new_func
 
+        rule = XLA_RELEASE_NAMES if flavor == "xla" else CUSTOM_AUTOGRAD_AMP
+        release = f" (torch_xla {target.torch_xla_version})" if flavor == "xla" else ""
         # Located in the output: the line after an inserted import maps there by diff only roughly.
-        new = self.ctx.fix(CUSTOM_AUTOGRAD_AMP, func, f"{self.ctx.code(func)} -> {{new}}", build, result=lambda node: node)
+        new = self.ctx.fix(rule, func, f"{self.ctx.code(func)} -> {{new}}{release}", build, result=lambda node: node)
         return new if new is not None else updated
 
     # -- values chosen at run time --------------------------------------------------------------

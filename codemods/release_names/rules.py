@@ -128,6 +128,107 @@ XLA_RELEASE_NAMES = Rule(
                 Expected(7, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
             ),
         ),
+        # torch_xla 1.13's scaler option: torch.amp.GradScaler raises on it.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler(use_zero_grad=True, enabled=use_amp)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch.amp.GradScaler("xla", enabled=use_amp)
+            """,
+            note="use-zero-grad-dropped",
+            findings=(
+                Expected(4, 10, 'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp) (torch_xla 2.9) '
+                         "(dropped use_zero_grad=True: torch_xla 1.13's option, which torch.amp.GradScaler does not take)"),
+            ),
+        ),
+        # torch_xla 2.9's torch_xla.amp has no custom_fwd/custom_bwd; torch 2.9's take the device type.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch_xla.amp.custom_fwd(cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch_xla.amp.custom_bwd
+                def backward(ctx, grad):
+                    return grad
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="xla")
+                def backward(ctx, grad):
+                    return grad
+            """,
+            note="custom-autograd-upgraded",
+            findings=(
+                Expected(7, 6, 'torch_xla.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32) (torch_xla 2.9)'),
+                Expected(12, 6, 'torch_xla.amp.custom_bwd -> torch.amp.custom_bwd(device_type="xla") (torch_xla 2.9)'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(device_type="xla")
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="xla")
+                def backward(ctx, grad):
+                    return grad
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch_xla.amp.custom_fwd
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch_xla.amp.custom_bwd
+                def backward(ctx, grad):
+                    return grad
+            """,
+            target="sagemaker",
+            note="custom-autograd-downgraded",
+            findings=(
+                Expected(8, 6, "torch.amp.custom_fwd -> torch_xla.amp.custom_fwd (torch_xla 1.13)"),
+                Expected(13, 6, "torch.amp.custom_bwd -> torch_xla.amp.custom_bwd (torch_xla 1.13)"),
+            ),
+        ),
         # torch_xla 1.13's autocast is torch.cuda.amp.autocast(enabled, dtype, cache_enabled):
         # a positional flag is `enabled`, kept as such, and its float16 default becomes bfloat16.
         invalid(
@@ -220,4 +321,50 @@ XLA_RELEASE_NAMES = Rule(
     ),
 )
 
-RULES = (XLA_RELEASE_NAMES,)
+MISSING_IN_TARGET = Rule(
+    "XLA902", "missing-in-target", "error",
+    "A torch_xla name from a module the target release lacks, with no exact equivalent there (sagemaker: torch_xla.runtime)",
+    False,
+    why="torch_xla 1.13 has no `torch_xla.runtime` module (it came in 2.0), so `import torch_xla.runtime as xr` "
+    "fails there. Its rank and size reads become the 1.13 names (XLA901); the others have no exact equivalent "
+    "and are left to a person: `xr.local_process_count()` is the devices of one host, while 1.13's "
+    "`xm.xrt_world_size()` counts every process of the job (hosts x devices).",
+    instead="the torch_xla 1.13 form of the value (for processes per host: `xm.xrt_world_size()` divided by the "
+    "number of hosts)",
+    examples=lambda: (
+        invalid(
+            """
+            import torch_xla.runtime as xr
+
+            per_host = xr.local_process_count()
+            """,
+            target="sagemaker",
+            findings=(Expected(3, 12, "`xr.local_process_count()` does not exist in torch_xla 1.13"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch_xla.runtime as xr
+
+            per_host = xr.local_process_count()
+            """,
+            note="2.9-has-it",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            from torch_xla import runtime
+
+            if runtime.is_spmd():
+                pass
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(3, 4, "`runtime.is_spmd()` does not exist in torch_xla 1.13"),),
+        ),
+    ),
+)
+
+RULES = (XLA_RELEASE_NAMES, MISSING_IN_TARGET)
