@@ -355,6 +355,13 @@ class DistributedRewrite(Concern):
             return updated
         args, start = named.get("args"), named.get("start_method")
         debug = named.get("debug_single_process")
+        if self.ctx.target.runtime_calls_entry and self.facts.entry.mp_fn is None:
+            self.ctx.report(
+                XLA_LAUNCH, original,
+                f"SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
+                f"`{ENTRY_FUNCTION}(index)` in each process; define `def {ENTRY_FUNCTION}(index):` that calls "
+                f"{self.ctx.code(named['fn'].value)}(index, ...) as the launcher would",
+            )
         note = (f" (dropped {self.ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)"
                 if debug is not None else "")
         fixed = self.ctx.fix(

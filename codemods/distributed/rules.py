@@ -468,6 +468,34 @@ XLA_LAUNCH = Rule(
         ),
     ),
     invalid=lambda: (
+        # With an _mp_fn, which SageMaker's runtime calls, only the launcher's name changes.
+        invalid(
+            """
+            import torch_xla
+
+
+            def _mp_fn(index):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn)
+            """,
+            """
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def _mp_fn(index):
+                pass
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn)
+            """,
+            target="sagemaker",
+            note="torch-xla-launch-of-mp-fn-on-1.13",
+            findings=(Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher"),),
+        ),
         # torch_xla 1.13 has no torch_xla.launch: it spawns with xmp.spawn.
         invalid(
             """
@@ -494,8 +522,12 @@ XLA_LAUNCH = Rule(
             """,
             target="sagemaker",
             note="torch-xla-launch-on-1.13",
-            findings=(Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (dropped "
-                               "debug_single_process=False: for one process, pass nprocs=1)"),),
+            findings=(
+                Expected(9, 5, "SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
+                         "`_mp_fn(index)` in each process; define `def _mp_fn(index):` that calls train(index, ...)"),
+                Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (dropped "
+                         "debug_single_process=False: for one process, pass nprocs=1)"),
+            ),
         ),
         invalid(
             """
