@@ -36,6 +36,7 @@ from codemods.targets import Api
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
+_BFLOAT16 = frozenset({"torch.bfloat16"})
 _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 
 
@@ -94,6 +95,9 @@ class AmpRewrite(Concern):
         if by_device_type and (call.flavor == "cuda" or call.spelling == "torch_xla_1_13"):
             # torch_xla 1.13's autocast is CUDA autocast: float16 by default, like the CUDA ones.
             rest, dtype_note = self._bfloat16(call, rest)
+        elif not by_device_type and call.flavor == "xla" and self.ctx.resolve(call.argument("dtype")) in _BFLOAT16:
+            # torch 1.13's CUDA autocast raises "Current CUDA Device does not support bfloat16" before Ampere.
+            dtype_note = " (bfloat16 there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"
         rule = XLA_RELEASE_NAMES if call.flavor == "xla" else AUTOCAST
         release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
 

@@ -124,7 +124,8 @@ XLA_RELEASE_NAMES = Rule(
             target="sagemaker",
             note="amp-downgraded-to-1.13",
             findings=(
-                Expected(5, 6, "torch.autocast -> torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13)"),
+                Expected(5, 6, "torch.autocast -> torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13) (bfloat16 "
+                         "there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"),
                 Expected(7, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
             ),
         ),
