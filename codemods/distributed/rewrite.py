@@ -168,9 +168,9 @@ class DistributedRewrite(Concern):
 
         fixed = self.ctx.fix(
             XLA_PROCESS_GROUP, original,
-            '{new}: the "xla" backend, rank and world size from the XLA runtime; torch 1.13 has no xla:// '
-            "rendezvous, so the env:// store meets at MASTER_ADDR/MASTER_PORT, set before unless the launcher set "
-            "them (on several hosts: the first host's address)",
+            '{new}: the "xla" backend, rank and world size from the XLA runtime; torch 1.13\'s env:// store meets '
+            "at MASTER_ADDR/MASTER_PORT, set before unless the launcher set them (on several hosts: the first "
+            "host's address)",
             build,
         )
         return fixed if fixed is not None else updated

@@ -85,7 +85,7 @@ XLA_PROCESS_GROUP = Rule(
             target="sagemaker",
             note="sagemaker-env-rendezvous",
             findings=(Expected(11, 5, 'dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size()): '
-                               "the \"xla\" backend, rank and world size from the XLA runtime; torch 1.13 has no xla://"),),
+                               "the \"xla\" backend, rank and world size from the XLA runtime; torch 1.13's env:// store"),),
         ),
         invalid(
             """

@@ -25,12 +25,11 @@ class XlaNamesRewrite(Concern):
         callee = self.ctx.resolve(original.func) or ""
         concept = self.concept_of.get(callee)
         if concept is None:
-            module = next((m for m in self.ctx.target.missing_modules if callee.startswith(m + ".")), None)
-            if module is not None:
+            if any(callee.startswith(module + ".") for module in self.ctx.target.missing_modules):
                 self.ctx.report(
                     MISSING_IN_TARGET, original,
                     f"`{self.ctx.code(original)}` does not exist in torch_xla {self.ctx.target.torch_xla_version} "
-                    f"(no {module} module there) and has no exact equivalent: write the value that release's way"
+                    "(its whole module came later) and has no exact equivalent: write the value that release's way"
                     + (" (xm.xrt_world_size() counts the processes of every host)" if callee.endswith("_process_count") else ""),
                 )
             return updated
