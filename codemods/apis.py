@@ -144,8 +144,9 @@ CUDA_TENSOR_TYPES = frozenset(
 
 # Mixed precision.  CUDA autocast: torch.cuda.amp.autocast(enabled, dtype, cache_enabled),
 # whose dtype defaults to float16; torch.autocast(device_type, dtype, enabled,
-# cache_enabled) and its alias torch.amp.autocast.  torch_xla 1.13 spells XLA autocast
-# torch_xla.amp.autocast(device, enabled, dtype, cache_enabled).
+# cache_enabled) and its alias torch.amp.autocast.  torch_xla.amp.autocast is
+# torch.cuda.amp.autocast itself in torch_xla 1.13 (v1.13.0's torch_xla/amp/autocast_mode.py),
+# and torch_xla.amp.autocast(device, enabled, dtype, cache_enabled) from 2.1 on.
 CUDA_AUTOCAST = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
 TORCH_AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
 XLA_AUTOCAST = frozenset({"torch_xla.amp.autocast", "torch_xla.amp.autocast_mode.autocast"})
@@ -153,6 +154,7 @@ AUTOCAST_PARAMETERS = {
     "cuda_amp": ("enabled", "dtype", "cache_enabled"),
     "torch": ("device_type", "dtype", "enabled", "cache_enabled"),
     "torch_xla": ("device", "enabled", "dtype", "cache_enabled"),
+    "torch_xla_1_13": ("enabled", "dtype", "cache_enabled"),
 }
 # Gradient scalers: torch.cuda.amp.GradScaler(init_scale, ..., enabled) and torch_xla
 # 1.13's torch_xla.amp.GradScaler take the same arguments; torch.amp.GradScaler takes
@@ -162,6 +164,10 @@ TORCH_GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.G
 XLA_GRAD_SCALERS = frozenset({"torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler"})
 # Decorators for custom autograd functions under autocast.
 CUDA_CUSTOM_AUTOGRAD = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
+# torch_xla 1.13's (torch.cuda.amp's own, re-exported; gone from torch_xla 2.9), and torch's
+# device-generic ones, which take device_type= ("xla" from torch 2.4 on).
+XLA_CUSTOM_AUTOGRAD = {"torch_xla.amp.custom_fwd": "custom_fwd", "torch_xla.amp.custom_bwd": "custom_bwd"}
+TORCH_CUSTOM_AUTOGRAD = {"torch.amp.custom_fwd": "custom_fwd", "torch.amp.custom_bwd": "custom_bwd"}
 # torch.optim classes that have a sync-free version in torch_xla.amp.syncfree (same arguments).
 SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.

@@ -56,8 +56,9 @@ class Target:
     name: str
     torch_xla_version: str
     apis: dict[str, Api]
-    # How autocast names the XLA device: by device type ("xla", torch.autocast) or by
-    # the device itself (torch_xla.amp.autocast(device)).
+    # How autocast names the XLA device: by device type ("xla", torch.autocast), or not at
+    # all ("nothing": torch_xla 1.13's torch_xla.amp.autocast is torch.cuda.amp.autocast,
+    # which takes enabled, dtype and cache_enabled; the device-first form came in 2.1).
     autocast_takes: str
     # The precision that XLA autocast must use (None: keep the script's, as on the GPUs
     # of the SageMaker Training Compiler).
@@ -65,6 +66,22 @@ class Target:
     # The string that names the XLA device where a script keeps devices as strings
     # ("cuda" -> this); torch.device("xla") is valid in every torch_xla release.
     device_string: str = "xla"
+    # The gradient scaler hands found_inf to torch_xla's sync-free optimizers as a device
+    # tensor (torch_xla 1.13's torch_xla.amp.GradScaler passes it to a step() that takes
+    # found_inf), so skipping a step reads nothing on the host.  torch 2.9's
+    # torch.amp.GradScaler passes it only to optimizers that declare
+    # _step_supports_amp_scaling, which the 2.9 sync-free ones do not: it reads found_inf on
+    # the host (``.item()``) at every step.
+    scaler_skips_on_device: bool = False
+    # How the xla process group finds its peers: "xla://" takes rank and world size from the
+    # XLA runtime (torch_xla 2.2 on; pjrt:// came in 2.0); torch 1.13 has neither, so there
+    # the default "env://" store meets at MASTER_ADDR/MASTER_PORT with rank and world size
+    # passed from the runtime (torch_xla 1.13's own tests do so).
+    rendezvous: str = "xla://"
+    # torch_xla modules that came after this release: a name from them that no rewrite
+    # replaces is reported (torch_xla 1.13 has no torch_xla.runtime; its runtime calls are
+    # xm.* and torch_xla.experimental.pjrt).
+    missing_modules: tuple[str, ...] = ()
     # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
     # called by the master alone, under a rank check, it waits forever.
     save_waits_for_all: bool = False
@@ -99,7 +116,7 @@ class Target:
         autocast = self.api("autocast").spelled
         if self.autocast_takes == "device_type":
             return f'{autocast}("{self.device_string}", dtype=torch.{self.autocast_dtype})'
-        return f"{autocast}({self.api('device').spelled}())"
+        return f"{autocast}()"
 
 
 # Concepts whose spelling is the same in both targets.
@@ -164,8 +181,11 @@ TARGETS: dict[str, Target] = {
             "custom_bwd": Api("torch_xla.amp", "custom_bwd"),
             **_COMMON,
         },
-        autocast_takes="device",
+        autocast_takes="nothing",
         autocast_dtype=None,
+        scaler_skips_on_device=True,
+        rendezvous="env://",
+        missing_modules=(XR,),
         save_waits_for_all=True,
         runtime_calls_entry=True,
         nccl_collectives=True,

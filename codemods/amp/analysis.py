@@ -18,8 +18,9 @@ from codemods.project.analysis import ProjectAnalysis
 
 Flavor = Literal["cuda", "xla"]
 # "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on
-# over the process group).
-Spelling = Literal["cuda_amp", "torch", "torch_xla", "sharded"]
+# over the process group).  "torch_xla_1_13": torch_xla 1.13's autocast, which is
+# torch.cuda.amp.autocast (no device argument); "torch_xla": the device-first one of 2.1 on.
+Spelling = Literal["cuda_amp", "torch", "torch_xla", "torch_xla_1_13", "sharded"]
 _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 # Builtins that take a class without calling it (``isinstance(ctx, torch.autocast)``).
 _TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
@@ -193,6 +194,8 @@ class AmpAnalysis(Analysis):
         return found
 
     def _autocast(self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None) -> None:
+        if spelling == "torch_xla" and not _names_device_first(node):
+            spelling = "torch_xla_1_13"
         arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
         if arguments is None:
             if spelling == "cuda_amp" or (spelling == "torch" and _names_cuda(node)):
@@ -200,7 +203,7 @@ class AmpAnalysis(Analysis):
             return
         call = AutocastCall(spelling, "cuda", arguments, through)
         device = call.device
-        if spelling == "torch_xla":
+        if spelling in ("torch_xla", "torch_xla_1_13"):
             call = AutocastCall(spelling, "xla", arguments)
         elif spelling == "torch":
             kind = string_value(device)
@@ -308,6 +311,23 @@ class AmpAnalysis(Analysis):
                     self.part.autocast_references[reference] = qualified
         for reference, qualified in self.loose:
             self.part.autocast_references[reference] = qualified
+
+
+def _names_device_first(call: cst.Call) -> bool:
+    """``torch_xla.amp.autocast(device, ...)`` (torch_xla 2.1 on) rather than torch_xla 1.13's,
+    which is torch.cuda.amp.autocast(enabled, dtype, cache_enabled): a ``device=`` keyword, or
+    a first positional argument that is a device (a call, a string, a name that says device)
+    rather than a flag (``use_amp``, ``args.amp``, True)."""
+    if any(arg.keyword is not None and arg.keyword.value == "device" for arg in call.args):
+        return True
+    first = call.args[0] if call.args and call.args[0].keyword is None and not call.args[0].star else None
+    if first is None:
+        return False
+    value = first.value
+    if isinstance(value, (cst.Call, cst.SimpleString, cst.FormattedString)):
+        return True
+    name = dotted(value)
+    return name is not None and "dev" in name.rsplit(".", 1)[-1].lower()
 
 
 def _names_cuda(call: cst.Call) -> bool:

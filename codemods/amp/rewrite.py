@@ -5,7 +5,8 @@ made to choose XLA and bfloat16.
 
 For the 2.9 target autocast runs on the XLA device type in bfloat16 (the precision XLA
 devices support; float16 requests become bfloat16).  The sagemaker target writes the
-AWS guide's ``torch_xla.amp.autocast(device)`` and keeps the script's precision, as on the
+AWS guide's ``torch_xla.amp.autocast()``, which in torch_xla 1.13 is torch.cuda.amp.autocast
+(enabled, dtype, cache_enabled: no device), and keeps the script's precision, as on the
 GPUs of the SageMaker Training Compiler.
 """
 
@@ -28,13 +29,15 @@ from codemods.amp.rules import (
     SCALER_NOT_NEEDED,
     SYNCFREE_OPTIMIZER,
 )
-from codemods.engine.nodes import dotted, fold_true, quoted_like, string_value
+from codemods.engine.nodes import dotted, fold_true, is_false, quoted_like, string_value, walk
 from codemods.engine.rewriter import Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
+_BFLOAT16 = frozenset({"torch.bfloat16"})
+_PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 
 
 class AmpRewrite(Concern):
@@ -56,20 +59,22 @@ class AmpRewrite(Concern):
         if original in amp.syncfree:
             return self._syncfree(original, updated)
         if original in amp.other_optimizers:
-            self.ctx.report(
-                AMP_OPTIMIZER,
-                original,
-                f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
-                "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
-            )
-        elif self.ctx.resolve(original.func) in apis.CUDA_CUSTOM_AUTOGRAD:
-            return self._custom_autograd(original.func, updated, called=True)
+            # Where the scaler reads found_inf on the host whatever the optimizer (2.9), XLA208 says so.
+            if self.ctx.target.scaler_skips_on_device:
+                self.ctx.report(
+                    AMP_OPTIMIZER,
+                    original,
+                    f"`{amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its step "
+                    "reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
+                )
+        elif self._custom_autograd_source(original.func, original) is not None:
+            return self._custom_autograd(original.func, updated, original)
         return updated
 
     def _autocast(self, original: cst.Call, updated: cst.Call, call: AutocastCall) -> cst.BaseExpression:
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
-        wanted = "torch" if by_device_type else "torch_xla"
+        wanted = "torch" if by_device_type else "torch_xla_1_13"
         if call.flavor == "xla" and call.spelling == wanted:
             return updated
         new_args = _updated_args(original, updated)
@@ -87,8 +92,12 @@ class AmpRewrite(Concern):
 
         skip = "device" if call.spelling == "torch_xla" else "device_type"
         rest = keywords(skip)
-        if by_device_type and call.flavor == "cuda":
+        if by_device_type and (call.flavor == "cuda" or call.spelling == "torch_xla_1_13"):
+            # torch_xla 1.13's autocast is CUDA autocast: float16 by default, like the CUDA ones.
             rest, dtype_note = self._bfloat16(call, rest)
+        elif not by_device_type and call.flavor == "xla" and self.ctx.resolve(call.argument("dtype")) in _BFLOAT16:
+            # torch 1.13's CUDA autocast raises "Current CUDA Device does not support bfloat16" before Ampere.
+            dtype_note = " (bfloat16 there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"
         rule = XLA_RELEASE_NAMES if call.flavor == "xla" else AUTOCAST
         release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
 
@@ -98,15 +107,17 @@ class AmpRewrite(Concern):
                 xla = quoted_like(device if device is not None and string_value(device) else _DOUBLE, target.device_string)
                 first = cst.Arg(xla) if self.ctx.imports.require_package("torch_xla") else None
             else:
-                first = cst.Arg(device_call) if (device_call := self.ctx.device()) is not None else None
-            if func is None or first is None:
+                first = None
+            if func is None or (by_device_type and first is None):
                 return None
             self.ctx.imports.discard(original.func)
             if device is not None:
                 self.ctx.imports.discard(device)
-            return updated.with_changes(func=func, args=_argument_list([first, *rest], updated))
+            return updated.with_changes(func=func, args=_argument_list([first, *rest] if first else rest, updated))
 
-        new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{dtype_note}", build)
+        # torch_xla.amp.autocast(device, ...) -> torch_xla.amp.autocast(...): the whole call says what changed.
+        before = self.ctx.code(original if call.spelling == "torch_xla" and not by_device_type else original.func)
+        new = self.ctx.fix(rule, original, f"{before} -> {{new}}{release}{dtype_note}", build)
         return new if new is not None else updated
 
     def _device_variable(
@@ -198,7 +209,7 @@ class AmpRewrite(Concern):
         if value is None:
             return rest, ""
         if dtype is None:
-            default = " (float16, torch.cuda.amp.autocast's default," if call.spelling == "cuda_amp" else " (float16, CUDA's default,"
+            default = " (float16, torch.cuda.amp.autocast's default," if call.spelling in ("cuda_amp", "torch_xla_1_13") else " (float16, CUDA's default,"
             note = f"{default} becomes {precision} on XLA)"
             return [cst.Arg(value, keyword=cst.Name("dtype"), equal=_EQUAL), *rest], note
         self.ctx.imports.discard(dtype)
@@ -231,25 +242,27 @@ class AmpRewrite(Concern):
     def _scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
+        self._scaler_cost(original, scaler)
         if scaler.spelling == "sharded":
             return self._sharded_scaler(original, updated, scaler)
         if scaler.flavor == "xla" and scaler.spelling == ("torch" if by_device_type else "torch_xla"):
             return updated
         new_args = _updated_args(original, updated)
-        rest = [new_args[id(a)] for a in scaler.arguments]
+        # torch_xla 1.13's scaler option (zeroed gradients instead of a skipped step, without
+        # a host read): torch.amp.GradScaler has no such keyword and raises on it.
+        dropped = [
+            a for a in scaler.arguments
+            if by_device_type and scaler.spelling == "torch_xla" and a.keyword is not None and a.keyword.value == "use_zero_grad"
+        ]
+        rest = [new_args[id(a)] for a in scaler.arguments if a not in dropped]
         if by_device_type:
             rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *rest]
         note = ""
-        if scaler.flavor == "cuda" and target.autocast_dtype is not None:
-            if original in self.facts.amp.precision_scalers:
-                note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
-            else:
-                self.ctx.report(
-                    SCALER_NOT_NEEDED,
-                    original,
-                    f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads "
-                    "found_inf on the host every iteration: remove it, or pass enabled=False",
-                )
+        if scaler.flavor == "cuda" and target.autocast_dtype is not None and original in self.facts.amp.precision_scalers:
+            note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
+        if dropped:
+            note += (f" (dropped {self.ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
+                     f"torch.amp.GradScaler does not take)")
         rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
         release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
 
@@ -258,6 +271,8 @@ class AmpRewrite(Concern):
             if func is None or (by_device_type and not self.ctx.imports.require_package("torch_xla")):
                 return None
             self.ctx.imports.discard(original.func)
+            for arg in dropped:
+                self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(rest, updated))
 
         new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
@@ -280,11 +295,6 @@ class AmpRewrite(Concern):
             return updated
         new_args = _updated_args(original, updated)
         rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *(new_args[id(a)] for a in scaler.arguments)]
-        self.ctx.report(
-            SCALER_NOT_NEEDED, original,
-            f"with {target.autocast_dtype} the gradient scaler is not needed, and its step reads found_inf on the "
-            "host every iteration: remove it, or pass enabled=False",
-        )
 
         def build() -> cst.Call | None:
             if not self.ctx.imports.require_package("torch_xla"):
@@ -300,6 +310,29 @@ class AmpRewrite(Concern):
             build,
         )
         return new if new is not None else updated
+
+    def _scaler_cost(self, original: cst.Call, scaler: ScalerCall) -> None:
+        """A scaler that stays on under bfloat16 autocast costs a host read per step for
+        nothing: reported before and after the conversion alike (same text), so lint on a
+        converted file still says so."""
+        target = self.ctx.target
+        amp = self.facts.amp
+        if target.autocast_dtype is None or original in amp.precision_scalers:
+            return  # the sagemaker target keeps the script's float16, which needs the scaler
+        enabled = next((a.value for a in scaler.arguments if a.keyword is not None and a.keyword.value == "enabled"), None)
+        if is_false(enabled) or (enabled is not None and _names_a_precision(enabled)):
+            return
+        if any(
+            call.flavor == "xla" and call.spelling in ("torch", "torch_xla") and self.ctx.resolve(call.argument("dtype")) in _FLOAT16
+            for call in amp.autocasts.values()
+        ):
+            return  # float16 autocast on XLA, kept by the script: it needs its scaler
+        self.ctx.report(
+            SCALER_NOT_NEEDED, original,
+            f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads found_inf on "
+            f"the host every iteration (on torch_xla {target.torch_xla_version}, with the sync-free optimizers too: one "
+            "more graph run and a transfer to the host per step): remove it, or pass enabled=False",
+        )
 
     # -- optimizers --------------------------------------------------------------------------
 
@@ -326,10 +359,15 @@ class AmpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(kept, updated))
 
+        if self.ctx.target.scaler_skips_on_device:
+            what = "sync-free under the gradient scaler"
+        else:
+            what = (f"the AWS guide's AMP optimizer (on torch_xla {self.ctx.target.torch_xla_version} the gradient "
+                    "scaler still reads found_inf on the host at each step: it passes found_inf to no torch_xla optimizer)")
         new = self.ctx.fix(
             SYNCFREE_OPTIMIZER,
             original,
-            f"{self.ctx.code(original.func)} -> {{new}}: sync-free under the gradient scaler{note}",
+            f"{self.ctx.code(original.func)} -> {{new}}: {what}{note}",
             build,
             result=lambda call: call.func,
         )
@@ -338,19 +376,36 @@ class AmpRewrite(Concern):
     # -- custom autograd functions ----------------------------------------------------------------
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
-        if isinstance(original.decorator, cst.Call):
+        if isinstance(original.decorator, cst.Call) or self._custom_autograd_source(original.decorator, None) is None:
             return updated
-        if self.ctx.resolve(original.decorator) not in apis.CUDA_CUSTOM_AUTOGRAD:
-            return updated
-        new = self._custom_autograd(original.decorator, updated.decorator, called=False)
+        new = self._custom_autograd(original.decorator, updated.decorator, None)
         return updated.with_changes(decorator=new)
 
-    def _custom_autograd(self, func: cst.BaseExpression, updated: cst.BaseExpression, called: bool) -> cst.BaseExpression:
+    def _custom_autograd_source(self, func: cst.BaseExpression, call: cst.Call | None) -> tuple[str, str, str] | None:
+        """The decorator's concept (custom_fwd/custom_bwd), what it runs as ("cuda" or
+        "xla") and its spelling ("cuda_amp", "torch_xla" for torch_xla 1.13's, "torch" for
+        torch.amp's, whose device_type says which)."""
+        qualified = self.ctx.resolve(func) or ""
+        if qualified in apis.CUDA_CUSTOM_AUTOGRAD:
+            return apis.CUDA_CUSTOM_AUTOGRAD[qualified], "cuda", "cuda_amp"
+        if qualified in apis.XLA_CUSTOM_AUTOGRAD:
+            return apis.XLA_CUSTOM_AUTOGRAD[qualified], "xla", "torch_xla"
+        if qualified in apis.TORCH_CUSTOM_AUTOGRAD and call is not None:
+            device_type = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device_type"), None)
+            kind = string_value(device_type)
+            if kind in ("cuda", "xla"):
+                return apis.TORCH_CUSTOM_AUTOGRAD[qualified], kind, "torch"
+        return None
+
+    def _custom_autograd(self, func: cst.BaseExpression, updated: cst.BaseExpression, call: cst.Call | None) -> cst.BaseExpression:
         """``torch.cuda.amp.custom_fwd`` -> ``torch.amp.custom_fwd(device_type="xla")`` (2.9),
-        ``torch_xla.amp.custom_fwd`` (sagemaker)."""
-        concept = apis.CUDA_CUSTOM_AUTOGRAD[self.ctx.resolve(func)]  # type: ignore[index]
+        ``torch_xla.amp.custom_fwd`` (sagemaker: torch_xla 1.13's, which is CUDA's own, as its
+        autocast is); and the XLA spelling of one release -> the other's."""
+        concept, flavor, spelling = self._custom_autograd_source(func, call)  # type: ignore[misc]
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
+        if flavor == "xla" and spelling == ("torch" if by_device_type else "torch_xla"):
+            return updated
 
         def build() -> cst.BaseExpression | None:
             new_func = self.ctx.imports.expression(target.api(concept))
@@ -359,12 +414,17 @@ class AmpRewrite(Concern):
             self.ctx.imports.discard(func)
             device_type = cst.Arg(quoted_like(_DOUBLE, target.device_string), keyword=cst.Name("device_type"), equal=_EQUAL)
             if isinstance(updated, cst.Call):
-                args = [device_type, *updated.args] if by_device_type else list(updated.args)
+                kept = [a for a in updated.args if a.keyword is None or a.keyword.value != "device_type"]
+                args = [device_type, *kept] if by_device_type else kept
+                if not args:
+                    return new_func
                 return updated.with_changes(func=new_func, args=_argument_list(args, updated))
             return cst.Call(new_func, [device_type]) if by_device_type else new_func
 
+        rule = XLA_RELEASE_NAMES if flavor == "xla" else CUSTOM_AUTOGRAD_AMP
+        release = f" (torch_xla {target.torch_xla_version})" if flavor == "xla" else ""
         # Located in the output: the line after an inserted import maps there by diff only roughly.
-        new = self.ctx.fix(CUSTOM_AUTOGRAD_AMP, func, f"{self.ctx.code(func)} -> {{new}}", build, result=lambda node: node)
+        new = self.ctx.fix(rule, func, f"{self.ctx.code(func)} -> {{new}}{release}", build, result=lambda node: node)
         return new if new is not None else updated
 
     # -- values chosen at run time --------------------------------------------------------------
@@ -417,6 +477,15 @@ class AmpRewrite(Concern):
 
 
 _DOUBLE = cst.SimpleString('""')
+
+
+def _names_a_precision(value: cst.BaseExpression) -> bool:
+    """``enabled=(dtype == 'float16')``, ``enabled=amp_dtype is torch.float16``: the scaler
+    is on for one precision only."""
+    nodes = walk(value)
+    return any(type(n) is cst.Comparison for n in nodes) and any(
+        string_value(n) in _PRECISIONS or (type(n) is cst.Attribute and n.attr.value in _PRECISIONS) for n in nodes
+    )
 
 
 def _updated_args(original: cst.Call, updated: cst.Call) -> dict[int, cst.Arg]:

@@ -8,7 +8,7 @@ AUTOCAST = Rule(
     "XLA202",
     "autocast",
     "error",
-    "CUDA autocast becomes XLA autocast (`torch.autocast('xla', dtype=torch.bfloat16)`; sagemaker: `torch_xla.amp.autocast(device)`)",
+    "CUDA autocast becomes XLA autocast (`torch.autocast('xla', dtype=torch.bfloat16)`; sagemaker: `torch_xla.amp.autocast()`, torch_xla 1.13's CUDA autocast)",
     True,
     why="CUDA autocast does nothing to XLA tensors: the model silently trains in float32, or, with a gradient "
     "scaler, with a scaler that was never meant for that precision.",
@@ -180,15 +180,14 @@ AUTOCAST = Rule(
             """
             import torch
             import torch_xla.amp
-            import torch_xla.core.xla_model as xm
 
-            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16):
+            with torch_xla.amp.autocast(dtype=torch.float16):
                 out = model(x)
             """,
             target="sagemaker",
             note="sagemaker-keeps-precision",
             findings=(
-                Expected(5, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)"),
+                Expected(4, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(dtype=torch.float16)"),
             ),
         ),
         invalid(
@@ -360,9 +359,8 @@ FLOAT16_AUTOCAST = Rule(
             """
             import torch
             import torch_xla.amp
-            import torch_xla.core.xla_model as xm
 
-            ctx = torch_xla.amp.autocast(xm.xla_device(), dtype=torch.float16)
+            ctx = torch_xla.amp.autocast(dtype=torch.float16)
             """,
             target="sagemaker",
             note="sagemaker-keeps-precision",
@@ -518,8 +516,12 @@ SYNCFREE_OPTIMIZER = Rule(
     "warning",
     "Under AMP, torch.optim SGD/Adam/AdamW become `torch_xla.amp.syncfree` versions",
     True,
-    why="The sync-free optimizers take the scaler's found_inf as a device tensor, so skipping a step does not "
-    "stop the device to read a flag on the host (the AWS guide's advice for AMP on XLA).",
+    why="The sync-free optimizers take the scaler's found_inf as a device tensor, so under torch_xla 1.13's "
+    "`torch_xla.amp.GradScaler` (sagemaker target) skipping a step does not stop the device to read a flag on "
+    "the host (the AWS guide's advice for AMP on XLA). On torch_xla 2.9 they are not sync-free under the scaler: "
+    "`torch.amp.GradScaler` hands found_inf only to optimizers that declare `_step_supports_amp_scaling`, which "
+    "they do not, so it reads found_inf on the host at each step (`.item()`); they still step like torch.optim's "
+    "there, and the finding says so. With bfloat16 autocast drop the scaler instead (XLA208).",
     examples=lambda: (
         Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
@@ -592,14 +594,17 @@ AMP_OPTIMIZER = Rule(
     "warning",
     "An optimizer under AMP that cannot become sync-free (no such version, or unpacked kernel keywords)",
     False,
-    why="Under a gradient scaler, an optimizer without a sync-free version makes every step wait for the "
-    "device to report whether gradients overflowed.",
+    why="Under torch_xla 1.13's gradient scaler (sagemaker target), an optimizer without a sync-free version makes "
+    "every step wait for the device to report whether gradients overflowed. On torch_xla 2.9 the scaler reads "
+    "that on the host whatever the optimizer, so a missing sync-free version costs nothing more there (XLA208 "
+    "reports the scaler); unpacked keywords are reported on both targets.",
     examples=lambda: (
         Invalid(
-            "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler(enabled=False)\n"
+            "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
-            "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\", enabled=False)\n"
+            "import torch\nimport torch_xla.amp\nscaler = torch_xla.amp.GradScaler()\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
+            target="sagemaker",
             findings=(Expected(4, 13, "`RMSprop` has no sync-free version"),),
         ),
     ),
@@ -611,9 +616,7 @@ AMP_OPTIMIZER = Rule(
             optimizer = torch.optim.RMSprop(model.parameters())
             """,
         ),
-    ),
-    invalid=lambda: (
-        invalid(
+        valid(
             """
             import torch
             import torch_xla
@@ -628,6 +631,25 @@ AMP_OPTIMIZER = Rule(
             scaler = torch.amp.GradScaler("xla", enabled=False)
             optimizer = torch.optim.RMSprop(model.parameters())
             """,
+            note="2.9-scaler-syncs-whatever-the-optimizer",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            scaler = torch.cuda.amp.GradScaler()
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler()
+            optimizer = torch.optim.RMSprop(model.parameters())
+            """,
+            target="sagemaker",
             findings=(Expected(5, 13, "`RMSprop` has no sync-free version"),),
         ),
         invalid(
@@ -660,8 +682,12 @@ SCALER_NOT_NEEDED = Rule(
     "warning",
     "With bfloat16 autocast the gradient scaler is not needed (it syncs with the host every step)",
     False,
-    why="Loss scaling exists for float16's narrow range; bfloat16 has float32's range. The scaler still reads "
-    "found_inf on the host at every step, which stalls the XLA pipeline.",
+    why="Loss scaling exists for float16's narrow range (float16 needs it to train correctly); bfloat16 has "
+    "float32's range. On torch_xla 2.9 `torch.amp.GradScaler('xla')` reads found_inf on the host at every "
+    "`scaler.step`, with the sync-free optimizers too: measured with `xla-codemod doctor` on the converted "
+    "fixtures/amp_recipe.py, one more graph run and one more transfer to the host per step (2 and 2 per step, "
+    "against 1 and 1 with `enabled=False`). Reported on the converted script as well (lint), until the scaler is "
+    "removed or disabled. Not on the sagemaker target, which keeps the script's float16.",
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
@@ -702,6 +728,29 @@ SCALER_NOT_NEEDED = Rule(
             target="sagemaker",
             note="sagemaker-float16",
         ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla", enabled=amp_dtype == torch.float16)
+            off = torch.amp.GradScaler("xla", enabled=False)
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                loss = model(x)
+            """,
+            note="converted-scaler-enabled-for-float16-only-or-off",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            scaler = torch.amp.GradScaler("xla")
+            with torch.autocast("xla", dtype=torch.float16):
+                loss = model(x)
+            """,
+            note="float16-on-xla-needs-its-scaler",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -736,6 +785,24 @@ SCALER_NOT_NEEDED = Rule(
             """,
             alias=True,
             findings=(Expected(5, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp.syncfree as syncfree
+
+            optimizer = syncfree.AdamW(model.parameters())
+            scaler = torch.amp.GradScaler("xla")
+            with torch.autocast("xla", dtype=torch.bfloat16):
+                loss = model(x)
+            """,
+            note="converted-script-still-reported",
+            findings=(
+                Expected(6, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads found_inf "
+                         "on the host every iteration (on torch_xla 2.9, with the sync-free optimizers too: one more "
+                         "graph run and a transfer to the host per step)"),
+            ),
         ),
     ),
 )

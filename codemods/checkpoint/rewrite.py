@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
-from codemods.checkpoint.rules import LOAD_MAP_LOCATION, SAVE_WHOLE_MODULE, XLA_SAVE
+from codemods.checkpoint.rules import GUARDED_XLA_SAVE, LOAD_MAP_LOCATION, SAVE_WHOLE_MODULE, XLA_SAVE
 from codemods.engine.nodes import arg_value, quoted_like, with_keyword
 from codemods.engine.rewriter import Concern
 
@@ -59,6 +59,14 @@ class CheckpointRewrite(Concern):
             )
             return new if new is not None else updated
         if original not in self.facts.checkpoint.saves:
+            # Not a torch.save: an xm.save already there.
+            if self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
+                self.ctx.report(
+                    GUARDED_XLA_SAVE, original,
+                    f"`{self.ctx.code(original.func)}` under a rank check: in torch_xla "
+                    f"{self.ctx.target.torch_xla_version} it waits for every process (a rendezvous), so the master "
+                    "waits forever; call it in every process, outside the check (it writes from the master only)",
+                )
             return updated
         if original in self.facts.checkpoint.whole_module_saves:
             saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]

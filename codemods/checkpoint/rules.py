@@ -69,18 +69,21 @@ XLA_SAVE = Rule(
             """
             import torch
             import torch.distributed as dist
+            import os
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 
 
             def main():
-                dist.init_process_group("xla", init_method="xla://")
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 if xm.get_ordinal() == 0:
                     torch.save(model.state_dict(), "model.pt")
             """,
             target="sagemaker",
             note="rank-guarded-save-on-1.13",
-            findings=(Expected(10, 9, "`torch.save` stays"),),
+            findings=(Expected(13, 9, "`torch.save` stays"),),
         ),
         invalid(
             """
@@ -275,4 +278,76 @@ LOAD_MAP_LOCATION = Rule(
     ),
 )
 
-RULES = (XLA_SAVE, SAVE_WHOLE_MODULE, LOAD_MAP_LOCATION)
+GUARDED_XLA_SAVE = Rule(
+    "XLA404", "guarded-xla-save", "error",
+    "An `xm.save` only the master process reaches hangs on torch_xla 1.13 (sagemaker target)", False,
+    why="torch_xla 1.13's `xm.save` ends with a rendezvous of every process "
+    "(`rendezvous('torch_xla.core.xla_model.save')`), so under a rank check (`if xm.is_master_ordinal():`, "
+    "`if rank == 0:`, `if accelerator.is_main_process:`) the master waits for processes that never come. Call "
+    "it in every process: it writes from the master only. torch_xla 2.9's `xm.save` has no rendezvous (it "
+    "writes on each host's master, checked in its source), so the same code runs there and is not reported.",
+    instead="`xm.save(obj, path)` in every process, outside the rank check (it writes from the master only)",
+    examples=lambda: (
+        invalid(
+            """
+            import torch_xla.core.xla_model as xm
+
+            if xm.is_master_ordinal():
+                xm.save(model.state_dict(), "model.pt")
+            """,
+            target="sagemaker",
+            findings=(Expected(4, 5, "`xm.save` under a rank check: in torch_xla 1.13 it waits for every process"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch_xla.core.xla_model as xm
+
+            if xm.is_master_ordinal():
+                xm.save(model.state_dict(), "model.pt")
+            """,
+            note="2.9-save-has-no-rendezvous",
+        ),
+        valid(
+            """
+            import torch_xla.core.xla_model as xm
+
+            xm.save(model.state_dict(), "model.pt")
+            """,
+            target="sagemaker",
+            note="every-process-saves",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch_xla.core.xla_model as xm
+
+
+            def checkpoint(rank):
+                if rank == 0:
+                    xm.save(model.state_dict(), "model.pt")
+            """,
+            target="sagemaker",
+            note="rank-zero",
+            findings=(Expected(6, 9, "`xm.save` under a rank check"),),
+        ),
+        invalid(
+            """
+            import torch_xla.core.xla_model as xmm
+
+
+            def checkpoint(accelerator):
+                if accelerator.is_main_process:
+                    xmm.save(model.state_dict(), "model.pt")
+            """,
+            target="sagemaker",
+            note="main-process",
+            alias=True,
+            findings=(Expected(6, 9, "`xmm.save` under a rank check"),),
+        ),
+    ),
+)
+
+RULES = (XLA_SAVE, SAVE_WHOLE_MODULE, LOAD_MAP_LOCATION, GUARDED_XLA_SAVE)

@@ -117,7 +117,8 @@ class DistributedFacts:
     # op the xla process group refuses is reported (the attribute).
     average_reduces: set[cst.Call] = field(default_factory=set)
     unsupported_reduce_ops: set[cst.Attribute] = field(default_factory=set)
-    # Saves that only the master process reaches (a rank guard around them or their caller).
+    # Saves that only the master process reaches (a rank guard around them or their caller),
+    # torch.save and xm.save, in any script.
     guarded_saves: set[cst.Call] = field(default_factory=set)
     # ``if rank == 0: print(...)``: one print that only the master process runs.
     master_prints: set[cst.If] = field(default_factory=set)

@@ -273,6 +273,11 @@ class RankAnalysis(Analysis):
     def finish(self) -> None:
         if self.local_rank_flag:
             self.rank_reads.extend(self.local_rank_reads)
+        # Saves under a rank check, whether or not the analysis sees several processes: only
+        # the master reaches them (an xm.save there hangs on torch_xla 1.13).
+        self.part.guarded_saves = {
+            call for call, function, guarded in self.saves if guarded or function in self.guarded_calls
+        }
         self.count_calls = [
             (call, owner, name, function) for call, owner, name, function in self.count_calls
             if not self._read_only_with_cuda(call, name, function)
@@ -326,9 +331,6 @@ class RankAnalysis(Analysis):
             if owner in targets and params and params[0] in set(names_in(value)):
                 part.runtime_reads[value] = "global_ordinal"
         self._rereads(launch)
-        for call, function, guarded in self.saves:
-            if guarded or function in self.guarded_calls:
-                part.guarded_saves.add(call)
         part.master_prints = set(self.master_print_candidates)
 
     def _count_names(self, launch: LaunchAnalysis) -> _Counts:

@@ -43,8 +43,11 @@ from codemods.distributed.rules import (
     XLA_PROCESS_GROUP,
     XLA_RANKS,
 )
+from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import (
     KEYWORD_EQUAL,
+    args_by_position,
+    counterpart,
     lone_call,
     parse_dotted,
     quoted_like,
@@ -60,6 +63,7 @@ from codemods.engine.rule import Rule
 from codemods.targets import XMP, Api
 
 XMP_SPAWN = f"{XMP}.spawn"
+TORCH_XLA_LAUNCH = "torch_xla.launch"
 XLA_BACKEND = "torch_xla.distributed.xla_backend"
 SAMPLER = Api("torch.utils.data.distributed", "DistributedSampler")
 _CONCEPT_WORDS = {
@@ -78,6 +82,8 @@ class DistributedRewrite(Concern):
         # reads runs in the workers, from the XLA runtime.
         self.entry_from_spawn = part.spawn_guard is not None and ctx.target.runtime_calls_entry
         in_guard = {id(n) for n in walk(part.spawn_guard)} if self.entry_from_spawn else set()  # type: ignore[arg-type]
+        # MASTER_ADDR/MASTER_PORT lines to write before a statement that starts an env:// process group.
+        self.env_setup: NodeMap[list[cst.BaseStatement]] = NodeMap()
         self.worker_reads = {
             node: concept for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
             if id(node) in in_guard
@@ -89,8 +95,11 @@ class DistributedRewrite(Concern):
         group = self.part.process_groups[original]
         named = dict(group.arguments)
         kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
-        if _ported(named, kept):
+        rendezvous = self.ctx.target.rendezvous
+        if _ported(named, kept, rendezvous, self._runtime_value):
             return updated
+        if rendezvous != "xla://":
+            return self._env_process_group(original, updated, group.arguments, kept)
 
         def build() -> cst.Call | None:
             if not self.ctx.imports.require_package(XLA_BACKEND):
@@ -106,7 +115,7 @@ class DistributedRewrite(Concern):
             for name, arg in group.arguments:
                 if name in kept or name in PROCESS_GROUP_DROPPED:
                     if not (name in kept and kept[name]):
-                        self.ctx.vanish(arg, updated.args[original.args.index(arg)])
+                        self._vanish(original, updated, arg)
                     continue
                 args.append(_keyword(name, _new_value(original, updated, arg.value)))
             return updated.with_changes(args=_joined(args))
@@ -117,8 +126,71 @@ class DistributedRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
+    def _env_process_group(
+        self, original: cst.Call, updated: cst.Call, arguments: tuple[tuple[str, cst.Arg], ...], kept: dict[str, bool]
+    ) -> cst.BaseExpression:
+        """torch 1.13 has no xla:// rendezvous: the env:// store (the default) meets at
+        MASTER_ADDR/MASTER_PORT, set just before unless the launcher set them, and rank and
+        world size come from the XLA runtime."""
+        statement = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.SimpleStatementLine)), None)
+        if statement is None:
+            self.ctx.report(
+                XLA_PROCESS_GROUP, original,
+                f"{self.ctx.code(original.func)}(...) on one line with other code: use "
+                f"{self._env_group_text()} and set MASTER_ADDR/MASTER_PORT before it",
+            )
+            return updated
+        named = dict(arguments)
+
+        def build() -> cst.Call | None:
+            environ = self.ctx.imports.expression(Api("os", "environ"))
+            rank, world = self.ctx.call("global_ordinal"), self.ctx.call("world_size")
+            if environ is None or rank is None or world is None or not self.ctx.imports.require_package(XLA_BACKEND):
+                return None
+            backend = named.get("backend")
+            if kept["backend"] and backend is not None:
+                args = [cst.Arg(_new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)]
+            else:
+                args = [cst.Arg(cst.SimpleString('"xla"'))]
+            for name, arg in arguments:
+                if name in kept and kept[name] and name != "backend":
+                    args.append(_keyword(name, _new_value(original, updated, arg.value)))
+                elif name in kept or name in PROCESS_GROUP_DROPPED:
+                    self._vanish(original, updated, arg)
+                else:
+                    args.append(_keyword(name, _new_value(original, updated, arg.value)))
+            args += [_keyword("rank", rank), _keyword("world_size", world)]
+            self.env_setup[statement] = [
+                cst.parse_statement(f'{code_of(environ)}.setdefault("{key}", "{value}")\n')
+                for key, value in (("MASTER_ADDR", "localhost"), ("MASTER_PORT", "12355"))
+            ]
+            return updated.with_changes(args=_joined(args))
+
+        fixed = self.ctx.fix(
+            XLA_PROCESS_GROUP, original,
+            '{new}: the "xla" backend, rank and world size from the XLA runtime; torch 1.13\'s env:// store meets '
+            "at MASTER_ADDR/MASTER_PORT, set before unless the launcher set them (on several hosts: the first "
+            "host's address)",
+            build,
+        )
+        return fixed if fixed is not None else updated
+
+    def _runtime_value(self, arg: cst.Arg, concept: str) -> bool:
+        """``arg`` is the target's runtime call for ``concept`` (``rank=xm.get_ordinal()``)."""
+        value = arg.value
+        return (
+            isinstance(value, cst.Call) and not value.args
+            and self.ctx.resolve(value.func) == self.ctx.target.api(concept).qualified_name
+        )
+
+    def _env_group_text(self) -> str:
+        return (f'dist.init_process_group("xla", rank={self.ctx.target.api("global_ordinal").spelled}(), '
+                f'world_size={self.ctx.target.api("world_size").spelled}())')
+
     def _backend_value(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         value = self.part.backend_values[original]
+        if value == "xla://":
+            value = self.ctx.target.rendezvous
         if string_value(original) == value:
             return updated
         template = next((n for n in walk(original) if isinstance(n, cst.SimpleString)), None)
@@ -137,6 +209,12 @@ class DistributedRewrite(Concern):
             return updated  # type: ignore[return-value]
         self.ctx.vanish(original, updated)
         return fixed
+
+    def _vanish(self, original: cst.Call, updated: cst.Call, arg: cst.Arg) -> None:
+        """``arg`` goes from the call (with the findings inside it), unless it went before."""
+        new = counterpart(original, updated, arg)
+        if new is not None:
+            self.ctx.vanish(arg, new)
 
     # -- ranks and sizes (XLA602) -----------------------------------------------------------
 
@@ -215,9 +293,9 @@ class DistributedRewrite(Concern):
             elif values is not None:
                 new_args.append(cst.Arg(values, star="*"))
             self.ctx.imports.discard(original.func)
-            for index, arg in enumerate(original.args):
+            for arg in original.args:
                 if arg.value is not fn and arg.value is not args:
-                    self.ctx.vanish(arg, updated.args[index])
+                    self._vanish(original, updated, arg)
             return cst.Call(func=_new_value(original, updated, fn), args=_joined(new_args))
 
         fixed = self.ctx.fix(
@@ -246,9 +324,9 @@ class DistributedRewrite(Concern):
         if start_method is not None:
             new_args.append(_keyword("start_method", _new_value(original, updated, start_method)))
         self.ctx.imports.discard(original.func)
-        for index, arg in enumerate(original.args):
+        for arg in original.args:
             if arg.value not in (fn, args, start_method):
-                self.ctx.vanish(arg, updated.args[index])
+                self._vanish(original, updated, arg)
         return updated.with_changes(func=func, args=_joined(new_args))
 
     def _xmp_spawn(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -264,6 +342,34 @@ class DistributedRewrite(Concern):
             XLA_LAUNCH, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
             lambda: self._launch(original, updated, fn, args, start),
+            result=lambda node: node.func if isinstance(node, cst.Call) else node,
+        )
+        return fixed if fixed is not None else updated
+
+    def _torch_xla_launch(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``torch_xla.launch(fn, args=...)`` (torch_xla 2.1 on) on the sagemaker target: torch_xla
+        1.13 starts the processes with ``xmp.spawn(fn, args=...)``, the same call without
+        ``debug_single_process``."""
+        named = dict(args_by_position(original, ("fn", "args", "start_method", "debug_single_process")))
+        if "fn" not in named or any(a.star for a in original.args):
+            return updated
+        args, start = named.get("args"), named.get("start_method")
+        debug = named.get("debug_single_process")
+        if self.ctx.target.runtime_calls_entry and self.facts.entry.mp_fn is None:
+            self.ctx.report(
+                XLA_LAUNCH, original,
+                f"SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
+                f"`{ENTRY_FUNCTION}(index)` in each process; define `def {ENTRY_FUNCTION}(index):` that calls "
+                f"{self.ctx.code(named['fn'].value)}(index, ...) as the launcher would",
+            )
+        note = (f" (dropped {self.ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)"
+                if debug is not None else "")
+        fixed = self.ctx.fix(
+            XLA_LAUNCH, original,
+            f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla {self.ctx.target.torch_xla_version}'s "
+            f"launcher{note}",
+            lambda: self._launch(original, updated, named["fn"].value, args.value if args else None,
+                                 start.value if start else None),
             result=lambda node: node.func if isinstance(node, cst.Call) else node,
         )
         return fixed if fixed is not None else updated
@@ -337,12 +443,14 @@ class DistributedRewrite(Concern):
         dropped, _ = self.part.ddp_calls[original]
         if not dropped:
             return updated
-        doomed = [index for index, arg in enumerate(original.args) if any(arg is d for d in dropped)]
         names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
 
         def build() -> cst.Call:
-            for index in doomed:
-                self.ctx.vanish(original.args[index], updated.args[index])
+            doomed = []
+            for arg in dropped:
+                if (new := counterpart(original, updated, arg)) is not None:
+                    self.ctx.vanish(arg, new)
+                    doomed.append(updated.args.index(new))
             return updated.with_changes(args=without_args(list(updated.args), doomed))
 
         fixed = self.ctx.fix(
@@ -400,6 +508,10 @@ class DistributedRewrite(Concern):
         optimizer = part.gradient_reduces.get(original)
         if optimizer is not None:
             return self._gradient_reduce(original, updated, optimizer)
+        setup = self.env_setup.get(original)
+        if setup:
+            first = setup[0].with_changes(leading_lines=updated.leading_lines)
+            return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
         return updated
 
     def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
@@ -448,9 +560,9 @@ class DistributedRewrite(Concern):
             shuffle = _new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
             sampler_args = with_keyword(sampler_args, "shuffle", shuffle)
             args = list(updated.args)
-            if plan.shuffle is not None:
-                index = original.args.index(plan.shuffle)
-                args[index] = args[index].with_changes(value=cst.Name("False"))
+            if plan.shuffle is not None and (shuffled := counterpart(original, updated, plan.shuffle)) is not None:
+                index = args.index(shuffled)
+                args[index] = shuffled.with_changes(value=cst.Name("False"))
             return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
 
         fixed = self.ctx.fix(
@@ -585,6 +697,8 @@ class DistributedRewrite(Concern):
                             "scale=1.0 / world size))")
         elif self.ctx.target.api("launch").qualified_name != XMP_SPAWN and self.ctx.resolve(original.func) == XMP_SPAWN:
             return self._xmp_spawn(original, updated)
+        elif self.ctx.target.api("launch").qualified_name != TORCH_XLA_LAUNCH and self.ctx.resolve(original.func) == TORCH_XLA_LAUNCH:
+            return self._torch_xla_launch(original, updated)
         return updated
 
     def _raw_env_read(self, original: cst.CSTNode) -> None:
@@ -656,13 +770,24 @@ class DistributedRewrite(Concern):
         return updated
 
 
-def _ported(named: dict[str, cst.Arg], kept: dict[str, bool]) -> bool:
+def _ported(
+    named: dict[str, cst.Arg], kept: dict[str, bool], rendezvous: str, runtime_value: Callable[[cst.Arg, str], bool]
+) -> bool:
     """The process group already is the XLA one: backend "xla" and init method "xla://"
-    (as literals, or variables that hold them), nothing that the xla:// method takes."""
+    (as literals, or variables that hold them), nothing that the xla:// method takes; for
+    env:// (torch 1.13), no other init method, and rank and world size from the runtime."""
     backend, init = named.get("backend"), named.get("init_method")
+    if backend is None or not (kept["backend"] or string_value(backend.value) == "xla"):
+        return False
+    if rendezvous != "xla://":
+        rank, world = named.get("rank"), named.get("world_size")
+        return (
+            (init is None or kept["init_method"] or string_value(init.value) == rendezvous)
+            and rank is not None and runtime_value(rank, "global_ordinal")
+            and world is not None and runtime_value(world, "world_size")
+        )
     return (
-        backend is not None and (kept["backend"] or string_value(backend.value) == "xla")
-        and init is not None and (kept["init_method"] or string_value(init.value) == "xla://")
+        init is not None and (kept["init_method"] or string_value(init.value) == "xla://")
         and not PROCESS_GROUP_DROPPED & set(named)
     )
 
@@ -678,7 +803,8 @@ def _joined(args: list[cst.Arg]) -> list[cst.Arg]:
 
 def _new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
     """What the argument ``value`` of ``original`` became in ``updated``."""
-    return next(updated.args[i].value for i, arg in enumerate(original.args) if arg.value is value)
+    new = counterpart(original, updated, next(arg for arg in original.args if arg.value is value))
+    return new.value if new is not None else value
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:

@@ -6,9 +6,14 @@ from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_PROCESS_GROUP = Rule(
     "XLA601", "xla-process-group", "error",
-    'init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors)', True,
+    'init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors; '
+    "sagemaker: rank and world size from the runtime, MASTER_ADDR/MASTER_PORT set)", True,
     why="NCCL and Gloo work on CUDA and CPU tensors; XLA tensors are reduced by the xla backend, which takes the "
-    "rank and world size from the XLA runtime (so rank=/world_size= go).",
+    "rank and world size from the XLA runtime (so rank=/world_size= go). torch 1.13 has no xla:// rendezvous "
+    "(pjrt:// came with torch_xla 2.0, xla:// with 2.2: 'No rendezvous handler for xla://'), so on the sagemaker "
+    "target the default env:// store meets at MASTER_ADDR/MASTER_PORT (set with `os.environ.setdefault` just "
+    "before, so a launcher's values win) and rank and world size are passed from `xm.get_ordinal()` and "
+    "`xm.xrt_world_size()`, as torch_xla 1.13's own tests do.",
     examples=lambda: (invalid(
         """
         import torch.distributed as dist
@@ -38,8 +43,98 @@ XLA_PROCESS_GROUP = Rule(
             """,
             note="already-xla",
         ),
+        valid(
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401
+
+            def setup():
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+            """,
+            target="sagemaker",
+            note="already-xla-on-1.13",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def setup(rank, world_size):
+                # join the others
+                dist.init_process_group("nccl", rank=rank, world_size=world_size)
+            """,
+            """
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup(rank, world_size):
+                # join the others
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+            """,
+            target="sagemaker",
+            note="sagemaker-env-rendezvous",
+            findings=(Expected(11, 5, 'dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size()): '
+                               "the \"xla\" backend, rank and world size from the XLA runtime; torch 1.13's env:// store"),),
+        ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend
+
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend
+            import torch_xla.core.xla_model as xm
+
+
+            def setup():
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+            """,
+            target="sagemaker",
+            note="2.9-group-moved-to-1.13",
+            findings=(Expected(10, 5, 'dist.init_process_group("xla", rank=xm.get_ordinal()'),),
+        ),
+        # A 1.13 script upgraded: its plain xla_backend import stays the only one.
+        invalid(
+            """
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend
+
+
+            def setup():
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend
+
+
+            def setup():
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="1.13-group-upgraded-imports-once",
+            findings=(Expected(6, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
+        ),
         invalid(
             """
             import torch.distributed as dist
@@ -373,6 +468,67 @@ XLA_LAUNCH = Rule(
         ),
     ),
     invalid=lambda: (
+        # With an _mp_fn, which SageMaker's runtime calls, only the launcher's name changes.
+        invalid(
+            """
+            import torch_xla
+
+
+            def _mp_fn(index):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn)
+            """,
+            """
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def _mp_fn(index):
+                pass
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn)
+            """,
+            target="sagemaker",
+            note="torch-xla-launch-of-mp-fn-on-1.13",
+            findings=(Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher"),),
+        ),
+        # torch_xla 1.13 has no torch_xla.launch: it spawns with xmp.spawn.
+        invalid(
+            """
+            import torch_xla
+
+
+            def train(index, lr):
+                pass
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(train, args=(0.1,), debug_single_process=False)
+            """,
+            """
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def train(index, lr):
+                pass
+
+
+            if __name__ == "__main__":
+                xmp.spawn(train, args=(0.1,))
+            """,
+            target="sagemaker",
+            note="torch-xla-launch-on-1.13",
+            findings=(
+                Expected(9, 5, "SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
+                         "`_mp_fn(index)` in each process; define `def _mp_fn(index):` that calls train(index, ...)"),
+                Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (dropped "
+                         "debug_single_process=False: for one process, pass nprocs=1)"),
+            ),
+        ),
         invalid(
             """
             import os
@@ -1402,18 +1558,21 @@ AVERAGE_ALL_REDUCE = Rule(
             """,
             """
             import torch.distributed as dist
+            import os
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 
 
             def evaluate(loss):
-                dist.init_process_group("xla", init_method="xla://")
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 xm.all_reduce("sum", [loss], scale=1.0 / xm.xrt_world_size())
                 return loss
             """,
             target="sagemaker",
             note="sagemaker",
-            findings=(Expected(8, 5, "has no ReduceOp.AVG"),),
+            findings=(Expected(11, 5, "has no ReduceOp.AVG"),),
         ),
     ),
 )

@@ -175,6 +175,9 @@ class ImportManager:
             loaded = any(
                 (qualified == package or qualified.startswith(package + ".")) and local not in unused
                 for local, qualified in self.table.module_level.items()
+            ) or any(  # ``import torch_xla.distributed.xla_backend`` loads it, binding ``torch_xla``
+                (plain == package or plain.startswith(package + ".")) and plain.split(".")[0] not in unused
+                for plain in self.table.plain_modules
             )
             if not loaded and self._add(package, None) is not None:
                 self.required_packages.add(package)

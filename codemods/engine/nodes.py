@@ -120,6 +120,20 @@ def arg_value(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression
     return plain[position].value if len(plain) > position else None
 
 
+def counterpart(original: cst.Call, updated: cst.Call, arg: cst.Arg) -> cst.Arg | None:
+    """What the argument ``arg`` of ``original`` became in ``updated``.  A concern that ran
+    before may have dropped arguments (``pin_memory=True``), so places differ: keywords are
+    matched by name, the others by their place among the positional ones; None if it went."""
+    if len(original.args) == len(updated.args):
+        return updated.args[original.args.index(arg)]
+    if arg.keyword is not None:
+        name = arg.keyword.value
+        return next((a for a in updated.args if a.keyword is not None and a.keyword.value == name), None)
+    place = [a for a in original.args if a.keyword is None].index(arg)
+    positional = [a for a in updated.args if a.keyword is None]
+    return positional[place] if place < len(positional) else None
+
+
 def method_name(call: cst.Call) -> str | None:
     """``x.step(...)`` -> "step"."""
     return call.func.attr.value if type(call.func) is cst.Attribute else None
@@ -147,6 +161,11 @@ def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> l
     if type(last.comma) is cst.Comma:  # trailing comma: the new argument takes the same place
         previous = args[-2].comma if len(args) > 1 else last.comma
         return [*args[:-1], last.with_changes(comma=previous), new.with_changes(comma=last.comma)]
+    if len(args) > 1 and type(args[-2].comma) is cst.Comma and type(args[-2].comma.whitespace_after) is cst.ParenthesizedWhitespace:
+        # One per line, no trailing comma: the new argument goes on a line of its own, before
+        # the closing parenthesis's.
+        moved = last.with_changes(comma=args[-2].comma, whitespace_after_arg=cst.SimpleWhitespace(""))
+        return [*args[:-1], moved, new.with_changes(whitespace_after_arg=last.whitespace_after_arg)]
     return [*args[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
 
 

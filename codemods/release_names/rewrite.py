@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.engine.rewriter import Concern, Context
-from codemods.release_names.rules import XLA_RELEASE_NAMES
+from codemods.release_names.rules import MISSING_IN_TARGET, XLA_RELEASE_NAMES
 from codemods.targets import VERSIONED_CONCEPTS, spellings
 
 
@@ -22,8 +22,16 @@ class XlaNamesRewrite(Concern):
         }
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        concept = self.concept_of.get(self.ctx.resolve(original.func) or "")
+        callee = self.ctx.resolve(original.func) or ""
+        concept = self.concept_of.get(callee)
         if concept is None:
+            if any(callee.startswith(module + ".") for module in self.ctx.target.missing_modules):
+                self.ctx.report(
+                    MISSING_IN_TARGET, original,
+                    f"`{self.ctx.code(original)}` does not exist in torch_xla {self.ctx.target.torch_xla_version} "
+                    "(its whole module came later) and has no exact equivalent: write the value that release's way"
+                    + (" (xm.xrt_world_size() counts the processes of every host)" if callee.endswith("_process_count") else ""),
+                )
             return updated
         wanted = self.ctx.target.api(concept).qualified_name
         if original.args:

@@ -63,6 +63,19 @@ XLA_RELEASE_NAMES = Rule(
             """,
             note="target-names",
         ),
+        valid(
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(use_amp):
+                out = model(x)
+            with torch_xla.amp.autocast(enabled=args.amp, dtype=torch.float16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="1.13-autocast-stays-on-1.13",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -103,17 +116,165 @@ XLA_RELEASE_NAMES = Rule(
             import torch
             import torch_xla
             import torch_xla.amp
-            import torch_xla.core.xla_model as xm
 
-            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+            with torch_xla.amp.autocast(dtype=torch.bfloat16):
                 out = model(x)
             scaler = torch_xla.amp.GradScaler(init_scale=1024)
             """,
             target="sagemaker",
             note="amp-downgraded-to-1.13",
             findings=(
-                Expected(6, 6, "torch.autocast -> torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16)"),
-                Expected(8, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
+                Expected(5, 6, "torch.autocast -> torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13) (bfloat16 "
+                         "there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"),
+                Expected(7, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
+            ),
+        ),
+        # torch_xla 1.13's scaler option: torch.amp.GradScaler raises on it.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch_xla.amp.GradScaler(use_zero_grad=True, enabled=use_amp)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            scaler = torch.amp.GradScaler("xla", enabled=use_amp)
+            """,
+            note="use-zero-grad-dropped",
+            findings=(
+                Expected(4, 10, 'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp) (torch_xla 2.9) '
+                         "(dropped use_zero_grad=True: torch_xla 1.13's option, which torch.amp.GradScaler does not take)"),
+            ),
+        ),
+        # torch_xla 2.9's torch_xla.amp has no custom_fwd/custom_bwd; torch 2.9's take the device type.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch_xla.amp.custom_fwd(cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch_xla.amp.custom_bwd
+                def backward(ctx, grad):
+                    return grad
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="xla")
+                def backward(ctx, grad):
+                    return grad
+            """,
+            note="custom-autograd-upgraded",
+            findings=(
+                Expected(7, 6, 'torch_xla.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32) (torch_xla 2.9)'),
+                Expected(12, 6, 'torch_xla.amp.custom_bwd -> torch.amp.custom_bwd(device_type="xla") (torch_xla 2.9)'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(device_type="xla")
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="xla")
+                def backward(ctx, grad):
+                    return grad
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.amp
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch_xla.amp.custom_fwd
+                def forward(ctx, x):
+                    return x
+
+                @staticmethod
+                @torch_xla.amp.custom_bwd
+                def backward(ctx, grad):
+                    return grad
+            """,
+            target="sagemaker",
+            note="custom-autograd-downgraded",
+            findings=(
+                Expected(8, 6, "torch.amp.custom_fwd -> torch_xla.amp.custom_fwd (torch_xla 1.13)"),
+                Expected(13, 6, "torch.amp.custom_bwd -> torch_xla.amp.custom_bwd (torch_xla 1.13)"),
+            ),
+        ),
+        # torch_xla 1.13's autocast is torch.cuda.amp.autocast(enabled, dtype, cache_enabled):
+        # a positional flag is `enabled`, kept as such, and its float16 default becomes bfloat16.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(use_amp):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+                out = model(x)
+            """,
+            note="1.13-autocast-positional-enabled",
+            findings=(
+                Expected(4, 6, 'torch_xla.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp) '
+                         "(torch_xla 2.9) (float16, torch.cuda.amp.autocast's default, becomes bfloat16 on XLA)"),
+            ),
+        ),
+        # The device-first autocast of torch_xla 2.1 on, moved to 1.13: no device argument there.
+        invalid(
+            """
+            import torch
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+
+            with torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            """
+            import torch
+            import torch_xla.amp
+
+            with torch_xla.amp.autocast(dtype=torch.bfloat16):
+                out = model(x)
+            """,
+            target="sagemaker",
+            note="device-first-autocast-to-1.13",
+            findings=(
+                Expected(4, 6, "torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16) -> "
+                         "torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13)"),
             ),
         ),
         invalid(
@@ -161,4 +322,50 @@ XLA_RELEASE_NAMES = Rule(
     ),
 )
 
-RULES = (XLA_RELEASE_NAMES,)
+MISSING_IN_TARGET = Rule(
+    "XLA902", "missing-in-target", "error",
+    "A torch_xla name from a module the target release lacks, with no exact equivalent there (sagemaker: torch_xla.runtime)",
+    False,
+    why="torch_xla 1.13 has no `torch_xla.runtime` module (it came in 2.0), so `import torch_xla.runtime as xr` "
+    "fails there. Its rank and size reads become the 1.13 names (XLA901); the others have no exact equivalent "
+    "and are left to a person: `xr.local_process_count()` is the devices of one host, while 1.13's "
+    "`xm.xrt_world_size()` counts every process of the job (hosts x devices).",
+    instead="the torch_xla 1.13 form of the value (for processes per host: `xm.xrt_world_size()` divided by the "
+    "number of hosts)",
+    examples=lambda: (
+        invalid(
+            """
+            import torch_xla.runtime as xr
+
+            per_host = xr.local_process_count()
+            """,
+            target="sagemaker",
+            findings=(Expected(3, 12, "`xr.local_process_count()` does not exist in torch_xla 1.13"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch_xla.runtime as xr
+
+            per_host = xr.local_process_count()
+            """,
+            note="2.9-has-it",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            from torch_xla import runtime
+
+            if runtime.is_spmd():
+                pass
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(3, 4, "`runtime.is_spmd()` does not exist in torch_xla 1.13"),),
+        ),
+    ),
+)
+
+RULES = (XLA_RELEASE_NAMES, MISSING_IN_TARGET)

@@ -1,5 +1,6 @@
 """Executed mixed-precision fixtures: converted for torch_xla 2.9 they train on CPU XLA
-with bfloat16 autocast active and sync-free optimizers, close to the original's float32
+with bfloat16 autocast active and torch_xla.amp.syncfree optimizers (which torch 2.9's
+GradScaler steps like torch.optim's, reading found_inf on the host), close to the original's float32
 run (the original, without CUDA, runs its CUDA autocast and scaler disabled).
 
   * losses: bfloat16 keeps 8 bits of mantissa, so each step may differ from float32 by
@@ -8,8 +9,8 @@ run (the original, without CUDA, runs its CUDA autocast and scaler disabled).
     loss; and the losses fall over the run, on XLA as in eager mode.
   * autocast was active on XLA: the runner records each autocast context entered, and a
     matmul of XLA tensors inside it gives bfloat16.
-  * the optimizers that stepped are the sync-free ones (where the script used SGD, Adam
-    or AdamW), and the run reaches a steady state (no new graph after the warm-up).
+  * the optimizers that stepped are torch_xla.amp.syncfree's (where the script used SGD,
+    Adam or AdamW), and the run reaches a steady state (no new graph after the warm-up).
 """
 
 from __future__ import annotations

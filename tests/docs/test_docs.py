@@ -95,7 +95,7 @@ def test_a_rule_whose_fix_removes_code_says_nothing_is_written_instead() -> None
 def test_rules_command_prints_the_markdown_pages() -> None:
     result = CliRunner().invoke(main, ["rules", "XLA4", "--format", "markdown"])
     assert result.exit_code == 0
-    pages = [rule_docs.render_markdown_page(RULES_BY_CODE[code]) for code in ("XLA401", "XLA402", "XLA403")]
+    pages = [rule_docs.render_markdown_page(RULES_BY_CODE[code]) for code in ("XLA401", "XLA402", "XLA403", "XLA404")]
     assert result.output == "\n".join(pages)
 
 

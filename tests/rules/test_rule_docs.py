@@ -105,7 +105,7 @@ def test_rules_json_lists_every_rule_with_its_documentation() -> None:
         "before": RULES_BY_CODE["XLA502"].example_cases()[1].before, "after": None, "target": "2.9", "filename": "train.py"
     }
     family = json.loads(CliRunner().invoke(main, ["rules", "XLA4", "--format", "json"]).output)
-    assert [r["code"] for r in family] == ["XLA401", "XLA402", "XLA403"]
+    assert [r["code"] for r in family] == ["XLA401", "XLA402", "XLA403", "XLA404"]
 
 
 def test_unknown_code_is_a_usage_error() -> None:

@@ -31,10 +31,12 @@ def fixture_project(script: Path, target: str) -> Project:
     return Project(group if group.is_dir() else FIXTURES, summarise_with(target, RuleSelection(), None), in_run=files)
 
 
-def convert_fixture(script: Path, target: str, source: bytes | None = None) -> Conversion:
-    """The fixture (or ``source`` in its place) converted as a run over its folder would."""
+def convert_fixture(script: Path, target: str, source: bytes | None = None, distributed: bool = False) -> Conversion:
+    """The fixture (or ``source`` in its place) converted as a run over its folder would
+    (``distributed``: as ``convert --distributed`` would)."""
     imports = fixture_project(script, target).imports_of(FIXTURES / script)
-    return convert_source((FIXTURES / script).read_bytes() if source is None else source, target=target, imports=imports)
+    source = (FIXTURES / script).read_bytes() if source is None else source
+    return convert_source(source, target=target, imports=imports, distributed=distributed)
 
 
 def review_diff(script: Path, before: bytes, after: bytes) -> str:
