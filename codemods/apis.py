@@ -429,6 +429,12 @@ SCHEDULER_MODULE = "torch.optim.lr_scheduler"
 SWA_UTILS = "torch.optim.swa_utils"
 SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# Dataset classes: what a subclass computes is host data (its items are made in DataLoader
+# workers, on the CPU).
+DATASET_BASES = frozenset({
+    "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
+    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset",
+})
 
 # References the rewrites inspect by themselves (beyond the fact sheet's nodes): the
 # tables above, any torch.cuda or torch.backends API, and the torch_xla names of either

@@ -1,6 +1,7 @@
 """Checkpoints: ``torch.save`` calls (and whether ``xm.save`` can take their arguments),
 saves of whole modules, and ``torch.load`` map locations that name a device (or are
-missing in a script that used CUDA)."""
+missing in a script that used CUDA).  A ``torch.save`` in a Dataset class (a feature cache
+written by ``__getitem__``) saves host data: it is no checkpoint and stays (docs/choices.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
 from codemods.engine.walk import Analysis, Walk, calls_of
@@ -43,6 +45,22 @@ class CheckpointAnalysis(Analysis):
         self.saved: list[tuple[cst.Call, str | None]] = []  # each save, and the name it saves
         self.load_locations: list[cst.BaseExpression] = []
         self.loads_without_location: list[cst.Call] = []
+        # The classes of this file that derive from a Dataset, and per enclosing class
+        # whether it is one of them.
+        self.dataset_classes: set[str] = set()
+        self.in_dataset: list[bool] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        is_dataset = any(
+            self.walk.resolve(base.value) in apis.DATASET_BASES or dotted(base.value) in self.dataset_classes
+            for base in node.bases
+        )
+        if is_dataset:
+            self.dataset_classes.add(node.name.value)
+        self.in_dataset.append(is_dataset)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.in_dataset.pop()
 
     @calls_of("torch.load")
     def _load(self, node: cst.Call) -> None:
@@ -55,6 +73,8 @@ class CheckpointAnalysis(Analysis):
 
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
+        if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
+            return
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
         if any(a.star for a in node.args):

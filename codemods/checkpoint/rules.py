@@ -8,7 +8,8 @@ XLA_SAVE = Rule(
     "XLA401", "xla-save", "error", "`torch.save` becomes `xm.save` (moves tensors to the CPU first)", True,
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
-    "writes from the master process only.",
+    "writes from the master process only. A `torch.save` in a Dataset class (a feature cache written by "
+    "`__getitem__`) saves host data in every process and DataLoader worker: it stays.",
     examples=lambda: (
         invalid(
             """
@@ -34,6 +35,40 @@ XLA_SAVE = Rule(
             np.save("x.npy", arr)
             state = torch.load("m.pt")
             """,
+        ),
+        *(
+            valid(
+                """
+                import os
+                import torch
+                from torch.utils.data import Dataset, IterableDataset
+
+
+                class Mels(torch.utils.data.Dataset):
+                    def __getitem__(self, i):
+                        path = self.files[i] + ".spec.pt"
+                        if os.path.exists(path):
+                            return torch.load(path)
+                        spec = compute_spec(self.files[i])
+                        torch.save(spec, path)
+                        return spec
+
+
+                class CachedMels(Mels):
+                    def cache(self):
+                        torch.save(self.items, "items.pt")
+
+
+                class Stream(IterableDataset):
+                    def __iter__(self):
+                        for item in self.source:
+                            torch.save(item, self.cache_path(item))
+                            yield item
+                """,
+                target=target,
+                note=f"dataset-host-data-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
     invalid=lambda: (
@@ -117,6 +152,37 @@ XLA_SAVE = Rule(
             """,
             alias=True,
             findings=(Expected(4, 1, "save -> xm.save"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class Features(Dataset):
+                def __getitem__(self, i):
+                    torch.save(self.compute(i), self.path(i))
+
+
+            def train(model):
+                torch.save(model.state_dict(), "model.pt")
+            """,
+            """
+            import torch
+            from torch.utils.data import Dataset
+            import torch_xla.core.xla_model as xm
+
+
+            class Features(Dataset):
+                def __getitem__(self, i):
+                    torch.save(self.compute(i), self.path(i))
+
+
+            def train(model):
+                xm.save(model.state_dict(), "model.pt")
+            """,
+            note="checkpoint-beside-a-dataset",
+            findings=(Expected(12, 5, "torch.save -> xm.save"),),
         ),
     ),
 )

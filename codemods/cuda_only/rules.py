@@ -495,6 +495,38 @@ CUDA_NO_EFFECT = Rule(
                 Expected(6, 5, "removed `torch.cuda.empty_cache()`"),
             ),
         ),
+        *(
+            invalid(
+                """
+                import torch
+
+                for epoch in range(epochs):
+                    train(epoch)
+
+                    torch.cuda.empty_cache()
+                for epoch in range(epochs):
+                    evaluate(epoch)
+                    # free the cache
+                    torch.cuda.empty_cache()
+                """,
+                """
+                import torch
+
+                for epoch in range(epochs):
+                    train(epoch)
+                for epoch in range(epochs):
+                    evaluate(epoch)
+                    # free the cache
+                """,
+                target=target,
+                note=f"removed-last-of-a-block-{target}",
+                findings=(
+                    Expected(5, 5, "removed `torch.cuda.empty_cache()`"),
+                    Expected(7, 5, "removed `torch.cuda.empty_cache()`"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch

@@ -48,6 +48,8 @@ from codemods.engine.nodes import (
     KEYWORD_EQUAL,
     args_by_position,
     counterpart,
+    fold_true,
+    is_true,
     lone_call,
     parse_dotted,
     quoted_like,
@@ -512,7 +514,41 @@ class DistributedRewrite(Concern):
         if setup:
             first = setup[0].with_changes(leading_lines=updated.leading_lines)
             return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
+        return self._without_launch_asserts(original, updated)
+
+    def _without_launch_asserts(self, original, updated):  # type: ignore[no-untyped-def]
+        """``assert "LOCAL_RANK" in os.environ, msg``: its test became True (every process is
+        started by the XLA launcher), so the statement goes (a block left empty keeps a
+        ``pass``: Context.drop_statement)."""
+        checks = self.part.launched_checks
+        if not checks:
+            return updated
+        doomed = {
+            id(new) for old, new in zip(original.body, updated.body)
+            if type(old) is cst.Assert and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
+            and fold_true(new.test, is_true) is True
+        }
+        if not doomed:
+            return updated
+        for old, new in zip(original.body, updated.body):
+            if id(new) not in doomed:
+                continue
+            self.ctx.subsume(old)
+            statement = old.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            if self.ctx.fix(XLA_RANKS, old, f"removed `{self.ctx.code(statement)}`: every process is started by the "
+                            "XLA launcher", lambda: new) is None:  # noqa: B023 - fix() calls it at once
+                doomed.discard(id(new))
+            else:
+                self.ctx.vanish(old, new)
+        kept = [new for new in updated.body if id(new) not in doomed]
+        if kept:
+            return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        if isinstance(updated, cst.SimpleStatementSuite):
+            return updated.with_changes(body=[cst.Pass()])
+        self.ctx.drop_statement(updated)
         return updated
+
+    leave_SimpleStatementSuite = _without_launch_asserts
 
     def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         fixed = self.ctx.fix(

@@ -278,6 +278,89 @@ XLA_RANKS = Rule(
             import os
             import torch.distributed as dist
 
+            def main(strict):
+                assert "LOCAL_RANK" in os.environ, "run with torchrun"
+                if strict:
+                    assert "RANK" in os.environ and "WORLD_SIZE" in os.environ
+                dist.init_process_group("nccl")
+                local_rank = int(os.environ["LOCAL_RANK"])
+
+
+            if __name__ == "__main__":
+                main(True)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main(strict):
+                if strict:
+                    pass
+                dist.init_process_group("xla", init_method="xla://")
+                local_rank = xr.local_ordinal()
+
+
+            def _mp_fn(index):
+                main(True)
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="launcher-assert-removed",
+            findings=(
+                Expected(6, 5, 'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                         "started by the XLA launcher"),
+                Expected(7, 9, 'removed `assert "RANK" in os.environ and "WORLD_SIZE" in os.environ`'),
+                Expected(9, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def main():
+                assert "LOCAL_RANK" in os.environ, "run with torchrun"
+                dist.init_process_group("nccl")
+                local_rank = int(os.environ["LOCAL_RANK"])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                local_rank = xm.get_local_ordinal()
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="launcher-assert-removed-sagemaker",
+            findings=(
+                Expected(7, 5, 'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                         "started by the XLA launcher"),
+                Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xm.get_local_ordinal()'),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
             def main():
                 local_rank = int(os.environ["LOCAL_RANK"])
                 world = dist.get_world_size()

@@ -368,7 +368,8 @@ def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]
 
 def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
     """``block`` minus the doomed statements, whose leading comments move to the next
-    statement (or stay above a ``pass`` when nothing is left of an indented block)."""
+    statement.  After the last statement kept, they close the block (its footer: blank
+    lines alone go); a ``pass`` is written only when nothing is left of an indented block."""
     if not any(statement in doomed for statement in block.body):
         return block
     kept: list[cst.BaseStatement] = []
@@ -382,7 +383,10 @@ def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
             carried = []
         kept.append(statement)
     if carried and type(block) is cst.IndentedBlock:
-        kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+        if not kept:
+            kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+        elif any(line.comment is not None for line in carried):
+            return block.with_changes(body=kept, footer=[*carried, *block.footer])
     elif carried:
         return block.with_changes(body=kept, footer=[*carried, *block.footer])
     return block.with_changes(body=kept)

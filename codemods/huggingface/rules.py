@@ -526,6 +526,32 @@ ACCELERATE_LOOP = Rule(
             """,
             findings=(Expected(8, 5, "Accelerate loop"),),
         ),
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                accelerator = Accelerator(log_with="all") if with_tracking else Accelerator()
+                model = torch.nn.Linear(4, 1)
+                optimizer = torch.optim.AdamW(model.parameters())
+                model, optimizer, loader = accelerator.prepare(model, optimizer, make_loader())
+                for step, (x, y) in enumerate(loader):
+                    x, y = x.to(accelerator.device), y.to(accelerator.device)
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                for x, y in loader:
+                    accelerator.backward(torch.nn.functional.mse_loss(model(x), y))
+                    optimizer.step()
+                """,
+                target=target,
+                note=f"accelerator-of-a-conditional-expression-{target}",
+                findings=(Expected(11, 5, "Accelerate loop"), Expected(15, 5, "Accelerate loop")),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
     ),
 )
 
