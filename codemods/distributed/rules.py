@@ -331,13 +331,16 @@ XLA_RANKS = Rule(
                 main()
             """,
             """
+            import os
             import torch.distributed as dist
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
             import torch_xla.distributed.xla_multiprocessing as xmp
 
             def main():
-                dist.init_process_group("xla", init_method="xla://")
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 local_rank = xm.get_local_ordinal()
 
 
@@ -351,9 +354,9 @@ XLA_RANKS = Rule(
             target="sagemaker",
             note="launcher-assert-removed-sagemaker",
             findings=(
-                Expected(7, 5, 'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                Expected(8, 5, 'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
                          "started by the XLA launcher"),
-                Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xm.get_local_ordinal()'),
+                Expected(11, 18, 'int(os.environ["LOCAL_RANK"]) -> xm.get_local_ordinal()'),
             ),
         ),
         invalid(
