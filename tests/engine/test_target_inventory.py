@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,7 @@ from codemods.engine.report import Finding
 from codemods.targets import TARGETS
 from tests.support import api_inventory
 from tests.support.api_inventory import inventory, named_uses, pjrt_devices_named, written_uses
-from tests.support.fixtures import convert_fixture, fixture_scripts, output_bytes
+from tests.support.fixtures import convert_fixture, fixture_project, fixture_scripts, output_bytes
 from tests.support.paths import FIXTURES, ROOT
 from tests.support.rule_cases import CASES
 
@@ -33,6 +34,10 @@ from tests.support.rule_cases import CASES
 KNOWN_REWRITE_BUGS = {
     ("sagemaker", "torch_xla.amp.autocast(<0>"): "issue 30: sagemaker autocast is written device-first "
     "(torch_xla.amp.autocast(xm.xla_device())), but 1.13's is torch.cuda.amp.autocast(enabled, dtype, cache_enabled)",
+    ("2.9", "internal error: IndexError"): "issue 30: convert --distributed fixtures/class_trainer.py stops with an "
+    "IndexError in the distributed rewrite",
+    ("sagemaker", "internal error: IndexError"): "issue 30: convert --distributed fixtures/class_trainer.py stops with "
+    "an IndexError in the distributed rewrite",
     ("sagemaker", "no rendezvous handler for 'xla://'"): "issue 30: sagemaker init_process_group is written with "
     "init_method='xla://'; torch 1.13 has no xla:// rendezvous (MASTER_ADDR/PORT, rank and world size instead)",
 }
@@ -44,16 +49,31 @@ class Converted:
     before: str | bytes
     after: str | bytes
     findings: tuple[Finding, ...]
+    error: str = ""  # the conversion stopped with an internal error (after: the input)
+
+
+def _converted_distributed(script: Path, target: str) -> Converted:
+    """The fixture converted as ``convert --distributed`` converts it."""
+    before = (FIXTURES / script).read_bytes()
+    where = f"{script} --distributed"
+    try:
+        conversion = convert_source(before, target=target, distributed=True,
+                                    imports=fixture_project(script, target).imports_of(FIXTURES / script))
+    except Exception as error:  # an internal error is a problem to report, with the others
+        return Converted(where, before, before, (), f"{type(error).__name__}: {error}")
+    return Converted(where, before, output_bytes(conversion), tuple(conversion.findings))
 
 
 @cache
 def conversions(target: str) -> tuple[Converted, ...]:
-    """Every fixture and every Python rule case (of either target) converted for ``target``."""
+    """Every fixture (as it is, and with --distributed) and every Python rule case (of
+    either target) converted for ``target``."""
     found = []
     for script in fixture_scripts():
         before = (FIXTURES / script).read_bytes()
         conversion = convert_fixture(script, target)
         found.append(Converted(str(script), before, output_bytes(conversion), tuple(conversion.findings)))
+        found.append(_converted_distributed(script, target))
     for case in CASES:  # every target's cases: their messages for this target too
         if case.filename.endswith(".py") and not case.run_level:
             conversion = convert_source(case.before, target=target)
@@ -71,7 +91,8 @@ def _reported(problem: str, findings: tuple[Finding, ...]) -> bool:
 def written_problems(target: str, inv: api_inventory.Inventory | None = None) -> list[str]:
     """What the release cannot run among the uses the tool wrote (silently) for ``target``."""
     inv = inv or inventory(target)
-    found = set()
+    found = {f"internal error: {converted.error}  (converting {converted.where})"
+             for converted in conversions(target) if converted.error}
     for converted in conversions(target):
         for use in written_uses(converted.before, converted.after):
             found |= {f"{problem}  (written in {converted.where})" for problem in inv.problems(use)
@@ -134,7 +155,7 @@ def test_every_torch_xla_api_a_rule_page_names_exists_in_a_release() -> None:
     assert found == []
 
 
-@pytest.mark.parametrize("bug", sorted(KNOWN_REWRITE_BUGS), ids=lambda bug: bug[1])
+@pytest.mark.parametrize("bug", sorted(KNOWN_REWRITE_BUGS), ids=lambda bug: f"{bug[0]}-{bug[1]}")
 def test_known_rewrite_bug_is_fixed(bug: tuple[str, str], request: pytest.FixtureRequest) -> None:
     request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_REWRITE_BUGS[bug]))
     target, text = bug
