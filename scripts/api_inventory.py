@@ -113,9 +113,9 @@ def _params(items: list[tuple[str, str, bool]]) -> str:
     return "(" + ", ".join(out) + ")"
 
 
-def write(target: str, inventory: dict[str, object]) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"torch_xla_{TARGETS[target].torch_xla_version.replace('.', '_')}.json"
+def write(target: str, inventory: dict[str, object], folder: Path = OUT) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"torch_xla_{TARGETS[target].torch_xla_version.replace('.', '_')}.json"
     path.write_text(json.dumps(inventory, indent=1, sort_keys=True) + "\n")
     return path
 
@@ -491,6 +491,7 @@ def main() -> None:
     parser.add_argument("target", choices=sorted(TARGETS))
     parser.add_argument("--xla-repo", type=Path, help="a clone of pytorch/xla holding the v1.13.0 tag (sagemaker)")
     parser.add_argument("--torch-wheel", type=Path, help="the torch 1.13.1 wheel (sagemaker)")
+    parser.add_argument("--out", type=Path, default=OUT, help="the folder to write to (default: %(default)s)")
     args = parser.parse_args()
     if args.target == "2.9":
         inventory = inventory_2_9()
@@ -498,7 +499,7 @@ def main() -> None:
         if args.xla_repo is None or args.torch_wheel is None:
             parser.error("sagemaker needs --xla-repo and --torch-wheel")
         inventory = inventory_1_13(args.xla_repo, args.torch_wheel)
-    print(write(args.target, inventory))
+    print(write(args.target, inventory, args.out))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ problems are left out of the main check and its own test is a strict xfail, whic
 from __future__ import annotations
 
 import dataclasses
+import json
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,8 +28,9 @@ from codemods.engine.report import Finding
 from codemods.targets import TARGETS
 from tests.support import api_inventory
 from tests.support.api_inventory import inventory, named_uses, pjrt_devices_named, written_uses
+from tests.support.executed import run_command, run_environment
 from tests.support.fixtures import convert_fixture, fixture_project, fixture_scripts, output_bytes
-from tests.support.paths import FIXTURES, ROOT
+from tests.support.paths import FIXTURES, ROOT, SCRIPTS
 from tests.support.rule_cases import CASES
 
 # (target, text in the problem) -> the bug, for rewrites fixed on another branch (issue 30).
@@ -206,3 +209,12 @@ def test_messages_are_read_for_the_apis_they_name() -> None:
     assert not any("mark_step" in p for p in problems)
     assert pjrt_devices_named("set PJRT_DEVICE=CUDA first") == {"CUDA"}
     assert "CUDA" not in inventory("2.9").listed("pjrt_devices")
+
+
+@pytest.mark.executed
+def test_the_2_9_inventory_is_what_the_installed_release_gives(tmp_path: Path) -> None:
+    """The 2.9 inventory is the generator's output on the installed torch_xla, not edited."""
+    run_command([sys.executable, str(SCRIPTS / "api_inventory.py"), "2.9", "--out", str(tmp_path)], ROOT,
+                run_environment(PJRT_DEVICE="CPU"))
+    written_now = json.loads((tmp_path / "torch_xla_2_9.json").read_text())
+    assert written_now == inventory("2.9").data
