@@ -15,8 +15,8 @@ with a short form of what they are: ``module``, ``value``, a callable's paramete
 constructor (``class (...)``) and its methods (``Class.method``), ``def ?`` where the
 parameters are not known (C functions, overloads).  Beside the names: the registered
 torch.distributed backends and rendezvous schemes (after importing
-torch_xla.distributed.xla_backend), the autocast device types, the PJRT device types and
-the torch.compile backends.  ``sources`` says where each part came from.
+torch_xla.distributed.xla_backend), the autocast device types, the PJRT device types,
+the torch.compile backends and xm.all_reduce's reduce types.  ``sources`` says where each part came from.
 tests/targets/test_inventory.py checks the tool's output and messages against it.
 """
 
@@ -186,6 +186,7 @@ def inventory_2_9() -> dict[str, object]:
     import torch._dynamo
     import torch.distributed as dist
     import torch_xla
+    import torch_xla.core.xla_model as xm
 
     rendezvous = sys.modules["torch.distributed.rendezvous"]
     before_xla_backend = sorted(rendezvous._rendezvous_handlers)
@@ -212,6 +213,7 @@ def inventory_2_9() -> dict[str, object]:
         "autocast_device_types": autocast,
         "pjrt_devices": [device for device in PJRT_CANDIDATES if _pjrt_device_known(device)],
         "compile_backends": sorted(torch._dynamo.list_backends(exclude_tags=())),
+        "reduce_types": sorted(getattr(xm, name) for name in dir(xm) if name.startswith("REDUCE_")),
     }
 
 
@@ -423,6 +425,13 @@ def _string_constants(text: str, where: Callable[[ast.Call], bool]) -> set[str]:
     return found
 
 
+def _assigned_strings(text: str, prefix: str) -> set[str]:
+    """The strings assigned at module level to names that start with ``prefix``."""
+    return {node.value.value for node in ast.parse(text).body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            and any(isinstance(t, ast.Name) and t.id.startswith(prefix) for t in node.targets)}
+
+
 def _calls_named(name: str) -> Callable[[ast.Call], bool]:
     return lambda call: (_dotted(call.func) or "").rpartition(".")[2] == name
 
@@ -483,6 +492,7 @@ def inventory_1_13(xla_repo: Path, torch_wheel: Path, tag: str = "v1.13.0") -> d
         "pjrt_devices": pjrt,
         # torch.compile arrived in torch 2.0.
         "compile_backends": [],
+        "reduce_types": sorted(_assigned_strings(files["torch_xla/core/xla_model.py"], "REDUCE_")),
     }
 
 

@@ -218,3 +218,26 @@ def test_the_2_9_inventory_is_what_the_installed_release_gives(tmp_path: Path) -
                 run_environment(PJRT_DEVICE="CPU"))
     written_now = json.loads((tmp_path / "torch_xla_2_9.json").read_text())
     assert written_now == inventory("2.9").data
+
+
+def test_strings_a_release_has_not_registered_fail_the_check() -> None:
+    code = """
+import torch
+import torch.distributed as dist
+import torch_xla.core.xla_model as xm
+
+xm.all_reduce("avg", [t], scale=0.5)
+dist.init_process_group("xla", init_method="pjrt://")
+torch.compile(model, backend="xla")
+with torch.autocast("xla"):
+    pass
+"""
+    problems = {target: [p for use in written_uses("", code) for p in inventory(target).problems(use)]
+                for target in TARGETS}
+    for target in TARGETS:
+        assert any("no reduce type 'avg'" in p for p in problems[target]), target
+        assert any("no rendezvous handler for 'pjrt://'" in p for p in problems[target]), target
+    assert any("no torch.compile backend 'xla'" in p for p in problems["2.9"])
+    assert any("sagemaker has no torch.compile" in p for p in problems["sagemaker"])
+    assert any("no device type 'xla'" in p for p in problems["sagemaker"])
+    assert not any("device type" in p for p in problems["2.9"])

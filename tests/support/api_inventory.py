@@ -3,7 +3,7 @@ scripts/api_inventory.py), and what the tool's output asks of it.
 
 ``Inventory.problems(uses)`` says which of the uses a release cannot run: a torch or
 torch_xla name it lacks, arguments its signature refuses, a device type, backend,
-rendezvous scheme or torch.compile backend it has not registered, an XLA device passed
+rendezvous scheme, torch.compile backend or reduce type it has not, an XLA device passed
 where the parameter is no device.
 """
 
@@ -230,6 +230,9 @@ class Inventory:
             init_method = by_parameter.get("init_method")
             if init_method is not None and init_method.partition("://")[0] not in self.listed("rendezvous_schemes"):
                 found.append(f"{use}: no rendezvous handler for {init_method!r}")
+        reduce_type = by_parameter.get("reduce_type")
+        if use.name == "torch_xla.core.xla_model.all_reduce" and reduce_type not in (None, *self.listed("reduce_types")):
+            found.append(f"{use}: xm.all_reduce has no reduce type {reduce_type!r}")
         if use.name == "torch.compile" and "backend" in by_parameter and \
                 by_parameter["backend"] not in self.listed("compile_backends"):
             found.append(f"{use}: no torch.compile backend {by_parameter['backend']!r}")
