@@ -27,7 +27,7 @@ from codemods import convert_source
 from codemods.engine.report import Finding
 from codemods.targets import TARGETS
 from tests.support import api_inventory
-from tests.support.api_inventory import inventory, named_uses, pjrt_devices_named, written_uses
+from tests.support.api_inventory import Use, inventory, named_uses, pjrt_devices_named, written_uses
 from tests.support.executed import run_command, run_environment
 from tests.support.fixtures import convert_fixture, fixture_project, fixture_scripts, output_bytes
 from tests.support.paths import FIXTURES, ROOT, SCRIPTS
@@ -96,11 +96,18 @@ def written_problems(target: str, inv: api_inventory.Inventory | None = None) ->
     inv = inv or inventory(target)
     found = {f"internal error: {converted.error}  (converting {converted.where})"
              for converted in conversions(target) if converted.error}
-    for converted in conversions(target):
-        for use in written_uses(converted.before, converted.after):
+    for converted, uses in written(target):
+        for use in uses:
             found |= {f"{problem}  (written in {converted.where})" for problem in inv.problems(use)
                       if not _reported(problem, converted.findings)}
     return sorted(found)
+
+
+@cache
+def written(target: str) -> tuple[tuple[Converted, frozenset[Use]], ...]:
+    """Each conversion for ``target`` with the uses it wrote."""
+    return tuple((converted, frozenset(written_uses(converted.before, converted.after)))
+                 for converted in conversions(target))
 
 
 def message_problems(target: str) -> list[str]:
@@ -122,7 +129,7 @@ def _unknown(problems: list[str], target: str) -> list[str]:
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_everything_written_exists_in_the_target_release(target: str) -> None:
-    assert sum(len(written_uses(c.before, c.after)) for c in conversions(target)) > 100
+    assert sum(len(uses) for _, uses in written(target)) > 100
     assert _unknown(written_problems(target), target) == []
 
 
