@@ -28,6 +28,13 @@ FUSED_ATTENTION_ADVICE = (
 )
 PALLAS_ADVICE = "; on TPU, torch_xla runs Pallas kernels (torch_xla.experimental.custom_kernel)"
 AMP_ADVICE = "torch.autocast('xla', dtype=torch.bfloat16) without a scaler, or torch.amp.GradScaler('xla')"
+PROCESS_GROUP_ADVICE = "dist.init_process_group('xla', init_method='xla://')"
+# The xla:// init method (torch_xla 2.2 and later), where advice names it in passing.
+XLA_INIT_METHOD_NOTE = " (init_method xla://)"
+OWN_LAUNCHER_ADVICE = (
+    "Its workers are not torchrun's (no TORCHELASTIC_RUN_ID), so under xla:// each would take every device: start "
+    "the training script with torchrun, or with torch_xla.launch in the training script itself"
+)
 SPMD_MESH_ADVICE = "lay the devices out with torch_xla's SPMD mesh (torch_xla.distributed.spmd.Mesh) or "
 SPMD_FSDP_ADVICE = ", or shard it with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)"
 
@@ -217,7 +224,7 @@ THIRD_PARTY: dict[str, SourceApi] = {
     ),
     **_table(
         THIRD_PARTY_CUDA,
-        "starts DeepSpeed's NCCL process group: on XLA use dist.init_process_group('xla', init_method='xla://')",
+        f"starts DeepSpeed's NCCL process group: on XLA use {PROCESS_GROUP_ADVICE}",
         "deepspeed.init_distributed",
         crashes=True,
     ),

@@ -15,10 +15,13 @@ from codemods.apis import (
     AMP_ADVICE,
     FSDP_WRAP_POLICIES,
     FUSED_ATTENTION_ADVICE,
+    OWN_LAUNCHER_ADVICE,
     PALLAS_ADVICE,
+    PROCESS_GROUP_ADVICE,
     SPMD_FSDP_ADVICE,
     SPMD_MESH_ADVICE,
     SYNCFREE_OPTIMIZERS,
+    XLA_INIT_METHOD_NOTE,
 )
 
 
@@ -110,11 +113,11 @@ class Target:
         """``text``, advice written with torch_xla 2.9's names, in this target's names: its
         calls of the versioned concepts (``torch_xla.sync()`` -> ``xm.mark_step()``) and
         and its launcher, and the phrases it says otherwise (APIs the release lacks)."""
+        for phrase, own in self.advice_phrases:
+            text = text.replace(phrase, own)
         default = TARGETS[DEFAULT_TARGET]
         for concept in (*VERSIONED_CONCEPTS, "launch"):
             text = re.sub(rf"(?<![\w.]){re.escape(default.api(concept).spelled)}(?!\w)", self.api(concept).spelled, text)
-        for phrase, own in self.advice_phrases:
-            text = text.replace(phrase, own)
         return text
 
     @property
@@ -203,6 +206,13 @@ TARGETS: dict[str, Target] = {
             # torch_xla 1.13 has no SPMD mesh nor SPMD FSDP (2.0 and later).
             (SPMD_MESH_ADVICE, ""),
             (SPMD_FSDP_ADVICE, ""),
+            # torch 1.13 has no xla:// rendezvous (2.2): the xla backend starts from the env:// variables.
+            (PROCESS_GROUP_ADVICE, "dist.init_process_group('xla', rank=xm.get_ordinal(), "
+             "world_size=xm.xrt_world_size()), after import torch_xla.distributed.xla_backend, with MASTER_ADDR "
+             "and MASTER_PORT set"),
+            (XLA_INIT_METHOD_NOTE, ""),
+            (OWN_LAUNCHER_ADVICE, "Start the training script's processes with xmp.spawn in the script itself "
+             "(SageMaker's pytorchxla runtime calls its _mp_fn)"),
         ),
     ),
 }

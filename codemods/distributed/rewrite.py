@@ -572,10 +572,7 @@ class DistributedRewrite(Concern):
             self.ctx.report(DISTRIBUTED_MANUAL, original,
                             f"`{self.ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
                             "their environment, and the script starts no process group: a launcher of its own, left "
-                            + self.ctx.target.advice(
-                                "as it is (no torch_xla.launch). Its workers are not torchrun's (no TORCHELASTIC_RUN_ID), "
-                                "so under xla:// each would take every device: start the training script with "
-                                "torchrun, or with torch_xla.launch in the training script itself"))
+                            + self.ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}"))
         elif original in part.external_launch_checks:
             self.ctx.report(DISTRIBUTED_MANUAL, original,
                             f"{part.external_launch_checks[original]} starts the process group only when a launcher's "
@@ -642,9 +639,9 @@ class DistributedRewrite(Concern):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.part.module_level_anchor is not None and self.part.module_level_checked:
             self.ctx.report(MODULE_LEVEL_DISTRIBUTED, self.part.module_level_anchor,
-                            "distributed training at module level stays "
-                            "under its launcher check: `python` runs it on one XLA device, and "
-                            "`torchrun --nproc-per-node=N` one process per device (init_method xla://)")
+                            "distributed training at module level stays under its launcher check: `python` runs it on "
+                            "one XLA device, and `torchrun --nproc-per-node=N` one process per device"
+                            + self.ctx.target.advice(apis.XLA_INIT_METHOD_NOTE))
         elif self.part.module_level_anchor is not None:
             self.ctx.report(DISTRIBUTED_MANUAL, self.part.module_level_anchor,
                             "distributed training at module level: move it "

@@ -253,6 +253,8 @@ MESSAGE_ALIASES = {
 _PREFIXES = "|".join(sorted({*ROOTS, *MESSAGE_ALIASES}, key=len, reverse=True))
 _NAMED = re.compile(rf"(?<![\w.])((?:{_PREFIXES})(?:\.\w+)+)(\((?:[^()]|\([^()]*\))*\))?")
 _PJRT_DEVICE = re.compile(r"PJRT_DEVICE=(\w+)")
+# The schemes of torch.distributed's init methods (a message's "xla://", "env://"; not https://).
+_RENDEZVOUS = re.compile(r"(?<![\w/])(xla|pjrt|env|tcp|file)://")
 
 
 _NEGATION = re.compile(r"\b(no|nor|not|without)\b[^;:]*$")
@@ -290,3 +292,7 @@ def named_uses(text: str, quoting: str | bytes = "") -> set[Use]:
 
 def pjrt_devices_named(text: str) -> set[str]:
     return set(_PJRT_DEVICE.findall(text))
+
+
+def rendezvous_schemes_named(text: str) -> set[str]:
+    return set(_RENDEZVOUS.findall(text))
