@@ -19,6 +19,26 @@ class SourceApi:
     crashes_without_cuda: bool = False
 
 
+# Advice written in torch_xla 2.9's names (the default target's); a target that lacks them
+# says otherwise (codemods/targets.py: Target.advice).
+FUSED_ATTENTION_ADVICE = (
+    "use torch.nn.functional.scaled_dot_product_attention, which XLA lowers (it takes (batch, heads, seq, dim), "
+    "flash-attn and xformers take (batch, seq, heads, dim): transpose), or on TPU "
+    "torch_xla.experimental.custom_kernel.flash_attention"
+)
+PALLAS_ADVICE = "; on TPU, torch_xla runs Pallas kernels (torch_xla.experimental.custom_kernel)"
+AMP_ADVICE = "torch.autocast('xla', dtype=torch.bfloat16) without a scaler, or torch.amp.GradScaler('xla')"
+PROCESS_GROUP_ADVICE = "dist.init_process_group('xla', init_method='xla://')"
+# The xla:// init method (torch_xla 2.2 and later), where advice names it in passing.
+XLA_INIT_METHOD_NOTE = " (init_method xla://)"
+OWN_LAUNCHER_ADVICE = (
+    "Its workers are not torchrun's (no TORCHELASTIC_RUN_ID), so under xla:// each would take every device: start "
+    "the training script with torchrun, or with torch_xla.launch in the training script itself"
+)
+SPMD_MESH_ADVICE = "lay the devices out with torch_xla's SPMD mesh (torch_xla.distributed.spmd.Mesh) or "
+SPMD_FSDP_ADVICE = ", or shard it with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)"
+
+
 def _table(rule: Rule, advice: str, names: str, crashes: bool = False) -> dict[str, SourceApi]:
     return {name: SourceApi(rule, advice, crashes) for name in names.split()}
 
@@ -199,8 +219,7 @@ THIRD_PARTY: dict[str, SourceApi] = {
     ),
     **_table(
         THIRD_PARTY_CUDA,
-        "builds a CUDA gradient scaler inside timm: on XLA use torch.autocast('xla', dtype=torch.bfloat16) "
-        "without a scaler, or torch.amp.GradScaler('xla')",
+        f"builds a CUDA gradient scaler inside timm: on XLA use {AMP_ADVICE}",
         "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
     ),
     **_table(
@@ -211,14 +230,14 @@ THIRD_PARTY: dict[str, SourceApi] = {
     ),
     **_table(
         THIRD_PARTY_CUDA,
-        "starts DeepSpeed's NCCL process group: on XLA use dist.init_process_group('xla', init_method='xla://')",
+        f"starts DeepSpeed's NCCL process group: on XLA use {PROCESS_GROUP_ADVICE}",
         "deepspeed.init_distributed",
         crashes=True,
     ),
     **_table(
         THIRD_PARTY_CUDA,
         "is a Triton GPU kernel (Triton compiles for CUDA and ROCm only): write the computation with torch "
-        "operations, which XLA fuses; on TPU, torch_xla runs Pallas kernels (torch_xla.experimental.custom_kernel)",
+        f"operations, which XLA fuses{PALLAS_ADVICE}",
         "triton.jit triton.autotune triton.heuristics",
         crashes=True,
     ),
@@ -226,11 +245,7 @@ THIRD_PARTY: dict[str, SourceApi] = {
 
 # Whole third-party modules that only run on CUDA, by prefix (the longest that matches
 # wins; the exact names above come first).  Each says what to use on XLA, or "none".
-_SDPA = (
-    "use torch.nn.functional.scaled_dot_product_attention, which XLA lowers (it takes (batch, heads, seq, dim), "
-    "flash-attn and xformers take (batch, seq, heads, dim): transpose), or on TPU "
-    "torch_xla.experimental.custom_kernel.flash_attention"
-)
+_SDPA = FUSED_ATTENTION_ADVICE
 THIRD_PARTY_MODULES: dict[str, SourceApi] = {
     "deepspeed.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
                             "(train with torch.optim and the XLA optimizer step)", True),

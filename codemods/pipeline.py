@@ -292,7 +292,7 @@ def _convert(
     if facts.training.device_less is not None and launcher is None:
         # Nothing to move onto the device: a barrier or an XLA optimizer step alone would
         # leave a half port that still runs on the CPU.
-        ctx.report(NO_DEVICE, facts.training.device_less, DEVICE_LESS)
+        ctx.report(NO_DEVICE, facts.training.device_less, ctx.target.advice(DEVICE_LESS))
         new_module = module
     else:
         new_module = Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module)

@@ -8,9 +8,21 @@ and get back the target's spelling, so no rule carries a torch_xla string of its
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
-from codemods.apis import FSDP_WRAP_POLICIES, SYNCFREE_OPTIMIZERS
+from codemods.apis import (
+    AMP_ADVICE,
+    FSDP_WRAP_POLICIES,
+    FUSED_ATTENTION_ADVICE,
+    OWN_LAUNCHER_ADVICE,
+    PALLAS_ADVICE,
+    PROCESS_GROUP_ADVICE,
+    SPMD_FSDP_ADVICE,
+    SPMD_MESH_ADVICE,
+    SYNCFREE_OPTIMIZERS,
+    XLA_INIT_METHOD_NOTE,
+)
 
 
 @dataclass(frozen=True)
@@ -106,9 +118,24 @@ class Target:
     # PyTorch-Ignite's backend name for XLA ("xla-tpu"); None: ignite's XLA backend
     # calls xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 removed.
     ignite_xla_backend: str | None = None
+    # Advice text is written in the default target's names (torch_xla 2.9): phrases of it
+    # that this target says otherwise (the device, barrier and rank calls are respelled
+    # from the tables, see ``advice``).
+    advice_phrases: tuple[tuple[str, str], ...] = ()
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
+
+    def advice(self, text: str) -> str:
+        """``text``, advice written with torch_xla 2.9's names, in this target's names: its
+        calls of the versioned concepts (``torch_xla.sync()`` -> ``xm.mark_step()``) and
+        and its launcher, and the phrases it says otherwise (APIs the release lacks)."""
+        for phrase, own in self.advice_phrases:
+            text = text.replace(phrase, own)
+        default = TARGETS[DEFAULT_TARGET]
+        for concept in (*VERSIONED_CONCEPTS, "launch"):
+            text = re.sub(rf"(?<![\w.]){re.escape(default.api(concept).spelled)}(?!\w)", self.api(concept).spelled, text)
+        return text
 
     @property
     def xla_autocast(self) -> str:
@@ -190,6 +217,23 @@ TARGETS: dict[str, Target] = {
         runtime_calls_entry=True,
         nccl_collectives=True,
         ignite_xla_backend="xla-tpu",
+        # torch 1.13 has no scaled_dot_product_attention (2.0), torch_xla 1.13 no Pallas kernels.
+        advice_phrases=(
+            (FUSED_ATTENTION_ADVICE, "write the attention with torch.matmul and torch.softmax, which XLA compiles "
+             "(torch 1.13 has no scaled_dot_product_attention, torch_xla 1.13 no attention kernel)"),
+            (PALLAS_ADVICE, ""),
+            (AMP_ADVICE, "torch_xla.amp.autocast() with torch_xla.amp.GradScaler()"),
+            # torch_xla 1.13 has no SPMD mesh nor SPMD FSDP (2.0 and later).
+            (SPMD_MESH_ADVICE, ""),
+            (SPMD_FSDP_ADVICE, ""),
+            # torch 1.13 has no xla:// rendezvous (2.2): the xla backend starts from the env:// variables.
+            (PROCESS_GROUP_ADVICE, "dist.init_process_group('xla', rank=xm.get_ordinal(), "
+             "world_size=xm.xrt_world_size()), after import torch_xla.distributed.xla_backend, with MASTER_ADDR "
+             "and MASTER_PORT set"),
+            (XLA_INIT_METHOD_NOTE, ""),
+            (OWN_LAUNCHER_ADVICE, "Start the training script's processes with xmp.spawn in the script itself "
+             "(SageMaker's pytorchxla runtime calls its _mp_fn)"),
+        ),
     ),
 }
 

@@ -32,7 +32,7 @@ class ReportedApis(Concern):
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         api = self.lookup(qualified)
         if api is not None:
-            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {api.advice}")
+            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {self.ctx.target.advice(api.advice)}")
         return updated
 
 

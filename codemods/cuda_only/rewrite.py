@@ -48,12 +48,15 @@ class CudaOnlyRewrite(Concern):
     def _environment(self, original: cst.CSTNode) -> None:
         name = self.environment.get(id(original))
         if name is not None:
+            target = self.ctx.target
+            where = ("the SageMaker Training Compiler's GPU containers: there it still applies); on TPU, Trainium or "
+                     "CPU it has no effect" if target.nccl_collectives
+                     else f"torch_xla {target.torch_xla_version} has no CUDA device of its own: PJRT_DEVICE takes "
+                     "CPU, TPU or NEURON); it has no effect")
             self.ctx.report(
                 CUDA_NO_EFFECT, original,
                 f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
-                "it only on NVIDIA GPUs ("
-                + ("the SageMaker Training Compiler's GPU containers: there it still applies" if self.ctx.target.nccl_collectives
-                   else "PJRT_DEVICE=CUDA") + "); on TPU, Trainium or CPU it has no effect",
+                f"it only on NVIDIA GPUs ({where}",
             )
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
@@ -62,7 +65,8 @@ class CudaOnlyRewrite(Concern):
             self.ctx.report(
                 XLA_RANKS, original,
                 f"`{original.value}` here is the CUDA device count (`{self.ctx.code(assignment.value)}`), "
-                "0 on an XLA machine: the workers read the XLA world size (xr.world_size()), but the launching process "
+                f"0 on an XLA machine: the workers read the XLA world size ({self.ctx.target.api('world_size').spelled}()), "
+                "but the launching process "
                 "still sees 0; compute what needs it inside the workers",
             )
         return updated

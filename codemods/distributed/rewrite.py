@@ -222,10 +222,18 @@ class DistributedRewrite(Concern):
 
     def _runtime_read(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         concept = self.part.runtime_reads.get(original) or self.worker_reads[original]
-        return self._replace(
-            XLA_RANKS, original, updated, f"the {_CONCEPT_WORDS[concept]} from the XLA runtime",
-            lambda: self.ctx.call(concept),
-        )
+        why = f"the {_CONCEPT_WORDS[concept]} from the XLA runtime" + self._per_host_caveat([concept])
+        return self._replace(XLA_RANKS, original, updated, why, lambda: self.ctx.call(concept))
+
+    def _per_host_caveat(self, concepts: list[str]) -> str:
+        """A release without a per-host process count writes its world size for it: right on
+        one host only (torch_xla 1.13's xm.xrt_world_size() counts hosts x devices)."""
+        target = self.ctx.target
+        if "local_process_count" not in concepts or target.api("local_process_count") != target.api("world_size"):
+            return ""
+        return (f"; torch_xla {target.torch_xla_version} has no per-host count: "
+                f"{target.api('world_size').spelled}() counts the devices of every host (hosts x devices), so this is "
+                "right on one host only: on a multi-instance job divide it by the number of hosts")
 
     def _launched_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
         launched = self.part.launched_checks[original]
@@ -256,7 +264,7 @@ class DistributedRewrite(Concern):
         fixed = self.ctx.fix(
             XLA_RANKS, original,
             f"{names} read from the XLA runtime when `{original.name.value}` starts: the launching process "
-            "passed a CUDA device count",
+            "passed a CUDA device count" + self._per_host_caveat([concept for _, concept in rereads]),
             build,
         )
         return fixed if fixed is not None else updated
@@ -712,16 +720,15 @@ class DistributedRewrite(Concern):
             self.ctx.report(DISTRIBUTED_MANUAL, original,
                             f"`{self.ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
                             "their environment, and the script starts no process group: a launcher of its own, left "
-                            "as it is (no torch_xla.launch). Its workers are not torchrun's (no TORCHELASTIC_RUN_ID), "
-                            "so under xla:// each would take every device: start the training script with torchrun, or "
-                            "with torch_xla.launch in the training script itself")
+                            + self.ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}"))
         elif original in part.external_launch_checks:
             self.ctx.report(DISTRIBUTED_MANUAL, original,
                             f"{part.external_launch_checks[original]} starts the process group only when a launcher's "
                             "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
-                            "torch_xla.launch sets none of them, so every process would train alone on all the data "
-                            "(no process group, no DDP, no sampler). Replace the check there with True (every "
-                            "process is started by the XLA launcher), or start this script with torchrun")
+                            + self.ctx.target.advice(
+                                "torch_xla.launch sets none of them, so every process would train alone on all the "
+                                "data (no process group, no DDP, no sampler). Replace the check there with True (every "
+                                "process is started by the XLA launcher), or start this script with torchrun"))
         elif original in part.raw_env_reads:
             self._raw_env_read(original)
         elif original in part.parent_reads:
@@ -758,7 +765,7 @@ class DistributedRewrite(Concern):
         if original in self.part.unsupported_reduce_ops:
             self.ctx.report(AVERAGE_ALL_REDUCE, original, f"`{self.ctx.code(original)}`: the xla process group refuses this "
                             "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
-                            "world size, or xm.all_reduce(\"sum\", [t], scale=1.0 / xr.world_size())")
+                            "world size, or " + self.ctx.target.advice("xm.all_reduce(\"sum\", [t], scale=1.0 / xr.world_size())"))
         if original in self.part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in self.part.module_accesses:
@@ -782,9 +789,9 @@ class DistributedRewrite(Concern):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.part.module_level_anchor is not None and self.part.module_level_checked:
             self.ctx.report(MODULE_LEVEL_DISTRIBUTED, self.part.module_level_anchor,
-                            "distributed training at module level stays "
-                            "under its launcher check: `python` runs it on one XLA device, and "
-                            "`torchrun --nproc-per-node=N` one process per device (init_method xla://)")
+                            "distributed training at module level stays under its launcher check: `python` runs it on "
+                            "one XLA device, and `torchrun --nproc-per-node=N` one process per device"
+                            + self.ctx.target.advice(apis.XLA_INIT_METHOD_NOTE))
         elif self.part.module_level_anchor is not None:
             self.ctx.report(DISTRIBUTED_MANUAL, self.part.module_level_anchor,
                             "distributed training at module level: move it "

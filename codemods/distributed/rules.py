@@ -504,6 +504,35 @@ XLA_RANKS = Rule(
             alias=True,
             findings=(Expected(5, 1, "`ngpus_per_node` read from the XLA runtime when `worker` starts"),),
         ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(gpu, ngpus_per_node, args):
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                ngpus_per_node = torch.cuda.device_count()
+                mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            def worker(gpu, ngpus_per_node, args):
+                ngpus_per_node = xm.xrt_world_size()
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                ngpus_per_node = torch.cuda.device_count()
+                xmp.spawn(worker, args=(ngpus_per_node, args))
+            """,
+            target="sagemaker",
+            note="per-host-count-on-1.13",
+            findings=(Expected(5, 1, "xm.xrt_world_size() counts the devices of every host (hosts x devices)"),),
+        ),
     ),
 )
 

@@ -75,16 +75,16 @@ class FsdpRewrite(Concern):
             self.ctx.report(
                 FSDP_MANUAL, original,
                 f"`{self.ctx.code(original.func)}(...)` builds a DeviceMesh over CUDA devices and NCCL process groups, "
-                "which an XLA machine has none of: on XLA, lay the devices out with torch_xla's SPMD mesh "
-                "(torch_xla.distributed.spmd.Mesh) or wrap the model in "
-                "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device)",
+                "which an XLA machine has none of: on XLA, " + self.ctx.target.advice(
+                    f"{apis.SPMD_MESH_ADVICE}wrap the model in torch_xla.distributed.fsdp.XlaFullyShardedDataParallel "
+                    "(one process per device)"),
             )
         elif original in fsdp.fully_shards:
             self.ctx.report(
                 FSDP_MANUAL, original,
                 f"`{self.ctx.code(original.func)}` (FSDP2) has no torch_xla counterpart: wrap the model in "
-                "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device), or shard it "
-                "with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)",
+                "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device)"
+                + self.ctx.target.advice(apis.SPMD_FSDP_ADVICE),
             )
         return updated
 

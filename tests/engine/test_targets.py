@@ -2,10 +2,11 @@
 
 * 2.9: every name the table (and so the tool) writes exists in the installed
   torch_xla 2.9, and the seed names that 2.9 removed are really gone.
-* sagemaker: every name is the seed's spelling and exists in torch_xla 1.13
-  (tests/data/torch_xla_1_13_names.txt, taken from the 1.13 sources; its header says
-  where from).
-* Every torch_xla name in the converted fixtures is one of those.
+* sagemaker: every name is the seed's spelling, and every torch_xla name in the converted
+  fixtures exists in torch_xla 1.13 (its API inventory, tests/data/api_inventory/, read
+  from the v1.13.0 sources by scripts/api_inventory.py).
+tests/engine/test_target_inventory.py checks the tables, what the rewrites write and what
+the messages name against each release's inventory.
 """
 
 from __future__ import annotations
@@ -22,17 +23,13 @@ import pytest
 from codemods.engine.nodes import walk
 from codemods.facts import analyse
 from codemods.targets import TARGETS
+from tests.support.api_inventory import inventory
 from tests.support.fixtures import convert_fixture, fixture_scripts, output_bytes
 from tests.support.paths import DATA
 
-MANIFEST_1_13 = {
-    line.strip()
-    for line in (DATA / "torch_xla_1_13_names.txt").read_text().splitlines()
-    if line.strip() and not line.startswith("#")
-}
 SEED_CODE = (DATA / "seed_000_code.txt").read_text()
 # The concepts the seed spells out in its code; the others (wait_device_ops) are
-# checked against the 1.13 manifest only.
+# checked against the 1.13 inventory only.
 SEED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal", "optimizer_step", "save", "mp_device_loader")
 REMOVED_IN_2_9 = ("torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla_model.get_ordinal")
 
@@ -63,18 +60,14 @@ def test_sagemaker_names_are_the_seed_spelling() -> None:
         assert f"{api.alias}.{api.attr}(" in SEED_CODE, concept
 
 
-def test_sagemaker_names_exist_in_torch_xla_1_13() -> None:
-    for concept, api in TARGETS["sagemaker"].apis.items():
-        assert api.qualified_name in MANIFEST_1_13, concept
-
-
 def test_sagemaker_output_uses_only_torch_xla_1_13_names() -> None:
+    """Not only what the tool writes: every torch_xla name the converted fixtures use."""
     outputs = converted_fixtures("sagemaker")
     assert outputs
+    release = inventory("sagemaker")
     for name, code in outputs.items():
-        names = torch_xla_names_in(code)
         # Prefixes such as "torch_xla.core" resolve too; every name must be a 1.13 name.
-        assert names <= MANIFEST_1_13, (name, names - MANIFEST_1_13)
+        assert {n for n in torch_xla_names_in(code) if release.entry(n) is None} == set(), name
 
 
 class _InstalledNames(TypedDict):

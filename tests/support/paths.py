@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 # Keyed by target and fixture: tests/snapshots/<target>/<fixture>.diff and .report.txt.
 SNAPSHOTS = ROOT / "tests" / "snapshots"
-# The torch_xla 1.13 name manifest, the AWS guide's code lines, the doctor's scripts.
+# The API inventories of the target releases, the AWS guide's code lines, the doctor's scripts.
 DATA = ROOT / "tests" / "data"
 SCRIPTS = ROOT / "scripts"
 
