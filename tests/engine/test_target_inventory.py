@@ -6,10 +6,6 @@ every rule case converted for the target, and the torch/torch_xla uses that the 
 has and the input had not (names, arguments, the strings that name devices, backends,
 rendezvous schemes, compile backends).  What it names: the messages of those
 conversions, and the rule pages.
-
-A rewrite bug that another branch fixes is listed in ``KNOWN_REWRITE_BUGS``: its
-problems are left out of the main check and its own test is a strict xfail, which passes
-(so fails) once the bug is gone: then delete the entry.
 """
 
 from __future__ import annotations
@@ -24,10 +20,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
-from codemods.amp.rules import AUTOCAST
-from codemods.distributed.rules import XLA_PROCESS_GROUP
 from codemods.engine.report import Finding
-from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import TARGETS
 from tests.support import api_inventory
 from tests.support.api_inventory import (
@@ -42,27 +35,6 @@ from tests.support.executed import run_command, run_environment
 from tests.support.fixtures import convert_fixture, fixture_project, fixture_scripts, output_bytes
 from tests.support.paths import FIXTURES, ROOT, SCRIPTS
 from tests.support.rule_cases import CASES
-
-# (target, text in the problem) -> the bug, for rewrites fixed on another branch (issue 30).
-KNOWN_REWRITE_BUGS = {
-    ("sagemaker", "torch_xla.amp.autocast(<0>"): "issue 30: sagemaker autocast is written device-first "
-    "(torch_xla.amp.autocast(xm.xla_device())), but 1.13's is torch.cuda.amp.autocast(enabled, dtype, cache_enabled)",
-    ("2.9", "internal error: IndexError"): "issue 30: convert --distributed fixtures/class_trainer.py stops with an "
-    "IndexError in the distributed rewrite",
-    ("sagemaker", "internal error: IndexError"): "issue 30: convert --distributed fixtures/class_trainer.py stops with "
-    "an IndexError in the distributed rewrite",
-    ("sagemaker", "no rendezvous handler for 'xla://'"): "issue 30: sagemaker init_process_group is written with "
-    "init_method='xla://'; torch 1.13 has no xla:// rendezvous (MASTER_ADDR/PORT, rank and world size instead)",
-}
-
-
-# The rule whose findings say what a known rewrite bug writes (their messages quote it).
-ECHOED_BY = {
-    ("sagemaker", "torch_xla.amp.autocast(<0>"): AUTOCAST,
-    ("sagemaker", "no rendezvous handler for 'xla://'"): XLA_PROCESS_GROUP,
-    ("sagemaker", "xla://: no rendezvous handler"): XLA_PROCESS_GROUP,
-    ("sagemaker", "torch_xla.amp.autocast(<0>, dtype=)"): XLA_RELEASE_NAMES,
-}
 
 
 @dataclass(frozen=True)
@@ -149,20 +121,10 @@ def _text(code: str | bytes) -> str:
     return code.decode("utf-8", "replace") if isinstance(code, bytes) else code
 
 
-def _unknown(problems: list[str], target: str) -> list[str]:
-    return [p for p in problems if not any(t == target and text in p for t, text in KNOWN_REWRITE_BUGS)]
-
-
-def _unknown_messages(problems: list[str], target: str) -> list[str]:
-    """Message problems but those of the findings that describe a known rewrite bug's output."""
-    return [p for p in problems if not any(t == target and text in p and f" {rule.code}: " in p
-                                           for (t, text), rule in ECHOED_BY.items())]
-
-
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_everything_written_exists_in_the_target_release(target: str) -> None:
     assert sum(len(uses) for _, uses in written(target)) > 100
-    assert _unknown(written_problems(target), target) == []
+    assert written_problems(target) == []
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -179,7 +141,7 @@ def test_every_target_table_name_exists_in_its_release(target: str) -> None:
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_every_api_a_message_names_exists_in_the_target_release(target: str) -> None:
     assert sum(len(c.findings) for c in conversions(target)) > 100
-    assert _unknown_messages(message_problems(target), target) == []
+    assert message_problems(target) == []
 
 
 def test_every_torch_xla_api_a_rule_page_names_exists_in_a_release() -> None:
@@ -195,13 +157,6 @@ def test_every_torch_xla_api_a_rule_page_names_exists_in_a_release() -> None:
         found += [f"{page.name}: PJRT_DEVICE={device}" for device in pjrt_devices_named(text)
                   if not any(device in inv.listed("pjrt_devices") for inv in releases)]
     assert found == []
-
-
-@pytest.mark.parametrize("bug", sorted(KNOWN_REWRITE_BUGS), ids=lambda bug: f"{bug[0]}-{bug[1]}")
-def test_known_rewrite_bug_is_fixed(bug: tuple[str, str], request: pytest.FixtureRequest) -> None:
-    request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_REWRITE_BUGS[bug]))
-    target, text = bug
-    assert [p for p in written_problems(target) if text in p] == []
 
 
 # Negative controls: a planted missing name, signature or table entry fails the checks.
