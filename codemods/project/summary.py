@@ -35,6 +35,9 @@ class ModuleSummary:
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()
+    # Callables that run a training step and end it with the step barrier themselves
+    # (already XLA code): a loop that calls them needs no barrier of its own.
+    synced: frozenset[str] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
@@ -52,6 +55,9 @@ class ModuleSummary:
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps
+
+    def syncs(self, name: str) -> bool:
+        return name in self.synced
 
     def trains(self, name: str) -> bool:
         return name in self.trainers or name in self.steps
@@ -103,6 +109,10 @@ class ImportContext(Protocol):
 
     def lookup(self, module: str, name: str) -> Found | None: ...
 
+    def imported_in_run(self) -> bool:
+        """Another file of the run imports this one (its loops may drive this file's steps)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -124,6 +134,9 @@ class GuessedImports:
         if not module.startswith(".") and (head in sys.stdlib_module_names or head in _OUTSIDE):
             return None
         return Found(None, name)
+
+    def imported_in_run(self) -> bool:
+        return False
 
 
 def outside_project(module: str) -> bool:

@@ -17,7 +17,6 @@ from codemods.engine.nodes import (
     dotted,
     fold_true,
     is_true,
-    lone_call,
     method_name,
     names_in,
     parse_dotted,
@@ -25,9 +24,10 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.positions import code_of
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
+from codemods.training.drivers import StepDrivers, UndrivenStep
 
 
 @dataclass(frozen=True)
@@ -112,10 +112,15 @@ class TrainingFacts:
     # Statements that step an optimizer outside any loop, in functions that this file runs
     # outside its training loops (a demo that trains one step): the barrier goes right after.
     lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
+    # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
+    # that no other file of the run imports: reported (training/drivers.py).
+    undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)
     # For other files (qualified names, see project/summarise.py): the callables that run
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)
+    # Step callables that end the step with the barrier themselves (already XLA code).
+    synced_callables: set[str] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:
@@ -164,7 +169,7 @@ class _Function(_Scope):
     builds_optimizer: bool = False
 
 
-class TrainingAnalysis(Analysis):
+class TrainingAnalysis(StepDrivers):
     name = "training"
     reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
 
@@ -182,8 +187,11 @@ class TrainingAnalysis(Analysis):
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
-        # Optimizer steps outside loops: (statement, optimizer, function or None).
-        self.unlooped_steps: list[tuple[cst.SimpleStatementLine, str, _Function | None]] = []
+        # Optimizer steps outside loops, and calls outside loops that may run one:
+        # (statement, the call, function or None, optimizer or callee, "step" or "call").
+        self.step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]] = []
+        self.classes: set[str] = set()  # classes defined in this file
+        self.instances: dict[str, str] = {}  # name -> the class of this file it was built from
         self.next_statement: dict[int, cst.BaseStatement] = {}
         self.used_outside_loops: set[str] = set()
         # Barriers under availability checks in a loop: (loop, the checks, the barrier).
@@ -225,6 +233,7 @@ class TrainingAnalysis(Analysis):
     visit_IndentedBlock = _block
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.add(node.name.value)
         for base in node.bases:
             if self.walk.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
                 self.module_classes.add(node.name.value)
@@ -324,8 +333,13 @@ class TrainingAnalysis(Analysis):
             function.called.append(func_name)
             if callee in spellings("sync"):
                 function.barrier = True
-        if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
-            self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
+            elif method != "step" and callee is None:
+                self.step_sites.append((self._statement_of(node), node, function, func_name, "call"))
+        if loop is None:  # what this file runs outside loops and functions, or hands on (to a launcher)
+            outside = self.walk.enclosing_function is None
+            self.used_outside_loops.update(
+                n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
+            )
         if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
             device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
             self.scope.events.append(("move", moved, device, node))
@@ -371,10 +385,19 @@ class TrainingAnalysis(Analysis):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop))
-        if loop is None and self.statement is not None and any(
-            isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
-        ):
-            self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
+        if loop is None:
+            statement = self.statement if self.statement is not None and any(
+                isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
+            ) else None
+            self.step_sites.append((statement, node, self.function if self.walk.enclosing_function else None, name, "step"))
+
+    def _statement_of(self, node: cst.Call) -> cst.SimpleStatementLine | None:
+        """The statement that is this call (``helper(x)``, ``loss = helper(x)``)."""
+        statement = self.statement
+        if statement is None or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        return statement if type(small) in (cst.Expr, cst.Assign) and small.value is node else None  # type: ignore[attr-defined]
 
     # -- results ----------------------------------------------------------------------------
 
@@ -400,12 +423,16 @@ class TrainingAnalysis(Analysis):
             for call, callee, arguments in loop.handed:
                 if any(part.is_optimizer(name) for name in arguments):
                     part.step_wrappers[call] = callee
-        step_functions = self._step_functions()
-        for fn in self.function_records.values():
-            if fn.name in step_functions:
-                part.step_callables.add(fn.qualname)
+        for name, func_name in self.model_candidates:
+            if func_name in self.classes:
+                self.instances[name] = func_name
+        by_name = self._by_name()
+        steps = self.step_functions(by_name)
+        synced = self.synced_functions(steps)
+        part.step_callables |= steps
+        part.synced_callables |= synced
         for loop in self.loop_records.values():
-            self._plan_loop(loop, step_functions)
+            self._plan_loop(loop, steps, synced, by_name)
         for call, step, loop in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
                 if self.facts.distributed.ddp or self._framework_drives_training:
@@ -423,65 +450,14 @@ class TrainingAnalysis(Analysis):
         self._device_less()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
-        self._lone_steps()
+        self.place_step_barriers(steps, synced, by_name)
 
-    def _lone_steps(self) -> None:
-        """Optimizer steps that no training loop of this file runs, and that no barrier
-        follows already: nothing would ever execute their graph."""
-        if self._framework_drives_training:
-            return
-        loops = [loop for loop in self.loop_records.values() if loop.node in self.part.all_loops]
-        reached = {name.removeprefix("self.") for loop in loops for name in loop.called}
-        functions = {fn.name: fn for fn in self.function_records.values()}
-        pending = list(reached)
-        while pending:
-            fn = functions.get(pending.pop())
-            if fn is None:
-                continue
-            for name in (n.removeprefix("self.") for n in fn.called):
-                if name not in reached:
-                    reached.add(name)
-                    pending.append(name)
-        for statement, optimizer, function in self.unlooped_steps:
-            # Module-level steps are left to the script's next host read: only functions
-            # (a demo step, a smoke test) are said to train once.
-            # A step function that this file never uses is a library's: its callers (maybe
-            # loops in other files) place the barrier.
-            used = function is not None and any(n.removeprefix("self.") == function.name for n in self.used_outside_loops)
-            if not used or function.name in reached or not self.part.is_optimizer(optimizer):  # type: ignore[union-attr]
-                continue
-            following = self.next_statement.get(id(statement))
-            barrier = lone_call(following) if following is not None else None
-            if barrier is None or self.walk.resolve(barrier.func) not in spellings("sync"):
-                self.part.lone_steps.add(statement)
-
-    def _step_functions(self) -> set[str]:
-        """Functions that run a training step each call: a backward pass or an optimizer
-        step outside loops of their own, directly or through another such function."""
-        functions = list(self.function_records.values())
-        steps = {fn.name for fn in functions if fn.backward or self._steps(fn.step_receivers)}
-        while True:
-            more = {
-                fn.name for fn in functions if fn.name not in steps and any(self._runs_step(c, steps) for c in fn.called)
-            }
-            if not more:
-                return steps
-            steps |= more
-
-    def _runs_step(self, callee: str, steps: set[str]) -> bool:
-        """Calling ``callee`` runs a training step: a step function of this file, or a
-        callable of another project module that runs one."""
-        if callee.removeprefix("self.") in steps:
-            return True
-        found = self.walk.analysis(ProjectAnalysis).origin(callee)
-        return found is not None and found.summary is not None and found.summary.runs_step(found.name)
-
-    def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
+    def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
         training = (
             loop.backward
             or self._steps(loop.step_receivers)
-            or any(self._runs_step(c, step_functions) for c in loop.called)
+            or any(self.runs_step(c, steps, by_name) for c in loop.called)
             or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
         if training:
@@ -489,7 +465,10 @@ class TrainingAnalysis(Analysis):
         if training and loop.owner:
             part.training_callables.add(loop.owner)
         # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
-        if loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training:
+        if (
+            loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training
+            or (training and self.calls_synced(loop.called, synced, by_name))
+        ):
             return
         if training:
             plan = LoopPlan("training")

@@ -8,11 +8,15 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
-from codemods.training.rules import OPTIMIZER_STEP
+from codemods.training.drivers import UndrivenStep
+from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP
 
 
 class OptimizerRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        undriven = self.facts.training.undriven_steps.get(original)
+        if undriven is not None:
+            self._undriven(original, undriven)
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 OPTIMIZER_STEP,
@@ -65,4 +69,14 @@ class OptimizerRewrite(Concern):
         new = self.ctx.fix(OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
 
-
+    def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
+        runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
+        barrier = self.ctx.target.api("sync").spelled
+        self.ctx.report(
+            UNDRIVEN_STEP,
+            original,
+            f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: no loop of this file "
+            f"calls `{undriven.function}`, and no other file of this run imports this one, so the graph would grow "
+            "with every step; convert the project folder with the script whose loop calls it (the barrier goes "
+            f"there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
+        )
