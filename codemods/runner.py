@@ -71,6 +71,7 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     report.findings = conversion.findings
     report.images = conversion.images
     report.summary = conversion.summary
+    report.held = conversion.held
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
         if conversion.cells:  # a notebook: its changed cells' sources, not its JSON
@@ -224,11 +225,33 @@ def _run_rounds(
     if pool is not None:
         pool.shutdown()
     ordered = [reports[i] for i in range(len(work))]
+    if any(report.held for report in ordered):
+        release_held(ordered)
     if any(report.images for report in ordered):
         from codemods.containers.across_files import connect_images  # imports LibCST: only for runs that need it
 
         connect_images(ordered)
     return ordered
+
+
+def release_held(reports: Sequence[FileReport]) -> None:
+    """Findings held back by a file that other files of the run import (an optimizer step
+    in a function that no loop of the file drives: the key is the function) stand unless
+    one of the run's files calls that function, which then drives its step."""
+    driven = {
+        (resolved(path), name)
+        for report in reports
+        if isinstance(report.summary, ModuleSummary)
+        for path, name in report.summary.drives
+    }
+    for report in reports:
+        if not report.held:
+            continue
+        file = resolved(report.path)
+        standing = [finding for key, finding in report.held if (file, key) not in driven]
+        if standing:
+            report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))
+        report.held = ()
 
 
 @contextlib.contextmanager

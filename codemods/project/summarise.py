@@ -19,6 +19,7 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         steps=frozenset(facts.training.step_callables),
         trainers=frozenset(facts.training.training_callables),
         synced=frozenset(facts.training.synced_callables),
+        drives=frozenset(facts.training.driven_callables),
         devices=frozenset(facts.device.choosers),
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         pending=pending,

@@ -38,6 +38,9 @@ class ModuleSummary:
     # Callables that run a training step and end it with the step barrier themselves
     # (already XLA code): a loop that calls them needs no barrier of its own.
     synced: frozenset[str] = frozenset()
+    # Step callables of other project modules that this one calls, and so drives (from a
+    # loop, or from a step function of its own): (their module's path, their name).
+    drives: frozenset[tuple[str, str]] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()

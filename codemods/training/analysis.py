@@ -121,6 +121,8 @@ class TrainingFacts:
     training_callables: set[str] = field(default_factory=set)
     # Step callables that end the step with the barrier themselves (already XLA code).
     synced_callables: set[str] = field(default_factory=set)
+    # Step callables of other project modules that this file calls: (module path, name).
+    driven_callables: set[tuple[str, str]] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:
@@ -451,6 +453,7 @@ class TrainingAnalysis(StepDrivers):
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self.place_step_barriers(steps, synced, by_name)
+        self.note_driven()
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part

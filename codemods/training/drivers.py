@@ -34,6 +34,9 @@ class UndrivenStep:
     function: str  # the qualified name of the function it is in
     what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
     origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
+    # Another file of the run imports this one: the finding stands only if none of the
+    # run's files calls the function (runner.release_held).
+    held: bool = False
 
 
 class StepDrivers(Analysis):
@@ -91,6 +94,20 @@ class StepDrivers(Analysis):
         if found is None or found.summary is None or not found.summary.runs_step(found.name):
             return False, False, ""
         return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
+
+    def note_driven(self) -> None:
+        """The step callables of other project modules that this file calls: it drives
+        them (a loop of its own, or a step function whose call it answers for)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        called = [
+            *self.used_outside_loops,
+            *(name for loop in self.loop_records.values() for name in loop.called),
+            *(name for fn in self.function_records.values() for name in fn.called),
+        ]
+        for callee in dict.fromkeys(called):
+            found = project.origin(callee)
+            if found is not None and found.summary is not None and found.summary.runs_step(found.name):
+                self.part.driven_callables.add((found.summary.path, found.name))
 
     # -- which functions run a step each call --------------------------------------------
 
@@ -192,7 +209,7 @@ class StepDrivers(Analysis):
                 continue
             if any(c != function.qualname for c in runners):
                 continue  # a step function calls it: that call is the step site
-            if already_xla or context.imported_in_run():
-                continue  # already ported by hand, or another file of the run drives it
+            if already_xla:
+                continue  # ported by hand: its driver is elsewhere
             shown = f"{what}()" if kind == "call" else f"{what}.step()"
-            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin)
+            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, context.imported_in_run())

@@ -72,11 +72,16 @@ class OptimizerRewrite(Concern):
     def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
         runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
         barrier = self.ctx.target.api("sync").spelled
+        nowhere = (
+            f"no loop of this file, nor any file of this run that imports it, calls `{undriven.function}`"
+            if undriven.held
+            else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
+        )
         self.ctx.report(
             UNDRIVEN_STEP,
             original,
-            f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: no loop of this file "
-            f"calls `{undriven.function}`, and no other file of this run imports this one, so the graph would grow "
-            "with every step; convert the project folder with the script whose loop calls it (the barrier goes "
-            f"there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
+            f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere}, so the "
+            "graph would grow with every step; convert the project folder with the script whose loop calls it (the "
+            f"barrier goes there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
+            held=undriven.function if undriven.held else "",
         )

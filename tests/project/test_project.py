@@ -200,3 +200,68 @@ def test_a_src_folder_that_is_a_package_is_no_src_layout(tmp_path: Path, monkeyp
     conversion = convert(repo, "src/pkg/devices.py", [Path("src/pkg/devices.py")])
     assert b'return Dev("cuda", index=index)' in conversion.output
     assert not [f for f in conversion.findings if f.rule == "XLA101" and f.fixed]
+
+
+RL = FIXTURES / "rl_agent_split"
+
+
+def _run(folder: Path, names: list[str], target: str = "2.9") -> dict[str, list]:  # type: ignore[type-arg]
+    """The files converted as one run of the command line (check mode): findings by file."""
+    from codemods.runner import Job, run
+
+    job = Job("check", target, RuleSelection())
+    return {Path(r.path).name: r.findings for r in run([(str(folder / name), job) for name in names])}
+
+
+@pytest.fixture
+def rl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "rl"
+    shutil.copytree(RL, copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'rl'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_that_another_file_of_the_run_drives_is_no_error(rl: Path, target: str) -> None:
+    """agent.py's Agent.update steps; main.py's loop (in another function) calls it: that
+    loop gets the barrier, and agent.py has nothing to answer for."""
+    findings = _run(rl, ["agent.py", "main.py"], target)
+    assert not [f for f in findings["agent.py"] if f.rule == "XLA306"], findings["agent.py"]
+    (barrier,) = [f for f in findings["main.py"] if f.rule == "XLA301"]
+    assert barrier.fixed and barrier.line == 19  # the loop of run()
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_converted_without_its_driver_is_an_error_at_the_step(rl: Path, target: str) -> None:
+    findings = _run(rl, ["agent.py"], target)
+    (error,) = [f for f in findings["agent.py"] if f.rule == "XLA306"]
+    assert error.line == 31 and not error.fixed
+    assert "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file calls" in error.message
+    assert ("torch_xla.sync()" if target == "2.9" else "xm.mark_step()") in error.message
+
+
+def test_a_step_that_the_importing_files_of_the_run_never_call_stays_an_error(rl: Path) -> None:
+    """main.py imports agent.py but never calls update(): the finding agent.py held back
+    stands once the run has seen main.py."""
+    main = rl / "main.py"
+    main.write_text(main.read_text().replace("loss = agent.update(states, actions, returns)", "loss = states.sum()"))
+    findings = _run(rl, ["agent.py", "main.py"])
+    (error,) = [f for f in findings["agent.py"] if f.rule == "XLA306"]
+    assert error.line == 31
+    assert "no loop of this file, nor any file of this run that imports it, calls `Agent.update`" in error.message
+
+
+def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one(rl: Path) -> None:
+    """agent.py already ported by hand, its update ending with the barrier: main.py's loop
+    (converted now) gets none of its own: one barrier per step."""
+    agent = rl / "agent.py"
+    agent.write_text(
+        agent.read_text()
+        .replace("import torch.nn as nn\n", "import torch.nn as nn\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n")
+        .replace("self.optimizer.step()", "xm.optimizer_step(self.optimizer)\n        torch_xla.sync()")
+    )
+    findings = _run(rl, ["agent.py", "main.py"])
+    assert not [f for f in findings["main.py"] if f.rule in ("XLA301", "XLA306")], findings["main.py"]
+    assert [f for f in findings["main.py"] if f.rule == "XLA701"]  # still a training loop: its log line is deferred
+    assert not [f for f in findings["agent.py"] if f.rule == "XLA306"], findings["agent.py"]
