@@ -205,7 +205,7 @@ def test_a_src_folder_that_is_a_package_is_no_src_layout(tmp_path: Path, monkeyp
 RL = FIXTURES / "rl_agent_split"
 
 
-def _run(folder: Path, names: list[str], target: str = "2.9") -> dict[str, list]:  # type: ignore[type-arg]
+def _run(folder: Path, names: list[str], target: str = "2.9") -> dict[str, list]:
     """The files converted as one run of the command line (check mode): findings by file."""
     from codemods.runner import Job, run
 
