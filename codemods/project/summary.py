@@ -32,6 +32,8 @@ class ModuleSummary:
     # over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
+    parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()
@@ -90,6 +92,9 @@ class ModuleSummary:
 
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)
+
+    def reads_parameters(self, name: str, index: int | None, keyword: str | None) -> bool:
+        return any(_same_argument(read, name, index, keyword) for read in self.parameter_readers)
 
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:

@@ -9,7 +9,7 @@ import libcst as cst
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
 from codemods.training.drivers import UndrivenStep
-from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP
+from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
 
 
 class OptimizerRewrite(Concern):
@@ -17,6 +17,15 @@ class OptimizerRewrite(Concern):
         undriven = self.facts.training.undriven_steps.get(original)
         if undriven is not None:
             self._undriven(original, undriven)
+        untraced = self.facts.training.untraced_parameters.get(original)
+        if untraced is not None:
+            self.ctx.report(
+                UNTRACED_OPTIMIZER_PARAMETERS,
+                original,
+                f"the optimizer's parameters come from {untraced.source} while `{untraced.model}` is on the CPU, and "
+                f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
+                f"`{untraced.model}`'s they are stale copies that nothing trains; build the optimizer after the move",
+            )
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 OPTIMIZER_STEP,

@@ -252,8 +252,12 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
     "trains nothing (with a gradient scaler: 'No inf checks were recorded for this optimizer'). The model is "
     "moved first, also when the later move is in another function or in a callable of another project file "
-    "that the model is handed to (a trainer class), and when a function builds the optimizer from the model; "
-    "where the later move may go to the CPU, an error names it.",
+    "that the model is handed to (a trainer class), and when a function builds the optimizer from the model. "
+    "This is obligation 2 of a port (the optimizer holds the parameters as they are after the move), followed "
+    "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
+    "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
+    "that collect them; where the later move may go to the CPU, an error names it (and XLA213 names what the "
+    "tool could not follow).",
     examples=lambda: (
         invalid(
             """
@@ -508,6 +512,123 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             findings=(
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.to(torch_xla.device()).parameters(), *model.head.to(torch_xla.device()).parameters()], lr=1e-3)
+            model.to(torch_xla.device())
+            """,
+            note="submodules-parameters",
+            findings=(
+                Expected(14, 33, "move it first: model.vision.to(torch_xla.device()).parameters()"),
+                Expected(14, 84, "move it first: model.head.to(torch_xla.device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(
+                [{"params": model[0].parameters()}, {"params": model[1].parameters(), "lr": 1e-2}], lr=1e-3
+            )
+            model.to("cuda")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(
+                [{"params": model[0].to(xm.xla_device()).parameters()}, {"params": model[1].to(xm.xla_device()).parameters(), "lr": 1e-2}], lr=1e-3
+            )
+            model.to("xla")
+            """,
+            target="sagemaker",
+            note="parameter-groups-sagemaker",
+            findings=(
+                Expected(6, 17, "the optimizer is built while `model` is on the CPU and `model.to(\"cuda\")` moves"),
+                Expected(6, 72, "move it first: model[1].to(xm.xla_device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(8, 2)
+            params = list(model.parameters())
+            model = model.cuda()
+            optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(8, 2)
+            params = list(model.to(torch_xla.device()).parameters())
+            model = model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            note="parameters-collected-into-a-name-first",
+            findings=(Expected(5, 15, "move it first: model.to(torch_xla.device()).parameters()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def trainable(net):
+                return [p for p in net.parameters() if p.requires_grad]
+
+
+            model = torch.nn.Linear(8, 2)
+            optimizer = torch.optim.Adam(trainable(model), lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def trainable(net):
+                return [p for p in net.parameters() if p.requires_grad]
+
+
+            model = torch.nn.Linear(8, 2)
+            optimizer = torch.optim.Adam(trainable(model.to(torch_xla.device())), lr=1e-3)
+            model.to(torch_xla.device())
+            """,
+            note="parameters-collected-by-a-helper-function",
+            findings=(Expected(10, 30, "`trainable` collects the optimizer's parameters while `model` is on the CPU"),),
         ),
     ),
 )
@@ -1344,6 +1465,137 @@ STEP_BARRIER = Rule(
     ),
 )
 
+UNTRACED_OPTIMIZER_PARAMETERS = Rule(
+    "XLA213", "untraced-optimizer-parameters", "error",
+    "An optimizer built, before a model moves, from parameters the tool cannot trace", False,
+    why="Obligation 2 of a port: the optimizer holds the parameters as they are after the move. Moving a module "
+    "to XLA replaces its Parameter objects (on CUDA they are kept), so parameters taken from a model before it "
+    "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
+    "groups, names they are collected into and the file's and project's helper functions, and moves the model "
+    "first where it can (XLA203). When the optimizer is built, while a model of the same function is still on "
+    "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
+    "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
+    "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
+    "building it.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            import timm.optim
+
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+            import timm.optim
+
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                model.to(torch_xla.device())
+            """,
+            findings=(Expected(8, 17, "the optimizer's parameters come from `timm.optim.create_optimizer_v2`, handed `model`,"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import timm.optim
+
+
+            def main(extra):
+                model = torch.nn.Linear(8, 2).cuda()
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                head = torch.nn.Linear(2, 2)
+                extra_optimizer = torch.optim.SGD(extra, lr=0.1)
+                head.cuda()
+                params = [p for p in model.parameters() if p.requires_grad]
+                model.cuda()
+                torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+            import timm.optim
+
+
+            def main(extra):
+                model = torch.nn.Linear(8, 2).to(torch_xla.device())
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                head = torch.nn.Linear(2, 2)
+                extra_optimizer = torch.optim.SGD(extra, lr=0.1)
+                head.to(torch_xla.device())
+                params = [p for p in model.parameters() if p.requires_grad]
+                model.to(torch_xla.device())
+                torch.optim.SGD(params, lr=0.1)
+            """,
+            note="moved-first-or-handed-in",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="filled-in-a-loop-sagemaker",
+            findings=(Expected(11, 17, "the optimizer's parameters come from `decay`, which the tool cannot trace"),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+            from torch import nn
+
+            model = nn.Linear(8, 2)
+            optimizer = O.SGD([model.weight, model.bias], lr=0.1)
+            model.cuda()
+            """,
+            """
+            import torch.optim as O
+            from torch import nn
+            import torch_xla
+
+            model = nn.Linear(8, 2)
+            optimizer = O.SGD([model.weight, model.bias], lr=0.1)
+            model.to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),),
+        ),
+    ),
+)
+
 UNDRIVEN_STEP = Rule(
     "XLA306", "undriven-step", "error", "An optimizer step in a function that no loop of the converted files drives",
     False,
@@ -1628,5 +1880,5 @@ UNDRIVEN_STEP = Rule(
 
 RULES = (
     OPTIMIZER_STEP, OPTIMIZER_BEFORE_MOVE, TRAINING_LOOP_BARRIER, DEVICE_LOADER, EVAL_LOOP_BARRIER, CLOSURE_BARRIER,
-    STEP_BARRIER, UNDRIVEN_STEP,
+    STEP_BARRIER, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS,
 )
