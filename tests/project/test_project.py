@@ -265,3 +265,50 @@ def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one
     assert not [f for f in findings["main.py"] if f.rule in ("XLA301", "XLA306")], findings["main.py"]
     assert [f for f in findings["main.py"] if f.rule == "XLA701"]  # still a training loop: its log line is deferred
     assert not [f for f in findings["agent.py"] if f.rule == "XLA306"], findings["agent.py"]
+
+
+def _optim_project(tmp_path: Path, helper: str | None) -> Path:
+    """main.py builds its optimizer from optim_utils.py's parameter groups before moving the model."""
+    repo = tmp_path / "groups"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'groups'\n")
+    if helper is not None:
+        (repo / "optim_utils.py").write_text(helper)
+    (repo / "main.py").write_text(
+        "import torch\n\nfrom optim_utils import param_groups\n\n\n"
+        "def main():\n"
+        "    model = torch.nn.Linear(8, 2)\n"
+        "    optimizer = torch.optim.AdamW(param_groups(model, 0.1), lr=1e-3)\n"
+        "    model.cuda()\n"
+    )
+    return repo
+
+
+_GROUPS = (
+    "import torch\n\n\n"
+    "def param_groups(model, weight_decay):\n"
+    "    decay = [p for n, p in model.named_parameters() if p.ndim > 1]\n"
+    "    rest = [p for n, p in model.named_parameters() if p.ndim <= 1]\n"
+    "    return [{\"params\": decay, \"weight_decay\": weight_decay}, {\"params\": rest, \"weight_decay\": 0.0}]\n"
+)
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_parameters_collected_by_another_modules_helper_are_taken_after_the_move(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    repo = _optim_project(tmp_path, _GROUPS)
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("main.py"), Path("optim_utils.py")], [Path("main.py")]):
+        conversion = convert(repo, "main.py", in_run, target)
+        assert f"param_groups(model.to({device}), 0.1)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`param_groups` collects the optimizer's parameters" in finding.message
+
+
+def test_parameters_from_a_module_that_cannot_be_read_are_an_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    repo = _optim_project(tmp_path, "import torch\n\ndef param_groups(model, weight_decay:\n")  # does not parse
+    monkeypatch.chdir(repo)
+    conversion = convert(repo, "main.py", [Path("main.py"), Path("optim_utils.py")])
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA213"]
+    assert finding.severity == "error" and finding.line == 9
+    assert "come from `param_groups` (not read), handed `model`, while `model` is on the CPU" in finding.message
