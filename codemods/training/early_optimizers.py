@@ -222,19 +222,30 @@ class EarlyOptimizers(Analysis):
         everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
         for events in scope_events:
             on_cpu: set[str] = set()
+            # Built by a call the tool does not know as a model class (a factory, a class
+            # of a star import): a model only if the optimizer steps its parameters and
+            # this function moves it later.
+            unknown: set[str] = set()
             for index, (kind, name, *rest) in enumerate(events):
                 if kind == "model":
                     constructor, moved = rest
                     if self._is_wrapper(constructor):  # type: ignore[arg-type]
                         continue
-                    if self._is_constructor(constructor) and not moved:  # type: ignore[arg-type]
-                        on_cpu.add(name)  # type: ignore[arg-type]
-                    else:
+                    known = self._is_constructor(constructor)  # type: ignore[arg-type]
+                    (on_cpu if known else unknown).add(name)  # type: ignore[arg-type]
+                    (unknown if known else on_cpu).discard(name)
+                    if moved:
                         on_cpu.discard(name)
+                        unknown.discard(name)
                 elif kind == "move":
                     on_cpu.discard(name)
+                    unknown.discard(name)
                 elif kind == "untraced":
                     self._untraced(name, rest, on_cpu, events[index + 1 :])  # type: ignore[arg-type]
+                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:  # type: ignore[arg-type]
+                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == root]
+                    if later:
+                        self._early(root, rest, later)
                 elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:  # type: ignore[arg-type]
                     later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
                     if not later:
@@ -247,14 +258,16 @@ class EarlyOptimizers(Analysis):
                             if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
                         ]
                     if later:
-                        call, argument = rest[0], rest[1] if len(rest) > 1 else None
-                        fixable = all(xla for xla, _ in later)
-                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[misc]
-                        collects = len(rest) > 2 and bool(rest[2])
-                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument, collects)  # type: ignore[arg-type,index]
+                        self._early(name, rest, later)
 
-
-
+    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]]) -> None:
+        """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
+        moves later (``later``: whether to XLA, where)."""
+        call, argument = rest[0], rest[1] if len(rest) > 1 else None
+        fixable = all(xla for xla, _ in later)
+        where = ", ".join(dict.fromkeys(str(w) for _, w in later))
+        collects = len(rest) > 2 and bool(rest[2])
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects)  # type: ignore[arg-type,index]
 
     def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or

@@ -630,6 +630,35 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="parameters-collected-by-a-helper-function",
             findings=(Expected(10, 30, "`trainable` collects the optimizer's parameters while `model` is on the CPU"),),
         ),
+        invalid(
+            """
+            import timm
+            import torch
+            from models import *
+
+            if args.net == "res18":
+                net = ResNet18(num_classes=10)
+            else:
+                net = timm.create_model("vit_base_patch16_384", pretrained=True)
+            optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
+            net.cuda()
+            """,
+            """
+            import timm
+            import torch
+            import torch_xla
+            from models import *
+
+            if args.net == "res18":
+                net = ResNet18(num_classes=10)
+            else:
+                net = timm.create_model("vit_base_patch16_384", pretrained=True)
+            optimizer = torch.optim.Adam(net.to(torch_xla.device()).parameters(), lr=args.lr)
+            net.to(torch_xla.device())
+            """,
+            note="a-model-from-a-factory-or-a-star-import",
+            findings=(Expected(10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"),),
+        ),
     ),
 )
 

@@ -312,3 +312,31 @@ def test_parameters_from_a_module_that_cannot_be_read_are_an_error(tmp_path: Pat
     (finding,) = [f for f in conversion.findings if f.rule == "XLA213"]
     assert finding.severity == "error" and finding.line == 9
     assert "come from `param_groups` (not read), handed `model`, while `model` is on the CPU" in finding.message
+
+
+def test_a_method_that_runs_a_training_loop_in_a_module_still_to_convert_is_named(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """PPO's layout: PPO.update() runs its epochs (and the optimizer steps) inside; train.py,
+    converted alone, calls it: the loop that needs the barrier is in PPO.py."""
+    repo = tmp_path / "ppo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'ppo'\n")
+    (repo / "PPO.py").write_text(
+        "import torch\n\n\nclass PPO:\n"
+        "    def __init__(self):\n"
+        "        self.policy = torch.nn.Linear(4, 2).cuda()\n"
+        "        self.optimizer = torch.optim.Adam(self.policy.parameters())\n\n"
+        "    def update(self, states):\n"
+        "        for _ in range(80):\n"
+        "            self.policy(states.cuda()).sum().backward()\n"
+        "            self.optimizer.step()\n"
+    )
+    (repo / "train.py").write_text(
+        "import torch\n\nfrom PPO import PPO\n\n\ndef train():\n    agent = PPO()\n"
+        "    for episode in range(10):\n        agent.update(torch.randn(8, 4))\n"
+    )
+    monkeypatch.chdir(repo)
+    alone = convert(repo, "train.py", [Path("train.py")])
+    (finding,) = [f for f in alone.findings if f.rule == "XLA003"]
+    assert finding.line == 9 and "`agent.update` runs a training loop in PPO.py, which still needs converting" in finding.message
+    together = convert(repo, "train.py", [Path("train.py"), Path("PPO.py")])
+    assert not [f for f in together.findings if f.rule in ("XLA003", "XLA301")]  # PPO.py's own loop gets the barrier
