@@ -556,6 +556,47 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         invalid(
             """
             import torch
+            from torch import nn
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla.core.xla_model as xm
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.to(xm.xla_device()).parameters(), *model.head.to(xm.xla_device()).parameters()], lr=1e-3)
+            model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="submodules-parameters-sagemaker",
+            findings=(
+                Expected(14, 33, "move it first: model.vision.to(xm.xla_device()).parameters()"),
+                Expected(14, 81, "move it first: model.head.to(xm.xla_device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
 
             model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
             optimizer = torch.optim.SGD(
