@@ -82,7 +82,8 @@ class OptimizerRewrite(Concern):
         runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
         barrier = self.ctx.target.api("sync").spelled
         nowhere = (
-            f"no loop of this file, nor any file of this run that imports it, calls `{undriven.function}`"
+            f"no loop of this file calls `{undriven.function}`, nor any loop that the tool could follow in the files "
+            "of this run that import it"
             if undriven.held
             else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
         )
