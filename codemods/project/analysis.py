@@ -59,6 +59,13 @@ class ProjectAnalysis(Analysis):
             self._origins[callee] = self._find(callee)
         return self._origins[callee]
 
+    def learn_instance(self, name: str, built: tuple[str, str]) -> None:
+        """``name`` (a parameter handed such an instance) is built by ``built`` (module,
+        callable) too."""
+        self.built_by[name] = built
+        for callee in [c for c in self._origins if c == name or c.startswith(name + ".")]:
+            del self._origins[callee]
+
     def _find(self, callee: str) -> Found | None:
         parts = callee.split(".")
         for cut in range(len(parts), 0, -1):

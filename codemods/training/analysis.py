@@ -434,6 +434,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         for name, func_name in self.model_candidates:
             if func_name in self.classes:
                 self.instances[name] = func_name
+        self.follow_instances_into_parameters()
         by_name = self._by_name()
         steps = self.step_functions(by_name)
         synced = self.synced_functions(steps)

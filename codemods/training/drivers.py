@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import lone_call
+from codemods.engine.nodes import dotted, lone_call
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
-    from codemods.training.analysis import TrainingFacts, _Function, _Loop
+    from codemods.training.analysis import TrainingFacts, _Function, _Loop, _Scope
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,11 @@ class StepDrivers(Analysis):
     # (statement or None, the step or the call, its function or None, what it steps or calls, call site kind)
     step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]]
 
+    module_scope: _Scope
+
     if TYPE_CHECKING:
+
+        def _local_callable(self, callee: str) -> _Function | None: ...
 
         def _steps(self, receivers: list[str]) -> bool: ...
 
@@ -108,6 +112,39 @@ class StepDrivers(Analysis):
             found = project.origin(callee)
             if found is not None and found.summary is not None and found.summary.runs_step(found.name):
                 self.part.driven_callables.add((found.summary.path, found.name))
+
+    def follow_instances_into_parameters(self) -> None:
+        """A function of this file handed an instance (``run(agent, env)`` with ``agent =
+        Agent()``) calls its methods through its parameter (``learner.update()``): the
+        parameter is that instance's kind too, when every call agrees."""
+        project = self.walk.analysis(ProjectAnalysis)
+        kinds: dict[str, set[tuple[str, str] | str]] = {}
+        scopes = [self.module_scope, *self.function_records.values()]
+        for scope in scopes:
+            for event in scope.events:
+                if event[0] != "call":
+                    continue
+                fn = self._local_callable(str(event[1]))
+                if fn is None:
+                    continue
+                call = event[2]
+                assert isinstance(call, cst.Call)
+                for param, arg in zip(fn.params, call.args):
+                    if arg.keyword is not None or arg.star:
+                        break
+                    name = dotted(arg.value)
+                    kind = self.instances.get(name) if name is not None else None
+                    built = project.built_by.get(name) if name is not None and kind is None else None
+                    if kind is not None or built is not None:
+                        kinds.setdefault(param, set()).add(kind or built)  # type: ignore[arg-type]
+        for param, found in kinds.items():
+            if len(found) != 1 or param in self.instances or param in project.built_by:
+                continue
+            (only,) = found
+            if isinstance(only, str):
+                self.instances[param] = only
+            else:
+                project.learn_instance(param, only)
 
     # -- which functions run a step each call --------------------------------------------
 

@@ -340,3 +340,17 @@ def test_a_method_that_runs_a_training_loop_in_a_module_still_to_convert_is_name
     assert finding.line == 9 and "`agent.update` runs a training loop in PPO.py, which still needs converting" in finding.message
     together = convert(repo, "train.py", [Path("train.py"), Path("PPO.py")])
     assert not [f for f in together.findings if f.rule in ("XLA003", "XLA301")]  # PPO.py's own loop gets the barrier
+
+
+def test_an_instance_handed_to_a_driver_under_another_name_is_followed(rl: Path) -> None:
+    """main.py's run(learner, ...) is handed `agent = Agent(...)`: `learner.update()` is
+    agent.py's Agent.update, so run()'s loop gets the barrier and agent.py answers for nothing."""
+    main = rl / "main.py"
+    main.write_text(
+        main.read_text()
+        .replace("def run(agent, episodes, generator):", "def run(learner, episodes, generator):")
+        .replace("loss = agent.update(states, actions, returns)", "loss = learner.update(states, actions, returns)")
+    )
+    findings = _run(rl, ["agent.py", "main.py"])
+    assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [19]
+    assert not [f for f in findings["agent.py"] if f.rule == "XLA306"]
