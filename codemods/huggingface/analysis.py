@@ -169,6 +169,8 @@ class HuggingFaceAnalysis(Analysis):
             if name is not None and name.endswith((".optim", ".dataloader_num_workers")):
                 owner, _, attr = name.rpartition(".")
                 (self.optim_assigned if attr == "optim" else self.workers_assigned).add(owner)
+            if type(value) is cst.IfExp and name is not None and self._accelerator_either_way(value):
+                self.part.accelerators.add(name)  # the no_trainer examples' `Accelerator(log_with=...) if t else Accelerator()`
             if type(value) is not cst.Call:
                 continue
             callee = self.walk.resolve(value.func)
@@ -180,6 +182,9 @@ class HuggingFaceAnalysis(Analysis):
                 self.tokenizers.add(name)
             elif method_name(value) in PARSE_METHODS and dotted(receiver(value)) in self.parsers:
                 self._parse(target.target, self.parsers[dotted(receiver(value))])  # type: ignore[index]
+
+    def _accelerator_either_way(self, value: cst.IfExp) -> bool:
+        return all(type(branch) is cst.Call and self.walk.resolve(branch.func) == ACCELERATOR for branch in (value.body, value.orelse))
 
     def _parser(self, name: str, call: cst.Call) -> None:
         classes = arg_value(call, 0, "dataclass_types")

@@ -526,6 +526,21 @@ ACCELERATE_LOOP = Rule(
             """,
             findings=(Expected(8, 5, "Accelerate loop"),),
         ),
+        invalid(
+            """
+            import torch
+            from accelerate import Accelerator
+
+            accelerator = Accelerator(log_with="all") if with_tracking else Accelerator()
+            model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+            for x, y in loader:
+                accelerator.backward(torch.nn.functional.mse_loss(model(x), y))
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+            note="accelerator-in-a-conditional-expression",
+            findings=(Expected(7, 5, "Accelerate loop"),),
+        ),
     ),
 )
 
