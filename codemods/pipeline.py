@@ -77,6 +77,9 @@ class Conversion:
     summary: ModuleSummary | None = None
     # A notebook's changed cells (report.CellChange), for its diff.
     cells: tuple[CellChange, ...] = ()
+    # Findings held back until the run's other files are seen: (key, finding); see
+    # runner.release_held.  They get no TODO comment.
+    held: tuple[tuple[str, Finding], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -335,9 +338,12 @@ def _convert(
             _at(f, output_positions.get(f.result) or line_map.move(input_starts.get(f.original)))  # type: ignore[arg-type]
             for f in ctx.findings
         ]
+    held = tuple((pending.held, finding) for pending, finding in zip(ctx.findings, findings) if pending.held)
+    if held:
+        findings = [finding for pending, finding in zip(ctx.findings, findings) if not pending.held]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     summary = summarise(facts, pending=changed)
-    return Conversion(source, output if changed else source, findings, encoding, images, summary)
+    return Conversion(source, output if changed else source, findings, encoding, images, summary, held=held)
 
 
 def _check_dockerfile(

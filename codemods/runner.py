@@ -71,6 +71,7 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     report.findings = conversion.findings
     report.images = conversion.images
     report.summary = conversion.summary
+    report.held = conversion.held
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
         if conversion.cells:  # a notebook: its changed cells' sources, not its JSON
@@ -99,15 +100,25 @@ def _text(data: bytes, encoding: str) -> str:
 # The run this process takes part in: the files it converts (their summaries are not
 # pending), and one Project per root and per way of converting.
 _RUN_FILES: frozenset[Path] = frozenset()
+_IMPORTED: frozenset[Path] | None = None  # the run's files that another of its files imports
 _PROJECTS: dict[tuple[Path, str, RuleSelection, int | None], Project] = {}
 _ROOTS: dict[Path, Path] = {}  # folder -> its project's root, for this run
 
 
-def _set_run(files: frozenset[Path]) -> None:
-    global _RUN_FILES
+def _set_run(files: frozenset[Path], imported: frozenset[Path] | None = None) -> None:
+    global _RUN_FILES, _IMPORTED
     _RUN_FILES = files
+    _IMPORTED = imported
     _PROJECTS.clear()
     _ROOTS.clear()
+
+
+def _set_imported(imported: frozenset[Path]) -> None:
+    """The run's files that another of its files imports, once the run has scanned them."""
+    global _IMPORTED
+    _IMPORTED = imported
+    for project in _PROJECTS.values():
+        project.learn_imported(imported)
 
 
 def project_of(path: Path, job: Job) -> Project:
@@ -120,7 +131,9 @@ def project_of(path: Path, job: Job) -> Project:
     key = (root, job.target, job.selection, job.max_bytes)
     project = _PROJECTS.get(key)
     if project is None:
-        project = Project(root, summarise_with(job.target, job.selection, job.max_bytes), in_run=_RUN_FILES)
+        project = Project(
+            root, summarise_with(job.target, job.selection, job.max_bytes), in_run=_RUN_FILES, imported=_IMPORTED
+        )
         _PROJECTS[key] = project
     return project
 
@@ -146,9 +159,9 @@ def process_path(path: str, job: Job, known: dict[Path, ModuleSummary | None] | 
     return report
 
 
-def _start_worker(files: frozenset[Path]) -> None:
+def _start_worker(files: frozenset[Path], imported: frozenset[Path]) -> None:
     """Workers know the run, and finish the file in hand: the parent decides when to stop."""
-    _set_run(files)
+    _set_run(files, imported)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
@@ -187,6 +200,8 @@ def _run_rounds(
     work: Sequence[tuple[str, Job]], workers: int, done: Callable[[FileReport], None] | None, files: frozenset[Path]
 ) -> list[FileReport]:
     depends = _imports_within(work, files)
+    imported = frozenset(file for imports in depends.values() for file in imports)
+    _set_imported(imported)
     order = {resolved(path): index for index, (path, _) in enumerate(work)}
     by_path = {resolved(path): (path, job) for path, job in work}
     reports: dict[int, FileReport] = {}
@@ -195,7 +210,7 @@ def _run_rounds(
     if workers > 1 and len(work) > 1:
         from concurrent.futures import ProcessPoolExecutor  # not loaded by runs without a pool
 
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files,))
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files, imported))
     try:
         for round_ in waves(list(order), depends):
             tasks = [(*by_path[f], {d: summaries.get(d) for d in depends.get(f, ()) if d in summaries}) for f in round_]
@@ -210,11 +225,33 @@ def _run_rounds(
     if pool is not None:
         pool.shutdown()
     ordered = [reports[i] for i in range(len(work))]
+    if any(report.held for report in ordered):
+        release_held(ordered)
     if any(report.images for report in ordered):
         from codemods.containers.across_files import connect_images  # imports LibCST: only for runs that need it
 
         connect_images(ordered)
     return ordered
+
+
+def release_held(reports: Sequence[FileReport]) -> None:
+    """Findings held back by a file that other files of the run import (an optimizer step
+    in a function that no loop of the file drives: the key is the function) stand unless
+    one of the run's files calls that function, which then drives its step."""
+    driven = {
+        (resolved(path), name)
+        for report in reports
+        if isinstance(report.summary, ModuleSummary)
+        for path, name in report.summary.drives
+    }
+    for report in reports:
+        if not report.held:
+            continue
+        file = resolved(report.path)
+        standing = [finding for key, finding in report.held if (file, key) not in driven]
+        if standing:
+            report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))
+        report.held = ()
 
 
 @contextlib.contextmanager

@@ -145,7 +145,11 @@ class DeviceRewrite(Concern):
         Module.to moves in place and returns the module, and a later move to the same
         device keeps the parameters, so the optimizer holds the ones that train."""
         early = self.facts.training.optimizer_before_move[original]
-        built = "the optimizer is built" if early.argument is None else f"`{self.ctx.code(original.func)}` builds an optimizer"
+        built = (
+            "the optimizer is built" if early.argument is None
+            else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters" if early.collects
+            else f"`{self.ctx.code(original.func)}` builds an optimizer"
+        )
         if not early.fixable:
             self.ctx.report(
                 OPTIMIZER_BEFORE_MOVE,

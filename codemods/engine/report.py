@@ -76,6 +76,8 @@ class FileReport:
     images: tuple[object, ...] = ()
     # What the file tells the other files of its project (a Python module's summary).
     summary: object | None = None
+    # Findings that stand only if the run's other files do not settle them: (key, finding).
+    held: tuple[tuple[str, Finding], ...] = ()
 
 
 @dataclass

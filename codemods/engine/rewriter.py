@@ -41,6 +41,9 @@ class PendingFinding:
     fixed: bool
     original: cst.CSTNode | None  # where it is in the input
     result: cst.CSTNode | None = None  # where it is in the output, once known
+    # Held back until the run's other files are seen (the key says what would release it:
+    # see runner.release_held); "" for every other finding.
+    held: str = ""
 
 
 class Context:
@@ -76,17 +79,20 @@ class Context:
             return False
         return original is None or not self.suppressed(rule, original)
 
-    def _record(self, rule: Rule, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None) -> None:
+    def _record(
+        self, rule: Rule, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None, held: str = ""
+    ) -> None:
         # A finding is one line (code shown in it may span several).
-        finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result)
+        finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result, held)
         self.findings.append(finding)
         if result is None and original is not None:
             self._unsettled.setdefault(original, []).append(finding)
 
-    def report(self, rule: Rule, original: cst.CSTNode | None, message: str) -> None:
-        """A manual follow-up: the code stays as it was."""
+    def report(self, rule: Rule, original: cst.CSTNode | None, message: str, held: str = "") -> None:
+        """A manual follow-up: the code stays as it was.  ``held``: the finding stands
+        only if the other files of the run do not settle it (runner.release_held)."""
         if self.enabled(rule, original):
-            self._record(rule, original, message, False, None)
+            self._record(rule, original, message, False, None, held)
 
     def fix(
         self,

@@ -28,6 +28,9 @@ class ProjectFacts:
     # A loop's training step run by a callable of another module (a scaler wrapper, a
     # helper): where it comes from, as the finding names it.
     external_steps: dict[cst.Call, str] = field(default_factory=dict)
+    # A method of an instance of another module's class that runs a training loop (an
+    # agent's ``update()`` with its epochs inside), that module still to convert: its path.
+    external_loops: dict[cst.Call, str] = field(default_factory=dict)
     # Callables of another module that set up mixed precision (a scaler class): its path.
     external_amp: dict[cst.Call, str] = field(default_factory=dict)
 
@@ -55,6 +58,13 @@ class ProjectAnalysis(Analysis):
         if callee not in self._origins:
             self._origins[callee] = self._find(callee)
         return self._origins[callee]
+
+    def learn_instance(self, name: str, built: tuple[str, str]) -> None:
+        """``name`` (a parameter handed such an instance) is built by ``built`` (module,
+        callable) too."""
+        self.built_by[name] = built
+        for callee in [c for c in self._origins if c == name or c.startswith(name + ".")]:
+            del self._origins[callee]
 
     def _find(self, callee: str) -> Found | None:
         parts = callee.split(".")
@@ -128,5 +138,7 @@ class ProjectAnalysis(Analysis):
                 self.part.external_steps[call] = f"`{callee}` ({summary.path})"
             elif any(is_optimizer(dotted(a.value)) for a in call.args) and summary.trains(found.name):
                 self.part.external_training[call] = (callee, summary.path)
+            elif "." in found.name and summary.trains(found.name):
+                self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name):
                 self.part.external_amp[call] = summary.path

@@ -80,10 +80,14 @@ class Project:
         summarise: Summarise,
         in_run: Collection[Path] = (),
         known: Mapping[Path, ModuleSummary | None] | None = None,
+        imported: Collection[Path] | None = None,
     ) -> None:
         """``in_run``: the files this run converts (their summaries are not pending);
-        ``known``: summaries the run has already made (by resolved path)."""
+        ``known``: summaries the run has already made (by resolved path); ``imported``:
+        the files of the run that another file of the run imports (found when needed,
+        if not given)."""
         self.root = resolved(root)
+        self._imported = None if imported is None else {resolved(p) for p in imported}
         self.summarise = summarise
         self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
@@ -109,6 +113,22 @@ class Project:
         """The files of the run, resolved when first needed (a run makes a Project per
         root, each given every file of the run; most never ask)."""
         return {resolved(p) for p in self._in_run}
+
+    def imported_in_run(self, path: Path) -> bool:
+        """Another file of the run imports ``path`` (a quick textual scan of the run's
+        files, made once, when the runner did not say)."""
+        if self._imported is None:
+            self._imported = set()
+            for file in self.in_run:
+                try:
+                    self._imported |= imported_files(self, file, read_bytes(str(file)))
+                except FileProblem:
+                    continue
+        return path in self._imported
+
+    def learn_imported(self, imported: Collection[Path]) -> None:
+        """The run's files that another file of the run imports, as the runner found them."""
+        self._imported = {resolved(p) for p in imported}
 
     def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
         """Summaries the run has made meanwhile."""
@@ -175,6 +195,9 @@ class FileImports:
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
+
+    def imported_in_run(self) -> bool:
+        return self.project.imported_in_run(self.path)
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), a few hops deep."""

@@ -29,6 +29,13 @@ class ProjectRewrite(Concern):
                 f"the training step runs in {project.external_steps[original]}: this loop gets the step barrier; "
                 "convert that code too (its optimizer step and gradient scaler must become the XLA ones)",
             )
+        elif original in project.external_loops:
+            self.ctx.report(
+                CROSS_FILE,
+                original,
+                f"`{self.ctx.code(original.func)}` runs a training loop in {project.external_loops[original]}, which "
+                "still needs converting: convert it too (its loop needs the step barrier and xm.optimizer_step)",
+            )
         elif original in project.external_amp:
             self.ctx.report(
                 CROSS_FILE,

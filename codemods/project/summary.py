@@ -32,9 +32,17 @@ class ModuleSummary:
     # over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
+    parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()
+    # Callables that run a training step and end it with the step barrier themselves
+    # (already XLA code): a loop that calls them needs no barrier of its own.
+    synced: frozenset[str] = frozenset()
+    # Step callables of other project modules that this one calls, and so drives (from a
+    # loop, or from a step function of its own): (their module's path, their name).
+    drives: frozenset[tuple[str, str]] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
@@ -52,6 +60,9 @@ class ModuleSummary:
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps
+
+    def syncs(self, name: str) -> bool:
+        return name in self.synced
 
     def trains(self, name: str) -> bool:
         return name in self.trainers or name in self.steps
@@ -82,6 +93,9 @@ class ModuleSummary:
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)
 
+    def reads_parameters(self, name: str, index: int | None, keyword: str | None) -> bool:
+        return any(_same_argument(read, name, index, keyword) for read in self.parameter_readers)
+
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
     callable_name, position, parameter = entry[:3]
@@ -102,6 +116,10 @@ class ImportContext(Protocol):
     ``from util.misc import NativeScaler``; None for anything outside the project."""
 
     def lookup(self, module: str, name: str) -> Found | None: ...
+
+    def imported_in_run(self) -> bool:
+        """Another file of the run imports this one (its loops may drive this file's steps)."""
+        ...
 
 
 # Packages that are never part of the project being converted.
@@ -124,6 +142,9 @@ class GuessedImports:
         if not module.startswith(".") and (head in sys.stdlib_module_names or head in _OUTSIDE):
             return None
         return Found(None, name)
+
+    def imported_in_run(self) -> bool:
+        return False
 
 
 def outside_project(module: str) -> bool:

@@ -13,21 +13,25 @@ from codemods import apis
 from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
 from codemods.engine.nodes import (
     arg_value,
-    call_args,
     dotted,
     fold_true,
     is_true,
-    lone_call,
     method_name,
     names_in,
-    parse_dotted,
     receiver,
     walk,
 )
-from codemods.engine.positions import code_of
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
+from codemods.training.drivers import StepDrivers, UndrivenStep
+from codemods.training.early_optimizers import (
+    EarlyOptimizer,
+    EarlyOptimizers,
+    UntracedParameters,
+    _module_calls,
+    value_names,
+)
 
 
 @dataclass(frozen=True)
@@ -37,21 +41,6 @@ class OptimizerStep:
     optimizer: str
     closure_index: int | None = None  # which argument is the closure (LBFGS)
     other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
-
-
-@dataclass(frozen=True)
-class EarlyOptimizer:
-    """An optimizer built over a model that is still on the CPU and moves to the device
-    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
-    update stale CPU copies."""
-
-    model: str
-    # The model may simply be moved first: where it goes later is the XLA device on every path.
-    fixable: bool
-    moved_by: str  # where it moves, as the finding names it
-    # The call hands the model to a function that builds the optimizer from it (the
-    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
-    argument: int | str | None = None  # a keyword argument: its name
 
 
 @dataclass(repr=False)
@@ -83,6 +72,9 @@ class TrainingFacts:
     # still on the CPU and is moved to the device later, in this function, in another
     # one, or by a callable of another project file (``Trainer(model, ...)``).
     optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
+    # Optimizers (or the calls of unread callables that feed them) whose parameters come
+    # from what the tool cannot follow, while a model of the function moves later.
+    untraced_parameters: dict[cst.Call, UntracedParameters] = field(default_factory=dict)
     # For this file and others: callables that move an argument to the device (qualified
     # name, index without ``self``, parameter, whether the device is the XLA device on
     # every path, and else the parameter that hands the device in: its index and name, or
@@ -90,6 +82,8 @@ class TrainingFacts:
     # parameter).
     argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
+    parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
     # where the guard goes (every model of the file ends on the XLA device, so what feeds
     # it must too), False where it stays and is reported.
@@ -112,10 +106,17 @@ class TrainingFacts:
     # Statements that step an optimizer outside any loop, in functions that this file runs
     # outside its training loops (a demo that trains one step): the barrier goes right after.
     lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
+    # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
+    # that no other file of the run imports: reported (training/drivers.py).
+    undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)
     # For other files (qualified names, see project/summarise.py): the callables that run
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)
+    # Step callables that end the step with the barrier themselves (already XLA code).
+    synced_callables: set[str] = field(default_factory=set)
+    # Step callables of other project modules that this file calls: (module path, name).
+    driven_callables: set[tuple[str, str]] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:
@@ -144,14 +145,15 @@ class _Scope:
 
     # ("model", name, constructor, moved_at_creation) | ("move", name, device, node)
     # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
-    # or build an optimizer over one (known once the walk is done).
+    # or build an optimizer over one (known once the walk is done) | ("collect", name,
+    # value): an assignment | ("uses", names, node): an optimizer built from those names.
     events: list[tuple[object, ...]] = field(default_factory=list)
+    qualname: str = ""  # "" at module level
 
 
 @dataclass(repr=False)
 class _Function(_Scope):
     name: str = ""
-    qualname: str = ""
     node: cst.FunctionDef | None = None
     # What the function does once per call (outside loops of its own).
     backward: bool = False
@@ -164,7 +166,7 @@ class _Function(_Scope):
     builds_optimizer: bool = False
 
 
-class TrainingAnalysis(Analysis):
+class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     name = "training"
     reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
 
@@ -182,8 +184,13 @@ class TrainingAnalysis(Analysis):
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
         self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
-        # Optimizer steps outside loops: (statement, optimizer, function or None).
-        self.unlooped_steps: list[tuple[cst.SimpleStatementLine, str, _Function | None]] = []
+        # Optimizer steps outside loops, and calls outside loops that may run one:
+        # (statement, the call, function or None, optimizer or callee, "step" or "call").
+        self.step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]] = []
+        self.classes: set[str] = set()  # classes defined in this file
+        self.instances: dict[str, str] = {}  # name -> the class of this file it was built from
+        self.optimizer_inputs: set[cst.Call] = set()
+        self.call_targets: dict[cst.Call, str] = {}
         self.next_statement: dict[int, cst.BaseStatement] = {}
         self.used_outside_loops: set[str] = set()
         # Barriers under availability checks in a loop: (loop, the checks, the barrier).
@@ -225,6 +232,7 @@ class TrainingAnalysis(Analysis):
     visit_IndentedBlock = _block
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.add(node.name.value)
         for base in node.bases:
             if self.walk.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
                 self.module_classes.add(node.name.value)
@@ -237,7 +245,10 @@ class TrainingAnalysis(Analysis):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._assignment(dotted(target.target), node.value)
+            name = dotted(target.target)
+            self._assignment(name, node.value)
+            if name is not None:
+                self.scope.events.append(("collect", name, node.value))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -253,6 +264,7 @@ class TrainingAnalysis(Analysis):
             core = receiver(core)  # type: ignore[assignment]
         if type(core) is not cst.Call:
             return
+        self.call_targets[core] = name
         func_name = dotted(core.func)
         if func_name is not None:
             self.scope.events.append(("model", name, func_name, moved))
@@ -324,10 +336,16 @@ class TrainingAnalysis(Analysis):
             function.called.append(func_name)
             if callee in spellings("sync"):
                 function.barrier = True
-        if loop is None:  # what this file runs outside loops: called, or handed on (to a launcher)
-            self.used_outside_loops.update(n for a in (node.func, *(arg.value for arg in node.args)) if (n := dotted(a)))
+            elif method != "step" and callee is None:
+                self.step_sites.append((self._statement_of(node), node, function, func_name, "call"))
+        if loop is None:  # what this file runs outside loops and functions, or hands on (to a launcher)
+            outside = self.walk.enclosing_function is None
+            self.used_outside_loops.update(
+                n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
+            )
         if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
-            device = CUDA if method == "cuda" else dotted(arg_value(node, 0, "device"))
+            target = arg_value(node, 0, "device")
+            device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
             self.scope.events.append(("move", moved, device, node))
             self.moves.append((moved, device, node))
             if loop is not None and device is not None:
@@ -338,9 +356,13 @@ class TrainingAnalysis(Analysis):
             if function is not None:
                 function.builds_optimizer = True
             params = arg_value(node, 0, "params")
-            for sub in walk(params) if params is not None else ():
-                if type(sub) is cst.Call and method_name(sub) == "parameters" and dotted(receiver(sub)):
-                    self.scope.events.append(("optimizer", dotted(receiver(sub)), sub))
+            if params is not None:
+                for sub, module in _module_calls(params):
+                    self.optimizer_inputs.add(sub)
+                    self.scope.events.append(("optimizer", module, sub))
+                self.optimizer_inputs.update(sub for sub in walk(params) if type(sub) is cst.Call)
+                if names := value_names(params):
+                    self.scope.events.append(("uses", names, node))
         elif (
             node.args and method not in ("to", "cuda") and dotted(node.func) is not None
             and not (callee or "").startswith("torch.")
@@ -371,10 +393,19 @@ class TrainingAnalysis(Analysis):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop))
-        if loop is None and self.statement is not None and any(
-            isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
-        ):
-            self.unlooped_steps.append((self.statement, name, self.function if self.walk.enclosing_function else None))
+        if loop is None:
+            statement = self.statement if self.statement is not None and any(
+                isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
+            ) else None
+            self.step_sites.append((statement, node, self.function if self.walk.enclosing_function else None, name, "step"))
+
+    def _statement_of(self, node: cst.Call) -> cst.SimpleStatementLine | None:
+        """The statement that is this call (``helper(x)``, ``loss = helper(x)``)."""
+        statement = self.statement
+        if statement is None or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        return statement if type(small) in (cst.Expr, cst.Assign) and small.value is node else None  # type: ignore[attr-defined]
 
     # -- results ----------------------------------------------------------------------------
 
@@ -400,12 +431,17 @@ class TrainingAnalysis(Analysis):
             for call, callee, arguments in loop.handed:
                 if any(part.is_optimizer(name) for name in arguments):
                     part.step_wrappers[call] = callee
-        step_functions = self._step_functions()
-        for fn in self.function_records.values():
-            if fn.name in step_functions:
-                part.step_callables.add(fn.qualname)
+        for name, func_name in self.model_candidates:
+            if func_name in self.classes:
+                self.instances[name] = func_name
+        self.follow_instances_into_parameters()
+        by_name = self._by_name()
+        steps = self.step_functions(by_name)
+        synced = self.synced_functions(steps)
+        part.step_callables |= steps
+        part.synced_callables |= synced
         for loop in self.loop_records.values():
-            self._plan_loop(loop, step_functions)
+            self._plan_loop(loop, steps, synced, by_name)
         for call, step, loop in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
                 if self.facts.distributed.ddp or self._framework_drives_training:
@@ -423,65 +459,15 @@ class TrainingAnalysis(Analysis):
         self._device_less()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
-        self._lone_steps()
+        self.place_step_barriers(steps, synced, by_name)
+        self.note_driven()
 
-    def _lone_steps(self) -> None:
-        """Optimizer steps that no training loop of this file runs, and that no barrier
-        follows already: nothing would ever execute their graph."""
-        if self._framework_drives_training:
-            return
-        loops = [loop for loop in self.loop_records.values() if loop.node in self.part.all_loops]
-        reached = {name.removeprefix("self.") for loop in loops for name in loop.called}
-        functions = {fn.name: fn for fn in self.function_records.values()}
-        pending = list(reached)
-        while pending:
-            fn = functions.get(pending.pop())
-            if fn is None:
-                continue
-            for name in (n.removeprefix("self.") for n in fn.called):
-                if name not in reached:
-                    reached.add(name)
-                    pending.append(name)
-        for statement, optimizer, function in self.unlooped_steps:
-            # Module-level steps are left to the script's next host read: only functions
-            # (a demo step, a smoke test) are said to train once.
-            # A step function that this file never uses is a library's: its callers (maybe
-            # loops in other files) place the barrier.
-            used = function is not None and any(n.removeprefix("self.") == function.name for n in self.used_outside_loops)
-            if not used or function.name in reached or not self.part.is_optimizer(optimizer):  # type: ignore[union-attr]
-                continue
-            following = self.next_statement.get(id(statement))
-            barrier = lone_call(following) if following is not None else None
-            if barrier is None or self.walk.resolve(barrier.func) not in spellings("sync"):
-                self.part.lone_steps.add(statement)
-
-    def _step_functions(self) -> set[str]:
-        """Functions that run a training step each call: a backward pass or an optimizer
-        step outside loops of their own, directly or through another such function."""
-        functions = list(self.function_records.values())
-        steps = {fn.name for fn in functions if fn.backward or self._steps(fn.step_receivers)}
-        while True:
-            more = {
-                fn.name for fn in functions if fn.name not in steps and any(self._runs_step(c, steps) for c in fn.called)
-            }
-            if not more:
-                return steps
-            steps |= more
-
-    def _runs_step(self, callee: str, steps: set[str]) -> bool:
-        """Calling ``callee`` runs a training step: a step function of this file, or a
-        callable of another project module that runs one."""
-        if callee.removeprefix("self.") in steps:
-            return True
-        found = self.walk.analysis(ProjectAnalysis).origin(callee)
-        return found is not None and found.summary is not None and found.summary.runs_step(found.name)
-
-    def _plan_loop(self, loop: _Loop, step_functions: set[str]) -> None:
+    def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
         training = (
             loop.backward
             or self._steps(loop.step_receivers)
-            or any(self._runs_step(c, step_functions) for c in loop.called)
+            or any(self.runs_step(c, steps, by_name) for c in loop.called)
             or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
         if training:
@@ -489,7 +475,10 @@ class TrainingAnalysis(Analysis):
         if training and loop.owner:
             part.training_callables.add(loop.owner)
         # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
-        if loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training:
+        if (
+            loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training
+            or (training and self.calls_synced(loop.called, synced, by_name))
+        ):
             return
         if training:
             plan = LoopPlan("training")
@@ -538,77 +527,6 @@ class TrainingAnalysis(Analysis):
         if _filters_batches(node.body, batch):
             return None  # on the device, data-dependent filtering would compile a graph per shape
         return loader, device
-
-    def _is_model_constructor(self, constructor: str) -> bool:
-        qualified = self.walk.resolve(parse_dotted(constructor)) or ""
-        return constructor in self.module_classes or (
-            qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
-        )
-
-    def _is_wrapper(self, constructor: str) -> bool:
-        """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
-        return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
-
-    # -- optimizers over models that move later ------------------------------------------
-
-    def _goes_to_xla(self, device: str | None) -> bool:
-        """A move to ``device`` ends on the XLA device on every path once ported: a
-        ``.cuda()``, a CUDA index (ported where it is used), or a device that is XLA."""
-        return device == CUDA or device in self.facts.device.cuda_indices or (
-            self.device.xla_on_every_path(device) and self.device.file_always_xla()
-        )
-
-    def _local_callable(self, callee: str) -> _Function | None:
-        """The function of this file that ``callee`` runs: ``helper``, ``Trainer`` (its
-        ``__init__``), ``self.helper``."""
-        name = callee.removeprefix("self.")
-        for fn in self.function_records.values():
-            if fn.qualname in (name, f"{name}.__init__") or (callee != name and fn.qualname.endswith(f".{name}")):
-                return fn
-        return None
-
-    def _argument_events(self, callee: str, call: cst.Call) -> list[tuple[object, ...]]:
-        """What handing arguments to ``callee`` does to models: ("move", name, XLA or
-        not, description) for an argument the callee moves to the device, ("optimizer",
-        name, call, index) for one it builds an optimizer over."""
-        local = self._local_callable(callee)
-        found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
-        summary = found.summary if found is not None else None
-        if local is None and summary is None:
-            return []
-        positional, keywords = call_args(call)
-        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [(None, k, a) for k, a in keywords.items()]
-        events: list[tuple[object, ...]] = []
-        for index, keyword, arg in handed:
-            name = dotted(arg.value)
-            if name is None:
-                continue
-            if local is not None:
-                param = keyword if keyword in local.params else (
-                    local.params[index] if index is not None and index < len(local.params) else None
-                )
-                if param is None:
-                    continue
-                for moved, device, move in local.moved_params:
-                    if moved == param:
-                        xla = self._goes_to_xla(device) or (
-                            device in local.params
-                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
-                        )
-                        events.append(("move", name, xla, self._where(move, local.qualname)))
-                if local.builds_optimizer and param in local.parameters_of:
-                    events.append(("optimizer", name, call, index if index is not None else keyword))
-            else:
-                assert found is not None and summary is not None
-                moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
-                if moved is not None:
-                    xla, device_at = moved  # type: ignore[str-unpack,assignment]
-                    if not xla and device_at is not None:  # to a device the caller hands in
-                        xla = self._goes_to_xla(_argument_name(call, *device_at))
-                    events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
-                if summary.builds_optimizer(found.name, index, keyword):
-                    events.append(("optimizer", name, call, index if index is not None else keyword))
-        return events
 
     def _device_less(self) -> None:
         """The file trains, but nothing in it moves anything or names a device, it takes
@@ -664,83 +582,9 @@ class TrainingAnalysis(Analysis):
         for guard in guards:
             self.part.input_guards[guard] = follows
 
-    @staticmethod
-    def _where(move: cst.Call, owner: str) -> str:
-        return f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`"
-
-    def _callables_summary(self) -> None:
-        """What other files need to know: which callables move or build optimizers over
-        their arguments."""
-        for fn in self.function_records.values():
-            for index, param in enumerate(fn.params):
-                for moved, device, _ in fn.moved_params:
-                    if moved == param:
-                        xla = self._goes_to_xla(device)
-                        at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))  # type: ignore[arg-type]
-                if fn.builds_optimizer and param in fn.parameters_of:
-                    self.part.optimizer_builders.add((fn.qualname, index, param))
-
-    def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
-        """The scope's events with calls replaced by what they do to models; moves
-        ("move", name, goes to XLA, description)."""
-        events: list[tuple[object, ...]] = []
-        owner = scope.qualname if isinstance(scope, _Function) else ""
-        for event in scope.events:
-            if event[0] == "call":
-                events.extend(self._argument_events(event[1], event[2]))  # type: ignore[arg-type]
-            elif event[0] == "move":
-                _, name, device, node = event
-                events.append(("move", name, self._goes_to_xla(device), self._where(node, owner)))  # type: ignore[arg-type]
-            else:
-                events.append(event)
-        return events
-
-    def _is_constructor(self, constructor: str) -> bool:
-        """A model class of this file or torch.nn, or a class of another project file."""
-        if self._is_model_constructor(constructor):
-            return True
-        return constructor.rsplit(".", 1)[-1][:1].isupper() and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
-
-    def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
-        scope_events = [self._scope_events(scope) for scope in scopes]
-        # Moves anywhere in the file, for a model that leaves the function that built it
-        # (returned, or handed to a trainer class): (name, goes to XLA, description).
-        everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
-        for events in scope_events:
-            on_cpu: set[str] = set()
-            for index, (kind, name, *rest) in enumerate(events):
-                if kind == "model":
-                    constructor, moved = rest
-                    if self._is_wrapper(constructor):  # type: ignore[arg-type]
-                        continue
-                    if self._is_constructor(constructor) and not moved:  # type: ignore[arg-type]
-                        on_cpu.add(name)  # type: ignore[arg-type]
-                    else:
-                        on_cpu.discard(name)
-                elif kind == "move":
-                    on_cpu.discard(name)
-                elif kind == "optimizer" and name in on_cpu:
-                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
-                    if not later:
-                        # Moved elsewhere (returned, or handed to a trainer class)?  Only if
-                        # the file moves some model at all; otherwise it stays on the CPU.
-                        last = name.rsplit(".", 1)[-1]
-                        later = [
-                            (xla, where)
-                            for moved, xla, where in everywhere
-                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
-                        ]
-                    if later:
-                        call, argument = rest[0], rest[1] if len(rest) > 1 else None
-                        fixable = all(xla for xla, _ in later)
-                        where = ", ".join(dict.fromkeys(w for _, w in later))  # type: ignore[misc]
-                        self.part.optimizer_before_move[call] = EarlyOptimizer(name, fixable, where, argument)  # type: ignore[arg-type,index]
-
-
-def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
-    """The name a call passes for a parameter (by position or by keyword)."""
-    return dotted(arg_value(call, index, keyword))
+def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
+    """``"cuda"``, ``'cuda:0'``: a move to a CUDA device written as a literal."""
+    return type(node) is cst.SimpleString and str(node.evaluated_value).split(":")[0] == "cuda"
 
 
 def is_device_loader(call: cst.Call, callee: str | None) -> bool:

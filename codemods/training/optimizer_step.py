@@ -8,11 +8,24 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
-from codemods.training.rules import OPTIMIZER_STEP
+from codemods.training.drivers import UndrivenStep
+from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
 
 
 class OptimizerRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        undriven = self.facts.training.undriven_steps.get(original)
+        if undriven is not None:
+            self._undriven(original, undriven)
+        untraced = self.facts.training.untraced_parameters.get(original)
+        if untraced is not None:
+            self.ctx.report(
+                UNTRACED_OPTIMIZER_PARAMETERS,
+                original,
+                f"the optimizer's parameters come from {untraced.source} while `{untraced.model}` is on the CPU, and "
+                f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
+                f"`{untraced.model}`'s they are stale copies that nothing trains; build the optimizer after the move",
+            )
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 OPTIMIZER_STEP,
@@ -65,4 +78,20 @@ class OptimizerRewrite(Concern):
         new = self.ctx.fix(OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
         return new if new is not None else updated
 
-
+    def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
+        runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
+        barrier = self.ctx.target.api("sync").spelled
+        nowhere = (
+            f"no loop of this file calls `{undriven.function}`, nor any loop that the tool could follow in the files "
+            "of this run that import it"
+            if undriven.held
+            else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
+        )
+        self.ctx.report(
+            UNDRIVEN_STEP,
+            original,
+            f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere}, so the "
+            "graph would grow with every step; convert the project folder with the script whose loop calls it (the "
+            f"barrier goes there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
+            held=undriven.function if undriven.held else "",
+        )

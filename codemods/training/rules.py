@@ -252,8 +252,12 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
     "trains nothing (with a gradient scaler: 'No inf checks were recorded for this optimizer'). The model is "
     "moved first, also when the later move is in another function or in a callable of another project file "
-    "that the model is handed to (a trainer class), and when a function builds the optimizer from the model; "
-    "where the later move may go to the CPU, an error names it.",
+    "that the model is handed to (a trainer class), and when a function builds the optimizer from the model. "
+    "This is obligation 2 of a port (the optimizer holds the parameters as they are after the move), followed "
+    "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
+    "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
+    "that collect them; where the later move may go to the CPU, an error names it (and XLA213 names what the "
+    "tool could not follow).",
     examples=lambda: (
         invalid(
             """
@@ -509,6 +513,193 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
         ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.to(torch_xla.device()).parameters(), *model.head.to(torch_xla.device()).parameters()], lr=1e-3)
+            model.to(torch_xla.device())
+            """,
+            note="submodules-parameters",
+            findings=(
+                Expected(14, 33, "move it first: model.vision.to(torch_xla.device()).parameters()"),
+                Expected(14, 84, "move it first: model.head.to(torch_xla.device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla.core.xla_model as xm
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.to(xm.xla_device()).parameters(), *model.head.to(xm.xla_device()).parameters()], lr=1e-3)
+            model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="submodules-parameters-sagemaker",
+            findings=(
+                Expected(14, 33, "move it first: model.vision.to(xm.xla_device()).parameters()"),
+                Expected(14, 81, "move it first: model.head.to(xm.xla_device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(
+                [{"params": model[0].parameters()}, {"params": model[1].parameters(), "lr": 1e-2}], lr=1e-3
+            )
+            model.to("cuda")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(
+                [{"params": model[0].to(xm.xla_device()).parameters()}, {"params": model[1].to(xm.xla_device()).parameters(), "lr": 1e-2}], lr=1e-3
+            )
+            model.to("xla")
+            """,
+            target="sagemaker",
+            note="parameter-groups-sagemaker",
+            findings=(
+                Expected(6, 17, "the optimizer is built while `model` is on the CPU and `model.to(\"cuda\")` moves"),
+                Expected(6, 72, "move it first: model[1].to(xm.xla_device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(8, 2)
+            params = list(model.parameters())
+            model = model.cuda()
+            optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(8, 2)
+            params = list(model.to(torch_xla.device()).parameters())
+            model = model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            note="parameters-collected-into-a-name-first",
+            findings=(Expected(5, 15, "move it first: model.to(torch_xla.device()).parameters()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def trainable(net):
+                return [p for p in net.parameters() if p.requires_grad]
+
+
+            model = torch.nn.Linear(8, 2)
+            optimizer = torch.optim.Adam(trainable(model), lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def trainable(net):
+                return [p for p in net.parameters() if p.requires_grad]
+
+
+            model = torch.nn.Linear(8, 2)
+            optimizer = torch.optim.Adam(trainable(model.to(torch_xla.device())), lr=1e-3)
+            model.to(torch_xla.device())
+            """,
+            note="parameters-collected-by-a-helper-function",
+            findings=(Expected(10, 30, "`trainable` collects the optimizer's parameters while `model` is on the CPU"),),
+        ),
+        invalid(
+            """
+            import timm
+            import torch
+            from models import *
+
+            if args.net == "res18":
+                net = ResNet18(num_classes=10)
+            else:
+                net = timm.create_model("vit_base_patch16_384", pretrained=True)
+            optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
+            net.cuda()
+            """,
+            """
+            import timm
+            import torch
+            import torch_xla
+            from models import *
+
+            if args.net == "res18":
+                net = ResNet18(num_classes=10)
+            else:
+                net = timm.create_model("vit_base_patch16_384", pretrained=True)
+            optimizer = torch.optim.Adam(net.to(torch_xla.device()).parameters(), lr=args.lr)
+            net.to(torch_xla.device())
+            """,
+            note="a-model-from-a-factory-or-a-star-import",
+            findings=(Expected(10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"),),
+        ),
     ),
 )
 
@@ -595,6 +786,90 @@ TRAINING_LOOP_BARRIER = Rule(
             """,
             note="barrier-in-a-dropped-branch",
             findings=(Expected(6, 5, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).cuda()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).to(torch_xla.device())
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+                    torch_xla.sync()
+            """,
+            note="a-step-method-called-through-an-instance",
+            findings=(Expected(21, 9, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Agent:
+                def update(self, batch):
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def update(self, batch):
+                    self.net(batch.to(xm.xla_device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            note="a-step-method-called-through-an-instance-sagemaker",
+            findings=(Expected(15, 9, "training loop: xm.mark_step() ends every iteration"),),
         ),
         invalid(
             """
@@ -1260,4 +1535,420 @@ STEP_BARRIER = Rule(
     ),
 )
 
-RULES = (OPTIMIZER_STEP, OPTIMIZER_BEFORE_MOVE, TRAINING_LOOP_BARRIER, DEVICE_LOADER, EVAL_LOOP_BARRIER, CLOSURE_BARRIER, STEP_BARRIER)
+UNTRACED_OPTIMIZER_PARAMETERS = Rule(
+    "XLA213", "untraced-optimizer-parameters", "error",
+    "An optimizer built, before a model moves, from parameters the tool cannot trace", False,
+    why="Obligation 2 of a port: the optimizer holds the parameters as they are after the move. Moving a module "
+    "to XLA replaces its Parameter objects (on CUDA they are kept), so parameters taken from a model before it "
+    "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
+    "groups, names they are collected into and the file's and project's helper functions, and moves the model "
+    "first where it can (XLA203). When the optimizer is built, while a model of the same function is still on "
+    "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
+    "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
+    "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
+    "building it.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            import timm.optim
+
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+            import timm.optim
+
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                model.to(torch_xla.device())
+            """,
+            findings=(Expected(8, 17, "the optimizer's parameters come from `timm.optim.create_optimizer_v2`, handed `model`,"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import timm.optim
+
+
+            def main(extra):
+                model = torch.nn.Linear(8, 2).cuda()
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                head = torch.nn.Linear(2, 2)
+                extra_optimizer = torch.optim.SGD(extra, lr=0.1)
+                head.cuda()
+                params = [p for p in model.parameters() if p.requires_grad]
+                model.cuda()
+                torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+            import timm.optim
+
+
+            def main(extra):
+                model = torch.nn.Linear(8, 2).to(torch_xla.device())
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                head = torch.nn.Linear(2, 2)
+                extra_optimizer = torch.optim.SGD(extra, lr=0.1)
+                head.to(torch_xla.device())
+                params = [p for p in model.parameters() if p.requires_grad]
+                model.to(torch_xla.device())
+                torch.optim.SGD(params, lr=0.1)
+            """,
+            note="moved-first-or-handed-in",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="filled-in-a-loop-sagemaker",
+            findings=(Expected(11, 17, "the optimizer's parameters come from `decay`, which the tool cannot trace"),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+            from torch import nn
+
+            model = nn.Linear(8, 2)
+            optimizer = O.SGD([model.weight, model.bias], lr=0.1)
+            model.cuda()
+            """,
+            """
+            import torch.optim as O
+            from torch import nn
+            import torch_xla
+
+            model = nn.Linear(8, 2)
+            optimizer = O.SGD([model.weight, model.bias], lr=0.1)
+            model.to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),),
+        ),
+    ),
+)
+
+UNDRIVEN_STEP = Rule(
+    "XLA306", "undriven-step", "error", "An optimizer step in a function that no loop of the converted files drives",
+    False,
+    why="Obligation 4 of a port: one step barrier per optimizer step, in the loop that drives it. A step in a "
+    "function (an agent's `update()`, a trainer's `train_step()`) gets its barrier in the loop that calls the "
+    "function, followed across the functions and methods of the file and into the project's other modules. "
+    "When no loop of the file calls it and no other file of the run imports the file, that loop is somewhere the "
+    "tool did not see: it is still CUDA code, nothing cuts the lazy graph, and it grows with every step until "
+    "compiling it runs out of memory. Convert the project folder (the barrier then goes at the end of the "
+    "driving loop's iteration), or end each call with the step barrier.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net.cuda()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.cuda()).mean().backward()
+                    self.optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net.to(torch_xla.device())
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.to(torch_xla.device())).mean().backward()
+                    xm.optimizer_step(self.optimizer)
+            """,
+            findings=(Expected(13, 9, "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).cuda()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+
+            def run(agent, episodes):
+                for episode in range(episodes):
+                    agent.update(torch.randn(8, 4))
+
+
+            def main():
+                agent = Agent()
+                run(agent, 10)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).to(torch_xla.device())
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+
+            def run(agent, episodes):
+                for episode in range(episodes):
+                    agent.update(torch.randn(8, 4))
+                    torch_xla.sync()
+
+
+            def main():
+                agent = Agent()
+                run(agent, 10)
+            """,
+            note="driven-by-a-loop-in-another-function",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loader, device):
+                    self.model, self.optimizer = model, optimizer
+                    self.loader = pl.MpDeviceLoader(loader, device)
+
+                def train_step(self, x, y):
+                    self.optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(self.model(x), y).backward()
+                    self.optimizer.step()
+
+                def fit(self):
+                    for x, y in self.loader:
+                        self.train_step(x, y)
+            """,
+            """
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loader, device):
+                    self.model, self.optimizer = model, optimizer
+                    self.loader = pl.MpDeviceLoader(loader, device)
+
+                def train_step(self, x, y):
+                    self.optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(self.model(x), y).backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def fit(self):
+                    for x, y in self.loader:
+                        self.train_step(x, y)
+            """,
+            note="driven-by-a-loop-over-a-device-loader",
+        ),
+        valid(
+            """
+            import lightning as L
+            import torch
+
+
+            class Model(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.automatic_optimization = False
+                    self.net = torch.nn.Linear(4, 1)
+
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    opt.zero_grad()
+                    self.manual_backward(self.net(batch).sum())
+                    opt.step()
+            """,
+            note="lightning-drives-the-steps",
+        ),
+        valid(
+            """
+            from accelerate import Accelerator
+
+            accelerator = Accelerator()
+
+
+            def train_step(model, optimizer, batch):
+                accelerator.backward(model(batch).sum())
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+            note="accelerate-drives-the-steps",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, scaler, batch):
+                scaler.scale(model(batch).sum()).backward()
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+            note="already-xla-code-whose-driver-is-elsewhere",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            from torch import optim as O
+
+
+            def train_step(model, batch):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                model(batch.cuda()).sum().backward()
+                opt.step()
+            """,
+            """
+            from torch import optim as O
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, batch):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                model(batch.to(torch_xla.device())).sum().backward()
+                xm.optimizer_step(opt)
+            """,
+            alias=True,
+            findings=(Expected(9, 5, "`opt.step()` in `train_step` has no step barrier"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net.cuda()
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def update(self, batch):
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+                def learn(self, batch):
+                    self.update(batch)
+                    return self.net
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net.to(torch_xla.device())
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def update(self, batch):
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def learn(self, batch):
+                    self.update(batch)
+                    return self.net
+            """,
+            note="the-outermost-step-function-is-named",
+            findings=(
+                Expected(16, 9, "`self.update(batch)` in `Learner.learn` has no step barrier: no loop of this file calls `Learner.learn`"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def train_step(model, optimizer, batch):
+                optimizer.zero_grad()
+                model(batch.cuda()).sum().backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, batch):
+                optimizer.zero_grad()
+                model(batch.to(xm.xla_device())).sum().backward()
+                xm.optimizer_step(optimizer)
+            """,
+            target="sagemaker",
+            note="sagemaker-names-its-barrier",
+            findings=(Expected(8, 5, "or call xm.mark_step() after each call of `train_step`"),),
+        ),
+    ),
+)
+
+RULES = (
+    OPTIMIZER_STEP, OPTIMIZER_BEFORE_MOVE, TRAINING_LOOP_BARRIER, DEVICE_LOADER, EVAL_LOOP_BARRIER, CLOSURE_BARRIER,
+    STEP_BARRIER, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS,
+)

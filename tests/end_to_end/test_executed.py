@@ -85,6 +85,9 @@ EXECUTED = [
     Executed("module_ddp.py"),
     # The optimizer is built in main.py (through model.py) before trainer.py moves the model.
     Executed("main.py", folder="gpt_trainer_split", steps_per_epoch=8),
+    # The optimizer step is in agent.py's Agent.update, driven by a loop in another function
+    # of main.py: that loop gets the barrier (no barrier in update itself).
+    Executed("main.py", folder="rl_agent_split"),
     # Model moved and wrapped only under `device.type == 'cuda'` (torch.accelerator's device):
     # on one device, and under the launcher (its DDP branch), training then validation.
     Executed("accelerator_branches.py", steps_per_epoch=6),
@@ -173,8 +176,8 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
 # -- negative controls: a conversion with one rewrite switched off fails the checks ---------
 
 
-def _case(script: str) -> Executed:
-    return next(c for c in EXECUTED if c.script == script)
+def _case(script: str, folder: str = ".") -> Executed:
+    return next(c for c in EXECUTED if c.script == script and c.folder == folder)
 
 
 def test_loss_and_checkpoint_checks_catch_an_optimizer_of_stale_parameters(tmp_path: Path) -> None:
@@ -230,3 +233,14 @@ def test_steady_state_check_catches_a_missing_barrier(tmp_path: Path) -> None:
     (problem,) = steady_problems(run, case)
     new = int(re.match(r"no steady state: (\d+) new graph", problem).group(1))  # type: ignore[union-attr]
     assert new >= len(run.compiles) - case.warmup, problem  # one per step, at least
+
+
+def test_a_step_driven_from_another_module_without_the_drivers_barrier_compiles_every_step(tmp_path: Path) -> None:
+    """The negative control of rl_agent_split: converted without the barrier that main.py's
+    loop gets for agent.py's step (and with its loss read left in the loop, as XLA701
+    would not move it without a barrier), each step's graph holds every update so far."""
+    case = _case("main.py", "rl_agent_split")
+    run = run_xla(case, tmp_path, RuleSelection(ignore=("XLA301", "XLA701")))
+    assert "torch_xla.sync()" not in (run.folder / "main.py").read_text() + (run.folder / "agent.py").read_text()
+    (problem,) = steady_problems(run, case)
+    assert problem.startswith("no steady state"), problem

@@ -200,3 +200,157 @@ def test_a_src_folder_that_is_a_package_is_no_src_layout(tmp_path: Path, monkeyp
     conversion = convert(repo, "src/pkg/devices.py", [Path("src/pkg/devices.py")])
     assert b'return Dev("cuda", index=index)' in conversion.output
     assert not [f for f in conversion.findings if f.rule == "XLA101" and f.fixed]
+
+
+RL = FIXTURES / "rl_agent_split"
+
+
+def _run(folder: Path, names: list[str], target: str = "2.9") -> dict[str, list]:
+    """The files converted as one run of the command line (check mode): findings by file."""
+    from codemods.runner import Job, run
+
+    job = Job("check", target, RuleSelection())
+    return {Path(r.path).name: r.findings for r in run([(str(folder / name), job) for name in names])}
+
+
+@pytest.fixture
+def rl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "rl"
+    shutil.copytree(RL, copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'rl'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_that_another_file_of_the_run_drives_is_no_error(rl: Path, target: str) -> None:
+    """agent.py's Agent.update steps; main.py's loop (in another function) calls it: that
+    loop gets the barrier, and agent.py has nothing to answer for."""
+    findings = _run(rl, ["agent.py", "main.py"], target)
+    assert not [f for f in findings["agent.py"] if f.rule == "XLA306"], findings["agent.py"]
+    (barrier,) = [f for f in findings["main.py"] if f.rule == "XLA301"]
+    assert barrier.fixed and barrier.line == 19  # the loop of run()
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_converted_without_its_driver_is_an_error_at_the_step(rl: Path, target: str) -> None:
+    findings = _run(rl, ["agent.py"], target)
+    (error,) = [f for f in findings["agent.py"] if f.rule == "XLA306"]
+    assert error.line == 31 and not error.fixed
+    assert "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file calls" in error.message
+    assert ("torch_xla.sync()" if target == "2.9" else "xm.mark_step()") in error.message
+
+
+def test_a_step_that_the_importing_files_of_the_run_never_call_stays_an_error(rl: Path) -> None:
+    """main.py imports agent.py but never calls update(): the finding agent.py held back
+    stands once the run has seen main.py."""
+    main = rl / "main.py"
+    main.write_text(main.read_text().replace("loss = agent.update(states, actions, returns)", "loss = states.sum()"))
+    findings = _run(rl, ["agent.py", "main.py"])
+    (error,) = [f for f in findings["agent.py"] if f.rule == "XLA306"]
+    assert error.line == 31
+    assert "no loop of this file calls `Agent.update`, nor any loop that the tool could follow in the files" in error.message
+
+
+def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one(rl: Path) -> None:
+    """agent.py already ported by hand, its update ending with the barrier: main.py's loop
+    (converted now) gets none of its own: one barrier per step."""
+    agent = rl / "agent.py"
+    agent.write_text(
+        agent.read_text()
+        .replace("import torch.nn as nn\n", "import torch.nn as nn\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n")
+        .replace("self.optimizer.step()", "xm.optimizer_step(self.optimizer)\n        torch_xla.sync()")
+    )
+    findings = _run(rl, ["agent.py", "main.py"])
+    assert not [f for f in findings["main.py"] if f.rule in ("XLA301", "XLA306")], findings["main.py"]
+    assert [f for f in findings["main.py"] if f.rule == "XLA701"]  # still a training loop: its log line is deferred
+    assert not [f for f in findings["agent.py"] if f.rule == "XLA306"], findings["agent.py"]
+
+
+def _optim_project(tmp_path: Path, helper: str | None) -> Path:
+    """main.py builds its optimizer from optim_utils.py's parameter groups before moving the model."""
+    repo = tmp_path / "groups"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'groups'\n")
+    if helper is not None:
+        (repo / "optim_utils.py").write_text(helper)
+    (repo / "main.py").write_text(
+        "import torch\n\nfrom optim_utils import param_groups\n\n\n"
+        "def main():\n"
+        "    model = torch.nn.Linear(8, 2)\n"
+        "    optimizer = torch.optim.AdamW(param_groups(model, 0.1), lr=1e-3)\n"
+        "    model.cuda()\n"
+    )
+    return repo
+
+
+_GROUPS = (
+    "import torch\n\n\n"
+    "def param_groups(model, weight_decay):\n"
+    "    decay = [p for n, p in model.named_parameters() if p.ndim > 1]\n"
+    "    rest = [p for n, p in model.named_parameters() if p.ndim <= 1]\n"
+    "    return [{\"params\": decay, \"weight_decay\": weight_decay}, {\"params\": rest, \"weight_decay\": 0.0}]\n"
+)
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_parameters_collected_by_another_modules_helper_are_taken_after_the_move(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    repo = _optim_project(tmp_path, _GROUPS)
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("main.py"), Path("optim_utils.py")], [Path("main.py")]):
+        conversion = convert(repo, "main.py", in_run, target)
+        assert f"param_groups(model.to({device}), 0.1)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`param_groups` collects the optimizer's parameters" in finding.message
+
+
+def test_parameters_from_a_module_that_cannot_be_read_are_an_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    repo = _optim_project(tmp_path, "import torch\n\ndef param_groups(model, weight_decay:\n")  # does not parse
+    monkeypatch.chdir(repo)
+    conversion = convert(repo, "main.py", [Path("main.py"), Path("optim_utils.py")])
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA213"]
+    assert finding.severity == "error" and finding.line == 9
+    assert "come from `param_groups` (not read), handed `model`, while `model` is on the CPU" in finding.message
+
+
+def test_a_method_that_runs_a_training_loop_in_a_module_still_to_convert_is_named(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """PPO's layout: PPO.update() runs its epochs (and the optimizer steps) inside; train.py,
+    converted alone, calls it: the loop that needs the barrier is in PPO.py."""
+    repo = tmp_path / "ppo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'ppo'\n")
+    (repo / "PPO.py").write_text(
+        "import torch\n\n\nclass PPO:\n"
+        "    def __init__(self):\n"
+        "        self.policy = torch.nn.Linear(4, 2).cuda()\n"
+        "        self.optimizer = torch.optim.Adam(self.policy.parameters())\n\n"
+        "    def update(self, states):\n"
+        "        for _ in range(80):\n"
+        "            self.policy(states.cuda()).sum().backward()\n"
+        "            self.optimizer.step()\n"
+    )
+    (repo / "train.py").write_text(
+        "import torch\n\nfrom PPO import PPO\n\n\ndef train():\n    agent = PPO()\n"
+        "    for episode in range(10):\n        agent.update(torch.randn(8, 4))\n"
+    )
+    monkeypatch.chdir(repo)
+    alone = convert(repo, "train.py", [Path("train.py")])
+    (finding,) = [f for f in alone.findings if f.rule == "XLA003"]
+    assert finding.line == 9 and "`agent.update` runs a training loop in PPO.py, which still needs converting" in finding.message
+    together = convert(repo, "train.py", [Path("train.py"), Path("PPO.py")])
+    assert not [f for f in together.findings if f.rule in ("XLA003", "XLA301")]  # PPO.py's own loop gets the barrier
+
+
+def test_an_instance_handed_to_a_driver_under_another_name_is_followed(rl: Path) -> None:
+    """main.py's run(learner, ...) is handed `agent = Agent(...)`: `learner.update()` is
+    agent.py's Agent.update, so run()'s loop gets the barrier and agent.py answers for nothing."""
+    main = rl / "main.py"
+    main.write_text(
+        main.read_text()
+        .replace("def run(agent, episodes, generator):", "def run(learner, episodes, generator):")
+        .replace("loss = agent.update(states, actions, returns)", "loss = learner.update(states, actions, returns)")
+    )
+    findings = _run(rl, ["agent.py", "main.py"])
+    assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [19]
+    assert not [f for f in findings["agent.py"] if f.rule == "XLA306"]

@@ -1,0 +1,252 @@
+"""Which loop drives each optimizer step (obligation 4 of SPEC section 5: one step
+barrier per optimizer step, in the loop that drives it, wherever that loop lives).
+
+A step outside any loop of its own function is driven by whatever calls that function:
+a training loop of this file (which gets the barrier, or has one, or feeds from a device
+loader), code of this file that runs it once outside loops (the barrier goes right after
+the step), or a loop of another file of the project.  Calls are followed through the
+functions and methods of this file (``self.update()``, ``agent.update()`` with ``agent =
+Agent()``), and into other project modules through their summaries.  A step that nothing
+here drives, in a file that no other file of the run imports, is an error: its graph
+would never be cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.engine.nodes import dotted, lone_call
+from codemods.engine.walk import Analysis
+from codemods.project.analysis import ProjectAnalysis
+from codemods.targets import spellings
+
+if TYPE_CHECKING:
+    from codemods.training.analysis import TrainingFacts, _Function, _Loop, _Scope
+
+
+@dataclass(frozen=True)
+class UndrivenStep:
+    """An optimizer step (or a call that runs one) that no loop of the file drives."""
+
+    function: str  # the qualified name of the function it is in
+    what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
+    origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
+    # Another file of the run imports this one: the finding stands only if none of the
+    # run's files calls the function (runner.release_held).
+    held: bool = False
+
+
+class StepDrivers(Analysis):
+    """The part of TrainingAnalysis that follows calls from loops to the steps they run."""
+
+    part: TrainingFacts
+    function_records: dict[int, _Function]
+    loop_records: dict[int, _Loop]
+    classes: set[str]
+    instances: dict[str, str]
+    used_outside_loops: set[str]
+    next_statement: dict[int, cst.BaseStatement]
+    # (statement or None, the step or the call, its function or None, what it steps or calls, call site kind)
+    step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]]
+
+    module_scope: _Scope
+
+    if TYPE_CHECKING:
+
+        def _local_callable(self, callee: str) -> _Function | None: ...
+
+        def _steps(self, receivers: list[str]) -> bool: ...
+
+        @property
+        def _framework_drives_training(self) -> bool: ...
+
+    # -- calls to functions of this file -------------------------------------------------
+
+    def _by_name(self) -> dict[str, list[_Function]]:
+        found: dict[str, list[_Function]] = {}
+        for fn in self.function_records.values():
+            found.setdefault(fn.name, []).append(fn)
+        return found
+
+    def local_targets(self, callee: str, by_name: dict[str, list[_Function]]) -> list[_Function]:
+        """The functions of this file that calling ``callee`` may run: ``helper``,
+        ``self.update``, ``agent.update`` where ``agent = Agent(...)``, ``Agent.update``;
+        a method called on something of unknown type (a parameter) by its name."""
+        head, _, name = callee.rpartition(".")
+        candidates = by_name.get(name, [])
+        if not candidates:
+            return []
+        if head in ("", "self", "cls"):
+            return candidates
+        owner = self.instances.get(head, head if head in self.classes else None)
+        if owner is not None:
+            exact = [fn for fn in candidates if fn.qualname == f"{owner}.{name}"]
+            return exact or [fn for fn in candidates if "." in fn.qualname]  # inherited
+        if self.part.is_optimizer(head) or head in self.part.schedulers or head in self.facts.amp.scaler_names:
+            return []
+        if head in self.instances or self.walk.analysis(ProjectAnalysis).origin(callee) is not None:
+            return []
+        return [fn for fn in candidates if "." in fn.qualname]
+
+    def _external_step(self, callee: str) -> tuple[bool, bool, str]:
+        """Calling ``callee`` runs a training step of another project module: (whether it
+        does, whether that callable ends the step with the barrier itself, where it is)."""
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        if found is None or found.summary is None or not found.summary.runs_step(found.name):
+            return False, False, ""
+        return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
+
+    def note_driven(self) -> None:
+        """The step callables of other project modules that this file calls: it drives
+        them (a loop of its own, or a step function whose call it answers for)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        called = [
+            *self.used_outside_loops,
+            *(name for loop in self.loop_records.values() for name in loop.called),
+            *(name for fn in self.function_records.values() for name in fn.called),
+        ]
+        for callee in dict.fromkeys(called):
+            found = project.origin(callee)
+            if found is not None and found.summary is not None and found.summary.runs_step(found.name):
+                self.part.driven_callables.add((found.summary.path, found.name))
+
+    def follow_instances_into_parameters(self) -> None:
+        """A function of this file handed an instance (``run(agent, env)`` with ``agent =
+        Agent()``) calls its methods through its parameter (``learner.update()``): the
+        parameter is that instance's kind too, when every call agrees."""
+        project = self.walk.analysis(ProjectAnalysis)
+        kinds: dict[str, set[tuple[str, str] | str]] = {}
+        scopes = [self.module_scope, *self.function_records.values()]
+        for scope in scopes:
+            for event in scope.events:
+                if event[0] != "call":
+                    continue
+                fn = self._local_callable(str(event[1]))
+                if fn is None:
+                    continue
+                call = event[2]
+                assert isinstance(call, cst.Call)
+                for param, arg in zip(fn.params, call.args):
+                    if arg.keyword is not None or arg.star:
+                        break
+                    name = dotted(arg.value)
+                    kind = self.instances.get(name) if name is not None else None
+                    built = project.built_by.get(name) if name is not None and kind is None else None
+                    if kind is not None or built is not None:
+                        kinds.setdefault(param, set()).add(kind or built)  # type: ignore[arg-type]
+        for param, found in kinds.items():
+            if len(found) != 1 or param in self.instances or param in project.built_by:
+                continue
+            (only,) = found
+            if isinstance(only, str):
+                self.instances[param] = only
+            else:
+                project.learn_instance(param, only)
+
+    # -- which functions run a step each call --------------------------------------------
+
+    def step_functions(self, by_name: dict[str, list[_Function]]) -> set[str]:
+        """Functions (qualified names) that run a training step each call: a backward pass
+        or an optimizer step outside loops of their own, directly or through another such
+        function, here or in another project module."""
+        return self._closure({fn.qualname for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)}, by_name)
+
+    def optimizer_step_functions(self, by_name: dict[str, list[_Function]]) -> set[str]:
+        """Functions that step an optimizer each call (not only a backward pass), directly
+        or through another such function, here or in another project module."""
+        return self._closure({fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)}, by_name)
+
+    def _closure(self, steps: set[str], by_name: dict[str, list[_Function]]) -> set[str]:
+        functions = list(self.function_records.values())
+        while True:
+            more = {
+                fn.qualname for fn in functions
+                if fn.qualname not in steps and any(self.runs_step(c, steps, by_name) for c in fn.called)
+            }
+            if not more:
+                return steps
+            steps |= more
+
+    def runs_step(self, callee: str, steps: set[str], by_name: dict[str, list[_Function]]) -> bool:
+        if any(fn.qualname in steps for fn in self.local_targets(callee, by_name)):
+            return True
+        return self._external_step(callee)[0]
+
+    def synced_functions(self, steps: set[str]) -> set[str]:
+        """Step functions that end the step with the barrier themselves (already XLA code)."""
+        return {fn.qualname for fn in self.function_records.values() if fn.qualname in steps and fn.barrier}
+
+    def calls_synced(self, called: list[str], synced: set[str], by_name: dict[str, list[_Function]]) -> bool:
+        """Some call runs a step that ends with its own barrier: the loop has its barrier."""
+        for callee in called:
+            if any(fn.qualname in synced for fn in self.local_targets(callee, by_name)):
+                return True
+            runs, syncs, _ = self._external_step(callee)
+            if runs and syncs:
+                return True
+        return False
+
+    # -- steps no training loop drives ----------------------------------------------------
+
+    def _reached(self, by_name: dict[str, list[_Function]]) -> set[str]:
+        """Functions (qualified names) that the training loops of this file run."""
+        loops = [loop for loop in self.loop_records.values() if loop.node in self.part.all_loops]
+        pending = [fn for loop in loops for name in loop.called for fn in self.local_targets(name, by_name)]
+        reached: set[str] = set()
+        while pending:
+            fn = pending.pop()
+            if fn.qualname in reached:
+                continue
+            reached.add(fn.qualname)
+            pending.extend(target for name in fn.called for target in self.local_targets(name, by_name))
+        return reached
+
+    def place_step_barriers(self, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
+        """Lone steps get a barrier right after them; steps that nothing here drives, in a
+        file no other file of the run imports, are reported (UndrivenStep)."""
+        if self._framework_drives_training or self.facts.huggingface.trainer_script:
+            return
+        reached = self._reached(by_name)
+        # Who runs each function outside loops: the functions that call it there (a step
+        # function's call is itself a step site), and code outside functions or a launcher.
+        callers: dict[str, list[str]] = {}
+        for caller in self.function_records.values():
+            for name in caller.called:
+                for fn in self.local_targets(name, by_name):
+                    callers.setdefault(fn.qualname, []).append(caller.qualname)
+        outside = {fn.qualname for name in self.used_outside_loops for fn in self.local_targets(name, by_name)}
+        stepping = self.optimizer_step_functions(by_name)
+        already_xla = self.facts.imports.table.imports_module("torch_xla")
+        context = self.walk.analysis(ProjectAnalysis).part.context
+        for statement, call, function, what, kind in self.step_sites:
+            if function is None:
+                continue  # module-level steps are left to the script's next host read
+            if kind == "call":  # a call that runs a step of another function
+                runs, syncs, origin = self._external_step(what)
+                local = [fn for fn in self.local_targets(what, by_name) if fn.qualname in stepping]
+                if syncs or (not runs and not local) or any(fn.qualname in synced for fn in local):
+                    continue
+            elif not self.part.is_optimizer(what) and what not in self.facts.amp.scaler_names:
+                continue
+            else:
+                origin = ""
+            if function.qualname in reached or function.qualname in synced:
+                continue
+            runners = callers.get(function.qualname, [])
+            if function.qualname in outside or any(c not in steps for c in runners):
+                # This file runs it outside loops, other than through a step function
+                # (whose own call is the step site): the barrier goes right after the step.
+                following = self.next_statement.get(id(statement)) if statement is not None else None
+                barrier = lone_call(following) if following is not None else None
+                if statement is not None and (barrier is None or self.walk.resolve(barrier.func) not in spellings("sync")):
+                    self.part.lone_steps.add(statement)
+                continue
+            if any(c != function.qualname for c in runners):
+                continue  # a step function calls it: that call is the step site
+            if already_xla:
+                continue  # ported by hand: its driver is elsewhere
+            shown = f"{what}()" if kind == "call" else f"{what}.step()"
+            self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, context.imported_in_run())

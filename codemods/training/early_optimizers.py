@@ -1,0 +1,343 @@
+"""Obligation 2 of SPEC section 5: the optimizer holds the parameters as they are after
+the move.  Moving a module to XLA replaces its Parameter objects (on CUDA they are kept),
+so an optimizer built over a model still on the CPU, which moves later, steps stale CPU
+copies and the model trains nothing.
+
+What the optimizer is built from is followed: ``model.parameters()`` and the parameters
+of its submodules (``model.vision.parameters()``), parameter groups, the model's own
+methods (``model.param_groups(wd)``), parameters collected into a name first
+(``params = list(model.parameters())``), functions of this file or of the project that
+read a model's parameters or build the optimizer, and the moves that follow, here, in
+another function, or in a callable of another module.  Where every later move goes to
+the XLA device, the model is moved first (XLA203); where the optimizer's parameters come
+from something the tool cannot follow while a model of the same function is still on
+the CPU and moves later, that is an error naming it (XLA213).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods import apis
+from codemods.device.analysis import CUDA
+from codemods.engine.nodes import arg_value, call_args, dotted, parse_dotted, walk
+from codemods.engine.positions import code_of
+from codemods.engine.walk import Analysis
+from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.device.analysis import DeviceAnalysis
+    from codemods.training.analysis import TrainingFacts, _Function, _Scope
+
+
+@dataclass(frozen=True)
+class EarlyOptimizer:
+    """An optimizer built over a model that is still on the CPU and moves to the device
+    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
+    update stale CPU copies."""
+
+    model: str
+    # The model may simply be moved first: where it goes later is the XLA device on every path.
+    fixable: bool
+    moved_by: str  # where it moves, as the finding names it
+    # The call hands the model to a function that builds the optimizer from it (the
+    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
+    argument: int | str | None = None  # a keyword argument: its name
+    # The function only collects the parameters the optimizer is built from.
+    collects: bool = False
+
+
+@dataclass(frozen=True)
+class UntracedParameters:
+    """An optimizer whose parameters come from something the tool cannot follow, built
+    while a model of the same function is on the CPU and moves later (XLA213)."""
+
+    model: str
+    source: str  # what the parameters come from, as the finding names it
+    moved_by: str
+
+
+class EarlyOptimizers(Analysis):
+    """The part of TrainingAnalysis that checks what optimizers are built over."""
+
+    part: TrainingFacts
+    device: DeviceAnalysis
+    module_classes: set[str]
+    function_records: dict[int, _Function]
+    # Calls inside an optimizer's parameters argument, and the name each call's value is
+    # assigned to (``optimizer = build(model, cfg)``).
+    optimizer_inputs: set[cst.Call]
+    call_targets: dict[cst.Call, str]
+
+    def _is_model_constructor(self, constructor: str) -> bool:
+        qualified = self.walk.resolve(parse_dotted(constructor)) or ""
+        return constructor in self.module_classes or (
+            qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+        )
+
+    def _is_wrapper(self, constructor: str) -> bool:
+        """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
+        return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
+
+    def _goes_to_xla(self, device: str | None) -> bool:
+        """A move to ``device`` ends on the XLA device on every path once ported: a
+        ``.cuda()``, a CUDA index (ported where it is used), or a device that is XLA."""
+        return device == CUDA or device in self.facts.device.cuda_indices or (
+            self.device.xla_on_every_path(device) and self.device.file_always_xla()
+        )
+
+    def _local_callable(self, callee: str) -> _Function | None:
+        """The function of this file that ``callee`` runs: ``helper``, ``Trainer`` (its
+        ``__init__``), ``self.helper``."""
+        name = callee.removeprefix("self.")
+        for fn in self.function_records.values():
+            if fn.qualname in (name, f"{name}.__init__") or (callee != name and fn.qualname.endswith(f".{name}")):
+                return fn
+        return None
+
+    def _argument_events(self, callee: str, call: cst.Call, feeding: bool) -> list[tuple[object, ...]]:
+        """What handing arguments to ``callee`` does to models: ("move", name, XLA or
+        not, description) for an argument the callee moves to the device, ("optimizer",
+        name, call, index) for one it builds an optimizer over or, where the call feeds an
+        optimizer (``feeding``: it is in its parameters, or it builds it), whose
+        parameters it reads; ("untraced", name, call, origin) for what a callable the
+        tool cannot read is handed there."""
+        local = self._local_callable(callee)
+        found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
+        summary = found.summary if found is not None else None
+        positional, keywords = call_args(call)
+        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [(None, k, a) for k, a in keywords.items()]
+        events: list[tuple[object, ...]] = []
+        if local is None and summary is None:
+            # A callable the tool cannot read, whose result becomes an optimizer or its
+            # parameters: what it is handed may be what the optimizer holds.
+            if feeding and not (self.walk.resolve(call.func) or "").startswith("torch."):
+                origin = f"`{callee}` ({found.summary.path if found and found.summary else 'not read'})" if found else f"`{callee}`"
+                events.extend(("untraced", name, call, origin, False) for _, _, arg in handed if (name := dotted(arg.value)))
+            return events
+        for index, keyword, arg in handed:
+            name = dotted(arg.value)
+            if name is None:
+                continue
+            if local is not None:
+                param = keyword if keyword in local.params else (
+                    local.params[index] if index is not None and index < len(local.params) else None
+                )
+                if param is None:
+                    continue
+                for moved, device, move in local.moved_params:
+                    if moved == param:
+                        xla = self._goes_to_xla(device) or (
+                            device in local.params
+                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
+                        )
+                        events.append(("move", name, xla, self._where(move, local.qualname)))
+                if (local.builds_optimizer or feeding) and param in local.parameters_of:
+                    events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
+            else:
+                assert found is not None and summary is not None
+                moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
+                if moved is not None:
+                    xla, device_at = moved  # type: ignore[str-unpack,assignment]
+                    if not xla and device_at is not None:  # to a device the caller hands in
+                        xla = self._goes_to_xla(_argument_name(call, *device_at))
+                    events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
+                builds = summary.builds_optimizer(found.name, index, keyword)
+                if builds or (feeding and summary.reads_parameters(found.name, index, keyword)):
+                    events.append(("optimizer", name, call, index if index is not None else keyword, not builds))
+        return events
+
+    @staticmethod
+    def _where(move: cst.Call, owner: str) -> str:
+        return f"`{code_of(move)}` in `{owner}`" if owner else f"`{code_of(move)}`"
+
+    def _callables_summary(self) -> None:
+        """What other files need to know: which callables move or build optimizers over
+        their arguments."""
+        for fn in self.function_records.values():
+            for index, param in enumerate(fn.params):
+                for moved, device, _ in fn.moved_params:
+                    if moved == param:
+                        xla = self._goes_to_xla(device)
+                        at = fn.params.index(device) if not xla and device in fn.params else -1
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))  # type: ignore[arg-type]
+                if param in fn.parameters_of:
+                    self.part.parameter_readers.add((fn.qualname, index, param))
+                    if fn.builds_optimizer:
+                        self.part.optimizer_builders.add((fn.qualname, index, param))
+
+    def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
+        """The scope's events with calls replaced by what they do to models; moves
+        ("move", name, goes to XLA, description); parameters collected into a name that
+        an optimizer is built from (``params = list(model.parameters())``) as optimizers
+        over their modules, where they are collected."""
+        used = {name for event in scope.events if event[0] == "uses" for name in event[1]}  # type: ignore[attr-defined]
+        collected: set[str] = set()
+        bound = {event[1] for event in scope.events if event[0] == "collect"}
+        feeding = set(self.optimizer_inputs)
+        for event in scope.events:
+            if event[0] == "collect" and event[1] in used:
+                calls = [sub for sub in walk(event[2]) if type(sub) is cst.Call]  # type: ignore[arg-type]
+                feeding.update(calls)
+                if calls:  # ``params = []`` filled in a loop is not followed
+                    collected.add(event[1])  # type: ignore[arg-type]
+        events: list[tuple[object, ...]] = []
+        for event in scope.events:
+            kind = event[0]
+            if kind == "call":
+                call = event[2]
+                assert isinstance(call, cst.Call)
+                target = self.call_targets.get(call)
+                builds = target is not None and (self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower())
+                events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]
+            elif kind == "move":
+                _, name, device, node = event
+                events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]
+            elif kind == "collect":
+                if event[1] in collected:
+                    events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))  # type: ignore[arg-type]
+            elif kind == "uses":
+                # Names bound here to what is not followed (``params = []`` filled in a loop),
+                # and tensors of a model (``model.weight``); a parameter of the function is
+                # the caller's to answer for.
+                untraced = [name for name in event[1] if name not in collected]  # type: ignore[attr-defined]
+                events.extend(("untraced", name, event[2], "", name in bound) for name in untraced)
+            else:
+                events.append(event)
+        return events
+
+    def _is_constructor(self, constructor: str) -> bool:
+        """A model class of this file or torch.nn, or a class of another project file."""
+        if self._is_model_constructor(constructor):
+            return True
+        return constructor.rsplit(".", 1)[-1][:1].isupper() and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+
+    def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
+        scope_events = [self._scope_events(scope) for scope in scopes]
+        # Moves anywhere in the file, for a model that leaves the function that built it
+        # (returned, or handed to a trainer class): (name, goes to XLA, description).
+        everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
+        for events in scope_events:
+            on_cpu: set[str] = set()
+            # Built by a call the tool does not know as a model class (a factory, a class
+            # of a star import): a model only if the optimizer steps its parameters and
+            # this function moves it later.
+            unknown: set[str] = set()
+            for index, (kind, name, *rest) in enumerate(events):
+                if kind == "model":
+                    constructor, moved = rest
+                    if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                        continue
+                    known = self._is_constructor(constructor)  # type: ignore[arg-type]
+                    (on_cpu if known else unknown).add(name)  # type: ignore[arg-type]
+                    (unknown if known else on_cpu).discard(name)
+                    if moved:
+                        on_cpu.discard(name)
+                        unknown.discard(name)
+                elif kind == "move":
+                    on_cpu.discard(name)
+                    unknown.discard(name)
+                elif kind == "untraced":
+                    self._untraced(name, rest, on_cpu, events[index + 1 :])  # type: ignore[arg-type]
+                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:  # type: ignore[arg-type]
+                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == root]
+                    if later:
+                        self._early(root, rest, later)
+                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:  # type: ignore[arg-type]
+                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
+                    if not later:
+                        # Moved elsewhere (returned, or handed to a trainer class)?  Only if
+                        # the file moves some model at all; otherwise it stays on the CPU.
+                        last = name.rsplit(".", 1)[-1]
+                        later = [
+                            (xla, where)
+                            for moved, xla, where in everywhere
+                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
+                        ]
+                    if later:
+                        self._early(name, rest, later)
+
+    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]]) -> None:
+        """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
+        moves later (``later``: whether to XLA, where)."""
+        call, argument = rest[0], rest[1] if len(rest) > 1 else None
+        fixable = all(xla for xla, _ in later)
+        where = ", ".join(dict.fromkeys(str(w) for _, w in later))
+        collects = len(rest) > 2 and bool(rest[2])
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects)  # type: ignore[arg-type,index]
+
+    def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
+        """An optimizer built from ``name``, which the tool cannot follow (bound here), or
+        which is a tensor of a model (``model.weight``), or a callable it cannot read,
+        handed ``name``, whose result feeds an optimizer, while a model of this function
+        is on the CPU and moves later here: its parameters may be stale."""
+        call, origin, bound = rest
+        root = _root_in(name, on_cpu)
+        if root is None and (origin or not bound):
+            return  # handed no model on the CPU, or a parameter of the function
+        candidates = {root} if root is not None else on_cpu
+        later = [(e[1], e[3]) for e in after if e[0] == "move" and e[1] in candidates]
+        if not later:
+            return
+        model = str(later[0][0])
+        source = (
+            f"{origin}, handed `{name}`," if origin
+            else f"`{name}`, a tensor of `{root}`," if root is not None and root != name
+            else f"`{name}`, which the tool cannot trace,"
+        )
+        where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
+        self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]
+
+
+def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
+    """The name a call passes for a parameter (by position or by keyword)."""
+    return dotted(arg_value(call, index, keyword))
+
+
+def _root_in(name: str, models: set[str]) -> str | None:
+    """The model of ``models`` that ``name`` is, or is a submodule of (``model.vision``)."""
+    parts = name.split(".")
+    return next((root for cut in range(len(parts), 0, -1) if (root := ".".join(parts[:cut])) in models), None)
+
+
+def _module_calls(value: cst.CSTNode) -> list[tuple[cst.Call, str]]:
+    """The method calls in ``value`` on a named receiver (``model.head.parameters()``,
+    ``model.param_groups(wd)``), with that receiver."""
+    return [
+        (sub, owner) for sub in walk(value)
+        if type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value not in _MOVES
+        and (owner := _owner(sub.func.value)) is not None
+    ]
+
+
+def _owner(node: cst.BaseExpression) -> str | None:
+    """The named module a receiver belongs to: ``model.head``, ``model`` of ``model[0]``."""
+    while type(node) is cst.Subscript:
+        node = node.value
+    return dotted(node)
+
+
+_MOVES = frozenset({"to", "cuda", "cpu", "xla"})
+
+
+def value_names(node: cst.BaseExpression) -> list[str]:
+    """The names an optimizer's parameters are built from, outside calls' callees:
+    ``params``, ``[*groups, {"params": extra}]``, ``chain(a, b)``, ``p for p in params``."""
+    name = dotted(node)
+    if name is not None:
+        return [name]
+    if type(node) is cst.Call:
+        return [n for arg in node.args for n in value_names(arg.value)]
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return [n for element in node.elements for n in value_names(element.value)]
+    if type(node) is cst.Dict:
+        return [n for element in node.elements if isinstance(element, cst.DictElement) for n in value_names(element.value)]
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return value_names(node.for_in.iter)
+    if type(node) is cst.BinaryOperation:
+        return [*value_names(node.left), *value_names(node.right)]
+    return []
+
