@@ -33,6 +33,28 @@ class ObligationRewrite(Concern):
         )
         return new if new is not None else updated
 
+    def _choices(self, original: cst.List | cst.Tuple | cst.Set, updated: cst.List | cst.Tuple | cst.Set) -> cst.BaseExpression:
+        asserted = self.facts.device_values.asserted_choices.get(original)
+        if asserted is None:
+            return updated
+        assertion, value = asserted
+        template = next(e.value for e in original.elements if isinstance(e.value, cst.SimpleString))
+
+        def with_value() -> cst.List | cst.Tuple | cst.Set:
+            elements = [*updated.elements]
+            elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            return updated.with_changes(elements=[*elements, cst.Element(quoted_like(template, value))])
+
+        new = self.ctx.fix(
+            PORTED_CONDITION,
+            original,
+            f"`{self.ctx.code(assertion.test)}` would fail: the device is {value!r} after the port -> {{new}}",
+            with_value,
+        )
+        return new if new is not None else updated
+
+    leave_List = leave_Tuple = leave_Set = _choices
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         for node, (rule, message) in self.facts.obligations.broken.items():
             self.ctx.report(rule, node, message)

@@ -30,6 +30,7 @@ from codemods.device.values import DeviceValueAnalysis, Where
 from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 from codemods.training.analysis import is_device_loader
 
 _CODE = cst.Module([])
@@ -44,6 +45,9 @@ def _code(node: cst.CSTNode) -> str:
 class ObligationFacts:
     # Where the proof of an obligation breaks: the node the finding points at, and what it says.
     broken: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
+    # For other files (project/summarise.py): functions whose loops feed batches to a module
+    # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
+    feeding_callables: set[str] = field(default_factory=set)
 
 
 @dataclass(repr=False)
@@ -68,7 +72,7 @@ class _Loop:
 class ObligationAnalysis(Analysis):
     name = "obligations"
     reads = ("imports", "device_values")
-    settle_reads = ("device_values", "device", "training", "checkpoint")
+    settle_reads = ("device_values", "device", "training", "checkpoint", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -80,6 +84,8 @@ class ObligationAnalysis(Analysis):
         self.loaded: dict[str, cst.Call] = {}  # name -> torch.load(...) that made it
         self.loaders_of: dict[str, str] = {}  # loader -> the data set it reads (DataLoader(ds))
         self.default_types: list[cst.Call] = []
+        self.params: dict[str, set[str]] = {}  # function -> its parameters
+        self.handed: list[tuple[cst.Call, str, list[str]]] = []  # calls of the project: (call, callee, names given)
         self.legacy_constructors: list[cst.Call] = []
 
     @property
@@ -87,6 +93,9 @@ class ObligationAnalysis(Analysis):
         return self.walk.analysis(DeviceValueAnalysis)
 
     # -- walk -------------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.params[self.walk.qualname] = {p.name.value for p in (*node.params.posonly_params, *node.params.params)}
 
     def visit_For(self, node: cst.For) -> None:
         targets = {n for e in _elements(node.target) if (n := dotted(e)) is not None}
@@ -155,16 +164,22 @@ class ObligationAnalysis(Analysis):
             self.default_types.append(node)
         elif callee in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor"):
             self.legacy_constructors.append(node)
-        elif loop is not None and callee is None and (func := dotted(node.func)) is not None:
-            batch = [n for a in node.args if (n := _batch_name(a.value, loop.targets))]
-            if batch:
+        elif (func := dotted(node.func)) is not None and node.args:
+            batch = [n for a in node.args if (n := _batch_name(a.value, loop.targets))] if loop is not None else []
+            if loop is not None and batch and callee is None:
                 loop.forwards.append((node, func, batch))
+            elif callee is None or func.split(".")[0] in self.facts.imports.project_names:
+                self.handed.append((node, func, [n for a in node.args if (n := dotted(a.value)) is not None]))
 
     # -- results ----------------------------------------------------------------------------
 
     def settle(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
         self._batches(on_xla)
+        self._handed(on_xla)
+        for loop in self.loops:
+            if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
+                self.part.feeding_callables.add(loop.scope)
         if self.default_types and self.legacy_constructors:
             call = self.default_types[0]
             self.part.broken[call] = (
@@ -190,7 +205,8 @@ class ObligationAnalysis(Analysis):
                 None,
             )
             if false_cond is not None:
-                skipped.append((move, false_cond))
+                if false_cond not in self.facts.device.blocked_ifs and false_cond not in self.facts.device.wrapped_checks:
+                    skipped.append((move, false_cond))  # (those two are reported by XLA104 already)
                 continue
             where = Where(True) if move.device is None else values.where(move.device, move.scope)
             if where.on_xla:
@@ -214,6 +230,32 @@ class ObligationAnalysis(Analysis):
                         f"{what} moves only under `if {_code(cond.test)}:`, which is False on an XLA host after the "
                         "port: it trains on the CPU; move it to the XLA device on every path")
         return False
+
+    def _handed(self, on_xla: set[str]) -> None:
+        """A model on the XLA device handed to a function of a project module that still needs
+        converting, which feeds it batches (its loops keep their CUDA moves until it is); a flag
+        the port switched on (``args.use_gpu``) handed to one that picks a device with it."""
+        project = self.walk.analysis(ProjectAnalysis)
+        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose == "picks the device"}
+        for call, callee, names in self.handed:
+            flag = next((f for f, root in flags.items() if root in names or f in names), None)
+            found = project.origin(callee) if flag is not None else None
+            if found is not None and found.summary is not None and found.summary.pending and any(
+                chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices
+            ):
+                self._break(call, DEVICE_FROM_PROJECT,
+                            f"`{flag}`, which the port switches on, goes to `{callee}` in {found.summary.path}, which picks "
+                            "the device with it and still needs converting: there it builds a CUDA device; convert that "
+                            "module too (run the tool on the project folder)")
+        for call, callee, names in self.handed:
+            model = next((n for n in names if n in on_xla), None)
+            found = project.origin(callee) if model is not None else None
+            summary = found.summary if found is not None else None
+            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]
+                self._break(call, BATCH_OFF_XLA,
+                            f"`{model}` (on the XLA device) goes to `{callee}` in {summary.path}, which feeds it batches "
+                            "and still needs converting: there they stay on CUDA terms; convert that module too (run "
+                            "the tool on the project folder)")
 
     def _break(self, node: cst.CSTNode, rule: Rule, message: str) -> None:
         self.part.broken.setdefault(node, (rule, message))
@@ -268,8 +310,8 @@ def _roots(value: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 def _batch_name(value: cst.BaseExpression, targets: set[str]) -> str | None:
-    root = _roots(value)[0]
-    name = dotted(root)
+    roots = _roots(value)
+    name = dotted(roots[0]) if len(roots) == 1 else None
     return name if name in targets else None
 
 

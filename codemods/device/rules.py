@@ -1807,6 +1807,72 @@ DEVICE_OFF_XLA = Rule(
             """,
             note="accelerate-device-is-xla",
         ),
+        valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-cuda-mps-cpu-chain-folds",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-cuda-mps-cpu-chain-folds-sagemaker",
+        ),
+        valid(
+            """
+            import torch
+
+            config = {"device": "cuda", "lr": 0.1}
+            model = torch.nn.Linear(4, 2).to(config["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            config = {"device": "xla", "lr": 0.1}
+            model = torch.nn.Linear(4, 2).to(config["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+            """,
+            note="a-config-dict-the-port-makes-xla",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cpu"
+            device, rank = setup()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="rebound-to-what-the-tool-does-not-follow",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -1853,13 +1919,17 @@ def main():
 
 DEVICE_FROM_PROJECT = Rule(
     "XLA112", "device-from-project", "error",
-    "The model the optimizer steps goes to a device that a function of another project module returns, off XLA", False,
+    "The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
+    "still to convert that builds a CUDA device from a flag the port switched on)", False,
     why="Obligation (1) across files: the device comes from a helper in another module of the project "
     "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
     "helper returns the CPU (or a CUDA or MPS device) on an XLA host, even after the port. The finding is at "
     "the move in this file and names the helper and its file. To resolve it, make the helper return the XLA "
-    "device. A run on a single file that imports a module it cannot read says so with XLA003: running the tool "
-    "on the project folder follows the helper.",
+    "device. Likewise a flag the port switches on (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`) "
+    "handed to a class of a module that still needs converting and picks its device with it (`Exp(args)`): "
+    "there it builds a CUDA device, which fails on an XLA host; convert that module too. A run on a single file "
+    "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
+    "the helper.",
     examples=lambda: (
         invalid(
             """
@@ -1959,11 +2029,13 @@ LIBRARY_DEVICE = Rule(
 
 PORTED_CONDITION = Rule(
     "XLA114", "ported-condition", "error",
-    "A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla') compares with the new value", True,
+    "A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before", True,
     why="The port rewrites values that conditions then test: `backend = \"nccl\"` becomes `\"xla\"`, and "
     "`if backend == \"nccl\": device = torch.device(\"cuda\", rank) else: device = torch.device(\"cpu\")` would "
     "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
-    "is compared with becomes the new value, so the condition asks what it asked before.",
+    "is compared with becomes the new value, so the condition asks what it asked before. Likewise "
+    "`assert device in [\"cuda\", \"mps\", \"cpu\"]` after a device helper that now returns \"xla\" would stop the "
+    "script: \"xla\" is added to the choices.",
     examples=lambda: (
         invalid(
             """
@@ -2027,6 +2099,29 @@ PORTED_CONDITION = Rule(
             target="sagemaker",
             note="sagemaker",
             findings=(Expected(8, 40, '`backend == "nccl"`: "nccl" -> "xla"'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+
+            device = pick_device()
+            assert device in ["cuda", "mps", "cpu"], device
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def pick_device():
+                return "xla"
+
+            device = pick_device()
+            assert device in ["cuda", "mps", "cpu", "xla"], device
+            """,
+            note="asserted-device-choices",
+            findings=(Expected(8, 18, '`device in ["cuda", "mps", "cpu"]` would fail: the device is \'xla\' after the port'),),
         ),
         invalid(
             """
@@ -2140,8 +2235,10 @@ BATCH_OFF_XLA = Rule(
     "batches another loop moves (the training loop does, the evaluation loop forgot: on CUDA the same crash), a "
     "data set cached with `torch.load(..., map_location=\"cuda\")` that the port must load onto the CPU, or "
     "`torch.set_default_tensor_type(\"torch.cuda.FloatTensor\")` kept while `torch.Tensor(...)` relies on it. "
-    "Left so, the forward fails ('Input tensor is not an XLA tensor'). To resolve it, move each batch with "
-    "`.to(device)` before the forward, or iterate `pl.MpDeviceLoader(loader, device)`.",
+    "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
+    "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
+    "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
+    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too.",
     examples=lambda: (
         invalid(
             """
@@ -2265,6 +2362,30 @@ BATCH_OFF_XLA = Rule(
             """,
             note="default-cuda-tensor-type",
             findings=(Expected(4, 1, "stays: without CUDA it fails"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            data = torch.load("cache.pt", map_location="cuda")
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            data = torch.load("cache.pt", map_location="cpu")
+            model = torch.nn.Linear(4, 2).to(xm.xla_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            target="sagemaker",
+            note="cached-data-set-sagemaker",
+            findings=(Expected(8, 13, "`data` is loaded onto the CPU"),),
         ),
     ),
 )

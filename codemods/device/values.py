@@ -58,7 +58,7 @@ class _Binding:
     """A value bound to a name (or returned), with the conditions it is under, by id:
     (the ``if``, whether in its body)."""
 
-    value: cst.BaseExpression
+    value: cst.BaseExpression | None  # None: bound to what the tool does not follow (``a, b = f()``)
     scope: str
     conds: tuple[tuple[cst.If, bool], ...]
 
@@ -73,6 +73,9 @@ class DeviceValueFacts:
     ported_comparisons: dict[cst.SimpleString, tuple[str, str]] = field(default_factory=dict)
     # ``torch_geometric.device("auto")`` and the like: replaced by the target's device.
     library_devices: set[cst.Call] = field(default_factory=set)
+    # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
+    # choices it lists (the value: the assertion, and the value to add).
+    asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
 
 
 class DeviceValueAnalysis(Analysis):
@@ -92,6 +95,8 @@ class DeviceValueAnalysis(Analysis):
         self.keyed: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # "device" -> dict values
         self.comparisons: list[tuple[cst.Comparison, str, cst.SimpleString]] = []
         self.helper_calls: list[cst.Call] = []
+        # ``assert x in [...]``: the assertion, its test, the choices, the function it is in.
+        self.assertions: list[tuple[cst.Assert, cst.Comparison, cst.List | cst.Tuple | cst.Set, str]] = []
         self._cache: dict[tuple[int, str], Where] = {}
         self._busy: set[tuple[int, str]] = set()
         self._following: set[tuple[str, str]] = set()
@@ -108,14 +113,29 @@ class DeviceValueAnalysis(Analysis):
             if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
                 for name, value in zip(names.elements, values.elements):
                     self._bind(dotted(name.value), value.value, node)
+            elif type(names) in (cst.Tuple, cst.List):
+                self._unfollowed(names, node)  # device, rank = setup()
             else:
                 self._bind(dotted(names), values, node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._unfollowed(node.target, node)
+
+    def _unfollowed(self, targets: cst.BaseExpression, statement: cst.CSTNode) -> None:
+        """Names bound to values the analysis does not follow: what they held before may be gone."""
+        if type(targets) in (cst.Tuple, cst.List):
+            for element in targets.elements:  # type: ignore[attr-defined]
+                self._unfollowed(element.value, statement)
+        elif type(targets) is cst.StarredElement:
+            self._unfollowed(targets.value, statement)
+        else:
+            self._bind(dotted(targets), None, statement)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._bind(dotted(node.target), node.value, node)
 
-    def _bind(self, name: str | None, value: cst.BaseExpression, statement: cst.CSTNode) -> None:
+    def _bind(self, name: str | None, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
         if name is not None:
             self.bindings[name].append(_Binding(value, self._scope_of(name), self._placed(statement)))
 
@@ -165,6 +185,15 @@ class DeviceValueAnalysis(Analysis):
             dest = string_value(keywords["dest"].value) if "dest" in keywords else None
             if flag is not None and "default" in keywords:
                 self.flag_defaults[dest or flag.lstrip("-").replace("-", "_")] = keywords["default"].value
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        test = node.test
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.comparisons[0].operator) is not cst.In:
+            return
+        choices = test.comparisons[0].comparator
+        if isinstance(choices, (cst.List, cst.Tuple, cst.Set)):
+            scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+            self.assertions.append((node, test, choices, scope))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) != 1 or type(node.comparisons[0].operator) not in (cst.Equal, cst.NotEqual):
@@ -371,7 +400,8 @@ class DeviceValueAnalysis(Analysis):
             return test.value == "True"  # type: ignore[attr-defined]
         if (name := dotted(test)) is not None and name not in self.params.get(scope, ()):
             flags = self.facts.device.flag_values
-            truths = {self.truth(b.value, b.scope, b.value in flags) for b in self._live(name, scope)}
+            truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None
+                      for b in self._live(name, scope)}
             return truths.pop() if len(truths) == 1 else None
         return None
 
@@ -389,8 +419,10 @@ class DeviceValueAnalysis(Analysis):
             return None
         return (left == right) is (operator is cst.Equal)
 
-    def text(self, expr: cst.BaseExpression, scope: str) -> str | None:
+    def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None:
         """The string ``expr`` holds after the port (None: not one known string)."""
+        if expr is None:
+            return None
         ported = self.facts.distributed.backend_values.get(expr)
         if ported is not None:
             return ported
@@ -400,10 +432,17 @@ class DeviceValueAnalysis(Analysis):
             return self.part.ported_comparisons[expr][1]  # type: ignore[index]
         if (value := string_value(expr)) is not None:
             return value
-        name = dotted(expr)
-        if name is None:
+        if type(expr) is cst.IfExp:
+            test = self.truth(expr.test, scope, expr in self.facts.device.selections)
+            return self.text(expr.body if test else expr.orelse, scope) if test is not None else None
+        if type(expr) is cst.Call:  # a function of the file that returns one string
+            local = self._function(dotted(expr.func) or "", scope) if self.walk.resolve(expr.func) is None else None
+            bindings = self._live_returns(local) if local is not None else []
+        elif (name := dotted(expr)) is not None:
+            bindings = self._live(name, scope)
+        else:
             return None
-        texts = {self.text(b.value, b.scope) for b in self._live(name, scope)}
+        texts = {self.text(b.value, b.scope) for b in bindings}
         return texts.pop() if len(texts) == 1 else None
 
     # -- results ----------------------------------------------------------------------------
@@ -413,11 +452,17 @@ class DeviceValueAnalysis(Analysis):
         for comparison, name, literal in self.comparisons:
             scope = next((b.scope for b in self.bindings.get(name, [])), "")
             values = self._live(name, scope) or self.bindings.get(name, [])
-            new = {self.facts.distributed.backend_values.get(b.value) for b in values}
+            new = {self.facts.distributed.backend_values.get(b.value) if b.value is not None else None for b in values}
             old = {string_value(b.value) for b in values}
             value = new.pop() if len(new) == 1 else None
             if value is not None and old == {string_value(literal)} != {value}:
                 part.ported_comparisons[literal] = (self.code(comparison), value)
+        for assertion, comparison, choices, scope in self.assertions:
+            value = self.text(comparison.left, scope)
+            listed = {string_value(e.value) for e in choices.elements}
+            if value == "xla" and value not in listed and "cuda" in listed:
+                part.asserted_choices[choices] = (assertion, value)
+                self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
         for call in self.helper_calls:
             helper = apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:

@@ -26,5 +26,6 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
+        feeding=frozenset(facts.obligations.feeding_callables),
         device_returns=tuple(sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())),
     )

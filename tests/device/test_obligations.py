@@ -50,3 +50,87 @@ def test_a_single_file_run_says_the_device_comes_from_a_module_it_does_not_read(
         "the device comes from `pick_device` in another module of the project that this run does not read: "
         "run the tool on the project folder to follow it, and check it returns the XLA device"
     ]
+
+
+_EVALUATE = '''
+import torch
+
+def metrics(model, loader):
+    hits = 0
+    for user, item in loader:
+        user, item = user.cuda(), item.cuda()
+        hits += model(user, item).sum().item()
+    return hits
+'''
+_MAIN = '''
+import torch
+import evaluate
+
+model = torch.nn.Bilinear(4, 4, 1).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for user, item, label in train_loader:
+    user, item, label = user.cuda(), item.cuda(), label.cuda()
+    loss = (model(user, item) - label).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+hits = evaluate.metrics(model, test_loader)
+'''
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_model_handed_to_an_unconverted_evaluation_function_is_reported(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep's F4b (NCF): converting main.py alone leaves evaluate.py's batches on CUDA;
+    converting the folder converts both, and nothing is said."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evaluate.py").write_text(_EVALUATE.lstrip("\n"))
+    (tmp_path / "main.py").write_text(_MAIN.lstrip("\n"))
+    job = Job("lint", target, RuleSelection())
+    alone = [f for report in run([("main.py", job)]) for f in report.findings if f.rule == "XLA116"]
+    assert [(f.line, f.col) for f in alone] == [(12, 8)]
+    assert "goes to `evaluate.metrics` in evaluate.py, which feeds it batches and still needs converting" in alone[0].message
+    folder = [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA116"]
+    assert folder == []
+
+
+_EXP_BASIC = '''
+import torch
+
+class Exp:
+    def __init__(self, args):
+        self.args = args
+        self.device = self._acquire_device()
+
+    def _acquire_device(self):
+        if self.args.use_gpu:
+            return torch.device("cuda:{}".format(self.args.gpu))
+        return torch.device("cpu")
+'''
+_INFORMER_MAIN = '''
+import torch
+from exp_basic import Exp
+
+args = parser.parse_args()
+args.use_gpu = True if torch.cuda.is_available() and args.use_gpu else False
+if args.use_gpu:
+    device = torch.device("cuda")
+exp = Exp(args)
+'''
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_flag_the_port_switches_on_handed_to_an_unconverted_device_choice_is_reported(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep's F4c (Informer2020): converting main.py alone switches `args.use_gpu` on, and the
+    module that still needs converting builds a CUDA device from it; the folder run converts both."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exp_basic.py").write_text(_EXP_BASIC.lstrip("\n"))
+    (tmp_path / "main.py").write_text(_INFORMER_MAIN.lstrip("\n"))
+    job = Job("lint", target, RuleSelection())
+    alone = [f for report in run([("main.py", job)]) for f in report.findings if f.rule == "XLA112"]
+    assert [(f.line, f.col) for f in alone] == [(8, 7)]
+    assert "`args.use_gpu`, which the port switches on, goes to `Exp` in exp_basic.py" in alone[0].message
+    assert [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA112"] == []
