@@ -247,6 +247,16 @@ class ObligationAnalysis(Analysis):
                             f"`{flag}`, which the port switches on, goes to `{callee}` in {found.summary.path}, which picks "
                             "the device with it and still needs converting: there it builds a CUDA device; convert that "
                             "module too (run the tool on the project folder)")
+        external = self.facts.project
+        reported = {*external.external_steps, *external.external_training, *external.external_devices}
+        for call, callee in project.calls:
+            found = project.origin(callee)
+            summary = found.summary if found is not None else None
+            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]
+                self._break(call, DEVICE_FROM_PROJECT,
+                            f"`{callee}` in {summary.path} trains a model and still needs converting: its device, model, "
+                            "batches and optimizer step stay on CUDA terms there; convert that module too (run the tool "
+                            "on the project folder)")
         for call, callee, names in self.handed:
             model = next((n for n in names if n in on_xla), None)
             found = project.origin(callee) if model is not None else None

@@ -1927,7 +1927,9 @@ DEVICE_FROM_PROJECT = Rule(
     "the move in this file and names the helper and its file. To resolve it, make the helper return the XLA "
     "device. Likewise a flag the port switches on (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`) "
     "handed to a class of a module that still needs converting and picks its device with it (`Exp(args)`): "
-    "there it builds a CUDA device, which fails on an XLA host; convert that module too. A run on a single file "
+    "there it builds a CUDA device, which fails on an XLA host; convert that module too. And a call of a callable "
+    "of such a module that trains a model (`exp.train(loader)`): its device, model, batches and step stay on "
+    "CUDA terms until that module is converted. A run on a single file "
     "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
     "the helper.",
     examples=lambda: (

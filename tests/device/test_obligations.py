@@ -134,3 +134,45 @@ def test_a_flag_the_port_switches_on_handed_to_an_unconverted_device_choice_is_r
     assert [(f.line, f.col) for f in alone] == [(8, 7)]
     assert "`args.use_gpu`, which the port switches on, goes to `Exp` in exp_basic.py" in alone[0].message
     assert [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA112"] == []
+
+
+_EXP_TRAINS = '''
+import torch
+
+class Exp:
+    def __init__(self, args):
+        self.device = torch.device(f"cuda:{args.gpu}") if args.use_gpu else torch.device("cpu")
+        self.model = torch.nn.Linear(4, 1).to(self.device)
+        self.opt = torch.optim.Adam(self.model.parameters())
+
+    def train(self, loader):
+        for x, y in loader:
+            x, y = x.to(self.device), y.to(self.device)
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+'''
+_EXP_DRIVER = '''
+import torch
+from exp_trains import Exp
+
+args = parser.parse_args()
+args.use_gpu = True if torch.cuda.is_available() and args.use_gpu else False
+exp = Exp(args)
+exp.train(make_loader())
+'''
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_driver_of_an_unconverted_trainer_is_reported(target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep's F4c as it reads now: the device, model, optimizer and loop all live in a class of a
+    module that still needs converting; a single-file run of the driver says so where it trains."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exp_trains.py").write_text(_EXP_TRAINS.lstrip("\n"))
+    (tmp_path / "main.py").write_text(_EXP_DRIVER.lstrip("\n"))
+    job = Job("lint", target, RuleSelection())
+    alone = [f for report in run([("main.py", job)]) for f in report.findings if f.rule == "XLA112"]
+    assert [(f.line, f.col) for f in alone] == [(7, 1)]
+    assert "`exp.train` in exp_trains.py trains a model and still needs converting" in alone[0].message
+    assert [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA112"] == []
