@@ -1755,8 +1755,9 @@ DEVICE_OFF_XLA = Rule(
     "attributes, argparse defaults, config dicts and known library helpers. Where the chain ends on a value "
     "that is not the XLA device, the finding points at that value (a `return \"cpu\"`, a kept `\"cuda\"`, "
     "`torch.get_default_device()`) and says what it is: left so, the script trains on the CPU, or fails to "
-    "find CUDA, and nothing else says so. To resolve it, make that value the XLA device (`torch_xla.device()`, "
-    "or the string \"xla\"), or make the condition choose it on an XLA host.",
+    "find CUDA, and nothing else says so. A choice left to the person who runs the script (a `--no-cuda` flag, a "
+    "config value) is not reported where one of its branches is the XLA device. To resolve it, make that value the "
+    "XLA device (`torch_xla.device()`, or the string \"xla\"), or make the condition choose it on an XLA host.",
     examples=lambda: (
         invalid(
             """
