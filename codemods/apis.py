@@ -138,6 +138,32 @@ CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE
 # whether this process has set CUDA up, never so on XLA: an accelerator check too.
 AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"})
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
+
+
+@dataclass(frozen=True)
+class DeviceHelper:
+    """A library's helper that picks a device, as it behaves on an XLA host (checked with
+    torch 2.9, torch_xla 2.9, accelerate 1.15, transformers and torch_geometric 2.8's
+    source, PJRT_DEVICE=CPU): whether it returns the XLA device, what it returns there,
+    and the argument with which the port may replace the call by the target's device."""
+
+    on_xla: bool
+    returns: str
+    ported_when: str | None = None
+
+
+# Calls, and ``<constructor>.device`` attributes (``accelerator.device`` of an
+# ``Accelerator()``), read by device/values.py.  ``torch.accelerator.current_accelerator()``
+# (None, or "cuda" on a CUDA build, on an XLA host) is replaced by the device concern itself.
+DEVICE_HELPERS = {
+    "torch_geometric.device": DeviceHelper(
+        False, 'the CPU on an XLA host: "auto" asks for CUDA, MPS and XPU only', ported_when="auto"
+    ),
+    "torch.get_default_device": DeviceHelper(False, "the CPU unless torch.set_default_device() chose another device"),
+    "accelerate.Accelerator.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
+    "accelerate.PartialState.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
+    "transformers.TrainingArguments.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
+}
 # Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,
 # fairseq2's spelling): the alias resolves as the name does, so ``Device("cuda")`` is a
 # device call.

@@ -10,6 +10,7 @@ from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
+from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.rewrite import DistributedRewrite
@@ -49,6 +50,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
     return [
         *launchers,
         DeviceRewrite(ctx),
+        ObligationRewrite(ctx),
         AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),

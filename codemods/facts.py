@@ -26,6 +26,8 @@ from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
 from codemods.compile.analysis import CompileAnalysis, CompileFacts
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
+from codemods.device.obligations import ObligationAnalysis, ObligationFacts
+from codemods.device.values import DeviceValueAnalysis, DeviceValueFacts
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.distributed.facts import DistributedFacts
@@ -56,6 +58,8 @@ class Facts:
 
     imports: ImportFacts = field(default_factory=ImportFacts)
     device: DeviceFacts = field(init=False)
+    device_values: DeviceValueFacts = field(default_factory=DeviceValueFacts)
+    obligations: ObligationFacts = field(default_factory=ObligationFacts)
     distributed: DistributedFacts = field(default_factory=DistributedFacts)
     fsdp: FsdpFacts = field(default_factory=FsdpFacts)
     amp: AmpFacts = field(init=False)
@@ -85,6 +89,7 @@ class Facts:
 ANALYSES: list[type[Analysis]] = walk_order([
     ImportAnalysis,
     DeviceAnalysis,
+    DeviceValueAnalysis,
     RankAnalysis,
     DdpAnalysis,
     LaunchAnalysis,
@@ -93,6 +98,7 @@ ANALYSES: list[type[Analysis]] = walk_order([
     FsdpAnalysis,
     AmpAnalysis,
     TrainingAnalysis,
+    ObligationAnalysis,
     LoaderAnalysis,
     CheckpointAnalysis,
     CompileAnalysis,

@@ -325,6 +325,9 @@ class DeviceAnalysis(Analysis):
             self.part.replaced_parts.update((sub, (call, SET_DEVICE)) for arg in call.args for sub in walk(arg.value))
 
     def visit_Return(self, node: cst.Return) -> None:
+        function = self.walk.enclosing_function
+        if node.value is not None and function is not None and is_device_name(function.name.value):
+            self.add_device_strings(node.value)  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
         if node.value is not None and self._is_cpu_device(node.value):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
         if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
@@ -385,7 +388,10 @@ class DeviceAnalysis(Analysis):
         self.cond_refs[node] = _refs(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
-        if self._is_cpu_device(node.body) or self._is_cpu_device(node.orelse):
+        last = node.orelse
+        while type(last) is cst.IfExp:  # "cuda" if ... else "mps" if ... else "cpu": the chain ends on the CPU
+            last = last.orelse
+        if self._is_cpu_device(node.body) or self._is_cpu_device(last):
             self.device_code.add(node)
         self._local_calls(node)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, valid
 
 NO_DEVICE = Rule(
     "XLA005",
@@ -1743,7 +1743,658 @@ DEVICE_TYPE_CHECK = Rule(
     ),
 )
 
+# -- the obligations of a training step (device/values.py, device/obligations.py) -----------
+
+DEVICE_OFF_XLA = Rule(
+    "XLA111", "device-off-xla", "error",
+    "The model the optimizer steps goes to a device that can still be the CPU, CUDA or MPS after the port", False,
+    why="Obligation (1) of every training step: the module whose parameters the optimizer steps is on the XLA "
+    "device on the path that runs. The tool follows the device the model moves to through assignments, "
+    "if/elif/else chains and conditional expressions (read as they are after the port on an XLA host, where "
+    "`torch.cuda.is_available()` and the MPS checks are False), the file's functions and methods, `self.` "
+    "attributes, argparse defaults, config dicts and known library helpers. Where the chain ends on a value "
+    "that is not the XLA device, the finding points at that value (a `return \"cpu\"`, a kept `\"cuda\"`, "
+    "`torch.get_default_device()`) and says what it is: left so, the script trains on the CPU, or fails to "
+    "find CUDA, and nothing else says so. A choice left to the person who runs the script (a `--no-cuda` flag, a "
+    "config value) is not reported where one of its branches is the XLA device. To resolve it, make that value the "
+    "XLA device (`torch_xla.device()`, or the string \"xla\"), or make the condition choose it on an XLA host.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                if torch.backends.mps.is_available():
+                    return "mps"
+                return "cpu"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            findings=(Expected(6, 12, 'goes to `pick_device()`, which ends on `pick_device()` returns "cpu" (the CPU)'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def pick_device():
+                return "xla"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-device-function-the-port-makes-xla",
+        ),
+        valid(
+            """
+            import torch
+            from accelerate import Accelerator
+
+            accelerator = Accelerator()
+            model = torch.nn.Linear(4, 2).to(accelerator.device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="accelerate-device-is-xla",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-cuda-mps-cpu-chain-folds",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-cuda-mps-cpu-chain-folds-sagemaker",
+        ),
+        valid(
+            """
+            import torch
+
+            config = {"device": "cuda", "lr": 0.1}
+            model = torch.nn.Linear(4, 2).to(config["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            config = {"device": "xla", "lr": 0.1}
+            model = torch.nn.Linear(4, 2).to(config["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+            """,
+            note="a-config-dict-the-port-makes-xla",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cpu"
+            device, rank = setup()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="rebound-to-what-the-tool-does-not-follow",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+
+            class Runner:
+                def __init__(self):
+                    self.device = th.get_default_device()
+                    self.net = th.nn.Linear(4, 2).to(self.device)
+                    self.opt = th.optim.Adam(self.net.parameters())
+            """,
+            alias=True,
+            findings=(Expected(5, 23, "`th.get_default_device()` (the CPU unless torch.set_default_device()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                if torch.backends.mps.is_available():
+                    return "mps"
+                return "cpu"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(6, 12, '`pick_device()` returns "cpu" (the CPU)'),),
+        ),
+    ),
+)
+
+_PROJECT_TRAIN = """
+import torch
+from helpers import pick_device
+
+def main():
+    device = pick_device()
+    model = torch.nn.Linear(4, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+
+DEVICE_FROM_PROJECT = Rule(
+    "XLA112", "device-from-project", "error",
+    "The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
+    "still to convert that builds a CUDA device from a flag the port switched on)", False,
+    why="Obligation (1) across files: the device comes from a helper in another module of the project "
+    "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
+    "helper returns the CPU (or a CUDA or MPS device) on an XLA host, even after the port. The finding is at "
+    "the move in this file and names the helper and its file. To resolve it, make the helper return the XLA "
+    "device. Likewise a flag the port switches on (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`) "
+    "handed to a class of a module that still needs converting and picks its device with it (`Exp(args)`): "
+    "there it builds a CUDA device, which fails on an XLA host; convert that module too. And a call of a callable "
+    "of such a module that trains a model (`exp.train(loader)`): its device, model, batches and step stay on "
+    "CUDA terms until that module is converted. A run on a single file "
+    "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
+    "the helper.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            from helpers import pick_device
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            filename="train.py",
+        ),
+    ),
+    valid=lambda: (
+        run(("train.py", _PROJECT_TRAIN), ("helpers.py", """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+            """)),
+    ),
+    invalid=lambda: (
+        run(("train.py", _PROJECT_TRAIN), ("helpers.py", """
+            import torch
+
+            def pick_device():
+                if torch.backends.mps.is_available():
+                    return torch.device("mps")
+                return torch.device("cpu")
+            """)),
+        run(("train.py", _PROJECT_TRAIN.replace("import pick_device", "import pick_device as pd").replace("= pick_device", "= pd")),
+            ("helpers.py", """
+            import torch as th
+
+            def pick_device():
+                return th.get_default_device()
+            """), alias=True),
+    ),
+)
+
+LIBRARY_DEVICE = Rule(
+    "XLA113", "library-device-helper", "error",
+    "A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) becomes the XLA device", True,
+    why="Libraries pick the device for their users: `torch_geometric.device(\"auto\")` asks for CUDA, MPS and "
+    "XPU and else returns the CPU, so on an XLA host the model trains on the CPU. The known helpers are one "
+    "table (`apis.DEVICE_HELPERS`), checked against the released code: Accelerate's `Accelerator().device` and "
+    "`PartialState().device` and Transformers' `TrainingArguments.device` return the XLA device when torch_xla "
+    "is installed (nothing to do); `torch.accelerator.current_accelerator()` is replaced by XLA101; "
+    "`torch.get_default_device()` returns the CPU (XLA111 where a model goes there). A helper asked for `\"auto\"` "
+    "becomes the target's device call.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            import torch_geometric
+
+            device = torch_geometric.device("auto")
+            model = torch.nn.Linear(4, 2).to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            """,
+            findings=(Expected(4, 10, 'torch_geometric.device("auto") -> torch_xla.device()'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch_geometric
+
+            device = torch_geometric.device("cpu")
+            """,
+            note="an-explicit-device",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            from torch_geometric import device as pick
+
+            dev = pick("auto")
+            """,
+            """
+            import torch_xla.core.xla_model as xm
+
+            dev = xm.xla_device()
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(3, 7, 'pick("auto") -> xm.xla_device()'),),
+        ),
+    ),
+)
+
+PORTED_CONDITION = Rule(
+    "XLA114", "ported-condition", "error",
+    "A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before", True,
+    why="The port rewrites values that conditions then test: `backend = \"nccl\"` becomes `\"xla\"`, and "
+    "`if backend == \"nccl\": device = torch.device(\"cuda\", rank) else: device = torch.device(\"cpu\")` would "
+    "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
+    "is compared with becomes the new value, so the condition asks what it asked before. Likewise "
+    "`assert device in [\"cuda\", \"mps\", \"cpu\"]` after a device helper that now returns \"xla\" would stop the "
+    "script: \"xla\" is added to the choices.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(rank):
+                backend = "nccl"
+                dist.init_process_group(backend)
+                if backend == "nccl":
+                    return torch.device("cuda", rank)
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(rank):
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend == "xla":
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            findings=(Expected(8, 19, '`backend == "nccl"`: "nccl" -> "xla"'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch.distributed as dist
+
+            backend = args.backend
+            if backend == "nccl":
+                print("nccl")
+            """,
+            note="a-value-the-port-does-not-change",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            backend = "nccl"
+            dist.init_process_group(backend)
+            device = torch.device("cuda") if backend == "nccl" else torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            backend = "xla"
+            dist.init_process_group(backend, init_method="xla://")
+            device = xm.xla_device() if backend == "xla" else torch.device("cpu")
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(8, 40, '`backend == "nccl"`: "nccl" -> "xla"'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+
+            device = pick_device()
+            assert device in ["cuda", "mps", "cpu"], device
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def pick_device():
+                return "xla"
+
+            device = pick_device()
+            assert device in ["cuda", "mps", "cpu", "xla"], device
+            """,
+            note="asserted-device-choices",
+            findings=(Expected(8, 18, '`device in ["cuda", "mps", "cpu"]` would fail: the device is \'xla\' after the port'),),
+        ),
+        invalid(
+            """
+            import torch.distributed as tdist
+
+            backend = "nccl"
+            tdist.init_process_group(backend)
+            use_gpu = backend != "nccl"
+            """,
+            """
+            import torch.distributed as tdist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            backend = "xla"
+            tdist.init_process_group(backend, init_method="xla://")
+            use_gpu = backend != "xla"
+            """,
+            alias=True,
+            findings=(Expected(6, 22, '`backend != "nccl"`: "nccl" -> "xla"'),),
+        ),
+    ),
+)
+
+MODEL_MOVE_SKIPPED = Rule(
+    "XLA115", "model-move-skipped", "error",
+    "The model the optimizer steps moves only under a condition that is False on an XLA host after the port", False,
+    why="Obligation (1), the path that runs: `if use_gpu: model.cuda()` with a flag the port cannot switch on "
+    "(set from a CUDA check it keeps, or from an MPS check) leaves the model on the CPU on an XLA host, while "
+    "the rest of the script is ported. The finding is at the move and names the condition. To resolve it, "
+    "move the model to the XLA device on every path (or make the condition hold on an XLA host).",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            use_gpu = torch.backends.mps.is_available()
+            model = torch.nn.Linear(4, 2)
+            if use_gpu:
+                model.cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            use_gpu = torch.backends.mps.is_available()
+            model = torch.nn.Linear(4, 2)
+            if use_gpu:
+                model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            findings=(Expected(7, 5, "moves only under `if use_gpu:`, which is False on an XLA host"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 2)
+            if args.cuda:
+                model.cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(4, 2)
+            if args.cuda:
+                model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-flag-the-user-sets",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+
+            use_gpu = th.backends.mps.is_available()
+            model = th.nn.Linear(4, 2)
+            if use_gpu:
+                model = model.cuda()
+            optimizer = th.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            use_gpu = th.backends.mps.is_available()
+            model = th.nn.Linear(4, 2)
+            if use_gpu:
+                model = model.to(xm.xla_device())
+            optimizer = th.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(7, 13, "which is False on an XLA host after the port"),),
+        ),
+    ),
+)
+
+BATCH_OFF_XLA = Rule(
+    "XLA116", "batch-off-xla", "error",
+    "A loop feeds the model on the XLA device batches that stay on the CPU", False,
+    why="Obligation (3): each batch reaches the XLA device before the model's forward, in the training loop and "
+    "in every evaluation loop calling the same model. The tool finds the loops that call a model it proved to "
+    "be on the XLA device with batches they never move, from a source that yields CPU tensors: a loader whose "
+    "batches another loop moves (the training loop does, the evaluation loop forgot: on CUDA the same crash), a "
+    "data set cached with `torch.load(..., map_location=\"cuda\")` that the port must load onto the CPU, or "
+    "`torch.set_default_tensor_type(\"torch.cuda.FloatTensor\")` kept while `torch.Tensor(...)` relies on it. "
+    "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
+    "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
+    "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
+    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            data = torch.load("cache.pt", map_location="cuda")
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            data = torch.load("cache.pt", map_location="cpu")
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            findings=(Expected(8, 13, "`x` reaches `model` (on the XLA device) on the CPU: `data` is loaded onto the CPU"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                loss = (model(x) - y).pow(2).mean()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x = x.cuda()
+                    print(model(x))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                x, y = x.to(torch_xla.device()), y.to(torch_xla.device())
+                loss = (model(x) - y).pow(2).mean()
+                torch_xla.sync()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x = x.to(torch_xla.device())
+                    print(model(x))
+            """,
+            note="every-loop-moves-its-batches",
+        ),
+        valid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            """,
+            note="no-tensor-relies-on-the-default-type",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+
+            net = th.nn.Linear(4, 2).cuda()
+            opt = th.optim.Adam(net.parameters())
+            for i, (x, y) in enumerate(train_loader):
+                x, y = x.cuda(), y.cuda()
+                loss = (net(x) - y).pow(2).mean()
+            for i, (x, y) in enumerate(train_loader):
+                print(net(x))
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for i, (x, y) in enumerate(train_loader):
+                x, y = x.to(xm.xla_device()), y.to(xm.xla_device())
+                loss = (net(x) - y).pow(2).mean()
+                xm.mark_step()
+            for i, (x, y) in enumerate(train_loader):
+                print(net(x))
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(11, 11, "`x` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).cuda()
+            x = torch.Tensor([[1.0, 2.0, 3.0, 4.0]])
+            print(model(x))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            x = torch.Tensor([[1.0, 2.0, 3.0, 4.0]])
+            print(model(x))
+            """,
+            note="default-cuda-tensor-type",
+            findings=(Expected(4, 1, "stays: without CUDA it fails"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            data = torch.load("cache.pt", map_location="cuda")
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            data = torch.load("cache.pt", map_location="cpu")
+            model = torch.nn.Linear(4, 2).to(xm.xla_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            target="sagemaker",
+            note="cached-data-set-sagemaker",
+            findings=(Expected(8, 13, "`data` is loaded onto the CPU"),),
+        ),
+    ),
+)
+
 RULES = (
     NO_DEVICE, CUDA_DEVICE, DOT_CUDA, INTEGER_DEVICE, CUDA_AVAILABLE_DEVICE, CUDA_CHECK, SET_DEVICE, CUDA_TENSOR_TYPE,
-    GUARDED_INPUT_MOVE, DEVICE_GENERATOR, DEVICE_TYPE_CHECK,
+    GUARDED_INPUT_MOVE, DEVICE_GENERATOR, DEVICE_TYPE_CHECK, DEVICE_OFF_XLA, DEVICE_FROM_PROJECT, LIBRARY_DEVICE,
+    PORTED_CONDITION, MODEL_MOVE_SKIPPED, BATCH_OFF_XLA,
 )

@@ -45,11 +45,15 @@ class ProjectRewrite(Concern):
             )
         elif original in project.external_devices:
             path = project.external_devices[original]
-            where = f"{path}, which still needs converting" if path else "another module of the project"
+            if path:
+                where, todo = f"{path}, which still needs converting", "convert it too"
+            else:  # a single file, or a module that could not be read
+                where = "another module of the project that this run does not read"
+                todo = "run the tool on the project folder to follow it"
             self.ctx.report(
                 CROSS_FILE,
                 original,
-                f"the device comes from `{self.ctx.code(original.func)}` in {where}: convert it too, and check it "
-                "returns the XLA device",
+                f"the device comes from `{self.ctx.code(original.func)}` in {where}: {todo}, and check it returns "
+                "the XLA device",
             )
         return updated

@@ -29,4 +29,6 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         parameter_readers=frozenset(facts.training.parameter_readers),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
+        feeding=frozenset(facts.obligations.feeding_callables),
+        device_returns=tuple(sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())),
     )

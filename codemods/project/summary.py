@@ -46,6 +46,12 @@ class ModuleSummary:
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
+    # Functions and methods that return a device: (name, whether it is the XLA device on every
+    # path after the port, or None if that could not be followed; else what it returns there).
+    device_returns: tuple[tuple[str, bool | None, str], ...] = ()
+    # Callables whose loops feed batches to a module handed in as a parameter (an evaluation
+    # function): a model on the XLA device handed to one must get its batches there.
+    feeding: frozenset[str] = frozenset()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -72,6 +78,13 @@ class ModuleSummary:
 
     def uses_amp(self, name: str) -> bool:
         return name.split(".")[0] in self.amp
+
+    def device_of(self, name: str) -> tuple[bool | None, str] | None:
+        """Where the device that ``name`` returns ends on an XLA host (None: not a device)."""
+        return next(((on_xla, why) for function, on_xla, why in self.device_returns if function == name), None)
+
+    def feeds(self, name: str) -> bool:
+        return name in self.feeding
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks

@@ -18,10 +18,11 @@ from codemods.cli import main
 from codemods.doctor.rules import RUNTIME
 from codemods.rules import RULES, RULES_BY_CODE, Example, Rule
 
-# Checks across the files of a run (an estimator against the Dockerfile of its image):
+# Checks across the files of a run (an estimator against the Dockerfile of its image, a
+# training script against the project module its device comes from):
 # one file's example cannot make them fire; tests/containers/test_dockerfiles.py runs them on whole
 # runs (RUN_CASES).  Their examples must still come through the pipeline as documented.
-RUN_LEVEL = {"SM308"}
+RUN_LEVEL = {"SM308", "XLA112"}
 
 
 def check_with_the_pipeline(rule: Rule, example: Example) -> None:

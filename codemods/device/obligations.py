@@ -1,0 +1,329 @@
+"""Two obligations of every training step (SPEC section 5, "No silent port"), proven from
+the code with the shared device-value analysis (values.py) or reported where the proof
+breaks:
+
+(1) the module whose parameters the optimizer steps is moved to the XLA device, on the
+path that runs (XLA111: its device can end off XLA; XLA112: that device comes from another
+module of the project; XLA115: its only moves run under a condition that is False on an
+XLA host after the port);
+(3) each batch reaches the XLA device before that module's forward, in the training loop
+and in every evaluation loop calling it (XLA116: a loop feeds it batches from a source
+that yields CPU tensors, a data set loaded onto the CPU, or a CUDA default tensor type
+that stays).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.device.rules import (
+    BATCH_OFF_XLA,
+    DEVICE_FROM_PROJECT,
+    DEVICE_OFF_XLA,
+    MODEL_MOVE_SKIPPED,
+)
+from codemods.device.values import DeviceValueAnalysis, Where
+from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
+from codemods.engine.rule import Rule
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
+from codemods.training.analysis import is_device_loader
+
+_CODE = cst.Module([])
+_ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
+
+
+def _code(node: cst.CSTNode) -> str:
+    return _CODE.code_for_node(node)
+
+
+@dataclass(repr=False, eq=False)
+class ObligationFacts:
+    # Where the proof of an obligation breaks: the node the finding points at, and what it says.
+    broken: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
+    # For other files (project/summarise.py): functions whose loops feed batches to a module
+    # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
+    feeding_callables: set[str] = field(default_factory=set)
+
+
+@dataclass(repr=False)
+class _Move:
+    call: cst.Call
+    device: cst.BaseExpression | None  # None: ``.cuda()``
+    scope: str
+    conds: tuple[tuple[cst.If, bool], ...]
+
+
+@dataclass(repr=False)
+class _Loop:
+    node: cst.For
+    scope: str
+    targets: set[str]
+    source: str | None  # what it iterates, dotted
+    moved: set[str] = field(default_factory=set)
+    # Forward calls: (call, the module called, the loop's batch names it is given).
+    forwards: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+
+
+class ObligationAnalysis(Analysis):
+    name = "obligations"
+    reads = ("imports", "device_values")
+    settle_reads = ("device_values", "device", "training", "checkpoint", "project")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.obligations
+        self.stepped: dict[str, cst.Call] = {}  # model -> the optimizer built over its parameters
+        self.moves: dict[str, list[_Move]] = defaultdict(list)
+        self.loops: list[_Loop] = []
+        self.open_loops: list[_Loop | None] = []
+        self.loaded: dict[str, cst.Call] = {}  # name -> torch.load(...) that made it
+        self.loaders_of: dict[str, str] = {}  # loader -> the data set it reads (DataLoader(ds))
+        self.default_types: list[cst.Call] = []
+        self.params: dict[str, set[str]] = {}  # function -> its parameters
+        self.handed: list[tuple[cst.Call, str, list[str]]] = []  # calls of the project: (call, callee, names given)
+        self.legacy_constructors: list[cst.Call] = []
+
+    @property
+    def values(self) -> DeviceValueAnalysis:
+        return self.walk.analysis(DeviceValueAnalysis)
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.params[self.walk.qualname] = {p.name.value for p in (*node.params.posonly_params, *node.params.params)}
+
+    def visit_For(self, node: cst.For) -> None:
+        targets = {n for e in _elements(node.target) if (n := dotted(e)) is not None}
+        source = node.iter
+        while type(source) is cst.Call and dotted(source.func) in _ITERATION_WRAPPERS and source.args:
+            source = source.args[0].value
+        if type(node.iter) is cst.Call and dotted(node.iter.func) == "enumerate" and type(node.target) is cst.Tuple:
+            targets = {n for e in _elements(node.target.elements[-1].value) if (n := dotted(e)) is not None}
+        loop = None
+        if targets and not (type(source) is cst.Call and is_device_loader(source, self.walk.resolve(source.func))):
+            loop = _Loop(node, self.walk.qualname, targets, dotted(source))
+            self.loops.append(loop)
+        self.open_loops.append(loop)
+
+    def leave_For(self, node: cst.For) -> None:
+        self.open_loops.pop()
+
+    def _loop(self) -> _Loop | None:
+        return next((loop for loop in reversed(self.open_loops) if loop is not None), None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        loop = self._loop()
+        for target in node.targets:
+            names = [n for e in _elements(target.target) if (n := dotted(e)) is not None]
+            if loop is not None and (_moves(value) or any(dotted(s) in loop.targets for s in _roots(value))):
+                # ``x = x.to(device)``, ``images, labels = batch`` (the names carry the batch on)
+                if _moves(value):
+                    loop.moved.update(names)
+                else:
+                    loop.targets.update(names)
+            if len(names) != 1:
+                continue
+            core = value
+            while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
+                if method_name(core) in ("to", "cuda"):
+                    self._move(names[0], core)
+                core = receiver(core)  # type: ignore[assignment]
+            if type(core) is cst.Call:
+                callee = self.walk.resolve(core.func)
+                if callee == "torch.load":
+                    self.loaded[names[0]] = core
+                elif callee in apis.DATA_LOADERS and (data := dotted(arg_value(core, 0, "dataset"))) is not None:
+                    self.loaders_of[names[0]] = data
+
+    def _move(self, name: str, call: cst.Call) -> None:
+        device = arg_value(call, 0, "device") if method_name(call) == "to" else None
+        if method_name(call) == "to" and device is None:
+            return
+        self.moves[name].append(_Move(call, device, self.walk.qualname, self.values._placed(call)))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.callee
+        method = method_name(node)
+        loop = self._loop()
+        if method in ("to", "cuda") and (name := dotted(receiver(node))) is not None:
+            self._move(name, node)
+            if loop is not None:
+                loop.moved.add(name)
+        elif callee is not None and callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper():
+            for arg in node.args:
+                for sub in _calls_in(arg.value):
+                    if method_name(sub) in ("parameters", "named_parameters") and (model := dotted(receiver(sub))):
+                        self.stepped.setdefault(model, node)
+        elif callee == "torch.set_default_tensor_type" and (string_value(arg_value(node, 0, "t")) or "").startswith("torch.cuda."):
+            self.default_types.append(node)
+        elif callee in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor"):
+            self.legacy_constructors.append(node)
+        elif (func := dotted(node.func)) is not None and node.args:
+            batch = [n for a in node.args if (n := _batch_name(a.value, loop.targets))] if loop is not None else []
+            if loop is not None and batch and callee is None:
+                loop.forwards.append((node, func, batch))
+            elif callee is None or func.split(".")[0] in self.facts.imports.project_names:
+                self.handed.append((node, func, [n for a in node.args if (n := dotted(a.value)) is not None]))
+
+    # -- results ----------------------------------------------------------------------------
+
+    def settle(self) -> None:
+        on_xla = {model for model in self.stepped if self._model(model)}
+        self._batches(on_xla)
+        self._handed(on_xla)
+        for loop in self.loops:
+            if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
+                self.part.feeding_callables.add(loop.scope)
+        if self.default_types and self.legacy_constructors:
+            call = self.default_types[0]
+            self.part.broken[call] = (
+                BATCH_OFF_XLA,
+                f"`{_code(call)}` stays: without CUDA it fails (\"Found no NVIDIA driver\") at the first "
+                f"`{_code(self.legacy_constructors[0].func)}(...)`, which relies on it to make its tensors on the device; "
+                "make them on the XLA device (`torch.tensor(..., device=device)`) and set only the dtype "
+                "(`torch.set_default_dtype(torch.float32)`)",
+            )
+
+    def _model(self, model: str) -> bool:
+        """Obligation (1) for ``model``: True if a move of it that runs goes to the XLA device;
+        else the break is recorded (nothing is said where no move is seen: another file,
+        or a wrapper, may move it)."""
+        values = self.values
+        optimizer = self.stepped[model]
+        running: list[tuple[_Move, Where]] = []
+        skipped: list[tuple[_Move, cst.If]] = []
+        for move in self.moves.get(model, []):
+            false_cond = next(
+                (cond for cond, in_body in move.conds
+                 if values.truth(cond.test, move.scope, cond in self.facts.device.ifs) is (not in_body)),
+                None,
+            )
+            if false_cond is not None:
+                if false_cond not in self.facts.device.blocked_ifs and false_cond not in self.facts.device.wrapped_checks:
+                    skipped.append((move, false_cond))  # (those two are reported by XLA104 already)
+                continue
+            where = Where(True) if move.device is None else values.where(move.device, move.scope)
+            if where.on_xla:
+                return True
+            running.append((move, where))
+        what = f"`{model}`, whose parameters `{_code(optimizer.func)}` steps,"
+        off = next(((m, w) for m, w in running if w.on_xla is False), None)
+        if off is not None:
+            move, where = off
+            if where.node is not None:
+                self._break(where.node, DEVICE_OFF_XLA,
+                            f"{what} goes to `{_code(move.device or move.call)}`, which ends on {where.why} on an XLA "
+                            "host after the port: make it the XLA device (torch_xla.device())")
+            else:
+                self._break(move.call, DEVICE_FROM_PROJECT,
+                            f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
+                            "return the XLA device (torch_xla.device()), or convert that module too")
+        elif skipped and not running:
+            move, cond = skipped[0]
+            self._break(move.call, MODEL_MOVE_SKIPPED,
+                        f"{what} moves only under `if {_code(cond.test)}:`, which is False on an XLA host after the "
+                        "port: it trains on the CPU; move it to the XLA device on every path")
+        return False
+
+    def _handed(self, on_xla: set[str]) -> None:
+        """A model on the XLA device handed to a function of a project module that still needs
+        converting, which feeds it batches (its loops keep their CUDA moves until it is); a flag
+        the port switched on (``args.use_gpu``) handed to one that picks a device with it."""
+        project = self.walk.analysis(ProjectAnalysis)
+        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose == "picks the device"}
+        for call, callee, names in self.handed:
+            flag = next((f for f, root in flags.items() if root in names or f in names), None)
+            found = project.origin(callee) if flag is not None else None
+            if found is not None and found.summary is not None and found.summary.pending and any(
+                chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices
+            ):
+                self._break(call, DEVICE_FROM_PROJECT,
+                            f"`{flag}`, which the port switches on, goes to `{callee}` in {found.summary.path}, which picks "
+                            "the device with it and still needs converting: there it builds a CUDA device; convert that "
+                            "module too (run the tool on the project folder)")
+        external = self.facts.project
+        reported = {*external.external_steps, *external.external_training, *external.external_devices}
+        for call, callee in project.calls:
+            found = project.origin(callee)
+            summary = found.summary if found is not None else None
+            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]
+                self._break(call, DEVICE_FROM_PROJECT,
+                            f"`{callee}` in {summary.path} trains a model and still needs converting: its device, model, "
+                            "batches and optimizer step stay on CUDA terms there; convert that module too (run the tool "
+                            "on the project folder)")
+        for call, callee, names in self.handed:
+            model = next((n for n in names if n in on_xla), None)
+            found = project.origin(callee) if model is not None else None
+            summary = found.summary if found is not None else None
+            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]
+                self._break(call, BATCH_OFF_XLA,
+                            f"`{model}` (on the XLA device) goes to `{callee}` in {summary.path}, which feeds it batches "
+                            "and still needs converting: there they stay on CUDA terms; convert that module too (run "
+                            "the tool on the project folder)")
+
+    def _break(self, node: cst.CSTNode, rule: Rule, message: str) -> None:
+        self.part.broken.setdefault(node, (rule, message))
+
+    def _batches(self, on_xla: set[str]) -> None:
+        """Obligation (3): a loop that feeds a model on the XLA device batches it does not move,
+        from a source that yields CPU tensors."""
+        movers = {loop.source for loop in self.loops if loop.moved & loop.targets and loop.source}
+        map_locations = self.facts.checkpoint.map_locations
+        wrapped = {node for node, plan in self.facts.training.loops.items() if plan.wrap_loader is not None}
+        for loop in self.loops:
+            if loop.node in wrapped or loop.source is None:
+                continue
+            for call, model, batch in loop.forwards:
+                if model not in on_xla or not (unmoved := [n for n in batch if n not in loop.moved]):
+                    continue
+                data = self.loaders_of.get(loop.source, loop.source)
+                loaded = self.loaded.get(data)
+                location = arg_value(loaded, 1, "map_location") if loaded is not None else None
+                if location is not None and location in map_locations:
+                    reason = (f"`{data}` is loaded onto the CPU (`{_code(location)}` becomes \"cpu\": XLA cannot load "
+                              "onto its device)")
+                elif loop.source in movers:
+                    reason = f"`{loop.source}` yields CPU tensors (the loop that trains on it moves them)"
+                else:
+                    continue
+                self._break(call, BATCH_OFF_XLA,
+                            f"`{unmoved[0]}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
+                            f"device first (`{unmoved[0]} = {unmoved[0]}.to(device)`), or iterate "
+                            "`pl.MpDeviceLoader(...)`")
+                break
+
+
+def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if type(node) in (cst.Tuple, cst.List):
+        return [e for element in node.elements for e in _elements(element.value)]  # type: ignore[attr-defined]
+    return [node]
+
+
+def _moves(value: cst.BaseExpression) -> bool:
+    return any(type(e) is cst.Call and method_name(e) in ("to", "cuda") for e in _elements(value))
+
+
+def _roots(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``batch`` of ``batch``, ``batch[0]``, ``batch["x"]``, for each element of a tuple."""
+    roots = []
+    for element in _elements(value):
+        while type(element) is cst.Subscript:
+            element = element.value
+        roots.append(element)
+    return roots
+
+
+def _batch_name(value: cst.BaseExpression, targets: set[str]) -> str | None:
+    roots = _roots(value)
+    name = dotted(roots[0]) if len(roots) == 1 else None
+    return name if name in targets else None
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    return [sub for sub in walk(node) if type(sub) is cst.Call]

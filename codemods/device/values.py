@@ -1,0 +1,495 @@
+"""Where a device value ends after the port: the one device-value analysis the concerns
+share (the obligations of docs/rules: the model and the batches reach the XLA device).
+
+A value is followed through assignments (in order: a later assignment replaces the ones
+its conditions do not leave standing), ``if``/``elif``/``else`` chains and conditional
+expressions, the returns of the file's functions and methods, the returns of functions of
+the project's other modules (their summaries), attributes (``self.device``), argparse
+defaults, config dicts (``cfg["device"]``) and the known device helpers of libraries
+(``apis.DEVICE_HELPERS``).  Conditions are evaluated as they read after the port on an XLA
+host: an availability check that the port drops is True, one that stays is False, and a
+string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value.
+
+It is evaluated in ``settle`` (the device concern's strings and checks are final then);
+other analyses ask ``where(...)`` in their own ``settle``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.device.analysis import DeviceAnalysis, is_device_name
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value
+from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
+from codemods.targets import spellings
+
+# Availability checks of other accelerators: False on an XLA host.
+_OTHER_ACCELERATOR_CHECKS = frozenset(
+    {"torch.backends.mps.is_available", "torch.backends.mps.is_built", "torch.xpu.is_available", "torch.mps.is_available"}
+)
+_NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a device value ends on an XLA host after the port: ``on_xla`` True (the XLA
+    device on every path), False (it can end off it: ``why`` says where, ``node`` is where
+    the chain breaks in this file, None when it breaks in another one), None (not followed:
+    a parameter, a value read at run time); ``elsewhere``: it comes from a module of the
+    project that this run does not read."""
+
+    on_xla: bool | None
+    why: str = ""
+    node: cst.CSTNode | None = None
+    elsewhere: bool = False
+
+
+XLA = Where(True)
+UNKNOWN = Where(None)
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """A value bound to a name (or returned), with the conditions it is under, by id:
+    (the ``if``, whether in its body)."""
+
+    value: cst.BaseExpression | None  # None: bound to what the tool does not follow (``a, b = f()``)
+    scope: str
+    conds: tuple[tuple[cst.If, bool], ...]
+
+
+@dataclass(repr=False, eq=False)
+class DeviceValueFacts:
+    # For other files (project/summarise.py): functions and methods of the file that return
+    # a device, and where it ends (the message names its line).
+    returns: dict[str, tuple[bool | None, str]] = field(default_factory=dict)
+    # ``if backend == "nccl":`` where every value of ``backend`` is a string the port rewrote
+    # (``"nccl"`` -> ``"xla"``): the literal compared with, and what it becomes.
+    ported_comparisons: dict[cst.SimpleString, tuple[str, str]] = field(default_factory=dict)
+    # ``torch_geometric.device("auto")`` and the like: replaced by the target's device.
+    library_devices: set[cst.Call] = field(default_factory=set)
+    # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
+    # choices it lists (the value: the assertion, and the value to add).
+    asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
+
+
+class DeviceValueAnalysis(Analysis):
+    name = "device_values"
+    reads = ("imports", "device", "project", "distributed")
+    settle_reads = ("device", "distributed", "project")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.device_values
+        self.device = walk.analysis(DeviceAnalysis)
+        self.project = walk.analysis(ProjectAnalysis)
+        self.bindings: dict[str, list[_Binding]] = defaultdict(list)
+        self.returned: dict[str, list[_Binding]] = defaultdict(list)
+        self.params: dict[str, set[str]] = defaultdict(set)  # function -> its parameters
+        self.flag_defaults: dict[str, cst.BaseExpression] = {}  # args.device -> its default
+        self.keyed: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # "device" -> dict values
+        self.comparisons: list[tuple[cst.Comparison, str, cst.SimpleString]] = []
+        self.helper_calls: list[cst.Call] = []
+        # ``assert x in [...]``: the assertion, its test, the choices, the function it is in.
+        self.assertions: list[tuple[cst.Assert, cst.Comparison, cst.List | cst.Tuple | cst.Set, str]] = []
+        self._cache: dict[tuple[int, str], Where] = {}
+        self._busy: set[tuple[int, str]] = set()
+        self._following: set[tuple[str, str]] = set()
+
+    # -- walk -------------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        self.params[self.walk.qualname] = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            names, values = target.target, node.value
+            if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
+                for name, value in zip(names.elements, values.elements):
+                    self._bind(dotted(name.value), value.value, node)
+            elif type(names) in (cst.Tuple, cst.List):
+                self._unfollowed(names, node)  # device, rank = setup()
+            else:
+                self._bind(dotted(names), values, node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._unfollowed(node.target, node)
+
+    def _unfollowed(self, targets: cst.BaseExpression, statement: cst.CSTNode) -> None:
+        """Names bound to values the analysis does not follow: what they held before may be gone."""
+        if type(targets) in (cst.Tuple, cst.List):
+            for element in targets.elements:  # type: ignore[attr-defined]
+                self._unfollowed(element.value, statement)
+        elif type(targets) is cst.StarredElement:
+            self._unfollowed(targets.value, statement)
+        else:
+            self._bind(dotted(targets), None, statement)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(dotted(node.target), node.value, node)
+
+    def _bind(self, name: str | None, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
+        if name is not None:
+            self.bindings[name].append(_Binding(value, self._scope_of(name), self._placed(statement)))
+
+    def _scope_of(self, name: str) -> str:
+        """Attributes (``self.device``, ``args.device``) are one value file-wide; a plain name
+        is its function's own."""
+        return "" if "." in name or self.walk.enclosing_function is None else self.walk.qualname
+
+    def _placed(self, node: cst.CSTNode) -> tuple[tuple[cst.If, bool], ...]:
+        """The ``if`` statements around ``node``, each with whether ``node`` is in its body."""
+        parents = self.walk.parents
+        conds = [c for c in self.walk.conds if type(c) is cst.If]
+        if not conds:
+            return ()
+        placed = []
+        chain: list[int] = []
+        key: int | None = id(node)
+        while key is not None:
+            chain.append(key)
+            key = parents.get(key)
+        for cond in conds:
+            index = chain.index(id(cond)) if id(cond) in chain else -1
+            child = chain[index - 1] if index > 0 else None
+            placed.append((cond, child != id(cond.orelse)))
+        return tuple(placed)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None and self.walk.enclosing_function is not None:
+            self.returned[self.walk.qualname].append(_Binding(node.value, self.walk.qualname, self._placed(node)))
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        key = string_value(node.key)
+        if key is not None and is_device_name(key):
+            self.keyed[key].append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.walk.callee
+        if callee in apis.DEVICE_HELPERS:
+            self.helper_calls.append(node)
+        elif callee == "dict":
+            for keyword, arg in call_args(node)[1].items():
+                if is_device_name(keyword):
+                    self.keyed[keyword].append(arg.value)
+        elif method_name(node) == "add_argument":
+            flag = next((s for a in node.args if a.keyword is None and (s := string_value(a.value)) and s.startswith("--")), None)
+            keywords = call_args(node)[1]
+            dest = string_value(keywords["dest"].value) if "dest" in keywords else None
+            if flag is not None and "default" in keywords:
+                self.flag_defaults[dest or flag.lstrip("-").replace("-", "_")] = keywords["default"].value
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        test = node.test
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.comparisons[0].operator) is not cst.In:
+            return
+        choices = test.comparisons[0].comparator
+        if isinstance(choices, (cst.List, cst.Tuple, cst.Set)):
+            scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+            self.assertions.append((node, test, choices, scope))
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) != 1 or type(node.comparisons[0].operator) not in (cst.Equal, cst.NotEqual):
+            return
+        left, right = node.left, node.comparisons[0].comparator
+        if type(left) is cst.SimpleString:
+            left, right = right, left
+        if type(right) is cst.SimpleString and (name := dotted(left)) is not None:
+            self.comparisons.append((node, name, right))
+
+    # -- evaluation ------------------------------------------------------------------------
+
+    def where(self, expr: cst.BaseExpression | None, scope: str = "") -> Where:
+        """Where ``expr`` (in the function ``scope``) ends on an XLA host after the port."""
+        if expr is None:
+            return UNKNOWN
+        key = (id(expr), scope)
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._busy:
+            return UNKNOWN
+        self._busy.add(key)
+        found = self._where(expr, scope)
+        self._busy.discard(key)
+        self._cache[key] = found
+        return found
+
+    def _where(self, expr: cst.BaseExpression, scope: str) -> Where:
+        device = self.facts.device
+        kind = type(expr)
+        if kind in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
+            return self._device_string(expr)
+        if kind is cst.Integer:
+            return XLA if expr in device.int_devices else UNKNOWN
+        if kind is cst.IfExp:
+            test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]
+            if test is not None:
+                return self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]
+            return _either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            return self._call(expr, scope)  # type: ignore[arg-type]
+        if kind is cst.Subscript and (key := _string_key(expr)) is not None:  # type: ignore[arg-type]
+            keyed = self.keyed.get(key, [])
+            return _either([self.where(v, "") for v in keyed]) if keyed else UNKNOWN
+        name = dotted(expr)
+        if name is None:
+            return UNKNOWN
+        if name.endswith(".device") and (owner := self._built_by(name.removesuffix(".device"))) is not None:
+            helper = apis.DEVICE_HELPERS.get(f"{owner}.device")
+            if helper is not None:
+                return XLA if helper.on_xla else Where(False, f"`{name}` ({helper.returns})", expr)
+        values = self._live(name, scope)
+        if values:
+            return _either([self.where(b.value, b.scope) for b in values])
+        if name.startswith("args.") and (default := self.flag_defaults.get(name.removeprefix("args."))) is not None:
+            found = self.where(default, "")
+            return found if found.on_xla is not False or string_value(default) != "cpu" else UNKNOWN
+        return UNKNOWN
+
+    def _device_string(self, expr: cst.BaseExpression) -> Where:
+        if expr in self.facts.device.strings:
+            return XLA
+        text = string_value(expr)
+        if text is None:
+            return UNKNOWN
+        kind = text.split(":")[0]
+        if kind == "xla":
+            return XLA
+        if kind in _NAMES:
+            return Where(False, f'"{text}" ({_NAMES[kind]})', expr)
+        return UNKNOWN
+
+    def _built_by(self, name: str) -> str | None:
+        """The qualified constructor of ``name`` (``accelerator = Accelerator()``), if it is
+        bound once."""
+        values = self.bindings.get(name, [])
+        if len(values) == 1 and type(values[0].value) is cst.Call:
+            return self.walk.resolve(values[0].value.func)
+        return None
+
+    def _call(self, call: cst.Call, scope: str) -> Where:
+        device = self.facts.device
+        if call in device.calls or call in self.part.library_devices:
+            return XLA
+        callee = self.walk.resolve(call.func)
+        if callee in spellings("device"):
+            return XLA
+        if callee == "torch.device":
+            return self.where(arg_value(call, 0, "type"), scope)
+        if callee in apis.DEVICE_HELPERS:
+            helper = apis.DEVICE_HELPERS[callee]
+            return XLA if helper.on_xla else Where(False, f"`{self.code(call)}` ({helper.returns})", call)
+        func = dotted(call.func)
+        if func is None or method_name(call) in ("to", "cuda", "cpu"):
+            return UNKNOWN
+        local = self._function(func, scope) if callee is None else None
+        if local is not None:
+            returns = self._live_returns(local)
+            if not returns:
+                return UNKNOWN
+            found = _either([self.where(b.value, local) for b in returns])
+            if found.on_xla is False:
+                return Where(False, f"`{func}()` returns {found.why}", found.node)
+            return found
+        origin = self.project.origin(func)
+        if origin is None:
+            return UNKNOWN
+        if origin.summary is None:
+            return Where(None, f"`{func}()` comes from another module of the project that this run does not read", call, True)
+        verdict = origin.summary.device_of(origin.name)
+        if verdict is None:
+            return UNKNOWN
+        on_xla, why = verdict
+        where = f"`{func}()` in {origin.summary.path}"
+        return Where(on_xla, f"{where}, which returns {why}" if why else where, None)
+
+    def _function(self, func: str, scope: str) -> str | None:
+        """The function or method of this file that ``func`` names."""
+        if func.startswith("self.") and "." in scope:
+            func = f"{scope.rsplit('.', 1)[0]}.{func.removeprefix('self.')}"
+        return func if func in self.params else None
+
+    def code(self, node: cst.CSTNode) -> str:
+        return cst.Module([]).code_for_node(node)
+
+    # -- which bindings stand -----------------------------------------------------------------
+
+    def _live(self, name: str, scope: str) -> list[_Binding]:
+        """The bindings of ``name`` that can still hold when the function (or the file) goes on:
+        in order, each drops the earlier ones that its own open conditions do not separate
+        it from; those under a condition False after the port never run."""
+        key = (name, scope)
+        if key in self._following:
+            return []  # a condition on the name's own value (``if x is None: x = ...``): not followed
+        self._following.add(key)
+        try:
+            return self._standing(name, scope)
+        finally:
+            self._following.discard(key)
+
+    def _standing(self, name: str, scope: str) -> list[_Binding]:
+        candidates = [b for b in self.bindings.get(name, []) if b.scope in (scope, "")]
+        if scope and any(b.scope == scope for b in candidates):
+            candidates = [b for b in candidates if b.scope == scope]
+        elif name in self.params.get(scope, ()):
+            return []
+        standing: list[tuple[_Binding, frozenset[tuple[int, bool]]]] = []
+        for binding in candidates:
+            open_conds = self._open(binding)
+            if open_conds is None:
+                continue
+            standing = [(b, c) for b, c in standing if not open_conds <= c]
+            standing.append((binding, open_conds))
+        return [b for b, _ in standing]
+
+    def _live_returns(self, function: str) -> list[_Binding]:
+        """The returns that can run: up to the first one whose conditions all hold."""
+        live = []
+        for binding in self.returned.get(function, []):
+            open_conds = self._open(binding)
+            if open_conds is None:
+                continue
+            live.append(binding)
+            if not open_conds:
+                break
+        return live
+
+    def _open(self, binding: _Binding) -> frozenset[tuple[int, bool]] | None:
+        """The conditions of a binding not known after the port (None: one is known False)."""
+        open_conds = set()
+        for cond, in_body in binding.conds:
+            test = self.truth(cond.test, binding.scope, cond in self.facts.device.ifs)
+            if test is None:
+                open_conds.add((id(cond), in_body))
+            elif test is not in_body:
+                return None
+        return frozenset(open_conds)
+
+    # -- conditions -------------------------------------------------------------------------
+
+    def truth(self, test: cst.BaseExpression, scope: str, ported: bool) -> bool | None:
+        """What ``test`` is on an XLA host after the port (None: not known).  ``ported``: the
+        port drops its availability checks (they hold)."""
+        kind = type(test)
+        if kind is cst.Call:
+            callee = self.walk.resolve(test.func)  # type: ignore[attr-defined]
+            if callee in apis.AVAILABILITY_CHECKS:
+                return ported
+            if callee in _OTHER_ACCELERATOR_CHECKS:
+                return False
+            return None
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+            inner = self.truth(test.expression, scope, ported)  # type: ignore[attr-defined]
+            return None if inner is None else not inner
+        if kind is cst.BooleanOperation:
+            left = self.truth(test.left, scope, ported)  # type: ignore[attr-defined]
+            right = self.truth(test.right, scope, ported)  # type: ignore[attr-defined]
+            if type(test.operator) is cst.And:  # type: ignore[attr-defined]
+                return False if False in (left, right) else True if left is right is True else None
+            return True if True in (left, right) else False if left is right is False else None
+        if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
+            return self._compare(test, scope)  # type: ignore[arg-type]
+        if kind is cst.Name and test.value in ("True", "False"):  # type: ignore[attr-defined]
+            return test.value == "True"  # type: ignore[attr-defined]
+        if (name := dotted(test)) is not None and name not in self.params.get(scope, ()):
+            flags = self.facts.device.flag_values
+            truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None
+                      for b in self._live(name, scope)}
+            return truths.pop() if len(truths) == 1 else None
+        return None
+
+    def _compare(self, test: cst.Comparison, scope: str) -> bool | None:
+        operator = type(test.comparisons[0].operator)
+        left = self.text(test.left, scope)
+        comparator = test.comparisons[0].comparator
+        if operator in (cst.In, cst.NotIn) and type(comparator) in (cst.List, cst.Tuple, cst.Set):
+            options = [self.text(e.value, scope) for e in comparator.elements]  # type: ignore[attr-defined]
+            if left is None or None in options:
+                return None
+            return (left in options) is (operator is cst.In)
+        right = self.text(comparator, scope)
+        if left is None or right is None or operator not in (cst.Equal, cst.NotEqual):
+            return None
+        return (left == right) is (operator is cst.Equal)
+
+    def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None:
+        """The string ``expr`` holds after the port (None: not one known string)."""
+        if expr is None:
+            return None
+        ported = self.facts.distributed.backend_values.get(expr)
+        if ported is not None:
+            return ported
+        if expr in self.facts.device.strings:
+            return "xla"
+        if expr in self.part.ported_comparisons:
+            return self.part.ported_comparisons[expr][1]  # type: ignore[index]
+        if (value := string_value(expr)) is not None:
+            return value
+        if type(expr) is cst.IfExp:
+            test = self.truth(expr.test, scope, expr in self.facts.device.selections)
+            return self.text(expr.body if test else expr.orelse, scope) if test is not None else None
+        if type(expr) is cst.Call:  # a function of the file that returns one string
+            local = self._function(dotted(expr.func) or "", scope) if self.walk.resolve(expr.func) is None else None
+            bindings = self._live_returns(local) if local is not None else []
+        elif (name := dotted(expr)) is not None:
+            bindings = self._live(name, scope)
+        else:
+            return None
+        texts = {self.text(b.value, b.scope) for b in bindings}
+        return texts.pop() if len(texts) == 1 else None
+
+    # -- results ----------------------------------------------------------------------------
+
+    def settle(self) -> None:
+        part = self.part
+        for comparison, name, literal in self.comparisons:
+            scope = next((b.scope for b in self.bindings.get(name, [])), "")
+            values = self._live(name, scope) or self.bindings.get(name, [])
+            new = {self.facts.distributed.backend_values.get(b.value) if b.value is not None else None for b in values}
+            old = {string_value(b.value) for b in values}
+            value = new.pop() if len(new) == 1 else None
+            if value is not None and old == {string_value(literal)} != {value}:
+                part.ported_comparisons[literal] = (self.code(comparison), value)
+        for assertion, comparison, choices, scope in self.assertions:
+            value = self.text(comparison.left, scope)
+            listed = {string_value(e.value) for e in choices.elements}
+            if value == "xla" and value not in listed and "cuda" in listed:
+                part.asserted_choices[choices] = (assertion, value)
+                self.facts.device.cuda_checks.discard(comparison)  # it holds once "xla" is listed
+        for call in self.helper_calls:
+            helper = apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
+            if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
+                part.library_devices.add(call)
+        for function in self.returned:
+            found = _either([self.where(b.value, function) for b in self._live_returns(function)])
+            if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
+                part.returns[function] = (found.on_xla, found.why)
+
+
+def _either(found: list[Where]) -> Where:
+    """Where a value that may be any of ``found`` ends.  The alternatives left are chosen by
+    conditions not known after the port (a ``--no-cuda`` flag, a config value): where one of
+    them is the XLA device, the script runs there unless its user asks otherwise; off XLA
+    if only other devices are left."""
+    if any(w.on_xla for w in found):
+        return XLA
+    off = next((w for w in found if w.on_xla is False), None)
+    if off is not None and all(w.on_xla is False for w in found):
+        return off
+    return next((w for w in found if w.elsewhere), off if off is not None and off.node is None else UNKNOWN)
+
+
+def _string_key(node: cst.Subscript) -> str | None:
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    key = string_value(node.slice[0].slice.value)
+    return key if key is not None and is_device_name(key) else None
+
+
