@@ -159,7 +159,7 @@ DEVICE_HELPERS = {
     "torch_geometric.device": DeviceHelper(
         False, 'the CPU on an XLA host: "auto" asks for CUDA, MPS and XPU only', ported_when="auto"
     ),
-    "torch.get_default_device": DeviceHelper(False, "the CPU unless torch.set_default_device() chose another device"),
+    "torch.get_default_device": DeviceHelper(False, "the CPU unless the script set another default device"),
     "accelerate.Accelerator.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
     "accelerate.PartialState.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
     "transformers.TrainingArguments.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),

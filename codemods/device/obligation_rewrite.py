@@ -57,5 +57,5 @@ class ObligationRewrite(Concern):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         for node, (rule, message) in self.facts.obligations.broken.items():
-            self.ctx.report(rule, node, message)
+            self.ctx.report(rule, node, self.ctx.target.advice(message))
         return updated

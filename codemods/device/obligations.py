@@ -295,7 +295,7 @@ class ObligationAnalysis(Analysis):
                 self._break(call, BATCH_OFF_XLA,
                             f"`{unmoved[0]}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
                             f"device first (`{unmoved[0]} = {unmoved[0]}.to(device)`), or iterate "
-                            "`pl.MpDeviceLoader(...)`")
+                            "`pl.MpDeviceLoader(loader, device)`")
                 break
 
 

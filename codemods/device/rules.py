@@ -1887,7 +1887,7 @@ DEVICE_OFF_XLA = Rule(
                     self.opt = th.optim.Adam(self.net.parameters())
             """,
             alias=True,
-            findings=(Expected(5, 23, "`th.get_default_device()` (the CPU unless torch.set_default_device()"),),
+            findings=(Expected(5, 23, "`th.get_default_device()` (the CPU unless the script set another default device"),),
         ),
         invalid(
             """
@@ -2092,16 +2092,19 @@ PORTED_CONDITION = Rule(
             """
             import torch
             import torch.distributed as dist
+            import os
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 
             backend = "xla"
-            dist.init_process_group(backend, init_method="xla://")
+            os.environ.setdefault("MASTER_ADDR", "localhost")
+            os.environ.setdefault("MASTER_PORT", "12355")
+            dist.init_process_group(backend, rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
             device = xm.xla_device() if backend == "xla" else torch.device("cpu")
             """,
             target="sagemaker",
             note="sagemaker",
-            findings=(Expected(8, 40, '`backend == "nccl"`: "nccl" -> "xla"'),),
+            findings=(Expected(11, 40, '`backend == "nccl"`: "nccl" -> "xla"'),),
         ),
         invalid(
             """
