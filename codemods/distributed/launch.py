@@ -27,6 +27,7 @@ from codemods.engine.nodes import (
     method_name,
     names_in,
     string_value,
+    target_names,
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
@@ -347,23 +348,15 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
     if type(statement) is cst.SimpleStatementLine:
         return [name for small in statement.body for name in _bound_by(small)]
     if type(statement) is cst.Assign:
-        return [n for target in statement.targets for n in _target_names(target.target)]
+        return [n for target in statement.targets for n in target_names(target.target)]
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
-        return _target_names(statement.target)
+        return target_names(statement.target)
     if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
         return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]  # type: ignore[union-attr]
     if type(statement) is cst.For:
-        return _target_names(statement.target)
+        return target_names(statement.target)
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):
         return [statement.name.value]
-    return []
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if type(target) is cst.Name:
-        return [target.value]
-    if isinstance(target, cst.Tuple | cst.List):
-        return [n for element in target.elements for n in _target_names(element.value)]
     return []
 
 

@@ -410,6 +410,16 @@ def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Bas
     return pairs
 
 
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, (b, c)``, ``[a, *b]``); none for
+    ``x.attr`` or ``x[i]``, which bind no name."""
+    if type(target) is cst.Name:
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for element in target.elements for n in target_names(element.value)]
+    return []
+
+
 def args_by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterator[tuple[str, cst.Arg]]:
     """(parameter, argument) of a call's arguments: keywords by name, positional ones by
     ``parameters`` (unpacked ones are skipped)."""
