@@ -411,6 +411,20 @@ CLOCKS = frozenset(
 )
 
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Iterable-style data sets: a DataLoader over one refuses a sampler (ValueError "DataLoader with
+# IterableDataset: expected unspecified sampler option"; DistributedSampler itself raises
+# TypeError first when the data set has no len(): checked on torch 2.9).  torch's base
+# classes; webdataset's pipelines (WebDataset and DataPipeline derive from IterableDataset);
+# torchdata's and torch's iterable datapipes (IterDataPipe); Hugging Face's streaming data sets
+# (``load_dataset(..., streaming=True)`` and ``IterableDataset``, a torch IterableDataset when
+# torch is installed).
+ITERABLE_DATASET_CLASSES = frozenset({
+    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset", "torch.utils.data.ChainDataset",
+    "torch.utils.data.dataset.ChainDataset", "torch.utils.data.IterDataPipe", "datasets.IterableDataset",
+    "datasets.iterable_dataset.IterableDataset",
+})
+ITERABLE_DATASET_MODULES = ("webdataset.", "torchdata.datapipes.iter.", "torch.utils.data.datapipes.iter.")
+STREAMING_LOADS = frozenset({"datasets.load_dataset"})  # iterable with streaming=True
 
 # Reading a tensor's value to the host forces a graph execution in lazy mode.
 HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})

@@ -93,6 +93,9 @@ class DistributedFacts:
     # DistributedSampler calls without num_replicas/rank: the keywords they get.
     samplers: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
     sampler_plans: dict[cst.Call, SamplerPlan] = field(default_factory=dict)
+    # Training loaders over an iterable-style data set, which refuse a sampler: why the data
+    # set is one: the call that makes it (reported: the data set must shard itself).
+    iterable_loaders: dict[cst.Call, str] = field(default_factory=dict)
     # A training loader with a sampler of another kind (reported).
     other_samplers: set[cst.Arg] = field(default_factory=set)
     # Epoch loops and epoch functions that get ``loader.sampler.set_epoch(epoch)``

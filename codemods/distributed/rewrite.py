@@ -37,6 +37,7 @@ from codemods.distributed.rules import (
     DISTRIBUTED_MANUAL,
     DISTRIBUTED_SAMPLER,
     HOGWILD,
+    ITERABLE_DATASET_SHARDS,
     MASTER_PRINT,
     MODULE_LEVEL_DISTRIBUTED,
     XLA_LAUNCH,
@@ -461,6 +462,17 @@ class DistributedRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
+    def _iterable_loader(self, original: cst.Call) -> None:
+        rank, world = (self.ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
+        self.ctx.report(
+            ITERABLE_DATASET_SHARDS, original,
+            f"training DataLoader over an iterable-style data set ({self.part.iterable_loaders[original]}): it takes no "
+            "sampler, so no DistributedSampler was added and every process reads the whole stream. Shard it in the "
+            f"data set by process, with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` "
+            "(Hugging Face datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
+            "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`",
+        )
+
     def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
         loader, epoch = self.part.set_epochs[original]
         body = getattr(updated, "body", None)
@@ -548,6 +560,8 @@ class DistributedRewrite(Concern):
             return self._sampler_ranks(original, updated)
         if original in part.sampler_plans:
             return self._loader_sampler(original, updated, part.sampler_plans[original])
+        if original in part.iterable_loaders:
+            self._iterable_loader(original)
         if original in part.ddp_inputs:
             return self._ddp_input(original, updated)
         if original in part.average_reduces:

@@ -1,7 +1,8 @@
 """Samplers: each process of a multi-process script must train on its own shard, so the
 training loaders get a DistributedSampler (and, when they shuffle, ``set_epoch`` at the
 start of each epoch); DistributedSamplers without ``num_replicas``/``rank`` get the XLA
-runtime's."""
+runtime's.  A loader over an iterable-style data set gets none (the DataLoader would
+raise): its data set must shard itself, which is reported."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from codemods import apis
 from codemods.distributed.entry import code_owner
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.launch import LaunchAnalysis
-from codemods.engine.nodes import arg_value, args_by_position, call_args, dotted, is_false
+from codemods.engine.nodes import arg_value, args_by_position, call_args, dotted, is_false, is_true
 from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
 from codemods.training.loaders import LoaderAnalysis
 
@@ -34,6 +35,9 @@ class SamplerAnalysis(Analysis):
         self.enclosing_for: dict[int, cst.For | None] = {}
         self.loop_function: dict[int, cst.FunctionDef | None] = {}
         self.set_epoch_called = False
+        # Classes of the file: their bases (qualified where imported) and whether they define
+        # ``__iter__`` and ``__getitem__``.
+        self.classes: dict[str, tuple[list[str], bool, bool]] = {}
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -44,6 +48,11 @@ class SamplerAnalysis(Analysis):
 
     visit_For = _loop
     visit_While = _loop
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [self.walk.resolve(base.value) or dotted(base.value) or "" for base in node.bases if base.keyword is None]
+        methods = {s.name.value for s in node.body.body if type(s) is cst.FunctionDef}
+        self.classes[node.name.value] = (bases, "__iter__" in methods, "__getitem__" in methods)
 
     @attributes_named("set_epoch")
     def _set_epoch_named(self, node: cst.Attribute) -> None:
@@ -89,9 +98,13 @@ class SamplerAnalysis(Analysis):
                 if type(value) is cst.Call and self.walk.resolve(value.func) not in DISTRIBUTED_SAMPLER:
                     part.other_samplers.add(sampler)
                 continue
-            if call in part.sampler_plans:
+            if call in part.sampler_plans or call in part.iterable_loaders:
                 continue
             dataset = arg_value(call, 0, "dataset")
+            iterable = self._iterable(dataset, loaders, frozenset()) if dataset is not None else None
+            if iterable is not None:
+                part.iterable_loaders[call] = iterable
+                continue
             shuffle = keywords.get("shuffle")
             positional_shuffle = len([a for a in call.args if a.keyword is None]) > 2
             part.sampler_plans[call] = SamplerPlan(
@@ -99,6 +112,41 @@ class SamplerAnalysis(Analysis):
             )
             if shuffle is not None and not is_false(shuffle.value) and not self.set_epoch_called:
                 self._set_epoch(loop, name, call)
+
+    def _iterable(self, value: cst.BaseExpression, loaders: LoaderAnalysis, seen: frozenset[str]) -> str | None:
+        """What makes the data set ``value`` iterable-style (None: the file does not show it is),
+        following the names it is assigned from and the methods chained on it
+        (``load_dataset(..., streaming=True).shuffle(...)``)."""
+        name = dotted(value)
+        if name is not None:
+            if name in seen:
+                return None
+            return next((why for source in loaders.assigned.get(name, ()) if (why := self._iterable(source, loaders, seen | {name}))), None)
+        if type(value) is not cst.Call:
+            return None
+        callee = self.walk.resolve(value.func)
+        if callee is not None and (callee in apis.ITERABLE_DATASET_CLASSES or callee.startswith(apis.ITERABLE_DATASET_MODULES)):
+            return f"`{callee}(...)`"
+        streaming = call_args(value)[1].get("streaming")
+        if callee in apis.STREAMING_LOADS and streaming is not None and is_true(streaming.value):
+            return f"`{callee}(..., streaming=True)`"
+        if type(value.func) is cst.Name and self._iterable_class(value.func.value, set()):
+            return f"`{value.func.value}(...)`"
+        if type(value.func) is cst.Attribute:
+            return self._iterable(value.func.value, loaders, seen)
+        return None
+
+    def _iterable_class(self, name: str, seen: set[str]) -> bool:
+        """A class of the file that derives from an iterable data set (here or in torch and the
+        libraries), or defines ``__iter__`` and no ``__getitem__``."""
+        if name in seen or name not in self.classes:
+            return False
+        seen.add(name)
+        bases, iterates, indexes = self.classes[name]
+        return (iterates and not indexes) or any(
+            base in apis.ITERABLE_DATASET_CLASSES or base.startswith(apis.ITERABLE_DATASET_MODULES)
+            or self._iterable_class(base, seen) for base in bases
+        )
 
     def _set_epoch(self, loop: cst.For, loader: str | None, call: cst.Call) -> None:
         outer = self.enclosing_for.get(id(loop))
