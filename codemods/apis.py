@@ -164,6 +164,17 @@ XLA_GRAD_SCALERS = frozenset({"torch_xla.amp.GradScaler", "torch_xla.amp.grad_sc
 CUDA_CUSTOM_AUTOGRAD = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
 # torch.optim classes that have a sync-free version in torch_xla.amp.syncfree (same arguments).
 SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
+# Sparse gradients (checked on torch_xla 2.9, PJRT_DEVICE=CPU): the backward of an embedding
+# built with sparse=True raises NotImplementedError ("Could not run
+# 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseXLA'
+# backend"); nn.EmbeddingBag(sparse=True) falls back to a dense gradient (torch_xla warns "XLA
+# does not support EmbeddingBag sparse backward function") and trains; torch.optim.SparseAdam
+# then raises "SparseAdam does not support dense gradients".
+SPARSE_EMBEDDINGS = frozenset({
+    "torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.Embedding.from_pretrained",
+    "torch.nn.modules.sparse.Embedding.from_pretrained", "torch.nn.functional.embedding",
+})
+SPARSE_OPTIMIZERS = frozenset({"torch.optim.SparseAdam", "torch.optim.sparse_adam.SparseAdam"})
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.
 KERNEL_KEYWORDS = frozenset({"fused", "foreach", "capturable"})
 PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})

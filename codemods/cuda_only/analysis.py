@@ -1,6 +1,7 @@
 """CUDA-only settings that the other concerns do not cover: optimizer constructors
-that ask for a fused CUDA/CPU kernel (``fused=True``), and NCCL or CUDA environment
-variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``)."""
+that ask for a fused CUDA/CPU kernel (``fused=True``), embeddings with sparse gradients
+(``nn.Embedding(..., sparse=True)``) and the optimizer made for them (SparseAdam), and
+NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ class CudaOnlyFacts:
     # torch.optim constructors given ``fused=`` (other than False or None), with that
     # argument; those that become sync-free optimizers are AMP's (they drop it there).
     fused_optimizers: dict[cst.Call, cst.Arg] = field(default_factory=dict)
+    # Embeddings given ``sparse=`` (other than False or None), with that argument, and
+    # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
+    sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
+    sparse_optimizers: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
     # A CUDA device count that the launching process hands to its workers (which read the
@@ -89,10 +94,16 @@ class CudaOnlyAnalysis(Analysis):
         self.handing += hands_on
         if callee is None:
             return
-        if _optimizer_class(callee) is not None:
-            fused = next((a for a in node.args if a.keyword is not None and a.keyword.value == "fused"), None)
-            if fused is not None and not (type(fused.value) is cst.Name and fused.value.value in ("False", "None")):
+        if callee in apis.SPARSE_OPTIMIZERS:
+            self.part.sparse_optimizers.add(node)
+        elif _optimizer_class(callee) is not None:
+            fused = _keyword_set(node, "fused")
+            if fused is not None:
                 self.part.fused_optimizers[node] = fused
+        elif callee in apis.SPARSE_EMBEDDINGS:
+            sparse = _keyword_set(node, "sparse")
+            if sparse is not None:
+                self.part.sparse_embeddings[node] = sparse
         elif callee in _ENVIRON_SETTERS:
             self._environment(node, string_value(arg_value(node, 0, "key")))
 
@@ -115,3 +126,9 @@ class CudaOnlyAnalysis(Analysis):
             call, assignment = self.counts[key]
             if call in handed:
                 self.part.launcher_count_uses[name] = assignment
+
+
+def _keyword_set(call: cst.Call, keyword: str) -> cst.Arg | None:
+    """The call's ``keyword=`` argument, unless it is False or None."""
+    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+    return None if arg is None or (type(arg.value) is cst.Name and arg.value.value in ("False", "None")) else arg
