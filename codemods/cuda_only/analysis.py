@@ -1,7 +1,10 @@
 """CUDA-only settings that the other concerns do not cover: optimizer constructors
 that ask for a fused CUDA/CPU kernel (``fused=True``), embeddings with sparse gradients
 (``nn.Embedding(..., sparse=True)``) and the optimizer made for them (SparseAdam), and
-NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``)."""
+NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``);
+and the CUDA runtime calls that do not run on XLA as the script stands: under an ``if`` that
+a kept ``torch.cuda.is_available()`` (False there) or a command-line switch that is off by
+default (``if args.profile:``, a ``store_true`` flag) guards."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import libcst as cst
 from codemods import apis
 from codemods.amp.analysis import _optimizer_class
 from codemods.distributed.launch import TORCH_SPAWN
-from codemods.engine.nodes import arg_value, string_value, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, method_name, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 
 _ENVIRON = "os.environ"
@@ -36,11 +39,16 @@ class CudaOnlyFacts:
     # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
     # assignment of the count.
     launcher_count_uses: dict[cst.Name, cst.Assign] = field(default_factory=dict)
+    # References to torch.cuda APIs in the body of an ``if`` that is never true on XLA as
+    # the script runs by default: under a kept CUDA availability check (never runs there:
+    # the value None), or under a command-line switch that is off by default (the value:
+    # the switch as the test reads it, ``args.profile``).
+    guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
 
 
 class CudaOnlyAnalysis(Analysis):
     name = "cuda_only"
-    settle_reads = ("amp", "distributed")
+    settle_reads = ("amp", "device", "distributed")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -53,6 +61,11 @@ class CudaOnlyAnalysis(Analysis):
         # Inside an mp.spawn(...) call (what it hands to the workers) or a print (a log line).
         self.handing = 0
         self.handed: list[bool] = []  # per Call being walked: whether it counts in ``handing``
+        # ``if`` statements by the id of their body, and torch.cuda references with the
+        # ``if`` statements whose bodies hold them; switches (argparse dests) off by default.
+        self.if_bodies: dict[int, cst.If] = {}
+        self.cuda_references: list[tuple[cst.CSTNode, list[cst.If]]] = []
+        self.off_switches: set[str] = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -77,7 +90,28 @@ class CudaOnlyAnalysis(Analysis):
             isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
         )
 
+    def visit_If(self, node: cst.If) -> None:
+        self.if_bodies[id(node.body)] = node
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        qualified = self.walk.qualified
+        if qualified is not None and qualified.startswith("torch.cuda.") and self.walk.conds:
+            self._cuda_reference(node)
+
+    def _cuda_reference(self, node: cst.CSTNode) -> None:
+        """Records the ``if`` statements whose bodies hold this reference."""
+        parents, key = self.walk.parents, id(node)
+        bodies: list[cst.If] = []
+        while (key := parents.get(key)) is not None:  # type: ignore[assignment]
+            if key in self.if_bodies:
+                bodies.append(self.if_bodies[key])
+        if bodies:
+            self.cuda_references.append((node, bodies))
+
     def visit_Name(self, node: cst.Name) -> None:
+        qualified = self.walk.facts.imports.table.bindings.get(node.value) if self.walk.conds else None
+        if qualified is not None and qualified.startswith("torch.cuda."):
+            self._cuda_reference(node)
         if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
             key = (node.value, self.walk.qualname)
             if key in self.counts:
@@ -93,6 +127,8 @@ class CudaOnlyAnalysis(Analysis):
         self.handed.append(hands_on)
         self.handing += hands_on
         if callee is None:
+            if method_name(node) == "add_argument":
+                self._switch(node)
             return
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
@@ -118,7 +154,38 @@ class CudaOnlyAnalysis(Analysis):
         if name is not None and name.startswith(apis.CUDA_ENVIRONMENT):
             self.part.environment[node] = name
 
+    def _switch(self, node: cst.Call) -> None:
+        """``parser.add_argument("--profile", action="store_true")``: off unless given."""
+        keywords = call_args(node)[1]
+        action = string_value(keywords["action"].value) if "action" in keywords else None
+        default = keywords["default"].value if "default" in keywords else None
+        dest = flag_dest(node)
+        if dest is not None and (is_false(default) or (action == "store_true" and default is None)):
+            self.off_switches.add(dest)
+
+    def _never_true(self, guard: cst.If, kept_checks: set[cst.Call]) -> tuple[bool, str | None]:
+        """Whether the ``if`` is never true on XLA as the script runs by default: one of the
+        operands its test requires (``a and b``) is a kept CUDA availability check (True, None)
+        or a switch off by default (True, the switch)."""
+        test, required = guard.test, []
+        while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            required.append(test.right)
+            test = test.left
+        required.append(test)
+        if any(type(r) is cst.Call and r in kept_checks for r in required):
+            return True, None
+        switch = next((name for r in required if (name := dotted(r)) is not None and "." in name
+                       and name.rsplit(".", 1)[-1] in self.off_switches), None)
+        return switch is not None, switch
+
     def settle(self) -> None:
+        kept_checks = self.facts.device.kept_availability_checks
+        for node, guards in self.cuda_references:
+            verdicts = [self._never_true(guard, kept_checks) for guard in guards]
+            if any(never and switch is None for never, switch in verdicts):
+                self.part.guarded_cuda[node] = None
+            elif (switch := next((s for never, s in verdicts if never), None)) is not None:
+                self.part.guarded_cuda[node] = switch
         for call in self.facts.amp.syncfree:
             self.part.fused_optimizers.pop(call, None)
         handed = self.facts.distributed.launcher_counts

@@ -23,6 +23,7 @@ from codemods.engine.nodes import (
     args_by_position,
     call_args,
     dotted,
+    flag_dest,
     lone_call,
     method_name,
     names_in,
@@ -123,14 +124,8 @@ class LaunchAnalysis(Analysis):
 
     def _flag(self, node: cst.Call) -> None:
         """``parser.add_argument("--dist-backend", default="nccl")``: the flag's default, by dest."""
-        flags = [string_value(a.value) for a in node.args if a.keyword is None]
         keywords = call_args(node)[1]
-        names = [f for f in flags if f]
-        if "dest" in keywords:
-            dest = string_value(keywords["dest"].value)
-        else:
-            long = next((f for f in names if f.startswith("--")), names[0] if names else None)
-            dest = long.lstrip("-").replace("-", "_") if long else None
+        dest = flag_dest(node)
         if dest is not None and "default" in keywords:
             self.flag_defaults[dest] = keywords["default"].value
 
