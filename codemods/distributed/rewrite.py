@@ -463,15 +463,28 @@ class DistributedRewrite(Concern):
         return fixed if fixed is not None else updated
 
     def _iterable_loader(self, original: cst.Call) -> None:
+        data = self.part.iterable_loaders[original]
         rank, world = (self.ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
-        self.ctx.report(
-            ITERABLE_DATASET_SHARDS, original,
-            f"training DataLoader over an iterable-style data set ({self.part.iterable_loaders[original]}): it takes no "
-            "sampler, so no DistributedSampler was added and every process reads the whole stream. Shard it in the "
-            f"data set by process, with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` "
-            "(Hugging Face datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
-            "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`",
+        shard = (
+            f"with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` (Hugging Face "
+            "datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
+            "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`"
         )
+        if data.unread_module is not None:
+            message = (
+                f"training DataLoader over {data.made_by}, a class of `{data.unread_module}`, which this run does not "
+                "read: the tool cannot tell whether it is iterable-style (which refuses a sampler), so no "
+                "DistributedSampler was added and every process reads all the data. Convert the project to let it "
+                f"tell; if it is map-style, pass `sampler=DistributedSampler(dataset, num_replicas={world}(), "
+                f"rank={rank}())`; if it is iterable-style, shard it by process {shard}"
+            )
+        else:
+            message = (
+                f"training DataLoader over an iterable-style data set ({data.made_by}): it takes no sampler, so no "
+                "DistributedSampler was added and every process reads the whole stream. Shard it in the data set by "
+                f"process, {shard}"
+            )
+        self.ctx.report(ITERABLE_DATASET_SHARDS, original, message)
 
     def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
         loader, epoch = self.part.set_epochs[original]

@@ -1570,7 +1570,10 @@ ITERABLE_DATASET_SHARDS = Rule(
     "expected unspecified sampler option`; DistributedSampler itself raises `TypeError: object has no len()` "
     "first), so the tool adds none where the data set is iterable-style: a class of the file that derives from "
     "IterableDataset or only defines `__iter__`, `datasets.load_dataset(..., streaming=True)`, webdataset's "
-    "pipelines, torchdata's iterable datapipes. Without sharding, every process reads the whole stream: the "
+    "pipelines, torchdata's iterable datapipes, a class of another module of the project that derives from "
+    "IterableDataset. A data set whose class comes from a module of the project that the run cannot read (a "
+    "run on one file) may be either kind: it gets no sampler either, and the finding says so. Without sharding, "
+    "every process reads the whole stream: the "
     "replicas' gradients are averaged, so the model trains as one process would, without crashing or changing "
     "its results, but the processes buy no speed-up. That is a warning, not an error. The data set must hand "
     "each process its own share, using the XLA rank and world size: Hugging Face's "
@@ -1783,6 +1786,39 @@ ITERABLE_DATASET_SHARDS = Rule(
             """,
             note="subclass-of-a-file-iterable",
             findings=(Expected(20, 14, "(`Shuffled(...)`): it takes no sampler"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            from data.streams import TokenStream
+
+
+            def main():
+                dist.init_process_group("nccl")
+                dataset = TokenStream(files)
+                loader = torch.utils.data.DataLoader(dataset, batch_size=8, drop_last=True)
+                for x in loader:
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            from data.streams import TokenStream
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                dataset = TokenStream(files)
+                loader = torch.utils.data.DataLoader(dataset, batch_size=8, drop_last=True)
+                for x in loader:
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="class-of-an-unread-module",
+            findings=(Expected(11, 14, "over `TokenStream(...)`, a class of `data.streams`, which this run does not read"),),
         ),
     ),
 )

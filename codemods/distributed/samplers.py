@@ -2,7 +2,10 @@
 training loaders get a DistributedSampler (and, when they shuffle, ``set_epoch`` at the
 start of each epoch); DistributedSamplers without ``num_replicas``/``rank`` get the XLA
 runtime's.  A loader over an iterable-style data set gets none (the DataLoader would
-raise): its data set must shard itself, which is reported."""
+raise): its data set must shard itself, which is reported; so is a loader over a data set
+whose class comes from a project module this run cannot read (it may be iterable-style).
+The module's iterable-style data set classes go into its summary, for the files that import
+them."""
 
 from __future__ import annotations
 
@@ -10,10 +13,11 @@ import libcst as cst
 
 from codemods import apis
 from codemods.distributed.entry import code_owner
-from codemods.distributed.facts import SamplerPlan
+from codemods.distributed.facts import IterableData, SamplerPlan
 from codemods.distributed.launch import LaunchAnalysis
 from codemods.engine.nodes import arg_value, args_by_position, call_args, dotted, is_false, is_true
 from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
+from codemods.project.analysis import ProjectAnalysis
 from codemods.training.loaders import LoaderAnalysis
 
 DISTRIBUTED_SAMPLER = frozenset(
@@ -25,7 +29,7 @@ class SamplerAnalysis(Analysis):
     name = "samplers"
     fills = "distributed"
     reads = ("entry",)
-    settle_reads = ("launch", "loaders", "training", "huggingface")
+    settle_reads = ("launch", "loaders", "training", "huggingface", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -69,6 +73,7 @@ class SamplerAnalysis(Analysis):
     # -- results ----------------------------------------------------------------------------
 
     def settle(self) -> None:
+        self.part.iterable_datasets = {name for name in self.classes if self._iterable_class(name, set())}
         if self.part.multi_process and not self.facts.huggingface.trainer_script:
             self._samplers(self.walk.analysis(LaunchAnalysis).parent)
 
@@ -113,10 +118,10 @@ class SamplerAnalysis(Analysis):
             if shuffle is not None and not is_false(shuffle.value) and not self.set_epoch_called:
                 self._set_epoch(loop, name, call)
 
-    def _iterable(self, value: cst.BaseExpression, loaders: LoaderAnalysis, seen: frozenset[str]) -> str | None:
-        """What makes the data set ``value`` iterable-style (None: the file does not show it is),
-        following the names it is assigned from and the methods chained on it
-        (``load_dataset(..., streaming=True).shuffle(...)``)."""
+    def _iterable(self, value: cst.BaseExpression, loaders: LoaderAnalysis, seen: frozenset[str]) -> IterableData | None:
+        """What makes the data set ``value`` iterable-style, or may (None: nothing does, as far
+        as the file and the project's summaries show), following the names it is assigned
+        from and the methods chained on it (``load_dataset(..., streaming=True).shuffle(...)``)."""
         name = dotted(value)
         if name is not None:
             if name in seen:
@@ -126,15 +131,28 @@ class SamplerAnalysis(Analysis):
             return None
         callee = self.walk.resolve(value.func)
         if callee is not None and (callee in apis.ITERABLE_DATASET_CLASSES or callee.startswith(apis.ITERABLE_DATASET_MODULES)):
-            return f"`{callee}(...)`"
+            return IterableData(f"`{callee}(...)`")
         streaming = call_args(value)[1].get("streaming")
         if callee in apis.STREAMING_LOADS and streaming is not None and is_true(streaming.value):
-            return f"`{callee}(..., streaming=True)`"
+            return IterableData(f"`{callee}(..., streaming=True)`")
         if type(value.func) is cst.Name and self._iterable_class(value.func.value, set()):
-            return f"`{value.func.value}(...)`"
+            return IterableData(f"`{value.func.value}(...)`")
+        if (name := dotted(value.func)) is not None and name not in self.classes:
+            return self._project_class(name)
         if type(value.func) is cst.Attribute:
             return self._iterable(value.func.value, loaders, seen)
         return None
+
+    def _project_class(self, name: str) -> IterableData | None:
+        """A data set class of another module of the project: iterable-style if its summary
+        says so; unknown if that module cannot be read here (a run on this file alone)."""
+        found = self.walk.analysis(ProjectAnalysis).origin(name)
+        if found is None or not found.name:
+            return None
+        if found.summary is None:
+            module = self.facts.imports.project_names.get(name.split(".")[0], ("", ""))[0]
+            return IterableData(f"`{name}(...)`", module or name)
+        return IterableData(f"`{name}(...)`") if found.name in found.summary.iterable_datasets else None
 
     def _iterable_class(self, name: str, seen: set[str]) -> bool:
         """A class of the file that derives from an iterable data set (here or in torch and the
@@ -145,8 +163,13 @@ class SamplerAnalysis(Analysis):
         bases, iterates, indexes = self.classes[name]
         return (iterates and not indexes) or any(
             base in apis.ITERABLE_DATASET_CLASSES or base.startswith(apis.ITERABLE_DATASET_MODULES)
-            or self._iterable_class(base, seen) for base in bases
+            or self._iterable_class(base, seen) or self._project_base(base) for base in bases
         )
+
+    def _project_base(self, base: str) -> bool:
+        """A base class from another module of the project whose summary says it is iterable-style."""
+        found = self.walk.analysis(ProjectAnalysis).origin(base)
+        return found is not None and found.summary is not None and found.name in found.summary.iterable_datasets
 
     def _set_epoch(self, loop: cst.For, loader: str | None, call: cst.Call) -> None:
         outer = self.enclosing_for.get(id(loop))

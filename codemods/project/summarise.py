@@ -26,4 +26,5 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
+        iterable_datasets=frozenset(facts.distributed.iterable_datasets),
     )

@@ -38,6 +38,8 @@ class ModuleSummary:
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
+    # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
+    iterable_datasets: frozenset[str] = frozenset()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
