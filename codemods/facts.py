@@ -29,6 +29,7 @@ from codemods.device.analysis import DeviceAnalysis, DeviceFacts
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.distributed.facts import DistributedFacts
+from codemods.distributed.fallbacks import FallbackAnalysis
 from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
@@ -89,6 +90,7 @@ ANALYSES: list[type[Analysis]] = walk_order([
     DdpAnalysis,
     LaunchAnalysis,
     SamplerAnalysis,
+    FallbackAnalysis,
     ReduceOpAnalysis,
     FsdpAnalysis,
     AmpAnalysis,

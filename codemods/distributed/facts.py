@@ -108,6 +108,10 @@ class DistributedFacts:
     iterable_loaders: dict[cst.Call, IterableData] = field(default_factory=dict)
     # The module's data set classes that are iterable-style (for the files that import them).
     iterable_datasets: set[str] = field(default_factory=set)
+    # ``except`` handlers of a ``try`` that starts the process group and goes on without one,
+    # where the ``try`` may still fail on XLA and a DDP construction follows unconditionally:
+    # (what may fail, the DDP construction).
+    group_fallbacks: dict[cst.ExceptHandler, tuple[cst.CSTNode, cst.Call]] = field(default_factory=dict)
     # A training loader with a sampler of another kind (reported).
     other_samplers: set[cst.Arg] = field(default_factory=set)
     # Epoch loops and epoch functions that get ``loader.sampler.set_epoch(epoch)``

@@ -40,6 +40,7 @@ from codemods.distributed.rules import (
     ITERABLE_DATASET_SHARDS,
     MASTER_PRINT,
     MODULE_LEVEL_DISTRIBUTED,
+    PROCESS_GROUP_FALLBACK,
     XLA_LAUNCH,
     XLA_PROCESS_GROUP,
     XLA_RANKS,
@@ -485,6 +486,20 @@ class DistributedRewrite(Concern):
                 f"process, {shard}"
             )
         self.ctx.report(ITERABLE_DATASET_SHARDS, original, message)
+
+    def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
+        fallback = self.part.group_fallbacks.get(original)
+        if fallback is not None:
+            failing, ddp = fallback
+            self.ctx.report(
+                PROCESS_GROUP_FALLBACK, original,
+                f"if this `except` runs, the script goes on without a process group, and `{self.ctx.code(ddp.func)}(...)` "
+                "then raises ValueError (\"Default process group has not been initialized\"). On XLA it can run: "
+                f"`{self.ctx.code(failing)}` in the `try` raises KeyError when torch_xla.launch starts the processes "
+                "(it sets none of torchrun's variables). Read it with os.environ.get(...) or drop it (xla:// needs no "
+                "address), let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
+            )
+        return updated
 
     def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
         loader, epoch = self.part.set_epochs[original]

@@ -1823,5 +1823,207 @@ ITERABLE_DATASET_SHARDS = Rule(
     ),
 )
 
+PROCESS_GROUP_FALLBACK = Rule(
+    "XLA618", "process-group-fallback", "error",
+    "A set-up whose `except` goes on without a process group, before an unconditional DistributedDataParallel, "
+    "while its `try` can still fail on XLA", False,
+    why="Set-up helpers often start the process group in a `try` and fall back to one process in the `except` "
+    "(world size 1, no process group). If the script then wraps its model in DistributedDataParallel whatever "
+    "happened, the fallback crashes: DDP raises `ValueError: Default process group has not been initialized`. "
+    "The port starts the xla process group in every process torch_xla.launch starts (one process too: checked on "
+    "torch_xla 2.9), so the fallback only runs where something in the `try` still fails on XLA: an environment "
+    "variable read by subscript that the port leaves (`os.environ[\"MASTER_ADDR\"]`; torch_xla.launch sets "
+    "none of torchrun's variables, so it raises KeyError). Read it with `os.environ.get(...)` or drop it (the "
+    "xla:// rendezvous needs no address), or let the `except` re-raise, or wrap the model in DDP only when "
+    "`dist.is_initialized()`. Where nothing in the `try` can fail after the port, nothing is reported.",
+    examples=lambda: (
+        invalid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            findings=(Expected(14, 5, "if this `except` runs, the script goes on without a process group"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    local_rank = int(os.environ["LOCAL_RANK"])
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    print(f"process {os.getpid()}: one process")
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    local_rank = xr.local_ordinal()
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    print(f"process {os.getpid()}: one process")
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            note="try-ported-whole",
+        ),
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                if setup() > 1:
+                    model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                if setup() > 1:
+                    model = DistributedDataParallel(model)
+            """,
+            note="ddp-guarded",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import os
+
+            from torch.distributed import init_process_group as start
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def setup():
+                try:
+                    port = os.environ["MASTER_PORT"]
+                    start(backend="nccl")
+                except Exception:
+                    print("one process")
+
+
+            def main(model):
+                setup()
+                model = DDP(model)
+            """,
+            """
+            import os
+
+            from torch.distributed import init_process_group as start
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup():
+                try:
+                    port = os.environ["MASTER_PORT"]
+                    start("xla", init_method="xla://")
+                except Exception:
+                    print("one process")
+
+
+            def main(model):
+                setup()
+                model = DDP(model)
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(12, 5, "`os.environ[\"MASTER_PORT\"]` in the `try` raises KeyError"),),
+        ),
+    ),
+)
+
 RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED,
-         AVERAGE_ALL_REDUCE, IGNITE_BACKEND, ITERABLE_DATASET_SHARDS)
+         AVERAGE_ALL_REDUCE, IGNITE_BACKEND, ITERABLE_DATASET_SHARDS, PROCESS_GROUP_FALLBACK)

@@ -29,7 +29,7 @@ class SamplerAnalysis(Analysis):
     name = "samplers"
     fills = "distributed"
     reads = ("entry",)
-    settle_reads = ("launch", "loaders", "training", "huggingface", "project")
+    settle_reads = ("imports", "launch", "loaders", "training", "huggingface", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
