@@ -272,6 +272,18 @@ THIRD_PARTY_MODULES: dict[str, SourceApi] = {
                                        "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
                                        "devices; XLA alternative: none (keep the embedding tables unsharded, as "
                                        "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)", True),
+    "colossalai.": SourceApi(THIRD_PARTY_CUDA, "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
+                             "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
+                             "the XLA optimizer step)", True),
+    "colossalai.booster.": SourceApi(THIRD_PARTY_CUDA,
+                                     "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
+                                     "parallel) place the model on ColossalAI's accelerator (CUDA or NPU) over NCCL or "
+                                     "HCCL; on XLA wrap the model in DistributedDataParallel over the xla process group, "
+                                     "or in torch_xla's FSDP (XlaFullyShardedDataParallel), and step it with "
+                                     "xm.optimizer_step", True),
+    "colossalai.nn.optimizer.": SourceApi(THIRD_PARTY_CUDA, "is a ColossalAI optimizer kernel (HybridAdam, CPUAdam, "
+                                          "FusedAdam): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under "
+                                          "AMP", True),
     "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
                            "equivalent", True),
     "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",

@@ -9,7 +9,7 @@ THIRD_PARTY_CUDA = Rule(
     "third-party-cuda",
     "error",
     "A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
     False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (codemods/apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
@@ -17,12 +17,22 @@ THIRD_PARTY_CUDA = Rule(
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
-    "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner. Each use is reported at its "
+    "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
+    "group or torch_xla's FSDP for ColossalAI's Booster. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
     examples=lambda: (Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
         findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
     ),),
     valid=lambda: (
+        valid(
+            """
+            import torch
+            from colossalai_notes import Booster
+
+            booster = Booster(plugin=plugin)
+            """,
+            note="not-colossalai",
+        ),
         valid(
             """
             import torch
@@ -46,6 +56,28 @@ THIRD_PARTY_CUDA = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import colossalai
+                from colossalai.booster import Booster
+                from colossalai.booster.plugin import GeminiPlugin as Gemini
+
+                colossalai.launch_from_torch()
+                booster = Booster(plugin=Gemini())
+                model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)
+                """,
+                target=target,
+                alias=True,
+                note=f"colossalai-booster-{target}",
+                findings=(
+                    Expected(5, 1, "`colossalai.launch_from_torch` is ColossalAI, whose accelerators are CUDA, NPU"),
+                    Expected(6, 11, "`Booster` is ColossalAI's Booster"),
+                    Expected(6, 26, "`Gemini` is ColossalAI's Booster"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch

@@ -112,7 +112,7 @@ _OUTSIDE = frozenset(
         "torch", "torch_xla", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "sklearn",
         "transformers", "datasets", "accelerate", "timm", "apex", "deepspeed", "lightning", "pytorch_lightning",
         "tqdm", "wandb", "tensorboard", "tensorboardX", "yaml", "PIL", "cv2", "matplotlib", "sagemaker",
-        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra",
+        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra", "colossalai",
     }
 )
 
