@@ -25,6 +25,7 @@ from codemods.amp.analysis import AmpAnalysis, AmpFacts
 from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
 from codemods.compile.analysis import CompileAnalysis, CompileFacts
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
+from codemods.cuda_only.handed_strings import HandedStringAnalysis
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
@@ -99,6 +100,7 @@ ANALYSES: list[type[Analysis]] = walk_order([
     CheckpointAnalysis,
     CompileAnalysis,
     CudaOnlyAnalysis,
+    HandedStringAnalysis,
     ProjectAnalysis,
     HuggingFaceAnalysis,
     LightningAnalysis,

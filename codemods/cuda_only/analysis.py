@@ -14,6 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.analysis import _optimizer_class
+from codemods.cuda_only.handed_strings import HandedString
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, method_name, string_value, walk
 from codemods.engine.walk import Analysis, Walk
@@ -44,6 +45,8 @@ class CudaOnlyFacts:
     # the value None), or under a command-line switch that is off by default (the value:
     # the switch as the test reads it, ``args.profile``).
     guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
+    # "cuda" strings handed to a class or function of the project (handed_strings.py).
+    handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)
 
 
 class CudaOnlyAnalysis(Analysis):

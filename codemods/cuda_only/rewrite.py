@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.rules import CUDA_NO_EFFECT, FUSED_OPTIMIZER, SPARSE_GRADIENTS
+from codemods.cuda_only.rules import CUDA_NO_EFFECT, CUDA_STRING_ARGUMENT, FUSED_OPTIMIZER, SPARSE_GRADIENTS
 from codemods.distributed.rules import XLA_RANKS
-from codemods.engine.nodes import is_true, without_args
+from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
 
@@ -65,6 +65,25 @@ class CudaOnlyRewrite(Concern):
             lambda: updated.with_changes(args=without_args(list(updated.args), [at])),
         )
         return new if new is not None else updated
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        handed = self.facts.cuda_only.handed_strings.get(original.value)
+        if handed is None:
+            return updated
+        code = self.ctx.code(original.value)
+        device = self.ctx.target.device_string
+        if not handed.converted or type(original.value) is not cst.SimpleString:
+            self.ctx.report(
+                CUDA_STRING_ARGUMENT, original.value,
+                f"{code} handed to `{handed.callee}`: {handed.said}; on XLA there is no CUDA device, so where it "
+                f"is a device there it fails: hand it \"{device}\" (the XLA device) for those uses",
+            )
+            return updated
+        new = self.ctx.fix(
+            CUDA_STRING_ARGUMENT, original.value, f"{code} -> {{new}}: {handed.said}, which is the XLA device now",
+            lambda: quoted_like(original.value, device),
+        )
+        return updated.with_changes(value=new) if new is not None else updated
 
     def _environment(self, original: cst.CSTNode) -> None:
         name = self.environment.get(id(original))
