@@ -175,6 +175,15 @@ SPARSE_EMBEDDINGS = frozenset({
     "torch.nn.modules.sparse.Embedding.from_pretrained", "torch.nn.functional.embedding",
 })
 SPARSE_OPTIMIZERS = frozenset({"torch.optim.SparseAdam", "torch.optim.sparse_adam.SparseAdam"})
+# Sparse tensors on XLA (checked likewise): moving a sparse COO tensor to the device raises
+# NotImplementedError (SparseXLA); so do torch.spmm / torch.sparse.mm with an XLA operand, even
+# with the sparse one left on the CPU.  Densify (.to_dense()) before the move.
+SPARSE_CONSTRUCTORS = frozenset({
+    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_compressed_tensor",
+    "torch.sparse.FloatTensor", "torch.sparse.DoubleTensor", "torch.sparse.LongTensor",
+})
+SPARSE_METHODS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc"})
+SPARSE_PRODUCTS = frozenset({"torch.spmm", "torch.sparse.mm", "torch.sparse.addmm", "torch.smm", "torch.hspmm"})
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.
 KERNEL_KEYWORDS = frozenset({"fused", "foreach", "capturable"})
 PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})

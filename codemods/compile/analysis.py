@@ -85,7 +85,7 @@ class CompileAnalysis(Analysis):
 
     def visit_AsName(self, node: cst.AsName) -> None:
         # ``with ... as config``, ``except ... as config`` (the walk does not enter imports).
-        self._bind(target_names(node.name))  # type: ignore[arg-type]
+        self._bind(target_names(node.name))
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind(target_names(node.target))

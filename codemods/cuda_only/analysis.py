@@ -16,7 +16,17 @@ from codemods import apis
 from codemods.amp.analysis import _optimizer_class
 from codemods.cuda_only.handed_strings import HandedString
 from codemods.distributed.launch import TORCH_SPAWN
-from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, is_false, method_name, string_value, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    flag_dest,
+    is_false,
+    method_name,
+    receiver,
+    string_value,
+    walk,
+)
 from codemods.engine.walk import Analysis, Walk
 
 _ENVIRON = "os.environ"
@@ -34,6 +44,10 @@ class CudaOnlyFacts:
     # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
     sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
     sparse_optimizers: set[cst.Call] = field(default_factory=set)
+    # Sparse tensors moved to the device (``adj.cuda()``, the name holding it) and sparse
+    # products in a model's forward, where an operand is on the device: both raise on XLA.
+    sparse_moves: dict[cst.Call, str] = field(default_factory=dict)
+    sparse_products: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
     # A CUDA device count that the launching process hands to its workers (which read the
@@ -69,8 +83,11 @@ class CudaOnlyAnalysis(Analysis):
         self.if_bodies: dict[int, cst.If] = {}
         self.cuda_references: list[tuple[cst.CSTNode, list[cst.If]]] = []
         self.off_switches: set[str] = set()
+        self.sparse_names: set[str] = set()  # names assigned a sparse tensor
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self._makes_sparse(node.value):
+            self.sparse_names.update(n for t in node.targets if (n := dotted(t.target)) is not None)
         for target in node.targets:
             if type(target.target) is cst.Name:
                 self.not_uses.add(id(target.target))
@@ -129,10 +146,16 @@ class CudaOnlyAnalysis(Analysis):
         hands_on = callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
         self.handed.append(hands_on)
         self.handing += hands_on
+        method = method_name(node)
+        if method in ("cuda", "to") and (held := dotted(receiver(node))) in self.sparse_names:
+            self.part.sparse_moves[node] = held
         if callee is None:
-            if method_name(node) == "add_argument":
+            if method == "add_argument":
                 self._switch(node)
             return
+        if callee in apis.SPARSE_PRODUCTS and (function := self.walk.enclosing_function) is not None \
+                and function.name.value == "forward":
+            self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
         elif _optimizer_class(callee) is not None:
@@ -156,6 +179,12 @@ class CudaOnlyAnalysis(Analysis):
     def _environment(self, node: cst.CSTNode, name: str | None) -> None:
         if name is not None and name.startswith(apis.CUDA_ENVIRONMENT):
             self.part.environment[node] = name
+
+    def _makes_sparse(self, value: cst.BaseExpression) -> bool:
+        """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``."""
+        return type(value) is cst.Call and (
+            self.walk.resolve(value.func) in apis.SPARSE_CONSTRUCTORS or method_name(value) in apis.SPARSE_METHODS
+        )
 
     def _switch(self, node: cst.Call) -> None:
         """``parser.add_argument("--profile", action="store_true")``: off unless given."""

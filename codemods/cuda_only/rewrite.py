@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.rules import CUDA_NO_EFFECT, CUDA_STRING_ARGUMENT, FUSED_OPTIMIZER, SPARSE_GRADIENTS
+from codemods.cuda_only.rules import (
+    CUDA_NO_EFFECT,
+    CUDA_STRING_ARGUMENT,
+    FUSED_OPTIMIZER,
+    SPARSE_GRADIENTS,
+    SPARSE_TENSORS,
+)
 from codemods.distributed.rules import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
 
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
+_SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
 _SPARSE_ERROR = "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
 
 
@@ -35,6 +42,20 @@ class CudaOnlyRewrite(Concern):
                 "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
                 "\"SparseAdam does not support dense gradients\"; use torch.optim.Adam (it updates every row at each "
                 "step where SparseAdam updates only the rows looked up, so the results differ)",
+            )
+        if original in part.sparse_moves:
+            self.ctx.report(
+                SPARSE_TENSORS, original,
+                f"`{part.sparse_moves[original]}` holds a sparse tensor, which XLA cannot hold: moving it to the device "
+                f"raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{part.sparse_moves[original]}"
+                ".to_dense()`), and use torch.mm on the dense tensor",
+            )
+        elif original in part.sparse_products:
+            self.ctx.report(
+                SPARSE_TENSORS, original,
+                f"`{self.ctx.code(original.func)}` multiplies a sparse tensor: with an operand on the XLA device it raises "
+                f"NotImplementedError ({_SPARSE_BACKEND}), even with the sparse one on the CPU; use torch.mm (or @) on a "
+                "dense tensor moved to the device",
             )
         fused = part.fused_optimizers.get(original)
         if fused is not None:

@@ -692,9 +692,9 @@ class DeviceAnalysis(Analysis):
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
         for check in part.cuda_checks:
-            if type(check) is cst.Comparison and (name := _compared_with_cuda(check)) is not None:
-                if not self._holds_the_xla_device(name):
-                    part.unproven_checks[check] = name
+            if type(check) is cst.Comparison and (compared := _compared_with_cuda(check)) is not None:
+                if not self._holds_the_xla_device(compared):
+                    part.unproven_checks[check] = compared
 
     def _holds_the_xla_device(self, name: str) -> bool:
         """What a CUDA check compares names no CUDA device once converted: a CUDA string (it

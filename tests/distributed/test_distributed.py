@@ -215,5 +215,6 @@ def test_iterable_data_set_classes_of_another_module_get_no_sampler(tmp_path: Pa
     assert all("a class of `data`, which this run does not read" in f.message for f in unknown)
 
 
-def line_of(text: str, part: str) -> int:
+def line_of(output: str | bytes, part: str) -> int:
+    text = output.decode() if isinstance(output, bytes) else output
     return next(n for n, line in enumerate(text.splitlines(), 1) if part in line)
