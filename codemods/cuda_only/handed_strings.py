@@ -17,6 +17,8 @@ from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_de
 from codemods.engine.walk import Analysis, Walk
 
 _SELF = "self"
+# What a CUDA device string can be written as (is_cuda_device_string looks only at these).
+_STRING_KINDS = (cst.SimpleString, cst.FormattedString, cst.Call, cst.BinaryOperation)
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,9 @@ class HandedStringAnalysis(Analysis):
             self.classes[node.name.value] = node
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = dotted(node.func)
-        if name is not None and any(is_cuda_device_string(a.value) for a in node.args):
+        if any(type(a.value) in _STRING_KINDS and is_cuda_device_string(a.value) for a in node.args) and (
+            name := dotted(node.func)
+        ) is not None:
             self.candidates.append((node, name))
 
     def settle(self) -> None:
