@@ -160,6 +160,13 @@ class HuggingFaceAnalysis(Analysis):
         if isinstance(default, cst.Name) and default.value == "None":
             self.part.default_preprocessing_workers.append(node)
 
+    def _builds_accelerator(self, value: cst.BaseExpression) -> bool:
+        """``Accelerator(...)``, or a choice between two (``Accelerator(log_with="all") if
+        with_tracking else Accelerator()``, the Hugging Face no_trainer examples' idiom)."""
+        if type(value) is cst.IfExp:
+            return self._builds_accelerator(value.body) and self._builds_accelerator(value.orelse)
+        return type(value) is cst.Call and self.walk.resolve(value.func) == ACCELERATOR
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         for target in node.targets:
@@ -169,12 +176,13 @@ class HuggingFaceAnalysis(Analysis):
             if name is not None and name.endswith((".optim", ".dataloader_num_workers")):
                 owner, _, attr = name.rpartition(".")
                 (self.optim_assigned if attr == "optim" else self.workers_assigned).add(owner)
+            if name is not None and self._builds_accelerator(value):
+                self.part.accelerators.add(name)
+                continue
             if type(value) is not cst.Call:
                 continue
             callee = self.walk.resolve(value.func)
-            if name is not None and callee == ACCELERATOR:
-                self.part.accelerators.add(name)
-            elif name is not None and callee == ARGUMENT_PARSER:
+            if name is not None and callee == ARGUMENT_PARSER:
                 self._parser(name, value)
             elif name is not None and _builds_tokenizer(callee, name, value):
                 self.tokenizers.add(name)

@@ -552,6 +552,26 @@ ACCELERATE_LOOP = Rule(
             alias=True,
             findings=(Expected(7, 5, "Accelerate loop"),),
         ),
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                accelerator = Accelerator(log_with="all") if with_tracking else Accelerator()
+                model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+                for x, y in loader:
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                """,
+                target=target,
+                note=f"accelerator-chosen-by-a-condition-{target}",
+                findings=(Expected(8, 5, "Accelerate loop"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch
