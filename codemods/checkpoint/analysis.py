@@ -12,6 +12,9 @@ from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
+# A data set's methods that DataLoader workers call: what they save is host data (a feature
+# cache), which every process must write itself (xm.save writes from the master only).
+_DATA_ACCESS = frozenset({"__getitem__", "__iter__", "__getitems__"})
 # torch.save's keywords, and xm.save's names for them.
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
 
@@ -55,6 +58,9 @@ class CheckpointAnalysis(Analysis):
 
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
+        function = self.walk.enclosing_function
+        if function is not None and function.name.value in _DATA_ACCESS:
+            return  # a data set's cache of host data, written in a DataLoader worker: torch.save is right there
         keywords = call_args(node)[1]
         unknown = sorted(set(keywords) - set(XLA_SAVE_KEYWORDS))
         if any(a.star for a in node.args):

@@ -8,7 +8,9 @@ XLA_SAVE = Rule(
     "XLA401", "xla-save", "error", "`torch.save` becomes `xm.save` (moves tensors to the CPU first)", True,
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
-    "writes from the master process only.",
+    "writes from the master process only. A `torch.save` in a data set's `__getitem__` or `__iter__` (a cache "
+    "of features computed on the host, in a DataLoader worker) stays: each process must write its own files, "
+    "and xm.save would write only the master's.",
     examples=lambda: (
         invalid(
             """
@@ -34,6 +36,28 @@ XLA_SAVE = Rule(
             np.save("x.npy", arr)
             state = torch.load("m.pt")
             """,
+        ),
+        *(
+            valid(
+                """
+                import os
+
+                import torch
+
+
+                class Spectrograms(torch.utils.data.Dataset):
+                    def __getitem__(self, index):
+                        path = self.files[index] + ".spec.pt"
+                        if os.path.exists(path):
+                            return torch.load(path)
+                        spec = compute_spectrogram(self.files[index])
+                        torch.save(spec, path)
+                        return spec
+                """,
+                target=target,
+                note=f"data-set-cache-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
     invalid=lambda: (
