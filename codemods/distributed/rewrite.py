@@ -495,9 +495,9 @@ class DistributedRewrite(Concern):
                 PROCESS_GROUP_FALLBACK, original,
                 f"if this `except` runs, the script goes on without a process group, and `{self.ctx.code(ddp.func)}(...)` "
                 "then raises ValueError (\"Default process group has not been initialized\"). On XLA it can run: "
-                f"`{self.ctx.code(failing)}` in the `try` raises KeyError when torch_xla.launch starts the processes "
-                "(it sets none of torchrun's variables). Read it with os.environ.get(...) or drop it (xla:// needs no "
-                "address), let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
+                f"`{self.ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
+                "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
+                "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
             )
         return updated
 

@@ -1832,9 +1832,9 @@ PROCESS_GROUP_FALLBACK = Rule(
     "happened, the fallback crashes: DDP raises `ValueError: Default process group has not been initialized`. "
     "The port starts the xla process group in every process torch_xla.launch starts (one process too: checked on "
     "torch_xla 2.9), so the fallback only runs where something in the `try` still fails on XLA: an environment "
-    "variable read by subscript that the port leaves (`os.environ[\"MASTER_ADDR\"]`; torch_xla.launch sets "
-    "none of torchrun's variables, so it raises KeyError). Read it with `os.environ.get(...)` or drop it (the "
-    "xla:// rendezvous needs no address), or let the `except` re-raise, or wrap the model in DDP only when "
+    "variable read by subscript that the port leaves (`os.environ[\"MASTER_ADDR\"]`; the XLA launcher sets "
+    "none of torchrun's variables, so it raises KeyError). Read it with `os.environ.get(...)`, or drop it if "
+    "nothing else needs it, or let the `except` re-raise, or wrap the model in DDP only when "
     "`dist.is_initialized()`. Where nothing in the `try` can fail after the port, nothing is reported.",
     examples=lambda: (
         invalid(
