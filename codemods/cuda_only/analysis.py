@@ -84,6 +84,7 @@ class CudaOnlyAnalysis(Analysis):
         self.cuda_references: list[tuple[cst.CSTNode, list[cst.If]]] = []
         self.off_switches: set[str] = set()
         self.sparse_names: set[str] = set()  # names assigned a sparse tensor
+        self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self._makes_sparse(node.value):
@@ -129,7 +130,7 @@ class CudaOnlyAnalysis(Analysis):
             self.cuda_references.append((node, bodies))
 
     def visit_Name(self, node: cst.Name) -> None:
-        qualified = self.walk.facts.imports.table.bindings.get(node.value) if self.walk.conds else None
+        qualified = self.bindings.get(node.value) if self.walk.conds else None
         if qualified is not None and qualified.startswith("torch.cuda."):
             self._cuda_reference(node)
         if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
