@@ -65,6 +65,7 @@ class CudaOnlyFacts:
 
 class CudaOnlyAnalysis(Analysis):
     name = "cuda_only"
+    reads = ("imports",)
     settle_reads = ("amp", "device", "distributed")
 
     def __init__(self, walk: Walk) -> None:
