@@ -216,6 +216,26 @@ XLA_CUSTOM_AUTOGRAD = {"torch_xla.amp.custom_fwd": "custom_fwd", "torch_xla.amp.
 TORCH_CUSTOM_AUTOGRAD = {"torch.amp.custom_fwd": "custom_fwd", "torch.amp.custom_bwd": "custom_bwd"}
 # torch.optim classes that have a sync-free version in torch_xla.amp.syncfree (same arguments).
 SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
+# Sparse gradients (checked on torch_xla 2.9, PJRT_DEVICE=CPU): the backward of an embedding
+# built with sparse=True raises NotImplementedError ("Could not run
+# 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseXLA'
+# backend"); nn.EmbeddingBag(sparse=True) falls back to a dense gradient (torch_xla warns "XLA
+# does not support EmbeddingBag sparse backward function") and trains; torch.optim.SparseAdam
+# then raises "SparseAdam does not support dense gradients".
+SPARSE_EMBEDDINGS = frozenset({
+    "torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.Embedding.from_pretrained",
+    "torch.nn.modules.sparse.Embedding.from_pretrained", "torch.nn.functional.embedding",
+})
+SPARSE_OPTIMIZERS = frozenset({"torch.optim.SparseAdam", "torch.optim.sparse_adam.SparseAdam"})
+# Sparse tensors on XLA (checked likewise): moving a sparse COO tensor to the device raises
+# NotImplementedError (SparseXLA); so do torch.spmm / torch.sparse.mm with an XLA operand, even
+# with the sparse one left on the CPU.  Densify (.to_dense()) before the move.
+SPARSE_CONSTRUCTORS = frozenset({
+    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_compressed_tensor",
+    "torch.sparse.FloatTensor", "torch.sparse.DoubleTensor", "torch.sparse.LongTensor",
+})
+SPARSE_METHODS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc"})
+SPARSE_PRODUCTS = frozenset({"torch.spmm", "torch.sparse.mm", "torch.sparse.addmm", "torch.smm", "torch.hspmm"})
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.
 KERNEL_KEYWORDS = frozenset({"fused", "foreach", "capturable"})
 PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})
@@ -308,6 +328,18 @@ THIRD_PARTY_MODULES: dict[str, SourceApi] = {
                                        "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
                                        "devices; XLA alternative: none (keep the embedding tables unsharded, as "
                                        "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)", True),
+    "colossalai.": SourceApi(THIRD_PARTY_CUDA, "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
+                             "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
+                             "the XLA optimizer step)", True),
+    "colossalai.booster.": SourceApi(THIRD_PARTY_CUDA,
+                                     "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
+                                     "parallel) place the model on ColossalAI's accelerator (CUDA or NPU) over NCCL or "
+                                     "HCCL; on XLA wrap the model in DistributedDataParallel over the xla process group, "
+                                     "or in torch_xla's FSDP (XlaFullyShardedDataParallel), and step it with "
+                                     "xm.optimizer_step", True),
+    "colossalai.nn.optimizer.": SourceApi(THIRD_PARTY_CUDA, "is a ColossalAI optimizer kernel (HybridAdam, CPUAdam, "
+                                          "FusedAdam): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under "
+                                          "AMP", True),
     "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
                            "equivalent", True),
     "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
@@ -458,6 +490,20 @@ CLOCKS = frozenset(
 )
 
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Iterable-style data sets: a DataLoader over one refuses a sampler (ValueError "DataLoader with
+# IterableDataset: expected unspecified sampler option"; DistributedSampler itself raises
+# TypeError first when the data set has no len(): checked on torch 2.9).  torch's base
+# classes; webdataset's pipelines (WebDataset and DataPipeline derive from IterableDataset);
+# torchdata's and torch's iterable datapipes (IterDataPipe); Hugging Face's streaming data sets
+# (``load_dataset(..., streaming=True)`` and ``IterableDataset``, a torch IterableDataset when
+# torch is installed).
+ITERABLE_DATASET_CLASSES = frozenset({
+    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset", "torch.utils.data.ChainDataset",
+    "torch.utils.data.dataset.ChainDataset", "torch.utils.data.IterDataPipe", "datasets.IterableDataset",
+    "datasets.iterable_dataset.IterableDataset",
+})
+ITERABLE_DATASET_MODULES = ("webdataset.", "torchdata.datapipes.iter.", "torch.utils.data.datapipes.iter.")
+STREAMING_LOADS = frozenset({"datasets.load_dataset"})  # iterable with streaming=True
 
 # Reading a tensor's value to the host forces a graph execution in lazy mode.
 HOST_READ_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})

@@ -25,12 +25,14 @@ from codemods.amp.analysis import AmpAnalysis, AmpFacts
 from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
 from codemods.compile.analysis import CompileAnalysis, CompileFacts
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
+from codemods.cuda_only.handed_strings import HandedStringAnalysis
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
 from codemods.device.obligations import ObligationAnalysis, ObligationFacts
 from codemods.device.values import DeviceValueAnalysis, DeviceValueFacts
 from codemods.distributed.ddp import DdpAnalysis
 from codemods.distributed.entry import EntryAnalysis, EntryFacts
 from codemods.distributed.facts import DistributedFacts
+from codemods.distributed.fallbacks import FallbackAnalysis
 from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
@@ -94,6 +96,7 @@ ANALYSES: list[type[Analysis]] = walk_order([
     DdpAnalysis,
     LaunchAnalysis,
     SamplerAnalysis,
+    FallbackAnalysis,
     ReduceOpAnalysis,
     FsdpAnalysis,
     AmpAnalysis,
@@ -103,6 +106,7 @@ ANALYSES: list[type[Analysis]] = walk_order([
     CheckpointAnalysis,
     CompileAnalysis,
     CudaOnlyAnalysis,
+    HandedStringAnalysis,
     ProjectAnalysis,
     HuggingFaceAnalysis,
     LightningAnalysis,

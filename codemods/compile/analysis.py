@@ -10,12 +10,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value, target_names
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.analysis import TRAINING_ARGUMENTS
 
 # The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
 _MODEL_WORDS = ("model", "net", "module")
+# The scope of module-level code (a function's scope is its FunctionDef; a lambda's, None).
+_MODULE = "module"
+Scope = cst.FunctionDef | str | None
 
 
 @dataclass(repr=False, eq=False)
@@ -54,9 +57,38 @@ class CompileAnalysis(Analysis):
         self.called: set[int] = set()
         self.inner: set[int] = set()  # Attributes inside a recorded setting's chain
         self.not_uses: set[int] = set()  # Names that are attributes, keywords or parameters
+        # Names each scope binds otherwise than by an import (``config = GPTConfig()``, a
+        # parameter ``config``), and the scopes each setting is read from: a setting whose
+        # first name is so bound there is that local value, not the imported module.
+        self.rebound: dict[Scope, set[str]] = {}
+        self.setting_scopes: dict[cst.CSTNode, tuple[Scope, ...]] = {}
+
+    def _bind(self, names: list[str]) -> None:
+        scope = self.walk.functions[-1] if self.walk.functions else _MODULE
+        self.rebound.setdefault(scope, set()).update(names)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.statement = node
+        self._bind([name for target in node.targets for name in target_names(target.target)])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(target_names(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(target_names(node.target))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(target_names(node.target))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind(target_names(node.target))
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        # ``with ... as config``, ``except ... as config`` (the walk does not enter imports).
+        self._bind(target_names(node.name))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(target_names(node.target))
 
     def visit_Expr(self, node: cst.Expr) -> None:
         self.statement = node
@@ -100,6 +132,7 @@ class CompileAnalysis(Analysis):
 
     def visit_Param(self, node: cst.Param) -> None:
         self.not_uses.add(id(node.name))
+        self._bind([node.name.value])
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.bindings.get(node.value) == apis.TORCH_COMPILE and id(node) not in self.not_uses:
@@ -114,8 +147,12 @@ class CompileAnalysis(Analysis):
         if qualified == apis.TORCH_COMPILE:
             self.named.append(node)
         elif qualified is not None and qualified.startswith(tuple(apis.COMPILER_SETTINGS)):
-            self.part.settings[node] = qualified
             self.inner.add(id(node.value))
+            functions = tuple(self.walk.functions)
+            if functions or (dotted(node) or "").split(".")[0] not in self.rebound.get(_MODULE, ()):
+                # Module-level code reads what was bound before it; a function, what any binding left.
+                self.part.settings[node] = qualified
+                self.setting_scopes[node] = (_MODULE, *functions) if functions else ()
 
     def _own_statement(self, call: cst.Call) -> cst.BaseSmallStatement | None:
         """The statement being walked, if it is nothing but this call (``m.compile()``)
@@ -146,6 +183,10 @@ class CompileAnalysis(Analysis):
             ):
                 self.part.calls[call] = statement
         self.part.references = {node for node in self.named if id(node) not in self.called}
+        self.part.settings = {
+            node: qualified for node, qualified in self.part.settings.items()
+            if not any((dotted(node) or "").split(".")[0] in self.rebound.get(scope, ()) for scope in self.setting_scopes[node])
+        }
 
 
 def _compiler_module(module: str | None) -> bool:

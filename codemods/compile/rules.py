@@ -323,6 +323,26 @@ TORCH_COMPILE = Rule(
                 Expected(4, 1, "PyTorch 1.13 has no torch._dynamo"),
             ),
         ),
+        invalid(
+            """
+            import torch
+            import torch._inductor.config as config
+
+            config.coordinate_descent_tuning = True
+
+
+            def main():
+                config = GPTConfig(n_layer=4)
+                config.n_embd = 128
+                return torch.nn.Linear(config.n_embd, config.n_embd)
+            """,
+            target="sagemaker",
+            note="sagemaker-local-config",
+            findings=(
+                Expected(2, 1, "`import torch._inductor.config as config`: PyTorch 1.13 has no"),
+                Expected(4, 1, "`config.coordinate_descent_tuning`: PyTorch 1.13 has no"),
+            ),
+        ),
     ),
 )
 
@@ -482,6 +502,27 @@ COMPILER_SETTINGS = Rule(
             torch._dynamo.reset()
             """,
         ),
+        valid(
+            """
+            import torch
+            from torch._inductor import config as inductor_config
+
+
+            class GPTConfig:
+                n_layer = 12
+
+
+            def build(config):
+                return torch.nn.Linear(config.n_layer, 2)
+
+
+            def main():
+                config = GPTConfig()
+                config.n_layer = 4
+                return build(config)
+            """,
+            note="local-config-objects",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -504,6 +545,28 @@ COMPILER_SETTINGS = Rule(
             """,
             alias=True,
             findings=(Expected(4, 1, "`inductor_config.coordinate_descent_tuning` is an inductor setting"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch._inductor import config
+
+            config.coordinate_descent_tuning = True
+
+
+            def build(config):
+                return torch.nn.Linear(config.n_layer, 2)
+
+
+            def main():
+                config = GPTConfig()
+                config.n_layer = 4
+                for config in configs:
+                    print(config.n_layer)
+            """,
+            alias=True,
+            findings=(Expected(4, 1, "`config.coordinate_descent_tuning` is an inductor setting"),),
+            note="config-imported-and-local",
         ),
     ),
 )

@@ -1,6 +1,10 @@
 """CUDA-only settings that the other concerns do not cover: optimizer constructors
-that ask for a fused CUDA/CPU kernel (``fused=True``), and NCCL or CUDA environment
-variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``)."""
+that ask for a fused CUDA/CPU kernel (``fused=True``), embeddings with sparse gradients
+(``nn.Embedding(..., sparse=True)``) and the optimizer made for them (SparseAdam), and
+NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``);
+and the CUDA runtime calls that do not run on XLA as the script stands: under an ``if`` that
+a kept ``torch.cuda.is_available()`` (False there) or a command-line switch that is off by
+default (``if args.profile:``, a ``store_true`` flag) guards."""
 
 from __future__ import annotations
 
@@ -10,8 +14,19 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.analysis import _optimizer_class
+from codemods.cuda_only.handed_strings import HandedString
 from codemods.distributed.launch import TORCH_SPAWN
-from codemods.engine.nodes import arg_value, string_value, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    flag_dest,
+    is_false,
+    method_name,
+    receiver,
+    string_value,
+    walk,
+)
 from codemods.engine.walk import Analysis, Walk
 
 _ENVIRON = "os.environ"
@@ -25,17 +40,33 @@ class CudaOnlyFacts:
     # torch.optim constructors given ``fused=`` (other than False or None), with that
     # argument; those that become sync-free optimizers are AMP's (they drop it there).
     fused_optimizers: dict[cst.Call, cst.Arg] = field(default_factory=dict)
+    # Embeddings given ``sparse=`` (other than False or None), with that argument, and
+    # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
+    sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
+    sparse_optimizers: set[cst.Call] = field(default_factory=set)
+    # Sparse tensors moved to the device (``adj.cuda()``, the name holding it) and sparse
+    # products in a model's forward, where an operand is on the device: both raise on XLA.
+    sparse_moves: dict[cst.Call, str] = field(default_factory=dict)
+    sparse_products: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
     # A CUDA device count that the launching process hands to its workers (which read the
     # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
     # assignment of the count.
     launcher_count_uses: dict[cst.Name, cst.Assign] = field(default_factory=dict)
+    # References to torch.cuda APIs in the body of an ``if`` that is never true on XLA as
+    # the script runs by default: under a kept CUDA availability check (never runs there:
+    # the value None), or under a command-line switch that is off by default (the value:
+    # the switch as the test reads it, ``args.profile``).
+    guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
+    # "cuda" strings handed to a class or function of the project (handed_strings.py).
+    handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)
 
 
 class CudaOnlyAnalysis(Analysis):
     name = "cuda_only"
-    settle_reads = ("amp", "distributed")
+    reads = ("imports",)
+    settle_reads = ("amp", "device", "distributed")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -48,8 +79,17 @@ class CudaOnlyAnalysis(Analysis):
         # Inside an mp.spawn(...) call (what it hands to the workers) or a print (a log line).
         self.handing = 0
         self.handed: list[bool] = []  # per Call being walked: whether it counts in ``handing``
+        # ``if`` statements by the id of their body, and torch.cuda references with the
+        # ``if`` statements whose bodies hold them; switches (argparse dests) off by default.
+        self.if_bodies: dict[int, cst.If] = {}
+        self.cuda_references: list[tuple[cst.CSTNode, list[cst.If]]] = []
+        self.off_switches: set[str] = set()
+        self.sparse_names: set[str] = set()  # names assigned a sparse tensor
+        self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self._makes_sparse(node.value):
+            self.sparse_names.update(n for t in node.targets if (n := dotted(t.target)) is not None)
         for target in node.targets:
             if type(target.target) is cst.Name:
                 self.not_uses.add(id(target.target))
@@ -72,7 +112,28 @@ class CudaOnlyAnalysis(Analysis):
             isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
         )
 
+    def visit_If(self, node: cst.If) -> None:
+        self.if_bodies[id(node.body)] = node
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        qualified = self.walk.qualified
+        if qualified is not None and qualified.startswith("torch.cuda.") and self.walk.conds:
+            self._cuda_reference(node)
+
+    def _cuda_reference(self, node: cst.CSTNode) -> None:
+        """Records the ``if`` statements whose bodies hold this reference."""
+        parents, key = self.walk.parents, id(node)
+        bodies: list[cst.If] = []
+        while (key := parents.get(key)) is not None:  # type: ignore[assignment]
+            if key in self.if_bodies:
+                bodies.append(self.if_bodies[key])
+        if bodies:
+            self.cuda_references.append((node, bodies))
+
     def visit_Name(self, node: cst.Name) -> None:
+        qualified = self.bindings.get(node.value) if self.walk.conds else None
+        if qualified is not None and qualified.startswith("torch.cuda."):
+            self._cuda_reference(node)
         if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
             key = (node.value, self.walk.qualname)
             if key in self.counts:
@@ -87,12 +148,26 @@ class CudaOnlyAnalysis(Analysis):
         hands_on = callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
         self.handed.append(hands_on)
         self.handing += hands_on
+        method = method_name(node)
+        if method in ("cuda", "to") and (held := dotted(receiver(node))) in self.sparse_names:
+            self.part.sparse_moves[node] = held
         if callee is None:
+            if method == "add_argument":
+                self._switch(node)
             return
-        if _optimizer_class(callee) is not None:
-            fused = next((a for a in node.args if a.keyword is not None and a.keyword.value == "fused"), None)
-            if fused is not None and not (type(fused.value) is cst.Name and fused.value.value in ("False", "None")):
+        if callee in apis.SPARSE_PRODUCTS and (function := self.walk.enclosing_function) is not None \
+                and function.name.value == "forward":
+            self.part.sparse_products.add(node)
+        if callee in apis.SPARSE_OPTIMIZERS:
+            self.part.sparse_optimizers.add(node)
+        elif _optimizer_class(callee) is not None:
+            fused = _keyword_set(node, "fused")
+            if fused is not None:
                 self.part.fused_optimizers[node] = fused
+        elif callee in apis.SPARSE_EMBEDDINGS:
+            sparse = _keyword_set(node, "sparse")
+            if sparse is not None:
+                self.part.sparse_embeddings[node] = sparse
         elif callee in _ENVIRON_SETTERS:
             self._environment(node, string_value(arg_value(node, 0, "key")))
 
@@ -107,7 +182,44 @@ class CudaOnlyAnalysis(Analysis):
         if name is not None and name.startswith(apis.CUDA_ENVIRONMENT):
             self.part.environment[node] = name
 
+    def _makes_sparse(self, value: cst.BaseExpression) -> bool:
+        """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``."""
+        return type(value) is cst.Call and (
+            self.walk.resolve(value.func) in apis.SPARSE_CONSTRUCTORS or method_name(value) in apis.SPARSE_METHODS
+        )
+
+    def _switch(self, node: cst.Call) -> None:
+        """``parser.add_argument("--profile", action="store_true")``: off unless given."""
+        keywords = call_args(node)[1]
+        action = string_value(keywords["action"].value) if "action" in keywords else None
+        default = keywords["default"].value if "default" in keywords else None
+        dest = flag_dest(node)
+        if dest is not None and (is_false(default) or (action == "store_true" and default is None)):
+            self.off_switches.add(dest)
+
+    def _never_true(self, guard: cst.If, kept_checks: set[cst.Call]) -> tuple[bool, str | None]:
+        """Whether the ``if`` is never true on XLA as the script runs by default: one of the
+        operands its test requires (``a and b``) is a kept CUDA availability check (True, None)
+        or a switch off by default (True, the switch)."""
+        test, required = guard.test, []
+        while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            required.append(test.right)
+            test = test.left
+        required.append(test)
+        if any(type(r) is cst.Call and r in kept_checks for r in required):
+            return True, None
+        switch = next((name for r in required if (name := dotted(r)) is not None and "." in name
+                       and name.rsplit(".", 1)[-1] in self.off_switches), None)
+        return switch is not None, switch
+
     def settle(self) -> None:
+        kept_checks = self.facts.device.kept_availability_checks
+        for node, guards in self.cuda_references:
+            verdicts = [self._never_true(guard, kept_checks) for guard in guards]
+            if any(never and switch is None for never, switch in verdicts):
+                self.part.guarded_cuda[node] = None
+            elif (switch := next((s for never, s in verdicts if never), None)) is not None:
+                self.part.guarded_cuda[node] = switch
         for call in self.facts.amp.syncfree:
             self.part.fused_optimizers.pop(call, None)
         handed = self.facts.distributed.launcher_counts
@@ -115,3 +227,9 @@ class CudaOnlyAnalysis(Analysis):
             call, assignment = self.counts[key]
             if call in handed:
                 self.part.launcher_count_uses[name] = assignment
+
+
+def _keyword_set(call: cst.Call, keyword: str) -> cst.Arg | None:
+    """The call's ``keyword=`` argument, unless it is False or None."""
+    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+    return None if arg is None or (type(arg.value) is cst.Name and arg.value.value in ("False", "None")) else arg

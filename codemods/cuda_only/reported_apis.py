@@ -10,7 +10,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
-from codemods.cuda_only.rules import CUDA_API, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
+from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
 
@@ -44,6 +44,8 @@ class CudaRuntimeRewrite(ReportedApis):
         self.no_effect: set[cst.BaseSmallStatement] = set()
         # Statement lines timing work with a synchronize: the barrier that goes before them.
         self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
+        # By id: every hot Name and Attribute is looked up (CSTNode hashing is Python code).
+        self.guarded = {id(node): switch for node, switch in self.facts.cuda_only.guarded_cuda.items()}
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """Table entries get their own advice; any other torch.cuda API the other rules
@@ -58,11 +60,30 @@ class CudaRuntimeRewrite(ReportedApis):
                 self.no_effect.add(statement)
                 self.ctx.track([statement])
                 return updated
+        if api is not None and api.rule is CUDA_API and id(original) in self.guarded:
+            self._guarded(original, api.advice)
+            return updated
         if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
             return super().reference(original, updated, qualified)
-        if not qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
+        if qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
+            return updated
+        if id(original) in self.guarded:
+            self._guarded(original, "is CUDA-only")
+        else:
             self.ctx.report(CUDA_API, original, f"`{self.ctx.code(original)}` is CUDA-only; remove it or guard it")
         return updated
+
+    def _guarded(self, original: cst.CSTNode, advice: str) -> None:
+        """A CUDA API under an ``if`` that is not true on XLA as the script runs by default:
+        nothing to say under a kept CUDA availability check (the check itself is reported:
+        XLA105); under a switch that is off by default, what happens when it is given."""
+        switch = self.guarded[id(original)]
+        if switch is not None:
+            self.ctx.report(
+                CUDA_API_BEHIND_SWITCH, original,
+                f"`{self.ctx.code(original)}` runs only when `{switch}` is switched on (it is off by default): "
+                f"it {advice.removeprefix('is CUDA-only and ')}; with the switch on, the script fails on XLA",
+            )
 
     # -- no-effect settings (XLA502) ----------------------------------------------------
 

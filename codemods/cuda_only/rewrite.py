@@ -1,17 +1,27 @@
 """``fused=True`` on a torch.optim optimizer is removed (XLA212): the fused kernels take
-CUDA and CPU tensors only.  CUDA and NCCL environment variables the script sets are
+CUDA and CPU tensors only; so is ``sparse=True`` on an embedding (XLA507): sparse gradients
+do not run on XLA, and torch.optim.SparseAdam, which needs them, is reported.  CUDA and NCCL environment variables the script sets are
 reported (XLA502): XLA's runtime reads them only on NVIDIA GPUs."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.rules import CUDA_NO_EFFECT, FUSED_OPTIMIZER
+from codemods.cuda_only.rules import (
+    CUDA_NO_EFFECT,
+    CUDA_STRING_ARGUMENT,
+    FUSED_OPTIMIZER,
+    SPARSE_GRADIENTS,
+    SPARSE_TENSORS,
+)
 from codemods.distributed.rules import XLA_RANKS
-from codemods.engine.nodes import without_args
+from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rule import Rule
 
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
+_SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
+_SPARSE_ERROR = "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
 
 
 class CudaOnlyRewrite(Concern):
@@ -24,26 +34,77 @@ class CudaOnlyRewrite(Concern):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         self._environment(original)  # os.environ.setdefault("NCCL_...", ...)
-        fused = self.facts.cuda_only.fused_optimizers.get(original)
-        if fused is None:
-            return updated
-        code = self.ctx.code(fused).rstrip(",").strip()
-        literal_true = isinstance(fused.value, cst.Name) and fused.value.value == "True"
-        if not literal_true or len(updated.args) != len(original.args):
+        part = self.facts.cuda_only
+        if original in part.sparse_optimizers:
             self.ctx.report(
-                FUSED_OPTIMIZER, fused,
-                f"`{code}`: a fused optimizer kernel refuses XLA tensors ({_FUSED_ERROR}); make sure "
-                "it is False on XLA (the default implementation computes the same update)",
+                SPARSE_GRADIENTS, original,
+                f"`{self.ctx.code(original.func)}` needs sparse gradients, which XLA does not make (an Embedding's "
+                "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
+                "\"SparseAdam does not support dense gradients\"; use torch.optim.Adam (it updates every row at each "
+                "step where SparseAdam updates only the rows looked up, so the results differ)",
             )
+        if original in part.sparse_moves:
+            self.ctx.report(
+                SPARSE_TENSORS, original,
+                f"`{part.sparse_moves[original]}` holds a sparse tensor, which XLA cannot hold: moving it to the device "
+                f"raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{part.sparse_moves[original]}"
+                ".to_dense()`), and use torch.mm on the dense tensor",
+            )
+        elif original in part.sparse_products:
+            self.ctx.report(
+                SPARSE_TENSORS, original,
+                f"`{self.ctx.code(original.func)}` multiplies a sparse tensor: with an operand on the XLA device it raises "
+                f"NotImplementedError ({_SPARSE_BACKEND}), even with the sparse one on the CPU; use torch.mm (or @) on a "
+                "dense tensor moved to the device",
+            )
+        fused = part.fused_optimizers.get(original)
+        if fused is not None:
+            return self._without_keyword(
+                FUSED_OPTIMIZER, original, updated, fused,
+                f"the fused kernel refuses XLA tensors ({_FUSED_ERROR})",
+                "the default implementation computes the same update",
+            )
+        sparse = part.sparse_embeddings.get(original)
+        if sparse is not None:
+            return self._without_keyword(
+                SPARSE_GRADIENTS, original, updated, sparse, f"sparse gradients do not run on XLA ({_SPARSE_ERROR})",
+                "with a dense gradient SGD without momentum or weight decay, and Adagrad, update the same rows the same way",
+            )
+        return updated
+
+    def _without_keyword(
+        self, rule: Rule, original: cst.Call, updated: cst.Call, arg: cst.Arg, why: str, without: str
+    ) -> cst.BaseExpression:
+        """Removes ``keyword=True`` (``arg``) from the call; any other value is reported."""
+        code = self.ctx.code(arg).rstrip(",").strip()
+        if not is_true(arg.value) or len(updated.args) != len(original.args):
+            self.ctx.report(rule, arg, f"`{code}`: {why}; make sure it is False on XLA ({without})")
             return updated
-        at = original.args.index(fused)
+        at = original.args.index(arg)
         new = self.ctx.fix(
-            FUSED_OPTIMIZER, fused,
-            f"removed `{code}`: the fused kernel refuses XLA tensors ({_FUSED_ERROR}); the default "
-            "implementation computes the same update",
+            rule, arg, f"removed `{code}`: {why}; {without}",
             lambda: updated.with_changes(args=without_args(list(updated.args), [at])),
         )
         return new if new is not None else updated
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        handed = self.facts.cuda_only.handed_strings.get(original.value)
+        if handed is None:
+            return updated
+        code = self.ctx.code(original.value)
+        device = self.ctx.target.device_string
+        if not handed.converted or type(original.value) is not cst.SimpleString:
+            self.ctx.report(
+                CUDA_STRING_ARGUMENT, original.value,
+                f"{code} handed to `{handed.callee}`: {handed.said}; on XLA there is no CUDA device, so where it "
+                f"is a device there it fails: hand it \"{device}\" (the XLA device) for those uses",
+            )
+            return updated
+        new = self.ctx.fix(
+            CUDA_STRING_ARGUMENT, original.value, f"{code} -> {{new}}: {handed.said}, which is the XLA device now",
+            lambda: quoted_like(original.value, device),
+        )
+        return updated.with_changes(value=new) if new is not None else updated
 
     def _environment(self, original: cst.CSTNode) -> None:
         name = self.environment.get(id(original))

@@ -9,7 +9,7 @@ THIRD_PARTY_CUDA = Rule(
     "third-party-cuda",
     "error",
     "A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
-    "kernels, timm's CUDA scalers, TorchRec's model parallelism)",
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
     False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (codemods/apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
@@ -17,12 +17,22 @@ THIRD_PARTY_CUDA = Rule(
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
-    "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner. Each use is reported at its "
+    "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
+    "group or torch_xla's FSDP for ColossalAI's Booster. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
     examples=lambda: (Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
         findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
     ),),
     valid=lambda: (
+        valid(
+            """
+            import torch
+            from colossalai_notes import Booster
+
+            booster = Booster(plugin=plugin)
+            """,
+            note="not-colossalai",
+        ),
         valid(
             """
             import torch
@@ -46,6 +56,28 @@ THIRD_PARTY_CUDA = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import colossalai
+                from colossalai.booster import Booster
+                from colossalai.booster.plugin import GeminiPlugin as Gemini
+
+                colossalai.launch_from_torch()
+                booster = Booster(plugin=Gemini())
+                model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)
+                """,
+                target=target,
+                alias=True,
+                note=f"colossalai-booster-{target}",
+                findings=(
+                    Expected(5, 1, "`colossalai.launch_from_torch` is ColossalAI, whose accelerators are CUDA, NPU"),
+                    Expected(6, 11, "`Booster` is ColossalAI's Booster"),
+                    Expected(6, 26, "`Gemini` is ColossalAI's Booster"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import torch
@@ -211,6 +243,110 @@ FUSED_OPTIMIZER = Rule(
             """,
             alias=True,
             findings=(Expected(3, 28, "removed `fused=True`"),),
+        ),
+    ),
+)
+
+SPARSE_GRADIENTS = Rule(
+    "XLA507", "sparse-gradients", "error",
+    "Sparse gradients do not run on XLA: `sparse=True` on an embedding is removed, torch.optim.SparseAdam is reported", True,
+    why="On torch_xla 2.9 the backward of `nn.Embedding(..., sparse=True)` (and `F.embedding(..., sparse=True)`, "
+    "`Embedding.from_pretrained(..., sparse=True)`) raises `NotImplementedError: Could not run "
+    "'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseXLA' backend` at the first "
+    "step. Without `sparse=True` the gradient is dense: plain SGD (no momentum, no weight decay) and Adagrad "
+    "update the rows looked up exactly as before and leave the others alone. `nn.EmbeddingBag(..., sparse=True)` "
+    "is left as it is: torch_xla falls back to a dense gradient there (with a warning) and trains. "
+    "`torch.optim.SparseAdam` accepts only sparse gradients, so on XLA it raises `SparseAdam does not support "
+    "dense gradients` at its first step; torch.optim.Adam is the replacement, but it updates every row at each "
+    "step (SparseAdam only the rows looked up), so the results differ: it is reported, not replaced. A `sparse=` "
+    "value that is not a literal True is reported. Checked on torch_xla 2.9 with PJRT_DEVICE=CPU.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            embedding = torch.nn.Embedding(50000, 128, sparse=True)
+            """,
+            """
+            import torch
+
+            embedding = torch.nn.Embedding(50000, 128)
+            """,
+            findings=(Expected(3, 44, "removed `sparse=True`: sparse gradients do not run on XLA"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            bag = torch.nn.EmbeddingBag(50000, 128, mode="sum", sparse=True)
+            embedding = torch.nn.Embedding(50000, 128, sparse=False)
+            table = Embedding(50000, 128, sparse=True)
+            optimizer = torch.optim.Adagrad(bag.parameters(), lr=0.1)
+            """,
+            note="bag-dense-fallback",
+        ),
+        valid(
+            """
+            import torch
+
+            bag = torch.nn.EmbeddingBag(50000, 128, mode="sum", sparse=True)
+            """,
+            target="sagemaker",
+            note="bag-sagemaker",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch.nn.functional as F
+            from torch import nn as N
+            from torch.optim import SparseAdam
+
+            users = N.Embedding(1000, 32, padding_idx=0, sparse=True)
+            items = N.Embedding.from_pretrained(weights, sparse=args.sparse)
+            vectors = F.embedding(ids, weight, sparse=True)
+            optimizer = SparseAdam(list(users.parameters()), lr=0.01)
+            """,
+            """
+            import torch.nn.functional as F
+            from torch import nn as N
+            from torch.optim import SparseAdam
+
+            users = N.Embedding(1000, 32, padding_idx=0)
+            items = N.Embedding.from_pretrained(weights, sparse=args.sparse)
+            vectors = F.embedding(ids, weight)
+            optimizer = SparseAdam(list(users.parameters()), lr=0.01)
+            """,
+            alias=True,
+            findings=(
+                Expected(5, 46, "removed `sparse=True`"),
+                Expected(6, 46, "`sparse=args.sparse`: sparse gradients do not run on XLA"),
+                Expected(7, 36, "removed `sparse=True`"),
+                Expected(8, 13, "`SparseAdam` needs sparse gradients, which XLA does not make"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Embedding(50000, 128, sparse=True).cuda()
+            optimizer = torch.optim.SparseAdam(model.parameters())
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            model = torch.nn.Embedding(50000, 128).to(xm.xla_device())
+            optimizer = torch.optim.SparseAdam(model.parameters())
+            """,
+            target="sagemaker",
+            note="sagemaker-embedding",
+            findings=(
+                Expected(4, 40, "removed `sparse=True`"),
+                Expected(5, 13, "`torch.optim.SparseAdam` needs sparse gradients"),
+            ),
         ),
     ),
 )
@@ -786,6 +922,25 @@ CUDA_API = Rule(
             print(torch.__version__)
             """,
         ),
+        valid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                start = torch.cuda.Event(enable_timing=True)
+            """,
+            note="under-cuda-check",
+        ),
+        valid(
+            """
+            import torch
+
+            if torch.cuda.is_available() and args.verbose:
+                print(torch.cuda.get_device_name(0))
+            """,
+            target="sagemaker",
+            note="under-cuda-check-sagemaker",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -831,4 +986,288 @@ CUDA_API = Rule(
     ),
 )
 
-RULES = (THIRD_PARTY_CUDA, FUSED_OPTIMIZER, CUDA_SYNCHRONIZE, CUDA_NO_EFFECT, CUDA_MEMORY_STATS, CUDA_OOM, CUDA_SEED, CUDA_API)
+CUDA_API_BEHIND_SWITCH = Rule(
+    "XLA508", "cuda-api-behind-switch", "warning",
+    "CUDA-only API that runs only when a command-line switch, off by default, is given", False,
+    why="A CUDA runtime call in the body of `if args.profile:` (a `store_true` switch, or one whose default is "
+    "False) does not run when the converted script is started as it is by default, so it is no error there; with "
+    "the switch given it raises on XLA (CUDA events, device properties) or reads a CUDA value of no meaning. It is "
+    "reported as a warning so that the switch is ported or documented. Under a CUDA availability check that "
+    "stays (`if torch.cuda.is_available():`, False on XLA) such a call never runs on XLA: nothing is said of it "
+    "beside the check's own finding (XLA105). Any other guard leaves the call an error (XLA506).",
+    examples=lambda: (
+        invalid(
+            """
+            import argparse
+
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--profile", action="store_true")
+            args = parser.parse_args()
+
+            for step in range(10):
+                if args.profile:
+                    start = torch.cuda.Event(enable_timing=True)
+                    start.record()
+                train_step()
+            """,
+            findings=(Expected(11, 17, "`torch.cuda.Event` runs only when `args.profile` is switched on (it is off by "
+                               "default): it times CUDA streams and raises without CUDA"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            def train(model, loader, optimizer):
+                for x in loader:
+                    if torch.cuda.is_available():
+                        start = torch.cuda.Event(enable_timing=True)
+                        start.record()
+                        print(torch.cuda.get_device_name(0))
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train(model, loader, optimizer):
+                for x in loader:
+                    if torch.cuda.is_available():
+                        start = torch.cuda.Event(enable_timing=True)
+                        start.record()
+                        print(torch.cuda.get_device_name(0))
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="under-cuda-check",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import argparse
+
+            from torch.cuda import Event
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--time-steps", dest="timing", default=False)
+                parser.add_argument("--log", action="store_true", default=True)
+                opts = parser.parse_args()
+                if opts.timing and opts.log:
+                    start = Event(enable_timing=True)
+                if opts.log:
+                    end = Event(enable_timing=True)
+            """,
+            alias=True,
+            findings=(Expected(12, 17, "`Event` runs only when `opts.timing` is switched on"),),
+        ),
+        invalid(
+            """
+            import argparse
+
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--profile", action="store_true")
+            args = parser.parse_args()
+
+            if args.profile:
+                print(torch.cuda.get_device_properties(0))
+            """,
+            target="sagemaker",
+            note="switch-sagemaker",
+            findings=(Expected(10, 11, "`torch.cuda.get_device_properties` runs only when `args.profile` is switched on"),),
+        ),
+    ),
+)
+
+CUDA_STRING_ARGUMENT = Rule(
+    "XLA509", "cuda-string-argument", "error",
+    "A \"cuda\" string handed to a class or function of the project: followed into it, made \"xla\" where it "
+    "is only a device there, else reported", True,
+    why="The device rewrites turn \"cuda\" into the XLA device where a device goes (`.to()`, `device=`, a device "
+    "variable). A \"cuda\" handed to the project's own code (`make_buffer(8, \"cuda\")`, "
+    "`MemoryMonitor(\"cuda\")`) goes wherever that code sends it: into `torch.zeros(..., device=device)` it "
+    "fails on XLA. A callable of the file is followed: where its parameter (or the `self` attribute it is stored "
+    "in) is used only as a device (`device=`, `.to()`, `torch.device()`), the string becomes \"xla\"; where it is "
+    "used as a device and otherwise too (a CUDA memory statistic that needs the CUDA name), it is reported; where "
+    "it is never a device (statistics only, a log line), nothing is said here (those uses have their own "
+    "findings). A callable of another module is not followed: reported.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def make_buffer(size, device):
+                return torch.zeros(size, device=device)
+
+
+            buffer = make_buffer(8, "cuda")
+            """,
+            """
+            import torch
+
+
+            def make_buffer(size, device):
+                return torch.zeros(size, device=device)
+
+
+            buffer = make_buffer(8, "xla")
+            """,
+            findings=(Expected(8, 25, '"cuda" -> "xla": `make_buffer` uses its `device` only as a device'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            class MemoryMonitor:
+                def __init__(self, device):
+                    self.device = device
+
+                def peak(self):
+                    return torch.cuda.max_memory_allocated(self.device)
+
+
+            monitor = MemoryMonitor("cuda")
+            print(format_name("cuda"))
+            """,
+            note="never-a-device",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from utils.monitor import MemoryMonitor as Monitor
+
+
+            class Cache:
+                def __init__(self, size, device="cpu"):
+                    self.device = device
+                    self.table = torch.zeros(size).to(self.device)
+
+                def stats(self):
+                    return torch.cuda.memory_allocated(self.device)
+
+
+            cache = Cache(16, "cuda")
+            monitor = Monitor("cuda")
+            """,
+            alias=True,
+            findings=(
+                Expected(14, 19, "`Cache` uses its `device` as a device and otherwise too"),
+                Expected(15, 19, "`Monitor` comes from `utils.monitor`, which this file does not follow"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Probe:
+                def __init__(self, device):
+                    self.device = torch.device(device)
+
+
+            probe = Probe("cuda:0")
+            """,
+            """
+            import torch
+
+
+            class Probe:
+                def __init__(self, device):
+                    self.device = torch.device(device)
+
+
+            probe = Probe("xla")
+            """,
+            target="sagemaker",
+            note="class-sagemaker",
+            findings=(Expected(9, 15, '-> "xla": `Probe` uses its `device` only as a device'),),
+        ),
+    ),
+)
+
+SPARSE_TENSORS = Rule(
+    "XLA510", "sparse-tensors", "error", "Sparse tensors do not run on XLA: moving one to the device, or a sparse "
+    "product in a model's forward", False,
+    why="torch_xla 2.9 has no sparse kernels (checked with PJRT_DEVICE=CPU): `adj.to(device)` on a sparse COO "
+    "tensor raises `NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with "
+    "arguments from the 'SparseXLA' backend`, and `torch.spmm` / `torch.sparse.mm` with an operand on the XLA "
+    "device raise likewise, even when the sparse tensor stays on the CPU. Graph models (GCN's normalised "
+    "adjacency) hit both: the move of a name assigned a sparse tensor (`torch.sparse_coo_tensor`, "
+    "`torch.sparse.FloatTensor`, `.to_sparse()`) is reported, and so is a sparse product in a `forward`, where "
+    "the model's tensors are on the device. Densify the tensor before the move (`adj.to_dense()`) and multiply "
+    "with `torch.mm` or `@`: XLA runs dense products well (a dense adjacency costs n^2 memory).",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            adj = torch.sparse_coo_tensor(indices, values, (n, n))
+            adj = adj.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            adj = torch.sparse_coo_tensor(indices, values, (n, n))
+            adj = adj.to(torch_xla.device())
+            """,
+            findings=(Expected(5, 7, "`adj` holds a sparse tensor, which XLA cannot hold"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            adj = torch.sparse_coo_tensor(indices, values, (n, n)).to_dense()
+            degree = torch.sparse.sum(stats, dim=1)
+            product = torch.spmm(adj_cpu, features_cpu)
+            """,
+            note="dense-or-host",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class GraphConvolution(nn.Module):
+                def forward(self, x, adj):
+                    support = x @ self.weight
+                    return torch.sparse.mm(adj, support)
+
+
+            adj = features.to_sparse()
+            adj = adj.to(device)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="gcn-sagemaker",
+            findings=(
+                Expected(8, 16, "`torch.sparse.mm` multiplies a sparse tensor"),
+                Expected(12, 7, "`adj` holds a sparse tensor"),
+            ),
+        ),
+    ),
+)
+
+RULES = (THIRD_PARTY_CUDA, FUSED_OPTIMIZER, CUDA_SYNCHRONIZE, SPARSE_GRADIENTS, CUDA_NO_EFFECT, CUDA_MEMORY_STATS, CUDA_OOM, CUDA_SEED, CUDA_API,
+         CUDA_API_BEHIND_SWITCH, CUDA_STRING_ARGUMENT, SPARSE_TENSORS)

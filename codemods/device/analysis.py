@@ -78,6 +78,10 @@ class DeviceFacts:
     choosers: set[str] = field(default_factory=set)
     # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
     cuda_checks: set[cst.CSTNode] = field(default_factory=set)
+    # Those that compare a name with "cuda" where the file does not show that the name holds
+    # the XLA device (``device = get_device()`` of another module, a parameter): False on
+    # XLA only if it does (the value: the name).
+    unproven_checks: dict[cst.Comparison, str] = field(default_factory=dict)
     # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
     timing_syncs: set[cst.Call] = field(default_factory=set)
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
@@ -152,6 +156,7 @@ class DeviceAnalysis(Analysis):
         # (nanoGPT passes its device string, "cuda:0").
         self.set_device_names: list[str] = []
         self.string_names: set[str] = set()
+        self.text_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # what each of those is assigned
         self.called_funcs: set[int] = set()
         self.moves_to: list[tuple[cst.Call, cst.BaseExpression, str]] = []  # .to(name)
         # Other calls given `device=name` (`torch.zeros(n, device=name)`), but not the CUDA
@@ -308,6 +313,7 @@ class DeviceAnalysis(Analysis):
             self.cuda_string_values[name].append(value)
         if _is_text(value, self.string_names):
             self.string_names.add(name)
+            self.text_values[name].append(value)
 
     def _block(self, node: cst.Module | cst.IndentedBlock) -> None:
         statements = node.body
@@ -691,6 +697,63 @@ class DeviceAnalysis(Analysis):
         ]
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
+        for check in part.cuda_checks:
+            if type(check) is cst.Comparison and (compared := _compared_with_cuda(check)) is not None:
+                if not self._holds_the_xla_device(compared):
+                    part.unproven_checks[check] = compared
+
+    def _holds_the_xla_device(self, name: str) -> bool:
+        """What a CUDA check compares names no CUDA device once converted: a CUDA string (it
+        becomes "xla"), a device variable whose every value is or becomes the XLA device or
+        another one that is not CUDA, or any name where every device the file picks does
+        (``device_type`` derived from them)."""
+        devices = self.device_assignments
+        return name in self.cuda_string_names or self._never_cuda(name) or (
+            bool(devices) and all(self._never_cuda(device) for device in devices)
+        )
+
+    def _never_cuda(self, device: str) -> bool:
+        """Every value the device variable keeps after the port (those under an availability
+        check that the port folds away do not run) names a device that is not CUDA there."""
+        values = [
+            fold_true(v, self.part.is_available_call) for v in self.device_assignments.get(device, [])
+            if not self._folded_away(v)
+        ]
+        return bool(values) and all(not isinstance(v, bool) and self._not_cuda_once_ported(v) for v in values)
+
+    def _not_cuda_once_ported(self, value: cst.BaseExpression) -> bool:
+        """"xla", "cpu", a CUDA string (it becomes "xla"), torch.device of one of those or of a
+        name holding a CUDA string, a device call the port replaces, the target's device call."""
+        text = string_value(value)
+        if text is not None:
+            return not text.startswith("cuda") or is_cuda_device_string(value)
+        if is_cuda_device_string(value):
+            return True
+        if type(value) is not cst.Call:
+            return False
+        if value in self.part.calls or self.walk.resolve(value.func) in spellings("device"):
+            return True
+        if self.walk.resolve(value.func) == "torch.device" and value.args:
+            first = value.args[0].value
+            name = dotted(first) or ""
+            texts = self.text_values.get(name, [])
+            return self._not_cuda_once_ported(first) or name in self.cuda_string_names or (
+                bool(texts) and all(self._not_cuda_once_ported(t) for t in texts)
+            )
+        return False
+
+    def _folded_away(self, node: cst.CSTNode) -> bool:
+        """In the branch of an ``if torch.cuda.is_available():`` (dropped by the port) that
+        does not run once the check holds (``if not torch.cuda.is_available(): device = 'cpu'``)."""
+        branches = {id(branch): (guard, branch is guard.body) for guard in self.part.ifs for branch in (guard.body, guard.orelse) if branch is not None}
+        parents, key = self.walk.parents, id(node)
+        while (key := parents.get(key)) is not None:  # type: ignore[assignment]
+            if key in branches:
+                guard, in_body = branches[key]
+                holds = fold_true(guard.test, self.part.is_available_call)
+                if isinstance(holds, bool) and holds is not in_body:
+                    return True
+        return False
 
 
 def _moves_only_if_given(node: cst.If) -> str | None:
@@ -721,6 +784,13 @@ def _moves_only_if_given(node: cst.If) -> str | None:
 def _device_type_checked(node: cst.Comparison) -> str | None:
     """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
     != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
+    name = _compared_with_cuda(node)
+    return name if is_device_name(name) else None
+
+
+def _compared_with_cuda(node: cst.Comparison) -> str | None:
+    """The name compared with "cuda" (``x.type == 'cuda'``, ``x == "cuda"``, ``'cuda' in
+    str(x)``: x), whatever it is named."""
     if len(node.comparisons) != 1:
         return None
     operator = type(node.comparisons[0].operator)
@@ -732,6 +802,10 @@ def _device_type_checked(node: cst.Comparison) -> str | None:
             left, right = right.args[0].value, left
         else:
             return None
+    elif operator in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
+        if not any(string_value(element.value) == "cuda" for element in right.elements):  # type: ignore[attr-defined]
+            return None
+        right = cst.SimpleString('"cuda"')
     elif operator not in (cst.Equal, cst.NotEqual):
         return None
     if string_value(right) != "cuda":
@@ -739,7 +813,7 @@ def _device_type_checked(node: cst.Comparison) -> str | None:
     name = dotted(left)
     if name is not None and name.endswith(".type"):
         name = name.removesuffix(".type")
-    return name if is_device_name(name) else None
+    return name
 
 
 def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:

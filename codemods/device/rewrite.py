@@ -509,10 +509,17 @@ class DeviceRewrite(Concern):
         negated = isinstance(original, cst.Comparison) and all(
             isinstance(c.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for c in original.comparisons
         )
+        unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]
+        value = "True" if negated else "False"
+        claim = (
+            f"is {value} on the XLA device: check that" if unproven is None else
+            f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
+            f"check what `{unproven}` holds, and that"
+        )
         self.ctx.report(
             CUDA_CHECK,
             original,
-            f"`{self.ctx.code(original)}` is {'True' if negated else 'False'} on the XLA device: check that the code it guards "
+            f"`{self.ctx.code(original)}` {claim} the code it guards "
             + ("is meant to run there" if negated else "is not needed there"),
         )
 

@@ -1176,8 +1176,52 @@ CUDA_CHECK = Rule(
             """,
             findings=(
                 Expected(3, 4, "`x.is_cuda` is False on the XLA device"),
-                Expected(5, 4, "`device == 'cuda'` is False on the XLA device"),
+                Expected(5, 4, "`device == 'cuda'` is False on XLA only if `device` no longer names CUDA there, "
+                         "which this file does not show"),
             ),
+        ),
+        invalid(
+            """
+            import torch
+            from utils import pick_device
+
+            device = pick_device()
+            if device == "cuda":
+                torch.backends.cuda.matmul.allow_tf32 = True
+            dev = torch.device("cuda")
+            if dev.type == "cuda":
+                print("on the GPU")
+            """,
+            """
+            import torch
+            import torch_xla
+            from utils import pick_device
+
+            device = pick_device()
+            if device == "cuda":
+                pass
+            dev = torch_xla.device()
+            if dev.type == "cuda":
+                print("on the GPU")
+            """,
+            note="proven-and-unproven",
+            findings=(
+                Expected(6, 4, "`device == \"cuda\"` is False on XLA only if `device` no longer names CUDA there"),
+                Expected(9, 4, "`dev.type == \"cuda\"` is False on the XLA device: check that the code it guards"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def step(batch, device_type):
+                if device_type != "cuda":
+                    return batch
+                return batch.half()
+            """,
+            target="sagemaker",
+            note="parameter-sagemaker",
+            findings=(Expected(4, 8, "`device_type != \"cuda\"` is True on XLA only if `device_type` no longer names CUDA"),),
         ),
         invalid(
             """
@@ -1216,8 +1260,8 @@ CUDA_CHECK = Rule(
             """,
             note="membership-and-negation",
             findings=(
-                Expected(3, 4, "`device.type in ('cuda',)` is False"),
-                Expected(5, 4, "is True on the XLA device"),
+                Expected(3, 4, "`device.type in ('cuda',)` is False on XLA only if `device` no longer names CUDA"),
+                Expected(5, 4, "is True on XLA only if `device` no longer names CUDA"),
             ),
         ),
     ),

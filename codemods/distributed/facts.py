@@ -51,6 +51,16 @@ class SamplerPlan:
     shuffle: cst.Arg | None
 
 
+@dataclass(frozen=True)
+class IterableData:
+    """A training loader's data set that takes no sampler: the call that makes it, and the
+    project module its class comes from when that module could not be read (it may be
+    iterable-style: unknown)."""
+
+    made_by: str
+    unread_module: str | None = None
+
+
 @dataclass(repr=False, eq=False)
 class DistributedFacts:
     # DistributedDataParallel or FSDP is used: it reduces gradients itself (the optimizer
@@ -93,6 +103,15 @@ class DistributedFacts:
     # DistributedSampler calls without num_replicas/rank: the keywords they get.
     samplers: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
     sampler_plans: dict[cst.Call, SamplerPlan] = field(default_factory=dict)
+    # Training loaders over an iterable-style data set, which refuse a sampler: why the data
+    # set is one: the call that makes it (reported: the data set must shard itself).
+    iterable_loaders: dict[cst.Call, IterableData] = field(default_factory=dict)
+    # The module's data set classes that are iterable-style (for the files that import them).
+    iterable_datasets: set[str] = field(default_factory=set)
+    # ``except`` handlers of a ``try`` that starts the process group and goes on without one,
+    # where the ``try`` may still fail on XLA and a DDP construction follows unconditionally:
+    # (what may fail, the DDP construction).
+    group_fallbacks: dict[cst.ExceptHandler, tuple[cst.CSTNode, cst.Call]] = field(default_factory=dict)
     # A training loader with a sampler of another kind (reported).
     other_samplers: set[cst.Arg] = field(default_factory=set)
     # Epoch loops and epoch functions that get ``loader.sampler.set_epoch(epoch)``

@@ -23,10 +23,12 @@ from codemods.engine.nodes import (
     args_by_position,
     call_args,
     dotted,
+    flag_dest,
     lone_call,
     method_name,
     names_in,
     string_value,
+    target_names,
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
@@ -122,14 +124,8 @@ class LaunchAnalysis(Analysis):
 
     def _flag(self, node: cst.Call) -> None:
         """``parser.add_argument("--dist-backend", default="nccl")``: the flag's default, by dest."""
-        flags = [string_value(a.value) for a in node.args if a.keyword is None]
         keywords = call_args(node)[1]
-        names = [f for f in flags if f]
-        if "dest" in keywords:
-            dest = string_value(keywords["dest"].value)
-        else:
-            long = next((f for f in names if f.startswith("--")), names[0] if names else None)
-            dest = long.lstrip("-").replace("-", "_") if long else None
+        dest = flag_dest(node)
         if dest is not None and "default" in keywords:
             self.flag_defaults[dest] = keywords["default"].value
 
@@ -347,23 +343,15 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
     if type(statement) is cst.SimpleStatementLine:
         return [name for small in statement.body for name in _bound_by(small)]
     if type(statement) is cst.Assign:
-        return [n for target in statement.targets for n in _target_names(target.target)]
+        return [n for target in statement.targets for n in target_names(target.target)]
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
-        return _target_names(statement.target)
+        return target_names(statement.target)
     if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
         return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]  # type: ignore[union-attr]
     if type(statement) is cst.For:
-        return _target_names(statement.target)
+        return target_names(statement.target)
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):
         return [statement.name.value]
-    return []
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if type(target) is cst.Name:
-        return [target.value]
-    if isinstance(target, cst.Tuple | cst.List):
-        return [n for element in target.elements for n in _target_names(element.value)]
     return []
 
 

@@ -37,8 +37,10 @@ from codemods.distributed.rules import (
     DISTRIBUTED_MANUAL,
     DISTRIBUTED_SAMPLER,
     HOGWILD,
+    ITERABLE_DATASET_SHARDS,
     MASTER_PRINT,
     MODULE_LEVEL_DISTRIBUTED,
+    PROCESS_GROUP_FALLBACK,
     XLA_LAUNCH,
     XLA_PROCESS_GROUP,
     XLA_RANKS,
@@ -617,6 +619,44 @@ class DistributedRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
+    def _iterable_loader(self, original: cst.Call) -> None:
+        data = self.part.iterable_loaders[original]
+        rank, world = (self.ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
+        shard = (
+            f"with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` (Hugging Face "
+            "datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
+            "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`"
+        )
+        if data.unread_module is not None:
+            message = (
+                f"training DataLoader over {data.made_by}, a class of `{data.unread_module}`, which this run does not "
+                "read: the tool cannot tell whether it is iterable-style (which refuses a sampler), so no "
+                "DistributedSampler was added and every process reads all the data. Convert the project to let it "
+                f"tell; if it is map-style, pass `sampler=DistributedSampler(dataset, num_replicas={world}(), "
+                f"rank={rank}())`; if it is iterable-style, shard it by process {shard}"
+            )
+        else:
+            message = (
+                f"training DataLoader over an iterable-style data set ({data.made_by}): it takes no sampler, so no "
+                "DistributedSampler was added and every process reads the whole stream. Shard it in the data set by "
+                f"process, {shard}"
+            )
+        self.ctx.report(ITERABLE_DATASET_SHARDS, original, message)
+
+    def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
+        fallback = self.part.group_fallbacks.get(original)
+        if fallback is not None:
+            failing, ddp = fallback
+            self.ctx.report(
+                PROCESS_GROUP_FALLBACK, original,
+                f"if this `except` runs, the script goes on without a process group, and `{self.ctx.code(ddp.func)}(...)` "
+                "then raises ValueError (\"Default process group has not been initialized\"). On XLA it can run: "
+                f"`{self.ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
+                "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
+                "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
+            )
+        return updated
+
     def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
         loader, epoch = self.part.set_epochs[original]
         body = getattr(updated, "body", None)
@@ -704,6 +744,8 @@ class DistributedRewrite(Concern):
             return self._sampler_ranks(original, updated)
         if original in part.sampler_plans:
             return self._loader_sampler(original, updated, part.sampler_plans[original])
+        if original in part.iterable_loaders:
+            self._iterable_loader(original)
         if original in part.ddp_inputs:
             return self._ddp_input(original, updated)
         if original in part.average_reduces:

@@ -1836,5 +1836,468 @@ IGNITE_BACKEND = Rule(
     ),
 )
 
+ITERABLE_DATASET_SHARDS = Rule(
+    "XLA617", "iterable-dataset-shards", "warning",
+    "A training DataLoader over an iterable-style data set gets no DistributedSampler: the data set must shard "
+    "itself by process", False,
+    why="A DataLoader over an IterableDataset refuses a sampler (`ValueError: DataLoader with IterableDataset: "
+    "expected unspecified sampler option`; DistributedSampler itself raises `TypeError: object has no len()` "
+    "first), so the tool adds none where the data set is iterable-style: a class of the file that derives from "
+    "IterableDataset or only defines `__iter__`, `datasets.load_dataset(..., streaming=True)`, webdataset's "
+    "pipelines, torchdata's iterable datapipes, a class of another module of the project that derives from "
+    "IterableDataset. A data set whose class comes from a module of the project that the run cannot read (a "
+    "run on one file) may be either kind: it gets no sampler either, and the finding says so. Without sharding, "
+    "every process reads the whole stream: the "
+    "replicas' gradients are averaged, so the model trains as one process would, without crashing or changing "
+    "its results, but the processes buy no speed-up. That is a warning, not an error. The data set must hand "
+    "each process its own share, using the XLA rank and world size: Hugging Face's "
+    "`datasets.distributed.split_dataset_by_node`, webdataset's `split_by_node`, torchdata's "
+    "`sharding_filter()`, or `itertools.islice` over the stream in your own `__iter__`.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, IterableDataset
+
+
+            class Stream(IterableDataset):
+                def __iter__(self):
+                    yield from read_records()
+
+
+            def main():
+                dist.init_process_group("nccl")
+                loader = DataLoader(Stream(), batch_size=8)
+                for x, y in loader:
+                    loss = model(x, y)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, IterableDataset
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            class Stream(IterableDataset):
+                def __iter__(self):
+                    yield from read_records()
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                loader = DataLoader(Stream(), batch_size=8)
+                for x, y in loader:
+                    loss = model(x, y)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            findings=(Expected(14, 14, "over an iterable-style data set (`Stream(...)`): it takes no sampler"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset
+
+
+            class Records(Dataset):
+                def __iter__(self):
+                    yield from range(100)
+
+                def __getitem__(self, index):
+                    return read_record(index)
+
+                def __len__(self):
+                    return 100
+
+
+            def main():
+                dist.init_process_group("nccl")
+                dataset = Records()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                for x, y in loader:
+                    loss = model(x, y)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            class Records(Dataset):
+                def __iter__(self):
+                    yield from range(100)
+
+                def __getitem__(self, index):
+                    return read_record(index)
+
+                def __len__(self):
+                    return 100
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                dataset = Records()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True, sampler=torch.utils.data.distributed.DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=False))
+                for x, y in loader:
+                    loss = model(x, y)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="map-style-data-set",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            import webdataset as wds
+            from datasets import load_dataset as load
+            from torch.utils.data import DataLoader
+
+
+            def main():
+                dist.init_process_group("nccl")
+                stream = load("c4", "en", split="train", streaming=True).shuffle(seed=0)
+                text = DataLoader(stream, batch_size=8, drop_last=True)
+                shards = wds.WebDataset("data-{000..009}.tar").decode("torchrgb")
+                images = DataLoader(shards, batch_size=8, drop_last=True)
+                for x in text:
+                    optimizer.step()
+                for x in images:
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import webdataset as wds
+            from datasets import load_dataset as load
+            from torch.utils.data import DataLoader
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                stream = load("c4", "en", split="train", streaming=True).shuffle(seed=0)
+                text = DataLoader(stream, batch_size=8, drop_last=True)
+                shards = wds.WebDataset("data-{000..009}.tar").decode("torchrgb")
+                images = DataLoader(shards, batch_size=8, drop_last=True)
+                for x in text:
+                    xm.optimizer_step(optimizer)
+                    xm.mark_step()
+                for x in images:
+                    xm.optimizer_step(optimizer)
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            alias=True,
+            note="streaming-and-webdataset-sagemaker",
+            findings=(
+                Expected(13, 12, "(`datasets.load_dataset(..., streaming=True)`): it takes no sampler"),
+                Expected(15, 14, "(`webdataset.WebDataset(...)`): it takes no sampler"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, IterableDataset
+
+
+            class Stream(IterableDataset):
+                def __iter__(self):
+                    yield from read_records()
+
+
+            class Shuffled(Stream):
+                pass
+
+
+            def main():
+                dist.init_process_group("nccl")
+                dataset = Shuffled()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                for x, y in loader:
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, IterableDataset
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            class Stream(IterableDataset):
+                def __iter__(self):
+                    yield from read_records()
+
+
+            class Shuffled(Stream):
+                pass
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                dataset = Shuffled()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                for x, y in loader:
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="subclass-of-a-file-iterable",
+            findings=(Expected(20, 14, "(`Shuffled(...)`): it takes no sampler"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            from data.streams import TokenStream
+
+
+            def main():
+                dist.init_process_group("nccl")
+                dataset = TokenStream(files)
+                loader = torch.utils.data.DataLoader(dataset, batch_size=8, drop_last=True)
+                for x in loader:
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            from data.streams import TokenStream
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                dataset = TokenStream(files)
+                loader = torch.utils.data.DataLoader(dataset, batch_size=8, drop_last=True)
+                for x in loader:
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="class-of-an-unread-module",
+            findings=(Expected(11, 14, "over `TokenStream(...)`, a class of `data.streams`, which this run does not read"),),
+        ),
+    ),
+)
+
+PROCESS_GROUP_FALLBACK = Rule(
+    "XLA618", "process-group-fallback", "error",
+    "A set-up whose `except` goes on without a process group, before an unconditional DistributedDataParallel, "
+    "while its `try` can still fail on XLA", False,
+    why="Set-up helpers often start the process group in a `try` and fall back to one process in the `except` "
+    "(world size 1, no process group). If the script then wraps its model in DistributedDataParallel whatever "
+    "happened, the fallback crashes: DDP raises `ValueError: Default process group has not been initialized`. "
+    "The port starts the xla process group in every process torch_xla.launch starts (one process too: checked on "
+    "torch_xla 2.9), so the fallback only runs where something in the `try` still fails on XLA: an environment "
+    "variable read by subscript that the port leaves (`os.environ[\"MASTER_ADDR\"]`; the XLA launcher sets "
+    "none of torchrun's variables, so it raises KeyError). Read it with `os.environ.get(...)`, or drop it if "
+    "nothing else needs it, or let the `except` re-raise, or wrap the model in DDP only when "
+    "`dist.is_initialized()`. Where nothing in the `try` can fail after the port, nothing is reported.",
+    examples=lambda: (
+        invalid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            findings=(Expected(14, 5, "if this `except` runs, the script goes on without a process group"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    local_rank = int(os.environ["LOCAL_RANK"])
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    print(f"process {os.getpid()}: one process")
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    local_rank = xr.local_ordinal()
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    print(f"process {os.getpid()}: one process")
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            note="try-ported-whole",
+        ),
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                if setup() > 1:
+                    model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                if setup() > 1:
+                    model = DistributedDataParallel(model)
+            """,
+            note="ddp-guarded",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import os
+
+            from torch.distributed import init_process_group as start
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def setup():
+                try:
+                    port = os.environ["MASTER_PORT"]
+                    start(backend="nccl")
+                except Exception:
+                    print("one process")
+
+
+            def main(model):
+                setup()
+                model = DDP(model)
+            """,
+            """
+            import os
+
+            from torch.distributed import init_process_group as start
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup():
+                try:
+                    port = os.environ["MASTER_PORT"]
+                    start("xla", init_method="xla://")
+                except Exception:
+                    print("one process")
+
+
+            def main(model):
+                setup()
+                model = DDP(model)
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(12, 5, "`os.environ[\"MASTER_PORT\"]` in the `try` raises KeyError"),),
+        ),
+    ),
+)
+
 RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED,
-         AVERAGE_ALL_REDUCE, IGNITE_BACKEND)
+         AVERAGE_ALL_REDUCE, IGNITE_BACKEND, ITERABLE_DATASET_SHARDS, PROCESS_GROUP_FALLBACK)

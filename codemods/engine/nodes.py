@@ -429,6 +429,27 @@ def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Bas
     return pairs
 
 
+def flag_dest(call: cst.Call) -> str | None:
+    """``parser.add_argument("-p", "--dist-backend", ...)``: the attribute the parsed flag is
+    read from (``dest=``, else the long option, else the first name; dashes become underscores)."""
+    names = [name for arg in call.args if arg.keyword is None and (name := string_value(arg.value))]
+    keywords = call_args(call)[1]
+    if "dest" in keywords:
+        return string_value(keywords["dest"].value)
+    long = next((name for name in names if name.startswith("--")), names[0] if names else None)
+    return long.lstrip("-").replace("-", "_") if long else None
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, (b, c)``, ``[a, *b]``); none for
+    ``x.attr`` or ``x[i]``, which bind no name."""
+    if type(target) is cst.Name:
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for element in target.elements for n in target_names(element.value)]
+    return []
+
+
 def args_by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterator[tuple[str, cst.Arg]]:
     """(parameter, argument) of a call's arguments: keywords by name, positional ones by
     ``parameters`` (unpacked ones are skipped)."""

@@ -148,8 +148,9 @@ class HuggingFaceRewrite(Concern):
         )
         new = self.ctx.fix(
             TRAINER_XLA_OPTIMIZER, original,
-            f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, where it holds the default torch AdamW (the sync-free '
-            "AdamW for XLA; with torch >= 2.8 the default fused AdamW raises on XLA)",
+            f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, when it holds a torch AdamW ({choices}: the default, or '
+            "a dataclass's or the command line's value, which are left as they are): the sync-free AdamW for XLA "
+            "(with torch >= 2.8 the default fused AdamW raises on XLA)",
             lambda: statement, result=lambda node: node,
         )
         if new is None:

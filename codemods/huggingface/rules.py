@@ -147,7 +147,49 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 main()
             """,
             note="parser",
-            findings=(Expected(12, 5, 'training_args.optim = "adamw_torch_xla" after parsing, where it holds the'),),
+            findings=(Expected(12, 5, 'training_args.optim = "adamw_torch_xla" after parsing, when it holds a torch AdamW'),),
+        ),
+        *(
+            invalid(
+                """
+                from dataclasses import dataclass
+
+                from transformers import HfArgumentParser, Trainer, TrainingArguments
+
+
+                @dataclass
+                class ScriptArguments:
+                    optimizer: str = "adamw"
+
+
+                def _mp_fn(index):
+                    parser = HfArgumentParser((ScriptArguments, TrainingArguments))
+                    script_args, training_args = parser.parse_args_into_dataclasses()
+                    Trainer(model=model, args=training_args).train()
+                """,
+                """
+                from dataclasses import dataclass
+
+                from transformers import HfArgumentParser, Trainer, TrainingArguments
+
+
+                @dataclass
+                class ScriptArguments:
+                    optimizer: str = "adamw"
+
+
+                def _mp_fn(index):
+                    parser = HfArgumentParser((ScriptArguments, TrainingArguments))
+                    script_args, training_args = parser.parse_args_into_dataclasses()
+                    if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf"):
+                        training_args.optim = "adamw_torch_xla"
+                    Trainer(model=model, args=training_args).train()
+                """,
+                target=target,
+                note=f"script-dataclass-default-kept-{target}",
+                findings=(Expected(14, 5, "a dataclass's or the command line's value, which are left as they are"),),
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
 )
@@ -509,6 +551,26 @@ ACCELERATE_LOOP = Rule(
             """,
             alias=True,
             findings=(Expected(7, 5, "Accelerate loop"),),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                accelerator = Accelerator(log_with="all") if with_tracking else Accelerator()
+                model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+                for x, y in loader:
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                """,
+                target=target,
+                note=f"accelerator-chosen-by-a-condition-{target}",
+                findings=(Expected(8, 5, "Accelerate loop"),),
+            )
+            for target in ("2.9", "sagemaker")
         ),
         invalid(
             """

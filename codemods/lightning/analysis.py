@@ -23,7 +23,7 @@ from typing import Literal
 
 import libcst as cst
 
-from codemods.engine.nodes import dotted, names_in, string_value
+from codemods.engine.nodes import dotted, flag_dest, names_in, string_value
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
 
@@ -146,12 +146,8 @@ class LightningAnalysis(Analysis):
             self.part.fabric_used = self.part.fabric_used or "fabric" in owner
 
     def _flag(self, node: cst.Call) -> None:
-        names = [v for a in node.args if a.keyword is None and (v := string_value(a.value))]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        dest = string_value(keywords["dest"]) if "dest" in keywords else None
-        if dest is None:
-            long = next((n for n in names if n.startswith("--")), None)
-            dest = long.lstrip("-").replace("-", "_") if long else None
+        dest = flag_dest(node)
         if dest is not None and "default" in keywords:
             self.flag_defaults[dest] = keywords["default"]
 

@@ -31,4 +31,5 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         launch_checks=frozenset(facts.distributed.launch_checked),
         feeding=frozenset(facts.obligations.feeding_callables),
         device_returns=tuple(sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())),
+        iterable_datasets=frozenset(facts.distributed.iterable_datasets),
     )

@@ -52,6 +52,8 @@ class ModuleSummary:
     # Callables whose loops feed batches to a module handed in as a parameter (an evaluation
     # function): a model on the XLA device handed to one must get its batches there.
     feeding: frozenset[str] = frozenset()
+    # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
+    iterable_datasets: frozenset[str] = frozenset()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -141,7 +143,7 @@ _OUTSIDE = frozenset(
         "torch", "torch_xla", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "sklearn",
         "transformers", "datasets", "accelerate", "timm", "apex", "deepspeed", "lightning", "pytorch_lightning",
         "tqdm", "wandb", "tensorboard", "tensorboardX", "yaml", "PIL", "cv2", "matplotlib", "sagemaker",
-        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra",
+        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra", "colossalai",
     }
 )
 

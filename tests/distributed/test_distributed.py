@@ -161,3 +161,72 @@ def test_distributed_converts_every_fixture(script: Path, target: str) -> None:
     once = convert_in_project(script, target, distributed=True)
     ast.parse(output_bytes(once))
     assert convert_in_project(script, target, output_bytes(once), distributed=True).output == once.output
+
+
+_DATA_MODULE = '''\
+from torch.utils.data import Dataset, IterableDataset
+
+
+class Stream(IterableDataset):
+    def __iter__(self):
+        yield from range(8)
+
+
+class Shuffled(Stream):
+    pass
+
+
+class Table(Dataset):
+    def __getitem__(self, index):
+        return index
+
+    def __len__(self):
+        return 4
+'''
+
+_TRAINING = '''\
+import torch
+import torch.distributed as dist
+from data import Shuffled, Table
+
+
+def main():
+    dist.init_process_group("nccl")
+    stream = torch.utils.data.DataLoader(Shuffled(), batch_size=None)
+    table = Table()
+    rows = torch.utils.data.DataLoader(table, batch_size=2)
+    for x in stream:
+        optimizer.step()
+    for x in rows:
+        optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_iterable_data_set_classes_of_another_module_get_no_sampler(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """A DataLoader over an IterableDataset subclass of a project module takes no sampler (it
+    would raise); its map-style neighbour gets one.  On the file alone the module cannot be
+    read: neither gets a sampler, and the finding says why."""
+    from codemods.project.resolver import Project, summarise_with
+    from codemods.rules import RuleSelection
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'streams'\n")
+    (tmp_path / "data.py").write_text(_DATA_MODULE)
+    (tmp_path / "train.py").write_text(_TRAINING)
+    monkeypatch.chdir(tmp_path)
+    project = Project(tmp_path, summarise_with(target, RuleSelection(), None), in_run=[tmp_path / "data.py", tmp_path / "train.py"])
+    whole = convert_source(_TRAINING, target=target, imports=project.imports_of(tmp_path / "train.py"))
+    assert "DataLoader(Shuffled(), batch_size=None)\n" in whole.output
+    assert "DataLoader(table, batch_size=2, sampler=" in whole.output
+    (iterable,) = [f for f in whole.findings if f.rule == "XLA617"]
+    assert iterable.line == line_of(whole.output, "Shuffled()") and "data set (`Shuffled(...)`)" in iterable.message
+    alone = convert_source(_TRAINING, target=target)
+    assert "sampler=" not in alone.output
+    unknown = [f for f in alone.findings if f.rule == "XLA617"]
+    assert [f.line for f in unknown] == [line_of(alone.output, "Shuffled()"), line_of(alone.output, "(table,")]
+    assert all("a class of `data`, which this run does not read" in f.message for f in unknown)
+
+
+def line_of(output: str | bytes, part: str) -> int:
+    text = output.decode() if isinstance(output, bytes) else output
+    return next(n for n, line in enumerate(text.splitlines(), 1) if part in line)

@@ -1,0 +1,68 @@
+"""Process groups started in a ``try`` whose ``except`` goes on without one (a set-up helper
+that falls back to one process), in a script that wraps its model in DistributedDataParallel
+unconditionally: if that ``except`` runs, DDP raises "Default process group has not been
+initialized".  The port makes the ``try`` start the xla process group in every process
+torch_xla.launch starts (one process too), so the fallback only runs where something in the
+``try`` still fails on XLA: an environment variable read by subscript that the port leaves
+(torch_xla.launch sets no torchrun variables: KeyError)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods import apis
+from codemods.distributed.launch import INIT_PROCESS_GROUP
+from codemods.engine.nodes import walk
+from codemods.engine.walk import Analysis, Walk, calls_of
+
+_ENVIRON = "os.environ"
+
+
+class FallbackAnalysis(Analysis):
+    name = "fallbacks"
+    fills = "distributed"
+    settle_reads = ("launch", "ddp")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.distributed
+        self.tries: list[cst.Try] = []
+        self.unguarded_ddp: list[cst.Call] = []  # DDP constructions under no condition
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.tries.append(node)
+
+    @calls_of(apis.DDP)
+    def _ddp(self, node: cst.Call) -> None:
+        if not self.walk.conds:
+            self.unguarded_ddp.append(node)
+
+    def settle(self) -> None:
+        if not self.unguarded_ddp:
+            return
+        ported = {id(sub) for read in self.part.runtime_reads for sub in walk(read)}
+        for node in self.tries:
+            if not any(self._starts_group(sub) for sub in walk(node.body)):
+                continue
+            failing = next(
+                (sub for sub in walk(node.body) if type(sub) is cst.Subscript and id(sub) not in ported
+                 and self.walk.resolve(sub.value) == _ENVIRON),
+                None,
+            )
+            if failing is None:
+                continue
+            for handler in node.handlers:
+                if not self._ends_or_starts_group(handler):
+                    self.part.group_fallbacks[handler] = (failing, self.unguarded_ddp[0])
+
+    def _starts_group(self, node: cst.CSTNode) -> bool:
+        return type(node) is cst.Call and self.walk.resolve(node.func) == INIT_PROCESS_GROUP
+
+    def _ends_or_starts_group(self, handler: cst.ExceptHandler) -> bool:
+        """The handler re-raises, ends the process, or starts a process group itself."""
+        for sub in walk(handler.body):
+            if self._starts_group(sub):
+                return True
+            if isinstance(sub, cst.BaseSmallStatement) and self.walk.ends_the_process(sub):
+                return True
+        return False
