@@ -82,7 +82,8 @@ class CudaRuntimeRewrite(ReportedApis):
             self.ctx.report(
                 CUDA_API_BEHIND_SWITCH, original,
                 f"`{self.ctx.code(original)}` runs only when `{switch}` is switched on (it is off by default): "
-                f"it {advice.removeprefix('is CUDA-only and ')}; with the switch on, the script fails on XLA",
+                f"it {self.ctx.target.advice(advice.removeprefix('is CUDA-only and '))}; with the switch on, the script "
+                "fails on XLA",
             )
 
     # -- no-effect settings (XLA502) ----------------------------------------------------

@@ -1985,12 +1985,15 @@ ITERABLE_DATASET_SHARDS = Rule(
             import webdataset as wds
             from datasets import load_dataset as load
             from torch.utils.data import DataLoader
+            import os
             import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 
 
             def main():
-                dist.init_process_group("xla", init_method="xla://")
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 stream = load("c4", "en", split="train", streaming=True).shuffle(seed=0)
                 text = DataLoader(stream, batch_size=8, drop_last=True)
                 shards = wds.WebDataset("data-{000..009}.tar").decode("torchrgb")
@@ -2006,8 +2009,8 @@ ITERABLE_DATASET_SHARDS = Rule(
             alias=True,
             note="streaming-and-webdataset-sagemaker",
             findings=(
-                Expected(13, 12, "(`datasets.load_dataset(..., streaming=True)`): it takes no sampler"),
-                Expected(15, 14, "(`webdataset.WebDataset(...)`): it takes no sampler"),
+                Expected(16, 12, "(`datasets.load_dataset(..., streaming=True)`): it takes no sampler"),
+                Expected(18, 14, "(`webdataset.WebDataset(...)`): it takes no sampler"),
             ),
         ),
         invalid(
@@ -2277,13 +2280,16 @@ PROCESS_GROUP_FALLBACK = Rule(
 
             from torch.distributed import init_process_group as start
             from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.core.xla_model as xm
             import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 
 
             def setup():
                 try:
                     port = os.environ["MASTER_PORT"]
-                    start("xla", init_method="xla://")
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    start("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 except Exception:
                     print("one process")
 
@@ -2294,7 +2300,7 @@ PROCESS_GROUP_FALLBACK = Rule(
             """,
             target="sagemaker",
             alias=True,
-            findings=(Expected(12, 5, "`os.environ[\"MASTER_PORT\"]` in the `try` raises KeyError"),),
+            findings=(Expected(15, 5, "`os.environ[\"MASTER_PORT\"]` in the `try` raises KeyError"),),
         ),
     ),
 )
