@@ -8,7 +8,7 @@ and get back the target's spelling, so no rule carries a torch_xla string of its
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from codemods.apis import FSDP_WRAP_POLICIES, SYNCFREE_OPTIMIZERS
 
@@ -89,6 +89,10 @@ class Target:
     # PyTorch-Ignite's backend name for XLA ("xla-tpu"); None: ignite's XLA backend
     # calls xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 removed.
     ignite_xla_backend: str | None = None
+    # How to start a script whose conversion wrote the launcher ("launcher") or only the
+    # `_mp_fn(index)` entry point ("entry point"): the run's summary says it once
+    # (``{script}``: the script's path, or SCRIPT for several).
+    how_to_start: dict[str, str] = field(default_factory=dict)
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -145,6 +149,13 @@ TARGETS: dict[str, Target] = {
         ),
         sharded_grad_scaler=True,
         lightning_xla_names=True,
+        how_to_start={
+            "launcher": "`python {script}`: torch_xla.launch in the script starts one process per XLA device "
+            "(not torchrun, mp.spawn or --nproc_per_node; PJRT_DEVICE names the device, e.g. TPU or CPU)",
+            "entry point": "`python {script}` trains in one process; for one process per XLA device, a "
+            "launcher calls `_mp_fn(index)`: `torch_xla.launch(_mp_fn)` under the script's main guard, or "
+            "SageMaker's pytorchxla distribution",
+        },
     ),
     "sagemaker": Target(
         name="sagemaker",
@@ -170,6 +181,14 @@ TARGETS: dict[str, Target] = {
         runtime_calls_entry=True,
         nccl_collectives=True,
         ignite_xla_backend="xla-tpu",
+        how_to_start={
+            "launcher": "on SageMaker, an estimator with `compiler_config=TrainingCompilerConfig()` and "
+            "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)` in each "
+            "process); elsewhere `python {script}`: xmp.spawn in the script starts one process per device",
+            "entry point": "on SageMaker, an estimator with `compiler_config=TrainingCompilerConfig()` and "
+            "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)` in each "
+            "process); `python {script}` trains in one process",
+        },
     ),
 }
 
