@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from codemods.cli import main
 from codemods.rules import RULES
 from tests.support.cli import LOADED_MODULES, invoke
 
@@ -394,3 +396,48 @@ def test_a_run_gives_the_garbage_collector_back_as_it_found_it(tmp_path: Path) -
     result = invoke("convert", "--check", "-j", "1", str(tmp_path))
     assert result.exit_code == 1  # both would change: the run converted them
     assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+
+
+def test_help_shows_each_commands_whole_summary() -> None:
+    """click cuts a command's summary at the terminal's width unless it is its short_help;
+    at 80 columns each summary is there in full (wrapped, never "...")."""
+    output = CliRunner().invoke(main, ["--help"], terminal_width=80).output
+    flowing = " ".join(output.split())
+    for name, command in main.commands.items():
+        assert command.short_help and f"{name} {command.short_help}" in flowing, name
+
+
+SPAWNED = """\
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def train(rank, world_size):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    model = torch.nn.Linear(2, 2).to(rank)
+
+
+if __name__ == "__main__":
+    mp.spawn(train, args=(8,), nprocs=8, join=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "how"),
+    [("2.9", "`python SCRIPT`: torch_xla.launch in the script starts one process per XLA device"),
+     ("sagemaker", "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)`")],
+)
+def test_a_conversion_that_changes_how_scripts_start_says_how_once(tmp_path: Path, target: str, how: str) -> None:
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SPAWNED)
+    (tmp_path / "one_device.py").write_text(SCRIPT)
+    result = invoke("convert", "--diff", "--target", target, ".", cwd=tmp_path)
+    starts = [line for line in result.stderr.splitlines() if line.startswith("to start")]
+    assert len(starts) == 1 and starts[0].startswith("to start ./a.py, ./b.py: ") and how in starts[0], result.stderr
+    single = invoke("convert", "--target", target, "a.py", cwd=tmp_path)
+    assert "`python a.py`" in single.output or "(its runtime calls `_mp_fn(index)`" in single.output
+    assert "to start" not in invoke("lint", "--target", target, "b.py", cwd=tmp_path).output  # lint converts nothing
+    json_start = json.loads(invoke("convert", "--check", "--format", "json", "b.py", cwd=tmp_path).stdout)["summary"]["start"]
+    assert [entry["files"] for entry in json_start] == [["b.py"]]
+    assert "to start" not in invoke("convert", "--diff", "one_device.py", cwd=tmp_path).output
