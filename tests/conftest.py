@@ -26,16 +26,16 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Executed tests run on every core: with pytest-xdist installed (the test extra),
     torch_xla installed and a run that may select executed tests (no "not executed" in
-    -m), ``-n auto --dist loadgroup`` unless -n was given (``-n 0``: one process).
+    -m), ``-n auto`` unless -n was given (``-n 0``: one process); workers share tests out
+    with ``--dist loadgroup`` unless --dist says otherwise.
     (Runs before xdist's own hook, which reads these options.)"""
     if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
         return
-    if config.option.numprocesses is not None or "not executed" in (config.option.markexpr or ""):
-        return
-    if torch_xla_installed():
-        config.option.numprocesses = "auto"
-        if config.option.dist == "no":
-            config.option.dist = "loadgroup"
+    if config.option.numprocesses is None and "not executed" not in (config.option.markexpr or ""):
+        if torch_xla_installed():
+            config.option.numprocesses = "auto"
+    if config.option.numprocesses and config.option.dist == "no":
+        config.option.dist = "loadgroup"  # the pre-commit tests share one worker (xdist_group)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
