@@ -21,7 +21,7 @@ from codemods.config import ConfigError, Settings, load
 from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.doctor.static import DEFAULT_FAMILIES as DOCTOR_FAMILIES
 from codemods.engine.report import RENDERERS, FileReport, Mode, Report, coloured_diff
-from codemods.files import FileProblem, discover
+from codemods.files import FileProblem, discover, excluded_files
 from codemods.rules import SEVERITIES, RuleSelection, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
@@ -52,19 +52,24 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True, help="Report format."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
                      help="Exit 1 on findings of this severity or above (default error, or [tool.xla-codemod] fail-on)."),
+        click.option("--show-info", is_flag=True, default=None,
+                     help="Also show the infos the tool fixes, which ask nothing of you (imports added or "
+                     "removed, CUDA-only settings dropped); or [tool.xla-codemod] show-info = true."),
+        click.option("--allow-empty", is_flag=True,
+                     help="Exit 0 when PATH holds nothing to check (a Python file, notebook or Dockerfile)."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
 @click.version_option(__version__, prog_name="xla-codemod")
 def main() -> None:
     """Port native PyTorch training scripts to PyTorch/XLA."""
 
 
-@main.command()
+@main.command(short_help="Rewrite PATH... (default: the current folder) in place; - for stdin to stdout.")
 @_common
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
@@ -72,19 +77,21 @@ def main() -> None:
 @click.option("--distributed", is_flag=True,
               help="Also make one-device scripts multi-process (sampler, _mp_fn, the XLA launcher).")
 def convert(diff: bool, check: bool, annotate: bool, distributed: bool, **options: Any) -> None:
-    """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout)."""
+    """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout; no PATH: the
+    current folder)."""
     mode: Mode = "diff" if diff else "check" if check else "write"
     sys.exit(_execute(mode, annotate=annotate, distributed=distributed, **options))
 
 
-@main.command()
+@main.command(short_help="Report findings for PATH... (default: the current folder); rewrite nothing.")
 @_common
 def lint(**options: Any) -> None:
-    """Report findings for PATH... without rewriting; exit 1 on findings at or above --fail-on."""
+    """Report findings for PATH... without rewriting (no PATH: the current folder); exit 1
+    on findings at or above --fail-on.  A fix's finding says what `convert` would do."""
     sys.exit(_execute("lint", **options))
 
 
-@main.command()
+@main.command(short_help="List every rule, or print the page of each rule CODE names.")
 @click.argument("codes", nargs=-1)
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text",
               show_default=True, help="markdown: the pages of docs/rules/ (every rule's, without CODE).")
@@ -104,7 +111,8 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
         click.echo(rule_docs.render_pages(chosen) if patterns else rule_docs.render_list(chosen), nl=False)
 
 
-@main.command(context_settings={"allow_interspersed_args": False})
+@main.command(context_settings={"allow_interspersed_args": False},
+              short_help="Run SCRIPT a few steps on XLA; name the lines that recompile or sync.")
 @click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True,
               help="Stop after this many step barriers (torch_xla.sync(), xm.mark_step(), MpDeviceLoader).")
 @click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True,
@@ -204,6 +212,8 @@ def _execute(
     report_file: str | None,
     report_format: str,
     fail_on: Severity | None,
+    show_info: bool | None,
+    allow_empty: bool,
     annotate: bool = False,
     distributed: bool = False,
 ) -> int:
@@ -231,10 +241,15 @@ def _execute(
             distributed,
         )
 
+    shows_info = settings.show_info if show_info is None else show_info
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
-        return _stdin(job_for("-"), report_file, report_format)
+        return _stdin(job_for("-"), report_file, report_format, shows_info)
+    if not paths and os.environ.get("PRE_COMMIT"):
+        # pre-commit passed no file (an `always_run` hook with none staged): nothing to do.
+        return 0
+    paths = paths or (".",)
 
     work: list[tuple[str, Job]] = []
     reports: list[FileReport] = []
@@ -244,6 +259,13 @@ def _execute(
             reports.append(FileReport(path, error=message))
         else:
             work.append((item, job_for(item)))
+    if not work and not reports and not allow_empty and not excluded_files(paths, exclude + settings.exclude):
+        click.echo(
+            f"xla-codemod: error: nothing to check in {' '.join(paths)}: no Python file, notebook or Dockerfile "
+            "(in a git work tree: none that git tracks or would track); --allow-empty makes this a pass",
+            err=True,
+        )
+        return 2
     bar = progress.Progress(len(work), sys.stderr) if progress.wanted(sys.stderr) else None
     try:
         reports.extend(run(work, workers_for(len(work), jobs), bar))
@@ -253,7 +275,7 @@ def _execute(
     finally:
         if bar is not None:
             bar.close()
-    report = Report(reports, mode)
+    report = Report(reports, mode, shows_info)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
         _print_diffs(reports)
@@ -266,7 +288,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
+def _stdin(job: Job, report_file: str | None, report_format: str, show_info: bool) -> int:
     data = sys.stdin.buffer.read()
     here = Path.cwd() / "-"  # imports resolve from the current folder
     file_report, output = process_bytes("-", data, job, project_of(here, job).imports_of(here))
@@ -275,7 +297,7 @@ def _stdin(job: Job, report_file: str | None, report_format: str) -> int:
         sys.stdout.flush()
     elif job.mode == "diff":
         _print_diffs([file_report])
-    report = Report([file_report], job.mode)
+    report = Report([file_report], job.mode, show_info)
     _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
     return report.exit_code()
 

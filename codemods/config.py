@@ -1,5 +1,5 @@
 """Settings from ``[tool.xla-codemod]`` in the nearest pyproject.toml (command-line
-options win): target, select, ignore, exclude, max-size, fail-on, and
+options win): target, select, ignore, exclude, max-size, fail-on, show-info, and
 ``[[tool.xla-codemod.overrides]]`` tables that change target, select, ignore and
 fail-on for the paths their globs match."""
 
@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-KEYS = {"target", "select", "ignore", "exclude", "max-size", "fail-on", "overrides"}
+KEYS = {"target", "select", "ignore", "exclude", "max-size", "fail-on", "show-info", "overrides"}
 OVERRIDE_KEYS = {"paths", "target", "select", "ignore", "fail-on"}
 
 
@@ -64,6 +64,7 @@ class Settings:
     fail_on: Severity | None = None
     overrides: tuple[Override, ...] = ()
     source: str | None = None
+    show_info: bool = False
 
     def for_path(self, path: str) -> Settings:
         """The settings of one file: every override that matches it applies, in order
@@ -112,6 +113,9 @@ def load(start: Path) -> Settings:
     max_size = table.get("max-size")
     if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, (int, float)) or max_size <= 0):
         raise ConfigError(f"{where} max-size must be a positive number (MiB)")
+    show_info = table.get("show-info", False)
+    if not isinstance(show_info, bool):
+        raise ConfigError(f"{where} show-info must be true or false")
     overrides = table.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, dict) for o in overrides):
         raise ConfigError(f"{where} overrides must be tables: [[tool.xla-codemod.overrides]]")
@@ -124,6 +128,7 @@ def load(start: Path) -> Settings:
         fail_on=read.severity(),
         overrides=tuple(_override(o, f"{path}: [[tool.xla-codemod.overrides]] #{i}") for i, o in enumerate(overrides, 1)),
         source=str(path),
+        show_info=show_info,
     )
 
 

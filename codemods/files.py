@@ -83,6 +83,12 @@ def discover(paths: Iterable[str], exclude: tuple[str, ...] = ()) -> Iterator[st
                 yield file
 
 
+def excluded_files(paths: Iterable[str], exclude: tuple[str, ...]) -> list[str]:
+    """The files named in ``paths`` that ``exclude`` skips (left out on purpose: a run
+    over them alone has not found nothing to check)."""
+    return [path for path in paths if os.path.isfile(path) and _excluded(path, exclude)]
+
+
 def _folder_files(folder: str) -> Iterator[str]:
     """Regular files (never symlinks) under ``folder``: git's view inside a work tree."""
     listed = _git_files(folder)

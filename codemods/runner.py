@@ -43,7 +43,7 @@ class Job:
 
 def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | None = None) -> tuple[FileReport, bytes]:
     """Convert one file's bytes; returns the report and the new bytes."""
-    report = FileReport(path, fail_on=job.fail_on)
+    report = FileReport(path, fail_on=job.fail_on, target=job.target)
     locate: Literal["output", "input"] = "output" if job.mode == "write" else "input"
     try:
         conversion = convert_source(
@@ -58,7 +58,7 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
             distributed=job.distributed,
         )
     except ConversionError as error:
-        report.error = str(error)
+        report.error, report.error_line, report.error_col = error.message, error.line, error.col
         return report, data
     except Exception as error:  # a bug of ours must not stop the other files
         report.error = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from codemods.apis import (
     AMP_ADVICE,
@@ -122,6 +122,10 @@ class Target:
     # that this target says otherwise (the device, barrier and rank calls are respelled
     # from the tables, see ``advice``).
     advice_phrases: tuple[tuple[str, str], ...] = ()
+    # How to start a script whose conversion wrote the launcher ("launcher") or only the
+    # `_mp_fn(index)` entry point ("entry point"): the run's summary says it once
+    # (``{script}``: the script's path, or SCRIPT for several).
+    how_to_start: dict[str, str] = field(default_factory=dict)
 
     def api(self, concept: str) -> Api:
         return self.apis[concept]
@@ -189,6 +193,13 @@ TARGETS: dict[str, Target] = {
         ),
         sharded_grad_scaler=True,
         lightning_xla_names=True,
+        how_to_start={
+            "launcher": "`python {script}`: torch_xla.launch in the script starts one process per XLA device "
+            "(not torchrun, mp.spawn or --nproc_per_node; PJRT_DEVICE names the device, e.g. TPU or CPU)",
+            "entry point": "`python {script}` trains in one process; for one process per XLA device, a "
+            "launcher calls `_mp_fn(index)`: `torch_xla.launch(_mp_fn)` under the script's main guard, or "
+            "SageMaker's pytorchxla distribution",
+        },
     ),
     "sagemaker": Target(
         name="sagemaker",
@@ -234,6 +245,14 @@ TARGETS: dict[str, Target] = {
             (OWN_LAUNCHER_ADVICE, "Start the training script's processes with xmp.spawn in the script itself "
              "(SageMaker's pytorchxla runtime calls its _mp_fn)"),
         ),
+        how_to_start={
+            "launcher": "on SageMaker, an estimator with `compiler_config=TrainingCompilerConfig()` and "
+            "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)` in each "
+            "process); elsewhere `python {script}`: xmp.spawn in the script starts one process per device",
+            "entry point": "on SageMaker, an estimator with `compiler_config=TrainingCompilerConfig()` and "
+            "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)` in each "
+            "process); `python {script}` trains in one process",
+        },
     ),
 }
 

@@ -22,6 +22,44 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Executed tests run on every core: with pytest-xdist installed (the test extra),
+    torch_xla installed and a run that may select executed tests (no "not executed" in
+    -m), ``-n auto`` unless -n was given (``-n 0``: one process); workers share tests out
+    with ``--dist loadgroup`` unless --dist says otherwise.
+    (Runs before xdist's own hook, which reads these options.)"""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is None and "not executed" not in (config.option.markexpr or ""):
+        if torch_xla_installed():
+            config.option.numprocesses = "auto"
+    if config.option.numprocesses and config.option.dist == "no":
+        config.option.dist = "loadgroup"  # the pre-commit tests share one worker (xdist_group)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """An executed test takes seconds to minutes: each prints a line as it finishes,
+    whatever the verbosity, so that a long test file shows its progress."""
+    if report.when != "call" or "executed" not in report.keywords:
+        return
+    reporter = _terminal_reporter
+    if reporter is not None and reporter.verbosity <= 0:
+        if getattr(reporter._tw, "width_of_current_line", 0):  # after a row of dots
+            reporter.write("\n")
+        reporter.write_line(f"{report.nodeid} {report.outcome} in {report.duration:.0f} s")
+
+
+_terminal_reporter: pytest.TerminalReporter | None = None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    global _terminal_reporter
+    if not hasattr(config, "workerinput"):  # xdist's workers report to the main process
+        _terminal_reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
     """Tests marked ``executed`` need torch_xla: skipped without it, except under CI,
     where a missing torch_xla is an error (they must run there)."""

@@ -539,6 +539,7 @@ XLA_RANKS = Rule(
 XLA_LAUNCH = Rule(
     "XLA603", "xla-launch", "error",
     "mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", True,
+    changes_start="launcher",
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
     "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
     examples=lambda: (invalid(

@@ -10,12 +10,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from codemods import __version__
+from codemods.engine.wording import would
 from codemods.rules import RULES_BY_CODE, SEVERITIES, Severity, at_least
+from codemods.targets import TARGETS
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A change the tool made (``fixed``) or a follow-up a person must do.
+    """A change the tool makes (``fixed``: its fix covers the finding; whether the fix was
+    written is the run's mode, ``Report.fixes_applied``) or a follow-up a person must do.
     ``line`` and ``col`` are 1-based.  In a notebook, ``cell`` is the cell's 1-based
     number among all its cells (as ruff counts them) and ``line`` counts within the cell;
     ``file_line`` is the line of the ``.ipynb`` file that holds that source line (for
@@ -34,14 +37,17 @@ class Finding:
     def severity(self) -> Severity:
         return RULES_BY_CODE[self.rule].severity
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self, message: str | None = None, fixed: bool | None = None) -> dict[str, object]:
+        """The JSON form: ``fixable`` always; ``fixed`` (the fix is in the file now) only
+        when the run converts (``fixed`` given)."""
         return {
             "rule": self.rule,
             "severity": self.severity,
             "line": self.line,
             "col": self.col,
-            "message": self.message,
-            "fixed": self.fixed,
+            "message": self.message if message is None else message,
+            "fixable": self.fixed,
+            **({"fixed": fixed} if fixed is not None else {}),
             **({"cell": self.cell} if self.cell is not None else {}),
             **({"file_line": self.file_line} if self.file_line is not None else {}),
         }
@@ -78,17 +84,62 @@ class FileReport:
     summary: object | None = None
     # Findings that stand only if the run's other files do not settle them: (key, finding).
     held: tuple[tuple[str, Finding], ...] = ()
+    # Where in the file the error is (1-based), when the parser said.
+    error_line: int | None = None
+    error_col: int | None = None
+    # The target the file was converted for (None: not converted, a Dockerfile or the doctor's).
+    target: str | None = None
+
+    @property
+    def error_location(self) -> str:
+        """``path:line:col`` of the error, or ``path`` when it has no position."""
+        if self.error_line is None:
+            return self.path
+        return f"{self.path}:{self.error_line}:{self.error_col or 1}"
+
+
+def error_line(file: FileReport) -> str:
+    """``path:line:col: error: message`` (``path: error: message`` without a position)."""
+    return f"{file.error_location}: error: {file.error}"
 
 
 @dataclass
 class Report:
+    """What a run did.  ``show_info``: False leaves out the infos that ask nothing of the
+    user (infos the tool fixes: an import added, one left unused removed, a CUDA-only
+    setting dropped), in every format; they are counted as hidden.  A file whose
+    ``fail_on`` is ``info`` shows them all."""
+
     files: list[FileReport] = field(default_factory=list)
     mode: Mode = "write"
+    show_info: bool = True
 
     @property
     def fixes_applied(self) -> bool:
         """Whether ``fixed`` findings are done (an in-place convert) or only possible."""
         return self.mode == "write"
+
+    @property
+    def converts(self) -> bool:
+        """A convert run (its findings say ``fixed``), not lint nor the doctor."""
+        return self.mode != "lint"
+
+    def shown(self, file: FileReport) -> list[Finding]:
+        """The file's findings this report shows."""
+        if self.show_info or file.fail_on == "info":
+            return file.findings
+        return [x for x in file.findings if not (x.fixed and x.severity == "info")]
+
+    def hidden(self) -> int:
+        return sum(len(f.findings) - len(self.shown(f)) for f in self.files)
+
+    def message(self, finding: Finding) -> str:
+        """The finding's text in this run's voice: a fix written says what it did, one
+        not written what it would do (codemods/engine/wording.py)."""
+        return finding.message if self.fixes_applied or not finding.fixed else would(finding.message)
+
+    def line(self, path: str, finding: Finding) -> str:
+        return finding_line(path, finding, self.message(finding))
 
     def standing(self, file: FileReport) -> list[Finding]:
         """Findings that still stand in the file when the run ends: all of them for lint
@@ -107,78 +158,116 @@ class Report:
         return 1 if failing else 0
 
     def summary(self) -> dict[str, Any]:
-        findings = [x for f in self.files for x in f.findings]
+        """Files (for convert: changed, or would change with --check/--diff, and
+        unchanged), findings shown by severity and rule, each fixable or manual, and
+        for an in-place convert how many were fixed; the infos hidden; how to start
+        the converted scripts."""
+        findings = [x for f in self.files for x in self.shown(f)]
         failed = sum(f.error is not None for f in self.files)
         changed = sum(f.changed and f.error is None for f in self.files)
         by_rule: dict[str, dict[str, Any]] = {}
         for x in sorted(findings, key=lambda x: (SEVERITIES.index(x.severity), x.rule)):
-            counts = by_rule.setdefault(x.rule, {"severity": x.severity, "fixed": 0, "manual": 0})
-            counts["fixed" if x.fixed else "manual"] += 1
+            counts = by_rule.setdefault(x.rule, {"severity": x.severity, "fixable": 0, "manual": 0})
+            counts["fixable" if x.fixed else "manual"] += 1
         by_severity: dict[str, dict[str, int]] = {}
         for counts in by_rule.values():
-            total = by_severity.setdefault(counts["severity"], {"fixed": 0, "manual": 0})
-            total["fixed"] += counts["fixed"]
+            total = by_severity.setdefault(counts["severity"], {"fixable": 0, "manual": 0})
+            total["fixable"] += counts["fixable"]
             total["manual"] += counts["manual"]
+        files: dict[str, Any] = {"files": len(self.files), "failed": failed}
+        if self.converts:
+            files |= {"changed" if self.fixes_applied else "would_change": changed,
+                      "unchanged": len(self.files) - changed - failed}
+        fixable = sum(x.fixed for x in findings)
         return {
-            "files": len(self.files),
-            "changed": changed,
-            "unchanged": len(self.files) - changed - failed,
-            "failed": failed,
-            "fixed": sum(x.fixed for x in findings),
-            "manual": sum(not x.fixed for x in findings),
+            **files,
+            "findings": len(findings),
+            "fixable": fixable,
+            "manual": len(findings) - fixable,
+            **({"fixed": fixable} if self.fixes_applied else {}),
+            "hidden_info": self.hidden(),
             "by_severity": by_severity,
             "by_rule": by_rule,
+            "start": [{"how": how, "files": paths} for how, paths in self.starts().items()],
         }
 
+    def starts(self) -> dict[str, list[str]]:
+        """How to start the scripts whose conversion changes how they start (an entry
+        point or a launcher written), by instruction: each instruction once per run."""
+        if not self.converts:
+            return {}
+        found: dict[str, list[str]] = {}
+        for file in self.files:
+            kinds = {RULES_BY_CODE[x.rule].changes_start for x in file.findings if x.fixed} - {None}
+            if file.target is None or not kinds:
+                continue
+            kind = "launcher" if "launcher" in kinds else "entry point"
+            found.setdefault(TARGETS[file.target].how_to_start[kind], []).append(file.path)
+        return {how.replace("{script}", paths[0] if len(paths) == 1 else "SCRIPT"): paths for how, paths in found.items()}
 
-def finding_line(path: str, finding: Finding) -> str:
-    """``path:line:col: CODE [*] message`` (flake8/ruff style; [*] marks an autofix);
-    ``path:cell N:line:col: ...`` in a notebook, as ruff writes it."""
+
+def finding_line(path: str, finding: Finding, message: str | None = None) -> str:
+    """``path:line:col: severity: CODE [*] message`` (the gcc/flake8 shape; [*] marks a
+    finding the tool fixes); ``path:cell N:line:col: ...`` in a notebook, as ruff writes it."""
     mark = "[*] " if finding.fixed else ""
-    return f"{path}:{finding.position}: {finding.rule} {mark}{finding.message}"
+    text = finding.message if message is None else message
+    return f"{path}:{finding.position}: {finding.severity}: {finding.rule} {mark}{text}"
 
 
 def render_text(report: Report) -> str:
     lines: list[str] = []
     for file in report.files:
         if file.error is not None:
-            lines.append(f"{file.path}: error: {file.error}")
-        lines.extend(finding_line(file.path, f) for f in file.findings)
+            lines.append(error_line(file))
+        lines.extend(report.line(file.path, f) for f in report.shown(file))
     lines.extend(summary_lines(report))
     return "\n".join(lines) + "\n"
 
 
 def summary_lines(report: Report) -> list[str]:
-    """The closing summary: files seen, changed, unchanged, failed; findings by
-    severity and by rule."""
+    """The closing summary: files (changed ones only when something was, or would be,
+    written), findings by severity and by rule, fixable (fixed) or manual, the infos
+    hidden, and how to start the converted scripts."""
     s = report.summary()
-    changed = "would change" if report.mode in ("check", "diff") else "changed"
-    lines = [f"{s['files']} file(s) seen: {s['changed']} {changed}, {s['unchanged']} unchanged, {s['failed']} failed"]
+    if report.converts:
+        changed = f"{s['changed']} changed" if "changed" in s else f"{s['would_change']} would change"
+        lines = [f"{s['files']} file(s) seen: {changed}, {s['unchanged']} unchanged, {s['failed']} failed"]
+    else:  # lint writes nothing: no file changed
+        lines = [f"{s['files']} file(s) checked, {s['failed']} failed"]
+    done = "fixed" if report.fixes_applied else "fixable"
     if s["by_rule"]:
-        done = "fixed" if report.fixes_applied else "fixable"
         lines.append(
             "findings: "
-            + ", ".join(f"{sev} {c['fixed'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items())
+            + ", ".join(f"{sev} {c['fixable'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items())
         )
         lines.extend(
             f"  {code} {c['severity']:<7} {_counts(c, done):<22} {RULES_BY_CODE[code].name}"
             for code, c in s["by_rule"].items()
         )
+    else:
+        lines.append("findings: none")
+    if s["hidden_info"]:
+        lines.append(f"{s['hidden_info']} info(s) hidden: {done} by the tool, nothing to do (--show-info shows them)")
+    lines.extend(f"to start {', '.join(paths)}: {how}" for how, paths in report.starts().items())
     return lines
 
 
 def _counts(counts: dict[str, Any], done: str) -> str:
     """"3 fixed, 1 manual", leaving out what is zero."""
-    return ", ".join(f"{counts[key]} {word}" for key, word in (("fixed", done), ("manual", "manual")) if counts[key])
+    return ", ".join(f"{counts[key]} {word}" for key, word in (("fixable", done), ("manual", "manual")) if counts[key])
 
 
 def render_json(report: Report) -> str:
+    def fixed(x: Finding) -> bool | None:
+        return (x.fixed and report.fixes_applied) if report.converts else None
+
     files = [
         {
             "path": f.path,
             "changed": f.changed,
             "error": f.error,
-            "findings": [x.as_dict() for x in f.findings],
+            **({"error_line": f.error_line, "error_col": f.error_col or 1} if f.error_line is not None else {}),
+            "findings": [x.as_dict(report.message(x), fixed(x)) for x in report.shown(f)],
         }
         for f in report.files
     ]
@@ -197,7 +286,7 @@ def _level(report: Report, finding: Finding, levels: dict[Severity, str]) -> str
 
 def render_sarif(report: Report) -> str:
     """SARIF 2.1.0, as GitHub code scanning and most CI annotators read it."""
-    used = sorted({x.rule for f in report.files for x in f.findings})
+    used = sorted({x.rule for f in report.files for x in report.shown(f)})
     rules = [
         {
             "id": code,
@@ -214,7 +303,7 @@ def render_sarif(report: Report) -> str:
             "ruleId": x.rule,
             "ruleIndex": index[x.rule],
             "level": _level(report, x, SARIF_LEVELS),
-            "message": {"text": ("fixed: " if x.fixed else "") + x.message},
+            "message": {"text": ("fixed: " if x.fixed and report.fixes_applied else "") + report.message(x)},
             "locations": [
                 {
                     "physicalLocation": {
@@ -226,10 +315,23 @@ def render_sarif(report: Report) -> str:
             **({"properties": {"cell": x.cell, "cellLine": x.line, "cellColumn": x.col}} if x.cell is not None else {}),
         }
         for f in report.files
-        for x in f.findings
+        for x in report.shown(f)
     ]
     errors = [
-        {"level": "error", "message": {"text": f"{f.path}: {f.error}"}, "descriptor": {"id": "file-error"}}
+        {
+            "level": "error",
+            "message": {"text": error_line(f)},
+            "descriptor": {"id": "file-error"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path},
+                        **({"region": {"startLine": f.error_line, "startColumn": f.error_col or 1}}
+                           if f.error_line is not None else {}),
+                    }
+                }
+            ],
+        }
         for f in report.files
         if f.error is not None
     ]
@@ -238,7 +340,6 @@ def render_sarif(report: Report) -> str:
             "driver": {
                 "name": "xla-codemod",
                 "version": __version__,
-                "informationUri": "https://pypi.org/project/torch-xla-codemods/",
                 "rules": rules,
             }
         },
@@ -256,14 +357,15 @@ def render_sarif(report: Report) -> str:
 
 def render_github(report: Report) -> str:
     """GitHub Actions workflow commands, one annotation per finding (as ruff writes
-    them): ``::error title=...,file=...,line=...,col=...::path:line:col: CODE message``."""
+    them): ``::error title=...,file=...,line=...,col=...::path:line:col: severity: CODE message``."""
     lines: list[str] = []
     for file in report.files:
         if file.error is not None:
-            lines.append(f"::error title=xla-codemod,file={_property(file.path)}::{_data(f'{file.path}: error: {file.error}')}")
-        for x in file.findings:
+            where = f",line={file.error_line},col={file.error_col or 1}" if file.error_line is not None else ""
+            lines.append(f"::error title=xla-codemod,file={_property(file.path)}{where}::{_data(error_line(file))}")
+        for x in report.shown(file):
             properties = f"title={_property(f'xla-codemod ({x.rule})')},file={_property(file.path)},line={x.physical_line},col={x.col}"
-            lines.append(f"::{_level(report, x, GITHUB_LEVELS)} {properties}::{_data(finding_line(file.path, x))}")
+            lines.append(f"::{_level(report, x, GITHUB_LEVELS)} {properties}::{_data(report.line(file.path, x))}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -285,29 +387,31 @@ def render_markdown(report: Report) -> str:
     )
     sections: list[str] = []
     for file in report.files:
-        fixed = [x for x in file.findings if x.fixed]
-        manual = [x for x in file.findings if not x.fixed]
-        if file.error is None and not file.findings and not file.changed:
+        shown = report.shown(file)
+        fixed = [x for x in shown if x.fixed]
+        manual = [x for x in shown if not x.fixed]
+        if file.error is None and not shown and not file.changed:
             continue
         sections += [f"### `{file.path}`", ""]
         if file.error is not None:
-            sections += [f"Could not be processed: {_markdown(file.error)}", ""]
+            sections += [f"`{file.error_location}`: error: {_markdown(file.error)}", ""]
         if fixed:
-            sections += [f"**{done}** ({len(fixed)}):", "", *(_markdown_item(x) for x in fixed), ""]
+            sections += [f"**{done}** ({len(fixed)}):", "", *(_markdown_item(report, x) for x in fixed), ""]
         if manual:
             sections += [f"**Needs a person** ({len(manual)}):", ""]
             for severity in SEVERITIES:
                 group = [x for x in manual if x.severity == severity]
                 if group:
-                    sections += [f"- {severity} ({len(group)})", *(f"  {_markdown_item(x)}" for x in group)]
+                    sections += [f"- {severity} ({len(group)})", *(f"  {_markdown_item(report, x)}" for x in group)]
             sections.append("")
-    summary = [line.strip() + "  " for line in summary_lines(report)[:2]]
+    lines = summary_lines(report)
+    summary = [line.strip() + "  " for line in lines[:2] + [x for x in lines[2:] if not x.startswith("  ")]]
     return "\n".join(["## xla-codemod", "", *summary, "", *(sections or ["Nothing to change, nothing to check.", ""])])
 
 
-def _markdown_item(finding: Finding) -> str:
+def _markdown_item(report: Report, finding: Finding) -> str:
     where = f"line {finding.line}" if finding.cell is None else f"cell {finding.cell}, line {finding.line}"
-    return f"- {where}: `{finding.rule}` {_markdown(finding.message)}"
+    return f"- {where}: {finding.severity}: `{finding.rule}` {_markdown(report.message(finding))}"
 
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\*_[]<>#|~"})

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 Severity = Literal["error", "warning", "info"]
+StartChange = Literal["launcher", "entry point"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")  # most severe first
 
 
@@ -139,6 +140,10 @@ class Rule:
     why: str = ""
     # For a rule the tool only reports: what to write instead (its page's "Use instead").
     instead: str = ""
+    # Its fix changes how the script is started: it writes the XLA launcher ("launcher")
+    # or only the `_mp_fn(index)` entry point a launcher calls ("entry point").  The
+    # report then says how to start the script for its target (Target.how_to_start).
+    changes_start: StartChange | None = None
     # Documented (`xla-codemod rules CODE`): the rule's first invalid cases.  Like the other
     # cases, not compared or hashed: a rule is its code and what it says.
     examples: Cases[Example] = field(default=_no_cases, compare=False, repr=False)

@@ -247,6 +247,7 @@ TRAINER_ONE_DEVICE = Rule(
 MP_FN_ENTRY_POINT = Rule(
     "XLA803", "mp-fn-entry-point", "info",
     "`def _mp_fn(index): main()` is added: SageMaker's pytorchxla launcher and torch_xla.launch call it", True,
+    changes_start="entry point",
     why="Distributed XLA launchers start each process by calling `_mp_fn(index)` in the script; "
     "one-device runs never call it.",
     examples=lambda: (Invalid(

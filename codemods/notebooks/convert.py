@@ -416,7 +416,7 @@ def _finding_in_cell(finding: Finding, cells: list[_Cell]) -> Finding:
 
 # -- imports the port adds ------------------------------------------------------------------
 
-_ADDED = re.compile(r"^`(import [\w.]+(?: as \w+)?)` ")
+_ADDED = re.compile(r"^added `(import [\w.]+(?: as \w+)?)` ")  # XLA001's message (imports/rewrite.py)
 _TORCH_IMPORT = re.compile(r"(?:import|from)\s+torch(?:[.\s]|$)")
 
 
@@ -449,7 +449,7 @@ def _move_imports(
     placed = []
     for f in findings:
         if f.rule == ADD_IMPORT.code and f.fixed:
-            index = next((i for i, text in enumerate(moved) if f.message.startswith(f"`{text.split('  #')[0]}`")), 0)
+            index = next((i for i, text in enumerate(moved) if f.message.startswith(f"added `{text.split('  #')[0]}`")), 0)
             f = replace(f, cell=home.number, line=(at + 1 + index) if locate == "output" else max(at, 1), col=1)
         elif locate == "output" and f.cell == cell and f.line > first + k:
             f = replace(f, line=f.line - k)

@@ -76,7 +76,7 @@ def test_check_and_diff_point_into_the_input(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(SOURCE)
     result = CliRunner().invoke(main, ["convert", "--diff", "--annotate", str(tmp_path / "train.py")])
     assert f"+{MARK}XLA506 `torch.cuda.get_device_name`" in result.stdout
-    assert f"{tmp_path / 'train.py'}:4:8: XLA506" in result.stderr
+    assert f"{tmp_path / 'train.py'}:4:8: error: XLA506" in result.stderr
     assert (tmp_path / "train.py").read_text() == SOURCE
 
 
@@ -85,7 +85,7 @@ def test_convert_annotate_writes_once(tmp_path: Path) -> None:
     first = CliRunner().invoke(main, ["convert", "--annotate", str(tmp_path / "train.py")])
     written = (tmp_path / "train.py").read_bytes()
     assert first.exit_code == 1 and written.count(MARK.encode()) == 4
-    assert f"{tmp_path / 'train.py'}:6:8: XLA506" in first.output  # moved down by its own TODO line
+    assert f"{tmp_path / 'train.py'}:6:8: error: XLA506" in first.output  # moved down by its own TODO line
     second = CliRunner().invoke(main, ["convert", "--annotate", str(tmp_path / "train.py")])
     assert (tmp_path / "train.py").read_bytes() == written
     assert second.exit_code == 1  # the XLA506 errors still stand: annotated is not fixed

@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from codemods.cli import main
 from codemods.rules import RULES
 from tests.support.cli import LOADED_MODULES, invoke
 
@@ -51,8 +53,11 @@ def test_convert_in_place_rewrites_and_exits_1(project: Path) -> None:
     assert (project / "train.py").read_text() == CONVERTED
     assert (project / "notes.py").read_text() == "print('no framework here')\n"
     # Findings point into the converted file.
-    assert f"{project / 'train.py'}:9:5: XLA301 [*]" in result.output
-    assert f"{project / 'train.py'}:10:1: XLA502 " in result.output
+    assert f"{project / 'train.py'}:9:5: error: XLA301 [*] training loop: torch_xla.sync() ends" in result.output
+    assert f"{project / 'train.py'}:10:1: info: XLA502 " in result.output
+    # Written in place: the summary counts the file changed and the fixes made.
+    assert "2 file(s) seen: 1 changed, 1 unchanged, 0 failed" in result.output
+    assert "findings: error 3 (3 fixed), info 1 (1 manual)" in result.output
 
 
 def _identity(path: Path) -> tuple[int, int, bytes]:
@@ -91,7 +96,7 @@ def test_file_that_cannot_come_back_exactly_is_left_alone_with_one_line(tmp_path
     assert result.exit_code == 2
     assert _identity(script) == before
     (error,) = [line for line in result.output.splitlines() if "error" in line and str(script) in line]
-    assert error.startswith(f"{script}: error: line 3: LibCST cannot give this file back exactly")
+    assert error.startswith(f"{script}:3:1: error: LibCST cannot give this file back exactly")
 
 
 def test_check_and_diff_write_nothing(project: Path) -> None:
@@ -104,23 +109,54 @@ def test_check_and_diff_write_nothing(project: Path) -> None:
     assert diff.stdout.startswith("--- a/")
     # With --diff the report goes to stderr, so stdout is a clean patch.
     assert "XLA301" in diff.stderr and "XLA301" not in diff.stdout
-    # Findings point into the unchanged input.
-    assert f"{project / 'train.py'}:4:1: XLA301 [*]" in check.output
+    # Findings point into the unchanged input, and say what the fix would do.
+    assert f"{project / 'train.py'}:4:1: error: XLA301 [*] would fix: training loop" in check.output
+    assert f"{project / 'train.py'}:6:5: error: XLA201 [*] would replace optimizer.step() with" in check.output
+    assert "2 file(s) seen: 1 would change, 1 unchanged, 0 failed" in check.output and " 1 changed" not in check.output
 
 
-def test_clean_file_exits_0_and_no_paths_is_fine(project: Path) -> None:
+def test_clean_file_exits_0(project: Path) -> None:
     assert invoke("convert", str(project / "notes.py")).exit_code == 0
     assert invoke("lint", str(project / "notes.py")).exit_code == 0
-    # pre-commit may call a hook with no files at all.
-    assert invoke("convert").exit_code == 0
-    assert invoke("lint").exit_code == 0
+
+
+def test_no_path_is_the_current_folder(project: Path) -> None:
+    """As ruff does: a folder of CUDA scripts fails lint run there with no PATH."""
+    linted = invoke("lint", cwd=project)
+    assert linted.exit_code == 1 and "./train.py:3:10: error: XLA101 [*]" in linted.output
+    assert (project / "train.py").read_text() == SCRIPT
+    assert "2 file(s) checked, 0 failed" in linted.output
+    converted = invoke("convert", cwd=project)
+    assert converted.exit_code == 1 and (project / "train.py").read_text() == CONVERTED
+
+
+def test_nothing_to_check_exits_2_with_one_line_unless_allowed(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("torch.cuda.synchronize()\n")
+    (tmp_path / "empty").mkdir()
+    for command in ("lint", "convert"):
+        for args, cwd in (((), tmp_path), (("empty",), tmp_path), ((str(tmp_path / "empty"),), None)):
+            result = invoke(command, *args, cwd=cwd)
+            assert result.exit_code == 2, (command, args)
+            (line,) = result.stderr.splitlines()
+            assert line.startswith("xla-codemod: error: nothing to check in ") and "--allow-empty" in line
+            assert result.stdout == ""
+            allowed = invoke(command, "--allow-empty", *args, cwd=cwd)
+            assert allowed.exit_code == 0, allowed.output
+    # A file named on the command line and excluded on purpose is not "nothing to check".
+    (tmp_path / "train.py").write_text(SCRIPT)
+    assert invoke("lint", "--exclude", "train.py", "train.py", cwd=tmp_path).exit_code == 0
+    # pre-commit may run a hook with no file names at all (always_run): it checks nothing.
+    for command in ("lint", "convert"):
+        under_pre_commit = invoke(command, cwd=tmp_path, env={"PRE_COMMIT": "1"})
+        assert under_pre_commit.exit_code == 0 and under_pre_commit.output == ""
+    assert (tmp_path / "train.py").read_text() == SCRIPT
 
 
 def test_stdin_to_stdout() -> None:
     result = invoke("convert", "-", input=SCRIPT)
     assert result.exit_code == 1
     assert result.stdout == CONVERTED
-    assert "-:9:5: XLA301" in result.stderr
+    assert "-:9:5: error: XLA301 [*] training loop" in result.stderr
 
 
 def test_lint_reports_without_writing(project: Path) -> None:
@@ -128,7 +164,20 @@ def test_lint_reports_without_writing(project: Path) -> None:
     assert result.exit_code == 1
     assert (project / "train.py").read_text() == SCRIPT
     lines = [line for line in result.output.splitlines() if ": XLA" in line]
-    assert [line.split()[1] for line in lines] == ["XLA001", "XLA001", "XLA101", "XLA301", "XLA201", "XLA502"]
+    # The infos the tool fixes (imports added) are hidden; each line shows its severity.
+    assert [line.split()[1:3] for line in lines] == [
+        ["error:", "XLA101"], ["error:", "XLA301"], ["error:", "XLA201"], ["info:", "XLA502"]
+    ]
+    assert "would replace torch.device(\"cuda\") with torch_xla.device()" in lines[0]
+    assert "1 file(s) checked, 0 failed" in result.output and "changed" not in result.output.replace("unchanged", "")
+    assert "findings: error 3 (3 fixable), info 1 (1 manual)" in result.output
+    assert "2 info(s) hidden: fixable by the tool, nothing to do (--show-info shows them)" in result.output
+    shown = invoke("lint", "--show-info", str(project / "train.py")).output
+    assert shown.count(": info: XLA001 [*] would add `import torch_xla` for the rewritten code") == 1
+    assert "hidden" not in shown
+    assert invoke("lint", "--fail-on", "info", str(project / "train.py")).output.count("XLA001") == 3
+    (project / "pyproject.toml").write_text("[tool.xla-codemod]\nshow-info = true\n")
+    assert invoke("lint", "train.py", cwd=project).output.count(": info: XLA001") == 2
 
 
 def test_missing_path_exits_2_and_other_files_still_processed(project: Path) -> None:
@@ -143,33 +192,50 @@ def test_syntax_error_is_reported_with_line_and_file_left_alone(project: Path) -
     (project / "broken.py").write_text(broken)
     result = invoke("convert", str(project))
     assert result.exit_code == 2
-    assert f"{project / 'broken.py'}: error: line 3, column 7: cannot parse: invalid syntax" in result.output
+    assert f"{project / 'broken.py'}:3:7: error: cannot parse: invalid syntax" in result.output
     assert (project / "broken.py").read_text() == broken
     assert (project / "train.py").read_text() == CONVERTED
 
 
 def test_json_and_sarif_reports(project: Path) -> None:
     report = project / "report.json"
-    invoke("lint", str(project / "train.py"), "--report", str(report), "--format", "json")
+    invoke("lint", "--show-info", str(project / "train.py"), "--report", str(report), "--format", "json")
     data = json.loads(report.read_text())
     (entry,) = data["files"]
     assert entry["path"] == str(project / "train.py") and entry["changed"] is False and entry["error"] is None
-    assert {"rule": "XLA502", "severity": "info", "line": 7, "col": 1, "fixed": False} == {
+    # lint: `fixable` on every finding, never `fixed`; messages say what the fix would do.
+    assert {"rule": "XLA502", "severity": "info", "line": 7, "col": 1, "fixable": False} == {
         k: v for k, v in entry["findings"][-1].items() if k != "message"
     }
+    assert all("fixed" not in finding for finding in entry["findings"])
+    step = next(f for f in entry["findings"] if f["rule"] == "XLA201")
+    assert step["fixable"] is True and step["message"] == "would replace optimizer.step() with xm.optimizer_step(optimizer)"
     summary = data["summary"]
-    assert {k: summary[k] for k in ("files", "changed", "unchanged", "failed", "fixed", "manual")} == {
-        "files": 1, "changed": 0, "unchanged": 1, "failed": 0, "fixed": 5, "manual": 1
+    assert {k: summary[k] for k in ("files", "failed", "findings", "fixable", "manual", "hidden_info")} == {
+        "files": 1, "failed": 0, "findings": 6, "fixable": 5, "manual": 1, "hidden_info": 0
     }
-    assert summary["by_severity"] == {"error": {"fixed": 3, "manual": 0}, "info": {"fixed": 2, "manual": 1}}
-    assert summary["by_rule"]["XLA502"] == {"severity": "info", "fixed": 0, "manual": 1}
+    assert "changed" not in summary and "fixed" not in summary
+    assert summary["by_severity"] == {"error": {"fixable": 3, "manual": 0}, "info": {"fixable": 2, "manual": 1}}
+    assert summary["by_rule"]["XLA502"] == {"severity": "info", "fixable": 0, "manual": 1}
+    # convert: `fixed` only for what it wrote.
+    checked = json.loads(invoke("convert", "--check", "--format", "json", str(project / "train.py")).stdout)
+    assert {f["fixed"] for f in checked["files"][0]["findings"]} == {False}
+    assert checked["summary"]["would_change"] == 1 and "fixed" not in checked["summary"]
+    written = json.loads(invoke("convert", "--format", "json", str(project / "train.py")).stdout)
+    step = next(f for f in written["files"][0]["findings"] if f["rule"] == "XLA201")
+    assert step["fixed"] is step["fixable"] is True and step["message"].startswith("optimizer.step() -> ")
+    assert written["summary"]["changed"] == 1 and written["summary"]["fixed"] == 3
+    assert written["summary"]["hidden_info"] == 2  # the imports added
 
+    (project / "train.py").write_text(SCRIPT)
     sarif = json.loads(invoke("lint", str(project / "train.py"), "--format", "sarif").stdout)
     run = sarif["runs"][0]
     assert sarif["version"] == "2.1.0"
-    assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"XLA001", "XLA101", "XLA201", "XLA301", "XLA502"}
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"XLA101", "XLA201", "XLA301", "XLA502"}
     location = run["results"][-1]["locations"][0]["physicalLocation"]
     assert location["region"] == {"startLine": 7, "startColumn": 1}
+    # No page of a package index that does not exist.
+    assert "informationUri" not in run["tool"]["driver"]
 
 
 def test_select_and_ignore(project: Path) -> None:
@@ -267,7 +333,7 @@ def test_overrides_per_path_and_the_command_line_wins(project: Path) -> None:
     diff = invoke("convert", "--diff", ".", cwd=project)
     patches = {p.split("\n", 1)[0]: p for p in diff.stdout.split("--- a/")[1:]}
     assert "xm.mark_step()" in patches["legacy/old.py"] and "torch_xla.sync()" in patches["train.py"]
-    assert "legacy/old.py:7:1: XLA502" not in diff.stderr and "./train.py:7:1: XLA502" in diff.stderr
+    assert "legacy/old.py:7:1: info: XLA502" not in diff.stderr and "./train.py:7:1: info: XLA502" in diff.stderr
     assert invoke("lint", "checks.py", cwd=project).exit_code == 0  # its override: only errors fail
     forced = invoke("convert", "--diff", "--target", "2.9", "legacy/old.py", cwd=project)
     assert "torch_xla.sync()" in forced.stdout
@@ -330,3 +396,48 @@ def test_a_run_gives_the_garbage_collector_back_as_it_found_it(tmp_path: Path) -
     result = invoke("convert", "--check", "-j", "1", str(tmp_path))
     assert result.exit_code == 1  # both would change: the run converted them
     assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+
+
+def test_help_shows_each_commands_whole_summary() -> None:
+    """click cuts a command's summary at the terminal's width unless it is its short_help;
+    at 80 columns each summary is there in full (wrapped, never "...")."""
+    output = CliRunner().invoke(main, ["--help"], terminal_width=80).output
+    flowing = " ".join(output.split())
+    for name, command in main.commands.items():
+        assert command.short_help and f"{name} {command.short_help}" in flowing, name
+
+
+SPAWNED = """\
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def train(rank, world_size):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    model = torch.nn.Linear(2, 2).to(rank)
+
+
+if __name__ == "__main__":
+    mp.spawn(train, args=(8,), nprocs=8, join=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "how"),
+    [("2.9", "`python SCRIPT`: torch_xla.launch in the script starts one process per XLA device"),
+     ("sagemaker", "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)`")],
+)
+def test_a_conversion_that_changes_how_scripts_start_says_how_once(tmp_path: Path, target: str, how: str) -> None:
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SPAWNED)
+    (tmp_path / "one_device.py").write_text(SCRIPT)
+    result = invoke("convert", "--diff", "--target", target, ".", cwd=tmp_path)
+    starts = [line for line in result.stderr.splitlines() if line.startswith("to start")]
+    assert len(starts) == 1 and starts[0].startswith("to start ./a.py, ./b.py: ") and how in starts[0], result.stderr
+    single = invoke("convert", "--target", target, "a.py", cwd=tmp_path)
+    assert "`python a.py`" in single.output or "(its runtime calls `_mp_fn(index)`" in single.output
+    assert "to start" not in invoke("lint", "--target", target, "b.py", cwd=tmp_path).output  # lint converts nothing
+    json_start = json.loads(invoke("convert", "--check", "--format", "json", "b.py", cwd=tmp_path).stdout)["summary"]["start"]
+    assert [entry["files"] for entry in json_start] == [["b.py"]]
+    assert "to start" not in invoke("convert", "--diff", "one_device.py", cwd=tmp_path).output

@@ -8,11 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.support.notebooks import DEVICE_CELL, LOOP_CELL, MODEL_CELL, notebook, sources
 from tests.support.paths import FIXTURES, ROOT
 from tests.support.repos import git, new_repo, pre_commit
+
+# One worker builds the hook repository and pre-commit's environment for all of them.
+pytestmark = pytest.mark.xdist_group("pre-commit")
 
 CUDA_SCRIPT = (FIXTURES / "mnist_flags.py").read_text()
 PORTED = "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\n"
@@ -42,18 +46,18 @@ def test_lint_blocks_cuda_code_and_passes_once_converted(tmp_path: Path, hook_re
     repo = new_repo(tmp_path / "user", {"train.py": CUDA_SCRIPT, "ported.py": PORTED}, hook_config(hook_repo, LINT))
     blocked = pre_commit(repo, pre_commit_home, "--all-files")
     assert blocked.returncode == 1, blocked.stdout + blocked.stderr
-    assert "train.py:114:18: XLA101 [*]" in blocked.stdout
+    assert "train.py:114:18: error: XLA101 [*] would replace" in blocked.stdout
     # Dockerfiles go to the same hook: a model-parallel image without METIS is an error.
     (repo / "image").mkdir()
     (repo / "image" / "Dockerfile").write_bytes((FIXTURES / "containers" / "broken" / "Dockerfile.no-metis").read_bytes())
     git("add", ".", cwd=repo)
     docker = pre_commit(repo, pre_commit_home, "--files", "image/Dockerfile")
-    assert docker.returncode == 1 and "image/Dockerfile:3:1: SM306" in docker.stdout, docker.stdout + docker.stderr
+    assert docker.returncode == 1 and "image/Dockerfile:3:1: error: SM306" in docker.stdout, docker.stdout + docker.stderr
     git("rm", "-q", "--cached", "image/Dockerfile", cwd=repo)
     (repo / "image" / "Dockerfile").unlink()
     converted = subprocess.run([sys.executable, "-m", "codemods", "convert", "."], cwd=repo, capture_output=True, text=True)
     assert converted.returncode == 1, converted.stdout  # files changed
-    assert "XLA502 `pin_memory=True` has no effect" in converted.stdout  # an info finding is left
+    assert "info: XLA502 `pin_memory=True` has no effect" in converted.stdout  # an info finding is left
     passed = pre_commit(repo, pre_commit_home, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     strict = new_repo(
@@ -93,19 +97,29 @@ def test_fixing_hook_on_many_files_with_non_python_files_around(tmp_path: Path, 
 
 
 def test_hooks_with_zero_files(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """pre-commit skips a hook that matches no file; an `always_run` hook gets no file
+    names (pass_filenames or not) and passes: pre-commit chose the files, not the
+    current folder.  With `args: [.]` the hook checks the folder, and a folder with
+    nothing to check fails unless --allow-empty says that is fine."""
     repo = new_repo(
         tmp_path / "user", {"README.md": "torch.cuda.synchronize()\n"}, hook_config(hook_repo, LINT + CONVERT)
     )
     result = pre_commit(repo, pre_commit_home, "--all-files")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("(no files to check)Skipped") == 2
-    forced = new_repo(
-        tmp_path / "forced",
-        {"README.md": "text\n"},
-        hook_config(hook_repo, LINT + "        always_run: true\n        pass_filenames: false\n"),
-    )
-    ran = pre_commit(forced, pre_commit_home, "--all-files")
-    assert ran.returncode == 0 and "Passed" in ran.stdout, ran.stdout + ran.stderr
+    for extra in ("        always_run: true\n", "        always_run: true\n        pass_filenames: false\n"):
+        forced = new_repo(
+            tmp_path / f"forced{len(extra)}", {"README.md": "text\n", "train.py": CUDA_SCRIPT}, hook_config(hook_repo, LINT + extra)
+        )
+        ran = pre_commit(forced, pre_commit_home, "--files", "README.md")
+        assert ran.returncode == 0 and "Passed" in ran.stdout, ran.stdout + ran.stderr
+    folder = "        always_run: true\n        pass_filenames: false\n        args: [{}.]\n"
+    empty = new_repo(tmp_path / "empty", {"README.md": "text\n"}, hook_config(hook_repo, LINT + folder.format("")))
+    failed = pre_commit(empty, pre_commit_home, "--all-files")
+    assert failed.returncode == 1 and "xla-codemod: error: nothing to check in ." in failed.stdout, failed.stdout
+    allowed = new_repo(tmp_path / "allowed", {"README.md": "text\n"}, hook_config(hook_repo, LINT + folder.format("--allow-empty, ")))
+    passed = pre_commit(allowed, pre_commit_home, "--all-files")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
 def test_hooks_take_notebooks(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
@@ -115,7 +129,7 @@ def test_hooks_take_notebooks(tmp_path: Path, hook_repo, pre_commit_home: Path) 
     repo = new_repo(tmp_path / "user", files, hook_config(hook_repo, LINT + CONVERT))
     first = pre_commit(repo, pre_commit_home, "--all-files")
     assert first.returncode == 1, first.stdout + first.stderr
-    assert "nb/train.ipynb:cell 2:4:10: XLA101 [*]" in first.stdout
+    assert "nb/train.ipynb:cell 2:4:10: error: XLA101 [*]" in first.stdout
     assert "files were modified by this hook" in first.stdout
     assert "torch_xla.device()" in sources((repo / "nb" / "train.ipynb").read_text())[1]
     git("add", ".", cwd=repo)

@@ -64,7 +64,7 @@ def test_never_in_a_pipe(tmp_path: Path) -> None:
     for index in range(20):
         (tmp_path / f"train_{index}.py").write_text("import torch\nx = torch.device('cuda')\n")
     result = subprocess.run([sys.executable, "-m", "codemods", "lint", str(tmp_path)], capture_output=True, text=True)
-    assert result.stderr == "" and "20 file(s) seen" in result.stdout
+    assert result.stderr == "" and "20 file(s) checked" in result.stdout
 
 
 def test_a_short_run_shows_nothing(terminal) -> None:  # type: ignore[no-untyped-def]
@@ -110,4 +110,4 @@ def test_a_long_run_on_a_terminal_shows_the_bar_on_stderr_only(tmp_path: Path) -
         shown += chunk
     os.close(main_fd)
     assert b"/60 files" in shown and shown.endswith(b"\r\x1b[K")
-    assert b"files" not in stdout.split(b"\n")[0] and b"60 file(s) seen" in stdout and b"\x1b" not in stdout
+    assert b"files" not in stdout.split(b"\n")[0] and b"60 file(s) checked" in stdout and b"\x1b" not in stdout

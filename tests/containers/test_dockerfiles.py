@@ -85,8 +85,8 @@ def test_lint_says_what_a_dockerfile_misses_with_the_line(tmp_path: Path) -> Non
     custom.write_text((FIXTURES / "containers" / "broken" / "Dockerfile.no-sagemaker-training").read_text())
     result = CliRunner().invoke(main, ["lint", str(tmp_path)])
     assert result.exit_code == 1
-    assert f"{dlc}:2:1: SM302 no `ENV SAGEMAKER_SUBMIT_DIRECTORY`" in result.output
-    assert f"{custom}:3:1: SM303 a custom image installs the SageMaker training toolkit" in result.output
+    assert f"{dlc}:2:1: error: SM302 no `ENV SAGEMAKER_SUBMIT_DIRECTORY`" in result.output
+    assert f"{custom}:3:1: error: SM303 a custom image installs the SageMaker training toolkit" in result.output
 
 
 # -- bad input -----------------------------------------------------------------------------------
@@ -98,13 +98,13 @@ def test_a_broken_dockerfile_gets_one_line_with_the_line_and_others_go_on(tmp_pa
     fine.write_text("FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\n")
     result = CliRunner().invoke(main, ["lint", str(tmp_path)])
     assert result.exit_code == 2
-    assert f"{broken}: error: line 3: cannot parse: Syntax error - can't find = in \"B\"" in result.output
-    assert f"{fine}:1:1: SM302" in result.output
+    assert f"{broken}:3:1: error: cannot parse: Syntax error - can't find = in \"B\"" in result.output
+    assert f"{fine}:1:1: error: SM302" in result.output
 
 
 @pytest.mark.parametrize("data,message", [
     (b"FROM x\x00\n", "binary file"),
-    (b"FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\nRUN echo \xff\n", "line 2: cannot decode"),
+    (b"FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\nRUN echo \xff\n", ":2:1: error: cannot decode"),
 ])
 def test_unreadable_dockerfiles(data: bytes, message: str, tmp_path: Path) -> None:
     path = tmp_path / "Dockerfile"

@@ -109,7 +109,7 @@ def test_readme_is_a_five_minute_read() -> None:
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) < 250, f"README.md has {len(lines)} lines: move the detail to docs/"
     assert [h for h in headings("\n".join(lines))][1:] == [
-        "Try it", "Before and after", "Commands", "Use it on a repository", "Use it as a pre-commit hook",
+        "Try it", "Install", "Tests", "Before and after", "Commands", "Use it on a repository", "Use it as a pre-commit hook",
         "Use it in review", "Configuration", "Rules", "Documentation", "License",
     ]
 

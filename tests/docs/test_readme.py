@@ -15,15 +15,17 @@ import yaml
 from markdown_it import MarkdownIt
 
 from codemods import convert_source
+from tests.support.cli import shell
 from tests.support.paths import FIXTURES, ROOT
 from tests.support.reports import parse_github
-from tests.support.repos import git, new_repo, pre_commit
+from tests.support.repos import git, new_repo, pre_commit, release_tag
 
 README = (ROOT / "README.md").read_text()
 COMMANDS = re.findall(r"```sh\n(.+?)\n```", README)
 
 
 def test_readme_has_the_two_commands() -> None:
+    """The example (from a clone) and the test suite's command, each a ```sh block."""
     assert len(COMMANDS) == 2
     example, tests = COMMANDS
     assert "pip install -e ." in example and "xla-codemod convert --diff fixtures/" in example
@@ -48,15 +50,6 @@ def blocks(text: str, language: str) -> list[str]:
 def commands(title: str) -> list[str]:
     (block,) = blocks(section(title), "bash")
     return block.splitlines()
-
-
-def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """A README command as a user types it, with this environment's xla-codemod first on PATH."""
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    environment = {k: v for k, v in os.environ.items() if k not in ("CI", "PRE_COMMIT")}
-    return subprocess.run(
-        command, shell=True, cwd=cwd, capture_output=True, text=True, env={**environment, "PATH": path}, timeout=600
-    )
 
 
 CUDA = (FIXTURES / "mnist_flags.py").read_text()
@@ -116,19 +109,55 @@ def test_use_it_on_a_repository(user_repository) -> None:  # type: ignore[no-unt
     assert all(len(todo.findall((repo / name).read_text())) == 2 for name in training)
 
 
+REPOSITORY_URL = "https://github.com/your-org/torch-xla-codemods"
+
+
+@pytest.mark.xdist_group("pre-commit")
 def test_use_it_as_a_pre_commit_hook(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """The README's configuration, its `rev:` as written (the release tag), run by the
+    real pre-commit against a clone of this project tagged as a release is."""
     (config,) = blocks(section("Use it as a pre-commit hook"), "yaml")
-    hooks = yaml.safe_load(config)["repos"][0]["hooks"]
+    (entry,) = yaml.safe_load(config)["repos"]
+    hooks = entry["hooks"]
     defined = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert {hook["id"] for hook in hooks} <= defined
-    path, rev = hook_repo
-    local = re.sub(r"repo: \S+", f"repo: {path}", re.sub(r"rev: \S+", f"rev: {rev}", config))
+    assert entry["repo"] == REPOSITORY_URL and entry["rev"] == release_tag()
+    assert config.count(f"rev: {release_tag()}") == 1
+    path, _ = hook_repo
+    local = config.replace(f"repo: {REPOSITORY_URL}", f"repo: {path}")
     repo = new_repo(tmp_path / "user", {"train.py": CUDA}, local + "\n")
     blocked = pre_commit(repo, pre_commit_home, "--all-files")
-    assert blocked.returncode == 1 and "XLA101" in blocked.stdout, blocked.stdout + blocked.stderr
+    assert blocked.returncode == 1 and "error: XLA101 [*]" in blocked.stdout, blocked.stdout + blocked.stderr
     assert shell("xla-codemod convert train.py", repo).returncode == 1
     passed = pre_commit(repo, pre_commit_home, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+@pytest.mark.xdist_group("pre-commit")
+def test_install_from_a_git_url_at_a_revision(tmp_path: Path, hook_repo) -> None:  # type: ignore[no-untyped-def]
+    """The README's pip line, as written but for the repository's address: pip builds the
+    project from the release tag of a clone (its dependencies are the environment's)."""
+    from_git, from_clone = commands("Install")
+    assert from_git.startswith(f'pip install "git+{REPOSITORY_URL}@{release_tag()}"')
+    assert from_clone.startswith("pip install -e .")
+    path, _ = hook_repo
+    command = from_git.split("#")[0].strip().replace(REPOSITORY_URL, f"file://{path}")
+    target = tmp_path / "installed"
+    installed = shell(command.replace("pip install", f"{sys.executable} -m pip install -q --no-deps --target {target}", 1), tmp_path)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    version = subprocess.run(
+        [sys.executable, "-m", "codemods", "--version"], cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(target)},
+    )
+    assert version.stdout == f"xla-codemod, version {release_tag()[1:]}\n", version.stdout + version.stderr
+    assert (target / "codemods" / "cli.py").is_file()
+
+
+def test_readme_states_the_suites_time_size_and_quick_subset() -> None:
+    tests = section("Tests")
+    assert re.search(r"about [\d.]+ GB", tests) and re.search(r"\*\*about \d+ minutes\*\*", tests)
+    assert "measured: the lead updates this line" in tests
+    assert 'python -m pytest -m "not executed"' in tests
 
 
 def test_use_it_in_review(tmp_path: Path) -> None:

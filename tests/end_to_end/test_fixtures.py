@@ -24,7 +24,7 @@ def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type:
     snapshot.snapshot_dir = SNAPSHOTS / target
     stem = str(script.with_suffix(""))
     snapshot.assert_match(review_diff(script, (FIXTURES / script).read_bytes(), output_bytes(conversion)), f"{stem}.diff")
-    report = Report([FileReport(str(script), conversion.changed, None, conversion.findings)])
+    report = Report([FileReport(str(script), conversion.changed, None, conversion.findings, target=target)])
     snapshot.assert_match(render_text(report), f"{stem}.report.txt")
 
 

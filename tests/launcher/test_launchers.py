@@ -66,10 +66,10 @@ def test_lint_reports_each_problem_of_the_seed_pytorch_estimator_with_its_line()
     assert result.exit_code == 1
     path = str(SEED_PYTORCH_BROKEN)
     for expected in (
-        f"{path}:10:9: SM102 [*] \"partitions\" -> \"pipeline_parallel_degree\"",
-        f"{path}:21:28: SM104 [*] processes_per_host 16 -> 8: ml.p3.16xlarge has 8 GPUs",
-        f'{path}:22:28: SM105 [*] custom_mpi_options -> "-x NCCL_DEBUG=WARN -x SMP_NCCL_THROTTLE_LIMIT=1"',
-        f"{path}:34:57: SM103 \"modelparallel\" and \"dataparallel\" cannot be used in one job",
+        f"{path}:10:9: error: SM102 [*] would replace \"partitions\" with \"pipeline_parallel_degree\"",
+        f"{path}:21:28: error: SM104 [*] would replace processes_per_host 16 with 8: ml.p3.16xlarge has 8 GPUs",
+        f'{path}:22:28: error: SM105 [*] would replace custom_mpi_options with "-x NCCL_DEBUG=WARN -x SMP_NCCL_THROTTLE_LIMIT=1"',
+        f"{path}:34:57: error: SM103 \"modelparallel\" and \"dataparallel\" cannot be used in one job",
     ):
         assert expected in result.output, result.output
 
@@ -85,7 +85,7 @@ def test_convert_makes_the_seed_pytorch_job_valid_for_smp_1_6(tmp_path: Path) ->
     # Every other MPI option is kept, in order; only the repeated default is gone.
     assert '"custom_mpi_options" : "-x NCCL_DEBUG=WARN -x SMP_NCCL_THROTTLE_LIMIT=1",' in converted
     relint = CliRunner().invoke(main, ["lint", str(launcher)])
-    assert [line.split(" ", 2)[1] for line in relint.output.splitlines() if line.startswith(str(launcher))] == ["SM103"]
+    assert [line.split(" ", 3)[2] for line in relint.output.splitlines() if line.startswith(str(launcher))] == ["SM103"]
 
 
 # -- bad input -----------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ def test_the_seeds_generic_estimator_gets_the_one_line_syntax_error(tmp_path: Pa
     result = CliRunner().invoke(main, ["lint", str(launcher)])
     assert result.exit_code == 2
     errors = [line for line in result.output.splitlines() if ": error: " in line]
-    assert errors == [f"{launcher}: error: line 9, column 15: cannot parse: invalid syntax. Perhaps you forgot a comma?"]
+    assert errors == [f"{launcher}:9:15: error: cannot parse: invalid syntax. Perhaps you forgot a comma?"]
 
 
 def test_a_model_parallel_training_script_is_not_ported_to_xla() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -281,7 +282,7 @@ def test_invalid_notebook_is_one_line_error_and_left_alone(tmp_path: Path, conte
     result = CliRunner().invoke(main, ["convert", str(path)])
     assert result.exit_code == 2
     (line,) = [line for line in result.output.splitlines() if ": error: " in line]
-    assert line.startswith(f"{path}: error: ") and message in line
+    assert re.match(rf"{re.escape(str(path))}(:\d+:\d+)?: error: ", line) and message in line
     assert path.read_bytes() == content
 
 
@@ -303,7 +304,7 @@ def test_cli_text_json_sarif_github_markdown_name_the_cell(tmp_path: Path) -> No
     raw = path.read_text().splitlines()
     runner = CliRunner()
     text = runner.invoke(main, ["lint", str(path)]).output
-    assert f"{path}:cell 3:4:10: XLA101 [*] torch.device(" in text
+    assert f"{path}:cell 3:4:10: error: XLA101 [*] would replace torch.device(" in text
     report = json.loads(runner.invoke(main, ["lint", "--format", "json", str(path)]).output)
     finding = next(f for f in report["files"][0]["findings"] if f["rule"] == "XLA101")
     assert {k: finding[k] for k in ("rule", "line", "col", "cell")} == {"rule": "XLA101", "line": 4, "col": 10, "cell": 3}
@@ -313,9 +314,9 @@ def test_cli_text_json_sarif_github_markdown_name_the_cell(tmp_path: Path) -> No
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == finding["file_line"]
     assert result["properties"] == {"cell": 3, "cellLine": 4, "cellColumn": 10}
     github = runner.invoke(main, ["lint", "--format", "github", str(path)]).output
-    assert f"line={finding['file_line']},col=10::{path}:cell 3:4:10: XLA101" in github
+    assert f"line={finding['file_line']},col=10::{path}:cell 3:4:10: error: XLA101" in github
     markdown = runner.invoke(main, ["lint", "--format", "markdown", str(path)]).output
-    assert "- cell 3, line 4: `XLA101`" in markdown
+    assert "- cell 3, line 4: error: `XLA101` would replace" in markdown
 
 
 def test_cli_diff_and_check_write_nothing_and_label_cells(tmp_path: Path) -> None:

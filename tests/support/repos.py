@@ -19,9 +19,17 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
+def release_tag() -> str:
+    """The tag a release of this version gets (DEVELOPERS.md, "Releasing")."""
+    from codemods import __version__
+
+    return f"v{__version__}"
+
+
 def hook_repository(repo: Path) -> tuple[Path, str]:
     """This project as pre-commit sees a hook repository, made in ``repo``: a commit of the
-    working tree (uncommitted changes included, build leftovers not), and its hash."""
+    working tree (uncommitted changes included, build leftovers not), tagged as its release
+    is (``release_tag()``), and the commit's hash."""
     for name in PROJECT_FILES:
         source = ROOT / name
         if source.is_dir():
@@ -31,6 +39,7 @@ def hook_repository(repo: Path) -> tuple[Path, str]:
     git("init", "-q", cwd=repo)
     git("add", ".", cwd=repo)
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "snapshot", cwd=repo)
+    git("tag", release_tag(), cwd=repo)
     return repo, git("rev-parse", "HEAD", cwd=repo).strip()
 
 
