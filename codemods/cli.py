@@ -143,7 +143,8 @@ def doctor(command: tuple[str, ...], families: str, report_file: str | None, rep
     sys.exit(diagnosis.exit_code)
 
 
-@main.command(context_settings={"allow_interspersed_args": False})
+@main.command(context_settings={"allow_interspersed_args": False},
+              short_help="Port a scratch copy of SCRIPT, run it on XLA next to the original; check devices, barriers, losses.")
 @click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True,
               help="Optimizer steps each run makes before it is stopped.")
 @click.option("--reference", type=click.Choice(REFERENCES), default="auto", show_default=True,

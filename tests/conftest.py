@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,17 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(autouse=True)
+def restored_environment() -> Iterator[None]:
+    """Each test starts from the same environment: code that a test runs in its process may
+    set variables (Lightning's XLA bf16 precision sets XLA_USE_BF16), which the scripts that
+    later tests start in the same pytest worker would inherit."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -59,7 +59,9 @@ def _run_sample(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_sample.py").write_text(SAMPLE_TESTS)
     (tmp_path / "conftest.py").write_text(SAMPLE_CONFTEST)
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    executed: runs converted fixtures\n")
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path[1:]])}
+    # Not this run's xdist worker variables: the sample run must decide its own workers.
+    inherited = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    environment = {**inherited, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path[1:]])}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=tmp_path, capture_output=True, text=True, env=environment, timeout=300,

@@ -261,7 +261,7 @@ class AmpRewrite(Concern):
         if scaler.flavor == "cuda" and target.autocast_dtype is not None and original in self.facts.amp.precision_scalers:
             note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
         if dropped:
-            note += (f" (dropped {self.ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
+            note += (f" (without {self.ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
                      f"torch.amp.GradScaler does not take)")
         rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
         release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
@@ -346,7 +346,7 @@ class AmpRewrite(Concern):
                 "tensors, which take no fused/foreach/capturable kernels; make sure they are not set",
             )
         dropped = ", ".join(self.ctx.code(a).rstrip(",").strip() for a in optimizer.dropped)
-        note = f" (dropped {dropped}: CUDA/CPU kernels)" if dropped else ""
+        note = f" (without {dropped}: CUDA/CPU kernels)" if dropped else ""
 
         def build() -> cst.Call | None:
             func = self.ctx.imports.expression(self.ctx.target.api(f"syncfree_{optimizer.name}"))

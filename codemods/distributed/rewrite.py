@@ -374,7 +374,7 @@ class DistributedRewrite(Concern):
                 f"`{ENTRY_FUNCTION}(index)` in each process; define `def {ENTRY_FUNCTION}(index):` that calls "
                 f"{self.ctx.code(named['fn'].value)}(index, ...) as the launcher would",
             )
-        note = (f" (dropped {self.ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)"
+        note = (f" (without {self.ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)"
                 if debug is not None else "")
         fixed = self.ctx.fix(
             XLA_LAUNCH, original,

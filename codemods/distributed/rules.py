@@ -641,7 +641,7 @@ XLA_LAUNCH = Rule(
             findings=(
                 Expected(9, 5, "SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
                          "`_mp_fn(index)` in each process; define `def _mp_fn(index):` that calls train(index, ...)"),
-                Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (dropped "
+                Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (without "
                          "debug_single_process=False: for one process, pass nprocs=1)"),
             ),
         ),

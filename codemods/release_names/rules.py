@@ -146,7 +146,7 @@ XLA_RELEASE_NAMES = Rule(
             note="use-zero-grad-dropped",
             findings=(
                 Expected(4, 10, 'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp) (torch_xla 2.9) '
-                         "(dropped use_zero_grad=True: torch_xla 1.13's option, which torch.amp.GradScaler does not take)"),
+                         "(without use_zero_grad=True: torch_xla 1.13's option, which torch.amp.GradScaler does not take)"),
             ),
         ),
         # torch_xla 2.9's torch_xla.amp has no custom_fwd/custom_bwd; torch 2.9's take the device type.
