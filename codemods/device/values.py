@@ -16,8 +16,11 @@ other analyses ask ``where(...)`` in their own ``settle``.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import libcst as cst
 
@@ -32,6 +35,32 @@ from codemods.targets import spellings
 _OTHER_ACCELERATOR_CHECKS = frozenset(
     {"torch.backends.mps.is_available", "torch.backends.mps.is_built", "torch.xpu.is_available", "torch.mps.is_available"}
 )
+# How many values deep a question may follow (a condition on a name whose bindings sit under
+# conditions on other names, ...): past it the answer is "not known", which never gives an
+# error. Long chains in real code (dgl-ke's model classes) ran out of Python's stack.
+_MAX_DEPTH = 40
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _bounded(unknown: Callable[[], object]) -> Callable[[_Method], _Method]:
+    """A question that follows values into others: ``unknown()`` once it is ``_MAX_DEPTH`` deep."""
+
+    def bound(method: _Method) -> _Method:
+        @functools.wraps(method)
+        def following(self: DeviceValueAnalysis, *args: Any) -> Any:
+            if self._depth >= _MAX_DEPTH:
+                return unknown()
+            self._depth += 1
+            try:
+                return method(self, *args)
+            finally:
+                self._depth -= 1
+
+        return following  # type: ignore[return-value]  # same signature as ``method``
+
+    return bound
+
+
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
@@ -100,6 +129,7 @@ class DeviceValueAnalysis(Analysis):
         self._cache: dict[tuple[int, str], Where] = {}
         self._busy: set[tuple[int, str]] = set()
         self._following: set[tuple[str, str]] = set()
+        self._depth = 0  # how deep the current question follows values (_bounded)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -321,6 +351,7 @@ class DeviceValueAnalysis(Analysis):
 
     # -- which bindings stand -----------------------------------------------------------------
 
+    @_bounded(list)
     def _live(self, name: str, scope: str) -> list[_Binding]:
         """The bindings of ``name`` that can still hold when the function (or the file) goes on:
         in order, each drops the earlier ones that its own open conditions do not separate
@@ -349,6 +380,7 @@ class DeviceValueAnalysis(Analysis):
             standing.append((binding, open_conds))
         return [b for b, _ in standing]
 
+    @_bounded(list)
     def _live_returns(self, function: str) -> list[_Binding]:
         """The returns that can run: up to the first one whose conditions all hold."""
         live = []
@@ -374,6 +406,7 @@ class DeviceValueAnalysis(Analysis):
 
     # -- conditions -------------------------------------------------------------------------
 
+    @_bounded(lambda: None)
     def truth(self, test: cst.BaseExpression, scope: str, ported: bool) -> bool | None:
         """What ``test`` is on an XLA host after the port (None: not known).  ``ported``: the
         port drops its availability checks (they hold)."""
@@ -419,6 +452,7 @@ class DeviceValueAnalysis(Analysis):
             return None
         return (left == right) is (operator is cst.Equal)
 
+    @_bounded(lambda: None)
     def text(self, expr: cst.BaseExpression | None, scope: str) -> str | None:
         """The string ``expr`` holds after the port (None: not one known string)."""
         if expr is None:

@@ -176,3 +176,28 @@ def test_a_driver_of_an_unconverted_trainer_is_reported(target: str, tmp_path: P
     assert [(f.line, f.col) for f in alone] == [(7, 1)]
     assert "`exp.train` in exp_trains.py trains a model and still needs converting" in alone[0].message
     assert [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA112"] == []
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_value_that_follows_itself_is_not_followed_forever(target: str) -> None:
+    """``device = "cuda" if device == "cpu" else device`` asks the value of ``device`` to know
+    the value of ``device`` (dgl-ke's model classes): it once ran out of Python's stack, and the
+    file was left alone with an internal error."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+
+        def pick(gpu):
+            device = "cpu"
+            device = "cuda" if device == "cpu" else device
+            return device
+
+
+        model = torch.nn.Linear(2, 2).to(pick(0))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        """
+    )
+    once = convert_source(source, target=target).output
+    assert isinstance(once, str) and 'device = "xla" if device == "cpu" else device' in once
+    assert convert_source(once, target=target).output == once
