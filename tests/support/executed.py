@@ -37,6 +37,7 @@ import math
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -65,7 +66,7 @@ RUNNERS = Path(__file__).with_name("runners")
 XLA_RUNNER = RUNNERS / "xla_runner.py"
 UNTRAINED_RUNNER = RUNNERS / "untrained_runner.py"
 TORCHRUN_ENV = (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1"),
-                ("MASTER_ADDR", "localhost"), ("MASTER_PORT", "29517"))
+                ("MASTER_ADDR", "localhost"))
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
 
@@ -111,9 +112,18 @@ def run_command(command: list[str], cwd: Path, env: dict[str, str]) -> str:
 
 
 def run_environment(**extra: str) -> dict[str, str]:
+    """The environment of a run: no accelerator, and a process-group port of its own (runs of
+    other pytest-xdist workers start process groups at the same time; torch_xla's xla://
+    and torch's env:// meet at MASTER_PORT)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PJRT_", "XLA_", "TPU_"))}
-    env.update(CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0", **extra)
+    env.update(CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0", MASTER_PORT=str(free_port()), **extra)
     return env
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("localhost", 0))
+        return int(probe.getsockname()[1])
 
 
 def copy_fixture(case: Executed, folder: Path, selection: RuleSelection | None = None, convert: bool = False) -> Path:
