@@ -56,6 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from codemods.engine.report import FileReport
 from codemods.verify.checks import FP32_TOLERANCE
 
 _CUDA_STRINGS = ("cuda", "nccl")
@@ -135,7 +136,7 @@ def _cuda_lines(text: str) -> set[int]:
     return lines
 
 
-def _run(paths: list[str], mode: str, target: str, timeout: float, times: dict[str, float] | None = None) -> list:
+def _run(paths: list[str], mode: str, target: str, timeout: float, times: dict[str, float] | None = None) -> list[FileReport]:
     """The tool's own run over ``paths`` (as the CLI makes it, in one process), each file
     timed and watched: one that takes over ``timeout`` seconds fails with TimeoutError,
     which the tool reports as an internal error of that file, and the run goes on."""
@@ -207,7 +208,7 @@ def check_folder(folder: Path, target: str, timeout: float) -> FolderResult:
     return FolderResult(str(folder), target, sorted(results.values(), key=lambda r: r.path), time.perf_counter() - started)
 
 
-def _child(folder: str, target: str, timeout: float, queue: multiprocessing.Queue) -> None:
+def _child(folder: str, target: str, timeout: float, queue: multiprocessing.Queue[str]) -> None:
     result = check_folder(Path(folder), target, timeout)
     queue.put(json.dumps(asdict(result)))
 

@@ -30,7 +30,7 @@ from codemods.amp.rules import (
     SYNCFREE_OPTIMIZER,
 )
 from codemods.engine.nodes import dotted, fold_true, is_false, quoted_like, string_value, walk
-from codemods.engine.rewriter import Concern
+from codemods.engine.rewriter import AssignmentT, Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
 
@@ -435,17 +435,19 @@ class AmpRewrite(Concern):
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
         return self._chosen_value(original, updated)
 
-    def _chosen_value(self, original, updated):  # type: ignore[no-untyped-def]
+    def _chosen_value(self, original: AssignmentT, updated: AssignmentT) -> AssignmentT:
         amp = self.facts.amp
-        value = original.value
+        value, chosen = original.value, updated.value
+        if value is None or chosen is None:  # `x: T` declares, chooses nothing
+            return updated
         target = self.ctx.target
         if value in amp.device_types:
             name = amp.device_types[value]
             xla = target.device_string
 
             def device_type() -> cst.BaseExpression:
-                folded = fold_true(updated.value, self.facts.device.is_available_call)
-                return _replace_strings(folded if not isinstance(folded, bool) else updated.value, "cuda", xla)
+                folded = fold_true(chosen, self.facts.device.is_available_call)
+                return _replace_strings(folded if not isinstance(folded, bool) else chosen, "cuda", xla)
 
             new = self.ctx.fix(
                 AUTOCAST_DEVICE_TYPE,
@@ -458,7 +460,7 @@ class AmpRewrite(Concern):
             name = amp.precision_choices[value]
 
             def precision() -> cst.BaseExpression:
-                folded = fold_true(updated.value, amp.is_precision_check)
+                folded = fold_true(chosen, amp.is_precision_check)
                 return cst.Name(str(folded)) if isinstance(folded, bool) else folded
 
             new = self.ctx.fix(
@@ -472,7 +474,7 @@ class AmpRewrite(Concern):
             return updated
         if new is None:
             return updated
-        self.ctx.vanish(value, updated.value)
+        self.ctx.vanish(value, chosen)
         return updated.with_changes(value=new)
 
 

@@ -6,6 +6,7 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import libcst as cst
 
@@ -13,6 +14,9 @@ from codemods import apis
 from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
+
+# A line of simple statements, on its own line or after a colon (`if x: a; b`).
+StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
@@ -104,14 +108,16 @@ class CudaRuntimeRewrite(ReportedApis):
             return None
         return middle if quiet and isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
 
-    def _statement_line(self, original, updated):  # type: ignore[no-untyped-def]
+    def _statement_line(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
         barrier = self.barrier_before.pop(original, None)
         if barrier is not None:
             line = cst.SimpleStatementLine(body=[cst.Expr(barrier)], leading_lines=updated.leading_lines)
             return cst.FlattenSentinel([line, updated.with_changes(leading_lines=[])])
         return self._without_no_effect(original, updated)
 
-    def _without_no_effect(self, original, updated):  # type: ignore[no-untyped-def]
+    def _without_no_effect(self, original: StatementLineT, updated: StatementLineT) -> StatementLineT:
         """The statement line minus its no-effect statements (all of them: the line goes,
         its comments move on; see Context.drop_statement)."""
         doomed = [s for s in original.body if s in self.no_effect]
@@ -129,7 +135,7 @@ class CudaRuntimeRewrite(ReportedApis):
                 continue
             self.ctx.imports.discard(statement)
             removed.add(id(self.ctx.result_of(statement)))
-        kept = [s for s in updated.body if id(s) not in removed]
+        kept: list[cst.BaseSmallStatement] = [s for s in updated.body if id(s) not in removed]
         if len(kept) == len(updated.body):
             return updated
         if kept:

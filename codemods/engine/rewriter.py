@@ -352,6 +352,8 @@ def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
 
 
 BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
+# `x = value` or `x: T = value`: the rewrites that read an assignment's value take either.
+AssignmentT = TypeVar("AssignmentT", cst.Assign, cst.AnnAssign)
 
 
 def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> BlockT:

@@ -298,7 +298,7 @@ class FsdpRewrite(Concern):
                 )
                 return None
             default: cst.BaseExpression = cst.Name("False" if name == "fp32_reduce_scatter" else "None")
-            built = self._choice(value, iter([m.get(name, default) for m in per_leaf]))
+            built = self._choice(value, [m.get(name, default) for m in per_leaf])
             keywords.append(_keyword(name, built))
         return keywords, notes
 
@@ -317,10 +317,9 @@ class FsdpRewrite(Concern):
             return True
         return False
 
-    def _choice(self, value: cst.BaseExpression, mapped: object) -> cst.BaseExpression:
+    def _choice(self, value: cst.BaseExpression, values: list[cst.BaseExpression]) -> cst.BaseExpression:
         """``value``'s choice structure with each leaf replaced by the next mapped value
         (one value, if every leaf maps to the same code)."""
-        values = list(mapped)  # type: ignore[call-overload]
         if len({self.ctx.code(v) for v in values}) == 1:
             return values[0]
         return _rebuilt(value, iter(values))

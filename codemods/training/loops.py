@@ -84,13 +84,13 @@ class LoopRewrite(Concern):
 
     def leave_SimpleStatementLine(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> cst.BaseStatement | cst.FlattenSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         """A step that no loop runs (a demo that trains once) gets its barrier right after."""
         if original not in self.facts.training.lone_steps:
             return updated
         inserted: list[cst.SimpleStatementLine] = []
 
-        def build() -> cst.FlattenSentinel | None:
+        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             sync = self.ctx.call("sync")
             if sync is None:
                 return None

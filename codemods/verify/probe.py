@@ -53,6 +53,7 @@ import random
 import sys
 import time
 import types
+from collections.abc import Callable
 from typing import Any
 
 CUDA_QUERIES = frozenset({
@@ -155,7 +156,7 @@ class Recorder:
     ``on_step(index)`` is called after each optimizer step has been recorded (the probe
     stops the run there)."""
 
-    def __init__(self, emit, user_code, xla: bool) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, emit: Callable[..., None], user_code: Any, xla: bool) -> None:
         self.emit = emit
         self.user_code = user_code
         self.xla = xla
@@ -171,10 +172,10 @@ class Recorder:
         self._made: dict[int, list[object]] = {}  # id(module) -> where it was made
         self._depth = 0
         self._cuda_seen: set[tuple[str, str, int]] = set()
-        self.barriers = lambda: 0
-        self.compiles = lambda: 0
-        self.pending_graph_size = lambda tensor: 0
-        self.on_step = lambda index: None
+        self.barriers: Callable[[], int] = lambda: 0
+        self.compiles: Callable[[], int] = lambda: 0
+        self.pending_graph_size: Callable[[Any], int] = lambda tensor: 0
+        self.on_step: Callable[[int], None] = lambda index: None
 
     # -- where things happen -------------------------------------------------------------
 
@@ -310,11 +311,11 @@ class Recorder:
             if self.loss_place is None:
                 self.loss_place = self._here(frame)
 
-    def _optimizer(self, optimizer) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    def _optimizer(self, optimizer: Any) -> dict[str, Any]:
         return self._optimizers.setdefault(id(optimizer), {"key": len(self._optimizers) + 1, "made": None,
                                                            "object": optimizer})
 
-    def _stepping(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]
+    def _stepping(self, optimizer: Any, args: object, kwargs: object) -> None:
         """Before an optimizer's first step (which may crash): its parameters, and how many of
         them the modules called so far hold.  An optimizer whose step calls the model (an
         L-BFGS closure) is described again after that step."""
@@ -323,7 +324,7 @@ class Recorder:
             known["described"] = True
             self._describe(optimizer, known, sys._getframe(1))
 
-    def _describe(self, optimizer, known: dict[str, Any], frame: types.FrameType) -> None:  # type: ignore[no-untyped-def]
+    def _describe(self, optimizer: Any, known: dict[str, Any], frame: types.FrameType) -> None:
         params = [p for group in optimizer.param_groups for p in group["params"]]
         ids = {id(p) for p in params}
         modules = list(self._modules.values())
@@ -376,7 +377,7 @@ def install_xla(recorder: Recorder, events, graphs_prefix: str, user_code) -> An
         data = met.metric_data("CompileTime")
         return int(data[0]) if data else 0
 
-    def pending_graph_size(tensor) -> int:  # type: ignore[no-untyped-def]
+    def pending_graph_size(tensor: Any) -> int:
         """IR nodes pending for the tensor: grows step after step without a barrier."""
         return len(torch_xla._XLAC._get_xla_tensors_text([tensor]).splitlines())
 
@@ -407,7 +408,7 @@ def main(argv: list[str]) -> int:
             import torch_xla.debug.metrics
     except Exception as error:  # an ImportError, or an install that fails to load
         events.emit("unavailable", error=f"{type(error).__name__}: {error}", python=sys.executable)
-        return doctor.UNAVAILABLE
+        return int(doctor.UNAVAILABLE)
 
     user_code = doctor.UserCode(os.path.join(options.user_root, "_") if options.user_root else options.script)
     recorder = Recorder(events.emit, user_code, xla)

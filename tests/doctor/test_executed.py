@@ -15,12 +15,13 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from codemods import RuleSelection, convert_source
 from codemods.doctor.diagnose import DoctorOptions, diagnose
-from codemods.engine.report import Finding
+from codemods.engine.report import FileReport, Finding
 from tests.support.fixtures import output_bytes
 from tests.support.paths import DATA
 
@@ -69,7 +70,7 @@ def line_of(path: Path, text: str) -> int:
     return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
 
 
-def findings_of(diagnosis_files: list, path: str) -> list[Finding]:
+def findings_of(diagnosis_files: list[FileReport], path: str) -> list[Finding]:
     return next(f.findings for f in diagnosis_files if f.path == path)
 
 
@@ -166,7 +167,7 @@ finally:
 """
 
 
-def run_doctor_cli(folder: Path, *args: str) -> tuple[int, dict, list[str]]:
+def run_doctor_cli(folder: Path, *args: str) -> tuple[int, dict[str, Any], list[str]]:
     """The command line in its own process: exit code, JSON report, torch modules it imported."""
     command = [sys.executable, "-c", _CLI_WITHOUT_TORCH, "doctor", "--steps", "8", "--format", "json", *args]
     result = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=900)

@@ -250,7 +250,7 @@ def training_scripts(draw) -> str:  # type: ignore[no-untyped-def]
     where = draw(st.integers(0, 2))
     parts = [*setup, *loop] if where == 0 else [*setup, *body, *loop] if where == 1 else [*setup, *loop, *body]
     tail = draw(st.lists(st.sampled_from(COMMENTS), max_size=3))
-    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    newline: str = draw(st.sampled_from(["\n", "\r\n"]))
     text = newline.join([*imports, "", *parts, *tail])
     return text + newline if draw(st.integers(0, 3)) else text
 

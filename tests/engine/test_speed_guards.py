@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from codemods import TARGETS, convert_source
+from codemods import TARGETS, Conversion, convert_source
 from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
@@ -41,7 +42,7 @@ from tests.support.rule_cases import CASES, Case
 LAUNCHERS = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "launchers").glob("*.py"))
 
 
-def _both_ways(convert):  # type: ignore[no-untyped-def]
+def _both_ways(convert: Callable[[], Conversion]) -> tuple[Conversion, Conversion]:
     fast = convert()
     with speed.full_traversal():
         assert not speed.shortcuts()

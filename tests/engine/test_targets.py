@@ -107,7 +107,8 @@ print(json.dumps({"version": torch_xla.__version__, "missing": sorted(missing)})
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    installed: _InstalledNames = json.loads(result.stdout.strip().splitlines()[-1])
+    return installed
 
 
 @pytest.mark.executed

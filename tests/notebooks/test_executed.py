@@ -116,7 +116,8 @@ for cell in nb.cells:
 def _notebook() -> str:
     nb = new_notebook(cells=CELLS)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nbformat.writes(nb) + "\n"
+    text: str = nbformat.writes(nb)
+    return text + "\n"
 
 
 def _kernel(prefix: Path) -> dict[str, str]:

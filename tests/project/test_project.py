@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
+from codemods.engine.report import Finding
 from codemods.project.resolver import Project, find_root, summarise_with
 from codemods.rules import RuleSelection
 from tests.support.paths import FIXTURES
@@ -205,7 +206,7 @@ def test_a_src_folder_that_is_a_package_is_no_src_layout(tmp_path: Path, monkeyp
 RL = FIXTURES / "rl_agent_split"
 
 
-def _run(folder: Path, names: list[str], target: str = "2.9") -> dict[str, list]:
+def _run(folder: Path, names: list[str], target: str = "2.9") -> dict[str, list[Finding]]:
     """The files converted as one run of the command line (check mode): findings by file."""
     from codemods.runner import Job, run
 

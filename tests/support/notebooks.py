@@ -38,7 +38,8 @@ def notebook(*cells: object, metadata: dict[str, object] | None = None) -> str:
             )
         nb.cells.append(cell)
     nb.metadata.update(metadata or {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    return nbformat.writes(nb) + "\n"
+    text: str = nbformat.writes(nb)
+    return text + "\n"
 
 
 def sources(text: str) -> list[str]:

@@ -25,10 +25,10 @@ def _remember(optimizer: torch.optim.Optimizer, args: object, kwargs: object) ->
     ]
 
 
-@torch.no_grad()
 def _undo(optimizer: torch.optim.Optimizer, args: object, kwargs: object) -> None:
-    for parameter, value in _before.pop(id(optimizer), []):
-        parameter.copy_(value)
+    with torch.no_grad():
+        for parameter, value in _before.pop(id(optimizer), []):
+            parameter.copy_(value)
 
 
 def main() -> None:
