@@ -4,7 +4,7 @@ and the fake data it reads, made here (nothing is downloaded).  The data makers 
 own code; the scripts are never copied into this repository, only into scratch folders.
 
 Each entry runs the original in eager mode on the CPU and the converted copy on
-torch_xla (see smoke.py).  docs/real-world.md ("Public scripts run on XLA") has what
+torch_xla (see smoke.py).  docs/dev/real-world.md ("Public scripts run on XLA") has what
 they gave.
 """
 

@@ -1,6 +1,8 @@
 """The documentation stays true: the rule pages in docs/rules/ are the ones the rule
-objects give, every relative link of the README and docs/ reaches a file (and a heading),
-the README stays a five-minute read, and no user-facing text calls the AWS guide "the seed"."""
+objects give, every relative link of the README, DEVELOPERS.md, CHANGELOG.md and docs/
+reaches a file (and a heading), the README stays a five-minute read and links every page of
+the user guide (docs/) and the developers' part (docs/dev/), and no user-facing text calls
+the AWS guide "the seed"."""
 
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from codemods.rules import RULES, RULES_BY_CODE
 from tests.support.paths import ROOT
 
 DOCS = ROOT / "docs"
+DEVELOPER_DOCS = DOCS / "dev"
 PAGES = ROOT / rule_docs.RULE_PAGES
-MARKDOWN = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+MARKDOWN = [ROOT / "README.md", ROOT / "DEVELOPERS.md", *sorted(DOCS.rglob("*.md"))]
 
 
 def test_rule_pages_are_current() -> None:
@@ -146,7 +149,7 @@ def test_every_relative_link_reaches_a_file_and_its_heading() -> None:
 
 def test_every_guide_is_linked_from_the_readme() -> None:
     linked = {(ROOT / href.partition("#")[0]).resolve() for href in links(ROOT / "README.md")}
-    guides = {path.resolve() for path in DOCS.glob("*.md")}
+    guides = {path.resolve() for folder in (DOCS, DEVELOPER_DOCS) for path in folder.glob("*.md")}
     assert guides <= linked, sorted(str(p.relative_to(ROOT)) for p in guides - linked)
 
 

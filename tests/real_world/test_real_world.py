@@ -1,4 +1,4 @@
-"""Regressions from real repositories (issue 19; scripts/smoke.py found them, docs/real-world.md
+"""Regressions from real repositories (issue 19; scripts/smoke.py found them, docs/dev/real-world.md
 lists the runs): the analysis terminates on any program, the rewrites take every node shape
 LibCST gives them, only input CPython refuses is "too deeply nested", and already-ported
 code is understood as the code it came from (a second run changes nothing).
