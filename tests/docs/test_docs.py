@@ -21,7 +21,7 @@ from tests.support.paths import ROOT
 DOCS = ROOT / "docs"
 DEVELOPER_DOCS = DOCS / "dev"
 PAGES = ROOT / rule_docs.RULE_PAGES
-MARKDOWN = [ROOT / "README.md", ROOT / "DEVELOPERS.md", *sorted(DOCS.rglob("*.md"))]
+MARKDOWN = [ROOT / "README.md", ROOT / "DEVELOPERS.md", ROOT / "CHANGELOG.md", *sorted(DOCS.rglob("*.md"))]
 
 
 def test_rule_pages_are_current() -> None:
