@@ -19,6 +19,7 @@ from codemods.engine.nodes import (
     method_name,
     names_in,
     receiver,
+    string_value,
     walk,
 )
 from codemods.engine.walk import Walk
@@ -80,7 +81,7 @@ class TrainingFacts:
     # every path, and else the parameter that hands the device in: its index and name, or
     # -1 and ""), and callables that build an optimizer over an argument (name, index,
     # parameter).
-    argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
+    argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
@@ -161,6 +162,10 @@ class _Function(_Scope):
     called: list[str] = field(default_factory=list)
     barrier: bool = False  # it runs the step barrier itself (a closure already ported)
     params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
+    # Arguments passed by keyword only: keyword-only parameters, and the keys read from
+    # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.
+    keyword_params: list[str] = field(default_factory=list)
+    kwargs: str | None = None
     moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
@@ -217,8 +222,11 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if params and params[0] in ("self", "cls") and self.walk.class_depth:
             params = params[1:]
+        star = node.params.star_kwarg
         self.function_records[id(node)] = _Function(
-            name=node.name.value, qualname=self.walk.qualname, node=node, params=params
+            name=node.name.value, qualname=self.walk.qualname, node=node, params=params,
+            keyword_params=[p.name.value for p in node.params.kwonly_params],
+            kwargs=star.name.value if star is not None else None,
         )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
@@ -343,15 +351,17 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             self.used_outside_loops.update(
                 n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
             )
-        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
+        if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
-            self.scope.events.append(("move", moved, device, node))
-            self.moves.append((moved, device, node))
-            if loop is not None and device is not None:
-                loop.moved[moved] = device
-            if function is not None and moved in function.params:
-                function.moved_params.append((moved, device, node))
+            moved = self._moved_name(receiver(node))  # type: ignore[arg-type]
+            if moved is not None:
+                self.scope.events.append(("move", moved, device, node))
+                self.moves.append((moved, device, node))
+                if loop is not None and device is not None:
+                    loop.moved[moved] = device
+            if function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
+                function.moved_params.append((param, device, node))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
@@ -371,7 +381,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := dotted(receiver(node))) in function.params
+            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]
         ):
             function.parameters_of.add(owner)
 
@@ -582,9 +592,31 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         for guard in guards:
             self.part.input_guards[guard] = follows
 
+def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) -> str | None:
+    """The parameter of ``function`` that ``node`` (named ``name``) is: ``model``, or a
+    key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
+    ``kwargs.pop("model")``), which it then records as passed by keyword."""
+    if name is not None:
+        return name if name in function.params or name in function.keyword_params else None
+    if function.kwargs is None:
+        return None
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+        holder, key = node.value, node.slice[0].slice.value
+    elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
+        holder, key = receiver(node), node.args[0].value
+    else:
+        return None
+    param = string_value(key)
+    if dotted(holder) != function.kwargs or param is None:  # type: ignore[arg-type]
+        return None
+    if param not in function.keyword_params:
+        function.keyword_params.append(param)
+    return param
+
+
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
     """``"cuda"``, ``'cuda:0'``: a move to a CUDA device written as a literal."""
-    return type(node) is cst.SimpleString and str(node.evaluated_value).split(":")[0] == "cuda"
+    return (string_value(node) or "").split(":")[0] == "cuda"
 
 
 def is_device_loader(call: cst.Call, callee: str | None) -> bool:
