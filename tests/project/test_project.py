@@ -433,3 +433,28 @@ def test_an_optimizer_built_after_a_class_of_another_module_moved_the_model_is_l
     conversion = convert(repo, "run.py", [Path("run.py"), Path("simclr.py")])
     assert not [f for f in conversion.findings if f.rule in ("XLA203", "XLA213")]
     assert b"torch.optim.Adam(simclr.model.parameters(), 3e-4)" in conversion.output
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_function_of_another_module_moves_and_returns_the_model_is_fixed(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """``model = build(model, device)`` after the optimizer: build moves its argument to the
+    device the caller hands it, which is the XLA device once ported."""
+    repo = tmp_path / "returned"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'returned'\n")
+    (repo / "util.py").write_text("import torch\n\n\ndef build(model, device):\n    return model.to(device)\n")
+    (repo / "train.py").write_text(
+        "import torch\nfrom util import build\n\n\n"
+        "def main():\n"
+        "    device = torch.device('cuda')\n"
+        "    model = torch.nn.Linear(4, 2)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    model = build(model, device)\n"
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("train.py"), Path("util.py")], [Path("train.py")]):
+        conversion = convert(repo, "train.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`build` (util.py) moves the model later" in finding.message
