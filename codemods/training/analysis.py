@@ -355,12 +355,16 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
             moved = self._moved_name(receiver(node))  # type: ignore[arg-type]
+            # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
+            # module's Parameter objects: no move for what optimizers were built over.
+            changes_device = method == "cuda" or not self._casts_only(target)
             if moved is not None:
-                self.scope.events.append(("move", moved, device, node))
+                if changes_device:
+                    self.scope.events.append(("move", moved, device, node))
                 self.moves.append((moved, device, node))
                 if loop is not None and device is not None:
                     loop.moved[moved] = device
-            if function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
+            if changes_device and function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
                 function.moved_params.append((param, device, node))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
@@ -384,6 +388,16 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]
         ):
             function.parameters_of.add(owner)
+
+    def _casts_only(self, device: cst.BaseExpression | None) -> bool:
+        """A ``.to()`` whose device argument is missing (only ``dtype=``, ``memory_format=``)
+        or is a dtype (``torch.bfloat16``, a name ending in ``dtype``)."""
+        if device is None:
+            return True
+        name = dotted(device)
+        return name is not None and (
+            name.rsplit(".", 1)[-1].lower().endswith("dtype") or self.walk.resolve(device) in apis.DTYPES
+        )
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""

@@ -386,6 +386,20 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="handed-in-models-moved-first-or-never-here",
         ),
+        valid(
+            """
+            import torch
+
+
+            def fit(model, dtype):
+                optimizer = torch.optim.SGD([{"params": model.backbone.parameters()}], lr=0.1)
+                model.to(torch.bfloat16)
+                model.to(memory_format=torch.channels_last)
+                model.to(dtype)
+                return optimizer
+            """,
+            note="casts-keep-the-parameters",
+        ),
     ),
     invalid=lambda: (
         invalid(
