@@ -166,7 +166,11 @@ class _Function(_Scope):
     # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.
     keyword_params: list[str] = field(default_factory=list)
     kwargs: str | None = None
-    moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
+    # Names bound to a parameter (``self.model = model``, ``self.device = device``).
+    bound: dict[str, str] = field(default_factory=dict)
+    # (parameter, device, move, the function the move is in: this one, or another method
+    # of the class for an attribute ``__init__`` bound to the parameter).
+    moved_params: list[tuple[str, str | None, cst.Call, str]] = field(default_factory=list)
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
 
@@ -252,11 +256,18 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     visit_While = _loop
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        function = self.function if self.walk.enclosing_function is not None else None
         for target in node.targets:
             name = dotted(target.target)
             self._assignment(name, node.value)
             if name is not None:
                 self.scope.events.append(("collect", name, node.value))
+                if function is not None:
+                    param = _parameter(function, node.value, dotted(node.value))
+                    if param is not None:
+                        function.bound[name] = param
+                    else:
+                        function.bound.pop(name, None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -365,7 +376,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 if loop is not None and device is not None:
                     loop.moved[moved] = device
             if changes_device and function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
-                function.moved_params.append((param, device, node))
+                function.moved_params.append((param, function.bound.get(device, device) if device else device, node, function.qualname))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
@@ -611,7 +622,7 @@ def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) 
     key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
     ``kwargs.pop("model")``), which it then records as passed by keyword."""
     if name is not None:
-        return name if name in function.params or name in function.keyword_params else None
+        return name if name in function.params or name in function.keyword_params else function.bound.get(name)
     if function.kwargs is None:
         return None
     if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:

@@ -130,13 +130,13 @@ class EarlyOptimizers(Analysis):
                 )
                 if param is None:
                     continue
-                for moved, device, move in local.moved_params:
+                for moved, device, move, owner in local.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device) or (
                             device in local.params
                             and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
                         )
-                        events.append(("move", name, xla, self._where(move, local.qualname)))
+                        events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
                     events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
             else:
@@ -162,11 +162,12 @@ class EarlyOptimizers(Analysis):
     def _callables_summary(self) -> None:
         """What other files need to know: which callables move or build optimizers over
         their arguments."""
+        self._methods_moving_init_arguments()
         for fn in self.function_records.values():
             # A parameter passed by keyword only (or a key of ``**kwargs``) has no index: -1.
             arguments = [*enumerate(fn.params), *((-1, param) for param in fn.keyword_params)]
             for index, param in arguments:
-                for moved, device, move in fn.moved_params:
+                for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
                         at = fn.params.index(device) if not xla and device in fn.params else -1
@@ -177,6 +178,21 @@ class EarlyOptimizers(Analysis):
                     self.part.parameter_readers.add((fn.qualname, index, param))
                     if fn.builds_optimizer:
                         self.part.optimizer_builders.add((fn.qualname, index, param))
+
+    def _methods_moving_init_arguments(self) -> None:
+        """A method that moves an attribute ``__init__`` bound to its argument
+        (``self.model = model``, then ``self.model.to(self.device)`` in ``train``) moves
+        what the class was handed: recorded as a move of ``__init__``'s argument."""
+        inits = {fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"}
+        for fn in self.function_records.values():
+            init = inits.get(fn.qualname.rpartition(".")[0])
+            if init is None or fn is init:
+                continue
+            for event in fn.events:
+                if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
+                    device = event[2]
+                    device = init.bound.get(device, device) if isinstance(device, str) else device
+                    init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]
 
     def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
         """The scope's events with calls replaced by what they do to models; moves

@@ -257,7 +257,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
-    "`self.model = model`); where the later move may go to the CPU, an error at the optimizer names the move "
+    "`self.model = model`, also moved by another method of the class); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
     "build the optimizer after the move, or move the model first to the XLA device.",
     examples=lambda: (
@@ -939,6 +939,90 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             findings=(
                 Expected(13, 34, 'the optimizer is built while `model` is on the CPU and `kwargs.pop("model").cuda()` in'),
             ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self):
+                    self.model.cuda()
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+                Trainer(model, optimizer).fit()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self):
+                    self.model.to(torch_xla.device())
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                Trainer(model, optimizer).fit()
+            """,
+            note="a-method-moves-what-init-was-handed",
+            findings=(Expected(16, 34, "the optimizer is built while `model` is on the CPU and `self.model.cuda()` in `Trainer.fit`"),),
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+
+            class Trainer:
+                def __init__(self, net, opt):
+                    self.net = net
+                    self.opt = opt
+
+                def fit(self):
+                    self.net.cuda()
+
+
+            def main():
+                net = nn.Linear(4, 2)
+                opt = optim.Adam(net.parameters(), lr=1e-3)
+                Trainer(net, opt).fit()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net, opt):
+                    self.net = net
+                    self.opt = opt
+
+                def fit(self):
+                    self.net.to(xm.xla_device())
+
+
+            def main():
+                net = nn.Linear(4, 2)
+                opt = optim.Adam(net.to(xm.xla_device()).parameters(), lr=1e-3)
+                Trainer(net, opt).fit()
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-method-moves-what-init-was-handed-sagemaker",
+            findings=(Expected(16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"),),
         ),
     ),
 )

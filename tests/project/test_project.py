@@ -458,3 +458,35 @@ def test_an_optimizer_before_a_function_of_another_module_moves_and_returns_the_
         assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
         (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
         assert finding.fixed and "`build` (util.py) moves the model later" in finding.message
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_method_of_another_modules_class_moves_what_init_was_handed(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """trainer.py's class binds ``self.model = model`` in ``__init__`` and moves
+    ``self.model`` in ``fit``: the caller's optimizer, built before, gets the moved
+    parameters (the model is moved first), in a folder run and a run of main.py alone."""
+    repo = tmp_path / "late"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'late'\n")
+    (repo / "trainer.py").write_text(
+        "import torch\n\n\nclass Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n\n"
+        "    def fit(self):\n"
+        "        self.model.cuda()\n"
+    )
+    (repo / "main.py").write_text(
+        "import torch\nfrom trainer import Trainer\n\n\n"
+        "def main():\n"
+        "    model = torch.nn.Linear(4, 2)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    Trainer(model, optimizer).fit()\n"
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("main.py"), Path("trainer.py")], [Path("main.py")]):
+        conversion = convert(repo, "main.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`Trainer` (trainer.py)" in finding.message
