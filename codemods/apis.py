@@ -402,6 +402,15 @@ IGNITE_LAUNCHERS = frozenset({
 })
 IGNITE_NATIVE_BACKENDS = frozenset({"nccl", "gloo", "mpi"})
 
+# torch's dtypes (torch 2.9): ``module.to(torch.bfloat16)`` casts, it does not move.
+DTYPES = frozenset(
+    f"torch.{name}" for name in (
+        "bfloat16 bool cdouble cfloat chalf complex128 complex32 complex64 double float float16 float32 "
+        "float64 float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu half int int16 "
+        "int32 int64 int8 long short uint16 uint32 uint64 uint8"
+    ).split()
+)
+
 DISTRIBUTED: dict[str, SourceApi] = _table(
     DISTRIBUTED_MANUAL,
     "is not ported here: on XLA use the xla process group, the XLA launcher and one process per device",

@@ -19,6 +19,7 @@ from codemods.engine.nodes import (
     method_name,
     names_in,
     receiver,
+    string_value,
     walk,
 )
 from codemods.engine.walk import Walk
@@ -80,7 +81,7 @@ class TrainingFacts:
     # every path, and else the parameter that hands the device in: its index and name, or
     # -1 and ""), and callables that build an optimizer over an argument (name, index,
     # parameter).
-    argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
+    argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
@@ -161,7 +162,15 @@ class _Function(_Scope):
     called: list[str] = field(default_factory=list)
     barrier: bool = False  # it runs the step barrier itself (a closure already ported)
     params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
-    moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
+    # Arguments passed by keyword only: keyword-only parameters, and the keys read from
+    # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.
+    keyword_params: list[str] = field(default_factory=list)
+    kwargs: str | None = None
+    # Names bound to a parameter (``self.model = model``, ``self.device = device``).
+    bound: dict[str, str] = field(default_factory=dict)
+    # (parameter, device, move, the function the move is in: this one, or another method
+    # of the class for an attribute ``__init__`` bound to the parameter).
+    moved_params: list[tuple[str, str | None, cst.Call, str]] = field(default_factory=list)
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
 
@@ -217,8 +226,11 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if params and params[0] in ("self", "cls") and self.walk.class_depth:
             params = params[1:]
+        star = node.params.star_kwarg
         self.function_records[id(node)] = _Function(
-            name=node.name.value, qualname=self.walk.qualname, node=node, params=params
+            name=node.name.value, qualname=self.walk.qualname, node=node, params=params,
+            keyword_params=[p.name.value for p in node.params.kwonly_params],
+            kwargs=star.name.value if star is not None else None,
         )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
@@ -244,11 +256,18 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     visit_While = _loop
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        function = self.function if self.walk.enclosing_function is not None else None
         for target in node.targets:
             name = dotted(target.target)
             self._assignment(name, node.value)
             if name is not None:
                 self.scope.events.append(("collect", name, node.value))
+                if function is not None:
+                    param = _parameter(function, node.value, dotted(node.value))
+                    if param is not None:
+                        function.bound[name] = param
+                    else:
+                        function.bound.pop(name, None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -343,15 +362,21 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             self.used_outside_loops.update(
                 n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
             )
-        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
+        if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
-            self.scope.events.append(("move", moved, device, node))
-            self.moves.append((moved, device, node))
-            if loop is not None and device is not None:
-                loop.moved[moved] = device
-            if function is not None and moved in function.params:
-                function.moved_params.append((moved, device, node))
+            moved = self._moved_name(receiver(node))  # type: ignore[arg-type]
+            # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
+            # module's Parameter objects: no move for what optimizers were built over.
+            changes_device = method == "cuda" or not self._casts_only(target)
+            if moved is not None:
+                if changes_device:
+                    self.scope.events.append(("move", moved, device, node))
+                self.moves.append((moved, device, node))
+                if loop is not None and device is not None:
+                    loop.moved[moved] = device
+            if changes_device and function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
+                function.moved_params.append((param, function.bound.get(device, device) if device else device, node, function.qualname))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
@@ -371,9 +396,19 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := dotted(receiver(node))) in function.params
+            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]
         ):
             function.parameters_of.add(owner)
+
+    def _casts_only(self, device: cst.BaseExpression | None) -> bool:
+        """A ``.to()`` whose device argument is missing (only ``dtype=``, ``memory_format=``)
+        or is a dtype (``torch.bfloat16``, a name ending in ``dtype``)."""
+        if device is None:
+            return True
+        name = dotted(device)
+        return name is not None and (
+            name.rsplit(".", 1)[-1].lower().endswith("dtype") or self.walk.resolve(device) in apis.DTYPES
+        )
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
@@ -582,9 +617,31 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         for guard in guards:
             self.part.input_guards[guard] = follows
 
+def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) -> str | None:
+    """The parameter of ``function`` that ``node`` (named ``name``) is: ``model``, or a
+    key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
+    ``kwargs.pop("model")``), which it then records as passed by keyword."""
+    if name is not None:
+        return name if name in function.params or name in function.keyword_params else function.bound.get(name)
+    if function.kwargs is None:
+        return None
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+        holder, key = node.value, node.slice[0].slice.value
+    elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
+        holder, key = receiver(node), node.args[0].value
+    else:
+        return None
+    param = string_value(key)
+    if dotted(holder) != function.kwargs or param is None:  # type: ignore[arg-type]
+        return None
+    if param not in function.keyword_params:
+        function.keyword_params.append(param)
+    return param
+
+
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
     """``"cuda"``, ``'cuda:0'``: a move to a CUDA device written as a literal."""
-    return type(node) is cst.SimpleString and str(node.evaluated_value).split(":")[0] == "cuda"
+    return (string_value(node) or "").split(":")[0] == "cuda"
 
 
 def is_device_loader(call: cst.Call, callee: str | None) -> bool:

@@ -8,7 +8,9 @@ of its submodules (``model.vision.parameters()``), parameter groups, the model's
 methods (``model.param_groups(wd)``), parameters collected into a name first
 (``params = list(model.parameters())``), functions of this file or of the project that
 read a model's parameters or build the optimizer, and the moves that follow, here, in
-another function, or in a callable of another module.  Where every later move goes to
+another function, or in a callable of another module (also of a keyword argument:
+``kwargs["model"].to(device)``), for a model built here or handed in (a parameter, and
+names bound to one: ``self.model = model``).  Where every later move goes to
 the XLA device, the model is moved first (XLA203); where the optimizer's parameters come
 from something the tool cannot follow while a model of the same function is still on
 the CPU and moves later, that is an error naming it (XLA213).
@@ -123,28 +125,31 @@ class EarlyOptimizers(Analysis):
             if name is None:
                 continue
             if local is not None:
-                param = keyword if keyword in local.params else (
+                param = keyword if keyword in local.params or keyword in local.keyword_params else (
                     local.params[index] if index is not None and index < len(local.params) else None
                 )
                 if param is None:
                     continue
-                for moved, device, move in local.moved_params:
+                for moved, device, move, owner in local.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device) or (
                             device in local.params
                             and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
                         )
-                        events.append(("move", name, xla, self._where(move, local.qualname)))
+                        events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
                     events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
             else:
                 assert found is not None and summary is not None
                 moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
                 if moved is not None:
-                    xla, device_at = moved  # type: ignore[str-unpack,assignment]
+                    xla, device_at, moves = moved  # type: ignore[misc]
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
-                    events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
+                    # A module this run does not convert keeps its CUDA moves: say so.
+                    pending = ", which this run does not convert," if summary.pending else ""
+                    where = f"{summary.path}: `{moves}`" if not xla else summary.path
+                    events.append(("move", name, xla, f"`{callee}` ({where}){pending}"))
                 builds = summary.builds_optimizer(found.name, index, keyword)
                 if builds or (feeding and summary.reads_parameters(found.name, index, keyword)):
                     events.append(("optimizer", name, call, index if index is not None else keyword, not builds))
@@ -157,17 +162,37 @@ class EarlyOptimizers(Analysis):
     def _callables_summary(self) -> None:
         """What other files need to know: which callables move or build optimizers over
         their arguments."""
+        self._methods_moving_init_arguments()
         for fn in self.function_records.values():
-            for index, param in enumerate(fn.params):
-                for moved, device, _ in fn.moved_params:
+            # A parameter passed by keyword only (or a key of ``**kwargs``) has no index: -1.
+            arguments = [*enumerate(fn.params), *((-1, param) for param in fn.keyword_params)]
+            for index, param in arguments:
+                for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
                         at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))  # type: ignore[arg-type]
+                        self.part.argument_moves.add(
+                            (fn.qualname, index, param, xla, at, device if at >= 0 else "", code_of(move))
+                        )
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
                     if fn.builds_optimizer:
                         self.part.optimizer_builders.add((fn.qualname, index, param))
+
+    def _methods_moving_init_arguments(self) -> None:
+        """A method that moves an attribute ``__init__`` bound to its argument
+        (``self.model = model``, then ``self.model.to(self.device)`` in ``train``) moves
+        what the class was handed: recorded as a move of ``__init__``'s argument."""
+        inits = {fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"}
+        for fn in self.function_records.values():
+            init = inits.get(fn.qualname.rpartition(".")[0])
+            if init is None or fn is init:
+                continue
+            for event in fn.events:
+                if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
+                    device = event[2]
+                    device = init.bound.get(device, device) if isinstance(device, str) else device
+                    init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]
 
     def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
         """The scope's events with calls replaced by what they do to models; moves
@@ -197,6 +222,8 @@ class EarlyOptimizers(Analysis):
                 _, name, device, node = event
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]
             elif kind == "collect":
+                if (source := dotted(event[2])) is not None:  # type: ignore[arg-type]
+                    events.append(("alias", event[1], source))
                 if event[1] in collected:
                     events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))  # type: ignore[arg-type]
             elif kind == "uses":
@@ -219,14 +246,22 @@ class EarlyOptimizers(Analysis):
         scope_events = [self._scope_events(scope) for scope in scopes]
         # Moves anywhere in the file, for a model that leaves the function that built it
         # (returned, or handed to a trainer class): (name, goes to XLA, description).
-        everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
-        for events in scope_events:
+        everywhere = [e for events in scope_events for e in events if e[0] == "move"]
+        for scope, events in zip(scopes, scope_events):
             on_cpu: set[str] = set()
             # Built by a call the tool does not know as a model class (a factory, a class
-            # of a star import): a model only if the optimizer steps its parameters and
-            # this function moves it later.
-            unknown: set[str] = set()
+            # of a star import), or handed in (a parameter of the function): a model only
+            # if the optimizer steps its parameters and this function moves it later.
+            unknown: set[str] = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
+            # Names bound to another (``self.model = model``): the same module.
+            aliases: dict[str, str] = {}
             for index, (kind, name, *rest) in enumerate(events):
+                if kind == "alias":
+                    aliases[name] = _canonical(rest[0], aliases)  # type: ignore[arg-type,index]
+                    continue
+                if kind == "model":
+                    aliases.pop(name, None)  # type: ignore[arg-type]
+                name = _canonical(name, aliases)  # type: ignore[arg-type]
                 if kind == "model":
                     constructor, moved = rest
                     if self._is_wrapper(constructor):  # type: ignore[arg-type]
@@ -243,19 +278,22 @@ class EarlyOptimizers(Analysis):
                 elif kind == "untraced":
                     self._untraced(name, rest, on_cpu, events[index + 1 :])  # type: ignore[arg-type]
                 elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:  # type: ignore[arg-type]
-                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == root]
+                    later = _moves_of(root, events[index + 1 :], aliases)
                     if later:
                         self._early(root, rest, later)
                 elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:  # type: ignore[arg-type]
-                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
+                    later = _moves_of(name, events[index + 1 :], aliases)
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
-                        # the file moves some model at all; otherwise it stays on the CPU.
+                        # the file moves some model at all, not before here in this
+                        # function; otherwise it stays on the CPU.
                         last = name.rsplit(".", 1)[-1]
+                        before = {id(e) for e in events[:index]}
                         later = [
-                            (xla, where)
-                            for moved, xla, where in everywhere
-                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
+                            (move[2], move[3])
+                            for move in everywhere
+                            if id(move) not in before
+                            and ((moved := str(move[1])).rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models)
                         ]
                     if later:
                         self._early(name, rest, later)
@@ -295,6 +333,31 @@ class EarlyOptimizers(Analysis):
 def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
     """The name a call passes for a parameter (by position or by keyword)."""
     return dotted(arg_value(call, index, keyword))
+
+
+def _canonical(name: str, aliases: dict[str, str]) -> str:
+    """``name`` with a prefix bound to another name replaced by it: ``self.model.head``
+    after ``self.model = model`` is ``model.head``."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (bound := aliases.get(".".join(parts[:cut]))) is not None:
+            return ".".join([bound, *parts[cut:]])
+    return name
+
+
+def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, str]) -> list[tuple[object, object]]:
+    """The moves of ``model`` among the events ``after`` (whether to XLA, where), also
+    through names bound to it later (``self.model = model`` then ``self.model.to(device)``)."""
+    bound = dict(aliases)
+    moves: list[tuple[object, object]] = []
+    for event in after:
+        if event[0] == "alias":
+            bound[str(event[1])] = _canonical(str(event[2]), bound)
+        elif event[0] == "model":
+            bound.pop(str(event[1]), None)
+        elif event[0] == "move" and _canonical(str(event[1]), bound) == model:
+            moves.append((event[2], event[3]))
+    return moves
 
 
 def _root_in(name: str, models: set[str]) -> str | None:

@@ -256,8 +256,10 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "This is obligation 2 of a port (the optimizer holds the parameters as they are after the move), followed "
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
-    "that collect them; where the later move may go to the CPU, an error names it (and XLA213 names what the "
-    "tool could not follow).",
+    "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
+    "`self.model = model`, also moved by another method of the class); where the later move may go to the CPU, an error at the optimizer names the move "
+    "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
+    "build the optimizer after the move, or move the model first to the XLA device.",
     examples=lambda: (
         invalid(
             """
@@ -331,6 +333,72 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
             """,
             note="the-trainer-moves-it-first",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.model = model.cuda()
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
+
+
+            def fit(model, lr):
+                return torch.optim.SGD([{"params": model.backbone.parameters(), "lr": lr}])
+
+
+            class SimCLR:
+                def __init__(self, **kwargs):
+                    self.model = kwargs["model"].cuda()
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                simclr = SimCLR(model=model)
+                optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.model = model.to(torch_xla.device())
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
+
+
+            def fit(model, lr):
+                return torch.optim.SGD([{"params": model.backbone.parameters(), "lr": lr}])
+
+
+            class SimCLR:
+                def __init__(self, **kwargs):
+                    self.model = kwargs["model"].to(torch_xla.device())
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                simclr = SimCLR(model=model)
+                optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)
+            """,
+            note="handed-in-models-moved-first-or-never-here",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def fit(model, dtype):
+                optimizer = torch.optim.SGD([{"params": model.backbone.parameters()}], lr=0.1)
+                model.to(torch.bfloat16)
+                model.to(memory_format=torch.channels_last)
+                model.to(dtype)
+                return optimizer
+            """,
+            note="casts-keep-the-parameters",
         ),
     ),
     invalid=lambda: (
@@ -699,6 +767,262 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-model-from-a-factory-or-a-star-import",
             findings=(Expected(10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch_xla.device()
+                    self.model = model
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.to(torch_xla.device()).parameters(), *self.model.head.to(torch_xla.device()).parameters()], lr=lr)
+                    self.model.to(self.device)
+            """,
+            note="a-handed-in-model-moved-later-through-a-name-bound-to-it",
+            findings=(
+                Expected(9, 46, "the optimizer is built while `model` is on the CPU and `self.model.to(self.device)` in"),
+                Expected(9, 102, "the optimizer is built while `model` is on the CPU and `self.model.to(self.device)` in"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def fit(model, lr):
+                optimizer = torch.optim.SGD(params=[{"params": model.backbone.parameters(), "lr": 0.1 * lr},
+                                                    {"params": model.classifier.parameters(), "lr": lr}], momentum=0.9)
+                model = nn.DataParallel(model)
+                model.cuda()
+                return optimizer
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def fit(model, lr):
+                optimizer = torch.optim.SGD(params=[{"params": model.backbone.to(xm.xla_device()).parameters(), "lr": 0.1 * lr},
+                                                    {"params": model.classifier.to(xm.xla_device()).parameters(), "lr": lr}], momentum=0.9)
+                model.to(xm.xla_device())
+                return optimizer
+            """,
+            target="sagemaker",
+            note="parameter-groups-of-a-handed-in-model-sagemaker",
+            findings=(
+                Expected(6, 52, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `fit` moves"),
+                Expected(7, 52, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `fit` moves"),
+            ),
+        ),
+        invalid(
+            """
+            import itertools
+            from torch import optim as O
+
+
+            def fit(net):
+                opt = O.Adam(filter(lambda p: p.requires_grad, itertools.chain(net.a.parameters(), net.b.parameters())))
+                net.cuda()
+                return opt
+            """,
+            """
+            import itertools
+            from torch import optim as O
+            import torch_xla
+
+
+            def fit(net):
+                opt = O.Adam(filter(lambda p: p.requires_grad, itertools.chain(net.a.to(torch_xla.device()).parameters(), net.b.to(torch_xla.device()).parameters())))
+                net.to(torch_xla.device())
+                return opt
+            """,
+            alias=True,
+            note="chained-and-filtered-parameters-of-a-handed-in-model",
+            findings=(
+                Expected(7, 68, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `fit` moves"),
+                Expected(7, 111, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `fit` moves"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+                    self.optimizer = kwargs["optimizer"]
+
+
+            def main(args):
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed",
+            findings=(
+                Expected(13, 34, 'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+                    self.optimizer = kwargs["optimizer"]
+
+
+            def main(args):
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            target="sagemaker",
+            note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed-sagemaker",
+            findings=(
+                Expected(13, 34, 'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Learner:
+                def __init__(self, **kwargs):
+                    self.model = kwargs.pop("model").cuda()
+                    self.optimizer = kwargs.pop("optimizer")
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return Learner(model=model, optimizer=optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Learner:
+                def __init__(self, **kwargs):
+                    self.model = kwargs.pop("model").to(torch_xla.device())
+                    self.optimizer = kwargs.pop("optimizer")
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
+                return Learner(model=model, optimizer=optimizer)
+            """,
+            note="a-class-moves-a-keyword-argument-to-cuda",
+            findings=(
+                Expected(13, 34, 'the optimizer is built while `model` is on the CPU and `kwargs.pop("model").cuda()` in'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self):
+                    self.model.cuda()
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+                Trainer(model, optimizer).fit()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self):
+                    self.model.to(torch_xla.device())
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                Trainer(model, optimizer).fit()
+            """,
+            note="a-method-moves-what-init-was-handed",
+            findings=(Expected(16, 34, "the optimizer is built while `model` is on the CPU and `self.model.cuda()` in `Trainer.fit`"),),
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+
+            class Trainer:
+                def __init__(self, net, opt):
+                    self.net = net
+                    self.opt = opt
+
+                def fit(self):
+                    self.net.cuda()
+
+
+            def main():
+                net = nn.Linear(4, 2)
+                opt = optim.Adam(net.parameters(), lr=1e-3)
+                Trainer(net, opt).fit()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net, opt):
+                    self.net = net
+                    self.opt = opt
+
+                def fit(self):
+                    self.net.to(xm.xla_device())
+
+
+            def main():
+                net = nn.Linear(4, 2)
+                opt = optim.Adam(net.to(xm.xla_device()).parameters(), lr=1e-3)
+                Trainer(net, opt).fit()
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-method-moves-what-init-was-handed-sagemaker",
+            findings=(Expected(16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"),),
         ),
     ),
 )

@@ -123,7 +123,7 @@ def test_an_optimizer_before_a_move_to_a_device_that_may_be_the_cpu_names_both_p
     assert b"create_optimizer(model, lr=3e-3" in conversion.output
     (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
     assert not finding.fixed and finding.severity == "error" and finding.line == 19  # the input, unchanged
-    assert "`Trainer` (trainer.py) moves the model later to a device that may be the CPU" in finding.message
+    assert "`Trainer` (trainer.py: `model.to(device)`) moves the model later to a device that may be the CPU" in finding.message
 
 
 def test_an_alias_of_torch_device_imported_from_another_module_is_torch_device(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -355,3 +355,139 @@ def test_an_instance_handed_to_a_driver_under_another_name_is_followed(rl: Path)
     findings = _run(rl, ["agent.py", "main.py"])
     assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [19]
     assert not [f for f in findings["agent.py"] if f.rule == "XLA306"]
+
+
+def _simclr_project(tmp_path: Path, move: str) -> Path:
+    """SimCLR's layout: run.py builds the model and its optimizer, then hands both by
+    keyword to a trainer class of simclr.py whose ``__init__`` moves ``kwargs['model']``."""
+    repo = tmp_path / "simclr"
+    (repo / "models").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'simclr'\n")
+    (repo / "models" / "__init__.py").write_text("")
+    (repo / "models" / "resnet_simclr.py").write_text(
+        "import torch.nn as nn\n\n\nclass ResNetSimCLR(nn.Module):\n"
+        "    def __init__(self, out_dim):\n"
+        "        super().__init__()\n"
+        "        self.backbone = nn.Linear(8, out_dim)\n"
+    )
+    (repo / "simclr.py").write_text(
+        "import torch\n\n\nclass SimCLR(object):\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        self.args = kwargs['args']\n"
+        f"        self.model = kwargs['model']{move}\n"
+        "        self.optimizer = kwargs['optimizer']\n\n"
+        "    def train(self, loader):\n"
+        "        for images in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.model(images.to(self.args.device)).sum().backward()\n"
+        "            self.optimizer.step()\n"
+    )
+    (repo / "run.py").write_text(
+        "import torch\nfrom models.resnet_simclr import ResNetSimCLR\nfrom simclr import SimCLR\n\n\n"
+        "def main(args):\n"
+        "    model = ResNetSimCLR(out_dim=128)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), 3e-4, weight_decay=1e-4)\n"
+        "    simclr = SimCLR(model=model, optimizer=optimizer, args=args)\n"
+    )
+    return repo
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_class_of_another_module_moves_a_keyword_argument_is_an_error(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """SimCLR.__init__ moves ``kwargs['model']`` to ``self.args.device``, which the tool cannot
+    follow: the optimizer run.py built before would hold CPU copies; the error is at the
+    optimizer, names the move, and in a run of run.py alone says simclr.py is not converted."""
+    repo = _simclr_project(tmp_path, ".to(self.args.device)")
+    monkeypatch.chdir(repo)
+    every = [Path("run.py"), Path("simclr.py"), Path("models/resnet_simclr.py"), Path("models/__init__.py")]
+    for in_run, pending in ((every, False), ([Path("run.py")], True)):
+        conversion = convert(repo, "run.py", in_run, target)
+        assert b"torch.optim.Adam(model.parameters(), 3e-4" in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert not finding.fixed and finding.severity == "error" and finding.line == 8
+        assert "`SimCLR` (simclr.py: `kwargs['model'].to(self.args.device)`)" in finding.message
+        assert "moves the model later to a device that may be the CPU" in finding.message
+        assert ("which this run does not convert" in finding.message) is pending
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_class_of_another_module_moves_a_keyword_argument_to_cuda_is_fixed(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    repo = _simclr_project(tmp_path, ".cuda()")
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    conversion = convert(repo, "run.py", [Path("run.py"), Path("simclr.py")], target)
+    assert f"torch.optim.Adam(model.to({device}).parameters(), 3e-4".encode() in conversion.output
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+    assert finding.fixed and "`SimCLR` (simclr.py) moves the model later" in finding.message
+
+
+def test_an_optimizer_built_after_a_class_of_another_module_moved_the_model_is_left_alone(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    repo = _simclr_project(tmp_path, ".cuda()")
+    (repo / "run.py").write_text(
+        "import torch\nfrom models.resnet_simclr import ResNetSimCLR\nfrom simclr import SimCLR\n\n\n"
+        "def main(args):\n"
+        "    model = ResNetSimCLR(out_dim=128)\n"
+        "    simclr = SimCLR(model=model, optimizer=None, args=args)\n"
+        "    optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)\n"
+    )
+    monkeypatch.chdir(repo)
+    conversion = convert(repo, "run.py", [Path("run.py"), Path("simclr.py")])
+    assert not [f for f in conversion.findings if f.rule in ("XLA203", "XLA213")]
+    assert b"torch.optim.Adam(simclr.model.parameters(), 3e-4)" in conversion.output
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_function_of_another_module_moves_and_returns_the_model_is_fixed(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """``model = build(model, device)`` after the optimizer: build moves its argument to the
+    device the caller hands it, which is the XLA device once ported."""
+    repo = tmp_path / "returned"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'returned'\n")
+    (repo / "util.py").write_text("import torch\n\n\ndef build(model, device):\n    return model.to(device)\n")
+    (repo / "train.py").write_text(
+        "import torch\nfrom util import build\n\n\n"
+        "def main():\n"
+        "    device = torch.device('cuda')\n"
+        "    model = torch.nn.Linear(4, 2)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    model = build(model, device)\n"
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("train.py"), Path("util.py")], [Path("train.py")]):
+        conversion = convert(repo, "train.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`build` (util.py) moves the model later" in finding.message
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_method_of_another_modules_class_moves_what_init_was_handed(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """trainer.py's class binds ``self.model = model`` in ``__init__`` and moves
+    ``self.model`` in ``fit``: the caller's optimizer, built before, gets the moved
+    parameters (the model is moved first), in a folder run and a run of main.py alone."""
+    repo = tmp_path / "late"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'late'\n")
+    (repo / "trainer.py").write_text(
+        "import torch\n\n\nclass Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n\n"
+        "    def fit(self):\n"
+        "        self.model.cuda()\n"
+    )
+    (repo / "main.py").write_text(
+        "import torch\nfrom trainer import Trainer\n\n\n"
+        "def main():\n"
+        "    model = torch.nn.Linear(4, 2)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    Trainer(model, optimizer).fit()\n"
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("main.py"), Path("trainer.py")], [Path("main.py")]):
+        conversion = convert(repo, "main.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`Trainer` (trainer.py)" in finding.message
