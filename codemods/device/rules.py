@@ -7,15 +7,17 @@ from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, valid
 NO_DEVICE = Rule(
     "XLA005",
     "no-device",
-    "warning",
+    "error",
     "A training script that names no device runs on the CPU: it is left unchanged",
     False,
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
-    "time_sequence_prediction) trains on the CPU. Porting only its loop (a barrier, `xm.optimizer_step`, step "
-    "closures) would leave it on the CPU with XLA calls that do nothing; where its tensors should live is a "
-    "choice the tool cannot make (numpy data, float64 models), so the file is left as it is and this one "
-    "finding says so. Once the model and its tensors move to `torch_xla.device()`, a second conversion ports "
-    "the rest.",
+    "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`) trains on "
+    "the CPU: obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
+    "an error (the converted script would train on the wrong device). Porting only its loop (a barrier, "
+    "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
+    "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
+    "it is and this one finding says so. To resolve it, move the model and its tensors to `torch_xla.device()`; "
+    "a second conversion ports the rest.",
     examples=lambda: (Invalid(
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
@@ -82,6 +84,59 @@ NO_DEVICE = Rule(
             note="lbfgs",
             alias=True,
             findings=(Expected(8, 1, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.optim as optim
+
+            class PPO(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.optimizer = optim.Adam(self.parameters(), lr=0.0005)
+
+                def train_net(self, batches):
+                    for s in batches:
+                        loss = self.fc(s).sum()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+
+            def main():
+                model = PPO()
+                for n_epi in range(100):
+                    model.train_net([torch.randn(8, 4)])
+            """,
+            note="agent-class-steps-its-own-parameters",
+            findings=(Expected(12, 9, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            from torch import nn
+            from torch.optim import Adam as A
+
+            class Agent(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.opt = A(self.parameters())
+
+                def update(self, batches):
+                    for s in batches:
+                        self.opt.zero_grad()
+                        self.fc(s).sum().backward()
+                        self.opt.step()
+
+            agent = Agent()
+            for episode in range(10):
+                agent.update(data)
+            """,
+            note="agent-class-aliases-sagemaker",
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(11, 9, "this script trains but picks no device"),),
         ),
     ),
 )
