@@ -180,6 +180,8 @@ class DeviceAnalysis(Analysis):
         # what they return), and the conditions that call a function of the file.
         self.wrappers: dict[str, cst.BaseExpression] = {}
         self.wrapper_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []
+        # Names the file's functions return (``return args``): name -> the functions.
+        self.returned_names: dict[str, set[str]] = defaultdict(set)
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -338,6 +340,8 @@ class DeviceAnalysis(Analysis):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
         if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
             self.wrappers.setdefault(self.walk.qualname, node.value)
+        if type(node.value) is cst.Name and self.walk.enclosing_function is not None:
+            self.returned_names[node.value.value].add(self.walk.qualname)
 
     def _asks_for_cuda(self, value: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
@@ -668,6 +672,8 @@ class DeviceAnalysis(Analysis):
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
             if any(use in self.device_code for use in uses):
                 purpose = "picks the device"
+            elif (exporter := self.exporter_of(name)) is not None and any(w in name.lower() for w in ("cuda", "gpu")):
+                purpose = f"picks the device in the modules that read it (`{exporter}()` returns it)"
             elif name in amp.flags:
                 purpose = "switches mixed precision on"
             else:
@@ -701,6 +707,15 @@ class DeviceAnalysis(Analysis):
             if type(check) is cst.Comparison and (compared := _compared_with_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
+
+    def exporter_of(self, name: str) -> str | None:
+        """``args.cuda = not args.no_cuda and torch.cuda.is_available()`` in a function that
+        returns ``args`` (an argument parser's helper): a flag that other modules read (one
+        named for CUDA or the GPU picks the device there: its check is dropped); the
+        function that returns it."""
+        root, _, attr = name.partition(".")
+        functions = self.returned_names.get(root)
+        return min(functions) if functions and attr and "." not in attr else None
 
     def _holds_the_xla_device(self, name: str) -> bool:
         """What a CUDA check compares names no CUDA device once converted: a CUDA string (it

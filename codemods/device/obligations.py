@@ -208,6 +208,11 @@ class ObligationAnalysis(Analysis):
                 if false_cond not in self.facts.device.blocked_ifs and false_cond not in self.facts.device.wrapped_checks:
                     skipped.append((move, false_cond))  # (those two are reported by XLA104 already)
                 continue
+            guard = next(((cond, flag) for cond, _ in move.conds
+                          if (flag := values.flag_in(cond.test, move.scope)) is not None and flag.elsewhere), None)
+            if guard is not None:  # ``if args.cuda: model.cuda()``, the flag from a module this run does not convert
+                running.append((move, Where(None, guard[1].why, guard[0].test, True)))
+                continue
             where = Where(True) if move.device is None else values.where(move.device, move.scope)
             if where.on_xla:
                 return True
@@ -224,6 +229,11 @@ class ObligationAnalysis(Analysis):
                 self._break(move.call, DEVICE_FROM_PROJECT,
                             f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
                             "return the XLA device (torch_xla.device()), or convert that module too")
+        elif (away := next((w for _, w in running if w.elsewhere and w.node is not None), None)) is not None:
+            if away.node not in self.facts.project.external_devices:  # (XLA003 says so already)
+                self._break(away.node, DEVICE_FROM_PROJECT,
+                            f"{what} goes to a device (or moves under a condition) that comes from another module: "
+                            f"{away.why}; a run on the project folder follows it (or make sure it is the XLA device)")
         elif skipped and not running:
             move, cond = skipped[0]
             self._break(move.call, MODEL_MOVE_SKIPPED,
@@ -236,7 +246,7 @@ class ObligationAnalysis(Analysis):
         converting, which feeds it batches (its loops keep their CUDA moves until it is); a flag
         the port switched on (``args.use_gpu``) handed to one that picks a device with it."""
         project = self.walk.analysis(ProjectAnalysis)
-        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose == "picks the device"}
+        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose.startswith("picks the device")}
         for call, callee, names in self.handed:
             flag = next((f for f, root in flags.items() if root in names or f in names), None)
             found = project.origin(callee) if flag is not None else None

@@ -708,6 +708,18 @@ CUDA_AVAILABLE_DEVICE = Rule(
     valid=lambda: (
         valid(
             """
+            import torch
+
+            def get_args(parser):
+                args = parser.parse_args()
+                args.benchmark = torch.cuda.is_available() and args.fast
+                return args
+            """,
+            filename="arguments.py",
+            note="a-returned-flag-not-named-for-cuda-stays",
+        ),
+        valid(
+            """
             import sys
             import torch
 
@@ -1189,6 +1201,58 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             alias=True,
             findings=(Expected(4, 10, "device picked by an accelerator check, which is False on XLA"),),
+        ),
+        invalid(
+            """
+            import argparse
+
+            import torch
+
+            def get_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--no-cuda", action="store_true", default=False)
+                args = parser.parse_args()
+                args.cuda = not args.no_cuda and torch.cuda.is_available()
+                return args
+            """,
+            """
+            import argparse
+
+            import torch
+
+            def get_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--no-cuda", action="store_true", default=False)
+                args = parser.parse_args()
+                args.cuda = not args.no_cuda
+                return args
+            """,
+            filename="arguments.py",
+            note="a-cuda-flag-returned-for-other-modules",
+            findings=(Expected(9, 17, "`args.cuda` picks the device in the modules that read it (`get_args()` returns it)"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            def options(parser):
+                opts = parser.parse_args()
+                opts.use_gpu = th.cuda.is_available() and not opts.cpu
+                return opts
+            """,
+            """
+            import torch as th
+
+            def options(parser):
+                opts = parser.parse_args()
+                opts.use_gpu = not opts.cpu
+                return opts
+            """,
+            target="sagemaker",
+            filename="config.py",
+            note="a-gpu-flag-returned-for-other-modules-sagemaker",
+            alias=True,
+            findings=(Expected(5, 20, "`opts.use_gpu` picks the device in the modules that read it (`options()` returns it)"),),
         ),
     ),
 )
@@ -2053,6 +2117,57 @@ DEVICE_FROM_PROJECT = Rule(
             """)),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from arguments import get_args
+
+            args = get_args()
+            device = torch.device("cuda:0" if args.cuda else "cpu")
+            policy = torch.nn.Linear(4, 2)
+            policy.to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from arguments import get_args
+
+            args = get_args()
+            device = torch.device("xla" if args.cuda else "cpu")
+            policy = torch.nn.Linear(4, 2)
+            policy.to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            note="a-flag-from-another-module-single-file",
+            findings=(Expected(6, 23, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read; "
+                               "a run on the project folder follows it"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from utils.config import options as opts
+
+            cfg = opts()
+            dev = th.device("cuda" if not cfg.no_gpu else "cpu")
+            net = th.nn.Linear(4, 2).to(dev)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from utils.config import options as opts
+
+            cfg = opts()
+            dev = th.device("xla" if not cfg.no_gpu else "cpu")
+            net = th.nn.Linear(4, 2).to(dev)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-flag-from-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(6, 17, "`cfg.no_gpu` comes from `opts()` in utils/config.py, which this run does not read"),),
+        ),
         run(("train.py", _PROJECT_TRAIN), ("helpers.py", """
             import torch
 

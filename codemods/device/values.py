@@ -105,6 +105,10 @@ class DeviceValueFacts:
     # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
     # choices it lists (the value: the assertion, and the value to add).
     asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
+    # For other files: flags that a function returns on an object (``args.cuda = ... and
+    # torch.cuda.is_available(); return args``): (function, attribute) -> what the flag is on an
+    # XLA host after the port (None: not known, its user's choice) and the code of its value.
+    flags: dict[tuple[str, str], tuple[bool | None, str]] = field(default_factory=dict)
 
 
 class DeviceValueAnalysis(Analysis):
@@ -260,8 +264,14 @@ class DeviceValueAnalysis(Analysis):
             return XLA if expr in device.int_devices else UNKNOWN
         if kind is cst.IfExp:
             test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]
+            imported = self.flag_in(expr.test, scope)  # type: ignore[attr-defined]
             if test is not None:
-                return self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]
+                found = self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]
+                if found.on_xla is False and imported is not None:
+                    return Where(False, f"{found.why}: {imported.why}, False", expr)
+                return found
+            if imported is not None and imported.elsewhere:
+                return Where(None, imported.why, expr, True)
             return _either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
         if kind is cst.Call:
             return self._call(expr, scope)  # type: ignore[arg-type]
@@ -433,10 +443,50 @@ class DeviceValueAnalysis(Analysis):
             return test.value == "True"  # type: ignore[attr-defined]
         if (name := dotted(test)) is not None and name not in self.params.get(scope, ()):
             flags = self.facts.device.flag_values
+            live = self._live(name, scope)
+            if not live and (imported := self._imported_flag(name, scope)) is not None:
+                return imported.on_xla
             truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None
-                      for b in self._live(name, scope)}
+                      for b in live}
             return truths.pop() if len(truths) == 1 else None
         return None
+
+    def _imported_flag(self, name: str, scope: str) -> Where | None:
+        """``args.cuda`` where ``args = get_args()`` of another module of the project, which
+        returns that flag: what it is on an XLA host (``on_xla`` holds the flag's truth), why,
+        and whether that module is read and converted in this run (``elsewhere`` if not)."""
+        root, _, attr = name.partition(".")
+        values = self._live(root, scope) if attr and "." not in attr else []
+        if len(values) != 1 or type(call := values[0].value) is not cst.Call or (func := dotted(call.func)) is None:
+            return None
+        origin = self.project.origin(func)
+        if origin is None:
+            return None
+        if origin.summary is None:
+            module = self.facts.imports.project_names.get(func.split(".")[0], ("another module",))[0]
+            file = module.lstrip(".").replace(".", "/") + ".py" if module != "another module" else module
+            return Where(None, f"`{name}` comes from `{func}()` in {file}, which this run does not read", call, True)
+        flag = origin.summary.flag_of(origin.name, attr)
+        if flag is None:
+            return None
+        truth, code = flag
+        where = f"`{name}` comes from `{func}()` in {origin.summary.path}"
+        if origin.summary.pending:
+            return Where(None, f"{where}, which this run does not convert: there `{code}` is False on an XLA host", call, True)
+        return Where(truth, f"{where}, where it is `{code}`", call)
+
+    def flag_in(self, test: cst.BaseExpression, scope: str) -> Where | None:
+        """The first flag of another module that ``test`` reads (``not args.cuda``, ``args.cuda
+        and x``)."""
+        kind = type(test)
+        if kind is cst.UnaryOperation:
+            return self.flag_in(test.expression, scope)  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation:
+            return self.flag_in(test.left, scope) or self.flag_in(test.right, scope)  # type: ignore[attr-defined]
+        name = dotted(test)
+        if name is None or name in self.params.get(scope, ()) or self._live(name, scope):
+            return None
+        return self._imported_flag(name, scope)
 
     def _compare(self, test: cst.Comparison, scope: str) -> bool | None:
         operator = type(test.comparisons[0].operator)
@@ -501,6 +551,13 @@ class DeviceValueAnalysis(Analysis):
             helper = apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
                 part.library_devices.add(call)
+        for name, values in self.device.flag_candidates.items():
+            exporter = self.device.exporter_of(name)
+            if exporter is None:
+                continue
+            flags = self.facts.device.flag_values
+            truths = {self.truth(v, "", v in flags) for v in values}
+            part.flags[(exporter, name.partition(".")[2])] = (truths.pop() if len(truths) == 1 else None, self.code(values[-1]))
         for function in self.returned:
             found = _either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):

@@ -32,4 +32,6 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         feeding=frozenset(facts.obligations.feeding_callables),
         device_returns=tuple(sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())),
         iterable_datasets=frozenset(facts.distributed.iterable_datasets),
+        device_flags=tuple(sorted((function, attr, on_xla, code) for (function, attr), (on_xla, code)
+                                  in facts.device_values.flags.items())),
     )

@@ -54,6 +54,9 @@ class ModuleSummary:
     feeding: frozenset[str] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
+    # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
+    # is on an XLA host after the port, None if not known; the code of its value).
+    device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -84,6 +87,11 @@ class ModuleSummary:
     def device_of(self, name: str) -> tuple[bool | None, str] | None:
         """Where the device that ``name`` returns ends on an XLA host (None: not a device)."""
         return next(((on_xla, why) for function, on_xla, why in self.device_returns if function == name), None)
+
+    def flag_of(self, name: str, attribute: str) -> tuple[bool | None, str] | None:
+        """What the flag ``attribute`` of what ``name`` returns is on an XLA host (None: no such flag)."""
+        return next(((on_xla, code) for function, attr, on_xla, code in self.device_flags
+                     if function == name and attr == attribute), None)
 
     def feeds(self, name: str) -> bool:
         return name in self.feeding

@@ -201,3 +201,77 @@ def test_a_value_that_follows_itself_is_not_followed_forever(target: str) -> Non
     once = convert_source(source, target=target).output
     assert isinstance(once, str) and 'device = "xla" if device == "cpu" else device' in once
     assert convert_source(once, target=target).output == once
+
+
+_ARGUMENTS = '''
+import argparse
+
+import torch
+
+
+def get_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--no-cuda", action="store_true", default=False)
+    args = parser.parse_args()
+    args.{flag} = not args.no_cuda and torch.cuda.is_available()
+    return args
+'''
+_RL_MAIN = '''
+import torch
+
+from arguments import get_args
+
+
+def main():
+    args = get_args()
+    device = torch.device("cuda:0" if args.{flag} else "cpu")
+    actor_critic = torch.nn.Linear(3, 1)
+    actor_critic.to(device)
+    optimizer = torch.optim.Adam(actor_critic.parameters())
+    for step in range(10):
+        loss = actor_critic(torch.randn(4, 3).to(device)).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+'''
+
+
+def _device_findings(reports: list[FileReport]) -> list[tuple[str, str, int, int, str]]:
+    return [
+        (Path(r.path).name, f.rule, f.line, f.col, f.message)
+        for r in reports for f in r.findings if f.rule in ("XLA104", "XLA111", "XLA112", "XLA003")
+    ]
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_device_flag_computed_in_another_module_is_followed(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ikostrikov's pytorch-a2c-ppo-acktr shape: `args.cuda` set in arguments.py's get_args(),
+    the device chosen with it in main.py.  The project run drops the check where the flag is
+    set (as for a local `use_cuda`), and the choice is the XLA device; main.py alone says the
+    choice goes through get_args() in arguments.py, and that a project run follows it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "arguments.py").write_text(_ARGUMENTS.format(flag="cuda").lstrip("\n"))
+    (tmp_path / "main.py").write_text(_RL_MAIN.format(flag="cuda").lstrip("\n"))
+    folder = _device_findings(lint_folder(tmp_path, target))
+    assert [(name, rule, line) for name, rule, line, _, _ in folder] == [("arguments.py", "XLA104", 10)]
+    job = Job("lint", target, RuleSelection())
+    alone = _device_findings(run([("main.py", job)]))
+    assert [(name, rule, line, col) for name, rule, line, col, _ in alone] == [("main.py", "XLA112", 8, 27)]
+    assert "`args.cuda` comes from `get_args()` in arguments.py, which this run does not convert" in alone[0][4]
+    assert "a run on the project folder follows it" in alone[0][4]
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_flag_of_another_module_that_stays_false_is_an_error_at_the_device_choice(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flag not named for CUDA keeps its check where it is set: False on an XLA host, so the
+    choice in main.py takes the CPU; the project run says so there."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "arguments.py").write_text(_ARGUMENTS.format(flag="accel").lstrip("\n"))
+    (tmp_path / "main.py").write_text(_RL_MAIN.format(flag="accel").lstrip("\n"))
+    folder = _device_findings(lint_folder(tmp_path, target))
+    assert [(name, rule, line, col) for name, rule, line, col, _ in folder] == [("main.py", "XLA111", 8, 27)]
+    assert "`args.accel` comes from `get_args()` in arguments.py, where it is `not args.no_cuda and " in folder[0][4]
