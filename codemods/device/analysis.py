@@ -120,6 +120,9 @@ class DeviceFacts:
     # Module-level names that alias a torch name (``Device = torch.device``): name -> the
     # torch name; for the files that import them (the module's summary carries them).
     aliases: dict[str, str] = field(default_factory=dict)
+    # For other files: the attributes that conditions around device code read (``use_gpu`` of
+    # ``if self.args.use_gpu:``): a flag of that name handed here picks the device.
+    condition_attributes: set[str] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -666,7 +669,10 @@ class DeviceAnalysis(Analysis):
         consumes stay, and are reported."""
         part = self.part
         amp = self.facts.amp
-        for name, values in self.flag_candidates.items():
+        part.condition_attributes = {
+            name.rsplit(".", 1)[1] for node in self.device_code for name in self.cond_refs.get(node, ()) if "." in name
+        }
+        for name in self.flag_candidates:
             if name in amp.owned_names:
                 continue  # a device type or a precision choice: rewritten by the AMP concern
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
@@ -678,12 +684,7 @@ class DeviceAnalysis(Analysis):
                 purpose = "switches mixed precision on"
             else:
                 continue
-            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
-            for value in values:
-                if blocker is None:
-                    part.flag_values[value] = (name, purpose)
-                else:
-                    part.blocked_flags[value] = (name, blocker)
+            self.switch_on(name, purpose)
         map_locations = self.facts.checkpoint.map_locations
         in_locations = {id(sub) for location in map_locations for sub in walk(location)}
         part.calls = {n for n in part.calls if id(n) not in in_locations}
@@ -707,6 +708,17 @@ class DeviceAnalysis(Analysis):
             if type(check) is cst.Comparison and (compared := _compared_with_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
+
+    def switch_on(self, name: str, purpose: str) -> None:
+        """The flag ``name`` picks the device (or switches on mixed precision): its checks are
+        dropped, unless it also guards code that fails without CUDA."""
+        uses = [node for node, refs in self.cond_refs.items() if name in refs]
+        blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+        for value in self.flag_candidates[name]:
+            if blocker is None:
+                self.part.flag_values[value] = (name, purpose)
+            else:
+                self.part.blocked_flags[value] = (name, blocker)
 
     def exporter_of(self, name: str) -> str | None:
         """``args.cuda = not args.no_cuda and torch.cuda.is_available()`` in a function that

@@ -686,7 +686,13 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
     "`torch.cuda.is_available()` or `torch.cuda.device_count() > 0`: fairseq2's `CudaContext`) is left as "
     "is and is an error: on XLA the wrapper returns False, so the device it picks is the CPU; make the "
-    "wrapper return True, or pick `torch_xla.device()` there. Wrappers in other files are not followed.",
+    "wrapper return True, or pick `torch_xla.device()` there. Wrappers in other files are not followed. A flag "
+    "that picks the device in another module of the project is dropped too: a flag named for CUDA or the GPU "
+    "that a function returns on an object (`args.cuda = not args.no_cuda and torch.cuda.is_available(); return "
+    "args` in arguments.py, read by main.py), and a flag handed to a callable of a project module whose device "
+    "choice reads it (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`, then `Exp(args)`, whose base "
+    "class picks `cuda` under `if self.args.use_gpu:`). A file that chooses the device with another module's "
+    "flag follows it there (XLA111, XLA112).",
     examples=lambda: (
         invalid(
             """
@@ -2095,7 +2101,13 @@ DEVICE_FROM_PROJECT = Rule(
     "of such a module that trains a model (`exp.train(loader)`): its device, model, batches and step stay on "
     "CUDA terms until that module is converted. A run on a single file "
     "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
-    "the helper.",
+    "the helper. The same error says where a single-file run cannot follow the stepped model's device because "
+    "it goes through a module this run does not convert: a device chosen with a flag of another module "
+    "(`args = get_args(); torch.device(\"cuda:0\" if args.cuda else \"cpu\")`), a device that a function of "
+    "another module sets on its argument (`parse_gpu(args)`, then `model.to(args.device)`), or a model that "
+    "another module builds and nothing in the file moves (`model = load_model(args)`). Each names the function "
+    "and the module; to resolve it, run the tool on the project folder, which follows them (and reports there "
+    "what still ends off the XLA device).",
     examples=lambda: (
         invalid(
             """
@@ -2115,8 +2127,79 @@ DEVICE_FROM_PROJECT = Rule(
             def pick_device():
                 return "cuda" if torch.cuda.is_available() else "cpu"
             """)),
+        valid(
+            """
+            import torch
+            from modeling import load_model
+
+            model = load_model(args, 16).cuda()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            """
+            import torch
+            import torch_xla
+            from modeling import load_model
+
+            model = load_model(args, 16).to(torch_xla.device())
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            note="a-model-built-by-another-module-moved-here",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from src.gpu import parse_gpu
+
+            parse_gpu(args)
+            model = torch.nn.Linear(4, 2)
+            model.to(args.device)
+            optimizer = torch.optim.AdamW(model.parameters())
+            """,
+            note="a-device-set-by-another-module-single-file",
+            findings=(Expected(4, 1, "`args.device` may be set by `parse_gpu()` in src/gpu.py, which this run does not "
+                               "read; a run on the project folder follows it"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from src.gpu import parse_gpu as pg
+
+            pg(opts)
+            net = th.nn.Linear(4, 2).to(opts.device)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-device-set-by-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(4, 1, "`opts.device` may be set by `pg()` in src/gpu.py"),),
+        ),
+        invalid(
+            """
+            import torch
+            from modeling import load_model
+
+            model = load_model(args, 16)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            note="a-model-built-by-another-module-single-file",
+            findings=(Expected(4, 9, "`model`, whose parameters `torch.optim.AdamW` steps, comes from `load_model()` in "
+                               "modeling.py, which this run does not read, and nothing here moves it"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            import modeling as m
+
+            net = m.load_model(args)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-model-built-by-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(4, 7, "comes from `m.load_model()` in modeling.py"),),
+        ),
         invalid(
             """
             import torch
@@ -2458,7 +2541,10 @@ BATCH_OFF_XLA = Rule(
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
     "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
     "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
-    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too.",
+    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too. Batches made "
+    "by a callable of a project module that this run does not convert (`x, y = model.parse_batch(batch)`, whose "
+    "`utils.to_gpu(x)` moves them to CUDA) are reported at that call in a single-file run: whether they reach "
+    "the XLA device is decided there, and a run on the project folder converts it.",
     examples=lambda: (
         invalid(
             """
@@ -2533,6 +2619,72 @@ BATCH_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from model import Tacotron2
+
+            model = Tacotron2().cuda()
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for i, batch in enumerate(train_loader):
+                x, y = model.parse_batch(batch)
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from model import Tacotron2
+
+            model = Tacotron2().to(torch_xla.device())
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for i, batch in enumerate(train_loader):
+                x, y = model.parse_batch(batch)
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="batches-made-by-a-method-of-another-module",
+            findings=(Expected(9, 12, "`x` reaches `model` (on the XLA device) from `model.parse_batch()` in model.py, "
+                               "which this run does not read"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from model import Tacotron2 as T
+
+            net = T().cuda()
+            opt = th.optim.Adam(net.parameters())
+            for batch in loader:
+                inputs, targets = net.parse_batch(batch)
+                opt.zero_grad()
+                th.nn.functional.mse_loss(net(inputs), targets).backward()
+                opt.step()
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+            from model import Tacotron2 as T
+
+            net = T().to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for batch in loader:
+                inputs, targets = net.parse_batch(batch)
+                opt.zero_grad()
+                th.nn.functional.mse_loss(net(inputs), targets).backward()
+                xm.optimizer_step(opt)
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="batches-made-by-a-method-of-another-module-sagemaker",
+            alias=True,
+            findings=(Expected(8, 23, "`inputs` reaches `net` (on the XLA device) from `net.parse_batch()` in model.py"),),
+        ),
         invalid(
             """
             import torch as th
