@@ -678,7 +678,10 @@ class DeviceAnalysis(Analysis):
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
             if any(use in self.device_code for use in uses):
                 purpose = "picks the device"
-            elif (exporter := self.exporter_of(name)) is not None and any(w in name.lower() for w in ("cuda", "gpu")):
+            elif (
+                (exporter := self.exporter_of(name)) is not None and any(w in name.lower() for w in ("cuda", "gpu"))
+                and all(_is_truth(v) for v in self.flag_candidates[name])
+            ):
                 purpose = f"picks the device in the modules that read it (`{exporter}()` returns it)"
             elif name in amp.flags:
                 purpose = "switches mixed precision on"
@@ -858,6 +861,17 @@ def _named_like_an_index(name: str) -> bool:
     """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
     last = name.rsplit(".", 1)[-1].lower()
     return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
+
+
+def _is_truth(value: cst.BaseExpression) -> bool:
+    """A value that is True or False (``not args.no_cuda and torch.cuda.is_available()``,
+    ``True if ... else False``), not a count or a device."""
+    kind = type(value)
+    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (kind is cst.UnaryOperation and type(value.operator) is cst.Not):  # type: ignore[attr-defined]
+        return True
+    if kind is cst.IfExp:
+        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]
+    return False
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

@@ -74,7 +74,7 @@ class _Loop:
 
 class ObligationAnalysis(Analysis):
     name = "obligations"
-    reads = ("imports", "device_values")
+    reads = ("imports", "device_values", "project")
     settle_reads = ("device_values", "device", "training", "checkpoint", "project")
 
     def __init__(self, walk: Walk) -> None:
@@ -244,8 +244,8 @@ class ObligationAnalysis(Analysis):
                             f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
                             "return the XLA device (torch_xla.device()), or convert that module too")
         elif (away := next((w for _, w in running if w.elsewhere and w.node is not None), None)) is not None:
-            if away.node not in self.facts.project.external_devices:  # (XLA003 says so already)
-                self._break(away.node, DEVICE_FROM_PROJECT,
+            if (node := away.node) is not None and node not in self.facts.project.external_devices:  # (XLA003 says so already)
+                self._break(node, DEVICE_FROM_PROJECT,
                             f"{what} goes to a device (or moves under a condition) that comes from another module: "
                             f"{away.why}; a run on the project folder follows it (or make sure it is the XLA device)")
         elif skipped and not running:

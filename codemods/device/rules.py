@@ -2150,6 +2150,35 @@ DEVICE_FROM_PROJECT = Rule(
         invalid(
             """
             import torch
+            from arguments import get_args
+
+            args = get_args()
+            if args.cuda:
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            policy = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            """
+            import torch
+            import torch_xla
+            from arguments import get_args
+
+            args = get_args()
+            if args.cuda:
+                device = torch_xla.device()
+            else:
+                device = torch.device("cpu")
+            policy = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            note="a-flag-from-another-module-in-an-if-single-file",
+            findings=(Expected(6, 4, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read"),),
+        ),
+        invalid(
+            """
+            import torch
             from src.gpu import parse_gpu
 
             parse_gpu(args)

@@ -311,7 +311,14 @@ class DeviceValueAnalysis(Analysis):
                 return XLA if helper.on_xla else Where(False, f"`{name}` ({helper.returns})", expr)
         values = self._live(name, scope)
         if values:
-            return _either([self.where(b.value, b.scope) for b in values])
+            found = _either([self.where(b.value, b.scope) for b in values])
+            if found.on_xla is not False:
+                # ``if args.cuda: device = "cuda"``, the flag from a module this run does not convert
+                away = next(((cond, flag) for b in values for cond, _ in b.conds
+                             if (flag := self.flag_in(cond.test, b.scope)) is not None and flag.elsewhere), None)
+                if away is not None:
+                    return Where(None, away[1].why, away[0].test, True)
+            return found
         if "." in name and (set_there := self._set_by_project(name)) is not None:
             return set_there
         if name.startswith("args.") and (default := self.flag_defaults.get(name.removeprefix("args."))) is not None:
@@ -630,15 +637,15 @@ class DeviceValueAnalysis(Analysis):
             helper = apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
                 part.library_devices.add(call)
-        for name, values in self.device.flag_candidates.items():
+        for name, candidates in self.device.flag_candidates.items():
             exporter = self.device.exporter_of(name)
             if exporter is None:
                 continue
             flags = self.facts.device.flag_values
-            truths = {self.truth(v, "", v in flags) for v in values}
-            part.flags[(exporter, name.partition(".")[2])] = (truths.pop() if len(truths) == 1 else None, self.code(values[-1]))
-        for (function, index, attr), values in self.parameter_sets.items():
-            found = _either([self.where(v, function) for v in values])
+            truths = {self.truth(v, "", v in flags) for v in candidates}
+            part.flags[(exporter, name.partition(".")[2])] = (truths.pop() if len(truths) == 1 else None, self.code(candidates[-1]))
+        for (function, index, attr), set_values in self.parameter_sets.items():
+            found = _either([self.where(v, function) for v in set_values])
             part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
         for function in self.returned:
             found = _either([self.where(b.value, function) for b in self._live_returns(function)])

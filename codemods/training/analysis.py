@@ -567,7 +567,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
                 return True
-            if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):  # type: ignore[arg-type]
+            if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):
                 return True
         return False
 
