@@ -120,6 +120,9 @@ class DeviceFacts:
     # Module-level names that alias a torch name (``Device = torch.device``): name -> the
     # torch name; for the files that import them (the module's summary carries them).
     aliases: dict[str, str] = field(default_factory=dict)
+    # For other files: the attributes that conditions around device code read (``use_gpu`` of
+    # ``if self.args.use_gpu:``): a flag of that name handed here picks the device.
+    condition_attributes: set[str] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return (
@@ -180,6 +183,8 @@ class DeviceAnalysis(Analysis):
         # what they return), and the conditions that call a function of the file.
         self.wrappers: dict[str, cst.BaseExpression] = {}
         self.wrapper_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []
+        # Names the file's functions return (``return args``): name -> the functions.
+        self.returned_names: dict[str, set[str]] = defaultdict(set)
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -338,6 +343,8 @@ class DeviceAnalysis(Analysis):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
         if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
             self.wrappers.setdefault(self.walk.qualname, node.value)
+        if type(node.value) is cst.Name and self.walk.enclosing_function is not None:
+            self.returned_names[node.value.value].add(self.walk.qualname)
 
     def _asks_for_cuda(self, value: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
@@ -662,22 +669,25 @@ class DeviceAnalysis(Analysis):
         consumes stay, and are reported."""
         part = self.part
         amp = self.facts.amp
-        for name, values in self.flag_candidates.items():
+        part.condition_attributes = {
+            name.rsplit(".", 1)[1] for node in self.device_code for name in self.cond_refs.get(node, ()) if "." in name
+        }
+        for name in self.flag_candidates:
             if name in amp.owned_names:
                 continue  # a device type or a precision choice: rewritten by the AMP concern
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
             if any(use in self.device_code for use in uses):
                 purpose = "picks the device"
+            elif (
+                (exporter := self.exporter_of(name)) is not None and any(w in name.lower() for w in ("cuda", "gpu"))
+                and all(_is_truth(v) for v in self.flag_candidates[name])
+            ):
+                purpose = f"picks the device in the modules that read it (`{exporter}()` returns it)"
             elif name in amp.flags:
                 purpose = "switches mixed precision on"
             else:
                 continue
-            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
-            for value in values:
-                if blocker is None:
-                    part.flag_values[value] = (name, purpose)
-                else:
-                    part.blocked_flags[value] = (name, blocker)
+            self.switch_on(name, purpose)
         map_locations = self.facts.checkpoint.map_locations
         in_locations = {id(sub) for location in map_locations for sub in walk(location)}
         part.calls = {n for n in part.calls if id(n) not in in_locations}
@@ -701,6 +711,26 @@ class DeviceAnalysis(Analysis):
             if type(check) is cst.Comparison and (compared := _compared_with_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
+
+    def switch_on(self, name: str, purpose: str) -> None:
+        """The flag ``name`` picks the device (or switches on mixed precision): its checks are
+        dropped, unless it also guards code that fails without CUDA."""
+        uses = [node for node, refs in self.cond_refs.items() if name in refs]
+        blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+        for value in self.flag_candidates[name]:
+            if blocker is None:
+                self.part.flag_values[value] = (name, purpose)
+            else:
+                self.part.blocked_flags[value] = (name, blocker)
+
+    def exporter_of(self, name: str) -> str | None:
+        """``args.cuda = not args.no_cuda and torch.cuda.is_available()`` in a function that
+        returns ``args`` (an argument parser's helper): a flag that other modules read (one
+        named for CUDA or the GPU picks the device there: its check is dropped); the
+        function that returns it."""
+        root, _, attr = name.partition(".")
+        functions = self.returned_names.get(root)
+        return min(functions) if functions and attr and "." not in attr else None
 
     def _holds_the_xla_device(self, name: str) -> bool:
         """What a CUDA check compares names no CUDA device once converted: a CUDA string (it
@@ -831,6 +861,17 @@ def _named_like_an_index(name: str) -> bool:
     """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
     last = name.rsplit(".", 1)[-1].lower()
     return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
+
+
+def _is_truth(value: cst.BaseExpression) -> bool:
+    """A value that is True or False (``not args.no_cuda and torch.cuda.is_available()``,
+    ``True if ... else False``), not a count or a device."""
+    kind = type(value)
+    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (kind is cst.UnaryOperation and type(value.operator) is cst.Not):  # type: ignore[attr-defined]
+        return True
+    if kind is cst.IfExp:
+        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]
+    return False
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

@@ -65,13 +65,16 @@ class _Loop:
     targets: set[str]
     source: str | None  # what it iterates, dotted
     moved: set[str] = field(default_factory=set)
+    # Batch names made by a callable of a project module (``x, y = model.parse_batch(batch)``):
+    # name -> (the call, the callable).
+    through: dict[str, tuple[cst.Call, str]] = field(default_factory=dict)
     # Forward calls: (call, the module called, the loop's batch names it is given).
     forwards: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
 
 
 class ObligationAnalysis(Analysis):
     name = "obligations"
-    reads = ("imports", "device_values")
+    reads = ("imports", "device_values", "project")
     settle_reads = ("device_values", "device", "training", "checkpoint", "project")
 
     def __init__(self, walk: Walk) -> None:
@@ -87,6 +90,8 @@ class ObligationAnalysis(Analysis):
         self.params: dict[str, set[str]] = {}  # function -> its parameters
         self.handed: list[tuple[cst.Call, str, list[str]]] = []  # calls of the project: (call, callee, names given)
         self.legacy_constructors: list[cst.Call] = []
+        # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
+        self.built: dict[str, list[cst.Call]] = defaultdict(list)
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -127,6 +132,11 @@ class ObligationAnalysis(Analysis):
                     loop.moved.update(names)
                 else:
                     loop.targets.update(names)
+            elif loop is not None and type(value) is cst.Call and (func := dotted(value.func)) is not None and any(
+                _batch_name(a.value, loop.targets) for a in value.args
+            ) and self.walk.analysis(ProjectAnalysis).origin(func) is not None:
+                loop.targets.update(names)
+                loop.through.update((name, (value, func)) for name in names)
             if len(names) != 1:
                 continue
             core = value
@@ -135,6 +145,7 @@ class ObligationAnalysis(Analysis):
                     self._move(names[0], core)
                 core = receiver(core)  # type: ignore[assignment]
             if type(core) is cst.Call:
+                self.built[names[0]].append(core)
                 callee = self.walk.resolve(core.func)
                 if callee == "torch.load":
                     self.loaded[names[0]] = core
@@ -196,6 +207,9 @@ class ObligationAnalysis(Analysis):
         or a wrapper, may move it)."""
         values = self.values
         optimizer = self.stepped[model]
+        if not self.moves.get(model):
+            self._built_elsewhere(model, optimizer)
+            return False
         running: list[tuple[_Move, Where]] = []
         skipped: list[tuple[_Move, cst.If]] = []
         for move in self.moves.get(model, []):
@@ -207,6 +221,11 @@ class ObligationAnalysis(Analysis):
             if false_cond is not None:
                 if false_cond not in self.facts.device.blocked_ifs and false_cond not in self.facts.device.wrapped_checks:
                     skipped.append((move, false_cond))  # (those two are reported by XLA104 already)
+                continue
+            guard = next(((cond, flag) for cond, _ in move.conds
+                          if (flag := values.flag_in(cond.test, move.scope)) is not None and flag.elsewhere), None)
+            if guard is not None:  # ``if args.cuda: model.cuda()``, the flag from a module this run does not convert
+                running.append((move, Where(None, guard[1].why, guard[0].test, True)))
                 continue
             where = Where(True) if move.device is None else values.where(move.device, move.scope)
             if where.on_xla:
@@ -224,6 +243,11 @@ class ObligationAnalysis(Analysis):
                 self._break(move.call, DEVICE_FROM_PROJECT,
                             f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
                             "return the XLA device (torch_xla.device()), or convert that module too")
+        elif (away := next((w for _, w in running if w.elsewhere and w.node is not None), None)) is not None:
+            if (node := away.node) is not None and node not in self.facts.project.external_devices:  # (XLA003 says so already)
+                self._break(node, DEVICE_FROM_PROJECT,
+                            f"{what} goes to a device (or moves under a condition) that comes from another module: "
+                            f"{away.why}; a run on the project folder follows it (or make sure it is the XLA device)")
         elif skipped and not running:
             move, cond = skipped[0]
             self._break(move.call, MODEL_MOVE_SKIPPED,
@@ -231,12 +255,52 @@ class ObligationAnalysis(Analysis):
                         "port: it trains on the CPU; move it to the XLA device on every path")
         return False
 
+    def _built_elsewhere(self, model: str, optimizer: cst.Call) -> None:
+        """A stepped model that no statement of this file moves, built once by a callable of a
+        project module that this run does not convert (``model = load_model(args)``): where it
+        goes is decided there."""
+        built = self.built.get(model, [])
+        if len(built) != 1 or (func := dotted(built[0].func)) is None:
+            return
+        where = self._unconverted(func)
+        if where is None:
+            return  # outside the project, or converted (its own findings say where its moves go)
+        self._break(built[0], DEVICE_FROM_PROJECT,
+                    f"`{model}`, whose parameters `{_code(optimizer.func)}` steps, comes from `{func}()` in {where}, and "
+                    "nothing here moves it: where it goes (and whether to the XLA device) is decided there; a run on the "
+                    "project folder follows it")
+
+    def _through_project(self, loop: _Loop, through: tuple[cst.Call, str], model: str) -> None:
+        """Batches made by a callable of a project module that this run does not convert: it
+        decides whether they reach the device (``utils.to_gpu(x)`` inside ``parse_batch``)."""
+        call, func = through
+        where = self._unconverted(func)
+        if where is None:
+            return  # converted: its own moves are ported there
+        names = [n for n, (c, _) in loop.through.items() if c is call]
+        self._break(call, BATCH_OFF_XLA,
+                    f"`{names[0]}` reaches `{model}` (on the XLA device) from `{func}()` in {where}: whether the batch "
+                    "reaches the XLA device is decided there; a run on the project folder follows it")
+
+    def _unconverted(self, func: str) -> str | None:
+        """Where the callable ``func`` of a project module runs code that this run does not
+        convert, as a finding says it (None: outside the project, or converted)."""
+        found = self.walk.analysis(ProjectAnalysis).origin(func)
+        if found is None:
+            return None
+        if found.summary is None:
+            return f"{self.values.module_file(func)}, which this run does not read"
+        if found.summary.pending:
+            return f"{found.summary.path}, which this run does not convert"
+        via = found.summary.pending_via(found.name)
+        return f"{found.summary.path}, which calls into {via}, which this run does not convert" if via else None
+
     def _handed(self, on_xla: set[str]) -> None:
         """A model on the XLA device handed to a function of a project module that still needs
         converting, which feeds it batches (its loops keep their CUDA moves until it is); a flag
         the port switched on (``args.use_gpu``) handed to one that picks a device with it."""
         project = self.walk.analysis(ProjectAnalysis)
-        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose == "picks the device"}
+        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose.startswith("picks the device")}
         for call, callee, names in self.handed:
             flag = next((f for f, root in flags.items() if root in names or f in names), None)
             found = project.origin(callee) if flag is not None else None
@@ -282,6 +346,9 @@ class ObligationAnalysis(Analysis):
             for call, model, batch in loop.forwards:
                 if model not in on_xla or not (unmoved := [n for n in batch if n not in loop.moved]):
                     continue
+                if (through := next((loop.through[n] for n in unmoved if n in loop.through), None)) is not None:
+                    self._through_project(loop, through, model)
+                    break
                 data = self.loaders_of.get(loop.source, loop.source)
                 loaded = self.loaded.get(data)
                 location = arg_value(loaded, 1, "map_location") if loaded is not None else None

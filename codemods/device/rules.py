@@ -7,15 +7,17 @@ from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, valid
 NO_DEVICE = Rule(
     "XLA005",
     "no-device",
-    "warning",
+    "error",
     "A training script that names no device runs on the CPU: it is left unchanged",
     False,
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
-    "time_sequence_prediction) trains on the CPU. Porting only its loop (a barrier, `xm.optimizer_step`, step "
-    "closures) would leave it on the CPU with XLA calls that do nothing; where its tensors should live is a "
-    "choice the tool cannot make (numpy data, float64 models), so the file is left as it is and this one "
-    "finding says so. Once the model and its tensors move to `torch_xla.device()`, a second conversion ports "
-    "the rest.",
+    "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`) trains on "
+    "the CPU: obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
+    "an error (the converted script would train on the wrong device). Porting only its loop (a barrier, "
+    "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
+    "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
+    "it is and this one finding says so. To resolve it, move the model and its tensors to `torch_xla.device()`; "
+    "a second conversion ports the rest.",
     examples=lambda: (Invalid(
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
@@ -82,6 +84,59 @@ NO_DEVICE = Rule(
             note="lbfgs",
             alias=True,
             findings=(Expected(8, 1, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.optim as optim
+
+            class PPO(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.optimizer = optim.Adam(self.parameters(), lr=0.0005)
+
+                def train_net(self, batches):
+                    for s in batches:
+                        loss = self.fc(s).sum()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+
+            def main():
+                model = PPO()
+                for n_epi in range(100):
+                    model.train_net([torch.randn(8, 4)])
+            """,
+            note="agent-class-steps-its-own-parameters",
+            findings=(Expected(12, 9, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            from torch import nn
+            from torch.optim import Adam as A
+
+            class Agent(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.opt = A(self.parameters())
+
+                def update(self, batches):
+                    for s in batches:
+                        self.opt.zero_grad()
+                        self.fc(s).sum().backward()
+                        self.opt.step()
+
+            agent = Agent()
+            for episode in range(10):
+                agent.update(data)
+            """,
+            note="agent-class-aliases-sagemaker",
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(11, 9, "this script trains but picks no device"),),
         ),
     ),
 )
@@ -631,7 +686,13 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
     "`torch.cuda.is_available()` or `torch.cuda.device_count() > 0`: fairseq2's `CudaContext`) is left as "
     "is and is an error: on XLA the wrapper returns False, so the device it picks is the CPU; make the "
-    "wrapper return True, or pick `torch_xla.device()` there. Wrappers in other files are not followed.",
+    "wrapper return True, or pick `torch_xla.device()` there. Wrappers in other files are not followed. A flag "
+    "that picks the device in another module of the project is dropped too: a flag named for CUDA or the GPU "
+    "that a function returns on an object (`args.cuda = not args.no_cuda and torch.cuda.is_available(); return "
+    "args` in arguments.py, read by main.py), and a flag handed to a callable of a project module whose device "
+    "choice reads it (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`, then `Exp(args)`, whose base "
+    "class picks `cuda` under `if self.args.use_gpu:`). A file that chooses the device with another module's "
+    "flag follows it there (XLA111, XLA112).",
     examples=lambda: (
         invalid(
             """
@@ -651,6 +712,18 @@ CUDA_AVAILABLE_DEVICE = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+
+            def get_args(parser):
+                args = parser.parse_args()
+                args.benchmark = torch.cuda.is_available() and args.fast
+                return args
+            """,
+            filename="arguments.py",
+            note="a-returned-flag-not-named-for-cuda-stays",
+        ),
         valid(
             """
             import sys
@@ -1134,6 +1207,58 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             alias=True,
             findings=(Expected(4, 10, "device picked by an accelerator check, which is False on XLA"),),
+        ),
+        invalid(
+            """
+            import argparse
+
+            import torch
+
+            def get_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--no-cuda", action="store_true", default=False)
+                args = parser.parse_args()
+                args.cuda = not args.no_cuda and torch.cuda.is_available()
+                return args
+            """,
+            """
+            import argparse
+
+            import torch
+
+            def get_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--no-cuda", action="store_true", default=False)
+                args = parser.parse_args()
+                args.cuda = not args.no_cuda
+                return args
+            """,
+            filename="arguments.py",
+            note="a-cuda-flag-returned-for-other-modules",
+            findings=(Expected(9, 17, "`args.cuda` picks the device in the modules that read it (`get_args()` returns it)"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            def options(parser):
+                opts = parser.parse_args()
+                opts.use_gpu = th.cuda.is_available() and not opts.cpu
+                return opts
+            """,
+            """
+            import torch as th
+
+            def options(parser):
+                opts = parser.parse_args()
+                opts.use_gpu = not opts.cpu
+                return opts
+            """,
+            target="sagemaker",
+            filename="config.py",
+            note="a-gpu-flag-returned-for-other-modules-sagemaker",
+            alias=True,
+            findings=(Expected(5, 20, "`opts.use_gpu` picks the device in the modules that read it (`options()` returns it)"),),
         ),
     ),
 )
@@ -1976,7 +2101,13 @@ DEVICE_FROM_PROJECT = Rule(
     "of such a module that trains a model (`exp.train(loader)`): its device, model, batches and step stay on "
     "CUDA terms until that module is converted. A run on a single file "
     "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
-    "the helper.",
+    "the helper. The same error says where a single-file run cannot follow the stepped model's device because "
+    "it goes through a module this run does not convert: a device chosen with a flag of another module "
+    "(`args = get_args(); torch.device(\"cuda:0\" if args.cuda else \"cpu\")`), a device that a function of "
+    "another module sets on its argument (`parse_gpu(args)`, then `model.to(args.device)`), or a model that "
+    "another module builds and nothing in the file moves (`model = load_model(args)`). Each names the function "
+    "and the module; to resolve it, run the tool on the project folder, which follows them (and reports there "
+    "what still ends off the XLA device).",
     examples=lambda: (
         invalid(
             """
@@ -1996,8 +2127,159 @@ DEVICE_FROM_PROJECT = Rule(
             def pick_device():
                 return "cuda" if torch.cuda.is_available() else "cpu"
             """)),
+        valid(
+            """
+            import torch
+            from modeling import load_model
+
+            model = load_model(args, 16).cuda()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            """
+            import torch
+            import torch_xla
+            from modeling import load_model
+
+            model = load_model(args, 16).to(torch_xla.device())
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            note="a-model-built-by-another-module-moved-here",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from arguments import get_args
+
+            args = get_args()
+            if args.cuda:
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            policy = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            """
+            import torch
+            import torch_xla
+            from arguments import get_args
+
+            args = get_args()
+            if args.cuda:
+                device = torch_xla.device()
+            else:
+                device = torch.device("cpu")
+            policy = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            note="a-flag-from-another-module-in-an-if-single-file",
+            findings=(Expected(6, 4, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read"),),
+        ),
+        invalid(
+            """
+            import torch
+            from src.gpu import parse_gpu
+
+            parse_gpu(args)
+            model = torch.nn.Linear(4, 2)
+            model.to(args.device)
+            optimizer = torch.optim.AdamW(model.parameters())
+            """,
+            note="a-device-set-by-another-module-single-file",
+            findings=(Expected(4, 1, "`args.device` may be set by `parse_gpu()` in src/gpu.py, which this run does not "
+                               "read; a run on the project folder follows it"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from src.gpu import parse_gpu as pg
+
+            pg(opts)
+            net = th.nn.Linear(4, 2).to(opts.device)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-device-set-by-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(4, 1, "`opts.device` may be set by `pg()` in src/gpu.py"),),
+        ),
+        invalid(
+            """
+            import torch
+            from modeling import load_model
+
+            model = load_model(args, 16)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            note="a-model-built-by-another-module-single-file",
+            findings=(Expected(4, 9, "`model`, whose parameters `torch.optim.AdamW` steps, comes from `load_model()` in "
+                               "modeling.py, which this run does not read, and nothing here moves it"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            import modeling as m
+
+            net = m.load_model(args)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-model-built-by-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(4, 7, "comes from `m.load_model()` in modeling.py"),),
+        ),
+        invalid(
+            """
+            import torch
+            from arguments import get_args
+
+            args = get_args()
+            device = torch.device("cuda:0" if args.cuda else "cpu")
+            policy = torch.nn.Linear(4, 2)
+            policy.to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from arguments import get_args
+
+            args = get_args()
+            device = torch.device("xla" if args.cuda else "cpu")
+            policy = torch.nn.Linear(4, 2)
+            policy.to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            note="a-flag-from-another-module-single-file",
+            findings=(Expected(6, 23, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read; "
+                               "a run on the project folder follows it"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from utils.config import options as opts
+
+            cfg = opts()
+            dev = th.device("cuda" if not cfg.no_gpu else "cpu")
+            net = th.nn.Linear(4, 2).to(dev)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from utils.config import options as opts
+
+            cfg = opts()
+            dev = th.device("xla" if not cfg.no_gpu else "cpu")
+            net = th.nn.Linear(4, 2).to(dev)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-flag-from-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(6, 17, "`cfg.no_gpu` comes from `opts()` in utils/config.py, which this run does not read"),),
+        ),
         run(("train.py", _PROJECT_TRAIN), ("helpers.py", """
             import torch
 
@@ -2288,7 +2570,10 @@ BATCH_OFF_XLA = Rule(
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
     "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
     "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
-    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too.",
+    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too. Batches made "
+    "by a callable of a project module that this run does not convert (`x, y = model.parse_batch(batch)`, whose "
+    "`utils.to_gpu(x)` moves them to CUDA) are reported at that call in a single-file run: whether they reach "
+    "the XLA device is decided there, and a run on the project folder converts it.",
     examples=lambda: (
         invalid(
             """
@@ -2363,6 +2648,72 @@ BATCH_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from model import Tacotron2
+
+            model = Tacotron2().cuda()
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for i, batch in enumerate(train_loader):
+                x, y = model.parse_batch(batch)
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from model import Tacotron2
+
+            model = Tacotron2().to(torch_xla.device())
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for i, batch in enumerate(train_loader):
+                x, y = model.parse_batch(batch)
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="batches-made-by-a-method-of-another-module",
+            findings=(Expected(9, 12, "`x` reaches `model` (on the XLA device) from `model.parse_batch()` in model.py, "
+                               "which this run does not read"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from model import Tacotron2 as T
+
+            net = T().cuda()
+            opt = th.optim.Adam(net.parameters())
+            for batch in loader:
+                inputs, targets = net.parse_batch(batch)
+                opt.zero_grad()
+                th.nn.functional.mse_loss(net(inputs), targets).backward()
+                opt.step()
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+            from model import Tacotron2 as T
+
+            net = T().to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for batch in loader:
+                inputs, targets = net.parse_batch(batch)
+                opt.zero_grad()
+                th.nn.functional.mse_loss(net(inputs), targets).backward()
+                xm.optimizer_step(opt)
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="batches-made-by-a-method-of-another-module-sagemaker",
+            alias=True,
+            findings=(Expected(8, 23, "`inputs` reaches `net` (on the XLA device) from `net.parse_batch()` in model.py"),),
+        ),
         invalid(
             """
             import torch as th

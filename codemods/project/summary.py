@@ -55,6 +55,19 @@ class ModuleSummary:
     feeding: frozenset[str] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
+    # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
+    # is on an XLA host after the port, None if not known; the code of its value).
+    device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
+    # Callables that set a device on an attribute of a parameter (``parse_gpu(args)`` sets
+    # ``args.device``): (callable, index without self, attribute, where it ends on an XLA host
+    # after the port, None if not known; what it is there).
+    parameter_devices: tuple[tuple[str, int, str, bool | None, str], ...] = ()
+    # Callables that call into a module that still needs converting (directly or through
+    # others): (callable, that module's path).
+    pending_calls: tuple[tuple[str, str], ...] = ()
+    # Attributes that conditions around device code read here or in the project modules this
+    # one imports (``use_gpu`` of ``if self.args.use_gpu:``).
+    condition_attributes: frozenset[str] = frozenset()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -85,6 +98,20 @@ class ModuleSummary:
     def device_of(self, name: str) -> tuple[bool | None, str] | None:
         """Where the device that ``name`` returns ends on an XLA host (None: not a device)."""
         return next(((on_xla, why) for function, on_xla, why in self.device_returns if function == name), None)
+
+    def flag_of(self, name: str, attribute: str) -> tuple[bool | None, str] | None:
+        """What the flag ``attribute`` of what ``name`` returns is on an XLA host (None: no such flag)."""
+        return next(((on_xla, code) for function, attr, on_xla, code in self.device_flags
+                     if function == name and attr == attribute), None)
+
+    def device_set_on(self, name: str, index: int, attribute: str) -> tuple[bool | None, str] | None:
+        """Where the device that ``name`` sets on ``attribute`` of its argument ``index`` ends."""
+        return next(((on_xla, why) for function, position, attr, on_xla, why in self.parameter_devices
+                     if function in (name, f"{name}.__init__") and position == index and attr == attribute), None)
+
+    def pending_via(self, name: str) -> str | None:
+        """The path of a module still to convert that calling ``name`` runs code of."""
+        return next((path for function, path in self.pending_calls if function in (name, f"{name}.__init__")), None)
 
     def feeds(self, name: str) -> bool:
         return name in self.feeding

@@ -589,10 +589,20 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
 
     def _builds_model_and_optimizer(self) -> bool:
         """Some function (or the module) builds a model and an optimizer over it: the
-        script owns its model (a training function handed one may get it on the device)."""
-        for scope in [self.module_scope, *self.function_records.values()]:
+        script owns its model (a training function handed one may get it on the device);
+        or a model class of the file builds an optimizer over its own parameters
+        (``self.optimizer = optim.Adam(self.parameters())``, an RL agent) and the file
+        builds that class."""
+        scopes = [self.module_scope, *self.function_records.values()]
+        self_optimizing = {
+            scope.qualname.rsplit(".", 1)[0] for scope in scopes
+            if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
+        }
+        for scope in scopes:
             built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
+                return True
+            if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):
                 return True
         return False
 
