@@ -189,6 +189,13 @@ class RankAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
         owner = self.owner
+        func = node.func
+        if (type(func) is cst.Attribute and func.attr.value == "local_rank" and type(func.value) is cst.Name
+                and func.value.value != "self" and not node.args):
+            # ``args.local_rank()`` (it was given ``torch.cuda.current_device``): the call is the
+            # read, replaced whole (``xr.local_ordinal()()`` would call an int)
+            self.skip.add(id(func))
+            self.local_rank_reads.append(_Read(node, "local_ordinal", owner))
         if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
             self.program_starts.append(node)  # one per worker, or given an environment of its own
         if any(arg.keyword is not None and arg.keyword.value in ENV_CONCEPTS for arg in node.args):

@@ -275,6 +275,83 @@ XLA_RANKS = Rule(
     invalid=lambda: (
         invalid(
             """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("nccl")
+                return args.local_rank()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("xla", init_method="xla://")
+                return xr.local_ordinal()
+            """,
+            target="2.9",
+            note="local-rank-holds-current-device",
+            findings=(Expected(15, 12, "args.local_rank() -> xr.local_ordinal()"),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("nccl")
+                return args.local_rank()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                return xm.get_local_ordinal()
+            """,
+            target="sagemaker",
+            note="local-rank-holds-current-device-1.13",
+            findings=(Expected(18, 12, "args.local_rank() -> xm.get_local_ordinal()"),),
+        ),
+        invalid(
+            """
             import os
             import torch.distributed as dist
 
