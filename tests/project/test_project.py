@@ -354,3 +354,37 @@ def test_an_instance_handed_to_a_driver_under_another_name_is_followed(rl: Path)
     findings = _run(rl, ["agent.py", "main.py"])
     assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [19]
     assert not [f for f in findings["agent.py"] if f.rule == "XLA306"]
+
+
+FSDP_SPLIT = FIXTURES / "fsdp_split"
+
+
+@pytest.fixture
+def fsdp_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "fsdp_split"
+    shutil.copytree(FSDP_SPLIT, copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'fsdp_split'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_whose_optimizer_an_fsdp_file_hands_in_stays_plain(fsdp_split: Path, target: str) -> None:
+    """train.py wraps the model in FSDP and hands it, with its optimizer, to train_utils.train:
+    converted together, train_utils' step stays optimizer.step() (FSDP reduce-scatters the
+    gradients; xm.optimizer_step would all-reduce the shards again), with no finding left."""
+    findings = _run(fsdp_split, ["train_utils.py", "train.py"], target)
+    assert not [f for f in findings["train_utils.py"] if f.rule == "XLA201"], findings["train_utils.py"]
+    assert not [f for f in findings["train.py"] if "trains this FSDP model" in f.message]
+
+
+def test_a_step_whose_optimizer_comes_from_a_caller_that_is_not_known_stays_plain_with_an_error(fsdp_split: Path) -> None:
+    """train.py wraps a model in FSDP but hands train_utils.train another one: which model the
+    optimizer steps is not known in train_utils, so its plain step is an error."""
+    train = fsdp_split / "train.py"
+    train.write_text(train.read_text().replace("train(model, loader, optimizer, epoch, local_rank)",
+                                               "train(plain, loader, optimizer, epoch, local_rank)"))
+    findings = _run(fsdp_split, ["train_utils.py", "train.py"])
+    (error,) = [f for f in findings["train_utils.py"] if f.rule == "XLA201"]
+    assert not error.fixed and error.severity == "error"
+    assert "`optimizer.step()` stays: `optimizer` comes from the caller" in error.message
