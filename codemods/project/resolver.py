@@ -312,8 +312,10 @@ def wraps_fsdp(data: bytes) -> bool:
     return b"FullyShardedDataParallel" in data or b"fully_shard" in data
 
 
-def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
-    """The project files a file imports (a quick textual scan: enough to order a run)."""
+def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:
+    """The project files a file imports (a quick textual scan: enough to order a run), and
+    those that an imported package's ``__init__.py`` imports in turn (``from a2c import algo``,
+    whose ``__init__`` imports ``.a2c_acktr``: the file reaches that module through it)."""
     imports = project.imports_of(path)
     found: set[Path] = set()
     for module, names, plain in _IMPORT.findall(data):
@@ -329,6 +331,11 @@ def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
             located = imports.module_file(wanted, name)
             if located is not None:
                 found.add(located[0])
+    for package in [f for f in found if f.name == "__init__.py"] if depth < _MAX_HOPS else []:
+        try:
+            found |= imported_files(project, package, read_bytes(str(package)), depth + 1)
+        except FileProblem:
+            continue
     found.discard(resolved(path))
     return found
 
