@@ -95,7 +95,9 @@ class Target:
     # xm.* and torch_xla.experimental.pjrt).
     missing_modules: tuple[str, ...] = ()
     # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
-    # called by the master alone, under a rank check, it waits forever.
+    # called by the master alone, under a rank check, it waits forever.  A torch.save under
+    # a rank check stays there and saves ``xm._maybe_convert_to_cpu(state)`` (the "to_cpu"
+    # concept): xm.save's own move to the CPU, without its rendezvous (docs/choices.md).
     save_waits_for_all: bool = False
     # The platform starts the processes and calls the script's ``_mp_fn(index)`` in each
     # (SageMaker's pytorchxla runtime imports the script: its main guard does not run).
@@ -217,6 +219,9 @@ TARGETS: dict[str, Target] = {
             "grad_scaler": Api("torch_xla.amp", "GradScaler"),
             "custom_fwd": Api("torch_xla.amp", "custom_fwd"),
             "custom_bwd": Api("torch_xla.amp", "custom_bwd"),
+            # What xm.save does before its rendezvous: the device tensors of a nested state go
+            # to the CPU in one transfer (a torch.save under a rank check keeps it, see save_waits_for_all).
+            "to_cpu": _xm("_maybe_convert_to_cpu"),
             **_COMMON,
         },
         autocast_takes="nothing",

@@ -78,11 +78,7 @@ class CheckpointRewrite(Concern):
             )
         problem = self.facts.checkpoint.saves[original]
         if problem is None and self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
-            problem = (
-                f"under a rank check, and xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process "
-                "(a rendezvous), so only the master would wait, forever; call xm.save in every process, outside "
-                "the check (it writes on the master only)"
-            )
+            return self._guarded_save(original, updated)
         if problem is not None:
             self.ctx.report(XLA_SAVE, original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
             return updated
@@ -103,5 +99,46 @@ class CheckpointRewrite(Concern):
             f"{self.ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
             build,
             result=lambda call: call.func,
+        )
+        return new if new is not None else updated
+
+    def _guarded_save(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """A torch.save under a rank check, where xm.save ends in a rendezvous of every process
+        (torch_xla 1.13: the master alone would wait forever): it stays, and saves its state
+        moved to the CPU the way xm.save moves it, without the rendezvous."""
+        to_cpu = self.ctx.target.api("to_cpu").spelled
+        why = (f"xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process, so the master "
+               "alone would wait forever")
+        index = next((i for i, a in enumerate(original.args)
+                      if (a.keyword is None and not a.star and i == 0) or (a.keyword is not None and a.keyword.value == "obj")),
+                     None)
+        if index is None:
+            self.ctx.report(
+                XLA_SAVE, original,
+                f"`{self.ctx.code(original.func)}` stays under a rank check ({why}): it pickles each XLA tensor "
+                f"through the CPU, and the file loads only where torch_xla is installed; save `{to_cpu}(state)`",
+            )
+            return updated
+        state = updated.args[index]
+        given = original.args[index].value
+        if type(given) is cst.Call and self.ctx.resolve(given.func) == self.ctx.target.api("to_cpu").qualified_name:
+            return updated  # ported already
+
+        def build() -> cst.Call | None:
+            moved = self.ctx.call("to_cpu", [cst.Arg(state.value)])
+            if moved is None:
+                return None
+            args = list(updated.args)
+            args[index] = state.with_changes(value=moved)
+            return updated.with_changes(args=args)
+
+        new = self.ctx.fix(
+            XLA_SAVE,
+            original,
+            f"`{self.ctx.code(original.func)}` under a rank check stays ({why}) and saves its state through "
+            f"`{to_cpu}`: the device tensors go to the CPU first, as xm.save moves them, so the file loads "
+            "without torch_xla",
+            build,
+            result=lambda call: call.args[index].value,
         )
         return new if new is not None else updated

@@ -9,7 +9,10 @@ XLA_SAVE = Rule(
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only. A `torch.save` in a Dataset class (a feature cache written by "
-    "`__getitem__`) saves host data in every process and DataLoader worker: it stays.",
+    "`__getitem__`) saves host data in every process and DataLoader worker: it stays. In torch_xla 1.13 (the "
+    "sagemaker target) `xm.save` ends in a rendezvous of every process, so under a rank check the master alone "
+    "would wait forever: there `torch.save` stays and saves `xm._maybe_convert_to_cpu(state)`, the move to the "
+    "CPU that `xm.save` makes, without the rendezvous.",
     examples=lambda: (
         invalid(
             """
@@ -89,7 +92,7 @@ XLA_SAVE = Rule(
             findings=(Expected(5, 5, "torch.save -> xm.save"),),
         ),
         # torch_xla 1.13's xm.save waits for every process: under a rank check it would hang,
-        # so the save is reported instead.
+        # so torch.save stays and saves the state moved to the CPU as xm.save moves it.
         invalid(
             """
             import torch
@@ -114,11 +117,35 @@ XLA_SAVE = Rule(
                 os.environ.setdefault("MASTER_PORT", "12355")
                 dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 if xm.get_ordinal() == 0:
-                    torch.save(model.state_dict(), "model.pt")
+                    torch.save(xm._maybe_convert_to_cpu(model.state_dict()), "model.pt")
             """,
             target="sagemaker",
             note="rank-guarded-save-on-1.13",
-            findings=(Expected(13, 9, "`torch.save` stays"),),
+            findings=(Expected(13, 20, "`torch.save` under a rank check stays"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            import torch.distributed as dist
+
+
+            def save(net, args):
+                if dist.get_rank() == 0:
+                    th.save(obj={"net": net.state_dict()}, f=args.out)
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+
+            def save(net, args):
+                if xm.get_ordinal() == 0:
+                    th.save(obj=xm._maybe_convert_to_cpu({"net": net.state_dict()}), f=args.out)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="master-guarded-save-on-1.13",
+            findings=(Expected(7, 21, "saves its state through `xm._maybe_convert_to_cpu`"),),
         ),
         invalid(
             """

@@ -372,8 +372,31 @@ def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+_COLLECTIONS = frozenset({"list", "tuple", "set", "dict"})
+
+
 def _moves(value: cst.BaseExpression) -> bool:
-    return any(type(e) is cst.Call and method_name(e) in ("to", "cuda") for e in _elements(value))
+    """``x.to(device)``, each element of a tuple, or a collection of moved items:
+    ``[x.to(device) for x in xs]`` (list, set, dict, generator), ``tuple(...)``/``list(...)`` of one,
+    ``list(map(lambda t: t.to(device), xs))``."""
+    return any(_moves_each(e) for e in _elements(value))
+
+
+def _moves_each(value: cst.BaseExpression) -> bool:
+    if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
+        return True
+    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return _moves_each(value.elt)  # type: ignore[attr-defined]
+    if type(value) is cst.DictComp:
+        return _moves_each(value.value)  # type: ignore[attr-defined]
+    if type(value) is cst.Call and value.args:
+        func = dotted(value.func)
+        first = value.args[0].value
+        if func in _COLLECTIONS and len(value.args) == 1:
+            return _moves_each(first)
+        if func == "map" and type(first) is cst.Lambda:
+            return _moves_each(first.body)
+    return False
 
 
 def _roots(value: cst.BaseExpression) -> list[cst.BaseExpression]:

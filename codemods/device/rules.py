@@ -2646,6 +2646,97 @@ BATCH_OFF_XLA = Rule(
             """,
             note="no-tensor-relies-on-the-default-type",
         ),
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+                torch_xla.sync()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            note="comprehensions-move-the-batch",
+        ),
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+                xm.mark_step()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            target="sagemaker",
+            note="comprehensions-move-the-batch-1.13",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -2713,6 +2804,36 @@ BATCH_OFF_XLA = Rule(
             note="batches-made-by-a-method-of-another-module-sagemaker",
             alias=True,
             findings=(Expected(8, 23, "`inputs` reaches `net` (on the XLA device) from `net.parse_batch()` in model.py"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            net = th.nn.Linear(4, 2).cuda()
+            opt = th.optim.Adam(net.parameters())
+            for n_id, adjs in train_loader:
+                adjs = [adj.cuda() for adj in adjs]
+                loss = net(adjs).pow(2).mean()
+            for n_id, adjs in train_loader:
+                print(net(adjs))
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for n_id, adjs in train_loader:
+                adjs = [adj.to(xm.xla_device()) for adj in adjs]
+                loss = net(adjs).pow(2).mean()
+                xm.mark_step()
+            for n_id, adjs in train_loader:
+                print(net(adjs))
+            """,
+            target="sagemaker",
+            alias=True,
+            note="training-loop-moves-by-comprehension",
+            findings=(Expected(11, 11, "`adjs` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"),),
         ),
         invalid(
             """

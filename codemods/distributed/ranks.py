@@ -92,6 +92,9 @@ class RankAnalysis(Analysis):
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
         self.launch_check_owners: dict[cst.Comparison, str] = {}
+        # ``args.local_rank == -1`` (a launcher never sets a local rank of -1): launch checks
+        # if the script parses a --local_rank flag, as the environment's are (finish).
+        self.local_rank_checks: dict[cst.Comparison, tuple[bool, str]] = {}
         # A launcher of its own: programs it starts, one per worker (in a loop) or with an
         # environment of their own (``env=``), and rank variables it sets for them
         # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
@@ -176,6 +179,12 @@ class RankAnalysis(Analysis):
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
             return
+        if (type(left) is cst.Attribute and left.attr.value == "local_rank" and type(left.value) is cst.Name
+                and left.value.value != "self" and (_literal(right) or "").lstrip("-").isdigit()
+                and int(_literal(right) or "0") < 0):
+            self.local_rank_checks[node] = (type(operator) is cst.NotEqual, self.owner)
+            self.skip.add(id(left))
+            return
         read = _int_of(left)
         found = self._env(read) if read is not None else None
         if found is None or found[1] is None or _literal(found[1]) is None:
@@ -189,6 +198,13 @@ class RankAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
         owner = self.owner
+        func = node.func
+        if (type(func) is cst.Attribute and func.attr.value == "local_rank" and type(func.value) is cst.Name
+                and func.value.value != "self" and not node.args):
+            # ``args.local_rank()`` (it was given ``torch.cuda.current_device``): the call is the
+            # read, replaced whole (``xr.local_ordinal()()`` would call an int)
+            self.skip.add(id(func))
+            self.local_rank_reads.append(_Read(node, "local_ordinal", owner))
         if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
             self.program_starts.append(node)  # one per worker, or given an environment of its own
         if any(arg.keyword is not None and arg.keyword.value in ENV_CONCEPTS for arg in node.args):
@@ -273,6 +289,9 @@ class RankAnalysis(Analysis):
     def finish(self) -> None:
         if self.local_rank_flag:
             self.rank_reads.extend(self.local_rank_reads)
+            for check, (launched, owner) in self.local_rank_checks.items():
+                self.part.launched_checks[check] = launched
+                self.launch_check_owners[check] = owner
         # Saves under a rank check, whether or not the analysis sees several processes: only
         # the master reaches them (an xm.save there hangs on torch_xla 1.13).
         self.part.guarded_saves = {

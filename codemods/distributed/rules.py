@@ -275,6 +275,203 @@ XLA_RANKS = Rule(
     invalid=lambda: (
         invalid(
             """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if args.local_rank == -1:
+                    device = torch.device("cuda")
+                else:
+                    dist.init_process_group(backend="nccl")
+                    device = torch.device("cuda", args.local_rank)
+                model = torch.nn.Linear(4, 2).to(device)
+                if args.local_rank != -1:
+                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if False:
+                    device = torch_xla.device()
+                else:
+                    dist.init_process_group("xla", init_method="xla://")
+                    device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                if True:
+                    model = torch.nn.parallel.DistributedDataParallel(model)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            target="2.9",
+            note="local-rank-flag-minus-one-asks-launched",
+            findings=(Expected(12, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
+                      Expected(18, 8, "args.local_rank != -1 -> True")),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if args.local_rank == -1:
+                    device = torch.device("cuda")
+                else:
+                    dist.init_process_group(backend="nccl")
+                    device = torch.device("cuda", args.local_rank)
+                model = torch.nn.Linear(4, 2).to(device)
+                if args.local_rank != -1:
+                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if False:
+                    device = xm.xla_device()
+                else:
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                    device = xm.xla_device()
+                model = torch.nn.Linear(4, 2).to(device)
+                if True:
+                    model = torch.nn.parallel.DistributedDataParallel(model)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="local-rank-flag-minus-one-asks-launched-1.13",
+            findings=(Expected(14, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
+                      Expected(22, 8, "args.local_rank != -1 -> True")),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("nccl")
+                return args.local_rank()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("xla", init_method="xla://")
+                return xr.local_ordinal()
+            """,
+            target="2.9",
+            note="local-rank-holds-current-device",
+            findings=(Expected(15, 12, "args.local_rank() -> xr.local_ordinal()"),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("nccl")
+                return args.local_rank()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                return xm.get_local_ordinal()
+            """,
+            target="sagemaker",
+            note="local-rank-holds-current-device-1.13",
+            findings=(Expected(18, 12, "args.local_rank() -> xm.get_local_ordinal()"),),
+        ),
+        invalid(
+            """
             import os
             import torch.distributed as dist
 

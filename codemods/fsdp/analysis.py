@@ -58,6 +58,9 @@ class FsdpFacts:
     # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
     # there); the callable as the finding names it.
     foreign_training: dict[cst.Call, str] = field(default_factory=dict)
+    # For other files: the project callables this file hands an FSDP model to, which train it
+    # (their module's path, their name); their plain steps are right (runner.release_held).
+    trained_elsewhere: set[tuple[str, str]] = field(default_factory=set)
     # The first annotation naming an FSDP class (``model: FSDP``) in a file that may wrap
     # nothing itself: its model is wrapped elsewhere, and its optimizer steps stay plain.
     annotation: cst.Annotation | None = None
@@ -210,7 +213,9 @@ class FsdpAnalysis(Analysis):
                     part.state_dicts[call] = f"{dotted(receiver(call))}.{method}()"
 
     def settle(self) -> None:
-        """FSDP models handed to a project callable that trains them (its summary says so)."""
+        """FSDP models handed to a project callable that trains them (its summary says so), in
+        a module this run does not convert (one it converts keeps the plain step there: the
+        optimizer comes from its caller, and this file imports it)."""
         if not self.part.wraps:
             return
         project = self.walk.analysis(ProjectAnalysis)
@@ -218,7 +223,10 @@ class FsdpAnalysis(Analysis):
             if not names & self.wrapped_names:
                 continue
             found = project.origin(callee)
-            if found is not None and found.summary is not None and found.summary.trains(found.name):
+            if found is None or found.summary is None or not found.summary.trains(found.name):
+                continue
+            self.part.trained_elsewhere.add((found.summary.path, found.name))
+            if found.summary.pending:
                 self.part.foreign_training[call] = f"`{callee}` ({found.summary.path})"
 
     def _policy_function(self, value: cst.BaseExpression, depth: int = 0) -> str | None:

@@ -66,8 +66,9 @@ class FsdpRewrite(Concern):
             self.ctx.report(
                 XLA_FSDP, original,
                 f"{fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, "
-                "with the step barrier after it (that module does not wrap the model itself, so the tool makes its step "
-                "xm.optimizer_step, which would reduce the sharded gradients a second time)",
+                "with the step barrier after it (that module does not wrap the model itself: converted without this "
+                "file, its step becomes xm.optimizer_step, which would reduce the sharded gradients a second time); "
+                "convert the two together (the project folder) and the step stays plain",
             )
         if original in fsdp.state_dicts:
             self._state_dict(original)

@@ -81,13 +81,16 @@ class Project:
         in_run: Collection[Path] = (),
         known: Mapping[Path, ModuleSummary | None] | None = None,
         imported: Collection[Path] | None = None,
+        fsdp_imported: Collection[Path] = (),
     ) -> None:
         """``in_run``: the files this run converts (their summaries are not pending);
         ``known``: summaries the run has already made (by resolved path); ``imported``:
         the files of the run that another file of the run imports (found when needed,
-        if not given)."""
+        if not given), and ``fsdp_imported`` those of them that a file wrapping a model in
+        FSDP imports."""
         self.root = resolved(root)
         self._imported = None if imported is None else {resolved(p) for p in imported}
+        self._fsdp_imported = {resolved(p) for p in fsdp_imported}
         self.summarise = summarise
         self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
@@ -121,14 +124,24 @@ class Project:
             self._imported = set()
             for file in self.in_run:
                 try:
-                    self._imported |= imported_files(self, file, read_bytes(str(file)))
+                    data = read_bytes(str(file))
                 except FileProblem:
                     continue
+                found = imported_files(self, file, data)
+                self._imported |= found
+                if wraps_fsdp(data):
+                    self._fsdp_imported |= found
         return path in self._imported
 
-    def learn_imported(self, imported: Collection[Path]) -> None:
-        """The run's files that another file of the run imports, as the runner found them."""
+    def imported_by_fsdp(self, path: Path) -> bool:
+        """A file of the run that wraps a model in FSDP imports ``path``."""
+        return self.imported_in_run(path) and path in self._fsdp_imported
+
+    def learn_imported(self, imported: Collection[Path], fsdp_imported: Collection[Path] = ()) -> None:
+        """The run's files that another file of the run imports, and those that a file
+        wrapping a model in FSDP imports, as the runner found them."""
         self._imported = {resolved(p) for p in imported}
+        self._fsdp_imported = {resolved(p) for p in fsdp_imported}
 
     def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
         """Summaries the run has made meanwhile."""
@@ -198,6 +211,9 @@ class FileImports:
 
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
+
+    def imported_by_fsdp(self) -> bool:
+        return self.project.imported_by_fsdp(self.path)
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), a few hops deep."""
@@ -290,8 +306,16 @@ def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
 
 
-def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
-    """The project files a file imports (a quick textual scan: enough to order a run)."""
+def wraps_fsdp(data: bytes) -> bool:
+    """The file names torch's or torch_xla's FSDP wrapper (a quick textual scan, as for
+    the imports: its steps' optimizers may be handed to the files it imports)."""
+    return b"FullyShardedDataParallel" in data or b"fully_shard" in data
+
+
+def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:
+    """The project files a file imports (a quick textual scan: enough to order a run), and
+    those that an imported package's ``__init__.py`` imports in turn (``from a2c import algo``,
+    whose ``__init__`` imports ``.a2c_acktr``: the file reaches that module through it)."""
     imports = project.imports_of(path)
     found: set[Path] = set()
     for module, names, plain in _IMPORT.findall(data):
@@ -307,6 +331,11 @@ def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
             located = imports.module_file(wanted, name)
             if located is not None:
                 found.add(located[0])
+    for package in [f for f in found if f.name == "__init__.py"] if depth < _MAX_HOPS else []:
+        try:
+            found |= imported_files(project, package, read_bytes(str(package)), depth + 1)
+        except FileProblem:
+            continue
     found.discard(resolved(path))
     return found
 

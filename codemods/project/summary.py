@@ -14,6 +14,11 @@ import sys
 from dataclasses import dataclass
 from typing import Protocol
 
+# The key of a held finding on a plain step whose optimizer comes from the caller, in a file
+# that an FSDP file imports: it stands unless a file of the run hands that function an FSDP
+# model (runner.release_held); other held keys are the undriven step's function.
+FSDP_HELD = "fsdp:"
+
 
 @dataclass(frozen=True)
 class ModuleSummary:
@@ -44,6 +49,9 @@ class ModuleSummary:
     # Step callables of other project modules that this one calls, and so drives (from a
     # loop, or from a step function of its own): (their module's path, their name).
     drives: frozenset[tuple[str, str]] = frozenset()
+    # Callables of other project modules that this one hands an FSDP model to, which train it:
+    # (their module's path, their name).
+    trains_fsdp: frozenset[tuple[str, str]] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
@@ -167,6 +175,11 @@ class ImportContext(Protocol):
         """Another file of the run imports this one (its loops may drive this file's steps)."""
         ...
 
+    def imported_by_fsdp(self) -> bool:
+        """A file of the run that wraps a model in FSDP imports this one (it may hand this
+        file's functions the optimizer of a sharded model)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -190,6 +203,9 @@ class GuessedImports:
         return Found(None, name)
 
     def imported_in_run(self) -> bool:
+        return False
+
+    def imported_by_fsdp(self) -> bool:
         return False
 
 

@@ -101,6 +101,10 @@ class TrainingFacts:
     # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
     # annotation that says so): FSDP reduce-scatters its gradients itself.
     fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)
+    # Steps that stay plain because their optimizer comes from the caller, in a file that a
+    # file of the run wrapping a model in FSDP imports: which model it steps is not known here.
+    # (call -> the function it is in, qualified)
+    caller_fsdp_steps: dict[cst.Call, str] = field(default_factory=dict)
     # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
     # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
     step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
@@ -191,7 +195,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
-        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
+        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
         # Optimizer steps outside loops, and calls outside loops that may run one:
         # (statement, the call, function or None, optimizer or callee, "step" or "call").
@@ -427,7 +431,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
-        self.step_candidates.append((node, step, loop))
+        self.step_candidates.append((node, step, loop, function))
         if loop is None:
             statement = self.statement if self.statement is not None and any(
                 isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
@@ -477,12 +481,15 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         part.synced_callables |= synced
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
-        for call, step, loop in self.step_candidates:  # type: ignore[assignment]
+        fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
+        for call, step, loop, function in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
                 if self.facts.distributed.ddp or self._framework_drives_training:
                     continue  # the wrapper or the framework reduces the gradients
                 if self.facts.fsdp.annotation is not None:
                     part.fsdp_steps[call] = self.facts.fsdp.annotation
+                elif fsdp_importer and function is not None and step.optimizer.split(".")[0] in function.params:
+                    part.caller_fsdp_steps[call] = function.qualname
                 else:
                     part.optimizer_steps[call] = step
             elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):

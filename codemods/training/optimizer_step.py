@@ -8,6 +8,7 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
+from codemods.project.summary import FSDP_HELD
 from codemods.training.drivers import UndrivenStep
 from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
 
@@ -43,6 +44,19 @@ class OptimizerRewrite(Concern):
                 f"`{self.ctx.code(annotation.annotation)}`, wrapped elsewhere, and FSDP reduce-scatters the gradients "
                 "itself (xm.optimizer_step would all-reduce the sharded gradients again); if this optimizer steps "
                 f"a model that is not FSDP-wrapped, call xm.optimizer_step({self.ctx.code(original.func.value)})",  # type: ignore[attr-defined]
+            )
+            return updated
+        function = self.facts.training.caller_fsdp_steps.get(original)
+        if function is not None:
+            optimizer = self.ctx.code(original.func.value)  # type: ignore[attr-defined]
+            self.ctx.report(
+                OPTIMIZER_STEP,
+                original,
+                f"`{self.ctx.code(original)}` stays: `{optimizer}` comes from the caller, and a file of this run that "
+                "imports this one wraps a model in FSDP, which reduce-scatters the gradients itself "
+                "(xm.optimizer_step would all-reduce the sharded gradients again: wrong with several processes); "
+                f"if `{optimizer}` steps a model that is not FSDP-wrapped, call xm.optimizer_step({optimizer})",
+                held=f"{FSDP_HELD}{function}",
             )
             return updated
         step = self.facts.training.optimizer_steps.get(original)

@@ -491,3 +491,63 @@ def test_an_optimizer_before_a_method_of_another_modules_class_moves_what_init_w
         assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
         (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
         assert finding.fixed and "`Trainer` (trainer.py)" in finding.message
+
+
+FSDP_SPLIT = FIXTURES / "fsdp_split"
+
+
+@pytest.fixture
+def fsdp_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "fsdp_split"
+    shutil.copytree(FSDP_SPLIT, copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'fsdp_split'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_whose_optimizer_an_fsdp_file_hands_in_stays_plain(fsdp_split: Path, target: str) -> None:
+    """train.py wraps the model in FSDP and hands it, with its optimizer, to train_utils.train:
+    converted together, train_utils' step stays optimizer.step() (FSDP reduce-scatters the
+    gradients; xm.optimizer_step would all-reduce the shards again), with no finding left."""
+    findings = _run(fsdp_split, ["train_utils.py", "train.py"], target)
+    assert not [f for f in findings["train_utils.py"] if f.rule == "XLA201"], findings["train_utils.py"]
+    assert not [f for f in findings["train.py"] if "trains this FSDP model" in f.message]
+
+
+def test_a_step_whose_optimizer_comes_from_a_caller_that_is_not_known_stays_plain_with_an_error(fsdp_split: Path) -> None:
+    """train.py wraps a model in FSDP but hands train_utils.train another one: which model the
+    optimizer steps is not known in train_utils, so its plain step is an error."""
+    train = fsdp_split / "train.py"
+    train.write_text(train.read_text().replace("train(model, loader, optimizer, epoch, local_rank)",
+                                               "train(plain, loader, optimizer, epoch, local_rank)"))
+    findings = _run(fsdp_split, ["train_utils.py", "train.py"])
+    (error,) = [f for f in findings["train_utils.py"] if f.rule == "XLA201"]
+    assert not error.fixed and error.severity == "error"
+    assert "`optimizer.step()` stays: `optimizer` comes from the caller" in error.message
+
+
+def test_a_module_reached_through_a_package_init_is_imported_by_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """main.py imports the package ``a2c.algo``, whose ``__init__`` (not in the run) imports
+    ``.a2c_acktr``: main.py reaches A2C_ACKTR.update that way and its loop drives the step, so
+    a2c_acktr.py's step is no undriven step ("no other file of this run imports this one" was
+    false)."""
+    algo = tmp_path / "a2c" / "algo"
+    algo.mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'a2c'\n")
+    (tmp_path / "a2c" / "__init__.py").write_text("")
+    (algo / "__init__.py").write_text("from .a2c_acktr import A2C_ACKTR\n")
+    (algo / "a2c_acktr.py").write_text(
+        "import torch\n\n\nclass A2C_ACKTR:\n    def __init__(self, net):\n        self.net = net\n"
+        "        self.optimizer = torch.optim.RMSprop(net.parameters(), 7e-4)\n\n"
+        "    def update(self, x):\n        loss = self.net(x).sum()\n        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n        self.optimizer.step()\n        return loss\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import torch\nfrom a2c import algo\n\n\ndef main():\n    net = torch.nn.Linear(4, 2).cuda()\n"
+        "    agent = algo.A2C_ACKTR(net)\n    for j in range(10):\n        agent.update(torch.randn(3, 4).cuda())\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    findings = _run(tmp_path, ["a2c/algo/a2c_acktr.py", "main.py"])
+    assert not [f for f in findings["a2c_acktr.py"] if f.rule == "XLA306"], findings["a2c_acktr.py"]
+    assert [f for f in findings["main.py"] if f.rule == "XLA301" and f.fixed]
