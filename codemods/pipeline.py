@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from codemods.annotate import add_todos
 from codemods.device.rules import NO_DEVICE
 from codemods.engine.report import CellChange, Finding
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
 from codemods.files import is_dockerfile, is_notebook
 from codemods.project.summary import ImportContext, ModuleSummary
-from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYNC_SITE
 from codemods.engine.report import Finding
+from codemods.engine.rule import RuleSelection, matches
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.rules import RULES_BY_CODE, RuleSelection, matches
+from codemods.rules import RULES_BY_CODE
 from codemods.targets import DEFAULT_TARGET
 
 DEFAULT_FAMILIES = ("XLA7",)

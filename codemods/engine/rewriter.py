@@ -21,9 +21,8 @@ from codemods.engine.imports import ImportManager
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import field_shapes, walk
 from codemods.engine.positions import code_of
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.facts import Facts
-from codemods.rules import RuleSelection
 from codemods.targets import Target
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)

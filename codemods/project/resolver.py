@@ -27,10 +27,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from codemods.engine import speed
+from codemods.engine.rule import RuleSelection
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.pipeline import ConversionError, convert_source
 from codemods.project.summary import Found, ModuleSummary, outside_project
-from codemods.rules import RuleSelection
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from codemods import convert_source
+from codemods.engine.rule import RuleSelection
 from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.rules import RuleSelection
 from tests.support.paths import FIXTURES
 
 REPO = FIXTURES / "vision_repo"

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemods import Conversion, ConversionError, convert_source
+from codemods.engine.rule import RuleSelection
 from codemods.lazy.flow import FlowAnalysis
 from codemods.project import resolver as project
-from codemods.rules import RuleSelection
 from codemods.runner import Job, process_bytes, process_path
 from tests.support.fixtures import output_text
 from tests.support.paths import ROOT
