@@ -33,6 +33,7 @@ LAYERS = (
     "facts",  # the fact sheet: facts.py
     "rewrite",  # each concern's rewrites
     "catalogue",  # the rule catalogue and its pages, the list of rewrites
+    "files",  # a file's bytes, what converting one gives, the project around it: files.py, conversion.py, project/resolver.py
     "pipeline",  # one file of each kind: pipeline.py, notebooks/convert.py, containers' check across files
     "runner",  # many files: runner.py, project/resolver.py, the doctor and verify commands
     "cli",  # the command line and the package's front door
@@ -51,7 +52,8 @@ TOP_LEVEL = {
     "codemods.annotate": "pipeline",
     "codemods.pipeline": "pipeline",
     "codemods.config": "runner",
-    "codemods.files": "runner",
+    "codemods.files": "files",
+    "codemods.conversion": "files",
     "codemods.progress": "runner",
     "codemods.runner": "runner",
 }
@@ -60,7 +62,7 @@ TOP_LEVEL = {
 CONCERN_MODULES = {
     "codemods.notebooks.convert": "pipeline",
     "codemods.containers.across_files": "pipeline",
-    "codemods.project.resolver": "runner",
+    "codemods.project.resolver": "files",
     "codemods.verify": "runner",
     "codemods.doctor": "runner",
 }
