@@ -26,8 +26,8 @@ from codemods.files import FileProblem, discover, excluded_files
 from codemods.rules import SEVERITIES, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
+from codemods.verify.options import REFERENCES, VerifyOptions
 from codemods.verify.report import RENDERERS as VERIFY_RENDERERS
-from codemods.verify.verify import REFERENCES, VerifyOptions
 from codemods.verify.verify import verify as run_verify
 
 
