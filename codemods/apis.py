@@ -515,6 +515,19 @@ SCHEDULER_MODULE = "torch.optim.lr_scheduler"
 # and the rest are no optimizers either.
 SWA_UTILS = "torch.optim.swa_utils"
 SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
+
+
+def optimizer_class(callee: str) -> str | None:
+    """The optimizer class a callee names: ``torch.optim.AdamW`` or ``torch.optim.adamw.AdamW``
+    -> "AdamW" (not the ``Optimizer`` base class)."""
+    parts = callee.split(".")
+    if parts[:2] != ["torch", "optim"] or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
+        return None
+    if len(parts) == 3 or (len(parts) == 4 and parts[2] == parts[3].lower()):
+        return parts[-1]
+    return None
+
+
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Dataset classes: what a subclass computes is host data (its items are made in DataLoader
 # workers, on the CPU).

@@ -177,7 +177,7 @@ class AmpAnalysis(Analysis):
             self._autocast(node, spelling)
         elif (spelling := self._scaler_spelling(callee)) is not None:
             self._scaler(node, spelling)
-        elif (name := _optimizer_class(callee)) is not None:
+        elif (name := apis.optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
 
     def _uncalled_autocasts(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
@@ -354,16 +354,6 @@ def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[st
         else:
             return None
     return tuple(named)
-
-
-def _optimizer_class(callee: str) -> str | None:
-    """``torch.optim.AdamW`` or ``torch.optim.adamw.AdamW`` -> "AdamW"."""
-    parts = callee.split(".")
-    if parts[:2] != ["torch", "optim"] or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
-        return None
-    if len(parts) == 3 or (len(parts) == 4 and parts[2] == parts[3].lower()):
-        return parts[-1]
-    return None
 
 
 def _sync_free(call: cst.Call, name: str) -> SyncFreeOptimizer:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
-from codemods.amp.analysis import _optimizer_class
 from codemods.cuda_only.handed_strings import HandedString
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -160,7 +159,7 @@ class CudaOnlyAnalysis(Analysis):
             self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
-        elif _optimizer_class(callee) is not None:
+        elif apis.optimizer_class(callee) is not None:
             fused = _keyword_set(node, "fused")
             if fused is not None:
                 self.part.fused_optimizers[node] = fused
