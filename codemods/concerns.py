@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods import apis
 from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
+from codemods.cuda_only import source_apis
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
@@ -59,7 +59,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         DistributedRewrite(ctx),
         IgniteRewrite(ctx),
         FsdpRewrite(ctx),
-        ReportedApis(ctx, apis.THIRD_PARTY, apis.third_party),
+        ReportedApis(ctx, source_apis.THIRD_PARTY, source_apis.third_party),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
         XlaNamesRewrite(ctx),

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only import source_apis
 from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
@@ -22,8 +23,8 @@ class ReportedApis(Concern):
     """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
 
     def __init__(
-        self, ctx: Context, table: dict[str, apis.SourceApi],
-        lookup: Callable[[str], apis.SourceApi | None] | None = None,
+        self, ctx: Context, table: dict[str, source_apis.SourceApi],
+        lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
     ) -> None:
         super().__init__(ctx)
         self.table = table
@@ -38,7 +39,7 @@ class ReportedApis(Concern):
 
 class CudaRuntimeRewrite(ReportedApis):
     def __init__(self, ctx: Context) -> None:
-        super().__init__(ctx, apis.CUDA_RUNTIME)
+        super().__init__(ctx, source_apis.CUDA_RUNTIME)
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()

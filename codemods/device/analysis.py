@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only import source_apis
 from codemods.device.rules import CUDA_DEVICE, SET_DEVICE
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import (
@@ -421,7 +422,7 @@ class DeviceAnalysis(Analysis):
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
-        elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+        elif (api := source_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
 
     def visit_Call(self, node: cst.Call) -> None:

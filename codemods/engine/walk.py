@@ -110,8 +110,11 @@ class Walk:
     meaning (not whitespace or punctuation): LibCST's visitors rebuild every node they
     pass, which costs more than the analyses."""
 
-    def __init__(self, facts: Facts, kinds: list[type[Analysis]]) -> None:
+    def __init__(self, facts: Facts, kinds: list[type[Analysis]], inspected: Callable[[str], bool]) -> None:
+        """``inspected``: whether a reference that resolves to a name is one the rewrites
+        look at by themselves (the walk marks it for the rewrite traversal)."""
         self.facts = facts
+        self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
@@ -233,11 +236,11 @@ class Walk:
             value = node.value  # type: ignore[attr-defined]
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
-            if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
+            if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
                 self._heat(key)
         elif kind is cst.Attribute:
             self.qualified = qualified = self.resolve(node)
-            if qualified is not None and apis.inspected(qualified):
+            if qualified is not None and self._inspected(qualified):
                 self._heat(key)
             if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
                 visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ import pytest
 
 from codemods import TARGETS, convert_source
 from codemods.engine.walk import Analysis, Walk, settle_order, walk_order
-from codemods.facts import ANALYSES, Facts, analyse
+from codemods.facts import ANALYSES, Facts, analyse, inspected
 from tests.support.fixtures import fixture_project, fixture_scripts
 from tests.support.paths import FIXTURES
 from tests.support.rule_cases import CASES
@@ -134,7 +134,7 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
             self.facts.training.models.clear()
 
     with recording(monkeypatch) as found:
-        walk = Walk(Facts(), [*ANALYSES, Sneaky])
+        walk = Walk(Facts(), [*ANALYSES, Sneaky], inspected)
         walk.run(cst.parse_module("import torch\nx = torch.zeros(2)\n"))
         walk.finish()
     assert [p for p in undeclared(found, [*ANALYSES, Sneaky]) if "Sneaky" in p] == [
