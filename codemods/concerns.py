@@ -1,4 +1,4 @@
-"""Rewrite: one module per concern, all run in a single traversal (see base.py)."""
+"""Rewrite: one module per concern, all run in a single traversal (engine/rewriter.py)."""
 
 from __future__ import annotations
 
@@ -28,10 +28,11 @@ from codemods.training.loops import LoopRewrite
 from codemods.training.optimizer_step import OptimizerRewrite
 
 if TYPE_CHECKING:
+    from codemods.facts import Facts
     from codemods.launcher.analysis import LauncherFacts
 
 
-def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Concern]:
+def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> list[Concern]:
     """The concerns in the order they see each node; imports last, as they edit the
     module once everything else has asked for what it needs.  A file that builds
     SageMaker estimators also gets the launcher checks; a training script under

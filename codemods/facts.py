@@ -39,11 +39,12 @@ from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
 from codemods.distributed.samplers import SamplerAnalysis
+from codemods.engine.imports import ImportFacts
 from codemods.engine.nodes import subtrees_kept
 from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
-from codemods.imports.analysis import ImportAnalysis, ImportFacts, expect_imports, import_anchor, imports_after_code
+from codemods.imports.analysis import ImportAnalysis, expect_imports, import_anchor, imports_after_code
 from codemods.lazy.flow import FlowAnalysis
 from codemods.lazy.host_reads import HostReadAnalysis, HostReadFacts
 from codemods.lazy.recompilation_sources import RecompilationFacts, RecompilationSourceAnalysis

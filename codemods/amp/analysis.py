@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
@@ -15,6 +15,9 @@ from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import call_args, dotted, is_false, mentions, names_in, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 Flavor = Literal["cuda", "xla"]
 # "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on
@@ -123,6 +126,8 @@ class AmpFacts:
 
 
 class AmpAnalysis(Analysis):
+    facts: Facts
+
     name = "amp"
     reads = ("device", "project")
 

@@ -9,6 +9,7 @@ default (``if args.profile:``, a ``store_true`` flag) guards."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -27,6 +28,9 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.
@@ -63,6 +67,8 @@ class CudaOnlyFacts:
 
 
 class CudaOnlyAnalysis(Analysis):
+    facts: Facts
+
     name = "cuda_only"
     reads = ("imports",)
     settle_reads = ("amp", "device", "distributed")

@@ -6,6 +6,7 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -15,12 +16,17 @@ from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_E
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
 
 
 class ReportedApis(Concern):
     """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
+
+    facts: Facts
 
     def __init__(
         self, ctx: Context, table: dict[str, source_apis.SourceApi],

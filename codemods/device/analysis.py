@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -32,6 +33,9 @@ from codemods.engine.nodes import (
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
 
@@ -131,6 +135,8 @@ class DeviceFacts:
 
 
 class DeviceAnalysis(Analysis):
+    facts: Facts
+
     name = "device"
     reads = ("imports", "project")
     settle_reads = ("amp", "checkpoint")

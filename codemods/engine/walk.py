@@ -10,17 +10,25 @@ import functools
 import typing
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine import speed
+from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
 from codemods.engine.nodes import children_reader
 
-if TYPE_CHECKING:
-    from codemods.facts import Facts
+
+class FactSheet(Protocol):
+    """What the walk and the rewriter read of the fact sheet themselves.  The sheet is
+    codemods/facts.py's ``Facts``: an analysis or a rewrite that reads it says so
+    (``facts: Facts`` in its class), and the engine never imports it."""
+
+    @property
+    def imports(self) -> ImportFacts: ...
+
 
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 HookT = TypeVar("HookT", bound=Callable[..., object])
@@ -110,7 +118,7 @@ class Walk:
     meaning (not whitespace or punctuation): LibCST's visitors rebuild every node they
     pass, which costs more than the analyses."""
 
-    def __init__(self, facts: Facts, kinds: list[type[Analysis]], inspected: Callable[[str], bool]) -> None:
+    def __init__(self, facts: FactSheet, kinds: list[type[Analysis]], inspected: Callable[[str], bool]) -> None:
         """``inspected``: whether a reference that resolves to a name is one the rewrites
         look at by themselves (the walk marks it for the rewrite traversal)."""
         self.facts = facts
