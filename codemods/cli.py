@@ -21,12 +21,13 @@ from codemods.config import ConfigError, Settings, load
 from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.doctor.static import DEFAULT_FAMILIES as DOCTOR_FAMILIES
 from codemods.engine.report import RENDERERS, FileReport, Mode, Report, coloured_diff
+from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, discover, excluded_files
-from codemods.rules import SEVERITIES, RuleSelection, Severity
+from codemods.rules import SEVERITIES, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
+from codemods.verify.options import REFERENCES, VerifyOptions
 from codemods.verify.report import RENDERERS as VERIFY_RENDERERS
-from codemods.verify.verify import REFERENCES, VerifyOptions
 from codemods.verify.verify import verify as run_verify
 
 
@@ -276,7 +277,7 @@ def _execute(
     finally:
         if bar is not None:
             bar.close()
-    report = Report(reports, mode, shows_info)
+    report = Report(reports, mode, shows_info, __version__)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
         _print_diffs(reports)
@@ -298,7 +299,7 @@ def _stdin(job: Job, report_file: str | None, report_format: str, show_info: boo
         sys.stdout.flush()
     elif job.mode == "diff":
         _print_diffs([file_report])
-    report = Report([file_report], job.mode, show_info)
+    report = Report([file_report], job.mode, show_info, __version__)
     _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
     return report.exit_code()
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from codemods.rules import SEVERITIES, RuleSelection, Severity
+from codemods.engine.rule import RuleSelection
+from codemods.rules import SEVERITIES, Severity
 from codemods.targets import TARGETS
 
 if sys.version_info >= (3, 11):

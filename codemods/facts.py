@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from codemods import apis
 from codemods.amp.analysis import AmpAnalysis, AmpFacts
 from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
 from codemods.compile.analysis import CompileAnalysis, CompileFacts
+from codemods.cuda_only import source_apis
 from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
 from codemods.cuda_only.handed_strings import HandedStringAnalysis
 from codemods.device.analysis import DeviceAnalysis, DeviceFacts
@@ -37,11 +39,12 @@ from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
 from codemods.distributed.samplers import SamplerAnalysis
+from codemods.engine.imports import ImportFacts
 from codemods.engine.nodes import subtrees_kept
 from codemods.engine.walk import Analysis, Walk, walk_order
 from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
 from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
-from codemods.imports.analysis import ImportAnalysis, ImportFacts, expect_imports, import_anchor, imports_after_code
+from codemods.imports.analysis import ImportAnalysis, expect_imports, import_anchor, imports_after_code
 from codemods.lazy.flow import FlowAnalysis
 from codemods.lazy.host_reads import HostReadAnalysis, HostReadFacts
 from codemods.lazy.recompilation_sources import RecompilationFacts, RecompilationSourceAnalysis
@@ -86,6 +89,27 @@ class Facts:
         self.amp = AmpFacts(self.imports.table)
 
 
+# References the rewrites inspect by themselves (beyond the fact sheet's nodes): the
+# source-side tables (codemods/apis.py, cuda_only/source_apis.py), any torch.cuda or
+# torch.backends API, and the torch_xla names of either release.  The walk marks them so
+# the rewrite traversal visits them.
+INSPECTED_PREFIXES = (
+    "torch.cuda.", "torch.backends.", "torch_xla.", "torch.distributed.", "torch.multiprocessing.",
+    "torch.nn.parallel.", "torch.amp.", "torch.accelerator.", *source_apis.THIRD_PARTY_MODULES,
+)
+INSPECTED_NAMES = frozenset(
+    {
+        *source_apis.CUDA_RUNTIME, *apis.DISTRIBUTED, *source_apis.THIRD_PARTY, *apis.AVAILABILITY_CHECKS,
+        *apis.CUDA_TENSOR_TYPES, *apis.TORCH_AUTOCAST, "torch_xla",
+    }
+)
+
+
+def inspected(qualified: str) -> bool:
+    """Whether a reference that resolves to ``qualified`` is one the rewrites look at."""
+    return qualified in INSPECTED_NAMES or qualified.startswith(INSPECTED_PREFIXES)
+
+
 # In the fact sheet's order; the walk takes them in an order derived from what each
 # reads (``Analysis.reads``: it comes after those), which keeps this one where it can.
 ANALYSES: list[type[Analysis]] = walk_order([
@@ -125,7 +149,7 @@ def analyse(module: cst.Module, imports: ImportContext | None = None, distribute
     facts.distributed.requested = distributed
     if imports is not None:
         facts.project.context = imports
-    walk = Walk(facts, ANALYSES)
+    walk = Walk(facts, ANALYSES, inspected)
     with subtrees_kept():
         walk.run(module)
         walk.finish()

@@ -15,7 +15,8 @@ from dataclasses import asdict
 from typing import Any
 
 from codemods.doctor.rules import RUNTIME
-from codemods.rules import RULES, Example, Rule, matches
+from codemods.engine.rule import matches
+from codemods.rules import RULES, Example, Rule
 
 
 def select(patterns: tuple[str, ...]) -> list[Rule]:

@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from codemods.conversion import ConversionError, needs_parsing
 from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
+from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
-from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
-from codemods.project.resolver import Project, find_root, imported_files, resolved, summarise_with, waves, wraps_fsdp
+from codemods.pipeline import convert_source, load_parser, summarise_with
+from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
 from codemods.project.summary import FSDP_HELD, ImportContext, ModuleSummary
-from codemods.rules import RuleSelection, Severity
+from codemods.rules import Severity
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

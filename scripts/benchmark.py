@@ -235,9 +235,9 @@ def stages() -> None:
     from codemods.engine.positions import code_reusing, print_back
     from codemods.engine.report import FileReport, Finding, Report, render_text
     from codemods.engine.rewriter import Context, Rewriter
+    from codemods.engine.rule import RuleSelection
     from codemods.facts import analyse
     from codemods.pipeline import _never
-    from codemods.rules import RuleSelection
     from codemods.targets import get_target
 
     ours = dict.fromkeys(

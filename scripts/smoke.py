@@ -141,9 +141,9 @@ def _run(paths: list[str], mode: str, target: str, timeout: float, times: dict[s
     timed and watched: one that takes over ``timeout`` seconds fails with TimeoutError,
     which the tool reports as an internal error of that file, and the run goes on."""
     from codemods import runner
+    from codemods.engine.rule import RuleSelection
     from codemods.files import FileProblem, discover
     from codemods.pipeline import load_parser
-    from codemods.rules import RuleSelection
 
     work = []
     for item in discover(paths):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
@@ -15,6 +15,9 @@ from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import call_args, dotted, is_false, mentions, names_in, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 Flavor = Literal["cuda", "xla"]
 # "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on
@@ -123,6 +126,8 @@ class AmpFacts:
 
 
 class AmpAnalysis(Analysis):
+    facts: Facts
+
     name = "amp"
     reads = ("device", "project")
 
@@ -177,7 +182,7 @@ class AmpAnalysis(Analysis):
             self._autocast(node, spelling)
         elif (spelling := self._scaler_spelling(callee)) is not None:
             self._scaler(node, spelling)
-        elif (name := _optimizer_class(callee)) is not None:
+        elif (name := apis.optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
 
     def _uncalled_autocasts(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
@@ -354,16 +359,6 @@ def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[st
         else:
             return None
     return tuple(named)
-
-
-def _optimizer_class(callee: str) -> str | None:
-    """``torch.optim.AdamW`` or ``torch.optim.adamw.AdamW`` -> "AdamW"."""
-    parts = callee.split(".")
-    if parts[:2] != ["torch", "optim"] or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
-        return None
-    if len(parts) == 3 or (len(parts) == 4 and parts[2] == parts[3].lower()):
-        return parts[-1]
-    return None
 
 
 def _sync_free(call: cst.Call, name: str) -> SyncFreeOptimizer:

@@ -13,6 +13,7 @@ GPUs of the SageMaker Training Compiler.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -34,6 +35,9 @@ from codemods.engine.rewriter import AssignmentT, Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
 _BFLOAT16 = frozenset({"torch.bfloat16"})
@@ -42,6 +46,8 @@ _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 
 class AmpRewrite(Concern):
     # -- autocast -------------------------------------------------------------------------
+
+    facts: Facts
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         amp = self.facts.amp

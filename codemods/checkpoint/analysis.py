@@ -6,6 +6,7 @@ written by ``__getitem__``) saves host data: it is no checkpoint and stays (docs
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -13,6 +14,9 @@ from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
 from codemods.engine.walk import Analysis, Walk, calls_of
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # torch.save's keywords, and xm.save's names for them.
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
@@ -35,6 +39,8 @@ class CheckpointFacts:
 
 
 class CheckpointAnalysis(Analysis):
+    facts: Facts
+
     name = "checkpoint"
     reads = ("device", "training")
 

@@ -6,6 +6,8 @@ CUDA or XLA device loads on the CPU instead (XLA403)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
@@ -13,8 +15,13 @@ from codemods.checkpoint.rules import GUARDED_XLA_SAVE, LOAD_MAP_LOCATION, SAVE_
 from codemods.engine.nodes import arg_value, quoted_like, with_keyword
 from codemods.engine.rewriter import Concern
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class CheckpointRewrite(Concern):
+    facts: Facts
+
     def _map_location(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original in self.facts.checkpoint.unported_map_locations:
             self.ctx.report(

@@ -6,6 +6,7 @@ calls, and settings of the compiler stack (``torch._dynamo.config.*``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -13,6 +14,9 @@ from codemods import apis
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, receiver, string_value, target_names
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.analysis import TRAINING_ARGUMENTS
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
 _MODEL_WORDS = ("model", "net", "module")
@@ -44,6 +48,8 @@ class CompileFacts:
 
 
 class CompileAnalysis(Analysis):
+    facts: Facts
+
     name = "compile"
     reads = ("imports", "training")
 

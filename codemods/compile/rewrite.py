@@ -6,12 +6,17 @@ torch.compile) runs the model as it is.  Settings of dynamo and inductor are rep
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
 from codemods.compile.rules import COMPILE_BACKEND, COMPILER_SETTINGS, INDUCTOR_OPTIONS, TORCH_COMPILE
 from codemods.engine.nodes import quoted_like, string_value, walk, with_keyword, without_args
 from codemods.engine.rewriter import Concern, Context
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # TrainingArguments' compile settings.
 _TRAINER_COMPILE = frozenset({"torch_compile", "torch_compile_backend", "torch_compile_mode"})
@@ -21,6 +26,8 @@ _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.BaseCo
 
 
 class CompileRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.part = self.facts.compile

@@ -34,9 +34,8 @@ from codemods.containers.rules import (
     WHEEL_PYTHON_TAG,
 )
 from codemods.engine.report import Finding
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import Suppressions, suppressions
-from codemods.rules import RuleSelection
 
 RELEVANT = re.compile(r"sagemaker|smdistributed|amazonaws\.com|deep-learning-containers", re.IGNORECASE)
 SUBMIT_VARIABLE = "SAGEMAKER_SUBMIT_DIRECTORY"

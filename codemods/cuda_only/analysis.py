@@ -9,11 +9,11 @@ default (``if args.profile:``, a ``store_true`` flag) guards."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.amp.analysis import _optimizer_class
 from codemods.cuda_only.handed_strings import HandedString
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -28,6 +28,9 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.
@@ -64,6 +67,8 @@ class CudaOnlyFacts:
 
 
 class CudaOnlyAnalysis(Analysis):
+    facts: Facts
+
     name = "cuda_only"
     reads = ("imports",)
     settle_reads = ("amp", "device", "distributed")
@@ -160,7 +165,7 @@ class CudaOnlyAnalysis(Analysis):
             self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
-        elif _optimizer_class(callee) is not None:
+        elif apis.optimizer_class(callee) is not None:
             fused = _keyword_set(node, "fused")
             if fused is not None:
                 self.part.fused_optimizers[node] = fused

@@ -10,11 +10,15 @@ callable of another module of the project is not followed: reported."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_device_string, method_name
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _SELF = "self"
 # What a CUDA device string can be written as (is_cuda_device_string looks only at these).
@@ -32,6 +36,8 @@ class HandedString:
 
 
 class HandedStringAnalysis(Analysis):
+    facts: Facts
+
     name = "handed_strings"
     fills = "cuda_only"
     settle_reads = ("device", "imports")

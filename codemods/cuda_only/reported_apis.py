@@ -6,17 +6,20 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only import source_apis
 from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context
 
 # A line of simple statements, on its own line or after a colon (`if x: a; b`).
 StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
@@ -25,9 +28,11 @@ _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.Bas
 class ReportedApis(Concern):
     """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
 
+    facts: Facts
+
     def __init__(
-        self, ctx: Context, table: dict[str, apis.SourceApi],
-        lookup: Callable[[str], apis.SourceApi | None] | None = None,
+        self, ctx: Context, table: dict[str, source_apis.SourceApi],
+        lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
     ) -> None:
         super().__init__(ctx)
         self.table = table
@@ -42,7 +47,7 @@ class ReportedApis(Concern):
 
 class CudaRuntimeRewrite(ReportedApis):
     def __init__(self, ctx: Context) -> None:
-        super().__init__(ctx, apis.CUDA_RUNTIME)
+        super().__init__(ctx, source_apis.CUDA_RUNTIME)
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()

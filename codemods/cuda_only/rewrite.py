@@ -5,6 +5,8 @@ reported (XLA502): XLA's runtime reads them only on NVIDIA GPUs."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.cuda_only.rules import (
@@ -19,12 +21,17 @@ from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
 _SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
 _SPARSE_ERROR = "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
 
 
 class CudaOnlyRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         part = self.facts.cuda_only

@@ -12,7 +12,7 @@ THIRD_PARTY_CUDA = Rule(
     "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
     False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
-    "or silently do nothing. One table (codemods/apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
+    "or silently do nothing. One table (codemods/cuda_only/source_apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "

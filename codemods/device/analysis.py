@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only import source_apis
 from codemods.device.rules import CUDA_DEVICE, SET_DEVICE
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import (
@@ -31,6 +33,9 @@ from codemods.engine.nodes import (
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
 
@@ -133,6 +138,8 @@ class DeviceFacts:
 
 
 class DeviceAnalysis(Analysis):
+    facts: Facts
+
     name = "device"
     reads = ("imports", "project")
     settle_reads = ("amp", "checkpoint")
@@ -428,7 +435,7 @@ class DeviceAnalysis(Analysis):
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
-        elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+        elif (api := source_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
 
     def visit_Call(self, node: cst.Call) -> None:

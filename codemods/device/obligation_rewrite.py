@@ -4,14 +4,21 @@ device (XLA113), comparisons with a value the port rewrote compare with the new 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.device.rules import LIBRARY_DEVICE, PORTED_CONDITION
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class ObligationRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original not in self.facts.device_values.library_devices:
             return updated

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -32,6 +33,9 @@ from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.analysis import is_device_loader
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _CODE = cst.Module([])
 _ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
@@ -73,6 +77,8 @@ class _Loop:
 
 
 class ObligationAnalysis(Analysis):
+    facts: Facts
+
     name = "obligations"
     reads = ("imports", "device_values", "project")
     settle_reads = ("device_values", "device", "training", "checkpoint", "project")

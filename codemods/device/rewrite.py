@@ -8,6 +8,7 @@ working; ``torch.device("cuda")`` becomes the target's device call.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -37,12 +38,17 @@ from codemods.engine.nodes import (
 from codemods.engine.rewriter import Concern
 from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # What a device choice that stays as it is does on XLA, where the CUDA check is False.
 _CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CPU"
 
 
 class DeviceRewrite(Concern):
     # -- strings --------------------------------------------------------------
+
+    facts: Facts
 
     def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original not in self.facts.device.strings:

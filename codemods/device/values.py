@@ -20,7 +20,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
@@ -30,6 +30,9 @@ from codemods.engine.nodes import arg_value, call_args, dotted, method_name, str
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Availability checks of other accelerators: False on an XLA host.
 _OTHER_ACCELERATOR_CHECKS = frozenset(
@@ -116,6 +119,8 @@ class DeviceValueFacts:
 
 
 class DeviceValueAnalysis(Analysis):
+    facts: Facts
+
     name = "device_values"
     reads = ("imports", "device", "project", "distributed")
     settle_reads = ("device", "distributed", "project")

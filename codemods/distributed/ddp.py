@@ -5,6 +5,8 @@ that need an all-reduce of their own when no DDP reduces the gradients."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
@@ -22,6 +24,9 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk, attributes_named
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
 )
@@ -34,6 +39,8 @@ DDP_PARAMETERS = ("module", "device_ids", "output_device")
 
 
 class DdpAnalysis(Analysis):
+    facts: Facts
+
     name = "ddp"
     fills = "distributed"
     reads = ("device",)

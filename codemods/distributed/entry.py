@@ -5,11 +5,15 @@ guard and an existing ``_mp_fn`` (the function SageMaker's pytorchxla launcher a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import string_value
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 ENTRY_FUNCTION = "_mp_fn"
 
@@ -25,6 +29,8 @@ class EntryFacts:
 
 
 class EntryAnalysis(Analysis):
+    facts: Facts
+
     name = "entry"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -8,6 +8,8 @@ torch_xla.launch starts (one process too), so the fallback only runs where somet
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
@@ -15,10 +17,15 @@ from codemods.distributed.launch import INIT_PROCESS_GROUP
 from codemods.engine.nodes import walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _ENVIRON = "os.environ"
 
 
 class FallbackAnalysis(Analysis):
+    facts: Facts
+
     name = "fallbacks"
     fills = "distributed"
     settle_reads = ("launch", "ddp")

@@ -5,12 +5,17 @@ backend literal ("nccl", "gloo", "mpi") becomes ignite's XLA backend ("xla-tpu")
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
 from codemods.distributed.rules import IGNITE_BACKEND
 from codemods.engine.nodes import is_none, quoted_like, string_value
 from codemods.engine.rewriter import Concern
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # What ignite's "xla-tpu" backend needs and torch_xla 2.9 lacks, and what to do instead.
 _NO_XLA_BACKEND = (
@@ -26,6 +31,8 @@ _SERIAL = (
 
 
 class IgniteRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         launchers = self.facts.distributed.ignite_launchers
         if original not in launchers:

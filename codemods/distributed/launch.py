@@ -10,6 +10,7 @@ hands its processes to the rank reads (``RankAnalysis.place``)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -34,6 +35,9 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 XLA_LAUNCHERS = frozenset({"torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"})
@@ -49,6 +53,8 @@ BACKENDS = {"nccl", "gloo", "mpi", "ucc", "xla"}
 
 
 class LaunchAnalysis(Analysis):
+    facts: Facts
+
     name = "launch"
     fills = "distributed"
     reads = ("entry", "ranks", "ddp", "huggingface", "lightning")

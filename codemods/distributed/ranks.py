@@ -34,6 +34,7 @@ from codemods.targets import spellings
 
 if TYPE_CHECKING:
     from codemods.distributed.launch import LaunchAnalysis
+    from codemods.facts import Facts
 
 # Environment variables set by torchrun / torch.distributed.launch, and the XLA runtime
 # concept that replaces each (see targets.py).
@@ -66,6 +67,8 @@ class _Counts:
 
 
 class RankAnalysis(Analysis):
+    facts: Facts
+
     name = "ranks"
     fills = "distributed"
     reads = ("entry",)

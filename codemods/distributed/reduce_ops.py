@@ -4,15 +4,22 @@ average with ``xm.all_reduce``, and every other use of AVG or PREMUL_SUM (report
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 UNSUPPORTED_REDUCE_OPS = frozenset({"torch.distributed.ReduceOp.AVG", "torch.distributed.ReduceOp.PREMUL_SUM"})
 ALL_REDUCE = "torch.distributed.all_reduce"
 
 
 class ReduceOpAnalysis(Analysis):
+    facts: Facts
+
     name = "reduce_ops"
     fills = "distributed"
 

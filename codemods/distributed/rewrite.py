@@ -22,6 +22,7 @@ module only writes it:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -66,6 +67,9 @@ from codemods.engine.rewriter import Concern, Context, NodeT
 from codemods.engine.rule import Rule
 from codemods.targets import XMP, Api
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 XMP_SPAWN = f"{XMP}.spawn"
 TORCH_XLA_LAUNCH = "torch_xla.launch"
 XLA_BACKEND = "torch_xla.distributed.xla_backend"
@@ -79,6 +83,8 @@ _CONCEPT_WORDS = {
 
 
 class DistributedRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.part = part = self.facts.distributed

@@ -9,6 +9,8 @@ them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
@@ -20,12 +22,17 @@ from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.loaders import LoaderAnalysis
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 DISTRIBUTED_SAMPLER = frozenset(
     {"torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"}
 )
 
 
 class SamplerAnalysis(Analysis):
+    facts: Facts
+
     name = "samplers"
     fills = "distributed"
     reads = ("entry",)

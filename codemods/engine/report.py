@@ -9,9 +9,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from codemods import __version__
+from codemods.engine.rule import SEVERITIES, Severity, at_least, rule_of
 from codemods.engine.wording import would
-from codemods.rules import RULES_BY_CODE, SEVERITIES, Severity, at_least
 from codemods.targets import TARGETS
 
 
@@ -35,7 +34,7 @@ class Finding:
 
     @property
     def severity(self) -> Severity:
-        return RULES_BY_CODE[self.rule].severity
+        return rule_of(self.rule).severity
 
     def as_dict(self, message: str | None = None, fixed: bool | None = None) -> dict[str, object]:
         """The JSON form: ``fixable`` always; ``fixed`` (the fix is in the file now) only
@@ -113,6 +112,8 @@ class Report:
     files: list[FileReport] = field(default_factory=list)
     mode: Mode = "write"
     show_info: bool = True
+    # The tool's version, for the formats that name it (SARIF): the command line's.
+    tool_version: str = ""
 
     @property
     def fixes_applied(self) -> bool:
@@ -198,7 +199,7 @@ class Report:
             return {}
         found: dict[str, list[str]] = {}
         for file in self.files:
-            kinds = {RULES_BY_CODE[x.rule].changes_start for x in file.findings if x.fixed} - {None}
+            kinds = {rule_of(x.rule).changes_start for x in file.findings if x.fixed} - {None}
             if file.target is None or not kinds:
                 continue
             kind = "launcher" if "launcher" in kinds else "entry point"
@@ -241,7 +242,7 @@ def summary_lines(report: Report) -> list[str]:
             + ", ".join(f"{sev} {c['fixable'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items())
         )
         lines.extend(
-            f"  {code} {c['severity']:<7} {_counts(c, done):<22} {RULES_BY_CODE[code].name}"
+            f"  {code} {c['severity']:<7} {_counts(c, done):<22} {rule_of(code).name}"
             for code, c in s["by_rule"].items()
         )
     else:
@@ -290,10 +291,10 @@ def render_sarif(report: Report) -> str:
     rules = [
         {
             "id": code,
-            "name": RULES_BY_CODE[code].name,
-            "shortDescription": {"text": RULES_BY_CODE[code].summary},
-            **({"fullDescription": {"text": RULES_BY_CODE[code].why}} if RULES_BY_CODE[code].why else {}),
-            "defaultConfiguration": {"level": SARIF_LEVELS[RULES_BY_CODE[code].severity]},
+            "name": rule_of(code).name,
+            "shortDescription": {"text": rule_of(code).summary},
+            **({"fullDescription": {"text": rule_of(code).why}} if rule_of(code).why else {}),
+            "defaultConfiguration": {"level": SARIF_LEVELS[rule_of(code).severity]},
         }
         for code in used
     ]
@@ -339,7 +340,7 @@ def render_sarif(report: Report) -> str:
         "tool": {
             "driver": {
                 "name": "xla-codemod",
-                "version": __version__,
+                "version": report.tool_version,
                 "rules": rules,
             }
         },

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import libcst as cst
 
@@ -21,11 +21,12 @@ from codemods.engine.imports import ImportManager
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import field_shapes, walk
 from codemods.engine.positions import code_of
-from codemods.engine.rule import Rule
-from codemods.facts import Facts
-from codemods.rules import RuleSelection
+from codemods.engine.rule import Rule, RuleSelection
+from codemods.engine.walk import FactSheet
 from codemods.targets import Target
 
+# The fact sheet a context carries (codemods/facts.py: Facts).
+SheetT = TypeVar("SheetT", bound=FactSheet)
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 # What a fix builds: a node, or what a leave_ hook may return instead (several statements, none).
 ReplacementT = TypeVar("ReplacementT", bound=cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel)
@@ -46,12 +47,12 @@ class PendingFinding:
     held: str = ""
 
 
-class Context:
+class Context(Generic[SheetT]):
     """What a concern may read (facts, target, parents) and do (fix, report, import)."""
 
     def __init__(
         self,
-        facts: Facts,
+        facts: SheetT,
         target: Target,
         selection: RuleSelection,
         suppressed: Callable[[Rule, cst.CSTNode], bool],

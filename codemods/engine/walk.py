@@ -10,17 +10,25 @@ import functools
 import typing
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine import speed
+from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
 from codemods.engine.nodes import children_reader
 
-if TYPE_CHECKING:
-    from codemods.facts import Facts
+
+class FactSheet(Protocol):
+    """What the walk and the rewriter read of the fact sheet themselves.  The sheet is
+    codemods/facts.py's ``Facts``: an analysis or a rewrite that reads it says so
+    (``facts: Facts`` in its class), and the engine never imports it."""
+
+    @property
+    def imports(self) -> ImportFacts: ...
+
 
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 HookT = TypeVar("HookT", bound=Callable[..., object])
@@ -110,8 +118,11 @@ class Walk:
     meaning (not whitespace or punctuation): LibCST's visitors rebuild every node they
     pass, which costs more than the analyses."""
 
-    def __init__(self, facts: Facts, kinds: list[type[Analysis]]) -> None:
+    def __init__(self, facts: FactSheet, kinds: list[type[Analysis]], inspected: Callable[[str], bool]) -> None:
+        """``inspected``: whether a reference that resolves to a name is one the rewrites
+        look at by themselves (the walk marks it for the rewrite traversal)."""
         self.facts = facts
+        self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
@@ -233,11 +244,11 @@ class Walk:
             value = node.value  # type: ignore[attr-defined]
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
-            if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
+            if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
                 self._heat(key)
         elif kind is cst.Attribute:
             self.qualified = qualified = self.resolve(node)
-            if qualified is not None and apis.inspected(qualified):
+            if qualified is not None and self._inspected(qualified):
                 self._heat(key)
             if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
                 visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -19,6 +20,9 @@ from codemods import apis
 from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Calls on an FSDP model that read or load its whole state.
 STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
@@ -79,6 +83,8 @@ def _on_the_cpu(call: cst.Call) -> bool:
 
 
 class FsdpAnalysis(Analysis):
+    facts: Facts
+
     name = "fsdp"
     reads = ("imports",)
     settle_reads = ("project",)

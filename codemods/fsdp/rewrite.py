@@ -24,6 +24,7 @@ the process's shard.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -33,6 +34,9 @@ from codemods.engine.rewriter import Concern
 from codemods.fsdp.analysis import FsdpWrap
 from codemods.fsdp.rules import FSDP_MANUAL, FSDP_STATE_DICT, XLA_FSDP
 from codemods.targets import Api
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Arguments that only steer CUDA placement, streams and prefetching: nothing on XLA.
 _DROPPED = frozenset({"device_id", "backward_prefetch", "forward_prefetch", "limit_all_gathers", "use_orig_params"})
@@ -56,6 +60,8 @@ _WHY_KEPT = {
 
 
 class FsdpRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         fsdp = self.facts.fsdp
         if original in fsdp.wraps:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, is_none, method_name, receiver, string_value
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 XLA_OPTIMIZER = "adamw_torch_xla"
 # The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.
@@ -108,6 +111,8 @@ class HuggingFaceFacts:
 
 
 class HuggingFaceAnalysis(Analysis):
+    facts: Facts
+
     name = "huggingface"
 
     def __init__(self, walk: Walk) -> None:

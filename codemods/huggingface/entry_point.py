@@ -5,14 +5,21 @@ so the script runs as before."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.engine.rewriter import Concern, Context
 from codemods.huggingface.rules import MP_FN_ENTRY_POINT
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class EntryRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         ctx.track([self.facts.entry.main])

@@ -8,6 +8,8 @@ to the longest sequence pad to their ``max_length``.  The rest is reported.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import quoted_like, with_keyword
@@ -23,8 +25,13 @@ from codemods.huggingface.rules import (
     TRAINER_XLA_OPTIMIZER,
 )
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class HuggingFaceRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         hf = self.facts.huggingface

@@ -16,6 +16,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -50,6 +51,9 @@ from codemods.launcher.rules import (
     SMP_SET_DEVICE,
 )
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _MCA_DEFAULT = re.compile(r"(?<!\S)--?mca\s+btl_vader_single_copy_mechanism\s+(\S+)")
 _EFA_SETTINGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
 # Training Compiler's pytorchxla runtime: the first PyTorch release it supports, per estimator.
@@ -69,6 +73,8 @@ class _Edit:
 
 
 class LauncherRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context, launcher: LauncherFacts) -> None:
         super().__init__(ctx)
         self.edits: dict[int, list[_Edit]] = defaultdict(list)

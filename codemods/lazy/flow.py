@@ -12,6 +12,7 @@ step barriers); host_reads.py and recompilation_sources.py draw their facts from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -32,6 +33,9 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Analysis, Walk
 from codemods.targets import XM, spellings
 from codemods.training.analysis import is_device_loader
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
 READ_METHODS = apis.HOST_READ_METHODS
@@ -138,6 +142,8 @@ class _Memo:
 class FlowAnalysis(Analysis):
     """The sites of the file, by function, and the device values and per-step integers
     among them (what the lazy analyses ask: ``is_device``, ``varying_in``)."""
+
+    facts: Facts
 
     name = "lazy_flow"
     reads = ("training",)

@@ -11,13 +11,16 @@ only what it reads, and the carried graph keeps growing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
 
@@ -57,6 +60,8 @@ class HostReadFacts:
 
 class HostReadAnalysis(Analysis):
     """Reads of device values to the host (from the flow's device values)."""
+
+    facts: Facts
 
     name = "host_reads"
     reads = ("lazy_flow", "huggingface", "lightning", "training")

@@ -9,6 +9,8 @@ the same graph fresh input.  The others are reported at the operation's line.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import receiver
@@ -22,9 +24,14 @@ from codemods.lazy.rules import (
 )
 from codemods.training.loops import with_barriers
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class RecompilationRewrite(Concern):
     # -- device data sliced per step ----------------------------------------------------
+
+    facts: Facts
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         sliced = self.facts.recompilation.sliced_data.get(original)

@@ -11,6 +11,7 @@ tests.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -19,6 +20,9 @@ from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method
 from codemods.engine.walk import Analysis, Walk
 from codemods.lazy.flow import FlowAnalysis, Scope, Site, is_identity_test, names_a_device
 from codemods.lazy.host_reads import HostReadAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Operations whose output shape depends on the values of their input.
 DYNAMIC_SHAPE_METHODS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
@@ -102,6 +106,8 @@ class _Groups:
 
 class RecompilationSourceAnalysis(Analysis):
     """Recompilation sources among the flow's device values and per-step integers."""
+
+    facts: Facts
 
     name = "recompilation"
     reads = ("lazy_flow", "host_reads", "training")

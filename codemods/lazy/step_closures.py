@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -23,6 +24,9 @@ from codemods.engine.rewriter import Concern
 from codemods.lazy.host_reads import StepClosure
 from codemods.lazy.rules import DEVICE_CONTROL_FLOW, HOST_READ_LOGGING, HOST_READ_VALUE
 from codemods.training.rules import DEVICE_LOADER, TRAINING_LOOP_BARRIER
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 # Wrappers around expressions: rebuilt field by field, their expressions hoisted.
@@ -35,6 +39,8 @@ _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespa
 
 class StepClosureRewrite(Concern):
     # -- logging statements ----------------------------------------------------------
+
+    facts: Facts
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> cst.Expr:
         closure = self.facts.host_reads.step_closures.get(original)

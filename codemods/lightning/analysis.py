@@ -19,13 +19,16 @@ mixed precisions: it raises on them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, flag_dest, names_in, string_value
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 Kind = Literal["trainer", "fabric"]
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
@@ -113,6 +116,8 @@ class LightningFacts:
 
 
 class LightningAnalysis(Analysis):
+    facts: Facts
+
     name = "lightning"
 
     def __init__(self, walk: Walk) -> None:

@@ -4,12 +4,17 @@ says which release they were checked against); what has no XLA form is reported.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
 from codemods.lightning.analysis import Setting
 from codemods.lightning.rules import LIGHTNING_MANUAL, LIGHTNING_XLA
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _WHAT = {
     "accelerator": "Lightning's XLA accelerator",
@@ -20,6 +25,8 @@ _WHAT = {
 
 
 class LightningRewrite(Concern):
+    facts: Facts
+
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
         setting = self.facts.lightning.settings.get(original)
         return updated if setting is None else self._setting(original, updated, setting)

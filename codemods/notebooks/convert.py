@@ -35,12 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from codemods.conversion import Conversion, ConversionError, needs_parsing
 from codemods.engine.report import CellChange, Finding
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.imports.rules import ADD_IMPORT
 from codemods.notebooks.rules import GPU_RUNTIME, PIP_INSTALL_TORCH, WRITTEN_SCRIPT
-from codemods.pipeline import Conversion, ConversionError, needs_parsing
-from codemods.rules import RuleSelection
 
 # Convert code with the notebook's options (codemods.pipeline.convert_source): the joined
 # program (no file name), or the script a %%writefile cell writes (its file name).

@@ -5,6 +5,7 @@ from, a module that still needs converting (each file is converted on its own te
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -12,6 +13,9 @@ from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.summarise import Found, GuessedImports, ImportContext
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 
@@ -39,6 +43,8 @@ class ProjectFacts:
 
 
 class ProjectAnalysis(Analysis):
+    facts: Facts
+
     name = "project"
     reads = ("imports",)
     settle_reads = ("training",)

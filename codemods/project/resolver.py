@@ -18,7 +18,6 @@ never written; modules converted in the same run are not pending.
 
 from __future__ import annotations
 
-import ast
 import functools
 import os
 import re
@@ -28,9 +27,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.pipeline import ConversionError, convert_source
 from codemods.project.summary import Found, ModuleSummary, outside_project
-from codemods.rules import RuleSelection
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
@@ -267,40 +264,6 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
         except OSError:  # unreadable: not a module this run can use
             continue
     return None
-
-
-def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None) -> Summarise:
-    """Summaries made by converting modules in memory, the way the run converts files."""
-
-    def summarise(data: bytes, imports: FileImports) -> ModuleSummary | None:
-        try:
-            summary = convert_source(
-                data, target=target, selection=selection, locate="input", max_bytes=max_bytes, imports=imports
-            ).summary
-        except ConversionError:
-            return None
-        if summary is not None and summary == ModuleSummary():
-            # Not a training script (skipped unparsed): it may still re-export names.
-            summary = replace(summary, imported=_imported_names(data))
-        return summary
-
-    return summarise
-
-
-def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
-    """(local name, module as written, name there) of each ``from ... import`` (Python's own
-    parser: this is for files the conversion skipped)."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return ()
-    return tuple(
-        (alias.asname or alias.name, "." * node.level + (node.module or ""), alias.name)
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.name != "*"
-    )
 
 
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)

@@ -4,14 +4,21 @@ target's spelling (XLA901), e.g. ``xm.xrt_world_size()`` -> ``xr.world_size()`` 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.rewriter import Concern, Context
 from codemods.release_names.rules import MISSING_IN_TARGET, XLA_RELEASE_NAMES
 from codemods.targets import VERSIONED_CONCEPTS, spellings
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class XlaNamesRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.concept_of = {

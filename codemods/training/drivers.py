@@ -24,6 +24,7 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
+    from codemods.facts import Facts
     from codemods.training.analysis import TrainingFacts, _Function, _Loop, _Scope
 
 
@@ -42,6 +43,7 @@ class UndrivenStep:
 class StepDrivers(Analysis):
     """The part of TrainingAnalysis that follows calls from loops to the steps they run."""
 
+    facts: Facts
     part: TrainingFacts
     function_records: dict[int, _Function]
     loop_records: dict[int, _Loop]

@@ -32,6 +32,7 @@ from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
+    from codemods.facts import Facts
     from codemods.training.analysis import TrainingFacts, _Function, _Scope
 
 
@@ -65,6 +66,7 @@ class UntracedParameters:
 class EarlyOptimizers(Analysis):
     """The part of TrainingAnalysis that checks what optimizers are built over."""
 
+    facts: Facts
     part: TrainingFacts
     device: DeviceAnalysis
     module_classes: set[str]

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk, calls_of
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 @dataclass(repr=False, eq=False)
@@ -22,6 +26,8 @@ class LoaderFacts:
 
 
 class LoaderAnalysis(Analysis):
+    facts: Facts
+
     name = "loaders"
 
     def __init__(self, walk: Walk) -> None:

@@ -10,6 +10,7 @@ batches and runs the barrier itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -24,10 +25,15 @@ from codemods.training.rules import (
     TRAINING_LOOP_BARRIER,
 )
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
 
 class LoopRewrite(Concern):
+    facts: Facts
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.wraps = {plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None}

@@ -4,6 +4,8 @@ before stepping (a no-op with one device)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
@@ -12,8 +14,13 @@ from codemods.project.summary import FSDP_HELD
 from codemods.training.drivers import UndrivenStep
 from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class OptimizerRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         undriven = self.facts.training.undriven_steps.get(original)
         if undriven is not None:

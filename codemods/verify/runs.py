@@ -14,7 +14,7 @@ from codemods.verify import probe
 from codemods.verify.checks import Recorded, judged_steps
 
 if TYPE_CHECKING:
-    from codemods.verify.verify import VerifyOptions
+    from codemods.verify.options import VerifyOptions
 
 PROBE = Path(probe.__file__)
 _TAIL_LINES = 3

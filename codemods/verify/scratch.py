@@ -18,9 +18,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from codemods.engine.rule import RuleSelection
 from codemods.files import SKIPPED_DIRS
 from codemods.project.resolver import imported_files
-from codemods.rules import RuleSelection
 from codemods.runner import Job, project_of, run
 
 LARGE_FILE_BYTES = 16 * 2**20

@@ -22,36 +22,19 @@ be run at all (the reason in one line).  The tool never imports torch: only the 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codemods.targets import DEFAULT_TARGET
 from codemods.verify.checks import CHECKS, WARMUP_STEPS, Check, Locate, Place, Recorded
+from codemods.verify.options import VerifyOptions
 
 if TYPE_CHECKING:
     from codemods.verify.runs import VerifyRun
 
 PASSED, FAILED, CANNOT_RUN = 0, 1, 2
-REFERENCES = ("auto", "cuda", "cpu", "none")
-
-
-@dataclass(frozen=True)
-class VerifyOptions:
-    steps: int = 10  # optimizer steps each run makes before it is stopped
-    reference: str = "auto"  # auto (CUDA if there is a GPU, else the CPU), cuda, cpu, none
-    converted: bool = False  # the script is a port already: run it as it is
-    original: str | None = None  # with converted: the original script, for the reference run
-    target: str = DEFAULT_TARGET
-    timeout: float = 600.0  # seconds per run
-    python: str = field(default_factory=lambda: sys.executable)
-    progress: Callable[[str], None] | None = None  # told what is going on (the CLI: standard error)
-
-
 @dataclass
 class Verification:
     checks: list[Check]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from codemods import __version__
 from codemods.cli import main
 from codemods.rules import RULES
 from tests.support.cli import LOADED_MODULES, invoke
@@ -230,7 +231,7 @@ def test_json_and_sarif_reports(project: Path) -> None:
     (project / "train.py").write_text(SCRIPT)
     sarif = json.loads(invoke("lint", str(project / "train.py"), "--format", "sarif").stdout)
     run = sarif["runs"][0]
-    assert sarif["version"] == "2.1.0"
+    assert sarif["version"] == "2.1.0" and run["tool"]["driver"]["version"] == __version__
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"XLA101", "XLA201", "XLA301", "XLA502"}
     location = run["results"][-1]["locations"][0]["physicalLocation"]
     assert location["region"] == {"startLine": 7, "startColumn": 1}

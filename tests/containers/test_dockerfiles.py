@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from codemods import convert_source
 from codemods.cli import main
 from codemods.engine.report import FileReport, Report, render_text
+from codemods.engine.rule import RuleSelection
 from codemods.files import discover, is_dockerfile
-from codemods.rules import RuleSelection
 from codemods.runner import Job, run
 from tests.support.paths import FIXTURES, SNAPSHOTS
 from tests.support.rule_cases import RUN_CASES

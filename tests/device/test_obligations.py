@@ -11,8 +11,8 @@ import pytest
 
 from codemods import convert_source
 from codemods.engine.report import FileReport
+from codemods.engine.rule import RuleSelection
 from codemods.files import discover
-from codemods.rules import RuleSelection
 from codemods.runner import Job, run
 from codemods.targets import TARGETS
 from tests.support.rule_cases import RUN_CASES

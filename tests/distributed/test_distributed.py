@@ -207,8 +207,9 @@ def test_iterable_data_set_classes_of_another_module_get_no_sampler(tmp_path: Pa
     """A DataLoader over an IterableDataset subclass of a project module takes no sampler (it
     would raise); its map-style neighbour gets one.  On the file alone the module cannot be
     read: neither gets a sampler, and the finding says why."""
-    from codemods.project.resolver import Project, summarise_with
-    from codemods.rules import RuleSelection
+    from codemods.engine.rule import RuleSelection
+    from codemods.pipeline import summarise_with
+    from codemods.project.resolver import Project
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'streams'\n")
     (tmp_path / "data.py").write_text(_DATA_MODULE)

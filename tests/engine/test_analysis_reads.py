@@ -19,8 +19,8 @@ import libcst as cst
 import pytest
 
 from codemods import TARGETS, convert_source
-from codemods.engine.walk import Analysis, Walk, settle_order, walk_order
-from codemods.facts import ANALYSES, Facts, analyse
+from codemods.engine.walk import Analysis, FactSheet, Walk, settle_order, walk_order
+from codemods.facts import ANALYSES, Facts, analyse, inspected
 from tests.support.fixtures import fixture_project, fixture_scripts
 from tests.support.paths import FIXTURES
 from tests.support.rule_cases import CASES
@@ -32,10 +32,10 @@ Found = dict[tuple[type[Analysis], str], set[str]]
 class _RecordingSheet:
     """The fact sheet as one analysis sees it: every part it reads (or writes) is noted."""
 
-    _facts: Facts
+    _facts: FactSheet
     _note: Callable[[str], None]
 
-    def __init__(self, facts: Facts, note: Callable[[str], None]) -> None:
+    def __init__(self, facts: FactSheet, note: Callable[[str], None]) -> None:
         object.__setattr__(self, "_facts", facts)
         object.__setattr__(self, "_note", note)
 
@@ -123,6 +123,7 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     too) while settling, none of it declared where it should be."""
 
     class Sneaky(Analysis):
+        facts: Facts
         name = "sneaky"
         reads = ("device",)
 
@@ -134,7 +135,7 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
             self.facts.training.models.clear()
 
     with recording(monkeypatch) as found:
-        walk = Walk(Facts(), [*ANALYSES, Sneaky])
+        walk = Walk(Facts(), [*ANALYSES, Sneaky], inspected)
         walk.run(cst.parse_module("import torch\nx = torch.zeros(2)\n"))
         walk.finish()
     assert [p for p in undeclared(found, [*ANALYSES, Sneaky]) if "Sneaky" in p] == [

@@ -10,8 +10,9 @@ import pytest
 
 from codemods import convert_source
 from codemods.engine.report import Finding
-from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.rules import RuleSelection
+from codemods.engine.rule import RuleSelection
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project, find_root
 from tests.support.paths import FIXTURES
 
 REPO = FIXTURES / "vision_repo"

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods import Conversion, ConversionError, convert_source
+from codemods import Conversion, ConversionError, convert_source, pipeline
+from codemods.engine.rule import RuleSelection
 from codemods.lazy.flow import FlowAnalysis
 from codemods.project import resolver as project
-from codemods.rules import RuleSelection
 from codemods.runner import Job, process_bytes, process_path
 from tests.support.fixtures import output_text
 from tests.support.paths import ROOT
@@ -297,7 +297,7 @@ def test_summaries_made_on_demand_nest_no_deeper_than_the_bound(tmp_path: Path, 
         "for batch in loader:\n    step_0(model, batch.cuda(), scaler)\n    scaler.step(optimizer)\n    scaler.update()\n"
     )
     nesting = [0, 0]  # now, deepest
-    real = project.convert_source
+    real = pipeline.convert_source
 
     def counting(*args: Any, **kwargs: Any) -> Conversion:  # convert_source's, passed on
         nesting[0] += 1
@@ -307,7 +307,7 @@ def test_summaries_made_on_demand_nest_no_deeper_than_the_bound(tmp_path: Path, 
         finally:
             nesting[0] -= 1
 
-    monkeypatch.setattr(project, "convert_source", counting)
+    monkeypatch.setattr(pipeline, "convert_source", counting)
     job = Job("check", "2.9", RuleSelection())
     report = process_path(str(tmp_path / "train.py"), job)
     assert report.error is None and report.changed

@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from codemods import RuleSelection, convert_source
-from codemods.project.resolver import Project, summarise_with
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project
 from codemods.targets import DEFAULT_TARGET
 from tests.support.fixtures import output_bytes
 from tests.support.paths import FIXTURES

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from codemods.verify.checks import CHECKS
-from codemods.verify.verify import FAILED, PASSED, Verification, VerifyOptions, verify
+from codemods.verify.options import VerifyOptions
+from codemods.verify.verify import FAILED, PASSED, Verification, verify
 from tests.support.paths import DATA, FIXTURES, ROOT
 from tests.support.repos import git
 

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from codemods.cli import main
 from codemods.verify import scratch
 from codemods.verify.checks import CHECKS, FP32_TOLERANCE, LOW_PRECISION_TOLERANCE, Recorded, loss_match, step_barrier
+from codemods.verify.options import VerifyOptions
 from codemods.verify.report import RENDERERS
-from codemods.verify.verify import CANNOT_RUN, VerifyOptions, verify
+from codemods.verify.verify import CANNOT_RUN, verify
 from tests.support.paths import ROOT
 
 
