@@ -143,9 +143,9 @@ class EarlyOptimizers(Analysis):
                     events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
             else:
                 assert found is not None and summary is not None
-                moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
-                if moved is not None:
-                    xla, device_at, moves = moved  # type: ignore[misc]
+                moved_by_callee = summary.moves_argument(found.name, index, keyword)
+                if moved_by_callee is not None:
+                    xla, device_at, moves = moved_by_callee
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
                     # A module this run does not convert keeps its CUDA moves: say so.
@@ -174,7 +174,7 @@ class EarlyOptimizers(Analysis):
                         xla = self._goes_to_xla(device)
                         at = fn.params.index(device) if not xla and device in fn.params else -1
                         self.part.argument_moves.add(
-                            (fn.qualname, index, param, xla, at, device if at >= 0 else "", code_of(move))
+                            (fn.qualname, index, param, xla, at, device if at >= 0 and device else "", code_of(move))
                         )
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
@@ -258,18 +258,21 @@ class EarlyOptimizers(Analysis):
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, (kind, name, *rest) in enumerate(events):
+                assert isinstance(name, str)
                 if kind == "alias":
-                    aliases[name] = _canonical(rest[0], aliases)  # type: ignore[arg-type,index]
+                    assert isinstance(rest[0], str)
+                    aliases[name] = _canonical(rest[0], aliases)
                     continue
                 if kind == "model":
-                    aliases.pop(name, None)  # type: ignore[arg-type]
-                name = _canonical(name, aliases)  # type: ignore[arg-type]
+                    aliases.pop(name, None)
+                name = _canonical(name, aliases)
                 if kind == "model":
                     constructor, moved = rest
-                    if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                    assert isinstance(constructor, str)
+                    if self._is_wrapper(constructor):
                         continue
-                    known = self._is_constructor(constructor)  # type: ignore[arg-type]
-                    (on_cpu if known else unknown).add(name)  # type: ignore[arg-type]
+                    known = self._is_constructor(constructor)
+                    (on_cpu if known else unknown).add(name)
                     (unknown if known else on_cpu).discard(name)
                     if moved:
                         on_cpu.discard(name)
@@ -278,12 +281,12 @@ class EarlyOptimizers(Analysis):
                     on_cpu.discard(name)
                     unknown.discard(name)
                 elif kind == "untraced":
-                    self._untraced(name, rest, on_cpu, events[index + 1 :])  # type: ignore[arg-type]
-                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:  # type: ignore[arg-type]
+                    self._untraced(name, rest, on_cpu, events[index + 1 :])
+                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
                     later = _moves_of(root, events[index + 1 :], aliases)
                     if later:
                         self._early(root, rest, later)
-                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:  # type: ignore[arg-type]
+                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
                     later = _moves_of(name, events[index + 1 :], aliases)
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
