@@ -28,7 +28,7 @@ _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.BaseCo
 class CompileRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.part = self.facts.compile
         self.backend = ctx.target.compile_backend

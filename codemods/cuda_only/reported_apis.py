@@ -6,7 +6,7 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -14,10 +14,8 @@ from codemods import apis
 from codemods.cuda_only import source_apis
 from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
 from codemods.engine.nodes import string_value, walk
-from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rewriter import Concern, Context, StatementLineT
 
-# A line of simple statements, on its own line or after a colon (`if x: a; b`).
-StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
@@ -31,7 +29,7 @@ class ReportedApis(Concern):
     facts: Facts
 
     def __init__(
-        self, ctx: Context, table: dict[str, source_apis.SourceApi],
+        self, ctx: Context[Facts], table: dict[str, source_apis.SourceApi],
         lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
     ) -> None:
         super().__init__(ctx)
@@ -46,7 +44,7 @@ class ReportedApis(Concern):
 
 
 class CudaRuntimeRewrite(ReportedApis):
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx, source_apis.CUDA_RUNTIME)
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.

@@ -32,7 +32,7 @@ _SPARSE_ERROR = "the backward raises NotImplementedError: no aten::_sparse_coo_t
 class CudaOnlyRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         part = self.facts.cuda_only
         # By id: every hot Name, Subscript and Call is looked up (CSTNode hashing is Python code).

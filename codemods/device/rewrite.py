@@ -7,7 +7,7 @@ working; ``torch.device("cuda")`` becomes the target's device call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -35,7 +35,7 @@ from codemods.engine.nodes import (
     walk,
     with_comma,
 )
-from codemods.engine.rewriter import Concern
+from codemods.engine.rewriter import AssignmentT, Concern
 from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
 
 if TYPE_CHECKING:
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 # What a device choice that stays as it is does on XLA, where the CUDA check is False.
 _CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CPU"
+
+# Context.keep_lines_after: comment lines to keep right after a statement that goes.
+KeepLinesAfter = Callable[[cst.BaseStatement, Sequence[cst.EmptyLine]], None]
 
 
 class DeviceRewrite(Concern):
@@ -315,11 +318,13 @@ class DeviceRewrite(Concern):
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
         return self._assignment(original, updated)
 
-    def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
-        value = original.value
+    def _assignment(self, original: AssignmentT, updated: AssignmentT) -> AssignmentT:
+        value, chosen = original.value, updated.value
+        if value is None or chosen is None:  # `x: T` declares, chooses nothing
+            return updated
         if value in self.facts.device.flag_values:
             flag, purpose = self.facts.device.flag_values[value]
-            folded = fold_true(updated.value, self.facts.device.is_available_call)
+            folded = fold_true(chosen, self.facts.device.is_available_call)
             if not isinstance(folded, bool) and _still_cuda(folded):
                 return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
             new_value = self.ctx.fix(
@@ -327,7 +332,7 @@ class DeviceRewrite(Concern):
                 value,
                 f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
                 "device is always present)",
-                lambda: as_expression(fold_true(updated.value, self.facts.device.is_available_call)),
+                lambda: as_expression(fold_true(chosen, self.facts.device.is_available_call)),
             )
             if new_value is not None:
                 self.ctx.imports.discard(value)
@@ -348,7 +353,7 @@ class DeviceRewrite(Concern):
                 return updated.with_changes(value=device)
         return updated
 
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if original in self.facts.training.input_guards:
             return self._input_guard(original, updated)
         if original in self.facts.device.gpu_requirements:
@@ -427,7 +432,9 @@ class DeviceRewrite(Concern):
             self.ctx.drop_statement(updated)
         return updated
 
-    def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
+    def _input_guard(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,
         DataParallel moved the inputs on CUDA; on XLA nothing else does."""
         test = self.ctx.code(original.test)
@@ -603,7 +610,9 @@ def _still_cuda(node: cst.CSTNode) -> bool:
     return any(is_cuda_device_string(n) for n in walk(node))
 
 
-def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, keep_lines_after):  # type: ignore[no-untyped-def]
+def _fold_if(
+    statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, keep_lines_after: KeepLinesAfter
+) -> cst.If | cst.Else | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
     """An ``if`` (or ``elif``) whose test folded: keep the branch that runs, or keep
     the ``if`` with the simpler test.  Comment lines after a removed branch that LibCST
     gives to its block though they are outside it (less indented) stay, after what is
@@ -643,9 +652,9 @@ def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
     return lines[outside:]
 
 
-def _flatten(  # type: ignore[no-untyped-def]
-    body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after, tail: Sequence[cst.EmptyLine] = ()
-) -> cst.FlattenSentinel:
+def _flatten(
+    body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after: KeepLinesAfter, tail: Sequence[cst.EmptyLine] = ()
+) -> cst.FlattenSentinel[cst.BaseStatement]:
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that
     end the block (its footer), then ``tail``, follow them."""

@@ -477,8 +477,8 @@ class DeviceValueAnalysis(Analysis):
             return True if True in (left, right) else False if left is right is False else None
         if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
             return self._compare(test, scope)  # type: ignore[arg-type]
-        if kind is cst.Name and test.value in ("True", "False"):  # type: ignore[attr-defined]
-            return test.value == "True"  # type: ignore[attr-defined]
+        if isinstance(test, cst.Name) and test.value in ("True", "False"):
+            return test.value == "True"
         if (name := dotted(test)) is not None and name not in self.params.get(scope, ()):
             flags = self.facts.device.flag_values
             live = self._live(name, scope)

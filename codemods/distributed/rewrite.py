@@ -63,7 +63,7 @@ from codemods.engine.nodes import (
     without_args,
 )
 from codemods.engine.positions import code_of
-from codemods.engine.rewriter import Concern, Context, NodeT
+from codemods.engine.rewriter import Concern, Context, NodeT, StatementLineT
 from codemods.engine.rule import Rule
 from codemods.targets import XMP, Api
 
@@ -85,7 +85,7 @@ _CONCEPT_WORDS = {
 class DistributedRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.part = part = self.facts.distributed
         # Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
@@ -392,7 +392,7 @@ class DistributedRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel:
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         """A main guard whose code runs in every process (torchrun style) becomes
         ``_mp_fn(index)``, started by the target's launcher."""
         part = self.part
@@ -510,7 +510,7 @@ class DistributedRewrite(Concern):
 
     def leave_SimpleStatementLine(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         part = self.part
         if original in part.dp_statements:
             fixed = self.ctx.fix(
@@ -532,7 +532,7 @@ class DistributedRewrite(Concern):
             return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
         return self._without_launch_asserts(original, updated)
 
-    def _without_launch_asserts(self, original, updated):  # type: ignore[no-untyped-def]
+    def _without_launch_asserts(self, original: StatementLineT, updated: StatementLineT) -> StatementLineT:
         """``assert "LOCAL_RANK" in os.environ, msg``: its test became True (every process is
         started by the XLA launcher), so the statement goes (a block left empty keeps a
         ``pass``: Context.drop_statement)."""
@@ -541,7 +541,8 @@ class DistributedRewrite(Concern):
             return updated
         doomed = {
             id(new) for old, new in zip(original.body, updated.body)
-            if type(old) is cst.Assert and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
+            if isinstance(old, cst.Assert) and isinstance(new, cst.Assert)
+            and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
             and fold_true(new.test, is_true) is True
         }
         if not doomed:
@@ -556,7 +557,7 @@ class DistributedRewrite(Concern):
                 doomed.discard(id(new))
             else:
                 self.ctx.vanish(old, new)
-        kept = [new for new in updated.body if id(new) not in doomed]
+        kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in doomed]
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
         if isinstance(updated, cst.SimpleStatementSuite):
@@ -689,7 +690,7 @@ class DistributedRewrite(Concern):
 
     def _gradient_reduce(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
-    ) -> cst.BaseStatement | cst.FlattenSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
             world = self.ctx.call("world_size")

@@ -217,7 +217,7 @@ class Concern:
     when the traversal leaves such a node; ``reference(original, updated, qualified)``
     runs for every Name/Attribute chain that resolves through the imports."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Any]) -> None:
         self.ctx = ctx
         self.facts = ctx.facts
 
@@ -234,7 +234,7 @@ class Rewriter(cst.CSTTransformer):
     hands every other subtree back untouched: rebuilding nodes is most of a transform's
     cost."""
 
-    def __init__(self, ctx: Context, concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
+    def __init__(self, ctx: Context[Any], concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
         super().__init__()
         self.ctx = ctx
         self.hot = hot if speed.shortcuts() else None  # None: LibCST's traversal, every node
@@ -355,6 +355,8 @@ def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
 BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
 # `x = value` or `x: T = value`: the rewrites that read an assignment's value take either.
 AssignmentT = TypeVar("AssignmentT", cst.Assign, cst.AnnAssign)
+# A line of simple statements, on its own line or after a colon (`if x: a; b`).
+StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
 def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> BlockT:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 class EntryRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         ctx.track([self.facts.entry.main])
 

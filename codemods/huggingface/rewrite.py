@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class HuggingFaceRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         hf = self.facts.huggingface
         self.parsed: dict[cst.CSTNode, ParsedArguments] = {p.anchor: p for p in hf.parsed_arguments}

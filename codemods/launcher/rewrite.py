@@ -75,7 +75,7 @@ class _Edit:
 class LauncherRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context, launcher: LauncherFacts) -> None:
+    def __init__(self, ctx: Context[Facts], launcher: LauncherFacts) -> None:
         super().__init__(ctx)
         self.edits: dict[int, list[_Edit]] = defaultdict(list)
         self.reported: set[tuple[str, int, str]] = set()

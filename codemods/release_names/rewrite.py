@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 class XlaNamesRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.concept_of = {
             spelling: concept

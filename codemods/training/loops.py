@@ -34,7 +34,7 @@ _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 class LoopRewrite(Concern):
     facts: Facts
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.wraps = {plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None}
         self.wrapped: set[cst.CSTNode] = set()
@@ -129,7 +129,7 @@ class LoopRewrite(Concern):
 
 
 def with_barriers(
-    ctx: Context, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+    ctx: Context[Facts], rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
 ) -> NodeT:
     """``updated`` with the target's barrier ending its body (see _end_iterations)."""
     inserted: list[cst.SimpleStatementLine] = []
