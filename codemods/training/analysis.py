@@ -625,6 +625,7 @@ def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) 
         return name if name in function.params or name in function.keyword_params else function.bound.get(name)
     if function.kwargs is None:
         return None
+    holder: cst.BaseExpression | None
     if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
         holder, key = node.value, node.slice[0].slice.value
     elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
@@ -632,7 +633,7 @@ def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) 
     else:
         return None
     param = string_value(key)
-    if dotted(holder) != function.kwargs or param is None:  # type: ignore[arg-type]
+    if holder is None or dotted(holder) != function.kwargs or param is None:
         return None
     if param not in function.keyword_params:
         function.keyword_params.append(param)

@@ -141,9 +141,9 @@ class EarlyOptimizers(Analysis):
                     events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
             else:
                 assert found is not None and summary is not None
-                moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
-                if moved is not None:
-                    xla, device_at, moves = moved  # type: ignore[misc]
+                summary_move = summary.moves_argument(found.name, index, keyword)
+                if summary_move is not None:
+                    xla, device_at, moves = summary_move
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
                     # A module this run does not convert keeps its CUDA moves: say so.
@@ -172,7 +172,7 @@ class EarlyOptimizers(Analysis):
                         xla = self._goes_to_xla(device)
                         at = fn.params.index(device) if not xla and device in fn.params else -1
                         self.part.argument_moves.add(
-                            (fn.qualname, index, param, xla, at, device if at >= 0 else "", code_of(move))
+                            (fn.qualname, index, param, xla, at, (device or "") if at >= 0 else "", code_of(move))
                         )
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
@@ -218,6 +218,11 @@ class EarlyOptimizers(Analysis):
                 target = self.call_targets.get(call)
                 builds = target is not None and (self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower())
                 events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]
+                if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
+                    events.extend(
+                        ("optimizer", owner, sub) for arg in call.args for sub, owner in _module_calls(arg.value)
+                        if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]
+                    )
             elif kind == "move":
                 _, name, device, node = event
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]
@@ -260,14 +265,14 @@ class EarlyOptimizers(Analysis):
                     aliases[name] = _canonical(rest[0], aliases)  # type: ignore[arg-type,index]
                     continue
                 if kind == "model":
-                    aliases.pop(name, None)  # type: ignore[arg-type]
+                    aliases.pop(str(name), None)
                 name = _canonical(name, aliases)  # type: ignore[arg-type]
                 if kind == "model":
                     constructor, moved = rest
                     if self._is_wrapper(constructor):  # type: ignore[arg-type]
                         continue
                     known = self._is_constructor(constructor)  # type: ignore[arg-type]
-                    (on_cpu if known else unknown).add(name)  # type: ignore[arg-type]
+                    (on_cpu if known else unknown).add(name)
                     (unknown if known else on_cpu).discard(name)
                     if moved:
                         on_cpu.discard(name)
@@ -276,12 +281,12 @@ class EarlyOptimizers(Analysis):
                     on_cpu.discard(name)
                     unknown.discard(name)
                 elif kind == "untraced":
-                    self._untraced(name, rest, on_cpu, events[index + 1 :])  # type: ignore[arg-type]
-                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:  # type: ignore[arg-type]
+                    self._untraced(name, rest, on_cpu, events[index + 1 :])
+                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
                     later = _moves_of(root, events[index + 1 :], aliases)
                     if later:
                         self._early(root, rest, later)
-                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:  # type: ignore[arg-type]
+                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
                     later = _moves_of(name, events[index + 1 :], aliases)
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
@@ -384,6 +389,7 @@ def _owner(node: cst.BaseExpression) -> str | None:
 
 
 _MOVES = frozenset({"to", "cuda", "cpu", "xla"})
+_PARAMETERS = frozenset({"parameters", "named_parameters"})
 
 
 def value_names(node: cst.BaseExpression) -> list[str]:

@@ -1024,6 +1024,49 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="a-method-moves-what-init-was-handed-sagemaker",
             findings=(Expected(16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"),),
         ),
+        invalid(
+            """
+            import torch
+            import timm.optim
+
+
+            def get_optimizer(params, lr):
+                return torch.optim.SGD(params, lr=lr)
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = get_optimizer(model.parameters(), 0.1)
+                head = torch.nn.Linear(2, 2)
+                head_optimizer = timm.optim.create_optimizer_v2(head.named_parameters(), "adamw", lr=1e-3)
+                model.cuda()
+                head.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import timm.optim
+
+
+            def get_optimizer(params, lr):
+                return torch.optim.SGD(params, lr=lr)
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = get_optimizer(model.to(xm.xla_device()).parameters(), 0.1)
+                head = torch.nn.Linear(2, 2)
+                head_optimizer = timm.optim.create_optimizer_v2(head.to(xm.xla_device()).named_parameters(), "adamw", lr=1e-3)
+                model.to(xm.xla_device())
+                head.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="parameters-handed-to-an-optimizer-builder-sagemaker",
+            findings=(
+                Expected(12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"),
+                Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
+            ),
+        ),
     ),
 )
 
