@@ -132,9 +132,9 @@ class EarlyOptimizers(Analysis):
                     continue
                 for moved, device, move, owner in local.moved_params:
                     if moved == param:
+                        device_from = _handed_device(local, device)
                         xla = self._goes_to_xla(device) or (
-                            device in local.params
-                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
+                            device_from is not None and self._goes_to_xla(_argument_name(call, *device_from))
                         )
                         events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
@@ -170,10 +170,9 @@ class EarlyOptimizers(Analysis):
                 for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
-                        at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add(
-                            (fn.qualname, index, param, xla, at, (device or "") if at >= 0 else "", code_of(move))
-                        )
+                        handed = None if xla else _handed_device(fn, device)
+                        at, through = handed if handed is not None else (-1, "")
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, through, code_of(move)))
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
                     if fn.builds_optimizer:
@@ -191,7 +190,7 @@ class EarlyOptimizers(Analysis):
             for event in fn.events:
                 if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
                     device = event[2]
-                    device = init.bound.get(device, device) if isinstance(device, str) else device
+                    device = through_bound(init.bound, device if isinstance(device, str) else None)
                     init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]
 
     def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
@@ -335,9 +334,36 @@ class EarlyOptimizers(Analysis):
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]
 
 
-def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
-    """The name a call passes for a parameter (by position or by keyword)."""
-    return dotted(arg_value(call, index, keyword))
+def through_bound(bound: dict[str, str], name: str | None) -> str | None:
+    """``name`` with a prefix bound to a parameter replaced by it: ``self.args.device``
+    after ``self.args = kwargs["args"]`` is ``args.device``."""
+    if name is None:
+        return None
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (param := bound.get(".".join(parts[:cut]))) is not None:
+            return ".".join([param, *parts[cut:]])
+    return name
+
+
+def _handed_device(fn: _Function, device: str | None) -> tuple[int, str] | None:
+    """Where ``device`` comes from a parameter of ``fn`` (``device``, ``args.device``): the
+    parameter's index (-1: passed by keyword only) and the device as written from it."""
+    root = (device or "").split(".")[0]
+    if root in fn.params:
+        return fn.params.index(root), str(device)
+    if root in fn.keyword_params:
+        return -1, str(device)
+    return None
+
+
+def _argument_name(call: cst.Call, index: int, device: str) -> str | None:
+    """What a call passes for the device a callee takes from its parameters (``device``,
+    or ``args.device`` of an ``args`` passed by position or, index -1, by keyword only)."""
+    root, _, rest = device.partition(".")
+    value = arg_value(call, index, root) if index >= 0 else call_args(call)[1].get(root)
+    name = dotted(value.value if isinstance(value, cst.Arg) else value)
+    return name if name is None or not rest else f"{name}.{rest}"
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:

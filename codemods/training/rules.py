@@ -945,6 +945,45 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             import torch
 
 
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+
+
+            def main(args):
+                args.device = torch.device("cuda")
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+
+
+            def main(args):
+                args.device = torch_xla.device()
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            note="a-class-moves-a-keyword-argument-to-a-device-the-caller-knows",
+            findings=(
+                Expected(14, 34, 'the optimizer is built while `model` is on the CPU and `kwargs["model"].to(self.args.device)` in'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
             class Trainer:
                 def __init__(self, model, optimizer):
                     self.model = model
