@@ -50,6 +50,8 @@ class EarlyOptimizer:
     argument: int | str | None = None  # a keyword argument: its name
     # The function only collects the parameters the optimizer is built from.
     collects: bool = False
+    # The model is handed in (a parameter of the function): it may be on the CPU.
+    handed_in: bool = False
 
 
 @dataclass(frozen=True)
@@ -256,7 +258,8 @@ class EarlyOptimizers(Analysis):
             # Built by a call the tool does not know as a model class (a factory, a class
             # of a star import), or handed in (a parameter of the function): a model only
             # if the optimizer steps its parameters and this function moves it later.
-            unknown: set[str] = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
+            handed_in = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
+            unknown = set(handed_in)
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, (kind, name, *rest) in enumerate(events):
@@ -265,6 +268,7 @@ class EarlyOptimizers(Analysis):
                     continue
                 if kind == "model":
                     aliases.pop(str(name), None)
+                    handed_in.discard(str(name))
                 name = _canonical(name, aliases)  # type: ignore[arg-type]
                 if kind == "model":
                     constructor, moved = rest
@@ -284,7 +288,7 @@ class EarlyOptimizers(Analysis):
                 elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
                     later = _moves_of(root, events[index + 1 :], aliases)
                     if later:
-                        self._early(root, rest, later)
+                        self._early(root, rest, later, root in handed_in)
                 elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
                     later = _moves_of(name, events[index + 1 :], aliases)
                     if not later:
@@ -302,14 +306,14 @@ class EarlyOptimizers(Analysis):
                     if later:
                         self._early(name, rest, later)
 
-    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]]) -> None:
+    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False) -> None:
         """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
         moves later (``later``: whether to XLA, where)."""
         call, argument = rest[0], rest[1] if len(rest) > 1 else None
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(rest) > 2 and bool(rest[2])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects)  # type: ignore[arg-type,index]
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)  # type: ignore[arg-type,index]
 
     def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or

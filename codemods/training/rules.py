@@ -794,8 +794,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-handed-in-model-moved-later-through-a-name-bound-to-it",
             findings=(
-                Expected(9, 46, "the optimizer is built while `model` is on the CPU and `self.model.to(self.device)` in"),
-                Expected(9, 102, "the optimizer is built while `model` is on the CPU and `self.model.to(self.device)` in"),
+                Expected(9, 46, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in"),
+                Expected(9, 102, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in"),
             ),
         ),
         invalid(
@@ -825,8 +825,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="parameter-groups-of-a-handed-in-model-sagemaker",
             findings=(
-                Expected(6, 52, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `fit` moves"),
-                Expected(7, 52, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `fit` moves"),
+                Expected(6, 52, "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves"),
+                Expected(7, 52, "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves"),
             ),
         ),
         invalid(
@@ -854,8 +854,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             alias=True,
             note="chained-and-filtered-parameters-of-a-handed-in-model",
             findings=(
-                Expected(7, 68, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `fit` moves"),
-                Expected(7, 111, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `fit` moves"),
+                Expected(7, 68, "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves"),
+                Expected(7, 111, "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves"),
             ),
         ),
         invalid(
