@@ -253,7 +253,16 @@ class EarlyOptimizers(Analysis):
         # Moves anywhere in the file, for a model that leaves the function that built it
         # (returned, or handed to a trainer class): (name, goes to XLA, description).
         everywhere = [e for events in scope_events for e in events if e[0] == "move"]
+        # Moves of an attribute by the methods of a class: (class, ``self.model``) -> (the
+        # method, goes to XLA, where); each runs after ``__init__``.
+        attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]] = {}
         for scope, events in zip(scopes, scope_events):
+            for event in events:
+                if event[0] == "move" and str(event[1]).startswith("self."):
+                    key = (scope.qualname.rpartition(".")[0], str(event[1]))
+                    attribute_moves.setdefault(key, []).append((scope.qualname, event[2], event[3]))
+        for scope, events in zip(scopes, scope_events):
+
             on_cpu: set[str] = set()
             # Built by a call the tool does not know as a model class (a factory, a class
             # of a star import), or handed in (a parameter of the function): a model only
@@ -269,7 +278,7 @@ class EarlyOptimizers(Analysis):
                 if kind == "model":
                     aliases.pop(str(name), None)
                     handed_in.discard(str(name))
-                name = _canonical(name, aliases)  # type: ignore[arg-type]
+                written, name = str(name), _canonical(name, aliases)  # type: ignore[arg-type]
                 if kind == "model":
                     constructor, moved = rest
                     if self._is_wrapper(constructor):  # type: ignore[arg-type]
@@ -286,11 +295,11 @@ class EarlyOptimizers(Analysis):
                 elif kind == "untraced":
                     self._untraced(name, rest, on_cpu, events[index + 1 :])
                 elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
-                    later = _moves_of(root, events[index + 1 :], aliases)
+                    later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(scope.qualname, written, attribute_moves)
                     if later:
                         self._early(root, rest, later, root in handed_in)
                 elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
-                    later = _moves_of(name, events[index + 1 :], aliases)
+                    later = _moves_of(name, events[index + 1 :], aliases) or _moved_by_methods(scope.qualname, written, attribute_moves)
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all, not before here in this
@@ -368,6 +377,17 @@ def _argument_name(call: cst.Call, index: int, device: str) -> str | None:
     value = arg_value(call, index, root) if index >= 0 else call_args(call)[1].get(root)
     name = dotted(value.value if isinstance(value, cst.Arg) else value)
     return name if name is None or not rest else f"{name}.{rest}"
+
+
+def _moved_by_methods(
+    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]]
+) -> list[tuple[object, object]]:
+    """In ``__init__`` (``qualname``), the moves of the attribute ``written`` names
+    (``self.model.head``: ``self.model``) by the class's other methods, which run after it."""
+    if not qualname.endswith(".__init__") or not written.startswith("self."):
+        return []
+    key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
+    return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:

@@ -257,7 +257,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
-    "`self.model = model`, also moved by another method of the class); where the later move may go to the CPU, an error at the optimizer names the move "
+    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
     "build the optimizer after the move, or move the model first to the XLA device.",
     examples=lambda: (
@@ -399,6 +399,42 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 return optimizer
             """,
             note="casts-keep-the-parameters",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.cuda()
+
+                def configure(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def restart(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.model.to(torch.float16)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.to(torch_xla.device())
+
+                def configure(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def restart(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.model.to(torch.float16)
+            """,
+            note="init-moves-first-methods-build-after",
         ),
     ),
     invalid=lambda: (
@@ -1062,6 +1098,75 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             alias=True,
             note="a-method-moves-what-init-was-handed-sagemaker",
             findings=(Expected(16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch_xla.device()
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(torch_xla.device()).parameters(), *self.model.decoder.to(torch_xla.device()).parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            note="another-method-moves-the-model-init-built-the-optimizer-over",
+            findings=(
+                Expected(9, 45, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+                Expected(9, 102, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = xm.xla_device()
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(xm.xla_device()).parameters(), *self.model.decoder.to(xm.xla_device()).parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            target="sagemaker",
+            note="another-method-moves-the-model-init-built-the-optimizer-over-sagemaker",
+            findings=(
+                Expected(9, 45, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+                Expected(9, 99, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+            ),
         ),
         invalid(
             """
