@@ -159,11 +159,12 @@ class DeviceRewrite(Concern):
             else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters" if early.collects
             else f"`{self.ctx.code(original.func)}` builds an optimizer"
         )
+        on_cpu = f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
         if not early.fixable:
             self.ctx.report(
                 OPTIMIZER_BEFORE_MOVE,
                 original,
-                f"{built} while `{early.model}` is on the CPU, and {early.moved_by} moves the model later to a "
+                f"{built} while {on_cpu}, and {early.moved_by} moves the model later to a "
                 "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
                 "optimizer after the move",
             )
@@ -194,7 +195,7 @@ class DeviceRewrite(Concern):
         new = self.ctx.fix(
             OPTIMIZER_BEFORE_MOVE,
             original,
-            f"{built} while `{early.model}` is on the CPU and {early.moved_by} moves the model later; moving a "
+            f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
             "module to XLA replaces its parameters, so move it first: {new}",
             build,
         )

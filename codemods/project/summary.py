@@ -33,8 +33,9 @@ class ModuleSummary:
     imported: tuple[tuple[str, str, str], ...] = ()
     # Callables that move an argument to the device: (name, index without self, parameter,
     # whether it ends on the XLA device on every path, and else the parameter that hands in
-    # the device: index and name, or -1 and "", and the move as written; index -1: a
-    # parameter passed by keyword only, or a key of ``**kwargs``); callables that build an
+    # the device: its index and the device as written from it (``device``, ``args.device``),
+    # or -1 and ""; and the move as written; index -1: a parameter passed by keyword only,
+    # or a key of ``**kwargs``); callables that build an
     # optimizer over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
@@ -131,9 +132,10 @@ class ModuleSummary:
         self, name: str, index: int | None, keyword: str | None
     ) -> tuple[bool, tuple[int, str] | None, str] | None:
         """Calling ``name`` (a class: its ``__init__``) moves that argument to the device:
-        whether to the XLA device on every path, and if not, the parameter (index, name)
-        that hands in the device it goes to, and the moves that may not go there, as
-        written; None: it does not move it."""
+        whether to the XLA device on every path, and if not, where the device it goes to
+        comes from (the index of the parameter, -1 for one passed by keyword only, and the
+        device as written from it: ``args.device``), and the moves that may not go there,
+        as written; None: it does not move it."""
         found = [moved for moved in self.argument_moves if _same_argument(moved, name, index, keyword)]
         if not found:
             return None
@@ -141,7 +143,7 @@ class ModuleSummary:
             return True, None, ""
         elsewhere = sorted(moved for moved in found if not moved[3])
         devices = {(moved[4], moved[5]) for moved in elsewhere}
-        device_at = devices.pop() if len(devices) == 1 and -1 not in next(iter(devices)) else None
+        device_at = devices.pop() if len(devices) == 1 and next(iter(devices))[1] else None
         return False, device_at, "`, `".join(dict.fromkeys(moved[6] for moved in elsewhere))
 
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:

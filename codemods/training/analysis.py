@@ -31,6 +31,7 @@ from codemods.training.early_optimizers import (
     EarlyOptimizers,
     UntracedParameters,
     _module_calls,
+    through_bound,
     value_names,
 )
 
@@ -380,7 +381,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 if loop is not None and device is not None:
                     loop.moved[moved] = device
             if changes_device and function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
-                function.moved_params.append((param, function.bound.get(device, device) if device else device, node, function.qualname))
+                function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
@@ -650,7 +651,7 @@ def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) 
     else:
         return None
     param = string_value(key)
-    if dotted(holder) != function.kwargs or param is None:
+    if holder is None or dotted(holder) != function.kwargs or param is None:
         return None
     if param not in function.keyword_params:
         function.keyword_params.append(param)

@@ -51,6 +51,8 @@ class EarlyOptimizer:
     argument: int | str | None = None  # a keyword argument: its name
     # The function only collects the parameters the optimizer is built from.
     collects: bool = False
+    # The model is handed in (a parameter of the function): it may be on the CPU.
+    handed_in: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,18 +136,18 @@ class EarlyOptimizers(Analysis):
                     continue
                 for moved, device, move, owner in local.moved_params:
                     if moved == param:
+                        device_from = _handed_device(local, device)
                         xla = self._goes_to_xla(device) or (
-                            device in local.params
-                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
+                            device_from is not None and self._goes_to_xla(_argument_name(call, *device_from))
                         )
                         events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
                     events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
             else:
                 assert found is not None and summary is not None
-                moved_by_callee = summary.moves_argument(found.name, index, keyword)
-                if moved_by_callee is not None:
-                    xla, device_at, moves = moved_by_callee
+                summary_move = summary.moves_argument(found.name, index, keyword)
+                if summary_move is not None:
+                    xla, device_at, moves = summary_move
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
                     # A module this run does not convert keeps its CUDA moves: say so.
@@ -172,10 +174,9 @@ class EarlyOptimizers(Analysis):
                 for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
-                        at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add(
-                            (fn.qualname, index, param, xla, at, device if at >= 0 and device else "", code_of(move))
-                        )
+                        handed = None if xla else _handed_device(fn, device)
+                        at, through = handed if handed is not None else (-1, "")
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, through, code_of(move)))
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
                     if fn.builds_optimizer:
@@ -193,7 +194,7 @@ class EarlyOptimizers(Analysis):
             for event in fn.events:
                 if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
                     device = event[2]
-                    device = init.bound.get(device, device) if isinstance(device, str) else device
+                    device = through_bound(init.bound, device if isinstance(device, str) else None)
                     init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]
 
     def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
@@ -220,6 +221,11 @@ class EarlyOptimizers(Analysis):
                 target = self.call_targets.get(call)
                 builds = target is not None and (self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower())
                 events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]
+                if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
+                    events.extend(
+                        ("optimizer", owner, sub) for arg in call.args for sub, owner in _module_calls(arg.value)
+                        if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]
+                    )
             elif kind == "move":
                 _, name, device, node = event
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]
@@ -249,12 +255,22 @@ class EarlyOptimizers(Analysis):
         # Moves anywhere in the file, for a model that leaves the function that built it
         # (returned, or handed to a trainer class): (name, goes to XLA, description).
         everywhere = [e for events in scope_events for e in events if e[0] == "move"]
+        # Moves of an attribute by the methods of a class: (class, ``self.model``) -> (the
+        # method, goes to XLA, where); each runs after ``__init__``.
+        attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]] = {}
         for scope, events in zip(scopes, scope_events):
+            for event in events:
+                if event[0] == "move" and str(event[1]).startswith("self."):
+                    key = (scope.qualname.rpartition(".")[0], str(event[1]))
+                    attribute_moves.setdefault(key, []).append((scope.qualname, event[2], event[3]))
+        for scope, events in zip(scopes, scope_events):
+
             on_cpu: set[str] = set()
             # Built by a call the tool does not know as a model class (a factory, a class
             # of a star import), or handed in (a parameter of the function): a model only
             # if the optimizer steps its parameters and this function moves it later.
-            unknown: set[str] = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
+            handed_in = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
+            unknown = set(handed_in)
             # Names bound to another (``self.model = model``): the same module.
             aliases: dict[str, str] = {}
             for index, (kind, name, *rest) in enumerate(events):
@@ -265,7 +281,8 @@ class EarlyOptimizers(Analysis):
                     continue
                 if kind == "model":
                     aliases.pop(name, None)
-                name = _canonical(name, aliases)
+                    handed_in.discard(name)
+                written, name = name, _canonical(name, aliases)
                 if kind == "model":
                     constructor, moved = rest
                     assert isinstance(constructor, str)
@@ -283,11 +300,11 @@ class EarlyOptimizers(Analysis):
                 elif kind == "untraced":
                     self._untraced(name, rest, on_cpu, events[index + 1 :])
                 elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
-                    later = _moves_of(root, events[index + 1 :], aliases)
+                    later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(scope.qualname, written, attribute_moves)
                     if later:
-                        self._early(root, rest, later)
+                        self._early(root, rest, later, root in handed_in)
                 elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
-                    later = _moves_of(name, events[index + 1 :], aliases)
+                    later = _moves_of(name, events[index + 1 :], aliases) or _moved_by_methods(scope.qualname, written, attribute_moves)
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all, not before here in this
@@ -303,14 +320,14 @@ class EarlyOptimizers(Analysis):
                     if later:
                         self._early(name, rest, later)
 
-    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]]) -> None:
+    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False) -> None:
         """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
         moves later (``later``: whether to XLA, where)."""
         call, argument = rest[0], rest[1] if len(rest) > 1 else None
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(rest) > 2 and bool(rest[2])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects)  # type: ignore[arg-type,index]
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)  # type: ignore[arg-type,index]
 
     def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or
@@ -335,9 +352,47 @@ class EarlyOptimizers(Analysis):
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]
 
 
-def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
-    """The name a call passes for a parameter (by position or by keyword)."""
-    return dotted(arg_value(call, index, keyword))
+def through_bound(bound: dict[str, str], name: str | None) -> str | None:
+    """``name`` with a prefix bound to a parameter replaced by it: ``self.args.device``
+    after ``self.args = kwargs["args"]`` is ``args.device``."""
+    if name is None:
+        return None
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (param := bound.get(".".join(parts[:cut]))) is not None:
+            return ".".join([param, *parts[cut:]])
+    return name
+
+
+def _handed_device(fn: _Function, device: str | None) -> tuple[int, str] | None:
+    """Where ``device`` comes from a parameter of ``fn`` (``device``, ``args.device``): the
+    parameter's index (-1: passed by keyword only) and the device as written from it."""
+    root = (device or "").split(".")[0]
+    if root in fn.params:
+        return fn.params.index(root), str(device)
+    if root in fn.keyword_params:
+        return -1, str(device)
+    return None
+
+
+def _argument_name(call: cst.Call, index: int, device: str) -> str | None:
+    """What a call passes for the device a callee takes from its parameters (``device``,
+    or ``args.device`` of an ``args`` passed by position or, index -1, by keyword only)."""
+    root, _, rest = device.partition(".")
+    value = arg_value(call, index, root) if index >= 0 else call_args(call)[1].get(root)
+    name = dotted(value.value if isinstance(value, cst.Arg) else value)
+    return name if name is None or not rest else f"{name}.{rest}"
+
+
+def _moved_by_methods(
+    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]]
+) -> list[tuple[object, object]]:
+    """In ``__init__`` (``qualname``), the moves of the attribute ``written`` names
+    (``self.model.head``: ``self.model``) by the class's other methods, which run after it."""
+    if not qualname.endswith(".__init__") or not written.startswith("self."):
+        return []
+    key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
+    return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:
@@ -389,6 +444,7 @@ def _owner(node: cst.BaseExpression) -> str | None:
 
 
 _MOVES = frozenset({"to", "cuda", "cpu", "xla"})
+_PARAMETERS = frozenset({"parameters", "named_parameters"})
 
 
 def value_names(node: cst.BaseExpression) -> list[str]:

@@ -257,7 +257,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
-    "`self.model = model`, also moved by another method of the class); where the later move may go to the CPU, an error at the optimizer names the move "
+    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
     "build the optimizer after the move, or move the model first to the XLA device.",
     examples=lambda: (
@@ -399,6 +399,42 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 return optimizer
             """,
             note="casts-keep-the-parameters",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.cuda()
+
+                def configure(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def restart(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.model.to(torch.float16)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.to(torch_xla.device())
+
+                def configure(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def restart(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.model.to(torch.float16)
+            """,
+            note="init-moves-first-methods-build-after",
         ),
     ),
     invalid=lambda: (
@@ -794,8 +830,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-handed-in-model-moved-later-through-a-name-bound-to-it",
             findings=(
-                Expected(9, 46, "the optimizer is built while `model` is on the CPU and `self.model.to(self.device)` in"),
-                Expected(9, 102, "the optimizer is built while `model` is on the CPU and `self.model.to(self.device)` in"),
+                Expected(9, 46, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in"),
+                Expected(9, 102, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in"),
             ),
         ),
         invalid(
@@ -825,8 +861,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="parameter-groups-of-a-handed-in-model-sagemaker",
             findings=(
-                Expected(6, 52, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `fit` moves"),
-                Expected(7, 52, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `fit` moves"),
+                Expected(6, 52, "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves"),
+                Expected(7, 52, "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves"),
             ),
         ),
         invalid(
@@ -854,8 +890,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             alias=True,
             note="chained-and-filtered-parameters-of-a-handed-in-model",
             findings=(
-                Expected(7, 68, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `fit` moves"),
-                Expected(7, 111, "the optimizer is built while `net` is on the CPU and `net.cuda()` in `fit` moves"),
+                Expected(7, 68, "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves"),
+                Expected(7, 111, "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves"),
             ),
         ),
         invalid(
@@ -945,6 +981,45 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             import torch
 
 
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+
+
+            def main(args):
+                args.device = torch.device("cuda")
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+
+
+            def main(args):
+                args.device = torch_xla.device()
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            note="a-class-moves-a-keyword-argument-to-a-device-the-caller-knows",
+            findings=(
+                Expected(14, 34, 'the optimizer is built while `model` is on the CPU and `kwargs["model"].to(self.args.device)` in'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
             class Trainer:
                 def __init__(self, model, optimizer):
                     self.model = model
@@ -1023,6 +1098,118 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             alias=True,
             note="a-method-moves-what-init-was-handed-sagemaker",
             findings=(Expected(16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch_xla.device()
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(torch_xla.device()).parameters(), *self.model.decoder.to(torch_xla.device()).parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            note="another-method-moves-the-model-init-built-the-optimizer-over",
+            findings=(
+                Expected(9, 45, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+                Expected(9, 102, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = xm.xla_device()
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(xm.xla_device()).parameters(), *self.model.decoder.to(xm.xla_device()).parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            target="sagemaker",
+            note="another-method-moves-the-model-init-built-the-optimizer-over-sagemaker",
+            findings=(
+                Expected(9, 45, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+                Expected(9, 99, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import timm.optim
+
+
+            def get_optimizer(params, lr):
+                return torch.optim.SGD(params, lr=lr)
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = get_optimizer(model.parameters(), 0.1)
+                head = torch.nn.Linear(2, 2)
+                head_optimizer = timm.optim.create_optimizer_v2(head.named_parameters(), "adamw", lr=1e-3)
+                model.cuda()
+                head.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import timm.optim
+
+
+            def get_optimizer(params, lr):
+                return torch.optim.SGD(params, lr=lr)
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = get_optimizer(model.to(xm.xla_device()).parameters(), 0.1)
+                head = torch.nn.Linear(2, 2)
+                head_optimizer = timm.optim.create_optimizer_v2(head.to(xm.xla_device()).named_parameters(), "adamw", lr=1e-3)
+                model.to(xm.xla_device())
+                head.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="parameters-handed-to-an-optimizer-builder-sagemaker",
+            findings=(
+                Expected(12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"),
+                Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
+            ),
         ),
     ),
 )

@@ -552,3 +552,20 @@ def test_a_module_reached_through_a_package_init_is_imported_by_the_run(tmp_path
     findings = _run(tmp_path, ["a2c/algo/a2c_acktr.py", "main.py"])
     assert not [f for f in findings["a2c_acktr.py"] if f.rule == "XLA306"], findings["a2c_acktr.py"]
     assert [f for f in findings["main.py"] if f.rule == "XLA301" and f.fixed]
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_class_of_another_module_moving_a_keyword_argument_to_a_device_the_caller_knows_is_fixed(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+    """SimCLR.__init__ moves ``kwargs['model']`` to ``self.args.device``, bound from the
+    ``args`` keyword: run.py sets ``args.device`` to the (ported) XLA device, so the model
+    is moved there before the optimizer is built."""
+    repo = _simclr_project(tmp_path, ".to(self.args.device)")
+    run = repo / "run.py"
+    run.write_text(run.read_text().replace("    model = ResNetSimCLR", "    args.device = torch.device('cuda')\n    model = ResNetSimCLR"))
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("run.py"), Path("simclr.py")], [Path("run.py")]):
+        conversion = convert(repo, "run.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), 3e-4".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`SimCLR` (simclr.py)" in finding.message
