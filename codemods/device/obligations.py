@@ -321,7 +321,7 @@ def _moves_each(value: cst.BaseExpression) -> bool:
     if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
         return _moves_each(value.elt)  # type: ignore[attr-defined]
     if type(value) is cst.DictComp:
-        return _moves_each(value.value)  # type: ignore[attr-defined]
+        return _moves_each(value.value)
     if type(value) is cst.Call and value.args:
         func = dotted(value.func)
         first = value.args[0].value
