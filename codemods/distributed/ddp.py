@@ -54,6 +54,9 @@ class DdpAnalysis(Analysis):
         self.ddp_names: set[str] = set()
         self.model_calls: list[tuple[str, cst.Call]] = []
         self.dp_calls: list[tuple[cst.Call, str | None, cst.SimpleStatementLine | None]] = []
+        # Names the tests around a DataParallel wrap read (``if args.n_gpu > 1:``): a device
+        # count held in one is the devices one process drives.
+        self.dp_guard_names: set[str] = set()
         self.module_attrs: list[tuple[cst.Attribute, str | None]] = []
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
@@ -101,6 +104,10 @@ class DdpAnalysis(Analysis):
                 self.ddp_names.add(name)
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
+                self.dp_guard_names.update(
+                    n for cond in self.walk.conds if type(cond) is cst.If
+                    for sub in walk(cond.test) if type(sub) in (cst.Name, cst.Attribute) and (n := dotted(sub))
+                )
 
     @attributes_named("module")
     def _module_attribute(self, node: cst.Attribute) -> None:

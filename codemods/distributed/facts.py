@@ -90,6 +90,9 @@ class DistributedFacts:
     # CUDA device counts in the launching process that only feed the workers (the runtime
     # concept each would be read as in a worker).
     launcher_counts: dict[cst.Call, str] = field(default_factory=dict)
+    # CUDA device counts that say how many devices one process drives (they guard a
+    # DataParallel wrap, ``if n_gpu > 1:``): 1 on XLA, one device per process.
+    per_process_counts: set[cst.Call] = field(default_factory=set)
     # DDP constructions: the device arguments they drop, and whether they lack
     # gradient_as_bucket_view=True.
     ddp_calls: dict[cst.Call, tuple[tuple[cst.Arg, ...], bool]] = field(default_factory=dict)

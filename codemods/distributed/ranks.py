@@ -343,7 +343,9 @@ class RankAnalysis(Analysis):
         for call, owner, name, _ in self.count_calls:
             last = (name or "").rsplit(".", 1)[-1].lower()
             concept = "world_size" if "world" in last else "local_process_count"
-            if owner not in parent:
+            if name is not None and name in launch.ddp.dp_guard_names:
+                part.per_process_counts.add(call)
+            elif owner not in parent:
                 part.runtime_reads[call] = concept
             elif name is not None and name in counts.feeding:
                 part.launcher_counts[call] = concept

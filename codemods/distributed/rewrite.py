@@ -739,6 +739,13 @@ class DistributedRewrite(Concern):
             return self._backend_value(original, updated)
         if original in part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
+        if original in part.per_process_counts:
+            return self._replace(
+                XLA_RANKS, original, updated,
+                "the devices this process drives: one XLA device per process (the count guards a DataParallel wrap, "
+                f"which goes; the processes on the host are {self.ctx.target.api('local_process_count').spelled}())",
+                lambda: cst.Integer("1"),
+            )
         if original in part.process_groups:
             return self._process_group(original, updated)
         if original in part.spawns:

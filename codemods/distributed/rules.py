@@ -275,6 +275,115 @@ XLA_RANKS = Rule(
     invalid=lambda: (
         invalid(
             """
+            import os
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                if "LOCAL_RANK" in os.environ:
+                    dist.init_process_group("nccl")
+                    n_gpu = 1
+                else:
+                    n_gpu = torch.cuda.device_count()
+                model = torch.nn.Linear(4, 2).cuda()
+                if n_gpu > 1:
+                    model = torch.nn.DataParallel(model)
+                batch_size = 16 * max(1, n_gpu)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                if True:
+                    dist.init_process_group("xla", init_method="xla://")
+                    n_gpu = 1
+                else:
+                    n_gpu = 1
+                model = torch.nn.Linear(4, 2).to(torch_xla.device())
+                if n_gpu > 1:
+                    pass
+                batch_size = 16 * max(1, n_gpu)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            target="2.9",
+            note="device-count-guarding-data-parallel-is-one",
+            findings=(Expected(7, 8, "every process is started by the XLA launcher"),
+                      Expected(11, 17, "torch.cuda.device_count() -> 1: the devices this process drives")),
+        ),
+        invalid(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                if "LOCAL_RANK" in os.environ:
+                    dist.init_process_group("nccl")
+                    n_gpu = 1
+                else:
+                    n_gpu = torch.cuda.device_count()
+                model = torch.nn.Linear(4, 2).cuda()
+                if n_gpu > 1:
+                    model = torch.nn.DataParallel(model)
+                batch_size = 16 * max(1, n_gpu)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def main():
+                if True:
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                    n_gpu = 1
+                else:
+                    n_gpu = 1
+                model = torch.nn.Linear(4, 2).to(xm.xla_device())
+                if n_gpu > 1:
+                    pass
+                batch_size = 16 * max(1, n_gpu)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="device-count-guarding-data-parallel-is-one-1.13",
+            findings=(Expected(10, 8, "every process is started by the XLA launcher"),
+                      Expected(16, 17, "torch.cuda.device_count() -> 1: the devices this process drives")),
+        ),
+        invalid(
+            """
             import argparse
             import torch
             import torch.distributed as dist

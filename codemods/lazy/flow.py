@@ -273,7 +273,12 @@ class FlowAnalysis(Analysis):
                         self.scope.locals.add(name)
                     if type(element) is cst.Name and not augmented:
                         self.uses.ignored.add(id(element))
-        if value is not None:
+        if value is None:
+            return
+        pairs = _pairs(targets, value)
+        if pairs is not None:  # ``H, W = int(H), int(W)``: each name gets its own element's value
+            self.scope.assignments.extend(((name,), element, self._loops(), augmented) for name, element in pairs)
+        else:
             self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -675,6 +680,22 @@ def _counters(loop: cst.For) -> list[str]:
             counters.extend(names_in(target.elements[1].value))
         return counters
     return []
+
+
+def _pairs(
+    targets: list[cst.BaseExpression], value: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]] | None:
+    """One tuple of names given a tuple of as many values (``H, W = int(H), int(W)``): each
+    name with its value (a host number beside a tensor is no tensor); else None."""
+    if len(targets) != 1 or type(targets[0]) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+        return None
+    names = [dotted(e.value) for e in targets[0].elements]  # type: ignore[attr-defined]
+    values = value.elements  # type: ignore[attr-defined]
+    if len(names) != len(values) or any(n is None for n in names) or any(
+        type(e) is cst.StarredElement for e in (*targets[0].elements, *values)  # type: ignore[attr-defined]
+    ):
+        return None
+    return [(n, e.value) for n, e in zip(names, values) if n is not None]
 
 
 def reads_to_host(node: cst.CSTNode) -> bool:

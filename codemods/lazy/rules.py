@@ -196,6 +196,53 @@ HOST_READ_VALUE = Rule(
         valid(
             """
             import torch
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).cuda()
+                model = torch.nn.Linear(4, 2).cuda()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].cuda()).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).to(torch_xla.device())
+                model = torch.nn.Linear(4, 2).to(torch_xla.device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].to(torch_xla.device())).sum()
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            target="2.9",
+            note="python-numbers-beside-a-tensor",
+        ),
+        valid(
+            """
+            import torch
             import torch_xla
 
             total = torch.zeros((), device=device)
@@ -256,6 +303,52 @@ DEVICE_CONTROL_FLOW = Rule(
         findings=(Expected(13, 8, "`loss.item()` decides control flow from a device value"),),
     ),),
     valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).cuda()
+                model = torch.nn.Linear(4, 2).cuda()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].cuda()).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).to(xm.xla_device())
+                model = torch.nn.Linear(4, 2).to(xm.xla_device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].to(xm.xla_device())).sum()
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            note="python-numbers-beside-a-tensor-1.13",
+        ),
         valid(
             """
             import torch

@@ -88,6 +88,8 @@ class Project:
         self.root = resolved(root)
         self._imported = None if imported is None else {resolved(p) for p in imported}
         self._fsdp_imported = {resolved(p) for p in fsdp_imported}
+        # Package __init__ files -> the project files they import (imported_files, once each).
+        self.package_imports: dict[Path, set[Path]] = {}
         self.summarise = summarise
         self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
@@ -295,10 +297,13 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
             if located is not None:
                 found.add(located[0])
     for package in [f for f in found if f.name == "__init__.py"] if depth < _MAX_HOPS else []:
-        try:
-            found |= imported_files(project, package, read_bytes(str(package)), depth + 1)
-        except FileProblem:
-            continue
+        if package not in project.package_imports:
+            project.package_imports[package] = set()  # (an import cycle among packages stops here)
+            try:
+                project.package_imports[package] = imported_files(project, package, read_bytes(str(package)), depth + 1)
+            except FileProblem:
+                pass
+        found |= project.package_imports[package]
     found.discard(resolved(path))
     return found
 
