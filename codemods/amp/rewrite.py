@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.amp.analysis import AutocastCall, ScalerCall
+from codemods.amp.facts import AutocastCall, ScalerCall
 from codemods.amp.rules import (
     AMP_OPTIMIZER,
     AUTOCAST,

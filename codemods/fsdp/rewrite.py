@@ -31,7 +31,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.nodes import KEYWORD_EQUAL, call_args, dotted
 from codemods.engine.rewriter import Concern
-from codemods.fsdp.analysis import FsdpWrap
+from codemods.fsdp.facts import FsdpWrap
 from codemods.fsdp.rules import FSDP_MANUAL, FSDP_STATE_DICT, XLA_FSDP
 from codemods.targets import Api
 

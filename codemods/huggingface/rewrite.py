@@ -14,7 +14,8 @@ import libcst as cst
 
 from codemods.engine.nodes import quoted_like, with_keyword
 from codemods.engine.rewriter import Concern, Context
-from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ModelPlacement, ParsedArguments
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.huggingface.facts import ModelPlacement, ParsedArguments
 from codemods.huggingface.rules import (
     ACCELERATE_LOOP,
     INPUT_WORKERS,

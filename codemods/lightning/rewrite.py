@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
-from codemods.lightning.analysis import Setting
+from codemods.lightning.facts import Setting
 from codemods.lightning.rules import LIGHTNING_MANUAL, LIGHTNING_XLA
 
 if TYPE_CHECKING:

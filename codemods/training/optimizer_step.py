@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
-from codemods.training.drivers import UndrivenStep
+from codemods.training.facts import UndrivenStep
 from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
 
 if TYPE_CHECKING:
