@@ -84,8 +84,7 @@ class HuggingFaceRewrite(Concern):
             new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
             message = (f'optim="{XLA_OPTIMIZER}" added: the sync-free AdamW (with torch >= 2.8 the default fused AdamW '
                        "raises on XLA)")
-        new = self.ctx.fix(TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args))
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args))
 
     def _placement(self, placement: ModelPlacement) -> None:
         argument = placement.argument

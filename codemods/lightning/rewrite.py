@@ -79,9 +79,9 @@ class LightningRewrite(Concern):
             template = original if isinstance(original, cst.SimpleString) else cst.SimpleString('""')
             return quoted_like(template, new_value)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             LIGHTNING_XLA, original,
             f"{owner} {setting.parameter} {self.ctx.code(original)} -> {{new}}{source}: {_WHAT[setting.parameter]}",
             build,
         )
-        return new if new is not None else updated

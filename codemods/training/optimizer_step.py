@@ -82,8 +82,7 @@ class OptimizerRewrite(Concern):
                 args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
             return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
 
-        new = self.ctx.fix(OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
         runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
