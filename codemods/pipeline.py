@@ -147,9 +147,9 @@ DEVICE_LESS = (
 def load_parser() -> None:
     """Loads LibCST and what is built on it (as _convert does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
+    import codemods.analyse
     import codemods.concerns
-    import codemods.engine.roundtrip
-    import codemods.facts  # noqa: F401
+    import codemods.engine.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
@@ -202,11 +202,11 @@ def _convert(
 ) -> Conversion:
     import libcst as cst
 
+    from codemods.analyse import analyse
     from codemods.concerns import concerns_for
     from codemods.engine.positions import code_reusing
     from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.roundtrip import NotReproduced, parse_exactly
-    from codemods.facts import analyse
     from codemods.project.summarise import summarise
 
     try:

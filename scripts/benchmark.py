@@ -231,12 +231,12 @@ def stages() -> None:
 
     import libcst as cst
 
+    from codemods.analyse import analyse
     from codemods.concerns import concerns_for
     from codemods.engine.positions import code_reusing, print_back
     from codemods.engine.report import FileReport, Finding, Report, render_text
     from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.rule import RuleSelection
-    from codemods.facts import analyse
     from codemods.pipeline import _never
     from codemods.targets import get_target
 

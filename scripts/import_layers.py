@@ -24,13 +24,15 @@ PACKAGE = "codemods"
 
 # The layers, lowest first: a module may import modules of its own layer or a lower one.
 # A concern's module is placed by its role, from its name: ``rules`` (the rule objects),
-# the analysis (any module not named as a rewrite), the rewrite. Modules not listed
+# its part of the fact sheet (``facts``), the analysis (any module not named as a rewrite), the
+# rewrite. Modules not listed
 # (and not a concern's) are in the layer given by TOP_LEVEL.
 LAYERS = (
     "engine",  # codemods/engine/, and the data every layer reads: targets.py, apis.py
     "rules",  # each concern's rules.py
-    "analysis",  # each concern's analysis and the facts it publishes
-    "facts",  # the fact sheet: facts.py
+    "facts",  # the fact sheet (facts.py) and its parts, each concern's facts.py: what the analyses publish
+    "analysis",  # each concern's analysis
+    "analyse",  # the walk over every analysis: analyse.py
     "rewrite",  # each concern's rewrites
     "catalogue",  # the rule catalogue and its pages, the list of rewrites
     "files",  # a file's bytes, what converting one gives, the project around it: files.py, conversion.py, project/resolver.py
@@ -46,6 +48,7 @@ TOP_LEVEL = {
     "codemods.apis": "engine",
     "codemods.targets": "engine",
     "codemods.facts": "facts",
+    "codemods.analyse": "analyse",
     "codemods.rules": "catalogue",
     "codemods.rule_docs": "catalogue",
     "codemods.concerns": "catalogue",
@@ -60,6 +63,7 @@ TOP_LEVEL = {
 
 # A concern's module whose role its name does not say.
 CONCERN_MODULES = {
+    "codemods.project.summary": "facts",  # what a module tells the others: part of the project's facts
     "codemods.notebooks.convert": "pipeline",
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
@@ -155,8 +159,8 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if parts[1] == "engine":
         return "engine"
-    if parts[-1] == "rules":
-        return "rules"
+    if parts[-1] in ("rules", "facts"):
+        return parts[-1]
     for prefix, layer in CONCERN_MODULES.items():
         if module == prefix or module.startswith(prefix + "."):
             return layer

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.amp.analysis import AutocastCall, ScalerCall
+from codemods.amp.facts import AutocastCall, ScalerCall
 from codemods.amp.rules import (
     AMP_OPTIMIZER,
     AUTOCAST,
@@ -123,8 +123,7 @@ class AmpRewrite(Concern):
 
         # torch_xla.amp.autocast(device, ...) -> torch_xla.amp.autocast(...): the whole call says what changed.
         before = self.ctx.code(original if call.spelling == "torch_xla" and not by_device_type else original.func)
-        new = self.ctx.fix(rule, original, f"{before} -> {{new}}{release}{dtype_note}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, rule, original, f"{before} -> {{new}}{release}{dtype_note}", build)
 
     def _device_variable(
         self, original: cst.Call, updated: cst.Call, call: AutocastCall, new_args: dict[int, cst.Arg]
@@ -183,10 +182,10 @@ class AmpRewrite(Concern):
             return updated.with_changes(args=args)
 
         note = f" (float16 becomes {precision}: XLA autocast runs in {precision})" if float16 else ""
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             AUTOCAST, original, f"`{name}` is torch.autocast: {self.ctx.code(original)} -> {{new}}{note}", build
         )
-        return new if new is not None else updated
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """CUDA autocast handed on uncalled: where it is called, it stays CUDA autocast."""
@@ -281,8 +280,7 @@ class AmpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(rest, updated))
 
-        new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
 
     def _sharded_scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
         """torch's FSDP scaler takes the device first, like torch.amp.GradScaler, and runs on
@@ -309,13 +307,13 @@ class AmpRewrite(Concern):
                 self.ctx.imports.discard(scaler.device)
             return updated.with_changes(args=_argument_list(rest, updated))
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             GRAD_SCALER, original,
             f"{self.ctx.code(original)} -> {{new}}: the FSDP scaler on the XLA device (found_inf agreed on over the "
             "xla process group)",
             build,
         )
-        return new if new is not None else updated
 
     def _scaler_cost(self, original: cst.Call, scaler: ScalerCall) -> None:
         """A scaler that stays on under bfloat16 autocast costs a host read per step for
@@ -370,14 +368,14 @@ class AmpRewrite(Concern):
         else:
             what = (f"the AWS guide's AMP optimizer (on torch_xla {self.ctx.target.torch_xla_version} the gradient "
                     "scaler still reads found_inf on the host at each step: it passes found_inf to no torch_xla optimizer)")
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             SYNCFREE_OPTIMIZER,
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: {what}{note}",
             build,
             result=lambda call: call.func,
         )
-        return new if new is not None else updated
 
     # -- custom autograd functions ----------------------------------------------------------------
 
@@ -430,8 +428,7 @@ class AmpRewrite(Concern):
         rule = XLA_RELEASE_NAMES if flavor == "xla" else CUSTOM_AUTOGRAD_AMP
         release = f" (torch_xla {target.torch_xla_version})" if flavor == "xla" else ""
         # Located in the output: the line after an inserted import maps there by diff only roughly.
-        new = self.ctx.fix(rule, func, f"{self.ctx.code(func)} -> {{new}}{release}", build, result=lambda node: node)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, rule, func, f"{self.ctx.code(func)} -> {{new}}{release}", build, result=lambda node: node)
 
     # -- values chosen at run time --------------------------------------------------------------
 

@@ -57,14 +57,14 @@ class CheckpointRewrite(Concern):
         if original in self.facts.checkpoint.map_locations:
             return self._map_location(original, updated)
         if original in self.facts.checkpoint.unlocated_loads:
-            new = self.ctx.fix(
+            return self.ctx.fix_or_keep(
+                updated,
                 LOAD_MAP_LOCATION, original,
                 'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
                 "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
                 lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
                 result=lambda call: call.args[-1],
             )
-            return new if new is not None else updated
         if original not in self.facts.checkpoint.saves:
             # Not a torch.save: an xm.save already there.
             if self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
@@ -100,14 +100,14 @@ class CheckpointRewrite(Concern):
             ]
             return call.with_changes(args=renamed)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_SAVE,
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
             build,
             result=lambda call: call.func,
         )
-        return new if new is not None else updated
 
     def _guarded_save(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """A torch.save under a rank check, where xm.save ends in a rendezvous of every process
@@ -139,7 +139,8 @@ class CheckpointRewrite(Concern):
             args[index] = state.with_changes(value=moved)
             return updated.with_changes(args=args)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_SAVE,
             original,
             f"`{self.ctx.code(original.func)}` under a rank check stays ({why}) and saves its state through "
@@ -148,4 +149,3 @@ class CheckpointRewrite(Concern):
             build,
             result=lambda call: call.args[index].value,
         )
-        return new if new is not None else updated

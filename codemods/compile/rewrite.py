@@ -106,13 +106,13 @@ class CompileRewrite(Concern):
                             f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA")
             return updated
         removed = ", ".join(self.ctx.code(original.args[i]).rstrip(",").strip() for i in doomed)
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             TORCH_COMPILE, flag,
             f"removed `{removed}`: {why}; without it the Trainer trains, and torch_xla compiles each "
             "step's graph itself",
             lambda: updated.with_changes(args=without_args(list(updated.args), doomed)),
         )
-        return new if new is not None else updated
 
     def _explicit_backend(self, original: cst.Call, updated: cst.Call, backend: cst.Arg, args: list[cst.Arg]) -> cst.Call:
         name = string_value(backend.value)
@@ -172,7 +172,8 @@ class CompileRewrite(Concern):
             return cst.RemovalSentinel.REMOVE
         if original not in self.part.bare_decorators:
             return updated
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             TORCH_COMPILE, original,
             f"@{self.ctx.code(original.decorator)} -> {{new}}: the default inductor backend "
             f"{apis.CUDA_COMPILE_BACKENDS['inductor']}; openxla compiles the graph with XLA",
@@ -180,7 +181,6 @@ class CompileRewrite(Concern):
                 decorator=cst.Call(updated.decorator, [cst.Arg(cst.SimpleString(f'"{self.backend}"'), keyword=cst.Name("backend"), equal=_EQUAL)])
             ),
         )
-        return new if new is not None else updated
 
     # -- the sagemaker target: no torch.compile --------------------------------------------
 

@@ -9,11 +9,11 @@ callable of another module of the project is not followed: reported."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.cuda_only.facts import HandedString
 from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_device_string, method_name
 from codemods.engine.walk import Analysis, Walk
 
@@ -23,16 +23,6 @@ if TYPE_CHECKING:
 _SELF = "self"
 # What a CUDA device string can be written as (is_cuda_device_string looks only at these).
 _STRING_KINDS = (cst.SimpleString, cst.FormattedString, cst.Call, cst.BinaryOperation)
-
-
-@dataclass(frozen=True)
-class HandedString:
-    """A "cuda" string handed to a project callable: the callable as the call names it, and
-    either the parameter's device uses (all of them: converted) or why it is reported."""
-
-    callee: str
-    converted: bool
-    said: str
 
 
 class HandedStringAnalysis(Analysis):

@@ -186,13 +186,13 @@ class CudaRuntimeRewrite(ReportedApis):
             return updated
         if original in self.facts.device.timing_syncs:
             return self._timing_sync(original, updated)
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             CUDA_SYNCHRONIZE,
             original,
             f"{self.ctx.code(original)} -> {{new}}: waits for the device's pending work",
             lambda: self.ctx.replace_callee(original, updated, "wait_device_ops"),
         )
-        return new if new is not None else updated
 
     def _timing_sync(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """Before a clock is read: the step barrier sends the pending graph to the device,
@@ -208,14 +208,14 @@ class CudaRuntimeRewrite(ReportedApis):
             self.barrier_before[statement] = barrier
             return wait
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             CUDA_SYNCHRONIZE,
             original,
             f"{self.ctx.code(original)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
             "pending work only starts at the barrier, so waiting alone would time nothing)",
             build,
         )
-        return new if new is not None else updated
 
     def _unpinned(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``t.pin_memory()`` -> ``t``: it raises without CUDA, and pinned memory only speeds
@@ -242,13 +242,13 @@ class CudaRuntimeRewrite(ReportedApis):
         if len(updated.args) != len(original.args):  # another rewrite reshaped the call
             self._report_pin_memory("pin_memory", original.args[at].value, original.args[at])
             return updated
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             CUDA_NO_EFFECT,
             original.args[at],
             "removed `pin_memory=True`: no effect on an XLA device",
             lambda: updated.with_changes(args=_without_arg(list(updated.args), at)),
         )
-        return new if new is not None else updated
 
 
 def _without_arg(args: list[cst.Arg], at: int) -> list[cst.Arg]:

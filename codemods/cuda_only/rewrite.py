@@ -88,11 +88,11 @@ class CudaOnlyRewrite(Concern):
             self.ctx.report(rule, arg, f"`{code}`: {why}; make sure it is False on XLA ({without})")
             return updated
         at = original.args.index(arg)
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             rule, arg, f"removed `{code}`: {why}; {without}",
             lambda: updated.with_changes(args=without_args(list(updated.args), [at])),
         )
-        return new if new is not None else updated
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         handed = self.facts.cuda_only.handed_strings.get(original.value)

@@ -1,7 +1,7 @@
 """The CUDA runtime and third-party CUDA APIs the tool reports (or drops), each with its
 rule and what to use on XLA: read by the rewrites that report them (reported_apis.py),
 by the device analysis (which calls crash without CUDA) and by the walk's choice of the
-references the rewrites visit (codemods/facts.py)."""
+references the rewrites visit (codemods/analyse.py)."""
 
 from __future__ import annotations
 

@@ -45,15 +45,6 @@ def _code(node: cst.CSTNode) -> str:
     return _CODE.code_for_node(node)
 
 
-@dataclass(repr=False, eq=False)
-class ObligationFacts:
-    # Where the proof of an obligation breaks: the node the finding points at, and what it says.
-    broken: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
-    # For other files (project/summarise.py): functions whose loops feed batches to a module
-    # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
-    feeding_callables: set[str] = field(default_factory=set)
-
-
 @dataclass(repr=False)
 class _Move:
     call: cst.Call

@@ -145,8 +145,7 @@ class DeviceRewrite(Concern):
                 args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
             return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
 
-        new = self.ctx.fix(DOT_CUDA, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, DOT_CUDA, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``model.parameters()`` -> ``model.to(device).parameters()``, and
@@ -192,14 +191,14 @@ class DeviceRewrite(Concern):
             args[at] = args[at].with_changes(value=model)
             return updated.with_changes(args=args)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             OPTIMIZER_BEFORE_MOVE,
             original,
             f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
             "module to XLA replaces its parameters, so move it first: {new}",
             build,
         )
-        return new if new is not None else updated
 
     def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """``torch.Generator(device=device)`` -> ``torch.Generator()``: torch_xla 2.9 has no
@@ -265,8 +264,7 @@ class DeviceRewrite(Concern):
             cpu = updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
             return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
 
-        new = self.ctx.fix(CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     # -- availability -------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
@@ -93,29 +93,6 @@ class _Binding:
     value: cst.BaseExpression | None  # None: bound to what the tool does not follow (``a, b = f()``)
     scope: str
     conds: tuple[tuple[cst.If, bool], ...]
-
-
-@dataclass(repr=False, eq=False)
-class DeviceValueFacts:
-    # For other files (project/summarise.py): functions and methods of the file that return
-    # a device, and where it ends (the message names its line).
-    returns: dict[str, tuple[bool | None, str]] = field(default_factory=dict)
-    # ``if backend == "nccl":`` where every value of ``backend`` is a string the port rewrote
-    # (``"nccl"`` -> ``"xla"``): the literal compared with, and what it becomes.
-    ported_comparisons: dict[cst.SimpleString, tuple[str, str]] = field(default_factory=dict)
-    # ``torch_geometric.device("auto")`` and the like: replaced by the target's device.
-    library_devices: set[cst.Call] = field(default_factory=set)
-    # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
-    # choices it lists (the value: the assertion, and the value to add).
-    asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
-    # For other files: flags that a function returns on an object (``args.cuda = ... and
-    # torch.cuda.is_available(); return args``): (function, attribute) -> what the flag is on an
-    # XLA host after the port (None: not known, its user's choice) and the code of its value.
-    flags: dict[tuple[str, str], tuple[bool | None, str]] = field(default_factory=dict)
-    # For other files: functions that set a device on an attribute of a parameter
-    # (``def parse_gpu(args): args.device = torch.device("cuda")``): (function, index of the
-    # parameter without self, attribute) -> where it ends on an XLA host after the port, and why.
-    parameter_devices: dict[tuple[str, int, str], tuple[bool | None, str]] = field(default_factory=dict)
 
 
 class DeviceValueAnalysis(Analysis):

@@ -165,3 +165,13 @@ class DistributedFacts:
     # becomes ``_mp_fn`` and that spawn a direct call of the worker with the index.
     spawn_guard: cst.If | None = None
     guard_spawns: set[cst.Call] = field(default_factory=set)
+
+
+@dataclass(repr=False, eq=False)
+class EntryFacts:
+    # ``def main(...)`` at module level, callable without arguments.
+    main: cst.FunctionDef | None = None
+    # ``if __name__ == "__main__":`` at module level (found as the walk enters it).
+    main_guard: cst.If | None = None
+    # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
+    mp_fn: cst.FunctionDef | None = None

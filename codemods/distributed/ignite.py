@@ -60,12 +60,12 @@ class IgniteRewrite(Concern):
                 args = [*updated.args[:index], arg.with_changes(value=quoted_like(arg.value, xla)), *updated.args[index + 1:]]
                 return updated.with_changes(args=args)
 
-            new = self.ctx.fix(
+            return self.ctx.fix_or_keep(
+                updated,
                 IGNITE_BACKEND, at,
                 f"ignite backend {self.ctx.code(at)} -> \"{xla}\": with {self.ctx.code(at)} the processes train on "
                 "CUDA (or the CPU), not on the XLA device", build,
             )
-            return new if new is not None else updated
         if backend is None or is_none(value):
             message = f'{_SERIAL}: pass backend="{xla}"'
         elif literal is not None:

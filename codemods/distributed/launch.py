@@ -266,6 +266,10 @@ class LaunchAnalysis(Analysis):
         handed = [spawn.args for spawn in self.part.spawns.values() if spawn.args is not None]
         return handed + [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
 
+    @property
+    def dp_guard_names(self) -> set[str]:
+        return self.ddp.dp_guard_names
+
     def _processes(self) -> set[str]:
         """Owners (top-level functions and classes, "" for module level, "<guard>") whose code
         runs in the launching process, maybe also in the launched ones (code that only the

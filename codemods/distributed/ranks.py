@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
@@ -33,7 +33,6 @@ from codemods.engine.walk import Analysis, Walk, attributes_named
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
-    from codemods.distributed.launch import LaunchAnalysis
     from codemods.facts import Facts
 
 # Environment variables set by torchrun / torch.distributed.launch, and the XLA runtime
@@ -51,6 +50,24 @@ XLA_RANK_READS = frozenset(name for concept in set(DIST_CONCEPTS.values()) | {"l
 DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
+
+
+class Processes(Protocol):
+    """Which processes run what: the launch's answer (launch.py's LaunchAnalysis), by
+    which the rank reads are placed (``RankAnalysis.place``)."""
+
+    parent: set[str]  # the owners whose code runs in the launching process
+    params: dict[str, list[str]]
+    functions: dict[str, cst.FunctionDef]
+
+    def spawn_targets(self) -> dict[cst.Call, list[str]]: ...
+
+    def handed(self) -> list[cst.BaseExpression]: ...
+
+    @property
+    def dp_guard_names(self) -> set[str]:
+        """Names that guard a DataParallel wrap (``if n_gpu > 1:``)."""
+        ...
 
 
 @dataclass(repr=False)
@@ -332,7 +349,7 @@ class RankAnalysis(Analysis):
             type(v) is cst.Call and not v.args and self.walk.resolve(v.func) in apis.AVAILABILITY_CHECKS for v in values
         )
 
-    def place(self, launch: LaunchAnalysis) -> None:
+    def place(self, launch: Processes) -> None:
         """Each read in the process it runs in, once the launch knows its processes (of a
         multi-process script); what only the master process runs."""
         part = self.part
@@ -343,7 +360,7 @@ class RankAnalysis(Analysis):
         for call, owner, name, _ in self.count_calls:
             last = (name or "").rsplit(".", 1)[-1].lower()
             concept = "world_size" if "world" in last else "local_process_count"
-            if name is not None and name in launch.ddp.dp_guard_names:
+            if name is not None and name in launch.dp_guard_names:
                 part.per_process_counts.add(call)
             elif owner not in parent:
                 part.runtime_reads[call] = concept
@@ -357,7 +374,7 @@ class RankAnalysis(Analysis):
         self._rereads(launch)
         part.master_prints = set(self.master_print_candidates)
 
-    def _count_names(self, launch: LaunchAnalysis) -> _Counts:
+    def _count_names(self, launch: Processes) -> _Counts:
         """Names that hold a CUDA device count (``ngpus_per_node = torch.cuda.device_count()``,
         and names assigned from them), and those of them handed to spawned workers."""
         counts = {name for _, _, name, _ in self.count_calls if name is not None}
@@ -378,7 +395,7 @@ class RankAnalysis(Analysis):
                 feeding.add(name)
         return _Counts(counts, feeding)
 
-    def _rereads(self, launch: LaunchAnalysis) -> None:
+    def _rereads(self, launch: Processes) -> None:
         """Worker parameters that receive a CUDA count from the launching process."""
         counts = self._count_names(launch).names
         for call, names in launch.spawn_targets().items():

@@ -126,6 +126,21 @@ class Context(Generic[SheetT]):
         self._record(rule, original, message, True, anchor)
         return replacement
 
+    def fix_or_keep(
+        self,
+        kept: NodeT,
+        rule: Rule,
+        original: cst.CSTNode | None,
+        message: str,
+        build: Callable[[], ReplacementT | None],
+        *,
+        result: Callable[[ReplacementT], cst.CSTNode] | None = None,
+    ) -> ReplacementT | NodeT:
+        """``fix``'s replacement, or ``kept`` (the node as the traversal hands it back) when
+        there is none: how a leave hook that fixes one thing ends."""
+        replacement = self.fix(rule, original, message, build, result=result)
+        return replacement if replacement is not None else kept
+
     def subsume(self, original: cst.CSTNode) -> None:
         """A wholesale replacement of ``original`` speaks for the changes inside it."""
         self._forget(original, fixed_only=True)

@@ -11,7 +11,6 @@ reduce gradients themselves).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -19,6 +18,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, string_value, walk
 from codemods.engine.walk import Analysis, Walk
+from codemods.fsdp.facts import FsdpFacts, FsdpWrap
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
@@ -29,49 +29,6 @@ STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
 PARTIAL = frozenset({"functools.partial"})
 # torch's and torch_xla's FSDP wrappers (an annotation names one or the other once ported).
 _WRAPPERS = apis.FSDP_CLASSES | apis.XLA_FSDP_CLASSES
-
-
-@dataclass(frozen=True)
-class FsdpWrap:
-    """``FSDP(module, ...)``: its arguments by parameter name (positional ones named)."""
-
-    arguments: tuple[tuple[str, cst.Arg], ...]
-    unpacked: tuple[cst.Arg, ...]  # *args / **kwargs: their keywords are unknown
-
-
-@dataclass(repr=False, eq=False)
-class FsdpFacts:
-    wraps: dict[cst.Call, FsdpWrap] = field(default_factory=dict)
-    # Names bound once to a MixedPrecision(...) call: what a ``mixed_precision=name`` means.
-    precision_policies: dict[str, cst.Call] = field(default_factory=dict)
-    # Policy functions of this file (given as auto_wrap_policy, maybe through
-    # functools.partial or a name) written with torch's ``nonwrapped_numel`` parameter:
-    # renamed ``unwrapped_params``, torch_xla's keyword; those that already use that name
-    # (the auto_wrap_policy argument) are reported.
-    policy_renames: set[cst.FunctionDef] = field(default_factory=set)
-    numel_policies: dict[cst.Arg, str] = field(default_factory=dict)
-    # ``ModuleWrapPolicy(classes)`` calls: torch_xla's transformer_auto_wrap_policy does the same.
-    module_wrap_policies: set[cst.Call] = field(default_factory=set)
-    # State-dict and checkpoint code that works on torch's FSDP modules only: what it is.
-    state_dicts: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # FSDP2's fully_shard(...) calls.
-    fully_shards: set[cst.Call] = field(default_factory=set)
-    # init_device_mesh(...) calls for a device other than the CPU (FSDP2, tensor parallel).
-    device_meshes: set[cst.Call] = field(default_factory=set)
-    # An FSDP model handed to a callable of another module that trains it: that module
-    # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
-    # there); the callable as the finding names it.
-    foreign_training: dict[cst.Call, str] = field(default_factory=dict)
-    # For other files: the project callables this file hands an FSDP model to, which train it
-    # (their module's path, their name); their plain steps are right (runner.release_held).
-    trained_elsewhere: set[tuple[str, str]] = field(default_factory=set)
-    # The first annotation naming an FSDP class (``model: FSDP``) in a file that may wrap
-    # nothing itself: its model is wrapped elsewhere, and its optimizer steps stay plain.
-    annotation: cst.Annotation | None = None
-
-    @property
-    def active(self) -> bool:
-        return bool(self.wraps or self.fully_shards)
 
 
 def _on_the_cpu(call: cst.Call) -> bool:

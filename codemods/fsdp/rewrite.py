@@ -31,7 +31,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.nodes import KEYWORD_EQUAL, call_args, dotted
 from codemods.engine.rewriter import Concern
-from codemods.fsdp.analysis import FsdpWrap
+from codemods.fsdp.facts import FsdpWrap
 from codemods.fsdp.rules import FSDP_MANUAL, FSDP_STATE_DICT, XLA_FSDP
 from codemods.targets import Api
 
@@ -131,11 +131,11 @@ class FsdpRewrite(Concern):
         parent = self.ctx.parent()
         if isinstance(parent, cst.Call) and parent.func is original:
             return updated  # the call itself is rewritten with its arguments
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_FSDP, original, f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP class",
             lambda: self._xla_class(original),
         )
-        return new if new is not None else updated
 
     def _xla_class(self, original: cst.CSTNode) -> cst.BaseExpression | None:
         func = self.ctx.imports.expression(self.ctx.target.api("fsdp"))
@@ -237,14 +237,14 @@ class FsdpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_laid_out([*kept, *added], updated))
 
-        fixed = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_FSDP, original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla's FSDP on the XLA device{note}; the optimizer "
             "step stays optimizer.step() (xm.optimizer_step would reduce the sharded gradients again)",
             build,
             result=lambda call: call.func,
         )
-        return fixed if fixed is not None else updated
 
     def _sharding_strategy(self, arg: cst.Arg) -> list[cst.Arg] | None:
         """FULL_SHARD: nothing (torch_xla's default); SHARD_GRAD_OP: reshard_after_forward=False;
@@ -397,12 +397,12 @@ class FsdpRewrite(Concern):
                 self.ctx.imports.discard(original)
             return new
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_FSDP, original,
             f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP calls its policies with unwrapped_params=",
             build,
         )
-        return new if new is not None else updated
 
     def _module_wrap_policy(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``ModuleWrapPolicy(classes)`` -> ``functools.partial(transformer_auto_wrap_policy,
@@ -419,25 +419,25 @@ class FsdpRewrite(Concern):
             first = cst.Arg(policy, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             return cst.Call(partial, [first, classes])
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_FSDP, original,
             f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP takes policy functions; this one wraps the same "
             "submodules",
             build,
         )
-        return new if new is not None else updated
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """A policy written for torch (``nonwrapped_numel``) takes torch_xla's ``unwrapped_params``."""
         if original not in self.facts.fsdp.policy_renames or "fsdp" not in self.ctx.target.apis:
             return updated
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(  # type: ignore[return-value]
+            updated,
             XLA_FSDP, original,
             f"`{original.name.value}` takes `unwrapped_params` for torch's `nonwrapped_numel`: torch_xla's FSDP calls "
             "its policy with that keyword",
             lambda: updated.visit(_Renamer("nonwrapped_numel", "unwrapped_params")),
         )
-        return new if new is not None else updated  # type: ignore[return-value]
 
     # -- state dicts and checkpoints ---------------------------------------------------------------
 

@@ -14,7 +14,8 @@ import libcst as cst
 
 from codemods.engine.nodes import quoted_like, with_keyword
 from codemods.engine.rewriter import Concern, Context
-from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER, ModelPlacement, ParsedArguments
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.huggingface.facts import ModelPlacement, ParsedArguments
 from codemods.huggingface.rules import (
     ACCELERATE_LOOP,
     INPUT_WORKERS,
@@ -83,8 +84,7 @@ class HuggingFaceRewrite(Concern):
             new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
             message = (f'optim="{XLA_OPTIMIZER}" added: the sync-free AdamW (with torch >= 2.8 the default fused AdamW '
                        "raises on XLA)")
-        new = self.ctx.fix(TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args))
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args))
 
     def _placement(self, placement: ModelPlacement) -> None:
         argument = placement.argument

@@ -10,52 +10,19 @@ only what it reads, and the carried graph keeps growing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.facts import HostRead, ReadKind, StepClosure
 from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
-
-ReadKind = Literal["logging", "control", "accumulation", "value"]
-
-
-@dataclass(frozen=True)
-class HostRead:
-    """A read of a device value to the host inside a training loop."""
-
-    kind: ReadKind
-    # What the closure receives instead (evaluated now): the receiver of ``t.item()``,
-    # or the device expression itself for ``print(t)``, ``f"{t}"``, ``float(t)``.
-    value: cst.BaseExpression
-
-
-@dataclass(frozen=True)
-class StepClosure:
-    """A logging statement to run in ``xm.add_step_closure``: its reads, in order."""
-
-    reads: tuple[cst.CSTNode, ...]
-    loop: cst.CSTNode
-    blocked: str | None = None  # why it cannot be moved (None: it can)
-
-
-@dataclass(repr=False, eq=False)
-class HostReadFacts:
-    # Reads of device values to the host inside training loops.
-    reads: dict[cst.CSTNode, HostRead] = field(default_factory=dict)
-    # Implicit reads: tests on a device value (``if loss < best:``, ``while t.sum() > 0``).
-    device_tests: set[cst.CSTNode] = field(default_factory=set)
-    # Logging statements (cst.Expr) whose reads move into a step closure.
-    step_closures: dict[cst.Expr, StepClosure] = field(default_factory=dict)
-    # Evaluation loops that carry device state across iterations: loop -> the names.
-    carried_state: dict[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
 
 
 class HostReadAnalysis(Analysis):

@@ -52,13 +52,13 @@ class RecompilationRewrite(Concern):
             if sliced.varying
             else f"`{sliced.name}` now stays on the host"
         )
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             SLICED_DEVICE_DATA,
             original,
             f"{code} -> {{new}}: {why}",
             lambda: cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]),
         )
-        return new if new is not None else updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         lazy = self.facts.recompilation

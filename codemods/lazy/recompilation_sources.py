@@ -10,7 +10,7 @@ tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -18,6 +18,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.facts import SlicedData
 from codemods.lazy.flow import FlowAnalysis, Scope, Site, is_identity_test, names_a_device
 from codemods.lazy.host_reads import HostReadAnalysis
 
@@ -34,31 +35,6 @@ STATIC_ARGUMENT_METHODS = frozenset({"view", "reshape", "expand", "repeat", "nar
                                      "tile", "pow", "select"})
 STATIC_ARGUMENT_FUNCTIONS = frozenset(f"torch.{f}" for f in ("arange", "zeros", "ones", "empty", "full", "rand", "randn",
                                                              "randint", "linspace", "eye", "roll", "narrow", "topk"))
-
-
-@dataclass(frozen=True)
-class SlicedData:
-    """A device tensor sliced with a per-step Python integer."""
-
-    name: str
-    varying: bool  # the slice changes every step (the others only move with their data)
-    device: cst.BaseExpression | None  # fix: slice on the host, then move to this device
-    reason: str = ""  # why it is not fixed
-
-
-@dataclass(repr=False, eq=False)
-class RecompilationFacts:
-    # Subscripts of device-resident data with a per-step index (and, where the data is
-    # kept on the host instead, every other subscript of it), and the moves that made
-    # it device-resident: ``x.to(device)`` -> ``x``.
-    sliced_data: dict[cst.Subscript, SlicedData] = field(default_factory=dict)
-    host_data_moves: dict[cst.Call, str] = field(default_factory=dict)
-    # Per-step Python numbers in shapes and static arguments: node -> the number's name.
-    static_arguments: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # Data-dependent output shapes: node -> the operation.
-    dynamic_shapes: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # DataLoaders that feed a training loop and keep a short last batch.
-    short_last_batch: set[cst.Call] = field(default_factory=set)
 
 
 @dataclass(repr=False)

@@ -21,7 +21,7 @@ import libcst as cst
 from codemods.engine.nodes import children, walk, with_comma
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
-from codemods.lazy.host_reads import StepClosure
+from codemods.lazy.facts import StepClosure
 from codemods.lazy.rules import DEVICE_CONTROL_FLOW, HOST_READ_LOGGING, HOST_READ_VALUE
 from codemods.training.rules import DEVICE_LOADER, TRAINING_LOOP_BARRIER
 

@@ -18,19 +18,18 @@ mixed precisions: it raises on them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, flag_dest, names_in, string_value
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
+from codemods.lightning.facts import Kind, LightningFacts, Setting
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-Kind = Literal["trainer", "fabric"]
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
 PARAMETERS = ("accelerator", "strategy", "precision")
 # Fabric's methods that take over the training step: called on a ``fabric`` the file got
@@ -82,37 +81,6 @@ def strategy_on_xla(value: str, kind: Kind) -> tuple[str | None, str]:
         if value == prefix or value.startswith(prefix + "_"):
             return None, why
     return "", ""
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One accelerator, strategy or precision value that selects CUDA: what it becomes
-    on XLA (None: it has no XLA form), where it is read, and why when it cannot go."""
-
-    parameter: str
-    kind: Kind
-    new: str | None
-    why: str = ""
-    source: str = ""  # "" the argument itself, else the name or flag it comes from
-
-
-@dataclass(repr=False, eq=False)
-class LightningFacts:
-    constructions: dict[cst.Call, Kind] = field(default_factory=dict)
-    # The literal values to change (or report), keyed by the literal.
-    settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
-    # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
-    unknown: dict[cst.Arg, str] = field(default_factory=dict)
-    legacy: set[cst.Arg] = field(default_factory=set)
-    modules: set[str] = field(default_factory=set)
-    # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
-    fabric_used: bool = False
-
-    @property
-    def drives_training(self) -> bool:
-        """Lightning runs the training: no barriers, loaders, optimizer steps or launches
-        of the tool's own."""
-        return bool(self.constructions or self.modules or self.fabric_used)
 
 
 class LightningAnalysis(Analysis):

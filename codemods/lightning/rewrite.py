@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
-from codemods.lightning.analysis import Setting
+from codemods.lightning.facts import Setting
 from codemods.lightning.rules import LIGHTNING_MANUAL, LIGHTNING_XLA
 
 if TYPE_CHECKING:
@@ -79,9 +79,9 @@ class LightningRewrite(Concern):
             template = original if isinstance(original, cst.SimpleString) else cst.SimpleString('""')
             return quoted_like(template, new_value)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             LIGHTNING_XLA, original,
             f"{owner} {setting.parameter} {self.ctx.code(original)} -> {{new}}{source}: {_WHAT[setting.parameter]}",
             build,
         )
-        return new if new is not None else updated

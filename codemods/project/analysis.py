@@ -4,7 +4,6 @@ from, a module that still needs converting (each file is converted on its own te
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -12,34 +11,12 @@ import libcst as cst
 from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
-from codemods.project.summarise import Found, GuessedImports, ImportContext
+from codemods.project.summary import Found
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
-
-
-@dataclass(repr=False, eq=False)
-class ProjectFacts:
-    context: ImportContext = field(default_factory=GuessedImports)
-    # Each finding: the call, and the path of the module to convert (None: it could not
-    # be read, or the call hands things to a callable that comes in as a parameter).
-    # device = get_device() with get_device from a module that chooses the device.
-    external_devices: dict[cst.Call, str | None] = field(default_factory=dict)
-    # An optimizer handed to a callable of a module that trains with it.
-    external_training: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
-    # A loop's training step run by a callable of another module (a scaler wrapper, a
-    # helper): where it comes from, as the finding names it.
-    external_steps: dict[cst.Call, str] = field(default_factory=dict)
-    # A method of an instance of another module's class that runs a training loop (an
-    # agent's ``update()`` with its epochs inside), that module still to convert: its path.
-    external_loops: dict[cst.Call, str] = field(default_factory=dict)
-    # Callables of another module that set up mixed precision (a scaler class): its path.
-    external_amp: dict[cst.Call, str] = field(default_factory=dict)
-    # For other files: functions and methods of this module that call a callable of a module
-    # that still needs converting (or that does so in turn): name -> that module's path.
-    pending_via: dict[str, str] = field(default_factory=dict)
 
 
 class ProjectAnalysis(Analysis):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.project.summary import Found, GuessedImports, ImportContext, ModuleSummary
+from codemods.project.summary import ModuleSummary
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-__all__ = ["Found", "GuessedImports", "ImportContext", "ModuleSummary", "summarise"]
+__all__ = ["summarise"]
 
 
 def summarise(facts: Facts, pending: bool) -> ModuleSummary:

@@ -49,10 +49,10 @@ class XlaNamesRewrite(Concern):
                 f"its arguments need a by-hand port to {wanted}",
             )
             return updated
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_RELEASE_NAMES,
             original,
             f"{self.ctx.code(original)} -> {{new}} (torch_xla {self.ctx.target.torch_xla_version})",
             lambda: self.ctx.replace_callee(original, updated, concept),
         )
-        return new if new is not None else updated

@@ -4,9 +4,6 @@ their model moves to the device."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 import libcst as cst
 
 from codemods import apis
@@ -25,159 +22,13 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
-from codemods.training.drivers import StepDrivers, UndrivenStep
-from codemods.training.early_optimizers import (
-    EarlyOptimizer,
-    EarlyOptimizers,
-    UntracedParameters,
-    _module_calls,
-    through_bound,
-    value_names,
+from codemods.training.drivers import StepDrivers
+from codemods.training.early_optimizers import EarlyOptimizers, _module_calls, through_bound, value_names
+from codemods.training.facts import (
+    LoopPlan,
+    OptimizerStep,
 )
-
-
-@dataclass(frozen=True)
-class OptimizerStep:
-    """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
-
-    optimizer: str
-    closure_index: int | None = None  # which argument is the closure (LBFGS)
-    other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
-
-
-@dataclass(repr=False)
-class LoopPlan:
-    """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
-
-    kind: Literal["training", "evaluation"]
-    wrap_loader: cst.BaseExpression | None = None
-    wrap_device: str | None = None
-    # An evaluation loop that reads to the host but accumulates device values across
-    # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
-    accumulates: tuple[str, ...] = ()
-
-
-@dataclass(repr=False, eq=False)
-class TrainingFacts:
-    optimizers: set[str] = field(default_factory=set)
-    schedulers: set[str] = field(default_factory=set)
-    models: set[str] = field(default_factory=set)
-    loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
-    # Every training loop, also those that already end with a barrier, feed from a
-    # device loader or run under Accelerate (they need no plan, but lazy-mode checks
-    # such as host reads apply to them too).
-    all_loops: set[cst.CSTNode] = field(default_factory=set)
-    # Functions passed as ``optimizer.step(closure)``: each call is a training step.
-    closures: set[cst.FunctionDef] = field(default_factory=set)
-    # ``model.parameters()`` calls that build an optimizer, and calls that hand a model
-    # to a function building one (``create_optimizer(model, cfg)``), while the model is
-    # still on the CPU and is moved to the device later, in this function, in another
-    # one, or by a callable of another project file (``Trainer(model, ...)``).
-    optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
-    # Optimizers (or the calls of unread callables that feed them) whose parameters come
-    # from what the tool cannot follow, while a model of the function moves later.
-    untraced_parameters: dict[cst.Call, UntracedParameters] = field(default_factory=dict)
-    # For this file and others: callables that move an argument to the device (qualified
-    # name, index without ``self``, parameter, whether the device is the XLA device on
-    # every path, and else the parameter that hands the device in: its index and name, or
-    # -1 and ""), and callables that build an optimizer over an argument (name, index,
-    # parameter).
-    argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
-    optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
-    # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
-    parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
-    # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
-    # where the guard goes (every model of the file ends on the XLA device, so what feeds
-    # it must too), False where it stays and is reported.
-    input_guards: dict[cst.If, bool] = field(default_factory=dict)
-    # A script that trains but names no device anywhere (it runs on the CPU): nothing is
-    # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
-    # says so, at its first training loop or step.
-    device_less: cst.CSTNode | None = None
-    # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
-    # all-reduces), and zero-argument .step() calls in training loops on something the
-    # analysis cannot tell is an optimizer.
-    optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
-    unrecognized_steps: set[cst.Call] = field(default_factory=set)
-    # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
-    # annotation that says so): FSDP reduce-scatters its gradients itself.
-    fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)
-    # Steps that stay plain because their optimizer comes from the caller, in a file that a
-    # file of the run wrapping a model in FSDP imports: which model it steps is not known here.
-    # (call -> the function it is in, qualified)
-    caller_fsdp_steps: dict[cst.Call, str] = field(default_factory=dict)
-    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
-    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
-    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
-    # Statements that step an optimizer outside any loop, in functions that this file runs
-    # outside its training loops (a demo that trains one step): the barrier goes right after.
-    lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
-    # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
-    # that no other file of the run imports: reported (training/drivers.py).
-    undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)
-    # For other files (qualified names, see project/summarise.py): the callables that run
-    # one training step per call, and those that run a training loop.
-    step_callables: set[str] = field(default_factory=set)
-    training_callables: set[str] = field(default_factory=set)
-    # Step callables that end the step with the barrier themselves (already XLA code).
-    synced_callables: set[str] = field(default_factory=set)
-    # Step callables of other project modules that this file calls: (module path, name).
-    driven_callables: set[tuple[str, str]] = field(default_factory=set)
-
-    def is_optimizer(self, name: str | None) -> bool:
-        if name is None or name in self.schedulers:
-            return False
-        last = name.rsplit(".", 1)[-1].lower()
-        return name in self.optimizers or ("optim" in last and "sched" not in last)
-
-
-@dataclass(repr=False)
-class _Loop:
-    node: cst.CSTNode
-    owner: str  # the qualified name of the function it is in ("" at module level)
-    backward: bool = False
-    step_receivers: list[str] = field(default_factory=list)
-    called: list[str] = field(default_factory=list)
-    barrier: bool = False
-    host_read: bool = False
-    moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
-    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
-    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
-
-
-@dataclass(repr=False)
-class _Scope:
-    """A function body or the module's top level: what happens to models there, in order."""
-
-    # ("model", name, constructor, moved_at_creation) | ("move", name, device, node)
-    # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
-    # or build an optimizer over one (known once the walk is done) | ("collect", name,
-    # value): an assignment | ("uses", names, node): an optimizer built from those names.
-    events: list[tuple[object, ...]] = field(default_factory=list)
-    qualname: str = ""  # "" at module level
-
-
-@dataclass(repr=False)
-class _Function(_Scope):
-    name: str = ""
-    node: cst.FunctionDef | None = None
-    # What the function does once per call (outside loops of its own).
-    backward: bool = False
-    step_receivers: list[str] = field(default_factory=list)
-    called: list[str] = field(default_factory=list)
-    barrier: bool = False  # it runs the step barrier itself (a closure already ported)
-    params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
-    # Arguments passed by keyword only: keyword-only parameters, and the keys read from
-    # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.
-    keyword_params: list[str] = field(default_factory=list)
-    kwargs: str | None = None
-    # Names bound to a parameter (``self.model = model``, ``self.device = device``).
-    bound: dict[str, str] = field(default_factory=dict)
-    # (parameter, device, move, the function the move is in: this one, or another method
-    # of the class for an attribute ``__init__`` bound to the parameter).
-    moved_params: list[tuple[str, str | None, cst.Call, str]] = field(default_factory=list)
-    parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
-    builds_optimizer: bool = False
+from codemods.training.records import _Function, _Loop, _Scope
 
 
 class TrainingAnalysis(StepDrivers, EarlyOptimizers):
@@ -682,8 +533,6 @@ def _is_scheduler_name(name: str) -> bool:
     return any(word in last for word in ("sched", "lr", "warmup"))
 
 
-
-
 # Reads that give host values (no device state): sizes, and host reads.
 _HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
 _HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
@@ -743,7 +592,6 @@ def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
             if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
                 found.append(owner)
     return tuple(dict.fromkeys(found))
-
 
 
 _FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})

@@ -13,7 +13,6 @@ would never be cut.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -22,22 +21,12 @@ from codemods.engine.nodes import dotted, lone_call
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
+from codemods.training.facts import UndrivenStep
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-    from codemods.training.analysis import TrainingFacts, _Function, _Loop, _Scope
-
-
-@dataclass(frozen=True)
-class UndrivenStep:
-    """An optimizer step (or a call that runs one) that no loop of the file drives."""
-
-    function: str  # the qualified name of the function it is in
-    what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
-    origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
-    # Another file of the run imports this one: the finding stands only if none of the
-    # run's files calls the function (runner.release_held).
-    held: bool = False
+    from codemods.training.facts import TrainingFacts
+    from codemods.training.records import _Function, _Loop, _Scope
 
 
 class StepDrivers(Analysis):

@@ -18,7 +18,6 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -29,40 +28,13 @@ from codemods.engine.nodes import arg_value, call_args, dotted, parse_dotted, wa
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
+from codemods.training.facts import EarlyOptimizer, UntracedParameters
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
     from codemods.facts import Facts
-    from codemods.training.analysis import TrainingFacts, _Function, _Scope
-
-
-@dataclass(frozen=True)
-class EarlyOptimizer:
-    """An optimizer built over a model that is still on the CPU and moves to the device
-    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
-    update stale CPU copies."""
-
-    model: str
-    # The model may simply be moved first: where it goes later is the XLA device on every path.
-    fixable: bool
-    moved_by: str  # where it moves, as the finding names it
-    # The call hands the model to a function that builds the optimizer from it (the
-    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
-    argument: int | str | None = None  # a keyword argument: its name
-    # The function only collects the parameters the optimizer is built from.
-    collects: bool = False
-    # The model is handed in (a parameter of the function): it may be on the CPU.
-    handed_in: bool = False
-
-
-@dataclass(frozen=True)
-class UntracedParameters:
-    """An optimizer whose parameters come from something the tool cannot follow, built
-    while a model of the same function is on the CPU and moves later (XLA213)."""
-
-    model: str
-    source: str  # what the parameters come from, as the finding names it
-    moved_by: str
+    from codemods.training.facts import TrainingFacts
+    from codemods.training.records import _Function, _Scope
 
 
 class EarlyOptimizers(Analysis):

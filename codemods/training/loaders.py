@@ -6,7 +6,6 @@ samplers (which ``DataLoader(...)`` feeds this training loop?)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -17,12 +16,6 @@ from codemods.engine.walk import Analysis, Walk, calls_of
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-
-
-@dataclass(repr=False, eq=False)
-class LoaderFacts:
-    # Names (and attributes) that hold a DataLoader of this file, however they are called.
-    names: set[str] = field(default_factory=set)
 
 
 class LoaderAnalysis(Analysis):

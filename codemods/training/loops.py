@@ -103,11 +103,11 @@ class LoopRewrite(Concern):
             inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync)]))
             return cst.FlattenSentinel([updated, inserted[0]])
 
-        fixed = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             STEP_BARRIER, original, "optimizer step outside any loop: {new} after it runs the step's graph",
             build, result=lambda _: inserted[0],
         )
-        return fixed if fixed is not None else updated
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """An optimizer closure runs once per inner iteration of LBFGS: a barrier before

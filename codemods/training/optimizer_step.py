@@ -11,7 +11,7 @@ import libcst as cst
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
 from codemods.project.summary import FSDP_HELD
-from codemods.training.drivers import UndrivenStep
+from codemods.training.facts import UndrivenStep
 from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
 
 if TYPE_CHECKING:
@@ -96,8 +96,7 @@ class OptimizerRewrite(Concern):
                 args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
             return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
 
-        new = self.ctx.fix(OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
         runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""

@@ -19,8 +19,9 @@ import libcst as cst
 import pytest
 
 from codemods import TARGETS, convert_source
+from codemods.analyse import ANALYSES, analyse, inspected
 from codemods.engine.walk import Analysis, FactSheet, Walk, settle_order, walk_order
-from codemods.facts import ANALYSES, Facts, analyse, inspected
+from codemods.facts import Facts
 from tests.support.fixtures import fixture_project, fixture_scripts
 from tests.support.paths import FIXTURES
 from tests.support.rule_cases import CASES

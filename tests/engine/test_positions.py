@@ -10,12 +10,12 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods.analyse import analyse
 from codemods.concerns import concerns_for
 from codemods.engine.nodes import walk
 from codemods.engine.positions import code_and_starts, code_reusing, print_back
 from codemods.engine.rewriter import Context, Rewriter
 from codemods.engine.rule import RuleSelection
-from codemods.facts import analyse
 from codemods.pipeline import _never
 from codemods.targets import get_target
 from tests.support.fixtures import fixture_scripts

@@ -30,10 +30,10 @@ import libcst as cst
 import pytest
 
 from codemods import TARGETS, Conversion, convert_source
+from codemods.analyse import analyse
 from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
-from codemods.facts import analyse
 from codemods.project.resolver import resolved
 from tests.support.fixtures import convert_fixture, fixture_scripts
 from tests.support.paths import FIXTURES

@@ -20,8 +20,8 @@ from typing import TypedDict
 import libcst as cst
 import pytest
 
+from codemods.analyse import analyse
 from codemods.engine.nodes import walk
-from codemods.facts import analyse
 from codemods.targets import TARGETS
 from tests.support.api_inventory import inventory
 from tests.support.fixtures import convert_fixture, fixture_scripts, output_bytes

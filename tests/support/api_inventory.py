@@ -17,8 +17,8 @@ from functools import cache
 
 import libcst as cst
 
+from codemods.analyse import analyse
 from codemods.engine.nodes import walk
-from codemods.facts import analyse
 from codemods.targets import TARGETS
 from tests.support.paths import DATA
 
