@@ -245,10 +245,15 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            name = dotted(target.target)
-            self._assignment(name, node.value)
+            names, values = target.target, node.value
+            if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
+                for element, value in zip(names.elements, values.elements):  # q, q_target = QNet(), QNet()
+                    self._assignment(dotted(element.value), value.value)
+                continue
+            name = dotted(names)
+            self._assignment(name, values)
             if name is not None:
-                self.scope.events.append(("collect", name, node.value))
+                self.scope.events.append(("collect", name, values))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
