@@ -183,6 +183,7 @@ class ObligationAnalysis(Analysis):
 
     def settle(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
+        self._other_moves()
         self._batches(on_xla)
         self._handed(on_xla)
         for loop in self.loops:
@@ -251,6 +252,29 @@ class ObligationAnalysis(Analysis):
                         f"{what} moves only under `if {_code(cond.test)}:`, which is False on an XLA host after the "
                         "port: it trains on the CPU; move it to the XLA device on every path")
         return False
+
+    def _other_moves(self) -> None:
+        """Moves of modules and tensors that no optimizer of this file steps (its optimizer
+        is built in another module: ``agent = PPO(actor_critic)``) to a device chosen with a
+        flag of another module: reported at the choice, as for a stepped model."""
+        values = self.values
+        for name, moves in self.moves.items():
+            if name in self.stepped:
+                continue
+            for move in moves:
+                if move.device is None:
+                    continue
+                where = values.where(move.device, move.scope)
+                node = where.node
+                if where.elsewhere and node is not None and node not in self.facts.project.external_devices:
+                    self._break(node, DEVICE_FROM_PROJECT,
+                                f"`{_code(move.device)}`, where `{name}` goes, is chosen with what comes from another "
+                                f"module: {where.why}; a run on the project folder follows it (or make sure it is the "
+                                "XLA device)")
+                elif where.on_xla is False and type(node) is cst.IfExp and values.flag_in(node.test, move.scope) is not None:
+                    self._break(node, DEVICE_OFF_XLA,
+                                f"`{name}` goes to `{_code(move.device)}`, which ends on {where.why} on an XLA host after "
+                                "the port: make it the XLA device (torch_xla.device())")
 
     def _built_elsewhere(self, model: str, optimizer: cst.Call) -> None:
         """A stepped model that no statement of this file moves, built once by a callable of a

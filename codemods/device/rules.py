@@ -91,6 +91,24 @@ NO_DEVICE = Rule(
             import torch.nn as nn
             import torch.optim as optim
 
+            def main():
+                q, q_target = nn.Linear(3, 1), nn.Linear(3, 1)
+                q_optimizer = optim.Adam(q.parameters(), lr=0.001)
+                for n_epi in range(100):
+                    loss = (q(torch.randn(8, 3)) - q_target(torch.randn(8, 3)).detach()).pow(2).mean()
+                    q_optimizer.zero_grad()
+                    loss.backward()
+                    q_optimizer.step()
+            """,
+            note="models-built-in-one-tuple-assignment",
+            findings=(Expected(8, 5, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.optim as optim
+
             class PPO(nn.Module):
                 def __init__(self):
                     super().__init__()
@@ -2147,6 +2165,36 @@ DEVICE_FROM_PROJECT = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from a2c_ppo_acktr.arguments import get_args
+            from a2c_ppo_acktr import algo
+
+            args = get_args()
+            device = torch.device("cuda:0" if args.cuda else "cpu")
+            actor_critic = Policy(envs.observation_space.shape)
+            actor_critic.to(device)
+            agent = algo.PPO(actor_critic, args.clip_param, lr=args.lr)
+            rollouts.to(device)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from a2c_ppo_acktr.arguments import get_args
+            from a2c_ppo_acktr import algo
+
+            args = get_args()
+            device = torch.device("xla" if args.cuda else "cpu")
+            actor_critic = Policy(envs.observation_space.shape)
+            actor_critic.to(device)
+            agent = algo.PPO(actor_critic, args.clip_param, lr=args.lr)
+            rollouts.to(device)
+            """,
+            note="a-flag-from-another-module-optimizer-elsewhere",
+            findings=(Expected(7, 23, "`device`, where `actor_critic` goes, is chosen with what comes from another module: "
+                               "`args.cuda` comes from `get_args()` in a2c_ppo_acktr/arguments.py, which this run does not read"),),
+        ),
         invalid(
             """
             import torch

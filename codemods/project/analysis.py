@@ -97,6 +97,8 @@ class ProjectAnalysis(Analysis):
         if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
             return
         head = callee.split(".")[0]
+        if name in self.built_by and any(dotted(a.value) == name for a in value.args):
+            return  # ``model = apply_gradient_allreduce(model)``: a wrapper that hands the instance back
         if head in project_names or head in self.aliases:
             module, imported = project_names[head] if head in project_names else self.aliases[head]
             self.built_by[name] = (module, ".".join(p for p in [imported, *callee.split(".")[1:]] if p))

@@ -114,10 +114,15 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     def visit_Assign(self, node: cst.Assign) -> None:
         function = self.function if self.walk.enclosing_function is not None else None
         for target in node.targets:
-            name = dotted(target.target)
-            self._assignment(name, node.value)
+            names, values = target.target, node.value
+            if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
+                for element, value in zip(names.elements, values.elements):  # q, q_target = QNet(), QNet()
+                    self._assignment(dotted(element.value), value.value)
+                continue
+            name = dotted(names)
+            self._assignment(name, values)
             if name is not None:
-                self.scope.events.append(("collect", name, node.value))
+                self.scope.events.append(("collect", name, values))
                 if function is not None:
                     param = _parameter(function, node.value, dotted(node.value))
                     if param is not None:
