@@ -5,11 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 AUTOCAST = Rule(
-    "XLA202",
-    "autocast",
-    "error",
-    "CUDA autocast becomes XLA autocast (`torch.autocast('xla', dtype=torch.bfloat16)`; sagemaker: `torch_xla.amp.autocast()`, torch_xla 1.13's CUDA autocast)",
-    True,
+    code="XLA202",
+    name="autocast",
+    severity="error",
+    summary="CUDA autocast becomes XLA autocast (`torch.autocast('xla', dtype=torch.bfloat16)`; sagemaker: `torch_xla.amp.autocast()`, torch_xla 1.13's CUDA autocast)",
+    fixable=True,
     why="CUDA autocast does nothing to XLA tensors: the model silently trains in float32, or, with a gradient "
     "scaler, with a scaler that was never meant for that precision.",
     examples=lambda: (
@@ -328,11 +328,11 @@ AUTOCAST = Rule(
 )
 
 FLOAT16_AUTOCAST = Rule(
-    "XLA204",
-    "float16-autocast",
-    "warning",
-    "float16 autocast on XLA becomes bfloat16 (2.9 target)",
-    True,
+    code="XLA204",
+    name="float16-autocast",
+    severity="warning",
+    summary="float16 autocast on XLA becomes bfloat16 (2.9 target)",
+    fixable=True,
     why="XLA devices compute in bfloat16: TPUs do not support float16 autocast, and bfloat16 needs no loss scaling.",
     examples=lambda: (
         Invalid(
@@ -398,11 +398,11 @@ FLOAT16_AUTOCAST = Rule(
 )
 
 GRAD_SCALER = Rule(
-    "XLA205",
-    "grad-scaler",
-    "error",
-    "The CUDA gradient scaler becomes the target's (`torch.amp.GradScaler('xla')`; sagemaker: `torch_xla.amp.GradScaler()`)",
-    True,
+    code="XLA205",
+    name="grad-scaler",
+    severity="error",
+    summary="The CUDA gradient scaler becomes the target's (`torch.amp.GradScaler('xla')`; sagemaker: `torch_xla.amp.GradScaler()`)",
+    fixable=True,
     why="torch.cuda.amp.GradScaler disables itself without CUDA (with a warning only): float16 training then "
     "runs without loss scaling and silently underflows.",
     examples=lambda: (
@@ -511,11 +511,11 @@ GRAD_SCALER = Rule(
 )
 
 SYNCFREE_OPTIMIZER = Rule(
-    "XLA206",
-    "syncfree-optimizer",
-    "warning",
-    "Under AMP, torch.optim SGD/Adam/AdamW become `torch_xla.amp.syncfree` versions",
-    True,
+    code="XLA206",
+    name="syncfree-optimizer",
+    severity="warning",
+    summary="Under AMP, torch.optim SGD/Adam/AdamW become `torch_xla.amp.syncfree` versions",
+    fixable=True,
     why="The sync-free optimizers take the scaler's found_inf as a device tensor, so under torch_xla 1.13's "
     "`torch_xla.amp.GradScaler` (sagemaker target) skipping a step does not stop the device to read a flag on "
     "the host (the AWS guide's advice for AMP on XLA). On torch_xla 2.9 they are not sync-free under the scaler: "
@@ -589,11 +589,11 @@ SYNCFREE_OPTIMIZER = Rule(
 )
 
 AMP_OPTIMIZER = Rule(
-    "XLA207",
-    "amp-optimizer",
-    "warning",
-    "An optimizer under AMP that cannot become sync-free (no such version, or unpacked kernel keywords)",
-    False,
+    code="XLA207",
+    name="amp-optimizer",
+    severity="warning",
+    summary="An optimizer under AMP that cannot become sync-free (no such version, or unpacked kernel keywords)",
+    fixable=False,
     why="Under torch_xla 1.13's gradient scaler (sagemaker target), an optimizer without a sync-free version makes "
     "every step wait for the device to report whether gradients overflowed. On torch_xla 2.9 the scaler reads "
     "that on the host whatever the optimizer, so a missing sync-free version costs nothing more there (XLA208 "
@@ -677,11 +677,11 @@ AMP_OPTIMIZER = Rule(
 )
 
 SCALER_NOT_NEEDED = Rule(
-    "XLA208",
-    "scaler-not-needed",
-    "warning",
-    "With bfloat16 autocast the gradient scaler is not needed (it syncs with the host every step)",
-    False,
+    code="XLA208",
+    name="scaler-not-needed",
+    severity="warning",
+    summary="With bfloat16 autocast the gradient scaler is not needed (it syncs with the host every step)",
+    fixable=False,
     why="Loss scaling exists for float16's narrow range (float16 needs it to train correctly); bfloat16 has "
     "float32's range. On torch_xla 2.9 `torch.amp.GradScaler('xla')` reads found_inf on the host at every "
     "`scaler.step`, with the sync-free optimizers too: measured with `xla-codemod doctor` on the converted "
@@ -808,11 +808,11 @@ SCALER_NOT_NEEDED = Rule(
 )
 
 PRECISION_CHOICE = Rule(
-    "XLA209",
-    "precision-choice",
-    "error",
-    "A precision chosen by CUDA checks (`is_bf16_supported()`) becomes bfloat16 on XLA (2.9 target)",
-    True,
+    code="XLA209",
+    name="precision-choice",
+    severity="error",
+    summary="A precision chosen by CUDA checks (`is_bf16_supported()`) becomes bfloat16 on XLA (2.9 target)",
+    fixable=True,
     why="torch.cuda checks are False on an XLA machine, so a script that picks bfloat16 on a modern GPU would "
     "silently fall back to float16 (and switch its gradient scaler on).",
     examples=lambda: (
@@ -876,11 +876,11 @@ PRECISION_CHOICE = Rule(
 )
 
 AUTOCAST_DEVICE_TYPE = Rule(
-    "XLA210",
-    "autocast-device-type",
-    "error",
-    "A device type derived from the device string for autocast becomes 'xla'",
-    True,
+    code="XLA210",
+    name="autocast-device-type",
+    severity="error",
+    summary="A device type derived from the device string for autocast becomes 'xla'",
+    fixable=True,
     why="`device_type = 'cuda' if 'cuda' in device else 'cpu'` gives 'cpu' for the XLA device, which switches "
     "autocast off (or onto the CPU) without a word.",
     examples=lambda: (
@@ -947,11 +947,11 @@ AUTOCAST_DEVICE_TYPE = Rule(
 )
 
 CUSTOM_AUTOGRAD_AMP = Rule(
-    "XLA211",
-    "custom-autograd-amp",
-    "error",
-    "`torch.cuda.amp.custom_fwd/custom_bwd` become the XLA ones",
-    True,
+    code="XLA211",
+    name="custom-autograd-amp",
+    severity="error",
+    summary="`torch.cuda.amp.custom_fwd/custom_bwd` become the XLA ones",
+    fixable=True,
     why="The CUDA decorators look at CUDA's autocast state, so under XLA autocast a custom function gets "
     "inputs of the wrong precision.",
     examples=lambda: (

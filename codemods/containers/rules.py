@@ -71,10 +71,10 @@ def _trainer_launch(entry_point: str = "train.py") -> tuple[str, str]:
 
 
 DOCKERFILE_UNRESOLVED = Rule(
-    "SM300", "dockerfile-unresolved", "info",
-    "A Dockerfile value the checks need is not fixed in the file (a build argument without a default): could "
+    code="SM300", name="dockerfile-unresolved", severity="info",
+    summary="A Dockerfile value the checks need is not fixed in the file (a build argument without a default): could "
     "not check",
-    False,
+    fixable=False,
     why="`docker build --build-arg` can set it to anything; the checks that depend on it are reported instead "
     "of guessed.",
     instead="A default for the build argument (`ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`; `docker "
@@ -100,9 +100,9 @@ DOCKERFILE_UNRESOLVED = Rule(
 )
 
 BASE_IMAGE = Rule(
-    "SM301", "base-image", "error",
-    "The image extends a SageMaker deep-learning-container training image or starts from an NVIDIA CUDA base image",
-    False,
+    code="SM301", name="base-image", severity="error",
+    summary="The image extends a SageMaker deep-learning-container training image or starts from an NVIDIA CUDA base image",
+    fixable=False,
     why="The model-parallel library needs CUDA and the SageMaker training stack: the DLC training images carry "
     "both, a CUDA base image is where a custom build starts.",
     instead="A SageMaker deep-learning-container training image as the base, which carries CUDA and the training toolkit "
@@ -131,9 +131,9 @@ BASE_IMAGE = Rule(
 )
 
 SUBMIT_DIRECTORY = Rule(
-    "SM302", "submit-directory", "error",
-    "`ENV SAGEMAKER_SUBMIT_DIRECTORY` is not set",
-    False,
+    code="SM302", name="submit-directory", severity="error",
+    summary="`ENV SAGEMAKER_SUBMIT_DIRECTORY` is not set",
+    fixable=False,
     why="The SageMaker training toolkit runs the user code from that directory; without it the container does "
     "not find the entry point.",
     instead="`ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code` in the image's final stage (or in the stage it starts `FROM`, "
@@ -167,9 +167,9 @@ SUBMIT_DIRECTORY = Rule(
 )
 
 SAGEMAKER_TRAINING = Rule(
-    "SM303", "sagemaker-training", "error",
-    "A custom image does not install `sagemaker-training`",
-    False,
+    code="SM303", name="sagemaker-training", severity="error",
+    summary="A custom image does not install `sagemaker-training`",
+    fixable=False,
     why="The SageMaker training toolkit starts the entry point, MPI and the environment SageMaker jobs expect; "
     "a custom CUDA image has none of it.",
     instead="`RUN pip install sagemaker-training` (the SageMaker training toolkit) in the custom image; a SageMaker "
@@ -194,9 +194,9 @@ SAGEMAKER_TRAINING = Rule(
 )
 
 SMDISTRIBUTED_WHEELS = Rule(
-    "SM304", "smdistributed-wheels", "error",
-    "A custom model-parallel image installs both smdistributed wheels (model parallel and data parallel)",
-    False,
+    code="SM304", name="smdistributed-wheels", severity="error",
+    summary="A custom model-parallel image installs both smdistributed wheels (model parallel and data parallel)",
+    fixable=False,
     why="The model-parallel library uses the data-parallel library for cross-node RDMA; an image with one of "
     "the two fails when the job starts.",
     instead="Both wheels, the data-parallel one as SageMaker's guide installs it: `RUN pip install --no-cache-dir -U "
@@ -222,9 +222,9 @@ SMDISTRIBUTED_WHEELS = Rule(
 _NO_PYTHON = ((_PYTHON, ""), (_PACKAGES, _PACKAGES_BUT_PYTHON))
 
 WHEEL_PYTHON_TAG = Rule(
-    "SM305", "wheel-python-tag", "error",
-    "The smdistributed wheels' Python tag (cp38, ...) matches the image's Python",
-    False,
+    code="SM305", name="wheel-python-tag", severity="error",
+    summary="The smdistributed wheels' Python tag (cp38, ...) matches the image's Python",
+    fixable=False,
     why="pip refuses a wheel built for another Python (or the build fails later, in the job); the wheels must "
     "match each other and the interpreter of the image.",
     instead="Wheels whose tag is the image's Python, the same for both: `cp38` wheels "
@@ -263,9 +263,9 @@ WHEEL_PYTHON_TAG = Rule(
 )
 
 METIS = Rule(
-    "SM306", "metis", "error",
-    "A custom model-parallel image does not install METIS",
-    False,
+    code="SM306", name="metis", severity="error",
+    summary="A custom model-parallel image does not install METIS",
+    fixable=False,
     why="The model-parallel library partitions models with METIS and fails to load without it.",
     instead="`RUN apt-get update && apt-get install -y libmetis-dev`, or METIS built from source as SageMaker's guide "
     "does (`ARG METIS=metis-5.1.0`, its tarball from glaros.dtc.umn.edu, `make config shared=1 && make install`).",
@@ -296,9 +296,9 @@ METIS = Rule(
 )
 
 RMM = Rule(
-    "SM307", "rmm", "error",
-    "A custom model-parallel image does not install the RAPIDS memory manager (librmm)",
-    False,
+    code="SM307", name="rmm", severity="error",
+    summary="A custom model-parallel image does not install the RAPIDS memory manager (librmm)",
+    fixable=False,
     why="The model-parallel library allocates GPU memory through RMM and fails to load without it.",
     instead="RMM built and installed as SageMaker's guide does (CMake 3.14 or later): `RUN wget -nv "
     "https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && tar -xvf v0.15.0.tar.gz && cd rmm-0.15.0 && "
@@ -319,10 +319,10 @@ RMM = Rule(
 )
 
 ENTRY_POINT_DIRECTORY = Rule(
-    "SM308", "entry-point-directory", "error",
-    "An estimator of the same run uses this image (`image_uri`) with an `entry_point` that the image does not "
+    code="SM308", name="entry-point-directory", severity="error",
+    summary="An estimator of the same run uses this image (`image_uri`) with an `entry_point` that the image does not "
     "put in SAGEMAKER_SUBMIT_DIRECTORY",
-    False,
+    fixable=False,
     why="The training toolkit looks for the entry point in SAGEMAKER_SUBMIT_DIRECTORY; a script the image copies "
     "elsewhere (or not at all, while it copies others there) is not found when the job starts.",
     instead="The entry point in `SAGEMAKER_SUBMIT_DIRECTORY`: copy it there with the files the image already puts there "

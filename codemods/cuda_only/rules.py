@@ -5,12 +5,12 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 
 THIRD_PARTY_CUDA = Rule(
-    "XLA004",
-    "third-party-cuda",
-    "error",
-    "A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
+    code="XLA004",
+    name="third-party-cuda",
+    severity="error",
+    summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
     "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
-    False,
+    fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
     "or silently do nothing. One table (codemods/cuda_only/source_apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
@@ -183,7 +183,7 @@ THIRD_PARTY_CUDA = Rule(
 )
 
 FUSED_OPTIMIZER = Rule(
-    "XLA212", "fused-optimizer", "error", "`fused=True` on a torch.optim optimizer is removed: the fused kernels refuse XLA tensors", True,
+    code="XLA212", name="fused-optimizer", severity="error", summary="`fused=True` on a torch.optim optimizer is removed: the fused kernels refuse XLA tensors", fixable=True,
     why="torch.optim's fused kernels take CUDA and CPU tensors only: on torch_xla 2.9 the first step raises "
     "`RuntimeError: fused=True requires all the params to be floating point Tensors of supported devices` "
     "(checked for SGD, Adam, AdamW; `foreach=True` and Adam's `capturable=True` run). Without it the optimizer "
@@ -248,8 +248,8 @@ FUSED_OPTIMIZER = Rule(
 )
 
 SPARSE_GRADIENTS = Rule(
-    "XLA507", "sparse-gradients", "error",
-    "Sparse gradients do not run on XLA: `sparse=True` on an embedding is removed, torch.optim.SparseAdam is reported", True,
+    code="XLA507", name="sparse-gradients", severity="error",
+    summary="Sparse gradients do not run on XLA: `sparse=True` on an embedding is removed, torch.optim.SparseAdam is reported", fixable=True,
     why="On torch_xla 2.9 the backward of `nn.Embedding(..., sparse=True)` (and `F.embedding(..., sparse=True)`, "
     "`Embedding.from_pretrained(..., sparse=True)`) raises `NotImplementedError: Could not run "
     "'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseXLA' backend` at the first "
@@ -352,7 +352,7 @@ SPARSE_GRADIENTS = Rule(
 )
 
 CUDA_SYNCHRONIZE = Rule(
-    "XLA501", "cuda-synchronize", "error", "`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`", True,
+    code="XLA501", name="cuda-synchronize", severity="error", summary="`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`", fixable=True,
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
     "pending work, which is what timing code around it needs.",
     examples=lambda: (
@@ -454,7 +454,7 @@ CUDA_SYNCHRONIZE = Rule(
 )
 
 CUDA_NO_EFFECT = Rule(
-    "XLA502", "cuda-no-effect", "info", "CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed", True,
+    code="XLA502", name="cuda-no-effect", severity="info", summary="CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed", fixable=True,
     why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
     "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
     "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). A "
@@ -748,7 +748,7 @@ CUDA_NO_EFFECT = Rule(
 )
 
 CUDA_MEMORY_STATS = Rule(
-    "XLA503", "cuda-memory-stats", "info", "CUDA memory statistics read 0 on XLA: use xm.get_memory_info(device)", False,
+    code="XLA503", name="cuda-memory-stats", severity="info", summary="CUDA memory statistics read 0 on XLA: use xm.get_memory_info(device)", fixable=False,
     why="CUDA memory counters read 0 on an XLA machine, so what they log means nothing there; "
     "`xm.get_memory_info(device)` reports the XLA device's memory.",
     examples=lambda: (
@@ -796,7 +796,7 @@ CUDA_MEMORY_STATS = Rule(
 )
 
 CUDA_OOM = Rule(
-    "XLA504", "cuda-oom", "warning", "`torch.cuda.OutOfMemoryError` is never raised on XLA", False,
+    code="XLA504", name="cuda-oom", severity="warning", summary="`torch.cuda.OutOfMemoryError` is never raised on XLA", fixable=False,
     why="XLA reports running out of device memory as a RuntimeError (RESOURCE_EXHAUSTED), never as "
     "`torch.cuda.OutOfMemoryError`: the handler never runs, and the script stops where it used to recover.",
     examples=lambda: (
@@ -852,7 +852,7 @@ CUDA_OOM = Rule(
 )
 
 CUDA_SEED = Rule(
-    "XLA505", "cuda-seed", "warning", "CUDA RNG seeding does not seed the XLA device: use xm.set_rng_state(seed)", False,
+    code="XLA505", name="cuda-seed", severity="warning", summary="CUDA RNG seeding does not seed the XLA device: use xm.set_rng_state(seed)", fixable=False,
     why="CUDA seeding calls leave the XLA device's generator alone, so dropout and random initialisation on the "
     "device ignore the seed; `xm.set_rng_state(seed)` seeds it.",
     examples=lambda: (
@@ -897,7 +897,7 @@ CUDA_SEED = Rule(
 )
 
 CUDA_API = Rule(
-    "XLA506", "cuda-api", "error", "CUDA-only API with no XLA equivalent", False,
+    code="XLA506", name="cuda-api", severity="error", summary="CUDA-only API with no XLA equivalent", fixable=False,
     why="Most torch.cuda APIs raise without CUDA (device names and properties, streams, events, graphs); the "
     "others return values that mislead the script (a device count of 0). torch.nn.SyncBatchNorm is reported "
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
@@ -987,8 +987,8 @@ CUDA_API = Rule(
 )
 
 CUDA_API_BEHIND_SWITCH = Rule(
-    "XLA508", "cuda-api-behind-switch", "warning",
-    "CUDA-only API that runs only when a command-line switch, off by default, is given", False,
+    code="XLA508", name="cuda-api-behind-switch", severity="warning",
+    summary="CUDA-only API that runs only when a command-line switch, off by default, is given", fixable=False,
     why="A CUDA runtime call in the body of `if args.profile:` (a `store_true` switch, or one whose default is "
     "False) does not run when the converted script is started as it is by default, so it is no error there; with "
     "the switch given it raises on XLA (CUDA events, device properties) or reads a CUDA value of no meaning. It is "
@@ -1090,9 +1090,9 @@ CUDA_API_BEHIND_SWITCH = Rule(
 )
 
 CUDA_STRING_ARGUMENT = Rule(
-    "XLA509", "cuda-string-argument", "error",
-    "A \"cuda\" string handed to a class or function of the project: followed into it, made \"xla\" where it "
-    "is only a device there, else reported", True,
+    code="XLA509", name="cuda-string-argument", severity="error",
+    summary="A \"cuda\" string handed to a class or function of the project: followed into it, made \"xla\" where it "
+    "is only a device there, else reported", fixable=True,
     why="The device rewrites turn \"cuda\" into the XLA device where a device goes (`.to()`, `device=`, a device "
     "variable). A \"cuda\" handed to the project's own code (`make_buffer(8, \"cuda\")`, "
     "`MemoryMonitor(\"cuda\")`) goes wherever that code sends it: into `torch.zeros(..., device=device)` it "
@@ -1202,8 +1202,8 @@ CUDA_STRING_ARGUMENT = Rule(
 )
 
 SPARSE_TENSORS = Rule(
-    "XLA510", "sparse-tensors", "error", "Sparse tensors do not run on XLA: moving one to the device, or a sparse "
-    "product in a model's forward", False,
+    code="XLA510", name="sparse-tensors", severity="error", summary="Sparse tensors do not run on XLA: moving one to the device, or a sparse "
+    "product in a model's forward", fixable=False,
     why="torch_xla 2.9 has no sparse kernels (checked with PJRT_DEVICE=CPU): `adj.to(device)` on a sparse COO "
     "tensor raises `NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with "
     "arguments from the 'SparseXLA' backend`, and `torch.spmm` / `torch.sparse.mm` with an operand on the XLA "

@@ -5,11 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, valid
 
 NO_DEVICE = Rule(
-    "XLA005",
-    "no-device",
-    "error",
-    "A training script that names no device runs on the CPU: it is left unchanged",
-    False,
+    code="XLA005",
+    name="no-device",
+    severity="error",
+    summary="A training script that names no device runs on the CPU: it is left unchanged",
+    fixable=False,
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
     "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`) trains on "
     "the CPU: obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
@@ -160,7 +160,7 @@ NO_DEVICE = Rule(
 )
 
 CUDA_DEVICE = Rule(
-    "XLA101", "cuda-device", "error", "CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", True,
+    code="XLA101", name="cuda-device", severity="error", summary="CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", fixable=True,
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
     "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
@@ -387,7 +387,7 @@ CUDA_DEVICE = Rule(
 )
 
 DOT_CUDA = Rule(
-    "XLA102", "dot-cuda", "error", "`.cuda()` becomes `.to(<XLA device>)`", True,
+    code="XLA102", name="dot-cuda", severity="error", summary="`.cuda()` becomes `.to(<XLA device>)`", fixable=True,
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments.",
     examples=lambda: (
@@ -462,7 +462,7 @@ DOT_CUDA = Rule(
 )
 
 INTEGER_DEVICE = Rule(
-    "XLA103", "integer-device", "error", "An integer CUDA device index used as a device becomes the XLA device", True,
+    code="XLA103", name="integer-device", severity="error", summary="An integer CUDA device index used as a device becomes the XLA device", fixable=True,
     why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
     "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
     "raises on XLA, where each process has one device. The index is "
@@ -689,7 +689,7 @@ INTEGER_DEVICE = Rule(
 )
 
 CUDA_AVAILABLE_DEVICE = Rule(
-    "XLA104", "cuda-available-device", "error", "`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", True,
+    code="XLA104", name="cuda-available-device", severity="error", summary="`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", fixable=True,
     why="`torch.cuda.is_available()` is False on an XLA machine, so a device picked by it silently falls back "
     "to the CPU and the script trains there. Where the check picks the device it is dropped; a `--no-cuda` "
     "flag still selects the CPU. `assert torch.cuda.is_available()` is removed, and so is an exit under "
@@ -1282,7 +1282,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
 )
 
 CUDA_CHECK = Rule(
-    "XLA105", "cuda-check", "warning", "A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", False,
+    code="XLA105", name="cuda-check", severity="warning", summary="A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", fixable=False,
     why="A CUDA check that does not pick the device is left as it is, and is False on XLA: the code it guards "
     "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
     "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
@@ -1411,7 +1411,7 @@ CUDA_CHECK = Rule(
 )
 
 SET_DEVICE = Rule(
-    "XLA106", "set-device", "error", "`torch.cuda.set_device()` is removed: one XLA device per process", True,
+    code="XLA106", name="set-device", severity="error", summary="`torch.cuda.set_device()` is removed: one XLA device per process", fixable=True,
     why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
     "so the call is removed.",
     examples=lambda: (
@@ -1497,7 +1497,7 @@ SET_DEVICE = Rule(
 )
 
 CUDA_TENSOR_TYPE = Rule(
-    "XLA107", "cuda-tensor-type", "error", "Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", True,
+    code="XLA107", name="cuda-tensor-type", severity="error", summary="Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", fixable=True,
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
     "CUDA; the tensor is created on the CPU and moved to the XLA device.",
     examples=lambda: (
@@ -1559,8 +1559,8 @@ CUDA_TENSOR_TYPE = Rule(
 )
 
 GUARDED_INPUT_MOVE = Rule(
-    "XLA108", "guarded-input-move", "error",
-    "Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA", True,
+    code="XLA108", name="guarded-input-move", severity="error",
+    summary="Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA", fixable=True,
     why="CUDA scripts that run on one GPU with `--gpu` or on all of them through DataParallel move their "
     "batches only when a GPU index is given: otherwise DataParallel scatters them. The port removes "
     "DataParallel and puts the model on the XLA device on every path, so the batches must always move: left "
@@ -1684,7 +1684,7 @@ GUARDED_INPUT_MOVE = Rule(
 )
 
 DEVICE_GENERATOR = Rule(
-    "XLA109", "device-generator", "error", "`torch.Generator(device=<XLA device>)` becomes a CPU generator", True,
+    code="XLA109", name="device-generator", severity="error", summary="`torch.Generator(device=<XLA device>)` becomes a CPU generator", fixable=True,
     why="torch_xla 2.9 has no device generators: `torch.Generator(device=torch_xla.device())` raises 'XLA device "
     "type not an accelerator', so sampling code that makes one for its device crashes. Sampling ops on XLA "
     "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
@@ -1774,8 +1774,8 @@ DEVICE_GENERATOR = Rule(
 )
 
 DEVICE_TYPE_CHECK = Rule(
-    "XLA110", "device-type-check", "error",
-    "`device.type == 'cuda'` around device code, on the device the script picked, compares with 'xla'", True,
+    code="XLA110", name="device-type-check", severity="error",
+    summary="`device.type == 'cuda'` around device code, on the device the script picked, compares with 'xla'", fixable=True,
     why="Scripts that pick `device = torch.accelerator.current_accelerator()` (or 'cuda' when it is there) and "
     "the CPU otherwise then ask `if device.type == 'cuda':` before moving the model, wrapping it in "
     "DistributedDataParallel or moving batches. Once the device becomes the XLA device that check is False, "
@@ -1933,8 +1933,8 @@ DEVICE_TYPE_CHECK = Rule(
 # -- the obligations of a training step (device/values.py, device/obligations.py) -----------
 
 DEVICE_OFF_XLA = Rule(
-    "XLA111", "device-off-xla", "error",
-    "The model the optimizer steps goes to a device that can still be the CPU, CUDA or MPS after the port", False,
+    code="XLA111", name="device-off-xla", severity="error",
+    summary="The model the optimizer steps goes to a device that can still be the CPU, CUDA or MPS after the port", fixable=False,
     why="Obligation (1) of every training step: the module whose parameters the optimizer steps is on the XLA "
     "device on the path that runs. The tool follows the device the model moves to through assignments, "
     "if/elif/else chains and conditional expressions (read as they are after the port on an XLA host, where "
@@ -2106,9 +2106,9 @@ def main():
 """
 
 DEVICE_FROM_PROJECT = Rule(
-    "XLA112", "device-from-project", "error",
-    "The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
-    "still to convert that builds a CUDA device from a flag the port switched on)", False,
+    code="XLA112", name="device-from-project", severity="error",
+    summary="The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
+    "still to convert that builds a CUDA device from a flag the port switched on)", fixable=False,
     why="Obligation (1) across files: the device comes from a helper in another module of the project "
     "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
     "helper returns the CPU (or a CUDA or MPS device) on an XLA host, even after the port. The finding is at "
@@ -2347,8 +2347,8 @@ DEVICE_FROM_PROJECT = Rule(
 )
 
 LIBRARY_DEVICE = Rule(
-    "XLA113", "library-device-helper", "error",
-    "A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) becomes the XLA device", True,
+    code="XLA113", name="library-device-helper", severity="error",
+    summary="A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) becomes the XLA device", fixable=True,
     why="Libraries pick the device for their users: `torch_geometric.device(\"auto\")` asks for CUDA, MPS and "
     "XPU and else returns the CPU, so on an XLA host the model trains on the CPU. The known helpers are one "
     "table (`apis.DEVICE_HELPERS`), checked against the released code: Accelerate's `Accelerator().device` and "
@@ -2405,8 +2405,8 @@ LIBRARY_DEVICE = Rule(
 )
 
 PORTED_CONDITION = Rule(
-    "XLA114", "ported-condition", "error",
-    "A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before", True,
+    code="XLA114", name="ported-condition", severity="error",
+    summary="A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before", fixable=True,
     why="The port rewrites values that conditions then test: `backend = \"nccl\"` becomes `\"xla\"`, and "
     "`if backend == \"nccl\": device = torch.device(\"cuda\", rank) else: device = torch.device(\"cpu\")` would "
     "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
@@ -2526,8 +2526,8 @@ PORTED_CONDITION = Rule(
 )
 
 MODEL_MOVE_SKIPPED = Rule(
-    "XLA115", "model-move-skipped", "error",
-    "The model the optimizer steps moves only under a condition that is False on an XLA host after the port", False,
+    code="XLA115", name="model-move-skipped", severity="error",
+    summary="The model the optimizer steps moves only under a condition that is False on an XLA host after the port", fixable=False,
     why="Obligation (1), the path that runs: `if use_gpu: model.cuda()` with a flag the port cannot switch on "
     "(set from a CUDA check it keeps, or from an MPS check) leaves the model on the CPU on an XLA host, while "
     "the rest of the script is ported. The finding is at the move and names the condition. To resolve it, "
@@ -2607,8 +2607,8 @@ MODEL_MOVE_SKIPPED = Rule(
 )
 
 BATCH_OFF_XLA = Rule(
-    "XLA116", "batch-off-xla", "error",
-    "A loop feeds the model on the XLA device batches that stay on the CPU", False,
+    code="XLA116", name="batch-off-xla", severity="error",
+    summary="A loop feeds the model on the XLA device batches that stay on the CPU", fixable=False,
     why="Obligation (3): each batch reaches the XLA device before the model's forward, in the training loop and "
     "in every evaluation loop calling the same model. The tool finds the loops that call a model it proved to "
     "be on the XLA device with batches they never move, from a source that yields CPU tensors: a loader whose "

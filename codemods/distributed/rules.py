@@ -5,9 +5,9 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_PROCESS_GROUP = Rule(
-    "XLA601", "xla-process-group", "error",
-    'init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors; '
-    "sagemaker: rank and world size from the runtime, MASTER_ADDR/MASTER_PORT set)", True,
+    code="XLA601", name="xla-process-group", severity="error",
+    summary='init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors; '
+    "sagemaker: rank and world size from the runtime, MASTER_ADDR/MASTER_PORT set)", fixable=True,
     why="NCCL and Gloo work on CUDA and CPU tensors; XLA tensors are reduced by the xla backend, which takes the "
     "rank and world size from the XLA runtime (so rank=/world_size= go). torch 1.13 has no xla:// rendezvous "
     "(pjrt:// came with torch_xla 2.0, xla:// with 2.2: 'No rendezvous handler for xla://'), so on the sagemaker "
@@ -225,8 +225,8 @@ XLA_PROCESS_GROUP = Rule(
 )
 
 XLA_RANKS = Rule(
-    "XLA602", "xla-ranks", "error",
-    "Ranks and world sizes come from the XLA runtime, not LOCAL_RANK/RANK/WORLD_SIZE, dist.get_rank() or CUDA counts", True,
+    code="XLA602", name="xla-ranks", severity="error",
+    summary="Ranks and world sizes come from the XLA runtime, not LOCAL_RANK/RANK/WORLD_SIZE, dist.get_rank() or CUDA counts", fixable=True,
     why="The XLA launcher sets none of torchrun's environment variables, and torch.cuda.device_count() is 0 on an "
     "XLA machine: the runtime knows each process's ordinal and how many there are. A CUDA count that the "
     "launching process hands to its workers is read again inside them; where the launching process also computes "
@@ -843,8 +843,8 @@ XLA_RANKS = Rule(
 )
 
 XLA_LAUNCH = Rule(
-    "XLA603", "xla-launch", "error",
-    "mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", True,
+    code="XLA603", name="xla-launch", severity="error",
+    summary="mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", fixable=True,
     changes_start="launcher",
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
     "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
@@ -1043,8 +1043,8 @@ XLA_LAUNCH = Rule(
 )
 
 DDP_DEVICE_IDS = Rule(
-    "XLA604", "ddp-device-ids", "error",
-    "DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device", True,
+    code="XLA604", name="ddp-device-ids", severity="error",
+    summary="DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device", fixable=True,
     why="device_ids name CUDA devices; on the xla backend DDP wraps the model on this process's XLA device and "
     "all-reduces the gradients itself, so the optimizer step stays plain (gradients are reduced once).",
     examples=lambda: (invalid(
@@ -1116,9 +1116,9 @@ DDP_DEVICE_IDS = Rule(
 )
 
 DATA_PARALLEL = Rule(
-    "XLA605", "data-parallel", "info",
-    "nn.DataParallel (one process, several GPUs) is removed with its .module accesses; kept and reported where "
-    "the tool cannot follow them", True,
+    code="XLA605", name="data-parallel", severity="info",
+    summary="nn.DataParallel (one process, several GPUs) is removed with its .module accesses; kept and reported where "
+    "the tool cannot follow them", fixable=True,
     why="Without CUDA devices DataParallel only calls the wrapped model; on XLA one process drives one device, "
     "and more devices mean more processes (DDP).",
     examples=lambda: (invalid(
@@ -1189,8 +1189,8 @@ DATA_PARALLEL = Rule(
 )
 
 DISTRIBUTED_SAMPLER = Rule(
-    "XLA606", "distributed-sampler", "error",
-    "Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch", True,
+    code="XLA606", name="distributed-sampler", severity="error",
+    summary="Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch", fixable=True,
     why="Without it every process trains on the same batches; a sampler that asks the default process group "
     "for its rank is given the XLA runtime's instead.",
     examples=lambda: (invalid(
@@ -1295,8 +1295,8 @@ DISTRIBUTED_SAMPLER = Rule(
 )
 
 AMP_GRADIENT_ALL_REDUCE = Rule(
-    "XLA607", "amp-gradient-all-reduce", "error",
-    "Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", True,
+    code="XLA607", name="amp-gradient-all-reduce", severity="error",
+    summary="Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", fixable=True,
     why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
     "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
     examples=lambda: (invalid(
@@ -1423,8 +1423,8 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
 )
 
 HOGWILD = Rule(
-    "XLA608", "hogwild", "error",
-    "Hogwild training (a shared-memory model updated by several processes) cannot run on XLA", False,
+    code="XLA608", name="hogwild", severity="error",
+    summary="Hogwild training (a shared-memory model updated by several processes) cannot run on XLA", fixable=False,
     why="Device tensors are not shared between processes: each worker would train its own copy.",
     examples=lambda: (invalid(
         """
@@ -1475,8 +1475,8 @@ HOGWILD = Rule(
 )
 
 DISTRIBUTED_MANUAL = Rule(
-    "XLA609", "distributed-manual", "error",
-    "Multi-process code the tool cannot port safely: what to do by hand", False,
+    code="XLA609", name="distributed-manual", severity="error",
+    summary="Multi-process code the tool cannot port safely: what to do by hand", fixable=False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
     "XLA runtime may not start) and training at module level need a person. So does a launcher of its own (a "
     "script that starts its workers with subprocess or os.exec*, RANK/LOCAL_RANK/WORLD_SIZE in their "
@@ -1593,8 +1593,8 @@ DISTRIBUTED_MANUAL = Rule(
 )
 
 MASTER_PRINT = Rule(
-    "XLA610", "master-print", "info",
-    "A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", True,
+    code="XLA610", name="master-print", severity="info",
+    summary="A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", fixable=True,
     why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
     "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
     examples=lambda: (invalid(
@@ -1708,8 +1708,8 @@ MASTER_PRINT = Rule(
 )
 
 MODULE_LEVEL_DISTRIBUTED = Rule(
-    "XLA614", "module-level-distributed", "info",
-    "Distributed training at module level stays one process under `python` and several under torchrun", False,
+    code="XLA614", name="module-level-distributed", severity="info",
+    summary="Distributed training at module level stays one process under `python` and several under torchrun", fixable=False,
     why="A script that trains at module level (nanoGPT, build-nanogpt, llama2.c) has no function for "
     "`torch_xla.launch` to start, and wrapping the whole module would change what its globals mean. Its own "
     "check for a launcher (`ddp = int(os.environ.get('RANK', -1)) != -1`) therefore stays and keeps its "
@@ -1829,8 +1829,8 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
 )
 
 AVERAGE_ALL_REDUCE = Rule(
-    "XLA615", "average-all-reduce", "error",
-    "An all-reduce with ReduceOp.AVG becomes xm.all_reduce of the sum scaled by 1 / world size", True,
+    code="XLA615", name="average-all-reduce", severity="error",
+    summary="An all-reduce with ReduceOp.AVG becomes xm.all_reduce of the sum scaled by 1 / world size", fixable=True,
     why="torch_xla's xla process group maps SUM, PRODUCT, MIN, MAX, BAND and BOR to XLA's reductions and "
     "raises `ValueError: Invalid reduce op` for AVG (and PREMUL_SUM), so `dist.all_reduce(loss, "
     "op=dist.ReduceOp.AVG)` (build-nanogpt, nanoGPT's evaluation) crashes at its first call. xm.all_reduce "
@@ -2000,9 +2000,9 @@ AVERAGE_ALL_REDUCE = Rule(
 )
 
 IGNITE_BACKEND = Rule(
-    "XLA616", "ignite-backend", "error",
-    'PyTorch-Ignite launchers (idist.Parallel, idist.initialize, idist.spawn) use ignite\'s XLA backend "xla-tpu" '
-    "(sagemaker); on torch_xla 2.9, where that backend cannot run, they are reported", True,
+    code="XLA616", name="ignite-backend", severity="error",
+    summary='PyTorch-Ignite launchers (idist.Parallel, idist.initialize, idist.spawn) use ignite\'s XLA backend "xla-tpu" '
+    "(sagemaker); on torch_xla 2.9, where that backend cannot run, they are reported", fixable=True,
     why="The backend given to ignite's launcher decides where the processes train: with \"nccl\" or \"gloo\" they "
     "train on CUDA or the CPU over torch.distributed, and with no backend idist runs serially on CUDA or the CPU, "
     "so a converted script whose launcher was left alone never uses the XLA device. Ignite's XLA backend is "
@@ -2144,9 +2144,9 @@ IGNITE_BACKEND = Rule(
 )
 
 ITERABLE_DATASET_SHARDS = Rule(
-    "XLA617", "iterable-dataset-shards", "warning",
-    "A training DataLoader over an iterable-style data set gets no DistributedSampler: the data set must shard "
-    "itself by process", False,
+    code="XLA617", name="iterable-dataset-shards", severity="warning",
+    summary="A training DataLoader over an iterable-style data set gets no DistributedSampler: the data set must shard "
+    "itself by process", fixable=False,
     why="A DataLoader over an IterableDataset refuses a sampler (`ValueError: DataLoader with IterableDataset: "
     "expected unspecified sampler option`; DistributedSampler itself raises `TypeError: object has no len()` "
     "first), so the tool adds none where the data set is iterable-style: a class of the file that derives from "
@@ -2408,9 +2408,9 @@ ITERABLE_DATASET_SHARDS = Rule(
 )
 
 PROCESS_GROUP_FALLBACK = Rule(
-    "XLA618", "process-group-fallback", "error",
-    "A set-up whose `except` goes on without a process group, before an unconditional DistributedDataParallel, "
-    "while its `try` can still fail on XLA", False,
+    code="XLA618", name="process-group-fallback", severity="error",
+    summary="A set-up whose `except` goes on without a process group, before an unconditional DistributedDataParallel, "
+    "while its `try` can still fail on XLA", fixable=False,
     why="Set-up helpers often start the process group in a `try` and fall back to one process in the `except` "
     "(world size 1, no process group). If the script then wraps its model in DistributedDataParallel whatever "
     "happened, the fallback crashes: DDP raises `ValueError: Default process group has not been initialized`. "

@@ -141,7 +141,8 @@ def _no_cases() -> tuple[()]:
     return ()
 
 
-@dataclass(frozen=True)
+# Keyword arguments only: a rule reads as what each of its parts is (no bare `True`).
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     code: str
     name: str

@@ -5,10 +5,10 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_FSDP = Rule(
-    "XLA611", "xla-fsdp", "error",
-    "FullyShardedDataParallel becomes torch_xla's XlaFullyShardedDataParallel, its arguments mapped (mixed "
+    code="XLA611", name="xla-fsdp", severity="error",
+    summary="FullyShardedDataParallel becomes torch_xla's XlaFullyShardedDataParallel, its arguments mapped (mixed "
     "precision -> compute/buffer dtypes, sharding strategy, wrap policies); device_id and CUDA options dropped",
-    True,
+    fixable=True,
     why="torch's FSDP finds no backend for the XLA device under the xla process group (\"Device 'xla:0' does not "
     "have a corresponding backend registered\"). torch_xla's FSDP shards over the XLA processes, one per device, "
     "which is how the tool launches the script; its gradients are reduce-scattered by the wrapper, so the "
@@ -236,9 +236,9 @@ XLA_FSDP = Rule(
 )
 
 FSDP_MANUAL = Rule(
-    "XLA612", "fsdp-manual", "error",
-    "FSDP options that torch_xla's FSDP does not have (CPU offload, ignored modules, process groups, hybrid or no "
-    "sharding, FSDP2's fully_shard and CUDA device meshes): what to do by hand", False,
+    code="XLA612", name="fsdp-manual", severity="error",
+    summary="FSDP options that torch_xla's FSDP does not have (CPU offload, ignored modules, process groups, hybrid or no "
+    "sharding, FSDP2's fully_shard and CUDA device meshes): what to do by hand", fixable=False,
     why="Each of these is left as it is, so the converted script stops at it with a TypeError rather than "
     "training differently: what it asked for has no torch_xla equivalent the tool could write.",
     examples=lambda: (invalid(
@@ -407,9 +407,9 @@ FSDP_MANUAL = Rule(
 )
 
 FSDP_STATE_DICT = Rule(
-    "XLA613", "fsdp-state-dict", "error",
-    "FSDP state-dict types and torch.distributed.checkpoint work on torch's FSDP only: save each process's shard "
-    "with its shard metadata, and consolidate", False,
+    code="XLA613", name="fsdp-state-dict", severity="error",
+    summary="FSDP state-dict types and torch.distributed.checkpoint work on torch's FSDP only: save each process's shard "
+    "with its shard metadata, and consolidate", fixable=False,
     why="torch_xla's FSDP has no state-dict types: model.state_dict() is always this process's shard (flattened "
     "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
     "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "

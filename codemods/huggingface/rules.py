@@ -23,8 +23,8 @@ def _mp_fn(index):
 """
 
 TRAINER_XLA_OPTIMIZER = Rule(
-    "XLA801", "trainer-xla-optimizer", "error",
-    'TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments', True,
+    code="XLA801", name="trainer-xla-optimizer", severity="error",
+    summary='TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments', fixable=True,
     why="With torch >= 2.8 the Trainer's default optimizer is fused AdamW, which raises on XLA tensors; "
     "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step).",
     examples=lambda: (Invalid(
@@ -195,8 +195,8 @@ TRAINER_XLA_OPTIMIZER = Rule(
 )
 
 TRAINER_ONE_DEVICE = Rule(
-    "XLA802", "trainer-one-device", "info",
-    "A Trainer script needs nothing else for one device: the Trainer places data and ends steps itself", False,
+    code="XLA802", name="trainer-one-device", severity="info",
+    summary="A Trainer script needs nothing else for one device: the Trainer places data and ends steps itself", fixable=False,
     why="On XLA the Trainer moves the model and batches to the device, wraps its loaders in MpDeviceLoader "
     "and reads losses only at logging steps; distributed runs call `_mp_fn(index)`.",
     examples=lambda: (Invalid(_TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
@@ -245,8 +245,8 @@ TRAINER_ONE_DEVICE = Rule(
 )
 
 MP_FN_ENTRY_POINT = Rule(
-    "XLA803", "mp-fn-entry-point", "info",
-    "`def _mp_fn(index): main()` is added: SageMaker's pytorchxla launcher and torch_xla.launch call it", True,
+    code="XLA803", name="mp-fn-entry-point", severity="info",
+    summary="`def _mp_fn(index): main()` is added: SageMaker's pytorchxla launcher and torch_xla.launch call it", fixable=True,
     changes_start="entry point",
     why="Distributed XLA launchers start each process by calling `_mp_fn(index)` in the script; "
     "one-device runs never call it.",
@@ -331,8 +331,8 @@ MP_FN_ENTRY_POINT = Rule(
 )
 
 STATIC_PADDING = Rule(
-    "XLA804", "static-padding", "warning",
-    'Tokenizer calls and collators that pad to the longest sequence pad to max_length instead', True,
+    code="XLA804", name="static-padding", severity="warning",
+    summary='Tokenizer calls and collators that pad to the longest sequence pad to max_length instead', fixable=True,
     why="`padding=True` or `\"longest\"` gives each batch its own sequence length, and every new shape "
     "compiles a new graph; `padding=\"max_length\"` with a fixed max_length gives one shape.",
     examples=lambda: (Invalid(
@@ -415,8 +415,8 @@ STATIC_PADDING = Rule(
 )
 
 PADDING_LENGTH = Rule(
-    "XLA805", "padding-length", "warning",
-    'padding="max_length" without max_length or truncation=True: lengths are not fixed', False,
+    code="XLA805", name="padding-length", severity="warning",
+    summary='padding="max_length" without max_length or truncation=True: lengths are not fixed', fixable=False,
     why="Without max_length the tokenizer pads to its model_max_length (may be huge or unset); without "
     "truncation longer texts keep their own length, each a new shape to compile.",
     examples=lambda: (Invalid(
@@ -464,8 +464,8 @@ PADDING_LENGTH = Rule(
 )
 
 INPUT_WORKERS = Rule(
-    "XLA806", "input-workers", "warning",
-    "dataloader_num_workers / preprocessing_num_workers left at their defaults", False,
+    code="XLA806", name="input-workers", severity="warning",
+    summary="dataloader_num_workers / preprocessing_num_workers left at their defaults", fixable=False,
     why="With no workers, batches are prepared in the training process between steps and the device waits; "
     "use at least as many workers as devices per host, and fewer than the host's CPUs.",
     examples=lambda: (Invalid(_TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
@@ -513,8 +513,8 @@ INPUT_WORKERS = Rule(
 )
 
 ACCELERATE_LOOP = Rule(
-    "XLA807", "accelerate-loop", "info",
-    "An Accelerate training loop: Accelerate already does the XLA work, nothing to port", False,
+    code="XLA807", name="accelerate-loop", severity="info",
+    summary="An Accelerate training loop: Accelerate already does the XLA work, nothing to port", fixable=False,
     why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
     "ends each step) and steps optimizers with xm.optimizer_step; launch it with an XLA accelerate config.",
     examples=lambda: (Invalid(
@@ -619,8 +619,8 @@ ACCELERATE_LOOP = Rule(
 )
 
 MODEL_PLACEMENT = Rule(
-    "XLA808", "model-placement", "error",
-    "from_pretrained(...) places the model off XLA: device_map (CUDA, or accelerate's choice) or bitsandbytes", False,
+    code="XLA808", name="model-placement", severity="error",
+    summary="from_pretrained(...) places the model off XLA: device_map (CUDA, or accelerate's choice) or bitsandbytes", fixable=False,
     why="A device_map of a number or \"cuda\" loads the weights onto a CUDA device (transformers reads an int as "
     "a CUDA ordinal and \"cuda\" as cuda:LOCAL_RANK): without CUDA that raises. \"auto\" and the other "
     "strategies leave the choice to accelerate, which knows CUDA-like devices, the CPU and the disk, never "

@@ -83,9 +83,9 @@ def _fixed(
 
 
 LAUNCHER_UNRESOLVED = Rule(
-    "SM100", "launcher-unresolved", "info",
-    "A launcher value the checks need is not fixed in the file (read from elsewhere, computed): could not check",
-    False,
+    code="SM100", name="launcher-unresolved", severity="info",
+    summary="A launcher value the checks need is not fixed in the file (read from elsewhere, computed): could not check",
+    fixable=False,
     why="The checks read the estimator's arguments statically; a value that only exists when the launcher "
     "runs is reported instead of guessed, so the job's configuration still needs a look.",
     instead="Values the launcher writes itself: a `distribution` dict literal (or names bound once, in the same file, to "
@@ -145,10 +145,10 @@ LAUNCHER_UNRESOLVED = Rule(
 )
 
 DISTRIBUTION_STRUCTURE = Rule(
-    "SM101", "distribution-structure", "error",
-    'Model parallel needs `{"smdistributed": {"modelparallel": {"enabled": True, "parameters": {...}}}, '
+    code="SM101", name="distribution-structure", severity="error",
+    summary='Model parallel needs `{"smdistributed": {"modelparallel": {"enabled": True, "parameters": {...}}}, '
     '"mpi": {"enabled": True, ...}}`',
-    True,
+    fixable=True,
     why="The SDK only starts the model-parallel library for that exact shape: a missing `enabled` or "
     "`parameters`, or the configuration put directly under `smdistributed`, leaves the library off or fails the "
     "job. The flat form is rewritten; missing parts are reported.",
@@ -228,9 +228,9 @@ DISTRIBUTION_STRUCTURE = Rule(
 )
 
 PARTITIONS_RENAMED = Rule(
-    "SM102", "partitions-renamed", "error",
-    '`"partitions"` is `"pipeline_parallel_degree"` since smdistributed-modelparallel 1.6.0',
-    True,
+    code="SM102", name="partitions-renamed", severity="error",
+    summary='`"partitions"` is `"pipeline_parallel_degree"` since smdistributed-modelparallel 1.6.0',
+    fixable=True,
     why='smdistributed-modelparallel 1.6.0 renamed the required "partitions" parameter to '
     '"pipeline_parallel_degree" (a breaking change in the library\'s release notes).',
     examples=lambda: (_fixed(
@@ -283,9 +283,9 @@ PARTITIONS_RENAMED = Rule(
 )
 
 MODEL_AND_DATA_PARALLEL = Rule(
-    "SM103", "model-and-data-parallel", "error",
-    '`"modelparallel"` and `"dataparallel"` together in one job are not supported',
-    False,
+    code="SM103", name="model-and-data-parallel", severity="error",
+    summary='`"modelparallel"` and `"dataparallel"` together in one job are not supported',
+    fixable=False,
     why='The SDK accepts one smdistributed strategy per job, and refuses a second key even when it is switched off. For data parallelism on top of model parallelism '
     'set `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow) in the modelparallel parameters.',
     instead='`"modelparallel"` alone under `"smdistributed"`, with data parallelism across the model replicas switched on '
@@ -328,9 +328,9 @@ MODEL_AND_DATA_PARALLEL = Rule(
 )
 
 PROCESSES_PER_HOST = Rule(
-    "SM104", "processes-per-host", "error",
-    "`processes_per_host` is required and must not exceed the GPUs of `instance_type`",
-    True,
+    code="SM104", name="processes-per-host", severity="error",
+    summary="`processes_per_host` is required and must not exceed the GPUs of `instance_type`",
+    fixable=True,
     why="SageMaker maps MPI processes one to one onto GPUs; more processes than GPUs fail the job. A value above "
     "the instance's GPU count is lowered to it (when the pipeline degree still divides it); a missing one is "
     "reported.",
@@ -386,9 +386,9 @@ PROCESSES_PER_HOST = Rule(
 )
 
 REPEATED_MCA_DEFAULT = Rule(
-    "SM105", "repeated-mca-default", "error",
-    "`custom_mpi_options` repeats the default `--mca btl_vader_single_copy_mechanism none`: the job fails",
-    True,
+    code="SM105", name="repeated-mca-default", severity="error",
+    summary="`custom_mpi_options` repeats the default `--mca btl_vader_single_copy_mechanism none`: the job fails",
+    fixable=True,
     why='SageMaker already passes this MCA parameter; Open MPI refuses a parameter listed twice ("MCA '
     'parameters can only be listed once"). The repeat is removed, the other options are kept.',
     examples=lambda: (_fixed(
@@ -433,10 +433,10 @@ REPEATED_MCA_DEFAULT = Rule(
 )
 
 EFA_FLAGS = Rule(
-    "SM106", "efa-flags", "warning",
-    "EFA instance types run model parallel fastest with `-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa "
+    code="SM106", name="efa-flags", severity="warning",
+    summary="EFA instance types run model parallel fastest with `-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa "
     "-x RDMAV_FORK_SAFE=1`",
-    False,
+    fixable=False,
     why="On EFA-capable instances (ml.p4d.24xlarge, ml.p3dn.24xlarge, ...) these flags let MPI and NCCL use "
     "the fabric's RDMA path; without them the job runs, slower. Reported with the flags to add, never "
     "rewritten: MPI options are the user's call.",
@@ -477,10 +477,10 @@ EFA_FLAGS = Rule(
 _PINNED = ("smp.init()\n", "smp.init()\ntorch.cuda.set_device(smp.local_rank())\n")
 
 SMP_SET_DEVICE = Rule(
-    "SM107", "smp-set-device", "error",
-    "A PyTorch training script under smdistributed model parallel pins its GPU with "
+    code="SM107", name="smp-set-device", severity="error",
+    summary="A PyTorch training script under smdistributed model parallel pins its GPU with "
     "`torch.cuda.set_device(smp.local_rank())`",
-    True,
+    fixable=True,
     why="Without it every process of a host starts on GPU 0 and the partitions do not fit or collide; the call "
     "is added right after `smp.init()`.",
     examples=lambda: (_fixed(
@@ -528,9 +528,9 @@ SMP_SET_DEVICE = Rule(
 )
 
 COMPILER_DISTRIBUTION = Rule(
-    "SM201", "compiler-distribution", "error",
-    'Training Compiler on several GPUs or instances needs `distribution={"pytorchxla": {"enabled": True}}`',
-    True,
+    code="SM201", name="compiler-distribution", severity="error",
+    summary='Training Compiler on several GPUs or instances needs `distribution={"pytorchxla": {"enabled": True}}`',
+    fixable=True,
     why="Without the pytorchxla runtime a compiled job starts one process per instance: it trains on one GPU, "
     "and instances beyond the first repeat the same work. Added for PyTorch >= 1.12 (PyTorch estimator) and "
     "PyTorch >= 1.11 (Hugging Face estimator).",
@@ -589,10 +589,10 @@ COMPILER_DISTRIBUTION = Rule(
 )
 
 COMPILER_LEGACY_LAUNCH = Rule(
-    "SM202", "compiler-legacy-launch", "warning",
-    "Transformers <= 4.17 / PyTorch <= 1.10.2: a distributed compiled job runs through a launcher script "
+    code="SM202", name="compiler-legacy-launch", severity="warning",
+    summary="Transformers <= 4.17 / PyTorch <= 1.10.2: a distributed compiled job runs through a launcher script "
     "(`entry_point`) with the training script in `hyperparameters`",
-    False,
+    fixable=False,
     why="Before the pytorchxla runtime, Training Compiler started distributed jobs through a launcher script; "
     "without it the job runs one process and uses one GPU. Reported: the launcher script is yours to add.",
     instead='A release with the pytorchxla runtime: the Hugging Face estimator with `transformers_version="4.21.1", '
@@ -637,10 +637,10 @@ COMPILER_LEGACY_LAUNCH = Rule(
 )
 
 COMPILER_UNSUPPORTED = Rule(
-    "SM203", "compiler-unsupported", "error",
-    "A Training Compiler job the SDK rejects: `image_uri`, another distribution than pytorchxla, or pytorchxla "
+    code="SM203", name="compiler-unsupported", severity="error",
+    summary="A Training Compiler job the SDK rejects: `image_uri`, another distribution than pytorchxla, or pytorchxla "
     "on a PyTorch too old for it",
-    False,
+    fixable=False,
     why="The SDK's TrainingCompilerConfig.validate raises for these before the job starts.",
     instead="The Training Compiler image the estimator picks from its versions, without `image_uri`: the PyTorch "
     'estimator with `framework_version="1.12.0"` or `"1.13.1"`, the Hugging Face estimator with '

@@ -29,8 +29,8 @@ def _loop(body: str) -> str:
 
 
 HOST_READ_LOGGING = Rule(
-    "XLA701", "host-read-logging", "warning",
-    "A host read that only logs runs in xm.add_step_closure, with the iteration's values bound", True,
+    code="XLA701", name="host-read-logging", severity="warning",
+    summary="A host read that only logs runs in xm.add_step_closure, with the iteration's values bound", fixable=True,
     why="`loss.item()` or `print(loss)` in a training loop runs the pending graph at once, an extra "
     "execution every step; in a step closure it runs after the step's graph, reading values already computed.",
     examples=lambda: (Invalid(
@@ -185,8 +185,8 @@ HOST_READ_LOGGING = Rule(
 )
 
 HOST_READ_VALUE = Rule(
-    "XLA702", "host-read-value", "warning",
-    "A host read whose value the loop keeps (accumulation, a variable) syncs every step", False,
+    code="XLA702", name="host-read-value", severity="warning",
+    summary="A host read whose value the loop keeps (accumulation, a variable) syncs every step", fixable=False,
     why="Each read runs the pending graph before the step ends.  Keep running sums on the device "
     "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure.",
     examples=lambda: (Invalid(_loop("total += loss.item()"),
@@ -295,8 +295,8 @@ HOST_READ_VALUE = Rule(
 )
 
 DEVICE_CONTROL_FLOW = Rule(
-    "XLA703", "device-control-flow", "warning",
-    "Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step", False,
+    code="XLA703", name="device-control-flow", severity="warning",
+    summary="Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step", fixable=False,
     why="Python needs the value to choose a branch, so the graph runs there; a branch that changes "
     "which operations run also changes the graph.  Use torch.where, or decide once per log interval.",
     examples=lambda: (Invalid(_loop("if loss.item() > 10:\n    break"),
@@ -403,8 +403,8 @@ DEVICE_CONTROL_FLOW = Rule(
 )
 
 CARRIED_STATE_BARRIER = Rule(
-    "XLA704", "carried-state-barrier", "error",
-    "An evaluation loop that carries device state across iterations ends every iteration with the step barrier", True,
+    code="XLA704", name="carried-state-barrier", severity="error",
+    summary="An evaluation loop that carries device state across iterations ends every iteration with the step barrier", fixable=True,
     why="A host read materializes only the value it reads: the carried state (an RNN hidden state) keeps "
     "the whole history in its graph, which grows and is compiled again every iteration.",
     examples=lambda: (Invalid(
@@ -485,8 +485,8 @@ CARRIED_STATE_BARRIER = Rule(
 )
 
 SLICED_DEVICE_DATA = Rule(
-    "XLA711", "sliced-device-data", "warning",
-    "A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves", True,
+    code="XLA711", name="sliced-device-data", severity="warning",
+    summary="A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves", fixable=True,
     why="The offset of a slice is compiled into the graph, so `source[i:i+n]` on a device tensor is a new "
     "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph.",
     examples=lambda: (Invalid(
@@ -644,8 +644,8 @@ SLICED_DEVICE_DATA = Rule(
 )
 
 STEP_VARYING_SHAPE = Rule(
-    "XLA712", "step-varying-shape", "warning",
-    "A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step", False,
+    code="XLA712", name="step-varying-shape", severity="warning",
+    summary="A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step", fixable=False,
     why="Shapes, offsets, counts and exponents are compiled into the graph.  Plain arithmetic with Python "
     "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead.",
     examples=lambda: (Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),),
@@ -702,8 +702,8 @@ STEP_VARYING_SHAPE = Rule(
 )
 
 DYNAMIC_SHAPE = Rule(
-    "XLA713", "dynamic-shape", "warning",
-    "An operation whose output shape depends on the data (nonzero, masked_select, boolean masks, unique)", False,
+    code="XLA713", name="dynamic-shape", severity="warning",
+    summary="An operation whose output shape depends on the data (nonzero, masked_select, boolean masks, unique)", fixable=False,
     why="XLA compiles for fixed shapes: the size is read to the host and each new size is a new graph.  "
     "Keep the shape: multiply by the mask (`(x * mask).sum() / mask.sum()`) or use torch.where(mask, x, 0).",
     examples=lambda: (Invalid(_loop("positive = x[x > 0]"),
@@ -767,8 +767,8 @@ DYNAMIC_SHAPE = Rule(
 )
 
 SHORT_LAST_BATCH = Rule(
-    "XLA714", "short-last-batch", "warning",
-    "A training DataLoader without drop_last=True: its short last batch compiles a second graph", False,
+    code="XLA714", name="short-last-batch", severity="warning",
+    summary="A training DataLoader without drop_last=True: its short last batch compiles a second graph", fixable=False,
     why="When the dataset size is not a multiple of the batch size the last batch has another shape, "
     "and every distinct shape is compiled.  Pass drop_last=True where dropping a few samples per epoch is fine.",
     examples=lambda: (Invalid(

@@ -6,9 +6,9 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 LIGHTNING_XLA = Rule(
-    "XLA821", "lightning-xla", "error",
-    'Lightning Trainer and Fabric arguments that select CUDA and NCCL take Lightning\'s XLA names: accelerator '
-    '"tpu", strategy "xla" (Fabric\'s FSDP: "xla_fsdp"), 16-bit and mixed precision "bf16-true"', True,
+    code="XLA821", name="lightning-xla", severity="error",
+    summary='Lightning Trainer and Fabric arguments that select CUDA and NCCL take Lightning\'s XLA names: accelerator '
+    '"tpu", strategy "xla" (Fabric\'s FSDP: "xla_fsdp"), 16-bit and mixed precision "bf16-true"', fixable=True,
     why="Lightning 2.6.6 registers its XLA accelerator as \"tpu\" and its XLA strategies as \"xla\" (and, in "
     "Fabric, \"xla_fsdp\"); with accelerator=\"gpu\" and strategy=\"ddp\" it looks for CUDA and NCCL and stops. "
     "On its XLA accelerator Lightning does the XLA work itself (MpDeviceLoader, DistributedSampler, "
@@ -242,9 +242,9 @@ LIGHTNING_XLA = Rule(
 )
 
 LIGHTNING_MANUAL = Rule(
-    "XLA822", "lightning-manual", "error",
-    "Lightning settings with no XLA form (DeepSpeed, DataParallel, the Trainer's FSDP, Transformer Engine) or "
-    "that the tool cannot follow", False,
+    code="XLA822", name="lightning-manual", severity="error",
+    summary="Lightning settings with no XLA form (DeepSpeed, DataParallel, the Trainer's FSDP, Transformer Engine) or "
+    "that the tool cannot follow", fixable=False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
     "strategy and precision by hand.",
     examples=lambda: (invalid(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_RELEASE_NAMES = Rule(
-    "XLA901", "xla-release-names", "error", "torch_xla names of another release become the target's names", True,
+    code="XLA901", name="xla-release-names", severity="error", summary="torch_xla names of another release become the target's names", fixable=True,
     why="torch_xla renamed and removed names between releases (`xm.xrt_world_size` and `xm.get_ordinal` are "
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
     "in both directions.",
@@ -323,9 +323,9 @@ XLA_RELEASE_NAMES = Rule(
 )
 
 MISSING_IN_TARGET = Rule(
-    "XLA902", "missing-in-target", "error",
-    "A torch_xla name from a module the target release lacks, with no exact equivalent there (sagemaker: torch_xla.runtime)",
-    False,
+    code="XLA902", name="missing-in-target", severity="error",
+    summary="A torch_xla name from a module the target release lacks, with no exact equivalent there (sagemaker: torch_xla.runtime)",
+    fixable=False,
     why="torch_xla 1.13 has no `torch_xla.runtime` module (it came in 2.0), so `import torch_xla.runtime as xr` "
     "fails there. Its rank and size reads become the 1.13 names (XLA901); the others have no exact equivalent "
     "and are left to a person: `xr.local_process_count()` is the devices of one host, while 1.13's "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 OPTIMIZER_STEP = Rule(
-    "XLA201", "optimizer-step", "error", "`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", True,
+    code="XLA201", name="optimizer-step", severity="error", summary="`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", fixable=True,
     why="`xm.optimizer_step` all-reduces the gradients across replicas before stepping; with a plain "
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
     "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
@@ -247,7 +247,7 @@ OPTIMIZER_STEP = Rule(
 )
 
 OPTIMIZER_BEFORE_MOVE = Rule(
-    "XLA203", "optimizer-before-move", "error", "An optimizer built before its model moves to the XLA device gets the moved parameters", True,
+    code="XLA203", name="optimizer-before-move", severity="error", summary="An optimizer built before its model moves to the XLA device gets the moved parameters", fixable=True,
     why="Moving a module to an XLA device replaces its Parameter objects (on CUDA they are kept), so an "
     "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
     "trains nothing (with a gradient scaler: 'No inf checks were recorded for this optimizer'). The model is "
@@ -1215,7 +1215,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
 )
 
 TRAINING_LOOP_BARRIER = Rule(
-    "XLA301", "training-loop-barrier", "error", "A training loop ends every iteration with the step barrier", True,
+    code="XLA301", name="training-loop-barrier", severity="error", summary="A training loop ends every iteration with the step barrier", fixable=True,
     why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
     "also before each `continue`.",
@@ -1533,7 +1533,7 @@ TRAINING_LOOP_BARRIER = Rule(
 )
 
 DEVICE_LOADER = Rule(
-    "XLA302", "device-loader", "error", "A loader that feeds the XLA device is wrapped in MpDeviceLoader", True,
+    code="XLA302", name="device-loader", severity="error", summary="A loader that feeds the XLA device is wrapped in MpDeviceLoader", fixable=True,
     why="Where every batch of a training loop goes to the XLA device, `MpDeviceLoader` moves the batches in "
     "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
     "preference); without it, or a barrier, the graph grows without end.",
@@ -1669,7 +1669,7 @@ DEVICE_LOADER = Rule(
 )
 
 EVAL_LOOP_BARRIER = Rule(
-    "XLA303", "eval-loop-barrier", "error", "An evaluation loop over the device ends every iteration with the step barrier", True,
+    code="XLA303", name="eval-loop-barrier", severity="error", summary="An evaluation loop over the device ends every iteration with the step barrier", fixable=True,
     why="An evaluation loop that keeps its results on the device (`correct += (pred == y).sum()`) builds one "
     "graph over the whole data set, compiled only when the total is read; a barrier per iteration keeps every "
     "graph one batch long. A host read in the loop (`losses.update(loss.item(), n)`) does not change that "
@@ -1798,7 +1798,7 @@ EVAL_LOOP_BARRIER = Rule(
 )
 
 CLOSURE_BARRIER = Rule(
-    "XLA304", "closure-barrier", "error", "An optimizer closure (LBFGS) ends with the step barrier", True,
+    code="XLA304", name="closure-barrier", severity="error", summary="An optimizer closure (LBFGS) ends with the step barrier", fixable=True,
     why="LBFGS calls its closure several times per step; without a barrier in the closure each call grows one "
     "graph, compiled anew at every inner iteration until the compiler runs out of memory.",
     examples=lambda: (
@@ -1909,7 +1909,7 @@ CLOSURE_BARRIER = Rule(
 )
 
 STEP_BARRIER = Rule(
-    "XLA305", "step-barrier", "error", "An optimizer step that no loop runs is followed by the step barrier", True,
+    code="XLA305", name="step-barrier", severity="error", summary="An optimizer step that no loop runs is followed by the step barrier", fixable=True,
     why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
     "loop (a demo, a smoke test) would record the parameter update and never execute it.",
     examples=lambda: (
@@ -2047,8 +2047,8 @@ STEP_BARRIER = Rule(
 )
 
 UNTRACED_OPTIMIZER_PARAMETERS = Rule(
-    "XLA213", "untraced-optimizer-parameters", "error",
-    "An optimizer built, before a model moves, from parameters the tool cannot trace", False,
+    code="XLA213", name="untraced-optimizer-parameters", severity="error",
+    summary="An optimizer built, before a model moves, from parameters the tool cannot trace", fixable=False,
     why="Obligation 2 of a port: the optimizer holds the parameters as they are after the move. Moving a module "
     "to XLA replaces its Parameter objects (on CUDA they are kept), so parameters taken from a model before it "
     "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
@@ -2178,8 +2178,8 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
 )
 
 UNDRIVEN_STEP = Rule(
-    "XLA306", "undriven-step", "error", "An optimizer step in a function that no loop of the converted files drives",
-    False,
+    code="XLA306", name="undriven-step", severity="error", summary="An optimizer step in a function that no loop of the converted files drives",
+    fixable=False,
     why="Obligation 4 of a port: one step barrier per optimizer step, in the loop that drives it. A step in a "
     "function (an agent's `update()`, a trainer's `train_step()`) gets its barrier in the loop that calls the "
     "function, followed across the functions and methods of the file and into the project's other modules. "
