@@ -130,8 +130,9 @@ class ObligationAnalysis(Analysis):
                 else:
                     loop.targets.update(names)
             elif loop is not None and type(value) is cst.Call and (func := dotted(value.func)) is not None and any(
-                _batch_name(a.value, loop.targets) for a in value.args
+                (batch := _batch_name(a.value, loop.targets)) and batch not in loop.moved for a in value.args
             ) and self.walk.analysis(ProjectAnalysis).origin(func) is not None:
+                # (a batch already moved here stays on the device through whatever takes it)
                 loop.targets.update(names)
                 loop.through.update((name, (value, func)) for name in names)
             if len(names) != 1:

@@ -2650,6 +2650,36 @@ BATCH_OFF_XLA = Rule(
         valid(
             """
             import torch
+            from augmentations import augment
+
+            model = torch.nn.Linear(4, 2).to("xla")
+            optimizer = torch.optim.Adam(model.parameters())
+            for batch in loader:
+                batch = batch.to("xla")
+                x = augment(batch)
+                model(x).sum().backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from augmentations import augment
+
+            model = torch.nn.Linear(4, 2).to("xla")
+            optimizer = torch.optim.Adam(model.parameters())
+            for batch in loader:
+                batch = batch.to("xla")
+                x = augment(batch)
+                model(x).sum().backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="a-moved-batch-through-another-module-stays-on-the-device",
+        ),
+        valid(
+            """
+            import torch
 
             model = torch.nn.Linear(4, 2).cuda()
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
