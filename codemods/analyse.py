@@ -55,13 +55,25 @@ from codemods.facts import Facts
 # torch.backends API, and the torch_xla names of either release.  The walk marks them so
 # the rewrite traversal visits them.
 INSPECTED_PREFIXES = (
-    "torch.cuda.", "torch.backends.", "torch_xla.", "torch.distributed.", "torch.multiprocessing.",
-    "torch.nn.parallel.", "torch.amp.", "torch.accelerator.", *source_apis.THIRD_PARTY_MODULES,
+    "torch.cuda.",
+    "torch.backends.",
+    "torch_xla.",
+    "torch.distributed.",
+    "torch.multiprocessing.",
+    "torch.nn.parallel.",
+    "torch.amp.",
+    "torch.accelerator.",
+    *source_apis.THIRD_PARTY_MODULES,
 )
 INSPECTED_NAMES = frozenset(
     {
-        *source_apis.CUDA_RUNTIME, *apis.DISTRIBUTED, *source_apis.THIRD_PARTY, *apis.AVAILABILITY_CHECKS,
-        *apis.CUDA_TENSOR_TYPES, *apis.TORCH_AUTOCAST, "torch_xla",
+        *source_apis.CUDA_RUNTIME,
+        *apis.DISTRIBUTED,
+        *source_apis.THIRD_PARTY,
+        *apis.AVAILABILITY_CHECKS,
+        *apis.CUDA_TENSOR_TYPES,
+        *apis.TORCH_AUTOCAST,
+        "torch_xla",
     }
 )
 
@@ -73,33 +85,35 @@ def inspected(qualified: str) -> bool:
 
 # In the fact sheet's order; the walk takes them in an order derived from what each
 # reads (``Analysis.reads``: it comes after those), which keeps this one where it can.
-ANALYSES: list[type[Analysis]] = walk_order([
-    ImportAnalysis,
-    DeviceAnalysis,
-    DeviceValueAnalysis,
-    RankAnalysis,
-    DdpAnalysis,
-    LaunchAnalysis,
-    SamplerAnalysis,
-    FallbackAnalysis,
-    ReduceOpAnalysis,
-    FsdpAnalysis,
-    AmpAnalysis,
-    TrainingAnalysis,
-    ObligationAnalysis,
-    LoaderAnalysis,
-    CheckpointAnalysis,
-    CompileAnalysis,
-    CudaOnlyAnalysis,
-    HandedStringAnalysis,
-    ProjectAnalysis,
-    HuggingFaceAnalysis,
-    LightningAnalysis,
-    EntryAnalysis,
-    FlowAnalysis,
-    HostReadAnalysis,
-    RecompilationSourceAnalysis,
-])
+ANALYSES: list[type[Analysis]] = walk_order(
+    [
+        ImportAnalysis,
+        DeviceAnalysis,
+        DeviceValueAnalysis,
+        RankAnalysis,
+        DdpAnalysis,
+        LaunchAnalysis,
+        SamplerAnalysis,
+        FallbackAnalysis,
+        ReduceOpAnalysis,
+        FsdpAnalysis,
+        AmpAnalysis,
+        TrainingAnalysis,
+        ObligationAnalysis,
+        LoaderAnalysis,
+        CheckpointAnalysis,
+        CompileAnalysis,
+        CudaOnlyAnalysis,
+        HandedStringAnalysis,
+        ProjectAnalysis,
+        HuggingFaceAnalysis,
+        LightningAnalysis,
+        EntryAnalysis,
+        FlowAnalysis,
+        HostReadAnalysis,
+        RecompilationSourceAnalysis,
+    ]
+)
 
 
 def analyse(module: cst.Module, imports: ImportContext | None = None, distributed: bool = False) -> Facts:

@@ -22,18 +22,28 @@ OWN_LAUNCHER_ADVICE = (
     "the training script with torchrun, or with torch_xla.launch in the training script itself"
 )
 SPMD_MESH_ADVICE = "lay the devices out with torch_xla's SPMD mesh (torch_xla.distributed.spmd.Mesh) or "
-SPMD_FSDP_ADVICE = ", or shard it with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)"
+SPMD_FSDP_ADVICE = (
+    ", or shard it with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)"
+)
 
 
 # Environment variables of CUDA and NCCL (prefixes): XLA's runtime reads them only when
 # it runs on NVIDIA GPUs (PJRT_DEVICE=CUDA).
-CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_MAX_CONNECTIONS",
-                    "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES")
+CUDA_ENVIRONMENT = (
+    "NCCL_",
+    "TORCH_NCCL_",
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_DEVICE_MAX_CONNECTIONS",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "CUDA_VISIBLE_DEVICES",
+)
 
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 # ``torch.cuda.is_initialized()`` (OLMo's ``is_available() and is_initialized()``) asks
 # whether this process has set CUDA up, never so on XLA: an accelerator check too.
-AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"})
+AVAILABILITY_CHECKS = frozenset(
+    {"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"}
+)
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 
 
@@ -71,18 +81,24 @@ PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
 # variables in their environment, is a launcher of its own (distributed/ranks.py).
 PROGRAM_STARTS = frozenset(
     {f"subprocess.{name}" for name in ("Popen", "run", "call", "check_call", "check_output")}
-    | {f"os.{name}" for name in ("execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp "
-                                  "spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp").split()}
+    | {
+        f"os.{name}"
+        for name in (
+            "execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp "
+            "spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp"
+        ).split()
+    }
     | {"asyncio.create_subprocess_exec"}
 )
 # Pick the current GPU: removed on XLA (one device per process).
-SET_DEVICE_CALLS = frozenset({"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"})
+SET_DEVICE_CALLS = frozenset(
+    {"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"}
+)
 
 # Legacy typed constructors: torch.cuda.FloatTensor(...) -> torch.FloatTensor(...) on
 # the XLA device.  Used as a value (``Tensor = torch.cuda.FloatTensor``) they stay.
 CUDA_TENSOR_TYPES = frozenset(
-    f"torch.cuda.{name}Tensor"
-    for name in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
+    f"torch.cuda.{name}Tensor" for name in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
 )
 
 # Mixed precision.  CUDA autocast: torch.cuda.amp.autocast(enabled, dtype, cache_enabled),
@@ -119,18 +135,30 @@ SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 # backend"); nn.EmbeddingBag(sparse=True) falls back to a dense gradient (torch_xla warns "XLA
 # does not support EmbeddingBag sparse backward function") and trains; torch.optim.SparseAdam
 # then raises "SparseAdam does not support dense gradients".
-SPARSE_EMBEDDINGS = frozenset({
-    "torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.Embedding.from_pretrained",
-    "torch.nn.modules.sparse.Embedding.from_pretrained", "torch.nn.functional.embedding",
-})
+SPARSE_EMBEDDINGS = frozenset(
+    {
+        "torch.nn.Embedding",
+        "torch.nn.modules.sparse.Embedding",
+        "torch.nn.Embedding.from_pretrained",
+        "torch.nn.modules.sparse.Embedding.from_pretrained",
+        "torch.nn.functional.embedding",
+    }
+)
 SPARSE_OPTIMIZERS = frozenset({"torch.optim.SparseAdam", "torch.optim.sparse_adam.SparseAdam"})
 # Sparse tensors on XLA (checked likewise): moving a sparse COO tensor to the device raises
 # NotImplementedError (SparseXLA); so do torch.spmm / torch.sparse.mm with an XLA operand, even
 # with the sparse one left on the CPU.  Densify (.to_dense()) before the move.
-SPARSE_CONSTRUCTORS = frozenset({
-    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_compressed_tensor",
-    "torch.sparse.FloatTensor", "torch.sparse.DoubleTensor", "torch.sparse.LongTensor",
-})
+SPARSE_CONSTRUCTORS = frozenset(
+    {
+        "torch.sparse_coo_tensor",
+        "torch.sparse_csr_tensor",
+        "torch.sparse_csc_tensor",
+        "torch.sparse_compressed_tensor",
+        "torch.sparse.FloatTensor",
+        "torch.sparse.DoubleTensor",
+        "torch.sparse.LongTensor",
+    }
+)
 SPARSE_METHODS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc"})
 SPARSE_PRODUCTS = frozenset({"torch.spmm", "torch.sparse.mm", "torch.sparse.addmm", "torch.smm", "torch.hspmm"})
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.
@@ -175,16 +203,22 @@ DDP = "torch.nn.parallel.DistributedDataParallel"
 # fn, args, ...) take the backend first.  "nccl", "gloo" and "mpi" are torch.distributed's
 # (ignite/distributed/comp_models/native.py), "xla-tpu" is ignite's XLA backend
 # (comp_models/xla.py); with no backend (None) idist runs serially, on CUDA or the CPU.
-IGNITE_LAUNCHERS = frozenset({
-    "ignite.distributed.Parallel", "ignite.distributed.launcher.Parallel",
-    "ignite.distributed.initialize", "ignite.distributed.utils.initialize",
-    "ignite.distributed.spawn", "ignite.distributed.utils.spawn",
-})
+IGNITE_LAUNCHERS = frozenset(
+    {
+        "ignite.distributed.Parallel",
+        "ignite.distributed.launcher.Parallel",
+        "ignite.distributed.initialize",
+        "ignite.distributed.utils.initialize",
+        "ignite.distributed.spawn",
+        "ignite.distributed.utils.spawn",
+    }
+)
 IGNITE_NATIVE_BACKENDS = frozenset({"nccl", "gloo", "mpi"})
 
 # torch's dtypes (torch 2.9): ``module.to(torch.bfloat16)`` casts, it does not move.
 DTYPES = frozenset(
-    f"torch.{name}" for name in (
+    f"torch.{name}"
+    for name in (
         "bfloat16 bool cdouble cfloat chalf complex128 complex32 complex64 double float float16 float32 "
         "float64 float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu half int int16 "
         "int32 int64 int8 long short uint16 uint32 uint64 uint8"
@@ -192,10 +226,16 @@ DTYPES = frozenset(
 )
 
 # Multi-GPU APIs: the distributed concern ports them or reports them.
-DISTRIBUTED = frozenset({
-    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
-    "torch.distributed.init_process_group", "torch.multiprocessing.spawn", "torch.distributed.launch",
-})
+DISTRIBUTED = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.distributed.init_process_group",
+        "torch.multiprocessing.spawn",
+        "torch.distributed.launch",
+    }
+)
 
 # PyTorch FSDP (torch.distributed.fsdp): the wrapper, its argument types, the wrap
 # policies that torch_xla has under the same names (torch_xla.distributed.fsdp.wrap,
@@ -216,26 +256,48 @@ FSDP_CLASSES = frozenset(
 # backward_prefetch, mixed_precision, ignored_modules, param_init_fn, device_id, sync_module_states,
 # forward_prefetch, limit_all_gathers, use_orig_params, ignored_states, device_mesh) in torch 2.9.
 FSDP_PARAMETERS = (
-    "module", "process_group", "sharding_strategy", "cpu_offload", "auto_wrap_policy", "backward_prefetch",
-    "mixed_precision", "ignored_modules", "param_init_fn", "device_id", "sync_module_states", "forward_prefetch",
-    "limit_all_gathers", "use_orig_params", "ignored_states", "device_mesh",
+    "module",
+    "process_group",
+    "sharding_strategy",
+    "cpu_offload",
+    "auto_wrap_policy",
+    "backward_prefetch",
+    "mixed_precision",
+    "ignored_modules",
+    "param_init_fn",
+    "device_id",
+    "sync_module_states",
+    "forward_prefetch",
+    "limit_all_gathers",
+    "use_orig_params",
+    "ignored_states",
+    "device_mesh",
 )
 # torch_xla's wrapper (a script ported before): it reduce-scatters gradients itself too.
 XLA_FSDP_CLASSES = frozenset(
-    {"torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
-     "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel"}
+    {
+        "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
+        "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel",
+    }
 )
 # MixedPrecision(param_dtype, reduce_dtype, buffer_dtype, keep_low_precision_grads,
 # cast_forward_inputs, cast_root_forward_inputs).
 FSDP_MIXED_PRECISION = _fsdp_paths("MixedPrecision")
 MIXED_PRECISION_PARAMETERS = (
-    "param_dtype", "reduce_dtype", "buffer_dtype", "keep_low_precision_grads", "cast_forward_inputs",
+    "param_dtype",
+    "reduce_dtype",
+    "buffer_dtype",
+    "keep_low_precision_grads",
+    "cast_forward_inputs",
     "cast_root_forward_inputs",
 )
 FSDP_CPU_OFFLOAD = _fsdp_paths("CPUOffload")
 FSDP_SHARDING_STRATEGY = _fsdp_paths("ShardingStrategy")
 FSDP_WRAP_POLICIES = (
-    "always_wrap_policy", "lambda_auto_wrap_policy", "size_based_auto_wrap_policy", "transformer_auto_wrap_policy",
+    "always_wrap_policy",
+    "lambda_auto_wrap_policy",
+    "size_based_auto_wrap_policy",
+    "transformer_auto_wrap_policy",
 )
 FSDP_WRAP = f"{FSDP_MODULE}.wrap"
 FSDP_MODULE_WRAP_POLICY = f"{FSDP_WRAP}.ModuleWrapPolicy"
@@ -259,8 +321,11 @@ DISTRIBUTED_CHECKPOINT = "torch.distributed.checkpoint"
 # FSDP2 (per-module sharding on DTensor): torch_xla's counterpart is SPMD (FSDPv2), a
 # different program structure.
 FSDP2 = frozenset(
-    {f"{FSDP_MODULE}.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
-     "torch.distributed._composable.fsdp.fully_shard.fully_shard"}
+    {
+        f"{FSDP_MODULE}.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard.fully_shard",
+    }
 )
 # A DeviceMesh over CUDA devices and NCCL groups (FSDP2, tensor parallel): torch_xla's
 # counterpart is its SPMD mesh (torch_xla.distributed.spmd.Mesh).
@@ -272,8 +337,16 @@ HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)
 
 # Clocks: a torch.cuda.synchronize() right before reading one times the device's work.
 CLOCKS = frozenset(
-    {"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-     "time.monotonic_ns", "timeit.default_timer", "datetime.datetime.now"}
+    {
+        "time.time",
+        "time.perf_counter",
+        "time.monotonic",
+        "time.time_ns",
+        "time.perf_counter_ns",
+        "time.monotonic_ns",
+        "timeit.default_timer",
+        "datetime.datetime.now",
+    }
 )
 
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -284,11 +357,17 @@ DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.datal
 # torchdata's and torch's iterable datapipes (IterDataPipe); Hugging Face's streaming data sets
 # (``load_dataset(..., streaming=True)`` and ``IterableDataset``, a torch IterableDataset when
 # torch is installed).
-ITERABLE_DATASET_CLASSES = frozenset({
-    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset", "torch.utils.data.ChainDataset",
-    "torch.utils.data.dataset.ChainDataset", "torch.utils.data.IterDataPipe", "datasets.IterableDataset",
-    "datasets.iterable_dataset.IterableDataset",
-})
+ITERABLE_DATASET_CLASSES = frozenset(
+    {
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.IterableDataset",
+        "torch.utils.data.ChainDataset",
+        "torch.utils.data.dataset.ChainDataset",
+        "torch.utils.data.IterDataPipe",
+        "datasets.IterableDataset",
+        "datasets.iterable_dataset.IterableDataset",
+    }
+)
 ITERABLE_DATASET_MODULES = ("webdataset.", "torchdata.datapipes.iter.", "torch.utils.data.datapipes.iter.")
 STREAMING_LOADS = frozenset({"datasets.load_dataset"})  # iterable with streaming=True
 
@@ -318,7 +397,11 @@ def optimizer_class(callee: str) -> str | None:
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Dataset classes: what a subclass computes is host data (its items are made in DataLoader
 # workers, on the CPU).
-DATASET_BASES = frozenset({
-    "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
-    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset",
-})
+DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.dataset.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.IterableDataset",
+    }
+)

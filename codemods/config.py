@@ -127,7 +127,9 @@ def load(start: Path) -> Settings:
         exclude=read.strings("exclude"),
         max_size=max_size,
         fail_on=read.severity(),
-        overrides=tuple(_override(o, f"{path}: [[tool.xla-codemod.overrides]] #{i}") for i, o in enumerate(overrides, 1)),
+        overrides=tuple(
+            _override(o, f"{path}: [[tool.xla-codemod.overrides]] #{i}") for i, o in enumerate(overrides, 1)
+        ),
         source=str(path),
         show_info=show_info,
     )

@@ -72,7 +72,9 @@ def convert_source(
     name_table = get_target(target)
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     if b"\0" in raw:
-        raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
+        raise ConversionError(
+            "binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1
+        )
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
     if filename is not None and is_notebook(filename):
@@ -82,8 +84,14 @@ def convert_source(
             """The code cells as one script (never multi-process: a notebook runs in one
             kernel), or the script a ``%%writefile name`` cell writes."""
             return convert_source(
-                code, target=target, selection=selection, locate=locate, max_bytes=max_bytes,
-                filename=name, annotate=annotate, imports=imports,
+                code,
+                target=target,
+                selection=selection,
+                locate=locate,
+                max_bytes=max_bytes,
+                filename=name,
+                annotate=annotate,
+                imports=imports,
             )
 
         converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
@@ -106,12 +114,18 @@ def convert_source(
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
         if not annotate:
-            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports, distributed)
+            return _convert(
+                source, raw, name_table, selection or RuleSelection(), locate, filename, imports, distributed
+            )
 
         def input_located() -> list[Finding]:
-            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename, imports, distributed).findings
+            return _convert(
+                source, raw, name_table, selection or RuleSelection(), "input", filename, imports, distributed
+            ).findings
 
-        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed)
+        conversion = _convert(
+            source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed
+        )
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         if _cpython_accepts(source):
@@ -157,9 +171,11 @@ def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding
     the inserted lines, or come from ``input_located`` when they point into the input."""
     text = conversion.output if isinstance(conversion.output, str) else conversion.output.decode(conversion.encoding)
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    annotated, moved = add_todos(text[len(bom):], [(f.line, f.rule, f.message) for f in conversion.findings if not f.fixed])
+    annotated, moved = add_todos(
+        text[len(bom) :], [(f.line, f.rule, f.message) for f in conversion.findings if not f.fixed]
+    )
     findings = conversion.findings if input_located is None else input_located()
-    if annotated == text[len(bom):]:
+    if annotated == text[len(bom) :]:
         return replace(conversion, findings=findings)
     try:
         _parse_with_cpython(annotated)
@@ -222,7 +238,7 @@ def _convert(
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ConversionError(
-            f"cannot decode byte {raw[error.start:error.start + 1]!r} as {error.encoding}: "
+            f"cannot decode byte {raw[error.start : error.start + 1]!r} as {error.encoding}: "
             "declare the file's encoding with a coding comment",
             line,
         ) from None
@@ -311,7 +327,7 @@ def _check_dockerfile(
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        raise ConversionError(f"cannot decode byte {raw[error.start:error.start + 1]!r} as UTF-8", line) from None
+        raise ConversionError(f"cannot decode byte {raw[error.start : error.start + 1]!r} as UTF-8", line) from None
     try:
         checked = check_dockerfile(text, selection, filename)
     except DockerfileSyntaxError as error:

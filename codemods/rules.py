@@ -37,11 +37,30 @@ from codemods.training import rules as training
 
 __all__ = ["RULES", "RULES_BY_CODE", "SEVERITIES", "Example", "Rule", "Severity", "at_least"]
 
-_FAMILIES = (amp, checkpoint, compile_, containers, cuda_only, device, distributed, doctor, fsdp, huggingface,
-             imports, launcher, lazy, lightning, notebooks, project, release_names, training)
+_FAMILIES = (
+    amp,
+    checkpoint,
+    compile_,
+    containers,
+    cuda_only,
+    device,
+    distributed,
+    doctor,
+    fsdp,
+    huggingface,
+    imports,
+    launcher,
+    lazy,
+    lightning,
+    notebooks,
+    project,
+    release_names,
+    training,
+)
 # Listed by code: a family's rules may come from several concerns (XLA0 from imports,
 # project, cuda_only and device).
-RULES: tuple[Rule, ...] = tuple(sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code))
+RULES: tuple[Rule, ...] = tuple(
+    sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)
+)
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
-

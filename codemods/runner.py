@@ -140,7 +140,10 @@ def project_of(path: Path, job: Job) -> Project:
     project = _PROJECTS.get(key)
     if project is None:
         project = Project(
-            root, summarise_with(job.target, job.selection, job.max_bytes), in_run=_RUN_FILES, imported=_IMPORTED,
+            root,
+            summarise_with(job.target, job.selection, job.max_bytes),
+            in_run=_RUN_FILES,
+            imported=_IMPORTED,
             fsdp_imported=_FSDP_IMPORTED,
         )
         _PROJECTS[key] = project
@@ -220,7 +223,9 @@ def _run_rounds(
     if workers > 1 and len(work) > 1:
         from concurrent.futures import ProcessPoolExecutor  # not loaded by runs without a pool
 
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files, imported, fsdp_imported))
+        pool = ProcessPoolExecutor(
+            max_workers=workers, initializer=_start_worker, initargs=(files, imported, fsdp_imported)
+        )
     try:
         for round_ in waves(list(order), depends):
             tasks = [(*by_path[f], {d: summaries.get(d) for d in depends.get(f, ()) if d in summaries}) for f in round_]

@@ -73,15 +73,31 @@ CONCERN_MODULES = {
 
 # A concern's rewrites (the modules that define an ``engine.rewriter.Concern``: the layering
 # test checks that this list names them all).
-REWRITES = frozenset({
-    "codemods.amp.rewrite", "codemods.checkpoint.rewrite", "codemods.compile.rewrite",
-    "codemods.cuda_only.reported_apis", "codemods.cuda_only.rewrite", "codemods.device.obligation_rewrite",
-    "codemods.device.rewrite", "codemods.distributed.ignite", "codemods.distributed.rewrite",
-    "codemods.fsdp.rewrite", "codemods.huggingface.entry_point", "codemods.huggingface.rewrite",
-    "codemods.imports.rewrite", "codemods.launcher.rewrite", "codemods.lazy.recompilation",
-    "codemods.lazy.step_closures", "codemods.lightning.rewrite", "codemods.project.rewrite",
-    "codemods.release_names.rewrite", "codemods.training.loops", "codemods.training.optimizer_step",
-})
+REWRITES = frozenset(
+    {
+        "codemods.amp.rewrite",
+        "codemods.checkpoint.rewrite",
+        "codemods.compile.rewrite",
+        "codemods.cuda_only.reported_apis",
+        "codemods.cuda_only.rewrite",
+        "codemods.device.obligation_rewrite",
+        "codemods.device.rewrite",
+        "codemods.distributed.ignite",
+        "codemods.distributed.rewrite",
+        "codemods.fsdp.rewrite",
+        "codemods.huggingface.entry_point",
+        "codemods.huggingface.rewrite",
+        "codemods.imports.rewrite",
+        "codemods.launcher.rewrite",
+        "codemods.lazy.recompilation",
+        "codemods.lazy.step_closures",
+        "codemods.lightning.rewrite",
+        "codemods.project.rewrite",
+        "codemods.release_names.rewrite",
+        "codemods.training.loops",
+        "codemods.training.optimizer_step",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -122,7 +138,9 @@ def imports_of(name: str, source: str, known: Iterable[str]) -> list[Edge]:
             if base.split(".")[0] != PACKAGE:
                 continue
             taken = tuple(alias.name for alias in node.names if f"{base}.{alias.name}" not in known)
-            edges.extend(Edge(name, f"{base}.{alias.name}", node.lineno) for alias in node.names if alias.name not in taken)
+            edges.extend(
+                Edge(name, f"{base}.{alias.name}", node.lineno) for alias in node.names if alias.name not in taken
+            )
             if taken:
                 edges.append(Edge(name, _deepest_known(base, known), node.lineno, taken))
     return [edge for edge in edges if edge.imported != name]
@@ -228,8 +246,7 @@ def private_names(edges: Iterable[Edge]) -> list[Edge]:
     return [
         edge
         for edge in edges
-        if any(name.startswith("_") for name in edge.names)
-        and concern_of(edge.importer) != concern_of(edge.imported)
+        if any(name.startswith("_") for name in edge.names) and concern_of(edge.importer) != concern_of(edge.imported)
     ]
 
 
@@ -244,7 +261,9 @@ def main(root: Path) -> int:
         print(f"  circle of {len(component)}: {', '.join(component)}")
     print(f"{len(upward)} imports that run back up the layers")
     for edge in upward:
-        print(f"  {edge.importer}:{edge.line} ({layer_of(edge.importer)}) -> {edge.imported} ({layer_of(edge.imported)})")
+        print(
+            f"  {edge.importer}:{edge.line} ({layer_of(edge.importer)}) -> {edge.imported} ({layer_of(edge.imported)})"
+        )
     print(f"{len(private)} imports of another concern's private names")
     for edge in private:
         print(f"  {edge.importer}:{edge.line} -> {edge.imported}: {', '.join(edge.names)}")

@@ -96,7 +96,9 @@ class AmpAnalysis(Analysis):
                 found.append((value, qualified))
         return found
 
-    def _autocast(self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None) -> None:
+    def _autocast(
+        self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None
+    ) -> None:
         if spelling == "torch_xla" and not _names_device_first(node):
             spelling = "torch_xla_1_13"
         arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
@@ -198,7 +200,6 @@ class AmpAnalysis(Analysis):
                     part.syncfree[call] = _sync_free(call, name)
                 else:
                     part.other_optimizers[call] = name
-
 
     def _follow_names(self) -> None:
         """torch.autocast bound to a name is followed to the calls of that name (they

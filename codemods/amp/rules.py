@@ -15,8 +15,8 @@ AUTOCAST = Rule(
     examples=lambda: (
         Invalid(
             "import torch\nwith torch.cuda.amp.autocast():\n    loss = model(x)\n",
-            "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
-            "with torch.autocast(\"xla\", dtype=torch.bfloat16):\n    loss = model(x)\n",
+            'import torch\nimport torch_xla  # noqa: F401  (registers the "xla" device)\n'
+            'with torch.autocast("xla", dtype=torch.bfloat16):\n    loss = model(x)\n',
             findings=(Expected(3, 6, 'torch.cuda.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16)'),),
         ),
     ),
@@ -87,8 +87,12 @@ AUTOCAST = Rule(
             """,
             note="unpacked-arguments",
             findings=(
-                Expected(4, 27, "`torch.cuda.amp.autocast` gets unpacked arguments, so it is not rewritten: as CUDA "
-                         "autocast it is off on XLA and the code under it runs in float32"),
+                Expected(
+                    4,
+                    27,
+                    "`torch.cuda.amp.autocast` gets unpacked arguments, so it is not rewritten: as CUDA "
+                    "autocast it is off on XLA and the code under it runs in float32",
+                ),
                 Expected(6, 6, "`torch.autocast` gets unpacked arguments, so it is not rewritten"),
             ),
         ),
@@ -186,9 +190,7 @@ AUTOCAST = Rule(
             """,
             target="sagemaker",
             note="sagemaker-keeps-precision",
-            findings=(
-                Expected(4, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(dtype=torch.float16)"),
-            ),
+            findings=(Expected(4, 6, "torch.cuda.amp.autocast -> torch_xla.amp.autocast(dtype=torch.float16)"),),
         ),
         invalid(
             """
@@ -263,8 +265,12 @@ AUTOCAST = Rule(
             """,
             note="autocast-bound-to-a-name",
             findings=(
-                Expected(12, 14, '`self.autocast` is torch.autocast: self.autocast("cuda", dtype=torch.float16) -> '
-                         'self.autocast("xla", dtype=torch.bfloat16)'),
+                Expected(
+                    12,
+                    14,
+                    '`self.autocast` is torch.autocast: self.autocast("cuda", dtype=torch.float16) -> '
+                    'self.autocast("xla", dtype=torch.bfloat16)',
+                ),
             ),
         ),
         invalid(
@@ -298,8 +304,12 @@ AUTOCAST = Rule(
             target="sagemaker",
             note="autocast-bound-to-a-name-sagemaker",
             findings=(
-                Expected(4, 6, "`ac` is torch.autocast, called here: the torch of torch_xla 1.13 takes no 'xla' "
-                         "autocast device type"),
+                Expected(
+                    4,
+                    6,
+                    "`ac` is torch.autocast, called here: the torch of torch_xla 1.13 takes no 'xla' "
+                    "autocast device type",
+                ),
             ),
         ),
         invalid(
@@ -408,8 +418,8 @@ GRAD_SCALER = Rule(
     examples=lambda: (
         Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n",
-            "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
-            "scaler = torch.amp.GradScaler(\"xla\", enabled=use_amp)\n",
+            'import torch\nimport torch_xla  # noqa: F401  (registers the "xla" device)\n'
+            'scaler = torch.amp.GradScaler("xla", enabled=use_amp)\n',
             findings=(Expected(3, 10, 'torch.cuda.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp)'),),
         ),
     ),
@@ -494,7 +504,9 @@ GRAD_SCALER = Rule(
             """,
             note="sharded",
             findings=(
-                Expected(5, 10, 'ShardedGradScaler(init_scale=2.0**10) -> ShardedGradScaler("xla", init_scale=2.0**10)'),
+                Expected(
+                    5, 10, 'ShardedGradScaler(init_scale=2.0**10) -> ShardedGradScaler("xla", init_scale=2.0**10)'
+                ),
             ),
         ),
         invalid(
@@ -526,7 +538,7 @@ SYNCFREE_OPTIMIZER = Rule(
         Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
             "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n",
-            "import torch\nimport torch_xla.amp.syncfree as syncfree\nscaler = torch.amp.GradScaler(\"xla\")\n"
+            'import torch\nimport torch_xla.amp.syncfree as syncfree\nscaler = torch.amp.GradScaler("xla")\n'
             "optimizer = syncfree.AdamW(model.parameters(), lr=1e-3)\n",
             findings=(Expected(4, 13, "torch.optim.AdamW -> syncfree.AdamW"),),
         ),
@@ -600,8 +612,7 @@ AMP_OPTIMIZER = Rule(
     "reports the scaler); unpacked keywords are reported on both targets.",
     examples=lambda: (
         Invalid(
-            "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
-            "optimizer = torch.optim.RMSprop(model.parameters())\n",
+            "import torch\nscaler = torch.cuda.amp.GradScaler()\noptimizer = torch.optim.RMSprop(model.parameters())\n",
             "import torch\nimport torch_xla.amp\nscaler = torch_xla.amp.GradScaler()\n"
             "optimizer = torch.optim.RMSprop(model.parameters())\n",
             target="sagemaker",
@@ -691,7 +702,7 @@ SCALER_NOT_NEEDED = Rule(
     examples=lambda: (
         Invalid(
             "import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
-            "import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(\"xla\")\n",
+            'import torch\nimport torch_xla\nscaler = torch.amp.GradScaler("xla")\n',
             findings=(Expected(3, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads"),),
         ),
     ),
@@ -799,9 +810,13 @@ SCALER_NOT_NEEDED = Rule(
             """,
             note="converted-script-still-reported",
             findings=(
-                Expected(6, 10, "with bfloat16 autocast the gradient scaler is not needed, and its step reads found_inf "
-                         "on the host every iteration (on torch_xla 2.9, with the sync-free optimizers too: one more "
-                         "graph run and a transfer to the host per step)"),
+                Expected(
+                    6,
+                    10,
+                    "with bfloat16 autocast the gradient scaler is not needed, and its step reads found_inf "
+                    "on the host every iteration (on torch_xla 2.9, with the sync-free optimizers too: one more "
+                    "graph run and a transfer to the host per step)",
+                ),
             ),
         ),
     ),
@@ -957,8 +972,8 @@ CUSTOM_AUTOGRAD_AMP = Rule(
     examples=lambda: (
         Invalid(
             "import torch\n@torch.cuda.amp.custom_fwd\ndef forward(ctx, x):\n    return x\n",
-            "import torch\nimport torch_xla  # noqa: F401  (registers the \"xla\" device)\n"
-            "@torch.amp.custom_fwd(device_type=\"xla\")\ndef forward(ctx, x):\n    return x\n",
+            'import torch\nimport torch_xla  # noqa: F401  (registers the "xla" device)\n'
+            '@torch.amp.custom_fwd(device_type="xla")\ndef forward(ctx, x):\n    return x\n',
             findings=(Expected(3, 2, 'torch.cuda.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla")'),),
         ),
     ),
@@ -1033,4 +1048,14 @@ CUSTOM_AUTOGRAD_AMP = Rule(
     ),
 )
 
-RULES = (AUTOCAST, FLOAT16_AUTOCAST, GRAD_SCALER, SYNCFREE_OPTIMIZER, AMP_OPTIMIZER, SCALER_NOT_NEEDED, PRECISION_CHOICE, AUTOCAST_DEVICE_TYPE, CUSTOM_AUTOGRAD_AMP)
+RULES = (
+    AUTOCAST,
+    FLOAT16_AUTOCAST,
+    GRAD_SCALER,
+    SYNCFREE_OPTIMIZER,
+    AMP_OPTIMIZER,
+    SCALER_NOT_NEEDED,
+    PRECISION_CHOICE,
+    AUTOCAST_DEVICE_TYPE,
+    CUSTOM_AUTOGRAD_AMP,
+)

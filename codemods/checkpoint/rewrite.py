@@ -59,17 +59,21 @@ class CheckpointRewrite(Concern):
         if original in self.facts.checkpoint.unlocated_loads:
             return self.ctx.fix_or_keep(
                 updated,
-                LOAD_MAP_LOCATION, original,
+                LOAD_MAP_LOCATION,
+                original,
                 'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
                 "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
-                lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
+                lambda: updated.with_changes(
+                    args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))
+                ),
                 result=lambda call: call.args[-1],
             )
         if original not in self.facts.checkpoint.saves:
             # Not a torch.save: an xm.save already there.
             if self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
                 self.ctx.report(
-                    GUARDED_XLA_SAVE, original,
+                    GUARDED_XLA_SAVE,
+                    original,
                     f"`{self.ctx.code(original.func)}` under a rank check: in torch_xla "
                     f"{self.ctx.target.torch_xla_version} it waits for every process (a rendezvous), so the master "
                     "waits forever; call it in every process, outside the check (it writes from the master only)",
@@ -114,14 +118,22 @@ class CheckpointRewrite(Concern):
         (torch_xla 1.13: the master alone would wait forever): it stays, and saves its state
         moved to the CPU the way xm.save moves it, without the rendezvous."""
         to_cpu = self.ctx.target.api("to_cpu").spelled
-        why = (f"xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process, so the master "
-               "alone would wait forever")
-        index = next((i for i, a in enumerate(original.args)
-                      if (a.keyword is None and not a.star and i == 0) or (a.keyword is not None and a.keyword.value == "obj")),
-                     None)
+        why = (
+            f"xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process, so the master "
+            "alone would wait forever"
+        )
+        index = next(
+            (
+                i
+                for i, a in enumerate(original.args)
+                if (a.keyword is None and not a.star and i == 0) or (a.keyword is not None and a.keyword.value == "obj")
+            ),
+            None,
+        )
         if index is None:
             self.ctx.report(
-                XLA_SAVE, original,
+                XLA_SAVE,
+                original,
                 f"`{self.ctx.code(original.func)}` stays under a rank check ({why}): it pickles each XLA tensor "
                 f"through the CPU, and the file loads only where torch_xla is installed; save `{to_cpu}(state)`",
             )

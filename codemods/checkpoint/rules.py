@@ -5,7 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_SAVE = Rule(
-    code="XLA401", name="xla-save", severity="error", summary="`torch.save` becomes `xm.save` (moves tensors to the CPU first)", fixable=True,
+    code="XLA401",
+    name="xla-save",
+    severity="error",
+    summary="`torch.save` becomes `xm.save` (moves tensors to the CPU first)",
+    fixable=True,
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only. A `torch.save` in a Dataset class (a feature cache written by "
@@ -215,7 +219,11 @@ XLA_SAVE = Rule(
 )
 
 SAVE_WHOLE_MODULE = Rule(
-    code="XLA402", name="save-whole-module", severity="warning", summary="Saving a whole module pickles its device tensors: save its state_dict()", fixable=False,
+    code="XLA402",
+    name="save-whole-module",
+    severity="warning",
+    summary="Saving a whole module pickles its device tensors: save its state_dict()",
+    fixable=False,
     why="Pickling a whole module stores its class by reference and its tensors as they are: the checkpoint "
     "loads only with the same code and torch_xla at hand. A `state_dict()` saved with `xm.save` holds CPU "
     "tensors that load anywhere.",
@@ -302,7 +310,11 @@ SAVE_WHOLE_MODULE = Rule(
 )
 
 LOAD_MAP_LOCATION = Rule(
-    code="XLA403", name="load-map-location", severity="error", summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead", fixable=True,
+    code="XLA403",
+    name="load-map-location",
+    severity="error",
+    summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
+    fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
     "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
     examples=lambda: (
@@ -372,8 +384,11 @@ LOAD_MAP_LOCATION = Rule(
 )
 
 GUARDED_XLA_SAVE = Rule(
-    code="XLA404", name="guarded-xla-save", severity="error",
-    summary="An `xm.save` only the master process reaches hangs on torch_xla 1.13 (sagemaker target)", fixable=False,
+    code="XLA404",
+    name="guarded-xla-save",
+    severity="error",
+    summary="An `xm.save` only the master process reaches hangs on torch_xla 1.13 (sagemaker target)",
+    fixable=False,
     why="torch_xla 1.13's `xm.save` ends with a rendezvous of every process "
     "(`rendezvous('torch_xla.core.xla_model.save')`), so under a rank check (`if xm.is_master_ordinal():`, "
     "`if rank == 0:`, `if accelerator.is_main_process:`) the master waits for processes that never come. Call "

@@ -82,7 +82,9 @@ class CompileAnalysis(Analysis):
         if callee in TRAINING_ARGUMENTS:
             keywords = call_args(node)[1]
             compiles = keywords.get("torch_compile")
-            if compiles is not None and not (isinstance(compiles.value, cst.Name) and compiles.value.value in ("False", "None")):
+            if compiles is not None and not (
+                isinstance(compiles.value, cst.Name) and compiles.value.value in ("False", "None")
+            ):
                 self.part.trainer_compiles[node] = keywords.get("torch_compile_backend")
         if callee == apis.DYNAMO_OPTIMIZE:
             backend = arg_value(node, 0, "backend")
@@ -161,14 +163,19 @@ class CompileAnalysis(Analysis):
             if not keywords <= apis.COMPILE_KEYWORDS:
                 continue
             last = compiled.rsplit(".", 1)[-1].lower()
-            if compiled in models or any(word in last for word in _MODEL_WORDS) or (
-                keywords and not any(a.star for a in call.args)
+            if (
+                compiled in models
+                or any(word in last for word in _MODEL_WORDS)
+                or (keywords and not any(a.star for a in call.args))
             ):
                 self.part.calls[call] = statement
         self.part.references = {node for node in self.named if id(node) not in self.called}
         self.part.settings = {
-            node: qualified for node, qualified in self.part.settings.items()
-            if not any((dotted(node) or "").split(".")[0] in self.rebound.get(scope, ()) for scope in self.setting_scopes[node])
+            node: qualified
+            for node, qualified in self.part.settings.items()
+            if not any(
+                (dotted(node) or "").split(".")[0] in self.rebound.get(scope, ()) for scope in self.setting_scopes[node]
+            )
         }
 
 

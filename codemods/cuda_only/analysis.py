@@ -73,7 +73,11 @@ class CudaOnlyAnalysis(Analysis):
         if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or type(node.value) not in _COMPUTED:
             return
         count = next(
-            (n for n in walk(node.value) if type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count"),
+            (
+                n
+                for n in walk(node.value)
+                if type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count"
+            ),
             None,
         )
         if count is not None and not self._guarded_by_availability(node.value):
@@ -84,7 +88,9 @@ class CudaOnlyAnalysis(Analysis):
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
         tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]
         return any(
-            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
+            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS
+            for t in tests
+            for n in walk(t)
         )
 
     def visit_If(self, node: cst.If) -> None:
@@ -120,7 +126,9 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
-        hands_on = callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
+        hands_on = callee in TORCH_SPAWN or (
+            callee is None and type(node.func) is cst.Name and node.func.value == "print"
+        )
         self.handed.append(hands_on)
         self.handing += hands_on
         method = method_name(node)
@@ -130,8 +138,11 @@ class CudaOnlyAnalysis(Analysis):
             if method == "add_argument":
                 self._switch(node)
             return
-        if callee in apis.SPARSE_PRODUCTS and (function := self.walk.enclosing_function) is not None \
-                and function.name.value == "forward":
+        if (
+            callee in apis.SPARSE_PRODUCTS
+            and (function := self.walk.enclosing_function) is not None
+            and function.name.value == "forward"
+        ):
             self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
@@ -183,8 +194,14 @@ class CudaOnlyAnalysis(Analysis):
         required.append(test)
         if any(type(r) is cst.Call and r in kept_checks for r in required):
             return True, None
-        switch = next((name for r in required if (name := dotted(r)) is not None and "." in name
-                       and name.rsplit(".", 1)[-1] in self.off_switches), None)
+        switch = next(
+            (
+                name
+                for r in required
+                if (name := dotted(r)) is not None and "." in name and name.rsplit(".", 1)[-1] in self.off_switches
+            ),
+            None,
+        )
         return switch is not None, switch
 
     def settle(self) -> None:

@@ -29,7 +29,9 @@ class ReportedApis(Concern):
     facts: Facts
 
     def __init__(
-        self, ctx: Context[Facts], table: dict[str, source_apis.SourceApi],
+        self,
+        ctx: Context[Facts],
+        table: dict[str, source_apis.SourceApi],
         lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
     ) -> None:
         super().__init__(ctx)
@@ -87,7 +89,8 @@ class CudaRuntimeRewrite(ReportedApis):
         switch = self.guarded[id(original)]
         if switch is not None:
             self.ctx.report(
-                CUDA_API_BEHIND_SWITCH, original,
+                CUDA_API_BEHIND_SWITCH,
+                original,
                 f"`{self.ctx.code(original)}` runs only when `{switch}` is switched on (it is off by default): "
                 f"it {self.ctx.target.advice(advice.removeprefix('is CUDA-only and '))}; with the switch on, the script "
                 "fails on XLA",
@@ -181,8 +184,9 @@ class CudaRuntimeRewrite(ReportedApis):
         if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
             return updated
         if original.args:
-            self.ctx.report(CUDA_SYNCHRONIZE, original,
-                            f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
+            self.ctx.report(
+                CUDA_SYNCHRONIZE, original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)"
+            )
             return updated
         if original in self.facts.device.timing_syncs:
             return self._timing_sync(original, updated)

@@ -20,9 +20,12 @@ THIRD_PARTY_CUDA = Rule(
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
     "group or torch_xla's FSDP for ColossalAI's Booster. Each use is reported at its "
     "line. Imports of other third-party packages never need converting.",
-    examples=lambda: (Invalid("import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
-        findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            "import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
+            findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -183,7 +186,11 @@ THIRD_PARTY_CUDA = Rule(
 )
 
 FUSED_OPTIMIZER = Rule(
-    code="XLA212", name="fused-optimizer", severity="error", summary="`fused=True` on a torch.optim optimizer is removed: the fused kernels refuse XLA tensors", fixable=True,
+    code="XLA212",
+    name="fused-optimizer",
+    severity="error",
+    summary="`fused=True` on a torch.optim optimizer is removed: the fused kernels refuse XLA tensors",
+    fixable=True,
     why="torch.optim's fused kernels take CUDA and CPU tensors only: on torch_xla 2.9 the first step raises "
     "`RuntimeError: fused=True requires all the params to be floating point Tensors of supported devices` "
     "(checked for SGD, Adam, AdamW; `foreach=True` and Adam's `capturable=True` run). Without it the optimizer "
@@ -248,8 +255,11 @@ FUSED_OPTIMIZER = Rule(
 )
 
 SPARSE_GRADIENTS = Rule(
-    code="XLA507", name="sparse-gradients", severity="error",
-    summary="Sparse gradients do not run on XLA: `sparse=True` on an embedding is removed, torch.optim.SparseAdam is reported", fixable=True,
+    code="XLA507",
+    name="sparse-gradients",
+    severity="error",
+    summary="Sparse gradients do not run on XLA: `sparse=True` on an embedding is removed, torch.optim.SparseAdam is reported",
+    fixable=True,
     why="On torch_xla 2.9 the backward of `nn.Embedding(..., sparse=True)` (and `F.embedding(..., sparse=True)`, "
     "`Embedding.from_pretrained(..., sparse=True)`) raises `NotImplementedError: Could not run "
     "'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparseXLA' backend` at the first "
@@ -352,7 +362,11 @@ SPARSE_GRADIENTS = Rule(
 )
 
 CUDA_SYNCHRONIZE = Rule(
-    code="XLA501", name="cuda-synchronize", severity="error", summary="`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`", fixable=True,
+    code="XLA501",
+    name="cuda-synchronize",
+    severity="error",
+    summary="`torch.cuda.synchronize()` becomes `xm.wait_device_ops()`",
+    fixable=True,
     why="`torch.cuda.synchronize()` raises without CUDA; `xm.wait_device_ops()` waits for the XLA device's "
     "pending work, which is what timing code around it needs.",
     examples=lambda: (
@@ -454,22 +468,26 @@ CUDA_SYNCHRONIZE = Rule(
 )
 
 CUDA_NO_EFFECT = Rule(
-    code="XLA502", name="cuda-no-effect", severity="info", summary="CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed", fixable=True,
+    code="XLA502",
+    name="cuda-no-effect",
+    severity="info",
+    summary="CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed",
+    fixable=True,
     why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
     "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
     "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). A "
     "tensor's `.pin_memory()`, which raises without CUDA, becomes the tensor itself. "
-    "Also reported: CUDA and NCCL environment variables the script sets (`os.environ[\"NCCL_DEBUG\"] = ...`: "
+    'Also reported: CUDA and NCCL environment variables the script sets (`os.environ["NCCL_DEBUG"] = ...`: '
     "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
     "without CUDA (torch_xla.debug.profiler profiles the XLA device). The attention-kernel switches "
     "(`torch.backends.cuda.enable_flash_sdp`, `enable_mem_efficient_sdp`, `enable_math_sdp`, "
     "`enable_cudnn_sdp`, the `sdp_kernel(...)` context manager, and `torch.nn.attention.sdpa_kernel(...)`, "
     "which picks the backends by `SDPBackend`) are such settings too: in torch 2.9 they set flags of the "
     "process, without CUDA, and torch_xla's scaled_dot_product_attention ignores them (checked: the same "
-    "result with every kernel switched off, where the CPU would raise \"No viable backend\"; under "
+    'result with every kernel switched off, where the CPU would raise "No viable backend"; under '
     "`sdpa_kernel(SDPBackend.FLASH_ATTENTION)` or `EFFICIENT_ATTENTION`, attention on the XLA device gives "
     "the result it gives outside the context manager, and runs with a boolean mask (which CUDA's flash "
-    "kernel refuses: \"Flash Attention does not support non-null attn_mask\"), dropout and the backward "
+    'kernel refuses: "Flash Attention does not support non-null attn_mask"), dropout and the backward '
     "pass); removed like the cuDNN flags, and a `with sdp_kernel(...)` or `with sdpa_kernel(...)` is reported.",
     examples=lambda: (
         invalid(
@@ -563,7 +581,9 @@ CUDA_NO_EFFECT = Rule(
             findings=(
                 Expected(3, 1, "removed `torch.backends.cuda.enable_flash_sdp(True)`: no effect on an XLA device"),
                 Expected(3, 1, "removed `torch.backends.cuda.enable_math_sdp(False)`"),
-                Expected(3, 6, "`torch.backends.cuda.sdp_kernel` picks among CUDA's kernels for scaled_dot_product_attention"),
+                Expected(
+                    3, 6, "`torch.backends.cuda.sdp_kernel` picks among CUDA's kernels for scaled_dot_product_attention"
+                ),
             ),
         ),
         invalid(
@@ -748,7 +768,11 @@ CUDA_NO_EFFECT = Rule(
 )
 
 CUDA_MEMORY_STATS = Rule(
-    code="XLA503", name="cuda-memory-stats", severity="info", summary="CUDA memory statistics read 0 on XLA: use xm.get_memory_info(device)", fixable=False,
+    code="XLA503",
+    name="cuda-memory-stats",
+    severity="info",
+    summary="CUDA memory statistics read 0 on XLA: use xm.get_memory_info(device)",
+    fixable=False,
     why="CUDA memory counters read 0 on an XLA machine, so what they log means nothing there; "
     "`xm.get_memory_info(device)` reports the XLA device's memory.",
     examples=lambda: (
@@ -796,7 +820,11 @@ CUDA_MEMORY_STATS = Rule(
 )
 
 CUDA_OOM = Rule(
-    code="XLA504", name="cuda-oom", severity="warning", summary="`torch.cuda.OutOfMemoryError` is never raised on XLA", fixable=False,
+    code="XLA504",
+    name="cuda-oom",
+    severity="warning",
+    summary="`torch.cuda.OutOfMemoryError` is never raised on XLA",
+    fixable=False,
     why="XLA reports running out of device memory as a RuntimeError (RESOURCE_EXHAUSTED), never as "
     "`torch.cuda.OutOfMemoryError`: the handler never runs, and the script stops where it used to recover.",
     examples=lambda: (
@@ -852,7 +880,11 @@ CUDA_OOM = Rule(
 )
 
 CUDA_SEED = Rule(
-    code="XLA505", name="cuda-seed", severity="warning", summary="CUDA RNG seeding does not seed the XLA device: use xm.set_rng_state(seed)", fixable=False,
+    code="XLA505",
+    name="cuda-seed",
+    severity="warning",
+    summary="CUDA RNG seeding does not seed the XLA device: use xm.set_rng_state(seed)",
+    fixable=False,
     why="CUDA seeding calls leave the XLA device's generator alone, so dropout and random initialisation on the "
     "device ignore the seed; `xm.set_rng_state(seed)` seeds it.",
     examples=lambda: (
@@ -897,7 +929,11 @@ CUDA_SEED = Rule(
 )
 
 CUDA_API = Rule(
-    code="XLA506", name="cuda-api", severity="error", summary="CUDA-only API with no XLA equivalent", fixable=False,
+    code="XLA506",
+    name="cuda-api",
+    severity="error",
+    summary="CUDA-only API with no XLA equivalent",
+    fixable=False,
     why="Most torch.cuda APIs raise without CUDA (device names and properties, streams, events, graphs); the "
     "others return values that mislead the script (a device count of 0). torch.nn.SyncBatchNorm is reported "
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
@@ -910,7 +946,9 @@ CUDA_API = Rule(
             print("training on", torch.cuda.get_device_name(0))
             """,
             findings=(
-                Expected(3, 22, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"),
+                Expected(
+                    3, 22, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"
+                ),
             ),
         ),
     ),
@@ -950,7 +988,9 @@ CUDA_API = Rule(
             print(torch.cuda.get_device_name(0))
             """,
             findings=(
-                Expected(3, 7, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"),
+                Expected(
+                    3, 7, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA; remove it or guard it"
+                ),
             ),
         ),
         invalid(
@@ -987,8 +1027,11 @@ CUDA_API = Rule(
 )
 
 CUDA_API_BEHIND_SWITCH = Rule(
-    code="XLA508", name="cuda-api-behind-switch", severity="warning",
-    summary="CUDA-only API that runs only when a command-line switch, off by default, is given", fixable=False,
+    code="XLA508",
+    name="cuda-api-behind-switch",
+    severity="warning",
+    summary="CUDA-only API that runs only when a command-line switch, off by default, is given",
+    fixable=False,
     why="A CUDA runtime call in the body of `if args.profile:` (a `store_true` switch, or one whose default is "
     "False) does not run when the converted script is started as it is by default, so it is no error there; with "
     "the switch given it raises on XLA (CUDA events, device properties) or reads a CUDA value of no meaning. It is "
@@ -1012,8 +1055,14 @@ CUDA_API_BEHIND_SWITCH = Rule(
                     start.record()
                 train_step()
             """,
-            findings=(Expected(11, 17, "`torch.cuda.Event` runs only when `args.profile` is switched on (it is off by "
-                               "default): it times CUDA streams and raises without CUDA"),),
+            findings=(
+                Expected(
+                    11,
+                    17,
+                    "`torch.cuda.Event` runs only when `args.profile` is switched on (it is off by "
+                    "default): it times CUDA streams and raises without CUDA",
+                ),
+            ),
         ),
     ),
     valid=lambda: (
@@ -1084,20 +1133,25 @@ CUDA_API_BEHIND_SWITCH = Rule(
             """,
             target="sagemaker",
             note="switch-sagemaker",
-            findings=(Expected(10, 11, "`torch.cuda.get_device_properties` runs only when `args.profile` is switched on"),),
+            findings=(
+                Expected(10, 11, "`torch.cuda.get_device_properties` runs only when `args.profile` is switched on"),
+            ),
         ),
     ),
 )
 
 CUDA_STRING_ARGUMENT = Rule(
-    code="XLA509", name="cuda-string-argument", severity="error",
-    summary="A \"cuda\" string handed to a class or function of the project: followed into it, made \"xla\" where it "
-    "is only a device there, else reported", fixable=True,
-    why="The device rewrites turn \"cuda\" into the XLA device where a device goes (`.to()`, `device=`, a device "
-    "variable). A \"cuda\" handed to the project's own code (`make_buffer(8, \"cuda\")`, "
-    "`MemoryMonitor(\"cuda\")`) goes wherever that code sends it: into `torch.zeros(..., device=device)` it "
+    code="XLA509",
+    name="cuda-string-argument",
+    severity="error",
+    summary='A "cuda" string handed to a class or function of the project: followed into it, made "xla" where it '
+    "is only a device there, else reported",
+    fixable=True,
+    why='The device rewrites turn "cuda" into the XLA device where a device goes (`.to()`, `device=`, a device '
+    'variable). A "cuda" handed to the project\'s own code (`make_buffer(8, "cuda")`, '
+    '`MemoryMonitor("cuda")`) goes wherever that code sends it: into `torch.zeros(..., device=device)` it '
     "fails on XLA. A callable of the file is followed: where its parameter (or the `self` attribute it is stored "
-    "in) is used only as a device (`device=`, `.to()`, `torch.device()`), the string becomes \"xla\"; where it is "
+    'in) is used only as a device (`device=`, `.to()`, `torch.device()`), the string becomes "xla"; where it is '
     "used as a device and otherwise too (a CUDA memory statistic that needs the CUDA name), it is reported; where "
     "it is never a device (statistics only, a log line), nothing is said here (those uses have their own "
     "findings). A callable of another module is not followed: reported.",
@@ -1202,8 +1256,11 @@ CUDA_STRING_ARGUMENT = Rule(
 )
 
 SPARSE_TENSORS = Rule(
-    code="XLA510", name="sparse-tensors", severity="error", summary="Sparse tensors do not run on XLA: moving one to the device, or a sparse "
-    "product in a model's forward", fixable=False,
+    code="XLA510",
+    name="sparse-tensors",
+    severity="error",
+    summary="Sparse tensors do not run on XLA: moving one to the device, or a sparse product in a model's forward",
+    fixable=False,
     why="torch_xla 2.9 has no sparse kernels (checked with PJRT_DEVICE=CPU): `adj.to(device)` on a sparse COO "
     "tensor raises `NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with "
     "arguments from the 'SparseXLA' backend`, and `torch.spmm` / `torch.sparse.mm` with an operand on the XLA "
@@ -1269,5 +1326,17 @@ SPARSE_TENSORS = Rule(
     ),
 )
 
-RULES = (THIRD_PARTY_CUDA, FUSED_OPTIMIZER, CUDA_SYNCHRONIZE, SPARSE_GRADIENTS, CUDA_NO_EFFECT, CUDA_MEMORY_STATS, CUDA_OOM, CUDA_SEED, CUDA_API,
-         CUDA_API_BEHIND_SWITCH, CUDA_STRING_ARGUMENT, SPARSE_TENSORS)
+RULES = (
+    THIRD_PARTY_CUDA,
+    FUSED_OPTIMIZER,
+    CUDA_SYNCHRONIZE,
+    SPARSE_GRADIENTS,
+    CUDA_NO_EFFECT,
+    CUDA_MEMORY_STATS,
+    CUDA_OOM,
+    CUDA_SEED,
+    CUDA_API,
+    CUDA_API_BEHIND_SWITCH,
+    CUDA_STRING_ARGUMENT,
+    SPARSE_TENSORS,
+)

@@ -164,57 +164,103 @@ THIRD_PARTY: dict[str, SourceApi] = {
 # wins; the exact names above come first).  Each says what to use on XLA, or "none".
 _SDPA = FUSED_ATTENTION_ADVICE
 THIRD_PARTY_MODULES: dict[str, SourceApi] = {
-    "deepspeed.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
-                            "(train with torch.optim and the XLA optimizer step)", True),
-    "deepspeed.ops.": SourceApi(THIRD_PARTY_CUDA,
-                                "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
-                                "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP", True),
-    "deepspeed.zero.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
-                                 "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)", True),
-    "deepspeed.checkpointing.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed activation checkpointing: use "
-                                          "torch.utils.checkpoint.checkpoint", True),
-    "apex.": SourceApi(THIRD_PARTY_CUDA,
-                       "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim "
-                       "equivalent", True),
-    "apex.amp.": SourceApi(THIRD_PARTY_CUDA,
-                           "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
-                           "the XLA device (bfloat16 needs no loss scaling)", True),
-    "apex.optimizers.": SourceApi(THIRD_PARTY_CUDA, "is an NVIDIA Apex CUDA kernel: use the torch.optim (or "
-                                  "torch_xla.amp.syncfree) optimizer", True),
-    "apex.parallel.": SourceApi(THIRD_PARTY_CUDA,
-                                "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's "
-                                "process group and MpDeviceLoader", True),
-    "bitsandbytes.optim.": SourceApi(THIRD_PARTY_CUDA, "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
-                                     "torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP; 8-bit optimizer "
-                                     "state on XLA: none", True),
-    "bitsandbytes.nn.": SourceApi(THIRD_PARTY_CUDA,
-                                  "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
-                                  "(bfloat16 weights); 8-bit or 4-bit training layers on XLA: none", True),
-    "bitsandbytes.": SourceApi(THIRD_PARTY_CUDA, "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
-                               True),
+    "deepspeed.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
+        "(train with torch.optim and the XLA optimizer step)",
+        True,
+    ),
+    "deepspeed.ops.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
+        "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP",
+        True,
+    ),
+    "deepspeed.zero.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
+        "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)",
+        True,
+    ),
+    "deepspeed.checkpointing.": SourceApi(
+        THIRD_PARTY_CUDA, "is DeepSpeed activation checkpointing: use torch.utils.checkpoint.checkpoint", True
+    ),
+    "apex.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim equivalent",
+        True,
+    ),
+    "apex.amp.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
+        "the XLA device (bfloat16 needs no loss scaling)",
+        True,
+    ),
+    "apex.optimizers.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer",
+        True,
+    ),
+    "apex.parallel.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
+        True,
+    ),
+    "bitsandbytes.optim.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
+        "torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP; 8-bit optimizer "
+        "state on XLA: none",
+        True,
+    ),
+    "bitsandbytes.nn.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
+        "(bfloat16 weights); 8-bit or 4-bit training layers on XLA: none",
+        True,
+    ),
+    "bitsandbytes.": SourceApi(
+        THIRD_PARTY_CUDA, "is bitsandbytes, whose kernels need CUDA; XLA alternative: none", True
+    ),
     "flash_attn.": SourceApi(THIRD_PARTY_CUDA, f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
-    "torchrec.distributed.": SourceApi(THIRD_PARTY_CUDA,
-                                       "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
-                                       "planner, the sharders and train pipelines), which shards embedding tables "
-                                       "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
-                                       "devices; XLA alternative: none (keep the embedding tables unsharded, as "
-                                       "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)", True),
-    "colossalai.": SourceApi(THIRD_PARTY_CUDA, "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
-                             "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
-                             "the XLA optimizer step)", True),
-    "colossalai.booster.": SourceApi(THIRD_PARTY_CUDA,
-                                     "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
-                                     "parallel) place the model on ColossalAI's accelerator (CUDA or NPU) over NCCL or "
-                                     "HCCL; on XLA wrap the model in DistributedDataParallel over the xla process group, "
-                                     "or in torch_xla's FSDP (XlaFullyShardedDataParallel), and step it with "
-                                     "xm.optimizer_step", True),
-    "colossalai.nn.optimizer.": SourceApi(THIRD_PARTY_CUDA, "is a ColossalAI optimizer kernel (HybridAdam, CPUAdam, "
-                                          "FusedAdam): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under "
-                                          "AMP", True),
-    "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
-                           "equivalent", True),
-    "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
-                               True),
+    "torchrec.distributed.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
+        "planner, the sharders and train pipelines), which shards embedding tables "
+        "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
+        "devices; XLA alternative: none (keep the embedding tables unsharded, as "
+        "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)",
+        True,
+    ),
+    "colossalai.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
+        "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
+        "the XLA optimizer step)",
+        True,
+    ),
+    "colossalai.booster.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
+        "parallel) place the model on ColossalAI's accelerator (CUDA or NPU) over NCCL or "
+        "HCCL; on XLA wrap the model in DistributedDataParallel over the xla process group, "
+        "or in torch_xla's FSDP (XlaFullyShardedDataParallel), and step it with "
+        "xm.optimizer_step",
+        True,
+    ),
+    "colossalai.nn.optimizer.": SourceApi(
+        THIRD_PARTY_CUDA,
+        "is a ColossalAI optimizer kernel (HybridAdam, CPUAdam, "
+        "FusedAdam): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under "
+        "AMP",
+        True,
+    ),
+    "xformers.": SourceApi(
+        THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn equivalent", True
+    ),
+    "xformers.ops.": SourceApi(
+        THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}", True
+    ),
 }
 
 

@@ -253,7 +253,9 @@ class DeviceAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         function = self.walk.enclosing_function
         if node.value is not None and function is not None and is_device_name(function.name.value):
-            self.add_device_strings(node.value)  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
+            self.add_device_strings(
+                node.value
+            )  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
         if node.value is not None and self._is_cpu_device(node.value):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
         if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
@@ -277,7 +279,11 @@ class DeviceAnalysis(Analysis):
         """The calls of a condition that may run a function of this file (``cuda_ok()``,
         ``cuda.is_available()`` on an object of the file's class): settled in ``finish``."""
         for sub in walk(node.test):
-            if type(sub) is cst.Call and type(sub.func) in (cst.Name, cst.Attribute) and self.walk.resolve(sub.func) is None:
+            if (
+                type(sub) is cst.Call
+                and type(sub.func) in (cst.Name, cst.Attribute)
+                and self.walk.resolve(sub.func) is None
+            ):
                 self.wrapper_candidates.append((node, sub))
 
     def _wrapper_of(self, call: cst.Call) -> str | None:
@@ -490,12 +496,16 @@ class DeviceAnalysis(Analysis):
             if not is_device_name(name):  # device names had theirs collected where assigned
                 part.strings.update(self.cuda_string_values.get(name, ()))
         part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
-        part.generators = {call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))}
+        part.generators = {
+            call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))
+        }
         part.unsure_index_moves = {
             call
             for call, _, name in self.moves_to
-            if name not in part.cuda_indices and _named_like_an_index(name)
-            and not self._names_a_known_device(name) and name not in self.holding_devices
+            if name not in part.cuda_indices
+            and _named_like_an_index(name)
+            and not self._names_a_known_device(name)
+            and name not in self.holding_devices
         }
         resolve = self.walk.resolve
         part.timing_syncs = {
@@ -518,7 +528,8 @@ class DeviceAnalysis(Analysis):
             if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
                 part.int_devices.update(literals)
         part.gpu_requirements = {
-            node: name for node, name in self.requirement_candidates
+            node: name
+            for node, name in self.requirement_candidates
             if name in self.checking_functions and name in self.counting_functions
         }
         handled = {*part.ifs, *part.blocked_ifs, *part.selections, *part.gpu_requirements}
@@ -556,7 +567,10 @@ class DeviceAnalysis(Analysis):
             for keyword, arg in keywords.items():
                 if keyword in params and (name := dotted(arg.value)) is not None:
                     pairs.append((keyword, name))
-        _spread(self.part.cuda_indices, [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names])
+        _spread(
+            self.part.cuda_indices,
+            [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names],
+        )
         # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
         self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
         _spread(self.holding_devices, pairs)
@@ -572,7 +586,9 @@ class DeviceAnalysis(Analysis):
 
     def _names_a_known_device(self, name: str) -> bool:
         return (
-            is_device_name(name) or name in self.device_assignments or name in self.string_names
+            is_device_name(name)
+            or name in self.device_assignments
+            or name in self.string_names
             or name in self.cuda_string_names
         )
 
@@ -594,7 +610,8 @@ class DeviceAnalysis(Analysis):
             if any(use in self.device_code for use in uses):
                 purpose = "picks the device"
             elif (
-                (exporter := self.exporter_of(name)) is not None and any(w in name.lower() for w in ("cuda", "gpu"))
+                (exporter := self.exporter_of(name)) is not None
+                and any(w in name.lower() for w in ("cuda", "gpu"))
                 and all(_is_truth(v) for v in self.flag_candidates[name])
             ):
                 purpose = f"picks the device in the modules that read it (`{exporter}()` returns it)"
@@ -653,21 +670,24 @@ class DeviceAnalysis(Analysis):
         another one that is not CUDA, or any name where every device the file picks does
         (``device_type`` derived from them)."""
         devices = self.device_assignments
-        return name in self.cuda_string_names or self._never_cuda(name) or (
-            bool(devices) and all(self._never_cuda(device) for device in devices)
+        return (
+            name in self.cuda_string_names
+            or self._never_cuda(name)
+            or (bool(devices) and all(self._never_cuda(device) for device in devices))
         )
 
     def _never_cuda(self, device: str) -> bool:
         """Every value the device variable keeps after the port (those under an availability
         check that the port folds away do not run) names a device that is not CUDA there."""
         values = [
-            fold_true(v, self.part.is_available_call) for v in self.device_assignments.get(device, [])
+            fold_true(v, self.part.is_available_call)
+            for v in self.device_assignments.get(device, [])
             if not self._folded_away(v)
         ]
         return bool(values) and all(not isinstance(v, bool) and self._not_cuda_once_ported(v) for v in values)
 
     def _not_cuda_once_ported(self, value: cst.BaseExpression) -> bool:
-        """"xla", "cpu", a CUDA string (it becomes "xla"), torch.device of one of those or of a
+        """ "xla", "cpu", a CUDA string (it becomes "xla"), torch.device of one of those or of a
         name holding a CUDA string, a device call the port replaces, the target's device call."""
         text = string_value(value)
         if text is not None:
@@ -682,15 +702,22 @@ class DeviceAnalysis(Analysis):
             first = value.args[0].value
             name = dotted(first) or ""
             texts = self.text_values.get(name, [])
-            return self._not_cuda_once_ported(first) or name in self.cuda_string_names or (
-                bool(texts) and all(self._not_cuda_once_ported(t) for t in texts)
+            return (
+                self._not_cuda_once_ported(first)
+                or name in self.cuda_string_names
+                or (bool(texts) and all(self._not_cuda_once_ported(t) for t in texts))
             )
         return False
 
     def _folded_away(self, node: cst.CSTNode) -> bool:
         """In the branch of an ``if torch.cuda.is_available():`` (dropped by the port) that
         does not run once the check holds (``if not torch.cuda.is_available(): device = 'cpu'``)."""
-        branches = {id(branch): (guard, branch is guard.body) for guard in self.part.ifs for branch in (guard.body, guard.orelse) if branch is not None}
+        branches = {
+            id(branch): (guard, branch is guard.body)
+            for guard in self.part.ifs
+            for branch in (guard.body, guard.orelse)
+            if branch is not None
+        }
         parents, key = self.walk.parents, id(node)
         while (key := parents.get(key)) is not None:  # type: ignore[assignment]
             if key in branches:
@@ -782,7 +809,9 @@ def _is_truth(value: cst.BaseExpression) -> bool:
     """A value that is True or False (``not args.no_cuda and torch.cuda.is_available()``,
     ``True if ... else False``), not a count or a device."""
     kind = type(value)
-    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (kind is cst.UnaryOperation and type(value.operator) is cst.Not):  # type: ignore[attr-defined]
+    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (
+        kind is cst.UnaryOperation and type(value.operator) is cst.Not  # type: ignore[attr-defined]
+    ):
         return True
     if kind is cst.IfExp:
         return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]

@@ -95,11 +95,7 @@ class DeviceFacts:
     condition_attributes: set[str] = field(default_factory=set)
 
     def is_available_call(self, node: cst.BaseExpression) -> bool:
-        return (
-            type(node) is cst.Call
-            and not node.args
-            and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
-        )
+        return type(node) is cst.Call and not node.args and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
 
 
 @dataclass(repr=False, eq=False)

@@ -40,7 +40,9 @@ class ObligationRewrite(Concern):
         )
         return new if new is not None else updated
 
-    def _choices(self, original: cst.List | cst.Tuple | cst.Set, updated: cst.List | cst.Tuple | cst.Set) -> cst.BaseExpression:
+    def _choices(
+        self, original: cst.List | cst.Tuple | cst.Set, updated: cst.List | cst.Tuple | cst.Set
+    ) -> cst.BaseExpression:
         asserted = self.facts.device_values.asserted_choices.get(original)
         if asserted is None:
             return updated

@@ -118,7 +118,8 @@ class DeviceRewrite(Concern):
                 if not self.ctx.imports.require_package("torch_xla"):
                     return None
                 return cst.Call(
-                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")), args=[cst.Arg(cst.SimpleString('"xla"'))]
+                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")),
+                    args=[cst.Arg(cst.SimpleString('"xla"'))],
                 )
 
         new = self.ctx.fix(CUDA_DEVICE, original, f"{self.ctx.code(original)} -> {{new}}", build)
@@ -154,11 +155,15 @@ class DeviceRewrite(Concern):
         device keeps the parameters, so the optimizer holds the ones that train."""
         early = self.facts.training.optimizer_before_move[original]
         built = (
-            "the optimizer is built" if early.argument is None
-            else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters" if early.collects
+            "the optimizer is built"
+            if early.argument is None
+            else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters"
+            if early.collects
             else f"`{self.ctx.code(original.func)}` builds an optimizer"
         )
-        on_cpu = f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
+        on_cpu = (
+            f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
+        )
         if not early.fixable:
             self.ctx.report(
                 OPTIMIZER_BEFORE_MOVE,
@@ -182,10 +187,18 @@ class DeviceRewrite(Concern):
                 return updated.with_changes(func=updated.func.with_changes(value=model))
             args = list(updated.args)
             positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
-            at = next(
-                (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value == early.argument),
-                None,
-            ) if isinstance(early.argument, str) else positional[early.argument]
+            at = (
+                next(
+                    (
+                        i
+                        for i, a in enumerate(original.args)
+                        if a.keyword is not None and a.keyword.value == early.argument
+                    ),
+                    None,
+                )
+                if isinstance(early.argument, str)
+                else positional[early.argument]
+            )
             if at is None or (model := moved(args[at].value)) is None:
                 return None
             args[at] = args[at].with_changes(value=model)
@@ -206,7 +219,11 @@ class DeviceRewrite(Concern):
         tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
         bernoulli, normal_), with the CPU generator's sequence."""
         at = next(
-            (i for i, a in enumerate(original.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")),
+            (
+                i
+                for i, a in enumerate(original.args)
+                if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")
+            ),
             None,
         )
         if at is None:
@@ -216,7 +233,9 @@ class DeviceRewrite(Concern):
         def build() -> cst.Call:
             args = [a for i, a in enumerate(updated.args) if i != at]
             if args:
-                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT)
+                args[-1] = args[-1].with_changes(
+                    comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT
+                )
             return updated.with_changes(args=args)
 
         new = self.ctx.fix(
@@ -239,8 +258,10 @@ class DeviceRewrite(Concern):
         if type(index) is cst.Integer:
             message = f"integer device {code} (cuda:{code}) -> the XLA device"
         else:
-            message = (f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
-                       "`set_device()` or `device_ids=`): use the XLA device")
+            message = (
+                f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
+                "`set_device()` or `device_ids=`): use the XLA device"
+            )
         device = self.ctx.fix(INTEGER_DEVICE, index, message, self.ctx.device)
         if device is None:
             return updated
@@ -253,8 +274,9 @@ class DeviceRewrite(Concern):
     def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
-            self.ctx.report(CUDA_TENSOR_TYPE, original,
-                            "import the CPU tensor type and move the tensor with .to(device)")
+            self.ctx.report(
+                CUDA_TENSOR_TYPE, original, "import the CPU tensor type and move the tensor with .to(device)"
+            )
             return updated
 
         def build() -> cst.Call | None:
@@ -276,10 +298,11 @@ class DeviceRewrite(Concern):
 
     def _not_folded(self, original: cst.CSTNode) -> None:
         self.ctx.report(
-            CUDA_AVAILABLE_DEVICE, original,
+            CUDA_AVAILABLE_DEVICE,
+            original,
             "the device is picked by an accelerator check, which is False on XLA; not changed "
             "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here, or the tool does not "
-            "see it used as a device in this file); make it the XLA device by hand"
+            "see it used as a device in this file); make it the XLA device by hand",
         )
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
@@ -346,13 +369,18 @@ class DeviceRewrite(Concern):
             )
         elif value in self.facts.device.int_devices:
             device = self.ctx.fix(
-                INTEGER_DEVICE, value, f"integer device {self.ctx.code(value)} (cuda:{self.ctx.code(value)}) -> the XLA device", self.ctx.device
+                INTEGER_DEVICE,
+                value,
+                f"integer device {self.ctx.code(value)} (cuda:{self.ctx.code(value)}) -> the XLA device",
+                self.ctx.device,
             )
             if device is not None:
                 return updated.with_changes(value=device)
         return updated
 
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    def leave_If(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if original in self.facts.training.input_guards:
             return self._input_guard(original, updated)
         if original in self.facts.device.gpu_requirements:
@@ -419,7 +447,8 @@ class DeviceRewrite(Concern):
             return updated
         self.ctx.vanish(original, updated)
         done = self.ctx.fix(
-            CUDA_AVAILABLE_DEVICE, original,
+            CUDA_AVAILABLE_DEVICE,
+            original,
             f"removed `if {self.ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
             "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
             "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
@@ -476,7 +505,8 @@ class DeviceRewrite(Concern):
         if blocker is not None or not self._devices_converted:
             why = (
                 f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
-                if blocker is not None else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
+                if blocker is not None
+                else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
             )
             self.ctx.report(
                 DEVICE_TYPE_CHECK,
@@ -492,15 +522,19 @@ class DeviceRewrite(Concern):
             return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand
 
         comparison = updated.comparisons[0]
-        return self.ctx.fix(
-            DEVICE_TYPE_CHECK,
-            original,
-            f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
-            "device -> {new}",
-            lambda: updated.with_changes(
-                left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
-            ),
-        ) or updated
+        return (
+            self.ctx.fix(
+                DEVICE_TYPE_CHECK,
+                original,
+                f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
+                "device -> {new}",
+                lambda: updated.with_changes(
+                    left=flip(updated.left),
+                    comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))],
+                ),
+            )
+            or updated
+        )
 
     leave_Comparison = _checked
     leave_Attribute = _checked
@@ -524,8 +558,9 @@ class DeviceRewrite(Concern):
         unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]
         value = "True" if negated else "False"
         claim = (
-            f"is {value} on the XLA device: check that" if unproven is None else
-            f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
+            f"is {value} on the XLA device: check that"
+            if unproven is None
+            else f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
             f"check what `{unproven}` holds, and that"
         )
         self.ctx.report(
@@ -555,7 +590,8 @@ class DeviceRewrite(Concern):
         for statement in drops:
             rule, why = (
                 (CUDA_AVAILABLE_DEVICE, "the accelerator check is False on XLA, where the XLA device is always present")
-                if statement in self.facts.device.cuda_asserts else (SET_DEVICE, "one XLA device per process")
+                if statement in self.facts.device.cuda_asserts
+                else (SET_DEVICE, "one XLA device per process")
             )
             done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)  # noqa: B023 - fix() calls it at once
             if done is None:
@@ -581,16 +617,16 @@ class DeviceRewrite(Concern):
             or body.header.comment is not None
             or any(line.comment for line in body.footer)
             or not all(self._only_set_device(statement) for statement in body.body)
-            or not all(
-                self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call)
-            )
+            or not all(self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call))
         ):
             return updated
         self.ctx.vanish(original, updated)
         done = self.ctx.fix(
-            SET_DEVICE, original,
+            SET_DEVICE,
+            original,
             f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
-            "per process", lambda: original,
+            "per process",
+            lambda: original,
         )
         if done is not None:
             self.ctx.drop_statement(updated)
@@ -652,7 +688,10 @@ def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
 
 
 def _flatten(
-    body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after: KeepLinesAfter, tail: Sequence[cst.EmptyLine] = ()
+    body: cst.BaseSuite,
+    leading: Sequence[cst.EmptyLine],
+    keep_lines_after: KeepLinesAfter,
+    tail: Sequence[cst.EmptyLine] = (),
 ) -> cst.FlattenSentinel[cst.BaseStatement]:
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that

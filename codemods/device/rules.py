@@ -18,11 +18,13 @@ NO_DEVICE = Rule(
     "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
     "it is and this one finding says so. To resolve it, move the model and its tensors to `torch_xla.device()`; "
     "a second conversion ports the rest.",
-    examples=lambda: (Invalid(
-        "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
-        findings=(Expected(4, 1, "this script trains but picks no device"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
+            findings=(Expected(4, 1, "this script trains but picks no device"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -160,11 +162,15 @@ NO_DEVICE = Rule(
 )
 
 CUDA_DEVICE = Rule(
-    code="XLA101", name="cuda-device", severity="error", summary="CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device", fixable=True,
+    code="XLA101",
+    name="cuda-device",
+    severity="error",
+    summary="CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device",
+    fixable=True,
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
     "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
-    "module of the project defines it) is torch.device too: `Device(\"cuda\", index)` becomes the XLA device.",
+    'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device.',
     examples=lambda: (
         invalid(
             """
@@ -325,7 +331,7 @@ CUDA_DEVICE = Rule(
             """,
             note="runtime-strings-in-any-name",
             findings=(
-                Expected(5, 11, '\'cuda:{:d}\'.format(rank) -> "xla"'),
+                Expected(5, 11, "'cuda:{:d}'.format(rank) -> \"xla\""),
                 Expected(6, 14, 'f"cuda:{rank}" -> "xla"'),
             ),
         ),
@@ -387,7 +393,11 @@ CUDA_DEVICE = Rule(
 )
 
 DOT_CUDA = Rule(
-    code="XLA102", name="dot-cuda", severity="error", summary="`.cuda()` becomes `.to(<XLA device>)`", fixable=True,
+    code="XLA102",
+    name="dot-cuda",
+    severity="error",
+    summary="`.cuda()` becomes `.to(<XLA device>)`",
+    fixable=True,
     why="`.cuda()` moves a module or a tensor to a CUDA device and raises without one; `.to()` with the XLA "
     "device moves it there, keeping the other arguments.",
     examples=lambda: (
@@ -462,7 +472,11 @@ DOT_CUDA = Rule(
 )
 
 INTEGER_DEVICE = Rule(
-    code="XLA103", name="integer-device", severity="error", summary="An integer CUDA device index used as a device becomes the XLA device", fixable=True,
+    code="XLA103",
+    name="integer-device",
+    severity="error",
+    summary="An integer CUDA device index used as a device becomes the XLA device",
+    fixable=True,
     why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
     "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
     "raises on XLA, where each process has one device. The index is "
@@ -689,7 +703,11 @@ INTEGER_DEVICE = Rule(
 )
 
 CUDA_AVAILABLE_DEVICE = Rule(
-    code="XLA104", name="cuda-available-device", severity="error", summary="`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there", fixable=True,
+    code="XLA104",
+    name="cuda-available-device",
+    severity="error",
+    summary="`torch.cuda/accelerator.is_available()` that picks the device: the XLA device is always there",
+    fixable=True,
     why="`torch.cuda.is_available()` is False on an XLA machine, so a device picked by it silently falls back "
     "to the CPU and the script trains there. Where the check picks the device it is dropped; a `--no-cuda` "
     "flag still selects the CPU. `assert torch.cuda.is_available()` is removed, and so is an exit under "
@@ -698,7 +716,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
     "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
     "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
-    "`if not torch.cuda.is_available(): return torch.device(\"cpu\")` picks the device as well, and goes. A check "
+    '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes. A check '
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -833,10 +851,18 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="a-check-that-stops-the-script-without-cuda",
             findings=(
-                Expected(6, 8, "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
-                         "so the code under it never runs: removed"),
-                Expected(7, 8, "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
-                         "so the code under it always runs: check dropped"),
+                Expected(
+                    6,
+                    8,
+                    "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
+                    "so the code under it never runs: removed",
+                ),
+                Expected(
+                    7,
+                    8,
+                    "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
+                    "so the code under it always runs: check dropped",
+                ),
             ),
         ),
         invalid(
@@ -867,7 +893,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 train()
             """,
             note="minimum-gpu-count-exit-removed",
-            findings=(Expected(9, 5, 'removed `if not verify_min_gpu_count(min_gpus=2):` and the exit under it'),),
+            findings=(Expected(9, 5, "removed `if not verify_min_gpu_count(min_gpus=2):` and the exit under it"),),
         ),
         invalid(
             """
@@ -898,7 +924,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="flag-blocked-by-cuda-only-code",
             findings=(
-                Expected(3, 8, "`cuda` picks the device but also guards `torch.cuda.FloatTensor`, which fails without CUDA"),
+                Expected(
+                    3, 8, "`cuda` picks the device but also guards `torch.cuda.FloatTensor`, which fails without CUDA"
+                ),
             ),
         ),
         invalid(
@@ -1011,7 +1039,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="cuda-initialized-is-an-accelerator-check",
             findings=(
-                Expected(5, 8, "`torch.cuda.is_available() and torch.cuda.is_initialized()`: the accelerator check holds"),
+                Expected(
+                    5, 8, "`torch.cuda.is_available() and torch.cuda.is_initialized()`: the accelerator check holds"
+                ),
             ),
         ),
         invalid(
@@ -1032,7 +1062,11 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             note="early-return-of-the-cpu",
             findings=(
-                Expected(5, 8, "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it never runs: removed"),
+                Expected(
+                    5,
+                    8,
+                    "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it never runs: removed",
+                ),
             ),
         ),
         invalid(
@@ -1084,7 +1118,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
             note="device-choice-blocked-by-cuda-only-code",
             findings=(
                 Expected(
-                    5, 8,
+                    5,
+                    8,
                     "`torch.cuda.is_available()` picks the device, and the code it guards also runs "
                     "`torch.cuda.get_device_name`, which fails without CUDA: left as is, so on XLA (no CUDA) the path "
                     "without CUDA runs and the model and tensors stay on the CPU",
@@ -1120,7 +1155,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
             note="availability-asked-through-a-method",
             findings=(
                 Expected(
-                    9, 8,
+                    9,
+                    8,
                     "`cuda.is_available()` picks the device, but `CudaContext.is_available` returns "
                     "`torch.cuda.is_available()`, which is False on XLA (no CUDA): the path without CUDA runs and the "
                     "model and tensors stay on the CPU; make `CudaContext.is_available` return True (the XLA device "
@@ -1155,7 +1191,8 @@ CUDA_AVAILABLE_DEVICE = Rule(
             note="availability-asked-through-a-function",
             findings=(
                 Expected(
-                    7, 4,
+                    7,
+                    4,
                     "`cuda_ok()` picks the device, but `cuda_ok` returns `torch.cuda.device_count() > 0`, which is "
                     "False on XLA (no CUDA): the path without CUDA runs and the model and tensors stay on the CPU; "
                     "make `cuda_ok` return True",
@@ -1253,7 +1290,9 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """,
             filename="arguments.py",
             note="a-cuda-flag-returned-for-other-modules",
-            findings=(Expected(9, 17, "`args.cuda` picks the device in the modules that read it (`get_args()` returns it)"),),
+            findings=(
+                Expected(9, 17, "`args.cuda` picks the device in the modules that read it (`get_args()` returns it)"),
+            ),
         ),
         invalid(
             """
@@ -1276,13 +1315,19 @@ CUDA_AVAILABLE_DEVICE = Rule(
             filename="config.py",
             note="a-gpu-flag-returned-for-other-modules-sagemaker",
             alias=True,
-            findings=(Expected(5, 20, "`opts.use_gpu` picks the device in the modules that read it (`options()` returns it)"),),
+            findings=(
+                Expected(5, 20, "`opts.use_gpu` picks the device in the modules that read it (`options()` returns it)"),
+            ),
         ),
     ),
 )
 
 CUDA_CHECK = Rule(
-    code="XLA105", name="cuda-check", severity="warning", summary="A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA", fixable=False,
+    code="XLA105",
+    name="cuda-check",
+    severity="warning",
+    summary="A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA",
+    fixable=False,
     why="A CUDA check that does not pick the device is left as it is, and is False on XLA: the code it guards "
     "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
     "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
@@ -1319,8 +1364,12 @@ CUDA_CHECK = Rule(
             """,
             findings=(
                 Expected(3, 4, "`x.is_cuda` is False on the XLA device"),
-                Expected(5, 4, "`device == 'cuda'` is False on XLA only if `device` no longer names CUDA there, "
-                         "which this file does not show"),
+                Expected(
+                    5,
+                    4,
+                    "`device == 'cuda'` is False on XLA only if `device` no longer names CUDA there, "
+                    "which this file does not show",
+                ),
             ),
         ),
         invalid(
@@ -1349,8 +1398,8 @@ CUDA_CHECK = Rule(
             """,
             note="proven-and-unproven",
             findings=(
-                Expected(6, 4, "`device == \"cuda\"` is False on XLA only if `device` no longer names CUDA there"),
-                Expected(9, 4, "`dev.type == \"cuda\"` is False on the XLA device: check that the code it guards"),
+                Expected(6, 4, '`device == "cuda"` is False on XLA only if `device` no longer names CUDA there'),
+                Expected(9, 4, '`dev.type == "cuda"` is False on the XLA device: check that the code it guards'),
             ),
         ),
         invalid(
@@ -1364,7 +1413,9 @@ CUDA_CHECK = Rule(
             """,
             target="sagemaker",
             note="parameter-sagemaker",
-            findings=(Expected(4, 8, "`device_type != \"cuda\"` is True on XLA only if `device_type` no longer names CUDA"),),
+            findings=(
+                Expected(4, 8, '`device_type != "cuda"` is True on XLA only if `device_type` no longer names CUDA'),
+            ),
         ),
         invalid(
             """
@@ -1411,7 +1462,11 @@ CUDA_CHECK = Rule(
 )
 
 SET_DEVICE = Rule(
-    code="XLA106", name="set-device", severity="error", summary="`torch.cuda.set_device()` is removed: one XLA device per process", fixable=True,
+    code="XLA106",
+    name="set-device",
+    severity="error",
+    summary="`torch.cuda.set_device()` is removed: one XLA device per process",
+    fixable=True,
     why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
     "so the call is removed.",
     examples=lambda: (
@@ -1497,7 +1552,11 @@ SET_DEVICE = Rule(
 )
 
 CUDA_TENSOR_TYPE = Rule(
-    code="XLA107", name="cuda-tensor-type", severity="error", summary="Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device", fixable=True,
+    code="XLA107",
+    name="cuda-tensor-type",
+    severity="error",
+    summary="Legacy `torch.cuda.FloatTensor(...)` constructors create the tensor on the XLA device",
+    fixable=True,
     why="Legacy typed constructors such as `torch.cuda.FloatTensor(...)` create CUDA tensors and raise without "
     "CUDA; the tensor is created on the CPU and moved to the XLA device.",
     examples=lambda: (
@@ -1559,8 +1618,11 @@ CUDA_TENSOR_TYPE = Rule(
 )
 
 GUARDED_INPUT_MOVE = Rule(
-    code="XLA108", name="guarded-input-move", severity="error",
-    summary="Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA", fixable=True,
+    code="XLA108",
+    name="guarded-input-move",
+    severity="error",
+    summary="Input moves that run only `if args.gpu is not None:` become unconditional once the model is always on XLA",
+    fixable=True,
     why="CUDA scripts that run on one GPU with `--gpu` or on all of them through DataParallel move their "
     "batches only when a GPU index is given: otherwise DataParallel scatters them. The port removes "
     "DataParallel and puts the model on the XLA device on every path, so the batches must always move: left "
@@ -1684,7 +1746,11 @@ GUARDED_INPUT_MOVE = Rule(
 )
 
 DEVICE_GENERATOR = Rule(
-    code="XLA109", name="device-generator", severity="error", summary="`torch.Generator(device=<XLA device>)` becomes a CPU generator", fixable=True,
+    code="XLA109",
+    name="device-generator",
+    severity="error",
+    summary="`torch.Generator(device=<XLA device>)` becomes a CPU generator",
+    fixable=True,
     why="torch_xla 2.9 has no device generators: `torch.Generator(device=torch_xla.device())` raises 'XLA device "
     "type not an accelerator', so sampling code that makes one for its device crashes. Sampling ops on XLA "
     "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
@@ -1774,15 +1840,18 @@ DEVICE_GENERATOR = Rule(
 )
 
 DEVICE_TYPE_CHECK = Rule(
-    code="XLA110", name="device-type-check", severity="error",
-    summary="`device.type == 'cuda'` around device code, on the device the script picked, compares with 'xla'", fixable=True,
+    code="XLA110",
+    name="device-type-check",
+    severity="error",
+    summary="`device.type == 'cuda'` around device code, on the device the script picked, compares with 'xla'",
+    fixable=True,
     why="Scripts that pick `device = torch.accelerator.current_accelerator()` (or 'cuda' when it is there) and "
     "the CPU otherwise then ask `if device.type == 'cuda':` before moving the model, wrapping it in "
     "DistributedDataParallel or moving batches. Once the device becomes the XLA device that check is False, "
     "so the model is neither moved nor wrapped and the script trains on the CPU, or not at all under the "
     "launcher (pytorch/examples imagenet). Where the check guards device code (a `.cuda()` move, a CUDA "
     "device) and the compared name is assigned a device that becomes XLA, 'cuda' becomes 'xla': the check "
-    "keeps asking \"is this the accelerator?\", and a `--no-accel` CPU run still skips it. Where the guarded "
+    'keeps asking "is this the accelerator?", and a `--no-accel` CPU run still skips it. Where the guarded '
     "code also runs something that fails without CUDA it is reported instead. Checks around other code "
     "(cuDNN flags, DataParallel) stay, with XLA105.",
     examples=lambda: (
@@ -1862,7 +1931,10 @@ DEVICE_TYPE_CHECK = Rule(
                 model = model.to(torch_xla.device())
             """,
             note="imagenet-accelerator-branches",
-            findings=(Expected(9, 8, "`device.type == 'cuda'` asks whether the device the script picked is the accelerator"), Expected(11, 6, '-> device.type == "xla"')),
+            findings=(
+                Expected(9, 8, "`device.type == 'cuda'` asks whether the device the script picked is the accelerator"),
+                Expected(11, 6, '-> device.type == "xla"'),
+            ),
         ),
         invalid(
             """
@@ -1906,7 +1978,7 @@ DEVICE_TYPE_CHECK = Rule(
                 print(torch.cuda.get_device_name())
             """,
             note="guards-code-that-fails-without-cuda-reported",
-            findings=(Expected(5, 4, 'not changed: the code it guards also runs `torch.cuda.get_device_name`'),),
+            findings=(Expected(5, 4, "not changed: the code it guards also runs `torch.cuda.get_device_name`"),),
         ),
         invalid(
             """
@@ -1933,18 +2005,21 @@ DEVICE_TYPE_CHECK = Rule(
 # -- the obligations of a training step (device/values.py, device/obligations.py) -----------
 
 DEVICE_OFF_XLA = Rule(
-    code="XLA111", name="device-off-xla", severity="error",
-    summary="The model the optimizer steps goes to a device that can still be the CPU, CUDA or MPS after the port", fixable=False,
+    code="XLA111",
+    name="device-off-xla",
+    severity="error",
+    summary="The model the optimizer steps goes to a device that can still be the CPU, CUDA or MPS after the port",
+    fixable=False,
     why="Obligation (1) of every training step: the module whose parameters the optimizer steps is on the XLA "
     "device on the path that runs. The tool follows the device the model moves to through assignments, "
     "if/elif/else chains and conditional expressions (read as they are after the port on an XLA host, where "
     "`torch.cuda.is_available()` and the MPS checks are False), the file's functions and methods, `self.` "
     "attributes, argparse defaults, config dicts and known library helpers. Where the chain ends on a value "
-    "that is not the XLA device, the finding points at that value (a `return \"cpu\"`, a kept `\"cuda\"`, "
+    'that is not the XLA device, the finding points at that value (a `return "cpu"`, a kept `"cuda"`, '
     "`torch.get_default_device()`) and says what it is: left so, the script trains on the CPU, or fails to "
     "find CUDA, and nothing else says so. A choice left to the person who runs the script (a `--no-cuda` flag, a "
     "config value) is not reported where one of its branches is the XLA device. To resolve it, make that value the "
-    "XLA device (`torch_xla.device()`, or the string \"xla\"), or make the condition choose it on an XLA host.",
+    'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host.',
     examples=lambda: (
         invalid(
             """
@@ -1958,7 +2033,9 @@ DEVICE_OFF_XLA = Rule(
             model = torch.nn.Linear(4, 2).to(pick_device())
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             """,
-            findings=(Expected(6, 12, 'goes to `pick_device()`, which ends on `pick_device()` returns "cpu" (the CPU)'),),
+            findings=(
+                Expected(6, 12, 'goes to `pick_device()`, which ends on `pick_device()` returns "cpu" (the CPU)'),
+            ),
         ),
     ),
     valid=lambda: (
@@ -2074,7 +2151,9 @@ DEVICE_OFF_XLA = Rule(
                     self.opt = th.optim.Adam(self.net.parameters())
             """,
             alias=True,
-            findings=(Expected(5, 23, "`th.get_default_device()` (the CPU unless the script set another default device"),),
+            findings=(
+                Expected(5, 23, "`th.get_default_device()` (the CPU unless the script set another default device"),
+            ),
         ),
         invalid(
             """
@@ -2106,9 +2185,12 @@ def main():
 """
 
 DEVICE_FROM_PROJECT = Rule(
-    code="XLA112", name="device-from-project", severity="error",
+    code="XLA112",
+    name="device-from-project",
+    severity="error",
     summary="The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
-    "still to convert that builds a CUDA device from a flag the port switched on)", fixable=False,
+    "still to convert that builds a CUDA device from a flag the port switched on)",
+    fixable=False,
     why="Obligation (1) across files: the device comes from a helper in another module of the project "
     "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
     "helper returns the CPU (or a CUDA or MPS device) on an XLA host, even after the port. The finding is at "
@@ -2121,7 +2203,7 @@ DEVICE_FROM_PROJECT = Rule(
     "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
     "the helper. The same error says where a single-file run cannot follow the stepped model's device because "
     "it goes through a module this run does not convert: a device chosen with a flag of another module "
-    "(`args = get_args(); torch.device(\"cuda:0\" if args.cuda else \"cpu\")`), a device that a function of "
+    '(`args = get_args(); torch.device("cuda:0" if args.cuda else "cpu")`), a device that a function of '
     "another module sets on its argument (`parse_gpu(args)`, then `model.to(args.device)`), or a model that "
     "another module builds and nothing in the file moves (`model = load_model(args)`). Each names the function "
     "and the module; to resolve it, run the tool on the project folder, which follows them (and reports there "
@@ -2139,12 +2221,18 @@ DEVICE_FROM_PROJECT = Rule(
         ),
     ),
     valid=lambda: (
-        run(("train.py", _PROJECT_TRAIN), ("helpers.py", """
+        run(
+            ("train.py", _PROJECT_TRAIN),
+            (
+                "helpers.py",
+                """
             import torch
 
             def pick_device():
                 return "cuda" if torch.cuda.is_available() else "cpu"
-            """)),
+            """,
+            ),
+        ),
         valid(
             """
             import torch
@@ -2192,8 +2280,14 @@ DEVICE_FROM_PROJECT = Rule(
             rollouts.to(device)
             """,
             note="a-flag-from-another-module-optimizer-elsewhere",
-            findings=(Expected(7, 23, "`device`, where `actor_critic` goes, is chosen with what comes from another module: "
-                               "`args.cuda` comes from `get_args()` in a2c_ppo_acktr/arguments.py, which this run does not read"),),
+            findings=(
+                Expected(
+                    7,
+                    23,
+                    "`device`, where `actor_critic` goes, is chosen with what comes from another module: "
+                    "`args.cuda` comes from `get_args()` in a2c_ppo_acktr/arguments.py, which this run does not read",
+                ),
+            ),
         ),
         invalid(
             """
@@ -2222,7 +2316,9 @@ DEVICE_FROM_PROJECT = Rule(
             optimizer = torch.optim.Adam(policy.parameters())
             """,
             note="a-flag-from-another-module-in-an-if-single-file",
-            findings=(Expected(6, 4, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read"),),
+            findings=(
+                Expected(6, 4, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read"),
+            ),
         ),
         invalid(
             """
@@ -2235,8 +2331,14 @@ DEVICE_FROM_PROJECT = Rule(
             optimizer = torch.optim.AdamW(model.parameters())
             """,
             note="a-device-set-by-another-module-single-file",
-            findings=(Expected(4, 1, "`args.device` may be set by `parse_gpu()` in src/gpu.py, which this run does not "
-                               "read; a run on the project folder follows it"),),
+            findings=(
+                Expected(
+                    4,
+                    1,
+                    "`args.device` may be set by `parse_gpu()` in src/gpu.py, which this run does not "
+                    "read; a run on the project folder follows it",
+                ),
+            ),
         ),
         invalid(
             """
@@ -2261,8 +2363,14 @@ DEVICE_FROM_PROJECT = Rule(
             optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
             """,
             note="a-model-built-by-another-module-single-file",
-            findings=(Expected(4, 9, "`model`, whose parameters `torch.optim.AdamW` steps, comes from `load_model()` in "
-                               "modeling.py, which this run does not read, and nothing here moves it"),),
+            findings=(
+                Expected(
+                    4,
+                    9,
+                    "`model`, whose parameters `torch.optim.AdamW` steps, comes from `load_model()` in "
+                    "modeling.py, which this run does not read, and nothing here moves it",
+                ),
+            ),
         ),
         invalid(
             """
@@ -2300,8 +2408,14 @@ DEVICE_FROM_PROJECT = Rule(
             optimizer = torch.optim.Adam(policy.parameters())
             """,
             note="a-flag-from-another-module-single-file",
-            findings=(Expected(6, 23, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read; "
-                               "a run on the project folder follows it"),),
+            findings=(
+                Expected(
+                    6,
+                    23,
+                    "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read; "
+                    "a run on the project folder follows it",
+                ),
+            ),
         ),
         invalid(
             """
@@ -2326,35 +2440,57 @@ DEVICE_FROM_PROJECT = Rule(
             target="sagemaker",
             note="a-flag-from-another-module-single-file-sagemaker",
             alias=True,
-            findings=(Expected(6, 17, "`cfg.no_gpu` comes from `opts()` in utils/config.py, which this run does not read"),),
+            findings=(
+                Expected(6, 17, "`cfg.no_gpu` comes from `opts()` in utils/config.py, which this run does not read"),
+            ),
         ),
-        run(("train.py", _PROJECT_TRAIN), ("helpers.py", """
+        run(
+            ("train.py", _PROJECT_TRAIN),
+            (
+                "helpers.py",
+                """
             import torch
 
             def pick_device():
                 if torch.backends.mps.is_available():
                     return torch.device("mps")
                 return torch.device("cpu")
-            """)),
-        run(("train.py", _PROJECT_TRAIN.replace("import pick_device", "import pick_device as pd").replace("= pick_device", "= pd")),
-            ("helpers.py", """
+            """,
+            ),
+        ),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN.replace("import pick_device", "import pick_device as pd").replace(
+                    "= pick_device", "= pd"
+                ),
+            ),
+            (
+                "helpers.py",
+                """
             import torch as th
 
             def pick_device():
                 return th.get_default_device()
-            """), alias=True),
+            """,
+            ),
+            alias=True,
+        ),
     ),
 )
 
 LIBRARY_DEVICE = Rule(
-    code="XLA113", name="library-device-helper", severity="error",
-    summary="A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) becomes the XLA device", fixable=True,
-    why="Libraries pick the device for their users: `torch_geometric.device(\"auto\")` asks for CUDA, MPS and "
+    code="XLA113",
+    name="library-device-helper",
+    severity="error",
+    summary="A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) becomes the XLA device",
+    fixable=True,
+    why='Libraries pick the device for their users: `torch_geometric.device("auto")` asks for CUDA, MPS and '
     "XPU and else returns the CPU, so on an XLA host the model trains on the CPU. The known helpers are one "
     "table (`apis.DEVICE_HELPERS`), checked against the released code: Accelerate's `Accelerator().device` and "
     "`PartialState().device` and Transformers' `TrainingArguments.device` return the XLA device when torch_xla "
     "is installed (nothing to do); `torch.accelerator.current_accelerator()` is replaced by XLA101; "
-    "`torch.get_default_device()` returns the CPU (XLA111 where a model goes there). A helper asked for `\"auto\"` "
+    '`torch.get_default_device()` returns the CPU (XLA111 where a model goes there). A helper asked for `"auto"` '
     "becomes the target's device call.",
     examples=lambda: (
         invalid(
@@ -2405,14 +2541,17 @@ LIBRARY_DEVICE = Rule(
 )
 
 PORTED_CONDITION = Rule(
-    code="XLA114", name="ported-condition", severity="error",
-    summary="A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before", fixable=True,
-    why="The port rewrites values that conditions then test: `backend = \"nccl\"` becomes `\"xla\"`, and "
-    "`if backend == \"nccl\": device = torch.device(\"cuda\", rank) else: device = torch.device(\"cpu\")` would "
+    code="XLA114",
+    name="ported-condition",
+    severity="error",
+    summary="A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before",
+    fixable=True,
+    why='The port rewrites values that conditions then test: `backend = "nccl"` becomes `"xla"`, and '
+    '`if backend == "nccl": device = torch.device("cuda", rank) else: device = torch.device("cpu")` would '
     "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
     "is compared with becomes the new value, so the condition asks what it asked before. Likewise "
-    "`assert device in [\"cuda\", \"mps\", \"cpu\"]` after a device helper that now returns \"xla\" would stop the "
-    "script: \"xla\" is added to the choices.",
+    '`assert device in ["cuda", "mps", "cpu"]` after a device helper that now returns "xla" would stop the '
+    'script: "xla" is added to the choices.',
     examples=lambda: (
         invalid(
             """
@@ -2501,7 +2640,9 @@ PORTED_CONDITION = Rule(
             assert device in ["cuda", "mps", "cpu", "xla"], device
             """,
             note="asserted-device-choices",
-            findings=(Expected(8, 18, '`device in ["cuda", "mps", "cpu"]` would fail: the device is \'xla\' after the port'),),
+            findings=(
+                Expected(8, 18, '`device in ["cuda", "mps", "cpu"]` would fail: the device is \'xla\' after the port'),
+            ),
         ),
         invalid(
             """
@@ -2526,8 +2667,11 @@ PORTED_CONDITION = Rule(
 )
 
 MODEL_MOVE_SKIPPED = Rule(
-    code="XLA115", name="model-move-skipped", severity="error",
-    summary="The model the optimizer steps moves only under a condition that is False on an XLA host after the port", fixable=False,
+    code="XLA115",
+    name="model-move-skipped",
+    severity="error",
+    summary="The model the optimizer steps moves only under a condition that is False on an XLA host after the port",
+    fixable=False,
     why="Obligation (1), the path that runs: `if use_gpu: model.cuda()` with a flag the port cannot switch on "
     "(set from a CUDA check it keeps, or from an MPS check) leaves the model on the CPU on an XLA host, while "
     "the rest of the script is ported. The finding is at the move and names the condition. To resolve it, "
@@ -2607,14 +2751,17 @@ MODEL_MOVE_SKIPPED = Rule(
 )
 
 BATCH_OFF_XLA = Rule(
-    code="XLA116", name="batch-off-xla", severity="error",
-    summary="A loop feeds the model on the XLA device batches that stay on the CPU", fixable=False,
+    code="XLA116",
+    name="batch-off-xla",
+    severity="error",
+    summary="A loop feeds the model on the XLA device batches that stay on the CPU",
+    fixable=False,
     why="Obligation (3): each batch reaches the XLA device before the model's forward, in the training loop and "
     "in every evaluation loop calling the same model. The tool finds the loops that call a model it proved to "
     "be on the XLA device with batches they never move, from a source that yields CPU tensors: a loader whose "
     "batches another loop moves (the training loop does, the evaluation loop forgot: on CUDA the same crash), a "
-    "data set cached with `torch.load(..., map_location=\"cuda\")` that the port must load onto the CPU, or "
-    "`torch.set_default_tensor_type(\"torch.cuda.FloatTensor\")` kept while `torch.Tensor(...)` relies on it. "
+    'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
+    '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
     "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
     "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
@@ -2643,7 +2790,9 @@ BATCH_OFF_XLA = Rule(
             for x, y in data:
                 loss = (model(x) - y).pow(2).mean()
             """,
-            findings=(Expected(8, 13, "`x` reaches `model` (on the XLA device) on the CPU: `data` is loaded onto the CPU"),),
+            findings=(
+                Expected(8, 13, "`x` reaches `model` (on the XLA device) on the CPU: `data` is loaded onto the CPU"),
+            ),
         ),
     ),
     valid=lambda: (
@@ -2848,8 +2997,14 @@ BATCH_OFF_XLA = Rule(
                 torch_xla.sync()
             """,
             note="batches-made-by-a-method-of-another-module",
-            findings=(Expected(9, 12, "`x` reaches `model` (on the XLA device) from `model.parse_batch()` in model.py, "
-                               "which this run does not read"),),
+            findings=(
+                Expected(
+                    9,
+                    12,
+                    "`x` reaches `model` (on the XLA device) from `model.parse_batch()` in model.py, "
+                    "which this run does not read",
+                ),
+            ),
         ),
         invalid(
             """
@@ -2881,7 +3036,9 @@ BATCH_OFF_XLA = Rule(
             target="sagemaker",
             note="batches-made-by-a-method-of-another-module-sagemaker",
             alias=True,
-            findings=(Expected(8, 23, "`inputs` reaches `net` (on the XLA device) from `net.parse_batch()` in model.py"),),
+            findings=(
+                Expected(8, 23, "`inputs` reaches `net` (on the XLA device) from `net.parse_batch()` in model.py"),
+            ),
         ),
         invalid(
             """
@@ -2911,7 +3068,11 @@ BATCH_OFF_XLA = Rule(
             target="sagemaker",
             alias=True,
             note="training-loop-moves-by-comprehension",
-            findings=(Expected(11, 11, "`adjs` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"),),
+            findings=(
+                Expected(
+                    11, 11, "`adjs` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"
+                ),
+            ),
         ),
         invalid(
             """
@@ -2940,7 +3101,9 @@ BATCH_OFF_XLA = Rule(
             """,
             target="sagemaker",
             alias=True,
-            findings=(Expected(11, 11, "`x` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"),),
+            findings=(
+                Expected(11, 11, "`x` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"),
+            ),
         ),
         invalid(
             """
@@ -2991,7 +3154,21 @@ BATCH_OFF_XLA = Rule(
 )
 
 RULES = (
-    NO_DEVICE, CUDA_DEVICE, DOT_CUDA, INTEGER_DEVICE, CUDA_AVAILABLE_DEVICE, CUDA_CHECK, SET_DEVICE, CUDA_TENSOR_TYPE,
-    GUARDED_INPUT_MOVE, DEVICE_GENERATOR, DEVICE_TYPE_CHECK, DEVICE_OFF_XLA, DEVICE_FROM_PROJECT, LIBRARY_DEVICE,
-    PORTED_CONDITION, MODEL_MOVE_SKIPPED, BATCH_OFF_XLA,
+    NO_DEVICE,
+    CUDA_DEVICE,
+    DOT_CUDA,
+    INTEGER_DEVICE,
+    CUDA_AVAILABLE_DEVICE,
+    CUDA_CHECK,
+    SET_DEVICE,
+    CUDA_TENSOR_TYPE,
+    GUARDED_INPUT_MOVE,
+    DEVICE_GENERATOR,
+    DEVICE_TYPE_CHECK,
+    DEVICE_OFF_XLA,
+    DEVICE_FROM_PROJECT,
+    LIBRARY_DEVICE,
+    PORTED_CONDITION,
+    MODEL_MOVE_SKIPPED,
+    BATCH_OFF_XLA,
 )

@@ -36,7 +36,12 @@ if TYPE_CHECKING:
 
 # Availability checks of other accelerators: False on an XLA host.
 _OTHER_ACCELERATOR_CHECKS = frozenset(
-    {"torch.backends.mps.is_available", "torch.backends.mps.is_built", "torch.xpu.is_available", "torch.mps.is_available"}
+    {
+        "torch.backends.mps.is_available",
+        "torch.backends.mps.is_built",
+        "torch.xpu.is_available",
+        "torch.mps.is_available",
+    }
 )
 # How many values deep a question may follow (a condition on a name whose bindings sit under
 # conditions on other names, ...): past it the answer is "not known", which never gives an
@@ -132,9 +137,13 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
-        self.params[self.walk.qualname] = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        self.params[self.walk.qualname] = {
+            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        }
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-        self._positions[self.walk.qualname] = positional[1:] if self.walk.class_depth and positional[:1] in (["self"], ["cls"]) else positional
+        self._positions[self.walk.qualname] = (
+            positional[1:] if self.walk.class_depth and positional[:1] in (["self"], ["cls"]) else positional
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -168,7 +177,12 @@ class DeviceValueAnalysis(Analysis):
         if name is not None:
             self.bindings[name].append(_Binding(value, self._scope_of(name), self._placed(statement)))
             root, _, attr = name.partition(".")
-            if value is not None and is_device_name(attr) and "." not in attr and self.walk.enclosing_function is not None:
+            if (
+                value is not None
+                and is_device_name(attr)
+                and "." not in attr
+                and self.walk.enclosing_function is not None
+            ):
                 positions = self._positions.get(self.walk.qualname, [])
                 if root in positions:
                     self.parameter_sets[(self.walk.qualname, positions.index(root), attr)].append(value)
@@ -207,8 +221,10 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
-        if node.args and (func := dotted(node.func)) is not None and (
-            func.split(".")[0] in self.facts.imports.project_names or func.split(".")[0] in self.project.built_by
+        if (
+            node.args
+            and (func := dotted(node.func)) is not None
+            and (func.split(".")[0] in self.facts.imports.project_names or func.split(".")[0] in self.project.built_by)
         ):
             for index, arg in enumerate(node.args):
                 if arg.keyword is None and not arg.star and type(arg.value) is cst.Name:
@@ -220,7 +236,10 @@ class DeviceValueAnalysis(Analysis):
                 if is_device_name(keyword):
                     self.keyed[keyword].append(arg.value)
         elif method_name(node) == "add_argument":
-            flag = next((s for a in node.args if a.keyword is None and (s := string_value(a.value)) and s.startswith("--")), None)
+            flag = next(
+                (s for a in node.args if a.keyword is None and (s := string_value(a.value)) and s.startswith("--")),
+                None,
+            )
             keywords = call_args(node)[1]
             dest = string_value(keywords["dest"].value) if "dest" in keywords else None
             if flag is not None and "default" in keywords:
@@ -228,7 +247,11 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         test = node.test
-        if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.comparisons[0].operator) is not cst.In:
+        if (
+            type(test) is not cst.Comparison
+            or len(test.comparisons) != 1
+            or type(test.comparisons[0].operator) is not cst.In
+        ):
             return
         choices = test.comparisons[0].comparator
         if isinstance(choices, (cst.List, cst.Tuple, cst.Set)):
@@ -296,8 +319,15 @@ class DeviceValueAnalysis(Analysis):
             found = _either([self.where(b.value, b.scope) for b in values])
             if found.on_xla is not False:
                 # ``if args.cuda: device = "cuda"``, the flag from a module this run does not convert
-                away = next(((cond, flag) for b in values for cond, _ in b.conds
-                             if (flag := self.flag_in(cond.test, b.scope)) is not None and flag.elsewhere), None)
+                away = next(
+                    (
+                        (cond, flag)
+                        for b in values
+                        for cond, _ in b.conds
+                        if (flag := self.flag_in(cond.test, b.scope)) is not None and flag.elsewhere
+                    ),
+                    None,
+                )
                 if away is not None:
                     return Where(None, away[1].why, away[0].test, True)
             return found
@@ -357,7 +387,9 @@ class DeviceValueAnalysis(Analysis):
         if origin is None:
             return UNKNOWN
         if origin.summary is None:
-            return Where(None, f"`{func}()` comes from another module of the project that this run does not read", call, True)
+            return Where(
+                None, f"`{func}()` comes from another module of the project that this run does not read", call, True
+            )
         verdict = origin.summary.device_of(origin.name)
         if verdict is None:
             return UNKNOWN
@@ -461,8 +493,7 @@ class DeviceValueAnalysis(Analysis):
             live = self._live(name, scope)
             if not live and (imported := self._imported_flag(name, scope)) is not None:
                 return imported.on_xla
-            truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None
-                      for b in live}
+            truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None for b in live}
             return truths.pop() if len(truths) == 1 else None
         return None
 
@@ -478,15 +509,21 @@ class DeviceValueAnalysis(Analysis):
         if origin is None:
             return None
         if origin.summary is None:
-            return Where(None, f"`{name}` comes from `{func}()` in {self.module_file(func)}, which this run does not "
-                         "read", call, True)
+            return Where(
+                None,
+                f"`{name}` comes from `{func}()` in {self.module_file(func)}, which this run does not read",
+                call,
+                True,
+            )
         flag = origin.summary.flag_of(origin.name, attr)
         if flag is None:
             return None
         truth, code = flag
         where = f"`{name}` comes from `{func}()` in {origin.summary.path}"
         if origin.summary.pending:
-            return Where(None, f"{where}, which this run does not convert: there `{code}` is False on an XLA host", call, True)
+            return Where(
+                None, f"{where}, which this run does not convert: there `{code}` is False on an XLA host", call, True
+            )
         return Where(truth, f"{where}, where it is `{code}`", call)
 
     def _handed_flags(self) -> None:
@@ -500,10 +537,14 @@ class DeviceValueAnalysis(Analysis):
             if not attr or "." in attr or any(v in decided for v in values):
                 continue
             consumer = next(
-                (found.summary.path for call, callee in self.project.calls
-                 if any(a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args)
-                 and (found := self.project.origin(callee)) is not None and found.summary is not None
-                 and attr in found.summary.condition_attributes),
+                (
+                    found.summary.path
+                    for call, callee in self.project.calls
+                    if any(a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args)
+                    and (found := self.project.origin(callee)) is not None
+                    and found.summary is not None
+                    and attr in found.summary.condition_attributes
+                ),
                 None,
             )
             if consumer is not None:
@@ -522,8 +563,12 @@ class DeviceValueAnalysis(Analysis):
             if origin is None:
                 continue
             if origin.summary is None:
-                return Where(None, f"`{name}` may be set by `{func}()` in {self.module_file(func)}, which this run does "
-                             "not read", call, True)
+                return Where(
+                    None,
+                    f"`{name}` may be set by `{func}()` in {self.module_file(func)}, which this run does not read",
+                    call,
+                    True,
+                )
             found = origin.summary.device_set_on(origin.name, index, attr)
             if found is None:
                 continue
@@ -538,8 +583,14 @@ class DeviceValueAnalysis(Analysis):
         """The file of the project module a name comes from, as its import reads (``utils/env.py``)."""
         head = func.split(".")[0]
         project = self.project
-        module = next((found[head][0] for found in (self.facts.imports.project_names, project.built_by, project.aliases)
-                       if head in found), "")
+        module = next(
+            (
+                found[head][0]
+                for found in (self.facts.imports.project_names, project.built_by, project.aliases)
+                if head in found
+            ),
+            "",
+        )
         return module.lstrip(".").replace(".", "/") + ".py" if module.strip(".") else "another module of the project"
 
     def flag_in(self, test: cst.BaseExpression, scope: str) -> Where | None:
@@ -625,7 +676,10 @@ class DeviceValueAnalysis(Analysis):
                 continue
             flags = self.facts.device.flag_values
             truths = {self.truth(v, "", v in flags) for v in candidates}
-            part.flags[(exporter, name.partition(".")[2])] = (truths.pop() if len(truths) == 1 else None, self.code(candidates[-1]))
+            part.flags[(exporter, name.partition(".")[2])] = (
+                truths.pop() if len(truths) == 1 else None,
+                self.code(candidates[-1]),
+            )
         for (function, index, attr), set_values in self.parameter_sets.items():
             found = _either([self.where(v, function) for v in set_values])
             part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
@@ -653,5 +707,3 @@ def _string_key(node: cst.Subscript) -> str | None:
         return None
     key = string_value(node.slice[0].slice.value)
     return key if key is not None and is_device_name(key) else None
-
-

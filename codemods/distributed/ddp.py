@@ -105,8 +105,11 @@ class DdpAnalysis(Analysis):
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
                 self.dp_guard_names.update(
-                    n for cond in self.walk.conds if type(cond) is cst.If
-                    for sub in walk(cond.test) if type(sub) in (cst.Name, cst.Attribute) and (n := dotted(sub))
+                    n
+                    for cond in self.walk.conds
+                    if type(cond) is cst.If
+                    for sub in walk(cond.test)
+                    if type(sub) in (cst.Name, cst.Attribute) and (n := dotted(sub))
                 )
 
     @attributes_named("module")
@@ -170,7 +173,8 @@ class DdpAnalysis(Analysis):
         part = self.part
         wrapped = {name for _, name, _ in self.dp_calls if name is not None}
         unknown = [
-            base for _, base in self.module_attrs
+            base
+            for _, base in self.module_attrs
             if base is None or (base not in wrapped and base not in self.ddp_names)
         ]
         accessed = {base for _, base in self.module_attrs}

@@ -52,8 +52,11 @@ class FallbackAnalysis(Analysis):
             if not any(self._starts_group(sub) for sub in walk(node.body)):
                 continue
             failing = next(
-                (sub for sub in walk(node.body) if type(sub) is cst.Subscript and id(sub) not in ported
-                 and self.walk.resolve(sub.value) == _ENVIRON),
+                (
+                    sub
+                    for sub in walk(node.body)
+                    if type(sub) is cst.Subscript and id(sub) not in ported and self.walk.resolve(sub.value) == _ENVIRON
+                ),
                 None,
             )
             if failing is None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # What ignite's "xla-tpu" backend needs and torch_xla 2.9 lacks, and what to do instead.
 _NO_XLA_BACKEND = (
-    "ignite's \"xla-tpu\" backend reads ranks with xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 "
+    'ignite\'s "xla-tpu" backend reads ranks with xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 '
     "removed, so on torch_xla {version} it fails at its first rank query; start the processes with "
     "torch_xla.launch (or one process, with torch_xla.device()) and read ranks from torch_xla.runtime, "
     "or convert with --target sagemaker for torch_xla 1.13"
@@ -46,7 +46,8 @@ class IgniteRewrite(Concern):
         if xla is None:
             serial = backend is None or is_none(value)
             self.ctx.report(
-                IGNITE_BACKEND, at,
+                IGNITE_BACKEND,
+                at,
                 (f"{_SERIAL}; " if serial else "") + _NO_XLA_BACKEND.format(version=target.torch_xla_version),
             )
             return updated
@@ -57,14 +58,20 @@ class IgniteRewrite(Concern):
 
             def build() -> cst.Call:
                 arg = updated.args[index]
-                args = [*updated.args[:index], arg.with_changes(value=quoted_like(arg.value, xla)), *updated.args[index + 1:]]
+                args = [
+                    *updated.args[:index],
+                    arg.with_changes(value=quoted_like(arg.value, xla)),
+                    *updated.args[index + 1 :],
+                ]
                 return updated.with_changes(args=args)
 
             return self.ctx.fix_or_keep(
                 updated,
-                IGNITE_BACKEND, at,
-                f"ignite backend {self.ctx.code(at)} -> \"{xla}\": with {self.ctx.code(at)} the processes train on "
-                "CUDA (or the CPU), not on the XLA device", build,
+                IGNITE_BACKEND,
+                at,
+                f'ignite backend {self.ctx.code(at)} -> "{xla}": with {self.ctx.code(at)} the processes train on '
+                "CUDA (or the CPU), not on the XLA device",
+                build,
             )
         if backend is None or is_none(value):
             message = f'{_SERIAL}: pass backend="{xla}"'
@@ -73,7 +80,7 @@ class IgniteRewrite(Concern):
         else:
             message = (
                 f"ignite's backend comes from `{self.ctx.code(at)}`: make it "
-                f"\"{xla}\" on the XLA device (with \"nccl\", \"gloo\" or no backend the processes train on "
+                f'"{xla}" on the XLA device (with "nccl", "gloo" or no backend the processes train on '
                 "CUDA or the CPU)"
             )
         self.ctx.report(IGNITE_BACKEND, at, message)

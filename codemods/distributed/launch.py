@@ -172,7 +172,11 @@ class LaunchAnalysis(Analysis):
         scripts themselves, and Hogwild scripts are only reported."""
         part = self.part
         part.multi_process = bool(
-            part.requested or part.ddp or self.pending_groups or part.spawns or self.ranks.reads_ranks()
+            part.requested
+            or part.ddp
+            or self.pending_groups
+            or part.spawns
+            or self.ranks.reads_ranks()
             or part.style == "launched"
         )
         if self.shared is not None and self.processes:
@@ -213,7 +217,8 @@ class LaunchAnalysis(Analysis):
                 # check for a launcher stays.
                 part.module_level_checked = bool(part.launched_checks)
                 part.launch_checked = {
-                    owner for check in part.launched_checks
+                    owner
+                    for check in part.launched_checks
                     if (owner := self.ranks.launch_check_owners.get(check)) and owner != "<guard>"
                 }
                 part.launched_checks = {}

@@ -46,7 +46,9 @@ ENV_CONCEPTS = {
 DIST_CONCEPTS = {"torch.distributed.get_rank": "global_ordinal", "torch.distributed.get_world_size": "world_size"}
 # The XLA runtime's answers to the same questions, in every target's spelling: code that
 # reads them (ported, or written for XLA) is multi-process code just as its source was.
-XLA_RANK_READS = frozenset(name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept))
+XLA_RANK_READS = frozenset(
+    name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept)
+)
 DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
@@ -129,7 +131,9 @@ class RankAnalysis(Analysis):
         """The script reads its rank or size (from the environment, the process group,
         the XLA runtime, a ``--local_rank`` flag it parses) or checks for a launcher."""
         return bool(
-            self.rank_reads or self.part.launched_checks or self.xla_rank_reads
+            self.rank_reads
+            or self.part.launched_checks
+            or self.xla_rank_reads
             or (self.local_rank_flag and self.local_rank_reads)
         )
 
@@ -199,9 +203,14 @@ class RankAnalysis(Analysis):
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
             return
-        if (type(left) is cst.Attribute and left.attr.value == "local_rank" and type(left.value) is cst.Name
-                and left.value.value != "self" and (_literal(right) or "").lstrip("-").isdigit()
-                and int(_literal(right) or "0") < 0):
+        if (
+            type(left) is cst.Attribute
+            and left.attr.value == "local_rank"
+            and type(left.value) is cst.Name
+            and left.value.value != "self"
+            and (_literal(right) or "").lstrip("-").isdigit()
+            and int(_literal(right) or "0") < 0
+        ):
             self.local_rank_checks[node] = (type(operator) is cst.NotEqual, self.owner)
             self.skip.add(id(left))
             return
@@ -219,8 +228,13 @@ class RankAnalysis(Analysis):
         callee = self.walk.callee
         owner = self.owner
         func = node.func
-        if (type(func) is cst.Attribute and func.attr.value == "local_rank" and type(func.value) is cst.Name
-                and func.value.value != "self" and not node.args):
+        if (
+            type(func) is cst.Attribute
+            and func.attr.value == "local_rank"
+            and type(func.value) is cst.Name
+            and func.value.value != "self"
+            and not node.args
+        ):
             # ``args.local_rank()`` (it was given ``torch.cuda.current_device``): the call is the
             # read, replaced whole (``xr.local_ordinal()()`` would call an int)
             self.skip.add(id(func))
@@ -318,7 +332,8 @@ class RankAnalysis(Analysis):
             call for call, function, guarded in self.saves if guarded or function in self.guarded_calls
         }
         self.count_calls = [
-            (call, owner, name, function) for call, owner, name, function in self.count_calls
+            (call, owner, name, function)
+            for call, owner, name, function in self.count_calls
             if not self._read_only_with_cuda(call, name, function)
         ]
 
@@ -336,7 +351,7 @@ class RankAnalysis(Analysis):
                 operands = _conjuncts(node.value)
                 checked = next((i for i, operand in enumerate(operands) if self._checks_cuda(operand)), None)
                 if checked is not None:
-                    guarded.update(id(sub) for operand in operands[checked + 1:] for sub in walk(operand))
+                    guarded.update(id(sub) for operand in operands[checked + 1 :] for sub in walk(operand))
         if name is None:
             return id(call) in guarded
         reads = [n for n in nodes if type(n) is cst.Name and n.value == name and id(n) not in self.targets]
@@ -471,8 +486,11 @@ def _never_answered(variable: str, default: cst.BaseExpression) -> bool:
     set (``LOCAL_RANK`` 0, ``WORLD_SIZE`` 1) makes the comparison a question about this
     process (``int(os.environ.get("LOCAL_RANK", 0)) == 0``: the first process of the host),
     which the runtime's read answers."""
-    text = (string_value(default) if type(default) is not cst.Integer and type(default) is not cst.UnaryOperation
-            else _literal(default))
+    text = (
+        string_value(default)
+        if type(default) is not cst.Integer and type(default) is not cst.UnaryOperation
+        else _literal(default)
+    )
     try:
         value = int(text or "")
     except ValueError:

@@ -47,8 +47,10 @@ class ReduceOpAnalysis(Analysis):
             return
         if statement.body[0].value is not node or any(a.star for a in node.args):
             return
-        named = {("tensor", "op")[i] if a.keyword is None and i < 2 else (a.keyword.value if a.keyword else ""): a
-                 for i, a in enumerate(node.args)}
+        named = {
+            ("tensor", "op")[i] if a.keyword is None and i < 2 else (a.keyword.value if a.keyword else ""): a
+            for i, a in enumerate(node.args)
+        }
         op = named.get("op")
         if set(named) != {"tensor", "op"} or op is None or not isinstance(op.value, cst.Attribute):
             return

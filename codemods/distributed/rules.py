@@ -5,24 +5,28 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_PROCESS_GROUP = Rule(
-    code="XLA601", name="xla-process-group", severity="error",
+    code="XLA601",
+    name="xla-process-group",
+    severity="error",
     summary='init_process_group uses the "xla" backend with init_method="xla://" (nccl/gloo cannot reduce XLA tensors; '
-    "sagemaker: rank and world size from the runtime, MASTER_ADDR/MASTER_PORT set)", fixable=True,
+    "sagemaker: rank and world size from the runtime, MASTER_ADDR/MASTER_PORT set)",
+    fixable=True,
     why="NCCL and Gloo work on CUDA and CPU tensors; XLA tensors are reduced by the xla backend, which takes the "
     "rank and world size from the XLA runtime (so rank=/world_size= go). torch 1.13 has no xla:// rendezvous "
     "(pjrt:// came with torch_xla 2.0, xla:// with 2.2: 'No rendezvous handler for xla://'), so on the sagemaker "
     "target the default env:// store meets at MASTER_ADDR/MASTER_PORT (set with `os.environ.setdefault` just "
     "before, so a launcher's values win) and rank and world size are passed from `xm.get_ordinal()` and "
     "`xm.xrt_world_size()`, as torch_xla 1.13's own tests do.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch.distributed as dist
 
 
         def setup(rank, world_size):
             dist.init_process_group("nccl", rank=rank, world_size=world_size)
         """,
-        """
+            """
         import torch.distributed as dist
         import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
 
@@ -30,8 +34,9 @@ XLA_PROCESS_GROUP = Rule(
         def setup(rank, world_size):
             dist.init_process_group("xla", init_method="xla://")
         """,
-        findings=(Expected(6, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
-    ),),
+            findings=(Expected(6, 5, 'dist.init_process_group("xla", init_method="xla://")'),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -84,8 +89,14 @@ XLA_PROCESS_GROUP = Rule(
             """,
             target="sagemaker",
             note="sagemaker-env-rendezvous",
-            findings=(Expected(11, 5, 'dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size()): '
-                               "the \"xla\" backend, rank and world size from the XLA runtime; torch 1.13's env:// store"),),
+            findings=(
+                Expected(
+                    11,
+                    5,
+                    'dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size()): '
+                    'the "xla" backend, rank and world size from the XLA runtime; torch 1.13\'s env:// store',
+                ),
+            ),
         ),
         invalid(
             """
@@ -225,15 +236,19 @@ XLA_PROCESS_GROUP = Rule(
 )
 
 XLA_RANKS = Rule(
-    code="XLA602", name="xla-ranks", severity="error",
-    summary="Ranks and world sizes come from the XLA runtime, not LOCAL_RANK/RANK/WORLD_SIZE, dist.get_rank() or CUDA counts", fixable=True,
+    code="XLA602",
+    name="xla-ranks",
+    severity="error",
+    summary="Ranks and world sizes come from the XLA runtime, not LOCAL_RANK/RANK/WORLD_SIZE, dist.get_rank() or CUDA counts",
+    fixable=True,
     why="The XLA launcher sets none of torchrun's environment variables, and torch.cuda.device_count() is 0 on an "
     "XLA machine: the runtime knows each process's ordinal and how many there are. A CUDA count that the "
     "launching process hands to its workers is read again inside them; where the launching process also computes "
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
     "`if torch.cuda.is_available():`, which is False on XLA, is not).",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import os
         import torch.distributed as dist
 
@@ -243,7 +258,7 @@ XLA_RANKS = Rule(
             local_rank = int(os.environ["LOCAL_RANK"])
             world_size = dist.get_world_size()
         """,
-        """
+            """
         import torch.distributed as dist
         import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
         import torch_xla.runtime as xr
@@ -254,11 +269,12 @@ XLA_RANKS = Rule(
             local_rank = xr.local_ordinal()
             world_size = xr.world_size()
         """,
-        findings=(
-            Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
-            Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
+            findings=(
+                Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+                Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
+            ),
         ),
-    ),),
+    ),
     valid=lambda: (
         valid(
             """
@@ -322,8 +338,10 @@ XLA_RANKS = Rule(
             """,
             target="2.9",
             note="device-count-guarding-data-parallel-is-one",
-            findings=(Expected(7, 8, "every process is started by the XLA launcher"),
-                      Expected(11, 17, "torch.cuda.device_count() -> 1: the devices this process drives")),
+            findings=(
+                Expected(7, 8, "every process is started by the XLA launcher"),
+                Expected(11, 17, "torch.cuda.device_count() -> 1: the devices this process drives"),
+            ),
         ),
         invalid(
             """
@@ -379,8 +397,10 @@ XLA_RANKS = Rule(
             """,
             target="sagemaker",
             note="device-count-guarding-data-parallel-is-one-1.13",
-            findings=(Expected(10, 8, "every process is started by the XLA launcher"),
-                      Expected(16, 17, "torch.cuda.device_count() -> 1: the devices this process drives")),
+            findings=(
+                Expected(10, 8, "every process is started by the XLA launcher"),
+                Expected(16, 17, "torch.cuda.device_count() -> 1: the devices this process drives"),
+            ),
         ),
         invalid(
             """
@@ -437,8 +457,10 @@ XLA_RANKS = Rule(
             """,
             target="2.9",
             note="local-rank-flag-minus-one-asks-launched",
-            findings=(Expected(12, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
-                      Expected(18, 8, "args.local_rank != -1 -> True")),
+            findings=(
+                Expected(12, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
+                Expected(18, 8, "args.local_rank != -1 -> True"),
+            ),
         ),
         invalid(
             """
@@ -499,8 +521,10 @@ XLA_RANKS = Rule(
             """,
             target="sagemaker",
             note="local-rank-flag-minus-one-asks-launched-1.13",
-            findings=(Expected(14, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
-                      Expected(22, 8, "args.local_rank != -1 -> True")),
+            findings=(
+                Expected(14, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
+                Expected(22, 8, "args.local_rank != -1 -> True"),
+            ),
         ),
         invalid(
             """
@@ -616,8 +640,12 @@ XLA_RANKS = Rule(
             """,
             note="launcher-assert-removed",
             findings=(
-                Expected(6, 5, 'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
-                         "started by the XLA launcher"),
+                Expected(
+                    6,
+                    5,
+                    'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                    "started by the XLA launcher",
+                ),
                 Expected(7, 9, 'removed `assert "RANK" in os.environ and "WORLD_SIZE" in os.environ`'),
                 Expected(9, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
             ),
@@ -660,8 +688,12 @@ XLA_RANKS = Rule(
             target="sagemaker",
             note="launcher-assert-removed-sagemaker",
             findings=(
-                Expected(8, 5, 'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
-                         "started by the XLA launcher"),
+                Expected(
+                    8,
+                    5,
+                    'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                    "started by the XLA launcher",
+                ),
                 Expected(11, 18, 'int(os.environ["LOCAL_RANK"]) -> xm.get_local_ordinal()'),
             ),
         ),
@@ -843,13 +875,17 @@ XLA_RANKS = Rule(
 )
 
 XLA_LAUNCH = Rule(
-    code="XLA603", name="xla-launch", severity="error",
-    summary="mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher", fixable=True,
+    code="XLA603",
+    name="xla-launch",
+    severity="error",
+    summary="mp.spawn, a torchrun-style main guard and an old xmp.spawn start the processes with the XLA launcher",
+    fixable=True,
     changes_start="launcher",
     why="XLA starts one process per device itself and hands each its index: torch_xla.launch on torch_xla 2.9, "
     "xmp.spawn on 1.13 (SageMaker's pytorchxla runtime calls `_mp_fn(index)` directly).",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch.multiprocessing as mp
 
 
@@ -860,7 +896,7 @@ XLA_LAUNCH = Rule(
         if __name__ == "__main__":
             mp.spawn(train, args=(8,), nprocs=8, join=True)
         """,
-        """
+            """
         import torch_xla
 
 
@@ -871,8 +907,9 @@ XLA_LAUNCH = Rule(
         if __name__ == "__main__":
             torch_xla.launch(train, args=(8,))
         """,
-        findings=(Expected(9, 5, "mp.spawn(...) -> torch_xla.launch"),),
-    ),),
+            findings=(Expected(9, 5, "mp.spawn(...) -> torch_xla.launch"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -945,10 +982,18 @@ XLA_LAUNCH = Rule(
             target="sagemaker",
             note="torch-xla-launch-on-1.13",
             findings=(
-                Expected(9, 5, "SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
-                         "`_mp_fn(index)` in each process; define `def _mp_fn(index):` that calls train(index, ...)"),
-                Expected(9, 5, "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (without "
-                         "debug_single_process=False: for one process, pass nprocs=1)"),
+                Expected(
+                    9,
+                    5,
+                    "SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
+                    "`_mp_fn(index)` in each process; define `def _mp_fn(index):` that calls train(index, ...)",
+                ),
+                Expected(
+                    9,
+                    5,
+                    "torch_xla.launch(...) -> xmp.spawn: torch_xla 1.13's launcher (without "
+                    "debug_single_process=False: for one process, pass nprocs=1)",
+                ),
             ),
         ),
         invalid(
@@ -1043,27 +1088,32 @@ XLA_LAUNCH = Rule(
 )
 
 DDP_DEVICE_IDS = Rule(
-    code="XLA604", name="ddp-device-ids", severity="error",
-    summary="DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device", fixable=True,
+    code="XLA604",
+    name="ddp-device-ids",
+    severity="error",
+    summary="DistributedDataParallel on XLA takes no device_ids/output_device; inputs it moved to the GPU are made on the device",
+    fixable=True,
     why="device_ids name CUDA devices; on the xla backend DDP wraps the model on this process's XLA device and "
     "all-reduces the gradients itself, so the optimizer step stays plain (gradients are reduced once).",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         from torch.nn.parallel import DistributedDataParallel as DDP
 
 
         def wrap(model, local_rank):
             return DDP(model, device_ids=[local_rank], output_device=local_rank)
         """,
-        """
+            """
         from torch.nn.parallel import DistributedDataParallel as DDP
 
 
         def wrap(model, local_rank):
             return DDP(model)
         """,
-        findings=(Expected(5, 12, "device_ids, output_device removed from DDP(...)"),),
-    ),),
+            findings=(Expected(5, 12, "device_ids, output_device removed from DDP(...)"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1116,13 +1166,17 @@ DDP_DEVICE_IDS = Rule(
 )
 
 DATA_PARALLEL = Rule(
-    code="XLA605", name="data-parallel", severity="info",
+    code="XLA605",
+    name="data-parallel",
+    severity="info",
     summary="nn.DataParallel (one process, several GPUs) is removed with its .module accesses; kept and reported where "
-    "the tool cannot follow them", fixable=True,
+    "the tool cannot follow them",
+    fixable=True,
     why="Without CUDA devices DataParallel only calls the wrapped model; on XLA one process drives one device, "
     "and more devices mean more processes (DDP).",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch
         import torch.nn as nn
 
@@ -1131,15 +1185,19 @@ DATA_PARALLEL = Rule(
             model = nn.DataParallel(model)
             return model.module
         """,
-        """
+            """
         import torch
 
 
         def build(model):
             return model
         """,
-        findings=(Expected(5, 5, "removed `model = nn.DataParallel(model)`"), Expected(5, 12, "model.module -> model")),
-    ),),
+            findings=(
+                Expected(5, 5, "removed `model = nn.DataParallel(model)`"),
+                Expected(5, 12, "model.module -> model"),
+            ),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1189,12 +1247,16 @@ DATA_PARALLEL = Rule(
 )
 
 DISTRIBUTED_SAMPLER = Rule(
-    code="XLA606", name="distributed-sampler", severity="error",
-    summary="Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch", fixable=True,
+    code="XLA606",
+    name="distributed-sampler",
+    severity="error",
+    summary="Training data is split by a DistributedSampler built from the XLA world size and rank, reshuffled each epoch",
+    fixable=True,
     why="Without it every process trains on the same batches; a sampler that asks the default process group "
     "for its rank is given the XLA runtime's instead.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch.distributed as dist
         from torch.utils.data.distributed import DistributedSampler
 
@@ -1203,7 +1265,7 @@ DISTRIBUTED_SAMPLER = Rule(
             dist.init_process_group("nccl")
             return DistributedSampler(dataset)
         """,
-        """
+            """
         import torch.distributed as dist
         from torch.utils.data.distributed import DistributedSampler
         import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
@@ -1214,8 +1276,9 @@ DISTRIBUTED_SAMPLER = Rule(
             dist.init_process_group("xla", init_method="xla://")
             return DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
         """,
-        findings=(Expected(9, 12, "DistributedSampler"),),
-    ),),
+            findings=(Expected(9, 12, "DistributedSampler"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1295,12 +1358,16 @@ DISTRIBUTED_SAMPLER = Rule(
 )
 
 AMP_GRADIENT_ALL_REDUCE = Rule(
-    code="XLA607", name="amp-gradient-all-reduce", severity="error",
-    summary="Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass", fixable=True,
+    code="XLA607",
+    name="amp-gradient-all-reduce",
+    severity="error",
+    summary="Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass",
+    fixable=True,
     why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
     "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch
         import torch.distributed as dist
 
@@ -1315,7 +1382,7 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
                 scaler.step(optimizer)
                 scaler.update()
         """,
-        """
+            """
         import torch
         import torch.distributed as dist
         import torch_xla.core.xla_model as xm
@@ -1335,8 +1402,9 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
                 scaler.update()
                 torch_xla.sync()
         """,
-        findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
-    ),),
+            findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1423,18 +1491,23 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
 )
 
 HOGWILD = Rule(
-    code="XLA608", name="hogwild", severity="error",
-    summary="Hogwild training (a shared-memory model updated by several processes) cannot run on XLA", fixable=False,
+    code="XLA608",
+    name="hogwild",
+    severity="error",
+    summary="Hogwild training (a shared-memory model updated by several processes) cannot run on XLA",
+    fixable=False,
     why="Device tensors are not shared between processes: each worker would train its own copy.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch.multiprocessing as mp
 
         model.share_memory()
         workers = [mp.Process(target=train, args=(model,)) for _ in range(4)]
         """,
-        findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
-    ),),
+            findings=(Expected(3, 1, "Hogwild training (a model in shared memory, updated by several processes at"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1475,16 +1548,20 @@ HOGWILD = Rule(
 )
 
 DISTRIBUTED_MANUAL = Rule(
-    code="XLA609", name="distributed-manual", severity="error",
-    summary="Multi-process code the tool cannot port safely: what to do by hand", fixable=False,
+    code="XLA609",
+    name="distributed-manual",
+    severity="error",
+    summary="Multi-process code the tool cannot port safely: what to do by hand",
+    fixable=False,
     why="Environment variables the XLA launcher does not set, ranks read in the launching process (where the "
     "XLA runtime may not start) and training at module level need a person. So does a launcher of its own (a "
     "script that starts its workers with subprocess or os.exec*, RANK/LOCAL_RANK/WORLD_SIZE in their "
     "environment, and starts no process group): it stays as it is, since wrapping it in torch_xla.launch would "
     "start every worker once per device; its workers are not torchrun's, so start the training script with "
     "torchrun or torch_xla.launch instead.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import os
         import torch.distributed as dist
 
@@ -1493,7 +1570,7 @@ DISTRIBUTED_MANUAL = Rule(
             dist.init_process_group("nccl")
             return os.environ["RANK"]
         """,
-        """
+            """
         import os
         import torch.distributed as dist
         import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
@@ -1503,8 +1580,9 @@ DISTRIBUTED_MANUAL = Rule(
             dist.init_process_group("xla", init_method="xla://")
             return os.environ["RANK"]
         """,
-        findings=(Expected(8, 12, "`RANK` read from the environment"),),
-    ),),
+            findings=(Expected(8, 12, "`RANK` read from the environment"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1593,12 +1671,16 @@ DISTRIBUTED_MANUAL = Rule(
 )
 
 MASTER_PRINT = Rule(
-    code="XLA610", name="master-print", severity="info",
-    summary="A print under a check for the master process (`if rank == 0:`) becomes xm.master_print", fixable=True,
+    code="XLA610",
+    name="master-print",
+    severity="info",
+    summary="A print under a check for the master process (`if rank == 0:`) becomes xm.master_print",
+    fixable=True,
     why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
     "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch.distributed as dist
 
 
@@ -1607,7 +1689,7 @@ MASTER_PRINT = Rule(
             if dist.get_rank() == 0:
                 print(f"loss {loss:.3f}")
         """,
-        """
+            """
         import torch.distributed as dist
         import torch_xla.core.xla_model as xm
         import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
@@ -1617,8 +1699,9 @@ MASTER_PRINT = Rule(
             dist.init_process_group("xla", init_method="xla://")
             xm.master_print(f"loss {loss:.3f}")
         """,
-        findings=(Expected(8, 5, "`if dist.get_rank() == 0"),),
-    ),),
+            findings=(Expected(8, 5, "`if dist.get_rank() == 0"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1708,8 +1791,11 @@ MASTER_PRINT = Rule(
 )
 
 MODULE_LEVEL_DISTRIBUTED = Rule(
-    code="XLA614", name="module-level-distributed", severity="info",
-    summary="Distributed training at module level stays one process under `python` and several under torchrun", fixable=False,
+    code="XLA614",
+    name="module-level-distributed",
+    severity="info",
+    summary="Distributed training at module level stays one process under `python` and several under torchrun",
+    fixable=False,
     why="A script that trains at module level (nanoGPT, build-nanogpt, llama2.c) has no function for "
     "`torch_xla.launch` to start, and wrapping the whole module would change what its globals mean. Its own "
     "check for a launcher (`ddp = int(os.environ.get('RANK', -1)) != -1`) therefore stays and keeps its "
@@ -1718,8 +1804,9 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
     "which torch_xla supports since 2.1. CUDA assertions in the distributed branch are removed (XLA104). "
     "Folding the check to True instead would send a plain `python train.py` into the distributed branch, "
     "with no launcher to start it.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import os
         import torch
         from torch.distributed import init_process_group
@@ -1730,7 +1817,7 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
             init_process_group(backend="nccl")
         device = "cuda"
         """,
-        """
+            """
         import os
         import torch
         from torch.distributed import init_process_group
@@ -1741,8 +1828,9 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
             init_process_group("xla", init_method="xla://")
         device = "xla"
         """,
-        findings=(Expected(6, 7, "distributed training at module level stays under its launcher check"),),
-    ),),
+            findings=(Expected(6, 7, "distributed training at module level stays under its launcher check"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -1829,8 +1917,11 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
 )
 
 AVERAGE_ALL_REDUCE = Rule(
-    code="XLA615", name="average-all-reduce", severity="error",
-    summary="An all-reduce with ReduceOp.AVG becomes xm.all_reduce of the sum scaled by 1 / world size", fixable=True,
+    code="XLA615",
+    name="average-all-reduce",
+    severity="error",
+    summary="An all-reduce with ReduceOp.AVG becomes xm.all_reduce of the sum scaled by 1 / world size",
+    fixable=True,
     why="torch_xla's xla process group maps SUM, PRODUCT, MIN, MAX, BAND and BOR to XLA's reductions and "
     "raises `ValueError: Invalid reduce op` for AVG (and PREMUL_SUM), so `dist.all_reduce(loss, "
     "op=dist.ReduceOp.AVG)` (build-nanogpt, nanoGPT's evaluation) crashes at its first call. xm.all_reduce "
@@ -2000,13 +2091,16 @@ AVERAGE_ALL_REDUCE = Rule(
 )
 
 IGNITE_BACKEND = Rule(
-    code="XLA616", name="ignite-backend", severity="error",
+    code="XLA616",
+    name="ignite-backend",
+    severity="error",
     summary='PyTorch-Ignite launchers (idist.Parallel, idist.initialize, idist.spawn) use ignite\'s XLA backend "xla-tpu" '
-    "(sagemaker); on torch_xla 2.9, where that backend cannot run, they are reported", fixable=True,
-    why="The backend given to ignite's launcher decides where the processes train: with \"nccl\" or \"gloo\" they "
+    "(sagemaker); on torch_xla 2.9, where that backend cannot run, they are reported",
+    fixable=True,
+    why='The backend given to ignite\'s launcher decides where the processes train: with "nccl" or "gloo" they '
     "train on CUDA or the CPU over torch.distributed, and with no backend idist runs serially on CUDA or the CPU, "
     "so a converted script whose launcher was left alone never uses the XLA device. Ignite's XLA backend is "
-    "\"xla-tpu\" (ignite/distributed/comp_models/xla.py); it reads ranks with xm.get_ordinal and "
+    '"xla-tpu" (ignite/distributed/comp_models/xla.py); it reads ranks with xm.get_ordinal and '
     "xm.xrt_world_size, which torch_xla 2.7 removed, so for torch_xla 2.9 no backend name is right: every "
     "launcher is reported there, with what to use instead. A backend that is not a literal is reported.",
     examples=lambda: (
@@ -2043,8 +2137,14 @@ IGNITE_BACKEND = Rule(
             with idist.Parallel(backend="nccl", nproc_per_node=8) as parallel:
                 parallel.run(training, config)
             """,
-            findings=(Expected(3, 29, "ignite's \"xla-tpu\" backend reads ranks with xm.get_ordinal and "
-                               "xm.xrt_world_size, which torch_xla 2.7 removed"),),
+            findings=(
+                Expected(
+                    3,
+                    29,
+                    'ignite\'s "xla-tpu" backend reads ranks with xm.get_ordinal and '
+                    "xm.xrt_world_size, which torch_xla 2.7 removed",
+                ),
+            ),
         ),
     ),
     valid=lambda: (
@@ -2121,7 +2221,7 @@ IGNITE_BACKEND = Rule(
             note="from-import-not-literal-and-serial",
             findings=(
                 Expected(3, 7, 'ignite backend "nccl" -> "xla-tpu"'),
-                Expected(4, 23, "ignite's backend comes from `config[\"backend\"]`: make it \"xla-tpu\""),
+                Expected(4, 23, 'ignite\'s backend comes from `config["backend"]`: make it "xla-tpu"'),
                 Expected(6, 15, "ignite's backend comes from `**dist_config`"),
                 Expected(8, 23, "with no backend idist runs the function in this one process"),
             ),
@@ -2144,9 +2244,12 @@ IGNITE_BACKEND = Rule(
 )
 
 ITERABLE_DATASET_SHARDS = Rule(
-    code="XLA617", name="iterable-dataset-shards", severity="warning",
+    code="XLA617",
+    name="iterable-dataset-shards",
+    severity="warning",
     summary="A training DataLoader over an iterable-style data set gets no DistributedSampler: the data set must shard "
-    "itself by process", fixable=False,
+    "itself by process",
+    fixable=False,
     why="A DataLoader over an IterableDataset refuses a sampler (`ValueError: DataLoader with IterableDataset: "
     "expected unspecified sampler option`; DistributedSampler itself raises `TypeError: object has no len()` "
     "first), so the tool adds none where the data set is iterable-style: a class of the file that derives from "
@@ -2402,21 +2505,26 @@ ITERABLE_DATASET_SHARDS = Rule(
                     torch_xla.sync()
             """,
             note="class-of-an-unread-module",
-            findings=(Expected(11, 14, "over `TokenStream(...)`, a class of `data.streams`, which this run does not read"),),
+            findings=(
+                Expected(11, 14, "over `TokenStream(...)`, a class of `data.streams`, which this run does not read"),
+            ),
         ),
     ),
 )
 
 PROCESS_GROUP_FALLBACK = Rule(
-    code="XLA618", name="process-group-fallback", severity="error",
+    code="XLA618",
+    name="process-group-fallback",
+    severity="error",
     summary="A set-up whose `except` goes on without a process group, before an unconditional DistributedDataParallel, "
-    "while its `try` can still fail on XLA", fixable=False,
+    "while its `try` can still fail on XLA",
+    fixable=False,
     why="Set-up helpers often start the process group in a `try` and fall back to one process in the `except` "
     "(world size 1, no process group). If the script then wraps its model in DistributedDataParallel whatever "
     "happened, the fallback crashes: DDP raises `ValueError: Default process group has not been initialized`. "
     "The port starts the xla process group in every process torch_xla.launch starts (one process too: checked on "
     "torch_xla 2.9), so the fallback only runs where something in the `try` still fails on XLA: an environment "
-    "variable read by subscript that the port leaves (`os.environ[\"MASTER_ADDR\"]`; the XLA launcher sets "
+    'variable read by subscript that the port leaves (`os.environ["MASTER_ADDR"]`; the XLA launcher sets '
     "none of torchrun's variables, so it raises KeyError). Read it with `os.environ.get(...)`, or drop it if "
     "nothing else needs it, or let the `except` re-raise, or wrap the model in DDP only when "
     "`dist.is_initialized()`. Where nothing in the `try` can fail after the port, nothing is reported.",
@@ -2607,10 +2715,25 @@ PROCESS_GROUP_FALLBACK = Rule(
             """,
             target="sagemaker",
             alias=True,
-            findings=(Expected(15, 5, "`os.environ[\"MASTER_PORT\"]` in the `try` raises KeyError"),),
+            findings=(Expected(15, 5, '`os.environ["MASTER_PORT"]` in the `try` raises KeyError'),),
         ),
     ),
 )
 
-RULES = (XLA_PROCESS_GROUP, XLA_RANKS, XLA_LAUNCH, DDP_DEVICE_IDS, DATA_PARALLEL, DISTRIBUTED_SAMPLER, AMP_GRADIENT_ALL_REDUCE, HOGWILD, DISTRIBUTED_MANUAL, MASTER_PRINT, MODULE_LEVEL_DISTRIBUTED,
-         AVERAGE_ALL_REDUCE, IGNITE_BACKEND, ITERABLE_DATASET_SHARDS, PROCESS_GROUP_FALLBACK)
+RULES = (
+    XLA_PROCESS_GROUP,
+    XLA_RANKS,
+    XLA_LAUNCH,
+    DDP_DEVICE_IDS,
+    DATA_PARALLEL,
+    DISTRIBUTED_SAMPLER,
+    AMP_GRADIENT_ALL_REDUCE,
+    HOGWILD,
+    DISTRIBUTED_MANUAL,
+    MASTER_PRINT,
+    MODULE_LEVEL_DISTRIBUTED,
+    AVERAGE_ALL_REDUCE,
+    IGNITE_BACKEND,
+    ITERABLE_DATASET_SHARDS,
+    PROCESS_GROUP_FALLBACK,
+)

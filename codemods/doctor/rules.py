@@ -13,7 +13,9 @@ PREFIX = "XLD"
 RUNTIME = "doctor"  # Example.filename of a runtime example
 
 DOCTOR_SUMMARY = Rule(
-    code="XLD100", name="doctor-summary", severity="info",
+    code="XLD100",
+    name="doctor-summary",
+    severity="info",
     summary="What the run did: steps, graphs compiled and run, compile and execution time, host transfers",
     fixable=False,
     why="Compiling is what makes a lazy-mode step slow; a steady state compiles nothing after the first steps.",
@@ -24,7 +26,9 @@ DOCTOR_SUMMARY = Rule(
 )
 
 RECOMPILING_SYNC_SITE = Rule(
-    code="XLD101", name="recompiling-sync-site", severity="warning",
+    code="XLD101",
+    name="recompiling-sync-site",
+    severity="warning",
     summary="A step barrier, loader or host read that keeps compiling new graphs after warm-up",
     fixable=False,
     why="Every new graph is compiled before it runs (seconds to minutes); a step that makes a new graph "
@@ -36,7 +40,9 @@ RECOMPILING_SYNC_SITE = Rule(
 )
 
 CHANGING_OPERATION = Rule(
-    code="XLD102", name="changing-operation", severity="warning",
+    code="XLD102",
+    name="changing-operation",
+    severity="warning",
     summary="An operation whose shape or constant changes between successive graphs",
     fixable=False,
     why="XLA compiles shapes and Python numbers into the graph: a slice bound, exponent or size that "
@@ -49,7 +55,9 @@ CHANGING_OPERATION = Rule(
 )
 
 HOST_READ = Rule(
-    code="XLD103", name="host-read", severity="warning",
+    code="XLD103",
+    name="host-read",
+    severity="warning",
     summary="A device value read on the host every step (`.item()`, `print(t)`, a CPU fallback)",
     fixable=False,
     why="A host read waits for the device; one before the step barrier also runs the pending graph "
@@ -62,7 +70,9 @@ HOST_READ = Rule(
 )
 
 SCRIPT_CRASHED = Rule(
-    code="XLD104", name="script-crashed", severity="error",
+    code="XLD104",
+    name="script-crashed",
+    severity="error",
     summary="The script crashed or exited with an error status under the doctor",
     fixable=False,
     why="A converted script that crashes on XLA cannot be judged; the line is the last frame of your code "
@@ -75,7 +85,9 @@ SCRIPT_CRASHED = Rule(
 )
 
 TOO_FEW_STEPS = Rule(
-    code="XLD105", name="too-few-steps", severity="warning",
+    code="XLD105",
+    name="too-few-steps",
+    severity="warning",
     summary="Too few step barriers ran to tell whether the script reaches a steady state",
     fixable=False,
     why="Without a step barrier (torch_xla.sync(), xm.mark_step(), MpDeviceLoader) a training loop grows "
@@ -88,7 +100,9 @@ TOO_FEW_STEPS = Rule(
 )
 
 SHORT_LAST_BATCH = Rule(
-    code="XLD106", name="short-last-batch", severity="warning",
+    code="XLD106",
+    name="short-last-batch",
+    severity="warning",
     summary="A DataLoader whose short last batch compiled graphs of its own",
     fixable=False,
     why="A batch of another size is another graph: the last batch of each epoch (and of each evaluation) "
@@ -98,4 +112,12 @@ SHORT_LAST_BATCH = Rule(
     examples=lambda: (Example("loader = DataLoader(dataset, batch_size=8, shuffle=True)", filename=RUNTIME),),
 )
 
-RULES = (DOCTOR_SUMMARY, RECOMPILING_SYNC_SITE, CHANGING_OPERATION, HOST_READ, SCRIPT_CRASHED, TOO_FEW_STEPS, SHORT_LAST_BATCH)
+RULES = (
+    DOCTOR_SUMMARY,
+    RECOMPILING_SYNC_SITE,
+    CHANGING_OPERATION,
+    HOST_READ,
+    SCRIPT_CRASHED,
+    TOO_FEW_STEPS,
+    SHORT_LAST_BATCH,
+)

@@ -211,8 +211,10 @@ class ImportManager:
 
     def _spelling_after_import(self, api: Api) -> str | None:
         alias = api.alias
-        if alias is not None and alias in self.taken_names and api.module not in (
-            self.table.module_level.get(alias), self.table.later.get(alias)
+        if (
+            alias is not None
+            and alias in self.taken_names
+            and api.module not in (self.table.module_level.get(alias), self.table.later.get(alias))
         ):
             alias = None  # the short alias means something else in this file
         if self._add(api.module, alias) is None:
@@ -225,7 +227,12 @@ class ImportManager:
         key = f"{module} as {alias}" if alias else module
         if key not in self.added:
             statement = cst.Import(
-                names=[cst.ImportAlias(name=parse_dotted(module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]  # type: ignore[arg-type]
+                names=[
+                    cst.ImportAlias(
+                        name=parse_dotted(module),  # type: ignore[arg-type]
+                        asname=cst.AsName(name=cst.Name(alias)) if alias else None,
+                    )
+                ]
             )
             self.added[key] = statement
             self.table.add(statement)

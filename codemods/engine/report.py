@@ -153,9 +153,7 @@ class Report:
         file's fail-on severity; 2 a file could not be processed."""
         if any(f.error is not None for f in self.files):
             return 2
-        failing = any(
-            f.changed or any(at_least(x.severity, f.fail_on) for x in self.standing(f)) for f in self.files
-        )
+        failing = any(f.changed or any(at_least(x.severity, f.fail_on) for x in self.standing(f)) for f in self.files)
         return 1 if failing else 0
 
     def summary(self) -> dict[str, Any]:
@@ -177,8 +175,10 @@ class Report:
             total["manual"] += counts["manual"]
         files: dict[str, Any] = {"files": len(self.files), "failed": failed}
         if self.converts:
-            files |= {"changed" if self.fixes_applied else "would_change": changed,
-                      "unchanged": len(self.files) - changed - failed}
+            files |= {
+                "changed" if self.fixes_applied else "would_change": changed,
+                "unchanged": len(self.files) - changed - failed,
+            }
         fixable = sum(x.fixed for x in findings)
         return {
             **files,
@@ -204,7 +204,9 @@ class Report:
                 continue
             kind = "launcher" if "launcher" in kinds else "entry point"
             found.setdefault(TARGETS[file.target].how_to_start[kind], []).append(file.path)
-        return {how.replace("{script}", paths[0] if len(paths) == 1 else "SCRIPT"): paths for how, paths in found.items()}
+        return {
+            how.replace("{script}", paths[0] if len(paths) == 1 else "SCRIPT"): paths for how, paths in found.items()
+        }
 
 
 def finding_line(path: str, finding: Finding, message: str | None = None) -> str:
@@ -239,7 +241,9 @@ def summary_lines(report: Report) -> list[str]:
     if s["by_rule"]:
         lines.append(
             "findings: "
-            + ", ".join(f"{sev} {c['fixable'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items())
+            + ", ".join(
+                f"{sev} {c['fixable'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items()
+            )
         )
         lines.extend(
             f"  {code} {c['severity']:<7} {_counts(c, done):<22} {rule_of(code).name}"
@@ -254,7 +258,7 @@ def summary_lines(report: Report) -> list[str]:
 
 
 def _counts(counts: dict[str, Any], done: str) -> str:
-    """"3 fixed, 1 manual", leaving out what is zero."""
+    """ "3 fixed, 1 manual", leaving out what is zero."""
     return ", ".join(f"{counts[key]} {word}" for key, word in (("fixable", done), ("manual", "manual")) if counts[key])
 
 
@@ -327,8 +331,11 @@ def render_sarif(report: Report) -> str:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": f.path},
-                        **({"region": {"startLine": f.error_line, "startColumn": f.error_col or 1}}
-                           if f.error_line is not None else {}),
+                        **(
+                            {"region": {"startLine": f.error_line, "startColumn": f.error_col or 1}}
+                            if f.error_line is not None
+                            else {}
+                        ),
                     }
                 }
             ],
@@ -447,7 +454,7 @@ def coloured_diff(diff: str) -> str:
     for line in diff.splitlines(keepends=True):
         body = line.rstrip("\r\n")
         colour = next((c for prefix, c in _DIFF_COLOURS if body.startswith(prefix)), None)
-        out.append(f"{colour}{body}\x1b[0m{line[len(body):]}" if colour else line)
+        out.append(f"{colour}{body}\x1b[0m{line[len(body) :]}" if colour else line)
     return "".join(out)
 
 

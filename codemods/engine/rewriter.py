@@ -61,7 +61,9 @@ class Context(Generic[SheetT]):
         self.target = target
         self.selection = selection
         self.suppressed = suppressed
-        self.imports = ImportManager(table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional)
+        self.imports = ImportManager(
+            table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional
+        )
         self.findings: list[PendingFinding] = []
         # By node: settle() runs for every node (NodeMap: CSTNode.__hash__ is Python code).
         self._unsettled: NodeMap[list[PendingFinding]] = NodeMap()
@@ -81,7 +83,13 @@ class Context(Generic[SheetT]):
         return original is None or not self.suppressed(rule, original)
 
     def _record(
-        self, rule: Rule, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None, held: str = ""
+        self,
+        rule: Rule,
+        original: cst.CSTNode | None,
+        message: str,
+        fixed: bool,
+        result: cst.CSTNode | None,
+        held: str = "",
     ) -> None:
         # A finding is one line (code shown in it may span several).
         finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result, held)

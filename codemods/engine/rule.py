@@ -205,8 +205,4 @@ class RuleSelection:
         return matches(code, self.select) and not matches(code, self.ignore)
 
     def unknown_patterns(self) -> list[str]:
-        return [
-            p
-            for p in self.select + self.ignore
-            if p != "ALL" and not any(code.startswith(p) for code in _BY_CODE)
-        ]
+        return [p for p in self.select + self.ignore if p != "ALL" and not any(code.startswith(p) for code in _BY_CODE)]

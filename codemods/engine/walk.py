@@ -38,7 +38,10 @@ Hook = Callable[[cst.CSTNode], object]
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
 # Per node type: the visit and leave hooks, whether it is a place, whether it is opaque, its children.
 _Plan = tuple[
-    tuple[Callable[[cst.CSTNode], object], ...], tuple[Callable[[cst.CSTNode], object], ...], bool, bool,
+    tuple[Callable[[cst.CSTNode], object], ...],
+    tuple[Callable[[cst.CSTNode], object], ...],
+    bool,
+    bool,
     Callable[[cst.CSTNode], Sequence[cst.CSTNode]],
 ]
 # The nodes that change where the walk is (functions, loops, conditions, classes, try).
@@ -146,7 +149,10 @@ class Walk:
         # keyed hooks, placed likewise.
         self.visitors: dict[type, list[tuple[int, Hook]]] = defaultdict(list)
         self.leavers: dict[type, list[Hook]] = defaultdict(list)
-        self._keyed: dict[type, dict[str, list[tuple[int, Hook]]]] = {cst.Call: defaultdict(list), cst.Attribute: defaultdict(list)}
+        self._keyed: dict[type, dict[str, list[tuple[int, Hook]]]] = {
+            cst.Call: defaultdict(list),
+            cst.Attribute: defaultdict(list),
+        }
         for index, analysis in enumerate(self.analyses):
             hooks = _class_hooks(type(analysis))
             for node_type, attr in hooks.visits:
@@ -407,7 +413,9 @@ def settle_order(kinds: tuple[type[Analysis], ...]) -> list[type[Analysis]]:
     return _ordered(settling, lambda kind: tuple(name for name in kind.settle_reads if name in named))
 
 
-def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], tuple[str, ...]]) -> list[type[Analysis]]:
+def _ordered(
+    kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], tuple[str, ...]]
+) -> list[type[Analysis]]:
     """A stable topological order: again and again, the first kind whose needs are placed
     (a name is placed once the analysis of that name, and every one filling that part, is)."""
     providers: dict[str, list[type[Analysis]]] = defaultdict(list)
@@ -424,7 +432,8 @@ def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], 
     while waiting:
         ready = next(
             (
-                kind for kind in waiting
+                kind
+                for kind in waiting
                 if all(p is kind or p in placed for name in needs(kind) for p in providers[name])
             ),
             None,

@@ -125,8 +125,10 @@ class FsdpAnalysis(Analysis):
         if owner in apis.FSDP_CLASSES and attr in apis.FSDP_STATE_DICT_METHODS:
             return f"FSDP.{attr}"
         if qualified in apis.FSDP_STATE_DICT_TYPES or owner in apis.FSDP_STATE_DICT_TYPES:
-            return qualified.removeprefix(apis.FSDP_MODULE + ".").removeprefix("api.").removeprefix(
-                "fully_sharded_data_parallel."
+            return (
+                qualified.removeprefix(apis.FSDP_MODULE + ".")
+                .removeprefix("api.")
+                .removeprefix("fully_sharded_data_parallel.")
             )
         if qualified.startswith(apis.DISTRIBUTED_CHECKPOINT + ".") and type(node) is cst.Call:
             return qualified

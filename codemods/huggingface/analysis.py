@@ -26,20 +26,37 @@ XLA_OPTIMIZER = "adamw_torch_xla"
 # The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.
 TORCH_ADAMW = ("adamw_torch", "adamw_torch_fused", "adamw_hf")
 
-TRAINERS = frozenset({"transformers.Trainer", "transformers.Seq2SeqTrainer", "transformers.trainer.Trainer",
-                      "transformers.trainer_seq2seq.Seq2SeqTrainer"})
-TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments",
-                                "transformers.training_args.TrainingArguments",
-                                "transformers.training_args_seq2seq.Seq2SeqTrainingArguments"})
+TRAINERS = frozenset(
+    {
+        "transformers.Trainer",
+        "transformers.Seq2SeqTrainer",
+        "transformers.trainer.Trainer",
+        "transformers.trainer_seq2seq.Seq2SeqTrainer",
+    }
+)
+TRAINING_ARGUMENTS = frozenset(
+    {
+        "transformers.TrainingArguments",
+        "transformers.Seq2SeqTrainingArguments",
+        "transformers.training_args.TrainingArguments",
+        "transformers.training_args_seq2seq.Seq2SeqTrainingArguments",
+    }
+)
 ARGUMENT_PARSER = "transformers.HfArgumentParser"
 PARSE_METHODS = frozenset({"parse_args_into_dataclasses", "parse_json_file", "parse_yaml_file", "parse_dict"})
 ACCELERATOR = "accelerate.Accelerator"
 # Collators that pad each batch to its longest sequence unless told otherwise.
-PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding", "transformers.DataCollatorForSeq2Seq",
-                               "transformers.DataCollatorForTokenClassification"})
+PADDING_COLLATORS = frozenset(
+    {
+        "transformers.DataCollatorWithPadding",
+        "transformers.DataCollatorForSeq2Seq",
+        "transformers.DataCollatorForTokenClassification",
+    }
+)
 TOKENIZER_METHODS = frozenset({"encode_plus", "batch_encode_plus", "pad", "__call__"})
-BITSANDBYTES_CONFIG = frozenset({"transformers.BitsAndBytesConfig",
-                                 "transformers.utils.quantization_config.BitsAndBytesConfig"})
+BITSANDBYTES_CONFIG = frozenset(
+    {"transformers.BitsAndBytesConfig", "transformers.utils.quantization_config.BitsAndBytesConfig"}
+)
 # device_map strings that ask accelerate to spread the model over the devices it knows
 # (CUDA and the like, else the CPU and the disk: never XLA).
 ACCELERATE_DEVICE_MAPS = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
@@ -134,7 +151,13 @@ class HuggingFaceAnalysis(Analysis):
 
     def _parser(self, name: str, call: cst.Call) -> None:
         classes = arg_value(call, 0, "dataclass_types")
-        elements = classes.elements if isinstance(classes, (cst.Tuple, cst.List)) else [cst.Element(classes)] if classes else []
+        elements = (
+            classes.elements
+            if isinstance(classes, (cst.Tuple, cst.List))
+            else [cst.Element(classes)]
+            if classes
+            else []
+        )
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
                 self.parsers[name] = index
@@ -223,7 +246,9 @@ class HuggingFaceAnalysis(Analysis):
                 if kind is not None:
                     shown = tuple(values) if values != [argument.value] else ()
                     placements.append(ModelPlacement(argument, kind, shown))
-            elif keyword in ("load_in_8bit", "load_in_4bit") and not (is_false(argument.value) or is_none(argument.value)):
+            elif keyword in ("load_in_8bit", "load_in_4bit") and not (
+                is_false(argument.value) or is_none(argument.value)
+            ):
                 placements.append(ModelPlacement(argument, "quantized"))
             elif keyword == "quantization_config" and any(
                 type(value) is cst.Call and self.walk.resolve(value.func) in BITSANDBYTES_CONFIG
@@ -314,7 +339,11 @@ def _device_map_kind(value: cst.BaseExpression, resolve: Callable[[cst.CSTNode],
             return None
         return "cuda" if text.startswith("cuda") else "unknown"
     if type(value) is cst.Dict:
-        kinds = {_device_map_kind(element.value, resolve) for element in value.elements if isinstance(element, cst.DictElement)}
+        kinds = {
+            _device_map_kind(element.value, resolve)
+            for element in value.elements
+            if isinstance(element, cst.DictElement)
+        }
         return next((k for k in ("cuda", "accelerate", "unknown") if k in kinds), None)
     if type(value) is cst.Call:
         callee = resolve(value.func)

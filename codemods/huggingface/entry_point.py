@@ -30,7 +30,8 @@ class EntryRewrite(Concern):
             return updated
         if entry.main is None:
             self.ctx.report(
-                MP_FN_ENTRY_POINT, self.facts.huggingface.trainers[0],
+                MP_FN_ENTRY_POINT,
+                self.facts.huggingface.trainers[0],
                 f"no `main()` to call: add `def {ENTRY_FUNCTION}(index):` that runs the training, for the "
                 "distributed XLA launchers",
             )
@@ -42,9 +43,11 @@ class EntryRewrite(Concern):
         function = cst.parse_statement(f"def {ENTRY_FUNCTION}(index):\n    main()\n")
         function = function.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         new = self.ctx.fix(
-            MP_FN_ENTRY_POINT, entry.main,
+            MP_FN_ENTRY_POINT,
+            entry.main,
             f"`def {ENTRY_FUNCTION}(index): main()` added: the distributed XLA launchers call it in each process",
-            lambda: function, result=lambda node: node,
+            lambda: function,
+            result=lambda node: node,
         )
         if new is None:
             return updated

@@ -23,15 +23,20 @@ def _mp_fn(index):
 """
 
 TRAINER_XLA_OPTIMIZER = Rule(
-    code="XLA801", name="trainer-xla-optimizer", severity="error",
-    summary='TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments', fixable=True,
+    code="XLA801",
+    name="trainer-xla-optimizer",
+    severity="error",
+    summary='TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments',
+    fixable=True,
     why="With torch >= 2.8 the Trainer's default optimizer is fused AdamW, which raises on XLA tensors; "
     "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step).",
-    examples=lambda: (Invalid(
-        _TRAINER.format(args="", extra=""),
-        _TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
-        findings=(Expected(5, 12, 'optim="adamw_torch_xla" added'),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _TRAINER.format(args="", extra=""),
+            _TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
+            findings=(Expected(5, 12, 'optim="adamw_torch_xla" added'),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -58,7 +63,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
             trainer = tf.Trainer(model=model, args=args)
             """,
             alias=True,
-            findings=(Expected(3, 8, 'optim=\'adamw_torch\' -> "adamw_torch_xla"'),),
+            findings=(Expected(3, 8, "optim='adamw_torch' -> \"adamw_torch_xla\""),),
         ),
         invalid(
             """
@@ -147,7 +152,9 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 main()
             """,
             note="parser",
-            findings=(Expected(12, 5, 'training_args.optim = "adamw_torch_xla" after parsing, when it holds a torch AdamW'),),
+            findings=(
+                Expected(12, 5, 'training_args.optim = "adamw_torch_xla" after parsing, when it holds a torch AdamW'),
+            ),
         ),
         *(
             invalid(
@@ -195,15 +202,21 @@ TRAINER_XLA_OPTIMIZER = Rule(
 )
 
 TRAINER_ONE_DEVICE = Rule(
-    code="XLA802", name="trainer-one-device", severity="info",
-    summary="A Trainer script needs nothing else for one device: the Trainer places data and ends steps itself", fixable=False,
+    code="XLA802",
+    name="trainer-one-device",
+    severity="info",
+    summary="A Trainer script needs nothing else for one device: the Trainer places data and ends steps itself",
+    fixable=False,
     why="On XLA the Trainer moves the model and batches to the device, wraps its loaders in MpDeviceLoader "
     "and reads losses only at logging steps; distributed runs call `_mp_fn(index)`.",
-    examples=lambda: (Invalid(_TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
-        findings=(
-            Expected(6, 5, "the Trainer places the model and batches on the XLA device and ends every step itself"),
+    examples=lambda: (
+        Invalid(
+            _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
+            findings=(
+                Expected(6, 5, "the Trainer places the model and batches on the XLA device and ends every step itself"),
+            ),
         ),
-    ),),
+    ),
     valid=lambda: (
         valid(
             """
@@ -238,23 +251,30 @@ TRAINER_ONE_DEVICE = Rule(
             trainer.train()
             """,
             findings=(
-                Expected(3, 11, "the Trainer places the model and batches on the XLA device and ends every step itself"),
+                Expected(
+                    3, 11, "the Trainer places the model and batches on the XLA device and ends every step itself"
+                ),
             ),
         ),
     ),
 )
 
 MP_FN_ENTRY_POINT = Rule(
-    code="XLA803", name="mp-fn-entry-point", severity="info",
-    summary="`def _mp_fn(index): main()` is added: SageMaker's pytorchxla launcher and torch_xla.launch call it", fixable=True,
+    code="XLA803",
+    name="mp-fn-entry-point",
+    severity="info",
+    summary="`def _mp_fn(index): main()` is added: SageMaker's pytorchxla launcher and torch_xla.launch call it",
+    fixable=True,
     changes_start="entry point",
     why="Distributed XLA launchers start each process by calling `_mp_fn(index)` in the script; "
     "one-device runs never call it.",
-    examples=lambda: (Invalid(
-        _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=""),
-        _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
-        findings=(Expected(9, 1, "`def _mp_fn(index)"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=""),
+            _TRAINER.format(args=', optim="adamw_torch_xla", dataloader_num_workers=4', extra=_ENTRY),
+            findings=(Expected(9, 1, "`def _mp_fn(index)"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -331,17 +351,22 @@ MP_FN_ENTRY_POINT = Rule(
 )
 
 STATIC_PADDING = Rule(
-    code="XLA804", name="static-padding", severity="warning",
-    summary='Tokenizer calls and collators that pad to the longest sequence pad to max_length instead', fixable=True,
-    why="`padding=True` or `\"longest\"` gives each batch its own sequence length, and every new shape "
-    "compiles a new graph; `padding=\"max_length\"` with a fixed max_length gives one shape.",
-    examples=lambda: (Invalid(
-        'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
-        'batch = tokenizer(texts, padding=True, truncation=True, max_length=128)\n',
-        'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
-        'batch = tokenizer(texts, padding="max_length", truncation=True, max_length=128)\n',
-        findings=(Expected(4, 34, 'padding=True -> "max_length"'),),
-    ),),
+    code="XLA804",
+    name="static-padding",
+    severity="warning",
+    summary="Tokenizer calls and collators that pad to the longest sequence pad to max_length instead",
+    fixable=True,
+    why='`padding=True` or `"longest"` gives each batch its own sequence length, and every new shape '
+    'compiles a new graph; `padding="max_length"` with a fixed max_length gives one shape.',
+    examples=lambda: (
+        Invalid(
+            'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+            "batch = tokenizer(texts, padding=True, truncation=True, max_length=128)\n",
+            'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+            'batch = tokenizer(texts, padding="max_length", truncation=True, max_length=128)\n',
+            findings=(Expected(4, 34, 'padding=True -> "max_length"'),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -406,7 +431,9 @@ STATIC_PADDING = Rule(
             findings=(
                 Expected(4, 32, 'padding=True -> "max_length"'),
                 Expected(5, 33, 'padding="longest" -> "max_length"'),
-                Expected(6, 8, "padding=True pads each batch to its longest sequence, a new shape to compile each time"),
+                Expected(
+                    6, 8, "padding=True pads each batch to its longest sequence, a new shape to compile each time"
+                ),
                 Expected(7, 12, "the collator's default padding pads each batch to its longest sequence, a new"),
                 Expected(11, 45, "padding='longest' -> 'max_length'"),
             ),
@@ -415,15 +442,20 @@ STATIC_PADDING = Rule(
 )
 
 PADDING_LENGTH = Rule(
-    code="XLA805", name="padding-length", severity="warning",
-    summary='padding="max_length" without max_length or truncation=True: lengths are not fixed', fixable=False,
+    code="XLA805",
+    name="padding-length",
+    severity="warning",
+    summary='padding="max_length" without max_length or truncation=True: lengths are not fixed',
+    fixable=False,
     why="Without max_length the tokenizer pads to its model_max_length (may be huge or unset); without "
     "truncation longer texts keep their own length, each a new shape to compile.",
-    examples=lambda: (Invalid(
-        'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
-        'batch = tokenizer(texts, padding="max_length")\n',
-        findings=(Expected(4, 9, 'padding="max_length" without max_length= and truncation=True'),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+            'batch = tokenizer(texts, padding="max_length")\n',
+            findings=(Expected(4, 9, 'padding="max_length" without max_length= and truncation=True'),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -464,13 +496,19 @@ PADDING_LENGTH = Rule(
 )
 
 INPUT_WORKERS = Rule(
-    code="XLA806", name="input-workers", severity="warning",
-    summary="dataloader_num_workers / preprocessing_num_workers left at their defaults", fixable=False,
+    code="XLA806",
+    name="input-workers",
+    severity="warning",
+    summary="dataloader_num_workers / preprocessing_num_workers left at their defaults",
+    fixable=False,
     why="With no workers, batches are prepared in the training process between steps and the device waits; "
     "use at least as many workers as devices per host, and fewer than the host's CPUs.",
-    examples=lambda: (Invalid(_TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
-        findings=(Expected(5, 12, "dataloader_num_workers is left at 0"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _TRAINER.format(args=', optim="adamw_torch_xla"', extra=_ENTRY),
+            findings=(Expected(5, 12, "dataloader_num_workers is left at 0"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -513,16 +551,21 @@ INPUT_WORKERS = Rule(
 )
 
 ACCELERATE_LOOP = Rule(
-    code="XLA807", name="accelerate-loop", severity="info",
-    summary="An Accelerate training loop: Accelerate already does the XLA work, nothing to port", fixable=False,
+    code="XLA807",
+    name="accelerate-loop",
+    severity="info",
+    summary="An Accelerate training loop: Accelerate already does the XLA work, nothing to port",
+    fixable=False,
     why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
     "ends each step) and steps optimizers with xm.optimizer_step; launch it with an XLA accelerate config.",
-    examples=lambda: (Invalid(
-        "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
-        "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\nfor batch in loader:\n"
-        "    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n    optimizer.zero_grad()\n",
-        findings=(Expected(8, 5, "Accelerate loop"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
+            "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\nfor batch in loader:\n"
+            "    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n    optimizer.zero_grad()\n",
+            findings=(Expected(8, 5, "Accelerate loop"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -619,10 +662,13 @@ ACCELERATE_LOOP = Rule(
 )
 
 MODEL_PLACEMENT = Rule(
-    code="XLA808", name="model-placement", severity="error",
-    summary="from_pretrained(...) places the model off XLA: device_map (CUDA, or accelerate's choice) or bitsandbytes", fixable=False,
-    why="A device_map of a number or \"cuda\" loads the weights onto a CUDA device (transformers reads an int as "
-    "a CUDA ordinal and \"cuda\" as cuda:LOCAL_RANK): without CUDA that raises. \"auto\" and the other "
+    code="XLA808",
+    name="model-placement",
+    severity="error",
+    summary="from_pretrained(...) places the model off XLA: device_map (CUDA, or accelerate's choice) or bitsandbytes",
+    fixable=False,
+    why='A device_map of a number or "cuda" loads the weights onto a CUDA device (transformers reads an int as '
+    'a CUDA ordinal and "cuda" as cuda:LOCAL_RANK): without CUDA that raises. "auto" and the other '
     "strategies leave the choice to accelerate, which knows CUDA-like devices, the CPU and the disk, never "
     "XLA: the model stays on the host (offloaded layers keep hooks that move them). load_in_8bit, "
     "load_in_4bit and a BitsAndBytesConfig quantize with bitsandbytes, which has no XLA kernels. Load the "
@@ -677,8 +723,12 @@ MODEL_PLACEMENT = Rule(
             """,
             findings=(
                 Expected(12, 21, "`load_in_8bit=True` quantizes with bitsandbytes"),
-                Expected(12, 67, '`device_map=device_map` ("auto" or {"": int(os.environ.get("LOCAL_RANK") or 0)}) '
-                         "loads the model onto a CUDA device"),
+                Expected(
+                    12,
+                    67,
+                    '`device_map=device_map` ("auto" or {"": int(os.environ.get("LOCAL_RANK") or 0)}) '
+                    "loads the model onto a CUDA device",
+                ),
             ),
         ),
         invalid(
@@ -706,5 +756,13 @@ MODEL_PLACEMENT = Rule(
     ),
 )
 
-RULES = (TRAINER_XLA_OPTIMIZER, TRAINER_ONE_DEVICE, MP_FN_ENTRY_POINT, STATIC_PADDING, PADDING_LENGTH, INPUT_WORKERS,
-         ACCELERATE_LOOP, MODEL_PLACEMENT)
+RULES = (
+    TRAINER_XLA_OPTIMIZER,
+    TRAINER_ONE_DEVICE,
+    MP_FN_ENTRY_POINT,
+    STATIC_PADDING,
+    PADDING_LENGTH,
+    INPUT_WORKERS,
+    ACCELERATE_LOOP,
+    MODEL_PLACEMENT,
+)

@@ -41,7 +41,10 @@ class ImportAnalysis(Analysis):
                 module = "." * len(node.relative) + (modules[0] if modules else "")
                 if node.relative or not outside_project(module):
                     for alias in node.names:
-                        part.project_names[alias.evaluated_alias or alias.evaluated_name] = (module, alias.evaluated_name)
+                        part.project_names[alias.evaluated_alias or alias.evaluated_name] = (
+                            module,
+                            alias.evaluated_name,
+                        )
         if self.walk.guard_depth and any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
             part.xla_optional = True
 
@@ -70,8 +73,11 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
         if type(statement) is not cst.SimpleStatementLine:
             break
         small = statement.body
-        if index == 0 and len(small) == 1 and type(small[0]) is cst.Expr and isinstance(
-            small[0].value, (cst.SimpleString, cst.ConcatenatedString)
+        if (
+            index == 0
+            and len(small) == 1
+            and type(small[0]) is cst.Expr
+            and isinstance(small[0].value, (cst.SimpleString, cst.ConcatenatedString))
         ):
             anchor = statement
             continue

@@ -107,7 +107,13 @@ class ImportsRewrite(Concern):
                     continue
                 if not used:
                     line = line.with_changes(trailing_whitespace=_registers(key))
-            self.ctx.fix(ADD_IMPORT, self.facts.imports.anchor, f"added `import {key}` for the rewritten code", lambda: line, result=lambda n: n)  # noqa: B023 - fix() calls it at once
+            self.ctx.fix(
+                ADD_IMPORT,
+                self.facts.imports.anchor,
+                f"added `import {key}` for the rewritten code",
+                lambda: line,  # noqa: B023 - fix() calls it at once
+                result=lambda n: n,
+            )
             body.insert(insert_at, line)
             insert_at += 1
         return updated.with_changes(body=body)

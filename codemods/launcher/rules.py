@@ -27,13 +27,19 @@ _SMP_SCRIPT = "import torch\nimport smdistributed.modelparallel.torch as smp\n\n
 
 
 def _launcher(
-    *, smp: str | None = _SMP_DDP, mpi: str | None = _MPI, gap: bool = True, arguments: str = _P3_VERSION,
+    *,
+    smp: str | None = _SMP_DDP,
+    mpi: str | None = _MPI,
+    gap: bool = True,
+    arguments: str = _P3_VERSION,
     distribution: str = _DISTRIBUTION,
 ) -> str:
     """A PyTorch estimator's launcher: ``smp_options`` and ``mpi_options`` (None: not set),
     a blank line after them (``gap``), then the estimator with its ``arguments`` but the
     entry point and ``distribution``. By default the examples' model-parallel launcher."""
-    options = "".join(f"{name} = {value}\n" for name, value in (("smp_options", smp), ("mpi_options", mpi)) if value is not None)
+    options = "".join(
+        f"{name} = {value}\n" for name, value in (("smp_options", smp), ("mpi_options", mpi)) if value is not None
+    )
     if options and gap:
         options += "\n"
     return f'{_PT}{options}PyTorch(entry_point="train.py", {arguments},\n        distribution={distribution})\n'
@@ -47,20 +53,27 @@ def _custom_mpi(options: str) -> str:
 
 def _with_data_parallel(enabled: str) -> str:
     """The launcher's distribution with a ``dataparallel`` strategy beside model parallel."""
-    return ('{"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": ' + enabled + "}},\n"
-            '                      "mpi": mpi_options}')
+    return (
+        '{"smdistributed": {"modelparallel": smp_options, "dataparallel": {"enabled": ' + enabled + "}},\n"
+        '                      "mpi": mpi_options}'
+    )
 
 
 def _compiled(instance_type: str, transformers: str, pytorch: str) -> str:
     """A Hugging Face estimator on one instance with Training Compiler."""
-    return (_HF_COMPILER + f'HuggingFace(entry_point="train.py", instance_type="{instance_type}", instance_count=1,\n'
-            f'            transformers_version="{transformers}", pytorch_version="{pytorch}", compiler_config=TrainingCompilerConfig())\n')
+    return (
+        _HF_COMPILER + f'HuggingFace(entry_point="train.py", instance_type="{instance_type}", instance_count=1,\n'
+        f'            transformers_version="{transformers}", pytorch_version="{pytorch}", compiler_config=TrainingCompilerConfig())\n'
+    )
 
 
 def _compiled_pytorchxla(transformers: str, pytorch: str) -> str:
     """A Hugging Face estimator with Training Compiler and the pytorchxla distribution."""
-    return (_HF_COMPILER + f'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", transformers_version="{transformers}",\n'
-            f'            pytorch_version="{pytorch}", compiler_config=TrainingCompilerConfig(),\n            {_PYTORCHXLA})\n')
+    return (
+        _HF_COMPILER
+        + f'HuggingFace(entry_point="train.py", instance_type="ml.p3.16xlarge", transformers_version="{transformers}",\n'
+        f'            pytorch_version="{pytorch}", compiler_config=TrainingCompilerConfig(),\n            {_PYTORCHXLA})\n'
+    )
 
 
 def _valid(before: str, *, note: str = "") -> Valid:
@@ -72,7 +85,13 @@ def _invalid(before: str, *, findings: tuple[Expected, ...], note: str = "", ali
 
 
 def _fixed(
-    before: str, old: str, new: str, *, findings: tuple[Expected, ...], note: str = "", alias: bool = False,
+    before: str,
+    old: str,
+    new: str,
+    *,
+    findings: tuple[Expected, ...],
+    note: str = "",
+    alias: bool = False,
     filename: str = _LAUNCH,
 ) -> Invalid:
     """An invalid case whose fix replaces ``old`` (there once) with ``new``."""
@@ -83,7 +102,9 @@ def _fixed(
 
 
 LAUNCHER_UNRESOLVED = Rule(
-    code="SM100", name="launcher-unresolved", severity="info",
+    code="SM100",
+    name="launcher-unresolved",
+    severity="info",
     summary="A launcher value the checks need is not fixed in the file (read from elsewhere, computed): could not check",
     fixable=False,
     why="The checks read the estimator's arguments statically; a value that only exists when the launcher "
@@ -92,9 +113,12 @@ LAUNCHER_UNRESOLVED = Rule(
     'dict literals, such as `smp_options` and `mpi_options`) and a literal `instance_type` (`"ml.p3.16xlarge"`). '
     "Where a value must stay computed (read from a config file, passed in as an argument), check what the job "
     "gets against the SM1 rules by hand.",
-    examples=lambda: (_invalid(
-        _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
-        findings=(Expected(3, 46, "could not check `distribution`"),)),),
+    examples=lambda: (
+        _invalid(
+            _PT + 'PyTorch(entry_point="train.py", distribution=load_config())\n',
+            findings=(Expected(3, 46, "could not check `distribution`"),),
+        ),
+    ),
     valid=lambda: (_valid(_launcher(), note="all-in-the-file"),),
     invalid=lambda: (
         _invalid(
@@ -145,24 +169,34 @@ LAUNCHER_UNRESOLVED = Rule(
 )
 
 DISTRIBUTION_STRUCTURE = Rule(
-    code="SM101", name="distribution-structure", severity="error",
+    code="SM101",
+    name="distribution-structure",
+    severity="error",
     summary='Model parallel needs `{"smdistributed": {"modelparallel": {"enabled": True, "parameters": {...}}}, '
     '"mpi": {"enabled": True, ...}}`',
     fixable=True,
     why="The SDK only starts the model-parallel library for that exact shape: a missing `enabled` or "
     "`parameters`, or the configuration put directly under `smdistributed`, leaves the library off or fails the "
     "job. The flat form is rewritten; missing parts are reported.",
-    examples=lambda: (_fixed(
-        'from sagemaker.estimator import Estimator\n\n'
-        'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
-        'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": smp_options, "mpi": mpi_options},\n)\n',
-        '"smdistributed": smp_options', '"smdistributed": {"modelparallel": smp_options}',
-        findings=(Expected(6, 36, 'smp_options -> {"modelparallel"'),),
-    ),),
+    examples=lambda: (
+        _fixed(
+            "from sagemaker.estimator import Estimator\n\n"
+            'smp_options = {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}\n'
+            'estimator = Estimator(\n    image_uri=image,\n    distribution={"smdistributed": smp_options, "mpi": mpi_options},\n)\n',
+            '"smdistributed": smp_options',
+            '"smdistributed": {"modelparallel": smp_options}',
+            findings=(Expected(6, 36, 'smp_options -> {"modelparallel"'),),
+        ),
+    ),
     valid=lambda: (
         _valid(_launcher(), note="seed-shape"),
         _valid(
-            _launcher(smp=None, mpi=None, arguments=_P3, distribution='{"smdistributed": {"modelparallel": {"enabled": False}}}'),
+            _launcher(
+                smp=None,
+                mpi=None,
+                arguments=_P3,
+                distribution='{"smdistributed": {"modelparallel": {"enabled": False}}}',
+            ),
             note="switched-off",
         ),
     ),
@@ -175,7 +209,8 @@ DISTRIBUTION_STRUCTURE = Rule(
             Estimator(image_uri="123.dkr.ecr.us-east-1.amazonaws.com/smp:1", instance_type="ml.p3.16xlarge",
                       distribution={"smdistributed": smp_options, "mpi": {"enabled": True, "processes_per_host": 8}})
             """,
-            '"smdistributed": smp_options', '"smdistributed": {"modelparallel": smp_options}',
+            '"smdistributed": smp_options',
+            '"smdistributed": {"modelparallel": smp_options}',
             note="flat-form",
             findings=(Expected(5, 42, 'smp_options -> {"modelparallel"'),),
         ),
@@ -192,7 +227,9 @@ DISTRIBUTION_STRUCTURE = Rule(
         ),
         _invalid(
             _launcher(
-                smp=None, mpi=None, arguments=_P3,
+                smp=None,
+                mpi=None,
+                arguments=_P3,
                 distribution='{"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}}}',
             ),
             note="no-mpi",
@@ -208,7 +245,9 @@ DISTRIBUTION_STRUCTURE = Rule(
             """,
             note="no-parameters",
             findings=(
-                Expected(4, 58, 'modelparallel has no "parameters" (required), with at least "pipeline_parallel_degree"'),
+                Expected(
+                    4, 58, 'modelparallel has no "parameters" (required), with at least "pipeline_parallel_degree"'
+                ),
             ),
         ),
         _fixed(
@@ -219,7 +258,8 @@ DISTRIBUTION_STRUCTURE = Rule(
             Est(image_uri="123.dkr.ecr.us-east-1.amazonaws.com/smp:1", instance_type="ml.p3.16xlarge",
                 distribution=dict(smdistributed=smp, mpi=dict(enabled=True, processes_per_host=8)))
             """,
-            "smdistributed=smp", 'smdistributed={"modelparallel": smp}',
+            "smdistributed=smp",
+            'smdistributed={"modelparallel": smp}',
             note="dict-calls",
             alias=True,
             findings=(Expected(5, 37, 'smp -> {"modelparallel"'),),
@@ -228,15 +268,21 @@ DISTRIBUTION_STRUCTURE = Rule(
 )
 
 PARTITIONS_RENAMED = Rule(
-    code="SM102", name="partitions-renamed", severity="error",
+    code="SM102",
+    name="partitions-renamed",
+    severity="error",
     summary='`"partitions"` is `"pipeline_parallel_degree"` since smdistributed-modelparallel 1.6.0',
     fixable=True,
     why='smdistributed-modelparallel 1.6.0 renamed the required "partitions" parameter to '
     '"pipeline_parallel_degree" (a breaking change in the library\'s release notes).',
-    examples=lambda: (_fixed(
-        _launcher(smp='{"enabled": True, "parameters": {"partitions": 2}}', mpi=None, gap=False, arguments=_P3),
-        '"partitions"', '"pipeline_parallel_degree"',
-        findings=(Expected(3, 48, '"partitions" -> "pipeline_parallel_degree"'),)),),
+    examples=lambda: (
+        _fixed(
+            _launcher(smp='{"enabled": True, "parameters": {"partitions": 2}}', mpi=None, gap=False, arguments=_P3),
+            '"partitions"',
+            '"pipeline_parallel_degree"',
+            findings=(Expected(3, 48, '"partitions" -> "pipeline_parallel_degree"'),),
+        ),
+    ),
     valid=lambda: (
         _valid(_launcher()),
         _valid(
@@ -251,14 +297,17 @@ PARTITIONS_RENAMED = Rule(
     ),
     invalid=lambda: (
         _fixed(
-            _launcher(smp='{\n'
-                          '    "enabled": True,\n'
-                          '    "parameters": {\n'
-                          '        "partitions": 2,  # Required\n'
-                          '        "microbatches": 4,\n'
-                          '    },\n'
-                          '}'),
-            '"partitions"', '"pipeline_parallel_degree"',
+            _launcher(
+                smp="{\n"
+                '    "enabled": True,\n'
+                '    "parameters": {\n'
+                '        "partitions": 2,  # Required\n'
+                '        "microbatches": 4,\n'
+                "    },\n"
+                "}"
+            ),
+            '"partitions"',
+            '"pipeline_parallel_degree"',
             findings=(Expected(6, 9, '"partitions" -> "pipeline_parallel_degree"'),),
         ),
         _invalid(
@@ -274,7 +323,8 @@ PARTITIONS_RENAMED = Rule(
                distribution={"smdistributed": {"modelparallel": dict(enabled=True, parameters=dict(partitions=2, horovod=True))},
                              "mpi": {"enabled": True, "processes_per_host": 8}})
             """,
-            "partitions=2", "pipeline_parallel_degree=2",
+            "partitions=2",
+            "pipeline_parallel_degree=2",
             note="tensorflow-dict-call",
             alias=True,
             findings=(Expected(4, 88, "partitions -> pipeline_parallel_degree"),),
@@ -283,22 +333,28 @@ PARTITIONS_RENAMED = Rule(
 )
 
 MODEL_AND_DATA_PARALLEL = Rule(
-    code="SM103", name="model-and-data-parallel", severity="error",
+    code="SM103",
+    name="model-and-data-parallel",
+    severity="error",
     summary='`"modelparallel"` and `"dataparallel"` together in one job are not supported',
     fixable=False,
-    why='The SDK accepts one smdistributed strategy per job, and refuses a second key even when it is switched off. For data parallelism on top of model parallelism '
+    why="The SDK accepts one smdistributed strategy per job, and refuses a second key even when it is switched off. For data parallelism on top of model parallelism "
     'set `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow) in the modelparallel parameters.',
     instead='`"modelparallel"` alone under `"smdistributed"`, with data parallelism across the model replicas switched on '
     'in its parameters, `"ddp": True` (PyTorch) or `"horovod": True` (TensorFlow), not both: '
     '`distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": '
     '{"pipeline_parallel_degree": 2, "ddp": True}}}, "mpi": mpi_options}`.',
-    examples=lambda: (_invalid(
-        _launcher(smp=None, mpi=None, arguments=_P3, distribution=_with_data_parallel("True")),
-        findings=(Expected(4, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
-    ),),
+    examples=lambda: (
+        _invalid(
+            _launcher(smp=None, mpi=None, arguments=_P3, distribution=_with_data_parallel("True")),
+            findings=(Expected(4, 71, '"modelparallel" and "dataparallel" cannot be used in one job'),),
+        ),
+    ),
     valid=lambda: (
         _valid(
-            _launcher(smp=None, mpi=None, arguments=_P3, distribution='{"smdistributed": {"dataparallel": {"enabled": True}}}'),
+            _launcher(
+                smp=None, mpi=None, arguments=_P3, distribution='{"smdistributed": {"dataparallel": {"enabled": True}}}'
+            ),
             note="dataparallel-only",
         ),
     ),
@@ -328,28 +384,39 @@ MODEL_AND_DATA_PARALLEL = Rule(
 )
 
 PROCESSES_PER_HOST = Rule(
-    code="SM104", name="processes-per-host", severity="error",
+    code="SM104",
+    name="processes-per-host",
+    severity="error",
     summary="`processes_per_host` is required and must not exceed the GPUs of `instance_type`",
     fixable=True,
     why="SageMaker maps MPI processes one to one onto GPUs; more processes than GPUs fail the job. A value above "
     "the instance's GPU count is lowered to it (when the pipeline degree still divides it); a missing one is "
     "reported.",
-    examples=lambda: (_fixed(
-        _launcher(smp=None, mpi='{"enabled": True, "processes_per_host": 16}', gap=False, arguments=_P3),
-        '"processes_per_host": 16', '"processes_per_host": 8',
-        findings=(Expected(3, 55, "processes_per_host 16 -> 8"),)),),
+    examples=lambda: (
+        _fixed(
+            _launcher(smp=None, mpi='{"enabled": True, "processes_per_host": 16}', gap=False, arguments=_P3),
+            '"processes_per_host": 16',
+            '"processes_per_host": 8',
+            findings=(Expected(3, 55, "processes_per_host 16 -> 8"),),
+        ),
+    ),
     valid=lambda: (
         _valid(_launcher()),
         _valid(
-            _launcher(smp=None, mpi=None, arguments='instance_type="ml.c5.18xlarge"',
-                      distribution='{"mpi": {"enabled": True, "processes_per_host": 36}}'),
+            _launcher(
+                smp=None,
+                mpi=None,
+                arguments='instance_type="ml.c5.18xlarge"',
+                distribution='{"mpi": {"enabled": True, "processes_per_host": 36}}',
+            ),
             note="plain-mpi-on-cpus",
         ),
     ),
     invalid=lambda: (
         _fixed(
             _launcher(smp=_SMP, mpi='{"enabled": True, "processes_per_host": 16}'),
-            '"processes_per_host": 16', '"processes_per_host": 8',
+            '"processes_per_host": 16',
+            '"processes_per_host": 8',
             note="above-the-gpus",
             findings=(Expected(4, 55, "processes_per_host 16 -> 8"),),
         ),
@@ -359,8 +426,10 @@ PROCESSES_PER_HOST = Rule(
             findings=(Expected(4, 15, 'mpi has no "processes_per_host" (required)'),),
         ),
         _invalid(
-            _launcher(smp='{"enabled": True, "parameters": {"pipeline_parallel_degree": 3}}',
-                      mpi='{"enabled": True, "processes_per_host": 12}'),
+            _launcher(
+                smp='{"enabled": True, "parameters": {"pipeline_parallel_degree": 3}}',
+                mpi='{"enabled": True, "processes_per_host": 12}',
+            ),
             note="degree-does-not-divide-the-gpus",
             findings=(Expected(4, 55, '"processes_per_host" 12 is above the GPUs'),),
         ),
@@ -378,7 +447,8 @@ PROCESSES_PER_HOST = Rule(
                            distribution={"smdistributed": {"modelparallel": {"enabled": True, "parameters": {"pipeline_parallel_degree": 2}}},
                                          "mpi": {"enabled": True, "processes_per_host": 8}})
             """,
-            '"processes_per_host": 8', '"processes_per_host": 4',
+            '"processes_per_host": 8',
+            '"processes_per_host": 4',
             alias=True,
             findings=(Expected(6, 77, "processes_per_host 8 -> 4"),),
         ),
@@ -386,35 +456,51 @@ PROCESSES_PER_HOST = Rule(
 )
 
 REPEATED_MCA_DEFAULT = Rule(
-    code="SM105", name="repeated-mca-default", severity="error",
+    code="SM105",
+    name="repeated-mca-default",
+    severity="error",
     summary="`custom_mpi_options` repeats the default `--mca btl_vader_single_copy_mechanism none`: the job fails",
     fixable=True,
     why='SageMaker already passes this MCA parameter; Open MPI refuses a parameter listed twice ("MCA '
     'parameters can only be listed once"). The repeat is removed, the other options are kept.',
-    examples=lambda: (_fixed(
-        _launcher(smp=None, mpi=_custom_mpi(f'"{_MCA_DEFAULT}-x NCCL_DEBUG=INFO"'), gap=False, arguments=_P3),
-        _MCA_DEFAULT, "",
-        findings=(Expected(4, 38, 'custom_mpi_options -> "-x NCCL_DEBUG=INFO"'),),
-    ),),
+    examples=lambda: (
+        _fixed(
+            _launcher(smp=None, mpi=_custom_mpi(f'"{_MCA_DEFAULT}-x NCCL_DEBUG=INFO"'), gap=False, arguments=_P3),
+            _MCA_DEFAULT,
+            "",
+            findings=(Expected(4, 38, 'custom_mpi_options -> "-x NCCL_DEBUG=INFO"'),),
+        ),
+    ),
     valid=lambda: (
-        _valid(_launcher(smp=_SMP, mpi='{"enabled": True, "processes_per_host": 8, "custom_mpi_options": "--mca btl_tcp_if_include eth0"}')),
+        _valid(
+            _launcher(
+                smp=_SMP,
+                mpi='{"enabled": True, "processes_per_host": 8, "custom_mpi_options": "--mca btl_tcp_if_include eth0"}',
+            )
+        ),
     ),
     invalid=lambda: (
         _fixed(
             _launcher(smp=_SMP, mpi=_custom_mpi(f'"-x NCCL_DEBUG=WARN {_MCA_DEFAULT}-x A=1"')),
-            _MCA_DEFAULT, "",
+            _MCA_DEFAULT,
+            "",
             note="keeps-the-rest",
             findings=(Expected(5, 38, 'custom_mpi_options -> "-x NCCL_DEBUG=WARN -x A=1"'),),
         ),
         _fixed(
             _launcher(smp=_SMP, mpi=_custom_mpi(f"'{_MCA_DEFAULT}'")),
-            _MCA_DEFAULT, "",
+            _MCA_DEFAULT,
+            "",
             note="only-the-default",
             findings=(Expected(5, 38, "custom_mpi_options -> ''"),),
         ),
         _invalid(
-            _launcher(smp=None, mpi=None, arguments=_P3,
-                      distribution='{"mpi": {"enabled": True, "custom_mpi_options": "-mca btl_vader_single_copy_mechanism cma"}}'),
+            _launcher(
+                smp=None,
+                mpi=None,
+                arguments=_P3,
+                distribution='{"mpi": {"enabled": True, "custom_mpi_options": "-mca btl_vader_single_copy_mechanism cma"}}',
+            ),
             note="other-value-reported",
             findings=(Expected(4, 70, "custom_mpi_options sets btl_vader_single_copy_mechanism, which SageMaker"),),
         ),
@@ -425,7 +511,8 @@ REPEATED_MCA_DEFAULT = Rule(
             TensorFlow(entry_point="train.py", instance_type="ml.p3.16xlarge",
                        distribution=dict(mpi=dict(enabled=True, custom_mpi_options="--mca btl_vader_single_copy_mechanism none -x X=1")))
             """,
-            _MCA_DEFAULT, "",
+            _MCA_DEFAULT,
+            "",
             alias=True,
             findings=(Expected(4, 72, 'custom_mpi_options -> "-x X=1"'),),
         ),
@@ -433,23 +520,32 @@ REPEATED_MCA_DEFAULT = Rule(
 )
 
 EFA_FLAGS = Rule(
-    code="SM106", name="efa-flags", severity="warning",
+    code="SM106",
+    name="efa-flags",
+    severity="warning",
     summary="EFA instance types run model parallel fastest with `-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa "
     "-x RDMAV_FORK_SAFE=1`",
     fixable=False,
     why="On EFA-capable instances (ml.p4d.24xlarge, ml.p3dn.24xlarge, ...) these flags let MPI and NCCL use "
     "the fabric's RDMA path; without them the job runs, slower. Reported with the flags to add, never "
     "rewritten: MPI options are the user's call.",
-    instead="The three flags in the job's MPI options, after any it already has: `mpi_options = {\"enabled\": True, "
+    instead='The three flags in the job\'s MPI options, after any it already has: `mpi_options = {"enabled": True, '
     '"processes_per_host": 8, "custom_mpi_options": "-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x '
     'RDMAV_FORK_SAFE=1"}`.',
-    examples=lambda: (_invalid(
-        _launcher(smp=None, gap=False, arguments='instance_type="ml.p4d.24xlarge"'),
-        findings=(Expected(3, 15, "ml.p4d.24xlarge has EFA"),)),),
+    examples=lambda: (
+        _invalid(
+            _launcher(smp=None, gap=False, arguments='instance_type="ml.p4d.24xlarge"'),
+            findings=(Expected(3, 15, "ml.p4d.24xlarge has EFA"),),
+        ),
+    ),
     valid=lambda: (
         _valid(
-            _launcher(smp=_SMP, mpi=_custom_mpi('"-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x RDMAV_FORK_SAFE=1"'),
-                      gap=False, arguments='instance_type="ml.p4d.24xlarge"'),
+            _launcher(
+                smp=_SMP,
+                mpi=_custom_mpi('"-x FI_EFA_USE_DEVICE_RDMA=1 -x FI_PROVIDER=efa -x RDMAV_FORK_SAFE=1"'),
+                gap=False,
+                arguments='instance_type="ml.p4d.24xlarge"',
+            ),
             note="flags-given",
         ),
         _valid(_launcher(), note="no-efa"),
@@ -477,18 +573,26 @@ EFA_FLAGS = Rule(
 _PINNED = ("smp.init()\n", "smp.init()\ntorch.cuda.set_device(smp.local_rank())\n")
 
 SMP_SET_DEVICE = Rule(
-    code="SM107", name="smp-set-device", severity="error",
+    code="SM107",
+    name="smp-set-device",
+    severity="error",
     summary="A PyTorch training script under smdistributed model parallel pins its GPU with "
     "`torch.cuda.set_device(smp.local_rank())`",
     fixable=True,
     why="Without it every process of a host starts on GPU 0 and the partitions do not fit or collide; the call "
     "is added right after `smp.init()`.",
-    examples=lambda: (_fixed(
-        _SMP_SCRIPT, *_PINNED, filename="train.py",
-        findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
-    ),),
+    examples=lambda: (
+        _fixed(
+            _SMP_SCRIPT,
+            *_PINNED,
+            filename="train.py",
+            findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
+        ),
+    ),
     valid=lambda: (
-        valid(_SMP_SCRIPT + "local_rank = smp.local_rank()\ntorch.cuda.set_device(local_rank)\n", note="through-a-name"),
+        valid(
+            _SMP_SCRIPT + "local_rank = smp.local_rank()\ntorch.cuda.set_device(local_rank)\n", note="through-a-name"
+        ),
         valid(
             """
             import tensorflow as tf
@@ -501,7 +605,9 @@ SMP_SET_DEVICE = Rule(
     ),
     invalid=lambda: (
         _fixed(
-            _SMP_SCRIPT + 'device = torch.device("cuda")\n', *_PINNED, filename="train.py",
+            _SMP_SCRIPT + 'device = torch.device("cuda")\n',
+            *_PINNED,
+            filename="train.py",
             findings=(Expected(5, 1, "smp.init() -> torch.cuda.set_device(smp.local_rank())"),),
         ),
         invalid(
@@ -519,7 +625,8 @@ SMP_SET_DEVICE = Rule(
                 smp_torch.init()
                 model = build()
             """,
-            "smp_torch.init()\n", "smp_torch.init()\n    th.cuda.set_device(smp_torch.local_rank())\n",
+            "smp_torch.init()\n",
+            "smp_torch.init()\n    th.cuda.set_device(smp_torch.local_rank())\n",
             filename="train.py",
             alias=True,
             findings=(Expected(7, 5, "smp.init() -> th.cuda.set_device(smp_torch.local_rank())"),),
@@ -528,17 +635,22 @@ SMP_SET_DEVICE = Rule(
 )
 
 COMPILER_DISTRIBUTION = Rule(
-    code="SM201", name="compiler-distribution", severity="error",
+    code="SM201",
+    name="compiler-distribution",
+    severity="error",
     summary='Training Compiler on several GPUs or instances needs `distribution={"pytorchxla": {"enabled": True}}`',
     fixable=True,
     why="Without the pytorchxla runtime a compiled job starts one process per instance: it trains on one GPU, "
     "and instances beyond the first repeat the same work. Added for PyTorch >= 1.12 (PyTorch estimator) and "
     "PyTorch >= 1.11 (Hugging Face estimator).",
-    examples=lambda: (_fixed(
-        _compiled("ml.p3.16xlarge", "4.21.1", "1.11.0"),
-        "TrainingCompilerConfig())", f"TrainingCompilerConfig(), {_PYTORCHXLA})",
-        findings=(Expected(4, 112, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
-    ),),
+    examples=lambda: (
+        _fixed(
+            _compiled("ml.p3.16xlarge", "4.21.1", "1.11.0"),
+            "TrainingCompilerConfig())",
+            f"TrainingCompilerConfig(), {_PYTORCHXLA})",
+            findings=(Expected(4, 112, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
+        ),
+    ),
     valid=lambda: (
         _valid(_compiled("ml.p3.2xlarge", "4.21.1", "1.11.0"), note="one-gpu"),
         _valid(_compiled_pytorchxla("4.21.1", "1.11.0"), note="already-there"),
@@ -557,7 +669,8 @@ COMPILER_DISTRIBUTION = Rule(
                 compiler_config=TrainingCompilerConfig(),
             )
             """,
-            "TrainingCompilerConfig(),\n", f"TrainingCompilerConfig(),\n    {_PYTORCHXLA},\n",
+            "TrainingCompilerConfig(),\n",
+            f"TrainingCompilerConfig(),\n    {_PYTORCHXLA},\n",
             findings=(Expected(10, 5, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
         ),
         _fixed(
@@ -567,7 +680,8 @@ COMPILER_DISTRIBUTION = Rule(
             PyTorch(entry_point="train.py", instance_type="ml.p3.2xlarge", instance_count=2,
                     framework_version="1.13.1", compiler_config=TrainingCompilerConfig())
             """,
-            "TrainingCompilerConfig())", f"TrainingCompilerConfig(), {_PYTORCHXLA})",
+            "TrainingCompilerConfig())",
+            f"TrainingCompilerConfig(), {_PYTORCHXLA})",
             note="several-instances",
             findings=(Expected(4, 79, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
         ),
@@ -581,7 +695,8 @@ COMPILER_DISTRIBUTION = Rule(
                                               transformers_version="4.21.1", pytorch_version="1.11.0",
                                               compiler_config=compiler,)
             """,
-            "compiler_config=compiler,", "compiler_config=compiler,\n" + " " * 34 + _PYTORCHXLA + ",",
+            "compiler_config=compiler,",
+            "compiler_config=compiler,\n" + " " * 34 + _PYTORCHXLA + ",",
             alias=True,
             findings=(Expected(8, 35, 'compiler_config on several GPUs -> distribution={"pytorchxla"'),),
         ),
@@ -589,7 +704,9 @@ COMPILER_DISTRIBUTION = Rule(
 )
 
 COMPILER_LEGACY_LAUNCH = Rule(
-    code="SM202", name="compiler-legacy-launch", severity="warning",
+    code="SM202",
+    name="compiler-legacy-launch",
+    severity="warning",
     summary="Transformers <= 4.17 / PyTorch <= 1.10.2: a distributed compiled job runs through a launcher script "
     "(`entry_point`) with the training script in `hyperparameters`",
     fixable=False,
@@ -599,11 +716,14 @@ COMPILER_LEGACY_LAUNCH = Rule(
     'pytorch_version="1.11.0"`, or the PyTorch estimator with `framework_version="1.12.0"` or `"1.13.1"`, each '
     'with `distribution={"pytorchxla": {"enabled": True}}` (SM201 adds it). To stay on these versions, make '
     "`entry_point` a launcher script that starts the training script on each GPU, and pass it the training script "
-    "and the GPU count in `hyperparameters` (`{\"training_script\": \"train.py\", \"n_gpus\": 4}`), as SageMaker's "
+    'and the GPU count in `hyperparameters` (`{"training_script": "train.py", "n_gpus": 4}`), as SageMaker\'s '
     "Training Compiler guide does with `distributed_training_launcher.py`.",
-    examples=lambda: (_invalid(
-        _compiled("ml.p3.16xlarge", "4.11.0", "1.9.0"),
-        findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),)),),
+    examples=lambda: (
+        _invalid(
+            _compiled("ml.p3.16xlarge", "4.11.0", "1.9.0"),
+            findings=(Expected(3, 1, "transformers <= 4.17 / PyTorch <= 1.10.2"),),
+        ),
+    ),
     valid=lambda: (
         _valid(
             """
@@ -637,7 +757,9 @@ COMPILER_LEGACY_LAUNCH = Rule(
 )
 
 COMPILER_UNSUPPORTED = Rule(
-    code="SM203", name="compiler-unsupported", severity="error",
+    code="SM203",
+    name="compiler-unsupported",
+    severity="error",
     summary="A Training Compiler job the SDK rejects: `image_uri`, another distribution than pytorchxla, or pytorchxla "
     "on a PyTorch too old for it",
     fixable=False,
@@ -648,11 +770,14 @@ COMPILER_UNSUPPORTED = Rule(
     '`distribution={"pytorchxla": {"enabled": True}}` as the only distribution, which needs PyTorch 1.12 or later '
     "with the PyTorch estimator, 1.11 with the Hugging Face one. A custom image or another distribution runs "
     "without `compiler_config`.",
-    examples=lambda: (_invalid(
-        "from sagemaker.pytorch import PyTorch, TrainingCompilerConfig\n\n"
-        'PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1",\n'
-        "        compiler_config=TrainingCompilerConfig())\n",
-        findings=(Expected(3, 33, "Training Compiler does not take image_uri"),)),),
+    examples=lambda: (
+        _invalid(
+            "from sagemaker.pytorch import PyTorch, TrainingCompilerConfig\n\n"
+            'PyTorch(entry_point="train.py", image_uri=my_image, framework_version="1.13.1",\n'
+            "        compiler_config=TrainingCompilerConfig())\n",
+            findings=(Expected(3, 33, "Training Compiler does not take image_uri"),),
+        ),
+    ),
     valid=lambda: (
         _valid(
             """
@@ -706,4 +831,16 @@ COMPILER_UNSUPPORTED = Rule(
     ),
 )
 
-RULES = (LAUNCHER_UNRESOLVED, DISTRIBUTION_STRUCTURE, PARTITIONS_RENAMED, MODEL_AND_DATA_PARALLEL, PROCESSES_PER_HOST, REPEATED_MCA_DEFAULT, EFA_FLAGS, SMP_SET_DEVICE, COMPILER_DISTRIBUTION, COMPILER_LEGACY_LAUNCH, COMPILER_UNSUPPORTED)
+RULES = (
+    LAUNCHER_UNRESOLVED,
+    DISTRIBUTION_STRUCTURE,
+    PARTITIONS_RENAMED,
+    MODEL_AND_DATA_PARALLEL,
+    PROCESSES_PER_HOST,
+    REPEATED_MCA_DEFAULT,
+    EFA_FLAGS,
+    SMP_SET_DEVICE,
+    COMPILER_DISTRIBUTION,
+    COMPILER_LEGACY_LAUNCH,
+    COMPILER_UNSUPPORTED,
+)

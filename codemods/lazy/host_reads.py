@@ -50,11 +50,17 @@ class HostReadAnalysis(Analysis):
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         for line, after in zip(node.body, node.body[1:]):
-            if type(line) is cst.SimpleStatementLine and type(after) is cst.SimpleStatementLine and self.walk.ends_the_process(after.body[0]):
+            if (
+                type(line) is cst.SimpleStatementLine
+                and type(after) is cst.SimpleStatementLine
+                and self.walk.ends_the_process(after.body[0])
+            ):
                 self.before_exit.add(line.body[-1])
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.before_exit.update(small for small, after in zip(node.body, node.body[1:]) if self.walk.ends_the_process(after))
+        self.before_exit.update(
+            small for small, after in zip(node.body, node.body[1:]) if self.walk.ends_the_process(after)
+        )
 
     def finish(self) -> None:
         self.found = self._host_reads()
@@ -129,7 +135,9 @@ class HostReadAnalysis(Analysis):
             reason = "this Accelerate script stays free of torch_xla calls"
         elif self.facts.lightning.drives_training:
             reason = "Lightning places the step barriers of this loop"
-        elif loop not in self.facts.training.loops and (barriers := [b for b in self.flow.sites.barriers if loop in b.loops]):
+        elif loop not in self.facts.training.loops and (
+            barriers := [b for b in self.flow.sites.barriers if loop in b.loops]
+        ):
             if not any(b.order > site.order and b.loops[-1] is loop and not b.conditional for b in barriers):
                 reason = "no step barrier follows it in the iteration"
         reads = (*previous.reads, read) if previous else (read,)

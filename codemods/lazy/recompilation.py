@@ -41,9 +41,10 @@ class RecompilationRewrite(Concern):
         code = self.ctx.code(original)
         if sliced.device is None:
             self.ctx.report(
-                SLICED_DEVICE_DATA, original,
+                SLICED_DEVICE_DATA,
+                original,
                 f"`{code}` slices a device tensor at a per-step offset: every step compiles a new graph; "
-                f"keep `{sliced.name}` on the host and move each slice to the device (not fixed: {sliced.reason})"
+                f"keep `{sliced.name}` on the host and move each slice to the device (not fixed: {sliced.reason})",
             )
             return updated
         device = sliced.device
@@ -57,7 +58,9 @@ class RecompilationRewrite(Concern):
             SLICED_DEVICE_DATA,
             original,
             f"{code} -> {{new}}: {why}",
-            lambda: cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]),
+            lambda: cst.Call(
+                func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]
+            ),
         )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -78,9 +81,10 @@ class RecompilationRewrite(Concern):
         self._dynamic_shape(original)
         if original in lazy.short_last_batch:
             self.ctx.report(
-                SHORT_LAST_BATCH, original,
+                SHORT_LAST_BATCH,
+                original,
                 "this training DataLoader keeps a short last batch (no drop_last=True): its shape "
-                "compiles a second graph; pass drop_last=True if dropping the remainder is fine"
+                "compiles a second graph; pass drop_last=True if dropping the remainder is fine",
             )
         return updated
 
@@ -92,18 +96,20 @@ class RecompilationRewrite(Concern):
         name = self.facts.recompilation.static_arguments.get(original)
         if name is not None:
             self.ctx.report(
-                STEP_VARYING_SHAPE, original,
+                STEP_VARYING_SHAPE,
+                original,
                 f"`{self.ctx.code(original)}`: `{name}` changes every step and is compiled into the "
-                "graph (a shape or static argument), so every step compiles a new graph; keep it fixed (pad to a maximum)"
+                "graph (a shape or static argument), so every step compiles a new graph; keep it fixed (pad to a maximum)",
             )
 
     def _dynamic_shape(self, original: cst.CSTNode) -> None:
         operation = self.facts.recompilation.dynamic_shapes.get(original)
         if operation is not None:
             self.ctx.report(
-                DYNAMIC_SHAPE, original,
+                DYNAMIC_SHAPE,
+                original,
                 f"`{self.ctx.code(original)}`: {operation} has a data-dependent shape (a host read and "
-                "a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)"
+                "a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)",
             )
 
     # -- evaluation loops that carry device state ----------------------------------------
@@ -114,7 +120,10 @@ class RecompilationRewrite(Concern):
             return updated
         carried = ", ".join(f"`{n}`" for n in names)
         return with_barriers(
-            self.ctx, CARRIED_STATE_BARRIER, original, updated,
+            self.ctx,
+            CARRIED_STATE_BARRIER,
+            original,
+            updated,
             f"evaluation loop carries {carried} across iterations on the device: {{new}} ends every iteration "
             "(a host read materializes only what it reads; the carried graph keeps growing)",
         )

@@ -30,11 +30,46 @@ DYNAMIC_SHAPE_METHODS = frozenset({"nonzero", "masked_select", "unique", "unique
 DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{m}" for m in DYNAMIC_SHAPE_METHODS)
 # Operations whose integer arguments are compiled into the graph (shapes, offsets,
 # counts, exponents): a Python number that changes every step makes every step a new graph.
-STATIC_ARGUMENT_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "roll", "topk", "kthvalue",
-                                     "unfold", "new_zeros", "new_ones", "new_empty", "new_full", "split", "chunk",
-                                     "tile", "pow", "select"})
-STATIC_ARGUMENT_FUNCTIONS = frozenset(f"torch.{f}" for f in ("arange", "zeros", "ones", "empty", "full", "rand", "randn",
-                                                             "randint", "linspace", "eye", "roll", "narrow", "topk"))
+STATIC_ARGUMENT_METHODS = frozenset(
+    {
+        "view",
+        "reshape",
+        "expand",
+        "repeat",
+        "narrow",
+        "roll",
+        "topk",
+        "kthvalue",
+        "unfold",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "split",
+        "chunk",
+        "tile",
+        "pow",
+        "select",
+    }
+)
+STATIC_ARGUMENT_FUNCTIONS = frozenset(
+    f"torch.{f}"
+    for f in (
+        "arange",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "linspace",
+        "eye",
+        "roll",
+        "narrow",
+        "topk",
+    )
+)
 
 
 @dataclass(repr=False)
@@ -137,7 +172,9 @@ class RecompilationSourceAnalysis(Analysis):
             key = groups.find((id(self.flow.owner(site.scope, name)), name))
             if key is None:
                 if varying and not site.scope.is_forward and self.flow.is_device(site.scope, subscript.value):
-                    self.part.sliced_data[subscript] = SlicedData(name, True, None, "the data is not built in this file")
+                    self.part.sliced_data[subscript] = SlicedData(
+                        name, True, None, "the data is not built in this file"
+                    )
                 continue
             sliced.setdefault(key, []).append((site, varying))
             if id(subscript) in self.flow.uses.store_subscripts:
@@ -150,7 +187,10 @@ class RecompilationSourceAnalysis(Analysis):
             problem = problems.get(key) or self._device_problem(members, [site for site, _ in sites])
             for site, varying in sites:
                 self.part.sliced_data[site.node] = SlicedData(  # type: ignore[index]
-                    site.node.value.value, bool(varying), None if problem else device, problem or ""  # type: ignore[attr-defined]
+                    site.node.value.value,  # type: ignore[attr-defined]
+                    bool(varying),
+                    None if problem else device,
+                    problem or "",
                 )
             if problem is None:
                 names = ", ".join(sorted({origin.name for origin in members}))
@@ -219,7 +259,9 @@ class RecompilationSourceAnalysis(Analysis):
             if method in STATIC_ARGUMENT_METHODS and self.flow.is_device(site.scope, receiver(call)):
                 arguments = [a.value for a in call.args]
             elif callee in STATIC_ARGUMENT_FUNCTIONS and self.flow.call_is_device(site.scope, call):
-                arguments = [a.value for a in call.args if a.keyword is None or a.keyword.value not in ("device", "dtype")]
+                arguments = [
+                    a.value for a in call.args if a.keyword is None or a.keyword.value not in ("device", "dtype")
+                ]
             else:
                 continue
             for argument in arguments:
@@ -249,9 +291,13 @@ class RecompilationSourceAnalysis(Analysis):
             callee = self.walk.resolve(call.func)
             if method in DYNAMIC_SHAPE_METHODS and self.flow.is_device(site.scope, receiver(call)):
                 self.part.dynamic_shapes[call] = f".{method}()"
-            elif callee in DYNAMIC_SHAPE_FUNCTIONS and call.args and self.flow.is_device(site.scope, call.args[0].value):
+            elif (
+                callee in DYNAMIC_SHAPE_FUNCTIONS and call.args and self.flow.is_device(site.scope, call.args[0].value)
+            ):
                 self.part.dynamic_shapes[call] = f"{callee}()"
-            elif callee == "torch.where" and len(call.args) == 1 and self.flow.is_device(site.scope, call.args[0].value):
+            elif (
+                callee == "torch.where" and len(call.args) == 1 and self.flow.is_device(site.scope, call.args[0].value)
+            ):
                 self.part.dynamic_shapes[call] = "torch.where(condition)"
         for site in self.flow.sites.subscripts:
             subscript = site.node

@@ -29,15 +29,22 @@ def _loop(body: str) -> str:
 
 
 HOST_READ_LOGGING = Rule(
-    code="XLA701", name="host-read-logging", severity="warning",
-    summary="A host read that only logs runs in xm.add_step_closure, with the iteration's values bound", fixable=True,
+    code="XLA701",
+    name="host-read-logging",
+    severity="warning",
+    summary="A host read that only logs runs in xm.add_step_closure, with the iteration's values bound",
+    fixable=True,
     why="`loss.item()` or `print(loss)` in a training loop runs the pending graph at once, an extra "
     "execution every step; in a step closure it runs after the step's graph, reading values already computed.",
-    examples=lambda: (Invalid(
-        _loop('print(f"step {step} loss {loss.item():.4f}")'),
-        _loop('xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.4f}"), args=(step, loss))'),
-        findings=(Expected(13, 31, "logging-only host read `loss.item()` moved into a step closure"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _loop('print(f"step {step} loss {loss.item():.4f}")'),
+            _loop(
+                'xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item():.4f}"), args=(step, loss))'
+            ),
+            findings=(Expected(13, 31, "logging-only host read `loss.item()` moved into a step closure"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -185,13 +192,21 @@ HOST_READ_LOGGING = Rule(
 )
 
 HOST_READ_VALUE = Rule(
-    code="XLA702", name="host-read-value", severity="warning",
-    summary="A host read whose value the loop keeps (accumulation, a variable) syncs every step", fixable=False,
+    code="XLA702",
+    name="host-read-value",
+    severity="warning",
+    summary="A host read whose value the loop keeps (accumulation, a variable) syncs every step",
+    fixable=False,
     why="Each read runs the pending graph before the step ends.  Keep running sums on the device "
     "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure.",
-    examples=lambda: (Invalid(_loop("total += loss.item()"),
-        findings=(Expected(13, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _loop("total += loss.item()"),
+            findings=(
+                Expected(13, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
+            ),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -288,20 +303,28 @@ HOST_READ_VALUE = Rule(
             findings=(
                 Expected(8, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
                 Expected(9, 20, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
-                Expected(10, 12, "`loss.item()` reads a device value to the host every step (an extra graph execution)"),
+                Expected(
+                    10, 12, "`loss.item()` reads a device value to the host every step (an extra graph execution)"
+                ),
             ),
         ),
     ),
 )
 
 DEVICE_CONTROL_FLOW = Rule(
-    code="XLA703", name="device-control-flow", severity="warning",
-    summary="Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step", fixable=False,
+    code="XLA703",
+    name="device-control-flow",
+    severity="warning",
+    summary="Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step",
+    fixable=False,
     why="Python needs the value to choose a branch, so the graph runs there; a branch that changes "
     "which operations run also changes the graph.  Use torch.where, or decide once per log interval.",
-    examples=lambda: (Invalid(_loop("if loss.item() > 10:\n    break"),
-        findings=(Expected(13, 8, "`loss.item()` decides control flow from a device value"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _loop("if loss.item() > 10:\n    break"),
+            findings=(Expected(13, 8, "`loss.item()` decides control flow from a device value"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -403,19 +426,24 @@ DEVICE_CONTROL_FLOW = Rule(
 )
 
 CARRIED_STATE_BARRIER = Rule(
-    code="XLA704", name="carried-state-barrier", severity="error",
-    summary="An evaluation loop that carries device state across iterations ends every iteration with the step barrier", fixable=True,
+    code="XLA704",
+    name="carried-state-barrier",
+    severity="error",
+    summary="An evaluation loop that carries device state across iterations ends every iteration with the step barrier",
+    fixable=True,
     why="A host read materializes only the value it reads: the carried state (an RNN hidden state) keeps "
     "the whole history in its graph, which grows and is compiled again every iteration.",
-    examples=lambda: (Invalid(
-        "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
-        "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
-        "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n",
-        "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
-        "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
-        "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n        torch_xla.sync()\n",
-        findings=(Expected(11, 9, "evaluation loop carries `h` across iterations on the device"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
+            "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
+            "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n",
+            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nrnn = torch.nn.RNNCell(4, 4).to(device)\n"
+            "h = torch.zeros(1, 4, device=device)\nwith torch.no_grad():\n    for x in torch.randn(10, 1, 4):\n"
+            "        h = rnn(x.to(device), h)\n        print(h.sum().item())\n        torch_xla.sync()\n",
+            findings=(Expected(11, 9, "evaluation loop carries `h` across iterations on the device"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -485,22 +513,27 @@ CARRIED_STATE_BARRIER = Rule(
 )
 
 SLICED_DEVICE_DATA = Rule(
-    code="XLA711", name="sliced-device-data", severity="warning",
-    summary="A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves", fixable=True,
+    code="XLA711",
+    name="sliced-device-data",
+    severity="warning",
+    summary="A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves",
+    fixable=True,
     why="The offset of a slice is compiled into the graph, so `source[i:i+n]` on a device tensor is a new "
     "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph.",
-    examples=lambda: (Invalid(
-        "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
-        "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
-        "    loss = (source[i:i + 10] * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
-        "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0)\n"
-        "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
-        "    loss = (source[i:i + 10].to(device) * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
-        findings=(
-            Expected(5, 10, "torch.arange(100.0).to(device) -> torch.arange(100.0)"),
-            Expected(8, 13, "source[i:i + 10] -> source[i:i + 10].to(device)"),
+    examples=lambda: (
+        Invalid(
+            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
+            "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
+            "    loss = (source[i:i + 10] * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
+            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0)\n"
+            "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
+            "    loss = (source[i:i + 10].to(device) * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
+            findings=(
+                Expected(5, 10, "torch.arange(100.0).to(device) -> torch.arange(100.0)"),
+                Expected(8, 13, "source[i:i + 10] -> source[i:i + 10].to(device)"),
+            ),
         ),
-    ),),
+    ),
     valid=lambda: (
         valid(
             """
@@ -644,11 +677,16 @@ SLICED_DEVICE_DATA = Rule(
 )
 
 STEP_VARYING_SHAPE = Rule(
-    code="XLA712", name="step-varying-shape", severity="warning",
-    summary="A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step", fixable=False,
+    code="XLA712",
+    name="step-varying-shape",
+    severity="warning",
+    summary="A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step",
+    fixable=False,
     why="Shapes, offsets, counts and exponents are compiled into the graph.  Plain arithmetic with Python "
     "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead.",
-    examples=lambda: (Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),),
+    examples=lambda: (
+        Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),
+    ),
     valid=lambda: (
         valid(
             """
@@ -702,13 +740,21 @@ STEP_VARYING_SHAPE = Rule(
 )
 
 DYNAMIC_SHAPE = Rule(
-    code="XLA713", name="dynamic-shape", severity="warning",
-    summary="An operation whose output shape depends on the data (nonzero, masked_select, boolean masks, unique)", fixable=False,
+    code="XLA713",
+    name="dynamic-shape",
+    severity="warning",
+    summary="An operation whose output shape depends on the data (nonzero, masked_select, boolean masks, unique)",
+    fixable=False,
     why="XLA compiles for fixed shapes: the size is read to the host and each new size is a new graph.  "
     "Keep the shape: multiply by the mask (`(x * mask).sum() / mask.sum()`) or use torch.where(mask, x, 0).",
-    examples=lambda: (Invalid(_loop("positive = x[x > 0]"),
-        findings=(Expected(13, 16, "`x[x > 0]`: boolean-mask indexing has a data-dependent shape (a host read and a"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            _loop("positive = x[x > 0]"),
+            findings=(
+                Expected(13, 16, "`x[x > 0]`: boolean-mask indexing has a data-dependent shape (a host read and a"),
+            ),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -767,17 +813,22 @@ DYNAMIC_SHAPE = Rule(
 )
 
 SHORT_LAST_BATCH = Rule(
-    code="XLA714", name="short-last-batch", severity="warning",
-    summary="A training DataLoader without drop_last=True: its short last batch compiles a second graph", fixable=False,
+    code="XLA714",
+    name="short-last-batch",
+    severity="warning",
+    summary="A training DataLoader without drop_last=True: its short last batch compiles a second graph",
+    fixable=False,
     why="When the dataset size is not a multiple of the batch size the last batch has another shape, "
     "and every distinct shape is compiled.  Pass drop_last=True where dropping a few samples per epoch is fine.",
-    examples=lambda: (Invalid(
-        "import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
-        "device = torch_xla.device()\nmodel = torch.nn.Linear(4, 1).to(device)\n"
-        "loader = DataLoader(TensorDataset(torch.randn(100, 4)), batch_size=16)\nfor (x,) in loader:\n"
-        "    model(x.to(device)).sum().backward()\n    torch_xla.sync()\n",
-        findings=(Expected(7, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
-    ),),
+    examples=lambda: (
+        Invalid(
+            "import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
+            "device = torch_xla.device()\nmodel = torch.nn.Linear(4, 1).to(device)\n"
+            "loader = DataLoader(TensorDataset(torch.randn(100, 4)), batch_size=16)\nfor (x,) in loader:\n"
+            "    model(x.to(device)).sum().backward()\n    torch_xla.sync()\n",
+            findings=(Expected(7, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -849,4 +900,13 @@ SHORT_LAST_BATCH = Rule(
     ),
 )
 
-RULES = (HOST_READ_LOGGING, HOST_READ_VALUE, DEVICE_CONTROL_FLOW, CARRIED_STATE_BARRIER, SLICED_DEVICE_DATA, STEP_VARYING_SHAPE, DYNAMIC_SHAPE, SHORT_LAST_BATCH)
+RULES = (
+    HOST_READ_LOGGING,
+    HOST_READ_VALUE,
+    DEVICE_CONTROL_FLOW,
+    CARRIED_STATE_BARRIER,
+    SLICED_DEVICE_DATA,
+    STEP_VARYING_SHAPE,
+    DYNAMIC_SHAPE,
+    SHORT_LAST_BATCH,
+)

@@ -39,14 +39,16 @@ class LightningRewrite(Concern):
         if original in self.facts.lightning.legacy:
             name = original.keyword.value  # type: ignore[union-attr]
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
-                f"`{name}=` is Lightning 1.x's (Lightning 2 raises on it): on XLA pass accelerator=\"tpu\" and "
+                LIGHTNING_MANUAL,
+                original,
+                f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
                 "devices= the number of XLA devices",
             )
         parameter = self.facts.lightning.unknown.get(original)
         if parameter is not None:
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
+                LIGHTNING_MANUAL,
+                original,
                 f"`{self.ctx.code(original).rstrip(',')}`: the tool cannot tell which {parameter} this selects; on XLA "
                 'Lightning takes accelerator="tpu", strategy="xla" (Fabric: "xla_fsdp" too) and precision '
                 '"32-true" or "bf16-true"',
@@ -60,7 +62,8 @@ class LightningRewrite(Concern):
         source = f" (`{setting.source}`, given to {owner}'s {setting.parameter})" if setting.source else ""
         if setting.new is None:
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
+                LIGHTNING_MANUAL,
+                original,
                 f"{owner}({setting.parameter}={self.ctx.code(original)}){source} has no XLA form: {setting.why}",
             )
             return updated
@@ -68,7 +71,8 @@ class LightningRewrite(Concern):
         target = self.ctx.target
         if not target.lightning_xla_names:
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
+                LIGHTNING_MANUAL,
+                original,
                 f"{owner}({setting.parameter}={self.ctx.code(original)}){source} is a CUDA setting: set the XLA one of "
                 f"the Lightning release that goes with torch_xla {target.torch_xla_version} by hand (the tool knows "
                 "Lightning 2.6.6's, for torch_xla 2.9)",
@@ -81,7 +85,8 @@ class LightningRewrite(Concern):
 
         return self.ctx.fix_or_keep(
             updated,
-            LIGHTNING_XLA, original,
+            LIGHTNING_XLA,
+            original,
             f"{owner} {setting.parameter} {self.ctx.code(original)} -> {{new}}{source}: {_WHAT[setting.parameter]}",
             build,
         )

@@ -118,7 +118,9 @@ class ProjectAnalysis(Analysis):
     def uses_amp(self) -> bool:
         """The file calls a project callable that trains with mixed precision."""
         return any(
-            (found := self.origin(callee)) is not None and found.summary is not None and found.summary.uses_amp(found.name)
+            (found := self.origin(callee)) is not None
+            and found.summary is not None
+            and found.summary.uses_amp(found.name)
             for _, callee in self.calls
         )
 
@@ -127,7 +129,9 @@ class ProjectAnalysis(Analysis):
         wrappers = self.facts.training.step_wrappers
         for call in self.device_calls:
             found = self.origin(dotted(call.func) or "")
-            if found is not None and (found.summary is None or (found.summary.pending and found.summary.chooses_device(found.name))):
+            if found is not None and (
+                found.summary is None or (found.summary.pending and found.summary.chooses_device(found.name))
+            ):
                 self.part.external_devices[call] = found.summary.path if found.summary else None
         for function, callee in self.function_calls:
             found = self.origin(callee)

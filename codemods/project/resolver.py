@@ -37,6 +37,7 @@ _MAX_HOPS = 4
 # that how deep a project's imports go never decides how deep the tool recurses.
 _MAX_NESTED_SUMMARIES = 16
 
+
 def resolved(path: Path | str) -> Path:
     """The absolute path with symlinks followed (as it is, when they loop).  Kept for the
     run: the runner and the resolver ask it of the same files many times, and following
@@ -194,7 +195,9 @@ class Project:
         return self._module_files[key]
 
     def contains(self, path: Path) -> bool:
-        return path.is_relative_to(self.root) and not any(part in SKIPPED_DIRS for part in path.relative_to(self.root).parts)
+        return path.is_relative_to(self.root) and not any(
+            part in SKIPPED_DIRS for part in path.relative_to(self.root).parts
+        )
 
 
 class FileImports:
@@ -268,7 +271,9 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
     return None
 
 
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE
+)
 
 
 def wraps_fsdp(data: bytes) -> bool:

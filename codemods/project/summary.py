@@ -110,13 +110,25 @@ class ModuleSummary:
 
     def flag_of(self, name: str, attribute: str) -> tuple[bool | None, str] | None:
         """What the flag ``attribute`` of what ``name`` returns is on an XLA host (None: no such flag)."""
-        return next(((on_xla, code) for function, attr, on_xla, code in self.device_flags
-                     if function == name and attr == attribute), None)
+        return next(
+            (
+                (on_xla, code)
+                for function, attr, on_xla, code in self.device_flags
+                if function == name and attr == attribute
+            ),
+            None,
+        )
 
     def device_set_on(self, name: str, index: int, attribute: str) -> tuple[bool | None, str] | None:
         """Where the device that ``name`` sets on ``attribute`` of its argument ``index`` ends."""
-        return next(((on_xla, why) for function, position, attr, on_xla, why in self.parameter_devices
-                     if function in (name, f"{name}.__init__") and position == index and attr == attribute), None)
+        return next(
+            (
+                (on_xla, why)
+                for function, position, attr, on_xla, why in self.parameter_devices
+                if function in (name, f"{name}.__init__") and position == index and attr == attribute
+            ),
+            None,
+        )
 
     def pending_via(self, name: str) -> str | None:
         """The path of a module still to convert that calling ``name`` runs code of."""
@@ -155,7 +167,9 @@ class ModuleSummary:
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
     callable_name, position, parameter = entry[:3]
-    return callable_name in (name, f"{name}.__init__") and (position == index if keyword is None else parameter == keyword)
+    return callable_name in (name, f"{name}.__init__") and (
+        position == index if keyword is None else parameter == keyword
+    )
 
 
 @dataclass(frozen=True)
@@ -186,10 +200,40 @@ class ImportContext(Protocol):
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
     {
-        "torch", "torch_xla", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "sklearn",
-        "transformers", "datasets", "accelerate", "timm", "apex", "deepspeed", "lightning", "pytorch_lightning",
-        "tqdm", "wandb", "tensorboard", "tensorboardX", "yaml", "PIL", "cv2", "matplotlib", "sagemaker",
-        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra", "colossalai",
+        "torch",
+        "torch_xla",
+        "torchvision",
+        "torchaudio",
+        "torchtext",
+        "numpy",
+        "scipy",
+        "pandas",
+        "sklearn",
+        "transformers",
+        "datasets",
+        "accelerate",
+        "timm",
+        "apex",
+        "deepspeed",
+        "lightning",
+        "pytorch_lightning",
+        "tqdm",
+        "wandb",
+        "tensorboard",
+        "tensorboardX",
+        "yaml",
+        "PIL",
+        "cv2",
+        "matplotlib",
+        "sagemaker",
+        "smdistributed",
+        "einops",
+        "tokenizers",
+        "safetensors",
+        "huggingface_hub",
+        "omegaconf",
+        "hydra",
+        "colossalai",
     }
 )
 

@@ -34,10 +34,15 @@ class XlaNamesRewrite(Concern):
         if concept is None:
             if any(callee.startswith(module + ".") for module in self.ctx.target.missing_modules):
                 self.ctx.report(
-                    MISSING_IN_TARGET, original,
+                    MISSING_IN_TARGET,
+                    original,
                     f"`{self.ctx.code(original)}` does not exist in torch_xla {self.ctx.target.torch_xla_version} "
                     "(its whole module came later) and has no exact equivalent: write the value that release's way"
-                    + (" (xm.xrt_world_size() counts the processes of every host)" if callee.endswith("_process_count") else ""),
+                    + (
+                        " (xm.xrt_world_size() counts the processes of every host)"
+                        if callee.endswith("_process_count")
+                        else ""
+                    ),
                 )
             return updated
         wanted = self.ctx.target.api(concept).qualified_name

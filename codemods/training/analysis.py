@@ -84,7 +84,10 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             params = params[1:]
         star = node.params.star_kwarg
         self.function_records[id(node)] = _Function(
-            name=node.name.value, qualname=self.walk.qualname, node=node, params=params,
+            name=node.name.value,
+            qualname=self.walk.qualname,
+            node=node,
+            params=params,
             keyword_params=[p.name.value for p in node.params.kwonly_params],
             kwargs=star.name.value if star is not None else None,
         )
@@ -164,9 +167,12 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     def _availability_checks(self) -> list[cst.If]:
         """The ``if torch.cuda.is_available():`` (or the like) around here in the loop."""
         return [
-            condition for condition in self.walk.ifs_in_loop
-            if any(type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS
-                   for sub in walk(condition.test))
+            condition
+            for condition in self.walk.ifs_in_loop
+            if any(
+                type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS
+                for sub in walk(condition.test)
+            )
         ]
 
     def _barrier_stays(self, checks: list[cst.If], barrier: cst.Call) -> bool:
@@ -236,7 +242,11 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 self.moves.append((moved, device, node))
                 if loop is not None and device is not None:
                     loop.moved[moved] = device
-            if changes_device and function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]
+            if (
+                changes_device
+                and function is not None
+                and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]
+            ):
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
@@ -250,7 +260,9 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 if names := value_names(params):
                     self.scope.events.append(("uses", names, node))
         elif (
-            node.args and method not in ("to", "cuda") and dotted(node.func) is not None
+            node.args
+            and method not in ("to", "cuda")
+            and dotted(node.func) is not None
             and not (callee or "").startswith("torch.")
         ):
             self.scope.events.append(("call", dotted(node.func), node))
@@ -282,7 +294,11 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if target is not None:
             target.step_receivers.append(name)
         closure_index = next(
-            (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
+            (
+                i
+                for i, a in enumerate(node.args)
+                if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")
+            ),
             None,
         )
         if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
@@ -290,10 +306,15 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop, function))
         if loop is None:
-            statement = self.statement if self.statement is not None and any(
-                isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
-            ) else None
-            self.step_sites.append((statement, node, self.function if self.walk.enclosing_function else None, name, "step"))
+            statement = (
+                self.statement
+                if self.statement is not None
+                and any(isinstance(small, cst.Expr) and small.value is node for small in self.statement.body)
+                else None
+            )
+            self.step_sites.append(
+                (statement, node, self.function if self.walk.enclosing_function else None, name, "step")
+            )
 
     def _statement_of(self, node: cst.Call) -> cst.SimpleStatementLine | None:
         """The statement that is this call (``helper(x)``, ``loss = helper(x)``)."""
@@ -349,7 +370,12 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                     part.caller_fsdp_steps[call] = function.qualname
                 else:
                     part.optimizer_steps[call] = step
-            elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
+            elif (
+                not call.args
+                and loop is not None
+                and loop.node in part.loops
+                and not _is_scheduler_name(step.optimizer)
+            ):
                 part.unrecognized_steps.add(call)
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
@@ -375,7 +401,9 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             part.training_callables.add(loop.owner)
         # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
         if (
-            loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training
+            loop.barrier
+            or self._feeds_from_device_loader(loop.node)
+            or self._framework_drives_training
             or (training and self.calls_synced(loop.called, synced, by_name))
         ):
             return
@@ -437,15 +465,26 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
         ]
         project = self.walk.analysis(ProjectAnalysis)
-        if not trains or not self._builds_model_and_optimizer() or self.moves or facts.imports.xla_optional or any(
-            project.origin(local) is not None for local in facts.imports.project_names
+        if (
+            not trains
+            or not self._builds_model_and_optimizer()
+            or self.moves
+            or facts.imports.xla_optional
+            or any(project.origin(local) is not None for local in facts.imports.project_names)
         ):
             return
         if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
             return
         if (
-            self.device.device_assignments or self.device.device_args or device.strings or device.calls
-            or device.dot_cuda or device.cuda_indices or device.selections or device.ifs or device.flag_values
+            self.device.device_assignments
+            or self.device.device_args
+            or device.strings
+            or device.calls
+            or device.dot_cuda
+            or device.cuda_indices
+            or device.selections
+            or device.ifs
+            or device.flag_values
             or facts.imports.table.imports_module("torch_xla")
         ):
             return
@@ -459,7 +498,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         builds that class."""
         scopes = [self.module_scope, *self.function_records.values()]
         self_optimizing = {
-            scope.qualname.rsplit(".", 1)[0] for scope in scopes
+            scope.qualname.rsplit(".", 1)[0]
+            for scope in scopes
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
@@ -480,7 +520,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             return
         guarded = {id(sub) for guard in guards for sub in walk(guard.body)}
         model_moves = [
-            (device, node) for moved, device, node in self.moves
+            (device, node)
+            for moved, device, node in self.moves
             if moved in self.part.models or moved.rsplit(".", 1)[-1] in ("model", "net")
         ]
         follows = (
@@ -490,6 +531,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         )
         for guard in guards:
             self.part.input_guards[guard] = follows
+
 
 def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) -> str | None:
     """The parameter of ``function`` that ``node`` (named ``name``) is: ``model``, or a
@@ -528,7 +570,8 @@ def is_device_loader(call: cst.Call, callee: str | None) -> bool:
 
 def _is_optimizer_class(callee: str) -> bool:
     return (
-        callee.startswith(apis.OPTIMIZER_MODULE + ".") and not callee.startswith(apis.SWA_UTILS + ".")
+        callee.startswith(apis.OPTIMIZER_MODULE + ".")
+        and not callee.startswith(apis.SWA_UTILS + ".")
         and callee.rsplit(".", 1)[-1][:1].isupper()
     )
 
@@ -592,7 +635,9 @@ def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
         if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
             if target not in bound and _device_valued(statement.value, device):
                 found.append(target)
-        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
+        elif (
+            type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING
+        ):
             owner = dotted(receiver(call))
             if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
                 found.append(owner)

@@ -143,18 +143,24 @@ class StepDrivers(Analysis):
         """Functions (qualified names) that run a training step each call: a backward pass
         or an optimizer step outside loops of their own, directly or through another such
         function, here or in another project module."""
-        return self._closure({fn.qualname for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)}, by_name)
+        return self._closure(
+            {fn.qualname for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)},
+            by_name,
+        )
 
     def optimizer_step_functions(self, by_name: dict[str, list[_Function]]) -> set[str]:
         """Functions that step an optimizer each call (not only a backward pass), directly
         or through another such function, here or in another project module."""
-        return self._closure({fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)}, by_name)
+        return self._closure(
+            {fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)}, by_name
+        )
 
     def _closure(self, steps: set[str], by_name: dict[str, list[_Function]]) -> set[str]:
         functions = list(self.function_records.values())
         while True:
             more = {
-                fn.qualname for fn in functions
+                fn.qualname
+                for fn in functions
                 if fn.qualname not in steps and any(self.runs_step(c, steps, by_name) for c in fn.called)
             }
             if not more:
@@ -232,7 +238,9 @@ class StepDrivers(Analysis):
                 # (whose own call is the step site): the barrier goes right after the step.
                 following = self.next_statement.get(id(statement)) if statement is not None else None
                 barrier = lone_call(following) if following is not None else None
-                if statement is not None and (barrier is None or self.walk.resolve(barrier.func) not in spellings("sync")):
+                if statement is not None and (
+                    barrier is None or self.walk.resolve(barrier.func) not in spellings("sync")
+                ):
                     self.part.lone_steps.add(statement)
                 continue
             if any(c != function.qualname for c in runners):

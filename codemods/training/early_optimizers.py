@@ -63,8 +63,10 @@ class EarlyOptimizers(Analysis):
     def _goes_to_xla(self, device: str | None) -> bool:
         """A move to ``device`` ends on the XLA device on every path once ported: a
         ``.cuda()``, a CUDA index (ported where it is used), or a device that is XLA."""
-        return device == CUDA or device in self.facts.device.cuda_indices or (
-            self.device.xla_on_every_path(device) and self.device.file_always_xla()
+        return (
+            device == CUDA
+            or device in self.facts.device.cuda_indices
+            or (self.device.xla_on_every_path(device) and self.device.file_always_xla())
         )
 
     def _local_callable(self, callee: str) -> _Function | None:
@@ -87,22 +89,32 @@ class EarlyOptimizers(Analysis):
         found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
         summary = found.summary if found is not None else None
         positional, keywords = call_args(call)
-        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [(None, k, a) for k, a in keywords.items()]
+        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [
+            (None, k, a) for k, a in keywords.items()
+        ]
         events: list[tuple[object, ...]] = []
         if local is None and summary is None:
             # A callable the tool cannot read, whose result becomes an optimizer or its
             # parameters: what it is handed may be what the optimizer holds.
             if feeding and not (self.walk.resolve(call.func) or "").startswith("torch."):
-                origin = f"`{callee}` ({found.summary.path if found and found.summary else 'not read'})" if found else f"`{callee}`"
-                events.extend(("untraced", name, call, origin, False) for _, _, arg in handed if (name := dotted(arg.value)))
+                origin = (
+                    f"`{callee}` ({found.summary.path if found and found.summary else 'not read'})"
+                    if found
+                    else f"`{callee}`"
+                )
+                events.extend(
+                    ("untraced", name, call, origin, False) for _, _, arg in handed if (name := dotted(arg.value))
+                )
             return events
         for index, keyword, arg in handed:
             name = dotted(arg.value)
             if name is None:
                 continue
             if local is not None:
-                param = keyword if keyword in local.params or keyword in local.keyword_params else (
-                    local.params[index] if index is not None and index < len(local.params) else None
+                param = (
+                    keyword
+                    if keyword in local.params or keyword in local.keyword_params
+                    else (local.params[index] if index is not None and index < len(local.params) else None)
                 )
                 if param is None:
                     continue
@@ -114,7 +126,9 @@ class EarlyOptimizers(Analysis):
                         )
                         events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
-                    events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
+                    events.append(
+                        ("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer)
+                    )
             else:
                 assert found is not None and summary is not None
                 summary_move = summary.moves_argument(found.name, index, keyword)
@@ -158,7 +172,9 @@ class EarlyOptimizers(Analysis):
         """A method that moves an attribute ``__init__`` bound to its argument
         (``self.model = model``, then ``self.model.to(self.device)`` in ``train``) moves
         what the class was handed: recorded as a move of ``__init__``'s argument."""
-        inits = {fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"}
+        inits = {
+            fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"
+        }
         for fn in self.function_records.values():
             init = inits.get(fn.qualname.rpartition(".")[0])
             if init is None or fn is init:
@@ -191,11 +207,15 @@ class EarlyOptimizers(Analysis):
                 call = event[2]
                 assert isinstance(call, cst.Call)
                 target = self.call_targets.get(call)
-                builds = target is not None and (self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower())
+                builds = target is not None and (
+                    self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower()
+                )
                 events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]
                 if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
                     events.extend(
-                        ("optimizer", owner, sub) for arg in call.args for sub, owner in _module_calls(arg.value)
+                        ("optimizer", owner, sub)
+                        for arg in call.args
+                        for sub, owner in _module_calls(arg.value)
                         if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]
                     )
             elif kind == "move":
@@ -220,7 +240,10 @@ class EarlyOptimizers(Analysis):
         """A model class of this file or torch.nn, or a class of another project file."""
         if self._is_model_constructor(constructor):
             return True
-        return constructor.rsplit(".", 1)[-1][:1].isupper() and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+        return (
+            constructor.rsplit(".", 1)[-1][:1].isupper()
+            and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+        )
 
     def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
         scope_events = [self._scope_events(scope) for scope in scopes]
@@ -236,7 +259,6 @@ class EarlyOptimizers(Analysis):
                     key = (scope.qualname.rpartition(".")[0], str(event[1]))
                     attribute_moves.setdefault(key, []).append((scope.qualname, event[2], event[3]))
         for scope, events in zip(scopes, scope_events):
-
             on_cpu: set[str] = set()
             # Built by a call the tool does not know as a model class (a factory, a class
             # of a star import), or handed in (a parameter of the function): a model only
@@ -272,11 +294,15 @@ class EarlyOptimizers(Analysis):
                 elif kind == "untraced":
                     self._untraced(name, rest, on_cpu, events[index + 1 :])
                 elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
-                    later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(scope.qualname, written, attribute_moves)
+                    later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(
+                        scope.qualname, written, attribute_moves
+                    )
                     if later:
                         self._early(root, rest, later, root in handed_in)
                 elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
-                    later = _moves_of(name, events[index + 1 :], aliases) or _moved_by_methods(scope.qualname, written, attribute_moves)
+                    later = _moves_of(name, events[index + 1 :], aliases) or _moved_by_methods(
+                        scope.qualname, written, attribute_moves
+                    )
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
                         # the file moves some model at all, not before here in this
@@ -287,12 +313,17 @@ class EarlyOptimizers(Analysis):
                             (move[2], move[3])
                             for move in everywhere
                             if id(move) not in before
-                            and ((moved := str(move[1])).rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models)
+                            and (
+                                (moved := str(move[1])).rsplit(".", 1)[-1] in (last, "model", "net")
+                                or moved in self.part.models
+                            )
                         ]
                     if later:
                         self._early(name, rest, later)
 
-    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False) -> None:
+    def _early(
+        self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False
+    ) -> None:
         """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
         moves later (``later``: whether to XLA, where)."""
         call, argument = rest[0], rest[1] if len(rest) > 1 else None
@@ -316,8 +347,10 @@ class EarlyOptimizers(Analysis):
             return
         model = str(later[0][0])
         source = (
-            f"{origin}, handed `{name}`," if origin
-            else f"`{name}`, a tensor of `{root}`," if root is not None and root != name
+            f"{origin}, handed `{name}`,"
+            if origin
+            else f"`{name}`, a tensor of `{root}`,"
+            if root is not None and root != name
             else f"`{name}`, which the tool cannot trace,"
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
@@ -402,8 +435,11 @@ def _module_calls(value: cst.CSTNode) -> list[tuple[cst.Call, str]]:
     """The method calls in ``value`` on a named receiver (``model.head.parameters()``,
     ``model.param_groups(wd)``), with that receiver."""
     return [
-        (sub, owner) for sub in walk(value)
-        if type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value not in _MOVES
+        (sub, owner)
+        for sub in walk(value)
+        if type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value not in _MOVES
         and (owner := _owner(sub.func.value)) is not None
     ]
 
@@ -430,10 +466,11 @@ def value_names(node: cst.BaseExpression) -> list[str]:
     if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
         return [n for element in node.elements for n in value_names(element.value)]
     if type(node) is cst.Dict:
-        return [n for element in node.elements if isinstance(element, cst.DictElement) for n in value_names(element.value)]
+        return [
+            n for element in node.elements if isinstance(element, cst.DictElement) for n in value_names(element.value)
+        ]
     if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
         return value_names(node.for_in.iter)
     if type(node) is cst.BinaryOperation:
         return [*value_names(node.left), *value_names(node.right)]
     return []
-

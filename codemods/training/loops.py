@@ -36,7 +36,9 @@ class LoopRewrite(Concern):
 
     def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
-        self.wraps = {plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None}
+        self.wraps = {
+            plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None
+        }
         self.wrapped: set[cst.CSTNode] = set()
 
     # -- MpDeviceLoader ------------------------------------------------------------
@@ -67,8 +69,9 @@ class LoopRewrite(Concern):
         if plan is None or plan.wrap_loader in self.wrapped:
             return updated
         if plan.kind == "training":
-            return self._with_barriers(TRAINING_LOOP_BARRIER, original, updated,
-                                       "training loop: {new} ends every iteration")
+            return self._with_barriers(
+                TRAINING_LOOP_BARRIER, original, updated, "training loop: {new} ends every iteration"
+            )
         if plan.accumulates:
             kept = ", ".join(f"`{name}`" for name in plan.accumulates)
             return self._with_barriers(
@@ -105,8 +108,11 @@ class LoopRewrite(Concern):
 
         return self.ctx.fix_or_keep(
             updated,
-            STEP_BARRIER, original, "optimizer step outside any loop: {new} after it runs the step's graph",
-            build, result=lambda _: inserted[0],
+            STEP_BARRIER,
+            original,
+            "optimizer step outside any loop: {new} after it runs the step's graph",
+            build,
+            result=lambda _: inserted[0],
         )
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -124,12 +130,19 @@ class LoopRewrite(Concern):
             exits=(cst.Return,),
         )
 
-    def _with_barriers(self, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)) -> NodeT:
+    def _with_barriers(
+        self, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+    ) -> NodeT:
         return with_barriers(self.ctx, rule, original, updated, message, exits)
 
 
 def with_barriers(
-    ctx: Context[Facts], rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+    ctx: Context[Facts],
+    rule: Rule,
+    original: NodeT,
+    updated: NodeT,
+    message: str,
+    exits: tuple[type, ...] = (cst.Continue,),
 ) -> NodeT:
     """``updated`` with the target's barrier ending its body (see _end_iterations)."""
     inserted: list[cst.SimpleStatementLine] = []
@@ -176,8 +189,16 @@ class _BeforeExits(cst.CSTTransformer):
     every node it did not change as the same object, so findings keep their place."""
 
     _THROUGH = (
-        cst.IndentedBlock, cst.SimpleStatementSuite, cst.If, cst.Else, cst.Try, cst.ExceptHandler,
-        cst.Finally, cst.With, cst.Match, cst.MatchCase,
+        cst.IndentedBlock,
+        cst.SimpleStatementSuite,
+        cst.If,
+        cst.Else,
+        cst.Try,
+        cst.ExceptHandler,
+        cst.Finally,
+        cst.With,
+        cst.Match,
+        cst.MatchCase,
     )
 
     def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]
@@ -211,7 +232,9 @@ class _BeforeExits(cst.CSTTransformer):
         sync = self.barrier().body[0].with_changes(semicolon=_SEMICOLON)
         return [*small[:at], sync, *small[at:]]
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         statements: list[cst.BaseStatement] = []
         for statement in updated_node.body:
             at = self._exit_at(statement.body) if type(statement) is cst.SimpleStatementLine else None

@@ -5,7 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 OPTIMIZER_STEP = Rule(
-    code="XLA201", name="optimizer-step", severity="error", summary="`optimizer.step()` becomes `xm.optimizer_step(optimizer)`", fixable=True,
+    code="XLA201",
+    name="optimizer-step",
+    severity="error",
+    summary="`optimizer.step()` becomes `xm.optimizer_step(optimizer)`",
+    fixable=True,
     why="`xm.optimizer_step` all-reduces the gradients across replicas before stepping; with a plain "
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
     "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
@@ -179,7 +183,8 @@ OPTIMIZER_STEP = Rule(
             note="fsdp-model-wrapped-elsewhere",
             findings=(
                 Expected(
-                    9, 9,
+                    9,
+                    9,
                     "`optimizer.step()` stays: this file annotates its model as `FSDP`, wrapped elsewhere, and FSDP "
                     "reduce-scatters the gradients itself",
                 ),
@@ -247,7 +252,11 @@ OPTIMIZER_STEP = Rule(
 )
 
 OPTIMIZER_BEFORE_MOVE = Rule(
-    code="XLA203", name="optimizer-before-move", severity="error", summary="An optimizer built before its model moves to the XLA device gets the moved parameters", fixable=True,
+    code="XLA203",
+    name="optimizer-before-move",
+    severity="error",
+    summary="An optimizer built before its model moves to the XLA device gets the moved parameters",
+    fixable=True,
     why="Moving a module to an XLA device replaces its Parameter objects (on CUDA they are kept), so an "
     "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
     "trains nothing (with a gradient scaler: 'No inf checks were recorded for this optimizer'). The model is "
@@ -721,7 +730,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="parameter-groups-sagemaker",
             findings=(
-                Expected(6, 17, "the optimizer is built while `model` is on the CPU and `model.to(\"cuda\")` moves"),
+                Expected(6, 17, 'the optimizer is built while `model` is on the CPU and `model.to("cuda")` moves'),
                 Expected(6, 72, "move it first: model[1].to(xm.xla_device()).parameters()"),
             ),
         ),
@@ -802,7 +811,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             net.to(torch_xla.device())
             """,
             note="a-model-from-a-factory-or-a-star-import",
-            findings=(Expected(10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"),),
+            findings=(
+                Expected(
+                    10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"
+                ),
+            ),
         ),
         invalid(
             """
@@ -830,8 +843,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-handed-in-model-moved-later-through-a-name-bound-to-it",
             findings=(
-                Expected(9, 46, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in"),
-                Expected(9, 102, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in"),
+                Expected(
+                    9,
+                    46,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in",
+                ),
+                Expected(
+                    9,
+                    102,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in",
+                ),
             ),
         ),
         invalid(
@@ -861,8 +882,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="parameter-groups-of-a-handed-in-model-sagemaker",
             findings=(
-                Expected(6, 52, "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves"),
-                Expected(7, 52, "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves"),
+                Expected(
+                    6,
+                    52,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves",
+                ),
+                Expected(
+                    7,
+                    52,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves",
+                ),
             ),
         ),
         invalid(
@@ -890,8 +919,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             alias=True,
             note="chained-and-filtered-parameters-of-a-handed-in-model",
             findings=(
-                Expected(7, 68, "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves"),
-                Expected(7, 111, "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves"),
+                Expected(
+                    7,
+                    68,
+                    "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves",
+                ),
+                Expected(
+                    7,
+                    111,
+                    "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves",
+                ),
             ),
         ),
         invalid(
@@ -913,7 +950,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed",
             findings=(
-                Expected(13, 34, 'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in'),
+                Expected(
+                    13,
+                    34,
+                    'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in',
+                ),
             ),
         ),
         invalid(
@@ -936,7 +977,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed-sagemaker",
             findings=(
-                Expected(13, 34, 'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in'),
+                Expected(
+                    13,
+                    34,
+                    'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in',
+                ),
             ),
         ),
         invalid(
@@ -973,7 +1018,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-class-moves-a-keyword-argument-to-cuda",
             findings=(
-                Expected(13, 34, 'the optimizer is built while `model` is on the CPU and `kwargs.pop("model").cuda()` in'),
+                Expected(
+                    13, 34, 'the optimizer is built while `model` is on the CPU and `kwargs.pop("model").cuda()` in'
+                ),
             ),
         ),
         invalid(
@@ -1012,7 +1059,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="a-class-moves-a-keyword-argument-to-a-device-the-caller-knows",
             findings=(
-                Expected(14, 34, 'the optimizer is built while `model` is on the CPU and `kwargs["model"].to(self.args.device)` in'),
+                Expected(
+                    14,
+                    34,
+                    'the optimizer is built while `model` is on the CPU and `kwargs["model"].to(self.args.device)` in',
+                ),
             ),
         ),
         invalid(
@@ -1054,7 +1105,13 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Trainer(model, optimizer).fit()
             """,
             note="a-method-moves-what-init-was-handed",
-            findings=(Expected(16, 34, "the optimizer is built while `model` is on the CPU and `self.model.cuda()` in `Trainer.fit`"),),
+            findings=(
+                Expected(
+                    16,
+                    34,
+                    "the optimizer is built while `model` is on the CPU and `self.model.cuda()` in `Trainer.fit`",
+                ),
+            ),
         ),
         invalid(
             """
@@ -1097,7 +1154,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             alias=True,
             note="a-method-moves-what-init-was-handed-sagemaker",
-            findings=(Expected(16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"),),
+            findings=(
+                Expected(
+                    16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"
+                ),
+            ),
         ),
         invalid(
             """
@@ -1129,8 +1190,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             """,
             note="another-method-moves-the-model-init-built-the-optimizer-over",
             findings=(
-                Expected(9, 45, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
-                Expected(9, 102, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+                Expected(
+                    9,
+                    45,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
+                Expected(
+                    9,
+                    102,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
             ),
         ),
         invalid(
@@ -1164,8 +1233,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="another-method-moves-the-model-init-built-the-optimizer-over-sagemaker",
             findings=(
-                Expected(9, 45, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
-                Expected(9, 99, "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`"),
+                Expected(
+                    9,
+                    45,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
+                Expected(
+                    9,
+                    99,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
             ),
         ),
         invalid(
@@ -1207,7 +1284,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             target="sagemaker",
             note="parameters-handed-to-an-optimizer-builder-sagemaker",
             findings=(
-                Expected(12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"),
+                Expected(
+                    12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"
+                ),
                 Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
             ),
         ),
@@ -1215,7 +1294,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
 )
 
 TRAINING_LOOP_BARRIER = Rule(
-    code="XLA301", name="training-loop-barrier", severity="error", summary="A training loop ends every iteration with the step barrier", fixable=True,
+    code="XLA301",
+    name="training-loop-barrier",
+    severity="error",
+    summary="A training loop ends every iteration with the step barrier",
+    fixable=True,
     why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
     "also before each `continue`.",
@@ -1533,7 +1616,11 @@ TRAINING_LOOP_BARRIER = Rule(
 )
 
 DEVICE_LOADER = Rule(
-    code="XLA302", name="device-loader", severity="error", summary="A loader that feeds the XLA device is wrapped in MpDeviceLoader", fixable=True,
+    code="XLA302",
+    name="device-loader",
+    severity="error",
+    summary="A loader that feeds the XLA device is wrapped in MpDeviceLoader",
+    fixable=True,
     why="Where every batch of a training loop goes to the XLA device, `MpDeviceLoader` moves the batches in "
     "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
     "preference); without it, or a barrier, the graph grows without end.",
@@ -1669,7 +1756,11 @@ DEVICE_LOADER = Rule(
 )
 
 EVAL_LOOP_BARRIER = Rule(
-    code="XLA303", name="eval-loop-barrier", severity="error", summary="An evaluation loop over the device ends every iteration with the step barrier", fixable=True,
+    code="XLA303",
+    name="eval-loop-barrier",
+    severity="error",
+    summary="An evaluation loop over the device ends every iteration with the step barrier",
+    fixable=True,
     why="An evaluation loop that keeps its results on the device (`correct += (pred == y).sum()`) builds one "
     "graph over the whole data set, compiled only when the total is read; a barrier per iteration keeps every "
     "graph one batch long. A host read in the loop (`losses.update(loss.item(), n)`) does not change that "
@@ -1798,7 +1889,11 @@ EVAL_LOOP_BARRIER = Rule(
 )
 
 CLOSURE_BARRIER = Rule(
-    code="XLA304", name="closure-barrier", severity="error", summary="An optimizer closure (LBFGS) ends with the step barrier", fixable=True,
+    code="XLA304",
+    name="closure-barrier",
+    severity="error",
+    summary="An optimizer closure (LBFGS) ends with the step barrier",
+    fixable=True,
     why="LBFGS calls its closure several times per step; without a barrier in the closure each call grows one "
     "graph, compiled anew at every inner iteration until the compiler runs out of memory.",
     examples=lambda: (
@@ -1909,7 +2004,11 @@ CLOSURE_BARRIER = Rule(
 )
 
 STEP_BARRIER = Rule(
-    code="XLA305", name="step-barrier", severity="error", summary="An optimizer step that no loop runs is followed by the step barrier", fixable=True,
+    code="XLA305",
+    name="step-barrier",
+    severity="error",
+    summary="An optimizer step that no loop runs is followed by the step barrier",
+    fixable=True,
     why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
     "loop (a demo, a smoke test) would record the parameter update and never execute it.",
     examples=lambda: (
@@ -2047,8 +2146,11 @@ STEP_BARRIER = Rule(
 )
 
 UNTRACED_OPTIMIZER_PARAMETERS = Rule(
-    code="XLA213", name="untraced-optimizer-parameters", severity="error",
-    summary="An optimizer built, before a model moves, from parameters the tool cannot trace", fixable=False,
+    code="XLA213",
+    name="untraced-optimizer-parameters",
+    severity="error",
+    summary="An optimizer built, before a model moves, from parameters the tool cannot trace",
+    fixable=False,
     why="Obligation 2 of a port: the optimizer holds the parameters as they are after the move. Moving a module "
     "to XLA replaces its Parameter objects (on CUDA they are kept), so parameters taken from a model before it "
     "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
@@ -2081,7 +2183,11 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
                 optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
                 model.to(torch_xla.device())
             """,
-            findings=(Expected(8, 17, "the optimizer's parameters come from `timm.optim.create_optimizer_v2`, handed `model`,"),),
+            findings=(
+                Expected(
+                    8, 17, "the optimizer's parameters come from `timm.optim.create_optimizer_v2`, handed `model`,"
+                ),
+            ),
         ),
     ),
     valid=lambda: (
@@ -2172,13 +2278,18 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
             model.to(torch_xla.device())
             """,
             alias=True,
-            findings=(Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),),
+            findings=(
+                Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),
+            ),
         ),
     ),
 )
 
 UNDRIVEN_STEP = Rule(
-    code="XLA306", name="undriven-step", severity="error", summary="An optimizer step in a function that no loop of the converted files drives",
+    code="XLA306",
+    name="undriven-step",
+    severity="error",
+    summary="An optimizer step in a function that no loop of the converted files drives",
     fixable=False,
     why="Obligation 4 of a port: one step barrier per optimizer step, in the loop that drives it. A step in a "
     "function (an agent's `update()`, a trainer's `train_step()`) gets its barrier in the loop that calls the "
@@ -2217,7 +2328,9 @@ UNDRIVEN_STEP = Rule(
                     self.net(batch.to(torch_xla.device())).mean().backward()
                     xm.optimizer_step(self.optimizer)
             """,
-            findings=(Expected(13, 9, "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file"),),
+            findings=(
+                Expected(13, 9, "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file"),
+            ),
         ),
     ),
     valid=lambda: (
@@ -2429,7 +2542,11 @@ UNDRIVEN_STEP = Rule(
             """,
             note="the-outermost-step-function-is-named",
             findings=(
-                Expected(16, 9, "`self.update(batch)` in `Learner.learn` has no step barrier: no loop of this file calls `Learner.learn`"),
+                Expected(
+                    16,
+                    9,
+                    "`self.update(batch)` in `Learner.learn` has no step barrier: no loop of this file calls `Learner.learn`",
+                ),
             ),
         ),
         invalid(
@@ -2460,6 +2577,13 @@ UNDRIVEN_STEP = Rule(
 )
 
 RULES = (
-    OPTIMIZER_STEP, OPTIMIZER_BEFORE_MOVE, TRAINING_LOOP_BARRIER, DEVICE_LOADER, EVAL_LOOP_BARRIER, CLOSURE_BARRIER,
-    STEP_BARRIER, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS,
+    OPTIMIZER_STEP,
+    OPTIMIZER_BEFORE_MOVE,
+    TRAINING_LOOP_BARRIER,
+    DEVICE_LOADER,
+    EVAL_LOOP_BARRIER,
+    CLOSURE_BARRIER,
+    STEP_BARRIER,
+    UNDRIVEN_STEP,
+    UNTRACED_OPTIMIZER_PARAMETERS,
 )

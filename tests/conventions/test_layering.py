@@ -17,6 +17,7 @@ with scripts_importable():
     import import_layers
     from import_layers import Edge
 
+
 def test_no_import_circles() -> None:
     assert import_layers.circles(import_layers.graph(ROOT)) == []
 
@@ -37,7 +38,9 @@ def test_every_module_has_its_layer_and_the_rewrites_are_listed() -> None:
     assert all(import_layers.layer_of(name) in import_layers.LAYERS for name in modules)
     for name in ["codemods.concerns", *import_layers.REWRITES]:
         importlib.import_module(name)
-    assert {kind.__module__ for kind in _subclasses(Concern) if kind.__module__.startswith("codemods.")} == import_layers.REWRITES
+    assert {
+        kind.__module__ for kind in _subclasses(Concern) if kind.__module__.startswith("codemods.")
+    } == import_layers.REWRITES
 
 
 def _subclasses(kind: type) -> set[type]:
@@ -75,7 +78,9 @@ def test_the_checker_finds_a_planted_circle_and_an_edge_back_up(tmp_path: Path) 
 )
 def test_imports_are_found_wherever_they_are_written(source: str, imported: str, names: tuple[str, ...]) -> None:
     known = {"codemods", "codemods.a", "codemods.b", "codemods.b.c"}
-    assert import_layers.imports_of("codemods.a", source, known) == [Edge("codemods.a", imported, source.count("\n") + 1, names)]
+    assert import_layers.imports_of("codemods.a", source, known) == [
+        Edge("codemods.a", imported, source.count("\n") + 1, names)
+    ]
 
 
 def test_circles_and_back_up_edges_on_a_small_graph() -> None:

@@ -26,7 +26,9 @@ def lint_folder(folder: Path, target: str) -> list[FileReport]:
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-@pytest.mark.parametrize("rule,kind,files", _DEVICE_RUNS, ids=[f"{r}-{k}-{i}" for i, (r, k, _) in enumerate(_DEVICE_RUNS)])
+@pytest.mark.parametrize(
+    "rule,kind,files", _DEVICE_RUNS, ids=[f"{r}-{k}-{i}" for i, (r, k, _) in enumerate(_DEVICE_RUNS)]
+)
 def test_run_case(
     rule: str, kind: str, files: dict[str, str], target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -39,7 +41,10 @@ def test_run_case(
     assert bool(fired) == (kind != "negative"), fired
     for path, finding in fired:  # at the move in the training script, naming the helper's file
         assert path.endswith("train.py") and (finding.line, finding.col) == (6, 13)
-        assert "`pick_device()` in helpers.py, which returns" in finding.message or "`pd()` in helpers.py" in finding.message
+        assert (
+            "`pick_device()` in helpers.py, which returns" in finding.message
+            or "`pd()` in helpers.py" in finding.message
+        )
 
 
 def test_a_single_file_run_says_the_device_comes_from_a_module_it_does_not_read() -> None:
@@ -52,7 +57,7 @@ def test_a_single_file_run_says_the_device_comes_from_a_module_it_does_not_read(
     ]
 
 
-_EVALUATE = '''
+_EVALUATE = """
 import torch
 
 def metrics(model, loader):
@@ -61,8 +66,8 @@ def metrics(model, loader):
         user, item = user.cuda(), item.cuda()
         hits += model(user, item).sum().item()
     return hits
-'''
-_MAIN = '''
+"""
+_MAIN = """
 import torch
 import evaluate
 
@@ -75,7 +80,7 @@ for user, item, label in train_loader:
     loss.backward()
     optimizer.step()
 hits = evaluate.metrics(model, test_loader)
-'''
+"""
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -90,12 +95,15 @@ def test_a_model_handed_to_an_unconverted_evaluation_function_is_reported(
     job = Job("lint", target, RuleSelection())
     alone = [f for report in run([("main.py", job)]) for f in report.findings if f.rule == "XLA116"]
     assert [(f.line, f.col) for f in alone] == [(12, 8)]
-    assert "goes to `evaluate.metrics` in evaluate.py, which feeds it batches and still needs converting" in alone[0].message
+    assert (
+        "goes to `evaluate.metrics` in evaluate.py, which feeds it batches and still needs converting"
+        in alone[0].message
+    )
     folder = [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA116"]
     assert folder == []
 
 
-_EXP_BASIC = '''
+_EXP_BASIC = """
 import torch
 
 class Exp:
@@ -107,8 +115,8 @@ class Exp:
         if self.args.use_gpu:
             return torch.device("cuda:{}".format(self.args.gpu))
         return torch.device("cpu")
-'''
-_INFORMER_MAIN = '''
+"""
+_INFORMER_MAIN = """
 import torch
 from exp_basic import Exp
 
@@ -117,7 +125,7 @@ args.use_gpu = True if torch.cuda.is_available() and args.use_gpu else False
 if args.use_gpu:
     device = torch.device("cuda")
 exp = Exp(args)
-'''
+"""
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -136,7 +144,7 @@ def test_a_flag_the_port_switches_on_handed_to_an_unconverted_device_choice_is_r
     assert [f for report in lint_folder(tmp_path, target) for f in report.findings if f.rule == "XLA112"] == []
 
 
-_EXP_TRAINS = '''
+_EXP_TRAINS = """
 import torch
 
 class Exp:
@@ -152,8 +160,8 @@ class Exp:
             self.opt.zero_grad()
             loss.backward()
             self.opt.step()
-'''
-_EXP_DRIVER = '''
+"""
+_EXP_DRIVER = """
 import torch
 from exp_trains import Exp
 
@@ -161,11 +169,13 @@ args = parser.parse_args()
 args.use_gpu = True if torch.cuda.is_available() and args.use_gpu else False
 exp = Exp(args)
 exp.train(make_loader())
-'''
+"""
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-def test_a_driver_of_an_unconverted_trainer_is_reported(target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_driver_of_an_unconverted_trainer_is_reported(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The sweep's F4c as it reads now: the device, model, optimizer and loop all live in a class of a
     module that still needs converting; a single-file run of the driver says so where it trains."""
     monkeypatch.chdir(tmp_path)
@@ -205,7 +215,7 @@ def test_a_value_that_follows_itself_is_not_followed_forever(target: str) -> Non
     assert convert_source(once, target=target).output == once
 
 
-_ARGUMENTS = '''
+_ARGUMENTS = """
 import argparse
 
 import torch
@@ -217,8 +227,8 @@ def get_args():
     args = parser.parse_args()
     args.{flag} = not args.no_cuda and torch.cuda.is_available()
     return args
-'''
-_RL_MAIN = '''
+"""
+_RL_MAIN = """
 import torch
 
 from arguments import get_args
@@ -235,13 +245,15 @@ def main():
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-'''
+"""
 
 
 def _device_findings(reports: list[FileReport]) -> list[tuple[str, str, int, int, str]]:
     return [
         (Path(r.path).name, f.rule, f.line, f.col, f.message)
-        for r in reports for f in r.findings if f.rule in ("XLA104", "XLA111", "XLA112", "XLA003")
+        for r in reports
+        for f in r.findings
+        if f.rule in ("XLA104", "XLA111", "XLA112", "XLA003")
     ]
 
 
@@ -285,7 +297,7 @@ _CROSS_MODULE_SHAPES = {
     "device-set-on-args": (
         {
             "src/__init__.py": "",
-            "src/gpu.py": '''
+            "src/gpu.py": """
                 import torch
 
 
@@ -294,8 +306,8 @@ _CROSS_MODULE_SHAPES = {
                         args.device = torch.device("cuda")
                     else:
                         args.device = torch.device("cpu")
-                ''',
-            "train.py": '''
+                """,
+            "train.py": """
                 import torch
 
                 from src.gpu import parse_gpu
@@ -311,13 +323,15 @@ _CROSS_MODULE_SHAPES = {
                         model(batch["x"]).sum().backward()
                         optimizer.step()
                         optimizer.zero_grad()
-                ''',
+                """,
         },
-        "train.py", ("XLA112", 7), "`args.device` is set by `parse_gpu()` in src/gpu.py, which this run does not convert",
+        "train.py",
+        ("XLA112", 7),
+        "`args.device` is set by `parse_gpu()` in src/gpu.py, which this run does not convert",
     ),
     "model-built-elsewhere": (
         {
-            "modeling.py": '''
+            "modeling.py": """
                 import torch
                 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
@@ -330,8 +344,8 @@ _CROSS_MODULE_SHAPES = {
                 def load_model(args, vocab):
                     model = torch.nn.Linear(vocab, 2)
                     return FSDP(model, device_id=torch.cuda.current_device())
-                ''',
-            "train.py": '''
+                """,
+            "train.py": """
                 import torch
 
                 from modeling import load_model, set_device
@@ -345,14 +359,16 @@ _CROSS_MODULE_SHAPES = {
                         model(x).sum().backward()
                         optimizer.step()
                         optimizer.zero_grad()
-                ''',
+                """,
         },
-        "train.py", ("XLA112", 8), "comes from `load_model()` in modeling.py, which this run does not convert",
+        "train.py",
+        ("XLA112", 8),
+        "comes from `load_model()` in modeling.py, which this run does not convert",
     ),
     "batches-moved-by-a-model-method": (
         {
             "utils/__init__.py": "",
-            "utils/gpu.py": '''
+            "utils/gpu.py": """
                 import torch
 
 
@@ -360,8 +376,8 @@ _CROSS_MODULE_SHAPES = {
                     if torch.cuda.is_available():
                         x = x.cuda(non_blocking=True)
                     return x
-                ''',
-            "model.py": '''
+                """,
+            "model.py": """
                 from torch import nn
 
                 from utils import gpu as utils
@@ -378,8 +394,8 @@ _CROSS_MODULE_SHAPES = {
 
                     def forward(self, x):
                         return self.fc(x)
-                ''',
-            "train.py": '''
+                """,
+            "train.py": """
                 import torch
 
                 from model import Tacotron2
@@ -394,14 +410,16 @@ _CROSS_MODULE_SHAPES = {
                         optimizer.zero_grad()
                         loss.backward()
                         optimizer.step()
-                ''',
+                """,
         },
-        "train.py", ("XLA116", 10), "`model.parse_batch()` in model.py, which calls into utils/gpu.py, which this run does not convert",
+        "train.py",
+        ("XLA116", 10),
+        "`model.parse_batch()` in model.py, which calls into utils/gpu.py, which this run does not convert",
     ),
     "experiment-class": (
         {
             "exp/__init__.py": "",
-            "exp/exp_basic.py": '''
+            "exp/exp_basic.py": """
                 import torch
 
 
@@ -417,8 +435,8 @@ _CROSS_MODULE_SHAPES = {
                         else:
                             device = torch.device('cpu')
                         return device
-                ''',
-            "exp/exp_long_term_forecasting.py": '''
+                """,
+            "exp/exp_long_term_forecasting.py": """
                 import torch
                 from torch import optim
 
@@ -439,8 +457,8 @@ _CROSS_MODULE_SHAPES = {
                                 model_optim.zero_grad()
                                 loss.backward()
                                 model_optim.step()
-                ''',
-            "run.py": '''
+                """,
+            "run.py": """
                 import argparse
 
                 import torch
@@ -456,9 +474,11 @@ _CROSS_MODULE_SHAPES = {
                 for ii in range(args.itr):
                     exp = Exp(args)
                     exp.train('setting')
-                ''',
+                """,
         },
-        "run.py", ("XLA003", 15), "`exp.train` runs a training loop in exp/exp_long_term_forecasting.py, which still needs converting",
+        "run.py",
+        ("XLA003", 15),
+        "`exp.train` runs a training loop in exp/exp_long_term_forecasting.py, which still needs converting",
     ),
 }
 _OBLIGATION_RULES = ("XLA003", "XLA111", "XLA112", "XLA115", "XLA116")
@@ -482,6 +502,9 @@ def test_a_single_file_run_names_the_module_the_chain_goes_through_and_a_project
     assert {f.line for f in alone} == {line}, alone
     assert any(f.rule == rule and names in f.message for f in alone), alone
     folder = [
-        (r.path, f.rule, f.line) for r in lint_folder(tmp_path, target) for f in r.findings if f.rule in _OBLIGATION_RULES
+        (r.path, f.rule, f.line)
+        for r in lint_folder(tmp_path, target)
+        for f in r.findings
+        if f.rule in _OBLIGATION_RULES
     ]
     assert folder == []

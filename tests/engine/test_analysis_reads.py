@@ -67,12 +67,14 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
         phases[id(self)] = phase = ["walking"]
         self.facts = _RecordingSheet(walk.facts, lambda name: note(self, name))  # type: ignore[assignment]
         for method, label in (("finish", "finishing"), ("settle", "settling")):
+
             def run(bound: Callable[[], None] = getattr(self, method), label: str = label) -> None:  # noqa: B008 - bound now, per method
                 phase[0] = label
                 try:
                     bound()
                 finally:
                     phase[0] = "answering"  # the others may still ask it
+
             setattr(self, method, run)
 
     def analysis(self: Walk, kind: type[Analysis]) -> Analysis:
@@ -88,7 +90,9 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
 
 def undeclared(found: Found, kinds: list[type[Analysis]]) -> list[str]:
     """What the analyses read without declaring it."""
-    settling = {name for kind in kinds if kind.settle is not Analysis.settle for name in (kind.name, kind.fills) if name}
+    settling = {
+        name for kind in kinds if kind.settle is not Analysis.settle for name in (kind.name, kind.fills) if name
+    }
     problems = []
     for (kind, phase), names in sorted(found.items(), key=lambda item: (item[0][0].__name__, item[0][1])):
         allowed = {kind.name, kind.fills, *kind.reads} | ({*kind.settle_reads} if phase == "settling" else set())

@@ -111,7 +111,9 @@ def _call_added(module: cst.Module) -> cst.Module:
         ("import torch\r\ndef f():\r\n    return 1\r\n", _import_added),
     ],
 )
-def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change: Callable[[cst.Module], cst.Module]) -> None:
+def test_kept_statements_in_a_new_place_are_printed_for_it(
+    source: str, change: Callable[[cst.Module], cst.Module]
+) -> None:
     module = cst.parse_module(source)
     before = print_back(module)
     changed = change(module)

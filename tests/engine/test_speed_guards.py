@@ -208,11 +208,29 @@ x = (  # comment in parentheses
 
 # What ``children`` leaves out: whitespace, comments, punctuation, operators, `async`, `/`.
 _LAYOUT = (
-    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
-    cst.Comma, cst.Colon, cst.Dot, cst.Semicolon, cst.AssignEqual,
-    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
-    cst.RightCurlyBrace, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
-    cst.Asynchronous, cst.ParamSlash,
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.Comment,
+    cst.Comma,
+    cst.Colon,
+    cst.Dot,
+    cst.Semicolon,
+    cst.AssignEqual,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+    cst.Asynchronous,
+    cst.ParamSlash,
 )
 
 

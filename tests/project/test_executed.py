@@ -108,7 +108,9 @@ if __name__ == "__main__":
 RESULT = re.compile(r"^(grouped|handed) (\w+) changed (True|False)$", re.MULTILINE)
 
 
-def _converted_run(folder: Path, selection: RuleSelection | None = None) -> tuple[dict[str, tuple[str, bool]], str, list[str]]:
+def _converted_run(
+    folder: Path, selection: RuleSelection | None = None
+) -> tuple[dict[str, tuple[str, bool]], str, list[str]]:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'o2'\n")
     (folder / "models.py").write_text(MODELS)
@@ -117,12 +119,16 @@ def _converted_run(folder: Path, selection: RuleSelection | None = None) -> tupl
     convert_folder(folder, selection)
     output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     results = {name: (device, flag == "True") for name, device, flag in RESULT.findall(output)}
-    return results, (folder / "main.py").read_text() + (folder / "training.py").read_text(), optimizer_problems(parse_run(output, folder))
+    return (
+        results,
+        (folder / "main.py").read_text() + (folder / "training.py").read_text(),
+        optimizer_problems(parse_run(output, folder)),
+    )
 
 
 def test_optimizers_built_before_their_models_move_train_the_moved_models_once_ported(tmp_path: Path) -> None:
     results, code, problems = _converted_run(tmp_path / "ported")
-    assert 'model.vision.to(torch_xla.device()).parameters()' in code
+    assert "model.vision.to(torch_xla.device()).parameters()" in code
     assert "torch.optim.Adam(handed.to(torch_xla.device()).parameters(), 1e-2)" in code
     assert results == {"grouped": ("xla", True), "handed": ("xla", True)}
     assert not problems
