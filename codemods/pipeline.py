@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
 from codemods.conversion import SKIP_FILE, Conversion, ConversionError, needs_parsing
-from codemods.device.rules import NO_DEVICE
+from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.engine.report import Finding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions

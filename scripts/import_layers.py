@@ -29,7 +29,7 @@ PACKAGE = "codemods"
 # (and not a concern's) are in the layer given by TOP_LEVEL.
 LAYERS = (
     "engine",  # codemods/engine/, and the data every layer reads: targets.py, apis.py
-    "rules",  # each concern's rules.py
+    "rules",  # each concern's rules.py, or its rules package (one module per rule)
     "facts",  # the fact sheet (facts.py) and its parts, each concern's facts.py: what the analyses publish
     "analysis",  # each concern's analysis
     "analyse",  # the walk over every analysis: analyse.py
@@ -179,6 +179,8 @@ def layer_of(module: str) -> str:
         return "engine"
     if parts[-1] in ("rules", "facts"):
         return parts[-1]
+    if len(parts) > 3 and parts[2] == "rules":  # a concern's rules package: one module per rule
+        return "rules"
     for prefix, layer in CONCERN_MODULES.items():
         if module == prefix or module.startswith(prefix + "."):
             return layer

@@ -19,17 +19,15 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.facts import AutocastCall, ScalerCall
-from codemods.amp.rules import (
-    AMP_OPTIMIZER,
-    AUTOCAST,
-    AUTOCAST_DEVICE_TYPE,
-    CUSTOM_AUTOGRAD_AMP,
-    FLOAT16_AUTOCAST,
-    GRAD_SCALER,
-    PRECISION_CHOICE,
-    SCALER_NOT_NEEDED,
-    SYNCFREE_OPTIMIZER,
-)
+from codemods.amp.rules.xla202_autocast import AUTOCAST
+from codemods.amp.rules.xla204_float16_autocast import FLOAT16_AUTOCAST
+from codemods.amp.rules.xla205_grad_scaler import GRAD_SCALER
+from codemods.amp.rules.xla206_syncfree_optimizer import SYNCFREE_OPTIMIZER
+from codemods.amp.rules.xla207_amp_optimizer import AMP_OPTIMIZER
+from codemods.amp.rules.xla208_scaler_not_needed import SCALER_NOT_NEEDED
+from codemods.amp.rules.xla209_precision_choice import PRECISION_CHOICE
+from codemods.amp.rules.xla210_autocast_device_type import AUTOCAST_DEVICE_TYPE
+from codemods.amp.rules.xla211_custom_autograd_amp import CUSTOM_AUTOGRAD_AMP
 from codemods.engine.nodes import dotted, fold_true, is_false, quoted_like, string_value, walk
 from codemods.engine.rewriter import AssignmentT, Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES

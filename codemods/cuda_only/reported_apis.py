@@ -12,7 +12,10 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
+from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
+from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
+from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
+from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context, StatementLineT
 

@@ -9,14 +9,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.cuda_only.rules import (
-    CUDA_NO_EFFECT,
-    CUDA_STRING_ARGUMENT,
-    FUSED_OPTIMIZER,
-    SPARSE_GRADIENTS,
-    SPARSE_TENSORS,
-)
-from codemods.distributed.rules import XLA_RANKS
+from codemods.cuda_only.rules.xla212_fused_optimizer import FUSED_OPTIMIZER
+from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
+from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
+from codemods.cuda_only.rules.xla509_cuda_string_argument import CUDA_STRING_ARGUMENT
+from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
+from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule

@@ -8,7 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE
-from codemods.cuda_only.rules import CUDA_API, CUDA_MEMORY_STATS, CUDA_NO_EFFECT, CUDA_OOM, CUDA_SEED, THIRD_PARTY_CUDA
+from codemods.cuda_only.rules.xla004_third_party_cuda import THIRD_PARTY_CUDA
+from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
+from codemods.cuda_only.rules.xla503_cuda_memory_stats import CUDA_MEMORY_STATS
+from codemods.cuda_only.rules.xla504_cuda_oom import CUDA_OOM
+from codemods.cuda_only.rules.xla505_cuda_seed import CUDA_SEED
+from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
 from codemods.engine.rule import Rule
 
 

@@ -14,7 +14,8 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.device.rules import CUDA_DEVICE, SET_DEVICE
+from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
+from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.engine.nodes import (
     arg_value,
     call_args,

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device.rules import LIBRARY_DEVICE, PORTED_CONDITION
+from codemods.device.rules.xla113_library_device_helper import LIBRARY_DEVICE
+from codemods.device.rules.xla114_ported_condition import PORTED_CONDITION
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
 

@@ -21,12 +21,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.device.rules import (
-    BATCH_OFF_XLA,
-    DEVICE_FROM_PROJECT,
-    DEVICE_OFF_XLA,
-    MODEL_MOVE_SKIPPED,
-)
+from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
+from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
+from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
+from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.values import DeviceValueAnalysis, Where
 from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule

@@ -13,18 +13,16 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.device.rules import (
-    CUDA_AVAILABLE_DEVICE,
-    CUDA_CHECK,
-    CUDA_DEVICE,
-    CUDA_TENSOR_TYPE,
-    DEVICE_GENERATOR,
-    DEVICE_TYPE_CHECK,
-    DOT_CUDA,
-    GUARDED_INPUT_MOVE,
-    INTEGER_DEVICE,
-    SET_DEVICE,
-)
+from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
+from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
+from codemods.device.rules.xla103_integer_device import INTEGER_DEVICE
+from codemods.device.rules.xla104_cuda_available_device import CUDA_AVAILABLE_DEVICE
+from codemods.device.rules.xla105_cuda_check import CUDA_CHECK
+from codemods.device.rules.xla106_set_device import SET_DEVICE
+from codemods.device.rules.xla107_cuda_tensor_type import CUDA_TENSOR_TYPE
+from codemods.device.rules.xla108_guarded_input_move import GUARDED_INPUT_MOVE
+from codemods.device.rules.xla109_device_generator import DEVICE_GENERATOR
+from codemods.device.rules.xla110_device_type_check import DEVICE_TYPE_CHECK
 from codemods.engine.nodes import (
     arg_value,
     as_expression,
@@ -36,7 +34,7 @@ from codemods.engine.nodes import (
     with_comma,
 )
 from codemods.engine.rewriter import AssignmentT, Concern
-from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
+from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

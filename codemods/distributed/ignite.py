@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.distributed.rules import IGNITE_BACKEND
+from codemods.distributed.rules.xla616_ignite_backend import IGNITE_BACKEND
 from codemods.engine.nodes import is_none, quoted_like, string_value
 from codemods.engine.rewriter import Concern
 

@@ -30,22 +30,20 @@ from codemods import apis
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.launch import PROCESS_GROUP_DROPPED
-from codemods.distributed.rules import (
-    AMP_GRADIENT_ALL_REDUCE,
-    AVERAGE_ALL_REDUCE,
-    DATA_PARALLEL,
-    DDP_DEVICE_IDS,
-    DISTRIBUTED_MANUAL,
-    DISTRIBUTED_SAMPLER,
-    HOGWILD,
-    ITERABLE_DATASET_SHARDS,
-    MASTER_PRINT,
-    MODULE_LEVEL_DISTRIBUTED,
-    PROCESS_GROUP_FALLBACK,
-    XLA_LAUNCH,
-    XLA_PROCESS_GROUP,
-    XLA_RANKS,
-)
+from codemods.distributed.rules.xla601_xla_process_group import XLA_PROCESS_GROUP
+from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
+from codemods.distributed.rules.xla603_xla_launch import XLA_LAUNCH
+from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
+from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
+from codemods.distributed.rules.xla606_distributed_sampler import DISTRIBUTED_SAMPLER
+from codemods.distributed.rules.xla607_amp_gradient_all_reduce import AMP_GRADIENT_ALL_REDUCE
+from codemods.distributed.rules.xla608_hogwild import HOGWILD
+from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
+from codemods.distributed.rules.xla610_master_print import MASTER_PRINT
+from codemods.distributed.rules.xla614_module_level_distributed import MODULE_LEVEL_DISTRIBUTED
+from codemods.distributed.rules.xla615_average_all_reduce import AVERAGE_ALL_REDUCE
+from codemods.distributed.rules.xla617_iterable_dataset_shards import ITERABLE_DATASET_SHARDS
+from codemods.distributed.rules.xla618_process_group_fallback import PROCESS_GROUP_FALLBACK
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import (
     KEYWORD_EQUAL,

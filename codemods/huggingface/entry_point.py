@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.engine.rewriter import Concern, Context
-from codemods.huggingface.rules import MP_FN_ENTRY_POINT
+from codemods.huggingface.rules.xla803_mp_fn_entry_point import MP_FN_ENTRY_POINT
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -16,15 +16,13 @@ from codemods.engine.nodes import quoted_like, with_keyword
 from codemods.engine.rewriter import Concern, Context
 from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER
 from codemods.huggingface.facts import ModelPlacement, ParsedArguments
-from codemods.huggingface.rules import (
-    ACCELERATE_LOOP,
-    INPUT_WORKERS,
-    MODEL_PLACEMENT,
-    PADDING_LENGTH,
-    STATIC_PADDING,
-    TRAINER_ONE_DEVICE,
-    TRAINER_XLA_OPTIMIZER,
-)
+from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TRAINER_XLA_OPTIMIZER
+from codemods.huggingface.rules.xla802_trainer_one_device import TRAINER_ONE_DEVICE
+from codemods.huggingface.rules.xla804_static_padding import STATIC_PADDING
+from codemods.huggingface.rules.xla805_padding_length import PADDING_LENGTH
+from codemods.huggingface.rules.xla806_input_workers import INPUT_WORKERS
+from codemods.huggingface.rules.xla807_accelerate_loop import ACCELERATE_LOOP
+from codemods.huggingface.rules.xla808_model_placement import MODEL_PLACEMENT
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

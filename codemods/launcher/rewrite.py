@@ -37,19 +37,17 @@ from codemods.launcher.analysis import (
     Unknown,
     Value,
 )
-from codemods.launcher.rules import (
-    COMPILER_DISTRIBUTION,
-    COMPILER_LEGACY_LAUNCH,
-    COMPILER_UNSUPPORTED,
-    DISTRIBUTION_STRUCTURE,
-    EFA_FLAGS,
-    LAUNCHER_UNRESOLVED,
-    MODEL_AND_DATA_PARALLEL,
-    PARTITIONS_RENAMED,
-    PROCESSES_PER_HOST,
-    REPEATED_MCA_DEFAULT,
-    SMP_SET_DEVICE,
-)
+from codemods.launcher.rules.sm100_launcher_unresolved import LAUNCHER_UNRESOLVED
+from codemods.launcher.rules.sm101_distribution_structure import DISTRIBUTION_STRUCTURE
+from codemods.launcher.rules.sm102_partitions_renamed import PARTITIONS_RENAMED
+from codemods.launcher.rules.sm103_model_and_data_parallel import MODEL_AND_DATA_PARALLEL
+from codemods.launcher.rules.sm104_processes_per_host import PROCESSES_PER_HOST
+from codemods.launcher.rules.sm105_repeated_mca_default import REPEATED_MCA_DEFAULT
+from codemods.launcher.rules.sm106_efa_flags import EFA_FLAGS
+from codemods.launcher.rules.sm107_smp_set_device import SMP_SET_DEVICE
+from codemods.launcher.rules.sm201_compiler_distribution import COMPILER_DISTRIBUTION
+from codemods.launcher.rules.sm202_compiler_legacy_launch import COMPILER_LEGACY_LAUNCH
+from codemods.launcher.rules.sm203_compiler_unsupported import COMPILER_UNSUPPORTED
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -15,13 +15,11 @@ import libcst as cst
 
 from codemods.engine.nodes import receiver
 from codemods.engine.rewriter import Concern
-from codemods.lazy.rules import (
-    CARRIED_STATE_BARRIER,
-    DYNAMIC_SHAPE,
-    SHORT_LAST_BATCH,
-    SLICED_DEVICE_DATA,
-    STEP_VARYING_SHAPE,
-)
+from codemods.lazy.rules.xla704_carried_state_barrier import CARRIED_STATE_BARRIER
+from codemods.lazy.rules.xla711_sliced_device_data import SLICED_DEVICE_DATA
+from codemods.lazy.rules.xla712_step_varying_shape import STEP_VARYING_SHAPE
+from codemods.lazy.rules.xla713_dynamic_shape import DYNAMIC_SHAPE
+from codemods.lazy.rules.xla714_short_last_batch import SHORT_LAST_BATCH
 from codemods.training.loops import with_barriers
 
 if TYPE_CHECKING:

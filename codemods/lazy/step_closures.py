@@ -22,8 +22,11 @@ from codemods.engine.nodes import children, walk, with_comma
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
 from codemods.lazy.facts import StepClosure
-from codemods.lazy.rules import DEVICE_CONTROL_FLOW, HOST_READ_LOGGING, HOST_READ_VALUE
-from codemods.training.rules import DEVICE_LOADER, TRAINING_LOOP_BARRIER
+from codemods.lazy.rules.xla701_host_read_logging import HOST_READ_LOGGING
+from codemods.lazy.rules.xla702_host_read_value import HOST_READ_VALUE
+from codemods.lazy.rules.xla703_device_control_flow import DEVICE_CONTROL_FLOW
+from codemods.training.rules.xla301_training_loop_barrier import TRAINING_LOOP_BARRIER
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -17,13 +17,11 @@ import libcst as cst
 from codemods.engine.nodes import parse_dotted, with_comma
 from codemods.engine.rewriter import Concern, Context, NodeT
 from codemods.engine.rule import Rule
-from codemods.training.rules import (
-    CLOSURE_BARRIER,
-    DEVICE_LOADER,
-    EVAL_LOOP_BARRIER,
-    STEP_BARRIER,
-    TRAINING_LOOP_BARRIER,
-)
+from codemods.training.rules.xla301_training_loop_barrier import TRAINING_LOOP_BARRIER
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
+from codemods.training.rules.xla303_eval_loop_barrier import EVAL_LOOP_BARRIER
+from codemods.training.rules.xla304_closure_barrier import CLOSURE_BARRIER
+from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -12,7 +12,9 @@ from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
 from codemods.project.summary import FSDP_HELD
 from codemods.training.facts import UndrivenStep
-from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
+from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
+from codemods.training.rules.xla213_untraced_optimizer_parameters import UNTRACED_OPTIMIZER_PARAMETERS
+from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.amp.rules import SCALER_NOT_NEEDED
+from codemods.amp.rules.xla208_scaler_not_needed import SCALER_NOT_NEEDED
 from tests.support.fixtures import convert_fixture, output_bytes
 
 SCALED_FIXTURES = (
