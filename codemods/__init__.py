@@ -11,8 +11,10 @@ import gc as _gc
 _threshold = _gc.get_threshold()
 _gc.set_threshold(100_000, *_threshold[1:])
 try:
-    from codemods.pipeline import Conversion, ConversionError, convert_source
-    from codemods.rules import RULES, RuleSelection
+    from codemods.conversion import Conversion, ConversionError
+    from codemods.engine.rule import RuleSelection
+    from codemods.pipeline import convert_source
+    from codemods.rules import RULES
     from codemods.targets import TARGETS
 finally:
     _gc.set_threshold(*_threshold)

@@ -5,20 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.cuda_only.rules import CUDA_API, CUDA_MEMORY_STATS, CUDA_NO_EFFECT, CUDA_OOM, CUDA_SEED, THIRD_PARTY_CUDA
-from codemods.distributed.rules import DISTRIBUTED_MANUAL
-from codemods.engine.rule import Rule
-
-
-@dataclass(frozen=True)
-class SourceApi:
-    rule: Rule
-    advice: str
-    # Raises on a machine without CUDA (where XLA scripts run): code that reaches it
-    # must not be switched on by the device rewrites.
-    crashes_without_cuda: bool = False
-
-
 # Advice written in torch_xla 2.9's names (the default target's); a target that lacks them
 # says otherwise (codemods/targets.py: Target.advice).
 FUSED_ATTENTION_ADVICE = (
@@ -36,107 +22,28 @@ OWN_LAUNCHER_ADVICE = (
     "the training script with torchrun, or with torch_xla.launch in the training script itself"
 )
 SPMD_MESH_ADVICE = "lay the devices out with torch_xla's SPMD mesh (torch_xla.distributed.spmd.Mesh) or "
-SPMD_FSDP_ADVICE = ", or shard it with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)"
+SPMD_FSDP_ADVICE = (
+    ", or shard it with SPMD (torch_xla.experimental.spmd_fully_sharded_data_parallel, one process per host)"
+)
 
-
-def _table(rule: Rule, advice: str, names: str, crashes: bool = False) -> dict[str, SourceApi]:
-    return {name: SourceApi(rule, advice, crashes) for name in names.split()}
-
-
-CUDA_RUNTIME: dict[str, SourceApi] = {
-    **_table(
-        CUDA_NO_EFFECT,
-        "has no effect on an XLA device; remove it",
-        "torch.cuda.empty_cache torch.cuda.reset_peak_memory_stats torch.cuda.reset_max_memory_allocated "
-        "torch.cuda.ipc_collect torch.backends.cudnn.benchmark torch.backends.cudnn.deterministic "
-        "torch.backends.cudnn.enabled torch.backends.cuda.matmul.allow_tf32 torch.backends.cudnn.allow_tf32",
-    ),
-    **_table(
-        CUDA_NO_EFFECT,
-        "records nothing on an XLA device (without CUDA, torch.profiler disables CUDA profiling); to profile the "
-        "XLA device use torch_xla.debug.profiler (xp.start_server(9012), then xp.trace or TensorBoard's profile "
-        "plugin)",
-        "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
-    ),
-    **_table(
-        CUDA_NO_EFFECT,
-        "picks among CUDA's kernels for scaled_dot_product_attention; it only sets a flag (no CUDA needed) and "
-        "XLA lowers attention itself, whatever the flags say: no effect on an XLA device; remove it",
-        "torch.backends.cuda.enable_flash_sdp torch.backends.cuda.enable_mem_efficient_sdp "
-        "torch.backends.cuda.enable_math_sdp torch.backends.cuda.enable_cudnn_sdp torch.backends.cuda.sdp_kernel",
-    ),
-    **_table(
-        CUDA_NO_EFFECT,
-        "picks the backends of scaled_dot_product_attention (flash, memory-efficient, cuDNN, math); it only sets "
-        "flags of the process (no CUDA needed) and XLA lowers attention itself, whatever they say: no effect on "
-        "an XLA device; remove it",
-        "torch.nn.attention.sdpa_kernel",
-    ),
-    **_table(
-        CUDA_MEMORY_STATS,
-        "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
-        "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
-        "torch.cuda.max_memory_reserved torch.cuda.memory_cached torch.cuda.max_memory_cached "
-        "torch.cuda.memory_stats torch.cuda.memory_summary",
-    ),
-    **_table(
-        CUDA_OOM,
-        "is never raised on XLA: running out of device memory raises RuntimeError "
-        "(RESOURCE_EXHAUSTED); catch that instead",
-        "torch.cuda.OutOfMemoryError",
-    ),
-    **_table(
-        CUDA_SEED,
-        "seeds only CUDA generators; seed the XLA device with xm.set_rng_state(seed)",
-        "torch.cuda.manual_seed torch.cuda.manual_seed_all torch.cuda.seed torch.cuda.seed_all",
-    ),
-    **_table(
-        CUDA_API,
-        "is CUDA-only and has no XLA equivalent here; remove it or guard it",
-        "torch.cuda.device_count torch.cuda.is_bf16_supported",
-    ),
-    **_table(
-        CUDA_API,
-        "is torch's SyncBatchNorm, which takes only CUDA and XPU tensors: once a process group is started it raises "
-        "ValueError on XLA tensors at the first training step; keep torch.nn.BatchNorm (statistics per device), or build "
-        "torch_xla.core.functions.SyncBatchNorm in place of each BatchNorm (it has no convert_sync_batchnorm)",
-        "torch.nn.SyncBatchNorm torch.nn.SyncBatchNorm.convert_sync_batchnorm torch.nn.modules.batchnorm.SyncBatchNorm",
-        crashes=True,
-    ),
-    **_table(
-        CUDA_API,
-        "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
-        "torch.cuda.mem_get_info",
-        crashes=True,
-    ),
-    **_table(
-        CUDA_API,
-        "is CUDA-only and raises without CUDA; remove it or guard it",
-        "torch.cuda.get_device_name torch.cuda.get_device_properties torch.cuda.get_device_capability "
-        "torch.cuda.current_device torch.cuda.Stream torch.cuda.stream "
-        "torch.cuda.current_stream torch.cuda.device torch.cuda.graph torch.cuda.CUDAGraph "
-        "torch.cuda.set_per_process_memory_fraction torch.cuda.utilization torch.cuda.nvtx.range_push "
-        "torch.cuda.nvtx.range_pop torch.cuda.nvtx.range",
-        crashes=True,
-    ),
-    **_table(
-        CUDA_API,
-        "times CUDA streams and raises without CUDA (`record()`: no NVIDIA driver): on XLA time a step with "
-        "torch_xla.sync(), xm.wait_device_ops() and time.perf_counter() around it",
-        "torch.cuda.Event",
-        crashes=True,
-    ),
-}
 
 # Environment variables of CUDA and NCCL (prefixes): XLA's runtime reads them only when
 # it runs on NVIDIA GPUs (PJRT_DEVICE=CUDA).
-CUDA_ENVIRONMENT = ("NCCL_", "TORCH_NCCL_", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_MAX_CONNECTIONS",
-                    "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES")
+CUDA_ENVIRONMENT = (
+    "NCCL_",
+    "TORCH_NCCL_",
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_DEVICE_MAX_CONNECTIONS",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "CUDA_VISIBLE_DEVICES",
+)
 
 # False on an XLA machine; where they pick the device, the XLA device is always there.
 # ``torch.cuda.is_initialized()`` (OLMo's ``is_available() and is_initialized()``) asks
 # whether this process has set CUDA up, never so on XLA: an accelerator check too.
-AVAILABILITY_CHECKS = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"})
+AVAILABILITY_CHECKS = frozenset(
+    {"torch.cuda.is_available", "torch.accelerator.is_available", "torch.cuda.is_initialized"}
+)
 DEVICE_COUNTS = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 
 
@@ -174,18 +81,24 @@ PROCESS_EXITS = frozenset({"sys.exit", "os._exit"})
 # variables in their environment, is a launcher of its own (distributed/ranks.py).
 PROGRAM_STARTS = frozenset(
     {f"subprocess.{name}" for name in ("Popen", "run", "call", "check_call", "check_output")}
-    | {f"os.{name}" for name in ("execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp "
-                                  "spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp").split()}
+    | {
+        f"os.{name}"
+        for name in (
+            "execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp "
+            "spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp"
+        ).split()
+    }
     | {"asyncio.create_subprocess_exec"}
 )
 # Pick the current GPU: removed on XLA (one device per process).
-SET_DEVICE_CALLS = frozenset({"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"})
+SET_DEVICE_CALLS = frozenset(
+    {"torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.accelerator.set_device_idx"}
+)
 
 # Legacy typed constructors: torch.cuda.FloatTensor(...) -> torch.FloatTensor(...) on
 # the XLA device.  Used as a value (``Tensor = torch.cuda.FloatTensor``) they stay.
 CUDA_TENSOR_TYPES = frozenset(
-    f"torch.cuda.{name}Tensor"
-    for name in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
+    f"torch.cuda.{name}Tensor" for name in "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
 )
 
 # Mixed precision.  CUDA autocast: torch.cuda.amp.autocast(enabled, dtype, cache_enabled),
@@ -222,140 +135,35 @@ SYNCFREE_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 # backend"); nn.EmbeddingBag(sparse=True) falls back to a dense gradient (torch_xla warns "XLA
 # does not support EmbeddingBag sparse backward function") and trains; torch.optim.SparseAdam
 # then raises "SparseAdam does not support dense gradients".
-SPARSE_EMBEDDINGS = frozenset({
-    "torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.Embedding.from_pretrained",
-    "torch.nn.modules.sparse.Embedding.from_pretrained", "torch.nn.functional.embedding",
-})
+SPARSE_EMBEDDINGS = frozenset(
+    {
+        "torch.nn.Embedding",
+        "torch.nn.modules.sparse.Embedding",
+        "torch.nn.Embedding.from_pretrained",
+        "torch.nn.modules.sparse.Embedding.from_pretrained",
+        "torch.nn.functional.embedding",
+    }
+)
 SPARSE_OPTIMIZERS = frozenset({"torch.optim.SparseAdam", "torch.optim.sparse_adam.SparseAdam"})
 # Sparse tensors on XLA (checked likewise): moving a sparse COO tensor to the device raises
 # NotImplementedError (SparseXLA); so do torch.spmm / torch.sparse.mm with an XLA operand, even
 # with the sparse one left on the CPU.  Densify (.to_dense()) before the move.
-SPARSE_CONSTRUCTORS = frozenset({
-    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_compressed_tensor",
-    "torch.sparse.FloatTensor", "torch.sparse.DoubleTensor", "torch.sparse.LongTensor",
-})
+SPARSE_CONSTRUCTORS = frozenset(
+    {
+        "torch.sparse_coo_tensor",
+        "torch.sparse_csr_tensor",
+        "torch.sparse_csc_tensor",
+        "torch.sparse_compressed_tensor",
+        "torch.sparse.FloatTensor",
+        "torch.sparse.DoubleTensor",
+        "torch.sparse.LongTensor",
+    }
+)
 SPARSE_METHODS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc"})
 SPARSE_PRODUCTS = frozenset({"torch.spmm", "torch.sparse.mm", "torch.sparse.addmm", "torch.smm", "torch.hspmm"})
 # Keywords of torch.optim that select CUDA/CPU kernels: not for XLA tensors.
 KERNEL_KEYWORDS = frozenset({"fused", "foreach", "capturable"})
 PRECISION_CHECKS = frozenset({"torch.cuda.is_bf16_supported"})
-
-# Third-party APIs that matter on XLA (what the rest of timm, apex, accelerate or
-# transformers does needs nothing: their schedulers and models run as they are).
-THIRD_PARTY: dict[str, SourceApi] = {
-    **_table(
-        THIRD_PARTY_CUDA,
-        "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with the XLA device "
-        "(bfloat16 needs no loss scaling)",
-        "apex.amp.initialize apex.amp.scale_loss apex.amp.master_params",
-        crashes=True,
-    ),
-    **_table(
-        THIRD_PARTY_CUDA,
-        "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer, or torch.nn's layer",
-        "apex.optimizers.FusedAdam apex.optimizers.FusedLAMB apex.optimizers.FusedSGD apex.optimizers.FusedNovoGrad "
-        "apex.normalization.FusedLayerNorm apex.normalization.FusedRMSNorm",
-        crashes=True,
-    ),
-    **_table(
-        THIRD_PARTY_CUDA,
-        "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
-        "apex.parallel.DistributedDataParallel apex.parallel.convert_syncbn_model apex.parallel.SyncBatchNorm",
-        crashes=True,
-    ),
-    **_table(
-        THIRD_PARTY_CUDA,
-        f"builds a CUDA gradient scaler inside timm: on XLA use {AMP_ADVICE}",
-        "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
-    ),
-    **_table(
-        THIRD_PARTY_CUDA,
-        "is DeepSpeed, which does not run on XLA devices: train with the XLA optimizer step instead",
-        "deepspeed.initialize",
-        crashes=True,
-    ),
-    **_table(
-        THIRD_PARTY_CUDA,
-        f"starts DeepSpeed's NCCL process group: on XLA use {PROCESS_GROUP_ADVICE}",
-        "deepspeed.init_distributed",
-        crashes=True,
-    ),
-    **_table(
-        THIRD_PARTY_CUDA,
-        "is a Triton GPU kernel (Triton compiles for CUDA and ROCm only): write the computation with torch "
-        f"operations, which XLA fuses{PALLAS_ADVICE}",
-        "triton.jit triton.autotune triton.heuristics",
-        crashes=True,
-    ),
-}
-
-# Whole third-party modules that only run on CUDA, by prefix (the longest that matches
-# wins; the exact names above come first).  Each says what to use on XLA, or "none".
-_SDPA = FUSED_ATTENTION_ADVICE
-THIRD_PARTY_MODULES: dict[str, SourceApi] = {
-    "deepspeed.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
-                            "(train with torch.optim and the XLA optimizer step)", True),
-    "deepspeed.ops.": SourceApi(THIRD_PARTY_CUDA,
-                                "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
-                                "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP", True),
-    "deepspeed.zero.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
-                                 "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)", True),
-    "deepspeed.checkpointing.": SourceApi(THIRD_PARTY_CUDA, "is DeepSpeed activation checkpointing: use "
-                                          "torch.utils.checkpoint.checkpoint", True),
-    "apex.": SourceApi(THIRD_PARTY_CUDA,
-                       "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim "
-                       "equivalent", True),
-    "apex.amp.": SourceApi(THIRD_PARTY_CUDA,
-                           "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
-                           "the XLA device (bfloat16 needs no loss scaling)", True),
-    "apex.optimizers.": SourceApi(THIRD_PARTY_CUDA, "is an NVIDIA Apex CUDA kernel: use the torch.optim (or "
-                                  "torch_xla.amp.syncfree) optimizer", True),
-    "apex.parallel.": SourceApi(THIRD_PARTY_CUDA,
-                                "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's "
-                                "process group and MpDeviceLoader", True),
-    "bitsandbytes.optim.": SourceApi(THIRD_PARTY_CUDA, "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
-                                     "torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP; 8-bit optimizer "
-                                     "state on XLA: none", True),
-    "bitsandbytes.nn.": SourceApi(THIRD_PARTY_CUDA,
-                                  "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
-                                  "(bfloat16 weights); 8-bit or 4-bit training layers on XLA: none", True),
-    "bitsandbytes.": SourceApi(THIRD_PARTY_CUDA, "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
-                               True),
-    "flash_attn.": SourceApi(THIRD_PARTY_CUDA, f"is FlashAttention, a CUDA kernel: {_SDPA}", True),
-    "torchrec.distributed.": SourceApi(THIRD_PARTY_CUDA,
-                                       "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
-                                       "planner, the sharders and train pipelines), which shards embedding tables "
-                                       "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
-                                       "devices; XLA alternative: none (keep the embedding tables unsharded, as "
-                                       "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)", True),
-    "colossalai.": SourceApi(THIRD_PARTY_CUDA, "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
-                             "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
-                             "the XLA optimizer step)", True),
-    "colossalai.booster.": SourceApi(THIRD_PARTY_CUDA,
-                                     "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
-                                     "parallel) place the model on ColossalAI's accelerator (CUDA or NPU) over NCCL or "
-                                     "HCCL; on XLA wrap the model in DistributedDataParallel over the xla process group, "
-                                     "or in torch_xla's FSDP (XlaFullyShardedDataParallel), and step it with "
-                                     "xm.optimizer_step", True),
-    "colossalai.nn.optimizer.": SourceApi(THIRD_PARTY_CUDA, "is a ColossalAI optimizer kernel (HybridAdam, CPUAdam, "
-                                          "FusedAdam): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under "
-                                          "AMP", True),
-    "xformers.": SourceApi(THIRD_PARTY_CUDA, "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn "
-                           "equivalent", True),
-    "xformers.ops.": SourceApi(THIRD_PARTY_CUDA, f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
-                               True),
-}
-
-
-def third_party(qualified: str) -> SourceApi | None:
-    """The entry for a third-party name: exact, else its longest module prefix."""
-    api = THIRD_PARTY.get(qualified)
-    if api is not None:
-        return api
-    dotted = qualified + "."
-    matches = [prefix for prefix in THIRD_PARTY_MODULES if dotted.startswith(prefix)]
-    return THIRD_PARTY_MODULES[max(matches, key=len)] if matches else None
-
 
 # torch.compile (PyTorch 2.0 and later; PyTorch 1.13 has none) and nn.Module.compile,
 # which takes the same keywords.  Checked on torch 2.9 / torch_xla 2.9 (CPU): the default
@@ -395,19 +203,38 @@ DDP = "torch.nn.parallel.DistributedDataParallel"
 # fn, args, ...) take the backend first.  "nccl", "gloo" and "mpi" are torch.distributed's
 # (ignite/distributed/comp_models/native.py), "xla-tpu" is ignite's XLA backend
 # (comp_models/xla.py); with no backend (None) idist runs serially, on CUDA or the CPU.
-IGNITE_LAUNCHERS = frozenset({
-    "ignite.distributed.Parallel", "ignite.distributed.launcher.Parallel",
-    "ignite.distributed.initialize", "ignite.distributed.utils.initialize",
-    "ignite.distributed.spawn", "ignite.distributed.utils.spawn",
-})
+IGNITE_LAUNCHERS = frozenset(
+    {
+        "ignite.distributed.Parallel",
+        "ignite.distributed.launcher.Parallel",
+        "ignite.distributed.initialize",
+        "ignite.distributed.utils.initialize",
+        "ignite.distributed.spawn",
+        "ignite.distributed.utils.spawn",
+    }
+)
 IGNITE_NATIVE_BACKENDS = frozenset({"nccl", "gloo", "mpi"})
 
-DISTRIBUTED: dict[str, SourceApi] = _table(
-    DISTRIBUTED_MANUAL,
-    "is not ported here: on XLA use the xla process group, the XLA launcher and one process per device",
-    "torch.nn.DataParallel torch.nn.parallel.DataParallel torch.nn.parallel.DistributedDataParallel "
-    "torch.distributed.init_process_group "
-    "torch.multiprocessing.spawn torch.distributed.launch",
+# torch's dtypes (torch 2.9): ``module.to(torch.bfloat16)`` casts, it does not move.
+DTYPES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "bfloat16 bool cdouble cfloat chalf complex128 complex32 complex64 double float float16 float32 "
+        "float64 float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu half int int16 "
+        "int32 int64 int8 long short uint16 uint32 uint64 uint8"
+    ).split()
+)
+
+# Multi-GPU APIs: the distributed concern ports them or reports them.
+DISTRIBUTED = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.distributed.init_process_group",
+        "torch.multiprocessing.spawn",
+        "torch.distributed.launch",
+    }
 )
 
 # PyTorch FSDP (torch.distributed.fsdp): the wrapper, its argument types, the wrap
@@ -429,26 +256,48 @@ FSDP_CLASSES = frozenset(
 # backward_prefetch, mixed_precision, ignored_modules, param_init_fn, device_id, sync_module_states,
 # forward_prefetch, limit_all_gathers, use_orig_params, ignored_states, device_mesh) in torch 2.9.
 FSDP_PARAMETERS = (
-    "module", "process_group", "sharding_strategy", "cpu_offload", "auto_wrap_policy", "backward_prefetch",
-    "mixed_precision", "ignored_modules", "param_init_fn", "device_id", "sync_module_states", "forward_prefetch",
-    "limit_all_gathers", "use_orig_params", "ignored_states", "device_mesh",
+    "module",
+    "process_group",
+    "sharding_strategy",
+    "cpu_offload",
+    "auto_wrap_policy",
+    "backward_prefetch",
+    "mixed_precision",
+    "ignored_modules",
+    "param_init_fn",
+    "device_id",
+    "sync_module_states",
+    "forward_prefetch",
+    "limit_all_gathers",
+    "use_orig_params",
+    "ignored_states",
+    "device_mesh",
 )
 # torch_xla's wrapper (a script ported before): it reduce-scatters gradients itself too.
 XLA_FSDP_CLASSES = frozenset(
-    {"torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
-     "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel"}
+    {
+        "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
+        "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel",
+    }
 )
 # MixedPrecision(param_dtype, reduce_dtype, buffer_dtype, keep_low_precision_grads,
 # cast_forward_inputs, cast_root_forward_inputs).
 FSDP_MIXED_PRECISION = _fsdp_paths("MixedPrecision")
 MIXED_PRECISION_PARAMETERS = (
-    "param_dtype", "reduce_dtype", "buffer_dtype", "keep_low_precision_grads", "cast_forward_inputs",
+    "param_dtype",
+    "reduce_dtype",
+    "buffer_dtype",
+    "keep_low_precision_grads",
+    "cast_forward_inputs",
     "cast_root_forward_inputs",
 )
 FSDP_CPU_OFFLOAD = _fsdp_paths("CPUOffload")
 FSDP_SHARDING_STRATEGY = _fsdp_paths("ShardingStrategy")
 FSDP_WRAP_POLICIES = (
-    "always_wrap_policy", "lambda_auto_wrap_policy", "size_based_auto_wrap_policy", "transformer_auto_wrap_policy",
+    "always_wrap_policy",
+    "lambda_auto_wrap_policy",
+    "size_based_auto_wrap_policy",
+    "transformer_auto_wrap_policy",
 )
 FSDP_WRAP = f"{FSDP_MODULE}.wrap"
 FSDP_MODULE_WRAP_POLICY = f"{FSDP_WRAP}.ModuleWrapPolicy"
@@ -472,8 +321,11 @@ DISTRIBUTED_CHECKPOINT = "torch.distributed.checkpoint"
 # FSDP2 (per-module sharding on DTensor): torch_xla's counterpart is SPMD (FSDPv2), a
 # different program structure.
 FSDP2 = frozenset(
-    {f"{FSDP_MODULE}.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
-     "torch.distributed._composable.fsdp.fully_shard.fully_shard"}
+    {
+        f"{FSDP_MODULE}.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard.fully_shard",
+    }
 )
 # A DeviceMesh over CUDA devices and NCCL groups (FSDP2, tensor parallel): torch_xla's
 # counterpart is its SPMD mesh (torch_xla.distributed.spmd.Mesh).
@@ -485,8 +337,16 @@ HANDLED_CUDA_PREFIXES = ("torch.cuda.amp.",)
 
 # Clocks: a torch.cuda.synchronize() right before reading one times the device's work.
 CLOCKS = frozenset(
-    {"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-     "time.monotonic_ns", "timeit.default_timer", "datetime.datetime.now"}
+    {
+        "time.time",
+        "time.perf_counter",
+        "time.monotonic",
+        "time.time_ns",
+        "time.perf_counter_ns",
+        "time.monotonic_ns",
+        "timeit.default_timer",
+        "datetime.datetime.now",
+    }
 )
 
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -497,11 +357,17 @@ DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.datal
 # torchdata's and torch's iterable datapipes (IterDataPipe); Hugging Face's streaming data sets
 # (``load_dataset(..., streaming=True)`` and ``IterableDataset``, a torch IterableDataset when
 # torch is installed).
-ITERABLE_DATASET_CLASSES = frozenset({
-    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset", "torch.utils.data.ChainDataset",
-    "torch.utils.data.dataset.ChainDataset", "torch.utils.data.IterDataPipe", "datasets.IterableDataset",
-    "datasets.iterable_dataset.IterableDataset",
-})
+ITERABLE_DATASET_CLASSES = frozenset(
+    {
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.IterableDataset",
+        "torch.utils.data.ChainDataset",
+        "torch.utils.data.dataset.ChainDataset",
+        "torch.utils.data.IterDataPipe",
+        "datasets.IterableDataset",
+        "datasets.iterable_dataset.IterableDataset",
+    }
+)
 ITERABLE_DATASET_MODULES = ("webdataset.", "torchdata.datapipes.iter.", "torch.utils.data.datapipes.iter.")
 STREAMING_LOADS = frozenset({"datasets.load_dataset"})  # iterable with streaming=True
 
@@ -515,25 +381,27 @@ SCHEDULER_MODULE = "torch.optim.lr_scheduler"
 # and the rest are no optimizers either.
 SWA_UTILS = "torch.optim.swa_utils"
 SWA_SCHEDULER = f"{SWA_UTILS}.SWALR"
+
+
+def optimizer_class(callee: str) -> str | None:
+    """The optimizer class a callee names: ``torch.optim.AdamW`` or ``torch.optim.adamw.AdamW``
+    -> "AdamW" (not the ``Optimizer`` base class)."""
+    parts = callee.split(".")
+    if parts[:2] != ["torch", "optim"] or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
+        return None
+    if len(parts) == 3 or (len(parts) == 4 and parts[2] == parts[3].lower()):
+        return parts[-1]
+    return None
+
+
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Dataset classes: what a subclass computes is host data (its items are made in DataLoader
 # workers, on the CPU).
-DATASET_BASES = frozenset({
-    "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
-    "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset",
-})
-
-# References the rewrites inspect by themselves (beyond the fact sheet's nodes): the
-# tables above, any torch.cuda or torch.backends API, and the torch_xla names of either
-# release.  The analysis marks them so the rewrite traversal visits them.
-INSPECTED_PREFIXES = (
-    "torch.cuda.", "torch.backends.", "torch_xla.", "torch.distributed.", "torch.multiprocessing.",
-    "torch.nn.parallel.", "torch.amp.", "torch.accelerator.", *THIRD_PARTY_MODULES,
+DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.dataset.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.IterableDataset",
+    }
 )
-INSPECTED_NAMES = frozenset(
-    {*CUDA_RUNTIME, *DISTRIBUTED, *THIRD_PARTY, *AVAILABILITY_CHECKS, *CUDA_TENSOR_TYPES, *TORCH_AUTOCAST, "torch_xla"}
-)
-
-
-def inspected(qualified: str) -> bool:
-    return qualified in INSPECTED_NAMES or qualified.startswith(INSPECTED_PREFIXES)

@@ -21,12 +21,13 @@ from codemods.config import ConfigError, Settings, load
 from codemods.doctor.diagnose import DoctorOptions, diagnose
 from codemods.doctor.static import DEFAULT_FAMILIES as DOCTOR_FAMILIES
 from codemods.engine.report import RENDERERS, FileReport, Mode, Report, coloured_diff
+from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, discover, excluded_files
-from codemods.rules import SEVERITIES, RuleSelection, Severity
+from codemods.rules import SEVERITIES, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
+from codemods.verify.options import REFERENCES, VerifyOptions
 from codemods.verify.report import RENDERERS as VERIFY_RENDERERS
-from codemods.verify.verify import REFERENCES, VerifyOptions
 from codemods.verify.verify import verify as run_verify
 
 
@@ -37,26 +38,61 @@ def _codes(value: str | None) -> tuple[str, ...]:
 def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.argument("paths", nargs=-1, type=click.Path(readable=False)),
-        click.option("--target", type=click.Choice(sorted(TARGETS)), default=None,
-                     help=f"torch_xla names to write (default {DEFAULT_TARGET}, or [tool.xla-codemod] target)."),
-        click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Worker processes; 0 picks one per CPU for large runs."),
+        click.option(
+            "--target",
+            type=click.Choice(sorted(TARGETS)),
+            default=None,
+            help=f"torch_xla names to write (default {DEFAULT_TARGET}, or [tool.xla-codemod] target).",
+        ),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            default=0,
+            show_default=True,
+            help="Worker processes; 0 picks one per CPU for large runs.",
+        ),
         click.option("--select", help="Comma-separated rule codes or prefixes to run (default: all)."),
         click.option("--ignore", help="Comma-separated rule codes or prefixes to skip."),
         click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable)."),
-        click.option("--max-size", type=click.FloatRange(min=0, min_open=True), default=None,
-                     help=f"Largest file to convert, in MiB (default {DEFAULT_MAX_BYTES / 2**20:g})."),
-        click.option("--report", "report_file", type=click.Path(allow_dash=True),
-                     help="Write the report to FILE ('-' for standard output)."),
-        click.option("--format", "report_format", type=click.Choice(list(RENDERERS)), default="text",
-                     show_default=True, help="Report format."),
-        click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
-                     help="Exit 1 on findings of this severity or above (default error, or [tool.xla-codemod] fail-on)."),
-        click.option("--show-info", is_flag=True, default=None,
-                     help="Also show the infos the tool fixes, which ask nothing of you (imports added or "
-                     "removed, CUDA-only settings dropped); or [tool.xla-codemod] show-info = true."),
-        click.option("--allow-empty", is_flag=True,
-                     help="Exit 0 when PATH holds nothing to check (a Python file, notebook or Dockerfile)."),
+        click.option(
+            "--max-size",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            help=f"Largest file to convert, in MiB (default {DEFAULT_MAX_BYTES / 2**20:g}).",
+        ),
+        click.option(
+            "--report",
+            "report_file",
+            type=click.Path(allow_dash=True),
+            help="Write the report to FILE ('-' for standard output).",
+        ),
+        click.option(
+            "--format",
+            "report_format",
+            type=click.Choice(list(RENDERERS)),
+            default="text",
+            show_default=True,
+            help="Report format.",
+        ),
+        click.option(
+            "--fail-on",
+            type=click.Choice(SEVERITIES),
+            default=None,
+            help="Exit 1 on findings of this severity or above (default error, or [tool.xla-codemod] fail-on).",
+        ),
+        click.option(
+            "--show-info",
+            is_flag=True,
+            default=None,
+            help="Also show the infos the tool fixes, which ask nothing of you (imports added or "
+            "removed, CUDA-only settings dropped); or [tool.xla-codemod] show-info = true.",
+        ),
+        click.option(
+            "--allow-empty",
+            is_flag=True,
+            help="Exit 0 when PATH holds nothing to check (a Python file, notebook or Dockerfile).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -74,8 +110,11 @@ def main() -> None:
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 @click.option("--annotate", is_flag=True, help="Write a `# TODO(xla-codemod): ...` comment above what needs a person.")
-@click.option("--distributed", is_flag=True,
-              help="Also make one-device scripts multi-process (sampler, _mp_fn, the XLA launcher).")
+@click.option(
+    "--distributed",
+    is_flag=True,
+    help="Also make one-device scripts multi-process (sampler, _mp_fn, the XLA launcher).",
+)
 def convert(diff: bool, check: bool, annotate: bool, distributed: bool, **options: Any) -> None:
     """Rewrite PATH... in place (a file, a folder, or - for stdin to stdout; no PATH: the
     current folder)."""
@@ -93,8 +132,14 @@ def lint(**options: Any) -> None:
 
 @main.command(short_help="List every rule, or print the page of each rule CODE names.")
 @click.argument("codes", nargs=-1)
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True, help="markdown: the pages of docs/rules/ (every rule's, without CODE).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="markdown: the pages of docs/rules/ (every rule's, without CODE).",
+)
 def rules(codes: tuple[str, ...], output_format: str) -> None:
     """List every rule (code, [*] if the tool fixes it, severity, summary), or print
     the page of each rule CODE names (a code or a prefix: why, examples)."""
@@ -111,25 +156,63 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
         click.echo(rule_docs.render_pages(chosen) if patterns else rule_docs.render_list(chosen), nl=False)
 
 
-@main.command(context_settings={"allow_interspersed_args": False},
-              short_help="Run SCRIPT a few steps on XLA; name the lines that recompile or sync.")
-@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Stop after this many step barriers (torch_xla.sync(), xm.mark_step(), MpDeviceLoader).")
-@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True,
-              help="Steps allowed to compile before a steady state is expected.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True,
-              help="Stop the script after this many seconds.")
-@click.option("--python", default=sys.executable, show_default="this interpreter",
-              help="Interpreter with torch_xla that runs the script.")
-@click.option("--cross-reference", "families", default=",".join(DOCTOR_FAMILIES), show_default=True,
-              help="Static rule families to cite where they flag the same line ('' for none).")
+@main.command(
+    context_settings={"allow_interspersed_args": False},
+    short_help="Run SCRIPT a few steps on XLA; name the lines that recompile or sync.",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Stop after this many step barriers (torch_xla.sync(), xm.mark_step(), MpDeviceLoader).",
+)
+@click.option(
+    "--warmup",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Steps allowed to compile before a steady state is expected.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=600,
+    show_default=True,
+    help="Stop the script after this many seconds.",
+)
+@click.option(
+    "--python",
+    default=sys.executable,
+    show_default="this interpreter",
+    help="Interpreter with torch_xla that runs the script.",
+)
+@click.option(
+    "--cross-reference",
+    "families",
+    default=",".join(DOCTOR_FAMILIES),
+    show_default=True,
+    help="Static rule families to cite where they flag the same line ('' for none).",
+)
 @click.option("--show-output", is_flag=True, help="Show the script's output (on standard error).")
-@click.option("--report", "report_file", type=click.Path(allow_dash=True),
-              help="Write the report to FILE ('-' for standard output).")
-@click.option("--format", "report_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
-              help="Report format.")
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(allow_dash=True),
+    help="Write the report to FILE ('-' for standard output).",
+)
+@click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(sorted(RENDERERS)),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]...")
-def doctor(command: tuple[str, ...], families: str, report_file: str | None, report_format: str, **options: Any) -> None:
+def doctor(
+    command: tuple[str, ...], families: str, report_file: str | None, report_format: str, **options: Any
+) -> None:
     """Run SCRIPT [ARGS...] a few steps on XLA and name the lines that recompile or sync.
 
     Exit 0: steady state; 1: graphs still compiled after warm-up; 2: the script cannot run.
@@ -143,25 +226,65 @@ def doctor(command: tuple[str, ...], families: str, report_file: str | None, rep
     sys.exit(diagnosis.exit_code)
 
 
-@main.command(context_settings={"allow_interspersed_args": False},
-              short_help="Port a scratch copy of SCRIPT, run it on XLA next to the original; check devices, barriers, losses.")
-@click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Optimizer steps each run makes before it is stopped.")
-@click.option("--reference", type=click.Choice(REFERENCES), default="auto", show_default=True,
-              help="Where the original runs as the reference: CUDA if a GPU is present (auto), the CPU, or not at all.")
+@main.command(
+    context_settings={"allow_interspersed_args": False},
+    short_help="Port a scratch copy of SCRIPT, run it on XLA next to the original; check devices, barriers, losses.",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Optimizer steps each run makes before it is stopped.",
+)
+@click.option(
+    "--reference",
+    type=click.Choice(REFERENCES),
+    default="auto",
+    show_default=True,
+    help="Where the original runs as the reference: CUDA if a GPU is present (auto), the CPU, or not at all.",
+)
 @click.option("--converted", is_flag=True, help="SCRIPT is a port already: run it as it is (no conversion).")
-@click.option("--original", type=click.Path(dir_okay=False), default=None,
-              help="With --converted: the original script, run as the reference.")
-@click.option("--target", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET, show_default=True,
-              help="torch_xla names the conversion writes.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True,
-              help="Stop each run after this many seconds.")
-@click.option("--python", default=sys.executable, show_default="this interpreter",
-              help="Interpreter with torch and torch_xla that runs the script.")
-@click.option("--report", "report_file", type=click.Path(allow_dash=True),
-              help="Write the report to FILE ('-' for standard output).")
-@click.option("--format", "report_format", type=click.Choice(sorted(VERIFY_RENDERERS)), default="text",
-              show_default=True, help="Report format.")
+@click.option(
+    "--original",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --converted: the original script, run as the reference.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(sorted(TARGETS)),
+    default=DEFAULT_TARGET,
+    show_default=True,
+    help="torch_xla names the conversion writes.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=600,
+    show_default=True,
+    help="Stop each run after this many seconds.",
+)
+@click.option(
+    "--python",
+    default=sys.executable,
+    show_default="this interpreter",
+    help="Interpreter with torch and torch_xla that runs the script.",
+)
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(allow_dash=True),
+    help="Write the report to FILE ('-' for standard output).",
+)
+@click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(sorted(VERIFY_RENDERERS)),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[--] SCRIPT [ARGS]...")
 def verify(command: tuple[str, ...], report_file: str | None, report_format: str, **options: Any) -> None:
     """Port a scratch copy of SCRIPT's project, run it on XLA next to the original and check
@@ -235,7 +358,9 @@ def _execute(
         return Job(
             mode,
             command_line.target or file.target or DEFAULT_TARGET,
-            RuleSelection(select=command_line.select or file.select or ("ALL",), ignore=command_line.ignore + file.ignore),
+            RuleSelection(
+                select=command_line.select or file.select or ("ALL",), ignore=command_line.ignore + file.ignore
+            ),
             int(size * 2**20) if size else DEFAULT_MAX_BYTES,
             command_line.fail_on or file.fail_on or "error",
             annotate,
@@ -276,7 +401,7 @@ def _execute(
     finally:
         if bar is not None:
             bar.close()
-    report = Report(reports, mode, shows_info)
+    report = Report(reports, mode, shows_info, __version__)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
         _print_diffs(reports)
@@ -298,7 +423,7 @@ def _stdin(job: Job, report_file: str | None, report_format: str, show_info: boo
         sys.stdout.flush()
     elif job.mode == "diff":
         _print_diffs([file_report])
-    report = Report([file_report], job.mode, show_info)
+    report = Report([file_report], job.mode, show_info, __version__)
     _emit(report, report_file, report_format, to_stderr=job.mode in ("write", "diff"))
     return report.exit_code()
 

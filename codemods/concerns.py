@@ -1,13 +1,13 @@
-"""Rewrite: one module per concern, all run in a single traversal (see base.py)."""
+"""Rewrite: one module per concern, all run in a single traversal (engine/rewriter.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods import apis
 from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
+from codemods.cuda_only import source_apis
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
@@ -28,10 +28,11 @@ from codemods.training.loops import LoopRewrite
 from codemods.training.optimizer_step import OptimizerRewrite
 
 if TYPE_CHECKING:
+    from codemods.facts import Facts
     from codemods.launcher.analysis import LauncherFacts
 
 
-def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Concern]:
+def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> list[Concern]:
     """The concerns in the order they see each node; imports last, as they edit the
     module once everything else has asked for what it needs.  A file that builds
     SageMaker estimators also gets the launcher checks; a training script under
@@ -59,7 +60,7 @@ def concerns_for(ctx: Context, launcher: LauncherFacts | None = None) -> list[Co
         DistributedRewrite(ctx),
         IgniteRewrite(ctx),
         FsdpRewrite(ctx),
-        ReportedApis(ctx, apis.THIRD_PARTY, apis.third_party),
+        ReportedApis(ctx, source_apis.THIRD_PARTY, source_apis.third_party),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
         XlaNamesRewrite(ctx),

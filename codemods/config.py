@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from codemods.rules import SEVERITIES, RuleSelection, Severity
+from codemods.engine.rule import RuleSelection
+from codemods.rules import SEVERITIES, Severity
 from codemods.targets import TARGETS
 
 if sys.version_info >= (3, 11):
@@ -126,7 +127,9 @@ def load(start: Path) -> Settings:
         exclude=read.strings("exclude"),
         max_size=max_size,
         fail_on=read.severity(),
-        overrides=tuple(_override(o, f"{path}: [[tool.xla-codemod.overrides]] #{i}") for i, o in enumerate(overrides, 1)),
+        overrides=tuple(
+            _override(o, f"{path}: [[tool.xla-codemod.overrides]] #{i}") for i, o in enumerate(overrides, 1)
+        ),
         source=str(path),
         show_info=show_info,
     )

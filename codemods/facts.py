@@ -1,57 +1,32 @@
-"""Analyse: one read-only walk over the parsed script builds its fact sheet.
+"""The fact sheet: one part per concern, each declared in its concern's ``facts.py``.
 
 The fact sheet answers every question the rewrites ask (is this name an optimizer?
 is this loop a training loop? may this ``use_cuda`` flag be switched on?), keyed by
 the nodes of the parsed module: the rewrite runs as a single traversal over the same
-tree, so every rewrite sees the original nodes these facts point at.
-
-One module per concern, each with its part of the sheet and its analysis; the shared
-walk (engine/walk.py) hands every node to each analysis, and finishes them, in an order
-derived from what each declares it reads (``Analysis.reads``: the ones it reads come
-first); conclusions that need every result are drawn in ``settle``, in an order derived
-from ``Analysis.settle_reads``.  tests/engine/test_analysis_reads.py checks the declarations.
-
-Launcher scripts and Dockerfiles are other kinds of file with analyses of their own,
-outside the shared walk: ``launcher.py`` (SageMaker estimators) and ``dockerfile.py``.
+tree, so every rewrite sees the original nodes these facts point at.  The analyses
+fill it (codemods/analyse.py) and read each other's parts through it: it imports no
+analysis.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import libcst as cst
+from codemods.amp.facts import AmpFacts
+from codemods.checkpoint.facts import CheckpointFacts
+from codemods.compile.facts import CompileFacts
+from codemods.cuda_only.facts import CudaOnlyFacts
+from codemods.device.facts import DeviceFacts, DeviceValueFacts, ObligationFacts
+from codemods.distributed.facts import DistributedFacts, EntryFacts
+from codemods.engine.imports import ImportFacts
+from codemods.fsdp.facts import FsdpFacts
+from codemods.huggingface.facts import HuggingFaceFacts
+from codemods.lazy.facts import HostReadFacts, RecompilationFacts
+from codemods.lightning.facts import LightningFacts
+from codemods.project.facts import ProjectFacts
+from codemods.training.facts import LoaderFacts, TrainingFacts
 
-from codemods.amp.analysis import AmpAnalysis, AmpFacts
-from codemods.checkpoint.analysis import CheckpointAnalysis, CheckpointFacts
-from codemods.compile.analysis import CompileAnalysis, CompileFacts
-from codemods.cuda_only.analysis import CudaOnlyAnalysis, CudaOnlyFacts
-from codemods.cuda_only.handed_strings import HandedStringAnalysis
-from codemods.device.analysis import DeviceAnalysis, DeviceFacts
-from codemods.device.obligations import ObligationAnalysis, ObligationFacts
-from codemods.device.values import DeviceValueAnalysis, DeviceValueFacts
-from codemods.distributed.ddp import DdpAnalysis
-from codemods.distributed.entry import EntryAnalysis, EntryFacts
-from codemods.distributed.facts import DistributedFacts
-from codemods.distributed.fallbacks import FallbackAnalysis
-from codemods.distributed.launch import LaunchAnalysis
-from codemods.distributed.ranks import RankAnalysis
-from codemods.distributed.reduce_ops import ReduceOpAnalysis
-from codemods.distributed.samplers import SamplerAnalysis
-from codemods.engine.nodes import subtrees_kept
-from codemods.engine.walk import Analysis, Walk, walk_order
-from codemods.fsdp.analysis import FsdpAnalysis, FsdpFacts
-from codemods.huggingface.analysis import HuggingFaceAnalysis, HuggingFaceFacts
-from codemods.imports.analysis import ImportAnalysis, ImportFacts, expect_imports, import_anchor, imports_after_code
-from codemods.lazy.flow import FlowAnalysis
-from codemods.lazy.host_reads import HostReadAnalysis, HostReadFacts
-from codemods.lazy.recompilation_sources import RecompilationFacts, RecompilationSourceAnalysis
-from codemods.lightning.analysis import LightningAnalysis, LightningFacts
-from codemods.project.analysis import ProjectAnalysis, ProjectFacts
-from codemods.project.summarise import ImportContext
-from codemods.training.analysis import TrainingAnalysis, TrainingFacts
-from codemods.training.loaders import LoaderAnalysis, LoaderFacts
-
-__all__ = ["Facts", "analyse"]
+__all__ = ["Facts"]
 
 
 @dataclass(repr=False, eq=False)
@@ -84,51 +59,3 @@ class Facts:
     def __post_init__(self) -> None:
         self.device = DeviceFacts(self.imports.table)
         self.amp = AmpFacts(self.imports.table)
-
-
-# In the fact sheet's order; the walk takes them in an order derived from what each
-# reads (``Analysis.reads``: it comes after those), which keeps this one where it can.
-ANALYSES: list[type[Analysis]] = walk_order([
-    ImportAnalysis,
-    DeviceAnalysis,
-    DeviceValueAnalysis,
-    RankAnalysis,
-    DdpAnalysis,
-    LaunchAnalysis,
-    SamplerAnalysis,
-    FallbackAnalysis,
-    ReduceOpAnalysis,
-    FsdpAnalysis,
-    AmpAnalysis,
-    TrainingAnalysis,
-    ObligationAnalysis,
-    LoaderAnalysis,
-    CheckpointAnalysis,
-    CompileAnalysis,
-    CudaOnlyAnalysis,
-    HandedStringAnalysis,
-    ProjectAnalysis,
-    HuggingFaceAnalysis,
-    LightningAnalysis,
-    EntryAnalysis,
-    FlowAnalysis,
-    HostReadAnalysis,
-    RecompilationSourceAnalysis,
-])
-
-
-def analyse(module: cst.Module, imports: ImportContext | None = None, distributed: bool = False) -> Facts:
-    """The fact sheet of one module; ``distributed``: make it multi-process even if it
-    is a one-device script (``convert --distributed``)."""
-    facts = Facts(ImportFacts(anchor=import_anchor(module), after_code=imports_after_code(module)))
-    expect_imports(facts.imports.table, facts.imports.after_code)
-    facts.distributed.requested = distributed
-    if imports is not None:
-        facts.project.context = imports
-    walk = Walk(facts, ANALYSES)
-    with subtrees_kept():
-        walk.run(module)
-        walk.finish()
-    facts.hot_nodes = walk.hot
-    facts.parents = walk.parents
-    return facts

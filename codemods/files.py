@@ -13,8 +13,24 @@ from pathlib import Path
 
 # Folders never worth walking into (outside git; inside git, for files git does not track).
 SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache",
-     ".pytest_cache", "node_modules", "build", "dist", "site-packages", ".eggs"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "node_modules",
+        "build",
+        "dist",
+        "site-packages",
+        ".eggs",
+    }
 )
 
 
@@ -24,9 +40,7 @@ class FileProblem(Exception):
 
 def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
     parts = Path(path).parts
-    return any(
-        fnmatch.fnmatch(path, p) or any(fnmatch.fnmatch(part, p) for part in parts) for p in patterns
-    )
+    return any(fnmatch.fnmatch(path, p) or any(fnmatch.fnmatch(part, p) for part in parts) for p in patterns)
 
 
 def is_dockerfile(path: str) -> bool:

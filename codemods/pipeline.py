@@ -12,17 +12,17 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.device.rules import NO_DEVICE
-from codemods.engine.report import CellChange, Finding
-from codemods.engine.rule import Rule
+from codemods.conversion import SKIP_FILE, Conversion, ConversionError, needs_parsing
+from codemods.device.rules.xla005_no_device import NO_DEVICE
+from codemods.engine.report import Finding
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
 from codemods.files import is_dockerfile, is_notebook
 from codemods.project.summary import ImportContext, ModuleSummary
-from codemods.rules import RuleSelection
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in
@@ -32,58 +32,12 @@ if TYPE_CHECKING:
 
     from codemods.containers.estimators import ImageUse
     from codemods.engine.rewriter import PendingFinding
+    from codemods.project.resolver import FileImports, Summarise
 
 Source = TypeVar("Source", str, bytes)
 
-# A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
-# for one by one with ``in``: a regular expression of the alternatives tries each at every
-# byte, which cost more than the rest of the skip on a file without them.)
-_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite")
-_SKIP_FILE = "xla-codemod: skip-file"
 # Launcher scripts (estimators) and model-parallel training scripts also get the SM checks.
 _SAGEMAKER = (b"sagemaker", b"smdistributed")
-
-
-def _mentions(raw: bytes, words: tuple[bytes, ...]) -> bool:
-    return any(word in raw for word in words)
-
-
-class ConversionError(Exception):
-    """The file cannot be converted; ``line`` is 1-based when known."""
-
-    def __init__(self, message: str, line: int | None = None, col: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.col = col
-
-    def __str__(self) -> str:
-        if self.line and self.col:
-            return f"line {self.line}, column {self.col}: {self.message}"
-        return f"line {self.line}: {self.message}" if self.line else self.message
-
-
-@dataclass
-class Conversion:
-    """What converting one file gives: its new text and the findings."""
-
-    source: str | bytes
-    output: str | bytes
-    findings: list[Finding]
-    encoding: str = "utf-8"
-    # What the checks across files of a run need (containers/across_files.py).
-    images: tuple[object, ...] = ()
-    # What other files of the project need to know of this one (Python files only).
-    summary: ModuleSummary | None = None
-    # A notebook's changed cells (report.CellChange), for its diff.
-    cells: tuple[CellChange, ...] = ()
-    # Findings held back until the run's other files are seen: (key, finding); see
-    # runner.release_held.  They get no TODO comment.
-    held: tuple[tuple[str, Finding], ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return self.output != self.source
 
 
 def convert_source(
@@ -118,7 +72,9 @@ def convert_source(
     name_table = get_target(target)
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     if b"\0" in raw:
-        raise ConversionError("binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1)
+        raise ConversionError(
+            "binary file (it holds NUL bytes), not Python source", raw[: raw.index(b"\0")].count(b"\n") + 1
+        )
     if filename is not None and is_dockerfile(filename):
         return _check_dockerfile(source, raw, filename, selection or RuleSelection(), max_bytes)
     if filename is not None and is_notebook(filename):
@@ -128,8 +84,14 @@ def convert_source(
             """The code cells as one script (never multi-process: a notebook runs in one
             kernel), or the script a ``%%writefile name`` cell writes."""
             return convert_source(
-                code, target=target, selection=selection, locate=locate, max_bytes=max_bytes,
-                filename=name, annotate=annotate, imports=imports,
+                code,
+                target=target,
+                selection=selection,
+                locate=locate,
+                max_bytes=max_bytes,
+                filename=name,
+                annotate=annotate,
+                imports=imports,
             )
 
         converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
@@ -152,12 +114,18 @@ def convert_source(
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
     try:
         if not annotate:
-            return _convert(source, raw, name_table, selection or RuleSelection(), locate, filename, imports, distributed)
+            return _convert(
+                source, raw, name_table, selection or RuleSelection(), locate, filename, imports, distributed
+            )
 
         def input_located() -> list[Finding]:
-            return _convert(source, raw, name_table, selection or RuleSelection(), "input", filename, imports, distributed).findings
+            return _convert(
+                source, raw, name_table, selection or RuleSelection(), "input", filename, imports, distributed
+            ).findings
 
-        conversion = _convert(source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed)
+        conversion = _convert(
+            source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed
+        )
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         if _cpython_accepts(source):
@@ -190,17 +158,12 @@ DEVICE_LESS = (
 )
 
 
-def needs_parsing(raw: bytes) -> bool:
-    """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
-    return _mentions(raw, _RELEVANT) and _SKIP_FILE.encode() not in raw
-
-
 def load_parser() -> None:
     """Loads LibCST and what is built on it (as _convert does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
+    import codemods.analyse
     import codemods.concerns
-    import codemods.engine.roundtrip
-    import codemods.facts  # noqa: F401
+    import codemods.engine.roundtrip  # noqa: F401
 
 
 def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding]] | None) -> Conversion:
@@ -208,9 +171,11 @@ def _with_todos(conversion: Conversion, input_located: Callable[[], list[Finding
     the inserted lines, or come from ``input_located`` when they point into the input."""
     text = conversion.output if isinstance(conversion.output, str) else conversion.output.decode(conversion.encoding)
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    annotated, moved = add_todos(text[len(bom):], [(f.line, f.rule, f.message) for f in conversion.findings if not f.fixed])
+    annotated, moved = add_todos(
+        text[len(bom) :], [(f.line, f.rule, f.message) for f in conversion.findings if not f.fixed]
+    )
     findings = conversion.findings if input_located is None else input_located()
-    if annotated == text[len(bom):]:
+    if annotated == text[len(bom) :]:
         return replace(conversion, findings=findings)
     try:
         _parse_with_cpython(annotated)
@@ -253,11 +218,11 @@ def _convert(
 ) -> Conversion:
     import libcst as cst
 
+    from codemods.analyse import analyse
     from codemods.concerns import concerns_for
     from codemods.engine.positions import code_reusing
     from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.roundtrip import NotReproduced, parse_exactly
-    from codemods.facts import analyse
     from codemods.project.summarise import summarise
 
     try:
@@ -273,7 +238,7 @@ def _convert(
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ConversionError(
-            f"cannot decode byte {raw[error.start:error.start + 1]!r} as {error.encoding}: "
+            f"cannot decode byte {raw[error.start : error.start + 1]!r} as {error.encoding}: "
             "declare the file's encoding with a coding comment",
             line,
         ) from None
@@ -284,7 +249,7 @@ def _convert(
     facts = analyse(module, imports, distributed)
     input_starts = printed_input.positions(facts.parents)
     launcher = None
-    if _mentions(raw, _SAGEMAKER):  # launcher scripts are few: their analysis loads only for them
+    if any(word in raw for word in _SAGEMAKER):  # launcher scripts are few: their analysis loads only for them
         from codemods.launcher.analysis import analyse_launcher
 
         launcher = analyse_launcher(module, facts.imports.table)
@@ -353,7 +318,7 @@ def _check_dockerfile(
     from codemods.containers.check import check_dockerfile
     from codemods.containers.dockerfile import DockerfileSyntaxError
 
-    if _SKIP_FILE.encode() in raw:
+    if SKIP_FILE.encode() in raw:
         return Conversion(source, source, [])
     if max_bytes is not None and len(raw) > max_bytes:
         size, limit = len(raw) / 2**20, max_bytes / 2**20
@@ -362,7 +327,7 @@ def _check_dockerfile(
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        raise ConversionError(f"cannot decode byte {raw[error.start:error.start + 1]!r} as UTF-8", line) from None
+        raise ConversionError(f"cannot decode byte {raw[error.start : error.start + 1]!r} as UTF-8", line) from None
     try:
         checked = check_dockerfile(text, selection, filename)
     except DockerfileSyntaxError as error:
@@ -433,3 +398,37 @@ def _suppressions(
         return position is not None and comments.silences(rule, position[0])
 
     return suppressed
+
+
+def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None) -> Summarise:
+    """Summaries made by converting modules in memory, the way the run converts files."""
+
+    def summarise(data: bytes, imports: FileImports) -> ModuleSummary | None:
+        try:
+            summary = convert_source(
+                data, target=target, selection=selection, locate="input", max_bytes=max_bytes, imports=imports
+            ).summary
+        except ConversionError:
+            return None
+        if summary is not None and summary == ModuleSummary():
+            # Not a training script (skipped unparsed): it may still re-export names.
+            summary = replace(summary, imported=_imported_names(data))
+        return summary
+
+    return summarise
+
+
+def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
+    """(local name, module as written, name there) of each ``from ... import`` (Python's own
+    parser: this is for files the conversion skipped)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (alias.asname or alias.name, "." * node.level + (node.module or ""), alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name != "*"
+    )

@@ -19,10 +19,7 @@ def wanted(stream: TextIO) -> bool:
     except (AttributeError, ValueError):
         return False
     return (
-        terminal
-        and os.environ.get("TERM") != "dumb"
-        and not os.environ.get("CI")
-        and not os.environ.get("PRE_COMMIT")
+        terminal and os.environ.get("TERM") != "dumb" and not os.environ.get("CI") and not os.environ.get("PRE_COMMIT")
     )
 
 

@@ -15,7 +15,8 @@ from dataclasses import asdict
 from typing import Any
 
 from codemods.doctor.rules import RUNTIME
-from codemods.rules import RULES, Example, Rule, matches
+from codemods.engine.rule import matches
+from codemods.rules import RULES, Example, Rule
 
 
 def select(patterns: tuple[str, ...]) -> list[Rule]:
@@ -25,14 +26,20 @@ def select(patterns: tuple[str, ...]) -> list[Rule]:
 
 def render_list(rules: list[Rule]) -> str:
     """One line per rule: code, [*] where the tool fixes it, severity, name, summary."""
-    return "".join(f"{r.code} {'[*]' if r.fixable else '   '} {r.severity:<7} {r.name:<24} {r.summary}\n" for r in rules)
+    return "".join(
+        f"{r.code} {'[*]' if r.fixable else '   '} {r.severity:<7} {r.name:<24} {r.summary}\n" for r in rules
+    )
 
 
 def render_page(rule: Rule) -> str:
     fix = "fixed by `xla-codemod convert`" if rule.fixable else "reported, for a person to fix"
     lines = [f"{rule.code} {rule.name}", "", f"severity: {rule.severity}; {fix}", "", rule.summary + "."]
     if rule.why:
-        lines += ["", "Why it matters on XLA:", *textwrap.wrap(rule.why, 88, initial_indent="  ", subsequent_indent="  ")]
+        lines += [
+            "",
+            "Why it matters on XLA:",
+            *textwrap.wrap(rule.why, 88, initial_indent="  ", subsequent_indent="  "),
+        ]
     for number, example in enumerate(rule.example_cases(), 1):
         where = f"{example.filename}, target {example.target}"
         heading = f"Example{f' {number}' if len(rule.example_cases()) > 1 else ''} ({where})"
@@ -274,7 +281,7 @@ def _advice(rule: Rule) -> list[str]:
         found.append(summary.rstrip("."))
     for sentence in _SENTENCE.split(rule.why.strip()):
         for match in _CLAUSE.finditer(sentence):
-            clause = sentence[match.end():]
+            clause = sentence[match.end() :]
             if clause.lower().startswith(_ADVICE):
                 found.append(clause.rstrip("."))
                 break
@@ -296,10 +303,14 @@ def _added_lines(before: str, after: str) -> str:
 
 def _safety(rule: Rule) -> str:
     if rule.fixable:
-        fix = ("Yes: `xla-codemod convert` writes this fix (`[*]` in the report), and only where it can follow the "
-               "values involved; where it cannot, it reports the line with this code, says why, and leaves the code "
-               "as it is. Review the diff (`--diff`) as you would any change.")
+        fix = (
+            "Yes: `xla-codemod convert` writes this fix (`[*]` in the report), and only where it can follow the "
+            "values involved; where it cannot, it reports the line with this code, says why, and leaves the code "
+            "as it is. Review the diff (`--diff`) as you would any change."
+        )
     else:
-        fix = ("Reported only: `xla-codemod convert` leaves the code as it is for a person to change "
-               "(`--annotate` marks the line with a `# TODO(xla-codemod)` comment).")
+        fix = (
+            "Reported only: `xla-codemod convert` leaves the code as it is for a person to change "
+            "(`--annotate` marks the line with a `# TODO(xla-codemod)` comment)."
+        )
     return f"{fix} Severity {rule.severity}: {CONSEQUENCES[rule.severity]}"

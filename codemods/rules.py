@@ -15,8 +15,6 @@ This package imports nothing heavy: the command line validates codes with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from codemods.amp import rules as amp
 from codemods.checkpoint import rules as checkpoint
 from codemods.compile import rules as compile_
@@ -37,35 +35,32 @@ from codemods.project import rules as project
 from codemods.release_names import rules as release_names
 from codemods.training import rules as training
 
-__all__ = ["RULES", "RULES_BY_CODE", "SEVERITIES", "Example", "Rule", "RuleSelection", "Severity", "at_least", "matches"]
+__all__ = ["RULES", "RULES_BY_CODE", "SEVERITIES", "Example", "Rule", "Severity", "at_least"]
 
-_FAMILIES = (amp, checkpoint, compile_, containers, cuda_only, device, distributed, doctor, fsdp, huggingface,
-             imports, launcher, lazy, lightning, notebooks, project, release_names, training)
+_FAMILIES = (
+    amp,
+    checkpoint,
+    compile_,
+    containers,
+    cuda_only,
+    device,
+    distributed,
+    doctor,
+    fsdp,
+    huggingface,
+    imports,
+    launcher,
+    lazy,
+    lightning,
+    notebooks,
+    project,
+    release_names,
+    training,
+)
 # Listed by code: a family's rules may come from several concerns (XLA0 from imports,
 # project, cuda_only and device).
-RULES: tuple[Rule, ...] = tuple(sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code))
+RULES: tuple[Rule, ...] = tuple(
+    sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)
+)
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
-
-
-def matches(code: str, patterns: tuple[str, ...]) -> bool:
-    """True if ``code`` is selected by any pattern: a full code or a prefix (XLA1, ALL)."""
-    return any(p == "ALL" or code.startswith(p) for p in patterns)
-
-
-@dataclass(frozen=True)
-class RuleSelection:
-    """Which rules are on: ``select`` prefixes (default all), minus ``ignore`` prefixes."""
-
-    select: tuple[str, ...] = ("ALL",)
-    ignore: tuple[str, ...] = ()
-
-    def enabled(self, code: str) -> bool:
-        return matches(code, self.select) and not matches(code, self.ignore)
-
-    def unknown_patterns(self) -> list[str]:
-        return [
-            p
-            for p in self.select + self.ignore
-            if p != "ALL" and not any(code.startswith(p) for code in RULES_BY_CODE)
-        ]

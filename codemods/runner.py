@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from codemods.conversion import ConversionError, needs_parsing
 from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
+from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
-from codemods.pipeline import ConversionError, convert_source, load_parser, needs_parsing
-from codemods.project.resolver import Project, find_root, imported_files, resolved, summarise_with, waves
-from codemods.project.summary import ImportContext, ModuleSummary
-from codemods.rules import RuleSelection, Severity
+from codemods.pipeline import convert_source, load_parser, summarise_with
+from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
+from codemods.project.summary import FSDP_HELD, ImportContext, ModuleSummary
+from codemods.rules import Severity
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -101,24 +103,30 @@ def _text(data: bytes, encoding: str) -> str:
 # pending), and one Project per root and per way of converting.
 _RUN_FILES: frozenset[Path] = frozenset()
 _IMPORTED: frozenset[Path] | None = None  # the run's files that another of its files imports
+_FSDP_IMPORTED: frozenset[Path] = frozenset()  # those of them that a file wrapping a model in FSDP imports
 _PROJECTS: dict[tuple[Path, str, RuleSelection, int | None], Project] = {}
 _ROOTS: dict[Path, Path] = {}  # folder -> its project's root, for this run
 
 
-def _set_run(files: frozenset[Path], imported: frozenset[Path] | None = None) -> None:
-    global _RUN_FILES, _IMPORTED
+def _set_run(
+    files: frozenset[Path], imported: frozenset[Path] | None = None, fsdp_imported: frozenset[Path] = frozenset()
+) -> None:
+    global _RUN_FILES, _IMPORTED, _FSDP_IMPORTED
     _RUN_FILES = files
     _IMPORTED = imported
+    _FSDP_IMPORTED = fsdp_imported
     _PROJECTS.clear()
     _ROOTS.clear()
 
 
-def _set_imported(imported: frozenset[Path]) -> None:
-    """The run's files that another of its files imports, once the run has scanned them."""
-    global _IMPORTED
+def _set_imported(imported: frozenset[Path], fsdp_imported: frozenset[Path]) -> None:
+    """The run's files that another of its files imports (and those that a file wrapping a
+    model in FSDP imports), once the run has scanned them."""
+    global _IMPORTED, _FSDP_IMPORTED
     _IMPORTED = imported
+    _FSDP_IMPORTED = fsdp_imported
     for project in _PROJECTS.values():
-        project.learn_imported(imported)
+        project.learn_imported(imported, fsdp_imported)
 
 
 def project_of(path: Path, job: Job) -> Project:
@@ -132,7 +140,11 @@ def project_of(path: Path, job: Job) -> Project:
     project = _PROJECTS.get(key)
     if project is None:
         project = Project(
-            root, summarise_with(job.target, job.selection, job.max_bytes), in_run=_RUN_FILES, imported=_IMPORTED
+            root,
+            summarise_with(job.target, job.selection, job.max_bytes),
+            in_run=_RUN_FILES,
+            imported=_IMPORTED,
+            fsdp_imported=_FSDP_IMPORTED,
         )
         _PROJECTS[key] = project
     return project
@@ -159,9 +171,9 @@ def process_path(path: str, job: Job, known: dict[Path, ModuleSummary | None] | 
     return report
 
 
-def _start_worker(files: frozenset[Path], imported: frozenset[Path]) -> None:
+def _start_worker(files: frozenset[Path], imported: frozenset[Path], fsdp_imported: frozenset[Path]) -> None:
     """Workers know the run, and finish the file in hand: the parent decides when to stop."""
-    _set_run(files, imported)
+    _set_run(files, imported, fsdp_imported)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
@@ -199,9 +211,10 @@ def run(
 def _run_rounds(
     work: Sequence[tuple[str, Job]], workers: int, done: Callable[[FileReport], None] | None, files: frozenset[Path]
 ) -> list[FileReport]:
-    depends = _imports_within(work, files)
+    depends, fsdp_files = _imports_within(work, files)
     imported = frozenset(file for imports in depends.values() for file in imports)
-    _set_imported(imported)
+    fsdp_imported = frozenset(file for wrapper in fsdp_files for file in depends[wrapper])
+    _set_imported(imported, fsdp_imported)
     order = {resolved(path): index for index, (path, _) in enumerate(work)}
     by_path = {resolved(path): (path, job) for path, job in work}
     reports: dict[int, FileReport] = {}
@@ -210,7 +223,9 @@ def _run_rounds(
     if workers > 1 and len(work) > 1:
         from concurrent.futures import ProcessPoolExecutor  # not loaded by runs without a pool
 
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(files, imported))
+        pool = ProcessPoolExecutor(
+            max_workers=workers, initializer=_start_worker, initargs=(files, imported, fsdp_imported)
+        )
     try:
         for round_ in waves(list(order), depends):
             tasks = [(*by_path[f], {d: summaries.get(d) for d in depends.get(f, ()) if d in summaries}) for f in round_]
@@ -243,6 +258,14 @@ def release_held(reports: Sequence[FileReport]) -> None:
         for report in reports
         if isinstance(report.summary, ModuleSummary)
         for path, name in report.summary.drives
+    }
+    # A plain step whose optimizer comes from the caller stands unless a file hands its
+    # function an FSDP model (then the plain step is right).
+    driven |= {
+        (resolved(path), f"{FSDP_HELD}{name}")
+        for report in reports
+        if isinstance(report.summary, ModuleSummary)
+        for path, name in report.summary.trains_fsdp
     }
     for report in reports:
         if not report.held:
@@ -278,9 +301,10 @@ def _parsed(path: str) -> bool:
         return False
 
 
-def _imports_within(work: Sequence[tuple[str, Job]], files: frozenset[Path]) -> dict[Path, set[Path]]:
-    """Which files of the run each file imports."""
+def _imports_within(work: Sequence[tuple[str, Job]], files: frozenset[Path]) -> tuple[dict[Path, set[Path]], set[Path]]:
+    """Which files of the run each file imports; the files that wrap a model in FSDP."""
     depends: dict[Path, set[Path]] = {}
+    fsdp_files: set[Path] = set()
     for path, job in work:
         if is_dockerfile(path):
             continue
@@ -290,7 +314,9 @@ def _imports_within(work: Sequence[tuple[str, Job]], files: frozenset[Path]) -> 
         except FileProblem:
             continue
         depends[file] = imported_files(project_of(file, job), file, data) & files
-    return depends
+        if wraps_fsdp(data):
+            fsdp_files.add(file)
+    return depends, fsdp_files
 
 
 def _run_round(

@@ -95,7 +95,9 @@ class Target:
     # xm.* and torch_xla.experimental.pjrt).
     missing_modules: tuple[str, ...] = ()
     # xm.save ends with a rendezvous of every process (torch_xla 1.x; 2.x dropped it):
-    # called by the master alone, under a rank check, it waits forever.
+    # called by the master alone, under a rank check, it waits forever.  A torch.save under
+    # a rank check stays there and saves ``xm._maybe_convert_to_cpu(state)`` (the "to_cpu"
+    # concept): xm.save's own move to the CPU, without its rendezvous (docs/choices.md).
     save_waits_for_all: bool = False
     # The platform starts the processes and calls the script's ``_mp_fn(index)`` in each
     # (SageMaker's pytorchxla runtime imports the script: its main guard does not run).
@@ -138,7 +140,9 @@ class Target:
             text = text.replace(phrase, own)
         default = TARGETS[DEFAULT_TARGET]
         for concept in (*VERSIONED_CONCEPTS, "launch"):
-            text = re.sub(rf"(?<![\w.]){re.escape(default.api(concept).spelled)}(?!\w)", self.api(concept).spelled, text)
+            text = re.sub(
+                rf"(?<![\w.]){re.escape(default.api(concept).spelled)}(?!\w)", self.api(concept).spelled, text
+            )
         return text
 
     @property
@@ -188,8 +192,14 @@ TARGETS: dict[str, Target] = {
         autocast_dtype="bfloat16",
         compile_backend="openxla",
         fsdp_keywords=frozenset(
-            {"compute_dtype", "buffer_dtype", "fp32_reduce_scatter", "reshard_after_forward", "auto_wrap_policy",
-             "param_init_fn"}
+            {
+                "compute_dtype",
+                "buffer_dtype",
+                "fp32_reduce_scatter",
+                "reshard_after_forward",
+                "auto_wrap_policy",
+                "param_init_fn",
+            }
         ),
         sharded_grad_scaler=True,
         lightning_xla_names=True,
@@ -217,6 +227,9 @@ TARGETS: dict[str, Target] = {
             "grad_scaler": Api("torch_xla.amp", "GradScaler"),
             "custom_fwd": Api("torch_xla.amp", "custom_fwd"),
             "custom_bwd": Api("torch_xla.amp", "custom_bwd"),
+            # What xm.save does before its rendezvous: the device tensors of a nested state go
+            # to the CPU in one transfer (a torch.save under a rank check keeps it, see save_waits_for_all).
+            "to_cpu": _xm("_maybe_convert_to_cpu"),
             **_COMMON,
         },
         autocast_takes="nothing",
@@ -230,27 +243,36 @@ TARGETS: dict[str, Target] = {
         ignite_xla_backend="xla-tpu",
         # torch 1.13 has no scaled_dot_product_attention (2.0), torch_xla 1.13 no Pallas kernels.
         advice_phrases=(
-            (FUSED_ATTENTION_ADVICE, "write the attention with torch.matmul and torch.softmax, which XLA compiles "
-             "(torch 1.13 has no scaled_dot_product_attention, torch_xla 1.13 no attention kernel)"),
+            (
+                FUSED_ATTENTION_ADVICE,
+                "write the attention with torch.matmul and torch.softmax, which XLA compiles "
+                "(torch 1.13 has no scaled_dot_product_attention, torch_xla 1.13 no attention kernel)",
+            ),
             (PALLAS_ADVICE, ""),
             (AMP_ADVICE, "torch_xla.amp.autocast() with torch_xla.amp.GradScaler()"),
             # torch_xla 1.13 has no SPMD mesh nor SPMD FSDP (2.0 and later).
             (SPMD_MESH_ADVICE, ""),
             (SPMD_FSDP_ADVICE, ""),
             # torch 1.13 has no xla:// rendezvous (2.2): the xla backend starts from the env:// variables.
-            (PROCESS_GROUP_ADVICE, "dist.init_process_group('xla', rank=xm.get_ordinal(), "
-             "world_size=xm.xrt_world_size()), after import torch_xla.distributed.xla_backend, with MASTER_ADDR "
-             "and MASTER_PORT set"),
+            (
+                PROCESS_GROUP_ADVICE,
+                "dist.init_process_group('xla', rank=xm.get_ordinal(), "
+                "world_size=xm.xrt_world_size()), after import torch_xla.distributed.xla_backend, with MASTER_ADDR "
+                "and MASTER_PORT set",
+            ),
             (XLA_INIT_METHOD_NOTE, ""),
-            (OWN_LAUNCHER_ADVICE, "Start the training script's processes with xmp.spawn in the script itself "
-             "(SageMaker's pytorchxla runtime calls its _mp_fn)"),
+            (
+                OWN_LAUNCHER_ADVICE,
+                "Start the training script's processes with xmp.spawn in the script itself "
+                "(SageMaker's pytorchxla runtime calls its _mp_fn)",
+            ),
         ),
         how_to_start={
             "launcher": "on SageMaker, an estimator with `compiler_config=TrainingCompilerConfig()` and "
-            "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)` in each "
+            '`distribution={"pytorchxla": {"enabled": True}}` (its runtime calls `_mp_fn(index)` in each '
             "process); elsewhere `python {script}`: xmp.spawn in the script starts one process per device",
             "entry point": "on SageMaker, an estimator with `compiler_config=TrainingCompilerConfig()` and "
-            "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)` in each "
+            '`distribution={"pytorchxla": {"enabled": True}}` (its runtime calls `_mp_fn(index)` in each '
             "process); `python {script}` trains in one process",
         },
     ),
@@ -274,6 +296,4 @@ def get_target(name: str) -> Target:
     try:
         return TARGETS[name]
     except KeyError:
-        raise ValueError(
-            f"unknown target {name!r}; choose one of: {', '.join(TARGETS)}"
-        ) from None
+        raise ValueError(f"unknown target {name!r}; choose one of: {', '.join(TARGETS)}") from None

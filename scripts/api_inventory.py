@@ -122,6 +122,7 @@ def write(target: str, inventory: dict[str, object], folder: Path = OUT) -> Path
 
 # --- torch_xla 2.9: the installed release, introspected -------------------------------------------
 
+
 def _signature(obj: object, skip_self: bool) -> str:
     import inspect
 
@@ -175,8 +176,13 @@ def _pjrt_device_known(device: str) -> bool:
     """Whether torch_xla has a PJRT client for ``device`` (on a machine without it the
     client fails to start, but not with "No PjRtPlugin registered")."""
     probe = "import torch_xla\ntry:\n    torch_xla.device()\nexcept Exception as e:\n    print(e)\n"
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "PJRT_DEVICE": device})
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PJRT_DEVICE": device},
+    )
     return "No PjRtPlugin registered" not in result.stdout + result.stderr
 
 
@@ -203,8 +209,10 @@ def inventory_2_9() -> dict[str, object]:
             pass
     return {
         "release": {"torch": torch.__version__, "torch_xla": torch_xla.__version__},
-        "sources": {"all": f"introspected: torch {torch.__version__}, torch_xla {torch_xla.__version__} "
-                           f"(installed), Python {sys.version.split()[0]}"},
+        "sources": {
+            "all": f"introspected: torch {torch.__version__}, torch_xla {torch_xla.__version__} "
+            f"(installed), Python {sys.version.split()[0]}"
+        },
         "modules": {name: names for name, names in modules.items() if names is not None},
         "missing_modules": sorted(name for name, names in modules.items() if names is None),
         "distributed_backends": sorted(dist.Backend.backend_list),
@@ -218,6 +226,7 @@ def inventory_2_9() -> dict[str, object]:
 
 
 # --- torch_xla 1.13 and torch 1.13.1: sources read with ast ---------------------------------------
+
 
 class SourceTree:
     """Python sources of one release, by module name: ``module -> (path, text)``."""
@@ -241,7 +250,7 @@ class SourceTree:
         found = set()
         for path in self.files:
             if path.startswith(prefix):
-                head = path[len(prefix):].split("/")[0]
+                head = path[len(prefix) :].split("/")[0]
                 name = head.removesuffix(".pyi").removesuffix(".py")
                 if name.isidentifier() and name != "__init__":
                     found.add(name)
@@ -286,13 +295,15 @@ class AstReader:
             name = f"{head}.{name}"
         return None
 
-    def _read(self, body: list[ast.stmt], module: str, package: str, found: dict[str, str],
-              classes: dict[str, ast.ClassDef]) -> None:
+    def _read(
+        self, body: list[ast.stmt], module: str, package: str, found: dict[str, str], classes: dict[str, ast.ClassDef]
+    ) -> None:
         overloaded: set[str] = set()
         for node in body:
             if isinstance(node, (ast.If, ast.Try)):
-                branches = [node.body, node.orelse] + ([h.body for h in node.handlers] + [node.finalbody]
-                                                      if isinstance(node, ast.Try) else [])
+                branches = [node.body, node.orelse] + (
+                    [h.body for h in node.handlers] + [node.finalbody] if isinstance(node, ast.Try) else []
+                )
                 for branch in branches:
                     self._read(branch, module, package, found, classes)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -345,7 +356,9 @@ class AstReader:
         if path is None:
             return set()
         for node in ast.parse(self.tree.files[path]).body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
                 try:
                     return set(ast.literal_eval(node.value))
                 except ValueError:
@@ -406,12 +419,17 @@ def _ast_params(args: ast.arguments, skip_self: bool) -> str:
 
 
 def _git_files(repo: Path, tag: str, prefix: str) -> Iterator[tuple[str, str]]:
-    listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", tag, prefix],
-                             capture_output=True, text=True, check=True).stdout.split()
+    listing = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", tag, prefix],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     for path in listing:
         if path.endswith((".py", ".pyi")):
-            text = subprocess.run(["git", "-C", str(repo), "show", f"{tag}:{path}"],
-                                  capture_output=True, text=True, check=True).stdout
+            text = subprocess.run(
+                ["git", "-C", str(repo), "show", f"{tag}:{path}"], capture_output=True, text=True, check=True
+            ).stdout
             yield path, text
 
 
@@ -419,17 +437,27 @@ def _string_constants(text: str, where: Callable[[ast.Call], bool]) -> set[str]:
     """The first string argument of every call that ``where`` accepts."""
     found = set()
     for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Call) and where(node) and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
+        if (
+            isinstance(node, ast.Call)
+            and where(node)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             found.add(node.args[0].value)
     return found
 
 
 def _assigned_strings(text: str, prefix: str) -> set[str]:
     """The strings assigned at module level to names that start with ``prefix``."""
-    return {node.value.value for node in ast.parse(text).body
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-            and any(isinstance(t, ast.Name) and t.id.startswith(prefix) for t in node.targets)}
+    return {
+        node.value.value
+        for node in ast.parse(text).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and any(isinstance(t, ast.Name) and t.id.startswith(prefix) for t in node.targets)
+    }
 
 
 def _calls_named(name: str) -> Callable[[ast.Call], bool]:
@@ -437,8 +465,9 @@ def _calls_named(name: str) -> Callable[[ast.Call], bool]:
 
 
 def inventory_1_13(xla_repo: Path, torch_wheel: Path, tag: str = "v1.13.0") -> dict[str, object]:
-    commit = subprocess.run(["git", "-C", str(xla_repo), "rev-parse", f"{tag}^{{commit}}"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(xla_repo), "rev-parse", f"{tag}^{{commit}}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     files = dict(_git_files(xla_repo, tag, "torch_xla"))
     with zipfile.ZipFile(torch_wheel) as wheel:
         for path in wheel.namelist():
@@ -450,8 +479,10 @@ def inventory_1_13(xla_repo: Path, torch_wheel: Path, tag: str = "v1.13.0") -> d
     tree = SourceTree(files)
     reader = AstReader(tree)
     modules = {name: reader.names(name) for name in MODULES}
-    modules = {name: {k: v for k, v in names.items() if _public(name, k)} if names is not None else None
-               for name, names in modules.items()}
+    modules = {
+        name: {k: v for k, v in names.items() if _public(name, k)} if names is not None else None
+        for name, names in modules.items()
+    }
 
     # Backends: torch's Backend class attributes, plus register_backend calls (torch_xla's "xla").
     distributed_c10d = files["torch/distributed/distributed_c10d.py"]
@@ -459,8 +490,12 @@ def inventory_1_13(xla_repo: Path, torch_wheel: Path, tag: str = "v1.13.0") -> d
     for node in ast.walk(ast.parse(distributed_c10d)):
         if isinstance(node, ast.ClassDef) and node.name == "Backend":
             for item in node.body:
-                if (isinstance(item, ast.Assign) and isinstance(item.value, ast.Constant)
-                        and isinstance(item.value.value, str) and item.targets[0].id.isupper()):  # type: ignore[attr-defined]
+                if (
+                    isinstance(item, ast.Assign)
+                    and isinstance(item.value, ast.Constant)
+                    and isinstance(item.value.value, str)
+                    and item.targets[0].id.isupper()  # type: ignore[attr-defined]
+                ):
                     backends.add(item.value.value)
     backends |= _string_constants(files["torch_xla/distributed/xla_backend.py"], _calls_named("register_backend"))
     schemes = _string_constants(files["torch/distributed/rendezvous.py"], _calls_named("register_rendezvous_handler"))
@@ -470,18 +505,26 @@ def inventory_1_13(xla_repo: Path, torch_wheel: Path, tag: str = "v1.13.0") -> d
     # Autocast device types: the strings torch.amp.autocast.__init__ compares self.device with.
     autocast: set[str] = set()
     for node in ast.walk(ast.parse(files["torch/amp/autocast_mode.py"])):
-        if (isinstance(node, ast.Compare) and _dotted(node.left) == "self.device"
-                and isinstance(node.comparators[0], ast.Constant) and isinstance(node.comparators[0].value, str)):
+        if (
+            isinstance(node, ast.Compare)
+            and _dotted(node.left) == "self.device"
+            and isinstance(node.comparators[0], ast.Constant)
+            and isinstance(node.comparators[0].value, str)
+        ):
             autocast.add(node.comparators[0].value)
     # PJRT devices: the device types the 1.13 PJRT client starts (C++).
-    client = subprocess.run(["git", "-C", str(xla_repo), "show", f"{tag}:third_party/xla_client/pjrt_computation_client.cc"],
-                            capture_output=True, text=True, check=True).stdout
+    client = subprocess.run(
+        ["git", "-C", str(xla_repo), "show", f"{tag}:third_party/xla_client/pjrt_computation_client.cc"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     pjrt = sorted(set(re.findall(r'device_type == "(\w+)"', client)))
     return {
         "release": {"torch": torch_version.group(1) if torch_version else "?", "torch_xla": tag.removeprefix("v")},
         "sources": {
             "torch_xla": f"pytorch/xla tag {tag}, commit {commit}: torch_xla/**/*.py parsed with ast "
-                         "(PJRT devices from third_party/xla_client/pjrt_computation_client.cc)",
+            "(PJRT devices from third_party/xla_client/pjrt_computation_client.cc)",
             "torch": f"{torch_wheel.name} (sha256 {digest}): torch/**/*.py and *.pyi parsed with ast",
         },
         "modules": {name: names for name, names in modules.items() if names is not None},

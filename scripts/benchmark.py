@@ -164,7 +164,11 @@ def instructions(command: list[str], cwd: Path, env: dict[str, str] | None = Non
     """Instructions ``command`` executes, counted by callgrind."""
     counted = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
-        cwd=cwd, env={**(env or os.environ), "PYTHONHASHSEED": "0"}, capture_output=True, text=True, check=False,
+        cwd=cwd,
+        env={**(env or os.environ), "PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
     )
     found = re.search(r"Collected : (\d+)", counted.stderr)
     if found is None:
@@ -183,7 +187,9 @@ def counted(trees: dict[str, Path], scripts: int) -> None:
         small.mkdir()
         (small / "train.py").write_text("import torch\n\nx = torch.zeros(1)\n")
         bare = instructions([PYTHON, "-c", ROUND_TRIP, "1", *map(str, paths)], Path(temporary))
-        print(f"{scripts} training scripts, {len(paths)} files, {lines} lines; LibCST round trip {bare / 1e9:.3f} G instructions")
+        print(
+            f"{scripts} training scripts, {len(paths)} files, {lines} lines; LibCST round trip {bare / 1e9:.3f} G instructions"
+        )
         for name, root in trees.items():
             env = {**os.environ, "PYTHONPATH": str(root)}
             tool = instructions([*XLA_CODEMOD, "convert", "--check", "-j", "1", str(folder)], Path(temporary), env)
@@ -218,9 +224,13 @@ def cold_starts(repeat: int) -> None:
         imported = subprocess.run([PYTHON, "-c", probe, str(plain)], capture_output=True, text=True, cwd=folder)
     print("(d) cold start, best of", repeat)
     print(f"    convert --check small training script   {ours * 1000:7.0f} ms")
-    print(f"    python -m libcst.tool print (same file)   {libcst_print * 1000:7.0f} ms   ratio {ours / libcst_print:.2f}")
+    print(
+        f"    python -m libcst.tool print (same file)   {libcst_print * 1000:7.0f} ms   ratio {ours / libcst_print:.2f}"
+    )
     print(f"    convert --check file without torch       {skip * 1000:7.0f} ms")
-    print(f"    python -c pass                            {empty * 1000:7.0f} ms   (LibCST imported: {imported.stdout.split()[-1]})")
+    print(
+        f"    python -c pass                            {empty * 1000:7.0f} ms   (LibCST imported: {imported.stdout.split()[-1]})"
+    )
 
 
 def stages() -> None:
@@ -231,18 +241,27 @@ def stages() -> None:
 
     import libcst as cst
 
+    from codemods.analyse import analyse
     from codemods.concerns import concerns_for
     from codemods.engine.positions import code_reusing, print_back
     from codemods.engine.report import FileReport, Finding, Report, render_text
     from codemods.engine.rewriter import Context, Rewriter
-    from codemods.facts import analyse
+    from codemods.engine.rule import RuleSelection
     from codemods.pipeline import _never
-    from codemods.rules import RuleSelection
     from codemods.targets import get_target
 
     ours = dict.fromkeys(
-        ("read", "parse", "print back (check)", "analyse", "rewrite", "print output", "CPython parse of the new parts",
-         "finding positions", "report"),
+        (
+            "read",
+            "parse",
+            "print back (check)",
+            "analyse",
+            "rewrite",
+            "print output",
+            "CPython parse of the new parts",
+            "finding positions",
+            "report",
+        ),
         0.0,
     )
     bare = dict.fromkeys(("parse", "LibCST print"), 0.0)
@@ -278,7 +297,9 @@ def stages() -> None:
             mark = time.perf_counter()
             starts = printed.positions(facts.parents)
             starts.locate(f.original for f in ctx.findings)
-            findings = [Finding(f.rule.code, *(starts.get(f.original) or (1, 1)), f.message, f.fixed) for f in ctx.findings]
+            findings = [
+                Finding(f.rule.code, *(starts.get(f.original) or (1, 1)), f.message, f.fixed) for f in ctx.findings
+            ]
             ours["finding positions"] += time.perf_counter() - mark
             mark = time.perf_counter()
             render_text(Report([FileReport(str(path), True, None, findings)]))
@@ -299,7 +320,9 @@ def stages() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scripts", type=int, help="training scripts in the corpus (1x; 300, or 30 with --instructions)")
+    parser.add_argument(
+        "--scripts", type=int, help="training scripts in the corpus (1x; 300, or 30 with --instructions)"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes for both sides")
     parser.add_argument("--scales", default="1,2,4", help="multiples of the corpus to run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the best counts)")
@@ -311,7 +334,9 @@ def main() -> None:
     # Installed packages run from bytecode (pip compiles it, LibCST's included); an
     # editable install under PYTHONDONTWRITEBYTECODE would compile ours on every start.
     compileall.compile_dir(ROOT / "codemods", quiet=1)
-    print(f"{os.cpu_count()} cores; {args.jobs} process(es) per side; {time.strftime('%Y-%m-%d')}; package byte-compiled")
+    print(
+        f"{os.cpu_count()} cores; {args.jobs} process(es) per side; {time.strftime('%Y-%m-%d')}; package byte-compiled"
+    )
     if args.compare is not None:
         compileall.compile_dir(args.compare.resolve() / "codemods", quiet=1)
     if args.instructions:

@@ -38,7 +38,7 @@ def without_unused(line: str, unused: set[str] | None) -> str:
         raise ValueError(f"no type: ignore comment in {line!r}")
     kept = [] if unused is None else [c.strip() for c in (match["codes"] or "").split(",") if c.strip() not in unused]
     if kept:
-        return f"{line[: match.start()]}{match['space']}# type: ignore[{','.join(kept)}]{line[match.end():]}"
+        return f"{line[: match.start()]}{match['space']}# type: ignore[{','.join(kept)}]{line[match.end() :]}"
     rest = line[match.end() :]
     return line[: match.start()] + (rest if rest.strip() else rest.lstrip(" \t"))
 

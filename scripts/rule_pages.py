@@ -22,7 +22,8 @@ def stale(folder: Path, pages: dict[str, str]) -> list[str]:
     """Names of files in ``folder`` that differ from ``pages``, are missing, or are extra."""
     present = {path.name for path in folder.glob("*.md")} if folder.is_dir() else set()
     return sorted(
-        name for name in present | set(pages)
+        name
+        for name in present | set(pages)
         if name not in pages or name not in present or (folder / name).read_text() != pages[name]
     )
 

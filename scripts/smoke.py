@@ -136,14 +136,16 @@ def _cuda_lines(text: str) -> set[int]:
     return lines
 
 
-def _run(paths: list[str], mode: str, target: str, timeout: float, times: dict[str, float] | None = None) -> list[FileReport]:
+def _run(
+    paths: list[str], mode: str, target: str, timeout: float, times: dict[str, float] | None = None
+) -> list[FileReport]:
     """The tool's own run over ``paths`` (as the CLI makes it, in one process), each file
     timed and watched: one that takes over ``timeout`` seconds fails with TimeoutError,
     which the tool reports as an internal error of that file, and the run goes on."""
     from codemods import runner
+    from codemods.engine.rule import RuleSelection
     from codemods.files import FileProblem, discover
     from codemods.pipeline import load_parser
-    from codemods.rules import RuleSelection
 
     work = []
     for item in discover(paths):
@@ -205,7 +207,9 @@ def check_folder(folder: Path, target: str, timeout: float) -> FolderResult:
         rel = _relative(report.path, folder)
         if rel in results:
             results[rel].lint_error = report.error
-    return FolderResult(str(folder), target, sorted(results.values(), key=lambda r: r.path), time.perf_counter() - started)
+    return FolderResult(
+        str(folder), target, sorted(results.values(), key=lambda r: r.path), time.perf_counter() - started
+    )
 
 
 def _child(folder: str, target: str, timeout: float, queue: multiprocessing.Queue[str]) -> None:
@@ -247,7 +251,10 @@ def _print(result: FolderResult, verbose: bool) -> None:
         if f.unparsable:
             print(f"{where}: output does not parse: {f.unparsable}")
         if f.not_idempotent:
-            print(f"{where}: a second run changes it:\n" + "\n".join("    " + line for line in f.not_idempotent.splitlines()))
+            print(
+                f"{where}: a second run changes it:\n"
+                + "\n".join("    " + line for line in f.not_idempotent.splitlines())
+            )
         if f.cuda_leftovers and verbose:
             print(f"{where}: CUDA without a finding on lines {', '.join(map(str, f.cuda_leftovers[:20]))}")
 
@@ -273,8 +280,14 @@ def markdown_table(results: list[FolderResult]) -> str:
 RUNNER = Path(__file__).resolve().with_name("smoke_runner.py")
 DEFAULT_LOSS_REGEX = r"(?i)\bloss\b[^0-9\n-]{0,12}(-?\d+\.\d*(?:e[-+]?\d+)?|nan|inf)"
 TORCHRUN = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1"]
-TORCHRUN_ENV = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
-                "MASTER_ADDR": "localhost", "MASTER_PORT": "29531"}
+TORCHRUN_ENV = {
+    "RANK": "0",
+    "LOCAL_RANK": "0",
+    "WORLD_SIZE": "1",
+    "LOCAL_WORLD_SIZE": "1",
+    "MASTER_ADDR": "localhost",
+    "MASTER_PORT": "29531",
+}
 # float32 against float32, as `xla-codemod verify` and the executed tests: XLA's CPU backend
 # reorders float32 arithmetic.
 LOSS_RTOL, LOSS_ATOL = FP32_TOLERANCE
@@ -358,13 +371,26 @@ def _scratch_copy(spec: ExecSpec, into: Path) -> None:
 def _convert(folder: Path, script: str) -> tuple[list[str], bool]:
     """Converts the folder in place as a user would (the CLI, default target); the
     script's findings, and whether the tool left it unchanged with XLA005."""
-    command = [sys.executable, "-m", "codemods", "convert", str(folder), "--format", "json", "--fail-on", "error",
-               "--report", "-"]
+    command = [
+        sys.executable,
+        "-m",
+        "codemods",
+        "convert",
+        str(folder),
+        "--format",
+        "json",
+        "--fail-on",
+        "error",
+        "--report",
+        "-",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=_tool_env(), check=False)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
-        raise SystemExit(f"smoke.py: the conversion printed no report:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}") from None
+        raise SystemExit(
+            f"smoke.py: the conversion printed no report:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        ) from None
     lines: list[str] = []
     left = False
     for file in report.get("files", []):
@@ -406,15 +432,30 @@ def run_script(spec: ExecSpec, folder: Path, on_xla: bool) -> RunResult:
     script = folder / spec.script
     mode = "xla" if on_xla else "eager"
     args = [*spec.args, *spec.converted_args] if on_xla else spec.args
-    command = [sys.executable, *(TORCHRUN if spec.torchrun else []), str(RUNNER), mode, spec.loss_regex,
-               script.name, *args]
+    command = [
+        sys.executable,
+        *(TORCHRUN if spec.torchrun else []),
+        str(RUNNER),
+        mode,
+        spec.loss_regex,
+        script.name,
+        *args,
+    ]
     launcher = "torchrun --standalone --nproc-per-node=1" if spec.torchrun else "python"
-    shown = " ".join([*(f"{k}={v}" for k, v in spec.env.items()), "PJRT_DEVICE=CPU" if on_xla else "",
-                      launcher, spec.script, *args]).strip()
+    shown = " ".join(
+        [*(f"{k}={v}" for k, v in spec.env.items()), "PJRT_DEVICE=CPU" if on_xla else "", launcher, spec.script, *args]
+    ).strip()
     result = RunResult(command=shown)
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=script.parent, env=_run_env(spec, on_xla), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        cwd=script.parent,
+        env=_run_env(spec, on_xla),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         output, _ = process.communicate(timeout=spec.timeout)
     except subprocess.TimeoutExpired:
@@ -435,7 +476,7 @@ def parse_run(output: str, loss_regex: str, result: RunResult) -> RunResult:
         if line.startswith("SMOKE_COMPILES "):
             result.compiles_at_losses.append(int(line.split()[1]))
         elif line.startswith("SMOKE_RESULT "):
-            data = json.loads(line[len("SMOKE_RESULT "):])
+            data = json.loads(line[len("SMOKE_RESULT ") :])
             result.exit = data["exit"]
             result.error = data.get("error")
             for key in ("compiles", "executions", "optimizer_steps", "stepped_devices", "loss_devices"):
@@ -474,12 +515,16 @@ def judge(spec: ExecSpec, eager: RunResult, xla: RunResult, left_on_cpu: bool) -
         problems.append(f"the converted run failed where the original timed out: {xla.error or f'exit {xla.exit}'}")
     elif xla.exit != 0 and xla.error != eager.error:
         # The original fails here too (a CUDA-only branch, say): the port must not fail otherwise.
-        problems.append(f"the converted run failed: {xla.error or f'exit {xla.exit}'} (the original failed "
-                        f"with: {eager.error or f'exit {eager.exit}'})")
+        problems.append(
+            f"the converted run failed: {xla.error or f'exit {xla.exit}'} (the original failed "
+            f"with: {eager.error or f'exit {eager.exit}'})"
+        )
     if eager.exit == 0 and xla.exit == 0 and len(xla.losses) < len(eager.losses):
         problems.append(f"the converted run printed {len(xla.losses)} losses, the original {len(eager.losses)}")
     if eager.exit == 0 and xla.exit == 0 and xla.optimizer_steps < eager.optimizer_steps:
-        problems.append(f"the converted run took {xla.optimizer_steps} optimizer steps, the original {eager.optimizer_steps}")
+        problems.append(
+            f"the converted run took {xla.optimizer_steps} optimizer steps, the original {eager.optimizer_steps}"
+        )
     expected = "cpu" if left_on_cpu else "xla"
     if xla.stepped_devices and xla.stepped_devices != [expected]:
         problems.append(f"the optimizers stepped parameters on {', '.join(xla.stepped_devices)}")
@@ -515,8 +560,9 @@ def execute(spec: ExecSpec, keep: Path | None = None) -> ExecResult:
         eager = run_script(spec, original, on_xla=False)
         xla = run_script(spec, converted, on_xla=True)
     compared, problems = judge(spec, eager, xla, left_on_cpu)
-    return ExecResult(spec.name or spec.script, spec.script, xla.command, findings, eager, xla, compared, problems,
-                      left_on_cpu)
+    return ExecResult(
+        spec.name or spec.script, spec.script, xla.command, findings, eager, xla, compared, problems, left_on_cpu
+    )
 
 
 def _describe(run: RunResult) -> str:
@@ -528,23 +574,29 @@ def _describe(run: RunResult) -> str:
         end = f"failed (exit {run.exit}): {run.error}" if run.error else f"exit {run.exit}"
     losses = ", ".join(f"{v:.4f}" for v in run.losses[:6]) + (" ..." if len(run.losses) > 6 else "")
     last = f"{run.losses[-1]:.4f}" if run.losses else "-"
-    return (f"{end} in {run.seconds:.0f} s; {run.optimizer_steps} optimizer steps; {len(run.losses)} losses "
-            f"[{losses}] last {last}; parameters stepped on {', '.join(run.stepped_devices) or '-'}; "
-            f"backward on {', '.join(run.loss_devices) or '-'}")
+    return (
+        f"{end} in {run.seconds:.0f} s; {run.optimizer_steps} optimizer steps; {len(run.losses)} losses "
+        f"[{losses}] last {last}; parameters stepped on {', '.join(run.stepped_devices) or '-'}; "
+        f"backward on {', '.join(run.loss_devices) or '-'}"
+    )
 
 
 def print_execution(result: ExecResult, verbose: bool = False) -> None:
     print(f"== {result.name}: {result.command}")
     errors = [f for f in result.findings if " error " in f]
-    print(f"  conversion: {len(result.findings)} findings ({len(errors)} errors)"
-          + ("; left unchanged on the CPU (XLA005)" if result.left_on_cpu else ""))
+    print(
+        f"  conversion: {len(result.findings)} findings ({len(errors)} errors)"
+        + ("; left unchanged on the CPU (XLA005)" if result.left_on_cpu else "")
+    )
     for line in result.findings if verbose else errors:
         print(f"    {line}")
     print(f"  eager: {_describe(result.eager)}")
     print(f"  XLA:   {_describe(result.xla)}")
     at = result.xla.compiles_at_losses
-    print(f"  XLA graphs: {result.xla.compiles} compiled, {result.xla.executions} executed; at the loss lines: "
-          + (", ".join(map(str, at[:12])) + (" ..." if len(at) > 12 else "") if at else "-"))
+    print(
+        f"  XLA graphs: {result.xla.compiles} compiled, {result.xla.executions} executed; at the loss lines: "
+        + (", ".join(map(str, at[:12])) + (" ..." if len(at) > 12 else "") if at else "-")
+    )
     print(f"  losses: {result.compared}")
     for problem in result.problems:
         print(f"  PROBLEM: {problem}")
@@ -582,11 +634,20 @@ def execution_spec(args: argparse.Namespace, script_args: list[str]) -> ExecSpec
     if args.torchrun_env:
         env = {**TORCHRUN_ENV, **env}
     return ExecSpec(
-        folder=Path(folder), script=script, args=script_args, converted_args=list(args.converted_arg or []),
-        env=env, replace=list(args.replace or []),
-        setup=_setup_file(args.setup) if args.setup else None, setup_name=str(args.setup or ""),
-        loss_regex=args.loss_regex, compare=args.compare, rtol=args.rtol, no_compare=args.no_compare or "",
-        timeout=args.run_timeout, torchrun=args.torchrun,
+        folder=Path(folder),
+        script=script,
+        args=script_args,
+        converted_args=list(args.converted_arg or []),
+        env=env,
+        replace=list(args.replace or []),
+        setup=_setup_file(args.setup) if args.setup else None,
+        setup_name=str(args.setup or ""),
+        loss_regex=args.loss_regex,
+        compare=args.compare,
+        rtol=args.rtol,
+        no_compare=args.no_compare or "",
+        timeout=args.run_timeout,
+        torchrun=args.torchrun,
         name=script + (" (torchrun)" if args.torchrun else " (torchrun environment)" if args.torchrun_env else ""),
     )
 
@@ -607,14 +668,16 @@ def _execute_main(args: argparse.Namespace, script_args: list[str]) -> int:
         if args.json is not None:
             args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
     bad = [r.name for r in results if r.problems]
-    print(f"\n{len(results)} script(s) run: {len(results) - len(bad)} as far as their originals on XLA"
-          + (f"; problems: {', '.join(bad)}" if bad else ""))
+    print(
+        f"\n{len(results)} script(s) run: {len(results) - len(bad)} as far as their originals on XLA"
+        + (f"; problems: {', '.join(bad)}" if bad else "")
+    )
     return 1 if bad else 0
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """The options, and the script's arguments (after ``--``, for --execute)."""
-    script_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    script_args = argv[argv.index("--") + 1 :] if "--" in argv else []
     argv = argv[: argv.index("--")] if "--" in argv else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="*", type=Path)
@@ -630,14 +693,26 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     run.add_argument("--known", nargs="+", metavar="NAME", help="scripts of scripts/smoke_scripts.py (or 'all')")
     run.add_argument("--corpus", type=Path, default=Path("/work/corpus"), help="where --known finds its folders")
     run.add_argument("--setup", type=Path, help="a Python file run in SCRIPT's folder of the copy: fake data")
-    run.add_argument("--replace", action="append", type=_split_replacement, metavar="FILE::OLD::NEW",
-                     help="edit the copy before converting (smaller sizes, fewer steps)")
-    run.add_argument("--converted-arg", action="append", metavar="ARG",
-                     help="an argument for the converted run only (--converted-arg=--accel: a device flag)")
+    run.add_argument(
+        "--replace",
+        action="append",
+        type=_split_replacement,
+        metavar="FILE::OLD::NEW",
+        help="edit the copy before converting (smaller sizes, fewer steps)",
+    )
+    run.add_argument(
+        "--converted-arg",
+        action="append",
+        metavar="ARG",
+        help="an argument for the converted run only (--converted-arg=--accel: a device flag)",
+    )
     run.add_argument("--env", action="append", type=_split_env, metavar="NAME=VALUE", help="for both runs")
     run.add_argument("--torchrun", action="store_true", help="both runs started by torchrun, one process")
-    run.add_argument("--torchrun-env", action="store_true",
-                     help="both runs in torchrun's environment (RANK, WORLD_SIZE...: world size 1), without torchrun")
+    run.add_argument(
+        "--torchrun-env",
+        action="store_true",
+        help="both runs in torchrun's environment (RANK, WORLD_SIZE...: world size 1), without torchrun",
+    )
     run.add_argument("--loss-regex", default=DEFAULT_LOSS_REGEX, help="a printed loss: group 1 is its value")
     run.add_argument("--compare", type=int, default=5, help="first losses compared between eager and XLA")
     run.add_argument("--rtol", type=float, default=LOSS_RTOL, help="relative tolerance of the loss comparison")

@@ -96,8 +96,13 @@ def main() -> None:
             result["error"] = outcome["message"]
     elif outcome["reason"] == "crashed":
         frames = [f'  File "{file}", line {line}, in {function}' for file, line, function in outcome["frames"]]
-        print("Traceback (most recent call last):", *frames, f"{outcome['type']}: {outcome['message']}",
-              sep="\n", file=sys.stderr)
+        print(
+            "Traceback (most recent call last):",
+            *frames,
+            f"{outcome['type']}: {outcome['message']}",
+            sep="\n",
+            file=sys.stderr,
+        )
         result["exit"] = 1
         result["error"] = f"{outcome['type']}: {outcome['message']}".splitlines()[0][:300]
     if mode == "xla":

@@ -35,15 +35,21 @@ def mnist_rnn(corpus: Path) -> list[ExecSpec]:
     def setup(script_folder: Path) -> None:
         _mnist(script_folder.parent / "data")  # the script reads '../data'
 
-    return [ExecSpec(
-        name="pytorch/examples mnist_rnn", folder=corpus / "pytorch+examples", only=["mnist_rnn/main.py"],
-        script="mnist_rnn/main.py", setup=setup, setup_name="320 + 100 random 28x28 MNIST images",
-        args=["--epochs", "2", "--batch-size", "16", "--test-batch-size", "50", "--log-interval", "4"],
-        # The original's device flag: without it both runs stay on the CPU (and with it the
-        # original picks CUDA: torch.accelerator.current_accelerator() is "cuda" on this build).
-        converted_args=["--accel"],
-        no_compare="Dropout2d draws its masks from XLA's generator on XLA, from the CPU's in eager mode",
-    )]
+    return [
+        ExecSpec(
+            name="pytorch/examples mnist_rnn",
+            folder=corpus / "pytorch+examples",
+            only=["mnist_rnn/main.py"],
+            script="mnist_rnn/main.py",
+            setup=setup,
+            setup_name="320 + 100 random 28x28 MNIST images",
+            args=["--epochs", "2", "--batch-size", "16", "--test-batch-size", "50", "--log-interval", "4"],
+            # The original's device flag: without it both runs stay on the CPU (and with it the
+            # original picks CUDA: torch.accelerator.current_accelerator() is "cuda" on this build).
+            converted_args=["--accel"],
+            no_compare="Dropout2d draws its masks from XLA's generator on XLA, from the CPU's in eager mode",
+        )
+    ]
 
 
 def _sine_waves(folder: Path) -> None:
@@ -58,19 +64,27 @@ def _sine_waves(folder: Path) -> None:
 
 
 def time_sequence_prediction(corpus: Path) -> list[ExecSpec]:
-    return [ExecSpec(
-        name="pytorch/examples time_sequence_prediction", folder=corpus / "pytorch+examples",
-        only=["time_sequence_prediction/train.py"], script="time_sequence_prediction/train.py",
-        setup=_sine_waves, setup_name="12 sine waves of 120 points", args=["--steps", "2"],
-        replace=[("time_sequence_prediction/train.py", "future = 1000", "future = 100")],
-        # torch >= 2.6 loads with weights_only=True, which refuses the numpy array the
-        # example saves (the original fails there too): torch's own switch back.
-        env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"},
-    )]
+    return [
+        ExecSpec(
+            name="pytorch/examples time_sequence_prediction",
+            folder=corpus / "pytorch+examples",
+            only=["time_sequence_prediction/train.py"],
+            script="time_sequence_prediction/train.py",
+            setup=_sine_waves,
+            setup_name="12 sine waves of 120 points",
+            args=["--steps", "2"],
+            replace=[("time_sequence_prediction/train.py", "future = 1000", "future = 100")],
+            # torch >= 2.6 loads with weights_only=True, which refuses the numpy array the
+            # example saves (the original fails there too): torch's own switch back.
+            env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"},
+        )
+    ]
 
 
-_WORDS = ("the cat dog sat on a mat and ran to red blue green house tree river stone light dark "
-          "over under with from into big small old new fast slow").split()
+_WORDS = (
+    "the cat dog sat on a mat and ran to red blue green house tree river stone light dark "
+    "over under with from into big small old new fast slow"
+).split()
 
 
 def _corpus(script_folder: Path) -> None:
@@ -88,20 +102,25 @@ def _corpus(script_folder: Path) -> None:
 
 def language_model(corpus: Path) -> list[ExecSpec]:
     main = "tutorials/02-intermediate/language_model/main.py"
-    return [ExecSpec(
-        name="yunjey/pytorch-tutorial language_model", folder=corpus / "yunjey+pytorch-tutorial",
-        only=[main, "tutorials/02-intermediate/language_model/data_utils.py"], script=main,
-        setup=_corpus, setup_name="20 x 181 tokens of random words",
-        replace=[
-            (main, "hidden_size = 1024", "hidden_size = 128"),
-            (main, "num_epochs = 5", "num_epochs = 2"),
-            (main, "num_samples = 1000", "num_samples = 40"),
-            (main, "if step % 100 == 0:", "if step % 1 == 0:"),
-            (main, "if (i+1) % 100 == 0:", "if (i+1) % 10 == 0:"),
-            # No seed in the script: both runs start from the same weights only with one.
-            (main, "# Device configuration", "torch.manual_seed(0)\n# Device configuration"),
-        ],
-    )]
+    return [
+        ExecSpec(
+            name="yunjey/pytorch-tutorial language_model",
+            folder=corpus / "yunjey+pytorch-tutorial",
+            only=[main, "tutorials/02-intermediate/language_model/data_utils.py"],
+            script=main,
+            setup=_corpus,
+            setup_name="20 x 181 tokens of random words",
+            replace=[
+                (main, "hidden_size = 1024", "hidden_size = 128"),
+                (main, "num_epochs = 5", "num_epochs = 2"),
+                (main, "num_samples = 1000", "num_samples = 40"),
+                (main, "if step % 100 == 0:", "if step % 1 == 0:"),
+                (main, "if (i+1) % 100 == 0:", "if (i+1) % 10 == 0:"),
+                # No seed in the script: both runs start from the same weights only with one.
+                (main, "# Device configuration", "torch.manual_seed(0)\n# Device configuration"),
+            ],
+        )
+    ]
 
 
 _TIKTOKEN = '''"""A stand-in for tiktoken's "gpt2" encoding (its files would be downloaded): bytes as ids."""
@@ -138,8 +157,14 @@ def _nanogpt_data(script_folder: Path) -> None:
     (script_folder / "tiktoken.py").write_text(_TIKTOKEN)
     hellaswag = script_folder / "hellaswag"
     hellaswag.mkdir(exist_ok=True)
-    examples = [{"ctx": f"A man opens the door number {i} and", "label": i % 4,
-                 "endings": ["walks in.", "sits do.", "runs ou.", "looks a."]} for i in range(4)]
+    examples = [
+        {
+            "ctx": f"A man opens the door number {i} and",
+            "label": i % 4,
+            "endings": ["walks in.", "sits do.", "runs ou.", "looks a."],
+        }
+        for i in range(4)
+    ]
     (hellaswag / "hellaswag_val.jsonl").write_text("".join(json.dumps(e) + "\n" for e in examples))
 
 
@@ -149,14 +174,21 @@ def build_nanogpt(corpus: Path) -> list[ExecSpec]:
         (script, "total_batch_size = 524288", "total_batch_size = 256"),
         (script, "B = 64 # micro batch size", "B = 4 # micro batch size"),
         (script, "T = 1024 # sequence length", "T = 32 # sequence length"),
-        (script, "GPT(GPTConfig(vocab_size=50304))", "GPT(GPTConfig(vocab_size=512, block_size=64, n_layer=2, n_head=2, n_embd=32))"),
+        (
+            script,
+            "GPT(GPTConfig(vocab_size=50304))",
+            "GPT(GPTConfig(vocab_size=512, block_size=64, n_layer=2, n_head=2, n_embd=32))",
+        ),
         (script, "warmup_steps = 715", "warmup_steps = 2"),
         (script, "max_steps = 19073", "max_steps = 6"),
         (script, "val_loss_steps = 20", "val_loss_steps = 2"),
     ]
     common = {
-        "folder": corpus / "karpathy+build-nanogpt", "only": [script, "hellaswag.py"], "script": script,
-        "setup": _nanogpt_data, "replace": replace,
+        "folder": corpus / "karpathy+build-nanogpt",
+        "only": [script, "hellaswag.py"],
+        "script": script,
+        "setup": _nanogpt_data,
+        "replace": replace,
         "setup_name": "token shards of random bytes, 4 HellaSwag-like examples, a byte-level tiktoken stand-in",
         # bfloat16 autocast on both sides (the CPU's and XLA's): measured within 1e-4 of each
         # other over the 8 losses (6 steps, 2 validations), so compared at the usual 1e-3.

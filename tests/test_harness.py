@@ -18,8 +18,17 @@ from tests.support.paths import ROOT
 
 @pytest.mark.parametrize(
     ("value", "ci"),
-    [(None, False), ("", False), ("0", False), ("false", False), ("False", False), ("no", False),
-     ("true", True), ("1", True), ("yes", True)],
+    [
+        (None, False),
+        ("", False),
+        ("0", False),
+        ("false", False),
+        ("False", False),
+        ("no", False),
+        ("true", True),
+        ("1", True),
+        ("yes", True),
+    ],
 )
 def test_ci_false_means_not_ci(value: str | None, ci: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if value is None:
@@ -29,7 +38,7 @@ def test_ci_false_means_not_ci(value: str | None, ci: bool, monkeypatch: pytest.
     assert running_under_ci() is ci
 
 
-SAMPLE_TESTS = '''\
+SAMPLE_TESTS = """\
 import os
 from pathlib import Path
 
@@ -48,7 +57,7 @@ def test_slow():
 
 def test_quick():
     worker("quick")
-'''
+"""
 SAMPLE_CONFTEST = (
     "from tests.conftest import pytest_cmdline_main, pytest_configure, pytest_runtest_logreport  # noqa: F401\n"
 )
@@ -64,7 +73,11 @@ def _run_sample(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     environment = {**inherited, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path[1:]])}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=tmp_path, capture_output=True, text=True, env=environment, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
     )
 
 

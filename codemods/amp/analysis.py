@@ -5,124 +5,27 @@ the values that choose the precision or the autocast device type at run time."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.imports import ImportTable
+from codemods.amp.facts import AutocastCall, Flavor, ScalerCall, Spelling, SyncFreeOptimizer
 from codemods.engine.nodes import call_args, dotted, is_false, mentions, names_in, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
-Flavor = Literal["cuda", "xla"]
-# "sharded": torch's FSDP scaler (torch.amp.GradScaler's arguments, found_inf agreed on
-# over the process group).  "torch_xla_1_13": torch_xla 1.13's autocast, which is
-# torch.cuda.amp.autocast (no device argument); "torch_xla": the device-first one of 2.1 on.
-Spelling = Literal["cuda_amp", "torch", "torch_xla", "torch_xla_1_13", "sharded"]
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 # Builtins that take a class without calling it (``isinstance(ctx, torch.autocast)``).
 _TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
 
 
-@dataclass(frozen=True)
-class AutocastCall:
-    """One autocast call, its arguments by parameter name (positional ones named)."""
-
-    spelling: Spelling
-    flavor: Flavor  # what it runs as: CUDA autocast, or XLA autocast
-    arguments: tuple[tuple[str, cst.Arg], ...]
-    # The name it is called through (``ac = torch.autocast`` ... ``ac("cuda")``): the
-    # callee stays (the name may hold something else too), its arguments change.
-    through: str | None = None
-
-    def argument(self, name: str) -> cst.BaseExpression | None:
-        return next((arg.value for key, arg in self.arguments if key == name), None)
-
-    @property
-    def device(self) -> cst.BaseExpression | None:
-        """The device type (torch spellings) or the device (torch_xla spelling)."""
-        return self.argument("device" if self.spelling == "torch_xla" else "device_type")
-
-
-@dataclass(frozen=True)
-class ScalerCall:
-    """A gradient scaler construction; ``arguments`` leaves out its device argument."""
-
-    spelling: Spelling
-    flavor: Flavor
-    arguments: tuple[cst.Arg, ...]
-    device: cst.BaseExpression | None = None
-
-
-@dataclass(frozen=True)
-class SyncFreeOptimizer:
-    """An optimizer under AMP that has a sync-free version."""
-
-    name: str  # SGD, Adam or AdamW
-    dropped: tuple[cst.Arg, ...]  # kernel-selection keywords the XLA tensors cannot take
-    unpacked: bool  # **kwargs are passed on: they may carry such keywords
-
-
-@dataclass(repr=False, eq=False)
-class AmpFacts:
-    table: ImportTable
-    autocasts: dict[cst.Call, AutocastCall] = field(default_factory=dict)
-    # CUDA-capable autocast calls that unpack their arguments (``torch.cuda.amp.autocast(**kwargs)``):
-    # the tool cannot rebuild them, so they stay CUDA autocast (reported).
-    unpacked_autocasts: set[cst.Call] = field(default_factory=set)
-    # CUDA autocast handed on uncalled (``autocast = torch.cuda.amp.autocast if amp else
-    # nullcontext``, ``partial(torch.autocast, ...)``) where no call of it is followed:
-    # the reference and what it names.
-    autocast_references: dict[cst.BaseExpression, str] = field(default_factory=dict)
-    scalers: dict[cst.Call, ScalerCall] = field(default_factory=dict)
-    # Names that hold a gradient scaler (``scaler``, ``self.scaler``, a ``scaler`` parameter).
-    scaler_names: set[str] = field(default_factory=set)
-    # Under AMP: optimizers that become their sync-free versions, and the others.
-    syncfree: dict[cst.Call, SyncFreeOptimizer] = field(default_factory=dict)
-    other_optimizers: dict[cst.Call, str] = field(default_factory=dict)
-    # ``device_type = 'cuda' if 'cuda' in device else 'cpu'`` feeding autocast: the value;
-    # and device-type names that already name XLA (converted before).
-    device_types: dict[cst.BaseExpression, str] = field(default_factory=dict)
-    xla_device_types: set[str] = field(default_factory=set)
-    # ``dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``: the value.
-    precision_choices: dict[cst.BaseExpression, str] = field(default_factory=dict)
-    # Names that switch AMP on (``enabled=use_amp``): flags worth switching on on XLA.
-    flags: set[str] = field(default_factory=set)
-    # Scalers enabled by a precision name (``enabled=(dtype == 'float16')``).
-    precision_scalers: set[cst.Call] = field(default_factory=set)
-    # The script calls a project callable that trains with mixed precision.
-    imported: bool = False
-    # Where autocast and scalers are (qualified names of their functions), for other files.
-    owners: set[str] = field(default_factory=set)
-
-    @property
-    def active(self) -> bool:
-        """The script trains with CUDA mixed precision (autocast or a gradient scaler),
-        itself or through a callable of another module."""
-        return (
-            self.imported
-            or any(a.flavor == "cuda" for a in self.autocasts.values())
-            or bool(self.autocast_references)
-            or any(s.flavor == "cuda" for s in self.scalers.values())
-        )
-
-    @property
-    def owned_names(self) -> set[str]:
-        """Names whose values this concern rewrites (not flags of the device concern)."""
-        return set(self.device_types.values()) | set(self.precision_choices.values())
-
-    def is_precision_check(self, node: cst.BaseExpression) -> bool:
-        """``torch.cuda.is_bf16_supported()``, or an availability check, in a precision choice."""
-        return (
-            isinstance(node, cst.Call)
-            and not node.args
-            and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS | apis.PRECISION_CHECKS
-        )
-
-
 class AmpAnalysis(Analysis):
+    facts: Facts
+
     name = "amp"
     reads = ("device", "project")
 
@@ -177,7 +80,7 @@ class AmpAnalysis(Analysis):
             self._autocast(node, spelling)
         elif (spelling := self._scaler_spelling(callee)) is not None:
             self._scaler(node, spelling)
-        elif (name := _optimizer_class(callee)) is not None:
+        elif (name := apis.optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
 
     def _uncalled_autocasts(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
@@ -193,7 +96,9 @@ class AmpAnalysis(Analysis):
                 found.append((value, qualified))
         return found
 
-    def _autocast(self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None) -> None:
+    def _autocast(
+        self, node: cst.Call, spelling: Spelling, through: str | None = None, owner: str | None = None
+    ) -> None:
         if spelling == "torch_xla" and not _names_device_first(node):
             spelling = "torch_xla_1_13"
         arguments = _by_parameter(node, apis.AUTOCAST_PARAMETERS[spelling])
@@ -296,7 +201,6 @@ class AmpAnalysis(Analysis):
                 else:
                     part.other_optimizers[call] = name
 
-
     def _follow_names(self) -> None:
         """torch.autocast bound to a name is followed to the calls of that name (they
         take its device type); CUDA autocast bound to a name (it has no device argument
@@ -354,16 +258,6 @@ def _by_parameter(call: cst.Call, parameters: tuple[str, ...]) -> tuple[tuple[st
         else:
             return None
     return tuple(named)
-
-
-def _optimizer_class(callee: str) -> str | None:
-    """``torch.optim.AdamW`` or ``torch.optim.adamw.AdamW`` -> "AdamW"."""
-    parts = callee.split(".")
-    if parts[:2] != ["torch", "optim"] or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
-        return None
-    if len(parts) == 3 or (len(parts) == 4 and parts[2] == parts[3].lower()):
-        return parts[-1]
-    return None
 
 
 def _sync_free(call: cst.Call, name: str) -> SyncFreeOptimizer:

@@ -13,26 +13,28 @@ GPUs of the SageMaker Training Compiler.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.amp.analysis import AutocastCall, ScalerCall
-from codemods.amp.rules import (
-    AMP_OPTIMIZER,
-    AUTOCAST,
-    AUTOCAST_DEVICE_TYPE,
-    CUSTOM_AUTOGRAD_AMP,
-    FLOAT16_AUTOCAST,
-    GRAD_SCALER,
-    PRECISION_CHOICE,
-    SCALER_NOT_NEEDED,
-    SYNCFREE_OPTIMIZER,
-)
+from codemods.amp.facts import AutocastCall, ScalerCall
+from codemods.amp.rules.xla202_autocast import AUTOCAST
+from codemods.amp.rules.xla204_float16_autocast import FLOAT16_AUTOCAST
+from codemods.amp.rules.xla205_grad_scaler import GRAD_SCALER
+from codemods.amp.rules.xla206_syncfree_optimizer import SYNCFREE_OPTIMIZER
+from codemods.amp.rules.xla207_amp_optimizer import AMP_OPTIMIZER
+from codemods.amp.rules.xla208_scaler_not_needed import SCALER_NOT_NEEDED
+from codemods.amp.rules.xla209_precision_choice import PRECISION_CHOICE
+from codemods.amp.rules.xla210_autocast_device_type import AUTOCAST_DEVICE_TYPE
+from codemods.amp.rules.xla211_custom_autograd_amp import CUSTOM_AUTOGRAD_AMP
 from codemods.engine.nodes import dotted, fold_true, is_false, quoted_like, string_value, walk
 from codemods.engine.rewriter import AssignmentT, Concern
 from codemods.release_names.rules import XLA_RELEASE_NAMES
 from codemods.targets import Api
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 _FLOAT16 = frozenset({"torch.float16", "torch.half"})
@@ -43,13 +45,16 @@ _PRECISIONS = frozenset({"float16", "bfloat16", "half"})
 class AmpRewrite(Concern):
     # -- autocast -------------------------------------------------------------------------
 
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         amp = self.facts.amp
         if original in amp.autocasts:
             return self._autocast(original, updated, amp.autocasts[original])
         if original in amp.unpacked_autocasts:
             self.ctx.report(
-                AUTOCAST, original,
+                AUTOCAST,
+                original,
                 f"`{self.ctx.code(original.func)}` gets unpacked arguments, so it is not rewritten: as CUDA autocast it "
                 f"is off on XLA and the code under it runs in float32; call {self.ctx.target.xla_autocast} here (the "
                 "unpacked keywords may hold CUDA's float16: XLA autocast takes bfloat16)",
@@ -97,14 +102,18 @@ class AmpRewrite(Concern):
             rest, dtype_note = self._bfloat16(call, rest)
         elif not by_device_type and call.flavor == "xla" and self.ctx.resolve(call.argument("dtype")) in _BFLOAT16:
             # torch 1.13's CUDA autocast raises "Current CUDA Device does not support bfloat16" before Ampere.
-            dtype_note = " (bfloat16 there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"
+            dtype_note = (
+                " (bfloat16 there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"
+            )
         rule = XLA_RELEASE_NAMES if call.flavor == "xla" else AUTOCAST
         release = f" (torch_xla {target.torch_xla_version})" if call.flavor == "xla" else ""
 
         def build() -> cst.Call | None:
             func = self.ctx.imports.expression(target.api("autocast"))
             if by_device_type:
-                xla = quoted_like(device if device is not None and string_value(device) else _DOUBLE, target.device_string)
+                xla = quoted_like(
+                    device if device is not None and string_value(device) else _DOUBLE, target.device_string
+                )
                 first = cst.Arg(xla) if self.ctx.imports.require_package("torch_xla") else None
             else:
                 first = None
@@ -117,8 +126,7 @@ class AmpRewrite(Concern):
 
         # torch_xla.amp.autocast(device, ...) -> torch_xla.amp.autocast(...): the whole call says what changed.
         before = self.ctx.code(original if call.spelling == "torch_xla" and not by_device_type else original.func)
-        new = self.ctx.fix(rule, original, f"{before} -> {{new}}{release}{dtype_note}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, rule, original, f"{before} -> {{new}}{release}{dtype_note}", build)
 
     def _device_variable(
         self, original: cst.Call, updated: cst.Call, call: AutocastCall, new_args: dict[int, cst.Arg]
@@ -147,7 +155,8 @@ class AmpRewrite(Concern):
         name = call.through
         if target.autocast_takes != "device_type":
             self.ctx.report(
-                AUTOCAST, original,
+                AUTOCAST,
+                original,
                 f"`{name}` is torch.autocast, called here: the torch of torch_xla {target.torch_xla_version} "
                 f"takes no 'xla' autocast device type, so it stays CUDA autocast (off on XLA); call "
                 f"{target.xla_autocast} here instead",
@@ -177,10 +186,13 @@ class AmpRewrite(Concern):
             return updated.with_changes(args=args)
 
         note = f" (float16 becomes {precision}: XLA autocast runs in {precision})" if float16 else ""
-        new = self.ctx.fix(
-            AUTOCAST, original, f"`{name}` is torch.autocast: {self.ctx.code(original)} -> {{new}}{note}", build
+        return self.ctx.fix_or_keep(
+            updated,
+            AUTOCAST,
+            original,
+            f"`{name}` is torch.autocast: {self.ctx.code(original)} -> {{new}}{note}",
+            build,
         )
-        return new if new is not None else updated
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """CUDA autocast handed on uncalled: where it is called, it stays CUDA autocast."""
@@ -193,7 +205,8 @@ class AmpRewrite(Concern):
         else:
             why = "its device type is given where it is called, out of sight, and with 'cuda' autocast is off on XLA"
         self.ctx.report(
-            AUTOCAST, original,
+            AUTOCAST,
+            original,
             f"`{self.ctx.code(original)}` is handed on uncalled: {why}; call {instead} where it is used",
         )
         return updated
@@ -209,7 +222,11 @@ class AmpRewrite(Concern):
         if value is None:
             return rest, ""
         if dtype is None:
-            default = " (float16, torch.cuda.amp.autocast's default," if call.spelling in ("cuda_amp", "torch_xla_1_13") else " (float16, CUDA's default,"
+            default = (
+                " (float16, torch.cuda.amp.autocast's default,"
+                if call.spelling in ("cuda_amp", "torch_xla_1_13")
+                else " (float16, CUDA's default,"
+            )
             note = f"{default} becomes {precision} on XLA)"
             return [cst.Arg(value, keyword=cst.Name("dtype"), equal=_EQUAL), *rest], note
         self.ctx.imports.discard(dtype)
@@ -228,13 +245,18 @@ class AmpRewrite(Concern):
             return self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]
 
         new = self.ctx.fix(
-            FLOAT16_AUTOCAST, dtype,
-            f"autocast dtype {self.ctx.code(dtype)} -> {{new}}: XLA autocast runs in {precision}", build
+            FLOAT16_AUTOCAST,
+            dtype,
+            f"autocast dtype {self.ctx.code(dtype)} -> {{new}}: XLA autocast runs in {precision}",
+            build,
         )
         if new is None:
             return updated
         self.ctx.imports.discard(dtype)
-        args = [new_args[id(arg)].with_changes(value=new) if name == "dtype" else new_args[id(arg)] for name, arg in call.arguments]
+        args = [
+            new_args[id(arg)].with_changes(value=new) if name == "dtype" else new_args[id(arg)]
+            for name, arg in call.arguments
+        ]
         return updated.with_changes(args=args)
 
     # -- gradient scalers ------------------------------------------------------------------
@@ -251,18 +273,28 @@ class AmpRewrite(Concern):
         # torch_xla 1.13's scaler option (zeroed gradients instead of a skipped step, without
         # a host read): torch.amp.GradScaler has no such keyword and raises on it.
         dropped = [
-            a for a in scaler.arguments
-            if by_device_type and scaler.spelling == "torch_xla" and a.keyword is not None and a.keyword.value == "use_zero_grad"
+            a
+            for a in scaler.arguments
+            if by_device_type
+            and scaler.spelling == "torch_xla"
+            and a.keyword is not None
+            and a.keyword.value == "use_zero_grad"
         ]
         rest = [new_args[id(a)] for a in scaler.arguments if a not in dropped]
         if by_device_type:
             rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *rest]
         note = ""
-        if scaler.flavor == "cuda" and target.autocast_dtype is not None and original in self.facts.amp.precision_scalers:
+        if (
+            scaler.flavor == "cuda"
+            and target.autocast_dtype is not None
+            and original in self.facts.amp.precision_scalers
+        ):
             note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
         if dropped:
-            note += (f" (without {self.ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
-                     f"torch.amp.GradScaler does not take)")
+            note += (
+                f" (without {self.ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
+                f"torch.amp.GradScaler does not take)"
+            )
         rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
         release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
 
@@ -275,8 +307,9 @@ class AmpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(rest, updated))
 
-        new = self.ctx.fix(rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(
+            updated, rule, original, f"{self.ctx.code(original.func)} -> {{new}}{release}{note}", build
+        )
 
     def _sharded_scaler(self, original: cst.Call, updated: cst.Call, scaler: ScalerCall) -> cst.BaseExpression:
         """torch's FSDP scaler takes the device first, like torch.amp.GradScaler, and runs on
@@ -285,7 +318,8 @@ class AmpRewrite(Concern):
         target = self.ctx.target
         if not target.sharded_grad_scaler:
             self.ctx.report(
-                GRAD_SCALER, original,
+                GRAD_SCALER,
+                original,
                 f"`{self.ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has "
                 "no sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
                 "or train without loss scaling",
@@ -294,7 +328,10 @@ class AmpRewrite(Concern):
         if scaler.flavor == "xla":
             return updated
         new_args = _updated_args(original, updated)
-        rest = [cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)), *(new_args[id(a)] for a in scaler.arguments)]
+        rest = [
+            cst.Arg(quoted_like(scaler.device or _DOUBLE, target.device_string)),
+            *(new_args[id(a)] for a in scaler.arguments),
+        ]
 
         def build() -> cst.Call | None:
             if not self.ctx.imports.require_package("torch_xla"):
@@ -303,13 +340,14 @@ class AmpRewrite(Concern):
                 self.ctx.imports.discard(scaler.device)
             return updated.with_changes(args=_argument_list(rest, updated))
 
-        new = self.ctx.fix(
-            GRAD_SCALER, original,
+        return self.ctx.fix_or_keep(
+            updated,
+            GRAD_SCALER,
+            original,
             f"{self.ctx.code(original)} -> {{new}}: the FSDP scaler on the XLA device (found_inf agreed on over the "
             "xla process group)",
             build,
         )
-        return new if new is not None else updated
 
     def _scaler_cost(self, original: cst.Call, scaler: ScalerCall) -> None:
         """A scaler that stays on under bfloat16 autocast costs a host read per step for
@@ -319,16 +357,21 @@ class AmpRewrite(Concern):
         amp = self.facts.amp
         if target.autocast_dtype is None or original in amp.precision_scalers:
             return  # the sagemaker target keeps the script's float16, which needs the scaler
-        enabled = next((a.value for a in scaler.arguments if a.keyword is not None and a.keyword.value == "enabled"), None)
+        enabled = next(
+            (a.value for a in scaler.arguments if a.keyword is not None and a.keyword.value == "enabled"), None
+        )
         if is_false(enabled) or (enabled is not None and _names_a_precision(enabled)):
             return
         if any(
-            call.flavor == "xla" and call.spelling in ("torch", "torch_xla") and self.ctx.resolve(call.argument("dtype")) in _FLOAT16
+            call.flavor == "xla"
+            and call.spelling in ("torch", "torch_xla")
+            and self.ctx.resolve(call.argument("dtype")) in _FLOAT16
             for call in amp.autocasts.values()
         ):
             return  # float16 autocast on XLA, kept by the script: it needs its scaler
         self.ctx.report(
-            SCALER_NOT_NEEDED, original,
+            SCALER_NOT_NEEDED,
+            original,
             f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads found_inf on "
             f"the host every iteration (on torch_xla {target.torch_xla_version}, with the sync-free optimizers too: one "
             "more graph run and a transfer to the host per step): remove it, or pass enabled=False",
@@ -362,16 +405,18 @@ class AmpRewrite(Concern):
         if self.ctx.target.scaler_skips_on_device:
             what = "sync-free under the gradient scaler"
         else:
-            what = (f"the AWS guide's AMP optimizer (on torch_xla {self.ctx.target.torch_xla_version} the gradient "
-                    "scaler still reads found_inf on the host at each step: it passes found_inf to no torch_xla optimizer)")
-        new = self.ctx.fix(
+            what = (
+                f"the AWS guide's AMP optimizer (on torch_xla {self.ctx.target.torch_xla_version} the gradient "
+                "scaler still reads found_inf on the host at each step: it passes found_inf to no torch_xla optimizer)"
+            )
+        return self.ctx.fix_or_keep(
+            updated,
             SYNCFREE_OPTIMIZER,
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: {what}{note}",
             build,
             result=lambda call: call.func,
         )
-        return new if new is not None else updated
 
     # -- custom autograd functions ----------------------------------------------------------------
 
@@ -391,13 +436,17 @@ class AmpRewrite(Concern):
         if qualified in apis.XLA_CUSTOM_AUTOGRAD:
             return apis.XLA_CUSTOM_AUTOGRAD[qualified], "xla", "torch_xla"
         if qualified in apis.TORCH_CUSTOM_AUTOGRAD and call is not None:
-            device_type = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device_type"), None)
+            device_type = next(
+                (a.value for a in call.args if a.keyword is not None and a.keyword.value == "device_type"), None
+            )
             kind = string_value(device_type)
             if kind in ("cuda", "xla"):
                 return apis.TORCH_CUSTOM_AUTOGRAD[qualified], kind, "torch"
         return None
 
-    def _custom_autograd(self, func: cst.BaseExpression, updated: cst.BaseExpression, call: cst.Call | None) -> cst.BaseExpression:
+    def _custom_autograd(
+        self, func: cst.BaseExpression, updated: cst.BaseExpression, call: cst.Call | None
+    ) -> cst.BaseExpression:
         """``torch.cuda.amp.custom_fwd`` -> ``torch.amp.custom_fwd(device_type="xla")`` (2.9),
         ``torch_xla.amp.custom_fwd`` (sagemaker: torch_xla 1.13's, which is CUDA's own, as its
         autocast is); and the XLA spelling of one release -> the other's."""
@@ -412,7 +461,9 @@ class AmpRewrite(Concern):
             if new_func is None or (by_device_type and not self.ctx.imports.require_package("torch_xla")):
                 return None
             self.ctx.imports.discard(func)
-            device_type = cst.Arg(quoted_like(_DOUBLE, target.device_string), keyword=cst.Name("device_type"), equal=_EQUAL)
+            device_type = cst.Arg(
+                quoted_like(_DOUBLE, target.device_string), keyword=cst.Name("device_type"), equal=_EQUAL
+            )
             if isinstance(updated, cst.Call):
                 kept = [a for a in updated.args if a.keyword is None or a.keyword.value != "device_type"]
                 args = [device_type, *kept] if by_device_type else kept
@@ -424,8 +475,9 @@ class AmpRewrite(Concern):
         rule = XLA_RELEASE_NAMES if flavor == "xla" else CUSTOM_AUTOGRAD_AMP
         release = f" (torch_xla {target.torch_xla_version})" if flavor == "xla" else ""
         # Located in the output: the line after an inserted import maps there by diff only roughly.
-        new = self.ctx.fix(rule, func, f"{self.ctx.code(func)} -> {{new}}{release}", build, result=lambda node: node)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(
+            updated, rule, func, f"{self.ctx.code(func)} -> {{new}}{release}", build, result=lambda node: node
+        )
 
     # -- values chosen at run time --------------------------------------------------------------
 
@@ -525,4 +577,3 @@ class _StringReplacer(cst.CSTTransformer):
 
     def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
         return quoted_like(updated_node, self.new) if string_value(updated_node) == self.old else updated_node
-

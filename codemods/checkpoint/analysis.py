@@ -5,7 +5,7 @@ written by ``__getitem__``) saves host data: it is no checkpoint and stays (docs
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -14,27 +14,16 @@ from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # torch.save's keywords, and xm.save's names for them.
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
 
 
-@dataclass(repr=False, eq=False)
-class CheckpointFacts:
-    # torch.save calls: None when xm.save can take its arguments, else why not.
-    saves: dict[cst.Call, str | None] = field(default_factory=dict)
-    # torch.save calls that save a whole module object rather than its state_dict().
-    whole_module_saves: set[cst.Call] = field(default_factory=set)
-    # torch.load map_location values that name a CUDA or XLA device: XLA cannot restore
-    # storages onto its device, so they load on the CPU (load_state_dict copies them over).
-    map_locations: set[cst.BaseExpression] = field(default_factory=set)
-    # map_location values that mention CUDA in a shape the tool does not rewrite (dicts).
-    unported_map_locations: set[cst.BaseExpression] = field(default_factory=set)
-    # torch.load calls without a map_location in a script that used CUDA: a checkpoint its
-    # CUDA runs saved holds CUDA storages, which load nowhere without CUDA.
-    unlocated_loads: set[cst.Call] = field(default_factory=set)
-
-
 class CheckpointAnalysis(Analysis):
+    facts: Facts
+
     name = "checkpoint"
     reads = ("device", "training")
 

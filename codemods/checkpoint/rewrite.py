@@ -6,6 +6,8 @@ CUDA or XLA device loads on the CPU instead (XLA403)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.checkpoint.analysis import XLA_SAVE_KEYWORDS
@@ -13,8 +15,13 @@ from codemods.checkpoint.rules import GUARDED_XLA_SAVE, LOAD_MAP_LOCATION, SAVE_
 from codemods.engine.nodes import arg_value, quoted_like, with_keyword
 from codemods.engine.rewriter import Concern
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class CheckpointRewrite(Concern):
+    facts: Facts
+
     def _map_location(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original in self.facts.checkpoint.unported_map_locations:
             self.ctx.report(
@@ -50,19 +57,23 @@ class CheckpointRewrite(Concern):
         if original in self.facts.checkpoint.map_locations:
             return self._map_location(original, updated)
         if original in self.facts.checkpoint.unlocated_loads:
-            new = self.ctx.fix(
-                LOAD_MAP_LOCATION, original,
+            return self.ctx.fix_or_keep(
+                updated,
+                LOAD_MAP_LOCATION,
+                original,
                 'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
                 "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
-                lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
+                lambda: updated.with_changes(
+                    args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))
+                ),
                 result=lambda call: call.args[-1],
             )
-            return new if new is not None else updated
         if original not in self.facts.checkpoint.saves:
             # Not a torch.save: an xm.save already there.
             if self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
                 self.ctx.report(
-                    GUARDED_XLA_SAVE, original,
+                    GUARDED_XLA_SAVE,
+                    original,
                     f"`{self.ctx.code(original.func)}` under a rank check: in torch_xla "
                     f"{self.ctx.target.torch_xla_version} it waits for every process (a rendezvous), so the master "
                     "waits forever; call it in every process, outside the check (it writes from the master only)",
@@ -78,11 +89,7 @@ class CheckpointRewrite(Concern):
             )
         problem = self.facts.checkpoint.saves[original]
         if problem is None and self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
-            problem = (
-                f"under a rank check, and xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process "
-                "(a rendezvous), so only the master would wait, forever; call xm.save in every process, outside "
-                "the check (it writes on the master only)"
-            )
+            return self._guarded_save(original, updated)
         if problem is not None:
             self.ctx.report(XLA_SAVE, original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
             return updated
@@ -97,11 +104,60 @@ class CheckpointRewrite(Concern):
             ]
             return call.with_changes(args=renamed)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_SAVE,
             original,
             f"{self.ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
             build,
             result=lambda call: call.func,
         )
-        return new if new is not None else updated
+
+    def _guarded_save(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """A torch.save under a rank check, where xm.save ends in a rendezvous of every process
+        (torch_xla 1.13: the master alone would wait forever): it stays, and saves its state
+        moved to the CPU the way xm.save moves it, without the rendezvous."""
+        to_cpu = self.ctx.target.api("to_cpu").spelled
+        why = (
+            f"xm.save in torch_xla {self.ctx.target.torch_xla_version} waits for every process, so the master "
+            "alone would wait forever"
+        )
+        index = next(
+            (
+                i
+                for i, a in enumerate(original.args)
+                if (a.keyword is None and not a.star and i == 0) or (a.keyword is not None and a.keyword.value == "obj")
+            ),
+            None,
+        )
+        if index is None:
+            self.ctx.report(
+                XLA_SAVE,
+                original,
+                f"`{self.ctx.code(original.func)}` stays under a rank check ({why}): it pickles each XLA tensor "
+                f"through the CPU, and the file loads only where torch_xla is installed; save `{to_cpu}(state)`",
+            )
+            return updated
+        state = updated.args[index]
+        given = original.args[index].value
+        if type(given) is cst.Call and self.ctx.resolve(given.func) == self.ctx.target.api("to_cpu").qualified_name:
+            return updated  # ported already
+
+        def build() -> cst.Call | None:
+            moved = self.ctx.call("to_cpu", [cst.Arg(state.value)])
+            if moved is None:
+                return None
+            args = list(updated.args)
+            args[index] = state.with_changes(value=moved)
+            return updated.with_changes(args=args)
+
+        return self.ctx.fix_or_keep(
+            updated,
+            XLA_SAVE,
+            original,
+            f"`{self.ctx.code(original.func)}` under a rank check stays ({why}) and saves its state through "
+            f"`{to_cpu}`: the device tensors go to the CPU first, as xm.save moves them, so the file loads "
+            "without torch_xla",
+            build,
+            result=lambda call: call.args[index].value,
+        )

@@ -5,11 +5,18 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_SAVE = Rule(
-    "XLA401", "xla-save", "error", "`torch.save` becomes `xm.save` (moves tensors to the CPU first)", True,
+    code="XLA401",
+    name="xla-save",
+    severity="error",
+    summary="`torch.save` becomes `xm.save` (moves tensors to the CPU first)",
+    fixable=True,
     why="`torch.save` of XLA tensors writes a checkpoint that loads only where torch_xla is installed, and in a "
     "multi-process run every process writes the same file at once; `xm.save` moves the tensors to the CPU and "
     "writes from the master process only. A `torch.save` in a Dataset class (a feature cache written by "
-    "`__getitem__`) saves host data in every process and DataLoader worker: it stays.",
+    "`__getitem__`) saves host data in every process and DataLoader worker: it stays. In torch_xla 1.13 (the "
+    "sagemaker target) `xm.save` ends in a rendezvous of every process, so under a rank check the master alone "
+    "would wait forever: there `torch.save` stays and saves `xm._maybe_convert_to_cpu(state)`, the move to the "
+    "CPU that `xm.save` makes, without the rendezvous.",
     examples=lambda: (
         invalid(
             """
@@ -89,7 +96,7 @@ XLA_SAVE = Rule(
             findings=(Expected(5, 5, "torch.save -> xm.save"),),
         ),
         # torch_xla 1.13's xm.save waits for every process: under a rank check it would hang,
-        # so the save is reported instead.
+        # so torch.save stays and saves the state moved to the CPU as xm.save moves it.
         invalid(
             """
             import torch
@@ -114,11 +121,35 @@ XLA_SAVE = Rule(
                 os.environ.setdefault("MASTER_PORT", "12355")
                 dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
                 if xm.get_ordinal() == 0:
-                    torch.save(model.state_dict(), "model.pt")
+                    torch.save(xm._maybe_convert_to_cpu(model.state_dict()), "model.pt")
             """,
             target="sagemaker",
             note="rank-guarded-save-on-1.13",
-            findings=(Expected(13, 9, "`torch.save` stays"),),
+            findings=(Expected(13, 20, "`torch.save` under a rank check stays"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            import torch.distributed as dist
+
+
+            def save(net, args):
+                if dist.get_rank() == 0:
+                    th.save(obj={"net": net.state_dict()}, f=args.out)
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+
+            def save(net, args):
+                if xm.get_ordinal() == 0:
+                    th.save(obj=xm._maybe_convert_to_cpu({"net": net.state_dict()}), f=args.out)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="master-guarded-save-on-1.13",
+            findings=(Expected(7, 21, "saves its state through `xm._maybe_convert_to_cpu`"),),
         ),
         invalid(
             """
@@ -188,7 +219,11 @@ XLA_SAVE = Rule(
 )
 
 SAVE_WHOLE_MODULE = Rule(
-    "XLA402", "save-whole-module", "warning", "Saving a whole module pickles its device tensors: save its state_dict()", False,
+    code="XLA402",
+    name="save-whole-module",
+    severity="warning",
+    summary="Saving a whole module pickles its device tensors: save its state_dict()",
+    fixable=False,
     why="Pickling a whole module stores its class by reference and its tensors as they are: the checkpoint "
     "loads only with the same code and torch_xla at hand. A `state_dict()` saved with `xm.save` holds CPU "
     "tensors that load anywhere.",
@@ -275,7 +310,11 @@ SAVE_WHOLE_MODULE = Rule(
 )
 
 LOAD_MAP_LOCATION = Rule(
-    "XLA403", "load-map-location", "error", "`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead", True,
+    code="XLA403",
+    name="load-map-location",
+    severity="error",
+    summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
+    fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
     "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
     examples=lambda: (
@@ -345,8 +384,11 @@ LOAD_MAP_LOCATION = Rule(
 )
 
 GUARDED_XLA_SAVE = Rule(
-    "XLA404", "guarded-xla-save", "error",
-    "An `xm.save` only the master process reaches hangs on torch_xla 1.13 (sagemaker target)", False,
+    code="XLA404",
+    name="guarded-xla-save",
+    severity="error",
+    summary="An `xm.save` only the master process reaches hangs on torch_xla 1.13 (sagemaker target)",
+    fixable=False,
     why="torch_xla 1.13's `xm.save` ends with a rendezvous of every process "
     "(`rendezvous('torch_xla.core.xla_model.save')`), so under a rank check (`if xm.is_master_ordinal():`, "
     "`if rank == 0:`, `if accelerator.is_main_process:`) the master waits for processes that never come. Call "

@@ -5,7 +5,7 @@ calls, and settings of the compiler stack (``torch._dynamo.config.*``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -14,6 +14,9 @@ from codemods.engine.nodes import arg_value, call_args, dotted, method_name, rec
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.analysis import TRAINING_ARGUMENTS
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # The last part of a name that holds a model (``model``, ``self.net``, ``unet``).
 _MODEL_WORDS = ("model", "net", "module")
 # The scope of module-level code (a function's scope is its FunctionDef; a lambda's, None).
@@ -21,29 +24,9 @@ _MODULE = "module"
 Scope = cst.FunctionDef | str | None
 
 
-@dataclass(repr=False, eq=False)
-class CompileFacts:
-    # torch.compile(...) and nn.Module.compile(...) calls, each with its statement when
-    # that statement does nothing else: ``model = torch.compile(model, ...)`` (the name
-    # compiled is the name assigned) or ``model.compile(...)``; else None.
-    calls: dict[cst.Call, cst.BaseSmallStatement | None] = field(default_factory=dict)
-    # ``@torch.compile`` (not called).
-    bare_decorators: set[cst.Decorator] = field(default_factory=set)
-    # torch.compile used as a value: ``compile_fn = torch.compile``, ``partial(torch.compile, ...)``.
-    references: set[cst.CSTNode] = field(default_factory=set)
-    # torch._dynamo.config.* and torch._inductor.config.* references, with their qualified names.
-    settings: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # TrainingArguments(..., torch_compile=<not False>): the Trainer compiles through
-    # Accelerate; the value: its ``torch_compile_backend`` argument, or None.
-    trainer_compiles: dict[cst.Call, cst.Arg | None] = field(default_factory=dict)
-    # torch._dynamo.optimize(...) calls (the API before torch.compile), with the backend
-    # they name ("inductor" when none is given), or None when it is not a string.
-    dynamo_optimize: dict[cst.Call, str | None] = field(default_factory=dict)
-    # Imports of torch._dynamo or torch._inductor (PyTorch 1.13 has neither).
-    compiler_imports: set[cst.CSTNode] = field(default_factory=set)
-
-
 class CompileAnalysis(Analysis):
+    facts: Facts
+
     name = "compile"
     reads = ("imports", "training")
 
@@ -99,7 +82,9 @@ class CompileAnalysis(Analysis):
         if callee in TRAINING_ARGUMENTS:
             keywords = call_args(node)[1]
             compiles = keywords.get("torch_compile")
-            if compiles is not None and not (isinstance(compiles.value, cst.Name) and compiles.value.value in ("False", "None")):
+            if compiles is not None and not (
+                isinstance(compiles.value, cst.Name) and compiles.value.value in ("False", "None")
+            ):
                 self.part.trainer_compiles[node] = keywords.get("torch_compile_backend")
         if callee == apis.DYNAMO_OPTIMIZE:
             backend = arg_value(node, 0, "backend")
@@ -178,14 +163,19 @@ class CompileAnalysis(Analysis):
             if not keywords <= apis.COMPILE_KEYWORDS:
                 continue
             last = compiled.rsplit(".", 1)[-1].lower()
-            if compiled in models or any(word in last for word in _MODEL_WORDS) or (
-                keywords and not any(a.star for a in call.args)
+            if (
+                compiled in models
+                or any(word in last for word in _MODEL_WORDS)
+                or (keywords and not any(a.star for a in call.args))
             ):
                 self.part.calls[call] = statement
         self.part.references = {node for node in self.named if id(node) not in self.called}
         self.part.settings = {
-            node: qualified for node, qualified in self.part.settings.items()
-            if not any((dotted(node) or "").split(".")[0] in self.rebound.get(scope, ()) for scope in self.setting_scopes[node])
+            node: qualified
+            for node, qualified in self.part.settings.items()
+            if not any(
+                (dotted(node) or "").split(".")[0] in self.rebound.get(scope, ()) for scope in self.setting_scopes[node]
+            )
         }
 
 

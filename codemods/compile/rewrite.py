@@ -6,12 +6,17 @@ torch.compile) runs the model as it is.  Settings of dynamo and inductor are rep
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
 from codemods.compile.rules import COMPILE_BACKEND, COMPILER_SETTINGS, INDUCTOR_OPTIONS, TORCH_COMPILE
 from codemods.engine.nodes import quoted_like, string_value, walk, with_keyword, without_args
 from codemods.engine.rewriter import Concern, Context
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # TrainingArguments' compile settings.
 _TRAINER_COMPILE = frozenset({"torch_compile", "torch_compile_backend", "torch_compile_mode"})
@@ -21,7 +26,9 @@ _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.BaseCo
 
 
 class CompileRewrite(Concern):
-    def __init__(self, ctx: Context) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.part = self.facts.compile
         self.backend = ctx.target.compile_backend
@@ -45,20 +52,22 @@ class CompileRewrite(Concern):
         if self.backend is None:
             return self._eager(original, updated)
         if len(updated.args) != len(original.args):  # another rewrite reshaped the call
-            self.ctx.report(TORCH_COMPILE, original, f"`{self.ctx.code(original)}`: pass backend=\"{self.backend}\"")
+            self.ctx.report(TORCH_COMPILE, original, f'`{self.ctx.code(original)}`: pass backend="{self.backend}"')
             return updated
         doomed = [i for i, arg in enumerate(original.args) if self._drops_option(arg)]
         args = without_args(list(updated.args), doomed)
         backend = next((a for a in original.args if a.keyword is not None and a.keyword.value == "backend"), None)
         if backend is None and any(a.star == "**" for a in original.args):
             self.ctx.report(
-                TORCH_COMPILE, original,
+                TORCH_COMPILE,
+                original,
                 f"`{self.ctx.code(original)}`: the backend may come from the unpacked keywords; "
-                f"make sure it is \"{self.backend}\" (inductor, the default, fails on XLA tensors)",
+                f'make sure it is "{self.backend}" (inductor, the default, fails on XLA tensors)',
             )
         elif backend is None:
             new = self.ctx.fix(
-                TORCH_COMPILE, original,
+                TORCH_COMPILE,
+                original,
                 f"{self._shown(original)} -> {{new}}: the default inductor backend "
                 f"{apis.CUDA_COMPILE_BACKENDS['inductor']}; openxla compiles the graph with XLA",
                 lambda: updated.with_changes(args=with_keyword(args, "backend", cst.SimpleString(f'"{self.backend}"'))),
@@ -71,14 +80,16 @@ class CompileRewrite(Concern):
     def _dynamo_optimize(self, original: cst.Call) -> None:
         backend = self.part.dynamo_optimize[original]
         if self.backend is None:
-            self.ctx.report(TORCH_COMPILE, original,
-                            f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo; remove it")
+            self.ctx.report(
+                TORCH_COMPILE, original, f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo; remove it"
+            )
         elif backend != self.backend:
             said = f"backend {backend!r}" if backend else "a backend that is not known here"
             self.ctx.report(
-                TORCH_COMPILE, original,
+                TORCH_COMPILE,
+                original,
                 f"`{self.ctx.code(original)}` compiles with {said}, which does not compile for XLA: "
-                f"use torch.compile(model, backend=\"{self.backend}\") (torch._dynamo.optimize is the API before it)",
+                f'use torch.compile(model, backend="{self.backend}") (torch._dynamo.optimize is the API before it)',
             )
 
     def _trainer(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -88,26 +99,35 @@ class CompileRewrite(Concern):
         names, its "aot_torchxla_trace_once" is no longer registered, and the default
         inductor fails).  Without it the Trainer trains, and torch_xla compiles each step's
         lazy graph anyway: the compile settings go."""
-        doomed = [i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE]
+        doomed = [
+            i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE
+        ]
         flag = next(original.args[i] for i in doomed if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]
-        why = (_NO_TORCH_COMPILE if self.backend is None else
-               "the Trainer compiles through Accelerate, whose dynamo backends have no XLA one that runs here (openxla "
-               "is not among them; the default inductor fails on XLA tensors)")
+        why = (
+            _NO_TORCH_COMPILE
+            if self.backend is None
+            else "the Trainer compiles through Accelerate, whose dynamo backends have no XLA one that runs here (openxla "
+            "is not among them; the default inductor fails on XLA tensors)"
+        )
         literal_true = isinstance(flag.value, cst.Name) and flag.value.value == "True"
         if not literal_true or len(updated.args) != len(original.args):
-            self.ctx.report(TORCH_COMPILE, flag,
-                            f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA")
+            self.ctx.report(
+                TORCH_COMPILE, flag, f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA"
+            )
             return updated
         removed = ", ".join(self.ctx.code(original.args[i]).rstrip(",").strip() for i in doomed)
-        new = self.ctx.fix(
-            TORCH_COMPILE, flag,
+        return self.ctx.fix_or_keep(
+            updated,
+            TORCH_COMPILE,
+            flag,
             f"removed `{removed}`: {why}; without it the Trainer trains, and torch_xla compiles each "
             "step's graph itself",
             lambda: updated.with_changes(args=without_args(list(updated.args), doomed)),
         )
-        return new if new is not None else updated
 
-    def _explicit_backend(self, original: cst.Call, updated: cst.Call, backend: cst.Arg, args: list[cst.Arg]) -> cst.Call:
+    def _explicit_backend(
+        self, original: cst.Call, updated: cst.Call, backend: cst.Arg, args: list[cst.Arg]
+    ) -> cst.Call:
         name = string_value(backend.value)
         if name == self.backend:
             return updated.with_changes(args=args)
@@ -115,16 +135,20 @@ class CompileRewrite(Concern):
             at = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "backend")
             new_value = quoted_like(backend.value, self.backend or "")
             new = self.ctx.fix(
-                TORCH_COMPILE, original,
-                f"{self._shown(original)} -> {{new}}: backend=\"{name}\" {apis.CUDA_COMPILE_BACKENDS[name]}; "
+                TORCH_COMPILE,
+                original,
+                f'{self._shown(original)} -> {{new}}: backend="{name}" {apis.CUDA_COMPILE_BACKENDS[name]}; '
                 "openxla compiles the graph with XLA",
-                lambda: updated.with_changes(args=[*args[:at], args[at].with_changes(value=new_value), *args[at + 1:]]),
+                lambda: updated.with_changes(
+                    args=[*args[:at], args[at].with_changes(value=new_value), *args[at + 1 :]]
+                ),
             )
             return new if new is not None else updated.with_changes(args=args)
         self.ctx.report(
-            COMPILE_BACKEND, backend,
+            COMPILE_BACKEND,
+            backend,
             f"`{self.ctx.code(backend)}` is not the openxla backend: dynamo's graphs go to it, not to XLA (on XLA "
-            f"tensors eager backends run them op by op, CUDA ones fail); use backend=\"{self.backend}\" unless this "
+            f'tensors eager backends run them op by op, CUDA ones fail); use backend="{self.backend}" unless this '
             "backend is meant for XLA",
         )
         return updated.with_changes(args=args)
@@ -148,7 +172,10 @@ class CompileRewrite(Concern):
             self.ctx.report(INDUCTOR_OPTIONS, arg, f"`{code}` {did} and is ignored by openxla; not removed: {unsafe}")
             return False
         done = self.ctx.fix(
-            INDUCTOR_OPTIONS, arg, f"removed `{code}`: it {did} on CUDA; the openxla backend ignores it", lambda: arg,
+            INDUCTOR_OPTIONS,
+            arg,
+            f"removed `{code}`: it {did} on CUDA; the openxla backend ignores it",
+            lambda: arg,
         )
         return done is not None
 
@@ -165,15 +192,19 @@ class CompileRewrite(Concern):
             return cst.RemovalSentinel.REMOVE
         if original not in self.part.bare_decorators:
             return updated
-        new = self.ctx.fix(
-            TORCH_COMPILE, original,
+        return self.ctx.fix_or_keep(
+            updated,
+            TORCH_COMPILE,
+            original,
             f"@{self.ctx.code(original.decorator)} -> {{new}}: the default inductor backend "
             f"{apis.CUDA_COMPILE_BACKENDS['inductor']}; openxla compiles the graph with XLA",
             lambda: updated.with_changes(
-                decorator=cst.Call(updated.decorator, [cst.Arg(cst.SimpleString(f'"{self.backend}"'), keyword=cst.Name("backend"), equal=_EQUAL)])
+                decorator=cst.Call(
+                    updated.decorator,
+                    [cst.Arg(cst.SimpleString(f'"{self.backend}"'), keyword=cst.Name("backend"), equal=_EQUAL)],
+                )
             ),
         )
-        return new if new is not None else updated
 
     # -- the sagemaker target: no torch.compile --------------------------------------------
 
@@ -184,15 +215,19 @@ class CompileRewrite(Concern):
             return updated
         positional = [a for a in updated.args if a.keyword is None]
         if self.ctx.resolve(original.func) != apis.TORCH_COMPILE:  # model.compile(...)
-            self.ctx.report(TORCH_COMPILE, original,
-                            f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE} (nor nn.Module.compile); remove it")
+            self.ctx.report(
+                TORCH_COMPILE,
+                original,
+                f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE} (nor nn.Module.compile); remove it",
+            )
             return updated
         if len(positional) != 1 or positional[0].star:
             self.ctx.report(TORCH_COMPILE, original, f"`{self.ctx.code(original)}`: {_NO_TORCH_COMPILE}; remove it")
             return updated
         compiled = positional[0].value
         new = self.ctx.fix(
-            TORCH_COMPILE, original,
+            TORCH_COMPILE,
+            original,
             f"{self._shown(original)} -> {{new}}: {_NO_TORCH_COMPILE}; the model runs as it is "
             "(torch_xla compiles its lazy graph at the step barrier)",
             lambda: compiled.with_changes(lpar=original.lpar, rpar=original.rpar) if original.lpar else compiled,
@@ -203,11 +238,16 @@ class CompileRewrite(Concern):
 
     def _removed(self, node: cst.CSTNode, shown: str, runs: str) -> bool:
         """Records the removal of ``node`` (the caller removes it); False if not allowed here."""
-        return self.ctx.fix(
-            TORCH_COMPILE, node, f"removed `{shown}`: {_NO_TORCH_COMPILE}; the {runs} runs as it is "
-            "(torch_xla compiles its lazy graph at the step barrier)",
-            lambda: node,
-        ) is not None
+        return (
+            self.ctx.fix(
+                TORCH_COMPILE,
+                node,
+                f"removed `{shown}`: {_NO_TORCH_COMPILE}; the {runs} runs as it is "
+                "(torch_xla compiles its lazy graph at the step barrier)",
+                lambda: node,
+            )
+            is not None
+        )
 
     def _in_decorator(self) -> bool:
         return len(self.ctx.ancestors) >= 2 and isinstance(self.ctx.ancestors[-2], cst.Decorator)
@@ -220,8 +260,9 @@ class CompileRewrite(Concern):
         doomed = [s for s in original.body if s in self.dropped]
         if not doomed or len(doomed) != len(original.body):
             for statement in doomed:
-                self.ctx.report(TORCH_COMPILE, statement,
-                                f"`{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; remove it")
+                self.ctx.report(
+                    TORCH_COMPILE, statement, f"`{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; remove it"
+                )
             return updated
         for statement in doomed:
             if not self._removed(statement, self.ctx.code(statement), "model"):
@@ -238,9 +279,12 @@ class CompileRewrite(Concern):
 
     def _compiler_import(self, original: cst.CSTNode) -> None:
         if self.backend is None and original in self.part.compiler_imports:
-            self.ctx.report(TORCH_COMPILE, original,
-                            f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
-                            "torch._inductor (nor torch.compile); remove it")
+            self.ctx.report(
+                TORCH_COMPILE,
+                original,
+                f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
+                "torch._inductor (nor torch.compile); remove it",
+            )
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         self._compiler_import(original)
@@ -261,8 +305,10 @@ class CompileRewrite(Concern):
     def _reported(self, original: cst.CSTNode) -> None:
         if id(original) in self.references:
             advice = (
-                f"pass backend=\"{self.backend}\" where it is called; the default inductor backend "
-                f"{apis.CUDA_COMPILE_BACKENDS['inductor']}" if self.backend else f"{_NO_TORCH_COMPILE}; remove it"
+                f'pass backend="{self.backend}" where it is called; the default inductor backend '
+                f"{apis.CUDA_COMPILE_BACKENDS['inductor']}"
+                if self.backend
+                else f"{_NO_TORCH_COMPILE}; remove it"
             )
             self.ctx.report(TORCH_COMPILE, original, f"`{self.ctx.code(original)}` is used as a value: {advice}")
             return
@@ -270,9 +316,12 @@ class CompileRewrite(Concern):
         if qualified is None:
             return
         if self.backend is None:
-            self.ctx.report(TORCH_COMPILE, original,
-                            f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
-                            "torch._inductor (nor torch.compile); remove it")
+            self.ctx.report(
+                TORCH_COMPILE,
+                original,
+                f"`{self.ctx.code(original)}`: PyTorch 1.13 has no torch._dynamo or "
+                "torch._inductor (nor torch.compile); remove it",
+            )
             return
         advice = next(text for prefix, text in apis.COMPILER_SETTINGS.items() if qualified.startswith(prefix))
         self.ctx.report(COMPILER_SETTINGS, original, f"`{self.ctx.code(original)}` {advice}")
@@ -293,10 +342,10 @@ def _active(value: cst.CSTNode) -> str | None:
 def _unsafe_to_drop(value: cst.BaseExpression) -> str | None:
     """Why ``options=value`` may hold more than inductor's settings (None: it does not)."""
     if not isinstance(value, cst.Dict):
-        return "its keys are not known here; torch.compile reads \"guard_filter_fn\" from it for dynamo itself"
+        return 'its keys are not known here; torch.compile reads "guard_filter_fn" from it for dynamo itself'
     keys = [string_value(e.key) if isinstance(e, cst.DictElement) else None for e in value.elements]
     if None in keys:
         return "its keys are not all known here"
     if any(key in apis.DYNAMO_OPTION_KEYS for key in keys):
-        return "\"guard_filter_fn\" is read by dynamo, not inductor; keep only it"
+        return '"guard_filter_fn" is read by dynamo, not inductor; keep only it'
     return _active(value)

@@ -15,19 +15,21 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 TORCH_COMPILE = Rule(
-    "XLA721", "torch-compile", "error",
-    "torch.compile compiles with the openxla backend (2.9); it is removed on sagemaker (PyTorch 1.13 has none)",
-    True,
+    code="XLA721",
+    name="torch-compile",
+    severity="error",
+    summary="torch.compile compiles with the openxla backend (2.9); it is removed on sagemaker (PyTorch 1.13 has none)",
+    fixable=True,
     why="torch.compile's default backend, inductor, fails on XLA tensors (checked on torch_xla 2.9: "
     "`InductorError: KeyError: 'xla'`), in every form: `torch.compile(model)`, `@torch.compile`, "
-    "`model.compile()`; so does an explicit `backend=\"inductor\"`, and `backend=\"cudagraphs\"` skips its "
-    "CUDA graphs and compiles nothing. `backend=\"openxla\"` hands dynamo's graphs to XLA and runs a training "
+    '`model.compile()`; so does an explicit `backend="inductor"`, and `backend="cudagraphs"` skips its '
+    'CUDA graphs and compiles nothing. `backend="openxla"` hands dynamo\'s graphs to XLA and runs a training '
     "step. On the sagemaker target (PyTorch 1.13 with torch_xla 1.13) torch.compile does not exist: a "
     "statement that only compiles (`model = torch.compile(model)`, `model.compile()`) goes, a decorator "
     "goes, and `torch.compile(f)` used as a value becomes `f`; the model then runs as it is, and torch_xla "
     "still compiles its lazy graph at every step barrier. Hugging Face's `TrainingArguments(torch_compile=True)` "
     "compiles through Accelerate, which has no backend that runs on XLA here (checked with transformers 5.24, "
-    "accelerate 1.15, torch 2.9: `torch_compile_backend=\"openxla\"` is rejected by Accelerate's DynamoBackend, "
+    'accelerate 1.15, torch 2.9: `torch_compile_backend="openxla"` is rejected by Accelerate\'s DynamoBackend, '
     "its `aot_torchxla_trace_once` is no longer registered, the default inductor fails; without torch_compile "
     "the Trainer trains on XLA): `torch_compile` and its backend and mode are removed. Where the call cannot be "
     "fixed here (the backend "
@@ -347,8 +349,12 @@ TORCH_COMPILE = Rule(
 )
 
 INDUCTOR_OPTIONS = Rule(
-    "XLA722", "inductor-options", "info", "Inductor-only `mode=` and `options=` of torch.compile are removed", True,
-    why="`mode=\"max-autotune\"` tunes inductor's Triton kernels, `mode=\"reduce-overhead\"` replays CUDA graphs, "
+    code="XLA722",
+    name="inductor-options",
+    severity="info",
+    summary="Inductor-only `mode=` and `options=` of torch.compile are removed",
+    fixable=True,
+    why='`mode="max-autotune"` tunes inductor\'s Triton kernels, `mode="reduce-overhead"` replays CUDA graphs, '
     "`options={...}` sets inductor's configuration: none of it exists for XLA, and the openxla backend ignores "
     "them (checked on torch_xla 2.9). They are removed, with a finding saying what they did. An `options` "
     "value whose keys are not known here (a variable), or that holds `guard_filter_fn` (which dynamo reads), "
@@ -429,7 +435,11 @@ INDUCTOR_OPTIONS = Rule(
 )
 
 COMPILE_BACKEND = Rule(
-    "XLA723", "compile-backend", "warning", "torch.compile with an explicit backend that is not openxla", False,
+    code="XLA723",
+    name="compile-backend",
+    severity="warning",
+    summary="torch.compile with an explicit backend that is not openxla",
+    fixable=False,
     why="A backend other than openxla (`eager`, `aot_eager`, a custom function, one chosen by a variable) gets "
     "dynamo's graphs instead of XLA: eager backends run them op by op on the lazy XLA tensors (no compiled "
     "graph of dynamo's), backends written for CUDA fail. Inductor and cudagraphs are "
@@ -479,7 +489,11 @@ COMPILE_BACKEND = Rule(
 )
 
 COMPILER_SETTINGS = Rule(
-    "XLA724", "compiler-settings", "info", "Settings of torch._dynamo and torch._inductor on XLA", False,
+    code="XLA724",
+    name="compiler-settings",
+    severity="info",
+    summary="Settings of torch._dynamo and torch._inductor on XLA",
+    fixable=False,
     why="Dynamo still traces the graphs that the openxla backend compiles, so `torch._dynamo.config` settings "
     "(cache size limits, suppressed errors) apply on XLA too and are worth a look; inductor does not compile "
     "for XLA, so `torch._inductor.config` settings do nothing there.",

@@ -34,8 +34,10 @@ def connect_images(reports: list[FileReport]) -> None:
             continue
         problem = _entry_point_problem(use, build)
         if problem is not None and build.submit_directory is not None:
-            message = (f"{use.path}:{use.line}: the estimator runs this image ({use.image_uri}) with entry_point "
-                       f"{use.entry_point!r}, {problem}")
+            message = (
+                f"{use.path}:{use.line}: the estimator runs this image ({use.image_uri}) with entry_point "
+                f"{use.entry_point!r}, {problem}"
+            )
             report.findings.append(Finding(ENTRY_POINT_DIRECTORY.code, build.submit_line, 1, message, False))
             report.findings.sort(key=lambda f: (f.line, f.col, f.rule))
 
@@ -54,7 +56,7 @@ def _image_names(path: str) -> set[str]:
     names = {pure.parent.name}
     lower = pure.name.lower()
     if lower.startswith("dockerfile."):
-        names.add(pure.name[len("dockerfile."):])
+        names.add(pure.name[len("dockerfile.") :])
     if lower.endswith(".dockerfile"):
         names.add(pure.name[: -len(".dockerfile")])
     return names

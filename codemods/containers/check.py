@@ -34,9 +34,8 @@ from codemods.containers.rules import (
     WHEEL_PYTHON_TAG,
 )
 from codemods.engine.report import Finding
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import Suppressions, suppressions
-from codemods.rules import RuleSelection
 
 RELEVANT = re.compile(r"sagemaker|smdistributed|amazonaws\.com|deep-learning-containers", re.IGNORECASE)
 SUBMIT_VARIABLE = "SAGEMAKER_SUBMIT_DIRECTORY"
@@ -125,36 +124,51 @@ class _Checker:
     def run(self) -> None:
         kind = self.base_kind()
         if self.submit_directory() is None:
-            self.report(SUBMIT_DIRECTORY, self.image.line,
-                        f"no `ENV {SUBMIT_VARIABLE}`: the SageMaker training toolkit runs "
-                        "the user code from that directory (for example `ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code`)")
+            self.report(
+                SUBMIT_DIRECTORY,
+                self.image.line,
+                f"no `ENV {SUBMIT_VARIABLE}`: the SageMaker training toolkit runs "
+                "the user code from that directory (for example `ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code`)",
+            )
         if kind != "cuda":
             return
         runs = [i for i in self.instructions if i.cmd == "RUN"]
         installs = [i for i in runs if _PIP_INSTALL.search(i.text)]
         if not any(_SAGEMAKER_TRAINING.search(i.text) for i in installs):
-            self.report(SAGEMAKER_TRAINING, self.image.line,
-                        "a custom image installs the SageMaker training toolkit: add "
-                        "`RUN pip install sagemaker-training`")
+            self.report(
+                SAGEMAKER_TRAINING,
+                self.image.line,
+                "a custom image installs the SageMaker training toolkit: add `RUN pip install sagemaker-training`",
+            )
         if not any(_MODEL_PARALLEL.search(i.text) for i in self.instructions) and not _MODEL_PARALLEL.search(
             " ".join(self.facts.definitions)
         ):
             return
         self.wheels(installs)
         if not any(_METIS.search(i.text) for i in runs):
-            self.report(METIS, self.image.line, "the model-parallel library needs METIS: build it (metis-5.1.0, "
-                        "`make config shared=1 && make install`) or install libmetis-dev")
+            self.report(
+                METIS,
+                self.image.line,
+                "the model-parallel library needs METIS: build it (metis-5.1.0, "
+                "`make config shared=1 && make install`) or install libmetis-dev",
+            )
         if not any(_RMM.search(i.text) for i in runs):
-            self.report(RMM, self.image.line, "the model-parallel library needs the RAPIDS memory manager: build "
-                        "librmm (rapidsai/rmm, `./build.sh librmm`; CMake 3.14 or later)")
+            self.report(
+                RMM,
+                self.image.line,
+                "the model-parallel library needs the RAPIDS memory manager: build "
+                "librmm (rapidsai/rmm, `./build.sh librmm`; CMake 3.14 or later)",
+            )
 
     def base_kind(self) -> str:
         root = self.chain[0]
         if root.unset:
             names = ", ".join(f"${{{n}}}" for n in root.unset)
-            self.report(DOCKERFILE_UNRESOLVED, root.line,
-                        f"could not check the base image: {names} has no default (it comes from "
-                        "--build-arg)")
+            self.report(
+                DOCKERFILE_UNRESOLVED,
+                root.line,
+                f"could not check the base image: {names} has no default (it comes from --build-arg)",
+            )
             return "unknown"
         image = root.image
         if _DLC.match(image):
@@ -162,13 +176,19 @@ class _Checker:
         if _CUDA.match(image):
             return "cuda"
         if _PRIVATE_ECR.match(image):
-            self.report(DOCKERFILE_UNRESOLVED, root.line,
-                        f"could not check the base image: {image} is a private ECR image, not a "
-                        "SageMaker training image; the checks for custom images were not run")
+            self.report(
+                DOCKERFILE_UNRESOLVED,
+                root.line,
+                f"could not check the base image: {image} is a private ECR image, not a "
+                "SageMaker training image; the checks for custom images were not run",
+            )
             return "unknown"
-        self.report(BASE_IMAGE, root.line,
-                    f"{image} is neither a SageMaker deep-learning-container training image nor an "
-                    "NVIDIA CUDA base image: the model-parallel library needs one of them")
+        self.report(
+            BASE_IMAGE,
+            root.line,
+            f"{image} is neither a SageMaker deep-learning-container training image nor an "
+            "NVIDIA CUDA base image: the model-parallel library needs one of them",
+        )
         return "other"
 
     def submit_directory(self) -> tuple[str, Instruction] | None:
@@ -185,17 +205,24 @@ class _Checker:
         installed = {kind for i in installs for kind, _ in _wheels_in(i.text)}
         for kind, wheel in _WHEEL_NAMES.items():
             if kind not in installed:
-                self.report(SMDISTRIBUTED_WHEELS, self.image.line, f"the image does not install the {wheel} wheel: the "
-                            "model-parallel library needs both smdistributed wheels (model parallel and data parallel)")
+                self.report(
+                    SMDISTRIBUTED_WHEELS,
+                    self.image.line,
+                    f"the image does not install the {wheel} wheel: the "
+                    "model-parallel library needs both smdistributed wheels (model parallel and data parallel)",
+                )
         tags = self.wheel_tags()
         python = self.python_version()
         if isinstance(python, str):
             expected = "cp3" + python.split(".")[1]
             for kind, (tag, line) in tags.items():
                 if tag != expected:
-                    self.report(WHEEL_PYTHON_TAG, line,
-                                f"the {_WHEEL_NAMES[kind]} wheel is built for {tag}, the image's Python "
-                                f"is {python} ({expected})")
+                    self.report(
+                        WHEEL_PYTHON_TAG,
+                        line,
+                        f"the {_WHEEL_NAMES[kind]} wheel is built for {tag}, the image's Python "
+                        f"is {python} ({expected})",
+                    )
             return
         if len({tag for tag, _ in tags.values()}) > 1:
             line = max(line for _, line in tags.values())

@@ -27,17 +27,27 @@ _PACKAGES_BUT_METIS = "RUN apt-get update && apt-get install -y python${PYTHON_V
 _PACKAGES_BUT_PYTHON = "RUN apt-get update && apt-get install -y libmetis-dev\n"
 _RMM = "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && cd rmm-0.15.0 && ./build.sh librmm\n"
 _SMP_IMAGE = (
-    _CUDA_BASE + _PYTHON
+    _CUDA_BASE
+    + _PYTHON
     + "ARG SMD_MODEL_PARALLEL_URL=https://example.com/pytorch-1.10.0/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl\n"
     "ARG SMDATAPARALLEL_BINARY=https://example.com/pytorch/1.10.2/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl\n"
-    + _PACKAGES + _RMM + _MODEL_PARALLEL + _DATA_PARALLEL + _TOOLKIT + _SUBMIT
+    + _PACKAGES
+    + _RMM
+    + _MODEL_PARALLEL
+    + _DATA_PARALLEL
+    + _TOOLKIT
+    + _SUBMIT
 )
 _EXAMPLE_RMM = "RUN wget -nv https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && ./build.sh librmm\n"
 _CUSTOM = (
-    _CUDA_BASE + _PYTHON
+    _CUDA_BASE
+    + _PYTHON
     + "ARG SMD_MODEL_PARALLEL_URL=https://example.com/smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl\n"
     "ARG SMDATAPARALLEL_BINARY=https://example.com/smdistributed_dataparallel-1.4.0-cp38-cp38-linux_x86_64.whl\n"
-    + _PACKAGES_BUT_PYTHON + _EXAMPLE_RMM + _MODEL_PARALLEL + _DATA_PARALLEL
+    + _PACKAGES_BUT_PYTHON
+    + _EXAMPLE_RMM
+    + _MODEL_PARALLEL
+    + _DATA_PARALLEL
 )
 
 
@@ -65,30 +75,38 @@ def _invalid(before: str, *, findings: tuple[Expected, ...], note: str = "", ali
 
 def _trainer_launch(entry_point: str = "train.py") -> tuple[str, str]:
     """A launcher whose estimator runs ``entry_point`` in the run's image."""
-    return ("launch.py", "from sagemaker.pytorch import PyTorch\n"
-            f"PyTorch(entry_point='{entry_point}', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
-            "        instance_type='ml.p3.2xlarge')\n")
+    return (
+        "launch.py",
+        "from sagemaker.pytorch import PyTorch\n"
+        f"PyTorch(entry_point='{entry_point}', image_uri='1.dkr.ecr.us-east-1.amazonaws.com/trainer:1',\n"
+        "        instance_type='ml.p3.2xlarge')\n",
+    )
 
 
 DOCKERFILE_UNRESOLVED = Rule(
-    "SM300", "dockerfile-unresolved", "info",
-    "A Dockerfile value the checks need is not fixed in the file (a build argument without a default): could "
+    code="SM300",
+    name="dockerfile-unresolved",
+    severity="info",
+    summary="A Dockerfile value the checks need is not fixed in the file (a build argument without a default): could "
     "not check",
-    False,
+    fixable=False,
     why="`docker build --build-arg` can set it to anything; the checks that depend on it are reported instead "
     "of guessed.",
     instead="A default for the build argument (`ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`; `docker "
     "build --build-arg` still overrides it), or the value written in place. A base image from a registry of your "
     "own cannot be checked: see that it extends a SageMaker training image.",
-    examples=lambda: _example("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT,
+    examples=lambda: _example(
+        "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT,
         findings=(Expected(2, 1, "could not check the base image"),),
     ),
     valid=lambda: (
         _valid("ARG BASE_IMAGE=nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT),
     ),
     invalid=lambda: (
-        _invalid("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT,
-                 findings=(Expected(2, 1, "could not check the base image"),)),
+        _invalid(
+            "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n" + _TOOLKIT + _SUBMIT,
+            findings=(Expected(2, 1, "could not check the base image"),),
+        ),
         _invalid(
             "from 111122223333.dkr.ecr.us-east-1.amazonaws.com/team/base:latest\n"
             "env SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n",
@@ -100,9 +118,11 @@ DOCKERFILE_UNRESOLVED = Rule(
 )
 
 BASE_IMAGE = Rule(
-    "SM301", "base-image", "error",
-    "The image extends a SageMaker deep-learning-container training image or starts from an NVIDIA CUDA base image",
-    False,
+    code="SM301",
+    name="base-image",
+    severity="error",
+    summary="The image extends a SageMaker deep-learning-container training image or starts from an NVIDIA CUDA base image",
+    fixable=False,
     why="The model-parallel library needs CUDA and the SageMaker training stack: the DLC training images carry "
     "both, a CUDA base image is where a custom build starts.",
     instead="A SageMaker deep-learning-container training image as the base, which carries CUDA and the training toolkit "
@@ -110,10 +130,10 @@ BASE_IMAGE = Rule(
     "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39-cu117-ubuntu20.04-sagemaker`), "
     "or, for a custom build, an NVIDIA CUDA base image (`FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04`) with "
     "what SM303-SM307 ask for installed.",
-    examples=lambda: _example("FROM python:3.8-slim\n" + _TOOLKIT + _SUBMIT,
-                      findings=(
-                          Expected(1, 1, "python:3.8-slim is neither a SageMaker deep-learning-container training image"),
-                      )),
+    examples=lambda: _example(
+        "FROM python:3.8-slim\n" + _TOOLKIT + _SUBMIT,
+        findings=(Expected(1, 1, "python:3.8-slim is neither a SageMaker deep-learning-container training image"),),
+    ),
     valid=lambda: (
         _valid(_FROM_DLC + _SUBMIT, note="dlc"),
         _valid("FROM python:3.8-slim\nRUN pip install flask\n", note="not-a-sagemaker-image"),
@@ -131,9 +151,11 @@ BASE_IMAGE = Rule(
 )
 
 SUBMIT_DIRECTORY = Rule(
-    "SM302", "submit-directory", "error",
-    "`ENV SAGEMAKER_SUBMIT_DIRECTORY` is not set",
-    False,
+    code="SM302",
+    name="submit-directory",
+    severity="error",
+    summary="`ENV SAGEMAKER_SUBMIT_DIRECTORY` is not set",
+    fixable=False,
     why="The SageMaker training toolkit runs the user code from that directory; without it the container does "
     "not find the entry point.",
     instead="`ENV SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/code` in the image's final stage (or in the stage it starts `FROM`, "
@@ -148,8 +170,10 @@ SUBMIT_DIRECTORY = Rule(
         ),
     ),
     invalid=lambda: (
-        _invalid(_FROM_DLC + "RUN pip install --no-cache-dir transformers\n" + _PATH,
-                 findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),)),
+        _invalid(
+            _FROM_DLC + "RUN pip install --no-cache-dir transformers\n" + _PATH,
+            findings=(Expected(1, 1, "no `ENV SAGEMAKER_SUBMIT_DIRECTORY`"),),
+        ),
         _invalid(
             "from public.ecr.aws/deep-learning-containers/pytorch-training:2.0.0-gpu-py310\n"
             "env SAGEMAKER_PROGRAM=train.py\n",
@@ -167,14 +191,17 @@ SUBMIT_DIRECTORY = Rule(
 )
 
 SAGEMAKER_TRAINING = Rule(
-    "SM303", "sagemaker-training", "error",
-    "A custom image does not install `sagemaker-training`",
-    False,
+    code="SM303",
+    name="sagemaker-training",
+    severity="error",
+    summary="A custom image does not install `sagemaker-training`",
+    fixable=False,
     why="The SageMaker training toolkit starts the entry point, MPI and the environment SageMaker jobs expect; "
     "a custom CUDA image has none of it.",
     instead="`RUN pip install sagemaker-training` (the SageMaker training toolkit) in the custom image; a SageMaker "
     "deep-learning-container training image as the base already has it.",
-    examples=lambda: _example(_CUSTOM + _SUBMIT,
+    examples=lambda: _example(
+        _CUSTOM + _SUBMIT,
         findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
     ),
     valid=lambda: (
@@ -182,8 +209,10 @@ SAGEMAKER_TRAINING = Rule(
         _valid(_FROM_DLC + _SUBMIT, note="dlc-has-it"),
     ),
     invalid=lambda: (
-        _invalid(_edited(_SMP_IMAGE, (_TOOLKIT, "")),
-                 findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, (_TOOLKIT, "")),
+            findings=(Expected(1, 1, "a custom image installs the SageMaker training toolkit"),),
+        ),
         _invalid(
             _edited(_SMP_IMAGE, (_TOOLKIT, 'RUN ["python3", "-m", "pip", "install", "sagemaker-inference"]\n')),
             note="json-form",
@@ -194,21 +223,26 @@ SAGEMAKER_TRAINING = Rule(
 )
 
 SMDISTRIBUTED_WHEELS = Rule(
-    "SM304", "smdistributed-wheels", "error",
-    "A custom model-parallel image installs both smdistributed wheels (model parallel and data parallel)",
-    False,
+    code="SM304",
+    name="smdistributed-wheels",
+    severity="error",
+    summary="A custom model-parallel image installs both smdistributed wheels (model parallel and data parallel)",
+    fixable=False,
     why="The model-parallel library uses the data-parallel library for cross-node RDMA; an image with one of "
     "the two fails when the job starts.",
     instead="Both wheels, the data-parallel one as SageMaker's guide installs it: `RUN pip install --no-cache-dir -U "
     "${SMD_MODEL_PARALLEL_URL}` and `RUN SMDATAPARALLEL_PT=1 pip install --no-cache-dir "
     "${SMDATAPARALLEL_BINARY}`, each URL a wheel for the image's PyTorch, CUDA and Python.",
-    examples=lambda: _example(_edited(_CUSTOM, (_DATA_PARALLEL, ""))
-                      + _TOOLKIT + _SUBMIT,
-                      findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
+    examples=lambda: _example(
+        _edited(_CUSTOM, (_DATA_PARALLEL, "")) + _TOOLKIT + _SUBMIT,
+        findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),),
+    ),
     valid=lambda: (_valid(_SMP_IMAGE),),
     invalid=lambda: (
-        _invalid(_edited(_SMP_IMAGE, (_DATA_PARALLEL, "")),
-                 findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, (_DATA_PARALLEL, "")),
+            findings=(Expected(1, 1, "the image does not install the smdistributed_dataparallel wheel"),),
+        ),
         _invalid(
             _edited(_SMP_IMAGE, (_MODEL_PARALLEL, "RUN python3 -m pip download ${SMD_MODEL_PARALLEL_URL}\n")),
             note="downloaded-not-installed",
@@ -222,27 +256,35 @@ SMDISTRIBUTED_WHEELS = Rule(
 _NO_PYTHON = ((_PYTHON, ""), (_PACKAGES, _PACKAGES_BUT_PYTHON))
 
 WHEEL_PYTHON_TAG = Rule(
-    "SM305", "wheel-python-tag", "error",
-    "The smdistributed wheels' Python tag (cp38, ...) matches the image's Python",
-    False,
+    code="SM305",
+    name="wheel-python-tag",
+    severity="error",
+    summary="The smdistributed wheels' Python tag (cp38, ...) matches the image's Python",
+    fixable=False,
     why="pip refuses a wheel built for another Python (or the build fails later, in the job); the wheels must "
     "match each other and the interpreter of the image.",
     instead="Wheels whose tag is the image's Python, the same for both: `cp38` wheels "
     "(`smdistributed_modelparallel-1.7.0-cp38-cp38-linux_x86_64.whl`) in an image whose Python is 3.8 (`ARG "
     "PYTHON_VERSION=3.8`, `apt-get install -y python${PYTHON_VERSION}`), or the wheels built for the Python the "
     "image has.",
-    examples=lambda: _example(_edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
-                      findings=(
-                          Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
-                          Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
-                      )),
+    examples=lambda: _example(
+        _edited(_CUSTOM, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")) + _TOOLKIT + _SUBMIT,
+        findings=(
+            Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+            Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+        ),
+    ),
     valid=lambda: (_valid(_SMP_IMAGE),),
     invalid=lambda: (
         _invalid(
             _edited(_SMP_IMAGE, (_PYTHON, "ARG PYTHON_VERSION=3.9\n")),
             findings=(
-                Expected(3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
-                Expected(4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+                Expected(
+                    3, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"
+                ),
+                Expected(
+                    4, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"
+                ),
             ),
         ),
         _invalid(
@@ -251,41 +293,58 @@ WHEEL_PYTHON_TAG = Rule(
             findings=(Expected(3, 1, "the smdistributed wheels are built for different Pythons"),),
         ),
         _invalid(
-            _edited(_SMP_IMAGE, *_NO_PYTHON, (_TOOLKIT, "RUN conda install -y python=3.9 && pip install sagemaker-training\n")),
+            _edited(
+                _SMP_IMAGE,
+                *_NO_PYTHON,
+                (_TOOLKIT, "RUN conda install -y python=3.9 && pip install sagemaker-training\n"),
+            ),
             note="conda-python",
             alias=True,
             findings=(
-                Expected(2, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
-                Expected(3, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"),
+                Expected(
+                    2, 1, "the smdistributed_modelparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"
+                ),
+                Expected(
+                    3, 1, "the smdistributed_dataparallel wheel is built for cp38, the image's Python is 3.9 (cp39)"
+                ),
             ),
         ),
     ),
 )
 
 METIS = Rule(
-    "SM306", "metis", "error",
-    "A custom model-parallel image does not install METIS",
-    False,
+    code="SM306",
+    name="metis",
+    severity="error",
+    summary="A custom model-parallel image does not install METIS",
+    fixable=False,
     why="The model-parallel library partitions models with METIS and fails to load without it.",
     instead="`RUN apt-get update && apt-get install -y libmetis-dev`, or METIS built from source as SageMaker's guide "
     "does (`ARG METIS=metis-5.1.0`, its tarball from glaros.dtc.umn.edu, `make config shared=1 && make install`).",
-    examples=lambda: _example(_edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
-                      findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
+    examples=lambda: _example(
+        _edited(_CUSTOM, (_PACKAGES_BUT_PYTHON, "")) + _TOOLKIT + _SUBMIT,
+        findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
+    ),
     valid=lambda: (
         _valid(_SMP_IMAGE),
         _valid(
             _edited(
                 _SMP_IMAGE,
                 (_PACKAGES, _PACKAGES_BUT_METIS),
-                (_TOOLKIT, _TOOLKIT + "ARG METIS=metis-5.1.0\n"
-                 "RUN wget -nv http://glaros.dtc.umn.edu/gkhome/fetch/sw/metis/${METIS}.tar.gz && make install\n"),
+                (
+                    _TOOLKIT,
+                    _TOOLKIT + "ARG METIS=metis-5.1.0\n"
+                    "RUN wget -nv http://glaros.dtc.umn.edu/gkhome/fetch/sw/metis/${METIS}.tar.gz && make install\n",
+                ),
             ),
             note="built-from-source",
         ),
     ),
     invalid=lambda: (
-        _invalid(_edited(_SMP_IMAGE, (_PACKAGES, _PACKAGES_BUT_METIS)),
-                 findings=(Expected(1, 1, "the model-parallel library needs METIS"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, (_PACKAGES, _PACKAGES_BUT_METIS)),
+            findings=(Expected(1, 1, "the model-parallel library needs METIS"),),
+        ),
         _invalid(
             _edited(_SMP_IMAGE, ("FROM nvidia/", "FROM nvcr.io/nvidia/"), (_PACKAGES, _PACKAGES_BUT_METIS)),
             note="ngc-base",
@@ -296,19 +355,25 @@ METIS = Rule(
 )
 
 RMM = Rule(
-    "SM307", "rmm", "error",
-    "A custom model-parallel image does not install the RAPIDS memory manager (librmm)",
-    False,
+    code="SM307",
+    name="rmm",
+    severity="error",
+    summary="A custom model-parallel image does not install the RAPIDS memory manager (librmm)",
+    fixable=False,
     why="The model-parallel library allocates GPU memory through RMM and fails to load without it.",
     instead="RMM built and installed as SageMaker's guide does (CMake 3.14 or later): `RUN wget -nv "
     "https://github.com/rapidsai/rmm/archive/v0.15.0.tar.gz && tar -xvf v0.15.0.tar.gz && cd rmm-0.15.0 && "
     "INSTALL_PREFIX=/usr/local ./build.sh librmm`.",
-    examples=lambda: _example(_edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
-        findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
+    examples=lambda: _example(
+        _edited(_CUSTOM, (_EXAMPLE_RMM, "")) + _TOOLKIT + _SUBMIT,
+        findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
+    ),
     valid=lambda: (_valid(_SMP_IMAGE),),
     invalid=lambda: (
-        _invalid(_edited(_SMP_IMAGE, (_RMM, "")),
-                 findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),)),
+        _invalid(
+            _edited(_SMP_IMAGE, (_RMM, "")),
+            findings=(Expected(1, 1, "the model-parallel library needs the RAPIDS memory manager"),),
+        ),
         _invalid(
             _edited(_SMP_IMAGE, ("FROM nvidia/", "FROM public.ecr.aws/nvidia/"), (_RMM, "RUN rm -rf /tmp/*\n")),
             note="mirrored-base",
@@ -319,10 +384,12 @@ RMM = Rule(
 )
 
 ENTRY_POINT_DIRECTORY = Rule(
-    "SM308", "entry-point-directory", "error",
-    "An estimator of the same run uses this image (`image_uri`) with an `entry_point` that the image does not "
+    code="SM308",
+    name="entry-point-directory",
+    severity="error",
+    summary="An estimator of the same run uses this image (`image_uri`) with an `entry_point` that the image does not "
     "put in SAGEMAKER_SUBMIT_DIRECTORY",
-    False,
+    fixable=False,
     why="The training toolkit looks for the entry point in SAGEMAKER_SUBMIT_DIRECTORY; a script the image copies "
     "elsewhere (or not at all, while it copies others there) is not found when the job starts.",
     instead="The entry point in `SAGEMAKER_SUBMIT_DIRECTORY`: copy it there with the files the image already puts there "
@@ -330,7 +397,10 @@ ENTRY_POINT_DIRECTORY = Rule(
     "(`/opt/ml/code/train.py`).",
     examples=lambda: _example(_FROM_DLC + "COPY helpers.py /opt/ml/code/\n" + _SUBMIT),
     valid=lambda: (
-        run(_trainer_launch(), (_DOCKERFILE, _FROM_DLC + "WORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\n" + _SUBMIT)),
+        run(
+            _trainer_launch(),
+            (_DOCKERFILE, _FROM_DLC + "WORKDIR /opt/ml/code\nCOPY train.py helpers.py ./\n" + _SUBMIT),
+        ),
         run(_trainer_launch(), (_DOCKERFILE, _DLC_ONLY)),
     ),
     invalid=lambda: (
@@ -341,17 +411,32 @@ ENTRY_POINT_DIRECTORY = Rule(
             ("docker/Dockerfile.other", _DLC_ONLY),
         ),
         run(
-            ("launch.py", """
+            (
+                "launch.py",
+                """
             from sagemaker.estimator import Estimator as E
 
             image = 'acct.dkr.ecr.eu-west-1.amazonaws.com/smp-trainer:v2'
             E(image_uri=image, entry_point='src/train.py', instance_type='ml.p3.2xlarge', role=role)
-            """),
-            ("smp-trainer/Dockerfile", _FROM_DLC + "COPY src/utils.py /opt/ml/code/utils.py\n"
-             "ENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n"),
+            """,
+            ),
+            (
+                "smp-trainer/Dockerfile",
+                _FROM_DLC + "COPY src/utils.py /opt/ml/code/utils.py\nENV SAGEMAKER_SUBMIT_DIRECTORY=/opt/ml/code\n",
+            ),
             alias=True,
         ),
     ),
 )
 
-RULES = (DOCKERFILE_UNRESOLVED, BASE_IMAGE, SUBMIT_DIRECTORY, SAGEMAKER_TRAINING, SMDISTRIBUTED_WHEELS, WHEEL_PYTHON_TAG, METIS, RMM, ENTRY_POINT_DIRECTORY)
+RULES = (
+    DOCKERFILE_UNRESOLVED,
+    BASE_IMAGE,
+    SUBMIT_DIRECTORY,
+    SAGEMAKER_TRAINING,
+    SMDISTRIBUTED_WHEELS,
+    WHEEL_PYTHON_TAG,
+    METIS,
+    RMM,
+    ENTRY_POINT_DIRECTORY,
+)

@@ -8,13 +8,11 @@ default (``if args.profile:``, a ``store_true`` flag) guards."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.amp.analysis import _optimizer_class
-from codemods.cuda_only.handed_strings import HandedString
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
     arg_value,
@@ -29,41 +27,18 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _ENVIRON = "os.environ"
 # Values that may hold a call (a device count): calls and expressions built of them.
 _COMPUTED = (cst.Call, cst.IfExp, cst.BinaryOperation, cst.BooleanOperation)
 _ENVIRON_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 
 
-@dataclass(repr=False, eq=False)
-class CudaOnlyFacts:
-    # torch.optim constructors given ``fused=`` (other than False or None), with that
-    # argument; those that become sync-free optimizers are AMP's (they drop it there).
-    fused_optimizers: dict[cst.Call, cst.Arg] = field(default_factory=dict)
-    # Embeddings given ``sparse=`` (other than False or None), with that argument, and
-    # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
-    sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
-    sparse_optimizers: set[cst.Call] = field(default_factory=set)
-    # Sparse tensors moved to the device (``adj.cuda()``, the name holding it) and sparse
-    # products in a model's forward, where an operand is on the device: both raise on XLA.
-    sparse_moves: dict[cst.Call, str] = field(default_factory=dict)
-    sparse_products: set[cst.Call] = field(default_factory=set)
-    # Where the script sets a CUDA or NCCL environment variable, with its name.
-    environment: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # A CUDA device count that the launching process hands to its workers (which read the
-    # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
-    # assignment of the count.
-    launcher_count_uses: dict[cst.Name, cst.Assign] = field(default_factory=dict)
-    # References to torch.cuda APIs in the body of an ``if`` that is never true on XLA as
-    # the script runs by default: under a kept CUDA availability check (never runs there:
-    # the value None), or under a command-line switch that is off by default (the value:
-    # the switch as the test reads it, ``args.profile``).
-    guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
-    # "cuda" strings handed to a class or function of the project (handed_strings.py).
-    handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)
-
-
 class CudaOnlyAnalysis(Analysis):
+    facts: Facts
+
     name = "cuda_only"
     reads = ("imports",)
     settle_reads = ("amp", "device", "distributed")
@@ -98,7 +73,11 @@ class CudaOnlyAnalysis(Analysis):
         if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or type(node.value) not in _COMPUTED:
             return
         count = next(
-            (n for n in walk(node.value) if type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count"),
+            (
+                n
+                for n in walk(node.value)
+                if type(n) is cst.Call and self.walk.resolve(n.func) == "torch.cuda.device_count"
+            ),
             None,
         )
         if count is not None and not self._guarded_by_availability(node.value):
@@ -109,7 +88,9 @@ class CudaOnlyAnalysis(Analysis):
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
         tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]
         return any(
-            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS for t in tests for n in walk(t)
+            isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS
+            for t in tests
+            for n in walk(t)
         )
 
     def visit_If(self, node: cst.If) -> None:
@@ -145,7 +126,9 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
-        hands_on = callee in TORCH_SPAWN or (callee is None and type(node.func) is cst.Name and node.func.value == "print")
+        hands_on = callee in TORCH_SPAWN or (
+            callee is None and type(node.func) is cst.Name and node.func.value == "print"
+        )
         self.handed.append(hands_on)
         self.handing += hands_on
         method = method_name(node)
@@ -155,12 +138,15 @@ class CudaOnlyAnalysis(Analysis):
             if method == "add_argument":
                 self._switch(node)
             return
-        if callee in apis.SPARSE_PRODUCTS and (function := self.walk.enclosing_function) is not None \
-                and function.name.value == "forward":
+        if (
+            callee in apis.SPARSE_PRODUCTS
+            and (function := self.walk.enclosing_function) is not None
+            and function.name.value == "forward"
+        ):
             self.part.sparse_products.add(node)
         if callee in apis.SPARSE_OPTIMIZERS:
             self.part.sparse_optimizers.add(node)
-        elif _optimizer_class(callee) is not None:
+        elif apis.optimizer_class(callee) is not None:
             fused = _keyword_set(node, "fused")
             if fused is not None:
                 self.part.fused_optimizers[node] = fused
@@ -208,8 +194,14 @@ class CudaOnlyAnalysis(Analysis):
         required.append(test)
         if any(type(r) is cst.Call and r in kept_checks for r in required):
             return True, None
-        switch = next((name for r in required if (name := dotted(r)) is not None and "." in name
-                       and name.rsplit(".", 1)[-1] in self.off_switches), None)
+        switch = next(
+            (
+                name
+                for r in required
+                if (name := dotted(r)) is not None and "." in name and name.rsplit(".", 1)[-1] in self.off_switches
+            ),
+            None,
+        )
         return switch is not None, switch
 
     def settle(self) -> None:

@@ -9,29 +9,25 @@ callable of another module of the project is not followed: reported."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.cuda_only.facts import HandedString
 from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_device_string, method_name
 from codemods.engine.walk import Analysis, Walk
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _SELF = "self"
 # What a CUDA device string can be written as (is_cuda_device_string looks only at these).
 _STRING_KINDS = (cst.SimpleString, cst.FormattedString, cst.Call, cst.BinaryOperation)
 
 
-@dataclass(frozen=True)
-class HandedString:
-    """A "cuda" string handed to a project callable: the callable as the call names it, and
-    either the parameter's device uses (all of them: converted) or why it is reported."""
-
-    callee: str
-    converted: bool
-    said: str
-
-
 class HandedStringAnalysis(Analysis):
+    facts: Facts
+
     name = "handed_strings"
     fills = "cuda_only"
     settle_reads = ("device", "imports")
@@ -52,9 +48,10 @@ class HandedStringAnalysis(Analysis):
             self.classes[node.name.value] = node
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(type(a.value) in _STRING_KINDS and is_cuda_device_string(a.value) for a in node.args) and (
-            name := dotted(node.func)
-        ) is not None:
+        if (
+            any(type(a.value) in _STRING_KINDS and is_cuda_device_string(a.value) for a in node.args)
+            and (name := dotted(node.func)) is not None
+        ):
             self.candidates.append((node, name))
 
     def settle(self) -> None:
@@ -104,16 +101,20 @@ def _uses(function: cst.FunctionDef, scope: cst.CSTNode, parameter: str) -> list
     in_function = {id(node) for node in _parents(function.body).values()} | {id(function.body)}
     stored = {
         dotted(target.target)
-        for node in _parents(function.body).values() if type(node) is cst.Assign and dotted(node.value) == parameter
-        for target in node.targets if (dotted(target.target) or "").startswith(_SELF + ".")
+        for node in _parents(function.body).values()
+        if type(node) is cst.Assign and dotted(node.value) == parameter
+        for target in node.targets
+        if (dotted(target.target) or "").startswith(_SELF + ".")
     }
     found: list[tuple[cst.CSTNode, bool]] = []
     for key, node in _nodes_by_id(scope).items():
         parent = parents.get(key)
         if type(parent) is cst.AssignTarget or (type(parent) is cst.Attribute and parent.value is node):
             continue  # a write, or the head of a longer chain
-        if type(parent) is cst.Param or (type(parent) is cst.Arg and parent.keyword is node) or (
-            type(parent) is cst.Attribute and parent.attr is node
+        if (
+            type(parent) is cst.Param
+            or (type(parent) is cst.Arg and parent.keyword is node)
+            or (type(parent) is cst.Attribute and parent.attr is node)
         ):
             continue  # a parameter's or a keyword's name, an attribute's last part: no read
         if type(parent) is cst.Assign and parent.value is node:

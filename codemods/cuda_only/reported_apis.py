@@ -6,17 +6,21 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.cuda_only.rules import CUDA_API, CUDA_API_BEHIND_SWITCH, CUDA_NO_EFFECT, CUDA_SYNCHRONIZE
+from codemods.cuda_only import source_apis
+from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
+from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
+from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
+from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
 from codemods.engine.nodes import string_value, walk
-from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rewriter import Concern, Context, StatementLineT
 
-# A line of simple statements, on its own line or after a colon (`if x: a; b`).
-StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
@@ -25,9 +29,13 @@ _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.Bas
 class ReportedApis(Concern):
     """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
 
+    facts: Facts
+
     def __init__(
-        self, ctx: Context, table: dict[str, apis.SourceApi],
-        lookup: Callable[[str], apis.SourceApi | None] | None = None,
+        self,
+        ctx: Context[Facts],
+        table: dict[str, source_apis.SourceApi],
+        lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
     ) -> None:
         super().__init__(ctx)
         self.table = table
@@ -41,8 +49,8 @@ class ReportedApis(Concern):
 
 
 class CudaRuntimeRewrite(ReportedApis):
-    def __init__(self, ctx: Context) -> None:
-        super().__init__(ctx, apis.CUDA_RUNTIME)
+    def __init__(self, ctx: Context[Facts]) -> None:
+        super().__init__(ctx, source_apis.CUDA_RUNTIME)
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()
@@ -84,7 +92,8 @@ class CudaRuntimeRewrite(ReportedApis):
         switch = self.guarded[id(original)]
         if switch is not None:
             self.ctx.report(
-                CUDA_API_BEHIND_SWITCH, original,
+                CUDA_API_BEHIND_SWITCH,
+                original,
                 f"`{self.ctx.code(original)}` runs only when `{switch}` is switched on (it is off by default): "
                 f"it {self.ctx.target.advice(advice.removeprefix('is CUDA-only and '))}; with the switch on, the script "
                 "fails on XLA",
@@ -178,18 +187,19 @@ class CudaRuntimeRewrite(ReportedApis):
         if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
             return updated
         if original.args:
-            self.ctx.report(CUDA_SYNCHRONIZE, original,
-                            f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
+            self.ctx.report(
+                CUDA_SYNCHRONIZE, original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)"
+            )
             return updated
         if original in self.facts.device.timing_syncs:
             return self._timing_sync(original, updated)
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             CUDA_SYNCHRONIZE,
             original,
             f"{self.ctx.code(original)} -> {{new}}: waits for the device's pending work",
             lambda: self.ctx.replace_callee(original, updated, "wait_device_ops"),
         )
-        return new if new is not None else updated
 
     def _timing_sync(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """Before a clock is read: the step barrier sends the pending graph to the device,
@@ -205,14 +215,14 @@ class CudaRuntimeRewrite(ReportedApis):
             self.barrier_before[statement] = barrier
             return wait
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             CUDA_SYNCHRONIZE,
             original,
             f"{self.ctx.code(original)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
             "pending work only starts at the barrier, so waiting alone would time nothing)",
             build,
         )
-        return new if new is not None else updated
 
     def _unpinned(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``t.pin_memory()`` -> ``t``: it raises without CUDA, and pinned memory only speeds
@@ -239,13 +249,13 @@ class CudaRuntimeRewrite(ReportedApis):
         if len(updated.args) != len(original.args):  # another rewrite reshaped the call
             self._report_pin_memory("pin_memory", original.args[at].value, original.args[at])
             return updated
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             CUDA_NO_EFFECT,
             original.args[at],
             "removed `pin_memory=True`: no effect on an XLA device",
             lambda: updated.with_changes(args=_without_arg(list(updated.args), at)),
         )
-        return new if new is not None else updated
 
 
 def _without_arg(args: list[cst.Arg], at: int) -> list[cst.Arg]:

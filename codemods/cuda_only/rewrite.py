@@ -5,27 +5,34 @@ reported (XLA502): XLA's runtime reads them only on NVIDIA GPUs."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from codemods.cuda_only.rules import (
-    CUDA_NO_EFFECT,
-    CUDA_STRING_ARGUMENT,
-    FUSED_OPTIMIZER,
-    SPARSE_GRADIENTS,
-    SPARSE_TENSORS,
-)
-from codemods.distributed.rules import XLA_RANKS
+from codemods.cuda_only.rules.xla212_fused_optimizer import FUSED_OPTIMIZER
+from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
+from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
+from codemods.cuda_only.rules.xla509_cuda_string_argument import CUDA_STRING_ARGUMENT
+from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
+from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
 _SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
-_SPARSE_ERROR = "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
+_SPARSE_ERROR = (
+    "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
+)
 
 
 class CudaOnlyRewrite(Concern):
-    def __init__(self, ctx: Context) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         part = self.facts.cuda_only
         # By id: every hot Name, Subscript and Call is looked up (CSTNode hashing is Python code).
@@ -37,22 +44,25 @@ class CudaOnlyRewrite(Concern):
         part = self.facts.cuda_only
         if original in part.sparse_optimizers:
             self.ctx.report(
-                SPARSE_GRADIENTS, original,
+                SPARSE_GRADIENTS,
+                original,
                 f"`{self.ctx.code(original.func)}` needs sparse gradients, which XLA does not make (an Embedding's "
                 "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
-                "\"SparseAdam does not support dense gradients\"; use torch.optim.Adam (it updates every row at each "
+                '"SparseAdam does not support dense gradients"; use torch.optim.Adam (it updates every row at each '
                 "step where SparseAdam updates only the rows looked up, so the results differ)",
             )
         if original in part.sparse_moves:
             self.ctx.report(
-                SPARSE_TENSORS, original,
+                SPARSE_TENSORS,
+                original,
                 f"`{part.sparse_moves[original]}` holds a sparse tensor, which XLA cannot hold: moving it to the device "
                 f"raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{part.sparse_moves[original]}"
                 ".to_dense()`), and use torch.mm on the dense tensor",
             )
         elif original in part.sparse_products:
             self.ctx.report(
-                SPARSE_TENSORS, original,
+                SPARSE_TENSORS,
+                original,
                 f"`{self.ctx.code(original.func)}` multiplies a sparse tensor: with an operand on the XLA device it raises "
                 f"NotImplementedError ({_SPARSE_BACKEND}), even with the sparse one on the CPU; use torch.mm (or @) on a "
                 "dense tensor moved to the device",
@@ -60,14 +70,21 @@ class CudaOnlyRewrite(Concern):
         fused = part.fused_optimizers.get(original)
         if fused is not None:
             return self._without_keyword(
-                FUSED_OPTIMIZER, original, updated, fused,
+                FUSED_OPTIMIZER,
+                original,
+                updated,
+                fused,
                 f"the fused kernel refuses XLA tensors ({_FUSED_ERROR})",
                 "the default implementation computes the same update",
             )
         sparse = part.sparse_embeddings.get(original)
         if sparse is not None:
             return self._without_keyword(
-                SPARSE_GRADIENTS, original, updated, sparse, f"sparse gradients do not run on XLA ({_SPARSE_ERROR})",
+                SPARSE_GRADIENTS,
+                original,
+                updated,
+                sparse,
+                f"sparse gradients do not run on XLA ({_SPARSE_ERROR})",
                 "with a dense gradient SGD without momentum or weight decay, and Adagrad, update the same rows the same way",
             )
         return updated
@@ -81,11 +98,13 @@ class CudaOnlyRewrite(Concern):
             self.ctx.report(rule, arg, f"`{code}`: {why}; make sure it is False on XLA ({without})")
             return updated
         at = original.args.index(arg)
-        new = self.ctx.fix(
-            rule, arg, f"removed `{code}`: {why}; {without}",
+        return self.ctx.fix_or_keep(
+            updated,
+            rule,
+            arg,
+            f"removed `{code}`: {why}; {without}",
             lambda: updated.with_changes(args=without_args(list(updated.args), [at])),
         )
-        return new if new is not None else updated
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         handed = self.facts.cuda_only.handed_strings.get(original.value)
@@ -95,13 +114,16 @@ class CudaOnlyRewrite(Concern):
         device = self.ctx.target.device_string
         if not handed.converted or type(original.value) is not cst.SimpleString:
             self.ctx.report(
-                CUDA_STRING_ARGUMENT, original.value,
+                CUDA_STRING_ARGUMENT,
+                original.value,
                 f"{code} handed to `{handed.callee}`: {handed.said}; on XLA there is no CUDA device, so where it "
-                f"is a device there it fails: hand it \"{device}\" (the XLA device) for those uses",
+                f'is a device there it fails: hand it "{device}" (the XLA device) for those uses',
             )
             return updated
         new = self.ctx.fix(
-            CUDA_STRING_ARGUMENT, original.value, f"{code} -> {{new}}: {handed.said}, which is the XLA device now",
+            CUDA_STRING_ARGUMENT,
+            original.value,
+            f"{code} -> {{new}}: {handed.said}, which is the XLA device now",
             lambda: quoted_like(original.value, device),
         )
         return updated.with_changes(value=new) if new is not None else updated
@@ -110,12 +132,16 @@ class CudaOnlyRewrite(Concern):
         name = self.environment.get(id(original))
         if name is not None:
             target = self.ctx.target
-            where = ("the SageMaker Training Compiler's GPU containers: there it still applies); on TPU, Trainium or "
-                     "CPU it has no effect" if target.nccl_collectives
-                     else f"torch_xla {target.torch_xla_version} has no CUDA device of its own: PJRT_DEVICE takes "
-                     "CPU, TPU or NEURON); it has no effect")
+            where = (
+                "the SageMaker Training Compiler's GPU containers: there it still applies); on TPU, Trainium or "
+                "CPU it has no effect"
+                if target.nccl_collectives
+                else f"torch_xla {target.torch_xla_version} has no CUDA device of its own: PJRT_DEVICE takes "
+                "CPU, TPU or NEURON); it has no effect"
+            )
             self.ctx.report(
-                CUDA_NO_EFFECT, original,
+                CUDA_NO_EFFECT,
+                original,
                 f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
                 f"it only on NVIDIA GPUs ({where}",
             )
@@ -124,7 +150,8 @@ class CudaOnlyRewrite(Concern):
         assignment = self.count_uses.get(id(original))
         if assignment is not None:
             self.ctx.report(
-                XLA_RANKS, original,
+                XLA_RANKS,
+                original,
                 f"`{original.value}` here is the CUDA device count (`{self.ctx.code(assignment.value)}`), "
                 f"0 on an XLA machine: the workers read the XLA world size ({self.ctx.target.api('world_size').spelled}()), "
                 "but the launching process "

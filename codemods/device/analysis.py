@@ -8,13 +8,14 @@ code* (code that fails without CUDA: a flag guarding it must not be switched on)
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.device.rules import CUDA_DEVICE, SET_DEVICE
-from codemods.engine.imports import ImportTable
+from codemods.cuda_only import source_apis
+from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
+from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -28,9 +29,11 @@ from codemods.engine.nodes import (
     string_value,
     walk,
 )
-from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.targets import spellings
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 CUDA = "<cuda>"  # the device of a `.cuda()` move
 
@@ -43,93 +46,9 @@ def is_device_name(name: str | None) -> bool:
     return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
 
 
-@dataclass(repr=False, eq=False)
-class DeviceFacts:
-    table: ImportTable
-    # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
-    # variable, --device defaults): they become "xla".
-    strings: set[cst.CSTNode] = field(default_factory=set)
-    # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
-    calls: set[cst.Call] = field(default_factory=set)
-    # What the index of such a call holds (``torch.cuda.current_device()``), and what a
-    # ``torch.cuda.set_device(...)`` statement, removed whole, reads (``torch.cuda.device(i)``):
-    # it goes with the call (the value: the call, and the rule that replaces or removes it).
-    replaced_parts: dict[cst.CSTNode, tuple[cst.Call, Rule]] = field(default_factory=dict)
-    # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
-    selections: set[cst.IfExp] = field(default_factory=set)
-    # `if torch.cuda.is_available():` around device code: the check is dropped.
-    ifs: set[cst.If] = field(default_factory=set)
-    # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
-    # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
-    blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
-    # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
-    # device or switch on mixed precision (the check is dropped; the value: the flag and
-    # what it switches on), and flags that may not be switched on (they also guard code
-    # that fails without CUDA; the value is that code).
-    flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
-    blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
-    # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
-    cuda_indices: set[str] = field(default_factory=set)
-    # `device = 0` literals that serve as devices.
-    int_devices: set[cst.Integer] = field(default_factory=set)
-    # Availability checks the device rewrites do not consume: they stay, False on XLA.
-    kept_availability_checks: set[cst.Call] = field(default_factory=set)
-    # Functions that choose a device (qualified names), for other files.
-    choosers: set[str] = field(default_factory=set)
-    # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
-    cuda_checks: set[cst.CSTNode] = field(default_factory=set)
-    # Those that compare a name with "cuda" where the file does not show that the name holds
-    # the XLA device (``device = get_device()`` of another module, a parameter): False on
-    # XLA only if it does (the value: the name).
-    unproven_checks: dict[cst.Comparison, str] = field(default_factory=dict)
-    # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
-    timing_syncs: set[cst.Call] = field(default_factory=set)
-    # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
-    # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
-    dot_cuda: set[cst.Call] = field(default_factory=set)
-    index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
-    # `t.pin_memory()`: raises without CUDA ("Found no NVIDIA driver"); pinning only speeds
-    # up copies to a CUDA device, so on XLA the tensor itself is what it gives.
-    pin_memory_calls: set[cst.Call] = field(default_factory=set)
-    # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
-    # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
-    unsure_index_moves: set[cst.Call] = field(default_factory=set)
-    # `if args.gpu is not None:` around nothing but moves to that CUDA index (`images =
-    # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
-    # value: the index's name).  Training decides what happens to them.
-    index_guards: dict[cst.If, str] = field(default_factory=dict)
-    # `torch.Generator(device=device)` on a device that becomes XLA (which has no device
-    # generators in torch_xla 2.9): the device argument goes.
-    generators: set[cst.Call] = field(default_factory=set)
-    # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
-    cuda_asserts: set[cst.Assert] = field(default_factory=set)
-    # `if device.type == 'cuda':` (`device == 'cuda'`, `'cuda' in str(device)`) around device
-    # code, where `device` is the device the script picked and it becomes the XLA device: the
-    # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
-    # the guarded code also fails without CUDA, it is reported (the value: that code).
-    type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
-    # `if not verify_min_gpu_count(): ...; sys.exit()`: a function of the file that checks for
-    # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
-    # removed (the value: the function's name).
-    gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
-    # `if cuda.is_available():` (`if cuda_ok():`) that picks the device, where that method or
-    # function of the file returns `torch.cuda.is_available()` (or `torch.cuda.device_count() >
-    # 0`): False on XLA, so the path without CUDA runs (the value: the call in the test, the
-    # wrapper's name, what it returns). Reported; left as is.
-    wrapped_checks: dict[cst.If | cst.IfExp, tuple[cst.Call, str, cst.BaseExpression]] = field(default_factory=dict)
-    # Module-level names that alias a torch name (``Device = torch.device``): name -> the
-    # torch name; for the files that import them (the module's summary carries them).
-    aliases: dict[str, str] = field(default_factory=dict)
-
-    def is_available_call(self, node: cst.BaseExpression) -> bool:
-        return (
-            type(node) is cst.Call
-            and not node.args
-            and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
-        )
-
-
 class DeviceAnalysis(Analysis):
+    facts: Facts
+
     name = "device"
     reads = ("imports", "project")
     settle_reads = ("amp", "checkpoint")
@@ -180,6 +99,8 @@ class DeviceAnalysis(Analysis):
         # what they return), and the conditions that call a function of the file.
         self.wrappers: dict[str, cst.BaseExpression] = {}
         self.wrapper_candidates: list[tuple[cst.If | cst.IfExp, cst.Call]] = []
+        # Names the file's functions return (``return args``): name -> the functions.
+        self.returned_names: dict[str, set[str]] = defaultdict(set)
 
     # -- marks other analyses add to ------------------------------------------------------
 
@@ -333,11 +254,15 @@ class DeviceAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         function = self.walk.enclosing_function
         if node.value is not None and function is not None and is_device_name(function.name.value):
-            self.add_device_strings(node.value)  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
+            self.add_device_strings(
+                node.value
+            )  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
         if node.value is not None and self._is_cpu_device(node.value):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
         if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
             self.wrappers.setdefault(self.walk.qualname, node.value)
+        if type(node.value) is cst.Name and self.walk.enclosing_function is not None:
+            self.returned_names[node.value.value].add(self.walk.qualname)
 
     def _asks_for_cuda(self, value: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
@@ -355,7 +280,11 @@ class DeviceAnalysis(Analysis):
         """The calls of a condition that may run a function of this file (``cuda_ok()``,
         ``cuda.is_available()`` on an object of the file's class): settled in ``finish``."""
         for sub in walk(node.test):
-            if type(sub) is cst.Call and type(sub.func) in (cst.Name, cst.Attribute) and self.walk.resolve(sub.func) is None:
+            if (
+                type(sub) is cst.Call
+                and type(sub.func) in (cst.Name, cst.Attribute)
+                and self.walk.resolve(sub.func) is None
+            ):
                 self.wrapper_candidates.append((node, sub))
 
     def _wrapper_of(self, call: cst.Call) -> str | None:
@@ -421,7 +350,7 @@ class DeviceAnalysis(Analysis):
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
-        elif (api := apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+        elif (api := source_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -568,12 +497,16 @@ class DeviceAnalysis(Analysis):
             if not is_device_name(name):  # device names had theirs collected where assigned
                 part.strings.update(self.cuda_string_values.get(name, ()))
         part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
-        part.generators = {call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))}
+        part.generators = {
+            call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))
+        }
         part.unsure_index_moves = {
             call
             for call, _, name in self.moves_to
-            if name not in part.cuda_indices and _named_like_an_index(name)
-            and not self._names_a_known_device(name) and name not in self.holding_devices
+            if name not in part.cuda_indices
+            and _named_like_an_index(name)
+            and not self._names_a_known_device(name)
+            and name not in self.holding_devices
         }
         resolve = self.walk.resolve
         part.timing_syncs = {
@@ -596,7 +529,8 @@ class DeviceAnalysis(Analysis):
             if is_device_name(name) and (name in self.device_args or name in part.cuda_indices):
                 part.int_devices.update(literals)
         part.gpu_requirements = {
-            node: name for node, name in self.requirement_candidates
+            node: name
+            for node, name in self.requirement_candidates
             if name in self.checking_functions and name in self.counting_functions
         }
         handled = {*part.ifs, *part.blocked_ifs, *part.selections, *part.gpu_requirements}
@@ -634,7 +568,10 @@ class DeviceAnalysis(Analysis):
             for keyword, arg in keywords.items():
                 if keyword in params and (name := dotted(arg.value)) is not None:
                     pairs.append((keyword, name))
-        _spread(self.part.cuda_indices, [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names])
+        _spread(
+            self.part.cuda_indices,
+            [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names],
+        )
         # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
         self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
         _spread(self.holding_devices, pairs)
@@ -650,7 +587,9 @@ class DeviceAnalysis(Analysis):
 
     def _names_a_known_device(self, name: str) -> bool:
         return (
-            is_device_name(name) or name in self.device_assignments or name in self.string_names
+            is_device_name(name)
+            or name in self.device_assignments
+            or name in self.string_names
             or name in self.cuda_string_names
         )
 
@@ -662,22 +601,26 @@ class DeviceAnalysis(Analysis):
         consumes stay, and are reported."""
         part = self.part
         amp = self.facts.amp
-        for name, values in self.flag_candidates.items():
+        part.condition_attributes = {
+            name.rsplit(".", 1)[1] for node in self.device_code for name in self.cond_refs.get(node, ()) if "." in name
+        }
+        for name in self.flag_candidates:
             if name in amp.owned_names:
                 continue  # a device type or a precision choice: rewritten by the AMP concern
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
             if any(use in self.device_code for use in uses):
                 purpose = "picks the device"
+            elif (
+                (exporter := self.exporter_of(name)) is not None
+                and any(w in name.lower() for w in ("cuda", "gpu"))
+                and all(_is_truth(v) for v in self.flag_candidates[name])
+            ):
+                purpose = f"picks the device in the modules that read it (`{exporter}()` returns it)"
             elif name in amp.flags:
                 purpose = "switches mixed precision on"
             else:
                 continue
-            blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
-            for value in values:
-                if blocker is None:
-                    part.flag_values[value] = (name, purpose)
-                else:
-                    part.blocked_flags[value] = (name, blocker)
+            self.switch_on(name, purpose)
         map_locations = self.facts.checkpoint.map_locations
         in_locations = {id(sub) for location in map_locations for sub in walk(location)}
         part.calls = {n for n in part.calls if id(n) not in in_locations}
@@ -702,27 +645,50 @@ class DeviceAnalysis(Analysis):
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
 
+    def switch_on(self, name: str, purpose: str) -> None:
+        """The flag ``name`` picks the device (or switches on mixed precision): its checks are
+        dropped, unless it also guards code that fails without CUDA."""
+        uses = [node for node, refs in self.cond_refs.items() if name in refs]
+        blocker = next((self.crash_code[u] for u in uses if u in self.crash_code), None)
+        for value in self.flag_candidates[name]:
+            if blocker is None:
+                self.part.flag_values[value] = (name, purpose)
+            else:
+                self.part.blocked_flags[value] = (name, blocker)
+
+    def exporter_of(self, name: str) -> str | None:
+        """``args.cuda = not args.no_cuda and torch.cuda.is_available()`` in a function that
+        returns ``args`` (an argument parser's helper): a flag that other modules read (one
+        named for CUDA or the GPU picks the device there: its check is dropped); the
+        function that returns it."""
+        root, _, attr = name.partition(".")
+        functions = self.returned_names.get(root)
+        return min(functions) if functions and attr and "." not in attr else None
+
     def _holds_the_xla_device(self, name: str) -> bool:
         """What a CUDA check compares names no CUDA device once converted: a CUDA string (it
         becomes "xla"), a device variable whose every value is or becomes the XLA device or
         another one that is not CUDA, or any name where every device the file picks does
         (``device_type`` derived from them)."""
         devices = self.device_assignments
-        return name in self.cuda_string_names or self._never_cuda(name) or (
-            bool(devices) and all(self._never_cuda(device) for device in devices)
+        return (
+            name in self.cuda_string_names
+            or self._never_cuda(name)
+            or (bool(devices) and all(self._never_cuda(device) for device in devices))
         )
 
     def _never_cuda(self, device: str) -> bool:
         """Every value the device variable keeps after the port (those under an availability
         check that the port folds away do not run) names a device that is not CUDA there."""
         values = [
-            fold_true(v, self.part.is_available_call) for v in self.device_assignments.get(device, [])
+            fold_true(v, self.part.is_available_call)
+            for v in self.device_assignments.get(device, [])
             if not self._folded_away(v)
         ]
         return bool(values) and all(not isinstance(v, bool) and self._not_cuda_once_ported(v) for v in values)
 
     def _not_cuda_once_ported(self, value: cst.BaseExpression) -> bool:
-        """"xla", "cpu", a CUDA string (it becomes "xla"), torch.device of one of those or of a
+        """ "xla", "cpu", a CUDA string (it becomes "xla"), torch.device of one of those or of a
         name holding a CUDA string, a device call the port replaces, the target's device call."""
         text = string_value(value)
         if text is not None:
@@ -737,15 +703,22 @@ class DeviceAnalysis(Analysis):
             first = value.args[0].value
             name = dotted(first) or ""
             texts = self.text_values.get(name, [])
-            return self._not_cuda_once_ported(first) or name in self.cuda_string_names or (
-                bool(texts) and all(self._not_cuda_once_ported(t) for t in texts)
+            return (
+                self._not_cuda_once_ported(first)
+                or name in self.cuda_string_names
+                or (bool(texts) and all(self._not_cuda_once_ported(t) for t in texts))
             )
         return False
 
     def _folded_away(self, node: cst.CSTNode) -> bool:
         """In the branch of an ``if torch.cuda.is_available():`` (dropped by the port) that
         does not run once the check holds (``if not torch.cuda.is_available(): device = 'cpu'``)."""
-        branches = {id(branch): (guard, branch is guard.body) for guard in self.part.ifs for branch in (guard.body, guard.orelse) if branch is not None}
+        branches = {
+            id(branch): (guard, branch is guard.body)
+            for guard in self.part.ifs
+            for branch in (guard.body, guard.orelse)
+            if branch is not None
+        }
         parents, key = self.walk.parents, id(node)
         while (key := parents.get(key)) is not None:  # type: ignore[assignment]
             if key in branches:
@@ -831,6 +804,19 @@ def _named_like_an_index(name: str) -> bool:
     """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
     last = name.rsplit(".", 1)[-1].lower()
     return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
+
+
+def _is_truth(value: cst.BaseExpression) -> bool:
+    """A value that is True or False (``not args.no_cuda and torch.cuda.is_available()``,
+    ``True if ... else False``), not a count or a device."""
+    kind = type(value)
+    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (
+        kind is cst.UnaryOperation and type(value.operator) is cst.Not  # type: ignore[attr-defined]
+    ):
+        return True
+    if kind is cst.IfExp:
+        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]
+    return False
 
 
 def _refs(test: cst.BaseExpression) -> set[str]:

@@ -4,14 +4,22 @@ device (XLA113), comparisons with a value the port rewrote compare with the new 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from codemods.device.rules import LIBRARY_DEVICE, PORTED_CONDITION
+from codemods.device.rules.xla113_library_device_helper import LIBRARY_DEVICE
+from codemods.device.rules.xla114_ported_condition import PORTED_CONDITION
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class ObligationRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original not in self.facts.device_values.library_devices:
             return updated
@@ -33,7 +41,9 @@ class ObligationRewrite(Concern):
         )
         return new if new is not None else updated
 
-    def _choices(self, original: cst.List | cst.Tuple | cst.Set, updated: cst.List | cst.Tuple | cst.Set) -> cst.BaseExpression:
+    def _choices(
+        self, original: cst.List | cst.Tuple | cst.Set, updated: cst.List | cst.Tuple | cst.Set
+    ) -> cst.BaseExpression:
         asserted = self.facts.device_values.asserted_choices.get(original)
         if asserted is None:
             return updated

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.device.rules import (
-    BATCH_OFF_XLA,
-    DEVICE_FROM_PROJECT,
-    DEVICE_OFF_XLA,
-    MODEL_MOVE_SKIPPED,
-)
+from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
+from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
+from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
+from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.values import DeviceValueAnalysis, Where
 from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
@@ -33,21 +32,15 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.analysis import is_device_loader
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _CODE = cst.Module([])
 _ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
 
 
 def _code(node: cst.CSTNode) -> str:
     return _CODE.code_for_node(node)
-
-
-@dataclass(repr=False, eq=False)
-class ObligationFacts:
-    # Where the proof of an obligation breaks: the node the finding points at, and what it says.
-    broken: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
-    # For other files (project/summarise.py): functions whose loops feed batches to a module
-    # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
-    feeding_callables: set[str] = field(default_factory=set)
 
 
 @dataclass(repr=False)
@@ -65,13 +58,18 @@ class _Loop:
     targets: set[str]
     source: str | None  # what it iterates, dotted
     moved: set[str] = field(default_factory=set)
+    # Batch names made by a callable of a project module (``x, y = model.parse_batch(batch)``):
+    # name -> (the call, the callable).
+    through: dict[str, tuple[cst.Call, str]] = field(default_factory=dict)
     # Forward calls: (call, the module called, the loop's batch names it is given).
     forwards: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
 
 
 class ObligationAnalysis(Analysis):
+    facts: Facts
+
     name = "obligations"
-    reads = ("imports", "device_values")
+    reads = ("imports", "device_values", "project")
     settle_reads = ("device_values", "device", "training", "checkpoint", "project")
 
     def __init__(self, walk: Walk) -> None:
@@ -87,6 +85,8 @@ class ObligationAnalysis(Analysis):
         self.params: dict[str, set[str]] = {}  # function -> its parameters
         self.handed: list[tuple[cst.Call, str, list[str]]] = []  # calls of the project: (call, callee, names given)
         self.legacy_constructors: list[cst.Call] = []
+        # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
+        self.built: dict[str, list[cst.Call]] = defaultdict(list)
 
     @property
     def values(self) -> DeviceValueAnalysis:
@@ -127,6 +127,16 @@ class ObligationAnalysis(Analysis):
                     loop.moved.update(names)
                 else:
                     loop.targets.update(names)
+            elif (
+                loop is not None
+                and type(value) is cst.Call
+                and (func := dotted(value.func)) is not None
+                and any((batch := _batch_name(a.value, loop.targets)) and batch not in loop.moved for a in value.args)
+                and self.walk.analysis(ProjectAnalysis).origin(func) is not None
+            ):
+                # (a batch already moved here stays on the device through whatever takes it)
+                loop.targets.update(names)
+                loop.through.update((name, (value, func)) for name in names)
             if len(names) != 1:
                 continue
             core = value
@@ -135,6 +145,7 @@ class ObligationAnalysis(Analysis):
                     self._move(names[0], core)
                 core = receiver(core)  # type: ignore[assignment]
             if type(core) is cst.Call:
+                self.built[names[0]].append(core)
                 callee = self.walk.resolve(core.func)
                 if callee == "torch.load":
                     self.loaded[names[0]] = core
@@ -155,12 +166,18 @@ class ObligationAnalysis(Analysis):
             self._move(name, node)
             if loop is not None:
                 loop.moved.add(name)
-        elif callee is not None and callee.startswith(apis.OPTIMIZER_MODULE + ".") and callee.rsplit(".", 1)[-1][:1].isupper():
+        elif (
+            callee is not None
+            and callee.startswith(apis.OPTIMIZER_MODULE + ".")
+            and callee.rsplit(".", 1)[-1][:1].isupper()
+        ):
             for arg in node.args:
                 for sub in _calls_in(arg.value):
                     if method_name(sub) in ("parameters", "named_parameters") and (model := dotted(receiver(sub))):
                         self.stepped.setdefault(model, node)
-        elif callee == "torch.set_default_tensor_type" and (string_value(arg_value(node, 0, "t")) or "").startswith("torch.cuda."):
+        elif callee == "torch.set_default_tensor_type" and (string_value(arg_value(node, 0, "t")) or "").startswith(
+            "torch.cuda."
+        ):
             self.default_types.append(node)
         elif callee in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor"):
             self.legacy_constructors.append(node)
@@ -175,6 +192,7 @@ class ObligationAnalysis(Analysis):
 
     def settle(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
+        self._other_moves()
         self._batches(on_xla)
         self._handed(on_xla)
         for loop in self.loops:
@@ -184,7 +202,7 @@ class ObligationAnalysis(Analysis):
             call = self.default_types[0]
             self.part.broken[call] = (
                 BATCH_OFF_XLA,
-                f"`{_code(call)}` stays: without CUDA it fails (\"Found no NVIDIA driver\") at the first "
+                f'`{_code(call)}` stays: without CUDA it fails ("Found no NVIDIA driver") at the first '
                 f"`{_code(self.legacy_constructors[0].func)}(...)`, which relies on it to make its tensors on the device; "
                 "make them on the XLA device (`torch.tensor(..., device=device)`) and set only the dtype "
                 "(`torch.set_default_dtype(torch.float32)`)",
@@ -196,17 +214,37 @@ class ObligationAnalysis(Analysis):
         or a wrapper, may move it)."""
         values = self.values
         optimizer = self.stepped[model]
+        if not self.moves.get(model):
+            self._built_elsewhere(model, optimizer)
+            return False
         running: list[tuple[_Move, Where]] = []
         skipped: list[tuple[_Move, cst.If]] = []
         for move in self.moves.get(model, []):
             false_cond = next(
-                (cond for cond, in_body in move.conds
-                 if values.truth(cond.test, move.scope, cond in self.facts.device.ifs) is (not in_body)),
+                (
+                    cond
+                    for cond, in_body in move.conds
+                    if values.truth(cond.test, move.scope, cond in self.facts.device.ifs) is (not in_body)
+                ),
                 None,
             )
             if false_cond is not None:
-                if false_cond not in self.facts.device.blocked_ifs and false_cond not in self.facts.device.wrapped_checks:
+                if (
+                    false_cond not in self.facts.device.blocked_ifs
+                    and false_cond not in self.facts.device.wrapped_checks
+                ):
                     skipped.append((move, false_cond))  # (those two are reported by XLA104 already)
+                continue
+            guard = next(
+                (
+                    (cond, flag)
+                    for cond, _ in move.conds
+                    if (flag := values.flag_in(cond.test, move.scope)) is not None and flag.elsewhere
+                ),
+                None,
+            )
+            if guard is not None:  # ``if args.cuda: model.cuda()``, the flag from a module this run does not convert
+                running.append((move, Where(None, guard[1].why, guard[0].test, True)))
                 continue
             where = Where(True) if move.device is None else values.where(move.device, move.scope)
             if where.on_xla:
@@ -217,55 +255,171 @@ class ObligationAnalysis(Analysis):
         if off is not None:
             move, where = off
             if where.node is not None:
-                self._break(where.node, DEVICE_OFF_XLA,
-                            f"{what} goes to `{_code(move.device or move.call)}`, which ends on {where.why} on an XLA "
-                            "host after the port: make it the XLA device (torch_xla.device())")
+                self._break(
+                    where.node,
+                    DEVICE_OFF_XLA,
+                    f"{what} goes to `{_code(move.device or move.call)}`, which ends on {where.why} on an XLA "
+                    "host after the port: make it the XLA device (torch_xla.device())",
+                )
             else:
-                self._break(move.call, DEVICE_FROM_PROJECT,
-                            f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
-                            "return the XLA device (torch_xla.device()), or convert that module too")
+                self._break(
+                    move.call,
+                    DEVICE_FROM_PROJECT,
+                    f"{what} goes to a device that comes from {where.why} on an XLA host: make that function "
+                    "return the XLA device (torch_xla.device()), or convert that module too",
+                )
+        elif (away := next((w for _, w in running if w.elsewhere and w.node is not None), None)) is not None:
+            if (
+                node := away.node
+            ) is not None and node not in self.facts.project.external_devices:  # (XLA003 says so already)
+                self._break(
+                    node,
+                    DEVICE_FROM_PROJECT,
+                    f"{what} goes to a device (or moves under a condition) that comes from another module: "
+                    f"{away.why}; a run on the project folder follows it (or make sure it is the XLA device)",
+                )
         elif skipped and not running:
             move, cond = skipped[0]
-            self._break(move.call, MODEL_MOVE_SKIPPED,
-                        f"{what} moves only under `if {_code(cond.test)}:`, which is False on an XLA host after the "
-                        "port: it trains on the CPU; move it to the XLA device on every path")
+            self._break(
+                move.call,
+                MODEL_MOVE_SKIPPED,
+                f"{what} moves only under `if {_code(cond.test)}:`, which is False on an XLA host after the "
+                "port: it trains on the CPU; move it to the XLA device on every path",
+            )
         return False
+
+    def _other_moves(self) -> None:
+        """Moves of modules and tensors that no optimizer of this file steps (its optimizer
+        is built in another module: ``agent = PPO(actor_critic)``) to a device chosen with a
+        flag of another module: reported at the choice, as for a stepped model."""
+        values = self.values
+        for name, moves in self.moves.items():
+            if name in self.stepped:
+                continue
+            for move in moves:
+                if move.device is None:
+                    continue
+                where = values.where(move.device, move.scope)
+                node = where.node
+                if where.elsewhere and node is not None and node not in self.facts.project.external_devices:
+                    self._break(
+                        node,
+                        DEVICE_FROM_PROJECT,
+                        f"`{_code(move.device)}`, where `{name}` goes, is chosen with what comes from another "
+                        f"module: {where.why}; a run on the project folder follows it (or make sure it is the "
+                        "XLA device)",
+                    )
+                elif (
+                    where.on_xla is False
+                    and type(node) is cst.IfExp
+                    and values.flag_in(node.test, move.scope) is not None
+                ):
+                    self._break(
+                        node,
+                        DEVICE_OFF_XLA,
+                        f"`{name}` goes to `{_code(move.device)}`, which ends on {where.why} on an XLA host after "
+                        "the port: make it the XLA device (torch_xla.device())",
+                    )
+
+    def _built_elsewhere(self, model: str, optimizer: cst.Call) -> None:
+        """A stepped model that no statement of this file moves, built once by a callable of a
+        project module that this run does not convert (``model = load_model(args)``): where it
+        goes is decided there."""
+        built = self.built.get(model, [])
+        if len(built) != 1 or (func := dotted(built[0].func)) is None:
+            return
+        where = self._unconverted(func)
+        if where is None:
+            return  # outside the project, or converted (its own findings say where its moves go)
+        self._break(
+            built[0],
+            DEVICE_FROM_PROJECT,
+            f"`{model}`, whose parameters `{_code(optimizer.func)}` steps, comes from `{func}()` in {where}, and "
+            "nothing here moves it: where it goes (and whether to the XLA device) is decided there; a run on the "
+            "project folder follows it",
+        )
+
+    def _through_project(self, loop: _Loop, through: tuple[cst.Call, str], model: str) -> None:
+        """Batches made by a callable of a project module that this run does not convert: it
+        decides whether they reach the device (``utils.to_gpu(x)`` inside ``parse_batch``)."""
+        call, func = through
+        where = self._unconverted(func)
+        if where is None:
+            return  # converted: its own moves are ported there
+        names = [n for n, (c, _) in loop.through.items() if c is call]
+        self._break(
+            call,
+            BATCH_OFF_XLA,
+            f"`{names[0]}` reaches `{model}` (on the XLA device) from `{func}()` in {where}: whether the batch "
+            "reaches the XLA device is decided there; a run on the project folder follows it",
+        )
+
+    def _unconverted(self, func: str) -> str | None:
+        """Where the callable ``func`` of a project module runs code that this run does not
+        convert, as a finding says it (None: outside the project, or converted)."""
+        found = self.walk.analysis(ProjectAnalysis).origin(func)
+        if found is None:
+            return None
+        if found.summary is None:
+            return f"{self.values.module_file(func)}, which this run does not read"
+        if found.summary.pending:
+            return f"{found.summary.path}, which this run does not convert"
+        via = found.summary.pending_via(found.name)
+        return f"{found.summary.path}, which calls into {via}, which this run does not convert" if via else None
 
     def _handed(self, on_xla: set[str]) -> None:
         """A model on the XLA device handed to a function of a project module that still needs
         converting, which feeds it batches (its loops keep their CUDA moves until it is); a flag
         the port switched on (``args.use_gpu``) handed to one that picks a device with it."""
         project = self.walk.analysis(ProjectAnalysis)
-        flags = {name: name.split(".")[0] for name, purpose in self.facts.device.flag_values.values() if purpose == "picks the device"}
+        flags = {
+            name: name.split(".")[0]
+            for name, purpose in self.facts.device.flag_values.values()
+            if purpose.startswith("picks the device")
+        }
         for call, callee, names in self.handed:
             flag = next((f for f, root in flags.items() if root in names or f in names), None)
             found = project.origin(callee) if flag is not None else None
-            if found is not None and found.summary is not None and found.summary.pending and any(
-                chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices
+            if (
+                found is not None
+                and found.summary is not None
+                and found.summary.pending
+                and any(
+                    chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices
+                )
             ):
-                self._break(call, DEVICE_FROM_PROJECT,
-                            f"`{flag}`, which the port switches on, goes to `{callee}` in {found.summary.path}, which picks "
-                            "the device with it and still needs converting: there it builds a CUDA device; convert that "
-                            "module too (run the tool on the project folder)")
+                self._break(
+                    call,
+                    DEVICE_FROM_PROJECT,
+                    f"`{flag}`, which the port switches on, goes to `{callee}` in {found.summary.path}, which picks "
+                    "the device with it and still needs converting: there it builds a CUDA device; convert that "
+                    "module too (run the tool on the project folder)",
+                )
         external = self.facts.project
         reported = {*external.external_steps, *external.external_training, *external.external_devices}
         for call, callee in project.calls:
             found = project.origin(callee)
             summary = found.summary if found is not None else None
             if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]
-                self._break(call, DEVICE_FROM_PROJECT,
-                            f"`{callee}` in {summary.path} trains a model and still needs converting: its device, model, "
-                            "batches and optimizer step stay on CUDA terms there; convert that module too (run the tool "
-                            "on the project folder)")
+                self._break(
+                    call,
+                    DEVICE_FROM_PROJECT,
+                    f"`{callee}` in {summary.path} trains a model and still needs converting: its device, model, "
+                    "batches and optimizer step stay on CUDA terms there; convert that module too (run the tool "
+                    "on the project folder)",
+                )
         for call, callee, names in self.handed:
             model = next((n for n in names if n in on_xla), None)
             found = project.origin(callee) if model is not None else None
             summary = found.summary if found is not None else None
             if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]
-                self._break(call, BATCH_OFF_XLA,
-                            f"`{model}` (on the XLA device) goes to `{callee}` in {summary.path}, which feeds it batches "
-                            "and still needs converting: there they stay on CUDA terms; convert that module too (run "
-                            "the tool on the project folder)")
+                self._break(
+                    call,
+                    BATCH_OFF_XLA,
+                    f"`{model}` (on the XLA device) goes to `{callee}` in {summary.path}, which feeds it batches "
+                    "and still needs converting: there they stay on CUDA terms; convert that module too (run "
+                    "the tool on the project folder)",
+                )
 
     def _break(self, node: cst.CSTNode, rule: Rule, message: str) -> None:
         self.part.broken.setdefault(node, (rule, message))
@@ -282,20 +436,28 @@ class ObligationAnalysis(Analysis):
             for call, model, batch in loop.forwards:
                 if model not in on_xla or not (unmoved := [n for n in batch if n not in loop.moved]):
                     continue
+                if (through := next((loop.through[n] for n in unmoved if n in loop.through), None)) is not None:
+                    self._through_project(loop, through, model)
+                    break
                 data = self.loaders_of.get(loop.source, loop.source)
                 loaded = self.loaded.get(data)
                 location = arg_value(loaded, 1, "map_location") if loaded is not None else None
                 if location is not None and location in map_locations:
-                    reason = (f"`{data}` is loaded onto the CPU (`{_code(location)}` becomes \"cpu\": XLA cannot load "
-                              "onto its device)")
+                    reason = (
+                        f'`{data}` is loaded onto the CPU (`{_code(location)}` becomes "cpu": XLA cannot load '
+                        "onto its device)"
+                    )
                 elif loop.source in movers:
                     reason = f"`{loop.source}` yields CPU tensors (the loop that trains on it moves them)"
                 else:
                     continue
-                self._break(call, BATCH_OFF_XLA,
-                            f"`{unmoved[0]}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
-                            f"device first (`{unmoved[0]} = {unmoved[0]}.to(device)`), or iterate "
-                            "`pl.MpDeviceLoader(loader, device)`")
+                self._break(
+                    call,
+                    BATCH_OFF_XLA,
+                    f"`{unmoved[0]}` reaches `{model}` (on the XLA device) on the CPU: {reason}; move it to the "
+                    f"device first (`{unmoved[0]} = {unmoved[0]}.to(device)`), or iterate "
+                    "`pl.MpDeviceLoader(loader, device)`",
+                )
                 break
 
 
@@ -305,8 +467,31 @@ def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+_COLLECTIONS = frozenset({"list", "tuple", "set", "dict"})
+
+
 def _moves(value: cst.BaseExpression) -> bool:
-    return any(type(e) is cst.Call and method_name(e) in ("to", "cuda") for e in _elements(value))
+    """``x.to(device)``, each element of a tuple, or a collection of moved items:
+    ``[x.to(device) for x in xs]`` (list, set, dict, generator), ``tuple(...)``/``list(...)`` of one,
+    ``list(map(lambda t: t.to(device), xs))``."""
+    return any(_moves_each(e) for e in _elements(value))
+
+
+def _moves_each(value: cst.BaseExpression) -> bool:
+    if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
+        return True
+    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return _moves_each(value.elt)  # type: ignore[attr-defined]
+    if type(value) is cst.DictComp:
+        return _moves_each(value.value)
+    if type(value) is cst.Call and value.args:
+        func = dotted(value.func)
+        first = value.args[0].value
+        if func in _COLLECTIONS and len(value.args) == 1:
+            return _moves_each(first)
+        if func == "map" and type(first) is cst.Lambda:
+            return _moves_each(first.body)
+    return False
 
 
 def _roots(value: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -7,23 +7,22 @@ working; ``torch.device("cuda")`` becomes the target's device call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.device.rules import (
-    CUDA_AVAILABLE_DEVICE,
-    CUDA_CHECK,
-    CUDA_DEVICE,
-    CUDA_TENSOR_TYPE,
-    DEVICE_GENERATOR,
-    DEVICE_TYPE_CHECK,
-    DOT_CUDA,
-    GUARDED_INPUT_MOVE,
-    INTEGER_DEVICE,
-    SET_DEVICE,
-)
+from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
+from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
+from codemods.device.rules.xla103_integer_device import INTEGER_DEVICE
+from codemods.device.rules.xla104_cuda_available_device import CUDA_AVAILABLE_DEVICE
+from codemods.device.rules.xla105_cuda_check import CUDA_CHECK
+from codemods.device.rules.xla106_set_device import SET_DEVICE
+from codemods.device.rules.xla107_cuda_tensor_type import CUDA_TENSOR_TYPE
+from codemods.device.rules.xla108_guarded_input_move import GUARDED_INPUT_MOVE
+from codemods.device.rules.xla109_device_generator import DEVICE_GENERATOR
+from codemods.device.rules.xla110_device_type_check import DEVICE_TYPE_CHECK
 from codemods.engine.nodes import (
     arg_value,
     as_expression,
@@ -34,15 +33,23 @@ from codemods.engine.nodes import (
     walk,
     with_comma,
 )
-from codemods.engine.rewriter import Concern
-from codemods.training.rules import OPTIMIZER_BEFORE_MOVE
+from codemods.engine.rewriter import AssignmentT, Concern
+from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # What a device choice that stays as it is does on XLA, where the CUDA check is False.
 _CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CPU"
 
+# Context.keep_lines_after: comment lines to keep right after a statement that goes.
+KeepLinesAfter = Callable[[cst.BaseStatement, Sequence[cst.EmptyLine]], None]
+
 
 class DeviceRewrite(Concern):
     # -- strings --------------------------------------------------------------
+
+    facts: Facts
 
     def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if original not in self.facts.device.strings:
@@ -109,7 +116,8 @@ class DeviceRewrite(Concern):
                 if not self.ctx.imports.require_package("torch_xla"):
                     return None
                 return cst.Call(
-                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")), args=[cst.Arg(cst.SimpleString('"xla"'))]
+                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")),
+                    args=[cst.Arg(cst.SimpleString('"xla"'))],
                 )
 
         new = self.ctx.fix(CUDA_DEVICE, original, f"{self.ctx.code(original)} -> {{new}}", build)
@@ -136,8 +144,7 @@ class DeviceRewrite(Concern):
                 args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
             return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
 
-        new = self.ctx.fix(DOT_CUDA, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, DOT_CUDA, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``model.parameters()`` -> ``model.to(device).parameters()``, and
@@ -146,15 +153,20 @@ class DeviceRewrite(Concern):
         device keeps the parameters, so the optimizer holds the ones that train."""
         early = self.facts.training.optimizer_before_move[original]
         built = (
-            "the optimizer is built" if early.argument is None
-            else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters" if early.collects
+            "the optimizer is built"
+            if early.argument is None
+            else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters"
+            if early.collects
             else f"`{self.ctx.code(original.func)}` builds an optimizer"
+        )
+        on_cpu = (
+            f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
         )
         if not early.fixable:
             self.ctx.report(
                 OPTIMIZER_BEFORE_MOVE,
                 original,
-                f"{built} while `{early.model}` is on the CPU, and {early.moved_by} moves the model later to a "
+                f"{built} while {on_cpu}, and {early.moved_by} moves the model later to a "
                 "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
                 "optimizer after the move",
             )
@@ -173,23 +185,31 @@ class DeviceRewrite(Concern):
                 return updated.with_changes(func=updated.func.with_changes(value=model))
             args = list(updated.args)
             positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
-            at = next(
-                (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value == early.argument),
-                None,
-            ) if isinstance(early.argument, str) else positional[early.argument]
+            at = (
+                next(
+                    (
+                        i
+                        for i, a in enumerate(original.args)
+                        if a.keyword is not None and a.keyword.value == early.argument
+                    ),
+                    None,
+                )
+                if isinstance(early.argument, str)
+                else positional[early.argument]
+            )
             if at is None or (model := moved(args[at].value)) is None:
                 return None
             args[at] = args[at].with_changes(value=model)
             return updated.with_changes(args=args)
 
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             OPTIMIZER_BEFORE_MOVE,
             original,
-            f"{built} while `{early.model}` is on the CPU and {early.moved_by} moves the model later; moving a "
+            f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
             "module to XLA replaces its parameters, so move it first: {new}",
             build,
         )
-        return new if new is not None else updated
 
     def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """``torch.Generator(device=device)`` -> ``torch.Generator()``: torch_xla 2.9 has no
@@ -197,7 +217,11 @@ class DeviceRewrite(Concern):
         tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
         bernoulli, normal_), with the CPU generator's sequence."""
         at = next(
-            (i for i, a in enumerate(original.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")),
+            (
+                i
+                for i, a in enumerate(original.args)
+                if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")
+            ),
             None,
         )
         if at is None:
@@ -207,7 +231,9 @@ class DeviceRewrite(Concern):
         def build() -> cst.Call:
             args = [a for i, a in enumerate(updated.args) if i != at]
             if args:
-                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT)
+                args[-1] = args[-1].with_changes(
+                    comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT
+                )
             return updated.with_changes(args=args)
 
         new = self.ctx.fix(
@@ -230,8 +256,10 @@ class DeviceRewrite(Concern):
         if type(index) is cst.Integer:
             message = f"integer device {code} (cuda:{code}) -> the XLA device"
         else:
-            message = (f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
-                       "`set_device()` or `device_ids=`): use the XLA device")
+            message = (
+                f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
+                "`set_device()` or `device_ids=`): use the XLA device"
+            )
         device = self.ctx.fix(INTEGER_DEVICE, index, message, self.ctx.device)
         if device is None:
             return updated
@@ -244,8 +272,9 @@ class DeviceRewrite(Concern):
     def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
-            self.ctx.report(CUDA_TENSOR_TYPE, original,
-                            "import the CPU tensor type and move the tensor with .to(device)")
+            self.ctx.report(
+                CUDA_TENSOR_TYPE, original, "import the CPU tensor type and move the tensor with .to(device)"
+            )
             return updated
 
         def build() -> cst.Call | None:
@@ -255,8 +284,7 @@ class DeviceRewrite(Concern):
             cpu = updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
             return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
 
-        new = self.ctx.fix(CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     # -- availability -------------------------------------------------------------
 
@@ -268,10 +296,11 @@ class DeviceRewrite(Concern):
 
     def _not_folded(self, original: cst.CSTNode) -> None:
         self.ctx.report(
-            CUDA_AVAILABLE_DEVICE, original,
+            CUDA_AVAILABLE_DEVICE,
+            original,
             "the device is picked by an accelerator check, which is False on XLA; not changed "
             "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here, or the tool does not "
-            "see it used as a device in this file); make it the XLA device by hand"
+            "see it used as a device in this file); make it the XLA device by hand",
         )
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
@@ -309,11 +338,13 @@ class DeviceRewrite(Concern):
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
         return self._assignment(original, updated)
 
-    def _assignment(self, original, updated):  # type: ignore[no-untyped-def]
-        value = original.value
+    def _assignment(self, original: AssignmentT, updated: AssignmentT) -> AssignmentT:
+        value, chosen = original.value, updated.value
+        if value is None or chosen is None:  # `x: T` declares, chooses nothing
+            return updated
         if value in self.facts.device.flag_values:
             flag, purpose = self.facts.device.flag_values[value]
-            folded = fold_true(updated.value, self.facts.device.is_available_call)
+            folded = fold_true(chosen, self.facts.device.is_available_call)
             if not isinstance(folded, bool) and _still_cuda(folded):
                 return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
             new_value = self.ctx.fix(
@@ -321,7 +352,7 @@ class DeviceRewrite(Concern):
                 value,
                 f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA "
                 "device is always present)",
-                lambda: as_expression(fold_true(updated.value, self.facts.device.is_available_call)),
+                lambda: as_expression(fold_true(chosen, self.facts.device.is_available_call)),
             )
             if new_value is not None:
                 self.ctx.imports.discard(value)
@@ -336,13 +367,18 @@ class DeviceRewrite(Concern):
             )
         elif value in self.facts.device.int_devices:
             device = self.ctx.fix(
-                INTEGER_DEVICE, value, f"integer device {self.ctx.code(value)} (cuda:{self.ctx.code(value)}) -> the XLA device", self.ctx.device
+                INTEGER_DEVICE,
+                value,
+                f"integer device {self.ctx.code(value)} (cuda:{self.ctx.code(value)}) -> the XLA device",
+                self.ctx.device,
             )
             if device is not None:
                 return updated.with_changes(value=device)
         return updated
 
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel:
+    def leave_If(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if original in self.facts.training.input_guards:
             return self._input_guard(original, updated)
         if original in self.facts.device.gpu_requirements:
@@ -409,7 +445,8 @@ class DeviceRewrite(Concern):
             return updated
         self.ctx.vanish(original, updated)
         done = self.ctx.fix(
-            CUDA_AVAILABLE_DEVICE, original,
+            CUDA_AVAILABLE_DEVICE,
+            original,
             f"removed `if {self.ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
             "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
             "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
@@ -421,7 +458,9 @@ class DeviceRewrite(Concern):
             self.ctx.drop_statement(updated)
         return updated
 
-    def _input_guard(self, original: cst.If, updated: cst.If) -> cst.CSTNode | cst.FlattenSentinel:
+    def _input_guard(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         """``if args.gpu is not None: images = images.cuda(args.gpu)``: without the index,
         DataParallel moved the inputs on CUDA; on XLA nothing else does."""
         test = self.ctx.code(original.test)
@@ -464,7 +503,8 @@ class DeviceRewrite(Concern):
         if blocker is not None or not self._devices_converted:
             why = (
                 f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
-                if blocker is not None else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
+                if blocker is not None
+                else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
             )
             self.ctx.report(
                 DEVICE_TYPE_CHECK,
@@ -480,15 +520,19 @@ class DeviceRewrite(Concern):
             return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand
 
         comparison = updated.comparisons[0]
-        return self.ctx.fix(
-            DEVICE_TYPE_CHECK,
-            original,
-            f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
-            "device -> {new}",
-            lambda: updated.with_changes(
-                left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
-            ),
-        ) or updated
+        return (
+            self.ctx.fix(
+                DEVICE_TYPE_CHECK,
+                original,
+                f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
+                "device -> {new}",
+                lambda: updated.with_changes(
+                    left=flip(updated.left),
+                    comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))],
+                ),
+            )
+            or updated
+        )
 
     leave_Comparison = _checked
     leave_Attribute = _checked
@@ -512,8 +556,9 @@ class DeviceRewrite(Concern):
         unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]
         value = "True" if negated else "False"
         claim = (
-            f"is {value} on the XLA device: check that" if unproven is None else
-            f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
+            f"is {value} on the XLA device: check that"
+            if unproven is None
+            else f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
             f"check what `{unproven}` holds, and that"
         )
         self.ctx.report(
@@ -543,7 +588,8 @@ class DeviceRewrite(Concern):
         for statement in drops:
             rule, why = (
                 (CUDA_AVAILABLE_DEVICE, "the accelerator check is False on XLA, where the XLA device is always present")
-                if statement in self.facts.device.cuda_asserts else (SET_DEVICE, "one XLA device per process")
+                if statement in self.facts.device.cuda_asserts
+                else (SET_DEVICE, "one XLA device per process")
             )
             done = self.ctx.fix(rule, statement, f"removed `{self.ctx.code(statement)}`: {why}", lambda: statement)  # noqa: B023 - fix() calls it at once
             if done is None:
@@ -569,16 +615,16 @@ class DeviceRewrite(Concern):
             or body.header.comment is not None
             or any(line.comment for line in body.footer)
             or not all(self._only_set_device(statement) for statement in body.body)
-            or not all(
-                self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call)
-            )
+            or not all(self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call))
         ):
             return updated
         self.ctx.vanish(original, updated)
         done = self.ctx.fix(
-            SET_DEVICE, original,
+            SET_DEVICE,
+            original,
             f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
-            "per process", lambda: original,
+            "per process",
+            lambda: original,
         )
         if done is not None:
             self.ctx.drop_statement(updated)
@@ -597,7 +643,9 @@ def _still_cuda(node: cst.CSTNode) -> bool:
     return any(is_cuda_device_string(n) for n in walk(node))
 
 
-def _fold_if(statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, keep_lines_after):  # type: ignore[no-untyped-def]
+def _fold_if(
+    statement: cst.If, test: cst.BaseExpression | bool, is_elif: bool, keep_lines_after: KeepLinesAfter
+) -> cst.If | cst.Else | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
     """An ``if`` (or ``elif``) whose test folded: keep the branch that runs, or keep
     the ``if`` with the simpler test.  Comment lines after a removed branch that LibCST
     gives to its block though they are outside it (less indented) stay, after what is
@@ -637,9 +685,12 @@ def _footer(branch: cst.CSTNode | None) -> Sequence[cst.EmptyLine]:
     return lines[outside:]
 
 
-def _flatten(  # type: ignore[no-untyped-def]
-    body: cst.BaseSuite, leading: Sequence[cst.EmptyLine], keep_lines_after, tail: Sequence[cst.EmptyLine] = ()
-) -> cst.FlattenSentinel:
+def _flatten(
+    body: cst.BaseSuite,
+    leading: Sequence[cst.EmptyLine],
+    keep_lines_after: KeepLinesAfter,
+    tail: Sequence[cst.EmptyLine] = (),
+) -> cst.FlattenSentinel[cst.BaseStatement]:
     """The statements of a block, dedented into its parent; the header's comment
     (``if ...:  # note``) becomes a comment line above them, and the comment lines that
     end the block (its footer), then ``tail``, follow them."""

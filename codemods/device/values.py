@@ -19,21 +19,29 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis, is_device_name
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # Availability checks of other accelerators: False on an XLA host.
 _OTHER_ACCELERATOR_CHECKS = frozenset(
-    {"torch.backends.mps.is_available", "torch.backends.mps.is_built", "torch.xpu.is_available", "torch.mps.is_available"}
+    {
+        "torch.backends.mps.is_available",
+        "torch.backends.mps.is_built",
+        "torch.xpu.is_available",
+        "torch.mps.is_available",
+    }
 )
 # How many values deep a question may follow (a condition on a name whose bindings sit under
 # conditions on other names, ...): past it the answer is "not known", which never gives an
@@ -92,22 +100,9 @@ class _Binding:
     conds: tuple[tuple[cst.If, bool], ...]
 
 
-@dataclass(repr=False, eq=False)
-class DeviceValueFacts:
-    # For other files (project/summarise.py): functions and methods of the file that return
-    # a device, and where it ends (the message names its line).
-    returns: dict[str, tuple[bool | None, str]] = field(default_factory=dict)
-    # ``if backend == "nccl":`` where every value of ``backend`` is a string the port rewrote
-    # (``"nccl"`` -> ``"xla"``): the literal compared with, and what it becomes.
-    ported_comparisons: dict[cst.SimpleString, tuple[str, str]] = field(default_factory=dict)
-    # ``torch_geometric.device("auto")`` and the like: replaced by the target's device.
-    library_devices: set[cst.Call] = field(default_factory=set)
-    # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
-    # choices it lists (the value: the assertion, and the value to add).
-    asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
-
-
 class DeviceValueAnalysis(Analysis):
+    facts: Facts
+
     name = "device_values"
     reads = ("imports", "device", "project", "distributed")
     settle_reads = ("device", "distributed", "project")
@@ -120,6 +115,13 @@ class DeviceValueAnalysis(Analysis):
         self.bindings: dict[str, list[_Binding]] = defaultdict(list)
         self.returned: dict[str, list[_Binding]] = defaultdict(list)
         self.params: dict[str, set[str]] = defaultdict(set)  # function -> its parameters
+        # ``args.device = ...`` in a function with the parameter ``args``: (function, index of
+        # the parameter without self, attribute) -> the values.
+        self.parameter_sets: dict[tuple[str, int, str], list[cst.BaseExpression]] = defaultdict(list)
+        # Names handed to a callable of another project module (``parse_gpu(args)``): name ->
+        # (the call, the callable, the position).
+        self.handed: dict[str, list[tuple[cst.Call, str, int]]] = defaultdict(list)
+        self._positions: dict[str, list[str]] = {}  # function -> its positional parameters without self
         self.flag_defaults: dict[str, cst.BaseExpression] = {}  # args.device -> its default
         self.keyed: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # "device" -> dict values
         self.comparisons: list[tuple[cst.Comparison, str, cst.SimpleString]] = []
@@ -135,7 +137,13 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
-        self.params[self.walk.qualname] = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        self.params[self.walk.qualname] = {
+            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        }
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        self._positions[self.walk.qualname] = (
+            positional[1:] if self.walk.class_depth and positional[:1] in (["self"], ["cls"]) else positional
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -168,6 +176,16 @@ class DeviceValueAnalysis(Analysis):
     def _bind(self, name: str | None, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
         if name is not None:
             self.bindings[name].append(_Binding(value, self._scope_of(name), self._placed(statement)))
+            root, _, attr = name.partition(".")
+            if (
+                value is not None
+                and is_device_name(attr)
+                and "." not in attr
+                and self.walk.enclosing_function is not None
+            ):
+                positions = self._positions.get(self.walk.qualname, [])
+                if root in positions:
+                    self.parameter_sets[(self.walk.qualname, positions.index(root), attr)].append(value)
 
     def _scope_of(self, name: str) -> str:
         """Attributes (``self.device``, ``args.device``) are one value file-wide; a plain name
@@ -203,6 +221,14 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
+        if (
+            node.args
+            and (func := dotted(node.func)) is not None
+            and (func.split(".")[0] in self.facts.imports.project_names or func.split(".")[0] in self.project.built_by)
+        ):
+            for index, arg in enumerate(node.args):
+                if arg.keyword is None and not arg.star and type(arg.value) is cst.Name:
+                    self.handed[arg.value.value].append((node, func, index))
         if callee in apis.DEVICE_HELPERS:
             self.helper_calls.append(node)
         elif callee == "dict":
@@ -210,7 +236,10 @@ class DeviceValueAnalysis(Analysis):
                 if is_device_name(keyword):
                     self.keyed[keyword].append(arg.value)
         elif method_name(node) == "add_argument":
-            flag = next((s for a in node.args if a.keyword is None and (s := string_value(a.value)) and s.startswith("--")), None)
+            flag = next(
+                (s for a in node.args if a.keyword is None and (s := string_value(a.value)) and s.startswith("--")),
+                None,
+            )
             keywords = call_args(node)[1]
             dest = string_value(keywords["dest"].value) if "dest" in keywords else None
             if flag is not None and "default" in keywords:
@@ -218,7 +247,11 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         test = node.test
-        if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.comparisons[0].operator) is not cst.In:
+        if (
+            type(test) is not cst.Comparison
+            or len(test.comparisons) != 1
+            or type(test.comparisons[0].operator) is not cst.In
+        ):
             return
         choices = test.comparisons[0].comparator
         if isinstance(choices, (cst.List, cst.Tuple, cst.Set)):
@@ -260,8 +293,14 @@ class DeviceValueAnalysis(Analysis):
             return XLA if expr in device.int_devices else UNKNOWN
         if kind is cst.IfExp:
             test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]
+            imported = self.flag_in(expr.test, scope)  # type: ignore[attr-defined]
             if test is not None:
-                return self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]
+                found = self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]
+                if found.on_xla is False and imported is not None:
+                    return Where(False, f"{found.why}: {imported.why}, False", expr)
+                return found
+            if imported is not None and imported.elsewhere:
+                return Where(None, imported.why, expr, True)
             return _either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
         if kind is cst.Call:
             return self._call(expr, scope)  # type: ignore[arg-type]
@@ -277,7 +316,23 @@ class DeviceValueAnalysis(Analysis):
                 return XLA if helper.on_xla else Where(False, f"`{name}` ({helper.returns})", expr)
         values = self._live(name, scope)
         if values:
-            return _either([self.where(b.value, b.scope) for b in values])
+            found = _either([self.where(b.value, b.scope) for b in values])
+            if found.on_xla is not False:
+                # ``if args.cuda: device = "cuda"``, the flag from a module this run does not convert
+                away = next(
+                    (
+                        (cond, flag)
+                        for b in values
+                        for cond, _ in b.conds
+                        if (flag := self.flag_in(cond.test, b.scope)) is not None and flag.elsewhere
+                    ),
+                    None,
+                )
+                if away is not None:
+                    return Where(None, away[1].why, away[0].test, True)
+            return found
+        if "." in name and (set_there := self._set_by_project(name)) is not None:
+            return set_there
         if name.startswith("args.") and (default := self.flag_defaults.get(name.removeprefix("args."))) is not None:
             found = self.where(default, "")
             return found if found.on_xla is not False or string_value(default) != "cpu" else UNKNOWN
@@ -332,7 +387,9 @@ class DeviceValueAnalysis(Analysis):
         if origin is None:
             return UNKNOWN
         if origin.summary is None:
-            return Where(None, f"`{func}()` comes from another module of the project that this run does not read", call, True)
+            return Where(
+                None, f"`{func}()` comes from another module of the project that this run does not read", call, True
+            )
         verdict = origin.summary.device_of(origin.name)
         if verdict is None:
             return UNKNOWN
@@ -429,14 +486,125 @@ class DeviceValueAnalysis(Analysis):
             return True if True in (left, right) else False if left is right is False else None
         if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
             return self._compare(test, scope)  # type: ignore[arg-type]
-        if kind is cst.Name and test.value in ("True", "False"):  # type: ignore[attr-defined]
-            return test.value == "True"  # type: ignore[attr-defined]
+        if isinstance(test, cst.Name) and test.value in ("True", "False"):
+            return test.value == "True"
         if (name := dotted(test)) is not None and name not in self.params.get(scope, ()):
             flags = self.facts.device.flag_values
-            truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None
-                      for b in self._live(name, scope)}
+            live = self._live(name, scope)
+            if not live and (imported := self._imported_flag(name, scope)) is not None:
+                return imported.on_xla
+            truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None for b in live}
             return truths.pop() if len(truths) == 1 else None
         return None
+
+    def _imported_flag(self, name: str, scope: str) -> Where | None:
+        """``args.cuda`` where ``args = get_args()`` of another module of the project, which
+        returns that flag: what it is on an XLA host (``on_xla`` holds the flag's truth), why,
+        and whether that module is read and converted in this run (``elsewhere`` if not)."""
+        root, _, attr = name.partition(".")
+        values = self._live(root, scope) if attr and "." not in attr else []
+        if len(values) != 1 or type(call := values[0].value) is not cst.Call or (func := dotted(call.func)) is None:
+            return None
+        origin = self.project.origin(func)
+        if origin is None:
+            return None
+        if origin.summary is None:
+            return Where(
+                None,
+                f"`{name}` comes from `{func}()` in {self.module_file(func)}, which this run does not read",
+                call,
+                True,
+            )
+        flag = origin.summary.flag_of(origin.name, attr)
+        if flag is None:
+            return None
+        truth, code = flag
+        where = f"`{name}` comes from `{func}()` in {origin.summary.path}"
+        if origin.summary.pending:
+            return Where(
+                None, f"{where}, which this run does not convert: there `{code}` is False on an XLA host", call, True
+            )
+        return Where(truth, f"{where}, where it is `{code}`", call)
+
+    def _handed_flags(self) -> None:
+        """``args.use_gpu = torch.cuda.is_available() and args.use_gpu`` handed to a callable
+        of a project module that picks the device with ``use_gpu`` (``exp = Exp(args)``, the
+        choice in its base class): the flag picks the device, its check is dropped (XLA104)."""
+        device = self.facts.device
+        decided = {*device.flag_values, *device.blocked_flags}
+        for name, values in self.device.flag_candidates.items():
+            root, _, attr = name.partition(".")
+            if not attr or "." in attr or any(v in decided for v in values):
+                continue
+            consumer = next(
+                (
+                    found.summary.path
+                    for call, callee in self.project.calls
+                    if any(a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args)
+                    and (found := self.project.origin(callee)) is not None
+                    and found.summary is not None
+                    and attr in found.summary.condition_attributes
+                ),
+                None,
+            )
+            if consumer is not None:
+                self.device.switch_on(name, f"picks the device in {consumer}")
+                checks = {sub for v in values for sub in walk(v)}
+                device.kept_availability_checks -= checks
+
+    def _set_by_project(self, name: str) -> Where | None:
+        """``args.device`` that no statement of this file sets, where ``args`` goes to a
+        callable of another project module that sets it (``parse_gpu(args)``)."""
+        root, _, attr = name.partition(".")
+        if "." in attr or not is_device_name(attr):
+            return None
+        for call, func, index in self.handed.get(root, []):
+            origin = self.project.origin(func)
+            if origin is None:
+                continue
+            if origin.summary is None:
+                return Where(
+                    None,
+                    f"`{name}` may be set by `{func}()` in {self.module_file(func)}, which this run does not read",
+                    call,
+                    True,
+                )
+            found = origin.summary.device_set_on(origin.name, index, attr)
+            if found is None:
+                continue
+            on_xla, why = found
+            where = f"`{name}` is set by `{func}()` in {origin.summary.path}"
+            if origin.summary.pending:
+                return Where(None, f"{where}, which this run does not convert", call, True)
+            return Where(on_xla, f"{where}: {why}" if why else where, call if on_xla is False else None)
+        return None
+
+    def module_file(self, func: str) -> str:
+        """The file of the project module a name comes from, as its import reads (``utils/env.py``)."""
+        head = func.split(".")[0]
+        project = self.project
+        module = next(
+            (
+                found[head][0]
+                for found in (self.facts.imports.project_names, project.built_by, project.aliases)
+                if head in found
+            ),
+            "",
+        )
+        return module.lstrip(".").replace(".", "/") + ".py" if module.strip(".") else "another module of the project"
+
+    def flag_in(self, test: cst.BaseExpression, scope: str) -> Where | None:
+        """The first flag of another module that ``test`` reads (``not args.cuda``, ``args.cuda
+        and x``)."""
+        kind = type(test)
+        if kind is cst.UnaryOperation:
+            return self.flag_in(test.expression, scope)  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation:
+            return self.flag_in(test.left, scope) or self.flag_in(test.right, scope)  # type: ignore[attr-defined]
+        name = dotted(test)
+        if name is None or name in self.params.get(scope, ()) or self._live(name, scope):
+            return None
+        return self._imported_flag(name, scope)
 
     def _compare(self, test: cst.Comparison, scope: str) -> bool | None:
         operator = type(test.comparisons[0].operator)
@@ -483,6 +651,7 @@ class DeviceValueAnalysis(Analysis):
 
     def settle(self) -> None:
         part = self.part
+        self._handed_flags()
         for comparison, name, literal in self.comparisons:
             scope = next((b.scope for b in self.bindings.get(name, [])), "")
             values = self._live(name, scope) or self.bindings.get(name, [])
@@ -501,6 +670,19 @@ class DeviceValueAnalysis(Analysis):
             helper = apis.DEVICE_HELPERS[self.walk.resolve(call.func) or ""]
             if helper.ported_when is not None and string_value(arg_value(call, 0, "device")) == helper.ported_when:
                 part.library_devices.add(call)
+        for name, candidates in self.device.flag_candidates.items():
+            exporter = self.device.exporter_of(name)
+            if exporter is None:
+                continue
+            flags = self.facts.device.flag_values
+            truths = {self.truth(v, "", v in flags) for v in candidates}
+            part.flags[(exporter, name.partition(".")[2])] = (
+                truths.pop() if len(truths) == 1 else None,
+                self.code(candidates[-1]),
+            )
+        for (function, index, attr), set_values in self.parameter_sets.items():
+            found = _either([self.where(v, function) for v in set_values])
+            part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
         for function in self.returned:
             found = _either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
@@ -525,5 +707,3 @@ def _string_key(node: cst.Subscript) -> str | None:
         return None
     key = string_value(node.slice[0].slice.value)
     return key if key is not None and is_device_name(key) else None
-
-

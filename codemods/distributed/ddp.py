@@ -5,6 +5,8 @@ that need an all-reduce of their own when no DDP reduces the gradients."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
@@ -22,6 +24,9 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.walk import Analysis, Walk, attributes_named
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
 )
@@ -34,6 +39,8 @@ DDP_PARAMETERS = ("module", "device_ids", "output_device")
 
 
 class DdpAnalysis(Analysis):
+    facts: Facts
+
     name = "ddp"
     fills = "distributed"
     reads = ("device",)
@@ -47,6 +54,9 @@ class DdpAnalysis(Analysis):
         self.ddp_names: set[str] = set()
         self.model_calls: list[tuple[str, cst.Call]] = []
         self.dp_calls: list[tuple[cst.Call, str | None, cst.SimpleStatementLine | None]] = []
+        # Names the tests around a DataParallel wrap read (``if args.n_gpu > 1:``): a device
+        # count held in one is the devices one process drives.
+        self.dp_guard_names: set[str] = set()
         self.module_attrs: list[tuple[cst.Attribute, str | None]] = []
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
@@ -94,6 +104,13 @@ class DdpAnalysis(Analysis):
                 self.ddp_names.add(name)
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
+                self.dp_guard_names.update(
+                    n
+                    for cond in self.walk.conds
+                    if type(cond) is cst.If
+                    for sub in walk(cond.test)
+                    if type(sub) in (cst.Name, cst.Attribute) and (n := dotted(sub))
+                )
 
     @attributes_named("module")
     def _module_attribute(self, node: cst.Attribute) -> None:
@@ -156,7 +173,8 @@ class DdpAnalysis(Analysis):
         part = self.part
         wrapped = {name for _, name, _ in self.dp_calls if name is not None}
         unknown = [
-            base for _, base in self.module_attrs
+            base
+            for _, base in self.module_attrs
             if base is None or (base not in wrapped and base not in self.ddp_names)
         ]
         accessed = {base for _, base in self.module_attrs}

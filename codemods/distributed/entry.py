@@ -4,27 +4,22 @@ guard and an existing ``_mp_fn`` (the function SageMaker's pytorchxla launcher a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import string_value
 from codemods.engine.walk import Analysis, Walk
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 ENTRY_FUNCTION = "_mp_fn"
 
 
-@dataclass(repr=False, eq=False)
-class EntryFacts:
-    # ``def main(...)`` at module level, callable without arguments.
-    main: cst.FunctionDef | None = None
-    # ``if __name__ == "__main__":`` at module level (found as the walk enters it).
-    main_guard: cst.If | None = None
-    # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
-    mp_fn: cst.FunctionDef | None = None
-
-
 class EntryAnalysis(Analysis):
+    facts: Facts
+
     name = "entry"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

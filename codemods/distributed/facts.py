@@ -90,6 +90,9 @@ class DistributedFacts:
     # CUDA device counts in the launching process that only feed the workers (the runtime
     # concept each would be read as in a worker).
     launcher_counts: dict[cst.Call, str] = field(default_factory=dict)
+    # CUDA device counts that say how many devices one process drives (they guard a
+    # DataParallel wrap, ``if n_gpu > 1:``): 1 on XLA, one device per process.
+    per_process_counts: set[cst.Call] = field(default_factory=set)
     # DDP constructions: the device arguments they drop, and whether they lack
     # gradient_as_bucket_view=True.
     ddp_calls: dict[cst.Call, tuple[tuple[cst.Arg, ...], bool]] = field(default_factory=dict)
@@ -162,3 +165,13 @@ class DistributedFacts:
     # becomes ``_mp_fn`` and that spawn a direct call of the worker with the index.
     spawn_guard: cst.If | None = None
     guard_spawns: set[cst.Call] = field(default_factory=set)
+
+
+@dataclass(repr=False, eq=False)
+class EntryFacts:
+    # ``def main(...)`` at module level, callable without arguments.
+    main: cst.FunctionDef | None = None
+    # ``if __name__ == "__main__":`` at module level (found as the walk enters it).
+    main_guard: cst.If | None = None
+    # An ``_mp_fn`` defined anywhere in the file (it is left as it is).
+    mp_fn: cst.FunctionDef | None = None

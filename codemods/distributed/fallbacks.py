@@ -8,6 +8,8 @@ torch_xla.launch starts (one process too), so the fallback only runs where somet
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
@@ -15,10 +17,15 @@ from codemods.distributed.launch import INIT_PROCESS_GROUP
 from codemods.engine.nodes import walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 _ENVIRON = "os.environ"
 
 
 class FallbackAnalysis(Analysis):
+    facts: Facts
+
     name = "fallbacks"
     fills = "distributed"
     settle_reads = ("launch", "ddp")
@@ -45,8 +52,11 @@ class FallbackAnalysis(Analysis):
             if not any(self._starts_group(sub) for sub in walk(node.body)):
                 continue
             failing = next(
-                (sub for sub in walk(node.body) if type(sub) is cst.Subscript and id(sub) not in ported
-                 and self.walk.resolve(sub.value) == _ENVIRON),
+                (
+                    sub
+                    for sub in walk(node.body)
+                    if type(sub) is cst.Subscript and id(sub) not in ported and self.walk.resolve(sub.value) == _ENVIRON
+                ),
                 None,
             )
             if failing is None:

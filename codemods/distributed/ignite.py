@@ -5,16 +5,21 @@ backend literal ("nccl", "gloo", "mpi") becomes ignite's XLA backend ("xla-tpu")
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
-from codemods.distributed.rules import IGNITE_BACKEND
+from codemods.distributed.rules.xla616_ignite_backend import IGNITE_BACKEND
 from codemods.engine.nodes import is_none, quoted_like, string_value
 from codemods.engine.rewriter import Concern
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # What ignite's "xla-tpu" backend needs and torch_xla 2.9 lacks, and what to do instead.
 _NO_XLA_BACKEND = (
-    "ignite's \"xla-tpu\" backend reads ranks with xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 "
+    'ignite\'s "xla-tpu" backend reads ranks with xm.get_ordinal and xm.xrt_world_size, which torch_xla 2.7 '
     "removed, so on torch_xla {version} it fails at its first rank query; start the processes with "
     "torch_xla.launch (or one process, with torch_xla.device()) and read ranks from torch_xla.runtime, "
     "or convert with --target sagemaker for torch_xla 1.13"
@@ -26,6 +31,8 @@ _SERIAL = (
 
 
 class IgniteRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         launchers = self.facts.distributed.ignite_launchers
         if original not in launchers:
@@ -39,7 +46,8 @@ class IgniteRewrite(Concern):
         if xla is None:
             serial = backend is None or is_none(value)
             self.ctx.report(
-                IGNITE_BACKEND, at,
+                IGNITE_BACKEND,
+                at,
                 (f"{_SERIAL}; " if serial else "") + _NO_XLA_BACKEND.format(version=target.torch_xla_version),
             )
             return updated
@@ -50,15 +58,21 @@ class IgniteRewrite(Concern):
 
             def build() -> cst.Call:
                 arg = updated.args[index]
-                args = [*updated.args[:index], arg.with_changes(value=quoted_like(arg.value, xla)), *updated.args[index + 1:]]
+                args = [
+                    *updated.args[:index],
+                    arg.with_changes(value=quoted_like(arg.value, xla)),
+                    *updated.args[index + 1 :],
+                ]
                 return updated.with_changes(args=args)
 
-            new = self.ctx.fix(
-                IGNITE_BACKEND, at,
-                f"ignite backend {self.ctx.code(at)} -> \"{xla}\": with {self.ctx.code(at)} the processes train on "
-                "CUDA (or the CPU), not on the XLA device", build,
+            return self.ctx.fix_or_keep(
+                updated,
+                IGNITE_BACKEND,
+                at,
+                f'ignite backend {self.ctx.code(at)} -> "{xla}": with {self.ctx.code(at)} the processes train on '
+                "CUDA (or the CPU), not on the XLA device",
+                build,
             )
-            return new if new is not None else updated
         if backend is None or is_none(value):
             message = f'{_SERIAL}: pass backend="{xla}"'
         elif literal is not None:
@@ -66,7 +80,7 @@ class IgniteRewrite(Concern):
         else:
             message = (
                 f"ignite's backend comes from `{self.ctx.code(at)}`: make it "
-                f"\"{xla}\" on the XLA device (with \"nccl\", \"gloo\" or no backend the processes train on "
+                f'"{xla}" on the XLA device (with "nccl", "gloo" or no backend the processes train on '
                 "CUDA or the CPU)"
             )
         self.ctx.report(IGNITE_BACKEND, at, message)

@@ -10,6 +10,7 @@ hands its processes to the rank reads (``RankAnalysis.place``)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -34,6 +35,9 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 TORCH_SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 XLA_LAUNCHERS = frozenset({"torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"})
@@ -49,6 +53,8 @@ BACKENDS = {"nccl", "gloo", "mpi", "ucc", "xla"}
 
 
 class LaunchAnalysis(Analysis):
+    facts: Facts
+
     name = "launch"
     fills = "distributed"
     reads = ("entry", "ranks", "ddp", "huggingface", "lightning")
@@ -166,7 +172,11 @@ class LaunchAnalysis(Analysis):
         scripts themselves, and Hogwild scripts are only reported."""
         part = self.part
         part.multi_process = bool(
-            part.requested or part.ddp or self.pending_groups or part.spawns or self.ranks.reads_ranks()
+            part.requested
+            or part.ddp
+            or self.pending_groups
+            or part.spawns
+            or self.ranks.reads_ranks()
             or part.style == "launched"
         )
         if self.shared is not None and self.processes:
@@ -207,7 +217,8 @@ class LaunchAnalysis(Analysis):
                 # check for a launcher stays.
                 part.module_level_checked = bool(part.launched_checks)
                 part.launch_checked = {
-                    owner for check in part.launched_checks
+                    owner
+                    for check in part.launched_checks
                     if (owner := self.ranks.launch_check_owners.get(check)) and owner != "<guard>"
                 }
                 part.launched_checks = {}
@@ -259,6 +270,10 @@ class LaunchAnalysis(Analysis):
         """What the launching process hands to the workers: spawn and launch arguments."""
         handed = [spawn.args for spawn in self.part.spawns.values() if spawn.args is not None]
         return handed + [arg.value for launch in self.xla_launches for arg in launch.args[1:]]
+
+    @property
+    def dp_guard_names(self) -> set[str]:
+        return self.ddp.dp_guard_names
 
     def _processes(self) -> set[str]:
         """Owners (top-level functions and classes, "" for module level, "<guard>") whose code

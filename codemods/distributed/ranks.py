@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
@@ -33,7 +33,7 @@ from codemods.engine.walk import Analysis, Walk, attributes_named
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
-    from codemods.distributed.launch import LaunchAnalysis
+    from codemods.facts import Facts
 
 # Environment variables set by torchrun / torch.distributed.launch, and the XLA runtime
 # concept that replaces each (see targets.py).
@@ -46,10 +46,30 @@ ENV_CONCEPTS = {
 DIST_CONCEPTS = {"torch.distributed.get_rank": "global_ordinal", "torch.distributed.get_world_size": "world_size"}
 # The XLA runtime's answers to the same questions, in every target's spelling: code that
 # reads them (ported, or written for XLA) is multi-process code just as its source was.
-XLA_RANK_READS = frozenset(name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept))
+XLA_RANK_READS = frozenset(
+    name for concept in set(DIST_CONCEPTS.values()) | {"local_ordinal"} for name in spellings(concept)
+)
 DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
+
+
+class Processes(Protocol):
+    """Which processes run what: the launch's answer (launch.py's LaunchAnalysis), by
+    which the rank reads are placed (``RankAnalysis.place``)."""
+
+    parent: set[str]  # the owners whose code runs in the launching process
+    params: dict[str, list[str]]
+    functions: dict[str, cst.FunctionDef]
+
+    def spawn_targets(self) -> dict[cst.Call, list[str]]: ...
+
+    def handed(self) -> list[cst.BaseExpression]: ...
+
+    @property
+    def dp_guard_names(self) -> set[str]:
+        """Names that guard a DataParallel wrap (``if n_gpu > 1:``)."""
+        ...
 
 
 @dataclass(repr=False)
@@ -66,6 +86,8 @@ class _Counts:
 
 
 class RankAnalysis(Analysis):
+    facts: Facts
+
     name = "ranks"
     fills = "distributed"
     reads = ("entry",)
@@ -92,6 +114,9 @@ class RankAnalysis(Analysis):
         self.rank_tests: dict[int, bool] = {}
         self.master_print_candidates: list[cst.If] = []
         self.launch_check_owners: dict[cst.Comparison, str] = {}
+        # ``args.local_rank == -1`` (a launcher never sets a local rank of -1): launch checks
+        # if the script parses a --local_rank flag, as the environment's are (finish).
+        self.local_rank_checks: dict[cst.Comparison, tuple[bool, str]] = {}
         # A launcher of its own: programs it starts, one per worker (in a loop) or with an
         # environment of their own (``env=``), and rank variables it sets for them
         # (``env["RANK"] = ...``, ``dict(os.environ, RANK=...)``, ``{"WORLD_SIZE": ...}``).
@@ -106,7 +131,9 @@ class RankAnalysis(Analysis):
         """The script reads its rank or size (from the environment, the process group,
         the XLA runtime, a ``--local_rank`` flag it parses) or checks for a launcher."""
         return bool(
-            self.rank_reads or self.part.launched_checks or self.xla_rank_reads
+            self.rank_reads
+            or self.part.launched_checks
+            or self.xla_rank_reads
             or (self.local_rank_flag and self.local_rank_reads)
         )
 
@@ -176,6 +203,17 @@ class RankAnalysis(Analysis):
             return
         if type(operator) not in (cst.Equal, cst.NotEqual):
             return
+        if (
+            type(left) is cst.Attribute
+            and left.attr.value == "local_rank"
+            and type(left.value) is cst.Name
+            and left.value.value != "self"
+            and (_literal(right) or "").lstrip("-").isdigit()
+            and int(_literal(right) or "0") < 0
+        ):
+            self.local_rank_checks[node] = (type(operator) is cst.NotEqual, self.owner)
+            self.skip.add(id(left))
+            return
         read = _int_of(left)
         found = self._env(read) if read is not None else None
         if found is None or found[1] is None or _literal(found[1]) is None:
@@ -189,6 +227,18 @@ class RankAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
         owner = self.owner
+        func = node.func
+        if (
+            type(func) is cst.Attribute
+            and func.attr.value == "local_rank"
+            and type(func.value) is cst.Name
+            and func.value.value != "self"
+            and not node.args
+        ):
+            # ``args.local_rank()`` (it was given ``torch.cuda.current_device``): the call is the
+            # read, replaced whole (``xr.local_ordinal()()`` would call an int)
+            self.skip.add(id(func))
+            self.local_rank_reads.append(_Read(node, "local_ordinal", owner))
         if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
             self.program_starts.append(node)  # one per worker, or given an environment of its own
         if any(arg.keyword is not None and arg.keyword.value in ENV_CONCEPTS for arg in node.args):
@@ -273,13 +323,17 @@ class RankAnalysis(Analysis):
     def finish(self) -> None:
         if self.local_rank_flag:
             self.rank_reads.extend(self.local_rank_reads)
+            for check, (launched, owner) in self.local_rank_checks.items():
+                self.part.launched_checks[check] = launched
+                self.launch_check_owners[check] = owner
         # Saves under a rank check, whether or not the analysis sees several processes: only
         # the master reaches them (an xm.save there hangs on torch_xla 1.13).
         self.part.guarded_saves = {
             call for call, function, guarded in self.saves if guarded or function in self.guarded_calls
         }
         self.count_calls = [
-            (call, owner, name, function) for call, owner, name, function in self.count_calls
+            (call, owner, name, function)
+            for call, owner, name, function in self.count_calls
             if not self._read_only_with_cuda(call, name, function)
         ]
 
@@ -297,7 +351,7 @@ class RankAnalysis(Analysis):
                 operands = _conjuncts(node.value)
                 checked = next((i for i, operand in enumerate(operands) if self._checks_cuda(operand)), None)
                 if checked is not None:
-                    guarded.update(id(sub) for operand in operands[checked + 1:] for sub in walk(operand))
+                    guarded.update(id(sub) for operand in operands[checked + 1 :] for sub in walk(operand))
         if name is None:
             return id(call) in guarded
         reads = [n for n in nodes if type(n) is cst.Name and n.value == name and id(n) not in self.targets]
@@ -310,7 +364,7 @@ class RankAnalysis(Analysis):
             type(v) is cst.Call and not v.args and self.walk.resolve(v.func) in apis.AVAILABILITY_CHECKS for v in values
         )
 
-    def place(self, launch: LaunchAnalysis) -> None:
+    def place(self, launch: Processes) -> None:
         """Each read in the process it runs in, once the launch knows its processes (of a
         multi-process script); what only the master process runs."""
         part = self.part
@@ -321,7 +375,9 @@ class RankAnalysis(Analysis):
         for call, owner, name, _ in self.count_calls:
             last = (name or "").rsplit(".", 1)[-1].lower()
             concept = "world_size" if "world" in last else "local_process_count"
-            if owner not in parent:
+            if name is not None and name in launch.dp_guard_names:
+                part.per_process_counts.add(call)
+            elif owner not in parent:
                 part.runtime_reads[call] = concept
             elif name is not None and name in counts.feeding:
                 part.launcher_counts[call] = concept
@@ -333,7 +389,7 @@ class RankAnalysis(Analysis):
         self._rereads(launch)
         part.master_prints = set(self.master_print_candidates)
 
-    def _count_names(self, launch: LaunchAnalysis) -> _Counts:
+    def _count_names(self, launch: Processes) -> _Counts:
         """Names that hold a CUDA device count (``ngpus_per_node = torch.cuda.device_count()``,
         and names assigned from them), and those of them handed to spawned workers."""
         counts = {name for _, _, name, _ in self.count_calls if name is not None}
@@ -354,7 +410,7 @@ class RankAnalysis(Analysis):
                 feeding.add(name)
         return _Counts(counts, feeding)
 
-    def _rereads(self, launch: LaunchAnalysis) -> None:
+    def _rereads(self, launch: Processes) -> None:
         """Worker parameters that receive a CUDA count from the launching process."""
         counts = self._count_names(launch).names
         for call, names in launch.spawn_targets().items():
@@ -430,8 +486,11 @@ def _never_answered(variable: str, default: cst.BaseExpression) -> bool:
     set (``LOCAL_RANK`` 0, ``WORLD_SIZE`` 1) makes the comparison a question about this
     process (``int(os.environ.get("LOCAL_RANK", 0)) == 0``: the first process of the host),
     which the runtime's read answers."""
-    text = (string_value(default) if type(default) is not cst.Integer and type(default) is not cst.UnaryOperation
-            else _literal(default))
+    text = (
+        string_value(default)
+        if type(default) is not cst.Integer and type(default) is not cst.UnaryOperation
+        else _literal(default)
+    )
     try:
         value = int(text or "")
     except ValueError:

@@ -4,15 +4,22 @@ average with ``xm.all_reduce``, and every other use of AVG or PREMUL_SUM (report
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 UNSUPPORTED_REDUCE_OPS = frozenset({"torch.distributed.ReduceOp.AVG", "torch.distributed.ReduceOp.PREMUL_SUM"})
 ALL_REDUCE = "torch.distributed.all_reduce"
 
 
 class ReduceOpAnalysis(Analysis):
+    facts: Facts
+
     name = "reduce_ops"
     fills = "distributed"
 
@@ -40,8 +47,10 @@ class ReduceOpAnalysis(Analysis):
             return
         if statement.body[0].value is not node or any(a.star for a in node.args):
             return
-        named = {("tensor", "op")[i] if a.keyword is None and i < 2 else (a.keyword.value if a.keyword else ""): a
-                 for i, a in enumerate(node.args)}
+        named = {
+            ("tensor", "op")[i] if a.keyword is None and i < 2 else (a.keyword.value if a.keyword else ""): a
+            for i, a in enumerate(node.args)
+        }
         op = named.get("op")
         if set(named) != {"tensor", "op"} or op is None or not isinstance(op.value, cst.Attribute):
             return

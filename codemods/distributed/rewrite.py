@@ -22,6 +22,7 @@ module only writes it:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -29,22 +30,20 @@ from codemods import apis
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.launch import PROCESS_GROUP_DROPPED
-from codemods.distributed.rules import (
-    AMP_GRADIENT_ALL_REDUCE,
-    AVERAGE_ALL_REDUCE,
-    DATA_PARALLEL,
-    DDP_DEVICE_IDS,
-    DISTRIBUTED_MANUAL,
-    DISTRIBUTED_SAMPLER,
-    HOGWILD,
-    ITERABLE_DATASET_SHARDS,
-    MASTER_PRINT,
-    MODULE_LEVEL_DISTRIBUTED,
-    PROCESS_GROUP_FALLBACK,
-    XLA_LAUNCH,
-    XLA_PROCESS_GROUP,
-    XLA_RANKS,
-)
+from codemods.distributed.rules.xla601_xla_process_group import XLA_PROCESS_GROUP
+from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
+from codemods.distributed.rules.xla603_xla_launch import XLA_LAUNCH
+from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
+from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
+from codemods.distributed.rules.xla606_distributed_sampler import DISTRIBUTED_SAMPLER
+from codemods.distributed.rules.xla607_amp_gradient_all_reduce import AMP_GRADIENT_ALL_REDUCE
+from codemods.distributed.rules.xla608_hogwild import HOGWILD
+from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
+from codemods.distributed.rules.xla610_master_print import MASTER_PRINT
+from codemods.distributed.rules.xla614_module_level_distributed import MODULE_LEVEL_DISTRIBUTED
+from codemods.distributed.rules.xla615_average_all_reduce import AVERAGE_ALL_REDUCE
+from codemods.distributed.rules.xla617_iterable_dataset_shards import ITERABLE_DATASET_SHARDS
+from codemods.distributed.rules.xla618_process_group_fallback import PROCESS_GROUP_FALLBACK
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import (
     KEYWORD_EQUAL,
@@ -62,9 +61,12 @@ from codemods.engine.nodes import (
     without_args,
 )
 from codemods.engine.positions import code_of
-from codemods.engine.rewriter import Concern, Context, NodeT
+from codemods.engine.rewriter import Concern, Context, NodeT, StatementLineT
 from codemods.engine.rule import Rule
 from codemods.targets import XMP, Api
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 XMP_SPAWN = f"{XMP}.spawn"
 TORCH_XLA_LAUNCH = "torch_xla.launch"
@@ -79,7 +81,9 @@ _CONCEPT_WORDS = {
 
 
 class DistributedRewrite(Concern):
-    def __init__(self, ctx: Context) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.part = part = self.facts.distributed
         # Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
@@ -89,7 +93,8 @@ class DistributedRewrite(Concern):
         # MASTER_ADDR/MASTER_PORT lines to write before a statement that starts an env:// process group.
         self.env_setup: NodeMap[list[cst.BaseStatement]] = NodeMap()
         self.worker_reads = {
-            node: concept for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
+            node: concept
+            for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
             if id(node) in in_guard
         }
 
@@ -110,7 +115,9 @@ class DistributedRewrite(Concern):
                 return None
             backend = named.get("backend")
             if kept["backend"] and backend is not None:
-                first = cst.Arg(_new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)
+                first = cst.Arg(
+                    _new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal
+                )
             else:
                 first = cst.Arg(cst.SimpleString('"xla"'))
             init = named.get("init_method")
@@ -125,8 +132,10 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=_joined(args))
 
         fixed = self.ctx.fix(
-            XLA_PROCESS_GROUP, original,
-            '{new}: the "xla" backend; rank and world size come from the XLA runtime (xla://)', build,
+            XLA_PROCESS_GROUP,
+            original,
+            '{new}: the "xla" backend; rank and world size come from the XLA runtime (xla://)',
+            build,
         )
         return fixed if fixed is not None else updated
 
@@ -139,7 +148,8 @@ class DistributedRewrite(Concern):
         statement = next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.SimpleStatementLine)), None)
         if statement is None:
             self.ctx.report(
-                XLA_PROCESS_GROUP, original,
+                XLA_PROCESS_GROUP,
+                original,
                 f"{self.ctx.code(original.func)}(...) on one line with other code: use "
                 f"{self._env_group_text()} and set MASTER_ADDR/MASTER_PORT before it",
             )
@@ -153,7 +163,9 @@ class DistributedRewrite(Concern):
                 return None
             backend = named.get("backend")
             if kept["backend"] and backend is not None:
-                args = [cst.Arg(_new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)]
+                args = [
+                    cst.Arg(_new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)
+                ]
             else:
                 args = [cst.Arg(cst.SimpleString('"xla"'))]
             for name, arg in arguments:
@@ -171,7 +183,8 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=_joined(args))
 
         fixed = self.ctx.fix(
-            XLA_PROCESS_GROUP, original,
+            XLA_PROCESS_GROUP,
+            original,
             '{new}: the "xla" backend, rank and world size from the XLA runtime; torch 1.13\'s env:// store meets '
             "at MASTER_ADDR/MASTER_PORT, set before unless the launcher set them (on several hosts: the first "
             "host's address)",
@@ -183,13 +196,16 @@ class DistributedRewrite(Concern):
         """``arg`` is the target's runtime call for ``concept`` (``rank=xm.get_ordinal()``)."""
         value = arg.value
         return (
-            isinstance(value, cst.Call) and not value.args
+            isinstance(value, cst.Call)
+            and not value.args
             and self.ctx.resolve(value.func) == self.ctx.target.api(concept).qualified_name
         )
 
     def _env_group_text(self) -> str:
-        return (f'dist.init_process_group("xla", rank={self.ctx.target.api("global_ordinal").spelled}(), '
-                f'world_size={self.ctx.target.api("world_size").spelled}())')
+        return (
+            f'dist.init_process_group("xla", rank={self.ctx.target.api("global_ordinal").spelled}(), '
+            f"world_size={self.ctx.target.api('world_size').spelled}())"
+        )
 
     def _backend_value(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         value = self.part.backend_values[original]
@@ -199,7 +215,9 @@ class DistributedRewrite(Concern):
             return updated
         template = next((n for n in walk(original) if isinstance(n, cst.SimpleString)), None)
         return self._replace(
-            XLA_PROCESS_GROUP, original, updated,
+            XLA_PROCESS_GROUP,
+            original,
+            updated,
             f"the process group's XLA {'backend' if value == 'xla' else 'init method'}",
             lambda: quoted_like(template, value) if template is not None else cst.SimpleString(f'"{value}"'),
         )
@@ -233,14 +251,19 @@ class DistributedRewrite(Concern):
         target = self.ctx.target
         if "local_process_count" not in concepts or target.api("local_process_count") != target.api("world_size"):
             return ""
-        return (f"; torch_xla {target.torch_xla_version} has no per-host count: "
-                f"{target.api('world_size').spelled}() counts the devices of every host (hosts x devices), so this is "
-                "right on one host only: on a multi-instance job divide it by the number of hosts")
+        return (
+            f"; torch_xla {target.torch_xla_version} has no per-host count: "
+            f"{target.api('world_size').spelled}() counts the devices of every host (hosts x devices), so this is "
+            "right on one host only: on a multi-instance job divide it by the number of hosts"
+        )
 
     def _launched_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
         launched = self.part.launched_checks[original]
         return self._replace(
-            XLA_RANKS, original, updated, "every process is started by the XLA launcher",
+            XLA_RANKS,
+            original,
+            updated,
+            "every process is started by the XLA launcher",
             lambda: cst.Name(str(launched)),
         )
 
@@ -264,7 +287,8 @@ class DistributedRewrite(Concern):
 
         names = ", ".join(f"`{param}`" for param, _ in rereads)
         fixed = self.ctx.fix(
-            XLA_RANKS, original,
+            XLA_RANKS,
+            original,
             f"{names} read from the XLA runtime when `{original.name.value}` starts: the launching process "
             "passed a CUDA device count" + self._per_host_caveat([concept for _, concept in rereads]),
             build,
@@ -278,12 +302,16 @@ class DistributedRewrite(Concern):
         if original in self.part.guard_spawns and self.entry_from_spawn:
             return self._worker_call(original, updated, spawn.fn, spawn.args)
         if not spawn.joins:
-            self.ctx.report(DISTRIBUTED_MANUAL, original,
-                            "`join=False`: the XLA launcher always waits for its processes; "
-                            "start them with torch_xla.launch and wait where the script joined them")
+            self.ctx.report(
+                DISTRIBUTED_MANUAL,
+                original,
+                "`join=False`: the XLA launcher always waits for its processes; "
+                "start them with torch_xla.launch and wait where the script joined them",
+            )
             return updated
         fixed = self.ctx.fix(
-            XLA_LAUNCH, original,
+            XLA_LAUNCH,
+            original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: the XLA launcher starts one process per device "
             "and passes each its index (nprocs is not needed)",
             lambda: self._launch(original, updated, spawn.fn, spawn.args, spawn.start_method),
@@ -300,8 +328,10 @@ class DistributedRewrite(Concern):
             new_args = [cst.Arg(cst.Name("index"))]
             values = _new_value(original, updated, args) if args is not None else None
             if isinstance(values, cst.Tuple):
-                new_args += [cst.Arg(element.value, star="*" if isinstance(element, cst.StarredElement) else "")
-                             for element in values.elements]
+                new_args += [
+                    cst.Arg(element.value, star="*" if isinstance(element, cst.StarredElement) else "")
+                    for element in values.elements
+                ]
             elif values is not None:
                 new_args.append(cst.Arg(values, star="*"))
             self.ctx.imports.discard(original.func)
@@ -311,7 +341,8 @@ class DistributedRewrite(Concern):
             return cst.Call(func=_new_value(original, updated, fn), args=_joined(new_args))
 
         fixed = self.ctx.fix(
-            XLA_LAUNCH, original,
+            XLA_LAUNCH,
+            original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: in `{ENTRY_FUNCTION}(index)`, which the XLA runtime "
             "calls in each of its processes",
             build,
@@ -351,7 +382,8 @@ class DistributedRewrite(Concern):
         args = keywords.get("args", positional[1] if len(positional) > 1 else None)
         start = keywords.get("start_method", positional[4] if len(positional) > 4 else None)
         fixed = self.ctx.fix(
-            XLA_LAUNCH, original,
+            XLA_LAUNCH,
+            original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
             lambda: self._launch(original, updated, fn, args, start),
             result=lambda node: node.func if isinstance(node, cst.Call) else node,
@@ -369,24 +401,30 @@ class DistributedRewrite(Concern):
         debug = named.get("debug_single_process")
         if self.ctx.target.runtime_calls_entry and self.facts.entry.mp_fn is None:
             self.ctx.report(
-                XLA_LAUNCH, original,
+                XLA_LAUNCH,
+                original,
                 f"SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
                 f"`{ENTRY_FUNCTION}(index)` in each process; define `def {ENTRY_FUNCTION}(index):` that calls "
                 f"{self.ctx.code(named['fn'].value)}(index, ...) as the launcher would",
             )
-        note = (f" (without {self.ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)"
-                if debug is not None else "")
+        note = (
+            f" (without {self.ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)"
+            if debug is not None
+            else ""
+        )
         fixed = self.ctx.fix(
-            XLA_LAUNCH, original,
+            XLA_LAUNCH,
+            original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla {self.ctx.target.torch_xla_version}'s "
             f"launcher{note}",
-            lambda: self._launch(original, updated, named["fn"].value, args.value if args else None,
-                                 start.value if start else None),
+            lambda: self._launch(
+                original, updated, named["fn"].value, args.value if args else None, start.value if start else None
+            ),
             result=lambda node: node.func if isinstance(node, cst.Call) else node,
         )
         return fixed if fixed is not None else updated
 
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel:
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         """A main guard whose code runs in every process (torchrun style) becomes
         ``_mp_fn(index)``, started by the target's launcher."""
         part = self.part
@@ -398,7 +436,9 @@ class DistributedRewrite(Concern):
         shared = self.part.guard_globals
 
         def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
-            launch = self.ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), _keyword("args", cst.Tuple([]))])
+            launch = self.ctx.call(
+                "launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), _keyword("args", cst.Tuple([]))]
+            )
             if launch is None:
                 return None
             body = list(updated.body.body)
@@ -419,7 +459,8 @@ class DistributedRewrite(Concern):
             return cst.FlattenSentinel([function, guard])
 
         fixed = self.ctx.fix(  # type: ignore[misc]
-            XLA_LAUNCH, original,
+            XLA_LAUNCH,
+            original,
             f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
             f"{self.ctx.target.api('launch').qualified_name}(...)",
             build,
@@ -440,8 +481,9 @@ class DistributedRewrite(Concern):
             return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
 
         fixed = self.ctx.fix(
-            MASTER_PRINT, original, f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master "
-            "process only",
+            MASTER_PRINT,
+            original,
+            f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master process only",
             build,
         )
         if fixed is None:
@@ -466,7 +508,8 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=without_args(list(updated.args), doomed))
 
         fixed = self.ctx.fix(
-            DDP_DEVICE_IDS, original,
+            DDP_DEVICE_IDS,
+            original,
             f"{names} removed from {self.ctx.code(original.func)}(...): it wraps the model on this process's XLA "
             "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
             build,
@@ -475,24 +518,32 @@ class DistributedRewrite(Concern):
 
     def _ddp_input(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         fixed = self.ctx.fix(
-            DDP_DEVICE_IDS, original,
+            DDP_DEVICE_IDS,
+            original,
             f"{self.ctx.code(original)} -> {{new}}: DDP moved inputs to the GPU of device_ids; on XLA they are made "
             "on the device",
-            lambda: (device := self.ctx.device()) and updated.with_changes(args=with_keyword(list(updated.args), "device", device)),
+            lambda: (
+                (device := self.ctx.device())
+                and updated.with_changes(args=with_keyword(list(updated.args), "device", device))
+            ),
         )
         return fixed if fixed is not None else updated
 
     def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not self.part.data_parallel[original]:
-            self.ctx.report(DATA_PARALLEL, original,
-                            f"`{self.ctx.code(original.func)}` drives several GPUs from one process: "
-                            "remove it (and its `.module` accesses) and start one process per device")
+            self.ctx.report(
+                DATA_PARALLEL,
+                original,
+                f"`{self.ctx.code(original.func)}` drives several GPUs from one process: "
+                "remove it (and its `.module` accesses) and start one process per device",
+            )
             return updated
         wrapped = updated.args[0].value if updated.args else None
         if wrapped is None:
             return updated
         fixed = self.ctx.fix(
-            DATA_PARALLEL, original,
+            DATA_PARALLEL,
+            original,
             f"{self.ctx.code(original)} -> {{new}}: one process drives one XLA device (DataParallel has no XLA meaning)",
             lambda: wrapped,
         )
@@ -504,14 +555,16 @@ class DistributedRewrite(Concern):
 
     def leave_SimpleStatementLine(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         part = self.part
         if original in part.dp_statements:
             fixed = self.ctx.fix(
-                DATA_PARALLEL, original,
+                DATA_PARALLEL,
+                original,
                 f"removed `{self.ctx.code(original.with_changes(leading_lines=()))}`: one process "
                 "drives one XLA device "
-                "(DataParallel has no XLA meaning)", lambda: cst.RemovalSentinel.REMOVE,
+                "(DataParallel has no XLA meaning)",
+                lambda: cst.RemovalSentinel.REMOVE,
             )
             if fixed is not None:
                 self.ctx.vanish(original, original)
@@ -526,7 +579,7 @@ class DistributedRewrite(Concern):
             return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
         return self._without_launch_asserts(original, updated)
 
-    def _without_launch_asserts(self, original, updated):  # type: ignore[no-untyped-def]
+    def _without_launch_asserts(self, original: StatementLineT, updated: StatementLineT) -> StatementLineT:
         """``assert "LOCAL_RANK" in os.environ, msg``: its test became True (every process is
         started by the XLA launcher), so the statement goes (a block left empty keeps a
         ``pass``: Context.drop_statement)."""
@@ -534,8 +587,11 @@ class DistributedRewrite(Concern):
         if not checks:
             return updated
         doomed = {
-            id(new) for old, new in zip(original.body, updated.body)
-            if type(old) is cst.Assert and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
+            id(new)
+            for old, new in zip(original.body, updated.body)
+            if isinstance(old, cst.Assert)
+            and isinstance(new, cst.Assert)
+            and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
             and fold_true(new.test, is_true) is True
         }
         if not doomed:
@@ -545,12 +601,19 @@ class DistributedRewrite(Concern):
                 continue
             self.ctx.subsume(old)
             statement = old.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-            if self.ctx.fix(XLA_RANKS, old, f"removed `{self.ctx.code(statement)}`: every process is started by the "
-                            "XLA launcher", lambda: new) is None:  # noqa: B023 - fix() calls it at once
+            if (
+                self.ctx.fix(
+                    XLA_RANKS,
+                    old,
+                    f"removed `{self.ctx.code(statement)}`: every process is started by the XLA launcher",
+                    lambda: new,  # noqa: B023 - fix() calls it at once
+                )
+                is None
+            ):
                 doomed.discard(id(new))
             else:
                 self.ctx.vanish(old, new)
-        kept = [new for new in updated.body if id(new) not in doomed]
+        kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in doomed]
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
         if isinstance(updated, cst.SimpleStatementSuite):
@@ -562,7 +625,8 @@ class DistributedRewrite(Concern):
 
     def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         fixed = self.ctx.fix(
-            DATA_PARALLEL, original,
+            DATA_PARALLEL,
+            original,
             f"{self.ctx.code(original)} -> {{new}}: the model is no longer wrapped in DataParallel",
             lambda: updated.value,
         )
@@ -583,7 +647,8 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=args)
 
         fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER, original,
+            DISTRIBUTED_SAMPLER,
+            original,
             f"{self.ctx.code(original.func)}: {' and '.join(missing)} from the XLA runtime",
             build,
         )
@@ -592,9 +657,13 @@ class DistributedRewrite(Concern):
     def _loader_sampler(self, original: cst.Call, updated: cst.Call, plan: SamplerPlan) -> cst.BaseExpression:
         if plan.dataset is None or any(arg.star for arg in original.args):
             # Unpacked arguments may hold a shuffle=True, which a sampler excludes.
-            self.ctx.report(DISTRIBUTED_SAMPLER, original, "training DataLoader without a DistributedSampler: give it "
-                            "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
-                            "or every process trains on the same data")
+            self.ctx.report(
+                DISTRIBUTED_SAMPLER,
+                original,
+                "training DataLoader without a DistributedSampler: give it "
+                "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
+                "or every process trains on the same data",
+            )
             return updated
 
         def build() -> cst.Call | None:
@@ -603,7 +672,9 @@ class DistributedRewrite(Concern):
             if sampler is None or world is None or rank is None:
                 return None
             sampler_args = with_keyword(with_keyword(list(sampler.args), "num_replicas", world), "rank", rank)
-            shuffle = _new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
+            shuffle = (
+                _new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
+            )
             sampler_args = with_keyword(sampler_args, "shuffle", shuffle)
             args = list(updated.args)
             if plan.shuffle is not None and (shuffled := counterpart(original, updated, plan.shuffle)) is not None:
@@ -612,7 +683,8 @@ class DistributedRewrite(Concern):
             return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
 
         fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER, original,
+            DISTRIBUTED_SAMPLER,
+            original,
             "training DataLoader: a DistributedSampler from the XLA world size and rank gives each process its "
             "share of the data (the loader's shuffle moves to the sampler)",
             build,
@@ -648,9 +720,10 @@ class DistributedRewrite(Concern):
         if fallback is not None:
             failing, ddp = fallback
             self.ctx.report(
-                PROCESS_GROUP_FALLBACK, original,
+                PROCESS_GROUP_FALLBACK,
+                original,
                 f"if this `except` runs, the script goes on without a process group, and `{self.ctx.code(ddp.func)}(...)` "
-                "then raises ValueError (\"Default process group has not been initialized\"). On XLA it can run: "
+                'then raises ValueError ("Default process group has not been initialized"). On XLA it can run: '
                 f"`{self.ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
                 "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
                 "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
@@ -670,9 +743,11 @@ class DistributedRewrite(Concern):
             return updated.with_changes(body=body.with_changes(body=[*statements[:at], call, *statements[at:]]))
 
         fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER, original,
+            DISTRIBUTED_SAMPLER,
+            original,
             f"{loader}.sampler.set_epoch({epoch}) each epoch: the sampler shuffles differently "
-            "every epoch, the same way in every process", build,
+            "every epoch, the same way in every process",
+            build,
         )
         return fixed if fixed is not None else updated
 
@@ -683,7 +758,7 @@ class DistributedRewrite(Concern):
 
     def _gradient_reduce(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
-    ) -> cst.BaseStatement | cst.FlattenSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
             fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
             world = self.ctx.call("world_size")
@@ -691,13 +766,12 @@ class DistributedRewrite(Concern):
             if fetch is None or world is None or reduce_ is None:
                 return None
             code = code_of
-            line = cst.parse_statement(
-                f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n'
-            )
+            line = cst.parse_statement(f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n')
             return cst.FlattenSentinel([updated, line])
 
         fixed = self.ctx.fix(  # type: ignore[misc]
-            AMP_GRADIENT_ALL_REDUCE, original,
+            AMP_GRADIENT_ALL_REDUCE,
+            original,
             "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
             "them over the processes",
             build,
@@ -713,15 +787,28 @@ class DistributedRewrite(Concern):
             world = self.ctx.call("world_size")
             if reduce_ is None or world is None:
                 return None
-            tensor = next(a for i, a in enumerate(updated.args) if (a.keyword is None and i == 0)
-                          or (a.keyword is not None and a.keyword.value == "tensor")).value
+            tensor = next(
+                a
+                for i, a in enumerate(updated.args)
+                if (a.keyword is None and i == 0) or (a.keyword is not None and a.keyword.value == "tensor")
+            ).value
             scale = cst.BinaryOperation(cst.Float("1.0"), cst.Divide(), world)
-            return cst.Call(reduce_, [with_comma(cst.Arg(cst.SimpleString('"sum"'))),
-                                      with_comma(cst.Arg(cst.List([cst.Element(tensor)]))), _keyword("scale", scale)])
+            return cst.Call(
+                reduce_,
+                [
+                    with_comma(cst.Arg(cst.SimpleString('"sum"'))),
+                    with_comma(cst.Arg(cst.List([cst.Element(tensor)]))),
+                    _keyword("scale", scale),
+                ],
+            )
 
         return self._replace(
-            AVERAGE_ALL_REDUCE, original, updated, "the xla process group has no ReduceOp.AVG (ValueError: Invalid reduce op); "
-            "the sum scaled by the world size is the same average, in place", build,
+            AVERAGE_ALL_REDUCE,
+            original,
+            updated,
+            "the xla process group has no ReduceOp.AVG (ValueError: Invalid reduce op); "
+            "the sum scaled by the world size is the same average, in place",
+            build,
         )
 
     # -- dispatch ------------------------------------------------------------------------------------
@@ -732,6 +819,15 @@ class DistributedRewrite(Concern):
             return self._backend_value(original, updated)
         if original in part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
+        if original in part.per_process_counts:
+            return self._replace(
+                XLA_RANKS,
+                original,
+                updated,
+                "the devices this process drives: one XLA device per process (the count guards a DataParallel wrap, "
+                f"which goes; the processes on the host are {self.ctx.target.api('local_process_count').spelled}())",
+                lambda: cst.Integer("1"),
+            )
         if original in part.process_groups:
             return self._process_group(original, updated)
         if original in part.spawns:
@@ -755,42 +851,62 @@ class DistributedRewrite(Concern):
             # (XLA602): nothing to report on it.
             self.ctx.vanish(original, updated)
         elif original is part.hogwild:
-            self.ctx.report(HOGWILD, original, "Hogwild training (a model in shared memory, updated by several "
-                            "processes at once) cannot run on XLA: device tensors are not shared between processes; "
-                            "train in one process, or with DDP")
+            self.ctx.report(
+                HOGWILD,
+                original,
+                "Hogwild training (a model in shared memory, updated by several "
+                "processes at once) cannot run on XLA: device tensors are not shared between processes; "
+                "train in one process, or with DDP",
+            )
         elif original is part.own_launcher:
-            self.ctx.report(DISTRIBUTED_MANUAL, original,
-                            f"`{self.ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
-                            "their environment, and the script starts no process group: a launcher of its own, left "
-                            + self.ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}"))
+            self.ctx.report(
+                DISTRIBUTED_MANUAL,
+                original,
+                f"`{self.ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
+                "their environment, and the script starts no process group: a launcher of its own, left "
+                + self.ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}"),
+            )
         elif original in part.external_launch_checks:
-            self.ctx.report(DISTRIBUTED_MANUAL, original,
-                            f"{part.external_launch_checks[original]} starts the process group only when a launcher's "
-                            "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
-                            + self.ctx.target.advice(
-                                "torch_xla.launch sets none of them, so every process would train alone on all the "
-                                "data (no process group, no DDP, no sampler). Replace the check there with True (every "
-                                "process is started by the XLA launcher), or start this script with torchrun"))
+            self.ctx.report(
+                DISTRIBUTED_MANUAL,
+                original,
+                f"{part.external_launch_checks[original]} starts the process group only when a launcher's "
+                "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
+                + self.ctx.target.advice(
+                    "torch_xla.launch sets none of them, so every process would train alone on all the "
+                    "data (no process group, no DDP, no sampler). Replace the check there with True (every "
+                    "process is started by the XLA launcher), or start this script with torchrun"
+                ),
+            )
         elif original in part.raw_env_reads:
             self._raw_env_read(original)
         elif original in part.parent_reads:
             self._parent_read(original)
         elif original in part.unreduced_backwards:
-            self.ctx.report(AMP_GRADIENT_ALL_REDUCE, original,
-                            "scaled backward pass whose optimizer step is elsewhere: all-reduce "
-                            "the gradients before stepping (xm.all_reduce('sum', xm._fetch_gradients(optimizer), "
-                            "scale=1.0 / world size))")
+            self.ctx.report(
+                AMP_GRADIENT_ALL_REDUCE,
+                original,
+                "scaled backward pass whose optimizer step is elsewhere: all-reduce "
+                "the gradients before stepping (xm.all_reduce('sum', xm._fetch_gradients(optimizer), "
+                "scale=1.0 / world size))",
+            )
         elif self.ctx.target.api("launch").qualified_name != XMP_SPAWN and self.ctx.resolve(original.func) == XMP_SPAWN:
             return self._xmp_spawn(original, updated)
-        elif self.ctx.target.api("launch").qualified_name != TORCH_XLA_LAUNCH and self.ctx.resolve(original.func) == TORCH_XLA_LAUNCH:
+        elif (
+            self.ctx.target.api("launch").qualified_name != TORCH_XLA_LAUNCH
+            and self.ctx.resolve(original.func) == TORCH_XLA_LAUNCH
+        ):
             return self._torch_xla_launch(original, updated)
         return updated
 
     def _raw_env_read(self, original: cst.CSTNode) -> None:
-        self.ctx.report(DISTRIBUTED_MANUAL, original,
-                        f"`{self.part.raw_env_reads[original]}` read from the environment: the XLA "
-                        "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
-                        "string is converted)")
+        self.ctx.report(
+            DISTRIBUTED_MANUAL,
+            original,
+            f"`{self.part.raw_env_reads[original]}` read from the environment: the XLA "
+            "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
+            "string is converted)",
+        )
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if original in self.part.raw_env_reads:
@@ -799,15 +915,22 @@ class DistributedRewrite(Concern):
 
     def _parent_read(self, original: cst.CSTNode) -> None:
         concept = self.part.parent_reads[original]
-        self.ctx.report(DISTRIBUTED_MANUAL, original,
-                        f"`{self.ctx.code(original)}` reads the {_CONCEPT_WORDS[concept]} in the "
-                        "process that starts the others: the XLA runtime may not be used there; read it in the workers")
+        self.ctx.report(
+            DISTRIBUTED_MANUAL,
+            original,
+            f"`{self.ctx.code(original)}` reads the {_CONCEPT_WORDS[concept]} in the "
+            "process that starts the others: the XLA runtime may not be used there; read it in the workers",
+        )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         if original in self.part.unsupported_reduce_ops:
-            self.ctx.report(AVERAGE_ALL_REDUCE, original, f"`{self.ctx.code(original)}`: the xla process group refuses this "
-                            "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
-                            "world size, or " + self.ctx.target.advice("xm.all_reduce(\"sum\", [t], scale=1.0 / xr.world_size())"))
+            self.ctx.report(
+                AVERAGE_ALL_REDUCE,
+                original,
+                f"`{self.ctx.code(original)}`: the xla process group refuses this "
+                "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
+                "world size, or " + self.ctx.target.advice('xm.all_reduce("sum", [t], scale=1.0 / xr.world_size())'),
+            )
         if original in self.part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in self.part.module_accesses:
@@ -830,15 +953,21 @@ class DistributedRewrite(Concern):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.part.module_level_anchor is not None and self.part.module_level_checked:
-            self.ctx.report(MODULE_LEVEL_DISTRIBUTED, self.part.module_level_anchor,
-                            "distributed training at module level stays under its launcher check: `python` runs it on "
-                            "one XLA device, and `torchrun --nproc-per-node=N` one process per device"
-                            + self.ctx.target.advice(apis.XLA_INIT_METHOD_NOTE))
+            self.ctx.report(
+                MODULE_LEVEL_DISTRIBUTED,
+                self.part.module_level_anchor,
+                "distributed training at module level stays under its launcher check: `python` runs it on "
+                "one XLA device, and `torchrun --nproc-per-node=N` one process per device"
+                + self.ctx.target.advice(apis.XLA_INIT_METHOD_NOTE),
+            )
         elif self.part.module_level_anchor is not None:
-            self.ctx.report(DISTRIBUTED_MANUAL, self.part.module_level_anchor,
-                            "distributed training at module level: move it "
-                            f"into a function, call it from `def {ENTRY_FUNCTION}(index):` and start that with "
-                            "the XLA launcher")
+            self.ctx.report(
+                DISTRIBUTED_MANUAL,
+                self.part.module_level_anchor,
+                "distributed training at module level: move it "
+                f"into a function, call it from `def {ENTRY_FUNCTION}(index):` and start that with "
+                "the XLA launcher",
+            )
         return updated
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
@@ -849,9 +978,12 @@ class DistributedRewrite(Concern):
         part = self.part
         handled = (part.process_groups, part.spawns, part.ddp_calls, part.data_parallel)
         if part.hogwild is None and not any(parent in table for table in handled):
-            self.ctx.report(DISTRIBUTED_MANUAL, parent,
-                            f"`{self.ctx.code(parent.func)}` is not ported here: on XLA use the "
-                            "xla process group, the XLA launcher and one process per device")
+            self.ctx.report(
+                DISTRIBUTED_MANUAL,
+                parent,
+                f"`{self.ctx.code(parent.func)}` is not ported here: on XLA use the "
+                "xla process group, the XLA launcher and one process per device",
+            )
         return updated
 
 
@@ -868,11 +1000,14 @@ def _ported(
         rank, world = named.get("rank"), named.get("world_size")
         return (
             (init is None or kept["init_method"] or string_value(init.value) == rendezvous)
-            and rank is not None and runtime_value(rank, "global_ordinal")
-            and world is not None and runtime_value(world, "world_size")
+            and rank is not None
+            and runtime_value(rank, "global_ordinal")
+            and world is not None
+            and runtime_value(world, "world_size")
         )
     return (
-        init is not None and (kept["init_method"] or string_value(init.value) == "xla://")
+        init is not None
+        and (kept["init_method"] or string_value(init.value) == "xla://")
         and not PROCESS_GROUP_DROPPED & set(named)
     )
 
@@ -883,7 +1018,11 @@ def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 def _joined(args: list[cst.Arg]) -> list[cst.Arg]:
     """The arguments on one line, separated by ", "."""
-    return [with_comma(arg) for arg in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if args else []
+    return (
+        [with_comma(arg) for arg in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        if args
+        else []
+    )
 
 
 def _new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
@@ -899,4 +1038,3 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
-

@@ -9,6 +9,8 @@ them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods import apis
@@ -20,12 +22,17 @@ from codemods.engine.walk import Analysis, Walk, attributes_named, calls_of
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.loaders import LoaderAnalysis
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 DISTRIBUTED_SAMPLER = frozenset(
     {"torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"}
 )
 
 
 class SamplerAnalysis(Analysis):
+    facts: Facts
+
     name = "samplers"
     fills = "distributed"
     reads = ("entry",)
@@ -54,7 +61,9 @@ class SamplerAnalysis(Analysis):
     visit_While = _loop
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        bases = [self.walk.resolve(base.value) or dotted(base.value) or "" for base in node.bases if base.keyword is None]
+        bases = [
+            self.walk.resolve(base.value) or dotted(base.value) or "" for base in node.bases if base.keyword is None
+        ]
         methods = {s.name.value for s in node.body.body if type(s) is cst.FunctionDef}
         self.classes[node.name.value] = (bases, "__iter__" in methods, "__getitem__" in methods)
 
@@ -112,13 +121,13 @@ class SamplerAnalysis(Analysis):
                 continue
             shuffle = keywords.get("shuffle")
             positional_shuffle = len([a for a in call.args if a.keyword is None]) > 2
-            part.sampler_plans[call] = SamplerPlan(
-                dotted(dataset) if not positional_shuffle else None, shuffle
-            )
+            part.sampler_plans[call] = SamplerPlan(dotted(dataset) if not positional_shuffle else None, shuffle)
             if shuffle is not None and not is_false(shuffle.value) and not self.set_epoch_called:
                 self._set_epoch(loop, name, call)
 
-    def _iterable(self, value: cst.BaseExpression, loaders: LoaderAnalysis, seen: frozenset[str]) -> IterableData | None:
+    def _iterable(
+        self, value: cst.BaseExpression, loaders: LoaderAnalysis, seen: frozenset[str]
+    ) -> IterableData | None:
         """What makes the data set ``value`` iterable-style, or may (None: nothing does, as far
         as the file and the project's summaries show), following the names it is assigned
         from and the methods chained on it (``load_dataset(..., streaming=True).shuffle(...)``)."""
@@ -126,11 +135,20 @@ class SamplerAnalysis(Analysis):
         if name is not None:
             if name in seen:
                 return None
-            return next((why for source in loaders.assigned.get(name, ()) if (why := self._iterable(source, loaders, seen | {name}))), None)
+            return next(
+                (
+                    why
+                    for source in loaders.assigned.get(name, ())
+                    if (why := self._iterable(source, loaders, seen | {name}))
+                ),
+                None,
+            )
         if type(value) is not cst.Call:
             return None
         callee = self.walk.resolve(value.func)
-        if callee is not None and (callee in apis.ITERABLE_DATASET_CLASSES or callee.startswith(apis.ITERABLE_DATASET_MODULES)):
+        if callee is not None and (
+            callee in apis.ITERABLE_DATASET_CLASSES or callee.startswith(apis.ITERABLE_DATASET_MODULES)
+        ):
             return IterableData(f"`{callee}(...)`")
         streaming = call_args(value)[1].get("streaming")
         if callee in apis.STREAMING_LOADS and streaming is not None and is_true(streaming.value):
@@ -162,8 +180,11 @@ class SamplerAnalysis(Analysis):
         seen.add(name)
         bases, iterates, indexes = self.classes[name]
         return (iterates and not indexes) or any(
-            base in apis.ITERABLE_DATASET_CLASSES or base.startswith(apis.ITERABLE_DATASET_MODULES)
-            or self._iterable_class(base, seen) or self._project_base(base) for base in bases
+            base in apis.ITERABLE_DATASET_CLASSES
+            or base.startswith(apis.ITERABLE_DATASET_MODULES)
+            or self._iterable_class(base, seen)
+            or self._project_base(base)
+            for base in bases
         )
 
     def _project_base(self, base: str) -> bool:

@@ -58,8 +58,13 @@ def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: Docto
     with tempfile.TemporaryDirectory(prefix="xla-codemod-doctor-") as workdir:
         try:
             run = launch.run_probe(
-                options.python, path, list(args), steps=options.steps, timeout=options.timeout,
-                workdir=Path(workdir), show_output=options.show_output,
+                options.python,
+                path,
+                list(args),
+                steps=options.steps,
+                timeout=options.timeout,
+                workdir=Path(workdir),
+                show_output=options.show_output,
             )
         except launch.LaunchError as error:
             return _cannot_run(script, str(error))
@@ -73,7 +78,9 @@ def diagnose(script: str, args: list[str] | tuple[str, ...] = (), options: Docto
     if observation is None:
         how = "was killed after the time limit" if run.killed else f"ended with status {run.returncode}"
         tail = _tail(run.output)
-        return _cannot_run(script, f"the script's process {how} before the doctor could report" + (f": {tail}" if tail else ""))
+        return _cannot_run(
+            script, f"the script's process {how} before the doctor could report" + (f": {tail}" if tail else "")
+        )
     if observation.outcome.get("reason") == "exit" and not observation.outcome.get("message"):
         observation.outcome["message"] = _tail(run.output, 1)  # argparse and friends print why, then exit
     limits = f"--steps {options.steps}, --timeout {options.timeout:g} s"

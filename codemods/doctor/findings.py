@@ -108,9 +108,9 @@ def judge(observation: Observation, places: Places, user_code: UserCode, warmup:
     elif not judged:
         add(None, TOO_FEW_STEPS, _too_few_steps_message(observation, warmup))
     compiled_after = _compiles_after_warmup(observation, warmup)
-    findings[places.shown_script].insert(0, Finding(
-        DOCTOR_SUMMARY.code, 1, 1, _summary(observation, warmup, limits, compiled_after, crashed), False
-    ))
+    findings[places.shown_script].insert(
+        0, Finding(DOCTOR_SUMMARY.code, 1, 1, _summary(observation, warmup, limits, compiled_after, crashed), False)
+    )
     for path in findings:
         findings[path].sort(key=lambda f: (f.line, f.rule) if f.rule != DOCTOR_SUMMARY.code else (0, ""))
     if crashed:
@@ -176,7 +176,9 @@ def _changes(
         if index == 0:
             continue  # the site's first graph: nothing to compare with
         after = run.graph
-        placed = [(c, graphs.user_frame(c.operation.frames, user_code)) for c in graphs.changes(runs[index - 1].graph, after)]
+        placed = [
+            (c, graphs.user_frame(c.operation.frames, user_code)) for c in graphs.changes(runs[index - 1].graph, after)
+        ]
         located = {c.difference() for c, frame in placed if frame is not None}
         for change, frame in placed:
             if frame is None:
@@ -248,10 +250,13 @@ def _short_batch_message(loader: Loader, inputs: list[tuple[GraphRun, Change]]) 
     if loader.drop_last or not loader.samples or loader.samples % loader.batch_size == 0:
         return ""
     last = loader.samples % loader.batch_size
-    steps = sorted({
-        run.step for run, change in inputs
-        if _leading_size(change.operation.text) == last and _leading_size(change.before or "") == loader.batch_size
-    })
+    steps = sorted(
+        {
+            run.step
+            for run, change in inputs
+            if _leading_size(change.operation.text) == last and _leading_size(change.before or "") == loader.batch_size
+        }
+    )
     if not steps:
         return ""
     return (
@@ -296,7 +301,9 @@ def _host_reads(observation: Observation, judged: range, user_code: UserCode) ->
     for frame, count in graph_runs.items():
         if count * 2 >= len(steps):
             what = f"an operation torch_xla runs on the CPU ({', '.join(fallbacks)})" if fallbacks else "a host read"
-            messages[(frame, "")] = _read_message(what, count / len(steps), count / len(steps), fallback=bool(fallbacks))
+            messages[(frame, "")] = _read_message(
+                what, count / len(steps), count / len(steps), fallback=bool(fallbacks)
+            )
     return messages
 
 
@@ -325,7 +332,9 @@ def _crash_message(observation: Observation) -> str:
     outcome = observation.outcome
     steps = f"after {_plural(observation.step_count, 'step')}"
     if outcome.get("reason") == "exit":
-        return f"the script exited with status {outcome.get('status')} {steps}: {outcome.get('message') or ''}".rstrip(": ")
+        return f"the script exited with status {outcome.get('status')} {steps}: {outcome.get('message') or ''}".rstrip(
+            ": "
+        )
     message = str(outcome.get("message") or "").strip().splitlines()
     return f"the script crashed {steps}: {outcome.get('type')}: {message[0] if message else ''}".rstrip(": ")
 
@@ -381,7 +390,9 @@ def _summary(observation: Observation, warmup: int, limits: str, compiled_after:
     if compiled_after:
         return text + f"; no steady state: {_plural(compiled_after, 'graph')} compiled after warm-up"
     compiles = [0] + [m.compiles for m in observation.steps]
-    last_compiling_step = max(step for step in range(1, len(compiles)) if compiles[step] > compiles[step - 1] or step == 1)
+    last_compiling_step = max(
+        step for step in range(1, len(compiles)) if compiles[step] > compiles[step - 1] or step == 1
+    )
     return text + f"; steady state from step {last_compiling_step + 1}"
 
 

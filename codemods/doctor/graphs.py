@@ -108,7 +108,7 @@ def entries(text: str) -> Iterator[tuple[int, str, str]]:
     marks = list(_ENTRY.finditer(text))
     for mark, following in zip(marks, marks[1:] + [None]):
         end = following.start() if following else len(text)
-        yield mark.start(), mark.group(1), text[mark.end():end]
+        yield mark.start(), mark.group(1), text[mark.end() : end]
 
 
 def entry_head(body: str) -> tuple[list[Frame], str]:
@@ -258,7 +258,10 @@ def _operations(lines: list[str], definitions: dict[str, str]) -> dict[str, Oper
             for found in _ARGUMENT.finditer(header):
                 location = found.group(3) or ""
                 operations[found.group(1)] = Operation(
-                    found.group(1), f"argument {found.group(2)}", "argument", locations.label(location),
+                    found.group(1),
+                    f"argument {found.group(2)}",
+                    "argument",
+                    locations.label(location),
                     locations.frames(location),
                 )
             continue
@@ -267,7 +270,7 @@ def _operations(lines: list[str], definitions: dict[str, str]) -> dict[str, Oper
         text = statement[: trailing.start()] if trailing else statement
         results = _RESULTS.match(text)
         names = [r.split(":")[0].lstrip("%").strip() for r in results.group(1).split(",")] if results else []
-        code = text[results.end():] if results else text
+        code = text[results.end() :] if results else text
         op = code.split(None, 1)[0].strip('"') if code.strip() else ""
         operands = [m.group(1) for m in _VALUE.finditer(code) if m.group(1) in operations]
         names = names or [f"#{len(operations)}"]

@@ -61,14 +61,28 @@ def run_probe(
     events_path = workdir / "events.jsonl"
     graphs_prefix = str(workdir / "graphs")
     command = [
-        python, str(PROBE), "--events", str(events_path), "--graphs", graphs_prefix,
-        "--steps", str(steps), "--timeout", str(timeout), "--", str(script.resolve()), *args,
+        python,
+        str(PROBE),
+        "--events",
+        str(events_path),
+        "--graphs",
+        graphs_prefix,
+        "--steps",
+        str(steps),
+        "--timeout",
+        str(timeout),
+        "--",
+        str(script.resolve()),
+        *args,
     ]
     returncode, killed, output = run_child(
         command, environment(graphs_prefix), None, workdir / "output.log", timeout=timeout, show_output=show_output
     )
     return ProbeRun(
-        events=read_events(events_path), graphs=read_graphs(graphs_prefix), output=output, returncode=returncode,
+        events=read_events(events_path),
+        graphs=read_graphs(graphs_prefix),
+        output=output,
+        returncode=returncode,
         killed=killed,
     )
 
@@ -89,7 +103,12 @@ def run_child(
             stderr = subprocess.STDOUT
         try:
             child = subprocess.Popen(
-                command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                command,
+                env=env,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
                 start_new_session=True,
             )
         except OSError as error:

@@ -38,9 +38,12 @@ class Metrics:
 
     def __sub__(self, other: Metrics) -> Metrics:
         return Metrics(
-            self.compiles - other.compiles, self.compile_ns - other.compile_ns,
-            self.executions - other.executions, self.execute_ns - other.execute_ns,
-            self.from_device - other.from_device, self.to_device - other.to_device,
+            self.compiles - other.compiles,
+            self.compile_ns - other.compile_ns,
+            self.executions - other.executions,
+            self.execute_ns - other.execute_ns,
+            self.from_device - other.from_device,
+            self.to_device - other.to_device,
         )
 
 
@@ -128,10 +131,17 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
         reads=reads,
         outcome=finished,
         fallback_ops=[str(op) for op in finished.get("fallback_ops", [])],  # type: ignore[attr-defined]
-        loaders=list(dict.fromkeys(
-            Loader(str(e["file"]), int(e["line"]), int(e["batch_size"]), bool(e["drop_last"]),  # type: ignore[call-overload]
-                   None if e.get("samples") is None else int(e["samples"]))  # type: ignore[call-overload]
-            for e in events if e.get("kind") == "loader"
-        )),
+        loaders=list(
+            dict.fromkeys(
+                Loader(
+                    str(e["file"]),
+                    int(e["line"]),  # type: ignore[call-overload]
+                    int(e["batch_size"]),  # type: ignore[call-overload]
+                    bool(e["drop_last"]),
+                    None if e.get("samples") is None else int(e["samples"]),  # type: ignore[call-overload]
+                )
+                for e in events
+                if e.get("kind") == "loader"
+            )
+        ),
     )
-

@@ -43,8 +43,20 @@ import types
 
 UNAVAILABLE = 3  # exit status: this interpreter has no (working) torch_xla
 EXIT_GRACE_SECONDS = 20.0  # after the script stops, time for the interpreter to exit
-HOST_READS = ("item", "tolist", "numpy", "cpu", "to", "__bool__", "__float__", "__int__", "__index__",
-              "__repr__", "__format__", "__array__")
+HOST_READS = (
+    "item",
+    "tolist",
+    "numpy",
+    "cpu",
+    "to",
+    "__bool__",
+    "__float__",
+    "__int__",
+    "__index__",
+    "__repr__",
+    "__format__",
+    "__array__",
+)
 METRICS = {
     "compiles": "CompileTime",
     "executions": "ExecuteTime",
@@ -141,8 +153,12 @@ class Probe:
                 return result  # nothing was pending: no graph ran, not a step
             self.steps += 1
             self.events.emit(
-                "step", index=self.steps, graphs_bytes=self.graphs_bytes(), metrics=self.metrics(),
-                reads=self.take_reads(), time=time.monotonic(),
+                "step",
+                index=self.steps,
+                graphs_bytes=self.graphs_bytes(),
+                metrics=self.metrics(),
+                reads=self.take_reads(),
+                time=time.monotonic(),
             )
             if self.steps >= self.step_limit:
                 raise StopScript("steps")
@@ -182,16 +198,27 @@ class Probe:
         except TypeError:  # an iterable dataset: no length
             samples = None
         self.events.emit(
-            "loader", file=where[0], line=where[1], batch_size=loader.batch_size, drop_last=bool(loader.drop_last),
+            "loader",
+            file=where[0],
+            line=where[1],
+            batch_size=loader.batch_size,
+            drop_last=bool(loader.drop_last),
             samples=samples,
         )
 
     def _host_read(self, name: str, original, tensor_type):  # type: ignore[no-untyped-def]
         """``original`` wrapped to count calls on XLA tensors by the user line that made them."""
         reading = self._reading
-        label = {"to": ".to('cpu')", "__bool__": "bool()", "__float__": "float()", "__int__": "int()",
-                 "__index__": "index", "__repr__": "repr()/print()", "__format__": "format()",
-                 "__array__": "numpy array"}.get(name, f".{name}()")
+        label = {
+            "to": ".to('cpu')",
+            "__bool__": "bool()",
+            "__float__": "float()",
+            "__int__": "int()",
+            "__index__": "index",
+            "__repr__": "repr()/print()",
+            "__format__": "format()",
+            "__array__": "numpy array",
+        }.get(name, f".{name}()")
 
         def read(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]
             if getattr(reading, "active", False) or tensor.device.type != "xla":
@@ -261,8 +288,10 @@ def run_script(script: str, args: list[str], timeout: float) -> dict[str, object
             outcome = {"reason": "completed"}
         else:
             outcome = {
-                "reason": "exit", "status": code if isinstance(code, int) else 1,
-                "message": "" if isinstance(code, int) else str(code), "frames": _frames(exit_),
+                "reason": "exit",
+                "status": code if isinstance(code, int) else 1,
+                "message": "" if isinstance(code, int) else str(code),
+                "frames": _frames(exit_),
             }
     except BaseException as error:  # any crash of the script is reported, with its frames
         outcome = {"reason": "crashed", "type": type(error).__name__, "message": str(error), "frames": _frames(error)}
@@ -301,9 +330,14 @@ def main(argv: list[str]) -> int:
     with contextlib.suppress(Exception):  # the last step's graph may still be running
         xm.wait_device_ops()
     events.emit(
-        "finished", steps=probe.steps, metrics=probe.metrics(), reads=probe.take_reads(),
-        graphs_bytes=probe.graphs_bytes(), fallback_ops=sorted(met.executed_fallback_ops()),
-        time=time.monotonic(), **outcome,
+        "finished",
+        steps=probe.steps,
+        metrics=probe.metrics(),
+        reads=probe.take_reads(),
+        graphs_bytes=probe.graphs_bytes(),
+        fallback_ops=sorted(met.executed_fallback_ops()),
+        time=time.monotonic(),
+        **outcome,
     )
     sys.stdout.flush()
     sys.stderr.flush()

@@ -13,9 +13,11 @@ PREFIX = "XLD"
 RUNTIME = "doctor"  # Example.filename of a runtime example
 
 DOCTOR_SUMMARY = Rule(
-    "XLD100", "doctor-summary", "info",
-    "What the run did: steps, graphs compiled and run, compile and execution time, host transfers",
-    False,
+    code="XLD100",
+    name="doctor-summary",
+    severity="info",
+    summary="What the run did: steps, graphs compiled and run, compile and execution time, host transfers",
+    fixable=False,
     why="Compiling is what makes a lazy-mode step slow; a steady state compiles nothing after the first steps.",
     instead="Nothing: this finding is the run's summary. Change what the run's other XLD findings name; a script that "
     'needs nothing more reaches a steady state (the summary ends "steady state from step N") and `xla-codemod '
@@ -24,9 +26,11 @@ DOCTOR_SUMMARY = Rule(
 )
 
 RECOMPILING_SYNC_SITE = Rule(
-    "XLD101", "recompiling-sync-site", "warning",
-    "A step barrier, loader or host read that keeps compiling new graphs after warm-up",
-    False,
+    code="XLD101",
+    name="recompiling-sync-site",
+    severity="warning",
+    summary="A step barrier, loader or host read that keeps compiling new graphs after warm-up",
+    fixable=False,
     why="Every new graph is compiled before it runs (seconds to minutes); a step that makes a new graph "
     "each time never reaches the compiled-graph cache.",
     instead="A step whose graph is the same every step: change what the XLD102 findings under this site name (a shape or "
@@ -36,9 +40,11 @@ RECOMPILING_SYNC_SITE = Rule(
 )
 
 CHANGING_OPERATION = Rule(
-    "XLD102", "changing-operation", "warning",
-    "An operation whose shape or constant changes between successive graphs",
-    False,
+    code="XLD102",
+    name="changing-operation",
+    severity="warning",
+    summary="An operation whose shape or constant changes between successive graphs",
+    fixable=False,
     why="XLA compiles shapes and Python numbers into the graph: a slice bound, exponent or size that "
     "changes each step makes each step's graph new.",
     instead="Shapes and numbers that stay the same from step to step: a Python number that changes each step as a device "
@@ -49,9 +55,11 @@ CHANGING_OPERATION = Rule(
 )
 
 HOST_READ = Rule(
-    "XLD103", "host-read", "warning",
-    "A device value read on the host every step (`.item()`, `print(t)`, a CPU fallback)",
-    False,
+    code="XLD103",
+    name="host-read",
+    severity="warning",
+    summary="A device value read on the host every step (`.item()`, `print(t)`, a CPU fallback)",
+    fixable=False,
     why="A host read waits for the device; one before the step barrier also runs the pending graph "
     "early, as a graph of its own.",
     instead="The read after the step's graph has run, in a step closure: `xm.add_step_closure(lambda loss: "
@@ -62,9 +70,11 @@ HOST_READ = Rule(
 )
 
 SCRIPT_CRASHED = Rule(
-    "XLD104", "script-crashed", "error",
-    "The script crashed or exited with an error status under the doctor",
-    False,
+    code="XLD104",
+    name="script-crashed",
+    severity="error",
+    summary="The script crashed or exited with an error status under the doctor",
+    fixable=False,
     why="A converted script that crashes on XLA cannot be judged; the line is the last frame of your code "
     "in its traceback.",
     instead="The error fixed where the finding points (the last frame of your code in the traceback, whose exception it "
@@ -75,9 +85,11 @@ SCRIPT_CRASHED = Rule(
 )
 
 TOO_FEW_STEPS = Rule(
-    "XLD105", "too-few-steps", "warning",
-    "Too few step barriers ran to tell whether the script reaches a steady state",
-    False,
+    code="XLD105",
+    name="too-few-steps",
+    severity="warning",
+    summary="Too few step barriers ran to tell whether the script reaches a steady state",
+    fixable=False,
     why="Without a step barrier (torch_xla.sync(), xm.mark_step(), MpDeviceLoader) a training loop grows "
     "one graph until memory runs out; with too few steps the first compiles hide the steady state.",
     instead="More step barriers than warm-up steps: a training loop with one at each iteration (`torch_xla.sync()`, which "
@@ -88,9 +100,11 @@ TOO_FEW_STEPS = Rule(
 )
 
 SHORT_LAST_BATCH = Rule(
-    "XLD106", "short-last-batch", "warning",
-    "A DataLoader whose short last batch compiled graphs of its own",
-    False,
+    code="XLD106",
+    name="short-last-batch",
+    severity="warning",
+    summary="A DataLoader whose short last batch compiled graphs of its own",
+    fixable=False,
     why="A batch of another size is another graph: the last batch of each epoch (and of each evaluation) "
     "is compiled again unless drop_last=True or it is padded.",
     instead="`DataLoader(..., drop_last=True)` for training; where every sample counts (evaluation), the last batch "
@@ -98,4 +112,12 @@ SHORT_LAST_BATCH = Rule(
     examples=lambda: (Example("loader = DataLoader(dataset, batch_size=8, shuffle=True)", filename=RUNTIME),),
 )
 
-RULES = (DOCTOR_SUMMARY, RECOMPILING_SYNC_SITE, CHANGING_OPERATION, HOST_READ, SCRIPT_CRASHED, TOO_FEW_STEPS, SHORT_LAST_BATCH)
+RULES = (
+    DOCTOR_SUMMARY,
+    RECOMPILING_SYNC_SITE,
+    CHANGING_OPERATION,
+    HOST_READ,
+    SCRIPT_CRASHED,
+    TOO_FEW_STEPS,
+    SHORT_LAST_BATCH,
+)

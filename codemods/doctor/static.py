@@ -10,11 +10,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from codemods.conversion import ConversionError
 from codemods.doctor.rules import CHANGING_OPERATION, HOST_READ, RECOMPILING_SYNC_SITE
 from codemods.engine.report import Finding
-from codemods.pipeline import ConversionError, convert_source
-from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.rules import RULES_BY_CODE, RuleSelection, matches
+from codemods.engine.rule import RuleSelection, matches
+from codemods.pipeline import convert_source, summarise_with
+from codemods.project.resolver import Project, find_root
+from codemods.rules import RULES_BY_CODE
 from codemods.targets import DEFAULT_TARGET
 
 DEFAULT_FAMILIES = ("XLA7",)

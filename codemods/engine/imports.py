@@ -102,6 +102,32 @@ class ImportTable:
         return any(q == package or q.startswith(package + ".") for q in loaded)
 
 
+@dataclass(repr=False, eq=False)
+class ImportFacts:
+    """The fact sheet's part the walk and the rewriter read themselves: the import table, the
+    names taken, where new imports go and what already handles XLA (filled by the imports
+    analysis, codemods/imports/analysis.py)."""
+
+    table: ImportTable = field(default_factory=ImportTable)
+    # Every name the file binds or uses (the walk adds each name it meets): new import
+    # aliases must not collide with them.
+    taken_names: set[str] = field(default_factory=set)
+    # The statement after which new imports go.
+    anchor: cst.CSTNode | None = None
+    # Module-level imports that only run after some module-level code: that code runs
+    # before their names are bound, so rewritten code may not rely on them.
+    after_code: set[cst.Import | cst.ImportFrom] = field(default_factory=set)
+    # Names that may come from the project's own modules: local name -> (module as
+    # written, name in it); the name is "" for ``import util.misc as misc``.
+    project_names: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # torch_xla imported inside try/if: the file keeps a non-XLA path, so the tool
+    # may not add top-level torch_xla imports or move code onto the XLA device.
+    xla_optional: bool = False
+    # Ifs and conditional expressions that branch on XLA (or TPU) availability: their
+    # code already handles XLA and is left exactly as written.
+    xla_guarded: set[cst.CSTNode] = field(default_factory=set)
+
+
 def _bound_names(statement: cst.Import | cst.ImportFrom) -> list[tuple[str, str, str | None]]:
     """(local name, qualified name, plainly imported module or None) per name bound."""
     bound: list[tuple[str, str, str | None]] = []
@@ -185,8 +211,10 @@ class ImportManager:
 
     def _spelling_after_import(self, api: Api) -> str | None:
         alias = api.alias
-        if alias is not None and alias in self.taken_names and api.module not in (
-            self.table.module_level.get(alias), self.table.later.get(alias)
+        if (
+            alias is not None
+            and alias in self.taken_names
+            and api.module not in (self.table.module_level.get(alias), self.table.later.get(alias))
         ):
             alias = None  # the short alias means something else in this file
         if self._add(api.module, alias) is None:
@@ -199,7 +227,12 @@ class ImportManager:
         key = f"{module} as {alias}" if alias else module
         if key not in self.added:
             statement = cst.Import(
-                names=[cst.ImportAlias(name=parse_dotted(module), asname=cst.AsName(name=cst.Name(alias)) if alias else None)]  # type: ignore[arg-type]
+                names=[
+                    cst.ImportAlias(
+                        name=parse_dotted(module),  # type: ignore[arg-type]
+                        asname=cst.AsName(name=cst.Name(alias)) if alias else None,
+                    )
+                ]
             )
             self.added[key] = statement
             self.table.add(statement)

@@ -35,7 +35,7 @@ def dotted(node: cst.CSTNode | None) -> str | None:
 
 
 def parse_dotted(text: str) -> cst.BaseExpression:
-    """"a.b.c" -> the Attribute chain (no parsing of arbitrary source)."""
+    """ "a.b.c" -> the Attribute chain (no parsing of arbitrary source)."""
     head, *rest = text.split(".")
     node: cst.BaseExpression = cst.Name(head)
     for part in rest:
@@ -102,7 +102,9 @@ def quoted_like(template: cst.CSTNode, text: str) -> cst.SimpleString:
         quote = template.quote if template.quote in ("'", '"') else '"'
     elif type(template) is cst.FormattedString:
         quote = template.start[-1]
-    return cst.SimpleString(f"{quote}{text}{quote}", lpar=getattr(template, "lpar", ()), rpar=getattr(template, "rpar", ()))
+    return cst.SimpleString(
+        f"{quote}{text}{quote}", lpar=getattr(template, "lpar", ()), rpar=getattr(template, "rpar", ())
+    )
 
 
 def call_args(call: cst.Call) -> tuple[list[cst.Arg], dict[str, cst.Arg]]:
@@ -161,7 +163,11 @@ def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> l
     if type(last.comma) is cst.Comma:  # trailing comma: the new argument takes the same place
         previous = args[-2].comma if len(args) > 1 else last.comma
         return [*args[:-1], last.with_changes(comma=previous), new.with_changes(comma=last.comma)]
-    if len(args) > 1 and type(args[-2].comma) is cst.Comma and type(args[-2].comma.whitespace_after) is cst.ParenthesizedWhitespace:
+    if (
+        len(args) > 1
+        and type(args[-2].comma) is cst.Comma
+        and type(args[-2].comma.whitespace_after) is cst.ParenthesizedWhitespace
+    ):
         # One per line, no trailing comma: the new argument goes on a line of its own, before
         # the closing parenthesis's.
         moved = last.with_changes(comma=args[-2].comma, whitespace_after_arg=cst.SimpleWhitespace(""))
@@ -331,7 +337,7 @@ _SHAPES: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
 def _shape(hint: object) -> str:
-    """"node", "optional node", "nodes" (a sequence of nodes) or "mixed", from an annotation."""
+    """ "node", "optional node", "nodes" (a sequence of nodes) or "mixed", from an annotation."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if isinstance(hint, type) and issubclass(hint, cst.CSTNode):
         return "node"

@@ -232,8 +232,12 @@ class Positions:
             statement, indents, at = spans[key]
             line, column = firsts[at]
             state = _StartRecordingState(
-                default_indent=module.default_indent, default_newline=module.default_newline,
-                target_ids={id(n) for n in targets}, line=line, column=column, unplaced={id(n) for n in targets},
+                default_indent=module.default_indent,
+                default_newline=module.default_newline,
+                target_ids={id(n) for n in targets},
+                line=line,
+                column=column,
+                unplaced={id(n) for n in targets},
             )
             state.indent_tokens = list(indents)
             try:
@@ -346,8 +350,10 @@ _HOLDERS = frozenset(
     kind
     for kind in vars(cst).values()
     if isinstance(kind, type)
-    and issubclass(kind, (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally,
-                          cst.MatchCase))
+    and issubclass(
+        kind,
+        (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase),
+    )
 )
 
 

@@ -9,9 +9,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from codemods import __version__
+from codemods.engine.rule import SEVERITIES, Severity, at_least, rule_of
 from codemods.engine.wording import would
-from codemods.rules import RULES_BY_CODE, SEVERITIES, Severity, at_least
 from codemods.targets import TARGETS
 
 
@@ -35,7 +34,7 @@ class Finding:
 
     @property
     def severity(self) -> Severity:
-        return RULES_BY_CODE[self.rule].severity
+        return rule_of(self.rule).severity
 
     def as_dict(self, message: str | None = None, fixed: bool | None = None) -> dict[str, object]:
         """The JSON form: ``fixable`` always; ``fixed`` (the fix is in the file now) only
@@ -113,6 +112,8 @@ class Report:
     files: list[FileReport] = field(default_factory=list)
     mode: Mode = "write"
     show_info: bool = True
+    # The tool's version, for the formats that name it (SARIF): the command line's.
+    tool_version: str = ""
 
     @property
     def fixes_applied(self) -> bool:
@@ -152,9 +153,7 @@ class Report:
         file's fail-on severity; 2 a file could not be processed."""
         if any(f.error is not None for f in self.files):
             return 2
-        failing = any(
-            f.changed or any(at_least(x.severity, f.fail_on) for x in self.standing(f)) for f in self.files
-        )
+        failing = any(f.changed or any(at_least(x.severity, f.fail_on) for x in self.standing(f)) for f in self.files)
         return 1 if failing else 0
 
     def summary(self) -> dict[str, Any]:
@@ -176,8 +175,10 @@ class Report:
             total["manual"] += counts["manual"]
         files: dict[str, Any] = {"files": len(self.files), "failed": failed}
         if self.converts:
-            files |= {"changed" if self.fixes_applied else "would_change": changed,
-                      "unchanged": len(self.files) - changed - failed}
+            files |= {
+                "changed" if self.fixes_applied else "would_change": changed,
+                "unchanged": len(self.files) - changed - failed,
+            }
         fixable = sum(x.fixed for x in findings)
         return {
             **files,
@@ -198,12 +199,14 @@ class Report:
             return {}
         found: dict[str, list[str]] = {}
         for file in self.files:
-            kinds = {RULES_BY_CODE[x.rule].changes_start for x in file.findings if x.fixed} - {None}
+            kinds = {rule_of(x.rule).changes_start for x in file.findings if x.fixed} - {None}
             if file.target is None or not kinds:
                 continue
             kind = "launcher" if "launcher" in kinds else "entry point"
             found.setdefault(TARGETS[file.target].how_to_start[kind], []).append(file.path)
-        return {how.replace("{script}", paths[0] if len(paths) == 1 else "SCRIPT"): paths for how, paths in found.items()}
+        return {
+            how.replace("{script}", paths[0] if len(paths) == 1 else "SCRIPT"): paths for how, paths in found.items()
+        }
 
 
 def finding_line(path: str, finding: Finding, message: str | None = None) -> str:
@@ -238,10 +241,12 @@ def summary_lines(report: Report) -> list[str]:
     if s["by_rule"]:
         lines.append(
             "findings: "
-            + ", ".join(f"{sev} {c['fixable'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items())
+            + ", ".join(
+                f"{sev} {c['fixable'] + c['manual']} ({_counts(c, done)})" for sev, c in s["by_severity"].items()
+            )
         )
         lines.extend(
-            f"  {code} {c['severity']:<7} {_counts(c, done):<22} {RULES_BY_CODE[code].name}"
+            f"  {code} {c['severity']:<7} {_counts(c, done):<22} {rule_of(code).name}"
             for code, c in s["by_rule"].items()
         )
     else:
@@ -253,7 +258,7 @@ def summary_lines(report: Report) -> list[str]:
 
 
 def _counts(counts: dict[str, Any], done: str) -> str:
-    """"3 fixed, 1 manual", leaving out what is zero."""
+    """ "3 fixed, 1 manual", leaving out what is zero."""
     return ", ".join(f"{counts[key]} {word}" for key, word in (("fixable", done), ("manual", "manual")) if counts[key])
 
 
@@ -290,10 +295,10 @@ def render_sarif(report: Report) -> str:
     rules = [
         {
             "id": code,
-            "name": RULES_BY_CODE[code].name,
-            "shortDescription": {"text": RULES_BY_CODE[code].summary},
-            **({"fullDescription": {"text": RULES_BY_CODE[code].why}} if RULES_BY_CODE[code].why else {}),
-            "defaultConfiguration": {"level": SARIF_LEVELS[RULES_BY_CODE[code].severity]},
+            "name": rule_of(code).name,
+            "shortDescription": {"text": rule_of(code).summary},
+            **({"fullDescription": {"text": rule_of(code).why}} if rule_of(code).why else {}),
+            "defaultConfiguration": {"level": SARIF_LEVELS[rule_of(code).severity]},
         }
         for code in used
     ]
@@ -326,8 +331,11 @@ def render_sarif(report: Report) -> str:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": f.path},
-                        **({"region": {"startLine": f.error_line, "startColumn": f.error_col or 1}}
-                           if f.error_line is not None else {}),
+                        **(
+                            {"region": {"startLine": f.error_line, "startColumn": f.error_col or 1}}
+                            if f.error_line is not None
+                            else {}
+                        ),
                     }
                 }
             ],
@@ -339,7 +347,7 @@ def render_sarif(report: Report) -> str:
         "tool": {
             "driver": {
                 "name": "xla-codemod",
-                "version": __version__,
+                "version": report.tool_version,
                 "rules": rules,
             }
         },
@@ -446,7 +454,7 @@ def coloured_diff(diff: str) -> str:
     for line in diff.splitlines(keepends=True):
         body = line.rstrip("\r\n")
         colour = next((c for prefix, c in _DIFF_COLOURS if body.startswith(prefix)), None)
-        out.append(f"{colour}{body}\x1b[0m{line[len(body):]}" if colour else line)
+        out.append(f"{colour}{body}\x1b[0m{line[len(body) :]}" if colour else line)
     return "".join(out)
 
 

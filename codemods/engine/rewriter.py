@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import libcst as cst
 
@@ -21,11 +21,12 @@ from codemods.engine.imports import ImportManager
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import field_shapes, walk
 from codemods.engine.positions import code_of
-from codemods.engine.rule import Rule
-from codemods.facts import Facts
-from codemods.rules import RuleSelection
+from codemods.engine.rule import Rule, RuleSelection
+from codemods.engine.walk import FactSheet
 from codemods.targets import Target
 
+# The fact sheet a context carries (codemods/facts.py: Facts).
+SheetT = TypeVar("SheetT", bound=FactSheet)
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 # What a fix builds: a node, or what a leave_ hook may return instead (several statements, none).
 ReplacementT = TypeVar("ReplacementT", bound=cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel)
@@ -46,12 +47,12 @@ class PendingFinding:
     held: str = ""
 
 
-class Context:
+class Context(Generic[SheetT]):
     """What a concern may read (facts, target, parents) and do (fix, report, import)."""
 
     def __init__(
         self,
-        facts: Facts,
+        facts: SheetT,
         target: Target,
         selection: RuleSelection,
         suppressed: Callable[[Rule, cst.CSTNode], bool],
@@ -60,7 +61,9 @@ class Context:
         self.target = target
         self.selection = selection
         self.suppressed = suppressed
-        self.imports = ImportManager(table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional)
+        self.imports = ImportManager(
+            table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional
+        )
         self.findings: list[PendingFinding] = []
         # By node: settle() runs for every node (NodeMap: CSTNode.__hash__ is Python code).
         self._unsettled: NodeMap[list[PendingFinding]] = NodeMap()
@@ -80,7 +83,13 @@ class Context:
         return original is None or not self.suppressed(rule, original)
 
     def _record(
-        self, rule: Rule, original: cst.CSTNode | None, message: str, fixed: bool, result: cst.CSTNode | None, held: str = ""
+        self,
+        rule: Rule,
+        original: cst.CSTNode | None,
+        message: str,
+        fixed: bool,
+        result: cst.CSTNode | None,
+        held: str = "",
     ) -> None:
         # A finding is one line (code shown in it may span several).
         finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result, held)
@@ -124,6 +133,21 @@ class Context:
             message = message.replace("{new}", self.code(shown))
         self._record(rule, original, message, True, anchor)
         return replacement
+
+    def fix_or_keep(
+        self,
+        kept: NodeT,
+        rule: Rule,
+        original: cst.CSTNode | None,
+        message: str,
+        build: Callable[[], ReplacementT | None],
+        *,
+        result: Callable[[ReplacementT], cst.CSTNode] | None = None,
+    ) -> ReplacementT | NodeT:
+        """``fix``'s replacement, or ``kept`` (the node as the traversal hands it back) when
+        there is none: how a leave hook that fixes one thing ends."""
+        replacement = self.fix(rule, original, message, build, result=result)
+        return replacement if replacement is not None else kept
 
     def subsume(self, original: cst.CSTNode) -> None:
         """A wholesale replacement of ``original`` speaks for the changes inside it."""
@@ -216,7 +240,7 @@ class Concern:
     when the traversal leaves such a node; ``reference(original, updated, qualified)``
     runs for every Name/Attribute chain that resolves through the imports."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[Any]) -> None:
         self.ctx = ctx
         self.facts = ctx.facts
 
@@ -233,7 +257,7 @@ class Rewriter(cst.CSTTransformer):
     hands every other subtree back untouched: rebuilding nodes is most of a transform's
     cost."""
 
-    def __init__(self, ctx: Context, concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
+    def __init__(self, ctx: Context[Any], concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
         super().__init__()
         self.ctx = ctx
         self.hot = hot if speed.shortcuts() else None  # None: LibCST's traversal, every node
@@ -354,6 +378,8 @@ def _leave_hooks(kind: type[Concern]) -> tuple[str, ...]:
 BlockT = TypeVar("BlockT", cst.IndentedBlock, cst.Module)
 # `x = value` or `x: T = value`: the rewrites that read an assignment's value take either.
 AssignmentT = TypeVar("AssignmentT", cst.Assign, cst.AnnAssign)
+# A line of simple statements, on its own line or after a colon (`if x: a; b`).
+StatementLineT = TypeVar("StatementLineT", cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
 def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]]) -> BlockT:

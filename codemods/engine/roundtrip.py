@@ -24,7 +24,9 @@ from codemods.engine.positions import Printed, print_back
 Source = TypeVar("Source", str, bytes)
 
 # Tokens that carry no code: a tail made of these alone can be set aside.
-_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
+_NOT_CODE = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+)
 
 
 class NotReproduced(Exception):

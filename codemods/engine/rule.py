@@ -126,11 +126,23 @@ CaseT = TypeVar("CaseT")
 Cases = Callable[[], tuple[CaseT, ...]] | tuple[CaseT, ...]
 
 
+# Every rule by its code, entered when its concern's rules module makes it: a finding keeps
+# its rule's code, and the report and the rule selection look the rule up here, so that the
+# engine needs no catalogue (codemods/rules.py collects them in order, for the docs).
+_BY_CODE: dict[str, Rule] = {}
+
+
+def rule_of(code: str) -> Rule:
+    """The rule with that code."""
+    return _BY_CODE[code]
+
+
 def _no_cases() -> tuple[()]:
     return ()
 
 
-@dataclass(frozen=True)
+# Keyword arguments only: a rule reads as what each of its parts is (no bare `True`).
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     code: str
     name: str
@@ -150,6 +162,10 @@ class Rule:
     # Its other test cases.
     valid: Cases[Valid | Run] = field(default=_no_cases, compare=False, repr=False)
     invalid: Cases[Invalid | Run] = field(default=_no_cases, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if _BY_CODE.setdefault(self.code, self) is not self:
+            raise ValueError(f"two rules have the code {self.code}")
 
     def example_cases(self) -> tuple[Example, ...]:
         """The documented examples."""
@@ -171,3 +187,22 @@ def _built(cases: Cases[CaseT]) -> tuple[CaseT, ...]:
 def at_least(severity: Severity, threshold: Severity) -> bool:
     """True if ``severity`` is ``threshold`` or more severe."""
     return SEVERITIES.index(severity) <= SEVERITIES.index(threshold)
+
+
+def matches(code: str, patterns: tuple[str, ...]) -> bool:
+    """True if ``code`` is selected by any pattern: a full code or a prefix (XLA1, ALL)."""
+    return any(p == "ALL" or code.startswith(p) for p in patterns)
+
+
+@dataclass(frozen=True)
+class RuleSelection:
+    """Which rules are on: ``select`` prefixes (default all), minus ``ignore`` prefixes."""
+
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+
+    def enabled(self, code: str) -> bool:
+        return matches(code, self.select) and not matches(code, self.ignore)
+
+    def unknown_patterns(self) -> list[str]:
+        return [p for p in self.select + self.ignore if p != "ALL" and not any(code.startswith(p) for code in _BY_CODE)]

@@ -10,17 +10,25 @@ import functools
 import typing
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine import speed
+from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
 from codemods.engine.nodes import children_reader
 
-if TYPE_CHECKING:
-    from codemods.facts import Facts
+
+class FactSheet(Protocol):
+    """What the walk and the rewriter read of the fact sheet themselves.  The sheet is
+    codemods/facts.py's ``Facts``: an analysis or a rewrite that reads it says so
+    (``facts: Facts`` in its class), and the engine never imports it."""
+
+    @property
+    def imports(self) -> ImportFacts: ...
+
 
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 HookT = TypeVar("HookT", bound=Callable[..., object])
@@ -30,7 +38,10 @@ Hook = Callable[[cst.CSTNode], object]
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
 # Per node type: the visit and leave hooks, whether it is a place, whether it is opaque, its children.
 _Plan = tuple[
-    tuple[Callable[[cst.CSTNode], object], ...], tuple[Callable[[cst.CSTNode], object], ...], bool, bool,
+    tuple[Callable[[cst.CSTNode], object], ...],
+    tuple[Callable[[cst.CSTNode], object], ...],
+    bool,
+    bool,
     Callable[[cst.CSTNode], Sequence[cst.CSTNode]],
 ]
 # The nodes that change where the walk is (functions, loops, conditions, classes, try).
@@ -110,8 +121,11 @@ class Walk:
     meaning (not whitespace or punctuation): LibCST's visitors rebuild every node they
     pass, which costs more than the analyses."""
 
-    def __init__(self, facts: Facts, kinds: list[type[Analysis]]) -> None:
+    def __init__(self, facts: FactSheet, kinds: list[type[Analysis]], inspected: Callable[[str], bool]) -> None:
+        """``inspected``: whether a reference that resolves to a name is one the rewrites
+        look at by themselves (the walk marks it for the rewrite traversal)."""
         self.facts = facts
+        self._inspected = inspected
         self.functions: list[cst.FunctionDef | None] = []  # None: a lambda
         self.loops: list[cst.CSTNode | None] = []
         self.conds: list[cst.CSTNode] = []  # enclosing If and IfExp nodes
@@ -135,7 +149,10 @@ class Walk:
         # keyed hooks, placed likewise.
         self.visitors: dict[type, list[tuple[int, Hook]]] = defaultdict(list)
         self.leavers: dict[type, list[Hook]] = defaultdict(list)
-        self._keyed: dict[type, dict[str, list[tuple[int, Hook]]]] = {cst.Call: defaultdict(list), cst.Attribute: defaultdict(list)}
+        self._keyed: dict[type, dict[str, list[tuple[int, Hook]]]] = {
+            cst.Call: defaultdict(list),
+            cst.Attribute: defaultdict(list),
+        }
         for index, analysis in enumerate(self.analyses):
             hooks = _class_hooks(type(analysis))
             for node_type, attr in hooks.visits:
@@ -233,11 +250,11 @@ class Walk:
             value = node.value  # type: ignore[attr-defined]
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
-            if (qualified is not None and apis.inspected(qualified)) or value in _LOOKED_AT:
+            if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
                 self._heat(key)
         elif kind is cst.Attribute:
             self.qualified = qualified = self.resolve(node)
-            if qualified is not None and apis.inspected(qualified):
+            if qualified is not None and self._inspected(qualified):
                 self._heat(key)
             if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
                 visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]
@@ -396,7 +413,9 @@ def settle_order(kinds: tuple[type[Analysis], ...]) -> list[type[Analysis]]:
     return _ordered(settling, lambda kind: tuple(name for name in kind.settle_reads if name in named))
 
 
-def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], tuple[str, ...]]) -> list[type[Analysis]]:
+def _ordered(
+    kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], tuple[str, ...]]
+) -> list[type[Analysis]]:
     """A stable topological order: again and again, the first kind whose needs are placed
     (a name is placed once the analysis of that name, and every one filling that part, is)."""
     providers: dict[str, list[type[Analysis]]] = defaultdict(list)
@@ -413,7 +432,8 @@ def _ordered(kinds: Sequence[type[Analysis]], needs: Callable[[type[Analysis]], 
     while waiting:
         ready = next(
             (
-                kind for kind in waiting
+                kind
+                for kind in waiting
                 if all(p is kind or p in placed for name in needs(kind) for p in providers[name])
             ),
             None,

@@ -49,14 +49,14 @@ def would(message: str) -> str:
     head = masked[:head_end]
     leading = re.match(rf"({_VERB})\b", masked)
     if leading:
-        return f"would {DONE_VERBS[leading.group(1)]}{message[leading.end():]}"
+        return f"would {DONE_VERBS[leading.group(1)]}{message[leading.end() :]}"
     inner = re.search(rf" ({_VERB})\b", head)
     if inner and _ARROW not in head[: inner.start()]:
         subject = message[: inner.start()]
-        return f"would {DONE_VERBS[inner.group(1)]} {subject}{message[inner.end():]}"
+        return f"would {DONE_VERBS[inner.group(1)]} {subject}{message[inner.end() :]}"
     arrow = head.find(_ARROW)
     if arrow > 0 and ", " not in _outside_brackets(head[:arrow]):
-        return f"would replace {message[:arrow]} with {message[arrow + len(_ARROW):]}"
+        return f"would replace {message[:arrow]} with {message[arrow + len(_ARROW) :]}"
     reworded = _reword_passives(message, masked)
     return reworded if reworded != message else f"would fix: {message}"
 

@@ -11,60 +11,24 @@ reduce gradients themselves).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import arg_value, dotted, method_name, names_in, receiver, string_value, walk
 from codemods.engine.walk import Analysis, Walk
+from codemods.fsdp.facts import FsdpFacts, FsdpWrap
 from codemods.project.analysis import ProjectAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Calls on an FSDP model that read or load its whole state.
 STATE_DICT_CALLS = frozenset({"state_dict", "load_state_dict"})
 PARTIAL = frozenset({"functools.partial"})
 # torch's and torch_xla's FSDP wrappers (an annotation names one or the other once ported).
 _WRAPPERS = apis.FSDP_CLASSES | apis.XLA_FSDP_CLASSES
-
-
-@dataclass(frozen=True)
-class FsdpWrap:
-    """``FSDP(module, ...)``: its arguments by parameter name (positional ones named)."""
-
-    arguments: tuple[tuple[str, cst.Arg], ...]
-    unpacked: tuple[cst.Arg, ...]  # *args / **kwargs: their keywords are unknown
-
-
-@dataclass(repr=False, eq=False)
-class FsdpFacts:
-    wraps: dict[cst.Call, FsdpWrap] = field(default_factory=dict)
-    # Names bound once to a MixedPrecision(...) call: what a ``mixed_precision=name`` means.
-    precision_policies: dict[str, cst.Call] = field(default_factory=dict)
-    # Policy functions of this file (given as auto_wrap_policy, maybe through
-    # functools.partial or a name) written with torch's ``nonwrapped_numel`` parameter:
-    # renamed ``unwrapped_params``, torch_xla's keyword; those that already use that name
-    # (the auto_wrap_policy argument) are reported.
-    policy_renames: set[cst.FunctionDef] = field(default_factory=set)
-    numel_policies: dict[cst.Arg, str] = field(default_factory=dict)
-    # ``ModuleWrapPolicy(classes)`` calls: torch_xla's transformer_auto_wrap_policy does the same.
-    module_wrap_policies: set[cst.Call] = field(default_factory=set)
-    # State-dict and checkpoint code that works on torch's FSDP modules only: what it is.
-    state_dicts: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # FSDP2's fully_shard(...) calls.
-    fully_shards: set[cst.Call] = field(default_factory=set)
-    # init_device_mesh(...) calls for a device other than the CPU (FSDP2, tensor parallel).
-    device_meshes: set[cst.Call] = field(default_factory=set)
-    # An FSDP model handed to a callable of another module that trains it: that module
-    # cannot tell its optimizer steps an FSDP model's (they become xm.optimizer_step
-    # there); the callable as the finding names it.
-    foreign_training: dict[cst.Call, str] = field(default_factory=dict)
-    # The first annotation naming an FSDP class (``model: FSDP``) in a file that may wrap
-    # nothing itself: its model is wrapped elsewhere, and its optimizer steps stay plain.
-    annotation: cst.Annotation | None = None
-
-    @property
-    def active(self) -> bool:
-        return bool(self.wraps or self.fully_shards)
 
 
 def _on_the_cpu(call: cst.Call) -> bool:
@@ -76,6 +40,8 @@ def _on_the_cpu(call: cst.Call) -> bool:
 
 
 class FsdpAnalysis(Analysis):
+    facts: Facts
+
     name = "fsdp"
     reads = ("imports",)
     settle_reads = ("project",)
@@ -159,8 +125,10 @@ class FsdpAnalysis(Analysis):
         if owner in apis.FSDP_CLASSES and attr in apis.FSDP_STATE_DICT_METHODS:
             return f"FSDP.{attr}"
         if qualified in apis.FSDP_STATE_DICT_TYPES or owner in apis.FSDP_STATE_DICT_TYPES:
-            return qualified.removeprefix(apis.FSDP_MODULE + ".").removeprefix("api.").removeprefix(
-                "fully_sharded_data_parallel."
+            return (
+                qualified.removeprefix(apis.FSDP_MODULE + ".")
+                .removeprefix("api.")
+                .removeprefix("fully_sharded_data_parallel.")
             )
         if qualified.startswith(apis.DISTRIBUTED_CHECKPOINT + ".") and type(node) is cst.Call:
             return qualified
@@ -210,7 +178,9 @@ class FsdpAnalysis(Analysis):
                     part.state_dicts[call] = f"{dotted(receiver(call))}.{method}()"
 
     def settle(self) -> None:
-        """FSDP models handed to a project callable that trains them (its summary says so)."""
+        """FSDP models handed to a project callable that trains them (its summary says so), in
+        a module this run does not convert (one it converts keeps the plain step there: the
+        optimizer comes from its caller, and this file imports it)."""
         if not self.part.wraps:
             return
         project = self.walk.analysis(ProjectAnalysis)
@@ -218,7 +188,10 @@ class FsdpAnalysis(Analysis):
             if not names & self.wrapped_names:
                 continue
             found = project.origin(callee)
-            if found is not None and found.summary is not None and found.summary.trains(found.name):
+            if found is None or found.summary is None or not found.summary.trains(found.name):
+                continue
+            self.part.trained_elsewhere.add((found.summary.path, found.name))
+            if found.summary.pending:
                 self.part.foreign_training[call] = f"`{callee}` ({found.summary.path})"
 
     def _policy_function(self, value: cst.BaseExpression, depth: int = 0) -> str | None:

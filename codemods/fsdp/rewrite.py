@@ -24,15 +24,19 @@ the process's shard.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import KEYWORD_EQUAL, call_args, dotted
 from codemods.engine.rewriter import Concern
-from codemods.fsdp.analysis import FsdpWrap
+from codemods.fsdp.facts import FsdpWrap
 from codemods.fsdp.rules import FSDP_MANUAL, FSDP_STATE_DICT, XLA_FSDP
 from codemods.targets import Api
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Arguments that only steer CUDA placement, streams and prefetching: nothing on XLA.
 _DROPPED = frozenset({"device_id", "backward_prefetch", "forward_prefetch", "limit_all_gathers", "use_orig_params"})
@@ -56,6 +60,8 @@ _WHY_KEPT = {
 
 
 class FsdpRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         fsdp = self.facts.fsdp
         if original in fsdp.wraps:
@@ -64,24 +70,30 @@ class FsdpRewrite(Concern):
             return self._module_wrap_policy(original, updated)
         if original in fsdp.foreign_training:
             self.ctx.report(
-                XLA_FSDP, original,
+                XLA_FSDP,
+                original,
                 f"{fsdp.foreign_training[original]} trains this FSDP model: keep its optimizer.step() plain there, "
-                "with the step barrier after it (that module does not wrap the model itself, so the tool makes its step "
-                "xm.optimizer_step, which would reduce the sharded gradients a second time)",
+                "with the step barrier after it (that module does not wrap the model itself: converted without this "
+                "file, its step becomes xm.optimizer_step, which would reduce the sharded gradients a second time); "
+                "convert the two together (the project folder) and the step stays plain",
             )
         if original in fsdp.state_dicts:
             self._state_dict(original)
         elif original in fsdp.device_meshes:
             self.ctx.report(
-                FSDP_MANUAL, original,
+                FSDP_MANUAL,
+                original,
                 f"`{self.ctx.code(original.func)}(...)` builds a DeviceMesh over CUDA devices and NCCL process groups, "
-                "which an XLA machine has none of: on XLA, " + self.ctx.target.advice(
+                "which an XLA machine has none of: on XLA, "
+                + self.ctx.target.advice(
                     f"{apis.SPMD_MESH_ADVICE}wrap the model in torch_xla.distributed.fsdp.XlaFullyShardedDataParallel "
-                    "(one process per device)"),
+                    "(one process per device)"
+                ),
             )
         elif original in fsdp.fully_shards:
             self.ctx.report(
-                FSDP_MANUAL, original,
+                FSDP_MANUAL,
+                original,
                 f"`{self.ctx.code(original.func)}` (FSDP2) has no torch_xla counterpart: wrap the model in "
                 "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device)"
                 + self.ctx.target.advice(apis.SPMD_FSDP_ADVICE),
@@ -98,11 +110,16 @@ class FsdpRewrite(Concern):
             return self._policy(original, updated, name)
         if qualified == apis.FSDP_MODULE_WRAP_POLICY:
             parent = self.ctx.parent()
-            if isinstance(parent, cst.Call) and parent.func is original and parent in self.facts.fsdp.module_wrap_policies:
+            if (
+                isinstance(parent, cst.Call)
+                and parent.func is original
+                and parent in self.facts.fsdp.module_wrap_policies
+            ):
                 return updated  # the call is rewritten
             node = parent if isinstance(parent, cst.Call) and parent.func is original else original
             self.ctx.report(
-                FSDP_MANUAL, node,
+                FSDP_MANUAL,
+                node,
                 f"`{self.ctx.code(node)}`: torch_xla's FSDP takes a policy function, not ModuleWrapPolicy; use "
                 "functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={...}) from "
                 "torch_xla.distributed.fsdp.wrap",
@@ -124,11 +141,13 @@ class FsdpRewrite(Concern):
         parent = self.ctx.parent()
         if isinstance(parent, cst.Call) and parent.func is original:
             return updated  # the call itself is rewritten with its arguments
-        new = self.ctx.fix(
-            XLA_FSDP, original, f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP class",
+        return self.ctx.fix_or_keep(
+            updated,
+            XLA_FSDP,
+            original,
+            f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP class",
             lambda: self._xla_class(original),
         )
-        return new if new is not None else updated
 
     def _xla_class(self, original: cst.CSTNode) -> cst.BaseExpression | None:
         func = self.ctx.imports.expression(self.ctx.target.api("fsdp"))
@@ -140,7 +159,8 @@ class FsdpRewrite(Concern):
         target = self.ctx.target
         if "fsdp" not in target.apis:
             self.ctx.report(
-                XLA_FSDP, original,
+                XLA_FSDP,
+                original,
                 f"`{self.ctx.code(original.func)}` (torch's FSDP) does not run on the XLA device: port it by hand to "
                 f"torch_xla {target.torch_xla_version}'s torch_xla.distributed.fsdp.XlaFullyShardedDataParallel "
                 "(compute_dtype= for mixed precision, submodules wrapped by hand) and keep optimizer.step()",
@@ -158,7 +178,8 @@ class FsdpRewrite(Concern):
             new = new_args[id(arg)]
             if name is None:  # *args / **kwargs
                 self.ctx.report(
-                    FSDP_MANUAL, arg,
+                    FSDP_MANUAL,
+                    arg,
                     f"`{self.ctx.code(arg)}` is passed on to torch_xla's FSDP unchecked: make sure it holds none of "
                     "torch's FSDP options (device_id, sharding_strategy, mixed_precision, cpu_offload, ...)",
                 )
@@ -187,8 +208,10 @@ class FsdpRewrite(Concern):
                     if strategy:
                         notes.append("SHARD_GRAD_OP -> reshard_after_forward=False")
             elif name in _NONE_DROPPED or name in _DEFAULT_FALSE:
-                if _is_name(arg.value, "None") or (name in _DEFAULT_FALSE and _is_name(arg.value, "False")) or (
-                    name == "cpu_offload" and self._no_offload(arg.value)
+                if (
+                    _is_name(arg.value, "None")
+                    or (name in _DEFAULT_FALSE and _is_name(arg.value, "False"))
+                    or (name == "cpu_offload" and self._no_offload(arg.value))
                 ):
                     dropped.append(name)
                     vanished.append(arg)
@@ -198,21 +221,24 @@ class FsdpRewrite(Concern):
             elif name in ("auto_wrap_policy", "param_init_fn"):
                 if name not in target.fsdp_keywords:
                     self.ctx.report(
-                        FSDP_MANUAL, arg,
+                        FSDP_MANUAL,
+                        arg,
                         f"`{name}`: torch_xla {target.torch_xla_version}'s FSDP takes none; wrap the submodules in "
                         "XlaFullyShardedDataParallel yourself",
                     )
                 elif arg in self.facts.fsdp.numel_policies:
                     function = self.facts.fsdp.numel_policies[arg]
                     self.ctx.report(
-                        FSDP_MANUAL, arg,
+                        FSDP_MANUAL,
+                        arg,
                         f"`{function}` takes torch's `nonwrapped_numel`: torch_xla's FSDP calls its policy with "
                         "`unwrapped_params=`; rename the parameter",
                     )
                 kept.append(new)
             else:
                 self.ctx.report(
-                    FSDP_MANUAL, arg,
+                    FSDP_MANUAL,
+                    arg,
                     f"`{self.ctx.code(arg).rstrip(',')}`: not an argument of torch_xla's XlaFullyShardedDataParallel",
                 )
                 kept.append(new)
@@ -230,14 +256,15 @@ class FsdpRewrite(Concern):
                 self.ctx.vanish(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_laid_out([*kept, *added], updated))
 
-        fixed = self.ctx.fix(
-            XLA_FSDP, original,
+        return self.ctx.fix_or_keep(
+            updated,
+            XLA_FSDP,
+            original,
             f"{self.ctx.code(original.func)}(...) -> {{new}}: torch_xla's FSDP on the XLA device{note}; the optimizer "
             "step stays optimizer.step() (xm.optimizer_step would reduce the sharded gradients again)",
             build,
             result=lambda call: call.func,
         )
-        return fixed if fixed is not None else updated
 
     def _sharding_strategy(self, arg: cst.Arg) -> list[cst.Arg] | None:
         """FULL_SHARD: nothing (torch_xla's default); SHARD_GRAD_OP: reshard_after_forward=False;
@@ -254,8 +281,11 @@ class FsdpRewrite(Concern):
             "HYBRID_SHARD": "hybrid sharding is torch_xla's sharding_groups=, sharding_rank=, sharding_world_size=",
             "_HYBRID_SHARD_ZERO2": "hybrid sharding is torch_xla's sharding_groups=, sharding_rank=, "
             "sharding_world_size= (with reshard_after_forward=False)",
-        }.get(strategy, "the tool cannot tell which strategy this is: FULL_SHARD is torch_xla's default, "
-              "SHARD_GRAD_OP is reshard_after_forward=False")
+        }.get(
+            strategy,
+            "the tool cannot tell which strategy this is: FULL_SHARD is torch_xla's default, "
+            "SHARD_GRAD_OP is reshard_after_forward=False",
+        )
         self.ctx.report(FSDP_MANUAL, arg, f"`{self.ctx.code(arg).rstrip(',')}`: {why}")
         return None
 
@@ -274,7 +304,8 @@ class FsdpRewrite(Concern):
         leaves: list[cst.Call | None] = []
         if not self._precision_leaves(value, leaves):
             self.ctx.report(
-                FSDP_MANUAL, value,
+                FSDP_MANUAL,
+                value,
                 f"mixed_precision={self.ctx.code(value)}: the tool cannot read this policy; torch_xla's FSDP takes "
                 "compute_dtype= (MixedPrecision's param_dtype), buffer_dtype= and fp32_reduce_scatter=",
             )
@@ -292,7 +323,8 @@ class FsdpRewrite(Concern):
                 continue
             if name not in self.ctx.target.fsdp_keywords:
                 self.ctx.report(
-                    FSDP_MANUAL, value,
+                    FSDP_MANUAL,
+                    value,
                     f"mixed_precision={self.ctx.code(value)}: torch_xla {self.ctx.target.torch_xla_version}'s FSDP "
                     f"takes no {name}= (what MixedPrecision asks for here)",
                 )
@@ -330,8 +362,12 @@ class FsdpRewrite(Concern):
         if leaf is None:
             return {}
         if any(a.star for a in leaf.args):
-            self.ctx.report(FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}` unpacks its arguments: set compute_dtype= "
-                            "(param_dtype), buffer_dtype= and fp32_reduce_scatter= of torch_xla's FSDP by hand")
+            self.ctx.report(
+                FSDP_MANUAL,
+                value,
+                f"`{self.ctx.code(leaf)}` unpacks its arguments: set compute_dtype= "
+                "(param_dtype), buffer_dtype= and fp32_reduce_scatter= of torch_xla's FSDP by hand",
+            )
             return None
         fields: dict[str, cst.BaseExpression] = {}
         positional = [a for a in leaf.args if a.keyword is None]
@@ -339,14 +375,18 @@ class FsdpRewrite(Concern):
             fields[apis.MIXED_PRECISION_PARAMETERS[index]] = arg.value
         fields.update({k: a.value for k, a in call_args(leaf)[1].items()})
         unmapped = [
-            k for k, v in fields.items()
-            if k in ("keep_low_precision_grads", "cast_forward_inputs") and not _is_name(v, "False")
-            or k == "cast_root_forward_inputs" and not _is_name(v, "True")
+            k
+            for k, v in fields.items()
+            if k in ("keep_low_precision_grads", "cast_forward_inputs")
+            and not _is_name(v, "False")
+            or k == "cast_root_forward_inputs"
+            and not _is_name(v, "True")
             or k not in apis.MIXED_PRECISION_PARAMETERS
         ]
         if unmapped:
-            self.ctx.report(FSDP_MANUAL, value,
-                            f"`{self.ctx.code(leaf)}`: torch_xla's FSDP has no {', '.join(unmapped)}")
+            self.ctx.report(
+                FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}`: torch_xla's FSDP has no {', '.join(unmapped)}"
+            )
             return None
         param, reduce, buffer = (fields.get(k) for k in ("param_dtype", "reduce_dtype", "buffer_dtype"))
         mapped: dict[str, cst.BaseExpression] = {}
@@ -356,14 +396,21 @@ class FsdpRewrite(Concern):
             if reduce is not None and self.ctx.resolve(reduce) in _FLOAT32 and self.ctx.resolve(param) not in _FLOAT32:
                 mapped["fp32_reduce_scatter"] = cst.Name("True")
             elif reduce is not None and self.ctx.code(reduce) != self.ctx.code(param) and not _is_name(reduce, "None"):
-                self.ctx.report(FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}`: torch_xla's FSDP reduces gradients in "
-                                "the compute dtype or (fp32_reduce_scatter=True) in float32 only")
+                self.ctx.report(
+                    FSDP_MANUAL,
+                    value,
+                    f"`{self.ctx.code(leaf)}`: torch_xla's FSDP reduces gradients in "
+                    "the compute dtype or (fp32_reduce_scatter=True) in float32 only",
+                )
                 return None
         elif buffer is not None and not _is_name(buffer, "None"):
             mapped["buffer_dtype"] = self._dtype(buffer, notes)
         elif reduce is not None and not _is_name(reduce, "None") and self.ctx.resolve(reduce) not in _FLOAT32:
-            self.ctx.report(FSDP_MANUAL, value, f"`{self.ctx.code(leaf)}`: without a compute dtype torch_xla's FSDP "
-                            "reduces gradients in float32")
+            self.ctx.report(
+                FSDP_MANUAL,
+                value,
+                f"`{self.ctx.code(leaf)}`: without a compute dtype torch_xla's FSDP reduces gradients in float32",
+            )
             return None
         return mapped
 
@@ -390,12 +437,13 @@ class FsdpRewrite(Concern):
                 self.ctx.imports.discard(original)
             return new
 
-        new = self.ctx.fix(
-            XLA_FSDP, original,
+        return self.ctx.fix_or_keep(
+            updated,
+            XLA_FSDP,
+            original,
             f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP calls its policies with unwrapped_params=",
             build,
         )
-        return new if new is not None else updated
 
     def _module_wrap_policy(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``ModuleWrapPolicy(classes)`` -> ``functools.partial(transformer_auto_wrap_policy,
@@ -407,30 +455,33 @@ class FsdpRewrite(Concern):
             if partial is None or policy is None:
                 return None
             self.ctx.imports.discard(original.func)
-            classes = updated.args[0].with_changes(keyword=cst.Name("transformer_layer_cls"), equal=KEYWORD_EQUAL,
-                                                   comma=cst.MaybeSentinel.DEFAULT)
+            classes = updated.args[0].with_changes(
+                keyword=cst.Name("transformer_layer_cls"), equal=KEYWORD_EQUAL, comma=cst.MaybeSentinel.DEFAULT
+            )
             first = cst.Arg(policy, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             return cst.Call(partial, [first, classes])
 
-        new = self.ctx.fix(
-            XLA_FSDP, original,
+        return self.ctx.fix_or_keep(
+            updated,
+            XLA_FSDP,
+            original,
             f"{self.ctx.code(original)} -> {{new}}: torch_xla's FSDP takes policy functions; this one wraps the same "
             "submodules",
             build,
         )
-        return new if new is not None else updated
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """A policy written for torch (``nonwrapped_numel``) takes torch_xla's ``unwrapped_params``."""
         if original not in self.facts.fsdp.policy_renames or "fsdp" not in self.ctx.target.apis:
             return updated
-        new = self.ctx.fix(
-            XLA_FSDP, original,
+        return self.ctx.fix_or_keep(  # type: ignore[return-value]
+            updated,
+            XLA_FSDP,
+            original,
             f"`{original.name.value}` takes `unwrapped_params` for torch's `nonwrapped_numel`: torch_xla's FSDP calls "
             "its policy with that keyword",
             lambda: updated.visit(_Renamer("nonwrapped_numel", "unwrapped_params")),
         )
-        return new if new is not None else updated  # type: ignore[return-value]
 
     # -- state dicts and checkpoints ---------------------------------------------------------------
 
@@ -444,8 +495,10 @@ class FsdpRewrite(Concern):
 
 def _state_dict_message(what: str, rank: str) -> str:
     if what.startswith(apis.DISTRIBUTED_CHECKPOINT):
-        start = f"`{what}` saves and loads torch's sharded (FSDP, DTensor) state: on torch_xla model.state_dict() is " \
+        start = (
+            f"`{what}` saves and loads torch's sharded (FSDP, DTensor) state: on torch_xla model.state_dict() is "
             "this process's shard."
+        )
     elif what.endswith("()"):
         start = f"`{what}` of an FSDP model is this process's shard on torch_xla (torch's gathers the full state)."
     else:
@@ -493,7 +546,9 @@ def _laid_out(args: list[cst.Arg], like: cst.Call) -> list[cst.Arg]:
     trailing = isinstance(last_comma, cst.Comma)
     separator = next((a.comma for a in like.args[:-1] if isinstance(a.comma, cst.Comma)), None)
     if separator is None:
-        separator = last_comma if type(last_comma) is cst.Comma else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        separator = (
+            last_comma if type(last_comma) is cst.Comma else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
     laid = []
     for index, arg in enumerate(args):
         if index == len(args) - 1:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_FSDP = Rule(
-    "XLA611", "xla-fsdp", "error",
-    "FullyShardedDataParallel becomes torch_xla's XlaFullyShardedDataParallel, its arguments mapped (mixed "
+    code="XLA611",
+    name="xla-fsdp",
+    severity="error",
+    summary="FullyShardedDataParallel becomes torch_xla's XlaFullyShardedDataParallel, its arguments mapped (mixed "
     "precision -> compute/buffer dtypes, sharding strategy, wrap policies); device_id and CUDA options dropped",
-    True,
+    fixable=True,
     why="torch's FSDP finds no backend for the XLA device under the xla process group (\"Device 'xla:0' does not "
     "have a corresponding backend registered\"). torch_xla's FSDP shards over the XLA processes, one per device, "
     "which is how the tool launches the script; its gradients are reduce-scattered by the wrapper, so the "
@@ -21,8 +23,9 @@ XLA_FSDP = Rule(
     "The SPMD-based FSDPv2 (torch_xla.experimental.spmd_fully_sharded_data_parallel) is not what the tool "
     "writes: it needs one process per host, a device mesh and inputs sharded over it, a different program "
     "than the one-process-per-device script that torch's FSDP runs.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
         from torch.distributed.fsdp.wrap import size_based_auto_wrap_policy
@@ -32,7 +35,7 @@ XLA_FSDP = Rule(
             policy = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
             return FSDP(model, auto_wrap_policy=size_based_auto_wrap_policy, mixed_precision=policy, device_id=rank)
         """,
-        """
+            """
         import torch
         from torch.distributed.fsdp import MixedPrecision
         import torch_xla.distributed.fsdp as xla_fsdp
@@ -43,11 +46,12 @@ XLA_FSDP = Rule(
             policy = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
             return xla_fsdp.XlaFullyShardedDataParallel(model, auto_wrap_policy=xla_wrap.size_based_auto_wrap_policy, compute_dtype=torch.bfloat16, buffer_dtype=torch.float32, fp32_reduce_scatter=True)
         """,
-        findings=(
-            Expected(9, 12, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),
-            Expected(9, 73, "size_based_auto_wrap_policy -> xla_wrap.size_based_auto_wrap_policy"),
+            findings=(
+                Expected(9, 12, "FSDP(...) -> xla_fsdp.XlaFullyShardedDataParallel"),
+                Expected(9, 73, "size_based_auto_wrap_policy -> xla_wrap.size_based_auto_wrap_policy"),
+            ),
         ),
-    ),),
+    ),
     valid=lambda: (
         valid(
             """
@@ -236,20 +240,24 @@ XLA_FSDP = Rule(
 )
 
 FSDP_MANUAL = Rule(
-    "XLA612", "fsdp-manual", "error",
-    "FSDP options that torch_xla's FSDP does not have (CPU offload, ignored modules, process groups, hybrid or no "
-    "sharding, FSDP2's fully_shard and CUDA device meshes): what to do by hand", False,
+    code="XLA612",
+    name="fsdp-manual",
+    severity="error",
+    summary="FSDP options that torch_xla's FSDP does not have (CPU offload, ignored modules, process groups, hybrid or no "
+    "sharding, FSDP2's fully_shard and CUDA device meshes): what to do by hand",
+    fixable=False,
     why="Each of these is left as it is, so the converted script stops at it with a TypeError rather than "
     "training differently: what it asked for has no torch_xla equivalent the tool could write.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         from torch.distributed.fsdp import CPUOffload, FullyShardedDataParallel as FSDP
 
 
         def wrap(model):
             return FSDP(model, cpu_offload=CPUOffload(offload_params=True))
         """,
-        """
+            """
         from torch.distributed.fsdp import CPUOffload
         import torch_xla.distributed.fsdp as xla_fsdp
 
@@ -257,8 +265,9 @@ FSDP_MANUAL = Rule(
         def wrap(model):
             return xla_fsdp.XlaFullyShardedDataParallel(model, cpu_offload=CPUOffload(offload_params=True))
         """,
-        findings=(Expected(6, 24, "`cpu_offload=CPUOffload(offload_params=True)`"),),
-    ),),
+            findings=(Expected(6, 24, "`cpu_offload=CPUOffload(offload_params=True)`"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -407,15 +416,19 @@ FSDP_MANUAL = Rule(
 )
 
 FSDP_STATE_DICT = Rule(
-    "XLA613", "fsdp-state-dict", "error",
-    "FSDP state-dict types and torch.distributed.checkpoint work on torch's FSDP only: save each process's shard "
-    "with its shard metadata, and consolidate", False,
+    code="XLA613",
+    name="fsdp-state-dict",
+    severity="error",
+    summary="FSDP state-dict types and torch.distributed.checkpoint work on torch's FSDP only: save each process's shard "
+    "with its shard metadata, and consolidate",
+    fixable=False,
     why="torch_xla's FSDP has no state-dict types: model.state_dict() is always this process's shard (flattened "
     "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
     "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "
     "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
 
@@ -424,7 +437,7 @@ FSDP_STATE_DICT = Rule(
             with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):
                 torch.save(model.state_dict(), "model.pt")
         """,
-        """
+            """
         import torch
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
         import torch_xla.core.xla_model as xm
@@ -434,8 +447,9 @@ FSDP_STATE_DICT = Rule(
             with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):
                 xm.save(model.state_dict(), "model.pt")
         """,
-        findings=(Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),),
-    ),),
+            findings=(Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """
@@ -524,7 +538,9 @@ FSDP_STATE_DICT = Rule(
             alias=True,
             findings=(
                 Expected(6, 36, "`torch.distributed.checkpoint.state_dict.get_state_dict` saves and loads"),
-                Expected(7, 5, "`torch.distributed.checkpoint.save` saves and loads torch's sharded (FSDP, DTensor) state"),
+                Expected(
+                    7, 5, "`torch.distributed.checkpoint.save` saves and loads torch's sharded (FSDP, DTensor) state"
+                ),
             ),
         ),
     ),

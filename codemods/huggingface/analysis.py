@@ -11,32 +11,52 @@ and static input shapes (``padding="max_length"``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, is_none, method_name, receiver, string_value
 from codemods.engine.walk import Analysis, Walk
+from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 XLA_OPTIMIZER = "adamw_torch_xla"
 # The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.
 TORCH_ADAMW = ("adamw_torch", "adamw_torch_fused", "adamw_hf")
 
-TRAINERS = frozenset({"transformers.Trainer", "transformers.Seq2SeqTrainer", "transformers.trainer.Trainer",
-                      "transformers.trainer_seq2seq.Seq2SeqTrainer"})
-TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments",
-                                "transformers.training_args.TrainingArguments",
-                                "transformers.training_args_seq2seq.Seq2SeqTrainingArguments"})
+TRAINERS = frozenset(
+    {
+        "transformers.Trainer",
+        "transformers.Seq2SeqTrainer",
+        "transformers.trainer.Trainer",
+        "transformers.trainer_seq2seq.Seq2SeqTrainer",
+    }
+)
+TRAINING_ARGUMENTS = frozenset(
+    {
+        "transformers.TrainingArguments",
+        "transformers.Seq2SeqTrainingArguments",
+        "transformers.training_args.TrainingArguments",
+        "transformers.training_args_seq2seq.Seq2SeqTrainingArguments",
+    }
+)
 ARGUMENT_PARSER = "transformers.HfArgumentParser"
 PARSE_METHODS = frozenset({"parse_args_into_dataclasses", "parse_json_file", "parse_yaml_file", "parse_dict"})
 ACCELERATOR = "accelerate.Accelerator"
 # Collators that pad each batch to its longest sequence unless told otherwise.
-PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding", "transformers.DataCollatorForSeq2Seq",
-                               "transformers.DataCollatorForTokenClassification"})
+PADDING_COLLATORS = frozenset(
+    {
+        "transformers.DataCollatorWithPadding",
+        "transformers.DataCollatorForSeq2Seq",
+        "transformers.DataCollatorForTokenClassification",
+    }
+)
 TOKENIZER_METHODS = frozenset({"encode_plus", "batch_encode_plus", "pad", "__call__"})
-BITSANDBYTES_CONFIG = frozenset({"transformers.BitsAndBytesConfig",
-                                 "transformers.utils.quantization_config.BitsAndBytesConfig"})
+BITSANDBYTES_CONFIG = frozenset(
+    {"transformers.BitsAndBytesConfig", "transformers.utils.quantization_config.BitsAndBytesConfig"}
+)
 # device_map strings that ask accelerate to spread the model over the devices it knows
 # (CUDA and the like, else the CPU and the disk: never XLA).
 ACCELERATE_DEVICE_MAPS = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
@@ -44,70 +64,9 @@ ACCELERATE_DEVICE_MAPS = frozenset({"auto", "balanced", "balanced_low_0", "seque
 HOST_DEVICES = frozenset({"cpu", "disk", "meta"})
 
 
-@dataclass(frozen=True)
-class OptimizerChoice:
-    """What a TrainingArguments(...) call does about ``optim``: add it, replace a torch
-    AdamW spelling, or ``report`` (its keywords come from ``**kwargs``)."""
-
-    action: Literal["add", "replace", "report"]
-    value: cst.BaseExpression | None = None  # the literal replaced
-
-
-@dataclass(frozen=True)
-class ParsedArguments:
-    """TrainingArguments parsed by HfArgumentParser into ``name``; the optimizer is set
-    after ``anchor`` (the parse statement, or the if/elif chain that parses)."""
-
-    name: str
-    anchor: cst.CSTNode
-
-
-@dataclass(frozen=True)
-class Padding:
-    """A tokenizer call or collator that pads dynamically (``padding=True/"longest"``,
-    or a collator's default), or pads to max_length without fixing the length."""
-
-    dynamic: bool  # pads to the longest sequence of each batch
-    value: cst.BaseExpression | None  # the padding argument (None: the collator's default)
-    fixable: bool  # a tokenizer call with max_length: padding="max_length" is safe
-    missing: tuple[str, ...]  # of max_length and truncation
-
-
-@dataclass(frozen=True)
-class ModelPlacement:
-    """A ``from_pretrained(...)`` argument that places the model where XLA is not:
-    ``device_map`` on a CUDA device (``cuda``), or left to accelerate (``accelerate``,
-    ``unknown`` when its value is not seen), or bitsandbytes quantization (``quantized``)."""
-
-    argument: cst.Arg
-    kind: Literal["cuda", "accelerate", "unknown", "quantized"]
-    values: tuple[cst.BaseExpression, ...] = ()  # what a device_map variable was assigned
-
-
-@dataclass(repr=False, eq=False)
-class HuggingFaceFacts:
-    trainers: list[cst.Call] = field(default_factory=list)
-    # The file builds or parses TrainingArguments (those needing a change are below).
-    builds_arguments: bool = False
-    training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
-    parsed_arguments: list[ParsedArguments] = field(default_factory=list)
-    # TrainingArguments calls (and parse statements) that leave dataloader_num_workers at 0.
-    default_workers: list[cst.CSTNode] = field(default_factory=list)
-    # ``preprocessing_num_workers`` fields that default to None (one process).
-    default_preprocessing_workers: list[cst.CSTNode] = field(default_factory=list)
-    padding: dict[cst.Call, Padding] = field(default_factory=dict)
-    # Names bound to accelerate.Accelerator(...), and their .backward(...) calls.
-    accelerators: set[str] = field(default_factory=set)
-    accelerate_backwards: list[cst.Call] = field(default_factory=list)
-    # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
-    model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
-
-    @property
-    def trainer_script(self) -> bool:
-        return bool(self.trainers)
-
-
 class HuggingFaceAnalysis(Analysis):
+    facts: Facts
+
     name = "huggingface"
 
     def __init__(self, walk: Walk) -> None:
@@ -192,7 +151,13 @@ class HuggingFaceAnalysis(Analysis):
 
     def _parser(self, name: str, call: cst.Call) -> None:
         classes = arg_value(call, 0, "dataclass_types")
-        elements = classes.elements if isinstance(classes, (cst.Tuple, cst.List)) else [cst.Element(classes)] if classes else []
+        elements = (
+            classes.elements
+            if isinstance(classes, (cst.Tuple, cst.List))
+            else [cst.Element(classes)]
+            if classes
+            else []
+        )
         for index, element in enumerate(elements):
             if self.is_training_arguments(element.value):
                 self.parsers[name] = index
@@ -281,7 +246,9 @@ class HuggingFaceAnalysis(Analysis):
                 if kind is not None:
                     shown = tuple(values) if values != [argument.value] else ()
                     placements.append(ModelPlacement(argument, kind, shown))
-            elif keyword in ("load_in_8bit", "load_in_4bit") and not (is_false(argument.value) or is_none(argument.value)):
+            elif keyword in ("load_in_8bit", "load_in_4bit") and not (
+                is_false(argument.value) or is_none(argument.value)
+            ):
                 placements.append(ModelPlacement(argument, "quantized"))
             elif keyword == "quantization_config" and any(
                 type(value) is cst.Call and self.walk.resolve(value.func) in BITSANDBYTES_CONFIG
@@ -372,7 +339,11 @@ def _device_map_kind(value: cst.BaseExpression, resolve: Callable[[cst.CSTNode],
             return None
         return "cuda" if text.startswith("cuda") else "unknown"
     if type(value) is cst.Dict:
-        kinds = {_device_map_kind(element.value, resolve) for element in value.elements if isinstance(element, cst.DictElement)}
+        kinds = {
+            _device_map_kind(element.value, resolve)
+            for element in value.elements
+            if isinstance(element, cst.DictElement)
+        }
         return next((k for k in ("cuda", "accelerate", "unknown") if k in kinds), None)
     if type(value) is cst.Call:
         callee = resolve(value.func)

@@ -5,15 +5,22 @@ so the script runs as before."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.engine.rewriter import Concern, Context
-from codemods.huggingface.rules import MP_FN_ENTRY_POINT
+from codemods.huggingface.rules.xla803_mp_fn_entry_point import MP_FN_ENTRY_POINT
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 class EntryRewrite(Concern):
-    def __init__(self, ctx: Context) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         ctx.track([self.facts.entry.main])
 
@@ -23,7 +30,8 @@ class EntryRewrite(Concern):
             return updated
         if entry.main is None:
             self.ctx.report(
-                MP_FN_ENTRY_POINT, self.facts.huggingface.trainers[0],
+                MP_FN_ENTRY_POINT,
+                self.facts.huggingface.trainers[0],
                 f"no `main()` to call: add `def {ENTRY_FUNCTION}(index):` that runs the training, for the "
                 "distributed XLA launchers",
             )
@@ -35,9 +43,11 @@ class EntryRewrite(Concern):
         function = cst.parse_statement(f"def {ENTRY_FUNCTION}(index):\n    main()\n")
         function = function.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         new = self.ctx.fix(
-            MP_FN_ENTRY_POINT, entry.main,
+            MP_FN_ENTRY_POINT,
+            entry.main,
             f"`def {ENTRY_FUNCTION}(index): main()` added: the distributed XLA launchers call it in each process",
-            lambda: function, result=lambda node: node,
+            lambda: function,
+            result=lambda node: node,
         )
         if new is None:
             return updated

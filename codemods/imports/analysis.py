@@ -4,7 +4,7 @@ XLA (torch_xla imported conditionally, branches on XLA or TPU availability)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -13,30 +13,13 @@ from codemods.engine.nodes import children, dotted, names_in
 from codemods.engine.walk import Analysis
 from codemods.project.summary import outside_project
 
-
-@dataclass(repr=False, eq=False)
-class ImportFacts:
-    table: ImportTable = field(default_factory=ImportTable)
-    # Every name the file binds or uses (the walk adds each name it meets): new import
-    # aliases must not collide with them.
-    taken_names: set[str] = field(default_factory=set)
-    # The statement after which new imports go.
-    anchor: cst.CSTNode | None = None
-    # Module-level imports that only run after some module-level code: that code runs
-    # before their names are bound, so rewritten code may not rely on them.
-    after_code: set[cst.Import | cst.ImportFrom] = field(default_factory=set)
-    # Names that may come from the project's own modules: local name -> (module as
-    # written, name in it); the name is "" for ``import util.misc as misc``.
-    project_names: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # torch_xla imported inside try/if: the file keeps a non-XLA path, so the tool
-    # may not add top-level torch_xla imports or move code onto the XLA device.
-    xla_optional: bool = False
-    # Ifs and conditional expressions that branch on XLA (or TPU) availability: their
-    # code already handles XLA and is left exactly as written.
-    xla_guarded: set[cst.CSTNode] = field(default_factory=set)
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 class ImportAnalysis(Analysis):
+    facts: Facts
+
     name = "imports"
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
@@ -58,7 +41,10 @@ class ImportAnalysis(Analysis):
                 module = "." * len(node.relative) + (modules[0] if modules else "")
                 if node.relative or not outside_project(module):
                     for alias in node.names:
-                        part.project_names[alias.evaluated_alias or alias.evaluated_name] = (module, alias.evaluated_name)
+                        part.project_names[alias.evaluated_alias or alias.evaluated_name] = (
+                            module,
+                            alias.evaluated_name,
+                        )
         if self.walk.guard_depth and any(m == "torch_xla" or m.startswith("torch_xla.") for m in modules):
             part.xla_optional = True
 
@@ -87,8 +73,11 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
         if type(statement) is not cst.SimpleStatementLine:
             break
         small = statement.body
-        if index == 0 and len(small) == 1 and type(small[0]) is cst.Expr and isinstance(
-            small[0].value, (cst.SimpleString, cst.ConcatenatedString)
+        if (
+            index == 0
+            and len(small) == 1
+            and type(small[0]) is cst.Expr
+            and isinstance(small[0].value, (cst.SimpleString, cst.ConcatenatedString))
         ):
             anchor = statement
             continue

@@ -3,11 +3,16 @@ imports (XLA001); drop imports whose every use a rewrite removed (XLA002)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import children, dotted
 from codemods.engine.rewriter import Concern, without_statements
 from codemods.imports.rules import ADD_IMPORT, REMOVE_STALE_IMPORT
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 def _imports_of(body: list[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
@@ -58,6 +63,8 @@ def _used_names(module: cst.Module, wanted: set[str]) -> set[str]:
 
 
 class ImportsRewrite(Concern):
+    facts: Facts
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         imports = self.ctx.imports
         candidates = {name for name in imports.discarded_names if imports.removable(name)}
@@ -100,7 +107,13 @@ class ImportsRewrite(Concern):
                     continue
                 if not used:
                     line = line.with_changes(trailing_whitespace=_registers(key))
-            self.ctx.fix(ADD_IMPORT, self.facts.imports.anchor, f"added `import {key}` for the rewritten code", lambda: line, result=lambda n: n)  # noqa: B023 - fix() calls it at once
+            self.ctx.fix(
+                ADD_IMPORT,
+                self.facts.imports.anchor,
+                f"added `import {key}` for the rewritten code",
+                lambda: line,  # noqa: B023 - fix() calls it at once
+                result=lambda n: n,
+            )
             body.insert(insert_at, line)
             insert_at += 1
         return updated.with_changes(body=body)

@@ -5,7 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 ADD_IMPORT = Rule(
-    "XLA001", "add-import", "info", "Add the torch_xla imports that rewritten code uses", True,
+    code="XLA001",
+    name="add-import",
+    severity="info",
+    summary="Add the torch_xla imports that rewritten code uses",
+    fixable=True,
     why="Rewritten code calls torch_xla, so its imports are added: once, after the file's torch imports, "
     "under the file's own alias where it has one.",
     examples=lambda: (
@@ -320,7 +324,11 @@ ADD_IMPORT = Rule(
 )
 
 REMOVE_STALE_IMPORT = Rule(
-    "XLA002", "remove-stale-import", "info", "Remove an import that a rewrite left unused", True,
+    code="XLA002",
+    name="remove-stale-import",
+    severity="info",
+    summary="Remove an import that a rewrite left unused",
+    fixable=True,
     why="A rewrite can leave an import unused (`xm` once `xm.xla_device()` is `torch_xla.device()`); it is "
     "removed so the file imports what it uses. Imports the tool did not make unused are left alone.",
     examples=lambda: (

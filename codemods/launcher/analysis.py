@@ -304,8 +304,21 @@ def analyse_launcher(module: cst.Module, imports: ImportTable) -> LauncherFacts:
 
 _COLLECTED = frozenset(
     {
-        cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Del, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr,
-        cst.Param, cst.FunctionDef, cst.ClassDef, cst.Call, cst.Import, cst.ImportFrom, cst.SimpleStatementLine,
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.Del,
+        cst.For,
+        cst.CompFor,
+        cst.WithItem,
+        cst.NamedExpr,
+        cst.Param,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Call,
+        cst.Import,
+        cst.ImportFrom,
+        cst.SimpleStatementLine,
     }
 )
 
@@ -363,8 +376,10 @@ def _imports_smp_torch(statement: cst.Import | cst.ImportFrom) -> bool:
     if module.startswith(SMP_TORCH):
         return True
     names = statement.names
-    return module == "smdistributed.modelparallel" and not isinstance(names, cst.ImportStar) and any(
-        alias.evaluated_name == "torch" for alias in names
+    return (
+        module == "smdistributed.modelparallel"
+        and not isinstance(names, cst.ImportStar)
+        and any(alias.evaluated_name == "torch" for alias in names)
     )
 
 

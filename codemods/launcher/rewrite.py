@@ -16,6 +16,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -36,19 +37,20 @@ from codemods.launcher.analysis import (
     Unknown,
     Value,
 )
-from codemods.launcher.rules import (
-    COMPILER_DISTRIBUTION,
-    COMPILER_LEGACY_LAUNCH,
-    COMPILER_UNSUPPORTED,
-    DISTRIBUTION_STRUCTURE,
-    EFA_FLAGS,
-    LAUNCHER_UNRESOLVED,
-    MODEL_AND_DATA_PARALLEL,
-    PARTITIONS_RENAMED,
-    PROCESSES_PER_HOST,
-    REPEATED_MCA_DEFAULT,
-    SMP_SET_DEVICE,
-)
+from codemods.launcher.rules.sm100_launcher_unresolved import LAUNCHER_UNRESOLVED
+from codemods.launcher.rules.sm101_distribution_structure import DISTRIBUTION_STRUCTURE
+from codemods.launcher.rules.sm102_partitions_renamed import PARTITIONS_RENAMED
+from codemods.launcher.rules.sm103_model_and_data_parallel import MODEL_AND_DATA_PARALLEL
+from codemods.launcher.rules.sm104_processes_per_host import PROCESSES_PER_HOST
+from codemods.launcher.rules.sm105_repeated_mca_default import REPEATED_MCA_DEFAULT
+from codemods.launcher.rules.sm106_efa_flags import EFA_FLAGS
+from codemods.launcher.rules.sm107_smp_set_device import SMP_SET_DEVICE
+from codemods.launcher.rules.sm201_compiler_distribution import COMPILER_DISTRIBUTION
+from codemods.launcher.rules.sm202_compiler_legacy_launch import COMPILER_LEGACY_LAUNCH
+from codemods.launcher.rules.sm203_compiler_unsupported import COMPILER_UNSUPPORTED
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _MCA_DEFAULT = re.compile(r"(?<!\S)--?mca\s+btl_vader_single_copy_mechanism\s+(\S+)")
 _EFA_SETTINGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
@@ -69,7 +71,9 @@ class _Edit:
 
 
 class LauncherRewrite(Concern):
-    def __init__(self, ctx: Context, launcher: LauncherFacts) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts], launcher: LauncherFacts) -> None:
         super().__init__(ctx)
         self.edits: dict[int, list[_Edit]] = defaultdict(list)
         self.reported: set[tuple[str, int, str]] = set()
@@ -112,25 +116,37 @@ class LauncherRewrite(Concern):
             return
         if script.set_device_calls:
             call = script.set_device_calls[0][0]
-            self.report(SMP_SET_DEVICE, call,
-                        f"`{self.ctx.code(call)}`: under model parallel each process pins its own GPU "
-                        "with `torch.cuda.set_device(smp.local_rank())`")
+            self.report(
+                SMP_SET_DEVICE,
+                call,
+                f"`{self.ctx.code(call)}`: under model parallel each process pins its own GPU "
+                "with `torch.cuda.set_device(smp.local_rank())`",
+            )
             return
         set_device = self.ctx.facts.imports.table.local_name_for(SET_DEVICE)
         local_rank = self.ctx.facts.imports.table.local_name_for(f"{SMP_TORCH}.local_rank")
         message = "torch.cuda.set_device(smp.local_rank()) pins each process to its own GPU"
         if not script.init_statements or set_device is None or local_rank is None:
-            self.report(SMP_SET_DEVICE, script.import_statement,
-                        f"no {message.replace(' pins', ': it pins', 1)}: add it "
-                        "right after smp.init()")
+            self.report(
+                SMP_SET_DEVICE,
+                script.import_statement,
+                f"no {message.replace(' pins', ': it pins', 1)}: add it right after smp.init()",
+            )
             return
         statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
 
         def insert(line: cst.CSTNode) -> cst.CSTNode:
             return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]
 
-        self.plan(script.init_statements[0], _Edit(SMP_SET_DEVICE, f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
-                                                    insert, lambda flat: flat.nodes[1]))  # type: ignore[attr-defined]
+        self.plan(
+            script.init_statements[0],
+            _Edit(
+                SMP_SET_DEVICE,
+                f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
+                insert,
+                lambda flat: flat.nodes[1],  # type: ignore[attr-defined]
+            ),
+        )
 
 
 class _EstimatorCheck:
@@ -168,15 +184,19 @@ class _EstimatorCheck:
         name = value.value if isinstance(value, Constant) else None
         if not isinstance(value, Constant) or not isinstance(name, str):
             if value is None and self.estimator.hidden is None and "instance_groups" not in self.estimator.arguments:
-                self.owner.report(LAUNCHER_UNRESOLVED, self.estimator.call,
-                                  f"could not check {purpose}: the estimator has no "
-                                  "instance_type")
+                self.owner.report(
+                    LAUNCHER_UNRESOLVED,
+                    self.estimator.call,
+                    f"could not check {purpose}: the estimator has no instance_type",
+                )
             return None
         entry = instances.lookup(name)
         if entry is None:
-            self.owner.report(LAUNCHER_UNRESOLVED, value.node,
-                              f"could not check {purpose}: {name!r} is not in the tool's table of "
-                              "SageMaker instance types")
+            self.owner.report(
+                LAUNCHER_UNRESOLVED,
+                value.node,
+                f"could not check {purpose}: {name!r} is not in the tool's table of SageMaker instance types",
+            )
             return None
         self._instance = (name, entry)
         return self._instance
@@ -203,8 +223,11 @@ class _EstimatorCheck:
             self.owner.unknown(strategies, '`"smdistributed"`')
             return
         if not isinstance(strategies, Mapping):
-            self.owner.report(DISTRIBUTION_STRUCTURE, smdistributed.written, '"smdistributed" takes a dict: '
-                              '{"modelparallel": {...}} or {"dataparallel": {...}}')
+            self.owner.report(
+                DISTRIBUTION_STRUCTURE,
+                smdistributed.written,
+                '"smdistributed" takes a dict: {"modelparallel": {...}} or {"dataparallel": {...}}',
+            )
             return
         if "enabled" in strategies.entries or "parameters" in strategies.entries:
             self.flat_form(smdistributed)
@@ -213,21 +236,29 @@ class _EstimatorCheck:
             model_parallel = strategies.get("modelparallel")
             for key, entry in strategies.entries.items():
                 if key not in _STRATEGIES:
-                    self.owner.report(DISTRIBUTION_STRUCTURE, entry.key_node,
-                                      f'"smdistributed" has no strategy {key!r}: '
-                                      'use "modelparallel" or "dataparallel"')
+                    self.owner.report(
+                        DISTRIBUTION_STRUCTURE,
+                        entry.key_node,
+                        f'"smdistributed" has no strategy {key!r}: use "modelparallel" or "dataparallel"',
+                    )
             if model_parallel is not None and "dataparallel" in strategies.entries:
                 # The SDK refuses a second "smdistributed" key, switched off or not.
                 data_parallel = strategies.entries["dataparallel"]
                 switched_off = _constant(_get(data_parallel.value, "enabled"), True) is False
-                self.owner.report(MODEL_AND_DATA_PARALLEL, data_parallel.key_node, (
-                    '"dataparallel" is switched off, but the SDK still refuses it beside "modelparallel" '
-                    '(one "smdistributed" key per job): remove it'
-                ) if switched_off else (
-                    '"modelparallel" and "dataparallel" cannot be used in one job: for data parallelism '
-                    'across model replicas set "ddp": True (PyTorch) or "horovod": True (TensorFlow) in the '
-                    'modelparallel parameters'
-                ))
+                self.owner.report(
+                    MODEL_AND_DATA_PARALLEL,
+                    data_parallel.key_node,
+                    (
+                        '"dataparallel" is switched off, but the SDK still refuses it beside "modelparallel" '
+                        '(one "smdistributed" key per job): remove it'
+                    )
+                    if switched_off
+                    else (
+                        '"modelparallel" and "dataparallel" cannot be used in one job: for data parallelism '
+                        'across model replicas set "ddp": True (PyTorch) or "horovod": True (TensorFlow) in the '
+                        "modelparallel parameters"
+                    ),
+                )
         if model_parallel is None:
             if isinstance(mpi, Mapping):
                 self.mca(mpi)
@@ -238,11 +269,15 @@ class _EstimatorCheck:
             if not self.model_parallel(model_parallel):
                 return  # switched off
         degree = _get(_get(model_parallel, "parameters"), "pipeline_parallel_degree") or _get(
-            _get(model_parallel, "parameters"), "partitions")
+            _get(model_parallel, "parameters"), "partitions"
+        )
         if mpi is None:
-            self.owner.report(DISTRIBUTION_STRUCTURE, distribution.node,
-                              'model parallel runs under MPI: add "mpi": {"enabled": True, '
-                              '"processes_per_host": <GPUs per instance>} to the distribution')
+            self.owner.report(
+                DISTRIBUTION_STRUCTURE,
+                distribution.node,
+                'model parallel runs under MPI: add "mpi": {"enabled": True, '
+                '"processes_per_host": <GPUs per instance>} to the distribution',
+            )
         elif isinstance(mpi, Unknown):
             self.owner.unknown(mpi, '`"mpi"`')
         elif isinstance(mpi, Mapping):
@@ -255,9 +290,15 @@ class _EstimatorCheck:
             name = _string_like(key, "modelparallel")
             return cst.Dict([cst.DictElement(name, written)])  # type: ignore[arg-type]
 
-        self.owner.plan(smdistributed.written, _Edit(
-            DISTRIBUTION_STRUCTURE, f"{_code(smdistributed.written)} -> {{new}}: the model-parallel settings go under "
-            '"smdistributed" -> "modelparallel"', wrap))
+        self.owner.plan(
+            smdistributed.written,
+            _Edit(
+                DISTRIBUTION_STRUCTURE,
+                f"{_code(smdistributed.written)} -> {{new}}: the model-parallel settings go under "
+                '"smdistributed" -> "modelparallel"',
+                wrap,
+            ),
+        )
 
     def model_parallel(self, config: Mapping) -> bool:
         """Checks ``enabled`` and ``parameters``; False when the library is switched off."""
@@ -265,17 +306,22 @@ class _EstimatorCheck:
         if isinstance(enabled, Unknown):
             self.owner.unknown(enabled, '`"enabled"` of modelparallel')
         elif enabled is None and config.hidden is None:
-            self.owner.report(DISTRIBUTION_STRUCTURE, config.node,
-                              'modelparallel has no "enabled": True (required): without it the '
-                              "job runs without the model-parallel library")
+            self.owner.report(
+                DISTRIBUTION_STRUCTURE,
+                config.node,
+                'modelparallel has no "enabled": True (required): without it the '
+                "job runs without the model-parallel library",
+            )
         elif _constant(enabled, True) is False:
             return False
         parameters = config.get("parameters")
         if parameters is None:
             if config.hidden is None:
-                self.owner.report(DISTRIBUTION_STRUCTURE, config.node,
-                                  'modelparallel has no "parameters" (required), with at least '
-                                  '"pipeline_parallel_degree"')
+                self.owner.report(
+                    DISTRIBUTION_STRUCTURE,
+                    config.node,
+                    'modelparallel has no "parameters" (required), with at least "pipeline_parallel_degree"',
+                )
         elif isinstance(parameters, Unknown):
             self.owner.unknown(parameters, '`"parameters"` of modelparallel')
         elif isinstance(parameters, Mapping):
@@ -286,13 +332,20 @@ class _EstimatorCheck:
         partitions = parameters.entries.get("partitions")
         if partitions is None:
             if "pipeline_parallel_degree" not in parameters.entries and parameters.hidden is None:
-                self.owner.report(DISTRIBUTION_STRUCTURE, parameters.node, 'modelparallel parameters have no '
-                                  '"pipeline_parallel_degree" (required): the number of model partitions')
+                self.owner.report(
+                    DISTRIBUTION_STRUCTURE,
+                    parameters.node,
+                    "modelparallel parameters have no "
+                    '"pipeline_parallel_degree" (required): the number of model partitions',
+                )
             return
         if "pipeline_parallel_degree" in parameters.entries:
-            self.owner.report(PARTITIONS_RENAMED, partitions.key_node,
-                              '"partitions" and "pipeline_parallel_degree" both given: '
-                              'remove "partitions" (renamed in smdistributed-modelparallel 1.6.0)')
+            self.owner.report(
+                PARTITIONS_RENAMED,
+                partitions.key_node,
+                '"partitions" and "pipeline_parallel_degree" both given: '
+                'remove "partitions" (renamed in smdistributed-modelparallel 1.6.0)',
+            )
             return
         key = partitions.key_node
 
@@ -302,18 +355,21 @@ class _EstimatorCheck:
             return _string_like(node, "pipeline_parallel_degree")
 
         new = "pipeline_parallel_degree" if isinstance(key, cst.Name) else _code(rename(key))
-        self.owner.plan(key, _Edit(PARTITIONS_RENAMED,
-                                   f"{_code(key)} -> {new}: renamed in smdistributed-modelparallel 1.6.0",
-                                   rename))
+        self.owner.plan(
+            key,
+            _Edit(PARTITIONS_RENAMED, f"{_code(key)} -> {new}: renamed in smdistributed-modelparallel 1.6.0", rename),
+        )
 
     def mpi(self, mpi: Mapping, degree: Value | None) -> None:
         enabled = mpi.get("enabled")
         if isinstance(enabled, Unknown):
             self.owner.unknown(enabled, '`"enabled"` of mpi')
         elif _constant(enabled, True) is not True and not (enabled is None and mpi.hidden is not None):
-            self.owner.report(DISTRIBUTION_STRUCTURE, mpi.node,
-                              'mpi needs "enabled": True (required): the model-parallel library '
-                              "runs its processes under MPI")
+            self.owner.report(
+                DISTRIBUTION_STRUCTURE,
+                mpi.node,
+                'mpi needs "enabled": True (required): the model-parallel library runs its processes under MPI',
+            )
         self.processes_per_host(mpi, degree)
         self.mca(mpi)
         self.efa(mpi)
@@ -324,9 +380,11 @@ class _EstimatorCheck:
             if mpi.hidden is None:
                 instance = self.instance()
                 hint = f" ({instance[1].gpus} on {instance[0]})" if instance and instance[1].gpus else ""
-                self.owner.report(PROCESSES_PER_HOST, mpi.node,
-                                  'mpi has no "processes_per_host" (required): set it to the '
-                                  f"GPUs per instance{hint}")
+                self.owner.report(
+                    PROCESSES_PER_HOST,
+                    mpi.node,
+                    f'mpi has no "processes_per_host" (required): set it to the GPUs per instance{hint}',
+                )
             return
         if isinstance(value, Unknown):
             self.owner.unknown(value, '`"processes_per_host"`')
@@ -347,11 +405,18 @@ class _EstimatorCheck:
         pipeline = _constant_int(degree)
         if not isinstance(value.node, cst.Integer) or (pipeline and entry.gpus % pipeline):
             reason = f" (the pipeline degree {pipeline} does not divide {entry.gpus})" if pipeline else ""
-            self.owner.report(PROCESSES_PER_HOST, value.node,
-                              f'"processes_per_host" {processes} is above the GPUs: {why}{reason}')
+            self.owner.report(
+                PROCESSES_PER_HOST, value.node, f'"processes_per_host" {processes} is above the GPUs: {why}{reason}'
+            )
             return
-        self.owner.plan(value.node, _Edit(PROCESSES_PER_HOST, f"processes_per_host {processes} -> {entry.gpus}: {why}",
-                                          lambda node: node.with_changes(value=str(entry.gpus))))
+        self.owner.plan(
+            value.node,
+            _Edit(
+                PROCESSES_PER_HOST,
+                f"processes_per_host {processes} -> {entry.gpus}: {why}",
+                lambda node: node.with_changes(value=str(entry.gpus)),
+            ),
+        )
 
     def mca(self, mpi: Mapping) -> None:
         options = mpi.get("custom_mpi_options")
@@ -365,17 +430,24 @@ class _EstimatorCheck:
         if not repeats:
             return
         if any(m.group(1) != "none" for m in repeats) or not isinstance(options.node, cst.SimpleString):
-            self.owner.report(REPEATED_MCA_DEFAULT, options.node,
-                              "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
-                              "SageMaker already passes (`--mca btl_vader_single_copy_mechanism none`): Open MPI fails "
-                              "on a parameter listed twice; remove it")
+            self.owner.report(
+                REPEATED_MCA_DEFAULT,
+                options.node,
+                "custom_mpi_options sets btl_vader_single_copy_mechanism, which "
+                "SageMaker already passes (`--mca btl_vader_single_copy_mechanism none`): Open MPI fails "
+                "on a parameter listed twice; remove it",
+            )
             return
         kept = _without(text, repeats)
-        self.owner.plan(options.node, _Edit(
-            REPEATED_MCA_DEFAULT,
-            f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
-            "`--mca btl_vader_single_copy_mechanism none`, and Open MPI fails on a parameter listed twice",
-            lambda node: _string_like(node, kept)))
+        self.owner.plan(
+            options.node,
+            _Edit(
+                REPEATED_MCA_DEFAULT,
+                f"custom_mpi_options -> {_code(_string_like(options.node, kept))}: SageMaker already passes "
+                "`--mca btl_vader_single_copy_mechanism none`, and Open MPI fails on a parameter listed twice",
+                lambda node: _string_like(node, kept),
+            ),
+        )
 
     def efa(self, mpi: Mapping) -> None:
         instance = self.instance()
@@ -390,8 +462,11 @@ class _EstimatorCheck:
         if missing:
             where = options.node if isinstance(options, Constant) else mpi.node
             flags = " ".join(f"-x {flag}" for flag in missing)
-            self.owner.report(EFA_FLAGS, where, f"{instance[0]} has EFA: add `{flags}` to custom_mpi_options for the "
-                              "best inter-node performance")
+            self.owner.report(
+                EFA_FLAGS,
+                where,
+                f"{instance[0]} has EFA: add `{flags}` to custom_mpi_options for the best inter-node performance",
+            )
 
 
 class TrainingCompilerCheck:
@@ -408,24 +483,32 @@ class TrainingCompilerCheck:
             return
         image = self.estimator.value("image_uri")
         if image is not None and not (isinstance(image, Constant) and image.value is None):
-            self.owner.report(COMPILER_UNSUPPORTED, self.estimator.arguments["image_uri"].node,
-                              "Training Compiler does not take "
-                              "image_uri: give the framework versions and let the SDK pick its compiler container")
+            self.owner.report(
+                COMPILER_UNSUPPORTED,
+                self.estimator.arguments["image_uri"].node,
+                "Training Compiler does not take "
+                "image_uri: give the framework versions and let the SDK pick its compiler container",
+            )
         since = _PYTORCHXLA_SINCE[kind]
         version = self.version(_VERSION_KEYWORD[kind])
         pytorchxla = _get(distribution, "pytorchxla") if isinstance(distribution, Mapping) else None
         if pytorchxla is not None:
             if _constant(_get(pytorchxla, "enabled"), True) is True and isinstance(version, tuple) and version < since:
                 where = self.estimator.arguments["distribution"].node
-                self.owner.report(COMPILER_UNSUPPORTED, where,
-                                  f"the pytorchxla runtime needs PyTorch >= {_dotted(since)} with "
-                                  f"Training Compiler ({_dotted(version)} given)")
+                self.owner.report(
+                    COMPILER_UNSUPPORTED,
+                    where,
+                    f"the pytorchxla runtime needs PyTorch >= {_dotted(since)} with "
+                    f"Training Compiler ({_dotted(version)} given)",
+                )
             return
         if isinstance(distribution, Mapping) and distribution.entries:
             if isinstance(version, tuple) and version >= since:
-                self.owner.report(COMPILER_UNSUPPORTED, self.estimator.arguments["distribution"].node,
-                                  "with Training Compiler the "
-                                  'only distribution is {"pytorchxla": {"enabled": True}}')
+                self.owner.report(
+                    COMPILER_UNSUPPORTED,
+                    self.estimator.arguments["distribution"].node,
+                    'with Training Compiler the only distribution is {"pytorchxla": {"enabled": True}}',
+                )
             return
         if distribution is not None and _constant(distribution, None) is not None:
             return
@@ -471,26 +554,42 @@ class TrainingCompilerCheck:
             return
         entry_point = self.estimator.value("entry_point")
         script = entry_point.value if isinstance(entry_point, Constant) else "your training script"
-        self.owner.report(COMPILER_LEGACY_LAUNCH, self.estimator.call,
-                          "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler "
-                          "runs a distributed job through a launcher script: pass it as entry_point and the training "
-                          f"script as hyperparameters['training_script'] ({script!r} now runs as a single process)")
+        self.owner.report(
+            COMPILER_LEGACY_LAUNCH,
+            self.estimator.call,
+            "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler "
+            "runs a distributed job through a launcher script: pass it as entry_point and the training "
+            f"script as hyperparameters['training_script'] ({script!r} now runs as a single process)",
+        )
 
     def add_pytorchxla(self) -> None:
         call = self.estimator.call
         if self.estimator.hidden is not None or "distribution" in self.estimator.arguments:
-            self.owner.report(COMPILER_DISTRIBUTION, call,
-                              'compiler_config on several GPUs needs distribution={"pytorchxla": '
-                              '{"enabled": True}}: without it the compiled job uses one GPU per instance')
+            self.owner.report(
+                COMPILER_DISTRIBUTION,
+                call,
+                'compiler_config on several GPUs needs distribution={"pytorchxla": '
+                '{"enabled": True}}: without it the compiled job uses one GPU per instance',
+            )
             return
         value = cst.parse_expression('{"pytorchxla": {"enabled": True}}')
-        argument = cst.Arg(value, keyword=cst.Name("distribution"), equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-        self.owner.plan(call, _Edit(
-            COMPILER_DISTRIBUTION, 'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
-            "starts one compiled process per GPU",
-            lambda node: _append_argument(node, argument),  # type: ignore[arg-type]
-            lambda node: node.args[-1]))  # type: ignore[attr-defined]
+        argument = cst.Arg(
+            value,
+            keyword=cst.Name("distribution"),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+            ),
+        )
+        self.owner.plan(
+            call,
+            _Edit(
+                COMPILER_DISTRIBUTION,
+                'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
+                "starts one compiled process per GPU",
+                lambda node: _append_argument(node, argument),  # type: ignore[arg-type]
+                lambda node: node.args[-1],  # type: ignore[attr-defined]
+            ),
+        )
 
 
 def _get(value: Value | None, key: str) -> Value | None:
@@ -548,8 +647,11 @@ def _append_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
     if not args:
         return call.with_changes(args=[argument])
     last = args[-1]
-    separator = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else cst.Comma(
-        whitespace_after=cst.SimpleWhitespace(" "))
+    separator = (
+        args[-2].comma
+        if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
+        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    )
     if isinstance(last.comma, cst.Comma):
         args[-1] = last.with_changes(comma=separator)
         return call.with_changes(args=[*args, argument.with_changes(comma=last.comma)])

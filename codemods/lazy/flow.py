@@ -12,6 +12,7 @@ step barriers); host_reads.py and recompilation_sources.py draw their facts from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -33,24 +34,59 @@ from codemods.engine.walk import Analysis, Walk
 from codemods.targets import XM, spellings
 from codemods.training.analysis import is_device_loader
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 # Reading a value to the host: explicit methods, and builtins that convert a tensor.
 READ_METHODS = apis.HOST_READ_METHODS
 READ_BUILTINS = frozenset({"float", "int", "bool", "str"})
 # Methods and attributes that read a tensor's metadata, not its values.
-METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "is_floating_point", "is_contiguous",
-                              "get_device", "type", "ndimension", "stride", "storage_offset"})
-METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "is_cuda", "layout",
-                                 "names"})
+METADATA_METHODS = frozenset(
+    {
+        "size",
+        "dim",
+        "numel",
+        "nelement",
+        "element_size",
+        "is_floating_point",
+        "is_contiguous",
+        "get_device",
+        "type",
+        "ndimension",
+        "stride",
+        "storage_offset",
+    }
+)
+METADATA_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "is_cuda", "layout", "names"}
+)
 TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "real", "imag", "values", "indices"})
-NOT_TENSORS = frozenset({"parameters", "named_parameters", "state_dict", "modules", "children", "buffers",
-                         "named_buffers", "zero_grad", "train", "eval", "backward", "step", "keys", "items"})
+NOT_TENSORS = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "state_dict",
+        "modules",
+        "children",
+        "buffers",
+        "named_buffers",
+        "zero_grad",
+        "train",
+        "eval",
+        "backward",
+        "step",
+        "keys",
+        "items",
+    }
+)
 
 # Logging calls: the statement only reports values, so it can run later, at the barrier.
 LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 PROGRESS_METHODS = frozenset({"set_postfix", "set_postfix_str", "set_description", "set_description_str"})
 WRITER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "add_text", "log_metrics", "log_metric"})
-LOGGING_FUNCTIONS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tqdm.tqdm.write", "tqdm.write",
-                               f"{XM}.master_print"})
+LOGGING_FUNCTIONS = frozenset(
+    {"wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tqdm.tqdm.write", "tqdm.write", f"{XM}.master_print"}
+)
 
 
 @dataclass(repr=False)
@@ -62,7 +98,9 @@ class Scope:
     locals: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)
     # (target names, value, enclosing loops, augmented)
-    assignments: list[tuple[tuple[str, ...], cst.BaseExpression, tuple[cst.CSTNode, ...], bool]] = field(default_factory=list)
+    assignments: list[tuple[tuple[str, ...], cst.BaseExpression, tuple[cst.CSTNode, ...], bool]] = field(
+        default_factory=list
+    )
     returns: list[cst.BaseExpression] = field(default_factory=list)
     returns_device: bool = False  # one of ``returns`` is a device value (settled in _device_names)
     device: set[str] = field(default_factory=set)
@@ -129,7 +167,9 @@ class _Memo:
     """Answers kept after the walk: the fixed-point loops ask the same questions again and again."""
 
     value_names: dict[int, tuple[str, ...]] = field(default_factory=dict)  # _value_names, by expression id
-    bound: dict[int, list[tuple[Scope, str, cst.BaseExpression]]] = field(default_factory=dict)  # params_for, by call id
+    bound: dict[int, list[tuple[Scope, str, cst.BaseExpression]]] = field(
+        default_factory=dict
+    )  # params_for, by call id
     mentioned: dict[int, set[str] | None] = field(default_factory=dict)  # _mentioned, by expression id
     device_values: dict[tuple[int, int], bool] | None = None  # is_device, once device names are final
     loaders: set[str] | None = None  # names bound to device loaders (from_device_loader)
@@ -138,6 +178,8 @@ class _Memo:
 class FlowAnalysis(Analysis):
     """The sites of the file, by function, and the device values and per-step integers
     among them (what the lazy analyses ask: ``is_device``, ``varying_in``)."""
+
+    facts: Facts
 
     name = "lazy_flow"
     reads = ("training",)
@@ -179,8 +221,17 @@ class FlowAnalysis(Analysis):
     def _site(self, node: cst.CSTNode) -> Site:
         self._at.order += 1
         scope, loops, conditional = self._where()
-        return Site(node, scope, loops, self._at.small, id(node) in self.uses.in_tests, self._at.nested > 0,
-                     self._at.lambdas > 0, self._at.order, conditional)
+        return Site(
+            node,
+            scope,
+            loops,
+            self._at.small,
+            id(node) in self.uses.in_tests,
+            self._at.nested > 0,
+            self._at.lambdas > 0,
+            self._at.order,
+            conditional,
+        )
 
     # -- walk: scopes and names ----------------------------------------------------------
 
@@ -267,7 +318,12 @@ class FlowAnalysis(Analysis):
                         self.scope.locals.add(name)
                     if type(element) is cst.Name and not augmented:
                         self.uses.ignored.add(id(element))
-        if value is not None:
+        if value is None:
+            return
+        pairs = _pairs(targets, value)
+        if pairs is not None:  # ``H, W = int(H), int(W)``: each name gets its own element's value
+            self.scope.assignments.extend(((name,), element, self._loops(), augmented) for name, element in pairs)
+        else:
             self.scope.assignments.append((tuple(names), value, self._loops(), augmented))
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -451,8 +507,10 @@ class FlowAnalysis(Analysis):
         if type(call.func) is cst.Name and call.func.value in (*READ_BUILTINS, "len", "isinstance", "range", "print"):
             return False
         if method in ("to", "cuda"):
-            return method == "cuda" or names_a_device(arg_value(call, 0, "device"), self.walk) or self.is_device(
-                scope, receiver(call)
+            return (
+                method == "cuda"
+                or names_a_device(arg_value(call, 0, "device"), self.walk)
+                or self.is_device(scope, receiver(call))
             )
         callees = self._callees(call)
         if callees:  # the file's own function: what it returns, as settled so far (a flag,
@@ -671,6 +729,25 @@ def _counters(loop: cst.For) -> list[str]:
     return []
 
 
+def _pairs(targets: list[cst.BaseExpression], value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
+    """One tuple of names given a tuple of as many values (``H, W = int(H), int(W)``): each
+    name with its value (a host number beside a tensor is no tensor); else None."""
+    if len(targets) != 1 or type(targets[0]) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+        return None
+    names = [dotted(e.value) for e in targets[0].elements]  # type: ignore[attr-defined]
+    values = value.elements  # type: ignore[attr-defined]
+    if (
+        len(names) != len(values)
+        or any(n is None for n in names)
+        or any(
+            type(e) is cst.StarredElement
+            for e in (*targets[0].elements, *values)  # type: ignore[attr-defined]
+        )
+    ):
+        return None
+    return [(n, e.value) for n, e in zip(names, values) if n is not None]
+
+
 def reads_to_host(node: cst.CSTNode) -> bool:
     """The expression's value comes from a host read (``loss.item()``, ``float(t)``)."""
     if type(node) is cst.Call:
@@ -689,9 +766,9 @@ def names_a_device(node: cst.CSTNode | None, walk_: Walk) -> bool:
     text = string_value(node)
     if text is not None:
         return text.split(":")[0] in ("cuda", "xla")
-    return type(node) is cst.Call and (walk_.resolve(node.func) in spellings("device") or (
-        walk_.resolve(node.func) == "torch.device"
-    ))
+    return type(node) is cst.Call and (
+        walk_.resolve(node.func) in spellings("device") or (walk_.resolve(node.func) == "torch.device")
+    )
 
 
 def is_identity_test(node: cst.Comparison) -> bool:

@@ -10,53 +10,25 @@ only what it reads, and the carried graph keeps growing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.facts import HostRead, ReadKind, StepClosure
 from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 ACCUMULATING_METHODS = frozenset({"append", "extend", "add", "update"})
-
-ReadKind = Literal["logging", "control", "accumulation", "value"]
-
-
-@dataclass(frozen=True)
-class HostRead:
-    """A read of a device value to the host inside a training loop."""
-
-    kind: ReadKind
-    # What the closure receives instead (evaluated now): the receiver of ``t.item()``,
-    # or the device expression itself for ``print(t)``, ``f"{t}"``, ``float(t)``.
-    value: cst.BaseExpression
-
-
-@dataclass(frozen=True)
-class StepClosure:
-    """A logging statement to run in ``xm.add_step_closure``: its reads, in order."""
-
-    reads: tuple[cst.CSTNode, ...]
-    loop: cst.CSTNode
-    blocked: str | None = None  # why it cannot be moved (None: it can)
-
-
-@dataclass(repr=False, eq=False)
-class HostReadFacts:
-    # Reads of device values to the host inside training loops.
-    reads: dict[cst.CSTNode, HostRead] = field(default_factory=dict)
-    # Implicit reads: tests on a device value (``if loss < best:``, ``while t.sum() > 0``).
-    device_tests: set[cst.CSTNode] = field(default_factory=set)
-    # Logging statements (cst.Expr) whose reads move into a step closure.
-    step_closures: dict[cst.Expr, StepClosure] = field(default_factory=dict)
-    # Evaluation loops that carry device state across iterations: loop -> the names.
-    carried_state: dict[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
 
 
 class HostReadAnalysis(Analysis):
     """Reads of device values to the host (from the flow's device values)."""
+
+    facts: Facts
 
     name = "host_reads"
     reads = ("lazy_flow", "huggingface", "lightning", "training")
@@ -78,11 +50,17 @@ class HostReadAnalysis(Analysis):
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         for line, after in zip(node.body, node.body[1:]):
-            if type(line) is cst.SimpleStatementLine and type(after) is cst.SimpleStatementLine and self.walk.ends_the_process(after.body[0]):
+            if (
+                type(line) is cst.SimpleStatementLine
+                and type(after) is cst.SimpleStatementLine
+                and self.walk.ends_the_process(after.body[0])
+            ):
                 self.before_exit.add(line.body[-1])
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.before_exit.update(small for small, after in zip(node.body, node.body[1:]) if self.walk.ends_the_process(after))
+        self.before_exit.update(
+            small for small, after in zip(node.body, node.body[1:]) if self.walk.ends_the_process(after)
+        )
 
     def finish(self) -> None:
         self.found = self._host_reads()
@@ -157,7 +135,9 @@ class HostReadAnalysis(Analysis):
             reason = "this Accelerate script stays free of torch_xla calls"
         elif self.facts.lightning.drives_training:
             reason = "Lightning places the step barriers of this loop"
-        elif loop not in self.facts.training.loops and (barriers := [b for b in self.flow.sites.barriers if loop in b.loops]):
+        elif loop not in self.facts.training.loops and (
+            barriers := [b for b in self.flow.sites.barriers if loop in b.loops]
+        ):
             if not any(b.order > site.order and b.loops[-1] is loop and not b.conditional for b in barriers):
                 reason = "no step barrier follows it in the iteration"
         reads = (*previous.reads, read) if previous else (read,)

@@ -9,22 +9,27 @@ the same graph fresh input.  The others are reported at the operation's line.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import receiver
 from codemods.engine.rewriter import Concern
-from codemods.lazy.rules import (
-    CARRIED_STATE_BARRIER,
-    DYNAMIC_SHAPE,
-    SHORT_LAST_BATCH,
-    SLICED_DEVICE_DATA,
-    STEP_VARYING_SHAPE,
-)
+from codemods.lazy.rules.xla704_carried_state_barrier import CARRIED_STATE_BARRIER
+from codemods.lazy.rules.xla711_sliced_device_data import SLICED_DEVICE_DATA
+from codemods.lazy.rules.xla712_step_varying_shape import STEP_VARYING_SHAPE
+from codemods.lazy.rules.xla713_dynamic_shape import DYNAMIC_SHAPE
+from codemods.lazy.rules.xla714_short_last_batch import SHORT_LAST_BATCH
 from codemods.training.loops import with_barriers
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 class RecompilationRewrite(Concern):
     # -- device data sliced per step ----------------------------------------------------
+
+    facts: Facts
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         sliced = self.facts.recompilation.sliced_data.get(original)
@@ -34,9 +39,10 @@ class RecompilationRewrite(Concern):
         code = self.ctx.code(original)
         if sliced.device is None:
             self.ctx.report(
-                SLICED_DEVICE_DATA, original,
+                SLICED_DEVICE_DATA,
+                original,
                 f"`{code}` slices a device tensor at a per-step offset: every step compiles a new graph; "
-                f"keep `{sliced.name}` on the host and move each slice to the device (not fixed: {sliced.reason})"
+                f"keep `{sliced.name}` on the host and move each slice to the device (not fixed: {sliced.reason})",
             )
             return updated
         device = sliced.device
@@ -45,13 +51,15 @@ class RecompilationRewrite(Concern):
             if sliced.varying
             else f"`{sliced.name}` now stays on the host"
         )
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             SLICED_DEVICE_DATA,
             original,
             f"{code} -> {{new}}: {why}",
-            lambda: cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]),
+            lambda: cst.Call(
+                func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]
+            ),
         )
-        return new if new is not None else updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         lazy = self.facts.recompilation
@@ -71,9 +79,10 @@ class RecompilationRewrite(Concern):
         self._dynamic_shape(original)
         if original in lazy.short_last_batch:
             self.ctx.report(
-                SHORT_LAST_BATCH, original,
+                SHORT_LAST_BATCH,
+                original,
                 "this training DataLoader keeps a short last batch (no drop_last=True): its shape "
-                "compiles a second graph; pass drop_last=True if dropping the remainder is fine"
+                "compiles a second graph; pass drop_last=True if dropping the remainder is fine",
             )
         return updated
 
@@ -85,18 +94,20 @@ class RecompilationRewrite(Concern):
         name = self.facts.recompilation.static_arguments.get(original)
         if name is not None:
             self.ctx.report(
-                STEP_VARYING_SHAPE, original,
+                STEP_VARYING_SHAPE,
+                original,
                 f"`{self.ctx.code(original)}`: `{name}` changes every step and is compiled into the "
-                "graph (a shape or static argument), so every step compiles a new graph; keep it fixed (pad to a maximum)"
+                "graph (a shape or static argument), so every step compiles a new graph; keep it fixed (pad to a maximum)",
             )
 
     def _dynamic_shape(self, original: cst.CSTNode) -> None:
         operation = self.facts.recompilation.dynamic_shapes.get(original)
         if operation is not None:
             self.ctx.report(
-                DYNAMIC_SHAPE, original,
+                DYNAMIC_SHAPE,
+                original,
                 f"`{self.ctx.code(original)}`: {operation} has a data-dependent shape (a host read and "
-                "a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)"
+                "a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)",
             )
 
     # -- evaluation loops that carry device state ----------------------------------------
@@ -107,7 +118,10 @@ class RecompilationRewrite(Concern):
             return updated
         carried = ", ".join(f"`{n}`" for n in names)
         return with_barriers(
-            self.ctx, CARRIED_STATE_BARRIER, original, updated,
+            self.ctx,
+            CARRIED_STATE_BARRIER,
+            original,
+            updated,
             f"evaluation loop carries {carried} across iterations on the device: {{new}} ends every iteration "
             "(a host read materializes only what it reads; the carried graph keeps growing)",
         )

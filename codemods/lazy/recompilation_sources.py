@@ -10,51 +10,66 @@ tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.facts import SlicedData
 from codemods.lazy.flow import FlowAnalysis, Scope, Site, is_identity_test, names_a_device
 from codemods.lazy.host_reads import HostReadAnalysis
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 # Operations whose output shape depends on the values of their input.
 DYNAMIC_SHAPE_METHODS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
 DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{m}" for m in DYNAMIC_SHAPE_METHODS)
 # Operations whose integer arguments are compiled into the graph (shapes, offsets,
 # counts, exponents): a Python number that changes every step makes every step a new graph.
-STATIC_ARGUMENT_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "roll", "topk", "kthvalue",
-                                     "unfold", "new_zeros", "new_ones", "new_empty", "new_full", "split", "chunk",
-                                     "tile", "pow", "select"})
-STATIC_ARGUMENT_FUNCTIONS = frozenset(f"torch.{f}" for f in ("arange", "zeros", "ones", "empty", "full", "rand", "randn",
-                                                             "randint", "linspace", "eye", "roll", "narrow", "topk"))
-
-
-@dataclass(frozen=True)
-class SlicedData:
-    """A device tensor sliced with a per-step Python integer."""
-
-    name: str
-    varying: bool  # the slice changes every step (the others only move with their data)
-    device: cst.BaseExpression | None  # fix: slice on the host, then move to this device
-    reason: str = ""  # why it is not fixed
-
-
-@dataclass(repr=False, eq=False)
-class RecompilationFacts:
-    # Subscripts of device-resident data with a per-step index (and, where the data is
-    # kept on the host instead, every other subscript of it), and the moves that made
-    # it device-resident: ``x.to(device)`` -> ``x``.
-    sliced_data: dict[cst.Subscript, SlicedData] = field(default_factory=dict)
-    host_data_moves: dict[cst.Call, str] = field(default_factory=dict)
-    # Per-step Python numbers in shapes and static arguments: node -> the number's name.
-    static_arguments: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # Data-dependent output shapes: node -> the operation.
-    dynamic_shapes: dict[cst.CSTNode, str] = field(default_factory=dict)
-    # DataLoaders that feed a training loop and keep a short last batch.
-    short_last_batch: set[cst.Call] = field(default_factory=set)
+STATIC_ARGUMENT_METHODS = frozenset(
+    {
+        "view",
+        "reshape",
+        "expand",
+        "repeat",
+        "narrow",
+        "roll",
+        "topk",
+        "kthvalue",
+        "unfold",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "split",
+        "chunk",
+        "tile",
+        "pow",
+        "select",
+    }
+)
+STATIC_ARGUMENT_FUNCTIONS = frozenset(
+    f"torch.{f}"
+    for f in (
+        "arange",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "linspace",
+        "eye",
+        "roll",
+        "narrow",
+        "topk",
+    )
+)
 
 
 @dataclass(repr=False)
@@ -102,6 +117,8 @@ class _Groups:
 
 class RecompilationSourceAnalysis(Analysis):
     """Recompilation sources among the flow's device values and per-step integers."""
+
+    facts: Facts
 
     name = "recompilation"
     reads = ("lazy_flow", "host_reads", "training")
@@ -155,7 +172,9 @@ class RecompilationSourceAnalysis(Analysis):
             key = groups.find((id(self.flow.owner(site.scope, name)), name))
             if key is None:
                 if varying and not site.scope.is_forward and self.flow.is_device(site.scope, subscript.value):
-                    self.part.sliced_data[subscript] = SlicedData(name, True, None, "the data is not built in this file")
+                    self.part.sliced_data[subscript] = SlicedData(
+                        name, True, None, "the data is not built in this file"
+                    )
                 continue
             sliced.setdefault(key, []).append((site, varying))
             if id(subscript) in self.flow.uses.store_subscripts:
@@ -168,7 +187,10 @@ class RecompilationSourceAnalysis(Analysis):
             problem = problems.get(key) or self._device_problem(members, [site for site, _ in sites])
             for site, varying in sites:
                 self.part.sliced_data[site.node] = SlicedData(  # type: ignore[index]
-                    site.node.value.value, bool(varying), None if problem else device, problem or ""  # type: ignore[attr-defined]
+                    site.node.value.value,  # type: ignore[attr-defined]
+                    bool(varying),
+                    None if problem else device,
+                    problem or "",
                 )
             if problem is None:
                 names = ", ".join(sorted({origin.name for origin in members}))
@@ -237,7 +259,9 @@ class RecompilationSourceAnalysis(Analysis):
             if method in STATIC_ARGUMENT_METHODS and self.flow.is_device(site.scope, receiver(call)):
                 arguments = [a.value for a in call.args]
             elif callee in STATIC_ARGUMENT_FUNCTIONS and self.flow.call_is_device(site.scope, call):
-                arguments = [a.value for a in call.args if a.keyword is None or a.keyword.value not in ("device", "dtype")]
+                arguments = [
+                    a.value for a in call.args if a.keyword is None or a.keyword.value not in ("device", "dtype")
+                ]
             else:
                 continue
             for argument in arguments:
@@ -267,9 +291,13 @@ class RecompilationSourceAnalysis(Analysis):
             callee = self.walk.resolve(call.func)
             if method in DYNAMIC_SHAPE_METHODS and self.flow.is_device(site.scope, receiver(call)):
                 self.part.dynamic_shapes[call] = f".{method}()"
-            elif callee in DYNAMIC_SHAPE_FUNCTIONS and call.args and self.flow.is_device(site.scope, call.args[0].value):
+            elif (
+                callee in DYNAMIC_SHAPE_FUNCTIONS and call.args and self.flow.is_device(site.scope, call.args[0].value)
+            ):
                 self.part.dynamic_shapes[call] = f"{callee}()"
-            elif callee == "torch.where" and len(call.args) == 1 and self.flow.is_device(site.scope, call.args[0].value):
+            elif (
+                callee == "torch.where" and len(call.args) == 1 and self.flow.is_device(site.scope, call.args[0].value)
+            ):
                 self.part.dynamic_shapes[call] = "torch.where(condition)"
         for site in self.flow.sites.subscripts:
             subscript = site.node

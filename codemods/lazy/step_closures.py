@@ -14,27 +14,50 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import children, walk, with_comma
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern
-from codemods.lazy.host_reads import StepClosure
-from codemods.lazy.rules import DEVICE_CONTROL_FLOW, HOST_READ_LOGGING, HOST_READ_VALUE
-from codemods.training.rules import DEVICE_LOADER, TRAINING_LOOP_BARRIER
+from codemods.lazy.facts import StepClosure
+from codemods.lazy.rules.xla701_host_read_logging import HOST_READ_LOGGING
+from codemods.lazy.rules.xla702_host_read_value import HOST_READ_VALUE
+from codemods.lazy.rules.xla703_device_control_flow import DEVICE_CONTROL_FLOW
+from codemods.training.rules.xla301_training_loop_barrier import TRAINING_LOOP_BARRIER
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 # Wrappers around expressions: rebuilt field by field, their expressions hoisted.
-_WRAPPERS = (cst.Arg, cst.Element, cst.StarredElement, cst.DictElement, cst.StarredDictElement,
-             cst.FormattedStringExpression, cst.ComparisonTarget, cst.SubscriptElement, cst.Index, cst.Slice)
-_KEPT_FIELDS = {(cst.Call, "func"), (cst.Attribute, "attr"), (cst.Arg, "keyword"),
-                (cst.FormattedStringExpression, "format_spec")}
+_WRAPPERS = (
+    cst.Arg,
+    cst.Element,
+    cst.StarredElement,
+    cst.DictElement,
+    cst.StarredDictElement,
+    cst.FormattedStringExpression,
+    cst.ComparisonTarget,
+    cst.SubscriptElement,
+    cst.Index,
+    cst.Slice,
+)
+_KEPT_FIELDS = {
+    (cst.Call, "func"),
+    (cst.Attribute, "attr"),
+    (cst.Arg, "keyword"),
+    (cst.FormattedStringExpression, "format_spec"),
+}
 _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
 class StepClosureRewrite(Concern):
     # -- logging statements ----------------------------------------------------------
+
+    facts: Facts
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> cst.Expr:
         closure = self.facts.host_reads.step_closures.get(original)
@@ -51,8 +74,12 @@ class StepClosureRewrite(Concern):
                 if rewritten is None:
                     reason = "other rewrites changed this statement"
         if reason is not None:
-            self.ctx.report(HOST_READ_LOGGING, first, f"`{read}` only logs, but stays: {reason}; move it into "
-                            "xm.add_step_closure(fn, args=(...)) by hand, passing the values it prints")
+            self.ctx.report(
+                HOST_READ_LOGGING,
+                first,
+                f"`{read}` only logs, but stays: {reason}; move it into "
+                "xm.add_step_closure(fn, args=(...)) by hand, passing the values it prints",
+            )
             return updated
         new = self.ctx.fix(
             HOST_READ_LOGGING,
@@ -112,22 +139,34 @@ class StepClosureRewrite(Concern):
         if read is not None and read.kind != "logging":
             code = self.ctx.code(original)
             if read.kind == "control":
-                self.ctx.report(DEVICE_CONTROL_FLOW, original,
-                                f"`{code}` decides control flow from a device value: the pending graph "
-                                "runs here every step; decide every N steps, or keep it on the device (torch.where)")
+                self.ctx.report(
+                    DEVICE_CONTROL_FLOW,
+                    original,
+                    f"`{code}` decides control flow from a device value: the pending graph "
+                    "runs here every step; decide every N steps, or keep it on the device (torch.where)",
+                )
             elif read.kind == "accumulation":
-                self.ctx.report(HOST_READ_VALUE, original,
-                                f"`{code}` reads a device value to the host every step to accumulate it "
-                                "(an extra graph execution): keep the sum on the device (`+= x.detach()`) and read it "
-                                "once per log interval")
+                self.ctx.report(
+                    HOST_READ_VALUE,
+                    original,
+                    f"`{code}` reads a device value to the host every step to accumulate it "
+                    "(an extra graph execution): keep the sum on the device (`+= x.detach()`) and read it "
+                    "once per log interval",
+                )
             else:
-                self.ctx.report(HOST_READ_VALUE, original,
-                                f"`{code}` reads a device value to the host every step (an extra graph "
-                                "execution): read it inside xm.add_step_closure, or only every N steps")
+                self.ctx.report(
+                    HOST_READ_VALUE,
+                    original,
+                    f"`{code}` reads a device value to the host every step (an extra graph "
+                    "execution): read it inside xm.add_step_closure, or only every N steps",
+                )
         elif original in lazy.device_tests:
-            self.ctx.report(DEVICE_CONTROL_FLOW, original,
-                            f"`{self.ctx.code(original)}` tests a device tensor: Python reads it to the "
-                            "host every step (an extra graph execution); decide every N steps, or use torch.where")
+            self.ctx.report(
+                DEVICE_CONTROL_FLOW,
+                original,
+                f"`{self.ctx.code(original)}` tests a device tensor: Python reads it to the "
+                "host every step (an extra graph execution); decide every N steps, or use torch.where",
+            )
         return updated
 
     leave_Call = _read
@@ -166,7 +205,13 @@ class _Hoisting:
         code = code_of(node)
         name = self.by_code.get(code)
         if name is None:
-            base = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else "value"
+            base = (
+                node.value
+                if isinstance(node, cst.Name)
+                else node.attr.value
+                if isinstance(node, cst.Attribute)
+                else "value"
+            )
             name = self.renamed.get(base, base)
             name = _fresh(name, set(self.names)) if name in self.names or keyword.iskeyword(name) else name
             self.by_code[code] = name
@@ -200,7 +245,9 @@ class _Hoisting:
         return self._param(node)
 
 
-def _rewritten_values(original: cst.CSTNode, updated: cst.CSTNode, hoisting: _Hoisting) -> dict[int, cst.CSTNode] | None:
+def _rewritten_values(
+    original: cst.CSTNode, updated: cst.CSTNode, hoisting: _Hoisting
+) -> dict[int, cst.CSTNode] | None:
     """Where other rewrites changed a logging statement only inside values the closure
     passes in (``xm.get_ordinal()`` -> ``xr.global_ordinal()`` among the printed values):
     what each such value became, by the original's id; None where they changed anything

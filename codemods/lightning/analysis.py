@@ -18,33 +18,37 @@ mixed precisions: it raises on them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import dotted, flag_dest, names_in, string_value
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
+from codemods.lightning.facts import Kind, LightningFacts, Setting
 
-Kind = Literal["trainer", "fabric"]
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
 PARAMETERS = ("accelerator", "strategy", "precision")
 # Fabric's methods that take over the training step: called on a ``fabric`` the file got
 # from elsewhere (a parameter, an attribute), they say Fabric drives the loop.
-FABRIC_METHODS = frozenset({"backward", "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "to_device",
-                            "clip_gradients"})
+FABRIC_METHODS = frozenset(
+    {"backward", "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "to_device", "clip_gradients"}
+)
 # Trainer arguments of Lightning 1.x that 2.x removed (it raises on them).
 LEGACY = {"gpus": "devices", "tpu_cores": "devices", "auto_select_gpus": None, "amp_backend": None, "amp_level": None}
 
 
 def lightning_class(qualified: str | None) -> str | None:
-    """"Trainer", "Fabric" or "LightningModule" for any of their import paths
+    """ "Trainer", "Fabric" or "LightningModule" for any of their import paths
     (``lightning.Trainer``, ``lightning.pytorch.trainer.Trainer``, ``pytorch_lightning.Trainer``...)."""
     if qualified is None or qualified.split(".", 1)[0] not in PACKAGES:
         return None
     last = qualified.rsplit(".", 1)[-1]
     return last if last in ("Trainer", "Fabric", "LightningModule") else None
+
 
 _DDP = ("ddp", "ddp_spawn", "ddp_fork", "ddp_notebook")
 _DDP_STRATEGIES = frozenset(
@@ -56,8 +60,13 @@ ACCELERATORS: dict[str, str | None] = {"gpu": "tpu", "cuda": "tpu"}
 # on mixed precision): 16-bit training becomes "bf16-true" (XLA_USE_BF16, the precision XLA
 # devices compute in).
 PRECISIONS: dict[str, str | None] = {
-    "16-mixed": "bf16-true", "16": "bf16-true", "16-true": "bf16-true", "bf16-mixed": "bf16-true", "bf16": "bf16-true",
-    "transformer-engine": None, "transformer-engine-float16": None,
+    "16-mixed": "bf16-true",
+    "16": "bf16-true",
+    "16-true": "bf16-true",
+    "bf16-mixed": "bf16-true",
+    "bf16": "bf16-true",
+    "transformer-engine": None,
+    "transformer-engine-float16": None,
 }
 _NO_XLA_STRATEGY = {
     "deepspeed": "DeepSpeed runs on CUDA only",
@@ -74,45 +83,16 @@ def strategy_on_xla(value: str, kind: Kind) -> tuple[str | None, str]:
     if value == "fsdp":
         if kind == "fabric":
             return "xla_fsdp", ""
-        return None, "Lightning's Trainer has no XLA FSDP strategy (Fabric has strategy=\"xla_fsdp\")"
+        return None, 'Lightning\'s Trainer has no XLA FSDP strategy (Fabric has strategy="xla_fsdp")'
     for prefix, why in _NO_XLA_STRATEGY.items():
         if value == prefix or value.startswith(prefix + "_"):
             return None, why
     return "", ""
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One accelerator, strategy or precision value that selects CUDA: what it becomes
-    on XLA (None: it has no XLA form), where it is read, and why when it cannot go."""
-
-    parameter: str
-    kind: Kind
-    new: str | None
-    why: str = ""
-    source: str = ""  # "" the argument itself, else the name or flag it comes from
-
-
-@dataclass(repr=False, eq=False)
-class LightningFacts:
-    constructions: dict[cst.Call, Kind] = field(default_factory=dict)
-    # The literal values to change (or report), keyed by the literal.
-    settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
-    # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
-    unknown: dict[cst.Arg, str] = field(default_factory=dict)
-    legacy: set[cst.Arg] = field(default_factory=set)
-    modules: set[str] = field(default_factory=set)
-    # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
-    fabric_used: bool = False
-
-    @property
-    def drives_training(self) -> bool:
-        """Lightning runs the training: no barriers, loaders, optimizer steps or launches
-        of the tool's own."""
-        return bool(self.constructions or self.modules or self.fabric_used)
-
-
 class LightningAnalysis(Analysis):
+    facts: Facts
+
     name = "lightning"
 
     def __init__(self, walk: Walk) -> None:
@@ -187,9 +167,14 @@ class LightningAnalysis(Analysis):
         if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
             index = value.slice[0].slice.value
             config, key = self._config(value.value), string_value(index)
-            entry = next(
-                (e.value for e in config.elements if isinstance(e, cst.DictElement) and string_value(e.key) == key), None
-            ) if config is not None and key is not None else None
+            entry = (
+                next(
+                    (e.value for e in config.elements if isinstance(e, cst.DictElement) and string_value(e.key) == key),
+                    None,
+                )
+                if config is not None and key is not None
+                else None
+            )
             if entry is not None and self._literal(entry, parameter, kind, code_of(value).strip()):
                 return
         name = dotted(value)

@@ -4,12 +4,17 @@ says which release they were checked against); what has no XLA form is reported.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import quoted_like
 from codemods.engine.rewriter import Concern
-from codemods.lightning.analysis import Setting
+from codemods.lightning.facts import Setting
 from codemods.lightning.rules import LIGHTNING_MANUAL, LIGHTNING_XLA
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _WHAT = {
     "accelerator": "Lightning's XLA accelerator",
@@ -20,6 +25,8 @@ _WHAT = {
 
 
 class LightningRewrite(Concern):
+    facts: Facts
+
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
         setting = self.facts.lightning.settings.get(original)
         return updated if setting is None else self._setting(original, updated, setting)
@@ -32,14 +39,16 @@ class LightningRewrite(Concern):
         if original in self.facts.lightning.legacy:
             name = original.keyword.value  # type: ignore[union-attr]
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
-                f"`{name}=` is Lightning 1.x's (Lightning 2 raises on it): on XLA pass accelerator=\"tpu\" and "
+                LIGHTNING_MANUAL,
+                original,
+                f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
                 "devices= the number of XLA devices",
             )
         parameter = self.facts.lightning.unknown.get(original)
         if parameter is not None:
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
+                LIGHTNING_MANUAL,
+                original,
                 f"`{self.ctx.code(original).rstrip(',')}`: the tool cannot tell which {parameter} this selects; on XLA "
                 'Lightning takes accelerator="tpu", strategy="xla" (Fabric: "xla_fsdp" too) and precision '
                 '"32-true" or "bf16-true"',
@@ -53,7 +62,8 @@ class LightningRewrite(Concern):
         source = f" (`{setting.source}`, given to {owner}'s {setting.parameter})" if setting.source else ""
         if setting.new is None:
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
+                LIGHTNING_MANUAL,
+                original,
                 f"{owner}({setting.parameter}={self.ctx.code(original)}){source} has no XLA form: {setting.why}",
             )
             return updated
@@ -61,7 +71,8 @@ class LightningRewrite(Concern):
         target = self.ctx.target
         if not target.lightning_xla_names:
             self.ctx.report(
-                LIGHTNING_MANUAL, original,
+                LIGHTNING_MANUAL,
+                original,
                 f"{owner}({setting.parameter}={self.ctx.code(original)}){source} is a CUDA setting: set the XLA one of "
                 f"the Lightning release that goes with torch_xla {target.torch_xla_version} by hand (the tool knows "
                 "Lightning 2.6.6's, for torch_xla 2.9)",
@@ -72,9 +83,10 @@ class LightningRewrite(Concern):
             template = original if isinstance(original, cst.SimpleString) else cst.SimpleString('""')
             return quoted_like(template, new_value)
 
-        new = self.ctx.fix(
-            LIGHTNING_XLA, original,
+        return self.ctx.fix_or_keep(
+            updated,
+            LIGHTNING_XLA,
+            original,
             f"{owner} {setting.parameter} {self.ctx.code(original)} -> {{new}}{source}: {_WHAT[setting.parameter]}",
             build,
         )
-        return new if new is not None else updated

@@ -6,35 +6,40 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 LIGHTNING_XLA = Rule(
-    "XLA821", "lightning-xla", "error",
-    'Lightning Trainer and Fabric arguments that select CUDA and NCCL take Lightning\'s XLA names: accelerator '
-    '"tpu", strategy "xla" (Fabric\'s FSDP: "xla_fsdp"), 16-bit and mixed precision "bf16-true"', True,
-    why="Lightning 2.6.6 registers its XLA accelerator as \"tpu\" and its XLA strategies as \"xla\" (and, in "
-    "Fabric, \"xla_fsdp\"); with accelerator=\"gpu\" and strategy=\"ddp\" it looks for CUDA and NCCL and stops. "
+    code="XLA821",
+    name="lightning-xla",
+    severity="error",
+    summary="Lightning Trainer and Fabric arguments that select CUDA and NCCL take Lightning's XLA names: accelerator "
+    '"tpu", strategy "xla" (Fabric\'s FSDP: "xla_fsdp"), 16-bit and mixed precision "bf16-true"',
+    fixable=True,
+    why='Lightning 2.6.6 registers its XLA accelerator as "tpu" and its XLA strategies as "xla" (and, in '
+    'Fabric, "xla_fsdp"); with accelerator="gpu" and strategy="ddp" it looks for CUDA and NCCL and stops. '
     "On its XLA accelerator Lightning does the XLA work itself (MpDeviceLoader, DistributedSampler, "
     "xm.optimizer_step, step barriers, one process per device), so in a Lightning or Fabric file the tool adds "
     "none of those; device code of the script's own (.cuda(), torch.cuda.*) is ported as anywhere. Lightning's "
-    "XLAPrecision takes 32-true, 16-true or bf16-true and raises on mixed precision (\"16-mixed\", "
-    "\"bf16-mixed\"): 16-bit training becomes \"bf16-true\" (XLA_USE_BF16), the precision XLA devices compute "
+    'XLAPrecision takes 32-true, 16-true or bf16-true and raises on mixed precision ("16-mixed", '
+    '"bf16-mixed"): 16-bit training becomes "bf16-true" (XLA_USE_BF16), the precision XLA devices compute '
     "in. The values are changed where they "
     "are written: in the call, in a name bound once, or in an argparse flag's default.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import lightning as L
 
         trainer = L.Trainer(accelerator="gpu", devices=8, strategy="ddp", precision="16-mixed")
         """,
-        """
+            """
         import lightning as L
 
         trainer = L.Trainer(accelerator="tpu", devices=8, strategy="xla", precision="bf16-true")
         """,
-        findings=(
-            Expected(3, 33, 'Trainer accelerator "gpu" -> "tpu"'),
-            Expected(3, 60, 'Trainer strategy "ddp" -> "xla"'),
-            Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
+            findings=(
+                Expected(3, 33, 'Trainer accelerator "gpu" -> "tpu"'),
+                Expected(3, 60, 'Trainer strategy "ddp" -> "xla"'),
+                Expected(3, 77, 'Trainer precision "16-mixed" -> "bf16-true"'),
+            ),
         ),
-    ),),
+    ),
     valid=lambda: (
         valid(
             """
@@ -109,7 +114,9 @@ LIGHTNING_XLA = Rule(
             """,
             note="fabric-flag-and-name",
             findings=(
-                Expected(7, 46, 'Fabric accelerator "cuda" -> "tpu" (`args.accelerator`, given to Fabric\'s accelerator)'),
+                Expected(
+                    7, 46, 'Fabric accelerator "cuda" -> "tpu" (`args.accelerator`, given to Fabric\'s accelerator)'
+                ),
                 Expected(9, 12, 'Fabric strategy "fsdp" -> "xla_fsdp" (`STRATEGY`, given to Fabric\'s strategy)'),
                 Expected(13, 80, 'Fabric precision 16 -> "bf16-true"'),
             ),
@@ -235,26 +242,33 @@ LIGHTNING_XLA = Rule(
             findings=(
                 Expected(3, 26, 'Trainer accelerator "gpu" -> "tpu" (`CONFIG`, given to Trainer\'s accelerator)'),
                 Expected(3, 59, 'Trainer strategy "ddp" -> "xla" (`CONFIG`, given to Trainer\'s strategy)'),
-                Expected(3, 79, 'Trainer precision "16-mixed" -> "bf16-true" (`CONFIG`, given to Trainer\'s precision)'),
+                Expected(
+                    3, 79, 'Trainer precision "16-mixed" -> "bf16-true" (`CONFIG`, given to Trainer\'s precision)'
+                ),
             ),
         ),
     ),
 )
 
 LIGHTNING_MANUAL = Rule(
-    "XLA822", "lightning-manual", "error",
-    "Lightning settings with no XLA form (DeepSpeed, DataParallel, the Trainer's FSDP, Transformer Engine) or "
-    "that the tool cannot follow", False,
+    code="XLA822",
+    name="lightning-manual",
+    severity="error",
+    summary="Lightning settings with no XLA form (DeepSpeed, DataParallel, the Trainer's FSDP, Transformer Engine) or "
+    "that the tool cannot follow",
+    fixable=False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
     "strategy and precision by hand.",
-    examples=lambda: (invalid(
-        """
+    examples=lambda: (
+        invalid(
+            """
         import lightning as L
 
         trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2")
         """,
-        findings=(Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),),
-    ),),
+            findings=(Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),),
+        ),
+    ),
     valid=lambda: (
         valid(
             """

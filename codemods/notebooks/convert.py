@@ -35,12 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from codemods.conversion import Conversion, ConversionError, needs_parsing
 from codemods.engine.report import CellChange, Finding
-from codemods.engine.rule import Rule
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.imports.rules import ADD_IMPORT
 from codemods.notebooks.rules import GPU_RUNTIME, PIP_INSTALL_TORCH, WRITTEN_SCRIPT
-from codemods.pipeline import Conversion, ConversionError, needs_parsing
-from codemods.rules import RuleSelection
 
 # Convert code with the notebook's options (codemods.pipeline.convert_source): the joined
 # program (no file name), or the script a %%writefile cell writes (its file name).
@@ -449,7 +448,9 @@ def _move_imports(
     placed = []
     for f in findings:
         if f.rule == ADD_IMPORT.code and f.fixed:
-            index = next((i for i, text in enumerate(moved) if f.message.startswith(f"added `{text.split('  #')[0]}`")), 0)
+            index = next(
+                (i for i, text in enumerate(moved) if f.message.startswith(f"added `{text.split('  #')[0]}`")), 0
+            )
             f = replace(f, cell=home.number, line=(at + 1 + index) if locate == "output" else max(at, 1), col=1)
         elif locate == "output" and f.cell == cell and f.line > first + k:
             f = replace(f, line=f.line - k)
@@ -578,8 +579,25 @@ _PIP_INSTALL = re.compile(
 )
 _TORCH_PACKAGES = frozenset({"torch", "torchvision", "torchaudio"})
 _OPTIONS_WITH_VALUES = frozenset(
-    {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
-     "-t", "--target", "-e", "--editable", "--prefix", "--root", "--platform", "--python-version"}
+    {
+        "-r",
+        "--requirement",
+        "-c",
+        "--constraint",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "-t",
+        "--target",
+        "-e",
+        "--editable",
+        "--prefix",
+        "--root",
+        "--platform",
+        "--python-version",
+    }
 )
 
 
@@ -618,12 +636,17 @@ def _pip_findings(masks: _Masks, notebook: _Notebook) -> list[Finding]:
         torch = sorted(names & _TORCH_PACKAGES)
         if torch and "torch-xla" not in names:
             col = text.index("pip", match.start()) + 1
-            findings.append(_cell_finding(
-                PIP_INSTALL_TORCH, cell, line, col,
-                f"`{text.strip()}` installs {', '.join(torch)} without torch_xla: it replaces the torch that torch_xla "
-                "was built against (`import torch_xla` then fails); install torch and torch_xla together at matching "
-                "versions, or drop the line on a TPU runtime",
-            ))
+            findings.append(
+                _cell_finding(
+                    PIP_INSTALL_TORCH,
+                    cell,
+                    line,
+                    col,
+                    f"`{text.strip()}` installs {', '.join(torch)} without torch_xla: it replaces the torch that torch_xla "
+                    "was built against (`import torch_xla` then fails); install torch and torch_xla together at matching "
+                    "versions, or drop the line on a TPU runtime",
+                )
+            )
     return findings
 
 
@@ -645,12 +668,16 @@ def _runtime_findings(notebook: _Notebook, text: str) -> list[Finding]:
     findings = []
     for key, what in found:
         line, col = _metadata_key_position(text, key, what.startswith("Kaggle"))
-        findings.append(Finding(
-            GPU_RUNTIME.code, line, col,
-            f"the notebook's metadata selects a GPU runtime ({what}): there it has no TPU and no torch_xla; select a "
-            "TPU runtime and save the notebook",
-            False,
-        ))
+        findings.append(
+            Finding(
+                GPU_RUNTIME.code,
+                line,
+                col,
+                f"the notebook's metadata selects a GPU runtime ({what}): there it has no TPU and no torch_xla; select a "
+                "TPU runtime and save the notebook",
+                False,
+            )
+        )
     return findings
 
 
@@ -672,20 +699,30 @@ def _port_script(
     (what ``xla-codemod convert train.py`` would make of it), its findings placed in the
     cell below the magic line; reported (XLN103) when it cannot be ported."""
     if {"-a", "--append"} & set(head.split()):
-        return [_cell_finding(
-            WRITTEN_SCRIPT, cell, 1, 1,
-            f"this cell appends to {target}, whose other parts are elsewhere: it is not ported; port {target} as a "
-            "whole (`xla-codemod convert` after running the cells), or write it in one cell",
-        )]
+        return [
+            _cell_finding(
+                WRITTEN_SCRIPT,
+                cell,
+                1,
+                1,
+                f"this cell appends to {target}, whose other parts are elsewhere: it is not ported; port {target} as a "
+                "whole (`xla-codemod convert` after running the cells), or write it in one cell",
+            )
+        ]
     try:
         conversion = convert(script, target)
     except ConversionError as error:
         where = f"line {error.line + 1}: " if error.line else ""
-        return [_cell_finding(
-            WRITTEN_SCRIPT, cell, 1, 1,
-            f"this cell writes {target}, which cannot be ported ({where}{error.message}): it runs as it is; fix it, "
-            "or keep the script as a file of the repository",
-        )]
+        return [
+            _cell_finding(
+                WRITTEN_SCRIPT,
+                cell,
+                1,
+                1,
+                f"this cell writes {target}, which cannot be ported ({where}{error.message}): it runs as it is; fix it, "
+                "or keep the script as a file of the repository",
+            )
+        ]
     output = conversion.output
     assert isinstance(output, str)
     if output != script:

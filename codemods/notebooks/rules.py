@@ -50,14 +50,17 @@ _TRAINING = (
 
 
 PIP_INSTALL_TORCH = Rule(
-    "XLN101", "pip-install-torch", "error",
-    "A notebook shell line or `%pip` magic installs torch (or torchvision, torchaudio) without torch_xla",
-    False,
+    code="XLN101",
+    name="pip-install-torch",
+    severity="error",
+    summary="A notebook shell line or `%pip` magic installs torch (or torchvision, torchaudio) without torch_xla",
+    fixable=False,
     why="torch_xla is built against one torch release; installing another torch over it (a TPU runtime has both "
     "installed, matched) makes `import torch_xla` fail with undefined symbols. Install both in one line at "
     "matching versions (`pip install torch==2.9.0 'torch_xla[tpu]==2.9.0'`), or drop the line where the "
     "runtime provides them.",
-    examples=lambda: _example(["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"],
+    examples=lambda: _example(
+        ["!pip install -q torch torchvision", "import torch\nprint(torch.__version__)"],
         findings=(Expected(1, 2, "`!pip install -q torch torchvision` installs torch, torchvision without torch_xla"),),
     ),
     valid=lambda: (
@@ -77,7 +80,9 @@ PIP_INSTALL_TORCH = Rule(
             notebook_text(["!pip install -q torch==2.1.0 torchvision", "import torch"]),
             filename="notebook.ipynb",
             findings=(
-                Expected(1, 2, "`!pip install -q torch==2.1.0 torchvision` installs torch, torchvision without torch_xla"),
+                Expected(
+                    1, 2, "`!pip install -q torch==2.1.0 torchvision` installs torch, torchvision without torch_xla"
+                ),
             ),
         ),
         invalid(
@@ -107,14 +112,18 @@ PIP_INSTALL_TORCH = Rule(
 )
 
 GPU_RUNTIME = Rule(
-    "XLN102", "gpu-runtime", "error",
-    "The notebook's metadata selects a GPU runtime on Colab (`accelerator`, `gpuType`) or Kaggle "
+    code="XLN102",
+    name="gpu-runtime",
+    severity="error",
+    summary="The notebook's metadata selects a GPU runtime on Colab (`accelerator`, `gpuType`) or Kaggle "
     "(`kaggle.accelerator`)",
-    False,
+    fixable=False,
     why="Colab and Kaggle open the notebook on the runtime its metadata names: a GPU runtime has no TPU and no "
     "torch_xla, so the ported notebook fails at `import torch_xla`. Select a TPU runtime (Colab: Runtime > "
     "Change runtime type; Kaggle: Settings > Accelerator) and save the notebook.",
-    examples=lambda: _example(["import torch"], {"accelerator": "GPU", "colab": {"gpuType": "T4"}},
+    examples=lambda: _example(
+        ["import torch"],
+        {"accelerator": "GPU", "colab": {"gpuType": "T4"}},
         findings=(Expected(15, 3, "the notebook's metadata selects a GPU runtime (Colab runtime accelerator 'GPU')"),),
     ),
     valid=lambda: (
@@ -143,20 +152,27 @@ GPU_RUNTIME = Rule(
 )
 
 WRITTEN_SCRIPT = Rule(
-    "XLN103", "unported-written-script", "error",
-    "A `%%writefile` cell writes a Python script that cannot be ported (it does not parse, or the cell appends "
+    code="XLN103",
+    name="unported-written-script",
+    severity="error",
+    summary="A `%%writefile` cell writes a Python script that cannot be ported (it does not parse, or the cell appends "
     "to a file); other such scripts are ported as files of their own",
-    False,
+    fixable=False,
     why="The script the cell writes runs later (`!python train.py`, a launcher) on whatever device it names. A "
     "whole script is ported where it stands, in the cell, as `xla-codemod convert train.py` would port the file; "
     "one that does not parse, or that several `%%writefile -a` cells put together, is left as it is and reported.",
-    examples=lambda: _example([
-        "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
-        "!python train.py",
-    ], findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 5"),)),
+    examples=lambda: _example(
+        [
+            "%%writefile train.py\nimport torch\n\ndevice = torch.device('cuda')\nprint 'training on', device\n",
+            "!python train.py",
+        ],
+        findings=(Expected(1, 1, "this cell writes train.py, which cannot be ported (line 5"),),
+    ),
     valid=lambda: (
         valid(
-            notebook_text(["%%writefile notes.md\n" + _TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"]),
+            notebook_text(
+                ["%%writefile notes.md\n" + _TRAINING, "%%writefile util.py\nimport torch\nx = torch.ones(2)"]
+            ),
             filename="notebook.ipynb",
             note="nothing-to-port",
         ),

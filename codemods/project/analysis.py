@@ -4,38 +4,24 @@ from, a module that still needs converting (each file is converted on its own te
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
-from codemods.project.summarise import Found, GuessedImports, ImportContext
+from codemods.project.summary import Found
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 
 
-@dataclass(repr=False, eq=False)
-class ProjectFacts:
-    context: ImportContext = field(default_factory=GuessedImports)
-    # Each finding: the call, and the path of the module to convert (None: it could not
-    # be read, or the call hands things to a callable that comes in as a parameter).
-    # device = get_device() with get_device from a module that chooses the device.
-    external_devices: dict[cst.Call, str | None] = field(default_factory=dict)
-    # An optimizer handed to a callable of a module that trains with it.
-    external_training: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
-    # A loop's training step run by a callable of another module (a scaler wrapper, a
-    # helper): where it comes from, as the finding names it.
-    external_steps: dict[cst.Call, str] = field(default_factory=dict)
-    # A method of an instance of another module's class that runs a training loop (an
-    # agent's ``update()`` with its epochs inside), that module still to convert: its path.
-    external_loops: dict[cst.Call, str] = field(default_factory=dict)
-    # Callables of another module that set up mixed precision (a scaler class): its path.
-    external_amp: dict[cst.Call, str] = field(default_factory=dict)
-
-
 class ProjectAnalysis(Analysis):
+    facts: Facts
+
     name = "project"
     reads = ("imports",)
     settle_reads = ("training",)
@@ -45,7 +31,10 @@ class ProjectAnalysis(Analysis):
         self.part = self.facts.project
         self.calls: list[tuple[cst.Call, str]] = []  # calls of names that may come from the project
         self.built_by: dict[str, tuple[str, str]] = {}  # name -> (module, callable) that built it
+        # Names bound to a project callable (``Exp = Exp_Long_Term_Forecast``): name -> (module, callable).
+        self.aliases: dict[str, tuple[str, str]] = {}
         self.device_calls: list[cst.Call] = []  # device = <call>
+        self.function_calls: list[tuple[str, str]] = []  # (function, callee) of calls in functions
         self._origins: dict[str, Found | None] = {}
 
     # -- where a callee comes from --------------------------------------------------------
@@ -72,6 +61,8 @@ class ProjectAnalysis(Analysis):
             head, rest = ".".join(parts[:cut]), parts[cut:]
             if cut == 1 and head in self.facts.imports.project_names:
                 module, name = self.facts.imports.project_names[head]
+            elif cut == 1 and head in self.aliases:
+                module, name = self.aliases[head]
             elif head in self.built_by:
                 module, name = self.built_by[head]
                 rest = rest or ["__call__"]
@@ -95,11 +86,21 @@ class ProjectAnalysis(Analysis):
             return
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]
+        project_names = self.facts.imports.project_names
+        if type(value) in (cst.Name, cst.Attribute) and "." not in name and (other := dotted(value)) is not None:
+            head, _, rest = other.partition(".")
+            if head in project_names:  # ``Exp = Exp_Long_Term_Forecast``
+                module, imported = project_names[head]
+                self.aliases.setdefault(name, (module, ".".join(p for p in (imported, rest) if p)))
+                self._origins.pop(name, None)
+            return
         if type(value) is not cst.Call or (callee := dotted(value.func)) is None:
             return
         head = callee.split(".")[0]
-        if head in self.facts.imports.project_names:
-            module, imported = self.facts.imports.project_names[head]
+        if name in self.built_by and any(dotted(a.value) == name for a in value.args):
+            return  # ``model = apply_gradient_allreduce(model)``: a wrapper that hands the instance back
+        if head in project_names or head in self.aliases:
+            module, imported = project_names[head] if head in project_names else self.aliases[head]
             self.built_by[name] = (module, ".".join(p for p in [imported, *callee.split(".")[1:]] if p))
         if is_device_name(name):
             self.device_calls.append(value)
@@ -109,13 +110,17 @@ class ProjectAnalysis(Analysis):
         if callee is None:
             return
         self.calls.append((node, callee))
+        if self.walk.enclosing_function is not None:
+            self.function_calls.append((self.walk.qualname, callee))
 
     # -- results ----------------------------------------------------------------------------
 
     def uses_amp(self) -> bool:
         """The file calls a project callable that trains with mixed precision."""
         return any(
-            (found := self.origin(callee)) is not None and found.summary is not None and found.summary.uses_amp(found.name)
+            (found := self.origin(callee)) is not None
+            and found.summary is not None
+            and found.summary.uses_amp(found.name)
             for _, callee in self.calls
         )
 
@@ -124,8 +129,16 @@ class ProjectAnalysis(Analysis):
         wrappers = self.facts.training.step_wrappers
         for call in self.device_calls:
             found = self.origin(dotted(call.func) or "")
-            if found is not None and (found.summary is None or (found.summary.pending and found.summary.chooses_device(found.name))):
+            if found is not None and (
+                found.summary is None or (found.summary.pending and found.summary.chooses_device(found.name))
+            ):
                 self.part.external_devices[call] = found.summary.path if found.summary else None
+        for function, callee in self.function_calls:
+            found = self.origin(callee)
+            if found is not None and found.summary is not None and function not in self.part.pending_via:
+                path = found.summary.path if found.summary.pending else found.summary.pending_via(found.name)
+                if path:
+                    self.part.pending_via[function] = path
         for call, callee in self.calls:
             found = self.origin(callee)
             summary = found.summary if found is not None else None

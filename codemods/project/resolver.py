@@ -18,7 +18,6 @@ never written; modules converted in the same run are not pending.
 
 from __future__ import annotations
 
-import ast
 import functools
 import os
 import re
@@ -28,9 +27,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.pipeline import ConversionError, convert_source
 from codemods.project.summary import Found, ModuleSummary, outside_project
-from codemods.rules import RuleSelection
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
@@ -39,6 +36,7 @@ _MAX_HOPS = 4
 # summaries of its imports, and so on down the import graph: the nesting is bounded, so
 # that how deep a project's imports go never decides how deep the tool recurses.
 _MAX_NESTED_SUMMARIES = 16
+
 
 def resolved(path: Path | str) -> Path:
     """The absolute path with symlinks followed (as it is, when they loop).  Kept for the
@@ -81,13 +79,18 @@ class Project:
         in_run: Collection[Path] = (),
         known: Mapping[Path, ModuleSummary | None] | None = None,
         imported: Collection[Path] | None = None,
+        fsdp_imported: Collection[Path] = (),
     ) -> None:
         """``in_run``: the files this run converts (their summaries are not pending);
         ``known``: summaries the run has already made (by resolved path); ``imported``:
         the files of the run that another file of the run imports (found when needed,
-        if not given)."""
+        if not given), and ``fsdp_imported`` those of them that a file wrapping a model in
+        FSDP imports."""
         self.root = resolved(root)
         self._imported = None if imported is None else {resolved(p) for p in imported}
+        self._fsdp_imported = {resolved(p) for p in fsdp_imported}
+        # Package __init__ files -> the project files they import (imported_files, once each).
+        self.package_imports: dict[Path, set[Path]] = {}
         self.summarise = summarise
         self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
@@ -121,14 +124,24 @@ class Project:
             self._imported = set()
             for file in self.in_run:
                 try:
-                    self._imported |= imported_files(self, file, read_bytes(str(file)))
+                    data = read_bytes(str(file))
                 except FileProblem:
                     continue
+                found = imported_files(self, file, data)
+                self._imported |= found
+                if wraps_fsdp(data):
+                    self._fsdp_imported |= found
         return path in self._imported
 
-    def learn_imported(self, imported: Collection[Path]) -> None:
-        """The run's files that another file of the run imports, as the runner found them."""
+    def imported_by_fsdp(self, path: Path) -> bool:
+        """A file of the run that wraps a model in FSDP imports ``path``."""
+        return self.imported_in_run(path) and path in self._fsdp_imported
+
+    def learn_imported(self, imported: Collection[Path], fsdp_imported: Collection[Path] = ()) -> None:
+        """The run's files that another file of the run imports, and those that a file
+        wrapping a model in FSDP imports, as the runner found them."""
         self._imported = {resolved(p) for p in imported}
+        self._fsdp_imported = {resolved(p) for p in fsdp_imported}
 
     def learn(self, known: Mapping[Path, ModuleSummary | None]) -> None:
         """Summaries the run has made meanwhile."""
@@ -182,7 +195,9 @@ class Project:
         return self._module_files[key]
 
     def contains(self, path: Path) -> bool:
-        return path.is_relative_to(self.root) and not any(part in SKIPPED_DIRS for part in path.relative_to(self.root).parts)
+        return path.is_relative_to(self.root) and not any(
+            part in SKIPPED_DIRS for part in path.relative_to(self.root).parts
+        )
 
 
 class FileImports:
@@ -198,6 +213,9 @@ class FileImports:
 
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
+
+    def imported_by_fsdp(self) -> bool:
+        return self.project.imported_by_fsdp(self.path)
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), a few hops deep."""
@@ -253,45 +271,21 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
     return None
 
 
-def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None) -> Summarise:
-    """Summaries made by converting modules in memory, the way the run converts files."""
-
-    def summarise(data: bytes, imports: FileImports) -> ModuleSummary | None:
-        try:
-            summary = convert_source(
-                data, target=target, selection=selection, locate="input", max_bytes=max_bytes, imports=imports
-            ).summary
-        except ConversionError:
-            return None
-        if summary is not None and summary == ModuleSummary():
-            # Not a training script (skipped unparsed): it may still re-export names.
-            summary = replace(summary, imported=_imported_names(data))
-        return summary
-
-    return summarise
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE
+)
 
 
-def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
-    """(local name, module as written, name there) of each ``from ... import`` (Python's own
-    parser: this is for files the conversion skipped)."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return ()
-    return tuple(
-        (alias.asname or alias.name, "." * node.level + (node.module or ""), alias.name)
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.name != "*"
-    )
+def wraps_fsdp(data: bytes) -> bool:
+    """The file names torch's or torch_xla's FSDP wrapper (a quick textual scan, as for
+    the imports: its steps' optimizers may be handed to the files it imports)."""
+    return b"FullyShardedDataParallel" in data or b"fully_shard" in data
 
 
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
-
-
-def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
-    """The project files a file imports (a quick textual scan: enough to order a run)."""
+def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:
+    """The project files a file imports (a quick textual scan: enough to order a run), and
+    those that an imported package's ``__init__.py`` imports in turn (``from a2c import algo``,
+    whose ``__init__`` imports ``.a2c_acktr``: the file reaches that module through it)."""
     imports = project.imports_of(path)
     found: set[Path] = set()
     for module, names, plain in _IMPORT.findall(data):
@@ -307,6 +301,14 @@ def imported_files(project: Project, path: Path, data: bytes) -> set[Path]:
             located = imports.module_file(wanted, name)
             if located is not None:
                 found.add(located[0])
+    for package in [f for f in found if f.name == "__init__.py"] if depth < _MAX_HOPS else []:
+        if package not in project.package_imports:
+            project.package_imports[package] = set()  # (an import cycle among packages stops here)
+            try:
+                project.package_imports[package] = imported_files(project, package, read_bytes(str(package)), depth + 1)
+            except FileProblem:
+                pass
+        found |= project.package_imports[package]
     found.discard(resolved(path))
     return found
 

@@ -4,13 +4,20 @@ file is converted on its own terms."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.rewriter import Concern
 from codemods.project.rules import CROSS_FILE
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class ProjectRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         project = self.facts.project
         if original in project.external_training:

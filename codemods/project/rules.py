@@ -5,7 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CROSS_FILE = Rule(
-    "XLA003", "cross-file", "error", "Setup that comes from another file must be converted there", False,
+    code="XLA003",
+    name="cross-file",
+    severity="error",
+    summary="Setup that comes from another file must be converted there",
+    fixable=False,
     why="Each file is converted on its own terms: when the device or the optimizer comes from, or goes to, "
     "a function of another file of the project, the code there (device choice, training loop) still runs on "
     "CUDA terms until that file is converted too.",

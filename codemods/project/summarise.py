@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.project.summary import Found, GuessedImports, ImportContext, ModuleSummary
+from codemods.project.summary import ModuleSummary
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-__all__ = ["Found", "GuessedImports", "ImportContext", "ModuleSummary", "summarise"]
+__all__ = ["summarise"]
 
 
 def summarise(facts: Facts, pending: bool) -> ModuleSummary:
@@ -20,6 +20,7 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         trainers=frozenset(facts.training.training_callables),
         synced=frozenset(facts.training.synced_callables),
         drives=frozenset(facts.training.driven_callables),
+        trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         devices=frozenset(facts.device.choosers),
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         pending=pending,
@@ -30,6 +31,27 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
         feeding=frozenset(facts.obligations.feeding_callables),
-        device_returns=tuple(sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())),
+        device_returns=tuple(
+            sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())
+        ),
         iterable_datasets=frozenset(facts.distributed.iterable_datasets),
+        device_flags=tuple(
+            sorted(
+                (function, attr, on_xla, code) for (function, attr), (on_xla, code) in facts.device_values.flags.items()
+            )
+        ),
+        pending_calls=tuple(sorted(facts.project.pending_via.items())),
+        condition_attributes=frozenset(facts.device.condition_attributes).union(
+            *(
+                found.summary.condition_attributes
+                for module, name in facts.imports.project_names.values()
+                if (found := facts.project.context.lookup(module, name)) is not None and found.summary is not None
+            )
+        ),
+        parameter_devices=tuple(
+            sorted(
+                (function, index, attr, on_xla, why)
+                for (function, index, attr), (on_xla, why) in facts.device_values.parameter_devices.items()
+            )
+        ),
     )

@@ -14,6 +14,11 @@ import sys
 from dataclasses import dataclass
 from typing import Protocol
 
+# The key of a held finding on a plain step whose optimizer comes from the caller, in a file
+# that an FSDP file imports: it stands unless a file of the run hands that function an FSDP
+# model (runner.release_held); other held keys are the undriven step's function.
+FSDP_HELD = "fsdp:"
+
 
 @dataclass(frozen=True)
 class ModuleSummary:
@@ -28,9 +33,11 @@ class ModuleSummary:
     imported: tuple[tuple[str, str, str], ...] = ()
     # Callables that move an argument to the device: (name, index without self, parameter,
     # whether it ends on the XLA device on every path, and else the parameter that hands in
-    # the device: index and name, or -1 and ""); callables that build an optimizer
-    # over an argument's parameters: (name, index, parameter).
-    argument_moves: frozenset[tuple[str, int, str, bool, int, str]] = frozenset()
+    # the device: its index and the device as written from it (``device``, ``args.device``),
+    # or -1 and ""; and the move as written; index -1: a parameter passed by keyword only,
+    # or a key of ``**kwargs``); callables that build an
+    # optimizer over an argument's parameters: (name, index, parameter).
+    argument_moves: frozenset[tuple[str, int, str, bool, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
@@ -43,6 +50,9 @@ class ModuleSummary:
     # Step callables of other project modules that this one calls, and so drives (from a
     # loop, or from a step function of its own): (their module's path, their name).
     drives: frozenset[tuple[str, str]] = frozenset()
+    # Callables of other project modules that this one hands an FSDP model to, which train it:
+    # (their module's path, their name).
+    trains_fsdp: frozenset[tuple[str, str]] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()
@@ -54,6 +64,19 @@ class ModuleSummary:
     feeding: frozenset[str] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
+    # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
+    # is on an XLA host after the port, None if not known; the code of its value).
+    device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
+    # Callables that set a device on an attribute of a parameter (``parse_gpu(args)`` sets
+    # ``args.device``): (callable, index without self, attribute, where it ends on an XLA host
+    # after the port, None if not known; what it is there).
+    parameter_devices: tuple[tuple[str, int, str, bool | None, str], ...] = ()
+    # Callables that call into a module that still needs converting (directly or through
+    # others): (callable, that module's path).
+    pending_calls: tuple[tuple[str, str], ...] = ()
+    # Attributes that conditions around device code read here or in the project modules this
+    # one imports (``use_gpu`` of ``if self.args.use_gpu:``).
+    condition_attributes: frozenset[str] = frozenset()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -85,6 +108,32 @@ class ModuleSummary:
         """Where the device that ``name`` returns ends on an XLA host (None: not a device)."""
         return next(((on_xla, why) for function, on_xla, why in self.device_returns if function == name), None)
 
+    def flag_of(self, name: str, attribute: str) -> tuple[bool | None, str] | None:
+        """What the flag ``attribute`` of what ``name`` returns is on an XLA host (None: no such flag)."""
+        return next(
+            (
+                (on_xla, code)
+                for function, attr, on_xla, code in self.device_flags
+                if function == name and attr == attribute
+            ),
+            None,
+        )
+
+    def device_set_on(self, name: str, index: int, attribute: str) -> tuple[bool | None, str] | None:
+        """Where the device that ``name`` sets on ``attribute`` of its argument ``index`` ends."""
+        return next(
+            (
+                (on_xla, why)
+                for function, position, attr, on_xla, why in self.parameter_devices
+                if function in (name, f"{name}.__init__") and position == index and attr == attribute
+            ),
+            None,
+        )
+
+    def pending_via(self, name: str) -> str | None:
+        """The path of a module still to convert that calling ``name`` runs code of."""
+        return next((path for function, path in self.pending_calls if function in (name, f"{name}.__init__")), None)
+
     def feeds(self, name: str) -> bool:
         return name in self.feeding
 
@@ -93,17 +142,21 @@ class ModuleSummary:
 
     def moves_argument(
         self, name: str, index: int | None, keyword: str | None
-    ) -> tuple[bool, tuple[int, str] | None] | None:
+    ) -> tuple[bool, tuple[int, str] | None, str] | None:
         """Calling ``name`` (a class: its ``__init__``) moves that argument to the device:
-        whether to the XLA device on every path, and if not, the parameter (index, name)
-        that hands in the device it goes to; None: it does not move it."""
+        whether to the XLA device on every path, and if not, where the device it goes to
+        comes from (the index of the parameter, -1 for one passed by keyword only, and the
+        device as written from it: ``args.device``), and the moves that may not go there,
+        as written; None: it does not move it."""
         found = [moved for moved in self.argument_moves if _same_argument(moved, name, index, keyword)]
         if not found:
             return None
         if all(moved[3] for moved in found):
-            return True, None
-        devices = {(moved[4], moved[5]) for moved in found if not moved[3]}
-        return False, devices.pop() if len(devices) == 1 and -1 not in next(iter(devices)) else None
+            return True, None, ""
+        elsewhere = sorted(moved for moved in found if not moved[3])
+        devices = {(moved[4], moved[5]) for moved in elsewhere}
+        device_at = devices.pop() if len(devices) == 1 and next(iter(devices))[1] else None
+        return False, device_at, "`, `".join(dict.fromkeys(moved[6] for moved in elsewhere))
 
     def builds_optimizer(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(built, name, index, keyword) for built in self.optimizer_builders)
@@ -114,7 +167,9 @@ class ModuleSummary:
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
     callable_name, position, parameter = entry[:3]
-    return callable_name in (name, f"{name}.__init__") and (position == index if keyword is None else parameter == keyword)
+    return callable_name in (name, f"{name}.__init__") and (
+        position == index if keyword is None else parameter == keyword
+    )
 
 
 @dataclass(frozen=True)
@@ -136,14 +191,49 @@ class ImportContext(Protocol):
         """Another file of the run imports this one (its loops may drive this file's steps)."""
         ...
 
+    def imported_by_fsdp(self) -> bool:
+        """A file of the run that wraps a model in FSDP imports this one (it may hand this
+        file's functions the optimizer of a sharded model)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
     {
-        "torch", "torch_xla", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "sklearn",
-        "transformers", "datasets", "accelerate", "timm", "apex", "deepspeed", "lightning", "pytorch_lightning",
-        "tqdm", "wandb", "tensorboard", "tensorboardX", "yaml", "PIL", "cv2", "matplotlib", "sagemaker",
-        "smdistributed", "einops", "tokenizers", "safetensors", "huggingface_hub", "omegaconf", "hydra", "colossalai",
+        "torch",
+        "torch_xla",
+        "torchvision",
+        "torchaudio",
+        "torchtext",
+        "numpy",
+        "scipy",
+        "pandas",
+        "sklearn",
+        "transformers",
+        "datasets",
+        "accelerate",
+        "timm",
+        "apex",
+        "deepspeed",
+        "lightning",
+        "pytorch_lightning",
+        "tqdm",
+        "wandb",
+        "tensorboard",
+        "tensorboardX",
+        "yaml",
+        "PIL",
+        "cv2",
+        "matplotlib",
+        "sagemaker",
+        "smdistributed",
+        "einops",
+        "tokenizers",
+        "safetensors",
+        "huggingface_hub",
+        "omegaconf",
+        "hydra",
+        "colossalai",
     }
 )
 
@@ -159,6 +249,9 @@ class GuessedImports:
         return Found(None, name)
 
     def imported_in_run(self) -> bool:
+        return False
+
+    def imported_by_fsdp(self) -> bool:
         return False
 
 

@@ -4,15 +4,22 @@ target's spelling (XLA901), e.g. ``xm.xrt_world_size()`` -> ``xr.world_size()`` 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.rewriter import Concern, Context
 from codemods.release_names.rules import MISSING_IN_TARGET, XLA_RELEASE_NAMES
 from codemods.targets import VERSIONED_CONCEPTS, spellings
 
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
 
 class XlaNamesRewrite(Concern):
-    def __init__(self, ctx: Context) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         self.concept_of = {
             spelling: concept
@@ -27,10 +34,15 @@ class XlaNamesRewrite(Concern):
         if concept is None:
             if any(callee.startswith(module + ".") for module in self.ctx.target.missing_modules):
                 self.ctx.report(
-                    MISSING_IN_TARGET, original,
+                    MISSING_IN_TARGET,
+                    original,
                     f"`{self.ctx.code(original)}` does not exist in torch_xla {self.ctx.target.torch_xla_version} "
                     "(its whole module came later) and has no exact equivalent: write the value that release's way"
-                    + (" (xm.xrt_world_size() counts the processes of every host)" if callee.endswith("_process_count") else ""),
+                    + (
+                        " (xm.xrt_world_size() counts the processes of every host)"
+                        if callee.endswith("_process_count")
+                        else ""
+                    ),
                 )
             return updated
         wanted = self.ctx.target.api(concept).qualified_name
@@ -42,10 +54,10 @@ class XlaNamesRewrite(Concern):
                 f"its arguments need a by-hand port to {wanted}",
             )
             return updated
-        new = self.ctx.fix(
+        return self.ctx.fix_or_keep(
+            updated,
             XLA_RELEASE_NAMES,
             original,
             f"{self.ctx.code(original)} -> {{new}} (torch_xla {self.ctx.target.torch_xla_version})",
             lambda: self.ctx.replace_callee(original, updated, concept),
         )
-        return new if new is not None else updated

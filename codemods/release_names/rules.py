@@ -5,7 +5,11 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_RELEASE_NAMES = Rule(
-    "XLA901", "xla-release-names", "error", "torch_xla names of another release become the target's names", True,
+    code="XLA901",
+    name="xla-release-names",
+    severity="error",
+    summary="torch_xla names of another release become the target's names",
+    fixable=True,
     why="torch_xla renamed and removed names between releases (`xm.xrt_world_size` and `xm.get_ordinal` are "
     "gone since 2.7), so code written for one release crashes on another: names move to the target's, "
     "in both directions.",
@@ -124,8 +128,12 @@ XLA_RELEASE_NAMES = Rule(
             target="sagemaker",
             note="amp-downgraded-to-1.13",
             findings=(
-                Expected(5, 6, "torch.autocast -> torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13) (bfloat16 "
-                         "there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)"),
+                Expected(
+                    5,
+                    6,
+                    "torch.autocast -> torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13) (bfloat16 "
+                    "there needs an Ampere GPU, such as ml.p4d's; elsewhere use float16 with the scaler)",
+                ),
                 Expected(7, 10, "torch.amp.GradScaler -> torch_xla.amp.GradScaler(init_scale=1024) (torch_xla 1.13)"),
             ),
         ),
@@ -145,8 +153,12 @@ XLA_RELEASE_NAMES = Rule(
             """,
             note="use-zero-grad-dropped",
             findings=(
-                Expected(4, 10, 'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp) (torch_xla 2.9) '
-                         "(without use_zero_grad=True: torch_xla 1.13's option, which torch.amp.GradScaler does not take)"),
+                Expected(
+                    4,
+                    10,
+                    'torch_xla.amp.GradScaler -> torch.amp.GradScaler("xla", enabled=use_amp) (torch_xla 2.9) '
+                    "(without use_zero_grad=True: torch_xla 1.13's option, which torch.amp.GradScaler does not take)",
+                ),
             ),
         ),
         # torch_xla 2.9's torch_xla.amp has no custom_fwd/custom_bwd; torch 2.9's take the device type.
@@ -185,7 +197,11 @@ XLA_RELEASE_NAMES = Rule(
             """,
             note="custom-autograd-upgraded",
             findings=(
-                Expected(7, 6, 'torch_xla.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32) (torch_xla 2.9)'),
+                Expected(
+                    7,
+                    6,
+                    'torch_xla.amp.custom_fwd -> torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32) (torch_xla 2.9)',
+                ),
                 Expected(12, 6, 'torch_xla.amp.custom_bwd -> torch.amp.custom_bwd(device_type="xla") (torch_xla 2.9)'),
             ),
         ),
@@ -249,8 +265,12 @@ XLA_RELEASE_NAMES = Rule(
             """,
             note="1.13-autocast-positional-enabled",
             findings=(
-                Expected(4, 6, 'torch_xla.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp) '
-                         "(torch_xla 2.9) (float16, torch.cuda.amp.autocast's default, becomes bfloat16 on XLA)"),
+                Expected(
+                    4,
+                    6,
+                    'torch_xla.amp.autocast -> torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp) '
+                    "(torch_xla 2.9) (float16, torch.cuda.amp.autocast's default, becomes bfloat16 on XLA)",
+                ),
             ),
         ),
         # The device-first autocast of torch_xla 2.1 on, moved to 1.13: no device argument there.
@@ -273,8 +293,12 @@ XLA_RELEASE_NAMES = Rule(
             target="sagemaker",
             note="device-first-autocast-to-1.13",
             findings=(
-                Expected(4, 6, "torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16) -> "
-                         "torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13)"),
+                Expected(
+                    4,
+                    6,
+                    "torch_xla.amp.autocast(xm.xla_device(), dtype=torch.bfloat16) -> "
+                    "torch_xla.amp.autocast(dtype=torch.bfloat16) (torch_xla 1.13)",
+                ),
             ),
         ),
         invalid(
@@ -323,9 +347,11 @@ XLA_RELEASE_NAMES = Rule(
 )
 
 MISSING_IN_TARGET = Rule(
-    "XLA902", "missing-in-target", "error",
-    "A torch_xla name from a module the target release lacks, with no exact equivalent there (sagemaker: torch_xla.runtime)",
-    False,
+    code="XLA902",
+    name="missing-in-target",
+    severity="error",
+    summary="A torch_xla name from a module the target release lacks, with no exact equivalent there (sagemaker: torch_xla.runtime)",
+    fixable=False,
     why="torch_xla 1.13 has no `torch_xla.runtime` module (it came in 2.0), so `import torch_xla.runtime as xr` "
     "fails there. Its rank and size reads become the 1.13 names (XLA901); the others have no exact equivalent "
     "and are left to a person: `xr.local_process_count()` is the devices of one host, while 1.13's "

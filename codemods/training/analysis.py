@@ -4,9 +4,6 @@ their model moves to the device."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 import libcst as cst
 
 from codemods import apis
@@ -19,151 +16,19 @@ from codemods.engine.nodes import (
     method_name,
     names_in,
     receiver,
+    string_value,
     walk,
 )
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
-from codemods.training.drivers import StepDrivers, UndrivenStep
-from codemods.training.early_optimizers import (
-    EarlyOptimizer,
-    EarlyOptimizers,
-    UntracedParameters,
-    _module_calls,
-    value_names,
+from codemods.training.drivers import StepDrivers
+from codemods.training.early_optimizers import EarlyOptimizers, _module_calls, through_bound, value_names
+from codemods.training.facts import (
+    LoopPlan,
+    OptimizerStep,
 )
-
-
-@dataclass(frozen=True)
-class OptimizerStep:
-    """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
-
-    optimizer: str
-    closure_index: int | None = None  # which argument is the closure (LBFGS)
-    other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
-
-
-@dataclass(repr=False)
-class LoopPlan:
-    """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
-
-    kind: Literal["training", "evaluation"]
-    wrap_loader: cst.BaseExpression | None = None
-    wrap_device: str | None = None
-    # An evaluation loop that reads to the host but accumulates device values across
-    # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
-    accumulates: tuple[str, ...] = ()
-
-
-@dataclass(repr=False, eq=False)
-class TrainingFacts:
-    optimizers: set[str] = field(default_factory=set)
-    schedulers: set[str] = field(default_factory=set)
-    models: set[str] = field(default_factory=set)
-    loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
-    # Every training loop, also those that already end with a barrier, feed from a
-    # device loader or run under Accelerate (they need no plan, but lazy-mode checks
-    # such as host reads apply to them too).
-    all_loops: set[cst.CSTNode] = field(default_factory=set)
-    # Functions passed as ``optimizer.step(closure)``: each call is a training step.
-    closures: set[cst.FunctionDef] = field(default_factory=set)
-    # ``model.parameters()`` calls that build an optimizer, and calls that hand a model
-    # to a function building one (``create_optimizer(model, cfg)``), while the model is
-    # still on the CPU and is moved to the device later, in this function, in another
-    # one, or by a callable of another project file (``Trainer(model, ...)``).
-    optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
-    # Optimizers (or the calls of unread callables that feed them) whose parameters come
-    # from what the tool cannot follow, while a model of the function moves later.
-    untraced_parameters: dict[cst.Call, UntracedParameters] = field(default_factory=dict)
-    # For this file and others: callables that move an argument to the device (qualified
-    # name, index without ``self``, parameter, whether the device is the XLA device on
-    # every path, and else the parameter that hands the device in: its index and name, or
-    # -1 and ""), and callables that build an optimizer over an argument (name, index,
-    # parameter).
-    argument_moves: set[tuple[str, int, str, bool, int, str]] = field(default_factory=set)
-    optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
-    # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
-    parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
-    # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
-    # where the guard goes (every model of the file ends on the XLA device, so what feeds
-    # it must too), False where it stays and is reported.
-    input_guards: dict[cst.If, bool] = field(default_factory=dict)
-    # A script that trains but names no device anywhere (it runs on the CPU): nothing is
-    # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
-    # says so, at its first training loop or step.
-    device_less: cst.CSTNode | None = None
-    # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
-    # all-reduces), and zero-argument .step() calls in training loops on something the
-    # analysis cannot tell is an optimizer.
-    optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
-    unrecognized_steps: set[cst.Call] = field(default_factory=set)
-    # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
-    # annotation that says so): FSDP reduce-scatters its gradients itself.
-    fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)
-    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
-    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
-    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
-    # Statements that step an optimizer outside any loop, in functions that this file runs
-    # outside its training loops (a demo that trains one step): the barrier goes right after.
-    lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
-    # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
-    # that no other file of the run imports: reported (training/drivers.py).
-    undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)
-    # For other files (qualified names, see project/summarise.py): the callables that run
-    # one training step per call, and those that run a training loop.
-    step_callables: set[str] = field(default_factory=set)
-    training_callables: set[str] = field(default_factory=set)
-    # Step callables that end the step with the barrier themselves (already XLA code).
-    synced_callables: set[str] = field(default_factory=set)
-    # Step callables of other project modules that this file calls: (module path, name).
-    driven_callables: set[tuple[str, str]] = field(default_factory=set)
-
-    def is_optimizer(self, name: str | None) -> bool:
-        if name is None or name in self.schedulers:
-            return False
-        last = name.rsplit(".", 1)[-1].lower()
-        return name in self.optimizers or ("optim" in last and "sched" not in last)
-
-
-@dataclass(repr=False)
-class _Loop:
-    node: cst.CSTNode
-    owner: str  # the qualified name of the function it is in ("" at module level)
-    backward: bool = False
-    step_receivers: list[str] = field(default_factory=list)
-    called: list[str] = field(default_factory=list)
-    barrier: bool = False
-    host_read: bool = False
-    moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
-    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
-    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
-
-
-@dataclass(repr=False)
-class _Scope:
-    """A function body or the module's top level: what happens to models there, in order."""
-
-    # ("model", name, constructor, moved_at_creation) | ("move", name, device, node)
-    # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
-    # or build an optimizer over one (known once the walk is done) | ("collect", name,
-    # value): an assignment | ("uses", names, node): an optimizer built from those names.
-    events: list[tuple[object, ...]] = field(default_factory=list)
-    qualname: str = ""  # "" at module level
-
-
-@dataclass(repr=False)
-class _Function(_Scope):
-    name: str = ""
-    node: cst.FunctionDef | None = None
-    # What the function does once per call (outside loops of its own).
-    backward: bool = False
-    step_receivers: list[str] = field(default_factory=list)
-    called: list[str] = field(default_factory=list)
-    barrier: bool = False  # it runs the step barrier itself (a closure already ported)
-    params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
-    moved_params: list[tuple[str, str | None, cst.Call]] = field(default_factory=list)  # (parameter, device, move)
-    parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
-    builds_optimizer: bool = False
+from codemods.training.records import _Function, _Loop, _Scope
 
 
 class TrainingAnalysis(StepDrivers, EarlyOptimizers):
@@ -182,7 +47,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
-        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None]] = []
+        self.step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]] = []
         self.statement: cst.SimpleStatementLine | None = None
         # Optimizer steps outside loops, and calls outside loops that may run one:
         # (statement, the call, function or None, optimizer or callee, "step" or "call").
@@ -217,8 +82,14 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if params and params[0] in ("self", "cls") and self.walk.class_depth:
             params = params[1:]
+        star = node.params.star_kwarg
         self.function_records[id(node)] = _Function(
-            name=node.name.value, qualname=self.walk.qualname, node=node, params=params
+            name=node.name.value,
+            qualname=self.walk.qualname,
+            node=node,
+            params=params,
+            keyword_params=[p.name.value for p in node.params.kwonly_params],
+            kwargs=star.name.value if star is not None else None,
         )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
@@ -244,11 +115,23 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     visit_While = _loop
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        function = self.function if self.walk.enclosing_function is not None else None
         for target in node.targets:
-            name = dotted(target.target)
-            self._assignment(name, node.value)
+            names, values = target.target, node.value
+            if type(names) is cst.Tuple and type(values) is cst.Tuple and len(names.elements) == len(values.elements):
+                for element, value in zip(names.elements, values.elements):  # q, q_target = QNet(), QNet()
+                    self._assignment(dotted(element.value), value.value)
+                continue
+            name = dotted(names)
+            self._assignment(name, values)
             if name is not None:
-                self.scope.events.append(("collect", name, node.value))
+                self.scope.events.append(("collect", name, values))
+                if function is not None:
+                    param = _parameter(function, node.value, dotted(node.value))
+                    if param is not None:
+                        function.bound[name] = param
+                    else:
+                        function.bound.pop(name, None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -284,9 +167,12 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
     def _availability_checks(self) -> list[cst.If]:
         """The ``if torch.cuda.is_available():`` (or the like) around here in the loop."""
         return [
-            condition for condition in self.walk.ifs_in_loop
-            if any(type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS
-                   for sub in walk(condition.test))
+            condition
+            for condition in self.walk.ifs_in_loop
+            if any(
+                type(sub) is cst.Call and self.walk.resolve(sub.func) in apis.AVAILABILITY_CHECKS
+                for sub in walk(condition.test)
+            )
         ]
 
     def _barrier_stays(self, checks: list[cst.If], barrier: cst.Call) -> bool:
@@ -343,15 +229,25 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             self.used_outside_loops.update(
                 n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
             )
-        if method in ("to", "cuda") and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]
+        if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
-            self.scope.events.append(("move", moved, device, node))
-            self.moves.append((moved, device, node))
-            if loop is not None and device is not None:
-                loop.moved[moved] = device
-            if function is not None and moved in function.params:
-                function.moved_params.append((moved, device, node))
+            moved = self._moved_name(receiver(node))  # type: ignore[arg-type]
+            # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
+            # module's Parameter objects: no move for what optimizers were built over.
+            changes_device = method == "cuda" or not self._casts_only(target)
+            if moved is not None:
+                if changes_device:
+                    self.scope.events.append(("move", moved, device, node))
+                self.moves.append((moved, device, node))
+                if loop is not None and device is not None:
+                    loop.moved[moved] = device
+            if (
+                changes_device
+                and function is not None
+                and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]
+            ):
+                function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
@@ -364,16 +260,28 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 if names := value_names(params):
                     self.scope.events.append(("uses", names, node))
         elif (
-            node.args and method not in ("to", "cuda") and dotted(node.func) is not None
+            node.args
+            and method not in ("to", "cuda")
+            and dotted(node.func) is not None
             and not (callee or "").startswith("torch.")
         ):
             self.scope.events.append(("call", dotted(node.func), node))
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := dotted(receiver(node))) in function.params
+            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]
         ):
             function.parameters_of.add(owner)
+
+    def _casts_only(self, device: cst.BaseExpression | None) -> bool:
+        """A ``.to()`` whose device argument is missing (only ``dtype=``, ``memory_format=``)
+        or is a dtype (``torch.bfloat16``, a name ending in ``dtype``)."""
+        if device is None:
+            return True
+        name = dotted(device)
+        return name is not None and (
+            name.rsplit(".", 1)[-1].lower().endswith("dtype") or self.walk.resolve(device) in apis.DTYPES
+        )
 
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
@@ -386,18 +294,27 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if target is not None:
             target.step_receivers.append(name)
         closure_index = next(
-            (i for i, a in enumerate(node.args) if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")),
+            (
+                i
+                for i, a in enumerate(node.args)
+                if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "closure")
+            ),
             None,
         )
         if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
             self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
-        self.step_candidates.append((node, step, loop))
+        self.step_candidates.append((node, step, loop, function))
         if loop is None:
-            statement = self.statement if self.statement is not None and any(
-                isinstance(small, cst.Expr) and small.value is node for small in self.statement.body
-            ) else None
-            self.step_sites.append((statement, node, self.function if self.walk.enclosing_function else None, name, "step"))
+            statement = (
+                self.statement
+                if self.statement is not None
+                and any(isinstance(small, cst.Expr) and small.value is node for small in self.statement.body)
+                else None
+            )
+            self.step_sites.append(
+                (statement, node, self.function if self.walk.enclosing_function else None, name, "step")
+            )
 
     def _statement_of(self, node: cst.Call) -> cst.SimpleStatementLine | None:
         """The statement that is this call (``helper(x)``, ``loss = helper(x)``)."""
@@ -442,15 +359,23 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         part.synced_callables |= synced
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
-        for call, step, loop in self.step_candidates:  # type: ignore[assignment]
+        fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
+        for call, step, loop, function in self.step_candidates:  # type: ignore[assignment]
             if part.is_optimizer(step.optimizer):
                 if self.facts.distributed.ddp or self._framework_drives_training:
                     continue  # the wrapper or the framework reduces the gradients
                 if self.facts.fsdp.annotation is not None:
                     part.fsdp_steps[call] = self.facts.fsdp.annotation
+                elif fsdp_importer and function is not None and step.optimizer.split(".")[0] in function.params:
+                    part.caller_fsdp_steps[call] = function.qualname
                 else:
                     part.optimizer_steps[call] = step
-            elif not call.args and loop is not None and loop.node in part.loops and not _is_scheduler_name(step.optimizer):
+            elif (
+                not call.args
+                and loop is not None
+                and loop.node in part.loops
+                and not _is_scheduler_name(step.optimizer)
+            ):
                 part.unrecognized_steps.add(call)
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
@@ -476,7 +401,9 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             part.training_callables.add(loop.owner)
         # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
         if (
-            loop.barrier or self._feeds_from_device_loader(loop.node) or self._framework_drives_training
+            loop.barrier
+            or self._feeds_from_device_loader(loop.node)
+            or self._framework_drives_training
             or (training and self.calls_synced(loop.called, synced, by_name))
         ):
             return
@@ -538,15 +465,26 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
         ]
         project = self.walk.analysis(ProjectAnalysis)
-        if not trains or not self._builds_model_and_optimizer() or self.moves or facts.imports.xla_optional or any(
-            project.origin(local) is not None for local in facts.imports.project_names
+        if (
+            not trains
+            or not self._builds_model_and_optimizer()
+            or self.moves
+            or facts.imports.xla_optional
+            or any(project.origin(local) is not None for local in facts.imports.project_names)
         ):
             return
         if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
             return
         if (
-            self.device.device_assignments or self.device.device_args or device.strings or device.calls
-            or device.dot_cuda or device.cuda_indices or device.selections or device.ifs or device.flag_values
+            self.device.device_assignments
+            or self.device.device_args
+            or device.strings
+            or device.calls
+            or device.dot_cuda
+            or device.cuda_indices
+            or device.selections
+            or device.ifs
+            or device.flag_values
             or facts.imports.table.imports_module("torch_xla")
         ):
             return
@@ -554,10 +492,21 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
 
     def _builds_model_and_optimizer(self) -> bool:
         """Some function (or the module) builds a model and an optimizer over it: the
-        script owns its model (a training function handed one may get it on the device)."""
-        for scope in [self.module_scope, *self.function_records.values()]:
+        script owns its model (a training function handed one may get it on the device);
+        or a model class of the file builds an optimizer over its own parameters
+        (``self.optimizer = optim.Adam(self.parameters())``, an RL agent) and the file
+        builds that class."""
+        scopes = [self.module_scope, *self.function_records.values()]
+        self_optimizing = {
+            scope.qualname.rsplit(".", 1)[0]
+            for scope in scopes
+            if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
+        }
+        for scope in scopes:
             built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
+                return True
+            if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):
                 return True
         return False
 
@@ -571,7 +520,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             return
         guarded = {id(sub) for guard in guards for sub in walk(guard.body)}
         model_moves = [
-            (device, node) for moved, device, node in self.moves
+            (device, node)
+            for moved, device, node in self.moves
             if moved in self.part.models or moved.rsplit(".", 1)[-1] in ("model", "net")
         ]
         follows = (
@@ -582,9 +532,33 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         for guard in guards:
             self.part.input_guards[guard] = follows
 
+
+def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) -> str | None:
+    """The parameter of ``function`` that ``node`` (named ``name``) is: ``model``, or a
+    key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
+    ``kwargs.pop("model")``), which it then records as passed by keyword."""
+    if name is not None:
+        return name if name in function.params or name in function.keyword_params else function.bound.get(name)
+    if function.kwargs is None:
+        return None
+    holder: cst.BaseExpression | None
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+        holder, key = node.value, node.slice[0].slice.value
+    elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
+        holder, key = receiver(node), node.args[0].value
+    else:
+        return None
+    param = string_value(key)
+    if holder is None or dotted(holder) != function.kwargs or param is None:
+        return None
+    if param not in function.keyword_params:
+        function.keyword_params.append(param)
+    return param
+
+
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
     """``"cuda"``, ``'cuda:0'``: a move to a CUDA device written as a literal."""
-    return type(node) is cst.SimpleString and str(node.evaluated_value).split(":")[0] == "cuda"
+    return (string_value(node) or "").split(":")[0] == "cuda"
 
 
 def is_device_loader(call: cst.Call, callee: str | None) -> bool:
@@ -596,7 +570,8 @@ def is_device_loader(call: cst.Call, callee: str | None) -> bool:
 
 def _is_optimizer_class(callee: str) -> bool:
     return (
-        callee.startswith(apis.OPTIMIZER_MODULE + ".") and not callee.startswith(apis.SWA_UTILS + ".")
+        callee.startswith(apis.OPTIMIZER_MODULE + ".")
+        and not callee.startswith(apis.SWA_UTILS + ".")
         and callee.rsplit(".", 1)[-1][:1].isupper()
     )
 
@@ -604,8 +579,6 @@ def _is_optimizer_class(callee: str) -> bool:
 def _is_scheduler_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return any(word in last for word in ("sched", "lr", "warmup"))
-
-
 
 
 # Reads that give host values (no device state): sizes, and host reads.
@@ -662,12 +635,13 @@ def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
         if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
             if target not in bound and _device_valued(statement.value, device):
                 found.append(target)
-        elif type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING:
+        elif (
+            type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING
+        ):
             owner = dotted(receiver(call))
             if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
                 found.append(owner)
     return tuple(dict.fromkeys(found))
-
 
 
 _FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})

@@ -13,7 +13,6 @@ would never be cut.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -22,26 +21,18 @@ from codemods.engine.nodes import dotted, lone_call
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
+from codemods.training.facts import UndrivenStep
 
 if TYPE_CHECKING:
-    from codemods.training.analysis import TrainingFacts, _Function, _Loop, _Scope
-
-
-@dataclass(frozen=True)
-class UndrivenStep:
-    """An optimizer step (or a call that runs one) that no loop of the file drives."""
-
-    function: str  # the qualified name of the function it is in
-    what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
-    origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
-    # Another file of the run imports this one: the finding stands only if none of the
-    # run's files calls the function (runner.release_held).
-    held: bool = False
+    from codemods.facts import Facts
+    from codemods.training.facts import TrainingFacts
+    from codemods.training.records import _Function, _Loop, _Scope
 
 
 class StepDrivers(Analysis):
     """The part of TrainingAnalysis that follows calls from loops to the steps they run."""
 
+    facts: Facts
     part: TrainingFacts
     function_records: dict[int, _Function]
     loop_records: dict[int, _Loop]
@@ -152,18 +143,24 @@ class StepDrivers(Analysis):
         """Functions (qualified names) that run a training step each call: a backward pass
         or an optimizer step outside loops of their own, directly or through another such
         function, here or in another project module."""
-        return self._closure({fn.qualname for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)}, by_name)
+        return self._closure(
+            {fn.qualname for fn in self.function_records.values() if fn.backward or self._steps(fn.step_receivers)},
+            by_name,
+        )
 
     def optimizer_step_functions(self, by_name: dict[str, list[_Function]]) -> set[str]:
         """Functions that step an optimizer each call (not only a backward pass), directly
         or through another such function, here or in another project module."""
-        return self._closure({fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)}, by_name)
+        return self._closure(
+            {fn.qualname for fn in self.function_records.values() if self._steps(fn.step_receivers)}, by_name
+        )
 
     def _closure(self, steps: set[str], by_name: dict[str, list[_Function]]) -> set[str]:
         functions = list(self.function_records.values())
         while True:
             more = {
-                fn.qualname for fn in functions
+                fn.qualname
+                for fn in functions
                 if fn.qualname not in steps and any(self.runs_step(c, steps, by_name) for c in fn.called)
             }
             if not more:
@@ -241,7 +238,9 @@ class StepDrivers(Analysis):
                 # (whose own call is the step site): the barrier goes right after the step.
                 following = self.next_statement.get(id(statement)) if statement is not None else None
                 barrier = lone_call(following) if following is not None else None
-                if statement is not None and (barrier is None or self.walk.resolve(barrier.func) not in spellings("sync")):
+                if statement is not None and (
+                    barrier is None or self.walk.resolve(barrier.func) not in spellings("sync")
+                ):
                     self.part.lone_steps.add(statement)
                 continue
             if any(c != function.qualname for c in runners):

@@ -8,7 +8,9 @@ of its submodules (``model.vision.parameters()``), parameter groups, the model's
 methods (``model.param_groups(wd)``), parameters collected into a name first
 (``params = list(model.parameters())``), functions of this file or of the project that
 read a model's parameters or build the optimizer, and the moves that follow, here, in
-another function, or in a callable of another module.  Where every later move goes to
+another function, or in a callable of another module (also of a keyword argument:
+``kwargs["model"].to(device)``), for a model built here or handed in (a parameter, and
+names bound to one: ``self.model = model``).  Where every later move goes to
 the XLA device, the model is moved first (XLA203); where the optimizer's parameters come
 from something the tool cannot follow while a model of the same function is still on
 the CPU and moves later, that is an error naming it (XLA213).
@@ -16,7 +18,6 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -27,42 +28,19 @@ from codemods.engine.nodes import arg_value, call_args, dotted, parse_dotted, wa
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
+from codemods.training.facts import EarlyOptimizer, UntracedParameters
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
-    from codemods.training.analysis import TrainingFacts, _Function, _Scope
-
-
-@dataclass(frozen=True)
-class EarlyOptimizer:
-    """An optimizer built over a model that is still on the CPU and moves to the device
-    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
-    update stale CPU copies."""
-
-    model: str
-    # The model may simply be moved first: where it goes later is the XLA device on every path.
-    fixable: bool
-    moved_by: str  # where it moves, as the finding names it
-    # The call hands the model to a function that builds the optimizer from it (the
-    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
-    argument: int | str | None = None  # a keyword argument: its name
-    # The function only collects the parameters the optimizer is built from.
-    collects: bool = False
-
-
-@dataclass(frozen=True)
-class UntracedParameters:
-    """An optimizer whose parameters come from something the tool cannot follow, built
-    while a model of the same function is on the CPU and moves later (XLA213)."""
-
-    model: str
-    source: str  # what the parameters come from, as the finding names it
-    moved_by: str
+    from codemods.facts import Facts
+    from codemods.training.facts import TrainingFacts
+    from codemods.training.records import _Function, _Scope
 
 
 class EarlyOptimizers(Analysis):
     """The part of TrainingAnalysis that checks what optimizers are built over."""
 
+    facts: Facts
     part: TrainingFacts
     device: DeviceAnalysis
     module_classes: set[str]
@@ -85,8 +63,10 @@ class EarlyOptimizers(Analysis):
     def _goes_to_xla(self, device: str | None) -> bool:
         """A move to ``device`` ends on the XLA device on every path once ported: a
         ``.cuda()``, a CUDA index (ported where it is used), or a device that is XLA."""
-        return device == CUDA or device in self.facts.device.cuda_indices or (
-            self.device.xla_on_every_path(device) and self.device.file_always_xla()
+        return (
+            device == CUDA
+            or device in self.facts.device.cuda_indices
+            or (self.device.xla_on_every_path(device) and self.device.file_always_xla())
         )
 
     def _local_callable(self, callee: str) -> _Function | None:
@@ -109,42 +89,57 @@ class EarlyOptimizers(Analysis):
         found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
         summary = found.summary if found is not None else None
         positional, keywords = call_args(call)
-        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [(None, k, a) for k, a in keywords.items()]
+        handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [
+            (None, k, a) for k, a in keywords.items()
+        ]
         events: list[tuple[object, ...]] = []
         if local is None and summary is None:
             # A callable the tool cannot read, whose result becomes an optimizer or its
             # parameters: what it is handed may be what the optimizer holds.
             if feeding and not (self.walk.resolve(call.func) or "").startswith("torch."):
-                origin = f"`{callee}` ({found.summary.path if found and found.summary else 'not read'})" if found else f"`{callee}`"
-                events.extend(("untraced", name, call, origin, False) for _, _, arg in handed if (name := dotted(arg.value)))
+                origin = (
+                    f"`{callee}` ({found.summary.path if found and found.summary else 'not read'})"
+                    if found
+                    else f"`{callee}`"
+                )
+                events.extend(
+                    ("untraced", name, call, origin, False) for _, _, arg in handed if (name := dotted(arg.value))
+                )
             return events
         for index, keyword, arg in handed:
             name = dotted(arg.value)
             if name is None:
                 continue
             if local is not None:
-                param = keyword if keyword in local.params else (
-                    local.params[index] if index is not None and index < len(local.params) else None
+                param = (
+                    keyword
+                    if keyword in local.params or keyword in local.keyword_params
+                    else (local.params[index] if index is not None and index < len(local.params) else None)
                 )
                 if param is None:
                     continue
-                for moved, device, move in local.moved_params:
+                for moved, device, move, owner in local.moved_params:
                     if moved == param:
+                        device_from = _handed_device(local, device)
                         xla = self._goes_to_xla(device) or (
-                            device in local.params
-                            and self._goes_to_xla(_argument_name(call, local.params.index(device), device))
+                            device_from is not None and self._goes_to_xla(_argument_name(call, *device_from))
                         )
-                        events.append(("move", name, xla, self._where(move, local.qualname)))
+                        events.append(("move", name, xla, self._where(move, owner)))
                 if (local.builds_optimizer or feeding) and param in local.parameters_of:
-                    events.append(("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer))
+                    events.append(
+                        ("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer)
+                    )
             else:
                 assert found is not None and summary is not None
-                moved = summary.moves_argument(found.name, index, keyword)  # type: ignore[assignment]
-                if moved is not None:
-                    xla, device_at = moved  # type: ignore[str-unpack,assignment]
+                summary_move = summary.moves_argument(found.name, index, keyword)
+                if summary_move is not None:
+                    xla, device_at, moves = summary_move
                     if not xla and device_at is not None:  # to a device the caller hands in
                         xla = self._goes_to_xla(_argument_name(call, *device_at))
-                    events.append(("move", name, xla, f"`{callee}` ({summary.path})"))
+                    # A module this run does not convert keeps its CUDA moves: say so.
+                    pending = ", which this run does not convert," if summary.pending else ""
+                    where = f"{summary.path}: `{moves}`" if not xla else summary.path
+                    events.append(("move", name, xla, f"`{callee}` ({where}){pending}"))
                 builds = summary.builds_optimizer(found.name, index, keyword)
                 if builds or (feeding and summary.reads_parameters(found.name, index, keyword)):
                     events.append(("optimizer", name, call, index if index is not None else keyword, not builds))
@@ -157,17 +152,38 @@ class EarlyOptimizers(Analysis):
     def _callables_summary(self) -> None:
         """What other files need to know: which callables move or build optimizers over
         their arguments."""
+        self._methods_moving_init_arguments()
         for fn in self.function_records.values():
-            for index, param in enumerate(fn.params):
-                for moved, device, _ in fn.moved_params:
+            # A parameter passed by keyword only (or a key of ``**kwargs``) has no index: -1.
+            arguments = [*enumerate(fn.params), *((-1, param) for param in fn.keyword_params)]
+            for index, param in arguments:
+                for moved, device, move, _ in fn.moved_params:
                     if moved == param:
                         xla = self._goes_to_xla(device)
-                        at = fn.params.index(device) if not xla and device in fn.params else -1
-                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, device if at >= 0 else ""))  # type: ignore[arg-type]
+                        handed = None if xla else _handed_device(fn, device)
+                        at, through = handed if handed is not None else (-1, "")
+                        self.part.argument_moves.add((fn.qualname, index, param, xla, at, through, code_of(move)))
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
                     if fn.builds_optimizer:
                         self.part.optimizer_builders.add((fn.qualname, index, param))
+
+    def _methods_moving_init_arguments(self) -> None:
+        """A method that moves an attribute ``__init__`` bound to its argument
+        (``self.model = model``, then ``self.model.to(self.device)`` in ``train``) moves
+        what the class was handed: recorded as a move of ``__init__``'s argument."""
+        inits = {
+            fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"
+        }
+        for fn in self.function_records.values():
+            init = inits.get(fn.qualname.rpartition(".")[0])
+            if init is None or fn is init:
+                continue
+            for event in fn.events:
+                if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
+                    device = event[2]
+                    device = through_bound(init.bound, device if isinstance(device, str) else None)
+                    init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]
 
     def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
         """The scope's events with calls replaced by what they do to models; moves
@@ -191,12 +207,23 @@ class EarlyOptimizers(Analysis):
                 call = event[2]
                 assert isinstance(call, cst.Call)
                 target = self.call_targets.get(call)
-                builds = target is not None and (self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower())
+                builds = target is not None and (
+                    self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower()
+                )
                 events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]
+                if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
+                    events.extend(
+                        ("optimizer", owner, sub)
+                        for arg in call.args
+                        for sub, owner in _module_calls(arg.value)
+                        if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]
+                    )
             elif kind == "move":
                 _, name, device, node = event
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]
             elif kind == "collect":
+                if (source := dotted(event[2])) is not None:  # type: ignore[arg-type]
+                    events.append(("alias", event[1], source))
                 if event[1] in collected:
                     events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))  # type: ignore[arg-type]
             elif kind == "uses":
@@ -213,26 +240,50 @@ class EarlyOptimizers(Analysis):
         """A model class of this file or torch.nn, or a class of another project file."""
         if self._is_model_constructor(constructor):
             return True
-        return constructor.rsplit(".", 1)[-1][:1].isupper() and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+        return (
+            constructor.rsplit(".", 1)[-1][:1].isupper()
+            and self.walk.analysis(ProjectAnalysis).origin(constructor) is not None
+        )
 
     def _optimizers_before_moves(self, scopes: list[_Scope]) -> None:
         scope_events = [self._scope_events(scope) for scope in scopes]
         # Moves anywhere in the file, for a model that leaves the function that built it
         # (returned, or handed to a trainer class): (name, goes to XLA, description).
-        everywhere = [(e[1], e[2], e[3]) for events in scope_events for e in events if e[0] == "move"]
-        for events in scope_events:
+        everywhere = [e for events in scope_events for e in events if e[0] == "move"]
+        # Moves of an attribute by the methods of a class: (class, ``self.model``) -> (the
+        # method, goes to XLA, where); each runs after ``__init__``.
+        attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]] = {}
+        for scope, events in zip(scopes, scope_events):
+            for event in events:
+                if event[0] == "move" and str(event[1]).startswith("self."):
+                    key = (scope.qualname.rpartition(".")[0], str(event[1]))
+                    attribute_moves.setdefault(key, []).append((scope.qualname, event[2], event[3]))
+        for scope, events in zip(scopes, scope_events):
             on_cpu: set[str] = set()
             # Built by a call the tool does not know as a model class (a factory, a class
-            # of a star import): a model only if the optimizer steps its parameters and
-            # this function moves it later.
-            unknown: set[str] = set()
+            # of a star import), or handed in (a parameter of the function): a model only
+            # if the optimizer steps its parameters and this function moves it later.
+            handed_in = set(getattr(scope, "params", ())) | set(getattr(scope, "keyword_params", ()))
+            unknown = set(handed_in)
+            # Names bound to another (``self.model = model``): the same module.
+            aliases: dict[str, str] = {}
             for index, (kind, name, *rest) in enumerate(events):
+                assert isinstance(name, str)
+                if kind == "alias":
+                    assert isinstance(rest[0], str)
+                    aliases[name] = _canonical(rest[0], aliases)
+                    continue
+                if kind == "model":
+                    aliases.pop(name, None)
+                    handed_in.discard(name)
+                written, name = name, _canonical(name, aliases)
                 if kind == "model":
                     constructor, moved = rest
-                    if self._is_wrapper(constructor):  # type: ignore[arg-type]
+                    assert isinstance(constructor, str)
+                    if self._is_wrapper(constructor):
                         continue
-                    known = self._is_constructor(constructor)  # type: ignore[arg-type]
-                    (on_cpu if known else unknown).add(name)  # type: ignore[arg-type]
+                    known = self._is_constructor(constructor)
+                    (on_cpu if known else unknown).add(name)
                     (unknown if known else on_cpu).discard(name)
                     if moved:
                         on_cpu.discard(name)
@@ -241,33 +292,45 @@ class EarlyOptimizers(Analysis):
                     on_cpu.discard(name)
                     unknown.discard(name)
                 elif kind == "untraced":
-                    self._untraced(name, rest, on_cpu, events[index + 1 :])  # type: ignore[arg-type]
-                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:  # type: ignore[arg-type]
-                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == root]
+                    self._untraced(name, rest, on_cpu, events[index + 1 :])
+                elif kind == "optimizer" and (root := _root_in(name, unknown)) is not None:
+                    later = _moves_of(root, events[index + 1 :], aliases) or _moved_by_methods(
+                        scope.qualname, written, attribute_moves
+                    )
                     if later:
-                        self._early(root, rest, later)
-                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:  # type: ignore[arg-type]
-                    later = [(e[2], e[3]) for e in events[index + 1 :] if e[0] == "move" and e[1] == name]
+                        self._early(root, rest, later, root in handed_in)
+                elif kind == "optimizer" and (name := _root_in(name, on_cpu)) is not None:
+                    later = _moves_of(name, events[index + 1 :], aliases) or _moved_by_methods(
+                        scope.qualname, written, attribute_moves
+                    )
                     if not later:
                         # Moved elsewhere (returned, or handed to a trainer class)?  Only if
-                        # the file moves some model at all; otherwise it stays on the CPU.
+                        # the file moves some model at all, not before here in this
+                        # function; otherwise it stays on the CPU.
                         last = name.rsplit(".", 1)[-1]
+                        before = {id(e) for e in events[:index]}
                         later = [
-                            (xla, where)
-                            for moved, xla, where in everywhere
-                            if moved.rsplit(".", 1)[-1] in (last, "model", "net") or moved in self.part.models  # type: ignore[attr-defined]
+                            (move[2], move[3])
+                            for move in everywhere
+                            if id(move) not in before
+                            and (
+                                (moved := str(move[1])).rsplit(".", 1)[-1] in (last, "model", "net")
+                                or moved in self.part.models
+                            )
                         ]
                     if later:
                         self._early(name, rest, later)
 
-    def _early(self, model: str, rest: list[object], later: list[tuple[object, object]]) -> None:
+    def _early(
+        self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False
+    ) -> None:
         """The optimizer event ``rest`` (call, argument, collects) is over ``model``, which
         moves later (``later``: whether to XLA, where)."""
         call, argument = rest[0], rest[1] if len(rest) > 1 else None
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(rest) > 2 and bool(rest[2])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects)  # type: ignore[arg-type,index]
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)  # type: ignore[arg-type,index]
 
     def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or
@@ -284,17 +347,82 @@ class EarlyOptimizers(Analysis):
             return
         model = str(later[0][0])
         source = (
-            f"{origin}, handed `{name}`," if origin
-            else f"`{name}`, a tensor of `{root}`," if root is not None and root != name
+            f"{origin}, handed `{name}`,"
+            if origin
+            else f"`{name}`, a tensor of `{root}`,"
+            if root is not None and root != name
             else f"`{name}`, which the tool cannot trace,"
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]
 
 
-def _argument_name(call: cst.Call, index: int, keyword: str) -> str | None:
-    """The name a call passes for a parameter (by position or by keyword)."""
-    return dotted(arg_value(call, index, keyword))
+def through_bound(bound: dict[str, str], name: str | None) -> str | None:
+    """``name`` with a prefix bound to a parameter replaced by it: ``self.args.device``
+    after ``self.args = kwargs["args"]`` is ``args.device``."""
+    if name is None:
+        return None
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (param := bound.get(".".join(parts[:cut]))) is not None:
+            return ".".join([param, *parts[cut:]])
+    return name
+
+
+def _handed_device(fn: _Function, device: str | None) -> tuple[int, str] | None:
+    """Where ``device`` comes from a parameter of ``fn`` (``device``, ``args.device``): the
+    parameter's index (-1: passed by keyword only) and the device as written from it."""
+    root = (device or "").split(".")[0]
+    if root in fn.params:
+        return fn.params.index(root), str(device)
+    if root in fn.keyword_params:
+        return -1, str(device)
+    return None
+
+
+def _argument_name(call: cst.Call, index: int, device: str) -> str | None:
+    """What a call passes for the device a callee takes from its parameters (``device``,
+    or ``args.device`` of an ``args`` passed by position or, index -1, by keyword only)."""
+    root, _, rest = device.partition(".")
+    value = arg_value(call, index, root) if index >= 0 else call_args(call)[1].get(root)
+    name = dotted(value.value if isinstance(value, cst.Arg) else value)
+    return name if name is None or not rest else f"{name}.{rest}"
+
+
+def _moved_by_methods(
+    qualname: str, written: str, attribute_moves: dict[tuple[str, str], list[tuple[str, object, object]]]
+) -> list[tuple[object, object]]:
+    """In ``__init__`` (``qualname``), the moves of the attribute ``written`` names
+    (``self.model.head``: ``self.model``) by the class's other methods, which run after it."""
+    if not qualname.endswith(".__init__") or not written.startswith("self."):
+        return []
+    key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
+    return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
+
+
+def _canonical(name: str, aliases: dict[str, str]) -> str:
+    """``name`` with a prefix bound to another name replaced by it: ``self.model.head``
+    after ``self.model = model`` is ``model.head``."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (bound := aliases.get(".".join(parts[:cut]))) is not None:
+            return ".".join([bound, *parts[cut:]])
+    return name
+
+
+def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, str]) -> list[tuple[object, object]]:
+    """The moves of ``model`` among the events ``after`` (whether to XLA, where), also
+    through names bound to it later (``self.model = model`` then ``self.model.to(device)``)."""
+    bound = dict(aliases)
+    moves: list[tuple[object, object]] = []
+    for event in after:
+        if event[0] == "alias":
+            bound[str(event[1])] = _canonical(str(event[2]), bound)
+        elif event[0] == "model":
+            bound.pop(str(event[1]), None)
+        elif event[0] == "move" and _canonical(str(event[1]), bound) == model:
+            moves.append((event[2], event[3]))
+    return moves
 
 
 def _root_in(name: str, models: set[str]) -> str | None:
@@ -307,8 +435,11 @@ def _module_calls(value: cst.CSTNode) -> list[tuple[cst.Call, str]]:
     """The method calls in ``value`` on a named receiver (``model.head.parameters()``,
     ``model.param_groups(wd)``), with that receiver."""
     return [
-        (sub, owner) for sub in walk(value)
-        if type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value not in _MOVES
+        (sub, owner)
+        for sub in walk(value)
+        if type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value not in _MOVES
         and (owner := _owner(sub.func.value)) is not None
     ]
 
@@ -321,6 +452,7 @@ def _owner(node: cst.BaseExpression) -> str | None:
 
 
 _MOVES = frozenset({"to", "cuda", "cpu", "xla"})
+_PARAMETERS = frozenset({"parameters", "named_parameters"})
 
 
 def value_names(node: cst.BaseExpression) -> list[str]:
@@ -334,10 +466,11 @@ def value_names(node: cst.BaseExpression) -> list[str]:
     if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
         return [n for element in node.elements for n in value_names(element.value)]
     if type(node) is cst.Dict:
-        return [n for element in node.elements if isinstance(element, cst.DictElement) for n in value_names(element.value)]
+        return [
+            n for element in node.elements if isinstance(element, cst.DictElement) for n in value_names(element.value)
+        ]
     if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
         return value_names(node.for_in.iter)
     if type(node) is cst.BinaryOperation:
         return [*value_names(node.left), *value_names(node.right)]
     return []
-

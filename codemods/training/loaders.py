@@ -6,7 +6,7 @@ samplers (which ``DataLoader(...)`` feeds this training loop?)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -14,14 +14,13 @@ from codemods import apis
 from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk, calls_of
 
-
-@dataclass(repr=False, eq=False)
-class LoaderFacts:
-    # Names (and attributes) that hold a DataLoader of this file, however they are called.
-    names: set[str] = field(default_factory=set)
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 class LoaderAnalysis(Analysis):
+    facts: Facts
+
     name = "loaders"
 
     def __init__(self, walk: Walk) -> None:

@@ -10,27 +10,33 @@ batches and runs the barrier itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.engine.nodes import parse_dotted, with_comma
 from codemods.engine.rewriter import Concern, Context, NodeT
 from codemods.engine.rule import Rule
-from codemods.training.rules import (
-    CLOSURE_BARRIER,
-    DEVICE_LOADER,
-    EVAL_LOOP_BARRIER,
-    STEP_BARRIER,
-    TRAINING_LOOP_BARRIER,
-)
+from codemods.training.rules.xla301_training_loop_barrier import TRAINING_LOOP_BARRIER
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
+from codemods.training.rules.xla303_eval_loop_barrier import EVAL_LOOP_BARRIER
+from codemods.training.rules.xla304_closure_barrier import CLOSURE_BARRIER
+from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
 
 class LoopRewrite(Concern):
-    def __init__(self, ctx: Context) -> None:
+    facts: Facts
+
+    def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
-        self.wraps = {plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None}
+        self.wraps = {
+            plan.wrap_loader: plan for plan in self.facts.training.loops.values() if plan.wrap_loader is not None
+        }
         self.wrapped: set[cst.CSTNode] = set()
 
     # -- MpDeviceLoader ------------------------------------------------------------
@@ -61,8 +67,9 @@ class LoopRewrite(Concern):
         if plan is None or plan.wrap_loader in self.wrapped:
             return updated
         if plan.kind == "training":
-            return self._with_barriers(TRAINING_LOOP_BARRIER, original, updated,
-                                       "training loop: {new} ends every iteration")
+            return self._with_barriers(
+                TRAINING_LOOP_BARRIER, original, updated, "training loop: {new} ends every iteration"
+            )
         if plan.accumulates:
             kept = ", ".join(f"`{name}`" for name in plan.accumulates)
             return self._with_barriers(
@@ -97,11 +104,14 @@ class LoopRewrite(Concern):
             inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync)]))
             return cst.FlattenSentinel([updated, inserted[0]])
 
-        fixed = self.ctx.fix(
-            STEP_BARRIER, original, "optimizer step outside any loop: {new} after it runs the step's graph",
-            build, result=lambda _: inserted[0],
+        return self.ctx.fix_or_keep(
+            updated,
+            STEP_BARRIER,
+            original,
+            "optimizer step outside any loop: {new} after it runs the step's graph",
+            build,
+            result=lambda _: inserted[0],
         )
-        return fixed if fixed is not None else updated
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """An optimizer closure runs once per inner iteration of LBFGS: a barrier before
@@ -118,12 +128,19 @@ class LoopRewrite(Concern):
             exits=(cst.Return,),
         )
 
-    def _with_barriers(self, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)) -> NodeT:
+    def _with_barriers(
+        self, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+    ) -> NodeT:
         return with_barriers(self.ctx, rule, original, updated, message, exits)
 
 
 def with_barriers(
-    ctx: Context, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
+    ctx: Context[Facts],
+    rule: Rule,
+    original: NodeT,
+    updated: NodeT,
+    message: str,
+    exits: tuple[type, ...] = (cst.Continue,),
 ) -> NodeT:
     """``updated`` with the target's barrier ending its body (see _end_iterations)."""
     inserted: list[cst.SimpleStatementLine] = []
@@ -170,8 +187,16 @@ class _BeforeExits(cst.CSTTransformer):
     every node it did not change as the same object, so findings keep their place."""
 
     _THROUGH = (
-        cst.IndentedBlock, cst.SimpleStatementSuite, cst.If, cst.Else, cst.Try, cst.ExceptHandler,
-        cst.Finally, cst.With, cst.Match, cst.MatchCase,
+        cst.IndentedBlock,
+        cst.SimpleStatementSuite,
+        cst.If,
+        cst.Else,
+        cst.Try,
+        cst.ExceptHandler,
+        cst.Finally,
+        cst.With,
+        cst.Match,
+        cst.MatchCase,
     )
 
     def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]
@@ -205,7 +230,9 @@ class _BeforeExits(cst.CSTTransformer):
         sync = self.barrier().body[0].with_changes(semicolon=_SEMICOLON)
         return [*small[:at], sync, *small[at:]]
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         statements: list[cst.BaseStatement] = []
         for statement in updated_node.body:
             at = self._exit_at(statement.body) if type(statement) is cst.SimpleStatementLine else None

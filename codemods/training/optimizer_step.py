@@ -4,15 +4,25 @@ before stepping (a no-op with one device)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
-from codemods.training.drivers import UndrivenStep
-from codemods.training.rules import OPTIMIZER_STEP, UNDRIVEN_STEP, UNTRACED_OPTIMIZER_PARAMETERS
+from codemods.project.summary import FSDP_HELD
+from codemods.training.facts import UndrivenStep
+from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
+from codemods.training.rules.xla213_untraced_optimizer_parameters import UNTRACED_OPTIMIZER_PARAMETERS
+from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
 
 
 class OptimizerRewrite(Concern):
+    facts: Facts
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         undriven = self.facts.training.undriven_steps.get(original)
         if undriven is not None:
@@ -45,6 +55,19 @@ class OptimizerRewrite(Concern):
                 f"a model that is not FSDP-wrapped, call xm.optimizer_step({self.ctx.code(original.func.value)})",  # type: ignore[attr-defined]
             )
             return updated
+        function = self.facts.training.caller_fsdp_steps.get(original)
+        if function is not None:
+            optimizer = self.ctx.code(original.func.value)  # type: ignore[attr-defined]
+            self.ctx.report(
+                OPTIMIZER_STEP,
+                original,
+                f"`{self.ctx.code(original)}` stays: `{optimizer}` comes from the caller, and a file of this run that "
+                "imports this one wraps a model in FSDP, which reduce-scatters the gradients itself "
+                "(xm.optimizer_step would all-reduce the sharded gradients again: wrong with several processes); "
+                f"if `{optimizer}` steps a model that is not FSDP-wrapped, call xm.optimizer_step({optimizer})",
+                held=f"{FSDP_HELD}{function}",
+            )
+            return updated
         step = self.facts.training.optimizer_steps.get(original)
         if step is None:
             return updated
@@ -75,8 +98,7 @@ class OptimizerRewrite(Concern):
                 args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
             return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
 
-        new = self.ctx.fix(OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        return new if new is not None else updated
+        return self.ctx.fix_or_keep(updated, OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
         runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""

@@ -34,7 +34,8 @@ LOW_PRECISION = ("bfloat16", "float16", "half")
 # What torch says when CUDA is reached without a GPU (or without a CUDA build).
 _CUDA_ERROR = re.compile(
     r"NVIDIA driver|not compiled with CUDA|No CUDA GPUs|CUDA driver|CUDA error|CUDA_VISIBLE_DEVICES|"
-    r"cudaGetDeviceCount|NCCL", re.IGNORECASE,
+    r"cudaGetDeviceCount|NCCL",
+    re.IGNORECASE,
 )
 
 Place = tuple[str, int]  # (path as shown, line)
@@ -50,8 +51,13 @@ class Check:
     line: int | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"check": self.check, "status": self.status, "path": self.path, "line": self.line,
-                "message": self.message}
+        return {
+            "check": self.check,
+            "status": self.status,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
 
 
 @dataclass
@@ -148,23 +154,36 @@ def model_on_xla(port: Recorded, locate: Locate) -> Check:
             model = next((c for c in calls if set(c.get("param_devices") or {}) - {"xla"}), None)
             if model is not None:
                 place = locate(model.get("made")) or locate(model.get("called")) or place
-            return _fail(name, place, (
-                f"{off} of the {first.get('params')} parameters the optimizer steps are on "
-                f"{_device_list(devices)} at its first step{_model_named(model)}: move the model to the XLA device "
-                "(model.to(device)) before the optimizer is made"
-            ))
+            return _fail(
+                name,
+                place,
+                (
+                    f"{off} of the {first.get('params')} parameters the optimizer steps are on "
+                    f"{_device_list(devices)} at its first step{_model_named(model)}: move the model to the XLA device "
+                    "(model.to(device)) before the optimizer is made"
+                ),
+            )
     for call in calls:
         devices = call.get("param_devices") or {}
         if any(device != "xla" for device in devices):
-            return _fail(name, locate(call.get("made")) or locate(call.get("called")), (
-                f"the model{_model_named(call)} has its parameters on {_device_list(devices)} when it is first "
-                "called: move it to the XLA device (model.to(device))"
-            ))
+            return _fail(
+                name,
+                locate(call.get("made")) or locate(call.get("called")),
+                (
+                    f"the model{_model_named(call)} has its parameters on {_device_list(devices)} when it is first "
+                    "called: move it to the XLA device (model.to(device))"
+                ),
+            )
     if not calls and not _first_steps(port):
         return Check(name, "skip", "no model was called and no optimizer stepped")
     count = sum(int(first.get("params", 0)) for first in _first_steps(port) if first.get("in_called_modules"))
-    return Check(name, "pass", f"the stepped parameters are on the XLA device ({_plural(count, 'parameter')})"
-                 if count else "the model is on the XLA device when it is called")
+    return Check(
+        name,
+        "pass",
+        f"the stepped parameters are on the XLA device ({_plural(count, 'parameter')})"
+        if count
+        else "the model is on the XLA device when it is called",
+    )
 
 
 def optimizer_params_on_xla(port: Recorded, locate: Locate) -> Check:
@@ -175,11 +194,15 @@ def optimizer_params_on_xla(port: Recorded, locate: Locate) -> Check:
     for first in firsts:
         if first.get("params") and first.get("called_modules") and not first.get("in_called_modules"):
             devices = first.get("param_devices") or {}
-            return _fail(name, locate(first.get("made")), (
-                f"the optimizer holds {first.get('params')} parameters ({_device_list(devices)}) that no module "
-                "called by the script holds: copies made before the model moved to the XLA device (on XLA, "
-                "module.to(device) makes new parameters); make the optimizer after model.to(device)"
-            ))
+            return _fail(
+                name,
+                locate(first.get("made")),
+                (
+                    f"the optimizer holds {first.get('params')} parameters ({_device_list(devices)}) that no module "
+                    "called by the script holds: copies made before the model moved to the XLA device (on XLA, "
+                    "module.to(device) makes new parameters); make the optimizer after model.to(device)"
+                ),
+            )
     return Check(name, "pass", f"every stepped optimizer ({len(firsts)}) holds the parameters of the modules called")
 
 
@@ -194,12 +217,18 @@ def inputs_on_xla(port: Recorded, locate: Locate) -> Check:
         off = sum(n for device, n in devices.items() if device != "xla")
         if off:
             total = sum(devices.values())
-            return _fail(name, locate(call.get("called")), (
-                f"the forward of{_model_named(call)} gets {off} of its {total} tensor inputs on "
-                f"{_device_list({d: n for d, n in devices.items() if d != 'xla'})} (call {call.get('call')}): "
-                "move each batch to the device (x.to(device)), or iterate pl.MpDeviceLoader(loader, device)"
-            ))
-    return Check(name, "pass", f"the forward's tensor inputs are on the XLA device ({_plural(len(calls), 'call')} seen)")
+            return _fail(
+                name,
+                locate(call.get("called")),
+                (
+                    f"the forward of{_model_named(call)} gets {off} of its {total} tensor inputs on "
+                    f"{_device_list({d: n for d, n in devices.items() if d != 'xla'})} (call {call.get('call')}): "
+                    "move each batch to the device (x.to(device)), or iterate pl.MpDeviceLoader(loader, device)"
+                ),
+            )
+    return Check(
+        name, "pass", f"the forward's tensor inputs are on the XLA device ({_plural(len(calls), 'call')} seen)"
+    )
 
 
 def no_cuda_calls(port: Recorded, locate: Locate) -> Check:
@@ -210,10 +239,14 @@ def no_cuda_calls(port: Recorded, locate: Locate) -> Check:
     if calls:
         first = calls[0]
         others = f" (and {len(calls) - 1} more)" if len(calls) > 1 else ""
-        return _fail(name, locate([first.get("file"), first.get("line")]), (
-            f"{first.get('api')} is reached on the XLA run{others}: it needs a CUDA device; remove it or use "
-            "the torch_xla counterpart"
-        ))
+        return _fail(
+            name,
+            locate([first.get("file"), first.get("line")]),
+            (
+                f"{first.get('api')} is reached on the XLA run{others}: it needs a CUDA device; remove it or use "
+                "the torch_xla counterpart"
+            ),
+        )
     return Check(name, "pass", "no CUDA API was reached")
 
 
@@ -252,22 +285,35 @@ def step_barrier(port: Recorded, locate: Locate, warmup: int = WARMUP_STEPS) -> 
             barriers_after.append(ran)
             if ran == 0:
                 sizes = [int(s.get("pending_graph", 0)) for s in steps]
-                growth = (f"; the pending graph grows from {sizes[0]} to {sizes[-1]} IR lines"
-                          if sizes[-1] > sizes[0] else "")
-                return _fail(name, locate(step.get("place")), (
-                    f"no graph ran between optimizer steps {previous.get('index')} and {step.get('index')}{growth}: "
-                    "the loop has no step barrier; end each step with torch_xla.sync() (or xm.mark_step()), or "
-                    "feed the loop from pl.MpDeviceLoader"
-                ))
+                growth = (
+                    f"; the pending graph grows from {sizes[0]} to {sizes[-1]} IR lines" if sizes[-1] > sizes[0] else ""
+                )
+                return _fail(
+                    name,
+                    locate(step.get("place")),
+                    (
+                        f"no graph ran between optimizer steps {previous.get('index')} and {step.get('index')}{growth}: "
+                        "the loop has no step barrier; end each step with torch_xla.sync() (or xm.mark_step()), or "
+                        "feed the loop from pl.MpDeviceLoader"
+                    ),
+                )
         sizes = [int(s.get("pending_graph", 0)) for s in steps if s in judged]
         if len(sizes) > 1 and all(b > a for a, b in zip(sizes, sizes[1:])):
-            return _fail(name, locate(steps[-1].get("place")), (
-                f"the pending graph grows at every step ({sizes[0]} to {sizes[-1]} IR lines) although graphs run: "
-                "a tensor carried across steps is never cut by a barrier"
-            ))
+            return _fail(
+                name,
+                locate(steps[-1].get("place")),
+                (
+                    f"the pending graph grows at every step ({sizes[0]} to {sizes[-1]} IR lines) although graphs run: "
+                    "a tensor carried across steps is never cut by a barrier"
+                ),
+            )
     per_step = sum(barriers_after) / len(barriers_after) if barriers_after else 0
-    return Check(name, "pass", f"{per_step:g} step barrier{'' if per_step == 1 else 's'} ran a graph between an "
-                 "optimizer's steps after warm-up")
+    return Check(
+        name,
+        "pass",
+        f"{per_step:g} step barrier{'' if per_step == 1 else 's'} ran a graph between an "
+        "optimizer's steps after warm-up",
+    )
 
 
 def bounded_graphs(
@@ -290,20 +336,30 @@ def bounded_graphs(
         if recompiling:
             where, message = recompiling[0]
             return _fail(name, locate(where), message)
-        return _fail(name, locate(compiling[-1].get("place")), (
-            f"{_plural(compiled, 'graph')} compiled at {len(compiling)} of the {len(judged)} optimizer steps after "
-            "warm-up: the graphs are not bounded (xla-codemod doctor on the port names the line)"
-        ))
+        return _fail(
+            name,
+            locate(compiling[-1].get("place")),
+            (
+                f"{_plural(compiled, 'graph')} compiled at {len(compiling)} of the {len(judged)} optimizer steps after "
+                "warm-up: the graphs are not bounded (xla-codemod doctor on the port names the line)"
+            ),
+        )
     if compiling:
-        return Check(name, "pass", f"{_plural(compiled, 'graph')} compiled once after warm-up (optimizer step "
-                     f"{compiling[0].get('index')}), none after")
+        return Check(
+            name,
+            "pass",
+            f"{_plural(compiled, 'graph')} compiled once after warm-up (optimizer step "
+            f"{compiling[0].get('index')}), none after",
+        )
     return Check(name, "pass", f"no graph compiled after {warmup} warm-up steps")
 
 
 # -- the losses --------------------------------------------------------------------------------
 
 
-def loss_match(port: Recorded, reference: Recorded | None, why_none: str, locate: Locate) -> tuple[Check, dict[str, object]]:
+def loss_match(
+    port: Recorded, reference: Recorded | None, why_none: str, locate: Locate
+) -> tuple[Check, dict[str, object]]:
     name = "loss-match"
     port_losses = port.losses
     summary: dict[str, object] = {"port": port_losses}
@@ -319,10 +375,14 @@ def loss_match(port: Recorded, reference: Recorded | None, why_none: str, locate
             where = crash_place(reference, locate)
             shown = f" at {where[0]}:{where[1]}" if where else ""
             if is_cuda_crash(reference):
-                return Check(name, "skip", (
-                    f"the original reaches CUDA unconditionally{shown}, which a reference run without a GPU cannot "
-                    f"map to the CPU: {reference.crash_text()}"
-                )), summary
+                return Check(
+                    name,
+                    "skip",
+                    (
+                        f"the original reaches CUDA unconditionally{shown}, which a reference run without a GPU cannot "
+                        f"map to the CPU: {reference.crash_text()}"
+                    ),
+                ), summary
             return Check(name, "skip", f"the original crashed{shown}: {reference.crash_text()}"), summary
         return Check(name, "skip", "the original made no optimizer step with a loss"), summary
     if not port_losses:
@@ -334,22 +394,34 @@ def loss_match(port: Recorded, reference: Recorded | None, why_none: str, locate
         mine, theirs = port_losses[index], reference_losses[index]
         if len(mine) != len(theirs):
             summary["first_mismatch"] = index + 1
-            return _fail(name, place, (
-                f"at optimizer step {index + 1} backward() ran on {len(mine)} losses in the port, "
-                f"{len(theirs)} in the original"
-            )), summary
+            return _fail(
+                name,
+                place,
+                (
+                    f"at optimizer step {index + 1} backward() ran on {len(mine)} losses in the port, "
+                    f"{len(theirs)} in the original"
+                ),
+            ), summary
         for got, want in zip(mine, theirs):
             if not abs(got - want) <= atol + rtol * abs(want):
                 summary["first_mismatch"] = index + 1
-                return _fail(name, place, (
-                    f"the losses part at optimizer step {index + 1}: original {want:.6g}, port {got:.6g} "
-                    f"(tolerance {rtol:g} relative + {atol:g}, {summary['precision']})"
-                )), summary
+                return _fail(
+                    name,
+                    place,
+                    (
+                        f"the losses part at optimizer step {index + 1}: original {want:.6g}, port {got:.6g} "
+                        f"(tolerance {rtol:g} relative + {atol:g}, {summary['precision']})"
+                    ),
+                ), summary
             worst = max(worst, abs(got - want) / max(abs(want), 1e-12))
-    return Check(name, "pass", (
-        f"{count} optimizer steps' losses match the original within {rtol:g} relative "
-        f"({summary['precision']}; largest difference {worst:.1e})"
-    )), summary
+    return Check(
+        name,
+        "pass",
+        (
+            f"{count} optimizer steps' losses match the original within {rtol:g} relative "
+            f"({summary['precision']}; largest difference {worst:.1e})"
+        ),
+    ), summary
 
 
 # -- helpers -------------------------------------------------------------------------------------

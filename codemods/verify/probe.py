@@ -56,11 +56,21 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-CUDA_QUERIES = frozenset({
-    # torch.cuda functions that are safe without a GPU: availability checks and lazy seeding
-    "is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all", "seed", "seed_all",
-    "is_bf16_supported", "get_rng_state_all", "set_rng_state_all",
-})
+CUDA_QUERIES = frozenset(
+    {
+        # torch.cuda functions that are safe without a GPU: availability checks and lazy seeding
+        "is_available",
+        "device_count",
+        "is_initialized",
+        "manual_seed",
+        "manual_seed_all",
+        "seed",
+        "seed_all",
+        "is_bf16_supported",
+        "get_rng_state_all",
+        "set_rng_state_all",
+    }
+)
 CALLS_RECORDED = 3  # calls of each top-level module whose inputs are recorded
 NO_LIMIT = 10**9
 
@@ -212,8 +222,11 @@ class Recorder:
             optimizer_init(optimizer, *args, **kwargs)
             if id(optimizer) not in recorder._optimizers:
                 made = recorder._made_at(optimizer, sys._getframe(1))
-                recorder._optimizers[id(optimizer)] = {"key": len(recorder._optimizers) + 1, "made": made,
-                                                       "object": optimizer}
+                recorder._optimizers[id(optimizer)] = {
+                    "key": len(recorder._optimizers) + 1,
+                    "made": made,
+                    "object": optimizer,
+                }
 
         torch.optim.Optimizer.__init__ = recording_optimizer_init
         register_optimizer_step_pre_hook(self._stepping)
@@ -244,8 +257,12 @@ class Recorder:
         import torch
 
         for name, value in list(vars(torch.cuda).items()):
-            if (name.startswith("_") or name in CUDA_QUERIES or not isinstance(value, types.FunctionType)
-                    or not getattr(value, "__module__", "").startswith("torch.cuda")):
+            if (
+                name.startswith("_")
+                or name in CUDA_QUERIES
+                or not isinstance(value, types.FunctionType)
+                or not getattr(value, "__module__", "").startswith("torch.cuda")
+            ):
                 continue
             setattr(torch.cuda, name, self._cuda_call(f"torch.cuda.{name}()", value))
         torch.Tensor.cuda = self._cuda_call(".cuda()", torch.Tensor.cuda)
@@ -279,7 +296,10 @@ class Recorder:
             if not params:
                 return None
             known = self._modules[id(module)] = {
-                "key": len(self._modules) + 1, "params": {id(p) for p in params}, "calls": 0, "object": module,
+                "key": len(self._modules) + 1,
+                "params": {id(p) for p in params},
+                "calls": 0,
+                "object": module,
             }
         if known["calls"] >= CALLS_RECORDED:
             return None
@@ -293,9 +313,15 @@ class Recorder:
             if torch.is_autocast_enabled(device_type):
                 autocast = str(torch.get_autocast_dtype(device_type)).replace("torch.", "")
         self.emit(
-            "module_call", module=known["key"], name=type(module).__name__, made=self._made.get(id(module)),
-            called=self._here(sys._getframe(1)), call=known["calls"],
-            param_devices=_devices(list(module.parameters())), input_devices=_devices(inputs), autocast=autocast,
+            "module_call",
+            module=known["key"],
+            name=type(module).__name__,
+            made=self._made.get(id(module)),
+            called=self._here(sys._getframe(1)),
+            call=known["calls"],
+            param_devices=_devices(list(module.parameters())),
+            input_devices=_devices(inputs),
+            autocast=autocast,
         )
         return None
 
@@ -312,8 +338,9 @@ class Recorder:
                 self.loss_place = self._here(frame)
 
     def _optimizer(self, optimizer: Any) -> dict[str, Any]:
-        return self._optimizers.setdefault(id(optimizer), {"key": len(self._optimizers) + 1, "made": None,
-                                                           "object": optimizer})
+        return self._optimizers.setdefault(
+            id(optimizer), {"key": len(self._optimizers) + 1, "made": None, "object": optimizer}
+        )
 
     def _stepping(self, optimizer: Any, args: object, kwargs: object) -> None:
         """Before an optimizer's first step (which may crash): its parameters, and how many of
@@ -330,8 +357,12 @@ class Recorder:
         modules = list(self._modules.values())
         known["before_any_call"] = not modules
         self.emit(
-            "optimizer_first_step", optimizer=known["key"], made=known["made"], place=self._here(frame),
-            params=len(params), param_devices=_devices(params),
+            "optimizer_first_step",
+            optimizer=known["key"],
+            made=known["made"],
+            place=self._here(frame),
+            params=len(params),
+            param_devices=_devices(params),
             called_modules=[m["key"] for m in modules],
             stepped_modules=[m["key"] for m in modules if ids & m["params"]],
             in_called_modules=sum(1 for i in ids if any(i in m["params"] for m in modules)),
@@ -345,8 +376,11 @@ class Recorder:
         if known.pop("before_any_call", False):
             self._describe(optimizer, known, sys._getframe(1))
         event: dict[str, object] = {
-            "index": self.steps, "optimizer": known["key"], "place": self._here(sys._getframe(1)),
-            "barriers": self.barriers(), "compiles": self.compiles(),
+            "index": self.steps,
+            "optimizer": known["key"],
+            "place": self._here(sys._getframe(1)),
+            "barriers": self.barriers(),
+            "compiles": self.compiles(),
         }
         if self.xla and params:
             event["pending_graph"] = self.pending_graph_size(params[0])
@@ -423,8 +457,14 @@ def main(argv: list[str]) -> int:
             raise doctor.StopScript("steps")
 
     recorder.on_step = stop_at_limit
-    events.emit("started", mode=options.mode, python=sys.executable, torch=torch.__version__,
-                torch_xla=torch_xla.__version__ if xla else None, time=time.monotonic())
+    events.emit(
+        "started",
+        mode=options.mode,
+        python=sys.executable,
+        torch=torch.__version__,
+        torch_xla=torch_xla.__version__ if xla else None,
+        time=time.monotonic(),
+    )
     outcome = doctor.run_script(options.script, options.args, options.timeout)
     recorder.on_step = lambda index: None
     finished: dict[str, object] = {"optimizer_steps": recorder.steps}
@@ -434,8 +474,13 @@ def main(argv: list[str]) -> int:
 
         with contextlib.suppress(Exception):  # the last step's graph may still be running
             xm.wait_device_ops()
-        finished.update(steps=probe.steps, metrics=probe.metrics(), reads=probe.take_reads(),
-                        graphs_bytes=probe.graphs_bytes(), fallback_ops=sorted(met.executed_fallback_ops()))
+        finished.update(
+            steps=probe.steps,
+            metrics=probe.metrics(),
+            reads=probe.take_reads(),
+            graphs_bytes=probe.graphs_bytes(),
+            fallback_ops=sorted(met.executed_fallback_ops()),
+        )
     try:
         events.emit("losses", values=recorder.loss_values(), dtypes=recorder.loss_dtypes(), place=recorder.loss_place)
     except Exception as error:  # a loss that cannot be read back: said, not fatal

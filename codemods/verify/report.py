@@ -61,8 +61,10 @@ def _where(check: Check) -> str:
 
 
 def _counts(checks: list[Check]) -> str:
-    return ", ".join(f"{sum(1 for c in checks if c.status == s)} {word}"
-                     for s, word in (("pass", "passed"), ("fail", "failed"), ("skip", "skipped")))
+    return ", ".join(
+        f"{sum(1 for c in checks if c.status == s)} {word}"
+        for s, word in (("pass", "passed"), ("fail", "failed"), ("skip", "skipped"))
+    )
 
 
 def _loss_lines(losses: dict[str, object]) -> list[str]:

@@ -14,7 +14,7 @@ from codemods.verify import probe
 from codemods.verify.checks import Recorded, judged_steps
 
 if TYPE_CHECKING:
-    from codemods.verify.verify import VerifyOptions
+    from codemods.verify.options import VerifyOptions
 
 PROBE = Path(probe.__file__)
 _TAIL_LINES = 3
@@ -65,7 +65,9 @@ class VerifyRun:
         order = (CHANGING_OPERATION.code, SHORT_LAST_BATCH.code, RECOMPILING_SYNC_SITE.code)
         found = [
             (order.index(f.rule), [str(Path(path).resolve()), f.line], f.message)
-            for path, findings in verdict.findings.items() for f in findings if f.rule in order
+            for path, findings in verdict.findings.items()
+            for f in findings
+            if f.rule in order
         ]
         return [(where, message) for _, where, message in sorted(found, key=lambda item: item[0])]
 
@@ -81,18 +83,40 @@ def run(
     events_path = workdir / "events.jsonl"
     graphs_prefix = str(workdir / "graphs")
     command = [
-        options.python, str(PROBE), "--mode", "xla" if mode == "xla" else "reference", "--events", str(events_path),
-        "--steps", str(options.steps), "--user-root", str(user_root), "--timeout", str(options.timeout),
-        *(["--graphs", graphs_prefix] if mode == "xla" else []), "--", str(script), *args,
+        options.python,
+        str(PROBE),
+        "--mode",
+        "xla" if mode == "xla" else "reference",
+        "--events",
+        str(events_path),
+        "--steps",
+        str(options.steps),
+        "--user-root",
+        str(user_root),
+        "--timeout",
+        str(options.timeout),
+        *(["--graphs", graphs_prefix] if mode == "xla" else []),
+        "--",
+        str(script),
+        *args,
     ]
     cwd.mkdir(parents=True, exist_ok=True)
     returncode, killed, output = launch.run_child(
-        command, _environment(mode, graphs_prefix), cwd, workdir / "output.log", timeout=options.timeout,
+        command,
+        _environment(mode, graphs_prefix),
+        cwd,
+        workdir / "output.log",
+        timeout=options.timeout,
         show_output=False,
     )
     return VerifyRun(
-        mode, Recorded(launch.read_events(events_path)), launch.read_graphs(graphs_prefix) if mode == "xla" else "",
-        output, returncode, killed, options.python,
+        mode,
+        Recorded(launch.read_events(events_path)),
+        launch.read_graphs(graphs_prefix) if mode == "xla" else "",
+        output,
+        returncode,
+        killed,
+        options.python,
     )
 
 

@@ -18,9 +18,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from codemods.engine.rule import RuleSelection
 from codemods.files import SKIPPED_DIRS
 from codemods.project.resolver import imported_files
-from codemods.rules import RuleSelection
 from codemods.runner import Job, project_of, run
 
 LARGE_FILE_BYTES = 16 * 2**20
@@ -31,7 +31,11 @@ def project_root(script: Path) -> Path:
     folder = script.resolve().parent
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True, check=False,
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     except OSError:  # no git
         return folder
@@ -74,7 +78,8 @@ def convert_copy(script: Path, target: str) -> Conversion:
     files = _imported_closure(script.resolve(), job)
     reports = run([(str(file), job) for file in sorted(files)], 1)
     return Conversion(
-        sum(1 for r in reports if r.changed), [f"{r.path}: {r.error}" for r in reports if r.error],
+        sum(1 for r in reports if r.changed),
+        [f"{r.path}: {r.error}" for r in reports if r.error],
         sum(len(r.findings) for r in reports if Path(r.path).resolve() == script.resolve()),
     )
 
@@ -117,6 +122,7 @@ class LineMap:
 def changed_since_head(root: Path) -> dict[Path, bytes]:
     """The files of a git work tree that differ from HEAD, with their text at HEAD (relative
     paths); empty outside git."""
+
     def git(*args: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
 

@@ -22,34 +22,19 @@ be run at all (the reason in one line).  The tool never imports torch: only the 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codemods.targets import DEFAULT_TARGET
 from codemods.verify.checks import CHECKS, WARMUP_STEPS, Check, Locate, Place, Recorded
+from codemods.verify.options import VerifyOptions
 
 if TYPE_CHECKING:
     from codemods.verify.runs import VerifyRun
 
 PASSED, FAILED, CANNOT_RUN = 0, 1, 2
-REFERENCES = ("auto", "cuda", "cpu", "none")
-
-
-@dataclass(frozen=True)
-class VerifyOptions:
-    steps: int = 10  # optimizer steps each run makes before it is stopped
-    reference: str = "auto"  # auto (CUDA if there is a GPU, else the CPU), cuda, cpu, none
-    converted: bool = False  # the script is a port already: run it as it is
-    original: str | None = None  # with converted: the original script, for the reference run
-    target: str = DEFAULT_TARGET
-    timeout: float = 600.0  # seconds per run
-    python: str = field(default_factory=lambda: sys.executable)
-    progress: Callable[[str], None] | None = None  # told what is going on (the CLI: standard error)
 
 
 @dataclass
@@ -90,8 +75,10 @@ class _Copy:
         user_file = self.root / relative
         if self.maps_lines and real not in self._line_maps:
             try:
-                self._line_maps[real] = LineMap(user_file.read_text(encoding="utf-8", errors="replace"),
-                                                real.read_text(encoding="utf-8", errors="replace"))
+                self._line_maps[real] = LineMap(
+                    user_file.read_text(encoding="utf-8", errors="replace"),
+                    real.read_text(encoding="utf-8", errors="replace"),
+                )
             except OSError:
                 self._line_maps[real] = None
         line_map = self._line_maps.get(real)
@@ -116,8 +103,10 @@ def verify(script: str, args: list[str] | tuple[str, ...] = (), options: VerifyO
         scratch.copy_project(root, port.scratch)
         if not options.converted:
             conversion = scratch.convert_copy(port.script(path), options.target)
-            say(f"converted {conversion.changed} files for torch_xla {options.target}"
-                + (f"; {len(conversion.errors)} could not be converted" if conversion.errors else ""))
+            say(
+                f"converted {conversion.changed} files for torch_xla {options.target}"
+                + (f"; {len(conversion.errors)} could not be converted" if conversion.errors else "")
+            )
         reference, why_none = _reference_copy(path, root, options, workdir)
         if reference is not None:
             scratch.copy_project(reference.root, reference.scratch)
@@ -134,7 +123,9 @@ def verify(script: str, args: list[str] | tuple[str, ...] = (), options: VerifyO
 
         say(f"running the port on XLA ({runs.xla_device_note()}) for {options.steps} optimizer steps")
         started = time.monotonic()
-        port_run = runs.run(options, "xla", port.script(path), list(args), port.scratch, workdir / "xla", _cwd(root, port))
+        port_run = runs.run(
+            options, "xla", port.script(path), list(args), port.scratch, workdir / "xla", _cwd(root, port)
+        )
         say(f"the port ran {_steps_of(port_run.recorded)} in {time.monotonic() - started:.0f} s")
         problem = port_run.cannot_run()
         if problem:
@@ -144,8 +135,15 @@ def verify(script: str, args: list[str] | tuple[str, ...] = (), options: VerifyO
             device = _reference_device(options.reference)
             say(f"running the original on {_DEVICE_NAMES[device]} as the reference")
             started = time.monotonic()
-            reference_run = runs.run(options, device, reference.script(Path(options.original or path)), list(args),
-                                     reference.scratch, workdir / "reference", _cwd(reference.root, reference))
+            reference_run = runs.run(
+                options,
+                device,
+                reference.script(Path(options.original or path)),
+                list(args),
+                reference.scratch,
+                workdir / "reference",
+                _cwd(reference.root, reference),
+            )
             say(f"the original ran {_steps_of(reference_run.recorded)} in {time.monotonic() - started:.0f} s")
             if reference_run.recorded.finished is None:
                 why_none = f"the original's run ended before it could report: {reference_run.tail()}"
@@ -180,9 +178,13 @@ def _judge(
         notes.append(text)
     if not recorded.steps and not failed:
         ending = (recorded.finished or {}).get("reason")
-        return _cannot_run(f"the port made no optimizer step (it {_ENDINGS.get(str(ending), 'stopped')}): nothing to verify")
-    notes.append(f"warm-up: {WARMUP_STEPS} optimizer steps; steps run: port {len(recorded.steps)}"
-                 + (f", original {len(reference_run.recorded.steps)}" if reference_run else ""))
+        return _cannot_run(
+            f"the port made no optimizer step (it {_ENDINGS.get(str(ending), 'stopped')}): nothing to verify"
+        )
+    notes.append(
+        f"warm-up: {WARMUP_STEPS} optimizer steps; steps run: port {len(recorded.steps)}"
+        + (f", original {len(reference_run.recorded.steps)}" if reference_run else "")
+    )
     return Verification(judged, losses, FAILED if failed else PASSED, notes=notes)
 
 
@@ -202,8 +204,9 @@ def _reference_copy(path: Path, root: Path, options: VerifyOptions, workdir: Pat
             return _Copy(scratch.project_root(Path(options.original)), workdir / "reference"), ""
         from_head = scratch.changed_since_head(root)
         if path.resolve().relative_to(root) not in from_head:
-            return None, ("no reference run: --converted without --original, and git's HEAD holds no other "
-                          "version of the script")
+            return None, (
+                "no reference run: --converted without --original, and git's HEAD holds no other version of the script"
+            )
         return _Copy(root, workdir / "reference", from_head=from_head), ""
     return _Copy(root, workdir / "reference"), ""
 

@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from codemods.amp.rules import SCALER_NOT_NEEDED
+from codemods.amp.rules.xla208_scaler_not_needed import SCALER_NOT_NEEDED
 from tests.support.fixtures import convert_fixture, output_bytes
 
 SCALED_FIXTURES = (
-    "amp_recipe.py", "amp_torch_autocast.py", "amp_gan.py", "amp_flag.py", "amp_class_trainer.py",
-    "amp_decorated.py", "amp_dataparallel.py", "dist_amp_ddp.py", "legacy_xla_113_amp.py",
+    "amp_recipe.py",
+    "amp_torch_autocast.py",
+    "amp_gan.py",
+    "amp_flag.py",
+    "amp_class_trainer.py",
+    "amp_decorated.py",
+    "amp_dataparallel.py",
+    "dist_amp_ddp.py",
+    "legacy_xla_113_amp.py",
 )
 
 

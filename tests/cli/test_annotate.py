@@ -48,7 +48,10 @@ def test_todos_go_above_each_statement_and_nothing_else_changes(newline: str) ->
     assert without_todos(annotated) == plain
     lines = annotated.splitlines()
     todos = [(i, line) for i, line in enumerate(lines) if MARK in line]
-    assert [(lines[i + 1].strip()[:24], line.split(MARK)[1][:6], line[: len(line) - len(line.lstrip())]) for i, line in todos] == [
+    assert [
+        (lines[i + 1].strip()[:24], line.split(MARK)[1][:6], line[: len(line) - len(line.lstrip())])
+        for i, line in todos
+    ] == [
         ("name = torch.cuda.get_de", "XLA506", ""),
         ("if x.is_cuda:  # keep th", "XLA105", ""),
         ('y = """', "XLA503", "    "),
@@ -117,7 +120,7 @@ def diff_on(stdout_is_terminal: bool, tmp_path: Path, **env: str) -> bytes:
 def test_diff_in_colour_on_a_terminal_only(tmp_path: Path) -> None:
     coloured = diff_on(True, tmp_path)
     assert b"\x1b[32m+device = torch_xla.device()\x1b[0m" in coloured
-    assert b"\x1b[31m-device = torch.device(\"cuda\")\x1b[0m" in coloured
+    assert b'\x1b[31m-device = torch.device("cuda")\x1b[0m' in coloured
     piped = diff_on(False, tmp_path)
     assert b"\x1b" not in piped and b"+device = torch_xla.device()\n" in piped
     assert b"\x1b" not in diff_on(True, tmp_path, NO_COLOR="1")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from codemods import __version__
 from codemods.cli import main
 from codemods.rules import RULES
 from tests.support.cli import LOADED_MODULES, invoke
@@ -166,9 +167,12 @@ def test_lint_reports_without_writing(project: Path) -> None:
     lines = [line for line in result.output.splitlines() if ": XLA" in line]
     # The infos the tool fixes (imports added) are hidden; each line shows its severity.
     assert [line.split()[1:3] for line in lines] == [
-        ["error:", "XLA101"], ["error:", "XLA301"], ["error:", "XLA201"], ["info:", "XLA502"]
+        ["error:", "XLA101"],
+        ["error:", "XLA301"],
+        ["error:", "XLA201"],
+        ["info:", "XLA502"],
     ]
-    assert "would replace torch.device(\"cuda\") with torch_xla.device()" in lines[0]
+    assert 'would replace torch.device("cuda") with torch_xla.device()' in lines[0]
     assert "1 file(s) checked, 0 failed" in result.output and "changed" not in result.output.replace("unchanged", "")
     assert "findings: error 3 (3 fixable), info 1 (1 manual)" in result.output
     assert "2 info(s) hidden: fixable by the tool, nothing to do (--show-info shows them)" in result.output
@@ -209,10 +213,18 @@ def test_json_and_sarif_reports(project: Path) -> None:
     }
     assert all("fixed" not in finding for finding in entry["findings"])
     step = next(f for f in entry["findings"] if f["rule"] == "XLA201")
-    assert step["fixable"] is True and step["message"] == "would replace optimizer.step() with xm.optimizer_step(optimizer)"
+    assert (
+        step["fixable"] is True
+        and step["message"] == "would replace optimizer.step() with xm.optimizer_step(optimizer)"
+    )
     summary = data["summary"]
     assert {k: summary[k] for k in ("files", "failed", "findings", "fixable", "manual", "hidden_info")} == {
-        "files": 1, "failed": 0, "findings": 6, "fixable": 5, "manual": 1, "hidden_info": 0
+        "files": 1,
+        "failed": 0,
+        "findings": 6,
+        "fixable": 5,
+        "manual": 1,
+        "hidden_info": 0,
     }
     assert "changed" not in summary and "fixed" not in summary
     assert summary["by_severity"] == {"error": {"fixable": 3, "manual": 0}, "info": {"fixable": 2, "manual": 1}}
@@ -230,7 +242,7 @@ def test_json_and_sarif_reports(project: Path) -> None:
     (project / "train.py").write_text(SCRIPT)
     sarif = json.loads(invoke("lint", str(project / "train.py"), "--format", "sarif").stdout)
     run = sarif["runs"][0]
-    assert sarif["version"] == "2.1.0"
+    assert sarif["version"] == "2.1.0" and run["tool"]["driver"]["version"] == __version__
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"XLA101", "XLA201", "XLA301", "XLA502"}
     location = run["results"][-1]["locations"][0]["physicalLocation"]
     assert location["region"] == {"startLine": 7, "startColumn": 1}
@@ -302,7 +314,9 @@ def test_fail_on_sets_the_severity_that_fails(project: Path) -> None:
     (project / "checks.py").write_text(WARNING_ONLY)
     assert invoke("lint", str(project / "checks.py")).exit_code == 0
     assert invoke("lint", "--fail-on", "warning", str(project / "checks.py")).exit_code == 1
-    assert invoke("lint", "--fail-on", "error", str(project / "train.py")).exit_code == 1  # fixable errors count for lint
+    assert (
+        invoke("lint", "--fail-on", "error", str(project / "train.py")).exit_code == 1
+    )  # fixable errors count for lint
     (project / "pyproject.toml").write_text('[tool.xla-codemod]\nfail-on = "warning"\n')
     assert invoke("lint", "checks.py", cwd=project).exit_code == 1
     assert invoke("lint", "--fail-on", "error", "checks.py", cwd=project).exit_code == 0  # the command line wins
@@ -379,13 +393,21 @@ def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     loaded = subprocess.run(
-        [sys.executable, "-c", LOADED_MODULES, "convert", "--check", str(script)], capture_output=True, text=True,
+        [sys.executable, "-c", LOADED_MODULES, "convert", "--check", str(script)],
+        capture_output=True,
+        text=True,
         cwd=tmp_path,
     ).stdout.split()
     assert "codemods.lazy.flow" in loaded  # the probe sees what converting loads
-    for module in ("codemods.doctor.launch", "codemods.launcher.analysis", "codemods.launcher.rewrite",
-                   "codemods.containers.check", "codemods.containers.estimators", "codemods.containers.across_files",
-                   "concurrent.futures.process"):
+    for module in (
+        "codemods.doctor.launch",
+        "codemods.launcher.analysis",
+        "codemods.launcher.rewrite",
+        "codemods.containers.check",
+        "codemods.containers.estimators",
+        "codemods.containers.across_files",
+        "concurrent.futures.process",
+    ):
         assert module not in loaded, module
 
 
@@ -425,8 +447,10 @@ if __name__ == "__main__":
 
 @pytest.mark.parametrize(
     ("target", "how"),
-    [("2.9", "`python SCRIPT`: torch_xla.launch in the script starts one process per XLA device"),
-     ("sagemaker", "`distribution={\"pytorchxla\": {\"enabled\": True}}` (its runtime calls `_mp_fn(index)`")],
+    [
+        ("2.9", "`python SCRIPT`: torch_xla.launch in the script starts one process per XLA device"),
+        ("sagemaker", '`distribution={"pytorchxla": {"enabled": True}}` (its runtime calls `_mp_fn(index)`'),
+    ],
 )
 def test_a_conversion_that_changes_how_scripts_start_says_how_once(tmp_path: Path, target: str, how: str) -> None:
     for name in ("a.py", "b.py"):
@@ -438,6 +462,8 @@ def test_a_conversion_that_changes_how_scripts_start_says_how_once(tmp_path: Pat
     single = invoke("convert", "--target", target, "a.py", cwd=tmp_path)
     assert "`python a.py`" in single.output or "(its runtime calls `_mp_fn(index)`" in single.output
     assert "to start" not in invoke("lint", "--target", target, "b.py", cwd=tmp_path).output  # lint converts nothing
-    json_start = json.loads(invoke("convert", "--check", "--format", "json", "b.py", cwd=tmp_path).stdout)["summary"]["start"]
+    json_start = json.loads(invoke("convert", "--check", "--format", "json", "b.py", cwd=tmp_path).stdout)["summary"][
+        "start"
+    ]
     assert [entry["files"] for entry in json_start] == [["b.py"]]
     assert "to start" not in invoke("convert", "--diff", "one_device.py", cwd=tmp_path).output

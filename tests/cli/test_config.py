@@ -65,7 +65,7 @@ def test_paths_outside_the_project_get_the_base_settings(tmp_path: Path) -> None
         ('[[tool.xla-codemod.overrides]]\ntarget = "2.9"\n', "[[tool.xla-codemod.overrides]] #1 needs paths"),
         ('[[tool.xla-codemod.overrides]]\npaths = ["a"]\nexclude = ["b"]\n', "#1: unknown key(s): exclude"),
         ('[[tool.xla-codemod.overrides]]\npaths = "a"\nignore = ["XLA77"]\n', "#1 ignore: unknown rule code(s): XLA77"),
-        ('[tool.xla-codemod]\noverrides = 3\n', "overrides must be tables"),
+        ("[tool.xla-codemod]\noverrides = 3\n", "overrides must be tables"),
     ],
 )
 def test_bad_settings_are_named(tmp_path: Path, toml: str, message: str) -> None:

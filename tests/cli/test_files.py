@@ -71,7 +71,10 @@ def test_inside_git_only_what_git_tracks_or_would_track(repo: Path) -> None:
 
 def test_a_subfolder_is_seen_the_way_git_sees_it(repo: Path) -> None:
     assert found("src", cwd=repo / ".") == ["src/model.py", "src/new_untracked.py"]
-    assert found(str(repo / "src"), cwd=repo.parent) == [str(repo / "src" / "model.py"), str(repo / "src" / "new_untracked.py")]
+    assert found(str(repo / "src"), cwd=repo.parent) == [
+        str(repo / "src" / "model.py"),
+        str(repo / "src" / "new_untracked.py"),
+    ]
 
 
 def test_files_named_explicitly_are_always_taken(repo: Path) -> None:

@@ -49,13 +49,19 @@ def test_lint_blocks_cuda_code_and_passes_once_converted(tmp_path: Path, hook_re
     assert "train.py:114:18: error: XLA101 [*] would replace" in blocked.stdout
     # Dockerfiles go to the same hook: a model-parallel image without METIS is an error.
     (repo / "image").mkdir()
-    (repo / "image" / "Dockerfile").write_bytes((FIXTURES / "containers" / "broken" / "Dockerfile.no-metis").read_bytes())
+    (repo / "image" / "Dockerfile").write_bytes(
+        (FIXTURES / "containers" / "broken" / "Dockerfile.no-metis").read_bytes()
+    )
     git("add", ".", cwd=repo)
     docker = pre_commit(repo, pre_commit_home, "--files", "image/Dockerfile")
-    assert docker.returncode == 1 and "image/Dockerfile:3:1: error: SM306" in docker.stdout, docker.stdout + docker.stderr
+    assert docker.returncode == 1 and "image/Dockerfile:3:1: error: SM306" in docker.stdout, (
+        docker.stdout + docker.stderr
+    )
     git("rm", "-q", "--cached", "image/Dockerfile", cwd=repo)
     (repo / "image" / "Dockerfile").unlink()
-    converted = subprocess.run([sys.executable, "-m", "codemods", "convert", "."], cwd=repo, capture_output=True, text=True)
+    converted = subprocess.run(
+        [sys.executable, "-m", "codemods", "convert", "."], cwd=repo, capture_output=True, text=True
+    )
     assert converted.returncode == 1, converted.stdout  # files changed
     assert "info: XLA502 `pin_memory=True` has no effect" in converted.stdout  # an info finding is left
     passed = pre_commit(repo, pre_commit_home, "--all-files")
@@ -68,7 +74,9 @@ def test_lint_blocks_cuda_code_and_passes_once_converted(tmp_path: Path, hook_re
     assert pre_commit(strict, pre_commit_home, "--all-files").returncode == 1
 
 
-def test_fixing_hook_on_many_files_with_non_python_files_around(tmp_path: Path, hook_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_fixing_hook_on_many_files_with_non_python_files_around(  # type: ignore[no-untyped-def]
+    tmp_path: Path, hook_repo, pre_commit_home: Path
+) -> None:
     files = {f"pkg{i % 3}/train_{i:02}.py": CUDA_SCRIPT for i in range(40)}
     files |= {
         "README.md": "Call torch.cuda.synchronize() before timing.\n",
@@ -109,7 +117,9 @@ def test_hooks_with_zero_files(tmp_path: Path, hook_repo, pre_commit_home: Path)
     assert result.stdout.count("(no files to check)Skipped") == 2
     for extra in ("        always_run: true\n", "        always_run: true\n        pass_filenames: false\n"):
         forced = new_repo(
-            tmp_path / f"forced{len(extra)}", {"README.md": "text\n", "train.py": CUDA_SCRIPT}, hook_config(hook_repo, LINT + extra)
+            tmp_path / f"forced{len(extra)}",
+            {"README.md": "text\n", "train.py": CUDA_SCRIPT},
+            hook_config(hook_repo, LINT + extra),
         )
         ran = pre_commit(forced, pre_commit_home, "--files", "README.md")
         assert ran.returncode == 0 and "Passed" in ran.stdout, ran.stdout + ran.stderr
@@ -117,7 +127,9 @@ def test_hooks_with_zero_files(tmp_path: Path, hook_repo, pre_commit_home: Path)
     empty = new_repo(tmp_path / "empty", {"README.md": "text\n"}, hook_config(hook_repo, LINT + folder.format("")))
     failed = pre_commit(empty, pre_commit_home, "--all-files")
     assert failed.returncode == 1 and "xla-codemod: error: nothing to check in ." in failed.stdout, failed.stdout
-    allowed = new_repo(tmp_path / "allowed", {"README.md": "text\n"}, hook_config(hook_repo, LINT + folder.format("--allow-empty, ")))
+    allowed = new_repo(
+        tmp_path / "allowed", {"README.md": "text\n"}, hook_config(hook_repo, LINT + folder.format("--allow-empty, "))
+    )
     passed = pre_commit(allowed, pre_commit_home, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
 

@@ -37,7 +37,10 @@ BAD_INPUTS = {
     "python2.py": (b"import torch\nprint 'loss', loss\n", ":2:1: error: cannot parse: Missing parentheses"),
     "undecodable.py": (b"import torch\nname = '\xff\xfe'\n", ":2:1: error: cannot decode byte b'\\xff' as utf-8"),
     "binary.py": (b"\x7fELF\x02\x01\x01\x00torch\x00\x00", ":1:1: error: binary file (it holds NUL bytes)"),
-    "deep.py": (b"import torch\nx = " + b"f(" * 3000 + b")" * 3000 + b"\n", ":2:406: error: cannot parse: too many nested parentheses"),
+    "deep.py": (
+        b"import torch\nx = " + b"f(" * 3000 + b")" * 3000 + b"\n",
+        ":2:406: error: cannot parse: too many nested parentheses",
+    ),
     "big.py": (b"import torch\n" + b"x = 1\n" * (5 * 2**20 // 6), ":1:1: error: 5.0 MiB is over the 1.0 MiB limit"),
 }
 
@@ -157,7 +160,10 @@ def test_write_refuses_a_file_changed_or_deleted_meanwhile(tmp_path: Path) -> No
         pytest.param(b"\xef\xbb\xbf" + GOOD.encode(), id="bom"),
         pytest.param(GOOD.replace("\n", "\r\n").encode(), id="crlf"),
         pytest.param(b"import torch\r\n\ndevice = torch.device('cuda')\r\nx = 1\n", id="mixed-newlines"),
-        pytest.param("# -*- coding: latin-1 -*-\nimport torch\n# café\nd = torch.device('cuda')\n".encode("latin-1"), id="latin-1"),
+        pytest.param(
+            "# -*- coding: latin-1 -*-\nimport torch\n# café\nd = torch.device('cuda')\n".encode("latin-1"),
+            id="latin-1",
+        ),
     ],
 )
 def test_unusual_valid_files_round_trip(content: bytes, tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from codemods import convert_source
 from codemods.cli import main
 from codemods.engine.report import FileReport, Report, render_text
+from codemods.engine.rule import RuleSelection
 from codemods.files import discover, is_dockerfile
-from codemods.rules import RuleSelection
 from codemods.runner import Job, run
 from tests.support.paths import FIXTURES, SNAPSHOTS
 from tests.support.rule_cases import RUN_CASES
@@ -45,13 +45,17 @@ def test_entry_point_outside_the_image_is_reported_across_files(snapshot) -> Non
     folder = FIXTURES / "containers" / "entry_point"
     reports = lint_run(discover((str(folder),)))
     snapshot.snapshot_dir = SNAPSHOTS
-    snapshot.assert_match(render_text(Report(reports)).replace(str(FIXTURES) + "/", ""), "containers/entry_point.report.txt")
+    snapshot.assert_match(
+        render_text(Report(reports)).replace(str(FIXTURES) + "/", ""), "containers/entry_point.report.txt"
+    )
 
 
 _SM_RUN_CASES = [case for case in RUN_CASES if case[0].startswith("SM")]
 
 
-@pytest.mark.parametrize("rule,kind,files", _SM_RUN_CASES, ids=[f"{r}-{k}-{i}" for i, (r, k, _) in enumerate(_SM_RUN_CASES)])
+@pytest.mark.parametrize(
+    "rule,kind,files", _SM_RUN_CASES, ids=[f"{r}-{k}-{i}" for i, (r, k, _) in enumerate(_SM_RUN_CASES)]
+)
 def test_run_case(rule: str, kind: str, files: dict[str, str], tmp_path: Path) -> None:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -70,17 +74,22 @@ def test_checks_across_files_follow_the_selection_and_suppressions(tmp_path: Pat
         (tmp_path / name).write_bytes((folder / name).read_bytes())
     assert CliRunner().invoke(main, ["lint", "--ignore", "SM308", str(tmp_path)]).exit_code == 0
     dockerfile = tmp_path / "Dockerfile"
-    dockerfile.write_text(dockerfile.read_text().replace("ENV SAGEMAKER", "# xla-codemod: ignore[SM308]\nENV SAGEMAKER"))
+    dockerfile.write_text(
+        dockerfile.read_text().replace("ENV SAGEMAKER", "# xla-codemod: ignore[SM308]\nENV SAGEMAKER")
+    )
     assert CliRunner().invoke(main, ["lint", str(tmp_path)]).exit_code == 0
 
 
 # -- the issue's "done when" -------------------------------------------------------------------
 
+
 def test_lint_says_what_a_dockerfile_misses_with_the_line(tmp_path: Path) -> None:
     dlc = tmp_path / "dlc" / "Dockerfile"
     dlc.parent.mkdir()
-    dlc.write_text("# extends a DLC\nFROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39\n"
-                   "RUN pip install transformers\n")
+    dlc.write_text(
+        "# extends a DLC\nFROM 763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-training:1.13.1-gpu-py39\n"
+        "RUN pip install transformers\n"
+    )
     custom = tmp_path / "custom.Dockerfile"
     custom.write_text((FIXTURES / "containers" / "broken" / "Dockerfile.no-sagemaker-training").read_text())
     result = CliRunner().invoke(main, ["lint", str(tmp_path)])
@@ -91,6 +100,7 @@ def test_lint_says_what_a_dockerfile_misses_with_the_line(tmp_path: Path) -> Non
 
 # -- bad input -----------------------------------------------------------------------------------
 
+
 def test_a_broken_dockerfile_gets_one_line_with_the_line_and_others_go_on(tmp_path: Path) -> None:
     broken = tmp_path / "Dockerfile"
     broken.write_text("FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\nRUN true\nENV A=1 B\nRUN true\n")
@@ -98,14 +108,17 @@ def test_a_broken_dockerfile_gets_one_line_with_the_line_and_others_go_on(tmp_pa
     fine.write_text("FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\n")
     result = CliRunner().invoke(main, ["lint", str(tmp_path)])
     assert result.exit_code == 2
-    assert f"{broken}:3:1: error: cannot parse: Syntax error - can't find = in \"B\"" in result.output
+    assert f'{broken}:3:1: error: cannot parse: Syntax error - can\'t find = in "B"' in result.output
     assert f"{fine}:1:1: error: SM302" in result.output
 
 
-@pytest.mark.parametrize("data,message", [
-    (b"FROM x\x00\n", "binary file"),
-    (b"FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\nRUN echo \xff\n", ":2:1: error: cannot decode"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        (b"FROM x\x00\n", "binary file"),
+        (b"FROM 1.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2\nRUN echo \xff\n", ":2:1: error: cannot decode"),
+    ],
+)
 def test_unreadable_dockerfiles(data: bytes, message: str, tmp_path: Path) -> None:
     path = tmp_path / "Dockerfile"
     path.write_bytes(data)
@@ -114,7 +127,7 @@ def test_unreadable_dockerfiles(data: bytes, message: str, tmp_path: Path) -> No
 
 
 def test_dockerfiles_of_other_services_are_left_alone() -> None:
-    web = "FROM python:3.11\nRUN pip install flask\nCMD [\"flask\", \"run\"]\n"
+    web = 'FROM python:3.11\nRUN pip install flask\nCMD ["flask", "run"]\n'
     conversion = convert_source(web, filename="Dockerfile")
     assert conversion.findings == [] and conversion.output == web
     assert convert_source("FROM x\nENV A=1 B\n", filename="Dockerfile").findings == []  # not even parsed

@@ -1,4 +1,4 @@
-"""The code passes its linter and its type checker, with the configuration in
+"""The code passes its linter, its formatter's check and its type checker, with the configuration in
 pyproject.toml ([tool.ruff], [tool.mypy]): CI runs them through this test, so that the
 README's one test command covers them too."""
 
@@ -16,15 +16,15 @@ from tests.support.paths import ROOT, scripts_importable
     "command",
     [
         pytest.param(["ruff", "check", "--no-fix", "codemods", "tests", "scripts"], id="ruff"),
+        # One layout, the formatter's: `ruff format codemods tests scripts` writes it.
+        pytest.param(["ruff", "format", "--check", "codemods", "tests", "scripts"], id="ruff-format"),
         # The files to check (the package, the tests, the scripts) are in [tool.mypy]; the cache
         # (.mypy_cache, ignored by git) makes a second run take a second.
         pytest.param(["mypy"], id="mypy"),
     ],
 )
 def test_the_code_passes(command: list[str]) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    result = subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"{' '.join(command)} found:\n{result.stdout}{result.stderr}"
 
 

@@ -26,8 +26,11 @@ def rule_code_literals(source: str) -> list[tuple[int, str]]:
 
 
 def _is_rules_module(path: Path) -> bool:
-    """A concern's rules.py (codemods/<concern>/rules.py), where the rules are defined."""
-    return path.name == "rules.py" and path.parent != PACKAGE
+    """Where a concern's rules are defined: codemods/<concern>/rules.py, or a module of its
+    rules package (codemods/<concern>/rules/, one module per rule)."""
+    if path.parent == PACKAGE:
+        return False
+    return path.name == "rules.py" or (path.parent.name == "rules" and path.parent.parent.parent == PACKAGE)
 
 
 def test_the_code_pattern_matches_every_rule() -> None:
@@ -47,7 +50,7 @@ def test_the_scan_finds_codes_and_leaves_prose_alone() -> None:
 
 def test_no_module_outside_the_rules_modules_names_a_rule_by_its_code() -> None:
     scanned = [path for path in sorted(PACKAGE.rglob("*.py")) if not _is_rules_module(path)]
-    rules_modules = [path for path in PACKAGE.rglob("rules.py") if _is_rules_module(path)]
+    rules_modules = [path for path in PACKAGE.rglob("*.py") if _is_rules_module(path)]
     assert len(rules_modules) >= 18 and len(scanned) > 80  # the scan sees the whole package
     found = [
         f"{path.relative_to(ROOT)}:{line}: {value!r}"

@@ -18,8 +18,15 @@ from tests.support.fixtures import fixture_scripts, output_bytes, output_text
 from tests.support.paths import FIXTURES
 
 DISTRIBUTED = sorted(p.name for p in FIXTURES.glob("dist_*.py"))
-LAUNCHED = {"dist_torchrun.py", "dist_ddp_spawn.py", "dist_demo_basic.py", "dist_amp_ddp.py",
-            "dist_class_no_sync.py", "dist_imagenet.py", "dist_xmp_spawn.py"}
+LAUNCHED = {
+    "dist_torchrun.py",
+    "dist_ddp_spawn.py",
+    "dist_demo_basic.py",
+    "dist_amp_ddp.py",
+    "dist_class_no_sync.py",
+    "dist_imagenet.py",
+    "dist_xmp_spawn.py",
+}
 
 
 def convert_fixture(script: str, target: str) -> Conversion:
@@ -30,9 +37,12 @@ def code_words(source: str) -> set[str]:
     """Names, attributes, keywords and string constants of the code, docstrings left out."""
     tree = ast.parse(source)
     docstrings = {
-        id(node.body[0].value) for node in ast.walk(tree)
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
-        and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
     }
     words: set[str] = set()
     for node in ast.walk(tree):
@@ -146,7 +156,9 @@ def test_distributed_makes_a_one_device_script_multi_process(tmp_path: Path) -> 
         "DataLoader(dataset, batch_size=8, shuffle=False, drop_last=True, sampler=torch.utils.data.distributed."
         "DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True))"
     ) in converted
-    assert "        loader.sampler.set_epoch(epoch)\n        for x, y in pl.MpDeviceLoader(loader, device):" in converted
+    assert (
+        "        loader.sampler.set_epoch(epoch)\n        for x, y in pl.MpDeviceLoader(loader, device):" in converted
+    )
     # Converting the result again changes nothing, with or without the flag.
     assert invoke("convert", "--distributed", "--check", str(script)).exit_code == 0
     assert invoke("convert", "--check", str(script)).exit_code == 0
@@ -163,7 +175,7 @@ def test_distributed_converts_every_fixture(script: Path, target: str) -> None:
     assert convert_in_project(script, target, output_bytes(once), distributed=True).output == once.output
 
 
-_DATA_MODULE = '''\
+_DATA_MODULE = """\
 from torch.utils.data import Dataset, IterableDataset
 
 
@@ -182,9 +194,9 @@ class Table(Dataset):
 
     def __len__(self):
         return 4
-'''
+"""
 
-_TRAINING = '''\
+_TRAINING = """\
 import torch
 import torch.distributed as dist
 from data import Shuffled, Table
@@ -199,7 +211,7 @@ def main():
         optimizer.step()
     for x in rows:
         optimizer.step()
-'''
+"""
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
@@ -207,14 +219,17 @@ def test_iterable_data_set_classes_of_another_module_get_no_sampler(tmp_path: Pa
     """A DataLoader over an IterableDataset subclass of a project module takes no sampler (it
     would raise); its map-style neighbour gets one.  On the file alone the module cannot be
     read: neither gets a sampler, and the finding says why."""
-    from codemods.project.resolver import Project, summarise_with
-    from codemods.rules import RuleSelection
+    from codemods.engine.rule import RuleSelection
+    from codemods.pipeline import summarise_with
+    from codemods.project.resolver import Project
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'streams'\n")
     (tmp_path / "data.py").write_text(_DATA_MODULE)
     (tmp_path / "train.py").write_text(_TRAINING)
     monkeypatch.chdir(tmp_path)
-    project = Project(tmp_path, summarise_with(target, RuleSelection(), None), in_run=[tmp_path / "data.py", tmp_path / "train.py"])
+    project = Project(
+        tmp_path, summarise_with(target, RuleSelection(), None), in_run=[tmp_path / "data.py", tmp_path / "train.py"]
+    )
     whole = convert_source(_TRAINING, target=target, imports=project.imports_of(tmp_path / "train.py"))
     assert "DataLoader(Shuffled(), batch_size=None)\n" in whole.output
     assert "DataLoader(table, batch_size=2, sampler=" in whole.output

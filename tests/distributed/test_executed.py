@@ -33,5 +33,5 @@ def test_module_level_ddp_runs_under_torchrun_too(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1", case.script]
     torchrun = parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
     assert "using device: xla" in torchrun.output
-    assert "int(os.environ.get(\"RANK\", -1)) != -1" in (folder / case.script).read_text()
+    assert 'int(os.environ.get("RANK", -1)) != -1' in (folder / case.script).read_text()
     assert not loss_problems(torchrun, eager)

@@ -50,8 +50,13 @@ def headings(text: str) -> list[str]:
 def test_a_fixed_rule_page_shows_the_fix_and_what_to_write() -> None:
     rule = RULES_BY_CODE["XLA201"]
     page = rule_docs.render_markdown_page(rule)
-    assert headings(page) == ["XLA201 optimizer-step", "Why it matters on XLA", "Example", "Use instead",
-                              "Is the fix safe?"]
+    assert headings(page) == [
+        "XLA201 optimizer-step",
+        "Why it matters on XLA",
+        "Example",
+        "Use instead",
+        "Is the fix safe?",
+    ]
     assert f"{rule.summary}." in page and rule.why in page
     assert "Severity: **error**. Fix: written by `xla-codemod convert`." in page
     instead = page.split("## Use instead\n", 1)[1].split("\n## ", 1)[0]
@@ -80,8 +85,7 @@ def test_report_only_launcher_container_and_doctor_rules_say_what_to_use_instead
     """Their findings name no line the tool could rewrite, so each says what to write (the
     rule's ``instead``), not the generic pointer to the finding's message."""
     generic = [
-        rule.code for rule in RULES
-        if not rule.fixable and rule.code.startswith(("SM", "XLD")) and not rule.instead
+        rule.code for rule in RULES if not rule.fixable and rule.code.startswith(("SM", "XLD")) and not rule.instead
     ]
     assert generic == []
     page = rule_docs.render_markdown_page(RULES_BY_CODE["SM303"])
@@ -112,8 +116,18 @@ def test_readme_is_a_five_minute_read() -> None:
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) < 250, f"README.md has {len(lines)} lines: move the detail to docs/"
     assert [h for h in headings("\n".join(lines))][1:] == [
-        "Try it", "Install", "Tests", "Before and after", "Commands", "Use it on a repository", "Use it as a pre-commit hook",
-        "Use it in review", "Configuration", "Rules", "Documentation", "License",
+        "Try it",
+        "Install",
+        "Tests",
+        "Before and after",
+        "Commands",
+        "Use it on a repository",
+        "Use it as a pre-commit hook",
+        "Use it in review",
+        "Configuration",
+        "Rules",
+        "Documentation",
+        "License",
     ]
 
 
@@ -165,10 +179,13 @@ def message_strings(path: Path) -> str:
         id(node.body[0].value)
         for node in ast.walk(tree)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
     }
     return "\n".join(
-        node.value for node in ast.walk(tree)
+        node.value
+        for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
     )
 

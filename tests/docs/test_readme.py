@@ -76,7 +76,9 @@ def user_repository(tmp_path: Path) -> tuple[Path, set[str], dict[str, bytes]]:
     site.mkdir(parents=True)
     (site / "loop.py").write_text(CUDA)
     git("add", *[name for name in files if name != "new_experiment.py" and not name.startswith("scratch/")], cwd=repo)
-    snapshot = {str(p.relative_to(repo)): p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    snapshot = {
+        str(p.relative_to(repo)): p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
     return repo, training, snapshot
 
 
@@ -143,10 +145,15 @@ def test_install_from_a_git_url_at_a_revision(tmp_path: Path, hook_repo) -> None
     path, _ = hook_repo
     command = from_git.split("#")[0].strip().replace(REPOSITORY_URL, f"file://{path}")
     target = tmp_path / "installed"
-    installed = shell(command.replace("pip install", f"{sys.executable} -m pip install -q --no-deps --target {target}", 1), tmp_path)
+    installed = shell(
+        command.replace("pip install", f"{sys.executable} -m pip install -q --no-deps --target {target}", 1), tmp_path
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     version = subprocess.run(
-        [sys.executable, "-m", "codemods", "--version"], cwd=tmp_path, capture_output=True, text=True,
+        [sys.executable, "-m", "codemods", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
         env={**os.environ, "PYTHONPATH": str(target)},
     )
     assert version.stdout == f"xla-codemod, version {release_tag()[1:]}\n", version.stdout + version.stderr
@@ -170,10 +177,15 @@ def test_use_it_in_review(tmp_path: Path) -> None:
     github = shell(annotations, repo)
     assert github.returncode == 1
     parsed = parse_github(github.stdout)
-    assert {c["level"] for c in parsed} == {"error", "warning", "notice"} and all(c["file"] == "./train.py" for c in parsed)
+    assert {c["level"] for c in parsed} == {"error", "warning", "notice"} and all(
+        c["file"] == "./train.py" for c in parsed
+    )
     assert shell(comment, repo).returncode == 1
     tokens = MarkdownIt().parse((repo / "review.md").read_text())
-    assert [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"] == ["xla-codemod", "`./train.py`"]
+    assert [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"] == [
+        "xla-codemod",
+        "`./train.py`",
+    ]
     assert shell(patch, repo).returncode == 1
     assert (repo / "train.py").read_text() == CUDA
     git("apply", "xla.patch", cwd=repo)

@@ -33,7 +33,10 @@ def test_the_workflow_installs_as_the_readme_says() -> None:
     assert f"\n{install}" in README.replace("    #", "\n#")  # the README's pip line, without its comment
     uses = [step["uses"].split("@")[0] for step in job["steps"] if "uses" in step]
     assert uses == [
-        "actions/checkout", "actions/setup-python", "actions/upload-artifact", "github/codeql-action/upload-sarif"
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/upload-artifact",
+        "github/codeql-action/upload-sarif",
     ]
     assert job["permissions"]["security-events"] == "write"
 

@@ -60,7 +60,11 @@ def user_frame(frames: list[graphs.Frame]) -> graphs.Frame:
 
 def test_an_entry_keeps_the_stack_that_ran_it_innermost_first() -> None:
     step2, step3 = parsed()
-    assert graphs.user_frame(step2.stack, is_user_file) == ("/project/slice_loop_index.py", line_of("torch_xla.sync()"), "<module>")
+    assert graphs.user_frame(step2.stack, is_user_file) == (
+        "/project/slice_loop_index.py",
+        line_of("torch_xla.sync()"),
+        "<module>",
+    )
     assert step2.stack[0][2] == "counting_step_marker"  # the probe's barrier, then torch_xla.sync
     assert step2.graph_hash != step3.graph_hash
 
@@ -105,7 +109,13 @@ def _events(graph_file: str, step_compiles: list[int], reason: str = "steps") ->
         {"kind": "step", "index": i, "graphs_bytes": end, "metrics": metrics(c), "reads": [], "time": float(i)}
         for i, (end, c) in enumerate(zip(ends, step_compiles), start=1)
     ]
-    finished: dict[str, object] = {"kind": "finished", "reason": reason, "metrics": metrics(step_compiles[-1]), "reads": [], "fallback_ops": []}
+    finished: dict[str, object] = {
+        "kind": "finished",
+        "reason": reason,
+        "metrics": metrics(step_compiles[-1]),
+        "reads": [],
+        "fallback_ops": [],
+    }
     return [*steps, finished]
 
 
@@ -113,7 +123,9 @@ def test_judge_names_the_barrier_and_the_slices_after_warm_up(tmp_path: Path) ->
     script, graph_file = _project(tmp_path)
     observation = observe(_events(graph_file, [1, 2]), graph_file)
     assert observation is not None
-    verdict = judge(observation, Places(script, "slice_loop_index.py"), UserCode(str(script)), warmup=1, limits="--steps 2")
+    verdict = judge(
+        observation, Places(script, "slice_loop_index.py"), UserCode(str(script)), warmup=1, limits="--steps 2"
+    )
     found = verdict.findings["slice_loop_index.py"]
     assert verdict.exit_code == 1
     assert [(f.rule, f.line) for f in found] == [
@@ -221,11 +233,17 @@ def test_the_fixed_language_model_is_the_converted_one_with_the_slices_moved() -
     """word_lm_fixed.py (the doctor's steady example) is what `convert` makes of word_lm.py
     with the sliced-data rule off, plus only the fix the doctor asks for (the one XLA711
     would make): the corpus stays on the host, slices move."""
-    converted = output_text(convert_source((DOCTOR_DATA / "word_lm.py").read_text(), selection=RuleSelection(ignore=("XLA711",))))
+    converted = output_text(
+        convert_source((DOCTOR_DATA / "word_lm.py").read_text(), selection=RuleSelection(ignore=("XLA711",)))
+    )
     fixed = (DOCTOR_DATA / "word_lm_fixed.py").read_text()
     diff = difflib.unified_diff(converted.splitlines(), fixed.splitlines(), lineterm="", n=0)
     changed = [line for line in diff if line[:1] in "-+" and not line.startswith(("---", "+++"))]
-    code = [line for line in changed if '"""' not in line and not line[1:].startswith(("The corpus", "on the", "`xla", "lines:"))]
+    code = [
+        line
+        for line in changed
+        if '"""' not in line and not line[1:].startswith(("The corpus", "on the", "`xla", "lines:"))
+    ]
     assert code == [
         "-    data = data.view(bsz, -1).t().contiguous()",
         "-    return data.to(device)",

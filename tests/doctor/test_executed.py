@@ -33,6 +33,7 @@ def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The scripts run in the current folder, as `xla-codemod doctor` runs them: a temporary one."""
     monkeypatch.chdir(tmp_path)
 
+
 DOCTOR_DATA = DATA / "doctor"
 STEPS = 12
 RECOMPILATION = ("XLD101", "XLD102", "XLD106")
@@ -46,22 +47,34 @@ class Case:
 
 
 CASES = [
-    Case("slice_loop_index.py", 1, (
-        ("XLD101", "torch_xla.sync()"),
-        ("XLD102", "features[start:start + 4]"),
-        ("XLD102", "labels[start:start + 4]"),
-    )),
+    Case(
+        "slice_loop_index.py",
+        1,
+        (
+            ("XLD101", "torch_xla.sync()"),
+            ("XLD102", "features[start:start + 4]"),
+            ("XLD102", "labels[start:start + 4]"),
+        ),
+    ),
     Case("scalar_per_step.py", 1, (("XLD101", "torch_xla.sync()"), ("XLD102", "beta.pow(step)"))),
-    Case("dynamic_shape.py", 1, (
-        ("XLD101", "torch_xla.sync()"),
-        ("XLD102", "prediction[positive]"),
-        ("XLD103", "prediction[positive]"),
-    )),
-    Case("short_last_batch.py", 1, (
-        ("XLD101", "pl.MpDeviceLoader(loader, device)"),
-        ("XLD102", "model(x)"),
-        ("XLD106", "DataLoader(dataset, batch_size=8, shuffle=True)"),
-    )),
+    Case(
+        "dynamic_shape.py",
+        1,
+        (
+            ("XLD101", "torch_xla.sync()"),
+            ("XLD102", "prediction[positive]"),
+            ("XLD103", "prediction[positive]"),
+        ),
+    ),
+    Case(
+        "short_last_batch.py",
+        1,
+        (
+            ("XLD101", "pl.MpDeviceLoader(loader, device)"),
+            ("XLD102", "model(x)"),
+            ("XLD106", "DataLoader(dataset, batch_size=8, shuffle=True)"),
+        ),
+    ),
     Case("clean.py", 0),
 ]
 
@@ -95,7 +108,8 @@ def test_the_doctor_names_the_lines(case: Case, tmp_path: Path) -> None:
 
 def test_a_crash_names_the_last_line_of_the_script_in_its_traceback(tmp_path: Path) -> None:
     script = tmp_path / "crash.py"
-    script.write_text(textwrap.dedent("""\
+    script.write_text(
+        textwrap.dedent("""\
         import argparse
         import torch
         import torch_xla
@@ -109,7 +123,8 @@ def test_a_crash_names_the_last_line_of_the_script_in_its_traceback(tmp_path: Pa
             torch_xla.sync()
             if step == args.fail_at:
                 raise ValueError(f"bad batch at step {step}")
-    """))
+    """)
+    )
     crashed = diagnose(str(script), ["--fail-at", "2"])
     found = findings_of(crashed.report.files, str(script))
     assert crashed.exit_code == 2
@@ -126,7 +141,8 @@ def test_a_crash_names_the_last_line_of_the_script_in_its_traceback(tmp_path: Pa
 
 def test_a_script_without_barriers_is_stopped_by_the_time_limit(tmp_path: Path) -> None:
     script = tmp_path / "forever.py"
-    script.write_text(textwrap.dedent("""\
+    script.write_text(
+        textwrap.dedent("""\
         import time
         import torch
         import torch_xla
@@ -135,7 +151,8 @@ def test_a_script_without_barriers_is_stopped_by_the_time_limit(tmp_path: Path) 
         while True:
             total = total + 1
             time.sleep(0.05)
-    """))
+    """)
+    )
     diagnosis = diagnose(str(script), options=DoctorOptions(timeout=3))
     found = findings_of(diagnosis.report.files, str(script))
     assert diagnosis.exit_code == 1
@@ -202,4 +219,3 @@ def test_word_lm_slicing_lines_then_a_steady_state_after_the_fix(tmp_path: Path)
     main_py.write_bytes(output_bytes(convert_source(source)))
     code, report, _ = run_doctor_cli(tmp_path, "main.py")
     assert code == 0, report
-

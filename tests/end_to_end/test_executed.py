@@ -91,8 +91,12 @@ EXECUTED = [
     # Model moved and wrapped only under `device.type == 'cuda'` (torch.accelerator's device):
     # on one device, and under the launcher (its DDP branch), training then validation.
     Executed("accelerator_branches.py", steps_per_epoch=6),
-    Executed("accelerator_branches.py", args=("--multiprocessing-distributed", "--world-size", "1", "--rank", "0"),
-             steps_per_epoch=6, launched=True),
+    Executed(
+        "accelerator_branches.py",
+        args=("--multiprocessing-distributed", "--world-size", "1", "--rank", "0"),
+        steps_per_epoch=6,
+        launched=True,
+    ),
 ]
 
 
@@ -134,7 +138,9 @@ XLA_ONLY = [
     XlaOnly(Executed("legacy_xla_113_amp.py"), "has no attribute 'custom_fwd'"),
     # Integer device attribute (`.to(self.gpu_id)`); the optimizer and its scheduler are
     # built in another function before the trainer moves the model.
-    XlaOnly(Executed("ddp_integer_trainer.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True), "NVIDIA driver|CUDA"),
+    XlaOnly(
+        Executed("ddp_integer_trainer.py", steps_per_epoch=8, env=TORCHRUN_ENV, launched=True), "NVIDIA driver|CUDA"
+    ),
 ]
 
 
@@ -145,8 +151,12 @@ def test_converted_fixture_runs_where_the_original_cannot(fixture: XlaOnly, tmp_
     step undone)."""
     case = fixture.case
     original = subprocess.run(
-        [sys.executable, case.script, *case.args], cwd=FIXTURES / case.folder, env=run_environment(**dict(case.env)),
-        capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        [sys.executable, case.script, *case.args],
+        cwd=FIXTURES / case.folder,
+        env=run_environment(**dict(case.env)),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
     )
     assert original.returncode != 0 and re.search(fixture.fails_with, original.stderr), original.stderr[-2000:]
 

@@ -23,7 +23,9 @@ def test_fixture_snapshot(script: Path, target: str, snapshot) -> None:  # type:
     conversion = convert_fixture(script, target)
     snapshot.snapshot_dir = SNAPSHOTS / target
     stem = str(script.with_suffix(""))
-    snapshot.assert_match(review_diff(script, (FIXTURES / script).read_bytes(), output_bytes(conversion)), f"{stem}.diff")
+    snapshot.assert_match(
+        review_diff(script, (FIXTURES / script).read_bytes(), output_bytes(conversion)), f"{stem}.diff"
+    )
     report = Report([FileReport(str(script), conversion.changed, None, conversion.findings, target=target)])
     snapshot.assert_match(render_text(report), f"{stem}.report.txt")
 

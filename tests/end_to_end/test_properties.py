@@ -121,7 +121,12 @@ IMPORTS = [
     "try:\n    import torch_xla.core.xla_model as xm\nexcept ImportError:\n    xm = None",
     '"""A training script."""',
 ]
-LOOPS = ["for x, y in train_loader:", "for i, (x, y) in enumerate(loader):", "while step < 10:", "for p in model.parameters():"]
+LOOPS = [
+    "for x, y in train_loader:",
+    "for i, (x, y) in enumerate(loader):",
+    "while step < 10:",
+    "for p in model.parameters():",
+]
 OTHERS = [
     "if use_cuda:",
     "if torch.cuda.is_available():",
@@ -140,7 +145,10 @@ SETUPS = [
     ["device = torch.device('cuda')"],
     ["device = 'cuda'"],
     ["device = 'cuda' if torch.cuda.is_available() else 'cpu'"],
-    ["use_cuda = not args.no_cuda and torch.cuda.is_available()", "device = torch.device('cuda' if use_cuda else 'cpu')"],
+    [
+        "use_cuda = not args.no_cuda and torch.cuda.is_available()",
+        "device = torch.device('cuda' if use_cuda else 'cpu')",
+    ],
     ["device = torch.device('cuda', args.local_rank)"],
     [],
 ]
@@ -171,7 +179,8 @@ def _statement_starts(lines: list[str]) -> list[int]:
     """Where a statement of this block begins (not a blank or comment line, which may sit
     between a header and its body, nor an else/except that continues a statement)."""
     return [
-        i for i, line in enumerate(lines)
+        i
+        for i, line in enumerate(lines)
         if line and not line[0].isspace() and not line.startswith(("#", *_CONTINUATIONS))
     ]
 
@@ -366,7 +375,8 @@ def fixed_statements(source: str, conversion: Conversion) -> Iterator[tuple[Find
         text = lines[finding.line - 1] if finding.line <= len(lines) else ""
         where = (finding.line, len(text[: finding.col - 1].encode()))
         containing = [
-            s for s in statements
+            s
+            for s in statements
             if (s.lineno, s.col_offset) <= where <= (s.end_lineno or s.lineno, s.end_col_offset or 0)
         ]
         assert containing, f"{finding} is in no statement"
@@ -392,7 +402,10 @@ def touched_lines(source: str, conversion: Conversion) -> set[int]:
             touched.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
         if finding.rule in _BARRIER_RULES:
             for exit_ in ast.walk(statement):
-                if isinstance(exit_, _BARRIER_RULES[finding.rule]) and lines[exit_.lineno - 1][: exit_.col_offset].strip():
+                if (
+                    isinstance(exit_, _BARRIER_RULES[finding.rule])
+                    and lines[exit_.lineno - 1][: exit_.col_offset].strip()
+                ):
                     touched.add(exit_.lineno)
     return touched
 
@@ -491,7 +504,8 @@ def _xla_guarded(tree: ast.AST) -> set[int]:
     return {
         id(inner)
         for node in ast.walk(tree)
-        if isinstance(node, (ast.If, ast.IfExp)) and any("xla" in n.lower() or "tpu" in n.lower() for n in _names_in(node.test))
+        if isinstance(node, (ast.If, ast.IfExp))
+        and any("xla" in n.lower() or "tpu" in n.lower() for n in _names_in(node.test))
         for inner in ast.walk(node)
     }
 

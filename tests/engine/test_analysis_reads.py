@@ -19,8 +19,9 @@ import libcst as cst
 import pytest
 
 from codemods import TARGETS, convert_source
-from codemods.engine.walk import Analysis, Walk, settle_order, walk_order
-from codemods.facts import ANALYSES, Facts, analyse
+from codemods.analyse import ANALYSES, analyse, inspected
+from codemods.engine.walk import Analysis, FactSheet, Walk, settle_order, walk_order
+from codemods.facts import Facts
 from tests.support.fixtures import fixture_project, fixture_scripts
 from tests.support.paths import FIXTURES
 from tests.support.rule_cases import CASES
@@ -32,10 +33,10 @@ Found = dict[tuple[type[Analysis], str], set[str]]
 class _RecordingSheet:
     """The fact sheet as one analysis sees it: every part it reads (or writes) is noted."""
 
-    _facts: Facts
+    _facts: FactSheet
     _note: Callable[[str], None]
 
-    def __init__(self, facts: Facts, note: Callable[[str], None]) -> None:
+    def __init__(self, facts: FactSheet, note: Callable[[str], None]) -> None:
         object.__setattr__(self, "_facts", facts)
         object.__setattr__(self, "_note", note)
 
@@ -66,12 +67,14 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
         phases[id(self)] = phase = ["walking"]
         self.facts = _RecordingSheet(walk.facts, lambda name: note(self, name))  # type: ignore[assignment]
         for method, label in (("finish", "finishing"), ("settle", "settling")):
+
             def run(bound: Callable[[], None] = getattr(self, method), label: str = label) -> None:  # noqa: B008 - bound now, per method
                 phase[0] = label
                 try:
                     bound()
                 finally:
                     phase[0] = "answering"  # the others may still ask it
+
             setattr(self, method, run)
 
     def analysis(self: Walk, kind: type[Analysis]) -> Analysis:
@@ -87,7 +90,9 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
 
 def undeclared(found: Found, kinds: list[type[Analysis]]) -> list[str]:
     """What the analyses read without declaring it."""
-    settling = {name for kind in kinds if kind.settle is not Analysis.settle for name in (kind.name, kind.fills) if name}
+    settling = {
+        name for kind in kinds if kind.settle is not Analysis.settle for name in (kind.name, kind.fills) if name
+    }
     problems = []
     for (kind, phase), names in sorted(found.items(), key=lambda item: (item[0][0].__name__, item[0][1])):
         allowed = {kind.name, kind.fills, *kind.reads} | ({*kind.settle_reads} if phase == "settling" else set())
@@ -123,6 +128,7 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     too) while settling, none of it declared where it should be."""
 
     class Sneaky(Analysis):
+        facts: Facts
         name = "sneaky"
         reads = ("device",)
 
@@ -134,7 +140,7 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
             self.facts.training.models.clear()
 
     with recording(monkeypatch) as found:
-        walk = Walk(Facts(), [*ANALYSES, Sneaky])
+        walk = Walk(Facts(), [*ANALYSES, Sneaky], inspected)
         walk.run(cst.parse_module("import torch\nx = torch.zeros(2)\n"))
         walk.finish()
     assert [p for p in undeclared(found, [*ANALYSES, Sneaky]) if "Sneaky" in p] == [

@@ -31,7 +31,8 @@ HEADER = "import torch\nimport torch.nn as nn\n"
 
 # name -> (CUDA source defining run(), the concepts whose 2.9 spelling its output holds)
 FORMS = {
-    "steps": ("""
+    "steps": (
+        """
         def run():
             device = torch.device("cuda")
             model = nn.Linear(4, 2).to(device)
@@ -43,8 +44,11 @@ FORMS = {
                 optimizer.step()
             torch.save(model.state_dict(), "model.pt")
             return {"device": device.type, "saved": sorted(torch.load("model.pt")), "loss": loss.item()}
-        """, ("device", "sync", "optimizer_step", "save")),
-    "loader": ("""
+        """,
+        ("device", "sync", "optimizer_step", "save"),
+    ),
+    "loader": (
+        """
         from torch.utils.data import DataLoader, TensorDataset
 
         def run():
@@ -61,16 +65,22 @@ FORMS = {
                 optimizer.step()
                 seen.append(x.device.type)
             return {"batches": seen}
-        """, ("mp_device_loader",)),
-    "autocast": ("""
+        """,
+        ("mp_device_loader",),
+    ),
+    "autocast": (
+        """
         def run():
             device = torch.device("cuda")
             model = nn.Linear(4, 2).to(device)
             with torch.cuda.amp.autocast():
                 out = model(torch.randn(8, 4).to(device))
             return {"dtype": str(out.dtype), "device": out.device.type}
-        """, ("autocast",)),
-    "scaler": ("""
+        """,
+        ("autocast",),
+    ),
+    "scaler": (
+        """
         def run():
             device = torch.device("cuda")
             model = nn.Linear(4, 2).to(device)
@@ -84,8 +94,11 @@ FORMS = {
                 scaler.step(optimizer)
                 scaler.update()
             return {"scale": scaler.get_scale(), "stepped": not torch.equal(before, model.weight.detach().cpu())}
-        """, ("grad_scaler",)),
-    "fsdp": ("""
+        """,
+        ("grad_scaler",),
+    ),
+    "fsdp": (
+        """
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
         def run():
@@ -98,14 +111,19 @@ FORMS = {
                 loss.backward()
                 optimizer.step()
             return {"wrapper": type(model).__name__, "loss": loss.item()}
-        """, ("fsdp",)),
-    "compile": ("""
+        """,
+        ("fsdp",),
+    ),
+    "compile": (
+        """
         def run():
             device = torch.device("cuda")
             model = torch.compile(nn.Linear(4, 2).to(device))
             out = model(torch.randn(8, 4).to(device))
             return {"device": out.device.type, "shape": list(out.shape)}
-        """, ()),
+        """,
+        (),
+    ),
 }
 
 LAUNCHED = """
@@ -168,8 +186,9 @@ def test_each_form_is_written_in_the_target_spelling(forms: tuple[Path, dict[str
 def test_every_written_form_runs_on_torch_xla_2_9(forms: tuple[Path, dict[str, str]]) -> None:
     folder, outputs = forms
     output = run_command([sys.executable, "-c", RUNNER, *sorted(FORMS)], folder, run_environment(PJRT_DEVICE="CPU"))
-    results = {line.split()[1]: json.loads(line.split(" ", 2)[2]) for line in output.splitlines()
-               if line.startswith("FORM ")}
+    results = {
+        line.split()[1]: json.loads(line.split(" ", 2)[2]) for line in output.splitlines() if line.startswith("FORM ")
+    }
     assert sorted(results) == sorted(FORMS), output
     assert results["steps"]["device"] == "xla" and results["steps"]["saved"] == ["bias", "weight"]
     assert results["loader"]["batches"] == ["xla"] * 4

@@ -202,7 +202,9 @@ def test_valid_files_libcst_cannot_read_are_read_without_their_tail(source: str)
         pass
     output = output_text(convert_source(source))
     assert output.startswith("import torch\nimport torch_xla\ndevice = torch_xla.device()")
-    assert output.endswith(source[source.index("device = torch.device('cuda')") + len("device = torch.device('cuda')") :])
+    assert output.endswith(
+        source[source.index("device = torch.device('cuda')") + len("device = torch.device('cuda')") :]
+    )
 
 
 def test_a_file_that_cannot_come_back_exactly_is_refused() -> None:
@@ -235,8 +237,22 @@ def test_a_conversion_leaves_no_cycles_for_the_garbage_collector() -> None:
 
 
 @pytest.mark.parametrize(
-    "literal", ["'cuda'", '"cpu"', "''", "'''xla'''", '"""a\nb"""', "'a\\nb'", "'\\x41'", "r'x\\y'", "u'x'", "b'x'",
-                "f'x'", "'\"'", "\"'\""],
+    "literal",
+    [
+        "'cuda'",
+        '"cpu"',
+        "''",
+        "'''xla'''",
+        '"""a\nb"""',
+        "'a\\nb'",
+        "'\\x41'",
+        "r'x\\y'",
+        "u'x'",
+        "b'x'",
+        "f'x'",
+        "'\"'",
+        '"\'"',
+    ],
 )
 def test_string_values_are_read_as_python_reads_them(literal: str) -> None:
     value = ast.literal_eval(literal) if not literal.startswith("f") else None

@@ -10,13 +10,13 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods.analyse import analyse
 from codemods.concerns import concerns_for
 from codemods.engine.nodes import walk
 from codemods.engine.positions import code_and_starts, code_reusing, print_back
 from codemods.engine.rewriter import Context, Rewriter
-from codemods.facts import analyse
+from codemods.engine.rule import RuleSelection
 from codemods.pipeline import _never
-from codemods.rules import RuleSelection
 from codemods.targets import get_target
 from tests.support.fixtures import fixture_scripts
 from tests.support.paths import FIXTURES
@@ -111,7 +111,9 @@ def _call_added(module: cst.Module) -> cst.Module:
         ("import torch\r\ndef f():\r\n    return 1\r\n", _import_added),
     ],
 )
-def test_kept_statements_in_a_new_place_are_printed_for_it(source: str, change: Callable[[cst.Module], cst.Module]) -> None:
+def test_kept_statements_in_a_new_place_are_printed_for_it(
+    source: str, change: Callable[[cst.Module], cst.Module]
+) -> None:
     module = cst.parse_module(source)
     before = print_back(module)
     changed = change(module)

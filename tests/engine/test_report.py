@@ -83,7 +83,9 @@ def test_github_annotations_one_per_finding(script: Path) -> None:
     crash = by_rule["xla-codemod (XLA506)"]
     assert crash["level"] == "error" and crash["file"] == path and (crash["line"], crash["col"]) == ("4", "8")
     assert crash["message"].startswith(f"{path}:4:8: error: XLA506 `torch.cuda.get_device_name` is CUDA-only")
-    assert by_rule["xla-codemod (XLA101)"]["message"].endswith('XLA101 [*] would replace torch.device("cuda") with torch_xla.device()')
+    assert by_rule["xla-codemod (XLA101)"]["message"].endswith(
+        'XLA101 [*] would replace torch.device("cuda") with torch_xla.device()'
+    )
     assert {c["title"][-7:-1]: c["level"] for c in commands} == {
         code: GITHUB_LEVELS[RULES_BY_CODE[code].severity] for code in [*MANUAL, "XLA101"]
     }
@@ -118,7 +120,11 @@ def test_markdown_groups_what_needs_a_person_by_severity(script: Path) -> None:
     assert headings == ["xla-codemod", f"`{script / 'train.py'}`"]
     texts = _inline_texts(tokens)
     assert "**Would be changed by `xla-codemod convert`** (2):" not in texts  # bold is markup, not text
-    strong = [t.children for t in tokens if t.type == "inline" and t.children and any(c.type == "strong_open" for c in t.children)]
+    strong = [
+        t.children
+        for t in tokens
+        if t.type == "inline" and t.children and any(c.type == "strong_open" for c in t.children)
+    ]
     assert [children[2].content for children in strong] == ["Would be changed by ", "Needs a person"]
     groups = [t for t in texts if re.fullmatch(r"(error|warning|info) \(\d+\)", t)]
     assert groups == ["error (1)", "warning (2)", "info (1)"]
@@ -132,7 +138,9 @@ def test_markdown_groups_what_needs_a_person_by_severity(script: Path) -> None:
 def test_markdown_keeps_messages_literal() -> None:
     finding = Finding("XLA506", 2, 1, "`f(**kwargs)` uses **kwargs and <html> | pipes_with_underscores_", False)
     tokens = MarkdownIt().parse(render_markdown(Report([FileReport("a.py", findings=[finding])], "lint")))
-    assert "line 2: error: `XLA506` `f(**kwargs)` uses **kwargs and <html> | pipes_with_underscores_" in _inline_texts(tokens)
+    assert "line 2: error: `XLA506` `f(**kwargs)` uses **kwargs and <html> | pipes_with_underscores_" in _inline_texts(
+        tokens
+    )
 
 
 def test_markdown_of_a_clean_run_says_so(tmp_path: Path) -> None:

@@ -30,10 +30,10 @@ import libcst as cst
 import pytest
 
 from codemods import TARGETS, Conversion, convert_source
+from codemods.analyse import analyse
 from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
-from codemods.facts import analyse
 from codemods.project.resolver import resolved
 from tests.support.fixtures import convert_fixture, fixture_scripts
 from tests.support.paths import FIXTURES
@@ -208,11 +208,29 @@ x = (  # comment in parentheses
 
 # What ``children`` leaves out: whitespace, comments, punctuation, operators, `async`, `/`.
 _LAYOUT = (
-    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
-    cst.Comma, cst.Colon, cst.Dot, cst.Semicolon, cst.AssignEqual,
-    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
-    cst.RightCurlyBrace, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
-    cst.Asynchronous, cst.ParamSlash,
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.Comment,
+    cst.Comma,
+    cst.Colon,
+    cst.Dot,
+    cst.Semicolon,
+    cst.AssignEqual,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+    cst.Asynchronous,
+    cst.ParamSlash,
 )
 
 

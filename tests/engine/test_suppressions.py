@@ -4,9 +4,10 @@ files (the comment's own line) and Dockerfiles (the line after a comment line)."
 from __future__ import annotations
 
 from codemods.containers.rules import SAGEMAKER_TRAINING, SUBMIT_DIRECTORY
-from codemods.device.rules import CUDA_DEVICE, DOT_CUDA
+from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
+from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.engine.suppressions import suppressions
-from codemods.training.rules import OPTIMIZER_STEP
+from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
 
 PYTHON = (
     "import torch\n"

@@ -51,8 +51,12 @@ def _converted_distributed(script: Path, target: str) -> Converted:
     before = (FIXTURES / script).read_bytes()
     where = f"{script} --distributed"
     try:
-        conversion = convert_source(before, target=target, distributed=True,
-                                    imports=fixture_project(script, target).imports_of(FIXTURES / script))
+        conversion = convert_source(
+            before,
+            target=target,
+            distributed=True,
+            imports=fixture_project(script, target).imports_of(FIXTURES / script),
+        )
     except Exception as error:  # an internal error is a problem to report, with the others
         return Converted(where, before, before, (), f"{type(error).__name__}: {error}")
     return Converted(where, before, output_bytes(conversion), tuple(conversion.findings))
@@ -85,20 +89,27 @@ def _reported(problem: str, findings: tuple[Finding, ...]) -> bool:
 def written_problems(target: str, inv: api_inventory.Inventory | None = None) -> list[str]:
     """What the release cannot run among the uses the tool wrote (silently) for ``target``."""
     inv = inv or inventory(target)
-    found = {f"internal error: {converted.error}  (converting {converted.where})"
-             for converted in conversions(target) if converted.error}
+    found = {
+        f"internal error: {converted.error}  (converting {converted.where})"
+        for converted in conversions(target)
+        if converted.error
+    }
     for converted, uses in written(target):
         for use in uses:
-            found |= {f"{problem}  (written in {converted.where})" for problem in inv.problems(use)
-                      if not _reported(problem, converted.findings)}
+            found |= {
+                f"{problem}  (written in {converted.where})"
+                for problem in inv.problems(use)
+                if not _reported(problem, converted.findings)
+            }
     return sorted(found)
 
 
 @cache
 def written(target: str) -> tuple[tuple[Converted, frozenset[Use]], ...]:
     """Each conversion for ``target`` with the uses it wrote."""
-    return tuple((converted, frozenset(written_uses(converted.before, converted.after)))
-                 for converted in conversions(target))
+    return tuple(
+        (converted, frozenset(written_uses(converted.before, converted.after))) for converted in conversions(target)
+    )
 
 
 def message_problems(target: str) -> list[str]:
@@ -107,13 +118,21 @@ def message_problems(target: str) -> list[str]:
     for converted in conversions(target):
         for finding in converted.findings:
             where = f"{converted.where}:{finding.line} {finding.rule}"
-            found |= {f"{problem}  (message at {where}: {finding.message!r})"
-                      for use in named_uses(finding.message, converted.before) for problem in inv.problems(use)}
-            found |= {f"PJRT_DEVICE={device}: no such PJRT device  (message at {where}: {finding.message!r})"
-                      for device in pjrt_devices_named(finding.message) if device not in inv.listed("pjrt_devices")}
-            found |= {f"{scheme}://: no rendezvous handler for {scheme + '://'!r}  (message at {where}: "
-                      f"{finding.message!r})" for scheme in rendezvous_schemes_named(finding.message)
-                      if scheme not in inv.listed("rendezvous_schemes") and f"{scheme}://" not in _text(converted.before)}
+            found |= {
+                f"{problem}  (message at {where}: {finding.message!r})"
+                for use in named_uses(finding.message, converted.before)
+                for problem in inv.problems(use)
+            }
+            found |= {
+                f"PJRT_DEVICE={device}: no such PJRT device  (message at {where}: {finding.message!r})"
+                for device in pjrt_devices_named(finding.message)
+                if device not in inv.listed("pjrt_devices")
+            }
+            found |= {
+                f"{scheme}://: no rendezvous handler for {scheme + '://'!r}  (message at {where}: {finding.message!r})"
+                for scheme in rendezvous_schemes_named(finding.message)
+                if scheme not in inv.listed("rendezvous_schemes") and f"{scheme}://" not in _text(converted.before)
+            }
     return sorted(found)
 
 
@@ -152,14 +171,21 @@ def test_every_torch_xla_api_a_rule_page_names_exists_in_a_release() -> None:
     found = []
     for page in sorted((ROOT / "docs" / "rules").glob("*.md")):
         text = page.read_text()
-        found += [f"{page.name}: {use.name}" for use in named_uses(text)
-                  if use.name.startswith("torch_xla") and all(inv.entry(use.name) is None for inv in releases)]
-        found += [f"{page.name}: PJRT_DEVICE={device}" for device in pjrt_devices_named(text)
-                  if not any(device in inv.listed("pjrt_devices") for inv in releases)]
+        found += [
+            f"{page.name}: {use.name}"
+            for use in named_uses(text)
+            if use.name.startswith("torch_xla") and all(inv.entry(use.name) is None for inv in releases)
+        ]
+        found += [
+            f"{page.name}: PJRT_DEVICE={device}"
+            for device in pjrt_devices_named(text)
+            if not any(device in inv.listed("pjrt_devices") for inv in releases)
+        ]
     assert found == []
 
 
 # Negative controls: a planted missing name, signature or table entry fails the checks.
+
 
 def _without(target: str, module: str, name: str) -> api_inventory.Inventory:
     inv = inventory(target)
@@ -187,8 +213,9 @@ def test_a_renamed_target_table_entry_fails_the_check(monkeypatch: pytest.Monkey
     sync = TARGETS["2.9"].apis["sync"]
     monkeypatch.setitem(TARGETS["2.9"].apis, "sync", dataclasses.replace(sync, attr="synchronize"))
     assert inventory("2.9").entry(TARGETS["2.9"].api("sync").qualified_name) is None
-    output = convert_source("import torch\nfor x in range(3):\n    loss = model(x)\n    loss.backward()\n",
-                            target="2.9").output
+    output = convert_source(
+        "import torch\nfor x in range(3):\n    loss = model(x)\n    loss.backward()\n", target="2.9"
+    ).output
     uses = written_uses("", output)
     assert any("torch_xla.synchronize" in p for use in uses for p in inventory("2.9").problems(use))
 
@@ -208,8 +235,11 @@ def test_messages_are_read_for_the_apis_they_name() -> None:
 @pytest.mark.executed
 def test_the_2_9_inventory_is_what_the_installed_release_gives(tmp_path: Path) -> None:
     """The 2.9 inventory is the generator's output on the installed torch_xla, not edited."""
-    run_command([sys.executable, str(SCRIPTS / "api_inventory.py"), "2.9", "--out", str(tmp_path)], ROOT,
-                run_environment(PJRT_DEVICE="CPU"))
+    run_command(
+        [sys.executable, str(SCRIPTS / "api_inventory.py"), "2.9", "--out", str(tmp_path)],
+        ROOT,
+        run_environment(PJRT_DEVICE="CPU"),
+    )
     written_now = json.loads((tmp_path / "torch_xla_2_9.json").read_text())
     assert written_now == inventory("2.9").data
 
@@ -226,8 +256,9 @@ torch.compile(model, backend="xla")
 with torch.autocast("xla"):
     pass
 """
-    problems = {target: [p for use in written_uses("", code) for p in inventory(target).problems(use)]
-                for target in TARGETS}
+    problems = {
+        target: [p for use in written_uses("", code) for p in inventory(target).problems(use)] for target in TARGETS
+    }
     for target in TARGETS:
         assert any("no reduce type 'avg'" in p for p in problems[target]), target
         assert any("no rendezvous handler for 'pjrt://'" in p for p in problems[target]), target

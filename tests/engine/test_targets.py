@@ -20,8 +20,8 @@ from typing import TypedDict
 import libcst as cst
 import pytest
 
+from codemods.analyse import analyse
 from codemods.engine.nodes import walk
-from codemods.facts import analyse
 from codemods.targets import TARGETS
 from tests.support.api_inventory import inventory
 from tests.support.fixtures import convert_fixture, fixture_scripts, output_bytes
@@ -30,7 +30,16 @@ from tests.support.paths import DATA
 SEED_CODE = (DATA / "seed_000_code.txt").read_text()
 # The concepts the seed spells out in its code; the others (wait_device_ops) are
 # checked against the 1.13 inventory only.
-SEED_CONCEPTS = ("device", "sync", "world_size", "global_ordinal", "local_ordinal", "optimizer_step", "save", "mp_device_loader")
+SEED_CONCEPTS = (
+    "device",
+    "sync",
+    "world_size",
+    "global_ordinal",
+    "local_ordinal",
+    "optimizer_step",
+    "save",
+    "mp_device_loader",
+)
 REMOVED_IN_2_9 = ("torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla_model.get_ordinal")
 
 

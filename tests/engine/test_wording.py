@@ -16,19 +16,45 @@ from tests.support.rule_cases import CASES
 @pytest.mark.parametrize(
     ("done", "planned"),
     [
-        ("optimizer.step() -> xm.optimizer_step(optimizer)", "would replace optimizer.step() with xm.optimizer_step(optimizer)"),
-        ("torch.save -> xm.save: moves device tensors to the CPU", "would replace torch.save with xm.save: moves device tensors to the CPU"),
-        ("removed `pin_memory=True`: no effect on an XLA device", "would remove `pin_memory=True`: no effect on an XLA device"),
+        (
+            "optimizer.step() -> xm.optimizer_step(optimizer)",
+            "would replace optimizer.step() with xm.optimizer_step(optimizer)",
+        ),
+        (
+            "torch.save -> xm.save: moves device tensors to the CPU",
+            "would replace torch.save with xm.save: moves device tensors to the CPU",
+        ),
+        (
+            "removed `pin_memory=True`: no effect on an XLA device",
+            "would remove `pin_memory=True`: no effect on an XLA device",
+        ),
         ("added `import torch_xla` for the rewritten code", "would add `import torch_xla` for the rewritten code"),
-        ("`def _mp_fn(index): main()` added: the launchers call it", "would add `def _mp_fn(index): main()`: the launchers call it"),
-        ("device_ids removed from DDP(...): it wraps the model", "would remove device_ids from DDP(...): it wraps the model"),
-        ("host read `loss.item()` moved into a step closure: it runs later", "would move host read `loss.item()` into a step closure: it runs later"),
-        ("`use_cuda` picks the device: its check is dropped (False on XLA)", "`use_cuda` picks the device: its check would be dropped (False on XLA)"),
+        (
+            "`def _mp_fn(index): main()` added: the launchers call it",
+            "would add `def _mp_fn(index): main()`: the launchers call it",
+        ),
+        (
+            "device_ids removed from DDP(...): it wraps the model",
+            "would remove device_ids from DDP(...): it wraps the model",
+        ),
+        (
+            "host read `loss.item()` moved into a step closure: it runs later",
+            "would move host read `loss.item()` into a step closure: it runs later",
+        ),
+        (
+            "`use_cuda` picks the device: its check is dropped (False on XLA)",
+            "`use_cuda` picks the device: its check would be dropped (False on XLA)",
+        ),
         ("`c`: the code under it never runs: removed", "`c`: the code under it never runs: would be removed"),
-        ("training loop: torch_xla.sync() ends every iteration", "would fix: training loop: torch_xla.sync() ends every iteration"),
+        (
+            "training loop: torch_xla.sync() ends every iteration",
+            "would fix: training loop: torch_xla.sync() ends every iteration",
+        ),
         # A sentence before the arrow is not a name of code: no "replace".
-        ("`d == 'cuda'` asks whether it is the accelerator, which is XLA -> d == 'xla'",
-         "would fix: `d == 'cuda'` asks whether it is the accelerator, which is XLA -> d == 'xla'"),
+        (
+            "`d == 'cuda'` asks whether it is the accelerator, which is XLA -> d == 'xla'",
+            "would fix: `d == 'cuda'` asks whether it is the accelerator, which is XLA -> d == 'xla'",
+        ),
         # Code spans are never reworded.
         ("`x.removed` -> `y`", "would replace `x.removed` with `y`"),
     ],

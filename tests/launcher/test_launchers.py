@@ -40,7 +40,9 @@ def test_launcher_snapshot(launcher: Path, snapshot) -> None:  # type: ignore[no
     conversion = convert_source((FIXTURES / launcher).read_bytes(), filename=launcher.name)
     snapshot.snapshot_dir = SNAPSHOTS
     stem = str(launcher.with_suffix(""))
-    snapshot.assert_match(review_diff(launcher, (FIXTURES / launcher).read_bytes(), output_bytes(conversion)), f"{stem}.diff")
+    snapshot.assert_match(
+        review_diff(launcher, (FIXTURES / launcher).read_bytes(), output_bytes(conversion)), f"{stem}.diff"
+    )
     snapshot.assert_match(_report(launcher, conversion), f"{stem}.report.txt")
 
 
@@ -66,10 +68,10 @@ def test_lint_reports_each_problem_of_the_seed_pytorch_estimator_with_its_line()
     assert result.exit_code == 1
     path = str(SEED_PYTORCH_BROKEN)
     for expected in (
-        f"{path}:10:9: error: SM102 [*] would replace \"partitions\" with \"pipeline_parallel_degree\"",
+        f'{path}:10:9: error: SM102 [*] would replace "partitions" with "pipeline_parallel_degree"',
         f"{path}:21:28: error: SM104 [*] would replace processes_per_host 16 with 8: ml.p3.16xlarge has 8 GPUs",
         f'{path}:22:28: error: SM105 [*] would replace custom_mpi_options with "-x NCCL_DEBUG=WARN -x SMP_NCCL_THROTTLE_LIMIT=1"',
-        f"{path}:34:57: error: SM103 \"modelparallel\" and \"dataparallel\" cannot be used in one job",
+        f'{path}:34:57: error: SM103 "modelparallel" and "dataparallel" cannot be used in one job',
     ):
         assert expected in result.output, result.output
 
@@ -90,7 +92,7 @@ def test_convert_makes_the_seed_pytorch_job_valid_for_smp_1_6(tmp_path: Path) ->
 
 # -- bad input -----------------------------------------------------------------------------------
 
-SEED_GENERIC_ESTIMATOR = '''\
+SEED_GENERIC_ESTIMATOR = """\
 smd_mp_estimator = Estimator(
     entry_point="your_training_script.py",
     role=sagemaker.get_execution_role(),
@@ -104,7 +106,7 @@ smd_mp_estimator = Estimator(
     },
     base_job_name="SMD-MP-demo",
 )
-'''
+"""
 
 
 def test_the_seeds_generic_estimator_gets_the_one_line_syntax_error(tmp_path: Path) -> None:
@@ -160,15 +162,18 @@ def _analyse(source: str):  # type: ignore[no-untyped-def]
     return analyse_launcher(module, table)
 
 
-@pytest.mark.parametrize("imports,call,kind", [
-    ("from sagemaker.pytorch import PyTorch", "PyTorch", "PyTorch"),
-    ("from sagemaker.pytorch import PyTorch as P", "P", "PyTorch"),
-    ("import sagemaker.pytorch", "sagemaker.pytorch.PyTorch", "PyTorch"),
-    ("import sagemaker", "sagemaker.tensorflow.TensorFlow", "TensorFlow"),
-    ("from sagemaker import huggingface as hf", "hf.HuggingFace", "HuggingFace"),
-    ("from sagemaker.estimator import Estimator", "Estimator", "Estimator"),
-    ("from sagemaker.pytorch.estimator import PyTorch", "PyTorch", "PyTorch"),
-])
+@pytest.mark.parametrize(
+    "imports,call,kind",
+    [
+        ("from sagemaker.pytorch import PyTorch", "PyTorch", "PyTorch"),
+        ("from sagemaker.pytorch import PyTorch as P", "P", "PyTorch"),
+        ("import sagemaker.pytorch", "sagemaker.pytorch.PyTorch", "PyTorch"),
+        ("import sagemaker", "sagemaker.tensorflow.TensorFlow", "TensorFlow"),
+        ("from sagemaker import huggingface as hf", "hf.HuggingFace", "HuggingFace"),
+        ("from sagemaker.estimator import Estimator", "Estimator", "Estimator"),
+        ("from sagemaker.pytorch.estimator import PyTorch", "PyTorch", "PyTorch"),
+    ],
+)
 def test_estimators_in_every_import_spelling(imports: str, call: str, kind: str) -> None:
     facts = _analyse(f"{imports}\n{call}(entry_point='train.py')\n")
     assert [e.kind for e in facts.estimators] == [kind]
@@ -197,14 +202,17 @@ def test_values_are_followed_through_names_and_dict_calls() -> None:
     assert isinstance(degree, Constant) and degree.value == 2
 
 
-@pytest.mark.parametrize("setup,why", [
-    ("kind = read()", "it comes from `read()`"),
-    ("kind = 'a'\nkind = 'b'", "`kind` is bound more than once"),
-    ("for kind in kinds: pass", "`kind` is a loop variable"),
-    ("import kind", "`kind` is imported"),
-    ("", "`kind` is not set in this file"),
-    ("kind = f'ml.{size}'", "it is a formatted string"),
-])
+@pytest.mark.parametrize(
+    "setup,why",
+    [
+        ("kind = read()", "it comes from `read()`"),
+        ("kind = 'a'\nkind = 'b'", "`kind` is bound more than once"),
+        ("for kind in kinds: pass", "`kind` is a loop variable"),
+        ("import kind", "`kind` is imported"),
+        ("", "`kind` is not set in this file"),
+        ("kind = f'ml.{size}'", "it is a formatted string"),
+    ],
+)
 def test_values_that_cannot_be_known_say_why(setup: str, why: str) -> None:
     facts = _analyse(f"from sagemaker.pytorch import PyTorch\n{setup}\nPyTorch(instance_type=kind)\n")
     value = facts.estimators[0].value("instance_type")

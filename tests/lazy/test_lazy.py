@@ -48,7 +48,9 @@ def test_lint_on_ported_code_names_every_sync_point_and_recompilation_source() -
         ("XLA701", 'print(f"step {step}'),  # logging-only read
     }
     # path:line:col: severity: CODE ...
-    found = {(line.split()[2], int(line.split(":")[1])) for line in result.output.splitlines() if line.startswith(str(path))}
+    found = {
+        (line.split()[2], int(line.split(":")[1])) for line in result.output.splitlines() if line.startswith(str(path))
+    }
     for rule, text in expected:
         assert (rule, _line_of(source, text)) in found, (rule, text, result.output)
 

@@ -42,7 +42,12 @@ def settings(source: str) -> dict[str, str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
             default = next((k.value for k in node.keywords if k.arg == "default"), None)
-            if default is not None and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            if (
+                default is not None
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 defaults[node.args[0].value.lstrip("-").replace("-", "_")] = default
     found: dict[str, str] = {}
     for node in ast.walk(tree):
@@ -103,6 +108,7 @@ def test_converted_lightning_script_stops_only_at_xla_availability(script: str, 
     env = {"PATH": "/usr/bin:/bin", "PJRT_DEVICE": "CPU", "CUDA_VISIBLE_DEVICES": "", "HOME": str(tmp_path)}
     run = subprocess.run([sys.executable, script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode != 0 and NOT_AVAILABLE in run.stderr, run.stderr[-2000:]
-    original = subprocess.run([sys.executable, str(FIXTURES / script)], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=300)
+    original = subprocess.run(
+        [sys.executable, str(FIXTURES / script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert original.returncode != 0 and NOT_AVAILABLE not in original.stderr, original.stderr[-2000:]

@@ -139,7 +139,10 @@ def run_converted(tmp_path: Path, kernel: dict[str, str], selection: RuleSelecti
     """The notebook converted (a fixed point), with the counting cells around it, run on XLA."""
     original = _notebook()
     converted = convert_source(original.encode(), filename="train.ipynb", selection=selection).output.decode()  # type: ignore[union-attr]
-    assert converted != original and convert_source(converted, filename="train.ipynb", selection=selection).output == converted
+    assert (
+        converted != original
+        and convert_source(converted, filename="train.ipynb", selection=selection).output == converted
+    )
     data = json.loads(converted)
     data["cells"].insert(0, new_code_cell(COUNT_COMPILES, id="count-compiles"))
     data["cells"].append(new_code_cell(COUNT_EXECUTIONS, id="count-executions"))
@@ -157,10 +160,14 @@ def test_converted_notebook_trains_like_the_original_in_a_kernel(tmp_path: Path)
     eager = parse_run(_execute(eager_path, run_environment(**kernel)), eager_path.parent)
     xla = run_converted(tmp_path, kernel)
     assert len(eager.losses) == 12 and "cpu" in eager.output.splitlines(), eager.output
-    assert "xla:0" in xla.output.splitlines() and "starting" in xla.output, xla.output  # cell 3's device; the ! line ran
+    assert "xla:0" in xla.output.splitlines() and "starting" in xla.output, (
+        xla.output
+    )  # cell 3's device; the ! line ran
     problems = [*loss_problems(xla, eager), *xla_problems(xla), *steady_problems(xla, CASE)]
     # The written script, run by the notebook: on XLA once ported, with the eager losses.
-    script_xla, script_eager = (Run([float(v) for v in SCRIPT_STEP.findall(r.output)], [], 0, r.folder, "") for r in (xla, eager))
+    script_xla, script_eager = (
+        Run([float(v) for v in SCRIPT_STEP.findall(r.output)], [], 0, r.folder, "") for r in (xla, eager)
+    )
     assert "script device xla:0" in xla.output and "script device cpu" in eager.output
     assert len(script_eager.losses) == 8, eager.output
     problems += [f"written script: {p}" for p in loss_problems(script_xla, script_eager)]

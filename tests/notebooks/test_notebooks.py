@@ -45,7 +45,9 @@ MAGIC_CELL = (
     "        over two lines\n"
     "    %env FOO=1"
 )
-TIMED_LOOP_CELL = "%%time\n" + LOOP_CELL.replace("opt.step()", "opt.step()\n    print(f'step {step} loss {loss.item()}')")
+TIMED_LOOP_CELL = "%%time\n" + LOOP_CELL.replace(
+    "opt.step()", "opt.step()\n    print(f'step {step} loss {loss.item()}')"
+)
 BASH_CELL = "%%bash\necho $HOME\ntorch.save(x, 'y')"
 SAVE_CELL = "torch.save(model.state_dict(), 'model.pt')  # é, 保存"
 
@@ -126,7 +128,9 @@ def test_a_cell_the_port_does_not_touch_keeps_its_layout_whatever_it_is(tmp_path
     output, _ = convert(text)
     removed = [line for line in difflib.ndiff(text.splitlines(), output.splitlines()) if line.startswith("- ")]
     bodies = [line[2:].strip().rstrip(",") for line in removed]
-    assert bodies and all(body.startswith('"source": ') or isinstance(json.loads(body), str) for body in bodies), removed
+    assert bodies and all(body.startswith('"source": ') or isinstance(json.loads(body), str) for body in bodies), (
+        removed
+    )
     assert json.loads(output)["cells"][3]["source"].startswith("for step in range(10):")
     assert not output.endswith("\n") and list(json.loads(output)) == list(data)
     assert convert(output)[0] == output
@@ -179,7 +183,9 @@ def test_writefile_cell_of_a_training_script_is_ported_as_that_script(target: st
     text = notebook("%%writefile train.py\n" + SCRIPT, "%%writefile notes.txt\n" + SCRIPT, "!python train.py")
     output, findings = convert(text, target)
     cells = sources(output)
-    assert cells[1] == "%%writefile train.py\n" + output_text(convert_source(SCRIPT, target=target, filename="train.py"))
+    assert cells[1] == "%%writefile train.py\n" + output_text(
+        convert_source(SCRIPT, target=target, filename="train.py")
+    )
     assert f"    {SYNC[target]}" in cells[1] and cells[2:] == sources(text)[2:]
     assert output == jupyter_writes(text, {1: cells[1]})
     line_of = {f.rule: f.line for f in findings if f.cell == 2}
@@ -205,7 +211,10 @@ def test_writefile_cell_that_cannot_be_ported_is_reported_and_left_alone() -> No
         ("!pip install -q torch torchvision", True),
         ("%pip install -U torch==2.1.0", True),
         ("!{sys.executable} -m pip install torchaudio", True),
-        ("!pip install torch==2.9.0 'torch_xla[tpu]==2.9.0' -f https://storage.googleapis.com/libtpu-releases/index.html", False),
+        (
+            "!pip install torch==2.9.0 'torch_xla[tpu]==2.9.0' -f https://storage.googleapis.com/libtpu-releases/index.html",
+            False,
+        ),
         ("!pip install torchmetrics timm", False),
         ("!pip install -r requirements.txt", False),
         ("!pip install -i https://download.pytorch.org/whl/cpu numpy", False),
@@ -266,12 +275,20 @@ def test_notebook_findings_follow_the_rule_selection() -> None:
     ("content", "message"),
     [
         (b"import torch\n", "not a notebook: invalid JSON"),
-        (b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "torch": 1, "bogus": 2}',
-         "not a valid notebook"),
-        (b'{"cells": [{"cell_type": "code", "source": "import torch"}], "metadata": {}, "nbformat": 4, '
-         b'"nbformat_minor": 4}', "not a valid notebook"),
-        (b'{"worksheets": [{"cells": [{"input": "import torch"}]}], "metadata": {}, "nbformat": 3, '
-         b'"nbformat_minor": 0}', "not a version 4 notebook"),
+        (
+            b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "torch": 1, "bogus": 2}',
+            "not a valid notebook",
+        ),
+        (
+            b'{"cells": [{"cell_type": "code", "source": "import torch"}], "metadata": {}, "nbformat": 4, '
+            b'"nbformat_minor": 4}',
+            "not a valid notebook",
+        ),
+        (
+            b'{"worksheets": [{"cells": [{"input": "import torch"}]}], "metadata": {}, "nbformat": 3, '
+            b'"nbformat_minor": 0}',
+            "not a version 4 notebook",
+        ),
     ],
 )
 def test_invalid_notebook_is_one_line_error_and_left_alone(tmp_path: Path, content: bytes, message: str) -> None:
@@ -307,7 +324,12 @@ def test_cli_text_json_sarif_github_markdown_name_the_cell(tmp_path: Path) -> No
     assert f"{path}:cell 3:4:10: error: XLA101 [*] would replace torch.device(" in text
     report = json.loads(runner.invoke(main, ["lint", "--format", "json", str(path)]).output)
     finding = next(f for f in report["files"][0]["findings"] if f["rule"] == "XLA101")
-    assert {k: finding[k] for k in ("rule", "line", "col", "cell")} == {"rule": "XLA101", "line": 4, "col": 10, "cell": 3}
+    assert {k: finding[k] for k in ("rule", "line", "col", "cell")} == {
+        "rule": "XLA101",
+        "line": 4,
+        "col": 10,
+        "cell": 3,
+    }
     assert "torch.device('cuda'" in raw[finding["file_line"] - 1]  # the file's line that holds the cell's line
     sarif = json.loads(runner.invoke(main, ["lint", "--format", "sarif", str(path)]).output)
     result = next(r for r in sarif["runs"][0]["results"] if r["ruleId"] == "XLA101")
@@ -345,7 +367,9 @@ def test_folder_run_ports_scripts_and_notebooks_with_the_same_rules(tmp_path: Pa
     (project / "notebooks" / "plain.ipynb").write_text(notebook("print(1)"))
     result = subprocess.run(
         [sys.executable, "-m", "codemods", "convert", ".", "--exclude", "skip_me.ipynb"],
-        cwd=project, capture_output=True, text=True,
+        cwd=project,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "3 file(s) seen: 2 changed, 1 unchanged, 0 failed" in result.stdout
@@ -355,17 +379,33 @@ def test_folder_run_ports_scripts_and_notebooks_with_the_same_rules(tmp_path: Pa
     assert (project / ".venv" / "vendored.ipynb").read_text() == nb
     again = subprocess.run(
         [sys.executable, "-m", "codemods", "convert", ".", "--exclude", "skip_me.ipynb"],
-        cwd=project, capture_output=True, text=True,
+        cwd=project,
+        capture_output=True,
+        text=True,
     )
     assert again.returncode == 0, again.stdout
 
 
 # Pieces of cells, each complete: Python, IPython, and Python that looks like IPython.
 PIECES = [
-    "%matplotlib inline", "!ls -la | head", "out = !pwd", "%timeit sum(range(3))", "torch.randn?", "??torch",
-    "x = 1", "if x:\n    !echo in a block\n    %env A=1", "y = (x\n     % 2)", 's = """\n!not shell\n"""',
-    "# a comment?", "z = [1,\n  2]", "print('!')", "!pip install -q einops \\\n    numpy", "for i in x:\n    i?",
-    "a = b = 1", "c = a != b", "d = 3 % 2",
+    "%matplotlib inline",
+    "!ls -la | head",
+    "out = !pwd",
+    "%timeit sum(range(3))",
+    "torch.randn?",
+    "??torch",
+    "x = 1",
+    "if x:\n    !echo in a block\n    %env A=1",
+    "y = (x\n     % 2)",
+    's = """\n!not shell\n"""',
+    "# a comment?",
+    "z = [1,\n  2]",
+    "print('!')",
+    "!pip install -q einops \\\n    numpy",
+    "for i in x:\n    i?",
+    "a = b = 1",
+    "c = a != b",
+    "d = 3 % 2",
 ]
 
 
@@ -400,7 +440,9 @@ def statement_cells(code: str) -> list[str]:
     lines = code.splitlines(keepends=True)
     body = ast.parse(code).body
     starts = [min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", []))]) for s in body]
-    leading = next((i for i, s in enumerate(body) if not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr))), len(body))
+    leading = next(
+        (i for i, s in enumerate(body) if not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr))), len(body)
+    )
     cuts = [1, *starts[max(leading, 1) :]] if body else [1]
     segments = ["".join(lines[a - 1 : b - 1]) for a, b in zip(cuts, [*cuts[1:], len(lines) + 1])]
     return [segment.removesuffix("\n") for segment in segments]

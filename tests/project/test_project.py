@@ -10,8 +10,9 @@ import pytest
 
 from codemods import convert_source
 from codemods.engine.report import Finding
-from codemods.project.resolver import Project, find_root, summarise_with
-from codemods.rules import RuleSelection
+from codemods.engine.rule import RuleSelection
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project, find_root
 from tests.support.paths import FIXTURES
 
 REPO = FIXTURES / "vision_repo"
@@ -113,17 +114,24 @@ def test_an_optimizer_built_before_another_files_trainer_moves_the_model_is_fixe
     assert "`Trainer` (trainer.py) moves the model later" in finding.message
 
 
-def test_an_optimizer_before_a_move_to_a_device_that_may_be_the_cpu_names_both_places(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_optimizer_before_a_move_to_a_device_that_may_be_the_cpu_names_both_places(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch
+) -> None:
     copy = tmp_path / "split"
     shutil.copytree(SPLIT, copy)
     monkeypatch.chdir(copy)
     main = copy / "main.py"
-    main.write_text(main.read_text().replace('device = "cuda" if torch.cuda.is_available() else "cpu"', "device = pick_device()"))
+    main.write_text(
+        main.read_text().replace('device = "cuda" if torch.cuda.is_available() else "cpu"', "device = pick_device()")
+    )
     conversion = convert(copy, "main.py", [Path("main.py"), Path("model.py"), Path("trainer.py")])
     assert b"create_optimizer(model, lr=3e-3" in conversion.output
     (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
     assert not finding.fixed and finding.severity == "error" and finding.line == 19  # the input, unchanged
-    assert "`Trainer` (trainer.py) moves the model later to a device that may be the CPU" in finding.message
+    assert (
+        "`Trainer` (trainer.py: `model.to(device)`) moves the model later to a device that may be the CPU"
+        in finding.message
+    )
 
 
 def test_an_alias_of_torch_device_imported_from_another_module_is_torch_device(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -138,7 +146,7 @@ def test_an_alias_of_torch_device_imported_from_another_module_is_torch_device(t
     )
     (repo / "pkg" / "devices.py").write_text(
         "import torch\n\nfrom pkg.typing import Device as Dev\n\n\n"
-        "def local_device(index: int) -> Dev:\n    return Dev(\"cuda\", index=index)\n"
+        'def local_device(index: int) -> Dev:\n    return Dev("cuda", index=index)\n'
     )
     monkeypatch.chdir(repo)
     files = [Path("pkg/typing.py"), Path("pkg/devices.py")]
@@ -160,7 +168,7 @@ def _alias_package(base: Path, package: str = "pkg") -> None:
     )
     (base / package / "devices.py").write_text(
         f"import torch\n\nfrom {package}.typing import Device as Dev\n\n\n"
-        "def local_device(index: int) -> Dev:\n    return Dev(\"cuda\", index=index)\n"
+        'def local_device(index: int) -> Dev:\n    return Dev("cuda", index=index)\n'
     )
 
 
@@ -250,7 +258,10 @@ def test_a_step_that_the_importing_files_of_the_run_never_call_stays_an_error(rl
     findings = _run(rl, ["agent.py", "main.py"])
     (error,) = [f for f in findings["agent.py"] if f.rule == "XLA306"]
     assert error.line == 31
-    assert "no loop of this file calls `Agent.update`, nor any loop that the tool could follow in the files" in error.message
+    assert (
+        "no loop of this file calls `Agent.update`, nor any loop that the tool could follow in the files"
+        in error.message
+    )
 
 
 def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one(rl: Path) -> None:
@@ -259,7 +270,10 @@ def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one
     agent = rl / "agent.py"
     agent.write_text(
         agent.read_text()
-        .replace("import torch.nn as nn\n", "import torch.nn as nn\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n")
+        .replace(
+            "import torch.nn as nn\n",
+            "import torch.nn as nn\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n",
+        )
         .replace("self.optimizer.step()", "xm.optimizer_step(self.optimizer)\n        torch_xla.sync()")
     )
     findings = _run(rl, ["agent.py", "main.py"])
@@ -290,12 +304,14 @@ _GROUPS = (
     "def param_groups(model, weight_decay):\n"
     "    decay = [p for n, p in model.named_parameters() if p.ndim > 1]\n"
     "    rest = [p for n, p in model.named_parameters() if p.ndim <= 1]\n"
-    "    return [{\"params\": decay, \"weight_decay\": weight_decay}, {\"params\": rest, \"weight_decay\": 0.0}]\n"
+    '    return [{"params": decay, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}]\n'
 )
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
-def test_parameters_collected_by_another_modules_helper_are_taken_after_the_move(tmp_path: Path, monkeypatch, target: str) -> None:  # type: ignore[no-untyped-def]
+def test_parameters_collected_by_another_modules_helper_are_taken_after_the_move(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch, target: str
+) -> None:
     repo = _optim_project(tmp_path, _GROUPS)
     monkeypatch.chdir(repo)
     device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
@@ -338,7 +354,10 @@ def test_a_method_that_runs_a_training_loop_in_a_module_still_to_convert_is_name
     monkeypatch.chdir(repo)
     alone = convert(repo, "train.py", [Path("train.py")])
     (finding,) = [f for f in alone.findings if f.rule == "XLA003"]
-    assert finding.line == 9 and "`agent.update` runs a training loop in PPO.py, which still needs converting" in finding.message
+    assert (
+        finding.line == 9
+        and "`agent.update` runs a training loop in PPO.py, which still needs converting" in finding.message
+    )
     together = convert(repo, "train.py", [Path("train.py"), Path("PPO.py")])
     assert not [f for f in together.findings if f.rule in ("XLA003", "XLA301")]  # PPO.py's own loop gets the barrier
 
@@ -355,3 +374,239 @@ def test_an_instance_handed_to_a_driver_under_another_name_is_followed(rl: Path)
     findings = _run(rl, ["agent.py", "main.py"])
     assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [19]
     assert not [f for f in findings["agent.py"] if f.rule == "XLA306"]
+
+
+def _simclr_project(tmp_path: Path, move: str) -> Path:
+    """SimCLR's layout: run.py builds the model and its optimizer, then hands both by
+    keyword to a trainer class of simclr.py whose ``__init__`` moves ``kwargs['model']``."""
+    repo = tmp_path / "simclr"
+    (repo / "models").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'simclr'\n")
+    (repo / "models" / "__init__.py").write_text("")
+    (repo / "models" / "resnet_simclr.py").write_text(
+        "import torch.nn as nn\n\n\nclass ResNetSimCLR(nn.Module):\n"
+        "    def __init__(self, out_dim):\n"
+        "        super().__init__()\n"
+        "        self.backbone = nn.Linear(8, out_dim)\n"
+    )
+    (repo / "simclr.py").write_text(
+        "import torch\n\n\nclass SimCLR(object):\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        self.args = kwargs['args']\n"
+        f"        self.model = kwargs['model']{move}\n"
+        "        self.optimizer = kwargs['optimizer']\n\n"
+        "    def train(self, loader):\n"
+        "        for images in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.model(images.to(self.args.device)).sum().backward()\n"
+        "            self.optimizer.step()\n"
+    )
+    (repo / "run.py").write_text(
+        "import torch\nfrom models.resnet_simclr import ResNetSimCLR\nfrom simclr import SimCLR\n\n\n"
+        "def main(args):\n"
+        "    model = ResNetSimCLR(out_dim=128)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), 3e-4, weight_decay=1e-4)\n"
+        "    simclr = SimCLR(model=model, optimizer=optimizer, args=args)\n"
+    )
+    return repo
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_class_of_another_module_moves_a_keyword_argument_is_an_error(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch, target: str
+) -> None:
+    """SimCLR.__init__ moves ``kwargs['model']`` to ``self.args.device``, which the tool cannot
+    follow: the optimizer run.py built before would hold CPU copies; the error is at the
+    optimizer, names the move, and in a run of run.py alone says simclr.py is not converted."""
+    repo = _simclr_project(tmp_path, ".to(self.args.device)")
+    monkeypatch.chdir(repo)
+    every = [Path("run.py"), Path("simclr.py"), Path("models/resnet_simclr.py"), Path("models/__init__.py")]
+    for in_run, pending in ((every, False), ([Path("run.py")], True)):
+        conversion = convert(repo, "run.py", in_run, target)
+        assert b"torch.optim.Adam(model.parameters(), 3e-4" in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert not finding.fixed and finding.severity == "error" and finding.line == 8
+        assert "`SimCLR` (simclr.py: `kwargs['model'].to(self.args.device)`)" in finding.message
+        assert "moves the model later to a device that may be the CPU" in finding.message
+        assert ("which this run does not convert" in finding.message) is pending
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_class_of_another_module_moves_a_keyword_argument_to_cuda_is_fixed(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch, target: str
+) -> None:
+    repo = _simclr_project(tmp_path, ".cuda()")
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    conversion = convert(repo, "run.py", [Path("run.py"), Path("simclr.py")], target)
+    assert f"torch.optim.Adam(model.to({device}).parameters(), 3e-4".encode() in conversion.output
+    (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+    assert finding.fixed and "`SimCLR` (simclr.py) moves the model later" in finding.message
+
+
+def test_an_optimizer_built_after_a_class_of_another_module_moved_the_model_is_left_alone(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch
+) -> None:
+    repo = _simclr_project(tmp_path, ".cuda()")
+    (repo / "run.py").write_text(
+        "import torch\nfrom models.resnet_simclr import ResNetSimCLR\nfrom simclr import SimCLR\n\n\n"
+        "def main(args):\n"
+        "    model = ResNetSimCLR(out_dim=128)\n"
+        "    simclr = SimCLR(model=model, optimizer=None, args=args)\n"
+        "    optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)\n"
+    )
+    monkeypatch.chdir(repo)
+    conversion = convert(repo, "run.py", [Path("run.py"), Path("simclr.py")])
+    assert not [f for f in conversion.findings if f.rule in ("XLA203", "XLA213")]
+    assert b"torch.optim.Adam(simclr.model.parameters(), 3e-4)" in conversion.output
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_function_of_another_module_moves_and_returns_the_model_is_fixed(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch, target: str
+) -> None:
+    """``model = build(model, device)`` after the optimizer: build moves its argument to the
+    device the caller hands it, which is the XLA device once ported."""
+    repo = tmp_path / "returned"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'returned'\n")
+    (repo / "util.py").write_text("import torch\n\n\ndef build(model, device):\n    return model.to(device)\n")
+    (repo / "train.py").write_text(
+        "import torch\nfrom util import build\n\n\n"
+        "def main():\n"
+        "    device = torch.device('cuda')\n"
+        "    model = torch.nn.Linear(4, 2)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    model = build(model, device)\n"
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("train.py"), Path("util.py")], [Path("train.py")]):
+        conversion = convert(repo, "train.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`build` (util.py) moves the model later" in finding.message
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_before_a_method_of_another_modules_class_moves_what_init_was_handed(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch, target: str
+) -> None:
+    """trainer.py's class binds ``self.model = model`` in ``__init__`` and moves
+    ``self.model`` in ``fit``: the caller's optimizer, built before, gets the moved
+    parameters (the model is moved first), in a folder run and a run of main.py alone."""
+    repo = tmp_path / "late"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'late'\n")
+    (repo / "trainer.py").write_text(
+        "import torch\n\n\nclass Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n\n"
+        "    def fit(self):\n"
+        "        self.model.cuda()\n"
+    )
+    (repo / "main.py").write_text(
+        "import torch\nfrom trainer import Trainer\n\n\n"
+        "def main():\n"
+        "    model = torch.nn.Linear(4, 2)\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    Trainer(model, optimizer).fit()\n"
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("main.py"), Path("trainer.py")], [Path("main.py")]):
+        conversion = convert(repo, "main.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), lr=1e-3)".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`Trainer` (trainer.py)" in finding.message
+
+
+FSDP_SPLIT = FIXTURES / "fsdp_split"
+
+
+@pytest.fixture
+def fsdp_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "fsdp_split"
+    shutil.copytree(FSDP_SPLIT, copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'fsdp_split'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_step_whose_optimizer_an_fsdp_file_hands_in_stays_plain(fsdp_split: Path, target: str) -> None:
+    """train.py wraps the model in FSDP and hands it, with its optimizer, to train_utils.train:
+    converted together, train_utils' step stays optimizer.step() (FSDP reduce-scatters the
+    gradients; xm.optimizer_step would all-reduce the shards again), with no finding left."""
+    findings = _run(fsdp_split, ["train_utils.py", "train.py"], target)
+    assert not [f for f in findings["train_utils.py"] if f.rule == "XLA201"], findings["train_utils.py"]
+    assert not [f for f in findings["train.py"] if "trains this FSDP model" in f.message]
+
+
+def test_a_step_whose_optimizer_comes_from_a_caller_that_is_not_known_stays_plain_with_an_error(
+    fsdp_split: Path,
+) -> None:
+    """train.py wraps a model in FSDP but hands train_utils.train another one: which model the
+    optimizer steps is not known in train_utils, so its plain step is an error."""
+    train = fsdp_split / "train.py"
+    train.write_text(
+        train.read_text().replace(
+            "train(model, loader, optimizer, epoch, local_rank)", "train(plain, loader, optimizer, epoch, local_rank)"
+        )
+    )
+    findings = _run(fsdp_split, ["train_utils.py", "train.py"])
+    (error,) = [f for f in findings["train_utils.py"] if f.rule == "XLA201"]
+    assert not error.fixed and error.severity == "error"
+    assert "`optimizer.step()` stays: `optimizer` comes from the caller" in error.message
+
+
+def test_a_module_reached_through_a_package_init_is_imported_by_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """main.py imports the package ``a2c.algo``, whose ``__init__`` (not in the run) imports
+    ``.a2c_acktr``: main.py reaches A2C_ACKTR.update that way and its loop drives the step, so
+    a2c_acktr.py's step is no undriven step ("no other file of this run imports this one" was
+    false)."""
+    algo = tmp_path / "a2c" / "algo"
+    algo.mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'a2c'\n")
+    (tmp_path / "a2c" / "__init__.py").write_text("")
+    (algo / "__init__.py").write_text("from .a2c_acktr import A2C_ACKTR\n")
+    (algo / "a2c_acktr.py").write_text(
+        "import torch\n\n\nclass A2C_ACKTR:\n    def __init__(self, net):\n        self.net = net\n"
+        "        self.optimizer = torch.optim.RMSprop(net.parameters(), 7e-4)\n\n"
+        "    def update(self, x):\n        loss = self.net(x).sum()\n        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n        self.optimizer.step()\n        return loss\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import torch\nfrom a2c import algo\n\n\ndef main():\n    net = torch.nn.Linear(4, 2).cuda()\n"
+        "    agent = algo.A2C_ACKTR(net)\n    for j in range(10):\n        agent.update(torch.randn(3, 4).cuda())\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    findings = _run(tmp_path, ["a2c/algo/a2c_acktr.py", "main.py"])
+    assert not [f for f in findings["a2c_acktr.py"] if f.rule == "XLA306"], findings["a2c_acktr.py"]
+    assert [f for f in findings["main.py"] if f.rule == "XLA301" and f.fixed]
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_class_of_another_module_moving_a_keyword_argument_to_a_device_the_caller_knows_is_fixed(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch, target: str
+) -> None:
+    """SimCLR.__init__ moves ``kwargs['model']`` to ``self.args.device``, bound from the
+    ``args`` keyword: run.py sets ``args.device`` to the (ported) XLA device, so the model
+    is moved there before the optimizer is built."""
+    repo = _simclr_project(tmp_path, ".to(self.args.device)")
+    run = repo / "run.py"
+    run.write_text(
+        run.read_text().replace(
+            "    model = ResNetSimCLR", "    args.device = torch.device('cuda')\n    model = ResNetSimCLR"
+        )
+    )
+    monkeypatch.chdir(repo)
+    device = "torch_xla.device()" if target == "2.9" else "xm.xla_device()"
+    for in_run in ([Path("run.py"), Path("simclr.py")], [Path("run.py")]):
+        conversion = convert(repo, "run.py", in_run, target)
+        assert f"torch.optim.Adam(model.to({device}).parameters(), 3e-4".encode() in conversion.output
+        (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
+        assert finding.fixed and "`SimCLR` (simclr.py)" in finding.message

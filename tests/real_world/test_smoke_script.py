@@ -71,7 +71,9 @@ def test_a_file_that_does_not_terminate_is_reported_and_the_run_goes_on(
     folder = _repository(tmp_path)
     result = smoke.check_folder(folder, "2.9", timeout=1)
     errors = {f.path: f.error for f in result.files}
-    assert "does not terminate" in (errors["train.py"] or "") and "does not terminate" in (errors["utils/misc.py"] or "")
+    assert "does not terminate" in (errors["train.py"] or "") and "does not terminate" in (
+        errors["utils/misc.py"] or ""
+    )
     assert "cannot parse" in (errors["old.py"] or "")  # the files after it still ran
     assert len(result.internal) == 2
 
@@ -82,16 +84,41 @@ def test_a_file_that_does_not_terminate_is_reported_and_the_run_goes_on(
 def test_execute_arguments_make_a_spec(tmp_path: Path) -> None:
     setup = tmp_path / "fake_data.py"
     setup.write_text("open('data.txt', 'w').write('x')\n")
-    args, script_args = smoke.parse([
-        "--execute", str(tmp_path), "train/main.py", "--setup", str(setup), "--replace", r"train/main.py::epochs = 90::epochs = 1\n",
-        "--env", "SEED=1", "--env", "A=b=c", "--torchrun-env", "--converted-arg=--accel", "--no-compare", "dropout",
-        "--run-timeout", "60", "--rtol", "0.01", "--", "--lr", "0.1", "--epochs", "2",
-    ])
+    args, script_args = smoke.parse(
+        [
+            "--execute",
+            str(tmp_path),
+            "train/main.py",
+            "--setup",
+            str(setup),
+            "--replace",
+            r"train/main.py::epochs = 90::epochs = 1\n",
+            "--env",
+            "SEED=1",
+            "--env",
+            "A=b=c",
+            "--torchrun-env",
+            "--converted-arg=--accel",
+            "--no-compare",
+            "dropout",
+            "--run-timeout",
+            "60",
+            "--rtol",
+            "0.01",
+            "--",
+            "--lr",
+            "0.1",
+            "--epochs",
+            "2",
+        ]
+    )
     spec = smoke.execution_spec(args, script_args)
     assert spec.folder == tmp_path and spec.script == "train/main.py"
     assert spec.args == ["--lr", "0.1", "--epochs", "2"] and spec.converted_args == ["--accel"]
     assert spec.replace == [("train/main.py", "epochs = 90", "epochs = 1\n")]
-    assert spec.env["SEED"] == "1" and spec.env["A"] == "b=c" and spec.env["RANK"] == "0" and spec.env["WORLD_SIZE"] == "1"
+    assert (
+        spec.env["SEED"] == "1" and spec.env["A"] == "b=c" and spec.env["RANK"] == "0" and spec.env["WORLD_SIZE"] == "1"
+    )
     assert spec.no_compare == "dropout" and spec.timeout == 60 and spec.rtol == 0.01
     assert "torchrun environment" in spec.name and not spec.torchrun
     launched = smoke.execution_spec(*smoke.parse(["--execute", "f", "s.py", "--torchrun"]))
@@ -101,16 +128,21 @@ def test_execute_arguments_make_a_spec(tmp_path: Path) -> None:
     assert (tmp_path / "data.txt").read_text() == "x"  # run with the script's folder as working directory
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--execute", "f", "s.py", "--replace", "only::two"], "FILE::OLD::NEW"),
-    (["--execute", "f", "s.py", "--env", "NOVALUE"], "NAME=VALUE"),
-    (["--execute", "f"], "expected 2 arguments"),
-    (["folder", "--", "--lr"], "only for --execute"),
-    (["folder", "--execute", "f", "s.py"], "folders are not taken"),
-    (["--known", "mnist-rnn", "--execute", "f", "s.py"], "not taken together"),
-    ([], "give folders"),
-])
-def test_execute_argument_mistakes_are_refused(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--execute", "f", "s.py", "--replace", "only::two"], "FILE::OLD::NEW"),
+        (["--execute", "f", "s.py", "--env", "NOVALUE"], "NAME=VALUE"),
+        (["--execute", "f"], "expected 2 arguments"),
+        (["folder", "--", "--lr"], "only for --execute"),
+        (["folder", "--execute", "f", "s.py"], "folders are not taken"),
+        (["--known", "mnist-rnn", "--execute", "f", "s.py"], "not taken together"),
+        ([], "give folders"),
+    ],
+)
+def test_execute_argument_mistakes_are_refused(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as stop:
         smoke.parse(argv)
     assert stop.value.code == 2 and message in capsys.readouterr().err
@@ -143,15 +175,26 @@ def test_a_run_s_output_is_read() -> None:
     assert run.losses == [2.5, 2.25, 1.9] and run.compiles_at_losses == [3, 5, 6]
     assert (run.exit, run.compiles, run.executions, run.optimizer_steps) == (0, 6, 9, 2)
     assert run.stepped_devices == ["xla"] and run.loss_devices == ["xla"] and "SMOKE" not in run.tail
-    failed = smoke.parse_run('step 0 loss 1.0\nTraceback...\nSMOKE_RESULT {"exit": 1, "error": "RuntimeError: no", '
-                             '"compiles": 0, "executions": 0, "optimizer_steps": 0, "stepped_devices": [], '
-                             '"loss_devices": ["cpu"]}\n', smoke.DEFAULT_LOSS_REGEX, smoke.RunResult("x"))
+    failed = smoke.parse_run(
+        'step 0 loss 1.0\nTraceback...\nSMOKE_RESULT {"exit": 1, "error": "RuntimeError: no", '
+        '"compiles": 0, "executions": 0, "optimizer_steps": 0, "stepped_devices": [], '
+        '"loss_devices": ["cpu"]}\n',
+        smoke.DEFAULT_LOSS_REGEX,
+        smoke.RunResult("x"),
+    )
     assert failed.exit == 1 and failed.error == "RuntimeError: no" and failed.losses == [1.0]
 
 
 def _run(**kwargs: object) -> object:
-    values = dict(exit=0, losses=[2.0, 1.5, 1.2, 1.0, 0.9, 0.8, 0.7, 0.6], optimizer_steps=8, compiles=4,
-                  compiles_at_losses=[2, 3, 4, 4, 4, 4, 4, 4], stepped_devices=["xla"], loss_devices=["xla"])
+    values = dict(
+        exit=0,
+        losses=[2.0, 1.5, 1.2, 1.0, 0.9, 0.8, 0.7, 0.6],
+        optimizer_steps=8,
+        compiles=4,
+        compiles_at_losses=[2, 3, 4, 4, 4, 4, 4, 4],
+        stepped_devices=["xla"],
+        loss_devices=["xla"],
+    )
     values.update(kwargs)
     return smoke.RunResult("python train.py", **values)
 
@@ -177,15 +220,21 @@ def test_the_verdict_on_a_converted_run() -> None:
     cuda = _run(exit=1, error="AssertionError: needs CUDA", losses=[], optimizer_steps=0, stepped_devices=[])
     assert smoke.judge(spec, cuda, _run(exit=1, error="AssertionError: needs CUDA", losses=[]), False)[1] == []
     assert smoke.judge(spec, cuda, _run(), left_on_cpu=False) == ("not compared: the original printed no loss", [])
-    assert "the original failed with: AssertionError" in smoke.judge(
-        spec, cuda, _run(exit=1, error="ValueError: Invalid reduce op", losses=[]), left_on_cpu=False)[1][0]
+    assert (
+        "the original failed with: AssertionError"
+        in smoke.judge(spec, cuda, _run(exit=1, error="ValueError: Invalid reduce op", losses=[]), left_on_cpu=False)[
+            1
+        ][0]
+    )
     # Left on the CPU with XLA005: the converted run is the original's.
     assert smoke.judge(spec, eager, eager, left_on_cpu=True)[1] == []
     assert smoke.judge(spec, eager, eager, left_on_cpu=False)[1] != []
     # Not deterministic: said, and not a problem.
     loose = smoke.ExecSpec(Path("."), "train.py", no_compare="dropout")
     assert smoke.judge(loose, eager, cases["loss 3 differs: eager 1.2, XLA 1.3"], left_on_cpu=False) == (
-        "not compared: dropout", [])
+        "not compared: dropout",
+        [],
+    )
 
 
 @pytest.mark.executed

@@ -103,7 +103,10 @@ def test_rules_json_lists_every_rule_with_its_documentation() -> None:
     page = next(r for r in data if r["code"] == "XLA502")
     assert page["severity"] == "info" and page["fixable"] is True and page["why"] == RULES_BY_CODE["XLA502"].why
     assert page["examples"][1] == {
-        "before": RULES_BY_CODE["XLA502"].example_cases()[1].before, "after": None, "target": "2.9", "filename": "train.py"
+        "before": RULES_BY_CODE["XLA502"].example_cases()[1].before,
+        "after": None,
+        "target": "2.9",
+        "filename": "train.py",
     }
     family = json.loads(CliRunner().invoke(main, ["rules", "XLA4", "--format", "json"]).output)
     assert [r["code"] for r in family] == ["XLA401", "XLA402", "XLA403", "XLA404"]

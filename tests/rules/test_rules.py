@@ -26,9 +26,9 @@ def test_rule_case(case: Case) -> None:
     if case.expect:  # all the rule's findings: where (line, column) and what
         assert sorted((f.line, f.col) for f in found) == sorted((e.line, e.column) for e in case.expect), found
     for want in case.expect:
-        assert any(
-            f.line == want.line and f.col == want.column and want.message in f.message for f in found
-        ), f"no {case.rule} finding at {want.line}:{want.column} saying {want.message!r}: {found}"
+        assert any(f.line == want.line and f.col == want.column and want.message in f.message for f in found), (
+            f"no {case.rule} finding at {want.line}:{want.column} saying {want.message!r}: {found}"
+        )
     again = convert_source(conversion.output, target=case.target, filename=case.filename)
     assert again.output == conversion.output
     assert not any(f.fixed for f in again.findings)
@@ -41,10 +41,7 @@ def test_case_ids_are_unique() -> None:
 
 def test_every_invalid_case_says_what_it_finds() -> None:
     """Examples and invalid cases give their findings (line, column, message), Fixit style."""
-    silent = [
-        case.id for case in CASES
-        if case.kind != "negative" and not case.expect and not case.run_level
-    ]
+    silent = [case.id for case in CASES if case.kind != "negative" and not case.expect and not case.run_level]
     assert silent == [], "give these cases their findings"
 
 

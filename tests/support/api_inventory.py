@@ -17,8 +17,8 @@ from functools import cache
 
 import libcst as cst
 
+from codemods.analyse import analyse
 from codemods.engine.nodes import walk
-from codemods.facts import analyse
 from codemods.targets import TARGETS
 from tests.support.paths import DATA
 
@@ -71,10 +71,16 @@ def uses_in(code: str | bytes) -> Counter[Use]:
             positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
             keywords = tuple(sorted(arg.keyword.value for arg in node.args if arg.keyword is not None))
             strings = [(str(n), value) for n, arg in enumerate(positional) if (value := _string(arg.value))]
-            strings += [(arg.keyword.value, value) for arg in node.args
-                        if arg.keyword is not None and (value := _string(arg.value))]
-            device_args = tuple(n for n, arg in enumerate(positional)
-                                if isinstance(arg.value, cst.Call) and table.resolve(arg.value.func) in devices)
+            strings += [
+                (arg.keyword.value, value)
+                for arg in node.args
+                if arg.keyword is not None and (value := _string(arg.value))
+            ]
+            device_args = tuple(
+                n
+                for n, arg in enumerate(positional)
+                if isinstance(arg.value, cst.Call) and table.resolve(arg.value.func) in devices
+            )
             found[Use(name, True, len(positional), keywords, tuple(sorted(strings)), device_args)] += 1
         elif isinstance(node, cst.Import):
             for alias in node.names:
@@ -112,9 +118,10 @@ def parameters(signature: str) -> list[Parameter] | None:
     found = []
     kind = "either"
     if "/" in items:
-        found = [Parameter(item.rstrip("="), "positional_only", item.endswith("="))
-                 for item in items[: items.index("/")]]
-        items = items[items.index("/") + 1:]
+        found = [
+            Parameter(item.rstrip("="), "positional_only", item.endswith("=")) for item in items[: items.index("/")]
+        ]
+        items = items[items.index("/") + 1 :]
     for item in items:
         if item == "*":
             kind = "keyword_only"
@@ -191,7 +198,7 @@ class Inventory:
         module = max((m for m in modules if name == m or name.startswith(m + ".")), key=len, default=None)
         if module is None:
             return False
-        rest = name[len(module) + 1:]
+        rest = name[len(module) + 1 :]
         return module not in ROOTS or self.modules.get(module, {}).get(rest.split(".")[0]) != "module"
 
     def problems(self, use: Use) -> list[str]:
@@ -220,8 +227,11 @@ class Inventory:
     def _string_problems(self, use: Use, by_parameter: dict[str, str], by_argument: dict[str, str]) -> list[str]:
         found = []
         device_type = by_parameter.get("device_type")
-        if device_type is not None and use.name.endswith("autocast") and \
-                device_type not in self.listed("autocast_device_types"):
+        if (
+            device_type is not None
+            and use.name.endswith("autocast")
+            and device_type not in self.listed("autocast_device_types")
+        ):
             found.append(f"{use}: autocast has no device type {device_type!r} here")
         if use.name == "torch.distributed.init_process_group":
             backend = by_parameter.get("backend", by_argument.get("0"))
@@ -231,10 +241,16 @@ class Inventory:
             if init_method is not None and init_method.partition("://")[0] not in self.listed("rendezvous_schemes"):
                 found.append(f"{use}: no rendezvous handler for {init_method!r}")
         reduce_type = by_parameter.get("reduce_type")
-        if use.name == "torch_xla.core.xla_model.all_reduce" and reduce_type not in (None, *self.listed("reduce_types")):
+        if use.name == "torch_xla.core.xla_model.all_reduce" and reduce_type not in (
+            None,
+            *self.listed("reduce_types"),
+        ):
             found.append(f"{use}: xm.all_reduce has no reduce type {reduce_type!r}")
-        if use.name == "torch.compile" and "backend" in by_parameter and \
-                by_parameter["backend"] not in self.listed("compile_backends"):
+        if (
+            use.name == "torch.compile"
+            and "backend" in by_parameter
+            and by_parameter["backend"] not in self.listed("compile_backends")
+        ):
             found.append(f"{use}: no torch.compile backend {by_parameter['backend']!r}")
         return found
 
@@ -279,8 +295,12 @@ def named_uses(text: str, quoting: str | bytes = "") -> set[Use]:
     prelude += "import torch\nimport torch_xla\n"
     for match in _NAMED.finditer(text):
         name, call = match.group(1), match.group(2) or ""
-        if (quoted and name in quoted) or any(u == name or u.startswith(name + ".") for u in used) or _NEGATION.search(text[max(0, match.start() - 60):match.start()]) \
-                or _REMOVED.match(text[match.end():]):
+        if (
+            (quoted and name in quoted)
+            or any(u == name or u.startswith(name + ".") for u in used)
+            or _NEGATION.search(text[max(0, match.start() - 60) : match.start()])
+            or _REMOVED.match(text[match.end() :])
+        ):
             continue
         try:
             uses = uses_in(prelude + name + call + "\n")

@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from codemods import RuleSelection, convert_source
-from codemods.project.resolver import Project, summarise_with
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project
 from codemods.targets import DEFAULT_TARGET
 from tests.support.fixtures import output_bytes
 from tests.support.paths import FIXTURES
@@ -65,8 +66,13 @@ RUN_TIMEOUT = 600
 RUNNERS = Path(__file__).with_name("runners")
 XLA_RUNNER = RUNNERS / "xla_runner.py"
 UNTRAINED_RUNNER = RUNNERS / "untrained_runner.py"
-TORCHRUN_ENV = (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1"),
-                ("MASTER_ADDR", "localhost"))
+TORCHRUN_ENV = (
+    ("RANK", "0"),
+    ("LOCAL_RANK", "0"),
+    ("WORLD_SIZE", "1"),
+    ("LOCAL_WORLD_SIZE", "1"),
+    ("MASTER_ADDR", "localhost"),
+)
 STEP_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".tar")
 
@@ -147,8 +153,12 @@ def run_unported(case: Executed, folder: Path, rule: str) -> tuple[Path, subproc
     rule would have ported does on XLA (the negative control of an executed test)."""
     converted = copy_fixture(case, folder, RuleSelection(ignore=(rule,)), convert=True)
     result = subprocess.run(
-        [sys.executable, str(XLA_RUNNER), case.script], cwd=converted, env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        [sys.executable, str(XLA_RUNNER), case.script],
+        cwd=converted,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
     )
     return converted, result
 
@@ -159,14 +169,20 @@ def parse_run(output: str, folder: Path) -> Run:
     executions = re.search(r"^XLA_EXECUTIONS (\d+)$", output, re.MULTILINE)
     stepped = re.search(r"^XLA_STEPPED_DEVICES (.+)$", output, re.MULTILINE)
     return Run(
-        losses, compiles, int(executions.group(1)) if executions else 0, folder, output,
+        losses,
+        compiles,
+        int(executions.group(1)) if executions else 0,
+        folder,
+        output,
         tuple(stepped.group(1).split()) if stepped else (),
     )
 
 
 def run_eager(case: Executed, workdir: Path) -> Run:
     folder = copy_fixture(case, workdir / "eager")
-    return parse_run(run_command([sys.executable, case.script, *case.args], folder, run_environment(**dict(case.env))), folder)
+    return parse_run(
+        run_command([sys.executable, case.script, *case.args], folder, run_environment(**dict(case.env))), folder
+    )
 
 
 def run_xla(case: Executed, workdir: Path, selection: RuleSelection | None = None) -> Run:
@@ -217,7 +233,9 @@ def steady_problems(run: Run, case: Executed) -> list[str]:
     if len(run.compiles) < warmup + STEADY_STEPS:
         return [f"{len(run.compiles)} steps: too few after a {warmup}-step warm-up to see a per-step pattern"]
     new = run.compiles[-1] - run.compiles[warmup - 1]
-    return [f"no steady state: {new} new graph(s) after the {warmup}-step warm-up, compiles {run.compiles}"] if new else []
+    return (
+        [f"no steady state: {new} new graph(s) after the {warmup}-step warm-up, compiles {run.compiles}"] if new else []
+    )
 
 
 _FLATTEN_CHECKPOINTS = """

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from codemods import Conversion, convert_source
 from codemods.engine.report import unified_diff
-from codemods.project.resolver import Project, summarise_with
-from codemods.rules import RuleSelection
+from codemods.engine.rule import RuleSelection
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project
 from tests.support.paths import FIXTURES
 
 # Launcher scripts and Dockerfiles: not training scripts (tests/launcher/, tests/containers/).

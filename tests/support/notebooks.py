@@ -37,7 +37,9 @@ def notebook(*cells: object, metadata: dict[str, object] | None = None) -> str:
                 cell, execution_count=count, outputs=[new_output("stream", name="stdout", text=f"out {count}\n")]
             )
         nb.cells.append(cell)
-    nb.metadata.update(metadata or {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb.metadata.update(
+        metadata or {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     text: str = nbformat.writes(nb)
     return text + "\n"
 

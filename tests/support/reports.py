@@ -16,6 +16,10 @@ def parse_github(output: str) -> list[dict[str, str]]:
         assert match, line
         properties = dict(p.split("=", 1) for p in match["properties"].split(","))
         commands.append(
-            {"level": match["level"], "message": unquote(match["message"]), **{k: unquote(v) for k, v in properties.items()}}
+            {
+                "level": match["level"],
+                "message": unquote(match["message"]),
+                **{k: unquote(v) for k, v in properties.items()},
+            }
         )
     return commands

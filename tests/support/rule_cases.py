@@ -46,18 +46,38 @@ def cases_of(rule: Rule) -> list[Case]:
     """The rule's examples (notes ``example-N``), its other invalid cases, its valid cases."""
     run_level = is_run_level(rule)
     found = [
-        Case(rule.code, "positive", e.before, e.after, e.target, f"example-{n}", e.filename,
-             e.findings if isinstance(e, Invalid) else (), run_level)
+        Case(
+            rule.code,
+            "positive",
+            e.before,
+            e.after,
+            e.target,
+            f"example-{n}",
+            e.filename,
+            e.findings if isinstance(e, Invalid) else (),
+            run_level,
+        )
         for n, e in enumerate(rule.example_cases(), 1)
     ]
     found += [
-        Case(rule.code, "alias" if c.alias else "positive", c.before, c.after, c.target, c.note, c.filename,
-             c.findings, run_level)
-        for c in rule.invalid_cases() if isinstance(c, Invalid)
+        Case(
+            rule.code,
+            "alias" if c.alias else "positive",
+            c.before,
+            c.after,
+            c.target,
+            c.note,
+            c.filename,
+            c.findings,
+            run_level,
+        )
+        for c in rule.invalid_cases()
+        if isinstance(c, Invalid)
     ]
     found += [
         Case(rule.code, "negative", c.before, c.after, c.target, c.note, c.filename, (), run_level)
-        for c in rule.valid_cases() if not isinstance(c, Run)
+        for c in rule.valid_cases()
+        if not isinstance(c, Run)
     ]
     return found
 

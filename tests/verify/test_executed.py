@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from codemods.verify.checks import CHECKS
-from codemods.verify.verify import FAILED, PASSED, Verification, VerifyOptions, verify
+from codemods.verify.options import VerifyOptions
+from codemods.verify.verify import FAILED, PASSED, Verification, verify
 from tests.support.paths import DATA, FIXTURES, ROOT
 from tests.support.repos import git
 
@@ -64,7 +65,8 @@ def _line_of(path: Path, text: str) -> int:
 
 def _shown(verification: Verification) -> str:
     return "\n".join(f"{c.status} {c.check} {c.path}:{c.line} {c.message}" for c in verification.checks) + (
-        f"\nerror: {verification.error}" if verification.error else "")
+        f"\nerror: {verification.error}" if verification.error else ""
+    )
 
 
 @pytest.mark.parametrize("case", PLANTED, ids=lambda c: c.check)
@@ -77,7 +79,9 @@ def test_a_planted_defect_fails_its_check_at_its_line(case: Planted, tmp_path_fa
     failed = next(c for c in verification.checks if c.check == case.check)
     assert failed.status == "fail", shown
     script = folder / case.script
-    assert (Path(str(failed.path)).resolve(), failed.line) == (script.resolve(), _line_of(script, case.line_text)), shown
+    assert (Path(str(failed.path)).resolve(), failed.line) == (script.resolve(), _line_of(script, case.line_text)), (
+        shown
+    )
     assert [c.check for c in verification.checks if c.status == "fail"] == [case.check], shown
 
 
@@ -90,9 +94,24 @@ def test_a_clean_port_passes_every_check_and_follows_its_original(tmp_path: Path
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "original", cwd=tmp_path)
     shutil.copy(VERIFY_DATA / "clean_port.py", tmp_path / "train.py")
     done = subprocess.run(
-        [sys.executable, "-m", "codemods", "verify", "--steps", str(STEPS), "--converted", "--format", "json", "--",
-         "train.py"],
-        cwd=tmp_path, capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            sys.executable,
+            "-m",
+            "codemods",
+            "verify",
+            "--steps",
+            str(STEPS),
+            "--converted",
+            "--format",
+            "json",
+            "--",
+            "train.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == PASSED, done.stdout + done.stderr
     report = json.loads(done.stdout)

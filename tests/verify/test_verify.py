@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from codemods.cli import main
 from codemods.verify import scratch
 from codemods.verify.checks import CHECKS, FP32_TOLERANCE, LOW_PRECISION_TOLERANCE, Recorded, loss_match, step_barrier
+from codemods.verify.options import VerifyOptions
 from codemods.verify.report import RENDERERS
-from codemods.verify.verify import CANNOT_RUN, VerifyOptions, verify
+from codemods.verify.verify import CANNOT_RUN, verify
 from tests.support.paths import ROOT
 
 
@@ -25,8 +26,10 @@ def _here(where: object) -> tuple[str, int] | None:
 
 def test_a_line_of_the_converted_copy_goes_back_to_the_original_line() -> None:
     original = "import torch\nmodel = Net().cuda()\nfor x in data:\n    step(x)\n"
-    converted = "import torch\nimport torch_xla\nmodel = Net().to(torch_xla.device())\nfor x in data:\n    step(x)\n" \
-                "    torch_xla.sync()\n"
+    converted = (
+        "import torch\nimport torch_xla\nmodel = Net().to(torch_xla.device())\nfor x in data:\n    step(x)\n"
+        "    torch_xla.sync()\n"
+    )
     line_of = scratch.LineMap(original, converted)
     assert [line_of(n) for n in range(1, 7)] == [1, 2, 2, 3, 4, 4]  # the added lines: the changed line, the last
 
@@ -55,8 +58,16 @@ def test_the_project_is_the_git_work_tree_else_the_scripts_folder(tmp_path: Path
 
 
 def _steps(*barriers: int, pending: tuple[int, ...] = ()) -> list[dict[str, object]]:
-    return [{"kind": "optimizer_step", "index": i, "barriers": b, "place": ["t.py", 9],
-             "pending_graph": pending[i - 1] if pending else 10} for i, b in enumerate(barriers, start=1)]
+    return [
+        {
+            "kind": "optimizer_step",
+            "index": i,
+            "barriers": b,
+            "place": ["t.py", 9],
+            "pending_graph": pending[i - 1] if pending else 10,
+        }
+        for i, b in enumerate(barriers, start=1)
+    ]
 
 
 def test_the_step_barrier_is_judged_after_warm_up() -> None:
@@ -89,16 +100,29 @@ def test_every_format_names_the_checks_and_json_keeps_the_contracts_shape() -> N
     from codemods.verify.checks import Check
     from codemods.verify.verify import Verification
 
-    checks = [Check(name, "fail" if name == "inputs-on-xla" else "pass", "message", "t.py" if name == "inputs-on-xla"
-                    else None, 7 if name == "inputs-on-xla" else None) for name in CHECKS]
+    checks = [
+        Check(
+            name,
+            "fail" if name == "inputs-on-xla" else "pass",
+            "message",
+            "t.py" if name == "inputs-on-xla" else None,
+            7 if name == "inputs-on-xla" else None,
+        )
+        for name in CHECKS
+    ]
     verification = Verification(checks, {"port": [[1.0]], "reference": [[1.0]]}, 1)
     for render in RENDERERS.values():
         text = render(verification)
         assert all(name in text for name in CHECKS)
     data = json.loads(RENDERERS["json"](verification))
     assert data["verdict"] == "fail" and data["losses"]["port"] == [[1.0]]
-    assert data["checks"][2] == {"check": "inputs-on-xla", "status": "fail", "path": "t.py", "line": 7,
-                                 "message": "message"}
+    assert data["checks"][2] == {
+        "check": "inputs-on-xla",
+        "status": "fail",
+        "path": "t.py",
+        "line": 7,
+        "message": "message",
+    }
     assert "FAIL  inputs-on-xla            t.py:7: message" in RENDERERS["text"](verification)
 
 
@@ -138,12 +162,23 @@ def test_a_cuda_reference_needs_a_gpu(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     options = VerifyOptions(reference="cuda")
     assert _reference_copy(script, tmp_path, options, tmp_path / "work") == (
-        None, "no reference run: --reference cuda, and this machine has no NVIDIA GPU")
+        None,
+        "no reference run: --reference cuda, and this machine has no NVIDIA GPU",
+    )
 
 
 def _crashed(message: str) -> Recorded:
-    return Recorded([{"kind": "finished", "reason": "crashed", "type": "RuntimeError", "message": message,
-                      "frames": [["t.py", 3, "<module>"]]}])
+    return Recorded(
+        [
+            {
+                "kind": "finished",
+                "reason": "crashed",
+                "type": "RuntimeError",
+                "message": message,
+                "frames": [["t.py", 3, "<module>"]],
+            }
+        ]
+    )
 
 
 def test_a_crash_is_on_cuda_when_torch_says_cuda_was_reached() -> None:
@@ -152,5 +187,9 @@ def test_a_crash_is_on_cuda_when_torch_says_cuda_was_reached() -> None:
     assert is_cuda_crash(_crashed("Found no NVIDIA driver on your system."))
     assert is_cuda_crash(_crashed("Torch not compiled with CUDA enabled"))
     # A list of device names that happens to hold "cuda" is not a CUDA call.
-    assert not is_cuda_crash(_crashed("`fused=True` requires all the params to be floating point Tensors of "
-                                      "supported devices: ['mps', 'cuda', 'cpu'] but torch.float32 and xla"))
+    assert not is_cuda_crash(
+        _crashed(
+            "`fused=True` requires all the params to be floating point Tensors of "
+            "supported devices: ['mps', 'cuda', 'cpu'] but torch.float32 and xla"
+        )
+    )

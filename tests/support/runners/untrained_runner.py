@@ -20,9 +20,7 @@ _before: dict[int, list[tuple[torch.Tensor, torch.Tensor]]] = {}
 
 
 def _remember(optimizer: torch.optim.Optimizer, args: object, kwargs: object) -> None:
-    _before[id(optimizer)] = [
-        (p, p.detach().clone()) for group in optimizer.param_groups for p in group["params"]
-    ]
+    _before[id(optimizer)] = [(p, p.detach().clone()) for group in optimizer.param_groups for p in group["params"]]
 
 
 def _undo(optimizer: torch.optim.Optimizer, args: object, kwargs: object) -> None:

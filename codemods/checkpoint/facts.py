@@ -1,0 +1,23 @@
+"""Checkpointing's part of the fact sheet (found by analysis.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass(repr=False, eq=False)
+class CheckpointFacts:
+    # torch.save calls: None when xm.save can take its arguments, else why not.
+    saves: dict[cst.Call, str | None] = field(default_factory=dict)
+    # torch.save calls that save a whole module object rather than its state_dict().
+    whole_module_saves: set[cst.Call] = field(default_factory=set)
+    # torch.load map_location values that name a CUDA or XLA device: XLA cannot restore
+    # storages onto its device, so they load on the CPU (load_state_dict copies them over).
+    map_locations: set[cst.BaseExpression] = field(default_factory=set)
+    # map_location values that mention CUDA in a shape the tool does not rewrite (dicts).
+    unported_map_locations: set[cst.BaseExpression] = field(default_factory=set)
+    # torch.load calls without a map_location in a script that used CUDA: a checkpoint its
+    # CUDA runs saved holds CUDA storages, which load nowhere without CUDA.
+    unlocated_loads: set[cst.Call] = field(default_factory=set)

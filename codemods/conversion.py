@@ -1,0 +1,61 @@
+"""What converting one file gives (``Conversion``), how a conversion fails
+(``ConversionError``), and the look at a file's bytes that skips it before any parsing:
+shared by the pipeline of each kind of file (pipeline.py, notebooks/convert.py) and the
+runner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codemods.engine.report import CellChange, Finding
+from codemods.project.summary import ModuleSummary
+
+# A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
+# for one by one with ``in``: a regular expression of the alternatives tries each at every
+# byte, which cost more than the rest of the skip on a file without them.)
+_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite")
+# A comment that makes the tool leave a file alone.
+SKIP_FILE = "xla-codemod: skip-file"
+
+
+class ConversionError(Exception):
+    """The file cannot be converted; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+    def __str__(self) -> str:
+        if self.line and self.col:
+            return f"line {self.line}, column {self.col}: {self.message}"
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+@dataclass
+class Conversion:
+    """What converting one file gives: its new text and the findings."""
+
+    source: str | bytes
+    output: str | bytes
+    findings: list[Finding]
+    encoding: str = "utf-8"
+    # What the checks across files of a run need (containers/across_files.py).
+    images: tuple[object, ...] = ()
+    # What other files of the project need to know of this one (Python files only).
+    summary: ModuleSummary | None = None
+    # A notebook's changed cells (report.CellChange), for its diff.
+    cells: tuple[CellChange, ...] = ()
+    # Findings held back until the run's other files are seen: (key, finding); see
+    # runner.release_held.  They get no TODO comment.
+    held: tuple[tuple[str, Finding], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+
+def needs_parsing(raw: bytes) -> bool:
+    """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
+    return any(word in raw for word in _RELEVANT) and SKIP_FILE.encode() not in raw

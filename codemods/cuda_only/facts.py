@@ -1,0 +1,47 @@
+"""The CUDA-only concern's part of the fact sheet: CUDA runtime calls, settings with no
+effect, CUDA-only libraries (analysis.py), and device strings handed to other code
+(handed_strings.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class HandedString:
+    """A "cuda" string handed to a project callable: the callable as the call names it, and
+    either the parameter's device uses (all of them: converted) or why it is reported."""
+
+    callee: str
+    converted: bool
+    said: str
+
+
+@dataclass(repr=False, eq=False)
+class CudaOnlyFacts:
+    # torch.optim constructors given ``fused=`` (other than False or None), with that
+    # argument; those that become sync-free optimizers are AMP's (they drop it there).
+    fused_optimizers: dict[cst.Call, cst.Arg] = field(default_factory=dict)
+    # Embeddings given ``sparse=`` (other than False or None), with that argument, and
+    # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
+    sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
+    sparse_optimizers: set[cst.Call] = field(default_factory=set)
+    # Sparse tensors moved to the device (``adj.cuda()``, the name holding it) and sparse
+    # products in a model's forward, where an operand is on the device: both raise on XLA.
+    sparse_moves: dict[cst.Call, str] = field(default_factory=dict)
+    sparse_products: set[cst.Call] = field(default_factory=set)
+    # Where the script sets a CUDA or NCCL environment variable, with its name.
+    environment: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # A CUDA device count that the launching process hands to its workers (which read the
+    # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
+    # assignment of the count.
+    launcher_count_uses: dict[cst.Name, cst.Assign] = field(default_factory=dict)
+    # References to torch.cuda APIs in the body of an ``if`` that is never true on XLA as
+    # the script runs by default: under a kept CUDA availability check (never runs there:
+    # the value None), or under a command-line switch that is off by default (the value:
+    # the switch as the test reads it, ``args.profile``).
+    guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
+    # "cuda" strings handed to a class or function of the project (handed_strings.py).
+    handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)

@@ -1,0 +1,33 @@
+"""XLA004, XLA212, XLA5: CUDA-only libraries, fused kernels and CUDA runtime calls.
+
+One module per rule (its code and name); this package lists them."""
+
+from __future__ import annotations
+
+from codemods.cuda_only.rules.xla004_third_party_cuda import THIRD_PARTY_CUDA
+from codemods.cuda_only.rules.xla212_fused_optimizer import FUSED_OPTIMIZER
+from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
+from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
+from codemods.cuda_only.rules.xla503_cuda_memory_stats import CUDA_MEMORY_STATS
+from codemods.cuda_only.rules.xla504_cuda_oom import CUDA_OOM
+from codemods.cuda_only.rules.xla505_cuda_seed import CUDA_SEED
+from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
+from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
+from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
+from codemods.cuda_only.rules.xla509_cuda_string_argument import CUDA_STRING_ARGUMENT
+from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
+
+RULES = (
+    THIRD_PARTY_CUDA,
+    FUSED_OPTIMIZER,
+    CUDA_SYNCHRONIZE,
+    SPARSE_GRADIENTS,
+    CUDA_NO_EFFECT,
+    CUDA_MEMORY_STATS,
+    CUDA_OOM,
+    CUDA_SEED,
+    CUDA_API,
+    CUDA_API_BEHIND_SWITCH,
+    CUDA_STRING_ARGUMENT,
+    SPARSE_TENSORS,
+)

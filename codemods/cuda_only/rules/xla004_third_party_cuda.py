@@ -1,0 +1,186 @@
+"""XLA004 third-party-cuda."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+THIRD_PARTY_CUDA = Rule(
+    code="XLA004",
+    name="third-party-cuda",
+    severity="error",
+    summary="A third-party API that runs only on CUDA (DeepSpeed, Apex, bitsandbytes, flash-attn, xformers, Triton "
+    "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
+    fixable=False,
+    why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
+    "or silently do nothing. One table (codemods/cuda_only/source_apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
+    "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
+    "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
+    "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
+    "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
+    "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
+    "group or torch_xla's FSDP for ColossalAI's Booster. Each use is reported at its "
+    "line. Imports of other third-party packages never need converting.",
+    examples=lambda: (
+        Invalid(
+            "import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
+            findings=(Expected(3, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            from colossalai_notes import Booster
+
+            booster = Booster(plugin=plugin)
+            """,
+            note="not-colossalai",
+        ),
+        valid(
+            """
+            import torch
+            from timm.scheduler import create_scheduler
+            from transformers import get_scheduler
+
+            scheduler, _ = create_scheduler(args, optimizer)
+            lr_scheduler = get_scheduler("linear", optimizer, num_warmup_steps=0, num_training_steps=10)
+            """,
+            note="schedulers-need-nothing",
+        ),
+        valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            """,
+            note="torch-alternatives",
+        ),
+    ),
+    invalid=lambda: (
+        *(
+            invalid(
+                """
+                import colossalai
+                from colossalai.booster import Booster
+                from colossalai.booster.plugin import GeminiPlugin as Gemini
+
+                colossalai.launch_from_torch()
+                booster = Booster(plugin=Gemini())
+                model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)
+                """,
+                target=target,
+                alias=True,
+                note=f"colossalai-booster-{target}",
+                findings=(
+                    Expected(5, 1, "`colossalai.launch_from_torch` is ColossalAI, whose accelerators are CUDA, NPU"),
+                    Expected(6, 11, "`Booster` is ColossalAI's Booster"),
+                    Expected(6, 26, "`Gemini` is ColossalAI's Booster"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import torch
+            from apex import amp
+
+            model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+            """,
+            findings=(Expected(4, 20, "`amp.initialize` is NVIDIA Apex mixed precision, which runs only on CUDA"),),
+        ),
+        invalid(
+            """
+            import torch
+            import timm.utils as tu
+
+            loss_scaler = tu.NativeScaler()
+            """,
+            alias=True,
+            findings=(Expected(4, 15, "`tu.NativeScaler` builds a CUDA gradient scaler inside timm"),),
+        ),
+        invalid(
+            """
+            import deepspeed
+            import torch
+            import bitsandbytes as bnb
+            from apex.optimizers import FusedLAMB
+            from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam
+
+            deepspeed.init_distributed()
+            optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
+            proj = bnb.nn.Linear4bit(64, 64)
+            lamb = FusedLAMB(model.parameters())
+            offload = DeepSpeedCPUAdam(model.parameters())
+            fused = FusedAdam(model.parameters())
+            engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=cfg)
+            """,
+            note="deepspeed-apex-bitsandbytes",
+            findings=(
+                Expected(7, 1, "NCCL process group"),
+                Expected(8, 13, "8-bit optimizer"),
+                Expected(9, 8, "quantized layer"),
+                Expected(10, 8, "Apex CUDA kernel"),
+                Expected(11, 11, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(12, 9, "DeepSpeed CUDA/CPU optimizer kernel"),
+                Expected(13, 27, "DeepSpeed, which does not run on XLA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            import xformers.ops as xops
+            from flash_attn import flash_attn_func
+
+
+            @triton.jit
+            def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+                offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2, mask=offsets < n)
+
+
+            y = flash_attn_func(q, k, v, causal=True)
+            z = xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())
+            """,
+            note="kernels-and-attention",
+            findings=(
+                Expected(8, 2, "Triton GPU kernel"),
+                Expected(14, 5, "scaled_dot_product_attention"),
+                Expected(15, 5, "`xops.memory_efficient_attention` is an xformers CUDA kernel"),
+                Expected(15, 56, "`xops.LowerTriangularMask` is an xformers CUDA kernel"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import flash_attn.flash_attn_interface as fai
+            from bitsandbytes.optim import Adam8bit as EightBitAdam
+
+            out = fai.flash_attn_varlen_func(q, k, v, cu_seqlens, cu_seqlens, max_len, max_len)
+            optimizer = EightBitAdam(model.parameters())
+            """,
+            note="module-alias",
+            alias=True,
+            findings=(Expected(5, 7, "FlashAttention"), Expected(6, 13, "8-bit optimizer")),
+        ),
+        invalid(
+            """
+            import torch
+            from torchrec.distributed.model_parallel import DistributedModelParallel
+            from torchrec.distributed.planner import EmbeddingShardingPlanner, Topology
+
+            planner = EmbeddingShardingPlanner(topology=Topology(world_size=8, compute_device="cuda"))
+            model = DistributedModelParallel(module=model, device=device, plan=planner.collective_plan(model))
+            """,
+            note="torchrec-model-parallel",
+            findings=(
+                Expected(5, 11, "`EmbeddingShardingPlanner` is TorchRec's model parallelism"),
+                Expected(5, 45, "`Topology` is TorchRec's model parallelism"),
+                Expected(6, 9, "`DistributedModelParallel` is TorchRec's model parallelism"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,305 @@
+"""XLA502 cuda-no-effect."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+CUDA_NO_EFFECT = Rule(
+    code="XLA502",
+    name="cuda-no-effect",
+    severity="info",
+    summary="CUDA-only setting with no effect on XLA (empty_cache, cudnn flags, pin_memory) is removed",
+    fixable=True,
+    why="cuDNN flags, pinned memory and the CUDA caching allocator do not exist on an XLA device, so the setting "
+    "does nothing there. It is removed where deleting it is safe (a statement that only sets or calls it, a "
+    "keyword of a torch API) and reported elsewhere (a dict of loader options, a value computed by a call). A "
+    "tensor's `.pin_memory()`, which raises without CUDA, becomes the tensor itself. "
+    'Also reported: CUDA and NCCL environment variables the script sets (`os.environ["NCCL_DEBUG"] = ...`: '
+    "XLA reads them only on NVIDIA GPUs) and the profiler's `ProfilerActivity.CUDA`, which records nothing "
+    "without CUDA (torch_xla.debug.profiler profiles the XLA device). The attention-kernel switches "
+    "(`torch.backends.cuda.enable_flash_sdp`, `enable_mem_efficient_sdp`, `enable_math_sdp`, "
+    "`enable_cudnn_sdp`, the `sdp_kernel(...)` context manager, and `torch.nn.attention.sdpa_kernel(...)`, "
+    "which picks the backends by `SDPBackend`) are such settings too: in torch 2.9 they set flags of the "
+    "process, without CUDA, and torch_xla's scaled_dot_product_attention ignores them (checked: the same "
+    'result with every kernel switched off, where the CPU would raise "No viable backend"; under '
+    "`sdpa_kernel(SDPBackend.FLASH_ATTENTION)` or `EFFICIENT_ATTENTION`, attention on the XLA device gives "
+    "the result it gives outside the context manager, and runs with a boolean mask (which CUDA's flash "
+    'kernel refuses: "Flash Attention does not support non-null attn_mask"), dropout and the backward '
+    "pass); removed like the cuDNN flags, and a `with sdp_kernel(...)` or `with sdpa_kernel(...)` is reported.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            torch.backends.cudnn.benchmark = True
+            loader = DataLoader(dataset, batch_size=64, pin_memory=True)
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            loader = DataLoader(dataset, batch_size=64)
+            """,
+            findings=(
+                Expected(4, 1, "removed `torch.backends.cudnn.benchmark = True`"),
+                Expected(4, 45, "removed `pin_memory=True`"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            loader_options = {"num_workers": 4, "pin_memory": True}
+            """,
+            findings=(Expected(3, 37, "`pin_memory=True` has no effect on an XLA device; remove it"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            loader = DataLoader(ds, pin_memory=False)
+            """,
+        ),
+        valid(
+            """
+            import os
+            import torch
+
+            os.environ["PJRT_DEVICE"] = "TPU"
+            level = os.environ.get("NCCL_DEBUG", "WARN")
+            """,
+            note="xla-environment",
+        ),
+        valid(
+            """
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                step()
+            """,
+            note="profiler-cpu-only",
+        ),
+        valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.attention import SDPBackend
+
+            from mylib.attention import sdpa_kernel
+
+            backend = SDPBackend.FLASH_ATTENTION
+            with sdpa_kernel(backend):
+                out = F.scaled_dot_product_attention(q, k, v)
+            """,
+            note="sdpa-kernel-of-another-library",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            torch.backends.cuda.enable_flash_sdp(True)
+            torch.backends.cuda.enable_math_sdp(False)
+            with torch.backends.cuda.sdp_kernel(enable_math=False):
+                out = attend(q, k, v)
+            """,
+            """
+            import torch
+
+            with torch.backends.cuda.sdp_kernel(enable_math=False):
+                out = attend(q, k, v)
+            """,
+            note="attention-kernel-switches",
+            findings=(
+                Expected(3, 1, "removed `torch.backends.cuda.enable_flash_sdp(True)`: no effect on an XLA device"),
+                Expected(3, 1, "removed `torch.backends.cuda.enable_math_sdp(False)`"),
+                Expected(
+                    3, 6, "`torch.backends.cuda.sdp_kernel` picks among CUDA's kernels for scaled_dot_product_attention"
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.backends import cuda as backends_cuda
+            from torch.backends.cuda import enable_mem_efficient_sdp
+
+            backends_cuda.enable_flash_sdp(True)
+            enable_mem_efficient_sdp(False)
+            model = build()
+            """,
+            """
+            import torch
+
+            model = build()
+            """,
+            note="attention-kernel-switches-imported",
+            alias=True,
+            findings=(
+                Expected(3, 1, "removed `backends_cuda.enable_flash_sdp(True)`: no effect on an XLA device"),
+                Expected(3, 1, "removed `enable_mem_efficient_sdp(False)`: no effect on an XLA device"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.attention import sdpa_kernel, SDPBackend
+
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                out = F.scaled_dot_product_attention(q, k, v)
+            with torch.nn.attention.sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+                out = F.scaled_dot_product_attention(q, k, v)
+            """,
+            note="sdpa-kernel-context-manager",
+            alias=True,
+            findings=(
+                Expected(5, 6, "`sdpa_kernel` picks the backends of scaled_dot_product_attention"),
+                Expected(7, 6, "`torch.nn.attention.sdpa_kernel` picks the backends of scaled_dot_product_attention"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            torch.backends.cudnn.benchmark = True
+            loader = DataLoader(ds, batch_size=8, pin_memory=True)
+            if args.clear:
+                torch.cuda.empty_cache()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            loader = DataLoader(ds, batch_size=8)
+            if args.clear:
+                pass
+            """,
+            note="removed",
+            findings=(
+                Expected(4, 1, "removed `torch.backends.cudnn.benchmark = True`"),
+                Expected(4, 39, "removed `pin_memory=True`"),
+                Expected(6, 5, "removed `torch.cuda.empty_cache()`"),
+            ),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+
+                for epoch in range(epochs):
+                    train(epoch)
+
+                    torch.cuda.empty_cache()
+                for epoch in range(epochs):
+                    evaluate(epoch)
+                    # free the cache
+                    torch.cuda.empty_cache()
+                """,
+                """
+                import torch
+
+                for epoch in range(epochs):
+                    train(epoch)
+                for epoch in range(epochs):
+                    evaluate(epoch)
+                    # free the cache
+                """,
+                target=target,
+                note=f"removed-last-of-a-block-{target}",
+                findings=(
+                    Expected(5, 5, "removed `torch.cuda.empty_cache()`"),
+                    Expected(7, 5, "removed `torch.cuda.empty_cache()`"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import torch
+
+            kwargs = {'num_workers': 1, 'pin_memory': True}
+            loader = make_loader(ds, pin_memory=True)
+            torch.backends.cudnn.benchmark = choose_benchmark()
+            if torch.backends.cudnn.benchmark:
+                print("benchmark mode")
+            """,
+            note="reported-where-removal-is-not-safe",
+            findings=(
+                Expected(3, 29, "`pin_memory=True` has no effect on an XLA device; remove it"),
+                Expected(4, 26, "`pin_memory=True` has no effect on an XLA device; remove it"),
+                Expected(5, 1, "`torch.backends.cudnn.benchmark` has no effect on an XLA device; remove it"),
+                Expected(6, 4, "`torch.backends.cudnn.benchmark` has no effect on an XLA device; remove it"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.backends.cudnn as cudnn
+            from torch.cuda import empty_cache
+            from torch.utils import data
+
+            cudnn.benchmark = True; empty_cache()
+            loader = data.DataLoader(
+                ds,
+                shuffle=True,
+                pin_memory=True,
+            )
+            """,
+            """
+            import torch
+            from torch.utils import data
+
+            loader = data.DataLoader(
+                ds,
+                shuffle=True,
+            )
+            """,
+            alias=True,
+            findings=(
+                Expected(4, 1, "removed `cudnn.benchmark = True`"),
+                Expected(4, 25, "removed `empty_cache()`"),
+                Expected(7, 5, "removed `pin_memory=True`"),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch
+
+            os.environ["NCCL_DEBUG"] = "INFO"
+            os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+            """,
+            note="nccl-environment",
+            findings=(Expected(4, 1, "sets NCCL_DEBUG"), Expected(5, 1, "sets TORCH_NCCL_ASYNC_ERROR_HANDLING")),
+        ),
+        invalid(
+            """
+            import torch
+            from os import environ
+
+            environ["NCCL_IB_DISABLE"] = "1"
+            """,
+            note="environ-alias",
+            alias=True,
+            findings=(Expected(4, 1, "sets NCCL_IB_DISABLE"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                step()
+            """,
+            note="profiler-cuda-activity",
+            findings=(Expected(4, 48, "torch_xla.debug.profiler"),),
+        ),
+    ),
+)

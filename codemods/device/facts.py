@@ -1,0 +1,130 @@
+"""The device's parts of the fact sheet: CUDA devices and their uses (analysis.py), where
+device values end after the port (values.py) and the obligations proved on them
+(obligations.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.imports import ImportTable
+from codemods.engine.rule import Rule
+
+
+@dataclass(repr=False, eq=False)
+class DeviceFacts:
+    table: ImportTable
+    # "cuda", "cuda:1", f"cuda:{rank}" where a device goes (.to(), device=, a device
+    # variable, --device defaults): they become "xla".
+    strings: set[cst.CSTNode] = field(default_factory=set)
+    # torch.device("cuda", ...) and torch.accelerator.current_accelerator(): replaced whole.
+    calls: set[cst.Call] = field(default_factory=set)
+    # What the index of such a call holds (``torch.cuda.current_device()``), and what a
+    # ``torch.cuda.set_device(...)`` statement, removed whole, reads (``torch.cuda.device(i)``):
+    # it goes with the call (the value: the call, and the rule that replaces or removes it).
+    replaced_parts: dict[cst.CSTNode, tuple[cst.Call, Rule]] = field(default_factory=dict)
+    # `x if torch.cuda.is_available() else y` that picks a device: folded to x.
+    selections: set[cst.IfExp] = field(default_factory=set)
+    # `if torch.cuda.is_available():` around device code: the check is dropped.
+    ifs: set[cst.If] = field(default_factory=set)
+    # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
+    # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
+    blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
+    # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
+    # device or switch on mixed precision (the check is dropped; the value: the flag and
+    # what it switches on), and flags that may not be switched on (they also guard code
+    # that fails without CUDA; the value is that code).
+    flag_values: dict[cst.BaseExpression, tuple[str, str]] = field(default_factory=dict)
+    blocked_flags: dict[cst.BaseExpression, tuple[str, cst.CSTNode]] = field(default_factory=dict)
+    # Names used as CUDA device numbers (.cuda(gpu), set_device(gpu), device_ids=[gpu]).
+    cuda_indices: set[str] = field(default_factory=set)
+    # `device = 0` literals that serve as devices.
+    int_devices: set[cst.Integer] = field(default_factory=set)
+    # Availability checks the device rewrites do not consume: they stay, False on XLA.
+    kept_availability_checks: set[cst.Call] = field(default_factory=set)
+    # Functions that choose a device (qualified names), for other files.
+    choosers: set[str] = field(default_factory=set)
+    # Checks for CUDA that stay (`x.is_cuda`, `device == 'cuda'`): False on XLA.
+    cuda_checks: set[cst.CSTNode] = field(default_factory=set)
+    # Those that compare a name with "cuda" where the file does not show that the name holds
+    # the XLA device (``device = get_device()`` of another module, a parameter): False on
+    # XLA only if it does (the value: the name).
+    unproven_checks: dict[cst.Comparison, str] = field(default_factory=dict)
+    # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
+    timing_syncs: set[cst.Call] = field(default_factory=set)
+    # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
+    # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
+    dot_cuda: set[cst.Call] = field(default_factory=set)
+    index_moves: dict[cst.Call, cst.BaseExpression] = field(default_factory=dict)
+    # `t.pin_memory()`: raises without CUDA ("Found no NVIDIA driver"); pinning only speeds
+    # up copies to a CUDA device, so on XLA the tensor itself is what it gives.
+    pin_memory_calls: set[cst.Call] = field(default_factory=set)
+    # `.to(self.gpu_id)`, `.to(rank)`: named like a device number, but nothing in the file
+    # says it is one (no `.cuda(x)`, `set_device(x)`, `device_ids=[x]`): reported.
+    unsure_index_moves: set[cst.Call] = field(default_factory=set)
+    # `if args.gpu is not None:` around nothing but moves to that CUDA index (`images =
+    # images.cuda(args.gpu)`): without the index, DataParallel moved the inputs (the
+    # value: the index's name).  Training decides what happens to them.
+    index_guards: dict[cst.If, str] = field(default_factory=dict)
+    # `torch.Generator(device=device)` on a device that becomes XLA (which has no device
+    # generators in torch_xla 2.9): the device argument goes.
+    generators: set[cst.Call] = field(default_factory=set)
+    # `assert torch.cuda.is_available(), ...`: fails on XLA, where the XLA device is always there.
+    cuda_asserts: set[cst.Assert] = field(default_factory=set)
+    # `if device.type == 'cuda':` (`device == 'cuda'`, `'cuda' in str(device)`) around device
+    # code, where `device` is the device the script picked and it becomes the XLA device: the
+    # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
+    # the guarded code also fails without CUDA, it is reported (the value: that code).
+    type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # `if not verify_min_gpu_count(): ...; sys.exit()`: a function of the file that checks for
+    # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
+    # removed (the value: the function's name).
+    gpu_requirements: dict[cst.If, str] = field(default_factory=dict)
+    # `if cuda.is_available():` (`if cuda_ok():`) that picks the device, where that method or
+    # function of the file returns `torch.cuda.is_available()` (or `torch.cuda.device_count() >
+    # 0`): False on XLA, so the path without CUDA runs (the value: the call in the test, the
+    # wrapper's name, what it returns). Reported; left as is.
+    wrapped_checks: dict[cst.If | cst.IfExp, tuple[cst.Call, str, cst.BaseExpression]] = field(default_factory=dict)
+    # Module-level names that alias a torch name (``Device = torch.device``): name -> the
+    # torch name; for the files that import them (the module's summary carries them).
+    aliases: dict[str, str] = field(default_factory=dict)
+    # For other files: the attributes that conditions around device code read (``use_gpu`` of
+    # ``if self.args.use_gpu:``): a flag of that name handed here picks the device.
+    condition_attributes: set[str] = field(default_factory=set)
+
+    def is_available_call(self, node: cst.BaseExpression) -> bool:
+        return type(node) is cst.Call and not node.args and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
+
+
+@dataclass(repr=False, eq=False)
+class DeviceValueFacts:
+    # For other files (project/summarise.py): functions and methods of the file that return
+    # a device, and where it ends (the message names its line).
+    returns: dict[str, tuple[bool | None, str]] = field(default_factory=dict)
+    # ``if backend == "nccl":`` where every value of ``backend`` is a string the port rewrote
+    # (``"nccl"`` -> ``"xla"``): the literal compared with, and what it becomes.
+    ported_comparisons: dict[cst.SimpleString, tuple[str, str]] = field(default_factory=dict)
+    # ``torch_geometric.device("auto")`` and the like: replaced by the target's device.
+    library_devices: set[cst.Call] = field(default_factory=set)
+    # ``assert device in ["cuda", "mps", "cpu"]`` where the device is "xla" after the port: the
+    # choices it lists (the value: the assertion, and the value to add).
+    asserted_choices: dict[cst.List | cst.Tuple | cst.Set, tuple[cst.Assert, str]] = field(default_factory=dict)
+    # For other files: flags that a function returns on an object (``args.cuda = ... and
+    # torch.cuda.is_available(); return args``): (function, attribute) -> what the flag is on an
+    # XLA host after the port (None: not known, its user's choice) and the code of its value.
+    flags: dict[tuple[str, str], tuple[bool | None, str]] = field(default_factory=dict)
+    # For other files: functions that set a device on an attribute of a parameter
+    # (``def parse_gpu(args): args.device = torch.device("cuda")``): (function, index of the
+    # parameter without self, attribute) -> where it ends on an XLA host after the port, and why.
+    parameter_devices: dict[tuple[str, int, str], tuple[bool | None, str]] = field(default_factory=dict)
+
+
+@dataclass(repr=False, eq=False)
+class ObligationFacts:
+    # Where the proof of an obligation breaks: the node the finding points at, and what it says.
+    broken: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
+    # For other files (project/summarise.py): functions whose loops feed batches to a module
+    # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
+    feeding_callables: set[str] = field(default_factory=set)

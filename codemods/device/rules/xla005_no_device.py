@@ -1,0 +1,162 @@
+"""XLA005 no-device."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+NO_DEVICE = Rule(
+    code="XLA005",
+    name="no-device",
+    severity="error",
+    summary="A training script that names no device runs on the CPU: it is left unchanged",
+    fixable=False,
+    why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
+    "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`) trains on "
+    "the CPU: obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
+    "an error (the converted script would train on the wrong device). Porting only its loop (a barrier, "
+    "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
+    "tensors should live is a choice the tool cannot make (numpy data, float64 models), so the file is left as "
+    "it is and this one finding says so. To resolve it, move the model and its tensors to `torch_xla.device()`; "
+    "a second conversion ports the rest.",
+    examples=lambda: (
+        Invalid(
+            "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "for x, y in data:\n    model(x).sum().backward()\n    opt.step()\n",
+            findings=(Expected(4, 1, "this script trains but picks no device"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            note="a-training-function-handed-its-model",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(2, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+            """,
+            note="left-unchanged",
+            findings=(Expected(5, 1, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            from torch import nn, optim as O
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = O.LBFGS(net.parameters())
+            for step in range(5):
+                def closure():
+                    opt.zero_grad()
+                    loss = net(x).sum()
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+            """,
+            note="lbfgs",
+            alias=True,
+            findings=(Expected(8, 1, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.optim as optim
+
+            def main():
+                q, q_target = nn.Linear(3, 1), nn.Linear(3, 1)
+                q_optimizer = optim.Adam(q.parameters(), lr=0.001)
+                for n_epi in range(100):
+                    loss = (q(torch.randn(8, 3)) - q_target(torch.randn(8, 3)).detach()).pow(2).mean()
+                    q_optimizer.zero_grad()
+                    loss.backward()
+                    q_optimizer.step()
+            """,
+            note="models-built-in-one-tuple-assignment",
+            findings=(Expected(8, 5, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.optim as optim
+
+            class PPO(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.optimizer = optim.Adam(self.parameters(), lr=0.0005)
+
+                def train_net(self, batches):
+                    for s in batches:
+                        loss = self.fc(s).sum()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+
+            def main():
+                model = PPO()
+                for n_epi in range(100):
+                    model.train_net([torch.randn(8, 4)])
+            """,
+            note="agent-class-steps-its-own-parameters",
+            findings=(Expected(12, 9, "this script trains but picks no device"),),
+        ),
+        invalid(
+            """
+            from torch import nn
+            from torch.optim import Adam as A
+
+            class Agent(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.opt = A(self.parameters())
+
+                def update(self, batches):
+                    for s in batches:
+                        self.opt.zero_grad()
+                        self.fc(s).sum().backward()
+                        self.opt.step()
+
+            agent = Agent()
+            for episode in range(10):
+                agent.update(data)
+            """,
+            note="agent-class-aliases-sagemaker",
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(11, 9, "this script trains but picks no device"),),
+        ),
+    ),
+)

@@ -1,0 +1,236 @@
+"""XLA101 cuda-device."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+CUDA_DEVICE = Rule(
+    code="XLA101",
+    name="cuda-device",
+    severity="error",
+    summary="CUDA device (torch.device('cuda'), 'cuda:N' strings) becomes the XLA device",
+    fixable=True,
+    why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
+    "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
+    "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
+    'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device.',
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda:0")
+            model = Net().to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model = Net().to(device)
+            """,
+            findings=(Expected(4, 10, 'torch.device("cuda:0") -> torch_xla.device()'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            device = torch.device("cpu")
+            print("cuda")
+            backend_type = "cuda"
+            """,
+            note="cpu-and-non-device-strings",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device() if USE_XLA else torch.device("cuda")
+            if args.tpu:
+                device = xm.xla_device()
+            else:
+                device = torch.device("cuda")
+            """,
+            note="xla-aware-branches",
+        ),
+        valid(
+            """
+            import torch
+
+            def describe(rank):
+                label = f"cuda:{rank}"
+                print("running on", label)
+            """,
+            note="string-not-used-as-device",
+        ),
+        valid(
+            """
+            from typing import TypeAlias
+
+            import torch
+
+            Device: TypeAlias = torch.device
+            CPU = Device("cpu")
+
+            def move(t: torch.Tensor, device: Device) -> torch.Tensor:
+                return t.to(device)
+            """,
+            note="alias-of-torch-device-on-the-cpu",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            noise = torch.randn(3, device="cuda:1")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            noise = torch.randn(3, device="xla")
+            """,
+            findings=(
+                Expected(4, 10, 'torch.device("cuda") -> torch_xla.device()'),
+                Expected(5, 31, '"cuda:1" -> "xla" (one XLA device per process'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            parser.add_argument('--device', default='cuda')
+            local = torch.device(f"cuda:{rank}")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            parser.add_argument('--device', default='xla')
+            local = torch_xla.device()
+            """,
+            note="cli-default-and-fstring",
+            findings=(
+                Expected(4, 41, "'cuda' -> 'xla'"),
+                Expected(5, 9, 'torch.device(f"cuda:{rank}") -> torch_xla.device()'),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.device('cuda' if th.cuda.is_available() else 'cpu')
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            dev = torch_xla.device()
+            """,
+            alias=True,
+            findings=(Expected(4, 7, "th.device('cuda' if th.cuda.is_available() else 'cpu') -> torch_xla.device()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(4, 10, 'torch.device("cuda") -> xm.xla_device()'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def main_worker(rank):
+                loc = 'cuda:{:d}'.format(rank)
+                target = f"cuda:{rank}"
+                model = torch.nn.Linear(4, 2).to(torch.device(loc))
+                x = torch.randn(2, 4, device=target)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def main_worker(rank):
+                loc = "xla"
+                target = "xla"
+                model = torch.nn.Linear(4, 2).to(torch.device(loc))
+                x = torch.randn(2, 4, device=target)
+            """,
+            note="runtime-strings-in-any-name",
+            findings=(
+                Expected(5, 11, "'cuda:{:d}'.format(rank) -> \"xla\""),
+                Expected(6, 14, 'f"cuda:{rank}" -> "xla"'),
+            ),
+        ),
+        invalid(
+            """
+            from typing import TypeAlias
+
+            import torch
+            from torch import device
+
+            Device: TypeAlias = device
+            CudaDevice = torch.device
+
+            def model_device(index: int) -> Device:
+                return Device("cuda", index)
+
+            noise = torch.randn(3, device=CudaDevice(f"cuda:{rank}"))
+            """,
+            """
+            from typing import TypeAlias
+
+            import torch
+            from torch import device
+            import torch_xla
+
+            Device: TypeAlias = device
+            CudaDevice = torch.device
+
+            def model_device(index: int) -> Device:
+                return torch_xla.device()
+
+            noise = torch.randn(3, device=torch_xla.device())
+            """,
+            note="module-level-alias-of-torch-device",
+            alias=True,
+            findings=(
+                Expected(11, 12, 'Device("cuda", index) -> torch_xla.device()'),
+                Expected(13, 31, 'CudaDevice(f"cuda:{rank}") -> torch_xla.device()'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import device as Device
+
+            device = Device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            """,
+            note="imported-as-another-name",
+            alias=True,
+            findings=(Expected(4, 10, 'Device("cuda") -> torch_xla.device()'),),
+        ),
+    ),
+)

@@ -1,0 +1,236 @@
+"""XLA103 integer-device."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+INTEGER_DEVICE = Rule(
+    code="XLA103",
+    name="integer-device",
+    severity="error",
+    summary="An integer CUDA device index used as a device becomes the XLA device",
+    fixable=True,
+    why="A CUDA device index used as a device (`.to(0)`, `torch.zeros(n, device=1)`, or `.to(args.gpu)`, "
+    "`torch.zeros(n, device=args.gpu)` where `args.gpu` also feeds `.cuda()` or `set_device`) means cuda:N and "
+    "raises on XLA, where each process has one device. The index is "
+    "followed through plain assignments (`self.gpu_id = gpu_id`) and into the parameters of this file's "
+    "functions it is passed to (`Trainer(model, rank)`). A `.to(x)` whose `x` is named like a GPU number "
+    "(`gpu`, `rank`, `local_rank`, `device_id`) but that nothing marks as one is reported: it fails "
+    "without CUDA.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            model = Net().cuda(args.gpu)
+            images = images.to(args.gpu)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = Net().to(torch_xla.device())
+            images = images.to(torch_xla.device())
+            """,
+            findings=(Expected(5, 20, "`args.gpu` names a CUDA device, an index or a device"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            epochs = 0
+            x = x.to(dtype)
+            y = y.to(torch.float16)
+            """,
+        ),
+        # nanoGPT hands its device string to set_device: the name is not an index, and the
+        # user's --device=cpu override must keep working.
+        valid(
+            """
+            import sys
+            import torch
+
+            device = 'cuda'
+            for arg in sys.argv[1:]:
+                key, value = arg[2:].split('=')
+                globals()[key] = value
+            if 'cuda' in device:
+                torch.cuda.set_device(device)
+            x = torch.zeros(2).to(device)
+            """,
+            """
+            import sys
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = 'xla'
+            for arg in sys.argv[1:]:
+                key, value = arg[2:].split('=')
+                globals()[key] = value
+            x = torch.zeros(2).to(device)
+            """,
+            note="string-device-given-to-set-device",
+        ),
+        valid(
+            """
+            import torch
+
+            def run(model, source, rank):
+                rank = "cpu"
+                return model(source.to(rank).to(torch.float16))
+            """,
+            note="a-string-rank-and-a-dtype",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = 0
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model.to(device)
+            """,
+            findings=(Expected(4, 10, "integer device 0 (cuda:0) -> the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            batch = batch.to(0)
+            mask = torch.ones(4, device=1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            batch = batch.to(torch_xla.device())
+            mask = torch.ones(4, device=torch_xla.device())
+            """,
+            note="integer-literal-device",
+            findings=(
+                Expected(4, 18, "integer device 0 (cuda:0) -> the XLA device"),
+                Expected(5, 29, "integer device 1 (cuda:1) -> the XLA device"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            rank = 0
+            torch.cuda.set_device(rank)
+            model = model.to(rank)
+            if rank == 0:
+                torch.save(model.state_dict(), "ckpt.pt")
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            rank = 0
+            model = model.to(torch_xla.device())
+            if rank == 0:
+                xm.save(model.state_dict(), "ckpt.pt")
+            """,
+            note="rank-stays-a-number",
+            findings=(Expected(6, 18, "`rank` names a CUDA device, an index or a device"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            model = model.cuda(args.gpu)
+            batch = batch.to(args.gpu)
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            model = model.to(torch_xla.device())
+            batch = batch.to(torch_xla.device())
+            """,
+            note="index-seen-in-cuda-call",
+            alias=True,
+            findings=(Expected(5, 18, "`args.gpu` names a CUDA device, an index or a device"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = DDP(model, device_ids=[gpu_id])
+
+                def run(self, source):
+                    return self.model(source.to(self.gpu_id))
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = DDP(model)
+
+                def run(self, source):
+                    return self.model(source.to(torch_xla.device()))
+            """,
+            note="an-attribute-that-holds-the-index",
+            findings=(Expected(11, 37, "`self.gpu_id` names a CUDA device, an index or a device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def train(model, batch, gpu):
+                return model(batch.to(gpu))
+
+            def worker(rank, model, batch):
+                torch.cuda.set_device(rank)
+                train(model, batch, rank)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def train(model, batch, gpu):
+                return model(batch.to(torch_xla.device()))
+
+            def worker(rank, model, batch):
+                train(model, batch, rank)
+            """,
+            note="passed-to-a-parameter",
+            findings=(Expected(5, 27, "`gpu` names a CUDA device, an index or a device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.gpu_id = gpu_id
+                    self.model = model
+
+                def run(self, source):
+                    return self.model(source.to(self.gpu_id))
+            """,
+            note="named-like-an-index-reported",
+            findings=(
+                Expected(9, 27, "`self.gpu_id` looks like a CUDA device number, but nothing here says it is one"),
+            ),
+        ),
+    ),
+)

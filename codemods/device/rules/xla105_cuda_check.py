@@ -1,0 +1,144 @@
+"""XLA105 cuda-check."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+CUDA_CHECK = Rule(
+    code="XLA105",
+    name="cuda-check",
+    severity="warning",
+    summary="A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA",
+    fixable=False,
+    why="A CUDA check that does not pick the device is left as it is, and is False on XLA: the code it guards "
+    "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
+    "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
+    "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            workers = 4 if torch.cuda.is_available() else 0
+            """,
+            findings=(Expected(3, 16, "`torch.cuda.is_available()` is False on the XLA device"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            if device.type == 'xla':
+                pass
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            if x.is_cuda:
+                x = x.half()
+            if device == 'cuda':
+                cudnn.benchmark = True
+            """,
+            findings=(
+                Expected(3, 4, "`x.is_cuda` is False on the XLA device"),
+                Expected(
+                    5,
+                    4,
+                    "`device == 'cuda'` is False on XLA only if `device` no longer names CUDA there, "
+                    "which this file does not show",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from utils import pick_device
+
+            device = pick_device()
+            if device == "cuda":
+                torch.backends.cuda.matmul.allow_tf32 = True
+            dev = torch.device("cuda")
+            if dev.type == "cuda":
+                print("on the GPU")
+            """,
+            """
+            import torch
+            import torch_xla
+            from utils import pick_device
+
+            device = pick_device()
+            if device == "cuda":
+                pass
+            dev = torch_xla.device()
+            if dev.type == "cuda":
+                print("on the GPU")
+            """,
+            note="proven-and-unproven",
+            findings=(
+                Expected(6, 4, '`device == "cuda"` is False on XLA only if `device` no longer names CUDA there'),
+                Expected(9, 4, '`dev.type == "cuda"` is False on the XLA device: check that the code it guards'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def step(batch, device_type):
+                if device_type != "cuda":
+                    return batch
+                return batch.half()
+            """,
+            target="sagemaker",
+            note="parameter-sagemaker",
+            findings=(
+                Expected(4, 8, '`device_type != "cuda"` is True on XLA only if `device_type` no longer names CUDA'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            use_amp = torch.cuda.is_available()
+            """,
+            note="availability-kept",
+            findings=(Expected(3, 11, "`torch.cuda.is_available()` is False on the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            on_gpu = 'cuda:0' == str(th.device(args.device))
+            """,
+            alias=True,
+            findings=(Expected(3, 10, "`'cuda:0' == str(th.device(args.device))` is False on the XLA device"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            if device.type in ('cuda',):
+                torch.backends.cudnn.benchmark = True
+            if device.type != "cuda":
+                print("no GPU: this will be slow")
+            """,
+            """
+            import torch
+
+            if device.type in ('cuda',):
+                pass
+            if device.type != "cuda":
+                print("no GPU: this will be slow")
+            """,
+            note="membership-and-negation",
+            findings=(
+                Expected(3, 4, "`device.type in ('cuda',)` is False on XLA only if `device` no longer names CUDA"),
+                Expected(5, 4, "is True on XLA only if `device` no longer names CUDA"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,99 @@
+"""XLA109 device-generator."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+DEVICE_GENERATOR = Rule(
+    code="XLA109",
+    name="device-generator",
+    severity="error",
+    summary="`torch.Generator(device=<XLA device>)` becomes a CPU generator",
+    fixable=True,
+    why="torch_xla 2.9 has no device generators: `torch.Generator(device=torch_xla.device())` raises 'XLA device "
+    "type not an accelerator', so sampling code that makes one for its device crashes. Sampling ops on XLA "
+    "tensors accept a CPU generator (randn, rand, randint, randperm, multinomial, bernoulli, normal_ were "
+    "checked), with the CPU generator's sequence of values, so the device argument goes.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = "cuda"
+            g = torch.Generator(device=device)
+            g.manual_seed(42)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            g = torch.Generator()
+            g.manual_seed(42)
+            """,
+            findings=(Expected(5, 5, "torch.Generator(device=device) -> torch.Generator()"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            g = torch.Generator(device="cpu")
+            h = torch.Generator()
+            """,
+            note="cpu-generators",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            sample_rng = torch.Generator(device=device)
+            sample_rng.manual_seed(42)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            sample_rng = torch.Generator()
+            sample_rng.manual_seed(42)
+            """,
+            note="device-variable",
+            findings=(Expected(5, 14, "torch.Generator(device=device) -> torch.Generator()"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            g = torch.Generator(torch_xla.device()).manual_seed(0)
+            """,
+            """
+            import torch
+
+            g = torch.Generator().manual_seed(0)
+            """,
+            note="already-ported-xla-device",
+            findings=(Expected(3, 5, "torch.Generator(torch_xla.device()) -> torch.Generator()"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            gen = th.Generator(device="cuda:0")
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            gen = th.Generator()
+            """,
+            alias=True,
+            findings=(Expected(4, 7, 'th.Generator(device="cuda:0") -> th.Generator()'),),
+        ),
+    ),
+)

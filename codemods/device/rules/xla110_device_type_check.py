@@ -1,0 +1,168 @@
+"""XLA110 device-type-check."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+DEVICE_TYPE_CHECK = Rule(
+    code="XLA110",
+    name="device-type-check",
+    severity="error",
+    summary="`device.type == 'cuda'` around device code, on the device the script picked, compares with 'xla'",
+    fixable=True,
+    why="Scripts that pick `device = torch.accelerator.current_accelerator()` (or 'cuda' when it is there) and "
+    "the CPU otherwise then ask `if device.type == 'cuda':` before moving the model, wrapping it in "
+    "DistributedDataParallel or moving batches. Once the device becomes the XLA device that check is False, "
+    "so the model is neither moved nor wrapped and the script trains on the CPU, or not at all under the "
+    "launcher (pytorch/examples imagenet). Where the check guards device code (a `.cuda()` move, a CUDA "
+    "device) and the compared name is assigned a device that becomes XLA, 'cuda' becomes 'xla': the check "
+    'keeps asking "is this the accelerator?", and a `--no-accel` CPU run still skips it. Where the guarded '
+    "code also runs something that fails without CUDA it is reported instead. Checks around other code "
+    "(cuDNN flags, DataParallel) stay, with XLA105.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = torch.accelerator.current_accelerator() if use_accel else torch.device("cpu")
+            if device.type == "cuda":
+                model.cuda(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch.device("xla") if use_accel else torch.device("cpu")
+            if device.type == "xla":
+                model.to(torch_xla.device())
+            """,
+            findings=(Expected(5, 4, '-> device.type == "xla"'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch.backends.cudnn as cudnn
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model.to(device)
+            if device.type == "cuda":
+                cudnn.benchmark = True
+            if batch.device.type == "cuda":
+                x = x.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model.to(device)
+            if device.type == "cuda":
+                pass
+            if batch.device.type == "cuda":
+                x = x.to(torch_xla.device())
+            """,
+            note="no-device-code-or-not-the-picked-device",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            if use_accel:
+                device = torch.accelerator.current_accelerator()
+            else:
+                device = torch.device("cpu")
+            if args.distributed:
+                if device.type == 'cuda':
+                    model.cuda(device)
+            elif device.type == "cuda":
+                model = torch.nn.DataParallel(model).cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            if use_accel:
+                device = torch.device("xla")
+            else:
+                device = torch.device("cpu")
+            if args.distributed:
+                if device.type == 'xla':
+                    model.to(torch_xla.device())
+            elif device.type == "xla":
+                model = model.to(torch_xla.device())
+            """,
+            note="imagenet-accelerator-branches",
+            findings=(
+                Expected(9, 8, "`device.type == 'cuda'` asks whether the device the script picked is the accelerator"),
+                Expected(11, 6, '-> device.type == "xla"'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            if device != "cuda":
+                x = x.cuda()
+            if "cuda" in str(device):
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = "xla"
+            if device != "xla":
+                x = x.to(torch_xla.device())
+            if "xla" in str(device):
+                model.to(torch_xla.device())
+            """,
+            note="string-device-negated-and-membership",
+            findings=(Expected(5, 4, '-> device != "xla"'), Expected(7, 4, '-> "xla" in str(device)')),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            if device.type == "cuda":
+                model.cuda()
+                print(torch.cuda.get_device_name())
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            if device.type == "cuda":
+                model.to(torch_xla.device())
+                print(torch.cuda.get_device_name())
+            """,
+            note="guards-code-that-fails-without-cuda-reported",
+            findings=(Expected(5, 4, "not changed: the code it guards also runs `torch.cuda.get_device_name`"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            dev = th.accelerator.current_accelerator() if th.accelerator.is_available() else th.device("cpu")
+            if dev.type == 'cuda':
+                net = net.cuda()
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            dev = th.device("xla")
+            if dev.type == 'xla':
+                net = net.to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(Expected(5, 4, "`dev.type == 'cuda'` asks whether the device the script"),),
+        ),
+    ),
+)

@@ -1,0 +1,175 @@
+"""XLA111 device-off-xla."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+DEVICE_OFF_XLA = Rule(
+    code="XLA111",
+    name="device-off-xla",
+    severity="error",
+    summary="The model the optimizer steps goes to a device that can still be the CPU, CUDA or MPS after the port",
+    fixable=False,
+    why="Obligation (1) of every training step: the module whose parameters the optimizer steps is on the XLA "
+    "device on the path that runs. The tool follows the device the model moves to through assignments, "
+    "if/elif/else chains and conditional expressions (read as they are after the port on an XLA host, where "
+    "`torch.cuda.is_available()` and the MPS checks are False), the file's functions and methods, `self.` "
+    "attributes, argparse defaults, config dicts and known library helpers. Where the chain ends on a value "
+    'that is not the XLA device, the finding points at that value (a `return "cpu"`, a kept `"cuda"`, '
+    "`torch.get_default_device()`) and says what it is: left so, the script trains on the CPU, or fails to "
+    "find CUDA, and nothing else says so. A choice left to the person who runs the script (a `--no-cuda` flag, a "
+    "config value) is not reported where one of its branches is the XLA device. To resolve it, make that value the "
+    'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host.',
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                if torch.backends.mps.is_available():
+                    return "mps"
+                return "cpu"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            findings=(
+                Expected(6, 12, 'goes to `pick_device()`, which ends on `pick_device()` returns "cpu" (the CPU)'),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def pick_device():
+                return "xla"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-device-function-the-port-makes-xla",
+        ),
+        valid(
+            """
+            import torch
+            from accelerate import Accelerator
+
+            accelerator = Accelerator()
+            model = torch.nn.Linear(4, 2).to(accelerator.device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="accelerate-device-is-xla",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-cuda-mps-cpu-chain-folds",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = "xla"
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-cuda-mps-cpu-chain-folds-sagemaker",
+        ),
+        valid(
+            """
+            import torch
+
+            config = {"device": "cuda", "lr": 0.1}
+            model = torch.nn.Linear(4, 2).to(config["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            config = {"device": "xla", "lr": 0.1}
+            model = torch.nn.Linear(4, 2).to(config["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
+            """,
+            note="a-config-dict-the-port-makes-xla",
+        ),
+        valid(
+            """
+            import torch
+
+            device = "cpu"
+            device, rank = setup()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="rebound-to-what-the-tool-does-not-follow",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+
+            class Runner:
+                def __init__(self):
+                    self.device = th.get_default_device()
+                    self.net = th.nn.Linear(4, 2).to(self.device)
+                    self.opt = th.optim.Adam(self.net.parameters())
+            """,
+            alias=True,
+            findings=(
+                Expected(5, 23, "`th.get_default_device()` (the CPU unless the script set another default device"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                if torch.backends.mps.is_available():
+                    return "mps"
+                return "cpu"
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(6, 12, '`pick_device()` returns "cpu" (the CPU)'),),
+        ),
+    ),
+)

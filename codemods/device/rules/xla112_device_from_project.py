@@ -1,0 +1,301 @@
+"""XLA112 device-from-project."""
+
+from __future__ import annotations
+
+from codemods.device.rules.programs import _PROJECT_TRAIN
+from codemods.engine.rule import Expected, Rule, invalid, run, valid
+
+DEVICE_FROM_PROJECT = Rule(
+    code="XLA112",
+    name="device-from-project",
+    severity="error",
+    summary="The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
+    "still to convert that builds a CUDA device from a flag the port switched on)",
+    fixable=False,
+    why="Obligation (1) across files: the device comes from a helper in another module of the project "
+    "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
+    "helper returns the CPU (or a CUDA or MPS device) on an XLA host, even after the port. The finding is at "
+    "the move in this file and names the helper and its file. To resolve it, make the helper return the XLA "
+    "device. Likewise a flag the port switches on (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`) "
+    "handed to a class of a module that still needs converting and picks its device with it (`Exp(args)`): "
+    "there it builds a CUDA device, which fails on an XLA host; convert that module too. And a call of a callable "
+    "of such a module that trains a model (`exp.train(loader)`): its device, model, batches and step stay on "
+    "CUDA terms until that module is converted. A run on a single file "
+    "that imports a module it cannot read says so with XLA003: running the tool on the project folder follows "
+    "the helper. The same error says where a single-file run cannot follow the stepped model's device because "
+    "it goes through a module this run does not convert: a device chosen with a flag of another module "
+    '(`args = get_args(); torch.device("cuda:0" if args.cuda else "cpu")`), a device that a function of '
+    "another module sets on its argument (`parse_gpu(args)`, then `model.to(args.device)`), or a model that "
+    "another module builds and nothing in the file moves (`model = load_model(args)`). Each names the function "
+    "and the module; to resolve it, run the tool on the project folder, which follows them (and reports there "
+    "what still ends off the XLA device).",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            from helpers import pick_device
+
+            model = torch.nn.Linear(4, 2).to(pick_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            filename="train.py",
+        ),
+    ),
+    valid=lambda: (
+        run(
+            ("train.py", _PROJECT_TRAIN),
+            (
+                "helpers.py",
+                """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+            """,
+            ),
+        ),
+        valid(
+            """
+            import torch
+            from modeling import load_model
+
+            model = load_model(args, 16).cuda()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            """
+            import torch
+            import torch_xla
+            from modeling import load_model
+
+            model = load_model(args, 16).to(torch_xla.device())
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            note="a-model-built-by-another-module-moved-here",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from a2c_ppo_acktr.arguments import get_args
+            from a2c_ppo_acktr import algo
+
+            args = get_args()
+            device = torch.device("cuda:0" if args.cuda else "cpu")
+            actor_critic = Policy(envs.observation_space.shape)
+            actor_critic.to(device)
+            agent = algo.PPO(actor_critic, args.clip_param, lr=args.lr)
+            rollouts.to(device)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from a2c_ppo_acktr.arguments import get_args
+            from a2c_ppo_acktr import algo
+
+            args = get_args()
+            device = torch.device("xla" if args.cuda else "cpu")
+            actor_critic = Policy(envs.observation_space.shape)
+            actor_critic.to(device)
+            agent = algo.PPO(actor_critic, args.clip_param, lr=args.lr)
+            rollouts.to(device)
+            """,
+            note="a-flag-from-another-module-optimizer-elsewhere",
+            findings=(
+                Expected(
+                    7,
+                    23,
+                    "`device`, where `actor_critic` goes, is chosen with what comes from another module: "
+                    "`args.cuda` comes from `get_args()` in a2c_ppo_acktr/arguments.py, which this run does not read",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from arguments import get_args
+
+            args = get_args()
+            if args.cuda:
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            policy = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            """
+            import torch
+            import torch_xla
+            from arguments import get_args
+
+            args = get_args()
+            if args.cuda:
+                device = torch_xla.device()
+            else:
+                device = torch.device("cpu")
+            policy = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            note="a-flag-from-another-module-in-an-if-single-file",
+            findings=(
+                Expected(6, 4, "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from src.gpu import parse_gpu
+
+            parse_gpu(args)
+            model = torch.nn.Linear(4, 2)
+            model.to(args.device)
+            optimizer = torch.optim.AdamW(model.parameters())
+            """,
+            note="a-device-set-by-another-module-single-file",
+            findings=(
+                Expected(
+                    4,
+                    1,
+                    "`args.device` may be set by `parse_gpu()` in src/gpu.py, which this run does not "
+                    "read; a run on the project folder follows it",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from src.gpu import parse_gpu as pg
+
+            pg(opts)
+            net = th.nn.Linear(4, 2).to(opts.device)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-device-set-by-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(4, 1, "`opts.device` may be set by `pg()` in src/gpu.py"),),
+        ),
+        invalid(
+            """
+            import torch
+            from modeling import load_model
+
+            model = load_model(args, 16)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            """,
+            note="a-model-built-by-another-module-single-file",
+            findings=(
+                Expected(
+                    4,
+                    9,
+                    "`model`, whose parameters `torch.optim.AdamW` steps, comes from `load_model()` in "
+                    "modeling.py, which this run does not read, and nothing here moves it",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            import modeling as m
+
+            net = m.load_model(args)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-model-built-by-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(Expected(4, 7, "comes from `m.load_model()` in modeling.py"),),
+        ),
+        invalid(
+            """
+            import torch
+            from arguments import get_args
+
+            args = get_args()
+            device = torch.device("cuda:0" if args.cuda else "cpu")
+            policy = torch.nn.Linear(4, 2)
+            policy.to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from arguments import get_args
+
+            args = get_args()
+            device = torch.device("xla" if args.cuda else "cpu")
+            policy = torch.nn.Linear(4, 2)
+            policy.to(device)
+            optimizer = torch.optim.Adam(policy.parameters())
+            """,
+            note="a-flag-from-another-module-single-file",
+            findings=(
+                Expected(
+                    6,
+                    23,
+                    "`args.cuda` comes from `get_args()` in arguments.py, which this run does not read; "
+                    "a run on the project folder follows it",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from utils.config import options as opts
+
+            cfg = opts()
+            dev = th.device("cuda" if not cfg.no_gpu else "cpu")
+            net = th.nn.Linear(4, 2).to(dev)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from utils.config import options as opts
+
+            cfg = opts()
+            dev = th.device("xla" if not cfg.no_gpu else "cpu")
+            net = th.nn.Linear(4, 2).to(dev)
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-flag-from-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(
+                Expected(6, 17, "`cfg.no_gpu` comes from `opts()` in utils/config.py, which this run does not read"),
+            ),
+        ),
+        run(
+            ("train.py", _PROJECT_TRAIN),
+            (
+                "helpers.py",
+                """
+            import torch
+
+            def pick_device():
+                if torch.backends.mps.is_available():
+                    return torch.device("mps")
+                return torch.device("cpu")
+            """,
+            ),
+        ),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN.replace("import pick_device", "import pick_device as pd").replace(
+                    "= pick_device", "= pd"
+                ),
+            ),
+            (
+                "helpers.py",
+                """
+            import torch as th
+
+            def pick_device():
+                return th.get_default_device()
+            """,
+            ),
+            alias=True,
+        ),
+    ),
+)

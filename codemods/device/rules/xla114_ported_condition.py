@@ -1,0 +1,131 @@
+"""XLA114 ported-condition."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+PORTED_CONDITION = Rule(
+    code="XLA114",
+    name="ported-condition",
+    severity="error",
+    summary="A comparison with a value the port rewrote (`backend == 'nccl'` after 'nccl' -> 'xla', `assert device in [...]`) holds as before",
+    fixable=True,
+    why='The port rewrites values that conditions then test: `backend = "nccl"` becomes `"xla"`, and '
+    '`if backend == "nccl": device = torch.device("cuda", rank) else: device = torch.device("cpu")` would '
+    "then take the CPU branch. Where every value of the compared name is one the port rewrote, the literal it "
+    "is compared with becomes the new value, so the condition asks what it asked before. Likewise "
+    '`assert device in ["cuda", "mps", "cpu"]` after a device helper that now returns "xla" would stop the '
+    'script: "xla" is added to the choices.',
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def setup(rank):
+                backend = "nccl"
+                dist.init_process_group(backend)
+                if backend == "nccl":
+                    return torch.device("cuda", rank)
+                return torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            def setup(rank):
+                backend = "xla"
+                dist.init_process_group(backend, init_method="xla://")
+                if backend == "xla":
+                    return torch_xla.device()
+                return torch.device("cpu")
+            """,
+            findings=(Expected(8, 19, '`backend == "nccl"`: "nccl" -> "xla"'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch.distributed as dist
+
+            backend = args.backend
+            if backend == "nccl":
+                print("nccl")
+            """,
+            note="a-value-the-port-does-not-change",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+            backend = "nccl"
+            dist.init_process_group(backend)
+            device = torch.device("cuda") if backend == "nccl" else torch.device("cpu")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            backend = "xla"
+            os.environ.setdefault("MASTER_ADDR", "localhost")
+            os.environ.setdefault("MASTER_PORT", "12355")
+            dist.init_process_group(backend, rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+            device = xm.xla_device() if backend == "xla" else torch.device("cpu")
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(11, 40, '`backend == "nccl"`: "nccl" -> "xla"'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def pick_device():
+                return "cuda" if torch.cuda.is_available() else "cpu"
+
+            device = pick_device()
+            assert device in ["cuda", "mps", "cpu"], device
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def pick_device():
+                return "xla"
+
+            device = pick_device()
+            assert device in ["cuda", "mps", "cpu", "xla"], device
+            """,
+            note="asserted-device-choices",
+            findings=(
+                Expected(8, 18, '`device in ["cuda", "mps", "cpu"]` would fail: the device is \'xla\' after the port'),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as tdist
+
+            backend = "nccl"
+            tdist.init_process_group(backend)
+            use_gpu = backend != "nccl"
+            """,
+            """
+            import torch.distributed as tdist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            backend = "xla"
+            tdist.init_process_group(backend, init_method="xla://")
+            use_gpu = backend != "xla"
+            """,
+            alias=True,
+            findings=(Expected(6, 22, '`backend != "nccl"`: "nccl" -> "xla"'),),
+        ),
+    ),
+)

@@ -1,0 +1,408 @@
+"""XLA116 batch-off-xla."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+BATCH_OFF_XLA = Rule(
+    code="XLA116",
+    name="batch-off-xla",
+    severity="error",
+    summary="A loop feeds the model on the XLA device batches that stay on the CPU",
+    fixable=False,
+    why="Obligation (3): each batch reaches the XLA device before the model's forward, in the training loop and "
+    "in every evaluation loop calling the same model. The tool finds the loops that call a model it proved to "
+    "be on the XLA device with batches they never move, from a source that yields CPU tensors: a loader whose "
+    "batches another loop moves (the training loop does, the evaluation loop forgot: on CUDA the same crash), a "
+    'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
+    '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
+    "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
+    "needs converting (a single-file run): its loops keep their CUDA moves. Left so, the forward fails (torch_xla "
+    "2.9: 'Expected XLA tensor. Got: torch.FloatTensor'). To resolve it, move each batch with `.to(device)` before "
+    "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too. Batches made "
+    "by a callable of a project module that this run does not convert (`x, y = model.parse_batch(batch)`, whose "
+    "`utils.to_gpu(x)` moves them to CUDA) are reported at that call in a single-file run: whether they reach "
+    "the XLA device is decided there, and a run on the project folder converts it.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            data = torch.load("cache.pt", map_location="cuda")
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            data = torch.load("cache.pt", map_location="cpu")
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            findings=(
+                Expected(8, 13, "`x` reaches `model` (on the XLA device) on the CPU: `data` is loaded onto the CPU"),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            from augmentations import augment
+
+            model = torch.nn.Linear(4, 2).to("xla")
+            optimizer = torch.optim.Adam(model.parameters())
+            for batch in loader:
+                batch = batch.to("xla")
+                x = augment(batch)
+                model(x).sum().backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from augmentations import augment
+
+            model = torch.nn.Linear(4, 2).to("xla")
+            optimizer = torch.optim.Adam(model.parameters())
+            for batch in loader:
+                batch = batch.to("xla")
+                x = augment(batch)
+                model(x).sum().backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="a-moved-batch-through-another-module-stays-on-the-device",
+        ),
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                loss = (model(x) - y).pow(2).mean()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x = x.cuda()
+                    print(model(x))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                x, y = x.to(torch_xla.device()), y.to(torch_xla.device())
+                loss = (model(x) - y).pow(2).mean()
+                torch_xla.sync()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    x = x.to(torch_xla.device())
+                    print(model(x))
+            """,
+            note="every-loop-moves-its-batches",
+        ),
+        valid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            """,
+            note="no-tensor-relies-on-the-default-type",
+        ),
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+                torch_xla.sync()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            note="comprehensions-move-the-batch",
+        ),
+        valid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            device = xm.xla_device()
+            model = torch.nn.Linear(4, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for xs, y in loader:
+                xs = [x.to(device) for x in xs]
+                loss = (model(xs) - y.to(device)).pow(2).mean()
+                xm.mark_step()
+            with torch.no_grad():
+                for xs, y in loader:
+                    xs = tuple(x.to(device) for x in xs)
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = {k: v.to(device) for k, v in xs.items()}
+                    print(model(xs))
+                for xs, y in loader:
+                    xs = list(map(lambda t: t.to(device), xs))
+                    print(model(xs))
+            """,
+            target="sagemaker",
+            note="comprehensions-move-the-batch-1.13",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from model import Tacotron2
+
+            model = Tacotron2().cuda()
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for i, batch in enumerate(train_loader):
+                x, y = model.parse_batch(batch)
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from model import Tacotron2
+
+            model = Tacotron2().to(torch_xla.device())
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for i, batch in enumerate(train_loader):
+                x, y = model.parse_batch(batch)
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            note="batches-made-by-a-method-of-another-module",
+            findings=(
+                Expected(
+                    9,
+                    12,
+                    "`x` reaches `model` (on the XLA device) from `model.parse_batch()` in model.py, "
+                    "which this run does not read",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from model import Tacotron2 as T
+
+            net = T().cuda()
+            opt = th.optim.Adam(net.parameters())
+            for batch in loader:
+                inputs, targets = net.parse_batch(batch)
+                opt.zero_grad()
+                th.nn.functional.mse_loss(net(inputs), targets).backward()
+                opt.step()
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+            from model import Tacotron2 as T
+
+            net = T().to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for batch in loader:
+                inputs, targets = net.parse_batch(batch)
+                opt.zero_grad()
+                th.nn.functional.mse_loss(net(inputs), targets).backward()
+                xm.optimizer_step(opt)
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="batches-made-by-a-method-of-another-module-sagemaker",
+            alias=True,
+            findings=(
+                Expected(8, 23, "`inputs` reaches `net` (on the XLA device) from `net.parse_batch()` in model.py"),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            net = th.nn.Linear(4, 2).cuda()
+            opt = th.optim.Adam(net.parameters())
+            for n_id, adjs in train_loader:
+                adjs = [adj.cuda() for adj in adjs]
+                loss = net(adjs).pow(2).mean()
+            for n_id, adjs in train_loader:
+                print(net(adjs))
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for n_id, adjs in train_loader:
+                adjs = [adj.to(xm.xla_device()) for adj in adjs]
+                loss = net(adjs).pow(2).mean()
+                xm.mark_step()
+            for n_id, adjs in train_loader:
+                print(net(adjs))
+            """,
+            target="sagemaker",
+            alias=True,
+            note="training-loop-moves-by-comprehension",
+            findings=(
+                Expected(
+                    11, 11, "`adjs` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            net = th.nn.Linear(4, 2).cuda()
+            opt = th.optim.Adam(net.parameters())
+            for i, (x, y) in enumerate(train_loader):
+                x, y = x.cuda(), y.cuda()
+                loss = (net(x) - y).pow(2).mean()
+            for i, (x, y) in enumerate(train_loader):
+                print(net(x))
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            for i, (x, y) in enumerate(train_loader):
+                x, y = x.to(xm.xla_device()), y.to(xm.xla_device())
+                loss = (net(x) - y).pow(2).mean()
+                xm.mark_step()
+            for i, (x, y) in enumerate(train_loader):
+                print(net(x))
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(
+                Expected(11, 11, "`x` reaches `net` (on the XLA device) on the CPU: `train_loader` yields CPU tensors"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).cuda()
+            x = torch.Tensor([[1.0, 2.0, 3.0, 4.0]])
+            print(model(x))
+            """,
+            """
+            import torch
+            import torch_xla
+
+            torch.set_default_tensor_type("torch.cuda.FloatTensor")
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            x = torch.Tensor([[1.0, 2.0, 3.0, 4.0]])
+            print(model(x))
+            """,
+            note="default-cuda-tensor-type",
+            findings=(Expected(4, 1, "stays: without CUDA it fails"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            data = torch.load("cache.pt", map_location="cuda")
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            data = torch.load("cache.pt", map_location="cpu")
+            model = torch.nn.Linear(4, 2).to(xm.xla_device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                loss = (model(x) - y).pow(2).mean()
+            """,
+            target="sagemaker",
+            note="cached-data-set-sagemaker",
+            findings=(Expected(8, 13, "`data` is loaded onto the CPU"),),
+        ),
+    ),
+)

@@ -1,0 +1,644 @@
+"""XLA602 xla-ranks."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+XLA_RANKS = Rule(
+    code="XLA602",
+    name="xla-ranks",
+    severity="error",
+    summary="Ranks and world sizes come from the XLA runtime, not LOCAL_RANK/RANK/WORLD_SIZE, dist.get_rank() or CUDA counts",
+    fixable=True,
+    why="The XLA launcher sets none of torchrun's environment variables, and torch.cuda.device_count() is 0 on an "
+    "XLA machine: the runtime knows each process's ordinal and how many there are. A CUDA count that the "
+    "launching process hands to its workers is read again inside them; where the launching process also computes "
+    "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
+    "`if torch.cuda.is_available():`, which is False on XLA, is not).",
+    examples=lambda: (
+        invalid(
+            """
+        import os
+        import torch.distributed as dist
+
+
+        def setup():
+            dist.init_process_group("nccl")
+            local_rank = int(os.environ["LOCAL_RANK"])
+            world_size = dist.get_world_size()
+        """,
+            """
+        import torch.distributed as dist
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def setup():
+            dist.init_process_group("xla", init_method="xla://")
+            local_rank = xr.local_ordinal()
+            world_size = xr.world_size()
+        """,
+            findings=(
+                Expected(8, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+                Expected(9, 18, "dist.get_world_size() -> xr.world_size()"),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import os
+            import torch
+
+            def main():
+                workers = int(os.environ.get("NUM_WORKERS", 4))
+                x = torch.zeros(workers)
+            """,
+            note="other-env",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                if "LOCAL_RANK" in os.environ:
+                    dist.init_process_group("nccl")
+                    n_gpu = 1
+                else:
+                    n_gpu = torch.cuda.device_count()
+                model = torch.nn.Linear(4, 2).cuda()
+                if n_gpu > 1:
+                    model = torch.nn.DataParallel(model)
+                batch_size = 16 * max(1, n_gpu)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                if True:
+                    dist.init_process_group("xla", init_method="xla://")
+                    n_gpu = 1
+                else:
+                    n_gpu = 1
+                model = torch.nn.Linear(4, 2).to(torch_xla.device())
+                if n_gpu > 1:
+                    pass
+                batch_size = 16 * max(1, n_gpu)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            target="2.9",
+            note="device-count-guarding-data-parallel-is-one",
+            findings=(
+                Expected(7, 8, "every process is started by the XLA launcher"),
+                Expected(11, 17, "torch.cuda.device_count() -> 1: the devices this process drives"),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                if "LOCAL_RANK" in os.environ:
+                    dist.init_process_group("nccl")
+                    n_gpu = 1
+                else:
+                    n_gpu = torch.cuda.device_count()
+                model = torch.nn.Linear(4, 2).cuda()
+                if n_gpu > 1:
+                    model = torch.nn.DataParallel(model)
+                batch_size = 16 * max(1, n_gpu)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def main():
+                if True:
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                    n_gpu = 1
+                else:
+                    n_gpu = 1
+                model = torch.nn.Linear(4, 2).to(xm.xla_device())
+                if n_gpu > 1:
+                    pass
+                batch_size = 16 * max(1, n_gpu)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="device-count-guarding-data-parallel-is-one-1.13",
+            findings=(
+                Expected(10, 8, "every process is started by the XLA launcher"),
+                Expected(16, 17, "torch.cuda.device_count() -> 1: the devices this process drives"),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if args.local_rank == -1:
+                    device = torch.device("cuda")
+                else:
+                    dist.init_process_group(backend="nccl")
+                    device = torch.device("cuda", args.local_rank)
+                model = torch.nn.Linear(4, 2).to(device)
+                if args.local_rank != -1:
+                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if False:
+                    device = torch_xla.device()
+                else:
+                    dist.init_process_group("xla", init_method="xla://")
+                    device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                if True:
+                    model = torch.nn.parallel.DistributedDataParallel(model)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            target="2.9",
+            note="local-rank-flag-minus-one-asks-launched",
+            findings=(
+                Expected(12, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
+                Expected(18, 8, "args.local_rank != -1 -> True"),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if args.local_rank == -1:
+                    device = torch.device("cuda")
+                else:
+                    dist.init_process_group(backend="nccl")
+                    device = torch.device("cuda", args.local_rank)
+                model = torch.nn.Linear(4, 2).to(device)
+                if args.local_rank != -1:
+                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                args = parser.parse_args()
+                if False:
+                    device = xm.xla_device()
+                else:
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                    device = xm.xla_device()
+                model = torch.nn.Linear(4, 2).to(device)
+                if True:
+                    model = torch.nn.parallel.DistributedDataParallel(model)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="local-rank-flag-minus-one-asks-launched-1.13",
+            findings=(
+                Expected(14, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
+                Expected(22, 8, "args.local_rank != -1 -> True"),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("nccl")
+                return args.local_rank()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("xla", init_method="xla://")
+                return xr.local_ordinal()
+            """,
+            target="2.9",
+            note="local-rank-holds-current-device",
+            findings=(Expected(15, 12, "args.local_rank() -> xr.local_ordinal()"),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                dist.init_process_group("nccl")
+                return args.local_rank()
+            """,
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+
+
+            def local_setting(args):
+                args.local_rank = torch.cuda.current_device
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                return xm.get_local_ordinal()
+            """,
+            target="sagemaker",
+            note="local-rank-holds-current-device-1.13",
+            findings=(Expected(18, 12, "args.local_rank() -> xm.get_local_ordinal()"),),
+        ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def main(strict):
+                assert "LOCAL_RANK" in os.environ, "run with torchrun"
+                if strict:
+                    assert "RANK" in os.environ and "WORLD_SIZE" in os.environ
+                dist.init_process_group("nccl")
+                local_rank = int(os.environ["LOCAL_RANK"])
+
+
+            if __name__ == "__main__":
+                main(True)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main(strict):
+                if strict:
+                    pass
+                dist.init_process_group("xla", init_method="xla://")
+                local_rank = xr.local_ordinal()
+
+
+            def _mp_fn(index):
+                main(True)
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="launcher-assert-removed",
+            findings=(
+                Expected(
+                    6,
+                    5,
+                    'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                    "started by the XLA launcher",
+                ),
+                Expected(7, 9, 'removed `assert "RANK" in os.environ and "WORLD_SIZE" in os.environ`'),
+                Expected(9, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def main():
+                assert "LOCAL_RANK" in os.environ, "run with torchrun"
+                dist.init_process_group("nccl")
+                local_rank = int(os.environ["LOCAL_RANK"])
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import os
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            def main():
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                local_rank = xm.get_local_ordinal()
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            note="launcher-assert-removed-sagemaker",
+            findings=(
+                Expected(
+                    8,
+                    5,
+                    'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
+                    "started by the XLA launcher",
+                ),
+                Expected(11, 18, 'int(os.environ["LOCAL_RANK"]) -> xm.get_local_ordinal()'),
+            ),
+        ),
+        invalid(
+            """
+            import os
+            import torch.distributed as dist
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                world = dist.get_world_size()
+                dist.init_process_group("nccl")
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main():
+                local_rank = xr.local_ordinal()
+                world = xr.world_size()
+                dist.init_process_group("xla", init_method="xla://")
+            """,
+            note="env-ranks",
+            findings=(
+                Expected(6, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
+                Expected(7, 13, "dist.get_world_size() -> xr.world_size()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+            def main():
+                D.init_process_group("nccl")
+                rank = D.get_rank()
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+            def main():
+                D.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+            """,
+            note="dist-alias",
+            alias=True,
+            findings=(Expected(7, 12, "D.get_rank() -> xr.global_ordinal()"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def train(rank, world_size, lr):
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                mp.spawn(train, args=(world_size, lr), nprocs=world_size)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size, lr):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count()
+                lr = 0.1 * world_size
+                torch_xla.launch(train, args=(world_size, lr))
+            """,
+            note="count-also-used-by-launcher",
+            findings=(
+                Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),
+                Expected(11, 16, "the launching process still sees 0"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def train(rank, world_size):
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                print(f"{world_size} processes")
+                mp.spawn(train, args=(world_size,), nprocs=world_size)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def train(rank, world_size):
+                world_size = xr.world_size()
+                pass
+
+            if __name__ == "__main__":
+                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                print(f"{world_size} processes")
+                torch_xla.launch(train, args=(world_size,))
+            """,
+            note="guarded-or-logged-count",
+            findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(gpu, ngpus_per_node, args):
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                if device.type == "cuda":
+                    ngpus_per_node = torch.accelerator.device_count()
+                else:
+                    ngpus_per_node = 1
+                mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.runtime as xr
+
+            def worker(gpu, ngpus_per_node, args):
+                ngpus_per_node = xr.local_process_count()
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                if device.type == "cuda":
+                    ngpus_per_node = torch.accelerator.device_count()
+                else:
+                    ngpus_per_node = 1
+                torch_xla.launch(worker, args=(ngpus_per_node, args))
+            """,
+            note="accelerator-count-on-one-branch",
+            alias=True,
+            findings=(Expected(5, 1, "`ngpus_per_node` read from the XLA runtime when `worker` starts"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(gpu, ngpus_per_node, args):
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                ngpus_per_node = torch.cuda.device_count()
+                mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            def worker(gpu, ngpus_per_node, args):
+                ngpus_per_node = xm.xrt_world_size()
+                args.batch_size = int(args.batch_size / ngpus_per_node)
+
+            def main(args):
+                ngpus_per_node = torch.cuda.device_count()
+                xmp.spawn(worker, args=(ngpus_per_node, args))
+            """,
+            target="sagemaker",
+            note="per-host-count-on-1.13",
+            findings=(Expected(5, 1, "xm.xrt_world_size() counts the devices of every host (hosts x devices)"),),
+        ),
+    ),
+)

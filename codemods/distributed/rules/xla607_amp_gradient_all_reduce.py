@@ -1,0 +1,138 @@
+"""XLA607 amp-gradient-all-reduce."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+AMP_GRADIENT_ALL_REDUCE = Rule(
+    code="XLA607",
+    name="amp-gradient-all-reduce",
+    severity="error",
+    summary="Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass",
+    fixable=True,
+    why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
+    "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
+    examples=lambda: (
+        invalid(
+            """
+        import torch
+        import torch.distributed as dist
+
+
+        def train(loader, model, optimizer):
+            dist.init_process_group("nccl")
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                with torch.cuda.amp.autocast():
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        """,
+            """
+        import torch
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+        import torch_xla.runtime as xr
+
+
+        def train(loader, model, optimizer):
+            dist.init_process_group("xla", init_method="xla://")
+            scaler = torch.amp.GradScaler("xla")
+            for x, y in loader:
+                with torch.autocast("xla", dtype=torch.bfloat16):
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                xm.all_reduce("sum", xm._fetch_gradients(optimizer), scale=1.0 / xr.world_size())
+                scaler.step(optimizer)
+                scaler.update()
+                torch_xla.sync()
+        """,
+            findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("nccl")
+                model = DDP(model)
+                scaler = torch.cuda.amp.GradScaler()
+                for x, y in loader:
+                    with torch.cuda.amp.autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("xla", init_method="xla://")
+                model = DDP(model)
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+                    torch_xla.sync()
+            """,
+            note="ddp-reduces",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch.distributed as D
+            from torch.cuda.amp import GradScaler, autocast
+
+
+            def train(loader, model, opt):
+                D.init_process_group("nccl")
+                scaler = GradScaler()
+                for x, y in loader:
+                    with autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+            """
+            import torch.distributed as D
+            import torch.amp
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def train(loader, model, opt):
+                D.init_process_group("xla", init_method="xla://")
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in loader:
+                    with torch.autocast("xla", dtype=torch.bfloat16):
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    xm.all_reduce("sum", xm._fetch_gradients(opt), scale=1.0 / xr.world_size())
+                    scaler.step(opt)
+                    scaler.update()
+                    torch_xla.sync()
+            """,
+            note="amp-from-import",
+            alias=True,
+            findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
+        ),
+    ),
+)

@@ -1,0 +1,125 @@
+"""XLA610 master-print."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+MASTER_PRINT = Rule(
+    code="XLA610",
+    name="master-print",
+    severity="info",
+    summary="A print under a check for the master process (`if rank == 0:`) becomes xm.master_print",
+    fixable=True,
+    why="xm.master_print prints on the master process only, which is what the check said; it is the AWS guide's "
+    "spelling and leaves no rank test behind. A check on the local rank (once per host) is left as it is.",
+    examples=lambda: (
+        invalid(
+            """
+        import torch.distributed as dist
+
+
+        def report(loss):
+            dist.init_process_group("nccl")
+            if dist.get_rank() == 0:
+                print(f"loss {loss:.3f}")
+        """,
+            """
+        import torch.distributed as dist
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+        def report(loss):
+            dist.init_process_group("xla", init_method="xla://")
+            xm.master_print(f"loss {loss:.3f}")
+        """,
+            findings=(Expected(8, 5, "`if dist.get_rank() == 0"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch.distributed as dist
+
+
+            def main(local_rank):
+                dist.init_process_group("nccl")
+                if local_rank == 0:
+                    print("once per host")
+                if dist.get_rank() == 0:
+                    print("saving")
+                    save()
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main(local_rank):
+                dist.init_process_group("xla", init_method="xla://")
+                if local_rank == 0:
+                    print("once per host")
+                if xr.global_ordinal() == 0:
+                    print("saving")
+                    save()
+            """,
+            note="local-rank-or-more-than-a-print",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch.distributed as dist
+
+
+            def main():
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                if rank == 0:
+                    print("starting", flush=True)
+            """,
+            """
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                dist.init_process_group("xla", init_method="xla://")
+                rank = xr.global_ordinal()
+                xm.master_print("starting", flush=True)
+            """,
+            note="rank-variable",
+            findings=(Expected(10, 5, "`if rank == 0"),),
+        ),
+        invalid(
+            """
+            import torch.distributed as D
+
+
+            def main():
+                D.init_process_group("nccl")
+                master_process = D.get_rank() == 0
+                if master_process:
+                    print("hello")
+            """,
+            """
+            import torch.distributed as D
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                D.init_process_group("xla", init_method="xla://")
+                master_process = xr.global_ordinal() == 0
+                xm.master_print("hello")
+            """,
+            note="master-flag",
+            alias=True,
+            findings=(Expected(10, 5, "`if master_process"),),
+        ),
+    ),
+)

@@ -1,0 +1,213 @@
+"""XLA618 process-group-fallback."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+PROCESS_GROUP_FALLBACK = Rule(
+    code="XLA618",
+    name="process-group-fallback",
+    severity="error",
+    summary="A set-up whose `except` goes on without a process group, before an unconditional DistributedDataParallel, "
+    "while its `try` can still fail on XLA",
+    fixable=False,
+    why="Set-up helpers often start the process group in a `try` and fall back to one process in the `except` "
+    "(world size 1, no process group). If the script then wraps its model in DistributedDataParallel whatever "
+    "happened, the fallback crashes: DDP raises `ValueError: Default process group has not been initialized`. "
+    "The port starts the xla process group in every process torch_xla.launch starts (one process too: checked on "
+    "torch_xla 2.9), so the fallback only runs where something in the `try` still fails on XLA: an environment "
+    'variable read by subscript that the port leaves (`os.environ["MASTER_ADDR"]`; the XLA launcher sets '
+    "none of torchrun's variables, so it raises KeyError). Read it with `os.environ.get(...)`, or drop it if "
+    "nothing else needs it, or let the `except` re-raise, or wrap the model in DDP only when "
+    "`dist.is_initialized()`. Where nothing in the `try` can fail after the port, nothing is reported.",
+    examples=lambda: (
+        invalid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            findings=(Expected(14, 5, "if this `except` runs, the script goes on without a process group"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    local_rank = int(os.environ["LOCAL_RANK"])
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    print(f"process {os.getpid()}: one process")
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    local_rank = xr.local_ordinal()
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    print(f"process {os.getpid()}: one process")
+                    return 1
+
+
+            def main(model):
+                world_size = setup()
+                model = DistributedDataParallel(model)
+            """,
+            note="try-ported-whole",
+        ),
+        valid(
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("nccl")
+                    return dist.get_world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                if setup() > 1:
+                    model = DistributedDataParallel(model)
+            """,
+            """
+            import os
+
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def setup():
+                try:
+                    address = os.environ["MASTER_ADDR"]
+                    dist.init_process_group("xla", init_method="xla://")
+                    return xr.world_size()
+                except KeyError:
+                    return 1
+
+
+            def main(model):
+                if setup() > 1:
+                    model = DistributedDataParallel(model)
+            """,
+            note="ddp-guarded",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import os
+
+            from torch.distributed import init_process_group as start
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def setup():
+                try:
+                    port = os.environ["MASTER_PORT"]
+                    start(backend="nccl")
+                except Exception:
+                    print("one process")
+
+
+            def main(model):
+                setup()
+                model = DDP(model)
+            """,
+            """
+            import os
+
+            from torch.distributed import init_process_group as start
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def setup():
+                try:
+                    port = os.environ["MASTER_PORT"]
+                    os.environ.setdefault("MASTER_ADDR", "localhost")
+                    os.environ.setdefault("MASTER_PORT", "12355")
+                    start("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                except Exception:
+                    print("one process")
+
+
+            def main(model):
+                setup()
+                model = DDP(model)
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(15, 5, '`os.environ["MASTER_PORT"]` in the `try` raises KeyError'),),
+        ),
+    ),
+)

@@ -1,0 +1,72 @@
+"""Hugging Face's part of the fact sheet: the Trainer, its arguments, tokenizers and
+Accelerate (found by analysis.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class OptimizerChoice:
+    """What a TrainingArguments(...) call does about ``optim``: add it, replace a torch
+    AdamW spelling, or ``report`` (its keywords come from ``**kwargs``)."""
+
+    action: Literal["add", "replace", "report"]
+    value: cst.BaseExpression | None = None  # the literal replaced
+
+
+@dataclass(frozen=True)
+class ParsedArguments:
+    """TrainingArguments parsed by HfArgumentParser into ``name``; the optimizer is set
+    after ``anchor`` (the parse statement, or the if/elif chain that parses)."""
+
+    name: str
+    anchor: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class Padding:
+    """A tokenizer call or collator that pads dynamically (``padding=True/"longest"``,
+    or a collator's default), or pads to max_length without fixing the length."""
+
+    dynamic: bool  # pads to the longest sequence of each batch
+    value: cst.BaseExpression | None  # the padding argument (None: the collator's default)
+    fixable: bool  # a tokenizer call with max_length: padding="max_length" is safe
+    missing: tuple[str, ...]  # of max_length and truncation
+
+
+@dataclass(frozen=True)
+class ModelPlacement:
+    """A ``from_pretrained(...)`` argument that places the model where XLA is not:
+    ``device_map`` on a CUDA device (``cuda``), or left to accelerate (``accelerate``,
+    ``unknown`` when its value is not seen), or bitsandbytes quantization (``quantized``)."""
+
+    argument: cst.Arg
+    kind: Literal["cuda", "accelerate", "unknown", "quantized"]
+    values: tuple[cst.BaseExpression, ...] = ()  # what a device_map variable was assigned
+
+
+@dataclass(repr=False, eq=False)
+class HuggingFaceFacts:
+    trainers: list[cst.Call] = field(default_factory=list)
+    # The file builds or parses TrainingArguments (those needing a change are below).
+    builds_arguments: bool = False
+    training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
+    parsed_arguments: list[ParsedArguments] = field(default_factory=list)
+    # TrainingArguments calls (and parse statements) that leave dataloader_num_workers at 0.
+    default_workers: list[cst.CSTNode] = field(default_factory=list)
+    # ``preprocessing_num_workers`` fields that default to None (one process).
+    default_preprocessing_workers: list[cst.CSTNode] = field(default_factory=list)
+    padding: dict[cst.Call, Padding] = field(default_factory=dict)
+    # Names bound to accelerate.Accelerator(...), and their .backward(...) calls.
+    accelerators: set[str] = field(default_factory=set)
+    accelerate_backwards: list[cst.Call] = field(default_factory=list)
+    # ``from_pretrained(...)`` calls and their arguments that place the model off XLA.
+    model_placements: dict[cst.Call, list[ModelPlacement]] = field(default_factory=dict)
+
+    @property
+    def trainer_script(self) -> bool:
+        return bool(self.trainers)

@@ -1,0 +1,25 @@
+"""XLA8: Hugging Face Trainer scripts and Accelerate.
+
+One module per rule (its code and name); this package lists them."""
+
+from __future__ import annotations
+
+from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TRAINER_XLA_OPTIMIZER
+from codemods.huggingface.rules.xla802_trainer_one_device import TRAINER_ONE_DEVICE
+from codemods.huggingface.rules.xla803_mp_fn_entry_point import MP_FN_ENTRY_POINT
+from codemods.huggingface.rules.xla804_static_padding import STATIC_PADDING
+from codemods.huggingface.rules.xla805_padding_length import PADDING_LENGTH
+from codemods.huggingface.rules.xla806_input_workers import INPUT_WORKERS
+from codemods.huggingface.rules.xla807_accelerate_loop import ACCELERATE_LOOP
+from codemods.huggingface.rules.xla808_model_placement import MODEL_PLACEMENT
+
+RULES = (
+    TRAINER_XLA_OPTIMIZER,
+    TRAINER_ONE_DEVICE,
+    MP_FN_ENTRY_POINT,
+    STATIC_PADDING,
+    PADDING_LENGTH,
+    INPUT_WORKERS,
+    ACCELERATE_LOOP,
+    MODEL_PLACEMENT,
+)

@@ -1,0 +1,116 @@
+"""XLA807 accelerate-loop."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+ACCELERATE_LOOP = Rule(
+    code="XLA807",
+    name="accelerate-loop",
+    severity="info",
+    summary="An Accelerate training loop: Accelerate already does the XLA work, nothing to port",
+    fixable=False,
+    why="On XLA, Accelerate places the model and batches, wraps prepared loaders in MpDeviceLoader (which "
+    "ends each step) and steps optimizers with xm.optimizer_step; launch it with an XLA accelerate config.",
+    examples=lambda: (
+        Invalid(
+            "import torch\nfrom accelerate import Accelerator\n\naccelerator = Accelerator()\n"
+            "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\nfor batch in loader:\n"
+            "    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n    optimizer.zero_grad()\n",
+            findings=(Expected(8, 5, "Accelerate loop"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            for batch in loader:
+                loss = model(batch.to(device)).mean()
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import accelerate
+
+            acc = accelerate.Accelerator(mixed_precision="no")
+            model, opt, dl = acc.prepare(model, opt, dl)
+            for batch in dl:
+                acc.backward(model(batch).sum())
+                opt.step()
+            """,
+            alias=True,
+            findings=(Expected(7, 5, "Accelerate loop"),),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                accelerator = Accelerator(log_with="all") if with_tracking else Accelerator()
+                model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+                for x, y in loader:
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                """,
+                target=target,
+                note=f"accelerator-chosen-by-a-condition-{target}",
+                findings=(Expected(8, 5, "Accelerate loop"),),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import torch
+            from accelerate import Accelerator
+
+            accelerator = Accelerator()
+            model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+            for step, batch in enumerate(loader):
+                loss = model(**batch).loss
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+                print(f"step {step} loss {loss.item()}")
+            """,
+            findings=(Expected(8, 5, "Accelerate loop"),),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                from accelerate import Accelerator
+
+                accelerator = Accelerator(log_with="all") if with_tracking else Accelerator()
+                model = torch.nn.Linear(4, 1)
+                optimizer = torch.optim.AdamW(model.parameters())
+                model, optimizer, loader = accelerator.prepare(model, optimizer, make_loader())
+                for step, (x, y) in enumerate(loader):
+                    x, y = x.to(accelerator.device), y.to(accelerator.device)
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                for x, y in loader:
+                    accelerator.backward(torch.nn.functional.mse_loss(model(x), y))
+                    optimizer.step()
+                """,
+                target=target,
+                note=f"accelerator-of-a-conditional-expression-{target}",
+                findings=(Expected(11, 5, "Accelerate loop"), Expected(15, 5, "Accelerate loop")),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+    ),
+)

@@ -1,0 +1,100 @@
+"""XLA808 model-placement."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+MODEL_PLACEMENT = Rule(
+    code="XLA808",
+    name="model-placement",
+    severity="error",
+    summary="from_pretrained(...) places the model off XLA: device_map (CUDA, or accelerate's choice) or bitsandbytes",
+    fixable=False,
+    why='A device_map of a number or "cuda" loads the weights onto a CUDA device (transformers reads an int as '
+    'a CUDA ordinal and "cuda" as cuda:LOCAL_RANK): without CUDA that raises. "auto" and the other '
+    "strategies leave the choice to accelerate, which knows CUDA-like devices, the CPU and the disk, never "
+    "XLA: the model stays on the host (offloaded layers keep hooks that move them). load_in_8bit, "
+    "load_in_4bit and a BitsAndBytesConfig quantize with bitsandbytes, which has no XLA kernels. Load the "
+    "model without them; the Trainer (or `.to(device)`) moves it to the XLA device. A device_map read from "
+    "`LOCAL_RANK` is reported here, the environment read is left as written (XLA609 reports it).",
+    examples=lambda: (
+        invalid(
+            """
+            from transformers import AutoModelForCausalLM
+
+            model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")
+            """,
+            findings=(Expected(3, 54, '`device_map="auto"`: accelerate places the model on CUDA devices'),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="cpu", load_in_8bit=False)
+            tokenizer = AutoTokenizer.from_pretrained("gpt2")
+            """,
+        ),
+        valid(
+            """
+            from transformers import AutoModelForCausalLM
+
+            device_map = None
+            model = AutoModelForCausalLM.from_pretrained("gpt2", device_map=device_map)
+            """,
+            note="no-device-map",
+        ),
+    ),
+    invalid=lambda: (
+        # tloen/alpaca-lora finetune.py: one process per GPU, each loading onto its LOCAL_RANK.
+        invalid(
+            """
+            import os
+
+            import torch
+            from transformers import LlamaForCausalLM
+
+
+            def train(base_model, ddp):
+                device_map = "auto"
+                if ddp:
+                    device_map = {"": int(os.environ.get("LOCAL_RANK") or 0)}
+                return LlamaForCausalLM.from_pretrained(
+                    base_model, load_in_8bit=True, torch_dtype=torch.float16, device_map=device_map
+                )
+            """,
+            findings=(
+                Expected(12, 21, "`load_in_8bit=True` quantizes with bitsandbytes"),
+                Expected(
+                    12,
+                    67,
+                    '`device_map=device_map` ("auto" or {"": int(os.environ.get("LOCAL_RANK") or 0)}) '
+                    "loads the model onto a CUDA device",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import transformers as hf
+
+            config = hf.BitsAndBytesConfig(load_in_4bit=True)
+            model = hf.AutoModel.from_pretrained("bert-base-uncased", quantization_config=config, device_map=0)
+            """,
+            alias=True,
+            findings=(
+                Expected(4, 59, "`quantization_config=config` quantizes with bitsandbytes"),
+                Expected(4, 87, "`device_map=0` loads the model onto a CUDA device"),
+            ),
+        ),
+        invalid(
+            """
+            from transformers import AutoModel
+
+            model = AutoModel.from_pretrained(args.model, device_map=args.device_map)
+            """,
+            note="device-map-not-seen",
+            findings=(Expected(3, 47, "`device_map=args.device_map`: accelerate places the model on CUDA devices"),),
+        ),
+    ),
+)

@@ -1,0 +1,126 @@
+"""XLA702 host-read-value."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.lazy.rules.programs import _loop
+
+HOST_READ_VALUE = Rule(
+    code="XLA702",
+    name="host-read-value",
+    severity="warning",
+    summary="A host read whose value the loop keeps (accumulation, a variable) syncs every step",
+    fixable=False,
+    why="Each read runs the pending graph before the step ends.  Keep running sums on the device "
+    "(`total += loss.detach()`) and read them once per log interval, or read inside xm.add_step_closure.",
+    examples=lambda: (
+        Invalid(
+            _loop("total += loss.item()"),
+            findings=(
+                Expected(13, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).cuda()
+                model = torch.nn.Linear(4, 2).cuda()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].cuda()).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).to(torch_xla.device())
+                model = torch.nn.Linear(4, 2).to(torch_xla.device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].to(torch_xla.device())).sum()
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+            """,
+            target="2.9",
+            note="python-numbers-beside-a-tensor",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            total = torch.zeros((), device=device)
+            for x, y in loader:
+                loss = criterion(model(x.to(device)), y.to(device))
+                loss.backward()
+                total += loss.detach()
+                torch_xla.sync()
+            print(total.item())
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            for batch in pl.MpDeviceLoader(loader, dev):
+                loss = model(batch).mean()
+                loss.backward()
+                xm.optimizer_step(opt)
+                values = loss.detach().cpu().numpy()
+            """,
+            alias=True,
+            findings=(Expected(9, 14, "`loss.detach().cpu()` reads a device value to the host every step (an extra"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            total = 0.0
+            for x, y in loader:
+                loss = criterion(model(x.to(device)), y.to(device))
+                loss.backward()
+                total += loss.item()
+                history.append(loss.item())
+                last = loss.item()
+                torch_xla.sync()
+            """,
+            findings=(
+                Expected(8, 14, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
+                Expected(9, 20, "`loss.item()` reads a device value to the host every step to accumulate it (an"),
+                Expected(
+                    10, 12, "`loss.item()` reads a device value to the host every step (an extra graph execution)"
+                ),
+            ),
+        ),
+    ),
+)

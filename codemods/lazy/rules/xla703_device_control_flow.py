@@ -1,0 +1,120 @@
+"""XLA703 device-control-flow."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.lazy.rules.programs import _loop
+
+DEVICE_CONTROL_FLOW = Rule(
+    code="XLA703",
+    name="device-control-flow",
+    severity="warning",
+    summary="Control flow on a device value (`if loss.item() > x`, `while t.sum() > 0`) syncs every step",
+    fixable=False,
+    why="Python needs the value to choose a branch, so the graph runs there; a branch that changes "
+    "which operations run also changes the graph.  Use torch.where, or decide once per log interval.",
+    examples=lambda: (
+        Invalid(
+            _loop("if loss.item() > 10:\n    break"),
+            findings=(Expected(13, 8, "`loss.item()` decides control flow from a device value"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).cuda()
+                model = torch.nn.Linear(4, 2).cuda()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].cuda()).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def train(args, poses, images):
+                hwf = poses[0, :3, -1]
+                H, W, focal = hwf
+                H, W = int(H), int(W)
+                poses = torch.Tensor(poses).to(xm.xla_device())
+                model = torch.nn.Linear(4, 2).to(xm.xla_device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for i in range(100):
+                    if i < args.precrop_iters:
+                        dH = int(H // 2 * args.precrop_frac)
+                        if H // 2 - dH > 0:
+                            print("cropping", dH)
+                    loss = model(images[i].to(xm.xla_device())).sum()
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            note="python-numbers-beside-a-tensor-1.13",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x.to(device)), y.to(device))
+                loss.backward()
+                if step % 10 == 0 and x.shape[0] == 8 and loss is not None:
+                    pass
+                torch_xla.sync()
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            while True:
+                out = model(th.randn(4, 4).to(dev))
+                out.sum().backward()
+                xm.optimizer_step(opt, barrier=True)
+                if th.isnan(out).any():
+                    break
+            """,
+            alias=True,
+            findings=(Expected(8, 8, "`th.isnan(out).any()` tests a device tensor"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            best = 1e9
+            for x, y in loader:
+                loss = criterion(model(x.to(device)), y.to(device))
+                loss.backward()
+                if loss < best:
+                    best = loss
+                if loss.item() > 100:
+                    break
+                torch_xla.sync()
+            """,
+            findings=(
+                Expected(8, 8, "`loss < best` tests a device tensor"),
+                Expected(10, 8, "`loss.item()` decides control flow from a device value"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,169 @@
+"""XLA711 sliced-device-data."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+SLICED_DEVICE_DATA = Rule(
+    code="XLA711",
+    name="sliced-device-data",
+    severity="warning",
+    summary="A device tensor sliced with a per-step Python integer: the data stays on the host and each slice moves",
+    fixable=True,
+    why="The offset of a slice is compiled into the graph, so `source[i:i+n]` on a device tensor is a new "
+    "graph for every `i`.  A slice taken on the host and moved to the device is fresh input data: one graph.",
+    examples=lambda: (
+        Invalid(
+            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0).to(device)\n"
+            "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
+            "    loss = (source[i:i + 10] * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
+            "import torch\nimport torch_xla\n\ndevice = torch_xla.device()\nsource = torch.arange(100.0)\n"
+            "w = torch.ones(10, device=device, requires_grad=True)\nfor i in range(0, 90, 10):\n"
+            "    loss = (source[i:i + 10].to(device) * w).sum()\n    loss.backward()\n    torch_xla.sync()\n",
+            findings=(
+                Expected(5, 10, "torch.arange(100.0).to(device) -> torch.arange(100.0)"),
+                Expected(8, 13, "source[i:i + 10] -> source[i:i + 10].to(device)"),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            tokens = torch.randint(0, 100, (1000,))
+            for offset in range(0, 900, 32):
+                x = tokens[offset:offset + 32].to(device)
+                loss = model(x)
+                loss.backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            tokens = torch.randint(0, 100, (1000,))
+            for offset in range(0, 900, 32):
+                x = tokens[offset:offset + 32].to(device)
+                loss = model(x)
+                loss.backward()
+                torch_xla.sync()
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+            import torch_xla as tx
+
+            dev = tx.device()
+
+
+            def batchify(data, bsz):
+                data = data[: data.size(0) // bsz * bsz]
+                return data.view(bsz, -1).t().contiguous().to(dev)
+
+
+            def get_batch(source, i):
+                n = min(8, len(source) - 1 - i)
+                return source[i:i + n], source[i + 1:i + 1 + n].reshape(-1)
+
+
+            train_data = batchify(th.arange(1000), 4)
+            for batch, i in enumerate(range(0, train_data.size(0) - 1, 8)):
+                data, targets = get_batch(train_data, i)
+                loss = model(data, targets)
+                loss.backward()
+                tx.sync()
+            """,
+            """
+            import torch as th
+            import torch_xla as tx
+
+            dev = tx.device()
+
+
+            def batchify(data, bsz):
+                data = data[: data.size(0) // bsz * bsz]
+                return data.view(bsz, -1).t().contiguous()
+
+
+            def get_batch(source, i):
+                n = min(8, len(source) - 1 - i)
+                return source[i:i + n].to(dev), source[i + 1:i + 1 + n].to(dev).reshape(-1)
+
+
+            train_data = batchify(th.arange(1000), 4)
+            for batch, i in enumerate(range(0, train_data.size(0) - 1, 8)):
+                data, targets = get_batch(train_data, i)
+                loss = model(data, targets)
+                loss.backward()
+                tx.sync()
+            """,
+            alias=True,
+            findings=(
+                Expected(9, 12, "data.view(bsz, -1).t().contiguous().to(dev) -> data.view(bsz, -1).t().contiguous()"),
+                Expected(14, 12, "source[i:i + n] -> source[i:i + n].to(dev)"),
+                Expected(14, 37, "source[i + 1:i + 1 + n] -> source[i + 1:i + 1 + n].to(dev)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            tokens = torch.randint(0, 100, (1000,)).to(device)
+            for offset in range(0, 900, 32):
+                loss = model(tokens[offset:offset + 32]) + tokens.float().mean()
+                loss.backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            tokens = torch.randint(0, 100, (1000,)).to(device)
+            for offset in range(0, 900, 32):
+                loss = model(tokens[offset:offset + 32]) + tokens.float().mean()
+                loss.backward()
+                torch_xla.sync()
+            """,
+            note="not-fixable",
+            findings=(Expected(6, 18, "`tokens[offset:offset + 32]` slices a device tensor at a per-step offset"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            tokens = torch.randint(0, 100, (1000,)).to(device)
+            for step, offset in enumerate(range(0, 900, 32)):
+                x = tokens[offset:offset + 32]
+                y = tokens[offset + 1:offset + 33]
+                loss = model(x, y)
+                loss.backward()
+                optimizer.step()
+            print(tokens.size(0), len(tokens))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            device = torch_xla.device()
+            tokens = torch.randint(0, 100, (1000,))
+            for step, offset in enumerate(range(0, 900, 32)):
+                x = tokens[offset:offset + 32].to(device)
+                y = tokens[offset + 1:offset + 33].to(device)
+                loss = model(x, y)
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            print(tokens.size(0), len(tokens))
+            """,
+            findings=(
+                Expected(6, 10, "torch.randint(0, 100, (1000,)).to(device) -> torch.randint(0, 100, (1000,))"),
+                Expected(8, 9, "tokens[offset:offset + 32] -> tokens[offset:offset + 32].to(device)"),
+                Expected(9, 9, "tokens[offset + 1:offset + 33] -> tokens[offset + 1:offset + 33].to(device)"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,69 @@
+"""XLA712 step-varying-shape."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.lazy.rules.programs import _loop
+
+STEP_VARYING_SHAPE = Rule(
+    code="XLA712",
+    name="step-varying-shape",
+    severity="warning",
+    summary="A per-step Python integer used as a shape or static argument (view, arange, topk, ** ...) recompiles every step",
+    fixable=False,
+    why="Shapes, offsets, counts and exponents are compiled into the graph.  Plain arithmetic with Python "
+    "numbers is not (torch_xla passes those as device data), so keep shapes fixed and vary values instead.",
+    examples=lambda: (
+        Invalid(_loop("y = x.repeat(step + 1, 1)"), findings=(Expected(13, 9, "`x.repeat(step + 1, 1)`"),)),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            for step in range(100):
+                x = torch.randn(8, 4).to(device)
+                loss = model(x).mean() * (0.1 * step) + x.view(8, -1).sum()
+                loss.backward()
+                torch_xla.sync()
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch as th
+            import torch_xla as tx
+
+            n = 4
+            for batch in train_loader:
+                n += 1
+                out = model(batch.to(tx.device()))
+                loss = th.arange(n, device=tx.device()).float().sum() * out.mean()
+                loss.backward()
+                tx.sync()
+            """,
+            alias=True,
+            findings=(Expected(8, 12, "`th.arange(n, device=tx.device())`"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            for step in range(100):
+                x = torch.randn(8, 4).to(device)
+                mask = torch.ones(step + 1, device=device)
+                loss = (model(x) ** (step % 3)).mean() + x.repeat(step, 1).sum()
+                loss.backward()
+                torch_xla.sync()
+            """,
+            findings=(
+                Expected(6, 12, "`torch.ones(step + 1, device=device)`"),
+                Expected(7, 13, "`(model(x) ** (step % 3))`"),
+                Expected(7, 46, "`x.repeat(step, 1)`"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,93 @@
+"""XLA714 short-last-batch."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+SHORT_LAST_BATCH = Rule(
+    code="XLA714",
+    name="short-last-batch",
+    severity="warning",
+    summary="A training DataLoader without drop_last=True: its short last batch compiles a second graph",
+    fixable=False,
+    why="When the dataset size is not a multiple of the batch size the last batch has another shape, "
+    "and every distinct shape is compiled.  Pass drop_last=True where dropping a few samples per epoch is fine.",
+    examples=lambda: (
+        Invalid(
+            "import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
+            "device = torch_xla.device()\nmodel = torch.nn.Linear(4, 1).to(device)\n"
+            "loader = DataLoader(TensorDataset(torch.randn(100, 4)), batch_size=16)\nfor (x,) in loader:\n"
+            "    model(x.to(device)).sum().backward()\n    torch_xla.sync()\n",
+            findings=(Expected(7, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            train_loader = DataLoader(train_set, batch_size=32, shuffle=True, drop_last=True)
+            val_loader = DataLoader(val_set, batch_size=32)
+            for x, y in train_loader:
+                loss = model(x.to(device), y.to(device))
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            train_loader = DataLoader(train_set, batch_size=32, shuffle=True, drop_last=True)
+            val_loader = DataLoader(val_set, batch_size=32)
+            for x, y in train_loader:
+                loss = model(x.to(device), y.to(device))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch.utils.data as tud
+            import torch_xla.distributed.parallel_loader as pl
+
+            loader = tud.DataLoader(dataset, batch_size=16, drop_last=False)
+            for step, batch in enumerate(pl.MpDeviceLoader(loader, device)):
+                model(batch).sum().backward()
+            """,
+            alias=True,
+            findings=(Expected(4, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
+            for x, y in train_loader:
+                loss = model(x.to(device), y.to(device))
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
+            for x, y in train_loader:
+                loss = model(x.to(device), y.to(device))
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+            """,
+            findings=(Expected(6, 16, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+        ),
+    ),
+)

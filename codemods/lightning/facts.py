@@ -1,0 +1,41 @@
+"""Lightning's part of the fact sheet: its Trainer and Fabric (found by analysis.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+Kind = Literal["trainer", "fabric"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One accelerator, strategy or precision value that selects CUDA: what it becomes
+    on XLA (None: it has no XLA form), where it is read, and why when it cannot go."""
+
+    parameter: str
+    kind: Kind
+    new: str | None
+    why: str = ""
+    source: str = ""  # "" the argument itself, else the name or flag it comes from
+
+
+@dataclass(repr=False, eq=False)
+class LightningFacts:
+    constructions: dict[cst.Call, Kind] = field(default_factory=dict)
+    # The literal values to change (or report), keyed by the literal.
+    settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
+    # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
+    unknown: dict[cst.Arg, str] = field(default_factory=dict)
+    legacy: set[cst.Arg] = field(default_factory=set)
+    modules: set[str] = field(default_factory=set)
+    # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
+    fabric_used: bool = False
+
+    @property
+    def drives_training(self) -> bool:
+        """Lightning runs the training: no barriers, loaders, optimizer steps or launches
+        of the tool's own."""
+        return bool(self.constructions or self.modules or self.fabric_used)

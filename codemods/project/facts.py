@@ -1,0 +1,32 @@
+"""The project's part of the fact sheet: names from the project's other modules (found by
+analysis.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.project.summary import GuessedImports, ImportContext
+
+
+@dataclass(repr=False, eq=False)
+class ProjectFacts:
+    context: ImportContext = field(default_factory=GuessedImports)
+    # Each finding: the call, and the path of the module to convert (None: it could not
+    # be read, or the call hands things to a callable that comes in as a parameter).
+    # device = get_device() with get_device from a module that chooses the device.
+    external_devices: dict[cst.Call, str | None] = field(default_factory=dict)
+    # An optimizer handed to a callable of a module that trains with it.
+    external_training: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
+    # A loop's training step run by a callable of another module (a scaler wrapper, a
+    # helper): where it comes from, as the finding names it.
+    external_steps: dict[cst.Call, str] = field(default_factory=dict)
+    # A method of an instance of another module's class that runs a training loop (an
+    # agent's ``update()`` with its epochs inside), that module still to convert: its path.
+    external_loops: dict[cst.Call, str] = field(default_factory=dict)
+    # Callables of another module that set up mixed precision (a scaler class): its path.
+    external_amp: dict[cst.Call, str] = field(default_factory=dict)
+    # For other files: functions and methods of this module that call a callable of a module
+    # that still needs converting (or that does so in turn): name -> that module's path.
+    pending_via: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,152 @@
+"""Training's parts of the fact sheet: models, optimizers and training loops (analysis.py),
+the steps driven from elsewhere (drivers.py), optimizers built too early
+(early_optimizers.py) and DataLoaders (loaders.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class UndrivenStep:
+    """An optimizer step (or a call that runs one) that no loop of the file drives."""
+
+    function: str  # the qualified name of the function it is in
+    what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
+    origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
+    # Another file of the run imports this one: the finding stands only if none of the
+    # run's files calls the function (runner.release_held).
+    held: bool = False
+
+
+@dataclass(frozen=True)
+class EarlyOptimizer:
+    """An optimizer built over a model that is still on the CPU and moves to the device
+    later: moving a module to XLA replaces its Parameter objects, so the optimizer would
+    update stale CPU copies."""
+
+    model: str
+    # The model may simply be moved first: where it goes later is the XLA device on every path.
+    fixable: bool
+    moved_by: str  # where it moves, as the finding names it
+    # The call hands the model to a function that builds the optimizer from it (the
+    # argument's index); None: the call is the ``model.parameters()`` of an optimizer.
+    argument: int | str | None = None  # a keyword argument: its name
+    # The function only collects the parameters the optimizer is built from.
+    collects: bool = False
+    # The model is handed in (a parameter of the function): it may be on the CPU.
+    handed_in: bool = False
+
+
+@dataclass(frozen=True)
+class UntracedParameters:
+    """An optimizer whose parameters come from something the tool cannot follow, built
+    while a model of the same function is on the CPU and moves later (XLA213)."""
+
+    model: str
+    source: str  # what the parameters come from, as the finding names it
+    moved_by: str
+
+
+@dataclass(frozen=True)
+class OptimizerStep:
+    """``optimizer.step(...)`` on a known optimizer, as xm.optimizer_step will take it."""
+
+    optimizer: str
+    closure_index: int | None = None  # which argument is the closure (LBFGS)
+    other_arguments: bool = False  # arguments xm.optimizer_step cannot pass on: not mapped
+
+
+@dataclass(repr=False)
+class LoopPlan:
+    """What a loop needs: a barrier at the end of each iteration, or its loader wrapped."""
+
+    kind: Literal["training", "evaluation"]
+    wrap_loader: cst.BaseExpression | None = None
+    wrap_device: str | None = None
+    # An evaluation loop that reads to the host but accumulates device values across
+    # iterations (``top1.update(acc1, n)``, ``total += correct``): what it accumulates into.
+    accumulates: tuple[str, ...] = ()
+
+
+@dataclass(repr=False, eq=False)
+class TrainingFacts:
+    optimizers: set[str] = field(default_factory=set)
+    schedulers: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    loops: dict[cst.CSTNode, LoopPlan] = field(default_factory=dict)
+    # Every training loop, also those that already end with a barrier, feed from a
+    # device loader or run under Accelerate (they need no plan, but lazy-mode checks
+    # such as host reads apply to them too).
+    all_loops: set[cst.CSTNode] = field(default_factory=set)
+    # Functions passed as ``optimizer.step(closure)``: each call is a training step.
+    closures: set[cst.FunctionDef] = field(default_factory=set)
+    # ``model.parameters()`` calls that build an optimizer, and calls that hand a model
+    # to a function building one (``create_optimizer(model, cfg)``), while the model is
+    # still on the CPU and is moved to the device later, in this function, in another
+    # one, or by a callable of another project file (``Trainer(model, ...)``).
+    optimizer_before_move: dict[cst.Call, EarlyOptimizer] = field(default_factory=dict)
+    # Optimizers (or the calls of unread callables that feed them) whose parameters come
+    # from what the tool cannot follow, while a model of the function moves later.
+    untraced_parameters: dict[cst.Call, UntracedParameters] = field(default_factory=dict)
+    # For this file and others: callables that move an argument to the device (qualified
+    # name, index without ``self``, parameter, whether the device is the XLA device on
+    # every path, and else the parameter that hands the device in: its index and name, or
+    # -1 and ""), and callables that build an optimizer over an argument (name, index,
+    # parameter).
+    argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
+    optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
+    parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
+    # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True
+    # where the guard goes (every model of the file ends on the XLA device, so what feeds
+    # it must too), False where it stays and is reported.
+    input_guards: dict[cst.If, bool] = field(default_factory=dict)
+    # A script that trains but names no device anywhere (it runs on the CPU): nothing is
+    # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
+    # says so, at its first training loop or step.
+    device_less: cst.CSTNode | None = None
+    # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
+    # all-reduces), and zero-argument .step() calls in training loops on something the
+    # analysis cannot tell is an optimizer.
+    optimizer_steps: dict[cst.Call, OptimizerStep] = field(default_factory=dict)
+    unrecognized_steps: set[cst.Call] = field(default_factory=set)
+    # Steps that stay plain in a file whose model is an FSDP one wrapped elsewhere (the
+    # annotation that says so): FSDP reduce-scatters its gradients itself.
+    fsdp_steps: dict[cst.Call, cst.Annotation] = field(default_factory=dict)
+    # Steps that stay plain because their optimizer comes from the caller, in a file that a
+    # file of the run wrapping a model in FSDP imports: which model it steps is not known here.
+    # (call -> the function it is in, qualified)
+    caller_fsdp_steps: dict[cst.Call, str] = field(default_factory=dict)
+    # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
+    # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
+    step_wrappers: dict[cst.Call, str] = field(default_factory=dict)
+    # Statements that step an optimizer outside any loop, in functions that this file runs
+    # outside its training loops (a demo that trains one step): the barrier goes right after.
+    lone_steps: set[cst.SimpleStatementLine] = field(default_factory=set)
+    # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
+    # that no other file of the run imports: reported (training/drivers.py).
+    undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)
+    # For other files (qualified names, see project/summarise.py): the callables that run
+    # one training step per call, and those that run a training loop.
+    step_callables: set[str] = field(default_factory=set)
+    training_callables: set[str] = field(default_factory=set)
+    # Step callables that end the step with the barrier themselves (already XLA code).
+    synced_callables: set[str] = field(default_factory=set)
+    # Step callables of other project modules that this file calls: (module path, name).
+    driven_callables: set[tuple[str, str]] = field(default_factory=set)
+
+    def is_optimizer(self, name: str | None) -> bool:
+        if name is None or name in self.schedulers:
+            return False
+        last = name.rsplit(".", 1)[-1].lower()
+        return name in self.optimizers or ("optim" in last and "sched" not in last)
+
+
+@dataclass(repr=False, eq=False)
+class LoaderFacts:
+    # Names (and attributes) that hold a DataLoader of this file, however they are called.
+    names: set[str] = field(default_factory=set)

@@ -1,0 +1,58 @@
+"""What the training analysis records per loop, function and module while it walks: read
+by it and by its parts that follow steps into other functions (drivers.py) and find
+optimizers built too early (early_optimizers.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass(repr=False)
+class _Loop:
+    node: cst.CSTNode
+    owner: str  # the qualified name of the function it is in ("" at module level)
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    barrier: bool = False
+    host_read: bool = False
+    moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
+    # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
+    handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+
+
+@dataclass(repr=False)
+class _Scope:
+    """A function body or the module's top level: what happens to models there, in order."""
+
+    # ("model", name, constructor, moved_at_creation) | ("move", name, device, node)
+    # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
+    # or build an optimizer over one (known once the walk is done) | ("collect", name,
+    # value): an assignment | ("uses", names, node): an optimizer built from those names.
+    events: list[tuple[object, ...]] = field(default_factory=list)
+    qualname: str = ""  # "" at module level
+
+
+@dataclass(repr=False)
+class _Function(_Scope):
+    name: str = ""
+    node: cst.FunctionDef | None = None
+    # What the function does once per call (outside loops of its own).
+    backward: bool = False
+    step_receivers: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    barrier: bool = False  # it runs the step barrier itself (a closure already ported)
+    params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
+    # Arguments passed by keyword only: keyword-only parameters, and the keys read from
+    # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.
+    keyword_params: list[str] = field(default_factory=list)
+    kwargs: str | None = None
+    # Names bound to a parameter (``self.model = model``, ``self.device = device``).
+    bound: dict[str, str] = field(default_factory=dict)
+    # (parameter, device, move, the function the move is in: this one, or another method
+    # of the class for an attribute ``__init__`` bound to the parameter).
+    moved_params: list[tuple[str, str | None, cst.Call, str]] = field(default_factory=list)
+    parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
+    builds_optimizer: bool = False

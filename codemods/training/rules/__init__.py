@@ -1,0 +1,27 @@
+"""XLA201, XLA203, XLA3: optimizer steps, optimizers built before their model moves, step barriers and device loaders.
+
+One module per rule (its code and name); this package lists them."""
+
+from __future__ import annotations
+
+from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
+from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
+from codemods.training.rules.xla213_untraced_optimizer_parameters import UNTRACED_OPTIMIZER_PARAMETERS
+from codemods.training.rules.xla301_training_loop_barrier import TRAINING_LOOP_BARRIER
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
+from codemods.training.rules.xla303_eval_loop_barrier import EVAL_LOOP_BARRIER
+from codemods.training.rules.xla304_closure_barrier import CLOSURE_BARRIER
+from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
+from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
+
+RULES = (
+    OPTIMIZER_STEP,
+    OPTIMIZER_BEFORE_MOVE,
+    TRAINING_LOOP_BARRIER,
+    DEVICE_LOADER,
+    EVAL_LOOP_BARRIER,
+    CLOSURE_BARRIER,
+    STEP_BARRIER,
+    UNDRIVEN_STEP,
+    UNTRACED_OPTIMIZER_PARAMETERS,
+)

@@ -1,0 +1,1047 @@
+"""XLA203 optimizer-before-move."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+OPTIMIZER_BEFORE_MOVE = Rule(
+    code="XLA203",
+    name="optimizer-before-move",
+    severity="error",
+    summary="An optimizer built before its model moves to the XLA device gets the moved parameters",
+    fixable=True,
+    why="Moving a module to an XLA device replaces its Parameter objects (on CUDA they are kept), so an "
+    "optimizer built from `model.parameters()` before the move updates stale CPU copies: the model silently "
+    "trains nothing (with a gradient scaler: 'No inf checks were recorded for this optimizer'). The model is "
+    "moved first, also when the later move is in another function or in a callable of another project file "
+    "that the model is handed to (a trainer class), and when a function builds the optimizer from the model. "
+    "This is obligation 2 of a port (the optimizer holds the parameters as they are after the move), followed "
+    "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
+    "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
+    "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
+    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer); where the later move may go to the CPU, an error at the optimizer names the move "
+    "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
+    "build the optimizer after the move, or move the model first to the XLA device.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=0.1)
+            model.to(device)
+            """,
+            findings=(
+                Expected(6, 29, "the optimizer is built while `model` is on the CPU and `model.to(device)` moves"),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(2, 2).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            other = torch.nn.Linear(2, 2)
+            other = other.to(device)
+            other_optimizer = torch.optim.SGD(other.parameters(), lr=0.1)
+            """,
+            note="moved-first",
+        ),
+        valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="never-moved",
+        ),
+        valid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.model = model.cuda(gpu_id)
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                trainer = Trainer(model, 0)
+                optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, gpu_id):
+                    self.model = model.to(torch_xla.device())
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                trainer = Trainer(model, 0)
+                optimizer = torch.optim.SGD(trainer.model.parameters(), lr=0.1)
+            """,
+            note="the-trainer-moves-it-first",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.model = model.cuda()
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
+
+
+            def fit(model, lr):
+                return torch.optim.SGD([{"params": model.backbone.parameters(), "lr": lr}])
+
+
+            class SimCLR:
+                def __init__(self, **kwargs):
+                    self.model = kwargs["model"].cuda()
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                simclr = SimCLR(model=model)
+                optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.model = model.to(torch_xla.device())
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
+
+
+            def fit(model, lr):
+                return torch.optim.SGD([{"params": model.backbone.parameters(), "lr": lr}])
+
+
+            class SimCLR:
+                def __init__(self, **kwargs):
+                    self.model = kwargs["model"].to(torch_xla.device())
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                simclr = SimCLR(model=model)
+                optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)
+            """,
+            note="handed-in-models-moved-first-or-never-here",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def fit(model, dtype):
+                optimizer = torch.optim.SGD([{"params": model.backbone.parameters()}], lr=0.1)
+                model.to(torch.bfloat16)
+                model.to(memory_format=torch.channels_last)
+                model.to(dtype)
+                return optimizer
+            """,
+            note="casts-keep-the-parameters",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.cuda()
+
+                def configure(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def restart(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.model.to(torch.float16)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.to(torch_xla.device())
+
+                def configure(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def restart(self):
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.model.to(torch.float16)
+            """,
+            note="init-moves-first-methods-build-after",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = model.to(gpu_id)
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+                return model, optimizer
+
+            device = torch.device("cuda")
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = model.to(gpu_id)
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                return model, optimizer
+
+            device = torch_xla.device()
+            """,
+            note="moved-by-a-trainer-class",
+            findings=(
+                Expected(11, 33, "the optimizer is built while `model` is on the CPU and `model.to(gpu_id)` in"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            device = torch.device("cuda" if use_cuda else "cpu")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device = torch.device("xla" if use_cuda else "cpu")
+            model = torch.nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.to(device)
+            """,
+            note="cpu-fallback-reported",
+            findings=(Expected(6, 29, "the optimizer is built while `model` is on the CPU, and `model.to(device)`"),),
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = optim.Adam(net.parameters())
+            net.cuda()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla
+
+            class Net(nn.Module):
+                pass
+
+            net = Net()
+            opt = optim.Adam(net.to(torch_xla.device()).parameters())
+            net.to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(Expected(8, 18, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+                return model, optimizer
+            """,
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            import torch_xla
+
+            class Trainer:
+                def __init__(self, model, optimizer, gpu_id):
+                    self.model = DDP(model.to(torch_xla.device()))
+                    self.optimizer = optimizer
+
+            def load_train_objs():
+                model = torch.nn.Linear(20, 1)
+                optimizer = torch.optim.SGD(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                return model, optimizer
+            """,
+            note="moved-to-an-integer-device-by-a-trainer",
+            findings=(
+                Expected(12, 33, "the optimizer is built while `model` is on the CPU and `model.to(gpu_id)` in"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Net(torch.nn.Module):
+                pass
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def make_optimizer(net, lr):
+                return torch.optim.AdamW(net.parameters(), lr=lr)
+
+            def main():
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+                model = Net()
+                optimizer = make_optimizer(model, 0.1)
+                Trainer(model, optimizer, device=device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            class Net(torch.nn.Module):
+                pass
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def make_optimizer(net, lr):
+                return torch.optim.AdamW(net.parameters(), lr=lr)
+
+            def main():
+                device = "xla"
+                model = Net()
+                optimizer = make_optimizer(model.to(torch_xla.device()), 0.1)
+                Trainer(model, optimizer, device=device)
+            """,
+            note="optimizer-builder-and-a-trainer-given-the-device",
+            findings=(Expected(17, 17, "`make_optimizer` builds an optimizer while `model` is on the CPU and"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer, device):
+                    self.model = model.to(device)
+
+            def main(device):
+                model = torch.nn.Linear(3, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                Trainer(model, optimizer, device)
+            """,
+            note="a-trainer-given-an-unknown-device-reported",
+            findings=(
+                Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.to(torch_xla.device()).parameters(), *model.head.to(torch_xla.device()).parameters()], lr=1e-3)
+            model.to(torch_xla.device())
+            """,
+            note="submodules-parameters",
+            findings=(
+                Expected(14, 33, "move it first: model.vision.to(torch_xla.device()).parameters()"),
+                Expected(14, 84, "move it first: model.head.to(torch_xla.device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla.core.xla_model as xm
+
+
+            class VisionLanguage(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vision = nn.Linear(8, 4)
+                    self.head = nn.Linear(4, 2)
+
+
+            model = VisionLanguage()
+            optimizer = torch.optim.AdamW([*model.vision.to(xm.xla_device()).parameters(), *model.head.to(xm.xla_device()).parameters()], lr=1e-3)
+            model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="submodules-parameters-sagemaker",
+            findings=(
+                Expected(14, 33, "move it first: model.vision.to(xm.xla_device()).parameters()"),
+                Expected(14, 81, "move it first: model.head.to(xm.xla_device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(
+                [{"params": model[0].parameters()}, {"params": model[1].parameters(), "lr": 1e-2}], lr=1e-3
+            )
+            model.to("cuda")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(
+                [{"params": model[0].to(xm.xla_device()).parameters()}, {"params": model[1].to(xm.xla_device()).parameters(), "lr": 1e-2}], lr=1e-3
+            )
+            model.to("xla")
+            """,
+            target="sagemaker",
+            note="parameter-groups-sagemaker",
+            findings=(
+                Expected(6, 17, 'the optimizer is built while `model` is on the CPU and `model.to("cuda")` moves'),
+                Expected(6, 72, "move it first: model[1].to(xm.xla_device()).parameters()"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(8, 2)
+            params = list(model.parameters())
+            model = model.cuda()
+            optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(8, 2)
+            params = list(model.to(torch_xla.device()).parameters())
+            model = model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(params, lr=0.1)
+            """,
+            note="parameters-collected-into-a-name-first",
+            findings=(Expected(5, 15, "move it first: model.to(torch_xla.device()).parameters()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def trainable(net):
+                return [p for p in net.parameters() if p.requires_grad]
+
+
+            model = torch.nn.Linear(8, 2)
+            optimizer = torch.optim.Adam(trainable(model), lr=1e-3)
+            model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def trainable(net):
+                return [p for p in net.parameters() if p.requires_grad]
+
+
+            model = torch.nn.Linear(8, 2)
+            optimizer = torch.optim.Adam(trainable(model.to(torch_xla.device())), lr=1e-3)
+            model.to(torch_xla.device())
+            """,
+            note="parameters-collected-by-a-helper-function",
+            findings=(Expected(10, 30, "`trainable` collects the optimizer's parameters while `model` is on the CPU"),),
+        ),
+        invalid(
+            """
+            import timm
+            import torch
+            from models import *
+
+            if args.net == "res18":
+                net = ResNet18(num_classes=10)
+            else:
+                net = timm.create_model("vit_base_patch16_384", pretrained=True)
+            optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
+            net.cuda()
+            """,
+            """
+            import timm
+            import torch
+            import torch_xla
+            from models import *
+
+            if args.net == "res18":
+                net = ResNet18(num_classes=10)
+            else:
+                net = timm.create_model("vit_base_patch16_384", pretrained=True)
+            optimizer = torch.optim.Adam(net.to(torch_xla.device()).parameters(), lr=args.lr)
+            net.to(torch_xla.device())
+            """,
+            note="a-model-from-a-factory-or-a-star-import",
+            findings=(
+                Expected(
+                    10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch_xla.device()
+                    self.model = model
+                    self.optimizer = torch.optim.AdamW([*self.model.vision.to(torch_xla.device()).parameters(), *self.model.head.to(torch_xla.device()).parameters()], lr=lr)
+                    self.model.to(self.device)
+            """,
+            note="a-handed-in-model-moved-later-through-a-name-bound-to-it",
+            findings=(
+                Expected(
+                    9,
+                    46,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in",
+                ),
+                Expected(
+                    9,
+                    102,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def fit(model, lr):
+                optimizer = torch.optim.SGD(params=[{"params": model.backbone.parameters(), "lr": 0.1 * lr},
+                                                    {"params": model.classifier.parameters(), "lr": lr}], momentum=0.9)
+                model = nn.DataParallel(model)
+                model.cuda()
+                return optimizer
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def fit(model, lr):
+                optimizer = torch.optim.SGD(params=[{"params": model.backbone.to(xm.xla_device()).parameters(), "lr": 0.1 * lr},
+                                                    {"params": model.classifier.to(xm.xla_device()).parameters(), "lr": lr}], momentum=0.9)
+                model.to(xm.xla_device())
+                return optimizer
+            """,
+            target="sagemaker",
+            note="parameter-groups-of-a-handed-in-model-sagemaker",
+            findings=(
+                Expected(
+                    6,
+                    52,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves",
+                ),
+                Expected(
+                    7,
+                    52,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import itertools
+            from torch import optim as O
+
+
+            def fit(net):
+                opt = O.Adam(filter(lambda p: p.requires_grad, itertools.chain(net.a.parameters(), net.b.parameters())))
+                net.cuda()
+                return opt
+            """,
+            """
+            import itertools
+            from torch import optim as O
+            import torch_xla
+
+
+            def fit(net):
+                opt = O.Adam(filter(lambda p: p.requires_grad, itertools.chain(net.a.to(torch_xla.device()).parameters(), net.b.to(torch_xla.device()).parameters())))
+                net.to(torch_xla.device())
+                return opt
+            """,
+            alias=True,
+            note="chained-and-filtered-parameters-of-a-handed-in-model",
+            findings=(
+                Expected(
+                    7,
+                    68,
+                    "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves",
+                ),
+                Expected(
+                    7,
+                    111,
+                    "the optimizer is built while `net`, handed in, may be on the CPU and `net.cuda()` in `fit` moves",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+                    self.optimizer = kwargs["optimizer"]
+
+
+            def main(args):
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed",
+            findings=(
+                Expected(
+                    13,
+                    34,
+                    'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+                    self.optimizer = kwargs["optimizer"]
+
+
+            def main(args):
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            target="sagemaker",
+            note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed-sagemaker",
+            findings=(
+                Expected(
+                    13,
+                    34,
+                    'the optimizer is built while `model` is on the CPU, and `kwargs["model"].to(self.args.device)` in',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Learner:
+                def __init__(self, **kwargs):
+                    self.model = kwargs.pop("model").cuda()
+                    self.optimizer = kwargs.pop("optimizer")
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return Learner(model=model, optimizer=optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Learner:
+                def __init__(self, **kwargs):
+                    self.model = kwargs.pop("model").to(torch_xla.device())
+                    self.optimizer = kwargs.pop("optimizer")
+
+
+            def main():
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
+                return Learner(model=model, optimizer=optimizer)
+            """,
+            note="a-class-moves-a-keyword-argument-to-cuda",
+            findings=(
+                Expected(
+                    13, 34, 'the optimizer is built while `model` is on the CPU and `kwargs.pop("model").cuda()` in'
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+
+
+            def main(args):
+                args.device = torch.device("cuda")
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class SimCLR:
+                def __init__(self, *args, **kwargs):
+                    self.args = kwargs["args"]
+                    self.model = kwargs["model"].to(self.args.device)
+
+
+            def main(args):
+                args.device = torch_xla.device()
+                model = torch.nn.Linear(8, 4)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
+                return SimCLR(model=model, optimizer=optimizer, args=args)
+            """,
+            note="a-class-moves-a-keyword-argument-to-a-device-the-caller-knows",
+            findings=(
+                Expected(
+                    14,
+                    34,
+                    'the optimizer is built while `model` is on the CPU and `kwargs["model"].to(self.args.device)` in',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self):
+                    self.model.cuda()
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+                Trainer(model, optimizer).fit()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self):
+                    self.model.to(torch_xla.device())
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), lr=1e-3)
+                Trainer(model, optimizer).fit()
+            """,
+            note="a-method-moves-what-init-was-handed",
+            findings=(
+                Expected(
+                    16,
+                    34,
+                    "the optimizer is built while `model` is on the CPU and `self.model.cuda()` in `Trainer.fit`",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+
+            class Trainer:
+                def __init__(self, net, opt):
+                    self.net = net
+                    self.opt = opt
+
+                def fit(self):
+                    self.net.cuda()
+
+
+            def main():
+                net = nn.Linear(4, 2)
+                opt = optim.Adam(net.parameters(), lr=1e-3)
+                Trainer(net, opt).fit()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net, opt):
+                    self.net = net
+                    self.opt = opt
+
+                def fit(self):
+                    self.net.to(xm.xla_device())
+
+
+            def main():
+                net = nn.Linear(4, 2)
+                opt = optim.Adam(net.to(xm.xla_device()).parameters(), lr=1e-3)
+                Trainer(net, opt).fit()
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-method-moves-what-init-was-handed-sagemaker",
+            findings=(
+                Expected(
+                    16, 22, "the optimizer is built while `net` is on the CPU and `self.net.cuda()` in `Trainer.fit`"
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch_xla.device()
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(torch_xla.device()).parameters(), *self.model.decoder.to(torch_xla.device()).parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            note="another-method-moves-the-model-init-built-the-optimizer-over",
+            findings=(
+                Expected(
+                    9,
+                    45,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
+                Expected(
+                    9,
+                    102,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = torch.device("cuda")
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, model, lr):
+                    self.device = xm.xla_device()
+                    self.model = model
+                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(xm.xla_device()).parameters(), *self.model.decoder.to(xm.xla_device()).parameters()], lr=lr)
+
+                def train(self, loader):
+                    self.model.to(self.device)
+            """,
+            target="sagemaker",
+            note="another-method-moves-the-model-init-built-the-optimizer-over-sagemaker",
+            findings=(
+                Expected(
+                    9,
+                    45,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
+                Expected(
+                    9,
+                    99,
+                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import timm.optim
+
+
+            def get_optimizer(params, lr):
+                return torch.optim.SGD(params, lr=lr)
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = get_optimizer(model.parameters(), 0.1)
+                head = torch.nn.Linear(2, 2)
+                head_optimizer = timm.optim.create_optimizer_v2(head.named_parameters(), "adamw", lr=1e-3)
+                model.cuda()
+                head.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import timm.optim
+
+
+            def get_optimizer(params, lr):
+                return torch.optim.SGD(params, lr=lr)
+
+
+            def main():
+                model = torch.nn.Linear(4, 2)
+                optimizer = get_optimizer(model.to(xm.xla_device()).parameters(), 0.1)
+                head = torch.nn.Linear(2, 2)
+                head_optimizer = timm.optim.create_optimizer_v2(head.to(xm.xla_device()).named_parameters(), "adamw", lr=1e-3)
+                model.to(xm.xla_device())
+                head.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="parameters-handed-to-an-optimizer-builder-sagemaker",
+            findings=(
+                Expected(
+                    12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"
+                ),
+                Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,145 @@
+"""XLA213 untraced-optimizer-parameters."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+UNTRACED_OPTIMIZER_PARAMETERS = Rule(
+    code="XLA213",
+    name="untraced-optimizer-parameters",
+    severity="error",
+    summary="An optimizer built, before a model moves, from parameters the tool cannot trace",
+    fixable=False,
+    why="Obligation 2 of a port: the optimizer holds the parameters as they are after the move. Moving a module "
+    "to XLA replaces its Parameter objects (on CUDA they are kept), so parameters taken from a model before it "
+    "moves are stale copies that nothing trains. The tool follows `model.parameters()`, submodules, parameter "
+    "groups, names they are collected into and the file's and project's helper functions, and moves the model "
+    "first where it can (XLA203). When the optimizer is built, while a model of the same function is still on "
+    "the CPU and moves later, from something it cannot follow (a name filled in a loop, a parameter of the "
+    "function, a callable of a library or of a module it could not read that is handed the model), it cannot "
+    "tell whether those are the model's parameters: build the optimizer after the move, or move the model before "
+    "building it.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+            import timm.optim
+
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla
+            import timm.optim
+
+
+            def main():
+                model = torch.nn.Linear(3, 1)
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                model.to(torch_xla.device())
+            """,
+            findings=(
+                Expected(
+                    8, 17, "the optimizer's parameters come from `timm.optim.create_optimizer_v2`, handed `model`,"
+                ),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import timm.optim
+
+
+            def main(extra):
+                model = torch.nn.Linear(8, 2).cuda()
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                head = torch.nn.Linear(2, 2)
+                extra_optimizer = torch.optim.SGD(extra, lr=0.1)
+                head.cuda()
+                params = [p for p in model.parameters() if p.requires_grad]
+                model.cuda()
+                torch.optim.SGD(params, lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+            import timm.optim
+
+
+            def main(extra):
+                model = torch.nn.Linear(8, 2).to(torch_xla.device())
+                optimizer = timm.optim.create_optimizer_v2(model, "adamw", lr=1e-3)
+                head = torch.nn.Linear(2, 2)
+                extra_optimizer = torch.optim.SGD(extra, lr=0.1)
+                head.to(torch_xla.device())
+                params = [p for p in model.parameters() if p.requires_grad]
+                model.to(torch_xla.device())
+                torch.optim.SGD(params, lr=0.1)
+            """,
+            note="moved-first-or-handed-in",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.cuda()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def main():
+                model = torch.nn.Linear(8, 2)
+                decay = []
+                for name, p in model.named_parameters():
+                    if "bias" not in name:
+                        decay.append(p)
+                optimizer = torch.optim.AdamW(decay, lr=1e-3, weight_decay=0.1)
+                model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="filled-in-a-loop-sagemaker",
+            findings=(Expected(11, 17, "the optimizer's parameters come from `decay`, which the tool cannot trace"),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+            from torch import nn
+
+            model = nn.Linear(8, 2)
+            optimizer = O.SGD([model.weight, model.bias], lr=0.1)
+            model.cuda()
+            """,
+            """
+            import torch.optim as O
+            from torch import nn
+            import torch_xla
+
+            model = nn.Linear(8, 2)
+            optimizer = O.SGD([model.weight, model.bias], lr=0.1)
+            model.to(torch_xla.device())
+            """,
+            alias=True,
+            findings=(
+                Expected(6, 13, "a tensor of `model`, while `model` is on the CPU, and `model.cuda()` moves it later"),
+            ),
+        ),
+    ),
+)

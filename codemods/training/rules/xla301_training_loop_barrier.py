@@ -1,0 +1,327 @@
+"""XLA301 training-loop-barrier."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+TRAINING_LOOP_BARRIER = Rule(
+    code="XLA301",
+    name="training-loop-barrier",
+    severity="error",
+    summary="A training loop ends every iteration with the step barrier",
+    fixable=True,
+    why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
+    "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
+    "also before each `continue`.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            for step in range(steps):
+                x, y = next(batches)
+                loss_fn(model(x), y).backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-lr)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for step in range(steps):
+                x, y = next(batches)
+                loss_fn(model(x), y).backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-lr)
+                torch_xla.sync()
+            """,
+            findings=(Expected(9, 5, "training loop"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch_xla
+
+            for x in batches:
+                model(x).sum().backward()
+                torch_xla.sync()
+            for epoch in range(3):
+                print(epoch)
+            """,
+            note="has-barrier-and-no-training",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def train_epoch(fabric, model, optimizer, loader):
+                for x, y in loader:
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    fabric.backward(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            note="fabric-from-caller",
+        ),
+    ),
+    invalid=lambda: (
+        # The barrier under the availability check goes with the branch the device
+        # rewrite drops (False on XLA): the loop needs its own.
+        invalid(
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                if not torch.cuda.is_available():
+                    device = torch.device("cuda")
+                    torch_xla.sync()
+                loss_fn(model(x.to(device)), y).backward()
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for x, y in loader:
+                loss_fn(model(x.to(device)), y).backward()
+                torch_xla.sync()
+            """,
+            note="barrier-in-a-dropped-branch",
+            findings=(Expected(6, 5, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).cuda()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).to(torch_xla.device())
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+                    torch_xla.sync()
+            """,
+            note="a-step-method-called-through-an-instance",
+            findings=(Expected(21, 9, "training loop: torch_xla.sync() ends every iteration"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Agent:
+                def update(self, batch):
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def update(self, batch):
+                    self.net(batch.to(xm.xla_device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+
+            def main():
+                agent = Agent()
+                for episode in range(10):
+                    agent.update(torch.randn(8, 4))
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            note="a-step-method-called-through-an-instance-sagemaker",
+            findings=(Expected(15, 9, "training loop: xm.mark_step() ends every iteration"),),
+        ),
+        invalid(
+            """
+            import torch
+            from util.misc import NativeScaler
+
+            loss_scaler = NativeScaler()
+            for x in loader:
+                loss = model(x)
+                loss_scaler(loss, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+            from util.misc import NativeScaler
+
+            loss_scaler = NativeScaler()
+            for x in loader:
+                loss = model(x)
+                loss_scaler(loss, optimizer)
+                torch_xla.sync()
+            """,
+            note="step-wrapper-is-a-training-step",
+            findings=(Expected(9, 5, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def backward_and_step(loss, optimizer, scaler):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+            class Trainer:
+                def _run_batch(self, x):
+                    loss = self.model(x)
+                    backward_and_step(loss, self.optimizer, self.scaler)
+
+                def train(self):
+                    for x in self.loader:
+                        self._run_batch(x)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def backward_and_step(loss, optimizer, scaler):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+            class Trainer:
+                def _run_batch(self, x):
+                    loss = self.model(x)
+                    backward_and_step(loss, self.optimizer, self.scaler)
+
+                def train(self):
+                    for x in self.loader:
+                        self._run_batch(x)
+                        torch_xla.sync()
+            """,
+            note="step-through-helpers",
+            findings=(Expected(17, 13, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            for step in range(100):
+                x, y = get_batch()
+                if x is None:
+                    continue
+                loss = model(x, y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            for step in range(100):
+                x, y = get_batch()
+                if x is None:
+                    torch_xla.sync()
+                    continue
+                loss = model(x, y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+                torch_xla.sync()
+            """,
+            note="manual-update-and-continue",
+            findings=(Expected(13, 5, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Trainer:
+                def _run_batch(self, x):
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    self.optimizer.step()
+
+                def run(self):
+                    while self.running:
+                        self._run_batch(next(self.batches))
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            class Trainer:
+                def _run_batch(self, x):
+                    self.optimizer.zero_grad()
+                    self.model(x).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def run(self):
+                    while self.running:
+                        self._run_batch(next(self.batches))
+                        torch_xla.sync()
+            """,
+            note="step-method",
+            findings=(Expected(14, 13, "training loop"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            for x in batches:
+                th.autograd.backward(model(x).sum())
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            for x in batches:
+                th.autograd.backward(model(x).sum())
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(6, 5, "training loop"),),
+        ),
+    ),
+)

@@ -1,0 +1,147 @@
+"""XLA305 step-barrier."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+STEP_BARRIER = Rule(
+    code="XLA305",
+    name="step-barrier",
+    severity="error",
+    summary="An optimizer step that no loop runs is followed by the step barrier",
+    fixable=True,
+    why="In lazy mode nothing runs until a barrier or a host read: a script that trains one step outside any "
+    "loop (a demo, a smoke test) would record the parameter update and never execute it.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+
+            demo(model, optimizer, x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+
+            demo(model, optimizer, x, y)
+            """,
+            findings=(Expected(9, 5, "optimizer step outside any loop"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+
+
+            for x, y in batches:
+                train_step(model, optimizer, x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+
+
+            for x, y in batches:
+                train_step(model, optimizer, x, y)
+                torch_xla.sync()
+            """,
+            note="step-function-in-a-loop",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+                print(model.weight)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def demo(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(optimizer)
+                torch_xla.sync()
+                print(model.weight)
+
+
+            demo(model, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+            """,
+            note="demo-function",
+            findings=(Expected(10, 5, "optimizer step outside any loop"),),
+        ),
+        invalid(
+            """
+            import torch.multiprocessing as mp
+            import torch.optim as O
+
+
+            def worker(rank):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                loss_fn(model(x), y).backward()
+                opt.step()
+
+
+            if __name__ == "__main__":
+                mp.spawn(worker, nprocs=1)
+            """,
+            """
+            import torch.optim as O
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def worker(rank):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                loss_fn(model(x), y).backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(worker)
+            """,
+            note="handed-to-a-launcher",
+            alias=True,
+            findings=(Expected(10, 5, "optimizer step outside any loop"),),
+        ),
+    ),
+)

@@ -1,0 +1,296 @@
+"""XLA306 undriven-step."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+UNDRIVEN_STEP = Rule(
+    code="XLA306",
+    name="undriven-step",
+    severity="error",
+    summary="An optimizer step in a function that no loop of the converted files drives",
+    fixable=False,
+    why="Obligation 4 of a port: one step barrier per optimizer step, in the loop that drives it. A step in a "
+    "function (an agent's `update()`, a trainer's `train_step()`) gets its barrier in the loop that calls the "
+    "function, followed across the functions and methods of the file and into the project's other modules. "
+    "When no loop of the file calls it and no other file of the run imports the file, that loop is somewhere the "
+    "tool did not see: it is still CUDA code, nothing cuts the lazy graph, and it grows with every step until "
+    "compiling it runs out of memory. Convert the project folder (the barrier then goes at the end of the "
+    "driving loop's iteration), or end each call with the step barrier.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net.cuda()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.cuda()).mean().backward()
+                    self.optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net.to(torch_xla.device())
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.to(torch_xla.device())).mean().backward()
+                    xm.optimizer_step(self.optimizer)
+            """,
+            findings=(
+                Expected(13, 9, "`self.optimizer.step()` in `Agent.update` has no step barrier: no loop of this file"),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).cuda()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+
+            def run(agent, episodes):
+                for episode in range(episodes):
+                    agent.update(torch.randn(8, 4))
+
+
+            def main():
+                agent = Agent()
+                run(agent, 10)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def __init__(self):
+                    self.net = torch.nn.Linear(4, 2).to(torch_xla.device())
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def update(self, batch):
+                    self.optimizer.zero_grad()
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+
+            def run(agent, episodes):
+                for episode in range(episodes):
+                    agent.update(torch.randn(8, 4))
+                    torch_xla.sync()
+
+
+            def main():
+                agent = Agent()
+                run(agent, 10)
+            """,
+            note="driven-by-a-loop-in-another-function",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loader, device):
+                    self.model, self.optimizer = model, optimizer
+                    self.loader = pl.MpDeviceLoader(loader, device)
+
+                def train_step(self, x, y):
+                    self.optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(self.model(x), y).backward()
+                    self.optimizer.step()
+
+                def fit(self):
+                    for x, y in self.loader:
+                        self.train_step(x, y)
+            """,
+            """
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loader, device):
+                    self.model, self.optimizer = model, optimizer
+                    self.loader = pl.MpDeviceLoader(loader, device)
+
+                def train_step(self, x, y):
+                    self.optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(self.model(x), y).backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def fit(self):
+                    for x, y in self.loader:
+                        self.train_step(x, y)
+            """,
+            note="driven-by-a-loop-over-a-device-loader",
+        ),
+        valid(
+            """
+            import lightning as L
+            import torch
+
+
+            class Model(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.automatic_optimization = False
+                    self.net = torch.nn.Linear(4, 1)
+
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    opt.zero_grad()
+                    self.manual_backward(self.net(batch).sum())
+                    opt.step()
+            """,
+            note="lightning-drives-the-steps",
+        ),
+        valid(
+            """
+            from accelerate import Accelerator
+
+            accelerator = Accelerator()
+
+
+            def train_step(model, optimizer, batch):
+                accelerator.backward(model(batch).sum())
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+            note="accelerate-drives-the-steps",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, scaler, batch):
+                scaler.scale(model(batch).sum()).backward()
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+            note="already-xla-code-whose-driver-is-elsewhere",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            from torch import optim as O
+
+
+            def train_step(model, batch):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                model(batch.cuda()).sum().backward()
+                opt.step()
+            """,
+            """
+            from torch import optim as O
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, batch):
+                opt = O.SGD(model.parameters(), lr=0.1)
+                model(batch.to(torch_xla.device())).sum().backward()
+                xm.optimizer_step(opt)
+            """,
+            alias=True,
+            findings=(Expected(9, 5, "`opt.step()` in `train_step` has no step barrier"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net.cuda()
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def update(self, batch):
+                    self.net(batch.cuda()).sum().backward()
+                    self.optimizer.step()
+
+                def learn(self, batch):
+                    self.update(batch)
+                    return self.net
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net.to(torch_xla.device())
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def update(self, batch):
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    xm.optimizer_step(self.optimizer)
+
+                def learn(self, batch):
+                    self.update(batch)
+                    return self.net
+            """,
+            note="the-outermost-step-function-is-named",
+            findings=(
+                Expected(
+                    16,
+                    9,
+                    "`self.update(batch)` in `Learner.learn` has no step barrier: no loop of this file calls `Learner.learn`",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def train_step(model, optimizer, batch):
+                optimizer.zero_grad()
+                model(batch.cuda()).sum().backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def train_step(model, optimizer, batch):
+                optimizer.zero_grad()
+                model(batch.to(xm.xla_device())).sum().backward()
+                xm.optimizer_step(optimizer)
+            """,
+            target="sagemaker",
+            note="sagemaker-names-its-barrier",
+            findings=(Expected(8, 5, "or call xm.mark_step() after each call of `train_step`"),),
+        ),
+    ),
+)
