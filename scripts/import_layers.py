@@ -65,6 +65,7 @@ TOP_LEVEL = {
 CONCERN_MODULES = {
     "codemods.project.summary": "facts",  # what a module tells the others: part of the project's facts
     "codemods.notebooks.convert": "pipeline",
+    "codemods.notebooks.notebook_json": "files",  # a notebook file's text, read and written back
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
     "codemods.verify": "runner",

@@ -13,7 +13,6 @@ KNOWN_OVER = frozenset(
         "codemods/device/analysis.py",
         "codemods/device/rewrite.py",
         "codemods/device/values.py",
-        "codemods/notebooks/convert.py",
         "codemods/training/rules/xla203_optimizer_before_move.py",
     }
 )
