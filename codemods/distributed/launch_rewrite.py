@@ -195,6 +195,8 @@ class LaunchRewrite(Concern):
         if new is not None:
             self.ctx.vanish(arg, new)
 
+    # -- checks that a launcher started the process (XLA602) -------------------------------------
+
     def _launched_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
         launched = self.part.launched_checks[original]
         return replaced(

@@ -123,6 +123,8 @@ class ParallelRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
+    # -- prints on the master process (XLA610) --------------------------------------------------
+
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
         return self._master_print(original, updated) if original in self.part.master_prints else updated
 
