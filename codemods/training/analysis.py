@@ -352,6 +352,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             if func_name in self.classes:
                 self.instances[name] = func_name
         self.follow_instances_into_parameters()
+        self.note_factories()
+        self.note_called_parameters()
         by_name = self._by_name()
         steps = self.step_functions(by_name)
         synced = self.synced_functions(steps)
