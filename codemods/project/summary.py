@@ -52,7 +52,8 @@ class ModuleSummary:
     drives: frozenset[tuple[str, str]] = frozenset()
     # Functions that return a function they define: (function, the inner one's name).
     factories: tuple[tuple[str, str], ...] = ()
-    # Callables that call a positional parameter: (callable, index without self, parameter);
+    # Callables whose training loops call a positional parameter: (callable, index without
+    # self, parameter);
     # a file that hands one a step callable (an instance with a stepping ``__call__``) drives it.
     called_parameters: frozenset[tuple[str, int, str]] = frozenset()
     # Callables of other project modules that this one hands an FSDP model to, which train it:

@@ -176,14 +176,15 @@ class StepDrivers(Analysis):
                             self.part.factories[fn.qualname] = inner
 
     def note_called_parameters(self) -> None:
-        """Functions that call a parameter of theirs, in a loop or once a call."""
+        """Functions whose training loops (which get the barrier, or have one) call a
+        parameter of theirs: a step callable handed there is driven by that loop."""
         in_loops: dict[str, set[str]] = {}
         for loop in self.loop_records.values():
-            in_loops.setdefault(loop.owner, set()).update(loop.called)
+            if loop.node in self.part.all_loops:
+                in_loops.setdefault(loop.owner, set()).update(loop.called)
         for fn in self.function_records.values():
-            called = {*fn.called, *in_loops.get(fn.qualname, ())}
             for index, param in enumerate(fn.params):
-                if param in called:
+                if param in in_loops.get(fn.qualname, ()):
                     self.part.called_parameters.add((fn.qualname, index, param))
 
     # -- which functions run a step each call --------------------------------------------

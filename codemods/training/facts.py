@@ -141,8 +141,8 @@ class TrainingFacts:
     # Functions that return a function they define (a factory: ``train = make_train(...)``
     # then ``train(x)`` runs the inner one): function -> the inner function's qualified name.
     factories: dict[str, str] = field(default_factory=dict)
-    # Functions that call a positional parameter (``loss_scaler(loss, optimizer)``), in a
-    # loop or once a call: (function, index without self, parameter).
+    # Functions whose training loops call a positional parameter (``loss_scaler(loss,
+    # optimizer)``): (function, index without self, parameter).
     called_parameters: set[tuple[str, int, str]] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:

@@ -395,13 +395,14 @@ def test_an_instance_handed_to_a_function_whose_loop_calls_it_is_driven(
     tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """main.py builds ``scaled = Scaled()`` and hands it to engine.py's ``epoch``, whose
-    loop calls ``scaled(loss, opt)``: Scaled.__call__'s step is driven by that loop."""
+    training loop (handed the optimizer) calls ``scaled(loss, optimizer)``: that loop gets
+    the barrier, and Scaled.__call__'s step is driven by it."""
     engine = (
         "import torch\n\n\n"
-        "def epoch(net, opt, scaled):\n"
+        "def epoch(net, optimizer, scaled):\n"
         "    for _ in range(10):\n"
         "        loss = net(torch.randn(2, 4).cuda()).sum()\n"
-        "        scaled(loss, opt)\n"
+        "        scaled(loss, optimizer)\n"
     )
     main = (
         "import torch\n\nfrom engine import epoch\nfrom scaling import Scaled\n\n\n"
@@ -416,6 +417,7 @@ def test_an_instance_handed_to_a_function_whose_loop_calls_it_is_driven(
     monkeypatch.chdir(repo)
     findings = _run(repo, ["scaling.py", "engine.py", "main.py"], target)
     assert not [f for f in findings["scaling.py"] if f.rule == "XLA306"], findings["scaling.py"]
+    assert [f.line for f in findings["engine.py"] if f.rule == "XLA301"] == [5]
     alone = _run(repo, ["scaling.py", "engine.py"], target)  # nothing hands engine.py a Scaled
     assert [f.line for f in alone["scaling.py"] if f.rule == "XLA306"] == [10]
 
