@@ -97,6 +97,13 @@ def test_the_root_is_the_nearest_folder_with_git_or_pyproject(repo: Path) -> Non
     assert find_root(repo / "utils" / "misc.py") == repo / "utils"
 
 
+def test_without_a_marked_root_the_folder_a_run_shares_is_the_root(tmp_path: Path) -> None:
+    (tmp_path / "exp").mkdir()
+    assert find_root(tmp_path / "exp" / "trainer.py") == tmp_path / "exp"
+    assert find_root(tmp_path / "exp" / "trainer.py", top=tmp_path) == tmp_path
+    assert find_root(tmp_path / "exp" / "trainer.py", top=tmp_path / "other") == tmp_path / "exp"
+
+
 SPLIT = FIXTURES / "gpt_trainer_split"
 
 
