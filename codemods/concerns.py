@@ -13,7 +13,8 @@ from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.distributed.ignite import IgniteRewrite
-from codemods.distributed.rewrite import DistributedRewrite
+from codemods.distributed.launch_rewrite import LaunchRewrite
+from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context
 from codemods.fsdp.rewrite import FsdpRewrite
 from codemods.huggingface.entry_point import EntryRewrite
@@ -47,7 +48,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
     if ctx.facts.distributed.hogwild is not None:
         # Hogwild training cannot run on XLA: reported, and nothing converted that would
         # pretend otherwise.
-        return [DistributedRewrite(ctx)]
+        return [ParallelRewrite(ctx), LaunchRewrite(ctx)]
     return [
         *launchers,
         DeviceRewrite(ctx),
@@ -57,7 +58,8 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
         CudaRuntimeRewrite(ctx),
-        DistributedRewrite(ctx),
+        ParallelRewrite(ctx),
+        LaunchRewrite(ctx),
         IgniteRewrite(ctx),
         FsdpRewrite(ctx),
         ReportedApis(ctx, source_apis.THIRD_PARTY, source_apis.third_party),

@@ -106,13 +106,16 @@ _IMPORTED: frozenset[Path] | None = None  # the run's files that another of its 
 _FSDP_IMPORTED: frozenset[Path] = frozenset()  # those of them that a file wrapping a model in FSDP imports
 _PROJECTS: dict[tuple[Path, str, RuleSelection, int | None], Project] = {}
 _ROOTS: dict[Path, Path] = {}  # folder -> its project's root, for this run
+_RUN_TOP: Path | None = None  # the folder the run's files share (the root of files without a marked one)
 
 
 def _set_run(
     files: frozenset[Path], imported: frozenset[Path] | None = None, fsdp_imported: frozenset[Path] = frozenset()
 ) -> None:
-    global _RUN_FILES, _IMPORTED, _FSDP_IMPORTED
+    global _RUN_FILES, _IMPORTED, _FSDP_IMPORTED, _RUN_TOP
     _RUN_FILES = files
+    shared = Path(os.path.commonpath([file.parent for file in files])) if files else None
+    _RUN_TOP = shared if shared is not None and shared.parent != shared else None  # never the filesystem's root
     _IMPORTED = imported
     _FSDP_IMPORTED = fsdp_imported
     _PROJECTS.clear()
@@ -135,7 +138,7 @@ def project_of(path: Path, job: Job) -> Project:
     file = resolved(path)
     root = _ROOTS.get(file.parent)
     if root is None:
-        root = _ROOTS[file.parent] = find_root(file)
+        root = _ROOTS[file.parent] = find_root(file, _RUN_TOP)
     key = (root, job.target, job.selection, job.max_bytes)
     project = _PROJECTS.get(key)
     if project is None:

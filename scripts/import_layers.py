@@ -65,6 +65,7 @@ TOP_LEVEL = {
 CONCERN_MODULES = {
     "codemods.project.summary": "facts",  # what a module tells the others: part of the project's facts
     "codemods.notebooks.convert": "pipeline",
+    "codemods.notebooks.notebook_json": "files",  # a notebook file's text, read and written back
     "codemods.containers.across_files": "pipeline",
     "codemods.project.resolver": "files",
     "codemods.verify": "runner",
@@ -83,7 +84,8 @@ REWRITES = frozenset(
         "codemods.device.obligation_rewrite",
         "codemods.device.rewrite",
         "codemods.distributed.ignite",
-        "codemods.distributed.rewrite",
+        "codemods.distributed.launch_rewrite",
+        "codemods.distributed.parallel_rewrite",
         "codemods.fsdp.rewrite",
         "codemods.huggingface.entry_point",
         "codemods.huggingface.rewrite",

@@ -14,6 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
+from codemods.device import shapes
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.engine.nodes import (
@@ -232,7 +233,7 @@ class DeviceAnalysis(Analysis):
         if is_cuda_device_string(value):
             self.cuda_string_names.add(name)
             self.cuda_string_values[name].append(value)
-        if _is_text(value, self.string_names):
+        if shapes.is_text(value, self.string_names):
             self.string_names.add(name)
             self.text_values[name].append(value)
 
@@ -257,24 +258,16 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(
                 node.value
             )  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
-        if node.value is not None and self._is_cpu_device(node.value):
+        if node.value is not None and shapes.is_cpu_device(node.value, self.walk):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
-        if node.value is not None and self.walk.enclosing_function is not None and self._asks_for_cuda(node.value):
+        if (
+            node.value is not None
+            and self.walk.enclosing_function is not None
+            and shapes.asks_for_cuda(node.value, self.part.is_available_call, self.walk)
+        ):
             self.wrappers.setdefault(self.walk.qualname, node.value)
         if type(node.value) is cst.Name and self.walk.enclosing_function is not None:
             self.returned_names[node.value.value].add(self.walk.qualname)
-
-    def _asks_for_cuda(self, value: cst.BaseExpression) -> bool:
-        """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
-        if self.part.is_available_call(value):
-            return True
-        if type(value) is not cst.Comparison or len(value.comparisons) != 1 or type(value.left) is not cst.Call:
-            return False
-        if self.walk.resolve(value.left.func) not in apis.DEVICE_COUNTS:
-            return False
-        operator, bound = type(value.comparisons[0].operator), value.comparisons[0].comparator
-        number = bound.value if type(bound) is cst.Integer else None
-        return (operator, number) in ((cst.GreaterThan, "0"), (cst.GreaterThanEqual, "1"), (cst.NotEqual, "0"))
 
     def _local_calls(self, node: cst.If | cst.IfExp) -> None:
         """The calls of a condition that may run a function of this file (``cuda_ok()``,
@@ -307,26 +300,26 @@ class DeviceAnalysis(Analysis):
             self.part.cuda_asserts.add(node)
 
     def visit_If(self, node: cst.If) -> None:
-        if (guarded := _moves_only_if_given(node)) is not None:
+        if (guarded := shapes.moves_only_if_given(node)) is not None:
             self.index_guard_candidates.append((node, guarded))
-        self.cond_refs[node] = _refs(node.test)
+        self.cond_refs[node] = shapes.names_in(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs.append(node)
         for sub in walk(node.test):
             if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
-        if (required := self._required_call(node)) is not None:
+        if (required := shapes.required_call(node, self.walk)) is not None:
             self.requirement_candidates.append((node, required))
         self._local_calls(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self.cond_refs[node] = _refs(node.test)
+        self.cond_refs[node] = shapes.names_in(node.test)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
         last = node.orelse
         while type(last) is cst.IfExp:  # "cuda" if ... else "mps" if ... else "cpu": the chain ends on the CPU
             last = last.orelse
-        if self._is_cpu_device(node.body) or self._is_cpu_device(last):
+        if shapes.is_cpu_device(node.body, self.walk) or shapes.is_cpu_device(last, self.walk):
             self.device_code.add(node)
         self._local_calls(node)
 
@@ -441,49 +434,6 @@ class DeviceAnalysis(Analysis):
                 if arg is not None:
                     self.part.replaced_parts.update((sub, (node, CUDA_DEVICE)) for sub in walk(arg))
 
-    def _required_call(self, node: cst.If) -> str | None:
-        """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
-        function's name."""
-        test = node.test
-        if (
-            node.orelse is not None
-            or type(test) is not cst.UnaryOperation
-            or type(test.operator) is not cst.Not
-            or type(test.expression) is not cst.Call
-            or type(test.expression.func) is not cst.Name
-            or type(node.body) is not cst.IndentedBlock
-        ):
-            return None
-        return test.expression.func.value if self._stops(node.body, returning=True) else None
-
-    def _stops(self, block: cst.BaseSuite, *, returning: bool) -> bool:
-        """The block ends by raising or ending the process (or, if ``returning``, by returning)."""
-        if type(block) is not cst.IndentedBlock:
-            return False
-        last = block.body[-1]
-        if type(last) is not cst.SimpleStatementLine or len(last.body) != 1:
-            return False
-        small = last.body[0]
-        return (returning and type(small) is cst.Return) or self.walk.ends_the_process(small)
-
-    def _demands_cuda(self, node: cst.If) -> bool:
-        """``if not torch.cuda.is_available(): raise ...``, ``if torch.cuda.is_available(): ...
-        else: sys.exit(...)``: without CUDA the script stops here, and on XLA it always would
-        (the check is False there, where the XLA device is always present)."""
-        folded = fold_true(node.test, self.part.is_available_call)
-        if folded is False:
-            return self._stops(node.body, returning=False)
-        return folded is True and type(node.orelse) is cst.Else and self._stops(node.orelse.body, returning=False)
-
-    def _is_cpu_device(self, node: cst.CSTNode) -> bool:
-        if string_value(node) == "cpu":
-            return True
-        return (
-            isinstance(node, cst.Call)
-            and self.walk.resolve(node.func) == "torch.device"
-            and string_value(arg_value(node, 0, "type")) == "cpu"
-        )
-
     # -- results ----------------------------------------------------------------------------
 
     def finish(self) -> None:
@@ -504,7 +454,7 @@ class DeviceAnalysis(Analysis):
             call
             for call, _, name in self.moves_to
             if name not in part.cuda_indices
-            and _named_like_an_index(name)
+            and shapes.named_like_an_index(name)
             and not self._names_a_known_device(name)
             and name not in self.holding_devices
         }
@@ -516,7 +466,9 @@ class DeviceAnalysis(Analysis):
             and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
         for node in self.availability_ifs:
-            if (node in self.device_code or self._demands_cuda(node)) and node not in self.crash_code:
+            if (
+                node in self.device_code or shapes.demands_cuda(node, self.part.is_available_call, self.walk)
+            ) and node not in self.crash_code:
                 part.ifs.add(node)
             elif node in self.device_code:
                 part.blocked_ifs[node] = self.crash_code[node]
@@ -568,17 +520,17 @@ class DeviceAnalysis(Analysis):
             for keyword, arg in keywords.items():
                 if keyword in params and (name := dotted(arg.value)) is not None:
                     pairs.append((keyword, name))
-        _spread(
+        shapes.spread(
             self.part.cuda_indices,
             [(a, b) for a, b in pairs if a not in self.string_names and b not in self.string_names],
         )
         # Names that hold a device (a `device` variable handed to a `gpu_id` parameter).
         self.holding_devices = {n for pair in pairs for n in pair if self._names_a_known_device(n)}
-        _spread(self.holding_devices, pairs)
+        shapes.spread(self.holding_devices, pairs)
 
     def _on_the_xla_device(self, device: cst.BaseExpression | None) -> bool:
         """A device argument that is (or becomes) the XLA device on some path."""
-        if device is None or string_value(device) == "cpu" or self._is_cpu_device(device):
+        if device is None or string_value(device) == "cpu" or shapes.is_cpu_device(device, self.walk):
             return False
         if isinstance(device, cst.Call) and self.walk.resolve(device.func) in spellings("device"):
             return True
@@ -613,7 +565,7 @@ class DeviceAnalysis(Analysis):
             elif (
                 (exporter := self.exporter_of(name)) is not None
                 and any(w in name.lower() for w in ("cuda", "gpu"))
-                and all(_is_truth(v) for v in self.flag_candidates[name])
+                and all(shapes.is_truth(v) for v in self.flag_candidates[name])
             ):
                 purpose = f"picks the device in the modules that read it (`{exporter}()` returns it)"
             elif name in amp.flags:
@@ -641,7 +593,7 @@ class DeviceAnalysis(Analysis):
         consumed = {sub for node in folded for sub in walk(node)}
         part.kept_availability_checks = {call for call in self.availability_calls if call not in consumed}
         for check in part.cuda_checks:
-            if type(check) is cst.Comparison and (compared := _compared_with_cuda(check)) is not None:
+            if type(check) is cst.Comparison and (compared := shapes.compared_with_cuda(check)) is not None:
                 if not self._holds_the_xla_device(compared):
                     part.unproven_checks[check] = compared
 
@@ -729,104 +681,8 @@ class DeviceAnalysis(Analysis):
         return False
 
 
-def _moves_only_if_given(node: cst.If) -> str | None:
-    """``if X is not None:`` (no else) whose body only moves names to ``X``: X."""
-    test = node.test
-    if (
-        node.orelse is not None
-        or not isinstance(test, cst.Comparison)
-        or len(test.comparisons) != 1
-        or not isinstance(test.comparisons[0].operator, cst.IsNot)
-        or dotted(test.comparisons[0].comparator) != "None"
-        or (index := dotted(test.left)) is None
-        or not isinstance(node.body, cst.IndentedBlock)
-    ):
-        return None
-    for statement in node.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-            return None
-        small = statement.body[0]
-        value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
-        if not isinstance(value, cst.Call) or method_name(value) not in ("cuda", "to"):
-            return None
-        if dotted(arg_value(value, 0, "device")) != index:
-            return None
-    return index
-
-
 def _device_type_checked(node: cst.Comparison) -> str | None:
     """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
     != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
-    name = _compared_with_cuda(node)
+    name = shapes.compared_with_cuda(node)
     return name if is_device_name(name) else None
-
-
-def _compared_with_cuda(node: cst.Comparison) -> str | None:
-    """The name compared with "cuda" (``x.type == 'cuda'``, ``x == "cuda"``, ``'cuda' in
-    str(x)``: x), whatever it is named."""
-    if len(node.comparisons) != 1:
-        return None
-    operator = type(node.comparisons[0].operator)
-    left, right = node.left, node.comparisons[0].comparator
-    if operator in (cst.Equal, cst.NotEqual) and string_value(left) == "cuda":
-        left, right = right, left
-    elif operator in (cst.In, cst.NotIn) and string_value(left) == "cuda":
-        if type(right) is cst.Call and dotted(right.func) == "str" and len(right.args) == 1:
-            left, right = right.args[0].value, left
-        else:
-            return None
-    elif operator in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
-        if not any(string_value(element.value) == "cuda" for element in right.elements):  # type: ignore[attr-defined]
-            return None
-        right = cst.SimpleString('"cuda"')
-    elif operator not in (cst.Equal, cst.NotEqual):
-        return None
-    if string_value(right) != "cuda":
-        return None
-    name = dotted(left)
-    if name is not None and name.endswith(".type"):
-        name = name.removesuffix(".type")
-    return name
-
-
-def _spread(names: set[str], pairs: list[tuple[str, str]]) -> None:
-    """Add to ``names`` every name that holds the same value as one in it."""
-    grown = True
-    while grown:
-        grown = False
-        for a, b in pairs:
-            if (a in names) != (b in names):
-                names.update((a, b))
-                grown = True
-
-
-def _named_like_an_index(name: str) -> bool:
-    """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
-    last = name.rsplit(".", 1)[-1].lower()
-    return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
-
-
-def _is_truth(value: cst.BaseExpression) -> bool:
-    """A value that is True or False (``not args.no_cuda and torch.cuda.is_available()``,
-    ``True if ... else False``), not a count or a device."""
-    kind = type(value)
-    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (
-        kind is cst.UnaryOperation and type(value.operator) is cst.Not  # type: ignore[attr-defined]
-    ):
-        return True
-    if kind is cst.IfExp:
-        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]
-    return False
-
-
-def _refs(test: cst.BaseExpression) -> set[str]:
-    return {d for n in walk(test) if (d := dotted(n)) is not None}
-
-
-def _is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:
-    """A string: a literal, an f-string, or a choice between strings and names that hold one."""
-    if type(value) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
-        return True
-    if type(value) is cst.IfExp:
-        return _is_text(value.body, string_names) and _is_text(value.orelse, string_names)
-    return type(value) is cst.Name and value.value in string_names

@@ -25,7 +25,8 @@ from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
-from codemods.device.values import DeviceValueAnalysis, Where
+from codemods.device.values import DeviceValueAnalysis
+from codemods.device.where import Where
 from codemods.engine.nodes import arg_value, dotted, method_name, receiver, string_value, walk
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk

@@ -26,6 +26,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis, is_device_name
+from codemods.device.where import UNKNOWN, XLA, Where, either
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value, walk
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
@@ -70,24 +71,6 @@ def _bounded(unknown: Callable[[], object]) -> Callable[[_Method], _Method]:
 
 
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
-
-
-@dataclass(frozen=True)
-class Where:
-    """Where a device value ends on an XLA host after the port: ``on_xla`` True (the XLA
-    device on every path), False (it can end off it: ``why`` says where, ``node`` is where
-    the chain breaks in this file, None when it breaks in another one), None (not followed:
-    a parameter, a value read at run time); ``elsewhere``: it comes from a module of the
-    project that this run does not read."""
-
-    on_xla: bool | None
-    why: str = ""
-    node: cst.CSTNode | None = None
-    elsewhere: bool = False
-
-
-XLA = Where(True)
-UNKNOWN = Where(None)
 
 
 @dataclass(frozen=True)
@@ -301,12 +284,12 @@ class DeviceValueAnalysis(Analysis):
                 return found
             if imported is not None and imported.elsewhere:
                 return Where(None, imported.why, expr, True)
-            return _either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
+            return either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
         if kind is cst.Call:
             return self._call(expr, scope)  # type: ignore[arg-type]
         if kind is cst.Subscript and (key := _string_key(expr)) is not None:  # type: ignore[arg-type]
             keyed = self.keyed.get(key, [])
-            return _either([self.where(v, "") for v in keyed]) if keyed else UNKNOWN
+            return either([self.where(v, "") for v in keyed]) if keyed else UNKNOWN
         name = dotted(expr)
         if name is None:
             return UNKNOWN
@@ -316,7 +299,7 @@ class DeviceValueAnalysis(Analysis):
                 return XLA if helper.on_xla else Where(False, f"`{name}` ({helper.returns})", expr)
         values = self._live(name, scope)
         if values:
-            found = _either([self.where(b.value, b.scope) for b in values])
+            found = either([self.where(b.value, b.scope) for b in values])
             if found.on_xla is not False:
                 # ``if args.cuda: device = "cuda"``, the flag from a module this run does not convert
                 away = next(
@@ -379,7 +362,7 @@ class DeviceValueAnalysis(Analysis):
             returns = self._live_returns(local)
             if not returns:
                 return UNKNOWN
-            found = _either([self.where(b.value, local) for b in returns])
+            found = either([self.where(b.value, local) for b in returns])
             if found.on_xla is False:
                 return Where(False, f"`{func}()` returns {found.why}", found.node)
             return found
@@ -681,25 +664,12 @@ class DeviceValueAnalysis(Analysis):
                 self.code(candidates[-1]),
             )
         for (function, index, attr), set_values in self.parameter_sets.items():
-            found = _either([self.where(v, function) for v in set_values])
+            found = either([self.where(v, function) for v in set_values])
             part.parameter_devices[(function, index, attr)] = (found.on_xla, found.why)
         for function in self.returned:
-            found = _either([self.where(b.value, function) for b in self._live_returns(function)])
+            found = either([self.where(b.value, function) for b in self._live_returns(function)])
             if found.on_xla is not None and (found.on_xla is False or is_device_name(function.rsplit(".", 1)[-1])):
                 part.returns[function] = (found.on_xla, found.why)
-
-
-def _either(found: list[Where]) -> Where:
-    """Where a value that may be any of ``found`` ends.  The alternatives left are chosen by
-    conditions not known after the port (a ``--no-cuda`` flag, a config value): where one of
-    them is the XLA device, the script runs there unless its user asks otherwise; off XLA
-    if only other devices are left."""
-    if any(w.on_xla for w in found):
-        return XLA
-    off = next((w for w in found if w.on_xla is False), None)
-    if off is not None and all(w.on_xla is False for w in found):
-        return off
-    return next((w for w in found if w.elsewhere), off if off is not None and off.node is None else UNKNOWN)
 
 
 def _string_key(node: cst.Subscript) -> str | None:

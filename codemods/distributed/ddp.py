@@ -23,6 +23,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk, attributes_named
+from codemods.targets import spellings
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -73,6 +74,8 @@ class DdpAnalysis(Analysis):
             backward = _scaled_backward(statement)
             if backward is None:
                 continue
+            if index + 1 < len(statements) and self._reduces_gradients(statements[index + 1]):
+                continue  # reduced already (by hand, or by an earlier run of the tool)
             scaler = dotted(receiver(receiver(backward)))  # type: ignore[arg-type]
             optimizer = next(
                 (
@@ -85,6 +88,14 @@ class DdpAnalysis(Analysis):
                 None,
             )
             self.backward_candidates.append((statement, backward, scaler or "", optimizer))
+
+    def _reduces_gradients(self, statement: cst.SimpleStatementLine) -> bool:
+        """``xm.all_reduce(..., xm._fetch_gradients(optimizer), ...)``: the reduce XLA607 writes."""
+        call = lone_call(statement)
+        if call is None or self.walk.resolve(call.func) not in spellings("all_reduce"):
+            return False
+        tensors = arg_value(call, 1, "inputs")
+        return type(tensors) is cst.Call and self.walk.resolve(tensors.func) in spellings("fetch_gradients")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for name, value in assigned_values(node):

@@ -16,8 +16,9 @@ import libcst as cst
 
 from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.expression_kinds import READ_BUILTINS, READ_METHODS, is_logging, reads_to_host
 from codemods.lazy.facts import HostRead, ReadKind, StepClosure
-from codemods.lazy.flow import READ_BUILTINS, READ_METHODS, FlowAnalysis, Scope, Site, is_logging, reads_to_host
+from codemods.lazy.flow import FlowAnalysis, Scope, Site
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -18,8 +18,9 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
+from codemods.lazy.expression_kinds import is_identity_test, names_a_device
 from codemods.lazy.facts import SlicedData
-from codemods.lazy.flow import FlowAnalysis, Scope, Site, is_identity_test, names_a_device
+from codemods.lazy.flow import FlowAnalysis, Scope, Site
 from codemods.lazy.host_reads import HostReadAnalysis
 
 if TYPE_CHECKING:

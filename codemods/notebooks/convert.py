@@ -2,7 +2,8 @@
 into the cells they came from.
 
 1. read: the notebook's JSON is read and validated with nbformat (the format's reference
-   library); the text is kept, with where each cell's ``source`` value lies in it.
+   library); the text is kept, with where each cell's ``source`` value lies in it
+   (notebooks/notebook_json.py, which also writes it back in step 5).
 2. join: the Python code cells, in cell order, become one program with a marker line
    before each cell (a device chosen in cell 2 is the device of the loop in cell 5).
    IPython syntax that is not Python (``%magic``, ``!shell``, ``x = !cmd``, ``?name``,
@@ -28,17 +29,15 @@ pipeline puts them (at the top of the first code cell).
 from __future__ import annotations
 
 import bisect
-import json
 import re
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from codemods.conversion import Conversion, ConversionError, needs_parsing
 from codemods.engine.report import CellChange, Finding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.imports.rules import ADD_IMPORT
+from codemods.notebooks.notebook_json import Notebook, file_lines, read_notebook, source_spans, write_sources
 from codemods.notebooks.rules import GPU_RUNTIME, PIP_INSTALL_TORCH, WRITTEN_SCRIPT
 
 # Convert code with the notebook's options (codemods.pipeline.convert_source): the joined
@@ -95,20 +94,13 @@ class _Masks:
         return indent + (line[len(masked) :] if line.startswith(masked) else line.lstrip(" \t"))
 
 
-@dataclass(frozen=True)
-class _Notebook:
-    text: str
-    data: dict[str, Any]
-    sources: list[tuple[int, int] | None]  # span of each cell's source value in text
-
-
 def convert_notebook(raw: bytes, convert: ConvertCode, selection: RuleSelection, locate: str) -> Conversion:
     """Convert a notebook's bytes; raises ConversionError (one line: no traceback) for
     a file that is not a notebook nbformat accepts, or a conversion that cannot be put
     back into its cells.  ``locate``: findings in the output or the input."""
     if not needs_parsing(raw):
         return Conversion(raw, raw, [])
-    notebook = _read(raw)
+    notebook = read_notebook(raw)
     metadata = notebook.data["metadata"]
     language = metadata.get("language_info", {}).get("name") or metadata.get("kernelspec", {}).get("language")
     if str(language or "python").lower() != "python":  # an R or Julia notebook
@@ -161,7 +153,7 @@ def convert_notebook(raw: bytes, convert: ConvertCode, selection: RuleSelection,
 
 def _finish(
     raw: bytes,
-    notebook: _Notebook,
+    notebook: Notebook,
     new_sources: dict[int, str],
     findings: list[Finding],
     selection: RuleSelection,
@@ -169,11 +161,11 @@ def _finish(
 ) -> Conversion:
     """The written notebook, and the findings placed in the file (the written one for
     ``locate="output"``); findings about the metadata come last, as it does in the file."""
-    text = _write(notebook, new_sources) if new_sources else notebook.text
+    text = write_sources(notebook, new_sources) if new_sources else notebook.text
     prefix = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
     output = (prefix + text).encode("utf-8") if new_sources else raw
     located = text if locate == "output" else notebook.text
-    lines_of = _file_lines(located, notebook, new_sources if locate == "output" else {})
+    lines_of = file_lines(located, notebook, new_sources if locate == "output" else {})
     findings = [f for f in findings + _runtime_findings(notebook, located) if selection.enabled(f.rule)]
     placed = [replace(f, file_line=lines_of(f.cell, f.line)) if f.cell is not None else f for f in findings]
     placed.sort(key=lambda f: (f.cell is None, f.cell or 0, f.line, f.col, f.rule))
@@ -182,91 +174,7 @@ def _finish(
     return Conversion(raw, output, placed, cells=changes)
 
 
-# -- read -------------------------------------------------------------------------------
-
-
-def _read(raw: bytes) -> _Notebook:
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ConversionError(f"not a notebook: byte {error.start} is not UTF-8") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConversionError(f"not a notebook: invalid JSON ({error.msg})", error.lineno, error.colno) from None
-    try:
-        import nbformat
-    except ImportError:
-        raise ConversionError("reading notebooks needs nbformat (pip install nbformat); left alone") from None
-    if not isinstance(data, dict) or data.get("nbformat") != 4:
-        found = data.get("nbformat") if isinstance(data, dict) else None
-        raise ConversionError(
-            f"not a version 4 notebook (nbformat {found!r}): open and save it in Jupyter first; left alone"
-        )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nbformat warns of what it would normalise: not our business
-        try:
-            nbformat.validate(nbformat.from_dict(data))  # a copy: validating may normalise it
-        except nbformat.ValidationError as error:
-            where = "/".join(str(p) for p in error.absolute_path) if hasattr(error, "absolute_path") else ""
-            message = str(getattr(error, "message", error)).splitlines()[0]
-            raise ConversionError(f"not a valid notebook: {message}{f' (at {where})' if where else ''}") from None
-    sources, _ = _source_spans(text)
-    return _Notebook(text, data, sources)
-
-
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _source_spans(text: str) -> tuple[list[tuple[int, int] | None], tuple[int, int] | None]:
-    """Where each cell's ``source`` value, and the notebook's ``metadata``, lie in the
-    JSON text (the text has been parsed already: it is well formed)."""
-    top, _ = _members(text, _skip(text, 0))
-    spans: list[tuple[int, int] | None] = []
-    metadata = None
-    for key, start, end in top:
-        if key == "metadata":
-            metadata = (start, end)
-        elif key == "cells":
-            for cell_start, _ in _items(text, start):
-                cell, _ = _members(text, cell_start)
-                spans.append(next(((s, e) for k, s, e in cell if k == "source"), None))
-    return spans, metadata
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _skip(text: str, at: int) -> int:
-    return _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
-
-
-def _members(text: str, at: int) -> tuple[list[tuple[str, int, int]], int]:
-    """(key, value start, value end) of each member of the object at ``at``; and its end."""
-    members = []
-    at = _skip(text, at + 1)
-    while text[at] != "}":
-        key, at = _DECODER.raw_decode(text, at)
-        at = _skip(text, _skip(text, at) + 1)  # past the colon
-        _, end = _DECODER.raw_decode(text, at)
-        members.append((key, at, end))
-        at = _skip(text, end)
-        if text[at] == ",":
-            at = _skip(text, at + 1)
-    return members, at + 1
-
-
-def _items(text: str, at: int) -> list[tuple[int, int]]:
-    """(start, end) of each item of the array at ``at``."""
-    items = []
-    at = _skip(text, at + 1)
-    while text[at] != "]":
-        _, end = _DECODER.raw_decode(text, at)
-        items.append((at, end))
-        at = _skip(text, end)
-        if text[at] == ",":
-            at = _skip(text, at + 1)
-    return items
+# -- cells --------------------------------------------------------------------------------
 
 
 def _joined(source: str | list[str]) -> str:
@@ -491,82 +399,6 @@ def _after_torch_imports(lines: list[str]) -> int:
     return at
 
 
-# -- write ----------------------------------------------------------------------------------
-
-
-def _write(notebook: _Notebook, new_sources: dict[int, str]) -> str:
-    """The notebook text with the new sources in place of the old, in the old layout."""
-    text = notebook.text
-    ascii_only = text.isascii() and _NON_ASCII_ESCAPE.search(text) is not None
-    pieces = []
-    at = 0
-    for number, source in sorted(new_sources.items()):
-        span = notebook.sources[number - 1]
-        if span is None:
-            raise ConversionError(f"cell {number} has no source to write back; left alone")
-        start, end = span
-        pieces += [text[at:start], _source_value(text, start, end, source, ascii_only)]
-        at = end
-    pieces.append(text[at:])
-    return "".join(pieces)
-
-
-_NON_ASCII_ESCAPE = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]|[1-9a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]")
-
-
-def _source_value(text: str, start: int, end: int, source: str, ascii_only: bool) -> str:
-    """``source`` as a JSON value laid out like the one at text[start:end]: one string,
-    or a list of lines (as nbformat splits them) with the same separators."""
-    old = text[start:end]
-
-    def dumped(s: str) -> str:
-        return json.dumps(s, ensure_ascii=ascii_only)
-
-    if old.startswith('"'):
-        return dumped(source)
-    lines = source.splitlines(True)
-    if not lines:
-        return "[]"
-    items = _items(old, 0)
-    if items:
-        opener = old[1 : items[0][0]]
-        closer = old[items[-1][1] : -1]
-        separator = old[items[0][1] : items[1][0]] if len(items) > 1 else "," + opener
-    else:  # was empty: one level deeper than the "source" key, in the file's indentation
-        line_start = text.rfind("\n", 0, start) + 1
-        key_indent = re.match(r"[ \t]*", text[line_start:]).group()  # type: ignore[union-attr]
-        unit = re.search(r"\n([ \t]+)\S", text)
-        step = unit.group(1) if unit else " "
-        opener, closer = "\n" + key_indent + step, "\n" + key_indent
-        separator = "," + opener
-    return "[" + opener + separator.join(dumped(line) for line in lines) + closer + "]"
-
-
-def _file_lines(text: str, notebook: _Notebook, new_sources: dict[int, str]) -> Callable[[int, int], int | None]:
-    """The line of the written file that holds line ``line`` of cell ``cell`` (a list of
-    lines, one per file line, as Jupyter writes them; else the source's first line)."""
-    starts: dict[int, list[int]] = {}
-    if new_sources:
-        # Spans moved with the rewritten sources: find them again in the new text.
-        spans, _ = _source_spans(text)
-    else:
-        spans = notebook.sources
-
-    def line_of(cell: int, line: int) -> int | None:
-        span = spans[cell - 1] if cell - 1 < len(spans) else None
-        if span is None:
-            return None
-        if cell not in starts:
-            value = text[span[0] : span[1]]
-            items = _items(value, 0) if value.startswith("[") else []
-            first = text.count("\n", 0, span[0]) + 1
-            starts[cell] = [first + value.count("\n", 0, s) for s, _ in items] or [first]
-        rows = starts[cell]
-        return rows[min(line, len(rows)) - 1]
-
-    return line_of
-
-
 # -- the notebook's own rules ----------------------------------------------------------------
 
 
@@ -620,7 +452,7 @@ def _installed(arguments: str) -> set[str]:
     return names
 
 
-def _pip_findings(masks: _Masks, notebook: _Notebook) -> list[Finding]:
+def _pip_findings(masks: _Masks, notebook: Notebook) -> list[Finding]:
     shell_cells = []
     for number, cell in enumerate(notebook.data["cells"], 1):
         source = _joined(cell.get("source", "")) if cell.get("cell_type") == "code" else ""
@@ -653,7 +485,7 @@ def _pip_findings(masks: _Masks, notebook: _Notebook) -> list[Finding]:
 _GPU_TYPES = frozenset({"T4", "L4", "A100", "V100", "P100", "K80", "H100", "G4"})
 
 
-def _runtime_findings(notebook: _Notebook, text: str) -> list[Finding]:
+def _runtime_findings(notebook: Notebook, text: str) -> list[Finding]:
     metadata = notebook.data.get("metadata", {})
     colab = metadata.get("colab") if isinstance(metadata.get("colab"), dict) else {}
     kaggle = metadata.get("kaggle") if isinstance(metadata.get("kaggle"), dict) else {}
@@ -683,7 +515,7 @@ def _runtime_findings(notebook: _Notebook, text: str) -> list[Finding]:
 
 def _metadata_key_position(text: str, key: str, kaggle: bool) -> tuple[int, int]:
     """Line and column of ``"key"`` in the notebook's metadata (in its "kaggle" part for Kaggle)."""
-    start, end = _source_spans(text)[1] or (0, len(text))
+    start, end = source_spans(text)[1] or (0, len(text))
     if kaggle:
         start = max(text.find('"kaggle"', start, end), start)
     at = text.find(f'"{key}"', start, end)

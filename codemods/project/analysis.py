@@ -31,6 +31,9 @@ class ProjectAnalysis(Analysis):
         self.part = self.facts.project
         self.calls: list[tuple[cst.Call, str]] = []  # calls of names that may come from the project
         self.built_by: dict[str, tuple[str, str]] = {}  # name -> (module, callable) that built it
+        # Every (module, callable) that built a name, in order: branches may build it apart
+        # (``policy = TD3(...)`` under one condition, ``policy = DDPG(...)`` under another).
+        self.builders: dict[str, list[tuple[str, str]]] = {}
         # Names bound to a project callable (``Exp = Exp_Long_Term_Forecast``): name -> (module, callable).
         self.aliases: dict[str, tuple[str, str]] = {}
         self.device_calls: list[cst.Call] = []  # device = <call>
@@ -48,6 +51,19 @@ class ProjectAnalysis(Analysis):
             self._origins[callee] = self._find(callee)
         return self._origins[callee]
 
+    def origins(self, callee: str) -> list[Found]:
+        """Every project callable that ``callee`` may run: ``origin``, and for a name that
+        several branches build apart, each builder's."""
+        found = [] if (first := self.origin(callee)) is None else [first]
+        parts = callee.split(".")
+        for cut in range(len(parts), 0, -1):
+            head = ".".join(parts[:cut])
+            for built in self.builders.get(head, []):
+                other = self._find(callee, {**self.built_by, head: built})
+                if other is not None and other not in found:
+                    found.append(other)
+        return found
+
     def learn_instance(self, name: str, built: tuple[str, str]) -> None:
         """``name`` (a parameter handed such an instance) is built by ``built`` (module,
         callable) too."""
@@ -55,7 +71,8 @@ class ProjectAnalysis(Analysis):
         for callee in [c for c in self._origins if c == name or c.startswith(name + ".")]:
             del self._origins[callee]
 
-    def _find(self, callee: str) -> Found | None:
+    def _find(self, callee: str, built_by: dict[str, tuple[str, str]] | None = None) -> Found | None:
+        built_by = self.built_by if built_by is None else built_by
         parts = callee.split(".")
         for cut in range(len(parts), 0, -1):
             head, rest = ".".join(parts[:cut]), parts[cut:]
@@ -63,13 +80,21 @@ class ProjectAnalysis(Analysis):
                 module, name = self.facts.imports.project_names[head]
             elif cut == 1 and head in self.aliases:
                 module, name = self.aliases[head]
-            elif head in self.built_by:
-                module, name = self.built_by[head]
+            elif head in built_by:
+                module, name = built_by[head]
+                if not rest and (made := self._made_by(module, name)) is not None:
+                    return made  # ``train = make_train(...)``: ``train(x)`` runs the function it returns
                 rest = rest or ["__call__"]
             else:
                 continue
             return self.part.context.lookup(module, ".".join(p for p in [name, *rest] if p))
         return None
+
+    def _made_by(self, module: str, name: str) -> Found | None:
+        found = self.part.context.lookup(module, name)
+        if found is None or found.summary is None or (inner := found.summary.made_by(found.name)) is None:
+            return None
+        return Found(found.summary, inner)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -102,6 +127,7 @@ class ProjectAnalysis(Analysis):
         if head in project_names or head in self.aliases:
             module, imported = project_names[head] if head in project_names else self.aliases[head]
             self.built_by[name] = (module, ".".join(p for p in [imported, *callee.split(".")[1:]] if p))
+            self.builders.setdefault(name, []).append(self.built_by[name])
         if is_device_name(name):
             self.device_calls.append(value)
 

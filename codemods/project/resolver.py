@@ -1,9 +1,10 @@
 """The project a file belongs to: its root, where its imports lead among the project's
 files, and the summaries of those files.
 
-The root is the nearest folder above the file that holds ``.git`` or ``pyproject.toml``.
-An import resolves the way Python would find it when the script runs from its own folder
-or from the root: ``from util.misc import X`` is ``util/misc.py`` (or
+The root is the nearest folder above the file that holds ``.git`` or ``pyproject.toml``
+(without one: in a run of several files, the folder they share; else the file's folder).
+An import resolves the way Python would find it when the script runs from its own folder,
+a folder above it, or the root: ``from util.misc import X`` is ``util/misc.py`` (or
 ``util/misc/__init__.py``) next to the file or under the root; relative imports follow
 the file's package.  A src layout (``<root>/src/<package>/...``, a ``src`` folder with no
 ``__init__.py`` of its own) is searched too, after the root, the way the package is found
@@ -57,8 +58,9 @@ def resolved(path: Path | str) -> Path:
 _RESOLVED: dict[str, Path] = {}
 
 
-def find_root(path: Path) -> Path:
-    """The nearest folder at or above ``path``'s folder with .git or pyproject.toml (else its folder)."""
+def find_root(path: Path, top: Path | None = None) -> Path:
+    """The nearest folder at or above ``path``'s folder with .git or pyproject.toml; else
+    ``top`` (the folder a run's files share) when ``path`` is under it; else its folder."""
     start = path.parent
     for folder in [start, *start.parents]:
         try:
@@ -66,7 +68,7 @@ def find_root(path: Path) -> Path:
                 return folder
         except OSError:  # a folder we may not look into: keep going up
             continue
-    return start
+    return top if top is not None and start.is_relative_to(top) else start
 
 
 class Project:
@@ -206,7 +208,12 @@ class FileImports:
     def __init__(self, project: Project, path: Path) -> None:
         self.project = project
         self.path = path
-        folders = [path.parent, project.root]
+        # The file's folder, the folders between it and the root that are no package (a script
+        # there that imports the file runs from it: FEDformer/exp/exp_main.py's ``exp.exp_basic``
+        # is FEDformer/exp/exp_basic.py), the root.
+        between = path.parent.parents if path.parent.is_relative_to(project.root) else ()
+        scripts = (f for f in between if f.is_relative_to(project.root) and not (f / "__init__.py").exists())
+        folders = [path.parent, *scripts, project.root]
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))

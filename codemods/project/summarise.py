@@ -20,6 +20,8 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         trainers=frozenset(facts.training.training_callables),
         synced=frozenset(facts.training.synced_callables),
         drives=frozenset(facts.training.driven_callables),
+        factories=tuple(sorted(facts.training.factories.items())),
+        called_parameters=frozenset(facts.training.called_parameters),
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         devices=frozenset(facts.device.choosers),
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),

@@ -50,6 +50,12 @@ class ModuleSummary:
     # Step callables of other project modules that this one calls, and so drives (from a
     # loop, or from a step function of its own): (their module's path, their name).
     drives: frozenset[tuple[str, str]] = frozenset()
+    # Functions that return a function they define: (function, the inner one's name).
+    factories: tuple[tuple[str, str], ...] = ()
+    # Callables whose training loops call a positional parameter: (callable, index without
+    # self, parameter);
+    # a file that hands one a step callable (an instance with a stepping ``__call__``) drives it.
+    called_parameters: frozenset[tuple[str, int, str]] = frozenset()
     # Callables of other project modules that this one hands an FSDP model to, which train it:
     # (their module's path, their name).
     trains_fsdp: frozenset[tuple[str, str]] = frozenset()
@@ -91,6 +97,13 @@ class ModuleSummary:
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps
+
+    def made_by(self, name: str) -> str | None:
+        """The function that calling what ``name`` returns runs, if ``name`` is a factory."""
+        return next((inner for factory, inner in self.factories if factory == name), None)
+
+    def parameters_called(self, name: str) -> list[tuple[int, str]]:
+        return sorted((index, param) for function, index, param in self.called_parameters if function == name)
 
     def syncs(self, name: str) -> bool:
         return name in self.synced

@@ -352,6 +352,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             if func_name in self.classes:
                 self.instances[name] = func_name
         self.follow_instances_into_parameters()
+        self.note_factories()
         by_name = self._by_name()
         steps = self.step_functions(by_name)
         synced = self.synced_functions(steps)
@@ -385,6 +386,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self.place_step_barriers(steps, synced, by_name)
+        self.note_called_parameters()
         self.note_driven()
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:

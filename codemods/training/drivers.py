@@ -25,6 +25,7 @@ from codemods.training.facts import UndrivenStep
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
+    from codemods.project.summary import Found
     from codemods.training.facts import TrainingFacts
     from codemods.training.records import _Function, _Loop, _Scope
 
@@ -85,10 +86,10 @@ class StepDrivers(Analysis):
     def _external_step(self, callee: str) -> tuple[bool, bool, str]:
         """Calling ``callee`` runs a training step of another project module: (whether it
         does, whether that callable ends the step with the barrier itself, where it is)."""
-        found = self.walk.analysis(ProjectAnalysis).origin(callee)
-        if found is None or found.summary is None or not found.summary.runs_step(found.name):
-            return False, False, ""
-        return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
+        for found in self.walk.analysis(ProjectAnalysis).origins(callee):
+            if found.summary is not None and found.summary.runs_step(found.name):
+                return True, found.summary.syncs(found.name), f"`{found.name}` ({found.summary.path})"
+        return False, False, ""
 
     def note_driven(self) -> None:
         """The step callables of other project modules that this file calls: it drives
@@ -100,9 +101,31 @@ class StepDrivers(Analysis):
             *(name for fn in self.function_records.values() for name in fn.called),
         ]
         for callee in dict.fromkeys(called):
-            found = project.origin(callee)
-            if found is not None and found.summary is not None and found.summary.runs_step(found.name):
-                self.part.driven_callables.add((found.summary.path, found.name))
+            for found in project.origins(callee):
+                if found.summary is not None and found.summary.runs_step(found.name):
+                    self.part.driven_callables.add((found.summary.path, found.name))
+        # A step callable handed to a project callable that calls that parameter
+        # (``train_one_epoch(..., loss_scaler)`` whose loop calls ``loss_scaler(...)``).
+        for call, callee in project.calls:
+            for found in project.origins(callee):
+                if found.summary is None:
+                    continue
+                for index, param in found.summary.parameters_called(found.name):
+                    for handed in self._handed(call, index, param):
+                        if handed.summary is not None and handed.summary.runs_step(handed.name):
+                            self.part.driven_callables.add((handed.summary.path, handed.name))
+
+    def _handed(self, call: cst.Call, index: int, param: str) -> list[Found]:
+        """The project callables that ``call`` hands as parameter ``param`` (at ``index``)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                return []
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == param or (keyword is None and position == index):
+                name = dotted(arg.value)
+                return project.origins(name) if name is not None else []
+        return []
 
     def follow_instances_into_parameters(self) -> None:
         """A function of this file handed an instance (``run(agent, env)`` with ``agent =
@@ -136,6 +159,33 @@ class StepDrivers(Analysis):
                 self.instances[param] = only
             else:
                 project.learn_instance(param, only)
+
+    def note_factories(self) -> None:
+        """Functions that return a function defined in their body (``return train``)."""
+        qualnames = {fn.qualname for fn in self.function_records.values()}
+        for fn in self.function_records.values():
+            if fn.node is None or not isinstance(fn.node.body, cst.IndentedBlock):
+                continue
+            for statement in fn.node.body.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.Return) and isinstance(small.value, cst.Name):
+                        inner = f"{fn.qualname}.{small.value.value}"
+                        if inner in qualnames:
+                            self.part.factories[fn.qualname] = inner
+
+    def note_called_parameters(self) -> None:
+        """Functions whose training loops (which get the barrier, or have one) call a
+        parameter of theirs: a step callable handed there is driven by that loop."""
+        in_loops: dict[str, set[str]] = {}
+        for loop in self.loop_records.values():
+            if loop.node in self.part.all_loops:
+                in_loops.setdefault(loop.owner, set()).update(loop.called)
+        for fn in self.function_records.values():
+            for index, param in enumerate(fn.params):
+                if param in in_loops.get(fn.qualname, ()):
+                    self.part.called_parameters.add((fn.qualname, index, param))
 
     # -- which functions run a step each call --------------------------------------------
 

@@ -138,6 +138,12 @@ class TrainingFacts:
     synced_callables: set[str] = field(default_factory=set)
     # Step callables of other project modules that this file calls: (module path, name).
     driven_callables: set[tuple[str, str]] = field(default_factory=set)
+    # Functions that return a function they define (a factory: ``train = make_train(...)``
+    # then ``train(x)`` runs the inner one): function -> the inner function's qualified name.
+    factories: dict[str, str] = field(default_factory=dict)
+    # Functions whose training loops call a positional parameter (``loss_scaler(loss,
+    # optimizer)``): (function, index without self, parameter).
+    called_parameters: set[tuple[str, int, str]] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:

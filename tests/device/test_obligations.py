@@ -508,3 +508,69 @@ def test_a_single_file_run_names_the_module_the_chain_goes_through_and_a_project
         if f.rule in _OBLIGATION_RULES
     ]
     assert folder == []
+
+
+_FLAG_THROUGH_A_SUBCLASS = {
+    # A namespace package (no __init__.py) and no .git: each file's folder is no project of its own
+    # in a run of the whole folder, whose files share the top folder.
+    "trainers/base.py": """
+        import torch
+
+
+        class Base:
+            def __init__(self, opts):
+                self.opts = opts
+                self.device = self._pick_device()
+
+            def _pick_device(self):
+                if self.opts.use_gpu:
+                    device = torch.device("cuda:0")
+                else:
+                    device = torch.device("cpu")
+                return device
+        """,
+    "trainers/regression.py": """
+        import torch
+
+        from trainers.base import Base
+
+
+        class Regression(Base):
+            def fit(self, x):
+                model = torch.nn.Linear(4, 1).to(self.device)
+                return model(x.to(self.device))
+        """,
+    "main.py": """
+        import argparse
+
+        import torch
+
+        from trainers.regression import Regression
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--use_gpu", type=bool, default=True)
+        opts = parser.parse_args()
+        opts.use_gpu = True if torch.cuda.is_available() and opts.use_gpu else False
+        Regression(opts).fit(torch.ones(2, 4))
+        """,
+}
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_flag_handed_to_a_subclass_whose_base_picks_the_device_is_switched_on_in_both_runs(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep's LTSF-Linear: the whole-folder run kept the check (XLA105 only) that the run on
+    the script alone drops (XLA104), and the port trained on the CPU: the subclass's module, a
+    project of its own folder, did not find the base class's module and so its device flag."""
+    monkeypatch.chdir(tmp_path)
+    for name, text in _FLAG_THROUGH_A_SUBCLASS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    job = Job("lint", target, RuleSelection())
+    for reports in (run([("main.py", job)]), lint_folder(tmp_path, target)):
+        at_flag = [(f.rule, f.col) for r in reports if r.path.endswith("main.py") for f in r.findings if f.line == 10]
+        assert at_flag == [("XLA104", 16)], at_flag
+        assert "`opts.use_gpu` picks the device in trainers/regression.py" in next(
+            f.message for r in reports if r.path.endswith("main.py") for f in r.findings if f.rule == "XLA104"
+        )

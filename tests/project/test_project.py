@@ -97,6 +97,13 @@ def test_the_root_is_the_nearest_folder_with_git_or_pyproject(repo: Path) -> Non
     assert find_root(repo / "utils" / "misc.py") == repo / "utils"
 
 
+def test_without_a_marked_root_the_folder_a_run_shares_is_the_root(tmp_path: Path) -> None:
+    (tmp_path / "exp").mkdir()
+    assert find_root(tmp_path / "exp" / "trainer.py") == tmp_path / "exp"
+    assert find_root(tmp_path / "exp" / "trainer.py", top=tmp_path) == tmp_path
+    assert find_root(tmp_path / "exp" / "trainer.py", top=tmp_path / "other") == tmp_path / "exp"
+
+
 SPLIT = FIXTURES / "gpt_trainer_split"
 
 
@@ -280,6 +287,146 @@ def test_a_loop_that_calls_a_step_ending_with_its_own_barrier_gets_no_second_one
     assert not [f for f in findings["main.py"] if f.rule in ("XLA301", "XLA306")], findings["main.py"]
     assert [f for f in findings["main.py"] if f.rule == "XLA701"]  # still a training loop: its log line is deferred
     assert not [f for f in findings["agent.py"] if f.rule == "XLA306"], findings["agent.py"]
+
+
+_LEARNER = """import torch
+
+
+class {name}:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 1).cuda()
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+    def learn(self, batch):
+        loss = self.net(batch.cuda()).sum()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    return repo
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_name_that_branches_build_from_different_classes_drives_each_ones_step(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``learner = Fast()`` under one condition, ``learner = Slow()`` under the other:
+    the loop's ``learner.learn(...)`` drives both classes' steps."""
+    main = (
+        "import sys\n\nimport torch\n\nimport fast\nimport slow\n\n\n"
+        "def main():\n"
+        "    if sys.argv[1] == 'fast':\n"
+        "        learner = fast.Fast()\n"
+        "    else:\n"
+        "        learner = slow.Slow()\n"
+        "    for _ in range(10):\n"
+        "        learner.learn(torch.randn(2, 4))\n"
+    )
+    repo = _project(
+        tmp_path, {"fast.py": _LEARNER.format(name="Fast"), "slow.py": _LEARNER.format(name="Slow"), "main.py": main}
+    )
+    monkeypatch.chdir(repo)
+    findings = _run(repo, ["fast.py", "slow.py", "main.py"], target)
+    for name in ("fast.py", "slow.py"):
+        assert not [f for f in findings[name] if f.rule == "XLA306"], findings[name]
+    assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [14]
+    alone = _run(repo, ["fast.py", "slow.py"], target)  # the driver is not in the run: both stand
+    assert [f.line for f in alone["fast.py"] if f.rule == "XLA306"] == [13]
+    assert [f.line for f in alone["slow.py"] if f.rule == "XLA306"] == [13]
+
+
+_FACTORY = """import torch
+
+
+def make_step(net):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+    def step(batch):
+        loss = net(batch).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_function_that_a_factory_returns_is_driven_by_the_loop_that_calls_it(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``step = steps.make_step(...)``, then the loop calls ``step(batch)``: the inner
+    function's step is driven there, and that loop gets the barrier."""
+    main = (
+        "import torch\n\nimport steps\n\n\n"
+        "def main():\n"
+        "    net = torch.nn.Linear(4, 1).cuda()\n"
+        "    step = steps.make_step(net)\n"
+        "    for _ in range(10):\n"
+        "        step(torch.randn(2, 4).cuda())\n"
+    )
+    repo = _project(tmp_path, {"steps.py": _FACTORY, "main.py": main})
+    monkeypatch.chdir(repo)
+    findings = _run(repo, ["steps.py", "main.py"], target)
+    assert not [f for f in findings["steps.py"] if f.rule == "XLA306"], findings["steps.py"]
+    assert [f.line for f in findings["main.py"] if f.rule == "XLA301"] == [9]
+    alone = _run(repo, ["steps.py"], target)
+    assert [f.line for f in alone["steps.py"] if f.rule == "XLA306"] == [11]
+
+
+_SCALER = """import torch
+
+
+class Scaled:
+    def __init__(self):
+        self.scaler = torch.cuda.amp.GradScaler()
+
+    def __call__(self, loss, optimizer):
+        self.scaler.scale(loss).backward()
+        self.scaler.step(optimizer)
+        self.scaler.update()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_instance_handed_to_a_function_whose_loop_calls_it_is_driven(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """main.py builds ``scaled = Scaled()`` and hands it to engine.py's ``epoch``, whose
+    training loop (handed the optimizer) calls ``scaled(loss, optimizer)``: that loop gets
+    the barrier, and Scaled.__call__'s step is driven by it."""
+    engine = (
+        "import torch\n\n\n"
+        "def epoch(net, optimizer, scaled):\n"
+        "    for _ in range(10):\n"
+        "        loss = net(torch.randn(2, 4).cuda()).sum()\n"
+        "        scaled(loss, optimizer)\n"
+    )
+    main = (
+        "import torch\n\nfrom engine import epoch\nfrom scaling import Scaled\n\n\n"
+        "def main():\n"
+        "    net = torch.nn.Linear(4, 1).cuda()\n"
+        "    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "    scaled = Scaled()\n"
+        "    for _ in range(3):\n"
+        "        epoch(net, opt, scaled)\n"
+    )
+    repo = _project(tmp_path, {"scaling.py": _SCALER, "engine.py": engine, "main.py": main})
+    monkeypatch.chdir(repo)
+    findings = _run(repo, ["scaling.py", "engine.py", "main.py"], target)
+    assert not [f for f in findings["scaling.py"] if f.rule == "XLA306"], findings["scaling.py"]
+    assert [f.line for f in findings["engine.py"] if f.rule == "XLA301"] == [5]
+    alone = _run(repo, ["scaling.py", "engine.py"], target)  # nothing hands engine.py a Scaled
+    assert [f.line for f in alone["scaling.py"] if f.rule == "XLA306"] == [10]
 
 
 def _optim_project(tmp_path: Path, helper: str | None) -> Path:

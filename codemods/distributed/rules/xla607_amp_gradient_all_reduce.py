@@ -92,6 +92,50 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
             """,
             note="ddp-reduces",
         ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+
+
+            def train(loader, model, optimizer):
+                dist.init_process_group("nccl")
+                scaler = torch.cuda.amp.GradScaler()
+                for x, y in loader:
+                    with torch.cuda.amp.autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    xm.all_reduce("sum", xm._fetch_gradients(optimizer), scale=1.0 / xm.xrt_world_size())
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.core.xla_model as xm
+            import os
+            import torch_xla.amp
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def train(loader, model, optimizer):
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                scaler = torch_xla.amp.GradScaler()
+                for x, y in loader:
+                    with torch_xla.amp.autocast():
+                        loss = model(x, y)
+                    scaler.scale(loss).backward()
+                    xm.all_reduce("sum", xm._fetch_gradients(optimizer), scale=1.0 / xm.xrt_world_size())
+                    scaler.step(optimizer)
+                    scaler.update()
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            note="reduced-already",
+        ),
     ),
     invalid=lambda: (
         invalid(

@@ -3,6 +3,30 @@
 from __future__ import annotations
 
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.programs import (
+    HANDED_IN_MODELS,
+    HANDED_IN_MODELS_PORTED,
+    KEYWORD_MODEL_TO_A_HANDED_DEVICE,
+    KEYWORD_MODEL_TO_A_KNOWN_DEVICE,
+    KEYWORD_MODEL_TO_A_KNOWN_DEVICE_PORTED,
+    KEYWORD_MODEL_TO_CUDA,
+    KEYWORD_MODEL_TO_CUDA_PORTED,
+    LATER_MOVE_BY_ANOTHER_METHOD,
+    LATER_MOVE_BY_ANOTHER_METHOD_PORTED,
+    MOVED_BY_A_METHOD,
+    MOVED_BY_A_METHOD_ALIASED,
+    MOVED_BY_A_METHOD_ALIASED_PORTED,
+    MOVED_BY_A_METHOD_PORTED,
+    MOVED_IN_INIT,
+    MOVED_IN_INIT_PORTED,
+    OPTIMIZER_BUILDER_AND_TRAINER,
+    OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
+    PARAMETERS_TO_OPTIMIZER_BUILDERS,
+    PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
+    VISION_LANGUAGE,
+    VISION_LANGUAGE_PORTED,
+    on_sagemaker,
+)
 
 OPTIMIZER_BEFORE_MOVE = Rule(
     code="XLA203",
@@ -97,55 +121,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="the-trainer-moves-it-first",
         ),
         valid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.model = model.cuda()
-                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
-
-
-            def fit(model, lr):
-                return torch.optim.SGD([{"params": model.backbone.parameters(), "lr": lr}])
-
-
-            class SimCLR:
-                def __init__(self, **kwargs):
-                    self.model = kwargs["model"].cuda()
-
-
-            def main():
-                model = torch.nn.Linear(8, 4)
-                simclr = SimCLR(model=model)
-                optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.model = model.to(torch_xla.device())
-                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
-
-
-            def fit(model, lr):
-                return torch.optim.SGD([{"params": model.backbone.parameters(), "lr": lr}])
-
-
-            class SimCLR:
-                def __init__(self, **kwargs):
-                    self.model = kwargs["model"].to(torch_xla.device())
-
-
-            def main():
-                model = torch.nn.Linear(8, 4)
-                simclr = SimCLR(model=model)
-                optimizer = torch.optim.Adam(simclr.model.parameters(), 3e-4)
-            """,
+            HANDED_IN_MODELS,
+            HANDED_IN_MODELS_PORTED,
             note="handed-in-models-moved-first-or-never-here",
         ),
         valid(
@@ -163,39 +140,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="casts-keep-the-parameters",
         ),
         valid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, model):
-                    self.model = model
-                    self.model.cuda()
-
-                def configure(self):
-                    self.optimizer = torch.optim.Adam(self.model.parameters())
-
-                def restart(self):
-                    self.optimizer = torch.optim.Adam(self.model.parameters())
-                    self.model.to(torch.float16)
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Trainer:
-                def __init__(self, model):
-                    self.model = model
-                    self.model.to(torch_xla.device())
-
-                def configure(self):
-                    self.optimizer = torch.optim.Adam(self.model.parameters())
-
-                def restart(self):
-                    self.optimizer = torch.optim.Adam(self.model.parameters())
-                    self.model.to(torch.float16)
-            """,
+            MOVED_IN_INIT,
+            MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
         ),
     ),
@@ -319,45 +265,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-            class Net(torch.nn.Module):
-                pass
-
-            class Trainer:
-                def __init__(self, model, optimizer, device):
-                    self.model = model.to(device)
-
-            def make_optimizer(net, lr):
-                return torch.optim.AdamW(net.parameters(), lr=lr)
-
-            def main():
-                device = "cuda" if torch.cuda.is_available() else "cpu"
-                model = Net()
-                optimizer = make_optimizer(model, 0.1)
-                Trainer(model, optimizer, device=device)
-            """,
-            """
-            import torch
-            import torch_xla
-
-            class Net(torch.nn.Module):
-                pass
-
-            class Trainer:
-                def __init__(self, model, optimizer, device):
-                    self.model = model.to(device)
-
-            def make_optimizer(net, lr):
-                return torch.optim.AdamW(net.parameters(), lr=lr)
-
-            def main():
-                device = "xla"
-                model = Net()
-                optimizer = make_optimizer(model.to(torch_xla.device()), 0.1)
-                Trainer(model, optimizer, device=device)
-            """,
+            OPTIMIZER_BUILDER_AND_TRAINER,
+            OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
             note="optimizer-builder-and-a-trainer-given-the-device",
             findings=(Expected(17, 17, "`make_optimizer` builds an optimizer while `model` is on the CPU and"),),
         ),
@@ -380,39 +289,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            from torch import nn
-
-
-            class VisionLanguage(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.vision = nn.Linear(8, 4)
-                    self.head = nn.Linear(4, 2)
-
-
-            model = VisionLanguage()
-            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
-            model.cuda()
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla
-
-
-            class VisionLanguage(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.vision = nn.Linear(8, 4)
-                    self.head = nn.Linear(4, 2)
-
-
-            model = VisionLanguage()
-            optimizer = torch.optim.AdamW([*model.vision.to(torch_xla.device()).parameters(), *model.head.to(torch_xla.device()).parameters()], lr=1e-3)
-            model.to(torch_xla.device())
-            """,
+            VISION_LANGUAGE,
+            VISION_LANGUAGE_PORTED,
             note="submodules-parameters",
             findings=(
                 Expected(14, 33, "move it first: model.vision.to(torch_xla.device()).parameters()"),
@@ -420,39 +298,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            from torch import nn
-
-
-            class VisionLanguage(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.vision = nn.Linear(8, 4)
-                    self.head = nn.Linear(4, 2)
-
-
-            model = VisionLanguage()
-            optimizer = torch.optim.AdamW([*model.vision.parameters(), *model.head.parameters()], lr=1e-3)
-            model.cuda()
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla.core.xla_model as xm
-
-
-            class VisionLanguage(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.vision = nn.Linear(8, 4)
-                    self.head = nn.Linear(4, 2)
-
-
-            model = VisionLanguage()
-            optimizer = torch.optim.AdamW([*model.vision.to(xm.xla_device()).parameters(), *model.head.to(xm.xla_device()).parameters()], lr=1e-3)
-            model.to(xm.xla_device())
-            """,
+            VISION_LANGUAGE,
+            on_sagemaker(VISION_LANGUAGE_PORTED),
             target="sagemaker",
             note="submodules-parameters-sagemaker",
             findings=(
@@ -685,22 +532,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class SimCLR:
-                def __init__(self, *args, **kwargs):
-                    self.args = kwargs["args"]
-                    self.model = kwargs["model"].to(self.args.device)
-                    self.optimizer = kwargs["optimizer"]
-
-
-            def main(args):
-                model = torch.nn.Linear(8, 4)
-                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
-                return SimCLR(model=model, optimizer=optimizer, args=args)
-            """,
+            KEYWORD_MODEL_TO_A_HANDED_DEVICE,
             note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed",
             findings=(
                 Expected(
@@ -711,22 +543,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class SimCLR:
-                def __init__(self, *args, **kwargs):
-                    self.args = kwargs["args"]
-                    self.model = kwargs["model"].to(self.args.device)
-                    self.optimizer = kwargs["optimizer"]
-
-
-            def main(args):
-                model = torch.nn.Linear(8, 4)
-                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
-                return SimCLR(model=model, optimizer=optimizer, args=args)
-            """,
+            KEYWORD_MODEL_TO_A_HANDED_DEVICE,
             target="sagemaker",
             note="a-class-moves-a-keyword-argument-to-a-device-it-is-handed-sagemaker",
             findings=(
@@ -738,37 +555,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class Learner:
-                def __init__(self, **kwargs):
-                    self.model = kwargs.pop("model").cuda()
-                    self.optimizer = kwargs.pop("optimizer")
-
-
-            def main():
-                model = torch.nn.Linear(8, 4)
-                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
-                return Learner(model=model, optimizer=optimizer)
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Learner:
-                def __init__(self, **kwargs):
-                    self.model = kwargs.pop("model").to(torch_xla.device())
-                    self.optimizer = kwargs.pop("optimizer")
-
-
-            def main():
-                model = torch.nn.Linear(8, 4)
-                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
-                return Learner(model=model, optimizer=optimizer)
-            """,
+            KEYWORD_MODEL_TO_CUDA,
+            KEYWORD_MODEL_TO_CUDA_PORTED,
             note="a-class-moves-a-keyword-argument-to-cuda",
             findings=(
                 Expected(
@@ -777,39 +565,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class SimCLR:
-                def __init__(self, *args, **kwargs):
-                    self.args = kwargs["args"]
-                    self.model = kwargs["model"].to(self.args.device)
-
-
-            def main(args):
-                args.device = torch.device("cuda")
-                model = torch.nn.Linear(8, 4)
-                optimizer = torch.optim.Adam(model.parameters(), 3e-4)
-                return SimCLR(model=model, optimizer=optimizer, args=args)
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class SimCLR:
-                def __init__(self, *args, **kwargs):
-                    self.args = kwargs["args"]
-                    self.model = kwargs["model"].to(self.args.device)
-
-
-            def main(args):
-                args.device = torch_xla.device()
-                model = torch.nn.Linear(8, 4)
-                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
-                return SimCLR(model=model, optimizer=optimizer, args=args)
-            """,
+            KEYWORD_MODEL_TO_A_KNOWN_DEVICE,
+            KEYWORD_MODEL_TO_A_KNOWN_DEVICE_PORTED,
             note="a-class-moves-a-keyword-argument-to-a-device-the-caller-knows",
             findings=(
                 Expected(
@@ -820,43 +577,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, model, optimizer):
-                    self.model = model
-                    self.optimizer = optimizer
-
-                def fit(self):
-                    self.model.cuda()
-
-
-            def main():
-                model = torch.nn.Linear(4, 2)
-                optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-                Trainer(model, optimizer).fit()
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Trainer:
-                def __init__(self, model, optimizer):
-                    self.model = model
-                    self.optimizer = optimizer
-
-                def fit(self):
-                    self.model.to(torch_xla.device())
-
-
-            def main():
-                model = torch.nn.Linear(4, 2)
-                optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), lr=1e-3)
-                Trainer(model, optimizer).fit()
-            """,
+            MOVED_BY_A_METHOD,
+            MOVED_BY_A_METHOD_PORTED,
             note="a-method-moves-what-init-was-handed",
             findings=(
                 Expected(
@@ -867,43 +589,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            from torch import nn, optim
-
-
-            class Trainer:
-                def __init__(self, net, opt):
-                    self.net = net
-                    self.opt = opt
-
-                def fit(self):
-                    self.net.cuda()
-
-
-            def main():
-                net = nn.Linear(4, 2)
-                opt = optim.Adam(net.parameters(), lr=1e-3)
-                Trainer(net, opt).fit()
-            """,
-            """
-            from torch import nn, optim
-            import torch_xla.core.xla_model as xm
-
-
-            class Trainer:
-                def __init__(self, net, opt):
-                    self.net = net
-                    self.opt = opt
-
-                def fit(self):
-                    self.net.to(xm.xla_device())
-
-
-            def main():
-                net = nn.Linear(4, 2)
-                opt = optim.Adam(net.to(xm.xla_device()).parameters(), lr=1e-3)
-                Trainer(net, opt).fit()
-            """,
+            MOVED_BY_A_METHOD_ALIASED,
+            MOVED_BY_A_METHOD_ALIASED_PORTED,
             target="sagemaker",
             alias=True,
             note="a-method-moves-what-init-was-handed-sagemaker",
@@ -914,33 +601,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.device = torch.device("cuda")
-                    self.model = model
-                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
-
-                def train(self, loader):
-                    self.model.to(self.device)
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.device = torch_xla.device()
-                    self.model = model
-                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(torch_xla.device()).parameters(), *self.model.decoder.to(torch_xla.device()).parameters()], lr=lr)
-
-                def train(self, loader):
-                    self.model.to(self.device)
-            """,
+            LATER_MOVE_BY_ANOTHER_METHOD,
+            LATER_MOVE_BY_ANOTHER_METHOD_PORTED,
             note="another-method-moves-the-model-init-built-the-optimizer-over",
             findings=(
                 Expected(
@@ -956,33 +618,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.device = torch.device("cuda")
-                    self.model = model
-                    self.optimizer = torch.optim.Adam([*self.model.encoder.parameters(), *self.model.decoder.parameters()], lr=lr)
-
-                def train(self, loader):
-                    self.model.to(self.device)
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.device = xm.xla_device()
-                    self.model = model
-                    self.optimizer = torch.optim.Adam([*self.model.encoder.to(xm.xla_device()).parameters(), *self.model.decoder.to(xm.xla_device()).parameters()], lr=lr)
-
-                def train(self, loader):
-                    self.model.to(self.device)
-            """,
+            LATER_MOVE_BY_ANOTHER_METHOD,
+            on_sagemaker(LATER_MOVE_BY_ANOTHER_METHOD_PORTED),
             target="sagemaker",
             note="another-method-moves-the-model-init-built-the-optimizer-over-sagemaker",
             findings=(
@@ -999,41 +636,8 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            import timm.optim
-
-
-            def get_optimizer(params, lr):
-                return torch.optim.SGD(params, lr=lr)
-
-
-            def main():
-                model = torch.nn.Linear(4, 2)
-                optimizer = get_optimizer(model.parameters(), 0.1)
-                head = torch.nn.Linear(2, 2)
-                head_optimizer = timm.optim.create_optimizer_v2(head.named_parameters(), "adamw", lr=1e-3)
-                model.cuda()
-                head.cuda()
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-            import timm.optim
-
-
-            def get_optimizer(params, lr):
-                return torch.optim.SGD(params, lr=lr)
-
-
-            def main():
-                model = torch.nn.Linear(4, 2)
-                optimizer = get_optimizer(model.to(xm.xla_device()).parameters(), 0.1)
-                head = torch.nn.Linear(2, 2)
-                head_optimizer = timm.optim.create_optimizer_v2(head.to(xm.xla_device()).named_parameters(), "adamw", lr=1e-3)
-                model.to(xm.xla_device())
-                head.to(xm.xla_device())
-            """,
+            PARAMETERS_TO_OPTIMIZER_BUILDERS,
+            PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
             target="sagemaker",
             note="parameters-handed-to-an-optimizer-builder-sagemaker",
             findings=(

@@ -1,0 +1,173 @@
+"""The shapes of code the device analysis recognises, read off the syntax alone: a move
+guarded by ``if X is not None:``, a comparison with "cuda", a condition's names, a value
+that is True or False or a string, a name like a GPU index, a block that stops the script,
+an ``if not f(): exit`` requirement; and the spread of a mark through names that hold the
+same value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from codemods import apis
+from codemods.engine.nodes import arg_value, dotted, fold_true, method_name, string_value, walk
+from codemods.engine.walk import Walk
+
+
+def moves_only_if_given(node: cst.If) -> str | None:
+    """``if X is not None:`` (no else) whose body only moves names to ``X``: X."""
+    test = node.test
+    if (
+        node.orelse is not None
+        or not isinstance(test, cst.Comparison)
+        or len(test.comparisons) != 1
+        or not isinstance(test.comparisons[0].operator, cst.IsNot)
+        or dotted(test.comparisons[0].comparator) != "None"
+        or (index := dotted(test.left)) is None
+        or not isinstance(node.body, cst.IndentedBlock)
+    ):
+        return None
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        value = small.value if isinstance(small, (cst.Assign, cst.Expr)) else None
+        if not isinstance(value, cst.Call) or method_name(value) not in ("cuda", "to"):
+            return None
+        if dotted(arg_value(value, 0, "device")) != index:
+            return None
+    return index
+
+
+def compared_with_cuda(node: cst.Comparison) -> str | None:
+    """The name compared with "cuda" (``x.type == 'cuda'``, ``x == "cuda"``, ``'cuda' in
+    str(x)``: x), whatever it is named."""
+    if len(node.comparisons) != 1:
+        return None
+    operator = type(node.comparisons[0].operator)
+    left, right = node.left, node.comparisons[0].comparator
+    if operator in (cst.Equal, cst.NotEqual) and string_value(left) == "cuda":
+        left, right = right, left
+    elif operator in (cst.In, cst.NotIn) and string_value(left) == "cuda":
+        if type(right) is cst.Call and dotted(right.func) == "str" and len(right.args) == 1:
+            left, right = right.args[0].value, left
+        else:
+            return None
+    elif operator in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
+        if not any(string_value(element.value) == "cuda" for element in right.elements):  # type: ignore[attr-defined]
+            return None
+        right = cst.SimpleString('"cuda"')
+    elif operator not in (cst.Equal, cst.NotEqual):
+        return None
+    if string_value(right) != "cuda":
+        return None
+    name = dotted(left)
+    if name is not None and name.endswith(".type"):
+        name = name.removesuffix(".type")
+    return name
+
+
+def spread(names: set[str], pairs: list[tuple[str, str]]) -> None:
+    """Add to ``names`` every name that holds the same value as one in it."""
+    grown = True
+    while grown:
+        grown = False
+        for a, b in pairs:
+            if (a in names) != (b in names):
+                names.update((a, b))
+                grown = True
+
+
+def named_like_an_index(name: str) -> bool:
+    """``self.gpu_id``, ``args.gpu``, ``local_rank``, ``rank``: what holds a GPU number."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return "gpu" in last or last in ("rank", "local_rank", "device_id", "dev_id", "cuda_id")
+
+
+def is_truth(value: cst.BaseExpression) -> bool:
+    """A value that is True or False (``not args.no_cuda and torch.cuda.is_available()``,
+    ``True if ... else False``), not a count or a device."""
+    kind = type(value)
+    if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (
+        kind is cst.UnaryOperation and type(value.operator) is cst.Not  # type: ignore[attr-defined]
+    ):
+        return True
+    if kind is cst.IfExp:
+        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]
+    return False
+
+
+def names_in(test: cst.BaseExpression) -> set[str]:
+    return {d for n in walk(test) if (d := dotted(n)) is not None}
+
+
+def is_text(value: cst.BaseExpression, string_names: set[str]) -> bool:
+    """A string: a literal, an f-string, or a choice between strings and names that hold one."""
+    if type(value) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
+        return True
+    if type(value) is cst.IfExp:
+        return is_text(value.body, string_names) and is_text(value.orelse, string_names)
+    return type(value) is cst.Name and value.value in string_names
+
+
+def required_call(node: cst.If, walk: Walk) -> str | None:
+    """``if not verify_min_gpu_count(min_gpus=2): print(...); sys.exit()`` (no else): the
+    function's name."""
+    test = node.test
+    if (
+        node.orelse is not None
+        or type(test) is not cst.UnaryOperation
+        or type(test.operator) is not cst.Not
+        or type(test.expression) is not cst.Call
+        or type(test.expression.func) is not cst.Name
+        or type(node.body) is not cst.IndentedBlock
+    ):
+        return None
+    return test.expression.func.value if stops(node.body, walk, returning=True) else None
+
+
+def stops(block: cst.BaseSuite, walk: Walk, *, returning: bool) -> bool:
+    """The block ends by raising or ending the process (or, if ``returning``, by returning)."""
+    if type(block) is not cst.IndentedBlock:
+        return False
+    last = block.body[-1]
+    if type(last) is not cst.SimpleStatementLine or len(last.body) != 1:
+        return False
+    small = last.body[0]
+    return (returning and type(small) is cst.Return) or walk.ends_the_process(small)
+
+
+def demands_cuda(node: cst.If, is_available_call: Callable[[cst.BaseExpression], bool], walk: Walk) -> bool:
+    """``if not torch.cuda.is_available(): raise ...``, ``if torch.cuda.is_available(): ...
+    else: sys.exit(...)``: without CUDA the script stops here, and on XLA it always would
+    (the check is False there, where the XLA device is always present)."""
+    folded = fold_true(node.test, is_available_call)
+    if folded is False:
+        return stops(node.body, walk, returning=False)
+    return folded is True and type(node.orelse) is cst.Else and stops(node.orelse.body, walk, returning=False)
+
+
+def is_cpu_device(node: cst.CSTNode, walk: Walk) -> bool:
+    if string_value(node) == "cpu":
+        return True
+    return (
+        isinstance(node, cst.Call)
+        and walk.resolve(node.func) == "torch.device"
+        and string_value(arg_value(node, 0, "type")) == "cpu"
+    )
+
+
+def asks_for_cuda(
+    value: cst.BaseExpression, is_available_call: Callable[[cst.BaseExpression], bool], walk: Walk
+) -> bool:
+    """``torch.cuda.is_available()``, ``torch.cuda.device_count() > 0`` (``>= 1``, ``!= 0``)."""
+    if is_available_call(value):
+        return True
+    if type(value) is not cst.Comparison or len(value.comparisons) != 1 or type(value.left) is not cst.Call:
+        return False
+    if walk.resolve(value.left.func) not in apis.DEVICE_COUNTS:
+        return False
+    operator, bound = type(value.comparisons[0].operator), value.comparisons[0].comparator
+    number = bound.value if type(bound) is cst.Integer else None
+    return (operator, number) in ((cst.GreaterThan, "0"), (cst.GreaterThanEqual, "1"), (cst.NotEqual, "0"))

@@ -1,0 +1,40 @@
+"""Where a device value ends on an XLA host after the port (the answer of
+device/values.py and of the obligations), and where a value that may be any of several
+ends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a device value ends on an XLA host after the port: ``on_xla`` True (the XLA
+    device on every path), False (it can end off it: ``why`` says where, ``node`` is where
+    the chain breaks in this file, None when it breaks in another one), None (not followed:
+    a parameter, a value read at run time); ``elsewhere``: it comes from a module of the
+    project that this run does not read."""
+
+    on_xla: bool | None
+    why: str = ""
+    node: cst.CSTNode | None = None
+    elsewhere: bool = False
+
+
+XLA = Where(True)
+UNKNOWN = Where(None)
+
+
+def either(found: list[Where]) -> Where:
+    """Where a value that may be any of ``found`` ends.  The alternatives left are chosen by
+    conditions not known after the port (a ``--no-cuda`` flag, a config value): where one of
+    them is the XLA device, the script runs there unless its user asks otherwise; off XLA
+    if only other devices are left."""
+    if any(w.on_xla for w in found):
+        return XLA
+    off = next((w for w in found if w.on_xla is False), None)
+    if off is not None and all(w.on_xla is False for w in found):
+        return off
+    return next((w for w in found if w.elsewhere), off if off is not None and off.node is None else UNKNOWN)

@@ -1,0 +1,57 @@
+"""What the distributed rewrites (launch_rewrite.py, parallel_rewrite.py) share: the
+arguments they write, and a node replaced with its finding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from codemods.engine.nodes import KEYWORD_EQUAL, counterpart, with_comma
+from codemods.engine.rewriter import Context, NodeT
+from codemods.engine.rule import Rule
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+
+def entry_from_spawn(ctx: Context[Facts]) -> bool:
+    """Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
+    reads runs in the workers, from the XLA runtime."""
+    return ctx.facts.distributed.spawn_guard is not None and ctx.target.runtime_calls_entry
+
+
+def replaced(
+    ctx: Context[Any],
+    rule: Rule,
+    original: NodeT,
+    updated: NodeT,
+    why: str,
+    build: Callable[[], cst.BaseExpression | None],
+) -> cst.BaseExpression:
+    """``original`` -> what ``build`` makes (what was inside it is gone, findings too)."""
+    fixed = ctx.fix(rule, original, f"{ctx.code(original)} -> {{new}}: {why}", build)
+    if fixed is None:
+        return updated  # type: ignore[return-value]
+    ctx.vanish(original, updated)
+    return fixed
+
+
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value, keyword=cst.Name(name), equal=KEYWORD_EQUAL)
+
+
+def joined(args: list[cst.Arg]) -> list[cst.Arg]:
+    """The arguments on one line, separated by ", "."""
+    return (
+        [with_comma(arg) for arg in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        if args
+        else []
+    )
+
+
+def new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
+    """What the argument ``value`` of ``original`` became in ``updated``."""
+    new = counterpart(original, updated, next(arg for arg in original.args if arg.value is value))
+    return new.value if new is not None else value
