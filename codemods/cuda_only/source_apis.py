@@ -64,7 +64,7 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
         "torch.cuda.max_memory_reserved torch.cuda.memory_cached torch.cuda.max_memory_cached "
-        "torch.cuda.memory_stats torch.cuda.memory_summary",
+        "torch.cuda.memory_stats",
     ),
     **_table(
         CUDA_OOM,
@@ -94,6 +94,14 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         CUDA_API,
         "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.mem_get_info",
+        crashes=True,
+    ),
+    **_table(
+        CUDA_API,
+        # torch 2.9 without CUDA: memory_stats() is empty, and the summary's first read of it
+        # raises KeyError('allocated_bytes.all.current').
+        "raises without CUDA (KeyError: its statistics are empty); use xm.get_memory_info(device) for XLA memory",
+        "torch.cuda.memory_summary",
         crashes=True,
     ),
     **_table(

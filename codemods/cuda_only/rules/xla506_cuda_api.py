@@ -73,6 +73,22 @@ CUDA_API = Rule(
             """
             import torch
 
+            print(torch.cuda.memory_summary())
+            """,
+            note="memory-summary-raises",
+            findings=(
+                Expected(
+                    3,
+                    7,
+                    "`torch.cuda.memory_summary` raises without CUDA (KeyError: its statistics are empty); use "
+                    "xm.get_memory_info(device) for XLA memory",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
             state = torch.cuda.get_rng_state()
             """,
             note="any-other-torch-cuda-api",
