@@ -123,6 +123,21 @@ def is_cuda_crash(run: Recorded) -> bool:
     return run.crashed and bool(_CUDA_ERROR.search(run.crash_text()))
 
 
+_LIGHTNING_XLA_REFUSED = re.compile(r"`XLAAccelerator` can not run on your system")
+
+
+def host_limit(run: Recorded) -> str | None:
+    """Why a crash comes from this machine, not from the port: Lightning's XLA accelerator
+    counts TPU chips (``torch_xla._internal.tpu.num_available_devices``), so a torch_xla that
+    has only the CPU has none for it."""
+    if run.crashed and _LIGHTNING_XLA_REFUSED.search(run.crash_text()):
+        return (
+            "Lightning's XLA accelerator counts TPU chips and finds none on a CPU-only torch_xla: "
+            "this machine cannot run a Lightning port; verify it on a TPU host"
+        )
+    return None
+
+
 # -- the device checks ----------------------------------------------------------------------
 
 

@@ -173,6 +173,9 @@ def _judge(
     if recorded.crashed:
         where = checks.crash_place(recorded, locate)
         text = f"the port crashed{f' at {where[0]}:{where[1]}' if where else ''}: {recorded.crash_text()}"
+        limit = checks.host_limit(recorded)
+        if limit:
+            text = f"{text} ({limit})"
         if not failed:
             return _cannot_run(text)
         notes.append(text)

@@ -20,7 +20,7 @@ import pytest
 
 from codemods.verify.checks import CHECKS
 from codemods.verify.options import VerifyOptions
-from codemods.verify.verify import FAILED, PASSED, Verification, verify
+from codemods.verify.verify import CANNOT_RUN, FAILED, PASSED, Verification, verify
 from tests.support.paths import DATA, FIXTURES, ROOT
 from tests.support.repos import git
 
@@ -136,3 +136,15 @@ def test_a_fixture_converted_by_the_tool_passes_against_its_original(tmp_path: P
     assert all(c.status == "pass" for c in verification.checks), shown
     assert len(verification.losses["port"]) == 10  # type: ignore[arg-type]
     assert script.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["mnist_flags.py"]
+
+
+def test_a_lightning_port_on_a_cpu_only_torch_xla_cannot_run_and_says_why(tmp_path: Path) -> None:
+    """Lightning's XLAAccelerator refuses a torch_xla with only the CPU: exit 2, naming the
+    machine (not the port) as the reason."""
+    script = tmp_path / "lightning_trainer.py"
+    shutil.copy(FIXTURES / "lightning_trainer.py", script)
+    verification = verify(str(script), options=VerifyOptions(steps=2, reference="none"))
+    assert verification.exit_code == CANNOT_RUN, _shown(verification)
+    assert verification.error is not None
+    assert "MisconfigurationException" in verification.error
+    assert "verify it on a TPU host" in verification.error
