@@ -108,9 +108,20 @@ if __name__ == "__main__":
 RESULT = re.compile(r"^(grouped|handed) (\w+) changed (True|False)$", re.MULTILINE)
 
 
+STEPS = 6  # per training; main.py trains two models, one after the other
+WARMUP = 3  # steps in which each training may still compile new graphs (tests/support/executed.py)
+
+
+def _graphs_after_warm_up(compiles: list[int]) -> list[int]:
+    """New graphs compiled in each training's steps after its warm-up (0: one graph per step
+    shape, a barrier at every step; a loop without one compiles a bigger graph each step)."""
+    assert len(compiles) == 2 * STEPS, compiles
+    return [compiles[start + STEPS - 1] - compiles[start + WARMUP - 1] for start in (0, STEPS)]
+
+
 def _converted_run(
     folder: Path, selection: RuleSelection | None = None
-) -> tuple[dict[str, tuple[str, bool]], str, list[str]]:
+) -> tuple[dict[str, tuple[str, bool]], str, list[str], list[int]]:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'o2'\n")
     (folder / "models.py").write_text(MODELS)
@@ -119,25 +130,38 @@ def _converted_run(
     convert_folder(folder, selection)
     output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     results = {name: (device, flag == "True") for name, device, flag in RESULT.findall(output)}
+    run = parse_run(output, folder)
     return (
         results,
         (folder / "main.py").read_text() + (folder / "training.py").read_text(),
-        optimizer_problems(parse_run(output, folder)),
+        optimizer_problems(run),
+        run.compiles,
     )
 
 
 def test_optimizers_built_before_their_models_move_train_the_moved_models_once_ported(tmp_path: Path) -> None:
-    results, code, problems = _converted_run(tmp_path / "ported")
+    results, code, problems, compiles = _converted_run(tmp_path / "ported")
     assert "model.vision.to(torch_xla.device()).parameters()" in code
     assert "torch.optim.Adam(handed.to(torch_xla.device()).parameters(), 1e-2)" in code
     assert results == {"grouped": ("xla", True), "handed": ("xla", True)}
     assert not problems
+    assert _graphs_after_warm_up(compiles) == [0, 0], compiles
 
 
 def test_without_the_port_the_moved_models_keep_their_initial_weights(tmp_path: Path) -> None:
     """The negative control: the same project converted with XLA203 off runs on XLA, but its
     optimizers step the CPU copies the moves replaced, and the moved models never change."""
-    results, code, problems = _converted_run(tmp_path / "unported", RuleSelection(ignore=("XLA203",)))
+    results, code, problems, _ = _converted_run(tmp_path / "unported", RuleSelection(ignore=("XLA203",)))
     assert "torch.optim.Adam(handed.parameters(), 1e-2)" in code
     assert results == {"grouped": ("xla", False), "handed": ("xla", False)}
     assert problems == ["the optimizers stepped parameters on cpu, not only on xla"]
+
+
+def test_without_the_step_barriers_each_step_compiles_new_graphs(tmp_path: Path) -> None:
+    """The graph count's negative control: ported but with the step barriers off (XLA201,
+    XLA301), the models train and every step after the warm-up compiles new graphs."""
+    selection = RuleSelection(ignore=("XLA201", "XLA301"))
+    results, _, problems, compiles = _converted_run(tmp_path / "no-barrier", selection)
+    assert results == {"grouped": ("xla", True), "handed": ("xla", True)}
+    assert not problems
+    assert all(new > 0 for new in _graphs_after_warm_up(compiles)), compiles
