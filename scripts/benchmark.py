@@ -25,9 +25,9 @@ counts), then stops: a shared machine's load moves both the same way.
 counts instructions instead of seconds (valgrind's callgrind, one process, hash seed
 fixed, packages byte-compiled): the same figures on every run, whatever else the machine
 does, where wall and CPU times of a few percent drown in its noise.  It prints the
-instructions of `convert --check -j 1` on the corpus, of a start on one small script, and
-of LibCST's round trip of the corpus, for this tree (and TREE), with the ratios.  About two
-minutes per tree at 30 scripts.
+instructions of `convert --check -j 1` on the corpus, of a start on one small script (and of
+`python -m libcst.tool print` on it), and of LibCST's round trip of the corpus, for this tree
+(and TREE), with the ratios.  About two minutes per tree at 30 scripts.
 """
 
 from __future__ import annotations
@@ -187,8 +187,10 @@ def counted(trees: dict[str, Path], scripts: int) -> None:
         small.mkdir()
         (small / "train.py").write_text("import torch\n\nx = torch.zeros(1)\n")
         bare = instructions([PYTHON, "-c", ROUND_TRIP, "1", *map(str, paths)], Path(temporary))
+        libcst_print = instructions([PYTHON, "-m", "libcst.tool", "print", str(small / "train.py")], Path(temporary))
         print(
-            f"{scripts} training scripts, {len(paths)} files, {lines} lines; LibCST round trip {bare / 1e9:.3f} G instructions"
+            f"{scripts} training scripts, {len(paths)} files, {lines} lines; LibCST round trip {bare / 1e9:.3f} G instructions; "
+            f"`python -m libcst.tool print` on the small script {libcst_print / 1e9:.3f} G"
         )
         for name, root in trees.items():
             env = {**os.environ, "PYTHONPATH": str(root)}
@@ -196,7 +198,8 @@ def counted(trees: dict[str, Path], scripts: int) -> None:
             start = instructions([*XLA_CODEMOD, "convert", "--check", "-j", "1", str(small)], Path(temporary), env)
             print(
                 f"    {name:<7} {root}: convert --check {tool / 1e9:.3f} G, ratio {tool / bare:.4f}; "
-                f"a start on one small script {start / 1e9:.3f} G; the corpus less that start {(tool - start) / 1e9:.3f} G"
+                f"a start on one small script {start / 1e9:.3f} G (ratio to libcst.tool print {start / libcst_print:.3f}); "
+                f"the corpus less that start {(tool - start) / 1e9:.3f} G"
             )
 
 
