@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.device.facts import LoaderWrap
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
@@ -73,7 +74,7 @@ class ObligationAnalysis(Analysis):
 
     name = "obligations"
     reads = ("imports", "device_values", "project")
-    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders")
+    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -488,7 +489,9 @@ class ObligationAnalysis(Analysis):
                 model = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
                 loader = arg_value(call, loader_index, loader_param)
                 move = self._xla_move(model) if model is not None else None
-                if move is None or loader is None or not self._data_loader(loader):
+                # ``model = FSDP(model, ...)``: torch_xla's FSDP, where the target ports it, puts it there
+                sharded = move is None and any(c in self.facts.fsdp.wraps for c in self.built.get(model or "", []))
+                if (move is None and not sharded) or loader is None or not self._data_loader(loader):
                     continue
                 batches = ", ".join(f"`{n}`" for n in unmoved)
                 feeds = (
@@ -496,21 +499,29 @@ class ObligationAnalysis(Analysis):
                     "without moving them"
                 )
                 if only_iterated and type(loader) in (cst.Name, cst.Attribute):
-                    device = dotted(move.device) if move.device is not None else None
-                    same_scope = move.scope == self.handed_in.get(call)
-                    self.part.loader_wraps[loader] = (
+                    device = dotted(move.device) if move is not None and move.device is not None else None
+                    same_scope = move is not None and move.scope == self.handed_in.get(call)
+                    self.part.loader_wraps[loader] = LoaderWrap(
                         device if same_scope else None,
                         f"{_code(loader)} -> {{new}}: `{callee}` ({where}) {feeds}; the device loader moves each "
                         "batch and ends the step",
+                        sharded,
                     )
                 else:
-                    self._break(
+                    why = (
+                        f"it uses `{loader_param}` otherwise than by iterating it (a device loader has no `sampler` "
+                        "or `dataset`)"
+                        if not only_iterated
+                        else "the loader is built in the call"
+                    )
+                    (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
                         call,
-                        BATCH_OFF_XLA,
-                        f"`{_code(loader)}` goes to `{callee}` ({where}), which {feeds}; it uses `{loader_param}` "
-                        "otherwise than by iterating it (a device loader has no `sampler` or `dataset`), so the "
-                        "tool cannot wrap it: move each batch to the device there before the forward "
-                        "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
+                        (
+                            BATCH_OFF_XLA,
+                            f"`{_code(loader)}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
+                            "cannot wrap it: move each batch to the device there before the forward "
+                            "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
+                        ),
                     )
                 break
 

@@ -442,6 +442,45 @@ BATCH_OFF_XLA = Rule(
         ),
         invalid(
             """
+            import torch as th
+
+
+            def evaluate(net, batches):
+                for inputs, targets in batches:
+                    print(net(inputs), targets)
+
+
+            net = th.nn.Linear(4, 2).cuda()
+            evaluate(net, th.utils.data.DataLoader(val_set, batch_size=4))
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+
+            def evaluate(net, batches):
+                for inputs, targets in batches:
+                    print(net(inputs), targets)
+
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            evaluate(net, th.utils.data.DataLoader(val_set, batch_size=4))
+            """,
+            target="sagemaker",
+            alias=True,
+            note="handed-loader-built-in-the-call",
+            findings=(
+                Expected(
+                    11,
+                    1,
+                    "`th.utils.data.DataLoader(val_set, batch_size=4)` goes to `evaluate` (in this file), which feeds "
+                    "the batches of its `batches` (`inputs`) to `net` (on the XLA device) without moving them; the "
+                    "loader is built in the call",
+                ),
+            ),
+        ),
+        invalid(
+            """
             import torch
 
             data = torch.load("cache.pt", map_location="cuda")

@@ -22,7 +22,9 @@ DEVICE_LOADER = Rule(
     "it a plain loader; a second barrier with nothing pending costs nothing). Without it the first forward "
     "fails ('Expected XLA tensor. Got: torch.LongTensor'). A function that uses the loader otherwise than by "
     "iterating it and taking its `len` (`data_loader.sampler.set_epoch(epoch)`: a device loader has no "
-    "`sampler`) is reported instead (XLA116).",
+    "`sampler`), or that is handed a loader built in the call, is reported instead (XLA116). A model wrapped in "
+    "torch's FSDP counts as on the XLA device where the target ports it to torch_xla's FSDP (2.9), which moves "
+    "it there; the loader then goes to the target's device.",
     examples=lambda: (
         invalid(
             """
@@ -198,6 +200,46 @@ DEVICE_LOADER = Rule(
             """,
             note="handed-model-on-the-cpu",
         ),
+        valid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+
+
+            model = FSDP(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+            import torch_xla.core.xla_model as xm
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+                    xm.mark_step()
+
+
+            model = FSDP(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            target="sagemaker",
+            note="handed-fsdp-model-of-a-target-that-does-not-port-fsdp",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -361,6 +403,47 @@ DEVICE_LOADER = Rule(
             alias=True,
             note="loader-handed-to-a-function-that-feeds-it-unmoved-sagemaker",
             findings=(Expected(19, 20, "loader -> pl.MpDeviceLoader(loader, xm.xla_device()): `run_epoch`"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+
+
+            model = FSDP(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.fsdp as xla_fsdp
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+                    torch_xla.sync()
+
+
+            model = xla_fsdp.XlaFullyShardedDataParallel(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, pl.MpDeviceLoader(loader, torch_xla.device()), optimizer)
+            """,
+            note="loader-handed-with-a-model-that-torch-xla-fsdp-puts-on-the-device",
+            findings=(Expected(18, 24, "loader -> pl.MpDeviceLoader(loader, torch_xla.device())"),),
         ),
     ),
 )
