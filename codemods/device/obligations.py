@@ -59,8 +59,9 @@ class _Loop:
     scope: str
     targets: set[str]
     source: str | None  # what it iterates, dotted
-    # The names its source is made from: ``loader`` of ``loader`` and of ``log_every(loader, 10)``.
-    iterated: set[str] = field(default_factory=set)
+    # The names its source is made from, in order: ``loader`` of ``loader``; ``loader``, ``freq``
+    # of ``log_every(loader, freq)`` (the first is taken for what it iterates).
+    iterated: list[str] = field(default_factory=list)
     moved: set[str] = field(default_factory=set)
     # Batch names made by a callable of a project module (``x, y = model.parse_batch(batch)``):
     # name -> (the call, the callable).
@@ -113,8 +114,8 @@ class ObligationAnalysis(Analysis):
             targets = {n for e in _elements(node.target.elements[-1].value) if (n := dotted(e)) is not None}
         loop = None
         if targets and not (type(source) is cst.Call and is_device_loader(source, self.walk.resolve(source.func))):
-            iterated = {dotted(source)} if type(source) is not cst.Call else {dotted(a.value) for a in source.args}
-            loop = _Loop(node, self.walk.qualname, targets, dotted(source), {n for n in iterated if n is not None})
+            iterated = [dotted(source)] if type(source) is not cst.Call else [dotted(a.value) for a in source.args]
+            loop = _Loop(node, self.walk.qualname, targets, dotted(source), [n for n in iterated if n is not None])
             self.loops.append(loop)
         self.open_loops.append(loop)
 
@@ -435,13 +436,14 @@ class ObligationAnalysis(Analysis):
     def _unmoved_feeding(self) -> None:
         """Callables whose loop over a loader handed in feeds batches it does not move to a
         module handed in: a caller that hands them a model on the XLA device must hand them
-        batches there too (for this file's calls and, in the summary, other files')."""
+        batches there too (for this file's calls and, in the summary, other files').  A
+        function that hands both of its parameters on to such a callable (``train_one_epoch``
+        calling ``val_one_epoch(model, val_loader)``) is one too."""
         for loop in self.loops:
             params = _positional(loop.scope, self.params.get(loop.scope, []))
-            loaders = [p for p in params if p in loop.iterated]
-            if len(loaders) != 1:
+            loader = next((name for name in loop.iterated if name in params), None)
+            if loader is None:
                 continue
-            loader = loaders[0]
             for _, model, batch in loop.forwards:
                 unmoved = tuple(dict.fromkeys(n for n in batch if n not in loop.moved and n not in loop.through))
                 if model in params and model != loader and unmoved:
@@ -449,11 +451,51 @@ class ObligationAnalysis(Analysis):
                     self.part.unmoved_feeding.add(
                         (loop.scope, params.index(model), model, params.index(loader), loader, unmoved, only_iterated)
                     )
+        grew = True
+        while grew:
+            grew = False
+            for call, callee, _ in self.handed:
+                scope = self.handed_in[call]
+                params = _positional(scope, self.params.get(scope, []))
+                for _, model_index, model_param, loader_index, loader_param, unmoved, only_iterated in self._fed_by(
+                    callee
+                )[0]:
+                    module = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
+                    data = dotted(arg_value(call, loader_index, loader_param) or cst.Name("_"))
+                    if module is None or data is None or module not in params or data not in params or module == data:
+                        continue
+                    entry = (
+                        scope,
+                        params.index(module),
+                        module,
+                        params.index(data),
+                        data,
+                        unmoved,
+                        only_iterated and self._only_iterated(scope, data),
+                    )
+                    if entry not in self.part.unmoved_feeding:
+                        self.part.unmoved_feeding.add(entry)
+                        grew = True
+
+    def _fed_by(self, callee: str) -> tuple[list[tuple[str, int, str, int, str, tuple[str, ...], bool]], str]:
+        """What ``callee`` (of this file, or of a converted project module) feeds unmoved, and
+        where it is, as a finding names it."""
+        local = sorted(entry for entry in self.part.unmoved_feeding if entry[0] == callee)
+        if local:
+            return local, "in this file"
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        summary = found.summary if found is not None else None
+        if found is None or summary is None or summary.pending:
+            return [], ""  # unread, or still to convert (reported by _handed)
+        return summary.feeds_unmoved(found.name), f"in {summary.path}"
 
     def _only_iterated(self, scope: str, loader: str) -> bool:
-        """The function only iterates its parameter ``loader`` and takes its ``len``: a device
-        loader (which has neither ``sampler`` nor ``dataset``) can stand in for it."""
-        function = self.functions[scope]
+        """The function only iterates its parameter ``loader``, takes its ``len``, or hands it
+        on where a callable only iterates it: a device loader (which has neither ``sampler``
+        nor ``dataset``) can stand in for it."""
+        function = self.functions.get(scope)
+        if function is None:
+            return False
         allowed = {
             id(sub)
             for loop in self.loops
@@ -463,6 +505,12 @@ class ObligationAnalysis(Analysis):
         for sub in walk(function.body):
             if type(sub) is cst.Call and dotted(sub.func) == "len" and len(sub.args) == 1:
                 allowed.add(id(sub.args[0].value))
+        for call, callee, _ in self.handed:
+            if self.handed_in[call] == scope:
+                for entry in self._fed_by(callee)[0]:
+                    handed = arg_value(call, entry[3], entry[4])
+                    if entry[6] and handed is not None and dotted(handed) == loader:
+                        allowed.add(id(handed))
         return all(id(sub) in allowed for sub in walk(function.body) if type(sub) is cst.Name and sub.value == loader)
 
     def _handed_loaders(self) -> None:
@@ -472,27 +520,26 @@ class ObligationAnalysis(Analysis):
         every tensor of each batch, nested or not, and ends the step); where the callable uses
         the loader otherwise than by iterating it, or the loader is built in the call, the
         finding says so."""
-        project = self.walk.analysis(ProjectAnalysis)
-        local = defaultdict(list)
-        for entry in self.part.unmoved_feeding:
-            local[entry[0]].append(entry)
         for call, callee, _ in self.handed:
-            if callee in local:
-                entries, where = sorted(local[callee]), "in this file"
-            else:
-                found = project.origin(callee)
-                summary = found.summary if found is not None else None
-                if summary is None or summary.pending:
-                    continue  # unread, or still to convert (reported by _handed)
-                entries, where = summary.feeds_unmoved(found.name), f"in {summary.path}"  # type: ignore[union-attr]
+            entries, where = self._fed_by(callee)
+            done: set[str] = set()
+            handed_in = self.params.get(self.handed_in[call], [])
             for _, model_index, model_param, loader_index, loader_param, unmoved, only_iterated in entries:
                 model = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
                 loader = arg_value(call, loader_index, loader_param)
+                if model in handed_in or dotted(loader or cst.Name("_")) in handed_in:
+                    continue  # a parameter handed on: its callers hand the function itself (_unmoved_feeding)
                 move = self._xla_move(model) if model is not None else None
                 # ``model = FSDP(model, ...)``: torch_xla's FSDP, where the target ports it, puts it there
                 sharded = move is None and any(c in self.facts.fsdp.wraps for c in self.built.get(model or "", []))
-                if (move is None and not sharded) or loader is None or not self._data_loader(loader):
+                if (
+                    (move is None and not sharded)
+                    or loader is None
+                    or loader_param in done
+                    or not self._data_loader(loader)
+                ):
                     continue
+                done.add(loader_param)
                 batches = ", ".join(f"`{n}`" for n in unmoved)
                 feeds = (
                     f"feeds the batches of its `{loader_param}` ({batches}) to `{model}` (on the XLA device) "
@@ -523,7 +570,6 @@ class ObligationAnalysis(Analysis):
                             "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
                         ),
                     )
-                break
 
     def _xla_move(self, name: str) -> _Move | None:
         """A move of ``name`` that runs on an XLA host after the port and goes to the XLA device."""

@@ -445,5 +445,73 @@ DEVICE_LOADER = Rule(
             note="loader-handed-with-a-model-that-torch-xla-fsdp-puts-on-the-device",
             findings=(Expected(18, 24, "loader -> pl.MpDeviceLoader(loader, torch_xla.device())"),),
         ),
+        invalid(
+            """
+            import torch
+
+
+            @torch.no_grad()
+            def val_one_epoch(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            def train_one_epoch(model, data_loader, val_loader, optimizer, start_iter):
+                for step, (examples, labels) in enumerate(log_every(data_loader, 10, start_iter), start=start_iter):
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+                    if step % 100 == 0:
+                        val_one_epoch(model, val_loader)
+
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            val_loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            train_one_epoch(model, train_loader, val_loader, optimizer, 0)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            @torch.no_grad()
+            def val_one_epoch(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            def train_one_epoch(model, data_loader, val_loader, optimizer, start_iter):
+                for step, (examples, labels) in enumerate(log_every(data_loader, 10, start_iter), start=start_iter):
+                    loss = model(examples, labels)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    if step % 100 == 0:
+                        val_one_epoch(model, val_loader)
+                    torch_xla.sync()
+
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            val_loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            train_one_epoch(model, pl.MpDeviceLoader(train_loader, device), pl.MpDeviceLoader(val_loader, device), optimizer, 0)
+            """,
+            note="loaders-handed-on-through-a-log-wrapper-and-to-an-evaluation-function",
+            findings=(
+                Expected(28, 24, "train_loader -> pl.MpDeviceLoader(train_loader, device): `train_one_epoch`"),
+                Expected(
+                    28,
+                    65,
+                    "val_loader -> pl.MpDeviceLoader(val_loader, device): `train_one_epoch` (in this file) "
+                    "feeds the batches of its `val_loader` (`examples`, `labels`)",
+                ),
+            ),
+        ),
     ),
 )
