@@ -121,10 +121,34 @@ class DeviceValueFacts:
     parameter_devices: dict[tuple[str, int, str], tuple[bool | None, str]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class LoaderWrap:
+    """A loader to wrap in the device loader where it is handed (ObligationFacts.loader_wraps)."""
+
+    device: str | None  # the device as the caller names it; None: the target's device
+    message: str  # what the fix says
+    # The module goes to the XLA device only as torch_xla's FSDP wraps it (``model = FSDP(model)``):
+    # only a target that ports FSDP puts it there.
+    sharded: bool = False
+
+
 @dataclass(repr=False, eq=False)
 class ObligationFacts:
     # Where the proof of an obligation breaks: the node the finding points at, and what it says.
     broken: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
+    # The same, for a module that reaches the XLA device only through torch_xla's FSDP: said
+    # where the target ports FSDP.
+    broken_if_sharded: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
     # For other files (project/summarise.py): functions whose loops feed batches to a module
     # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
     feeding_callables: set[str] = field(default_factory=set)
+    # For this file and others: callables whose loop over a loader handed in feeds batches it
+    # does not move to a module handed in (``def train_one_epoch(model, data_loader, ...):
+    # for x, y in data_loader: model(x, y)``): (callable, index of the module without self, its
+    # parameter, index of the loader, its parameter, the batch names that reach the module
+    # unmoved, whether the callable only iterates the loader and takes its ``len``, so that
+    # a device loader can stand in for it).
+    unmoved_feeding: set[tuple[str, int, str, int, str, tuple[str, ...], bool]] = field(default_factory=set)
+    # Loaders handed to such a callable with a module on the XLA device, to wrap where they are
+    # handed.
+    loader_wraps: dict[cst.BaseExpression, LoaderWrap] = field(default_factory=dict)

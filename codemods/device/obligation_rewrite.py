@@ -10,8 +10,9 @@ import libcst as cst
 
 from codemods.device.rules.xla113_library_device_helper import LIBRARY_DEVICE
 from codemods.device.rules.xla114_ported_condition import PORTED_CONDITION
-from codemods.engine.nodes import quoted_like
+from codemods.engine.nodes import parse_dotted, quoted_like, with_comma
 from codemods.engine.rewriter import Concern
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -19,6 +20,28 @@ if TYPE_CHECKING:
 
 class ObligationRewrite(Concern):
     facts: Facts
+
+    def _wrap_loader(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """A loader handed to a function that feeds its batches unmoved to a model on the XLA
+        device: a device loader where it is handed (obligations.py, ``_handed_loaders``)."""
+        wrap = self.facts.obligations.loader_wraps[original]
+        if wrap.sharded and "fsdp" not in self.ctx.target.apis:
+            return updated  # the target does not port FSDP (reported there): the model stays off XLA
+
+        def wrapped() -> cst.Call | None:
+            to = parse_dotted(wrap.device) if wrap.device is not None else self.ctx.device()
+            if to is None:
+                return None
+            return self.ctx.call("mp_device_loader", [with_comma(cst.Arg(updated)), cst.Arg(to)])
+
+        new = self.ctx.fix(DEVICE_LOADER, original, wrap.message, wrapped)
+        return new if new is not None else updated
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._wrap_loader(original, updated) if original in self.facts.obligations.loader_wraps else updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._wrap_loader(original, updated) if original in self.facts.obligations.loader_wraps else updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original not in self.facts.device_values.library_devices:
@@ -66,6 +89,8 @@ class ObligationRewrite(Concern):
     leave_List = leave_Tuple = leave_Set = _choices
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        for node, (rule, message) in self.facts.obligations.broken.items():
+        obligations = self.facts.obligations
+        sharded = obligations.broken_if_sharded.items() if "fsdp" in self.ctx.target.apis else ()
+        for node, (rule, message) in (*obligations.broken.items(), *sharded):
             self.ctx.report(rule, node, self.ctx.target.advice(message))
         return updated

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.device.facts import LoaderWrap
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
@@ -58,6 +59,9 @@ class _Loop:
     scope: str
     targets: set[str]
     source: str | None  # what it iterates, dotted
+    # The names its source is made from, in order: ``loader`` of ``loader``; ``loader``, ``freq``
+    # of ``log_every(loader, freq)`` (the first is taken for what it iterates).
+    iterated: list[str] = field(default_factory=list)
     moved: set[str] = field(default_factory=set)
     # Batch names made by a callable of a project module (``x, y = model.parse_batch(batch)``):
     # name -> (the call, the callable).
@@ -71,7 +75,7 @@ class ObligationAnalysis(Analysis):
 
     name = "obligations"
     reads = ("imports", "device_values", "project")
-    settle_reads = ("device_values", "device", "training", "checkpoint", "project")
+    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -83,8 +87,10 @@ class ObligationAnalysis(Analysis):
         self.loaded: dict[str, cst.Call] = {}  # name -> torch.load(...) that made it
         self.loaders_of: dict[str, str] = {}  # loader -> the data set it reads (DataLoader(ds))
         self.default_types: list[cst.Call] = []
-        self.params: dict[str, set[str]] = {}  # function -> its parameters
+        self.params: dict[str, list[str]] = {}  # function -> its parameters, in order
+        self.functions: dict[str, cst.FunctionDef] = {}
         self.handed: list[tuple[cst.Call, str, list[str]]] = []  # calls of the project: (call, callee, names given)
+        self.handed_in: dict[cst.Call, str] = {}  # a handed call -> the scope it is made in
         self.legacy_constructors: list[cst.Call] = []
         # name -> the calls that build it (``model = load_model(args)``, ``.to(...)`` taken off)
         self.built: dict[str, list[cst.Call]] = defaultdict(list)
@@ -96,7 +102,8 @@ class ObligationAnalysis(Analysis):
     # -- walk -------------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.params[self.walk.qualname] = {p.name.value for p in (*node.params.posonly_params, *node.params.params)}
+        self.params[self.walk.qualname] = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        self.functions[self.walk.qualname] = node
 
     def visit_For(self, node: cst.For) -> None:
         targets = {n for e in _elements(node.target) if (n := dotted(e)) is not None}
@@ -107,7 +114,8 @@ class ObligationAnalysis(Analysis):
             targets = {n for e in _elements(node.target.elements[-1].value) if (n := dotted(e)) is not None}
         loop = None
         if targets and not (type(source) is cst.Call and is_device_loader(source, self.walk.resolve(source.func))):
-            loop = _Loop(node, self.walk.qualname, targets, dotted(source))
+            iterated = [dotted(source)] if type(source) is not cst.Call else [dotted(a.value) for a in source.args]
+            loop = _Loop(node, self.walk.qualname, targets, dotted(source), [n for n in iterated if n is not None])
             self.loops.append(loop)
         self.open_loops.append(loop)
 
@@ -186,8 +194,9 @@ class ObligationAnalysis(Analysis):
             batch = [n for a in node.args if (n := _batch_name(a.value, loop.targets))] if loop is not None else []
             if loop is not None and batch and callee is None:
                 loop.forwards.append((node, func, batch))
-            elif callee is None or func.split(".")[0] in self.facts.imports.project_names:
+            if callee is None or func.split(".")[0] in self.facts.imports.project_names:
                 self.handed.append((node, func, [n for a in node.args if (n := dotted(a.value)) is not None]))
+                self.handed_in[node] = self.walk.qualname
 
     # -- results ----------------------------------------------------------------------------
 
@@ -196,6 +205,8 @@ class ObligationAnalysis(Analysis):
         self._other_moves()
         self._batches(on_xla)
         self._handed(on_xla)
+        self._unmoved_feeding()
+        self._handed_loaders()
         for loop in self.loops:
             if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
                 self.part.feeding_callables.add(loop.scope)
@@ -422,6 +433,165 @@ class ObligationAnalysis(Analysis):
                     "the tool on the project folder)",
                 )
 
+    def _unmoved_feeding(self) -> None:
+        """Callables whose loop over a loader handed in feeds batches it does not move to a
+        module handed in: a caller that hands them a model on the XLA device must hand them
+        batches there too (for this file's calls and, in the summary, other files').  A
+        function that hands both of its parameters on to such a callable (``train_one_epoch``
+        calling ``val_one_epoch(model, val_loader)``) is one too."""
+        for loop in self.loops:
+            params = _positional(loop.scope, self.params.get(loop.scope, []))
+            loader = next((name for name in loop.iterated if name in params), None)
+            if loader is None:
+                continue
+            for _, model, batch in loop.forwards:
+                unmoved = tuple(dict.fromkeys(n for n in batch if n not in loop.moved and n not in loop.through))
+                if model in params and model != loader and unmoved:
+                    only_iterated = self._only_iterated(loop.scope, loader)
+                    self.part.unmoved_feeding.add(
+                        (loop.scope, params.index(model), model, params.index(loader), loader, unmoved, only_iterated)
+                    )
+        grew = True
+        while grew:
+            grew = False
+            for call, callee, _ in self.handed:
+                scope = self.handed_in[call]
+                params = _positional(scope, self.params.get(scope, []))
+                for _, model_index, model_param, loader_index, loader_param, unmoved, only_iterated in self._fed_by(
+                    callee
+                )[0]:
+                    module = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
+                    data = dotted(arg_value(call, loader_index, loader_param) or cst.Name("_"))
+                    if module is None or data is None or module not in params or data not in params or module == data:
+                        continue
+                    entry = (
+                        scope,
+                        params.index(module),
+                        module,
+                        params.index(data),
+                        data,
+                        unmoved,
+                        only_iterated and self._only_iterated(scope, data),
+                    )
+                    if entry not in self.part.unmoved_feeding:
+                        self.part.unmoved_feeding.add(entry)
+                        grew = True
+
+    def _fed_by(self, callee: str) -> tuple[list[tuple[str, int, str, int, str, tuple[str, ...], bool]], str]:
+        """What ``callee`` (of this file, or of a converted project module) feeds unmoved, and
+        where it is, as a finding names it."""
+        local = sorted(entry for entry in self.part.unmoved_feeding if entry[0] == callee)
+        if local:
+            return local, "in this file"
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        summary = found.summary if found is not None else None
+        if found is None or summary is None or summary.pending:
+            return [], ""  # unread, or still to convert (reported by _handed)
+        return summary.feeds_unmoved(found.name), f"in {summary.path}"
+
+    def _only_iterated(self, scope: str, loader: str) -> bool:
+        """The function only iterates its parameter ``loader``, takes its ``len``, or hands it
+        on where a callable only iterates it: a device loader (which has neither ``sampler``
+        nor ``dataset``) can stand in for it."""
+        function = self.functions.get(scope)
+        if function is None:
+            return False
+        allowed = {
+            id(sub)
+            for loop in self.loops
+            if loop.scope == scope and loader in loop.iterated
+            for sub in walk(loop.node.iter)
+        }
+        for sub in walk(function.body):
+            if type(sub) is cst.Call and dotted(sub.func) == "len" and len(sub.args) == 1:
+                allowed.add(id(sub.args[0].value))
+        for call, callee, _ in self.handed:
+            if self.handed_in[call] == scope:
+                for entry in self._fed_by(callee)[0]:
+                    handed = arg_value(call, entry[3], entry[4])
+                    if entry[6] and handed is not None and dotted(handed) == loader:
+                        allowed.add(id(handed))
+        return all(id(sub) in allowed for sub in walk(function.body) if type(sub) is cst.Name and sub.value == loader)
+
+    def _handed_loaders(self) -> None:
+        """Obligation (3) across functions and modules: a model on the XLA device and a
+        DataLoader handed to a callable whose loop feeds the loader's batches to the model
+        without moving them.  The loader is wrapped where it is handed (MpDeviceLoader moves
+        every tensor of each batch, nested or not, and ends the step); where the callable uses
+        the loader otherwise than by iterating it, or the loader is built in the call, the
+        finding says so."""
+        for call, callee, _ in self.handed:
+            entries, where = self._fed_by(callee)
+            done: set[str] = set()
+            handed_in = self.params.get(self.handed_in[call], [])
+            for _, model_index, model_param, loader_index, loader_param, unmoved, only_iterated in entries:
+                model = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
+                loader = arg_value(call, loader_index, loader_param)
+                if model in handed_in or dotted(loader or cst.Name("_")) in handed_in:
+                    continue  # a parameter handed on: its callers hand the function itself (_unmoved_feeding)
+                move = self._xla_move(model) if model is not None else None
+                # ``model = FSDP(model, ...)``: torch_xla's FSDP, where the target ports it, puts it there
+                sharded = move is None and any(c in self.facts.fsdp.wraps for c in self.built.get(model or "", []))
+                if (
+                    (move is None and not sharded)
+                    or loader is None
+                    or loader_param in done
+                    or not self._data_loader(loader)
+                ):
+                    continue
+                done.add(loader_param)
+                batches = ", ".join(f"`{n}`" for n in unmoved)
+                feeds = (
+                    f"feeds the batches of its `{loader_param}` ({batches}) to `{model}` (on the XLA device) "
+                    "without moving them"
+                )
+                if only_iterated and type(loader) in (cst.Name, cst.Attribute):
+                    device = dotted(move.device) if move is not None and move.device is not None else None
+                    same_scope = move is not None and move.scope == self.handed_in.get(call)
+                    self.part.loader_wraps[loader] = LoaderWrap(
+                        device if same_scope else None,
+                        f"{_code(loader)} -> {{new}}: `{callee}` ({where}) {feeds}; the device loader moves each "
+                        "batch and ends the step",
+                        sharded,
+                    )
+                else:
+                    why = (
+                        f"it uses `{loader_param}` otherwise than by iterating it (a device loader has no `sampler` "
+                        "or `dataset`)"
+                        if not only_iterated
+                        else "the loader is built in the call"
+                    )
+                    (self.part.broken_if_sharded if sharded else self.part.broken).setdefault(
+                        call,
+                        (
+                            BATCH_OFF_XLA,
+                            f"`{_code(loader)}` goes to `{callee}` ({where}), which {feeds}; {why}, so the tool "
+                            "cannot wrap it: move each batch to the device there before the forward "
+                            "(`x = x.to(device)`), or iterate `pl.MpDeviceLoader(data_loader, device)` in its loop",
+                        ),
+                    )
+
+    def _xla_move(self, name: str) -> _Move | None:
+        """A move of ``name`` that runs on an XLA host after the port and goes to the XLA device."""
+        values = self.values
+        for move in self.moves.get(name, []):
+            if any(
+                values.truth(cond.test, move.scope, cond in self.facts.device.ifs) is (not in_body)
+                or (flag := values.flag_in(cond.test, move.scope)) is not None
+                and flag.elsewhere
+                for cond, in_body in move.conds
+            ):
+                continue
+            if move.device is None or values.where(move.device, move.scope).on_xla:
+                return move
+        return None
+
+    def _data_loader(self, loader: cst.BaseExpression) -> bool:
+        """A DataLoader (yielding CPU tensors), not a device loader."""
+        if type(loader) is cst.Call:
+            return self.walk.resolve(loader.func) in apis.DATA_LOADERS
+        return dotted(loader) in self.facts.loaders.names
+
     def _break(self, node: cst.CSTNode, rule: Rule, message: str) -> None:
         self.part.broken.setdefault(node, (rule, message))
 
@@ -434,9 +604,12 @@ class ObligationAnalysis(Analysis):
         for loop in self.loops:
             if loop.node in wrapped or loop.source is None:
                 continue
+            params = self.params.get(loop.scope, [])
             for call, model, batch in loop.forwards:
                 if model not in on_xla or not (unmoved := [n for n in batch if n not in loop.moved]):
                     continue
+                if model in params and loop.source in params:
+                    break  # both handed in: decided where they are handed (_handed_loaders)
                 if (through := next((loop.through[n] for n in unmoved if n in loop.through), None)) is not None:
                     self._through_project(loop, through, model)
                     break
@@ -460,6 +633,11 @@ class ObligationAnalysis(Analysis):
                     "`pl.MpDeviceLoader(loader, device)`",
                 )
                 break
+
+
+def _positional(scope: str, params: list[str]) -> list[str]:
+    """The parameters callers hand in by position (a method's without ``self``)."""
+    return params[1:] if "." in scope and params[:1] in (["self"], ["cls"]) else params
 
 
 def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:

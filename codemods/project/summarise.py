@@ -33,6 +33,7 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
         feeding=frozenset(facts.obligations.feeding_callables),
+        unmoved_feeding=frozenset(facts.obligations.unmoved_feeding),
         device_returns=tuple(
             sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())
         ),

@@ -68,6 +68,10 @@ class ModuleSummary:
     # Callables whose loops feed batches to a module handed in as a parameter (an evaluation
     # function): a model on the XLA device handed to one must get its batches there.
     feeding: frozenset[str] = frozenset()
+    # Callables whose loop feeds the batches of a loader handed in, unmoved, to a module handed
+    # in (see ObligationFacts.unmoved_feeding): a caller that hands one a model on the XLA
+    # device wraps the loader it hands in a device loader.
+    unmoved_feeding: frozenset[tuple[str, int, str, int, str, tuple[str, ...], bool]] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
@@ -149,6 +153,9 @@ class ModuleSummary:
 
     def feeds(self, name: str) -> bool:
         return name in self.feeding
+
+    def feeds_unmoved(self, name: str) -> list[tuple[str, int, str, int, str, tuple[str, ...], bool]]:
+        return sorted(entry for entry in self.unmoved_feeding if entry[0] == name)
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks

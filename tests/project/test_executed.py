@@ -1,12 +1,20 @@
-"""Executed: obligation 2 (the optimizer holds the parameters as they are after the move)
-across a project, on torch_xla 2.9 (CPU).  Moving a module to XLA replaces its Parameter
-objects, so an optimizer built before the move steps CPU copies: the ported project must
-train the moved model, and the same project converted without XLA203 must not (the
-negative control shows the shapes are what breaks training)."""
+"""Executed: obligations across a project, on torch_xla 2.9 (CPU).
+
+Obligation 2 (the optimizer holds the parameters as they are after the move): moving a
+module to XLA replaces its Parameter objects, so an optimizer built before the move steps
+CPU copies: the ported project must train the moved model, and the same project converted
+without XLA203 must not (the negative control shows the shapes are what breaks training).
+
+Obligation 3 (each batch reaches the XLA device before the forward): an ``engine.py`` whose
+training and evaluation functions are handed the model and the loaders by ``main.py``, and
+move only part of each batch: the ported project (loaders wrapped where they are handed,
+XLA302) trains like the original, with no new graph after the warm-up; converted without
+XLA302 its first forward fails on a CPU tensor."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,12 +22,17 @@ import pytest
 
 from codemods import RuleSelection
 from tests.support.executed import (
+    RUN_TIMEOUT,
     XLA_RUNNER,
+    Executed,
     convert_folder,
+    loss_problems,
     optimizer_problems,
     parse_run,
     run_command,
     run_environment,
+    steady_problems,
+    xla_problems,
 )
 
 pytestmark = pytest.mark.executed
@@ -165,3 +178,109 @@ def test_without_the_step_barriers_each_step_compiles_new_graphs(tmp_path: Path)
     assert results == {"grouped": ("xla", True), "handed": ("xla", True)}
     assert not problems
     assert all(new > 0 for new in _graphs_after_warm_up(compiles)), compiles
+
+
+ENGINE = """\
+import torch
+
+
+def train_one_epoch(model, data_loader, optimizer, device, epoch, steps_per_epoch):
+    model.train()
+    for data_iter_step, (examples, labels, weights) in enumerate(data_loader):
+        weights = weights.to(device, non_blocking=True)
+        loss = model(examples, labels, weights)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {epoch * steps_per_epoch + data_iter_step} loss {loss.item()}")
+
+
+@torch.no_grad()
+def evaluate(data_loader, model):
+    model.eval()
+    total = 0.0
+    for examples, labels, weights in data_loader:
+        total += model(examples, labels, weights).item()
+    print(f"val {total / len(data_loader)}")
+"""
+
+ENGINE_MAIN = """\
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from engine import evaluate, train_one_epoch
+
+
+class WeightedRegression(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 1)
+
+    def forward(self, examples, labels, weights):
+        return (((self.linear(examples) - labels) ** 2) * weights).mean()
+
+
+def main():
+    torch.manual_seed(0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = WeightedRegression()
+    model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    data = TensorDataset(torch.randn(48, 4), torch.randn(48, 1), torch.rand(48, 1))
+    data_loader_train = DataLoader(data, batch_size=8)
+    data_loader_val = DataLoader(data, batch_size=16)
+    for epoch in range(3):
+        train_one_epoch(model, data_loader_train, optimizer, device, epoch, len(data_loader_train))
+        evaluate(data_loader_val, model)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+ENGINE_CASE = Executed("main.py", steps_per_epoch=6)
+
+
+def _engine_project(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'o3'\n")
+    (folder / "engine.py").write_text(ENGINE)
+    (folder / "main.py").write_text(ENGINE_MAIN)
+    return folder
+
+
+def test_loaders_handed_to_another_modules_loops_are_wrapped_and_train_on_xla(tmp_path: Path) -> None:
+    eager = _engine_project(tmp_path / "eager")
+    want = parse_run(run_command([sys.executable, "main.py"], eager, run_environment()), eager)
+    ported = _engine_project(tmp_path / "ported")
+    convert_folder(ported)
+    code = (ported / "main.py").read_text()
+    assert "train_one_epoch(model, pl.MpDeviceLoader(data_loader_train, device), optimizer" in code
+    assert "evaluate(pl.MpDeviceLoader(data_loader_val, device), model)" in code
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], ported, run_environment(PJRT_DEVICE="CPU"))
+    got = parse_run(output, ported)
+    assert len(got.losses) == 18
+    assert not loss_problems(got, want)
+    assert not xla_problems(got)
+    assert not steady_problems(got, ENGINE_CASE)  # the loop's own barrier and the loader's: one graph per step
+    assert not optimizer_problems(got)
+    assert len(re.findall(r"^val ", output, re.MULTILINE)) == 3
+
+
+def test_without_the_wrap_the_handed_batches_stay_on_the_cpu(tmp_path: Path) -> None:
+    """The negative control: converted with XLA302 off, the engine's forward gets CPU tensors."""
+    unported = _engine_project(tmp_path / "unported")
+    convert_folder(unported, RuleSelection(ignore=("XLA302",)))
+    assert "MpDeviceLoader" not in (unported / "main.py").read_text()
+    result = subprocess.run(
+        [sys.executable, str(XLA_RUNNER), "main.py"],
+        cwd=unported,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert result.returncode != 0
+    assert "step 0 loss" not in result.stdout
+    assert "Expected XLA tensor. Got: torch.FloatTensor" in result.stderr, result.stderr[-2000:]

@@ -757,3 +757,132 @@ def test_a_class_of_another_module_moving_a_keyword_argument_to_a_device_the_cal
         assert f"torch.optim.Adam(model.to({device}).parameters(), 3e-4".encode() in conversion.output
         (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
         assert finding.fixed and "`SimCLR` (simclr.py)" in finding.message
+
+
+_ENGINE = """import torch
+
+
+def train_one_epoch(model, data_loader, optimizer, device, epoch):
+    model.train()
+    for data_iter_step, (examples, labels, example_mask, imgs) in enumerate(data_loader):
+        imgs = imgs.to(device, non_blocking=True)
+        c_loss = model(examples, labels, imgs)
+        c_loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+
+def val_one_epoch(model, data_loader, device):
+    for examples, labels, example_mask in data_loader:
+        print(model(examples, labels))
+"""
+
+_ENGINE_MAIN = """import torch
+from engine import train_one_epoch, val_one_epoch
+
+
+def main(args):
+    device = torch.device(args.device)
+    model = build(args)
+    model.to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    data_loader_train = torch.utils.data.DataLoader(dataset_train, batch_size=8)
+    data_loader_val = torch.utils.data.DataLoader(dataset_val, batch_size=8)
+    for epoch in range(args.epochs):
+        train_one_epoch(model, data_loader_train, optimizer, device, epoch)
+        val_one_epoch(model, data_loader_val, device)
+"""
+
+_ENGINE_ARGS = """import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--device", default="cuda")
+args = parser.parse_args()
+"""
+
+
+def _engine_split(tmp_path: Path, engine: str = _ENGINE) -> Path:
+    return _project(tmp_path, {"engine.py": engine, "main.py": _ENGINE_MAIN + _ENGINE_ARGS + "main(args)\n"})
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_loaders_handed_with_a_model_on_xla_to_another_modules_loops_are_wrapped(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """engine.py's loops feed the loaders' batches (only `imgs` moved) to the model handed in;
+    main.py moves the model to the XLA device and hands plain DataLoaders: each is wrapped
+    where it is handed, and converting the converted project again changes nothing."""
+    repo = _engine_split(tmp_path)
+    monkeypatch.chdir(repo)
+    files = [Path("engine.py"), Path("main.py")]
+    main = convert(repo, "main.py", files, target)
+    code = main.output.decode()
+    assert "train_one_epoch(model, pl.MpDeviceLoader(data_loader_train, device), optimizer, device, epoch)" in code
+    assert "val_one_epoch(model, pl.MpDeviceLoader(data_loader_val, device), device)" in code
+    wraps = [f for f in main.findings if f.rule == "XLA302"]
+    lines = code.splitlines()
+    assert [(lines[f.line - 1].split("(")[0].strip(), f.fixed) for f in wraps] == [
+        ("train_one_epoch", True),
+        ("val_one_epoch", True),
+    ], wraps
+    assert "`train_one_epoch` (in engine.py) feeds the batches of its `data_loader` (`examples`, `labels`)" in (
+        wraps[0].message
+    )
+    assert not [f for f in main.findings if f.rule == "XLA116"]
+    engine = convert(repo, "engine.py", files, target)
+    assert "imgs = imgs.to(device, non_blocking=True)" in engine.output.decode()  # a no-op on an XLA tensor
+    (repo / "main.py").write_bytes(main.output)
+    (repo / "engine.py").write_bytes(engine.output)
+    for name in ("engine.py", "main.py"):
+        again = convert(repo, name, files, target)
+        assert again.output == (repo / name).read_bytes(), name
+        assert not [f for f in again.findings if f.rule in ("XLA116", "XLA302")], name
+
+
+def test_a_loader_whose_sampler_the_other_modules_function_reads_is_reported_at_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = _ENGINE.replace("    model.train()\n", "    model.train()\n    data_loader.sampler.set_epoch(epoch)\n")
+    repo = _engine_split(tmp_path, engine)
+    monkeypatch.chdir(repo)
+    main = convert(repo, "main.py", [Path("engine.py"), Path("main.py")])
+    (error,) = [f for f in main.findings if f.rule == "XLA116"]
+    assert main.output.decode().splitlines()[error.line - 1].strip().startswith("train_one_epoch(")
+    assert not error.fixed
+    assert "`data_loader_train` goes to `train_one_epoch` (in engine.py), which feeds" in error.message
+    assert "it uses `data_loader` otherwise than by iterating it" in error.message
+    assert "pl.MpDeviceLoader(data_loader_train" not in main.output.decode()
+    assert "val_one_epoch(model, pl.MpDeviceLoader(data_loader_val, device), device)" in main.output.decode()
+
+
+def test_loaders_of_a_function_that_moves_every_batch_tensor_stay_plain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = _ENGINE.replace(
+        "        c_loss = model(examples, labels, imgs)\n",
+        "        examples, labels = examples.to(device), labels.to(device)\n        c_loss = model(examples, labels, imgs)\n",
+    ).replace(
+        "        print(model(examples, labels))\n", "        print(model(examples.to(device), labels.to(device)))\n"
+    )
+    repo = _engine_split(tmp_path, engine)
+    monkeypatch.chdir(repo)
+    main = convert(repo, "main.py", [Path("engine.py"), Path("main.py")])
+    assert "MpDeviceLoader" not in main.output.decode()
+    assert not [f for f in main.findings if f.rule in ("XLA116", "XLA302")], main.findings
+
+
+def test_a_single_file_run_hands_the_unconverted_engine_nothing_to_wrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """main.py alone: engine.py still needs converting (its loops keep their CUDA terms), so
+    each call is reported, not wrapped (the calls inside the epoch loop too)."""
+    repo = _engine_split(tmp_path)
+    monkeypatch.chdir(repo)
+    main = convert(repo, "main.py", [Path("main.py")])
+    assert "MpDeviceLoader" not in main.output.decode()
+    assert not [f for f in main.findings if f.rule == "XLA302"]
+    reported = [f.message for f in main.findings if f.rule == "XLA116"]
+    assert [m.split(" in engine.py")[0] for m in reported] == [
+        "`model` (on the XLA device) goes to `train_one_epoch`",
+        "`model` (on the XLA device) goes to `val_one_epoch`",
+    ], reported

@@ -22,7 +22,14 @@ BATCH_OFF_XLA = Rule(
     "the forward, or iterate `pl.MpDeviceLoader(loader, device)`; convert the other module too. Batches made "
     "by a callable of a project module that this run does not convert (`x, y = model.parse_batch(batch)`, whose "
     "`utils.to_gpu(x)` moves them to CUDA) are reported at that call in a single-file run: whether they reach "
-    "the XLA device is decided there, and a run on the project folder converts it.",
+    "the XLA device is decided there, and a run on the project folder converts it. A model on the XLA device and "
+    "a DataLoader handed to a function of this file or of a converted module whose loop feeds the loader's "
+    "batches to that model unmoved get the loader wrapped in `MpDeviceLoader` where they are handed (XLA302); "
+    "where that function also uses the loader otherwise than by iterating it and taking its `len` "
+    "(`data_loader.sampler.set_epoch(epoch)`; a device loader has no `sampler` or `dataset`), or the loader is "
+    "built in the call, the call is reported here instead, naming the function and the batches: move each "
+    "batch with `.to(device)` before the forward in that function, or iterate "
+    "`pl.MpDeviceLoader(data_loader, device)` in its loop.",
     examples=lambda: (
         invalid(
             """
@@ -379,6 +386,98 @@ BATCH_OFF_XLA = Rule(
             """,
             note="default-cuda-tensor-type",
             findings=(Expected(4, 1, "stays: without CUDA it fails"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def train_one_epoch(model, data_loader, optimizer, epoch):
+                data_loader.sampler.set_epoch(epoch)
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            for epoch in range(3):
+                train_one_epoch(model, loader, optimizer, epoch)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_one_epoch(model, data_loader, optimizer, epoch):
+                data_loader.sampler.set_epoch(epoch)
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            for epoch in range(3):
+                train_one_epoch(model, loader, optimizer, epoch)
+            """,
+            note="handed-loader-used-otherwise-than-iterated",
+            findings=(
+                Expected(
+                    20,
+                    5,
+                    "`loader` goes to `train_one_epoch` (in this file), which feeds the batches of its `data_loader` "
+                    "(`examples`, `labels`) to `model` (on the XLA device) without moving them; it uses `data_loader` "
+                    "otherwise than by iterating it",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+
+            def evaluate(net, batches):
+                for inputs, targets in batches:
+                    print(net(inputs), targets)
+
+
+            net = th.nn.Linear(4, 2).cuda()
+            evaluate(net, th.utils.data.DataLoader(val_set, batch_size=4))
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+
+            def evaluate(net, batches):
+                for inputs, targets in batches:
+                    print(net(inputs), targets)
+
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            evaluate(net, th.utils.data.DataLoader(val_set, batch_size=4))
+            """,
+            target="sagemaker",
+            alias=True,
+            note="handed-loader-built-in-the-call",
+            findings=(
+                Expected(
+                    11,
+                    1,
+                    "`th.utils.data.DataLoader(val_set, batch_size=4)` goes to `evaluate` (in this file), which feeds "
+                    "the batches of its `batches` (`inputs`) to `net` (on the XLA device) without moving them; the "
+                    "loader is built in the call",
+                ),
+            ),
         ),
         invalid(
             """

@@ -12,7 +12,19 @@ DEVICE_LOADER = Rule(
     fixable=True,
     why="Where every batch of a training loop goes to the XLA device, `MpDeviceLoader` moves the batches in "
     "the background and runs the step barrier itself, so transfers overlap compute (the SageMaker guide's "
-    "preference); without it, or a barrier, the graph grows without end.",
+    "preference); without it, or a barrier, the graph grows without end. The same wrap ports obligation (3) "
+    "across functions and modules: where a model on the XLA device and a DataLoader are handed to a function "
+    "(`train_one_epoch(model, data_loader, ...)` of an `engine.py`, or `evaluate(data_loader_val, model)`) whose "
+    "loop feeds the loader's batches to that model without moving each tensor it passes, the loader is wrapped "
+    "where it is handed: `MpDeviceLoader` moves every tensor of each batch (nested tuples, lists and dicts too), "
+    "so the function's own partial moves (`imgs = imgs.to(device)`) become no-ops, and its step barrier comes "
+    "on top of the function's own (`torch_xla.sync()` at the end of the iteration, kept for callers that hand "
+    "it a plain loader; a second barrier with nothing pending costs nothing). Without it the first forward "
+    "fails ('Expected XLA tensor. Got: torch.LongTensor'). A function that uses the loader otherwise than by "
+    "iterating it and taking its `len` (`data_loader.sampler.set_epoch(epoch)`: a device loader has no "
+    "`sampler`), or that is handed a loader built in the call, is reported instead (XLA116). A model wrapped in "
+    "torch's FSDP counts as on the XLA device where the target ports it to torch_xla's FSDP (2.9), which moves "
+    "it there; the loader then goes to the target's device.",
     examples=lambda: (
         invalid(
             """
@@ -96,6 +108,138 @@ DEVICE_LOADER = Rule(
             """,
             note="cpu-path-keeps-barrier",
         ),
+        valid(
+            """
+            import torch
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    examples, labels = examples.cuda(), labels.cuda()
+                    model(examples, labels).backward()
+                    optimizer.step()
+
+
+            model = torch.nn.Linear(4, 4).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    examples, labels = examples.to(torch_xla.device()), labels.to(torch_xla.device())
+                    model(examples, labels).backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+
+
+            model = torch.nn.Linear(4, 4).to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            note="handed-loader-whose-batches-the-function-moves",
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def evaluate(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            evaluate(model, pl.MpDeviceLoader(loader, device))
+            evaluate(model, pl.ParallelLoader(loader, [device]).per_device_loader(device))
+            """,
+            note="handed-loader-already-wrapped",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def evaluate(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 4).to(device)
+            cpu_model = torch.nn.Linear(4, 4)
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            evaluate(cpu_model, loader)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def evaluate(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            cpu_model = torch.nn.Linear(4, 4)
+            loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            evaluate(cpu_model, loader)
+            """,
+            note="handed-model-on-the-cpu",
+        ),
+        valid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+
+
+            model = FSDP(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+            import torch_xla.core.xla_model as xm
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+                    xm.mark_step()
+
+
+            model = FSDP(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            target="sagemaker",
+            note="handed-fsdp-model-of-a-target-that-does-not-port-fsdp",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -140,6 +284,234 @@ DEVICE_LOADER = Rule(
             """,
             alias=True,
             findings=(Expected(6, 17, "self.train_loader -> pl.MpDeviceLoader(self.train_loader, dev)"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def train_one_epoch(model, data_loader, optimizer, device):
+                model.train()
+                for step, (examples, labels, mask) in enumerate(data_loader):
+                    mask = mask.to(device, non_blocking=True)
+                    loss = model(examples, labels, mask)
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+
+            @torch.no_grad()
+            def evaluate(data_loader, model):
+                for examples, labels, mask in data_loader:
+                    print(model(examples, labels, mask))
+
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            val_loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            for epoch in range(3):
+                train_one_epoch(model, train_loader, optimizer, device)
+                evaluate(val_loader, model)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def train_one_epoch(model, data_loader, optimizer, device):
+                model.train()
+                for step, (examples, labels, mask) in enumerate(data_loader):
+                    mask = mask.to(device, non_blocking=True)
+                    loss = model(examples, labels, mask)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    optimizer.zero_grad()
+                    torch_xla.sync()
+
+
+            @torch.no_grad()
+            def evaluate(data_loader, model):
+                for examples, labels, mask in data_loader:
+                    print(model(examples, labels, mask))
+
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            val_loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            for epoch in range(3):
+                train_one_epoch(model, pl.MpDeviceLoader(train_loader, device), optimizer, device)
+                evaluate(pl.MpDeviceLoader(val_loader, device), model)
+            """,
+            note="loader-handed-to-a-function-that-feeds-it-unmoved",
+            findings=(
+                Expected(
+                    30,
+                    28,
+                    "train_loader -> pl.MpDeviceLoader(train_loader, device): `train_one_epoch` (in this file) feeds "
+                    "the batches of its `data_loader` (`examples`, `labels`) to `model` (on the XLA device)",
+                ),
+                Expected(31, 14, "val_loader -> pl.MpDeviceLoader(val_loader, device): `evaluate` (in this file)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from torch.utils.data import DataLoader as DL
+
+
+            def run_epoch(net, batches, opt):
+                for inputs, targets in batches:
+                    opt.zero_grad()
+                    th.nn.functional.mse_loss(net(inputs), targets).backward()
+                    opt.step()
+
+
+            net = th.nn.Linear(4, 2).cuda()
+            opt = th.optim.Adam(net.parameters())
+            loader = DL(dataset, batch_size=4)
+            for epoch in range(2):
+                run_epoch(net, loader, opt)
+            """,
+            """
+            import torch as th
+            from torch.utils.data import DataLoader as DL
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def run_epoch(net, batches, opt):
+                for inputs, targets in batches:
+                    opt.zero_grad()
+                    th.nn.functional.mse_loss(net(inputs), targets).backward()
+                    xm.optimizer_step(opt)
+                    xm.mark_step()
+
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            opt = th.optim.Adam(net.parameters())
+            loader = DL(dataset, batch_size=4)
+            for epoch in range(2):
+                run_epoch(net, pl.MpDeviceLoader(loader, xm.xla_device()), opt)
+            """,
+            target="sagemaker",
+            alias=True,
+            note="loader-handed-to-a-function-that-feeds-it-unmoved-sagemaker",
+            findings=(Expected(19, 20, "loader -> pl.MpDeviceLoader(loader, xm.xla_device()): `run_epoch`"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+
+
+            model = FSDP(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, loader, optimizer)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.distributed.fsdp as xla_fsdp
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def train_one_epoch(model, data_loader, optimizer):
+                for examples, labels in data_loader:
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+                    torch_xla.sync()
+
+
+            model = xla_fsdp.XlaFullyShardedDataParallel(torch.nn.Linear(4, 4))
+            optimizer = torch.optim.AdamW(model.parameters())
+            loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            train_one_epoch(model, pl.MpDeviceLoader(loader, torch_xla.device()), optimizer)
+            """,
+            note="loader-handed-with-a-model-that-torch-xla-fsdp-puts-on-the-device",
+            findings=(Expected(18, 24, "loader -> pl.MpDeviceLoader(loader, torch_xla.device())"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            @torch.no_grad()
+            def val_one_epoch(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            def train_one_epoch(model, data_loader, val_loader, optimizer, start_iter):
+                for step, (examples, labels) in enumerate(log_every(data_loader, 10, start_iter), start=start_iter):
+                    loss = model(examples, labels)
+                    loss.backward()
+                    optimizer.step()
+                    if step % 100 == 0:
+                        val_one_epoch(model, val_loader)
+
+
+            device = torch.device("cuda")
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            val_loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            train_one_epoch(model, train_loader, val_loader, optimizer, 0)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            @torch.no_grad()
+            def val_one_epoch(model, data_loader):
+                for examples, labels in data_loader:
+                    print(model(examples, labels))
+
+
+            def train_one_epoch(model, data_loader, val_loader, optimizer, start_iter):
+                for step, (examples, labels) in enumerate(log_every(data_loader, 10, start_iter), start=start_iter):
+                    loss = model(examples, labels)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    if step % 100 == 0:
+                        val_one_epoch(model, val_loader)
+                    torch_xla.sync()
+
+
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=8)
+            val_loader = torch.utils.data.DataLoader(val_set, batch_size=8)
+            train_one_epoch(model, pl.MpDeviceLoader(train_loader, device), pl.MpDeviceLoader(val_loader, device), optimizer, 0)
+            """,
+            note="loaders-handed-on-through-a-log-wrapper-and-to-an-evaluation-function",
+            findings=(
+                Expected(28, 24, "train_loader -> pl.MpDeviceLoader(train_loader, device): `train_one_epoch`"),
+                Expected(
+                    28,
+                    65,
+                    "val_loader -> pl.MpDeviceLoader(val_loader, device): `train_one_epoch` (in this file) "
+                    "feeds the batches of its `val_loader` (`examples`, `labels`)",
+                ),
+            ),
         ),
     ),
 )
