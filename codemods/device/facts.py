@@ -11,6 +11,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.imports import ImportTable
 from codemods.engine.rule import Rule
+from codemods.project.summary import UnmovedFeeding
 
 
 @dataclass(repr=False, eq=False)
@@ -143,12 +144,8 @@ class ObligationFacts:
     # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
     feeding_callables: set[str] = field(default_factory=set)
     # For this file and others: callables whose loop over a loader handed in feeds batches it
-    # does not move to a module handed in (``def train_one_epoch(model, data_loader, ...):
-    # for x, y in data_loader: model(x, y)``): (callable, index of the module without self, its
-    # parameter, index of the loader, its parameter, the batch names that reach the module
-    # unmoved, whether the callable only iterates the loader and takes its ``len``, so that
-    # a device loader can stand in for it).
-    unmoved_feeding: set[tuple[str, int, str, int, str, tuple[str, ...], bool]] = field(default_factory=set)
+    # does not move to a module handed in.
+    unmoved_feeding: set[UnmovedFeeding] = field(default_factory=set)
     # Loaders handed to such a callable with a module on the XLA device, to wrap where they are
     # handed.
     loader_wraps: dict[cst.BaseExpression, LoaderWrap] = field(default_factory=dict)

@@ -32,6 +32,7 @@ from codemods.engine.nodes import arg_value, dotted, method_name, receiver, stri
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.summary import UnmovedFeeding
 from codemods.training.analysis import is_device_loader
 
 if TYPE_CHECKING:
@@ -449,7 +450,9 @@ class ObligationAnalysis(Analysis):
                 if model in params and model != loader and unmoved:
                     only_iterated = self._only_iterated(loop.scope, loader)
                     self.part.unmoved_feeding.add(
-                        (loop.scope, params.index(model), model, params.index(loader), loader, unmoved, only_iterated)
+                        UnmovedFeeding(
+                            loop.scope, params.index(model), model, params.index(loader), loader, unmoved, only_iterated
+                        )
                     )
         grew = True
         while grew:
@@ -457,30 +460,28 @@ class ObligationAnalysis(Analysis):
             for call, callee, _ in self.handed:
                 scope = self.handed_in[call]
                 params = _positional(scope, self.params.get(scope, []))
-                for _, model_index, model_param, loader_index, loader_param, unmoved, only_iterated in self._fed_by(
-                    callee
-                )[0]:
-                    module = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
-                    data = dotted(arg_value(call, loader_index, loader_param) or cst.Name("_"))
+                for fed in self._fed_by(callee)[0]:
+                    module = dotted(arg_value(call, fed.model_index, fed.model) or cst.Name("_"))
+                    data = dotted(arg_value(call, fed.loader_index, fed.loader) or cst.Name("_"))
                     if module is None or data is None or module not in params or data not in params or module == data:
                         continue
-                    entry = (
+                    entry = UnmovedFeeding(
                         scope,
                         params.index(module),
                         module,
                         params.index(data),
                         data,
-                        unmoved,
-                        only_iterated and self._only_iterated(scope, data),
+                        fed.unmoved,
+                        fed.only_iterated and self._only_iterated(scope, data),
                     )
                     if entry not in self.part.unmoved_feeding:
                         self.part.unmoved_feeding.add(entry)
                         grew = True
 
-    def _fed_by(self, callee: str) -> tuple[list[tuple[str, int, str, int, str, tuple[str, ...], bool]], str]:
+    def _fed_by(self, callee: str) -> tuple[list[UnmovedFeeding], str]:
         """What ``callee`` (of this file, or of a converted project module) feeds unmoved, and
         where it is, as a finding names it."""
-        local = sorted(entry for entry in self.part.unmoved_feeding if entry[0] == callee)
+        local = sorted(entry for entry in self.part.unmoved_feeding if entry.callable == callee)
         if local:
             return local, "in this file"
         found = self.walk.analysis(ProjectAnalysis).origin(callee)
@@ -507,9 +508,9 @@ class ObligationAnalysis(Analysis):
                 allowed.add(id(sub.args[0].value))
         for call, callee, _ in self.handed:
             if self.handed_in[call] == scope:
-                for entry in self._fed_by(callee)[0]:
-                    handed = arg_value(call, entry[3], entry[4])
-                    if entry[6] and handed is not None and dotted(handed) == loader:
+                for fed in self._fed_by(callee)[0]:
+                    handed = arg_value(call, fed.loader_index, fed.loader)
+                    if fed.only_iterated and handed is not None and dotted(handed) == loader:
                         allowed.add(id(handed))
         return all(id(sub) in allowed for sub in walk(function.body) if type(sub) is cst.Name and sub.value == loader)
 
@@ -524,9 +525,10 @@ class ObligationAnalysis(Analysis):
             entries, where = self._fed_by(callee)
             done: set[str] = set()
             handed_in = self.params.get(self.handed_in[call], [])
-            for _, model_index, model_param, loader_index, loader_param, unmoved, only_iterated in entries:
-                model = dotted(arg_value(call, model_index, model_param) or cst.Name("_"))
-                loader = arg_value(call, loader_index, loader_param)
+            for fed in entries:
+                model = dotted(arg_value(call, fed.model_index, fed.model) or cst.Name("_"))
+                loader = arg_value(call, fed.loader_index, fed.loader)
+                loader_param, unmoved, only_iterated = fed.loader, fed.unmoved, fed.only_iterated
                 if model in handed_in or dotted(loader or cst.Name("_")) in handed_in:
                     continue  # a parameter handed on: its callers hand the function itself (_unmoved_feeding)
                 move = self._xla_move(model) if model is not None else None

@@ -12,12 +12,28 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 # The key of a held finding on a plain step whose optimizer comes from the caller, in a file
 # that an FSDP file imports: it stands unless a file of the run hands that function an FSDP
 # model (runner.release_held); other held keys are the undriven step's function.
 FSDP_HELD = "fsdp:"
+
+
+class UnmovedFeeding(NamedTuple):
+    """A callable whose loop over a loader handed in feeds batches it does not move to a
+    module handed in (``def train_one_epoch(model, data_loader, ...): for x, y in
+    data_loader: model(x, y)``)."""
+
+    callable: str  # qualified within its module
+    model_index: int  # of the module's parameter, without self
+    model: str  # the module's parameter
+    loader_index: int
+    loader: str  # the loader's parameter
+    unmoved: tuple[str, ...]  # the batch names that reach the module unmoved
+    # The callable only iterates the loader and takes its ``len`` (or hands it on where a
+    # callable only does that): a device loader can stand in for it.
+    only_iterated: bool
 
 
 @dataclass(frozen=True)
@@ -71,7 +87,7 @@ class ModuleSummary:
     # Callables whose loop feeds the batches of a loader handed in, unmoved, to a module handed
     # in (see ObligationFacts.unmoved_feeding): a caller that hands one a model on the XLA
     # device wraps the loader it hands in a device loader.
-    unmoved_feeding: frozenset[tuple[str, int, str, int, str, tuple[str, ...], bool]] = frozenset()
+    unmoved_feeding: frozenset[UnmovedFeeding] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
@@ -154,8 +170,8 @@ class ModuleSummary:
     def feeds(self, name: str) -> bool:
         return name in self.feeding
 
-    def feeds_unmoved(self, name: str) -> list[tuple[str, int, str, int, str, tuple[str, ...], bool]]:
-        return sorted(entry for entry in self.unmoved_feeding if entry[0] == name)
+    def feeds_unmoved(self, name: str) -> list[UnmovedFeeding]:
+        return sorted(entry for entry in self.unmoved_feeding if entry.callable == name)
 
     def checks_launcher(self, name: str) -> bool:
         return name.split(".")[0] in self.launch_checks
