@@ -29,6 +29,7 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
+        own_optimizers=frozenset(facts.training.own_optimizers),
         parameter_readers=frozenset(facts.training.parameter_readers),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),

@@ -39,6 +39,9 @@ class ModuleSummary:
     # optimizer over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # Module classes whose ``__init__`` builds an optimizer over the instance's own
+    # parameters: (class, the optimizer's attribute); moving an instance later strands it.
+    own_optimizers: frozenset[tuple[str, str]] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):

@@ -24,11 +24,11 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import CUDA
-from codemods.engine.nodes import arg_value, call_args, dotted, parse_dotted, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, parse_dotted, string_value, walk
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
-from codemods.training.facts import EarlyOptimizer, UntracedParameters
+from codemods.training.facts import EarlyOptimizer, MovedOwnOptimizer, UntracedParameters
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -321,6 +321,73 @@ class EarlyOptimizers(Analysis):
                     if later:
                         self._early(name, rest, later)
 
+    def _own_optimizers(self) -> dict[str, str]:
+        """The module classes of this file whose ``__init__`` builds an optimizer over the
+        instance's own parameters (``self.optim = Adam(self.parameters())``, also of a
+        submodule) before any move of the instance: class -> the optimizer's attribute."""
+        optimizers = {
+            call: target.removeprefix("self.")
+            for call, target in self.call_targets.items()
+            if target.startswith("self.") and "." not in target.removeprefix("self.")
+        }
+        found: dict[str, str] = {}
+        for fn in self.function_records.values():
+            owner = fn.qualname.removesuffix(".__init__")
+            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes:
+                continue
+            for kind, name, *rest in fn.events:
+                if kind == "move" and name == "self":
+                    break  # moved first (``self.to(device)``): the optimizer holds the moved ones
+                if (
+                    kind == "optimizer"
+                    and _root_in(str(name), {"self"}) is not None
+                    and rest[0] not in self.part.optimizer_before_move  # a submodule moved first: ported
+                ):
+                    attribute = next(
+                        (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
+                    )
+                    if attribute is not None:
+                        found.setdefault(owner, attribute)
+        self.part.own_optimizers.update(found.items())
+        return found
+
+    def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
+        """Instances of a class that builds its optimizer over its own parameters in
+        ``__init__`` (of this file or of another project module), moved to the device
+        afterwards (``G = Generator(**config).to(device)``, or ``G.cuda()`` later in the same
+        function): the optimizer steps the CPU parameters the move replaced."""
+        own = self._own_optimizers()
+        project = self.walk.analysis(ProjectAnalysis)
+        for scope in scopes:
+            built: dict[str, tuple[str, str, str]] = {}  # name -> (constructor, attribute, origin)
+            for kind, name, *rest in scope.events:
+                if kind == "model":
+                    constructor, move = rest
+                    built.pop(str(name), None)
+                    assert isinstance(constructor, str)
+                    attribute = own.get(constructor)
+                    origin = ""
+                    if attribute is None and (found := project.origin(constructor)) is not None and found.summary:
+                        attribute = dict(found.summary.own_optimizers).get(found.name)
+                        origin = f" ({found.summary.path})"
+                    if attribute is None:
+                        continue
+                    built[str(name)] = (constructor, attribute, origin)
+                    if isinstance(move, cst.Call):
+                        self._note_own_optimizer_move(str(name), built[str(name)], move)
+                elif kind == "move" and (entry := built.get(str(name))) is not None:
+                    assert isinstance(rest[1], cst.Call)
+                    self._note_own_optimizer_move(str(name), entry, rest[1])
+
+    def _note_own_optimizer_move(self, name: str, built: tuple[str, str, str], move: cst.Call) -> None:
+        target = arg_value(move, 0, "device")
+        cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
+        if not cuda and (self._casts_only(target) or _names_the_cpu(target)):  # type: ignore[attr-defined]
+            return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
+        xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
+        constructor, attribute, origin = built
+        self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
+
     def _early(
         self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False
     ) -> None:
@@ -398,6 +465,12 @@ def _moved_by_methods(
         return []
     key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
     return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
+
+
+def _names_the_cpu(device: cst.BaseExpression | None) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")``: a move that leaves a module on the CPU."""
+    strings = [sub for sub in walk(device) if type(sub) is cst.SimpleString] if device is not None else []
+    return bool(strings) and all(sub.evaluated_value in ("cpu", b"cpu") for sub in strings)
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:

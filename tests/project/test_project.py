@@ -757,3 +757,41 @@ def test_a_class_of_another_module_moving_a_keyword_argument_to_a_device_the_cal
         assert f"torch.optim.Adam(model.to({device}).parameters(), 3e-4".encode() in conversion.output
         (finding,) = [f for f in conversion.findings if f.rule == "XLA203"]
         assert finding.fixed and "`SimCLR` (simclr.py)" in finding.message
+
+
+_SELF_OPTIMIZING = """from torch import nn, optim
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3, no_optim=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_class_of_another_module_that_builds_its_own_optimizer_is_reported_where_it_moves(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BigGAN's shape: ``Generator.__init__`` (nets.py) builds ``self.optim`` over its own
+    parameters and train.py moves the instance afterwards: an error at each move, naming
+    the class, its module and the attribute, on a whole-project and a single-file run;
+    none for an instance that stays on the CPU."""
+    main = (
+        "import torch\n\nimport nets\nfrom nets import Generator as G\n\n"
+        'device = torch.device("cuda")\n'
+        "gen = nets.Generator().to(device)\n"
+        "other = G()\n"
+        "other.cuda()\n"
+        'kept = nets.Generator().to("cpu")\n'
+    )
+    repo = _project(tmp_path, {"nets.py": _SELF_OPTIMIZING, "train.py": main})
+    monkeypatch.chdir(repo)
+    for names in (["nets.py", "train.py"], ["train.py"]):
+        errors = [f for f in _run(repo, names, target)["train.py"] if f.rule == "XLA203"]
+        assert [(f.line, f.col) for f in errors] == [(7, 7), (9, 1)], errors
+        assert "after `Generator.__init__` (nets.py) built `self.optim`" in errors[0].message
+        assert "so `other.optim` steps the stale CPU copies" in errors[1].message

@@ -423,3 +423,119 @@ def main():
     optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
     return Learner(model=model, optimizer=optimizer)
 """
+
+
+# Module classes that build their optimizer over their own parameters in ``__init__``
+# (BigGAN's Generator/Discriminator, RL agents), moved by the caller afterwards.
+OWN_OPTIMIZERS_MOVED_LATER = """
+import torch
+from torch import nn, optim
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 1)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def main():
+    device = torch.device("cuda")
+    G = Generator().to(device)
+    D = Critic()
+    D.cuda()
+    return G, D
+"""
+
+
+OWN_OPTIMIZERS_MOVED_LATER_PORTED = """
+import torch
+from torch import nn, optim
+import torch_xla
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 1)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def main():
+    device = torch_xla.device()
+    G = Generator().to(device)
+    D = Critic()
+    D.to(torch_xla.device())
+    return G, D
+"""
+
+
+OWN_OPTIMIZERS_KEPT_RIGHT = """
+import torch
+from torch import nn, optim
+
+
+class Generator(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.to(device)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+device = torch.device("cuda")
+G = Generator(device).to(device)
+kept = Critic()
+on_cpu = Critic().to("cpu")
+half = Critic().to(torch.bfloat16)
+"""
+
+
+OWN_OPTIMIZERS_KEPT_RIGHT_PORTED = """
+import torch
+from torch import nn, optim
+import torch_xla
+
+
+class Generator(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.to(device)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+device = torch_xla.device()
+G = Generator(device).to(device)
+kept = Critic()
+on_cpu = Critic().to("cpu")
+half = Critic().to(torch.bfloat16)
+"""

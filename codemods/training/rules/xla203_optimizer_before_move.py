@@ -21,6 +21,10 @@ from codemods.training.rules.programs import (
     MOVED_IN_INIT_PORTED,
     OPTIMIZER_BUILDER_AND_TRAINER,
     OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
+    OWN_OPTIMIZERS_KEPT_RIGHT,
+    OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
+    OWN_OPTIMIZERS_MOVED_LATER,
+    OWN_OPTIMIZERS_MOVED_LATER_PORTED,
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
     VISION_LANGUAGE,
@@ -45,7 +49,13 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
     "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
-    "build the optimizer after the move, or move the model first to the XLA device.",
+    "build the optimizer after the move, or move the model first to the XLA device. A module class whose "
+    "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
+    "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
+    "caller moves afterwards (`G = Generator(**cfg).to(device)`) is reported at the move, naming the class and "
+    "the attribute: there is no safe port (the constructor does not know the device, other instances may stay "
+    "on the CPU, and rebuilding the optimizer would drop its state and groups), so build the optimizer after the "
+    "move or move the module in `__init__` before building it.",
     examples=lambda: (
         invalid(
             """
@@ -143,6 +153,17 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT,
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
+        ),
+        valid(
+            OWN_OPTIMIZERS_KEPT_RIGHT,
+            OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
+            note="own-optimizer-moved-first-never-moved-or-on-the-cpu",
+        ),
+        valid(
+            OWN_OPTIMIZERS_KEPT_RIGHT,
+            on_sagemaker(OWN_OPTIMIZERS_KEPT_RIGHT_PORTED),
+            target="sagemaker",
+            note="own-optimizer-moved-first-never-moved-or-on-the-cpu-sagemaker",
         ),
     ),
     invalid=lambda: (
@@ -645,6 +666,63 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                     12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"
                 ),
                 Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
+            ),
+        ),
+        invalid(
+            OWN_OPTIMIZERS_MOVED_LATER,
+            OWN_OPTIMIZERS_MOVED_LATER_PORTED,
+            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later",
+            findings=(
+                Expected(
+                    22, 9, "`Generator().to(device)` moves `G` to the XLA device after `Generator.__init__` built"
+                ),
+                Expected(24, 5, "`D.cuda()` moves `D` to the XLA device after `Critic.__init__` built `self.opt`"),
+            ),
+        ),
+        invalid(
+            OWN_OPTIMIZERS_MOVED_LATER,
+            on_sagemaker(OWN_OPTIMIZERS_MOVED_LATER_PORTED),
+            target="sagemaker",
+            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later-sagemaker",
+            findings=(
+                Expected(22, 9, "so `G.optim` steps the stale CPU copies and training changes nothing"),
+                Expected(24, 5, "so `D.opt` steps the stale CPU copies"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.nn as tnn
+            import torch.optim as o
+
+
+            class Agent(tnn.Module):
+                def __init__(self):
+                    super(Agent, self).__init__()
+                    self.net = tnn.Linear(4, 2)
+                    self.optimizer = o.RMSprop(self.parameters())
+
+
+            agent = Agent().to("cuda:0")
+            """,
+            """
+            import torch.nn as tnn
+            import torch.optim as o
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+
+            class Agent(tnn.Module):
+                def __init__(self):
+                    super(Agent, self).__init__()
+                    self.net = tnn.Linear(4, 2)
+                    self.optimizer = o.RMSprop(self.parameters())
+
+
+            agent = Agent().to("xla")
+            """,
+            alias=True,
+            note="own-optimizer-through-aliases",
+            findings=(
+                Expected(13, 9, '`Agent().to("cuda:0")` moves `agent` to the XLA device after `Agent.__init__`'),
             ),
         ),
     ),
