@@ -28,9 +28,12 @@ class CudaOnlyFacts:
     # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
     sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
     sparse_optimizers: set[cst.Call] = field(default_factory=set)
-    # Sparse tensors moved to the device (``adj.cuda()``, the name holding it) and sparse
-    # products in a model's forward, where an operand is on the device: both raise on XLA.
-    sparse_moves: dict[cst.Call, str] = field(default_factory=dict)
+    # Sparse tensors moved to the device (``adj.cuda()``: the name holding it, or the code of
+    # a call that returns one and whether it is such a call) and sparse products in a model's
+    # forward, where an operand is on the device: both raise on XLA.
+    sparse_moves: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
+    # For other files: the functions of this one that return a sparse tensor (qualified).
+    sparse_returns: set[str] = field(default_factory=set)
     sparse_products: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)

@@ -52,11 +52,12 @@ class CudaOnlyRewrite(Concern):
                 "step where SparseAdam updates only the rows looked up, so the results differ)",
             )
         if original in part.sparse_moves:
+            held, returned = part.sparse_moves[original]
             self.ctx.report(
                 SPARSE_TENSORS,
                 original,
-                f"`{part.sparse_moves[original]}` holds a sparse tensor, which XLA cannot hold: moving it to the device "
-                f"raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{part.sparse_moves[original]}"
+                f"`{held}` {'returns' if returned else 'holds'} a sparse tensor, which XLA cannot hold: moving it to "
+                f"the device raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{held}"
                 ".to_dense()`), and use torch.mm on the dense tensor",
             )
         elif original in part.sparse_products:

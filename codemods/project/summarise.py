@@ -30,6 +30,7 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         own_optimizers=frozenset(facts.training.own_optimizers),
+        sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         parameter_readers=frozenset(facts.training.parameter_readers),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),

@@ -42,6 +42,9 @@ class ModuleSummary:
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
     # parameters: (class, the optimizer's attribute); moving an instance later strands it.
     own_optimizers: frozenset[tuple[str, str]] = frozenset()
+    # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
+    # they return to the XLA device raises.
+    sparse_returns: frozenset[str] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):

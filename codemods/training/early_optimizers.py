@@ -24,7 +24,16 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import CUDA
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, parse_dotted, string_value, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    method_name,
+    names_the_cpu,
+    parse_dotted,
+    string_value,
+    walk,
+)
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
@@ -382,7 +391,7 @@ class EarlyOptimizers(Analysis):
     def _note_own_optimizer_move(self, name: str, built: tuple[str, str, str], move: cst.Call) -> None:
         target = arg_value(move, 0, "device")
         cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-        if not cuda and (self._casts_only(target) or _names_the_cpu(target)):  # type: ignore[attr-defined]
+        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]
             return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin = built
@@ -465,12 +474,6 @@ def _moved_by_methods(
         return []
     key = (qualname.rpartition(".")[0], ".".join(written.split(".")[:2]))
     return [(xla, where) for method, xla, where in attribute_moves.get(key, ()) if method != qualname]
-
-
-def _names_the_cpu(device: cst.BaseExpression | None) -> bool:
-    """``"cpu"`` or ``torch.device("cpu")``: a move that leaves a module on the CPU."""
-    strings = [sub for sub in walk(device) if type(sub) is cst.SimpleString] if device is not None else []
-    return bool(strings) and all(sub.evaluated_value in ("cpu", b"cpu") for sub in strings)
 
 
 def _canonical(name: str, aliases: dict[str, str]) -> str:

@@ -795,3 +795,28 @@ def test_a_class_of_another_module_that_builds_its_own_optimizer_is_reported_whe
         assert [(f.line, f.col) for f in errors] == [(7, 7), (9, 1)], errors
         assert "after `Generator.__init__` (nets.py) built `self.optim`" in errors[0].message
         assert "so `other.optim` steps the stale CPU copies" in errors[1].message
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_sparse_tensor_that_another_module_returns_is_reported_where_it_moves(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LightGCN's shape across modules: graphs.py returns a torch sparse tensor, train.py
+    moves it to the device (NotImplementedError on XLA); a densified one is left alone."""
+    graphs = (
+        "import torch\n\n\n"
+        "def load_graph(index, data, n):\n"
+        "    return torch.sparse_coo_tensor(index, data, (n, n))\n"
+    )
+    main = (
+        "import torch\n\nimport graphs\n\n"
+        'device = torch.device("cuda")\n'
+        "adj = graphs.load_graph(index, data, n).coalesce().to(device)\n"
+        "dense = graphs.load_graph(index, data, n).to_dense().to(device)\n"
+    )
+    repo = _project(tmp_path, {"graphs.py": graphs, "train.py": main})
+    monkeypatch.chdir(repo)
+    for names in (["graphs.py", "train.py"], ["train.py"]):
+        errors = [f for f in _run(repo, names, target)["train.py"] if f.rule == "XLA510"]
+        assert [(f.line, f.col) for f in errors] == [(6, 7)], errors
+        assert "`graphs.load_graph(index, data, n)` returns a sparse tensor" in errors[0].message
