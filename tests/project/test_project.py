@@ -804,9 +804,7 @@ def test_a_sparse_tensor_that_another_module_returns_is_reported_where_it_moves(
     """LightGCN's shape across modules: graphs.py returns a torch sparse tensor, train.py
     moves it to the device (NotImplementedError on XLA); a densified one is left alone."""
     graphs = (
-        "import torch\n\n\n"
-        "def load_graph(index, data, n):\n"
-        "    return torch.sparse_coo_tensor(index, data, (n, n))\n"
+        "import torch\n\n\ndef load_graph(index, data, n):\n    return torch.sparse_coo_tensor(index, data, (n, n))\n"
     )
     main = (
         "import torch\n\nimport graphs\n\n"
