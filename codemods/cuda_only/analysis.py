@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.facts import SparseParameter
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
     arg_value,
@@ -20,6 +21,7 @@ from codemods.engine.nodes import (
     dotted,
     flag_dest,
     is_false,
+    is_none,
     method_name,
     names_the_cpu,
     receiver,
@@ -66,6 +68,8 @@ class CudaOnlyAnalysis(Analysis):
         # return one are known (settle): ("bind", targets, value) | ("move", the call).
         self.sparse_events: list[tuple[str, object, object]] = []
         self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
+        # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
+        self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
 
     def leave_Assign(self, node: cst.Assign) -> None:
@@ -162,6 +166,7 @@ class CudaOnlyAnalysis(Analysis):
             sparse = _keyword_set(node, "sparse")
             if sparse is not None:
                 self.part.sparse_embeddings[node] = sparse
+                self._sparse_parameter(node, sparse)
         elif callee in _ENVIRON_SETTERS:
             self._environment(node, string_value(arg_value(node, 0, "key")))
 
@@ -197,6 +202,49 @@ class CudaOnlyAnalysis(Analysis):
             return True
         found = self.walk.analysis(ProjectAnalysis).origin(callee)
         return found is not None and found.summary is not None and found.name in found.summary.sparse_returns
+
+    def _sparse_parameter(self, node: cst.Call, sparse: cst.Arg) -> None:
+        """``sparse=sparse``, a parameter of the enclosing function that defaults to False
+        (or None): noted with its place, for the calls that decide it (settle)."""
+        function = self.walk.enclosing_function
+        if function is None or type(sparse.value) is not cst.Name:
+            return
+        name = sparse.value.value
+        positional = [*function.params.posonly_params, *function.params.params]
+        if positional and positional[0].name.value in ("self", "cls") and self.walk.class_depth:
+            positional = positional[1:]
+        for index, param in [*enumerate(positional), *((-1, p) for p in function.params.kwonly_params)]:
+            if param.name.value == name and (is_false(param.default) or is_none(param.default)):
+                self.sparse_parameter_uses[node] = (self.walk.qualname, index, name)
+
+    def _sparse_calls(self) -> None:
+        """What the calls of a function handing ``sparse`` to an embedding pass for it: of
+        this file's functions (they settle its findings), and of another module's (told to
+        that module's findings through this file's summary, runner.release_held)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        functions = set(self.sparse_parameter_uses.values())
+        self.part.sparse_functions.update(functions)
+        local: dict[str, list[str]] = {qualname: [] for qualname, _, _ in functions}
+        called: set[str] = set()
+        for call, callee in project.calls:
+            for qualname, index, param in functions:
+                if _calls(callee, qualname):
+                    called.add(qualname)
+                    if (passed := _passes_not_false(call, index, param)) is not None:
+                        local[qualname].append(passed)
+            found = project.origin(callee)
+            if found is None or found.summary is None:
+                continue
+            for function, index, param in found.summary.sparse_functions:
+                if (
+                    function in (found.name, f"{found.name}.__init__")
+                    and (passed := _passes_not_false(call, index, param)) is not None
+                ):
+                    self.part.sparse_calls.add((found.summary.path, function, passed))
+        for node, (qualname, _, param) in self.sparse_parameter_uses.items():
+            self.part.sparse_parameters[node] = SparseParameter(
+                qualname, param, tuple(local[qualname]), qualname in called
+            )
 
     def _sparse_moves(self) -> None:
         """Replays what binds, returns and moves tensors: a move of a name bound to a sparse
@@ -259,6 +307,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def settle(self) -> None:
         self._sparse_moves()
+        self._sparse_calls()
         kept_checks = self.facts.device.kept_availability_checks
         for node, guards in self.cuda_references:
             verdicts = [self._never_true(guard, kept_checks) for guard in guards]
@@ -285,6 +334,28 @@ def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:
     while type(node) is cst.Call and method_name(node) in _KEEP_SPARSE and not node.args:
         node = receiver(node)  # type: ignore[assignment]
     return node
+
+
+def _calls(callee: str, qualname: str) -> bool:
+    """A call of ``callee`` in the function's own file runs it: ``build``, ``self.build``
+    for ``Model.build``, ``Model`` for ``Model.__init__``."""
+    owner, _, name = qualname.rpartition(".")
+    if name == "__init__":
+        return callee == owner
+    return callee == qualname or (bool(owner) and callee == f"self.{name}")
+
+
+def _passes_not_false(call: cst.Call, index: int, param: str) -> str | None:
+    """What ``call`` passes for the parameter, as a finding names it, unless it is False,
+    None or nothing (the default); ``**kwargs`` may pass anything."""
+    value = arg_value(call, index, param) if index >= 0 else call_args(call)[1].get(param)
+    if isinstance(value, cst.Arg):
+        value = value.value
+    if value is None:
+        return f"`{code_of(call)}`" if any(a.star for a in call.args) else None
+    if is_false(value) or is_none(value):
+        return None
+    return f"`{code_of(call.func)}(..., {param}={code_of(value)})`"
 
 
 def _keyword_set(call: cst.Call, keyword: str) -> cst.Arg | None:

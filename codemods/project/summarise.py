@@ -31,6 +31,8 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         own_optimizers=frozenset(facts.training.own_optimizers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
+        sparse_functions=frozenset(facts.cuda_only.sparse_functions),
+        sparse_calls=frozenset(facts.cuda_only.sparse_calls),
         parameter_readers=frozenset(facts.training.parameter_readers),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),

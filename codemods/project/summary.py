@@ -18,6 +18,11 @@ from typing import Protocol
 # that an FSDP file imports: it stands unless a file of the run hands that function an FSDP
 # model (runner.release_held); other held keys are the undriven step's function.
 FSDP_HELD = "fsdp:"
+# The key prefix of a held ``sparse=<parameter>`` finding: it stands only if a file of the
+# run calls the function with something other than False (runner.release_held).
+SPARSE_HELD = "sparse:"
+# Where such a finding's message names the calls, filled in when it stands.
+SPARSE_CALLERS = "{callers}"
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,11 @@ class ModuleSummary:
     # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
     # they return to the XLA device raises.
     sparse_returns: frozenset[str] = frozenset()
+    # Functions that hand a parameter defaulting to False to an embedding's ``sparse=``:
+    # (name, index without self or -1, parameter); and calls of such functions of other
+    # modules that may pass True: (that module's path, the function, the call as named).
+    sparse_functions: frozenset[tuple[str, int, str]] = frozenset()
+    sparse_calls: frozenset[tuple[str, str, str]] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):

@@ -818,3 +818,35 @@ def test_a_sparse_tensor_that_another_module_returns_is_reported_where_it_moves(
         errors = [f for f in _run(repo, names, target)["train.py"] if f.rule == "XLA510"]
         assert [(f.line, f.col) for f in errors] == [(6, 7)], errors
         assert "`graphs.load_graph(index, data, n)` returns a sparse tensor" in errors[0].message
+
+
+_EMBEDDINGS = """from torch import nn
+
+
+def create_embedding_matrix(columns, init_std=0.0001, linear=False, sparse=False):
+    return nn.ModuleDict({c: nn.Embedding(10, 4, sparse=sparse) for c in columns})
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_embeddings_sparse_parameter_is_settled_by_the_runs_calls(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DeepCTR-Torch's shape: ``sparse=sparse`` with ``sparse=False`` by default. Every call
+    of the run passes False or nothing: no error; a call that may pass True: an error at
+    the embedding naming that call; the file alone: an error saying no call is in sight."""
+    base = (
+        "import torch\nfrom inputs import create_embedding_matrix\n\n"
+        "linear = create_embedding_matrix(cols, 0.0001, True, False)\n"
+        "tables = create_embedding_matrix(cols, sparse=False)\n"
+        "plain = create_embedding_matrix(cols)\n"
+    )
+    other = "import torch\n\nimport inputs\n\ntables = inputs.create_embedding_matrix(cols, sparse=args.sparse)\n"
+    repo = _project(tmp_path, {"inputs.py": _EMBEDDINGS, "base.py": base, "other.py": other})
+    monkeypatch.chdir(repo)
+    assert not [f for f in _run(repo, ["inputs.py", "base.py"], target)["inputs.py"] if f.rule == "XLA507"]
+    (error,) = [f for f in _run(repo, ["inputs.py", "base.py", "other.py"], target)["inputs.py"] if f.rule == "XLA507"]
+    assert (error.line, error.col) == (5, 50)
+    assert "but `inputs.create_embedding_matrix(..., sparse=args.sparse)` in other.py may pass True" in error.message
+    (alone,) = [f for f in _run(repo, ["inputs.py"], target)["inputs.py"] if f.rule == "XLA507"]
+    assert "no file of this run calls it" in alone.message
