@@ -18,7 +18,14 @@ from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import convert_source, load_parser, summarise_with
 from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
-from codemods.project.summary import FSDP_HELD, SPARSE_CALLERS, SPARSE_HELD, ImportContext, ModuleSummary
+from codemods.project.summary import (
+    DDP_HELD,
+    FSDP_HELD,
+    SPARSE_CALLERS,
+    SPARSE_HELD,
+    ImportContext,
+    ModuleSummary,
+)
 from codemods.rules import Severity
 
 if TYPE_CHECKING:
@@ -279,16 +286,27 @@ def release_held(reports: Sequence[FileReport]) -> None:
                 sparse_calls.setdefault((resolved(path), f"{SPARSE_HELD}{name}"), []).append(
                     f"{call} in {_shown(report.path)}"
                 )
+    # A scaled backward's all-reduce finding stands unless a file that wraps a model in DDP
+    # imports the module (DDP reduces the gradients in backward).
+    under_ddp = {
+        resolved(path)
+        for report in reports
+        if isinstance(report.summary, ModuleSummary)
+        for path in report.summary.ddp_imports
+    }
     for report in reports:
         if not report.held:
             continue
         file = resolved(report.path)
+        if file in under_ddp:
+            report.held = tuple((key, finding) for key, finding in report.held if key != DDP_HELD)
         standing = [
             replace(finding, message=finding.message.replace(SPARSE_CALLERS, ", ".join(sparse_calls[(file, key)])))
             if key.startswith(SPARSE_HELD)
             else finding
             for key, finding in report.held
-            if ((file, key) in sparse_calls if key.startswith(SPARSE_HELD) else (file, key) not in driven)
+            if key == DDP_HELD
+            or ((file, key) in sparse_calls if key.startswith(SPARSE_HELD) else (file, key) not in driven)
         ]
         if standing:
             report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))

@@ -23,6 +23,9 @@ FSDP_HELD = "fsdp:"
 SPARSE_HELD = "sparse:"
 # Where such a finding's message names the calls, filled in when it stands.
 SPARSE_CALLERS = "{callers}"
+# The key of a held finding that stands only if no file of the run that imports the module
+# wraps a model in DDP (a scaled backward there needs no all-reduce of its own).
+DDP_HELD = "ddp:"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,9 @@ class ModuleSummary:
     # modules that may pass True: (that module's path, the function, the call as named).
     sparse_functions: frozenset[tuple[str, int, str]] = frozenset()
     sparse_calls: frozenset[tuple[str, str, str]] = frozenset()
+    # In a file that wraps a model in DistributedDataParallel: the project modules it
+    # imports (their paths), whose mixed-precision steps DDP's backward already reduces.
+    ddp_imports: frozenset[str] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):

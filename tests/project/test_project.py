@@ -850,3 +850,47 @@ def test_an_embeddings_sparse_parameter_is_settled_by_the_runs_calls(
     assert "but `inputs.create_embedding_matrix(..., sparse=args.sparse)` in other.py may pass True" in error.message
     (alone,) = [f for f in _run(repo, ["inputs.py"], target)["inputs.py"] if f.rule == "XLA507"]
     assert "no file of this run calls it" in alone.message
+
+
+_SCALER_HELPER = """import torch
+
+
+def init_distributed_mode(args):
+    torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
+
+
+class NativeScaler:
+    def __init__(self):
+        self._scaler = torch.cuda.amp.GradScaler()
+
+    def __call__(self, loss, optimizer, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if update_grad:
+            self._scaler.step(optimizer)
+            self._scaler.update()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_scaler_helpers_backward_under_the_callers_ddp_needs_no_all_reduce(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LLaMA-Adapter's shape: util's NativeScaler runs the scaled backward and the step;
+    the script that imports it wraps the model in DDP (kept: it all-reduces in backward),
+    so no all-reduce is asked for; a script without DDP leaves the error standing."""
+    main = (
+        "import torch\n\nimport misc\n\n\n"
+        "def main(args, model, loader, optimizer):\n"
+        "    misc.init_distributed_mode(args)\n"
+        "{wrap}"
+        "    loss_scaler = misc.NativeScaler()\n"
+        "    for x in loader:\n"
+        "        loss_scaler(model(x.cuda()).sum(), optimizer)\n"
+    )
+    ddp = "    model = torch.nn.parallel.DistributedDataParallel(model.cuda(), device_ids=[args.gpu])\n"
+    repo = _project(tmp_path, {"misc.py": _SCALER_HELPER, "main.py": main.format(wrap=ddp)})
+    monkeypatch.chdir(repo)
+    assert not [f for f in _run(repo, ["misc.py", "main.py"], target)["misc.py"] if f.rule == "XLA607"]
+    (repo / "main.py").write_text(main.format(wrap="    model = model.cuda()\n"))
+    (error,) = [f for f in _run(repo, ["misc.py", "main.py"], target)["misc.py"] if f.rule == "XLA607"]
+    assert "no file of this run that imports this one wraps the model in DistributedDataParallel" in error.message
