@@ -48,8 +48,9 @@ class ModuleSummary:
     argument_moves: frozenset[tuple[str, int, str, bool, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
-    # parameters: (class, the optimizer's attribute); moving an instance later strands it.
-    own_optimizers: frozenset[tuple[str, str]] = frozenset()
+    # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
+    # moving an instance later strands it.
+    own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
     # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
     # they return to the XLA device raises.
     sparse_returns: frozenset[str] = frozenset()
@@ -231,6 +232,11 @@ class ImportContext(Protocol):
         file's functions the optimizer of a sharded model)."""
         ...
 
+    def neighbours(self) -> tuple[str, ...]:
+        """The modules of the file's own folder (what ``__import__(name)`` with a name known
+        only at run time may load, the script's folder being first on sys.path)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -288,6 +294,9 @@ class GuessedImports:
 
     def imported_by_fsdp(self) -> bool:
         return False
+
+    def neighbours(self) -> tuple[str, ...]:
+        return ()
 
 
 def outside_project(module: str) -> bool:

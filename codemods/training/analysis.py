@@ -386,10 +386,10 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self._device_less()
         self._callables_summary()
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
-        self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
         self.place_step_barriers(steps, synced, by_name)
         self.note_called_parameters()
         self.note_driven()
+        self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part

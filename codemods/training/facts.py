@@ -113,9 +113,10 @@ class TrainingFacts:
     argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
     # Module classes whose ``__init__`` builds an optimizer over the instance's own
-    # parameters before any move of it: (class, the optimizer's attribute); and the moves of
+    # parameters before any move of it: (class, the optimizer's attribute, the parameters
+    # whose truth returns before it is built: ``if no_optim: return``); and the moves of
     # their instances after construction.
-    own_optimizers: set[tuple[str, str]] = field(default_factory=set)
+    own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)

@@ -779,7 +779,8 @@ def test_a_class_of_another_module_that_builds_its_own_optimizer_is_reported_whe
     """BigGAN's shape: ``Generator.__init__`` (nets.py) builds ``self.optim`` over its own
     parameters and train.py moves the instance afterwards: an error at each move, naming
     the class, its module and the attribute, on a whole-project and a single-file run;
-    none for an instance that stays on the CPU."""
+    none for an instance that stays on the CPU or is built with ``no_optim=True``, and none
+    in a script that trains nothing."""
     main = (
         "import torch\n\nimport nets\nfrom nets import Generator as G\n\n"
         'device = torch.device("cuda")\n'
@@ -787,14 +788,33 @@ def test_a_class_of_another_module_that_builds_its_own_optimizer_is_reported_whe
         "other = G()\n"
         "other.cuda()\n"
         'kept = nets.Generator().to("cpu")\n'
+        "ema = nets.Generator(**{'no_optim': True}).to(device)\n"
+        "for x in loader:\n"
+        "    gen(x.to(device)).sum().backward()\n"
+        "    gen.optim.step()\n"
     )
-    repo = _project(tmp_path, {"nets.py": _SELF_OPTIMIZING, "train.py": main})
+    dynamic = (
+        "import torch\n\n\n"
+        "def run(config, loader):\n"
+        '    model = __import__(config["model"])\n'
+        '    G = model.Generator(**config).to("cuda")\n'
+        "    for x in loader:\n"
+        '        G(x.to("cuda")).sum().backward()\n'
+        "        G.optim.step()\n"
+    )
+    sample = 'import nets\n\nG = nets.Generator().cuda()\nsamples = G(z.to("cuda"))\n'
+    files = {"nets.py": _SELF_OPTIMIZING, "train.py": main, "dynamic.py": dynamic, "sample.py": sample}
+    repo = _project(tmp_path, files)
     monkeypatch.chdir(repo)
-    for names in (["nets.py", "train.py"], ["train.py"]):
-        errors = [f for f in _run(repo, names, target)["train.py"] if f.rule == "XLA203"]
+    for names in (list(files), ["train.py", "dynamic.py", "sample.py"]):
+        found = _run(repo, names, target)
+        errors = [f for f in found["train.py"] if f.rule == "XLA203"]
         assert [(f.line, f.col) for f in errors] == [(7, 7), (9, 1)], errors
         assert "after `Generator.__init__` (nets.py) built `self.optim`" in errors[0].message
         assert "so `other.optim` steps the stale CPU copies" in errors[1].message
+        (run_time,) = [f for f in found["dynamic.py"] if f.rule == "XLA203"]
+        assert "(of the module that `model` names at run time, if it is nets.py) built `self.optim`" in run_time.message
+        assert not [f for f in found["sample.py"] if f.rule == "XLA203"]
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])

@@ -426,16 +426,19 @@ def main():
 
 
 # Module classes that build their optimizer over their own parameters in ``__init__``
-# (BigGAN's Generator/Discriminator, RL agents), moved by the caller afterwards.
+# (BigGAN's Generator/Discriminator, RL agents), moved by the caller afterwards; an
+# instance built with ``no_optim=True`` skips the optimizer (BigGAN's EMA copy).
 OWN_OPTIMIZERS_MOVED_LATER = """
 import torch
 from torch import nn, optim
 
 
 class Generator(nn.Module):
-    def __init__(self, lr=1e-3):
+    def __init__(self, lr=1e-3, no_optim=False):
         super().__init__()
         self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
         self.optim = optim.Adam(params=self.parameters(), lr=lr)
 
 
@@ -446,12 +449,16 @@ class Critic(nn.Module):
         self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
 
 
-def main():
+def main(loader):
     device = torch.device("cuda")
     G = Generator().to(device)
+    G_ema = Generator(no_optim=True).to(device)
     D = Critic()
     D.cuda()
-    return G, D
+    for x in loader:
+        G.optim.zero_grad()
+        D(G(x.to(device))).sum().backward()
+        G.optim.step()
 """
 
 
@@ -459,12 +466,16 @@ OWN_OPTIMIZERS_MOVED_LATER_PORTED = """
 import torch
 from torch import nn, optim
 import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
 
 
 class Generator(nn.Module):
-    def __init__(self, lr=1e-3):
+    def __init__(self, lr=1e-3, no_optim=False):
         super().__init__()
         self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
         self.optim = optim.Adam(params=self.parameters(), lr=lr)
 
 
@@ -475,12 +486,52 @@ class Critic(nn.Module):
         self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
 
 
-def main():
+def main(loader):
     device = torch_xla.device()
     G = Generator().to(device)
+    G_ema = Generator(no_optim=True).to(device)
     D = Critic()
     D.to(torch_xla.device())
-    return G, D
+    for x in pl.MpDeviceLoader(loader, device):
+        G.optim.zero_grad()
+        D(G(x.to(device))).sum().backward()
+        xm.optimizer_step(G.optim)
+"""
+
+
+OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER = """
+import torch
+from torch import nn, optim
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3, no_optim=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 1)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def main(loader):
+    device = xm.xla_device()
+    G = Generator().to(device)
+    G_ema = Generator(no_optim=True).to(device)
+    D = Critic()
+    D.to(xm.xla_device())
+    for x in pl.MpDeviceLoader(loader, device):
+        G.optim.zero_grad()
+        D(G(x.to(device))).sum().backward()
+        xm.optimizer_step(G.optim)
 """
 
 
@@ -509,6 +560,10 @@ G = Generator(device).to(device)
 kept = Critic()
 on_cpu = Critic().to("cpu")
 half = Critic().to(torch.bfloat16)
+for x in loader:
+    G.optim.zero_grad()
+    G(x.to(device)).sum().backward()
+    G.optim.step()
 """
 
 
@@ -516,6 +571,8 @@ OWN_OPTIMIZERS_KEPT_RIGHT_PORTED = """
 import torch
 from torch import nn, optim
 import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
 
 
 class Generator(nn.Module):
@@ -538,4 +595,42 @@ G = Generator(device).to(device)
 kept = Critic()
 on_cpu = Critic().to("cpu")
 half = Critic().to(torch.bfloat16)
+for x in pl.MpDeviceLoader(loader, device):
+    G.optim.zero_grad()
+    G(x.to(device)).sum().backward()
+    xm.optimizer_step(G.optim)
+"""
+
+
+OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER = """
+import torch
+from torch import nn, optim
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Generator(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.to(device)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+device = xm.xla_device()
+G = Generator(device).to(device)
+kept = Critic()
+on_cpu = Critic().to("cpu")
+half = Critic().to(torch.bfloat16)
+for x in pl.MpDeviceLoader(loader, device):
+    G.optim.zero_grad()
+    G(x.to(device)).sum().backward()
+    xm.optimizer_step(G.optim)
 """

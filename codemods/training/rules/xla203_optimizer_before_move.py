@@ -23,8 +23,10 @@ from codemods.training.rules.programs import (
     OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
     OWN_OPTIMIZERS_KEPT_RIGHT,
     OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
+    OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
     OWN_OPTIMIZERS_MOVED_LATER,
     OWN_OPTIMIZERS_MOVED_LATER_PORTED,
+    OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER,
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
     VISION_LANGUAGE,
@@ -55,7 +57,10 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "caller moves afterwards (`G = Generator(**cfg).to(device)`) is reported at the move, naming the class and "
     "the attribute: there is no safe port (the constructor does not know the device, other instances may stay "
     "on the CPU, and rebuilding the optimizer would drop its state and groups), so build the optimizer after the "
-    "move or move the module in `__init__` before building it.",
+    "move or move the module in `__init__` before building it. The class is followed through a module that "
+    "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
+    "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
+    "a dict it unpacks) and a file that trains nothing (a sampling script) get no finding.",
     examples=lambda: (
         invalid(
             """
@@ -160,8 +165,46 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="own-optimizer-moved-first-never-moved-or-on-the-cpu",
         ),
         valid(
+            """
+            import torch
+            from torch import nn, optim
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+            G = Generator().cuda()
+            G.load_state_dict(torch.load("G.pth", map_location="cpu"))
+            with torch.no_grad():
+                samples = G(torch.randn(16, 4, device="cuda"))
+            """,
+            """
+            import torch
+            from torch import nn, optim
+            import torch_xla
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+            G = Generator().to(torch_xla.device())
+            G.load_state_dict(torch.load("G.pth", map_location="cpu"))
+            with torch.no_grad():
+                samples = G(torch.randn(16, 4, device="xla"))
+            """,
+            note="own-optimizer-in-a-script-that-trains-nothing",
+        ),
+        valid(
             OWN_OPTIMIZERS_KEPT_RIGHT,
-            on_sagemaker(OWN_OPTIMIZERS_KEPT_RIGHT_PORTED),
+            OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
             target="sagemaker",
             note="own-optimizer-moved-first-never-moved-or-on-the-cpu-sagemaker",
         ),
@@ -674,19 +717,19 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later",
             findings=(
                 Expected(
-                    22, 9, "`Generator().to(device)` moves `G` to the XLA device after `Generator.__init__` built"
+                    26, 9, "`Generator().to(device)` moves `G` to the XLA device after `Generator.__init__` built"
                 ),
-                Expected(24, 5, "`D.cuda()` moves `D` to the XLA device after `Critic.__init__` built `self.opt`"),
+                Expected(29, 5, "`D.cuda()` moves `D` to the XLA device after `Critic.__init__` built `self.opt`"),
             ),
         ),
         invalid(
             OWN_OPTIMIZERS_MOVED_LATER,
-            on_sagemaker(OWN_OPTIMIZERS_MOVED_LATER_PORTED),
+            OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER,
             target="sagemaker",
             note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later-sagemaker",
             findings=(
-                Expected(22, 9, "so `G.optim` steps the stale CPU copies and training changes nothing"),
-                Expected(24, 5, "so `D.opt` steps the stale CPU copies"),
+                Expected(25, 9, "so `G.optim` steps the stale CPU copies and training changes nothing"),
+                Expected(28, 5, "so `D.opt` steps the stale CPU copies"),
             ),
         ),
         invalid(
@@ -703,11 +746,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
 
 
             agent = Agent().to("cuda:0")
+            for batch in batches:
+                agent.optimizer.zero_grad()
+                agent.net(batch.to("cuda:0")).sum().backward()
+                agent.optimizer.step()
             """,
             """
             import torch.nn as tnn
             import torch.optim as o
-            import torch_xla  # noqa: F401  (registers the "xla" device)
+            import torch_xla
+            import torch_xla.core.xla_model as xm
 
 
             class Agent(tnn.Module):
@@ -718,11 +766,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
 
 
             agent = Agent().to("xla")
+            for batch in batches:
+                agent.optimizer.zero_grad()
+                agent.net(batch.to("xla")).sum().backward()
+                xm.optimizer_step(agent.optimizer)
+                torch_xla.sync()
             """,
             alias=True,
             note="own-optimizer-through-aliases",
             findings=(
-                Expected(13, 9, '`Agent().to("cuda:0")` moves `agent` to the XLA device after `Agent.__init__`'),
+                Expected(14, 9, '`Agent().to("cuda:0")` moves `agent` to the XLA device after `Agent.__init__`'),
             ),
         ),
     ),
