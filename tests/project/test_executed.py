@@ -141,3 +141,58 @@ def test_without_the_port_the_moved_models_keep_their_initial_weights(tmp_path: 
     assert "torch.optim.Adam(handed.parameters(), 1e-2)" in code
     assert results == {"grouped": ("xla", False), "handed": ("xla", False)}
     assert problems == ["the optimizers stepped parameters on cpu, not only on xla"]
+
+
+OWN_NETS = """\
+import torch.nn as nn
+import torch.optim as optim
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.SGD(params=self.parameters(), lr=0.1)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+OWN_MAIN = """\
+import torch
+import nets
+
+
+def main():
+    torch.manual_seed(0)
+    device = torch.device("cuda")
+    G = nets.Generator().to(device)
+    before = {k: v.detach().cpu().clone() for k, v in G.state_dict().items()}
+    for step in range(4):
+        G.optim.zero_grad()
+        loss = (G(torch.randn(8, 4).to(device)) ** 2).mean()
+        loss.backward()
+        G.optim.step()
+    after = {k: v.detach().cpu() for k, v in G.state_dict().items()}
+    changed = any(not torch.equal(before[k], after[k]) for k in before)
+    print(f"own {next(G.parameters()).device.type} changed {changed}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_class_that_builds_its_own_optimizer_and_moves_later_trains_nothing_as_xla203_says(tmp_path: Path) -> None:
+    """BigGAN's shape, which XLA203 reports at the move and does not port: converted, the
+    script runs on XLA, but ``G.optim`` steps the CPU parameters the move replaced, so the
+    model never changes (the error says so)."""
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'own'\n")
+    (folder / "nets.py").write_text(OWN_NETS)
+    (folder / "main.py").write_text(OWN_MAIN)
+    convert_folder(folder)
+    assert "G = nets.Generator().to(device)" in (folder / "main.py").read_text()
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "own xla changed False" in output
