@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
     HANDED_IN_MODELS,
     HANDED_IN_MODELS_PORTED,
@@ -21,12 +22,6 @@ from codemods.training.rules.programs import (
     MOVED_IN_INIT_PORTED,
     OPTIMIZER_BUILDER_AND_TRAINER,
     OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
-    OWN_OPTIMIZERS_KEPT_RIGHT,
-    OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
-    OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
-    OWN_OPTIMIZERS_MOVED_LATER,
-    OWN_OPTIMIZERS_MOVED_LATER_PORTED,
-    OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER,
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
     VISION_LANGUAGE,
@@ -159,55 +154,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
         ),
-        valid(
-            OWN_OPTIMIZERS_KEPT_RIGHT,
-            OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
-            note="own-optimizer-moved-first-never-moved-or-on-the-cpu",
-        ),
-        valid(
-            """
-            import torch
-            from torch import nn, optim
-
-
-            class Generator(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Linear(4, 4)
-                    self.optim = optim.Adam(self.parameters(), lr=1e-3)
-
-
-            G = Generator().cuda()
-            G.load_state_dict(torch.load("G.pth", map_location="cpu"))
-            with torch.no_grad():
-                samples = G(torch.randn(16, 4, device="cuda"))
-            """,
-            """
-            import torch
-            from torch import nn, optim
-            import torch_xla
-
-
-            class Generator(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Linear(4, 4)
-                    self.optim = optim.Adam(self.parameters(), lr=1e-3)
-
-
-            G = Generator().to(torch_xla.device())
-            G.load_state_dict(torch.load("G.pth", map_location="cpu"))
-            with torch.no_grad():
-                samples = G(torch.randn(16, 4, device="xla"))
-            """,
-            note="own-optimizer-in-a-script-that-trains-nothing",
-        ),
-        valid(
-            OWN_OPTIMIZERS_KEPT_RIGHT,
-            OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
-            target="sagemaker",
-            note="own-optimizer-moved-first-never-moved-or-on-the-cpu-sagemaker",
-        ),
+        *own_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -711,72 +658,6 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
             ),
         ),
-        invalid(
-            OWN_OPTIMIZERS_MOVED_LATER,
-            OWN_OPTIMIZERS_MOVED_LATER_PORTED,
-            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later",
-            findings=(
-                Expected(
-                    26, 9, "`Generator().to(device)` moves `G` to the XLA device after `Generator.__init__` built"
-                ),
-                Expected(29, 5, "`D.cuda()` moves `D` to the XLA device after `Critic.__init__` built `self.opt`"),
-            ),
-        ),
-        invalid(
-            OWN_OPTIMIZERS_MOVED_LATER,
-            OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER,
-            target="sagemaker",
-            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later-sagemaker",
-            findings=(
-                Expected(25, 9, "so `G.optim` steps the stale CPU copies and training changes nothing"),
-                Expected(28, 5, "so `D.opt` steps the stale CPU copies"),
-            ),
-        ),
-        invalid(
-            """
-            import torch.nn as tnn
-            import torch.optim as o
-
-
-            class Agent(tnn.Module):
-                def __init__(self):
-                    super(Agent, self).__init__()
-                    self.net = tnn.Linear(4, 2)
-                    self.optimizer = o.RMSprop(self.parameters())
-
-
-            agent = Agent().to("cuda:0")
-            for batch in batches:
-                agent.optimizer.zero_grad()
-                agent.net(batch.to("cuda:0")).sum().backward()
-                agent.optimizer.step()
-            """,
-            """
-            import torch.nn as tnn
-            import torch.optim as o
-            import torch_xla
-            import torch_xla.core.xla_model as xm
-
-
-            class Agent(tnn.Module):
-                def __init__(self):
-                    super(Agent, self).__init__()
-                    self.net = tnn.Linear(4, 2)
-                    self.optimizer = o.RMSprop(self.parameters())
-
-
-            agent = Agent().to("xla")
-            for batch in batches:
-                agent.optimizer.zero_grad()
-                agent.net(batch.to("xla")).sum().backward()
-                xm.optimizer_step(agent.optimizer)
-                torch_xla.sync()
-            """,
-            alias=True,
-            note="own-optimizer-through-aliases",
-            findings=(
-                Expected(14, 9, '`Agent().to("cuda:0")` moves `agent` to the XLA device after `Agent.__init__`'),
-            ),
-        ),
+        *own_optimizer_invalid(),
     ),
 )
