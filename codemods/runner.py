@@ -18,7 +18,14 @@ from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import convert_source, load_parser, summarise_with
 from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
-from codemods.project.summary import FSDP_HELD, ImportContext, ModuleSummary
+from codemods.project.summary import (
+    DDP_HELD,
+    FSDP_HELD,
+    SPARSE_CALLERS,
+    SPARSE_HELD,
+    ImportContext,
+    ModuleSummary,
+)
 from codemods.rules import Severity
 
 if TYPE_CHECKING:
@@ -270,14 +277,48 @@ def release_held(reports: Sequence[FileReport]) -> None:
         if isinstance(report.summary, ModuleSummary)
         for path, name in report.summary.trains_fsdp
     }
+    # A ``sparse=<parameter>`` finding stands only if a file calls the function with
+    # something other than False: those calls, as the finding names them.
+    sparse_calls: dict[tuple[Path, str], list[str]] = {}
+    for report in reports:
+        if isinstance(report.summary, ModuleSummary):
+            for path, name, call in sorted(report.summary.sparse_calls):
+                sparse_calls.setdefault((resolved(path), f"{SPARSE_HELD}{name}"), []).append(
+                    f"{call} in {_shown(report.path)}"
+                )
+    # A scaled backward's all-reduce finding stands unless a file that wraps a model in DDP
+    # imports the module (DDP reduces the gradients in backward).
+    under_ddp = {
+        resolved(path)
+        for report in reports
+        if isinstance(report.summary, ModuleSummary)
+        for path in report.summary.ddp_imports
+    }
     for report in reports:
         if not report.held:
             continue
         file = resolved(report.path)
-        standing = [finding for key, finding in report.held if (file, key) not in driven]
+        if file in under_ddp:
+            report.held = tuple((key, finding) for key, finding in report.held if key != DDP_HELD)
+        standing = [
+            replace(finding, message=finding.message.replace(SPARSE_CALLERS, ", ".join(sparse_calls[(file, key)])))
+            if key.startswith(SPARSE_HELD)
+            else finding
+            for key, finding in report.held
+            if key == DDP_HELD
+            or ((file, key) in sparse_calls if key.startswith(SPARSE_HELD) else (file, key) not in driven)
+        ]
         if standing:
             report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))
         report.held = ()
+
+
+def _shown(path: str) -> str:
+    """A path as findings show it: relative to the current folder where it can be."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
 
 
 @contextlib.contextmanager

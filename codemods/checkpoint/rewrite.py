@@ -91,7 +91,18 @@ class CheckpointRewrite(Concern):
         if problem is None and self.ctx.target.save_waits_for_all and original in self.facts.distributed.guarded_saves:
             return self._guarded_save(original, updated)
         if problem is not None:
-            self.ctx.report(XLA_SAVE, original, f"`{self.ctx.code(original.func)}` stays: {problem}; port it by hand")
+            distributed = self.facts.distributed
+            if original in distributed.guarded_saves or not distributed.multi_process:
+                # One process writes, and torch.save pickles XLA tensors through the CPU: it
+                # runs as it did (the file loads where torch_xla is installed).
+                return updated
+            self.ctx.report(
+                XLA_SAVE,
+                original,
+                f"`{self.ctx.code(original.func)}` stays ({problem}, so it cannot become xm.save) and no rank check "
+                "guards it: every process of this multi-process run writes the same file at once; save from the "
+                "master only (under a rank check, or with xm.save)",
+            )
             return updated
 
         def build() -> cst.Call | None:

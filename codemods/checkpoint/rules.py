@@ -16,7 +16,11 @@ XLA_SAVE = Rule(
     "`__getitem__`) saves host data in every process and DataLoader worker: it stays. In torch_xla 1.13 (the "
     "sagemaker target) `xm.save` ends in a rendezvous of every process, so under a rank check the master alone "
     "would wait forever: there `torch.save` stays and saves `xm._maybe_convert_to_cpu(state)`, the move to the "
-    "CPU that `xm.save` makes, without the rendezvous.",
+    "CPU that `xm.save` makes, without the rendezvous. A `torch.save` that cannot become `xm.save` (unpacked "
+    "arguments, keywords xm.save does not take) runs on XLA as it is where one process writes (under a rank check, "
+    "as in a `save_on_master` helper, or in a one-process script): torch.save pickles XLA tensors through the CPU "
+    "(checked on torch_xla 2.9), and the file loads where torch_xla is installed; it is an error only where every "
+    "process of a multi-process run writes the same file.",
     examples=lambda: (
         invalid(
             """
@@ -76,6 +80,95 @@ XLA_SAVE = Rule(
                 note=f"dataset-host-data-{target}",
             )
             for target in ("2.9", "sagemaker")
+        ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def is_main_process():
+                return dist.get_rank() == 0
+
+
+            def save_on_master(*args, **kwargs):
+                if is_main_process():
+                    torch.save(*args, **kwargs)
+
+
+            def save_checkpoint(state, path):
+                if dist.get_rank() == 0:
+                    torch.save(state, path, pickle_protocol=4)
+            """,
+            """
+            import torch
+            import torch_xla.runtime as xr
+
+
+            def is_main_process():
+                return xr.global_ordinal() == 0
+
+
+            def save_on_master(*args, **kwargs):
+                if is_main_process():
+                    torch.save(*args, **kwargs)
+
+
+            def save_checkpoint(state, path):
+                if xr.global_ordinal() == 0:
+                    torch.save(state, path, pickle_protocol=4)
+            """,
+            note="unportable-save-under-a-rank-check-runs",
+        ),
+        valid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def is_main_process():
+                return dist.get_rank() == 0
+
+
+            def save_on_master(*args, **kwargs):
+                if is_main_process():
+                    torch.save(*args, **kwargs)
+
+
+            def save_checkpoint(state, path):
+                if dist.get_rank() == 0:
+                    torch.save(state, path, pickle_protocol=4)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def is_main_process():
+                return xm.get_ordinal() == 0
+
+
+            def save_on_master(*args, **kwargs):
+                if is_main_process():
+                    torch.save(*args, **kwargs)
+
+
+            def save_checkpoint(state, path):
+                if xm.get_ordinal() == 0:
+                    torch.save(state, path, pickle_protocol=4)
+            """,
+            target="sagemaker",
+            note="unportable-save-under-a-rank-check-runs-sagemaker",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def save_checkpoint(*args, **kwargs):
+                torch.save(*args, **kwargs)
+            """,
+            note="unportable-save-in-one-process-runs",
         ),
     ),
     invalid=lambda: (
@@ -166,7 +259,7 @@ XLA_SAVE = Rule(
             torch.save(state, "c.pt", pickle_protocol=4)
             """,
             note="keywords",
-            findings=(Expected(4, 1, "torch.save -> xm.save"), Expected(5, 1, "`torch.save` stays")),
+            findings=(Expected(4, 1, "torch.save -> xm.save"),),  # one process: the kept save runs
         ),
         invalid(
             """
@@ -214,6 +307,79 @@ XLA_SAVE = Rule(
             """,
             note="checkpoint-beside-a-dataset",
             findings=(Expected(12, 5, "torch.save -> xm.save"),),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def save_everywhere(*args, **kwargs):
+                torch.save(*args, **kwargs)
+
+
+            def main(model):
+                dist.init_process_group("nccl")
+                save_everywhere(model.state_dict(), "m.pt")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def save_everywhere(*args, **kwargs):
+                torch.save(*args, **kwargs)
+
+
+            def main(model):
+                dist.init_process_group("xla", init_method="xla://")
+                save_everywhere(model.state_dict(), "m.pt")
+            """,
+            note="unportable-save-in-every-process",
+            findings=(
+                Expected(
+                    7,
+                    5,
+                    "`torch.save` stays (its arguments are unpacked, so it cannot become xm.save) and no rank check",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.distributed as dist
+
+
+            def save_everywhere(*args, **kwargs):
+                torch.save(*args, **kwargs)
+
+
+            def main(model):
+                dist.init_process_group("nccl")
+                save_everywhere(model.state_dict(), "m.pt")
+            """,
+            """
+            import torch
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def save_everywhere(*args, **kwargs):
+                torch.save(*args, **kwargs)
+
+
+            def main(model):
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                save_everywhere(model.state_dict(), "m.pt")
+            """,
+            target="sagemaker",
+            note="unportable-save-in-every-process-sagemaker",
+            findings=(Expected(9, 5, "every process of this multi-process run writes the same file at once"),),
         ),
     ),
 )

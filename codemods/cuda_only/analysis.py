@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.facts import SparseParameter
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
     arg_value,
@@ -20,12 +21,16 @@ from codemods.engine.nodes import (
     dotted,
     flag_dest,
     is_false,
+    is_none,
     method_name,
+    names_the_cpu,
     receiver,
     string_value,
     walk,
 )
+from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk
+from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -41,7 +46,7 @@ class CudaOnlyAnalysis(Analysis):
 
     name = "cuda_only"
     reads = ("imports",)
-    settle_reads = ("amp", "device", "distributed")
+    settle_reads = ("amp", "device", "distributed", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -59,12 +64,19 @@ class CudaOnlyAnalysis(Analysis):
         self.if_bodies: dict[int, cst.If] = {}
         self.cuda_references: list[tuple[cst.CSTNode, list[cst.If]]] = []
         self.off_switches: set[str] = set()
-        self.sparse_names: set[str] = set()  # names assigned a sparse tensor
+        # What may bind or move a sparse tensor, in order, decided once the functions that
+        # return one are known (settle): ("bind", targets, value) | ("move", the call).
+        self.sparse_events: list[tuple[str, object, object]] = []
+        self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
+        # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
+        self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
 
+    def leave_Assign(self, node: cst.Assign) -> None:
+        """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
+        self.sparse_events.append(("bind", [dotted(t.target) for t in node.targets], node.value))
+
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self._makes_sparse(node.value):
-            self.sparse_names.update(n for t in node.targets if (n := dotted(t.target)) is not None)
         for target in node.targets:
             if type(target.target) is cst.Name:
                 self.not_uses.add(id(target.target))
@@ -132,8 +144,8 @@ class CudaOnlyAnalysis(Analysis):
         self.handed.append(hands_on)
         self.handing += hands_on
         method = method_name(node)
-        if method in ("cuda", "to") and (held := dotted(receiver(node))) in self.sparse_names:
-            self.part.sparse_moves[node] = held
+        if method in ("cuda", "to") and not names_the_cpu(arg_value(node, 0, "device")):
+            self.sparse_events.append(("move", node, None))
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
@@ -154,6 +166,7 @@ class CudaOnlyAnalysis(Analysis):
             sparse = _keyword_set(node, "sparse")
             if sparse is not None:
                 self.part.sparse_embeddings[node] = sparse
+                self._sparse_parameter(node, sparse)
         elif callee in _ENVIRON_SETTERS:
             self._environment(node, string_value(arg_value(node, 0, "key")))
 
@@ -168,11 +181,99 @@ class CudaOnlyAnalysis(Analysis):
         if name is not None and name.startswith(apis.CUDA_ENVIRONMENT):
             self.part.environment[node] = name
 
+    def visit_Return(self, node: cst.Return) -> None:
+        function = self.walk.enclosing_function
+        if function is not None and node.value is not None and type(_sparse_core(node.value)) is cst.Call:
+            self.sparse_events.append(("return", self.walk.qualname, node.value))
+
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
-        """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``."""
-        return type(value) is cst.Call and (
-            self.walk.resolve(value.func) in apis.SPARSE_CONSTRUCTORS or method_name(value) in apis.SPARSE_METHODS
-        )
+        """``torch.sparse_coo_tensor(...)``, ``torch.sparse.FloatTensor(...)``, ``x.to_sparse()``,
+        also followed by ``.coalesce()``; a call of a function of this file or of the
+        project that returns one (``self._to_sparse_tensor(adj)``)."""
+        value = _sparse_core(value)
+        if type(value) is not cst.Call:
+            return False
+        if self.walk.resolve(value.func) in apis.SPARSE_CONSTRUCTORS or method_name(value) in apis.SPARSE_METHODS:
+            return True
+        callee = dotted(value.func)
+        if callee is None:
+            return False
+        if callee.removeprefix("self.") in self.sparse_returning:
+            return True
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        return found is not None and found.summary is not None and found.name in found.summary.sparse_returns
+
+    def _sparse_parameter(self, node: cst.Call, sparse: cst.Arg) -> None:
+        """``sparse=sparse``, a parameter of the enclosing function that defaults to False
+        (or None): noted with its place, for the calls that decide it (settle)."""
+        function = self.walk.enclosing_function
+        if function is None or type(sparse.value) is not cst.Name:
+            return
+        name = sparse.value.value
+        positional = [*function.params.posonly_params, *function.params.params]
+        if positional and positional[0].name.value in ("self", "cls") and self.walk.class_depth:
+            positional = positional[1:]
+        for index, param in [*enumerate(positional), *((-1, p) for p in function.params.kwonly_params)]:
+            if param.name.value == name and (is_false(param.default) or is_none(param.default)):
+                self.sparse_parameter_uses[node] = (self.walk.qualname, index, name)
+
+    def _sparse_calls(self) -> None:
+        """What the calls of a function handing ``sparse`` to an embedding pass for it: of
+        this file's functions (they settle its findings), and of another module's (told to
+        that module's findings through this file's summary, runner.release_held)."""
+        project = self.walk.analysis(ProjectAnalysis)
+        functions = set(self.sparse_parameter_uses.values())
+        self.part.sparse_functions.update(functions)
+        local: dict[str, list[str]] = {qualname: [] for qualname, _, _ in functions}
+        called: set[str] = set()
+        for call, callee in project.calls:
+            for qualname, index, param in functions:
+                if _calls(callee, qualname):
+                    called.add(qualname)
+                    if (passed := _passes_not_false(call, index, param)) is not None:
+                        local[qualname].append(passed)
+            found = project.origin(callee)
+            if found is None or found.summary is None:
+                continue
+            for function, index, param in found.summary.sparse_functions:
+                if (
+                    function in (found.name, f"{found.name}.__init__")
+                    and (passed := _passes_not_false(call, index, param)) is not None
+                ):
+                    self.part.sparse_calls.add((found.summary.path, function, passed))
+        for node, (qualname, _, param) in self.sparse_parameter_uses.items():
+            self.part.sparse_parameters[node] = SparseParameter(
+                qualname, param, tuple(local[qualname]), qualname in called
+            )
+
+    def _sparse_moves(self) -> None:
+        """Replays what binds, returns and moves tensors: a move of a name bound to a sparse
+        tensor (``adj.cuda()``, ``self.Graph.coalesce().to(device)``) or of a sparse value
+        (``self._to_sparse(a).coalesce().to(device)``) raises on XLA."""
+        names: set[str] = set()
+        for kind, subject, value in self.sparse_events:
+            if kind == "return" and self._makes_sparse(value):  # type: ignore[arg-type]
+                self.part.sparse_returns.add(str(subject))
+                self.sparse_returning.add(str(subject).rsplit(".", 1)[-1])
+        # Only what is moved somewhere needs its value looked at (a project callee is looked up).
+        moved_names = {
+            dotted(_sparse_core(receiver(subject)))  # type: ignore[arg-type]
+            for kind, subject, _ in self.sparse_events
+            if kind == "move"
+        }
+        for kind, subject, value in self.sparse_events:
+            if kind == "bind":
+                bound = {n for n in subject if n is not None}  # type: ignore[attr-defined]
+                names.difference_update(bound)
+                if bound & moved_names and self._makes_sparse(value):  # type: ignore[arg-type]
+                    names.update(bound)
+            elif kind == "move":
+                assert isinstance(subject, cst.Call)
+                moved = _sparse_core(receiver(subject))  # type: ignore[arg-type]
+                if (held := dotted(moved)) is not None and held in names:
+                    self.part.sparse_moves[subject] = (held, False)
+                elif self._makes_sparse(moved):
+                    self.part.sparse_moves[subject] = (code_of(moved), True)
 
     def _switch(self, node: cst.Call) -> None:
         """``parser.add_argument("--profile", action="store_true")``: off unless given."""
@@ -205,6 +306,8 @@ class CudaOnlyAnalysis(Analysis):
         return switch is not None, switch
 
     def settle(self) -> None:
+        self._sparse_moves()
+        self._sparse_calls()
         kept_checks = self.facts.device.kept_availability_checks
         for node, guards in self.cuda_references:
             verdicts = [self._never_true(guard, kept_checks) for guard in guards]
@@ -219,6 +322,40 @@ class CudaOnlyAnalysis(Analysis):
             call, assignment = self.counts[key]
             if call in handed:
                 self.part.launcher_count_uses[name] = assignment
+
+
+# Methods that keep a tensor sparse: ``adj.coalesce().to(device)`` moves a sparse tensor.
+_KEEP_SPARSE = frozenset({"coalesce", "float", "double", "half", "detach"})
+
+
+def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``x`` of ``x.coalesce()``, ``x.coalesce().float()``: what a sparse tensor was before
+    methods that keep it sparse."""
+    while type(node) is cst.Call and method_name(node) in _KEEP_SPARSE and not node.args:
+        node = receiver(node)  # type: ignore[assignment]
+    return node
+
+
+def _calls(callee: str, qualname: str) -> bool:
+    """A call of ``callee`` in the function's own file runs it: ``build``, ``self.build``
+    for ``Model.build``, ``Model`` for ``Model.__init__``."""
+    owner, _, name = qualname.rpartition(".")
+    if name == "__init__":
+        return callee == owner
+    return callee == qualname or (bool(owner) and callee == f"self.{name}")
+
+
+def _passes_not_false(call: cst.Call, index: int, param: str) -> str | None:
+    """What ``call`` passes for the parameter, as a finding names it, unless it is False,
+    None or nothing (the default); ``**kwargs`` may pass anything."""
+    value = arg_value(call, index, param) if index >= 0 else call_args(call)[1].get(param)
+    if isinstance(value, cst.Arg):
+        value = value.value
+    if value is None:
+        return f"`{code_of(call)}`" if any(a.star for a in call.args) else None
+    if is_false(value) or is_none(value):
+        return None
+    return f"`{code_of(call.func)}(..., {param}={code_of(value)})`"
 
 
 def _keyword_set(call: cst.Call, keyword: str) -> cst.Arg | None:

@@ -19,6 +19,19 @@ class HandedString:
     said: str
 
 
+@dataclass(frozen=True)
+class SparseParameter:
+    """``nn.Embedding(..., sparse=sparse)`` with ``sparse`` a parameter of the enclosing
+    function that defaults to False: the embedding is sparse only where a caller passes
+    something else."""
+
+    function: str  # qualified name
+    parameter: str
+    # Calls of this file that pass something other than False or None: as findings name them.
+    passed_here: tuple[str, ...] = ()
+    called_here: bool = False  # this file calls the function (with False or nothing, if passed_here is empty)
+
+
 @dataclass(repr=False, eq=False)
 class CudaOnlyFacts:
     # torch.optim constructors given ``fused=`` (other than False or None), with that
@@ -28,9 +41,19 @@ class CudaOnlyFacts:
     # torch.optim.SparseAdam constructions: sparse gradients do not run on XLA.
     sparse_embeddings: dict[cst.Call, cst.Arg] = field(default_factory=dict)
     sparse_optimizers: set[cst.Call] = field(default_factory=set)
-    # Sparse tensors moved to the device (``adj.cuda()``, the name holding it) and sparse
-    # products in a model's forward, where an operand is on the device: both raise on XLA.
-    sparse_moves: dict[cst.Call, str] = field(default_factory=dict)
+    # Embeddings whose ``sparse=`` is a parameter of the function that defaults to False;
+    # for other files, those functions: (name, index without self or -1, parameter); and the
+    # calls of another module's such function that pass something other than False or None:
+    # (that module's path, the function, the call as findings name it).
+    sparse_parameters: dict[cst.Call, SparseParameter] = field(default_factory=dict)
+    sparse_functions: set[tuple[str, int, str]] = field(default_factory=set)
+    sparse_calls: set[tuple[str, str, str]] = field(default_factory=set)
+    # Sparse tensors moved to the device (``adj.cuda()``: the name holding it, or the code of
+    # a call that returns one and whether it is such a call) and sparse products in a model's
+    # forward, where an operand is on the device: both raise on XLA.
+    sparse_moves: dict[cst.Call, tuple[str, bool]] = field(default_factory=dict)
+    # For other files: the functions of this one that return a sparse tensor (qualified).
+    sparse_returns: set[str] = field(default_factory=set)
     sparse_products: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)

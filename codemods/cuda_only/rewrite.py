@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.cuda_only.facts import SparseParameter
 from codemods.cuda_only.rules.xla212_fused_optimizer import FUSED_OPTIMIZER
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
@@ -18,6 +19,7 @@ from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
+from codemods.project.summary import SPARSE_CALLERS, SPARSE_HELD
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -52,11 +54,12 @@ class CudaOnlyRewrite(Concern):
                 "step where SparseAdam updates only the rows looked up, so the results differ)",
             )
         if original in part.sparse_moves:
+            held, returned = part.sparse_moves[original]
             self.ctx.report(
                 SPARSE_TENSORS,
                 original,
-                f"`{part.sparse_moves[original]}` holds a sparse tensor, which XLA cannot hold: moving it to the device "
-                f"raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{part.sparse_moves[original]}"
+                f"`{held}` {'returns' if returned else 'holds'} a sparse tensor, which XLA cannot hold: moving it to "
+                f"the device raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{held}"
                 ".to_dense()`), and use torch.mm on the dense tensor",
             )
         elif original in part.sparse_products:
@@ -78,7 +81,9 @@ class CudaOnlyRewrite(Concern):
                 "the default implementation computes the same update",
             )
         sparse = part.sparse_embeddings.get(original)
-        if sparse is not None:
+        if sparse is not None and (parameter := part.sparse_parameters.get(original)) is not None:
+            self._sparse_parameter(sparse, parameter)
+        elif sparse is not None:
             return self._without_keyword(
                 SPARSE_GRADIENTS,
                 original,
@@ -88,6 +93,36 @@ class CudaOnlyRewrite(Concern):
                 "with a dense gradient SGD without momentum or weight decay, and Adagrad, update the same rows the same way",
             )
         return updated
+
+    def _sparse_parameter(self, arg: cst.Arg, parameter: SparseParameter) -> None:
+        """``sparse=sparse``, a parameter that defaults to False: an error only where a call
+        may pass something else (here, or in another file of the run: held until the run's
+        files are seen, runner.release_held), or where no call is in sight."""
+        code = self.ctx.code(arg).rstrip(",").strip()
+        head = (
+            f"`{code}`: sparse gradients do not run on XLA ({_SPARSE_ERROR}); `{parameter.parameter}` of "
+            f"`{parameter.function}` defaults to False"
+        )
+        if parameter.passed_here:
+            self.ctx.report(
+                SPARSE_GRADIENTS,
+                arg,
+                f"{head}, but {', '.join(parameter.passed_here)} here may pass True: pass False on XLA",
+            )
+        elif self.facts.project.context.imported_in_run():
+            self.ctx.report(
+                SPARSE_GRADIENTS,
+                arg,
+                f"{head}, but {SPARSE_CALLERS} may pass True: pass False on XLA",
+                held=f"{SPARSE_HELD}{parameter.function}",
+            )
+        elif not parameter.called_here:
+            self.ctx.report(
+                SPARSE_GRADIENTS,
+                arg,
+                f"{head}, and no file of this run calls it (a run on the project folder checks its callers): "
+                "make sure its callers pass False on XLA",
+            )
 
     def _without_keyword(
         self, rule: Rule, original: cst.Call, updated: cst.Call, arg: cst.Arg, why: str, without: str

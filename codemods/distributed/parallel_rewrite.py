@@ -48,6 +48,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context
+from codemods.project.summary import DDP_HELD
 from codemods.targets import Api
 
 if TYPE_CHECKING:
@@ -461,14 +462,34 @@ class ParallelRewrite(Concern):
         elif original in part.parent_reads:
             self._parent_read(original)
         elif original in part.unreduced_backwards:
+            self._unreduced_backward(original)
+        return updated
+
+    def _unreduced_backward(self, original: cst.Call) -> None:
+        """A scaled backward in a file without DDP whose optimizer comes from elsewhere (a
+        scaler helper of a util module): the caller's DDP, if any, reduces the gradients in
+        backward; otherwise nothing averages them over the processes.  Where other files of
+        the run import this one, the finding waits for them (runner.release_held)."""
+        reduce_ = (
+            f"{self.ctx.target.api('all_reduce').spelled}('sum', "
+            f"{self.ctx.target.api('fetch_gradients').spelled}(optimizer), scale=1.0 / world size)"
+        )
+        if self.ctx.facts.project.context.imported_in_run():
             self.ctx.report(
                 AMP_GRADIENT_ALL_REDUCE,
                 original,
-                "scaled backward pass whose optimizer step is elsewhere: all-reduce "
-                "the gradients before stepping (xm.all_reduce('sum', xm._fetch_gradients(optimizer), "
-                "scale=1.0 / world size))",
+                "scaled backward pass whose optimizer step is elsewhere, and no file of this run that imports this "
+                f"one wraps the model in DistributedDataParallel: all-reduce the gradients before stepping ({reduce_})",
+                held=DDP_HELD,
             )
-        return updated
+            return
+        self.ctx.report(
+            AMP_GRADIENT_ALL_REDUCE,
+            original,
+            "scaled backward pass whose optimizer step is elsewhere: unless the model it steps is wrapped in "
+            "DistributedDataParallel (which all-reduces the gradients in backward; a run on the project folder "
+            f"checks the files that import this one), all-reduce the gradients before stepping ({reduce_})",
+        )
 
     def _parent_read(self, original: cst.CSTNode) -> None:
         concept = self.part.parent_reads[original]

@@ -464,3 +464,9 @@ def args_by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterator[tu
             yield arg.keyword.value, arg
         elif not arg.star and index < len(parameters):
             yield parameters[index], arg
+
+
+def names_the_cpu(device: cst.BaseExpression | None) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")``: a move that leaves a tensor or module on the CPU."""
+    strings = [sub for sub in walk(device) if type(sub) is cst.SimpleString] if device is not None else []
+    return bool(strings) and all(sub.evaluated_value in ("cpu", b"cpu") for sub in strings)

@@ -224,6 +224,13 @@ class FileImports:
     def imported_by_fsdp(self) -> bool:
         return self.project.imported_by_fsdp(self.path)
 
+    def neighbours(self) -> tuple[str, ...]:
+        try:
+            files = sorted(self.path.parent.glob("*.py"))
+        except OSError:  # a folder we may not list
+            return ()
+        return tuple(file.stem for file in files if file.stem != self.path.stem and file.stem.isidentifier())
+
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), a few hops deep."""
         found = self._lookup(module, name)

@@ -29,6 +29,11 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
+        own_optimizers=frozenset(facts.training.own_optimizers),
+        sparse_returns=frozenset(facts.cuda_only.sparse_returns),
+        sparse_functions=frozenset(facts.cuda_only.sparse_functions),
+        sparse_calls=frozenset(facts.cuda_only.sparse_calls),
+        ddp_imports=_ddp_imports(facts),
         parameter_readers=frozenset(facts.training.parameter_readers),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
@@ -57,4 +62,17 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
                 for (function, index, attr), (on_xla, why) in facts.device_values.parameter_devices.items()
             )
         ),
+    )
+
+
+def _ddp_imports(facts: Facts) -> frozenset[str]:
+    """The paths of the project modules a file wrapping a model in DDP imports."""
+    if not facts.distributed.ddp_calls:
+        return frozenset()
+    context = facts.project.context
+    return frozenset(
+        found.summary.path
+        for module, name in facts.imports.project_names.values()
+        for found in (context.lookup(module, name), context.lookup(module, ""))
+        if found is not None and found.summary is not None
     )

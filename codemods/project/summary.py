@@ -18,6 +18,14 @@ from typing import NamedTuple, Protocol
 # that an FSDP file imports: it stands unless a file of the run hands that function an FSDP
 # model (runner.release_held); other held keys are the undriven step's function.
 FSDP_HELD = "fsdp:"
+# The key prefix of a held ``sparse=<parameter>`` finding: it stands only if a file of the
+# run calls the function with something other than False (runner.release_held).
+SPARSE_HELD = "sparse:"
+# Where such a finding's message names the calls, filled in when it stands.
+SPARSE_CALLERS = "{callers}"
+# The key of a held finding that stands only if no file of the run that imports the module
+# wraps a model in DDP (a scaled backward there needs no all-reduce of its own).
+DDP_HELD = "ddp:"
 
 
 class UnmovedFeeding(NamedTuple):
@@ -55,6 +63,21 @@ class ModuleSummary:
     # optimizer over an argument's parameters: (name, index, parameter).
     argument_moves: frozenset[tuple[str, int, str, bool, int, str, str]] = frozenset()
     optimizer_builders: frozenset[tuple[str, int, str]] = frozenset()
+    # Module classes whose ``__init__`` builds an optimizer over the instance's own
+    # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
+    # moving an instance later strands it.
+    own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
+    # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
+    # they return to the XLA device raises.
+    sparse_returns: frozenset[str] = frozenset()
+    # Functions that hand a parameter defaulting to False to an embedding's ``sparse=``:
+    # (name, index without self or -1, parameter); and calls of such functions of other
+    # modules that may pass True: (that module's path, the function, the call as named).
+    sparse_functions: frozenset[tuple[str, int, str]] = frozenset()
+    sparse_calls: frozenset[tuple[str, str, str]] = frozenset()
+    # In a file that wraps a model in DistributedDataParallel: the project modules it
+    # imports (their paths), whose mixed-precision steps DDP's backward already reduces.
+    ddp_imports: frozenset[str] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
@@ -232,6 +255,11 @@ class ImportContext(Protocol):
         file's functions the optimizer of a sharded model)."""
         ...
 
+    def neighbours(self) -> tuple[str, ...]:
+        """The modules of the file's own folder (what ``__import__(name)`` with a name known
+        only at run time may load, the script's folder being first on sys.path)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -289,6 +317,9 @@ class GuessedImports:
 
     def imported_by_fsdp(self) -> bool:
         return False
+
+    def neighbours(self) -> tuple[str, ...]:
+        return ()
 
 
 def outside_project(module: str) -> bool:

@@ -141,9 +141,10 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if name is None:
             return
         core = value
-        moved = False
+        moved: cst.Call | None = None  # the move of ``Model(...).to(device)``
         while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
-            moved = moved or method_name(core) in ("to", "cuda")
+            if moved is None and method_name(core) in ("to", "cuda"):
+                moved = core
             core = receiver(core)  # type: ignore[assignment]
         if type(core) is not cst.Call:
             return
@@ -388,6 +389,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.place_step_barriers(steps, synced, by_name)
         self.note_called_parameters()
         self.note_driven()
+        self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part

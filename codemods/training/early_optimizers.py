@@ -18,17 +18,29 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import CUDA
-from codemods.engine.nodes import arg_value, call_args, dotted, parse_dotted, walk
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    is_true,
+    method_name,
+    names_the_cpu,
+    parse_dotted,
+    receiver,
+    string_value,
+    walk,
+)
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
-from codemods.training.facts import EarlyOptimizer, UntracedParameters
+from codemods.training.facts import EarlyOptimizer, MovedOwnOptimizer, UntracedParameters
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -321,6 +333,132 @@ class EarlyOptimizers(Analysis):
                     if later:
                         self._early(name, rest, later)
 
+    def _own_optimizers(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The module classes of this file whose ``__init__`` builds an optimizer over the
+        instance's own parameters (``self.optim = Adam(self.parameters())``, also of a
+        submodule) before any move of the instance: class -> the optimizer's attribute."""
+        optimizers = {
+            call: target.removeprefix("self.")
+            for call, target in self.call_targets.items()
+            if target.startswith("self.") and "." not in target.removeprefix("self.")
+        }
+        found: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for fn in self.function_records.values():
+            owner = fn.qualname.removesuffix(".__init__")
+            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes:
+                continue
+            for kind, name, *rest in fn.events:
+                if kind == "move" and name == "self":
+                    break  # moved first (``self.to(device)``): the optimizer holds the moved ones
+                if (
+                    kind == "optimizer"
+                    and _root_in(str(name), {"self"}) is not None
+                    and rest[0] not in self.part.optimizer_before_move  # a submodule moved first: ported
+                ):
+                    attribute = next(
+                        (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
+                    )
+                    if attribute is not None and fn.node is not None:
+                        found.setdefault(owner, (attribute, _skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]
+        self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
+        return found
+
+    def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
+        """Instances of a class that builds its optimizer over its own parameters in
+        ``__init__`` (of this file or of another project module), moved to the device
+        afterwards (``G = Generator(**config).to(device)``, or ``G.cuda()`` later in the same
+        function): the optimizer steps the CPU parameters the move replaced."""
+        own = self._own_optimizers()
+        part = self.part
+        if not (part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables):
+            return  # the file trains nothing (a sampling or evaluation script): the optimizers stay unused
+        project = self.walk.analysis(ProjectAnalysis)
+        for scope in scopes:
+            built: dict[str, tuple[str, str, str]] = {}  # name -> (constructor, attribute, origin)
+            dynamic: dict[str, tuple[str, ...]] = {}  # modules bound by ``__import__(name)``: the candidates
+            for kind, name, *rest in scope.events:
+                if kind == "model":
+                    constructor, move = rest
+                    built.pop(str(name), None)
+                    dynamic.pop(str(name), None)
+                    assert isinstance(constructor, str)
+                    if (modules := self._imported_at_run_time(str(name), constructor)) is not None:
+                        dynamic[str(name)] = modules
+                        continue
+                    attribute, skips = own.get(constructor, (None, ()))
+                    origin = ""
+                    if attribute is None and (found := project.origin(constructor)) is not None and found.summary:
+                        attribute, skips = _own_of(found.summary.own_optimizers, found.name)
+                        origin = f" ({found.summary.path})"
+                    head, _, cls = constructor.rpartition(".")
+                    if attribute is None and head in dynamic:
+                        attribute, skips, origin = self._own_optimizer_of_a_run_time_module(head, cls, dynamic[head])
+                    if attribute is None or _skips_it(self._constructor_call(str(name), constructor, move), skips):
+                        continue
+                    built[str(name)] = (constructor, attribute, origin)
+                    if isinstance(move, cst.Call):
+                        self._note_own_optimizer_move(str(name), built[str(name)], move)
+                elif kind == "move" and (entry := built.get(str(name))) is not None:
+                    assert isinstance(rest[1], cst.Call)
+                    self._note_own_optimizer_move(str(name), entry, rest[1])
+
+    def _imported_at_run_time(self, name: str, constructor: str) -> tuple[str, ...] | None:
+        """``model = __import__(config["model"])`` (or importlib.import_module): the modules
+        of the file's folder it may load (the one a literal names); None for other calls."""
+        if constructor != "__import__" and self.walk.resolve(parse_dotted(constructor)) != "importlib.import_module":
+            return None
+        call = next(
+            (c for c, target in self.call_targets.items() if target == name and dotted(c.func) == constructor), None
+        )
+        literal = string_value(arg_value(call, 0, "name")) if call is not None else None
+        return (literal,) if literal else self.facts.project.context.neighbours()
+
+    def _own_optimizer_of_a_run_time_module(
+        self, module: str, cls: str, candidates: tuple[str, ...]
+    ) -> tuple[str | None, tuple[str, ...], str]:
+        """The optimizer attribute of the class ``cls`` of the modules ``__import__`` may
+        load, where one of them builds it over the instance's own parameters in ``__init__``
+        (and the parameters that skip it)."""
+        context = self.facts.project.context
+        found = [
+            (summary.path, own)
+            for candidate in candidates
+            if (hit := context.lookup(candidate, cls)) is not None
+            and (summary := hit.summary) is not None
+            and (own := _own_of(summary.own_optimizers, hit.name))[0] is not None
+        ]
+        if not found:
+            return None, (), ""
+        paths = ", ".join(path for path, _ in found)
+        attribute, skips = found[0][1]
+        return attribute, skips, f" (of the module that `{module}` names at run time, if it is {paths})"
+
+    def _constructor_call(self, name: str, constructor: str, move: object) -> cst.Call | None:
+        """The ``Model(...)`` call that built ``name``: under its move, or the last one
+        bound to it."""
+        core = move
+        while type(core) is cst.Call and dotted(core.func) != constructor:
+            core = receiver(core)
+        if type(core) is cst.Call:
+            return core
+        return next(
+            (
+                c
+                for c, target in reversed(self.call_targets.items())
+                if target == name and dotted(c.func) == constructor
+            ),
+            None,
+        )
+
+    def _note_own_optimizer_move(self, name: str, built: tuple[str, str, str], move: cst.Call) -> None:
+        target = arg_value(move, 0, "device")
+        cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
+        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]
+            return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
+        xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
+        constructor, attribute, origin = built
+        self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
+
     def _early(
         self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False
     ) -> None:
@@ -355,6 +493,50 @@ class EarlyOptimizers(Analysis):
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]
+
+
+def _skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
+    """The parameters of ``__init__`` whose truth returns before the statement that holds
+    ``built`` (``if no_optim: return``)."""
+    skips: list[str] = []
+    for statement in init.body.body:
+        if any(node is built for node in walk(statement)):
+            break
+        if (
+            type(statement) is cst.If
+            and type(statement.test) is cst.Name
+            and statement.orelse is None
+            and isinstance(statement.body, cst.IndentedBlock)
+            and len(statement.body.body) == 1
+            and type(line := statement.body.body[0]) is cst.SimpleStatementLine
+            and type(line.body[0]) is cst.Return
+        ):
+            skips.append(statement.test.value)
+    return tuple(skips)
+
+
+def _own_of(entries: Iterable[tuple[str, str, tuple[str, ...]]], cls: str) -> tuple[str | None, tuple[str, ...]]:
+    """The optimizer attribute of ``cls`` among a module's own-optimizer classes, and what skips it."""
+    return next(((attribute, skips) for name, attribute, skips in entries if name == cls), (None, ()))
+
+
+def _skips_it(call: cst.Call | None, skips: tuple[str, ...]) -> bool:
+    """The constructor call passes True for a parameter that skips the optimizer:
+    ``no_optim=True``, also in a dict literal it unpacks (``**{**config, "no_optim": True}``)."""
+    if call is None or not skips:
+        return False
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in skips and is_true(arg.value):
+            return True
+        if arg.star == "**" and type(arg.value) is cst.Dict:
+            for element in arg.value.elements:
+                if (
+                    isinstance(element, cst.DictElement)
+                    and string_value(element.key) in skips
+                    and is_true(element.value)
+                ):
+                    return True
+    return False
 
 
 def through_bound(bound: dict[str, str], name: str | None) -> str | None:

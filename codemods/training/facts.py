@@ -42,6 +42,19 @@ class EarlyOptimizer:
 
 
 @dataclass(frozen=True)
+class MovedOwnOptimizer:
+    """A module whose class builds an optimizer over its own parameters in ``__init__``
+    (``self.optim = Adam(self.parameters())``), moved to the device after it is built:
+    the move replaces the parameters the optimizer holds (XLA203, at the move)."""
+
+    model: str  # the name the instance is bound to
+    constructor: str  # the class as called (``model.Generator``)
+    attribute: str  # the optimizer's attribute (``optim``)
+    origin: str  # where the class is, for a class of another module: `` (BigGAN.py)``
+    xla: bool  # the move goes to the XLA device on every path (else: it may)
+
+
+@dataclass(frozen=True)
 class UntracedParameters:
     """An optimizer whose parameters come from something the tool cannot follow, built
     while a model of the same function is on the CPU and moves later (XLA213)."""
@@ -99,6 +112,12 @@ class TrainingFacts:
     # parameter).
     argument_moves: set[tuple[str, int, str, bool, int, str, str]] = field(default_factory=set)
     optimizer_builders: set[tuple[str, int, str]] = field(default_factory=set)
+    # Module classes whose ``__init__`` builds an optimizer over the instance's own
+    # parameters before any move of it: (class, the optimizer's attribute, the parameters
+    # whose truth returns before it is built: ``if no_optim: return``); and the moves of
+    # their instances after construction.
+    own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
+    moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True

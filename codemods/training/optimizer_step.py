@@ -11,8 +11,9 @@ import libcst as cst
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
 from codemods.project.summary import FSDP_HELD
-from codemods.training.facts import UndrivenStep
+from codemods.training.facts import MovedOwnOptimizer, UndrivenStep
 from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
+from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
 from codemods.training.rules.xla213_untraced_optimizer_parameters import UNTRACED_OPTIMIZER_PARAMETERS
 from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
 
@@ -36,6 +37,9 @@ class OptimizerRewrite(Concern):
                 f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
                 f"`{untraced.model}`'s they are stale copies that nothing trains; build the optimizer after the move",
             )
+        stranded = self.facts.training.moved_own_optimizers.get(original)
+        if stranded is not None:
+            self._moved_own_optimizer(original, stranded)
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 OPTIMIZER_STEP,
@@ -99,6 +103,23 @@ class OptimizerRewrite(Concern):
             return self.ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
 
         return self.ctx.fix_or_keep(updated, OPTIMIZER_STEP, original, f"{self.ctx.code(original)} -> {{new}}", build)
+
+    def _moved_own_optimizer(self, original: cst.Call, stranded: MovedOwnOptimizer) -> None:
+        """No safe port: the constructor does not know the device, other instances of the
+        class may stay on the CPU, and rebuilding the optimizer after the move would drop
+        any state or groups the class gave it."""
+        cls = stranded.constructor.rsplit(".", 1)[-1]
+        where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
+        self.ctx.report(
+            OPTIMIZER_BEFORE_MOVE,
+            original,
+            f"`{self.ctx.code(original)}` moves `{stranded.model}` {where} after `{cls}.__init__`"
+            f"{stranded.origin} built `self.{stranded.attribute}` over the instance's own parameters: moving a module "
+            f"to XLA replaces its Parameter objects, so `{stranded.model}.{stranded.attribute}` steps the stale CPU "
+            f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."
+            f"{stranded.attribute} = ...` over `{stranded.model}.parameters()`), or move the module in `{cls}.__init__` "
+            "before it builds the optimizer",
+        )
 
     def _undriven(self, original: cst.Call, undriven: UndrivenStep) -> None:
         runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""

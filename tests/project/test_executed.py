@@ -9,7 +9,10 @@ Obligation 3 (each batch reaches the XLA device before the forward): an ``engine
 training and evaluation functions are handed the model and the loaders by ``main.py``, and
 move only part of each batch: the ported project (loaders wrapped where they are handed,
 XLA302) trains like the original, with no new graph after the warm-up; converted without
-XLA302 its first forward fails on a CPU tensor."""
+XLA302 its first forward fails on a CPU tensor.
+
+A class that builds its own optimizer in its constructor and is moved by the caller (XLA203
+reports it at the move, with no port): the converted script runs on XLA and trains nothing."""
 
 from __future__ import annotations
 
@@ -284,3 +287,58 @@ def test_without_the_wrap_the_handed_batches_stay_on_the_cpu(tmp_path: Path) -> 
     assert result.returncode != 0
     assert "step 0 loss" not in result.stdout
     assert "Expected XLA tensor. Got: torch.FloatTensor" in result.stderr, result.stderr[-2000:]
+
+
+OWN_NETS = """\
+import torch.nn as nn
+import torch.optim as optim
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.SGD(params=self.parameters(), lr=0.1)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+OWN_MAIN = """\
+import torch
+import nets
+
+
+def main():
+    torch.manual_seed(0)
+    device = torch.device("cuda")
+    G = nets.Generator().to(device)
+    before = {k: v.detach().cpu().clone() for k, v in G.state_dict().items()}
+    for step in range(4):
+        G.optim.zero_grad()
+        loss = (G(torch.randn(8, 4).to(device)) ** 2).mean()
+        loss.backward()
+        G.optim.step()
+    after = {k: v.detach().cpu() for k, v in G.state_dict().items()}
+    changed = any(not torch.equal(before[k], after[k]) for k in before)
+    print(f"own {next(G.parameters()).device.type} changed {changed}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_class_that_builds_its_own_optimizer_and_moves_later_trains_nothing_as_xla203_says(tmp_path: Path) -> None:
+    """BigGAN's shape, which XLA203 reports at the move and does not port: converted, the
+    script runs on XLA, but ``G.optim`` steps the CPU parameters the move replaced, so the
+    model never changes (the error says so)."""
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'own'\n")
+    (folder / "nets.py").write_text(OWN_NETS)
+    (folder / "main.py").write_text(OWN_MAIN)
+    convert_folder(folder)
+    assert "G = nets.Generator().to(device)" in (folder / "main.py").read_text()
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "own xla changed False" in output

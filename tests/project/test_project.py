@@ -886,3 +886,160 @@ def test_a_single_file_run_hands_the_unconverted_engine_nothing_to_wrap(
         "`model` (on the XLA device) goes to `train_one_epoch`",
         "`model` (on the XLA device) goes to `val_one_epoch`",
     ], reported
+
+
+_SELF_OPTIMIZING = """from torch import nn, optim
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3, no_optim=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_class_of_another_module_that_builds_its_own_optimizer_is_reported_where_it_moves(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BigGAN's shape: ``Generator.__init__`` (nets.py) builds ``self.optim`` over its own
+    parameters and train.py moves the instance afterwards: an error at each move, naming
+    the class, its module and the attribute, on a whole-project and a single-file run;
+    none for an instance that stays on the CPU or is built with ``no_optim=True``, and none
+    in a script that trains nothing."""
+    main = (
+        "import torch\n\nimport nets\nfrom nets import Generator as G\n\n"
+        'device = torch.device("cuda")\n'
+        "gen = nets.Generator().to(device)\n"
+        "other = G()\n"
+        "other.cuda()\n"
+        'kept = nets.Generator().to("cpu")\n'
+        "ema = nets.Generator(**{'no_optim': True}).to(device)\n"
+        "for x in loader:\n"
+        "    gen(x.to(device)).sum().backward()\n"
+        "    gen.optim.step()\n"
+    )
+    dynamic = (
+        "import torch\n\n\n"
+        "def run(config, loader):\n"
+        '    model = __import__(config["model"])\n'
+        '    G = model.Generator(**config).to("cuda")\n'
+        "    for x in loader:\n"
+        '        G(x.to("cuda")).sum().backward()\n'
+        "        G.optim.step()\n"
+    )
+    sample = 'import nets\n\nG = nets.Generator().cuda()\nsamples = G(z.to("cuda"))\n'
+    files = {"nets.py": _SELF_OPTIMIZING, "train.py": main, "dynamic.py": dynamic, "sample.py": sample}
+    repo = _project(tmp_path, files)
+    monkeypatch.chdir(repo)
+    for names in (list(files), ["train.py", "dynamic.py", "sample.py"]):
+        found = _run(repo, names, target)
+        errors = [f for f in found["train.py"] if f.rule == "XLA203"]
+        assert [(f.line, f.col) for f in errors] == [(7, 7), (9, 1)], errors
+        assert "after `Generator.__init__` (nets.py) built `self.optim`" in errors[0].message
+        assert "so `other.optim` steps the stale CPU copies" in errors[1].message
+        (run_time,) = [f for f in found["dynamic.py"] if f.rule == "XLA203"]
+        assert "(of the module that `model` names at run time, if it is nets.py) built `self.optim`" in run_time.message
+        assert not [f for f in found["sample.py"] if f.rule == "XLA203"]
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_sparse_tensor_that_another_module_returns_is_reported_where_it_moves(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LightGCN's shape across modules: graphs.py returns a torch sparse tensor, train.py
+    moves it to the device (NotImplementedError on XLA); a densified one is left alone."""
+    graphs = (
+        "import torch\n\n\ndef load_graph(index, data, n):\n    return torch.sparse_coo_tensor(index, data, (n, n))\n"
+    )
+    main = (
+        "import torch\n\nimport graphs\n\n"
+        'device = torch.device("cuda")\n'
+        "adj = graphs.load_graph(index, data, n).coalesce().to(device)\n"
+        "dense = graphs.load_graph(index, data, n).to_dense().to(device)\n"
+    )
+    repo = _project(tmp_path, {"graphs.py": graphs, "train.py": main})
+    monkeypatch.chdir(repo)
+    for names in (["graphs.py", "train.py"], ["train.py"]):
+        errors = [f for f in _run(repo, names, target)["train.py"] if f.rule == "XLA510"]
+        assert [(f.line, f.col) for f in errors] == [(6, 7)], errors
+        assert "`graphs.load_graph(index, data, n)` returns a sparse tensor" in errors[0].message
+
+
+_EMBEDDINGS = """from torch import nn
+
+
+def create_embedding_matrix(columns, init_std=0.0001, linear=False, sparse=False):
+    return nn.ModuleDict({c: nn.Embedding(10, 4, sparse=sparse) for c in columns})
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_embeddings_sparse_parameter_is_settled_by_the_runs_calls(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DeepCTR-Torch's shape: ``sparse=sparse`` with ``sparse=False`` by default. Every call
+    of the run passes False or nothing: no error; a call that may pass True: an error at
+    the embedding naming that call; the file alone: an error saying no call is in sight."""
+    base = (
+        "import torch\nfrom inputs import create_embedding_matrix\n\n"
+        "linear = create_embedding_matrix(cols, 0.0001, True, False)\n"
+        "tables = create_embedding_matrix(cols, sparse=False)\n"
+        "plain = create_embedding_matrix(cols)\n"
+    )
+    other = "import torch\n\nimport inputs\n\ntables = inputs.create_embedding_matrix(cols, sparse=args.sparse)\n"
+    repo = _project(tmp_path, {"inputs.py": _EMBEDDINGS, "base.py": base, "other.py": other})
+    monkeypatch.chdir(repo)
+    assert not [f for f in _run(repo, ["inputs.py", "base.py"], target)["inputs.py"] if f.rule == "XLA507"]
+    (error,) = [f for f in _run(repo, ["inputs.py", "base.py", "other.py"], target)["inputs.py"] if f.rule == "XLA507"]
+    assert (error.line, error.col) == (5, 50)
+    assert "but `inputs.create_embedding_matrix(..., sparse=args.sparse)` in other.py may pass True" in error.message
+    (alone,) = [f for f in _run(repo, ["inputs.py"], target)["inputs.py"] if f.rule == "XLA507"]
+    assert "no file of this run calls it" in alone.message
+
+
+_SCALER_HELPER = """import torch
+
+
+def init_distributed_mode(args):
+    torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
+
+
+class NativeScaler:
+    def __init__(self):
+        self._scaler = torch.cuda.amp.GradScaler()
+
+    def __call__(self, loss, optimizer, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if update_grad:
+            self._scaler.step(optimizer)
+            self._scaler.update()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_scaler_helpers_backward_under_the_callers_ddp_needs_no_all_reduce(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LLaMA-Adapter's shape: util's NativeScaler runs the scaled backward and the step;
+    the script that imports it wraps the model in DDP (kept: it all-reduces in backward),
+    so no all-reduce is asked for; a script without DDP leaves the error standing."""
+    main = (
+        "import torch\n\nimport misc\n\n\n"
+        "def main(args, model, loader, optimizer):\n"
+        "    misc.init_distributed_mode(args)\n"
+        "{wrap}"
+        "    loss_scaler = misc.NativeScaler()\n"
+        "    for x in loader:\n"
+        "        loss_scaler(model(x.cuda()).sum(), optimizer)\n"
+    )
+    ddp = "    model = torch.nn.parallel.DistributedDataParallel(model.cuda(), device_ids=[args.gpu])\n"
+    repo = _project(tmp_path, {"misc.py": _SCALER_HELPER, "main.py": main.format(wrap=ddp)})
+    monkeypatch.chdir(repo)
+    assert not [f for f in _run(repo, ["misc.py", "main.py"], target)["misc.py"] if f.rule == "XLA607"]
+    (repo / "main.py").write_text(main.format(wrap="    model = model.cuda()\n"))
+    (error,) = [f for f in _run(repo, ["misc.py", "main.py"], target)["misc.py"] if f.rule == "XLA607"]
+    assert "no file of this run that imports this one wraps the model in DistributedDataParallel" in error.message

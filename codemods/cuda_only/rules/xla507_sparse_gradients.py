@@ -19,7 +19,7 @@ SPARSE_GRADIENTS = Rule(
     "`torch.optim.SparseAdam` accepts only sparse gradients, so on XLA it raises `SparseAdam does not support "
     "dense gradients` at its first step; torch.optim.Adam is the replacement, but it updates every row at each "
     "step (SparseAdam only the rows looked up), so the results differ: it is reported, not replaced. A `sparse=` "
-    "value that is not a literal True is reported. Checked on torch_xla 2.9 with PJRT_DEVICE=CPU.",
+    "value that is not a literal True is reported, except a parameter of the enclosing function that defaults to False (`def create_embedding_matrix(..., sparse=False)`) where every call passes False, None or nothing: the calls of the file are read, and on a run over the project those of its other files (the error then names each call that may pass True, or says that no file of the run calls the function). Checked on torch_xla 2.9 with PJRT_DEVICE=CPU.",
     examples=lambda: (
         invalid(
             """
@@ -55,6 +55,43 @@ SPARSE_GRADIENTS = Rule(
             """,
             target="sagemaker",
             note="bag-sagemaker",
+        ),
+        valid(
+            """
+            from torch import nn
+
+
+            def create_embedding_matrix(columns, init_std=0.0001, linear=False, sparse=False, device="cpu"):
+                return nn.ModuleDict({c: nn.Embedding(10, 1 if linear else 4, sparse=sparse) for c in columns})
+
+
+            class Base(nn.Module):
+                def __init__(self, columns):
+                    super().__init__()
+                    self.linear = create_embedding_matrix(columns, 0.0001, True, False)
+                    self.embedding_dict = create_embedding_matrix(columns, sparse=False)
+                    self.plain = create_embedding_matrix(columns)
+            """,
+            note="a-parameter-every-call-leaves-false",
+        ),
+        valid(
+            """
+            from torch import nn
+
+
+            def create_embedding_matrix(columns, init_std=0.0001, linear=False, sparse=False, device="cpu"):
+                return nn.ModuleDict({c: nn.Embedding(10, 1 if linear else 4, sparse=sparse) for c in columns})
+
+
+            class Base(nn.Module):
+                def __init__(self, columns):
+                    super().__init__()
+                    self.linear = create_embedding_matrix(columns, 0.0001, True, False)
+                    self.embedding_dict = create_embedding_matrix(columns, sparse=False)
+                    self.plain = create_embedding_matrix(columns)
+            """,
+            target="sagemaker",
+            note="a-parameter-every-call-leaves-false-sagemaker",
         ),
     ),
     invalid=lambda: (
@@ -106,6 +143,101 @@ SPARSE_GRADIENTS = Rule(
             findings=(
                 Expected(4, 40, "removed `sparse=True`"),
                 Expected(5, 13, "`torch.optim.SparseAdam` needs sparse gradients"),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+
+            from torch import nn
+
+
+            class Tables(nn.Module):
+                def __init__(self, n, dim, sparse=False):
+                    super().__init__()
+                    self.table = nn.Embedding(n, dim, sparse=sparse)
+
+
+            def build(n, *, sparse=None):
+                return nn.Embedding(n, 8, sparse=sparse)
+
+
+            def library(n, sparse=False):
+                return nn.Embedding(n, 8, sparse=sparse)
+
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--sparse", action="store_true")
+            args = parser.parse_args()
+            tables = Tables(100, 16, args.sparse)
+            table = build(100, sparse=True)
+            """,
+            note="a-parameter-a-call-may-set",
+            findings=(
+                Expected(9, 43, "defaults to False, but `Tables(..., sparse=args.sparse)` here may pass True"),
+                Expected(
+                    13, 31, "`sparse` of `build` defaults to False, but `build(..., sparse=True)` here may pass True"
+                ),
+                Expected(17, 31, "`sparse` of `library` defaults to False, and no file of this run calls it"),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+
+            from torch import nn
+
+
+            class Tables(nn.Module):
+                def __init__(self, n, dim, sparse=False):
+                    super().__init__()
+                    self.table = nn.Embedding(n, dim, sparse=sparse)
+
+
+            def build(n, *, sparse=None):
+                return nn.Embedding(n, 8, sparse=sparse)
+
+
+            def library(n, sparse=False):
+                return nn.Embedding(n, 8, sparse=sparse)
+
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--sparse", action="store_true")
+            args = parser.parse_args()
+            tables = Tables(100, 16, args.sparse)
+            table = build(100, sparse=True)
+            """,
+            target="sagemaker",
+            note="a-parameter-a-call-may-set-sagemaker",
+            findings=(
+                Expected(9, 43, "defaults to False, but `Tables(..., sparse=args.sparse)` here may pass True"),
+                Expected(
+                    13, 31, "`sparse` of `build` defaults to False, but `build(..., sparse=True)` here may pass True"
+                ),
+                Expected(17, 31, "`sparse` of `library` defaults to False, and no file of this run calls it"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.nn as N
+
+
+            class Net(N.Module):
+                def __init__(self, n, sparse=False):
+                    super().__init__()
+                    self.users = N.Embedding.from_pretrained(weights, sparse=sparse)
+
+
+            net = Net(10, sparse=False)
+            other = Net(10, **options)
+            """,
+            alias=True,
+            note="a-parameter-through-aliases-and-keywords",
+            findings=(
+                Expected(
+                    7, 59, "`sparse` of `Net.__init__` defaults to False, but `Net(10, **options)` here may pass True"
+                ),
             ),
         ),
     ),

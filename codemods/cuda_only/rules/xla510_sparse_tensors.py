@@ -16,7 +16,7 @@ SPARSE_TENSORS = Rule(
     "device raise likewise, even when the sparse tensor stays on the CPU. Graph models (GCN's normalised "
     "adjacency) hit both: the move of a name assigned a sparse tensor (`torch.sparse_coo_tensor`, "
     "`torch.sparse.FloatTensor`, `.to_sparse()`) is reported, and so is a sparse product in a `forward`, where "
-    "the model's tensors are on the device. Densify the tensor before the move (`adj.to_dense()`) and multiply "
+    "the model's tensors are on the device. A sparse tensor is followed through `.coalesce()` (and the other methods that keep it sparse), through attributes (`self.Graph = torch.sparse.FloatTensor(...)`, then `self.Graph.coalesce().to(device)`) and through functions of the file or of another project module that return one (`self._convert_sp_mat_to_sp_tensor(adj).coalesce().to(device)`); a move to the CPU is left alone. Densify the tensor before the move (`adj.to_dense()`) and multiply "
     "with `torch.mm` or `@`: XLA runs dense products well (a dense adjacency costs n^2 memory).",
     examples=lambda: (
         invalid(
@@ -47,6 +47,91 @@ SPARSE_TENSORS = Rule(
             """,
             note="dense-or-host",
         ),
+        valid(
+            """
+            import torch
+
+
+            def to_sparse(index, data, shape):
+                return torch.sparse_coo_tensor(index, data, shape)
+
+
+            def dense(index, data, shape):
+                return to_sparse(index, data, shape).to_dense()
+
+
+            device = torch.device("cuda")
+            adj = to_sparse(index, data, shape)
+            kept = adj.coalesce().to("cpu")
+            adj = adj.to_dense()
+            adj = adj.to(device)
+            values = dense(index, data, shape).to(device)
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            def to_sparse(index, data, shape):
+                return torch.sparse_coo_tensor(index, data, shape)
+
+
+            def dense(index, data, shape):
+                return to_sparse(index, data, shape).to_dense()
+
+
+            device = torch_xla.device()
+            adj = to_sparse(index, data, shape)
+            kept = adj.coalesce().to("cpu")
+            adj = adj.to_dense()
+            adj = adj.to(device)
+            values = dense(index, data, shape).to(device)
+            """,
+            note="moved-to-the-cpu-or-densified-first",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def to_sparse(index, data, shape):
+                return torch.sparse_coo_tensor(index, data, shape)
+
+
+            def dense(index, data, shape):
+                return to_sparse(index, data, shape).to_dense()
+
+
+            device = torch.device("cuda")
+            adj = to_sparse(index, data, shape)
+            kept = adj.coalesce().to("cpu")
+            adj = adj.to_dense()
+            adj = adj.to(device)
+            values = dense(index, data, shape).to(device)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def to_sparse(index, data, shape):
+                return torch.sparse_coo_tensor(index, data, shape)
+
+
+            def dense(index, data, shape):
+                return to_sparse(index, data, shape).to_dense()
+
+
+            device = xm.xla_device()
+            adj = to_sparse(index, data, shape)
+            kept = adj.coalesce().to("cpu")
+            adj = adj.to_dense()
+            adj = adj.to(device)
+            values = dense(index, data, shape).to(device)
+            """,
+            target="sagemaker",
+            note="moved-to-the-cpu-or-densified-first-sagemaker",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -70,6 +155,150 @@ SPARSE_TENSORS = Rule(
             findings=(
                 Expected(8, 16, "`torch.sparse.mm` multiplies a sparse tensor"),
                 Expected(12, 7, "`adj` holds a sparse tensor"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Loader:
+                def __init__(self, device):
+                    self.device = device
+                    self.graph = None
+
+                def _to_sparse(self, index, data, shape):
+                    return torch.sparse.FloatTensor(index, data, torch.Size(shape))
+
+                def graph_of(self, index, data, shape):
+                    self.graph = self._to_sparse(index, data, shape)
+                    self.graph = self.graph.coalesce().to(self.device)
+                    return self.graph
+
+                def folds(self, parts):
+                    return [self._to_sparse(*part).coalesce().to(self.device) for part in parts]
+
+
+            loader = Loader(torch.device("cuda"))
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Loader:
+                def __init__(self, device):
+                    self.device = device
+                    self.graph = None
+
+                def _to_sparse(self, index, data, shape):
+                    return torch.sparse.FloatTensor(index, data, torch.Size(shape))
+
+                def graph_of(self, index, data, shape):
+                    self.graph = self._to_sparse(index, data, shape)
+                    self.graph = self.graph.coalesce().to(self.device)
+                    return self.graph
+
+                def folds(self, parts):
+                    return [self._to_sparse(*part).coalesce().to(self.device) for part in parts]
+
+
+            loader = Loader(torch_xla.device())
+            """,
+            note="returned-by-a-method-then-coalesced-and-moved",
+            findings=(
+                Expected(15, 22, "`self.graph` holds a sparse tensor, which XLA cannot hold"),
+                Expected(19, 17, "`self._to_sparse(*part)` returns a sparse tensor"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Loader:
+                def __init__(self, device):
+                    self.device = device
+                    self.graph = None
+
+                def _to_sparse(self, index, data, shape):
+                    return torch.sparse.FloatTensor(index, data, torch.Size(shape))
+
+                def graph_of(self, index, data, shape):
+                    self.graph = self._to_sparse(index, data, shape)
+                    self.graph = self.graph.coalesce().to(self.device)
+                    return self.graph
+
+                def folds(self, parts):
+                    return [self._to_sparse(*part).coalesce().to(self.device) for part in parts]
+
+
+            loader = Loader(torch.device("cuda"))
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Loader:
+                def __init__(self, device):
+                    self.device = device
+                    self.graph = None
+
+                def _to_sparse(self, index, data, shape):
+                    return torch.sparse.FloatTensor(index, data, torch.Size(shape))
+
+                def graph_of(self, index, data, shape):
+                    self.graph = self._to_sparse(index, data, shape)
+                    self.graph = self.graph.coalesce().to(self.device)
+                    return self.graph
+
+                def folds(self, parts):
+                    return [self._to_sparse(*part).coalesce().to(self.device) for part in parts]
+
+
+            loader = Loader(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="returned-by-a-method-then-coalesced-and-moved-sagemaker",
+            findings=(
+                Expected(15, 22, "`self.graph` holds a sparse tensor, which XLA cannot hold"),
+                Expected(19, 17, "`self._to_sparse(*part)` returns a sparse tensor"),
+            ),
+        ),
+        invalid(
+            """
+            import torch as T
+            from torch import sparse_coo_tensor as coo
+
+
+            def graph(index, data, n):
+                return coo(index, data, (n, n))
+
+
+            g = graph(index, data, n).coalesce().cuda()
+            h = T.randn(n, n).to_sparse()
+            h = h.double().cuda()
+            """,
+            """
+            import torch as T
+            from torch import sparse_coo_tensor as coo
+            import torch_xla
+
+
+            def graph(index, data, n):
+                return coo(index, data, (n, n))
+
+
+            g = graph(index, data, n).coalesce().to(torch_xla.device())
+            h = T.randn(n, n).to_sparse()
+            h = h.double().to(torch_xla.device())
+            """,
+            alias=True,
+            note="sparse-constructor-through-aliases",
+            findings=(
+                Expected(10, 5, "`graph(index, data, n)` returns a sparse tensor"),
+                Expected(12, 5, "`h` holds a sparse tensor"),
             ),
         ),
     ),

@@ -11,7 +11,11 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
     summary="Without DDP, a mixed-precision step all-reduces the gradients right after the scaled backward pass",
     fixable=True,
     why="xm.optimizer_step averages gradients over the processes, but a GradScaler step does not: the AWS guide's "
-    "recipe fetches the gradients and all-reduces them with scale=1.0/world size.",
+    "recipe fetches the gradients and all-reduces them with scale=1.0/world size. A scaled backward whose "
+    "optimizer step is elsewhere (a scaler helper in a util module, `loss_scaler(loss, optimizer)`) is reported "
+    "for the all-reduce to be added by hand, unless a file of the run that imports the module wraps the model in "
+    "DistributedDataParallel, which the port keeps and which all-reduces the gradients in backward; a run on one "
+    "file says that the callers decide.",
     examples=lambda: (
         invalid(
             """
@@ -177,6 +181,98 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
             note="amp-from-import",
             alias=True,
             findings=(Expected(15, 9, 'gradients all-reduced after the scaled backward pass (xm.all_reduce("sum",'),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def init_distributed_mode(args):
+                torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
+
+
+            class NativeScaler:
+                def __init__(self):
+                    self._scaler = torch.cuda.amp.GradScaler()
+
+                def __call__(self, loss, optimizer, update_grad=True):
+                    self._scaler.scale(loss).backward()
+                    if update_grad:
+                        self._scaler.step(optimizer)
+                        self._scaler.update()
+            """,
+            """
+            import torch
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed_mode(args):
+                torch.distributed.init_process_group("xla", init_method="xla://")
+
+
+            class NativeScaler:
+                def __init__(self):
+                    self._scaler = torch.amp.GradScaler("xla")
+
+                def __call__(self, loss, optimizer, update_grad=True):
+                    self._scaler.scale(loss).backward()
+                    if update_grad:
+                        self._scaler.step(optimizer)
+                        self._scaler.update()
+            """,
+            note="a-scaler-helper-whose-callers-are-not-in-the-run",
+            findings=(
+                Expected(14, 9, "unless the model it steps is wrapped in DistributedDataParallel (which all-reduces"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def init_distributed_mode(args):
+                torch.distributed.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
+
+
+            class NativeScaler:
+                def __init__(self):
+                    self._scaler = torch.cuda.amp.GradScaler()
+
+                def __call__(self, loss, optimizer, update_grad=True):
+                    self._scaler.scale(loss).backward()
+                    if update_grad:
+                        self._scaler.step(optimizer)
+                        self._scaler.update()
+            """,
+            """
+            import torch
+            import os
+            import torch_xla.amp
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+            def init_distributed_mode(args):
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                torch.distributed.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+
+
+            class NativeScaler:
+                def __init__(self):
+                    self._scaler = torch_xla.amp.GradScaler()
+
+                def __call__(self, loss, optimizer, update_grad=True):
+                    self._scaler.scale(loss).backward()
+                    if update_grad:
+                        self._scaler.step(optimizer)
+                        self._scaler.update()
+            """,
+            target="sagemaker",
+            note="a-scaler-helper-whose-callers-are-not-in-the-run-sagemaker",
+            findings=(
+                Expected(19, 9, "(xm.all_reduce('sum', xm._fetch_gradients(optimizer), scale=1.0 / world size))"),
+            ),
         ),
     ),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
     HANDED_IN_MODELS,
     HANDED_IN_MODELS_PORTED,
@@ -45,7 +46,16 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
     "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
-    "build the optimizer after the move, or move the model first to the XLA device.",
+    "build the optimizer after the move, or move the model first to the XLA device. A module class whose "
+    "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
+    "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
+    "caller moves afterwards (`G = Generator(**cfg).to(device)`) is reported at the move, naming the class and "
+    "the attribute: there is no safe port (the constructor does not know the device, other instances may stay "
+    "on the CPU, and rebuilding the optimizer would drop its state and groups), so build the optimizer after the "
+    "move or move the module in `__init__` before building it. The class is followed through a module that "
+    "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
+    "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
+    "a dict it unpacks) and a file that trains nothing (a sampling script) get no finding.",
     examples=lambda: (
         invalid(
             """
@@ -144,6 +154,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
         ),
+        *own_optimizer_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -647,5 +658,6 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
             ),
         ),
+        *own_optimizer_invalid(),
     ),
 )

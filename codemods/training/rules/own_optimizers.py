@@ -1,0 +1,342 @@
+"""XLA203's cases for module classes that build their optimizer over their own parameters
+in ``__init__`` (BigGAN's Generator, RL agents) and are moved by the caller afterwards."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+
+# Module classes that build their optimizer over their own parameters in ``__init__``
+# (BigGAN's Generator/Discriminator, RL agents), moved by the caller afterwards; an
+# instance built with ``no_optim=True`` skips the optimizer (BigGAN's EMA copy).
+OWN_OPTIMIZERS_MOVED_LATER = """
+import torch
+from torch import nn, optim
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3, no_optim=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 1)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def main(loader):
+    device = torch.device("cuda")
+    G = Generator().to(device)
+    G_ema = Generator(no_optim=True).to(device)
+    D = Critic()
+    D.cuda()
+    for x in loader:
+        G.optim.zero_grad()
+        D(G(x.to(device))).sum().backward()
+        G.optim.step()
+"""
+
+
+OWN_OPTIMIZERS_MOVED_LATER_PORTED = """
+import torch
+from torch import nn, optim
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3, no_optim=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 1)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def main(loader):
+    device = torch_xla.device()
+    G = Generator().to(device)
+    G_ema = Generator(no_optim=True).to(device)
+    D = Critic()
+    D.to(torch_xla.device())
+    for x in pl.MpDeviceLoader(loader, device):
+        G.optim.zero_grad()
+        D(G(x.to(device))).sum().backward()
+        xm.optimizer_step(G.optim)
+"""
+
+
+OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER = """
+import torch
+from torch import nn, optim
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Generator(nn.Module):
+    def __init__(self, lr=1e-3, no_optim=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        if no_optim:
+            return
+        self.optim = optim.Adam(params=self.parameters(), lr=lr)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 1)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def main(loader):
+    device = xm.xla_device()
+    G = Generator().to(device)
+    G_ema = Generator(no_optim=True).to(device)
+    D = Critic()
+    D.to(xm.xla_device())
+    for x in pl.MpDeviceLoader(loader, device):
+        G.optim.zero_grad()
+        D(G(x.to(device))).sum().backward()
+        xm.optimizer_step(G.optim)
+"""
+
+
+OWN_OPTIMIZERS_KEPT_RIGHT = """
+import torch
+from torch import nn, optim
+
+
+class Generator(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.to(device)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+device = torch.device("cuda")
+G = Generator(device).to(device)
+kept = Critic()
+on_cpu = Critic().to("cpu")
+half = Critic().to(torch.bfloat16)
+for x in loader:
+    G.optim.zero_grad()
+    G(x.to(device)).sum().backward()
+    G.optim.step()
+"""
+
+
+OWN_OPTIMIZERS_KEPT_RIGHT_PORTED = """
+import torch
+from torch import nn, optim
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Generator(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.to(device)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+device = torch_xla.device()
+G = Generator(device).to(device)
+kept = Critic()
+on_cpu = Critic().to("cpu")
+half = Critic().to(torch.bfloat16)
+for x in pl.MpDeviceLoader(loader, device):
+    G.optim.zero_grad()
+    G(x.to(device)).sum().backward()
+    xm.optimizer_step(G.optim)
+"""
+
+
+OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER = """
+import torch
+from torch import nn, optim
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Generator(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.to(device)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+device = xm.xla_device()
+G = Generator(device).to(device)
+kept = Critic()
+on_cpu = Critic().to("cpu")
+half = Critic().to(torch.bfloat16)
+for x in pl.MpDeviceLoader(loader, device):
+    G.optim.zero_grad()
+    G(x.to(device)).sum().backward()
+    xm.optimizer_step(G.optim)
+"""
+
+
+def own_optimizer_valid() -> tuple[Valid, ...]:
+    return (
+        valid(
+            OWN_OPTIMIZERS_KEPT_RIGHT,
+            OWN_OPTIMIZERS_KEPT_RIGHT_PORTED,
+            note="own-optimizer-moved-first-never-moved-or-on-the-cpu",
+        ),
+        valid(
+            """
+            import torch
+            from torch import nn, optim
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+            G = Generator().cuda()
+            G.load_state_dict(torch.load("G.pth", map_location="cpu"))
+            with torch.no_grad():
+                samples = G(torch.randn(16, 4, device="cuda"))
+            """,
+            """
+            import torch
+            from torch import nn, optim
+            import torch_xla
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.optim = optim.Adam(self.parameters(), lr=1e-3)
+
+
+            G = Generator().to(torch_xla.device())
+            G.load_state_dict(torch.load("G.pth", map_location="cpu"))
+            with torch.no_grad():
+                samples = G(torch.randn(16, 4, device="xla"))
+            """,
+            note="own-optimizer-in-a-script-that-trains-nothing",
+        ),
+        valid(
+            OWN_OPTIMIZERS_KEPT_RIGHT,
+            OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
+            target="sagemaker",
+            note="own-optimizer-moved-first-never-moved-or-on-the-cpu-sagemaker",
+        ),
+    )
+
+
+def own_optimizer_invalid() -> tuple[Invalid, ...]:
+    return (
+        invalid(
+            OWN_OPTIMIZERS_MOVED_LATER,
+            OWN_OPTIMIZERS_MOVED_LATER_PORTED,
+            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later",
+            findings=(
+                Expected(
+                    26, 9, "`Generator().to(device)` moves `G` to the XLA device after `Generator.__init__` built"
+                ),
+                Expected(29, 5, "`D.cuda()` moves `D` to the XLA device after `Critic.__init__` built `self.opt`"),
+            ),
+        ),
+        invalid(
+            OWN_OPTIMIZERS_MOVED_LATER,
+            OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER,
+            target="sagemaker",
+            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later-sagemaker",
+            findings=(
+                Expected(25, 9, "so `G.optim` steps the stale CPU copies and training changes nothing"),
+                Expected(28, 5, "so `D.opt` steps the stale CPU copies"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.nn as tnn
+            import torch.optim as o
+
+
+            class Agent(tnn.Module):
+                def __init__(self):
+                    super(Agent, self).__init__()
+                    self.net = tnn.Linear(4, 2)
+                    self.optimizer = o.RMSprop(self.parameters())
+
+
+            agent = Agent().to("cuda:0")
+            for batch in batches:
+                agent.optimizer.zero_grad()
+                agent.net(batch.to("cuda:0")).sum().backward()
+                agent.optimizer.step()
+            """,
+            """
+            import torch.nn as tnn
+            import torch.optim as o
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent(tnn.Module):
+                def __init__(self):
+                    super(Agent, self).__init__()
+                    self.net = tnn.Linear(4, 2)
+                    self.optimizer = o.RMSprop(self.parameters())
+
+
+            agent = Agent().to("xla")
+            for batch in batches:
+                agent.optimizer.zero_grad()
+                agent.net(batch.to("xla")).sum().backward()
+                xm.optimizer_step(agent.optimizer)
+                torch_xla.sync()
+            """,
+            alias=True,
+            note="own-optimizer-through-aliases",
+            findings=(
+                Expected(14, 9, '`Agent().to("cuda:0")` moves `agent` to the XLA device after `Agent.__init__`'),
+            ),
+        ),
+    )
