@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
+from codemods.cuda_only import rules as cuda_only_rules
 from codemods.cuda_only import source_apis
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
@@ -16,6 +17,7 @@ from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.launch_rewrite import LaunchRewrite
 from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp.rewrite import FsdpRewrite
 from codemods.huggingface.entry_point import EntryRewrite
 from codemods.huggingface.rewrite import HuggingFaceRewrite
@@ -57,6 +59,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
+        RuleHooks(ctx, cuda_only_rules.RULES),
         CudaRuntimeRewrite(ctx),
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),

@@ -86,6 +86,7 @@ REWRITES = frozenset(
         "codemods.distributed.ignite",
         "codemods.distributed.launch_rewrite",
         "codemods.distributed.parallel_rewrite",
+        "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
         "codemods.fsdp.rewrite",
         "codemods.huggingface.entry_point",
         "codemods.huggingface.rewrite",

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.cuda_only import source_apis
+from codemods.cuda_only import rules, source_apis
 from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
 from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context, StatementLineT
+from codemods.engine.rule_hooks import hooked_names
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -58,6 +59,8 @@ class CudaRuntimeRewrite(ReportedApis):
         self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
         # By id: every hot Name and Attribute is looked up (CSTNode hashing is Python code).
         self.guarded = {id(node): switch for node, switch in self.facts.cuda_only.guarded_cuda.items()}
+        # The APIs the rules' own hooks report (engine/hooks.py): not reported here as well.
+        self.hooked = hooked_names(rules.RULES)
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """Table entries get their own advice; any other torch.cuda API the other rules
@@ -74,6 +77,8 @@ class CudaRuntimeRewrite(ReportedApis):
                 return updated
         if api is not None and api.rule is CUDA_API and id(original) in self.guarded:
             self._guarded(original, api.advice)
+            return updated
+        if qualified in self.hooked:
             return updated
         if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
             return super().reference(original, updated, qualified)

@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE
 from codemods.cuda_only.rules.xla004_third_party_cuda import THIRD_PARTY_CUDA
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
-from codemods.cuda_only.rules.xla503_cuda_memory_stats import CUDA_MEMORY_STATS
-from codemods.cuda_only.rules.xla504_cuda_oom import CUDA_OOM
-from codemods.cuda_only.rules.xla505_cuda_seed import CUDA_SEED
 from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
 from codemods.engine.rule import Rule
 
@@ -58,24 +55,6 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         "flags of the process (no CUDA needed) and XLA lowers attention itself, whatever they say: no effect on "
         "an XLA device; remove it",
         "torch.nn.attention.sdpa_kernel",
-    ),
-    **_table(
-        CUDA_MEMORY_STATS,
-        "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
-        "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
-        "torch.cuda.max_memory_reserved torch.cuda.memory_cached torch.cuda.max_memory_cached "
-        "torch.cuda.memory_stats",
-    ),
-    **_table(
-        CUDA_OOM,
-        "is never raised on XLA: running out of device memory raises RuntimeError "
-        "(RESOURCE_EXHAUSTED); catch that instead",
-        "torch.cuda.OutOfMemoryError",
-    ),
-    **_table(
-        CUDA_SEED,
-        "seeds only CUDA generators; seed the XLA device with xm.set_rng_state(seed)",
-        "torch.cuda.manual_seed torch.cuda.manual_seed_all torch.cuda.seed torch.cuda.seed_all",
     ),
     **_table(
         CUDA_API,
