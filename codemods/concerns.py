@@ -26,7 +26,7 @@ from codemods.lazy.recompilation import RecompilationRewrite
 from codemods.lazy.step_closures import StepClosureRewrite
 from codemods.lightning.rewrite import LightningRewrite
 from codemods.project.rewrite import ProjectRewrite
-from codemods.release_names.rewrite import XlaNamesRewrite
+from codemods.release_names import rules as release_names_rules
 from codemods.training.loops import LoopRewrite
 from codemods.training.optimizer_step import OptimizerRewrite
 
@@ -68,7 +68,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         ReportedApis(ctx, source_apis.THIRD_PARTY, source_apis.third_party),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
-        XlaNamesRewrite(ctx),
+        RuleHooks(ctx, release_names_rules.RULES),
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),

@@ -96,7 +96,6 @@ REWRITES = frozenset(
         "codemods.lazy.step_closures",
         "codemods.lightning.rewrite",
         "codemods.project.rewrite",
-        "codemods.release_names.rewrite",
         "codemods.training.loops",
         "codemods.training.optimizer_step",
     }

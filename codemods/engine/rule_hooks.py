@@ -51,9 +51,12 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
     )
 
 
+@functools.cache
 def hooked_names(rules: tuple[Rule, ...]) -> frozenset[str]:
-    """The names whose references the hooks of ``rules`` look at."""
-    return frozenset(_dispatch(rules).references)
+    """The names the hooks of ``rules`` look at (references, and callees by name): the
+    concern's other rewrites leave them to those rules."""
+    dispatch = _dispatch(rules)
+    return frozenset(dispatch.references) | frozenset(dispatch.calls)
 
 
 class RuleHooks(Concern):
