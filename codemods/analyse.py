@@ -65,13 +65,11 @@ INSPECTED_PREFIXES = (
     "torch.nn.parallel.",
     "torch.amp.",
     "torch.accelerator.",
-    *source_apis.THIRD_PARTY_MODULES,
 )
 INSPECTED_NAMES = frozenset(
     {
         *source_apis.CUDA_RUNTIME,
         *apis.DISTRIBUTED,
-        *source_apis.THIRD_PARTY,
         *apis.AVAILABILITY_CHECKS,
         *apis.CUDA_TENSOR_TYPES,
         *apis.TORCH_AUTOCAST,

@@ -8,8 +8,7 @@ from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
 from codemods.cuda_only import rules as cuda_only_rules
-from codemods.cuda_only import source_apis
-from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
+from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
@@ -65,7 +64,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),
         FsdpRewrite(ctx),
-        ReportedApis(ctx, source_apis.THIRD_PARTY, source_apis.third_party),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
         RuleHooks(ctx, release_names_rules.RULES),

@@ -5,7 +5,6 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -27,31 +26,14 @@ if TYPE_CHECKING:
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
 
 
-class ReportedApis(Concern):
-    """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
+class CudaRuntimeRewrite(Concern):
+    """Reports every use of a CUDA runtime API (source_apis.CUDA_RUNTIME), with advice."""
 
     facts: Facts
 
-    def __init__(
-        self,
-        ctx: Context[Facts],
-        table: dict[str, source_apis.SourceApi],
-        lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
-    ) -> None:
-        super().__init__(ctx)
-        self.table = table
-        self.lookup = lookup or table.get
-
-    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-        api = self.lookup(qualified)
-        if api is not None:
-            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {self.ctx.target.advice(api.advice)}")
-        return updated
-
-
-class CudaRuntimeRewrite(ReportedApis):
     def __init__(self, ctx: Context[Facts]) -> None:
-        super().__init__(ctx, source_apis.CUDA_RUNTIME)
+        super().__init__(ctx)
+        self.table = source_apis.CUDA_RUNTIME
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()
@@ -80,9 +62,14 @@ class CudaRuntimeRewrite(ReportedApis):
             return updated
         if qualified in self.hooked:
             return updated
-        if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
-            return super().reference(original, updated, qualified)
-        if qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
+        if api is not None:
+            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {self.ctx.target.advice(api.advice)}")
+            return updated
+        if (
+            not qualified.startswith("torch.cuda.")
+            or qualified in apis.HANDLED_CUDA_APIS
+            or qualified.startswith(apis.HANDLED_CUDA_PREFIXES)
+        ):
             return updated
         if id(original) in self.guarded:
             self._guarded(original, "is CUDA-only")

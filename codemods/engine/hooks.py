@@ -2,8 +2,9 @@
 them), written in the rule's own module, next to its code, severity, why and cases.
 
 A hook says what it looks at, by qualified name through the file's imports: references
-(a Name or Attribute chain that resolves to ``torch.cuda.manual_seed``, whatever the alias)
-or calls (their callee's name, or a module the callee is in).  It is handed the rewrite's
+(a Name or Attribute chain that resolves to ``torch.cuda.manual_seed``, whatever the alias,
+or to anything in a module: ``apex.``) or calls (their callee's name, or a module the callee
+is in).  It is handed the rewrite's
 context (the target and its names, ``ctx.fix``/``ctx.report``, ``ctx.code``), the node as it
 was (``original``: findings point at it) and as the traversal has made it so far
 (``updated``: what it returns, or its replacement), and the name it resolved to::
@@ -57,18 +58,21 @@ class CallHook(Protocol):
     def __call__(self, ctx: Context[Any], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression: ...
 
 
-@dataclass(frozen=True, kw_only=True)
+# A hook is itself (eq=False): one that names a module and some of its names runs once on each.
+@dataclass(frozen=True, kw_only=True, eq=False)
 class OnReferences:
     rule: Rule
     names: frozenset[str]
+    # Names in these modules ("apex."), or the module itself: each prefix ends with a dot.
+    modules: tuple[str, ...]
     run: ReferenceHook
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class OnCalls:
     rule: Rule
     names: frozenset[str]
-    # Callees in these modules ("torch_xla.runtime."): the prefix ends with a dot.
+    # Callees in these modules ("torch_xla.runtime."): each prefix ends with a dot.
     modules: tuple[str, ...]
     run: CallHook
 
@@ -95,7 +99,7 @@ def _enter(hook: OnReferences | OnCalls) -> None:
     global _modules
     _BY_CODE[hook.rule.code].append(hook)
     _NAMES.update(hook.names)
-    if isinstance(hook, OnCalls) and hook.modules:
+    if hook.modules:
         _MODULES.extend(hook.modules)
         _modules = tuple(_MODULES)
 
@@ -104,12 +108,20 @@ def _names(names: str | frozenset[str]) -> frozenset[str]:
     return frozenset(names.split()) if isinstance(names, str) else names
 
 
-def on_references(rule: Rule, names: str | frozenset[str]) -> Callable[[ReferenceHook], ReferenceHook]:
+def _modules_of(modules: tuple[str, ...]) -> tuple[str, ...]:
+    if any(not module.endswith(".") for module in modules):
+        raise ValueError(f"a module a hook looks into ends with a dot: {modules}")
+    return modules
+
+
+def on_references(
+    rule: Rule, *, names: str | frozenset[str] = frozenset(), modules: tuple[str, ...] = ()
+) -> Callable[[ReferenceHook], ReferenceHook]:
     """A decorator: the function is ``rule``'s hook on references to ``names`` (a
-    space-separated string, or a set)."""
+    space-separated string, or a set) or to anything in ``modules`` (each ending with a dot)."""
 
     def enter(run: ReferenceHook) -> ReferenceHook:
-        _enter(OnReferences(rule=rule, names=_names(names), run=run))
+        _enter(OnReferences(rule=rule, names=_names(names), modules=_modules_of(modules), run=run))
         return run
 
     return enter
@@ -120,11 +132,9 @@ def on_calls(
 ) -> Callable[[CallHook], CallHook]:
     """A decorator: the function is ``rule``'s hook on calls of ``names`` (a space-separated
     string, or a set) or of anything in ``modules`` (each ending with a dot)."""
-    if any(not module.endswith(".") for module in modules):
-        raise ValueError(f"a module a hook looks into ends with a dot: {modules}")
 
     def enter(run: CallHook) -> CallHook:
-        _enter(OnCalls(rule=rule, names=_names(names), modules=modules, run=run))
+        _enter(OnCalls(rule=rule, names=_names(names), modules=_modules_of(modules), run=run))
         return run
 
     return enter
@@ -138,4 +148,4 @@ def reports_references(rule: Rule, names: str, says: str) -> None:
         ctx.report(rule, original, f"`{ctx.code(original)}` {ctx.target.advice(says)}")
         return updated
 
-    _enter(OnReferences(rule=rule, names=_names(names), run=report))
+    _enter(OnReferences(rule=rule, names=_names(names), modules=(), run=report))

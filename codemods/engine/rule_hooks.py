@@ -23,21 +23,26 @@ from codemods.engine.rule import Rule
 class _Dispatch:
     references: dict[str, tuple[OnReferences, ...]]
     calls: dict[str, tuple[OnCalls, ...]]
-    # Hooks on calls into modules, and all their modules (one test skips them all).
+    # Hooks on references and calls into modules, and all their modules (one test skips them all).
+    module_references: tuple[OnReferences, ...]
+    reference_modules: tuple[str, ...]
     module_calls: tuple[OnCalls, ...]
-    modules: tuple[str, ...]
+    call_modules: tuple[str, ...]
 
 
 @functools.cache
 def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
     references: defaultdict[str, list[OnReferences]] = defaultdict(list)
     calls: defaultdict[str, list[OnCalls]] = defaultdict(list)
+    module_references: list[OnReferences] = []
     module_calls: list[OnCalls] = []
     for rule in rules:
         for hook in hooks_of(rule):
             if isinstance(hook, OnReferences):
                 for name in hook.names:
                     references[name].append(hook)
+                if hook.modules:
+                    module_references.append(hook)
                 continue
             for name in hook.names:
                 calls[name].append(hook)
@@ -46,6 +51,8 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
     return _Dispatch(
         {name: tuple(hooks) for name, hooks in references.items()},
         {name: tuple(hooks) for name, hooks in calls.items()},
+        tuple(module_references),
+        tuple(module for hook in module_references for module in hook.modules),
         tuple(module_calls),
         tuple(module for hook in module_calls for module in hook.modules),
     )
@@ -66,24 +73,29 @@ class RuleHooks(Concern):
         super().__init__(ctx)
         dispatch = _dispatch(rules)
         self.references = dispatch.references
+        self.module_references = dispatch.module_references
+        self.reference_modules = dispatch.reference_modules
         self.calls = dispatch.calls
         self.module_calls = dispatch.module_calls
-        self.modules = dispatch.modules
+        self.call_modules = dispatch.call_modules
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-        for hook in self.references.get(qualified, ()):
+        hooks = self.references.get(qualified, ())
+        if self.reference_modules and (dotted := qualified + ".").startswith(self.reference_modules):
+            hooks += tuple(h for h in self.module_references if h not in hooks and dotted.startswith(h.modules))
+        for hook in hooks:
             updated = hook.run(self.ctx, original, updated, qualified)
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not self.calls and not self.modules:
+        if not self.calls and not self.call_modules:
             return updated
         callee = self.ctx.resolve(original.func)
         if callee is None:
             return updated
         hooks = self.calls.get(callee, ())
-        if self.modules and callee.startswith(self.modules):
-            hooks += tuple(hook for hook in self.module_calls if callee.startswith(hook.modules))
+        if self.call_modules and callee.startswith(self.call_modules):
+            hooks += tuple(h for h in self.module_calls if h not in hooks and callee.startswith(h.modules))
         result: cst.BaseExpression = updated
         for hook in hooks:
             if type(result) is not cst.Call:  # replaced by something else: the next hook has no call
