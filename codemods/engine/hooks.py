@@ -63,7 +63,7 @@ class CallHook(Protocol):
 class OnReferences:
     rule: Rule
     names: frozenset[str]
-    # Names in these modules ("apex."), or the module itself: each prefix ends with a dot.
+    # Names in these modules ("apex."): each prefix ends with a dot.
     modules: tuple[str, ...]
     run: ReferenceHook
 
