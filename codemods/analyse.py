@@ -32,6 +32,7 @@ from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
 from codemods.distributed.samplers import SamplerAnalysis
+from codemods.engine.hooks import looked_at
 from codemods.engine.imports import ImportFacts
 from codemods.engine.nodes import subtrees_kept
 from codemods.engine.walk import Analysis, Walk, walk_order
@@ -52,7 +53,8 @@ from codemods.facts import Facts
 
 # References the rewrites inspect by themselves (beyond the fact sheet's nodes): the
 # source-side tables (codemods/apis.py, cuda_only/source_apis.py), any torch.cuda or
-# torch.backends API, and the torch_xla names of either release.  The walk marks them so
+# torch.backends API, the torch_xla names of either release, and the names the rules' own
+# hooks look at (engine/hooks.py).  The walk marks them so
 # the rewrite traversal visits them.
 INSPECTED_PREFIXES = (
     "torch.cuda.",
@@ -63,13 +65,11 @@ INSPECTED_PREFIXES = (
     "torch.nn.parallel.",
     "torch.amp.",
     "torch.accelerator.",
-    *source_apis.THIRD_PARTY_MODULES,
 )
 INSPECTED_NAMES = frozenset(
     {
         *source_apis.CUDA_RUNTIME,
         *apis.DISTRIBUTED,
-        *source_apis.THIRD_PARTY,
         *apis.AVAILABILITY_CHECKS,
         *apis.CUDA_TENSOR_TYPES,
         *apis.TORCH_AUTOCAST,
@@ -80,7 +80,7 @@ INSPECTED_NAMES = frozenset(
 
 def inspected(qualified: str) -> bool:
     """Whether a reference that resolves to ``qualified`` is one the rewrites look at."""
-    return qualified in INSPECTED_NAMES or qualified.startswith(INSPECTED_PREFIXES)
+    return qualified in INSPECTED_NAMES or qualified.startswith(INSPECTED_PREFIXES) or looked_at(qualified)
 
 
 # In the fact sheet's order; the walk takes them in an order derived from what each

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint.rewrite import CheckpointRewrite
 from codemods.compile.rewrite import CompileRewrite
-from codemods.cuda_only import source_apis
-from codemods.cuda_only.reported_apis import CudaRuntimeRewrite, ReportedApis
+from codemods.cuda_only import rules as cuda_only_rules
+from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
@@ -16,6 +16,7 @@ from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.launch_rewrite import LaunchRewrite
 from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp.rewrite import FsdpRewrite
 from codemods.huggingface.entry_point import EntryRewrite
 from codemods.huggingface.rewrite import HuggingFaceRewrite
@@ -24,7 +25,7 @@ from codemods.lazy.recompilation import RecompilationRewrite
 from codemods.lazy.step_closures import StepClosureRewrite
 from codemods.lightning.rewrite import LightningRewrite
 from codemods.project.rewrite import ProjectRewrite
-from codemods.release_names.rewrite import XlaNamesRewrite
+from codemods.release_names import rules as release_names_rules
 from codemods.training.loops import LoopRewrite
 from codemods.training.optimizer_step import OptimizerRewrite
 
@@ -57,15 +58,15 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         CheckpointRewrite(ctx),
+        RuleHooks(ctx, cuda_only_rules.RULES),
         CudaRuntimeRewrite(ctx),
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),
         FsdpRewrite(ctx),
-        ReportedApis(ctx, source_apis.THIRD_PARTY, source_apis.third_party),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
-        XlaNamesRewrite(ctx),
+        RuleHooks(ctx, release_names_rules.RULES),
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),

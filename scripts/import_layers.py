@@ -86,6 +86,7 @@ REWRITES = frozenset(
         "codemods.distributed.ignite",
         "codemods.distributed.launch_rewrite",
         "codemods.distributed.parallel_rewrite",
+        "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
         "codemods.fsdp.rewrite",
         "codemods.huggingface.entry_point",
         "codemods.huggingface.rewrite",
@@ -95,7 +96,6 @@ REWRITES = frozenset(
         "codemods.lazy.step_closures",
         "codemods.lightning.rewrite",
         "codemods.project.rewrite",
-        "codemods.release_names.rewrite",
         "codemods.training.loops",
         "codemods.training.optimizer_step",
     }

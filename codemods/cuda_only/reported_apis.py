@@ -5,19 +5,19 @@ delete them (XLA502); the rest are reported with advice (XLA202, XLA502-XLA506, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods import apis
-from codemods.cuda_only import source_apis
+from codemods.cuda_only import rules, source_apis
 from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
 from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context, StatementLineT
+from codemods.engine.rule_hooks import hooked_names
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -26,31 +26,14 @@ if TYPE_CHECKING:
 _ACTIVE = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript, cst.BaseComp)
 
 
-class ReportedApis(Concern):
-    """Reports every use of an API in ``table`` (or that ``lookup`` finds)."""
+class CudaRuntimeRewrite(Concern):
+    """Reports every use of a CUDA runtime API (source_apis.CUDA_RUNTIME), with advice."""
 
     facts: Facts
 
-    def __init__(
-        self,
-        ctx: Context[Facts],
-        table: dict[str, source_apis.SourceApi],
-        lookup: Callable[[str], source_apis.SourceApi | None] | None = None,
-    ) -> None:
-        super().__init__(ctx)
-        self.table = table
-        self.lookup = lookup or table.get
-
-    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-        api = self.lookup(qualified)
-        if api is not None:
-            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {self.ctx.target.advice(api.advice)}")
-        return updated
-
-
-class CudaRuntimeRewrite(ReportedApis):
     def __init__(self, ctx: Context[Facts]) -> None:
-        super().__init__(ctx, source_apis.CUDA_RUNTIME)
+        super().__init__(ctx)
+        self.table = source_apis.CUDA_RUNTIME
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()
@@ -58,6 +41,8 @@ class CudaRuntimeRewrite(ReportedApis):
         self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
         # By id: every hot Name and Attribute is looked up (CSTNode hashing is Python code).
         self.guarded = {id(node): switch for node, switch in self.facts.cuda_only.guarded_cuda.items()}
+        # The APIs the rules' own hooks report (engine/hooks.py): not reported here as well.
+        self.hooked = hooked_names(rules.RULES)
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         """Table entries get their own advice; any other torch.cuda API the other rules
@@ -75,9 +60,16 @@ class CudaRuntimeRewrite(ReportedApis):
         if api is not None and api.rule is CUDA_API and id(original) in self.guarded:
             self._guarded(original, api.advice)
             return updated
-        if qualified in self.table or not qualified.startswith("torch.cuda.") or qualified in apis.HANDLED_CUDA_APIS:
-            return super().reference(original, updated, qualified)
-        if qualified.startswith(apis.HANDLED_CUDA_PREFIXES):
+        if qualified in self.hooked:
+            return updated
+        if api is not None:
+            self.ctx.report(api.rule, original, f"`{self.ctx.code(original)}` {self.ctx.target.advice(api.advice)}")
+            return updated
+        if (
+            not qualified.startswith("torch.cuda.")
+            or qualified in apis.HANDLED_CUDA_APIS
+            or qualified.startswith(apis.HANDLED_CUDA_PREFIXES)
+        ):
             return updated
         if id(original) in self.guarded:
             self._guarded(original, "is CUDA-only")

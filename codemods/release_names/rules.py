@@ -1,8 +1,20 @@
-"""XLA9: torch_xla names that moved between releases."""
+"""XLA9: torch_xla names that moved between releases: code written for another torch_xla
+release gets the target's spelling (XLA901), e.g. ``xm.xrt_world_size()`` ->
+``xr.world_size()`` for 2.9, and back for the sagemaker target; a name from a module the
+target lacks is reported (XLA902).  Each rule is followed by its hook (engine/hooks.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from codemods.engine.hooks import on_calls
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.targets import TARGETS, VERSIONED_CONCEPTS, spellings
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
 
 XLA_RELEASE_NAMES = Rule(
     code="XLA901",
@@ -346,6 +358,33 @@ XLA_RELEASE_NAMES = Rule(
     ),
 )
 
+# Every release's name of each concept that moved (``xm.xrt_world_size``, ``torch_xla.runtime.world_size``).
+_CONCEPT_OF = {spelling: concept for concept in VERSIONED_CONCEPTS for spelling in spellings(concept)}
+
+
+@on_calls(XLA_RELEASE_NAMES, names=frozenset(_CONCEPT_OF))
+def _to_target_name(ctx: Context[Any], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
+    concept = _CONCEPT_OF[callee]
+    if callee == ctx.target.api(concept).qualified_name:
+        return updated
+    version = ctx.target.torch_xla_version
+    if original.args:
+        ctx.report(
+            XLA_RELEASE_NAMES,
+            original,
+            f"`{ctx.code(original)}` is not torch_xla {version} API; its arguments need a by-hand port to "
+            f"{ctx.target.api(concept).qualified_name}",
+        )
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        XLA_RELEASE_NAMES,
+        original,
+        f"{ctx.code(original)} -> {{new}} (torch_xla {version})",
+        lambda: ctx.replace_callee(original, updated, concept),
+    )
+
+
 MISSING_IN_TARGET = Rule(
     code="XLA902",
     name="missing-in-target",
@@ -393,5 +432,24 @@ MISSING_IN_TARGET = Rule(
         ),
     ),
 )
+
+
+@on_calls(
+    MISSING_IN_TARGET,
+    modules=tuple(sorted({module + "." for target in TARGETS.values() for module in target.missing_modules})),
+)
+def _missing_in_target(ctx: Context[Any], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
+    """A name the target lacks; the moved names are XLA901's."""
+    if callee in _CONCEPT_OF or not any(callee.startswith(module + ".") for module in ctx.target.missing_modules):
+        return updated
+    ctx.report(
+        MISSING_IN_TARGET,
+        original,
+        f"`{ctx.code(original)}` does not exist in torch_xla {ctx.target.torch_xla_version} (its whole module came "
+        "later) and has no exact equivalent: write the value that release's way"
+        + (" (xm.xrt_world_size() counts the processes of every host)" if callee.endswith("_process_count") else ""),
+    )
+    return updated
+
 
 RULES = (XLA_RELEASE_NAMES, MISSING_IN_TARGET)

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from codemods.apis import AMP_ADVICE, FUSED_ATTENTION_ADVICE, PALLAS_ADVICE, PROCESS_GROUP_ADVICE
+from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
 
 THIRD_PARTY_CUDA = Rule(
     code="XLA004",
@@ -12,7 +21,7 @@ THIRD_PARTY_CUDA = Rule(
     "kernels, timm's CUDA scalers, TorchRec's model parallelism, ColossalAI)",
     fixable=False,
     why="These libraries call CUDA kernels or CUDA's gradient scaler directly: on an XLA machine they fail, "
-    "or silently do nothing. One table (codemods/cuda_only/source_apis.py: THIRD_PARTY and THIRD_PARTY_MODULES) names each "
+    "or silently do nothing. One table (in the rule's module, codemods/cuda_only/rules/xla004_third_party_cuda.py) names each "
     "API or module with its XLA alternative, or none: torch.nn.functional.scaled_dot_product_attention (or "
     "torch_xla's flash_attention kernel on TPU) for flash-attn and xformers attention, torch.optim.AdamW or "
     "torch_xla.amp.syncfree for fused and 8-bit optimizers, torch.autocast for Apex AMP, the xla process group "
@@ -184,3 +193,118 @@ THIRD_PARTY_CUDA = Rule(
         ),
     ),
 )
+
+
+def _each(advice: str, names: str) -> dict[str, str]:
+    return dict.fromkeys(names.split(), advice)
+
+
+# Third-party APIs that matter on XLA (what the rest of timm, apex, accelerate or
+# transformers does needs nothing: their schedulers and models run as they are).
+_APIS: dict[str, str] = {
+    **_each(
+        "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with the XLA device "
+        "(bfloat16 needs no loss scaling)",
+        "apex.amp.initialize apex.amp.scale_loss apex.amp.master_params",
+    ),
+    **_each(
+        "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer, or torch.nn's layer",
+        "apex.optimizers.FusedAdam apex.optimizers.FusedLAMB apex.optimizers.FusedSGD apex.optimizers.FusedNovoGrad "
+        "apex.normalization.FusedLayerNorm apex.normalization.FusedRMSNorm",
+    ),
+    **_each(
+        "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
+        "apex.parallel.DistributedDataParallel apex.parallel.convert_syncbn_model apex.parallel.SyncBatchNorm",
+    ),
+    **_each(
+        f"builds a CUDA gradient scaler inside timm: on XLA use {AMP_ADVICE}",
+        "timm.utils.NativeScaler timm.utils.cuda.NativeScaler timm.utils.ApexScaler timm.utils.cuda.ApexScaler",
+    ),
+    **_each(
+        "is DeepSpeed, which does not run on XLA devices: train with the XLA optimizer step instead",
+        "deepspeed.initialize",
+    ),
+    **_each(
+        f"starts DeepSpeed's NCCL process group: on XLA use {PROCESS_GROUP_ADVICE}",
+        "deepspeed.init_distributed",
+    ),
+    **_each(
+        "is a Triton GPU kernel (Triton compiles for CUDA and ROCm only): write the computation with torch "
+        f"operations, which XLA fuses{PALLAS_ADVICE}",
+        "triton.jit triton.autotune triton.heuristics",
+    ),
+}
+
+# Whole third-party modules that only run on CUDA, by prefix (the longest that matches
+# wins; the exact names above come first).  Each says what to use on XLA, or "none".
+_SDPA = FUSED_ATTENTION_ADVICE
+_MODULES: dict[str, str] = {
+    "deepspeed.": (
+        "is DeepSpeed, which does not run on XLA devices; XLA alternative: none "
+        "(train with torch.optim and the XLA optimizer step)"
+    ),
+    "deepspeed.ops.": (
+        "is a DeepSpeed CUDA/CPU optimizer kernel (FusedAdam, DeepSpeedCPUAdam, "
+        "FusedLamb): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP"
+    ),
+    "deepspeed.zero.": (
+        "is DeepSpeed ZeRO sharding: on XLA shard with torch_xla's FSDP "
+        "(torch_xla.distributed.fsdp.XlaFullyShardedDataParallel)"
+    ),
+    "deepspeed.checkpointing.": "is DeepSpeed activation checkpointing: use torch.utils.checkpoint.checkpoint",
+    "apex.": "is NVIDIA Apex, which runs only on CUDA; XLA alternative: the torch.nn / torch.optim equivalent",
+    "apex.amp.": (
+        "is NVIDIA Apex mixed precision, which runs only on CUDA: use torch.autocast with "
+        "the XLA device (bfloat16 needs no loss scaling)"
+    ),
+    "apex.optimizers.": "is an NVIDIA Apex CUDA kernel: use the torch.optim (or torch_xla.amp.syncfree) optimizer",
+    "apex.parallel.": "is NVIDIA Apex multi-GPU code, which runs only on CUDA: use torch_xla's process group and MpDeviceLoader",
+    "bitsandbytes.optim.": (
+        "is a bitsandbytes 8-bit optimizer (CUDA kernels): use "
+        "torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under AMP; 8-bit optimizer "
+        "state on XLA: none"
+    ),
+    "bitsandbytes.nn.": (
+        "is a bitsandbytes quantized layer (CUDA kernels): use torch.nn.Linear "
+        "(bfloat16 weights); 8-bit or 4-bit training layers on XLA: none"
+    ),
+    "bitsandbytes.": "is bitsandbytes, whose kernels need CUDA; XLA alternative: none",
+    "flash_attn.": f"is FlashAttention, a CUDA kernel: {_SDPA}",
+    "torchrec.distributed.": (
+        "is TorchRec's model parallelism (DistributedModelParallel, the sharding "
+        "planner, the sharders and train pipelines), which shards embedding tables "
+        "with FBGEMM's CUDA kernels over NCCL (or the CPU over gloo), never on XLA "
+        "devices; XLA alternative: none (keep the embedding tables unsharded, as "
+        "torch.nn.EmbeddingBag, and wrap the model in DDP or torch_xla's FSDP)"
+    ),
+    "colossalai.": (
+        "is ColossalAI, whose accelerators are CUDA, NPU and the CPU "
+        "(colossalai.accelerator), never an XLA device; XLA alternative: none (torch.optim and "
+        "the XLA optimizer step)"
+    ),
+    "colossalai.booster.": (
+        "is ColossalAI's Booster, whose plugins (Torch DDP, Gemini, low-level ZeRO, hybrid "
+        "parallel) place the model on ColossalAI's accelerator (CUDA or NPU) over NCCL or "
+        "HCCL; on XLA wrap the model in DistributedDataParallel over the xla process group, "
+        "or in torch_xla's FSDP (XlaFullyShardedDataParallel), and step it with "
+        "xm.optimizer_step"
+    ),
+    "colossalai.nn.optimizer.": (
+        "is a ColossalAI optimizer kernel (HybridAdam, CPUAdam, "
+        "FusedAdam): use torch.optim.AdamW, or torch_xla.amp.syncfree.AdamW under "
+        "AMP"
+    ),
+    "xformers.": "is xformers, whose kernels need CUDA; XLA alternative: the torch.nn equivalent",
+    "xformers.ops.": f"is an xformers CUDA kernel (memory_efficient_attention): {_SDPA}",
+}
+
+
+@on_references(THIRD_PARTY_CUDA, names=frozenset(_APIS), modules=tuple(_MODULES))
+def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """Each use, with what to use on XLA: the name's own entry, else its longest module's."""
+    advice = _APIS.get(qualified)
+    if advice is None:
+        dotted = qualified + "."
+        advice = _MODULES[max((module for module in _MODULES if dotted.startswith(module)), key=len)]
+    ctx.report(THIRD_PARTY_CUDA, original, f"`{ctx.code(original)}` {ctx.target.advice(advice)}")
+    return updated

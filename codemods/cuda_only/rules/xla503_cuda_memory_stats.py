@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.engine.hooks import reports_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CUDA_MEMORY_STATS = Rule(
@@ -54,4 +55,12 @@ CUDA_MEMORY_STATS = Rule(
             ),
         ),
     ),
+)
+
+# What it finds: every reference to these APIs, whatever the import alias; and what it says.
+reports_references(
+    CUDA_MEMORY_STATS,
+    "torch.cuda.memory_allocated torch.cuda.max_memory_allocated torch.cuda.memory_reserved "
+    "torch.cuda.max_memory_reserved torch.cuda.memory_cached torch.cuda.max_memory_cached torch.cuda.memory_stats",
+    "reads 0 on an XLA device; use xm.get_memory_info(device) for XLA memory",
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.engine.hooks import reports_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CUDA_OOM = Rule(
@@ -62,4 +63,11 @@ CUDA_OOM = Rule(
             findings=(Expected(5, 8, "`th.cuda.OutOfMemoryError` is never raised on XLA"),),
         ),
     ),
+)
+
+# What it finds: every reference to these APIs, whatever the import alias; and what it says.
+reports_references(
+    CUDA_OOM,
+    "torch.cuda.OutOfMemoryError",
+    "is never raised on XLA: running out of device memory raises RuntimeError (RESOURCE_EXHAUSTED); catch that instead",
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.engine.hooks import reports_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CUDA_SEED = Rule(
@@ -51,4 +52,11 @@ CUDA_SEED = Rule(
             findings=(Expected(3, 1, "`tc.manual_seed` seeds only CUDA generators; seed the XLA device with"),),
         ),
     ),
+)
+
+# What it finds: every reference to these APIs, whatever the import alias; and what it says.
+reports_references(
+    CUDA_SEED,
+    "torch.cuda.manual_seed torch.cuda.manual_seed_all torch.cuda.seed torch.cuda.seed_all",
+    "seeds only CUDA generators; seed the XLA device with xm.set_rng_state(seed)",
 )

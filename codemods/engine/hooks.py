@@ -1,0 +1,151 @@
+"""A rule's hooks: the code that finds its cases in the rewrite's one traversal (and fixes
+them), written in the rule's own module, next to its code, severity, why and cases.
+
+A hook says what it looks at, by qualified name through the file's imports: references
+(a Name or Attribute chain that resolves to ``torch.cuda.manual_seed``, whatever the alias,
+or to anything in a module: ``apex.``) or calls (their callee's name, or a module the callee
+is in).  It is handed the rewrite's
+context (the target and its names, ``ctx.fix``/``ctx.report``, ``ctx.code``), the node as it
+was (``original``: findings point at it) and as the traversal has made it so far
+(``updated``: what it returns, or its replacement), and the name it resolved to::
+
+    CUDA_SEED = Rule(code="XLA505", ...)
+
+    reports_references(CUDA_SEED, "torch.cuda.manual_seed torch.cuda.seed", "seeds only CUDA generators; ...")
+
+    @on_calls(XLA_RELEASE_NAMES, names=...)
+    def _port(ctx, original, updated, callee): ...
+
+A hook enters itself under its rule's code when its module is imported (as a rule enters
+itself by its code: ``rule.rule_of``), so the rule is picked up by its registration in the
+concern's ``rules`` alone: the concern's list of rewrites runs the hooks of its ``RULES``
+(``engine.rule_hooks.RuleHooks``), and the walk visits every name a hook looks at
+(``looked_at``).  Hooks in a rule module read what the engine knows (the target, the import
+table); a finding that needs a concern's facts is its rewrite's.
+
+This module imports no LibCST at run time: the command line loads the rule modules to
+validate codes, before it knows whether any file needs parsing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from codemods.engine.rule import Rule
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+
+
+class ReferenceHook(Protocol):
+    """Runs on a reference that resolves to one of its names; returns ``updated`` or its
+    replacement."""
+
+    def __call__(
+        self, ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str
+    ) -> cst.CSTNode: ...
+
+
+class CallHook(Protocol):
+    """Runs on a call whose callee resolves to one of its names (or into one of its
+    modules); returns ``updated`` or what replaces the call."""
+
+    def __call__(self, ctx: Context[Any], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression: ...
+
+
+# A hook is itself (eq=False): one that names a module and some of its names runs once on each.
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OnReferences:
+    rule: Rule
+    names: frozenset[str]
+    # Names in these modules ("apex."): each prefix ends with a dot.
+    modules: tuple[str, ...]
+    run: ReferenceHook
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OnCalls:
+    rule: Rule
+    names: frozenset[str]
+    # Callees in these modules ("torch_xla.runtime."): each prefix ends with a dot.
+    modules: tuple[str, ...]
+    run: CallHook
+
+
+# Every hook by its rule's code, entered when the rule's module makes it.
+_BY_CODE: dict[str, list[OnReferences | OnCalls]] = defaultdict(list)
+# Every name and module a hook looks at: the walk marks their references for the rewrite.
+_NAMES: set[str] = set()
+_MODULES: list[str] = []
+_modules: tuple[str, ...] = ()
+
+
+def hooks_of(rule: Rule) -> tuple[OnReferences | OnCalls, ...]:
+    """The hooks of ``rule``, in the order its module makes them."""
+    return tuple(_BY_CODE.get(rule.code, ()))
+
+
+def looked_at(qualified: str) -> bool:
+    """Whether a hook looks at references that resolve to ``qualified``."""
+    return qualified in _NAMES or (bool(_modules) and qualified.startswith(_modules))
+
+
+def _enter(hook: OnReferences | OnCalls) -> None:
+    global _modules
+    _BY_CODE[hook.rule.code].append(hook)
+    _NAMES.update(hook.names)
+    if hook.modules:
+        _MODULES.extend(hook.modules)
+        _modules = tuple(_MODULES)
+
+
+def _names(names: str | frozenset[str]) -> frozenset[str]:
+    return frozenset(names.split()) if isinstance(names, str) else names
+
+
+def _modules_of(modules: tuple[str, ...]) -> tuple[str, ...]:
+    if any(not module.endswith(".") for module in modules):
+        raise ValueError(f"a module a hook looks into ends with a dot: {modules}")
+    return modules
+
+
+def on_references(
+    rule: Rule, *, names: str | frozenset[str] = frozenset(), modules: tuple[str, ...] = ()
+) -> Callable[[ReferenceHook], ReferenceHook]:
+    """A decorator: the function is ``rule``'s hook on references to ``names`` (a
+    space-separated string, or a set) or to anything in ``modules`` (each ending with a dot)."""
+
+    def enter(run: ReferenceHook) -> ReferenceHook:
+        _enter(OnReferences(rule=rule, names=_names(names), modules=_modules_of(modules), run=run))
+        return run
+
+    return enter
+
+
+def on_calls(
+    rule: Rule, *, names: str | frozenset[str] = frozenset(), modules: tuple[str, ...] = ()
+) -> Callable[[CallHook], CallHook]:
+    """A decorator: the function is ``rule``'s hook on calls of ``names`` (a space-separated
+    string, or a set) or of anything in ``modules`` (each ending with a dot)."""
+
+    def enter(run: CallHook) -> CallHook:
+        _enter(OnCalls(rule=rule, names=_names(names), modules=_modules_of(modules), run=run))
+        return run
+
+    return enter
+
+
+def reports_references(rule: Rule, names: str, says: str) -> None:
+    """The commonest hook: every reference to ``names`` is reported as "`<code>` says", the
+    advice written with torch_xla 2.9's names and said in the target's (Target.advice)."""
+
+    def report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        ctx.report(rule, original, f"`{ctx.code(original)}` {ctx.target.advice(says)}")
+        return updated
+
+    _enter(OnReferences(rule=rule, names=_names(names), modules=(), run=report))

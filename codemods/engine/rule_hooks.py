@@ -1,0 +1,104 @@
+"""Runs the hooks of a concern's rules (engine/hooks.py) in the rewrite's one traversal: the
+concern's list of rewrites (codemods/concerns.py) places ``RuleHooks(ctx, RULES)`` among the
+others, so a rule registered in its concern's ``RULES`` runs with no other module edited.
+
+What each name reaches is looked up in dicts built once per list of rules: a reference or a
+call costs one lookup, whatever the number of rules."""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from codemods.engine.hooks import OnCalls, OnReferences, hooks_of
+from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rule import Rule
+
+
+@dataclass(frozen=True)
+class _Dispatch:
+    references: dict[str, tuple[OnReferences, ...]]
+    calls: dict[str, tuple[OnCalls, ...]]
+    # Hooks on references and calls into modules, and all their modules (one test skips them all).
+    module_references: tuple[OnReferences, ...]
+    reference_modules: tuple[str, ...]
+    module_calls: tuple[OnCalls, ...]
+    call_modules: tuple[str, ...]
+
+
+@functools.cache
+def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
+    references: defaultdict[str, list[OnReferences]] = defaultdict(list)
+    calls: defaultdict[str, list[OnCalls]] = defaultdict(list)
+    module_references: list[OnReferences] = []
+    module_calls: list[OnCalls] = []
+    for rule in rules:
+        for hook in hooks_of(rule):
+            if isinstance(hook, OnReferences):
+                for name in hook.names:
+                    references[name].append(hook)
+                if hook.modules:
+                    module_references.append(hook)
+                continue
+            for name in hook.names:
+                calls[name].append(hook)
+            if hook.modules:
+                module_calls.append(hook)
+    return _Dispatch(
+        {name: tuple(hooks) for name, hooks in references.items()},
+        {name: tuple(hooks) for name, hooks in calls.items()},
+        tuple(module_references),
+        tuple(module for hook in module_references for module in hook.modules),
+        tuple(module_calls),
+        tuple(module for hook in module_calls for module in hook.modules),
+    )
+
+
+@functools.cache
+def hooked_names(rules: tuple[Rule, ...]) -> frozenset[str]:
+    """The names the hooks of ``rules`` look at (references, and callees by name): the
+    concern's other rewrites leave them to those rules."""
+    dispatch = _dispatch(rules)
+    return frozenset(dispatch.references) | frozenset(dispatch.calls)
+
+
+class RuleHooks(Concern):
+    """The hooks of ``rules``, as one concern of the traversal."""
+
+    def __init__(self, ctx: Context[Any], rules: tuple[Rule, ...]) -> None:
+        super().__init__(ctx)
+        dispatch = _dispatch(rules)
+        self.references = dispatch.references
+        self.module_references = dispatch.module_references
+        self.reference_modules = dispatch.reference_modules
+        self.calls = dispatch.calls
+        self.module_calls = dispatch.module_calls
+        self.call_modules = dispatch.call_modules
+
+    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+        hooks = self.references.get(qualified, ())
+        if self.reference_modules and (dotted := qualified + ".").startswith(self.reference_modules):
+            hooks += tuple(h for h in self.module_references if h not in hooks and dotted.startswith(h.modules))
+        for hook in hooks:
+            updated = hook.run(self.ctx, original, updated, qualified)
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not self.calls and not self.call_modules:
+            return updated
+        callee = self.ctx.resolve(original.func)
+        if callee is None:
+            return updated
+        hooks = self.calls.get(callee, ())
+        if self.call_modules and callee.startswith(self.call_modules):
+            hooks += tuple(h for h in self.module_calls if h not in hooks and callee.startswith(h.modules))
+        result: cst.BaseExpression = updated
+        for hook in hooks:
+            if type(result) is not cst.Call:  # replaced by something else: the next hook has no call
+                break
+            result = hook.run(self.ctx, original, result, callee)
+        return result
