@@ -469,4 +469,4 @@ def args_by_position(call: cst.Call, parameters: tuple[str, ...]) -> Iterator[tu
 def names_the_cpu(device: cst.BaseExpression | None) -> bool:
     """``"cpu"`` or ``torch.device("cpu")``: a move that leaves a tensor or module on the CPU."""
     strings = [sub for sub in walk(device) if type(sub) is cst.SimpleString] if device is not None else []
-    return bool(strings) and all(sub.evaluated_value in ("cpu", b"cpu") for sub in strings)
+    return bool(strings) and all(string_value(sub) == "cpu" for sub in strings)
