@@ -173,7 +173,13 @@ class Project:
 
     def _keep(self, path: Path, summary: ModuleSummary | None) -> ModuleSummary | None:
         if summary is not None:
-            summary = replace(summary, path=self.display(path), pending=summary.pending and path not in self.in_run)
+            in_run = path in self.in_run  # (what it holds is converted, or reported, in this run)
+            summary = replace(
+                summary,
+                path=self.display(path),
+                pending=summary.pending and not in_run,
+                holds=() if in_run else summary.holds,
+            )
             self._paths[summary.path] = path
         self._summaries[path] = summary
         return summary
@@ -221,6 +227,13 @@ class FileImports:
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
 
+    def converted(self) -> bool:
+        return self.path in self.project.in_run
+
+    def leaves_out_imports(self, data: bytes) -> bool:
+        in_run = self.project.in_run
+        return self.path in in_run and not imported_files(self.project, self.path, data) <= in_run
+
     def imported_by_fsdp(self) -> bool:
         return self.project.imported_by_fsdp(self.path)
 
@@ -235,6 +248,10 @@ class FileImports:
         file = self.project.resolved(found.summary.path)
         further = FileImports(self.project, file).lookup(*origin, hops=hops + 1) if file is not None else None
         return further or found
+
+    def lookup_from(self, summary: ModuleSummary, module: str, name: str) -> Found | None:
+        file = self.project.resolved(summary.path)
+        return None if file is None else self.project.imports_of(file).lookup(module, name)
 
     def _lookup(self, module: str, name: str) -> Found | None:
         located = self.module_file(module, name)
