@@ -13,7 +13,7 @@ from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.facts import Unported
-from codemods.project.summary import Found, ModuleSummary
+from codemods.project.summary import Found, ModuleSummary, outside_project
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -49,6 +49,7 @@ class ProjectAnalysis(Analysis):
         self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
         self.attribute_uses: set[tuple[str, str]] = set()  # (imported project name, attribute of it)
         self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
+        self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
         self._held: dict[tuple[str, str], list[_Held]] = {}
 
     # -- where a callee comes from --------------------------------------------------------
@@ -143,7 +144,10 @@ class ProjectAnalysis(Analysis):
             self.device_calls.append(value)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
-        if type(node.names) is cst.ImportStar:
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
+            if node.relative or not outside_project(module):
+                self.star_imports.append((module, node))
             return
         for alias in node.names:  # type: ignore[union-attr]
             local = alias.evaluated_alias or alias.evaluated_name
@@ -193,7 +197,7 @@ class ProjectAnalysis(Analysis):
             if (head := callee.split(".")[0]) in self.top_level or head in project_names
         }
         self._settle_calls()
-        if project_names and self.part.context.converted():
+        if (project_names or self.star_imports) and self.part.context.converted():
             self._unported_uses()
 
     def _settle_calls(self) -> None:
@@ -240,6 +244,7 @@ class ProjectAnalysis(Analysis):
         for local, attribute in self.attribute_uses:
             attributes[local].add(attribute)
         named = self._named_already()
+        uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
         for local, (module, name) in self.facts.imports.project_names.items():
             node = self.import_nodes.get(local)
             found = context.lookup(module, name)
@@ -250,12 +255,24 @@ class ProjectAnalysis(Analysis):
                 used = sorted(
                     {name for name, _, _ in found.summary.holds} | {name for name, _ in found.summary.reaches}
                 )
-            held = [h for h in self._held_by(found.summary, ["", *used], 0) if (h[0], h[1]) not in named]
+            uses.append((node, found.summary, used))
+        # ``from deepctr_torch.models import *``: the names the file calls that it neither
+        # defines nor imports by name.
+        bare = {callee for _, callee in self.calls if "." not in callee} - self.top_level
+        for module, star in self.star_imports:
+            for name in sorted(bare - self.facts.imports.project_names.keys()):
+                if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
+                    uses.append((star, found.summary, [found.name]))
+        by_module: dict[str, tuple[cst.CSTNode, list[_Held]]] = {}
+        for at, summary, used in uses:
+            held = [h for h in self._held_by(summary, ["", *used], 0) if (h[0], h[1]) not in named]
             if held:
-                causes = tuple(dict.fromkeys(cause for _, cause, _, _ in held))
-                firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
-                examples = tuple(dict.fromkeys((path, name, what) for path, _, name, what in [*firsts, *held]))
-                self.part.unported_uses.setdefault(node, []).append(Unported(found.summary.path, causes, examples))
+                by_module.setdefault(summary.path, (at, []))[1].extend(held)
+        for path, (at, held) in by_module.items():
+            causes = tuple(dict.fromkeys(cause for _, cause, _, _ in held))
+            firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
+            examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what in [*firsts, *held]))
+            self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples))
 
     def _held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[_Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""

@@ -103,7 +103,7 @@ def _names(statement: cst.BaseStatement) -> tuple[str, ...]:
     summary does not follow by name); none for the main guard."""
     if type(statement) in (cst.FunctionDef, cst.ClassDef):
         return (statement.name.value,)  # type: ignore[attr-defined]
-    if type(statement) is cst.If and _main_guard(statement.test):  # type: ignore[attr-defined]
+    if type(statement) is cst.If and _main_guard(statement.test):
         return ()
     return ("",)
 

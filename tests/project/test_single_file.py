@@ -187,3 +187,55 @@ def test_a_run_on_the_whole_project_reports_none_of_it(
     extra = "\n\ndef run(launch):\n    launch(fun=trainer.train_model)\n"
     repo = _project(tmp_path, monkeypatch, imports, "Net().to(device)", extra)
     assert _findings(repo, ["train.py", *MODULES], target) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_file_without_torch_that_hands_on_a_modules_training_loop_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """pycls's tools/run_net.py names no torch: ``dist.multi_proc_run(fun=trainer.train_model)``."""
+    repo = _project(tmp_path, monkeypatch, "", "torch.nn.Linear(4, 1)")
+    (repo / "run.py").write_text("import trainer\n\n\ndef main(launch):\n    launch(fun=trainer.train_model)\n")
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "run.py"])
+    conversion = convert_source(
+        (repo / "run.py").read_bytes(), target=target, imports=project.imports_of(repo / "run.py")
+    )
+    (finding,) = conversion.findings
+    assert finding.rule == "XLA003" and finding.line == 1 and "trainer.py" in finding.message
+    assert conversion.output == conversion.source
+    # Run with the module it imports, it is skipped unparsed as before.
+    project = Project(
+        repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "run.py", repo / "trainer.py"]
+    )
+    assert (
+        convert_source(
+            (repo / "run.py").read_bytes(), target=target, imports=project.imports_of(repo / "run.py")
+        ).findings
+        == []
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_names_of_a_star_import_are_followed_through_the_package_and_base_classes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """DeepCTR-Torch: ``from deepctr_torch.models import *``; ``DeepFM(...).fit(...)``, the loop in ``BaseModel.fit``."""
+    repo = _project(tmp_path, monkeypatch, "from models import *", "DeepFM().to(device)")
+    package = repo / "models"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .deepfm import DeepFM\n")
+    (package / "deepfm.py").write_text(
+        "import torch\n\nfrom .basemodel import BaseModel\n\n\nclass DeepFM(BaseModel):\n    pass\n"
+    )
+    (package / "basemodel.py").write_text(
+        "import torch\n\n\nclass BaseModel(torch.nn.Module):\n"
+        "    def fit(self, batches):\n"
+        "        optim = torch.optim.SGD(self.parameters(), lr=0.1)\n"
+        "        for x in batches:\n"
+        "            optim.zero_grad()\n"
+        "            self(x).sum().backward()\n"
+        "            optim.step()\n"
+    )
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "what this file uses of models/deepfm.py" in finding.message
+    assert "`BaseModel` in models/basemodel.py has `optim.step()`" in finding.message
