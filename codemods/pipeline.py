@@ -308,7 +308,11 @@ def _convert(
     if held:
         findings = [finding for pending, finding in zip(ctx.findings, findings) if not pending.held]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    summary = summarise(facts, pending=changed, holds=holdings(module, facts.parents, ctx.findings, input_starts.get))
+    summary = summarise(
+        facts,
+        pending=changed,
+        holds=holdings(module, facts.parents, ctx.findings, input_starts.get, printed_input.text_of),
+    )
     return Conversion(source, output if changed else source, findings, encoding, images, summary, held=held)
 
 

@@ -1,12 +1,13 @@
 """What a module holds that its conversion ports, or reports, as an error (a CUDA device
 choice, ``.cuda()``, a training loop or optimizer step on CUDA terms...), by the top-level
-function, class or name whose code holds it; module-level code that runs on import is
-held by "".  A single-file run reads it in the summaries of the project modules it
+function, class or module-level name whose code holds it; other module-level code, which
+runs on import, is held by "".  A single-file run reads it in the summaries of the project modules it
 imports and does not convert (project/analysis.py): what the file uses of one that holds
 such code keeps it on CUDA terms until the project is converted (XLA003)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -69,10 +70,13 @@ def holdings(
     parents: dict[int, int | None],
     findings: Sequence[PendingFinding],
     start: Callable[[cst.CSTNode], tuple[int, int] | None],
+    text_of: Callable[[cst.CSTNode], str | None],
 ) -> tuple[tuple[str, str, str], ...]:
     """(top-level name, cause, the code and its line) of each error finding, once per
-    name and cause; code under ``if __name__ == "__main__":`` is held by nothing (it
-    does not run on import)."""
+    name and cause.  Code under ``if __name__ == "__main__":`` is held by nothing (it does
+    not run on import); a module-level assignment (``device = torch.device("cuda" if ...)``)
+    by the name it binds, and by each top-level function and class whose text reads that
+    name; other module-level code by "" (it runs on import)."""
     tops: dict[int, tuple[str, ...]] = {}
     held: dict[tuple[str, str], str] = {}
     for finding in findings:
@@ -94,18 +98,43 @@ def holdings(
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
         for name in tops[key]:
             held.setdefault((name, cause), what)
+    assigned = {name for statement in module.body for name in _assigned(statement)}
+    values = {(name, cause): what for (name, cause), what in held.items() if name in assigned}
+    if values:
+        for statement in module.body:
+            if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or (text := text_of(statement)) is None:
+                continue
+            for (name, cause), what in values.items():
+                if re.search(rf"\b{re.escape(name)}\b", text):
+                    held.setdefault((statement.name.value, cause), f"{what}, in the module-level `{name}`")
     return tuple((name, cause, what) for (name, cause), what in held.items())
 
 
 def _names(statement: cst.BaseStatement) -> tuple[str, ...]:
-    """The top-level function or class a statement defines; "" for other code, which runs
-    on import (a module-level ``device = ...`` is read by the module's functions, which a
-    summary does not follow by name); none for the main guard."""
+    """The top-level names whose code a statement is: the function or class it defines,
+    the names it assigns, "" for other code (it runs on import); none for the main guard."""
     if type(statement) in (cst.FunctionDef, cst.ClassDef):
         return (statement.name.value,)  # type: ignore[attr-defined]
     if type(statement) is cst.If and _main_guard(statement.test):
         return ()
-    return ("",)
+    return _assigned(statement) or ("",)
+
+
+def _assigned(statement: cst.BaseStatement) -> tuple[str, ...]:
+    """The names a module-level ``name = ...`` statement binds."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return ()
+    return tuple(
+        target.target.value
+        for small in statement.body
+        if type(small) is cst.Assign
+        for target in small.targets
+        if type(target.target) is cst.Name
+    ) + tuple(
+        small.target.value
+        for small in statement.body
+        if type(small) is cst.AnnAssign and type(small.target) is cst.Name
+    )
 
 
 def _main_guard(test: cst.BaseExpression) -> bool:

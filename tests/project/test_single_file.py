@@ -239,3 +239,12 @@ def test_names_of_a_star_import_are_followed_through_the_package_and_base_classe
     (finding,) = _findings(repo, ["train.py"], target)
     assert "what this file uses of models/deepfm.py" in finding.message
     assert "`BaseModel` in models/basemodel.py has `optim.step()`" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_module_level_device_that_the_used_function_does_not_read_gets_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from env import average", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "env.py").write_text(MODULES["env.py"] + "\n\ndef average(values):\n    return sum(values) / len(values)\n")
+    assert _findings(repo, ["train.py"], target) == []
