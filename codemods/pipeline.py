@@ -308,11 +308,10 @@ def _convert(
     if held:
         findings = [finding for pending, finding in zip(ctx.findings, findings) if not pending.held]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    summary = summarise(
-        facts,
-        pending=changed,
-        holds=holdings(module, facts.parents, ctx.findings, input_starts.get, printed_input.text_of),
-    )
+    # What it holds matters to the files that import it when the run does not convert it.
+    summarised = imports is not None and not imports.converted()
+    holds = holdings(module, facts.parents, ctx.findings, input_starts.get, printed_input.text_of) if summarised else ()
+    summary = summarise(facts, pending=changed, holds=holds)
     return Conversion(source, output if changed else source, findings, encoding, images, summary, held=held)
 
 

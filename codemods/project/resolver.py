@@ -93,6 +93,9 @@ class Project:
         self._fsdp_imported = {resolved(p) for p in fsdp_imported}
         # Package __init__ files -> the project files they import (imported_files, once each).
         self.package_imports: dict[Path, set[Path]] = {}
+        # Files of the run -> the project files they import (imported_files, once each: the
+        # runner orders the run with them, and a file without torch asks them again).
+        self.file_imports: dict[Path, set[Path]] = {}
         self.summarise = summarise
         self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
@@ -310,6 +313,8 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
     """The project files a file imports (a quick textual scan: enough to order a run), and
     those that an imported package's ``__init__.py`` imports in turn (``from a2c import algo``,
     whose ``__init__`` imports ``.a2c_acktr``: the file reaches that module through it)."""
+    if depth == 0 and (known := project.file_imports.get(resolved(path))) is not None:
+        return known
     imports = project.imports_of(path)
     found: set[Path] = set()
     for module, names, plain in _IMPORT.findall(data):
@@ -334,6 +339,8 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
                 pass
         found |= project.package_imports[package]
     found.discard(resolved(path))
+    if depth == 0:
+        project.file_imports[resolved(path)] = found
     return found
 
 
