@@ -1,7 +1,8 @@
 """The project a file belongs to: its root, where its imports lead among the project's
 files, and the summaries of those files.
 
-The root is the nearest folder above the file that holds ``.git`` or ``pyproject.toml``
+The root is the nearest folder above the file that holds ``.git``, ``pyproject.toml``,
+``setup.py`` or ``setup.cfg`` (a repository, or a package's own folder)
 (without one: in a run of several files, the folder they share; else the file's folder).
 An import resolves the way Python would find it when the script runs from its own folder,
 a folder above it, or the root: ``from util.misc import X`` is ``util/misc.py`` (or
@@ -58,13 +59,17 @@ def resolved(path: Path | str) -> Path:
 _RESOLVED: dict[str, Path] = {}
 
 
+_ROOT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
 def find_root(path: Path, top: Path | None = None) -> Path:
-    """The nearest folder at or above ``path``'s folder with .git or pyproject.toml; else
+    """The nearest folder at or above ``path``'s folder with .git, pyproject.toml, setup.py or
+    setup.cfg (a copy of a repository without .git, such as pycls's, still has its setup.py); else
     ``top`` (the folder a run's files share) when ``path`` is under it; else its folder."""
     start = path.parent
     for folder in [start, *start.parents]:
         try:
-            if (folder / ".git").exists() or (folder / "pyproject.toml").is_file():
+            if (folder / ".git").exists() or any((folder / marker).is_file() for marker in _ROOT_FILES):
                 return folder
         except OSError:  # a folder we may not look into: keep going up
             continue

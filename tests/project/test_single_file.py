@@ -14,7 +14,7 @@ from codemods import convert_source
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
-from codemods.project.resolver import Project
+from codemods.project.resolver import Project, find_root
 
 TARGETS = ["2.9", "sagemaker"]
 PORT = "converting the project (`xla-codemod convert .` at its root) would port it"
@@ -248,3 +248,22 @@ def test_a_module_level_device_that_the_used_function_does_not_read_gets_nothing
     repo = _project(tmp_path, monkeypatch, "from env import average", "torch.nn.Linear(4, 1).to(device)")
     (repo / "env.py").write_text(MODULES["env.py"] + "\n\ndef average(values):\n    return sum(values) / len(values)\n")
     assert _findings(repo, ["train.py"], target) == []
+
+
+def test_a_copy_without_git_is_rooted_at_its_setup_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycls as a copy without .git: tools/run_net.py imports the package next to setup.py."""
+    repo = tmp_path / "pycls"
+    (repo / "tools").mkdir(parents=True)
+    (repo / "pkg").mkdir()
+    (repo / "setup.py").write_text("from setuptools import setup\n\nsetup(name='pkg')\n")
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "trainer.py").write_text(MODULES["trainer.py"])
+    (repo / "tools" / "run.py").write_text(
+        "import pkg.trainer as trainer\n\n\ndef main(launch):\n    launch(fun=trainer.train_model)\n"
+    )
+    monkeypatch.chdir(repo)
+    assert find_root(repo / "tools" / "run.py") == repo
+    project = Project(repo, summarise_with("2.9", RuleSelection(), None), in_run=[repo / "tools" / "run.py"])
+    script = repo / "tools" / "run.py"
+    (finding,) = convert_source(script.read_bytes(), target="2.9", imports=project.imports_of(script)).findings
+    assert "pkg/trainer.py" in finding.message
