@@ -98,7 +98,7 @@ def convert_source(
         if isinstance(source, bytes):
             return converted
         return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
-    if not needs_parsing(raw):
+    if not needs_parsing(raw) and (imports is None or not imports.leaves_out_imports(raw)):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
@@ -223,6 +223,7 @@ def _convert(
     from codemods.engine.positions import code_reusing
     from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.roundtrip import NotReproduced, parse_exactly
+    from codemods.project.holdings import holdings
     from codemods.project.summarise import summarise
 
     try:
@@ -307,7 +308,10 @@ def _convert(
     if held:
         findings = [finding for pending, finding in zip(ctx.findings, findings) if not pending.held]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
-    summary = summarise(facts, pending=changed)
+    # What it holds matters to the files that import it when the run does not convert it.
+    summarised = imports is not None and not imports.converted()
+    holds = holdings(module, facts.parents, ctx.findings, input_starts.get, printed_input.text_of) if summarised else ()
+    summary = summarise(facts, pending=changed, holds=holds)
     return Conversion(source, output if changed else source, findings, encoding, images, summary, held=held)
 
 

@@ -176,6 +176,13 @@ class Printed:
         _, indents, start = span
         return _Verbatim(statement, indents, self._tokens[start:end])
 
+    def text_of(self, statement: cst.CSTNode) -> str | None:
+        """The text a statement of a block printed (None: not such a statement)."""
+        span = self._spans.get(id(statement))
+        if span is None:
+            return None
+        return "".join(self._tokens[span[2] : self._ends.get(id(statement))])
+
     def positions(self, parents: Mapping[int, int | None]) -> Positions:
         """Where the module's nodes start, found when asked; ``parents`` maps the id of
         a node to the id of its parent (the analysis walk's, which skips punctuation)."""

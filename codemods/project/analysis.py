@@ -4,6 +4,7 @@ from, a module that still needs converting (each file is converted on its own te
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -11,12 +12,17 @@ import libcst as cst
 from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk
-from codemods.project.summary import Found
+from codemods.project.facts import Unported
+from codemods.project.summary import Found, ModuleSummary, outside_project
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
+# How many modules deep a single-file run follows what the file uses (see _unported_uses).
+_MAX_DEPTH = 3
+# (module path, cause, top-level name there, the code it holds and its line)
+_Held = tuple[str, str, str, str]
 
 
 class ProjectAnalysis(Analysis):
@@ -39,6 +45,12 @@ class ProjectAnalysis(Analysis):
         self.device_calls: list[cst.Call] = []  # device = <call>
         self.function_calls: list[tuple[str, str]] = []  # (function, callee) of calls in functions
         self._origins: dict[str, Found | None] = {}
+        self.top_level: set[str] = set()  # the functions and classes this module defines
+        self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
+        self.attribute_uses: set[tuple[str, str]] = set()  # (imported project name, attribute of it)
+        self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
+        self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
+        self._held: dict[tuple[str, str], list[_Held]] = {}
 
     # -- where a callee comes from --------------------------------------------------------
 
@@ -131,6 +143,33 @@ class ProjectAnalysis(Analysis):
         if is_device_name(name):
             self.device_calls.append(value)
 
+    def _import(self, node: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
+            if node.relative or not outside_project(module):
+                self.star_imports.append((module, node))
+            return
+        for alias in node.names:  # type: ignore[union-attr]
+            local = alias.evaluated_alias or alias.evaluated_name
+            self.import_nodes.setdefault(local if type(node) is cst.ImportFrom else local.split(".")[0], node)
+
+    visit_Import = _import
+    visit_ImportFrom = _import
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if len(self.walk.scopes) == 1:
+            self.top_level.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if len(self.walk.scopes) == 1:
+            self.top_level.add(node.name.value)
+            self.bases.extend((node.name.value, base) for arg in node.bases if (base := dotted(arg.value)) is not None)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        value = node.value
+        if type(value) is cst.Name and value.value in self.facts.imports.project_names:
+            self.attribute_uses.add((value.value, node.attr.value))
+
     def visit_Call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
         if callee is None:
@@ -151,6 +190,17 @@ class ProjectAnalysis(Analysis):
         )
 
     def settle(self) -> None:
+        project_names = self.facts.imports.project_names
+        self.part.references = {
+            (function.split(".")[0], callee)
+            for function, callee in [*self.function_calls, *self.bases]
+            if (head := callee.split(".")[0]) in self.top_level or head in project_names
+        }
+        self._settle_calls()
+        if (project_names or self.star_imports) and self.part.context.converted():
+            self._unported_uses()
+
+    def _settle_calls(self) -> None:
         is_optimizer = self.facts.training.is_optimizer
         wrappers = self.facts.training.step_wrappers
         for call in self.device_calls:
@@ -181,3 +231,80 @@ class ProjectAnalysis(Analysis):
                 self.part.external_loops[call] = summary.path
             elif summary.uses_amp(found.name):
                 self.part.external_amp[call] = summary.path
+
+    # -- what a single-file run leaves on CUDA terms -------------------------------------------
+
+    def _unported_uses(self) -> None:
+        """Project modules this run does not convert whose code that this file uses (imported
+        names, attributes of imported modules, and what those reach in their modules, a few
+        modules deep) holds what their conversion ports or reports as an error: one finding per
+        module and cause, at the import that leads there, unless XLA003 names it already."""
+        context = self.part.context
+        attributes: dict[str, set[str]] = defaultdict(set)
+        for local, attribute in self.attribute_uses:
+            attributes[local].add(attribute)
+        named = self._named_already()
+        uses: list[tuple[cst.CSTNode, ModuleSummary, list[str]]] = []
+        for local, (module, name) in self.facts.imports.project_names.items():
+            node = self.import_nodes.get(local)
+            found = context.lookup(module, name)
+            if node is None or found is None or found.summary is None:
+                continue
+            used = [found.name] if found.name else sorted(attributes[local])
+            if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
+                used = sorted(
+                    {name for name, _, _ in found.summary.holds} | {name for name, _ in found.summary.reaches}
+                )
+            uses.append((node, found.summary, used))
+        # ``from deepctr_torch.models import *``: the names the file calls that it neither
+        # defines nor imports by name.
+        bare = {callee for _, callee in self.calls if "." not in callee} - self.top_level
+        for module, star in self.star_imports:
+            for name in sorted(bare - self.facts.imports.project_names.keys()):
+                if (found := context.lookup(module, name)) is not None and found.summary is not None and found.name:
+                    uses.append((star, found.summary, [found.name]))
+        by_module: dict[str, tuple[cst.CSTNode, list[_Held]]] = {}
+        for at, summary, used in uses:
+            held = [h for h in self._held_by(summary, ["", *used], 0) if (h[0], h[1]) not in named]
+            if held:
+                by_module.setdefault(summary.path, (at, []))[1].extend(held)
+        for path, (at, held) in by_module.items():
+            causes = tuple(dict.fromkeys(cause for _, cause, _, _ in held))
+            firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
+            examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what in [*firsts, *held]))
+            self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples))
+
+    def _held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[_Held]:
+        """What the top-level ``names`` of that module hold, with what they reach."""
+        found: list[_Held] = []
+        for name in names:
+            key = (summary.path, name.split(".")[0])
+            if key not in self._held:
+                self._held[key] = []  # (a cycle through the module's own names stops here)
+                self._held[key] = self._held_by_name(summary, key[1], depth)
+            found.extend(self._held[key])
+        return found
+
+    def _held_by_name(self, summary: ModuleSummary, top: str, depth: int) -> list[_Held]:
+        found = [(summary.path, cause, top, what) for name, cause, what in summary.holds if name == top]
+        for name, used in summary.reaches:
+            if name != top or not top:
+                continue
+            origin = summary.origin_of(used)
+            if origin is None:  # one of the module's own names
+                found.extend(self._held_by(summary, [used], depth))
+            elif depth < _MAX_DEPTH and (other := self.part.context.lookup_from(summary, *origin)) is not None:
+                if other.summary is not None:
+                    found.extend(self._held_by(other.summary, ["", other.name], depth + 1))
+        return found
+
+    def _named_already(self) -> set[tuple[str, str]]:
+        """(module path, cause) that this file's XLA003 findings name already."""
+        part = self.part
+        named = {(path, "device") for path in part.external_devices.values() if path}
+        named |= {(path, "step") for _, path in part.external_training.values() if path}
+        named |= {(path, "step") for path in part.external_loops.values()}
+        named |= {(path, "amp") for path in part.external_amp.values()}
+        # (a step's finding names it as "`callee` (path)")
+        named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
+        return named

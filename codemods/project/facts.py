@@ -30,3 +30,16 @@ class ProjectFacts:
     # For other files: functions and methods of this module that call a callable of a module
     # that still needs converting (or that does so in turn): name -> that module's path.
     pending_via: dict[str, str] = field(default_factory=dict)
+    # For other files: what top-level functions and classes use (see ModuleSummary.reaches).
+    references: set[tuple[str, str]] = field(default_factory=set)
+    # In a run that does not convert them: project modules whose code that this file uses
+    # holds what their conversion ports or reports as an error (see project/holdings.py).
+    # The import that leads to each -> one per module imported.
+    unported_uses: dict[cst.CSTNode, list[Unported]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Unported:
+    path: str  # the module the file imports
+    causes: tuple[str, ...]  # keys of project.holdings.CAUSES
+    held: tuple[tuple[str, str, str], ...]  # (module path, top-level name there, the code and its line)

@@ -1,7 +1,8 @@
 """The project a file belongs to: its root, where its imports lead among the project's
 files, and the summaries of those files.
 
-The root is the nearest folder above the file that holds ``.git`` or ``pyproject.toml``
+The root is the nearest folder above the file that holds ``.git``, ``pyproject.toml``,
+``setup.py`` or ``setup.cfg`` (a repository, or a package's own folder)
 (without one: in a run of several files, the folder they share; else the file's folder).
 An import resolves the way Python would find it when the script runs from its own folder,
 a folder above it, or the root: ``from util.misc import X`` is ``util/misc.py`` (or
@@ -58,13 +59,17 @@ def resolved(path: Path | str) -> Path:
 _RESOLVED: dict[str, Path] = {}
 
 
+_ROOT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
 def find_root(path: Path, top: Path | None = None) -> Path:
-    """The nearest folder at or above ``path``'s folder with .git or pyproject.toml; else
+    """The nearest folder at or above ``path``'s folder with .git, pyproject.toml, setup.py or
+    setup.cfg (a copy of a repository without .git, such as pycls's, still has its setup.py); else
     ``top`` (the folder a run's files share) when ``path`` is under it; else its folder."""
     start = path.parent
     for folder in [start, *start.parents]:
         try:
-            if (folder / ".git").exists() or (folder / "pyproject.toml").is_file():
+            if (folder / ".git").exists() or any((folder / marker).is_file() for marker in _ROOT_FILES):
                 return folder
         except OSError:  # a folder we may not look into: keep going up
             continue
@@ -93,6 +98,9 @@ class Project:
         self._fsdp_imported = {resolved(p) for p in fsdp_imported}
         # Package __init__ files -> the project files they import (imported_files, once each).
         self.package_imports: dict[Path, set[Path]] = {}
+        # Files of the run -> the project files they import (imported_files, once each: the
+        # runner orders the run with them, and a file without torch asks them again).
+        self.file_imports: dict[Path, set[Path]] = {}
         self.summarise = summarise
         self._in_run = in_run
         self._summaries: dict[Path, ModuleSummary | None] = {}
@@ -173,7 +181,13 @@ class Project:
 
     def _keep(self, path: Path, summary: ModuleSummary | None) -> ModuleSummary | None:
         if summary is not None:
-            summary = replace(summary, path=self.display(path), pending=summary.pending and path not in self.in_run)
+            in_run = path in self.in_run  # (what it holds is converted, or reported, in this run)
+            summary = replace(
+                summary,
+                path=self.display(path),
+                pending=summary.pending and not in_run,
+                holds=() if in_run else summary.holds,
+            )
             self._paths[summary.path] = path
         self._summaries[path] = summary
         return summary
@@ -221,6 +235,13 @@ class FileImports:
     def imported_in_run(self) -> bool:
         return self.project.imported_in_run(self.path)
 
+    def converted(self) -> bool:
+        return self.path in self.project.in_run
+
+    def leaves_out_imports(self, data: bytes) -> bool:
+        in_run = self.project.in_run
+        return self.path in in_run and not imported_files(self.project, self.path, data) <= in_run
+
     def imported_by_fsdp(self) -> bool:
         return self.project.imported_by_fsdp(self.path)
 
@@ -242,6 +263,10 @@ class FileImports:
         file = self.project.resolved(found.summary.path)
         further = FileImports(self.project, file).lookup(*origin, hops=hops + 1) if file is not None else None
         return further or found
+
+    def lookup_from(self, summary: ModuleSummary, module: str, name: str) -> Found | None:
+        file = self.project.resolved(summary.path)
+        return None if file is None else self.project.imports_of(file).lookup(module, name)
 
     def _lookup(self, module: str, name: str) -> Found | None:
         located = self.module_file(module, name)
@@ -300,6 +325,8 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
     """The project files a file imports (a quick textual scan: enough to order a run), and
     those that an imported package's ``__init__.py`` imports in turn (``from a2c import algo``,
     whose ``__init__`` imports ``.a2c_acktr``: the file reaches that module through it)."""
+    if depth == 0 and (known := project.file_imports.get(resolved(path))) is not None:
+        return known
     imports = project.imports_of(path)
     found: set[Path] = set()
     for module, names, plain in _IMPORT.findall(data):
@@ -324,6 +351,8 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
                 pass
         found |= project.package_imports[package]
     found.discard(resolved(path))
+    if depth == 0:
+        project.file_imports[resolved(path)] = found
     return found
 
 

@@ -9,14 +9,40 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.engine.rewriter import Concern
+from codemods.project.holdings import CAUSES
 from codemods.project.rules import CROSS_FILE
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
+_EXAMPLES = 3  # code a finding shows of what a module holds
+
+
 class ProjectRewrite(Concern):
     facts: Facts
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        for node, unported in self.facts.project.unported_uses.items():
+            for found in unported:
+                causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
+                consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
+                held = "; ".join(
+                    (f"`{name}`" if name else "module-level code")
+                    + ("" if path == found.path else f" in {path}")
+                    + f" has {what}"
+                    for path, name, what in found.held[:_EXAMPLES]
+                )
+                more = len(found.held) - _EXAMPLES
+                held += f"; and {more} more" if more > 0 else ""
+                self.ctx.report(
+                    CROSS_FILE,
+                    node,
+                    f"what this file uses of {found.path}, which this run does not convert, holds {causes} ({held}): "
+                    f"on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its root) "
+                    "would port it",
+                )
+        return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         project = self.facts.project

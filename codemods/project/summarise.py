@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["summarise"]
 
 
-def summarise(facts: Facts, pending: bool) -> ModuleSummary:
+def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ...] = ()) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill)."""
     return ModuleSummary(
         path="",
@@ -62,6 +62,8 @@ def summarise(facts: Facts, pending: bool) -> ModuleSummary:
                 for (function, index, attr), (on_xla, why) in facts.device_values.parameter_devices.items()
             )
         ),
+        holds=holds,
+        reaches=tuple(sorted(facts.project.references)),
     )
 
 

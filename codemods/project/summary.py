@@ -126,6 +126,13 @@ class ModuleSummary:
     # Attributes that conditions around device code read here or in the project modules this
     # one imports (``use_gpu`` of ``if self.args.use_gpu:``).
     condition_attributes: frozenset[str] = frozenset()
+    # What converting this module would port or report as an error, by the top-level name
+    # whose code holds it ("" for module-level code, which runs on import): (name, cause,
+    # the code and its line, as a finding names it); see codemods/project/holdings.py.
+    holds: tuple[tuple[str, str, str], ...] = ()
+    # Names that top-level functions and classes use (calls, base classes): (name, what it
+    # uses, as written: a top-level name of this module or an imported one, ``builders.build``).
+    reaches: tuple[tuple[str, str], ...] = ()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -246,6 +253,20 @@ class ImportContext(Protocol):
 
     def lookup(self, module: str, name: str) -> Found | None: ...
 
+    def lookup_from(self, summary: ModuleSummary, module: str, name: str) -> Found | None:
+        """``lookup`` as the module that ``summary`` sums up sees its own imports."""
+        ...
+
+    def converted(self) -> bool:
+        """This file is converted by the run (not only summarised for another file)."""
+        ...
+
+    def leaves_out_imports(self, data: bytes) -> bool:
+        """This file is converted by the run and imports project modules the run does not
+        convert (a quick textual scan): a file that names no torch is read then too, for
+        what it uses of them (pycls's tools/run_net.py hands on ``trainer.train_model``)."""
+        ...
+
     def imported_in_run(self) -> bool:
         """Another file of the run imports this one (its loops may drive this file's steps)."""
         ...
@@ -311,6 +332,15 @@ class GuessedImports:
         if not module.startswith(".") and (head in sys.stdlib_module_names or head in _OUTSIDE):
             return None
         return Found(None, name)
+
+    def lookup_from(self, summary: ModuleSummary, module: str, name: str) -> Found | None:
+        return None  # no module of the project is read
+
+    def converted(self) -> bool:
+        return True
+
+    def leaves_out_imports(self, data: bytes) -> bool:
+        return False
 
     def imported_in_run(self) -> bool:
         return False

@@ -1,0 +1,141 @@
+"""What a module holds that its conversion ports, or reports, as an error (a CUDA device
+choice, ``.cuda()``, a training loop or optimizer step on CUDA terms...), by the top-level
+function, class or module-level name whose code holds it; other module-level code, which
+runs on import, is held by "".  A single-file run reads it in the summaries of the project modules it
+imports and does not convert (project/analysis.py): what the file uses of one that holds
+such code keeps it on CUDA terms until the project is converted (XLA003)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.amp import rules as amp
+from codemods.cuda_only import rules as cuda_only
+from codemods.device import rules as device
+from codemods.engine.rule import Rule
+from codemods.training import rules as training
+
+if TYPE_CHECKING:
+    from codemods.engine.rewriter import PendingFinding
+
+# What each family's errors are, as a finding on the importing file says it; and what the
+# code does on an XLA host while it stays as it is.
+CAUSES: dict[str, tuple[str, str]] = {
+    "device": (
+        "a CUDA device choice",
+        "it picks CUDA (no device there: it crashes) or the CPU (training leaves the XLA device)",
+    ),
+    "step": (
+        "a training loop or optimizer step on CUDA terms",
+        "its steps run without the step barrier and the XLA optimizer step (the pending graph grows every step)",
+    ),
+    "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
+    "cuda-only": (
+        "code that does not run on XLA (CUDA-only APIs, sparse tensors)",
+        "it crashes or leaves the XLA device",
+    ),
+}
+
+# Errors that depend on the files around the module (who drives its steps, where its
+# devices come from, what its callers hand it), or that run on XLA as they are
+# (``torch.save`` of XLA tensors): in another file's run they say nothing of the module.
+_CONTEXTUAL = frozenset({"undriven-step", "device-from-project", "xla-save"})
+
+
+def _causes() -> dict[Rule, str]:
+    families = (
+        ("device", device.RULES),
+        ("step", training.RULES),
+        ("amp", amp.RULES),
+        ("cuda-only", cuda_only.RULES),
+    )
+    return {
+        rule: cause
+        for cause, rules in families
+        for rule in rules
+        if rule.severity == "error" and rule.name not in _CONTEXTUAL
+    }
+
+
+_CAUSE_OF = _causes()
+_MAX_CODE = 60
+
+
+def holdings(
+    module: cst.Module,
+    parents: dict[int, int | None],
+    findings: Sequence[PendingFinding],
+    start: Callable[[cst.CSTNode], tuple[int, int] | None],
+    text_of: Callable[[cst.CSTNode], str | None],
+) -> tuple[tuple[str, str, str], ...]:
+    """(top-level name, cause, the code and its line) of each error finding, once per
+    name and cause.  Code under ``if __name__ == "__main__":`` is held by nothing (it does
+    not run on import); a module-level assignment (``device = torch.device("cuda" if ...)``)
+    by the name it binds, and by each top-level function and class whose text reads that
+    name; other module-level code by "" (it runs on import)."""
+    tops: dict[int, tuple[str, ...]] = {}
+    held: dict[tuple[str, str], str] = {}
+    for finding in findings:
+        cause = _CAUSE_OF.get(finding.rule)
+        node = finding.original
+        if cause is None or node is None:
+            continue
+        if not tops:
+            tops = {id(statement): _names(statement) for statement in module.body}
+        key: int | None = id(node)
+        while key is not None and key not in tops:
+            key = parents.get(key)
+        if key is None:
+            continue
+        lines = module.code_for_node(node).strip().splitlines()
+        code = next((line.strip() for line in lines if not line.strip().startswith("#")), "")
+        code = code if len(code) <= _MAX_CODE else code[: _MAX_CODE - 3] + "..."
+        position = start(node)
+        what = f"`{code}`" + (f" (line {position[0]})" if position else "")
+        for name in tops[key]:
+            held.setdefault((name, cause), what)
+    assigned = {name for statement in module.body for name in _assigned(statement)}
+    values = {(name, cause): what for (name, cause), what in held.items() if name in assigned}
+    if values:
+        for statement in module.body:
+            if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or (text := text_of(statement)) is None:
+                continue
+            for (name, cause), what in values.items():
+                if re.search(rf"\b{re.escape(name)}\b", text):
+                    held.setdefault((statement.name.value, cause), f"{what}, in the module-level `{name}`")
+    return tuple((name, cause, what) for (name, cause), what in held.items())
+
+
+def _names(statement: cst.BaseStatement) -> tuple[str, ...]:
+    """The top-level names whose code a statement is: the function or class it defines,
+    the names it assigns, "" for other code (it runs on import); none for the main guard."""
+    if type(statement) in (cst.FunctionDef, cst.ClassDef):
+        return (statement.name.value,)  # type: ignore[attr-defined]
+    if type(statement) is cst.If and _main_guard(statement.test):
+        return ()
+    return _assigned(statement) or ("",)
+
+
+def _assigned(statement: cst.BaseStatement) -> tuple[str, ...]:
+    """The names a module-level ``name = ...`` statement binds."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return ()
+    return tuple(
+        target.target.value
+        for small in statement.body
+        if type(small) is cst.Assign
+        for target in small.targets
+        if type(target.target) is cst.Name
+    ) + tuple(
+        small.target.value
+        for small in statement.body
+        if type(small) is cst.AnnAssign and type(small.target) is cst.Name
+    )
+
+
+def _main_guard(test: cst.BaseExpression) -> bool:
+    return type(test) is cst.Comparison and type(test.left) is cst.Name and test.left.value == "__name__"

@@ -1,0 +1,269 @@
+"""A single-file run whose file uses project modules that the run does not convert: what it
+uses of them that holds CUDA code (a device choice, ``.cuda()``, a default tensor type on
+CUDA, a training loop or step) is an error at the import, naming the module and saying that
+converting the project ports it (issue 32); device-agnostic modules get nothing, and a run
+on the whole project nothing of the kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods import convert_source
+from codemods.engine.report import Finding
+from codemods.engine.rule import RuleSelection
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project, find_root
+
+TARGETS = ["2.9", "sagemaker"]
+PORT = "converting the project (`xla-codemod convert .` at its root) would port it"
+
+TRAIN = """\
+import torch
+{imports}
+
+def main():
+    device = torch.device("cuda")
+    model = {model}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in range(10):
+        optimizer.zero_grad()
+        model(torch.randn(2, 4).to(device)).sum().backward()
+        optimizer.step()
+"""
+
+MODULES = {
+    # A device helper: a module-level device that the module's class uses.
+    "env.py": """\
+import torch
+
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Buffer:
+    def __init__(self):
+        self.memory = torch.zeros(8, device=DEVICE)
+""",
+    # ``.cuda()`` in a class the file builds.
+    "nets.py": """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 1)
+        self.scale = torch.ones(1).cuda()
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+""",
+    # A default tensor type on CUDA, set by the builder the file calls.
+    "builders.py": """\
+import torch
+
+
+def build_model():
+    torch.set_default_tensor_type(torch.cuda.HalfTensor)
+    return torch.nn.Linear(4, 1)
+""",
+    # The training loop and its step, in a function the file hands on (pycls's run_net.py).
+    "trainer.py": """\
+import torch
+
+
+def train_model(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+""",
+    # Device-agnostic: takes the device and moves with it; pure model code.
+    "agnostic.py": """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 1).to(device)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def to_device(batch, device):
+    return batch.to(device)
+""",
+}
+
+
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imports: str, model: str, extra: str = "") -> Path:
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    for name, text in MODULES.items():
+        (repo / name).write_text(text)
+    (repo / "train.py").write_text(TRAIN.format(imports=imports, model=model) + extra)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def _findings(repo: Path, in_run: list[str], target: str) -> list[Finding]:
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / p for p in in_run])
+    conversion = convert_source(
+        (repo / "train.py").read_bytes(), target=target, imports=project.imports_of(repo / "train.py")
+    )
+    return [f for f in conversion.findings if f.rule == "XLA003"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_module_level_device_choice_of_a_used_module_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from env import Buffer", "torch.nn.Linear(4, 1).to(device)")
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert (
+        "what this file uses of env.py, which this run does not convert, holds a CUDA device choice" in finding.message
+    )
+    assert '`torch.device("cuda" if torch.cuda.is_available() else "cpu")` (line 3)' in finding.message
+    assert PORT in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_dot_cuda_in_a_class_the_file_builds_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from nets import Net", "Net().to(device)")
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "nets.py" in finding.message and "`Net` has `torch.ones(1).cuda()`" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_default_tensor_type_on_cuda_in_a_builder_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "import builders", "builders.build_model().to(device)")
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "builders.py" in finding.message and "`build_model` has" in finding.message
+    assert "set_default_tensor_type" in finding.message or "HalfTensor" in finding.message, finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_training_loop_handed_on_from_a_module_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    extra = "\n\ndef run(launch):\n    launch(fun=trainer.train_model)\n"
+    repo = _project(tmp_path, monkeypatch, "import trainer", "torch.nn.Linear(4, 1).to(device)", extra)
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "trainer.py" in finding.message and "a training loop or optimizer step on CUDA terms" in finding.message
+    assert "`train_model` has `optimizer.step()`" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_agnostic_modules_get_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+    repo = _project(tmp_path, monkeypatch, "from agnostic import Net, to_device", "Net(device)")
+    assert _findings(repo, ["train.py"], target) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_module_the_file_does_not_use_the_cuda_parts_of_gets_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``builders`` holds a CUDA tensor type in ``build_model`` only: ``other`` does not reach it."""
+    (tmp_path / "x").mkdir()
+    repo = _project(tmp_path, monkeypatch, "from builders import other", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "builders.py").write_text(MODULES["builders.py"] + "\n\ndef other():\n    return 1\n")
+    assert _findings(repo, ["train.py"], target) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_run_on_the_whole_project_reports_none_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    imports = "from env import Buffer\nfrom nets import Net\nimport builders\nimport trainer"
+    extra = "\n\ndef run(launch):\n    launch(fun=trainer.train_model)\n"
+    repo = _project(tmp_path, monkeypatch, imports, "Net().to(device)", extra)
+    assert _findings(repo, ["train.py", *MODULES], target) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_file_without_torch_that_hands_on_a_modules_training_loop_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """pycls's tools/run_net.py names no torch: ``dist.multi_proc_run(fun=trainer.train_model)``."""
+    repo = _project(tmp_path, monkeypatch, "", "torch.nn.Linear(4, 1)")
+    (repo / "run.py").write_text("import trainer\n\n\ndef main(launch):\n    launch(fun=trainer.train_model)\n")
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "run.py"])
+    conversion = convert_source(
+        (repo / "run.py").read_bytes(), target=target, imports=project.imports_of(repo / "run.py")
+    )
+    (finding,) = conversion.findings
+    assert finding.rule == "XLA003" and finding.line == 1 and "trainer.py" in finding.message
+    assert conversion.output == conversion.source
+    # Run with the module it imports, it is skipped unparsed as before.
+    project = Project(
+        repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "run.py", repo / "trainer.py"]
+    )
+    assert (
+        convert_source(
+            (repo / "run.py").read_bytes(), target=target, imports=project.imports_of(repo / "run.py")
+        ).findings
+        == []
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_names_of_a_star_import_are_followed_through_the_package_and_base_classes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """DeepCTR-Torch: ``from deepctr_torch.models import *``; ``DeepFM(...).fit(...)``, the loop in ``BaseModel.fit``."""
+    repo = _project(tmp_path, monkeypatch, "from models import *", "DeepFM().to(device)")
+    package = repo / "models"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .deepfm import DeepFM\n")
+    (package / "deepfm.py").write_text(
+        "import torch\n\nfrom .basemodel import BaseModel\n\n\nclass DeepFM(BaseModel):\n    pass\n"
+    )
+    (package / "basemodel.py").write_text(
+        "import torch\n\n\nclass BaseModel(torch.nn.Module):\n"
+        "    def fit(self, batches):\n"
+        "        optim = torch.optim.SGD(self.parameters(), lr=0.1)\n"
+        "        for x in batches:\n"
+        "            optim.zero_grad()\n"
+        "            self(x).sum().backward()\n"
+        "            optim.step()\n"
+    )
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "what this file uses of models/deepfm.py" in finding.message
+    assert "`BaseModel` in models/basemodel.py has `optim.step()`" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_module_level_device_that_the_used_function_does_not_read_gets_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from env import average", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "env.py").write_text(MODULES["env.py"] + "\n\ndef average(values):\n    return sum(values) / len(values)\n")
+    assert _findings(repo, ["train.py"], target) == []
+
+
+def test_a_copy_without_git_is_rooted_at_its_setup_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycls as a copy without .git: tools/run_net.py imports the package next to setup.py."""
+    repo = tmp_path / "pycls"
+    (repo / "tools").mkdir(parents=True)
+    (repo / "pkg").mkdir()
+    (repo / "setup.py").write_text("from setuptools import setup\n\nsetup(name='pkg')\n")
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "trainer.py").write_text(MODULES["trainer.py"])
+    (repo / "tools" / "run.py").write_text(
+        "import pkg.trainer as trainer\n\n\ndef main(launch):\n    launch(fun=trainer.train_model)\n"
+    )
+    monkeypatch.chdir(repo)
+    assert find_root(repo / "tools" / "run.py") == repo
+    project = Project(repo, summarise_with("2.9", RuleSelection(), None), in_run=[repo / "tools" / "run.py"])
+    script = repo / "tools" / "run.py"
+    (finding,) = convert_source(script.read_bytes(), target="2.9", imports=project.imports_of(script)).findings
+    assert "pkg/trainer.py" in finding.message
