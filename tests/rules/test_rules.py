@@ -63,7 +63,9 @@ def test_every_invalid_case_says_what_it_finds() -> None:
 # XLD rules are what `xla-codemod doctor` sees at run time: tests/doctor/.
 @pytest.mark.parametrize("rule", [r.code for r in CHECKED_RULES])
 def test_every_rule_has_positive_negative_and_alias_cases(rule: str) -> None:
-    kinds = {c.kind for c in CASES if c.rule == rule} | {kind for code, kind, _ in RUN_CASES if code == rule}
+    kinds = {c.kind for c in CASES + DERIVED_CASES if c.rule == rule} | {
+        kind for code, kind, _ in RUN_CASES if code == rule
+    }
     assert kinds == {"positive", "negative", "alias"}
 
 
