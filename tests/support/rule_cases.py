@@ -4,7 +4,10 @@ same construct reached through import aliases or another spelling), then its val
 (``negative``: code it must leave alone).  tests/rules/test_rules.py runs them; other tests walk
 them (every rule case through a part of the tool) or pick one by its note.
 
-The cases are written once, next to their rule; this module only lists them.  A rule that
+The cases are written once, next to their rule; this module only lists them.  The alias
+cases that only rename ``import torch``, and the sagemaker cases that only respell torch_xla's
+device and sync calls, are derived from the positive ones, not written
+(tests/support/derived_cases.py).  A rule that
 compares the files of a run (SM308) has its runs in ``RUN_CASES``, run by
 tests/containers/test_dockerfiles.py.  Rules of `xla-codemod doctor` (XLD) are observed at run
 time and have no cases here (tests/doctor/).

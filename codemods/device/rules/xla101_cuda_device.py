@@ -140,22 +140,6 @@ CUDA_DEVICE = Rule(
             """
             import torch
 
-            device = torch.device("cuda")
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            device = xm.xla_device()
-            """,
-            target="sagemaker",
-            note="sagemaker",
-            findings=(Expected(4, 10, 'torch.device("cuda") -> xm.xla_device()'),),
-        ),
-        invalid(
-            """
-            import torch
-
             def main_worker(rank):
                 loc = 'cuda:{:d}'.format(rank)
                 target = f"cuda:{rank}"

@@ -146,24 +146,6 @@ INTEGER_DEVICE = Rule(
         ),
         invalid(
             """
-            import torch as th
-
-            model = model.cuda(args.gpu)
-            batch = batch.to(args.gpu)
-            """,
-            """
-            import torch as th
-            import torch_xla
-
-            model = model.to(torch_xla.device())
-            batch = batch.to(torch_xla.device())
-            """,
-            note="index-seen-in-cuda-call",
-            alias=True,
-            findings=(Expected(5, 18, "`args.gpu` names a CUDA device, an index or a device"),),
-        ),
-        invalid(
-            """
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
 
