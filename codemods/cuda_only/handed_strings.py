@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.cuda_only.facts import HandedString
+from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import args_by_position, children, dotted, is_cuda_device_string, method_name
 from codemods.engine.walk import Analysis, Walk
 
@@ -75,7 +76,7 @@ class HandedStringAnalysis(Analysis):
             if parameter is None:
                 return None
             scope: cst.CSTNode = self.classes.get(name, function)
-            uses = _uses(function, scope, parameter)
+            uses = _uses(function, scope, parameter, self.facts.imports.table)
             if not uses:
                 return None
             devices = [use for use, as_device in uses if as_device]
@@ -94,7 +95,9 @@ class HandedStringAnalysis(Analysis):
         return next((s for s in body if type(s) is cst.FunctionDef and s.name.value == "__init__"), None)
 
 
-def _uses(function: cst.FunctionDef, scope: cst.CSTNode, parameter: str) -> list[tuple[cst.CSTNode, bool]]:
+def _uses(
+    function: cst.FunctionDef, scope: cst.CSTNode, parameter: str, table: ImportTable
+) -> list[tuple[cst.CSTNode, bool]]:
     """Each read of the parameter in the function, and of the ``self`` attribute it is stored
     in across the class (``self.device = device``): whether it is a device there."""
     parents = _parents(scope)
@@ -122,12 +125,12 @@ def _uses(function: cst.FunctionDef, scope: cst.CSTNode, parameter: str) -> list
         if (type(node) is cst.Name and node.value == parameter and id(parent) in in_function) or (
             type(node) is cst.Attribute and dotted(node) in stored
         ):
-            found.append((node, _device_position(node, parent, parents)))
+            found.append((node, _device_position(parent, parents, table)))
     return found
 
 
-def _device_position(node: cst.CSTNode, parent: cst.CSTNode | None, parents: dict[int, cst.CSTNode]) -> bool:
-    """``device=x``, ``t.to(x)``, ``torch.device(x)``."""
+def _device_position(parent: cst.CSTNode | None, parents: dict[int, cst.CSTNode], table: ImportTable) -> bool:
+    """``device=x``, ``t.to(x)``, ``torch.device(x)`` (under any import alias)."""
     if type(parent) is not cst.Arg:
         return False
     if parent.keyword is not None:
@@ -135,7 +138,7 @@ def _device_position(node: cst.CSTNode, parent: cst.CSTNode | None, parents: dic
     call = parents.get(id(parent))
     if type(call) is not cst.Call or call.args[0] is not parent:
         return False
-    return method_name(call) == "to" or dotted(call.func) in ("torch.device", "device")
+    return method_name(call) == "to" or table.resolve(call.func) == "torch.device" or dotted(call.func) == "device"
 
 
 def _nodes_by_id(root: cst.CSTNode) -> dict[int, cst.CSTNode]:

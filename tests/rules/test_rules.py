@@ -1,8 +1,7 @@
 """Every rule on its own cases, read from the rule objects (codemods/*/rules.py, listed by
 tests/support/rule_cases.py): its documented examples and invalid cases (positive, alias) and its
 valid cases (negative), and the alias and sagemaker cases derived from the positive ones
-(tests/support/derived_cases.py, ids ``...-derived-...``; those the tool does not pass yet are
-expected to fail, with why).  Each gives the expected output and, for an invalid case, exactly
+(tests/support/derived_cases.py, ids ``...-derived-...``).  Each gives the expected output and, for an invalid case, exactly
 the rule's expected findings (line, column, text of the message); a valid case gives
 none; converted again, each changes nothing."""
 
@@ -12,20 +11,11 @@ import pytest
 
 from codemods import RULES, convert_source
 from codemods.rules import SEVERITIES
-from tests.support.derived_cases import DERIVED_CASES, KNOWN_GAPS
+from tests.support.derived_cases import DERIVED_CASES
 from tests.support.rule_cases import CASES, CHECKED_RULES, RUN_CASES, Case
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(case, marks=pytest.mark.xfail(reason=KNOWN_GAPS[case.id], strict=True))
-        if case.id in KNOWN_GAPS
-        else case
-        for case in CASES + DERIVED_CASES
-    ],
-    ids=lambda c: c.id,
-)
+@pytest.mark.parametrize("case", CASES + DERIVED_CASES, ids=lambda c: c.id)
 def test_rule_case(case: Case) -> None:
     conversion = convert_source(case.before, target=case.target, filename=case.filename)
     expected = case.after if case.after is not None else case.before

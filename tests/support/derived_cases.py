@@ -174,10 +174,3 @@ def _respelled_column(finding: Expected, lines: list[str], old_calls: list[str],
 DERIVED_CASES = [
     derived for case in CASES for derived in (with_alias(case), for_target(case, "sagemaker")) if derived is not None
 ]
-
-
-# Derived cases the tool does not pass yet, with why (the tests expect them to fail: strict).
-KNOWN_GAPS = {
-    "XLA509-alias-class-sagemaker-derived-import-torch-as-th": "cuda_only/handed_strings.py reads `torch.device(x)` "
-    "by its spelling, not through the file's imports: `th.device(device)` in a class is not seen as a device use",
-}

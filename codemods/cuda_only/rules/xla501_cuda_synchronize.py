@@ -92,20 +92,5 @@ CUDA_SYNCHRONIZE = Rule(
             note="with-argument-reported",
             findings=(Expected(3, 1, "`torch.cuda.synchronize(device)`"),),
         ),
-        invalid(
-            """
-            import torch as th
-
-            th.cuda.synchronize()
-            """,
-            """
-            import torch as th
-            import torch_xla.core.xla_model as xm
-
-            xm.wait_device_ops()
-            """,
-            alias=True,
-            findings=(Expected(4, 1, "th.cuda.synchronize() -> xm.wait_device_ops()"),),
-        ),
     ),
 )

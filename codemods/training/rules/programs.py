@@ -1,17 +1,7 @@
-"""The training rules' longer case programs: XLA203's programs that two of its cases share
-(one for 2.9, one for sagemaker, whose conversion ``on_sagemaker`` derives) and the longest
-of its others, each beside its conversion (``_PORTED``)."""
+"""The training rules' longer case programs: XLA203's longest, each beside its conversion
+(``_PORTED``); their sagemaker variants are derived by the tests (tests/support/derived_cases.py)."""
 
 from __future__ import annotations
-
-
-def on_sagemaker(ported: str) -> str:
-    """A conversion for 2.9 as it reads for the sagemaker target (torch_xla 1.13): the XLA
-    device is ``xm.xla_device()``, from ``torch_xla.core.xla_model``."""
-    return ported.replace("import torch_xla\n", "import torch_xla.core.xla_model as xm\n").replace(
-        "torch_xla.device()", "xm.xla_device()"
-    )
-
 
 VISION_LANGUAGE = """
 import torch

@@ -26,7 +26,6 @@ from codemods.training.rules.programs import (
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
     VISION_LANGUAGE,
     VISION_LANGUAGE_PORTED,
-    on_sagemaker,
 )
 
 OPTIMIZER_BEFORE_MOVE = Rule(
@@ -306,16 +305,6 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             findings=(
                 Expected(14, 33, "move it first: model.vision.to(torch_xla.device()).parameters()"),
                 Expected(14, 84, "move it first: model.head.to(torch_xla.device()).parameters()"),
-            ),
-        ),
-        invalid(
-            VISION_LANGUAGE,
-            on_sagemaker(VISION_LANGUAGE_PORTED),
-            target="sagemaker",
-            note="submodules-parameters-sagemaker",
-            findings=(
-                Expected(14, 33, "move it first: model.vision.to(xm.xla_device()).parameters()"),
-                Expected(14, 81, "move it first: model.head.to(xm.xla_device()).parameters()"),
             ),
         ),
         invalid(
@@ -624,24 +613,6 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(
                     9,
                     102,
-                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
-                ),
-            ),
-        ),
-        invalid(
-            LATER_MOVE_BY_ANOTHER_METHOD,
-            on_sagemaker(LATER_MOVE_BY_ANOTHER_METHOD_PORTED),
-            target="sagemaker",
-            note="another-method-moves-the-model-init-built-the-optimizer-over-sagemaker",
-            findings=(
-                Expected(
-                    9,
-                    45,
-                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
-                ),
-                Expected(
-                    9,
-                    99,
                     "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in `Trainer.train`",
                 ),
             ),
