@@ -18,7 +18,7 @@ from codemods import apis
 from codemods.engine import speed
 from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
-from codemods.engine.nodes import children_reader
+from codemods.engine.nodes import assigned_values, children_reader, dotted
 
 
 class FactSheet(Protocol):
@@ -33,6 +33,9 @@ class FactSheet(Protocol):
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 HookT = TypeVar("HookT", bound=Callable[..., object])
 Hook = Callable[[cst.CSTNode], object]
+# An ``@assignments`` hook, bound to its analysis: (the name chain bound, the value bound to it).
+AssignmentHook = Callable[[str, cst.BaseExpression], object]
+AssignmentHookT = TypeVar("AssignmentHookT", bound=Callable[[typing.Any, str, cst.BaseExpression], object])
 
 # Import statements are read whole by the imports analysis: their names are not uses.
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
@@ -65,6 +68,43 @@ def attributes_named(*names: str | Iterable[str]) -> Callable[[HookT], HookT]:
     return _keyed(cst.Attribute, names)
 
 
+def assignments(*, unpack: bool = True) -> Callable[[AssignmentHookT], AssignmentHookT]:
+    """Make an analysis method ``(self, name, value)`` the hook for every name chain an
+    assignment binds with the value it is bound to: each target of ``x = y = value``
+    (``self.model = ...``) and an annotated ``x: T = value`` (not a bare ``x: T``), the
+    name chain as ``engine.nodes.dotted`` writes it.  With ``unpack`` (the default), a
+    tuple unpacked from a tuple (``a, b = x, y``) gives each name its own element's value
+    (``engine.nodes.assigned_values``); without it, a target that is not a name chain is
+    passed by.  Augmented assignments and ``:=`` are not assignments here (their targets
+    keep the value they had, combined)."""
+
+    def mark(method: AssignmentHookT) -> AssignmentHookT:
+        method.walk_assignments = unpack  # type: ignore[attr-defined]  # a function's attributes are untyped
+        return method
+
+    return mark
+
+
+def _named_targets(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.BaseExpression]]:
+    """(dotted target, value) of an assignment's targets that are name chains."""
+    if type(node) is cst.AnnAssign:
+        name = dotted(node.target)
+        return [(name, node.value)] if node.value is not None and name is not None else []
+    value = node.value
+    return [(name, value) for target in node.targets if (name := dotted(target.target)) is not None]  # type: ignore[union-attr]
+
+
+def _assignment_visitor(hook: AssignmentHook, unpack: bool) -> Hook:
+    """The ``visit_Assign`` and ``visit_AnnAssign`` of an ``@assignments`` hook."""
+    pairs_of = assigned_values if unpack else _named_targets
+
+    def visit(node: cst.CSTNode) -> None:
+        for name, value in pairs_of(node):  # type: ignore[arg-type]  # registered for Assign and AnnAssign only
+            hook(name, value)
+
+    return visit
+
+
 def _keyed(kind: type, names: tuple[str | Iterable[str], ...]) -> Callable[[HookT], HookT]:
     keys = frozenset(n for group in names for n in ((group,) if isinstance(group, str) else group))
 
@@ -80,7 +120,8 @@ class Analysis:
     enters such a node, ``leave_<Node>(node)`` when it leaves it; methods marked
     ``@calls_of(names)`` or ``@attributes_named(names)`` run for the calls and attributes
     of those names only (visited after the hooks of the analyses before, as a ``visit_``
-    of their own would be); ``finish()`` runs after the walk, and ``settle()`` after
+    of their own would be); a method marked ``@assignments()`` runs for each name an
+    assignment binds, with its value (after the analysis' own ``visit_Assign``); ``finish()`` runs after the walk, and ``settle()`` after
     every analysis has finished (for conclusions that need the others' results).
 
     Each analysis declares what it reads, by name (the fact-sheet part of an analysis,
@@ -159,6 +200,10 @@ class Walk:
                 self.visitors[node_type].append((index, getattr(analysis, attr)))
             for node_type, attr in hooks.leaves:
                 self.leavers[node_type].append(getattr(analysis, attr))
+            for attr, unpack in hooks.assignments:
+                visit = _assignment_visitor(getattr(analysis, attr), unpack)
+                self.visitors[cst.Assign].append((index, visit))
+                self.visitors[cst.AnnAssign].append((index, visit))
             for attr, node_type, keys in hooks.keyed:
                 hook = getattr(analysis, attr)
                 if speed.shortcuts():
@@ -447,11 +492,13 @@ def _ordered(
 
 class _ClassHooks(typing.NamedTuple):
     """The hooks an analysis class defines: (node type, method name) of each ``visit_<Node>``
-    and ``leave_<Node>``, and (method name, node type, keys) of each keyed hook."""
+    and ``leave_<Node>``, (method name, node type, keys) of each keyed hook, and (method
+    name, unpack) of each ``@assignments`` hook."""
 
     visits: list[tuple[type, str]]
     leaves: list[tuple[type, str]]
     keyed: list[tuple[str, type, frozenset[str]]]
+    assignments: list[tuple[str, bool]]
 
 
 _CLASS_HOOKS: dict[type, _ClassHooks] = {}
@@ -466,7 +513,7 @@ def _class_hooks(kind: type[Analysis]) -> _ClassHooks:
     defined: dict[str, object] = {}
     for klass in reversed(kind.__mro__[: kind.__mro__.index(Analysis)]):
         defined.update(vars(klass))
-    found = _CLASS_HOOKS[kind] = _ClassHooks([], [], [])
+    found = _CLASS_HOOKS[kind] = _ClassHooks([], [], [], [])
     for attr in sorted(defined):
         if attr.startswith("visit_"):
             found.visits.append((getattr(cst, attr.removeprefix("visit_")), attr))
@@ -474,6 +521,8 @@ def _class_hooks(kind: type[Analysis]) -> _ClassHooks:
             found.leaves.append((getattr(cst, attr.removeprefix("leave_")), attr))
         if (keys := getattr(defined[attr], "walk_keys", None)) is not None:
             found.keyed.append((attr, *keys))
+        if (unpack := getattr(defined[attr], "walk_assignments", None)) is not None:
+            found.assignments.append((attr, unpack))
     return found
 
 
