@@ -95,9 +95,9 @@ def convert_source(
             )
 
         converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
-        if isinstance(source, bytes):
+        if isinstance(source, bytes) or isinstance(converted.output, str):
             return converted
-        return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
+        return replace(converted, source=source, output=converted.output.decode("utf-8"))
     if not needs_parsing(raw):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
@@ -304,7 +304,11 @@ def _finished(
         # Lines are mapped without the tail set aside: findings do not depend on it.
         line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)
         findings = [
-            _at(f, output_positions.get(f.result) or line_map.move(input_starts.get(f.original)))  # type: ignore[arg-type]
+            _at(
+                f,
+                (output_positions.get(f.result) if f.result is not None else None)
+                or line_map.move(input_starts.get(f.original)),
+            )
             for f in pending
         ]
     held = tuple((p.held, finding) for p, finding in zip(pending, findings) if p.held)

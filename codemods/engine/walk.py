@@ -90,8 +90,8 @@ def _named_targets(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Base
     if type(node) is cst.AnnAssign:
         name = dotted(node.target)
         return [(name, node.value)] if node.value is not None and name is not None else []
-    value = node.value
-    return [(name, value) for target in node.targets if (name := dotted(target.target)) is not None]  # type: ignore[union-attr]
+    assign = typing.cast(cst.Assign, node)  # ``type() is`` narrows only where it holds
+    return [(name, assign.value) for target in assign.targets if (name := dotted(target.target)) is not None]
 
 
 def _assignment_visitor(hook: AssignmentHook, unpack: bool) -> Hook:
@@ -109,7 +109,7 @@ def _keyed(kind: type, names: tuple[str | Iterable[str], ...]) -> Callable[[Hook
     keys = frozenset(n for group in names for n in ((group,) if isinstance(group, str) else group))
 
     def mark(method: HookT) -> HookT:
-        method.walk_keys = (kind, keys)  # type: ignore[attr-defined]
+        method.walk_keys = (kind, keys)  # type: ignore[attr-defined]  # a function's attributes are untyped
         return method
 
     return mark
@@ -230,7 +230,7 @@ class Walk:
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         """The analysis of that kind (analyses ask for each other in their hooks)."""
-        return self._by_kind[kind]  # type: ignore[return-value]
+        return self._by_kind[kind]  # type: ignore[return-value]  # each kind maps to its own instance: a dict cannot say so
 
     def ends_the_process(self, small: cst.BaseSmallStatement) -> bool:
         """``raise``, ``sys.exit()``, ``os._exit()``, or the builtins ``exit()`` and ``quit()``."""
@@ -292,7 +292,7 @@ class Walk:
             plan = self._plans[kind] = self._plan(kind)
         visitors, leavers, placed, opaque, read_children = plan
         if kind is cst.Name:
-            value = node.value  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
@@ -301,13 +301,13 @@ class Walk:
             self.qualified = qualified = self.resolve(node)
             if qualified is not None and self._inspected(qualified):
                 self._heat(key)
-            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
-                visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]
+            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
+                visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.Call:
-            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]
+            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
             if callee in self._callees:
                 visitors = self._keyed_plan(kind, callee)
-        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
+        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]  # as above
             self._heat(key)
         # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
         if placed:
@@ -329,8 +329,8 @@ class Walk:
     def _filtered(self, kind: type, keys: frozenset[str], hook: Hook) -> Hook:
         """``hook`` for every node of ``kind``, run for those of its keys (without the shortcuts)."""
         if kind is cst.Call:
-            return lambda node: hook(node) if self.resolve(node.func) in keys else None  # type: ignore[attr-defined, operator]
-        return lambda node: hook(node) if node.attr.value in keys else None  # type: ignore[attr-defined]
+            return lambda node: hook(node) if self.resolve(node.func) in keys else None  # type: ignore[attr-defined, operator]  # a Hook takes any node: this one only calls
+        return lambda node: hook(node) if node.attr.value in keys else None  # type: ignore[attr-defined]  # only attributes
 
     def _keyed_plan(self, kind: type, key: str) -> tuple[Hook, ...]:
         """The visit hooks for a node of this type and key: the type's own and the keyed
@@ -374,10 +374,10 @@ class Walk:
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
-            self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]
+            self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
             self._enter_loop(None)
             if kind is cst.FunctionDef:
-                self.scopes.append(node.name.value)  # type: ignore[attr-defined]
+                self.scopes.append(node.name.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
         elif kind is cst.If:
@@ -391,7 +391,7 @@ class Walk:
             self.guard_depth += 1
         elif kind is cst.ClassDef:
             self.class_depth += 1
-            self.scopes.append(node.name.value)  # type: ignore[attr-defined]
+            self.scopes.append(node.name.value)  # type: ignore[attr-defined]  # as above
 
     def _exit(self, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
@@ -537,13 +537,13 @@ def _nodes_in(value: object, field_names: Callable[[type], tuple[str, ...]]) -> 
         if held is None:
             held = _HOLDS[kind] = _holds(kind)
         if held is _Holds.NODE:
-            yield current  # type: ignore[misc]
+            yield current  # type: ignore[misc]  # ``held`` says what ``current`` is, which mypy cannot follow
         elif held is _Holds.MAPPING:
-            for key, item in current.items():  # type: ignore[attr-defined]
+            for key, item in current.items():  # type: ignore[attr-defined]  # as above
                 stack.append(key)
                 stack.append(item)
         elif held is _Holds.ITEMS:
-            stack.extend(current)  # type: ignore[arg-type]
+            stack.extend(current)  # type: ignore[arg-type]  # as above
         elif held is _Holds.FIELDS:
             stack.extend(getattr(current, name) for name in field_names(kind))
 
