@@ -1,8 +1,12 @@
-"""Rewrite: one module per concern, all run in a single traversal (engine/rewriter.py)."""
+"""Rewrite: one module per concern, all run in a single traversal (engine/rewriter.py):
+``rewrite`` is the pipeline's rewrite step."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+import libcst as cst
 
 from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint.rewrite import CheckpointRewrite
@@ -12,10 +16,12 @@ from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
+from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.launch_rewrite import LaunchRewrite
 from codemods.distributed.parallel_rewrite import ParallelRewrite
-from codemods.engine.rewriter import Concern, Context
+from codemods.engine.rewriter import Concern, Context, PendingFinding, Rewriter
+from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp.rewrite import FsdpRewrite
 from codemods.huggingface.entry_point import EntryRewrite
@@ -26,12 +32,40 @@ from codemods.lazy.step_closures import StepClosureRewrite
 from codemods.lightning.rewrite import LightningRewrite
 from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
+from codemods.targets import Target
 from codemods.training.loops import LoopRewrite
 from codemods.training.optimizer_step import OptimizerRewrite
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
     from codemods.launcher.analysis import LauncherFacts
+
+
+DEVICE_LESS = (
+    "this script trains but picks no device: it runs on the CPU and is left unchanged (a barrier or an XLA "
+    "optimizer step alone would not move it); to run it on XLA, move the model and its tensors with "
+    "`.to(torch_xla.device())` and convert again"
+)
+
+
+def rewrite(
+    module: cst.Module,
+    facts: Facts,
+    target: Target,
+    selection: RuleSelection,
+    suppressed: Callable[[Rule, cst.CSTNode], bool],
+    launcher: LauncherFacts | None = None,
+) -> tuple[cst.Module, list[PendingFinding]]:
+    """The rewritten module and the findings: every concern's rewrite in one traversal,
+    reading ``facts`` (a launcher script's rewrites read ``launcher`` too, and visit every
+    node).  A script that trains on no device is only reported: a barrier or an XLA
+    optimizer step alone would leave a half port that still runs on the CPU."""
+    ctx = Context(facts, target, selection, suppressed)
+    if launcher is None and facts.training.device_less is not None:
+        ctx.report(NO_DEVICE, facts.training.device_less, ctx.target.advice(DEVICE_LESS))
+        return module, ctx.findings
+    hot = facts.hot_nodes if launcher is None else None
+    return Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module), ctx.findings
 
 
 def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> list[Concern]:

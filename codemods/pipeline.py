@@ -12,12 +12,11 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
 from codemods.conversion import SKIP_FILE, Conversion, ConversionError, needs_parsing
-from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.engine.report import Finding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
@@ -26,12 +25,13 @@ from codemods.project.summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in
-# _convert, _check_dockerfile): a run over files without torch never loads them.
+# _parsed, _python_script, _check_dockerfile): a run over files without torch never loads them.
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.containers.estimators import ImageUse
+    from codemods.engine.positions import Positions, Printed
     from codemods.engine.rewriter import PendingFinding
+    from codemods.facts import Facts
     from codemods.project.resolver import FileImports, Summarise
 
 Source = TypeVar("Source", str, bytes)
@@ -95,9 +95,9 @@ def convert_source(
             )
 
         converted = convert_notebook(raw, convert_code, selection or RuleSelection(), locate)
-        if isinstance(source, bytes):
+        if isinstance(source, bytes) or isinstance(converted.output, str):
             return converted
-        return replace(converted, source=source, output=converted.output.decode("utf-8"))  # type: ignore[union-attr]
+        return replace(converted, source=source, output=converted.output.decode("utf-8"))
     if not needs_parsing(raw) and (imports is None or not imports.leaves_out_imports(raw)):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
@@ -112,20 +112,17 @@ def convert_source(
             _parse_with_cpython(source)
         except SyntaxError as error:
             raise ConversionError(f"cannot parse: {error.msg}", error.lineno, error.offset) from None
+    options = _Options(name_table, selection or RuleSelection(), locate, filename, imports, distributed)
+    # Launcher scripts are few: their analysis loads only for them.
+    convert = _launcher_script if any(word in raw for word in _SAGEMAKER) else _python_script
     try:
         if not annotate:
-            return _convert(
-                source, raw, name_table, selection or RuleSelection(), locate, filename, imports, distributed
-            )
+            return convert(source, raw, options)
 
         def input_located() -> list[Finding]:
-            return _convert(
-                source, raw, name_table, selection or RuleSelection(), "input", filename, imports, distributed
-            ).findings
+            return convert(source, raw, replace(options, locate="input")).findings
 
-        conversion = _convert(
-            source, raw, name_table, selection or RuleSelection(), "output", filename, imports, distributed
-        )
+        conversion = convert(source, raw, replace(options, locate="output"))
         return _with_todos(conversion, None if locate == "output" else input_located)
     except RecursionError:
         if _cpython_accepts(source):
@@ -151,15 +148,8 @@ def _cpython_accepts(source: str | bytes) -> bool:
 _PYTHON_RECURSION_LIMIT = 1000  # CPython's default
 
 
-DEVICE_LESS = (
-    "this script trains but picks no device: it runs on the CPU and is left unchanged (a barrier or an XLA "
-    "optimizer step alone would not move it); to run it on XLA, move the model and its tensors with "
-    "`.to(torch_xla.device())` and convert again"
-)
-
-
 def load_parser() -> None:
-    """Loads LibCST and what is built on it (as _convert does on first use): before a
+    """Loads LibCST and what is built on it (as a Python file does on first use): before a
     process pool forks, so that its workers share them instead of loading them each."""
     import codemods.analyse
     import codemods.concerns
@@ -206,25 +196,11 @@ def _bracket_depth(raw: bytes) -> int:
     return peak
 
 
-def _convert(
-    source: Source,
-    raw: bytes,
-    name_table: Target,
-    selection: RuleSelection,
-    locate: Literal["output", "input"],
-    filename: str | None,
-    imports: ImportContext | None,
-    distributed: bool = False,
-) -> Conversion:
+def _parsed(source: Source, raw: bytes) -> _Parsed:
+    """Step 1 of a Python file: LibCST's tree, which must print the file back exactly."""
     import libcst as cst
 
-    from codemods.analyse import analyse
-    from codemods.concerns import concerns_for
-    from codemods.engine.positions import code_reusing
-    from codemods.engine.rewriter import Context, Rewriter
     from codemods.engine.roundtrip import NotReproduced, parse_exactly
-    from codemods.project.holdings import holdings
-    from codemods.project.summarise import summarise
 
     try:
         # What LibCST cannot read or print back exactly (a tail of comments) is set aside.
@@ -245,39 +221,76 @@ def _convert(
         ) from None
     except (LookupError, SyntaxError, UnicodeError) as error:
         raise ConversionError(f"cannot decode: {error}") from None
+    code = source if isinstance(source, str) else raw.decode(encoding)
+    tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
+    return _Parsed(source, module, code, tail_code, encoding, printed_input)
 
-    source_code = source if isinstance(source, str) else raw.decode(encoding)
-    facts = analyse(module, imports, distributed)
-    input_starts = printed_input.positions(facts.parents)
-    launcher = None
-    if any(word in raw for word in _SAGEMAKER):  # launcher scripts are few: their analysis loads only for them
-        from codemods.launcher.analysis import analyse_launcher
 
-        launcher = analyse_launcher(module, facts.imports.table)
-    suppressed = _suppressions(source_code, input_starts.get) if "xla-codemod:" in source_code else _never
-    ctx = Context(facts, name_table, selection, suppressed)
-    # Launcher rewrites read their own facts: they visit everything.
-    hot = facts.hot_nodes if launcher is None else None
-    if facts.training.device_less is not None and launcher is None:
-        # Nothing to move onto the device: a barrier or an XLA optimizer step alone would
-        # leave a half port that still runs on the CPU.
-        ctx.report(NO_DEVICE, facts.training.device_less, ctx.target.advice(DEVICE_LESS))
-        new_module = module
-    else:
-        new_module = Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module)
+def _python_script(source: Source, raw: bytes, options: _Options) -> Conversion:
+    """A Python file: parsed, analysed, rewritten, printed and placed."""
+    from codemods.analyse import analyse
+    from codemods.concerns import rewrite
 
+    parsed = _parsed(source, raw)  # engine/roundtrip.py
+    facts = analyse(parsed.module, options.imports, options.distributed)  # analyse.py
+    new_module, pending = rewrite(
+        parsed.module, facts, options.target, options.selection, _silencer(parsed, facts)
+    )  # concerns.py
+    return _finished(parsed, facts, new_module, pending, options.locate, options.imports)[
+        0
+    ]  # engine/positions.py, project/summarise.py
+
+
+def _launcher_script(source: Source, raw: bytes, options: _Options) -> Conversion:
+    """A launcher script (one that names SageMaker): the Python steps, with the launcher's
+    own analysis (its rewrites read it and visit every node) and the images its estimators
+    name, for the check across the run's files."""
+    from codemods.analyse import analyse
+    from codemods.concerns import rewrite
+    from codemods.containers.estimators import image_uses
+    from codemods.launcher.analysis import analyse_launcher
+
+    parsed = _parsed(source, raw)  # engine/roundtrip.py
+    facts = analyse(parsed.module, options.imports, options.distributed)  # analyse.py
+    launcher = analyse_launcher(parsed.module, facts.imports.table)  # launcher/analysis.py
+    new_module, pending = rewrite(
+        parsed.module, facts, options.target, options.selection, _silencer(parsed, facts), launcher
+    )  # concerns.py
+    conversion, input_starts = _finished(parsed, facts, new_module, pending, options.locate, options.imports)
+    if options.filename is None:
+        return conversion
+    images = image_uses(launcher.estimators, options.filename, input_starts.get)  # containers/estimators.py
+    return replace(conversion, images=images)
+
+
+def _finished(
+    parsed: _Parsed,
+    facts: Facts,
+    new_module: cst.Module,
+    pending: list[PendingFinding],
+    locate: Literal["output", "input"],
+    imports: ImportContext | None,
+) -> tuple[Conversion, Positions]:
+    """The last steps of a Python file: the new code (the statements the rewrites left
+    as they were keep their text), checked to parse; the findings placed in the input or
+    the output; what the project's other files need to know of this one."""
+    from codemods.engine.positions import code_reusing
+    from codemods.project.holdings import holdings
+    from codemods.project.summarise import summarise
+
+    source, source_code, tail_code = parsed.source, parsed.code, parsed.tail
     # Only fixes change a file: without one, it comes back byte for byte (unprinted).
-    fixed = any(f.fixed for f in ctx.findings)
-    anchors = {f.result for f in ctx.findings if f.result is not None} if locate == "output" else ()
+    fixed = any(f.fixed for f in pending)
+    anchors = {f.result for f in pending if f.result is not None} if locate == "output" else ()
     to_check = None  # what must parse for the output to parse (None: all of it)
     output_positions: dict[cst.CSTNode, tuple[int, int]] = {}
-    if not fixed:
-        printed = ""
-    else:  # the statements the rewrites left as they were keep their text
-        reprinted = code_reusing(new_module, printed_input, anchors)
+    printed = ""
+    if fixed:
+        reprinted = code_reusing(new_module, parsed.printed, anchors)
         printed, to_check = reprinted.code, reprinted.new_parts
         output_positions = reprinted.starts(facts.parents) if anchors else {}
-    tail_code = tail if isinstance(tail, str) else tail.decode(encoding)
+    input_starts = parsed.printed.positions(facts.parents)
+    input_starts.locate(f.original for f in pending)
     new_code = printed + tail_code
     changed = fixed and new_code != source_code
     if changed:
@@ -288,31 +301,32 @@ def _convert(
                 f"internal error: the converted code does not parse ({error.msg}); the file was left alone",
                 error.lineno,
             ) from None
-    output: str | bytes = new_code.encode(encoding) if isinstance(source, bytes) else new_code
-    images: tuple[ImageUse, ...] = ()
-    if launcher and filename:
-        from codemods.containers.estimators import image_uses
-
-        images = image_uses(launcher.estimators, filename, input_starts.get)
-    input_starts.locate(f.original for f in ctx.findings)
+    output: str | bytes = new_code.encode(parsed.encoding) if isinstance(source, bytes) else new_code
     if locate == "input" or not changed:
-        findings = [_at(f, input_starts.get(f.original)) for f in ctx.findings]
+        findings = [_at(f, input_starts.get(f.original)) for f in pending]
     else:
         # Lines are mapped without the tail set aside: findings do not depend on it.
         line_map = _LineMap(source_code[: len(source_code) - len(tail_code)], printed)
         findings = [
-            _at(f, output_positions.get(f.result) or line_map.move(input_starts.get(f.original)))  # type: ignore[arg-type]
-            for f in ctx.findings
+            _at(
+                f,
+                (output_positions.get(f.result) if f.result is not None else None)
+                or line_map.move(input_starts.get(f.original)),
+            )
+            for f in pending
         ]
-    held = tuple((pending.held, finding) for pending, finding in zip(ctx.findings, findings) if pending.held)
+    held = tuple((p.held, finding) for p, finding in zip(pending, findings) if p.held)
     if held:
-        findings = [finding for pending, finding in zip(ctx.findings, findings) if not pending.held]
+        findings = [finding for p, finding in zip(pending, findings) if not p.held]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     # What it holds matters to the files that import it when the run does not convert it.
     summarised = imports is not None and not imports.converted()
-    holds = holdings(module, facts.parents, ctx.findings, input_starts.get, printed_input.text_of) if summarised else ()
+    holds = (
+        holdings(parsed.module, facts.parents, pending, input_starts.get, parsed.printed.text_of) if summarised else ()
+    )
     summary = summarise(facts, pending=changed, holds=holds)
-    return Conversion(source, output if changed else source, findings, encoding, images, summary, held=held)
+    conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
+    return conversion, input_starts
 
 
 def _check_dockerfile(
@@ -391,17 +405,46 @@ def _never(rule: Rule, node: cst.CSTNode) -> bool:
     return False
 
 
-def _suppressions(
-    code: str, position_of: Callable[[cst.CSTNode], tuple[int, int] | None]
-) -> Callable[[Rule, cst.CSTNode], bool]:
-    """Findings (and fixes) are silenced by a suppression comment on the line they start on."""
-    comments = suppressions(code)
+def _silencer(parsed: _Parsed, facts: Facts) -> Callable[[Rule, cst.CSTNode], bool]:
+    """Findings (and fixes) are silenced by a suppression comment on the line they start
+    on (where they start is found when a finding asks)."""
+    if "xla-codemod:" not in parsed.code:
+        return _never
+    comments = suppressions(parsed.code)
+    found: list[Positions] = []
 
     def suppressed(rule: Rule, node: cst.CSTNode) -> bool:
-        position = position_of(node)
+        if not found:
+            found.append(parsed.printed.positions(facts.parents))
+        position = found[0].get(node)
         return position is not None and comments.silences(rule, position[0])
 
     return suppressed
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What a Python file's conversion is asked (``convert_source``'s arguments)."""
+
+    target: Target
+    selection: RuleSelection
+    locate: Literal["output", "input"]
+    filename: str | None
+    imports: ImportContext | None
+    distributed: bool
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """A Python file read: its tree, its text (``tail``: the end LibCST cannot give back,
+    set aside) and how LibCST printed it."""
+
+    source: str | bytes
+    module: cst.Module
+    code: str
+    tail: str
+    encoding: str
+    printed: Printed
 
 
 def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None) -> Summarise:

@@ -12,7 +12,7 @@ import libcst as cst
 from codemods import apis
 from codemods.amp.facts import AutocastCall, Flavor, ScalerCall, Spelling, SyncFreeOptimizer
 from codemods.engine.nodes import call_args, dotted, is_false, mentions, names_in, string_value, walk
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
@@ -44,15 +44,7 @@ class AmpAnalysis(Analysis):
 
     # -- walk -------------------------------------------------------------------------------
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if (name := dotted(target.target)) is not None:
-                self._assignment(name, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None and (name := dotted(node.target)) is not None:
-            self._assignment(name, node.value)
-
+    @assignments(unpack=False)
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
         self.bound[name].extend(self._uncalled_autocasts(value))

@@ -13,7 +13,6 @@ from codemods import apis
 from codemods.engine.nodes import (
     arg_value,
     args_by_position,
-    assigned_values,
     call_args,
     dotted,
     fold_true,
@@ -22,7 +21,7 @@ from codemods.engine.nodes import (
     receiver,
     walk,
 )
-from codemods.engine.walk import Analysis, Walk, attributes_named
+from codemods.engine.walk import Analysis, Walk, assignments, attributes_named
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -97,14 +96,7 @@ class DdpAnalysis(Analysis):
         tensors = arg_value(call, 1, "inputs")
         return type(tensors) is cst.Call and self.walk.resolve(tensors.func) in spellings("fetch_gradients")
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for name, value in assigned_values(node):
-            self._assignment(name, value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        for name, value in assigned_values(node):
-            self._assignment(name, value)
-
+    @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         core = value
         while type(core) is cst.Call and method_name(core) in ("to", "cuda"):

@@ -20,7 +20,6 @@ from codemods import apis
 from codemods.distributed.entry import code_owner
 from codemods.engine.nodes import (
     arg_value,
-    assigned_values,
     call_args,
     dotted,
     lone_call,
@@ -29,7 +28,7 @@ from codemods.engine.nodes import (
     string_value,
     walk,
 )
-from codemods.engine.walk import Analysis, Walk, attributes_named
+from codemods.engine.walk import Analysis, Walk, assignments, attributes_named
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -163,19 +162,16 @@ class RankAnalysis(Analysis):
         for target in node.targets:
             for sub in walk(target.target):
                 self.targets.add(id(sub))
-        for name, value in assigned_values(node):
-            self._assignment(name, value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         for sub in walk(node.target):
             self.targets.add(id(sub))
-        for name, value in assigned_values(node):
-            self._assignment(name, value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         for sub in walk(node.target):
             self.targets.add(id(sub))
 
+    @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
         last = name.rsplit(".", 1)[-1].lower()

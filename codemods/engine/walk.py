@@ -18,7 +18,7 @@ from codemods import apis
 from codemods.engine import speed
 from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
-from codemods.engine.nodes import children_reader
+from codemods.engine.nodes import assigned_values, children_reader, dotted
 
 
 class FactSheet(Protocol):
@@ -33,6 +33,9 @@ class FactSheet(Protocol):
 AnalysisT = TypeVar("AnalysisT", bound="Analysis")
 HookT = TypeVar("HookT", bound=Callable[..., object])
 Hook = Callable[[cst.CSTNode], object]
+# An ``@assignments`` hook, bound to its analysis: (the name chain bound, the value bound to it).
+AssignmentHook = Callable[[str, cst.BaseExpression], object]
+AssignmentHookT = TypeVar("AssignmentHookT", bound=Callable[[typing.Any, str, cst.BaseExpression], object])
 
 # Import statements are read whole by the imports analysis: their names are not uses.
 _OPAQUE = frozenset({cst.Import, cst.ImportFrom})
@@ -65,11 +68,48 @@ def attributes_named(*names: str | Iterable[str]) -> Callable[[HookT], HookT]:
     return _keyed(cst.Attribute, names)
 
 
+def assignments(*, unpack: bool = True) -> Callable[[AssignmentHookT], AssignmentHookT]:
+    """Make an analysis method ``(self, name, value)`` the hook for every name chain an
+    assignment binds with the value it is bound to: each target of ``x = y = value``
+    (``self.model = ...``) and an annotated ``x: T = value`` (not a bare ``x: T``), the
+    name chain as ``engine.nodes.dotted`` writes it.  With ``unpack`` (the default), a
+    tuple unpacked from a tuple (``a, b = x, y``) gives each name its own element's value
+    (``engine.nodes.assigned_values``); without it, a target that is not a name chain is
+    passed by.  Augmented assignments and ``:=`` are not assignments here (their targets
+    keep the value they had, combined)."""
+
+    def mark(method: AssignmentHookT) -> AssignmentHookT:
+        method.walk_assignments = unpack  # type: ignore[attr-defined]  # a function's attributes are untyped
+        return method
+
+    return mark
+
+
+def _named_targets(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.BaseExpression]]:
+    """(dotted target, value) of an assignment's targets that are name chains."""
+    if type(node) is cst.AnnAssign:
+        name = dotted(node.target)
+        return [(name, node.value)] if node.value is not None and name is not None else []
+    assign = typing.cast(cst.Assign, node)  # ``type() is`` narrows only where it holds
+    return [(name, assign.value) for target in assign.targets if (name := dotted(target.target)) is not None]
+
+
+def _assignment_visitor(hook: AssignmentHook, unpack: bool) -> Hook:
+    """The ``visit_Assign`` and ``visit_AnnAssign`` of an ``@assignments`` hook."""
+    pairs_of = assigned_values if unpack else _named_targets
+
+    def visit(node: cst.CSTNode) -> None:
+        for name, value in pairs_of(node):  # type: ignore[arg-type]  # registered for Assign and AnnAssign only
+            hook(name, value)
+
+    return visit
+
+
 def _keyed(kind: type, names: tuple[str | Iterable[str], ...]) -> Callable[[HookT], HookT]:
     keys = frozenset(n for group in names for n in ((group,) if isinstance(group, str) else group))
 
     def mark(method: HookT) -> HookT:
-        method.walk_keys = (kind, keys)  # type: ignore[attr-defined]
+        method.walk_keys = (kind, keys)  # type: ignore[attr-defined]  # a function's attributes are untyped
         return method
 
     return mark
@@ -80,7 +120,8 @@ class Analysis:
     enters such a node, ``leave_<Node>(node)`` when it leaves it; methods marked
     ``@calls_of(names)`` or ``@attributes_named(names)`` run for the calls and attributes
     of those names only (visited after the hooks of the analyses before, as a ``visit_``
-    of their own would be); ``finish()`` runs after the walk, and ``settle()`` after
+    of their own would be); a method marked ``@assignments()`` runs for each name an
+    assignment binds, with its value (after the analysis' own ``visit_Assign``); ``finish()`` runs after the walk, and ``settle()`` after
     every analysis has finished (for conclusions that need the others' results).
 
     Each analysis declares what it reads, by name (the fact-sheet part of an analysis,
@@ -159,6 +200,10 @@ class Walk:
                 self.visitors[node_type].append((index, getattr(analysis, attr)))
             for node_type, attr in hooks.leaves:
                 self.leavers[node_type].append(getattr(analysis, attr))
+            for attr, unpack in hooks.assignments:
+                visit = _assignment_visitor(getattr(analysis, attr), unpack)
+                self.visitors[cst.Assign].append((index, visit))
+                self.visitors[cst.AnnAssign].append((index, visit))
             for attr, node_type, keys in hooks.keyed:
                 hook = getattr(analysis, attr)
                 if speed.shortcuts():
@@ -185,7 +230,7 @@ class Walk:
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
         """The analysis of that kind (analyses ask for each other in their hooks)."""
-        return self._by_kind[kind]  # type: ignore[return-value]
+        return self._by_kind[kind]  # type: ignore[return-value]  # each kind maps to its own instance: a dict cannot say so
 
     def ends_the_process(self, small: cst.BaseSmallStatement) -> bool:
         """``raise``, ``sys.exit()``, ``os._exit()``, or the builtins ``exit()`` and ``quit()``."""
@@ -247,7 +292,7 @@ class Walk:
             plan = self._plans[kind] = self._plan(kind)
         visitors, leavers, placed, opaque, read_children = plan
         if kind is cst.Name:
-            value = node.value  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
@@ -256,13 +301,13 @@ class Walk:
             self.qualified = qualified = self.resolve(node)
             if qualified is not None and self._inspected(qualified):
                 self._heat(key)
-            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]
-                visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]
+            if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
+                visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.Call:
-            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]
+            self.callee = callee = self.resolve(node.func)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
             if callee in self._callees:
                 visitors = self._keyed_plan(kind, callee)
-        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]
+        elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]  # as above
             self._heat(key)
         # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
         if placed:
@@ -284,8 +329,8 @@ class Walk:
     def _filtered(self, kind: type, keys: frozenset[str], hook: Hook) -> Hook:
         """``hook`` for every node of ``kind``, run for those of its keys (without the shortcuts)."""
         if kind is cst.Call:
-            return lambda node: hook(node) if self.resolve(node.func) in keys else None  # type: ignore[attr-defined, operator]
-        return lambda node: hook(node) if node.attr.value in keys else None  # type: ignore[attr-defined]
+            return lambda node: hook(node) if self.resolve(node.func) in keys else None  # type: ignore[attr-defined, operator]  # a Hook takes any node: this one only calls
+        return lambda node: hook(node) if node.attr.value in keys else None  # type: ignore[attr-defined]  # only attributes
 
     def _keyed_plan(self, kind: type, key: str) -> tuple[Hook, ...]:
         """The visit hooks for a node of this type and key: the type's own and the keyed
@@ -329,10 +374,10 @@ class Walk:
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
-            self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]
+            self.functions.append(node if kind is cst.FunctionDef else None)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
             self._enter_loop(None)
             if kind is cst.FunctionDef:
-                self.scopes.append(node.name.value)  # type: ignore[attr-defined]
+                self.scopes.append(node.name.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.For or kind is cst.While:
             self._enter_loop(node)
         elif kind is cst.If:
@@ -346,7 +391,7 @@ class Walk:
             self.guard_depth += 1
         elif kind is cst.ClassDef:
             self.class_depth += 1
-            self.scopes.append(node.name.value)  # type: ignore[attr-defined]
+            self.scopes.append(node.name.value)  # type: ignore[attr-defined]  # as above
 
     def _exit(self, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
@@ -447,11 +492,13 @@ def _ordered(
 
 class _ClassHooks(typing.NamedTuple):
     """The hooks an analysis class defines: (node type, method name) of each ``visit_<Node>``
-    and ``leave_<Node>``, and (method name, node type, keys) of each keyed hook."""
+    and ``leave_<Node>``, (method name, node type, keys) of each keyed hook, and (method
+    name, unpack) of each ``@assignments`` hook."""
 
     visits: list[tuple[type, str]]
     leaves: list[tuple[type, str]]
     keyed: list[tuple[str, type, frozenset[str]]]
+    assignments: list[tuple[str, bool]]
 
 
 _CLASS_HOOKS: dict[type, _ClassHooks] = {}
@@ -466,7 +513,7 @@ def _class_hooks(kind: type[Analysis]) -> _ClassHooks:
     defined: dict[str, object] = {}
     for klass in reversed(kind.__mro__[: kind.__mro__.index(Analysis)]):
         defined.update(vars(klass))
-    found = _CLASS_HOOKS[kind] = _ClassHooks([], [], [])
+    found = _CLASS_HOOKS[kind] = _ClassHooks([], [], [], [])
     for attr in sorted(defined):
         if attr.startswith("visit_"):
             found.visits.append((getattr(cst, attr.removeprefix("visit_")), attr))
@@ -474,6 +521,8 @@ def _class_hooks(kind: type[Analysis]) -> _ClassHooks:
             found.leaves.append((getattr(cst, attr.removeprefix("leave_")), attr))
         if (keys := getattr(defined[attr], "walk_keys", None)) is not None:
             found.keyed.append((attr, *keys))
+        if (unpack := getattr(defined[attr], "walk_assignments", None)) is not None:
+            found.assignments.append((attr, unpack))
     return found
 
 
@@ -488,13 +537,13 @@ def _nodes_in(value: object, field_names: Callable[[type], tuple[str, ...]]) -> 
         if held is None:
             held = _HOLDS[kind] = _holds(kind)
         if held is _Holds.NODE:
-            yield current  # type: ignore[misc]
+            yield current  # type: ignore[misc]  # ``held`` says what ``current`` is, which mypy cannot follow
         elif held is _Holds.MAPPING:
-            for key, item in current.items():  # type: ignore[attr-defined]
+            for key, item in current.items():  # type: ignore[attr-defined]  # as above
                 stack.append(key)
                 stack.append(item)
         elif held is _Holds.ITEMS:
-            stack.extend(current)  # type: ignore[arg-type]
+            stack.extend(current)  # type: ignore[arg-type]  # as above
         elif held is _Holds.FIELDS:
             stack.extend(getattr(current, name) for name in field_names(kind))
 

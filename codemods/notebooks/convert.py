@@ -161,12 +161,15 @@ def _finish(
 ) -> Conversion:
     """The written notebook, and the findings placed in the file (the written one for
     ``locate="output"``); findings about the metadata come last, as it does in the file."""
+    findings = [f for f in findings if selection.enabled(f.rule)]
+    runtime_checked = selection.enabled(GPU_RUNTIME.code)
     text = write_sources(notebook, new_sources) if new_sources else notebook.text
     prefix = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
     output = (prefix + text).encode("utf-8") if new_sources else raw
     located = text if locate == "output" else notebook.text
     lines_of = file_lines(located, notebook, new_sources if locate == "output" else {})
-    findings = [f for f in findings + _runtime_findings(notebook, located) if selection.enabled(f.rule)]
+    if runtime_checked:
+        findings += _runtime_findings(notebook, located)
     placed = [replace(f, file_line=lines_of(f.cell, f.line)) if f.cell is not None else f for f in findings]
     placed.sort(key=lambda f: (f.cell is None, f.cell or 0, f.line, f.col, f.rule))
     cells = notebook.data["cells"]

@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
-from codemods.engine.walk import Analysis, Walk
+from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported
 from codemods.project.summary import Found, ModuleSummary, outside_project
 
@@ -110,17 +110,8 @@ class ProjectAnalysis(Analysis):
 
     # -- walk -------------------------------------------------------------------------------
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._assignment(dotted(target.target), node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._assignment(dotted(node.target), node.value)
-
-    def _assignment(self, name: str | None, value: cst.BaseExpression) -> None:
-        if name is None:
-            return
+    @assignments(unpack=False)
+    def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]
         project_names = self.facts.imports.project_names

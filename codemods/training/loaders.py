@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.engine.nodes import assigned_values, dotted, method_name, receiver
-from codemods.engine.walk import Analysis, Walk, calls_of
+from codemods.engine.nodes import dotted, method_name, receiver
+from codemods.engine.walk import Analysis, Walk, assignments, calls_of
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -31,14 +31,7 @@ class LoaderAnalysis(Analysis):
         self.returned: dict[str, cst.Call] = {}  # function -> the DataLoader it returns
         self.made: set[cst.Call] = set()  # every DataLoader(...) of the file
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for name, value in assigned_values(node):
-            self._assignment(name, value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        for name, value in assigned_values(node):
-            self._assignment(name, value)
-
+    @assignments()
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         self.assigned[name].append(value)
         core = value
