@@ -44,7 +44,7 @@ from codemods.lazy.host_reads import HostReadAnalysis
 from codemods.lazy.recompilation_sources import RecompilationSourceAnalysis
 from codemods.lightning.analysis import LightningAnalysis
 from codemods.project.analysis import ProjectAnalysis
-from codemods.project.summary import ImportContext
+from codemods.project.module_summary import ImportContext
 from codemods.training.analysis import TrainingAnalysis
 from codemods.training.loaders import LoaderAnalysis
 
@@ -128,6 +128,6 @@ def analyse(module: cst.Module, imports: ImportContext | None = None, distribute
     with subtrees_kept():
         walk.run(module)
         walk.finish()
-    facts.hot_nodes = walk.hot
+    facts.nodes_to_visit = walk.to_visit
     facts.parents = walk.parents
     return facts

@@ -64,8 +64,8 @@ def rewrite(
     if launcher is None and facts.training.device_less is not None:
         ctx.report(NO_DEVICE, facts.training.device_less, ctx.target.advice(DEVICE_LESS))
         return module, ctx.findings
-    hot = facts.hot_nodes if launcher is None else None
-    return Rewriter(ctx, concerns_for(ctx, launcher), hot).transform(module), ctx.findings
+    to_visit = facts.nodes_to_visit if launcher is None else None
+    return Rewriter(ctx, concerns_for(ctx, launcher), to_visit).transform(module), ctx.findings
 
 
 def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> list[Concern]:

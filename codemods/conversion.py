@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codemods.engine.report import CellChange, Finding
-from codemods.project.summary import ModuleSummary
+from codemods.project.module_summary import ModuleSummary
 
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every

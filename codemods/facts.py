@@ -52,7 +52,7 @@ class Facts:
     host_reads: HostReadFacts = field(default_factory=HostReadFacts)
     recompilation: RecompilationFacts = field(default_factory=RecompilationFacts)
     # Ids of the nodes the rewrites must visit (the others hold nothing to rewrite or report).
-    hot_nodes: set[int] = field(default_factory=set)
+    nodes_to_visit: set[int] = field(default_factory=set)
     # The parent of each node walked, by ids (where findings are: positions.Positions).
     parents: dict[int, int | None] = field(default_factory=dict)
 

@@ -21,7 +21,7 @@ from codemods.engine.report import Finding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
 from codemods.files import is_dockerfile, is_notebook
-from codemods.project.summary import ImportContext, ModuleSummary
+from codemods.project.module_summary import ImportContext, ModuleSummary
 from codemods.targets import DEFAULT_TARGET, Target, get_target
 
 # LibCST and everything built on it are imported when a file needs parsing (in
@@ -238,7 +238,7 @@ def _python_script(source: Source, raw: bytes, options: _Options) -> Conversion:
     )  # concerns.py
     return _finished(parsed, facts, new_module, pending, options.locate, options.imports)[
         0
-    ]  # engine/positions.py, project/summarise.py
+    ]  # engine/positions.py, project/summary_from_facts.py
 
 
 def _launcher_script(source: Source, raw: bytes, options: _Options) -> Conversion:
@@ -276,7 +276,7 @@ def _finished(
     the output; what the project's other files need to know of this one."""
     from codemods.engine.positions import code_reusing
     from codemods.project.holdings import holdings
-    from codemods.project.summarise import summarise
+    from codemods.project.summary_from_facts import summarise
 
     source, source_code, tail_code = parsed.source, parsed.code, parsed.tail
     # Only fixes change a file: without one, it comes back byte for byte (unprinted).

@@ -17,8 +17,7 @@ from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import convert_source, load_parser, summarise_with
-from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
-from codemods.project.summary import (
+from codemods.project.module_summary import (
     DDP_HELD,
     FSDP_HELD,
     SPARSE_CALLERS,
@@ -26,6 +25,7 @@ from codemods.project.summary import (
     ImportContext,
     ModuleSummary,
 )
+from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
 from codemods.rules import Severity
 
 if TYPE_CHECKING:

@@ -287,7 +287,7 @@ def stages() -> None:
             ours["analyse"] += time.perf_counter() - mark
             mark = time.perf_counter()
             ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
-            new = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
+            new = Rewriter(ctx, concerns_for(ctx), facts.nodes_to_visit).transform(module)
             ours["rewrite"] += time.perf_counter() - mark
             mark = time.perf_counter()
             reprinted = code_reusing(new, printed) if any(f.fixed for f in ctx.findings) else None

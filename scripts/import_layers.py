@@ -63,7 +63,7 @@ TOP_LEVEL = {
 
 # A concern's module whose role its name does not say.
 CONCERN_MODULES = {
-    "codemods.project.summary": "facts",  # what a module tells the others: part of the project's facts
+    "codemods.project.module_summary": "facts",  # what a module tells the others: part of the project's facts
     "codemods.notebooks.convert": "pipeline",
     "codemods.notebooks.notebook_json": "files",  # a notebook file's text, read and written back
     "codemods.containers.across_files": "pipeline",

@@ -304,7 +304,7 @@ class AmpRewrite(Concern):
                 return None
             self.ctx.imports.discard(original.func)
             for arg in dropped:
-                self.ctx.vanish(arg, new_args[id(arg)])
+                self.ctx.forget_removed(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(rest, updated))
 
         return self.ctx.fix_or_keep(
@@ -399,7 +399,7 @@ class AmpRewrite(Concern):
             new_args = _updated_args(original, updated)
             kept = [new_args[id(a)] for a in original.args if a not in optimizer.dropped]
             for arg in optimizer.dropped:
-                self.ctx.vanish(arg, new_args[id(arg)])
+                self.ctx.forget_removed(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_argument_list(kept, updated))
 
         if self.ctx.target.scaler_skips_on_device:
@@ -526,7 +526,7 @@ class AmpRewrite(Concern):
             return updated
         if new is None:
             return updated
-        self.ctx.vanish(value, chosen)
+        self.ctx.forget_removed(value, chosen)
         return updated.with_changes(value=new)
 
 

@@ -42,7 +42,7 @@ class CheckpointRewrite(Concern):
             lambda: quoted_like(original, "cpu"),
         )
         if new is not None:
-            self.ctx.vanish(original, updated)
+            self.ctx.forget_removed(original, updated)
         return new if new is not None else updated
 
     leave_SimpleString = _map_location

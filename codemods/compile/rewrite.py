@@ -35,7 +35,7 @@ class CompileRewrite(Concern):
         # Statements that only compile (``model = torch.compile(model)``), removed on a
         # target without torch.compile.
         self.dropped = {statement for statement in self.part.calls.values() if statement is not None}
-        # By id: every hot Name and Attribute is looked up (CSTNode hashing is Python code).
+        # By id: every visited Name and Attribute is looked up (CSTNode hashing is Python code).
         self.references = {id(node) for node in self.part.references}
         self.settings = {id(node): qualified for node, qualified in self.part.settings.items()}
 
@@ -54,8 +54,8 @@ class CompileRewrite(Concern):
         if len(updated.args) != len(original.args):  # another rewrite reshaped the call
             self.ctx.report(TORCH_COMPILE, original, f'`{self.ctx.code(original)}`: pass backend="{self.backend}"')
             return updated
-        doomed = [i for i, arg in enumerate(original.args) if self._drops_option(arg)]
-        args = without_args(list(updated.args), doomed)
+        to_remove = [i for i, arg in enumerate(original.args) if self._drops_option(arg)]
+        args = without_args(list(updated.args), to_remove)
         backend = next((a for a in original.args if a.keyword is not None and a.keyword.value == "backend"), None)
         if backend is None and any(a.star == "**" for a in original.args):
             self.ctx.report(
@@ -99,10 +99,10 @@ class CompileRewrite(Concern):
         names, its "aot_torchxla_trace_once" is no longer registered, and the default
         inductor fails).  Without it the Trainer trains, and torch_xla compiles each step's
         lazy graph anyway: the compile settings go."""
-        doomed = [
+        to_remove = [
             i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE
         ]
-        flag = next(original.args[i] for i in doomed if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]
+        flag = next(original.args[i] for i in to_remove if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]
         why = (
             _NO_TORCH_COMPILE
             if self.backend is None
@@ -115,14 +115,14 @@ class CompileRewrite(Concern):
                 TORCH_COMPILE, flag, f"`{self.ctx.code(flag).rstrip(',')}`: {why}; make sure it is False on XLA"
             )
             return updated
-        removed = ", ".join(self.ctx.code(original.args[i]).rstrip(",").strip() for i in doomed)
+        removed = ", ".join(self.ctx.code(original.args[i]).rstrip(",").strip() for i in to_remove)
         return self.ctx.fix_or_keep(
             updated,
             TORCH_COMPILE,
             flag,
             f"removed `{removed}`: {why}; without it the Trainer trains, and torch_xla compiles each "
             "step's graph itself",
-            lambda: updated.with_changes(args=without_args(list(updated.args), doomed)),
+            lambda: updated.with_changes(args=without_args(list(updated.args), to_remove)),
         )
 
     def _explicit_backend(
@@ -257,14 +257,14 @@ class CompileRewrite(Concern):
         only compiles goes; its block keeps a ``pass`` if nothing else is left."""
         if self.backend is not None or not self.dropped:
             return updated
-        doomed = [s for s in original.body if s in self.dropped]
-        if not doomed or len(doomed) != len(original.body):
-            for statement in doomed:
+        to_remove = [s for s in original.body if s in self.dropped]
+        if not to_remove or len(to_remove) != len(original.body):
+            for statement in to_remove:
                 self.ctx.report(
                     TORCH_COMPILE, statement, f"`{self.ctx.code(statement)}`: {_NO_TORCH_COMPILE}; remove it"
                 )
             return updated
-        for statement in doomed:
+        for statement in to_remove:
             if not self._removed(statement, self.ctx.code(statement), "model"):
                 return updated
         self.ctx.imports.discard(updated)

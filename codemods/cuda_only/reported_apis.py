@@ -39,7 +39,7 @@ class CudaRuntimeRewrite(Concern):
         self.no_effect: set[cst.BaseSmallStatement] = set()
         # Statement lines timing work with a synchronize: the barrier that goes before them.
         self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
-        # By id: every hot Name and Attribute is looked up (CSTNode hashing is Python code).
+        # By id: every visited Name and Attribute is looked up (CSTNode hashing is Python code).
         self.guarded = {id(node): switch for node, switch in self.facts.cuda_only.guarded_cuda.items()}
         # The APIs the rules' own hooks report (engine/hooks.py): not reported here as well.
         self.hooked = hooked_names(rules.RULES)
@@ -121,11 +121,11 @@ class CudaRuntimeRewrite(Concern):
     def _without_no_effect(self, original: StatementLineT, updated: StatementLineT) -> StatementLineT:
         """The statement line minus its no-effect statements (all of them: the line goes,
         its comments move on; see Context.drop_statement)."""
-        doomed = [s for s in original.body if s in self.no_effect]
-        if not doomed:
+        to_remove = [s for s in original.body if s in self.no_effect]
+        if not to_remove:
             return updated
         removed = set()
-        for statement in doomed:
+        for statement in to_remove:
             done = self.ctx.fix(
                 CUDA_NO_EFFECT,
                 statement,

@@ -19,7 +19,7 @@ from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
-from codemods.project.summary import SPARSE_CALLERS, SPARSE_HELD
+from codemods.project.module_summary import SPARSE_CALLERS, SPARSE_HELD
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -37,7 +37,7 @@ class CudaOnlyRewrite(Concern):
     def __init__(self, ctx: Context[Facts]) -> None:
         super().__init__(ctx)
         part = self.facts.cuda_only
-        # By id: every hot Name, Subscript and Call is looked up (CSTNode hashing is Python code).
+        # By id: every visited Name, Subscript and Call is looked up (CSTNode hashing is Python code).
         self.environment = {id(node): name for node, name in part.environment.items()}
         self.count_uses = {id(node): assignment for node, assignment in part.launcher_count_uses.items()}
 

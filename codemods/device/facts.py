@@ -11,7 +11,7 @@ import libcst as cst
 from codemods import apis
 from codemods.engine.imports import ImportTable
 from codemods.engine.rule import Rule
-from codemods.project.summary import UnmovedFeeding
+from codemods.project.module_summary import UnmovedFeeding
 
 
 @dataclass(repr=False, eq=False)
@@ -101,7 +101,7 @@ class DeviceFacts:
 
 @dataclass(repr=False, eq=False)
 class DeviceValueFacts:
-    # For other files (project/summarise.py): functions and methods of the file that return
+    # For other files (project/summary_from_facts.py): functions and methods of the file that return
     # a device, and where it ends (the message names its line).
     returns: dict[str, tuple[bool | None, str]] = field(default_factory=dict)
     # ``if backend == "nccl":`` where every value of ``backend`` is a string the port rewrote
@@ -140,7 +140,7 @@ class ObligationFacts:
     # The same, for a module that reaches the XLA device only through torch_xla's FSDP: said
     # where the target ports FSDP.
     broken_if_sharded: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
-    # For other files (project/summarise.py): functions whose loops feed batches to a module
+    # For other files (project/summary_from_facts.py): functions whose loops feed batches to a module
     # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
     feeding_callables: set[str] = field(default_factory=set)
     # For this file and others: callables whose loop over a loader handed in feeds batches it

@@ -32,7 +32,7 @@ from codemods.engine.nodes import arg_value, dotted, method_name, receiver, stri
 from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
-from codemods.project.summary import UnmovedFeeding
+from codemods.project.module_summary import UnmovedFeeding
 from codemods.training.analysis import is_device_loader
 
 if TYPE_CHECKING:

@@ -120,7 +120,7 @@ class DeviceRewrite(Concern):
         new = self.ctx.fix(CUDA_DEVICE, original, f"{self.ctx.code(original)} -> {{new}}", build)
         if new is None:
             return updated
-        self.ctx.subsume(original)
+        self.ctx.forget_fixes_inside(original)
         self.ctx.imports.discard(original)
         return new
 
@@ -242,7 +242,7 @@ class DeviceRewrite(Concern):
         )
         if new is None:
             return updated
-        self.ctx.vanish(dropped, updated.args[at])
+        self.ctx.forget_removed(dropped, updated.args[at])
         return new
 
     def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -325,7 +325,7 @@ class DeviceRewrite(Concern):
         )
         if new is None:
             return updated
-        self.ctx.subsume(original)
+        self.ctx.forget_fixes_inside(original)
         self.ctx.imports.discard(original)
         return new
 
@@ -409,7 +409,7 @@ class DeviceRewrite(Concern):
         self.ctx.imports.discard(original.test)
         gone = original.orelse if folded is True else original.body if folded is False else None
         if gone is not None:
-            self.ctx.vanish(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]
+            self.ctx.forget_removed(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]
         if isinstance(new, cst.RemovalSentinel) and not is_elif:
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
@@ -440,7 +440,7 @@ class DeviceRewrite(Concern):
         name = self.facts.device.gpu_requirements[original]
         if not self._devices_converted:
             return updated
-        self.ctx.vanish(original, updated)
+        self.ctx.forget_removed(original, updated)
         done = self.ctx.fix(
             CUDA_AVAILABLE_DEVICE,
             original,
@@ -615,7 +615,7 @@ class DeviceRewrite(Concern):
             or not all(self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call))
         ):
             return updated
-        self.ctx.vanish(original, updated)
+        self.ctx.forget_removed(original, updated)
         done = self.ctx.fix(
             SET_DEVICE,
             original,

@@ -34,7 +34,7 @@ def replaced(
     fixed = ctx.fix(rule, original, f"{ctx.code(original)} -> {{new}}: {why}", build)
     if fixed is None:
         return updated  # type: ignore[return-value]
-    ctx.vanish(original, updated)
+    ctx.forget_removed(original, updated)
     return fixed
 
 

@@ -92,7 +92,7 @@ class LaunchRewrite(Concern):
             for name, arg in group.arguments:
                 if name in kept or name in PROCESS_GROUP_DROPPED:
                     if not (name in kept and kept[name]):
-                        self._vanish(original, updated, arg)
+                        self._forget_removed(original, updated, arg)
                     continue
                 args.append(keyword_arg(name, new_value(original, updated, arg.value)))
             return updated.with_changes(args=joined(args))
@@ -138,7 +138,7 @@ class LaunchRewrite(Concern):
                 if name in kept and kept[name] and name != "backend":
                     args.append(keyword_arg(name, new_value(original, updated, arg.value)))
                 elif name in kept or name in PROCESS_GROUP_DROPPED:
-                    self._vanish(original, updated, arg)
+                    self._forget_removed(original, updated, arg)
                 else:
                     args.append(keyword_arg(name, new_value(original, updated, arg.value)))
             args += [keyword_arg("rank", rank), keyword_arg("world_size", world)]
@@ -189,11 +189,11 @@ class LaunchRewrite(Concern):
             lambda: quoted_like(template, value) if template is not None else cst.SimpleString(f'"{value}"'),
         )
 
-    def _vanish(self, original: cst.Call, updated: cst.Call, arg: cst.Arg) -> None:
+    def _forget_removed(self, original: cst.Call, updated: cst.Call, arg: cst.Arg) -> None:
         """``arg`` goes from the call (with the findings inside it), unless it went before."""
         new = counterpart(original, updated, arg)
         if new is not None:
-            self.ctx.vanish(arg, new)
+            self.ctx.forget_removed(arg, new)
 
     # -- checks that a launcher started the process (XLA602) -------------------------------------
 
@@ -250,7 +250,7 @@ class LaunchRewrite(Concern):
             self.ctx.imports.discard(original.func)
             for arg in original.args:
                 if arg.value is not fn and arg.value is not args:
-                    self._vanish(original, updated, arg)
+                    self._forget_removed(original, updated, arg)
             return cst.Call(func=new_value(original, updated, fn), args=joined(new_args))
 
         fixed = self.ctx.fix(
@@ -282,7 +282,7 @@ class LaunchRewrite(Concern):
         self.ctx.imports.discard(original.func)
         for arg in original.args:
             if arg.value not in (fn, args, start_method):
-                self._vanish(original, updated, arg)
+                self._forget_removed(original, updated, arg)
         return updated.with_changes(func=func, args=joined(new_args))
 
     def _xmp_spawn(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -395,7 +395,7 @@ class LaunchRewrite(Concern):
         checks = self.part.launched_checks
         if not checks:
             return updated
-        doomed = {
+        to_remove = {
             id(new)
             for old, new in zip(original.body, updated.body)
             if isinstance(old, cst.Assert)
@@ -403,12 +403,12 @@ class LaunchRewrite(Concern):
             and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
             and fold_true(new.test, is_true) is True
         }
-        if not doomed:
+        if not to_remove:
             return updated
         for old, new in zip(original.body, updated.body):
-            if id(new) not in doomed:
+            if id(new) not in to_remove:
                 continue
-            self.ctx.subsume(old)
+            self.ctx.forget_fixes_inside(old)
             statement = old.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             if (
                 self.ctx.fix(
@@ -419,10 +419,10 @@ class LaunchRewrite(Concern):
                 )
                 is None
             ):
-                doomed.discard(id(new))
+                to_remove.discard(id(new))
             else:
-                self.ctx.vanish(old, new)
-        kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in doomed]
+                self.ctx.forget_removed(old, new)
+        kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in to_remove]
         if kept:
             return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
         if isinstance(updated, cst.SimpleStatementSuite):

@@ -48,7 +48,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context
-from codemods.project.summary import DDP_HELD
+from codemods.project.module_summary import DDP_HELD
 from codemods.targets import Api
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class ParallelRewrite(Concern):
         )
         if fixed is None:
             return updated
-        self.ctx.vanish(original.test, updated.test)
+        self.ctx.forget_removed(original.test, updated.test)
         return fixed
 
     # -- DistributedDataParallel (XLA604), DataParallel (XLA605) ----------------------------------------
@@ -161,12 +161,12 @@ class ParallelRewrite(Concern):
         names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
 
         def build() -> cst.Call:
-            doomed = []
+            to_remove = []
             for arg in dropped:
                 if (new := counterpart(original, updated, arg)) is not None:
-                    self.ctx.vanish(arg, new)
-                    doomed.append(updated.args.index(new))
-            return updated.with_changes(args=without_args(list(updated.args), doomed))
+                    self.ctx.forget_removed(arg, new)
+                    to_remove.append(updated.args.index(new))
+            return updated.with_changes(args=without_args(list(updated.args), to_remove))
 
         fixed = self.ctx.fix(
             DDP_DEVICE_IDS,
@@ -210,7 +210,7 @@ class ParallelRewrite(Concern):
         )
         if fixed is None:
             return updated
-        self.ctx.subsume(original)
+        self.ctx.forget_fixes_inside(original)
         self.ctx.imports.discard(original.func)
         return fixed
 
@@ -228,7 +228,7 @@ class ParallelRewrite(Concern):
                 lambda: cst.RemovalSentinel.REMOVE,
             )
             if fixed is not None:
-                self.ctx.vanish(original, original)
+                self.ctx.forget_removed(original, original)
                 self.ctx.drop_statement(updated)
                 return updated
         optimizer = part.gradient_reduces.get(original)
@@ -458,7 +458,7 @@ class ParallelRewrite(Concern):
         if original in part.launcher_counts:
             # A CUDA count that only feeds the workers, which read the XLA one themselves
             # (XLA602): nothing to report on it.
-            self.ctx.vanish(original, updated)
+            self.ctx.forget_removed(original, updated)
         elif original in part.parent_reads:
             self._parent_read(original)
         elif original in part.unreduced_backwards:

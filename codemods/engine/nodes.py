@@ -175,13 +175,13 @@ def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> l
     return [*args[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
 
 
-def without_args(args: list[cst.Arg], doomed: list[int]) -> list[cst.Arg]:
-    """``args`` without those at the ``doomed`` positions; the list ends as it did (the
+def without_args(args: list[cst.Arg], to_remove: list[int]) -> list[cst.Arg]:
+    """``args`` without those at the ``to_remove`` positions; the list ends as it did (the
     last one kept takes the comma of the last one, and with it the layout before the
     closing parenthesis)."""
-    if not doomed:
+    if not to_remove:
         return args
-    kept = [arg for index, arg in enumerate(args) if index not in doomed]
+    kept = [arg for index, arg in enumerate(args) if index not in to_remove]
     if kept and kept[-1] is not args[-1]:
         kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
     return kept

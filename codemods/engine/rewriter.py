@@ -65,8 +65,8 @@ class Context(Generic[SheetT]):
             table=facts.imports.table, taken_names=facts.imports.taken_names, can_add=not facts.imports.xla_optional
         )
         self.findings: list[PendingFinding] = []
-        # By node: settle() runs for every node (NodeMap: CSTNode.__hash__ is Python code).
-        self._unsettled: NodeMap[list[PendingFinding]] = NodeMap()
+        # By node: repoint_findings() runs for every node (NodeMap: CSTNode.__hash__ is Python code).
+        self._awaiting_result: NodeMap[list[PendingFinding]] = NodeMap()
         self._tracked: NodeMap[cst.CSTNode | None] = NodeMap()
         self.ancestors: list[cst.CSTNode] = []
         self.dropped_statements: set[cst.CSTNode] = set()
@@ -95,7 +95,7 @@ class Context(Generic[SheetT]):
         finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result, held)
         self.findings.append(finding)
         if result is None and original is not None:
-            self._unsettled.setdefault(original, []).append(finding)
+            self._awaiting_result.setdefault(original, []).append(finding)
 
     def report(self, rule: Rule, original: cst.CSTNode | None, message: str, held: str = "") -> None:
         """A manual follow-up: the code stays as it was.  ``held``: the finding stands
@@ -149,11 +149,11 @@ class Context(Generic[SheetT]):
         replacement = self.fix(rule, original, message, build, result=result)
         return replacement if replacement is not None else kept
 
-    def subsume(self, original: cst.CSTNode) -> None:
+    def forget_fixes_inside(self, original: cst.CSTNode) -> None:
         """A wholesale replacement of ``original`` speaks for the changes inside it."""
         self._forget(original, fixed_only=True)
 
-    def vanish(self, original: cst.CSTNode, updated: cst.CSTNode) -> None:
+    def forget_removed(self, original: cst.CSTNode, updated: cst.CSTNode) -> None:
         """Code removed by a rewrite (a branch that can no longer run): nothing found
         in it is reported, and the imports its rewritten form used may go stale."""
         self._forget(original, fixed_only=False)
@@ -166,19 +166,19 @@ class Context(Generic[SheetT]):
         dropped = [f for f in self.findings if id(f.original) in inner and (f.fixed or not fixed_only)]
         for finding in dropped:
             self.findings.remove(finding)
-            pending = self._unsettled.get(finding.original)
+            pending = self._awaiting_result.get(finding.original)
             if pending and finding in pending:
                 pending.remove(finding)
 
-    def settle(self, original: cst.CSTNode, result: object) -> None:
+    def repoint_findings(self, original: cst.CSTNode, result: object) -> None:
         """Called as each node is left: findings on ``original`` now point at ``result``."""
         key = id(original)
-        if key not in self._tracked.ids and key not in self._unsettled.ids:
+        if key not in self._tracked.ids and key not in self._awaiting_result.ids:
             return
         node = result.nodes[0] if isinstance(result, cst.FlattenSentinel) and result.nodes else result
         if key in self._tracked.ids:
             self._tracked[original] = node if isinstance(node, cst.CSTNode) else None
-        pending = self._unsettled.pop(original, None)
+        pending = self._awaiting_result.pop(original, None)
         if pending and isinstance(node, cst.CSTNode):
             for finding in pending:
                 finding.result = node
@@ -252,52 +252,52 @@ _REFERENCES = (cst.Name, cst.Attribute)
 class Rewriter(cst.CSTTransformer):
     """Dispatches each node to the concerns, in their order, in a single traversal.
 
-    It only goes where the analysis says a rewrite may look (``hot``: the fact sheet's
+    It only goes where the analysis says a rewrite may look (``to_visit``: the fact sheet's
     nodes, references through the imports, and their ancestors; None: everywhere), and
     hands every other subtree back untouched: rebuilding nodes is most of a transform's
     cost."""
 
-    def __init__(self, ctx: Context[Any], concerns: Sequence[Concern], hot: set[int] | None = None) -> None:
+    def __init__(self, ctx: Context[Any], concerns: Sequence[Concern], to_visit: set[int] | None = None) -> None:
         super().__init__()
         self.ctx = ctx
-        self.hot = hot if speed.shortcuts() else None  # None: LibCST's traversal, every node
+        self.to_visit = to_visit if speed.shortcuts() else None  # None: LibCST's traversal, every node
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
             for attr in _leave_hooks(type(concern)):  # type: ignore[arg-type]
                 self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
-        self.frozen = 0
+        self.xla_guard_depth = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
 
     def transform(self, module: cst.Module) -> cst.Module:
-        """The rewritten module.  With ``hot``, the traversal is this class's own: it
-        enters hot nodes only, and a node whose children all come back as they were is
+        """The rewritten module.  With ``to_visit``, the traversal is this class's own: it
+        enters only the nodes to visit, and a node whose children all come back as they were is
         kept, not rebuilt (LibCST's rebuilds every node it enters), so the statements
         nothing changed keep their identity and their printed text (positions.code_reusing)."""
-        if self.hot is None:
+        if self.to_visit is None:
             return module.visit(self)
         return self._enter(module)  # type: ignore[return-value]
 
     def _enter(self, node: cst.CSTNode) -> object:
         self.on_visit(node)
-        hot = self.hot
-        assert hot is not None
+        to_visit = self.to_visit
+        assert to_visit is not None
         changes: dict[str, object] = {}
         for name, shape in field_shapes(type(node)):
             value = getattr(node, name)
             if shape == "nodes" or type(value) is list or type(value) is tuple:
-                if not any(id(item) in hot for item in value):
+                if not any(id(item) in to_visit for item in value):
                     continue
                 items: list[object] = []
                 for item in value:
-                    new = self._enter(item) if id(item) in hot else item
+                    new = self._enter(item) if id(item) in to_visit else item
                     if type(new) is cst.FlattenSentinel:
                         items.extend(new.nodes)
                     elif new is not cst.RemovalSentinel.REMOVE:
                         items.append(new)
                 if len(items) != len(value) or any(new is not old for new, old in zip(items, value)):
                     changes[name] = items
-            elif id(value) in hot:
+            elif id(value) in to_visit:
                 new = self._enter(value)
                 if new is cst.RemovalSentinel.REMOVE:
                     new = None if shape == "optional node" else cst.MaybeSentinel.DEFAULT
@@ -309,21 +309,21 @@ class Rewriter(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.ctx.ancestors.append(node)
-        if self.hot is not None and id(node) not in self.hot:
+        if self.to_visit is not None and id(node) not in self.to_visit:
             return False
         if id(node) in self.guarded:
-            self.frozen += 1
+            self.xla_guard_depth += 1
         return True
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:  # type: ignore[override]
-        if self.hot is not None and id(original_node) not in self.hot:
+        if self.to_visit is not None and id(original_node) not in self.to_visit:
             self.ctx.ancestors.pop()
             return updated_node
         result: object = updated_node
         kind = type(original_node)
         if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after.ids):
             result = self._without_dropped(updated_node)  # type: ignore[arg-type]
-        if not self.frozen:
+        if not self.xla_guard_depth:
             if kind in _REFERENCES and self.reference_handlers:
                 result = self._reference(original_node, result)  # type: ignore[arg-type]
             for handler in self.handlers.get(kind.__name__, ()):
@@ -331,8 +331,8 @@ class Rewriter(cst.CSTTransformer):
                     break
                 result = handler(original_node, result)
         if id(original_node) in self.guarded:
-            self.frozen -= 1
-        self.ctx.settle(original_node, result)
+            self.xla_guard_depth -= 1
+        self.ctx.repoint_findings(original_node, result)
         self.ctx.ancestors.pop()
         return result
 
@@ -400,16 +400,16 @@ def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]
     return block.with_changes(body=body, footer=footer)
 
 
-def without_statements(block: BlockT, doomed: set[cst.CSTNode]) -> BlockT:
-    """``block`` minus the doomed statements, whose leading comments move to the next
+def without_statements(block: BlockT, to_remove: set[cst.CSTNode]) -> BlockT:
+    """``block`` minus the to_remove statements, whose leading comments move to the next
     statement.  After the last statement kept, they close the block (its footer: blank
     lines alone go); a ``pass`` is written only when nothing is left of an indented block."""
-    if not any(statement in doomed for statement in block.body):
+    if not any(statement in to_remove for statement in block.body):
         return block
     kept: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []
     for statement in block.body:
-        if statement in doomed:
+        if statement in to_remove:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
         if carried and hasattr(statement, "leading_lines"):

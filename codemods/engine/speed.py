@@ -1,6 +1,6 @@
 """The one switch over the speed machinery: the rewrite's pruned traversal (it enters
 only the nodes the fact sheet names, references through the imports and their
-ancestors: ``Facts.hot_nodes``), the fact-sheet scan that finds those nodes (it reads
+ancestors: ``Facts.nodes_to_visit``), the fact-sheet scan that finds those nodes (it reads
 only the fields whose annotations may hold nodes), the node caches
 (``engine.nodemap.node_cache``), the walk's keyed hooks (``@calls_of`` and
 ``@attributes_named``: the walk hands a call or an attribute to the hooks of its callee or

@@ -178,7 +178,7 @@ class Walk:
         # The parent of each node walked (by id), and the nodes the rewrites must visit:
         # the fact sheet's nodes, references through the imports, and their ancestors.
         self.parents: dict[int, int | None] = {}
-        self.hot: set[int] = set()
+        self.to_visit: set[int] = set()
         self._plans: dict[type, _Plan] = {}
         self.analyses: list[Analysis] = []
         self._by_kind: dict[type[Analysis], Analysis] = {}
@@ -296,11 +296,11 @@ class Walk:
             self._taken.add(value)  # new import aliases must not collide with it
             qualified = self._bindings.get(value)  # what ImportTable.resolve gives for a Name
             if (qualified is not None and self._inspected(qualified)) or value in _LOOKED_AT:
-                self._heat(key)
+                self._mark_to_visit(key)
         elif kind is cst.Attribute:
             self.qualified = qualified = self.resolve(node)
             if qualified is not None and self._inspected(qualified):
-                self._heat(key)
+                self._mark_to_visit(key)
             if node.attr.value in self._attribute_names:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to ``node``
                 visitors = self._keyed_plan(kind, node.attr.value)  # type: ignore[attr-defined]  # as above
         elif kind is cst.Call:
@@ -308,7 +308,7 @@ class Walk:
             if callee in self._callees:
                 visitors = self._keyed_plan(kind, callee)
         elif kind is cst.SimpleString and any(word in node.value for word in _LOOKED_AT):  # type: ignore[attr-defined]  # as above
-            self._heat(key)
+            self._mark_to_visit(key)
         # Most nodes are not scopes, loops or conditions: they skip the bookkeeping.
         if placed:
             self.moves += 1
@@ -354,23 +354,23 @@ class Walk:
 
     # -- where the rewrites need to look ------------------------------------------------------
 
-    def _heat(self, key: int | None) -> None:
+    def _mark_to_visit(self, key: int | None) -> None:
         """Mark the node of id ``key`` and its ancestors as places the rewrites must visit."""
-        hot, parents = self.hot, self.parents
-        while key is not None and key not in hot:
-            hot.add(key)
+        to_visit, parents = self.to_visit, self.parents
+        while key is not None and key not in to_visit:
+            to_visit.add(key)
             key = parents.get(key)
 
-    def heat(self, node: cst.CSTNode) -> None:
+    def mark_to_visit(self, node: cst.CSTNode) -> None:
         """Mark ``node`` and its ancestors as places the rewrites must visit."""
-        self._heat(id(node))
+        self._mark_to_visit(id(node))
 
-    def heat_facts(self) -> None:
+    def mark_fact_nodes(self) -> None:
         """Every node the fact sheet names is a place some rewrite looks at (the fields
         that cannot hold nodes are skipped, by their annotations, unless the shortcuts
         are off)."""
         for node in _nodes_in(self.facts, _field_names if speed.shortcuts() else _all_field_names):
-            self.heat(node)
+            self.mark_to_visit(node)
 
     def _enter(self, node: cst.CSTNode, kind: type) -> None:
         if kind is cst.FunctionDef or kind is cst.Lambda:
@@ -427,7 +427,7 @@ class Walk:
             analysis.finish()
         for kind in settle_order(tuple(self._by_kind)):
             self._by_kind[kind].settle()
-        self.heat_facts()
+        self.mark_fact_nodes()
         # The analyses and the walk refer to each other: let go of them now, so that what
         # they collected is freed as soon as the file is done, not by a garbage collection.
         self.analyses = []

@@ -171,7 +171,7 @@ class FsdpRewrite(Concern):
         added: list[cst.Arg] = []
         dropped: list[str] = []
         notes: list[str] = []
-        vanished: list[cst.Arg] = []
+        removed_args: list[cst.Arg] = []
         by_arg = {id(arg): name for name, arg in wrap.arguments}
         for arg in original.args:
             name = by_arg.get(id(arg))
@@ -189,7 +189,7 @@ class FsdpRewrite(Concern):
                 kept.append(new)
             elif name in _DROPPED:
                 dropped.append(name)
-                vanished.append(arg)
+                removed_args.append(arg)
             elif name == "mixed_precision":
                 mapped = self._mixed_precision(arg.value)
                 if mapped is None:
@@ -197,14 +197,14 @@ class FsdpRewrite(Concern):
                 else:
                     added.extend(mapped[0])
                     notes.extend(mapped[1])
-                    vanished.append(arg)
+                    removed_args.append(arg)
             elif name == "sharding_strategy":
                 strategy = self._sharding_strategy(arg)
                 if strategy is None:
                     kept.append(new)
                 else:
                     added.extend(strategy)
-                    vanished.append(arg)
+                    removed_args.append(arg)
                     if strategy:
                         notes.append("SHARD_GRAD_OP -> reshard_after_forward=False")
             elif name in _NONE_DROPPED or name in _DEFAULT_FALSE:
@@ -214,7 +214,7 @@ class FsdpRewrite(Concern):
                     or (name == "cpu_offload" and self._no_offload(arg.value))
                 ):
                     dropped.append(name)
-                    vanished.append(arg)
+                    removed_args.append(arg)
                 else:
                     self.ctx.report(FSDP_MANUAL, arg, f"`{self.ctx.code(arg).rstrip(',')}`: {_WHY_KEPT[name]}")
                     kept.append(new)
@@ -252,8 +252,8 @@ class FsdpRewrite(Concern):
             func = self._xla_class(original.func)
             if func is None:
                 return None
-            for arg in vanished:
-                self.ctx.vanish(arg, new_args[id(arg)])
+            for arg in removed_args:
+                self.ctx.forget_removed(arg, new_args[id(arg)])
             return updated.with_changes(func=func, args=_laid_out([*kept, *added], updated))
 
         return self.ctx.fix_or_keep(

@@ -80,21 +80,21 @@ class ImportsRewrite(Concern):
         originals = _imports_of(list(original.body))
         updates = _imports_of(body)  # type: ignore[arg-type]
         paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
-        doomed: set[cst.CSTNode] = set()
+        to_remove: set[cst.CSTNode] = set()
         for statement, source in paired:
             pruned = self._prune(statement, source)
             if pruned is statement:
                 continue
             index = body.index(statement)
             if pruned is None:
-                doomed.add(statement)
+                to_remove.add(statement)
             else:
                 body[index] = pruned
                 if statement is anchor:
                     anchor = pruned
-        if doomed:
-            insert_at -= sum(1 for s in body[:insert_at] if s in doomed)
-            body = list(without_statements(updated.with_changes(body=body), doomed).body)
+        if to_remove:
+            insert_at -= sum(1 for s in body[:insert_at] if s in to_remove)
+            body = list(without_statements(updated.with_changes(body=body), to_remove).body)
 
         added = {k: v for k, v in imports.added.items() if _local_name(v.names[0], True) not in self.unused}
         for key, added_import in sorted(added.items()):

@@ -1,5 +1,5 @@
 """The project around the file: what the callables it imports from the project's own
-modules do (from their summaries, see summary.py), and which setup goes to, or comes
+modules do (from their summaries, see module_summary.py), and which setup goes to, or comes
 from, a module that still needs converting (each file is converted on its own terms)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from codemods.device.analysis import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported
-from codemods.project.summary import Found, ModuleSummary, outside_project
+from codemods.project.module_summary import Found, ModuleSummary, outside_project
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

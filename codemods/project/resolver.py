@@ -14,7 +14,7 @@ once installed: ``src/fairseq2/gang.py``'s ``from fairseq2.device import Device`
 under the root (``from src.x import y``), not a place where packages live.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
-A summary (project/summarise.py) comes from converting the module in memory, read but
+A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
 never written; modules converted in the same run are not pending.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.summary import Found, ModuleSummary, outside_project
+from codemods.project.module_summary import Found, ModuleSummary, outside_project
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]

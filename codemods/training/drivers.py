@@ -25,7 +25,7 @@ from codemods.training.facts import UndrivenStep
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-    from codemods.project.summary import Found
+    from codemods.project.module_summary import Found
     from codemods.training.facts import TrainingFacts
     from codemods.training.records import _Function, _Loop, _Scope
 

@@ -149,7 +149,7 @@ class TrainingFacts:
     # Optimizer steps (and calls that run one) that no loop of this file drives, in a file
     # that no other file of the run imports: reported (training/drivers.py).
     undriven_steps: dict[cst.Call, UndrivenStep] = field(default_factory=dict)
-    # For other files (qualified names, see project/summarise.py): the callables that run
+    # For other files (qualified names, see project/summary_from_facts.py): the callables that run
     # one training step per call, and those that run a training loop.
     step_callables: set[str] = field(default_factory=set)
     training_callables: set[str] = field(default_factory=set)

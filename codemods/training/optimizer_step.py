@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
-from codemods.project.summary import FSDP_HELD
+from codemods.project.module_summary import FSDP_HELD
 from codemods.training.facts import MovedOwnOptimizer, UndrivenStep
 from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
 from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE

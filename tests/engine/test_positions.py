@@ -69,7 +69,7 @@ def test_a_conversion_printed_reusing_kept_statements_is_printed_as_libcst_print
     assert before.code == module.code
     facts = analyse(module)
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
-    converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
+    converted = Rewriter(ctx, concerns_for(ctx), facts.nodes_to_visit).transform(module)
     reprinted = code_reusing(converted, before)
     assert reprinted.code == converted.code
     ast.parse(reprinted.new_parts())
@@ -141,9 +141,9 @@ def test_the_rewrite_hands_back_the_statements_it_left_as_they_were() -> None:
     identity, so the output takes their printed text instead of printing them again."""
     module = cst.parse_module("import torch\nimport torch_xla\n\nx = torch_xla.device()\n\n\ndef f():\n    return x\n")
     facts = analyse(module)
-    assert id(module.body[2]) in facts.hot_nodes  # entered: it names torch_xla
+    assert id(module.body[2]) in facts.nodes_to_visit  # entered: it names torch_xla
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
-    converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
+    converted = Rewriter(ctx, concerns_for(ctx), facts.nodes_to_visit).transform(module)
     assert all(new is old for new, old in zip(converted.body, module.body, strict=True))
 
 
@@ -152,7 +152,7 @@ def test_fixes_are_located_in_the_output_as_a_whole_print_locates_them(script: P
     module = cst.parse_module((FIXTURES / script).read_bytes())
     facts = analyse(module)
     ctx = Context(facts, get_target("2.9"), RuleSelection(), _never)
-    converted = Rewriter(ctx, concerns_for(ctx), facts.hot_nodes).transform(module)
+    converted = Rewriter(ctx, concerns_for(ctx), facts.nodes_to_visit).transform(module)
     anchors = {f.result for f in ctx.findings if f.result is not None}
     starts = code_reusing(converted, print_back(module), anchors).starts(facts.parents)
     assert starts == code_and_starts(converted, anchors)[1]

@@ -1,7 +1,7 @@
 """Guards over the speed machinery (codemods/engine/speed.py): the shortcuts change no
 result.
 
-- The pruned traversal (the rewrite enters only ``Facts.hot_nodes``, found through the
+- The pruned traversal (the rewrite enters only ``Facts.nodes_to_visit``, found through the
   fact sheet's annotated fields) gives the same output and findings as the full one
   (LibCST's own traversal of every node, every field searched, no node cache), on every
   fixture for both targets and on every rule case.
@@ -82,7 +82,7 @@ def test_the_annotated_fields_of_the_fact_sheet_hold_every_node_it_names(script:
     pruned = analyse(module)
     with speed.full_traversal():
         every_field = analyse(module)
-    assert pruned.hot_nodes == every_field.hot_nodes
+    assert pruned.nodes_to_visit == every_field.nodes_to_visit
     assert pruned.parents == every_field.parents
 
 

@@ -1,10 +1,10 @@
-"""A module's summary from its fact sheet (the summary types are in codemods/project/summary.py)."""
+"""A module's summary from its fact sheet (the summary types are in codemods/project/module_summary.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.project.summary import ModuleSummary
+from codemods.project.module_summary import ModuleSummary
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -1,6 +1,6 @@
 """What the other files of a project need to know of a module, and how a file looks up
 the modules it imports (plain data, no LibCST: a run that skips every file never
-imports it; project/summarise.py makes summaries from fact sheets).
+imports it; project/summary_from_facts.py makes summaries from fact sheets).
 
 A summary is plain data (it crosses process boundaries): the module's callables that run
 a training step each call, that run a training loop, that choose a device, that use
