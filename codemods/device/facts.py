@@ -140,6 +140,9 @@ class ObligationFacts:
     # The same, for a module that reaches the XLA device only through torch_xla's FSDP: said
     # where the target ports FSDP.
     broken_if_sharded: dict[cst.CSTNode, tuple[Rule, str]] = field(default_factory=dict)
+    # Modules the run does not convert that those findings name (the chain breaks there): the
+    # file's XLA003 at the import does not name them again.
+    named_modules: set[str] = field(default_factory=set)
     # For other files (project/summary_from_facts.py): functions whose loops feed batches to a module
     # that comes in as a parameter (``def evaluate(model, loader): for x in loader: model(x)``).
     feeding_callables: set[str] = field(default_factory=set)

@@ -257,7 +257,7 @@ class ObligationAnalysis(Analysis):
                 None,
             )
             if guard is not None:  # ``if args.cuda: model.cuda()``, the flag from a module this run does not convert
-                running.append((move, Where(None, guard[1].why, guard[0].test, True)))
+                running.append((move, Where(None, guard[1].why, guard[0].test, True, guard[1].module)))
                 continue
             where = Where(True) if move.device is None else values.where(move.device, move.scope)
             if where.on_xla:
@@ -275,6 +275,7 @@ class ObligationAnalysis(Analysis):
                     "host after the port: make it the XLA device (torch_xla.device())",
                 )
             else:
+                self._named(where.module)
                 self._break(
                     move.call,
                     DEVICE_FROM_PROJECT,
@@ -285,6 +286,7 @@ class ObligationAnalysis(Analysis):
             if (
                 node := away.node
             ) is not None and node not in self.facts.project.external_devices:  # (XLA003 says so already)
+                self._named(away.module)
                 self._break(
                     node,
                     DEVICE_FROM_PROJECT,
@@ -315,6 +317,7 @@ class ObligationAnalysis(Analysis):
                 where = values.where(move.device, move.scope)
                 node = where.node
                 if where.elsewhere and node is not None and node not in self.facts.project.external_devices:
+                    self._named(where.module)
                     self._break(
                         node,
                         DEVICE_FROM_PROJECT,
@@ -376,9 +379,18 @@ class ObligationAnalysis(Analysis):
         if found.summary is None:
             return f"{self.values.module_file(func)}, which this run does not read"
         if found.summary.pending:
+            self._named(found.summary.path)
             return f"{found.summary.path}, which this run does not convert"
         via = found.summary.pending_via(found.name)
-        return f"{found.summary.path}, which calls into {via}, which this run does not convert" if via else None
+        if not via:
+            return None
+        self._named(found.summary.path, via)
+        return f"{found.summary.path}, which calls into {via}, which this run does not convert"
+
+    def _named(self, *paths: str) -> None:
+        """A finding names ``paths``, modules the run does not convert (or a module that calls
+        into one)."""
+        self.part.named_modules.update(path for path in paths if path)
 
     def _handed(self, on_xla: set[str]) -> None:
         """A model on the XLA device handed to a function of a project module that still needs
@@ -401,6 +413,7 @@ class ObligationAnalysis(Analysis):
                     chooser == found.name or chooser.startswith(f"{found.name}.") for chooser in found.summary.devices
                 )
             ):
+                self._named(found.summary.path)
                 self._break(
                     call,
                     DEVICE_FROM_PROJECT,
@@ -414,6 +427,7 @@ class ObligationAnalysis(Analysis):
             found = project.origin(callee)
             summary = found.summary if found is not None else None
             if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]
+                self._named(summary.path)
                 self._break(
                     call,
                     DEVICE_FROM_PROJECT,
@@ -426,6 +440,7 @@ class ObligationAnalysis(Analysis):
             found = project.origin(callee) if model is not None else None
             summary = found.summary if found is not None else None
             if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]
+                self._named(summary.path)
                 self._break(
                     call,
                     BATCH_OFF_XLA,

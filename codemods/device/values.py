@@ -283,7 +283,7 @@ class DeviceValueAnalysis(Analysis):
                     return Where(False, f"{found.why}: {imported.why}, False", expr)
                 return found
             if imported is not None and imported.elsewhere:
-                return Where(None, imported.why, expr, True)
+                return Where(None, imported.why, expr, True, imported.module)
             return either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
         if kind is cst.Call:
             return self._call(expr, scope)  # type: ignore[arg-type]
@@ -312,7 +312,7 @@ class DeviceValueAnalysis(Analysis):
                     None,
                 )
                 if away is not None:
-                    return Where(None, away[1].why, away[0].test, True)
+                    return Where(None, away[1].why, away[0].test, True, away[1].module)
             return found
         if "." in name and (set_there := self._set_by_project(name)) is not None:
             return set_there
@@ -505,7 +505,11 @@ class DeviceValueAnalysis(Analysis):
         where = f"`{name}` comes from `{func}()` in {origin.summary.path}"
         if origin.summary.pending:
             return Where(
-                None, f"{where}, which this run does not convert: there `{code}` is False on an XLA host", call, True
+                None,
+                f"{where}, which this run does not convert: there `{code}` is False on an XLA host",
+                call,
+                True,
+                origin.summary.path,
             )
         return Where(truth, f"{where}, where it is `{code}`", call)
 
@@ -558,7 +562,7 @@ class DeviceValueAnalysis(Analysis):
             on_xla, why = found
             where = f"`{name}` is set by `{func}()` in {origin.summary.path}"
             if origin.summary.pending:
-                return Where(None, f"{where}, which this run does not convert", call, True)
+                return Where(None, f"{where}, which this run does not convert", call, True, origin.summary.path)
             return Where(on_xla, f"{where}: {why}" if why else where, call if on_xla is False else None)
         return None
 

@@ -15,12 +15,14 @@ class Where:
     device on every path), False (it can end off it: ``why`` says where, ``node`` is where
     the chain breaks in this file, None when it breaks in another one), None (not followed:
     a parameter, a value read at run time); ``elsewhere``: it comes from a module of the
-    project that this run does not read."""
+    project that this run does not read or convert (``module``: that module's path, when
+    it is read)."""
 
     on_xla: bool | None
     why: str = ""
     node: cst.CSTNode | None = None
     elsewhere: bool = False
+    module: str = ""
 
 
 XLA = Where(True)

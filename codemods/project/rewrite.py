@@ -23,8 +23,11 @@ class ProjectRewrite(Concern):
     facts: Facts
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        named = self.facts.obligations.named_modules  # named where the chain breaks already
         for node, unported in self.facts.project.unported_uses.items():
             for found in unported:
+                if found.path in named:
+                    continue
                 causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
                 consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
                 held = "; ".join(

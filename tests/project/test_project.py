@@ -500,10 +500,10 @@ def test_a_method_that_runs_a_training_loop_in_a_module_still_to_convert_is_name
     )
     monkeypatch.chdir(repo)
     alone = convert(repo, "train.py", [Path("train.py")])
-    at_import, finding = [f for f in alone.findings if f.rule == "XLA003"]
-    # The class's ``.cuda()`` too, at the import (the loop is named where it runs, once).
-    assert "PPO.py, which this run does not convert, holds a CUDA device choice (`PPO` has" in at_import.message
-    assert "training loop" not in at_import.message
+    (finding,) = [f for f in alone.findings if f.rule == "XLA003"]
+    # The class's ``.cuda()`` too, where the chain breaks (so not again at the import).
+    (device,) = [f for f in alone.findings if f.rule == "XLA112"]
+    assert device.line == 9 and "its device, model, batches and optimizer step stay on CUDA terms" in device.message
     assert (
         finding.line == 9
         and "`agent.update` runs a training loop in PPO.py, which still needs converting" in finding.message
