@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.device import batch_shapes
 from codemods.device.facts import LoaderWrap
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
@@ -107,12 +108,12 @@ class ObligationAnalysis(Analysis):
         self.functions[self.walk.qualname] = node
 
     def visit_For(self, node: cst.For) -> None:
-        targets = {n for e in _elements(node.target) if (n := dotted(e)) is not None}
+        targets = {n for e in batch_shapes.elements(node.target) if (n := dotted(e)) is not None}
         source = node.iter
         while type(source) is cst.Call and dotted(source.func) in _ITERATION_WRAPPERS and source.args:
             source = source.args[0].value
         if type(node.iter) is cst.Call and dotted(node.iter.func) == "enumerate" and type(node.target) is cst.Tuple:
-            targets = {n for e in _elements(node.target.elements[-1].value) if (n := dotted(e)) is not None}
+            targets = {n for e in batch_shapes.elements(node.target.elements[-1].value) if (n := dotted(e)) is not None}
         loop = None
         if targets and not (type(source) is cst.Call and is_device_loader(source, self.walk.resolve(source.func))):
             iterated = [dotted(source)] if type(source) is not cst.Call else [dotted(a.value) for a in source.args]
@@ -130,10 +131,12 @@ class ObligationAnalysis(Analysis):
         value = node.value
         loop = self._loop()
         for target in node.targets:
-            names = [n for e in _elements(target.target) if (n := dotted(e)) is not None]
-            if loop is not None and (_moves(value) or any(dotted(s) in loop.targets for s in _roots(value))):
+            names = [n for e in batch_shapes.elements(target.target) if (n := dotted(e)) is not None]
+            if loop is not None and (
+                batch_shapes.moves(value) or any(dotted(s) in loop.targets for s in batch_shapes.roots(value))
+            ):
                 # ``x = x.to(device)``, ``images, labels = batch`` (the names carry the batch on)
-                if _moves(value):
+                if batch_shapes.moves(value):
                     loop.moved.update(names)
                 else:
                     loop.targets.update(names)
@@ -141,7 +144,10 @@ class ObligationAnalysis(Analysis):
                 loop is not None
                 and type(value) is cst.Call
                 and (func := dotted(value.func)) is not None
-                and any((batch := _batch_name(a.value, loop.targets)) and batch not in loop.moved for a in value.args)
+                and any(
+                    (batch := batch_shapes.batch_name(a.value, loop.targets)) and batch not in loop.moved
+                    for a in value.args
+                )
                 and self.walk.analysis(ProjectAnalysis).origin(func) is not None
             ):
                 # (a batch already moved here stays on the device through whatever takes it)
@@ -192,7 +198,11 @@ class ObligationAnalysis(Analysis):
         elif callee in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor"):
             self.legacy_constructors.append(node)
         elif (func := dotted(node.func)) is not None and node.args:
-            batch = [n for a in node.args if (n := _batch_name(a.value, loop.targets))] if loop is not None else []
+            batch = (
+                [n for a in node.args if (n := batch_shapes.batch_name(a.value, loop.targets))]
+                if loop is not None
+                else []
+            )
             if loop is not None and batch and callee is None:
                 loop.forwards.append((node, func, batch))
             if callee is None or func.split(".")[0] in self.facts.imports.project_names:
@@ -203,7 +213,7 @@ class ObligationAnalysis(Analysis):
 
     def settle(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
-        self._other_moves()
+        self._othermoves()
         self._batches(on_xla)
         self._handed(on_xla)
         self._unmoved_feeding()
@@ -303,7 +313,7 @@ class ObligationAnalysis(Analysis):
             )
         return False
 
-    def _other_moves(self) -> None:
+    def _othermoves(self) -> None:
         """Moves of modules and tensors that no optimizer of this file steps (its optimizer
         is built in another module: ``agent = PPO(actor_critic)``) to a device chosen with a
         flag of another module: reported at the choice, as for a stepped model."""
@@ -655,55 +665,6 @@ class ObligationAnalysis(Analysis):
 def _positional(scope: str, params: list[str]) -> list[str]:
     """The parameters callers hand in by position (a method's without ``self``)."""
     return params[1:] if "." in scope and params[:1] in (["self"], ["cls"]) else params
-
-
-def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if type(node) in (cst.Tuple, cst.List):
-        return [e for element in node.elements for e in _elements(element.value)]  # type: ignore[attr-defined]
-    return [node]
-
-
-_COLLECTIONS = frozenset({"list", "tuple", "set", "dict"})
-
-
-def _moves(value: cst.BaseExpression) -> bool:
-    """``x.to(device)``, each element of a tuple, or a collection of moved items:
-    ``[x.to(device) for x in xs]`` (list, set, dict, generator), ``tuple(...)``/``list(...)`` of one,
-    ``list(map(lambda t: t.to(device), xs))``."""
-    return any(_moves_each(e) for e in _elements(value))
-
-
-def _moves_each(value: cst.BaseExpression) -> bool:
-    if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
-        return True
-    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
-        return _moves_each(value.elt)  # type: ignore[attr-defined]
-    if type(value) is cst.DictComp:
-        return _moves_each(value.value)
-    if type(value) is cst.Call and value.args:
-        func = dotted(value.func)
-        first = value.args[0].value
-        if func in _COLLECTIONS and len(value.args) == 1:
-            return _moves_each(first)
-        if func == "map" and type(first) is cst.Lambda:
-            return _moves_each(first.body)
-    return False
-
-
-def _roots(value: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """``batch`` of ``batch``, ``batch[0]``, ``batch["x"]``, for each element of a tuple."""
-    roots = []
-    for element in _elements(value):
-        while type(element) is cst.Subscript:
-            element = element.value
-        roots.append(element)
-    return roots
-
-
-def _batch_name(value: cst.BaseExpression, targets: set[str]) -> str | None:
-    roots = _roots(value)
-    name = dotted(roots[0]) if len(roots) == 1 else None
-    return name if name in targets else None
 
 
 def _calls_in(node: cst.CSTNode) -> list[cst.Call]:

@@ -1,0 +1,60 @@
+"""The shapes of expressions a training loop's batches take, as obligation 3 reads them:
+the names a ``for`` target or a tuple binds, a batch's root name (``batch[0]``), and what
+counts as moving it to a device (``x.to(device)``, a comprehension of moves)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.engine.nodes import dotted, method_name
+
+
+def elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The expressions a tuple or list target holds, nested ones flattened (else the node)."""
+    if type(node) in (cst.Tuple, cst.List):
+        return [e for element in node.elements for e in elements(element.value)]  # type: ignore[attr-defined]
+    return [node]
+
+
+_COLLECTIONS = frozenset({"list", "tuple", "set", "dict"})
+
+
+def moves(value: cst.BaseExpression) -> bool:
+    """``x.to(device)``, each element of a tuple, or a collection of moved items:
+    ``[x.to(device) for x in xs]`` (list, set, dict, generator), ``tuple(...)``/``list(...)`` of one,
+    ``list(map(lambda t: t.to(device), xs))``."""
+    return any(_moves_each(e) for e in elements(value))
+
+
+def _moves_each(value: cst.BaseExpression) -> bool:
+    if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
+        return True
+    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return _moves_each(value.elt)  # type: ignore[attr-defined]
+    if type(value) is cst.DictComp:
+        return _moves_each(value.value)
+    if type(value) is cst.Call and value.args:
+        func = dotted(value.func)
+        first = value.args[0].value
+        if func in _COLLECTIONS and len(value.args) == 1:
+            return _moves_each(first)
+        if func == "map" and type(first) is cst.Lambda:
+            return _moves_each(first.body)
+    return False
+
+
+def roots(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``batch`` of ``batch``, ``batch[0]``, ``batch["x"]``, for each element of a tuple."""
+    roots = []
+    for element in elements(value):
+        while type(element) is cst.Subscript:
+            element = element.value
+        roots.append(element)
+    return roots
+
+
+def batch_name(value: cst.BaseExpression, targets: set[str]) -> str | None:
+    """The loop target ``value`` reads (``x`` of ``x`` or ``x[0]``), if it reads one."""
+    found = roots(value)
+    name = dotted(found[0]) if len(found) == 1 else None
+    return name if name in targets else None
