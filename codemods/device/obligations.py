@@ -153,7 +153,7 @@ class ObligationAnalysis(Analysis):
             while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
                 if method_name(core) in ("to", "cuda"):
                     self._move(names[0], core)
-                core = receiver(core)  # type: ignore[assignment]
+                core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
             if type(core) is cst.Call:
                 self.built[names[0]].append(core)
                 callee = self.walk.resolve(core.func)
@@ -426,7 +426,7 @@ class ObligationAnalysis(Analysis):
         for call, callee in project.calls:
             found = project.origin(callee)
             summary = found.summary if found is not None else None
-            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]
+            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]  # summary is not None only when found is not None
                 self._named(summary.path)
                 self._break(
                     call,
@@ -439,7 +439,7 @@ class ObligationAnalysis(Analysis):
             model = next((n for n in names if n in on_xla), None)
             found = project.origin(callee) if model is not None else None
             summary = found.summary if found is not None else None
-            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]
+            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]  # summary is not None only when found is not None
                 self._named(summary.path)
                 self._break(
                     call,
@@ -659,7 +659,7 @@ def _positional(scope: str, params: list[str]) -> list[str]:
 
 def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(node) in (cst.Tuple, cst.List):
-        return [e for element in node.elements for e in _elements(element.value)]  # type: ignore[attr-defined]
+        return [e for element in node.elements for e in _elements(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     return [node]
 
 
@@ -677,7 +677,7 @@ def _moves_each(value: cst.BaseExpression) -> bool:
     if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
         return True
     if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
-        return _moves_each(value.elt)  # type: ignore[attr-defined]
+        return _moves_each(value.elt)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     if type(value) is cst.DictComp:
         return _moves_each(value.value)
     if type(value) is cst.Call and value.args:
