@@ -394,9 +394,9 @@ def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]
             continue
         following = body[index + 1] if index + 1 < len(body) else None
         if following is not None and hasattr(following, "leading_lines"):
-            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]  # mypy cannot infer the types of the loop's names across the del/hasattr: they are lists of EmptyLine and a statement
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]  # mypy's hasattr() narrowing leaves these names' types undetermined; they are a statement and lists of EmptyLine
         else:
-            footer = [*lines, *footer]  # type: ignore[has-type]  # mypy cannot infer the types of the loop's names across the del/hasattr: they are lists of EmptyLine
+            footer = [*lines, *footer]  # type: ignore[has-type]  # mypy's hasattr() narrowing (above) leaves these names' types undetermined; both are lists of EmptyLine
     return block.with_changes(body=body, footer=footer)
 
 
@@ -413,7 +413,7 @@ def without_statements(block: BlockT, to_remove: set[cst.CSTNode]) -> BlockT:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
         if carried and hasattr(statement, "leading_lines"):
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]  # mypy cannot infer ``statement`` through hasattr(): a statement with leading_lines
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]  # mypy's hasattr() narrowing leaves ``statement``'s type undetermined; it is a statement with leading_lines
             carried = []
         kept.append(statement)
     if carried and type(block) is cst.IndentedBlock:

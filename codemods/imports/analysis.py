@@ -85,7 +85,7 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
             break
         anchor = statement
         for s in small:
-            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]  # type: ignore[attr-defined]  # s is an Import or an ImportFrom: the else branch (not Import) is an ImportFrom, which mypy does not narrow by type()
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 torch_anchor = statement
             if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):

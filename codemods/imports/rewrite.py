@@ -132,7 +132,7 @@ class ImportsRewrite(Concern):
             if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
                 small.append(item)
                 continue
-            names = list(item.names)  # type: ignore[attr-defined]  # item is an Import or ImportFrom with named imports (star handled above): mypy does not narrow on type()
+            names = list(item.names)  # type: ignore[attr-defined]  # an import line's items are Import or ImportFrom (typed BaseSmallStatement); the star import continued above
             kept = [a for a in names if _local_name(a, type(item) is cst.Import) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)

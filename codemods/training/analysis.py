@@ -444,7 +444,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             loader = loader.args[0].value
             if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
                 return None
-            target = target.elements[1].value  # type: ignore[assignment]  # target is re-bound from a for-target to its tuple element (a BaseExpression): both are read by dotted() only
+            target = target.elements[1].value  # type: ignore[assignment]  # target is re-bound from the for-target to its second element (an expression): names_in() below takes either
         name = dotted(loader)
         if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
             return None
