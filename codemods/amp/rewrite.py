@@ -139,7 +139,7 @@ class AmpRewrite(Concern):
             self.ctx.report(
                 AUTOCAST_DEVICE_TYPE,
                 original,
-                f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]  # assumes the call names its device (torch.autocast requires device_type); with ``**kwargs`` it would be None here
+                f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]  # assumes the call names its device (torch.autocast requires device_type): ``torch.autocast(**opts)`` gives no finding, so does not reach here
                 f"'{self.ctx.target.device_string}' on the XLA device, or autocast is off there",
             )
         return self._fix_dtype(original, updated, call, new_args)

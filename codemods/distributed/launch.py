@@ -259,7 +259,7 @@ class LaunchAnalysis(Analysis):
             elif name is not None and name in self.params.get(owner, []):
                 position = self.params[owner].index(name)
                 targets[call] = sorted(
-                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}  # type: ignore[arg-type]  # a site holds None for a keyword or non-name argument: sorted() of None beside a str would raise (not seen so far)
+                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}  # type: ignore[arg-type]  # sites hold None for a keyword or non-name argument (str | None): a mix of None and names would make sorted() raise; not reproduced
                     & set(self.functions)
                 )
             else:
