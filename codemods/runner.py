@@ -240,7 +240,7 @@ def _run_rounds(
         for round_ in waves(list(order), depends):
             tasks = [(*by_path[f], {d: summaries.get(d) for d in depends.get(f, ()) if d in summaries}) for f in round_]
             for file, report in zip(round_, _run_round(tasks, pool, workers)):
-                summaries[file] = report.summary  # type: ignore[assignment]
+                summaries[file] = report.summary  # type: ignore[assignment]  # FileReport.summary is typed object (the engine does not import project's ModuleSummary): it holds one
                 reports[order[file]] = _tell(done, report)
     except BaseException:
         if pool is not None:

@@ -127,7 +127,7 @@ def _signature(obj: object, skip_self: bool) -> str:
     import inspect
 
     try:
-        signature = inspect.signature(obj)  # type: ignore[arg-type]
+        signature = inspect.signature(obj)  # type: ignore[arg-type]  # obj is any attribute of a module: inspect.signature raises (caught) for what is not callable
     except (TypeError, ValueError):
         return "?"
     items = [(p.name, p.kind.name, p.default is not p.empty) for p in signature.parameters.values()]
@@ -494,7 +494,7 @@ def inventory_1_13(xla_repo: Path, torch_wheel: Path, tag: str = "v1.13.0") -> d
                     isinstance(item, ast.Assign)
                     and isinstance(item.value, ast.Constant)
                     and isinstance(item.value.value, str)
-                    and item.targets[0].id.isupper()  # type: ignore[attr-defined]
+                    and item.targets[0].id.isupper()  # type: ignore[attr-defined]  # targets[0] of a module constant is a Name: ast's target type is expr
                 ):
                     backends.add(item.value.value)
     backends |= _string_constants(files["torch_xla/distributed/xla_backend.py"], _calls_named("register_backend"))

@@ -150,7 +150,7 @@ def _run(
     work = []
     for item in discover(paths):
         if not isinstance(item, FileProblem):
-            work.append((item, runner.Job(mode, target, RuleSelection(select=("ALL",)))))  # type: ignore[arg-type]
+            work.append((item, runner.Job(mode, target, RuleSelection(select=("ALL",)))))  # type: ignore[arg-type]  # mode is one of the Job modes (from the command line, typed str)
     load_parser()  # not counted as the first file's time
     process_path = runner.process_path
 
@@ -158,7 +158,7 @@ def _run(
         signal.alarm(int(timeout))
         started = time.perf_counter()
         try:
-            return process_path(path, *args, **kwargs)  # type: ignore[arg-type]
+            return process_path(path, *args, **kwargs)  # type: ignore[arg-type]  # passes runner.process_path's arguments through unchanged
         finally:
             signal.alarm(0)
             if times is not None:
@@ -168,7 +168,7 @@ def _run(
         raise TimeoutError(f"no result after {timeout:.0f} s: the analysis does not terminate")
 
     signal.signal(signal.SIGALRM, overtime)
-    runner.process_path = timed  # type: ignore[assignment]
+    runner.process_path = timed  # type: ignore[assignment]  # replaces runner.process_path with a wrapper that passes its arguments through
     try:
         return runner.run(work, 1)
     finally:

@@ -62,7 +62,7 @@ def main() -> None:
 
         launch = torch_xla.launch
 
-        def launch_here(fn, args=(), start_method="spawn", debug_single_process=False):  # type: ignore[no-untyped-def]
+        def launch_here(fn, args=(), start_method="spawn", debug_single_process=False):  # type: ignore[no-untyped-def]  # replaces torch_xla.launch (its signature), untyped
             print("SMOKE_LAUNCHED torch_xla.launch", flush=True)
             return launch(fn, args=args, start_method=start_method, debug_single_process=True)
 
@@ -77,7 +77,7 @@ def main() -> None:
     plain_print = builtins.print
 
     def print_with_compiles(*p_args: object, **p_kwargs: object) -> None:
-        plain_print(*p_args, **p_kwargs)  # type: ignore[call-overload]
+        plain_print(*p_args, **p_kwargs)  # type: ignore[call-overload]  # passes print's arguments through unchanged
         if mode == "xla" and p_kwargs.get("file") in (None, sys.stdout):
             sep = p_kwargs.get("sep")  # None: print's default
             text = (sep if isinstance(sep, str) else " ").join(map(str, p_args))

@@ -195,9 +195,9 @@ def build_nanogpt(corpus: Path) -> list[ExecSpec]:
         "compare": 8,
     }
     return [
-        ExecSpec(name="karpathy/build-nanogpt train_gpt2 (python)", **common),  # type: ignore[arg-type]
+        ExecSpec(name="karpathy/build-nanogpt train_gpt2 (python)", **common),  # type: ignore[arg-type]  # ``common`` holds ExecSpec's other fields by name (a dict[str, object])
         # As its README launches it, with one process: the original asserts CUDA there.
-        ExecSpec(name="karpathy/build-nanogpt train_gpt2 (torchrun)", torchrun=True, **common),  # type: ignore[arg-type]
+        ExecSpec(name="karpathy/build-nanogpt train_gpt2 (torchrun)", torchrun=True, **common),  # type: ignore[arg-type]  # ``common`` holds ExecSpec's other fields by name (a dict[str, object])
     ]
 
 

@@ -139,7 +139,7 @@ class AmpRewrite(Concern):
             self.ctx.report(
                 AUTOCAST_DEVICE_TYPE,
                 original,
-                f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]
+                f"autocast's device type comes from `{self.ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]  # assumes the call names its device (torch.autocast requires device_type): ``torch.autocast(**opts)`` gives no finding, so does not reach here
                 f"'{self.ctx.target.device_string}' on the XLA device, or autocast is off there",
             )
         return self._fix_dtype(original, updated, call, new_args)
@@ -171,7 +171,7 @@ class AmpRewrite(Concern):
         def build() -> cst.Call | None:
             if not self.ctx.imports.require_package("torch_xla"):
                 return None
-            bfloat16 = self.ctx.imports.expression(Api("torch", precision)) if float16 else None  # type: ignore[arg-type]
+            bfloat16 = self.ctx.imports.expression(Api("torch", precision)) if float16 else None  # type: ignore[arg-type]  # autocast_dtype is None only for a target whose autocast takes no device type; this path runs only when it takes one
             if float16 and bfloat16 is None:
                 return None
             args = []
@@ -218,7 +218,7 @@ class AmpRewrite(Concern):
         qualified = self.ctx.resolve(dtype) if dtype is not None else None
         if dtype is not None and qualified not in _FLOAT16:
             return rest, ""
-        value = self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]
+        value = self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]  # autocast_dtype is None only for a target whose autocast takes no device type; _bfloat16 runs only when it takes one
         if value is None:
             return rest, ""
         if dtype is None:
@@ -242,7 +242,7 @@ class AmpRewrite(Concern):
         precision = self.ctx.target.autocast_dtype
 
         def build() -> cst.BaseExpression | None:
-            return self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]
+            return self.ctx.imports.expression(Api("torch", precision))  # type: ignore[arg-type]  # autocast_dtype is None only for a target whose autocast takes no device type; _fix_dtype runs only when it takes one
 
         new = self.ctx.fix(
             FLOAT16_AUTOCAST,
@@ -450,7 +450,7 @@ class AmpRewrite(Concern):
         """``torch.cuda.amp.custom_fwd`` -> ``torch.amp.custom_fwd(device_type="xla")`` (2.9),
         ``torch_xla.amp.custom_fwd`` (sagemaker: torch_xla 1.13's, which is CUDA's own, as its
         autocast is); and the XLA spelling of one release -> the other's."""
-        concept, flavor, spelling = self._custom_autograd_source(func, call)  # type: ignore[misc]
+        concept, flavor, spelling = self._custom_autograd_source(func, call)  # type: ignore[misc]  # both callers (leave_Call, leave_Decorator) check _custom_autograd_source(...) is not None first
         target = self.ctx.target
         by_device_type = target.autocast_takes == "device_type"
         if flavor == "xla" and spelling == ("torch" if by_device_type else "torch_xla"):
@@ -567,7 +567,7 @@ def _argument_list(args: Sequence[cst.Arg], like: cst.Call) -> list[cst.Arg]:
 
 def _replace_strings(node: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
     """``node`` with every string literal ``old`` replaced by ``new`` (same quotes)."""
-    return node.visit(_StringReplacer(old, new))  # type: ignore[return-value]
+    return node.visit(_StringReplacer(old, new))  # type: ignore[return-value]  # _StringReplacer never removes or flattens a node, so visit() returns the expression
 
 
 class _StringReplacer(cst.CSTTransformer):

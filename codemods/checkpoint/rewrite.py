@@ -80,7 +80,7 @@ class CheckpointRewrite(Concern):
                 )
             return updated
         if original in self.facts.checkpoint.whole_module_saves:
-            saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]
+            saved = self.ctx.code(arg_value(original, 0, "obj"))  # type: ignore[arg-type]  # a whole-module save's obj argument names a model (how it is recorded), so arg_value finds it
             self.ctx.report(
                 SAVE_WHOLE_MODULE,
                 original,

@@ -102,7 +102,7 @@ class CompileRewrite(Concern):
         to_remove = [
             i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in _TRAINER_COMPILE
         ]
-        flag = next(original.args[i] for i in to_remove if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]
+        flag = next(original.args[i] for i in to_remove if original.args[i].keyword.value == "torch_compile")  # type: ignore[union-attr]  # to_remove holds indices of keyword arguments only
         why = (
             _NO_TORCH_COMPILE
             if self.backend is None
@@ -252,7 +252,7 @@ class CompileRewrite(Concern):
     def _in_decorator(self) -> bool:
         return len(self.ctx.ancestors) >= 2 and isinstance(self.ctx.ancestors[-2], cst.Decorator)
 
-    def leave_SimpleStatementLine(self, original, updated):  # type: ignore[no-untyped-def]
+    def leave_SimpleStatementLine(self, original, updated):  # type: ignore[no-untyped-def]  # serves SimpleStatementSuite too (aliased below): one annotation cannot say both
         """A line (or a one-line suite: ``if compile: model = torch.compile(model)``) that
         only compiles goes; its block keeps a ``pass`` if nothing else is left."""
         if self.backend is not None or not self.dropped:

@@ -98,7 +98,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
-        tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]
+        tests = [value, *(cond.test for cond in self.walk.conds)]  # type: ignore[attr-defined]  # walk.conds holds If and IfExp nodes only (typed CSTNode): both have .test
         return any(
             isinstance(n, cst.Call) and self.walk.resolve(n.func) in apis.AVAILABILITY_CHECKS
             for t in tests
@@ -117,7 +117,7 @@ class CudaOnlyAnalysis(Analysis):
         """Records the ``if`` statements whose bodies hold this reference."""
         parents, key = self.walk.parents, id(node)
         bodies: list[cst.If] = []
-        while (key := parents.get(key)) is not None:  # type: ignore[assignment]
+        while (key := parents.get(key)) is not None:  # type: ignore[assignment]  # key is None only where the loop stops: parents.get returns int | None
             if key in self.if_bodies:
                 bodies.append(self.if_bodies[key])
         if bodies:
@@ -252,24 +252,24 @@ class CudaOnlyAnalysis(Analysis):
         (``self._to_sparse(a).coalesce().to(device)``) raises on XLA."""
         names: set[str] = set()
         for kind, subject, value in self.sparse_events:
-            if kind == "return" and self._makes_sparse(value):  # type: ignore[arg-type]
+            if kind == "return" and self._makes_sparse(value):  # type: ignore[arg-type]  # sparse_events items are typed object: their types depend on the kind
                 self.part.sparse_returns.add(str(subject))
                 self.sparse_returning.add(str(subject).rsplit(".", 1)[-1])
         # Only what is moved somewhere needs its value looked at (a project callee is looked up).
         moved_names = {
-            dotted(_sparse_core(receiver(subject)))  # type: ignore[arg-type]
+            dotted(_sparse_core(receiver(subject)))  # type: ignore[arg-type]  # sparse_events items are typed object: their types depend on the kind; a move's subject is a method call, so receiver() is not None
             for kind, subject, _ in self.sparse_events
             if kind == "move"
         }
         for kind, subject, value in self.sparse_events:
             if kind == "bind":
-                bound = {n for n in subject if n is not None}  # type: ignore[attr-defined]
+                bound = {n for n in subject if n is not None}  # type: ignore[attr-defined]  # sparse_events items are typed object: their types depend on the kind
                 names.difference_update(bound)
-                if bound & moved_names and self._makes_sparse(value):  # type: ignore[arg-type]
+                if bound & moved_names and self._makes_sparse(value):  # type: ignore[arg-type]  # sparse_events items are typed object: their types depend on the kind
                     names.update(bound)
             elif kind == "move":
                 assert isinstance(subject, cst.Call)
-                moved = _sparse_core(receiver(subject))  # type: ignore[arg-type]
+                moved = _sparse_core(receiver(subject))  # type: ignore[arg-type]  # a move's subject is a method call (asserted a Call above), so receiver() is not None
                 if (held := dotted(moved)) is not None and held in names:
                     self.part.sparse_moves[subject] = (held, False)
                 elif self._makes_sparse(moved):
@@ -332,7 +332,7 @@ def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:
     """``x`` of ``x.coalesce()``, ``x.coalesce().float()``: what a sparse tensor was before
     methods that keep it sparse."""
     while type(node) is cst.Call and method_name(node) in _KEEP_SPARSE and not node.args:
-        node = receiver(node)  # type: ignore[assignment]
+        node = receiver(node)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
     return node
 
 

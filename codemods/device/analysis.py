@@ -333,7 +333,7 @@ class DeviceAnalysis(Analysis):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         # ``device.type in ("cuda",)``: the strings of a literal collection count too.
-        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]  # type: ignore[attr-defined]
+        operands += [e.value for o in operands if type(o) in (cst.Tuple, cst.List, cst.Set) for e in o.elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
         if any(string_value(o) == "cuda" or is_cuda_device_string(o) for o in operands):
             self.part.cuda_checks.add(node)
 
@@ -365,7 +365,7 @@ class DeviceAnalysis(Analysis):
             self.add_device_strings(device)
             if (name := dotted(device)) is not None:
                 self.device_args.add(name)
-                self.moves_to.append((node, device, name))  # type: ignore[arg-type]
+                self.moves_to.append((node, device, name))  # type: ignore[arg-type]  # dotted(device) is not None (checked above), so device is not None
             elif type(device) is cst.Integer:  # `.to(0)`: cuda:0
                 self.part.index_moves[node] = device
         elif method == "cuda":
@@ -672,7 +672,7 @@ class DeviceAnalysis(Analysis):
             if branch is not None
         }
         parents, key = self.walk.parents, id(node)
-        while (key := parents.get(key)) is not None:  # type: ignore[assignment]
+        while (key := parents.get(key)) is not None:  # type: ignore[assignment]  # key is None only where the loop stops: parents.get returns int | None
             if key in branches:
                 guard, in_body = branches[key]
                 holds = fold_true(guard.test, self.part.is_available_call)

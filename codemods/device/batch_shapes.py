@@ -12,7 +12,7 @@ from codemods.engine.nodes import dotted, method_name
 def elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The expressions a tuple or list target holds, nested ones flattened (else the node)."""
     if type(node) in (cst.Tuple, cst.List):
-        return [e for element in node.elements for e in elements(element.value)]  # type: ignore[attr-defined]
+        return [e for element in node.elements for e in elements(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     return [node]
 
 
@@ -30,7 +30,7 @@ def _moves_each(value: cst.BaseExpression) -> bool:
     if type(value) is cst.Call and method_name(value) in ("to", "cuda"):
         return True
     if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
-        return _moves_each(value.elt)  # type: ignore[attr-defined]
+        return _moves_each(value.elt)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     if type(value) is cst.DictComp:
         return _moves_each(value.value)
     if type(value) is cst.Call and value.args:

@@ -66,11 +66,11 @@ def _flatten(
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
         comment = body.trailing_whitespace.comment
     else:
-        statements = list(body.body)  # type: ignore[arg-type]
-        comment = body.header.comment  # type: ignore[attr-defined]
+        statements = list(body.body)  # type: ignore[arg-type]  # body is an IndentedBlock here (SimpleStatementSuite handled above): mypy does not narrow
+        comment = body.header.comment  # type: ignore[attr-defined]  # body is an IndentedBlock here (SimpleStatementSuite handled above): mypy does not narrow
     header = [cst.EmptyLine(comment=comment)] if comment is not None else []
     first = statements[0]
-    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])  # type: ignore[attr-defined]
+    statements[0] = first.with_changes(leading_lines=[*leading, *header, *first.leading_lines])  # type: ignore[attr-defined]  # every statement has leading_lines; the BaseStatement type does not declare it
     footer = body.footer if isinstance(body, cst.IndentedBlock) else ()
     keep_lines_after(statements[-1], [*footer, *tail])
     return cst.FlattenSentinel(statements)

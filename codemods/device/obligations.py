@@ -159,7 +159,7 @@ class ObligationAnalysis(Analysis):
             while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
                 if method_name(core) in ("to", "cuda"):
                     self._move(names[0], core)
-                core = receiver(core)  # type: ignore[assignment]
+                core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
             if type(core) is cst.Call:
                 self.built[names[0]].append(core)
                 callee = self.walk.resolve(core.func)
@@ -436,7 +436,7 @@ class ObligationAnalysis(Analysis):
         for call, callee in project.calls:
             found = project.origin(callee)
             summary = found.summary if found is not None else None
-            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]
+            if summary is not None and summary.pending and summary.trains(found.name) and call not in reported:  # type: ignore[union-attr]  # summary is not None only when found is not None
                 self._named(summary.path)
                 self._break(
                     call,
@@ -449,7 +449,7 @@ class ObligationAnalysis(Analysis):
             model = next((n for n in names if n in on_xla), None)
             found = project.origin(callee) if model is not None else None
             summary = found.summary if found is not None else None
-            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]
+            if summary is not None and summary.pending and summary.feeds(found.name):  # type: ignore[union-attr]  # summary is not None only when found is not None
                 self._named(summary.path)
                 self._break(
                     call,

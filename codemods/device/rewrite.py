@@ -84,7 +84,7 @@ class DeviceRewrite(Concern):
         if original in self.facts.device.generators:
             return self._cpu_generator(original, updated)
         if original in self.facts.device.unsure_index_moves:
-            device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]
+            device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]  # an unsure index move has its device argument (the analysis records it only then)
             self.ctx.report(
                 INTEGER_DEVICE,
                 original,
@@ -273,12 +273,13 @@ class DeviceRewrite(Concern):
                 CUDA_TENSOR_TYPE, original, "import the CPU tensor type and move the tensor with .to(device)"
             )
             return updated
+        tensor_module = func.value.value  # ``torch`` of ``torch.cuda.FloatTensor``
 
         def build() -> cst.Call | None:
             device = self.ctx.device()
             if device is None:
                 return None
-            cpu = updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
+            cpu = updated.with_changes(func=func.with_changes(value=tensor_module))
             return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
 
         return self.ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
@@ -397,7 +398,7 @@ class DeviceRewrite(Concern):
         outcome = {
             True: "so the code under it always runs: check dropped",
             False: "so the code under it never runs: removed",
-        }.get(folded, "dropped from the condition")  # type: ignore[arg-type]
+        }.get(folded, "dropped from the condition")  # type: ignore[arg-type]  # folded is True, False or an expression: dict.get returns the default for the expression
         new = self.ctx.fix(
             CUDA_AVAILABLE_DEVICE,
             original.test,
@@ -409,7 +410,7 @@ class DeviceRewrite(Concern):
         self.ctx.imports.discard(original.test)
         gone = original.orelse if folded is True else original.body if folded is False else None
         if gone is not None:
-            self.ctx.forget_removed(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]
+            self.ctx.forget_removed(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]  # gone is not None, so the updated If's matching branch (orelse when folded is True) is not None either
         if isinstance(new, cst.RemovalSentinel) and not is_elif:
             self.ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
             return updated
@@ -487,7 +488,7 @@ class DeviceRewrite(Concern):
 
     def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         if original in self.facts.device.type_checks:
-            return self._type_check(original, updated)  # type: ignore[arg-type]
+            return self._type_check(original, updated)  # type: ignore[arg-type]  # type_checks holds Comparison nodes (the key is typed CSTNode)
         if original in self.facts.device.cuda_checks:
             self._cuda_check(original)
         return updated
@@ -550,7 +551,7 @@ class DeviceRewrite(Concern):
         negated = isinstance(original, cst.Comparison) and all(
             isinstance(c.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for c in original.comparisons
         )
-        unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]
+        unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]  # unproven_checks is keyed by Comparison; a CSTNode that is not one is just absent
         value = "True" if negated else "False"
         claim = (
             f"is {value} on the XLA device: check that"
@@ -577,7 +578,7 @@ class DeviceRewrite(Concern):
     def _dropped(self, statement: cst.BaseSmallStatement) -> bool:
         return self._is_set_device(statement) or statement in self.facts.device.cuda_asserts
 
-    def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]
+    def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]  # overrides a leave hook whose libcst node types differ by caller
         drops = [s for s in original.body if self._dropped(s)]
         if not drops:
             return updated
@@ -619,7 +620,7 @@ class DeviceRewrite(Concern):
         done = self.ctx.fix(
             SET_DEVICE,
             original,
-            f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]
+            f"removed `if {self.ctx.code(original.test)}: {self.ctx.code(body.body[0].body[0])}`: one XLA device "  # type: ignore[attr-defined]  # body.body[0] is a SimpleStatementLine (_only_set_device checked every statement above)
             "per process",
             lambda: original,
         )

@@ -55,7 +55,7 @@ def compared_with_cuda(node: cst.Comparison) -> str | None:
         else:
             return None
     elif operator in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
-        if not any(string_value(element.value) == "cuda" for element in right.elements):  # type: ignore[attr-defined]
+        if not any(string_value(element.value) == "cuda" for element in right.elements):  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
             return None
         right = cst.SimpleString('"cuda"')
     elif operator not in (cst.Equal, cst.NotEqual):
@@ -90,11 +90,11 @@ def is_truth(value: cst.BaseExpression) -> bool:
     ``True if ... else False``), not a count or a device."""
     kind = type(value)
     if kind in (cst.BooleanOperation, cst.Comparison, cst.Call) or (
-        kind is cst.UnaryOperation and type(value.operator) is cst.Not  # type: ignore[attr-defined]
+        kind is cst.UnaryOperation and type(value.operator) is cst.Not  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
     ):
         return True
     if kind is cst.IfExp:
-        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]
+        return all(type(b) is cst.Name and b.value in ("True", "False") for b in (value.body, value.orelse))  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
     return False
 
 

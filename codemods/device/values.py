@@ -145,7 +145,7 @@ class DeviceValueAnalysis(Analysis):
     def _unfollowed(self, targets: cst.BaseExpression, statement: cst.CSTNode) -> None:
         """Names bound to values the analysis does not follow: what they held before may be gone."""
         if type(targets) in (cst.Tuple, cst.List):
-            for element in targets.elements:  # type: ignore[attr-defined]
+            for element in targets.elements:  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
                 self._unfollowed(element.value, statement)
         elif type(targets) is cst.StarredElement:
             self._unfollowed(targets.value, statement)
@@ -275,19 +275,19 @@ class DeviceValueAnalysis(Analysis):
         if kind is cst.Integer:
             return XLA if expr in device.int_devices else UNKNOWN
         if kind is cst.IfExp:
-            test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]
-            imported = self.flag_in(expr.test, scope)  # type: ignore[attr-defined]
+            test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            imported = self.flag_in(expr.test, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             if test is not None:
-                found = self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]
+                found = self.where(expr.body if test else expr.orelse, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
                 if found.on_xla is False and imported is not None:
                     return Where(False, f"{found.why}: {imported.why}, False", expr)
                 return found
             if imported is not None and imported.elsewhere:
                 return Where(None, imported.why, expr, True, imported.module)
-            return either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]
+            return either([self.where(expr.body, scope), self.where(expr.orelse, scope)])  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         if kind is cst.Call:
-            return self._call(expr, scope)  # type: ignore[arg-type]
-        if kind is cst.Subscript and (key := _string_key(expr)) is not None:  # type: ignore[arg-type]
+            return self._call(expr, scope)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+        if kind is cst.Subscript and (key := _string_key(expr)) is not None:  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             keyed = self.keyed.get(key, [])
             return either([self.where(v, "") for v in keyed]) if keyed else UNKNOWN
         name = dotted(expr)
@@ -452,23 +452,23 @@ class DeviceValueAnalysis(Analysis):
         port drops its availability checks (they hold)."""
         kind = type(test)
         if kind is cst.Call:
-            callee = self.walk.resolve(test.func)  # type: ignore[attr-defined]
+            callee = self.walk.resolve(test.func)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             if callee in apis.AVAILABILITY_CHECKS:
                 return ported
             if callee in _OTHER_ACCELERATOR_CHECKS:
                 return False
             return None
-        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
-            inner = self.truth(test.expression, scope, ported)  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            inner = self.truth(test.expression, scope, ported)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             return None if inner is None else not inner
         if kind is cst.BooleanOperation:
-            left = self.truth(test.left, scope, ported)  # type: ignore[attr-defined]
-            right = self.truth(test.right, scope, ported)  # type: ignore[attr-defined]
-            if type(test.operator) is cst.And:  # type: ignore[attr-defined]
+            left = self.truth(test.left, scope, ported)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            right = self.truth(test.right, scope, ported)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            if type(test.operator) is cst.And:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
                 return False if False in (left, right) else True if left is right is True else None
             return True if True in (left, right) else False if left is right is False else None
-        if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
-            return self._compare(test, scope)  # type: ignore[arg-type]
+        if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+            return self._compare(test, scope)  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         if isinstance(test, cst.Name) and test.value in ("True", "False"):
             return test.value == "True"
         if (name := dotted(test)) is not None and name not in self.params.get(scope, ()):
@@ -585,9 +585,9 @@ class DeviceValueAnalysis(Analysis):
         and x``)."""
         kind = type(test)
         if kind is cst.UnaryOperation:
-            return self.flag_in(test.expression, scope)  # type: ignore[attr-defined]
+            return self.flag_in(test.expression, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         if kind is cst.BooleanOperation:
-            return self.flag_in(test.left, scope) or self.flag_in(test.right, scope)  # type: ignore[attr-defined]
+            return self.flag_in(test.left, scope) or self.flag_in(test.right, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         name = dotted(test)
         if name is None or name in self.params.get(scope, ()) or self._live(name, scope):
             return None
@@ -598,7 +598,7 @@ class DeviceValueAnalysis(Analysis):
         left = self.text(test.left, scope)
         comparator = test.comparisons[0].comparator
         if operator in (cst.In, cst.NotIn) and type(comparator) in (cst.List, cst.Tuple, cst.Set):
-            options = [self.text(e.value, scope) for e in comparator.elements]  # type: ignore[attr-defined]
+            options = [self.text(e.value, scope) for e in comparator.elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
             if left is None or None in options:
                 return None
             return (left in options) is (operator is cst.In)
@@ -618,7 +618,7 @@ class DeviceValueAnalysis(Analysis):
         if expr in self.facts.device.strings:
             return "xla"
         if expr in self.part.ported_comparisons:
-            return self.part.ported_comparisons[expr][1]  # type: ignore[index]
+            return self.part.ported_comparisons[expr][1]  # type: ignore[index]  # expr is in ported_comparisons (checked above), so a SimpleString
         if (value := string_value(expr)) is not None:
             return value
         if type(expr) is cst.IfExp:

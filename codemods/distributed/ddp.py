@@ -75,7 +75,7 @@ class DdpAnalysis(Analysis):
                 continue
             if index + 1 < len(statements) and self._reduces_gradients(statements[index + 1]):
                 continue  # reduced already (by hand, or by an earlier run of the tool)
-            scaler = dotted(receiver(receiver(backward)))  # type: ignore[arg-type]
+            scaler = dotted(receiver(receiver(backward)))  # type: ignore[arg-type]  # backward is a method call on a method call (scaler.scale(loss).backward()): receivers are Calls
             optimizer = next(
                 (
                     dotted(arg_value(call, 0, "optimizer"))
@@ -100,7 +100,7 @@ class DdpAnalysis(Analysis):
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         core = value
         while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-            core = receiver(core)  # type: ignore[assignment]
+            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         if type(core) is cst.Call:
             callee = self.walk.resolve(core.func)
             if callee == apis.DDP:

@@ -33,7 +33,7 @@ def replaced(
     """``original`` -> what ``build`` makes (what was inside it is gone, findings too)."""
     fixed = ctx.fix(rule, original, f"{ctx.code(original)} -> {{new}}: {why}", build)
     if fixed is None:
-        return updated  # type: ignore[return-value]
+        return updated  # type: ignore[return-value]  # callers pass an expression as ``updated`` (NodeT is not bound to expressions)
     ctx.forget_removed(original, updated)
     return fixed
 

@@ -259,7 +259,7 @@ class LaunchAnalysis(Analysis):
             elif name is not None and name in self.params.get(owner, []):
                 position = self.params[owner].index(name)
                 targets[call] = sorted(
-                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}  # type: ignore[arg-type]
+                    {site[position] for site in self.call_sites.get(owner, []) if len(site) > position}  # type: ignore[arg-type]  # sites hold None for a keyword or non-name argument (str | None): a mix of None and names would make sorted() raise; not reproduced
                     & set(self.functions)
                 )
             else:
@@ -362,7 +362,7 @@ def _bound_by(statement: cst.CSTNode) -> list[str]:
     if isinstance(statement, cst.AnnAssign | cst.AugAssign):
         return target_names(statement.target)
     if isinstance(statement, cst.Import | cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
-        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]  # type: ignore[union-attr]
+        return [(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names]  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
     if type(statement) is cst.For:
         return target_names(statement.target)
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):

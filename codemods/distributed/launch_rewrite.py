@@ -364,12 +364,12 @@ class LaunchRewrite(Concern):
             )
             # Comment lines that ended the guard's block end the file's code still.
             guard = updated.with_changes(
-                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),  # type: ignore[attr-defined]
+                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=updated.body.footer),  # type: ignore[attr-defined]  # updated is an If: its body is an IndentedBlock, typed BaseSuite
                 leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
             )
             return cst.FlattenSentinel([function, guard])
 
-        fixed = self.ctx.fix(  # type: ignore[misc]
+        fixed = self.ctx.fix(  # type: ignore[misc]  # mypy cannot infer fix()'s ReplacementT from a build returning a FlattenSentinel
             XLA_LAUNCH,
             original,
             f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "

@@ -70,7 +70,7 @@ class ParallelRewrite(Concern):
         super().__init__(ctx)
         self.part = part = self.facts.distributed
         # What a spawning main guard that becomes _mp_fn reads runs in the workers.
-        in_guard = {id(n) for n in walk(part.spawn_guard)} if entry_from_spawn(ctx) else set()  # type: ignore[arg-type]
+        in_guard = {id(n) for n in walk(part.spawn_guard)} if entry_from_spawn(ctx) else set()  # type: ignore[arg-type]  # entry_from_spawn(ctx) is True only when spawn_guard is not None (distributed/edits.py)
         self.worker_reads = {
             node: concept
             for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
@@ -111,7 +111,7 @@ class ParallelRewrite(Concern):
                     return None
                 lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], call)]))
             body = list(updated.body.body)
-            at = 1 if body and _is_docstring(body[0]) else 0  # type: ignore[arg-type]
+            at = 1 if body and _is_docstring(body[0]) else 0  # type: ignore[arg-type]  # updated.body is an IndentedBlock (checked above): the narrowing does not reach into build()
             return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 
         names = ", ".join(f"`{param}`" for param, _ in rereads)
@@ -280,7 +280,7 @@ class ParallelRewrite(Concern):
             return updated
 
         def build() -> cst.Call | None:
-            sampler = self.ctx.imports.call(SAMPLER, [cst.Arg(parse_dotted(plan.dataset))])  # type: ignore[arg-type]
+            sampler = self.ctx.imports.call(SAMPLER, [cst.Arg(parse_dotted(plan.dataset))])  # type: ignore[arg-type]  # plan.dataset is not None (checked at the top): the narrowing does not reach into build()
             world, rank = self.ctx.call("world_size"), self.ctx.call("global_ordinal")
             if sampler is None or world is None or rank is None:
                 return None
@@ -382,7 +382,7 @@ class ParallelRewrite(Concern):
             line = cst.parse_statement(f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n')
             return cst.FlattenSentinel([updated, line])
 
-        fixed = self.ctx.fix(  # type: ignore[misc]
+        fixed = self.ctx.fix(  # type: ignore[misc]  # mypy cannot infer fix()'s ReplacementT from a build returning a FlattenSentinel
             AMP_GRADIENT_ALL_REDUCE,
             original,
             "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "

@@ -402,7 +402,7 @@ class RankAnalysis(Analysis):
                     grew = True
         feeding: set[str] = set()
         for sub in (sub for value in launch.handed() for sub in walk(value)):
-            if (name := dotted(sub)) in counts:  # type: ignore[operator,assignment]
+            if (name := dotted(sub)) in counts:  # type: ignore[operator,assignment]  # ``name`` is typed str by the loop above; dotted() may give None, which ``in counts`` finds absent
                 feeding.add(name)
         return _Counts(counts, feeding)
 

@@ -100,7 +100,7 @@ class SamplerAnalysis(Analysis):
             if type(loop) is not cst.For:
                 continue
             loader, name = _iterated_loader(loop)
-            call = loader if type(loader) is cst.Call and loader in loaders.made else loaders.call_of(name)  # type: ignore[assignment]
+            call = loader if type(loader) is cst.Call and loader in loaders.made else loaders.call_of(name)  # type: ignore[assignment]  # loaders.call_of returns Call | None; call is checked for None below
             if call is None or self.loader_owner.get(call, "") in parent:
                 continue
             keywords = call_args(call)[1]

@@ -324,7 +324,7 @@ def _read_message(label: str, per_step: float, runs_per_step: float, fallback: b
 
 
 def _last_user_frame(outcome: dict[str, object], user_code: UserCode) -> Frame | None:
-    frames = [(str(f), int(line), str(function)) for f, line, function in outcome.get("frames", [])]  # type: ignore[attr-defined]
+    frames = [(str(f), int(line), str(function)) for f, line, function in outcome.get("frames", [])]  # type: ignore[attr-defined]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
     return next((f for f in reversed(frames) if user_code(f[0])), None)
 
 

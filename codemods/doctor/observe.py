@@ -106,11 +106,11 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
     finished = next((e for e in events if e.get("kind") == "finished"), None)
     if finished is None:
         return None
-    boundaries = [int(e.get("graphs_bytes", 0)) for e in step_events]  # type: ignore[call-overload]
+    boundaries = [int(e.get("graphs_bytes", 0)) for e in step_events]  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
     reads = [
         HostRead(str(file), int(line), str(label), int(count), step)
         for step, event in enumerate([*step_events, finished], start=1)
-        for file, line, _function, label, count in event.get("reads", [])  # type: ignore[attr-defined]
+        for file, line, _function, label, count in event.get("reads", [])  # type: ignore[attr-defined]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
     ]
     runs = []
     seen: set[str] = set()
@@ -125,20 +125,20 @@ def observe(events: list[dict[str, object]], graph_file: str) -> Observation | N
         seen.add(graph_hash)
     return Observation(
         steps=[Metrics.of(e.get("metrics")) for e in step_events],
-        step_times=[float(e.get("time", 0.0)) for e in step_events],  # type: ignore[arg-type]
+        step_times=[float(e.get("time", 0.0)) for e in step_events],  # type: ignore[arg-type]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
         final=Metrics.of(finished.get("metrics")),
         runs=runs,
         reads=reads,
         outcome=finished,
-        fallback_ops=[str(op) for op in finished.get("fallback_ops", [])],  # type: ignore[attr-defined]
+        fallback_ops=[str(op) for op in finished.get("fallback_ops", [])],  # type: ignore[attr-defined]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
         loaders=list(
             dict.fromkeys(
                 Loader(
                     str(e["file"]),
-                    int(e["line"]),  # type: ignore[call-overload]
-                    int(e["batch_size"]),  # type: ignore[call-overload]
+                    int(e["line"]),  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
+                    int(e["batch_size"]),  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
                     bool(e["drop_last"]),
-                    None if e.get("samples") is None else int(e["samples"]),  # type: ignore[call-overload]
+                    None if e.get("samples") is None else int(e["samples"]),  # type: ignore[call-overload]  # a probe event is dict[str, object] (JSON from the child process): this key holds what the probe wrote
                 )
                 for e in events
                 if e.get("kind") == "loader"

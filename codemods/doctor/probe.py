@@ -146,7 +146,7 @@ class Probe:
 
         step_marker = torch_xla._XLAC._xla_step_marker
 
-        def counting_step_marker(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def counting_step_marker(*args, **kwargs):  # type: ignore[no-untyped-def]  # wraps torch_xla's untyped _XLAC._xla_step_marker
             before = self.graphs_bytes()
             result = step_marker(*args, **kwargs)
             if self.graphs_bytes() == before:
@@ -168,7 +168,7 @@ class Probe:
 
         spawn = xmp.spawn
 
-        def spawn_here(fn, args=(), nprocs=None, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]
+        def spawn_here(fn, args=(), nprocs=None, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]  # wraps torch_xla's xmp.spawn, which is untyped
             return spawn(fn, args=args, nprocs=1, join=join, daemon=daemon, start_method=start_method)
 
         xmp.spawn = spawn_here
@@ -182,13 +182,13 @@ class Probe:
 
         loader_init = DataLoader.__init__
 
-        def recording_init(loader, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def recording_init(loader, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch's DataLoader.__init__: its arguments pass through untyped
             loader_init(loader, *args, **kwargs)
             self._loader_made(loader, sys._getframe(1))
 
         DataLoader.__init__ = recording_init
 
-    def _loader_made(self, loader, caller) -> None:  # type: ignore[no-untyped-def]
+    def _loader_made(self, loader, caller) -> None:  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
         """A DataLoader's batch size and sample count: its last batch may be short."""
         where = self.user_code.frame(caller)
         if where is None or not loader.batch_size:
@@ -206,7 +206,7 @@ class Probe:
             samples=samples,
         )
 
-    def _host_read(self, name: str, original, tensor_type):  # type: ignore[no-untyped-def]
+    def _host_read(self, name: str, original, tensor_type):  # type: ignore[no-untyped-def]  # wraps a torch.Tensor method (untyped here: any of several)
         """``original`` wrapped to count calls on XLA tensors by the user line that made them."""
         reading = self._reading
         label = {
@@ -220,7 +220,7 @@ class Probe:
             "__array__": "numpy array",
         }.get(name, f".{name}()")
 
-        def read(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def read(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]  # wraps a torch.Tensor method (untyped here: any of several)
             if getattr(reading, "active", False) or tensor.device.type != "xla":
                 return original(tensor, *args, **kwargs)
             reading.active = True

@@ -262,7 +262,7 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     names = _FIELDS.get(kind)
     if names is None:
         present = {f.name for f in dataclasses.fields(kind)}
-        names = _LEXICAL.get(kind) or tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[call-overload]
+        names = _LEXICAL.get(kind) or tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[call-overload]  # kind is a libcst node class (a dataclass): dataclasses.fields accepts it, its stub wants an instance or DataclassInstance type
         names = tuple(n for n in names if n in present and not _LAYOUT.search(n))
         _FIELDS[kind] = names
     return names
@@ -320,7 +320,7 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], Sequence[cst.CSTNode]]:
     lines.append("    return found")
     namespace: dict[str, object] = {"_is_node_type": _is_node_type, "_NODE_KINDS": _NODE_KINDS}
     exec("\n".join(lines), namespace)
-    return namespace["read"]  # type: ignore[return-value]
+    return namespace["read"]  # type: ignore[return-value]  # exec() fills namespace (dict[str, object]): ``read`` is the function the generated source defines
 
 
 def field_shapes(kind: type) -> tuple[tuple[str, str], ...]:
@@ -424,10 +424,10 @@ def assigned_values(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Bas
         name = dotted(node.target)
         return [(name, node.value)] if node.value is not None and name is not None else []
     pairs: list[tuple[str, cst.BaseExpression]] = []
-    for target in node.targets:  # type: ignore[union-attr]
+    for target in node.targets:  # type: ignore[union-attr]  # node is an Assign here (AnnAssign returned above): mypy does not narrow on type()
         name = dotted(target.target)
         if name is not None:
-            pairs.append((name, node.value))  # type: ignore[arg-type]
+            pairs.append((name, node.value))  # type: ignore[arg-type]  # an Assign's value is never None (only AnnAssign's can be)
         elif type(target.target) is cst.Tuple and type(node.value) is cst.Tuple:
             for element, value in zip(target.target.elements, node.value.elements):
                 if (element_name := dotted(element.value)) is not None:

@@ -55,7 +55,7 @@ class _StartRecordingState(CodegenState):
         if self._wanted(node):
             self.starts[node] = (self.line, self.column + 1)
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]  # libcst's record_syntactic_position is untyped; this override keeps its signature
         if not self._wanted(node):
             return _NOTHING
         if start_node is not None:
@@ -111,13 +111,13 @@ class _PlainState(CodegenState):
     with the token list's own append as ``add_token`` (no Python call per token)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # passes libcst CodegenState's dataclass fields through unchanged
         self.__post_init__()
 
     def __post_init__(self) -> None:  # dataclass subclasses call it from their own __init__
-        self.add_token = self.tokens.append  # type: ignore[method-assign,assignment]
+        self.add_token = self.tokens.append  # type: ignore[method-assign,assignment]  # libcst's add_token is a method: an instance attribute bound to list.append replaces it (faster)
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]  # libcst's record_syntactic_position is untyped; this override keeps its signature
         return _NOTHING
 
 
@@ -143,7 +143,7 @@ class _StatementRecordingState(_PlainState):
     def before_codegen(self, node: cst.CSTNode) -> None:
         kind = type(node)
         if kind is cst.Module or kind is cst.IndentedBlock:
-            body = node.body  # type: ignore[attr-defined]
+            body = node.body  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
             self.members.update(id(statement) for statement in body)
             for before, after in zip(body, body[1:]):
                 self.previous[id(after)] = id(before)
@@ -306,7 +306,7 @@ class _ReusingState(_PlainState):
     wanted: frozenset[int] = frozenset()
     found: dict[cst.CSTNode, int] = field(default_factory=dict)
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def]  # libcst's record_syntactic_position is untyped; this override keeps its signature
         if start_node is None and id(node) in self.wanted:  # (a borrowed start is left to a whole print)
             self.found[node] = len(self.tokens)
         return _NOTHING
@@ -381,8 +381,8 @@ def code_reusing(module: cst.Module, before: Printed, targets: Collection[cst.CS
 def _with_verbatim(node: cst.CSTNode, before: Printed) -> cst.CSTNode:
     kind = type(node)
     if kind is cst.Module or kind is cst.IndentedBlock:
-        body = [before.verbatim(statement) or _with_verbatim(statement, before) for statement in node.body]  # type: ignore[attr-defined]
-        same = all(new is old for new, old in zip(body, node.body))  # type: ignore[attr-defined]
+        body = [before.verbatim(statement) or _with_verbatim(statement, before) for statement in node.body]  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+        same = all(new is old for new, old in zip(body, node.body))  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         return node if same else node.with_changes(body=body)
     if kind not in _HOLDERS:
         return node

@@ -264,7 +264,7 @@ class Rewriter(cst.CSTTransformer):
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
         self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
         for concern in concerns:
-            for attr in _leave_hooks(type(concern)):  # type: ignore[arg-type]
+            for attr in _leave_hooks(type(concern)):  # type: ignore[arg-type]  # functools.cache types its argument Hashable: a class is hashable, mypy's type[...] is not seen so
                 self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
         self.xla_guard_depth = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
@@ -276,7 +276,7 @@ class Rewriter(cst.CSTTransformer):
         nothing changed keep their identity and their printed text (positions.code_reusing)."""
         if self.to_visit is None:
             return module.visit(self)
-        return self._enter(module)  # type: ignore[return-value]
+        return self._enter(module)  # type: ignore[return-value]  # _enter of a Module returns the Module: its return is typed object for all nodes
 
     def _enter(self, node: cst.CSTNode) -> object:
         self.on_visit(node)
@@ -315,17 +315,17 @@ class Rewriter(cst.CSTTransformer):
             self.xla_guard_depth += 1
         return True
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:  # type: ignore[override]
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:  # type: ignore[override]  # returns a node, a RemovalSentinel or a FlattenSentinel as libcst's does, typed object to cover hooks' results
         if self.to_visit is not None and id(original_node) not in self.to_visit:
             self.ctx.ancestors.pop()
             return updated_node
         result: object = updated_node
         kind = type(original_node)
         if kind in _BLOCKS and (self.ctx.dropped_statements or self.ctx.lines_after.ids):
-            result = self._without_dropped(updated_node)  # type: ignore[arg-type]
+            result = self._without_dropped(updated_node)  # type: ignore[arg-type]  # narrowed by ``kind in _BLOCKS`` (Module, IndentedBlock): mypy does not narrow on type()
         if not self.xla_guard_depth:
             if kind in _REFERENCES and self.reference_handlers:
-                result = self._reference(original_node, result)  # type: ignore[arg-type]
+                result = self._reference(original_node, result)  # type: ignore[arg-type]  # narrowed by ``kind in _REFERENCES`` (Name, Attribute): mypy does not narrow on type()
             for handler in self.handlers.get(kind.__name__, ()):
                 if not _is_node(result):
                     break
@@ -360,7 +360,7 @@ class Rewriter(cst.CSTTransformer):
         return result
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
-        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)  # type: ignore[type-var]
+        return without_statements(with_lines_after(block, self.ctx.lines_after), self.ctx.dropped_statements)  # type: ignore[type-var]  # BlockT is one of Module or IndentedBlock: mypy will not bind it to their union
 
 
 def _is_node(result: object) -> bool:
@@ -394,9 +394,9 @@ def with_lines_after(block: BlockT, lines_after: NodeMap[Sequence[cst.EmptyLine]
             continue
         following = body[index + 1] if index + 1 < len(body) else None
         if following is not None and hasattr(following, "leading_lines"):
-            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]
+            body[index + 1] = following.with_changes(leading_lines=[*lines, *following.leading_lines])  # type: ignore[has-type]  # mypy's hasattr() narrowing leaves these names' types undetermined; they are a statement and lists of EmptyLine
         else:
-            footer = [*lines, *footer]  # type: ignore[has-type]
+            footer = [*lines, *footer]  # type: ignore[has-type]  # mypy's hasattr() narrowing (above) leaves these names' types undetermined; both are lists of EmptyLine
     return block.with_changes(body=body, footer=footer)
 
 
@@ -413,7 +413,7 @@ def without_statements(block: BlockT, to_remove: set[cst.CSTNode]) -> BlockT:
             carried.extend(getattr(statement, "leading_lines", ()))
             continue
         if carried and hasattr(statement, "leading_lines"):
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])  # type: ignore[has-type]  # mypy's hasattr() narrowing leaves ``statement``'s type undetermined; it is a statement with leading_lines
             carried = []
         kept.append(statement)
     if carried and type(block) is cst.IndentedBlock:

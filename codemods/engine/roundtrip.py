@@ -130,7 +130,7 @@ def _start_of_line(source: str | bytes, line: int) -> int | None:
     newline = "\n" if isinstance(source, str) else b"\n"
     offset = 0
     for _ in range(line - 1):
-        found = source.find(newline, offset)  # type: ignore[arg-type]
+        found = source.find(newline, offset)  # type: ignore[arg-type]  # newline has the type of source (str or bytes, chosen on the line above): mypy does not pair them
         if found < 0:
             return None
         offset = found + 1

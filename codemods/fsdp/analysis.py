@@ -65,7 +65,7 @@ class FsdpAnalysis(Analysis):
                 self.assigned[name].append(node.value)
                 core = node.value
                 while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-                    core = receiver(core)  # type: ignore[assignment]
+                    core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
                 if type(core) is cst.Call and self.walk.resolve(core.func) in apis.FSDP_CLASSES:
                     self.wrapped_names.add(name)
 
@@ -101,7 +101,7 @@ class FsdpAnalysis(Analysis):
         elif (what := self._state_dict_api(node)) is not None:
             self._state_dict(node, what)
         elif method_name(node) in STATE_DICT_CALLS and not self.state_dict_withs:
-            self.state_dict_calls.append((node, method_name(node)))  # type: ignore[arg-type]
+            self.state_dict_calls.append((node, method_name(node)))  # type: ignore[arg-type]  # method_name(node) is in STATE_DICT_CALLS (checked in the elif), so not None
         elif (func := dotted(node.func)) is not None and node.args:
             self.handed.append((node, func, {n for a in node.args if (n := dotted(a.value)) is not None}))
 
@@ -169,7 +169,7 @@ class FsdpAnalysis(Analysis):
                 continue
             definition = self.numel_functions[function]
             if "unwrapped_params" in set(names_in(definition)):
-                part.numel_policies[policy] = function  # type: ignore[index]
+                part.numel_policies[policy] = function  # type: ignore[index]  # function is None when policy is None (two lines above), so policy is an Arg here
             else:
                 part.policy_renames.add(definition)
         if part.active:

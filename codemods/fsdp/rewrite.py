@@ -474,7 +474,7 @@ class FsdpRewrite(Concern):
         """A policy written for torch (``nonwrapped_numel``) takes torch_xla's ``unwrapped_params``."""
         if original not in self.facts.fsdp.policy_renames or "fsdp" not in self.ctx.target.apis:
             return updated
-        return self.ctx.fix_or_keep(  # type: ignore[return-value]
+        return self.ctx.fix_or_keep(  # type: ignore[return-value]  # the replacement is a FunctionDef (build renames its parameter): fix_or_keep's type is wider
             updated,
             XLA_FSDP,
             original,

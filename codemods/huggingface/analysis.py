@@ -115,7 +115,7 @@ class HuggingFaceAnalysis(Analysis):
             return
         default = node.value
         if isinstance(default, cst.Call) and dotted(default.func) in ("field", "dataclasses.field"):
-            default = arg_value(default, 99, "default")  # type: ignore[assignment]
+            default = arg_value(default, 99, "default")  # type: ignore[assignment]  # arg_value may be None: the isinstance test below takes it as no default
         if isinstance(default, cst.Name) and default.value == "None":
             self.part.default_preprocessing_workers.append(node)
 
@@ -139,7 +139,7 @@ class HuggingFaceAnalysis(Analysis):
             elif name is not None and _builds_tokenizer(callee, name, value):
                 self.tokenizers.add(name)
             elif method_name(value) in PARSE_METHODS and dotted(receiver(value)) in self.parsers:
-                self._parse(target.target, self.parsers[dotted(receiver(value))])  # type: ignore[index]
+                self._parse(target.target, self.parsers[dotted(receiver(value))])  # type: ignore[index]  # dotted(receiver(value)) is in self.parsers (checked in the elif), so not None
 
     def _builds_accelerator(self, value: cst.BaseExpression) -> bool:
         """``Accelerator(...)``, or a conditional expression each of whose branches builds one
@@ -174,7 +174,7 @@ class HuggingFaceAnalysis(Analysis):
         anchor: cst.CSTNode = statement
         # Parsed in each branch of ``if json_file: ... else: ...``: set it after the chain.
         if isinstance(parent, cst.If) and parent.orelse is not None or id(parent) in self.elif_heads:
-            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]
+            anchor = self.elif_heads.get(id(parent), parent)  # type: ignore[assignment]  # the condition makes parent an If or a key of elif_heads: get() gives a node, never None
         self.parses.append((name, anchor))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:

@@ -51,5 +51,5 @@ class EntryRewrite(Concern):
         )
         if new is None:
             return updated
-        body.insert(body.index(main) + 1, new)  # type: ignore[arg-type]
+        body.insert(body.index(main) + 1, new)  # type: ignore[arg-type]  # main is an item of body (checked above) and new the FunctionDef parsed above: typed CSTNode and BaseStatement
         return updated.with_changes(body=body)

@@ -26,13 +26,13 @@ class ImportAnalysis(Analysis):
         part = self.facts.imports
         part.table.add(node, self.walk.module_level and node not in part.after_code)
         if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
-            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]
+            part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]  # names is not ImportStar (checked in the if): mypy does not narrow node.names through the or
         if isinstance(node, cst.Import):
             modules = [dotted(alias.name) or "" for alias in node.names]
             for alias, module in zip(node.names, modules):
                 if not outside_project(module):
                     if alias.asname is not None:
-                        part.project_names[alias.evaluated_alias] = (module, "")  # type: ignore[index]
+                        part.project_names[alias.evaluated_alias] = (module, "")  # type: ignore[index]  # asname is not None, so evaluated_alias is a str
                     else:
                         part.project_names[module.split(".")[0]] = (module.split(".")[0], "")
         else:
@@ -85,7 +85,7 @@ def import_anchor(module: cst.Module) -> cst.CSTNode | None:
             break
         anchor = statement
         for s in small:
-            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]  # type: ignore[attr-defined]
+            names = [dotted(a.name) or "" for a in s.names] if type(s) is cst.Import else [dotted(s.module) or ""]  # type: ignore[attr-defined]  # s is an Import or an ImportFrom: the else branch (not Import) is an ImportFrom, which mypy does not narrow by type()
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 torch_anchor = statement
             if any(n == "torch_xla" or n.startswith("torch_xla.") for n in names):

@@ -53,8 +53,8 @@ def _used_names(module: cst.Module, wanted: set[str]) -> set[str]:
         node = stack.pop()
         kind = type(node)
         if kind is cst.Name:
-            if node.value in wanted:  # type: ignore[attr-defined]
-                used.add(node.value)  # type: ignore[attr-defined]
+            if node.value in wanted:  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+                used.add(node.value)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
         elif kind is cst.Attribute or kind is cst.Arg:
             stack.append(node.value)  # type: ignore[attr-defined]  # `x.save`, `f(save=...)` use no name `save`
         elif kind is not cst.Import and kind is not cst.ImportFrom:
@@ -78,7 +78,7 @@ class ImportsRewrite(Concern):
         insert_at = next((i + 1 for i, s in enumerate(body) if s is anchor), 0)
 
         originals = _imports_of(list(original.body))
-        updates = _imports_of(body)  # type: ignore[arg-type]
+        updates = _imports_of(body)  # type: ignore[arg-type]  # a module's statements are BaseStatements: list is invariant, so the union's list is not accepted
         paired = zip(updates, originals) if len(originals) == len(updates) else ((u, None) for u in updates)
         to_remove: set[cst.CSTNode] = set()
         for statement, source in paired:
@@ -132,7 +132,7 @@ class ImportsRewrite(Concern):
             if type(item) is cst.ImportFrom and type(item.names) is cst.ImportStar:
                 small.append(item)
                 continue
-            names = list(item.names)  # type: ignore[attr-defined]
+            names = list(item.names)  # type: ignore[attr-defined]  # an import line's items are Import or ImportFrom (typed BaseSmallStatement); the star import continued above
             kept = [a for a in names if _local_name(a, type(item) is cst.Import) not in self.unused]
             if len(kept) == len(names):
                 small.append(item)

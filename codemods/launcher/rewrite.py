@@ -136,7 +136,7 @@ class LauncherRewrite(Concern):
         statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
 
         def insert(line: cst.CSTNode) -> cst.CSTNode:
-            return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]
+            return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]  # _Edit's build returns a node; a FlattenSentinel (the line and the statement after it) is what libcst expands in its place
 
         self.plan(
             script.init_statements[0],
@@ -144,7 +144,7 @@ class LauncherRewrite(Concern):
                 SMP_SET_DEVICE,
                 f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
                 insert,
-                lambda flat: flat.nodes[1],  # type: ignore[attr-defined]
+                lambda flat: flat.nodes[1],  # type: ignore[attr-defined]  # the replacement is the FlattenSentinel made by insert above
             ),
         )
 
@@ -174,7 +174,7 @@ class _EstimatorCheck:
     def instance(self) -> tuple[str, instances.InstanceType] | None:
         """The instance type and its table entry; None (reported once) when unknown."""
         if self._instance is not _UNSET:
-            return self._instance  # type: ignore[return-value]
+            return self._instance  # type: ignore[return-value]  # _instance is the _UNSET sentinel or the cached result: typed object for the sentinel
         self._instance = None
         purpose = "what depends on `instance_type` (GPUs, EFA)"
         value = self.estimator.value("instance_type")
@@ -288,7 +288,7 @@ class _EstimatorCheck:
 
         def wrap(written: cst.CSTNode) -> cst.CSTNode:
             name = _string_like(key, "modelparallel")
-            return cst.Dict([cst.DictElement(name, written)])  # type: ignore[arg-type]
+            return cst.Dict([cst.DictElement(name, written)])  # type: ignore[arg-type]  # _Edit's build takes any node: the one planned here is the written value, an expression
 
         self.owner.plan(
             smdistributed.written,
@@ -586,8 +586,8 @@ class TrainingCompilerCheck:
                 COMPILER_DISTRIBUTION,
                 'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
                 "starts one compiled process per GPU",
-                lambda node: _append_argument(node, argument),  # type: ignore[arg-type]
-                lambda node: node.args[-1],  # type: ignore[attr-defined]
+                lambda node: _append_argument(node, argument),  # type: ignore[arg-type]  # _Edit's build takes any node: the one planned here is ``call``, a Call
+                lambda node: node.args[-1],  # type: ignore[attr-defined]  # the replacement is _append_argument's Call: _Edit's anchor takes any node
             ),
         )
 

@@ -454,7 +454,7 @@ class FlowAnalysis(Analysis):
                 self.is_device(scope, e) for e in (node.left, *(c.comparator for c in node.comparisons))
             )
         if type(node) in (cst.Tuple, cst.List):
-            return any(self.is_device(scope, e.value) for e in node.elements)  # type: ignore[attr-defined]
+            return any(self.is_device(scope, e.value) for e in node.elements)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
         return False
 
     def call_is_device(self, scope: Scope, call: cst.Call) -> bool:
@@ -538,7 +538,7 @@ class FlowAnalysis(Analysis):
                 return True
             return False
 
-        passed = [(site, self.params_for(site.node)) for site in self.sites.calls]  # type: ignore[arg-type]
+        passed = [(site, self.params_for(site.node)) for site in self.sites.calls]  # type: ignore[arg-type]  # sites.calls holds Call nodes (its sites are typed CSTNode)
         functions = [scope for scope in scopes if scope.returns]
         while True:  # to a fixed point: each round that goes on adds a name or a flag (finite sets)
             before = clock
@@ -613,7 +613,7 @@ class FlowAnalysis(Analysis):
             for site in self.sites.calls:
                 if not site.loops and site.scope.node is None:
                     continue
-                for callee, param, arg in self.params_for(site.node):  # type: ignore[arg-type]
+                for callee, param, arg in self.params_for(site.node):  # type: ignore[arg-type]  # sites.calls holds Call nodes (its sites are typed CSTNode)
                     if self.varying_in(site.scope, arg) and not self.is_device(site.scope, arg):
                         callee.varying.add(param)
             if sum(len(s.varying) for s in scopes) == before:
@@ -646,7 +646,7 @@ class FlowAnalysis(Analysis):
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(target) in (cst.Tuple, cst.List):
-        return [e for element in target.elements for e in _unpack(element.value)]  # type: ignore[attr-defined]
+        return [e for element in target.elements for e in _unpack(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     if type(target) is cst.StarredElement:
         return _unpack(target.value)
     return [target]
@@ -674,14 +674,14 @@ def _pairs(targets: list[cst.BaseExpression], value: cst.BaseExpression) -> list
     name with its value (a host number beside a tensor is no tensor); else None."""
     if len(targets) != 1 or type(targets[0]) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
         return None
-    names = [dotted(e.value) for e in targets[0].elements]  # type: ignore[attr-defined]
-    values = value.elements  # type: ignore[attr-defined]
+    names = [dotted(e.value) for e in targets[0].elements]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    values = value.elements  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
     if (
         len(names) != len(values)
         or any(n is None for n in names)
         or any(
             type(e) is cst.StarredElement
-            for e in (*targets[0].elements, *values)  # type: ignore[attr-defined]
+            for e in (*targets[0].elements, *values)  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
         )
     ):
         return None

@@ -93,7 +93,7 @@ class HostReadAnalysis(Analysis):
                 reads[call], values[call] = site, call.args[0].value
         for site in self.flow.sites.implicit:
             if self.flow.is_device(site.scope, site.node) and not reads_to_host(site.node):
-                reads[site.node], values[site.node] = site, site.node  # type: ignore[assignment]
+                reads[site.node], values[site.node] = site, site.node  # type: ignore[assignment]  # an implicit site's node is an expression (sites.implicit holds expressions, typed CSTNode)
         training = self.facts.training.all_loops
         reads = {node: site for node, site in reads.items() if not site.in_lambda}
         for node, site in reads.items():
@@ -105,7 +105,7 @@ class HostReadAnalysis(Analysis):
             if kind == "logging":
                 self._step_closure(site, node, loop)
         for site in self.flow.sites.tests:
-            if any(loop in training for loop in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]
+            if any(loop in training for loop in site.loops) and self._tests_device_value(site.scope, site.node):  # type: ignore[arg-type]  # a test site's node is an expression (sites.tests holds if/while tests, typed CSTNode)
                 self.part.device_tests.add(site.node)
         return reads
 

@@ -108,7 +108,7 @@ class _Groups:
             return True
         other = self.find(member)
         if other != root:
-            self.parent[other] = root  # type: ignore[index]
+            self.parent[other] = root  # type: ignore[index]  # member is in self.parent (checked above): find() returns None only for an unknown key
             return True
         return False
 
@@ -144,7 +144,7 @@ class RecompilationSourceAnalysis(Analysis):
         for _ in range(6):  # parameters that receive the data join its group
             grew = False
             for site in self.flow.sites.calls:
-                for callee, param, arg in self.flow.params_for(site.node):  # type: ignore[arg-type]
+                for callee, param, arg in self.flow.params_for(site.node):  # type: ignore[arg-type]  # sites.calls holds Call nodes (its sites are typed CSTNode)
                     name = dotted(arg)
                     if type(arg) is cst.Name and name is not None:
                         grew = groups.join((id(self.flow.owner(site.scope, name)), name), (id(callee), param)) or grew
@@ -187,8 +187,8 @@ class RecompilationSourceAnalysis(Analysis):
             device = members[0].device
             problem = problems.get(key) or self._device_problem(members, [site for site, _ in sites])
             for site, varying in sites:
-                self.part.sliced_data[site.node] = SlicedData(  # type: ignore[index]
-                    site.node.value.value,  # type: ignore[attr-defined]
+                self.part.sliced_data[site.node] = SlicedData(  # type: ignore[index]  # a sliced-data site's node is a Subscript (the sites are typed CSTNode)
+                    site.node.value.value,  # type: ignore[attr-defined]  # a sliced-data site's node is a Subscript (the sites are typed CSTNode)
                     bool(varying),
                     None if problem else device,
                     problem or "",
@@ -205,7 +205,7 @@ class RecompilationSourceAnalysis(Analysis):
         codes = {dotted(o.device) for o in origins}
         if len(codes) != 1 or None in codes:
             return "its device is not one plain name"
-        root = codes.pop().split(".")[0]  # type: ignore[union-attr]
+        root = codes.pop().split(".")[0]  # type: ignore[union-attr]  # None is not in codes (checked above), so pop() is a str
         for origin in origins:
             for site in sites:
                 if site.scope is origin.scope:
@@ -221,7 +221,7 @@ class RecompilationSourceAnalysis(Analysis):
         for name, scopes in self.flow.functions.items():
             scope = scopes[0]
             if len(scopes) == 1 and scope.returns and all(self._is_data_move(scope, r) for r in scope.returns):
-                returns_moved[name] = (scope.returns, scope)  # type: ignore[assignment]
+                returns_moved[name] = (scope.returns, scope)  # type: ignore[assignment]  # _is_data_move checked every return is a Call
         assigned: dict[tuple[int, str], int] = {}
         for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
             for targets, _, _, _ in scope.assignments:
@@ -234,10 +234,10 @@ class RecompilationSourceAnalysis(Analysis):
                 if key is None or loops or augmented or "." in targets[0] or assigned[key] != 1:
                     continue  # a name assigned more than once is not one tensor
                 if self._is_data_move(scope, value):
-                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type,list-item]
+                    origins[key] = _Origin(targets[0], [value], arg_value(value, 0, "device"), scope)  # type: ignore[arg-type,list-item]  # _is_data_move(value) checked value is a Call with a device argument
                 elif type(value) is cst.Call and (dotted(value.func) or "") in returns_moved:
-                    moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]
-                    origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]
+                    moves, function_scope = returns_moved[dotted(value.func)]  # type: ignore[index]  # dotted(value.func) is in returns_moved (checked in the elif), so not None
+                    origins[key] = _Origin(targets[0], moves, arg_value(moves[0], 0, "device"), function_scope)  # type: ignore[arg-type]  # returns_moved's moves are data moves: their device argument is there
         return origins
 
     def _is_data_move(self, scope: Scope, value: cst.BaseExpression) -> bool:

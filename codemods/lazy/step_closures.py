@@ -68,7 +68,7 @@ class StepClosureRewrite(Concern):
         reason = closure.blocked or self._no_barrier(closure)
         rewritten: dict[int, cst.CSTNode] | None = {}
         if reason is None:  # the closure is built only for a statement that may move
-            hoisted = self._hoisted(original.value, closure)  # type: ignore[arg-type]
+            hoisted = self._hoisted(original.value, closure)  # type: ignore[arg-type]  # step closures are recorded for logging Expr statements, whose value is the print/log Call
             if updated is not original:
                 rewritten = _rewritten_values(original.value, updated.value, hoisted[0])
                 if rewritten is None:
@@ -116,16 +116,16 @@ class StepClosureRewrite(Concern):
                     current = parents.get(id(current))
         hoisting = _Hoisting(values, on_path)
         body = hoisting.rebuild(call)
-        hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})  # type: ignore[attr-defined]
+        hoisting.rename_clashes(_names_used(body) - {n.value for n in walk(body) if id(n) in hoisting.made})  # type: ignore[attr-defined]  # ids in hoisting.made are the Name nodes it made
         return hoisting, hoisting.rebuild(call)
 
     def _closure(self, hoisting: _Hoisting, body: cst.CSTNode, rewritten: dict[int, cst.CSTNode]) -> cst.Call | None:
         """``xm.add_step_closure(lambda <params>: <body>, args=(<values>))``; ``rewritten``:
         what other rewrites made of the values (by the original value's id)."""
         params = [cst.Param(cst.Name(name)) for name in hoisting.names]
-        function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]
-        elements = [cst.Element(rewritten.get(id(value), value)) for value in hoisting.values]  # type: ignore[arg-type]
-        elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type,misc]
+        function = cst.Lambda(params=cst.Parameters(params=params), body=body)  # type: ignore[arg-type]  # rebuild() of an expression returns an expression (typed CSTNode for all nodes)
+        elements = [cst.Element(rewritten.get(id(value), value)) for value in hoisting.values]  # type: ignore[arg-type]  # hoisted values are expressions (typed CSTNode)
+        elements = [with_comma(e) if i < len(elements) - 1 else e for i, e in enumerate(elements)]  # type: ignore[arg-type,misc]  # with_comma is typed for Arg; an Element has the same comma field and with_changes
         if len(elements) == 1:
             elements = [elements[0].with_changes(comma=cst.Comma())]
         args = cst.Arg(cst.Tuple(elements), keyword=cst.Name("args"), equal=_NO_SPACE)
@@ -223,7 +223,7 @@ class _Hoisting:
 
     def rebuild(self, node: cst.CSTNode) -> cst.CSTNode:
         if id(node) in self.read_values:
-            return self._param(node)  # type: ignore[arg-type]
+            return self._param(node)  # type: ignore[arg-type]  # read_values holds the ids of expressions only
         changes: dict[str, object] = {}
         for field in dataclasses.fields(node):
             value = getattr(node, field.name)
@@ -235,7 +235,7 @@ class _Hoisting:
 
     def _child(self, parent: cst.CSTNode, field: str, node: cst.CSTNode) -> cst.CSTNode:
         if type(parent) is cst.ConcatenatedString:  # its parts must stay strings: hoist from inside them
-            return node if _literal(node) else self.rebuild(node)  # type: ignore[arg-type]
+            return node if _literal(node) else self.rebuild(node)  # type: ignore[arg-type]  # a ConcatenatedString's children are strings (expressions)
         if id(node) in self.read_values or id(node) in self.on_path or isinstance(node, _WRAPPERS):
             if (type(parent), field) in _KEPT_FIELDS and id(node) not in self.on_path:
                 return node

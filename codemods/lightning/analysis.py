@@ -211,9 +211,9 @@ class LightningAnalysis(Analysis):
         new: str | None = ""
         why = ""
         if parameter == "accelerator":
-            new = ACCELERATORS.get(text, "")  # type: ignore[arg-type]
+            new = ACCELERATORS.get(text, "")  # type: ignore[arg-type]  # dict.get takes None and returns the default: the stub wants a str
         elif parameter == "precision":
-            new = PRECISIONS.get(text, "")  # type: ignore[arg-type]
+            new = PRECISIONS.get(text, "")  # type: ignore[arg-type]  # dict.get takes None and returns the default: the stub wants a str
             why = "Lightning's XLAPrecision takes 32-true, 16-true or bf16-true" if new is None else ""
         else:
             new, why = strategy_on_xla(text or "", kind)

@@ -37,7 +37,7 @@ class LightningRewrite(Concern):
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         if original in self.facts.lightning.legacy:
-            name = original.keyword.value  # type: ignore[union-attr]
+            name = original.keyword.value  # type: ignore[union-attr]  # the analysis records legacy keyword arguments only: keyword is not None
             self.ctx.report(
                 LIGHTNING_MANUAL,
                 original,

@@ -113,7 +113,7 @@ class ProjectAnalysis(Analysis):
     @assignments(unpack=False)
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
         while type(value) is cst.Call and method_name(value) in _MOVES:
-            value = receiver(value)  # type: ignore[assignment]
+            value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         project_names = self.facts.imports.project_names
         if type(value) in (cst.Name, cst.Attribute) and "." not in name and (other := dotted(value)) is not None:
             head, _, rest = other.partition(".")
@@ -140,7 +140,7 @@ class ProjectAnalysis(Analysis):
             if node.relative or not outside_project(module):
                 self.star_imports.append((module, node))
             return
-        for alias in node.names:  # type: ignore[union-attr]
+        for alias in node.names:  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
             local = alias.evaluated_alias or alias.evaluated_name
             self.import_nodes.setdefault(local if type(node) is cst.ImportFrom else local.split(".")[0], node)
 

@@ -145,7 +145,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         while type(core) is cst.Call and method_name(core) in ("to", "cuda", "float", "double", "train", "eval"):
             if moved is None and method_name(core) in ("to", "cuda"):
                 moved = core
-            core = receiver(core)  # type: ignore[assignment]
+            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
@@ -233,7 +233,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
-            moved = self._moved_name(receiver(node))  # type: ignore[arg-type]
+            moved = self._moved_name(receiver(node))  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             # A cast (``model.to(torch.bfloat16)``, ``.to(memory_format=...)``) keeps a
             # module's Parameter objects: no move for what optimizers were built over.
             changes_device = method == "cuda" or not self._casts_only(target)
@@ -246,7 +246,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             if (
                 changes_device
                 and function is not None
-                and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]
+                and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             ):
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
         if callee is not None and _is_optimizer_class(callee):
@@ -270,7 +270,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]
+            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]  # a .parameters() call (method matched) has an Attribute func, so receiver() is not None
         ):
             function.parameters_of.add(owner)
 
@@ -302,8 +302,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             ),
             None,
         )
-        if closure_index is not None and isinstance(node.args[closure_index].value, cst.Name):
-            self.closure_names.add(node.args[closure_index].value.value)  # type: ignore[attr-defined]
+        if closure_index is not None and isinstance(closure := node.args[closure_index].value, cst.Name):
+            self.closure_names.add(closure.value)
         step = OptimizerStep(name, closure_index, len(node.args) > (closure_index is not None))
         self.step_candidates.append((node, step, loop, function))
         if loop is None:
@@ -323,7 +323,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if statement is None or len(statement.body) != 1:
             return None
         small = statement.body[0]
-        return statement if type(small) in (cst.Expr, cst.Assign) and small.value is node else None  # type: ignore[attr-defined]
+        return statement if type(small) in (cst.Expr, cst.Assign) and small.value is node else None  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
 
     # -- results ----------------------------------------------------------------------------
 
@@ -362,7 +362,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
         fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
-        for call, step, loop, function in self.step_candidates:  # type: ignore[assignment]
+        for call, step, loop, function in self.step_candidates:  # type: ignore[assignment]  # the loop variable reuses the name ``loop`` typed _Loop above; here it may be None
             if part.is_optimizer(step.optimizer):
                 if self.facts.distributed.ddp or self._framework_drives_training:
                     continue  # the wrapper or the framework reduces the gradients
@@ -444,7 +444,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             loader = loader.args[0].value
             if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
                 return None
-            target = target.elements[1].value  # type: ignore[assignment]
+            target = target.elements[1].value  # type: ignore[assignment]  # target is re-bound from the for-target to its second element (an expression): names_in() below takes either
         name = dotted(loader)
         if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
             return None
@@ -507,7 +507,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
-            built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]
+            built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
                 return True
             if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):

@@ -150,7 +150,7 @@ class StepDrivers(Analysis):
                     kind = self.instances.get(name) if name is not None else None
                     built = project.built_by.get(name) if name is not None and kind is None else None
                     if kind is not None or built is not None:
-                        kinds.setdefault(param, set()).add(kind or built)  # type: ignore[arg-type]
+                        kinds.setdefault(param, set()).add(kind or built)  # type: ignore[arg-type]  # kind or built: one of them is not None (checked on the line above)
         for param, found in kinds.items():
             if len(found) != 1 or param in self.instances or param in project.built_by:
                 continue

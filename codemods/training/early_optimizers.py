@@ -195,23 +195,23 @@ class EarlyOptimizers(Analysis):
                 if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
                     device = event[2]
                     device = through_bound(init.bound, device if isinstance(device, str) else None)
-                    init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]
+                    init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
 
     def _scope_events(self, scope: _Scope) -> list[tuple[object, ...]]:
         """The scope's events with calls replaced by what they do to models; moves
         ("move", name, goes to XLA, description); parameters collected into a name that
         an optimizer is built from (``params = list(model.parameters())``) as optimizers
         over their modules, where they are collected."""
-        used = {name for event in scope.events if event[0] == "uses" for name in event[1]}  # type: ignore[attr-defined]
+        used = {name for event in scope.events if event[0] == "uses" for name in event[1]}  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
         collected: set[str] = set()
         bound = {event[1] for event in scope.events if event[0] == "collect"}
         feeding = set(self.optimizer_inputs)
         for event in scope.events:
             if event[0] == "collect" and event[1] in used:
-                calls = [sub for sub in walk(event[2]) if type(sub) is cst.Call]  # type: ignore[arg-type]
+                calls = [sub for sub in walk(event[2]) if type(sub) is cst.Call]  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                 feeding.update(calls)
                 if calls:  # ``params = []`` filled in a loop is not followed
-                    collected.add(event[1])  # type: ignore[arg-type]
+                    collected.add(event[1])  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
         events: list[tuple[object, ...]] = []
         for event in scope.events:
             kind = event[0]
@@ -222,27 +222,27 @@ class EarlyOptimizers(Analysis):
                 builds = target is not None and (
                     self.part.is_optimizer(target) or "optim" in str(event[1]).rsplit(".", 1)[-1].lower()
                 )
-                events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]
+                events.extend(self._argument_events(event[1], call, call in feeding or builds))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                 if builds:  # ``get_optimizer(model.parameters(), lr)``: the optimizer holds those
                     events.extend(
                         ("optimizer", owner, sub)
                         for arg in call.args
                         for sub, owner in _module_calls(arg.value)
-                        if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]
+                        if sub.func.attr.value in _PARAMETERS  # type: ignore[attr-defined]  # _module_calls keeps only calls whose func is an Attribute (type(sub.func) is cst.Attribute)
                     )
             elif kind == "move":
                 _, name, device, node = event
-                events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]
+                events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
             elif kind == "collect":
-                if (source := dotted(event[2])) is not None:  # type: ignore[arg-type]
+                if (source := dotted(event[2])) is not None:  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                     events.append(("alias", event[1], source))
                 if event[1] in collected:
-                    events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))  # type: ignore[arg-type]
+                    events.extend(("optimizer", owner, sub) for sub, owner in _module_calls(event[2]))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
             elif kind == "uses":
                 # Names bound here to what is not followed (``params = []`` filled in a loop),
                 # and tensors of a model (``model.weight``); a parameter of the function is
                 # the caller's to answer for.
-                untraced = [name for name in event[1] if name not in collected]  # type: ignore[attr-defined]
+                untraced = [name for name in event[1] if name not in collected]  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                 events.extend(("untraced", name, event[2], "", name in bound) for name in untraced)
             else:
                 events.append(event)
@@ -359,7 +359,7 @@ class EarlyOptimizers(Analysis):
                         (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
                     )
                     if attribute is not None and fn.node is not None:
-                        found.setdefault(owner, (attribute, _skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]
+                        found.setdefault(owner, (attribute, _skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]  # rest holds a move event's items (tuple[object, ...]): rest[0] is its Call
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
         return found
 
@@ -453,7 +453,7 @@ class EarlyOptimizers(Analysis):
     def _note_own_optimizer_move(self, name: str, built: tuple[str, str, str], move: cst.Call) -> None:
         target = arg_value(move, 0, "device")
         cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]
+        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
             return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin = built
@@ -468,7 +468,7 @@ class EarlyOptimizers(Analysis):
         fixable = all(xla for xla, _ in later)
         where = ", ".join(dict.fromkeys(str(w) for _, w in later))
         collects = len(rest) > 2 and bool(rest[2])
-        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)  # type: ignore[arg-type,index]
+        self.part.optimizer_before_move[call] = EarlyOptimizer(model, fixable, where, argument, collects, handed_in)  # type: ignore[arg-type,index]  # call and argument come from an event (tuple[object, ...]): a Call and its argument
 
     def _untraced(self, name: str, rest: list[object], on_cpu: set[str], after: list[tuple[object, ...]]) -> None:
         """An optimizer built from ``name``, which the tool cannot follow (bound here), or
@@ -492,7 +492,7 @@ class EarlyOptimizers(Analysis):
             else f"`{name}`, which the tool cannot trace,"
         )
         where = ", ".join(dict.fromkeys(str(w) for m, w in later if m == model))
-        self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]
+        self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]  # call comes from an event (tuple[object, ...]): it is a Call
 
 
 def _skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:

@@ -36,7 +36,7 @@ class LoaderAnalysis(Analysis):
         self.assigned[name].append(value)
         core = value
         while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
-            core = receiver(core)  # type: ignore[assignment]
+            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         if type(core) is cst.Call and self.walk.resolve(core.func) in apis.DATA_LOADERS:
             self.calls[name] = core
 

@@ -154,17 +154,17 @@ def with_barriers(
             inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
             return inserted[-1]
 
-        return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]
+        return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]  # with_barriers is called for For, While and FunctionDef nodes, all with a body: NodeT does not say so
 
     body = ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
     return updated if body is None else updated.with_changes(body=body)
 
 
-def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]
+def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]  # barrier is a zero-argument node factory: libcst's statement types make it awkward to spell
     """``body`` with a barrier before each statement of the ``exits`` kinds that belongs
     to it (``continue`` of this loop, ``return`` of this function) and at its end
     (before a final break/continue/return/raise)."""
-    body = body.visit(_BeforeExits(barrier, exits))  # type: ignore[assignment]
+    body = body.visit(_BeforeExits(barrier, exits))  # type: ignore[assignment]  # _BeforeExits never removes the suite it is given, so visit() returns a BaseSuite
     if isinstance(body, cst.SimpleStatementSuite):
         body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=body.body)])
     statements = list(body.body)
@@ -199,7 +199,7 @@ class _BeforeExits(cst.CSTTransformer):
         cst.MatchCase,
     )
 
-    def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]  # barrier is a zero-argument node factory: libcst's statement types make it awkward to spell
         super().__init__()
         self.barrier = barrier
         self.exits = exits
@@ -211,7 +211,7 @@ class _BeforeExits(cst.CSTTransformer):
         self.marks.append(self.inserted)
         return isinstance(node, self.through)
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]  # overrides libcst's on_leave, whose node types are generic
         result = super().on_leave(original_node, updated_node)
         return original_node if self.marks.pop() == self.inserted else result
 
@@ -240,7 +240,7 @@ class _BeforeExits(cst.CSTTransformer):
                 self.inserted += 1
                 statements.append(self.barrier())
             elif at is not None:
-                statement = statement.with_changes(body=self._inline(statement.body, at))  # type: ignore[attr-defined]
+                statement = statement.with_changes(body=self._inline(statement.body, at))  # type: ignore[attr-defined]  # ``at`` is not None only for a SimpleStatementLine (type() check above): mypy does not narrow on type()
             statements.append(statement)
         return updated_node.with_changes(body=statements)
 

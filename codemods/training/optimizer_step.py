@@ -45,7 +45,7 @@ class OptimizerRewrite(Concern):
                 OPTIMIZER_STEP,
                 original,
                 f"`{self.ctx.code(original)}` in a training loop: if this is an optimizer, "
-                f"call xm.optimizer_step({self.ctx.code(original.func.value)}) instead",  # type: ignore[attr-defined]
+                f"call xm.optimizer_step({self.ctx.code(original.func.value)}) instead",  # type: ignore[attr-defined]  # step candidates are ``x.step(...)`` calls (method_name "step"): their func is an Attribute
             )
             return updated
         annotation = self.facts.training.fsdp_steps.get(original)
@@ -56,12 +56,12 @@ class OptimizerRewrite(Concern):
                 f"`{self.ctx.code(original)}` stays: this file annotates its model as "
                 f"`{self.ctx.code(annotation.annotation)}`, wrapped elsewhere, and FSDP reduce-scatters the gradients "
                 "itself (xm.optimizer_step would all-reduce the sharded gradients again); if this optimizer steps "
-                f"a model that is not FSDP-wrapped, call xm.optimizer_step({self.ctx.code(original.func.value)})",  # type: ignore[attr-defined]
+                f"a model that is not FSDP-wrapped, call xm.optimizer_step({self.ctx.code(original.func.value)})",  # type: ignore[attr-defined]  # step candidates are ``x.step(...)`` calls (method_name "step"): their func is an Attribute
             )
             return updated
         function = self.facts.training.caller_fsdp_steps.get(original)
         if function is not None:
-            optimizer = self.ctx.code(original.func.value)  # type: ignore[attr-defined]
+            optimizer = self.ctx.code(original.func.value)  # type: ignore[attr-defined]  # step candidates are ``x.step(...)`` calls (method_name "step"): their func is an Attribute
             self.ctx.report(
                 OPTIMIZER_STEP,
                 original,
@@ -95,7 +95,7 @@ class OptimizerRewrite(Concern):
             return updated
 
         def build() -> cst.Call | None:
-            args = [cst.Arg(updated.func.value)]  # type: ignore[attr-defined]
+            args = [cst.Arg(updated.func.value)]  # type: ignore[attr-defined]  # step candidates are ``x.step(...)`` calls (method_name "step"): their func is an Attribute
             if step.closure_index is not None:
                 closure = updated.args[step.closure_index].value
                 closure_arg = cst.Dict([cst.DictElement(cst.SimpleString('"closure"'), closure)])

@@ -106,8 +106,8 @@ def disable_dropout() -> None:
     """Random layers become the identity (see the module's docstring)."""
     import torch.nn.functional as F
 
-    def identity(name: str):  # type: ignore[no-untyped-def]
-        def dropout(input, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def identity(name: str):  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
+        def dropout(input, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.nn.functional's dropout functions, whose arguments pass through
             return input
 
         dropout.__name__ = name
@@ -118,7 +118,7 @@ def disable_dropout() -> None:
             setattr(F, name, identity(name))
     attention = F.scaled_dot_product_attention
 
-    def attention_without_dropout(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def attention_without_dropout(*args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch's scaled_dot_product_attention: its arguments pass through
         if len(args) > 4:
             args = (*args[:4], 0.0, *args[5:])
         kwargs.pop("dropout_p", None)
@@ -133,7 +133,7 @@ def run_in_this_process() -> None:
 
     spawn = torch.multiprocessing.spawn
 
-    def spawn_one(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]
+    def spawn_one(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):  # type: ignore[no-untyped-def]  # replaces torch.multiprocessing.spawn (its signature), untyped
         if nprocs != 1:
             return spawn(fn, args, nprocs, join, daemon, start_method)
         fn(0, *args)
@@ -210,7 +210,7 @@ class Recorder:
         recorder = self
         module_init = torch.nn.Module.__init__
 
-        def recording_module_init(module, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def recording_module_init(module, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.nn.Module.__init__: its arguments pass through
             module_init(module, *args, **kwargs)
             recorder._made[id(module)] = recorder._made_at(module, sys._getframe(1)) or []
 
@@ -218,7 +218,7 @@ class Recorder:
 
         optimizer_init = torch.optim.Optimizer.__init__
 
-        def recording_optimizer_init(optimizer, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def recording_optimizer_init(optimizer, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.optim.Optimizer.__init__: its arguments pass through
             optimizer_init(optimizer, *args, **kwargs)
             if id(optimizer) not in recorder._optimizers:
                 made = recorder._made_at(optimizer, sys._getframe(1))
@@ -236,7 +236,7 @@ class Recorder:
 
         backward = torch.Tensor.backward
 
-        def recording_backward(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def recording_backward(tensor, *args, **kwargs):  # type: ignore[no-untyped-def]  # replaces torch.Tensor.backward: its arguments pass through
             recorder._backward(tensor, sys._getframe(1))
             return backward(tensor, *args, **kwargs)
 
@@ -244,7 +244,7 @@ class Recorder:
 
         scale = torch.amp.GradScaler.scale
 
-        def recording_scale(scaler, outputs):  # type: ignore[no-untyped-def]
+        def recording_scale(scaler, outputs):  # type: ignore[no-untyped-def]  # replaces torch.amp.GradScaler.scale: its arguments pass through
             scaled = scale(scaler, outputs)
             if isinstance(outputs, torch.Tensor) and scaled is not outputs:
                 recorder._scaled[id(scaled)] = outputs
@@ -268,10 +268,10 @@ class Recorder:
         torch.Tensor.cuda = self._cuda_call(".cuda()", torch.Tensor.cuda)
         torch.nn.Module.cuda = self._cuda_call(".cuda()", torch.nn.Module.cuda)
 
-    def _cuda_call(self, label: str, function):  # type: ignore[no-untyped-def]
+    def _cuda_call(self, label: str, function):  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
         recorder = self
 
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]  # wraps torch's .cuda() methods: their arguments pass through
             caller = sys._getframe(1)
             if recorder.user_code(caller.f_code.co_filename):
                 key = (label, caller.f_code.co_filename, caller.f_lineno)
@@ -286,7 +286,7 @@ class Recorder:
 
     # -- hooks ---------------------------------------------------------------------------
 
-    def _forward_pre(self, module, args):  # type: ignore[no-untyped-def]
+    def _forward_pre(self, module, args):  # type: ignore[no-untyped-def]  # a torch forward pre-hook: torch's hooks are untyped
         self._depth += 1
         if self._depth != 1:
             return None
@@ -325,11 +325,11 @@ class Recorder:
         )
         return None
 
-    def _forward_post(self, module, args, output):  # type: ignore[no-untyped-def]
+    def _forward_post(self, module, args, output):  # type: ignore[no-untyped-def]  # a torch forward hook: torch's hooks are untyped
         self._depth = max(0, self._depth - 1)
         return None
 
-    def _backward(self, tensor, frame) -> None:  # type: ignore[no-untyped-def]
+    def _backward(self, tensor, frame) -> None:  # type: ignore[no-untyped-def]  # torch's hooks and patched methods are untyped
         self.loss_devices.add(tensor.device.type)
         loss = self._scaled.pop(id(tensor), tensor)
         if loss.numel() == 1:
@@ -368,7 +368,7 @@ class Recorder:
             in_called_modules=sum(1 for i in ids if any(i in m["params"] for m in modules)),
         )
 
-    def _stepped(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]
+    def _stepped(self, optimizer, args, kwargs) -> None:  # type: ignore[no-untyped-def]  # a torch optimizer step hook: torch's hooks are untyped
         self.steps += 1
         params = [p for group in optimizer.param_groups for p in group["params"]]
         self.stepped_devices.update(p.device.type for p in params)
@@ -399,7 +399,7 @@ class Recorder:
         return sorted({str(t.dtype).replace("torch.", "") for step in self.losses for t in step})
 
 
-def install_xla(recorder: Recorder, events, graphs_prefix: str, user_code) -> Any:  # type: ignore[no-untyped-def]
+def install_xla(recorder: Recorder, events, graphs_prefix: str, user_code) -> Any:  # type: ignore[no-untyped-def]  # events and user_code are the doctor probe's Events and UserCode: that module is loaded from its file at run time, so they cannot be named here
     """The doctor's probe (barriers, graphs, host reads) and what the recorder reads on XLA."""
     import torch_xla
     import torch_xla.debug.metrics as met
