@@ -213,61 +213,6 @@ SPARSE_TENSORS = Rule(
         ),
         invalid(
             """
-            import torch
-
-
-            class Loader:
-                def __init__(self, device):
-                    self.device = device
-                    self.graph = None
-
-                def _to_sparse(self, index, data, shape):
-                    return torch.sparse.FloatTensor(index, data, torch.Size(shape))
-
-                def graph_of(self, index, data, shape):
-                    self.graph = self._to_sparse(index, data, shape)
-                    self.graph = self.graph.coalesce().to(self.device)
-                    return self.graph
-
-                def folds(self, parts):
-                    return [self._to_sparse(*part).coalesce().to(self.device) for part in parts]
-
-
-            loader = Loader(torch.device("cuda"))
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            class Loader:
-                def __init__(self, device):
-                    self.device = device
-                    self.graph = None
-
-                def _to_sparse(self, index, data, shape):
-                    return torch.sparse.FloatTensor(index, data, torch.Size(shape))
-
-                def graph_of(self, index, data, shape):
-                    self.graph = self._to_sparse(index, data, shape)
-                    self.graph = self.graph.coalesce().to(self.device)
-                    return self.graph
-
-                def folds(self, parts):
-                    return [self._to_sparse(*part).coalesce().to(self.device) for part in parts]
-
-
-            loader = Loader(xm.xla_device())
-            """,
-            target="sagemaker",
-            note="returned-by-a-method-then-coalesced-and-moved-sagemaker",
-            findings=(
-                Expected(15, 22, "`self.graph` holds a sparse tensor, which XLA cannot hold"),
-                Expected(19, 17, "`self._to_sparse(*part)` returns a sparse tensor"),
-            ),
-        ),
-        invalid(
-            """
             import torch as T
             from torch import sparse_coo_tensor as coo
 

@@ -479,29 +479,5 @@ BATCH_OFF_XLA = Rule(
                 ),
             ),
         ),
-        invalid(
-            """
-            import torch
-
-            data = torch.load("cache.pt", map_location="cuda")
-            model = torch.nn.Linear(4, 2).cuda()
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for x, y in data:
-                loss = (model(x) - y).pow(2).mean()
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            data = torch.load("cache.pt", map_location="cpu")
-            model = torch.nn.Linear(4, 2).to(xm.xla_device())
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for x, y in data:
-                loss = (model(x) - y).pow(2).mean()
-            """,
-            target="sagemaker",
-            note="cached-data-set-sagemaker",
-            findings=(Expected(8, 13, "`data` is loaded onto the CPU"),),
-        ),
     ),
 )
