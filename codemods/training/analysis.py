@@ -153,6 +153,19 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if func_name is not None:
             self.scope.events.append(("model", name, func_name, moved))
             self.model_candidates.append((name, func_name))
+            wrapped = tuple(n for arg in core.args if (n := dotted(arg.value)) is not None and n != name)
+            if wrapped:  # a module built over others (``ModelWithLoss(model, loss)``): moving it moves them
+                target = arg_value(moved, 0, "device") if moved is not None else None
+                if moved is not None and method_name(moved) != "cuda" and self._casts_only(target):
+                    moved = None  # a cast keeps the Parameter objects
+                device = (
+                    None
+                    if moved is None
+                    else CUDA
+                    if method_name(moved) == "cuda" or _is_cuda_string(target)
+                    else dotted(target)
+                )
+                self.scope.events.append(("wraps", name, func_name, wrapped, device, moved))
         callee = self.walk.resolve(core.func)
         if is_device_loader(core, callee):
             self.device_loaders.add(name)

@@ -187,12 +187,21 @@ class EarlyOptimizers(Analysis):
         inits = {
             fn.qualname.removesuffix(".__init__"): fn for fn in self.function_records.values() if fn.name == "__init__"
         }
+        # ``self.model_with_loss = ModelWithLoss(model)`` in ``__init__``: moving that attribute moves ``model``.
+        wrapping: dict[str, dict[str, str]] = {qualname: {} for qualname in inits}
+        for qualname, init in inits.items():
+            for event in init.events:
+                if event[0] == "wraps" and self._is_constructor(str(event[2])) and not self._is_wrapper(str(event[2])):
+                    handed = [p for w in event[3] if (p := _parameter_named(init, str(w))) is not None]  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    if handed:
+                        wrapping[qualname][str(event[1])] = handed[0]
         for fn in self.function_records.values():
             init = inits.get(fn.qualname.rpartition(".")[0])
             if init is None or fn is init:
                 continue
+            bound = {**wrapping[fn.qualname.rpartition(".")[0]], **init.bound}
             for event in fn.events:
-                if event[0] == "move" and (param := init.bound.get(str(event[1]))) is not None:
+                if event[0] == "move" and (param := bound.get(str(event[1]))) is not None:
                     device = event[2]
                     device = through_bound(init.bound, device if isinstance(device, str) else None)
                     init.moved_params.append((param, device, event[3], fn.qualname))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
@@ -233,6 +242,11 @@ class EarlyOptimizers(Analysis):
             elif kind == "move":
                 _, name, device, node = event
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            elif kind == "wraps":
+                _, name, constructor, wrapped, device, node = event
+                if self._is_constructor(str(constructor)) and not self._is_wrapper(str(constructor)):
+                    moved = None if node is None else (self._goes_to_xla(device), self._where(node, scope.qualname))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    events.append(("wraps", name, wrapped, moved))
             elif kind == "collect":
                 if (source := dotted(event[2])) is not None:  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                     events.append(("alias", event[1], source))
@@ -284,6 +298,19 @@ class EarlyOptimizers(Analysis):
                 if kind == "alias":
                     assert isinstance(rest[0], str)
                     aliases[name] = _canonical(rest[0], aliases)
+                    continue
+                if kind == "wraps":
+                    # Moving the wrapper (``ModelWithLoss(model, loss).to(device)``) moves the
+                    # model built here (not the sizes a model class is handed).
+                    wrapped, moved = rest
+                    inner = next(
+                        (c for w in wrapped if (c := _canonical(str(w), aliases)) in on_cpu),  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                        None,
+                    )
+                    if inner is not None:
+                        aliases[name] = inner
+                        if moved is not None:
+                            on_cpu.discard(inner)
                     continue
                 if kind == "model":
                     aliases.pop(name, None)
@@ -495,6 +522,11 @@ class EarlyOptimizers(Analysis):
         self.part.untraced_parameters[call] = UntracedParameters(model, source, where)  # type: ignore[index]  # call comes from an event (tuple[object, ...]): it is a Call
 
 
+def _parameter_named(fn: _Function, name: str) -> str | None:
+    """The parameter of ``fn`` that ``name`` is, or is bound to (``self.model = model``)."""
+    return name if name in fn.params or name in fn.keyword_params else fn.bound.get(name)
+
+
 def _skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
     """The parameters of ``__init__`` whose truth returns before the statement that holds
     ``built`` (``if no_optim: return``)."""
@@ -604,6 +636,10 @@ def _moves_of(model: str, after: list[tuple[object, ...]], aliases: dict[str, st
             bound.pop(str(event[1]), None)
         elif event[0] == "move" and _canonical(str(event[1]), bound) == model:
             moves.append((event[2], event[3]))
+        elif event[0] == "wraps" and any(_canonical(str(w), bound) == model for w in event[2]):  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            bound[str(event[1])] = model  # a module built over the model: moving it moves the model
+            if event[3] is not None:
+                moves.append(event[3])  # type: ignore[arg-type]  # a wraps event's move is (goes to XLA, where)
     return moves
 
 

@@ -20,6 +20,7 @@ from codemods.training.rules.programs import (
     MOVED_BY_A_METHOD_PORTED,
     MOVED_IN_INIT,
     MOVED_IN_INIT_PORTED,
+    MOVED_THROUGH_A_WRAPPER_BY_A_METHOD,
     OPTIMIZER_BUILDER_AND_TRAINER,
     OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
@@ -43,7 +44,9 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "through submodules (`model.vision.parameters()`), parameter groups, the model's own methods, parameters "
     "collected into a name first (`params = list(model.parameters())`) and functions of the file or the project "
     "that collect them, for a model built or handed in (a parameter, a key of `**kwargs`, a name bound to one: "
-    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer); where the later move may go to the CPU, an error at the optimizer names the move "
+    "`self.model = model`, also moved by another method of the class, after `__init__` built the optimizer) "
+    "and through a module built over the model (`ModelWithLoss(model, loss).to(device)`, also when a trainer "
+    "class builds it and another of its methods moves it: moving it moves the model); where the later move may go to the CPU, an error at the optimizer names the move "
     "(and says when its module is not converted in this run; XLA213 names what the tool could not follow): "
     "build the optimizer after the move, or move the model first to the XLA device. A module class whose "
     "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
@@ -152,6 +155,44 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT,
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
+        ),
+        valid(
+            """
+            import torch
+            from torch import nn
+
+            class ModelWithLoss(nn.Module):
+                def __init__(self, model, loss):
+                    super().__init__()
+                    self.model = model
+                    self.loss = loss
+
+            model = nn.Linear(4, 2)
+            model_with_loss = ModelWithLoss(model, nn.MSELoss()).to("cuda")
+            optimizer = torch.optim.Adam(model.parameters())
+            other = nn.Linear(4, 2)
+            other_optimizer = torch.optim.Adam(other.parameters())
+            on_cpu = ModelWithLoss(other, nn.MSELoss())
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            class ModelWithLoss(nn.Module):
+                def __init__(self, model, loss):
+                    super().__init__()
+                    self.model = model
+                    self.loss = loss
+
+            model = nn.Linear(4, 2)
+            model_with_loss = ModelWithLoss(model, nn.MSELoss()).to("xla")
+            optimizer = torch.optim.Adam(model.parameters())
+            other = nn.Linear(4, 2)
+            other_optimizer = torch.optim.Adam(other.parameters())
+            on_cpu = ModelWithLoss(other, nn.MSELoss())
+            """,
+            note="a-module-built-over-the-model-moved-before-the-optimizer-or-never",
         ),
         *own_optimizer_valid(),
     ),
@@ -627,6 +668,89 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                     12, 31, "the optimizer is built while `model` is on the CPU and `model.cuda()` in `main` moves"
                 ),
                 Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch import nn
+
+            class ModelWithLoss(nn.Module):
+                def __init__(self, model, loss):
+                    super().__init__()
+                    self.model = model
+                    self.loss = loss
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(model.parameters())
+            model_with_loss = ModelWithLoss(model, nn.MSELoss())
+            model_with_loss = model_with_loss.to("cuda")
+            """,
+            """
+            import torch
+            from torch import nn
+            import torch_xla
+
+            class ModelWithLoss(nn.Module):
+                def __init__(self, model, loss):
+                    super().__init__()
+                    self.model = model
+                    self.loss = loss
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters())
+            model_with_loss = ModelWithLoss(model, nn.MSELoss())
+            model_with_loss = model_with_loss.to("xla")
+            """,
+            note="moved-through-a-module-built-over-it",
+            findings=(
+                Expected(
+                    12, 30, 'the optimizer is built while `model` is on the CPU and `model_with_loss.to("cuda")` moves'
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from torch import nn, optim
+
+            class WithLoss(nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+
+            net = nn.Linear(4, 2)
+            opt = optim.Adam(net.parameters())
+            trained = WithLoss(net).cuda()
+            """,
+            """
+            from torch import nn, optim
+            import torch_xla
+
+            class WithLoss(nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+
+            net = nn.Linear(4, 2)
+            opt = optim.Adam(net.to(torch_xla.device()).parameters())
+            trained = WithLoss(net).to(torch_xla.device())
+            """,
+            alias=True,
+            note="moved-through-a-module-built-over-it-at-creation",
+            findings=(
+                Expected(10, 18, "the optimizer is built while `net` is on the CPU and `WithLoss(net).cuda()` moves"),
+            ),
+        ),
+        invalid(
+            MOVED_THROUGH_A_WRAPPER_BY_A_METHOD,
+            target="sagemaker",
+            note="a-method-moves-a-module-init-built-over-what-it-was-handed-sagemaker",
+            findings=(
+                Expected(
+                    22,
+                    34,
+                    "the optimizer is built while `model` is on the CPU, and `self.model_with_loss.to(device)` in",
+                ),
             ),
         ),
         *own_optimizer_invalid(),
