@@ -189,10 +189,10 @@ class EarlyOptimizers(Analysis):
         }
         # ``self.model_with_loss = ModelWithLoss(model)`` in ``__init__``: moving that attribute moves ``model``.
         wrapping: dict[str, dict[str, str]] = {qualname: {} for qualname in inits}
-        for qualname, init in inits.items():
-            for event in init.events:
+        for qualname, initializer in inits.items():
+            for event in initializer.events:
                 if event[0] == "wraps" and self._is_constructor(str(event[2])) and not self._is_wrapper(str(event[2])):
-                    handed = [p for w in event[3] if (p := _parameter_named(init, str(w))) is not None]  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    handed = [p for w in event[3] if (p := _parameter_named(initializer, str(w))) is not None]  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                     if handed:
                         wrapping[qualname][str(event[1])] = handed[0]
         for fn in self.function_records.values():

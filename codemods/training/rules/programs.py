@@ -413,32 +413,3 @@ def main():
     optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters(), 3e-4)
     return Learner(model=model, optimizer=optimizer)
 """
-
-
-# CenterNet's shape: the trainer wraps the model it is handed (``ModelWithLoss(model, loss)``)
-# and another method moves the wrapper, which moves the model the optimizer was built over.
-MOVED_THROUGH_A_WRAPPER_BY_A_METHOD = """
-import torch
-
-
-class ModelWithLoss(torch.nn.Module):
-    def __init__(self, model, loss):
-        super().__init__()
-        self.model = model
-        self.loss = loss
-
-
-class Trainer:
-    def __init__(self, model, optimizer):
-        self.optimizer = optimizer
-        self.model_with_loss = ModelWithLoss(model, torch.nn.MSELoss())
-
-    def set_device(self, device):
-        self.model_with_loss = self.model_with_loss.to(device)
-
-
-def main(device):
-    model = torch.nn.Linear(4, 2)
-    optimizer = torch.optim.Adam(model.parameters())
-    Trainer(model, optimizer).set_device(device)
-"""

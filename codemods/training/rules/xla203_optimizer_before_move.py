@@ -20,7 +20,6 @@ from codemods.training.rules.programs import (
     MOVED_BY_A_METHOD_PORTED,
     MOVED_IN_INIT,
     MOVED_IN_INIT_PORTED,
-    MOVED_THROUGH_A_WRAPPER_BY_A_METHOD,
     OPTIMIZER_BUILDER_AND_TRAINER,
     OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
@@ -28,6 +27,7 @@ from codemods.training.rules.programs import (
     VISION_LANGUAGE,
     VISION_LANGUAGE_PORTED,
 )
+from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
 
 OPTIMIZER_BEFORE_MOVE = Rule(
     code="XLA203",
@@ -156,44 +156,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
             MOVED_IN_INIT_PORTED,
             note="init-moves-first-methods-build-after",
         ),
-        valid(
-            """
-            import torch
-            from torch import nn
-
-            class ModelWithLoss(nn.Module):
-                def __init__(self, model, loss):
-                    super().__init__()
-                    self.model = model
-                    self.loss = loss
-
-            model = nn.Linear(4, 2)
-            model_with_loss = ModelWithLoss(model, nn.MSELoss()).to("cuda")
-            optimizer = torch.optim.Adam(model.parameters())
-            other = nn.Linear(4, 2)
-            other_optimizer = torch.optim.Adam(other.parameters())
-            on_cpu = ModelWithLoss(other, nn.MSELoss())
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla  # noqa: F401  (registers the "xla" device)
-
-            class ModelWithLoss(nn.Module):
-                def __init__(self, model, loss):
-                    super().__init__()
-                    self.model = model
-                    self.loss = loss
-
-            model = nn.Linear(4, 2)
-            model_with_loss = ModelWithLoss(model, nn.MSELoss()).to("xla")
-            optimizer = torch.optim.Adam(model.parameters())
-            other = nn.Linear(4, 2)
-            other_optimizer = torch.optim.Adam(other.parameters())
-            on_cpu = ModelWithLoss(other, nn.MSELoss())
-            """,
-            note="a-module-built-over-the-model-moved-before-the-optimizer-or-never",
-        ),
+        *wrapped_model_valid(),
         *own_optimizer_valid(),
     ),
     invalid=lambda: (
@@ -670,89 +633,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(14, 53, "the optimizer is built while `head` is on the CPU and `head.cuda()` in `main` moves"),
             ),
         ),
-        invalid(
-            """
-            import torch
-            from torch import nn
-
-            class ModelWithLoss(nn.Module):
-                def __init__(self, model, loss):
-                    super().__init__()
-                    self.model = model
-                    self.loss = loss
-
-            model = nn.Linear(4, 2)
-            optimizer = torch.optim.Adam(model.parameters())
-            model_with_loss = ModelWithLoss(model, nn.MSELoss())
-            model_with_loss = model_with_loss.to("cuda")
-            """,
-            """
-            import torch
-            from torch import nn
-            import torch_xla
-
-            class ModelWithLoss(nn.Module):
-                def __init__(self, model, loss):
-                    super().__init__()
-                    self.model = model
-                    self.loss = loss
-
-            model = nn.Linear(4, 2)
-            optimizer = torch.optim.Adam(model.to(torch_xla.device()).parameters())
-            model_with_loss = ModelWithLoss(model, nn.MSELoss())
-            model_with_loss = model_with_loss.to("xla")
-            """,
-            note="moved-through-a-module-built-over-it",
-            findings=(
-                Expected(
-                    12, 30, 'the optimizer is built while `model` is on the CPU and `model_with_loss.to("cuda")` moves'
-                ),
-            ),
-        ),
-        invalid(
-            """
-            from torch import nn, optim
-
-            class WithLoss(nn.Module):
-                def __init__(self, net):
-                    super().__init__()
-                    self.net = net
-
-            net = nn.Linear(4, 2)
-            opt = optim.Adam(net.parameters())
-            trained = WithLoss(net).cuda()
-            """,
-            """
-            from torch import nn, optim
-            import torch_xla
-
-            class WithLoss(nn.Module):
-                def __init__(self, net):
-                    super().__init__()
-                    self.net = net
-
-            net = nn.Linear(4, 2)
-            opt = optim.Adam(net.to(torch_xla.device()).parameters())
-            trained = WithLoss(net).to(torch_xla.device())
-            """,
-            alias=True,
-            note="moved-through-a-module-built-over-it-at-creation",
-            findings=(
-                Expected(10, 18, "the optimizer is built while `net` is on the CPU and `WithLoss(net).cuda()` moves"),
-            ),
-        ),
-        invalid(
-            MOVED_THROUGH_A_WRAPPER_BY_A_METHOD,
-            target="sagemaker",
-            note="a-method-moves-a-module-init-built-over-what-it-was-handed-sagemaker",
-            findings=(
-                Expected(
-                    22,
-                    34,
-                    "the optimizer is built while `model` is on the CPU, and `self.model_with_loss.to(device)` in",
-                ),
-            ),
-        ),
+        *wrapped_model_invalid(),
         *own_optimizer_invalid(),
     ),
 )
