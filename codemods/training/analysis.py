@@ -153,7 +153,11 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if func_name is not None:
             self.scope.events.append(("model", name, func_name, moved))
             self.model_candidates.append((name, func_name))
-            wrapped = tuple(n for arg in core.args if (n := dotted(arg.value)) is not None and n != name)
+            wrapped = tuple(
+                (index, arg.keyword.value if arg.keyword is not None else None, n)
+                for index, arg in enumerate(core.args)
+                if not arg.star and (n := dotted(arg.value)) is not None and n != name
+            )
             if wrapped:  # a module built over others (``ModelWithLoss(model, loss)``): moving it moves them
                 target = arg_value(moved, 0, "device") if moved is not None else None
                 if moved is not None and method_name(moved) != "cuda" and self._casts_only(target):

@@ -18,7 +18,6 @@ the CPU and moves later, that is an error naming it (XLA213).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -29,7 +28,6 @@ from codemods.engine.nodes import (
     arg_value,
     call_args,
     dotted,
-    is_true,
     method_name,
     names_the_cpu,
     parse_dotted,
@@ -41,6 +39,7 @@ from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.facts import EarlyOptimizer, MovedOwnOptimizer, UntracedParameters
+from codemods.training.own_optimizer_skips import own_of, skipped_by, skips_it
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -71,6 +70,23 @@ class EarlyOptimizers(Analysis):
     def _is_wrapper(self, constructor: str) -> bool:
         """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
         return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
+
+    def _kept_arguments(self, constructor: str, arguments: tuple[tuple[int, str | None, str], ...]) -> tuple[str, ...]:
+        """The names handed to a module class that it keeps as submodules, so that moving
+        its instance moves them (``ModelWithLoss(model, loss)``): for a class of this file,
+        those its ``__init__`` binds to an attribute (``self.model = model``; not a
+        ``copy.deepcopy(model)``); for a class of torch.nn or another module, all."""
+        if not self._is_constructor(constructor) or self._is_wrapper(constructor):
+            return ()
+        local = self._local_callable(constructor)
+        if local is None or local.name != "__init__":
+            return tuple(name for _, _, name in arguments)
+        kept = set(local.bound.values())
+        return tuple(
+            name
+            for index, keyword, name in arguments
+            if (keyword if keyword is not None else local.params[index] if index < len(local.params) else None) in kept
+        )
 
     def _goes_to_xla(self, device: str | None) -> bool:
         """A move to ``device`` ends on the XLA device on every path once ported: a
@@ -191,8 +207,9 @@ class EarlyOptimizers(Analysis):
         wrapping: dict[str, dict[str, str]] = {qualname: {} for qualname in inits}
         for qualname, initializer in inits.items():
             for event in initializer.events:
-                if event[0] == "wraps" and self._is_constructor(str(event[2])) and not self._is_wrapper(str(event[2])):
-                    handed = [p for w in event[3] if (p := _parameter_named(initializer, str(w))) is not None]  # type: ignore[attr-defined]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                if event[0] == "wraps":
+                    kept = self._kept_arguments(str(event[2]), event[3])  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    handed = [p for w in kept if (p := _parameter_named(initializer, w)) is not None]
                     if handed:
                         wrapping[qualname][str(event[1])] = handed[0]
         for fn in self.function_records.values():
@@ -244,7 +261,8 @@ class EarlyOptimizers(Analysis):
                 events.append(("move", name, self._goes_to_xla(device), self._where(node, scope.qualname)))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
             elif kind == "wraps":
                 _, name, constructor, wrapped, device, node = event
-                if self._is_constructor(str(constructor)) and not self._is_wrapper(str(constructor)):
+                wrapped = self._kept_arguments(str(constructor), wrapped)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                if wrapped:
                     moved = None if node is None else (self._goes_to_xla(device), self._where(node, scope.qualname))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
                     events.append(("wraps", name, wrapped, moved))
             elif kind == "collect":
@@ -386,7 +404,7 @@ class EarlyOptimizers(Analysis):
                         (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
                     )
                     if attribute is not None and fn.node is not None:
-                        found.setdefault(owner, (attribute, _skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]  # rest holds a move event's items (tuple[object, ...]): rest[0] is its Call
+                        found.setdefault(owner, (attribute, skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]  # rest holds a move event's items (tuple[object, ...]): rest[0] is its Call
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
         return found
 
@@ -415,12 +433,12 @@ class EarlyOptimizers(Analysis):
                     attribute, skips = own.get(constructor, (None, ()))
                     origin = ""
                     if attribute is None and (found := project.origin(constructor)) is not None and found.summary:
-                        attribute, skips = _own_of(found.summary.own_optimizers, found.name)
+                        attribute, skips = own_of(found.summary.own_optimizers, found.name)
                         origin = f" ({found.summary.path})"
                     head, _, cls = constructor.rpartition(".")
                     if attribute is None and head in dynamic:
                         attribute, skips, origin = self._own_optimizer_of_a_run_time_module(head, cls, dynamic[head])
-                    if attribute is None or _skips_it(self._constructor_call(str(name), constructor, move), skips):
+                    if attribute is None or skips_it(self._constructor_call(str(name), constructor, move), skips):
                         continue
                     built[str(name)] = (constructor, attribute, origin)
                     if isinstance(move, cst.Call):
@@ -452,7 +470,7 @@ class EarlyOptimizers(Analysis):
             for candidate in candidates
             if (hit := context.lookup(candidate, cls)) is not None
             and (summary := hit.summary) is not None
-            and (own := _own_of(summary.own_optimizers, hit.name))[0] is not None
+            and (own := own_of(summary.own_optimizers, hit.name))[0] is not None
         ]
         if not found:
             return None, (), ""
@@ -525,50 +543,6 @@ class EarlyOptimizers(Analysis):
 def _parameter_named(fn: _Function, name: str) -> str | None:
     """The parameter of ``fn`` that ``name`` is, or is bound to (``self.model = model``)."""
     return name if name in fn.params or name in fn.keyword_params else fn.bound.get(name)
-
-
-def _skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
-    """The parameters of ``__init__`` whose truth returns before the statement that holds
-    ``built`` (``if no_optim: return``)."""
-    skips: list[str] = []
-    for statement in init.body.body:
-        if any(node is built for node in walk(statement)):
-            break
-        if (
-            type(statement) is cst.If
-            and type(statement.test) is cst.Name
-            and statement.orelse is None
-            and isinstance(statement.body, cst.IndentedBlock)
-            and len(statement.body.body) == 1
-            and type(line := statement.body.body[0]) is cst.SimpleStatementLine
-            and type(line.body[0]) is cst.Return
-        ):
-            skips.append(statement.test.value)
-    return tuple(skips)
-
-
-def _own_of(entries: Iterable[tuple[str, str, tuple[str, ...]]], cls: str) -> tuple[str | None, tuple[str, ...]]:
-    """The optimizer attribute of ``cls`` among a module's own-optimizer classes, and what skips it."""
-    return next(((attribute, skips) for name, attribute, skips in entries if name == cls), (None, ()))
-
-
-def _skips_it(call: cst.Call | None, skips: tuple[str, ...]) -> bool:
-    """The constructor call passes True for a parameter that skips the optimizer:
-    ``no_optim=True``, also in a dict literal it unpacks (``**{**config, "no_optim": True}``)."""
-    if call is None or not skips:
-        return False
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in skips and is_true(arg.value):
-            return True
-        if arg.star == "**" and type(arg.value) is cst.Dict:
-            for element in arg.value.elements:
-                if (
-                    isinstance(element, cst.DictElement)
-                    and string_value(element.key) in skips
-                    and is_true(element.value)
-                ):
-                    return True
-    return False
 
 
 def through_bound(bound: dict[str, str], name: str | None) -> str | None:

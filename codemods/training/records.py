@@ -31,7 +31,8 @@ class _Scope:
     # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
     # or build an optimizer over one (known once the walk is done) | ("collect", name,
     # value): an assignment | ("uses", names, node): an optimizer built from those names
-    # | ("wraps", name, constructor, argument names, device or None, move or None): a module
+    # | ("wraps", name, constructor, arguments (index, keyword or None, name), device or None,
+    # move or None): a module
     # built over others (``ModelWithLoss(model, loss)``) and moved at creation or not.
     events: list[tuple[object, ...]] = field(default_factory=list)
     qualname: str = ""  # "" at module level

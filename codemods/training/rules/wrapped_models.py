@@ -74,6 +74,38 @@ def wrapped_model_valid() -> tuple[Valid, ...]:
             """,
             note="a-module-built-over-the-model-moved-before-the-optimizer-or-never",
         ),
+        valid(
+            """
+            import copy
+            import torch
+            from torch import nn
+
+            class EMA(nn.Module):
+                def __init__(self, model):
+                    super().__init__()
+                    self.shadow = copy.deepcopy(model)
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(model.parameters())
+            ema = EMA(model).cuda()
+            """,
+            """
+            import copy
+            import torch
+            from torch import nn
+            import torch_xla
+
+            class EMA(nn.Module):
+                def __init__(self, model):
+                    super().__init__()
+                    self.shadow = copy.deepcopy(model)
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(model.parameters())
+            ema = EMA(model).to(torch_xla.device())
+            """,
+            note="a-module-built-over-a-copy-of-the-model-moves-the-copy",
+        ),
     )
 
 
