@@ -474,7 +474,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             or not self._builds_model_and_optimizer()
             or self.moves
             or facts.imports.xla_optional
-            or any(project.origin(local) is not None for local in facts.imports.project_names)
+            or self._project_may_place(project)
         ):
             return
         if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
@@ -493,6 +493,23 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         ):
             return
         self.part.device_less = trains[0]
+
+    def _project_may_place(self, project: ProjectAnalysis) -> bool:
+        """Some name the file imports from the project may put its model or data on a
+        device: a module imported whole or one that could not be read, or a callable of it
+        (or a method of a class of it) that has device code or returns a device.  A model
+        class of another module that names no device (``from model import GCNModelVAE``)
+        leaves the model the file builds on the CPU."""
+        for local in self.facts.imports.project_names:
+            found = project.origin(local)
+            if found is None:
+                continue
+            summary, name = found.summary, found.name
+            if summary is None or not name or summary.device_of(name) is not None:
+                return True
+            if any(chooser == name or chooser.startswith(name + ".") for chooser in summary.devices):
+                return True
+        return False
 
     def _builds_model_and_optimizer(self) -> bool:
         """Some function (or the module) builds a model and an optimizer over it: the
