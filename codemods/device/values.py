@@ -318,7 +318,7 @@ class DeviceValueAnalysis(Analysis):
             return set_there
         if (
             name.startswith("args.")
-            and (default := self.flag_defaults.get(flag := name.removeprefix("args."))) is not None
+            and (default := self.flag_defaults.get(dest := name.removeprefix("args."))) is not None
         ):
             # A "cpu" default of a device flag (``--device``, default "cpu", karpathy/makemore) is
             # where the model trains unless the run names another device: reported (XLA111).  A
@@ -326,7 +326,7 @@ class DeviceValueAnalysis(Analysis):
             found = self.where(default, "")
             return (
                 found
-                if found.on_xla is not False or string_value(default) != "cpu" or is_device_name(flag)
+                if found.on_xla is not False or string_value(default) != "cpu" or is_device_name(dest)
                 else UNKNOWN
             )
         return UNKNOWN
