@@ -74,11 +74,13 @@ NO_DEVICE = Rule(
                 """
             import torch.nn as nn
 
+            DEVICE = "cuda"
+
             class Net(nn.Module):
                 def __init__(self):
                     super().__init__()
                     self.fc = nn.Linear(4, 2)
-                    self.to("cuda" if torch.cuda.is_available() else "cpu")
+                    self.to(DEVICE)
             """,
             ),
         ),
@@ -204,6 +206,21 @@ NO_DEVICE = Rule(
                 def __init__(self):
                     super().__init__()
                     self.fc = nn.Linear(4, 2)
+            """,
+            ),
+        ),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN.replace("Net", "build_model"),
+            ),
+            (
+                "model.py",
+                """
+            import torch.nn as nn
+
+            def build_model():
+                return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
             """,
             ),
         ),
