@@ -316,9 +316,19 @@ class DeviceValueAnalysis(Analysis):
             return found
         if "." in name and (set_there := self._set_by_project(name)) is not None:
             return set_there
-        if name.startswith("args.") and (default := self.flag_defaults.get(name.removeprefix("args."))) is not None:
+        if (
+            name.startswith("args.")
+            and (default := self.flag_defaults.get(dest := name.removeprefix("args."))) is not None
+        ):
+            # A "cpu" default of a device flag (``--device``, default "cpu", karpathy/makemore) is
+            # where the model trains unless the run names another device: reported (XLA111).  A
+            # flag of another name defaulting to "cpu" may choose something else.
             found = self.where(default, "")
-            return found if found.on_xla is not False or string_value(default) != "cpu" else UNKNOWN
+            return (
+                found
+                if found.on_xla is not False or string_value(default) != "cpu" or is_device_name(dest)
+                else UNKNOWN
+            )
         return UNKNOWN
 
     def _device_string(self, expr: cst.BaseExpression) -> Where:

@@ -50,6 +50,7 @@ class ModuleSummary:
     steps: frozenset[str] = frozenset()
     trainers: frozenset[str] = frozenset()
     devices: frozenset[str] = frozenset()
+    names_device: bool = False  # it moves something or names a device somewhere
     amp: frozenset[str] = frozenset()  # top-level callables that build a gradient scaler or enter autocast
     # Still needs converting: neither converted in this run nor ported already.
     pending: bool = False

@@ -24,6 +24,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         called_parameters=frozenset(facts.training.called_parameters),
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         devices=frozenset(facts.device.choosers),
+        names_device=facts.training.names_device,
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),
         pending=pending,
         imported=tuple((local, module, name) for local, (module, name) in facts.imports.project_names.items()),

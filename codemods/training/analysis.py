@@ -477,27 +477,18 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         return loader, device
 
     def _device_less(self) -> None:
-        """The file trains, but nothing in it moves anything or names a device, it takes
-        nothing from the project's own modules (which may choose a device for it), and it
-        is not XLA, Accelerate or Trainer code already."""
+        """The file trains, but nothing in it moves anything or names a device, nothing it
+        takes from the project's own modules may (see _project_may_place), and it is not
+        XLA, Accelerate or Trainer code already.  Whether it names a device is recorded for
+        every module: its summary tells the files that import it."""
         facts, device = self.facts, self.facts.device
         trains = [  # in the order of the code
             *(loop.node for loop in self.loop_records.values() if loop.node in self.part.all_loops),
             *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
         ]
-        project = self.walk.analysis(ProjectAnalysis)
-        if (
-            not trains
-            or not self._builds_model_and_optimizer()
-            or self.moves
-            or facts.imports.xla_optional
-            or any(project.origin(local) is not None for local in facts.imports.project_names)
-        ):
-            return
-        if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
-            return
-        if (
-            self.device.device_assignments
+        self.part.names_device = bool(
+            self.moves
+            or self.device.device_assignments
             or self.device.device_args
             or device.strings
             or device.calls
@@ -506,10 +497,38 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             or device.selections
             or device.ifs
             or device.flag_values
-            or facts.imports.table.imports_module("torch_xla")
+            or device.choosers
+        )
+        project = self.walk.analysis(ProjectAnalysis)
+        if (
+            not trains
+            or not self._builds_model_and_optimizer()
+            or self.part.names_device
+            or facts.imports.xla_optional
+            or self._project_may_place(project)
         ):
             return
+        if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
+            return
+        if facts.imports.table.imports_module("torch_xla"):
+            return
         self.part.device_less = trains[0]
+
+    def _project_may_place(self, project: ProjectAnalysis) -> bool:
+        """Some name the file imports from the project may put its model or data on a
+        device: a module imported whole, one that could not be read, one that moves
+        something or names a device anywhere, or one that converting would change (its
+        holdings: ``torch.cuda.set_device(0)``, an FSDP wrap).  A model
+        class of another module that names no device (``from model import GCNModelVAE``)
+        leaves the model the file builds on the CPU."""
+        for local in self.facts.imports.project_names:
+            found = project.origin(local)
+            if found is None:
+                continue
+            summary = found.summary
+            if summary is None or not found.name or summary.names_device or summary.devices or summary.holds:
+                return True
+        return False
 
     def _builds_model_and_optimizer(self) -> bool:
         """Some function (or the module) builds a model and an optimizer over it: the
@@ -524,12 +543,17 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             if "." in scope.qualname and any(e[0] == "optimizer" and e[1] == "self" for e in scope.events)
         }
         for scope in scopes:
-            built = {e[1] for e in scope.events if e[0] == "model" and self._is_constructor(e[2])}  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+            built = {e[1] for e in scope.events if e[0] == "model" and self._builds_model(e[2])}  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
             if any(e[0] == "optimizer" and e[1] in built for e in scope.events):
                 return True
             if any(e[0] == "model" and e[2] in self_optimizing and self._is_constructor(e[2]) for e in scope.events):
                 return True
         return False
+
+    def _builds_model(self, callee: str) -> bool:
+        """A model class, or any callable of another project module (``build_model()``):
+        what it returns is the model when the optimizer steps its parameters."""
+        return self._is_constructor(callee) or self.walk.analysis(ProjectAnalysis).origin(callee) is not None
 
     def _input_guards(self) -> None:
         """Moves that only run when a CUDA index is given: on CUDA the other path ran the

@@ -128,6 +128,9 @@ class TrainingFacts:
     # ported (a barrier or an XLA optimizer step alone would not move it) and one finding
     # says so, at its first training loop or step.
     device_less: cst.CSTNode | None = None
+    # The module moves something or names a device somewhere (a project module whose model
+    # class or factory does not leaves what the importing script builds on the CPU).
+    names_device: bool = False
     # optimizer.step() calls to rewrite (none under DistributedDataParallel, which already
     # all-reduces), and zero-argument .step() calls in training loops on something the
     # analysis cannot tell is an optimizer.

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.engine.rule import Expected, Invalid, Rule, invalid, run, valid
+
+# A training script that builds its model from a class of another project module (model.py).
+_PROJECT_TRAIN = """
+import torch
+from model import Net
+
+model = Net()
+optimizer = torch.optim.Adam(model.parameters())
+for x, y in batches:
+    optimizer.zero_grad()
+    ((model(x) - y) ** 2).mean().backward()
+    optimizer.step()
+"""
 
 NO_DEVICE = Rule(
     code="XLA005",
@@ -11,7 +24,8 @@ NO_DEVICE = Rule(
     summary="A training script that names no device runs on the CPU: it is left unchanged",
     fixable=False,
     why="A script that never moves its model or data (no `.to()`, `.cuda()`, `device=`; pytorch/examples' "
-    "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`) trains on "
+    "time_sequence_prediction, an RL agent class that builds its optimizer over `self.parameters()`, a model "
+    "class imported from a project module with no device code: `from model import GCNModelVAE`) trains on "
     "the CPU: obligation (1) of every training step, the stepped model on the XLA device, is broken, so this is "
     "an error (the converted script would train on the wrong device). Porting only its loop (a barrier, "
     "`xm.optimizer_step`, step closures) would leave it on the CPU with XLA calls that do nothing; where its "
@@ -49,6 +63,26 @@ NO_DEVICE = Rule(
                     torch_xla.sync()
             """,
             note="a-training-function-handed-its-model",
+        ),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN,
+            ),
+            (
+                "model.py",
+                """
+            import torch.nn as nn
+
+            DEVICE = "cuda"
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.to(DEVICE)
+            """,
+            ),
         ),
     ),
     invalid=lambda: (
@@ -157,6 +191,38 @@ NO_DEVICE = Rule(
             target="sagemaker",
             alias=True,
             findings=(Expected(11, 9, "this script trains but picks no device"),),
+        ),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN,
+            ),
+            (
+                "model.py",
+                """
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+            """,
+            ),
+        ),
+        run(
+            (
+                "train.py",
+                _PROJECT_TRAIN.replace("Net", "build_model"),
+            ),
+            (
+                "model.py",
+                """
+            import torch.nn as nn
+
+            def build_model():
+                return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+            """,
+            ),
         ),
     ),
 )

@@ -18,7 +18,11 @@ DEVICE_OFF_XLA = Rule(
     'that is not the XLA device, the finding points at that value (a `return "cpu"`, a kept `"cuda"`, '
     "`torch.get_default_device()`) and says what it is: left so, the script trains on the CPU, or fails to "
     "find CUDA, and nothing else says so. A choice left to the person who runs the script (a `--no-cuda` flag, a "
-    "config value) is not reported where one of its branches is the XLA device. To resolve it, make that value the "
+    "config value) is not reported where one of its branches is the XLA device; the default of a device flag "
+    '(`--device`, default "cpu": karpathy/makemore) is reported at that default: it is where the model trains '
+    "unless the run names another device, and the tool leaves the CPU default as the author chose it rather "
+    "than port an explicit CPU choice (a flag of another name defaulting to \"cpu\", or `map_location='cpu'`, "
+    "is not a device choice). To resolve it, make that value the "
     'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host.',
     examples=lambda: (
         invalid(
@@ -138,6 +142,19 @@ DEVICE_OFF_XLA = Rule(
             """,
             note="rebound-to-what-the-tool-does-not-follow",
         ),
+        valid(
+            """
+            import argparse
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--offload", type=str, default="cpu")
+            args = parser.parse_args()
+            model = torch.nn.Linear(4, 2).to(args.offload)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-cpu-default-of-a-flag-not-named-for-the-device",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -170,6 +187,37 @@ DEVICE_OFF_XLA = Rule(
             target="sagemaker",
             note="sagemaker",
             findings=(Expected(6, 12, '`pick_device()` returns "cpu" (the CPU)'),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device", type=str, default="cpu", help="cpu|cuda|mps")
+            args = parser.parse_args()
+            model = torch.nn.Linear(4, 2)
+            model.to(args.device)
+            optimizer = torch.optim.AdamW(model.parameters())
+            """,
+            note="the-cpu-default-of-a-device-flag",
+            findings=(Expected(5, 51, 'goes to `args.device`, which ends on "cpu" (the CPU)'),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device", type=str, default="cpu", help="cpu|cuda|mps")
+            args = parser.parse_args()
+            model = torch.nn.Linear(4, 2)
+            model.to(args.device)
+            optimizer = torch.optim.AdamW(model.parameters())
+            """,
+            target="sagemaker",
+            note="the-cpu-default-of-a-device-flag-sagemaker",
+            findings=(Expected(5, 51, 'goes to `args.device`, which ends on "cpu" (the CPU)'),),
         ),
     ),
 )
