@@ -4,7 +4,8 @@ that ask for a fused CUDA/CPU kernel (``fused=True``), embeddings with sparse gr
 NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``);
 and the CUDA runtime calls that do not run on XLA as the script stands: under an ``if`` that
 a kept ``torch.cuda.is_available()`` (False there) or a command-line switch that is off by
-default (``if args.profile:``, a ``store_true`` flag) guards."""
+default (``if args.profile:``, a ``store_true`` flag) guards, right of such a test in an
+``and``, or after ``if not torch.cuda.is_available(): return`` (or raise)."""
 
 from __future__ import annotations
 
