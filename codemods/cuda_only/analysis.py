@@ -4,10 +4,12 @@ that ask for a fused CUDA/CPU kernel (``fused=True``), embeddings with sparse gr
 NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"] = "INFO"``);
 and the CUDA runtime calls that do not run on XLA as the script stands: under an ``if`` that
 a kept ``torch.cuda.is_available()`` (False there) or a command-line switch that is off by
-default (``if args.profile:``, a ``store_true`` flag) guards."""
+default (``if args.profile:``, a ``store_true`` flag) guards, right of such a test in an
+``and``, or after ``if not torch.cuda.is_available(): return`` (or raise)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -62,7 +64,13 @@ class CudaOnlyAnalysis(Analysis):
         # ``if`` statements by the id of their body, and torch.cuda references with the
         # ``if`` statements whose bodies hold them; switches (argparse dests) off by default.
         self.if_bodies: dict[int, cst.If] = {}
-        self.cuda_references: list[tuple[cst.CSTNode, list[cst.If]]] = []
+        # What else must be true for code to run, by the id of that code: the left operand of
+        # ``a and b`` for ``b``; for the statements after ``if not torch.cuda.is_available():
+        # return`` (or raise), the check.
+        self.required_before: dict[int, cst.BaseExpression] = {}
+        self.block_bodies: dict[int, Sequence[cst.BaseStatement]] = {}
+        # torch.cuda references with the tests that must be true for them to run.
+        self.cuda_references: list[tuple[cst.CSTNode, list[cst.BaseExpression]]] = []
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
         # return one are known (settle): ("bind", targets, value) | ("move", the call).
@@ -105,26 +113,53 @@ class CudaOnlyAnalysis(Analysis):
             for n in walk(t)
         )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self.block_bodies[id(node)] = node.body
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.block_bodies[id(node)] = node.body
+
     def visit_If(self, node: cst.If) -> None:
         self.if_bodies[id(node.body)] = node
+        check = _unavailable_check(node.test)
+        if check is None or node.orelse is not None or self.walk.resolve(check.func) not in apis.AVAILABILITY_CHECKS:
+            return
+        last = node.body.body[-1] if node.body.body else None
+        if not (
+            isinstance(last, cst.SimpleStatementLine)
+            and (type(last.body[-1]) is cst.Return or self.walk.ends_the_process(last.body[-1]))
+        ):
+            return
+        siblings = self.block_bodies.get(self.walk.parents.get(id(node)) or 0, ())
+        for statement in siblings[next((i for i, s in enumerate(siblings) if s is node), len(siblings)) + 1 :]:
+            self.required_before[id(statement)] = check
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if type(node.operator) is cst.And:
+            self.required_before[id(node.right)] = node.left
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         qualified = self.walk.qualified
-        if qualified is not None and qualified.startswith("torch.cuda.") and self.walk.conds:
+        if qualified is not None and qualified.startswith("torch.cuda.") and (self.walk.conds or self.required_before):
             self._cuda_reference(node)
 
     def _cuda_reference(self, node: cst.CSTNode) -> None:
-        """Records the ``if`` statements whose bodies hold this reference."""
+        """Records what must be true for this reference to run: the tests of the ``if``
+        statements whose bodies hold it, the left operands of the ``and`` it is right of,
+        and the availability checks of early exits before it."""
         parents, key = self.walk.parents, id(node)
-        bodies: list[cst.If] = []
-        while (key := parents.get(key)) is not None:  # type: ignore[assignment]  # key is None only where the loop stops: parents.get returns int | None
+        required: list[cst.BaseExpression] = []
+        while key is not None:
+            if key in self.required_before:
+                required.append(self.required_before[key])
+            key = parents.get(key)  # type: ignore[assignment]  # None only where the loop stops
             if key in self.if_bodies:
-                bodies.append(self.if_bodies[key])
-        if bodies:
-            self.cuda_references.append((node, bodies))
+                required.append(self.if_bodies[key].test)
+        if required:
+            self.cuda_references.append((node, required))
 
     def visit_Name(self, node: cst.Name) -> None:
-        qualified = self.bindings.get(node.value) if self.walk.conds else None
+        qualified = self.bindings.get(node.value) if self.walk.conds or self.required_before else None
         if qualified is not None and qualified.startswith("torch.cuda."):
             self._cuda_reference(node)
         if node.value in self.count_names and not self.handing and id(node) not in self.not_uses:
@@ -284,11 +319,11 @@ class CudaOnlyAnalysis(Analysis):
         if dest is not None and (is_false(default) or (action == "store_true" and default is None)):
             self.off_switches.add(dest)
 
-    def _never_true(self, guard: cst.If, kept_checks: set[cst.Call]) -> tuple[bool, str | None]:
-        """Whether the ``if`` is never true on XLA as the script runs by default: one of the
-        operands its test requires (``a and b``) is a kept CUDA availability check (True, None)
+    def _never_true(self, test: cst.BaseExpression, kept_checks: set[cst.Call]) -> tuple[bool, str | None]:
+        """Whether the test is never true on XLA as the script runs by default: one of the
+        operands it requires (``a and b``) is a kept CUDA availability check (True, None)
         or a switch off by default (True, the switch)."""
-        test, required = guard.test, []
+        required = []
         while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
             required.append(test.right)
             test = test.left
@@ -309,8 +344,8 @@ class CudaOnlyAnalysis(Analysis):
         self._sparse_moves()
         self._sparse_calls()
         kept_checks = self.facts.device.kept_availability_checks
-        for node, guards in self.cuda_references:
-            verdicts = [self._never_true(guard, kept_checks) for guard in guards]
+        for node, tests in self.cuda_references:
+            verdicts = [self._never_true(test, kept_checks) for test in tests]
             if any(never and switch is None for never, switch in verdicts):
                 self.part.guarded_cuda[node] = None
             elif (switch := next((s for never, s in verdicts if never), None)) is not None:
@@ -326,6 +361,13 @@ class CudaOnlyAnalysis(Analysis):
 
 # Methods that keep a tensor sparse: ``adj.coalesce().to(device)`` moves a sparse tensor.
 _KEEP_SPARSE = frozenset({"coalesce", "float", "double", "half", "detach"})
+
+
+def _unavailable_check(test: cst.BaseExpression) -> cst.Call | None:
+    """The call of ``not torch.cuda.is_available()`` (or another call under ``not``)."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and type(test.expression) is cst.Call:
+        return test.expression
+    return None
 
 
 def _sparse_core(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -538,7 +538,7 @@ class DeviceRewrite(Concern):
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         parent = self.ctx.parent()
         called = isinstance(parent, cst.Call) and parent.func is original
-        if qualified in apis.CUDA_TENSOR_TYPES and not called:
+        if qualified in apis.CUDA_TENSOR_TYPES and not called and not self._compared():
             self.ctx.report(
                 CUDA_TENSOR_TYPE,
                 original,
@@ -546,6 +546,17 @@ class DeviceRewrite(Concern):
                 "torch.tensor(..., device=device) or move them with .to(device)",
             )
         return updated
+
+    def _compared(self) -> bool:
+        """The node being left is an operand of a comparison (``tp == torch.cuda.FloatTensor``,
+        ``torch.cuda.HalfTensor in buckets``), alone or in a tuple, list or set operand: the test
+        names the type and creates no tensor."""
+        for ancestor in reversed(self.ctx.ancestors[:-1]):
+            if isinstance(ancestor, (cst.Comparison, cst.ComparisonTarget)):
+                return True
+            if not isinstance(ancestor, (cst.Element, cst.Tuple, cst.List, cst.Set)):
+                return False
+        return False
 
     def _cuda_check(self, original: cst.CSTNode) -> None:
         negated = isinstance(original, cst.Comparison) and all(

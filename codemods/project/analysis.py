@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.device.analysis import is_device_name
-from codemods.engine.nodes import dotted, method_name, receiver
+from codemods.engine.nodes import arg_value, dotted, is_false, method_name, receiver
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
@@ -40,6 +40,7 @@ class ProjectAnalysis(Analysis):
         # Every (module, callable) that built a name, in order: branches may build it apart
         # (``policy = TD3(...)`` under one condition, ``policy = DDPG(...)`` under another).
         self.builders: dict[str, list[tuple[str, str]]] = {}
+        self.built_calls: dict[str, cst.Call] = {}  # name -> the call that built it (the last)
         # Names bound to a project callable (``Exp = Exp_Long_Term_Forecast``): name -> (module, callable).
         self.aliases: dict[str, tuple[str, str]] = {}
         self.device_calls: list[cst.Call] = []  # device = <call>
@@ -95,12 +96,21 @@ class ProjectAnalysis(Analysis):
             elif head in built_by:
                 module, name = built_by[head]
                 if not rest and (made := self._made_by(module, name)) is not None:
-                    return made  # ``train = make_train(...)``: ``train(x)`` runs the function it returns
+                    # ``train = make_train(...)``: ``train(x)`` runs the function it returns; with
+                    # ``get_step_fn(sde, train=False)``, one that does not train.
+                    return None if self._switched_off(head, name, made.summary) else made
                 rest = rest or ["__call__"]
             else:
                 continue
             return self.part.context.lookup(module, ".".join(p for p in [name, *rest] if p))
         return None
+
+    def _switched_off(self, built: str, factory: str, summary: ModuleSummary | None) -> bool:
+        """The call that built ``built`` passes False for the parameter of ``factory`` that
+        the function it returns trains only when true."""
+        call = self.built_calls.get(built)
+        switch = summary.step_switch(factory) if call is not None and summary is not None else None
+        return call is not None and switch is not None and is_false(arg_value(call, *switch))
 
     def _made_by(self, module: str, name: str) -> Found | None:
         found = self.part.context.lookup(module, name)
@@ -131,6 +141,7 @@ class ProjectAnalysis(Analysis):
             module, imported = project_names[head] if head in project_names else self.aliases[head]
             self.built_by[name] = (module, ".".join(p for p in [imported, *callee.split(".")[1:]] if p))
             self.builders.setdefault(name, []).append(self.built_by[name])
+            self.built_calls[name] = value
         if is_device_name(name):
             self.device_calls.append(value)
 

@@ -92,6 +92,8 @@ class ModuleSummary:
     drives: frozenset[tuple[str, str]] = frozenset()
     # Functions that return a function they define: (function, the inner one's name).
     factories: tuple[tuple[str, str], ...] = ()
+    # Factories whose returned function trains only when a parameter is true: (factory, index, parameter).
+    factory_switches: tuple[tuple[str, int, str], ...] = ()
     # Callables whose training loops call a positional parameter: (callable, index without
     # self, parameter);
     # a file that hands one a step callable (an instance with a stepping ``__call__``) drives it.
@@ -152,6 +154,10 @@ class ModuleSummary:
     def made_by(self, name: str) -> str | None:
         """The function that calling what ``name`` returns runs, if ``name`` is a factory."""
         return next((inner for factory, inner in self.factories if factory == name), None)
+
+    def step_switch(self, name: str) -> tuple[int, str] | None:
+        """The parameter of the factory ``name`` that the function it returns trains only when true."""
+        return next(((index, param) for factory, index, param in self.factory_switches if factory == name), None)
 
     def parameters_called(self, name: str) -> list[tuple[int, str]]:
         return sorted((index, param) for function, index, param in self.called_parameters if function == name)

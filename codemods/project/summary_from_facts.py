@@ -21,6 +21,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         synced=frozenset(facts.training.synced_callables),
         drives=frozenset(facts.training.driven_callables),
         factories=tuple(sorted(facts.training.factories.items())),
+        factory_switches=tuple(sorted((f, i, p) for f, (i, p) in facts.training.factory_switches.items())),
         called_parameters=frozenset(facts.training.called_parameters),
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         devices=frozenset(facts.device.choosers),

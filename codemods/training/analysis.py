@@ -215,6 +215,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 loop.backward = True
             elif function is not None:
                 function.backward = True
+                self._note_switches(node, function)
         elif method == "step" and (stepped := dotted(receiver(node))) is not None:
             self._step(node, stepped, loop, function)
         if loop is not None:
@@ -301,6 +302,15 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             name.rsplit(".", 1)[-1].lower().endswith("dtype") or self.walk.resolve(device) in apis.DTYPES
         )
 
+    def _note_switches(self, node: cst.Call, function: _Function) -> None:
+        """Keeps the names of the ``if name:`` whose bodies hold this backward pass or step."""
+        parents, key, inside = self.walk.parents, id(node), set()
+        bodies = {id(c.body): c.test.value for c in self.walk.conds if type(c) is cst.If and type(c.test) is cst.Name}
+        while bodies and (key := parents.get(key)) is not None:  # type: ignore[assignment]  # None only where the loop stops
+            if key in bodies:
+                inside.add(bodies[key])
+        function.step_switches = inside if function.step_switches is None else function.step_switches & inside
+
     def _moved_name(self, node: cst.BaseExpression) -> str | None:
         """What a ``.to()``/``.cuda()`` moves: ``model``, also ``DataParallel(model)``."""
         if isinstance(node, cst.Call) and (self.walk.resolve(node.func) or "") in apis.DISTRIBUTED and node.args:
@@ -311,6 +321,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         target = loop if loop is not None else function
         if target is not None:
             target.step_receivers.append(name)
+        if loop is None and function is not None:
+            self._note_switches(node, function)
         closure_index = next(
             (
                 i

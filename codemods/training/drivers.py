@@ -174,6 +174,15 @@ class StepDrivers(Analysis):
                         inner = f"{fn.qualname}.{small.value.value}"
                         if inner in qualnames:
                             self.part.factories[fn.qualname] = inner
+                            self._note_step_switch(fn, inner)
+
+    def _note_step_switch(self, factory: _Function, inner: str) -> None:
+        """``get_step_fn(sde, train)`` whose inner function steps only under ``if train:``."""
+        stepping = next((f for f in self.function_records.values() if f.qualname == inner), None)
+        switches = stepping.step_switches if stepping is not None else None
+        for index, param in enumerate(factory.params):
+            if switches and param in switches:
+                self.part.factory_switches[factory.qualname] = (index, param)
 
     def note_called_parameters(self) -> None:
         """Functions whose training loops (which get the barrier, or have one) call a

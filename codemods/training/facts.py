@@ -163,6 +163,8 @@ class TrainingFacts:
     # Functions that return a function they define (a factory: ``train = make_train(...)``
     # then ``train(x)`` runs the inner one): function -> the inner function's qualified name.
     factories: dict[str, str] = field(default_factory=dict)
+    # Factories whose returned function trains only when a parameter is true: (index, parameter).
+    factory_switches: dict[str, tuple[int, str]] = field(default_factory=dict)
     # Functions whose training loops call a positional parameter (``loss_scaler(loss,
     # optimizer)``): (function, index without self, parameter).
     called_parameters: set[tuple[str, int, str]] = field(default_factory=set)

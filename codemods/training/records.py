@@ -47,6 +47,9 @@ class _Function(_Scope):
     step_receivers: list[str] = field(default_factory=list)
     called: list[str] = field(default_factory=list)
     barrier: bool = False  # it runs the step barrier itself (a closure already ported)
+    # The names that every backward pass or optimizer step of the function runs under
+    # ``if name:`` (in the body); None before the first.
+    step_switches: set[str] | None = None
     params: list[str] = field(default_factory=list)  # positional parameters, without self/cls
     # Arguments passed by keyword only: keyword-only parameters, and the keys read from
     # ``**kwargs`` (``kwargs["model"]``); ``kwargs`` is the name of that last parameter.

@@ -580,3 +580,59 @@ def test_a_flag_handed_to_a_subclass_whose_base_picks_the_device_is_switched_on_
         assert "`opts.use_gpu` picks the device in trainers/regression.py" in next(
             f.message for r in reports if r.path.endswith("main.py") for f in r.findings if f.rule == "XLA104"
         )
+
+
+_STEP_FACTORY = """
+import torch
+
+
+def get_step_fn(loss_fn, train, optimize_fn=None):
+    def step_fn(state, batch):
+        model = state["model"]
+        if train:
+            optimizer = state["optimizer"]
+            optimizer.zero_grad()
+            loss = loss_fn(model, batch)
+            loss.backward()
+            optimizer.step()
+        else:
+            with torch.no_grad():
+                loss = loss_fn(model, batch)
+        return loss
+
+    return step_fn
+"""
+_RUN_LIB = """
+import torch
+import losses
+
+
+def train(state, data, loss_fn):
+    step_fn = losses.get_step_fn(loss_fn, train=True)
+    for batch in data:
+        step_fn(state, batch.to(torch.device("cuda")))
+
+
+def evaluate(state, data, loss_fn):
+    eval_step = losses.get_step_fn(loss_fn, False)
+    for batch in data:
+        eval_step(state, batch.to(torch.device("cuda")))
+"""
+_RUN_LIB_DRIVER = """
+import run_lib
+
+run_lib.train(state, data, loss_fn)
+run_lib.evaluate(state, data, loss_fn)
+"""
+
+
+def test_a_step_factory_switched_off_does_not_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """score_sde's ``get_step_fn(sde, train=False)``: the function it returns steps only under
+    ``if train:``, so ``run_lib.evaluate`` does not train (no XLA112 "trains a model"); ``train`` does."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "losses.py").write_text(_STEP_FACTORY.lstrip("\n"))
+    (tmp_path / "run_lib.py").write_text(_RUN_LIB.lstrip("\n"))
+    (tmp_path / "main.py").write_text(_RUN_LIB_DRIVER.lstrip("\n"))
+    job = Job("lint", "2.9", RuleSelection())
+    trains = [f for report in run([("main.py", job)]) for f in report.findings if "trains a model" in f.message]
+    assert [(f.line, f.message.split("`")[1]) for f in trains] == [(3, "run_lib.train")]

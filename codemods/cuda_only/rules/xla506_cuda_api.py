@@ -55,8 +55,40 @@ CUDA_API = Rule(
             target="sagemaker",
             note="under-cuda-check-sagemaker",
         ),
+        valid(
+            """
+            import torch
+
+            tf32 = torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 8
+
+
+            def capability():
+                if not torch.cuda.is_available():
+                    return None
+                return torch.cuda.get_device_capability()
+            """,
+            note="behind a short-circuit or an early return on a kept availability check: never runs on XLA",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            tf32 = torch.cuda.get_device_capability()[0] >= 8 and torch.cuda.is_available()
+
+
+            def name():
+                if not torch.cuda.is_available():
+                    print("no CUDA")
+                return torch.cuda.get_device_name(0)
+            """,
+            note="before the availability check, or after an if that does not leave: runs on XLA",
+            findings=(
+                Expected(3, 8, "`torch.cuda.get_device_capability` is CUDA-only and raises without CUDA"),
+                Expected(9, 12, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),
+            ),
+        ),
         invalid(
             """
             import torch

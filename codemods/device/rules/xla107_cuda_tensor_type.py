@@ -36,6 +36,15 @@ CUDA_TENSOR_TYPE = Rule(
             idx = torch.LongTensor(4).zero_()
             """,
         ),
+        valid(
+            """
+            import torch
+
+            if torch.cuda.HalfTensor in buckets:
+                half = tp == torch.cuda.FloatTensor or tp in (torch.cuda.DoubleTensor, torch.cuda.HalfTensor)
+            """,
+            note="a membership or equality test names the type and creates no tensor",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -66,6 +75,19 @@ CUDA_TENSOR_TYPE = Rule(
             """,
             alias=True,
             findings=(Expected(4, 5, "th.cuda.FloatTensor(2, 2) -> th.FloatTensor(2, 2).to(torch_xla.device())"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            torch.set_default_tensor_type(torch.cuda.FloatTensor)
+            half = x.type(torch.cuda.HalfTensor)
+            """,
+            note="the type passed as a value makes new tensors CUDA tensors",
+            findings=(
+                Expected(3, 31, "`torch.cuda.FloatTensor` used as a value creates CUDA tensors"),
+                Expected(4, 15, "`torch.cuda.HalfTensor` used as a value creates CUDA tensors"),
+            ),
         ),
     ),
 )
