@@ -22,6 +22,7 @@ from codemods.engine.nodes import (
 from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
+from codemods.training.device_less import names_a_device, project_may_place
 from codemods.training.drivers import StepDrivers
 from codemods.training.early_optimizers import EarlyOptimizers, _module_calls, through_bound, value_names
 from codemods.training.facts import (
@@ -490,7 +491,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
 
     def _device_less(self) -> None:
         """The file trains, but nothing in it moves anything or names a device, nothing it
-        takes from the project's own modules may (see _project_may_place), and it is not
+        takes from the project's own modules may (see device_less.project_may_place), and it is not
         XLA, Accelerate or Trainer code already.  Whether it names a device is recorded for
         every module: its summary tells the files that import it."""
         facts, device = self.facts, self.facts.device
@@ -498,26 +499,14 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             *(loop.node for loop in self.loop_records.values() if loop.node in self.part.all_loops),
             *(fn.node for fn in self.function_records.values() if fn.node in self.part.closures),
         ]
-        self.part.names_device = bool(
-            self.moves
-            or self.device.device_assignments
-            or self.device.device_args
-            or device.strings
-            or device.calls
-            or device.dot_cuda
-            or device.cuda_indices
-            or device.selections
-            or device.ifs
-            or device.flag_values
-            or device.choosers
-        )
+        self.part.names_device = bool(self.moves) or names_a_device(self.device, device)
         project = self.walk.analysis(ProjectAnalysis)
         if (
             not trains
             or not self._builds_model_and_optimizer()
             or self.part.names_device
             or facts.imports.xla_optional
-            or self._project_may_place(project)
+            or project_may_place(facts.imports.project_names, project)
         ):
             return
         if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
@@ -525,22 +514,6 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         if facts.imports.table.imports_module("torch_xla"):
             return
         self.part.device_less = trains[0]
-
-    def _project_may_place(self, project: ProjectAnalysis) -> bool:
-        """Some name the file imports from the project may put its model or data on a
-        device: a module imported whole, one that could not be read, one that moves
-        something or names a device anywhere, or one that converting would change (its
-        holdings: ``torch.cuda.set_device(0)``, an FSDP wrap).  A model
-        class of another module that names no device (``from model import GCNModelVAE``)
-        leaves the model the file builds on the CPU."""
-        for local in self.facts.imports.project_names:
-            found = project.origin(local)
-            if found is None:
-                continue
-            summary = found.summary
-            if summary is None or not found.name or summary.names_device or summary.devices or summary.holds:
-                return True
-        return False
 
     def _builds_model_and_optimizer(self) -> bool:
         """Some function (or the module) builds a model and an optimizer over it: the
