@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.engine.report import CellChange, Finding
+from codemods.engine.report import CellChange, Finding, HeldFinding
 from codemods.project.module_summary import ModuleSummary
 
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
@@ -47,9 +47,8 @@ class Conversion:
     summary: ModuleSummary | None = None
     # A notebook's changed cells (report.CellChange), for its diff.
     cells: tuple[CellChange, ...] = ()
-    # Findings held back until the run's other files are seen: (key, finding); see
-    # runner.release_held.  They get no TODO comment.
-    held: tuple[tuple[str, Finding], ...] = ()
+    # Findings held back until the run's other files are seen (runner.release_held).
+    held: tuple[HeldFinding, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
 from codemods.conversion import SKIP_FILE, Conversion, ConversionError, needs_parsing
-from codemods.engine.report import Finding
+from codemods.engine.report import Finding, HeldFinding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
 from codemods.files import is_dockerfile, is_notebook
@@ -315,9 +315,9 @@ def _finished(
             )
             for f in pending
         ]
-    held = tuple((p.held, finding) for p, finding in zip(pending, findings) if p.held)
+    held = tuple(HeldFinding(finding, p.held) for p, finding in zip(pending, findings) if p.held is not None)
     if held:
-        findings = [finding for p, finding in zip(pending, findings) if not p.held]
+        findings = [finding for p, finding in zip(pending, findings) if p.held is None]
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     # What it holds matters to the files that import it when the run does not convert it.
     summarised = imports is not None and not imports.converted()

@@ -17,15 +17,9 @@ from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
 from codemods.pipeline import convert_source, load_parser, summarise_with
-from codemods.project.module_summary import (
-    DDP_HELD,
-    FSDP_HELD,
-    SPARSE_CALLERS,
-    SPARSE_HELD,
-    ImportContext,
-    ModuleSummary,
-)
+from codemods.project.module_summary import ImportContext, ModuleSummary
 from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
+from codemods.project.run_summaries import RunSummaries
 from codemods.rules import Severity
 
 if TYPE_CHECKING:
@@ -260,57 +254,27 @@ def _run_rounds(
 
 
 def release_held(reports: Sequence[FileReport]) -> None:
-    """Findings held back by a file that other files of the run import (an optimizer step
-    in a function that no loop of the file drives: the key is the function) stand unless
-    one of the run's files calls that function, which then drives its step."""
-    driven = {
-        (resolved(path), name)
-        for report in reports
-        if isinstance(report.summary, ModuleSummary)
-        for path, name in report.summary.drives
-    }
-    # A plain step whose optimizer comes from the caller stands unless a file hands its
-    # function an FSDP model (then the plain step is right).
-    driven |= {
-        (resolved(path), f"{FSDP_HELD}{name}")
-        for report in reports
-        if isinstance(report.summary, ModuleSummary)
-        for path, name in report.summary.trains_fsdp
-    }
-    # A ``sparse=<parameter>`` finding stands only if a file calls the function with
-    # something other than False: those calls, as the finding names them.
-    sparse_calls: dict[tuple[Path, str], list[str]] = {}
+    """The findings that files held back (engine.report.HeldFinding) that stand, now that
+    every file of the run is converted: each one's condition reads the run's summaries."""
+    run = RunSummaries(
+        [
+            replace(report.summary, path=_shown(report.path))
+            for report in reports
+            if isinstance(report.summary, ModuleSummary)
+        ],
+        file_of=resolved,
+    )
     for report in reports:
-        if isinstance(report.summary, ModuleSummary):
-            for path, name, call in sorted(report.summary.sparse_calls):
-                sparse_calls.setdefault((resolved(path), f"{SPARSE_HELD}{name}"), []).append(
-                    f"{call} in {_shown(report.path)}"
-                )
-    # A scaled backward's all-reduce finding stands unless a file that wraps a model in DDP
-    # imports the module (DDP reduces the gradients in backward).
-    under_ddp = {
-        resolved(path)
-        for report in reports
-        if isinstance(report.summary, ModuleSummary)
-        for path in report.summary.ddp_imports
-    }
-    for report in reports:
-        if not report.held:
-            continue
-        file = resolved(report.path)
-        if file in under_ddp:
-            report.held = tuple((key, finding) for key, finding in report.held if key != DDP_HELD)
-        standing = [
-            replace(finding, message=finding.message.replace(SPARSE_CALLERS, ", ".join(sparse_calls[(file, key)])))
-            if key.startswith(SPARSE_HELD)
-            else finding
-            for key, finding in report.held
-            if key == DDP_HELD
-            or ((file, key) in sparse_calls if key.startswith(SPARSE_HELD) else (file, key) not in driven)
-        ]
-        if standing:
-            report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))
-        report.held = ()
+        if report.held:
+            holder = resolved(report.path)
+            standing = [
+                finding
+                for held in report.held
+                if (finding := held.condition.settle(held.finding, holder, run)) is not None
+            ]
+            if standing:
+                report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))
+            report.held = ()
 
 
 def _shown(path: str) -> str:

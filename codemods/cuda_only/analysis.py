@@ -255,7 +255,7 @@ class CudaOnlyAnalysis(Analysis):
     def _sparse_calls(self) -> None:
         """What the calls of a function handing ``sparse`` to an embedding pass for it: of
         this file's functions (they settle its findings), and of another module's (told to
-        that module's findings through this file's summary, runner.release_held)."""
+        that module's findings through this file's summary: cuda_only/held_conditions.py)."""
         project = self.walk.analysis(ProjectAnalysis)
         functions = set(self.sparse_parameter_uses.values())
         self.part.sparse_functions.update(functions)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.cuda_only.facts import SparseParameter
+from codemods.cuda_only.held_conditions import StandsIfCalledWithSparse, passing_true
 from codemods.cuda_only.rules.xla212_fused_optimizer import FUSED_OPTIMIZER
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
@@ -19,7 +20,6 @@ from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
-from codemods.project.module_summary import SPARSE_CALLERS, SPARSE_HELD
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -97,7 +97,7 @@ class CudaOnlyRewrite(Concern):
     def _sparse_parameter(self, arg: cst.Arg, parameter: SparseParameter) -> None:
         """``sparse=sparse``, a parameter that defaults to False: an error only where a call
         may pass something else (here, or in another file of the run: held until the run's
-        files are seen, runner.release_held), or where no call is in sight."""
+        files are seen, StandsIfCalledWithSparse), or where no call is in sight."""
         code = self.ctx.code(arg).rstrip(",").strip()
         head = (
             f"`{code}`: sparse gradients do not run on XLA ({_SPARSE_ERROR}); `{parameter.parameter}` of "
@@ -107,14 +107,14 @@ class CudaOnlyRewrite(Concern):
             self.ctx.report(
                 SPARSE_GRADIENTS,
                 arg,
-                f"{head}, but {', '.join(parameter.passed_here)} here may pass True: pass False on XLA",
+                passing_true(head, f"{', '.join(parameter.passed_here)} here"),
             )
         elif self.facts.project.context.imported_in_run():
             self.ctx.report(
                 SPARSE_GRADIENTS,
                 arg,
-                f"{head}, but {SPARSE_CALLERS} may pass True: pass False on XLA",
-                held=f"{SPARSE_HELD}{parameter.function}",
+                head,  # the condition names the calls that may pass True, if the run has any
+                held=StandsIfCalledWithSparse(parameter.function),
             )
         elif not parameter.called_here:
             self.ctx.report(

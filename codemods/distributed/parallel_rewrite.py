@@ -27,6 +27,7 @@ import libcst as cst
 
 from codemods.distributed.edits import entry_from_spawn, keyword_arg, new_value, replaced
 from codemods.distributed.facts import SamplerPlan
+from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
 from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
@@ -48,7 +49,6 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context
-from codemods.project.module_summary import DDP_HELD
 from codemods.targets import Api
 
 if TYPE_CHECKING:
@@ -469,7 +469,7 @@ class ParallelRewrite(Concern):
         """A scaled backward in a file without DDP whose optimizer comes from elsewhere (a
         scaler helper of a util module): the caller's DDP, if any, reduces the gradients in
         backward; otherwise nothing averages them over the processes.  Where other files of
-        the run import this one, the finding waits for them (runner.release_held)."""
+        the run import this one, the finding waits for them (StandsUnlessImportedUnderDdp)."""
         reduce_ = (
             f"{self.ctx.target.api('all_reduce').spelled}('sum', "
             f"{self.ctx.target.api('fetch_gradients').spelled}(optimizer), scale=1.0 / world size)"
@@ -480,7 +480,7 @@ class ParallelRewrite(Concern):
                 original,
                 "scaled backward pass whose optimizer step is elsewhere, and no file of this run that imports this "
                 f"one wraps the model in DistributedDataParallel: all-reduce the gradients before stepping ({reduce_})",
-                held=DDP_HELD,
+                held=StandsUnlessImportedUnderDdp(),
             )
             return
         self.ctx.report(

@@ -7,7 +7,8 @@ import difflib
 import json
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeVar
 
 from codemods.engine.rule import SEVERITIES, Severity, at_least, rule_of
 from codemods.engine.wording import would
@@ -62,6 +63,32 @@ class Finding:
         return self.file_line or self.line
 
 
+# What the layers above gather of a run's files for held findings (project/run_summaries.py's
+# RunSummaries: the engine reads none of it).
+RunT_contra = TypeVar("RunT_contra", contravariant=True)
+
+
+class HeldCondition(Protocol[RunT_contra]):
+    """When a held finding stands, decided once every file of the run is converted.  A
+    condition is plain data (it crosses process boundaries with its file's report); each
+    kind of condition belongs to the concern that holds findings with it."""
+
+    def settle(self, finding: Finding, holder: Path, run: RunT_contra) -> Finding | None:
+        """The finding as it stands (its message may name what the run's files hold), or
+        None: the run's files settle it.  ``holder``: the file that holds it (resolved)."""
+        ...
+
+
+@dataclass(frozen=True)
+class HeldFinding:
+    """A finding held back until the run's other files are seen (a file that others import
+    cannot tell alone whether a loop of theirs drives its step): it stands only if its
+    condition says so (runner.release_held), and it gets no TODO comment."""
+
+    finding: Finding
+    condition: HeldCondition[Any]
+
+
 # What a run did: convert in place ("write"), convert without writing ("check",
 # "diff"), or report only ("lint").
 Mode = Literal["write", "check", "diff", "lint"]
@@ -81,8 +108,8 @@ class FileReport:
     images: tuple[object, ...] = ()
     # What the file tells the other files of its project (a Python module's summary).
     summary: object | None = None
-    # Findings that stand only if the run's other files do not settle them: (key, finding).
-    held: tuple[tuple[str, Finding], ...] = ()
+    # Findings that stand only if the run's other files do not settle them.
+    held: tuple[HeldFinding, ...] = ()
     # Where in the file the error is (1-based), when the parser said.
     error_line: int | None = None
     error_col: int | None = None

@@ -21,6 +21,7 @@ from codemods.engine.imports import ImportManager
 from codemods.engine.nodemap import NodeMap
 from codemods.engine.nodes import field_shapes, walk
 from codemods.engine.positions import code_of
+from codemods.engine.report import HeldCondition
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.walk import FactSheet
 from codemods.targets import Target
@@ -42,9 +43,9 @@ class PendingFinding:
     fixed: bool
     original: cst.CSTNode | None  # where it is in the input
     result: cst.CSTNode | None = None  # where it is in the output, once known
-    # Held back until the run's other files are seen (the key says what would release it:
-    # see runner.release_held); "" for every other finding.
-    held: str = ""
+    # Held back until the run's other files are seen: when it stands (engine.report.HeldFinding);
+    # None for every other finding.
+    held: HeldCondition[Any] | None = None
 
 
 class Context(Generic[SheetT]):
@@ -89,7 +90,7 @@ class Context(Generic[SheetT]):
         message: str,
         fixed: bool,
         result: cst.CSTNode | None,
-        held: str = "",
+        held: HeldCondition[Any] | None = None,
     ) -> None:
         # A finding is one line (code shown in it may span several).
         finding = PendingFinding(rule, _ONE_LINE.sub(" ", message), fixed, original, result, held)
@@ -97,9 +98,11 @@ class Context(Generic[SheetT]):
         if result is None and original is not None:
             self._awaiting_result.setdefault(original, []).append(finding)
 
-    def report(self, rule: Rule, original: cst.CSTNode | None, message: str, held: str = "") -> None:
+    def report(
+        self, rule: Rule, original: cst.CSTNode | None, message: str, held: HeldCondition[Any] | None = None
+    ) -> None:
         """A manual follow-up: the code stays as it was.  ``held``: the finding stands
-        only if the other files of the run do not settle it (runner.release_held)."""
+        only if that condition on the run's other files says so (runner.release_held)."""
         if self.enabled(rule, original):
             self._record(rule, original, message, False, None, held)
 

@@ -39,7 +39,7 @@ class FsdpFacts:
     # there); the callable as the finding names it.
     foreign_training: dict[cst.Call, str] = field(default_factory=dict)
     # For other files: the project callables this file hands an FSDP model to, which train it
-    # (their module's path, their name); their plain steps are right (runner.release_held).
+    # (their module's path, their name); their plain steps are right (training/held_conditions.py).
     trained_elsewhere: set[tuple[str, str]] = field(default_factory=set)
     # The first annotation naming an FSDP class (``model: FSDP``) in a file that may wrap
     # nothing itself: its model is wrapped elsewhere, and its optimizer steps stay plain.

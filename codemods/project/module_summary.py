@@ -14,19 +14,6 @@ import sys
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-# The key of a held finding on a plain step whose optimizer comes from the caller, in a file
-# that an FSDP file imports: it stands unless a file of the run hands that function an FSDP
-# model (runner.release_held); other held keys are the undriven step's function.
-FSDP_HELD = "fsdp:"
-# The key prefix of a held ``sparse=<parameter>`` finding: it stands only if a file of the
-# run calls the function with something other than False (runner.release_held).
-SPARSE_HELD = "sparse:"
-# Where such a finding's message names the calls, filled in when it stands.
-SPARSE_CALLERS = "{callers}"
-# The key of a held finding that stands only if no file of the run that imports the module
-# wraps a model in DDP (a scaled backward there needs no all-reduce of its own).
-DDP_HELD = "ddp:"
-
 
 class UnmovedFeeding(NamedTuple):
     """A callable whose loop over a loader handed in feeds batches it does not move to a

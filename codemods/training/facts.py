@@ -18,7 +18,7 @@ class UndrivenStep:
     what: str  # the step as the finding names it: ``optimizer.step()``, ``agent.update()``
     origin: str = ""  # for a call of another module's step: `Agent.update` (agent.py)
     # Another file of the run imports this one: the finding stands only if none of the
-    # run's files calls the function (runner.release_held).
+    # run's files calls the function (held_conditions.StandsUnlessCalled).
     held: bool = False
 
 

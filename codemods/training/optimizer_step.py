@@ -10,8 +10,8 @@ import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
 from codemods.engine.rewriter import Concern
-from codemods.project.module_summary import FSDP_HELD
 from codemods.training.facts import MovedOwnOptimizer, UndrivenStep
+from codemods.training.held_conditions import StandsUnlessCalled, StandsUnlessFsdpHandedTo
 from codemods.training.rules.xla201_optimizer_step import OPTIMIZER_STEP
 from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
 from codemods.training.rules.xla213_untraced_optimizer_parameters import UNTRACED_OPTIMIZER_PARAMETERS
@@ -69,7 +69,7 @@ class OptimizerRewrite(Concern):
                 "imports this one wraps a model in FSDP, which reduce-scatters the gradients itself "
                 "(xm.optimizer_step would all-reduce the sharded gradients again: wrong with several processes); "
                 f"if `{optimizer}` steps a model that is not FSDP-wrapped, call xm.optimizer_step({optimizer})",
-                held=f"{FSDP_HELD}{function}",
+                held=StandsUnlessFsdpHandedTo(function),
             )
             return updated
         step = self.facts.training.optimizer_steps.get(original)
@@ -136,5 +136,5 @@ class OptimizerRewrite(Concern):
             f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere}, so the "
             "graph would grow with every step; convert the project folder with the script whose loop calls it (the "
             f"barrier goes there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
-            held=undriven.function if undriven.held else "",
+            held=StandsUnlessCalled(undriven.function) if undriven.held else None,
         )
