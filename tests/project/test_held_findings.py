@@ -1,0 +1,58 @@
+"""Held findings: a file that other files of the run import holds back what those files may
+settle, with a condition (engine.report.HeldCondition) that the runner evaluates once every
+file is converted (runner.release_held)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.engine.report import Finding
+from codemods.engine.rule import RuleSelection
+from codemods.runner import Job, run
+
+_EMBEDDINGS = """from torch import nn
+
+
+def {function}(columns, sparse=False):
+    return nn.ModuleDict({{c: nn.Embedding(10, 4, sparse=sparse) for c in columns}})
+"""
+_CALLER = """import torch
+
+import inputs
+import tables
+
+features = inputs.embeddings(cols, sparse=args.sparse)
+lookups = tables.lookups(cols)
+"""
+
+
+def _findings(folder: Path, workers: int) -> dict[str, list[Finding]]:
+    job = Job("check", "2.9", RuleSelection())
+    work = [(str(folder / name), job) for name in ("inputs.py", "tables.py", "caller.py")]
+    reports = run(work, workers=workers)
+    assert all(report.held == () for report in reports)
+    return {Path(report.path).name: report.findings for report in reports}
+
+
+def test_held_findings_and_their_conditions_cross_process_boundaries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """inputs.py and tables.py, imported by caller.py, are converted first, in a pool's
+    worker processes, each holding its ``sparse=sparse`` finding; caller.py may pass True to
+    inputs.py's function only: that finding stands, named after the call, and tables.py's is
+    settled. The same findings as converting in this process."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    (tmp_path / "inputs.py").write_text(_EMBEDDINGS.format(function="embeddings"))
+    (tmp_path / "tables.py").write_text(_EMBEDDINGS.format(function="lookups"))
+    (tmp_path / "caller.py").write_text(_CALLER)
+    monkeypatch.chdir(tmp_path)
+    in_pool = _findings(tmp_path, workers=2)
+    assert in_pool == _findings(tmp_path, workers=1)
+    (error,) = [f for f in in_pool["inputs.py"] if f.rule == "XLA507"]
+    assert error.message.endswith(
+        "`sparse` of `embeddings` defaults to False, but `inputs.embeddings(..., sparse=args.sparse)` in caller.py "
+        "may pass True: pass False on XLA"
+    )
+    assert not [f for f in in_pool["tables.py"] if f.rule == "XLA507"]
