@@ -10,7 +10,10 @@ import pytest
 
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
+from codemods.project.module_summary import ModuleSummary
+from codemods.project.run_summaries import RunSummaries
 from codemods.runner import Job, run
+from codemods.training.held_conditions import StandsUnlessCalled
 
 _EMBEDDINGS = """from torch import nn
 
@@ -56,3 +59,16 @@ def test_held_findings_and_their_conditions_cross_process_boundaries(
         "may pass True: pass False on XLA"
     )
     assert not [f for f in in_pool["tables.py"] if f.rule == "XLA507"]
+
+
+def test_a_condition_settles_against_the_runs_summaries_gathered_once() -> None:
+    """Two steps of agent.py held, one of them driven by main.py: that one is settled, the
+    other stands; what the conditions read of the run is worked out once (the same object)."""
+    driver = ModuleSummary(path="main.py", drives=frozenset({("agent.py", "Agent.update")}))
+    run_ = RunSummaries([driver, ModuleSummary(path="agent.py")], file_of=lambda path: Path("/run") / path)
+    finding = Finding("XLA306", 31, 9, "`self.optimizer.step()` in `Agent.update` has no step barrier", fixed=False)
+    assert StandsUnlessCalled("Agent.update").settle(finding, Path("/run/agent.py"), run_) is None
+    assert StandsUnlessCalled("Agent.act").settle(finding, Path("/run/agent.py"), run_) == finding
+    driven = run_.gathered(StandsUnlessCalled.driven)
+    assert driven == {(Path("/run/agent.py"), "Agent.update")}
+    assert run_.gathered(StandsUnlessCalled.driven) is driven
