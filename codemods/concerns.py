@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.amp.rewrite import AmpRewrite
-from codemods.checkpoint.rewrite import CheckpointRewrite
+from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile.rewrite import CompileRewrite
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
@@ -91,7 +91,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
-        CheckpointRewrite(ctx),
+        RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
         CudaRuntimeRewrite(ctx),
         ParallelRewrite(ctx),

@@ -77,7 +77,6 @@ CONCERN_MODULES = {
 REWRITES = frozenset(
     {
         "codemods.amp.rewrite",
-        "codemods.checkpoint.rewrite",
         "codemods.compile.rewrite",
         "codemods.cuda_only.reported_apis",
         "codemods.cuda_only.rewrite",
