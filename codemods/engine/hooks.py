@@ -35,9 +35,9 @@ validate codes, before it knows whether any file needs parsing.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from codemods.engine.rule import Rule
 
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
+
+
+NodeT = TypeVar("NodeT", bound="cst.CSTNode")
 
 
 class ReferenceHook(Protocol):
@@ -188,3 +191,11 @@ def on_facts(rule: Rule, *, nodes: Callable[[Any], Collection[cst.CSTNode]]) -> 
         return run
 
     return enter
+
+
+def of_types(nodes: Iterable[NodeT], types: str) -> list[NodeT]:
+    """The ``nodes`` of these node types (their class names, space-separated: a rule module
+    loads no LibCST), for a fact hook that takes only some of the shapes a fact holds:
+    ``nodes=lambda facts: of_types(facts.lightning.settings, "SimpleString Integer")``."""
+    names = types.split()
+    return [node for node in nodes if type(node).__name__ in names]

@@ -5,10 +5,9 @@ script that used CUDA; a map location that mentions CUDA in a shape the tool doe
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import of_types, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -94,15 +93,11 @@ LOAD_MAP_LOCATION = Rule(
 # The shapes of map location it reads, by node type: strings, names, conditions, string
 # operations and dicts; a call (``torch.device("cuda")``, ``"cuda:{}".format(i)``) is
 # rewritten when it names a device, never reported.
-_REPORTED = frozenset({"SimpleString", "FormattedString", "Name", "Attribute", "IfExp", "Dict", "BinaryOperation"})
-_REWRITTEN = _REPORTED | {"Call"}
+_REPORTED = "SimpleString FormattedString Name Attribute IfExp Dict BinaryOperation"
+_REWRITTEN = f"{_REPORTED} Call"
 
 
-def _shaped(locations: Collection[cst.BaseExpression], shapes: frozenset[str]) -> list[cst.BaseExpression]:
-    return [location for location in locations if type(location).__name__ in shapes]
-
-
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: _shaped(facts.checkpoint.map_locations, _REWRITTEN))
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.map_locations, _REWRITTEN))
 def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
     """A map location that names a CUDA or XLA device (the device facts say which names hold one)."""
     import libcst as cst
@@ -123,7 +118,7 @@ def _on_the_cpu(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.
     return new
 
 
-@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: _shaped(facts.checkpoint.unported_map_locations, _REPORTED))
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: of_types(facts.checkpoint.unported_map_locations, _REPORTED))
 def _report_unported(
     ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
 ) -> cst.BaseExpression:
