@@ -29,7 +29,7 @@ from codemods.huggingface.rewrite import HuggingFaceRewrite
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy.recompilation import RecompilationRewrite
 from codemods.lazy.step_closures import StepClosureRewrite
-from codemods.lightning.rewrite import LightningRewrite
+from codemods.lightning import rules as lightning_rules
 from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
@@ -104,7 +104,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),
-        LightningRewrite(ctx),
+        RuleHooks(ctx, lightning_rules.RULES),
         EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),

@@ -93,7 +93,6 @@ REWRITES = frozenset(
         "codemods.launcher.rewrite",
         "codemods.lazy.recompilation",
         "codemods.lazy.step_closures",
-        "codemods.lightning.rewrite",
         "codemods.project.rewrite",
         "codemods.training.loops",
         "codemods.training.optimizer_step",
