@@ -8,7 +8,8 @@ is in); or the nodes a concern's facts name (``torch.save`` calls xm.save can ta
 checkpoint facts' ``saves``).  It is handed the rewrite's context (the target and its names,
 the fact sheet ``ctx.facts``, ``ctx.fix``/``ctx.report``, ``ctx.code``), the node as it was
 (``original``: findings point at it, and the facts name it) and as the traversal has made it
-so far (``updated``: what it returns, or its replacement), and the name it resolved to::
+so far (``updated``: what it returns, or its replacement), and on a name or a call the name it
+resolved to::
 
     CUDA_SEED = Rule(code="XLA505", ...)
 
