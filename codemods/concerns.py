@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.amp.rewrite import AmpRewrite
-from codemods.checkpoint.rewrite import CheckpointRewrite
+from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile.rewrite import CompileRewrite
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
@@ -29,7 +29,7 @@ from codemods.huggingface.rewrite import HuggingFaceRewrite
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy.recompilation import RecompilationRewrite
 from codemods.lazy.step_closures import StepClosureRewrite
-from codemods.lightning.rewrite import LightningRewrite
+from codemods.lightning import rules as lightning_rules
 from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
@@ -91,7 +91,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         AmpRewrite(ctx),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
-        CheckpointRewrite(ctx),
+        RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
         CudaRuntimeRewrite(ctx),
         ParallelRewrite(ctx),
@@ -104,7 +104,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
         HuggingFaceRewrite(ctx),
-        LightningRewrite(ctx),
+        RuleHooks(ctx, lightning_rules.RULES),
         EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),

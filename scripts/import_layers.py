@@ -23,14 +23,14 @@ from pathlib import Path
 PACKAGE = "codemods"
 
 # The layers, lowest first: a module may import modules of its own layer or a lower one.
-# A concern's module is placed by its role, from its name: ``rules`` (the rule objects),
-# its part of the fact sheet (``facts``), the analysis (any module not named as a rewrite), the
-# rewrite. Modules not listed
-# (and not a concern's) are in the layer given by TOP_LEVEL.
+# A concern's module is placed by its role, from its name: its part of the fact sheet
+# (``facts``), ``rules`` (the rule objects, whose hooks read the facts), the analysis (any
+# module not named as a rewrite), the rewrite. Modules not listed (and not a concern's) are
+# in the layer given by TOP_LEVEL.
 LAYERS = (
     "engine",  # codemods/engine/, and the data every layer reads: targets.py, apis.py
-    "rules",  # each concern's rules.py, or its rules package (one module per rule)
     "facts",  # the fact sheet (facts.py) and its parts, each concern's facts.py: what the analyses publish
+    "rules",  # each concern's rules.py, or its rules package (one module per rule): its hooks read the facts
     "analysis",  # each concern's analysis
     "analyse",  # the walk over every analysis: analyse.py
     "rewrite",  # each concern's rewrites
@@ -78,7 +78,6 @@ CONCERN_MODULES = {
 REWRITES = frozenset(
     {
         "codemods.amp.rewrite",
-        "codemods.checkpoint.rewrite",
         "codemods.compile.rewrite",
         "codemods.cuda_only.reported_apis",
         "codemods.cuda_only.rewrite",
@@ -95,7 +94,6 @@ REWRITES = frozenset(
         "codemods.launcher.rewrite",
         "codemods.lazy.recompilation",
         "codemods.lazy.step_closures",
-        "codemods.lightning.rewrite",
         "codemods.project.rewrite",
         "codemods.training.loops",
         "codemods.training.optimizer_step",

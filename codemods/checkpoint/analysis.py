@@ -10,15 +10,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
 from codemods.engine.walk import Analysis, Walk, calls_of
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-
-# torch.save's keywords, and xm.save's names for them.
-XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
 
 
 class CheckpointAnalysis(Analysis):

@@ -1,13 +1,15 @@
 """A rule's hooks: the code that finds its cases in the rewrite's one traversal (and fixes
 them), written in the rule's own module, next to its code, severity, why and cases.
 
-A hook says what it looks at, by qualified name through the file's imports: references
+A hook says what it looks at: by qualified name through the file's imports, references
 (a Name or Attribute chain that resolves to ``torch.cuda.manual_seed``, whatever the alias,
 or to anything in a module: ``apex.``) or calls (their callee's name, or a module the callee
-is in).  It is handed the rewrite's
-context (the target and its names, ``ctx.fix``/``ctx.report``, ``ctx.code``), the node as it
-was (``original``: findings point at it) and as the traversal has made it so far
-(``updated``: what it returns, or its replacement), and the name it resolved to::
+is in); or the nodes a concern's facts name (``torch.save`` calls xm.save can take: the
+checkpoint facts' ``saves``).  It is handed the rewrite's context (the target and its names,
+the fact sheet ``ctx.facts``, ``ctx.fix``/``ctx.report``, ``ctx.code``), the node as it was
+(``original``: findings point at it, and the facts name it) and as the traversal has made it
+so far (``updated``: what it returns, or its replacement), and on a name or a call the name it
+resolved to::
 
     CUDA_SEED = Rule(code="XLA505", ...)
 
@@ -16,12 +18,16 @@ was (``original``: findings point at it) and as the traversal has made it so far
     @on_calls(XLA_RELEASE_NAMES, names=...)
     def _port(ctx, original, updated, callee): ...
 
+    @on_facts(SAVE_WHOLE_MODULE, nodes=lambda facts: facts.checkpoint.whole_module_saves)
+    def _report(ctx, original, updated): ...
+
 A hook enters itself under its rule's code when its module is imported (as a rule enters
 itself by its code: ``rule.rule_of``), so the rule is picked up by its registration in the
 concern's ``rules`` alone: the concern's list of rewrites runs the hooks of its ``RULES``
 (``engine.rule_hooks.RuleHooks``), and the walk visits every name a hook looks at
-(``looked_at``).  Hooks in a rule module read what the engine knows (the target, the import
-table); a finding that needs a concern's facts is its rewrite's.
+(``looked_at``; a fact hook's nodes are the sheet's, which it visits anyway).  A rule module
+sits above the facts (docs/dev/architecture.md#layers): its hooks read them through
+``ctx.facts``, and it imports the sheet's types only under ``TYPE_CHECKING``.
 
 This module imports no LibCST at run time: the command line loads the rule modules to
 validate codes, before it knows whether any file needs parsing.
@@ -30,9 +36,9 @@ validate codes, before it knows whether any file needs parsing.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from codemods.engine.rule import Rule
 
@@ -40,6 +46,9 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from codemods.engine.rewriter import Context
+
+
+NodeT = TypeVar("NodeT", bound="cst.CSTNode")
 
 
 class ReferenceHook(Protocol):
@@ -56,6 +65,15 @@ class CallHook(Protocol):
     modules); returns ``updated`` or what replaces the call."""
 
     def __call__(self, ctx: Context[Any], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression: ...
+
+
+class FactHook(Protocol):
+    """Runs on a node the fact sheet names (``OnFacts.nodes``); returns ``updated`` or what
+    replaces it."""
+
+    def __call__(
+        self, ctx: Context[Any], original: Any, updated: Any
+    ) -> cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel: ...
 
 
 # A hook is itself (eq=False): one that names a module and some of its names runs once on each.
@@ -77,15 +95,26 @@ class OnCalls:
     run: CallHook
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OnFacts:
+    rule: Rule
+    # The nodes it runs on, read from a file's fact sheet (a set of them, or a dict keyed by
+    # them): the sheet is the ``Facts`` of codemods/facts.py, which the engine does not import.
+    nodes: Callable[[Any], Collection[cst.CSTNode]]
+    run: FactHook
+
+
+Hook = OnReferences | OnCalls | OnFacts
+
 # Every hook by its rule's code, entered when the rule's module makes it.
-_BY_CODE: dict[str, list[OnReferences | OnCalls]] = defaultdict(list)
+_BY_CODE: dict[str, list[Hook]] = defaultdict(list)
 # Every name and module a hook looks at: the walk marks their references for the rewrite.
 _NAMES: set[str] = set()
 _MODULES: list[str] = []
 _modules: tuple[str, ...] = ()
 
 
-def hooks_of(rule: Rule) -> tuple[OnReferences | OnCalls, ...]:
+def hooks_of(rule: Rule) -> tuple[Hook, ...]:
     """The hooks of ``rule``, in the order its module makes them."""
     return tuple(_BY_CODE.get(rule.code, ()))
 
@@ -95,9 +124,11 @@ def looked_at(qualified: str) -> bool:
     return qualified in _NAMES or (bool(_modules) and qualified.startswith(_modules))
 
 
-def _enter(hook: OnReferences | OnCalls) -> None:
+def _enter(hook: Hook) -> None:
     global _modules
     _BY_CODE[hook.rule.code].append(hook)
+    if isinstance(hook, OnFacts):
+        return
     _NAMES.update(hook.names)
     if hook.modules:
         _MODULES.extend(hook.modules)
@@ -149,3 +180,23 @@ def reports_references(rule: Rule, names: str, says: str) -> None:
         return updated
 
     _enter(OnReferences(rule=rule, names=_names(names), modules=(), run=report))
+
+
+def on_facts(rule: Rule, *, nodes: Callable[[Any], Collection[cst.CSTNode]]) -> Callable[[FactHook], FactHook]:
+    """A decorator: the function is ``rule``'s hook on the nodes ``nodes`` reads from a
+    file's fact sheet (``lambda facts: facts.checkpoint.saves``), run as the traversal
+    leaves each of them.  The hook reads the rest of the sheet as ``ctx.facts``."""
+
+    def enter(run: FactHook) -> FactHook:
+        _enter(OnFacts(rule=rule, nodes=nodes, run=run))
+        return run
+
+    return enter
+
+
+def of_types(nodes: Iterable[NodeT], types: str) -> list[NodeT]:
+    """The ``nodes`` of these node types (their class names, space-separated: a rule module
+    loads no LibCST), for a fact hook that takes only some of the shapes a fact holds:
+    ``nodes=lambda facts: of_types(facts.lightning.settings, "SimpleString Integer")``."""
+    names = types.split()
+    return [node for node in nodes if type(node).__name__ in names]

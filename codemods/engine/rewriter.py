@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -247,6 +247,16 @@ class Concern:
         self.ctx = ctx
         self.facts = ctx.facts
 
+    def leave_handlers(self) -> Iterator[tuple[str, Callable[..., object]]]:
+        """What runs as the traversal leaves a node, by the node type's name: the
+        ``leave_<Node>`` methods (a concern that knows its nodes per file says so itself)."""
+        for attr in _leave_hooks(type(self)):  # type: ignore[arg-type]  # functools.cache types its argument Hashable: a class is hashable, mypy's type[...] is not seen so
+            yield attr.removeprefix("leave_"), getattr(self, attr)
+
+    def reference_handler(self) -> Callable[..., object] | None:
+        """What runs on each reference through the imports: ``reference``, if any."""
+        return getattr(self, "reference", None)
+
 
 _BLOCKS = (cst.IndentedBlock, cst.Module)
 _REFERENCES = (cst.Name, cst.Attribute)
@@ -265,10 +275,10 @@ class Rewriter(cst.CSTTransformer):
         self.ctx = ctx
         self.to_visit = to_visit if speed.shortcuts() else None  # None: LibCST's traversal, every node
         self.handlers: dict[str, list[Callable[..., object]]] = defaultdict(list)
-        self.reference_handlers = [c.reference for c in concerns if hasattr(c, "reference")]
+        self.reference_handlers = [found for c in concerns if (found := c.reference_handler()) is not None]
         for concern in concerns:
-            for attr in _leave_hooks(type(concern)):  # type: ignore[arg-type]  # functools.cache types its argument Hashable: a class is hashable, mypy's type[...] is not seen so
-                self.handlers[attr.removeprefix("leave_")].append(getattr(concern, attr))
+            for kind, handler in concern.leave_handlers():
+                self.handlers[kind].append(handler)
         self.xla_guard_depth = 0
         self.guarded = {id(node) for node in ctx.facts.imports.xla_guarded}
 

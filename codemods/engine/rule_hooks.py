@@ -3,18 +3,22 @@ concern's list of rewrites (codemods/concerns.py) places ``RuleHooks(ctx, RULES)
 others, so a rule registered in its concern's ``RULES`` runs with no other module edited.
 
 What each name reaches is looked up in dicts built once per list of rules: a reference or a
-call costs one lookup, whatever the number of rules."""
+call costs one lookup, whatever the number of rules.  The nodes the fact hooks run on are
+read from each file's fact sheet as its traversal starts, and looked up by identity: only the
+node types among them are handed to this concern at all, so a file whose facts name none
+costs nothing more."""
 
 from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
 
-from codemods.engine.hooks import OnCalls, OnReferences, hooks_of
+from codemods.engine.hooks import OnCalls, OnFacts, OnReferences, hooks_of
 from codemods.engine.rewriter import Concern, Context
 from codemods.engine.rule import Rule
 
@@ -28,6 +32,8 @@ class _Dispatch:
     reference_modules: tuple[str, ...]
     module_calls: tuple[OnCalls, ...]
     call_modules: tuple[str, ...]
+    # Hooks on the nodes a file's facts name, in the rules' order.
+    on_facts: tuple[OnFacts, ...]
 
 
 @functools.cache
@@ -36,18 +42,21 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
     calls: defaultdict[str, list[OnCalls]] = defaultdict(list)
     module_references: list[OnReferences] = []
     module_calls: list[OnCalls] = []
+    on_facts: list[OnFacts] = []
     for rule in rules:
         for hook in hooks_of(rule):
-            if isinstance(hook, OnReferences):
+            if isinstance(hook, OnFacts):
+                on_facts.append(hook)
+            elif isinstance(hook, OnReferences):
                 for name in hook.names:
                     references[name].append(hook)
                 if hook.modules:
                     module_references.append(hook)
-                continue
-            for name in hook.names:
-                calls[name].append(hook)
-            if hook.modules:
-                module_calls.append(hook)
+            else:
+                for name in hook.names:
+                    calls[name].append(hook)
+                if hook.modules:
+                    module_calls.append(hook)
     return _Dispatch(
         {name: tuple(hooks) for name, hooks in references.items()},
         {name: tuple(hooks) for name, hooks in calls.items()},
@@ -55,6 +64,7 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
         tuple(module for hook in module_references for module in hook.modules),
         tuple(module_calls),
         tuple(module for hook in module_calls for module in hook.modules),
+        tuple(on_facts),
     )
 
 
@@ -78,6 +88,23 @@ class RuleHooks(Concern):
         self.calls = dispatch.calls
         self.module_calls = dispatch.module_calls
         self.call_modules = dispatch.call_modules
+        # This file's nodes that fact hooks run on, by id (the sheet holds the nodes while
+        # the traversal runs), each with its hooks in the rules' order.
+        self.on_nodes: dict[int, list[OnFacts]] = {}
+        self.node_kinds: set[str] = set()
+        for hook in dispatch.on_facts:
+            for node in hook.nodes(ctx.facts):
+                self.on_nodes.setdefault(id(node), []).append(hook)
+                self.node_kinds.add(type(node).__name__)
+
+    def reference_handler(self) -> Callable[..., object] | None:
+        return self.reference if self.references or self.module_references else None
+
+    def leave_handlers(self) -> Iterator[tuple[str, Callable[..., object]]]:
+        if self.calls or self.call_modules:
+            yield "Call", self.call
+        for kind in self.node_kinds:
+            yield kind, self.fact_node
 
     def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
         hooks = self.references.get(qualified, ())
@@ -87,9 +114,7 @@ class RuleHooks(Concern):
             updated = hook.run(self.ctx, original, updated, qualified)
         return updated
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not self.calls and not self.call_modules:
-            return updated
+    def call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         callee = self.ctx.resolve(original.func)
         if callee is None:
             return updated
@@ -101,4 +126,15 @@ class RuleHooks(Concern):
             if type(result) is not cst.Call:  # replaced by something else: the next hook has no call
                 break
             result = hook.run(self.ctx, original, result, callee)
+        return result
+
+    def fact_node(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:
+        hooks = self.on_nodes.get(id(original))
+        if hooks is None:
+            return updated
+        result: object = updated
+        for hook in hooks:
+            if type(result) is not type(original):  # replaced by another kind of node: not the next hook's
+                break
+            result = hook.run(self.ctx, original, result)
         return result

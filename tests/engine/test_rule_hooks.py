@@ -1,6 +1,7 @@
 """A rule is one unit (docs/dev/architecture.md#adding-a-rule): a new rule module, with its
 hooks, registered in its concern's ``RULES``, fires in the pipeline with no other module of
-the package edited."""
+the package edited: hooks on names through the imports, and hooks on the nodes a concern's
+facts name."""
 
 from __future__ import annotations
 
@@ -11,12 +12,19 @@ from collections import defaultdict
 from pathlib import Path
 from types import ModuleType
 
+import libcst as cst
 import pytest
 
 from codemods import convert_source
+from codemods.analyse import analyse
+from codemods.checkpoint import rules as checkpoint_rules
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.engine import hooks, rule
-from codemods.engine.rule_hooks import hooked_names
+from codemods.engine.rewriter import Context
+from codemods.engine.rule import RuleSelection
+from codemods.engine.rule_hooks import RuleHooks, hooked_names
+from codemods.rules import RULES
+from codemods.targets import DEFAULT_TARGET, get_target
 from tests.support.fixtures import output_text
 
 # A rule as a contributor writes it, in a module of its own: a report on references and a
@@ -78,15 +86,15 @@ def registries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hooks, "_modules", hooks._modules)
 
 
-def _new_rule_module(folder: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+def _new_rule_module(folder: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> ModuleType:
     package = folder / "new_rules"
-    package.mkdir()
+    package.mkdir(exist_ok=True)
     (package / "__init__.py").write_text("")
-    (package / "test501_cuda_rng_state.py").write_text(textwrap.dedent(RULE_MODULE))
+    (package / f"{name}.py").write_text(textwrap.dedent(source))
     monkeypatch.syspath_prepend(str(folder))
     monkeypatch.delitem(sys.modules, "new_rules", raising=False)
-    monkeypatch.delitem(sys.modules, "new_rules.test501_cuda_rng_state", raising=False)
-    return importlib.import_module("new_rules.test501_cuda_rng_state")
+    monkeypatch.delitem(sys.modules, f"new_rules.{name}", raising=False)
+    return importlib.import_module(f"new_rules.{name}")
 
 
 def test_a_rule_registered_in_its_concern_runs_its_hooks(
@@ -95,7 +103,7 @@ def test_a_rule_registered_in_its_concern_runs_its_hooks(
     before = convert_source(SCRIPT)
     assert {(f.rule, f.line) for f in before.findings} == {("XLA506", 3), ("XLA506", 4)}
 
-    module = _new_rule_module(tmp_path, monkeypatch)
+    module = _new_rule_module(tmp_path, monkeypatch, "test501_cuda_rng_state", RULE_MODULE)
     # Its registration: the one line a contributor adds to the concern's rules/__init__.py.
     monkeypatch.setattr(cuda_only_rules, "RULES", (*cuda_only_rules.RULES, module.CUDA_RNG_STATE))
 
@@ -136,3 +144,97 @@ def test_the_concern_leaves_its_rules_hooked_names_to_them() -> None:
     assert "torch.cuda.manual_seed_all" in hooked_names(cuda_only_rules.RULES)
     findings = convert_source("import torch\n\ntorch.cuda.manual_seed_all(0)\n").findings
     assert [f.rule for f in findings] == ["XLA505"]
+
+
+# A rule whose finding needs a concern's facts: its hook runs on the nodes the checkpoint
+# facts name (the torch.save calls that are checkpoints) and reads the rest of the sheet.
+FACTS_RULE_MODULE = '''
+"""TEST503 kept-save."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
+from codemods.engine.rule import Rule
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+KEPT_SAVE = Rule(
+    code="TEST503",
+    name="kept-save",
+    severity="info",
+    summary="A checkpoint torch.save that xm.save cannot take",
+    fixable=False,
+)
+
+
+@on_facts(KEPT_SAVE, nodes=lambda facts: facts.checkpoint.saves)
+def _kept(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    problem = ctx.facts.checkpoint.saves[original]
+    if problem is not None:
+        ctx.report(KEPT_SAVE, original, f"`{ctx.code(original.func)}` stays: {problem}")
+    return updated
+'''
+
+SAVES = """\
+import torch
+from torch.utils.data import Dataset
+
+
+class Cache(Dataset):
+    def __getitem__(self, i):
+        torch.save(self.items[i], self.path(i), pickle_protocol=4)
+
+
+torch.save(state, "a.pt")
+torch.save(state, "b.pt", pickle_protocol=4)
+"""
+
+
+def test_a_rule_registered_in_its_concern_runs_its_hooks_on_the_nodes_its_facts_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registries: None
+) -> None:
+    """The hook runs on the saves the checkpoint facts hold, and on nothing else: not on the
+    Dataset's save, which the analysis does not count as a checkpoint (the negative case)."""
+    before = convert_source(SAVES)
+    assert [f.rule for f in before.findings] == ["XLA001", "XLA401"]  # the import xm.save needs, the save at the end
+
+    module = _new_rule_module(tmp_path, monkeypatch, "test503_kept_save", FACTS_RULE_MODULE)
+    monkeypatch.setattr(checkpoint_rules, "RULES", (*checkpoint_rules.RULES, module.KEPT_SAVE))
+
+    after = convert_source(SAVES)
+    assert output_text(after) == output_text(before)
+    assert [f for f in after.findings if f.rule != "TEST503"] == before.findings
+    # Line 12 of the output (the file gains the import of xm): the last save, which stays.
+    assert [(f.line, f.message) for f in after.findings if f.rule == "TEST503"] == [
+        (12, "`torch.save` stays: xm.save takes no pickle_protocol")
+    ]
+
+
+def test_a_file_whose_facts_name_no_such_node_hands_the_rule_hooks_nothing() -> None:
+    """The rewrite's traversal calls a concern of rule hooks only on the node types its
+    hooks' nodes have in this file: none for a file without checkpoints."""
+    ctx = Context(
+        analyse(cst.parse_module("import torch\n\nmodel = torch.nn.Linear(2, 2)\n")),
+        get_target(DEFAULT_TARGET),
+        RuleSelection(),
+        lambda rule, node: False,
+    )
+    hooks_of_checkpoints = RuleHooks(ctx, checkpoint_rules.RULES)
+    assert list(hooks_of_checkpoints.leave_handlers()) == []
+    assert hooks_of_checkpoints.reference_handler() is None
+
+
+def test_every_fact_hook_reads_nodes_the_fact_sheet_holds() -> None:
+    """A hook's ``nodes`` is a lambda over the sheet, which mypy cannot check from the
+    engine: each reads a part the sheet has, here of a file whose facts are empty."""
+    facts = analyse(cst.parse_module("import torch\n"))
+    fact_hooks = [hook for each in RULES for hook in hooks.hooks_of(each) if isinstance(hook, hooks.OnFacts)]
+    assert {hook.rule.code for hook in fact_hooks} >= {"XLA401", "XLA402", "XLA403", "XLA404", "XLA821", "XLA822"}
+    for hook in fact_hooks:
+        assert list(hook.nodes(facts)) == []

@@ -1,8 +1,23 @@
-"""XLA4: checkpoints."""
+"""XLA401 xla-save: ``torch.save`` becomes ``xm.save``, which moves device tensors to the CPU
+before pickling and writes once per host (on torch_xla 1.13 it also waits for every process:
+under a rank check the save stays, and saves its state moved to the CPU)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+# torch.save's keywords, and xm.save's names for them (a save with others stays: the analysis
+# records why, checkpoint/analysis.py).
+XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
 
 XLA_SAVE = Rule(
     code="XLA401",
@@ -384,244 +399,96 @@ XLA_SAVE = Rule(
     ),
 )
 
-SAVE_WHOLE_MODULE = Rule(
-    code="XLA402",
-    name="save-whole-module",
-    severity="warning",
-    summary="Saving a whole module pickles its device tensors: save its state_dict()",
-    fixable=False,
-    why="Pickling a whole module stores its class by reference and its tensors as they are: the checkpoint "
-    "loads only with the same code and torch_xla at hand. A `state_dict()` saved with `xm.save` holds CPU "
-    "tensors that load anywhere.",
-    examples=lambda: (
-        invalid(
-            """
-            import torch
 
-            class Net(torch.nn.Module):
-                pass
+@on_facts(XLA_SAVE, nodes=lambda facts: facts.checkpoint.saves)
+def _to_xla_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """Each checkpoint ``torch.save`` (the analysis leaves out a Dataset's): xm.save, or why not."""
+    import libcst as cst
 
-            model = Net()
-            torch.save(model, "model.pt")
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
+    problem = ctx.facts.checkpoint.saves[original]
+    distributed = ctx.facts.distributed
+    if problem is None and ctx.target.save_waits_for_all and original in distributed.guarded_saves:
+        return _guarded_save(ctx, original, updated)
+    if problem is not None:
+        if original in distributed.guarded_saves or not distributed.multi_process:
+            # One process writes, and torch.save pickles XLA tensors through the CPU: it
+            # runs as it did (the file loads where torch_xla is installed).
+            return updated
+        ctx.report(
+            XLA_SAVE,
+            original,
+            f"`{ctx.code(original.func)}` stays ({problem}, so it cannot become xm.save) and no rank check "
+            "guards it: every process of this multi-process run writes the same file at once; save from the "
+            "master only (under a rank check, or with xm.save)",
+        )
+        return updated
 
-            class Net(torch.nn.Module):
-                pass
+    def build() -> cst.Call | None:
+        call = ctx.replace_callee(original, updated, "save")
+        if call is None:
+            return None
+        renamed = [
+            a.with_changes(keyword=cst.Name(XLA_SAVE_KEYWORDS[a.keyword.value])) if a.keyword else a for a in call.args
+        ]
+        return call.with_changes(args=renamed)
 
-            model = Net()
-            xm.save(model, "model.pt")
-            """,
-            findings=(Expected(8, 1, "`model` is a whole module"),),
+    return ctx.fix_or_keep(
+        updated,
+        XLA_SAVE,
+        original,
+        f"{ctx.code(original.func)} -> {{new}}: moves device tensors to the CPU before saving",
+        build,
+        result=lambda call: call.func,
+    )
+
+
+def _guarded_save(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """A torch.save under a rank check, where xm.save ends in a rendezvous of every process
+    (torch_xla 1.13: the master alone would wait forever): it stays, and saves its state
+    moved to the CPU the way xm.save moves it, without the rendezvous."""
+    import libcst as cst
+
+    to_cpu = ctx.target.api("to_cpu").spelled
+    why = (
+        f"xm.save in torch_xla {ctx.target.torch_xla_version} waits for every process, so the master "
+        "alone would wait forever"
+    )
+    index = next(
+        (
+            i
+            for i, a in enumerate(original.args)
+            if (a.keyword is None and not a.star and i == 0) or (a.keyword is not None and a.keyword.value == "obj")
         ),
-    ),
-    valid=lambda: (
-        valid(
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
+        None,
+    )
+    if index is None:
+        ctx.report(
+            XLA_SAVE,
+            original,
+            f"`{ctx.code(original.func)}` stays under a rank check ({why}): it pickles each XLA tensor "
+            f"through the CPU, and the file loads only where torch_xla is installed; save `{to_cpu}(state)`",
+        )
+        return updated
+    state = updated.args[index]
+    given = original.args[index].value
+    if type(given) is cst.Call and ctx.resolve(given.func) == ctx.target.api("to_cpu").qualified_name:
+        return updated  # ported already
 
-            model = Net()
-            xm.save(model.state_dict(), "weights.pt")
-            """,
-        ),
-    ),
-    invalid=lambda: (
-        invalid(
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
+    def build() -> cst.Call | None:
+        moved = ctx.call("to_cpu", [cst.Arg(state.value)])
+        if moved is None:
+            return None
+        args = list(updated.args)
+        args[index] = state.with_changes(value=moved)
+        return updated.with_changes(args=args)
 
-            class Net(torch.nn.Module):
-                pass
-
-            model = Net().to(device)
-            torch.save(model, "full.pt")
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            class Net(torch.nn.Module):
-                pass
-
-            model = Net().to(device)
-            xm.save(model, "full.pt")
-            """,
-            findings=(Expected(8, 1, "`model` is a whole module"),),
-        ),
-        invalid(
-            """
-            import torch as th
-            import torch_xla.core.xla_model as xm
-            from torch import nn
-
-            net = nn.Sequential(nn.Linear(2, 2))
-            th.save(net, "net.pt")
-            """,
-            """
-            import torch as th
-            import torch_xla.core.xla_model as xm
-            from torch import nn
-
-            net = nn.Sequential(nn.Linear(2, 2))
-            xm.save(net, "net.pt")
-            """,
-            alias=True,
-            findings=(Expected(6, 1, "`net` is a whole module"),),
-        ),
-    ),
-)
-
-LOAD_MAP_LOCATION = Rule(
-    code="XLA403",
-    name="load-map-location",
-    severity="error",
-    summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
-    fixable=True,
-    why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
-    "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
-    examples=lambda: (
-        invalid(
-            """
-            import torch
-
-            state = torch.load("model.pt", map_location="cuda:0")
-            """,
-            """
-            import torch
-
-            state = torch.load("model.pt", map_location="cpu")
-            """,
-            findings=(Expected(3, 45, 'map_location "cuda:0" -> "cpu"'),),
-        ),
-    ),
-    valid=lambda: (
-        valid(
-            """
-            import torch
-
-            state = torch.load("m.pt", map_location="cpu")
-            other = torch.load("o.pt", map_location=lambda storage, loc: storage)
-            """,
-        ),
-    ),
-    invalid=lambda: (
-        invalid(
-            """
-            import torch
-
-            loc = 'cuda:{}'.format(args.gpu)
-            checkpoint = torch.load(args.resume, map_location=loc)
-            state = torch.load("m.pt", map_location=device)
-            other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
-            """,
-            """
-            import torch
-
-            loc = 'cuda:{}'.format(args.gpu)
-            checkpoint = torch.load(args.resume, map_location="cpu")
-            state = torch.load("m.pt", map_location="cpu")
-            other = torch.load("o.pt", map_location={"cuda:1": "cuda:0"})
-            """,
-            findings=(
-                Expected(4, 51, 'map_location loc -> "cpu"'),
-                Expected(5, 41, 'map_location device -> "cpu"'),
-                Expected(6, 41, 'map_location `{"cuda:1"'),
-            ),
-        ),
-        invalid(
-            """
-            import torch as th
-
-            state = th.load("m.pt", map_location=th.device("cuda"))
-            """,
-            """
-            import torch as th
-
-            state = th.load("m.pt", map_location="cpu")
-            """,
-            alias=True,
-            findings=(Expected(3, 38, 'map_location th.device("cuda") -> "cpu"'),),
-        ),
-    ),
-)
-
-GUARDED_XLA_SAVE = Rule(
-    code="XLA404",
-    name="guarded-xla-save",
-    severity="error",
-    summary="An `xm.save` only the master process reaches hangs on torch_xla 1.13 (sagemaker target)",
-    fixable=False,
-    why="torch_xla 1.13's `xm.save` ends with a rendezvous of every process "
-    "(`rendezvous('torch_xla.core.xla_model.save')`), so under a rank check (`if xm.is_master_ordinal():`, "
-    "`if rank == 0:`, `if accelerator.is_main_process:`) the master waits for processes that never come. Call "
-    "it in every process: it writes from the master only. torch_xla 2.9's `xm.save` has no rendezvous (it "
-    "writes on each host's master, checked in its source), so the same code runs there and is not reported.",
-    instead="`xm.save(obj, path)` in every process, outside the rank check (it writes from the master only)",
-    examples=lambda: (
-        invalid(
-            """
-            import torch_xla.core.xla_model as xm
-
-            if xm.is_master_ordinal():
-                xm.save(model.state_dict(), "model.pt")
-            """,
-            target="sagemaker",
-            findings=(Expected(4, 5, "`xm.save` under a rank check: in torch_xla 1.13 it waits for every process"),),
-        ),
-    ),
-    valid=lambda: (
-        valid(
-            """
-            import torch_xla.core.xla_model as xm
-
-            if xm.is_master_ordinal():
-                xm.save(model.state_dict(), "model.pt")
-            """,
-            note="2.9-save-has-no-rendezvous",
-        ),
-        valid(
-            """
-            import torch_xla.core.xla_model as xm
-
-            xm.save(model.state_dict(), "model.pt")
-            """,
-            target="sagemaker",
-            note="every-process-saves",
-        ),
-    ),
-    invalid=lambda: (
-        invalid(
-            """
-            import torch_xla.core.xla_model as xm
-
-
-            def checkpoint(rank):
-                if rank == 0:
-                    xm.save(model.state_dict(), "model.pt")
-            """,
-            target="sagemaker",
-            note="rank-zero",
-            findings=(Expected(6, 9, "`xm.save` under a rank check"),),
-        ),
-        invalid(
-            """
-            import torch_xla.core.xla_model as xmm
-
-
-            def checkpoint(accelerator):
-                if accelerator.is_main_process:
-                    xmm.save(model.state_dict(), "model.pt")
-            """,
-            target="sagemaker",
-            note="main-process",
-            alias=True,
-            findings=(Expected(6, 9, "`xmm.save` under a rank check"),),
-        ),
-    ),
-)
-
-RULES = (XLA_SAVE, SAVE_WHOLE_MODULE, LOAD_MAP_LOCATION, GUARDED_XLA_SAVE)
+    return ctx.fix_or_keep(
+        updated,
+        XLA_SAVE,
+        original,
+        f"`{ctx.code(original.func)}` under a rank check stays ({why}) and saves its state through "
+        f"`{to_cpu}`: the device tensors go to the CPU first, as xm.save moves them, so the file loads "
+        "without torch_xla",
+        build,
+        result=lambda call: call.args[index].value,
+    )

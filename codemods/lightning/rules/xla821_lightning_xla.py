@@ -1,9 +1,19 @@
-"""XLA821-XLA822: Lightning and Fabric (rewrite.py; names checked against
-Lightning 2.6.6)."""
+"""XLA821 lightning-xla: the accelerator, strategy and precision that select CUDA and NCCL take
+the names of Lightning's XLA support (lightning/analysis.py says which release they were
+checked against and what each value becomes)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import of_types, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 LIGHTNING_XLA = Rule(
     code="XLA821",
@@ -250,94 +260,40 @@ LIGHTNING_XLA = Rule(
     ),
 )
 
-LIGHTNING_MANUAL = Rule(
-    code="XLA822",
-    name="lightning-manual",
-    severity="error",
-    summary="Lightning settings with no XLA form (DeepSpeed, DataParallel, the Trainer's FSDP, Transformer Engine) or "
-    "that the tool cannot follow",
-    fixable=False,
-    why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
-    "strategy and precision by hand.",
-    examples=lambda: (
-        invalid(
-            """
-        import lightning as L
-
-        trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2")
-        """,
-            findings=(Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),),
-        ),
-    ),
-    valid=lambda: (
-        valid(
-            """
-            import lightning as L
-
-            trainer = L.Trainer(accelerator="auto", devices="auto")
-            """,
-            note="auto",
-        ),
-    ),
-    invalid=lambda: (
-        invalid(
-            """
-            import lightning as L
-
-            trainer = L.Trainer(accelerator="gpu", strategy="deepspeed_stage_2", precision="transformer-engine")
-            """,
-            """
-            import lightning as L
-
-            trainer = L.Trainer(accelerator="tpu", strategy="deepspeed_stage_2", precision="transformer-engine")
-            """,
-            note="no-xla-form",
-            findings=(
-                Expected(3, 49, 'Trainer(strategy="deepspeed_stage_2") has no XLA form'),
-                Expected(3, 80, 'Trainer(precision="transformer-engine") has no XLA form'),
-            ),
-        ),
-        invalid(
-            """
-            from lightning.pytorch import Trainer
+# What each setting's XLA value does.
+_WHAT = {
+    "accelerator": "Lightning's XLA accelerator",
+    "strategy": "one process per XLA device",
+    "precision": "Lightning's XLA precision takes no mixed precision; bf16-true runs in bfloat16 (XLA_USE_BF16), "
+    "the precision XLA devices compute in",
+}
+# The literal values it rewrites, by node type (the settings the analysis records).
+LITERALS = "SimpleString Integer"
 
 
-            def fit(model, config):
-                trainer = Trainer(strategy=config["strategy"])
-                trainer.fit(model)
-            """,
-            note="computed",
-            alias=True,
-            findings=(Expected(5, 23, '`strategy=config["strategy"]`'),),
-        ),
-        invalid(
-            """
-            import pytorch_lightning as pl
+@on_facts(LIGHTNING_XLA, nodes=lambda facts: of_types(facts.lightning.settings, LITERALS))
+def _to_xla_name(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    """A setting with an XLA form, on a target whose Lightning names the tool knows (the
+    others are XLA822's)."""
+    import libcst as cst
 
-            trainer = pl.Trainer(gpus=4, precision=16)
-            """,
-            """
-            import pytorch_lightning as pl
+    from codemods.engine.nodes import quoted_like
 
-            trainer = pl.Trainer(gpus=4, precision="bf16-true")
-            """,
-            note="lightning-1",
-            findings=(Expected(3, 22, "`gpus=` is Lightning 1.x's (Lightning 2 raises on it)"),),
-        ),
-        invalid(
-            """
-            import lightning as L
+    setting = ctx.facts.lightning.settings[original]
+    new_value = setting.new
+    if new_value is None or not ctx.target.lightning_xla_names:
+        return updated
+    owner = "Trainer" if setting.kind == "trainer" else "Fabric"
+    source = f" (`{setting.source}`, given to {owner}'s {setting.parameter})" if setting.source else ""
 
-            trainer = L.Trainer(accelerator="gpu", strategy="ddp")
-            """,
-            target="sagemaker",
-            note="sagemaker",
-            findings=(
-                Expected(3, 33, 'Trainer(accelerator="gpu") is a CUDA setting'),
-                Expected(3, 49, 'Trainer(strategy="ddp") is a CUDA setting'),
-            ),
-        ),
-    ),
-)
+    def build() -> cst.BaseExpression:
+        template = original if isinstance(original, cst.SimpleString) else cst.SimpleString('""')
+        return quoted_like(template, new_value)
 
-RULES = (LIGHTNING_XLA, LIGHTNING_MANUAL)
+    return ctx.fix_or_keep(
+        updated,
+        LIGHTNING_XLA,
+        original,
+        f"{owner} {setting.parameter} {ctx.code(original)} -> {{new}}{source}: {_WHAT[setting.parameter]}",
+        build,
+    )
