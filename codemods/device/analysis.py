@@ -92,6 +92,8 @@ class DeviceAnalysis(Analysis):
         self.generator_candidates: list[cst.Call] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
         self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
+        # A tensor's own CUDA checks (``x.is_cuda``, ``x.device.type == 'cuda'``) in a condition's test.
+        self.tensor_check_candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
         # Functions that check for CUDA devices, that count them; `if not f(): exit` guards.
         self.checking_functions: set[str] = set()
         self.counting_functions: set[str] = set()
@@ -308,12 +310,14 @@ class DeviceAnalysis(Analysis):
         for sub in walk(node.test):
             if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
+        self._tensor_checks_in(node)
         if (required := shapes.required_call(node, self.walk)) is not None:
             self.requirement_candidates.append((node, required))
         self._local_calls(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = shapes.names_in(node.test)
+        self._tensor_checks_in(node)
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
         last = node.orelse
@@ -322,6 +326,13 @@ class DeviceAnalysis(Analysis):
         if shapes.is_cpu_device(node.body, self.walk) or shapes.is_cpu_device(last, self.walk):
             self.device_code.add(node)
         self._local_calls(node)
+
+    def _tensor_checks_in(self, node: cst.If | cst.IfExp) -> None:
+        for sub in walk(node.test):
+            if (type(sub) is cst.Attribute and sub.attr.value == "is_cuda") or (
+                type(sub) is cst.Comparison and _tensor_device_checked(sub)
+            ):
+                self.tensor_check_candidates.append((sub, node))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "is_cuda":
@@ -360,6 +371,12 @@ class DeviceAnalysis(Analysis):
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
         method = method_name(node)
+        keywords = call_args(node)[1]
+        for device in (arg_value(node, 0, "device") if method == "to" else None, keywords.get("device")):
+            # ``t.to(x.get_device())``, ``torch.zeros(n, device=x.get_device())``: x's CUDA index.
+            at = device.value if isinstance(device, cst.Arg) else device
+            if type(at) is cst.Call and method_name(at) == "get_device" and not at.args and method != "cuda":
+                self.part.index_of_tensor.add(at)
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)
@@ -383,7 +400,6 @@ class DeviceAnalysis(Analysis):
             if default is not None and is_device_name(flag.lstrip("-")):
                 self.add_device_strings(default.value)
 
-        keywords = call_args(node)[1]
         if "device" in keywords and method != "to":
             device = keywords["device"].value
             self.add_device_strings(device)
@@ -495,6 +511,13 @@ class DeviceAnalysis(Analysis):
             if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):
                 part.type_checks[comparison] = self.crash_code.get(statement)
                 part.cuda_checks.discard(comparison)
+        for check, condition in self.tensor_check_candidates:
+            if check in part.type_checks or not (condition in self.device_code or _moves(condition)):
+                continue
+            if type(check) is cst.Comparison and shapes.compared_with_cuda(check) in self.device_assignments:
+                continue  # a device variable of the file (``self.device = ...``): the checks above
+            part.tensor_checks[check] = self.crash_code.get(condition)
+            part.cuda_checks.discard(check)
 
     def _local_params(self, callee: str) -> list[str] | None:
         """The parameters of the function of this file that ``callee`` runs: ``helper``,
@@ -679,6 +702,23 @@ class DeviceAnalysis(Analysis):
                 if isinstance(holds, bool) and holds is not in_body:
                     return True
         return False
+
+
+def _tensor_device_checked(node: cst.Comparison) -> bool:
+    """``x.device.type == 'cuda'``, ``'cuda' in str(x.device)``, ``x.device.type != 'cuda'``:
+    the device of a value (``x``), compared with "cuda"."""
+    name = shapes.compared_with_cuda(node)
+    return name is not None and name.endswith(".device") and name != "self.device"
+
+
+def _moves(condition: cst.If | cst.IfExp) -> bool:
+    """What a condition guards moves a value or makes one on a device (``.to(...)``, ``device=``)."""
+    return any(
+        type(sub) is cst.Call and (method_name(sub) == "to" or "device" in call_args(sub)[1])
+        for branch in (condition.body, condition.orelse)
+        if branch is not None
+        for sub in walk(branch)
+    )
 
 
 def _device_type_checked(node: cst.Comparison) -> str | None:
