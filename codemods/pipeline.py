@@ -457,12 +457,18 @@ def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None)
             ).summary
         except ConversionError:
             return None
-        if summary is not None and summary == ModuleSummary():
-            # Not a training script (skipped unparsed): it may still re-export names.
-            summary = replace(summary, imported=_imported_names(data))
-        return summary
+        return with_reexports(summary, data)
 
     return summarise
+
+
+def with_reexports(summary: ModuleSummary | None, data: bytes) -> ModuleSummary | None:
+    """A module that is not a training script (skipped unparsed) may still re-export names
+    (a package's ``__init__.py``: ``from .data_parallel import UserScatteredDataParallel``):
+    its summary says where they come from, in a run that converts it as in one that reads it."""
+    if summary is not None and summary == ModuleSummary() and b"import" in data:
+        return replace(summary, imported=_imported_names(data))
+    return summary
 
 
 def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:

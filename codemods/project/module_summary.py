@@ -116,6 +116,9 @@ class ModuleSummary:
     unmoved_feeding: frozenset[UnmovedFeeding] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
+    # Classes that derive from nn.DataParallel: (class, whether it or a base of the project
+    # defines its own ``scatter``, which never runs without CUDA).
+    data_parallel_classes: tuple[tuple[str, bool], ...] = ()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
@@ -147,6 +150,10 @@ class ModuleSummary:
             if local == head:
                 return module, ".".join(p for p in (there, rest) if p)
         return None
+
+    def data_parallel_class(self, name: str) -> bool | None:
+        """Whether the class ``name`` scatters its inputs itself; None: not a DataParallel class."""
+        return next((scatters for cls, scatters in self.data_parallel_classes if cls == name), None)
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps

@@ -1046,3 +1046,22 @@ def test_a_scaler_helpers_backward_under_the_callers_ddp_needs_no_all_reduce(
     (repo / "main.py").write_text(main.format(wrap="    model = model.cuda()\n"))
     (error,) = [f for f in _run(repo, ["misc.py", "main.py"], target)["misc.py"] if f.rule == "XLA607"]
     assert "no file of this run that imports this one wraps the model in DistributedDataParallel" in error.message
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize("names", [["train.py"], ["train.py", "parallel/__init__.py", "parallel/scattered.py"]])
+def test_a_data_parallel_subclass_of_a_package_that_scatters_the_batches_is_an_error_where_it_wraps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: list[str], target: str
+) -> None:
+    """train.py builds parallel/scattered.py's DataParallel subclass, re-exported by the package's
+    `__init__.py` (which names no torch, and is skipped unparsed when the run converts it): its
+    `scatter` moved the batches, and never runs on XLA. Said at the construction, whether the
+    run converts the package or only reads it."""
+    copy = tmp_path / "scatter"
+    shutil.copytree(FIXTURES / "scatter_wrapper_split", copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'scatter'\n")
+    monkeypatch.chdir(copy)
+    findings = _run(copy, names, target)
+    (error,) = [f for f in findings["train.py"] if f.rule == "XLA118"]
+    assert error.line == 24 and not error.fixed
+    assert "`ScatteredDataParallel` (a DataParallel subclass of parallel/scattered.py)" in error.message
