@@ -67,6 +67,8 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         ),
         holds=holds,
         reaches=tuple(sorted(facts.project.references)),
+        name_tables=tuple(sorted(facts.project.name_tables.items())),
+        classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),
     )
 
 
