@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.device import shapes
+from codemods.device import shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.engine.nodes import (
@@ -310,14 +310,14 @@ class DeviceAnalysis(Analysis):
         for sub in walk(node.test):
             if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
-        self._tensor_checks_in(node)
+        self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
         if (required := shapes.required_call(node, self.walk)) is not None:
             self.requirement_candidates.append((node, required))
         self._local_calls(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = shapes.names_in(node.test)
-        self._tensor_checks_in(node)
+        self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
         last = node.orelse
@@ -326,13 +326,6 @@ class DeviceAnalysis(Analysis):
         if shapes.is_cpu_device(node.body, self.walk) or shapes.is_cpu_device(last, self.walk):
             self.device_code.add(node)
         self._local_calls(node)
-
-    def _tensor_checks_in(self, node: cst.If | cst.IfExp) -> None:
-        for sub in walk(node.test):
-            if (type(sub) is cst.Attribute and sub.attr.value == "is_cuda") or (
-                type(sub) is cst.Comparison and _tensor_device_checked(sub)
-            ):
-                self.tensor_check_candidates.append((sub, node))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "is_cuda":
@@ -372,11 +365,7 @@ class DeviceAnalysis(Analysis):
             self._reference(callee, node.func)
         method = method_name(node)
         keywords = call_args(node)[1]
-        for device in (arg_value(node, 0, "device") if method == "to" else None, keywords.get("device")):
-            # ``t.to(x.get_device())``, ``torch.zeros(n, device=x.get_device())``: x's CUDA index.
-            at = device.value if isinstance(device, cst.Arg) else device
-            if type(at) is cst.Call and method_name(at) == "get_device" and not at.args and method != "cuda":
-                self.part.index_of_tensor.add(at)
+        self.part.index_of_tensor.update(tensor_checks.indices_given(node, method, keywords))
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)
@@ -511,13 +500,13 @@ class DeviceAnalysis(Analysis):
             if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):
                 part.type_checks[comparison] = self.crash_code.get(statement)
                 part.cuda_checks.discard(comparison)
-        for check, condition in self.tensor_check_candidates:
-            if check in part.type_checks or not (condition in self.device_code or _moves(condition)):
-                continue
-            if type(check) is cst.Comparison and shapes.compared_with_cuda(check) in self.device_assignments:
-                continue  # a device variable of the file (``self.device = ...``): the checks above
-            part.tensor_checks[check] = self.crash_code.get(condition)
-            part.cuda_checks.discard(check)
+        part.tensor_checks = tensor_checks.around_moves(
+            self.tensor_check_candidates,
+            self.device_code,
+            self.crash_code,
+            {*part.type_checks, *self.device_assignments},
+        )
+        part.cuda_checks.difference_update(part.tensor_checks)
 
     def _local_params(self, callee: str) -> list[str] | None:
         """The parameters of the function of this file that ``callee`` runs: ``helper``,
@@ -702,23 +691,6 @@ class DeviceAnalysis(Analysis):
                 if isinstance(holds, bool) and holds is not in_body:
                     return True
         return False
-
-
-def _tensor_device_checked(node: cst.Comparison) -> bool:
-    """``x.device.type == 'cuda'``, ``'cuda' in str(x.device)``, ``x.device.type != 'cuda'``:
-    the device of a value (``x``), compared with "cuda"."""
-    name = shapes.compared_with_cuda(node)
-    return name is not None and name.endswith(".device") and name != "self.device"
-
-
-def _moves(condition: cst.If | cst.IfExp) -> bool:
-    """What a condition guards moves a value or makes one on a device (``.to(...)``, ``device=``)."""
-    return any(
-        type(sub) is cst.Call and (method_name(sub) == "to" or "device" in call_args(sub)[1])
-        for branch in (condition.body, condition.orelse)
-        if branch is not None
-        for sub in walk(branch)
-    )
 
 
 def _device_type_checked(node: cst.Comparison) -> str | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.device import tensor_checks
 from codemods.device.folded_ifs import fold_if
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
@@ -23,7 +24,6 @@ from codemods.device.rules.xla107_cuda_tensor_type import CUDA_TENSOR_TYPE
 from codemods.device.rules.xla108_guarded_input_move import GUARDED_INPUT_MOVE
 from codemods.device.rules.xla109_device_generator import DEVICE_GENERATOR
 from codemods.device.rules.xla110_device_type_check import DEVICE_TYPE_CHECK
-from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
 from codemods.engine.nodes import (
     arg_value,
     as_expression,
@@ -76,7 +76,7 @@ class DeviceRewrite(Concern):
         if original in self.facts.training.optimizer_before_move:
             return self._move_before_optimizer(original, updated)
         if original in self.facts.device.index_of_tensor:
-            return self._tensor_device(original, updated)
+            return tensor_checks.tensor_device(self.ctx, original, updated)
         callee = self.ctx.resolve(original.func)
         if original in self.facts.device.calls:
             return self._whole_device_call(original, updated)
@@ -209,20 +209,6 @@ class DeviceRewrite(Concern):
             f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
             "module to XLA replaces its parameters, so move it first: {new}",
             build,
-        )
-
-    def _tensor_device(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """``x.get_device()`` where a device goes -> ``x.device``."""
-        if not isinstance(updated.func, cst.Attribute):
-            return updated
-        tensor = updated.func.value
-        return self.ctx.fix_or_keep(
-            updated,
-            TENSOR_CUDA_CHECK,
-            original,
-            f"`{self.ctx.code(original)}` -> {{new}}: a CUDA index where a device goes (0 for a tensor on the XLA "
-            "device: cuda:0, which fails without CUDA); the tensor's device is what it meant",
-            lambda: cst.Attribute(value=tensor, attr=cst.Name("device")),
         )
 
     def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -507,7 +493,8 @@ class DeviceRewrite(Concern):
         if original in self.facts.device.type_checks:
             return self._type_check(original, updated)  # type: ignore[arg-type]  # type_checks holds Comparison nodes (the key is typed CSTNode)
         if original in self.facts.device.tensor_checks:
-            return self._tensor_check(original, updated)  # type: ignore[arg-type]  # tensor_checks holds Attribute and Comparison nodes (the key is typed CSTNode)
+            blocker = self.facts.device.tensor_checks[original]  # type: ignore[index]  # tensor_checks holds Attribute and Comparison nodes (the key is typed CSTNode)
+            return tensor_checks.ported_check(self.ctx, original, updated, blocker, self._devices_converted)  # type: ignore[arg-type]  # as above
         if original in self.facts.device.cuda_checks:
             self._cuda_check(original)
         return updated
@@ -537,69 +524,7 @@ class DeviceRewrite(Concern):
                 original,
                 f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
                 "device -> {new}",
-                lambda: self._compared_with_xla(updated),
-            )
-            or updated
-        )
-
-    def _compared_with_xla(self, updated: cst.Comparison) -> cst.Comparison:
-        """The comparison with "cuda" made with the target's device type."""
-        xla = self.ctx.target.device_string
-
-        def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
-            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand
-
-        comparison = updated.comparisons[0]
-        return updated.with_changes(
-            left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
-        )
-
-    def _tensor_check(
-        self, original: cst.Attribute | cst.Comparison, updated: cst.Attribute | cst.Comparison
-    ) -> cst.BaseExpression:
-        """``x.is_cuda`` (``x.device.type == 'cuda'``) around device code: "is x on the
-        accelerator?" is ``x.device.type == 'xla'`` on XLA."""
-        blocker = self.facts.device.tensor_checks[original]
-        check = self.ctx.code(original)
-        false_on_xla = "is False for a tensor on the XLA device, so the device code it guards never runs there"
-        if blocker is not None or not self._devices_converted:
-            why = (
-                f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
-                if blocker is not None
-                else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
-            )
-            self.ctx.report(
-                TENSOR_CUDA_CHECK,
-                original,
-                f"`{check}` {false_on_xla} (the tensors it makes stay on the CPU); not changed: {why}; move that code onto the "
-                f"XLA device, then ask `.device.type == '{self.ctx.target.device_string}'`",
-            )
-            return updated
-
-        def build() -> cst.BaseExpression:
-            if isinstance(updated, cst.Comparison):
-                return self._compared_with_xla(updated)
-            device_type = cst.Attribute(
-                value=cst.Attribute(value=updated.value, attr=cst.Name("device")), attr=cst.Name("type")
-            )
-            comparison = cst.Comparison(
-                left=device_type,
-                comparisons=[
-                    cst.ComparisonTarget(
-                        operator=cst.Equal(), comparator=cst.SimpleString(f'"{self.ctx.target.device_string}"')
-                    )
-                ],
-            )
-            if isinstance(self.ctx.parent(), _TAKES_A_BARE_COMPARISON):
-                return comparison.with_changes(lpar=updated.lpar, rpar=updated.rpar)
-            return comparison.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-        return (
-            self.ctx.fix(
-                TENSOR_CUDA_CHECK,
-                original,
-                f"`{check}` -> {{new}}: it {false_on_xla}; the new check asks whether the tensor is on the accelerator",
-                build,
+                lambda: tensor_checks.compared_with(updated, self.ctx.target.device_string),
             )
             or updated
         )
@@ -718,22 +643,6 @@ class DeviceRewrite(Concern):
             and statement.trailing_whitespace.comment is None
             and all(self._is_set_device(small) for small in statement.body)
         )
-
-
-# Where an ``x.is_cuda`` that becomes ``x.device.type == "xla"`` needs no parentheses.
-_TAKES_A_BARE_COMPARISON = (
-    cst.If,
-    cst.IfExp,
-    cst.While,
-    cst.BooleanOperation,
-    cst.Assign,
-    cst.AnnAssign,
-    cst.Return,
-    cst.Arg,
-    cst.Assert,
-    cst.Element,
-    cst.Expr,
-)
 
 
 def _still_cuda(node: cst.CSTNode) -> bool:
