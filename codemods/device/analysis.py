@@ -501,10 +501,7 @@ class DeviceAnalysis(Analysis):
                 part.type_checks[comparison] = self.crash_code.get(statement)
                 part.cuda_checks.discard(comparison)
         part.tensor_checks = tensor_checks.around_moves(
-            self.tensor_check_candidates,
-            self.device_code,
-            self.crash_code,
-            {*part.type_checks, *self.device_assignments},
+            self.tensor_check_candidates, self.device_code, self.crash_code, part.type_checks, self.device_assignments
         )
         part.cuda_checks.difference_update(part.tensor_checks)
 

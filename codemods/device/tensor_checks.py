@@ -5,6 +5,7 @@ What the analysis recognises (analysis.py) and what the rewrite writes (rewrite.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -52,19 +53,20 @@ def _tensor_device_checked(node: cst.Comparison) -> bool:
 
 def around_moves(
     candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]],
-    device_code: set[cst.CSTNode],
-    crash_code: dict[cst.CSTNode, cst.CSTNode],
-    handled: set[object],
+    device_code: Collection[cst.CSTNode],
+    crash_code: Mapping[cst.CSTNode, cst.CSTNode],
+    picked_device_checks: Collection[cst.CSTNode],
+    device_variables: Collection[str],
 ) -> dict[cst.Attribute | cst.Comparison, cst.CSTNode | None]:
     """The checks whose condition guards device code or a move (the value: code there that fails
-    without CUDA), but those ``handled`` as the device the script picked (XLA110), or comparing
-    a device variable of the file (a name in ``handled``)."""
+    without CUDA), but those of the device the script picked (XLA110's) and comparisons of a
+    device variable of the file (``self.device = ...``)."""
     return {
         check: crash_code.get(condition)
         for check, condition in candidates
-        if check not in handled
+        if check not in picked_device_checks
         and (condition in device_code or guards_a_move(condition))
-        and not (type(check) is cst.Comparison and shapes.compared_with_cuda(check) in handled)
+        and not (type(check) is cst.Comparison and shapes.compared_with_cuda(check) in device_variables)
     }
 
 
