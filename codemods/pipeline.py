@@ -457,21 +457,28 @@ def summarise_with(target: str, selection: RuleSelection, max_bytes: int | None)
             ).summary
         except ConversionError:
             return None
-        if summary is not None and summary == ModuleSummary():
-            # Not a training script (skipped unparsed): it may still re-export names.
-            summary = replace(summary, imported=_imported_names(data))
-        return summary
+        return with_reexports(summary, data)
 
     return summarise
 
 
-def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
-    """(local name, module as written, name there) of each ``from ... import`` (Python's own
-    parser: this is for files the conversion skipped)."""
+def with_reexports(summary: ModuleSummary | None, data: bytes) -> ModuleSummary | None:
+    """A module that is not a training script (skipped unparsed) may still re-export names
+    (a package's ``__init__.py``: ``from .data_parallel import UserScatteredDataParallel``) or
+    hold a dict of the classes it imports (``train_factory = {'ctdet': CtdetTrainer}``): its
+    summary says where they come from, in a run that converts it as in one that reads it."""
+    if summary is None or summary != ModuleSummary() or b"import" not in data:
+        return summary
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
-        return ()
+        return summary
+    return replace(summary, imported=_imported_names(tree), name_tables=_name_tables(tree), classes=_classes(tree))
+
+
+def _imported_names(tree: ast.Module) -> tuple[tuple[str, str, str], ...]:
+    """(local name, module as written, name there) of each ``from ... import`` (Python's own
+    parser: this is for files the conversion skipped)."""
     return tuple(
         (alias.asname or alias.name, "." * node.level + (node.module or ""), alias.name)
         for node in tree.body
@@ -479,3 +486,38 @@ def _imported_names(data: bytes) -> tuple[tuple[str, str, str], ...]:
         for alias in node.names
         if alias.name != "*"
     )
+
+
+def _name_tables(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Module-level ``name = {key: Name, ...}`` whose values are all names (as
+    ProjectAnalysis records them for the files it parses)."""
+    tables: list[tuple[str, tuple[str, ...]]] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Dict) and value.values and all(None is not k for k in value.keys):
+                names = [name for v in value.values if (name := _dotted(v)) is not None]
+                if len(names) == len(value.values):
+                    tables.append((node.targets[0].id, tuple(names)))
+    return tuple(sorted(tables))
+
+
+def _classes(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """Top-level classes: (class, bases as written, the methods it defines)."""
+    return tuple(
+        (
+            node.name,
+            tuple(name for base in node.bases if (name := _dotted(base)) is not None),
+            tuple(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))),
+        )
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    )
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and (head := _dotted(node.value)) is not None:
+        return f"{head}.{node.attr}"
+    return None

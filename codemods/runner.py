@@ -16,7 +16,7 @@ from codemods.conversion import ConversionError, needs_parsing
 from codemods.engine.report import FileReport, Mode, notebook_diff, unified_diff
 from codemods.engine.rule import RuleSelection
 from codemods.files import FileProblem, is_dockerfile, is_read_only, read_bytes, write_atomically
-from codemods.pipeline import convert_source, load_parser, summarise_with
+from codemods.pipeline import convert_source, load_parser, summarise_with, with_reexports
 from codemods.project.module_summary import ImportContext, ModuleSummary
 from codemods.project.resolver import Project, find_root, imported_files, resolved, waves, wraps_fsdp
 from codemods.project.run_summaries import RunSummaries
@@ -73,7 +73,7 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     assert isinstance(output, bytes)
     report.findings = conversion.findings
     report.images = conversion.images
-    report.summary = conversion.summary
+    report.summary = with_reexports(conversion.summary, data)
     report.held = conversion.held
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":

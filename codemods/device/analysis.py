@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.device import shapes
+from codemods.device import shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.engine.nodes import (
@@ -92,6 +92,8 @@ class DeviceAnalysis(Analysis):
         self.generator_candidates: list[cst.Call] = []
         self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
         self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
+        # A tensor's own CUDA checks (``x.is_cuda``, ``x.device.type == 'cuda'``) in a condition's test.
+        self.tensor_check_candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
         # Functions that check for CUDA devices, that count them; `if not f(): exit` guards.
         self.checking_functions: set[str] = set()
         self.counting_functions: set[str] = set()
@@ -308,12 +310,14 @@ class DeviceAnalysis(Analysis):
         for sub in walk(node.test):
             if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
+        self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
         if (required := shapes.required_call(node, self.walk)) is not None:
             self.requirement_candidates.append((node, required))
         self._local_calls(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.cond_refs[node] = shapes.names_in(node.test)
+        self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifexps.append(node)
         last = node.orelse
@@ -360,6 +364,8 @@ class DeviceAnalysis(Analysis):
         if type(node.func) is cst.Name and callee is not None:
             self._reference(callee, node.func)
         method = method_name(node)
+        keywords = call_args(node)[1]
+        self.part.index_of_tensor.update(tensor_checks.indices_given(node, method, keywords))
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)
@@ -383,7 +389,6 @@ class DeviceAnalysis(Analysis):
             if default is not None and is_device_name(flag.lstrip("-")):
                 self.add_device_strings(default.value)
 
-        keywords = call_args(node)[1]
         if "device" in keywords and method != "to":
             device = keywords["device"].value
             self.add_device_strings(device)
@@ -495,6 +500,10 @@ class DeviceAnalysis(Analysis):
             if statement in self.device_code and any(self._on_the_xla_device(value) for value in values):
                 part.type_checks[comparison] = self.crash_code.get(statement)
                 part.cuda_checks.discard(comparison)
+        part.tensor_checks = tensor_checks.around_moves(
+            self.tensor_check_candidates, self.device_code, self.crash_code, part.type_checks, self.device_assignments
+        )
+        part.cuda_checks.difference_update(part.tensor_checks)
 
     def _local_params(self, callee: str) -> list[str] | None:
         """The parameters of the function of this file that ``callee`` runs: ``helper``,

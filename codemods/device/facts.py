@@ -79,6 +79,15 @@ class DeviceFacts:
     # check asks "is this the accelerator?", so "cuda" becomes "xla" (the value: None), or, where
     # the guarded code also fails without CUDA, it is reported (the value: that code).
     type_checks: dict[cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # A tensor's own CUDA check (``x.is_cuda``, ``x.device.type == 'cuda'``) around device code
+    # (``t.cuda()``, ``x.device if ... else 'cpu'``): False for an XLA tensor, so that code never
+    # runs there; it asks "is x on the accelerator?", so it becomes ``x.device.type == 'xla'`` (the
+    # value: None), or, where the guarded code also fails without CUDA, it is reported (the value:
+    # that code).
+    tensor_checks: dict[cst.Attribute | cst.Comparison, cst.CSTNode | None] = field(default_factory=dict)
+    # ``x.get_device()`` where a device goes (``t.to(x.get_device())``, ``device=x.get_device()``): a
+    # CUDA index, 0 for an XLA tensor (so cuda:0, which fails without CUDA): becomes ``x.device``.
+    index_of_tensor: set[cst.Call] = field(default_factory=set)
     # `if not verify_min_gpu_count(): ...; sys.exit()`: a function of the file that checks for
     # CUDA devices and counts them, guarding an exit. Always True on XLA (no CUDA device):
     # removed (the value: the function's name).

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.device import tensor_checks
 from codemods.device.folded_ifs import fold_if
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
@@ -74,6 +75,8 @@ class DeviceRewrite(Concern):
             return self._device_string(original, updated)
         if original in self.facts.training.optimizer_before_move:
             return self._move_before_optimizer(original, updated)
+        if original in self.facts.device.index_of_tensor:
+            return tensor_checks.tensor_device(self.ctx, original, updated)
         callee = self.ctx.resolve(original.func)
         if original in self.facts.device.calls:
             return self._whole_device_call(original, updated)
@@ -489,6 +492,9 @@ class DeviceRewrite(Concern):
     def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         if original in self.facts.device.type_checks:
             return self._type_check(original, updated)  # type: ignore[arg-type]  # type_checks holds Comparison nodes (the key is typed CSTNode)
+        if original in self.facts.device.tensor_checks:
+            blocker = self.facts.device.tensor_checks[original]  # type: ignore[index]  # tensor_checks holds Attribute and Comparison nodes (the key is typed CSTNode)
+            return tensor_checks.ported_check(self.ctx, original, updated, blocker, self._devices_converted)  # type: ignore[arg-type]  # as above
         if original in self.facts.device.cuda_checks:
             self._cuda_check(original)
         return updated
@@ -512,22 +518,13 @@ class DeviceRewrite(Concern):
                 "once that code runs on XLA",
             )
             return updated
-        xla = self.ctx.target.device_string
-
-        def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
-            return quoted_like(operand, xla) if string_value(operand) == "cuda" else operand
-
-        comparison = updated.comparisons[0]
         return (
             self.ctx.fix(
                 DEVICE_TYPE_CHECK,
                 original,
                 f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
                 "device -> {new}",
-                lambda: updated.with_changes(
-                    left=flip(updated.left),
-                    comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))],
-                ),
+                lambda: tensor_checks.compared_with(updated, self.ctx.target.device_string),
             )
             or updated
         )

@@ -22,6 +22,7 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.walk import Analysis, Walk, assignments, attributes_named
+from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class DdpAnalysis(Analysis):
     name = "ddp"
     fills = "distributed"
     reads = ("device",)
-    settle_reads = ("amp", "huggingface")
+    settle_reads = ("amp", "huggingface", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -60,6 +61,9 @@ class DdpAnalysis(Analysis):
         self.module_attrs: list[tuple[cst.Attribute, str | None]] = []
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
+        # Classes of the file: their bases (qualified where imported, and as written) and whether
+        # they define ``scatter``.
+        self.classes: dict[str, tuple[list[tuple[str, str]], bool]] = {}
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -115,6 +119,15 @@ class DdpAnalysis(Analysis):
                     if type(sub) in (cst.Name, cst.Attribute) and (n := dotted(sub))
                 )
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [
+            (self.walk.resolve(base.value) or "", dotted(base.value) or "")
+            for base in node.bases
+            if base.keyword is None
+        ]
+        scatters = any(type(s) is cst.FunctionDef and s.name.value == "scatter" for s in node.body.body)
+        self.classes[node.name.value] = (bases, scatters)
+
     @attributes_named("module")
     def _module_attribute(self, node: cst.Attribute) -> None:
         self.module_attrs.append((node, dotted(node.value)))
@@ -165,6 +178,7 @@ class DdpAnalysis(Analysis):
 
     def settle(self) -> None:
         self._data_parallel()
+        self._data_parallel_classes()
         if self.part.multi_process and not self.facts.huggingface.trainer_script:
             self._ddp_inputs()
             self._gradient_reduces()
@@ -188,6 +202,43 @@ class DdpAnalysis(Analysis):
                 part.dp_statements.add(statement)
         if removable:
             part.module_accesses = {node for node, base in self.module_attrs if base in wrapped}
+
+    def _data_parallel_classes(self) -> None:
+        """The file's DataParallel subclasses, and the constructions of those (of this file or
+        of another module of the project) that scatter the inputs themselves: without CUDA,
+        DataParallel keeps no devices and calls the wrapped module directly, so that
+        ``scatter`` (which moved the batches to the GPUs) never runs."""
+        part = self.part
+        for name in self.classes:
+            if (scatters := self._data_parallel_class(name, set())) is not None:
+                part.data_parallel_classes[name] = scatters
+        project = self.walk.analysis(ProjectAnalysis)
+        for func, call in self.model_calls:
+            if func in self.classes:
+                if part.data_parallel_classes.get(func):
+                    part.scattering_wraps[call] = (func, None)
+            elif (found := project.origin(func)) is not None and found.summary is not None and found.name:
+                if found.summary.data_parallel_class(found.name):
+                    part.scattering_wraps[call] = (func, found.summary.path)
+
+    def _data_parallel_class(self, name: str, seen: set[str]) -> bool | None:
+        """Whether the file's class ``name``, a DataParallel subclass, or a base of the project
+        defines ``scatter``; None: it does not derive from DataParallel."""
+        if name in seen or name not in self.classes:
+            return None
+        seen.add(name)
+        bases, scatters = self.classes[name]
+        found: list[bool] = []
+        for qualified, written in bases:
+            if qualified in DATA_PARALLEL:
+                found.append(False)
+            elif written in self.classes:
+                if (inherited := self._data_parallel_class(written, seen)) is not None:
+                    found.append(inherited)
+            elif (origin := self.walk.analysis(ProjectAnalysis).origin(written)) is not None and origin.summary:
+                if (inherited := origin.summary.data_parallel_class(origin.name)) is not None:
+                    found.append(inherited)
+        return scatters or any(found) if found else None
 
     def _ddp_inputs(self) -> None:
         """Tensors made on the CPU and given straight to a DDP model: DDP(device_ids=...)

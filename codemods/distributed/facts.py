@@ -103,6 +103,14 @@ class DistributedFacts:
     data_parallel: dict[cst.Call, bool] = field(default_factory=dict)
     dp_statements: set[cst.SimpleStatementLine] = field(default_factory=set)
     module_accesses: set[cst.Attribute] = field(default_factory=set)
+    # The module's classes that derive from nn.DataParallel (here or through classes of the
+    # project): whether they, or a base of the project, define their own ``scatter`` (for the
+    # files that import them too).
+    data_parallel_classes: dict[str, bool] = field(default_factory=dict)
+    # Constructions of such a class with its own ``scatter``, which never runs without CUDA
+    # (DataParallel then calls the wrapped module directly): the class as written, and the
+    # module that defines it (None: this file). Reported.
+    scattering_wraps: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
     # DistributedSampler calls without num_replicas/rank: the keywords they get.
     samplers: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
     sampler_plans: dict[cst.Call, SamplerPlan] = field(default_factory=dict)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 from codemods.distributed.edits import entry_from_spawn, keyword_arg, new_value, replaced
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
@@ -189,6 +190,18 @@ class ParallelRewrite(Concern):
             ),
         )
         return fixed if fixed is not None else updated
+
+    def _scattering_wrap(self, original: cst.Call) -> None:
+        wrapper, module = self.part.scattering_wraps[original]
+        self.ctx.report(
+            SCATTERING_DATA_PARALLEL,
+            original,
+            f"`{wrapper}` (a DataParallel subclass of {module or 'this file'}) moves the batches in its own `scatter`, "
+            "which never runs on XLA: without CUDA devices DataParallel calls the wrapped module directly, with the "
+            "inputs as the loader gives them (on the CPU, not split per device); remove the wrapper (one process "
+            "drives one XLA device) and move each batch to the XLA device, in the form the module takes, before "
+            "the forward",
+        )
 
     def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not self.part.data_parallel[original]:
@@ -443,6 +456,8 @@ class ParallelRewrite(Concern):
             )
         if original in part.ddp_calls:
             return self._ddp(original, updated)
+        if original in part.scattering_wraps:
+            self._scattering_wrap(original)
         if original in part.data_parallel:
             return self._data_parallel(original, updated)
         if original in part.samplers:

@@ -43,6 +43,10 @@ class ProjectAnalysis(Analysis):
         self.built_calls: dict[str, cst.Call] = {}  # name -> the call that built it (the last)
         # Names bound to a project callable (``Exp = Exp_Long_Term_Forecast``): name -> (module, callable).
         self.aliases: dict[str, tuple[str, str]] = {}
+        # Names bound to one of several project callables, looked up in a dict of them
+        # (``Trainer = train_factory[opt.task]``): name -> each (module, callable), in the
+        # dict's order (``aliases`` holds the first).
+        self.alternatives: dict[str, list[tuple[str, str]]] = {}
         self.device_calls: list[cst.Call] = []  # device = <call>
         self.function_calls: list[tuple[str, str]] = []  # (function, callee) of calls in functions
         self._origins: dict[str, Found | None] = {}
@@ -65,10 +69,15 @@ class ProjectAnalysis(Analysis):
         return self._origins[callee]
 
     def origins(self, callee: str) -> list[Found]:
-        """Every project callable that ``callee`` may run: ``origin``, and for a name that
-        several branches build apart, each builder's."""
+        """Every project callable that ``callee`` may run: ``origin``, for a name that
+        several branches build apart, each builder's, and for a name looked up in a dict of
+        project callables, each of them."""
         found = [] if (first := self.origin(callee)) is None else [first]
         parts = callee.split(".")
+        for module, name in self.alternatives.get(parts[0], []):
+            other = self.part.context.lookup(module, ".".join([name, *parts[1:]]))
+            if other is not None and other not in found:
+                found.append(other)
         for cut in range(len(parts), 0, -1):
             head = ".".join(parts[:cut])
             for built in self.builders.get(head, []):
@@ -125,6 +134,13 @@ class ProjectAnalysis(Analysis):
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         project_names = self.facts.imports.project_names
+        if type(value) is cst.Dict and self.walk.module_level and "." not in name:
+            values = [dotted(e.value) if type(e) is cst.DictElement else None for e in value.elements]
+            if values and all(values):
+                self.part.name_tables[name] = tuple(values)  # type: ignore[arg-type]  # all(values): no None left
+        if type(value) is cst.Subscript and "." not in name and (table := dotted(value.value)) is not None:
+            self._looked_up(name, table)
+            return
         if type(value) in (cst.Name, cst.Attribute) and "." not in name and (other := dotted(value)) is not None:
             head, _, rest = other.partition(".")
             if head in project_names:  # ``Exp = Exp_Long_Term_Forecast``
@@ -139,11 +155,38 @@ class ProjectAnalysis(Analysis):
             return  # ``model = apply_gradient_allreduce(model)``: a wrapper that hands the instance back
         if head in project_names or head in self.aliases:
             module, imported = project_names[head] if head in project_names else self.aliases[head]
-            self.built_by[name] = (module, ".".join(p for p in [imported, *callee.split(".")[1:]] if p))
+            members = callee.split(".")[1:]
+            self.built_by[name] = (module, ".".join(p for p in [imported, *members] if p))
             self.builders.setdefault(name, []).append(self.built_by[name])
+            for other, there in self.alternatives.get(head, [])[1:]:  # each class the dict may give
+                self.builders[name].append((other, ".".join(p for p in [there, *members] if p)))
             self.built_calls[name] = value
         if is_device_name(name):
             self.device_calls.append(value)
+
+    def _looked_up(self, name: str, table: str) -> None:
+        """``Trainer = train_factory[opt.task]``: a dict of project callables, of this file
+        (``{'ctdet': CtdetTrainer}``, its values imported from the project) or imported from
+        a project module: ``name`` is each of them."""
+        project_names = self.facts.imports.project_names
+        found: list[tuple[str, str]] = []
+        if table in self.part.name_tables:
+            for written in self.part.name_tables[table]:
+                head, _, rest = written.partition(".")
+                if head in project_names:
+                    module, imported = project_names[head]
+                    found.append((module, ".".join(p for p in (imported, rest) if p)))
+        elif (head := table.split(".")[0]) in project_names:
+            module, imported = project_names[head]
+            there = self.part.context.lookup(module, ".".join(p for p in [imported, *table.split(".")[1:]] if p))
+            if there is not None and there.summary is not None:
+                # The dict's values are names of its module: found through it (its imports followed).
+                found = [(module, written) for written in there.summary.table_of(there.name)]
+        found = [alternative for alternative in found if self.part.context.lookup(*alternative) is not None]
+        if found:
+            self.aliases[name] = found[0]
+            self.alternatives[name] = found
+            self._origins.pop(name, None)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
@@ -165,7 +208,10 @@ class ProjectAnalysis(Analysis):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if len(self.walk.scopes) == 1:
             self.top_level.add(node.name.value)
-            self.bases.extend((node.name.value, base) for arg in node.bases if (base := dotted(arg.value)) is not None)
+            bases = tuple(base for arg in node.bases if arg.keyword is None and (base := dotted(arg.value)) is not None)
+            self.bases.extend((node.name.value, base) for base in bases)
+            methods = tuple(s.name.value for s in node.body.body if type(s) is cst.FunctionDef)
+            self.part.classes[node.name.value] = (bases, methods)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         value = node.value
@@ -218,7 +264,9 @@ class ProjectAnalysis(Analysis):
                 if path:
                     self.part.pending_via[function] = path
         for call, callee in self.calls:
-            found = self.origin(callee)
+            # Of what it may run (each class of a dict it was looked up in), one still to convert.
+            founds = self.origins(callee)
+            found = next((f for f in founds if f.summary is None or f.summary.pending), founds[0] if founds else None)
             summary = found.summary if found is not None else None
             if found is None or (summary is not None and not summary.pending):
                 continue  # outside the project, or converted (now or before)

@@ -36,6 +36,11 @@ class ProjectFacts:
     # holds what their conversion ports or reports as an error (see project/holdings.py).
     # The import that leads to each -> one per module imported.
     unported_uses: dict[cst.CSTNode, list[Unported]] = field(default_factory=dict)
+    # For other files: module-level dicts whose values are all names (``train_factory =
+    # {'ctdet': CtdetTrainer, ...}``): name -> the values as written, in order.
+    name_tables: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # For other files: the module's top-level classes: name -> (bases as written, the methods it defines).
+    classes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,9 @@ class ModuleSummary:
     unmoved_feeding: frozenset[UnmovedFeeding] = frozenset()
     # Data set classes that are iterable-style (a DataLoader over one refuses a sampler).
     iterable_datasets: frozenset[str] = frozenset()
+    # Classes that derive from nn.DataParallel: (class, whether it or a base of the project
+    # defines its own ``scatter``, which never runs without CUDA).
+    data_parallel_classes: tuple[tuple[str, bool], ...] = ()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()
@@ -123,6 +126,12 @@ class ModuleSummary:
     # Names that top-level functions and classes use (calls, base classes): (name, what it
     # uses, as written: a top-level name of this module or an imported one, ``builders.build``).
     reaches: tuple[tuple[str, str], ...] = ()
+    # Module-level dicts whose values are all names, a class or function of the module or an
+    # imported one (``train_factory = {'ctdet': CtdetTrainer}``): (dict, the values as written).
+    name_tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Top-level classes: (class, its bases as written, the methods it defines): a method it
+    # does not define is its bases' (``CtdetTrainer.train`` is ``BaseTrainer.train``).
+    classes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def alias_of(self, name: str) -> str | None:
         return next((torch_name for local, torch_name in self.aliases if local == name), None)
@@ -134,6 +143,22 @@ class ModuleSummary:
             if local == head:
                 return module, ".".join(p for p in (there, rest) if p)
         return None
+
+    def data_parallel_class(self, name: str) -> bool | None:
+        """Whether the class ``name`` scatters its inputs itself; None: not a DataParallel class."""
+        return next((scatters for cls, scatters in self.data_parallel_classes if cls == name), None)
+
+    def inherits(self, name: str) -> tuple[str, ...]:
+        """``Cls.method`` where the module's class ``Cls`` does not define ``method``: its bases
+        as written (empty: it defines it, or ``Cls`` is no class of the module)."""
+        cls, _, method = name.partition(".")
+        if not method or "." in method:
+            return ()
+        return next((bases for c, bases, methods in self.classes if c == cls and method not in methods), ())
+
+    def table_of(self, name: str) -> tuple[str, ...]:
+        """The names the module's dict ``name`` holds as its values (empty: no such dict)."""
+        return next((values for table, values in self.name_tables if table == name), ())
 
     def runs_step(self, name: str) -> bool:
         return name in self.steps

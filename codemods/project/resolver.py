@@ -253,16 +253,34 @@ class FileImports:
         return tuple(file.stem for file in files if file.stem != self.path.stem and file.stem.isidentifier())
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
-        """Follows names that a module imports from another (re-exports), a few hops deep."""
+        """Follows names that a module imports from another (re-exports), and methods that a
+        class inherits from its bases (of the module, or imported), a few hops deep."""
         found = self._lookup(module, name)
         if found is None or found.summary is None or hops >= _MAX_HOPS:
             return found
-        origin = found.summary.origin_of(found.name) if found.name else None
-        if origin is None:
-            return found
-        file = self.project.resolved(found.summary.path)
-        further = FileImports(self.project, file).lookup(*origin, hops=hops + 1) if file is not None else None
-        return further or found
+        return self._followed(found, hops) or found
+
+    def _followed(self, found: Found, hops: int) -> Found | None:
+        """Where the name ``found`` holds is defined: the module it is imported from, or the
+        base class that defines the method (None: here)."""
+        summary = found.summary
+        assert summary is not None
+        file = self.project.resolved(summary.path)
+        if file is None or hops >= _MAX_HOPS:
+            return None
+        origin = summary.origin_of(found.name) if found.name else None
+        if origin is not None:
+            return FileImports(self.project, file).lookup(*origin, hops=hops + 1)
+        method = found.name.partition(".")[2]
+        for base in summary.inherits(found.name):
+            inherited = f"{base}.{method}"
+            if (local := summary.origin_of(base)) is None:  # a class of the same module
+                further = self._followed(Found(summary, inherited), hops + 1)
+            else:
+                further = FileImports(self.project, file).lookup(local[0], f"{local[1]}.{method}", hops=hops + 1)
+            if further is not None:
+                return further
+        return None
 
     def lookup_from(self, summary: ModuleSummary, module: str, name: str) -> Found | None:
         file = self.project.resolved(summary.path)

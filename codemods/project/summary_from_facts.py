@@ -45,6 +45,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
             sorted((name, on_xla, why) for name, (on_xla, why) in facts.device_values.returns.items())
         ),
         iterable_datasets=frozenset(facts.distributed.iterable_datasets),
+        data_parallel_classes=tuple(sorted(facts.distributed.data_parallel_classes.items())),
         device_flags=tuple(
             sorted(
                 (function, attr, on_xla, code) for (function, attr), (on_xla, code) in facts.device_values.flags.items()
@@ -66,6 +67,8 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         ),
         holds=holds,
         reaches=tuple(sorted(facts.project.references)),
+        name_tables=tuple(sorted(facts.project.name_tables.items())),
+        classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),
     )
 
 

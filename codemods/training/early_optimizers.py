@@ -38,6 +38,7 @@ from codemods.engine.nodes import (
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
+from codemods.project.module_summary import Found
 from codemods.training.facts import EarlyOptimizer, MovedOwnOptimizer, UntracedParameters
 from codemods.training.own_optimizer_skips import own_of, skipped_by, skips_it
 
@@ -114,7 +115,12 @@ class EarlyOptimizers(Analysis):
         parameters it reads; ("untraced", name, call, origin) for what a callable the
         tool cannot read is handed there."""
         local = self._local_callable(callee)
-        found = None if local is not None else self.walk.analysis(ProjectAnalysis).origin(callee)
+        # Each project callable it may be (one of a dict's: ``Trainer = train_factory[task]``).
+        project = self.walk.analysis(ProjectAnalysis)
+        founds = [] if local is not None else project.origins(callee)
+        # A class whose ``__init__`` is a base's (of another module): that base's too.
+        founds += [f for f in project.origins(f"{callee}.__init__") if founds and f.summary is not founds[0].summary]
+        found = founds[0] if founds else None
         summary = found.summary if found is not None else None
         positional, keywords = call_args(call)
         handed = [(i, None, a) for i, a in enumerate(positional) if not a.star] + [
@@ -158,19 +164,38 @@ class EarlyOptimizers(Analysis):
                         ("optimizer", name, call, index if index is not None else keyword, not local.builds_optimizer)
                     )
             else:
-                assert found is not None and summary is not None
-                summary_move = summary.moves_argument(found.name, index, keyword)
-                if summary_move is not None:
-                    xla, device_at, moves = summary_move
-                    if not xla and device_at is not None:  # to a device the caller hands in
-                        xla = self._goes_to_xla(_argument_name(call, *device_at))
-                    # A module this run does not convert keeps its CUDA moves: say so.
-                    pending = ", which this run does not convert," if summary.pending else ""
-                    where = f"{summary.path}: `{moves}`" if not xla else summary.path
-                    events.append(("move", name, xla, f"`{callee}` ({where}){pending}"))
-                builds = summary.builds_optimizer(found.name, index, keyword)
-                if builds or (feeding and summary.reads_parameters(found.name, index, keyword)):
-                    events.append(("optimizer", name, call, index if index is not None else keyword, not builds))
+                for each in founds:
+                    if each.summary is not None:
+                        events.extend(self._summary_events(callee, call, name, each, index, keyword, feeding))
+        return events
+
+    def _summary_events(
+        self,
+        callee: str,
+        call: cst.Call,
+        argument: str,
+        found: Found,
+        index: int | None,
+        keyword: str | None,
+        feeding: bool,
+    ) -> list[tuple[object, ...]]:
+        """What handing ``argument`` (at ``index``, or as ``keyword``) to the project callable
+        ``found`` does (see ``_argument_events``)."""
+        summary, name = found.summary, found.name
+        assert summary is not None
+        events: list[tuple[object, ...]] = []
+        summary_move = summary.moves_argument(name, index, keyword)
+        if summary_move is not None:
+            xla, device_at, moves = summary_move
+            if not xla and device_at is not None:  # to a device the caller hands in
+                xla = self._goes_to_xla(_argument_name(call, *device_at))
+            # A module this run does not convert keeps its CUDA moves: say so.
+            pending = ", which this run does not convert," if summary.pending else ""
+            where = f"{summary.path}: `{moves}`" if not xla else summary.path
+            events.append(("move", argument, xla, f"`{callee}` ({where}){pending}"))
+        builds = summary.builds_optimizer(name, index, keyword)
+        if builds or (feeding and summary.reads_parameters(name, index, keyword)):
+            events.append(("optimizer", argument, call, index if index is not None else keyword, not builds))
         return events
 
     @staticmethod

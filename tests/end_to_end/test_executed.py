@@ -32,6 +32,7 @@ from tests.support.executed import (
     checkpoint_problems,
     checkpoint_tensors,
     checkpoints_in,
+    copy_fixture,
     loss_problems,
     optimizer_problems,
     run_eager,
@@ -88,6 +89,8 @@ EXECUTED = [
     # The optimizer step is in agent.py's Agent.update, driven by a loop in another function
     # of main.py: that loop gets the barrier (no barrier in update itself).
     Executed("main.py", folder="rl_agent_split"),
+    # A helper of another module makes a tensor on the CPU and moves it only `if labels.is_cuda`.
+    Executed("train.py", folder="tensor_guard_split", steps_per_epoch=4),
     # Model moved and wrapped only under `device.type == 'cuda'` (torch.accelerator's device):
     # on one device, and under the launcher (its DDP branch), training then validation.
     Executed("accelerator_branches.py", steps_per_epoch=6),
@@ -254,3 +257,22 @@ def test_a_step_driven_from_another_module_without_the_drivers_barrier_compiles_
     assert "torch_xla.sync()" not in (run.folder / "main.py").read_text() + (run.folder / "agent.py").read_text()
     (problem,) = steady_problems(run, case)
     assert problem.startswith("no steady state"), problem
+
+
+def test_a_helper_that_follows_is_cuda_leaves_its_tensor_on_the_cpu_without_xla117(tmp_path: Path) -> None:
+    """The negative control of tensor_guard_split: converted without XLA117, `labels.is_cuda`
+    is False for the labels on the XLA device, the one-hot rows stay on the CPU and the
+    model's torch.cat of them with the XLA features fails."""
+    case = _case("train.py", "tensor_guard_split")
+    folder = copy_fixture(case, tmp_path / "without", RuleSelection(ignore=("XLA117",)), convert=True)
+    assert "labels.is_cuda" in (folder / "label_utils.py").read_text()
+    run = subprocess.run(
+        [sys.executable, case.script],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert run.returncode != 0 and "step 0 loss" not in run.stdout, run.stdout[-2000:]
+    assert re.search(r"XLA tensor|device", run.stderr), run.stderr[-2000:]

@@ -1046,3 +1046,90 @@ def test_a_scaler_helpers_backward_under_the_callers_ddp_needs_no_all_reduce(
     (repo / "main.py").write_text(main.format(wrap="    model = model.cuda()\n"))
     (error,) = [f for f in _run(repo, ["misc.py", "main.py"], target)["misc.py"] if f.rule == "XLA607"]
     assert "no file of this run that imports this one wraps the model in DistributedDataParallel" in error.message
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize("names", [["train.py"], ["train.py", "parallel/__init__.py", "parallel/scattered.py"]])
+def test_a_data_parallel_subclass_of_a_package_that_scatters_the_batches_is_an_error_where_it_wraps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: list[str], target: str
+) -> None:
+    """train.py builds parallel/scattered.py's DataParallel subclass, re-exported by the package's
+    `__init__.py` (which names no torch, and is skipped unparsed when the run converts it): its
+    `scatter` moved the batches, and never runs on XLA. Said at the construction, whether the
+    run converts the package or only reads it."""
+    copy = tmp_path / "scatter"
+    shutil.copytree(FIXTURES / "scatter_wrapper_split", copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'scatter'\n")
+    monkeypatch.chdir(copy)
+    findings = _run(copy, names, target)
+    (error,) = [f for f in findings["train.py"] if f.rule == "XLA118"]
+    assert error.line == 24 and not error.fixed
+    assert "`ScatteredDataParallel` (a DataParallel subclass of parallel/scattered.py)" in error.message
+
+
+@pytest.fixture
+def factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "factory"
+    shutil.copytree(FIXTURES / "trainer_factory_split", copy)
+    (copy / "pyproject.toml").write_text("[project]\nname = 'factory'\n")
+    monkeypatch.chdir(copy)
+    return copy
+
+
+FACTORY_FILES = [
+    "main.py",
+    "trains/__init__.py",
+    "trains/base_trainer.py",
+    "trains/classification.py",
+    "trains/regression.py",
+    "trains/train_factory.py",
+]
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize("names", [["main.py"], FACTORY_FILES], ids=["single", "whole"])
+def test_a_trainer_picked_from_a_dict_of_classes_is_followed_to_its_base_class(
+    factory: Path, names: list[str], target: str
+) -> None:
+    """``Trainer = train_factory[args.task]`` (a dict of classes in a module that names no
+    torch), whose classes inherit ``__init__`` and ``train`` from a base class of another
+    module: the optimizer built before the base class moves the wrapped model is an error,
+    and the loop in the base class gets its barrier, or is named in a single-file run."""
+    findings = _run(factory, names, target)
+    (early,) = [f for f in findings["main.py"] if f.rule == "XLA203"]
+    assert early.line == 19 and "`Trainer` (trains/base_trainer.py: `self.model_with_loss.to(device)`)" in early.message
+    if len(names) == 1:
+        (loop,) = [f for f in findings["main.py"] if f.rule == "XLA003"]
+        assert loop.line == 30 and "`trainer.train` runs a training loop in trains/base_trainer.py" in loop.message
+    else:
+        (barrier,) = [f for f in findings["base_trainer.py"] if f.rule == "XLA301"]
+        assert barrier.fixed and barrier.line == 28
+
+
+def test_each_class_of_the_dict_counts_not_only_the_first(factory: Path) -> None:
+    """A dict whose first class moves nothing: the one after it that does still makes the
+    optimizer built before it an error."""
+    (factory / "trains" / "plain.py").write_text(
+        "class PlainTrainer:\n    def __init__(self, model, optimizer):\n        pass\n"
+    )
+    table = factory / "trains" / "train_factory.py"
+    table.write_text(
+        "from .plain import PlainTrainer\n"
+        + table.read_text().replace("train_factory = {", "train_factory = {\n    'plain': PlainTrainer,")
+    )
+    findings = _run(factory, ["main.py"])
+    assert [f.line for f in findings["main.py"] if f.rule == "XLA203"] == [19]
+
+
+def test_a_method_a_subclass_does_not_define_is_its_base_classes(factory: Path) -> None:
+    """Without the dict: ``RegressionTrainer`` (trains/regression.py, no torch there) is
+    followed to ``BaseTrainer`` for its ``__init__`` and its ``train``."""
+    main = factory / "main.py"
+    main.write_text(
+        main.read_text()
+        .replace("from trains.train_factory import train_factory", "from trains.regression import RegressionTrainer")
+        .replace("choices=sorted(train_factory)", "choices=['regression']")
+        .replace("Trainer = train_factory[args.task]\n    trainer = Trainer(", "trainer = RegressionTrainer(")
+    )
+    findings = _run(factory, ["main.py"])
+    assert {f.rule for f in findings["main.py"]} >= {"XLA203", "XLA003"}

@@ -21,6 +21,8 @@ from codemods.device.rules.xla113_library_device_helper import LIBRARY_DEVICE
 from codemods.device.rules.xla114_ported_condition import PORTED_CONDITION
 from codemods.device.rules.xla115_model_move_skipped import MODEL_MOVE_SKIPPED
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
+from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
+from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 
 RULES = (
     NO_DEVICE,
@@ -40,4 +42,6 @@ RULES = (
     PORTED_CONDITION,
     MODEL_MOVE_SKIPPED,
     BATCH_OFF_XLA,
+    TENSOR_CUDA_CHECK,
+    SCATTERING_DATA_PARALLEL,
 )

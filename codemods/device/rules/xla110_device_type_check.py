@@ -60,10 +60,10 @@ DEVICE_TYPE_CHECK = Rule(
             model.to(device)
             if device.type == "cuda":
                 pass
-            if batch.device.type == "cuda":
+            if batch.device.type == "xla":
                 x = x.to(torch_xla.device())
             """,
-            note="no-device-code-or-not-the-picked-device",
+            note="no-device-code-or-a-tensor-device",
         ),
     ),
     invalid=lambda: (

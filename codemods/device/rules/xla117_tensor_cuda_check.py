@@ -1,0 +1,213 @@
+"""XLA117 tensor-cuda-check."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+TENSOR_CUDA_CHECK = Rule(
+    code="XLA117",
+    name="tensor-cuda-check",
+    severity="error",
+    summary="A tensor's own CUDA check (`x.is_cuda`, `x.device.type == 'cuda'`) around a move asks whether `x` is "
+    "on the accelerator: on XLA it is `x.device.type == 'xla'`",
+    fixable=True,
+    why="Helpers that make a tensor on the CPU follow another tensor's device with a check of its CUDA-ness: "
+    "`if y.is_cuda: return t.cuda()`, `t = t.cuda() if x.is_cuda else t`, `device = x.device if x.is_cuda else "
+    "'cpu'`, `if x.device.type == 'cuda': ...`. For a tensor on the XLA device `is_cuda` is False and its "
+    "device type is 'xla' (torch_xla 2.9), so the move the port made of `.cuda()` never runs: the new tensor "
+    "stays on the CPU and the next operation with `x` fails ('Expected XLA tensor'), or the work silently runs "
+    "on the CPU. Where the check guards device code (a move, a device, `x.device`), it becomes "
+    "`x.device.type == 'xla'`: it keeps asking whether `x` is on the accelerator, and a CPU tensor still skips "
+    "the move. Where the guarded code also runs something that fails without CUDA, the check is reported "
+    "instead: move that code onto the XLA device, then compare with 'xla'. `x.get_device()` given where a "
+    "device goes (`t.to(x.get_device())`, `device=x.get_device()`) is a CUDA index, 0 for an XLA tensor, so it "
+    "names cuda:0, which fails without CUDA: it becomes `x.device`. A check around other code (`if x.is_cuda: "
+    "x = x.half()`) stays, with XLA105; `x.get_device()` compared with a number (`>= 0`, `== -1`) already "
+    "tells a tensor on the XLA device (0) from one on the CPU (-1) and stays.",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            def one_hot(y, num_classes):
+                new_y = torch.eye(num_classes)[y.cpu()]
+                if y.is_cuda:
+                    return new_y.cuda()
+                return new_y
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def one_hot(y, num_classes):
+                new_y = torch.eye(num_classes)[y.cpu()]
+                if y.device.type == "xla":
+                    return new_y.to(torch_xla.device())
+                return new_y
+            """,
+            findings=(
+                Expected(6, 8, '`y.is_cuda` -> y.device.type == "xla": it is False for a tensor on the XLA device'),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            def cast(x, t):
+                if x.is_cuda:
+                    x = x.half()
+                if x.get_device() >= 0:
+                    t = t.cuda(x.get_device())
+                return x, t
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def cast(x, t):
+                if x.is_cuda:
+                    x = x.half()
+                if x.get_device() >= 0:
+                    t = t.to(torch_xla.device())
+                return x, t
+            """,
+            note="no-device-code-and-index-comparison",
+        ),
+        valid(
+            """
+            import torch
+
+            def place(t, x):
+                return t.to(x.device), torch.zeros(3, device=x.device)
+            """,
+            note="follows-the-device-already",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            def pad(t, x):
+                t = t.cuda() if x.is_cuda else t
+                device = x.device if x.is_cuda else 'cpu'
+                if x.device.type == "cuda":
+                    t = t.cuda()
+                if not x.is_cuda:
+                    t = t.to(x.device)
+                return t, device
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def pad(t, x):
+                t = t.to(torch_xla.device()) if x.device.type == "xla" else t
+                device = x.device if x.device.type == "xla" else 'cpu'
+                if x.device.type == "xla":
+                    t = t.to(torch_xla.device())
+                if not (x.device.type == "xla"):
+                    t = t.to(x.device)
+                return t, device
+            """,
+            note="ifexp-device-choice-type-and-negation",
+            findings=(
+                Expected(5, 37, '`x.is_cuda` -> x.device.type == "xla": it is False for a tensor'),
+                Expected(6, 26, '`x.is_cuda` -> x.device.type == "xla": it is False for a tensor'),
+                Expected(7, 8, '`x.device.type == "cuda"` -> x.device.type == "xla": it is False'),
+                Expected(9, 13, '`x.is_cuda` -> (x.device.type == "xla"): it is False for a tensor'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def like(t, x):
+                z = torch.zeros(3, device=x.get_device())
+                return t.to(x.get_device()) + z
+            """,
+            """
+            import torch
+
+            def like(t, x):
+                z = torch.zeros(3, device=x.device)
+                return t.to(x.device) + z
+            """,
+            note="get-device-as-a-device",
+            findings=(
+                Expected(
+                    4, 31, "`x.get_device()` -> x.device: a CUDA index where a device goes (0 for a tensor on the XLA"
+                ),
+                Expected(5, 17, "-> x.device"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def to_device(t, x):
+                if x.is_cuda:
+                    t = t.cuda(non_blocking=True)
+                    torch.cuda.current_stream().synchronize()
+                return t
+            """,
+            """
+            import torch
+            import torch_xla
+
+            def to_device(t, x):
+                if x.is_cuda:
+                    t = t.to(torch_xla.device(), non_blocking=True)
+                    torch.cuda.current_stream().synchronize()
+                return t
+            """,
+            note="guards-code-that-fails-without-cuda-reported",
+            findings=(Expected(5, 8, "not changed: the code it guards also runs `torch.cuda.current_stream`"),),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            def label(y, n):
+                out = th.eye(n)[y.cpu()]
+                return out.cuda() if (y.is_cuda) else out
+            """,
+            """
+            import torch as th
+            import torch_xla
+
+            def label(y, n):
+                out = th.eye(n)[y.cpu()]
+                return out.to(torch_xla.device()) if (y.device.type == "xla") else out
+            """,
+            alias=True,
+            findings=(Expected(6, 43, '`(y.is_cuda)` -> (y.device.type == "xla")'),),
+        ),
+        invalid(
+            """
+            import torch
+
+            def one_hot(y, num_classes):
+                new_y = torch.eye(num_classes)[y.cpu()]
+                if y.is_cuda:
+                    return new_y.cuda()
+                return new_y
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            def one_hot(y, num_classes):
+                new_y = torch.eye(num_classes)[y.cpu()]
+                if y.device.type == "xla":
+                    return new_y.to(xm.xla_device())
+                return new_y
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(6, 8, '`y.is_cuda` -> y.device.type == "xla"'),),
+        ),
+    ),
+)
