@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.facts import SparseParameter
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -79,6 +80,7 @@ class CudaOnlyAnalysis(Analysis):
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
+        self.module: cst.Module | None = None
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
@@ -115,6 +117,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.block_bodies[id(node)] = node.body
+        self.module = node
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.block_bodies[id(node)] = node.body
@@ -352,11 +355,13 @@ class CudaOnlyAnalysis(Analysis):
                 self.part.guarded_cuda[node] = switch
         for call in self.facts.amp.syncfree:
             self.part.fused_optimizers.pop(call, None)
-        handed = self.facts.distributed.launcher_counts
-        for name, key in self.uses:
-            call, assignment = self.counts[key]
-            if call in handed:
-                self.part.launcher_count_uses[name] = assignment
+        distributed = self.facts.distributed
+        uses = [
+            (name, self.counts[key][1]) for name, key in self.uses if self.counts[key][0] in distributed.launcher_counts
+        ]
+        if uses and self.module is not None:
+            deciding = CountUses(self.module, self.walk.resolve, distributed.process_groups, distributed.rereads)
+            self.part.launcher_count_uses = {name: assignment for name, assignment in uses if deciding.decides(name)}
 
 
 # Methods that keep a tensor sparse: ``adj.coalesce().to(device)`` moves a sparse tensor.
