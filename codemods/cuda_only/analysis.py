@@ -5,7 +5,7 @@ NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"]
 and the CUDA runtime calls that do not run on XLA as the script stands: under an ``if`` that
 a kept ``torch.cuda.is_available()`` (False there) or a command-line switch that is off by
 default (``if args.profile:``, a ``store_true`` flag) guards, right of such a test in an
-``and``, or after ``if not torch.cuda.is_available(): return`` (or raise)."""
+``and``, in the value a conditional expression takes when such a test is true, or after ``if not torch.cuda.is_available(): return`` (or raise)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.count_uses import CountUses
+from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers
 from codemods.cuda_only.facts import SparseParameter
+from codemods.cuda_only.module_reads import ModuleReads
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
     arg_value,
@@ -81,6 +83,7 @@ class CudaOnlyAnalysis(Analysis):
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
         self.module: cst.Module | None = None
+        self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
@@ -141,6 +144,9 @@ class CudaOnlyAnalysis(Analysis):
         if type(node.operator) is cst.And:
             self.required_before[id(node.right)] = node.left
 
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.required_before[id(node.body)] = node.test
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         qualified = self.walk.qualified
         if qualified is not None and qualified.startswith("torch.cuda.") and (self.walk.conds or self.required_before):
@@ -188,6 +194,8 @@ class CudaOnlyAnalysis(Analysis):
             if method == "add_argument":
                 self._switch(node)
             return
+        if callee in _ANSWERS:
+            self.queries.append((node, callee))
         if (
             callee in apis.SPARSE_PRODUCTS
             and (function := self.walk.enclosing_function) is not None
@@ -356,13 +364,41 @@ class CudaOnlyAnalysis(Analysis):
         for call in self.facts.amp.syncfree:
             self.part.fused_optimizers.pop(call, None)
         distributed = self.facts.distributed
+        reads: ModuleReads | None = None
+        if self.module is not None and (answered := self._answered()):
+            reads = ModuleReads(self.module, self.walk.resolve)
+            answers = CudaAnswers(reads, self.walk.ends_the_process)
+            for call, on_xla, on_one_gpu in answered:
+                answer = answers.of(call, on_xla, on_one_gpu)
+                if answer is None:  # never runs on XLA
+                    self.part.guarded_cuda[call.func] = None
+                else:
+                    self.part.cuda_answers[call.func] = answer
         uses = [
             (name, self.counts[key][1]) for name, key in self.uses if self.counts[key][0] in distributed.launcher_counts
         ]
         if uses and self.module is not None:
-            deciding = CountUses(self.module, self.walk.resolve, distributed.process_groups, distributed.rereads)
+            reads = reads or ModuleReads(self.module, self.walk.resolve)
+            deciding = CountUses(reads, distributed.process_groups, distributed.rereads)
             self.part.launcher_count_uses = {name: assignment for name, assignment in uses if deciding.decides(name)}
 
+    def _answered(self) -> list[tuple[cst.Call, object, object]]:
+        """The CUDA queries whose answers are followed: those that no other concern ports
+        (ranks and sizes, precision choices) and that a guard does not keep from running."""
+        distributed = self.facts.distributed
+        handled = distributed.runtime_reads.keys() | distributed.launcher_counts.keys() | distributed.per_process_counts
+        return [
+            (call, *_ANSWERS[callee])
+            for call, callee in self.queries
+            if call not in handled and call.func not in self.part.guarded_cuda
+        ]
+
+
+# What the CUDA queries that return without CUDA answer on an XLA host, and with one GPU.
+_ANSWERS: dict[str, tuple[object, object]] = {
+    "torch.cuda.device_count": (0, 1),
+    "torch.cuda.is_bf16_supported": (False, UNKNOWN),
+}
 
 # Methods that keep a tensor sparse: ``adj.coalesce().to(device)`` moves a sparse tensor.
 _KEEP_SPARSE = frozenset({"coalesce", "float", "double", "half", "detach"})
