@@ -36,14 +36,9 @@ class LightningRewrite(Concern):
         return updated if setting is None else self._setting(original, updated, setting)
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        if original in self.facts.lightning.legacy:
-            name = original.keyword.value  # type: ignore[union-attr]  # the analysis records legacy keyword arguments only: keyword is not None
-            self.ctx.report(
-                LIGHTNING_MANUAL,
-                original,
-                f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
-                "devices= the number of XLA devices",
-            )
+        old = self.facts.lightning.legacy.get(original)
+        if old is not None:
+            self._legacy(original, old)
         parameter = self.facts.lightning.unknown.get(original)
         if parameter is not None:
             self.ctx.report(
@@ -54,6 +49,25 @@ class LightningRewrite(Concern):
                 '"32-true" or "bf16-true"',
             )
         return updated
+
+    def _legacy(self, original: cst.Arg, old: tuple[str, ...]) -> None:
+        """A Trainer argument Lightning 2 removed, with advice in the terms of the API the
+        call is written for: Lightning 0.x (it passes arguments only 0.x takes), else 1.x."""
+        name = original.keyword.value  # type: ignore[union-attr]  # the analysis records keyword arguments only
+        if old:
+            shows = ", ".join(f"`{k}=`" for k in old)
+            message = (
+                f"`{name}=`: this Trainer call is written for Lightning 0.x ({shows}), whose Trainer has no "
+                "accelerator= or devices= (on an XLA host `gpus=` leaves the training on the CPU): drop `gpus=` and "
+                "`distributed_backend=` and pass `num_tpu_cores=8` (or 1; Lightning 0.7's TPU switch, `tpu_cores=` "
+                "from 0.8): Lightning then starts one process per TPU core itself"
+            )
+        else:
+            message = (
+                f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
+                "devices= the number of XLA devices (Lightning 1.5 and later; on any 1.x `tpu_cores=` does it too)"
+            )
+        self.ctx.report(LIGHTNING_MANUAL, original, message)
 
     def _setting(
         self, original: cst.BaseExpression, updated: cst.BaseExpression, setting: Setting
