@@ -83,6 +83,10 @@ class CudaOnlyAnalysis(Analysis):
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
         self.module: cst.Module | None = None
+        # Names bound to a compiled extension: a relative import of no Python module of the
+        # project, or torch.utils.cpp_extension.load(...): how the file gets it.
+        self.extensions: dict[str, str] = {}
+        self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
 
     def leave_Assign(self, node: cst.Assign) -> None:
@@ -90,6 +94,8 @@ class CudaOnlyAnalysis(Analysis):
         self.sparse_events.append(("bind", [dotted(t.target) for t in node.targets], node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and type(node.value) is cst.Call and (name := dotted(node.targets[0].target)):
+            self.call_targets[id(node.value)] = name
         for target in node.targets:
             if type(target.target) is cst.Name:
                 self.not_uses.add(id(target.target))
@@ -125,8 +131,31 @@ class CudaOnlyAnalysis(Analysis):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.block_bodies[id(node)] = node.body
 
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        """``from ._ext import dcn_v2``, ``from . import _C``: a relative import that finds no
+        Python module of the project is a compiled extension built in place (a single file
+        whose folder is not known finds nothing missing)."""
+        if not node.relative or isinstance(node.names, cst.ImportStar):
+            return
+        module = "." * len(node.relative) + (dotted(node.module) or "")
+        for alias in node.names:
+            name = dotted(alias.name)
+            if name is None or self.facts.project.context.lookup(module, name) is not None:
+                continue
+            bound = dotted(alias.asname.name) if alias.asname is not None else name
+            if bound is not None:
+                self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
+
+    def _forward(self) -> str | None:
+        """The name of the enclosing ``forward`` or ``backward`` (a model's or an autograd
+        Function's), if any."""
+        function = self.walk.enclosing_function
+        return function.name.value if function is not None and function.name.value in ("forward", "backward") else None
+
     def visit_If(self, node: cst.If) -> None:
         self.if_bodies[id(node.body)] = node
+        if self._forward() is not None and _requires_cuda(node.test) and _raises(node.body):
+            self.part.cuda_only_forwards[node.test] = code_of(node.test)
         check = _unavailable_check(node.test)
         if check is None or node.orelse is not None or self.walk.resolve(check.func) not in apis.AVAILABILITY_CHECKS:
             return
@@ -190,10 +219,15 @@ class CudaOnlyAnalysis(Analysis):
         method = method_name(node)
         if method in ("cuda", "to") and not names_the_cpu(arg_value(node, 0, "device")):
             self.sparse_events.append(("move", node, None))
+        head = dotted(node.func)
+        if head is not None and head.split(".")[0] in self.extensions and self._forward() is not None:
+            self.part.extension_ops[node] = self.extensions[head.split(".")[0]]
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
             return
+        if callee in _CPP_EXTENSION_LOADS and (target := self.call_targets.get(id(node))) is not None:
+            self.extensions[target] = f"`{code_of(node.func)}(...)`, a C++/CUDA extension compiled at run time"
         if callee in _ANSWERS:
             self.queries.append((node, callee))
         if (
@@ -392,6 +426,27 @@ class CudaOnlyAnalysis(Analysis):
             for call, callee in self.queries
             if call not in handled and call.func not in self.part.guarded_cuda
         ]
+
+
+# torch.utils.cpp_extension's builders of an extension module from C++/CUDA sources.
+_CPP_EXTENSION_LOADS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+
+
+def _requires_cuda(test: cst.BaseExpression) -> bool:
+    """``not x.is_cuda``: true for every tensor that is not on CUDA (an XLA one)."""
+    return (
+        type(test) is cst.UnaryOperation
+        and type(test.operator) is cst.Not
+        and type(test.expression) is cst.Attribute
+        and test.expression.attr.value == "is_cuda"
+    )
+
+
+def _raises(body: cst.BaseSuite) -> bool:
+    """The block raises (its only statement, or its last)."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and type(last.body[-1]) is cst.Raise
 
 
 # What the CUDA queries that return without CUDA answer on an XLA host, and with one GPU.

@@ -85,5 +85,10 @@ class CudaOnlyFacts:
     # the value None), or under a command-line switch that is off by default (the value:
     # the switch as the test reads it, ``args.profile``).
     guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
+    # In a forward (or backward): calls of a compiled extension's ops, and the tests that make
+    # it raise unless its input is a CUDA tensor (``if not x.is_cuda: raise``), with where the
+    # extension comes from (``from ._ext import dcn_v2``) or the test as written.
+    extension_ops: dict[cst.CSTNode, str] = field(default_factory=dict)
+    cuda_only_forwards: dict[cst.CSTNode, str] = field(default_factory=dict)
     # "cuda" strings handed to a class or function of the project (handed_strings.py).
     handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)
