@@ -95,7 +95,10 @@ class CudaAnswers:
         if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is child:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             return [a for target in targets for a in self._stored(target, parent, pair, seen)]
-        return [_breaks(parent or child, "uses it")]
+        statement = self.reads.enclosing(child, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) or child
+        return [
+            Answer("breaks", statement, f"`{code_of(statement).strip()}` uses it in a way the tool does not follow")
+        ]
 
     def _climb(self, node: cst.CSTNode, pair: Pair) -> tuple[cst.CSTNode, cst.CSTNode | None, Pair] | Answer:
         """From ``node`` up through the expressions that compute with its value (``not``,
@@ -172,10 +175,13 @@ class CudaAnswers:
         if _logs(call):
             return [Answer("none", call, f"`{code_of(child)}` is only printed")]
         if name in PURE_BUILTINS and name in _BUILTINS and self.reads.resolve(func) in (None, name, f"builtins.{name}"):
-            others = [_literal(a.value) for a in call.args if a is not arg]
-            if UNKNOWN not in others and not arg.star and not any(a.keyword or a.star for a in call.args):
-                builtin = _BUILTINS[name]
-                computed = _each(pair, lambda v: builtin(*others, v))
+            values = [None if a is arg else _literal(a.value) for a in call.args]
+            if UNKNOWN not in values and not any(a.keyword or a.star for a in call.args):
+                builtin, at = _BUILTINS[name], call.args.index(arg)
+                try:
+                    computed = _each(pair, lambda v: builtin(*values[:at], v, *values[at + 1 :]))
+                except (TypeError, ValueError):
+                    return [_breaks(call, "is handed it")]
                 return (
                     self._follow(call, computed, seen)
                     if not _agrees(computed)
