@@ -86,6 +86,10 @@ class CudaOnlyAnalysis(Analysis):
         # Names bound to a compiled extension: a relative import of no Python module of the
         # project, or torch.utils.cpp_extension.load(...): how the file gets it.
         self.extensions: dict[str, str] = {}
+        # Names bound by relative imports (bound name -> module, name), and the calls in a
+        # forward by the first name of their callee: which are extensions is known in settle.
+        self.relative_imports: dict[str, tuple[str, str]] = {}
+        self.forward_calls: list[tuple[cst.Call, str]] = []
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
 
@@ -140,11 +144,9 @@ class CudaOnlyAnalysis(Analysis):
         module = "." * len(node.relative) + (dotted(node.module) or "")
         for alias in node.names:
             name = dotted(alias.name)
-            if name is None or self.facts.project.context.lookup(module, name) is not None:
-                continue
             bound = dotted(alias.asname.name) if alias.asname is not None else name
-            if bound is not None:
-                self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
+            if name is not None and bound is not None:
+                self.relative_imports[bound] = (module, name)
 
     def _forward(self) -> str | None:
         """The name of the enclosing ``forward`` or ``backward`` (a model's or an autograd
@@ -220,8 +222,8 @@ class CudaOnlyAnalysis(Analysis):
         if method in ("cuda", "to") and not names_the_cpu(arg_value(node, 0, "device")):
             self.sparse_events.append(("move", node, None))
         head = dotted(node.func)
-        if head is not None and head.split(".")[0] in self.extensions and self._forward() is not None:
-            self.part.extension_ops[node] = self.extensions[head.split(".")[0]]
+        if head is not None and self._forward() is not None:
+            self.forward_calls.append((node, head.split(".")[0]))
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
@@ -385,7 +387,19 @@ class CudaOnlyAnalysis(Analysis):
         )
         return switch is not None, switch
 
+    def _extension_ops(self) -> None:
+        """A relative import that finds no Python module of the project is a compiled
+        extension built in place; calls of it (or of a ``load(...)`` one) in a forward."""
+        context = self.facts.project.context
+        for bound, (module, name) in self.relative_imports.items():
+            if bound not in self.extensions and context.lookup(module, name) is None:
+                self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
+        for call, head in self.forward_calls:
+            if head in self.extensions:
+                self.part.extension_ops[call] = self.extensions[head]
+
     def settle(self) -> None:
+        self._extension_ops()
         self._sparse_moves()
         self._sparse_calls()
         kept_checks = self.facts.device.kept_availability_checks
