@@ -85,6 +85,18 @@ CUDA_API = Rule(
             """,
             note="a count and a bfloat16 check whose answers on XLA change nothing (XLA511)",
         ),
+        valid(
+            """
+            import torch
+
+
+            def main(tf32: bool = True):
+                if tf32 and not (torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 8):
+                    print("TF32 needs an Ampere GPU")
+                    tf32 = False
+            """,
+            note="a capability read under a negated availability check in an and: never runs on XLA",
+        ),
     ),
     invalid=lambda: (
         invalid(
