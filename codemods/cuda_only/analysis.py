@@ -5,7 +5,7 @@ NCCL or CUDA environment variables set by the script (``os.environ["NCCL_DEBUG"]
 and the CUDA runtime calls that do not run on XLA as the script stands: under an ``if`` that
 a kept ``torch.cuda.is_available()`` (False there) or a command-line switch that is off by
 default (``if args.profile:``, a ``store_true`` flag) guards, right of such a test in an
-``and``, or after ``if not torch.cuda.is_available(): return`` (or raise)."""
+``and``, in the value a conditional expression takes when such a test is true, or after ``if not torch.cuda.is_available(): return`` (or raise)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.cuda_only.count_uses import CountUses
+from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers
 from codemods.cuda_only.facts import SparseParameter
+from codemods.cuda_only.module_reads import ModuleReads
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
     arg_value,
@@ -79,12 +82,24 @@ class CudaOnlyAnalysis(Analysis):
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
         self.sparse_parameter_uses: dict[cst.Call, tuple[str, int, str]] = {}
         self.bindings = self.facts.imports.table.bindings  # every Name is looked up: no attribute chain
+        self.module: cst.Module | None = None
+        # Names bound to a compiled extension: a relative import of no Python module of the
+        # project, or torch.utils.cpp_extension.load(...): how the file gets it.
+        self.extensions: dict[str, str] = {}
+        # Names bound by relative imports (bound name -> module, name), and the calls in a
+        # forward by the first name of their callee: which are extensions is known in settle.
+        self.relative_imports: dict[str, tuple[str, str]] = {}
+        self.forward_calls: list[tuple[cst.Call, str]] = []
+        self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
+        self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
         self.sparse_events.append(("bind", [dotted(t.target) for t in node.targets], node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and type(node.value) is cst.Call and (name := dotted(node.targets[0].target)):
+            self.call_targets[id(node.value)] = name
         for target in node.targets:
             if type(target.target) is cst.Name:
                 self.not_uses.add(id(target.target))
@@ -115,12 +130,34 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.block_bodies[id(node)] = node.body
+        self.module = node
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.block_bodies[id(node)] = node.body
 
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        """``from ._ext import dcn_v2``, ``from . import _C``: a relative import that finds no
+        Python module of the project is a compiled extension built in place (a single file
+        whose folder is not known finds nothing missing)."""
+        if not node.relative or isinstance(node.names, cst.ImportStar):
+            return
+        module = "." * len(node.relative) + (dotted(node.module) or "")
+        for alias in node.names:
+            name = dotted(alias.name)
+            bound = dotted(alias.asname.name) if alias.asname is not None else name
+            if name is not None and bound is not None:
+                self.relative_imports[bound] = (module, name)
+
+    def _forward(self) -> str | None:
+        """The name of the enclosing ``forward`` or ``backward`` (a model's or an autograd
+        Function's), if any."""
+        function = self.walk.enclosing_function
+        return function.name.value if function is not None and function.name.value in ("forward", "backward") else None
+
     def visit_If(self, node: cst.If) -> None:
         self.if_bodies[id(node.body)] = node
+        if self._forward() is not None and _requires_cuda(node.test) and _raises(node.body):
+            self.part.cuda_only_forwards[node.test] = code_of(node.test)
         check = _unavailable_check(node.test)
         if check is None or node.orelse is not None or self.walk.resolve(check.func) not in apis.AVAILABILITY_CHECKS:
             return
@@ -137,6 +174,9 @@ class CudaOnlyAnalysis(Analysis):
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if type(node.operator) is cst.And:
             self.required_before[id(node.right)] = node.left
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.required_before[id(node.body)] = node.test
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         qualified = self.walk.qualified
@@ -181,10 +221,17 @@ class CudaOnlyAnalysis(Analysis):
         method = method_name(node)
         if method in ("cuda", "to") and not names_the_cpu(arg_value(node, 0, "device")):
             self.sparse_events.append(("move", node, None))
+        head = dotted(node.func)
+        if head is not None and self._forward() is not None:
+            self.forward_calls.append((node, head.split(".")[0]))
         if callee is None:
             if method == "add_argument":
                 self._switch(node)
             return
+        if callee in _CPP_EXTENSION_LOADS and (target := self.call_targets.get(id(node))) is not None:
+            self.extensions[target] = f"`{code_of(node.func)}(...)`, a C++/CUDA extension compiled at run time"
+        if callee in _ANSWERS:
+            self.queries.append((node, callee))
         if (
             callee in apis.SPARSE_PRODUCTS
             and (function := self.walk.enclosing_function) is not None
@@ -340,7 +387,19 @@ class CudaOnlyAnalysis(Analysis):
         )
         return switch is not None, switch
 
+    def _extension_ops(self) -> None:
+        """A relative import that finds no Python module of the project is a compiled
+        extension built in place; calls of it (or of a ``load(...)`` one) in a forward."""
+        context = self.facts.project.context
+        for bound, (module, name) in self.relative_imports.items():
+            if bound not in self.extensions and context.lookup(module, name) is None:
+                self.extensions[bound] = f"`from {module} import {name}`, no Python module of the project"
+        for call, head in self.forward_calls:
+            if head in self.extensions:
+                self.part.extension_ops[call] = self.extensions[head]
+
     def settle(self) -> None:
+        self._extension_ops()
         self._sparse_moves()
         self._sparse_calls()
         kept_checks = self.facts.device.kept_availability_checks
@@ -352,12 +411,63 @@ class CudaOnlyAnalysis(Analysis):
                 self.part.guarded_cuda[node] = switch
         for call in self.facts.amp.syncfree:
             self.part.fused_optimizers.pop(call, None)
-        handed = self.facts.distributed.launcher_counts
-        for name, key in self.uses:
-            call, assignment = self.counts[key]
-            if call in handed:
-                self.part.launcher_count_uses[name] = assignment
+        distributed = self.facts.distributed
+        reads: ModuleReads | None = None
+        if self.module is not None and (answered := self._answered()):
+            reads = ModuleReads(self.module, self.walk.resolve)
+            answers = CudaAnswers(reads, self.walk.ends_the_process)
+            for call, on_xla, on_one_gpu in answered:
+                answer = answers.of(call, on_xla, on_one_gpu)
+                if answer is None:  # never runs on XLA
+                    self.part.guarded_cuda[call.func] = None
+                else:
+                    self.part.cuda_answers[call.func] = answer
+        uses = [
+            (name, self.counts[key][1]) for name, key in self.uses if self.counts[key][0] in distributed.launcher_counts
+        ]
+        if uses and self.module is not None:
+            reads = reads or ModuleReads(self.module, self.walk.resolve)
+            deciding = CountUses(reads, distributed.process_groups, distributed.rereads)
+            self.part.launcher_count_uses = {name: assignment for name, assignment in uses if deciding.decides(name)}
 
+    def _answered(self) -> list[tuple[cst.Call, object, object]]:
+        """The CUDA queries whose answers are followed: those that no other concern ports
+        (ranks and sizes, precision choices) and that a guard does not keep from running."""
+        distributed = self.facts.distributed
+        handled = distributed.runtime_reads.keys() | distributed.launcher_counts.keys() | distributed.per_process_counts
+        return [
+            (call, *_ANSWERS[callee])
+            for call, callee in self.queries
+            if call not in handled and call.func not in self.part.guarded_cuda
+        ]
+
+
+# torch.utils.cpp_extension's builders of an extension module from C++/CUDA sources.
+_CPP_EXTENSION_LOADS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+
+
+def _requires_cuda(test: cst.BaseExpression) -> bool:
+    """``not x.is_cuda``: true for every tensor that is not on CUDA (an XLA one)."""
+    return (
+        type(test) is cst.UnaryOperation
+        and type(test.operator) is cst.Not
+        and type(test.expression) is cst.Attribute
+        and test.expression.attr.value == "is_cuda"
+    )
+
+
+def _raises(body: cst.BaseSuite) -> bool:
+    """The block raises (its only statement, or its last)."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and type(last.body[-1]) is cst.Raise
+
+
+# What the CUDA queries that return without CUDA answer on an XLA host, and with one GPU.
+_ANSWERS: dict[str, tuple[object, object]] = {
+    "torch.cuda.device_count": (0, 1),
+    "torch.cuda.is_bf16_supported": (False, UNKNOWN),
+}
 
 # Methods that keep a tensor sparse: ``adj.coalesce().to(device)`` moves a sparse tensor.
 _KEEP_SPARSE = frozenset({"coalesce", "float", "double", "half", "detach"})

@@ -5,8 +5,13 @@ effect, CUDA-only libraries (analysis.py), and device strings handed to other co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import libcst as cst
+
+# What the answer of a CUDA query does on an XLA host (cuda_answers.py): nothing, choose
+# another branch or value than a GPU would, or break the script.
+Effect = Literal["none", "branch", "breaks"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,16 @@ class SparseParameter:
     # Calls of this file that pass something other than False or None: as findings name them.
     passed_here: tuple[str, ...] = ()
     called_here: bool = False  # this file calls the function (with False or nothing, if passed_here is empty)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a CUDA query's answer does on an XLA host: its effect, the code where that
+    shows, and what happens there (a clause for a finding's message)."""
+
+    effect: Effect
+    at: cst.CSTNode
+    says: str
 
 
 @dataclass(repr=False, eq=False)
@@ -61,10 +76,19 @@ class CudaOnlyFacts:
     # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
     # assignment of the count.
     launcher_count_uses: dict[cst.Name, cst.Assign] = field(default_factory=dict)
+    # ``torch.cuda.device_count()`` and ``torch.cuda.is_bf16_supported()`` (0 and False on an
+    # XLA host) that nothing else ports or guards: by the reference to the API, what their
+    # answer does there (cuda_answers.py).
+    cuda_answers: dict[cst.BaseExpression, Answer] = field(default_factory=dict)
     # References to torch.cuda APIs in the body of an ``if`` that is never true on XLA as
     # the script runs by default: under a kept CUDA availability check (never runs there:
     # the value None), or under a command-line switch that is off by default (the value:
     # the switch as the test reads it, ``args.profile``).
     guarded_cuda: dict[cst.CSTNode, str | None] = field(default_factory=dict)
+    # In a forward (or backward): calls of a compiled extension's ops, and the tests that make
+    # it raise unless its input is a CUDA tensor (``if not x.is_cuda: raise``), with where the
+    # extension comes from (``from ._ext import dcn_v2``) or the test as written.
+    extension_ops: dict[cst.CSTNode, str] = field(default_factory=dict)
+    cuda_only_forwards: dict[cst.CSTNode, str] = field(default_factory=dict)
     # "cuda" strings handed to a class or function of the project (handed_strings.py).
     handed_strings: dict[cst.BaseExpression, HandedString] = field(default_factory=dict)

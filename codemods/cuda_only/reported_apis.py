@@ -15,11 +15,14 @@ from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
 from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
+from codemods.cuda_only.rules.xla511_cuda_answer_no_effect import CUDA_ANSWER_NO_EFFECT
+from codemods.device.rules.xla105_cuda_check import CUDA_CHECK
 from codemods.engine.nodes import string_value, walk
 from codemods.engine.rewriter import Concern, Context, StatementLineT
 from codemods.engine.rule_hooks import hooked_names
 
 if TYPE_CHECKING:
+    from codemods.cuda_only.facts import Answer
     from codemods.facts import Facts
 
 # Expressions that may run code of their own: a statement holding one is not simply deleted.
@@ -60,6 +63,10 @@ class CudaRuntimeRewrite(Concern):
         if api is not None and api.rule is CUDA_API and id(original) in self.guarded:
             self._guarded(original, api.advice)
             return updated
+        answer = self.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
+        if answer is not None:
+            self._answer(original, qualified, answer)
+            return updated
         if qualified in self.hooked:
             return updated
         if api is not None:
@@ -76,6 +83,31 @@ class CudaRuntimeRewrite(Concern):
         else:
             self.ctx.report(CUDA_API, original, f"`{self.ctx.code(original)}` is CUDA-only; remove it or guard it")
         return updated
+
+    def _answer(self, original: cst.CSTNode, qualified: str, answer: Answer) -> None:
+        """``torch.cuda.device_count()`` (0 on an XLA host) or ``is_bf16_supported()`` (False),
+        by what the answer does where it goes (cuda_answers.py)."""
+        counts = qualified == "torch.cuda.device_count"
+        head = (
+            f"`{self.ctx.code(original)}()` is {0 if counts else False} on an XLA host (no CUDA device): {answer.says}"
+        )
+        if answer.effect == "none":
+            self.ctx.report(CUDA_ANSWER_NO_EFFECT, original, f"{head}; nothing changes on XLA")
+        elif answer.effect == "branch":
+            self.ctx.report(CUDA_CHECK, original, f"{head}: check that the code it chooses is right on XLA")
+        elif counts:
+            self.ctx.report(
+                CUDA_API,
+                original,
+                f"{head}; count the XLA devices with {self.ctx.target.api('world_size').spelled}() (one device "
+                "per process: 1)",
+            )
+        else:
+            self.ctx.report(
+                CUDA_API,
+                original,
+                f"{head}; XLA devices compute in bfloat16 (TPU): choose the precision without asking CUDA",
+            )
 
     def _guarded(self, original: cst.CSTNode, advice: str) -> None:
         """A CUDA API under an ``if`` that is not true on XLA as the script runs by default:

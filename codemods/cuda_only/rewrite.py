@@ -16,6 +16,7 @@ from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
 from codemods.cuda_only.rules.xla509_cuda_string_argument import CUDA_STRING_ARGUMENT
 from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
+from codemods.cuda_only.rules.xla512_compiled_extension_op import COMPILED_EXTENSION_OP
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.engine.nodes import is_true, quoted_like, without_args
 from codemods.engine.rewriter import Concern, Context
@@ -28,6 +29,12 @@ _FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floatin
 _SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
 _SPARSE_ERROR = (
     "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
+)
+
+
+_EXTENSION_ADVICE = (
+    "a model whose forward runs it fails at its first training step on XLA; write the op in torch operations "
+    "(XLA compiles those), or keep this layer out of the model trained on XLA"
 )
 
 
@@ -44,6 +51,14 @@ class CudaOnlyRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         self._environment(original)  # os.environ.setdefault("NCCL_...", ...)
         part = self.facts.cuda_only
+        extension = part.extension_ops.get(original)
+        if extension is not None:
+            self.ctx.report(
+                COMPILED_EXTENSION_OP,
+                original,
+                f"`{self.ctx.code(original.func)}(...)` runs an op of a compiled extension ({extension}), which raises on XLA "
+                f"tensors: {_EXTENSION_ADVICE}",
+            )
         if original in part.sparse_optimizers:
             self.ctx.report(
                 SPARSE_GRADIENTS,
@@ -180,6 +195,18 @@ class CudaOnlyRewrite(Concern):
                 f"`{self.ctx.code(original)}` sets {name}, a CUDA or NCCL setting: XLA's runtime reads "
                 f"it only on NVIDIA GPUs ({where}",
             )
+
+    def leave_UnaryOperation(self, original: cst.UnaryOperation, updated: cst.UnaryOperation) -> cst.BaseExpression:
+        test = self.facts.cuda_only.cuda_only_forwards.get(original)
+        if test is not None and isinstance(original.expression, cst.Attribute):
+            tensor = self.ctx.code(original.expression.value)
+            self.ctx.report(
+                COMPILED_EXTENSION_OP,
+                original,
+                f"`forward` raises unless `{tensor}` is a CUDA tensor (`{test}`), which an XLA tensor never is (a "
+                f"layer built on a CUDA extension, most often): {_EXTENSION_ADVICE}",
+            )
+        return updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         assignment = self.count_uses.get(id(original))

@@ -23,8 +23,43 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 XLA_OPTIMIZER = "adamw_torch_xla"
-# The torch AdamW spellings (the defaults among them): adamw_torch_xla is their sync-free form.
-TORCH_ADAMW = ("adamw_torch", "adamw_torch_fused", "adamw_hf")
+# Trainer optimizer names (transformers' OptimizerNames) whose AdamW does not run on XLA
+# parameters but computes what adamw_torch_xla computes (AdamW with 32-bit states), so they
+# become it: torch's (the defaults; with torch >= 2.8 the default is fused, which raises on
+# XLA), and the kernels of other devices (checked in transformers' trainer_optimizer.py:
+# bitsandbytes' AdamW with optim_bits=32, paged or not, needs CUDA).
+XLA_ADAMW_FORMS = {
+    "adamw_torch": "torch's AdamW",
+    "adamw_torch_fused": "torch's fused AdamW (it raises on XLA parameters)",
+    "adamw_hf": "Hugging Face's AdamW",
+    "adamw_torch_npu_fused": "the Ascend NPU's fused AdamW (torch_npu)",
+    "adamw_apex_fused": "apex's fused CUDA AdamW",
+    "paged_adamw_32bit": "bitsandbytes' paged AdamW with 32-bit states (CUDA kernels and CUDA unified memory)",
+}
+TORCH_ADAMW = tuple(XLA_ADAMW_FORMS)
+# Names whose optimizer runs only on CUDA (bitsandbytes' kernels) and whose result no
+# optimizer of the Trainer's computes on XLA: 8-bit states (quantized), Lion, AdEMAMix,
+# bitsandbytes' RMSprop (its own defaults).
+CUDA_ONLY_OPTIMIZERS = frozenset(
+    {
+        "adamw_bnb_8bit",
+        "adamw_8bit",
+        "paged_adamw_8bit",
+        "ademamix",
+        "ademamix_8bit",
+        "paged_ademamix_32bit",
+        "paged_ademamix_8bit",
+        "lion_8bit",
+        "lion_32bit",
+        "paged_lion_8bit",
+        "paged_lion_32bit",
+        "rmsprop_bnb",
+        "rmsprop_bnb_8bit",
+        "rmsprop_bnb_32bit",
+        "galore_adamw_8bit",
+        "galore_adamw_8bit_layerwise",
+    }
+)
 
 TRAINERS = frozenset(
     {
@@ -80,7 +115,8 @@ class HuggingFaceAnalysis(Analysis):
         self.optim_assigned: set[str] = set()  # ``training_args.optim = ...`` in the file
         self.workers_assigned: set[str] = set()
         self.backward_candidates: list[tuple[str, cst.Call]] = []
-        self.candidate_calls: list[cst.Call] = []
+        # Calls that may build a Trainer, its arguments, a collator: with the function and scope.
+        self.candidate_calls: list[tuple[cst.Call, cst.FunctionDef | None, str]] = []
         self.statement_parent: list[cst.CSTNode | None] = [None]  # compound statements around
         self.elif_heads: dict[int, cst.If] = {}  # an elif's If -> the If that starts its chain
         self.statement: cst.SimpleStatementLine | None = None
@@ -110,14 +146,33 @@ class HuggingFaceAnalysis(Analysis):
         self.statement_parent.append(node)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        """``preprocessing_num_workers: Optional[int] = field(default=None, ...)``."""
-        if dotted(node.target) != "preprocessing_num_workers" or node.value is None or not self.walk.class_depth:
+        """``preprocessing_num_workers: Optional[int] = field(default=None, ...)``; ``optim:
+        str = field(default="adamw_bnb_8bit")`` in a TrainingArguments dataclass."""
+        if node.value is None or not self.walk.class_depth:
+            return
+        if dotted(node.target) == "optim":
+            self._optim_field(node.value)
+            return
+        if dotted(node.target) != "preprocessing_num_workers":
             return
         default = node.value
         if isinstance(default, cst.Call) and dotted(default.func) in ("field", "dataclasses.field"):
             default = arg_value(default, 99, "default")  # type: ignore[assignment]  # arg_value may be None: the isinstance test below takes it as no default
         if isinstance(default, cst.Name) and default.value == "None":
             self.part.default_preprocessing_workers.append(node)
+
+    def _optim_field(self, value: cst.BaseExpression) -> None:
+        """A CUDA-only optimizer as the default of a TrainingArguments subclass's ``optim``
+        (the default AdamW forms are mapped after parsing, or given where it is built)."""
+        owner = self.statement_parent[-1]
+        if not (isinstance(owner, cst.ClassDef) and owner.name.value in self.argument_classes):
+            return
+        default = value
+        if isinstance(value, cst.Call) and dotted(value.func) in ("field", "dataclasses.field"):
+            default = arg_value(value, 99, "default")  # type: ignore[assignment]  # None: no default, string_value gives None
+        name = string_value(default)
+        if name in CUDA_ONLY_OPTIMIZERS:
+            self.part.cuda_optimizers[default] = name
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -203,7 +258,7 @@ class HuggingFaceAnalysis(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         if method_name(node) == "backward" and (owner := dotted(receiver(node))) is not None:
             self.backward_candidates.append((owner, node))
-        self.candidate_calls.append(node)
+        self.candidate_calls.append((node, self.walk.enclosing_function, self.walk.qualname))
         if method_name(node) == "from_pretrained" and any(
             a.keyword is not None and a.keyword.value in _PLACING_KEYWORDS for a in node.args
         ):
@@ -213,12 +268,12 @@ class HuggingFaceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
-        for call in self.candidate_calls:
+        for call, function, scope in self.candidate_calls:
             callee = self.walk.resolve(call.func)
             if self.is_trainer(call.func):
                 part.trainers.append(call)
             elif self.is_training_arguments(call.func):
-                self._training_arguments(call)
+                self._training_arguments(call, function, scope)
             elif callee in PADDING_COLLATORS:
                 self._collator(call)
             elif self._is_tokenizer_call(call):
@@ -264,7 +319,7 @@ class HuggingFaceAnalysis(Analysis):
             return [value]
         return self.assigned.get((scope, value.value)) or self.assigned.get(("", value.value)) or [value]
 
-    def _training_arguments(self, call: cst.Call) -> None:
+    def _training_arguments(self, call: cst.Call, function: cst.FunctionDef | None, scope: str) -> None:
         self.part.builds_arguments = True
         keywords = call_args(call)[1]
         unpacked = any(a.star for a in call.args)
@@ -273,8 +328,33 @@ class HuggingFaceAnalysis(Analysis):
         optim = keywords.get("optim")
         if optim is None:
             self.part.training_arguments[call] = OptimizerChoice("report" if unpacked else "add")
-        elif string_value(optim.value) in TORCH_ADAMW:
+            return
+        name = string_value(optim.value)
+        if name in TORCH_ADAMW:
             self.part.training_arguments[call] = OptimizerChoice("replace", optim.value)
+        elif name in CUDA_ONLY_OPTIMIZERS:
+            self.part.cuda_optimizers[optim.value] = name
+        elif name is None and dotted(optim.value) is not None:
+            # A variable, a flag, a config value: mapped where it is given.
+            self.part.training_arguments[call] = OptimizerChoice("map", optim.value)
+            for default in self._defaults(optim.value, function, scope):
+                if string_value(default) in CUDA_ONLY_OPTIMIZERS:
+                    self.part.cuda_optimizers[default] = string_value(default)  # type: ignore[assignment]  # checked just above
+
+    def _defaults(
+        self, value: cst.BaseExpression, function: cst.FunctionDef | None, scope: str
+    ) -> list[cst.BaseExpression]:
+        """What a name may hold: the values it is assigned in its function (or the module),
+        and the default of the enclosing function's parameter of that name."""
+        if type(value) is not cst.Name:
+            return []
+        found = [v for v in self._values(value, scope) if v is not value and not _maps_to_xla(v)]
+        if function is not None:
+            params = function.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                if param.name.value == value.value and param.default is not None:
+                    found.append(param.default)
+        return found
 
     def _is_tokenizer_call(self, call: cst.Call) -> bool:
         if not self.tokenizers:
@@ -309,6 +389,11 @@ def _pads_dynamically(value: cst.BaseExpression) -> bool:
     if text is not None:
         return text == "longest"
     return (isinstance(value, cst.Name) and value.value == "True") or (dotted(value) or "").endswith(".LONGEST")
+
+
+def _maps_to_xla(value: cst.BaseExpression) -> bool:
+    """``"adamw_torch_xla" if optim in (...) else optim``: what the port writes (run again)."""
+    return type(value) is cst.IfExp and string_value(value.body) == XLA_OPTIMIZER
 
 
 def _builds_tokenizer(callee: str | None, name: str, value: cst.Call) -> bool:

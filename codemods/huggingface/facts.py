@@ -11,11 +11,13 @@ import libcst as cst
 
 @dataclass(frozen=True)
 class OptimizerChoice:
-    """What a TrainingArguments(...) call does about ``optim``: add it, replace a torch
-    AdamW spelling, or ``report`` (its keywords come from ``**kwargs``)."""
+    """What a TrainingArguments(...) call does about ``optim``: add it, replace an AdamW
+    spelling that does not run on XLA, ``map`` a value that is not a literal (a variable, a
+    flag: such spellings become adamw_torch_xla where it is given), or ``report`` (its
+    keywords come from ``**kwargs``)."""
 
-    action: Literal["add", "replace", "report"]
-    value: cst.BaseExpression | None = None  # the literal replaced
+    action: Literal["add", "replace", "map", "report"]
+    value: cst.BaseExpression | None = None  # the literal replaced, the value mapped
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,9 @@ class HuggingFaceFacts:
     # The file builds or parses TrainingArguments (those needing a change are below).
     builds_arguments: bool = False
     training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
+    # Optimizer names that run only on CUDA, where they are written (an ``optim=`` literal, a
+    # parameter's or a dataclass field's default that reaches one), with the name.
+    cuda_optimizers: dict[cst.BaseExpression, str] = field(default_factory=dict)
     parsed_arguments: list[ParsedArguments] = field(default_factory=list)
     # TrainingArguments calls (and parse statements) that leave dataloader_num_workers at 0.
     default_workers: list[cst.CSTNode] = field(default_factory=list)

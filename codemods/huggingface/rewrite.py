@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import quoted_like, with_keyword
+from codemods.engine.nodes import quoted_like, string_value, with_keyword
 from codemods.engine.rewriter import Concern, Context
-from codemods.huggingface.analysis import TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.huggingface.analysis import TORCH_ADAMW, XLA_ADAMW_FORMS, XLA_OPTIMIZER
 from codemods.huggingface.facts import ModelPlacement, ParsedArguments
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TRAINER_XLA_OPTIMIZER
 from codemods.huggingface.rules.xla802_trainer_one_device import TRAINER_ONE_DEVICE
@@ -78,6 +78,10 @@ class HuggingFaceRewrite(Concern):
                 f'its keywords come from **kwargs: make sure they set optim="{XLA_OPTIMIZER}"',
             )
             return updated
+        if choice.action == "map":
+            value = choice.value
+            assert value is not None
+            return self._map_optim(original, updated, value)
         if choice.action == "replace":
             value = choice.value
             assert value is not None
@@ -87,7 +91,10 @@ class HuggingFaceRewrite(Concern):
                 else a
                 for a in updated.args
             ]
-            message = f'optim={self.ctx.code(value)} -> "{XLA_OPTIMIZER}": the sync-free AdamW for XLA'
+            message = (
+                f'optim={self.ctx.code(value)} -> "{XLA_OPTIMIZER}": {XLA_ADAMW_FORMS[string_value(value) or ""]} '
+                "does not run on XLA; the sync-free AdamW for XLA computes the same"
+            )
         else:
             new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
             message = (
@@ -97,6 +104,38 @@ class HuggingFaceRewrite(Concern):
         return self.ctx.fix_or_keep(
             updated, TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args)
         )
+
+    def _map_optim(self, original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
+        """``optim=optim`` (a variable, a flag): the AdamW spellings that do not run on XLA
+        become adamw_torch_xla where it is given; any other choice is kept."""
+        code = self.ctx.code(value)
+        choices = ", ".join(f'"{o}"' for o in TORCH_ADAMW)
+        mapped = cst.parse_expression(f'"{XLA_OPTIMIZER}" if {code} in ({choices}) else {code}')
+        new_args = [
+            a.with_changes(value=mapped) if a.keyword and a.keyword.value == "optim" else a for a in updated.args
+        ]
+        return self.ctx.fix_or_keep(
+            updated,
+            TRAINER_XLA_OPTIMIZER,
+            original,
+            f"optim={code} -> {{new}}: where `{code}` holds an AdamW that does not run on XLA ({choices}: torch's "
+            "fused AdamW raises on XLA parameters, the others need CUDA or an NPU), the sync-free AdamW for XLA "
+            "computes the same; any other choice is kept",
+            lambda: updated.with_changes(args=new_args),
+            result=lambda call: _keyword_value(call, "optim"),
+        )
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
+        name = self.facts.huggingface.cuda_optimizers.get(original)
+        if name is not None:
+            self.ctx.report(
+                TRAINER_XLA_OPTIMIZER,
+                original,
+                f'optim "{name}" is a bitsandbytes optimizer: its CUDA kernels do not run on XLA parameters (the '
+                "Trainer's first step raises), and no optimizer of the Trainer computes the same on XLA: use "
+                f'"{XLA_OPTIMIZER}" (AdamW with 32-bit states: more memory, and not the same updates)',
+            )
+        return updated
 
     def _placement(self, placement: ModelPlacement) -> None:
         argument = placement.argument
@@ -187,9 +226,10 @@ class HuggingFaceRewrite(Concern):
         new = self.ctx.fix(
             TRAINER_XLA_OPTIMIZER,
             original,
-            f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, when it holds a torch AdamW ({choices}: the default, or '
-            "a dataclass's or the command line's value, which are left as they are): the sync-free AdamW for XLA "
-            "(with torch >= 2.8 the default fused AdamW raises on XLA)",
+            f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, when it holds an AdamW that does not run on XLA '
+            f"({choices}: the default, or a dataclass's or the command line's value, which are left as they are): "
+            "the sync-free AdamW for XLA computes the same (with torch >= 2.8 the default fused AdamW raises on "
+            "XLA; the others need CUDA or an NPU)",
             lambda: statement,
             result=lambda node: node,
         )

@@ -37,8 +37,35 @@ PARAMETERS = ("accelerator", "strategy", "precision")
 FABRIC_METHODS = frozenset(
     {"backward", "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "to_device", "clip_gradients"}
 )
-# Trainer arguments of Lightning 1.x that 2.x removed (it raises on them).
-LEGACY = {"gpus": "devices", "tpu_cores": "devices", "auto_select_gpus": None, "amp_backend": None, "amp_level": None}
+# Trainer arguments of Lightning 0.x and 1.x that 2.x removed (it raises on them).
+LEGACY = frozenset(
+    {"gpus", "tpu_cores", "num_tpu_cores", "distributed_backend", "auto_select_gpus", "amp_backend", "amp_level"}
+)
+# Trainer arguments that only Lightning 0.x takes (checked against its 0.7 Trainer, whose TPU
+# switch is ``num_tpu_cores=``; 0.8 added ``tpu_cores=``, 1.0 dropped these): a call that
+# passes one is written for that API, and the advice is given in its terms.
+LIGHTNING_0X = frozenset(
+    {
+        "num_tpu_cores",
+        "early_stop_callback",
+        "distributed_backend",
+        "nb_gpu_nodes",
+        "max_nb_epochs",
+        "min_nb_epochs",
+        "train_percent_check",
+        "val_percent_check",
+        "test_percent_check",
+        "overfit_pct",
+        "row_log_interval",
+        "add_row_log_interval",
+        "log_save_interval",
+        "show_progress_bar",
+        "default_save_path",
+        "print_nan_grads",
+        "nb_sanity_val_steps",
+        "use_amp",
+    }
+)
 
 
 def lightning_class(qualified: str | None) -> str | None:
@@ -134,13 +161,14 @@ class LightningAnalysis(Analysis):
     def finish(self) -> None:
         for call, kind in self.calls:
             self.part.constructions[call] = kind
+            old = tuple(a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in LIGHTNING_0X)
             for arg in call.args:
                 if arg.star == "**":
                     self._unpacked(arg, kind)
                 elif arg.keyword is not None and arg.keyword.value in PARAMETERS:
                     self._argument(arg, arg.keyword.value, kind)
                 elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
-                    self.part.legacy.add(arg)
+                    self.part.legacy[arg] = old
 
     def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
         """The dict literal a name is bound to once in the file (a config dict)."""

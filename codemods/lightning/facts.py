@@ -29,7 +29,9 @@ class LightningFacts:
     settings: dict[cst.BaseExpression, Setting] = field(default_factory=dict)
     # Arguments the tool cannot follow (computed values), and Lightning 1.x arguments: reported.
     unknown: dict[cst.Arg, str] = field(default_factory=dict)
-    legacy: set[cst.Arg] = field(default_factory=set)
+    # Lightning 0.x and 1.x Trainer arguments, with the arguments of the same call that only
+    # Lightning 0.x takes (empty: the call may be Lightning 1.x's).
+    legacy: dict[cst.Arg, tuple[str, ...]] = field(default_factory=dict)
     modules: set[str] = field(default_factory=set)
     # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
     fabric_used: bool = False

@@ -35,7 +35,7 @@ CAUSES: dict[str, tuple[str, str]] = {
     ),
     "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
     "cuda-only": (
-        "code that does not run on XLA (CUDA-only APIs, sparse tensors)",
+        "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
         "it crashes or leaves the XLA device",
     ),
 }

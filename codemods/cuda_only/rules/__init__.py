@@ -16,6 +16,8 @@ from codemods.cuda_only.rules.xla507_sparse_gradients import SPARSE_GRADIENTS
 from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
 from codemods.cuda_only.rules.xla509_cuda_string_argument import CUDA_STRING_ARGUMENT
 from codemods.cuda_only.rules.xla510_sparse_tensors import SPARSE_TENSORS
+from codemods.cuda_only.rules.xla511_cuda_answer_no_effect import CUDA_ANSWER_NO_EFFECT
+from codemods.cuda_only.rules.xla512_compiled_extension_op import COMPILED_EXTENSION_OP
 
 RULES = (
     THIRD_PARTY_CUDA,
@@ -30,4 +32,6 @@ RULES = (
     CUDA_API_BEHIND_SWITCH,
     CUDA_STRING_ARGUMENT,
     SPARSE_TENSORS,
+    CUDA_ANSWER_NO_EFFECT,
+    COMPILED_EXTENSION_OP,
 )

@@ -10,8 +10,12 @@ CUDA_API = Rule(
     severity="error",
     summary="CUDA-only API with no XLA equivalent",
     fixable=False,
-    why="Most torch.cuda APIs raise without CUDA (device names and properties, streams, events, graphs); the "
-    "others return values that mislead the script (a device count of 0). torch.nn.SyncBatchNorm is reported "
+    why="Most torch.cuda APIs raise without CUDA (device names and properties, streams, events, graphs). "
+    "`torch.cuda.device_count()` (0 there) and `torch.cuda.is_bf16_supported()` (False) return: they are "
+    "errors only where the answer breaks the script (a division by the count, a batch size or a device list of "
+    "0, a branch that stops the script, a failing assert, or a use the tool does not follow: another callable, a "
+    "return); where they only choose a branch they are reported as CUDA checks (XLA105), where they change "
+    "nothing as notes (XLA511). torch.nn.SyncBatchNorm is reported "
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
     "remove it, guard it, or use the XLA equivalent.",
     examples=lambda: (
@@ -68,6 +72,30 @@ CUDA_API = Rule(
                 return torch.cuda.get_device_capability()
             """,
             note="behind a short-circuit or an early return on a kept availability check: never runs on XLA",
+        ),
+        valid(
+            """
+            import torch
+
+            num_gpus = torch.cuda.device_count()
+            if num_gpus > 1:
+                raise SystemExit("start the script with torchrun for several GPUs")
+            if torch.cuda.is_bf16_supported():
+                print("this GPU supports bfloat16: pass --bf16")
+            """,
+            note="a count and a bfloat16 check whose answers on XLA change nothing (XLA511)",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def main(tf32: bool = True):
+                if tf32 and not (torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 8):
+                    print("TF32 needs an Ampere GPU")
+                    tf32 = False
+            """,
+            note="a capability read under a negated availability check in an and: never runs on XLA",
         ),
     ),
     invalid=lambda: (
@@ -132,11 +160,56 @@ CUDA_API = Rule(
             from torch.cuda import device_count
 
             ngpus = device_count()
+            batch_size = 256 // ngpus
             """,
             alias=True,
             findings=(
-                Expected(4, 9, "`device_count` is CUDA-only and has no XLA equivalent here; remove it or guard it"),
+                Expected(
+                    4,
+                    9,
+                    "`device_count()` is 0 on an XLA host (no CUDA device): `256 // ngpus` raises ZeroDivisionError; "
+                    "count the XLA devices with xr.world_size() (one device per process: 1)",
+                ),
             ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def setup(args):
+                args.n_gpu = torch.cuda.device_count()
+                if args.n_gpu == 0:
+                    raise SystemExit("no GPU found")
+                args.train_batch_size = args.per_gpu_batch_size * args.n_gpu
+                assert torch.cuda.is_bf16_supported(), "needs bfloat16"
+            """,
+            note="a count that stops the script or computes a batch size; a bfloat16 check in an assert",
+            findings=(
+                Expected(
+                    5,
+                    18,
+                    "`torch.cuda.device_count()` is 0 on an XLA host (no CUDA device): `args.n_gpu == 0` "
+                    "is True there, and the branch it takes stops the script",
+                ),
+                Expected(
+                    9,
+                    12,
+                    "`torch.cuda.is_bf16_supported()` is False on an XLA host (no CUDA device): `assert "
+                    'torch.cuda.is_bf16_supported(), "needs bfloat16"` fails there (AssertionError); XLA devices '
+                    "compute in bfloat16",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            gpus = list(range(torch.cuda.device_count()))
+            """,
+            target="sagemaker",
+            note="a list of devices made from the count (sagemaker)",
+            findings=(Expected(3, 19, "count the XLA devices with xm.xrt_world_size()"),),
         ),
         invalid(
             """

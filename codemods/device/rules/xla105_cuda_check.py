@@ -11,7 +11,9 @@ CUDA_CHECK = Rule(
     summary="A CUDA check that stays (`is_cuda`, `device == 'cuda'`, `torch.cuda.is_available()`) is False on XLA",
     fixable=False,
     why="A CUDA check that does not pick the device is left as it is, and is False on XLA: the code it guards "
-    "never runs there. Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
+    "never runs there. So do `torch.cuda.device_count()` (0 there) and `torch.cuda.is_bf16_supported()` (False) "
+    "where their answer chooses other code than a GPU would (`if n_gpu > 0:`; where it changes nothing it is "
+    "a note, XLA511; where it breaks the script, an error, XLA506). Usually that is right (cuDNN flags, CUDA seeding), but it may also switch off a faster "
     "path (loader workers, mixed precision): check what it guards. Membership tests (`device.type in ('cuda',)`) "
     "count too; a negated check (`device.type != 'cuda'`) is True on XLA, and the finding says so.",
     examples=lambda: (
@@ -35,6 +37,43 @@ CUDA_CHECK = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from torch.cuda import is_bf16_supported
+
+            workers = 4 * torch.cuda.device_count() if torch.cuda.device_count() > 0 else 0
+            if is_bf16_supported():
+                args.bf16 = True
+            """,
+            note="a device count or a bfloat16 check that chooses code (0 and False on an XLA host)",
+            alias=True,
+            findings=(
+                Expected(
+                    4,
+                    44,
+                    "`torch.cuda.device_count()` is 0 on an XLA host (no CUDA device): `4 * torch.cuda.device_count() "
+                    "if torch.cuda.device_count() > 0 else 0` is `0` there: check that the code it chooses is right on XLA",
+                ),
+                Expected(
+                    5,
+                    4,
+                    "`is_bf16_supported()` is False on an XLA host (no CUDA device): `is_bf16_supported()` is False "
+                    "there: check that the code it chooses is right on XLA",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            if torch.cuda.is_bf16_supported():
+                compute_dtype = torch.bfloat16
+            """,
+            target="sagemaker",
+            note="a bfloat16 check that chooses code (sagemaker)",
+            findings=(Expected(3, 4, "`torch.cuda.is_bf16_supported()` is False on an XLA host"),),
+        ),
         invalid(
             """
             import torch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 XLA_RANKS = Rule(
@@ -14,7 +15,9 @@ XLA_RANKS = Rule(
     "XLA machine: the runtime knows each process's ordinal and how many there are. A CUDA count that the "
     "launching process hands to its workers is read again inside them; where the launching process also computes "
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
-    "`if torch.cuda.is_available():`, which is False on XLA, is not).",
+    "`if torch.cuda.is_available():`, which is False on XLA, is not; nor is a value the port leaves nowhere to go: "
+    "handed to the worker function, which reads the count again at its start, or stored where nothing reads it "
+    "afterwards but the `init_process_group(world_size=...)` argument the port drops).",
     examples=lambda: (
         invalid(
             """
@@ -513,132 +516,6 @@ XLA_RANKS = Rule(
             alias=True,
             findings=(Expected(7, 12, "D.get_rank() -> xr.global_ordinal()"),),
         ),
-        invalid(
-            """
-            import torch
-            import torch.multiprocessing as mp
-
-            def train(rank, world_size, lr):
-                pass
-
-            if __name__ == "__main__":
-                world_size = torch.cuda.device_count()
-                lr = 0.1 * world_size
-                mp.spawn(train, args=(world_size, lr), nprocs=world_size)
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.runtime as xr
-
-            def train(rank, world_size, lr):
-                world_size = xr.world_size()
-                pass
-
-            if __name__ == "__main__":
-                world_size = torch.cuda.device_count()
-                lr = 0.1 * world_size
-                torch_xla.launch(train, args=(world_size, lr))
-            """,
-            note="count-also-used-by-launcher",
-            findings=(
-                Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),
-                Expected(11, 16, "the launching process still sees 0"),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-            import torch.multiprocessing as mp
-
-            def train(rank, world_size):
-                pass
-
-            if __name__ == "__main__":
-                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
-                print(f"{world_size} processes")
-                mp.spawn(train, args=(world_size,), nprocs=world_size)
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.runtime as xr
-
-            def train(rank, world_size):
-                world_size = xr.world_size()
-                pass
-
-            if __name__ == "__main__":
-                world_size = torch.cuda.device_count() if torch.cuda.is_available() else 1
-                print(f"{world_size} processes")
-                torch_xla.launch(train, args=(world_size,))
-            """,
-            note="guarded-or-logged-count",
-            findings=(Expected(5, 1, "`world_size` read from the XLA runtime when `train` starts"),),
-        ),
-        invalid(
-            """
-            import torch
-            import torch.multiprocessing as mp
-
-            def worker(gpu, ngpus_per_node, args):
-                args.batch_size = int(args.batch_size / ngpus_per_node)
-
-            def main(args):
-                if device.type == "cuda":
-                    ngpus_per_node = torch.accelerator.device_count()
-                else:
-                    ngpus_per_node = 1
-                mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
-            """,
-            """
-            import torch
-            import torch_xla
-            import torch_xla.runtime as xr
-
-            def worker(gpu, ngpus_per_node, args):
-                ngpus_per_node = xr.local_process_count()
-                args.batch_size = int(args.batch_size / ngpus_per_node)
-
-            def main(args):
-                if device.type == "cuda":
-                    ngpus_per_node = torch.accelerator.device_count()
-                else:
-                    ngpus_per_node = 1
-                torch_xla.launch(worker, args=(ngpus_per_node, args))
-            """,
-            note="accelerator-count-on-one-branch",
-            alias=True,
-            findings=(Expected(5, 1, "`ngpus_per_node` read from the XLA runtime when `worker` starts"),),
-        ),
-        invalid(
-            """
-            import torch
-            import torch.multiprocessing as mp
-
-            def worker(gpu, ngpus_per_node, args):
-                args.batch_size = int(args.batch_size / ngpus_per_node)
-
-            def main(args):
-                ngpus_per_node = torch.cuda.device_count()
-                mp.spawn(worker, nprocs=ngpus_per_node, args=(ngpus_per_node, args))
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.xla_multiprocessing as xmp
-
-            def worker(gpu, ngpus_per_node, args):
-                ngpus_per_node = xm.xrt_world_size()
-                args.batch_size = int(args.batch_size / ngpus_per_node)
-
-            def main(args):
-                ngpus_per_node = torch.cuda.device_count()
-                xmp.spawn(worker, args=(ngpus_per_node, args))
-            """,
-            target="sagemaker",
-            note="per-host-count-on-1.13",
-            findings=(Expected(5, 1, "xm.xrt_world_size() counts the devices of every host (hosts x devices)"),),
-        ),
+        *launcher_count_cases(),
     ),
 )

@@ -12,7 +12,14 @@ TRAINER_XLA_OPTIMIZER = Rule(
     summary='TrainingArguments use optim="adamw_torch_xla" (sync-free AdamW), in code or on the parsed arguments',
     fixable=True,
     why="With torch >= 2.8 the Trainer's default optimizer is fused AdamW, which raises on XLA tensors; "
-    "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step).",
+    "adamw_torch_xla is the same AdamW, written for XLA (no host sync in the step). The other AdamW spellings "
+    "that do not run on XLA but compute the same become it too (adamw_torch_npu_fused, adamw_apex_fused, and "
+    "bitsandbytes' paged_adamw_32bit: 32-bit states, CUDA kernels): as a literal, after HfArgumentParser parses "
+    "them, or where a variable or flag is handed to `optim=` (`optim=optim` maps those spellings and keeps any "
+    "other choice). bitsandbytes' other optimizers (8-bit states, Lion, AdEMAMix, its RMSprop) need CUDA and "
+    "no optimizer of the Trainer computes the same on XLA: written in code (an `optim=` literal, the default "
+    "of the parameter handed to it, a TrainingArguments dataclass's field default) they are an error to "
+    "decide by hand.",
     examples=lambda: (
         Invalid(
             _TRAINER.format(args="", extra=""),
@@ -32,6 +39,85 @@ TRAINER_XLA_OPTIMIZER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            from transformers import Trainer, TrainingArguments
+
+
+            def train(model, dataset, optim="adamw_torch_fused"):
+                args = TrainingArguments(output_dir="out", optim=optim, dataloader_num_workers=2)
+                Trainer(model=model, args=args, train_dataset=dataset).train()
+            """,
+            """
+            from transformers import Trainer, TrainingArguments
+
+
+            def train(model, dataset, optim="adamw_torch_fused"):
+                args = TrainingArguments(output_dir="out", optim="adamw_torch_xla" if optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit") else optim, dataloader_num_workers=2)
+                Trainer(model=model, args=args, train_dataset=dataset).train()
+            """,
+            note="optim-from-a-parameter",
+            findings=(
+                Expected(
+                    5,
+                    54,
+                    'where `optim` holds an AdamW that does not run on XLA ("adamw_torch", "adamw_torch_fused"',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import transformers as tf
+
+            args = tf.TrainingArguments("out", optim="paged_adamw_32bit", dataloader_num_workers=2)
+            """,
+            """
+            import transformers as tf
+
+            args = tf.TrainingArguments("out", optim="adamw_torch_xla", dataloader_num_workers=2)
+            """,
+            note="paged-32-bit-adamw",
+            alias=True,
+            findings=(
+                Expected(
+                    3,
+                    8,
+                    'optim="paged_adamw_32bit" -> "adamw_torch_xla": bitsandbytes\' paged AdamW with 32-bit states '
+                    "(CUDA kernels and CUDA unified memory) does not run on XLA; the sync-free AdamW for XLA computes "
+                    "the same",
+                ),
+            ),
+        ),
+        *(
+            invalid(
+                """
+                from dataclasses import dataclass, field
+
+                import transformers
+
+
+                @dataclass
+                class TrainingArguments(transformers.TrainingArguments):
+                    optim: str = field(default="paged_adamw_8bit")
+
+
+                args = transformers.TrainingArguments(output_dir="out", optim="lion_32bit", dataloader_num_workers=2)
+                """,
+                target=target,
+                note=f"cuda-only-optimizers-{target}",
+                findings=(
+                    Expected(
+                        8,
+                        32,
+                        'optim "paged_adamw_8bit" is a bitsandbytes optimizer: its CUDA kernels do not run on XLA '
+                        "parameters (the Trainer's first step raises), and no optimizer of the Trainer computes the "
+                        'same on XLA: use "adamw_torch_xla"',
+                    ),
+                    Expected(11, 63, 'optim "lion_32bit" is a bitsandbytes optimizer'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import transformers as tf
@@ -124,7 +210,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                     model_args, data_args, training_args = parser.parse_json_file(json_file=sys.argv[1])
                 else:
                     model_args, data_args, training_args = parser.parse_args_into_dataclasses()
-                if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf"):
+                if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
                     training_args.optim = "adamw_torch_xla"
                 trainer = Seq2SeqTrainer(model=model, args=training_args)
                 trainer.train()
@@ -136,7 +222,11 @@ TRAINER_XLA_OPTIMIZER = Rule(
             """,
             note="parser",
             findings=(
-                Expected(12, 5, 'training_args.optim = "adamw_torch_xla" after parsing, when it holds a torch AdamW'),
+                Expected(
+                    12,
+                    5,
+                    'training_args.optim = "adamw_torch_xla" after parsing, when it holds an AdamW that does not run on XLA',
+                ),
             ),
         ),
         *(
@@ -171,7 +261,7 @@ TRAINER_XLA_OPTIMIZER = Rule(
                 def _mp_fn(index):
                     parser = HfArgumentParser((ScriptArguments, TrainingArguments))
                     script_args, training_args = parser.parse_args_into_dataclasses()
-                    if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf"):
+                    if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
                         training_args.optim = "adamw_torch_xla"
                     Trainer(model=model, args=training_args).train()
                 """,

@@ -23,7 +23,11 @@ LIGHTNING_MANUAL = Rule(
     "that the tool cannot follow",
     fixable=False,
     why="Lightning raises on them with its XLA accelerator, or they keep selecting CUDA: choose the XLA "
-    "strategy and precision by hand.",
+    "strategy and precision by hand. The Trainer arguments Lightning 2 removed (`gpus=`, `tpu_cores=`, "
+    "`distributed_backend=`...) are reported with advice in the terms of the API the call is written for: a "
+    "call that passes arguments only Lightning 0.x takes (`early_stop_callback=`, `distributed_backend=`, "
+    "`train_percent_check=`...) gets Lightning 0.7's TPU switch, `num_tpu_cores=` (`tpu_cores=` from 0.8), as "
+    "that Trainer has no accelerator=; any other gets Lightning 1.5's and 2's accelerator=\"tpu\" and devices=.",
     examples=lambda: (
         invalid(
             """
@@ -89,6 +93,35 @@ LIGHTNING_MANUAL = Rule(
             note="lightning-1",
             findings=(Expected(3, 22, "`gpus=` is Lightning 1.x's (Lightning 2 raises on it)"),),
         ),
+        *(
+            invalid(
+                """
+                from pytorch_lightning import Trainer
+
+
+                def main(hparams, system):
+                    trainer = Trainer(
+                        max_epochs=hparams.num_epochs,
+                        early_stop_callback=None,
+                        gpus=hparams.num_gpus,
+                        distributed_backend="ddp" if hparams.num_gpus > 1 else None,
+                    )
+                    trainer.fit(system)
+                """,
+                target=target,
+                note=f"lightning-0-{target}",
+                findings=(
+                    Expected(
+                        8,
+                        9,
+                        "`gpus=`: this Trainer call is written for Lightning 0.x (`early_stop_callback=`, "
+                        "`distributed_backend=`), whose Trainer has no accelerator= or devices=",
+                    ),
+                    Expected(9, 9, "pass `num_tpu_cores=8` (or 1; Lightning 0.7's TPU switch, `tpu_cores=` from 0.8)"),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         invalid(
             """
             import lightning as L
@@ -130,13 +163,24 @@ def _no_xla_form(ctx: Context[Facts], original: cst.BaseExpression, updated: cst
 
 @on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.legacy)
 def _legacy(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+    """A Trainer argument Lightning 2 removed, with advice in the terms of the API the call is
+    written for: Lightning 0.x (it passes arguments only 0.x takes), else 1.x."""
     name = original.keyword.value  # type: ignore[union-attr]  # the analysis records legacy keyword arguments only: keyword is not None
-    ctx.report(
-        LIGHTNING_MANUAL,
-        original,
-        f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
-        "devices= the number of XLA devices",
-    )
+    old = ctx.facts.lightning.legacy[original]
+    if old:
+        shows = ", ".join(f"`{k}=`" for k in old)
+        message = (
+            f"`{name}=`: this Trainer call is written for Lightning 0.x ({shows}), whose Trainer has no "
+            "accelerator= or devices= (on an XLA host `gpus=` leaves the training on the CPU): drop `gpus=` and "
+            "`distributed_backend=` and pass `num_tpu_cores=8` (or 1; Lightning 0.7's TPU switch, `tpu_cores=` "
+            "from 0.8): Lightning then starts one process per TPU core itself"
+        )
+    else:
+        message = (
+            f'`{name}=` is Lightning 1.x\'s (Lightning 2 raises on it): on XLA pass accelerator="tpu" and '
+            "devices= the number of XLA devices (Lightning 1.5 and later; on any 1.x `tpu_cores=` does it too)"
+        )
+    ctx.report(LIGHTNING_MANUAL, original, message)
     return updated
 
 

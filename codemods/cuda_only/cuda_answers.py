@@ -1,0 +1,305 @@
+"""What the answer of a CUDA query that does not raise changes on an XLA host, where there
+is no CUDA device: ``torch.cuda.device_count()`` is 0 there and
+``torch.cuda.is_bf16_supported()`` False (torch 2.9: both return without CUDA).
+
+The answer is followed from the call through the expressions that compute with it (with
+literal operands it is computed: on XLA, and with one GPU, which is what the port runs: one
+device per process), the names and attributes it is stored in, and the functions of the
+file it is handed to, to where it is used:
+
+- nothing changes ("none"): it is only printed, or stored where nothing reads it, or every
+  test of it comes out as it does with one GPU (``n_gpu > 1``: the script's one-device path
+  runs, as the port runs it), or the branches it chooses between only print;
+- it chooses another branch or value than a GPU would ("branch"): like a CUDA availability
+  check, the code it guards must be checked;
+- it breaks the script ("breaks"): the branch it takes raises or exits, an ``assert`` on it
+  fails, a division by the count raises, a computation (a batch size, a list of devices)
+  gets 0, or it goes where it is not followed (another callable, a return, a subscript).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import libcst as cst
+
+from codemods.cuda_only.count_uses import PURE_BUILTINS
+from codemods.cuda_only.facts import Answer, Effect
+from codemods.cuda_only.module_reads import FUNCTIONS, ModuleReads
+from codemods.engine.nodes import walk
+from codemods.engine.positions import code_of
+
+_WORSE: dict[Effect, int] = {"none": 0, "branch": 1, "breaks": 2}
+UNKNOWN = object()  # a value the answer does not decide (what a GPU says of bfloat16)
+_COMPARE: dict[type, Callable[[Any, Any], object]] = {
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.Is: operator.is_,
+    cst.IsNot: operator.is_not,
+}
+_ARITHMETIC: dict[type, Callable[[Any, Any], object]] = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv,
+    cst.Divide: operator.truediv,
+    cst.Modulo: operator.mod,
+}
+_BUILTINS: dict[str, Callable[..., object]] = {"max": max, "min": min, "int": int, "bool": bool, "abs": abs}
+_LOG_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "print", "log", "write"})
+
+
+Pair = tuple[object, object]  # the value on an XLA host, and with one GPU
+
+
+class CudaAnswers:
+    def __init__(self, reads: ModuleReads, ends_the_process: Callable[[cst.BaseSmallStatement], bool]) -> None:
+        self.reads = reads
+        self.ends_the_process = ends_the_process
+
+    def of(self, call: cst.Call, on_xla: object, on_one_gpu: object) -> Answer | None:
+        """The worst of what the answer of ``call`` does where it goes; None: the call
+        never runs on XLA (a test of the same call keeps it from running)."""
+        pair = (on_xla, on_one_gpu)
+        if self._never_runs(call, pair):
+            return None
+        answers = self._follow(call, pair, set())
+        return max(answers, key=lambda a: _WORSE[a.effect])
+
+    def _follow(self, node: cst.CSTNode, pair: Pair, seen: set[int]) -> list[Answer]:
+        climbed = self._climb(node, pair)
+        if isinstance(climbed, Answer):
+            return [climbed]
+        child, parent, pair = climbed
+        if _agrees(pair):
+            return [Answer("none", child, f"`{code_of(child)}` is {pair[0]!r} there, as with one GPU")]
+        if isinstance(parent, cst.Arg):
+            return self._handed(parent, child, pair, seen)
+        if isinstance(parent, (cst.If, cst.While)) and parent.test is child:
+            return [self._branch(parent, child, pair)]
+        if isinstance(parent, cst.Assert) and parent.test is child:
+            if pair[0] is UNKNOWN or bool(pair[0]):
+                return [Answer("branch", child, f"`{code_of(child)}` decides whether `assert` fails")]
+            return [Answer("breaks", parent, f"`{code_of(parent)}` fails there (AssertionError)")]
+        if isinstance(parent, cst.IfExp) and parent.test is child:
+            if pair[0] is UNKNOWN:
+                return [Answer("branch", child, f"`{code_of(child)}` chooses the value of `{code_of(parent)}`")]
+            chosen = parent.body if bool(pair[0]) else parent.orelse
+            return [Answer("branch", child, f"`{code_of(parent)}` is `{code_of(chosen)}` there")]
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is child:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            return [a for target in targets for a in self._stored(target, parent, pair, seen)]
+        statement = self.reads.enclosing(child, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) or child
+        return [
+            Answer("breaks", statement, f"`{code_of(statement).strip()}` uses it in a way the tool does not follow")
+        ]
+
+    def _climb(self, node: cst.CSTNode, pair: Pair) -> tuple[cst.CSTNode, cst.CSTNode | None, Pair] | Answer:
+        """From ``node`` up through the expressions that compute with its value (``not``,
+        comparisons and arithmetic with a literal, ``and``/``or``): where it stops, with the
+        value there; an Answer where the computation breaks or cannot be followed."""
+        parent_of = self.reads.parent
+        child, parent = node, parent_of.get(id(node))
+        while parent is not None and not _agrees(pair):
+            if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+                pair = _each(pair, operator.not_)
+            elif isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+                compared = self._compared(parent, child, pair)
+                if compared is None:
+                    return _breaks(parent, "is compared")
+                parent, pair = compared
+            elif isinstance(parent, cst.BinaryOperation):
+                other = parent.right if parent.left is child else parent.left
+                value, apply = _literal(other), _ARITHMETIC.get(type(parent.operator))
+                if value is UNKNOWN or apply is None:
+                    return _breaks(parent, f"computes with {pair[0]!r}")
+                computed = _computed(pair, apply, value, ours_left=parent.left is child)
+                if computed is None:
+                    return Answer("breaks", parent, f"`{code_of(parent)}` raises ZeroDivisionError")
+                pair = computed
+            elif isinstance(parent, cst.BooleanOperation):
+                conjunction = isinstance(parent.operator, cst.And)
+                pair = _each(pair, lambda v: _joined(v, conjunction))  # noqa: B023 - called at once
+            else:
+                break
+            child, parent = parent, parent_of.get(id(parent))
+        return child, parent, pair
+
+    def _never_runs(self, node: cst.CSTNode, pair: Pair) -> bool:
+        """The read (or the query's call) is in a branch that a test of the same value keeps
+        from running on XLA (``init_distributed(rank, num_gpus)`` under ``if num_gpus > 1:``,
+        ``4 * torch.cuda.device_count() if torch.cuda.device_count() > 0 else 0``)."""
+        function = self.reads.enclosing(node, FUNCTIONS)
+        text = code_of(node)
+        child = node
+        parent = self.reads.parent.get(id(node))
+        while parent is not None and parent is not function:
+            if isinstance(parent, (cst.If, cst.IfExp)) and child is not parent.test:
+                for same in walk(parent.test):
+                    if type(same) is not type(node) or code_of(same) != text:
+                        continue
+                    climbed = self._climb(same, pair)
+                    if isinstance(climbed, Answer) or climbed[0] is not parent.test or climbed[2][0] is UNKNOWN:
+                        continue
+                    if bool(climbed[2][0]) != (child is parent.body):
+                        return True
+            child, parent = parent, self.reads.parent.get(id(parent))
+        return False
+
+    def _compared(self, parent: cst.CSTNode, child: cst.CSTNode, pair: Pair) -> tuple[cst.Comparison, Pair] | None:
+        """``n > 1`` (or ``1 < n``) with a literal on the other side: the comparison and its pair."""
+        comparison = self.reads.parent.get(id(parent)) if isinstance(parent, cst.ComparisonTarget) else parent
+        if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+            return None
+        target = comparison.comparisons[0]
+        apply = _COMPARE.get(type(target.operator))
+        ours_left = comparison.left is child
+        value = _literal(target.comparator if ours_left else comparison.left)
+        if apply is None or value is UNKNOWN:
+            return None
+        compared = _computed(pair, apply, value, ours_left=ours_left)
+        return (comparison, compared) if compared is not None else None
+
+    def _handed(self, arg: cst.Arg, child: cst.CSTNode, pair: Pair, seen: set[int]) -> list[Answer]:
+        call = self.reads.parent.get(id(arg))
+        if not isinstance(call, cst.Call):
+            return [_breaks(arg, "uses it")]
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else None
+        if _logs(call):
+            return [Answer("none", call, f"`{code_of(child)}` is only printed")]
+        if name in PURE_BUILTINS and name in _BUILTINS and self.reads.resolve(func) in (None, name, f"builtins.{name}"):
+            values = [None if a is arg else _literal(a.value) for a in call.args]
+            if UNKNOWN not in values and not any(a.keyword or a.star for a in call.args):
+                builtin, at = _BUILTINS[name], call.args.index(arg)
+                try:
+                    computed = _each(pair, lambda v: builtin(*values[:at], v, *values[at + 1 :]))
+                except (TypeError, ValueError):
+                    return [_breaks(call, "is handed it")]
+                return (
+                    self._follow(call, computed, seen)
+                    if not _agrees(computed)
+                    else [Answer("none", call, f"`{code_of(call)}` is {computed[0]!r} there, as with one GPU")]
+                )
+        function = self.reads.functions.get(name) if name is not None else None
+        if function is not None and id(function) not in seen:
+            reads = self.reads.parameter_reads(function, call, arg)
+            if reads is not None:
+                seen.add(id(function))
+                found = [
+                    a for read in reads if not self._never_runs(read, pair) for a in self._follow(read, pair, seen)
+                ]
+                return found or [Answer("none", call, f"`{name}` does not read it where it runs on XLA")]
+        return [_breaks(call, "is handed it")]
+
+    def _stored(self, target: cst.BaseExpression, statement: cst.CSTNode, pair: Pair, seen: set[int]) -> list[Answer]:
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return [_breaks(statement, "stores it")]
+        if id(target) in seen:
+            return []
+        seen.add(id(target))
+        found = [
+            a
+            for read in self.reads.later_reads(target, statement)
+            if not self._never_runs(read, pair)
+            for a in self._follow(read, pair, seen)
+        ]
+        return found or [Answer("none", target, f"`{code_of(target)}` is not read")]
+
+    def _branch(self, statement: cst.If | cst.While, test: cst.CSTNode, pair: Pair) -> Answer:
+        taken_on_xla = bool(pair[0]) if pair[0] is not UNKNOWN else None
+        if taken_on_xla is None:
+            return Answer("branch", test, f"`{code_of(test)}` depends on it")
+        said = f"`{code_of(test)}` is {taken_on_xla} there"
+        other = statement.orelse.body if isinstance(statement.orelse, cst.Else) else statement.orelse
+        taken, skipped = (statement.body, other) if taken_on_xla else (other, statement.body)
+        if self._ends(taken):
+            return Answer("breaks", test, f"{said}, and the branch it takes stops the script")
+        if self._only_logs(taken) and self._only_logs(skipped, or_stops=True):
+            stops = " (or a stop of the script, which a GPU run may take: XLA goes on)" if self._ends(skipped) else ""
+            return Answer("none", test, f"{said}: it only decides what is printed{stops}")
+        return Answer("branch", test, said)
+
+    def _ends(self, block: cst.CSTNode | None) -> bool:
+        if not isinstance(block, cst.IndentedBlock):
+            return False
+        return any(
+            isinstance(statement, cst.SimpleStatementLine) and any(self.ends_the_process(s) for s in statement.body)
+            for statement in block.body
+        )
+
+    def _only_logs(self, block: cst.CSTNode | None, or_stops: bool = False) -> bool:
+        if block is None:
+            return True
+        if not isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            return False
+        lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+        return all(
+            isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            and all(
+                isinstance(small, cst.Pass)
+                or (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _logs(small.value))
+                or (or_stops and self.ends_the_process(small))
+                for small in line.body
+            )
+            for line in lines
+        )
+
+
+def _logs(call: cst.Call) -> bool:
+    """``print(...)``, ``logger.info(...)``, ``warnings.warn(...)``: a line of output."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    return isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS
+
+
+def _breaks(node: cst.CSTNode, verb: str) -> Answer:
+    return Answer("breaks", node, f"`{code_of(node)}` {verb}")
+
+
+def _agrees(pair: Pair) -> bool:
+    return pair[0] is not UNKNOWN and pair[1] is not UNKNOWN and pair[0] == pair[1]
+
+
+def _each(pair: Pair, apply: Callable[[object], object]) -> Pair:
+    return (
+        UNKNOWN if pair[0] is UNKNOWN else apply(pair[0]),
+        UNKNOWN if pair[1] is UNKNOWN else apply(pair[1]),
+    )
+
+
+def _computed(pair: Pair, apply: Callable[[Any, Any], object], literal: object, *, ours_left: bool) -> Pair | None:
+    """``ours <op> literal`` (or ``literal <op> ours``) for each value; None: it raises."""
+    try:
+        return _each(pair, lambda v: apply(v, literal) if ours_left else apply(literal, v))
+    except (ZeroDivisionError, TypeError):
+        return None
+
+
+def _joined(value: object, conjunction: bool) -> object:
+    """What ``value and other`` (``value or other``) is, as far as ``value`` decides it:
+    a falsy operand of ``and`` makes it falsy, a truthy one of ``or`` truthy."""
+    if conjunction:
+        return False if not value else UNKNOWN
+    return True if value else UNKNOWN
+
+
+def _literal(node: cst.CSTNode) -> object:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value)
+    return UNKNOWN

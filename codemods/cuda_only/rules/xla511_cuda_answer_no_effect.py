@@ -1,0 +1,122 @@
+"""XLA511 cuda-answer-no-effect."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+CUDA_ANSWER_NO_EFFECT = Rule(
+    code="XLA511",
+    name="cuda-answer-no-effect",
+    severity="info",
+    summary="A CUDA device count or bfloat16 check whose answer on an XLA host (0, False) changes nothing that runs",
+    fixable=False,
+    why="Without CUDA, `torch.cuda.device_count()` returns 0 and `torch.cuda.is_bf16_supported()` False; neither "
+    "raises. The tool follows the answer to where it is used: through the expressions that compute with it, the "
+    "names and attributes it is stored in and the functions of the file it is handed to. Where every use comes "
+    "out as it does with one GPU (`n_gpu > 1` is False either way: the script's one-device path runs, which is "
+    "what the port runs, one XLA device per process), or the answer is only printed, or only decides what is "
+    "printed, nothing changes on XLA and this note says so. Where it chooses other code than a GPU would, the "
+    "check is reported like a CUDA availability check (XLA105); where it breaks the script (a division by the "
+    "count, a batch size of 0, a branch that raises), as an error (XLA506).",
+    examples=lambda: (
+        invalid(
+            """
+            import torch
+
+            num_gpus = torch.cuda.device_count()
+            if num_gpus > 1:
+                print("several GPUs: start the script with torchrun")
+            if torch.cuda.is_bf16_supported():
+                print("this GPU supports bfloat16: pass --bf16")
+            """,
+            findings=(
+                Expected(
+                    3,
+                    12,
+                    "`torch.cuda.device_count()` is 0 on an XLA host (no CUDA device): `num_gpus > 1` is False there",
+                ),
+                Expected(
+                    6,
+                    4,
+                    "`torch.cuda.is_bf16_supported()` is False on an XLA host (no CUDA device): "
+                    "`torch.cuda.is_bf16_supported()` is False there: it only decides what is printed",
+                ),
+            ),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                print(torch.cuda.device_count(), "GPUs")
+            """,
+            note="under a kept availability check: never runs on XLA",
+        ),
+        valid(
+            """
+            import torch
+
+            batch_size = 64 // torch.cuda.device_count()
+            """,
+            note="breaks: an error of XLA506",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def train(num_gpus, rank):
+                if num_gpus > 1:
+                    raise SystemExit("use the distributed launcher")
+                sampler = "distributed" if num_gpus > 1 else None
+                return sampler
+
+
+            def main(args):
+                num_gpus = torch.cuda.device_count()
+                if num_gpus == 1 and args.rank != 0:
+                    raise SystemExit("single-GPU training on rank > 0")
+                train(num_gpus, args.rank)
+            """,
+            note="followed into a function of the file, through an `and`",
+            findings=(
+                Expected(
+                    12,
+                    16,
+                    "`torch.cuda.device_count()` is 0 on an XLA host (no CUDA device): `num_gpus == 1 and args.rank "
+                    "!= 0` is False there: it only decides what is printed (or a stop of the script, which a GPU run "
+                    "may take: XLA goes on)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from torch.cuda import device_count as gpus
+
+            world = max(1, gpus())
+            print("devices:", gpus())
+            """,
+            alias=True,
+            findings=(
+                Expected(3, 16, "`gpus()` is 0 on an XLA host (no CUDA device): `max(1, gpus())` is 1 there"),
+                Expected(4, 19, "`gpus()` is only printed"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            num_gpus = torch.cuda.device_count()
+            if num_gpus > 1:
+                print("several GPUs")
+            """,
+            target="sagemaker",
+            note="sagemaker",
+            findings=(Expected(3, 12, "`num_gpus > 1` is False there, as with one GPU"),),
+        ),
+    ),
+)
