@@ -18,7 +18,7 @@ from codemods import apis
 from codemods.engine import speed
 from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
-from codemods.engine.nodes import assigned_values, children_reader, dotted
+from codemods.engine.nodes import assigned_values, children_reader, dotted, is_node_class
 
 
 class FactSheet(Protocol):
@@ -561,7 +561,7 @@ _HOLDS: dict[type, _Holds] = {}
 
 
 def _holds(kind: type) -> _Holds:
-    if issubclass(kind, cst.CSTNode):
+    if is_node_class(kind):
         return _Holds.NODE
     if issubclass(kind, dict):
         return _Holds.MAPPING
