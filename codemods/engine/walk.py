@@ -226,6 +226,8 @@ class Walk:
         # every analysis asks it of the calls it meets, and the walk of every attribute
         # (emptied at each import).
         self.resolve: NodeCache[str | None] = node_cache(self._table.resolve)
+        # ``resolve_dotted("a.b.c")``: the same for a name chain written as text.
+        self.resolve_dotted = self._table.resolve_dotted
         self._taken = facts.imports.taken_names
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
