@@ -107,6 +107,7 @@ _IMPORTED: frozenset[Path] | None = None  # the run's files that another of its 
 _FSDP_IMPORTED: frozenset[Path] = frozenset()  # those of them that a file wrapping a model in FSDP imports
 _PROJECTS: dict[tuple[Path, str, RuleSelection, int | None], Project] = {}
 _ROOTS: dict[Path, Path] = {}  # folder -> its project's root, for this run
+_ROOT_MARKS: dict[Path, bool] = {}  # folder -> whether it holds .git, pyproject.toml..., for this run
 _RUN_TOP: Path | None = None  # the folder the run's files share (the root of files without a marked one)
 
 
@@ -121,6 +122,7 @@ def _set_run(
     _FSDP_IMPORTED = fsdp_imported
     _PROJECTS.clear()
     _ROOTS.clear()
+    _ROOT_MARKS.clear()
 
 
 def _set_imported(imported: frozenset[Path], fsdp_imported: frozenset[Path]) -> None:
@@ -139,7 +141,7 @@ def project_of(path: Path, job: Job) -> Project:
     file = resolved(path)
     root = _ROOTS.get(file.parent)
     if root is None:
-        root = _ROOTS[file.parent] = find_root(file, _RUN_TOP)
+        root = _ROOTS[file.parent] = find_root(file, _RUN_TOP, _ROOT_MARKS)
     key = (root, job.target, job.selection, job.max_bytes)
     project = _PROJECTS.get(key)
     if project is None:

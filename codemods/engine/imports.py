@@ -67,8 +67,11 @@ class ImportTable:
         if type(head) is not cst.Name or head.value not in self.bindings:
             return None  # most chains (self.x, args.lr) start at no import: no string is built
         path = dotted(node)
-        if path is None:
-            return None
+        return None if path is None else self.resolve_dotted(path)
+
+    def resolve_dotted(self, path: str) -> str | None:
+        """What ``resolve`` makes of the name chain written ``path`` ("a.b.c"), without
+        building its nodes."""
         first, _, rest = path.partition(".")
         base = self.bindings.get(first)
         if base is None:

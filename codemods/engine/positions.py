@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from codemods.engine.nodes import is_node_class
+
 _NEWLINE = re.compile(r"\r\n?|\n")
 _NOTHING = nullcontext()
 
@@ -357,7 +359,7 @@ _HOLDERS = frozenset(
     kind
     for kind in vars(cst).values()
     if isinstance(kind, type)
-    and issubclass(
+    and is_node_class(
         kind,
         (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase),
     )

@@ -18,7 +18,7 @@ from codemods import apis
 from codemods.engine import speed
 from codemods.engine.imports import ImportFacts
 from codemods.engine.nodemap import NodeCache, node_cache
-from codemods.engine.nodes import assigned_values, children_reader, dotted
+from codemods.engine.nodes import assigned_values, children_reader, dotted, is_node_class
 
 
 class FactSheet(Protocol):
@@ -226,6 +226,8 @@ class Walk:
         # every analysis asks it of the calls it meets, and the walk of every attribute
         # (emptied at each import).
         self.resolve: NodeCache[str | None] = node_cache(self._table.resolve)
+        # ``resolve_dotted("a.b.c")``: the same for a name chain written as text.
+        self.resolve_dotted = self._table.resolve_dotted
         self._taken = facts.imports.taken_names
 
     def analysis(self, kind: type[AnalysisT]) -> AnalysisT:
@@ -561,7 +563,7 @@ _HOLDS: dict[type, _Holds] = {}
 
 
 def _holds(kind: type) -> _Holds:
-    if issubclass(kind, cst.CSTNode):
+    if is_node_class(kind):
         return _Holds.NODE
     if issubclass(kind, dict):
         return _Holds.MAPPING

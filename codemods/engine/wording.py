@@ -78,16 +78,22 @@ def _outside_brackets(masked: str) -> str:
 
 
 def _first_clause_end(masked: str) -> int:
-    """Where the first clause ends: the first ": " outside code spans and brackets."""
+    """Where the first clause ends: the first ": " (or a closing ":") outside code spans and
+    brackets."""
     depth = 0
-    for index, char in enumerate(masked):
+    for mark in _CLAUSE_MARKS.finditer(masked):
+        char = mark.group()
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth = max(depth - 1, 0)
-        elif char == ":" and depth == 0 and masked[index + 1 : index + 2] in (" ", ""):
-            return index
+        elif depth == 0:
+            return mark.start()
     return len(masked)
+
+
+# What _first_clause_end looks at: brackets, and a colon before a space or at the end.
+_CLAUSE_MARKS = re.compile(r"[()\[\]{}]|:(?= |\Z)")
 
 
 def _reword_passives(message: str, masked: str) -> str:

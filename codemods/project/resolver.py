@@ -62,18 +62,29 @@ _RESOLVED: dict[str, Path] = {}
 _ROOT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 
 
-def find_root(path: Path, top: Path | None = None) -> Path:
+def find_root(path: Path, top: Path | None = None, marks: dict[Path, bool] | None = None) -> Path:
     """The nearest folder at or above ``path``'s folder with .git, pyproject.toml, setup.py or
     setup.cfg (a copy of a repository without .git, such as pycls's, still has its setup.py); else
-    ``top`` (the folder a run's files share) when ``path`` is under it; else its folder."""
+    ``top`` (the folder a run's files share) when ``path`` is under it; else its folder.
+    ``marks``: whether each folder looked at has one, kept across calls (a run's folders
+    share the folders above them)."""
     start = path.parent
     for folder in [start, *start.parents]:
-        try:
-            if (folder / ".git").exists() or any((folder / marker).is_file() for marker in _ROOT_FILES):
-                return folder
-        except OSError:  # a folder we may not look into: keep going up
-            continue
+        marked = marks.get(folder) if marks is not None else None
+        if marked is None:
+            marked = _marks_a_root(folder)
+            if marks is not None:
+                marks[folder] = marked
+        if marked:
+            return folder
     return top if top is not None and start.is_relative_to(top) else start
+
+
+def _marks_a_root(folder: Path) -> bool:
+    try:
+        return (folder / ".git").exists() or any((folder / marker).is_file() for marker in _ROOT_FILES)
+    except OSError:  # a folder we may not look into: keep going up
+        return False
 
 
 class Project:

@@ -30,7 +30,6 @@ from codemods.engine.nodes import (
     dotted,
     method_name,
     names_the_cpu,
-    parse_dotted,
     receiver,
     string_value,
     walk,
@@ -63,14 +62,14 @@ class EarlyOptimizers(Analysis):
     call_targets: dict[cst.Call, str]
 
     def _is_model_constructor(self, constructor: str) -> bool:
-        qualified = self.walk.resolve(parse_dotted(constructor)) or ""
+        qualified = self.walk.resolve_dotted(constructor) or ""
         return constructor in self.module_classes or (
             qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
         )
 
     def _is_wrapper(self, constructor: str) -> bool:
         """DataParallel(model) and DDP(model) sit wherever the wrapped model is."""
-        return (self.walk.resolve(parse_dotted(constructor)) or "") in apis.DISTRIBUTED
+        return (self.walk.resolve_dotted(constructor) or "") in apis.DISTRIBUTED
 
     def _kept_arguments(self, constructor: str, arguments: tuple[tuple[int, str | None, str], ...]) -> tuple[str, ...]:
         """The names handed to a module class that it keeps as submodules, so that moving
@@ -475,7 +474,7 @@ class EarlyOptimizers(Analysis):
     def _imported_at_run_time(self, name: str, constructor: str) -> tuple[str, ...] | None:
         """``model = __import__(config["model"])`` (or importlib.import_module): the modules
         of the file's folder it may load (the one a literal names); None for other calls."""
-        if constructor != "__import__" and self.walk.resolve(parse_dotted(constructor)) != "importlib.import_module":
+        if constructor != "__import__" and self.walk.resolve_dotted(constructor) != "importlib.import_module":
             return None
         call = next(
             (c for c, target in self.call_targets.items() if target == name and dotted(c.func) == constructor), None

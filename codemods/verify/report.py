@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from codemods.verify.checks import Check
-from codemods.verify.verify import Verification
+if TYPE_CHECKING:  # annotations only: the CLI imports the renderers' names at every start
+    from codemods.verify.checks import Check
+    from codemods.verify.verify import Verification
 
 _LOSSES_SHOWN = 10
 
