@@ -94,12 +94,27 @@ def _named_targets(node: cst.Assign | cst.AnnAssign) -> list[tuple[str, cst.Base
     return [(name, assign.value) for target in assign.targets if (name := dotted(target.target)) is not None]
 
 
-def _assignment_visitor(hook: AssignmentHook, unpack: bool) -> Hook:
+class _PairsOfLast:
+    """(name, value) pairs of an assignment, kept for the last one asked: the
+    ``@assignments`` hooks of a walk ask them of the same assignment in turn."""
+
+    def __init__(self, unpack: bool) -> None:
+        self._pairs_of = assigned_values if unpack else _named_targets
+        self._node: cst.CSTNode | None = None
+        self._pairs: list[tuple[str, cst.BaseExpression]] = []
+
+    def __call__(self, node: cst.CSTNode) -> list[tuple[str, cst.BaseExpression]]:
+        if node is not self._node:
+            self._node = node
+            self._pairs = self._pairs_of(node)  # type: ignore[arg-type]  # registered for Assign and AnnAssign only
+        return self._pairs
+
+
+def _assignment_visitor(hook: AssignmentHook, pairs_of: _PairsOfLast) -> Hook:
     """The ``visit_Assign`` and ``visit_AnnAssign`` of an ``@assignments`` hook."""
-    pairs_of = assigned_values if unpack else _named_targets
 
     def visit(node: cst.CSTNode) -> None:
-        for name, value in pairs_of(node):  # type: ignore[arg-type]  # registered for Assign and AnnAssign only
+        for name, value in pairs_of(node):
             hook(name, value)
 
     return visit
@@ -194,6 +209,7 @@ class Walk:
             cst.Call: defaultdict(list),
             cst.Attribute: defaultdict(list),
         }
+        pairs_of = {unpack: _PairsOfLast(unpack) for unpack in (True, False)}
         for index, analysis in enumerate(self.analyses):
             hooks = _class_hooks(type(analysis))
             for node_type, attr in hooks.visits:
@@ -201,7 +217,7 @@ class Walk:
             for node_type, attr in hooks.leaves:
                 self.leavers[node_type].append(getattr(analysis, attr))
             for attr, unpack in hooks.assignments:
-                visit = _assignment_visitor(getattr(analysis, attr), unpack)
+                visit = _assignment_visitor(getattr(analysis, attr), pairs_of[unpack])
                 self.visitors[cst.Assign].append((index, visit))
                 self.visitors[cst.AnnAssign].append((index, visit))
             for attr, node_type, keys in hooks.keyed:
