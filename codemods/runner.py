@@ -73,7 +73,9 @@ def process_bytes(path: str, data: bytes, job: Job, imports: ImportContext | Non
     assert isinstance(output, bytes)
     report.findings = conversion.findings
     report.images = conversion.images
-    report.summary = with_reexports(conversion.summary, data)
+    # What a skipped module re-exports matters only to the run's files that import it.
+    wanted = _IMPORTED is None or resolved(Path(path)) in _IMPORTED
+    report.summary = with_reexports(conversion.summary, data) if wanted else conversion.summary
     report.held = conversion.held
     report.changed = conversion.changed and job.mode != "lint"
     if report.changed and job.mode == "diff":
