@@ -11,7 +11,10 @@ the file's package.  A src layout (``<root>/src/<package>/...``, a ``src`` folde
 ``__init__.py`` of its own) is searched too, after the root, the way the package is found
 once installed: ``src/fairseq2/gang.py``'s ``from fairseq2.device import Device`` is
 ``src/fairseq2/device.py``.  A ``src`` that is itself a package is an ordinary package
-under the root (``from src.x import y``), not a place where packages live.  Anything that resolves to no file of the project (installed
+under the root (``from src.x import y``), not a place where packages live.  After these, the
+folders the file, or a project module it imports (``import _init_paths``), puts on ``sys.path``
+by hand, where the tool can compute them (project/sys_path.py): ``lib/models/model.py`` for
+``from models.model import create_model``.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
 A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
