@@ -127,6 +127,7 @@ class Project:
         # modules -> the folders they put there themselves.
         self._path_folders: dict[Path, tuple[Path, ...]] = {}
         self._folders_added: dict[Path, tuple[Path, ...]] = {}
+        self._requests: dict[Path, list[tuple[str, str]]] = {}
         self.learn(known or {})
 
     @functools.cached_property
@@ -237,25 +238,36 @@ class Project:
         if known is not None:
             return known
         self._path_folders[path] = ()  # (while finding them, the file's imports use its own folders)
-        try:
-            data = read_bytes(str(path))
-        except FileProblem:
-            return ()
-        folders = list(self._folders_added_by(path, data))
+        requests = self._requests.get(path)
+        if requests is None:
+            try:
+                requests = self.requests_of(path, read_bytes(str(path)))
+            except FileProblem:
+                return ()
+        folders = list(self._folders_added_by(path))
         imports = FileImports(self, path)
-        for wanted, name in _requests(data):
-            located = imports.module_file(wanted, name)
+        for wanted in dict.fromkeys(module for module, _ in requests):
+            located = imports.module_file(wanted)
             if located is not None and located[0] != path:
                 folders.extend(self._folders_added_by(located[0]))
         found = tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
         self._path_folders[path] = found
         return found
 
-    def _folders_added_by(self, module: Path, data: bytes | None = None) -> tuple[Path, ...]:
+    def requests_of(self, path: Path, data: bytes) -> list[tuple[str, str]]:
+        """The ``(module, name)`` pairs the file's imports ask for (a quick textual scan, torch's
+        left out; kept, with the folders the file puts on sys.path: its lookups ask again)."""
+        requests = self._requests.get(path)
+        if requests is None:
+            requests = self._requests[path] = list(_requests(data))
+            self._folders_added[path] = added_folders(path, data)
+        return requests
+
+    def _folders_added_by(self, module: Path) -> tuple[Path, ...]:
         known = self._folders_added.get(module)
         if known is None:
             try:
-                text = read_bytes(str(module)) if data is None else data
+                text = read_bytes(str(module))
             except FileProblem:
                 text = b""
             known = self._folders_added[module] = added_folders(module, text)
@@ -418,7 +430,7 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
         return known
     imports = project.imports_of(path)
     found: set[Path] = set()
-    for wanted, name in _requests(data):
+    for wanted, name in project.requests_of(resolved(path), data):
         located = imports.module_file(wanted, name)
         if located is not None:
             found.add(located[0])
