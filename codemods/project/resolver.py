@@ -11,7 +11,10 @@ the file's package.  A src layout (``<root>/src/<package>/...``, a ``src`` folde
 ``__init__.py`` of its own) is searched too, after the root, the way the package is found
 once installed: ``src/fairseq2/gang.py``'s ``from fairseq2.device import Device`` is
 ``src/fairseq2/device.py``.  A ``src`` that is itself a package is an ordinary package
-under the root (``from src.x import y``), not a place where packages live.  Anything that resolves to no file of the project (installed
+under the root (``from src.x import y``), not a place where packages live.  After these, the
+folders the file, or a project module it imports (``import _init_paths``), puts on ``sys.path``
+by hand, where the tool can compute them (project/sys_path.py): ``lib/models/model.py`` for
+``from models.model import create_model``.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
 A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
@@ -23,13 +26,14 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
+from codemods.project.sys_path import added_folders
 
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
@@ -118,6 +122,12 @@ class Project:
         self._reading: set[Path] = set()
         self._paths: dict[str, Path] = {}
         self._module_files: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
+        # Files -> the folders they, or the project modules they import, put on sys.path
+        # (asked on a file's first import that its own folders do not resolve), and
+        # modules -> the folders they put there themselves.
+        self._path_folders: dict[Path, tuple[Path, ...]] = {}
+        self._folders_added: dict[Path, tuple[Path, ...]] = {}
+        self._requests: dict[Path, list[tuple[str, str]]] = {}
         self.learn(known or {})
 
     @functools.cached_property
@@ -221,6 +231,48 @@ class Project:
             self._module_files[key] = _module_file(base, list(parts))
         return self._module_files[key]
 
+    def path_folders(self, path: Path) -> tuple[Path, ...]:
+        """The folders that the file, or a project module it imports (``import _init_paths``),
+        puts on ``sys.path`` by hand (project/sys_path.py): searched after the file's own."""
+        known = self._path_folders.get(path)
+        if known is not None:
+            return known
+        self._path_folders[path] = ()  # (while finding them, the file's imports use its own folders)
+        requests = self._requests.get(path)
+        if requests is None:
+            try:
+                requests = self.requests_of(path, read_bytes(str(path)))
+            except FileProblem:
+                return ()
+        folders = list(self._folders_added_by(path))
+        imports = FileImports(self, path)
+        for wanted in dict.fromkeys(module for module, _ in requests):
+            located = imports.module_file(wanted)
+            if located is not None and located[0] != path:
+                folders.extend(self._folders_added_by(located[0]))
+        found = tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
+        self._path_folders[path] = found
+        return found
+
+    def requests_of(self, path: Path, data: bytes) -> list[tuple[str, str]]:
+        """The ``(module, name)`` pairs the file's imports ask for (a quick textual scan, torch's
+        left out; kept, with the folders the file puts on sys.path: its lookups ask again)."""
+        requests = self._requests.get(path)
+        if requests is None:
+            requests = self._requests[path] = list(_requests(data))
+            self._folders_added[path] = added_folders(path, data)
+        return requests
+
+    def _folders_added_by(self, module: Path) -> tuple[Path, ...]:
+        known = self._folders_added.get(module)
+        if known is None:
+            try:
+                text = read_bytes(str(module))
+            except FileProblem:
+                text = b""
+            known = self._folders_added[module] = added_folders(module, text)
+        return known
+
     def contains(self, path: Path) -> bool:
         return path.is_relative_to(self.root) and not any(
             part in SKIPPED_DIRS for part in path.relative_to(self.root).parts
@@ -230,9 +282,15 @@ class Project:
 class FileImports:
     """Where one file's imports lead (see the module docstring)."""
 
-    def __init__(self, project: Project, path: Path) -> None:
+    def __init__(self, project: Project, path: Path, folders: Sequence[Path] = ()) -> None:
+        """``folders``: where its absolute imports are searched, and nowhere else (default:
+        see below, then the folders the file puts on sys.path)."""
         self.project = project
         self.path = path
+        self.follows_sys_path = not folders
+        if folders:
+            self.folders = list(folders)
+            return
         # The file's folder, the folders between it and the root that are no package (a script
         # there that imports the file runs from it: FEDformer/exp/exp_main.py's ``exp.exp_basic``
         # is FEDformer/exp/exp_basic.py), the root.
@@ -323,6 +381,8 @@ class FileImports:
                 file = self.project.module_file_at(base, tuple(whole[:size]))
                 if file is not None and self.project.contains(file):
                     return file, ".".join(whole[size:])
+        if not dots and self.follows_sys_path and (added := self.project.path_folders(self.path)):
+            return FileImports(self.project, self.path, added).module_file(module, name)
         return None
 
 
@@ -344,6 +404,18 @@ _IMPORT = re.compile(
 )
 
 
+def _requests(data: bytes) -> Iterator[tuple[str, str]]:
+    """The ``(module, name)`` pairs a file's imports ask for (a quick textual scan), torch's left out."""
+    for module, names, plain in _IMPORT.findall(data):
+        if plain:
+            requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
+        else:
+            requests = [(module.decode(), n.split()[0].decode()) for n in names.split(b",") if n.strip()] or [
+                (module.decode(), "")
+            ]
+        yield from (request for request in requests if not outside_project(request[0]))
+
+
 def wraps_fsdp(data: bytes) -> bool:
     """The file names torch's or torch_xla's FSDP wrapper (a quick textual scan, as for
     the imports: its steps' optimizers may be handed to the files it imports)."""
@@ -358,19 +430,10 @@ def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) ->
         return known
     imports = project.imports_of(path)
     found: set[Path] = set()
-    for module, names, plain in _IMPORT.findall(data):
-        if plain:
-            requests = [(m.split()[0].decode(), "") for m in plain.split(b",") if m.strip()]
-        else:
-            requests = [(module.decode(), n.split()[0].decode()) for n in names.split(b",") if n.strip()] or [
-                (module.decode(), "")
-            ]
-        for wanted, name in requests:
-            if outside_project(wanted):
-                continue
-            located = imports.module_file(wanted, name)
-            if located is not None:
-                found.add(located[0])
+    for wanted, name in project.requests_of(resolved(path), data):
+        located = imports.module_file(wanted, name)
+        if located is not None:
+            found.add(located[0])
     for package in [f for f in found if f.name == "__init__.py"] if depth < _MAX_HOPS else []:
         if package not in project.package_imports:
             project.package_imports[package] = set()  # (an import cycle among packages stops here)
