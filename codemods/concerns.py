@@ -23,7 +23,7 @@ from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context, PendingFinding, Rewriter
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
-from codemods.fsdp.rewrite import FsdpRewrite
+from codemods.fsdp import rules as fsdp_rules
 from codemods.huggingface.entry_point import EntryRewrite
 from codemods.huggingface.rewrite import HuggingFaceRewrite
 from codemods.imports.rewrite import ImportsRewrite
@@ -97,7 +97,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),
-        FsdpRewrite(ctx),
+        RuleHooks(ctx, fsdp_rules.RULES),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
         RuleHooks(ctx, release_names_rules.RULES),
