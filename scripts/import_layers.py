@@ -88,7 +88,6 @@ REWRITES = frozenset(
         "codemods.distributed.parallel_rewrite",
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
         "codemods.huggingface.entry_point",
-        "codemods.huggingface.rewrite",
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
         "codemods.lazy.recompilation",
