@@ -71,7 +71,19 @@ INPUT_WORKERS = Rule(
 )
 
 
-@on_facts(INPUT_WORKERS, nodes=lambda facts: _left_at_zero(facts))
+def _left_at_zero(facts: Facts) -> set[cst.CSTNode]:
+    """The calls, and the statements that parse arguments (XLA801 puts a statement after
+    those: this rule comes first in the concern's RULES, so it is reported on them)."""
+    anchors = {id(parsed.anchor) for parsed in facts.huggingface.parsed_arguments}
+    return {
+        node
+        for node in facts.huggingface.default_workers
+        if type(node).__name__ == "Call"
+        or (id(node) in anchors and type(node).__name__ in ("SimpleStatementLine", "If"))
+    }
+
+
+@on_facts(INPUT_WORKERS, nodes=_left_at_zero)
 def _workers(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
     """A TrainingArguments call, or the statement that parses them, that leaves
     dataloader_num_workers at 0."""
@@ -83,18 +95,6 @@ def _workers(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -
         + (" (--dataloader_num_workers N)" if type(original).__name__ != "Call" else ""),
     )
     return updated
-
-
-def _left_at_zero(facts: Facts) -> set[cst.CSTNode]:
-    """The calls, and the statements that parse arguments (XLA801 puts a statement after
-    those: this rule comes first in the concern's RULES, so it is reported on them)."""
-    anchors = {id(parsed.anchor) for parsed in facts.huggingface.parsed_arguments}
-    return {
-        node
-        for node in facts.huggingface.default_workers
-        if type(node).__name__ == "Call"
-        or (id(node) in anchors and type(node).__name__ in ("SimpleStatementLine", "If"))
-    }
 
 
 @on_facts(INPUT_WORKERS, nodes=lambda facts: set(facts.huggingface.default_preprocessing_workers))
