@@ -23,9 +23,9 @@ from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context, PendingFinding, Rewriter
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
-from codemods.fsdp.rewrite import FsdpRewrite
+from codemods.fsdp import rules as fsdp_rules
+from codemods.huggingface import rules as huggingface_rules
 from codemods.huggingface.entry_point import EntryRewrite
-from codemods.huggingface.rewrite import HuggingFaceRewrite
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy.recompilation import RecompilationRewrite
 from codemods.lazy.step_closures import StepClosureRewrite
@@ -97,13 +97,13 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),
-        FsdpRewrite(ctx),
+        RuleHooks(ctx, fsdp_rules.RULES),
         CompileRewrite(ctx),
         CudaOnlyRewrite(ctx),
         RuleHooks(ctx, release_names_rules.RULES),
         StepClosureRewrite(ctx),
         RecompilationRewrite(ctx),
-        HuggingFaceRewrite(ctx),
+        RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
         EntryRewrite(ctx),
         ProjectRewrite(ctx),

@@ -87,9 +87,7 @@ REWRITES = frozenset(
         "codemods.distributed.launch_rewrite",
         "codemods.distributed.parallel_rewrite",
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
-        "codemods.fsdp.rewrite",
         "codemods.huggingface.entry_point",
-        "codemods.huggingface.rewrite",
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
         "codemods.lazy.recompilation",

@@ -3,7 +3,7 @@ arguments, the mixed-precision policies they are given (followed through a name 
 once), wrap policies written for torch's calling convention, FSDP2's ``fully_shard``, and
 the state-dict and checkpoint APIs that only work on torch's FSDP modules.
 
-What each becomes is the rewrite's business (fsdp/rewrite.py); the optimizer step of an
+What each becomes is its rule's business (fsdp/rules/); the optimizer step of an
 FSDP model stays plain (distributed/ddp.py counts FSDP among the wrappers that
 reduce gradients themselves).
 """

@@ -18,25 +18,11 @@ import libcst as cst
 from codemods.engine.nodes import arg_value, call_args, dotted, is_false, is_none, method_name, receiver, string_value
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
+from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TORCH_ADAMW, XLA_OPTIMIZER
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-XLA_OPTIMIZER = "adamw_torch_xla"
-# Trainer optimizer names (transformers' OptimizerNames) whose AdamW does not run on XLA
-# parameters but computes what adamw_torch_xla computes (AdamW with 32-bit states), so they
-# become it: torch's (the defaults; with torch >= 2.8 the default is fused, which raises on
-# XLA), and the kernels of other devices (checked in transformers' trainer_optimizer.py:
-# bitsandbytes' AdamW with optim_bits=32, paged or not, needs CUDA).
-XLA_ADAMW_FORMS = {
-    "adamw_torch": "torch's AdamW",
-    "adamw_torch_fused": "torch's fused AdamW (it raises on XLA parameters)",
-    "adamw_hf": "Hugging Face's AdamW",
-    "adamw_torch_npu_fused": "the Ascend NPU's fused AdamW (torch_npu)",
-    "adamw_apex_fused": "apex's fused CUDA AdamW",
-    "paged_adamw_32bit": "bitsandbytes' paged AdamW with 32-bit states (CUDA kernels and CUDA unified memory)",
-}
-TORCH_ADAMW = tuple(XLA_ADAMW_FORMS)
 # Names whose optimizer runs only on CUDA (bitsandbytes' kernels) and whose result no
 # optimizer of the Trainer's computes on XLA: 8-bit states (quantized), Lion, AdEMAMix,
 # bitsandbytes' RMSprop (its own defaults).

@@ -1,6 +1,8 @@
 """XLA8: Hugging Face Trainer scripts and Accelerate.
 
-One module per rule (its code and name); this package lists them."""
+One module per rule (its code and name), with the hooks that find and fix it on the nodes the
+Hugging Face facts name (huggingface/analysis.py); this package lists them.  XLA803's entry
+point is added by huggingface/entry_point.py, a rewrite of the module as a whole."""
 
 from __future__ import annotations
 
@@ -13,13 +15,16 @@ from codemods.huggingface.rules.xla806_input_workers import INPUT_WORKERS
 from codemods.huggingface.rules.xla807_accelerate_loop import ACCELERATE_LOOP
 from codemods.huggingface.rules.xla808_model_placement import MODEL_PLACEMENT
 
+# In the order their hooks run on a node: INPUT_WORKERS reports on the statement that parses
+# TrainingArguments before TRAINER_XLA_OPTIMIZER puts a statement after it (a node's hooks
+# stop at the first that hands back more than one statement).
 RULES = (
+    INPUT_WORKERS,
     TRAINER_XLA_OPTIMIZER,
     TRAINER_ONE_DEVICE,
     MP_FN_ENTRY_POINT,
     STATIC_PADDING,
     PADDING_LENGTH,
-    INPUT_WORKERS,
     ACCELERATE_LOOP,
     MODEL_PLACEMENT,
 )

@@ -1,9 +1,37 @@
-"""XLA801 trainer-xla-optimizer."""
+"""XLA801 trainer-xla-optimizer: ``TrainingArguments(...)`` gets ``optim="adamw_torch_xla"``;
+arguments parsed with HfArgumentParser get it right after parsing, where they still hold an
+AdamW that does not run on XLA (an explicit ``--optim`` of another optimizer is kept); the
+optimizers only CUDA runs are reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from codemods.engine.hooks import of_types, on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.huggingface.rules.programs import _ENTRY, _TRAINER
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+XLA_OPTIMIZER = "adamw_torch_xla"
+# Trainer optimizer names (transformers' OptimizerNames) whose AdamW does not run on XLA
+# parameters but computes what adamw_torch_xla computes (AdamW with 32-bit states), so they
+# become it: torch's (the defaults; with torch >= 2.8 the default is fused, which raises on
+# XLA), and the kernels of other devices (checked in transformers' trainer_optimizer.py:
+# bitsandbytes' AdamW with optim_bits=32, paged or not, needs CUDA).
+XLA_ADAMW_FORMS = {
+    "adamw_torch": "torch's AdamW",
+    "adamw_torch_fused": "torch's fused AdamW (it raises on XLA parameters)",
+    "adamw_hf": "Hugging Face's AdamW",
+    "adamw_torch_npu_fused": "the Ascend NPU's fused AdamW (torch_npu)",
+    "adamw_apex_fused": "apex's fused CUDA AdamW",
+    "paged_adamw_32bit": "bitsandbytes' paged AdamW with 32-bit states (CUDA kernels and CUDA unified memory)",
+}
+TORCH_ADAMW = tuple(XLA_ADAMW_FORMS)
 
 TRAINER_XLA_OPTIMIZER = Rule(
     code="XLA801",
@@ -273,3 +301,121 @@ TRAINER_XLA_OPTIMIZER = Rule(
         ),
     ),
 )
+
+
+@on_facts(TRAINER_XLA_OPTIMIZER, nodes=lambda facts: set(facts.huggingface.trainers))
+def _trainer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """A Trainer in a file that neither builds nor parses its TrainingArguments."""
+    if not ctx.facts.huggingface.builds_arguments:
+        ctx.report(
+            TRAINER_XLA_OPTIMIZER, original, f'set optim="{XLA_OPTIMIZER}" on the TrainingArguments of this Trainer'
+        )
+    return updated
+
+
+@on_facts(TRAINER_XLA_OPTIMIZER, nodes=lambda facts: facts.huggingface.training_arguments)
+def _training_arguments(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``TrainingArguments(...)``: optim= added, replaced, mapped, or reported."""
+    import libcst as cst
+
+    from codemods.engine.nodes import quoted_like, string_value, with_keyword
+
+    choice = ctx.facts.huggingface.training_arguments[original]
+    if choice.action == "report":
+        ctx.report(
+            TRAINER_XLA_OPTIMIZER,
+            original,
+            f'its keywords come from **kwargs: make sure they set optim="{XLA_OPTIMIZER}"',
+        )
+        return updated
+    if choice.action == "map":
+        assert choice.value is not None
+        return _map_optim(ctx, original, updated, choice.value)
+    if choice.action == "replace":
+        value = choice.value
+        assert value is not None
+        new_args = [
+            a.with_changes(value=quoted_like(value, XLA_OPTIMIZER)) if a.keyword and a.keyword.value == "optim" else a
+            for a in updated.args
+        ]
+        message = (
+            f'optim={ctx.code(value)} -> "{XLA_OPTIMIZER}": {XLA_ADAMW_FORMS[string_value(value) or ""]} '
+            "does not run on XLA; the sync-free AdamW for XLA computes the same"
+        )
+    else:
+        new_args = with_keyword(list(updated.args), "optim", cst.SimpleString(f'"{XLA_OPTIMIZER}"'))
+        message = (
+            f'optim="{XLA_OPTIMIZER}" added: the sync-free AdamW (with torch >= 2.8 the default fused AdamW '
+            "raises on XLA)"
+        )
+    return ctx.fix_or_keep(
+        updated, TRAINER_XLA_OPTIMIZER, original, message, lambda: updated.with_changes(args=new_args)
+    )
+
+
+def _map_optim(
+    ctx: Context[Facts], original: cst.Call, updated: cst.Call, value: cst.BaseExpression
+) -> cst.BaseExpression:
+    """``optim=optim`` (a variable, a flag): the AdamW spellings that do not run on XLA
+    become adamw_torch_xla where it is given; any other choice is kept."""
+    import libcst as cst
+
+    from codemods.engine.nodes import call_args
+
+    code = ctx.code(value)
+    choices = ", ".join(f'"{o}"' for o in TORCH_ADAMW)
+    mapped = cst.parse_expression(f'"{XLA_OPTIMIZER}" if {code} in ({choices}) else {code}')
+    new_args = [a.with_changes(value=mapped) if a.keyword and a.keyword.value == "optim" else a for a in updated.args]
+    return ctx.fix_or_keep(
+        updated,
+        TRAINER_XLA_OPTIMIZER,
+        original,
+        f"optim={code} -> {{new}}: where `{code}` holds an AdamW that does not run on XLA ({choices}: torch's "
+        "fused AdamW raises on XLA parameters, the others need CUDA or an NPU), the sync-free AdamW for XLA "
+        "computes the same; any other choice is kept",
+        lambda: updated.with_changes(args=new_args),
+        result=lambda call: call_args(call)[1]["optim"].value,
+    )
+
+
+@on_facts(TRAINER_XLA_OPTIMIZER, nodes=lambda facts: facts.huggingface.cuda_optimizers)
+def _cuda_optimizer(ctx: Context[Facts], original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
+    ctx.report(
+        TRAINER_XLA_OPTIMIZER,
+        original,
+        f'optim "{ctx.facts.huggingface.cuda_optimizers[original]}" is a bitsandbytes optimizer: its CUDA kernels do '
+        "not run on XLA parameters (the Trainer's first step raises), and no optimizer of the Trainer computes the "
+        f'same on XLA: use "{XLA_OPTIMIZER}" (AdamW with 32-bit states: more memory, and not the same updates)',
+    )
+    return updated
+
+
+@on_facts(
+    TRAINER_XLA_OPTIMIZER,
+    nodes=lambda facts: of_types(
+        {parsed.anchor: parsed for parsed in facts.huggingface.parsed_arguments}, "SimpleStatementLine If"
+    ),
+)
+def _after_parse(
+    ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode
+) -> cst.CSTNode | cst.FlattenSentinel[Any]:
+    """The statement that parses TrainingArguments with HfArgumentParser: followed by one
+    that sets optim= where it holds an AdamW that does not run on XLA."""
+    import libcst as cst
+
+    name = next(p for p in reversed(ctx.facts.huggingface.parsed_arguments) if p.anchor is original).name
+    choices = ", ".join(f'"{o}"' for o in TORCH_ADAMW)
+    statement = cst.parse_statement(f'if {name}.optim in ({choices}):\n    {name}.optim = "{XLA_OPTIMIZER}"\n')
+    new = ctx.fix(
+        TRAINER_XLA_OPTIMIZER,
+        original,
+        f'{name}.optim = "{XLA_OPTIMIZER}" after parsing, when it holds an AdamW that does not run on XLA '
+        f"({choices}: the default, or a dataclass's or the command line's value, which are left as they are): "
+        "the sync-free AdamW for XLA computes the same (with torch >= 2.8 the default fused AdamW raises on "
+        "XLA; the others need CUDA or an NPU)",
+        lambda: statement,
+        result=lambda node: node,
+    )
+    if new is None:
+        return updated
+    return cst.FlattenSentinel([updated, new])

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.huggingface.rules.xla805_padding_length import PADDING_LENGTH
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 STATIC_PADDING = Rule(
     code="XLA804",
@@ -94,3 +105,51 @@ STATIC_PADDING = Rule(
         ),
     ),
 )
+
+
+@on_facts(STATIC_PADDING, nodes=lambda facts: facts.huggingface.padding)
+def _padding(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """A tokenizer call (or collator) that pads each batch to its longest sequence: padded
+    to max_length.  What padding to max_length still leaves to the text's length is XLA805's,
+    reported here as the call is ported (its finding depends on the port's)."""
+    from codemods.engine.nodes import call_args, quoted_like
+
+    padding = ctx.facts.huggingface.padding[original]
+    missing = " and ".join(f"{m}=" if m == "max_length" else "truncation=True" for m in padding.missing)
+    if not padding.dynamic:
+        ctx.report(
+            PADDING_LENGTH,
+            original,
+            f'padding="max_length" without {missing}: '
+            + (
+                "it pads to the tokenizer's model_max_length (may be huge or unset); "
+                if "max_length" in padding.missing
+                else ""
+            )
+            + "longer texts keep their own length, a new shape each",
+        )
+        return updated
+    value = padding.value
+    if not padding.fixable or value is None:
+        what = f"padding={ctx.code(value)}" if value is not None else "the collator's default padding"
+        ctx.report(
+            STATIC_PADDING,
+            original,
+            f"{what} pads each batch to its longest sequence, a new shape to compile "
+            f'each time: pass padding="max_length" with a fixed max_length (and truncation=True)',
+        )
+        return updated
+    new_args = [
+        a.with_changes(value=quoted_like(value, "max_length")) if a.keyword and a.keyword.value == "padding" else a
+        for a in updated.args
+    ]
+    new = ctx.fix(
+        STATIC_PADDING,
+        original,
+        f"padding={ctx.code(value)} -> {{new}}: one shape for every batch",
+        lambda: updated.with_changes(args=new_args),
+        result=lambda call: call_args(call)[1]["padding"].value,
+    )
+    if new is not None and padding.missing:
+        ctx.report(PADDING_LENGTH, original, f"no {missing}: longer texts keep their own length, a new shape each")
+    return new if new is not None else updated

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.huggingface.rules.programs import _ENTRY, _TRAINER
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 INPUT_WORKERS = Rule(
     code="XLA806",
@@ -59,3 +69,40 @@ INPUT_WORKERS = Rule(
         ),
     ),
 )
+
+
+def _left_at_zero(facts: Facts) -> set[cst.CSTNode]:
+    """The calls, and the statements that parse arguments (XLA801 puts a statement after
+    those: this rule comes first in the concern's RULES, so it is reported on them)."""
+    anchors = {id(parsed.anchor) for parsed in facts.huggingface.parsed_arguments}
+    return {
+        node
+        for node in facts.huggingface.default_workers
+        if type(node).__name__ == "Call"
+        or (id(node) in anchors and type(node).__name__ in ("SimpleStatementLine", "If"))
+    }
+
+
+@on_facts(INPUT_WORKERS, nodes=_left_at_zero)
+def _workers(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """A TrainingArguments call, or the statement that parses them, that leaves
+    dataloader_num_workers at 0."""
+    ctx.report(
+        INPUT_WORKERS,
+        original,
+        "dataloader_num_workers is left at 0: batches are prepared between steps while the device "
+        "waits; use at least the number of devices per host (and fewer than its CPUs)"
+        + (" (--dataloader_num_workers N)" if type(original).__name__ != "Call" else ""),
+    )
+    return updated
+
+
+@on_facts(INPUT_WORKERS, nodes=lambda facts: set(facts.huggingface.default_preprocessing_workers))
+def _preprocessing(ctx: Context[Facts], original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+    ctx.report(
+        INPUT_WORKERS,
+        original,
+        "preprocessing_num_workers defaults to None: datasets.map runs in one process; "
+        "pass --preprocessing_num_workers N",
+    )
+    return updated

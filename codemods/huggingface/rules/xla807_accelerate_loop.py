@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 ACCELERATE_LOOP = Rule(
     code="XLA807",
@@ -114,3 +124,15 @@ ACCELERATE_LOOP = Rule(
         ),
     ),
 )
+
+
+@on_facts(ACCELERATE_LOOP, nodes=lambda facts: set(facts.huggingface.accelerate_backwards))
+def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        ACCELERATE_LOOP,
+        original,
+        "Accelerate loop: on XLA, Accelerate already places the model and batches, ends each "
+        "step through its prepared loaders (MpDeviceLoader) and steps optimizers with xm.optimizer_step; "
+        "nothing to port (launch it with an XLA accelerate config)",
+    )
+    return updated

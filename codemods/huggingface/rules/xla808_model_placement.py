@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 MODEL_PLACEMENT = Rule(
     code="XLA808",
@@ -98,3 +108,35 @@ MODEL_PLACEMENT = Rule(
         ),
     ),
 )
+
+
+@on_facts(MODEL_PLACEMENT, nodes=lambda facts: facts.huggingface.model_placements)
+def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Each argument of a ``from_pretrained(...)`` call that places the model off XLA."""
+    for placement in ctx.facts.huggingface.model_placements[original]:
+        argument = placement.argument
+        written = f"`{argument.keyword.value if argument.keyword else ''}={ctx.code(argument.value)}`"
+        if placement.values:
+            written += " (" + " or ".join(_short(ctx.code(value)) for value in placement.values) + ")"
+        move = "the Trainer (or `.to(device)`) moves the model to the XLA device"
+        if placement.kind == "quantized":
+            message = (
+                f"{written} quantizes with bitsandbytes, which has no XLA kernels: load the model unquantized "
+                f"(torch_dtype=torch.bfloat16 halves its memory on XLA); {move}"
+            )
+        elif placement.kind == "cuda":
+            message = (
+                f"{written} loads the model onto a CUDA device (a number is a CUDA ordinal), which raises "
+                f"without CUDA: drop device_map, {move}"
+            )
+        else:
+            message = (
+                f"{written}: accelerate places the model on CUDA devices, else the CPU and the disk, never on "
+                f"XLA: drop device_map, {move}"
+            )
+        ctx.report(MODEL_PLACEMENT, argument, message)
+    return updated
+
+
+def _short(code: str, limit: int = 60) -> str:
+    return code if len(code) <= limit else code[: limit - 3] + "..."

@@ -1,0 +1,175 @@
+"""XLA613 fsdp-state-dict: FSDP state-dict types and torch.distributed.checkpoint work on
+torch's FSDP modules only: torch_xla's model.state_dict() is the process's shard, so each is
+reported with how to save the shards and consolidate them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.engine.hooks import on_facts
+from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+FSDP_STATE_DICT = Rule(
+    code="XLA613",
+    name="fsdp-state-dict",
+    severity="error",
+    summary="FSDP state-dict types and torch.distributed.checkpoint work on torch's FSDP only: save each process's shard "
+    "with its shard metadata, and consolidate",
+    fixable=False,
+    why="torch_xla's FSDP has no state-dict types: model.state_dict() is always this process's shard (flattened "
+    "names, a slice of each parameter), so a checkpoint that rank 0 saved as the full model would silently hold "
+    "one shard. torch_xla saves every process's shard with model.get_shard_metadata() and joins them with "
+    "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints.",
+    examples=lambda: (
+        invalid(
+            """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
+
+
+        def save(model):
+            with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):
+                torch.save(model.state_dict(), "model.pt")
+        """,
+            """
+        import torch
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, StateDictType
+        import torch_xla.core.xla_model as xm
+
+
+        def save(model):
+            with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):
+                xm.save(model.state_dict(), "model.pt")
+        """,
+            findings=(Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),),
+        ),
+    ),
+    valid=lambda: (
+        valid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            def save(model, ema, path):
+                model = FSDP(model)
+                torch.save(ema.state_dict(), path)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            def save(model, ema, path):
+                model = xla_fsdp.XlaFullyShardedDataParallel(model)
+                xm.save(ema.state_dict(), path)
+            """,
+            note="other-model",
+        ),
+    ),
+    invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, FullStateDictConfig, StateDictType
+
+
+            def save(model):
+                config = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, config):
+                    state = model.state_dict()
+                return state
+            """,
+            note="state-dict-type",
+            findings=(
+                Expected(6, 14, "`FullStateDictConfig` works on torch's FSDP modules only"),
+                Expected(7, 10, "`FSDP.state_dict_type` works on torch's FSDP modules only"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = FSDP(model)
+
+                def save(self, path):
+                    torch.save(self.model.state_dict(), path)
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.fsdp as xla_fsdp
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = xla_fsdp.XlaFullyShardedDataParallel(model)
+
+                def save(self, path):
+                    xm.save(self.model.state_dict(), path)
+            """,
+            note="sharded-state-dict",
+            findings=(
+                Expected(11, 17, "`self.model.state_dict()` of an FSDP model is this process's shard on torch_xla"),
+            ),
+        ),
+        invalid(
+            """
+            import torch.distributed.checkpoint as dcp
+            from torch.distributed.checkpoint.state_dict import get_state_dict as state_of
+
+
+            def save(model, optimizer):
+                model_state, optimizer_state = state_of(model, optimizer)
+                dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id="ckpt")
+            """,
+            note="distributed-checkpoint",
+            alias=True,
+            findings=(
+                Expected(6, 36, "`torch.distributed.checkpoint.state_dict.get_state_dict` saves and loads"),
+                Expected(
+                    7, 5, "`torch.distributed.checkpoint.save` saves and loads torch's sharded (FSDP, DTensor) state"
+                ),
+            ),
+        ),
+    ),
+)
+
+
+@on_facts(FSDP_STATE_DICT, nodes=lambda facts: facts.fsdp.state_dicts)
+def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """State-dict and checkpoint code that works on torch's FSDP modules only (a call, or a
+    reference to a state-dict type or a checkpoint function)."""
+    rank = ctx.target.api("global_ordinal")
+    shown = f"{rank.alias or rank.module}.{rank.attr}()"
+    ctx.report(FSDP_STATE_DICT, original, _message(ctx.facts.fsdp.state_dicts[original], shown))
+    return updated
+
+
+def _message(what: str, rank: str) -> str:
+    if what.startswith(apis.DISTRIBUTED_CHECKPOINT):
+        start = (
+            f"`{what}` saves and loads torch's sharded (FSDP, DTensor) state: on torch_xla model.state_dict() is "
+            "this process's shard."
+        )
+    elif what.endswith("()"):
+        start = f"`{what}` of an FSDP model is this process's shard on torch_xla (torch's gathers the full state)."
+    else:
+        start = f"`{what}` works on torch's FSDP modules only: on torch_xla model.state_dict() is this process's shard."
+    return (
+        f"{start} Save {{'model': model.state_dict(), 'shard_metadata': model.get_shard_metadata()}} per process "
+        f"(xm.save(..., f'rank{{{rank}}}.pth', master_only=False)) and join the shards with "
+        "torch_xla.distributed.fsdp.consolidate_sharded_model_checkpoints"
+    )
