@@ -78,6 +78,7 @@ class DeviceAnalysis(Analysis):
         self.string_names: set[str] = set()
         self.text_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)  # what each of those is assigned
         self.called_funcs: set[int] = set()
+        self.tensor_indices = tensor_checks.TensorIndices()
         self.moves_to: list[tuple[cst.Call, cst.BaseExpression, str]] = []  # .to(name)
         # Other calls given `device=name` (`torch.zeros(n, device=name)`), but not the CUDA
         # runtime's own calls or generators (their rewrites take the whole call).
@@ -166,6 +167,7 @@ class DeviceAnalysis(Analysis):
     # -- walk -------------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.tensor_indices.saw_def(node)
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if params and params[0] in ("self", "cls") and self.walk.class_depth:
             params = params[1:]
@@ -365,7 +367,7 @@ class DeviceAnalysis(Analysis):
             self._reference(callee, node.func)
         method = method_name(node)
         keywords = call_args(node)[1]
-        self.part.index_of_tensor.update(tensor_checks.indices_given(node, method, keywords))
+        self.tensor_indices.saw_call(node, method, keywords)
         if method == "to":
             device = arg_value(node, 0, "device")
             self.add_device_strings(device)
@@ -443,6 +445,7 @@ class DeviceAnalysis(Analysis):
 
     def finish(self) -> None:
         part = self.part
+        part.index_of_tensor = self.tensor_indices.of_tensors()
         part.cuda_indices.update(name for name in self.set_device_names if name not in self.string_names)
         self._follow_indices()
         part.index_moves.update(

@@ -12,7 +12,7 @@ import libcst as cst
 
 from codemods.device import shapes
 from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
-from codemods.engine.nodes import arg_value, call_args, method_name, quoted_like, string_value, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, quoted_like, string_value, walk
 
 if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
@@ -80,15 +80,32 @@ def guards_a_move(condition: cst.If | cst.IfExp) -> bool:
     )
 
 
-def indices_given(node: cst.Call, method: str | None, keywords: dict[str, cst.Arg]) -> list[cst.Call]:
+class TensorIndices:
     """``t.to(x.get_device())``, ``torch.zeros(n, device=x.get_device())``: x's CUDA index
-    where a device goes (``.cuda(x.get_device())`` is XLA102's)."""
-    found = []
-    for device in (arg_value(node, 0, "device") if method == "to" else None, keywords.get("device")):
-        at = device.value if isinstance(device, cst.Arg) else device
-        if type(at) is cst.Call and method_name(at) == "get_device" and not at.args and method != "cuda":
-            found.append(at)
-    return found
+    where a device goes (``.cuda(x.get_device())`` is XLA102's), when ``x`` is a tensor.  A
+    ``get_device()`` the file defines (a model's own method, which returns its device), and one
+    asked of a value the file calls (``model(x)``: a module, not a tensor), are left alone."""
+
+    def __init__(self) -> None:
+        self.candidates: list[tuple[cst.Call, str | None]] = []  # with the receiver's name
+        self.called: set[str] = set()
+        self.defines_get_device = False
+
+    def saw_call(self, node: cst.Call, method: str | None, keywords: dict[str, cst.Arg]) -> None:
+        if (called := dotted(node.func)) is not None:
+            self.called.add(called)
+        for device in (arg_value(node, 0, "device") if method == "to" else None, keywords.get("device")):
+            at = device.value if isinstance(device, cst.Arg) else device
+            if type(at) is cst.Call and method_name(at) == "get_device" and not at.args and method != "cuda":
+                self.candidates.append((at, dotted(at.func.value)))  # type: ignore[attr-defined]  # method_name(at) is not None: at.func is an Attribute
+
+    def saw_def(self, node: cst.FunctionDef) -> None:
+        self.defines_get_device = self.defines_get_device or node.name.value == "get_device"
+
+    def of_tensors(self) -> set[cst.Call]:
+        if self.defines_get_device:
+            return set()
+        return {call for call, receiver in self.candidates if receiver not in self.called and receiver != "self"}
 
 
 def compared_with(updated: cst.Comparison, device_type: str) -> cst.Comparison:

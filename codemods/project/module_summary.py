@@ -371,7 +371,28 @@ class GuessedImports:
         return ()
 
 
+# torch, torch_xla and the packages of torch's family that are never a project's own code;
+# a project package whose name merely starts with "torch" (``torchreid``, ``torch_utils``) is
+# looked up like any other.
+TORCH_FAMILY = frozenset(
+    {
+        "torch",
+        "torch_xla",
+        "torchvision",
+        "torchaudio",
+        "torchtext",
+        "torchdata",
+        "torchrec",
+        "torchtune",
+        "torchao",
+        "torchmetrics",
+        "torch_geometric",
+        "torch_scatter",
+        "torch_sparse",
+    }
+)
+
+
 def outside_project(module: str) -> bool:
-    """torch and torch_xla are never the project."""
-    head = module.split(".")[0]
-    return head.startswith("torch")
+    """torch, torch_xla and their family are never the project."""
+    return module.split(".")[0] in TORCH_FAMILY

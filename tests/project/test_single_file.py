@@ -14,6 +14,7 @@ from codemods import convert_source
 from codemods.engine.report import Finding
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
+from codemods.project.module_summary import outside_project
 from codemods.project.resolver import Project, find_root
 
 TARGETS = ["2.9", "sagemaker"]
@@ -267,3 +268,18 @@ def test_a_copy_without_git_is_rooted_at_its_setup_py(tmp_path: Path, monkeypatc
     script = repo / "tools" / "run.py"
     (finding,) = convert_source(script.read_bytes(), target="2.9", imports=project.imports_of(script)).findings
     assert "pkg/trainer.py" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_project_package_whose_name_starts_with_torch_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``torchkit``, ``torch_utils``: a project's own package, not torch's family."""
+    repo = _project(tmp_path, monkeypatch, "from torchkit.nets import Net", "Net().to(device)")
+    (repo / "torchkit").mkdir()
+    (repo / "torchkit" / "__init__.py").write_text("")
+    (repo / "torchkit" / "nets.py").write_text(MODULES["nets.py"])
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "torchkit/nets.py" in finding.message and "`Net` has `torch.ones(1).cuda()`" in finding.message
+    assert outside_project("torchvision.models") and outside_project("torch_xla.core.xla_model")
+    assert not outside_project("torchkit.nets")

@@ -21,7 +21,9 @@ TENSOR_CUDA_CHECK = Rule(
     "the move. Where the guarded code also runs something that fails without CUDA, the check is reported "
     "instead: move that code onto the XLA device, then compare with 'xla'. `x.get_device()` given where a "
     "device goes (`t.to(x.get_device())`, `device=x.get_device()`) is a CUDA index, 0 for an XLA tensor, so it "
-    "names cuda:0, which fails without CUDA: it becomes `x.device`. A check around other code (`if x.is_cuda: "
+    "names cuda:0, which fails without CUDA: it becomes `x.device` (not where `x` is a value the file calls, "
+    "`model(x)`: a module, or where the file defines a `get_device` method of its own, which returns a device). "
+    "A check around other code (`if x.is_cuda: "
     "x = x.half()`) stays, with XLA105; `x.get_device()` compared with a number (`>= 0`, `== -1`) already "
     "tells a tensor on the XLA device (0) from one on the CPU (-1) and stays.",
     examples=lambda: (
@@ -83,6 +85,32 @@ TENSOR_CUDA_CHECK = Rule(
                 return t.to(x.device), torch.zeros(3, device=x.device)
             """,
             note="follows-the-device-already",
+        ),
+        valid(
+            """
+            import torch
+
+            def evaluate(model, batches):
+                total = torch.tensor(0.0, device=model.get_device())
+                for x, y in batches:
+                    total += model(x, y)
+                return total
+            """,
+            note="get-device-of-a-called-module",
+        ),
+        valid(
+            """
+            import torch
+            from torch import nn
+
+            class Net(nn.Module):
+                def get_device(self):
+                    return self.proj.weight.device
+
+            def scratch(net, n):
+                return torch.zeros(n, device=net.get_device())
+            """,
+            note="get-device-the-file-defines",
         ),
     ),
     invalid=lambda: (
