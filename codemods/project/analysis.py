@@ -164,6 +164,38 @@ class ProjectAnalysis(Analysis):
         if is_device_name(name):
             self.device_calls.append(value)
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``model, optimizer = get_model(device)``, a project function returning a tuple
+        that holds instances of project classes: each name is built by its class."""
+        if len(node.targets) != 1 or type(target := node.targets[0].target) not in (cst.Tuple, cst.List):
+            return
+        if type(node.value) is not cst.Call or (callee := dotted(node.value.func)) is None:
+            return
+        head, _, rest = callee.partition(".")
+        if head not in self.facts.imports.project_names:
+            return
+        module, imported = self.facts.imports.project_names[head]
+        found = self.part.context.lookup(module, ".".join(p for p in (imported, rest) if p))
+        if found is None or found.summary is None:
+            return
+        for position, element in enumerate(target.elements):  # type: ignore[attr-defined]  # a Tuple or a List (checked above)
+            name = dotted(element.value)
+            built = found.summary.returned_instance(found.name, position)
+            if name is not None and built is not None and "." not in name:
+                self.built_by[name] = (module, built)
+                self.builders.setdefault(name, []).append(self.built_by[name])
+                self._origins.pop(name, None)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if type(node.value) is not cst.Tuple or self.walk.enclosing_function is None:
+            return
+        for position, element in enumerate(node.value.elements):
+            value = element.value
+            callee = dotted(value.func) if type(value) is cst.Call else None
+            head = callee.split(".")[0] if callee is not None else None
+            if callee is not None and (head in self.facts.imports.project_names or head in self.part.classes):
+                self.part.returned_instances.add((self.walk.qualname, position, callee))
+
     def _looked_up(self, name: str, table: str) -> None:
         """``Trainer = train_factory[opt.task]``: a dict of project callables, of this file
         (``{'ctdet': CtdetTrainer}``, its values imported from the project) or imported from

@@ -41,6 +41,9 @@ class ProjectFacts:
     name_tables: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # For other files: the module's top-level classes: name -> (bases as written, the methods it defines).
     classes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
+    # For other files: functions that return a tuple holding an instance of a project class
+    # (``return model, ScheduledOptim(...)``): (function, position, the class as written here).
+    returned_instances: set[tuple[str, int, str]] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,12 @@ class ModuleSummary:
     # self, parameter);
     # a file that hands one a step callable (an instance with a stepping ``__call__``) drives it.
     called_parameters: frozenset[tuple[str, int, str]] = frozenset()
+    # Methods that a training loop of their class calls on ``self``: (class, method); a
+    # subclass's override of one, in a module that imports the class, is driven by that loop.
+    self_driven: frozenset[tuple[str, str]] = frozenset()
+    # Functions that return a tuple holding an instance of a project class: (function,
+    # position, the class as this module names it); ``model, optimizer = get_model()``.
+    returned_instances: tuple[tuple[str, int, str], ...] = ()
     # Callables of other project modules that this one hands an FSDP model to, which train it:
     # (their module's path, their name).
     trains_fsdp: frozenset[tuple[str, str]] = frozenset()
@@ -173,6 +179,14 @@ class ModuleSummary:
 
     def parameters_called(self, name: str) -> list[tuple[int, str]]:
         return sorted((index, param) for function, index, param in self.called_parameters if function == name)
+
+    def returned_instance(self, name: str, position: int) -> str | None:
+        """The project class (as this module names it) of the instance that ``name`` returns at ``position``."""
+        return next((cls for function, at, cls in self.returned_instances if (function, at) == (name, position)), None)
+
+    def drives_override(self, class_name: str, method: str) -> bool:
+        """A training loop of ``class_name`` calls ``method`` on ``self``."""
+        return (class_name, method) in self.self_driven
 
     def syncs(self, name: str) -> bool:
         return name in self.synced

@@ -23,6 +23,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         factories=tuple(sorted(facts.training.factories.items())),
         factory_switches=tuple(sorted((f, i, p) for f, (i, p) in facts.training.factory_switches.items())),
         called_parameters=frozenset(facts.training.called_parameters),
+        self_driven=frozenset(facts.training.self_driven),
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
         devices=frozenset(facts.device.choosers),
         names_device=facts.training.names_device,
@@ -68,6 +69,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         holds=holds,
         reaches=tuple(sorted(facts.project.references)),
         name_tables=tuple(sorted(facts.project.name_tables.items())),
+        returned_instances=tuple(sorted(facts.project.returned_instances)),
         classes=tuple(sorted((cls, bases, methods) for cls, (bases, methods) in facts.project.classes.items())),
     )
 

@@ -418,6 +418,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self._optimizers_before_moves([self.module_scope, *self.function_records.values()])
         self.place_step_barriers(steps, synced, by_name)
         self.note_called_parameters()
+        self.note_self_driven()
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
 

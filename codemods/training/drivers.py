@@ -196,6 +196,31 @@ class StepDrivers(Analysis):
                 if param in in_loops.get(fn.qualname, ()):
                     self.part.called_parameters.add((fn.qualname, index, param))
 
+    def note_self_driven(self) -> None:
+        """Methods that a training loop of their class calls on ``self``: a subclass's
+        override of one, in another module, is driven by that loop."""
+        for loop in self.loop_records.values():
+            class_name, _, _ = loop.owner.rpartition(".")
+            if loop.node not in self.part.all_loops or class_name not in self.classes:
+                continue
+            for name in loop.called:
+                head, _, method = name.partition(".")
+                if head == "self" and method and "." not in method:
+                    self.part.self_driven.add((class_name, method))
+
+    def _overrides_driven(self, function: _Function) -> bool:
+        """``function`` overrides a method that a training loop of a project base class
+        (imported from another module) calls on ``self``."""
+        class_name, _, method = function.qualname.rpartition(".")
+        project = self.walk.analysis(ProjectAnalysis)
+        for owner, base in project.bases:
+            if owner != class_name:
+                continue
+            found = project.origin(base)
+            if found is not None and found.summary is not None and found.summary.drives_override(found.name, method):
+                return True
+        return False
+
     # -- which functions run a step each call --------------------------------------------
 
     def step_functions(self, by_name: dict[str, list[_Function]]) -> set[str]:
@@ -289,7 +314,7 @@ class StepDrivers(Analysis):
                 continue
             else:
                 origin = ""
-            if function.qualname in reached or function.qualname in synced:
+            if function.qualname in reached or function.qualname in synced or self._overrides_driven(function):
                 continue
             runners = callers.get(function.qualname, [])
             if function.qualname in outside or any(c not in steps for c in runners):

@@ -168,6 +168,9 @@ class TrainingFacts:
     # Functions whose training loops call a positional parameter (``loss_scaler(loss,
     # optimizer)``): (function, index without self, parameter).
     called_parameters: set[tuple[str, int, str]] = field(default_factory=set)
+    # Methods that a training loop of their class calls on ``self`` (``for ...: self.train_step()``
+    # in ``Trainer.fit``): (class, method); a subclass's override of one is driven by that loop.
+    self_driven: set[tuple[str, str]] = field(default_factory=set)
 
     def is_optimizer(self, name: str | None) -> bool:
         if name is None or name in self.schedulers:
