@@ -18,7 +18,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
     "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
     "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
-    '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes. A check '
+    '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes; so does '
+    '`if torch.cuda.is_available(): device_type = "cuda"` (then `elif ...: "mps"`, `else: "cpu"`) where the name '
+    "reaches `torch.device(...)` or `.to(...)` (a later `assert device_type in ['cuda', ...]` lists 'xla' too, "
+    "XLA114). A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -90,6 +93,18 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 torch.cuda.manual_seed_all(0)
             """,
             note="not-a-device-choice",
+        ),
+        valid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                name = "cuda"
+            else:
+                name = "cpu"
+            print(name)
+            """,
+            note="a-cuda-string-that-no-device-uses",
         ),
         valid(
             """
@@ -498,6 +513,49 @@ CUDA_AVAILABLE_DEVICE = Rule(
                     "`cuda_ok()` picks the device, but `cuda_ok` returns `torch.cuda.device_count() > 0`, which is "
                     "False on XLA (no CUDA): the path without CUDA runs and the model and tensors stay on the CPU; "
                     "make `cuda_ok` return True",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            def autodetect_device_type():
+                if torch.cuda.is_available():
+                    device_type = "cuda"
+                elif torch.backends.mps.is_available():
+                    device_type = "mps"
+                else:
+                    device_type = "cpu"
+                return device_type
+
+            def compute_init(device_type):
+                assert device_type in ["cuda", "mps", "cpu"], "Invalid device type"
+                return torch.device(device_type)
+
+            device = compute_init(autodetect_device_type())
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            def autodetect_device_type():
+                device_type = "xla"
+                return device_type
+
+            def compute_init(device_type):
+                assert device_type in ["cuda", "mps", "cpu", "xla"], "Invalid device type"
+                return torch.device(device_type)
+
+            device = compute_init(autodetect_device_type())
+            """,
+            note="a-device-string-chosen-in-an-elif-chain",
+            findings=(
+                Expected(
+                    5,
+                    8,
+                    "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
+                    "so the code under it always runs: check dropped",
                 ),
             ),
         ),
