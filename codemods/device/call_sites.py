@@ -20,10 +20,13 @@ class CallSites:
         if resolved is None and type(node.func) is cst.Name:
             self.calls[node.func.value].append((node, caller))
 
-    def arguments(self, function: str, positions: list[str], name: str) -> list[tuple[cst.BaseExpression, str]]:
-        """The argument each call passes for ``name``; none when some call does not show it
-        (a star argument, a default) or the function is a method (its calls are not followed)."""
-        calls = self.calls.get(function, []) if "." not in function and name in positions else []
+    def arguments(self, function: str, positions: list[str], name: str | None) -> list[tuple[cst.BaseExpression, str]]:
+        """The argument each call passes for the parameter ``name``; none when some call does
+        not show it (a star argument, a default), ``name`` is no positional parameter, or the
+        function is a method (its calls are not followed)."""
+        if name is None or name not in positions or "." in function:
+            return []
+        calls = self.calls.get(function, [])
         found = []
         for call, caller in calls:
             value = arg_value(call, positions.index(name), name)

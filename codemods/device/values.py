@@ -644,8 +644,8 @@ class DeviceValueAnalysis(Analysis):
             bindings = self._live(name, scope)
         else:
             return None
-        if not bindings and type(expr) is not cst.Call and name in self.params.get(scope, ()):  # what calls pass
-            passed = self.call_sites.arguments(scope, self._positions.get(scope, []), name)
+        if not bindings and type(expr) is not cst.Call:  # a parameter: what every call of the file passes
+            passed = self.call_sites.arguments(scope, self._positions.get(scope, []), dotted(expr))
             texts = {self.text(value, caller) for value, caller in passed}
             return texts.pop() if len(texts) == 1 else None
         texts = {self.text(b.value, b.scope) for b in bindings}
