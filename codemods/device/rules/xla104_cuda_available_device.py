@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CUDA_AVAILABLE_DEVICE = Rule(
@@ -516,49 +517,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 ),
             ),
         ),
-        invalid(
-            """
-            import torch
-
-            def autodetect_device_type():
-                if torch.cuda.is_available():
-                    device_type = "cuda"
-                elif torch.backends.mps.is_available():
-                    device_type = "mps"
-                else:
-                    device_type = "cpu"
-                return device_type
-
-            def compute_init(device_type):
-                assert device_type in ["cuda", "mps", "cpu"], "Invalid device type"
-                return torch.device(device_type)
-
-            device = compute_init(autodetect_device_type())
-            """,
-            """
-            import torch
-            import torch_xla  # noqa: F401  (registers the "xla" device)
-
-            def autodetect_device_type():
-                device_type = "xla"
-                return device_type
-
-            def compute_init(device_type):
-                assert device_type in ["cuda", "mps", "cpu", "xla"], "Invalid device type"
-                return torch.device(device_type)
-
-            device = compute_init(autodetect_device_type())
-            """,
-            note="a-device-string-chosen-in-an-elif-chain",
-            findings=(
-                Expected(
-                    5,
-                    8,
-                    "`torch.cuda.is_available()`: the accelerator check holds for the XLA device, "
-                    "so the code under it always runs: check dropped",
-                ),
-            ),
-        ),
+        *device_string_chain_cases(),
         invalid(
             """
             import torch
