@@ -70,8 +70,8 @@ class DeviceAnalysis(Analysis):
         self.device_args: set[str] = set()  # names passed where a device goes
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
         # The CUDA strings each name is assigned (``dev = f"cuda:{rank}"``): device strings
-        # too where the name goes where a device goes, whatever it is called.
-        self.cuda_string_values: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        # too where the name goes where a device goes, whatever it is called; with the conditions around them.
+        self.cuda_string_values: dict[str, list[tuple[cst.BaseExpression, list[cst.CSTNode]]]] = defaultdict(list)
         # torch.cuda.set_device(name): an index only if the name never holds a string
         # (nanoGPT passes its device string, "cuda:0").
         self.set_device_names: list[str] = []
@@ -236,7 +236,7 @@ class DeviceAnalysis(Analysis):
             self.int_assignments[name].append(value)
         if is_cuda_device_string(value):
             self.cuda_string_names.add(name)
-            self.cuda_string_values[name].append(value)
+            self.cuda_string_values[name].append((value, list(self.walk.conds)))
         if shapes.is_text(value, self.string_names):
             self.string_names.add(name)
             self.text_values[name].append(value)
@@ -259,9 +259,7 @@ class DeviceAnalysis(Analysis):
     def visit_Return(self, node: cst.Return) -> None:
         function = self.walk.enclosing_function
         if node.value is not None and function is not None and is_device_name(function.name.value):
-            self.add_device_strings(
-                node.value
-            )  # `def pick_device(): return "cuda" if ... else "cpu"`: a device position
+            self.add_device_strings(node.value)  # `def pick_device(): return "cuda" if ... else "cpu"`
         if node.value is not None and shapes.is_cpu_device(node.value, self.walk):
             self.mark_device_code()  # `if not torch.cuda.is_available(): return torch.device("cpu")` picks the device
         if (
@@ -452,8 +450,9 @@ class DeviceAnalysis(Analysis):
             (call, device) for call, device, name in self.moves_to + self.device_keywords if name in part.cuda_indices
         )
         for name in self.device_args | set(self.set_device_names):
-            if not is_device_name(name):  # device names had theirs collected where assigned
-                part.strings.update(self.cuda_string_values.get(name, ()))
+            for value, conds in self.cuda_string_values.get(name, ()) if not is_device_name(name) else ():
+                part.strings.add(value)  # device names had theirs collected where assigned
+                self.device_code.update(conds)  # `if torch.cuda.is_available(): device_type = "cuda"` picks it
         part.index_guards = {node: name for node, name in self.index_guard_candidates if name in part.cuda_indices}
         part.generators = {
             call for call in self.generator_candidates if self._on_the_xla_device(arg_value(call, 0, "device"))

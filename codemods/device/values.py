@@ -26,6 +26,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis, is_device_name
+from codemods.device.call_sites import CallSites
 from codemods.device.where import UNKNOWN, XLA, Where, either
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value, walk
 from codemods.engine.walk import Analysis, Walk
@@ -111,6 +112,7 @@ class DeviceValueAnalysis(Analysis):
         self.helper_calls: list[cst.Call] = []
         # ``assert x in [...]``: the assertion, its test, the choices, the function it is in.
         self.assertions: list[tuple[cst.Assert, cst.Comparison, cst.List | cst.Tuple | cst.Set, str]] = []
+        self.call_sites = CallSites()  # the calls of the file's functions: what their parameters hold
         self._cache: dict[tuple[int, str], Where] = {}
         self._busy: set[tuple[int, str]] = set()
         self._following: set[tuple[str, str]] = set()
@@ -204,6 +206,7 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.walk.callee
+        self.call_sites.saw(node, callee, self.walk.qualname if self.walk.enclosing_function is not None else "")
         if (
             node.args
             and (func := dotted(node.func)) is not None
@@ -641,6 +644,10 @@ class DeviceValueAnalysis(Analysis):
             bindings = self._live(name, scope)
         else:
             return None
+        if not bindings and type(expr) is not cst.Call:  # a parameter: what every call of the file passes
+            passed = self.call_sites.arguments(scope, self._positions.get(scope, []), dotted(expr))
+            texts = {self.text(value, caller) for value, caller in passed}
+            return texts.pop() if len(texts) == 1 else None
         texts = {self.text(b.value, b.scope) for b in bindings}
         return texts.pop() if len(texts) == 1 else None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CUDA_AVAILABLE_DEVICE = Rule(
@@ -18,7 +19,10 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "XLA launcher starts one process per XLA device, so a minimum number of devices is no longer enforced "
     "(the finding says so). `torch.cuda.is_initialized()` (OLMo's `is_available() and is_initialized()`) "
     "is such a check too: it asks whether this process has set CUDA up, which on XLA it never has. An early "
-    '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes. A check '
+    '`if not torch.cuda.is_available(): return torch.device("cpu")` picks the device as well, and goes; so does '
+    '`if torch.cuda.is_available(): device_type = "cuda"` (then `elif ...: "mps"`, `else: "cpu"`) where the name '
+    "reaches `torch.device(...)` or `.to(...)` (a later `assert device_type in ['cuda', ...]` lists 'xla' too, "
+    "XLA114). A check "
     "whose code also runs a CUDA-only call (one that raises without CUDA) cannot be dropped: it stays, and "
     "its error says that the path without CUDA runs there, so the model and tensors stay on the CPU. A check "
     "asked through a function or method of the file (`if cuda.is_available():`, where that method returns "
@@ -90,6 +94,18 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 torch.cuda.manual_seed_all(0)
             """,
             note="not-a-device-choice",
+        ),
+        valid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                name = "cuda"
+            else:
+                name = "cpu"
+            print(name)
+            """,
+            note="a-cuda-string-that-no-device-uses",
         ),
         valid(
             """
@@ -501,6 +517,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 ),
             ),
         ),
+        *device_string_chain_cases(),
         invalid(
             """
             import torch
