@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.amp.rewrite import AmpRewrite
 from codemods.checkpoint import rules as checkpoint_rules
-from codemods.compile.rewrite import CompileRewrite
+from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
 from codemods.cuda_only.rewrite import CudaOnlyRewrite
@@ -98,7 +98,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),
         RuleHooks(ctx, fsdp_rules.RULES),
-        CompileRewrite(ctx),
+        RuleHooks(ctx, compile_rules.RULES),
         CudaOnlyRewrite(ctx),
         RuleHooks(ctx, release_names_rules.RULES),
         StepClosureRewrite(ctx),

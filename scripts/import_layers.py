@@ -78,7 +78,6 @@ CONCERN_MODULES = {
 REWRITES = frozenset(
     {
         "codemods.amp.rewrite",
-        "codemods.compile.rewrite",
         "codemods.cuda_only.reported_apis",
         "codemods.cuda_only.rewrite",
         "codemods.device.obligation_rewrite",

@@ -35,6 +35,9 @@ class CompileAnalysis(Analysis):
         self.part = self.facts.compile
         self.bindings = self.facts.imports.table.bindings
         self.statement: cst.BaseSmallStatement | None = None
+        self.line: cst.SimpleStatementLine | cst.SimpleStatementSuite | None = None
+        self.lines: dict[cst.BaseSmallStatement, cst.SimpleStatementLine | cst.SimpleStatementSuite] = {}
+        self.called_decorators: list[cst.Decorator] = []
         self.method_calls: list[tuple[cst.Call, str, cst.BaseSmallStatement | None]] = []
         self.named: list[cst.CSTNode] = []  # every Name or Attribute that is torch.compile
         self.called: set[int] = set()
@@ -76,6 +79,12 @@ class CompileAnalysis(Analysis):
     def visit_Expr(self, node: cst.Expr) -> None:
         self.statement = node
 
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.line = node
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self.line = node
+
     def visit_Call(self, node: cst.Call) -> None:
         self.called.add(id(node.func))
         callee = self.walk.callee
@@ -97,7 +106,9 @@ class CompileAnalysis(Analysis):
                 self.method_calls.append((node, compiled, self._own_statement(node)))
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        if not isinstance(node.decorator, cst.Call) and self.walk.resolve(node.decorator) == apis.TORCH_COMPILE:
+        if isinstance(node.decorator, cst.Call):
+            self.called_decorators.append(node)
+        elif self.walk.resolve(node.decorator) == apis.TORCH_COMPILE:
             self.part.bare_decorators.add(node)
             self.called.add(id(node.decorator))
 
@@ -143,14 +154,15 @@ class CompileAnalysis(Analysis):
         """The statement being walked, if it is nothing but this call (``m.compile()``)
         or the assignment of it to the name it compiles (``m = torch.compile(m)``)."""
         statement = self.statement
-        if isinstance(statement, cst.Expr) and statement.value is call:
-            return statement
+        own = isinstance(statement, cst.Expr) and statement.value is call
         if isinstance(statement, cst.Assign) and statement.value is call and len(statement.targets) == 1:
             positional, _ = call_args(call)
             compiled = dotted(positional[0].value) if positional and not positional[0].star else None
-            if compiled is not None and dotted(statement.targets[0].target) == compiled:
-                return statement
-        return None
+            own = compiled is not None and dotted(statement.targets[0].target) == compiled
+        if not own or statement is None or self.line is None:
+            return None
+        self.lines[statement] = self.line
+        return statement
 
     def finish(self) -> None:
         """A ``.compile()`` method call compiles a module when it passes none but
@@ -170,6 +182,12 @@ class CompileAnalysis(Analysis):
             ):
                 self.part.calls[call] = statement
         self.part.references = {node for node in self.named if id(node) not in self.called}
+        self.part.decorators = self.part.bare_decorators | {
+            decorator for decorator in self.called_decorators if decorator.decorator in self.part.calls
+        }
+        self.part.compile_only_lines = {
+            self.lines[statement] for statement in self.part.calls.values() if statement is not None
+        }
         self.part.settings = {
             node: qualified
             for node, qualified in self.part.settings.items()

@@ -15,6 +15,10 @@ class CompileFacts:
     calls: dict[cst.Call, cst.BaseSmallStatement | None] = field(default_factory=dict)
     # ``@torch.compile`` (not called).
     bare_decorators: set[cst.Decorator] = field(default_factory=set)
+    # Every decorator that compiles: ``@torch.compile`` and ``@torch.compile(...)``.
+    decorators: set[cst.Decorator] = field(default_factory=set)
+    # The lines (and one-line suites) that hold a statement of ``calls`` (one that only compiles).
+    compile_only_lines: set[cst.SimpleStatementLine | cst.SimpleStatementSuite] = field(default_factory=set)
     # torch.compile used as a value: ``compile_fn = torch.compile``, ``partial(torch.compile, ...)``.
     references: set[cst.CSTNode] = field(default_factory=set)
     # torch._dynamo.config.* and torch._inductor.config.* references, with their qualified names.
