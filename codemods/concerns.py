@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.amp.rewrite import AmpRewrite
+from codemods.amp import rules as amp_rules
 from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
@@ -88,7 +88,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         *launchers,
         DeviceRewrite(ctx),
         ObligationRewrite(ctx),
-        AmpRewrite(ctx),
+        RuleHooks(ctx, amp_rules.RULES),
         OptimizerRewrite(ctx),
         LoopRewrite(ctx),
         RuleHooks(ctx, checkpoint_rules.RULES),

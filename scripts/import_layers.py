@@ -77,7 +77,6 @@ CONCERN_MODULES = {
 # test checks that this list names them all).
 REWRITES = frozenset(
     {
-        "codemods.amp.rewrite",
         "codemods.cuda_only.reported_apis",
         "codemods.cuda_only.rewrite",
         "codemods.device.obligation_rewrite",

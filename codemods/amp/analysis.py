@@ -41,6 +41,7 @@ class AmpAnalysis(Analysis):
         self.bound: dict[str, list[tuple[cst.BaseExpression, str]]] = defaultdict(list)
         self.loose: list[tuple[cst.BaseExpression, str]] = []
         self.name_calls: dict[str, list[tuple[cst.Call, str]]] = defaultdict(list)
+        self.assignment_of: dict[int, cst.Assign | cst.AnnAssign] = {}  # by the id of the value assigned
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -50,6 +51,13 @@ class AmpAnalysis(Analysis):
         self.bound[name].extend(self._uncalled_autocasts(value))
         if any(type(n) is cst.Call and self._scaler_spelling(self.walk.resolve(n.func)) for n in walk(value)):
             self.part.scaler_names.add(name)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.assignment_of[id(node.value)] = node
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.assignment_of[id(node.value)] = node
 
     def visit_Param(self, node: cst.Param) -> None:
         if "scaler" in node.name.value.lower():
@@ -74,6 +82,14 @@ class AmpAnalysis(Analysis):
             self._scaler(node, spelling)
         elif (name := apis.optimizer_class(callee)) is not None:
             self.optimizers.append((node, name))
+        elif (source := _custom_autograd(callee, node)) is not None:
+            self.part.custom_autograd[node] = source
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        if type(node.decorator) is not cst.Call and (
+            source := _custom_autograd(self.walk.resolve(node.decorator), None)
+        ):
+            self.part.custom_autograd[node] = source
 
     def _uncalled_autocasts(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str]]:
         """The CUDA-capable autocast APIs ``value`` names without calling them (itself, or
@@ -180,6 +196,9 @@ class AmpAnalysis(Analysis):
             for value in values:
                 if _chooses_precision(value) and mentions(value, part.is_precision_check):
                     part.precision_choices[value] = name
+        part.choosing_assignments = {
+            self.assignment_of[id(value)] for value in [*part.device_types, *part.precision_choices]
+        }
         part.imported = self.walk.analysis(ProjectAnalysis).uses_amp()
         precision_names = set(part.precision_choices.values())
         for call, refs in self.enabled_refs:
@@ -269,3 +288,22 @@ def _chooses_precision(value: cst.BaseExpression) -> bool:
         if type(node) is cst.Attribute and node.attr.value in _PRECISIONS and dotted(node.value) is not None:
             return True
     return False
+
+
+def _custom_autograd(qualified: str | None, call: cst.Call | None) -> tuple[str, Flavor, Spelling] | None:
+    """A custom autograd decorator's concept (custom_fwd/custom_bwd), what it runs as ("cuda"
+    or "xla") and its spelling ("torch" for torch.amp's, whose device_type says which)."""
+    if qualified in apis.CUDA_CUSTOM_AUTOGRAD:
+        return apis.CUDA_CUSTOM_AUTOGRAD[qualified], "cuda", "cuda_amp"
+    if qualified in apis.XLA_CUSTOM_AUTOGRAD:
+        return apis.XLA_CUSTOM_AUTOGRAD[qualified], "xla", "torch_xla"
+    if qualified in apis.TORCH_CUSTOM_AUTOGRAD and call is not None:
+        kind = string_value(call_args(call)[1].get("device_type", _NO_ARG).value)
+        if kind == "cuda":
+            return apis.TORCH_CUSTOM_AUTOGRAD[qualified], "cuda", "torch"
+        if kind == "xla":
+            return apis.TORCH_CUSTOM_AUTOGRAD[qualified], "xla", "torch"
+    return None
+
+
+_NO_ARG = cst.Arg(cst.Name("None"))

@@ -82,10 +82,17 @@ class AmpFacts:
     xla_device_types: set[str] = field(default_factory=set)
     # ``dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``: the value.
     precision_choices: dict[cst.BaseExpression, str] = field(default_factory=dict)
+    # The assignments of the values above (their rules' hooks rewrite the value there: another
+    # concern may have replaced the value by another kind of expression, a folded choice).
+    choosing_assignments: set[cst.Assign | cst.AnnAssign] = field(default_factory=set)
     # Names that switch AMP on (``enabled=use_amp``): flags worth switching on on XLA.
     flags: set[str] = field(default_factory=set)
     # Scalers enabled by a precision name (``enabled=(dtype == 'float16')``).
     precision_scalers: set[cst.Call] = field(default_factory=set)
+    # Custom autograd decorators (a bare ``@custom_fwd``, by its Decorator; a call, by its Call)
+    # in a CUDA or XLA spelling: what each is (custom_fwd or custom_bwd), what it runs as and its
+    # spelling ("cuda_amp", "torch_xla" for torch_xla 1.13's, "torch" for torch.amp's).
+    custom_autograd: dict[cst.CSTNode, tuple[str, Flavor, Spelling]] = field(default_factory=dict)
     # The script calls a project callable that trains with mixed precision.
     imported: bool = False
     # Where autocast and scalers are (qualified names of their functions), for other files.

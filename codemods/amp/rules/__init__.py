@@ -1,6 +1,7 @@
 """XLA202, XLA204-XLA211: mixed precision (autocast, gradient scalers, the optimizers under them).
 
-One module per rule (its code and name); this package lists them."""
+One module per rule (its code and name), with the hooks that find and fix it on the nodes the
+amp facts name (amp/analysis.py); this package lists them.  The concern has no rewrite of its own."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ from codemods.amp.rules.xla209_precision_choice import PRECISION_CHOICE
 from codemods.amp.rules.xla210_autocast_device_type import AUTOCAST_DEVICE_TYPE
 from codemods.amp.rules.xla211_custom_autograd_amp import CUSTOM_AUTOGRAD_AMP
 
+# In the order their hooks run on a node: XLA208 says whether a scaler is needed before XLA205
+# ports it, XLA207 reports an optimizer's unpacked keywords before XLA206 ports it.
 RULES = (
     AUTOCAST,
     FLOAT16_AUTOCAST,
-    GRAD_SCALER,
-    SYNCFREE_OPTIMIZER,
-    AMP_OPTIMIZER,
     SCALER_NOT_NEEDED,
+    GRAD_SCALER,
+    AMP_OPTIMIZER,
+    SYNCFREE_OPTIMIZER,
     PRECISION_CHOICE,
     AUTOCAST_DEVICE_TYPE,
     CUSTOM_AUTOGRAD_AMP,

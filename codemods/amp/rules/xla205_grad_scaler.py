@@ -1,8 +1,22 @@
-"""XLA205 grad-scaler."""
+"""XLA205 grad-scaler: CUDA gradient scalers become the target's XLA scaler (2.9:
+``torch.amp.GradScaler("xla")``; sagemaker: torch_xla 1.13's ``torch_xla.amp.GradScaler``); torch's
+FSDP scaler gets the XLA device (2.9) or is reported (torch_xla 1.13 has none).  An XLA scaler in
+the other release's spelling takes this one's (XLA901).  The hook runs on the scalers the amp
+facts name, after XLA208's (which says whether the scaler is needed at all)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+from codemods.release_names.rules import XLA_RELEASE_NAMES
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 GRAD_SCALER = Rule(
     code="XLA205",
@@ -118,3 +132,99 @@ GRAD_SCALER = Rule(
         ),
     ),
 )
+
+
+@on_facts(GRAD_SCALER, nodes=lambda facts: facts.amp.scalers)
+def _scaler(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.amp.rules.edits import EMPTY_STRING, argument_list, updated_args
+    from codemods.engine.nodes import quoted_like
+
+    scaler = ctx.facts.amp.scalers[original]
+    target = ctx.target
+    by_device_type = target.autocast_takes == "device_type"
+    if scaler.spelling == "sharded":
+        return _sharded_scaler(ctx, original, updated)
+    if scaler.flavor == "xla" and scaler.spelling == ("torch" if by_device_type else "torch_xla"):
+        return updated
+    new_args = updated_args(original, updated)
+    # torch_xla 1.13's scaler option (zeroed gradients instead of a skipped step, without
+    # a host read): torch.amp.GradScaler has no such keyword and raises on it.
+    dropped = [
+        a
+        for a in scaler.arguments
+        if by_device_type
+        and scaler.spelling == "torch_xla"
+        and a.keyword is not None
+        and a.keyword.value == "use_zero_grad"
+    ]
+    rest = [new_args[id(a)] for a in scaler.arguments if a not in dropped]
+    if by_device_type:
+        rest = [cst.Arg(quoted_like(scaler.device or EMPTY_STRING, target.device_string)), *rest]
+    note = ""
+    if scaler.flavor == "cuda" and target.autocast_dtype is not None and original in ctx.facts.amp.precision_scalers:
+        note = f" (with {target.autocast_dtype} autocast it is not needed: its enabled= condition turns it off)"
+    if dropped:
+        note += (
+            f" (without {ctx.code(dropped[0]).rstrip(',').strip()}: torch_xla 1.13's option, which "
+            f"torch.amp.GradScaler does not take)"
+        )
+    rule = XLA_RELEASE_NAMES if scaler.flavor == "xla" else GRAD_SCALER
+    release = f" (torch_xla {target.torch_xla_version})" if scaler.flavor == "xla" else ""
+
+    def build() -> cst.Call | None:
+        func = ctx.imports.expression(target.api("grad_scaler"))
+        if func is None or (by_device_type and not ctx.imports.require_package("torch_xla")):
+            return None
+        ctx.imports.discard(original.func)
+        for arg in dropped:
+            ctx.forget_removed(arg, new_args[id(arg)])
+        return updated.with_changes(func=func, args=argument_list(rest, updated))
+
+    return ctx.fix_or_keep(updated, rule, original, f"{ctx.code(original.func)} -> {{new}}{release}{note}", build)
+
+
+def _sharded_scaler(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """torch's FSDP scaler takes the device first, like torch.amp.GradScaler, and runs on
+    XLA tensors under the xla process group (torch_xla 2.9; checked at world size 1):
+    it keeps its name and gets the XLA device.  torch_xla 1.13 has no such scaler."""
+    import libcst as cst
+
+    from codemods.amp.rules.edits import EMPTY_STRING, argument_list, updated_args
+    from codemods.engine.nodes import quoted_like
+
+    scaler = ctx.facts.amp.scalers[original]
+    target = ctx.target
+    if not target.sharded_grad_scaler:
+        ctx.report(
+            GRAD_SCALER,
+            original,
+            f"`{ctx.code(original.func)}` shards with torch's FSDP: torch_xla {target.torch_xla_version} has "
+            "no sharded gradient scaler; use torch_xla.amp.GradScaler and all-reduce found_inf over the processes, "
+            "or train without loss scaling",
+        )
+        return updated
+    if scaler.flavor == "xla":
+        return updated
+    new_args = updated_args(original, updated)
+    rest = [
+        cst.Arg(quoted_like(scaler.device or EMPTY_STRING, target.device_string)),
+        *(new_args[id(a)] for a in scaler.arguments),
+    ]
+
+    def build() -> cst.Call | None:
+        if not ctx.imports.require_package("torch_xla"):
+            return None
+        if scaler.device is not None:
+            ctx.imports.discard(scaler.device)
+        return updated.with_changes(args=argument_list(rest, updated))
+
+    return ctx.fix_or_keep(
+        updated,
+        GRAD_SCALER,
+        original,
+        f"{ctx.code(original)} -> {{new}}: the FSDP scaler on the XLA device (found_inf agreed on over the "
+        "xla process group)",
+        build,
+    )

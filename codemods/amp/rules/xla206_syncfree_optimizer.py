@@ -1,8 +1,18 @@
-"""XLA206 syncfree-optimizer."""
+"""XLA206 syncfree-optimizer: under AMP, torch.optim SGD, Adam and AdamW become their sync-free
+versions (torch_xla.amp.syncfree), without the CUDA/CPU kernel keywords XLA tensors cannot take."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SYNCFREE_OPTIMIZER = Rule(
     code="XLA206",
@@ -81,3 +91,39 @@ SYNCFREE_OPTIMIZER = Rule(
         ),
     ),
 )
+
+
+@on_facts(SYNCFREE_OPTIMIZER, nodes=lambda facts: facts.amp.syncfree)
+def _syncfree(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    from codemods.amp.rules.edits import argument_list, updated_args
+
+    optimizer = ctx.facts.amp.syncfree[original]
+    dropped = ", ".join(ctx.code(a).rstrip(",").strip() for a in optimizer.dropped)
+    note = f" (without {dropped}: CUDA/CPU kernels)" if dropped else ""
+
+    def build() -> cst.Call | None:
+        func = ctx.imports.expression(ctx.target.api(f"syncfree_{optimizer.name}"))
+        if func is None:
+            return None
+        ctx.imports.discard(original.func)
+        new_args = updated_args(original, updated)
+        kept = [new_args[id(a)] for a in original.args if a not in optimizer.dropped]
+        for arg in optimizer.dropped:
+            ctx.forget_removed(arg, new_args[id(arg)])
+        return updated.with_changes(func=func, args=argument_list(kept, updated))
+
+    if ctx.target.scaler_skips_on_device:
+        what = "sync-free under the gradient scaler"
+    else:
+        what = (
+            f"the AWS guide's AMP optimizer (on torch_xla {ctx.target.torch_xla_version} the gradient "
+            "scaler still reads found_inf on the host at each step: it passes found_inf to no torch_xla optimizer)"
+        )
+    return ctx.fix_or_keep(
+        updated,
+        SYNCFREE_OPTIMIZER,
+        original,
+        f"{ctx.code(original.func)} -> {{new}}: {what}{note}",
+        build,
+        result=lambda call: call.func,
+    )

@@ -1,8 +1,19 @@
-"""XLA207 amp-optimizer."""
+"""XLA207 amp-optimizer: under the gradient scaler an optimizer with no sync-free version reads
+found_inf on the host every step (reported where the scaler skips on the device: 2.9); a sync-free
+one that gets unpacked keywords may get CUDA kernel options (reported before XLA206 ports it)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 AMP_OPTIMIZER = Rule(
     code="XLA207",
@@ -90,3 +101,27 @@ AMP_OPTIMIZER = Rule(
         ),
     ),
 )
+
+
+@on_facts(AMP_OPTIMIZER, nodes=lambda facts: facts.amp.other_optimizers)
+def _no_syncfree_version(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    # Where the scaler reads found_inf on the host whatever the optimizer (sagemaker), XLA208 says so.
+    if ctx.target.scaler_skips_on_device:
+        ctx.report(
+            AMP_OPTIMIZER,
+            original,
+            f"`{ctx.facts.amp.other_optimizers[original]}` has no sync-free version: under the gradient scaler its "
+            "step reads found_inf on the host every iteration; prefer SGD, Adam or AdamW (torch_xla.amp.syncfree)",
+        )
+    return updated
+
+
+@on_facts(AMP_OPTIMIZER, nodes=lambda facts: [call for call, o in facts.amp.syncfree.items() if o.unpacked])
+def _unpacked_keywords(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        AMP_OPTIMIZER,
+        original,
+        f"`{ctx.code(original.func)}` gets unpacked keywords: the sync-free {ctx.facts.amp.syncfree[original].name} "
+        "runs on XLA tensors, which take no fused/foreach/capturable kernels; make sure they are not set",
+    )
+    return updated

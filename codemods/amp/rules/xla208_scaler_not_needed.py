@@ -1,8 +1,19 @@
-"""XLA208 scaler-not-needed."""
+"""XLA208 scaler-not-needed: a gradient scaler that stays on under bfloat16 autocast costs a
+host read per step for nothing: reported before and after the conversion alike (same text), so
+lint on a converted file still says so.  Its hook runs on a scaler before XLA205's."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SCALER_NOT_NEEDED = Rule(
     code="XLA208",
@@ -138,3 +149,49 @@ SCALER_NOT_NEEDED = Rule(
         ),
     ),
 )
+
+
+@on_facts(SCALER_NOT_NEEDED, nodes=lambda facts: facts.amp.scalers)
+def _scaler_cost(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    from codemods.amp.rules.edits import FLOAT16
+    from codemods.engine.nodes import is_false
+
+    target = ctx.target
+    amp = ctx.facts.amp
+    if target.autocast_dtype is None or original in amp.precision_scalers:
+        return updated  # the sagemaker target keeps the script's float16, which needs the scaler
+    scaler = amp.scalers[original]
+    enabled = next((a.value for a in scaler.arguments if a.keyword is not None and a.keyword.value == "enabled"), None)
+    if is_false(enabled) or (enabled is not None and _names_a_precision(enabled)):
+        return updated
+    if any(
+        call.flavor == "xla"
+        and call.spelling in ("torch", "torch_xla")
+        and ctx.resolve(call.argument("dtype")) in FLOAT16
+        for call in amp.autocasts.values()
+    ):
+        return updated  # float16 autocast on XLA, kept by the script: it needs its scaler
+    ctx.report(
+        SCALER_NOT_NEEDED,
+        original,
+        f"with {target.autocast_dtype} autocast the gradient scaler is not needed, and its step reads found_inf on "
+        f"the host every iteration (on torch_xla {target.torch_xla_version}, with the sync-free optimizers too: one "
+        "more graph run and a transfer to the host per step): remove it, or pass enabled=False",
+    )
+    return updated
+
+
+_PRECISIONS = frozenset({"float16", "bfloat16", "half"})
+
+
+def _names_a_precision(value: cst.BaseExpression) -> bool:
+    """``enabled=(dtype == 'float16')``, ``enabled=amp_dtype is torch.float16``: the scaler
+    is on for one precision only."""
+    import libcst as cst
+
+    from codemods.engine.nodes import string_value, walk
+
+    nodes = walk(value)
+    return any(type(n) is cst.Comparison for n in nodes) and any(
+        string_value(n) in _PRECISIONS or (type(n) is cst.Attribute and n.attr.value in _PRECISIONS) for n in nodes
+    )

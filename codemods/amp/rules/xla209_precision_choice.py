@@ -1,8 +1,19 @@
-"""XLA209 precision-choice."""
+"""XLA209 precision-choice: a value that chooses the precision by CUDA checks (``dtype =
+'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``, False on XLA) is made to choose
+the target's autocast precision (2.9: bfloat16; the sagemaker target keeps the script's)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import AssignmentT, Context
+    from codemods.facts import Facts
 
 PRECISION_CHOICE = Rule(
     code="XLA209",
@@ -71,3 +82,35 @@ PRECISION_CHOICE = Rule(
         ),
     ),
 )
+
+
+@on_facts(PRECISION_CHOICE, nodes=lambda facts: facts.amp.choosing_assignments)
+def _chosen_precision(ctx: Context[Facts], original: AssignmentT, updated: AssignmentT) -> AssignmentT:
+    """The value assigned to a name that picks the precision: its CUDA checks folded True."""
+    import libcst as cst
+
+    from codemods.engine.nodes import fold_true
+
+    amp = ctx.facts.amp
+    value, chosen = original.value, updated.value
+    if value is None or chosen is None:  # (`x: T` declares, chooses nothing)
+        return updated
+    name = amp.precision_choices.get(value)
+    precision = ctx.target.autocast_dtype
+    if name is None or precision is None:
+        return updated
+
+    def fold() -> cst.BaseExpression:
+        folded = fold_true(chosen, amp.is_precision_check)
+        return cst.Name(str(folded)) if isinstance(folded, bool) else folded
+
+    new = ctx.fix(
+        PRECISION_CHOICE,
+        value,
+        f"`{name}` chooses the precision by CUDA checks (False on XLA): {{new}}, as XLA autocast runs in {precision}",
+        fold,
+    )
+    if new is None:
+        return updated
+    ctx.forget_removed(value, chosen)
+    return updated.with_changes(value=new)

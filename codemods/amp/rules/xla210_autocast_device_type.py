@@ -1,8 +1,21 @@
-"""XLA210 autocast-device-type."""
+"""XLA210 autocast-device-type: a value that chooses autocast's device type by CUDA checks
+(``device_type = 'cuda' if 'cuda' in device else 'cpu'``) is made to choose XLA; an autocast
+whose device type comes from a value not known here is reported (XLA202's hook hands it to
+``report_device_variable``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.amp.facts import AutocastCall
+    from codemods.engine.rewriter import AssignmentT, Context
+    from codemods.facts import Facts
 
 AUTOCAST_DEVICE_TYPE = Rule(
     code="XLA210",
@@ -74,3 +87,52 @@ AUTOCAST_DEVICE_TYPE = Rule(
         ),
     ),
 )
+
+
+def report_device_variable(ctx: Context[Facts], original: cst.Call, call: AutocastCall) -> None:
+    """Autocast's device type comes from a value: reported unless this rule makes it 'xla'
+    (or it names XLA already)."""
+    from codemods.engine.nodes import dotted
+
+    device = call.device
+    name = dotted(device)
+    amp = ctx.facts.amp
+    if name not in amp.device_types.values() and name not in amp.xla_device_types:
+        ctx.report(
+            AUTOCAST_DEVICE_TYPE,
+            original,
+            f"autocast's device type comes from `{ctx.code(device)}`: make sure it is "  # type: ignore[arg-type]  # assumes the call names its device (torch.autocast requires device_type): ``torch.autocast(**opts)`` gives no finding, so does not reach here
+            f"'{ctx.target.device_string}' on the XLA device, or autocast is off there",
+        )
+
+
+@on_facts(AUTOCAST_DEVICE_TYPE, nodes=lambda facts: facts.amp.choosing_assignments)
+def _chosen_device_type(ctx: Context[Facts], original: AssignmentT, updated: AssignmentT) -> AssignmentT:
+    """The value assigned to a name that autocast takes its device type from: its CUDA
+    checks folded, its 'cuda' strings 'xla'."""
+    from codemods.amp.rules.edits import replace_strings
+    from codemods.engine.nodes import fold_true
+
+    value, chosen = original.value, updated.value
+    if value is None or chosen is None:  # (`x: T` declares, chooses nothing)
+        return updated
+    name = ctx.facts.amp.device_types.get(value)
+    if name is None:
+        return updated
+    xla = ctx.target.device_string
+
+    def device_type() -> cst.BaseExpression:
+        folded = fold_true(chosen, ctx.facts.device.is_available_call)
+        return replace_strings(folded if not isinstance(folded, bool) else chosen, "cuda", xla)
+
+    new = ctx.fix(
+        AUTOCAST_DEVICE_TYPE,
+        value,
+        f"`{name}` chooses autocast's device type: {ctx.code(value)} -> {{new}} "
+        f"(with 'cuda' it is off on the XLA device)",
+        device_type,
+    )
+    if new is None:
+        return updated
+    ctx.forget_removed(value, chosen)
+    return updated.with_changes(value=new)
