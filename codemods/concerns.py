@@ -27,7 +27,7 @@ from codemods.fsdp import rules as fsdp_rules
 from codemods.huggingface import rules as huggingface_rules
 from codemods.huggingface.entry_point import EntryRewrite
 from codemods.imports.rewrite import ImportsRewrite
-from codemods.lazy.recompilation import RecompilationRewrite
+from codemods.lazy import rules as lazy_rules
 from codemods.lazy.step_closures import StepClosureRewrite
 from codemods.lightning import rules as lightning_rules
 from codemods.project.rewrite import ProjectRewrite
@@ -102,7 +102,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         CudaOnlyRewrite(ctx),
         RuleHooks(ctx, release_names_rules.RULES),
         StepClosureRewrite(ctx),
-        RecompilationRewrite(ctx),
+        RuleHooks(ctx, lazy_rules.RULES),
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
         EntryRewrite(ctx),

@@ -88,7 +88,6 @@ REWRITES = frozenset(
         "codemods.huggingface.entry_point",
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
-        "codemods.lazy.recompilation",
         "codemods.lazy.step_closures",
         "codemods.project.rewrite",
         "codemods.training.loops",

@@ -9,11 +9,11 @@ batches and runs the barrier itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.engine.barriers import with_barriers
 from codemods.engine.nodes import parse_dotted, with_comma
 from codemods.engine.rewriter import Concern, Context, NodeT
 from codemods.engine.rule import Rule
@@ -25,8 +25,6 @@ from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-
-_EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
 
 class LoopRewrite(Concern):
@@ -132,126 +130,3 @@ class LoopRewrite(Concern):
         self, rule: Rule, original: NodeT, updated: NodeT, message: str, exits: tuple[type, ...] = (cst.Continue,)
     ) -> NodeT:
         return with_barriers(self.ctx, rule, original, updated, message, exits)
-
-
-def with_barriers(
-    ctx: Context[Facts],
-    rule: Rule,
-    original: NodeT,
-    updated: NodeT,
-    message: str,
-    exits: tuple[type, ...] = (cst.Continue,),
-) -> NodeT:
-    """``updated`` with the target's barrier ending its body (see _end_iterations)."""
-    inserted: list[cst.SimpleStatementLine] = []
-
-    def build() -> cst.BaseSuite | None:
-        sync = ctx.call("sync")
-        if sync is None:
-            return None
-
-        def barrier() -> cst.SimpleStatementLine:
-            inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync.deep_clone())]))
-            return inserted[-1]
-
-        return _end_iterations(updated.body, barrier, exits)  # type: ignore[attr-defined]  # with_barriers is called for For, While and FunctionDef nodes, all with a body: NodeT does not say so
-
-    body = ctx.fix(rule, original, message, build, result=lambda _: inserted[-1])
-    return updated if body is None else updated.with_changes(body=body)
-
-
-def _end_iterations(body: cst.BaseSuite, barrier, exits: tuple[type, ...] = (cst.Continue,)) -> cst.BaseSuite:  # type: ignore[no-untyped-def]  # barrier is a zero-argument node factory: libcst's statement types make it awkward to spell
-    """``body`` with a barrier before each statement of the ``exits`` kinds that belongs
-    to it (``continue`` of this loop, ``return`` of this function) and at its end
-    (before a final break/continue/return/raise)."""
-    body = body.visit(_BeforeExits(barrier, exits))  # type: ignore[assignment]  # _BeforeExits never removes the suite it is given, so visit() returns a BaseSuite
-    if isinstance(body, cst.SimpleStatementSuite):
-        body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=body.body)])
-    statements = list(body.body)
-    last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], _EXITS):
-        if not isinstance(last.body[-1], exits):  # otherwise it already has one
-            statements.insert(len(statements) - 1, barrier())
-    else:
-        statements.append(barrier())
-    return body.with_changes(body=statements)
-
-
-_SEMICOLON = cst.Semicolon(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" "))
-
-
-class _BeforeExits(cst.CSTTransformer):
-    """Puts the barrier right before every exit statement of the given kinds that
-    belongs to this body: nested functions and classes are skipped, and so are nested
-    loops when the exit is ``continue``.  It walks statements only, and hands back
-    every node it did not change as the same object, so findings keep their place."""
-
-    _THROUGH = (
-        cst.IndentedBlock,
-        cst.SimpleStatementSuite,
-        cst.If,
-        cst.Else,
-        cst.Try,
-        cst.ExceptHandler,
-        cst.Finally,
-        cst.With,
-        cst.Match,
-        cst.MatchCase,
-    )
-
-    def __init__(self, barrier, exits: tuple[type, ...]) -> None:  # type: ignore[no-untyped-def]  # barrier is a zero-argument node factory: libcst's statement types make it awkward to spell
-        super().__init__()
-        self.barrier = barrier
-        self.exits = exits
-        self.through = self._THROUGH + (() if cst.Continue in exits else (cst.For, cst.While))
-        self.inserted = 0
-        self.marks: list[int] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.marks.append(self.inserted)
-        return isinstance(node, self.through)
-
-    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]  # overrides libcst's on_leave, whose node types are generic
-        result = super().on_leave(original_node, updated_node)
-        return original_node if self.marks.pop() == self.inserted else result
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        """No per-field hooks."""
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        """No per-field hooks."""
-
-    def _exit_at(self, small: Sequence[cst.BaseSmallStatement]) -> int | None:
-        return next((i for i, s in enumerate(small) if isinstance(s, self.exits)), None)
-
-    def _inline(self, small: Sequence[cst.BaseSmallStatement], at: int) -> list[cst.BaseSmallStatement]:
-        """``a(); continue`` -> ``a(); torch_xla.sync(); continue``."""
-        self.inserted += 1
-        sync = self.barrier().body[0].with_changes(semicolon=_SEMICOLON)
-        return [*small[:at], sync, *small[at:]]
-
-    def leave_IndentedBlock(
-        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        statements: list[cst.BaseStatement] = []
-        for statement in updated_node.body:
-            at = self._exit_at(statement.body) if type(statement) is cst.SimpleStatementLine else None
-            if at == 0:
-                self.inserted += 1
-                statements.append(self.barrier())
-            elif at is not None:
-                statement = statement.with_changes(body=self._inline(statement.body, at))  # type: ignore[attr-defined]  # ``at`` is not None only for a SimpleStatementLine (type() check above): mypy does not narrow on type()
-            statements.append(statement)
-        return updated_node.with_changes(body=statements)
-
-    def leave_SimpleStatementSuite(
-        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
-    ) -> cst.BaseSuite:
-        at = self._exit_at(updated_node.body)
-        if at is None:
-            return updated_node
-        if at == 0:  # `if x: continue` -> an indented block, barrier first
-            self.inserted += 1
-            line = cst.SimpleStatementLine(body=updated_node.body, trailing_whitespace=updated_node.trailing_whitespace)
-            return cst.IndentedBlock(body=[self.barrier(), line])
-        return updated_node.with_changes(body=self._inline(updated_node.body, at))

@@ -1,8 +1,19 @@
-"""XLA704 carried-state-barrier."""
+"""XLA704 carried-state-barrier: an evaluation loop that carries device state across iterations
+(``total = total + loss``, read on the host only after the loop) ends every iteration with the
+step barrier: a host read materializes only what it reads; the carried graph keeps growing."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CARRIED_STATE_BARRIER = Rule(
     code="XLA704",
@@ -90,3 +101,18 @@ CARRIED_STATE_BARRIER = Rule(
         ),
     ),
 )
+
+
+@on_facts(CARRIED_STATE_BARRIER, nodes=lambda facts: facts.host_reads.carried_state)
+def _carried(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
+    from codemods.engine.barriers import with_barriers
+
+    carried = ", ".join(f"`{n}`" for n in ctx.facts.host_reads.carried_state[original])
+    return with_barriers(
+        ctx,
+        CARRIED_STATE_BARRIER,
+        original,
+        updated,
+        f"evaluation loop carries {carried} across iterations on the device: {{new}} ends every iteration "
+        "(a host read materializes only what it reads; the carried graph keeps growing)",
+    )

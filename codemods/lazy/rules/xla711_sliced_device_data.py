@@ -1,8 +1,20 @@
-"""XLA711 sliced-device-data."""
+"""XLA711 sliced-device-data: device data sliced at a per-step offset is the one recompilation
+source the tool fixes, where the file builds the data: ``data.to(device)`` becomes ``data`` (it
+stays on the host) and each slice ``source[i:i+n]`` becomes ``source[i:i+n].to(device)``, so every
+step feeds the same graph fresh input; elsewhere it is reported at the slice."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SLICED_DEVICE_DATA = Rule(
     code="XLA711",
@@ -167,3 +179,52 @@ SLICED_DEVICE_DATA = Rule(
         ),
     ),
 )
+
+
+@on_facts(SLICED_DEVICE_DATA, nodes=lambda facts: facts.recompilation.sliced_data)
+def _slice(ctx: Context[Facts], original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+    """A slice of the data: moved to the device after slicing, or reported."""
+    import libcst as cst
+
+    sliced = ctx.facts.recompilation.sliced_data[original]
+    code = ctx.code(original)
+    if sliced.device is None:
+        ctx.report(
+            SLICED_DEVICE_DATA,
+            original,
+            f"`{code}` slices a device tensor at a per-step offset: every step compiles a new graph; "
+            f"keep `{sliced.name}` on the host and move each slice to the device (not fixed: {sliced.reason})",
+        )
+        return updated
+    device = sliced.device
+    why = (
+        "sliced on the host, then moved: a device slice at a per-step offset is a new graph every step"
+        if sliced.varying
+        else f"`{sliced.name}` now stays on the host"
+    )
+    return ctx.fix_or_keep(
+        updated,
+        SLICED_DEVICE_DATA,
+        original,
+        f"{code} -> {{new}}: {why}",
+        lambda: cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("to")), args=[cst.Arg(device.deep_clone())]),
+    )
+
+
+@on_facts(SLICED_DEVICE_DATA, nodes=lambda facts: facts.recompilation.host_data_moves)
+def _data_stays_on_host(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """The move that made the data device-resident: ``x.to(device)`` -> ``x``."""
+    from codemods.engine.nodes import receiver
+
+    names = ctx.facts.recompilation.host_data_moves[original]
+    new = ctx.fix(
+        SLICED_DEVICE_DATA,
+        original,
+        f"{ctx.code(original)} -> {{new}}: `{names}` {'stay' if ',' in names else 'stays'} on the host "
+        "and each slice moves to the device",
+        lambda: receiver(updated),
+    )
+    if new is None:
+        return updated
+    ctx.imports.discard(original)
+    return new

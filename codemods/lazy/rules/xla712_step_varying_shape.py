@@ -1,9 +1,20 @@
-"""XLA712 step-varying-shape."""
+"""XLA712 step-varying-shape: a per-step Python number used as a shape or static argument
+(``view``, ``arange``, ``topk``, ``**``) is compiled into the graph: every step compiles a new
+one.  Reported at the operation."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 STEP_VARYING_SHAPE = Rule(
     code="XLA712",
@@ -67,3 +78,15 @@ STEP_VARYING_SHAPE = Rule(
         ),
     ),
 )
+
+
+@on_facts(STEP_VARYING_SHAPE, nodes=lambda facts: facts.recompilation.static_arguments)
+def _static_argument(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    ctx.report(
+        STEP_VARYING_SHAPE,
+        original,
+        f"`{ctx.code(original)}`: `{ctx.facts.recompilation.static_arguments[original]}` changes every step and is "
+        "compiled into the graph (a shape or static argument), so every step compiles a new graph; keep it fixed "
+        "(pad to a maximum)",
+    )
+    return updated

@@ -1,9 +1,20 @@
-"""XLA713 dynamic-shape."""
+"""XLA713 dynamic-shape: an operation whose output shape depends on the data (``nonzero``,
+``masked_select``, boolean masks, ``unique``) reads the host and compiles a graph per size.
+Reported at the operation."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DYNAMIC_SHAPE = Rule(
     code="XLA713",
@@ -77,3 +88,14 @@ DYNAMIC_SHAPE = Rule(
         ),
     ),
 )
+
+
+@on_facts(DYNAMIC_SHAPE, nodes=lambda facts: facts.recompilation.dynamic_shapes)
+def _dynamic_shape(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    ctx.report(
+        DYNAMIC_SHAPE,
+        original,
+        f"`{ctx.code(original)}`: {ctx.facts.recompilation.dynamic_shapes[original]} has a data-dependent shape (a "
+        "host read and a new graph per size); keep the shape: multiply by the mask, or torch.where(mask, x, 0)",
+    )
+    return updated

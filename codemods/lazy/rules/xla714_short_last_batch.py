@@ -1,8 +1,18 @@
-"""XLA714 short-last-batch."""
+"""XLA714 short-last-batch: a DataLoader that feeds a training loop and keeps a short last batch
+(no ``drop_last=True``): its shape compiles a second graph.  Reported at the loader."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SHORT_LAST_BATCH = Rule(
     code="XLA714",
@@ -91,3 +101,14 @@ SHORT_LAST_BATCH = Rule(
         ),
     ),
 )
+
+
+@on_facts(SHORT_LAST_BATCH, nodes=lambda facts: facts.recompilation.short_last_batch)
+def _short_last_batch(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        SHORT_LAST_BATCH,
+        original,
+        "this training DataLoader keeps a short last batch (no drop_last=True): its shape "
+        "compiles a second graph; pass drop_last=True if dropping the remainder is fine",
+    )
+    return updated
