@@ -7,7 +7,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
+from codemods.device.analysis import CUDA, DeviceAnalysis
+from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import (
     arg_value,
     dotted,
