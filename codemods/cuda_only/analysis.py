@@ -485,7 +485,8 @@ class CudaOnlyAnalysis(Analysis):
         reads: ModuleReads | None = None
         if self.module is not None and (answered := self._answered()):
             reads = ModuleReads(self.module, self.walk.resolve)
-            answers = CudaAnswers(reads, self.walk.ends_the_process)
+            script_alone = _runs_as_script(self.module) and not self.facts.project.context.imported_in_run()
+            answers = CudaAnswers(reads, self.walk.ends_the_process, script_alone)
             for call, on_xla, on_one_gpu in answered:
                 answer = answers.of(call, on_xla, on_one_gpu)
                 if answer is None:  # never runs on XLA
@@ -513,6 +514,19 @@ class CudaOnlyAnalysis(Analysis):
 
 # torch.utils.cpp_extension's builders of an extension module from C++/CUDA sources.
 _CPP_EXTENSION_LOADS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+
+
+def _runs_as_script(module: cst.Module) -> bool:
+    """The module does something when run: an ``if __name__ == "__main__":``, or a call at
+    its top level (``Trainer(model).fit(10)``, ``main()``)."""
+    for statement in module.body:
+        if isinstance(statement, cst.If) and "__main__" in code_of(statement.test):
+            return True
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in statement.body
+        ):
+            return True
+    return False
 
 
 def _requires_cuda(test: cst.BaseExpression) -> bool:

@@ -58,9 +58,13 @@ Pair = tuple[object, object]  # the value on an XLA host, and with one GPU
 
 
 class CudaAnswers:
-    def __init__(self, reads: ModuleReads, ends_the_process: Callable[[cst.BaseSmallStatement], bool]) -> None:
+    def __init__(
+        self, reads: ModuleReads, ends_the_process: Callable[[cst.BaseSmallStatement], bool], script_alone: bool
+    ) -> None:
+        """``script_alone``: the file runs as a script and no other file of the run imports it."""
         self.reads = reads
         self.ends_the_process = ends_the_process
+        self.script_alone = script_alone
 
     def of(self, call: cst.Call, on_xla: object, on_one_gpu: object) -> Answer | None:
         """The worst of what the answer of ``call`` does where it goes; None: the call
@@ -68,6 +72,13 @@ class CudaAnswers:
         pair = (on_xla, on_one_gpu)
         if self._never_runs(call, pair):
             return None
+        if (function := self._unnamed_function(call)) is not None:
+            return Answer(
+                "none",
+                call,
+                f"nothing in this script names `{function}`, and no other file of the run imports the script, so this "
+                f"run never calls it (code outside the run that calls it gets {on_xla!r})",
+            )
         answers = self._follow(call, pair, set())
         return max(answers, key=lambda a: _WORSE[a.effect])
 
@@ -150,6 +161,25 @@ class CudaAnswers:
                     return True
             child, parent = parent, self.reads.parent.get(id(parent))
         return False
+
+    def _unnamed_function(self, node: cst.CSTNode) -> str | None:
+        """The function around ``node`` where no code of the run can call it: a module-level
+        function or a method of a class with no base (no framework calls its hooks), not a
+        dunder, not decorated, that nothing in the file names (no call, no reference), in a
+        script no other file of the run imports."""
+        function = self.reads.enclosing(node, (cst.FunctionDef,))
+        if not self.script_alone or not isinstance(function, cst.FunctionDef) or function.decorators:
+            return None
+        name = function.name.value
+        if name.startswith("__") or self.reads.names.get(name) or self.reads.attributes.get(name):
+            return None
+        block = self.reads.parent.get(id(function))
+        if isinstance(block, cst.Module):
+            return name
+        owner = self.reads.parent.get(id(block)) if isinstance(block, cst.IndentedBlock) else None
+        if isinstance(owner, cst.ClassDef) and all(code_of(base.value) == "object" for base in owner.bases):
+            return f"{owner.name.value}.{name}"
+        return None
 
     def _compared(self, parent: cst.CSTNode, child: cst.CSTNode, pair: Pair) -> tuple[cst.Comparison, Pair] | None:
         """``n > 1`` (or ``1 < n``) with a literal on the other side: the comparison and its pair."""

@@ -21,8 +21,11 @@ CUDA_API = Rule(
     "there and is not reported: a kept availability check, a CUDA check that XLA105 reports False (`device_type == "
     '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
     "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`). "
-    "A use in a function or method that nothing in the file calls is still reported: the tool cannot tell that no code "
-    "outside the run (another module, a notebook, a test) calls it, and there it breaks as written.",
+    "A count or bfloat16 check in a function that this run never calls is a note (XLA511): a module-level function "
+    "or a method of a class with no base (no framework calls its hooks), not decorated, that nothing in the file names, "
+    "in a file that runs as a script (a top-level call or a `__main__` guard) and that no other file of the run "
+    "imports. Anywhere else the use stays an error: in a module other files import, code outside the file may call "
+    "it, and there it breaks as written.",
     examples=lambda: (
         invalid(
             """
@@ -174,8 +177,65 @@ CUDA_API = Rule(
             """,
             note="under a name whose last store makes it False on XLA, in the function or at module level",
         ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                def parallelize(self):
+                    return list(range(torch.cuda.device_count()))
+
+
+            Trainer(torch.nn.Linear(8, 2))
+            """,
+            note="a count in a method that nothing in a script no other file imports names: a note (XLA511)",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def gpus():
+                return list(range(torch.cuda.device_count()))
+            """,
+            target="sagemaker",
+            note="a count in a function of a module that does nothing when run (others import it): an error (sagemaker)",
+            findings=(Expected(5, 23, "count the XLA devices with xm.xrt_world_size()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer(Base):
+                def parallelize(self):
+                    return list(range(torch.cuda.device_count()))
+
+
+            class Helper:
+                def gpus(self):
+                    return list(range(torch.cuda.device_count()))
+
+
+            def main():
+                print(Helper().gpus())
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            note="a count in a method a base class may call, or in one the script calls: an error",
+            findings=(
+                Expected(6, 27, "`torch.cuda.device_count()` is 0 on an XLA host"),
+                Expected(11, 27, "`torch.cuda.device_count()` is 0 on an XLA host"),
+            ),
+        ),
         invalid(
             """
             import torch
