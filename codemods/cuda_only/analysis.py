@@ -154,6 +154,12 @@ class CudaOnlyAnalysis(Analysis):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._stores(node.target, None, node)
 
+    def visit_For(self, node: cst.For) -> None:
+        self._stores(node.target, None, node)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._stores(node.target, None, node)
+
     def visit_AsName(self, node: cst.AsName) -> None:
         self._stores(node.name, None, node)
 

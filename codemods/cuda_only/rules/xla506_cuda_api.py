@@ -200,6 +200,18 @@ CUDA_API = Rule(
             """
             import torch
 
+            flag = torch.cuda.is_available()
+            for flag in [True, False]:
+                if flag:
+                    print(torch.cuda.get_device_name(0))
+            """,
+            note="under a name a loop stores again after the store that made it False: runs on XLA",
+            findings=(Expected(6, 15, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),),
+        ),
+        invalid(
+            """
+            import torch
+
 
             def gpus():
                 return list(range(torch.cuda.device_count()))
