@@ -9,6 +9,7 @@ default (``if args.profile:``, a ``store_true`` flag) guards, right of such a te
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -16,9 +17,10 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only.count_uses import CountUses
-from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers
+from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
 from codemods.cuda_only.facts import SparseParameter
 from codemods.cuda_only.module_reads import ModuleReads
+from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
     arg_value,
@@ -72,8 +74,9 @@ class CudaOnlyAnalysis(Analysis):
         # return`` (or raise), the check.
         self.required_before: dict[int, cst.BaseExpression] = {}
         self.block_bodies: dict[int, Sequence[cst.BaseStatement]] = {}
-        # torch.cuda references with the tests that must be true for them to run.
-        self.cuda_references: list[tuple[cst.CSTNode, list[cst.BaseExpression]]] = []
+        # torch.cuda references with the tests that must be true for them to run, the
+        # function they are in and their place in the code (StoredNames).
+        self.cuda_references: list[tuple[cst.CSTNode, list[cst.BaseExpression], str, int]] = []
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
         # return one are known (settle): ("bind", targets, value) | ("move", the call).
@@ -92,12 +95,16 @@ class CudaOnlyAnalysis(Analysis):
         self.forward_calls: list[tuple[cst.Call, str]] = []
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
         self.queries: list[tuple[cst.Call, str]] = []  # calls of _ANSWERS' APIs, with the API
+        self.stored = StoredNames()  # what the names in tests hold there
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """After the value's moves: ``adj = adj.coalesce().to(device)`` moves the sparse ``adj``."""
         self.sparse_events.append(("bind", [dotted(t.target) for t in node.targets], node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._stores(node.targets[0].target, node.value if len(node.targets) == 1 else None, node)
+        for target in node.targets[1:]:
+            self._stores(target.target, None, node)
         if len(node.targets) == 1 and type(node.value) is cst.Call and (name := dotted(node.targets[0].target)):
             self.call_targets[id(node.value)] = name
         for target in node.targets:
@@ -118,6 +125,46 @@ class CudaOnlyAnalysis(Analysis):
         if count is not None and not self._guarded_by_availability(node.value):
             self.counts[(node.targets[0].target.value, self.walk.qualname)] = (count, node)
             self.count_names.add(node.targets[0].target.value)
+
+    def _stores(self, target: cst.CSTNode, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
+        """The names ``statement`` stores in ``target`` (with the value, for a name alone);
+        not a class body's (they are attributes)."""
+        function = self.walk.enclosing_function
+        if function is None and self.walk.class_depth:
+            return
+        scope = self.walk.qualname if function is not None else ""
+        if type(target) is cst.Name:
+            parents = self.walk.parents
+            block = parents.get(parents.get(id(statement)) or 0)
+            decides = value is not None and (
+                block == id(self.module) if function is None else parents.get(block or 0) == id(function)
+            )
+            self.stored.store(scope, target.value, value, decides)
+            return
+        for name in walk(target):
+            if type(name) is cst.Name:
+                self.stored.store(scope, name.value, None, False)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._stores(node.target, None, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._stores(node.target, node.value, node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._stores(node.target, None, node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._stores(node.target, None, node)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._stores(node.target, None, node)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._stores(node.name, None, node)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._stores(node.name, None, node)
 
     def _guarded_by_availability(self, value: cst.BaseExpression) -> bool:
         """Under ``if torch.cuda.is_available():`` (False on XLA) the count is never read there."""
@@ -196,7 +243,8 @@ class CudaOnlyAnalysis(Analysis):
             if key in self.if_bodies:
                 required.append(self.if_bodies[key].test)
         if required:
-            self.cuda_references.append((node, required))
+            scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+            self.cuda_references.append((node, required, scope, self.stored.tick()))
 
     def visit_Name(self, node: cst.Name) -> None:
         qualified = self.bindings.get(node.value) if self.walk.conds or self.required_before else None
@@ -366,17 +414,22 @@ class CudaOnlyAnalysis(Analysis):
         if dest is not None and (is_false(default) or (action == "store_true" and default is None)):
             self.off_switches.add(dest)
 
-    def _never_true(self, test: cst.BaseExpression, kept_checks: set[cst.Call]) -> tuple[bool, str | None]:
-        """Whether the test is never true on XLA as the script runs by default: one of the
-        operands it requires (``a and b``) is a kept CUDA availability check (True, None)
-        or a switch off by default (True, the switch)."""
+    def _never_true(self, test: cst.BaseExpression, scope: str, at: int) -> tuple[bool, str | None]:
+        """Whether the test is never true on XLA as the script runs by default: it is falsy
+        there as the port leaves it (True, None: a kept CUDA availability check or a CUDA
+        check that XLA105 reports False, required by an ``and``; a CUDA query's answer that
+        makes it False, ``torch.cuda.device_count() > 1``; a name whose store decides it
+        holds such a value), or one of the operands it requires (``a and b``) is a switch off
+        by default (True, the switch).  ``scope`` and ``at``: the function and place of the
+        code it guards."""
+        value = value_on_xla(test, lambda part: self._known_on_xla(part, scope, at))
+        if value is not UNKNOWN and not value:
+            return True, None
         required = []
         while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
             required.append(test.right)
             test = test.left
         required.append(test)
-        if any(type(r) is cst.Call and r in kept_checks for r in required):
-            return True, None
         switch = next(
             (
                 name
@@ -386,6 +439,30 @@ class CudaOnlyAnalysis(Analysis):
             None,
         )
         return switch is not None, switch
+
+    def _known_on_xla(self, node: cst.CSTNode, scope: str, at: int) -> object:
+        """What a part of a test is on an XLA host as the port leaves it, where the tool knows:
+        a kept availability check and a CUDA check XLA105 reports are False, a CUDA query
+        that no other concern ports answers as without CUDA (0, False), a name holds what
+        the store that decides it there holds."""
+        device = self.facts.device
+        if type(node) is cst.Name and (store := self.stored.deciding(scope, node.value, at)) is not None:
+            return value_on_xla(store.value, lambda part: self._known_on_xla(part, store.scope, store.at))  # type: ignore[arg-type]  # a deciding store has its value
+        if type(node) is not cst.Call:
+            return False if device.false_on_xla(node) else UNKNOWN
+        if node in device.kept_availability_checks:
+            return False
+        callee = self.walk.resolve(node.func)
+        if callee in _ANSWERS and node not in self._ported_queries:
+            return _ANSWERS[callee][0]
+        return UNKNOWN
+
+    @functools.cached_property
+    def _ported_queries(self) -> set[cst.CSTNode]:
+        """The CUDA queries another concern ports (ranks and sizes): their answers are not
+        CUDA's (asked in settle only, once the others are final)."""
+        distributed = self.facts.distributed
+        return {*distributed.runtime_reads, *distributed.launcher_counts, *distributed.per_process_counts}
 
     def _extension_ops(self) -> None:
         """A relative import that finds no Python module of the project is a compiled
@@ -402,9 +479,8 @@ class CudaOnlyAnalysis(Analysis):
         self._extension_ops()
         self._sparse_moves()
         self._sparse_calls()
-        kept_checks = self.facts.device.kept_availability_checks
-        for node, tests in self.cuda_references:
-            verdicts = [self._never_true(test, kept_checks) for test in tests]
+        for node, tests, scope, at in self.cuda_references:
+            verdicts = [self._never_true(test, scope, at) for test in tests]
             if any(never and switch is None for never, switch in verdicts):
                 self.part.guarded_cuda[node] = None
             elif (switch := next((s for never, s in verdicts if never), None)) is not None:
@@ -415,7 +491,8 @@ class CudaOnlyAnalysis(Analysis):
         reads: ModuleReads | None = None
         if self.module is not None and (answered := self._answered()):
             reads = ModuleReads(self.module, self.walk.resolve)
-            answers = CudaAnswers(reads, self.walk.ends_the_process)
+            script_alone = _runs_as_script(self.module) and not self.facts.project.context.imported_in_run()
+            answers = CudaAnswers(reads, self.walk.ends_the_process, script_alone)
             for call, on_xla, on_one_gpu in answered:
                 answer = answers.of(call, on_xla, on_one_gpu)
                 if answer is None:  # never runs on XLA
@@ -433,8 +510,7 @@ class CudaOnlyAnalysis(Analysis):
     def _answered(self) -> list[tuple[cst.Call, object, object]]:
         """The CUDA queries whose answers are followed: those that no other concern ports
         (ranks and sizes, precision choices) and that a guard does not keep from running."""
-        distributed = self.facts.distributed
-        handled = distributed.runtime_reads.keys() | distributed.launcher_counts.keys() | distributed.per_process_counts
+        handled = self._ported_queries
         return [
             (call, *_ANSWERS[callee])
             for call, callee in self.queries
@@ -444,6 +520,19 @@ class CudaOnlyAnalysis(Analysis):
 
 # torch.utils.cpp_extension's builders of an extension module from C++/CUDA sources.
 _CPP_EXTENSION_LOADS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+
+
+def _runs_as_script(module: cst.Module) -> bool:
+    """The module does something when run: an ``if __name__ == "__main__":``, or a call at
+    its top level (``Trainer(model).fit(10)``, ``main()``)."""
+    for statement in module.body:
+        if isinstance(statement, cst.If) and "__main__" in code_of(statement.test):
+            return True
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in statement.body
+        ):
+            return True
+    return False
 
 
 def _requires_cuda(test: cst.BaseExpression) -> bool:

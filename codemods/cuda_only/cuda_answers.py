@@ -28,7 +28,6 @@ import libcst as cst
 from codemods.cuda_only.count_uses import PURE_BUILTINS
 from codemods.cuda_only.facts import Answer, Effect
 from codemods.cuda_only.module_reads import FUNCTIONS, ModuleReads
-from codemods.engine.nodes import walk
 from codemods.engine.positions import code_of
 
 _WORSE: dict[Effect, int] = {"none": 0, "branch": 1, "breaks": 2}
@@ -59,9 +58,13 @@ Pair = tuple[object, object]  # the value on an XLA host, and with one GPU
 
 
 class CudaAnswers:
-    def __init__(self, reads: ModuleReads, ends_the_process: Callable[[cst.BaseSmallStatement], bool]) -> None:
+    def __init__(
+        self, reads: ModuleReads, ends_the_process: Callable[[cst.BaseSmallStatement], bool], script_alone: bool
+    ) -> None:
+        """``script_alone``: the file runs as a script and no other file of the run imports it."""
         self.reads = reads
         self.ends_the_process = ends_the_process
+        self.script_alone = script_alone
 
     def of(self, call: cst.Call, on_xla: object, on_one_gpu: object) -> Answer | None:
         """The worst of what the answer of ``call`` does where it goes; None: the call
@@ -69,6 +72,13 @@ class CudaAnswers:
         pair = (on_xla, on_one_gpu)
         if self._never_runs(call, pair):
             return None
+        if (function := self._unnamed_function(call)) is not None:
+            return Answer(
+                "none",
+                call,
+                f"nothing in this script names `{function}`, and no other file of the run imports the script, so this "
+                f"run never calls it (code outside the run that calls it gets {on_xla!r})",
+            )
         answers = self._follow(call, pair, set())
         return max(answers, key=lambda a: _WORSE[a.effect])
 
@@ -134,23 +144,42 @@ class CudaAnswers:
     def _never_runs(self, node: cst.CSTNode, pair: Pair) -> bool:
         """The read (or the query's call) is in a branch that a test of the same value keeps
         from running on XLA (``init_distributed(rank, num_gpus)`` under ``if num_gpus > 1:``,
-        ``4 * torch.cuda.device_count() if torch.cuda.device_count() > 0 else 0``)."""
+        ``4 * torch.cuda.device_count() if torch.cuda.device_count() > 0 else 0``, ``if
+        with_cuda and num_gpus > 1:``)."""
         function = self.reads.enclosing(node, FUNCTIONS)
         text = code_of(node)
+
+        def same(part: cst.CSTNode) -> object:
+            return pair[0] if type(part) is type(node) and code_of(part) == text else UNKNOWN
+
         child = node
         parent = self.reads.parent.get(id(node))
         while parent is not None and parent is not function:
             if isinstance(parent, (cst.If, cst.IfExp)) and child is not parent.test:
-                for same in walk(parent.test):
-                    if type(same) is not type(node) or code_of(same) != text:
-                        continue
-                    climbed = self._climb(same, pair)
-                    if isinstance(climbed, Answer) or climbed[0] is not parent.test or climbed[2][0] is UNKNOWN:
-                        continue
-                    if bool(climbed[2][0]) != (child is parent.body):
-                        return True
+                value = value_on_xla(parent.test, same)
+                if value is not UNKNOWN and bool(value) != (child is parent.body):
+                    return True
             child, parent = parent, self.reads.parent.get(id(parent))
         return False
+
+    def _unnamed_function(self, node: cst.CSTNode) -> str | None:
+        """The function around ``node`` where no code of the run can call it: a module-level
+        function or a method of a class with no base (no framework calls its hooks), not a
+        dunder, not decorated, that nothing in the file names (no call, no reference), in a
+        script no other file of the run imports."""
+        function = self.reads.enclosing(node, (cst.FunctionDef,))
+        if not self.script_alone or not isinstance(function, cst.FunctionDef) or function.decorators:
+            return None
+        name = function.name.value
+        if name.startswith("__") or self.reads.names.get(name) or self.reads.attributes.get(name):
+            return None
+        block = self.reads.parent.get(id(function))
+        if isinstance(block, cst.Module):
+            return name
+        owner = self.reads.parent.get(id(block)) if isinstance(block, cst.IndentedBlock) else None
+        if isinstance(owner, cst.ClassDef) and all(code_of(base.value) == "object" for base in owner.bases):
+            return f"{owner.name.value}.{name}"
+        return None
 
     def _compared(self, parent: cst.CSTNode, child: cst.CSTNode, pair: Pair) -> tuple[cst.Comparison, Pair] | None:
         """``n > 1`` (or ``1 < n``) with a literal on the other side: the comparison and its pair."""
@@ -250,6 +279,45 @@ class CudaAnswers:
             )
             for line in lines
         )
+
+
+def value_on_xla(expr: cst.CSTNode, known: Callable[[cst.CSTNode], object]) -> object:
+    """What ``expr`` is on an XLA host, where ``known`` gives what some of its parts are there
+    (a CUDA query's answer): literals, ``not``, ``and``/``or``, one comparison and arithmetic
+    are computed; UNKNOWN where a part is not known.  An ``and`` with one falsy operand is
+    falsy (an ``or`` with one truthy operand truthy) whatever the other one is."""
+    value = known(expr)
+    if value is not UNKNOWN:
+        return value
+    value = _literal(expr)
+    if value is not UNKNOWN:
+        return value
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        inner = value_on_xla(expr.expression, known)
+        return UNKNOWN if inner is UNKNOWN else not inner
+    if isinstance(expr, cst.BooleanOperation):
+        conjunction = isinstance(expr.operator, cst.And)
+        operands = (value_on_xla(expr.left, known), value_on_xla(expr.right, known))
+        deciding = next((v for v in operands if v is not UNKNOWN and bool(v) is not conjunction), UNKNOWN)
+        if deciding is not UNKNOWN or UNKNOWN in operands:
+            return deciding
+        return operands[1]
+    apply: Callable[[Any, Any], object] | None = None
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        left, right = expr.left, expr.comparisons[0].comparator
+        apply = _COMPARE.get(type(expr.comparisons[0].operator))
+    elif isinstance(expr, cst.BinaryOperation):
+        left, right = expr.left, expr.right
+        apply = _ARITHMETIC.get(type(expr.operator))
+    if apply is None:
+        return UNKNOWN
+    operands = (value_on_xla(left, known), value_on_xla(right, known))
+    if UNKNOWN in operands:
+        return UNKNOWN
+    try:
+        return apply(*operands)
+    except (ZeroDivisionError, TypeError):
+        return UNKNOWN
 
 
 def _logs(call: cst.Call) -> bool:

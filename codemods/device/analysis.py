@@ -17,6 +17,7 @@ from codemods.cuda_only import source_apis
 from codemods.device import shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
+from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import (
     arg_value,
     call_args,
@@ -39,14 +40,6 @@ if TYPE_CHECKING:
 CUDA = "<cuda>"  # the device of a `.cuda()` move
 
 
-def is_device_name(name: str | None) -> bool:
-    """``device``, ``self.dev``, ``args.device``: not ``device_type``/``device_ids``."""
-    if name is None:
-        return False
-    last = name.rsplit(".", 1)[-1].lower()
-    return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
-
-
 class DeviceAnalysis(Analysis):
     facts: Facts
 
@@ -58,6 +51,7 @@ class DeviceAnalysis(Analysis):
         super().__init__(walk)
         self.part = self.facts.device
         self.device_code: set[cst.CSTNode] = set()
+        self.worth_running: set[cst.CSTNode] = set()  # of those, around no device choice (mark_device_code)
         self.crash_code: dict[cst.CSTNode, cst.CSTNode] = {}
         self.cond_refs: dict[cst.CSTNode, set[str]] = {}
         self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
@@ -108,7 +102,12 @@ class DeviceAnalysis(Analysis):
 
     # -- marks other analyses add to ------------------------------------------------------
 
-    def mark_device_code(self) -> None:
+    def mark_device_code(self, picks: bool = True) -> None:
+        """The conditions around code worth running on XLA; ``picks``: code that picks or uses a device."""
+        if picks:
+            self.worth_running.difference_update(self.walk.conds)
+        else:  # a synchronize: it picks no device
+            self.worth_running.update(c for c in self.walk.conds if c not in self.device_code)
         self.device_code.update(self.walk.conds)
         if self.walk.scopes:
             self.part.choosers.add(self.walk.qualname)
@@ -308,7 +307,7 @@ class DeviceAnalysis(Analysis):
         if mentions(node.test, self.part.is_available_call):
             self.availability_ifs.append(node)
         for sub in walk(node.test):
-            if type(sub) is cst.Comparison and (device := _device_type_checked(sub)) is not None:
+            if type(sub) is cst.Comparison and (device := shapes.device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
         self.tensor_check_candidates.extend((check, node) for check in tensor_checks.checks_in(node.test))
         if (required := shapes.required_call(node, self.walk)) is not None:
@@ -405,7 +404,7 @@ class DeviceAnalysis(Analysis):
                     self.part.cuda_indices.add(name)
 
         if callee == "torch.cuda.synchronize" and not node.args:
-            self.mark_device_code()  # becomes xm.wait_device_ops(): worth running on XLA
+            self.mark_device_code(picks=False)  # becomes xm.wait_device_ops(): worth running on XLA
         elif callee in apis.SET_DEVICE_CALLS:
             if (name := dotted(arg_value(node, 0, "device"))) is not None:
                 self.set_device_names.append(name)
@@ -571,6 +570,8 @@ class DeviceAnalysis(Analysis):
             if name in amp.owned_names:
                 continue  # a device type or a precision choice: rewritten by the AMP concern
             uses = [node for node, refs in self.cond_refs.items() if name in refs]
+            if not set(uses) & (self.device_code - self.worth_running) and set(uses) & self.crash_code.keys():
+                continue  # a synchronize beside code failing without CUDA (timing): left False on XLA
             if any(use in self.device_code for use in uses):
                 purpose = "picks the device"
             elif (
@@ -690,10 +691,3 @@ class DeviceAnalysis(Analysis):
                 if isinstance(holds, bool) and holds is not in_body:
                     return True
         return False
-
-
-def _device_type_checked(node: cst.Comparison) -> str | None:
-    """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
-    != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
-    name = shapes.compared_with_cuda(node)
-    return name if is_device_name(name) else None

@@ -107,6 +107,19 @@ class DeviceFacts:
     def is_available_call(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Call and not node.args and self.table.resolve(node.func) in apis.AVAILABILITY_CHECKS
 
+    def false_on_xla(self, node: cst.CSTNode) -> bool:
+        """A check for CUDA that stays and is False on the XLA device, as XLA105 says of it
+        (``device_type == "cuda"``, ``x.is_cuda``): not negated, and the file shows what it
+        compares."""
+        return node in self.cuda_checks and node not in self.unproven_checks and not negated_check(node)
+
+
+def negated_check(check: cst.CSTNode) -> bool:
+    """``device != "cuda"``, ``"cuda" not in device``: True where the device is not CUDA."""
+    return isinstance(check, cst.Comparison) and all(
+        isinstance(c.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for c in check.comparisons
+    )
+
 
 @dataclass(repr=False, eq=False)
 class DeviceValueFacts:

@@ -13,6 +13,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device import tensor_checks
+from codemods.device.facts import negated_check
 from codemods.device.folded_ifs import fold_if
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
@@ -556,9 +557,7 @@ class DeviceRewrite(Concern):
         return False
 
     def _cuda_check(self, original: cst.CSTNode) -> None:
-        negated = isinstance(original, cst.Comparison) and all(
-            isinstance(c.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for c in original.comparisons
-        )
+        negated = negated_check(original)
         unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]  # unproven_checks is keyed by Comparison; a CSTNode that is not one is just absent
         value = "True" if negated else "False"
         claim = (

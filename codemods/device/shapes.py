@@ -15,6 +15,21 @@ from codemods.engine.nodes import arg_value, dotted, fold_true, method_name, str
 from codemods.engine.walk import Walk
 
 
+def is_device_name(name: str | None) -> bool:
+    """``device``, ``self.dev``, ``args.device``: not ``device_type``/``device_ids``."""
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1].lower()
+    return ("device" in last or last == "dev") and not last.endswith(("type", "name", "count", "ids"))
+
+
+def device_type_checked(node: cst.Comparison) -> str | None:
+    """``device.type == 'cuda'``, ``device == "cuda"``, ``'cuda' in str(device)``, ``device.type
+    != 'cuda'`` (one comparison, a device name on one side, "cuda" on the other): the name."""
+    name = compared_with_cuda(node)
+    return name if is_device_name(name) else None
+
+
 def moves_only_if_given(node: cst.If) -> str | None:
     """``if X is not None:`` (no else) whose body only moves names to ``X``: X."""
     test = node.test

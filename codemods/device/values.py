@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import libcst as cst
 
 from codemods import apis
-from codemods.device.analysis import DeviceAnalysis, is_device_name
+from codemods.device.analysis import DeviceAnalysis
 from codemods.device.call_sites import CallSites
+from codemods.device.shapes import is_device_name
 from codemods.device.where import UNKNOWN, XLA, Where, either
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value, walk
 from codemods.engine.walk import Analysis, Walk
@@ -694,7 +695,6 @@ class DeviceValueAnalysis(Analysis):
 
 
 def _string_key(node: cst.Subscript) -> str | None:
-    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
-        return None
-    key = string_value(node.slice[0].slice.value)
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    key = string_value(index.value) if isinstance(index, cst.Index) else None
     return key if key is not None and is_device_name(key) else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.device.analysis import is_device_name
+from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import dotted, method_name, receiver, string_value
 from codemods.engine.walk import Walk
 from codemods.targets import XM, spellings

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device.analysis import is_device_name
+from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import arg_value, dotted, is_false, method_name, receiver
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.facts import Unported

@@ -379,7 +379,8 @@ class FileImports:
         for base in bases:
             for size in range(len(whole), max(len(parts), 1) - 1, -1):
                 file = self.project.module_file_at(base, tuple(whole[:size]))
-                if file is not None and self.project.contains(file):
+                # A module never imports itself: utils/model.py's ``from model import X`` is model/.
+                if file is not None and self.project.contains(file) and file != resolved(self.path):
                     return file, ".".join(whole[size:])
         if not dots and self.follows_sys_path and (added := self.project.path_folders(self.path)):
             return FileImports(self.project, self.path, added).module_file(module, name)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import apis
-from codemods.device.analysis import CUDA, DeviceAnalysis, is_device_name
+from codemods.device.analysis import CUDA, DeviceAnalysis
+from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import (
     arg_value,
     dotted,
@@ -53,6 +54,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         # Optimizer steps outside loops, and calls outside loops that may run one:
         # (statement, the call, function or None, optimizer or callee, "step" or "call").
         self.step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]] = []
+        self.handed_functions: list[tuple[_Loop | _Function, str, int, str | None, str]] = []
         self.classes: set[str] = set()  # classes defined in this file
         self.instances: dict[str, str] = {}  # name -> the class of this file it was built from
         self.optimizer_inputs: set[cst.Call] = set()
@@ -195,9 +197,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         ]
 
     def _barrier_stays(self, checks: list[cst.If], barrier: cst.Call) -> bool:
-        """A barrier under availability checks stays unless the device rewrite folds
-        one of them and drops the branch it is in (``if not torch.cuda.is_available():``
-        around device code: False on XLA, its body goes)."""
+        """A barrier under availability checks stays unless the device rewrite folds one of them and
+        drops the branch it is in (``if not torch.cuda.is_available():`` around device code)."""
         for check in checks:
             if check not in self.facts.device.ifs:
                 continue
@@ -244,6 +245,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                 function.barrier = True
             elif method != "step" and callee is None:
                 self.step_sites.append((self._statement_of(node), node, function, func_name, "call"))
+        self.note_handed(loop or function, node)
         if loop is None:  # what this file runs outside loops and functions, or hands on (to a launcher)
             outside = self.walk.enclosing_function is None
             self.used_outside_loops.update(
@@ -385,6 +387,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.follow_instances_into_parameters()
         self.note_factories()
         by_name = self._by_name()
+        self.follow_handed(by_name)
         steps = self.step_functions(by_name)
         synced = self.synced_functions(steps)
         part.step_callables |= steps
@@ -512,9 +515,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             return
         if facts.huggingface.accelerators or facts.huggingface.trainer_script or facts.distributed.ddp:
             return
-        if facts.imports.table.imports_module("torch_xla"):
-            return
-        self.part.device_less = trains[0]
+        if not facts.imports.table.imports_module("torch_xla"):
+            self.part.device_less = trains[0]
 
     def _builds_model_and_optimizer(self) -> bool:
         """Some function (or the module) builds a model and an optimizer over it: the

@@ -43,6 +43,9 @@ class StepDrivers(Analysis):
     next_statement: dict[int, cst.BaseStatement]
     # (statement or None, the step or the call, its function or None, what it steps or calls, call site kind)
     step_sites: list[tuple[cst.SimpleStatementLine | None, cst.Call, _Function | None, str, str]]
+    # Functions handed by name to a callable: (the loop or function of the call, the callable,
+    # the index of the argument or -1, its keyword or None, the name handed).
+    handed_functions: list[tuple[_Loop | _Function, str, int, str | None, str]]
 
     module_scope: _Scope
 
@@ -159,6 +162,27 @@ class StepDrivers(Analysis):
                 self.instances[param] = only
             else:
                 project.learn_instance(param, only)
+
+    def note_handed(self, scope: _Loop | _Function | None, call: cst.Call) -> None:
+        """A call in a loop or a function that hands functions on by name (``gpu_timer(train_step)``):
+        what it may run through them, decided once every function is known (``follow_handed``)."""
+        func = dotted(call.func) if scope is not None else None
+        for index, arg in enumerate(call.args):
+            if scope is not None and func is not None and not arg.star and type(arg.value) is cst.Name:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                self.handed_functions.append((scope, func, -1 if keyword else index, keyword, arg.value.value))
+
+    def follow_handed(self, by_name: dict[str, list[_Function]]) -> None:
+        """A function of this file handed to one of its functions that calls that parameter
+        (``result = closure()``) runs where that call runs: the loop that calls
+        ``gpu_timer(train_step)`` drives the step in ``train_step``."""
+        for scope, func, index, keyword, name in self.handed_functions:
+            if not by_name.get(name):
+                continue
+            for fn in self.local_targets(func, by_name):
+                param = keyword if keyword is not None else fn.params[index] if index < len(fn.params) else None
+                if param is not None and param in fn.called and name not in scope.called:
+                    scope.called.append(name)
 
     def note_factories(self) -> None:
         """Functions that return a function defined in their body (``return train``)."""

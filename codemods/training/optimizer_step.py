@@ -133,8 +133,9 @@ class OptimizerRewrite(Concern):
         self.ctx.report(
             UNDRIVEN_STEP,
             original,
-            f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere}, so the "
-            "graph would grow with every step; convert the project folder with the script whose loop calls it (the "
+            f"`{self.ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere} (a function "
+            "handed to a callable is followed only into functions of this file that call it), so the graph would "
+            "grow with every step; convert the project folder with the script whose loop calls it (the "
             f"barrier goes there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
             held=StandsUnlessCalled(undriven.function) if undriven.held else None,
         )

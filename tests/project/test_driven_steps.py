@@ -103,10 +103,16 @@ class Agent:
 def _undriven(folder: Path, files: dict[str, str], target: str) -> dict[str, list[str]]:
     (folder / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
     for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
     job = Job("check", target, RuleSelection())
     reports = run([(str(folder / name), job) for name in files], workers=1)
-    return {Path(report.path).name: [f.message for f in report.findings if f.rule == "XLA306"] for report in reports}
+    return {
+        Path(report.path).resolve().relative_to(folder.resolve()).as_posix(): [
+            f.message for f in report.findings if f.rule == "XLA306"
+        ]
+        for report in reports
+    }
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
@@ -136,6 +142,24 @@ def test_a_wrapper_handed_back_in_a_tuple_is_driven_by_the_loop_that_steps_it(
     monkeypatch.chdir(tmp_path)
     found = _undriven(tmp_path, {"optimizer.py": _SCHEDULED, "utils.py": _UTILS, "train.py": _TRAIN}, target)
     assert found == {"optimizer.py": [], "utils.py": [], "train.py": []}
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_wrapper_class_reexported_by_a_package_named_like_the_module_that_returns_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """utils/model.py's ``from model import ScheduledOptim`` is the package model/ (which
+    re-exports it), not utils/model.py itself: a module never imports itself."""
+    monkeypatch.chdir(tmp_path)
+    files = {
+        "model/__init__.py": "from .optimizer import ScheduledOptim\n",
+        "model/optimizer.py": _SCHEDULED,
+        "utils/__init__.py": "",
+        "utils/model.py": _UTILS.replace("from optimizer import", "from model import"),
+        "train.py": _TRAIN.replace("from utils import", "from utils.model import"),
+    }
+    found = _undriven(tmp_path, files, target)
+    assert found == {name: [] for name in files}
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])

@@ -28,7 +28,10 @@ THIRD_PARTY_CUDA = Rule(
     "for DeepSpeed and Apex multi-GPU code, torch operations for Triton kernels, unsharded embedding tables and "
     "DDP or torch_xla's FSDP for TorchRec's DistributedModelParallel and sharding planner, DDP over the xla process "
     "group or torch_xla's FSDP for ColossalAI's Booster. Each use is reported at its "
-    "line. Imports of other third-party packages never need converting.",
+    "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
+    'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
+    "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
+    "imports it needs still need DeepSpeed installed.",
     examples=lambda: (
         Invalid(
             "import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
@@ -44,6 +47,30 @@ THIRD_PARTY_CUDA = Rule(
             booster = Booster(plugin=plugin)
             """,
             note="not-colossalai",
+        ),
+        valid(
+            """
+            import torch
+
+
+            def maybe_zero_3(param):
+                from deepspeed import zero
+                from deepspeed.runtime.zero.partition_parameters import ZeroParamStatus
+
+                if hasattr(param, "ds_id"):
+                    if param.ds_status == ZeroParamStatus.NOT_AVAILABLE:
+                        pass
+                    with zero.GatheredParameters([param]):
+                        param = param.data.detach().cpu().clone()
+                else:
+                    param = param.detach().cpu().clone()
+                return param
+
+
+            def numel(p):
+                return p.ds_numel if hasattr(p, "ds_numel") and zero.is_enabled() else p.numel()
+            """,
+            note="under a test that only a parameter ZeRO-3 partitioned passes: never runs on XLA",
         ),
         valid(
             """
@@ -68,6 +95,25 @@ THIRD_PARTY_CUDA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from deepspeed import zero
+
+
+            def gather(param):
+                if not hasattr(param, "ds_id"):
+                    with zero.GatheredParameters([param]):
+                        return param.data.clone()
+                elif hasattr(param, "grad"):
+                    return zero.GatheredParameters([param])
+            """,
+            note="under a test that a parameter without ZeRO-3 passes: runs on XLA",
+            findings=(
+                Expected(7, 14, "`zero.GatheredParameters` is DeepSpeed ZeRO sharding"),
+                Expected(10, 16, "`zero.GatheredParameters` is DeepSpeed ZeRO sharding"),
+            ),
+        ),
         *(
             invalid(
                 """
@@ -301,10 +347,49 @@ _MODULES: dict[str, str] = {
 
 @on_references(THIRD_PARTY_CUDA, names=frozenset(_APIS), modules=tuple(_MODULES))
 def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-    """Each use, with what to use on XLA: the name's own entry, else its longest module's."""
+    """Each use, with what to use on XLA: the name's own entry, else its longest module's;
+    none where only a parameter ZeRO-3 partitioned reaches it."""
+    if _under_zero3_guard(ctx.ancestors):
+        return updated
     advice = _APIS.get(qualified)
     if advice is None:
         dotted = qualified + "."
         advice = _MODULES[max((module for module in _MODULES if dotted.startswith(module)), key=len)]
     ctx.report(THIRD_PARTY_CUDA, original, f"`{ctx.code(original)}` {ctx.target.advice(advice)}")
     return updated
+
+
+# What DeepSpeed's ZeRO-3 sets on each parameter it partitions (deepspeed/runtime/zero/
+# partition_parameters.py, ``_convert_to_deepspeed_param``; ``is_zero_param`` asks ``hasattr(p,
+# "ds_id")``): no parameter has them without DeepSpeed, so never on XLA.
+_ZERO3_ATTRIBUTES = frozenset(
+    {"ds_id", "ds_status", "ds_tensor", "ds_shape", "ds_numel", "ds_persist", "ds_active_sub_modules"}
+)
+
+
+def _under_zero3_guard(ancestors: list[cst.CSTNode]) -> bool:
+    """In the body of an ``if`` (or the value an ``x if test else y`` takes when the test holds,
+    or right of an ``and``) whose test requires ``hasattr(param, "ds_id")`` or another attribute only ZeRO-3 sets."""
+    import libcst as cst
+
+    from codemods.engine.nodes import arg_value, string_value
+
+    for outer, inner in zip(ancestors, ancestors[1:]):
+        if isinstance(outer, (cst.If, cst.IfExp)) and inner is outer.body:
+            required = [outer.test]
+        elif isinstance(outer, cst.BooleanOperation) and isinstance(outer.operator, cst.And) and inner is outer.right:
+            required = [outer.left]
+        else:
+            continue
+        while required:
+            part = required.pop()
+            if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.And):
+                required += [part.left, part.right]
+            elif (
+                isinstance(part, cst.Call)
+                and isinstance(part.func, cst.Name)
+                and part.func.value == "hasattr"
+                and string_value(arg_value(part, 1, "name")) in _ZERO3_ATTRIBUTES
+            ):
+                return True
+    return False

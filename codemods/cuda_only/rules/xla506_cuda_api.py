@@ -17,7 +17,15 @@ CUDA_API = Rule(
     "return); where they only choose a branch they are reported as CUDA checks (XLA105), where they change "
     "nothing as notes (XLA511). torch.nn.SyncBatchNorm is reported "
     "too: it takes CUDA and XPU tensors only, and raises on XLA ones once a process group is started. Each needs a person's decision: "
-    "remove it, guard it, or use the XLA equivalent.",
+    "remove it, guard it, or use the XLA equivalent. Code under a test that is False on XLA as the port leaves it never runs "
+    "there and is not reported: a kept availability check, a CUDA check that XLA105 reports False (`device_type == "
+    '"cuda"`), a count that 0 switches off (`with_cuda and torch.cuda.device_count() > 1`), or a name whose last store, '
+    "made on every path before the test, is one of those (`log_timings = log_timings and torch.cuda.is_available()`). "
+    "A count or bfloat16 check in a function that this run never calls is a note (XLA511): a module-level function "
+    "or a method of a class with no base (no framework calls its hooks), not decorated, that nothing in the file names, "
+    "in a file that runs as a script (a top-level call or a `__main__` guard) and that no other file of the run "
+    "imports. Anywhere else the use stays an error: in a module other files import, code outside the file may call "
+    "it, and there it breaks as written.",
     examples=lambda: (
         invalid(
             """
@@ -97,8 +105,149 @@ CUDA_API = Rule(
             """,
             note="a capability read under a negated availability check in an and: never runs on XLA",
         ),
+        valid(
+            """
+            import torch
+
+            if torch.cuda.is_available():
+                device_type = "cuda"
+            else:
+                device_type = "cpu"
+            device = torch.device(device_type)
+            if device_type == "cuda":
+                print(torch.cuda.get_device_name(0))
+
+
+            class Trainer:
+                def __init__(self, model, with_cuda=True):
+                    self.model = model.to(device)
+                    if with_cuda and torch.cuda.device_count() > 1:
+                        print("Using %d GPUs" % torch.cuda.device_count(), torch.cuda.get_device_name(1))
+                        self.model = torch.nn.DataParallel(self.model)
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            device_type = "xla"
+            device = torch.device(device_type)
+            if device_type == "cuda":
+                print(torch.cuda.get_device_name(0))
+
+
+            class Trainer:
+                def __init__(self, model, with_cuda=True):
+                    self.model = model.to(device)
+                    if with_cuda and torch.cuda.device_count() > 1:
+                        print("Using %d GPUs" % torch.cuda.device_count(), torch.cuda.get_device_name(1))
+            """,
+            note="under a test the tool knows is False on XLA: a CUDA check XLA105 reports False, a count over 1",
+        ),
+        valid(
+            """
+            import torch
+
+            num_gpus = torch.cuda.device_count()
+            if num_gpus > 1 and torch.distributed.is_available():
+                print(torch.cuda.get_device_name(num_gpus - 1))
+            """,
+            target="sagemaker",
+            note="under a count over 1 in an and, through a name (sagemaker)",
+        ),
+        valid(
+            """
+            import torch
+
+            log_timings = torch.cuda.is_available()
+
+
+            def timed(closure, log_timings=True):
+                log_timings = log_timings and torch.cuda.is_available()
+                if log_timings:
+                    start = torch.cuda.Event(enable_timing=True)
+                result = closure()
+                if log_timings:
+                    print(start.elapsed_time(torch.cuda.Event()))
+                return result
+
+
+            def later():
+                if log_timings:
+                    print(torch.cuda.get_device_name(0))
+            """,
+            note="under a name whose last store makes it False on XLA, in the function or at module level",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                def parallelize(self):
+                    return list(range(torch.cuda.device_count()))
+
+
+            Trainer(torch.nn.Linear(8, 2))
+            """,
+            note="a count in a method that nothing in a script no other file imports names: a note (XLA511)",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            flag = torch.cuda.is_available()
+            for flag in [True, False]:
+                if flag:
+                    print(torch.cuda.get_device_name(0))
+            """,
+            note="under a name a loop stores again after the store that made it False: runs on XLA",
+            findings=(Expected(6, 15, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def gpus():
+                return list(range(torch.cuda.device_count()))
+            """,
+            target="sagemaker",
+            note="a count in a function of a module that does nothing when run (others import it): an error (sagemaker)",
+            findings=(Expected(5, 23, "count the XLA devices with xm.xrt_world_size()"),),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            class Trainer(Base):
+                def parallelize(self):
+                    return list(range(torch.cuda.device_count()))
+
+
+            class Helper:
+                def gpus(self):
+                    return list(range(torch.cuda.device_count()))
+
+
+            def main():
+                print(Helper().gpus())
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            note="a count in a method a base class may call, or in one the script calls: an error",
+            findings=(
+                Expected(6, 27, "`torch.cuda.device_count()` is 0 on an XLA host"),
+                Expected(11, 27, "`torch.cuda.device_count()` is 0 on an XLA host"),
+            ),
+        ),
         invalid(
             """
             import torch
@@ -115,6 +264,62 @@ CUDA_API = Rule(
             findings=(
                 Expected(3, 8, "`torch.cuda.get_device_capability` is CUDA-only and raises without CUDA"),
                 Expected(9, 12, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def timed(closure, log_timings=True):
+                if log_timings:
+                    start = torch.cuda.Event(enable_timing=True)
+                log_timings = log_timings and torch.cuda.is_available()
+                if verbose:
+                    log_timings = True
+                if log_timings:
+                    print(torch.cuda.get_device_name(0))
+                return closure()
+            """,
+            note="under a flag stored after the test, or under a store that an if may replace: runs on XLA",
+            findings=(
+                Expected(6, 17, "`torch.cuda.Event` times CUDA streams and raises without CUDA"),
+                Expected(11, 15, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def describe(device, with_cuda):
+                if device == "cuda":
+                    print(torch.cuda.get_device_name(0))
+                if with_cuda or torch.cuda.device_count() > 1:
+                    print("Using %d GPUs" % torch.cuda.device_count())
+            """,
+            note="under a test XLA105 cannot say is False, or one an or keeps open: runs on XLA",
+            findings=(
+                Expected(6, 15, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),
+                Expected(8, 33, "`torch.cuda.device_count()` is 0 on an XLA host (no CUDA device)"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+
+            def describe(device, with_cuda):
+                if device == "cuda":
+                    print(torch.cuda.get_device_name(0))
+                if with_cuda or torch.cuda.device_count() > 1:
+                    print("Using %d GPUs" % torch.cuda.device_count())
+            """,
+            target="sagemaker",
+            note="under a test that may be True on XLA (sagemaker)",
+            findings=(
+                Expected(6, 15, "`torch.cuda.get_device_name` is CUDA-only and raises without CUDA"),
+                Expected(8, 33, "count the XLA devices with xm.xrt_world_size()"),
             ),
         ),
         invalid(

@@ -17,7 +17,9 @@ CUDA_ANSWER_NO_EFFECT = Rule(
     "what the port runs, one XLA device per process), or the answer is only printed, or only decides what is "
     "printed, nothing changes on XLA and this note says so. Where it chooses other code than a GPU would, the "
     "check is reported like a CUDA availability check (XLA105); where it breaks the script (a division by the "
-    "count, a batch size of 0, a branch that raises), as an error (XLA506).",
+    "count, a batch size of 0, a branch that raises), as an error (XLA506). A use in a function this run never calls "
+    "(nothing in the script names it, no other file of the run imports the script, and no framework calls it: a "
+    "module-level function or a method of a class with no base) is a note too.",
     examples=lambda: (
         invalid(
             """
@@ -64,6 +66,28 @@ CUDA_ANSWER_NO_EFFECT = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            def gpu_ids():
+                return list(range(torch.cuda.device_count()))
+
+
+            if __name__ == "__main__":
+                print("training")
+            """,
+            note="in a function the script never calls",
+            findings=(
+                Expected(
+                    5,
+                    23,
+                    "nothing in this script names `gpu_ids`, and no other file of the run imports the script, so this "
+                    "run never calls it (code outside the run that calls it gets 0)",
+                ),
+            ),
+        ),
         invalid(
             """
             import torch

@@ -99,6 +99,38 @@ CUDA_AVAILABLE_DEVICE = Rule(
             """
             import torch
 
+
+            def timed(closure, log_timings=True):
+                log_timings = log_timings and torch.cuda.is_available()
+                if log_timings:
+                    start = torch.cuda.Event(enable_timing=True)
+                    start.record()
+                result = closure()
+                if log_timings:
+                    torch.cuda.synchronize()
+                return result
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            def timed(closure, log_timings=True):
+                log_timings = log_timings and torch.cuda.is_available()
+                if log_timings:
+                    start = torch.cuda.Event(enable_timing=True)
+                    start.record()
+                result = closure()
+                if log_timings:
+                    xm.wait_device_ops()
+                return result
+            """,
+            note="a flag that guards a synchronize and CUDA events times the step and picks no device: False on XLA",
+        ),
+        valid(
+            """
+            import torch
+
             if torch.cuda.is_available():
                 name = "cuda"
             else:

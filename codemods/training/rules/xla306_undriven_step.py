@@ -57,6 +57,54 @@ UNDRIVEN_STEP = Rule(
             """
             import torch
 
+            model = torch.nn.Linear(4, 2).cuda()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+            def timed(closure, log=False):
+                result = closure()
+                return result
+
+
+            def train_step():
+                opt.zero_grad()
+                model(torch.randn(8, 4).cuda()).sum().backward()
+                opt.step()
+
+
+            for step in range(10):
+                timed(train_step)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+            def timed(closure, log=False):
+                result = closure()
+                return result
+
+
+            def train_step():
+                opt.zero_grad()
+                model(torch.randn(8, 4).to(torch_xla.device())).sum().backward()
+                xm.optimizer_step(opt)
+
+
+            for step in range(10):
+                timed(train_step)
+                torch_xla.sync()
+            """,
+            note="a step function handed to a function of the file that calls it: the loop of that call drives it",
+        ),
+        valid(
+            """
+            import torch
+
 
             class Agent:
                 def __init__(self):
@@ -198,6 +246,62 @@ UNDRIVEN_STEP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 2).cuda()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            hooks = []
+
+
+            def register(hook):
+                hooks.append(hook)
+
+
+            def train_step():
+                opt.zero_grad()
+                model(torch.randn(8, 4).cuda()).sum().backward()
+                opt.step()
+
+
+            for step in range(10):
+                register(train_step)
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            hooks = []
+
+
+            def register(hook):
+                hooks.append(hook)
+
+
+            def train_step():
+                opt.zero_grad()
+                model(torch.randn(8, 4).to(torch_xla.device())).sum().backward()
+                xm.optimizer_step(opt)
+
+
+            for step in range(10):
+                register(train_step)
+            """,
+            note="a step function handed to a function that only stores it: no loop runs it",
+            findings=(
+                Expected(
+                    17,
+                    5,
+                    "`opt.step()` in `train_step` has no step barrier: no loop of this file calls `train_step`, and no "
+                    "other file of this run imports this one (a function handed to a callable is followed only into "
+                    "functions of this file that call it)",
+                ),
+            ),
+        ),
         invalid(
             """
             from torch import optim as O
