@@ -1,6 +1,6 @@
 """Checkpoints: ``torch.save`` calls (and whether ``xm.save`` can take their arguments),
 saves of whole modules, and ``torch.load`` map locations that name a device (or are
-missing in a script that used CUDA).  A ``torch.save`` in a Dataset class (a feature cache
+missing).  A ``torch.save`` in a Dataset class (a feature cache
 written by ``__getitem__``) saves host data: it is no checkpoint and stays (docs/choices.md)."""
 
 from __future__ import annotations
@@ -81,5 +81,7 @@ class CheckpointAnalysis(Analysis):
             elif any(is_cuda_device_string(n) for n in walk(location)):
                 self.part.unported_map_locations.add(location)
         device = self.device.part
-        if device.strings or device.calls or device.selections or device.ifs or device.dot_cuda:
-            self.part.unlocated_loads.update(self.loads_without_location)
+        self.part.cuda_script = bool(
+            device.strings or device.calls or device.selections or device.ifs or device.dot_cuda
+        )
+        self.part.unlocated_loads.update(self.loads_without_location)

@@ -81,6 +81,16 @@ def train_model(model, loader):
         model(x).sum().backward()
         optimizer.step()
 """,
+    # A pretrained checkpoint loaded without a map location, in a module that never names CUDA.
+    "pretrained.py": """\
+import torch
+
+
+def get_vocoder(device):
+    vocoder = torch.nn.Conv1d(80, 1, 3)
+    vocoder.load_state_dict(torch.load("pretrained/generator.pt"))
+    return vocoder.to(device)
+""",
     # Device-agnostic: takes the device and moves with it; pure model code.
     "agnostic.py": """\
 import torch
@@ -161,6 +171,25 @@ def test_a_training_loop_handed_on_from_a_module_is_an_error_at_the_import(
     (finding,) = _findings(repo, ["train.py"], target)
     assert "trainer.py" in finding.message and "a training loop or optimizer step on CUDA terms" in finding.message
     assert "`train_model` has `optimizer.step()`" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_checkpoint_load_without_a_map_location_in_a_used_module_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    extra = "\n\nvocoder = pretrained.get_vocoder(device)\n"
+    repo = _project(tmp_path, monkeypatch, "import pretrained", "torch.nn.Linear(4, 1).to(device)", extra)
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "pretrained.py" in finding.message and "a checkpoint load without a CPU map location" in finding.message
+    assert '`get_vocoder` has `torch.load("pretrained/generator.pt")` (line 6)' in finding.message
+    assert PORT in finding.message
+    # Converting the project ports the load: the module names no CUDA, its load gets map_location="cpu".
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "pretrained.py"])
+    converted = convert_source(
+        (repo / "pretrained.py").read_bytes(), target=target, imports=project.imports_of(repo / "pretrained.py")
+    )
+    assert b'torch.load("pretrained/generator.pt", map_location="cpu")' in converted.output
+    assert _findings(repo, ["train.py", "pretrained.py"], target) == []
 
 
 @pytest.mark.parametrize("target", TARGETS)
