@@ -51,7 +51,7 @@ def _unmoved(expr: cst.BaseExpression) -> cst.BaseExpression | None:
         if _moves_to_host(call):
             found = True
         else:
-            node = call.with_changes(func=call.func.with_changes(value=node))  # type: ignore[attr-defined]  # the chain's calls are of attributes
+            node = call.with_changes(func=call.func.with_changes(value=node))
     return node if found else None
 
 
@@ -71,17 +71,18 @@ def _guards_host_moves(
     the ``if`` in the function's body)."""
     if not _always(node.test, checks) or type(node.body) is not cst.IndentedBlock:
         return False
-    lines = node.body.body
-    if not lines or any(type(line) is not cst.SimpleStatementLine or len(line.body) != 1 for line in lines):
+    lines = [line for line in node.body.body if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1]
+    if not lines or len(lines) != len(node.body.body):
         return False
-    smalls = [line.body[0] for line in lines]  # type: ignore[attr-defined]  # SimpleStatementLines (checked above)
+    smalls = [line.body[0] for line in lines]
     if all(type(s) is cst.Assign for s in smalls):
-        return node.orelse is None and all(_moves_in_place(s) for s in smalls)  # type: ignore[arg-type]  # all Assign (checked above)
+        return node.orelse is None and all(isinstance(s, cst.Assign) and _moves_in_place(s) for s in smalls)
     if len(smalls) != 1 or type(returned := smalls[0]) is not cst.Return or returned.value is None:
         return False
     moved = _unmoved(returned.value)
     if moved is None:
         return False
+    other: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
     if type(node.orelse) is cst.Else:
         other = node.orelse.body.body
     elif node.orelse is None and function is not None and type(function.body) is cst.IndentedBlock:
@@ -98,7 +99,7 @@ def _moves_in_place(assign: cst.Assign) -> bool:
     return len(assign.targets) == 1 and moved is not None and moved.deep_equals(assign.targets[0].target)
 
 
-def _returns(statements: Sequence[cst.BaseStatement], value: cst.BaseExpression) -> bool:
+def _returns(statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement], value: cst.BaseExpression) -> bool:
     """The statements are ``return <value>``."""
     if len(statements) != 1 or type(line := statements[0]) is not cst.SimpleStatementLine or len(line.body) != 1:
         return False
