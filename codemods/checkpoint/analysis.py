@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 
+# torch.hub's loaders of a checkpoint at a URL: torch.load's map_location, third.
+_URL_LOADS = ("torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url")
+
+
 class CheckpointAnalysis(Analysis):
     facts: Facts
 
@@ -49,9 +53,10 @@ class CheckpointAnalysis(Analysis):
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.in_dataset.pop()
 
-    @calls_of("torch.load")
+    @calls_of("torch.load", *_URL_LOADS)
     def _load(self, node: cst.Call) -> None:
-        if (location := arg_value(node, 1, "map_location")) is not None:
+        position = 2 if self.walk.callee in _URL_LOADS else 1  # load_state_dict_from_url(url, model_dir, map_location)
+        if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
             if self.device.names_a_device(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA

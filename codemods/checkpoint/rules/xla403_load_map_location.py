@@ -26,7 +26,8 @@ LOAD_MAP_LOCATION = Rule(
     "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is. A `torch.load` "
     "without a map location restores each storage where it was saved: a checkpoint saved from a CUDA run (the "
     "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
-    "raises on a host without CUDA. So every such load in every file a run converts gets "
+    "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
+    "(`torch.utils.model_zoo.load_url`), which loads it with torch.load. So every such load in every file a run converts gets "
     '`map_location="cpu"`, whether or not the file mentions CUDA: the tool cannot see where a checkpoint was '
     "saved, and the change is safe (a checkpoint saved on the CPU loads the same; `weights_only` and the "
     "other arguments are left as they are). A file belongs to the port when a run converts it: in a run on "
@@ -145,6 +146,34 @@ LOAD_MAP_LOCATION = Rule(
             note="no-cuda-in-the-file-sagemaker",
             findings=(Expected(3, 31, 'torch.load(...) -> map_location="cpu"'),),
         ),
+        *(
+            invalid(
+                """
+                import torch
+                import torch.utils.model_zoo as model_zoo
+                from torch.hub import load_state_dict_from_url
+
+                backbone = model_zoo.load_url(BACKBONE_URL)
+                head = load_state_dict_from_url(HEAD_URL, None, "cuda")
+                """,
+                """
+                import torch
+                import torch.utils.model_zoo as model_zoo
+                from torch.hub import load_state_dict_from_url
+
+                backbone = model_zoo.load_url(BACKBONE_URL, map_location="cpu")
+                head = load_state_dict_from_url(HEAD_URL, None, "cpu")
+                """,
+                target=target,
+                alias=True,
+                note=f"hub-loaders-{target}",
+                findings=(
+                    Expected(5, 45, 'model_zoo.load_url(...) -> map_location="cpu": a checkpoint saved from a CUDA'),
+                    Expected(6, 49, 'map_location "cuda" -> "cpu"'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
     ),
 )
 
@@ -206,8 +235,16 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
         updated,
         LOAD_MAP_LOCATION,
         original,
-        f'torch.load(...) -> map_location="cpu": {saved_by} holds CUDA storages, which load nowhere without '
+        f'{_loader(ctx, original)}(...) -> map_location="cpu": {saved_by} holds CUDA storages, which load nowhere without '
         f"CUDA{cpu_checkpoints}; load_state_dict copies the tensors to the device",
         lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
         result=lambda call: call.args[-1],
     )
+
+
+def _loader(ctx: Context[Facts], call: cst.Call) -> str:
+    """``torch.load``, or the hub loader the call names (``load_state_dict_from_url``)."""
+    from codemods.engine.nodes import dotted
+
+    name = dotted(call.func) or ""
+    return name if name.endswith(("load_state_dict_from_url", "load_url")) else "torch.load"
