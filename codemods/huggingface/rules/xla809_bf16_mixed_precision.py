@@ -33,7 +33,8 @@ BF16_MIXED_PRECISION = Rule(
     "bfloat16 (the 2.9 target's autocast), which needs no gradient scaler: `fp16=<value>` becomes "
     "`bf16=<value>` (the same choice, in the other precision; a `bf16=False` beside it goes), and "
     '`mixed_precision="fp16"` becomes "bf16" (a variable is mapped where it holds "fp16"). Where the '
-    "call passes both fp16 and bf16 values the tool cannot read, the choice is the user's: an error. "
+    "call passes both fp16 and bf16 values the tool cannot read (or keywords from `**`, which may hold bf16: a "
+    "second bf16 would raise a TypeError), the choice is the user's: an error. "
     "The sagemaker target keeps fp16: the SageMaker Training Compiler runs XLA on GPUs, where "
     "transformers of its era (4.2x) accepted fp16 and AWS's examples use it. `--fp16` given on the command "
     "line to arguments parsed by HfArgumentParser is not followed.",
@@ -124,6 +125,15 @@ BF16_MIXED_PRECISION = Rule(
         ),
         invalid(
             """
+            from transformers import TrainingArguments
+
+            args = TrainingArguments(**config, fp16=True, optim="adamw_torch_xla", dataloader_num_workers=2)
+            """,
+            note="fp16-beside-unpacked-keywords",
+            findings=(Expected(3, 36, "fp16=True beside keywords from `**` (they may hold bf16)"),),
+        ),
+        invalid(
+            """
             import torch
             import accelerate
 
@@ -177,12 +187,19 @@ def _training_arguments(ctx: Context[Facts], original: cst.Call, updated: cst.Ca
     keywords = call_args(updated)[1]
     fp16 = keywords["fp16"].value
     bf16 = keywords.get("bf16")
-    if bf16 is not None and not (is_false(bf16.value) or is_none(bf16.value)):
+    beside = (
+        f"bf16={ctx.code(bf16.value)}"
+        if bf16 is not None and not (is_false(bf16.value) or is_none(bf16.value))
+        else "keywords from `**` (they may hold bf16)"
+        if bf16 is None and any(a.star == "**" for a in updated.args)
+        else None
+    )
+    if beside is not None:
         ctx.report(
             BF16_MIXED_PRECISION,
             call_args(original)[1]["fp16"],
-            f"fp16={ctx.code(fp16)} beside bf16={ctx.code(bf16.value)}: {_RAISES}: pass bf16=True where fp16 would "
-            "be True, and fp16=False",
+            f"fp16={ctx.code(fp16)} beside {beside}: {_RAISES}: pass bf16=True where fp16 would be True, and "
+            "fp16=False",
         )
         return updated
     args = [
