@@ -1,6 +1,6 @@
 """Checkpoints: ``torch.save`` calls (and whether ``xm.save`` can take their arguments),
 saves of whole modules, and ``torch.load`` map locations that name a device (or are
-missing in a script that used CUDA).  A ``torch.save`` in a Dataset class (a feature cache
+missing).  A ``torch.save`` in a Dataset class (a feature cache
 written by ``__getitem__``) saves host data: it is no checkpoint and stays (docs/choices.md)."""
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ from codemods.engine.walk import Analysis, Walk, calls_of
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
+
+
+# torch.hub's loaders of a checkpoint at a URL: torch.load's map_location, third.
+_URL_LOADS = ("torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url")
 
 
 class CheckpointAnalysis(Analysis):
@@ -49,9 +53,10 @@ class CheckpointAnalysis(Analysis):
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.in_dataset.pop()
 
-    @calls_of("torch.load")
+    @calls_of("torch.load", *_URL_LOADS)
     def _load(self, node: cst.Call) -> None:
-        if (location := arg_value(node, 1, "map_location")) is not None:
+        position = 2 if self.walk.callee in _URL_LOADS else 1  # load_state_dict_from_url(url, model_dir, map_location)
+        if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
             if self.device.names_a_device(location):
                 self.device.mark_device_code()  # becomes "cpu": worth running on XLA
@@ -81,5 +86,7 @@ class CheckpointAnalysis(Analysis):
             elif any(is_cuda_device_string(n) for n in walk(location)):
                 self.part.unported_map_locations.add(location)
         device = self.device.part
-        if device.strings or device.calls or device.selections or device.ifs or device.dot_cuda:
-            self.part.unlocated_loads.update(self.loads_without_location)
+        self.part.cuda_script = bool(
+            device.strings or device.calls or device.selections or device.ifs or device.dot_cuda
+        )
+        self.part.unlocated_loads.update(self.loads_without_location)

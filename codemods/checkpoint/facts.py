@@ -18,6 +18,9 @@ class CheckpointFacts:
     map_locations: set[cst.BaseExpression] = field(default_factory=set)
     # map_location values that mention CUDA in a shape the tool does not rewrite (dicts).
     unported_map_locations: set[cst.BaseExpression] = field(default_factory=set)
-    # torch.load calls without a map_location in a script that used CUDA: a checkpoint its
-    # CUDA runs saved holds CUDA storages, which load nowhere without CUDA.
+    # torch.load calls without a map_location, in every file a run converts: a checkpoint
+    # saved from a CUDA run (this script's, or a pretrained one the project ships) holds CUDA
+    # storages, which load nowhere without CUDA; one saved on the CPU loads the same.
     unlocated_loads: set[cst.Call] = field(default_factory=set)
+    # The file used CUDA: its own runs saved the checkpoints it loads on CUDA.
+    cuda_script: bool = False

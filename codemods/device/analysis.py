@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.device import shapes, tensor_checks
+from codemods.device import host_moves, shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -55,7 +55,7 @@ class DeviceAnalysis(Analysis):
         self.crash_code: dict[cst.CSTNode, cst.CSTNode] = {}
         self.cond_refs: dict[cst.CSTNode, set[str]] = {}
         self.flag_candidates: dict[str, list[cst.BaseExpression]] = defaultdict(list)
-        self.availability_ifs: list[cst.If] = []
+        self.availability_ifs: dict[cst.If, cst.FunctionDef | None] = {}  # and the enclosing function
         self.availability_ifexps: list[cst.IfExp] = []
         self.availability_calls: list[cst.Call] = []
         # What each device variable is assigned, anywhere in the file.
@@ -281,16 +281,6 @@ class DeviceAnalysis(Analysis):
             ):
                 self.wrapper_candidates.append((node, sub))
 
-    def _wrapper_of(self, call: cst.Call) -> str | None:
-        """The function or method of this file that ``call`` runs, if it returns an accelerator check."""
-        func = call.func
-        if type(func) is cst.Name:
-            name = func.value
-            return next((q for q in self.wrappers if q == name or q.endswith(f".{name}")), None)
-        if type(func) is cst.Attribute:
-            return next((q for q in self.wrappers if "." in q and q.endswith(f".{func.attr.value}")), None)
-        return None
-
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
         if key is not None and is_device_name(key):
@@ -305,7 +295,7 @@ class DeviceAnalysis(Analysis):
             self.index_guard_candidates.append((node, guarded))
         self.cond_refs[node] = shapes.names_in(node.test)
         if mentions(node.test, self.part.is_available_call):
-            self.availability_ifs.append(node)
+            self.availability_ifs[node] = self.walk.enclosing_function
         for sub in walk(node.test):
             if type(sub) is cst.Comparison and (device := shapes.device_type_checked(sub)) is not None:
                 self.type_check_candidates.append((sub, device, node))
@@ -481,6 +471,7 @@ class DeviceAnalysis(Analysis):
         for selection in self.availability_ifexps:
             if selection in self.device_code and selection not in self.crash_code:
                 part.selections.add(selection)
+        host_moves.mark(part, self.availability_ifs, self.availability_ifexps)
         for name, literals in self.int_assignments.items():
             # `device = 0` used as a device; a `rank = 0` keeps being a number (its
             # `.to(rank)` uses are rewritten where they are).
@@ -494,7 +485,7 @@ class DeviceAnalysis(Analysis):
         handled = {*part.ifs, *part.blocked_ifs, *part.selections, *part.gpu_requirements}
         for condition, call in self.wrapper_candidates:
             if condition in self.device_code and condition not in handled and condition not in part.wrapped_checks:
-                if (wrapper := self._wrapper_of(call)) is not None:
+                if (wrapper := shapes.wrapper_of(call, self.wrappers)) is not None:
                     part.wrapped_checks[condition] = (call, wrapper, self.wrappers[wrapper])
         for comparison, device, statement in self.type_check_candidates:
             values = self.device_assignments.get(device, [])

@@ -30,6 +30,9 @@ class DeviceFacts:
     selections: set[cst.IfExp] = field(default_factory=set)
     # `if torch.cuda.is_available():` around device code: the check is dropped.
     ifs: set[cst.If] = field(default_factory=set)
+    # Those checks (in `selections` and `ifs` too) that guard only a move to the host, which an
+    # XLA tensor needs as well (device/host_moves.py).
+    host_moves: set[cst.If | cst.IfExp] = field(default_factory=set)
     # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
     # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
     blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)

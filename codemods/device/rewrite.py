@@ -325,7 +325,10 @@ class DeviceRewrite(Concern):
         new = self.ctx.fix(
             CUDA_AVAILABLE_DEVICE,
             original,
-            "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
+            "a move to the host under an accelerator check, which is False on XLA: an XLA tensor needs it too "
+            "(`.numpy()` raises on one), a CPU tensor is unchanged -> {new}"
+            if original in self.facts.device.host_moves
+            else "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
             build,
         )
         if new is None:

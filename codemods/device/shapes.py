@@ -6,7 +6,7 @@ same value."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import libcst as cst
 
@@ -171,6 +171,17 @@ def is_cpu_device(node: cst.CSTNode, walk: Walk) -> bool:
         and walk.resolve(node.func) == "torch.device"
         and string_value(arg_value(node, 0, "type")) == "cpu"
     )
+
+
+def wrapper_of(call: cst.Call, wrappers: Collection[str]) -> str | None:
+    """The function or method of the file (of ``wrappers``, qualified names) that ``call`` runs."""
+    func = call.func
+    if type(func) is cst.Name:
+        name = func.value
+        return next((q for q in wrappers if q == name or q.endswith(f".{name}")), None)
+    if type(func) is cst.Attribute:
+        return next((q for q in wrappers if "." in q and q.endswith(f".{func.attr.value}")), None)
+    return None
 
 
 def asks_for_cuda(

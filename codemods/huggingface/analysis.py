@@ -311,6 +311,8 @@ class HuggingFaceAnalysis(Analysis):
         unpacked = any(a.star for a in call.args)
         if "dataloader_num_workers" not in keywords and not unpacked:
             self.part.default_workers.append(call)
+        if "fp16" in keywords and not is_false(keywords["fp16"].value):
+            self.part.fp16_arguments.append(call)
         optim = keywords.get("optim")
         if optim is None:
             self.part.training_arguments[call] = OptimizerChoice("report" if unpacked else "add")

@@ -57,6 +57,8 @@ class HuggingFaceFacts:
     # The file builds or parses TrainingArguments (those needing a change are below).
     builds_arguments: bool = False
     training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
+    # TrainingArguments(...) calls that pass ``fp16=`` (mixed precision in float16).
+    fp16_arguments: list[cst.Call] = field(default_factory=list)
     # Optimizer names that run only on CUDA, where they are written (an ``optim=`` literal, a
     # parameter's or a dataclass field's default that reaches one), with the name.
     cuda_optimizers: dict[cst.BaseExpression, str] = field(default_factory=dict)

@@ -49,6 +49,9 @@ class ProjectAnalysis(Analysis):
         self.alternatives: dict[str, list[tuple[str, str]]] = {}
         self.device_calls: list[cst.Call] = []  # device = <call>
         self.function_calls: list[tuple[str, str]] = []  # (function, callee) of calls in functions
+        # (function, name) of names a function uses without calling them where it names them: a
+        # local alias (``block = Block``, then ``block(a, b)``) or an argument (``make_layer(Block, 2)``).
+        self.function_names: list[tuple[str, str]] = []
         self._origins: dict[str, Found | None] = {}
         self.top_level: set[str] = set()  # the functions and classes this module defines
         self.bases: list[tuple[str, str]] = []  # (top-level class, a base class as written)
@@ -131,6 +134,8 @@ class ProjectAnalysis(Analysis):
 
     @assignments(unpack=False)
     def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        if self.walk.enclosing_function is not None and (used := dotted(value)) is not None:
+            self.function_names.append((self.walk.qualname, used))
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         project_names = self.facts.imports.project_names
@@ -257,6 +262,9 @@ class ProjectAnalysis(Analysis):
         self.calls.append((node, callee))
         if self.walk.enclosing_function is not None:
             self.function_calls.append((self.walk.qualname, callee))
+            self.function_names.extend(
+                (self.walk.qualname, used) for arg in node.args if (used := dotted(arg.value)) is not None
+            )
 
     # -- results ----------------------------------------------------------------------------
 
@@ -273,7 +281,7 @@ class ProjectAnalysis(Analysis):
         project_names = self.facts.imports.project_names
         self.part.references = {
             (function.split(".")[0], callee)
-            for function, callee in [*self.function_calls, *self.bases]
+            for function, callee in [*self.function_calls, *self.function_names, *self.bases]
             if (head := callee.split(".")[0]) in self.top_level or head in project_names
         }
         self._settle_calls()

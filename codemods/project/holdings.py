@@ -1,7 +1,7 @@
 """What a module holds that its conversion ports, or reports, as an error (a CUDA device
-choice, ``.cuda()``, a training loop or optimizer step on CUDA terms...), by the top-level
-function, class or module-level name whose code holds it; other module-level code, which
-runs on import, is held by "".  A single-file run reads it in the summaries of the project modules it
+choice, ``.cuda()``, a training loop or optimizer step on CUDA terms, a checkpoint load
+without a CPU map location...), by the top-level function, class or module-level name whose
+code holds it; other module-level code, which runs on import, is held by "".  A single-file run reads it in the summaries of the project modules it
 imports and does not convert (project/analysis.py): what the file uses of one that holds
 such code keeps it on CUDA terms until the project is converted (XLA003)."""
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.amp import rules as amp
+from codemods.checkpoint.rules.xla403_load_map_location import LOAD_MAP_LOCATION
 from codemods.cuda_only import rules as cuda_only
 from codemods.device import rules as device
 from codemods.engine.rule import Rule
@@ -38,6 +39,10 @@ CAUSES: dict[str, tuple[str, str]] = {
         "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
         "it crashes or leaves the XLA device",
     ),
+    "checkpoint": (
+        "a checkpoint load without a CPU map location",
+        "a checkpoint saved from a CUDA run holds CUDA storages, which raise where it is loaded without CUDA",
+    ),
 }
 
 # Errors that depend on the files around the module (who drives its steps, where its
@@ -52,6 +57,7 @@ def _causes() -> dict[Rule, str]:
         ("step", training.RULES),
         ("amp", amp.RULES),
         ("cuda-only", cuda_only.RULES),
+        ("checkpoint", (LOAD_MAP_LOCATION,)),
     )
     return {
         rule: cause

@@ -14,9 +14,11 @@ CROSS_FILE = Rule(
     "a function of another file of the project, the code there (device choice, training loop) still runs on "
     "CUDA terms until that file is converted too. A run on a single file follows what the file uses of the "
     "project modules the run does not convert (imported names, attributes of imported modules, and what their "
-    "functions and classes call in their modules, a few modules deep): when that code holds what converting it "
+    "functions and classes call in their modules, or hand on by name: `block = Block` then `block(a, b)`, "
+    "`make_layers(Block, ...)`, a few modules deep): when that code holds what converting it "
     "would port or report as an error (a CUDA device choice, `.cuda()`, a default tensor type on CUDA, a "
-    "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs), the finding is at the import that "
+    "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
+    "location), the finding is at the import that "
     "leads there, once per module, naming the function or class and the code; resolve it by converting the "
     "project (`xla-codemod convert .` at its root). Modules whose used code is device-agnostic (it takes the "
     "device as a parameter) get nothing, and a run on the whole project converts them instead.",

@@ -5,12 +5,13 @@ tests/end_to_end/test_executed.py.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from codemods import convert_source
-from tests.support.executed import Executed, loss_problems, run_eager, run_xla
+from tests.support.executed import Executed, loss_problems, run_command, run_eager, run_environment, run_xla
 from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.executed
@@ -28,3 +29,36 @@ def test_a_script_without_a_device_is_left_on_the_cpu_as_its_finding_says(tmp_pa
     xla = run_xla(case, tmp_path)
     assert len(eager.losses) == 10 and not loss_problems(xla, eager)
     assert xla.compiles[-1] == 0, xla.compiles
+
+
+HOST_HELPER = """\
+import torch
+import torch.nn as nn
+
+
+def to_gpu(x):
+    return x.cuda() if torch.cuda.is_available() else x
+
+
+def to_host(x):
+    if torch.cuda.is_available():
+        return x.cpu()
+    return x
+
+
+model = to_gpu(nn.Linear(4, 3))
+with torch.no_grad():
+    top = to_host(model(to_gpu(torch.randn(8, 4))).topk(2)[1]).detach().numpy()
+print("top", top.shape)
+"""
+
+
+def test_a_move_to_the_host_under_an_accelerator_check_reaches_numpy_on_xla(tmp_path: Path) -> None:
+    """The check around ``x.cpu()`` goes (XLA104): the XLA tensor reaches the host, and
+    ``.numpy()`` after it no longer raises (TypeError: can't convert xla:0 device type tensor)."""
+    output = convert_source(HOST_HELPER.encode()).output
+    assert isinstance(output, bytes) and b"is_available" not in output
+    script = tmp_path / "host_helper.py"
+    script.write_bytes(output)
+    printed = run_command([sys.executable, str(script)], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "top (8, 2)" in printed

@@ -81,6 +81,16 @@ def train_model(model, loader):
         model(x).sum().backward()
         optimizer.step()
 """,
+    # A pretrained checkpoint loaded without a map location, in a module that never names CUDA.
+    "pretrained.py": """\
+import torch
+
+
+def get_vocoder(device):
+    vocoder = torch.nn.Conv1d(80, 1, 3)
+    vocoder.load_state_dict(torch.load("pretrained/generator.pt"))
+    return vocoder.to(device)
+""",
     # Device-agnostic: takes the device and moves with it; pure model code.
     "agnostic.py": """\
 import torch
@@ -161,6 +171,88 @@ def test_a_training_loop_handed_on_from_a_module_is_an_error_at_the_import(
     (finding,) = _findings(repo, ["train.py"], target)
     assert "trainer.py" in finding.message and "a training loop or optimizer step on CUDA terms" in finding.message
     assert "`train_model` has `optimizer.step()`" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_checkpoint_load_without_a_map_location_in_a_used_module_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    extra = "\n\nvocoder = pretrained.get_vocoder(device)\n"
+    repo = _project(tmp_path, monkeypatch, "import pretrained", "torch.nn.Linear(4, 1).to(device)", extra)
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "pretrained.py" in finding.message and "a checkpoint load without a CPU map location" in finding.message
+    assert '`get_vocoder` has `torch.load("pretrained/generator.pt")` (line 6)' in finding.message
+    assert PORT in finding.message
+    # Converting the project ports the load: the module names no CUDA, its load gets map_location="cpu".
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "pretrained.py"])
+    converted = convert_source(
+        (repo / "pretrained.py").read_bytes(), target=target, imports=project.imports_of(repo / "pretrained.py")
+    )
+    assert b'torch.load("pretrained/generator.pt", map_location="cpu")' in converted.output
+    assert _findings(repo, ["train.py", "pretrained.py"], target) == []
+
+
+NETLIB = """\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.fc = nn.Linear(cin, cout)
+
+    def forward(self, x):
+        pad = torch.cuda.FloatTensor(x.size(0), 2).fill_(0)
+        return torch.cat((self.fc(x), pad), 1)
+
+
+def make_layers(block, widths):
+    return nn.Sequential(*[block(a, b) for a, b in zip(widths, widths[1:])])
+
+
+class PadNet(nn.Module):
+    def __init__(self, widths=(4, 6, 8)):
+        super().__init__()
+        block = Block
+        self.layers = nn.Sequential(*[block(a, b) for a, b in zip(widths, widths[1:])])
+
+
+class ResNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = make_layers(Block, (4, 6))
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        block = nn.Linear
+        self.layers = nn.Sequential(block(4, 6), nn.ReLU())
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("model", ["NL.PadNet()", "NL.ResNet()"])
+def test_cuda_code_in_a_class_that_a_used_class_builds_through_a_name_is_an_error_at_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, model: str
+) -> None:
+    """``block = Block`` then ``block(a, b)`` in ``__init__``, or ``make_layers(Block, ...)``: the used
+    class builds ``Block``, whose forward holds CUDA code."""
+    repo = _project(tmp_path, monkeypatch, "import netlib as NL", f"{model}.cuda()")
+    (repo / "netlib.py").write_text(NETLIB)
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "netlib.py" in finding.message and "`Block` has `torch.cuda.FloatTensor(x.size(0), 2)`" in finding.message
+    assert _findings(repo, ["train.py", "netlib.py"], target) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_used_class_that_builds_only_torch_modules_through_a_name_gets_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "import netlib as NL", "NL.Plain().cuda()")
+    (repo / "netlib.py").write_text(NETLIB)
+    assert _findings(repo, ["train.py"], target) == []
 
 
 @pytest.mark.parametrize("target", TARGETS)

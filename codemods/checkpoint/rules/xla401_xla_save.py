@@ -59,7 +59,7 @@ XLA_SAVE = Rule(
             import numpy as np
 
             np.save("x.npy", arr)
-            state = torch.load("m.pt")
+            state = torch.load("m.pt", map_location="cpu")
             """,
         ),
         *(
@@ -74,7 +74,7 @@ XLA_SAVE = Rule(
                     def __getitem__(self, i):
                         path = self.files[i] + ".spec.pt"
                         if os.path.exists(path):
-                            return torch.load(path)
+                            return torch.load(path, map_location="cpu")
                         spec = compute_spec(self.files[i])
                         torch.save(spec, path)
                         return spec

@@ -1,6 +1,6 @@
 """XLA403 load-map-location: ``torch.load`` onto a CUDA or XLA device loads on the CPU instead
-(``load_state_dict`` copies the tensors over), and so does a load without a map location in a
-script that used CUDA; a map location that mentions CUDA in a shape the tool does not rewrite
+(``load_state_dict`` copies the tensors over), and so does a load without a map location, in
+every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
 (a dict) is reported."""
 
 from __future__ import annotations
@@ -23,7 +23,16 @@ LOAD_MAP_LOCATION = Rule(
     summary="`torch.load(map_location=<CUDA or XLA device>)` loads on the CPU instead",
     fixable=True,
     why="Loading onto a CUDA device raises without CUDA, and XLA cannot restore storages straight onto its "
-    "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is.",
+    "device; loaded on the CPU, `load_state_dict` copies the tensors to wherever the model is. A `torch.load` "
+    "without a map location restores each storage where it was saved: a checkpoint saved from a CUDA run (the "
+    "script's own, or a pretrained one the project ships, loaded by a helper module that never names CUDA) "
+    "raises on a host without CUDA, and so does one fetched by torch.hub's `load_state_dict_from_url` "
+    "(`torch.utils.model_zoo.load_url`), which loads it with torch.load. So every such load in every file a run converts gets "
+    '`map_location="cpu"`, whether or not the file mentions CUDA: the tool cannot see where a checkpoint was '
+    "saved, and the change is safe (a checkpoint saved on the CPU loads the same; `weights_only` and the "
+    "other arguments are left as they are). A file belongs to the port when a run converts it: in a run on "
+    "the project every file does; a file left out of a run is not changed, and a single-file run that uses "
+    "such a load of a project module it does not convert says so (XLA003).",
     examples=lambda: (
         invalid(
             """
@@ -87,6 +96,84 @@ LOAD_MAP_LOCATION = Rule(
             alias=True,
             findings=(Expected(3, 38, 'map_location th.device("cuda") -> "cpu"'),),
         ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def get_vocoder(device):
+                vocoder = nn.Conv1d(80, 1, 3)
+                ckpt = torch.load("pretrained/generator.pth.tar", weights_only=True)
+                vocoder.load_state_dict(ckpt["generator"])
+                return vocoder.to(device)
+            """,
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def get_vocoder(device):
+                vocoder = nn.Conv1d(80, 1, 3)
+                ckpt = torch.load("pretrained/generator.pth.tar", weights_only=True, map_location="cpu")
+                vocoder.load_state_dict(ckpt["generator"])
+                return vocoder.to(device)
+            """,
+            note="no-cuda-in-the-file",
+            findings=(
+                Expected(
+                    7,
+                    74,
+                    'torch.load(...) -> map_location="cpu": a checkpoint saved from a CUDA run (a pretrained one '
+                    "included) holds CUDA storages, which load nowhere without CUDA; one saved on the CPU loads "
+                    "the same",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from torch import load as load_checkpoint
+
+            state = load_checkpoint(path)
+            """,
+            """
+            from torch import load as load_checkpoint
+
+            state = load_checkpoint(path, map_location="cpu")
+            """,
+            target="sagemaker",
+            alias=True,
+            note="no-cuda-in-the-file-sagemaker",
+            findings=(Expected(3, 31, 'torch.load(...) -> map_location="cpu"'),),
+        ),
+        *(
+            invalid(
+                """
+                import torch
+                import torch.utils.model_zoo as model_zoo
+                from torch.hub import load_state_dict_from_url
+
+                backbone = model_zoo.load_url(BACKBONE_URL)
+                head = load_state_dict_from_url(HEAD_URL, None, "cuda")
+                """,
+                """
+                import torch
+                import torch.utils.model_zoo as model_zoo
+                from torch.hub import load_state_dict_from_url
+
+                backbone = model_zoo.load_url(BACKBONE_URL, map_location="cpu")
+                head = load_state_dict_from_url(HEAD_URL, None, "cpu")
+                """,
+                target=target,
+                alias=True,
+                note=f"hub-loaders-{target}",
+                findings=(
+                    Expected(5, 45, 'model_zoo.load_url(...) -> map_location="cpu": a checkpoint saved from a CUDA'),
+                    Expected(6, 49, 'map_location "cuda" -> "cpu"'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
     ),
 )
 
@@ -133,17 +220,31 @@ def _report_unported(
 
 @on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.unlocated_loads)
 def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-    """A ``torch.load`` without a map location, in a script that used CUDA."""
+    """A ``torch.load`` without a map location."""
     import libcst as cst
 
     from codemods.engine.nodes import with_keyword
 
+    saved_by = (
+        "a checkpoint the CUDA runs of this script saved"
+        if ctx.facts.checkpoint.cuda_script
+        else "a checkpoint saved from a CUDA run (a pretrained one included)"
+    )
+    cpu_checkpoints = "" if ctx.facts.checkpoint.cuda_script else "; one saved on the CPU loads the same"
     return ctx.fix_or_keep(
         updated,
         LOAD_MAP_LOCATION,
         original,
-        'torch.load(...) -> map_location="cpu": a checkpoint the CUDA runs of this script saved holds CUDA '
-        "storages, which load nowhere without CUDA; load_state_dict copies the tensors to the device",
+        f'{_loader(ctx, original)}(...) -> map_location="cpu": {saved_by} holds CUDA storages, which load nowhere without '
+        f"CUDA{cpu_checkpoints}; load_state_dict copies the tensors to the device",
         lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
         result=lambda call: call.args[-1],
     )
+
+
+def _loader(ctx: Context[Facts], call: cst.Call) -> str:
+    """``torch.load``, or the hub loader the call names (``load_state_dict_from_url``)."""
+    from codemods.engine.nodes import dotted
+
+    name = dotted(call.func) or ""
+    return name if name.endswith(("load_state_dict_from_url", "load_url")) else "torch.load"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
+from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 CUDA_AVAILABLE_DEVICE = Rule(
@@ -34,7 +35,11 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "args` in arguments.py, read by main.py), and a flag handed to a callable of a project module whose device "
     "choice reads it (`args.use_gpu = torch.cuda.is_available() and args.use_gpu`, then `Exp(args)`, whose base "
     "class picks `cuda` under `if self.args.use_gpu:`). A file that chooses the device with another module's "
-    "flag follows it there (XLA111, XLA112).",
+    "flag follows it there (XLA111, XLA112). A check that guards only a move to the host (`x.cpu() if "
+    "torch.cuda.is_available() else x`; `if torch.cuda.is_available(): return x.cpu()` then `return x`; "
+    "`x = x.cpu()` under it) goes too: the device tensor it would hand back on XLA raises at `.numpy()`, and "
+    "`.cpu()` of a CPU tensor is the tensor; where the path without the move does something else, the check "
+    "stays (XLA105).",
     examples=lambda: (
         invalid(
             """
@@ -54,6 +59,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
         ),
     ),
     valid=lambda: (
+        *host_move_valid_cases(),
         valid(
             """
             import torch
@@ -550,6 +556,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
             ),
         ),
         *device_string_chain_cases(),
+        *host_move_cases(),
         invalid(
             """
             import torch
