@@ -13,10 +13,10 @@ from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
 from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
-from codemods.cuda_only.rewrite import CudaOnlyRewrite
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
+from codemods.distributed import rules as distributed_rules
 from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.launch_rewrite import LaunchRewrite
 from codemods.distributed.parallel_rewrite import ParallelRewrite
@@ -97,9 +97,9 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),
+        RuleHooks(ctx, distributed_rules.RULES),
         RuleHooks(ctx, fsdp_rules.RULES),
         RuleHooks(ctx, compile_rules.RULES),
-        CudaOnlyRewrite(ctx),
         RuleHooks(ctx, release_names_rules.RULES),
         StepClosureRewrite(ctx),
         RuleHooks(ctx, lazy_rules.RULES),

@@ -78,7 +78,6 @@ CONCERN_MODULES = {
 REWRITES = frozenset(
     {
         "codemods.cuda_only.reported_apis",
-        "codemods.cuda_only.rewrite",
         "codemods.device.obligation_rewrite",
         "codemods.device.rewrite",
         "codemods.distributed.ignite",
@@ -175,6 +174,8 @@ def layer_of(module: str) -> str:
         return "engine"
     if parts[-1] in ("rules", "facts"):
         return parts[-1]
+    if parts[-1] == "held_conditions":  # when a held finding stands: plain data over the run's summaries
+        return "facts"
     if len(parts) > 3 and parts[2] == "rules":  # a concern's rules package: one module per rule
         return "rules"
     for prefix, layer in CONCERN_MODULES.items():

@@ -1,8 +1,20 @@
-"""XLA212 fused-optimizer."""
+"""XLA212 fused-optimizer: ``fused=True`` on a torch.optim optimizer is removed: the fused kernels
+take CUDA and CPU tensors only (checked on torch_xla 2.9: ``RuntimeError: `fused=True` requires all
+the params to be floating point Tensors of supported devices``); the default implementation
+computes the same update."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 FUSED_OPTIMIZER = Rule(
     code="XLA212",
@@ -72,3 +84,21 @@ FUSED_OPTIMIZER = Rule(
         ),
     ),
 )
+
+
+_FUSED_ERROR = "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices"
+
+
+@on_facts(FUSED_OPTIMIZER, nodes=lambda facts: facts.cuda_only.fused_optimizers)
+def _fused(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    from codemods.cuda_only.rules.true_keywords import without_true_keyword
+
+    return without_true_keyword(
+        ctx,
+        FUSED_OPTIMIZER,
+        original,
+        updated,
+        ctx.facts.cuda_only.fused_optimizers[original],
+        f"the fused kernel refuses XLA tensors ({_FUSED_ERROR})",
+        "the default implementation computes the same update",
+    )

@@ -1,8 +1,20 @@
-"""XLA502 cuda-no-effect."""
+"""XLA502 cuda-no-effect: CUDA-only settings have no effect on XLA.  This module's hook reports
+the CUDA and NCCL environment variables the script sets (XLA's runtime reads them only on NVIDIA
+GPUs); the settings removed (cuDNN flags, ``empty_cache``, ``pin_memory``) are the CUDA runtime
+rewrite's (cuda_only/reported_apis.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_NO_EFFECT = Rule(
     code="XLA502",
@@ -303,3 +315,23 @@ CUDA_NO_EFFECT = Rule(
         ),
     ),
 )
+
+
+@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.environment)
+def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """``os.environ["NCCL_..."] = ...``, ``os.environ.setdefault("NCCL_...", ...)``."""
+    target = ctx.target
+    where = (
+        "the SageMaker Training Compiler's GPU containers: there it still applies); on TPU, Trainium or "
+        "CPU it has no effect"
+        if target.nccl_collectives
+        else f"torch_xla {target.torch_xla_version} has no CUDA device of its own: PJRT_DEVICE takes "
+        "CPU, TPU or NEURON); it has no effect"
+    )
+    ctx.report(
+        CUDA_NO_EFFECT,
+        original,
+        f"`{ctx.code(original)}` sets {ctx.facts.cuda_only.environment[original]}, a CUDA or NCCL setting: XLA's "
+        f"runtime reads it only on NVIDIA GPUs ({where}",
+    )
+    return updated

@@ -1,8 +1,21 @@
-"""XLA507 sparse-gradients."""
+"""XLA507 sparse-gradients: sparse gradients do not run on XLA: ``sparse=True`` on an embedding is
+removed (with a dense gradient SGD without momentum or weight decay, and Adagrad, update the same
+rows the same way), ``sparse=<parameter>`` is reported where a call may pass True (held until the
+run's files are seen), and torch.optim.SparseAdam, which needs sparse gradients, is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.cuda_only.facts import SparseParameter
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SPARSE_GRADIENTS = Rule(
     code="XLA507",
@@ -242,3 +255,67 @@ SPARSE_GRADIENTS = Rule(
         ),
     ),
 )
+
+
+_SPARSE_ERROR = (
+    "the backward raises NotImplementedError: no aten::_sparse_coo_tensor_with_dims_and_tensors for SparseXLA"
+)
+
+
+@on_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_optimizers)
+def _sparse_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        SPARSE_GRADIENTS,
+        original,
+        f"`{ctx.code(original.func)}` needs sparse gradients, which XLA does not make (an Embedding's "
+        "sparse backward does not run, an EmbeddingBag's falls back to a dense gradient): it raises "
+        '"SparseAdam does not support dense gradients"; use torch.optim.Adam (it updates every row at each '
+        "step where SparseAdam updates only the rows looked up, so the results differ)",
+    )
+    return updated
+
+
+@on_facts(SPARSE_GRADIENTS, nodes=lambda facts: facts.cuda_only.sparse_embeddings)
+def _sparse_embedding(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    from codemods.cuda_only.rules.true_keywords import without_true_keyword
+
+    part = ctx.facts.cuda_only
+    sparse = part.sparse_embeddings[original]
+    parameter = part.sparse_parameters.get(original)
+    if parameter is None:
+        return without_true_keyword(
+            ctx,
+            SPARSE_GRADIENTS,
+            original,
+            updated,
+            sparse,
+            f"sparse gradients do not run on XLA ({_SPARSE_ERROR})",
+            "with a dense gradient SGD without momentum or weight decay, and Adagrad, update the same rows the same way",
+        )
+    _sparse_parameter(ctx, sparse, parameter)
+    return updated
+
+
+def _sparse_parameter(ctx: Context[Facts], arg: cst.Arg, parameter: SparseParameter) -> None:
+    """``sparse=sparse``, a parameter that defaults to False: an error only where a call
+    may pass something else (here, or in another file of the run: held until the run's
+    files are seen, StandsIfCalledWithSparse), or where no call is in sight."""
+    from codemods.cuda_only.held_conditions import StandsIfCalledWithSparse, passing_true
+
+    code = ctx.code(arg).rstrip(",").strip()
+    head = (
+        f"`{code}`: sparse gradients do not run on XLA ({_SPARSE_ERROR}); `{parameter.parameter}` of "
+        f"`{parameter.function}` defaults to False"
+    )
+    if parameter.passed_here:
+        ctx.report(SPARSE_GRADIENTS, arg, passing_true(head, f"{', '.join(parameter.passed_here)} here"))
+    elif ctx.facts.project.context.imported_in_run():
+        # The condition names the calls that may pass True, if the run has any.
+        ctx.report(SPARSE_GRADIENTS, arg, head, held=StandsIfCalledWithSparse(parameter.function))
+    elif not parameter.called_here:
+        ctx.report(
+            SPARSE_GRADIENTS,
+            arg,
+            f"{head}, and no file of this run calls it (a run on the project folder checks its callers): "
+            "make sure its callers pass False on XLA",
+        )

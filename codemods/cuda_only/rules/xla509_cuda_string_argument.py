@@ -1,8 +1,19 @@
-"""XLA509 cuda-string-argument."""
+"""XLA509 cuda-string-argument: a "cuda" string handed to a project class or function that uses
+it as a device (``MemoryMonitor("cuda")``) becomes the XLA device's string where the callee is
+converted in the same run; otherwise it is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_STRING_ARGUMENT = Rule(
     code="XLA509",
@@ -118,3 +129,31 @@ CUDA_STRING_ARGUMENT = Rule(
         ),
     ),
 )
+
+
+@on_facts(CUDA_STRING_ARGUMENT, nodes=lambda facts: facts.cuda_only.handed_strings)
+def _handed_string(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.engine.nodes import quoted_like
+
+    handed = ctx.facts.cuda_only.handed_strings[original]
+    code = ctx.code(original)
+    device = ctx.target.device_string
+    if not handed.converted or type(original) is not cst.SimpleString:
+        ctx.report(
+            CUDA_STRING_ARGUMENT,
+            original,
+            f"{code} handed to `{handed.callee}`: {handed.said}; on XLA there is no CUDA device, so where it "
+            f'is a device there it fails: hand it "{device}" (the XLA device) for those uses',
+        )
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        CUDA_STRING_ARGUMENT,
+        original,
+        f"{code} -> {{new}}: {handed.said}, which is the XLA device now",
+        lambda: quoted_like(original, device),
+    )

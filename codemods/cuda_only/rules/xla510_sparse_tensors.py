@@ -1,8 +1,19 @@
-"""XLA510 sparse-tensors."""
+"""XLA510 sparse-tensors: XLA cannot hold a sparse tensor: moving one to the device raises
+NotImplementedError (the SparseXLA backend has no sparse kernels), and so does a sparse product
+with an operand on the device.  Reported at the move or the product."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SPARSE_TENSORS = Rule(
     code="XLA510",
@@ -248,3 +259,34 @@ SPARSE_TENSORS = Rule(
         ),
     ),
 )
+
+
+_SPARSE_BACKEND = "the SparseXLA backend has no sparse kernels"
+
+
+@on_facts(SPARSE_TENSORS, nodes=lambda facts: facts.cuda_only.sparse_moves)
+def _sparse_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    held, returned = ctx.facts.cuda_only.sparse_moves[original]
+    ctx.report(
+        SPARSE_TENSORS,
+        original,
+        f"`{held}` {'returns' if returned else 'holds'} a sparse tensor, which XLA cannot hold: moving it to "
+        f"the device raises NotImplementedError ({_SPARSE_BACKEND}); densify it first (`{held}"
+        ".to_dense()`), and use torch.mm on the dense tensor",
+    )
+    return updated
+
+
+@on_facts(
+    SPARSE_TENSORS,
+    nodes=lambda facts: [call for call in facts.cuda_only.sparse_products if call not in facts.cuda_only.sparse_moves],
+)
+def _sparse_product(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        SPARSE_TENSORS,
+        original,
+        f"`{ctx.code(original.func)}` multiplies a sparse tensor: with an operand on the XLA device it raises "
+        f"NotImplementedError ({_SPARSE_BACKEND}), even with the sparse one on the CPU; use torch.mm (or @) on a "
+        "dense tensor moved to the device",
+    )
+    return updated

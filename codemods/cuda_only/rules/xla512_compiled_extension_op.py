@@ -1,8 +1,19 @@
-"""XLA512 compiled-extension-op."""
+"""XLA512 compiled-extension-op: a forward that runs a compiled C++/CUDA extension's op
+(``cpp_extension.load``, a relative import of a built module), or raises unless its input is a
+CUDA tensor, fails at the first training step on XLA.  Reported at the call or the test."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 COMPILED_EXTENSION_OP = Rule(
     code="XLA512",
@@ -123,3 +134,37 @@ COMPILED_EXTENSION_OP = Rule(
         ),
     ),
 )
+
+
+_EXTENSION_ADVICE = (
+    "a model whose forward runs it fails at its first training step on XLA; write the op in torch operations "
+    "(XLA compiles those), or keep this layer out of the model trained on XLA"
+)
+
+
+@on_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.extension_ops)
+def _extension_op(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        COMPILED_EXTENSION_OP,
+        original,
+        f"`{ctx.code(original.func)}(...)` runs an op of a compiled extension "
+        f"({ctx.facts.cuda_only.extension_ops[original]}), which raises on XLA tensors: {_EXTENSION_ADVICE}",
+    )
+    return updated
+
+
+@on_facts(COMPILED_EXTENSION_OP, nodes=lambda facts: facts.cuda_only.cuda_only_forwards)
+def _cuda_only_forward(
+    ctx: Context[Facts], original: cst.UnaryOperation, updated: cst.UnaryOperation
+) -> cst.UnaryOperation:
+    import libcst as cst
+
+    if isinstance(original.expression, cst.Attribute):
+        ctx.report(
+            COMPILED_EXTENSION_OP,
+            original,
+            f"`forward` raises unless `{ctx.code(original.expression.value)}` is a CUDA tensor "
+            f"(`{ctx.facts.cuda_only.cuda_only_forwards[original]}`), which an XLA tensor never is (a layer built on a "
+            f"CUDA extension, most often): {_EXTENSION_ADVICE}",
+        )
+    return updated

@@ -1,9 +1,21 @@
-"""XLA602 xla-ranks."""
+"""XLA602 xla-ranks: ranks and world sizes come from the XLA runtime.  The ports of ranks and sizes
+are distributed/parallel_rewrite.py's; this module's hook reports the CUDA device count that a
+launching process computes and hands on (``n = torch.cuda.device_count()`` then ``mp.spawn(...,
+nprocs=n)``), which the CUDA-only analysis names (``facts.cuda_only.launcher_count_uses``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 XLA_RANKS = Rule(
     code="XLA602",
@@ -519,3 +531,16 @@ XLA_RANKS = Rule(
         *launcher_count_cases(),
     ),
 )
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.cuda_only.launcher_count_uses)
+def _launcher_count(ctx: Context[Facts], original: cst.Name, updated: cst.Name) -> cst.Name:
+    assignment = ctx.facts.cuda_only.launcher_count_uses[original]
+    ctx.report(
+        XLA_RANKS,
+        original,
+        f"`{original.value}` here is the CUDA device count (`{ctx.code(assignment.value)}`), 0 on an XLA machine: "
+        f"the workers read the XLA world size ({ctx.target.api('world_size').spelled}()), but the launching process "
+        "still sees 0; compute what needs it inside the workers",
+    )
+    return updated
