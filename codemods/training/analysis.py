@@ -15,6 +15,7 @@ from codemods.engine.nodes import (
     is_true,
     method_name,
     names_in,
+    names_the_cpu,
     receiver,
     string_value,
     walk,
@@ -24,15 +25,13 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.device_less import names_a_device, project_may_place
 from codemods.training.drivers import StepDrivers
-from codemods.training.early_optimizers import EarlyOptimizers, _module_calls, through_bound, value_names
-from codemods.training.facts import (
-    LoopPlan,
-    OptimizerStep,
-)
+from codemods.training.early_optimizers import _module_calls, through_bound, value_names
+from codemods.training.facts import LoopPlan, OptimizerStep
+from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.records import _Function, _Loop, _Scope
 
 
-class TrainingAnalysis(StepDrivers, EarlyOptimizers):
+class TrainingAnalysis(StepDrivers, OwnOptimizerMoves):
     name = "training"
     reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
 
@@ -152,7 +151,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.call_targets[core] = name
         func_name = dotted(core.func)
         if func_name is not None:
-            self.scope.events.append(("model", name, func_name, moved))
+            self.scope.events.append(("model", name, func_name, moved, core))
             self.model_candidates.append((name, func_name))
             wrapped = tuple(
                 (index, arg.keyword.value if arg.keyword is not None else None, n)
@@ -264,6 +263,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                     loop.moved[moved] = device
             if (
                 changes_device
+                and not names_the_cpu(target)  # a callable that moves what it is handed to the CPU leaves it there
                 and function is not None
                 and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             ):

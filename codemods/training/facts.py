@@ -52,6 +52,9 @@ class MovedOwnOptimizer:
     attribute: str  # the optimizer's attribute (``optim``)
     origin: str  # where the class is, for a class of another module: `` (BigGAN.py)``
     xla: bool  # the move goes to the XLA device on every path (else: it may)
+    # For a callable handed the instance that moves it (``to_gpu(model)``): the move it makes,
+    # as the finding names it (``x.cuda()` in `to_gpu``, or the callable and its module).
+    through: str = ""
 
 
 @dataclass(frozen=True)

@@ -110,10 +110,11 @@ class OptimizerRewrite(Concern):
         any state or groups the class gave it."""
         cls = stranded.constructor.rsplit(".", 1)[-1]
         where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
+        through = f" through {stranded.through}" if stranded.through else ""
         self.ctx.report(
             OPTIMIZER_BEFORE_MOVE,
             original,
-            f"`{self.ctx.code(original)}` moves `{stranded.model}` {where} after `{cls}.__init__`"
+            f"`{self.ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{cls}.__init__`"
             f"{stranded.origin} built `self.{stranded.attribute}` over the instance's own parameters: moving a module "
             f"to XLA replaces its Parameter objects, so `{stranded.model}.{stranded.attribute}` steps the stale CPU "
             f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."

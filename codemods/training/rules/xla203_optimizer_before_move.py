@@ -51,13 +51,17 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "build the optimizer after the move, or move the model first to the XLA device. A module class whose "
     "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
     "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
-    "caller moves afterwards (`G = Generator(**cfg).to(device)`) is reported at the move, naming the class and "
+    "caller moves afterwards (`G = Generator(**cfg).to(device)`, or through a callable of the file or of the project "
+    "that moves what it is handed: `model = to_gpu(Net())`, `to_gpu(model)`; Module.to moves in place, so the "
+    "instance moves whatever the callable returns) is reported at the move, naming the class and "
     "the attribute: there is no safe port (the constructor does not know the device, other instances may stay "
     "on the CPU, and rebuilding the optimizer would drop its state and groups), so build the optimizer after the "
     "move or move the module in `__init__` before building it. The class is followed through a module that "
     "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
-    "a dict it unpacks) and a file that trains nothing (a sampling script) get no finding.",
+    "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
+    "sampling script) get no finding. In a run that does not convert the callable's module, XLA003 names that "
+    "module instead (converted on its own, the script keeps the callable's CUDA code).",
     examples=lambda: (
         invalid(
             """
