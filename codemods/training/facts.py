@@ -58,6 +58,18 @@ class MovedOwnOptimizer:
 
 
 @dataclass(frozen=True)
+class RoundTrip:
+    """A module whose parameters an optimizer steps, moved to the CPU and back to the device
+    after the optimizer is built (``torch.save(self.encoder.cpu(), path)`` then
+    ``self.encoder.to(self.device)``): on XLA each move replaces its Parameter objects (on
+    CUDA they are kept), so the optimizer steps the old ones (XLA203, at the move to the CPU)."""
+
+    module: str  # as the move names it
+    optimizer: str  # the optimizer that holds its parameters
+    back: str  # the move back, as the finding names it
+
+
+@dataclass(frozen=True)
 class UntracedParameters:
     """An optimizer whose parameters come from something the tool cannot follow, built
     while a model of the same function is on the CPU and moves later (XLA213)."""
@@ -121,6 +133,8 @@ class TrainingFacts:
     # their instances after construction.
     own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
+    # Moves to the CPU of a module an optimizer steps, which moves back to the device later.
+    round_trips: dict[cst.Call, RoundTrip] = field(default_factory=dict)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True

@@ -40,6 +40,17 @@ class OptimizerRewrite(Concern):
         stranded = self.facts.training.moved_own_optimizers.get(original)
         if stranded is not None:
             self._moved_own_optimizer(original, stranded)
+        trip = self.facts.training.round_trips.get(original)
+        if trip is not None:
+            self.ctx.report(
+                OPTIMIZER_BEFORE_MOVE,
+                original,
+                f"`{self.ctx.code(original)}` moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the "
+                f"XLA device, and {trip.back} moves it back: on XLA each move replaces the module's Parameter objects "
+                "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
+                f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
+                "which xm.save moves to the CPU), or build the optimizer again after the move back",
+            )
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 OPTIMIZER_STEP,

@@ -27,6 +27,7 @@ from codemods.training.rules.programs import (
     VISION_LANGUAGE,
     VISION_LANGUAGE_PORTED,
 )
+from codemods.training.rules.round_trips import round_trip_invalid, round_trip_valid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
 
 OPTIMIZER_BEFORE_MOVE = Rule(
@@ -61,7 +62,15 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
     "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
     "sampling script) get no finding. In a run that does not convert the callable's module, XLA003 names that "
-    "module instead (converted on its own, the script keeps the callable's CUDA code).",
+    "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
+    "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
+    "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
+    "moves what it is handed) is reported at the move to the CPU: on CUDA `.cpu()` and `.cuda()` swap each "
+    "parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
+    "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
+    "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
+    "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
+    "again after the move back (then there is no finding).",
     examples=lambda: (
         invalid(
             """
@@ -162,6 +171,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         ),
         *wrapped_model_valid(),
         *own_optimizer_valid(),
+        *round_trip_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -639,5 +649,6 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         ),
         *wrapped_model_invalid(),
         *own_optimizer_invalid(),
+        *round_trip_invalid(),
     ),
 )
