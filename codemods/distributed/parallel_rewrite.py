@@ -201,8 +201,8 @@ class ParallelRewrite(Concern):
             BATCH_OFF_XLA,
             original,
             f"{listed} {'reaches' if len(inputs) == 1 else 'reach'} `{self.ctx.code(original.func)}` on the CPU: "
-            f"{why}; move {'it' if len(inputs) == 1 else 'each'} to the device first (`{inputs[0]}.to(device)`), "
-            "or iterate `pl.MpDeviceLoader(loader, device)`",
+            f"{why}; move {'it' if len(inputs) == 1 else 'each'} to the device first if it is a tensor "
+            f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`",
         )
 
     def _scattering_wrap(self, original: cst.Call) -> None:

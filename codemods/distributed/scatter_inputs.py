@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _NOT_BATCHES = frozenset({"range", "zip", "enumerate"})
+# Where a value off the device comes from: a CPU tensor (None), a batch of a loop (the loop),
+# or a parameter of a function (its qualified name, the index without self), which is a batch
+# where a loop of the file hands that function one (``for batch in loader: self.step(batch)``).
+_Source = cst.For | None | tuple[str, int]
 
 
 class ScatterInputAnalysis(Analysis):
@@ -45,11 +49,21 @@ class ScatterInputAnalysis(Analysis):
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.distributed
-        # (scope, name) -> what it holds: a CPU tensor (None) or a batch of a loop (the loop).
-        self.off_device: dict[tuple[str, str], cst.For | None] = {}
+        # (scope, name) -> where the value off the device it holds comes from.
+        self.off_device: dict[tuple[str, str], _Source] = {}
         self.wrapped: dict[str, cst.Call] = {}  # a name bound to a wrapper -> its construction
         # Calls of a wrapped model: (call, the wrapper, its inputs off the device: (code, loop or None, input)).
-        self.calls: list[tuple[cst.Call, cst.Call, list[tuple[str, cst.For | None, cst.BaseExpression]]]] = []
+        self.calls: list[tuple[cst.Call, cst.Call, list[tuple[str, _Source, cst.BaseExpression]]]] = []
+        # Batches handed to a function by a loop: (callee as written, index, the loop, the caller's scope).
+        self.handed: list[tuple[str, int, cst.For, str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope = self.walk.qualname
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params[:1] in (["self"], ["cls"]) and self.walk.class_depth:
+            params = params[1:]
+        for index, param in enumerate(params):
+            self.off_device[(scope, param)] = (scope, index)
 
     def visit_For(self, node: cst.For) -> None:
         source = node.iter
@@ -74,15 +88,29 @@ class ScatterInputAnalysis(Analysis):
             core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         if type(core) is cst.Call and self.walk.resolve(core.func) in (*DATA_PARALLEL, apis.DDP):
             self.wrapped[name] = core
-        kind = self._off_device(value, scope)
-        if kind is False:
+        self._note(scope, name, self._off_device(value, scope))
+
+    def _note(self, scope: str, name: str, source: _Source | Literal[False]) -> None:
+        if source is False:
             self.off_device.pop((scope, name), None)
         else:
-            self.off_device[(scope, name)] = kind
+            self.off_device[(scope, name)] = source
 
-    def _off_device(self, value: cst.BaseExpression, scope: str) -> cst.For | None | Literal[False]:
-        """A CPU tensor (None), a batch of a loop (the loop), or False: on the device, or
-        not known to be a tensor."""
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``images, targets = batch``: each name holds a part of what the value holds (the
+        ``@assignments`` hook pairs only a tuple unpacked from a tuple)."""
+        if type(node.value) in (cst.Tuple, cst.List):
+            return
+        scope = self.walk.qualname
+        source = self._off_device(node.value, scope)
+        for target in node.targets:
+            if type(target.target) in (cst.Tuple, cst.List):
+                for name in _names(target.target):
+                    self._note(scope, name, source)
+
+    def _off_device(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
+        """Where the value off the device comes from (``_Source``), or False: on the device,
+        or not known to be a tensor."""
         if _moved(value):
             return False
         if type(value) is cst.Call:
@@ -95,10 +123,14 @@ class ScatterInputAnalysis(Analysis):
         return self.off_device.get((scope, name), False) if name is not None else False
 
     def visit_Call(self, node: cst.Call) -> None:
-        wrapper = self.wrapped.get(dotted(node.func) or "")
-        if wrapper is None or not node.args:
-            return
         scope = self.walk.qualname
+        func = dotted(node.func)
+        wrapper = self.wrapped.get(func or "")
+        if wrapper is None or not node.args:
+            for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+                if func is not None and type(loop := self._off_device(arg.value, scope)) is cst.For:
+                    self.handed.append((func, index, loop, scope))
+            return
         off = [
             (code, kind, leaf)
             for arg in node.args
@@ -123,12 +155,31 @@ class ScatterInputAnalysis(Analysis):
                 continue
             names = tuple(
                 code
-                for code, loop, leaf in off
-                if (loop is None or loop not in wrapped_loops)
-                and leaf not in part.ddp_inputs  # (made on the device: XLA604)
+                for code, source, leaf in off
+                if leaf not in part.ddp_inputs  # (made on the device: XLA604)
+                and any(loop is None or loop not in wrapped_loops for loop in self._loops(source))
             )
             if names:
                 part.scattered_inputs[call] = (why, names)
+
+    def _loops(self, source: _Source) -> list[cst.For | None]:
+        """The loops a value off the device comes from (None: a CPU tensor made here); for a
+        parameter, those of the loops that hand the function a batch there."""
+        if not isinstance(source, tuple):
+            return [source]
+        function, index = source
+        return [loop for callee, at, loop, caller in self.handed if at == index and _runs(callee, caller, function)]
+
+
+def _runs(callee: str, caller: str, function: str) -> bool:
+    """A call of ``callee`` from the scope ``caller`` runs ``function`` (qualified): ``step``,
+    ``self.step`` in a method of its class, ``trainer.step`` for a method of that name."""
+    if callee == function:
+        return True
+    owner, _, name = function.rpartition(".")
+    if callee.startswith("self."):
+        return callee == f"self.{name}" and caller.rpartition(".")[0] == owner
+    return bool(owner) and "." in callee and callee.rpartition(".")[2] == name
 
 
 def _names(target: cst.BaseExpression) -> list[str]:

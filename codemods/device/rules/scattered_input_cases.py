@@ -257,6 +257,85 @@ def main(rank, loader):
 """
 
 
+# Batches a loop hands to a trainer's step method, which gives parts of them to the model.
+HANDED_BATCHES = """
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = nn.DataParallel(net).cuda()
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        images, targets, names = batch
+        loss = self.model({"x": images.cuda(), "y": targets, "names": names})
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+    def fit(self, loader):
+        for batch in loader:
+            self.step(batch)
+        for images, targets in loader:
+            print(self.model({"x": images.cuda(), "y": targets}).item())
+"""
+
+
+HANDED_BATCHES_PORTED = """
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = net.to(torch_xla.device())
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        images, targets, names = batch
+        loss = self.model({"x": images.to(torch_xla.device()), "y": targets, "names": names})
+        self.optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)
+
+    def fit(self, loader):
+        for batch in loader:
+            self.step(batch)
+            torch_xla.sync()
+        for images, targets in loader:
+            print(self.model({"x": images.to(torch_xla.device()), "y": targets}).item())
+"""
+
+
+HANDED_BATCHES_SAGEMAKER = """
+import torch
+import torch_xla.core.xla_model as xm
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = net.to(xm.xla_device())
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        images, targets, names = batch
+        loss = self.model({"x": images.to(xm.xla_device()), "y": targets, "names": names})
+        self.optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)
+
+    def fit(self, loader):
+        for batch in loader:
+            self.step(batch)
+            xm.mark_step()
+        for images, targets in loader:
+            print(self.model({"x": images.to(xm.xla_device()), "y": targets}).item())
+"""
+
+
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
         valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
@@ -292,7 +371,7 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             note="inputs-only-data-parallel-moved-sagemaker",
             findings=(
                 Expected(21, 20, '(`data["annot"].to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`'),
-                Expected(27, 15, "move it to the device first (`noise.to(device)`)"),
+                Expected(27, 15, "move it to the device first if it is a tensor (`noise.to(device)`)"),
             ),
         ),
         invalid(
@@ -313,6 +392,25 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             DDP_MOVED_INPUTS_SAGEMAKER,
             target="sagemaker",
             note="a-batch-only-ddp-device-ids-moved-sagemaker",
-            findings=(Expected(18, 11, "move it to the device first (`x.to(device)`)"),),
+            findings=(Expected(18, 11, "move it to the device first if it is a tensor (`x.to(device)`)"),),
+        ),
+        invalid(
+            HANDED_BATCHES,
+            HANDED_BATCHES_PORTED,
+            note="batches-handed-to-a-step-method",
+            findings=(
+                Expected(13, 16, "`targets`, `names` reach `self.model` on the CPU"),
+                Expected(23, 19, "`targets` reaches `self.model` on the CPU"),
+            ),
+        ),
+        invalid(
+            HANDED_BATCHES,
+            HANDED_BATCHES_SAGEMAKER,
+            target="sagemaker",
+            note="batches-handed-to-a-step-method-sagemaker",
+            findings=(
+                Expected(12, 16, "move each to the device first if it is a tensor (`targets.to(device)`)"),
+                Expected(22, 19, "`targets` reaches `self.model` on the CPU"),
+            ),
         ),
     )

@@ -36,9 +36,11 @@ BATCH_OFF_XLA = Rule(
     "tensors they never move (`model([img.cuda(), annot])`); once the port removes DataParallel (XLA605), or "
     "DDP's device_ids (XLA604), nothing moves them. A CPU tensor made by a torch factory (also bound to a name "
     "first), and a batch of a loop over a loader the port does not wrap in a device loader (`annot`, "
-    "`data['annot']`), are reported at the call; a move in the call or bound before it, a tensor made on a device, "
-    "and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They are not "
-    "moved by the tool: the call alone does not say which of a batch's values are tensors.",
+    "`data['annot']`, also a part of a batch the loop hands to a function or method of the file: `for batch in "
+    "loader: self.step(batch)`), are reported at the call; a move in the call or bound before it, a tensor made on "
+    "a device, and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They "
+    "are not moved by the tool: the call alone does not say which of a batch's values are tensors (a batch may "
+    "carry file names), so the finding says to move each one that is.",
     examples=lambda: (
         invalid(
             """
