@@ -99,14 +99,14 @@ class ScatterInputAnalysis(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         """``images, targets = batch``: each name holds a part of what the value holds (the
         ``@assignments`` hook pairs only a tuple unpacked from a tuple)."""
-        if type(node.value) in (cst.Tuple, cst.List):
+        unpacked = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
+        if not unpacked or type(node.value) in (cst.Tuple, cst.List):
             return
         scope = self.walk.qualname
         source = self._off_device(node.value, scope)
-        for target in node.targets:
-            if type(target.target) in (cst.Tuple, cst.List):
-                for name in _names(target.target):
-                    self._note(scope, name, source)
+        for target in unpacked:
+            for name in _names(target):
+                self._note(scope, name, source)
 
     def _off_device(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
         """Where the value off the device comes from (``_Source``), or False: on the device,
@@ -128,7 +128,11 @@ class ScatterInputAnalysis(Analysis):
         wrapper = self.wrapped.get(func or "")
         if wrapper is None or not node.args:
             for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
-                if func is not None and type(loop := self._off_device(arg.value, scope)) is cst.For:
+                if (
+                    func is not None
+                    and type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)  # a batch, or a part of one
+                    and type(loop := self._off_device(arg.value, scope)) is cst.For
+                ):
                     self.handed.append((func, index, loop, scope))
             return
         off = [
