@@ -32,6 +32,7 @@ from codemods.distributed.launch import LaunchAnalysis
 from codemods.distributed.ranks import RankAnalysis
 from codemods.distributed.reduce_ops import ReduceOpAnalysis
 from codemods.distributed.samplers import SamplerAnalysis
+from codemods.distributed.scatter_inputs import ScatterInputAnalysis
 from codemods.engine.hooks import looked_at
 from codemods.engine.imports import ImportFacts
 from codemods.engine.nodes import subtrees_kept
@@ -92,6 +93,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         DeviceValueAnalysis,
         RankAnalysis,
         DdpAnalysis,
+        ScatterInputAnalysis,
         LaunchAnalysis,
         SamplerAnalysis,
         FallbackAnalysis,

@@ -111,6 +111,10 @@ class DistributedFacts:
     # (DataParallel then calls the wrapped module directly): the class as written, and the
     # module that defines it (None: this file). Reported.
     scattering_wraps: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
+    # Calls of a model whose DataParallel wrapper the port removes (or whose DDP drops its
+    # device_ids), handed tensors that the wrapper moved and nothing else does: what the
+    # wrapper did, as the finding says it, and those inputs (reported: obligation 3).
+    scattered_inputs: dict[cst.Call, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     # DistributedSampler calls without num_replicas/rank: the keywords they get.
     samplers: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
     sampler_plans: dict[cst.Call, SamplerPlan] = field(default_factory=dict)

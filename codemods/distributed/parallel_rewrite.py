@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 from codemods.distributed.edits import entry_from_spawn, keyword_arg, new_value, replaced
 from codemods.distributed.facts import SamplerPlan
@@ -190,6 +191,19 @@ class ParallelRewrite(Concern):
             ),
         )
         return fixed if fixed is not None else updated
+
+    def _scattered_inputs(self, original: cst.Call) -> None:
+        """Tensors handed to a model whose wrapper moved them to the GPU, which the port
+        removes (DataParallel) or stops from moving anything (DDP without device_ids)."""
+        why, inputs = self.part.scattered_inputs[original]
+        listed = ", ".join(f"`{name}`" for name in inputs)
+        self.ctx.report(
+            BATCH_OFF_XLA,
+            original,
+            f"{listed} {'reaches' if len(inputs) == 1 else 'reach'} `{self.ctx.code(original.func)}` on the CPU: "
+            f"{why}; move {'it' if len(inputs) == 1 else 'each'} to the device first if it is a tensor "
+            f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`",
+        )
 
     def _scattering_wrap(self, original: cst.Call) -> None:
         wrapper, module = self.part.scattering_wraps[original]
@@ -458,6 +472,8 @@ class ParallelRewrite(Concern):
             return self._ddp(original, updated)
         if original in part.scattering_wraps:
             self._scattering_wrap(original)
+        if original in part.scattered_inputs:
+            self._scattered_inputs(original)
         if original in part.data_parallel:
             return self._data_parallel(original, updated)
         if original in part.samplers:

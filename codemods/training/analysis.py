@@ -16,6 +16,7 @@ from codemods.engine.nodes import (
     is_true,
     method_name,
     names_in,
+    names_the_cpu,
     receiver,
     string_value,
     walk,
@@ -25,15 +26,15 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.device_less import names_a_device, project_may_place
 from codemods.training.drivers import StepDrivers
-from codemods.training.early_optimizers import EarlyOptimizers, _module_calls, through_bound, value_names
-from codemods.training.facts import (
-    LoopPlan,
-    OptimizerStep,
-)
+from codemods.training.early_optimizers import _module_calls, through_bound, value_names
+from codemods.training.facts import LoopPlan, OptimizerStep
+from codemods.training.loop_values import accumulated_into, filters_batches
+from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.records import _Function, _Loop, _Scope
+from codemods.training.round_trips import RoundTrips
 
 
-class TrainingAnalysis(StepDrivers, EarlyOptimizers):
+class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
     name = "training"
     reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
 
@@ -154,7 +155,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.call_targets[core] = name
         func_name = dotted(core.func)
         if func_name is not None:
-            self.scope.events.append(("model", name, func_name, moved))
+            self.scope.events.append(("model", name, func_name, moved, core))
             self.model_candidates.append((name, func_name))
             wrapped = tuple(
                 (index, arg.keyword.value if arg.keyword is not None else None, n)
@@ -251,6 +252,8 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
             self.used_outside_loops.update(
                 n for a in ((node.func,) if outside else ()) + tuple(arg.value for arg in node.args) if (n := dotted(a))
             )
+        if method == "cpu" and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .cpu() call (method matched) has an Attribute func, so receiver() is not None
+            self.scope.events.append(("cpu", moved, node))
         if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
@@ -266,6 +269,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
                     loop.moved[moved] = device
             if (
                 changes_device
+                and not names_the_cpu(target)  # a callable that moves what it is handed to the CPU leaves it there
                 and function is not None
                 and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             ):
@@ -424,6 +428,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         self.note_self_driven()
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
+        self._round_trips([self.module_scope, *self.function_records.values()])
 
     def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
         part = self.part
@@ -454,7 +459,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         elif any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
             if not loop.host_read:
                 part.loops[loop.node] = LoopPlan("evaluation")
-            elif accumulators := _accumulators(loop.node, set(loop.moved)):
+            elif accumulators := accumulated_into(loop.node, set(loop.moved)):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
@@ -489,7 +494,7 @@ class TrainingAnalysis(StepDrivers, EarlyOptimizers):
         device = devices.pop()
         if device is None or device == CUDA or not self.device.always_xla(device):
             return None
-        if _filters_batches(node.body, batch):
+        if filters_batches(node.body, batch):
             return None  # on the device, data-dependent filtering would compile a graph per shape
         return loader, device
 
@@ -612,89 +617,3 @@ def _is_optimizer_class(callee: str) -> bool:
 def _is_scheduler_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return any(word in last for word in ("sched", "lr", "warmup"))
-
-
-# Reads that give host values (no device state): sizes, and host reads.
-_HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
-_HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
-_VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
-# Methods that keep what they are given: meters, lists.
-_KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"})
-
-
-def _host_valued(node: cst.CSTNode) -> bool:
-    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
-    if type(node) is cst.Call:
-        if method_name(node) in _HOST_VALUES:
-            return True
-        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
-            return True
-    if type(node) is cst.Attribute and node.attr.value == "shape":
-        return True
-    return False
-
-
-def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
-    """The expression mentions a device value, outside host reads."""
-    if _host_valued(node):
-        return False
-    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) in device_names:
-        return True
-    return any(
-        _device_valued(child, device_names)
-        for child in node.children
-        if isinstance(child, cst.BaseExpression) or type(child) in _VALUE_PARTS
-    )
-
-
-def _accumulators(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
-    """What a loop accumulates device values into, across its iterations: names bound
-    outside it that ``+=`` a device value, and meters or lists outside it handed one
-    (``top1.update(acc1, n)``, ``outputs.append(logits)``).  Device values: what the loop
-    moves to the device, and what is computed from them in the loop."""
-    body = getattr(node, "body", None)
-    if body is None:
-        return ()
-    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
-    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
-    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
-    device = set(moved)
-    for _ in range(2):  # assignments in order; twice for values that come back round
-        for statement in statements:
-            if type(statement) is cst.Assign and _device_valued(statement.value, device):
-                device.update(n for t in statement.targets for n in names_in(t.target))
-    found: list[str] = []
-    for statement in statements:
-        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
-            if target not in bound and _device_valued(statement.value, device):
-                found.append(target)
-        elif (
-            type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING
-        ):
-            owner = dotted(receiver(call))
-            if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
-                found.append(owner)
-    return tuple(dict.fromkeys(found))
-
-
-_FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})
-
-
-def _filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
-    """The loop looks at its batches' values or drops samples (``inputs[keep]``,
-    ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
-    that is cheap, on the device every new shape is a new graph."""
-    for node in walk(body):
-        if type(node) is cst.Subscript and dotted(node.value) in batch:
-            if not all(_static_index(element.slice) for element in node.slice):
-                return True
-        elif type(node) is cst.Call and method_name(node) in _FILTERS and batch & set(names_in(node)):
-            return True
-    return False
-
-
-def _static_index(index: cst.BaseSlice) -> bool:
-    """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
-    return isinstance(index, cst.Slice) or (
-        isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
-    )

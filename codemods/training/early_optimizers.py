@@ -28,18 +28,14 @@ from codemods.engine.nodes import (
     arg_value,
     call_args,
     dotted,
-    method_name,
     names_the_cpu,
-    receiver,
-    string_value,
     walk,
 )
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import Found
-from codemods.training.facts import EarlyOptimizer, MovedOwnOptimizer, UntracedParameters
-from codemods.training.own_optimizer_skips import own_of, skipped_by, skips_it
+from codemods.training.facts import EarlyOptimizer, UntracedParameters
 
 if TYPE_CHECKING:
     from codemods.device.analysis import DeviceAnalysis
@@ -106,13 +102,16 @@ class EarlyOptimizers(Analysis):
                 return fn
         return None
 
-    def _argument_events(self, callee: str, call: cst.Call, feeding: bool) -> list[tuple[object, ...]]:
+    def _argument_events(
+        self, callee: str, call: cst.Call, feeding: bool, named: dict[cst.BaseExpression, str] | None = None
+    ) -> list[tuple[object, ...]]:
         """What handing arguments to ``callee`` does to models: ("move", name, XLA or
         not, description) for an argument the callee moves to the device, ("optimizer",
         name, call, index) for one it builds an optimizer over or, where the call feeds an
         optimizer (``feeding``: it is in its parameters, or it builds it), whose
         parameters it reads; ("untraced", name, call, origin) for what a callable the
-        tool cannot read is handed there."""
+        tool cannot read is handed there.  ``named``: arguments that are not names, and
+        the name each stands for (``to_gpu(Net())`` bound to ``model``: ``Net()`` is it)."""
         local = self._local_callable(callee)
         # Each project callable it may be (one of a dict's: ``Trainer = train_factory[task]``).
         project = self.walk.analysis(ProjectAnalysis)
@@ -140,7 +139,7 @@ class EarlyOptimizers(Analysis):
                 )
             return events
         for index, keyword, arg in handed:
-            name = dotted(arg.value)
+            name = dotted(arg.value) or (named or {}).get(arg.value)
             if name is None:
                 continue
             if local is not None:
@@ -154,6 +153,8 @@ class EarlyOptimizers(Analysis):
                 for moved, device, move, owner in local.moved_params:
                     if moved == param:
                         device_from = _handed_device(local, device)
+                        if device_from is not None and _hands_the_cpu(call, *device_from):
+                            continue
                         xla = self._goes_to_xla(device) or (
                             device_from is not None and self._goes_to_xla(_argument_name(call, *device_from))
                         )
@@ -184,8 +185,8 @@ class EarlyOptimizers(Analysis):
         assert summary is not None
         events: list[tuple[object, ...]] = []
         summary_move = summary.moves_argument(name, index, keyword)
-        if summary_move is not None:
-            xla, device_at, moves = summary_move
+        xla, device_at, moves = summary_move or (False, None, "")
+        if summary_move is not None and not (device_at is not None and _hands_the_cpu(call, *device_at)):
             if not xla and device_at is not None:  # to a device the caller hands in
                 xla = self._goes_to_xla(_argument_name(call, *device_at))
             # A module this run does not convert keeps its CUDA moves: say so.
@@ -359,7 +360,7 @@ class EarlyOptimizers(Analysis):
                     handed_in.discard(name)
                 written, name = name, _canonical(name, aliases)
                 if kind == "model":
-                    constructor, moved = rest
+                    constructor, moved, _ = rest
                     assert isinstance(constructor, str)
                     if self._is_wrapper(constructor):
                         continue
@@ -401,132 +402,6 @@ class EarlyOptimizers(Analysis):
                         ]
                     if later:
                         self._early(name, rest, later)
-
-    def _own_optimizers(self) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """The module classes of this file whose ``__init__`` builds an optimizer over the
-        instance's own parameters (``self.optim = Adam(self.parameters())``, also of a
-        submodule) before any move of the instance: class -> the optimizer's attribute."""
-        optimizers = {
-            call: target.removeprefix("self.")
-            for call, target in self.call_targets.items()
-            if target.startswith("self.") and "." not in target.removeprefix("self.")
-        }
-        found: dict[str, tuple[str, tuple[str, ...]]] = {}
-        for fn in self.function_records.values():
-            owner = fn.qualname.removesuffix(".__init__")
-            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes:
-                continue
-            for kind, name, *rest in fn.events:
-                if kind == "move" and name == "self":
-                    break  # moved first (``self.to(device)``): the optimizer holds the moved ones
-                if (
-                    kind == "optimizer"
-                    and _root_in(str(name), {"self"}) is not None
-                    and rest[0] not in self.part.optimizer_before_move  # a submodule moved first: ported
-                ):
-                    attribute = next(
-                        (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
-                    )
-                    if attribute is not None and fn.node is not None:
-                        found.setdefault(owner, (attribute, skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]  # rest holds a move event's items (tuple[object, ...]): rest[0] is its Call
-        self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
-        return found
-
-    def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
-        """Instances of a class that builds its optimizer over its own parameters in
-        ``__init__`` (of this file or of another project module), moved to the device
-        afterwards (``G = Generator(**config).to(device)``, or ``G.cuda()`` later in the same
-        function): the optimizer steps the CPU parameters the move replaced."""
-        own = self._own_optimizers()
-        part = self.part
-        if not (part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables):
-            return  # the file trains nothing (a sampling or evaluation script): the optimizers stay unused
-        project = self.walk.analysis(ProjectAnalysis)
-        for scope in scopes:
-            built: dict[str, tuple[str, str, str]] = {}  # name -> (constructor, attribute, origin)
-            dynamic: dict[str, tuple[str, ...]] = {}  # modules bound by ``__import__(name)``: the candidates
-            for kind, name, *rest in scope.events:
-                if kind == "model":
-                    constructor, move = rest
-                    built.pop(str(name), None)
-                    dynamic.pop(str(name), None)
-                    assert isinstance(constructor, str)
-                    if (modules := self._imported_at_run_time(str(name), constructor)) is not None:
-                        dynamic[str(name)] = modules
-                        continue
-                    attribute, skips = own.get(constructor, (None, ()))
-                    origin = ""
-                    if attribute is None and (found := project.origin(constructor)) is not None and found.summary:
-                        attribute, skips = own_of(found.summary.own_optimizers, found.name)
-                        origin = f" ({found.summary.path})"
-                    head, _, cls = constructor.rpartition(".")
-                    if attribute is None and head in dynamic:
-                        attribute, skips, origin = self._own_optimizer_of_a_run_time_module(head, cls, dynamic[head])
-                    if attribute is None or skips_it(self._constructor_call(str(name), constructor, move), skips):
-                        continue
-                    built[str(name)] = (constructor, attribute, origin)
-                    if isinstance(move, cst.Call):
-                        self._note_own_optimizer_move(str(name), built[str(name)], move)
-                elif kind == "move" and (entry := built.get(str(name))) is not None:
-                    assert isinstance(rest[1], cst.Call)
-                    self._note_own_optimizer_move(str(name), entry, rest[1])
-
-    def _imported_at_run_time(self, name: str, constructor: str) -> tuple[str, ...] | None:
-        """``model = __import__(config["model"])`` (or importlib.import_module): the modules
-        of the file's folder it may load (the one a literal names); None for other calls."""
-        if constructor != "__import__" and self.walk.resolve_dotted(constructor) != "importlib.import_module":
-            return None
-        call = next(
-            (c for c, target in self.call_targets.items() if target == name and dotted(c.func) == constructor), None
-        )
-        literal = string_value(arg_value(call, 0, "name")) if call is not None else None
-        return (literal,) if literal else self.facts.project.context.neighbours()
-
-    def _own_optimizer_of_a_run_time_module(
-        self, module: str, cls: str, candidates: tuple[str, ...]
-    ) -> tuple[str | None, tuple[str, ...], str]:
-        """The optimizer attribute of the class ``cls`` of the modules ``__import__`` may
-        load, where one of them builds it over the instance's own parameters in ``__init__``
-        (and the parameters that skip it)."""
-        context = self.facts.project.context
-        found = [
-            (summary.path, own)
-            for candidate in candidates
-            if (hit := context.lookup(candidate, cls)) is not None
-            and (summary := hit.summary) is not None
-            and (own := own_of(summary.own_optimizers, hit.name))[0] is not None
-        ]
-        if not found:
-            return None, (), ""
-        paths = ", ".join(path for path, _ in found)
-        attribute, skips = found[0][1]
-        return attribute, skips, f" (of the module that `{module}` names at run time, if it is {paths})"
-
-    def _constructor_call(self, name: str, constructor: str, move: object) -> cst.Call | None:
-        """The ``Model(...)`` call that built ``name``: under its move, or the last one
-        bound to it."""
-        core = move
-        while type(core) is cst.Call and dotted(core.func) != constructor:
-            core = receiver(core)
-        if type(core) is cst.Call:
-            return core
-        return next(
-            (
-                c
-                for c, target in reversed(self.call_targets.items())
-                if target == name and dotted(c.func) == constructor
-            ),
-            None,
-        )
-
-    def _note_own_optimizer_move(self, name: str, built: tuple[str, str, str], move: cst.Call) -> None:
-        target = arg_value(move, 0, "device")
-        cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
-        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
-            return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
-        xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
-        constructor, attribute, origin = built
-        self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
 
     def _early(
         self, model: str, rest: list[object], later: list[tuple[object, object]], handed_in: bool = False
@@ -596,9 +471,20 @@ def _argument_name(call: cst.Call, index: int, device: str) -> str | None:
     """What a call passes for the device a callee takes from its parameters (``device``,
     or ``args.device`` of an ``args`` passed by position or, index -1, by keyword only)."""
     root, _, rest = device.partition(".")
-    value = arg_value(call, index, root) if index >= 0 else call_args(call)[1].get(root)
-    name = dotted(value.value if isinstance(value, cst.Arg) else value)
+    name = dotted(_handed(call, index, root))
     return name if name is None or not rest else f"{name}.{rest}"
+
+
+def _hands_the_cpu(call: cst.Call, index: int, device: str) -> bool:
+    """The call passes the CPU (``"cpu"``, ``torch.device("cpu")``) for the device a callee
+    takes from its parameter: the module stays where it was built."""
+    return "." not in device and names_the_cpu(_handed(call, index, device))
+
+
+def _handed(call: cst.Call, index: int, parameter: str) -> cst.BaseExpression | None:
+    """What a call passes for a callee's parameter (at ``index``, -1: by keyword only)."""
+    value = arg_value(call, index, parameter) if index >= 0 else call_args(call)[1].get(parameter)
+    return value.value if isinstance(value, cst.Arg) else value
 
 
 def _moved_by_methods(

@@ -52,6 +52,21 @@ class MovedOwnOptimizer:
     attribute: str  # the optimizer's attribute (``optim``)
     origin: str  # where the class is, for a class of another module: `` (BigGAN.py)``
     xla: bool  # the move goes to the XLA device on every path (else: it may)
+    # For a callable handed the instance that moves it (``to_gpu(model)``): the move it makes,
+    # as the finding names it (``x.cuda()` in `to_gpu``, or the callable and its module).
+    through: str = ""
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """A module whose parameters an optimizer steps, moved to the CPU and back to the device
+    after the optimizer is built (``torch.save(self.encoder.cpu(), path)`` then
+    ``self.encoder.to(self.device)``): on XLA each move replaces its Parameter objects (on
+    CUDA they are kept), so the optimizer steps the old ones (XLA203, at the move to the CPU)."""
+
+    module: str  # as the move names it
+    optimizer: str  # the optimizer that holds its parameters
+    back: str  # the move back, as the finding names it
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,8 @@ class TrainingFacts:
     # their instances after construction.
     own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
+    # Moves to the CPU of a module an optimizer steps, which moves back to the device later.
+    round_trips: dict[cst.Call, RoundTrip] = field(default_factory=dict)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True

@@ -40,6 +40,17 @@ class OptimizerRewrite(Concern):
         stranded = self.facts.training.moved_own_optimizers.get(original)
         if stranded is not None:
             self._moved_own_optimizer(original, stranded)
+        trip = self.facts.training.round_trips.get(original)
+        if trip is not None:
+            self.ctx.report(
+                OPTIMIZER_BEFORE_MOVE,
+                original,
+                f"`{self.ctx.code(original)}` moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the "
+                f"XLA device, and {trip.back} moves it back: on XLA each move replaces the module's Parameter objects "
+                "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
+                f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
+                "which xm.save moves to the CPU), or build the optimizer again after the move back",
+            )
         if original in self.facts.training.unrecognized_steps:
             self.ctx.report(
                 OPTIMIZER_STEP,
@@ -110,10 +121,11 @@ class OptimizerRewrite(Concern):
         any state or groups the class gave it."""
         cls = stranded.constructor.rsplit(".", 1)[-1]
         where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
+        through = f" through {stranded.through}" if stranded.through else ""
         self.ctx.report(
             OPTIMIZER_BEFORE_MOVE,
             original,
-            f"`{self.ctx.code(original)}` moves `{stranded.model}` {where} after `{cls}.__init__`"
+            f"`{self.ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{cls}.__init__`"
             f"{stranded.origin} built `self.{stranded.attribute}` over the instance's own parameters: moving a module "
             f"to XLA replaces its Parameter objects, so `{stranded.model}.{stranded.attribute}` steps the stale CPU "
             f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."

@@ -27,7 +27,8 @@ class _Loop:
 class _Scope:
     """A function body or the module's top level: what happens to models there, in order."""
 
-    # ("model", name, constructor, the move at creation or None) | ("move", name, device, node)
+    # ("model", name, constructor, the move at creation or None, the call that built it)
+    # | ("move", name, device, node) | ("cpu", name, node): ``name.cpu()``
     # | ("optimizer", name, node) | ("call", callee, node): calls that may move a model
     # or build an optimizer over one (known once the walk is done) | ("collect", name,
     # value): an assignment | ("uses", names, node): an optimizer built from those names

@@ -11,8 +11,11 @@ move only part of each batch: the ported project (loaders wrapped where they are
 XLA302) trains like the original, with no new graph after the warm-up; converted without
 XLA302 its first forward fails on a CPU tensor.
 
-A class that builds its own optimizer in its constructor and is moved by the caller (XLA203
-reports it at the move, with no port): the converted script runs on XLA and trains nothing."""
+A class that builds its own optimizer in its constructor and is moved by the caller, or by a
+helper of another module that moves what it is handed (XLA203 reports it at the move, with no
+port): the converted script runs on XLA and trains nothing.  A module the optimizer steps,
+saved as a CPU module and moved back (XLA203 at the ``.cpu()``, with no port): in eager mode
+it keeps training, converted it stops."""
 
 from __future__ import annotations
 
@@ -342,3 +345,89 @@ def test_a_class_that_builds_its_own_optimizer_and_moves_later_trains_nothing_as
     assert "G = nets.Generator().to(device)" in (folder / "main.py").read_text()
     output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     assert "own xla changed False" in output
+
+
+OWN_HELPERS = """\
+import torch
+
+
+def to_gpu(x):
+    if torch.cuda.is_available():
+        return x.cuda()
+    return x
+"""
+
+
+def test_a_class_with_its_own_optimizer_moved_by_a_helper_trains_nothing_as_xla203_says(tmp_path: Path) -> None:
+    """The same class moved by a helper of another module that moves what it is handed
+    (``G = to_gpu(nets.Generator())``): XLA203 reports the call, and converted, the model
+    never changes."""
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'own'\n")
+    (folder / "nets.py").write_text(OWN_NETS)
+    (folder / "helpers.py").write_text(OWN_HELPERS)
+    main = OWN_MAIN.replace("import nets\n", "import nets\nfrom helpers import to_gpu\n")
+    (folder / "main.py").write_text(main.replace("G = nets.Generator().to(device)", "G = to_gpu(nets.Generator())"))
+    convert_folder(folder)
+    assert "return x.to(torch_xla.device())" in (folder / "helpers.py").read_text()
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "own xla changed False" in output
+
+
+ROUND_TRIP = """\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, encoder, device):
+        self.device = device
+        self.encoder = encoder
+        self.model = nn.Sequential(encoder, nn.Linear(8, 2)).to(device)
+        self.optim = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def train_epoch(self):
+        for _ in range(3):
+            loss = (self.model(torch.randn(4, 8).to(self.device)) ** 2).mean()
+            self.optim.zero_grad()
+            loss.backward()
+            self.optim.step()
+
+    def save(self, path):
+        torch.save(self.encoder.cpu(), path)
+        self.encoder.to(self.device)
+
+
+def main():
+    torch.manual_seed(0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    trainer = Trainer(nn.Linear(8, 8), device)
+    trainer.train_epoch()
+    trainer.save("encoder.pt")
+    before = {k: v.detach().cpu().clone() for k, v in trainer.encoder.state_dict().items()}
+    trainer.train_epoch()
+    after = {k: v.detach().cpu() for k, v in trainer.encoder.state_dict().items()}
+    changed = any(not torch.equal(before[k], after[k]) for k in before)
+    print(f"encoder {next(trainer.encoder.parameters()).device.type} trains after the save: {changed}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_module_saved_on_the_cpu_and_moved_back_stops_training_as_xla203_says(tmp_path: Path) -> None:
+    """A submodule the optimizer steps, saved as a CPU module and moved back: it keeps
+    training in eager mode on the CPU; converted (XLA203 reports the ``.cpu()``, with no
+    port), it runs on XLA and the optimizer steps the Parameter objects the moves replaced."""
+    folder = tmp_path / "trip"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'trip'\n")
+    (folder / "main.py").write_text(ROUND_TRIP)
+    eager = run_command([sys.executable, "main.py"], folder, run_environment())
+    assert "encoder cpu trains after the save: True" in eager
+    convert_folder(folder)
+    assert "xm.save(self.encoder.cpu(), path)" in (folder / "main.py").read_text()
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "encoder xla trains after the save: False" in output

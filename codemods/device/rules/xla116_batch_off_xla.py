@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 BATCH_OFF_XLA = Rule(
@@ -29,7 +30,17 @@ BATCH_OFF_XLA = Rule(
     "(`data_loader.sampler.set_epoch(epoch)`; a device loader has no `sampler` or `dataset`), or the loader is "
     "built in the call, the call is reported here instead, naming the function and the batches: move each "
     "batch with `.to(device)` before the forward in that function, or iterate "
-    "`pl.MpDeviceLoader(data_loader, device)` in its loop.",
+    "`pl.MpDeviceLoader(data_loader, device)` in its loop. A model the port unwraps gets the same check at each "
+    "call: `nn.DataParallel` scattered every tensor of its inputs to the GPUs, however deep in lists, tuples and "
+    "dicts, and `DistributedDataParallel(..., device_ids=[...])` moved them to its GPU, so scripts hand such a model "
+    "tensors they never move (`model([img.cuda(), annot])`); once the port removes DataParallel (XLA605), or "
+    "DDP's device_ids (XLA604), nothing moves them. A CPU tensor made by a torch factory (also bound to a name "
+    "first), and a batch of a loop over a loader the port does not wrap in a device loader (`annot`, "
+    "`data['annot']`, also a part of a batch the loop hands to a function or method of the file: `for batch in "
+    "loader: self.step(batch)`), are reported at the call; a move in the call or bound before it, a tensor made on "
+    "a device, and values that are not known tensors (numbers, strings, what the tool cannot place) are not. They "
+    "are not moved by the tool: the call alone does not say which of a batch's values are tensors (a batch may "
+    "carry file names), so the finding says to move each one that is.",
     examples=lambda: (
         invalid(
             """
@@ -225,6 +236,7 @@ BATCH_OFF_XLA = Rule(
             target="sagemaker",
             note="comprehensions-move-the-batch-1.13",
         ),
+        *scattered_input_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -479,5 +491,6 @@ BATCH_OFF_XLA = Rule(
                 ),
             ),
         ),
+        *scattered_input_invalid(),
     ),
 )

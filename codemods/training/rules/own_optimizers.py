@@ -216,6 +216,228 @@ for x in pl.MpDeviceLoader(loader, device):
 """
 
 
+# A module with its own optimizer moved by a helper of the file that moves what it is handed
+# (``to_gpu(Agent())``, ``to_gpu(critic)``): Module.cuda moves in place, so the instance moves.
+OWN_OPTIMIZERS_MOVED_BY_A_HELPER = """
+import torch
+from torch import nn, optim
+
+
+def to_gpu(x):
+    if torch.cuda.is_available():
+        return x.cuda()
+    return x
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
+
+
+agent = to_gpu(Agent())
+critic = Agent()
+to_gpu(critic)
+for x in batches:
+    agent.optimizer.zero_grad()
+    (agent.fc(to_gpu(x)).sum() + critic.fc(to_gpu(x)).sum()).backward()
+    agent.optimizer.step()
+"""
+
+
+OWN_OPTIMIZERS_MOVED_BY_A_HELPER_PORTED = """
+import torch
+from torch import nn, optim
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def to_gpu(x):
+    return x.to(torch_xla.device())
+    return x
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
+
+
+agent = to_gpu(Agent())
+critic = Agent()
+to_gpu(critic)
+for x in batches:
+    agent.optimizer.zero_grad()
+    (agent.fc(to_gpu(x)).sum() + critic.fc(to_gpu(x)).sum()).backward()
+    xm.optimizer_step(agent.optimizer)
+    torch_xla.sync()
+"""
+
+
+OWN_OPTIMIZERS_MOVED_BY_A_HELPER_SAGEMAKER = """
+import torch
+from torch import nn, optim
+import torch_xla.core.xla_model as xm
+
+
+def to_gpu(x):
+    return x.to(xm.xla_device())
+    return x
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
+
+
+agent = to_gpu(Agent())
+critic = Agent()
+to_gpu(critic)
+for x in batches:
+    agent.optimizer.zero_grad()
+    (agent.fc(to_gpu(x)).sum() + critic.fc(to_gpu(x)).sum()).backward()
+    xm.optimizer_step(agent.optimizer)
+    xm.mark_step()
+"""
+
+
+# Helpers that leave a module with its own optimizer on the CPU, or read it, or move a module
+# without one: nothing is stale.
+HELPERS_THAT_STRAND_NOTHING = """
+import torch
+from torch import nn, optim
+
+
+def to_cpu(module):
+    return module.to("cpu")
+
+
+def to_device(module, device):
+    return module.to(device)
+
+
+def count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+
+agent = to_cpu(Agent())
+count(agent)
+other = to_device(Agent(), torch.device("cpu"))
+plain = to_device(Plain(), torch.device("cuda"))
+optimizer = optim.SGD(plain.parameters(), lr=0.1)
+for x in batches:
+    optimizer.zero_grad()
+    plain(x.cuda()).sum().backward()
+    optimizer.step()
+"""
+
+
+HELPERS_THAT_STRAND_NOTHING_PORTED = """
+import torch
+from torch import nn, optim
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def to_cpu(module):
+    return module.to("cpu")
+
+
+def to_device(module, device):
+    return module.to(device)
+
+
+def count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+
+agent = to_cpu(Agent())
+count(agent)
+other = to_device(Agent(), torch.device("cpu"))
+plain = to_device(Plain(), torch_xla.device())
+optimizer = optim.SGD(plain.parameters(), lr=0.1)
+for x in batches:
+    optimizer.zero_grad()
+    plain(x.to(torch_xla.device())).sum().backward()
+    xm.optimizer_step(optimizer)
+    torch_xla.sync()
+"""
+
+
+HELPERS_THAT_STRAND_NOTHING_SAGEMAKER = """
+import torch
+from torch import nn, optim
+import torch_xla.core.xla_model as xm
+
+
+def to_cpu(module):
+    return module.to("cpu")
+
+
+def to_device(module, device):
+    return module.to(device)
+
+
+def count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+
+agent = to_cpu(Agent())
+count(agent)
+other = to_device(Agent(), torch.device("cpu"))
+plain = to_device(Plain(), xm.xla_device())
+optimizer = optim.SGD(plain.parameters(), lr=0.1)
+for x in batches:
+    optimizer.zero_grad()
+    plain(x.to(xm.xla_device())).sum().backward()
+    xm.optimizer_step(optimizer)
+    xm.mark_step()
+"""
+
+
 def own_optimizer_valid() -> tuple[Valid, ...]:
     return (
         valid(
@@ -266,6 +488,17 @@ def own_optimizer_valid() -> tuple[Valid, ...]:
             OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
             target="sagemaker",
             note="own-optimizer-moved-first-never-moved-or-on-the-cpu-sagemaker",
+        ),
+        valid(
+            HELPERS_THAT_STRAND_NOTHING,
+            HELPERS_THAT_STRAND_NOTHING_PORTED,
+            note="own-optimizer-helpers-that-keep-it-on-the-cpu-or-move-a-module-without-one",
+        ),
+        valid(
+            HELPERS_THAT_STRAND_NOTHING,
+            HELPERS_THAT_STRAND_NOTHING_SAGEMAKER,
+            target="sagemaker",
+            note="own-optimizer-helpers-that-keep-it-on-the-cpu-or-move-a-module-without-one-sagemaker",
         ),
     )
 
@@ -337,6 +570,27 @@ def own_optimizer_invalid() -> tuple[Invalid, ...]:
             note="own-optimizer-through-aliases",
             findings=(
                 Expected(14, 9, '`Agent().to("cuda:0")` moves `agent` to the XLA device after `Agent.__init__`'),
+            ),
+        ),
+        invalid(
+            OWN_OPTIMIZERS_MOVED_BY_A_HELPER,
+            OWN_OPTIMIZERS_MOVED_BY_A_HELPER_PORTED,
+            note="own-optimizer-moved-by-a-helper-that-moves-what-it-is-handed",
+            findings=(
+                Expected(
+                    19, 9, "`to_gpu(Agent())` moves `agent` to the XLA device through `x.cuda()` in `to_gpu` after"
+                ),
+                Expected(21, 1, "`to_gpu(critic)` moves `critic` to the XLA device through `x.cuda()` in `to_gpu`"),
+            ),
+        ),
+        invalid(
+            OWN_OPTIMIZERS_MOVED_BY_A_HELPER,
+            OWN_OPTIMIZERS_MOVED_BY_A_HELPER_SAGEMAKER,
+            target="sagemaker",
+            note="own-optimizer-moved-by-a-helper-that-moves-what-it-is-handed-sagemaker",
+            findings=(
+                Expected(18, 9, "so `agent.optimizer` steps the stale CPU copies and training changes nothing"),
+                Expected(20, 1, "so `critic.optimizer` steps the stale CPU copies"),
             ),
         ),
     )

@@ -27,6 +27,7 @@ from codemods.training.rules.programs import (
     VISION_LANGUAGE,
     VISION_LANGUAGE_PORTED,
 )
+from codemods.training.rules.round_trips import round_trip_invalid, round_trip_valid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
 
 OPTIMIZER_BEFORE_MOVE = Rule(
@@ -51,13 +52,25 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "build the optimizer after the move, or move the model first to the XLA device. A module class whose "
     "`__init__` builds an optimizer over the instance's own parameters (`self.optim = Adam(self.parameters())`, "
     "a GAN's generator, an RL agent), in this file or another module of the project, and whose instance the "
-    "caller moves afterwards (`G = Generator(**cfg).to(device)`) is reported at the move, naming the class and "
+    "caller moves afterwards (`G = Generator(**cfg).to(device)`, or through a callable of the file or of the project "
+    "that moves what it is handed: `model = to_gpu(Net())`, `to_gpu(model)`; Module.to moves in place, so the "
+    "instance moves whatever the callable returns) is reported at the move, naming the class and "
     "the attribute: there is no safe port (the constructor does not know the device, other instances may stay "
     "on the CPU, and rebuilding the optimizer would drop its state and groups), so build the optimizer after the "
     "move or move the module in `__init__` before building it. The class is followed through a module that "
     "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
-    "a dict it unpacks) and a file that trains nothing (a sampling script) get no finding.",
+    "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
+    "sampling script) get no finding. In a run that does not convert the callable's module, XLA003 names that "
+    "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
+    "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
+    "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
+    "moves what it is handed) is reported at the move to the CPU: on CUDA `.cpu()` and `.cuda()` swap each "
+    "parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
+    "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
+    "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
+    "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
+    "again after the move back (then there is no finding).",
     examples=lambda: (
         invalid(
             """
@@ -158,6 +171,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         ),
         *wrapped_model_valid(),
         *own_optimizer_valid(),
+        *round_trip_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -635,5 +649,6 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         ),
         *wrapped_model_invalid(),
         *own_optimizer_invalid(),
+        *round_trip_invalid(),
     ),
 )

@@ -1,0 +1,416 @@
+"""XLA116's cases for inputs that a wrapper the port unwraps used to move: nn.DataParallel
+scattered every tensor of its inputs to the GPUs (also inside lists, tuples and dicts)."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Valid, invalid, valid
+
+# A batch element and a CPU tensor that only DataParallel's scatter moved.
+SCATTERED_INPUTS = """
+import torch
+import torch.nn as nn
+
+
+class Det(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+
+    def forward(self, inputs, scale=1.0):
+        img, annot = inputs
+        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
+
+
+def train(loader, epochs):
+    model = nn.DataParallel(Det()).cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for data in loader:
+            loss = model([data["img"].cuda().float(), data["annot"]], 0.5)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        noise = torch.randn(8, 5)
+        print(model((torch.randn(8, 4).cuda(), noise)).item())
+"""
+
+
+SCATTERED_INPUTS_PORTED = """
+import torch
+import torch.nn as nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Det(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+
+    def forward(self, inputs, scale=1.0):
+        img, annot = inputs
+        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
+
+
+def train(loader, epochs):
+    model = Det().to(torch_xla.device())
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for data in loader:
+            loss = model([data["img"].to(torch_xla.device()).float(), data["annot"]], 0.5)
+            optimizer.zero_grad()
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        noise = torch.randn(8, 5)
+        print(model((torch.randn(8, 4).to(torch_xla.device()), noise)).item())
+"""
+
+
+SCATTERED_INPUTS_SAGEMAKER = """
+import torch
+import torch.nn as nn
+import torch_xla.core.xla_model as xm
+
+
+class Det(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+
+    def forward(self, inputs, scale=1.0):
+        img, annot = inputs
+        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
+
+
+def train(loader, epochs):
+    model = Det().to(xm.xla_device())
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for data in loader:
+            loss = model([data["img"].to(xm.xla_device()).float(), data["annot"]], 0.5)
+            optimizer.zero_grad()
+            loss.backward()
+            xm.optimizer_step(optimizer)
+            xm.mark_step()
+        noise = torch.randn(8, 5)
+        print(model((torch.randn(8, 4).to(xm.xla_device()), noise)).item())
+"""
+
+
+# Every tensor moved by the script (a name bound to a move, a move in the call), and numbers.
+MOVED_INPUTS = """
+import torch
+import torch.nn as nn
+
+
+class Det(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+
+    def forward(self, inputs, scale=1.0, tag=None):
+        img, annot = inputs
+        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
+
+
+model = nn.DataParallel(Det()).cuda()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(10):
+    img, annot = torch.randn(8, 4), torch.randn(8, 5).cuda()
+    scale = 0.5
+    loss = model([img.cuda(), annot], scale, tag="train")
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+for img, annot in loader:
+    img, annot = img.cuda(), annot.cuda()
+    print(model((img, annot), step).item())
+"""
+
+
+MOVED_INPUTS_PORTED = """
+import torch
+import torch.nn as nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Det(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+
+    def forward(self, inputs, scale=1.0, tag=None):
+        img, annot = inputs
+        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
+
+
+model = Det().to(torch_xla.device())
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(10):
+    img, annot = torch.randn(8, 4), torch.randn(8, 5).to(torch_xla.device())
+    scale = 0.5
+    loss = model([img.to(torch_xla.device()), annot], scale, tag="train")
+    optimizer.zero_grad()
+    loss.backward()
+    xm.optimizer_step(optimizer)
+    torch_xla.sync()
+for img, annot in loader:
+    img, annot = img.to(torch_xla.device()), annot.to(torch_xla.device())
+    print(model((img, annot), step).item())
+"""
+
+
+MOVED_INPUTS_SAGEMAKER = """
+import torch
+import torch.nn as nn
+import torch_xla.core.xla_model as xm
+
+
+class Det(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+
+    def forward(self, inputs, scale=1.0, tag=None):
+        img, annot = inputs
+        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
+
+
+model = Det().to(xm.xla_device())
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(10):
+    img, annot = torch.randn(8, 4), torch.randn(8, 5).to(xm.xla_device())
+    scale = 0.5
+    loss = model([img.to(xm.xla_device()), annot], scale, tag="train")
+    optimizer.zero_grad()
+    loss.backward()
+    xm.optimizer_step(optimizer)
+    xm.mark_step()
+for img, annot in loader:
+    img, annot = img.to(xm.xla_device()), annot.to(xm.xla_device())
+    print(model((img, annot), step).item())
+"""
+
+
+# A batch that only DDP(device_ids=[rank]) moved: the port drops device_ids.
+DDP_MOVED_INPUTS = """
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def main(rank, loader):
+    dist.init_process_group("nccl")
+    model = DDP(nn.Linear(4, 2).cuda(rank), device_ids=[rank])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        optimizer.zero_grad()
+        ((model(x) - y.cuda(rank)) ** 2).mean().backward()
+        optimizer.step()
+"""
+
+
+DDP_MOVED_INPUTS_PORTED = """
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+def main(rank, loader):
+    dist.init_process_group("xla", init_method="xla://")
+    model = DDP(nn.Linear(4, 2).to(torch_xla.device()))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        optimizer.zero_grad()
+        ((model(x) - y.to(torch_xla.device())) ** 2).mean().backward()
+        optimizer.step()
+        torch_xla.sync()
+"""
+
+
+DDP_MOVED_INPUTS_SAGEMAKER = """
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+import os
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+def main(rank, loader):
+    os.environ.setdefault("MASTER_ADDR", "localhost")
+    os.environ.setdefault("MASTER_PORT", "12355")
+    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+    model = DDP(nn.Linear(4, 2).to(xm.xla_device()))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        optimizer.zero_grad()
+        ((model(x) - y.to(xm.xla_device())) ** 2).mean().backward()
+        optimizer.step()
+        xm.mark_step()
+"""
+
+
+# Batches a loop hands to a trainer's step method, which gives parts of them to the model.
+HANDED_BATCHES = """
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = nn.DataParallel(net).cuda()
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        images, targets, names = batch
+        loss = self.model({"x": images.cuda(), "y": targets, "names": names})
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+    def fit(self, loader):
+        for batch in loader:
+            self.step(batch)
+        for images, targets in loader:
+            print(self.model({"x": images.cuda(), "y": targets}).item())
+"""
+
+
+HANDED_BATCHES_PORTED = """
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = net.to(torch_xla.device())
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        images, targets, names = batch
+        loss = self.model({"x": images.to(torch_xla.device()), "y": targets, "names": names})
+        self.optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)
+
+    def fit(self, loader):
+        for batch in loader:
+            self.step(batch)
+            torch_xla.sync()
+        for images, targets in loader:
+            print(self.model({"x": images.to(torch_xla.device()), "y": targets}).item())
+"""
+
+
+HANDED_BATCHES_SAGEMAKER = """
+import torch
+import torch_xla.core.xla_model as xm
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = net.to(xm.xla_device())
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def step(self, batch):
+        images, targets, names = batch
+        loss = self.model({"x": images.to(xm.xla_device()), "y": targets, "names": names})
+        self.optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)
+
+    def fit(self, loader):
+        for batch in loader:
+            self.step(batch)
+            xm.mark_step()
+        for images, targets in loader:
+            print(self.model({"x": images.to(xm.xla_device()), "y": targets}).item())
+"""
+
+
+def scattered_input_valid() -> tuple[Valid, ...]:
+    return (
+        valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
+        valid(
+            MOVED_INPUTS,
+            MOVED_INPUTS_SAGEMAKER,
+            target="sagemaker",
+            note="data-parallel-inputs-the-script-moves-sagemaker",
+        ),
+    )
+
+
+def scattered_input_invalid() -> tuple[Invalid, ...]:
+    return (
+        invalid(
+            SCATTERED_INPUTS,
+            SCATTERED_INPUTS_PORTED,
+            note="inputs-only-data-parallel-moved",
+            findings=(
+                Expected(
+                    22,
+                    20,
+                    '`data["annot"]` reaches `model` on the CPU: `nn.DataParallel` scattered every tensor of its '
+                    "inputs to the GPUs, and the port removes it",
+                ),
+                Expected(28, 15, "`noise` reaches `model` on the CPU"),
+            ),
+        ),
+        invalid(
+            SCATTERED_INPUTS,
+            SCATTERED_INPUTS_SAGEMAKER,
+            target="sagemaker",
+            note="inputs-only-data-parallel-moved-sagemaker",
+            findings=(
+                Expected(21, 20, '(`data["annot"].to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`'),
+                Expected(27, 15, "move it to the device first if it is a tensor (`noise.to(device)`)"),
+            ),
+        ),
+        invalid(
+            DDP_MOVED_INPUTS,
+            DDP_MOVED_INPUTS_PORTED,
+            note="a-batch-only-ddp-device-ids-moved",
+            findings=(
+                Expected(
+                    14,
+                    11,
+                    "`x` reaches `model` on the CPU: `DDP` moved every tensor of its inputs to the GPU of its "
+                    "device_ids, which the port drops",
+                ),
+            ),
+        ),
+        invalid(
+            DDP_MOVED_INPUTS,
+            DDP_MOVED_INPUTS_SAGEMAKER,
+            target="sagemaker",
+            note="a-batch-only-ddp-device-ids-moved-sagemaker",
+            findings=(Expected(18, 11, "move it to the device first if it is a tensor (`x.to(device)`)"),),
+        ),
+        invalid(
+            HANDED_BATCHES,
+            HANDED_BATCHES_PORTED,
+            note="batches-handed-to-a-step-method",
+            findings=(
+                Expected(13, 16, "`targets`, `names` reach `self.model` on the CPU"),
+                Expected(23, 19, "`targets` reaches `self.model` on the CPU"),
+            ),
+        ),
+        invalid(
+            HANDED_BATCHES,
+            HANDED_BATCHES_SAGEMAKER,
+            target="sagemaker",
+            note="batches-handed-to-a-step-method-sagemaker",
+            findings=(
+                Expected(12, 16, "move each to the device first if it is a tensor (`targets.to(device)`)"),
+                Expected(22, 19, "`targets` reaches `self.model` on the CPU"),
+            ),
+        ),
+    )

@@ -1,0 +1,211 @@
+"""Obligation 3 of SPEC section 5 for a model the port unwraps: ``nn.DataParallel`` (with CUDA
+devices) scatters every tensor of its inputs to the GPUs, and ``DistributedDataParallel(...,
+device_ids=[...])`` moves them to its GPU, however deep in lists, tuples and dicts; so scripts
+hand such a model tensors they never move themselves (``model([img.cuda(), annot])``).  The
+port removes DataParallel (XLA605) and DDP's ``device_ids`` (XLA604), and then nothing moves
+those tensors: on XLA the forward fails on a CPU tensor (torch_xla 2.9: 'Expected XLA tensor.
+Got: torch.FloatTensor').
+
+For each call of a name bound to such a wrapper, the analysis reads each input (each element
+of a list, tuple or dict display): a move (``x.cuda()``, ``x.to(device)``, also inside a chain:
+``x.cuda().float()``) or a tensor made on a device is on the device; a CPU tensor made by a
+torch factory (``torch.randn(8, 5)``, also bound to a name first), and a batch of a loop over a
+loader the port does not wrap in a device loader (``annot``, ``data["annot"]``), are not:
+XLA116 names them at the call.  Other values (numbers, strings, what the tool cannot place)
+are left as they are: the wrapper's scatter moved only tensors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import libcst as cst
+
+from codemods import apis
+from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
+from codemods.engine.nodes import call_args, dotted, method_name, receiver
+from codemods.engine.positions import code_of
+from codemods.engine.walk import Analysis, Walk, assignments
+from codemods.training.analysis import is_device_loader
+
+if TYPE_CHECKING:
+    from codemods.facts import Facts
+
+_NOT_BATCHES = frozenset({"range", "zip", "enumerate"})
+# Where a value off the device comes from: a CPU tensor (None), a batch of a loop (the loop),
+# or a parameter of a function (its qualified name, the index without self), which is a batch
+# where a loop of the file hands that function one (``for batch in loader: self.step(batch)``).
+_Source = cst.For | None | tuple[str, int]
+
+
+class ScatterInputAnalysis(Analysis):
+    facts: Facts
+
+    name = "scatter_inputs"
+    fills = "distributed"
+    reads = ("imports",)
+    settle_reads = ("ddp", "training")
+
+    def __init__(self, walk: Walk) -> None:
+        super().__init__(walk)
+        self.part = self.facts.distributed
+        # (scope, name) -> where the value off the device it holds comes from.
+        self.off_device: dict[tuple[str, str], _Source] = {}
+        self.wrapped: dict[str, cst.Call] = {}  # a name bound to a wrapper -> its construction
+        # Calls of a wrapped model: (call, the wrapper, its inputs off the device: (code, loop or None, input)).
+        self.calls: list[tuple[cst.Call, cst.Call, list[tuple[str, _Source, cst.BaseExpression]]]] = []
+        # Batches handed to a function by a loop: (callee as written, index, the loop, the caller's scope).
+        self.handed: list[tuple[str, int, cst.For, str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope = self.walk.qualname
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if params[:1] in (["self"], ["cls"]) and self.walk.class_depth:
+            params = params[1:]
+        for index, param in enumerate(params):
+            self.off_device[(scope, param)] = (scope, index)
+
+    def visit_For(self, node: cst.For) -> None:
+        source = node.iter
+        target: cst.BaseExpression = node.target
+        if type(source) is cst.Call and dotted(source.func) == "enumerate" and source.args:
+            source = source.args[0].value
+            if type(target) is cst.Tuple and len(target.elements) == 2:
+                target = target.elements[1].value
+        if type(source) is cst.Call and (
+            dotted(source.func) in _NOT_BATCHES or is_device_loader(source, self.walk.resolve(source.func))
+        ):
+            return
+        scope = self.walk.qualname
+        for name in _names(target):
+            self.off_device[(scope, name)] = node
+
+    @assignments()
+    def _bound(self, name: str, value: cst.BaseExpression) -> None:
+        scope = self.walk.qualname
+        core = value
+        while type(core) is cst.Call and method_name(core) in ("to", "cuda"):
+            core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        if type(core) is cst.Call and self.walk.resolve(core.func) in (*DATA_PARALLEL, apis.DDP):
+            self.wrapped[name] = core
+        self._note(scope, name, self._off_device(value, scope))
+
+    def _note(self, scope: str, name: str, source: _Source | Literal[False]) -> None:
+        if source is False:
+            self.off_device.pop((scope, name), None)
+        else:
+            self.off_device[(scope, name)] = source
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``images, targets = batch``: each name holds a part of what the value holds (the
+        ``@assignments`` hook pairs only a tuple unpacked from a tuple)."""
+        unpacked = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
+        if not unpacked or type(node.value) in (cst.Tuple, cst.List):
+            return
+        scope = self.walk.qualname
+        source = self._off_device(node.value, scope)
+        for target in unpacked:
+            for name in _names(target):
+                self._note(scope, name, source)
+
+    def _off_device(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
+        """Where the value off the device comes from (``_Source``), or False: on the device,
+        or not known to be a tensor."""
+        if _moved(value):
+            return False
+        if type(value) is cst.Call:
+            made_by = self.walk.resolve(value.func)
+            return None if made_by in FACTORIES and "device" not in call_args(value)[1] else False
+        root = value
+        while type(root) in (cst.Subscript, cst.Attribute):
+            root = root.value  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        name = dotted(root)
+        return self.off_device.get((scope, name), False) if name is not None else False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        scope = self.walk.qualname
+        func = dotted(node.func)
+        wrapper = self.wrapped.get(func or "")
+        if wrapper is None or not node.args:
+            for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+                if (
+                    func is not None
+                    and type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)  # a batch, or a part of one
+                    and type(loop := self._off_device(arg.value, scope)) is cst.For
+                ):
+                    self.handed.append((func, index, loop, scope))
+            return
+        off = [
+            (code, kind, leaf)
+            for arg in node.args
+            for leaf in _leaves(arg.value)
+            if (kind := self._off_device(leaf, scope)) is not False and (code := code_of(leaf))
+        ]
+        if off:
+            self.calls.append((node, wrapper, off))
+
+    def settle(self) -> None:
+        part = self.part
+        wrapped_loops = {node for node, plan in self.facts.training.loops.items() if plan.wrap_loader is not None}
+        for call, wrapper, off in self.calls:
+            if part.data_parallel.get(wrapper):
+                why = f"`{code_of(wrapper.func)}` scattered every tensor of its inputs to the GPUs, and the port removes it"
+            elif part.ddp_calls.get(wrapper, ((), False))[0]:
+                why = (
+                    f"`{code_of(wrapper.func)}` moved every tensor of its inputs to the GPU of its device_ids, which "
+                    "the port drops (without them it moves no inputs)"
+                )
+            else:
+                continue
+            names = tuple(
+                code
+                for code, source, leaf in off
+                if leaf not in part.ddp_inputs  # (made on the device: XLA604)
+                and any(loop is None or loop not in wrapped_loops for loop in self._loops(source))
+            )
+            if names:
+                part.scattered_inputs[call] = (why, names)
+
+    def _loops(self, source: _Source) -> list[cst.For | None]:
+        """The loops a value off the device comes from (None: a CPU tensor made here); for a
+        parameter, those of the loops that hand the function a batch there."""
+        if not isinstance(source, tuple):
+            return [source]
+        function, index = source
+        return [loop for callee, at, loop, caller in self.handed if at == index and _runs(callee, caller, function)]
+
+
+def _runs(callee: str, caller: str, function: str) -> bool:
+    """A call of ``callee`` from the scope ``caller`` runs ``function`` (qualified): ``step``,
+    ``self.step`` in a method of its class, ``trainer.step`` for a method of that name."""
+    if callee == function:
+        return True
+    owner, _, name = function.rpartition(".")
+    if callee.startswith("self."):
+        return callee == f"self.{name}" and caller.rpartition(".")[0] == owner
+    return bool(owner) and "." in callee and callee.rpartition(".")[2] == name
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if type(target) in (cst.Tuple, cst.List):
+        return [n for element in target.elements for n in _names(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    name = dotted(target)
+    return [name] if name is not None else []
+
+
+def _leaves(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The inputs a wrapper's scatter reached: the elements of list, tuple and dict displays."""
+    if type(value) in (cst.Tuple, cst.List):
+        return [leaf for element in value.elements for leaf in _leaves(element.value)]  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+    if type(value) is cst.Dict:
+        return [leaf for e in value.elements if isinstance(e, cst.DictElement) for leaf in _leaves(e.value)]
+    return [value]
+
+
+def _moved(value: cst.BaseExpression) -> bool:
+    """A move somewhere in a method chain: ``x.cuda()``, ``x.cuda().float()``, ``x.to(device)``."""
+    while type(value) is cst.Call:
+        if method_name(value) in ("to", "cuda"):
+            return True
+        value = receiver(value)  # type: ignore[assignment]  # a call's receiver, None for a plain call: the loop ends
+    return False

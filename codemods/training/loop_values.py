@@ -1,0 +1,94 @@
+"""What the training analysis reads of a loop's values: what it accumulates device values
+into across iterations (an evaluation loop's meters), and whether it looks at its batches'
+values before moving them (filters that make new shapes on the device)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.engine.nodes import dotted, method_name, names_in, receiver, walk
+
+# Reads that give host values (no device state): sizes, and host reads.
+_HOST_VALUES = frozenset({"item", "tolist", "size", "dim", "numel", "nelement", "cpu", "numpy"})
+_HOST_BUILTINS = frozenset({"float", "int", "len", "bool"})
+_VALUE_PARTS = (cst.Arg, cst.SubscriptElement, cst.Index, cst.ComparisonTarget, cst.Element)
+# Methods that keep what they are given: meters, lists.
+_KEEPING = frozenset({"update", "append", "extend", "add", "add_", "accumulate"})
+
+
+def _host_valued(node: cst.CSTNode) -> bool:
+    """The expression is a host value made from device ones (``loss.item()``, ``x.size(0)``)."""
+    if type(node) is cst.Call:
+        if method_name(node) in _HOST_VALUES:
+            return True
+        if type(node.func) is cst.Name and node.func.value in _HOST_BUILTINS:
+            return True
+    if type(node) is cst.Attribute and node.attr.value == "shape":
+        return True
+    return False
+
+
+def _device_valued(node: cst.CSTNode, device_names: set[str]) -> bool:
+    """The expression mentions a device value, outside host reads."""
+    if _host_valued(node):
+        return False
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) in device_names:
+        return True
+    return any(
+        _device_valued(child, device_names)
+        for child in node.children
+        if isinstance(child, cst.BaseExpression) or type(child) in _VALUE_PARTS
+    )
+
+
+def accumulated_into(node: cst.CSTNode, moved: set[str]) -> tuple[str, ...]:
+    """What a loop accumulates device values into, across its iterations: names bound
+    outside it that ``+=`` a device value, and meters or lists outside it handed one
+    (``top1.update(acc1, n)``, ``outputs.append(logits)``).  Device values: what the loop
+    moves to the device, and what is computed from them in the loop."""
+    body = getattr(node, "body", None)
+    if body is None:
+        return ()
+    statements = [n for n in walk(body) if type(n) in (cst.Assign, cst.AugAssign, cst.Expr)]
+    bound = {d for n in statements if type(n) is cst.Assign for t in n.targets if (d := dotted(t.target))}
+    bound |= set(names_in(node.target)) if type(node) is cst.For else set()
+    device = set(moved)
+    for _ in range(2):  # assignments in order; twice for values that come back round
+        for statement in statements:
+            if type(statement) is cst.Assign and _device_valued(statement.value, device):
+                device.update(n for t in statement.targets for n in names_in(t.target))
+    found: list[str] = []
+    for statement in statements:
+        if type(statement) is cst.AugAssign and (target := dotted(statement.target)) is not None:
+            if target not in bound and _device_valued(statement.value, device):
+                found.append(target)
+        elif (
+            type(statement) is cst.Expr and type(call := statement.value) is cst.Call and method_name(call) in _KEEPING
+        ):
+            owner = dotted(receiver(call))
+            if owner is not None and owner not in bound and any(_device_valued(a.value, device) for a in call.args):
+                found.append(owner)
+    return tuple(dict.fromkeys(found))
+
+
+_FILTERS = frozenset({"numel", "nelement", "isnan", "isfinite", "isinf", "nonzero", "masked_select", "any", "all"})
+
+
+def filters_batches(body: cst.BaseSuite, batch: set[str]) -> bool:
+    """The loop looks at its batches' values or drops samples (``inputs[keep]``,
+    ``if labels.numel() == 0: continue``, NaN checks) before moving them: on the host
+    that is cheap, on the device every new shape is a new graph."""
+    for node in walk(body):
+        if type(node) is cst.Subscript and dotted(node.value) in batch:
+            if not all(_static_index(element.slice) for element in node.slice):
+                return True
+        elif type(node) is cst.Call and method_name(node) in _FILTERS and batch & set(names_in(node)):
+            return True
+    return False
+
+
+def _static_index(index: cst.BaseSlice) -> bool:
+    """``x[:, 0]``, ``x["input_ids"]``: the same part of every batch."""
+    return isinstance(index, cst.Slice) or (
+        isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString))
+    )

@@ -1,0 +1,195 @@
+"""Obligation 2 of SPEC section 5 for module classes that build their optimizer over their
+own parameters in ``__init__`` (``self.optim = Adam(self.parameters())``: a GAN's
+generator, an RL agent): an instance moved to the device afterwards holds new Parameter
+objects on XLA, and its optimizer steps the stale CPU ones (XLA203, at the move).
+
+The move is followed where it is written (``G = Generator().to(device)``, ``G.cuda()``
+later in the same function) and through callables of this file or of the project that
+move what they are handed (``model = to_gpu(Net())``, ``to_gpu(model)``): Module.to and
+Module.cuda move the module in place, so the caller's instance moves whatever the
+callable returns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.engine.nodes import arg_value, dotted, method_name, names_the_cpu, string_value, walk
+from codemods.project.analysis import ProjectAnalysis
+from codemods.training.early_optimizers import EarlyOptimizers, _root_in
+from codemods.training.facts import MovedOwnOptimizer
+from codemods.training.own_optimizer_skips import own_of, skipped_by, skips_it
+
+if TYPE_CHECKING:
+    from codemods.training.records import _Scope
+
+# An instance of a class with its own optimizer: (the class as called, the optimizer's
+# attribute, where the class is for a class of another module: `` (BigGAN.py)``).
+_Built = tuple[str, str, str]
+
+
+class OwnOptimizerMoves(EarlyOptimizers):
+    """The part of TrainingAnalysis that finds instances moved after their constructor
+    built an optimizer over their own parameters."""
+
+    def _own_optimizers(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The module classes of this file whose ``__init__`` builds an optimizer over the
+        instance's own parameters (``self.optim = Adam(self.parameters())``, also of a
+        submodule) before any move of the instance: class -> the optimizer's attribute."""
+        optimizers = {
+            call: target.removeprefix("self.")
+            for call, target in self.call_targets.items()
+            if target.startswith("self.") and "." not in target.removeprefix("self.")
+        }
+        found: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for fn in self.function_records.values():
+            owner = fn.qualname.removesuffix(".__init__")
+            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes:
+                continue
+            for kind, name, *rest in fn.events:
+                if kind == "move" and name == "self":
+                    break  # moved first (``self.to(device)``): the optimizer holds the moved ones
+                if (
+                    kind == "optimizer"
+                    and _root_in(str(name), {"self"}) is not None
+                    and rest[0] not in self.part.optimizer_before_move  # a submodule moved first: ported
+                ):
+                    attribute = next(
+                        (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
+                    )
+                    if attribute is not None and fn.node is not None:
+                        found.setdefault(owner, (attribute, skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]  # rest holds a move event's items (tuple[object, ...]): rest[0] is its Call
+        self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
+        return found
+
+    def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
+        """Instances of a class that builds its optimizer over its own parameters in
+        ``__init__`` (of this file or of another project module), moved to the device
+        afterwards, here or by a callable they are handed to: the optimizer steps the CPU
+        parameters the move replaced."""
+        own = self._own_optimizers()
+        part = self.part
+        if not (part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables):
+            return  # the file trains nothing (a sampling or evaluation script): the optimizers stay unused
+        for scope in scopes:
+            built: dict[str, _Built] = {}
+            dynamic: dict[str, tuple[str, ...]] = {}  # modules bound by ``__import__(name)``: the candidates
+            followed: set[cst.Call] = set()  # calls whose moves were followed where their result is bound
+            for kind, name, *rest in scope.events:
+                if kind == "model":
+                    constructor, move, call = rest
+                    assert isinstance(constructor, str) and isinstance(call, cst.Call)
+                    followed.add(call)
+                    self._moves_by_callable(constructor, call, str(name), built, dynamic, own)
+                    built.pop(str(name), None)
+                    dynamic.pop(str(name), None)
+                    if (modules := self._imported_at_run_time(call, constructor)) is not None:
+                        dynamic[str(name)] = modules
+                        continue
+                    entry = self._own_optimizer_class(constructor, call, dynamic, own)
+                    if entry is None:
+                        continue
+                    built[str(name)] = entry
+                    if isinstance(move, cst.Call):
+                        self._note_own_optimizer_move(str(name), entry, move)
+                elif kind == "move" and (entry := built.get(str(name))) is not None:
+                    assert isinstance(rest[1], cst.Call)
+                    self._note_own_optimizer_move(str(name), entry, rest[1])
+                elif kind == "call" and rest[0] not in followed:
+                    assert isinstance(rest[0], cst.Call)
+                    self._moves_by_callable(str(name), rest[0], None, built, dynamic, own)
+
+    def _own_optimizer_class(
+        self,
+        constructor: str,
+        call: cst.Call,
+        dynamic: dict[str, tuple[str, ...]],
+        own: dict[str, tuple[str, tuple[str, ...]]],
+    ) -> _Built | None:
+        """What ``call`` (of ``constructor``) builds, if it is an instance of a class with
+        its own optimizer, built without a flag that skips it."""
+        attribute, skips = own.get(constructor, (None, ()))
+        origin = ""
+        found = self.walk.analysis(ProjectAnalysis).origin(constructor) if attribute is None else None
+        if found is not None and found.summary:
+            attribute, skips = own_of(found.summary.own_optimizers, found.name)
+            origin = f" ({found.summary.path})"
+        head, _, cls = constructor.rpartition(".")
+        if attribute is None and head in dynamic:
+            attribute, skips, origin = self._own_optimizer_of_a_run_time_module(head, cls, dynamic[head])
+        if attribute is None or skips_it(call, skips):
+            return None
+        return constructor, attribute, origin
+
+    def _moves_by_callable(
+        self,
+        callee: str,
+        call: cst.Call,
+        bound: str | None,
+        built: dict[str, _Built],
+        dynamic: dict[str, tuple[str, ...]],
+        own: dict[str, tuple[str, tuple[str, ...]]],
+    ) -> None:
+        """``call`` hands an instance with its own optimizer (a name of ``built``, or an
+        instance built in the call, whose result is ``bound``: ``model = to_gpu(Net())``)
+        to a callable that moves that argument to the device."""
+        handed = dict(built)
+        named: dict[cst.BaseExpression, str] = {}
+        for arg in call.args:
+            value = arg.value
+            if bound is not None and type(value) is cst.Call and (constructor := dotted(value.func)) is not None:
+                entry = self._own_optimizer_class(constructor, value, dynamic, own)
+                if entry is not None:
+                    named[value] = bound
+                    handed[bound] = entry
+        if not named and not any(dotted(arg.value) in built for arg in call.args):
+            return
+        found = self.walk.analysis(ProjectAnalysis).origin(callee)
+        if found is not None and found.summary is not None and found.summary.pending:
+            return  # a module this run does not convert keeps its CUDA moves (XLA003 names it)
+        for event in self._argument_events(callee, call, False, named):
+            if event[0] == "move" and (entry := handed.get(str(event[1]))) is not None:
+                constructor, attribute, origin = entry
+                self.part.moved_own_optimizers.setdefault(
+                    call,
+                    MovedOwnOptimizer(str(event[1]), constructor, attribute, origin, bool(event[2]), str(event[3])),
+                )
+
+    def _imported_at_run_time(self, call: cst.Call, constructor: str) -> tuple[str, ...] | None:
+        """``model = __import__(config["model"])`` (or importlib.import_module): the modules
+        of the file's folder it may load (the one a literal names); None for other calls."""
+        if constructor != "__import__" and self.walk.resolve_dotted(constructor) != "importlib.import_module":
+            return None
+        literal = string_value(arg_value(call, 0, "name"))
+        return (literal,) if literal else self.facts.project.context.neighbours()
+
+    def _own_optimizer_of_a_run_time_module(
+        self, module: str, cls: str, candidates: tuple[str, ...]
+    ) -> tuple[str | None, tuple[str, ...], str]:
+        """The optimizer attribute of the class ``cls`` of the modules ``__import__`` may
+        load, where one of them builds it over the instance's own parameters in ``__init__``
+        (and the parameters that skip it)."""
+        context = self.facts.project.context
+        found = [
+            (summary.path, own)
+            for candidate in candidates
+            if (hit := context.lookup(candidate, cls)) is not None
+            and (summary := hit.summary) is not None
+            and (own := own_of(summary.own_optimizers, hit.name))[0] is not None
+        ]
+        if not found:
+            return None, (), ""
+        paths = ", ".join(path for path, _ in found)
+        attribute, skips = found[0][1]
+        return attribute, skips, f" (of the module that `{module}` names at run time, if it is {paths})"
+
+    def _note_own_optimizer_move(self, name: str, built: _Built, move: cst.Call) -> None:
+        target = arg_value(move, 0, "device")
+        cuda = method_name(move) == "cuda" or (string_value(target) or "").split(":")[0] == "cuda"
+        if not cuda and (self._casts_only(target) or names_the_cpu(target)):  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+            return  # a cast keeps the Parameter objects; the CPU keeps the module where it is
+        xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
+        constructor, attribute, origin = built
+        self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
