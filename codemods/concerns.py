@@ -33,8 +33,8 @@ from codemods.lightning import rules as lightning_rules
 from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
+from codemods.training import rules as training_rules
 from codemods.training.loops import LoopRewrite
-from codemods.training.optimizer_step import OptimizerRewrite
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -89,7 +89,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         DeviceRewrite(ctx),
         ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),
-        OptimizerRewrite(ctx),
+        RuleHooks(ctx, training_rules.RULES),
         LoopRewrite(ctx),
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),

@@ -90,7 +90,6 @@ REWRITES = frozenset(
         "codemods.lazy.step_closures",
         "codemods.project.rewrite",
         "codemods.training.loops",
-        "codemods.training.optimizer_step",
     }
 )
 

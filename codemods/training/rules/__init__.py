@@ -1,6 +1,7 @@
 """XLA201, XLA203, XLA3: optimizer steps, optimizers built before their model moves, step barriers and device loaders.
 
-One module per rule (its code and name); this package lists them."""
+One module per rule (its code and name); this package lists them.  The optimizer rules' hooks run
+on the calls the training facts name; the barriers and device loaders are training/loops.py's."""
 
 from __future__ import annotations
 
@@ -14,14 +15,16 @@ from codemods.training.rules.xla304_closure_barrier import CLOSURE_BARRIER
 from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
 from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
 
+# In the order their hooks run on a node: the reports on a step call (XLA306, XLA213, XLA203) come
+# before XLA201 ports it.
 RULES = (
-    OPTIMIZER_STEP,
+    UNDRIVEN_STEP,
+    UNTRACED_OPTIMIZER_PARAMETERS,
     OPTIMIZER_BEFORE_MOVE,
+    OPTIMIZER_STEP,
     TRAINING_LOOP_BARRIER,
     DEVICE_LOADER,
     EVAL_LOOP_BARRIER,
     CLOSURE_BARRIER,
     STEP_BARRIER,
-    UNDRIVEN_STEP,
-    UNTRACED_OPTIMIZER_PARAMETERS,
 )

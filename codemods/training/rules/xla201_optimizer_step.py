@@ -1,8 +1,21 @@
-"""XLA201 optimizer-step."""
+"""XLA201 optimizer-step: without mixed precision, ``optimizer.step()`` becomes
+``xm.optimizer_step(optimizer)``, which all-reduces gradients across replicas before stepping (a
+no-op with one device).  A step the port cannot make (other arguments, a closure with several
+processes, an FSDP-wrapped model's step, a ``.step()`` that may not be an optimizer's) is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 OPTIMIZER_STEP = Rule(
     code="XLA201",
@@ -250,3 +263,96 @@ OPTIMIZER_STEP = Rule(
         ),
     ),
 )
+
+
+def _receiver(ctx: Context[Facts], call: cst.Call) -> str:
+    """The optimizer of a step candidate (an ``x.step(...)`` call: its func is an Attribute)."""
+    return ctx.code(call.func.value)  # type: ignore[attr-defined]  # as the docstring says
+
+
+@on_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.unrecognized_steps)
+def _unrecognized(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        OPTIMIZER_STEP,
+        original,
+        f"`{ctx.code(original)}` in a training loop: if this is an optimizer, "
+        f"call xm.optimizer_step({_receiver(ctx, original)}) instead",
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.fsdp_steps)
+def _fsdp_step(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    annotation = ctx.facts.training.fsdp_steps[original]
+    ctx.report(
+        OPTIMIZER_STEP,
+        original,
+        f"`{ctx.code(original)}` stays: this file annotates its model as `{ctx.code(annotation.annotation)}`, "
+        "wrapped elsewhere, and FSDP reduce-scatters the gradients itself (xm.optimizer_step would all-reduce the "
+        "sharded gradients again); if this optimizer steps a model that is not FSDP-wrapped, call "
+        f"xm.optimizer_step({_receiver(ctx, original)})",
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_STEP, nodes=lambda facts: facts.training.caller_fsdp_steps)
+def _caller_fsdp_step(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    from codemods.training.held_conditions import StandsUnlessFsdpHandedTo
+
+    optimizer = _receiver(ctx, original)
+    ctx.report(
+        OPTIMIZER_STEP,
+        original,
+        f"`{ctx.code(original)}` stays: `{optimizer}` comes from the caller, and a file of this run that "
+        "imports this one wraps a model in FSDP, which reduce-scatters the gradients itself "
+        "(xm.optimizer_step would all-reduce the sharded gradients again: wrong with several processes); "
+        f"if `{optimizer}` steps a model that is not FSDP-wrapped, call xm.optimizer_step({optimizer})",
+        held=StandsUnlessFsdpHandedTo(ctx.facts.training.caller_fsdp_steps[original]),
+    )
+    return updated
+
+
+@on_facts(
+    OPTIMIZER_STEP,
+    nodes=lambda facts: [
+        call
+        for call in facts.training.optimizer_steps
+        if call not in facts.training.unrecognized_steps
+        and call not in facts.training.fsdp_steps
+        and call not in facts.training.caller_fsdp_steps
+    ],
+)
+def _step(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.engine.nodes import KEYWORD_EQUAL, with_comma
+
+    step = ctx.facts.training.optimizer_steps[original]
+    if step.other_arguments:
+        ctx.report(
+            OPTIMIZER_STEP,
+            original,
+            f"`{ctx.code(original)}` has arguments other than a closure: "
+            "call xm.optimizer_step(optimizer, optimizer_args={...}) by hand",
+        )
+        return updated
+    if step.closure_index is not None and ctx.facts.distributed.multi_process:
+        ctx.report(
+            OPTIMIZER_STEP,
+            original,
+            f"`{ctx.code(original)}` with several processes: xm.optimizer_step reduces the gradients before "
+            "the closure computes them; all-reduce them in the closure after backward "
+            "(xm.all_reduce('sum', xm._fetch_gradients(optimizer), scale=1.0 / world size)) and keep "
+            "optimizer.step(closure)",
+        )
+        return updated
+
+    def build() -> cst.Call | None:
+        args = [cst.Arg(updated.func.value)]  # type: ignore[attr-defined]  # a step candidate's func is an Attribute (``x.step``)
+        if step.closure_index is not None:
+            closure = updated.args[step.closure_index].value
+            closure_arg = cst.Dict([cst.DictElement(cst.SimpleString('"closure"'), closure)])
+            args.append(cst.Arg(closure_arg, keyword=cst.Name("optimizer_args"), equal=KEYWORD_EQUAL))
+        return ctx.call("optimizer_step", [with_comma(a) for a in args[:-1]] + args[-1:])
+
+    return ctx.fix_or_keep(updated, OPTIMIZER_STEP, original, f"{ctx.code(original)} -> {{new}}", build)

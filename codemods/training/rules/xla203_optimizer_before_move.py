@@ -1,8 +1,16 @@
-"""XLA203 optimizer-before-move."""
+"""XLA203 optimizer-before-move: an optimizer built over a model's parameters before the model moves
+to the XLA device steps stale CPU copies (moving a module to XLA replaces its Parameter objects).
+The moves that can go before the optimizer are made by the device rewrite; this module's hooks
+report a model that builds its own optimizer and is moved afterwards, and a module moved off the
+device and back while an optimizer holds its parameters."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
     HANDED_IN_MODELS,
@@ -29,6 +37,13 @@ from codemods.training.rules.programs import (
 )
 from codemods.training.rules.round_trips import round_trip_invalid, round_trip_valid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 OPTIMIZER_BEFORE_MOVE = Rule(
     code="XLA203",
@@ -435,83 +450,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 ),
             ),
         ),
-        invalid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.device = torch.device("cuda")
-                    self.model = model
-                    self.optimizer = torch.optim.AdamW([*self.model.vision.parameters(), *self.model.head.parameters()], lr=lr)
-                    self.model.to(self.device)
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            class Trainer:
-                def __init__(self, model, lr):
-                    self.device = torch_xla.device()
-                    self.model = model
-                    self.optimizer = torch.optim.AdamW([*self.model.vision.to(torch_xla.device()).parameters(), *self.model.head.to(torch_xla.device()).parameters()], lr=lr)
-                    self.model.to(self.device)
-            """,
-            note="a-handed-in-model-moved-later-through-a-name-bound-to-it",
-            findings=(
-                Expected(
-                    9,
-                    46,
-                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in",
-                ),
-                Expected(
-                    9,
-                    102,
-                    "the optimizer is built while `model`, handed in, may be on the CPU and `self.model.to(self.device)` in",
-                ),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-            from torch import nn
-
-
-            def fit(model, lr):
-                optimizer = torch.optim.SGD(params=[{"params": model.backbone.parameters(), "lr": 0.1 * lr},
-                                                    {"params": model.classifier.parameters(), "lr": lr}], momentum=0.9)
-                model = nn.DataParallel(model)
-                model.cuda()
-                return optimizer
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            def fit(model, lr):
-                optimizer = torch.optim.SGD(params=[{"params": model.backbone.to(xm.xla_device()).parameters(), "lr": 0.1 * lr},
-                                                    {"params": model.classifier.to(xm.xla_device()).parameters(), "lr": lr}], momentum=0.9)
-                model.to(xm.xla_device())
-                return optimizer
-            """,
-            target="sagemaker",
-            note="parameter-groups-of-a-handed-in-model-sagemaker",
-            findings=(
-                Expected(
-                    6,
-                    52,
-                    "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves",
-                ),
-                Expected(
-                    7,
-                    52,
-                    "the optimizer is built while `model`, handed in, may be on the CPU and `model.cuda()` in `fit` moves",
-                ),
-            ),
-        ),
+        *handed_in_model_invalid(),
         invalid(
             """
             import itertools
@@ -652,3 +591,42 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *round_trip_invalid(),
     ),
 )
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_own_optimizers)
+def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """No safe port: the constructor does not know the device, other instances of the
+    class may stay on the CPU, and rebuilding the optimizer after the move would drop
+    any state or groups the class gave it."""
+    stranded = ctx.facts.training.moved_own_optimizers[original]
+    cls = stranded.constructor.rsplit(".", 1)[-1]
+    where = "to the XLA device" if stranded.xla else "to a device that may be the XLA device"
+    through = f" through {stranded.through}" if stranded.through else ""
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{ctx.code(original)}` moves `{stranded.model}` {where}{through} after `{cls}.__init__`"
+        f"{stranded.origin} built `self.{stranded.attribute}` over the instance's own parameters: moving a module "
+        f"to XLA replaces its Parameter objects, so `{stranded.model}.{stranded.attribute}` steps the stale CPU "
+        f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."
+        f"{stranded.attribute} = ...` over `{stranded.model}.parameters()`), or move the module in `{cls}.__init__` "
+        "before it builds the optimizer",
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.round_trips)
+def _round_trip(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Reported, not fixed: code between the two moves may need the module on the CPU, and
+    saving ``state_dict()`` instead of the module changes what a later load returns."""
+    trip = ctx.facts.training.round_trips[original]
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{ctx.code(original)}` moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the "
+        f"XLA device, and {trip.back} moves it back: on XLA each move replaces the module's Parameter objects "
+        "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
+        f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
+        "which xm.save moves to the CPU), or build the optimizer again after the move back",
+    )
+    return updated

@@ -1,8 +1,20 @@
-"""XLA213 untraced-optimizer-parameters."""
+"""XLA213 untraced-optimizer-parameters: an optimizer built, before its model moves, over parameters
+that come from somewhere the tool cannot trace (a helper, a list built elsewhere): if they are the
+model's, moving it to XLA replaces them and nothing trains.  Reported at the optimizer."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 UNTRACED_OPTIMIZER_PARAMETERS = Rule(
     code="XLA213",
@@ -143,3 +155,16 @@ UNTRACED_OPTIMIZER_PARAMETERS = Rule(
         ),
     ),
 )
+
+
+@on_facts(UNTRACED_OPTIMIZER_PARAMETERS, nodes=lambda facts: facts.training.untraced_parameters)
+def _untraced(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    untraced = ctx.facts.training.untraced_parameters[original]
+    ctx.report(
+        UNTRACED_OPTIMIZER_PARAMETERS,
+        original,
+        f"the optimizer's parameters come from {untraced.source} while `{untraced.model}` is on the CPU, and "
+        f"{untraced.moved_by} moves it later: moving a module to XLA replaces its parameters, so if these are "
+        f"`{untraced.model}`'s they are stale copies that nothing trains; build the optimizer after the move",
+    )
+    return updated

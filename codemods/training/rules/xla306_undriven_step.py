@@ -1,8 +1,20 @@
-"""XLA306 undriven-step."""
+"""XLA306 undriven-step: an optimizer step in a function that no loop of the converted files drives
+has no step barrier, so the graph grows with every step.  Reported at the step; where files of the
+run import the function's file, held until the run's files are seen (StandsUnlessCalled)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
 
 UNDRIVEN_STEP = Rule(
     code="XLA306",
@@ -398,3 +410,28 @@ UNDRIVEN_STEP = Rule(
         ),
     ),
 )
+
+
+@on_facts(UNDRIVEN_STEP, nodes=lambda facts: facts.training.undriven_steps)
+def _undriven(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    from codemods.training.held_conditions import StandsUnlessCalled
+
+    undriven = ctx.facts.training.undriven_steps[original]
+    runs = f", which runs the optimizer step of {undriven.origin}," if undriven.origin else ""
+    barrier = ctx.target.api("sync").spelled
+    nowhere = (
+        f"no loop of this file calls `{undriven.function}`, nor any loop that the tool could follow in the files "
+        "of this run that import it"
+        if undriven.held
+        else f"no loop of this file calls `{undriven.function}`, and no other file of this run imports this one"
+    )
+    ctx.report(
+        UNDRIVEN_STEP,
+        original,
+        f"`{ctx.code(original)}` in `{undriven.function}`{runs} has no step barrier: {nowhere} (a function "
+        "handed to a callable is followed only into functions of this file that call it), so the graph would "
+        "grow with every step; convert the project folder with the script whose loop calls it (the "
+        f"barrier goes there), or call {barrier}() after each call of `{undriven.function.rsplit('.', 1)[-1]}`",
+        held=StandsUnlessCalled(undriven.function) if undriven.held else None,
+    )
+    return updated
