@@ -158,7 +158,7 @@ class HostReadAnalysis(Analysis):
         training = self.facts.training
         barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}
         for loop in reading_loops:
-            if loop in training.all_loops or loop in training.loops or loop in barriered:
+            if loop in training.all_loops or loop in training.loops or loop in training.forward_loops or loop in barriered:
                 continue
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue
