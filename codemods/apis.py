@@ -395,6 +395,8 @@ def optimizer_class(callee: str) -> str | None:
 
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# Model classes of libraries, modules too: a subclass's ``forward`` is a forward computation.
+LIBRARY_MODEL_BASES = frozenset({"transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel"})
 # Dataset classes: what a subclass computes is host data (its items are made in DataLoader
 # workers, on the CPU).
 DATASET_BASES = frozenset(

@@ -157,9 +157,9 @@ class HostReadAnalysis(Analysis):
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
         training = self.facts.training
         barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}
-        for loop in reading_loops:
-            if loop in training.all_loops or loop in training.loops or loop in barriered:
-                continue
+        # Training loops, loops that get a barrier anyway, and loops of a forward computation (part of the step).
+        skipped = training.all_loops | training.loops.keys() | training.forward_loops | barriered
+        for loop in reading_loops - skipped:
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue
             scope = self.flow.sites.loops[loop].scope

@@ -47,6 +47,9 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         self.module_scope = _Scope()
         self.model_candidates: list[tuple[str, str]] = []
         self.module_classes: set[str] = set()
+        # This file's module classes, also those over a library's model class: by name and qualified name.
+        self.forward_classes: set[str] = set()
+        self.forward_class_paths: set[str] = set()
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
@@ -109,8 +112,12 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.add(node.name.value)
         for base in node.bases:
-            if self.walk.resolve(base.value) in apis.MODULE_BASES or dotted(base.value) in self.module_classes:
+            resolved, written = self.walk.resolve(base.value), dotted(base.value)
+            if resolved in apis.MODULE_BASES or written in self.module_classes:
                 self.module_classes.add(node.name.value)
+            if resolved in apis.MODULE_BASES or resolved in apis.LIBRARY_MODEL_BASES or written in self.forward_classes:
+                self.forward_classes.add(node.name.value)
+                self.forward_class_paths.add(self.walk.qualname)
 
     def _loop(self, node: cst.For | cst.While) -> None:
         self.loop_records[id(node)] = _Loop(node, self.walk.qualname)
@@ -396,6 +403,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         synced = self.synced_functions(steps)
         part.step_callables |= steps
         part.synced_callables |= synced
+        forward = self._forward_computation()
+        part.forward_loops = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, forward)}
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
         fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
@@ -456,11 +465,34 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             if wrap is not None:
                 plan.wrap_loader, plan.wrap_device = wrap
             part.loops[loop.node] = plan
-        elif any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
+        # A loop of a model's (or a loss module's) forward computation runs inside the step: the
+        # step's barrier ends it, and a barrier of its own would cut the step's graph per iteration.
+        elif loop.node not in part.forward_loops and any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
             if not loop.host_read:
                 part.loops[loop.node] = LoopPlan("evaluation")
             elif accumulators := accumulated_into(loop.node, set(loop.moved)):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _forward_computation(self) -> set[str]:
+        """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
+        itself and the methods of the class it calls through ``self.`` (and those they call)."""
+        methods = {fn.qualname: fn for fn in self.function_records.values()}
+        found = {f"{cls}.forward" for cls in self.forward_class_paths} & methods.keys()
+        pending = list(found)
+        while pending:
+            qualname = pending.pop()
+            cls = qualname.rsplit(".", 1)[0]
+            called = [
+                *methods[qualname].called,
+                *(c for loop in self.loop_records.values() if _owned_by(loop.owner, {qualname}) for c in loop.called),
+            ]
+            for name in called:
+                head, _, method = name.partition(".")
+                callee = f"{cls}.{method}"
+                if head == "self" and callee in methods and callee not in found:
+                    found.add(callee)
+                    pending.append(callee)
+        return found
 
     def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
         if type(node) is not cst.For:
@@ -617,3 +649,9 @@ def _is_optimizer_class(callee: str) -> bool:
 def _is_scheduler_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return any(word in last for word in ("sched", "lr", "warmup"))
+
+
+def _owned_by(owner: str, functions: set[str]) -> bool:
+    """Whether the code of ``owner`` (a qualified name) runs in one of ``functions``: it is
+    one of them or a function defined inside one."""
+    return any(owner == name or owner.startswith(f"{name}.") for name in functions)

@@ -47,6 +47,20 @@ CARRIED_STATE_BARRIER = Rule(
                     total += output.sum().item()
             """,
         ),
+        valid(
+            """
+            import torch
+
+            class Recurrent(torch.nn.Module):
+                def forward(self, steps, hidden):
+                    for x in steps:
+                        hidden = self.cell(x.to(self.device), hidden)
+                        self.norms.append(hidden.norm().item())
+                    return hidden
+            """,
+            target="sagemaker",
+            note="loop-of-a-module-forward",
+        ),
     ),
     invalid=lambda: (
         invalid(

@@ -67,6 +67,83 @@ EVAL_LOOP_BARRIER = Rule(
             """,
             note="only-host-values-accumulate",
         ),
+        valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class FocalLoss(nn.Module):
+                def forward(self, classifications, annotations):
+                    losses = []
+                    for j in range(classifications.shape[0]):
+                        target = annotations[j]
+                        target = target.to(self.device)
+                        if target.shape[0] == 0:
+                            losses.append(classifications[j].sum() * 0)
+                            continue
+                        losses.append((classifications[j] - target).abs().sum())
+                    return torch.stack(losses).mean()
+            """,
+            note="loss-module-forward",
+        ),
+        valid(
+            """
+            import torch
+
+            class Detector(torch.nn.Module):
+                @torch.no_grad()
+                def forward(self, scores):
+                    kept = []
+                    for i in range(scores.shape[1]):
+                        column = scores[:, i]
+                        kept.append(column.to(self.device))
+                    return kept
+            """,
+            target="sagemaker",
+            note="model-forward",
+        ),
+        valid(
+            """
+            import torch
+            from torch import nn
+
+            class Head(nn.Module):
+                pass
+
+            class Captioner(Head):
+                def forward(self, input_ids, images):
+                    embeds = self.prepare_inputs(input_ids, images)
+                    return self.decoder(embeds)
+
+                def prepare_inputs(self, input_ids, images):
+                    return [self.merge(ids, images) for ids in input_ids]
+
+                def merge(self, ids, images):
+                    merged = []
+                    for image in images:
+                        image = image.to(self.device)
+                        merged.append(self.embed(ids) + image)
+                    return torch.cat(merged)
+            """,
+            target="sagemaker",
+            note="method-that-forward-calls",
+        ),
+        valid(
+            """
+            from transformers import PreTrainedModel
+
+            class DecoderBase(PreTrainedModel):
+                pass
+
+            class Decoder(DecoderBase):
+                def forward(self, hidden):
+                    for block in self.blocks:
+                        hidden = hidden.to(self.first_device)
+                        hidden = block(hidden)
+                    return hidden
+            """,
+            note="forward-of-a-transformers-model",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -133,6 +210,35 @@ EVAL_LOOP_BARRIER = Rule(
             """,
             alias=True,
             findings=(Expected(6, 5, "evaluation loop over the device (no host read per iteration)"),),
+        ),
+        invalid(
+            """
+            import torch
+
+            class Evaluator:
+                def forward(self, val_loader):
+                    correct = 0
+                    for x, y in val_loader:
+                        x, y = x.to(self.device), y.to(self.device)
+                        correct += (self.model(x).argmax(1) == y).sum()
+                    return correct
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            class Evaluator:
+                def forward(self, val_loader):
+                    correct = 0
+                    for x, y in val_loader:
+                        x, y = x.to(self.device), y.to(self.device)
+                        correct += (self.model(x).argmax(1) == y).sum()
+                        xm.mark_step()
+                    return correct
+            """,
+            target="sagemaker",
+            note="method-of-a-class-that-is-no-module",
+            findings=(Expected(10, 13, "evaluation loop over the device (no host read per iteration)"),),
         ),
     ),
 )
