@@ -10,9 +10,12 @@ For each call of a name bound to such a wrapper, the analysis reads each input (
 of a list, tuple or dict display): a move (``x.cuda()``, ``x.to(device)``, also inside a chain:
 ``x.cuda().float()``) or a tensor made on a device is on the device; a CPU tensor made by a
 torch factory (``torch.randn(8, 5)``, also bound to a name first), and a batch of a loop over a
-loader the port does not wrap in a device loader (``annot``, ``data["annot"]``), are not:
-XLA116 names them at the call.  Other values (numbers, strings, what the tool cannot place)
-are left as they are: the wrapper's scatter moved only tensors.
+DataLoader the file builds that the port does not wrap in a device loader, or of a loop that
+moves other parts of the same batch by hand (``data["annot"]`` beside ``data["img"].cuda()``:
+the batches come on the host), are not: XLA116 names them at the call.  Other values (numbers,
+strings, a batch of another iterable: a project iterator may move its batches itself, a loader
+handed in may be wrapped by the caller) are left as they are: the wrapper's scatter moved only
+tensors.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ class ScatterInputAnalysis(Analysis):
     name = "scatter_inputs"
     fills = "distributed"
     reads = ("imports",)
-    settle_reads = ("ddp", "training")
+    settle_reads = ("ddp", "training", "loaders")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -56,6 +59,11 @@ class ScatterInputAnalysis(Analysis):
         self.calls: list[tuple[cst.Call, cst.Call, list[tuple[str, _Source, cst.BaseExpression]]]] = []
         # Batches handed to a function by a loop: (callee as written, index, the loop, the caller's scope).
         self.handed: list[tuple[str, int, cst.For, str]] = []
+        # What each loop iterates (``enumerate(...)`` unwrapped).
+        self.iterables: dict[cst.For, cst.BaseExpression] = {}
+        # The loops (and the parameters that receive batches) whose batches the code moves by hand
+        # somewhere: their batches come on the host.
+        self.moved_by_hand: set[_Source] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = self.walk.qualname
@@ -76,6 +84,7 @@ class ScatterInputAnalysis(Analysis):
             dotted(source.func) in _NOT_BATCHES or is_device_loader(source, self.walk.resolve(source.func))
         ):
             return
+        self.iterables[node] = source
         scope = self.walk.qualname
         for name in _names(target):
             self.off_device[(scope, name)] = node
@@ -116,14 +125,23 @@ class ScatterInputAnalysis(Analysis):
         if type(value) is cst.Call:
             made_by = self.walk.resolve(value.func)
             return None if made_by in FACTORIES and "device" not in call_args(value)[1] else False
+        return self._source_of_root(value, scope)
+
+    def _source_of_root(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
+        """Where the name at the root of ``value`` (``data["img"].cuda()`` -> ``data``) holds a
+        value off the device from, or False."""
         root = value
-        while type(root) in (cst.Subscript, cst.Attribute):
-            root = root.value  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        while type(root) in (cst.Subscript, cst.Attribute, cst.Call):
+            root = root.func if type(root) is cst.Call else root.value  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
         name = dotted(root)
         return self.off_device.get((scope, name), False) if name is not None else False
 
     def visit_Call(self, node: cst.Call) -> None:
         scope = self.walk.qualname
+        if method_name(node) in ("to", "cuda"):
+            source = self._source_of_root(node, scope)
+            if source is not False and source is not None:
+                self.moved_by_hand.add(source)  # a part of a batch moved by hand: the batches come on the host
         func = dotted(node.func)
         wrapper = self.wrapped.get(func or "")
         if wrapper is None or not node.args:
@@ -147,6 +165,17 @@ class ScatterInputAnalysis(Analysis):
     def settle(self) -> None:
         part = self.part
         wrapped_loops = {node for node, plan in self.facts.training.loops.items() if plan.wrap_loader is not None}
+        loaders = self.facts.loaders.names
+        host_loops = {
+            loop
+            for loop, iterable in self.iterables.items()
+            if loop not in wrapped_loops
+            and (
+                loop in self.moved_by_hand
+                or dotted(iterable) in loaders
+                or (type(iterable) is cst.Call and self.walk.resolve(iterable.func) in apis.DATA_LOADERS)
+            )
+        }
         for call, wrapper, off in self.calls:
             if part.data_parallel.get(wrapper):
                 why = f"`{code_of(wrapper.func)}` scattered every tensor of its inputs to the GPUs, and the port removes it"
@@ -161,7 +190,10 @@ class ScatterInputAnalysis(Analysis):
                 code
                 for code, source, leaf in off
                 if leaf not in part.ddp_inputs  # (made on the device: XLA604)
-                and any(loop is None or loop not in wrapped_loops for loop in self._loops(source))
+                and any(
+                    loop is None or loop in host_loops or (source in self.moved_by_hand and loop not in wrapped_loops)
+                    for loop in self._loops(source)
+                )
             )
             if names:
                 part.scattered_inputs[call] = (why, names)

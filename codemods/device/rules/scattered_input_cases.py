@@ -336,6 +336,96 @@ class Trainer:
 """
 
 
+# Batches that a removed wrapper's scatter did not have to move: a project iterator given the
+# device (it moves the stream itself), and a loader handed in that nothing in the loop moves a
+# part of (the caller may wrap it in a device loader): not reported.
+UNMOVED_BY_HAND = """
+import torch
+import torch.nn as nn
+
+
+class StreamIterator:
+    def __init__(self, data, batch_size, device):
+        self.data = data.to(device)
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        for i in range(0, self.data.size(0) - 1, self.batch_size):
+            yield self.data[i:i + self.batch_size], self.data[i + 1:i + 1 + self.batch_size]
+
+
+def train(model, tokens, loader, device):
+    para_model = nn.DataParallel(model).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for data, target in StreamIterator(tokens, 8, device=device):
+        loss = (para_model(data) - target).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    for crops in loader:
+        print(para_model(crops).sum().item())
+"""
+
+
+UNMOVED_BY_HAND_PORTED = """
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class StreamIterator:
+    def __init__(self, data, batch_size, device):
+        self.data = data.to(device)
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        for i in range(0, self.data.size(0) - 1, self.batch_size):
+            yield self.data[i:i + self.batch_size], self.data[i + 1:i + 1 + self.batch_size]
+
+
+def train(model, tokens, loader, device):
+    para_model = model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for data, target in StreamIterator(tokens, 8, device=device):
+        loss = (para_model(data) - target).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        torch_xla.sync()
+    for crops in loader:
+        print(para_model(crops).sum().item())
+"""
+
+
+UNMOVED_BY_HAND_SAGEMAKER = """
+import torch
+import torch_xla.core.xla_model as xm
+
+
+class StreamIterator:
+    def __init__(self, data, batch_size, device):
+        self.data = data.to(device)
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        for i in range(0, self.data.size(0) - 1, self.batch_size):
+            yield self.data[i:i + self.batch_size], self.data[i + 1:i + 1 + self.batch_size]
+
+
+def train(model, tokens, loader, device):
+    para_model = model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for data, target in StreamIterator(tokens, 8, device=device):
+        loss = (para_model(data) - target).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        xm.mark_step()
+    for crops in loader:
+        print(para_model(crops).sum().item())
+"""
+
+
 def scattered_input_valid() -> tuple[Valid, ...]:
     return (
         valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
@@ -344,6 +434,13 @@ def scattered_input_valid() -> tuple[Valid, ...]:
             MOVED_INPUTS_SAGEMAKER,
             target="sagemaker",
             note="data-parallel-inputs-the-script-moves-sagemaker",
+        ),
+        valid(UNMOVED_BY_HAND, UNMOVED_BY_HAND_PORTED, note="batches-of-an-iterator-given-the-device"),
+        valid(
+            UNMOVED_BY_HAND,
+            UNMOVED_BY_HAND_SAGEMAKER,
+            target="sagemaker",
+            note="batches-of-an-iterator-given-the-device-sagemaker",
         ),
     )
 
