@@ -10,12 +10,12 @@ For each call of a name bound to such a wrapper, the analysis reads each input (
 of a list, tuple or dict display): a move (``x.cuda()``, ``x.to(device)``, also inside a chain:
 ``x.cuda().float()``) or a tensor made on a device is on the device; a CPU tensor made by a
 torch factory (``torch.randn(8, 5)``, also bound to a name first), and a batch of a loop over a
-DataLoader the file builds that the port does not wrap in a device loader, or of a loop that
-moves other parts of the same batch by hand (``data["annot"]`` beside ``data["img"].cuda()``:
-the batches come on the host), are not: XLA116 names them at the call.  Other values (numbers,
-strings, a batch of another iterable: a project iterator may move its batches itself, a loader
-handed in may be wrapped by the caller) are left as they are: the wrapper's scatter moved only
-tensors.
+DataLoader the file builds that the port does not wrap in a device loader, of a loader handed
+in to an evaluation loop, or of a loop that moves other parts of the same batch by hand
+(``data["annot"]`` beside ``data["img"].cuda()``: the batches come on the host), are not: XLA116
+names them at the call.  Other values (numbers, strings, a batch of another iterable: a project
+iterator may move its batches itself; a loader handed in to a training loop is wrapped where it is
+handed, or reported there) are left as they are: the wrapper's scatter moved only tensors.
 """
 
 from __future__ import annotations
@@ -59,8 +59,11 @@ class ScatterInputAnalysis(Analysis):
         self.calls: list[tuple[cst.Call, cst.Call, list[tuple[str, _Source, cst.BaseExpression]]]] = []
         # Batches handed to a function by a loop: (callee as written, index, the loop, the caller's scope).
         self.handed: list[tuple[str, int, cst.For, str]] = []
-        # What each loop iterates (``enumerate(...)`` unwrapped).
+        # What each loop iterates (``enumerate(...)`` unwrapped), and the loops over a parameter of their
+        # function (a loader handed in: for a training loop the port wraps it where it is handed, or
+        # reports it there, XLA116's obligation across calls).
         self.iterables: dict[cst.For, cst.BaseExpression] = {}
+        self.handed_in: set[cst.For] = set()
         # The loops (and the parameters that receive batches) whose batches the code moves by hand
         # somewhere: their batches come on the host.
         self.moved_by_hand: set[_Source] = set()
@@ -84,8 +87,10 @@ class ScatterInputAnalysis(Analysis):
             dotted(source.func) in _NOT_BATCHES or is_device_loader(source, self.walk.resolve(source.func))
         ):
             return
-        self.iterables[node] = source
         scope = self.walk.qualname
+        self.iterables[node] = source
+        if isinstance(self._source_of_root(source, scope), tuple):
+            self.handed_in.add(node)
         for name in _names(target):
             self.off_device[(scope, name)] = node
 
@@ -172,7 +177,8 @@ class ScatterInputAnalysis(Analysis):
             if loop not in wrapped_loops
             and (
                 loop in self.moved_by_hand
-                or dotted(iterable) in loaders
+                or (loop in self.handed_in and loop not in self.facts.training.all_loops)
+                or (loop not in self.handed_in and dotted(iterable) in loaders)
                 or (type(iterable) is cst.Call and self.walk.resolve(iterable.func) in apis.DATA_LOADERS)
             )
         }

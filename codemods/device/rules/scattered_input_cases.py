@@ -337,9 +337,8 @@ class Trainer:
 
 
 # Batches that a removed wrapper's scatter did not have to move: a project iterator given the
-# device (it moves the stream itself), and a loader handed in that nothing in the loop moves a
-# part of (the caller may wrap it in a device loader): not reported.
-UNMOVED_BY_HAND = """
+# device moves the stream itself (not reported).
+ITERATOR_GIVEN_THE_DEVICE = """
 import torch
 import torch.nn as nn
 
@@ -362,12 +361,15 @@ def train(model, tokens, loader, device):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    for crops in loader:
-        print(para_model(crops).sum().item())
+
+
+def main(model, tokens, dataset, device):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    train(model, tokens, loader, device)
 """
 
 
-UNMOVED_BY_HAND_PORTED = """
+ITERATOR_GIVEN_THE_DEVICE_PORTED = """
 import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
@@ -392,12 +394,15 @@ def train(model, tokens, loader, device):
         loss.backward()
         xm.optimizer_step(optimizer)
         torch_xla.sync()
-    for crops in loader:
-        print(para_model(crops).sum().item())
+
+
+def main(model, tokens, dataset, device):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    train(model, tokens, loader, device)
 """
 
 
-UNMOVED_BY_HAND_SAGEMAKER = """
+ITERATOR_GIVEN_THE_DEVICE_SAGEMAKER = """
 import torch
 import torch_xla.core.xla_model as xm
 
@@ -421,8 +426,46 @@ def train(model, tokens, loader, device):
         loss.backward()
         xm.optimizer_step(optimizer)
         xm.mark_step()
+
+
+def main(model, tokens, dataset, device):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    train(model, tokens, loader, device)
+"""
+
+
+# A DataLoader handed in to an evaluation loop: the port wraps only training loops' loaders, so
+# its batches reach the unwrapped model on the CPU (reported).
+HANDED_TO_AN_EVALUATION = """
+import torch
+import torch.nn as nn
+
+
+def evaluate(model, loader, device):
+    para_model = nn.DataParallel(model).to(device)
     for crops in loader:
         print(para_model(crops).sum().item())
+
+
+def main(model, dataset, device):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    evaluate(model, loader, device)
+"""
+
+
+HANDED_TO_AN_EVALUATION_PORTED = """
+import torch
+
+
+def evaluate(model, loader, device):
+    para_model = model.to(device)
+    for crops in loader:
+        print(para_model(crops).sum().item())
+
+
+def main(model, dataset, device):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    evaluate(model, loader, device)
 """
 
 
@@ -435,10 +478,12 @@ def scattered_input_valid() -> tuple[Valid, ...]:
             target="sagemaker",
             note="data-parallel-inputs-the-script-moves-sagemaker",
         ),
-        valid(UNMOVED_BY_HAND, UNMOVED_BY_HAND_PORTED, note="batches-of-an-iterator-given-the-device"),
         valid(
-            UNMOVED_BY_HAND,
-            UNMOVED_BY_HAND_SAGEMAKER,
+            ITERATOR_GIVEN_THE_DEVICE, ITERATOR_GIVEN_THE_DEVICE_PORTED, note="batches-of-an-iterator-given-the-device"
+        ),
+        valid(
+            ITERATOR_GIVEN_THE_DEVICE,
+            ITERATOR_GIVEN_THE_DEVICE_SAGEMAKER,
             target="sagemaker",
             note="batches-of-an-iterator-given-the-device-sagemaker",
         ),
@@ -447,6 +492,19 @@ def scattered_input_valid() -> tuple[Valid, ...]:
 
 def scattered_input_invalid() -> tuple[Invalid, ...]:
     return (
+        invalid(
+            HANDED_TO_AN_EVALUATION,
+            HANDED_TO_AN_EVALUATION_PORTED,
+            note="a-loader-handed-in-to-an-evaluation",
+            findings=(Expected(7, 15, "`crops` reaches `para_model` on the CPU"),),
+        ),
+        invalid(
+            HANDED_TO_AN_EVALUATION,
+            HANDED_TO_AN_EVALUATION_PORTED,
+            target="sagemaker",
+            note="a-loader-handed-in-to-an-evaluation-sagemaker",
+            findings=(Expected(7, 15, "`crops` reaches `para_model` on the CPU"),),
+        ),
         invalid(
             SCATTERED_INPUTS,
             SCATTERED_INPUTS_PORTED,
