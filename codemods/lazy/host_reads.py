@@ -157,8 +157,8 @@ class HostReadAnalysis(Analysis):
         reading_loops = {site.loops[-1] for site in reads.values() if site.loops and not site.conditional}
         training = self.facts.training
         barriered = {loop for b in self.flow.sites.barriers for loop in b.loops}
-        # Training loops, loops that get a barrier anyway, and loops of a forward computation (part of the step).
-        skipped = training.all_loops | training.loops.keys() | training.forward_loops | barriered
+        # Training loops, loops that get a barrier anyway, and loops within a step (a forward computation's, a generator's).
+        skipped = training.all_loops | training.loops.keys() | training.loops_within_a_step | barriered
         for loop in reading_loops - skipped:
             if type(loop) is cst.For and self.flow.from_device_loader(loop):
                 continue

@@ -50,6 +50,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         # This file's module classes, also those over a library's model class: by name and qualified name.
         self.forward_classes: set[str] = set()
         self.forward_class_paths: set[str] = set()
+        self.generators: set[str] = set()  # the functions that yield (qualified names)
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
@@ -108,6 +109,10 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
 
     visit_Module = _block
     visit_IndentedBlock = _block
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self.walk.enclosing_function is not None:
+            self.generators.add(self.walk.qualname)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.add(node.name.value)
@@ -403,8 +408,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         synced = self.synced_functions(steps)
         part.step_callables |= steps
         part.synced_callables |= synced
-        forward = self._forward_computation()
-        part.forward_loops = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, forward)}
+        within = self._forward_computation() | self.generators
+        part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, within)}
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
         fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
@@ -465,9 +470,12 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             if wrap is not None:
                 plan.wrap_loader, plan.wrap_device = wrap
             part.loops[loop.node] = plan
-        # A loop of a model's (or a loss module's) forward computation runs inside the step: the
-        # step's barrier ends it, and a barrier of its own would cut the step's graph per iteration.
-        elif loop.node not in part.forward_loops and any(d == CUDA or is_device_name(d) for d in loop.moved.values()):
+        # A loop of a model's (or a loss module's) forward computation runs inside the step, a
+        # generator's inside its consumer's iteration: that loop's barrier ends it, and a barrier of
+        # its own would cut the graph per iteration.
+        elif loop.node not in part.loops_within_a_step and any(
+            d == CUDA or is_device_name(d) for d in loop.moved.values()
+        ):
             if not loop.host_read:
                 part.loops[loop.node] = LoopPlan("evaluation")
             elif accumulators := accumulated_into(loop.node, set(loop.moved)):

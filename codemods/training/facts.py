@@ -110,9 +110,11 @@ class TrainingFacts:
     # device loader or run under Accelerate (they need no plan, but lazy-mode checks
     # such as host reads apply to them too).
     all_loops: set[cst.CSTNode] = field(default_factory=set)
-    # Loops of a module class's forward computation (in ``forward`` or a method it calls
-    # through ``self.``): part of the step, never evaluation loops that need a barrier.
-    forward_loops: set[cst.CSTNode] = field(default_factory=set)
+    # Loops that run within another loop's iteration: those of a module class's forward
+    # computation (in ``forward`` or a method it calls through ``self.``: part of the step) and
+    # those of a generator (a data stream: each iteration runs inside the consumer's); never
+    # evaluation loops that need a barrier of their own.
+    loops_within_a_step: set[cst.CSTNode] = field(default_factory=set)
     # Functions passed as ``optimizer.step(closure)``: each call is a training step.
     closures: set[cst.FunctionDef] = field(default_factory=set)
     # ``model.parameters()`` calls that build an optimizer, and calls that hand a model

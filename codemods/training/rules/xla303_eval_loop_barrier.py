@@ -15,7 +15,10 @@ EVAL_LOOP_BARRIER = Rule(
     "graph one batch long. A host read in the loop (`losses.update(loss.item(), n)`) does not change that "
     "when the loop also accumulates device values (`top1.update(acc1, n)`, whose meter keeps "
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
-    "reads, so such a loop gets its barrier too.",
+    "reads, so such a loop gets its barrier too. A loop that runs within another loop's iteration gets none: one "
+    "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
+    "step, and one of a generator (`yield data.to(device)`) runs inside its consumer's iteration; a barrier of "
+    "their own would cut that iteration's graph in pieces.",
     examples=lambda: (
         invalid(
             """
@@ -85,6 +88,55 @@ EVAL_LOOP_BARRIER = Rule(
                     return torch.stack(losses).mean()
             """,
             note="loss-module-forward",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class StreamIterator:
+                def __init__(self, streams, bsz, bptt, device="cpu"):
+                    self.streams, self.bsz, self.bptt, self.device = streams, bsz, bptt, device
+
+                def __iter__(self):
+                    data = torch.LongTensor(self.bptt, self.bsz)
+                    target = torch.LongTensor(self.bptt, self.bsz)
+                    source = iter(self.streams)
+                    while True:
+                        try:
+                            chunk = next(source)
+                        except StopIteration:
+                            return
+                        data.copy_(chunk[:-1].view(self.bptt, self.bsz))
+                        target.copy_(chunk[1:].view(self.bptt, self.bsz))
+                        yield data.to(self.device), target.to(self.device)
+            """,
+            note="a-generator-of-device-batches",
+        ),
+        valid(
+            """
+            import torch
+
+
+            class StreamIterator:
+                def __init__(self, streams, bsz, bptt, device="cpu"):
+                    self.streams, self.bsz, self.bptt, self.device = streams, bsz, bptt, device
+
+                def __iter__(self):
+                    data = torch.LongTensor(self.bptt, self.bsz)
+                    target = torch.LongTensor(self.bptt, self.bsz)
+                    source = iter(self.streams)
+                    while True:
+                        try:
+                            chunk = next(source)
+                        except StopIteration:
+                            return
+                        data.copy_(chunk[:-1].view(self.bptt, self.bsz))
+                        target.copy_(chunk[1:].view(self.bptt, self.bsz))
+                        yield data.to(self.device), target.to(self.device)
+            """,
+            target="sagemaker",
+            note="a-generator-of-device-batches-sagemaker",
         ),
         valid(
             """
