@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import secrets
 import stat
 import subprocess
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -174,13 +174,12 @@ def write_atomically(path: str, data: bytes, expected: bytes) -> None:
     path = os.path.realpath(path)
     if read_bytes(path) != expected:
         raise FileProblem("changed on disk while being converted; left alone")
-    directory = os.path.dirname(path)
+    # Named before it is made, so that an interrupt (Ctrl-C, SIGTERM) at any point, even while it is
+    # being created, finds the name to remove: a file is left old or new, never a temporary beside it.
+    temporary = os.path.join(os.path.dirname(path), f".xla-codemod-{secrets.token_hex(8)}.tmp")
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
-        fd, temporary = tempfile.mkstemp(prefix=".xla-codemod-", suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise FileProblem(f"cannot write: {error.strerror or error}") from None
-    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
