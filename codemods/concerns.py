@@ -28,7 +28,6 @@ from codemods.huggingface import rules as huggingface_rules
 from codemods.huggingface.entry_point import EntryRewrite
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy import rules as lazy_rules
-from codemods.lazy.step_closures import StepClosureRewrite
 from codemods.lightning import rules as lightning_rules
 from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
@@ -101,7 +100,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, fsdp_rules.RULES),
         RuleHooks(ctx, compile_rules.RULES),
         RuleHooks(ctx, release_names_rules.RULES),
-        StepClosureRewrite(ctx),
         RuleHooks(ctx, lazy_rules.RULES),
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),

@@ -87,7 +87,6 @@ REWRITES = frozenset(
         "codemods.huggingface.entry_point",
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
-        "codemods.lazy.step_closures",
         "codemods.project.rewrite",
         "codemods.training.loops",
     }

@@ -3,9 +3,8 @@ recompilation sources that make every step a new graph (XLA71x).  Findings point
 the line of the operation itself (``xla-codemod doctor`` matches them with what it
 measures at run time).
 
-One module per rule (its code and name); this package lists them.  The recompilation sources'
-rules (XLA711-XLA714) and XLA704 are whole units: their hooks run on the nodes the lazy facts
-name; the host reads (XLA701-XLA703) are rewritten by lazy/step_closures.py."""
+One module per rule, a whole unit: its code, cases and the hooks that run on the nodes the lazy
+facts name (XLA701's step closure is built by step_closures.py here); this package lists them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,20 @@
-"""XLA701 host-read-logging."""
+"""XLA701 host-read-logging: a statement in a training loop that only logs device values
+moves into ``xm.add_step_closure`` (built by lazy/rules/step_closures.py), with this iteration's
+values passed in; one that cannot move is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 HOST_READ_LOGGING = Rule(
     code="XLA701",
@@ -167,3 +178,41 @@ HOST_READ_LOGGING = Rule(
         ),
     ),
 )
+
+
+@on_facts(HOST_READ_LOGGING, nodes=lambda facts: facts.host_reads.step_closures)
+def _into_step_closure(ctx: Context[Facts], original: cst.Expr, updated: cst.Expr) -> cst.Expr:
+    from codemods.engine.loop_barrier_rules import barrier_off
+    from codemods.lazy.rules.step_closures import closure_parts, rewritten_values, step_closure
+
+    closure = ctx.facts.host_reads.step_closures[original]
+    first = closure.reads[0]
+    read = ctx.code(first)
+    reason = closure.blocked
+    plan = ctx.facts.training.loops.get(closure.loop)
+    if reason is None and plan is not None:  # a loop that gets its barrier from a rewrite needs that rewrite on
+        unbarriered = barrier_off(ctx, closure.loop, loader_wrapped=plan.wrap_loader is not None)
+        reason = None if unbarriered is None else f"{unbarriered}, so the closure would not run"
+    rewritten: dict[int, cst.CSTNode] | None = {}
+    if reason is None:  # the closure is built only for a statement that may move
+        hoisted = closure_parts(ctx.facts, original.value, closure)  # type: ignore[arg-type]  # step closures are recorded for logging Expr statements, whose value is the print/log Call
+        if updated is not original:
+            rewritten = rewritten_values(original.value, updated.value, hoisted[0])
+            if rewritten is None:
+                reason = "other rewrites changed this statement"
+    if reason is not None:
+        ctx.report(
+            HOST_READ_LOGGING,
+            first,
+            f"`{read}` only logs, but stays: {reason}; move it into "
+            "xm.add_step_closure(fn, args=(...)) by hand, passing the values it prints",
+        )
+        return updated
+    new = ctx.fix(
+        HOST_READ_LOGGING,
+        first,
+        f"logging-only host read `{read}` moved into a step closure: it runs after the step's graph, "
+        "with this iteration's values passed in",
+        lambda: step_closure(ctx, *hoisted, rewritten or {}),
+    )
+    return updated if new is None else updated.with_changes(value=new)

@@ -1,9 +1,19 @@
-"""XLA702 host-read-value."""
+"""XLA702 host-read-value: a host read in a training loop whose value the loop keeps
+(an accumulation, a variable) is reported where it reads."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 HOST_READ_VALUE = Rule(
     code="XLA702",
@@ -124,3 +134,25 @@ HOST_READ_VALUE = Rule(
         ),
     ),
 )
+
+
+@on_facts(
+    HOST_READ_VALUE,
+    nodes=lambda facts: [
+        node for node, read in facts.host_reads.reads.items() if read.kind in ("accumulation", "value")
+    ],
+)
+def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    code = ctx.code(original)
+    if ctx.facts.host_reads.reads[original].kind == "accumulation":
+        message = (
+            f"`{code}` reads a device value to the host every step to accumulate it (an extra graph execution): "
+            "keep the sum on the device (`+= x.detach()`) and read it once per log interval"
+        )
+    else:
+        message = (
+            f"`{code}` reads a device value to the host every step (an extra graph execution): read it inside "
+            "xm.add_step_closure, or only every N steps"
+        )
+    ctx.report(HOST_READ_VALUE, original, message)
+    return updated

@@ -1,9 +1,19 @@
-"""XLA703 device-control-flow."""
+"""XLA703 device-control-flow: control flow in a training loop that decides on a device
+value (a read, or a test of a device tensor) is reported where it reads."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Invalid, Rule, invalid, valid
 from codemods.lazy.rules.programs import _loop
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DEVICE_CONTROL_FLOW = Rule(
     code="XLA703",
@@ -118,3 +128,29 @@ DEVICE_CONTROL_FLOW = Rule(
         ),
     ),
 )
+
+
+def _decisions(facts: Facts) -> list[cst.CSTNode]:
+    """Reads that decide control flow, and tests of device tensors that are no other
+    kind of read (a logging read may be one too)."""
+    reads = facts.host_reads.reads
+    decided = [node for node, read in reads.items() if read.kind == "control"]
+    tested = [node for node in facts.host_reads.device_tests if node not in reads or reads[node].kind == "logging"]
+    return decided + tested
+
+
+@on_facts(DEVICE_CONTROL_FLOW, nodes=_decisions)
+def _report(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    code = ctx.code(original)
+    if original in ctx.facts.host_reads.reads and ctx.facts.host_reads.reads[original].kind == "control":
+        message = (
+            f"`{code}` decides control flow from a device value: the pending graph runs here every step; "
+            "decide every N steps, or keep it on the device (torch.where)"
+        )
+    else:
+        message = (
+            f"`{code}` tests a device tensor: Python reads it to the host every step (an extra graph execution); "
+            "decide every N steps, or use torch.where"
+        )
+    ctx.report(DEVICE_CONTROL_FLOW, original, message)
+    return updated

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 TRAINING_LOOP_BARRIER = Rule(
@@ -325,3 +326,5 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
 )
+
+gives_loop_barriers(TRAINING_LOOP_BARRIER)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 DEVICE_LOADER = Rule(
@@ -515,3 +516,5 @@ DEVICE_LOADER = Rule(
         ),
     ),
 )
+
+gives_loop_barriers(DEVICE_LOADER, by_wrapping_loader=True)
