@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.device import fallbacks, host_moves, shapes, tensor_checks
+from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -373,12 +373,13 @@ class DeviceAnalysis(Analysis):
             self.mark_crash(node)
             if receiver(node) is not None:
                 self.part.pin_memory_calls.add(node)
-        elif method == "add_argument":  # parser.add_argument('--device', default='cuda')
-            flag = string_value(arg_value(node, 0, "name_or_flags")) or ""
-            default = call_args(node)[1].get("default")
-            if default is not None and is_device_name(flag.lstrip("-")):
-                self.add_device_strings(default.value)
-                self.device_flags.add(flag.lstrip("-").replace("-", "_"))
+        elif method == "add_argument" and (flag := device_flags.device_flag(node)) is not None:
+            for value in (flag.default, *flag.choices):  # add_argument('--device', default='cuda')
+                self.add_device_strings(value)
+            if flag.default is not None:
+                self.device_flags.add(flag.dest)
+            if flag.cpu_beside_accelerator:
+                self.part.cpu_flag_defaults[flag.default] = flag.dest  # type: ignore[index]  # a "cpu" default is there
 
         if "device" in keywords and method != "to":
             device = keywords["device"].value

@@ -452,9 +452,9 @@ class DeviceRewrite(Concern):
             original.test,
             f"`{self.ctx.code(original.test)}` guards the CPU fallback of `{name}`, which this file does not "
             "otherwise set (its default comes from another module or a config file): left as is, so on XLA (no "
-            f"CUDA) the fallback runs and the model and tensors that go to `{name}` stay on the CPU; removing the "
-            f'check alone would leave that default ("cuda" in most configs) to fail on an XLA host. Set `{name}` to '
-            '"xla" where its default is set, then remove this check',
+            f"CUDA) the fallback runs and the model and tensors that go to `{name}` stay on the CPU (removing the "
+            'check alone would leave the default it guards, which may be "cuda", to fail on an XLA host); make '
+            f'sure `{name}` is "xla" where its default is set, then remove this check',
         )
 
     def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:
