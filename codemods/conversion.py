@@ -59,12 +59,13 @@ class Conversion:
 # A module without torch that chooses the device for the rest of the project: it sets a GPU switch
 # off (``config.use_GPU = False``, read by another module to pick the device: device/cpu_flags.py),
 # a device to a CUDA string (``args.device = "cuda"`` in a function that receives the parsed
-# arguments, ``config.device = "cuda"`` in a config module), or lists "cuda" among a flag's
-# choices.  In a run that knows the project such a file is read and converted too.
+# arguments, ``config.device = "cuda"`` in a config module), or gives a device flag "cuda" (its
+# default, or among its choices).  A run that knows the project reads and converts such a file too.
 _CHOOSES_A_DEVICE = re.compile(
     rb"\.\w*(?:gpu|cuda)\w*\s*=\s*False\b"
-    rb"|\w*dev\w*\s*=\s*[rRbBuUfF]?[\"']cuda\b"
-    rb"|choices\s*=\s*[\[(][^\])]*[\"']cuda[\"']",
+    rb"|dev\w*\s*=\s*[rRbBuUfF]?[\"']cuda\b"
+    rb"|choices\s*=\s*[\[(][^\])]*[\"']cuda[\"']"
+    rb"|add_argument\(\s*[\"']--?\w*dev[^)]*[\"']cuda",
     re.IGNORECASE,
 )
 

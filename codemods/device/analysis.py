@@ -378,8 +378,8 @@ class DeviceAnalysis(Analysis):
                 self.add_device_strings(value)
             if flag.default is not None:
                 self.device_flags.add(flag.dest)
-            if flag.cpu_beside_accelerator:
-                self.part.cpu_flag_defaults[flag.default] = flag.dest  # type: ignore[index]  # a "cpu" default is there
+            if flag.cpu_beside_accelerator and flag.default is not None:
+                self.part.cpu_flag_defaults[flag.default] = flag.dest
 
         if "device" in keywords and method != "to":
             device = keywords["device"].value

@@ -1,8 +1,9 @@
 """argparse flags that choose the device (``parser.add_argument("--device", default="cuda",
 choices=["cpu", "cuda"])``): their default and choices are device strings, ported with the
-others ("cuda" -> "xla").  A "cpu" default beside a "cuda" (or "xla") choice is where the model trains unless
-the run names another device (or a function of the project sets it): reported at the default
-(XLA111), where the module that reads the flag cannot say so (it only receives ``args``)."""
+others ("cuda" -> "xla").  A "cpu" default beside a "cuda" (or "xla") choice is where the model
+trains unless the run names another device (or a function of the project sets it): reported at
+the default (XLA111), where the module that reads the flag cannot say so (it only receives
+``args``)."""
 
 from __future__ import annotations
 

@@ -273,6 +273,18 @@ def test_a_device_a_project_function_sets_on_the_arguments_is_ported_and_the_cpu
     )
 
 
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_cuda_default_of_a_device_flag_in_a_module_without_torch_is_ported(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = dict(TEMPLATE_PROJECT)
+    files["options.py"] = files["options.py"].replace('default="cpu", choices=["cpu", "cuda"]', "default='cuda'")
+    repo = project(tmp_path, files, monkeypatch)
+    findings = convert_project(repo, target)
+    assert "default='xla')" in (repo / "options.py").read_text()
+    assert not [f for f in findings["options.py"] if not f.fixed]
+
+
 def test_a_module_without_torch_that_chooses_no_device_is_left_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
