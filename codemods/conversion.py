@@ -5,6 +5,7 @@ runner."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from codemods.engine.report import CellChange, Finding, HeldFinding
@@ -53,6 +54,25 @@ class Conversion:
     @property
     def changed(self) -> bool:
         return self.output != self.source
+
+
+# A module without torch that chooses the device for the rest of the project: it sets a GPU switch
+# off (``config.use_GPU = False``, read by another module to pick the device: device/cpu_flags.py),
+# a device to a CUDA string (``args.device = "cuda"`` in a function that receives the parsed
+# arguments, ``config.device = "cuda"`` in a config module), or gives a device flag "cuda" (its
+# default, or among its choices).  A run that knows the project reads and converts such a file too.
+_CHOOSES_A_DEVICE = re.compile(
+    rb"\.\w*(?:gpu|cuda)\w*\s*=\s*False\b"
+    rb"|dev\w*\s*=\s*[rRbBuUfF]?[\"']cuda\b"
+    rb"|choices\s*=\s*[\[(][^\])]*[\"']cuda[\"']"
+    rb"|add_argument\(\s*[\"']--?\w*dev[^)]*[\"']cuda",
+    re.IGNORECASE,
+)
+
+
+def chooses_a_device(raw: bytes) -> bool:
+    """The file may choose the device for other modules of the project (read even without torch)."""
+    return _CHOOSES_A_DEVICE.search(raw) is not None and SKIP_FILE.encode() not in raw
 
 
 def needs_parsing(raw: bytes) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from codemods.annotate import add_todos
-from codemods.conversion import SKIP_FILE, Conversion, ConversionError, needs_parsing
+from codemods.conversion import SKIP_FILE, Conversion, ConversionError, chooses_a_device, needs_parsing
 from codemods.engine.report import Finding, HeldFinding
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.suppressions import suppressions
@@ -98,7 +98,7 @@ def convert_source(
         if isinstance(source, bytes) or isinstance(converted.output, str):
             return converted
         return replace(converted, source=source, output=converted.output.decode("utf-8"))
-    if not needs_parsing(raw) and (imports is None or not imports.leaves_out_imports(raw)):
+    if not needs_parsing(raw) and (imports is None or not (imports.leaves_out_imports(raw) or chooses_a_device(raw))):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(

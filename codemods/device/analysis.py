@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import source_apis
-from codemods.device import host_moves, shapes, tensor_checks
+from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.shapes import is_device_name
@@ -60,6 +60,7 @@ class DeviceAnalysis(Analysis):
         self.availability_calls: list[cst.Call] = []
         # What each device variable is assigned, anywhere in the file.
         self.device_assignments: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.device_flags: set[str] = set()  # argparse device flags with a default (``--device``)
         self.int_assignments: dict[str, list[cst.Integer]] = defaultdict(list)
         self.device_args: set[str] = set()  # names passed where a device goes
         self.cuda_string_names: set[str] = set()  # loc = "cuda:{}".format(gpu)
@@ -372,11 +373,13 @@ class DeviceAnalysis(Analysis):
             self.mark_crash(node)
             if receiver(node) is not None:
                 self.part.pin_memory_calls.add(node)
-        elif method == "add_argument":  # parser.add_argument('--device', default='cuda')
-            flag = string_value(arg_value(node, 0, "name_or_flags")) or ""
-            default = call_args(node)[1].get("default")
-            if default is not None and is_device_name(flag.lstrip("-")):
-                self.add_device_strings(default.value)
+        elif method == "add_argument" and (flag := device_flags.device_flag(node)) is not None:
+            for value in (flag.default, *flag.choices):  # add_argument('--device', default='cuda')
+                self.add_device_strings(value)
+            if flag.default is not None:
+                self.device_flags.add(flag.dest)
+            if flag.cpu_beside_accelerator and flag.default is not None:
+                self.part.cpu_flag_defaults[flag.default] = flag.dest
 
         if "device" in keywords and method != "to":
             device = keywords["device"].value
@@ -465,7 +468,13 @@ class DeviceAnalysis(Analysis):
             if (
                 node in self.device_code or shapes.demands_cuda(node, self.part.is_available_call, self.walk)
             ) and node not in self.crash_code:
-                part.ifs.add(node)
+                fallback = fallbacks.unset_fallback(
+                    node, part.is_available_call, self.device_assignments, self.device_flags, self.walk
+                )
+                if fallback is None:
+                    part.ifs.add(node)
+                else:
+                    part.unset_fallbacks[node] = fallback
             elif node in self.device_code:
                 part.blocked_ifs[node] = self.crash_code[node]
         for selection in self.availability_ifexps:
@@ -590,6 +599,7 @@ class DeviceAnalysis(Analysis):
             *part.selections,
             *(node.test for node in part.ifs),
             *(node.test for node in part.blocked_ifs),  # their own finding says what the checks do
+            *(node.test for node in part.unset_fallbacks),
             *part.calls,
             *map_locations,
         ]

@@ -36,6 +36,14 @@ class DeviceFacts:
     # Such an `if` that also guards code failing without CUDA (the value): left as is, so on
     # XLA its path without CUDA runs and the model and tensors stay on the CPU; reported.
     blocked_ifs: dict[cst.If, cst.CSTNode] = field(default_factory=dict)
+    # `if not torch.cuda.is_available(): config.device = "cpu"` where nothing else in the file sets
+    # `config.device` (its default is in another module): left as is and reported (the value: the
+    # attribute); removing it alone would leave that default, often "cuda" (device/fallbacks.py).
+    unset_fallbacks: dict[cst.If, str] = field(default_factory=dict)
+    # The "cpu" default of a device flag whose choices name CUDA or XLA (`--device`, default "cpu",
+    # choices ["cpu", "cuda"]): where the model trains unless the run names another device (the
+    # value: the flag's attribute); reported (XLA111, device/device_flags.py).
+    cpu_flag_defaults: dict[cst.BaseExpression, str] = field(default_factory=dict)
     # Values of flags like `use_cuda = ... and torch.cuda.is_available()` that pick the
     # device or switch on mixed precision (the check is dropped; the value: the flag and
     # what it switches on), and flags that may not be switched on (they also guard code

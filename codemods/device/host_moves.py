@@ -23,7 +23,12 @@ def mark(part: DeviceFacts, ifs: Mapping[cst.If, cst.FunctionDef | None], ifexps
     only a move to the host to the device facts' folded checks."""
     checks = part.is_available_call
     for node, function in ifs.items():
-        if node not in part.ifs and node not in part.blocked_ifs and _guards_host_moves(node, function, checks):
+        if (
+            node not in part.ifs
+            and node not in part.blocked_ifs
+            and node not in part.unset_fallbacks
+            and _guards_host_moves(node, function, checks)
+        ):
             part.ifs.add(node)
             part.host_moves.add(node)
     for selection in ifexps:

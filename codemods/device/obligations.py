@@ -22,6 +22,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device import batch_shapes
+from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
 from codemods.device.rules.xla112_device_from_project import DEVICE_FROM_PROJECT
@@ -218,6 +219,17 @@ class ObligationAnalysis(Analysis):
         self._handed(on_xla)
         self._unmoved_feeding()
         self._handed_loaders()
+        for flag, message in handed_cpu_flags(self.values):
+            self._break(flag, DEVICE_OFF_XLA, message)
+        for default, dest in self.facts.device.cpu_flag_defaults.items():
+            self._break(
+                default,
+                DEVICE_OFF_XLA,
+                f'the device flag `{dest}` defaults to "cpu" while its choices name an accelerator: on an XLA host the model '
+                'that goes to it trains on the CPU unless the run names the XLA device ("xla" among the choices once '
+                "ported) or code of the project sets it; the port leaves the author's CPU default as it is: "
+                'make it "xla" to train on the XLA device',
+            )
         for loop in self.loops:
             if any(model in self.params.get(loop.scope, ()) for _, model, _ in loop.forwards):
                 self.part.feeding_callables.add(loop.scope)

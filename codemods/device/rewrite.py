@@ -391,6 +391,9 @@ class DeviceRewrite(Concern):
         if original in self.facts.device.blocked_ifs:
             self._blocked(original)
             return updated
+        if original in self.facts.device.unset_fallbacks:
+            self._unset_fallback(original)
+            return updated
         if original in self.facts.device.wrapped_checks:
             self._wrapped(original)
             return updated
@@ -440,6 +443,18 @@ class DeviceRewrite(Concern):
             f"`{self.ctx.code(original.test)}` picks the device, and the code it guards also runs "
             f"`{self.ctx.code(blocker)}`, which fails without CUDA: left as is, so on XLA (no CUDA) {_CPU_PATH}; "
             "move that code onto the XLA device by hand",
+        )
+
+    def _unset_fallback(self, original: cst.If) -> None:
+        name = self.facts.device.unset_fallbacks[original]
+        self.ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{self.ctx.code(original.test)}` guards the CPU fallback of `{name}`, which this file does not "
+            "otherwise set (its default comes from another module or a config file): left as is, so on XLA (no "
+            f"CUDA) the fallback runs and the model and tensors that go to `{name}` stay on the CPU (removing the "
+            'check alone would leave the default it guards, which may be "cuda", to fail on an XLA host); make '
+            f'sure `{name}` is "xla" where its default is set, then remove this check',
         )
 
     def _without_gpu_requirement(self, original: cst.If, updated: cst.If) -> cst.If:

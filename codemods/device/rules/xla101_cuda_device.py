@@ -13,7 +13,12 @@ CUDA_DEVICE = Rule(
     why="An XLA machine has no CUDA device: the first tensor moved to `torch.device('cuda')` raises. The "
     "target's device call takes its place (a device kept as a string becomes 'xla'). A module-level alias of "
     "torch.device (`Device = torch.device`, `Device: TypeAlias = device`: fairseq2's spelling, also when another "
-    'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device.',
+    'module of the project defines it) is torch.device too: `Device("cuda", index)` becomes the XLA device. '
+    'The default and the choices of a device flag are device strings (`add_argument("--device", default="cuda", '
+    'choices=["cpu", "cuda"])`): "cuda" becomes "xla" in both, so the run can name the XLA device; a module '
+    'without torch that sets a device to a CUDA string (`args.device = "cuda"` in a function that receives the '
+    'parsed arguments, `config.device = "cuda"` in a config module) or lists "cuda" among a flag\'s choices is '
+    "converted too when the tool runs on the project folder.",
     examples=lambda: (
         invalid(
             """
@@ -120,6 +125,38 @@ CUDA_DEVICE = Rule(
                 Expected(4, 41, "'cuda' -> 'xla'"),
                 Expected(5, 9, 'torch.device(f"cuda:{rank}") -> torch_xla.device()'),
             ),
+        ),
+        invalid(
+            """
+            import torch
+
+            parser.add_argument("--device", default="cuda", choices=["cpu", "cuda"])
+            """,
+            """
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            parser.add_argument("--device", default="xla", choices=["cpu", "xla"])
+            """,
+            note="cli-choices",
+            findings=(Expected(4, 41, '"cuda" -> "xla"'), Expected(4, 64, '"cuda" -> "xla"')),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            parser.add_argument("--device", default="cuda:0", choices=("cpu", "cuda:0"))
+            """,
+            """
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            parser.add_argument("--device", default="xla", choices=("cpu", "xla"))
+            """,
+            target="sagemaker",
+            alias=True,
+            note="cli-choices-sagemaker",
+            findings=(Expected(4, 41, '"cuda:0" -> "xla"'), Expected(4, 64, '"cuda:0" -> "xla"')),
         ),
         invalid(
             """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -39,7 +40,13 @@ CUDA_AVAILABLE_DEVICE = Rule(
     "torch.cuda.is_available() else x`; `if torch.cuda.is_available(): return x.cpu()` then `return x`; "
     "`x = x.cpu()` under it) goes too: the device tensor it would hand back on XLA raises at `.numpy()`, and "
     "`.cpu()` of a CPU tensor is the tensor; where the path without the move does something else, the check "
-    "stays (XLA105).",
+    "stays (XLA105). A CPU fallback of a device attribute that the file does not otherwise set (`if not "
+    'torch.cuda.is_available(): config.device = "cpu"` in a function that updates a config object whose default '
+    '`config.device = "cuda"` is set in another module or a config file) stays and is an error: removing the check '
+    "alone would leave that default to send the model to CUDA, a crash on an XLA host where the original at least "
+    "ran on the CPU, and the port cannot tie the fallback to the default it guards. Where the file sets the "
+    'attribute too (`config.device = "cuda"` before the check, or an argparse `--device` default), that value is '
+    "ported with it and the check goes.",
     examples=lambda: (
         invalid(
             """
@@ -555,6 +562,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 ),
             ),
         ),
+        *cpu_fallback_cases(),
         *device_string_chain_cases(),
         *host_move_cases(),
         invalid(

@@ -23,7 +23,16 @@ DEVICE_OFF_XLA = Rule(
     "unless the run names another device, and the tool leaves the CPU default as the author chose it rather "
     "than port an explicit CPU choice (a flag of another name defaulting to \"cpu\", or `map_location='cpu'`, "
     "is not a device choice). To resolve it, make that value the "
-    'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host.',
+    'XLA device (`torch_xla.device()`, or the string "xla"), or make the condition choose it on an XLA host. '
+    "The same holds for a script's own switch handed to the project: `config.use_GPU = False` (every value the "
+    "script gives it), then `Trainer(config, ...)`, where a module the script imports picks the device with "
+    '`use_GPU` (`"cuda:0" if config.use_GPU else "cpu"`, ported to `"xla" if ...`): the run stays on the CPU, '
+    "and the error is at the flag, in a project run (a script that names no torch is read for it). The port does "
+    'not set the flag to True: a script that writes False may mean a CPU run, as a "cpu" default may; the '
+    "finding makes the choice visible, and setting the flag to True resolves it. A device flag whose default is "
+    '"cpu" while its choices name CUDA (`add_argument("--device", default="cpu", choices=["cpu", "cuda"])`, in an '
+    "options module whose `args` other modules read: `self.device = args.device` in a trainer that only receives "
+    'them) is reported at the default too: "cuda" becomes "xla" among the choices (XLA101), the CPU default stays.',
     examples=lambda: (
         invalid(
             """
@@ -43,6 +52,45 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import argparse
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device", type=str, default="cpu", choices=["cpu", "mps"])
+            parser.add_argument("--device-ids", default="cpu", choices=["cpu", "cuda"])
+            args = parser.parse_args()
+            """,
+            filename="options.py",
+            note="a-cpu-default-whose-flag-lists-no-cuda-device",
+        ),
+        valid(
+            """
+            from types import SimpleNamespace
+
+            import torch
+            from trainer import Trainer
+
+            config = SimpleNamespace()
+            config.use_GPU = False
+            Trainer(config).run()
+            """,
+            note="a-gpu-switch-handed-to-a-module-this-run-cannot-read-is-not-said-to-keep-the-cpu",
+        ),
+        valid(
+            """
+            from types import SimpleNamespace
+
+            import torch as th
+            from trainer import Trainer
+
+            config = SimpleNamespace()
+            config.use_cuda = False
+            Trainer(config).run()
+            """,
+            target="sagemaker",
+            note="a-gpu-switch-handed-to-a-module-this-run-cannot-read-sagemaker",
+        ),
         valid(
             """
             import torch
@@ -157,6 +205,81 @@ DEVICE_OFF_XLA = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import argparse
+
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device", default="cpu", choices=["cpu", "xla"])
+            """,
+            filename="options.py",
+            note="a-cpu-default-beside-an-xla-choice-once-ported-stays-reported",
+            findings=(
+                Expected(7, 41, 'the device flag `device` defaults to "cpu" while its choices name an accelerator'),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device", type=str, default="cpu", choices=["cpu", "cuda"])
+            args = parser.parse_args()
+            """,
+            """
+            import argparse
+
+            import torch
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device", type=str, default="cpu", choices=["cpu", "xla"])
+            args = parser.parse_args()
+            """,
+            filename="options.py",
+            note="a-cpu-default-beside-a-cuda-choice",
+            findings=(
+                Expected(
+                    7,
+                    51,
+                    'the device flag `device` defaults to "cpu" while its choices name an accelerator: on an XLA host the model '
+                    'that goes to it trains on the CPU unless the run names the XLA device ("xla" among the choices once '
+                    "ported) or code of the project sets it; the port leaves the author's CPU default as it "
+                    'is: make it "xla" to train on the XLA device',
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch as th
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--train-device", default='cpu', choices=('cpu', 'cuda:0'))
+            """,
+            """
+            import argparse
+            import torch as th
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--train-device", default='cpu', choices=('cpu', 'xla'))
+            """,
+            target="sagemaker",
+            filename="options.py",
+            note="a-cpu-default-beside-a-cuda-choice-sagemaker",
+            alias=True,
+            findings=(
+                Expected(
+                    6, 47, 'the device flag `train_device` defaults to "cpu" while its choices name an accelerator'
+                ),
+            ),
+        ),
         invalid(
             """
             import torch as th
