@@ -36,7 +36,18 @@ from codemods.training.round_trips import RoundTrips
 
 class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
     name = "training"
-    reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
+    reads = (
+        "imports",
+        "device",
+        "amp",
+        "distributed",
+        "entry",
+        "fsdp",
+        "huggingface",
+        "lightning",
+        "loaders",
+        "project",
+    )
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
