@@ -17,7 +17,8 @@ port): the converted script runs on XLA and trains nothing.  A module the optimi
 saved as a CPU module and moved back (XLA203 at the ``.cpu()``, with no port): in eager mode
 it keeps training, converted it stops.  A module whose ``__init__`` moves itself after building
 optimizers over the networks it registers (XLA203 at the ``self.to``, with no port): converted,
-it trains nothing, and with the move first, as the finding says, it trains."""
+it trains nothing, and with the move first, as the finding says, it trains.  Optimizers kept in a
+namespace and a dict, their steps ported (XLA201): both networks train on XLA."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import RuleSelection
+from codemods import RuleSelection, convert_source
 from tests.support.executed import (
     RUN_TIMEOUT,
     XLA_RUNNER,
@@ -495,3 +496,50 @@ def test_a_module_that_moves_itself_after_building_its_optimizers_trains_nothing
     (folder / "main.py").write_text(fixed)
     output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     assert "solver xla changed True" in output
+
+
+KEPT_IN_CONTAINERS = """\
+from types import SimpleNamespace
+
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+nets = SimpleNamespace(gen=nn.Linear(4, 4).to(device), disc=nn.Linear(4, 1).to(device))
+optims = SimpleNamespace(disc=torch.optim.Adam(nets.disc.parameters(), lr=1e-2))
+keyed = {"gen": torch.optim.Adam(nets.gen.parameters(), lr=1e-2)}
+before = [p.detach().cpu().clone() for p in (nets.gen.weight, nets.disc.weight)]
+for step in range(3):
+    x = torch.randn(8, 4, device=device)
+    d_loss = nets.disc(nets.gen(x).detach()).mean()
+    optims.disc.zero_grad()
+    d_loss.backward()
+    optims.disc.step()
+    g_loss = -nets.disc(nets.gen(x)).mean()
+    keyed["gen"].zero_grad()
+    g_loss.backward()
+    keyed["gen"].step()
+after = [p.detach().cpu() for p in (nets.gen.weight, nets.disc.weight)]
+changed = [not torch.equal(b, a) for b, a in zip(before, after)]
+print(f"nets {nets.gen.weight.device.type} changed {changed}")
+"""
+
+
+def test_optimizers_kept_in_containers_are_stepped_by_xm_optimizer_step_on_xla(tmp_path: Path) -> None:
+    """Optimizers kept in a namespace and a dict (XLA201 ports their steps): converted, each
+    step is ``xm.optimizer_step`` on the container's member and both networks train on XLA;
+    with the ported steps taken out, neither changes (the ported calls are what step them)."""
+    conversion = convert_source(KEPT_IN_CONTAINERS)
+    assert "XLA201" in {f.rule for f in conversion.findings if f.fixed}
+    ported = conversion.output
+    assert "    xm.optimizer_step(optims.disc)\n" in ported
+    assert '    xm.optimizer_step(keyed["gen"])\n' in ported
+    script = tmp_path / "train.py"
+    script.write_text(ported)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "nets xla changed [True, True]" in output
+    unstepped = "".join(line for line in ported.splitlines(keepends=True) if "xm.optimizer_step(" not in line)
+    script.write_text(unstepped)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "nets xla changed [False, False]" in output

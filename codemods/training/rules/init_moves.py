@@ -38,6 +38,7 @@ CONTAINER_MOVED_IN_INIT_PORTED = """
 import torch
 import torch.nn as nn
 import torch_xla
+import torch_xla.core.xla_model as xm
 
 
 class Solver(nn.Module):
@@ -56,7 +57,7 @@ class Solver(nn.Module):
             x = torch.randn(8, 4).to(self.device)
             loss = self.nets["disc"](self.nets["gen"](x)).pow(2).mean()
             loss.backward()
-            self.optims["gen"].step()
+            xm.optimizer_step(self.optims["gen"])
             torch_xla.sync()
 """
 
@@ -83,7 +84,7 @@ class Solver(nn.Module):
             x = torch.randn(8, 4).to(self.device)
             loss = self.nets["disc"](self.nets["gen"](x)).pow(2).mean()
             loss.backward()
-            self.optims["gen"].step()
+            xm.optimizer_step(self.optims["gen"])
             xm.mark_step()
 """
 
@@ -172,6 +173,7 @@ CONTAINER_MOVED_BY_THE_CALLER_PORTED = """
 import torch
 from torch import nn
 import torch_xla
+import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 
 
@@ -190,7 +192,7 @@ def main(loader):
     solver = Solver().to(device)
     for x in pl.MpDeviceLoader(loader, device):
         solver.nets["disc"](solver.nets["gen"](x.to(device))).mean().backward()
-        solver.optims["gen"].step()
+        xm.optimizer_step(solver.optims["gen"])
 """
 
 
@@ -216,7 +218,7 @@ def main(loader):
     solver = Solver().to(device)
     for x in pl.MpDeviceLoader(loader, device):
         solver.nets["disc"](solver.nets["gen"](x.to(device))).mean().backward()
-        solver.optims["gen"].step()
+        xm.optimizer_step(solver.optims["gen"])
 """
 
 
@@ -370,7 +372,7 @@ def init_move_invalid() -> tuple[Invalid, ...]:
             note="init-moves-itself-after-optimizers-over-the-networks-it-registers",
             findings=(
                 Expected(
-                    15,
+                    16,
                     9,
                     "`self.to(self.device)` moves the `Solver` instance to the XLA device after `Solver.__init__` "
                     "built `self.optims` over its parameters",
@@ -412,7 +414,7 @@ def init_move_invalid() -> tuple[Invalid, ...]:
             note="optimizers-over-a-module-dict-moved-by-the-caller",
             findings=(
                 Expected(
-                    19, 14, "`Solver().to(device)` moves `solver` to the XLA device after `Solver.__init__` built"
+                    20, 14, "`Solver().to(device)` moves `solver` to the XLA device after `Solver.__init__` built"
                 ),
             ),
         ),
