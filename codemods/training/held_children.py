@@ -51,14 +51,16 @@ class HeldChildren:
                 self.names.add(name)
 
     def _assigned(self, node: cst.Assign, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
-        """``self.gen = gen``; ``self.nets = nn.ModuleDict(nets)``."""
-        if not any(_is_attribute_of_self(target.target) for target in node.targets):
+        """``self.gen = gen``; ``self.nets = nn.ModuleDict(nets)`` (both ``nets`` and ``self.nets``)."""
+        attributes = [dotted(target.target) for target in node.targets if _is_attribute_of_self(target.target)]
+        if not attributes:
             return
         value = node.value
         if type(value) is cst.Name:
             self.names.add(value.value)
-        elif type(value) is cst.Call and resolve(value.func) in _CONTAINERS and value.args:
-            if (container := dotted(value.args[0].value)) is not None:
+        elif type(value) is cst.Call and resolve(value.func) in _CONTAINERS:
+            self.containers.update(a for a in attributes if a is not None)
+            if value.args and (container := dotted(value.args[0].value)) is not None:
                 self.containers.add(container)
 
     def holds(self, module: cst.BaseExpression) -> bool:

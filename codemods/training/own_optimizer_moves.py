@@ -72,9 +72,11 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     continue  # (a submodule moved first: ported)
                 call = rest[0]
                 assert isinstance(call, cst.Call)
-                if _root_in(str(name), {"self"}) is None:
+                module = call.func.value if type(call.func) is cst.Attribute else None
+                # ``self.gen.parameters()``; through a name or a key, a module ``__init__`` registers
+                if _root_in(str(name), {"self"}) is None or dotted(module) is None:
                     held = held or HeldChildren(fn.node, self.walk.resolve)
-                    if not (type(call.func) is cst.Attribute and held.holds(call.func.value)):
+                    if module is None or not held.holds(module):
                         continue
                 attribute = next(
                     (attr for optimizer, attr in optimizers.items() if any(sub is call for sub in walk(optimizer))),

@@ -89,8 +89,9 @@ class Solver(nn.Module):
 """
 
 
-# Optimizers over the submodules ``__init__`` set, then ``self.cuda()``: a module of classes
-# (no entry point), for the files that train with it.
+# Optimizers over the submodules ``__init__`` sets, or over the members of a ModuleDict it
+# sets, then ``self.cuda()``: a module of classes (no entry point), for the files that train
+# with it.
 SUBMODULES_MOVED_IN_INIT = """
 from torch import nn
 from torch import optim as O
@@ -105,6 +106,14 @@ class GAN(nn.Module):
         self.opt_d = O.Adam(self.disc.parameters(), lr=1e-3)
         self.cuda()
 
+
+
+class Pair(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.nets = nn.ModuleDict({"gen": nn.Linear(4, 4)})
+        self.optims = {key: O.Adam(m.parameters()) for key, m in self.nets.items()}
+        self.cuda()
 """
 
 
@@ -123,6 +132,14 @@ class GAN(nn.Module):
         self.opt_d = O.Adam(self.disc.parameters(), lr=1e-3)
         self.to(torch_xla.device())
 
+
+
+class Pair(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.nets = nn.ModuleDict({"gen": nn.Linear(4, 4)})
+        self.optims = {key: O.Adam(m.parameters()) for key, m in self.nets.items()}
+        self.to(torch_xla.device())
 """
 
 
@@ -141,6 +158,14 @@ class GAN(nn.Module):
         self.opt_d = O.Adam(self.disc.parameters(), lr=1e-3)
         self.to(xm.xla_device())
 
+
+
+class Pair(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.nets = nn.ModuleDict({"gen": nn.Linear(4, 4)})
+        self.optims = {key: O.Adam(m.parameters()) for key, m in self.nets.items()}
+        self.to(xm.xla_device())
 """
 
 
@@ -223,7 +248,7 @@ def main(loader):
 
 
 # Moved before the optimizer; optimizers over modules the instance does not register (handed
-# in, or in a plain dict); moved to the CPU or cast: no finding.
+# in, or in a plain dict, also one bound to an attribute); moved to the CPU or cast: no finding.
 INIT_MOVES_THAT_STRAND_NOTHING = """
 import torch
 from torch import nn
@@ -255,6 +280,14 @@ class OnTheCpu(nn.Module):
         self.opt = torch.optim.Adam(self.gen.parameters(), lr=1e-3)
         self.to("cpu")
         self.to(torch.bfloat16)
+
+
+class PlainDict(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.nets = {"gen": nn.Linear(4, 4)}
+        self.opt = torch.optim.Adam(self.nets["gen"].parameters(), lr=1e-3)
+        self.to(device)
 
 
 def train(model, loader):
@@ -298,6 +331,14 @@ class OnTheCpu(nn.Module):
         self.to(torch.bfloat16)
 
 
+class PlainDict(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.nets = {"gen": nn.Linear(4, 4)}
+        self.opt = torch.optim.Adam(self.nets["gen"].parameters(), lr=1e-3)
+        self.to(device)
+
+
 def train(model, loader):
     for x in loader:
         model.gen(x.to(torch_xla.device())).mean().backward()
@@ -338,6 +379,14 @@ class OnTheCpu(nn.Module):
         self.opt = torch.optim.Adam(self.gen.parameters(), lr=1e-3)
         self.to("cpu")
         self.to(torch.bfloat16)
+
+
+class PlainDict(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.nets = {"gen": nn.Linear(4, 4)}
+        self.opt = torch.optim.Adam(self.nets["gen"].parameters(), lr=1e-3)
+        self.to(device)
 
 
 def train(model, loader):
@@ -398,6 +447,7 @@ def init_move_invalid() -> tuple[Invalid, ...]:
                     "`self.cuda()` moves the `GAN` instance to the XLA device after `GAN.__init__` built "
                     "`self.opt_g` and `self.opt_d`",
                 ),
+                Expected(22, 9, "so `self.optims` holds the stale CPU copies"),
             ),
         ),
         invalid(
@@ -406,7 +456,12 @@ def init_move_invalid() -> tuple[Invalid, ...]:
             target="sagemaker",
             alias=True,
             note="init-moves-itself-after-optimizers-over-its-submodules-sagemaker",
-            findings=(Expected(13, 9, "move the module first (`self.cuda()` before the optimizers are built"),),
+            findings=(
+                Expected(13, 9, "move the module first (`self.cuda()` before the optimizers are built"),
+                Expected(
+                    22, 9, "`self.cuda()` moves the `Pair` instance to the XLA device after `Pair.__init__` built"
+                ),
+            ),
         ),
         invalid(
             CONTAINER_MOVED_BY_THE_CALLER,
