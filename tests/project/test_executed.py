@@ -533,6 +533,7 @@ def test_optimizers_kept_in_containers_are_stepped_by_xm_optimizer_step_on_xla(t
     conversion = convert_source(KEPT_IN_CONTAINERS)
     assert "XLA201" in {f.rule for f in conversion.findings if f.fixed}
     ported = conversion.output
+    assert isinstance(ported, str)
     assert "    xm.optimizer_step(optims.disc)\n" in ported
     assert '    xm.optimizer_step(keyed["gen"])\n' in ported
     script = tmp_path / "train.py"
