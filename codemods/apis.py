@@ -407,3 +407,11 @@ DATASET_BASES = frozenset(
         "torch.utils.data.dataset.IterableDataset",
     }
 )
+
+# Containers built from keyword arguments whose members are read as attributes (``optims.gen``),
+# and those read by key (``optims["gen"]``): what each member holds is followed (an optimizer
+# kept in one is stepped like any other).
+ATTRIBUTE_BAGS = frozenset(
+    {"types.SimpleNamespace", "argparse.Namespace", "munch.Munch", "easydict.EasyDict", "addict.Dict"}
+)
+KEYED_CONTAINERS = frozenset({"dict", "collections.OrderedDict", "munch.Munch", "easydict.EasyDict", "addict.Dict"})

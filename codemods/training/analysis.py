@@ -29,6 +29,7 @@ from codemods.training.drivers import StepDrivers
 from codemods.training.early_optimizers import _module_calls, through_bound, value_names
 from codemods.training.facts import LoopPlan, OptimizerStep
 from codemods.training.loop_values import accumulated_into, filters_batches
+from codemods.training.members import member_name, member_values
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.round_trips import RoundTrips
@@ -36,7 +37,18 @@ from codemods.training.round_trips import RoundTrips
 
 class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
     name = "training"
-    reads = ("imports", "device", "amp", "distributed", "fsdp", "huggingface", "lightning", "loaders", "project")
+    reads = (
+        "imports",
+        "device",
+        "amp",
+        "distributed",
+        "entry",
+        "fsdp",
+        "huggingface",
+        "lightning",
+        "loaders",
+        "project",
+    )
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -162,6 +174,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             if moved is None and method_name(core) in ("to", "cuda"):
                 moved = core
             core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
+        for member, held in member_values(name, core, self.walk.resolve):  # ``optims = SimpleNamespace(gen=Adam(...))``
+            self._assignment(member, held)
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
@@ -231,7 +245,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             elif function is not None:
                 function.backward = True
                 self._note_switches(node, function)
-        elif method == "step" and (stepped := dotted(receiver(node))) is not None:
+        elif method == "step" and (stepped := member_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .step() call (method matched) has an Attribute func, so receiver() is not None
             self._step(node, stepped, loop, function)
         if loop is not None:
             if callee in spellings("sync") or (
@@ -425,6 +439,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
                     part.optimizer_steps[call] = step
             elif (
                 not call.args
+                and "[" not in step.optimizer  # a dict's member (``optims["gen"]``) is ported only when known
+                and step.optimizer not in part.schedulers
                 and loop is not None
                 and loop.node in part.loops
                 and not _is_scheduler_name(step.optimizer)

@@ -58,6 +58,17 @@ class MovedOwnOptimizer:
 
 
 @dataclass(frozen=True)
+class MovedAfterInitOptimizers:
+    """``self.to(device)`` in a module class's ``__init__`` after it built optimizers over the
+    parameters of the instance or of the modules it registers (``self.optims = {name:
+    Adam(m.parameters()) ...}``): the move replaces the parameters they hold (XLA203, at it)."""
+
+    cls: str  # the class
+    attributes: tuple[str, ...]  # the attributes that keep the optimizers (``optims``)
+    xla: bool  # the move goes to the XLA device on every path (else: it may)
+
+
+@dataclass(frozen=True)
 class RoundTrip:
     """A module whose parameters an optimizer steps, moved to the CPU and back to the device
     after the optimizer is built (``torch.save(self.encoder.cpu(), path)`` then
@@ -138,6 +149,8 @@ class TrainingFacts:
     # their instances after construction.
     own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
+    # ``self.to(device)`` in ``__init__`` after the optimizers were built there.
+    moved_after_init_optimizers: dict[cst.Call, MovedAfterInitOptimizers] = field(default_factory=dict)
     # Moves to the CPU of a module an optimizer steps, which moves back to the device later.
     round_trips: dict[cst.Call, RoundTrip] = field(default_factory=dict)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).

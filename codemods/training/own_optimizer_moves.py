@@ -19,7 +19,8 @@ import libcst as cst
 from codemods.engine.nodes import arg_value, dotted, method_name, names_the_cpu, string_value, walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.training.early_optimizers import EarlyOptimizers, _root_in
-from codemods.training.facts import MovedOwnOptimizer
+from codemods.training.facts import MovedAfterInitOptimizers, MovedOwnOptimizer
+from codemods.training.held_children import HeldChildren
 from codemods.training.own_optimizer_skips import own_of, skipped_by, skips_it
 
 if TYPE_CHECKING:
@@ -34,45 +35,71 @@ class OwnOptimizerMoves(EarlyOptimizers):
     """The part of TrainingAnalysis that finds instances moved after their constructor
     built an optimizer over their own parameters."""
 
-    def _own_optimizers(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+    def _own_optimizers(
+        self,
+    ) -> tuple[dict[str, tuple[str, tuple[str, ...]]], dict[cst.Call, MovedAfterInitOptimizers]]:
         """The module classes of this file whose ``__init__`` builds an optimizer over the
         instance's own parameters (``self.optim = Adam(self.parameters())``, also of a
-        submodule) before any move of the instance: class -> the optimizer's attribute."""
+        submodule or of the modules it registers: ``{name: Adam(m.parameters()) for name, m
+        in nets.items()}`` after ``setattr(self, name, m)``) before any move of the instance:
+        class -> the optimizer's attribute.  Where ``__init__`` then moves the instance
+        itself (``self.to(self.device)``), that move is returned too (XLA203 reports it), and
+        the class is not one the caller's move breaks (the parameters are already new)."""
         optimizers = {
             call: target.removeprefix("self.")
             for call, target in self.call_targets.items()
             if target.startswith("self.") and "." not in target.removeprefix("self.")
         }
         found: dict[str, tuple[str, tuple[str, ...]]] = {}
+        init_moves: dict[cst.Call, MovedAfterInitOptimizers] = {}
         for fn in self.function_records.values():
             owner = fn.qualname.removesuffix(".__init__")
-            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes:
+            if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes or fn.node is None:
                 continue
+            held: HeldChildren | None = None
+            built: dict[str, None] = {}  # the optimizers' attributes, in order
             for kind, name, *rest in fn.events:
                 if kind == "move" and name == "self":
+                    if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
+                        init_moves[rest[1]] = MovedAfterInitOptimizers(
+                            owner.rsplit(".", 1)[-1],
+                            tuple(built),
+                            self._goes_to_xla(rest[0]),  # type: ignore[arg-type]  # a move event's device: a name or None
+                        )
+                        found.pop(owner, None)
                     break  # moved first (``self.to(device)``): the optimizer holds the moved ones
-                if (
-                    kind == "optimizer"
-                    and _root_in(str(name), {"self"}) is not None
-                    and rest[0] not in self.part.optimizer_before_move  # a submodule moved first: ported
-                ):
-                    attribute = next(
-                        (attr for call, attr in optimizers.items() if any(sub is rest[0] for sub in walk(call))), None
-                    )
-                    if attribute is not None and fn.node is not None:
-                        found.setdefault(owner, (attribute, skipped_by(fn.node, rest[0])))  # type: ignore[arg-type]  # rest holds a move event's items (tuple[object, ...]): rest[0] is its Call
+                if kind != "optimizer" or rest[0] in self.part.optimizer_before_move:
+                    continue  # (a submodule moved first: ported)
+                call = rest[0]
+                assert isinstance(call, cst.Call)
+                module = call.func.value if type(call.func) is cst.Attribute else None
+                # ``self.gen.parameters()``; through a name or a key, a module ``__init__`` registers
+                if _root_in(str(name), {"self"}) is None or dotted(module) is None:
+                    held = held or HeldChildren(fn.node, self.walk.resolve)
+                    if module is None or not held.holds(module):
+                        continue
+                attribute = next(
+                    (attr for optimizer, attr in optimizers.items() if any(sub is call for sub in walk(optimizer))),
+                    None,
+                ) or (held or HeldChildren(fn.node, self.walk.resolve)).attribute_of(call)
+                if attribute is not None:
+                    built[attribute] = None
+                    found.setdefault(owner, (attribute, skipped_by(fn.node, call)))
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
-        return found
+        return found, init_moves
 
     def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
         """Instances of a class that builds its optimizer over its own parameters in
         ``__init__`` (of this file or of another project module), moved to the device
         afterwards, here or by a callable they are handed to: the optimizer steps the CPU
         parameters the move replaced."""
-        own = self._own_optimizers()
+        own, init_moves = self._own_optimizers()
         part = self.part
         if not (part.all_loops or part.optimizer_steps or part.step_callables or part.training_callables):
+            if self.facts.entry.main_guard is None:  # a module of classes, for the files that train with them
+                part.moved_after_init_optimizers.update(init_moves)
             return  # the file trains nothing (a sampling or evaluation script): the optimizers stay unused
+        part.moved_after_init_optimizers.update(init_moves)
         for scope in scopes:
             built: dict[str, _Built] = {}
             dynamic: dict[str, tuple[str, ...]] = {}  # modules bound by ``__import__(name)``: the candidates

@@ -15,7 +15,10 @@ A class that builds its own optimizer in its constructor and is moved by the cal
 helper of another module that moves what it is handed (XLA203 reports it at the move, with no
 port): the converted script runs on XLA and trains nothing.  A module the optimizer steps,
 saved as a CPU module and moved back (XLA203 at the ``.cpu()``, with no port): in eager mode
-it keeps training, converted it stops."""
+it keeps training, converted it stops.  A module whose ``__init__`` moves itself after building
+optimizers over the networks it registers (XLA203 at the ``self.to``, with no port): converted,
+it trains nothing, and with the move first, as the finding says, it trains.  Optimizers kept in a
+namespace and a dict, their steps ported (XLA201): both networks train on XLA."""
 
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import RuleSelection
+from codemods import RuleSelection, convert_source
 from tests.support.executed import (
     RUN_TIMEOUT,
     XLA_RUNNER,
@@ -431,3 +434,113 @@ def test_a_module_saved_on_the_cpu_and_moved_back_stops_training_as_xla203_says(
     assert "xm.save(self.encoder.cpu(), path)" in (folder / "main.py").read_text()
     output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     assert "encoder xla trains after the save: False" in output
+
+
+INIT_MOVE = """\
+import torch
+import torch.nn as nn
+
+
+class Solver(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        nets = {"gen": nn.Linear(4, 4), "disc": nn.Linear(4, 1)}
+        for name, module in nets.items():
+            setattr(self, name, module)
+        self.nets = nets
+        self.optims = {name: torch.optim.Adam(m.parameters(), lr=1e-2) for name, m in nets.items()}
+        self.to(self.device)
+
+    def train_loop(self, steps):
+        for _ in range(steps):
+            x = torch.randn(8, 4).to(self.device)
+            loss = self.nets["disc"](self.nets["gen"](x)).pow(2).mean()
+            for opt in self.optims.values():
+                opt.zero_grad()
+            loss.backward()
+            self.optims["gen"].step()
+            self.optims["disc"].step()
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    solver = Solver()
+    before = solver.gen.weight.detach().cpu().clone()
+    solver.train_loop(3)
+    changed = not torch.equal(before, solver.gen.weight.detach().cpu())
+    print(f"solver {solver.gen.weight.device.type} changed {changed}")
+"""
+
+
+def test_a_module_that_moves_itself_after_building_its_optimizers_trains_nothing_as_xla203_says(
+    tmp_path: Path,
+) -> None:
+    """A solver whose ``__init__`` builds an optimizer per registered network, then runs
+    ``self.to(self.device)`` (XLA203 reports the move, with no port): it trains in eager mode
+    on the CPU; converted, it runs on XLA and the optimizers step the Parameter objects the
+    move replaced.  The fix the finding names (the move before the optimizers) trains on XLA."""
+    folder = tmp_path / "solver"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'solver'\n")
+    (folder / "main.py").write_text(INIT_MOVE)
+    eager = run_command([sys.executable, "main.py"], folder, run_environment())
+    assert "solver cpu changed True" in eager
+    convert_folder(folder)
+    converted = (folder / "main.py").read_text()
+    assert "        self.to(self.device)\n\n" in converted
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "solver xla changed False" in output
+    move = "        self.to(self.device)\n"
+    fixed = converted.replace(move, "").replace("        self.optims = {", move + "        self.optims = {")
+    (folder / "main.py").write_text(fixed)
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "solver xla changed True" in output
+
+
+KEPT_IN_CONTAINERS = """\
+from types import SimpleNamespace
+
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+nets = SimpleNamespace(gen=nn.Linear(4, 4).to(device), disc=nn.Linear(4, 1).to(device))
+optims = SimpleNamespace(disc=torch.optim.Adam(nets.disc.parameters(), lr=1e-2))
+keyed = {"gen": torch.optim.Adam(nets.gen.parameters(), lr=1e-2)}
+before = [p.detach().cpu().clone() for p in (nets.gen.weight, nets.disc.weight)]
+for step in range(3):
+    x = torch.randn(8, 4, device=device)
+    d_loss = nets.disc(nets.gen(x).detach()).mean()
+    optims.disc.zero_grad()
+    d_loss.backward()
+    optims.disc.step()
+    g_loss = -nets.disc(nets.gen(x)).mean()
+    keyed["gen"].zero_grad()
+    g_loss.backward()
+    keyed["gen"].step()
+after = [p.detach().cpu() for p in (nets.gen.weight, nets.disc.weight)]
+changed = [not torch.equal(b, a) for b, a in zip(before, after)]
+print(f"nets {nets.gen.weight.device.type} changed {changed}")
+"""
+
+
+def test_optimizers_kept_in_containers_are_stepped_by_xm_optimizer_step_on_xla(tmp_path: Path) -> None:
+    """Optimizers kept in a namespace and a dict (XLA201 ports their steps): converted, each
+    step is ``xm.optimizer_step`` on the container's member and both networks train on XLA;
+    with the ported steps taken out, neither changes (the ported calls are what step them)."""
+    conversion = convert_source(KEPT_IN_CONTAINERS)
+    assert "XLA201" in {f.rule for f in conversion.findings if f.fixed}
+    ported = conversion.output
+    assert isinstance(ported, str)
+    assert "    xm.optimizer_step(optims.disc)\n" in ported
+    assert '    xm.optimizer_step(keyed["gen"])\n' in ported
+    script = tmp_path / "train.py"
+    script.write_text(ported)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "nets xla changed [True, True]" in output
+    unstepped = "".join(line for line in ported.splitlines(keepends=True) if "xm.optimizer_step(" not in line)
+    script.write_text(unstepped)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "nets xla changed [False, False]" in output

@@ -25,7 +25,10 @@ OPTIMIZER_STEP = Rule(
     fixable=True,
     why="`xm.optimizer_step` all-reduces the gradients across replicas before stepping; with a plain "
     "`optimizer.step()` every process of a multi-process XLA run trains on its own gradients and the replicas "
-    "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.)",
+    "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.) An optimizer "
+    "kept in a container the file builds (`optims = SimpleNamespace(gen=Adam(...))`, a dict literal or `dict(...)`, "
+    '`Munch`, `EasyDict`) is known as one where it is stepped (`optims.gen.step()`, `optims["gen"].step()`) and '
+    "ported like any other; a `.step()` on another member of a dict is left alone.",
     examples=lambda: (
         invalid(
             """
@@ -82,8 +85,187 @@ OPTIMIZER_STEP = Rule(
             """,
             note="swa-scheduler-is-no-optimizer",
         ),
+        valid(
+            """
+            from types import SimpleNamespace
+
+            import torch
+
+            envs = {"train": make_env()}
+            agents = SimpleNamespace(actor=make_actor())
+            for x in loader:
+                model(x).sum().backward()
+                envs["train"].step()
+            """,
+            """
+            from types import SimpleNamespace
+
+            import torch
+            import torch_xla
+
+            envs = {"train": make_env()}
+            agents = SimpleNamespace(actor=make_actor())
+            for x in loader:
+                model(x).sum().backward()
+                envs["train"].step()
+                torch_xla.sync()
+            """,
+            note="members-of-containers-not-known-as-optimizers",
+        ),
+        valid(
+            """
+            from types import SimpleNamespace
+
+            import torch
+
+            envs = {"train": make_env()}
+            agents = SimpleNamespace(actor=make_actor())
+            for x in loader:
+                model(x).sum().backward()
+                envs["train"].step()
+            """,
+            """
+            from types import SimpleNamespace
+
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            envs = {"train": make_env()}
+            agents = SimpleNamespace(actor=make_actor())
+            for x in loader:
+                model(x).sum().backward()
+                envs["train"].step()
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            note="members-of-containers-not-known-as-optimizers-sagemaker",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            from types import SimpleNamespace
+
+            import torch
+
+            optims = SimpleNamespace(
+                gen=torch.optim.Adam(gen.parameters(), lr=1e-3),
+                disc=torch.optim.Adam(disc.parameters(), lr=1e-3),
+            )
+            scheds = SimpleNamespace(gen=torch.optim.lr_scheduler.StepLR(optims.gen, 10))
+            for x in loader:
+                disc(gen(x)).mean().backward()
+                optims.disc.step()
+                optims.gen.step()
+                scheds.gen.step()
+            """,
+            """
+            from types import SimpleNamespace
+
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            optims = SimpleNamespace(
+                gen=torch.optim.Adam(gen.parameters(), lr=1e-3),
+                disc=torch.optim.Adam(disc.parameters(), lr=1e-3),
+            )
+            scheds = SimpleNamespace(gen=torch.optim.lr_scheduler.StepLR(optims.gen, 10))
+            for x in loader:
+                disc(gen(x)).mean().backward()
+                xm.optimizer_step(optims.disc)
+                xm.optimizer_step(optims.gen)
+                scheds.gen.step()
+                torch_xla.sync()
+            """,
+            note="optimizers-kept-in-a-namespace",
+            findings=(
+                Expected(14, 5, "optims.disc.step() -> xm.optimizer_step(optims.disc)"),
+                Expected(15, 5, "optims.gen.step() -> xm.optimizer_step(optims.gen)"),
+            ),
+        ),
+        invalid(
+            """
+            import munch
+            import torch.optim as O
+
+            optims = {"gen": O.Adam(gen.parameters()), "disc": O.SGD(disc.parameters(), lr=0.1)}
+            bag = munch.Munch(ema=O.Adam(ema.parameters()))
+            more = dict(head=O.Adam(head.parameters()))
+            for x in loader:
+                disc(gen(x)).mean().backward()
+                optims["disc"].step()
+                bag.ema.step()
+                bag["ema"].step()
+                more["head"].step()
+            """,
+            """
+            import munch
+            import torch.optim as O
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            optims = {"gen": O.Adam(gen.parameters()), "disc": O.SGD(disc.parameters(), lr=0.1)}
+            bag = munch.Munch(ema=O.Adam(ema.parameters()))
+            more = dict(head=O.Adam(head.parameters()))
+            for x in loader:
+                disc(gen(x)).mean().backward()
+                xm.optimizer_step(optims["disc"])
+                xm.optimizer_step(bag.ema)
+                xm.optimizer_step(bag["ema"])
+                xm.optimizer_step(more["head"])
+                torch_xla.sync()
+            """,
+            alias=True,
+            note="optimizers-kept-in-dicts-and-attribute-bags",
+            findings=(
+                Expected(11, 5, 'optims["disc"].step() -> xm.optimizer_step(optims["disc"])'),
+                Expected(12, 5, "bag.ema.step() -> xm.optimizer_step(bag.ema)"),
+                Expected(13, 5, 'bag["ema"].step() -> xm.optimizer_step(bag["ema"])'),
+                Expected(14, 5, 'more["head"].step() -> xm.optimizer_step(more["head"])'),
+            ),
+        ),
+        invalid(
+            """
+            import munch
+            import torch.optim as O
+
+            optims = {"gen": O.Adam(gen.parameters()), "disc": O.SGD(disc.parameters(), lr=0.1)}
+            bag = munch.Munch(ema=O.Adam(ema.parameters()))
+            more = dict(head=O.Adam(head.parameters()))
+            for x in loader:
+                disc(gen(x)).mean().backward()
+                optims["disc"].step()
+                bag.ema.step()
+                bag["ema"].step()
+                more["head"].step()
+            """,
+            """
+            import munch
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+
+            optims = {"gen": O.Adam(gen.parameters()), "disc": O.SGD(disc.parameters(), lr=0.1)}
+            bag = munch.Munch(ema=O.Adam(ema.parameters()))
+            more = dict(head=O.Adam(head.parameters()))
+            for x in loader:
+                disc(gen(x)).mean().backward()
+                xm.optimizer_step(optims["disc"])
+                xm.optimizer_step(bag.ema)
+                xm.optimizer_step(bag["ema"])
+                xm.optimizer_step(more["head"])
+                xm.mark_step()
+            """,
+            target="sagemaker",
+            alias=True,
+            note="optimizers-kept-in-dicts-and-attribute-bags-sagemaker",
+            findings=(
+                Expected(10, 5, 'optims["disc"].step() -> xm.optimizer_step(optims["disc"])'),
+                Expected(11, 5, "bag.ema.step() -> xm.optimizer_step(bag.ema)"),
+                Expected(12, 5, 'bag["ema"].step() -> xm.optimizer_step(bag["ema"])'),
+                Expected(13, 5, 'more["head"].step() -> xm.optimizer_step(more["head"])'),
+            ),
+        ),
         invalid(
             """
             import torch

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
+from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
     HANDED_IN_MODELS,
@@ -72,7 +73,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "instance moves whatever the callable returns) is reported at the move, naming the class and "
     "the attribute: there is no safe port (the constructor does not know the device, other instances may stay "
     "on the CPU, and rebuilding the optimizer would drop its state and groups), so build the optimizer after the "
-    "move or move the module in `__init__` before building it. The class is followed through a module that "
+    "move or move the module in `__init__` before building it. The same holds for optimizers `__init__` builds over the modules the instance registers (`self.gen`, `setattr(self, name, module)` in a loop over a dict, `nn.ModuleDict(nets)`: `{name: Adam(m.parameters()) for name, m in nets.items()}`); where `__init__` itself moves the instance afterwards (`self.to(self.device)`), that move is reported, naming the optimizers' attributes (move the module first, once its submodules are set, or build the optimizers after the move); optimizers over modules the instance does not register (handed in, kept in a plain dict) get no finding. The class is followed through a module that "
     "`__import__(config['model'])` picks at run time (the modules of the file's folder that define it); an "
     "instance built with a flag that returns from `__init__` before the optimizer (`no_optim=True`, also in "
     "a dict it unpacks), a callable that moves what it is handed to the CPU, and a file that trains nothing (a "
@@ -187,6 +188,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *wrapped_model_valid(),
         *own_optimizer_valid(),
         *round_trip_valid(),
+        *init_move_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -589,6 +591,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         *wrapped_model_invalid(),
         *own_optimizer_invalid(),
         *round_trip_invalid(),
+        *init_move_invalid(),
     ),
 )
 
@@ -611,6 +614,26 @@ def _moved_own_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.C
         f"copies and training changes nothing; build the optimizer after the move (e.g. `{stranded.model}."
         f"{stranded.attribute} = ...` over `{stranded.model}.parameters()`), or move the module in `{cls}.__init__` "
         "before it builds the optimizer",
+    )
+    return updated
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.moved_after_init_optimizers)
+def _moved_after_init_optimizers(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """Not ported: what ``__init__`` does between the optimizers and the move may need the
+    module where it is (the device may be set there, children registered)."""
+    moved = ctx.facts.training.moved_after_init_optimizers[original]
+    optimizers = " and ".join(f"`self.{attribute}`" for attribute in moved.attributes)
+    where = "to the XLA device" if moved.xla else "to a device that may be the XLA device"
+    ctx.report(
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"`{ctx.code(original)}` moves the `{moved.cls}` instance {where} after `{moved.cls}.__init__` built "
+        f"{optimizers} over its parameters (or its submodules'): moving a module to XLA replaces its Parameter "
+        f"objects, so {optimizers} {'hold' if len(moved.attributes) > 1 else 'holds'} the stale CPU copies and "
+        "training changes nothing; move the module first "
+        f"(`{ctx.code(original)}` before the optimizers are built, once its submodules are set) or build the "
+        "optimizers after the move",
     )
     return updated
 
