@@ -103,6 +103,9 @@ class DistributedFacts:
     data_parallel: dict[cst.Call, bool] = field(default_factory=dict)
     dp_statements: set[cst.SimpleStatementLine] = field(default_factory=set)
     module_accesses: set[cst.Attribute] = field(default_factory=set)
+    # DataParallel constructions kept (reported) because the model leaves the file, where the
+    # `.module` uses that expect the wrapper cannot be followed: where it goes.
+    kept_data_parallel: dict[cst.Call, str] = field(default_factory=dict)
     # The module's classes that derive from nn.DataParallel (here or through classes of the
     # project): whether they, or a base of the project, define their own ``scatter`` (for the
     # files that import them too).

@@ -218,6 +218,15 @@ class ParallelRewrite(Concern):
         )
 
     def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if (leaves := self.part.kept_data_parallel.get(original)) is not None:
+            self.ctx.report(
+                DATA_PARALLEL,
+                original,
+                f"`{self.ctx.code(original.func)}` kept: the model it wraps leaves this file ({leaves}), where "
+                "`.module` uses, or a flag saying it is wrapped, cannot all be followed (they would fail on the bare "
+                "model); without CUDA devices DataParallel calls the model directly, so it changes nothing on XLA",
+            )
+            return updated
         if not self.part.data_parallel[original]:
             self.ctx.report(
                 DATA_PARALLEL,
