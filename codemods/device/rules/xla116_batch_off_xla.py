@@ -70,6 +70,26 @@ BATCH_OFF_XLA = Rule(
     valid=lambda: (
         valid(
             """
+            import torch.nn as nn
+            from data import OrderedIterator
+
+            model = nn.DataParallel(net)
+            for x, y in OrderedIterator(tokens, 8, device=device):
+                out = model(x, y.cuda())
+            """,
+            """
+            import torch_xla
+            from data import OrderedIterator
+
+            model = net
+            for x, y in OrderedIterator(tokens, 8, device=device):
+                out = model(x, y.to(torch_xla.device()))
+                torch_xla.sync()
+            """,
+            note="removed-wrapper-batches-of-an-iterable-handed-the-device",
+        ),
+        valid(
+            """
             import torch
             from augmentations import augment
 

@@ -22,7 +22,8 @@ DATA_PARALLEL = Rule(
     "CUDA device, keeps `device_ids == []` and calls the wrapped model directly (no scatter, no replicas), "
     "`.module` still answers and the state dict keeps its `module.` prefix. Rewriting the flag instead would "
     "change what other code reads, so the tool does not; remove the wrapper by hand with its `.module` uses once "
-    "they are all known.",
+    "they are all known. A DataParallel subclass with its own `scatter` whose every call in the file gets inputs "
+    "already on the device is said here too (info): its scatter never runs on XLA, and had nothing to move.",
     examples=lambda: (
         invalid(
             """
@@ -58,6 +59,42 @@ DATA_PARALLEL = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch.nn as nn
+
+
+            class ScatterDP(nn.DataParallel):
+                def scatter(self, inputs, kwargs, device_ids):
+                    return [[i] for i in inputs[0]], [{} for _ in inputs[0]]
+
+
+            model = ScatterDP(net)
+            out = model(x.cuda())
+            """,
+            """
+            import torch.nn as nn
+            import torch_xla.core.xla_model as xm
+
+
+            class ScatterDP(nn.DataParallel):
+                def scatter(self, inputs, kwargs, device_ids):
+                    return [[i] for i in inputs[0]], [{} for _ in inputs[0]]
+
+
+            model = ScatterDP(net)
+            out = model(x.to(xm.xla_device()))
+            """,
+            target="sagemaker",
+            note="scattering-subclass-fed",
+            findings=(
+                Expected(
+                    10,
+                    9,
+                    "`ScatterDP` (a DataParallel subclass of this file) stays: its own `scatter` never runs on XLA",
+                ),
+            ),
+        ),
         invalid(
             """
             import torch.nn as nn
