@@ -13,6 +13,7 @@ import pytest
 from codemods import TARGETS, RuleSelection, convert_source
 from codemods.pipeline import summarise_with
 from codemods.project.resolver import Project
+from tests.support.fixtures import output_text
 
 CONFIG = """\
 from dataclasses import dataclass, field
@@ -62,10 +63,11 @@ def test_a_trl_config_subclass_of_another_module_gets_the_xla_optimizer(tmp_path
     files = [tmp_path / "config.py", tmp_path / "train.py"] if run == "whole" else [tmp_path / "train.py"]
     project = Project(tmp_path, summarise_with(target, RuleSelection(), None), in_run=files)
     conversion = convert_source(TRAIN, target=target, imports=project.imports_of(tmp_path / "train.py"))
-    assert MAPPED in str(conversion.output)
+    output = output_text(conversion)
+    assert MAPPED in output
     assert [f.rule for f in conversion.findings if f.severity == "error"] == ["XLA801"]
-    again = convert_source(conversion.output, target=target, imports=project.imports_of(tmp_path / "train.py"))
-    assert again.output == conversion.output
+    again = convert_source(output, target=target, imports=project.imports_of(tmp_path / "train.py"))
+    assert again.output == output
 
 
 def test_without_a_config_of_the_project_the_trainer_is_reported(tmp_path: Path) -> None:
