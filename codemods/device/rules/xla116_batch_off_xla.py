@@ -262,6 +262,29 @@ BATCH_OFF_XLA = Rule(
         invalid(
             """
             import torch
+            import torch.nn as nn
+
+
+            def build(net):
+                model = nn.DataParallel(net)
+                out = model(torch.randn(8, 4))
+                return model
+            """,
+            None,
+            note="kept-wrapper-cpu-tensor",
+            target="sagemaker",
+            findings=(
+                Expected(
+                    7,
+                    11,
+                    "`torch.randn(8, 4)` reaches `model` on the CPU: `nn.DataParallel` scattered every tensor of its "
+                    "inputs to the GPUs, which it never does without CUDA devices",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
             from model import Tacotron2
 
             model = Tacotron2().cuda()
