@@ -14,6 +14,7 @@ import pytest
 
 from codemods import TARGETS, Conversion, convert_source
 from tests.support.cli import invoke
+from tests.support.data_parallel_projects import ORDERED_DATA, UNEVEN_PARALLEL, UNEVEN_TRAIN
 from tests.support.fixtures import convert_fixture as convert_in_project
 from tests.support.fixtures import fixture_scripts, output_bytes, output_text
 from tests.support.paths import FIXTURES
@@ -299,50 +300,6 @@ def test_data_parallel_models_read_by_other_modules_keep_their_wrappers(tmp_path
 
 # -- a DataParallel subclass with its own scatter, fed batches already on the device (XLA118) ------
 
-_UNEVEN_PARALLEL = """\
-import torch.nn as nn
-
-
-class UnevenDataParallel(nn.DataParallel):
-    def __init__(self, first_chunk, *args, **kwargs):
-        self.first_chunk = first_chunk
-        super().__init__(*args, **kwargs)
-
-    def scatter(self, inputs, kwargs, device_ids):
-        return super().scatter(inputs, kwargs, device_ids)
-"""
-
-_ORDERED_DATA = """\
-import torch
-
-
-class OrderedIterator:
-    def __init__(self, data, bsz, device="cpu"):
-        self.data = data.view(bsz, -1).t().contiguous().to(device)
-
-    def __iter__(self):
-        for i in range(0, self.data.size(0) - 5, 4):
-            yield self.data[i:i + 4], self.data[i + 1:i + 5]
-"""
-
-_UNEVEN_TRAIN = """\
-import torch
-import torch.nn as nn
-
-from data import OrderedIterator
-from parallel import UnevenDataParallel
-
-device = torch.device("cuda")
-model = nn.Embedding(100, 100).to(device)
-para_model = UnevenDataParallel(2, model, dim=1).to(device)
-optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-for data, target in OrderedIterator(torch.randint(0, 100, (4000,)), 8{handed}):
-    loss = nn.functional.cross_entropy(para_model(data).view(-1, 100), target.reshape(-1))
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-"""
-
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.parametrize("handed", [", device=device", ""], ids=["handed-the-device", "not-handed"])
@@ -353,9 +310,9 @@ def test_scattering_data_parallel_fed_batches_on_the_device_is_no_error(
     iterator of data.py, handed the device, put the whole stream there: nothing to move, an
     info (XLA605). Not handed the device, its batches stay on the CPU: XLA118 stands."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'uneven'\n")
-    (tmp_path / "parallel.py").write_text(_UNEVEN_PARALLEL)
-    (tmp_path / "data.py").write_text(_ORDERED_DATA)
-    (tmp_path / "train.py").write_text(_UNEVEN_TRAIN.format(handed=handed))
+    (tmp_path / "parallel.py").write_text(UNEVEN_PARALLEL)
+    (tmp_path / "data.py").write_text(ORDERED_DATA)
+    (tmp_path / "train.py").write_text(UNEVEN_TRAIN.format(handed=handed))
     result = invoke("lint", ".", "--target", target, "--format", "json", cwd=tmp_path)
     findings = {(f["rule"], f["severity"]) for file in json.loads(result.output)["files"] for f in file["findings"]}
     if handed:

@@ -7,6 +7,11 @@ builder), and a checkpoint class of another module told ``data_parallel=True`` t
 ``module.module.state_dict()``: the port keeps the wrappers (XLA605 reports them), and the
 converted project trains and saves on XLA; the same project with the wrappers removed (what
 the port used to write) fails at the first save.
+
+A DataParallel subclass of another module with its own `scatter`, fed by an iterator handed
+the device (tests/support/data_parallel_projects.py): no error (XLA605 says it changes
+nothing), and the converted project trains on XLA; with the iterator not handed the device
+(XLA118 stands), the converted project's first forward fails on a CPU tensor.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.data_parallel_projects import ORDERED_DATA, UNEVEN_PARALLEL, UNEVEN_TRAIN
 from tests.support.executed import (
     RUN_TIMEOUT,
     Executed,
@@ -138,3 +144,35 @@ def test_with_the_wrappers_removed_the_first_save_fails(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "AttributeError: 'Linear' object has no attribute 'module'" in result.stderr
     assert "saved" not in result.stdout
+
+
+def _uneven_project(folder: Path, handed: str) -> subprocess.CompletedProcess[str]:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'uneven'\n")
+    (folder / "parallel.py").write_text(UNEVEN_PARALLEL)
+    (folder / "data.py").write_text(ORDERED_DATA)
+    (folder / "train.py").write_text(UNEVEN_TRAIN.format(handed=handed))
+    convert_folder(folder)
+    return subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def test_a_scattering_data_parallel_fed_batches_on_the_device_trains_on_xla(tmp_path: Path) -> None:
+    result = _uneven_project(tmp_path / "handed", ", device=device")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "trained on xla" in result.stdout
+
+
+def test_a_scattering_data_parallel_fed_cpu_batches_fails_as_xla118_says(tmp_path: Path) -> None:
+    """The negative control: the iterator keeps the stream on the CPU, the scatter that moved
+    it never runs on XLA, and the first forward fails."""
+    result = _uneven_project(tmp_path / "not-handed", "")
+    assert result.returncode != 0
+    assert "Expected XLA tensor. Got: torch.LongTensor" in result.stderr
+    assert "trained on" not in result.stdout
