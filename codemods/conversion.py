@@ -14,7 +14,7 @@ from codemods.project.module_summary import ModuleSummary
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
 # byte, which cost more than the rest of the skip on a file without them.)
-_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite")
+_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"trl")
 # A comment that makes the tool leave a file alone.
 SKIP_FILE = "xla-codemod: skip-file"
 

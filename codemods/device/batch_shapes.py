@@ -20,7 +20,8 @@ _COLLECTIONS = frozenset({"list", "tuple", "set", "dict"})
 
 
 def moves(value: cst.BaseExpression) -> bool:
-    """``x.to(device)``, each element of a tuple, or a collection of moved items:
+    """``x.to(device)`` (also inside a method chain: ``x.cuda().float()``), each element of a tuple, or a
+    collection of moved items:
     ``[x.to(device) for x in xs]`` (list, set, dict, generator), ``tuple(...)``/``list(...)`` of one,
     ``list(map(lambda t: t.to(device), xs))``."""
     return any(_moves_each(e) for e in elements(value))
@@ -40,6 +41,8 @@ def _moves_each(value: cst.BaseExpression) -> bool:
             return _moves_each(first)
         if func == "map" and type(first) is cst.Lambda:
             return _moves_each(first.body)
+    if type(value) is cst.Call and type(value.func) is cst.Attribute:
+        return _moves_each(value.func.value)  # a method chain over a move: ``x.cuda().float()``
     return False
 
 

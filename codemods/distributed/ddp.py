@@ -5,6 +5,7 @@ that need an all-reduce of their own when no DDP reduces the gradients."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -35,6 +36,8 @@ DATA_PARALLEL = frozenset(
 FACTORIES = frozenset(
     f"torch.{name}" for name in "randn rand randint zeros ones empty full tensor arange randn_like rand_like".split()
 )
+# Methods that hand back the module they are called on.
+_MOVES = ("to", "cuda", "train", "eval", "float", "half")
 # DDP(module, device_ids, output_device, ...)
 DDP_PARAMETERS = ("module", "device_ids", "output_device")
 
@@ -45,7 +48,7 @@ class DdpAnalysis(Analysis):
     name = "ddp"
     fills = "distributed"
     reads = ("device",)
-    settle_reads = ("amp", "huggingface", "project")
+    settle_reads = ("amp", "huggingface", "imports", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -59,6 +62,12 @@ class DdpAnalysis(Analysis):
         # count held in one is the devices one process drives.
         self.dp_guard_names: set[str] = set()
         self.module_attrs: list[tuple[cst.Attribute, str | None]] = []
+        # The names a DataParallel construction is bound to (the targets of its statement), and
+        # those bound at module level.
+        self.dp_holders: dict[cst.Call, set[str]] = {}
+        self.module_level_dp: set[cst.Call] = set()
+        # Values that leave the file: returned (the value, and the function that returns it).
+        self.returned: list[tuple[cst.BaseExpression, str]] = []
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
         # Classes of the file: their bases (qualified where imported, and as written) and whether
@@ -111,6 +120,9 @@ class DdpAnalysis(Analysis):
                 self.ddp_names.add(name)
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
+                self.dp_holders.setdefault(core, set()).add(name)
+                if self.walk.module_level:
+                    self.module_level_dp.add(core)
                 self.dp_guard_names.update(
                     n
                     for cond in self.walk.conds
@@ -144,6 +156,13 @@ class DdpAnalysis(Analysis):
             self._distributed_code(node)
         elif callee in DATA_PARALLEL and not any(node is c for c, _, _ in self.dp_calls):
             self.dp_calls.append((node, None, None))
+            self.dp_holders[node] = _bound_names(self.statement)
+            if self.walk.module_level:
+                self.module_level_dp.add(node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.returned.extend((value, self.walk.qualname) for value in _handed_values(node.value))
 
     def _ddp(self, node: cst.Call) -> None:
         dropped = tuple(
@@ -186,7 +205,10 @@ class DdpAnalysis(Analysis):
     def _data_parallel(self) -> None:
         """DataParallel is one process driving several GPUs: on XLA the wrapper goes, and
         ``.module`` on the names it wrapped becomes the name.  A ``.module`` the tool
-        cannot place (on a name it does not know, or on a name DDP also wraps) keeps it."""
+        cannot place (on a name it does not know, or on a name DDP also wraps) keeps it, and
+        so does a wrapped model that leaves the file (``_leaving``): the ``.module`` uses
+        (or a flag saying it is wrapped) of the code it reaches there are not this file's to
+        rewrite, and without CUDA devices DataParallel only calls the model."""
         part = self.part
         wrapped = {name for _, name, _ in self.dp_calls if name is not None}
         unknown = [
@@ -196,12 +218,46 @@ class DdpAnalysis(Analysis):
         ]
         accessed = {base for _, base in self.module_attrs}
         removable = not unknown and not (wrapped & self.ddp_names & accessed)
+        leaving = self._leaving()
+        kept_names = {name for call in leaving for name in self.dp_holders[call]}
+        for call, _, _ in self.dp_calls:  # a name one construction keeps wrapped keeps every wrap of it
+            shared = next(
+                (why for other, why in leaving.items() if self.dp_holders[other] & self.dp_holders[call]), None
+            )
+            if (why := leaving.get(call, shared)) is not None:
+                part.kept_data_parallel[call] = why
         for call, name, statement in self.dp_calls:
-            part.data_parallel[call] = removable and _wrapped(call) is not None
-            if removable and statement is not None and name is not None and dotted(_wrapped(call)) == name:
+            removed = removable and _wrapped(call) is not None and call not in part.kept_data_parallel
+            part.data_parallel[call] = removed
+            if removed and statement is not None and name is not None and dotted(_wrapped(call)) == name:
                 part.dp_statements.add(statement)
         if removable:
-            part.module_accesses = {node for node, base in self.module_attrs if base in wrapped}
+            part.module_accesses = {node for node, base in self.module_attrs if base in wrapped - kept_names}
+
+    def _leaving(self) -> dict[cst.Call, str]:
+        """The DataParallel constructions whose model leaves the file, and where it goes:
+        returned by a function, handed to a callable of another module of the project, or
+        bound at module level in a module that other files of the run import."""
+        leaving: dict[cst.Call, str] = {}
+        project_names = self.facts.imports.project_names
+        handed = [
+            (value, f"handed to `{func}` of {project_names[func.split('.')[0]][0]}")
+            for func, call in self.model_calls
+            if func.split(".")[0] in project_names
+            for value in _handed_values_in(call.args)
+        ]
+        returned = [(value, f"returned by `{function}`") for value, function in self.returned]
+        imported = self.facts.project.context.imported_in_run()
+        for call, _, _ in self.dp_calls:
+            holders = self.dp_holders[call]
+            for value, where in returned + handed:
+                if value is call or dotted(value) in holders:
+                    leaving[call] = where
+                    break
+            else:
+                if imported and call in self.module_level_dp and holders:
+                    leaving[call] = "bound at module level in a module other files of the run import"
+        return leaving
 
     def _data_parallel_classes(self) -> None:
         """The file's DataParallel subclasses, and the constructions of those (of this file or
@@ -274,6 +330,40 @@ class DdpAnalysis(Analysis):
 
 def _wrapped(call: cst.Call) -> cst.BaseExpression | None:
     return arg_value(call, 0, "module")
+
+
+def _bound_names(statement: cst.SimpleStatementLine | None) -> set[str]:
+    """The name chains the statement's assignment binds (``nets = {"g": DataParallel(g)}``)."""
+    if statement is None or not statement.body:
+        return set()
+    small = statement.body[0]
+    if type(small) is cst.Assign:
+        return {name for target in small.targets if (name := dotted(target.target)) is not None}
+    if type(small) is cst.AnnAssign:
+        return {name} if (name := dotted(small.target)) is not None else set()
+    return set()
+
+
+def _handed_values(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The values an expression hands on whole: a name chain, a call (and the arguments of a
+    call, the receiver of a move: ``model.to(device)``), the container a part is taken from,
+    and the parts of a display or an expression holding them; not what ``model.module`` or
+    ``model.parameters()`` reads off one."""
+    if isinstance(node, cst.BaseExpression):
+        if dotted(node) is not None:
+            return [node]
+        if type(node) is cst.Call:
+            moved = receiver(node) if method_name(node) in _MOVES else None
+            return [node, *(_handed_values(moved) if moved is not None else ()), *_handed_values_in(node.args)]
+        if type(node) is cst.Subscript:
+            return _handed_values(node.value)
+        if type(node) in (cst.Attribute, cst.Lambda):
+            return []
+    return _handed_values_in(node.children)
+
+
+def _handed_values_in(nodes: Sequence[cst.CSTNode]) -> list[cst.BaseExpression]:
+    return [value for node in nodes for value in _handed_values(node)]
 
 
 def _scaled_backward(statement: cst.SimpleStatementLine) -> cst.Call | None:

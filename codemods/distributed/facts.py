@@ -103,6 +103,9 @@ class DistributedFacts:
     data_parallel: dict[cst.Call, bool] = field(default_factory=dict)
     dp_statements: set[cst.SimpleStatementLine] = field(default_factory=set)
     module_accesses: set[cst.Attribute] = field(default_factory=set)
+    # DataParallel constructions kept (reported) because the model leaves the file, where the
+    # `.module` uses that expect the wrapper cannot be followed: where it goes.
+    kept_data_parallel: dict[cst.Call, str] = field(default_factory=dict)
     # The module's classes that derive from nn.DataParallel (here or through classes of the
     # project): whether they, or a base of the project, define their own ``scatter`` (for the
     # files that import them too).
@@ -111,6 +114,9 @@ class DistributedFacts:
     # (DataParallel then calls the wrapped module directly): the class as written, and the
     # module that defines it (None: this file). Reported.
     scattering_wraps: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
+    # Of those, the ones whose calls in the file all get inputs on the device another way
+    # (moved by hand, or batches of an iterable handed the device): nothing to change (info).
+    fed_scattering_wraps: set[cst.Call] = field(default_factory=set)
     # Calls of a model whose DataParallel wrapper the port removes (or whose DDP drops its
     # device_ids), handed tensors that the wrapper moved and nothing else does: what the
     # wrapper did, as the finding says it, and those inputs (reported: obligation 3).

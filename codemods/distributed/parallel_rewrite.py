@@ -207,6 +207,16 @@ class ParallelRewrite(Concern):
 
     def _scattering_wrap(self, original: cst.Call) -> None:
         wrapper, module = self.part.scattering_wraps[original]
+        if original in self.part.fed_scattering_wraps:
+            self.ctx.report(
+                DATA_PARALLEL,
+                original,
+                f"`{wrapper}` (a DataParallel subclass of {module or 'this file'}) stays: its own `scatter` never "
+                "runs on XLA (without CUDA devices DataParallel calls the wrapped module directly), and every call "
+                "of it here gets inputs already on the device (moved, or batches of an iterable handed the device); "
+                "it changes nothing on XLA (one process drives one device: more devices mean more processes)",
+            )
+            return
         self.ctx.report(
             SCATTERING_DATA_PARALLEL,
             original,
@@ -218,6 +228,15 @@ class ParallelRewrite(Concern):
         )
 
     def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if (leaves := self.part.kept_data_parallel.get(original)) is not None:
+            self.ctx.report(
+                DATA_PARALLEL,
+                original,
+                f"`{self.ctx.code(original.func)}` kept: the model it wraps leaves this file ({leaves}), where "
+                "`.module` uses, or a flag saying it is wrapped, cannot all be followed (they would fail on the bare "
+                "model); without CUDA devices DataParallel calls the model directly, so it changes nothing on XLA",
+            )
+            return updated
         if not self.part.data_parallel[original]:
             self.ctx.report(
                 DATA_PARALLEL,

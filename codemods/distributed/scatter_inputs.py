@@ -16,6 +16,12 @@ in to an evaluation loop, or of a loop that moves other parts of the same batch 
 names them at the call.  Other values (numbers, strings, a batch of another iterable: a project
 iterator may move its batches itself; a loader handed in to a training loop is wrapped where it is
 handed, or reported there) are left as they are: the wrapper's scatter moved only tensors.
+
+The same reading tells which inputs reach the device another way: moved by hand, or batches of
+a device loader or of an iterable handed the device (``OrderedIterator(tokens, 8,
+device=device)``, which puts the stream there).  A DataParallel subclass with its own
+``scatter`` (XLA118: the scatter never runs on XLA) whose calls in the file all get such
+inputs needs nothing on XLA, and is not an error.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 import libcst as cst
 
 from codemods import apis
+from codemods.device.batch_shapes import moves
 from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
 from codemods.engine.nodes import call_args, dotted, method_name, receiver
 from codemods.engine.positions import code_of
@@ -67,6 +74,17 @@ class ScatterInputAnalysis(Analysis):
         # The loops (and the parameters that receive batches) whose batches the code moves by hand
         # somewhere: their batches come on the host.
         self.moved_by_hand: set[_Source] = set()
+        # Loops over a device loader or an iterable handed the device, the names that hold an
+        # iterable handed the device, and (scope, name) of the values on the device: moved, or
+        # batches of such a loop.
+        self.device_fed: set[cst.For] = set()
+        self.fed_iterables: set[tuple[str, str]] = set()
+        self.on_device: set[tuple[str, str]] = set()
+        # A name bound to a construction -> that construction; the calls of such names, and
+        # whether each input of the call is on the device (for the DataParallel subclasses that
+        # scatter the inputs themselves: XLA118).
+        self.built: dict[str, cst.Call] = {}
+        self.built_calls: list[tuple[cst.Call, cst.Call, bool]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = self.walk.qualname
@@ -83,11 +101,15 @@ class ScatterInputAnalysis(Analysis):
             source = source.args[0].value
             if type(target) is cst.Tuple and len(target.elements) == 2:
                 target = target.elements[1].value
-        if type(source) is cst.Call and (
-            dotted(source.func) in _NOT_BATCHES or is_device_loader(source, self.walk.resolve(source.func))
-        ):
-            return
         scope = self.walk.qualname
+        if type(source) is cst.Call and is_device_loader(source, self.walk.resolve(source.func)):
+            self.on_device.update((scope, name) for name in _names(target))
+            return
+        if type(source) is cst.Call and dotted(source.func) in _NOT_BATCHES:
+            return
+        if (type(source) is cst.Call and _hands_device(source)) or (scope, dotted(source)) in self.fed_iterables:
+            self.device_fed.add(node)
+            self.on_device.update((scope, name) for name in _names(target))
         self.iterables[node] = source
         if isinstance(self._source_of_root(source, scope), tuple):
             self.handed_in.add(node)
@@ -102,7 +124,23 @@ class ScatterInputAnalysis(Analysis):
             core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         if type(core) is cst.Call and self.walk.resolve(core.func) in (*DATA_PARALLEL, apis.DDP):
             self.wrapped[name] = core
+        if type(core) is cst.Call and dotted(core.func) is not None:
+            self.built[name] = core
+        if type(value) is cst.Call and _hands_device(value):
+            self.fed_iterables.add((scope, name))
+        if self._on_device(value, scope):
+            self.on_device.add((scope, name))
+        else:
+            self.on_device.discard((scope, name))
         self._note(scope, name, self._off_device(value, scope))
+
+    def _on_device(self, value: cst.BaseExpression, scope: str) -> bool:
+        """A move (``x.to(device)``, ``x.cuda().float()``) or a value whose root holds one, or a
+        batch of a loop over a device loader or an iterable handed the device."""
+        root = value
+        while type(root) in (cst.Subscript, cst.Attribute):
+            root = root.value  # type: ignore[attr-defined]  # narrowed by type(...) in (...) above: mypy does not narrow on type()
+        return moves(value) or (scope, dotted(root)) in self.on_device
 
     def _note(self, scope: str, name: str, source: _Source | Literal[False]) -> None:
         if source is False:
@@ -125,7 +163,7 @@ class ScatterInputAnalysis(Analysis):
     def _off_device(self, value: cst.BaseExpression, scope: str) -> _Source | Literal[False]:
         """Where the value off the device comes from (``_Source``), or False: on the device,
         or not known to be a tensor."""
-        if _moved(value):
+        if moves(value):
             return False
         if type(value) is cst.Call:
             made_by = self.walk.resolve(value.func)
@@ -148,6 +186,9 @@ class ScatterInputAnalysis(Analysis):
             if source is not False and source is not None:
                 self.moved_by_hand.add(source)  # a part of a batch moved by hand: the batches come on the host
         func = dotted(node.func)
+        if (built := self.built.get(func or "")) is not None and node.args:
+            fed = all(self._on_device(leaf, scope) for arg in node.args for leaf in _leaves(arg.value))
+            self.built_calls.append((node, built, fed))
         wrapper = self.wrapped.get(func or "")
         if wrapper is None or not node.args:
             for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
@@ -175,6 +216,7 @@ class ScatterInputAnalysis(Analysis):
             loop
             for loop, iterable in self.iterables.items()
             if loop not in wrapped_loops
+            and loop not in self.device_fed
             and (
                 loop in self.moved_by_hand
                 or (loop in self.handed_in and loop not in self.facts.training.all_loops)
@@ -182,9 +224,15 @@ class ScatterInputAnalysis(Analysis):
                 or (type(iterable) is cst.Call and self.walk.resolve(iterable.func) in apis.DATA_LOADERS)
             )
         }
+        self._fed_scattering_wraps()
         for call, wrapper, off in self.calls:
             if part.data_parallel.get(wrapper):
                 why = f"`{code_of(wrapper.func)}` scattered every tensor of its inputs to the GPUs, and the port removes it"
+            elif wrapper in part.kept_data_parallel:
+                why = (
+                    f"`{code_of(wrapper.func)}` scattered every tensor of its inputs to the GPUs, which it never does "
+                    "without CUDA devices"
+                )
             elif part.ddp_calls.get(wrapper, ((), False))[0]:
                 why = (
                     f"`{code_of(wrapper.func)}` moved every tensor of its inputs to the GPU of its device_ids, which "
@@ -197,12 +245,23 @@ class ScatterInputAnalysis(Analysis):
                 for code, source, leaf in off
                 if leaf not in part.ddp_inputs  # (made on the device: XLA604)
                 and any(
-                    loop is None or loop in host_loops or (source in self.moved_by_hand and loop not in wrapped_loops)
+                    loop is None
+                    or loop in host_loops
+                    or (source in self.moved_by_hand and loop not in wrapped_loops and loop not in self.device_fed)
                     for loop in self._loops(source)
                 )
             )
             if names:
                 part.scattered_inputs[call] = (why, names)
+
+    def _fed_scattering_wraps(self) -> None:
+        """The DataParallel subclasses with their own ``scatter`` whose calls in the file all
+        get inputs on the device: the scatter that never runs on XLA had nothing to move."""
+        calls: dict[cst.Call, list[bool]] = {}
+        for _, built, fed in self.built_calls:
+            if built in self.part.scattering_wraps:
+                calls.setdefault(built, []).append(fed)
+        self.part.fed_scattering_wraps = {built for built, fed in calls.items() if all(fed)}
 
     def _loops(self, source: _Source) -> list[cst.For | None]:
         """The loops a value off the device comes from (None: a CPU tensor made here); for a
@@ -240,10 +299,11 @@ def _leaves(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [value]
 
 
-def _moved(value: cst.BaseExpression) -> bool:
-    """A move somewhere in a method chain: ``x.cuda()``, ``x.cuda().float()``, ``x.to(device)``."""
-    while type(value) is cst.Call:
-        if method_name(value) in ("to", "cuda"):
-            return True
-        value = receiver(value)  # type: ignore[assignment]  # a call's receiver, None for a plain call: the loop ends
-    return False
+def _hands_device(call: cst.Call) -> bool:
+    """A construction handed the device (``OrderedIterator(tokens, 8, device=device)``,
+    ``Stream(data, args.device)``): an iterable that takes it puts its batches there."""
+    return any(
+        (arg.keyword is not None and arg.keyword.value == "device")
+        or (arg.keyword is None and (dotted(arg.value) or "").rpartition(".")[2] in ("device", "dev"))
+        for arg in call.args
+    )

@@ -19,6 +19,7 @@ from codemods.engine.nodes import arg_value, call_args, dotted, is_false, is_non
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TORCH_ADAMW, XLA_OPTIMIZER
+from codemods.project.analysis import ProjectAnalysis
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -47,6 +48,42 @@ CUDA_ONLY_OPTIMIZERS = frozenset(
     }
 )
 
+# TRL's trainers and configs (checked in huggingface/trl: v0.19.0 exports all of these from
+# ``trl`` and ``trl.trainer``; 1.x keeps SFT, DPO, GRPO, KTO, Reward and RLOO there and moves
+# the others to ``trl.experimental.<method>``). Each trainer is a transformers.Trainer and each
+# config a TrainingArguments (through ``OnPolicyConfig``, ``OnlineDPOConfig``, ``SFTConfig`` or
+# 1.x's ``_BaseConfig``), none with an ``optim`` default of its own: with transformers 5 and
+# torch >= 2.8 they build the fused AdamW, which raises on XLA parameters. AlignProp and DDPO
+# (diffusers trainers with their own configs) are not Trainers.
+_TRL_METHODS = {
+    "SFT": "sft",
+    "DPO": "dpo",
+    "GRPO": "grpo",
+    "KTO": "kto",
+    "Reward": "reward",
+    "RLOO": "rloo",
+    "PPO": "ppo",
+    "BCO": "bco",
+    "CPO": "cpo",
+    "GKD": "gkd",
+    "NashMD": "nash_md",
+    "OnlineDPO": "online_dpo",
+    "ORPO": "orpo",
+    "PRM": "prm",
+    "XPO": "xpo",
+    "IterativeSFT": "iterative_sft",
+}
+
+
+def _trl(kind: str) -> frozenset[str]:
+    """Where TRL's ``<Method>Trainer`` or ``<Method>Config`` classes are imported from."""
+    return frozenset(
+        f"{module}.{method}{kind}"
+        for method, package in _TRL_METHODS.items()
+        for module in ("trl", "trl.trainer", f"trl.trainer.{package}_{kind.lower()}", f"trl.experimental.{package}")
+    )
+
+
 TRAINERS = frozenset(
     {
         "transformers.Trainer",
@@ -54,7 +91,7 @@ TRAINERS = frozenset(
         "transformers.trainer.Trainer",
         "transformers.trainer_seq2seq.Seq2SeqTrainer",
     }
-)
+) | _trl("Trainer")
 TRAINING_ARGUMENTS = frozenset(
     {
         "transformers.TrainingArguments",
@@ -62,9 +99,15 @@ TRAINING_ARGUMENTS = frozenset(
         "transformers.training_args.TrainingArguments",
         "transformers.training_args_seq2seq.Seq2SeqTrainingArguments",
     }
+) | _trl("Config")
+# HfArgumentParser, and TRL's subclass of it (``parse_args_and_config`` reads a YAML config
+# file, then parses like ``parse_args_into_dataclasses``).
+ARGUMENT_PARSERS = frozenset(
+    {"transformers.HfArgumentParser", "trl.TrlParser", "trl.scripts.TrlParser", "trl.scripts.utils.TrlParser"}
 )
-ARGUMENT_PARSER = "transformers.HfArgumentParser"
-PARSE_METHODS = frozenset({"parse_args_into_dataclasses", "parse_json_file", "parse_yaml_file", "parse_dict"})
+PARSE_METHODS = frozenset(
+    {"parse_args_into_dataclasses", "parse_json_file", "parse_yaml_file", "parse_dict", "parse_args_and_config"}
+)
 ACCELERATOR = "accelerate.Accelerator"
 # Collators that pad each batch to its longest sequence unless told otherwise.
 PADDING_COLLATORS = frozenset(
@@ -89,6 +132,7 @@ class HuggingFaceAnalysis(Analysis):
     facts: Facts
 
     name = "huggingface"
+    reads = ("imports", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -119,7 +163,13 @@ class HuggingFaceAnalysis(Analysis):
         return self._is(node, TRAINERS, self.trainer_classes)
 
     def is_training_arguments(self, node: cst.BaseExpression) -> bool:
-        return self._is(node, TRAINING_ARGUMENTS, self.argument_classes)
+        """TrainingArguments, TRL's configs, and their subclasses of this file or of another
+        module of the project (``class RunConfig(trl.SFTConfig)`` in config.py)."""
+        if self._is(node, TRAINING_ARGUMENTS, self.argument_classes):
+            return True
+        name = dotted(node)
+        found = self.walk.analysis(ProjectAnalysis).origin(name) if name is not None else None
+        return found is not None and found.summary is not None and found.name in found.summary.argument_classes
 
     # -- walk -------------------------------------------------------------------------
 
@@ -129,6 +179,7 @@ class HuggingFaceAnalysis(Analysis):
                 self.trainer_classes.add(node.name.value)
             if self.is_training_arguments(base.value):
                 self.argument_classes.add(node.name.value)
+                self.part.argument_classes.add(node.name.value)
         self.statement_parent.append(node)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -175,7 +226,7 @@ class HuggingFaceAnalysis(Analysis):
             if type(value) is not cst.Call:
                 continue
             callee = self.walk.resolve(value.func)
-            if name is not None and callee == ARGUMENT_PARSER:
+            if name is not None and callee in ARGUMENT_PARSERS:
                 self._parser(name, value)
             elif name is not None and _builds_tokenizer(callee, name, value):
                 self.tokenizers.add(name)

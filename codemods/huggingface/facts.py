@@ -54,6 +54,9 @@ class ModelPlacement:
 @dataclass(repr=False, eq=False)
 class HuggingFaceFacts:
     trainers: list[cst.Call] = field(default_factory=list)
+    # The file's classes that derive from TrainingArguments (or a TRL config), for the files
+    # that import them too.
+    argument_classes: set[str] = field(default_factory=set)
     # The file builds or parses TrainingArguments (those needing a change are below).
     builds_arguments: bool = False
     training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)

@@ -112,6 +112,8 @@ class ModuleSummary:
     # Classes that derive from nn.DataParallel: (class, whether it or a base of the project
     # defines its own ``scatter``, which never runs without CUDA).
     data_parallel_classes: tuple[tuple[str, bool], ...] = ()
+    # Classes that derive from transformers' TrainingArguments (or a TRL config).
+    argument_classes: frozenset[str] = frozenset()
     # Flags that functions return on an object (``args.cuda``): (function, attribute, what it
     # is on an XLA host after the port, None if not known; the code of its value).
     device_flags: tuple[tuple[str, str, bool | None, str], ...] = ()

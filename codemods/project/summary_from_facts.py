@@ -47,6 +47,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         ),
         iterable_datasets=frozenset(facts.distributed.iterable_datasets),
         data_parallel_classes=tuple(sorted(facts.distributed.data_parallel_classes.items())),
+        argument_classes=frozenset(facts.huggingface.argument_classes),
         device_flags=tuple(
             sorted(
                 (function, attr, on_xla, code) for (function, attr), (on_xla, code) in facts.device_values.flags.items()

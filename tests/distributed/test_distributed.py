@@ -7,12 +7,14 @@ multi-process."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
 
 from codemods import TARGETS, Conversion, convert_source
 from tests.support.cli import invoke
+from tests.support.data_parallel_projects import ORDERED_DATA, UNEVEN_PARALLEL, UNEVEN_TRAIN
 from tests.support.fixtures import convert_fixture as convert_in_project
 from tests.support.fixtures import fixture_scripts, output_bytes, output_text
 from tests.support.paths import FIXTURES
@@ -245,3 +247,76 @@ def test_iterable_data_set_classes_of_another_module_get_no_sampler(tmp_path: Pa
 def line_of(output: str | bytes, part: str) -> int:
     text = output.decode() if isinstance(output, bytes) else output
     return next(n for n, line in enumerate(text.splitlines(), 1) if part in line)
+
+
+# -- DataParallel models that leave their module (XLA605) ----------------------------------------
+
+_DP_MODELS = """\
+import torch.nn as nn
+
+shared = nn.DataParallel(nn.Linear(4, 4))
+
+
+def build_model():
+    gen = nn.DataParallel(nn.Linear(4, 4))
+    return {"gen": gen}
+
+
+def local_copy():
+    net = nn.DataParallel(nn.Linear(4, 4))
+    return net.module
+"""
+
+_DP_TRAIN = """\
+import torch
+from models import build_model, shared
+
+nets = build_model()
+torch.save({"shared": shared.module.state_dict(), "gen": nets["gen"].module.state_dict()}, "nets.pt")
+"""
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_data_parallel_models_read_by_other_modules_keep_their_wrappers(tmp_path: Path, target: str) -> None:
+    """A wrapper whose model another module may read `.module` on (returned by a builder, or
+    bound at module level in an imported module) stays, reported; one whose uses are all in
+    the file goes with its `.module`; the run changes nothing the second time."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
+    (tmp_path / "models.py").write_text(_DP_MODELS)
+    (tmp_path / "train.py").write_text(_DP_TRAIN)
+    result = invoke("convert", ".", "--target", target, "--format", "json", cwd=tmp_path)
+    models = (tmp_path / "models.py").read_text()
+    assert "shared = nn.DataParallel(nn.Linear(4, 4))" in models
+    assert "    gen = nn.DataParallel(nn.Linear(4, 4))" in models
+    assert "    net = nn.Linear(4, 4)\n    return net\n" in models
+    assert "shared.module.state_dict()" in (tmp_path / "train.py").read_text()
+    report = json.loads(result.output)
+    kept = [f["message"] for file in report["files"] for f in file["findings"] if " kept: " in f["message"]]
+    assert len(kept) == 2, kept
+    assert any("returned by `build_model`" in message for message in kept)
+    assert any("bound at module level in a module other files of the run import" in message for message in kept)
+    assert invoke("convert", ".", "--target", target, "--check", cwd=tmp_path).exit_code == 0
+
+
+# -- a DataParallel subclass with its own scatter, fed batches already on the device (XLA118) ------
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("handed", [", device=device", ""], ids=["handed-the-device", "not-handed"])
+def test_scattering_data_parallel_fed_batches_on_the_device_is_no_error(
+    tmp_path: Path, target: str, handed: str
+) -> None:
+    """The subclass of parallel.py scatters in its own `scatter`, which never runs on XLA; the
+    iterator of data.py, handed the device, put the whole stream there: nothing to move, an
+    info (XLA605). Not handed the device, its batches stay on the CPU: XLA118 stands."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'uneven'\n")
+    (tmp_path / "parallel.py").write_text(UNEVEN_PARALLEL)
+    (tmp_path / "data.py").write_text(ORDERED_DATA)
+    (tmp_path / "train.py").write_text(UNEVEN_TRAIN.format(handed=handed))
+    result = invoke("lint", ".", "--target", target, "--format", "json", cwd=tmp_path)
+    findings = {(f["rule"], f["severity"]) for file in json.loads(result.output)["files"] for f in file["findings"]}
+    if handed:
+        assert ("XLA118", "error") not in findings
+        assert ("XLA605", "info") in findings
+    else:
+        assert ("XLA118", "error") in findings

@@ -1,17 +1,32 @@
 """Executed: a distributed fixture under its own launcher, on torch_xla 2.9 (CPU, world
 size 1), with the checks of tests/support/executed.py.  The distributed fixtures' plain runs
 (torchrun's environment, mp.spawn, DDP, samplers) are in tests/end_to_end/test_executed.py.
+
+A project whose ``nn.DataParallel`` models leave the module that wraps them (returned by a
+builder), and a checkpoint class of another module told ``data_parallel=True`` that saves
+``module.module.state_dict()``: the port keeps the wrappers (XLA605 reports them), and the
+converted project trains and saves on XLA; the same project with the wrappers removed (what
+the port used to write) fails at the first save.
+
+A DataParallel subclass of another module with its own `scatter`, fed by an iterator handed
+the device (tests/support/data_parallel_projects.py): no error (XLA605 says it changes
+nothing), and the converted project trains on XLA; with the iterator not handed the device
+(XLA118 stands), the converted project's first forward fails on a CPU tensor.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.data_parallel_projects import ORDERED_DATA, UNEVEN_PARALLEL, UNEVEN_TRAIN
 from tests.support.executed import (
+    RUN_TIMEOUT,
     Executed,
+    convert_folder,
     copy_fixture,
     loss_problems,
     parse_run,
@@ -35,3 +50,129 @@ def test_module_level_ddp_runs_under_torchrun_too(tmp_path: Path) -> None:
     assert "using device: xla" in torchrun.output
     assert 'int(os.environ.get("RANK", -1)) != -1' in (folder / case.script).read_text()
     assert not loss_problems(torchrun, eager)
+
+
+DP_MODELS = """\
+import torch.nn as nn
+
+
+def build_model():
+    gen = nn.DataParallel(nn.Linear(4, 4))
+    disc = nn.DataParallel(nn.Linear(4, 1))
+    return {"gen": gen, "disc": disc}
+"""
+
+DP_CHECKPOINT = """\
+import torch
+
+
+class CheckpointIO:
+    def __init__(self, path, data_parallel=False, **modules):
+        self.path, self.data_parallel, self.modules = path, data_parallel, modules
+
+    def save(self):
+        out = {}
+        for name, module in self.modules.items():
+            if self.data_parallel:
+                out[name] = module.module.state_dict()
+            else:
+                out[name] = module.state_dict()
+        torch.save(out, self.path)
+        print(f"saved {sorted(out)}")
+"""
+
+DP_TRAIN = """\
+import torch
+
+from checkpoint import CheckpointIO
+from models import build_model
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+nets = build_model()
+for net in nets.values():
+    net.to(device)
+optims = {name: torch.optim.Adam(net.parameters(), lr=1e-3) for name, net in nets.items()}
+ckpt = CheckpointIO("nets.ckpt", data_parallel=True, **nets)
+for step in range(6):
+    x = torch.randn(8, 4).to(device)
+    loss = nets["disc"](nets["gen"](x)).pow(2).mean()
+    for opt in optims.values():
+        opt.zero_grad()
+    loss.backward()
+    for opt in optims.values():
+        opt.step()
+    if step % 3 == 2:
+        ckpt.save()
+print(f"device {next(nets['gen'].parameters()).device.type}")
+"""
+
+
+def _dp_checkpoint_project(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
+    (folder / "models.py").write_text(DP_MODELS)
+    (folder / "checkpoint.py").write_text(DP_CHECKPOINT)
+    (folder / "train.py").write_text(DP_TRAIN)
+    convert_folder(folder)
+    return folder
+
+
+def test_data_parallel_models_that_leave_their_module_are_kept_and_the_project_saves(tmp_path: Path) -> None:
+    folder = _dp_checkpoint_project(tmp_path / "ported")
+    assert "nn.DataParallel(nn.Linear(4, 4))" in (folder / "models.py").read_text()
+    output = run_command([sys.executable, "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert output.count("saved ['disc', 'gen']") == 2
+    assert "device xla" in output
+    assert (folder / "nets.ckpt").exists()
+
+
+def test_with_the_wrappers_removed_the_first_save_fails(tmp_path: Path) -> None:
+    """The negative control: the converted project with the wrappers removed, as the port
+    used to write it, fails on `module.module` at the first save."""
+    folder = _dp_checkpoint_project(tmp_path / "removed")
+    models = folder / "models.py"
+    removed = models.read_text().replace("nn.DataParallel(nn.Linear(4, 4))", "nn.Linear(4, 4)")
+    models.write_text(removed.replace("nn.DataParallel(nn.Linear(4, 1))", "nn.Linear(4, 1)"))
+    result = subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert result.returncode != 0
+    assert "AttributeError: 'Linear' object has no attribute 'module'" in result.stderr
+    assert "saved" not in result.stdout
+
+
+def _uneven_project(folder: Path, handed: str) -> subprocess.CompletedProcess[str]:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'uneven'\n")
+    (folder / "parallel.py").write_text(UNEVEN_PARALLEL)
+    (folder / "data.py").write_text(ORDERED_DATA)
+    (folder / "train.py").write_text(UNEVEN_TRAIN.format(handed=handed))
+    convert_folder(folder)
+    return subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def test_a_scattering_data_parallel_fed_batches_on_the_device_trains_on_xla(tmp_path: Path) -> None:
+    result = _uneven_project(tmp_path / "handed", ", device=device")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "trained on xla" in result.stdout
+
+
+def test_a_scattering_data_parallel_fed_cpu_batches_fails_as_xla118_says(tmp_path: Path) -> None:
+    """The negative control: the iterator keeps the stream on the CPU, the scatter that moved
+    it never runs on XLA, and the first forward fails."""
+    result = _uneven_project(tmp_path / "not-handed", "")
+    assert result.returncode != 0
+    assert "Expected XLA tensor. Got: torch.LongTensor" in result.stderr
+    assert "trained on" not in result.stdout

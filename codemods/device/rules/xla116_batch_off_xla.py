@@ -70,6 +70,26 @@ BATCH_OFF_XLA = Rule(
     valid=lambda: (
         valid(
             """
+            import torch.nn as nn
+            from data import OrderedIterator
+
+            model = nn.DataParallel(net)
+            for x, y in OrderedIterator(tokens, 8, device=device):
+                out = model(x, y.cuda())
+            """,
+            """
+            import torch_xla
+            from data import OrderedIterator
+
+            model = net
+            for x, y in OrderedIterator(tokens, 8, device=device):
+                out = model(x, y.to(torch_xla.device()))
+                torch_xla.sync()
+            """,
+            note="removed-wrapper-batches-of-an-iterable-handed-the-device",
+        ),
+        valid(
+            """
             import torch
             from augmentations import augment
 
@@ -239,6 +259,29 @@ BATCH_OFF_XLA = Rule(
         *scattered_input_valid(),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def build(net):
+                model = nn.DataParallel(net)
+                out = model(torch.randn(8, 4))
+                return model
+            """,
+            None,
+            note="kept-wrapper-cpu-tensor",
+            target="sagemaker",
+            findings=(
+                Expected(
+                    7,
+                    11,
+                    "`torch.randn(8, 4)` reaches `model` on the CPU: `nn.DataParallel` scattered every tensor of its "
+                    "inputs to the GPUs, which it never does without CUDA devices",
+                ),
+            ),
+        ),
         invalid(
             """
             import torch

@@ -9,10 +9,21 @@ DATA_PARALLEL = Rule(
     name="data-parallel",
     severity="info",
     summary="nn.DataParallel (one process, several GPUs) is removed with its .module accesses; kept and reported where "
-    "the tool cannot follow them",
+    "the tool cannot follow them, or where the wrapped model leaves the file",
     fixable=True,
     why="Without CUDA devices DataParallel only calls the wrapped model; on XLA one process drives one device, "
-    "and more devices mean more processes (DDP).",
+    "and more devices mean more processes (DDP). The port removes the wrapper and rewrites `model.module` into "
+    "`model` where it can see every `.module` use of what it wrapped. Where it cannot, it keeps the wrapper and "
+    "reports it: a `.module` on a value it does not know, or a wrapped model that leaves the file (returned by a "
+    "function, handed to a callable of another module of the project, or bound at module level in a module other "
+    "files of the run import). Code elsewhere may read `.module` on it, often behind a flag handed to another class "
+    "(`CheckpointIO(..., data_parallel=True)` saving `module.module.state_dict()`), and a removed wrapper would make "
+    "that an AttributeError at the first save. A kept wrapper is harmless on XLA: torch 2.9's DataParallel finds no "
+    "CUDA device, keeps `device_ids == []` and calls the wrapped model directly (no scatter, no replicas), "
+    "`.module` still answers and the state dict keeps its `module.` prefix. Rewriting the flag instead would "
+    "change what other code reads, so the tool does not; remove the wrapper by hand with its `.module` uses once "
+    "they are all known. A DataParallel subclass with its own `scatter` whose every call in the file gets inputs "
+    "already on the device is said here too (info): its scatter never runs on XLA, and had nothing to move.",
     examples=lambda: (
         invalid(
             """
@@ -48,6 +59,115 @@ DATA_PARALLEL = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch.nn as nn
+
+
+            class ScatterDP(nn.DataParallel):
+                def scatter(self, inputs, kwargs, device_ids):
+                    return [[i] for i in inputs[0]], [{} for _ in inputs[0]]
+
+
+            model = ScatterDP(net)
+            out = model(x.cuda())
+            """,
+            """
+            import torch.nn as nn
+            import torch_xla.core.xla_model as xm
+
+
+            class ScatterDP(nn.DataParallel):
+                def scatter(self, inputs, kwargs, device_ids):
+                    return [[i] for i in inputs[0]], [{} for _ in inputs[0]]
+
+
+            model = ScatterDP(net)
+            out = model(x.to(xm.xla_device()))
+            """,
+            target="sagemaker",
+            note="scattering-subclass-fed",
+            findings=(
+                Expected(
+                    10,
+                    9,
+                    "`ScatterDP` (a DataParallel subclass of this file) stays: its own `scatter` never runs on XLA",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch.nn as nn
+
+
+            def build_model():
+                gen = nn.DataParallel(nn.Linear(4, 4))
+                return {"gen": gen}
+            """,
+            None,
+            note="returned-kept",
+            findings=(
+                Expected(
+                    5, 11, "`nn.DataParallel` kept: the model it wraps leaves this file (returned by `build_model`)"
+                ),
+            ),
+        ),
+        invalid(
+            """
+            from torch.nn import DataParallel as DP
+            from checkpoint import CheckpointIO
+
+            net = DP(build()).to("cuda")
+            ckpt = CheckpointIO("nets.ckpt", data_parallel=True, net=net)
+            """,
+            """
+            from torch.nn import DataParallel as DP
+            import torch_xla  # noqa: F401  (registers the "xla" device)
+            from checkpoint import CheckpointIO
+
+            net = DP(build()).to("xla")
+            ckpt = CheckpointIO("nets.ckpt", data_parallel=True, net=net)
+            """,
+            target="sagemaker",
+            note="handed-to-project-kept",
+            alias=True,
+            findings=(
+                Expected(
+                    5, 7, "`DP` kept: the model it wraps leaves this file (handed to `CheckpointIO` of checkpoint)"
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def fit(model):
+                return model.module.state_dict()
+
+
+            model = nn.DataParallel(build())
+            state = fit(model)
+            """,
+            """
+            import torch
+
+
+            def fit(model):
+                return model.state_dict()
+
+
+            model = build()
+            state = fit(model)
+            """,
+            target="sagemaker",
+            note="handed-within-file-removed",
+            findings=(
+                Expected(5, 12, "model.module -> model"),
+                Expected(8, 9, "nn.DataParallel(build()) -> build()"),
+            ),
+        ),
         invalid(
             """
             import torch

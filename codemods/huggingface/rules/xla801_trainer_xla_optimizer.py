@@ -47,7 +47,10 @@ TRAINER_XLA_OPTIMIZER = Rule(
     "other choice). bitsandbytes' other optimizers (8-bit states, Lion, AdEMAMix, its RMSprop) need CUDA and "
     "no optimizer of the Trainer computes the same on XLA: written in code (an `optim=` literal, the default "
     "of the parameter handed to it, a TrainingArguments dataclass's field default) they are an error to "
-    "decide by hand.",
+    "decide by hand. TRL's trainers (SFTTrainer, DPOTrainer, GRPOTrainer, ...) are Trainers, and its configs "
+    "(SFTConfig, DPOConfig, GRPOConfig, ...) TrainingArguments with the same default: they are ported the same "
+    "way, built in code or parsed by TrlParser (`parse_args_and_config`), and so is a subclass of one defined in "
+    "another module of the project (`class RunConfig(trl.SFTConfig)` in config.py).",
     examples=lambda: (
         Invalid(
             _TRAINER.format(args="", extra=""),
@@ -65,8 +68,71 @@ TRAINER_XLA_OPTIMIZER = Rule(
             """,
             note="xla-aware",
         ),
+        valid(
+            """
+            from trl import DDPOConfig, DDPOTrainer
+
+            config = DDPOConfig(num_epochs=2)
+            DDPOTrainer(config, reward_fn, prompt_fn, pipeline).train()
+            """,
+            note="trl-diffusion-trainer-is-no-trainer",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            from trl import SFTConfig, SFTTrainer
+
+            args = SFTConfig(output_dir="out", dataloader_num_workers=2)
+            SFTTrainer(model=model, args=args, train_dataset=data).train()
+            """,
+            """
+            from trl import SFTConfig, SFTTrainer
+
+            args = SFTConfig(output_dir="out", dataloader_num_workers=2, optim="adamw_torch_xla")
+            SFTTrainer(model=model, args=args, train_dataset=data).train()
+            """,
+            note="trl-config",
+            findings=(Expected(3, 8, 'optim="adamw_torch_xla" added'),),
+        ),
+        invalid(
+            """
+            from dataclasses import dataclass
+
+            import trl as t
+
+
+            @dataclass
+            class RunConfig(t.GRPOConfig):
+                reward_scale: float = 1.0
+
+
+            parser = t.TrlParser((RunConfig, t.ModelConfig))
+            training_args, model_args = parser.parse_args_and_config()
+            t.GRPOTrainer(model=model_args.model_name_or_path, reward_funcs=reward, args=training_args).train()
+            """,
+            """
+            from dataclasses import dataclass
+
+            import trl as t
+
+
+            @dataclass
+            class RunConfig(t.GRPOConfig):
+                reward_scale: float = 1.0
+
+
+            parser = t.TrlParser((RunConfig, t.ModelConfig))
+            training_args, model_args = parser.parse_args_and_config()
+            if training_args.optim in ("adamw_torch", "adamw_torch_fused", "adamw_hf", "adamw_torch_npu_fused", "adamw_apex_fused", "paged_adamw_32bit"):
+                training_args.optim = "adamw_torch_xla"
+            t.GRPOTrainer(model=model_args.model_name_or_path, reward_funcs=reward, args=training_args).train()
+            """,
+            target="sagemaker",
+            note="trl-parser-config-subclass",
+            alias=True,
+            findings=(Expected(13, 1, 'training_args.optim = "adamw_torch_xla" after parsing'),),
+        ),
         invalid(
             """
             from transformers import Trainer, TrainingArguments
