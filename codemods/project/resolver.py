@@ -14,7 +14,8 @@ once installed: ``src/fairseq2/gang.py``'s ``from fairseq2.device import Device`
 under the root (``from src.x import y``), not a place where packages live.  After these, the
 folders the file, or a project module it imports (``import _init_paths``), puts on ``sys.path``
 by hand, where the tool can compute them (project/sys_path.py): ``lib/models/model.py`` for
-``from models.model import create_model``.  Anything that resolves to no file of the project (installed
+``from models.model import create_model``; a folder above a root that no marker made (the script's
+own folder) widens the project to it.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
 A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
@@ -128,6 +129,9 @@ class Project:
         self._path_folders: dict[Path, tuple[Path, ...]] = {}
         self._folders_added: dict[Path, tuple[Path, ...]] = {}
         self._requests: dict[Path, list[tuple[str, str]]] = {}
+        # Folders above an unmarked root that a file puts on sys.path (see _widen): the
+        # project's modules are under them too, and every module's imports search them.
+        self.wider_roots: set[Path] = set()
         self.learn(known or {})
 
     @functools.cached_property
@@ -252,7 +256,17 @@ class Project:
                 folders.extend(self._folders_added_by(located[0]))
         found = tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
         self._path_folders[path] = found
+        self._widen(found)
         return found
+
+    def _widen(self, folders: Sequence[Path]) -> None:
+        """A root taken from the files' own folder for lack of a marker (a single script of a
+        repository without .git or pyproject.toml) is no limit that the script itself sets:
+        ``sys.path.append(dirname(dirname(abspath(__file__))))`` in ``results/run.py`` makes the
+        folder above it, and its modules, the script's project."""
+        above = [f for f in folders if self.root.is_relative_to(f) and f != self.root and f.parent != f]
+        if above and not _marks_a_root(self.root):
+            self.wider_roots.update(above)
 
     def requests_of(self, path: Path, data: bytes) -> list[tuple[str, str]]:
         """The ``(module, name)`` pairs the file's imports ask for (a quick textual scan, torch's
@@ -274,8 +288,9 @@ class Project:
         return known
 
     def contains(self, path: Path) -> bool:
-        return path.is_relative_to(self.root) and not any(
-            part in SKIPPED_DIRS for part in path.relative_to(self.root).parts
+        return any(
+            path.is_relative_to(top) and not any(part in SKIPPED_DIRS for part in path.relative_to(top).parts)
+            for top in (self.root, *self.wider_roots)
         )
 
 
@@ -296,7 +311,7 @@ class FileImports:
         # is FEDformer/exp/exp_basic.py), the root.
         between = path.parent.parents if path.parent.is_relative_to(project.root) else ()
         scripts = (f for f in between if f.is_relative_to(project.root) and not (f / "__init__.py").exists())
-        folders = [path.parent, *scripts, project.root]
+        folders = [path.parent, *scripts, project.root, *sorted(project.wider_roots)]
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
