@@ -230,6 +230,9 @@ class ProjectAnalysis(Analysis):
             module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
             if node.relative or not outside_project(module):
                 self.star_imports.append((module, node))
+            for local, star in self.facts.imports.star_bound.items():
+                if star is node:
+                    self.import_nodes.setdefault(local, node)
             return
         for alias in node.names:  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
             local = alias.evaluated_alias or alias.evaluated_name
@@ -260,6 +263,10 @@ class ProjectAnalysis(Analysis):
         if callee is None:
             return
         self.calls.append((node, callee))
+        imports = self.facts.imports
+        if imports.unfollowed_stars and callee.startswith("torch.cuda.") and "torch" not in imports.table.bindings:
+            # ``torch`` may come from a star import the tool could not read: the check is not known as torch's.
+            self.part.hidden_checks[node] = imports.unfollowed_stars[-1][1]
         if self.walk.enclosing_function is not None:
             self.function_calls.append((self.walk.qualname, callee))
             self.function_names.extend(

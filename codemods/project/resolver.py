@@ -33,7 +33,8 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.module_summary import Found, ModuleSummary, outside_project
+from codemods.project.module_summary import Found, ModuleSummary, StarNames, outside_project
+from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 
 # How a module is summarised: its bytes, its path and its own import context.
@@ -132,6 +133,7 @@ class Project:
         # Folders above an unmarked root that a file puts on sys.path (see _widen): the
         # project's modules are under them too, and every module's imports search them.
         self.wider_roots: set[Path] = set()
+        self._star_names: dict[Path, StarNames | None] = {}
         self.learn(known or {})
 
     @functools.cached_property
@@ -287,6 +289,28 @@ class Project:
             known = self._folders_added[module] = added_folders(module, text)
         return known
 
+    def star_names(self, path: Path, depth: int = 0) -> StarNames | None:
+        """What ``from <the module at path> import *`` binds (project/star_names.py); None when
+        the module cannot be read.  Its own star imports of project modules are followed a
+        few modules deep; an import cycle binds nothing more."""
+        if path in self._star_names:
+            return self._star_names[path]
+        self._star_names[path] = ()  # (an import cycle stops here)
+        try:
+            exports = star_exports(read_bytes(str(path)))
+        except FileProblem:
+            exports = None
+        found: StarNames | None = None
+        if exports is not None:
+            names: dict[str, str | None] = {}
+            for module in exports.stars if depth < _MAX_HOPS else ():
+                names.update(FileImports(self, path).star_names(module, depth + 1) or ())
+            names.update(exports.imported)
+            names.update(dict.fromkeys(exports.own))
+            found = tuple((name, qualified) for name, qualified in names.items() if exports.exported(name))
+        self._star_names[path] = found
+        return found
+
     def contains(self, path: Path) -> bool:
         return any(
             path.is_relative_to(top) and not any(part in SKIPPED_DIRS for part in path.relative_to(top).parts)
@@ -335,6 +359,10 @@ class FileImports:
         except OSError:  # a folder we may not list
             return ()
         return tuple(file.stem for file in files if file.stem != self.path.stem and file.stem.isidentifier())
+
+    def star_names(self, module: str, depth: int = 0) -> StarNames | None:
+        located = self.module_file(module)
+        return None if located is None or located[1] else self.project.star_names(located[0], depth)
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), and methods that a
