@@ -321,8 +321,12 @@ def _finished(
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     # What it holds matters to the files that import it when the run does not convert it.
     summarised = imports is not None and not imports.converted()
+    # (a reload of host data the module wrote itself is no checkpoint: checkpoint/host_data.py)
+    held_findings = [p for p in pending if p.original not in facts.checkpoint.host_data_loads]
     holds = (
-        holdings(parsed.module, facts.parents, pending, input_starts.get, parsed.printed.text_of) if summarised else ()
+        holdings(parsed.module, facts.parents, held_findings, input_starts.get, parsed.printed.text_of)
+        if summarised
+        else ()
     )
     summary = summarise(facts, pending=changed, holds=holds)
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)

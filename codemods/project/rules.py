@@ -18,7 +18,7 @@ CROSS_FILE = Rule(
     "`make_layers(Block, ...)`, a few modules deep): when that code holds what converting it "
     "would port or report as an error (a CUDA device choice, `.cuda()`, a default tensor type on CUDA, a "
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
-    "location), the finding is at the import that "
+    "location, but not a reload of host data the module saves itself: XLA403), the finding is at the import that "
     "leads there, once per module, naming the function or class and the code; resolve it by converting the "
     "project (`xla-codemod convert .` at its root). Modules whose used code is device-agnostic (it takes the "
     "device as a parameter) get nothing, and a run on the whole project converts them instead. A star import of a "

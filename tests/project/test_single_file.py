@@ -192,6 +192,56 @@ def test_a_checkpoint_load_without_a_map_location_in_a_used_module_is_an_error_a
     assert _findings(repo, ["train.py", "pretrained.py"], target) == []
 
 
+CACHED_IDS = """\
+import os
+
+import torch
+
+
+class PairDataset(torch.utils.data.Dataset):
+    def __init__(self, ids_file, model=None):
+        if os.path.exists(ids_file):
+            self.ids = torch.load(ids_file)
+        else:
+            self.ids = {value}
+            torch.save({saved}, ids_file)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("value", "saved", "checkpoint"),
+    [
+        ("list(range(64))", "self.ids", False),
+        ("[int(line) for line in open('ids.txt')]", "self.ids", False),
+        ('{"train": [1, 2], "val": (3, -4)}', "self.ids", False),
+        ("[1, 2]", "{'ids': self.ids, 'count': len(self.ids)}", False),
+        # Not host data: a tensor, a model's state, a value the module does not build.
+        ("torch.arange(64)", "self.ids", True),
+        ("[1, 2]", "model.state_dict()", True),
+        ("[1, 2]", "ids", True),
+    ],
+)
+def test_a_reload_of_host_data_the_module_saved_itself_is_no_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, value: str, saved: str, checkpoint: bool
+) -> None:
+    """``torch.load(ids_file)`` of the file the same class writes with ``torch.save`` of a list of
+    ids holds no storage: a single-file run does not name it (a run on the project still adds
+    ``map_location="cpu"``, harmless).  What may hold a tensor stays an error."""
+    repo = _project(tmp_path, monkeypatch, "from pairs import PairDataset", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "pairs.py").write_text(CACHED_IDS.format(value=value, saved=saved))
+    (repo / "train.py").write_text((repo / "train.py").read_text() + "\ndata = PairDataset('/tmp/ids.pth')\n")
+    findings = _findings(repo, ["train.py"], target)
+    assert bool(findings) == checkpoint, findings
+    if checkpoint:
+        assert "a checkpoint load without a CPU map location" in findings[0].message
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "pairs.py"])
+    converted = convert_source(
+        (repo / "pairs.py").read_bytes(), target=target, imports=project.imports_of(repo / "pairs.py")
+    )
+    assert b'torch.load(ids_file, map_location="cpu")' in converted.output
+
+
 NETLIB = """\
 import torch
 import torch.nn as nn
