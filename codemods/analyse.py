@@ -126,6 +126,7 @@ def analyse(module: cst.Module, imports: ImportContext | None = None, distribute
     facts.distributed.requested = distributed
     if imports is not None:
         facts.project.context = imports
+        facts.imports.star_names_of = imports.star_names
     walk = Walk(facts, ANALYSES, inspected)
     with subtrees_kept():
         walk.run(module)

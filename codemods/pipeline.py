@@ -321,8 +321,12 @@ def _finished(
     findings.sort(key=lambda f: (f.line, f.col, f.rule))
     # What it holds matters to the files that import it when the run does not convert it.
     summarised = imports is not None and not imports.converted()
+    # (a reload of host data the module wrote itself is no checkpoint: checkpoint/host_data.py)
+    held_findings = [p for p in pending if p.original not in facts.checkpoint.host_data_loads]
     holds = (
-        holdings(parsed.module, facts.parents, pending, input_starts.get, parsed.printed.text_of) if summarised else ()
+        holdings(parsed.module, facts.parents, held_findings, input_starts.get, parsed.printed.text_of)
+        if summarised
+        else ()
     )
     summary = summarise(facts, pending=changed, holds=holds)
     conversion = Conversion(source, output if changed else source, findings, parsed.encoding, (), summary, held=held)
@@ -473,7 +477,14 @@ def with_reexports(summary: ModuleSummary | None, data: bytes) -> ModuleSummary 
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
         return summary
-    return replace(summary, imported=_imported_names(tree), name_tables=_name_tables(tree), classes=_classes(tree))
+    imported, tables = _imported_names(tree), _name_tables(tree)
+    return replace(
+        summary,
+        imported=imported,
+        name_tables=tables,
+        classes=_classes(tree),
+        reaches=_reaches(tree, {local for local, _, _ in imported}, dict(tables)),
+    )
 
 
 def _imported_names(tree: ast.Module) -> tuple[tuple[str, str, str], ...]:
@@ -495,11 +506,31 @@ def _name_tables(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...]], ...]:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
-            if isinstance(value, ast.Dict) and value.values and all(None is not k for k in value.keys):
-                names = [name for v in value.values if (name := _dotted(v)) is not None]
-                if len(names) == len(value.values):
-                    tables.append((node.targets[0].id, tuple(names)))
+            if isinstance(value, ast.Dict) and all(None is not k for k in value.keys):
+                elements = value.values
+            elif isinstance(value, (ast.List, ast.Tuple)):
+                elements = value.elts
+            else:
+                continue
+            names = [name for v in elements if (name := _dotted(v)) is not None]
+            if names and len(names) == len(elements):
+                tables.append((node.targets[0].id, tuple(names)))
     return tuple(sorted(tables))
+
+
+def _reaches(tree: ast.Module, imported: set[str], tables: dict[str, tuple[str, ...]]) -> tuple[tuple[str, str], ...]:
+    """(top-level function or class, a name it uses) for the imported names it uses, and the
+    names of the module-level tables it reads (a factory: ``return TRAINERS[args.trainer](...)``
+    with ``TRAINERS = {"base": Trainer}``), as ProjectAnalysis records them for the files it parses."""
+    found: set[tuple[str, str]] = set()
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}:
+            if used in imported:
+                found.add((node.name, used))
+            found.update((node.name, written) for written in tables.get(used, ()))
+    return tuple(sorted(found))
 
 
 def _classes(tree: ast.Module) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:

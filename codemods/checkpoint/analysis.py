@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
+from codemods.checkpoint.host_data import host_data, path_key
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
-from codemods.engine.walk import Analysis, Walk, calls_of
+from codemods.engine.walk import Analysis, Walk, assignments, calls_of
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -36,6 +37,9 @@ class CheckpointAnalysis(Analysis):
         self.saved: list[tuple[cst.Call, str | None]] = []  # each save, and the name it saves
         self.load_locations: list[cst.BaseExpression] = []
         self.loads_without_location: list[cst.Call] = []
+        # Every torch.save of the module (Datasets' too): (the file as written, what it saves).
+        self.written: list[tuple[str | None, cst.BaseExpression | None]] = []
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}  # name chain -> each value bound
         # The classes of this file that derive from a Dataset, and per enclosing class
         # whether it is one of them.
         self.dataset_classes: set[str] = set()
@@ -63,8 +67,13 @@ class CheckpointAnalysis(Analysis):
         elif node.args and not any(a.star for a in node.args):
             self.loads_without_location.append(node)
 
+    @assignments()
+    def _assignment(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned.setdefault(name, []).append(value)
+
     @calls_of("torch.save")
     def _save(self, node: cst.Call) -> None:
+        self.written.append((path_key(arg_value(node, 1, "f")), arg_value(node, 0, "obj")))
         if any(self.in_dataset):  # host data, saved by every process and DataLoader worker
             return
         keywords = call_args(node)[1]
@@ -90,3 +99,17 @@ class CheckpointAnalysis(Analysis):
             device.strings or device.calls or device.selections or device.ifs or device.dot_cuda
         )
         self.part.unlocated_loads.update(self.loads_without_location)
+        self._host_data_loads()
+
+    def _host_data_loads(self) -> None:
+        """Loads of a file that the module itself writes with host data only (host_data.py)."""
+        reloads = frozenset(self.loads_without_location)
+        for load in self.loads_without_location:
+            path = path_key(arg_value(load, 0, "f"))
+            saved = [value for written, value in self.written if written == path]
+            if (
+                path is not None
+                and saved
+                and all(value is not None and host_data(value, self.assigned, reloads) for value in saved)
+            ):
+                self.part.host_data_loads.add(load)

@@ -22,5 +22,9 @@ class CheckpointFacts:
     # saved from a CUDA run (this script's, or a pretrained one the project ships) holds CUDA
     # storages, which load nowhere without CUDA; one saved on the CPU loads the same.
     unlocated_loads: set[cst.Call] = field(default_factory=set)
+    # Of those, loads of a file the module writes itself with torch.save of host data (a list of
+    # ids; checkpoint/host_data.py): no storages, it loads the same anywhere.  The port still adds
+    # the map location (harmless); a single-file run does not name them as a checkpoint (XLA003).
+    host_data_loads: set[cst.Call] = field(default_factory=set)
     # The file used CUDA: its own runs saved the checkpoints it loads on CUDA.
     cuda_script: bool = False

@@ -3,7 +3,7 @@ and writing them (add what rewritten code uses, drop what rewrites left unused).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -52,6 +52,12 @@ class ImportTable:
         for local, qualified, _ in _bound_names(statement):
             self.bindings.setdefault(local, qualified)
             self.later.setdefault(local, qualified)
+
+    def bind(self, local: str, qualified: str, module_level: bool) -> None:
+        """A name another module imported, which ``from <that module> import *`` binds here."""
+        self.bindings[local] = qualified
+        if module_level:
+            self.module_level[local] = qualified
 
     def alias(self, local: str, qualified: str) -> None:
         """``Device = torch.device`` (or ``Device: TypeAlias = device``) at module level:
@@ -123,6 +129,14 @@ class ImportFacts:
     # Names that may come from the project's own modules: local name -> (module as
     # written, name in it); the name is "" for ``import util.misc as misc``.
     project_names: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Of those, the names a star import of a project module binds: local name -> that import.
+    star_bound: dict[str, cst.ImportFrom] = field(default_factory=dict)
+    # What ``from <module> import *`` binds (the project's ImportContext.star_names, set
+    # before the walk; None: the module is no project file the tool can read).
+    star_names_of: Callable[[str], tuple[tuple[str, str | None], ...] | None] = lambda module: None
+    # Star imports of project modules the tool could not read (the module as written, the
+    # import): what they bind is unknown here.
+    unfollowed_stars: list[tuple[str, cst.ImportFrom]] = field(default_factory=list)
     # torch_xla imported inside try/if: the file keeps a non-XLA path, so the tool
     # may not add top-level torch_xla imports or move code onto the XLA device.
     xla_optional: bool = False

@@ -25,6 +25,8 @@ class ImportAnalysis(Analysis):
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         part = self.facts.imports
         part.table.add(node, self.walk.module_level and node not in part.after_code)
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            self._star(node)
         if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
             part.taken_names.update(alias.evaluated_alias or alias.evaluated_name.split(".")[0] for alias in node.names)  # type: ignore[union-attr]  # names is not ImportStar (checked in the if): mypy does not narrow node.names through the or
         if isinstance(node, cst.Import):
@@ -50,6 +52,28 @@ class ImportAnalysis(Analysis):
 
     visit_Import = _import
     visit_ImportFrom = _import
+
+    def _star(self, node: cst.ImportFrom) -> None:
+        """``from net import *``: the names the project module binds are bound here, its
+        imports as they are there (``torch`` is torch), its own names as names of the project."""
+        part = self.facts.imports
+        module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
+        if not node.relative and outside_project(module):
+            return
+        names = part.star_names_of(module)
+        if names is None:
+            part.unfollowed_stars.append((module, node))
+            return
+        module_level = self.walk.module_level and node not in part.after_code
+        for local, qualified in names:
+            part.taken_names.add(local)
+            part.project_names.pop(local, None)
+            part.star_bound.pop(local, None)
+            if qualified is not None:
+                part.table.bind(local, qualified, module_level)
+            if qualified is None or not outside_project(qualified):
+                part.project_names[local] = (module, local)
+                part.star_bound[local] = node
 
     def _branch(self, node: cst.If | cst.IfExp) -> None:
         if tests_for_xla(node.test):

@@ -139,10 +139,14 @@ class ProjectAnalysis(Analysis):
         while type(value) is cst.Call and method_name(value) in _MOVES:
             value = receiver(value)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         project_names = self.facts.imports.project_names
-        if type(value) is cst.Dict and self.walk.module_level and "." not in name:
-            values = [dotted(e.value) if type(e) is cst.DictElement else None for e in value.elements]
+        if type(value) in (cst.Dict, cst.List, cst.Tuple) and self.walk.module_level and "." not in name:
+            values = [
+                dotted(e.value) if type(e) in (cst.DictElement, cst.Element) else None
+                for e in value.elements  # type: ignore[attr-defined]  # a Dict, List or Tuple (checked above)
+            ]
             if values and all(values):
                 self.part.name_tables[name] = tuple(values)  # type: ignore[arg-type]  # all(values): no None left
+        self._table_lookup(value)
         if type(value) is cst.Subscript and "." not in name and (table := dotted(value.value)) is not None:
             self._looked_up(name, table)
             return
@@ -230,6 +234,9 @@ class ProjectAnalysis(Analysis):
             module = "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
             if node.relative or not outside_project(module):
                 self.star_imports.append((module, node))
+            for local, star in self.facts.imports.star_bound.items():
+                if star is node:
+                    self.import_nodes.setdefault(local, node)
             return
         for alias in node.names:  # type: ignore[union-attr]  # names is not ImportStar (checked above): mypy does not narrow it
             local = alias.evaluated_alias or alias.evaluated_name
@@ -255,11 +262,26 @@ class ProjectAnalysis(Analysis):
         if type(value) is cst.Name and value.value in self.facts.imports.project_names:
             self.attribute_uses.add((value.value, node.attr.value))
 
+    def _table_lookup(self, value: cst.BaseExpression) -> None:
+        """``TRAINERS[args.trainer](...)`` or ``cls = TRAINERS[name]`` in a function, with
+        ``TRAINERS = {"base": Trainer}`` a module-level dict (or list) of names: the function
+        uses each of them (a factory; a single-file run follows it to what they hold, XLA003)."""
+        if self.walk.enclosing_function is None or type(value) is not cst.Subscript:
+            return
+        table = dotted(value.value)
+        if table is not None and "." not in table and table in self.part.name_tables:
+            self.function_names.extend((self.walk.qualname, written) for written in self.part.name_tables[table])
+
     def visit_Call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
         if callee is None:
+            self._table_lookup(node.func)
             return
         self.calls.append((node, callee))
+        imports = self.facts.imports
+        if imports.unfollowed_stars and callee.startswith("torch.cuda.") and "torch" not in imports.table.bindings:
+            # ``torch`` may come from a star import the tool could not read: the check is not known as torch's.
+            self.part.hidden_checks[node] = imports.unfollowed_stars[-1][1]
         if self.walk.enclosing_function is not None:
             self.function_calls.append((self.walk.qualname, callee))
             self.function_names.extend(

@@ -36,6 +36,9 @@ class ProjectFacts:
     # holds what their conversion ports or reports as an error (see project/holdings.py).
     # The import that leads to each -> one per module imported.
     unported_uses: dict[cst.CSTNode, list[Unported]] = field(default_factory=dict)
+    # CUDA checks (``torch.cuda.is_available()``) whose ``torch`` no import of the file binds, with a
+    # star import of a project module the tool could not read, which may bind it: that import.
+    hidden_checks: dict[cst.Call, cst.ImportFrom] = field(default_factory=dict)
     # For other files: module-level dicts whose values are all names (``train_factory =
     # {'ctdet': CtdetTrainer, ...}``): name -> the values as written, in order.
     name_tables: dict[str, tuple[str, ...]] = field(default_factory=dict)

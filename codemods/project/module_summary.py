@@ -282,6 +282,11 @@ class Found:
     name: str  # qualified within the module; "" for the module itself
 
 
+# What ``from <module> import *`` binds: (local name, the qualified name of what the module
+# imported under it, or None for a name the module binds itself).
+StarNames = tuple[tuple[str, "str | None"], ...]
+
+
 class ImportContext(Protocol):
     """Where a file's imports lead: ``lookup("util.misc", "NativeScaler")`` for
     ``from util.misc import NativeScaler``; None for anything outside the project."""
@@ -309,6 +314,11 @@ class ImportContext(Protocol):
     def imported_by_fsdp(self) -> bool:
         """A file of the run that wraps a model in FSDP imports this one (it may hand this
         file's functions the optimizer of a sharded model)."""
+        ...
+
+    def star_names(self, module: str) -> StarNames | None:
+        """What ``from module import *`` binds in this file (project/star_names.py); None when
+        the module is no project file the tool can read."""
         ...
 
     def neighbours(self) -> tuple[str, ...]:
@@ -382,6 +392,9 @@ class GuessedImports:
 
     def imported_by_fsdp(self) -> bool:
         return False
+
+    def star_names(self, module: str) -> StarNames | None:
+        return None  # no module of the project is read
 
     def neighbours(self) -> tuple[str, ...]:
         return ()

@@ -14,7 +14,8 @@ once installed: ``src/fairseq2/gang.py``'s ``from fairseq2.device import Device`
 under the root (``from src.x import y``), not a place where packages live.  After these, the
 folders the file, or a project module it imports (``import _init_paths``), puts on ``sys.path``
 by hand, where the tool can compute them (project/sys_path.py): ``lib/models/model.py`` for
-``from models.model import create_model``.  Anything that resolves to no file of the project (installed
+``from models.model import create_model``; a folder above a root that no marker made (the script's
+own folder) widens the project to it.  Anything that resolves to no file of the project (installed
 packages, the standard library) is outside it.
 
 A summary (project/summary_from_facts.py) comes from converting the module in memory, read but
@@ -32,7 +33,8 @@ from pathlib import Path
 
 from codemods.engine import speed
 from codemods.files import SKIPPED_DIRS, FileProblem, read_bytes
-from codemods.project.module_summary import Found, ModuleSummary, outside_project
+from codemods.project.module_summary import Found, ModuleSummary, StarNames, outside_project
+from codemods.project.star_names import star_exports
 from codemods.project.sys_path import added_folders
 
 # How a module is summarised: its bytes, its path and its own import context.
@@ -128,6 +130,10 @@ class Project:
         self._path_folders: dict[Path, tuple[Path, ...]] = {}
         self._folders_added: dict[Path, tuple[Path, ...]] = {}
         self._requests: dict[Path, list[tuple[str, str]]] = {}
+        # Folders above an unmarked root that a file puts on sys.path (see _widen): the
+        # project's modules are under them too, and every module's imports search them.
+        self.wider_roots: set[Path] = set()
+        self._star_names: dict[Path, StarNames | None] = {}
         self.learn(known or {})
 
     @functools.cached_property
@@ -252,7 +258,17 @@ class Project:
                 folders.extend(self._folders_added_by(located[0]))
         found = tuple(f for f in dict.fromkeys(resolved(f) for f in folders) if f not in imports.folders)
         self._path_folders[path] = found
+        self._widen(found)
         return found
+
+    def _widen(self, folders: Sequence[Path]) -> None:
+        """A root taken from the files' own folder for lack of a marker (a single script of a
+        repository without .git or pyproject.toml) is no limit that the script itself sets:
+        ``sys.path.append(dirname(dirname(abspath(__file__))))`` in ``results/run.py`` makes the
+        folder above it, and its modules, the script's project."""
+        above = [f for f in folders if self.root.is_relative_to(f) and f != self.root and f.parent != f]
+        if above and not _marks_a_root(self.root):
+            self.wider_roots.update(above)
 
     def requests_of(self, path: Path, data: bytes) -> list[tuple[str, str]]:
         """The ``(module, name)`` pairs the file's imports ask for (a quick textual scan, torch's
@@ -273,9 +289,32 @@ class Project:
             known = self._folders_added[module] = added_folders(module, text)
         return known
 
+    def star_names(self, path: Path, depth: int = 0) -> StarNames | None:
+        """What ``from <the module at path> import *`` binds (project/star_names.py); None when
+        the module cannot be read.  Its own star imports of project modules are followed a
+        few modules deep; an import cycle binds nothing more."""
+        if path in self._star_names:
+            return self._star_names[path]
+        self._star_names[path] = ()  # (an import cycle stops here)
+        try:
+            exports = star_exports(read_bytes(str(path)))
+        except FileProblem:
+            exports = None
+        found: StarNames | None = None
+        if exports is not None:
+            names: dict[str, str | None] = {}
+            for module in exports.stars if depth < _MAX_HOPS else ():
+                names.update(FileImports(self, path).star_names(module, depth + 1) or ())
+            names.update(exports.imported)
+            names.update(dict.fromkeys(exports.own))
+            found = tuple((name, qualified) for name, qualified in names.items() if exports.exported(name))
+        self._star_names[path] = found
+        return found
+
     def contains(self, path: Path) -> bool:
-        return path.is_relative_to(self.root) and not any(
-            part in SKIPPED_DIRS for part in path.relative_to(self.root).parts
+        return any(
+            path.is_relative_to(top) and not any(part in SKIPPED_DIRS for part in path.relative_to(top).parts)
+            for top in (self.root, *self.wider_roots)
         )
 
 
@@ -296,7 +335,7 @@ class FileImports:
         # is FEDformer/exp/exp_basic.py), the root.
         between = path.parent.parents if path.parent.is_relative_to(project.root) else ()
         scripts = (f for f in between if f.is_relative_to(project.root) and not (f / "__init__.py").exists())
-        folders = [path.parent, *scripts, project.root]
+        folders = [path.parent, *scripts, project.root, *sorted(project.wider_roots)]
         if project.src_layout is not None:
             folders.append(project.src_layout)
         self.folders = list(dict.fromkeys(folders))
@@ -320,6 +359,10 @@ class FileImports:
         except OSError:  # a folder we may not list
             return ()
         return tuple(file.stem for file in files if file.stem != self.path.stem and file.stem.isidentifier())
+
+    def star_names(self, module: str, depth: int = 0) -> StarNames | None:
+        located = self.module_file(module)
+        return None if located is None or located[1] else self.project.star_names(located[0], depth)
 
     def lookup(self, module: str, name: str, hops: int = 0) -> Found | None:
         """Follows names that a module imports from another (re-exports), and methods that a

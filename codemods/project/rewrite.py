@@ -79,6 +79,15 @@ class ProjectRewrite(Concern):
                 f"`{self.ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
                 "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
             )
+        elif original in project.hidden_checks:
+            star = self.ctx.code(project.hidden_checks[original])
+            self.ctx.report(
+                CROSS_FILE,
+                original,
+                f"`{self.ctx.code(original)}` names `torch`, which only `{star}` may bind, and the tool could not read "
+                "that module: the CUDA check is left as written, so on an XLA host it is False and the code that branches "
+                "on it stays off the XLA device; import torch by name here, or run the tool on the project folder",
+            )
         elif original in project.external_devices:
             path = project.external_devices[original]
             if path:

@@ -15,13 +15,19 @@ CROSS_FILE = Rule(
     "CUDA terms until that file is converted too. A run on a single file follows what the file uses of the "
     "project modules the run does not convert (imported names, attributes of imported modules, and what their "
     "functions and classes call in their modules, or hand on by name: `block = Block` then `block(a, b)`, "
-    "`make_layers(Block, ...)`, a few modules deep): when that code holds what converting it "
+    "`make_layers(Block, ...)`, or look up in a module-level dict or list of classes: a factory's "
+    "`return TRAINERS[args.trainer](...)`, a few modules deep): when that code holds what converting it "
     "would port or report as an error (a CUDA device choice, `.cuda()`, a default tensor type on CUDA, a "
     "training loop or optimizer step, CUDA mixed precision, CUDA-only APIs, a checkpoint load without a CPU map "
-    "location), the finding is at the import that "
+    "location, but not a reload of host data the module saves itself: XLA403), the finding is at the import that "
     "leads there, once per module, naming the function or class and the code; resolve it by converting the "
     "project (`xla-codemod convert .` at its root). Modules whose used code is device-agnostic (it takes the "
-    "device as a parameter) get nothing, and a run on the whole project converts them instead.",
+    "device as a parameter) get nothing, and a run on the whole project converts them instead. A star import of a "
+    "project module (`from net import *`) binds that module's names here, its imports included: `torch` from its "
+    "`import torch` is torch, its CUDA checks are ported as with `import torch`; where the tool cannot read that "
+    "module, a CUDA check on a `torch` that only the star import may bind (`torch.cuda.is_available()`) is left "
+    "as written, and is an error at the check: on an XLA host it is False, so what branches on it stays off the "
+    "device.",
     examples=lambda: (
         invalid(
             """
@@ -60,6 +66,33 @@ CROSS_FILE = Rule(
             """,
             note="step-wrapper-passed-in-names-no-file",
         ),
+        valid(
+            """
+            import torch
+            from net import *
+
+            use_cuda = torch.cuda.is_available()
+            """,
+            note="torch-imported-by-name-beside-a-star-import",
+        ),
+        valid(
+            """
+            import torch
+            from net import *
+
+            use_cuda = torch.cuda.is_available()
+            """,
+            target="sagemaker",
+            note="torch-imported-by-name-beside-a-star-import-sagemaker",
+        ),
+        valid(
+            """
+            from torch import *
+
+            n = torch.cuda.device_count()
+            """,
+            note="a-star-import-of-torch-binds-no-torch",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -93,6 +126,68 @@ CROSS_FILE = Rule(
             note="relative-import",
             alias=True,
             findings=(Expected(4, 10, "the device comes from `pd` in another module of the project"),),
+        ),
+        # ``torch`` only a star import of a project module that this run cannot read may bind
+        # (a run on the project reads it: tests/project/test_star_imports.py).
+        invalid(
+            """
+            from net import *
+
+            use_cuda = torch.cuda.is_available()
+            if use_cuda:
+                model.cuda()
+            """,
+            """
+            from net import *
+            import torch_xla
+
+            use_cuda = torch.cuda.is_available()
+            if use_cuda:
+                model.to(torch_xla.device())
+            """,
+            note="torch-from-an-unread-star-import",
+            findings=(Expected(4, 12, "names `torch`, which only `from net import *` may bind"),),
+        ),
+        invalid(
+            """
+            from net import *
+
+            use_cuda = torch.cuda.is_available()
+            if use_cuda:
+                model.cuda()
+            """,
+            """
+            from net import *
+            import torch_xla.core.xla_model as xm
+
+            use_cuda = torch.cuda.is_available()
+            if use_cuda:
+                model.to(xm.xla_device())
+            """,
+            target="sagemaker",
+            note="torch-from-an-unread-star-import-sagemaker",
+            findings=(Expected(4, 12, "names `torch`, which only `from net import *` may bind"),),
+        ),
+        invalid(
+            """
+            from .net import *
+
+            n = torch.cuda.device_count()
+            """,
+            note="torch-from-an-unread-relative-star-import",
+            alias=True,
+            findings=(Expected(3, 5, "names `torch`, which only `from .net import *` may bind"),),
+        ),
+        invalid(
+            """
+            from .net import *
+
+            n = torch.cuda.device_count()
+            """,
+            target="sagemaker",
+            note="torch-from-an-unread-relative-star-import-sagemaker",
+            alias=True,
+            findings=(Expected(3, 5, "names `torch`, which only `from .net import *` may bind"),),
         ),
     ),
 )

@@ -37,28 +37,28 @@ def added_folders(path: Path, data: bytes) -> tuple[Path, ...]:
         return ()
     reader = _Reader(path)
     found: list[Path] = []
-    for statement in _statements(tree.body):
+    for statement in module_statements(tree.body):
         for value in reader.read(statement):
             if value not in found:
                 found.append(value)
     return tuple(found)
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Module-level statements, with those of their ``if``, ``try`` and ``with`` blocks."""
     for statement in body:
         yield statement
         if isinstance(statement, ast.If):
-            yield from _statements(statement.body)
-            yield from _statements(statement.orelse)
+            yield from module_statements(statement.body)
+            yield from module_statements(statement.orelse)
         elif isinstance(statement, ast.Try):
-            yield from _statements(statement.body)
+            yield from module_statements(statement.body)
             for handler in statement.handlers:
-                yield from _statements(handler.body)
-            yield from _statements(statement.orelse)
-            yield from _statements(statement.finalbody)
+                yield from module_statements(handler.body)
+            yield from module_statements(statement.orelse)
+            yield from module_statements(statement.finalbody)
         elif isinstance(statement, ast.With):
-            yield from _statements(statement.body)
+            yield from module_statements(statement.body)
 
 
 def _dotted(node: ast.expr) -> str | None:

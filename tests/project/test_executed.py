@@ -43,6 +43,7 @@ from tests.support.executed import (
     steady_problems,
     xla_problems,
 )
+from tests.support.fixtures import output_bytes
 
 pytestmark = pytest.mark.executed
 
@@ -544,3 +545,85 @@ def test_optimizers_kept_in_containers_are_stepped_by_xm_optimizer_step_on_xla(t
     script.write_text(unstepped)
     output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
     assert "nets xla changed [False, False]" in output
+
+
+STAR_NET = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+# ``torch`` and ``nn`` come from net.py's imports, through the star import only.
+STAR_TRAIN = """\
+import argparse
+
+from net import *
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--no-cuda", action="store_true", default=False)
+    args = parser.parse_args()
+    args.cuda = not args.no_cuda and torch.cuda.is_available()
+    torch.manual_seed(0)
+    model = Net()
+    if args.cuda:
+        model = model.cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+    for step in range(4):
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        if args.cuda:
+            x, y = x.cuda(), y.cuda()
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        print(f"step {step} loss {loss.item()}")
+    after = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    changed = any(not torch.equal(before[k], after[k]) for k in before)
+    print(f"star {next(model.parameters()).device.type} changed {changed}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _star_project(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'star'\n")
+    (folder / "net.py").write_text(STAR_NET)
+    (folder / "train.py").write_text(STAR_TRAIN)
+    return folder
+
+
+def test_torch_from_a_star_import_is_ported_and_trains_on_xla(tmp_path: Path) -> None:
+    """``torch`` bound by ``from net import *`` is torch: the CUDA check becomes the flag alone,
+    so the moves it guards run and the model trains on the XLA device."""
+    folder = _star_project(tmp_path / "ported")
+    convert_folder(folder)
+    assert "args.cuda = not args.no_cuda\n" in (folder / "train.py").read_text()
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "star xla changed True" in output
+    assert not optimizer_problems(parse_run(output, folder))
+
+
+def test_without_the_star_import_followed_the_model_trains_on_the_cpu(tmp_path: Path) -> None:
+    """The negative control: train.py converted without its project (net.py unread), the CUDA
+    check stays (XLA003 says so), it is False on an XLA host, and the model trains on the CPU."""
+    folder = _star_project(tmp_path / "alone")
+    conversion = convert_source((folder / "train.py").read_bytes())
+    assert [f.rule for f in conversion.findings if f.severity == "error" and not f.fixed] == ["XLA003"]
+    (folder / "train.py").write_bytes(output_bytes(conversion))
+    assert "args.cuda = not args.no_cuda and torch.cuda.is_available()" in (folder / "train.py").read_text()
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "star cpu changed True" in output

@@ -192,6 +192,132 @@ def test_a_checkpoint_load_without_a_map_location_in_a_used_module_is_an_error_a
     assert _findings(repo, ["train.py", "pretrained.py"], target) == []
 
 
+CACHED_IDS = """\
+import os
+
+import torch
+
+
+class PairDataset(torch.utils.data.Dataset):
+    def __init__(self, ids_file, model=None):
+        if os.path.exists(ids_file):
+            self.ids = torch.load(ids_file)
+        else:
+            self.ids = {value}
+            torch.save({saved}, ids_file)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("value", "saved", "checkpoint"),
+    [
+        ("list(range(64))", "self.ids", False),
+        ("[int(line) for line in open('ids.txt')]", "self.ids", False),
+        ('{"train": [1, 2], "val": (3, -4)}', "self.ids", False),
+        ("[1, 2]", "{'ids': self.ids, 'count': len(self.ids)}", False),
+        # Not host data: a tensor, a model's state, a value the module does not build.
+        ("torch.arange(64)", "self.ids", True),
+        ("[1, 2]", "model.state_dict()", True),
+        ("[1, 2]", "ids", True),
+    ],
+)
+def test_a_reload_of_host_data_the_module_saved_itself_is_no_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, value: str, saved: str, checkpoint: bool
+) -> None:
+    """``torch.load(ids_file)`` of the file the same class writes with ``torch.save`` of a list of
+    ids holds no storage: a single-file run does not name it (a run on the project still adds
+    ``map_location="cpu"``, harmless).  What may hold a tensor stays an error."""
+    repo = _project(tmp_path, monkeypatch, "from pairs import PairDataset", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "pairs.py").write_text(CACHED_IDS.format(value=value, saved=saved))
+    (repo / "train.py").write_text((repo / "train.py").read_text() + "\ndata = PairDataset('/tmp/ids.pth')\n")
+    findings = _findings(repo, ["train.py"], target)
+    assert bool(findings) == checkpoint, findings
+    if checkpoint:
+        assert "a checkpoint load without a CPU map location" in findings[0].message
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "pairs.py"])
+    converted = convert_source(
+        (repo / "pairs.py").read_bytes(), target=target, imports=project.imports_of(repo / "pairs.py")
+    )
+    assert b'torch.load(ids_file, map_location="cpu")' in converted.output
+
+
+FACTORY_TRAINER = """\
+import torch
+
+
+class {name}:
+    def __init__(self, model, loader):
+        self.model = model.to("cuda")
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.loader = loader
+
+    def train(self):
+        for x in self.loader:
+            self.optimizer.zero_grad()
+            self.model(x.cuda()).sum().backward()
+            self.optimizer.step()
+"""
+
+FACTORIES = {
+    # A package's __init__ that never names torch (read with Python's parser).
+    "dict": """\
+from .base import BaseTrainer
+
+TRAINERS = {{"base": BaseTrainer}}
+
+
+def trainer_factory(args, model, loader):
+    return TRAINERS[args.trainer_code](model, loader){extra}
+""",
+    # One that names torch (converted in memory): a list of classes, looked up through a name.
+    "list": """\
+import torch
+
+from .base import BaseTrainer
+
+TRAINERS = [BaseTrainer]
+
+
+def trainer_factory(args, model, loader):
+    cls = TRAINERS[args.index]
+    return cls(model, loader){extra}
+""",
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("factory", sorted(FACTORIES))
+@pytest.mark.parametrize("on_cuda", [True, False])
+def test_a_trainer_from_a_factory_of_a_package_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, factory: str, on_cuda: bool
+) -> None:
+    """``trainer_factory(args, ...)`` returns an instance of a class looked up in a module-level
+    dict (or list) of classes: a single-file run follows it to the class, as it follows
+    ``from trainers.base import BaseTrainer``; a device-agnostic class there gets nothing."""
+    repo = _project(tmp_path, monkeypatch, "from trainers import trainer_factory", "torch.nn.Linear(4, 1)")
+    (repo / "trainers").mkdir()
+    (repo / "trainers" / "__init__.py").write_text(FACTORIES[factory].format(extra=""))
+    trainer = FACTORY_TRAINER.format(name="BaseTrainer")
+    if not on_cuda:  # ported already
+        trainer = trainer.replace('model.to("cuda")', "model.to(torch_xla.device())").replace("x.cuda()", "x")
+        trainer = trainer.replace(
+            "self.optimizer.step()", "xm.optimizer_step(self.optimizer)\n            torch_xla.sync()"
+        )
+        trainer = "import torch_xla\nimport torch_xla.core.xla_model as xm\n" + trainer
+    (repo / "trainers" / "base.py").write_text(trainer)
+    (repo / "train.py").write_text(
+        (repo / "train.py").read_text() + "\ntrainer = trainer_factory(args, model, loader)\ntrainer.train()\n"
+    )
+    findings = _findings(repo, ["train.py"], target)
+    if on_cuda:
+        (finding,) = findings
+        assert "trainers/__init__.py, which this run does not convert" in finding.message
+        assert "`BaseTrainer` in trainers/base.py has" in finding.message
+    else:
+        assert findings == []
+
+
 NETLIB = """\
 import torch
 import torch.nn as nn

@@ -179,3 +179,62 @@ sys.path.append(sys.argv[1])
     )
     assert added_folders(script, b"import sys\nsys.path.append(\n") == ()  # not Python: nothing, no crash
     assert added_folders(script, b"import os\nos.makedirs('lib')\n") == ()
+
+
+RUNNER = """\
+import sys
+{setup}
+
+from learners.agent import Agent
+
+if __name__ == "__main__":
+    Agent().run()
+"""
+
+AGENT = """\
+import torch
+
+from learners.learner import Learner
+
+
+class Agent(Learner):
+    def run(self):
+        for _ in range(10):
+            self.learn(torch.randn(2, 4))
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "from os.path import abspath, dirname\nsys.path.append(dirname(dirname(abspath(__file__))))",
+        "import os\nsys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))",
+        "import os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))",
+    ],
+)
+@pytest.mark.parametrize("marked", [False, True])
+def test_a_script_without_a_marked_root_that_puts_the_folder_above_on_the_path(
+    tmp_path: Path, target: str, setup: str, marked: bool
+) -> None:
+    """A repository without .git or pyproject.toml: a single-file run of ``results/run.py`` takes
+    its folder for the root, but the script puts the folder above on sys.path itself: its modules
+    (and theirs, imported through that folder) are the project's.  Where a marker makes
+    ``results`` a root of its own, the folder above is another project: not followed."""
+    repo = tmp_path / "repo"
+    files = {
+        "results/run.py": RUNNER.format(setup=setup),
+        "learners/__init__.py": "",
+        "learners/agent.py": AGENT,
+        "learners/learner.py": LEARNER,
+    }
+    if marked:
+        files["results/pyproject.toml"] = "[project]\nname = 'results'\n"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    messages = [f.message for f in _run(repo, ["results/run.py"], target)["run.py"] if f.rule == "XLA003"]
+    if marked:
+        assert not messages
+    else:
+        assert len(messages) == 1 and "learners/learner.py" in messages[0], messages

@@ -32,7 +32,13 @@ LOAD_MAP_LOCATION = Rule(
     "saved, and the change is safe (a checkpoint saved on the CPU loads the same; `weights_only` and the "
     "other arguments are left as they are). A file belongs to the port when a run converts it: in a run on "
     "the project every file does; a file left out of a run is not changed, and a single-file run that uses "
-    "such a load of a project module it does not convert says so (XLA003).",
+    "such a load of a project module it does not convert says so (XLA003). A load of a file that the same "
+    "module writes with `torch.save` of host data it builds (a cache of ids: `torch.save(self.ids, ids_file)` "
+    "of `list(range(n))`, then `self.ids = torch.load(ids_file)`; numbers, strings and containers of them) "
+    "holds no storage and loads the same anywhere: it still gets the map location (harmless), but a single-file "
+    "run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
+    "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
+    "loaded without a map location, raises on an XLA host.",
     examples=lambda: (
         invalid(
             """
@@ -149,6 +155,45 @@ LOAD_MAP_LOCATION = Rule(
         *(
             invalid(
                 """
+                import os
+                import torch
+
+                class PairDataset(torch.utils.data.Dataset):
+                    def __init__(self, ids_file):
+                        if os.path.exists(ids_file):
+                            self.ids = torch.load(ids_file)
+                        else:
+                            self.ids = list(range(64))
+                            torch.save(self.ids, ids_file)
+                """,
+                """
+                import os
+                import torch
+
+                class PairDataset(torch.utils.data.Dataset):
+                    def __init__(self, ids_file):
+                        if os.path.exists(ids_file):
+                            self.ids = torch.load(ids_file, map_location="cpu")
+                        else:
+                            self.ids = list(range(64))
+                            torch.save(self.ids, ids_file)
+                """,
+                target=target,
+                note=f"a-reload-of-host-data-still-gets-the-map-location-{target}",
+                findings=(
+                    Expected(
+                        7,
+                        45,
+                        'torch.load(...) -> map_location="cpu": this module saves host data there (no storages), '
+                        "which loads the same anywhere",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                """
                 import torch
                 import torch.utils.model_zoo as model_zoo
                 from torch.hub import load_state_dict_from_url
@@ -225,20 +270,30 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
 
     from codemods.engine.nodes import with_keyword
 
+    if original in ctx.facts.checkpoint.host_data_loads:
+        why = "this module saves host data there (no storages), which loads the same anywhere"
+    else:
+        why = _why_unlocated(ctx)
+    return ctx.fix_or_keep(
+        updated,
+        LOAD_MAP_LOCATION,
+        original,
+        f'{_loader(ctx, original)}(...) -> map_location="cpu": {why}',
+        lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
+        result=lambda call: call.args[-1],
+    )
+
+
+def _why_unlocated(ctx: Context[Facts]) -> str:
     saved_by = (
         "a checkpoint the CUDA runs of this script saved"
         if ctx.facts.checkpoint.cuda_script
         else "a checkpoint saved from a CUDA run (a pretrained one included)"
     )
     cpu_checkpoints = "" if ctx.facts.checkpoint.cuda_script else "; one saved on the CPU loads the same"
-    return ctx.fix_or_keep(
-        updated,
-        LOAD_MAP_LOCATION,
-        original,
-        f'{_loader(ctx, original)}(...) -> map_location="cpu": {saved_by} holds CUDA storages, which load nowhere without '
-        f"CUDA{cpu_checkpoints}; load_state_dict copies the tensors to the device",
-        lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
-        result=lambda call: call.args[-1],
+    return (
+        f"{saved_by} holds CUDA storages, which load nowhere without CUDA{cpu_checkpoints}; load_state_dict copies "
+        "the tensors to the device"
     )
 
 

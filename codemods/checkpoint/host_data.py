@@ -1,0 +1,73 @@
+"""Files a module writes with ``torch.save`` of host data and reads back with ``torch.load``: a
+cache of ids (``torch.save(self.ids, ids_file)`` of ``list(range(n))``, then
+``self.ids = torch.load(ids_file)``) holds no storage, so it loads the same on any host.
+
+Host data: numbers, strings, ``True``/``False``/``None``; lists, tuples, sets and dicts of it;
+what ``int``, ``float``, ``str``, ``len``, ``range`` return; ``list``, ``tuple``, ``set``,
+``dict``, ``sorted`` of host data; a comprehension whose elements are host data; and a name
+(``self.ids``) every assignment in the module binds to host data (its own reload left out).
+Anything else (a tensor, a model's state, a value the module does not build) may hold storages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import libcst as cst
+
+from codemods.engine.nodes import dotted
+
+_SCALAR_CALLS = frozenset({"int", "float", "str", "len", "range", "bool"})
+_CONTAINER_CALLS = frozenset({"list", "tuple", "set", "dict", "sorted"})
+_CONSTANTS = frozenset({"True", "False", "None"})
+_DEPTH = 4  # names followed through names
+
+
+def path_key(node: cst.BaseExpression | None) -> str | None:
+    """The path argument as the module writes it: a name chain or a string literal."""
+    if node is None:
+        return None
+    if isinstance(node, cst.SimpleString):
+        return node.value
+    return dotted(node)
+
+
+def host_data(
+    value: cst.BaseExpression,
+    assigned: Mapping[str, Sequence[cst.BaseExpression]],
+    reloads: frozenset[cst.CSTNode],
+    depth: int = 0,
+) -> bool:
+    """``value`` holds no tensor (see the module docstring); ``assigned``: each name chain's values
+    in the module; ``reloads``: the loads of the file itself, which bind what it holds."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return host_data(value.expression, assigned, reloads, depth)
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return all(isinstance(e, cst.Element) and host_data(e.value, assigned, reloads, depth) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement)
+            and host_data(e.key, assigned, reloads, depth)
+            and host_data(e.value, assigned, reloads, depth)
+            for e in value.elements
+        )
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return host_data(value.elt, assigned, reloads, depth)
+    if isinstance(value, cst.DictComp):
+        return host_data(value.key, assigned, reloads, depth) and host_data(value.value, assigned, reloads, depth)
+    if isinstance(value, cst.Call):
+        callee = dotted(value.func)
+        if callee in _SCALAR_CALLS:
+            return True
+        return callee in _CONTAINER_CALLS and all(
+            not a.star and host_data(a.value, assigned, reloads, depth) for a in value.args
+        )
+    name = dotted(value)
+    if name is None:
+        return False
+    if name in _CONSTANTS:
+        return True
+    values = [v for v in assigned.get(name, ()) if v not in reloads]
+    return bool(values) and depth < _DEPTH and all(host_data(v, assigned, reloads, depth + 1) for v in values)
