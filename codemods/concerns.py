@@ -33,7 +33,6 @@ from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
 from codemods.training import rules as training_rules
-from codemods.training.loops import LoopRewrite
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -89,7 +88,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),
         RuleHooks(ctx, training_rules.RULES),
-        LoopRewrite(ctx),
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
         CudaRuntimeRewrite(ctx),

@@ -88,7 +88,6 @@ REWRITES = frozenset(
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
         "codemods.project.rewrite",
-        "codemods.training.loops",
     }
 )
 
