@@ -25,7 +25,6 @@ from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp import rules as fsdp_rules
 from codemods.huggingface import rules as huggingface_rules
-from codemods.huggingface.entry_point import EntryRewrite
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy import rules as lazy_rules
 from codemods.lightning import rules as lightning_rules
@@ -101,7 +100,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, lazy_rules.RULES),
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
-        EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),
     ]
