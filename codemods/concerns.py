@@ -25,7 +25,6 @@ from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
 from codemods.fsdp import rules as fsdp_rules
 from codemods.huggingface import rules as huggingface_rules
-from codemods.huggingface.entry_point import EntryRewrite
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy import rules as lazy_rules
 from codemods.lightning import rules as lightning_rules
@@ -33,7 +32,6 @@ from codemods.project.rewrite import ProjectRewrite
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
 from codemods.training import rules as training_rules
-from codemods.training.loops import LoopRewrite
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -89,7 +87,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),
         RuleHooks(ctx, training_rules.RULES),
-        LoopRewrite(ctx),
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
         CudaRuntimeRewrite(ctx),
@@ -103,7 +100,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, lazy_rules.RULES),
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
-        EntryRewrite(ctx),
         ProjectRewrite(ctx),
         ImportsRewrite(ctx),
     ]

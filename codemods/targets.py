@@ -55,6 +55,9 @@ XMP = "torch_xla.distributed.xla_multiprocessing"
 SYNCFREE = "torch_xla.amp.syncfree"
 XLA_FSDP = "torch_xla.distributed.fsdp"
 XLA_FSDP_WRAP = "torch_xla.distributed.fsdp.wrap"
+# The function a distributed XLA launcher (SageMaker's pytorchxla runtime, torch_xla.launch)
+# calls in each process with its index: the port writes it, and finds it already written.
+ENTRY_FUNCTION = "_mp_fn"
 
 
 def _xm(attr: str) -> Api:

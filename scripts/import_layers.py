@@ -84,11 +84,9 @@ REWRITES = frozenset(
         "codemods.distributed.launch_rewrite",
         "codemods.distributed.parallel_rewrite",
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
-        "codemods.huggingface.entry_point",
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
         "codemods.project.rewrite",
-        "codemods.training.loops",
     }
 )
 

@@ -10,11 +10,10 @@ import libcst as cst
 
 from codemods.engine.nodes import string_value
 from codemods.engine.walk import Analysis, Walk
+from codemods.targets import ENTRY_FUNCTION
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-
-ENTRY_FUNCTION = "_mp_fn"
 
 
 class EntryAnalysis(Analysis):

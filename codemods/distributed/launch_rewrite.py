@@ -21,7 +21,6 @@ import libcst as cst
 
 from codemods import apis
 from codemods.distributed.edits import entry_from_spawn, joined, keyword_arg, new_value, replaced
-from codemods.distributed.entry import ENTRY_FUNCTION
 from codemods.distributed.launch import PROCESS_GROUP_DROPPED
 from codemods.distributed.rules.xla601_xla_process_group import XLA_PROCESS_GROUP
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
@@ -42,7 +41,7 @@ from codemods.engine.nodes import (
 )
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context, StatementLineT
-from codemods.targets import XMP, Api
+from codemods.targets import ENTRY_FUNCTION, XMP, Api
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -152,6 +152,12 @@ class Context(Generic[SheetT]):
         replacement = self.fix(rule, original, message, build, result=result)
         return replacement if replacement is not None else kept
 
+    def fixed(self, rule: Rule, original: cst.CSTNode) -> bool:
+        """Whether this file's rewrite has fixed ``rule`` at ``original`` so far: how a hook
+        learns what another rule's hook made of a node the traversal left before (a loop's
+        barrier hook, whether its loader was wrapped)."""
+        return any(f.fixed and f.rule.code == rule.code and f.original is original for f in self.findings)
+
     def forget_fixes_inside(self, original: cst.CSTNode) -> None:
         """A wholesale replacement of ``original`` speaks for the changes inside it."""
         self._forget(original, fixed_only=True)

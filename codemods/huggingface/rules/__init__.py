@@ -1,8 +1,8 @@
 """XLA8: Hugging Face Trainer scripts and Accelerate.
 
 One module per rule (its code and name), with the hooks that find and fix it on the nodes the
-Hugging Face facts name (huggingface/analysis.py); this package lists them.  XLA803's entry
-point is added by huggingface/entry_point.py, a rewrite of the module as a whole."""
+Hugging Face facts name (huggingface/analysis.py); this package lists them.  XLA803's hook adds
+the entry point after the module-level ``main`` the distributed facts name (``facts.entry``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """XLA201, XLA203, XLA3: optimizer steps, optimizers built before their model moves, step barriers and device loaders.
 
-One module per rule (its code and name); this package lists them.  The optimizer rules' hooks run
-on the calls the training facts name; the barriers and device loaders are training/loops.py's."""
+One module per rule (its code and name, and its hooks on the nodes the training facts name); this
+package lists them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from codemods.training.rules.xla305_step_barrier import STEP_BARRIER
 from codemods.training.rules.xla306_undriven_step import UNDRIVEN_STEP
 
 # In the order their hooks run on a node: the reports on a step call (XLA306, XLA213, XLA203) come
-# before XLA201 ports it.
+# before XLA201 ports it; the barriers and device loaders (XLA301-XLA305) hook loops, loaders,
+# closures and lone steps, after the step rules, and a loop's hook (XLA301) after the hook on its
+# loader (XLA302), which the traversal leaves first.
 RULES = (
     UNDRIVEN_STEP,
     UNTRACED_OPTIMIZER_PARAMETERS,

@@ -1,9 +1,22 @@
-"""XLA301 training-loop-barrier."""
+"""XLA301 training-loop-barrier: in lazy mode the graph grows until something cuts it, so a
+training loop ends every iteration with the target's barrier (``torch_xla.sync()`` /
+``xm.mark_step()``), also before each ``continue`` that skips the end; a loop whose loader
+XLA302 wrapped in ``MpDeviceLoader`` gets the barrier from the loader instead."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.xla302_device_loader import DEVICE_LOADER
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 TRAINING_LOOP_BARRIER = Rule(
     code="XLA301",
@@ -328,3 +341,16 @@ TRAINING_LOOP_BARRIER = Rule(
 )
 
 gives_loop_barriers(TRAINING_LOOP_BARRIER)
+
+
+@on_facts(
+    TRAINING_LOOP_BARRIER,
+    nodes=lambda facts: [loop for loop, plan in facts.training.loops.items() if plan.kind == "training"],
+)
+def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
+    from codemods.engine.barriers import with_barriers
+
+    loader = ctx.facts.training.loops[original].wrap_loader
+    if loader is not None and ctx.fixed(DEVICE_LOADER, loader):
+        return updated
+    return with_barriers(ctx, TRAINING_LOOP_BARRIER, original, updated, "training loop: {new} ends every iteration")

@@ -1,9 +1,20 @@
-"""XLA302 device-loader."""
+"""XLA302 device-loader: where a training loop's batches go to the XLA device on every path, its
+loader is wrapped in ``MpDeviceLoader``, which moves the batches and runs the step barrier itself
+(the loop then gets no barrier of its own: XLA301's hook asks whether the wrap was made)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.loop_barrier_rules import gives_loop_barriers
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DEVICE_LOADER = Rule(
     code="XLA302",
@@ -518,3 +529,24 @@ DEVICE_LOADER = Rule(
 )
 
 gives_loop_barriers(DEVICE_LOADER, by_wrapping_loader=True)
+
+
+@on_facts(
+    DEVICE_LOADER,
+    nodes=lambda facts: [plan.wrap_loader for plan in facts.training.loops.values() if plan.wrap_loader is not None],
+)
+def _wrap(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.engine.nodes import parse_dotted, with_comma
+
+    device = next(plan.wrap_device for plan in ctx.facts.training.loops.values() if plan.wrap_loader is original)
+    if device is None:
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        DEVICE_LOADER,
+        original,
+        f"{ctx.code(original)} -> {{new}}: moves each batch to the device and ends the step",
+        lambda: ctx.call("mp_device_loader", [with_comma(cst.Arg(updated)), cst.Arg(parse_dotted(device))]),
+    )

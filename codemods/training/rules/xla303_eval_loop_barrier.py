@@ -1,8 +1,19 @@
-"""XLA303 eval-loop-barrier."""
+"""XLA303 eval-loop-barrier: an evaluation loop over the device that reads nothing to the host
+per iteration, or that accumulates device values across iterations, ends every iteration with
+the step barrier (also before each ``continue`` that skips the end)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 EVAL_LOOP_BARRIER = Rule(
     code="XLA303",
@@ -294,3 +305,22 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
 )
+
+
+@on_facts(
+    EVAL_LOOP_BARRIER,
+    nodes=lambda facts: [loop for loop, plan in facts.training.loops.items() if plan.kind == "evaluation"],
+)
+def _barrier(ctx: Context[Facts], original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
+    from codemods.engine.barriers import with_barriers
+
+    accumulates = ctx.facts.training.loops[original].accumulates
+    if accumulates:
+        kept = ", ".join(f"`{name}`" for name in accumulates)
+        message = (
+            f"evaluation loop over the device that accumulates device values into {kept}: its host reads "
+            "materialize only what they read, so {new} ends every iteration"
+        )
+    else:
+        message = "evaluation loop over the device (no host read per iteration): {new} ends every iteration"
+    return with_barriers(ctx, EVAL_LOOP_BARRIER, original, updated, message)

@@ -1,8 +1,19 @@
-"""XLA304 closure-barrier."""
+"""XLA304 closure-barrier: an optimizer closure runs once per inner iteration of LBFGS, so it
+ends with the step barrier before it returns, which keeps each of those graphs small (without
+it the whole step is one graph that grows with every inner iteration)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CLOSURE_BARRIER = Rule(
     code="XLA304",
@@ -118,3 +129,20 @@ CLOSURE_BARRIER = Rule(
         ),
     ),
 )
+
+
+@on_facts(CLOSURE_BARRIER, nodes=lambda facts: facts.training.closures)
+def _barrier(ctx: Context[Facts], original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+    import libcst as cst
+
+    from codemods.engine.barriers import with_barriers
+
+    return with_barriers(
+        ctx,
+        CLOSURE_BARRIER,
+        original,
+        updated,
+        f"optimizer closure `{original.name.value}`: {{new}} before it returns (LBFGS compiles a new "
+        "graph per inner iteration until its history is full: keep history_size small)",
+        exits=(cst.Return,),
+    )

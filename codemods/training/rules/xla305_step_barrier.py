@@ -1,8 +1,18 @@
-"""XLA305 step-barrier."""
+"""XLA305 step-barrier: a step that no loop runs (a demo that trains once) gets the step barrier
+right after it, which runs the step's graph."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 STEP_BARRIER = Rule(
     code="XLA305",
@@ -145,3 +155,28 @@ STEP_BARRIER = Rule(
         ),
     ),
 )
+
+
+@on_facts(STEP_BARRIER, nodes=lambda facts: facts.training.lone_steps)
+def _barrier(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
+    import libcst as cst
+
+    inserted: list[cst.SimpleStatementLine] = []
+
+    def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
+        sync = ctx.call("sync")
+        if sync is None:
+            return None
+        inserted.append(cst.SimpleStatementLine(body=[cst.Expr(sync)]))
+        return cst.FlattenSentinel([updated, inserted[0]])
+
+    return ctx.fix_or_keep(
+        updated,
+        STEP_BARRIER,
+        original,
+        "optimizer step outside any loop: {new} after it runs the step's graph",
+        build,
+        result=lambda _: inserted[0],
+    )
