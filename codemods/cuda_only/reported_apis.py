@@ -11,7 +11,6 @@ import libcst as cst
 
 from codemods import apis
 from codemods.cuda_only import rules, source_apis
-from codemods.cuda_only.rules.xla501_cuda_synchronize import CUDA_SYNCHRONIZE
 from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
 from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
 from codemods.cuda_only.rules.xla508_cuda_api_behind_switch import CUDA_API_BEHIND_SWITCH
@@ -40,8 +39,6 @@ class CudaRuntimeRewrite(Concern):
         # Original small statements that only set or call a no-effect API: removed when
         # the statement line that holds them is left.
         self.no_effect: set[cst.BaseSmallStatement] = set()
-        # Statement lines timing work with a synchronize: the barrier that goes before them.
-        self.barrier_before: dict[cst.CSTNode, cst.Call] = {}
         # By id: every visited Name and Attribute is looked up (CSTNode hashing is Python code).
         self.guarded = {id(node): switch for node, switch in self.facts.cuda_only.guarded_cuda.items()}
         # The APIs the rules' own hooks report (engine/hooks.py): not reported here as well.
@@ -141,15 +138,6 @@ class CudaRuntimeRewrite(Concern):
             return None
         return middle if quiet and isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
 
-    def _statement_line(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
-        barrier = self.barrier_before.pop(original, None)
-        if barrier is not None:
-            line = cst.SimpleStatementLine(body=[cst.Expr(barrier)], leading_lines=updated.leading_lines)
-            return cst.FlattenSentinel([line, updated.with_changes(leading_lines=[])])
-        return self._without_no_effect(original, updated)
-
     def _without_no_effect(self, original: StatementLineT, updated: StatementLineT) -> StatementLineT:
         """The statement line minus its no-effect statements (all of them: the line goes,
         its comments move on; see Context.drop_statement)."""
@@ -178,7 +166,7 @@ class CudaRuntimeRewrite(Concern):
         self.ctx.drop_statement(updated)
         return updated
 
-    leave_SimpleStatementLine = _statement_line
+    leave_SimpleStatementLine = _without_no_effect
     leave_SimpleStatementSuite = _without_no_effect
 
     def _removable_pin_memory(self, call: cst.CSTNode | None, arg: cst.Arg) -> bool:
@@ -207,46 +195,7 @@ class CudaRuntimeRewrite(Concern):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self.facts.device.pin_memory_calls:
             return self._unpinned(original, updated)
-        updated = self._without_pin_memory(original, updated)
-        if self.ctx.resolve(original.func) != "torch.cuda.synchronize":
-            return updated
-        if original.args:
-            self.ctx.report(
-                CUDA_SYNCHRONIZE, original, f"`{self.ctx.code(original)}`: use xm.wait_device_ops() (all devices)"
-            )
-            return updated
-        if original in self.facts.device.timing_syncs:
-            return self._timing_sync(original, updated)
-        return self.ctx.fix_or_keep(
-            updated,
-            CUDA_SYNCHRONIZE,
-            original,
-            f"{self.ctx.code(original)} -> {{new}}: waits for the device's pending work",
-            lambda: self.ctx.replace_callee(original, updated, "wait_device_ops"),
-        )
-
-    def _timing_sync(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """Before a clock is read: the step barrier sends the pending graph to the device,
-        then waiting for it measures its run (waiting alone measures nothing in lazy mode,
-        where the work has not started yet)."""
-        statement = self.ctx.ancestors[-3]  # Call <- Expr <- SimpleStatementLine
-
-        def build() -> cst.Call | None:
-            barrier = self.ctx.call("sync")
-            wait = self.ctx.replace_callee(original, updated, "wait_device_ops")
-            if barrier is None or wait is None:
-                return None
-            self.barrier_before[statement] = barrier
-            return wait
-
-        return self.ctx.fix_or_keep(
-            updated,
-            CUDA_SYNCHRONIZE,
-            original,
-            f"{self.ctx.code(original)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
-            "pending work only starts at the barrier, so waiting alone would time nothing)",
-            build,
-        )
+        return self._without_pin_memory(original, updated)
 
     def _unpinned(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``t.pin_memory()`` -> ``t``: it raises without CUDA, and pinned memory only speeds

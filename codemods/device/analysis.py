@@ -86,7 +86,8 @@ class DeviceAnalysis(Analysis):
         self.holding_devices: set[str] = set()
         self.index_guard_candidates: list[tuple[cst.If, str]] = []
         self.generator_candidates: list[cst.Call] = []
-        self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
+        # A statement line that is one call, its call, and the next statement.
+        self.lone_calls: list[tuple[cst.SimpleStatementLine, cst.Call, cst.BaseStatement]] = []
         self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
         # A tensor's own CUDA checks (``x.is_cuda``, ``x.device.type == 'cuda'``) in a condition's test.
         self.tensor_check_candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
@@ -245,8 +246,8 @@ class DeviceAnalysis(Analysis):
         statements = node.body
         for statement, after in zip(statements, statements[1:]):
             call = lone_call(statement)
-            if call is not None and not call.args:
-                self.lone_calls.append((call, after))
+            if call is not None and not call.args and type(statement) is cst.SimpleStatementLine:
+                self.lone_calls.append((statement, call, after))
 
     visit_Module = _block
     visit_IndentedBlock = _block
@@ -459,8 +460,8 @@ class DeviceAnalysis(Analysis):
         }
         resolve = self.walk.resolve
         part.timing_syncs = {
-            call
-            for call, after in self.lone_calls
+            statement
+            for statement, call, after in self.lone_calls
             if resolve(call.func) == "torch.cuda.synchronize"
             and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }
