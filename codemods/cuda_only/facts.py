@@ -46,6 +46,12 @@ class Answer:
     at: cst.CSTNode
     says: str
 
+    def heading(self, query: str, qualified: str) -> str:
+        """The start of a finding on the query (``query``: its code as written, without the
+        call): what it answers on an XLA host, and what that does there."""
+        value = 0 if qualified == "torch.cuda.device_count" else False
+        return f"`{query}()` is {value} on an XLA host (no CUDA device): {self.says}"
+
 
 @dataclass(repr=False, eq=False)
 class CudaOnlyFacts:

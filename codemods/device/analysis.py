@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.cuda_only import source_apis
+from codemods.cuda_only.rules import runtime_apis
 from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
@@ -338,7 +338,7 @@ class DeviceAnalysis(Analysis):
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
-        elif (api := source_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+        elif (api := runtime_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -1,13 +1,16 @@
-"""XLA502 cuda-no-effect: CUDA-only settings have no effect on XLA.  This module's hook reports
-the CUDA and NCCL environment variables the script sets (XLA's runtime reads them only on NVIDIA
-GPUs); the settings removed (cuDNN flags, ``empty_cache``, ``pin_memory``) are the CUDA runtime
-rewrite's (cuda_only/reported_apis.py)."""
+"""XLA502 cuda-no-effect: CUDA-only settings have no effect on XLA.  This module's hooks report
+the settings and calls of runtime_apis.NO_EFFECT that a statement does not only set or call
+(``profile(activities=[..., ProfilerActivity.CUDA])``), and the CUDA and NCCL environment
+variables the script sets (XLA's runtime reads them only on NVIDIA GPUs); the statements removed
+(cuDNN flags, ``empty_cache``, ``pin_memory``) are the CUDA runtime rewrite's
+(cuda_only/reported_apis.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
+from codemods.engine.hooks import on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -334,4 +337,15 @@ def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNod
         f"`{ctx.code(original)}` sets {ctx.facts.cuda_only.environment[original]}, a CUDA or NCCL setting: XLA's "
         f"runtime reads it only on NVIDIA GPUs ({where}",
     )
+    return updated
+
+
+@on_references(CUDA_NO_EFFECT, names=frozenset(NO_EFFECT))
+def _no_effect_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """Reported where the statement does more than set or call it (then it is removed)."""
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call, only_sets_or_calls
+
+    if goes_with_device_call(ctx, original) or only_sets_or_calls(ctx, original) is not None:
+        return updated
+    ctx.report(CUDA_NO_EFFECT, original, f"`{ctx.code(original)}` {ctx.target.advice(NO_EFFECT[qualified].advice)}")
     return updated
