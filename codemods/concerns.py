@@ -12,7 +12,6 @@ from codemods.amp import rules as amp_rules
 from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
-from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
 from codemods.device import rules as device_rules
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
@@ -94,7 +93,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
         RuleHooks(ctx, device_rules.RULES),
-        CudaRuntimeRewrite(ctx),
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),

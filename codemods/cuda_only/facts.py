@@ -78,6 +78,13 @@ class CudaOnlyFacts:
     sparse_products: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Statement lines with a statement that only sets or calls a setting with no effect on XLA
+    # (rules/runtime_apis.NO_EFFECT: ``torch.backends.cudnn.benchmark = True``): it goes.
+    no_effect_lines: set[cst.SimpleStatementLine | cst.SimpleStatementSuite] = field(default_factory=set)
+    # ``pin_memory=True`` arguments, with the call they are given to (None: a class's), and
+    # dict entries: no effect on XLA.
+    pinned_args: dict[cst.Arg, cst.Call | None] = field(default_factory=dict)
+    pinned_entries: set[cst.DictElement] = field(default_factory=set)
     # A CUDA device count that the launching process hands to its workers (which read the
     # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
     # assignment of the count.
