@@ -19,9 +19,9 @@ from codemods import apis
 from codemods.amp.analysis import AmpAnalysis
 from codemods.checkpoint.analysis import CheckpointAnalysis
 from codemods.compile.analysis import CompileAnalysis
-from codemods.cuda_only import source_apis
 from codemods.cuda_only.analysis import CudaOnlyAnalysis
 from codemods.cuda_only.handed_strings import HandedStringAnalysis
+from codemods.cuda_only.rules import runtime_apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.obligations import ObligationAnalysis
 from codemods.device.values import DeviceValueAnalysis
@@ -53,7 +53,7 @@ __all__ = ["Facts", "analyse"]
 from codemods.facts import Facts
 
 # References the rewrites inspect by themselves (beyond the fact sheet's nodes): the
-# source-side tables (codemods/apis.py, cuda_only/source_apis.py), any torch.cuda or
+# source-side tables (codemods/apis.py, cuda_only/rules/runtime_apis.py), any torch.cuda or
 # torch.backends API, the torch_xla names of either release, and the names the rules' own
 # hooks look at (engine/hooks.py).  The walk marks them so
 # the rewrite traversal visits them.
@@ -69,7 +69,7 @@ INSPECTED_PREFIXES = (
 )
 INSPECTED_NAMES = frozenset(
     {
-        *source_apis.CUDA_RUNTIME,
+        *runtime_apis.CUDA_RUNTIME,
         *apis.DISTRIBUTED,
         *apis.AVAILABILITY_CHECKS,
         *apis.CUDA_TENSOR_TYPES,

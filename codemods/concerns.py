@@ -12,7 +12,7 @@ from codemods.amp import rules as amp_rules
 from codemods.checkpoint import rules as checkpoint_rules
 from codemods.compile import rules as compile_rules
 from codemods.cuda_only import rules as cuda_only_rules
-from codemods.cuda_only.reported_apis import CudaRuntimeRewrite
+from codemods.device import rules as device_rules
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
@@ -89,7 +89,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, training_rules.RULES),
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
-        CudaRuntimeRewrite(ctx),
+        RuleHooks(ctx, device_rules.RULES),
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
         IgniteRewrite(ctx),

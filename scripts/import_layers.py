@@ -77,7 +77,6 @@ CONCERN_MODULES = {
 # test checks that this list names them all).
 REWRITES = frozenset(
     {
-        "codemods.cuda_only.reported_apis",
         "codemods.device.obligation_rewrite",
         "codemods.device.rewrite",
         "codemods.distributed.ignite",

@@ -20,6 +20,8 @@ from codemods.cuda_only.count_uses import CountUses
 from codemods.cuda_only.cuda_answers import UNKNOWN, CudaAnswers, value_on_xla
 from codemods.cuda_only.facts import SparseParameter
 from codemods.cuda_only.module_reads import ModuleReads
+from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
+from codemods.cuda_only.rules.runtime_references import passive, set_or_called
 from codemods.cuda_only.stored_names import StoredNames
 from codemods.distributed.launch import TORCH_SPAWN
 from codemods.engine.nodes import (
@@ -29,6 +31,7 @@ from codemods.engine.nodes import (
     flag_dest,
     is_false,
     is_none,
+    is_true,
     method_name,
     names_the_cpu,
     receiver,
@@ -255,11 +258,38 @@ class CudaOnlyAnalysis(Analysis):
             if key in self.counts:
                 self.uses.append((node, key))
 
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._no_effect_line(node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._no_effect_line(node)
+
+    def _no_effect_line(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
+        for statement in node.body:
+            target = set_or_called(statement)
+            if target is not None and self.walk.resolve(target) in NO_EFFECT and passive(statement):
+                self.part.no_effect_lines.add(node)
+                return
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._pinned_args(node.bases, None)
+        self._pinned_args(node.keywords, None)
+
+    def _pinned_args(self, args: Sequence[cst.Arg], call: cst.Call | None) -> None:
+        for arg in args:
+            if arg.keyword is not None and arg.keyword.value == "pin_memory" and is_true(arg.value):
+                self.part.pinned_args[arg] = call
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        if string_value(node.key) == "pin_memory" and is_true(node.value):
+            self.part.pinned_entries.add(node)
+
     def leave_Call(self, node: cst.Call) -> None:
         if self.handed.pop():
             self.handing -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._pinned_args(node.args, node)
         callee = self.walk.callee
         hands_on = callee in TORCH_SPAWN or (
             callee is None and type(node.func) is cst.Name and node.func.value == "print"

@@ -46,6 +46,12 @@ class Answer:
     at: cst.CSTNode
     says: str
 
+    def heading(self, query: str, qualified: str) -> str:
+        """The start of a finding on the query (``query``: its code as written, without the
+        call): what it answers on an XLA host, and what that does there."""
+        value = 0 if qualified == "torch.cuda.device_count" else False
+        return f"`{query}()` is {value} on an XLA host (no CUDA device): {self.says}"
+
 
 @dataclass(repr=False, eq=False)
 class CudaOnlyFacts:
@@ -72,6 +78,13 @@ class CudaOnlyFacts:
     sparse_products: set[cst.Call] = field(default_factory=set)
     # Where the script sets a CUDA or NCCL environment variable, with its name.
     environment: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Statement lines with a statement that only sets or calls a setting with no effect on XLA
+    # (rules/runtime_apis.NO_EFFECT: ``torch.backends.cudnn.benchmark = True``): it goes.
+    no_effect_lines: set[cst.SimpleStatementLine | cst.SimpleStatementSuite] = field(default_factory=set)
+    # ``pin_memory=True`` arguments, with the call they are given to (None: a class's), and
+    # dict entries: no effect on XLA.
+    pinned_args: dict[cst.Arg, cst.Call | None] = field(default_factory=dict)
+    pinned_entries: set[cst.DictElement] = field(default_factory=set)
     # A CUDA device count that the launching process hands to its workers (which read the
     # XLA one: XLA602) and also uses itself, where it is 0 on XLA: each such use, with the
     # assignment of the count.

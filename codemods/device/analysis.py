@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.cuda_only import source_apis
+from codemods.cuda_only.rules import runtime_apis
 from codemods.device import device_flags, fallbacks, host_moves, shapes, tensor_checks
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla106_set_device import SET_DEVICE
@@ -86,7 +86,8 @@ class DeviceAnalysis(Analysis):
         self.holding_devices: set[str] = set()
         self.index_guard_candidates: list[tuple[cst.If, str]] = []
         self.generator_candidates: list[cst.Call] = []
-        self.lone_calls: list[tuple[cst.Call, cst.BaseStatement]] = []  # a call statement, and the next one
+        # A statement line that is one call, its call, and the next statement.
+        self.lone_calls: list[tuple[cst.SimpleStatementLine, cst.Call, cst.BaseStatement]] = []
         self.type_check_candidates: list[tuple[cst.Comparison, str, cst.If]] = []  # with the device's name
         # A tensor's own CUDA checks (``x.is_cuda``, ``x.device.type == 'cuda'``) in a condition's test.
         self.tensor_check_candidates: list[tuple[cst.Attribute | cst.Comparison, cst.If | cst.IfExp]] = []
@@ -245,8 +246,8 @@ class DeviceAnalysis(Analysis):
         statements = node.body
         for statement, after in zip(statements, statements[1:]):
             call = lone_call(statement)
-            if call is not None and not call.args:
-                self.lone_calls.append((call, after))
+            if call is not None and not call.args and type(statement) is cst.SimpleStatementLine:
+                self.lone_calls.append((statement, call, after))
 
     visit_Module = _block
     visit_IndentedBlock = _block
@@ -337,7 +338,7 @@ class DeviceAnalysis(Analysis):
         if qualified in apis.CUDA_TENSOR_TYPES and id(node) not in self.called_funcs:
             self.mark_device_code()
             self.mark_crash(node)
-        elif (api := source_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
+        elif (api := runtime_apis.CUDA_RUNTIME.get(qualified)) is not None and api.crashes_without_cuda:
             self.mark_crash(node)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -459,8 +460,8 @@ class DeviceAnalysis(Analysis):
         }
         resolve = self.walk.resolve
         part.timing_syncs = {
-            call
-            for call, after in self.lone_calls
+            statement
+            for statement, call, after in self.lone_calls
             if resolve(call.func) == "torch.cuda.synchronize"
             and any(isinstance(n, cst.Call) and resolve(n.func) in apis.CLOCKS for n in walk(after))
         }

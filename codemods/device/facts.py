@@ -64,8 +64,8 @@ class DeviceFacts:
     # the XLA device (``device = get_device()`` of another module, a parameter): False on
     # XLA only if it does (the value: the name).
     unproven_checks: dict[cst.Comparison, str] = field(default_factory=dict)
-    # `torch.cuda.synchronize()` statements right before a clock is read: they time work.
-    timing_syncs: set[cst.Call] = field(default_factory=set)
+    # `torch.cuda.synchronize()` statement lines right before a clock is read: they time work.
+    timing_syncs: set[cst.SimpleStatementLine] = field(default_factory=set)
     # `.cuda(...)` moves; `.to(gpu)` moves to a CUDA index and calls that make a tensor on one
     # (`torch.tensor(x, device=gpu)`): the value, the device argument that names the index.
     dot_cuda: set[cst.Call] = field(default_factory=set)

@@ -84,6 +84,9 @@ class OnReferences:
     # Names in these modules ("apex."): each prefix ends with a dot.
     modules: tuple[str, ...]
     run: ReferenceHook
+    # Only names in ``modules`` that no hook of the concern's rules looks at by name (a rule
+    # that reports what the others leave: XLA506's "any other torch.cuda API").
+    unhooked: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -146,13 +149,17 @@ def _modules_of(modules: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def on_references(
-    rule: Rule, *, names: str | frozenset[str] = frozenset(), modules: tuple[str, ...] = ()
+    rule: Rule, *, names: str | frozenset[str] = frozenset(), modules: tuple[str, ...] = (), unhooked: bool = False
 ) -> Callable[[ReferenceHook], ReferenceHook]:
     """A decorator: the function is ``rule``'s hook on references to ``names`` (a
-    space-separated string, or a set) or to anything in ``modules`` (each ending with a dot)."""
+    space-separated string, or a set) or to anything in ``modules`` (each ending with a dot);
+    ``unhooked``: only to the names in ``modules`` that no hook of the concern's rules looks
+    at by name (references or calls), which those rules report."""
 
     def enter(run: ReferenceHook) -> ReferenceHook:
-        _enter(OnReferences(rule=rule, names=_names(names), modules=_modules_of(modules), run=run))
+        if unhooked and (names or not modules):
+            raise ValueError("a hook on the unhooked names of modules names modules only")
+        _enter(OnReferences(rule=rule, names=_names(names), modules=_modules_of(modules), run=run, unhooked=unhooked))
         return run
 
     return enter

@@ -30,6 +30,10 @@ class _Dispatch:
     # Hooks on references and calls into modules, and all their modules (one test skips them all).
     module_references: tuple[OnReferences, ...]
     reference_modules: tuple[str, ...]
+    # Hooks on the names in modules that no hook looks at by name (``references`` and
+    # ``calls`` hold none of them), and their modules.
+    unhooked_references: tuple[OnReferences, ...]
+    unhooked_modules: tuple[str, ...]
     module_calls: tuple[OnCalls, ...]
     call_modules: tuple[str, ...]
     # Hooks on the nodes a file's facts name, in the rules' order.
@@ -41,12 +45,15 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
     references: defaultdict[str, list[OnReferences]] = defaultdict(list)
     calls: defaultdict[str, list[OnCalls]] = defaultdict(list)
     module_references: list[OnReferences] = []
+    unhooked_references: list[OnReferences] = []
     module_calls: list[OnCalls] = []
     on_facts: list[OnFacts] = []
     for rule in rules:
         for hook in hooks_of(rule):
             if isinstance(hook, OnFacts):
                 on_facts.append(hook)
+            elif isinstance(hook, OnReferences) and hook.unhooked:
+                unhooked_references.append(hook)
             elif isinstance(hook, OnReferences):
                 for name in hook.names:
                     references[name].append(hook)
@@ -62,18 +69,12 @@ def _dispatch(rules: tuple[Rule, ...]) -> _Dispatch:
         {name: tuple(hooks) for name, hooks in calls.items()},
         tuple(module_references),
         tuple(module for hook in module_references for module in hook.modules),
+        tuple(unhooked_references),
+        tuple(module for hook in unhooked_references for module in hook.modules),
         tuple(module_calls),
         tuple(module for hook in module_calls for module in hook.modules),
         tuple(on_facts),
     )
-
-
-@functools.cache
-def hooked_names(rules: tuple[Rule, ...]) -> frozenset[str]:
-    """The names the hooks of ``rules`` look at (references, and callees by name): the
-    concern's other rewrites leave them to those rules."""
-    dispatch = _dispatch(rules)
-    return frozenset(dispatch.references) | frozenset(dispatch.calls)
 
 
 class RuleHooks(Concern):
@@ -85,6 +86,8 @@ class RuleHooks(Concern):
         self.references = dispatch.references
         self.module_references = dispatch.module_references
         self.reference_modules = dispatch.reference_modules
+        self.unhooked_references = dispatch.unhooked_references
+        self.unhooked_modules = dispatch.unhooked_modules
         self.calls = dispatch.calls
         self.module_calls = dispatch.module_calls
         self.call_modules = dispatch.call_modules
@@ -98,7 +101,7 @@ class RuleHooks(Concern):
                 self.node_kinds.add(type(node).__name__)
 
     def reference_handler(self) -> Callable[..., object] | None:
-        return self.reference if self.references or self.module_references else None
+        return self.reference if self.references or self.module_references or self.unhooked_references else None
 
     def leave_handlers(self) -> Iterator[tuple[str, Callable[..., object]]]:
         if self.calls or self.call_modules:
@@ -110,6 +113,13 @@ class RuleHooks(Concern):
         hooks = self.references.get(qualified, ())
         if self.reference_modules and (dotted := qualified + ".").startswith(self.reference_modules):
             hooks += tuple(h for h in self.module_references if h not in hooks and dotted.startswith(h.modules))
+        if (
+            self.unhooked_modules
+            and qualified.startswith(self.unhooked_modules)
+            and qualified not in self.references
+            and qualified not in self.calls
+        ):
+            hooks += tuple(h for h in self.unhooked_references if qualified.startswith(h.modules))
         for hook in hooks:
             updated = hook.run(self.ctx, original, updated, qualified)
         return updated

@@ -22,7 +22,7 @@ from codemods.cuda_only import rules as cuda_only_rules
 from codemods.engine import hooks, rule
 from codemods.engine.rewriter import Context
 from codemods.engine.rule import RuleSelection
-from codemods.engine.rule_hooks import RuleHooks, hooked_names
+from codemods.engine.rule_hooks import RuleHooks
 from codemods.rules import RULES
 from codemods.targets import DEFAULT_TARGET, get_target
 from tests.support.fixtures import output_text
@@ -138,12 +138,11 @@ def test_a_name_a_hook_looks_at_is_visited_by_the_rewrite(
     assert [(f.rule, f.line, f.col) for f in conversion.findings] == [("TEST502", 4, 1)]
 
 
-def test_the_concern_leaves_its_rules_hooked_names_to_them() -> None:
-    """The CUDA runtime rewrite reports any torch.cuda API no rule handles (XLA506), but not
-    the names its rules' hooks report (XLA505's seeds)."""
-    assert "torch.cuda.manual_seed_all" in hooked_names(cuda_only_rules.RULES)
-    findings = convert_source("import torch\n\ntorch.cuda.manual_seed_all(0)\n").findings
-    assert [f.rule for f in findings] == ["XLA505"]
+def test_a_hook_on_unhooked_names_leaves_the_concerns_hooked_names_to_their_rules() -> None:
+    """XLA506 reports any torch.cuda API no rule of its concern looks at by name (an
+    ``unhooked`` hook), but not the names its concern's rules' hooks report (XLA505's seeds)."""
+    assert [f.rule for f in convert_source("import torch\n\ntorch.cuda.manual_seed_all(0)\n").findings] == ["XLA505"]
+    assert [f.rule for f in convert_source("import torch\n\ntorch.cuda.get_arch_list()\n").findings] == ["XLA506"]
 
 
 # A rule whose finding needs a concern's facts: its hook runs on the nodes the checkpoint

@@ -1,6 +1,8 @@
 """XLA004, XLA212, XLA5: CUDA-only libraries, fused kernels and CUDA runtime calls.
 
-One module per rule (its code and name); this package lists them."""
+One module per rule (its code and name), beside what several of them share: the ``keyword=True``
+removal (true_keywords.py), the tables of CUDA runtime APIs (runtime_apis.py) and what their hooks
+ask of a reference (runtime_references.py); this package lists them."""
 
 from __future__ import annotations
 

@@ -1,8 +1,18 @@
-"""XLA501 cuda-synchronize."""
+"""XLA501 cuda-synchronize: ``torch.cuda.synchronize()`` becomes ``xm.wait_device_ops()``;
+right before a clock is read (the device facts' ``timing_syncs``), after a step barrier."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_calls, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_SYNCHRONIZE = Rule(
     code="XLA501",
@@ -94,3 +104,56 @@ CUDA_SYNCHRONIZE = Rule(
         ),
     ),
 )
+
+
+@on_calls(CUDA_SYNCHRONIZE, names="torch.cuda.synchronize")
+def _wait(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
+    """Waits for the device's pending work; a timing line is the line hook's (``_timing``)."""
+    if original.args:
+        ctx.report(CUDA_SYNCHRONIZE, original, f"`{ctx.code(original)}`: use xm.wait_device_ops() (all devices)")
+        return updated
+    if len(ctx.ancestors) >= 3 and ctx.ancestors[-3] in ctx.facts.device.timing_syncs:
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        CUDA_SYNCHRONIZE,
+        original,
+        f"{ctx.code(original)} -> {{new}}: waits for the device's pending work",
+        lambda: ctx.replace_callee(original, updated, "wait_device_ops"),
+    )
+
+
+@on_facts(CUDA_SYNCHRONIZE, nodes=lambda facts: facts.device.timing_syncs)
+def _timing(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
+    """Before a clock is read: the step barrier sends the pending graph to the device,
+    then waiting for it measures its run (waiting alone measures nothing in lazy mode,
+    where the work has not started yet)."""
+    import libcst as cst
+
+    from codemods.engine.nodes import lone_call
+
+    call, wait_line = lone_call(original), updated.body[0]
+    if call is None or type(wait_line) is not cst.Expr or type(wait_line.value) is not cst.Call:
+        return updated
+    synchronize = wait_line.value
+
+    def build() -> cst.FlattenSentinel[cst.SimpleStatementLine] | None:
+        barrier = ctx.call("sync")
+        wait = ctx.replace_callee(call, synchronize, "wait_device_ops")
+        if barrier is None or wait is None:
+            return None
+        barrier_line = cst.SimpleStatementLine(body=[cst.Expr(barrier)], leading_lines=updated.leading_lines)
+        line = updated.with_changes(body=[wait_line.with_changes(value=wait)], leading_lines=[])
+        return cst.FlattenSentinel([barrier_line, line])
+
+    return ctx.fix_or_keep(
+        updated,
+        CUDA_SYNCHRONIZE,
+        call,
+        f"{ctx.code(call)} before reading a clock -> {{new}} (after a step barrier: in lazy mode the "
+        "pending work only starts at the barrier, so waiting alone would time nothing)",
+        build,
+        result=lambda lines: cst.ensure_type(lines.nodes[1].body[0], cst.Expr).value,
+    )

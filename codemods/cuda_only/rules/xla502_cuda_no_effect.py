@@ -1,19 +1,24 @@
-"""XLA502 cuda-no-effect: CUDA-only settings have no effect on XLA.  This module's hook reports
-the CUDA and NCCL environment variables the script sets (XLA's runtime reads them only on NVIDIA
-GPUs); the settings removed (cuDNN flags, ``empty_cache``, ``pin_memory``) are the CUDA runtime
-rewrite's (cuda_only/reported_apis.py)."""
+"""XLA502 cuda-no-effect: CUDA-only settings have no effect on XLA.  This module's hooks remove
+what a person would simply delete: a statement that only sets or calls one of
+runtime_apis.NO_EFFECT (``torch.backends.cudnn.benchmark = True``, ``torch.cuda.empty_cache()``:
+the lines the CUDA-only facts' ``no_effect_lines`` name), ``pin_memory=True`` given to a torch API
+and ``t.pin_memory()`` (the device facts' ``pin_memory_calls``); they report the other uses of
+those settings (``profile(activities=[..., ProfilerActivity.CUDA])``), the other
+``pin_memory=True``, and the CUDA and NCCL environment variables the script sets (XLA's runtime
+reads them only on NVIDIA GPUs)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_facts
+from codemods.cuda_only.rules.runtime_apis import NO_EFFECT
+from codemods.engine.hooks import on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.engine.rewriter import Context
+    from codemods.engine.rewriter import Context, StatementLineT
     from codemods.facts import Facts
 
 CUDA_NO_EFFECT = Rule(
@@ -335,3 +340,128 @@ def _environment(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNod
         f"runtime reads it only on NVIDIA GPUs ({where}",
     )
     return updated
+
+
+@on_references(CUDA_NO_EFFECT, names=frozenset(NO_EFFECT))
+def _no_effect_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """Reported where the statement does more than set or call it; else the statement goes
+    (``_remove_settings``: its result is followed until its line is left)."""
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call, only_sets_or_calls
+
+    if goes_with_device_call(ctx, original):
+        return updated
+    statement = only_sets_or_calls(ctx, original)
+    if statement is not None:
+        ctx.track([statement])
+        return updated
+    ctx.report(CUDA_NO_EFFECT, original, f"`{ctx.code(original)}` {ctx.target.advice(NO_EFFECT[qualified].advice)}")
+    return updated
+
+
+@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.no_effect_lines)
+def _remove_settings(ctx: Context[Facts], original: StatementLineT, updated: StatementLineT) -> StatementLineT:
+    """The statement line minus its statements that only set or call a setting with no
+    effect (all of them: the line goes, its comments move on; see Context.drop_statement)."""
+    import libcst as cst
+
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call, passive, set_or_called
+
+    removed = set()
+    for statement in original.body:
+        target = set_or_called(statement)
+        if (
+            target is None
+            or ctx.resolve(target) not in NO_EFFECT
+            or not passive(statement)
+            or goes_with_device_call(ctx, target)
+        ):
+            continue
+        done = ctx.fix(
+            CUDA_NO_EFFECT,
+            statement,
+            f"removed `{ctx.code(statement).rstrip(';').rstrip()}`: no effect on an XLA device",
+            lambda: statement,  # noqa: B023 - fix() calls it at once
+        )
+        if done is None:
+            continue
+        ctx.imports.discard(statement)
+        removed.add(id(ctx.result_of(statement)))
+    kept: list[cst.BaseSmallStatement] = [s for s in updated.body if id(s) not in removed]
+    if len(kept) == len(updated.body):
+        return updated
+    if kept:
+        return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+    if isinstance(updated, cst.SimpleStatementSuite):
+        return updated.with_changes(body=[cst.Pass()])
+    ctx.drop_statement(updated)
+    return updated
+
+
+@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.pinned_args)
+def _pinned_arg(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+    """``pin_memory=True`` given to a torch API (DataLoader, tensor factories), whose keyword is
+    optional, goes (``_unpinned_call``); elsewhere (a function of the project that may require
+    it) it is reported."""
+    if not _removable(ctx, ctx.facts.cuda_only.pinned_args[original]):
+        _report_pinned(ctx, original)
+    return updated
+
+
+@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.cuda_only.pinned_entries)
+def _pinned_entry(ctx: Context[Facts], original: cst.DictElement, updated: cst.DictElement) -> cst.DictElement:
+    _report_pinned(ctx, original)
+    return updated
+
+
+@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: {call for call in facts.cuda_only.pinned_args.values() if call})
+def _unpinned_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """The call without its first ``pin_memory=True``; when it was the last argument, the
+    one before takes its comma (and with it the layout before the closing parenthesis)."""
+    pinned = ctx.facts.cuda_only.pinned_args
+    at = next((i for i, arg in enumerate(original.args) if arg in pinned and _removable(ctx, original)), None)
+    if at is None:
+        return updated
+    if len(updated.args) != len(original.args):  # another rewrite reshaped the call
+        _report_pinned(ctx, original.args[at])
+        return updated
+
+    def without_arg() -> cst.Call:
+        args = list(updated.args)
+        removed = args.pop(at)
+        if at == len(args) and args:
+            args[-1] = args[-1].with_changes(comma=removed.comma)
+        return updated.with_changes(args=args)
+
+    return ctx.fix_or_keep(
+        updated, CUDA_NO_EFFECT, original.args[at], "removed `pin_memory=True`: no effect on an XLA device", without_arg
+    )
+
+
+@on_facts(CUDA_NO_EFFECT, nodes=lambda facts: facts.device.pin_memory_calls)
+def _unpinned_tensor(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``t.pin_memory()`` -> ``t``: it raises without CUDA, and pinned memory only speeds
+    up copies to a CUDA device."""
+    import libcst as cst
+
+    if not isinstance(updated.func, cst.Attribute):
+        return updated
+    tensor = updated.func.value
+    new = ctx.fix(
+        CUDA_NO_EFFECT,
+        original,
+        f"removed `.pin_memory()` from `{ctx.code(original)}`: it raises without CUDA, and pinned memory "
+        "only speeds up copies to a CUDA device",
+        lambda: tensor,
+    )
+    if new is None:
+        return updated
+    ctx.imports.discard(original)
+    return new
+
+
+def _removable(ctx: Context[Facts], call: cst.Call | None) -> bool:
+    return call is not None and (ctx.resolve(call.func) or "").startswith("torch.")
+
+
+def _report_pinned(ctx: Context[Facts], original: cst.CSTNode) -> None:
+    ctx.report(CUDA_NO_EFFECT, original, "`pin_memory=True` has no effect on an XLA device; remove it")

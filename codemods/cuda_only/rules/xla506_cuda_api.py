@@ -1,8 +1,22 @@
-"""XLA506 cuda-api."""
+"""XLA506 cuda-api: the CUDA-only APIs of runtime_apis.CUDA_ONLY, with their advice, and any
+other torch.cuda API no other rule looks at; a CUDA query whose answer on an XLA host breaks the
+script (the CUDA-only facts' ``cuda_answers``).  Under a guard that is never true on XLA they
+are XLA508's, or nothing to say."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.cuda_only.rules.runtime_apis import CUDA_ONLY, handled_elsewhere
+from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.cuda_only.facts import Answer
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_API = Rule(
     code="XLA506",
@@ -427,3 +441,50 @@ CUDA_API = Rule(
         ),
     ),
 )
+
+
+@on_references(CUDA_API, names=frozenset(CUDA_ONLY))
+def _cuda_only_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call
+
+    if goes_with_device_call(ctx, original) or original in ctx.facts.cuda_only.guarded_cuda:
+        return updated
+    answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
+    if answer is None:
+        ctx.report(CUDA_API, original, f"`{ctx.code(original)}` {ctx.target.advice(CUDA_ONLY[qualified].advice)}")
+    elif answer.effect == "breaks":
+        _breaking_answer(ctx, original, qualified, answer)
+    return updated
+
+
+def _breaking_answer(ctx: Context[Facts], original: cst.CSTNode, qualified: str, answer: Answer) -> None:
+    """``torch.cuda.device_count()`` (0 on an XLA host) or ``is_bf16_supported()`` (False)
+    where the answer breaks the script (cuda_answers.py)."""
+    head = answer.heading(ctx.code(original), qualified)
+    if qualified == "torch.cuda.device_count":
+        ctx.report(
+            CUDA_API,
+            original,
+            f"{head}; count the XLA devices with {ctx.target.api('world_size').spelled}() (one device per process: 1)",
+        )
+    else:
+        ctx.report(
+            CUDA_API,
+            original,
+            f"{head}; XLA devices compute in bfloat16 (TPU): choose the precision without asking CUDA",
+        )
+
+
+@on_references(CUDA_API, modules=("torch.cuda.",), unhooked=True)
+def _other_cuda_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """Any other torch.cuda API no rule looks at, so no CUDA call is left unmentioned."""
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call
+
+    if (
+        handled_elsewhere(qualified)
+        or original in ctx.facts.cuda_only.guarded_cuda
+        or goes_with_device_call(ctx, original)
+    ):
+        return updated
+    ctx.report(CUDA_API, original, f"`{ctx.code(original)}` is CUDA-only; remove it or guard it")
+    return updated

@@ -1,8 +1,20 @@
-"""XLA508 cuda-api-behind-switch."""
+"""XLA508 cuda-api-behind-switch: a CUDA-only API (XLA506's) under an ``if`` on a switch that is
+off by default (the CUDA-only facts' ``guarded_cuda``); under a kept CUDA availability check
+there is nothing to say (the check itself is reported: XLA105)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.cuda_only.rules.runtime_apis import CUDA_ONLY, handled_elsewhere
+from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_API_BEHIND_SWITCH = Rule(
     code="XLA508",
@@ -117,3 +129,32 @@ CUDA_API_BEHIND_SWITCH = Rule(
         ),
     ),
 )
+
+
+@on_references(CUDA_API_BEHIND_SWITCH, names=frozenset(CUDA_ONLY))
+def _cuda_only_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    _report_behind_switch(ctx, original, CUDA_ONLY[qualified].advice)
+    return updated
+
+
+@on_references(CUDA_API_BEHIND_SWITCH, modules=("torch.cuda.",), unhooked=True)
+def _other_cuda_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    if not handled_elsewhere(qualified):
+        _report_behind_switch(ctx, original, "is CUDA-only")
+    return updated
+
+
+def _report_behind_switch(ctx: Context[Facts], original: cst.CSTNode, advice: str) -> None:
+    """What happens when the switch is given."""
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call
+
+    switch = ctx.facts.cuda_only.guarded_cuda.get(original)
+    if switch is None or goes_with_device_call(ctx, original):
+        return
+    ctx.report(
+        CUDA_API_BEHIND_SWITCH,
+        original,
+        f"`{ctx.code(original)}` runs only when `{switch}` is switched on (it is off by default): "
+        f"it {ctx.target.advice(advice.removeprefix('is CUDA-only and '))}; with the switch on, the script "
+        "fails on XLA",
+    )

@@ -1,8 +1,18 @@
-"""XLA511 cuda-answer-no-effect."""
+"""XLA511 cuda-answer-no-effect: a CUDA query whose answer on an XLA host changes nothing (the
+CUDA-only facts' ``cuda_answers``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_ANSWER_NO_EFFECT = Rule(
     code="XLA511",
@@ -144,3 +154,17 @@ CUDA_ANSWER_NO_EFFECT = Rule(
         ),
     ),
 )
+
+
+@on_references(CUDA_ANSWER_NO_EFFECT, names="torch.cuda.device_count torch.cuda.is_bf16_supported")
+def _no_effect_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    from codemods.cuda_only.rules.runtime_references import goes_with_device_call
+
+    answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
+    if answer is not None and answer.effect == "none" and not goes_with_device_call(ctx, original):
+        ctx.report(
+            CUDA_ANSWER_NO_EFFECT,
+            original,
+            f"{answer.heading(ctx.code(original), qualified)}; nothing changes on XLA",
+        )
+    return updated

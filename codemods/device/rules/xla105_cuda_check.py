@@ -1,8 +1,19 @@
-"""XLA105 cuda-check."""
+"""XLA105 cuda-check.  The checks that stay are reported by the device rewrite; this module's
+hook reports a CUDA query whose answer on an XLA host chooses another branch than a GPU would
+(the CUDA-only facts' ``cuda_answers``: a rule reads another concern's facts)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_CHECK = Rule(
     code="XLA105",
@@ -181,3 +192,19 @@ CUDA_CHECK = Rule(
         ),
     ),
 )
+
+
+@on_references(CUDA_CHECK, names="torch.cuda.device_count torch.cuda.is_bf16_supported")
+def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
+    if answer is None or answer.effect != "branch":
+        return updated
+    replacing = ctx.facts.device.replaced_parts.get(original)
+    if replacing is not None and ctx.enabled(replacing[1], replacing[0]):
+        return updated  # inside a device call that becomes the XLA device: it goes with it
+    ctx.report(
+        CUDA_CHECK,
+        original,
+        f"{answer.heading(ctx.code(original), qualified)}: check that the code it chooses is right on XLA",
+    )
+    return updated

@@ -1,66 +1,63 @@
-"""The CUDA runtime APIs the tool reports (or drops), each with its rule and what to use on
-XLA: read by the rewrite that reports them (reported_apis.py),
-by the device analysis (which calls crash without CUDA) and by the walk's choice of the
-references the rewrites visit (codemods/analyse.py)."""
+"""The CUDA runtime APIs the CUDA-only rules report (or drop), with what to use on XLA: one
+table per rule, read by their hooks (XLA502 the settings with no effect; XLA506, and XLA508
+behind a switch, the CUDA-only APIs), by the device analysis (which calls crash without CUDA)
+and by the walk's choice of the references the rewrites visit (codemods/analyse.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codemods.cuda_only.rules.xla502_cuda_no_effect import CUDA_NO_EFFECT
-from codemods.cuda_only.rules.xla506_cuda_api import CUDA_API
-from codemods.engine.rule import Rule
+from codemods import apis
 
 
 @dataclass(frozen=True)
-class SourceApi:
-    rule: Rule
+class RuntimeApi:
     advice: str
     # Raises on a machine without CUDA (where XLA scripts run): code that reaches it
     # must not be switched on by the device rewrites.
     crashes_without_cuda: bool = False
 
 
-def _table(rule: Rule, advice: str, names: str, crashes: bool = False) -> dict[str, SourceApi]:
-    return {name: SourceApi(rule, advice, crashes) for name in names.split()}
+def _table(advice: str, names: str, crashes: bool = False) -> dict[str, RuntimeApi]:
+    return {name: RuntimeApi(advice, crashes) for name in names.split()}
 
 
-CUDA_RUNTIME: dict[str, SourceApi] = {
+# Settings and calls with no effect on an XLA device (XLA502).
+NO_EFFECT: dict[str, RuntimeApi] = {
     **_table(
-        CUDA_NO_EFFECT,
         "has no effect on an XLA device; remove it",
         "torch.cuda.empty_cache torch.cuda.reset_peak_memory_stats torch.cuda.reset_max_memory_allocated "
         "torch.cuda.ipc_collect torch.backends.cudnn.benchmark torch.backends.cudnn.deterministic "
         "torch.backends.cudnn.enabled torch.backends.cuda.matmul.allow_tf32 torch.backends.cudnn.allow_tf32",
     ),
     **_table(
-        CUDA_NO_EFFECT,
         "records nothing on an XLA device (without CUDA, torch.profiler disables CUDA profiling); to profile the "
         "XLA device use torch_xla.debug.profiler (xp.start_server(9012), then xp.trace or TensorBoard's profile "
         "plugin)",
         "torch.profiler.ProfilerActivity.CUDA torch.autograd.ProfilerActivity.CUDA",
     ),
     **_table(
-        CUDA_NO_EFFECT,
         "picks among CUDA's kernels for scaled_dot_product_attention; it only sets a flag (no CUDA needed) and "
         "XLA lowers attention itself, whatever the flags say: no effect on an XLA device; remove it",
         "torch.backends.cuda.enable_flash_sdp torch.backends.cuda.enable_mem_efficient_sdp "
         "torch.backends.cuda.enable_math_sdp torch.backends.cuda.enable_cudnn_sdp torch.backends.cuda.sdp_kernel",
     ),
     **_table(
-        CUDA_NO_EFFECT,
         "picks the backends of scaled_dot_product_attention (flash, memory-efficient, cuDNN, math); it only sets "
         "flags of the process (no CUDA needed) and XLA lowers attention itself, whatever they say: no effect on "
         "an XLA device; remove it",
         "torch.nn.attention.sdpa_kernel",
     ),
+}
+
+# CUDA-only APIs with no XLA equivalent here (XLA506; XLA508 where a switch that is off
+# by default keeps them from running).
+CUDA_ONLY: dict[str, RuntimeApi] = {
     **_table(
-        CUDA_API,
         "is CUDA-only and has no XLA equivalent here; remove it or guard it",
         "torch.cuda.device_count torch.cuda.is_bf16_supported",
     ),
     **_table(
-        CUDA_API,
         "is torch's SyncBatchNorm, which takes only CUDA and XPU tensors: once a process group is started it raises "
         "ValueError on XLA tensors at the first training step; keep torch.nn.BatchNorm (statistics per device), or build "
         "torch_xla.core.functions.SyncBatchNorm in place of each BatchNorm (it has no convert_sync_batchnorm)",
@@ -68,13 +65,11 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         crashes=True,
     ),
     **_table(
-        CUDA_API,
         "raises without CUDA; use xm.get_memory_info(device) for XLA memory",
         "torch.cuda.mem_get_info",
         crashes=True,
     ),
     **_table(
-        CUDA_API,
         # torch 2.9 without CUDA: memory_stats() is empty, and the summary's first read of it
         # raises KeyError('allocated_bytes.all.current').
         "raises without CUDA (KeyError: its statistics are empty); use xm.get_memory_info(device) for XLA memory",
@@ -82,7 +77,6 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         crashes=True,
     ),
     **_table(
-        CUDA_API,
         "is CUDA-only and raises without CUDA; remove it or guard it",
         "torch.cuda.get_device_name torch.cuda.get_device_properties torch.cuda.get_device_capability "
         "torch.cuda.current_device torch.cuda.Stream torch.cuda.stream "
@@ -92,10 +86,17 @@ CUDA_RUNTIME: dict[str, SourceApi] = {
         crashes=True,
     ),
     **_table(
-        CUDA_API,
         "times CUDA streams and raises without CUDA (`record()`: no NVIDIA driver): on XLA time a step with "
         "torch_xla.sync(), xm.wait_device_ops() and time.perf_counter() around it",
         "torch.cuda.Event",
         crashes=True,
     ),
 }
+
+CUDA_RUNTIME: dict[str, RuntimeApi] = {**NO_EFFECT, **CUDA_ONLY}
+
+
+def handled_elsewhere(qualified: str) -> bool:
+    """A torch.cuda API other rules port or check (availability checks, CUDA tensor types,
+    set_device, synchronize, torch.cuda.amp): not one to report as CUDA-only."""
+    return qualified in apis.HANDLED_CUDA_APIS or qualified.startswith(apis.HANDLED_CUDA_PREFIXES)
