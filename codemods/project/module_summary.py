@@ -311,6 +311,11 @@ class ImportContext(Protocol):
         file's functions the optimizer of a sharded model)."""
         ...
 
+    def module_read_in_run(self) -> str | None:
+        """Another file of the run reads ``.module`` on something (a quick textual scan): the
+        first such, as findings name it (a wrapper this file keeps on an attribute may be read there)."""
+        ...
+
     def neighbours(self) -> tuple[str, ...]:
         """The modules of the file's own folder (what ``__import__(name)`` with a name known
         only at run time may load, the script's folder being first on sys.path)."""
@@ -382,6 +387,9 @@ class GuessedImports:
 
     def imported_by_fsdp(self) -> bool:
         return False
+
+    def module_read_in_run(self) -> str | None:
+        return None
 
     def neighbours(self) -> tuple[str, ...]:
         return ()
