@@ -55,6 +55,10 @@ class ModuleSummary:
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
     own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
+    # Classes whose methods build an optimizer or a scheduler onto an attribute of the
+    # instance: (class, attribute, "optimizer" or "scheduler"); ``gan.opt_g.step()`` on an
+    # instance of one steps that optimizer.
+    held_steppers: frozenset[tuple[str, str, str]] = frozenset()
     # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
     # they return to the XLA device raises.
     sparse_returns: frozenset[str] = frozenset()
