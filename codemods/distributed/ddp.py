@@ -66,6 +66,8 @@ class DdpAnalysis(Analysis):
         # those bound at module level.
         self.dp_holders: dict[cst.Call, set[str]] = {}
         self.module_level_dp: set[cst.Call] = set()
+        # The function or method each DataParallel construction is in (``Trainer.__init__``).
+        self.dp_scopes: dict[cst.Call, str] = {}
         # Values that leave the file: returned (the value, and the function that returns it).
         self.returned: list[tuple[cst.BaseExpression, str]] = []
         self.backward_candidates: list[tuple[cst.SimpleStatementLine, cst.Call, str, str | None]] = []
@@ -121,6 +123,7 @@ class DdpAnalysis(Analysis):
             elif callee in DATA_PARALLEL:
                 self.dp_calls.append((core, name, self.statement if value is core else None))
                 self.dp_holders.setdefault(core, set()).add(name)
+                self.dp_scopes[core] = self.walk.qualname
                 if self.walk.module_level:
                     self.module_level_dp.add(core)
                 self.dp_guard_names.update(
@@ -157,6 +160,7 @@ class DdpAnalysis(Analysis):
         elif callee in DATA_PARALLEL and not any(node is c for c, _, _ in self.dp_calls):
             self.dp_calls.append((node, None, None))
             self.dp_holders[node] = _bound_names(self.statement)
+            self.dp_scopes[node] = self.walk.qualname
             if self.walk.module_level:
                 self.module_level_dp.add(node)
 
@@ -236,8 +240,9 @@ class DdpAnalysis(Analysis):
 
     def _leaving(self) -> dict[cst.Call, str]:
         """The DataParallel constructions whose model leaves the file, and where it goes:
-        returned by a function, handed to a callable of another module of the project, or
-        bound at module level in a module that other files of the run import."""
+        returned by a function, handed to a callable of another module of the project,
+        bound at module level in a module that other files of the run import, or held on an
+        attribute that code of another file may read (``_held_on_attribute``)."""
         leaving: dict[cst.Call, str] = {}
         project_names = self.facts.imports.project_names
         handed = [
@@ -257,7 +262,39 @@ class DdpAnalysis(Analysis):
             else:
                 if imported and call in self.module_level_dp and holders:
                     leaving[call] = "bound at module level in a module other files of the run import"
+                elif (held := self._held_on_attribute(call, imported)) is not None:
+                    leaving[call] = held
         return leaving
+
+    def _held_on_attribute(self, call: cst.Call, imported: bool) -> str | None:
+        """Where a model wrapped onto an attribute (``self.model = nn.DataParallel(net)``) may
+        be read as ``.module`` out of the tool's sight (``trainer.model.module``, or
+        ``self.model.module`` in a subclass of another file): in a module that other files of
+        the run import, when one of the run's other files reads ``.module`` at all; in one
+        that none imports, when the attribute is ``self``'s and no code of the file builds
+        its class (or a subclass of it), so the instances come from files outside the run.
+        None: every ``.module`` read is in sight (and this file's are rewritten)."""
+        attributes = sorted(holder for holder in self.dp_holders[call] if "." in holder)
+        if not attributes:
+            return None
+        holder = attributes[0]
+        owner = self.dp_scopes[call].split(".")[0] if holder.startswith("self.") else ""
+        shown = f"`{holder}` of `{owner}`" if owner in self.classes else f"`{holder}`"
+        if imported:
+            reader = self.facts.project.context.module_read_in_run()
+            return None if reader is None else f"held on {shown}, and {reader} of the run reads `.module`"
+        if owner in self.classes and not self._built_here(owner, set()):
+            return f"held on {shown}, a class no file of the run builds or imports"
+        return None
+
+    def _built_here(self, cls: str, seen: set[str]) -> bool:
+        """Code of the file builds the file's class ``cls``, or a subclass of it of the file."""
+        seen.add(cls)
+        return any(func == cls for func, _ in self.model_calls) or any(
+            self._built_here(name, seen)
+            for name, (bases, _) in self.classes.items()
+            if name not in seen and any(written == cls for _, written in bases)
+        )
 
     def _data_parallel_classes(self) -> None:
         """The file's DataParallel subclasses, and the constructions of those (of this file or

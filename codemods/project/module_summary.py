@@ -55,6 +55,10 @@ class ModuleSummary:
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
     own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
+    # Classes whose methods build an optimizer or a scheduler onto an attribute of the
+    # instance: (class, attribute, "optimizer" or "scheduler"); ``gan.opt_g.step()`` on an
+    # instance of one steps that optimizer.
+    held_steppers: frozenset[tuple[str, str, str]] = frozenset()
     # Functions that return a sparse tensor (``torch.sparse_coo_tensor(...)``): moving what
     # they return to the XLA device raises.
     sparse_returns: frozenset[str] = frozenset()
@@ -321,6 +325,11 @@ class ImportContext(Protocol):
         the module is no project file the tool can read."""
         ...
 
+    def module_read_in_run(self) -> str | None:
+        """Another file of the run reads ``.module`` on something (a quick textual scan): the
+        first such, as findings name it (a wrapper this file keeps on an attribute may be read there)."""
+        ...
+
     def neighbours(self) -> tuple[str, ...]:
         """The modules of the file's own folder (what ``__import__(name)`` with a name known
         only at run time may load, the script's folder being first on sys.path)."""
@@ -395,6 +404,9 @@ class GuessedImports:
 
     def star_names(self, module: str) -> StarNames | None:
         return None  # no module of the project is read
+
+    def module_read_in_run(self) -> str | None:
+        return None
 
     def neighbours(self) -> tuple[str, ...]:
         return ()

@@ -40,6 +40,8 @@ from codemods.project.sys_path import added_folders
 # How a module is summarised: its bytes, its path and its own import context.
 Summarise = Callable[[bytes, "FileImports"], "ModuleSummary | None"]
 _MAX_HOPS = 4
+# ``x.module``, a wrapper's model read (not ``.modules()``).
+_READS_MODULE = re.compile(rb"\.\s*module\b")
 # A summary made on demand converts the module, whose own analysis may ask for the
 # summaries of its imports, and so on down the import graph: the nesting is bounded, so
 # that how deep a project's imports go never decides how deep the tool recurses.
@@ -134,6 +136,7 @@ class Project:
         # project's modules are under them too, and every module's imports search them.
         self.wider_roots: set[Path] = set()
         self._star_names: dict[Path, StarNames | None] = {}
+        self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
         self.learn(known or {})
 
     @functools.cached_property
@@ -173,6 +176,19 @@ class Project:
     def imported_by_fsdp(self, path: Path) -> bool:
         """A file of the run that wraps a model in FSDP imports ``path``."""
         return self.imported_in_run(path) and path in self._fsdp_imported
+
+    def module_reader(self, path: Path) -> str | None:
+        """A file of the run other than ``path`` that reads ``.module`` on something (a quick
+        textual scan of the run's files, made once), as findings show it; None: none does."""
+        if self._module_readers is None:
+            self._module_readers = []
+            for file in sorted(self.in_run):
+                try:
+                    if _READS_MODULE.search(read_bytes(str(file))):
+                        self._module_readers.append(file)
+                except FileProblem:
+                    continue
+        return next((self.display(file) for file in self._module_readers if file != path), None)
 
     def learn_imported(self, imported: Collection[Path], fsdp_imported: Collection[Path] = ()) -> None:
         """The run's files that another file of the run imports, and those that a file
@@ -352,6 +368,9 @@ class FileImports:
 
     def imported_by_fsdp(self) -> bool:
         return self.project.imported_by_fsdp(self.path)
+
+    def module_read_in_run(self) -> str | None:
+        return self.project.module_reader(self.path)
 
     def neighbours(self) -> tuple[str, ...]:
         try:

@@ -33,6 +33,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         own_optimizers=frozenset(facts.training.own_optimizers),
+        held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
         sparse_calls=frozenset(facts.cuda_only.sparse_calls),

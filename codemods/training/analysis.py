@@ -28,6 +28,7 @@ from codemods.training.device_less import names_a_device, project_may_place
 from codemods.training.drivers import StepDrivers
 from codemods.training.early_optimizers import _module_calls, through_bound, value_names
 from codemods.training.facts import LoopPlan, OptimizerStep
+from codemods.training.held_steppers import held_steppers
 from codemods.training.loop_values import accumulated_into, filters_batches
 from codemods.training.members import member_name, member_values
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
@@ -205,10 +206,17 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             self.device_loaders.add(name)
         if callee is None:
             return
-        if callee.startswith(apis.SCHEDULER_MODULE + ".") or callee == apis.SWA_SCHEDULER:
-            self.part.schedulers.add(name)
-        elif _is_optimizer_class(callee):
-            self.part.optimizers.add(name)
+        kind = (
+            "scheduler"
+            if callee.startswith(apis.SCHEDULER_MODULE + ".") or callee == apis.SWA_SCHEDULER
+            else "optimizer"
+            if _is_optimizer_class(callee)
+            else None
+        )
+        if kind is not None:
+            (self.part.schedulers if kind == "scheduler" else self.part.optimizers).add(name)
+            if name.startswith("self.") and (owner := self.walk.qualname.rpartition(".")[0]) in self.classes:
+                self.part.held_steppers.add((owner, name.removeprefix("self."), kind))
         elif callee.startswith("torch.nn.") and callee.rsplit(".", 1)[-1][:1].isupper():
             self.part.models.add(name)
 
@@ -427,6 +435,13 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
         fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
+        for name, kind in held_steppers(
+            (step.optimizer for _, step, _, _ in self.step_candidates),
+            self.instances,
+            part.held_steppers,
+            self.walk.analysis(ProjectAnalysis).origin,
+        ):
+            (part.schedulers if kind == "scheduler" else part.optimizers).add(name)
         for call, step, loop, function in self.step_candidates:  # type: ignore[assignment]  # the loop variable reuses the name ``loop`` typed _Loop above; here it may be None
             if part.is_optimizer(step.optimizer):
                 if self.facts.distributed.ddp or self._framework_drives_training:

@@ -148,6 +148,9 @@ class TrainingFacts:
     # whose truth returns before it is built: ``if no_optim: return``); and the moves of
     # their instances after construction.
     own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
+    # Classes whose methods build an optimizer or a scheduler onto an attribute of the instance
+    # (``self.opt_g = torch.optim.Adam(...)``): (class, attribute, "optimizer" or "scheduler").
+    held_steppers: set[tuple[str, str, str]] = field(default_factory=set)
     moved_own_optimizers: dict[cst.Call, MovedOwnOptimizer] = field(default_factory=dict)
     # ``self.to(device)`` in ``__init__`` after the optimizers were built there.
     moved_after_init_optimizers: dict[cst.Call, MovedAfterInitOptimizers] = field(default_factory=dict)

@@ -14,7 +14,13 @@ import pytest
 
 from codemods import TARGETS, Conversion, convert_source
 from tests.support.cli import invoke
-from tests.support.data_parallel_projects import ORDERED_DATA, UNEVEN_PARALLEL, UNEVEN_TRAIN
+from tests.support.data_parallel_projects import (
+    DP_TRAINER,
+    DP_TRAINER_MAIN,
+    ORDERED_DATA,
+    UNEVEN_PARALLEL,
+    UNEVEN_TRAIN,
+)
 from tests.support.fixtures import convert_fixture as convert_in_project
 from tests.support.fixtures import fixture_scripts, output_bytes, output_text
 from tests.support.paths import FIXTURES
@@ -296,6 +302,83 @@ def test_data_parallel_models_read_by_other_modules_keep_their_wrappers(tmp_path
     assert any("returned by `build_model`" in message for message in kept)
     assert any("bound at module level in a module other files of the run import" in message for message in kept)
     assert invoke("convert", ".", "--target", target, "--check", cwd=tmp_path).exit_code == 0
+
+
+# -- DataParallel models held on an attribute, read as `.module` by another module (XLA605) -------
+
+_DP_SUBCLASS = """\
+import torch
+from trainer import Trainer
+
+
+class SavingTrainer(Trainer):
+    def save(self, path):
+        torch.save(self.model.module.state_dict(), path)
+"""
+
+
+def _trainer_project(folder: Path, read: str, *extra: tuple[str, str]) -> Path:
+    (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
+    (folder / "trainer.py").write_text(DP_TRAINER)
+    (folder / "main.py").write_text(DP_TRAINER_MAIN.format(read=read))
+    for name, text in extra:
+        (folder / name).write_text(text)
+    return folder
+
+
+def _kept(result_output: str) -> list[str]:
+    report = json.loads(result_output)
+    return [f["message"] for file in report["files"] for f in file["findings"] if " kept: " in f["message"]]
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize(
+    ("read", "extra", "reader"),
+    [
+        ("trainer.model.module", (), "main.py"),
+        ('getattr(trainer.model, "module", trainer.model)', (("saving.py", _DP_SUBCLASS),), "saving.py"),
+    ],
+    ids=["attribute-read", "subclass-read"],
+)
+def test_a_wrapper_held_on_an_attribute_that_another_module_reads_stays(
+    tmp_path: Path, target: str, read: str, extra: tuple[tuple[str, str], ...], reader: str
+) -> None:
+    """`self.model = nn.DataParallel(net)` in a trainer class, read as `trainer.model.module`
+    by the driver (or as `self.model.module` by a subclass of another module): the wrapper
+    stays, reported with the file that reads `.module`; that read is left as it is."""
+    folder = _trainer_project(tmp_path, read, *extra)
+    result = invoke("convert", ".", "--target", target, "--format", "json", cwd=folder)
+    assert "self.model = nn.DataParallel(net)" in (folder / "trainer.py").read_text()
+    assert read in (folder / "main.py").read_text()
+    kept = _kept(result.output)
+    assert len(kept) == 1, kept
+    assert f"held on `self.model` of `Trainer`, and {reader} of the run reads `.module`" in kept[0]
+    assert invoke("convert", ".", "--target", target, "--check", cwd=folder).exit_code == 0
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_wrapper_held_on_an_attribute_that_no_module_reads_goes(tmp_path: Path, target: str) -> None:
+    """The driver reads the model through `getattr(..., "module", ...)`, which works on the bare
+    model, and no file of the run reads `.module`: the wrapper goes."""
+    folder = _trainer_project(tmp_path, 'getattr(trainer.model, "module", trainer.model)')
+    result = invoke("convert", ".", "--target", target, "--format", "json", cwd=folder)
+    assert "DataParallel" not in (folder / "trainer.py").read_text()
+    assert not _kept(result.output)
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_trainer_converted_alone_keeps_the_wrapper_its_unseen_users_may_read(tmp_path: Path, target: str) -> None:
+    """trainer.py converted on its own: no file of the run builds `Trainer`, so the files that
+    do (and may read `.module`) are out of sight: the wrapper stays. A trainer file that builds
+    its class itself, and that no file of the run imports, loses it."""
+    folder = _trainer_project(tmp_path, "trainer.model.module")
+    result = invoke("convert", "trainer.py", "--target", target, "--format", "json", cwd=folder)
+    assert "self.model = nn.DataParallel(net)" in (folder / "trainer.py").read_text()
+    assert "a class no file of the run builds or imports" in _kept(result.output)[0]
+    (folder / "script.py").write_text(DP_TRAINER + "\n\nif __name__ == '__main__':\n    Trainer(nn.Linear(4, 4))\n")
+    result = invoke("convert", "script.py", "--target", target, "--format", "json", cwd=folder)
+    assert "DataParallel" not in (folder / "script.py").read_text()
+    assert not _kept(result.output)
 
 
 # -- a DataParallel subclass with its own scatter, fed batches already on the device (XLA118) ------

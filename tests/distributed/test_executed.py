@@ -12,6 +12,11 @@ A DataParallel subclass of another module with its own `scatter`, fed by an iter
 the device (tests/support/data_parallel_projects.py): no error (XLA605 says it changes
 nothing), and the converted project trains on XLA; with the iterator not handed the device
 (XLA118 stands), the converted project's first forward fails on a CPU tensor.
+
+A trainer class that keeps its model wrapped on `self.model`, read as `trainer.model.module`
+by the driver of another module: the port keeps the wrapper (XLA605), and the converted
+project trains and saves on XLA; with the wrapper removed (what the port used to write), the
+driver's `.module` fails after training.
 """
 
 from __future__ import annotations
@@ -22,7 +27,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.data_parallel_projects import ORDERED_DATA, UNEVEN_PARALLEL, UNEVEN_TRAIN
+from tests.support.data_parallel_projects import (
+    DP_TRAINER,
+    DP_TRAINER_MAIN,
+    ORDERED_DATA,
+    UNEVEN_PARALLEL,
+    UNEVEN_TRAIN,
+)
 from tests.support.executed import (
     RUN_TIMEOUT,
     Executed,
@@ -176,3 +187,39 @@ def test_a_scattering_data_parallel_fed_cpu_batches_fails_as_xla118_says(tmp_pat
     assert result.returncode != 0
     assert "Expected XLA tensor. Got: torch.LongTensor" in result.stderr
     assert "trained on" not in result.stdout
+
+
+def _trainer_project(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
+    (folder / "trainer.py").write_text(DP_TRAINER)
+    (folder / "main.py").write_text(DP_TRAINER_MAIN.format(read="trainer.model.module"))
+    convert_folder(folder)
+    return folder
+
+
+def test_a_wrapper_kept_on_a_trainer_attribute_trains_and_saves_on_xla(tmp_path: Path) -> None:
+    folder = _trainer_project(tmp_path / "ported")
+    assert "self.model = nn.DataParallel(net)" in (folder / "trainer.py").read_text()
+    output = run_command([sys.executable, "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "saved on xla" in output
+    assert (folder / "model.pt").exists()
+
+
+def test_with_the_trainer_attribute_unwrapped_the_driver_fails(tmp_path: Path) -> None:
+    """The negative control: the converted project with the wrapper removed, as the port
+    used to write it, fails on the driver's `trainer.model.module`."""
+    folder = _trainer_project(tmp_path / "removed")
+    trainer = folder / "trainer.py"
+    trainer.write_text(trainer.read_text().replace("nn.DataParallel(net)", "net"))
+    result = subprocess.run(
+        [sys.executable, "main.py"],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert result.returncode != 0
+    assert "AttributeError: 'Linear' object has no attribute 'module'" in result.stderr
+    assert "saved" not in result.stdout

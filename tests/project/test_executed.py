@@ -18,7 +18,9 @@ saved as a CPU module and moved back (XLA203 at the ``.cpu()``, with no port): i
 it keeps training, converted it stops.  A module whose ``__init__`` moves itself after building
 optimizers over the networks it registers (XLA203 at the ``self.to``, with no port): converted,
 it trains nothing, and with the move first, as the finding says, it trains.  Optimizers kept in a
-namespace and a dict, their steps ported (XLA201): both networks train on XLA."""
+namespace and a dict, their steps ported (XLA201): both networks train on XLA.  An optimizer that
+another module's class keeps on its instances (``gan.opt_g``), its step ported (XLA201): the
+network trains on XLA, and with the ported step taken out it does not."""
 
 from __future__ import annotations
 
@@ -627,3 +629,50 @@ def test_without_the_star_import_followed_the_model_trains_on_the_cpu(tmp_path: 
     assert "args.cuda = not args.no_cuda and torch.cuda.is_available()" in (folder / "train.py").read_text()
     output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     assert "star cpu changed True" in output
+
+
+GAN_MODULE = """\
+import torch
+import torch.nn as nn
+
+
+class GAN:
+    def __init__(self, device):
+        self.g = nn.Linear(4, 4).to(device)
+        self.opt_g = torch.optim.Adam(self.g.parameters(), lr=1e-2)
+        self.decay = torch.optim.lr_scheduler.StepLR(self.opt_g, 10)
+"""
+
+GAN_TRAIN = """\
+import torch
+
+from gan import GAN
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+gan = GAN(device)
+before = gan.g.weight.detach().cpu().clone()
+for step in range(3):
+    loss = gan.g(torch.randn(8, 4, device=device)).pow(2).mean()
+    gan.opt_g.zero_grad()
+    loss.backward()
+    gan.opt_g.step()
+    gan.decay.step()
+print(f"gan {gan.g.weight.device.type} changed {not torch.equal(before, gan.g.weight.detach().cpu())}")
+"""
+
+
+def test_an_optimizer_another_modules_class_keeps_on_its_instance_is_stepped_on_xla(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'gan'\n")
+    (tmp_path / "gan.py").write_text(GAN_MODULE)
+    (tmp_path / "train.py").write_text(GAN_TRAIN)
+    convert_folder(tmp_path)
+    ported = (tmp_path / "train.py").read_text()
+    assert "    xm.optimizer_step(gan.opt_g)\n" in ported
+    assert "    gan.decay.step()\n" in ported
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "gan xla changed True" in output
+    unstepped = "".join(line for line in ported.splitlines(keepends=True) if "xm.optimizer_step(" not in line)
+    (tmp_path / "train.py").write_text(unstepped)
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
+    assert "gan xla changed False" in output

@@ -1133,3 +1133,45 @@ def test_a_method_a_subclass_does_not_define_is_its_base_classes(factory: Path) 
     )
     findings = _run(factory, ["main.py"])
     assert {f.rule for f in findings["main.py"]} >= {"XLA203", "XLA003"}
+
+
+_GAN = """import torch
+import torch.nn as nn
+from torch.optim import Adam
+
+
+class GAN:
+    def __init__(self):
+        self.g = nn.Linear(4, 4).cuda()
+        self.opt_g = Adam(self.g.parameters(), lr=1e-3)
+        self.decay = torch.optim.lr_scheduler.StepLR(self.opt_g, 10)
+        self.helper = make_helper()
+"""
+
+_GAN_TRAIN = """import torch
+from gan import GAN
+
+gan = GAN()
+for _ in range(10):
+    gan.g(torch.randn(8, 4).cuda()).sum().backward()
+    gan.opt_g.step()
+    gan.decay.step()
+    gan.helper.step()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_that_another_modules_class_keeps_on_its_instance_is_stepped_with_xm(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gan.opt_g.step()`` where gan.py's ``GAN.__init__`` builds ``self.opt_g = Adam(...)``:
+    ported like a plain optimizer; the scheduler it keeps (``gan.decay``) is left alone; an
+    attribute it keeps that is neither (``gan.helper``) is still asked about."""
+    repo = _project(tmp_path, {"gan.py": _GAN, "train.py": _GAN_TRAIN})
+    monkeypatch.chdir(repo)
+    steps = {f.line: f.message for f in _run(repo, ["gan.py", "train.py"], target)["train.py"] if f.rule == "XLA201"}
+    assert steps[7] == "gan.opt_g.step() -> xm.optimizer_step(gan.opt_g)"
+    assert 8 not in steps
+    assert "if this is an optimizer, call xm.optimizer_step(gan.helper)" in steps[9]
+    alone = {f.line for f in _run(repo, ["train.py"], target)["train.py"] if f.rule == "XLA201"}
+    assert alone == {7, 9}  # gan.py is read for train.py's summary, converted or not

@@ -47,3 +47,37 @@ for data, target in OrderedIterator(torch.randint(0, 100, (4000,)), 8{handed}):
     optimizer.step()
 print(f"trained on {{next(model.parameters()).device.type}}")
 """
+
+# A trainer class that keeps its model wrapped on an attribute, and a driver of another module
+# that reads the wrapped model off it (`{read}`: `trainer.model.module`, or a `getattr` that
+# works either way).
+DP_TRAINER = """\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, net):
+        self.model = nn.DataParallel(net).cuda()
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def fit(self, x, y):
+        loss = ((self.model(x.cuda()) - y.cuda()) ** 2).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return loss.item()
+"""
+
+DP_TRAINER_MAIN = """\
+import torch
+import torch.nn as nn
+from trainer import Trainer
+
+trainer = Trainer(nn.Linear(4, 4))
+for _ in range(3):
+    loss = trainer.fit(torch.randn(8, 4), torch.randn(8, 4))
+net = {read}
+torch.save(net.state_dict(), "model.pt")
+print(f"saved on {{next(net.parameters()).device.type}}, loss {{loss:.3f}}")
+"""

@@ -154,6 +154,7 @@ CUDA_API = Rule(
                     self.model = model.to(device)
                     if with_cuda and torch.cuda.device_count() > 1:
                         print("Using %d GPUs" % torch.cuda.device_count(), torch.cuda.get_device_name(1))
+                        self.model = torch.nn.DataParallel(self.model)
             """,
             note="under a test the tool knows is False on XLA: a CUDA check XLA105 reports False, a count over 1",
         ),

@@ -285,13 +285,14 @@ class Trainer:
 
 HANDED_BATCHES_PORTED = """
 import torch
+import torch.nn as nn
 import torch_xla
 import torch_xla.core.xla_model as xm
 
 
 class Trainer:
     def __init__(self, net):
-        self.model = net.to(torch_xla.device())
+        self.model = nn.DataParallel(net).to(torch_xla.device())
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
 
     def step(self, batch):
@@ -312,12 +313,13 @@ class Trainer:
 
 HANDED_BATCHES_SAGEMAKER = """
 import torch
+import torch.nn as nn
 import torch_xla.core.xla_model as xm
 
 
 class Trainer:
     def __init__(self, net):
-        self.model = net.to(xm.xla_device())
+        self.model = nn.DataParallel(net).to(xm.xla_device())
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
 
     def step(self, batch):
@@ -554,8 +556,8 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             HANDED_BATCHES_PORTED,
             note="batches-handed-to-a-step-method",
             findings=(
-                Expected(13, 16, "`targets`, `names` reach `self.model` on the CPU"),
-                Expected(23, 19, "`targets` reaches `self.model` on the CPU"),
+                Expected(14, 16, "`targets`, `names` reach `self.model` on the CPU"),
+                Expected(24, 19, "`targets` reaches `self.model` on the CPU"),
             ),
         ),
         invalid(
@@ -564,8 +566,8 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             target="sagemaker",
             note="batches-handed-to-a-step-method-sagemaker",
             findings=(
-                Expected(12, 16, "move each to the device first if it is a tensor (`targets.to(device)`)"),
-                Expected(22, 19, "`targets` reaches `self.model` on the CPU"),
+                Expected(13, 16, "move each to the device first if it is a tensor (`targets.to(device)`)"),
+                Expected(23, 19, "`targets` reaches `self.model` on the CPU"),
             ),
         ),
     )

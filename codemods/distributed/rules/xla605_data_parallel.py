@@ -22,7 +22,17 @@ DATA_PARALLEL = Rule(
     "CUDA device, keeps `device_ids == []` and calls the wrapped model directly (no scatter, no replicas), "
     "`.module` still answers and the state dict keeps its `module.` prefix. Rewriting the flag instead would "
     "change what other code reads, so the tool does not; remove the wrapper by hand with its `.module` uses once "
-    "they are all known. A DataParallel subclass with its own `scatter` whose every call in the file gets inputs "
+    "they are all known. A wrapper held on an attribute (`self.model = nn.DataParallel(net)` in a trainer class) is"
+    " read where the instance goes: `trainer.model.module` in the driver, `self.model.module` in a subclass of "
+    "another file. The rule that never breaks a working script: in a module other files of the run import, the "
+    "wrapper stays when any other file of the run reads `.module` at all (a textual scan, so an alias `m = "
+    "trainer.model; m.module` counts too; a `getattr(model, 'module', model)` works on either and does not); in a "
+    "module that no file of the run imports (a file converted alone), it stays when the file builds neither the "
+    "class nor a subclass of it, since the files that do are out of sight. It goes where every read is in sight: "
+    "the run's other files read no `.module`, or the file builds the class itself and no file of the run imports it"
+    " (the file's own `self.model.module` becomes `self.model`). A file converted alone that builds its class and "
+    "is also imported by files left out of the run is beyond what the run can see: convert the project as a whole. "
+    "A DataParallel subclass with its own `scatter` whose every call in the file gets inputs "
     "already on the device is said here too (info): its scatter never runs on XLA, and had nothing to move.",
     examples=lambda: (
         invalid(
@@ -94,6 +104,88 @@ DATA_PARALLEL = Rule(
                     "`ScatterDP` (a DataParallel subclass of this file) stays: its own `scatter` never runs on XLA",
                 ),
             ),
+        ),
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = nn.DataParallel(net)
+
+                def save(self, path):
+                    torch.save(self.model.module.state_dict(), path)
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = nn.DataParallel(net)
+
+                def save(self, path):
+                    xm.save(self.model.module.state_dict(), path)
+            """,
+            note="attribute-of-unbuilt-class-kept",
+            findings=(
+                Expected(
+                    8,
+                    22,
+                    "`nn.DataParallel` kept: the model it wraps leaves this file (held on `self.model` of `Trainer`, "
+                    "a class no file of the run builds or imports)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn import DataParallel as DP
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = DP(net)
+
+                def save(self, path):
+                    torch.save(self.model.module.state_dict(), path)
+
+
+            class SavingTrainer(Trainer):
+                pass
+
+
+            if __name__ == "__main__":
+                SavingTrainer(build()).save("m.pt")
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = net
+
+                def save(self, path):
+                    xm.save(self.model.state_dict(), path)
+
+
+            class SavingTrainer(Trainer):
+                pass
+
+
+            if __name__ == "__main__":
+                SavingTrainer(build()).save("m.pt")
+            """,
+            target="sagemaker",
+            note="attribute-of-class-built-here-removed",
+            alias=True,
+            findings=(Expected(7, 22, "DP(net) -> net"), Expected(10, 17, "self.model.module -> self.model")),
         ),
         invalid(
             """

@@ -28,7 +28,10 @@ OPTIMIZER_STEP = Rule(
     "silently drift apart. (Under DistributedDataParallel the step stays plain: DDP already reduces.) An optimizer "
     "kept in a container the file builds (`optims = SimpleNamespace(gen=Adam(...))`, a dict literal or `dict(...)`, "
     '`Munch`, `EasyDict`) is known as one where it is stepped (`optims.gen.step()`, `optims["gen"].step()`) and '
-    "ported like any other; a `.step()` on another member of a dict is left alone.",
+    "ported like any other; a `.step()` on another member of a dict is left alone. So is one that a class keeps on "
+    "its instances (`self.opt_g = torch.optim.Adam(...)` in a method of `GAN`, of the file or another module of the "
+    "project): `gan.opt_g.step()` on an instance of it is ported, and a scheduler kept that way "
+    "(`gan.decay.step()`) is left alone.",
     examples=lambda: (
         invalid(
             """
@@ -140,8 +143,124 @@ OPTIMIZER_STEP = Rule(
             target="sagemaker",
             note="members-of-containers-not-known-as-optimizers-sagemaker",
         ),
+        valid(
+            """
+            import torch
+
+
+            class Schedules:
+                def __init__(self, opt):
+                    self.decay = torch.optim.lr_scheduler.StepLR(opt, 10)
+
+
+            schedules = Schedules(opt)
+            for x in loader:
+                model(x).sum().backward()
+                schedules.decay.step()
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Schedules:
+                def __init__(self, opt):
+                    self.decay = torch.optim.lr_scheduler.StepLR(opt, 10)
+
+
+            schedules = Schedules(opt)
+            for x in loader:
+                model(x).sum().backward()
+                schedules.decay.step()
+                torch_xla.sync()
+            """,
+            note="scheduler-kept-on-an-instance",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class GAN:
+                def __init__(self):
+                    self.g = nn.Linear(4, 4)
+                    self.opt_g = torch.optim.Adam(self.g.parameters(), lr=1e-3)
+                    self.decay = torch.optim.lr_scheduler.StepLR(self.opt_g, 10)
+
+
+            gan = GAN()
+            for x in loader:
+                gan.g(x.cuda()).sum().backward()
+                gan.opt_g.step()
+                gan.decay.step()
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class GAN:
+                def __init__(self):
+                    self.g = nn.Linear(4, 4)
+                    self.opt_g = torch.optim.Adam(self.g.parameters(), lr=1e-3)
+                    self.decay = torch.optim.lr_scheduler.StepLR(self.opt_g, 10)
+
+
+            gan = GAN()
+            for x in loader:
+                gan.g(x.to(torch_xla.device())).sum().backward()
+                xm.optimizer_step(gan.opt_g)
+                gan.decay.step()
+                torch_xla.sync()
+            """,
+            note="optimizer-kept-on-an-instance",
+            findings=(Expected(17, 5, "gan.opt_g.step() -> xm.optimizer_step(gan.opt_g)"),),
+        ),
+        invalid(
+            """
+            import torch.optim as O
+
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt_pi = O.SGD(net.parameters(), lr=0.1)
+
+
+            def train(net, loader):
+                agent = Agent(net)
+                for x in loader:
+                    agent.net(x.cuda()).sum().backward()
+                    agent.opt_pi.step()
+            """,
+            """
+            import torch.optim as O
+            import torch_xla.core.xla_model as xm
+
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt_pi = O.SGD(net.parameters(), lr=0.1)
+
+
+            def train(net, loader):
+                agent = Agent(net)
+                for x in loader:
+                    agent.net(x.to(xm.xla_device())).sum().backward()
+                    xm.optimizer_step(agent.opt_pi)
+                    xm.mark_step()
+            """,
+            target="sagemaker",
+            note="optimizer-kept-on-an-instance-aliased-sagemaker",
+            alias=True,
+            findings=(Expected(15, 9, "agent.opt_pi.step() -> xm.optimizer_step(agent.opt_pi)"),),
+        ),
         invalid(
             """
             from types import SimpleNamespace
