@@ -66,6 +66,8 @@ class ImportAnalysis(Analysis):
             return
         module_level = self.walk.module_level and node not in part.after_code
         for local, qualified in names:
+            if qualified is not None and (qualified == "torch_xla" or qualified.startswith("torch_xla.")):
+                continue  # the port imports what it writes itself: another module's imports may change
             part.taken_names.add(local)
             part.project_names.pop(local, None)
             part.star_bound.pop(local, None)

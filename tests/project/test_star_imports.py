@@ -14,6 +14,7 @@ from codemods import convert_source
 from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
 from codemods.project.resolver import Project
+from tests.support.cli import invoke
 from tests.support.fixtures import output_bytes
 
 TARGETS = ["2.9", "sagemaker"]
@@ -108,6 +109,25 @@ def test_torch_bound_by_a_star_import_is_torch(
     assert "args.cuda = not args.no_cuda\n" in code
     assert _body(code) == _body(want)
     assert not [m for m in messages if "torch.cuda" in m], messages
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_port_imports_torch_xla_itself_beside_a_star_import_that_binds_it(tmp_path: Path, target: str) -> None:
+    """A star-imported module that the same run ports gets ``import torch_xla``, and so binds it
+    here too; the port's own uses in this file still get their own import: what another module
+    imports is not this file's to rely on (a later single-file run, an edit there)."""
+    loss = (
+        "import torch\nimport torch.nn as nn\n\n\nclass Loss(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.net = nn.Linear(2, 2).cuda()\n"
+    )
+    networks = "import torch\nfrom models.loss import *\n\n\ndef build(net):\n    net.cuda()\n    return net\n"
+    repo = _project(tmp_path, {"models/__init__.py": networks, "models/loss.py": loss})
+    result = invoke("convert", ".", "--target", target, cwd=repo)
+    assert result.exit_code == 1, result.output  # the ported CUDA moves are errors the run fixed
+    converted = (repo / "models/__init__.py").read_text()
+    assert "import torch_xla" in (repo / "models/loss.py").read_text()
+    head = converted.partition("from models.loss import *")[0]
+    assert "\nimport torch_xla" in head, converted
 
 
 @pytest.mark.parametrize("target", TARGETS)
