@@ -59,6 +59,20 @@ CUDA_API = Rule(
             """
             import torch
 
+            has_native_amp = False
+            try:
+                if getattr(torch.cuda.amp, "autocast") is not None:
+                    has_native_amp = True
+            except AttributeError:
+                pass
+            print(hasattr(torch.cuda, "amp"))
+            """,
+            note="an attribute probe runs on every build",
+        ),
+        valid(
+            """
+            import torch
+
             print(torch.__version__)
             """,
         ),
@@ -485,7 +499,25 @@ def _other_cuda_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CST
         handled_elsewhere(qualified)
         or original in ctx.facts.cuda_only.guarded_cuda
         or goes_with_device_call(ctx, original)
+        or _probed(ctx)
     ):
         return updated
     ctx.report(CUDA_API, original, f"`{ctx.code(original)}` is CUDA-only; remove it or guard it")
     return updated
+
+
+def _probed(ctx: Context[Facts]) -> bool:
+    """The reference being left is the object of ``getattr(x, name)`` or ``hasattr(x, name)``:
+    reading a module's attribute works on every build of torch, with or without CUDA."""
+    import libcst as cst
+
+    ancestors = ctx.ancestors
+    if len(ancestors) < 3 or type(ancestors[-2]) is not cst.Arg or type(ancestors[-3]) is not cst.Call:
+        return False
+    call = ancestors[-3]
+    return (
+        type(call.func) is cst.Name
+        and call.func.value in ("getattr", "hasattr")
+        and bool(call.args)
+        and call.args[0] is ancestors[-2]
+    )
