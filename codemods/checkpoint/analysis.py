@@ -14,7 +14,7 @@ from codemods.checkpoint.host_data import host_data, path_key
 from codemods.checkpoint.rules.xla401_xla_save import XLA_SAVE_KEYWORDS
 from codemods.device.analysis import DeviceAnalysis
 from codemods.engine.nodes import arg_value, call_args, dotted, is_cuda_device_string, walk
-from codemods.engine.walk import Analysis, Walk, assignments, calls_of
+from codemods.engine.walk import Analysis, Walk, assignments, attributes_named, calls_of
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -44,6 +44,27 @@ class CheckpointAnalysis(Analysis):
         # whether it is one of them.
         self.dataset_classes: set[str] = set()
         self.in_dataset: list[bool] = []
+        # The names each call's value is bound to (``model, opt = torch.load(f)``), and, per load,
+        # the names it binds that no later ``.to(...)``/``.cuda()`` moves (module_loads).
+        self.bound_by: dict[cst.Call, list[str]] = {}
+        self.unmoved: dict[cst.Call, set[str]] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if type(node.value) is cst.Call:
+            self.bound_by[node.value] = [
+                name
+                for target in node.targets
+                for part in (
+                    target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]
+                )
+                if (name := dotted(part.value if isinstance(part, cst.BaseElement) else part)) is not None
+            ]
+
+    @attributes_named("to", "cuda")
+    def _move(self, node: cst.Attribute) -> None:
+        if (moved := dotted(node.value)) is not None:
+            for names in self.unmoved.values():
+                names.discard(moved)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         is_dataset = any(
@@ -59,6 +80,7 @@ class CheckpointAnalysis(Analysis):
 
     @calls_of("torch.load", *_URL_LOADS)
     def _load(self, node: cst.Call) -> None:
+        self.unmoved[node] = set(self.bound_by.get(node, ()))
         position = 2 if self.walk.callee in _URL_LOADS else 1  # load_state_dict_from_url(url, model_dir, map_location)
         if (location := arg_value(node, position, "map_location")) is not None:
             self.load_locations.append(location)
@@ -100,6 +122,9 @@ class CheckpointAnalysis(Analysis):
         )
         self.part.unlocated_loads.update(self.loads_without_location)
         self._host_data_loads()
+        for load, names in self.unmoved.items():
+            if loaded_models := sorted(names & models):
+                self.part.module_loads[load] = tuple(loaded_models)
 
     def _host_data_loads(self) -> None:
         """Loads of a file that the module itself writes with host data only (host_data.py)."""

@@ -26,5 +26,9 @@ class CheckpointFacts:
     # ids; checkpoint/host_data.py): no storages, it loads the same anywhere.  The port still adds
     # the map location (harmless); a single-file run does not name them as a checkpoint (XLA003).
     host_data_loads: set[cst.Call] = field(default_factory=set)
+    # torch.load calls whose result is bound to a model of the file (a pickled module, not its
+    # state_dict) that nothing moves after the load: with the only map location XLA loads to
+    # (the CPU) it stays there, away from the batches the port moves (XLA403 reports it).
+    module_loads: dict[cst.Call, tuple[str, ...]] = field(default_factory=dict)
     # The file used CUDA: its own runs saved the checkpoints it loads on CUDA.
     cuda_script: bool = False

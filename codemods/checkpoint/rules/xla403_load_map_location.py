@@ -69,6 +69,75 @@ LOAD_MAP_LOCATION = Rule(
             """
             import torch
 
+            model = torch.nn.Linear(4, 2).cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model, optimizer = torch.load("best.pt", weights_only=False)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model, optimizer = torch.load("best.pt", weights_only=False, map_location="cpu")
+            """,
+            note="a pickled module comes back on the CPU",
+            findings=(
+                Expected(6, 20, "`model` comes back from this load as a pickled module, on the CPU"),
+                Expected(6, 62, 'torch.load(...) -> map_location="cpu"'),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+
+            net = th.nn.Linear(4, 2).cuda()
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            with open("best.pt", "rb") as f:
+                net = th.load(f)
+            """,
+            """
+            import torch as th
+            import torch_xla.core.xla_model as xm
+
+            net = th.nn.Linear(4, 2).to(xm.xla_device())
+            opt = th.optim.SGD(net.parameters(), lr=0.1)
+            with open("best.pt", "rb") as f:
+                net = th.load(f, map_location="cpu")
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a pickled module comes back on the CPU",
+            findings=(
+                Expected(7, 11, "`net` comes back from this load as a pickled module, on the CPU"),
+                Expected(7, 22, 'torch.load(...) -> map_location="cpu"'),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 2).cuda()
+            model = torch.load("best.pt", weights_only=False)
+            model = model.cuda()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            """
+            import torch
+            import torch_xla
+
+            model = torch.nn.Linear(4, 2).to(torch_xla.device())
+            model = torch.load("best.pt", weights_only=False, map_location="cpu")
+            model = model.to(torch_xla.device())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a pickled module moved after the load: only the map location",
+            findings=(Expected(5, 51, 'torch.load(...) -> map_location="cpu"'),),
+        ),
+        invalid(
+            """
+            import torch
+
             loc = 'cuda:{}'.format(args.gpu)
             checkpoint = torch.load(args.resume, map_location=loc)
             state = torch.load("m.pt", map_location=device)
@@ -282,6 +351,20 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
         lambda: updated.with_changes(args=with_keyword(list(updated.args), "map_location", cst.SimpleString('"cpu"'))),
         result=lambda call: call.args[-1],
     )
+
+
+@on_facts(LOAD_MAP_LOCATION, nodes=lambda facts: facts.checkpoint.module_loads)
+def _module_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """A load whose result is a model of the file (a pickled module) that nothing moves after."""
+    names = ", ".join(f"`{name}`" for name in ctx.facts.checkpoint.module_loads[original])
+    ctx.report(
+        LOAD_MAP_LOCATION,
+        original,
+        f"{names} comes back from this load as a pickled module, on the CPU: XLA loads only to the CPU "
+        "(map_location), while the port moves the batches to the XLA device; move it after the load "
+        "(`.to(device)`) and build its optimizer over the moved parameters, or save and load its state_dict()",
+    )
+    return updated
 
 
 def _why_unlocated(ctx: Context[Facts]) -> str:
