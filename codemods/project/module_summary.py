@@ -311,6 +311,12 @@ class ImportContext(Protocol):
         """Another file of the run imports this one (its loops may drive this file's steps)."""
         ...
 
+    def imports_a_training_step(self, data: bytes) -> bool:
+        """This file imports a project module that takes a training step (a quick textual
+        scan): a file that names no torch is read then too, for the loop that drives it
+        (SPADE's train.py calls ``trainer.run_one_step(batch)``)."""
+        ...
+
     def imported_by_fsdp(self) -> bool:
         """A file of the run that wraps a model in FSDP imports this one (it may hand this
         file's functions the optimizer of a sharded model)."""
@@ -388,6 +394,9 @@ class GuessedImports:
         return False
 
     def imported_in_run(self) -> bool:
+        return False
+
+    def imports_a_training_step(self, data: bytes) -> bool:
         return False
 
     def imported_by_fsdp(self) -> bool:
