@@ -68,6 +68,7 @@ class ModuleSummary:
     ddp_imports: frozenset[str] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
+    argument_round_trips: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()
@@ -264,6 +265,10 @@ class ModuleSummary:
 
     def reads_parameters(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(read, name, index, keyword) for read in self.parameter_readers)
+
+    def round_trips_argument(self, name: str, index: int | None, keyword: str | None) -> bool:
+        """Calling ``name`` moves that argument to the CPU and back to a device."""
+        return any(_same_argument(trip, name, index, keyword) for trip in self.argument_round_trips)
 
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
