@@ -172,7 +172,7 @@ class Project:
         return path in self._imported
 
     def takes_a_training_step(self, path: Path) -> bool:
-        """The project file calls ``.backward(``, ``.step(`` or ``zero_grad(`` (read once)."""
+        """The project file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (read once)."""
         if path not in self._takes_a_step:
             try:
                 self._takes_a_step[path] = takes_a_training_step(read_bytes(str(path)))
@@ -482,11 +482,13 @@ def wraps_fsdp(data: bytes) -> bool:
 # Calls that take a training step (a backward pass, an optimizer's step or its zero_grad): a file
 # that makes one is parsed even if it never names torch (its model and optimizer come from
 # other modules: SPADE's trainers), and so is a file that imports one (its loop drives the step).
-_TRAINING_CALLS = (b".backward(", b".step(", b"zero_grad(")
+# ``.step()`` without arguments: an environment's ``env.step(action)`` (gym wrappers, many files
+# without torch in RL repositories) is no reason to parse.
+_TRAINING_CALLS = (b".backward(", b".step()", b"zero_grad(")
 
 
 def takes_a_training_step(data: bytes) -> bool:
-    """The file calls ``.backward(``, ``.step(`` or ``zero_grad(`` (a quick textual scan)."""
+    """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan)."""
     return any(call in data for call in _TRAINING_CALLS)
 
 

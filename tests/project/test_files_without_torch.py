@@ -135,8 +135,9 @@ def test_a_single_file_run_of_the_trainer_reads_it(
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_file_without_torch_that_takes_no_step_stays_unparsed(tmp_path: Path, target: str) -> None:
     """A file that names no torch, takes no training step and imports no module that does is
-    skipped before parsing, as before (text that does not parse shows it was never parsed)."""
-    files = {**FILES, "report.py": "from model import make_batches\n\ndef summary(:\n"}
+    skipped before parsing, as before (text that does not parse shows it was never parsed): an
+    environment's ``env.step(action)`` is no optimizer step."""
+    files = {**FILES, "report.py": "from model import make_batches\n\nenv.step(action)\ndef summary(:\n"}
     project = Project(
         _project(tmp_path, files),
         summarise_with(target, Selection(), None),
