@@ -98,7 +98,7 @@ def convert_source(
         if isinstance(source, bytes) or isinstance(converted.output, str):
             return converted
         return replace(converted, source=source, output=converted.output.decode("utf-8"))
-    if not needs_parsing(raw) and (imports is None or not _read_for_the_project(raw, imports)):
+    if not is_read(raw, imports):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
@@ -128,6 +128,12 @@ def convert_source(
         if _cpython_accepts(source):
             raise  # CPython reads it: the recursion is the tool's own (an internal error)
         raise ConversionError("too deeply nested to convert") from None
+
+
+def is_read(raw: bytes, imports: ImportContext | None) -> bool:
+    """Whether a Python file is parsed: it names torch (or a library built on it) or takes a
+    training step, or the run that knows its project reads it for the other modules."""
+    return needs_parsing(raw) or (imports is not None and _read_for_the_project(raw, imports))
 
 
 def _read_for_the_project(raw: bytes, imports: ImportContext) -> bool:
