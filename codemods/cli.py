@@ -20,10 +20,12 @@ import click
 
 from codemods import __version__, progress, rule_docs
 from codemods.config import ConfigError, Settings, load
+from codemods.conversion import SKIP_FILE
 from codemods.doctor.static import DEFAULT_FAMILIES as DOCTOR_FAMILIES
 from codemods.engine.report import RENDERERS, FileReport, Mode, Report, coloured_diff
 from codemods.engine.rule import RuleSelection
-from codemods.files import FileProblem, discover, excluded_files
+from codemods.files import FileProblem, discover, excluded_files, is_dockerfile, is_notebook, read_bytes
+from codemods.pipeline import is_read
 from codemods.rules import SEVERITIES, Severity
 from codemods.runner import DEFAULT_MAX_BYTES, Job, process_bytes, project_of, run, workers_for
 from codemods.targets import DEFAULT_TARGET, TARGETS
@@ -412,12 +414,34 @@ def _execute(
     finally:
         if bar is not None:
             bar.close()
+    if len(paths) == 1 and len(work) == 1 and work[0][0] == paths[0]:
+        _say_if_unread(*work[0])
     report = Report(reports, mode, shows_info, __version__)
     code_on_stdout = mode == "diff"
     if code_on_stdout:
         _print_diffs(reports)
     _emit(report, report_file, report_format, to_stderr=code_on_stdout)
     return report.exit_code()
+
+
+def _say_if_unread(path: str, job: Job) -> None:
+    """The one Python file the user named, left unparsed by the quick look at its bytes: say
+    why, rather than only count it unchanged (issue 32)."""
+    if is_notebook(path) or is_dockerfile(path):
+        return
+    try:
+        raw = read_bytes(path)
+    except FileProblem:
+        return
+    if is_read(raw, project_of(Path(path), job).imports_of(Path(path))):
+        return
+    why = (
+        f"it carries `# {SKIP_FILE}`"
+        if SKIP_FILE.encode() in raw
+        else "it names none of torch, sagemaker, transformers, lightning, ignite and trl, takes no training "
+        "step (`.backward(`, `.step()`, `zero_grad(`) and uses no project module with one"
+    )
+    click.echo(f"xla-codemod: {path} was not parsed: {why}", err=True)
 
 
 def _interrupt(signum: int, frame: object) -> None:

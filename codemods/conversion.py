@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from codemods.engine.report import CellChange, Finding, HeldFinding
 from codemods.project.module_summary import ModuleSummary
+from codemods.project.resolver import takes_a_training_step
 
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
@@ -76,5 +77,7 @@ def chooses_a_device(raw: bytes) -> bool:
 
 
 def needs_parsing(raw: bytes) -> bool:
-    """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded)."""
-    return any(word in raw for word in _RELEVANT) and SKIP_FILE.encode() not in raw
+    """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded): it names
+    torch or a library built on it, or takes a training step with a model and an optimizer that
+    other modules make (SPADE's trainer.py: ``loss.backward(); self.opt.step()``, no torch)."""
+    return (any(word in raw for word in _RELEVANT) or takes_a_training_step(raw)) and SKIP_FILE.encode() not in raw

@@ -98,7 +98,7 @@ def convert_source(
         if isinstance(source, bytes) or isinstance(converted.output, str):
             return converted
         return replace(converted, source=source, output=converted.output.decode("utf-8"))
-    if not needs_parsing(raw) and (imports is None or not (imports.leaves_out_imports(raw) or chooses_a_device(raw))):
+    if not is_read(raw, imports):
         return Conversion(source, source, [], summary=ModuleSummary())
     if max_bytes is not None and len(raw) > max_bytes:
         raise ConversionError(
@@ -128,6 +128,19 @@ def convert_source(
         if _cpython_accepts(source):
             raise  # CPython reads it: the recursion is the tool's own (an internal error)
         raise ConversionError("too deeply nested to convert") from None
+
+
+def is_read(raw: bytes, imports: ImportContext | None) -> bool:
+    """Whether a Python file is parsed: it names torch (or a library built on it) or takes a
+    training step, or the run that knows its project reads it for the other modules."""
+    return needs_parsing(raw) or (imports is not None and _read_for_the_project(raw, imports))
+
+
+def _read_for_the_project(raw: bytes, imports: ImportContext) -> bool:
+    """A file that names no torch is read all the same for what it does with the project's other
+    modules: it uses some the run does not convert, chooses the device for them, or imports one
+    that takes a training step (its loop drives the step: a barrier goes there)."""
+    return imports.leaves_out_imports(raw) or chooses_a_device(raw) or imports.imports_a_training_step(raw)
 
 
 def _cpython_accepts(source: str | bytes) -> bool:

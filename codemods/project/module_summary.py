@@ -72,6 +72,7 @@ class ModuleSummary:
     ddp_imports: frozenset[str] = frozenset()
     # Callables that read an argument's parameters (``[p for p in m.parameters() if ...]``).
     parameter_readers: frozenset[tuple[str, int, str]] = frozenset()
+    argument_round_trips: frozenset[tuple[str, int, str]] = frozenset()
     # Module-level names that alias a torch name (fairseq2's ``Device: TypeAlias = device``):
     # (name, torch name); a file that imports the name reads it as that torch name.
     aliases: tuple[tuple[str, str], ...] = ()
@@ -269,6 +270,10 @@ class ModuleSummary:
     def reads_parameters(self, name: str, index: int | None, keyword: str | None) -> bool:
         return any(_same_argument(read, name, index, keyword) for read in self.parameter_readers)
 
+    def round_trips_argument(self, name: str, index: int | None, keyword: str | None) -> bool:
+        """Calling ``name`` moves that argument to the CPU and back to a device."""
+        return any(_same_argument(trip, name, index, keyword) for trip in self.argument_round_trips)
+
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
     callable_name, position, parameter = entry[:3]
@@ -313,6 +318,12 @@ class ImportContext(Protocol):
 
     def imported_in_run(self) -> bool:
         """Another file of the run imports this one (its loops may drive this file's steps)."""
+        ...
+
+    def imports_a_training_step(self, data: bytes) -> bool:
+        """This file imports a project module that takes a training step (a quick textual
+        scan): a file that names no torch is read then too, for the loop that drives it
+        (SPADE's train.py calls ``trainer.run_one_step(batch)``)."""
         ...
 
     def imported_by_fsdp(self) -> bool:
@@ -397,6 +408,9 @@ class GuessedImports:
         return False
 
     def imported_in_run(self) -> bool:
+        return False
+
+    def imports_a_training_step(self, data: bytes) -> bool:
         return False
 
     def imported_by_fsdp(self) -> bool:

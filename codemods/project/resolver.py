@@ -137,6 +137,7 @@ class Project:
         self.wider_roots: set[Path] = set()
         self._star_names: dict[Path, StarNames | None] = {}
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
+        self._takes_a_step: dict[Path, bool] = {}
         self.learn(known or {})
 
     @functools.cached_property
@@ -172,6 +173,15 @@ class Project:
                 if wraps_fsdp(data):
                     self._fsdp_imported |= found
         return path in self._imported
+
+    def takes_a_training_step(self, path: Path) -> bool:
+        """The project file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (read once)."""
+        if path not in self._takes_a_step:
+            try:
+                self._takes_a_step[path] = takes_a_training_step(read_bytes(str(path)))
+            except FileProblem:
+                self._takes_a_step[path] = False
+        return self._takes_a_step[path]
 
     def imported_by_fsdp(self, path: Path) -> bool:
         """A file of the run that wraps a model in FSDP imports ``path``."""
@@ -372,6 +382,9 @@ class FileImports:
     def module_read_in_run(self) -> str | None:
         return self.project.module_reader(self.path)
 
+    def imports_a_training_step(self, data: bytes) -> bool:
+        return any(self.project.takes_a_training_step(file) for file in imported_files(self.project, self.path, data))
+
     def neighbours(self) -> tuple[str, ...]:
         try:
             files = sorted(self.path.parent.glob("*.py"))
@@ -483,6 +496,19 @@ def wraps_fsdp(data: bytes) -> bool:
     """The file names torch's or torch_xla's FSDP wrapper (a quick textual scan, as for
     the imports: its steps' optimizers may be handed to the files it imports)."""
     return b"FullyShardedDataParallel" in data or b"fully_shard" in data
+
+
+# Calls that take a training step (a backward pass, an optimizer's step or its zero_grad): a file
+# that makes one is parsed even if it never names torch (its model and optimizer come from
+# other modules: SPADE's trainers), and so is a file that imports one (its loop drives the step).
+# ``.step()`` without arguments: an environment's ``env.step(action)`` (gym wrappers, many files
+# without torch in RL repositories) is no reason to parse.
+_TRAINING_CALLS = (b".backward(", b".step()", b"zero_grad(")
+
+
+def takes_a_training_step(data: bytes) -> bool:
+    """The file calls ``.backward(``, ``.step()`` or ``zero_grad(`` (a quick textual scan)."""
+    return any(call in data for call in _TRAINING_CALLS)
 
 
 def imported_files(project: Project, path: Path, data: bytes, depth: int = 0) -> set[Path]:

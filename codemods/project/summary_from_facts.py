@@ -39,6 +39,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         sparse_calls=frozenset(facts.cuda_only.sparse_calls),
         ddp_imports=_ddp_imports(facts),
         parameter_readers=frozenset(facts.training.parameter_readers),
+        argument_round_trips=frozenset(facts.training.argument_round_trips),
         aliases=tuple(sorted(facts.device.aliases.items())),
         launch_checks=frozenset(facts.distributed.launch_checked),
         feeding=frozenset(facts.obligations.feeding_callables),

@@ -288,6 +288,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             )
         if method == "cpu" and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .cpu() call (method matched) has an Attribute func, so receiver() is not None
             self.scope.events.append(("cpu", moved, node))
+            if function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]  # as above
+                function.cpu_params.add(param)
         if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
             device = CUDA if method == "cuda" or _is_cuda_string(target) else dotted(target)
@@ -308,6 +310,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
                 and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             ):
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
+                if param in function.cpu_params:
+                    function.round_trip_params.add(param)
         if callee is not None and _is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True

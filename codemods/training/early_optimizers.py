@@ -103,7 +103,12 @@ class EarlyOptimizers(Analysis):
         return None
 
     def _argument_events(
-        self, callee: str, call: cst.Call, feeding: bool, named: dict[cst.BaseExpression, str] | None = None
+        self,
+        callee: str,
+        call: cst.Call,
+        feeding: bool,
+        named: dict[cst.BaseExpression, str] | None = None,
+        round_trips: bool = False,
     ) -> list[tuple[object, ...]]:
         """What handing arguments to ``callee`` does to models: ("move", name, XLA or
         not, description) for an argument the callee moves to the device, ("optimizer",
@@ -111,7 +116,9 @@ class EarlyOptimizers(Analysis):
         optimizer (``feeding``: it is in its parameters, or it builds it), whose
         parameters it reads; ("untraced", name, call, origin) for what a callable the
         tool cannot read is handed there.  ``named``: arguments that are not names, and
-        the name each stands for (``to_gpu(Net())`` bound to ``model``: ``Net()`` is it)."""
+        the name each stands for (``to_gpu(Net())`` bound to ``model``: ``Net()`` is it).
+        ``round_trips``: also ("cpu", name, call) before the move of an argument the callee
+        moves to the CPU first (a save helper's ``net.cpu()``, then ``net.cuda()``)."""
         local = self._local_callable(callee)
         # Each project callable it may be (one of a dict's: ``Trainer = train_factory[task]``).
         project = self.walk.analysis(ProjectAnalysis)
@@ -150,6 +157,8 @@ class EarlyOptimizers(Analysis):
                 )
                 if param is None:
                     continue
+                if round_trips and param in local.round_trip_params:
+                    events.append(("cpu", name, call))
                 for moved, device, move, owner in local.moved_params:
                     if moved == param:
                         device_from = _handed_device(local, device)
@@ -166,6 +175,8 @@ class EarlyOptimizers(Analysis):
             else:
                 for each in founds:
                     if each.summary is not None:
+                        if round_trips and each.summary.round_trips_argument(each.name, index, keyword):
+                            events.append(("cpu", name, call))
                         events.extend(self._summary_events(callee, call, name, each, index, keyword, feeding))
         return events
 
@@ -216,6 +227,8 @@ class EarlyOptimizers(Analysis):
                         handed = None if xla else _handed_device(fn, device)
                         at, through = handed if handed is not None else (-1, "")
                         self.part.argument_moves.add((fn.qualname, index, param, xla, at, through, code_of(move)))
+                if param in fn.round_trip_params:
+                    self.part.argument_round_trips.add((fn.qualname, index, param))
                 if param in fn.parameters_of:
                     self.part.parameter_readers.add((fn.qualname, index, param))
                     if fn.builds_optimizer:

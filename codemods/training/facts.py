@@ -156,6 +156,9 @@ class TrainingFacts:
     moved_after_init_optimizers: dict[cst.Call, MovedAfterInitOptimizers] = field(default_factory=dict)
     # Moves to the CPU of a module an optimizer steps, which moves back to the device later.
     round_trips: dict[cst.Call, RoundTrip] = field(default_factory=dict)
+    # Callables that move an argument to the CPU and back (a save helper's ``torch.save(net.cpu()
+    # .state_dict(), path); net.cuda()``): (name, index, parameter).
+    argument_round_trips: set[tuple[str, int, str]] = field(default_factory=set)
     # Callables that read an argument's parameters (``p.parameters()``): (name, index, parameter).
     parameter_readers: set[tuple[str, int, str]] = field(default_factory=set)
     # `if args.gpu is not None:` guards around input moves (DeviceFacts.index_guards): True

@@ -61,5 +61,7 @@ class _Function(_Scope):
     # (parameter, device, move, the function the move is in: this one, or another method
     # of the class for an attribute ``__init__`` bound to the parameter).
     moved_params: list[tuple[str, str | None, cst.Call, str]] = field(default_factory=list)
+    cpu_params: set[str] = field(default_factory=set)  # parameters the function moves to the CPU (``net.cpu()``)
+    round_trip_params: set[str] = field(default_factory=set)  # ... and then back to a device
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False

@@ -8,8 +8,10 @@ on XLA each move makes new Parameter objects, the optimizer steps the old ones a
 module stops training (checked on torch_xla 2.9).  There is no safe port: what runs
 between the two moves may need the module on the CPU, and saving ``state_dict()`` instead
 of the module changes what a later load gets; so XLA203 reports the move to the CPU and
-names the move back.  An optimizer built again after the move back holds the new
-parameters: no finding.
+names the move back.  A helper handed the module that moves it to the CPU and back itself
+(SPADE's ``save_network``: ``torch.save(net.cpu().state_dict(), path); net.cuda()``, in the same
+file or another module of the project) is reported at the call.  An optimizer built again after
+the move back holds the new parameters: no finding.
 """
 
 from __future__ import annotations
@@ -119,9 +121,13 @@ class RoundTrips(EarlyOptimizers):
                     on_cpu.setdefault(module, (move, str(event[1]), optimizer))
             elif kind == "move" and (module := held.canonical(str(event[1]))) in on_cpu:
                 self._note_round_trip(module, on_cpu.pop(module), f"`{code_of(event[3])}`", found)  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-            elif kind == "call" and on_cpu:
-                for moved in self._argument_events(str(event[1]), event[2], False):  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
-                    if moved[0] == "move" and (module := held.canonical(str(moved[1]))) in on_cpu:
+            elif kind == "call":
+                # A helper handed the module moves it (back), or moves it to the CPU and back itself.
+                for moved in self._argument_events(str(event[1]), event[2], False, round_trips=True):  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    module = held.canonical(str(moved[1]))
+                    if moved[0] == "cpu" and (optimizer := held.optimizer_of(module)) is not None:
+                        on_cpu.setdefault(module, (event[2], str(moved[1]), optimizer))  # type: ignore[arg-type]  # an event is a tuple[object, ...] whose items' types depend on its kind (event[0])
+                    elif moved[0] == "move" and module in on_cpu:
                         self._note_round_trip(module, on_cpu.pop(module), str(moved[3]), found)
         return held
 

@@ -364,6 +364,8 @@ def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path
         [sys.executable, "-c", LOADED_MODULES, *command, str(plain)], capture_output=True, text=True, cwd=tmp_path
     )
     assert "exit 0" in skipped.stderr
+    # The file the user named is not only counted unchanged: the run says why it was not parsed.
+    assert "util.py was not parsed: it names none of torch, sagemaker" in skipped.stderr
     assert "libcst" not in skipped.stdout.split()
     assert "codemods.cli" in skipped.stdout.split()
     converted = subprocess.run(
@@ -371,6 +373,7 @@ def test_a_file_without_torch_is_skipped_without_importing_libcst(tmp_path: Path
     )
     assert "exit 1" in converted.stderr  # the probe sees LibCST when a file needs it
     assert "libcst" in converted.stdout.split()
+    assert "was not parsed" not in converted.stderr
 
 
 def test_a_run_large_enough_for_workers_loads_libcst_only_if_a_file_needs_it(tmp_path: Path) -> None:

@@ -278,6 +278,182 @@ def train(loader, epochs):
 """
 
 
+# A save helper that moves the module it is handed to the CPU and back (SPADE's
+# ``save_network``), called by position and by keyword.
+SAVED_BY_A_HELPER = """
+import torch
+from torch import nn
+
+
+def save_net(net, path, use_gpu):
+    torch.save(net.cpu().state_dict(), path)
+    if use_gpu and torch.cuda.is_available():
+        net.cuda()
+
+
+def train(loader, epochs, use_gpu=True):
+    net = nn.Linear(4, 2).cuda()
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            net(x.cuda()).sum().backward()
+            optimizer.step()
+        save_net(net, f"net{epoch}.pt", use_gpu)
+        save_net(path="last.pt", use_gpu=use_gpu, net=net)
+"""
+
+
+SAVED_BY_A_HELPER_PORTED = """
+import torch
+from torch import nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def save_net(net, path, use_gpu):
+    xm.save(net.cpu().state_dict(), path)
+    if use_gpu:
+        net.to(torch_xla.device())
+
+
+def train(loader, epochs, use_gpu=True):
+    net = nn.Linear(4, 2).to(torch_xla.device())
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            net(x.to(torch_xla.device())).sum().backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        save_net(net, f"net{epoch}.pt", use_gpu)
+        save_net(path="last.pt", use_gpu=use_gpu, net=net)
+"""
+
+
+SAVED_BY_A_HELPER_SAGEMAKER = """
+import torch
+from torch import nn
+import torch_xla.core.xla_model as xm
+
+
+def save_net(net, path, use_gpu):
+    xm.save(net.cpu().state_dict(), path)
+    if use_gpu:
+        net.to(xm.xla_device())
+
+
+def train(loader, epochs, use_gpu=True):
+    net = nn.Linear(4, 2).to(xm.xla_device())
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            net(x.to(xm.xla_device())).sum().backward()
+            xm.optimizer_step(optimizer)
+            xm.mark_step()
+        save_net(net, f"net{epoch}.pt", use_gpu)
+        save_net(path="last.pt", use_gpu=use_gpu, net=net)
+"""
+
+
+# Right on XLA: the helper's round trip on a module no optimizer steps, and a helper that saves
+# the state dict and moves the module only to the device.
+HELPERS_THAT_STRAND_NOTHING = """
+import torch
+from torch import nn
+
+
+def save_net(net, path, use_gpu):
+    torch.save(net.cpu().state_dict(), path)
+    if use_gpu and torch.cuda.is_available():
+        net.cuda()
+
+
+def save_state(net, path):
+    torch.save(net.state_dict(), path)
+    net.cuda()
+
+
+def train(loader, epochs, use_gpu=True):
+    net = nn.Linear(4, 2).cuda()
+    ema = nn.Linear(4, 2).cuda()
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            net(x.cuda()).sum().backward()
+            optimizer.step()
+        save_net(ema, f"ema{epoch}.pt", use_gpu)
+        save_state(net, f"net{epoch}.pt")
+"""
+
+
+HELPERS_THAT_STRAND_NOTHING_PORTED = """
+import torch
+from torch import nn
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def save_net(net, path, use_gpu):
+    xm.save(net.cpu().state_dict(), path)
+    if use_gpu:
+        net.to(torch_xla.device())
+
+
+def save_state(net, path):
+    xm.save(net.state_dict(), path)
+    net.to(torch_xla.device())
+
+
+def train(loader, epochs, use_gpu=True):
+    net = nn.Linear(4, 2).to(torch_xla.device())
+    ema = nn.Linear(4, 2).to(torch_xla.device())
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            net(x.to(torch_xla.device())).sum().backward()
+            xm.optimizer_step(optimizer)
+            torch_xla.sync()
+        save_net(ema, f"ema{epoch}.pt", use_gpu)
+        save_state(net, f"net{epoch}.pt")
+"""
+
+
+HELPERS_THAT_STRAND_NOTHING_SAGEMAKER = """
+import torch
+from torch import nn
+import torch_xla.core.xla_model as xm
+
+
+def save_net(net, path, use_gpu):
+    xm.save(net.cpu().state_dict(), path)
+    if use_gpu:
+        net.to(xm.xla_device())
+
+
+def save_state(net, path):
+    xm.save(net.state_dict(), path)
+    net.to(xm.xla_device())
+
+
+def train(loader, epochs, use_gpu=True):
+    net = nn.Linear(4, 2).to(xm.xla_device())
+    ema = nn.Linear(4, 2).to(xm.xla_device())
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            net(x.to(xm.xla_device())).sum().backward()
+            xm.optimizer_step(optimizer)
+            xm.mark_step()
+        save_net(ema, f"ema{epoch}.pt", use_gpu)
+        save_state(net, f"net{epoch}.pt")
+"""
+
+
 def round_trip_valid() -> tuple[Valid, ...]:
     return (
         valid(
@@ -290,6 +466,13 @@ def round_trip_valid() -> tuple[Valid, ...]:
             ROUND_TRIPS_THAT_STRAND_NOTHING_SAGEMAKER,
             target="sagemaker",
             note="cpu-moves-that-strand-no-optimizer-sagemaker",
+        ),
+        valid(HELPERS_THAT_STRAND_NOTHING, HELPERS_THAT_STRAND_NOTHING_PORTED, note="helpers-that-strand-no-optimizer"),
+        valid(
+            HELPERS_THAT_STRAND_NOTHING,
+            HELPERS_THAT_STRAND_NOTHING_SAGEMAKER,
+            target="sagemaker",
+            note="helpers-that-strand-no-optimizer-sagemaker",
         ),
     )
 
@@ -333,6 +516,30 @@ def round_trip_invalid() -> tuple[Invalid, ...]:
             findings=(
                 Expected(21, 17, "and `model.to(device)` moves it back"),
                 Expected(23, 9, "and `module.cuda()` in `to_gpu` moves it back"),
+            ),
+        ),
+        invalid(
+            SAVED_BY_A_HELPER,
+            SAVED_BY_A_HELPER_PORTED,
+            note="a-module-saved-by-a-helper-that-moves-it-to-the-cpu-and-back",
+            findings=(
+                Expected(
+                    22,
+                    9,
+                    '`save_net(net, f"net{epoch}.pt", use_gpu)` moves `net`, whose parameters `optimizer` steps, off '
+                    "the XLA device, and `net.cuda()` in `save_net` moves it back",
+                ),
+                Expected(23, 9, '`save_net(path="last.pt", use_gpu=use_gpu, net=net)` moves `net`, whose parameters'),
+            ),
+        ),
+        invalid(
+            SAVED_BY_A_HELPER,
+            SAVED_BY_A_HELPER_SAGEMAKER,
+            target="sagemaker",
+            note="a-module-saved-by-a-helper-that-moves-it-to-the-cpu-and-back-sagemaker",
+            findings=(
+                Expected(21, 9, "and `net.cuda()` in `save_net` moves it back"),
+                Expected(22, 9, "so the optimizer steps the old ones and the module stops training"),
             ),
         ),
     )
