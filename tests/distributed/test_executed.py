@@ -118,6 +118,18 @@ print(f"device {next(nets['gen'].parameters()).device.type}")
 """
 
 
+def _run_on_xla(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run in ``folder`` on torch_xla (CPU), its outcome kept whatever it is."""
+    return subprocess.run(
+        [sys.executable, script],
+        cwd=folder,
+        env=run_environment(PJRT_DEVICE="CPU"),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
 def _dp_checkpoint_project(folder: Path) -> Path:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
@@ -144,14 +156,7 @@ def test_with_the_wrappers_removed_the_first_save_fails(tmp_path: Path) -> None:
     models = folder / "models.py"
     removed = models.read_text().replace("nn.DataParallel(nn.Linear(4, 4))", "nn.Linear(4, 4)")
     models.write_text(removed.replace("nn.DataParallel(nn.Linear(4, 1))", "nn.Linear(4, 1)"))
-    result = subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    result = _run_on_xla(folder, "train.py")
     assert result.returncode != 0
     assert "AttributeError: 'Linear' object has no attribute 'module'" in result.stderr
     assert "saved" not in result.stdout
@@ -164,14 +169,7 @@ def _uneven_project(folder: Path, handed: str) -> subprocess.CompletedProcess[st
     (folder / "data.py").write_text(ORDERED_DATA)
     (folder / "train.py").write_text(UNEVEN_TRAIN.format(handed=handed))
     convert_folder(folder)
-    return subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    return _run_on_xla(folder, "train.py")
 
 
 def test_a_scattering_data_parallel_fed_batches_on_the_device_trains_on_xla(tmp_path: Path) -> None:
@@ -212,14 +210,7 @@ def test_with_the_trainer_attribute_unwrapped_the_driver_fails(tmp_path: Path) -
     folder = _trainer_project(tmp_path / "removed")
     trainer = folder / "trainer.py"
     trainer.write_text(trainer.read_text().replace("nn.DataParallel(net)", "net"))
-    result = subprocess.run(
-        [sys.executable, "main.py"],
-        cwd=folder,
-        env=run_environment(PJRT_DEVICE="CPU"),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    result = _run_on_xla(folder, "main.py")
     assert result.returncode != 0
     assert "AttributeError: 'Linear' object has no attribute 'module'" in result.stderr
     assert "saved" not in result.stdout
