@@ -31,7 +31,9 @@ THIRD_PARTY_CUDA = Rule(
     "line. Imports of other third-party packages never need converting. Code that only a parameter ZeRO-3 "
     'partitioned reaches (under `if hasattr(param, "ds_id"):`, or another attribute only ZeRO-3 sets: ds_status, '
     "ds_tensor, ds_shape, ds_numel, ds_persist, ds_active_sub_modules) never runs on XLA and is not reported; the "
-    "imports it needs still need DeepSpeed installed.",
+    "imports it needs still need DeepSpeed installed. `deepspeed.zero.GatheredParameters(...)` is not reported either: it "
+    "gathers only parameters that ZeRO-3 partitioned (DeepSpeed's `is_zero_param`) and is a no-op for any other, and "
+    "nothing partitions parameters on XLA (`deepspeed.initialize` and `deepspeed.zero.Init`, which would, are reported).",
     examples=lambda: (
         Invalid(
             "import torch\nfrom apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
@@ -72,6 +74,25 @@ THIRD_PARTY_CUDA = Rule(
             """,
             note="under a test that only a parameter ZeRO-3 partitioned passes: never runs on XLA",
         ),
+        *(
+            valid(
+                """
+                import deepspeed
+                import torch
+                import torch.nn as nn
+                from deepspeed.runtime.zero.partition_parameters import GatheredParameters as Gathered
+
+                model = nn.Embedding(16, 4)
+                with deepspeed.zero.GatheredParameters(model.weight, modifier_rank=None):
+                    vocab = model.weight.shape[0]
+                with Gathered(list(model.parameters())):
+                    total = sum(p.numel() for p in model.parameters())
+                """,
+                target=target,
+                note=f"gathered-parameters-without-zero3-is-a-no-op-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         valid(
             """
             import torch
@@ -106,13 +127,11 @@ THIRD_PARTY_CUDA = Rule(
                     with zero.GatheredParameters([param]):
                         return param.data.clone()
                 elif hasattr(param, "grad"):
-                    return zero.GatheredParameters([param])
+                    with zero.Init():
+                        return zero.GatheredParameters([param])
             """,
-            note="under a test that a parameter without ZeRO-3 passes: runs on XLA",
-            findings=(
-                Expected(7, 14, "`zero.GatheredParameters` is DeepSpeed ZeRO sharding"),
-                Expected(10, 16, "`zero.GatheredParameters` is DeepSpeed ZeRO sharding"),
-            ),
+            note="under a test that a parameter without ZeRO-3 passes: the partitioning context is reported",
+            findings=(Expected(10, 14, "`zero.Init` is DeepSpeed ZeRO sharding"),),
         ),
         *(
             invalid(
@@ -349,7 +368,7 @@ _MODULES: dict[str, str] = {
 def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
     """Each use, with what to use on XLA: the name's own entry, else its longest module's;
     none where only a parameter ZeRO-3 partitioned reaches it."""
-    if _under_zero3_guard(ctx.ancestors):
+    if qualified in _GATHERS_ZERO3_ONLY or _under_zero3_guard(ctx.ancestors):
         return updated
     advice = _APIS.get(qualified)
     if advice is None:
@@ -357,6 +376,19 @@ def _report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode, qual
         advice = _MODULES[max((module for module in _MODULES if dotted.startswith(module)), key=len)]
     ctx.report(THIRD_PARTY_CUDA, original, f"`{ctx.code(original)}` {ctx.target.advice(advice)}")
     return updated
+
+
+# Contexts that gather only the parameters ZeRO-3 partitioned and do nothing for any other
+# (deepspeed/runtime/zero/partition_parameters.py, ``GatheredParameters.__init__``: ``if not
+# any(is_zero_param(p) for p in params): self.enabled = False``): a no-op on XLA, where nothing
+# partitions them.
+_GATHERS_ZERO3_ONLY = frozenset(
+    {
+        "deepspeed.zero.GatheredParameters",
+        "deepspeed.runtime.zero.GatheredParameters",
+        "deepspeed.runtime.zero.partition_parameters.GatheredParameters",
+    }
+)
 
 
 # What DeepSpeed's ZeRO-3 sets on each parameter it partitions (deepspeed/runtime/zero/
