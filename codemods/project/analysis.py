@@ -16,6 +16,8 @@ from codemods.project.facts import Unported
 from codemods.project.module_summary import Found, ModuleSummary, outside_project
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from codemods.facts import Facts
 
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
@@ -328,6 +330,8 @@ class ProjectAnalysis(Analysis):
         for call, callee in self.calls:
             # Of what it may run (each class of a dict it was looked up in), one still to convert.
             founds = self.origins(callee)
+            for index, keyword in _optimizer_arguments(call, is_optimizer):
+                self.part.optimizers_handed |= {(f.summary.path, f.name, index, keyword) for f in founds if f.summary}
             found = next((f for f in founds if f.summary is None or f.summary.pending), founds[0] if founds else None)
             summary = found.summary if found is not None else None
             if found is None or (summary is not None and not summary.pending):
@@ -420,3 +424,15 @@ class ProjectAnalysis(Analysis):
         # (a step's finding names it as "`callee` (path)")
         named |= {(where.rpartition(" (")[2].removesuffix(")"), "step") for where in part.external_steps.values()}
         return named
+
+
+def _optimizer_arguments(call: cst.Call, is_optimizer: Callable[[str | None], bool]) -> list[tuple[int, str]]:
+    """The arguments of ``call`` that are known optimizers: (position, "") or (-1, keyword);
+    none after a starred argument (their positions are not known)."""
+    found: list[tuple[int, str]] = []
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if is_optimizer(dotted(arg.value)):
+            found.append((-1, arg.keyword.value) if arg.keyword is not None else (index, ""))
+    return found

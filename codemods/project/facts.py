@@ -19,6 +19,9 @@ class ProjectFacts:
     external_devices: dict[cst.Call, str | None] = field(default_factory=dict)
     # An optimizer handed to a callable of a module that trains with it.
     external_training: dict[cst.Call, tuple[str, str | None]] = field(default_factory=dict)
+    # For other files: project callables this file hands a known optimizer: (their module's
+    # path, their name, the argument's index, or -1 and its keyword).
+    optimizers_handed: set[tuple[str, str, int, str]] = field(default_factory=set)
     # A loop's training step run by a callable of another module (a scaler wrapper, a
     # helper): where it comes from, as the finding names it.
     external_steps: dict[cst.Call, str] = field(default_factory=dict)

@@ -99,6 +99,9 @@ class ModuleSummary:
     # Callables of other project modules that this one hands an FSDP model to, which train it:
     # (their module's path, their name).
     trains_fsdp: frozenset[tuple[str, str]] = frozenset()
+    # Callables of other project modules that this one hands a known optimizer: (their module's
+    # path, their name, the argument's index without self, or -1 and its keyword).
+    hands_optimizers: frozenset[tuple[str, str, int, str]] = frozenset()
     # Top-level callables that start the process group only under a launcher check that
     # stays (``if 'RANK' in os.environ``): torch_xla.launch sets none of those variables.
     launch_checks: frozenset[str] = frozenset()

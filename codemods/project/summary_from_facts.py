@@ -25,6 +25,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ..
         called_parameters=frozenset(facts.training.called_parameters),
         self_driven=frozenset(facts.training.self_driven),
         trains_fsdp=frozenset(facts.fsdp.trained_elsewhere),
+        hands_optimizers=frozenset(facts.project.optimizers_handed),
         devices=frozenset(facts.device.choosers),
         names_device=facts.training.names_device,
         amp=frozenset(owner.split(".")[0] for owner in facts.amp.owners if owner),

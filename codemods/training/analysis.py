@@ -28,15 +28,15 @@ from codemods.training.device_less import names_a_device, project_may_place
 from codemods.training.drivers import StepDrivers
 from codemods.training.early_optimizers import _module_calls, through_bound, value_names
 from codemods.training.facts import LoopPlan, OptimizerStep
-from codemods.training.held_steppers import held_steppers
 from codemods.training.loop_values import accumulated_into, filters_batches
 from codemods.training.members import member_name, member_values
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.round_trips import RoundTrips
+from codemods.training.step_kinds import StepKinds
 
 
-class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
+class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
     name = "training"
     reads = (
         "imports",
@@ -438,33 +438,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, within)}
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
-        fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
-        for name, kind in held_steppers(
-            (step.optimizer for _, step, _, _ in self.step_candidates),
-            self.instances,
-            part.held_steppers,
-            self.walk.analysis(ProjectAnalysis).origin,
-        ):
-            (part.schedulers if kind == "scheduler" else part.optimizers).add(name)
-        for call, step, loop, function in self.step_candidates:  # type: ignore[assignment]  # the loop variable reuses the name ``loop`` typed _Loop above; here it may be None
-            if part.is_optimizer(step.optimizer):
-                if self.facts.distributed.ddp or self._framework_drives_training:
-                    continue  # the wrapper or the framework reduces the gradients
-                if self.facts.fsdp.annotation is not None:
-                    part.fsdp_steps[call] = self.facts.fsdp.annotation
-                elif fsdp_importer and function is not None and step.optimizer.split(".")[0] in function.params:
-                    part.caller_fsdp_steps[call] = function.qualname
-                else:
-                    part.optimizer_steps[call] = step
-            elif (
-                not call.args
-                and "[" not in step.optimizer  # a dict's member (``optims["gen"]``) is ported only when known
-                and step.optimizer not in part.schedulers
-                and loop is not None
-                and loop.node in part.loops
-                and not _is_scheduler_name(step.optimizer)
-            ):
-                part.unrecognized_steps.add(call)
+        self.sort_steps()
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
                 part.closures.add(fn.node)
@@ -687,11 +661,6 @@ def _is_optimizer_class(callee: str) -> bool:
         and not callee.startswith(apis.SWA_UTILS + ".")
         and callee.rsplit(".", 1)[-1][:1].isupper()
     )
-
-
-def _is_scheduler_name(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1].lower()
-    return any(word in last for word in ("sched", "lr", "warmup"))
 
 
 def _owned_by(owner: str, functions: set[str]) -> bool:

@@ -23,6 +23,17 @@ class UndrivenStep:
 
 
 @dataclass(frozen=True)
+class CallerOptimizer:
+    """What a step's receiver is handed in as (training/step_kinds.py): the callable as its
+    callers call it (``train``, ``Trainer.fit``; the class for what ``__init__`` binds), the
+    parameter's index without self (-1: by keyword only), and the parameter."""
+
+    callable: str
+    index: int
+    parameter: str
+
+
+@dataclass(frozen=True)
 class EarlyOptimizer:
     """An optimizer built over a model that is still on the CPU and moves to the device
     later: moving a module to XLA replaces its Parameter objects, so the optimizer would
@@ -184,6 +195,9 @@ class TrainingFacts:
     # file of the run wrapping a model in FSDP imports: which model it steps is not known here.
     # (call -> the function it is in, qualified)
     caller_fsdp_steps: dict[cst.Call, str] = field(default_factory=dict)
+    # Steps ported on what the function is handed (in a file another file of the run imports),
+    # their finding held until a file of the run is seen handing an optimizer there.
+    caller_optimizers: dict[cst.Call, CallerOptimizer] = field(default_factory=dict)
     # Calls that hand the loss and an optimizer to a callable (a scaler wrapper such as
     # ``loss_scaler(loss, optimizer, ...)``), which runs the backward pass and the step.
     step_wrappers: dict[cst.Call, str] = field(default_factory=dict)

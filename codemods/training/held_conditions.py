@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codemods.engine.report import Finding
 from codemods.project.run_summaries import RunSummaries
+
+if TYPE_CHECKING:
+    from codemods.training.facts import CallerOptimizer
 
 
 @dataclass(frozen=True)
@@ -41,3 +45,25 @@ class StandsUnlessFsdpHandedTo:
 
     def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         return None if (holder, self.function) in run.gathered(StandsUnlessFsdpHandedTo.training_fsdp) else finding
+
+
+@dataclass(frozen=True)
+class StandsUnlessOptimizerHandedTo:
+    """A step ported on what ``handed.callable`` is handed (training/step_kinds.py): it stands
+    unless a file of the run hands that parameter a known optimizer."""
+
+    handed: CallerOptimizer
+
+    @staticmethod
+    def optimizers_handed(run: RunSummaries) -> frozenset[tuple[Path, str, int, str]]:
+        """The callables the run's files hand an optimizer: (their file, their name, position, keyword)."""
+        return frozenset(
+            (run.file_of(path), name, index, keyword)
+            for summary in run.summaries
+            for path, name, index, keyword in summary.hands_optimizers
+        )
+
+    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+        handed = self.handed
+        seen = {(holder, handed.callable, handed.index, ""), (holder, handed.callable, -1, handed.parameter)}
+        return None if seen & run.gathered(StandsUnlessOptimizerHandedTo.optimizers_handed) else finding

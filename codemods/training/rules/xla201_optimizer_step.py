@@ -31,7 +31,11 @@ OPTIMIZER_STEP = Rule(
     "ported like any other; a `.step()` on another member of a dict is left alone. So is one that a class keeps on "
     "its instances (`self.opt_g = torch.optim.Adam(...)` in a method of `GAN`, of the file or another module of the "
     "project): `gan.opt_g.step()` on an instance of it is ported, and a scheduler kept that way "
-    "(`gan.decay.step()`) is left alone.",
+    "(`gan.decay.step()`) is left alone. A step in a training loop on what a function is handed (`opt.step()` in "
+    "`def train(model, opt, cfg)`, or `self.opt.step()` where `__init__` keeps `self.opt = opt`), in a module that "
+    "another file of the run imports, is ported, and its error stands only if no file of the run hands a known "
+    "optimizer there (`train(model, opt, cfg)` with `opt = torch.optim.AdamW(...)`); converted on its own, such a "
+    "module keeps the step and the error.",
     examples=lambda: (
         invalid(
             """
@@ -647,6 +651,19 @@ def _step(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Bas
             "optimizer.step(closure)",
         )
         return updated
+
+    handed = ctx.facts.training.caller_optimizers.get(original)
+    if handed is not None:
+        from codemods.training.held_conditions import StandsUnlessOptimizerHandedTo
+
+        ctx.report(
+            OPTIMIZER_STEP,
+            original,
+            f"`{ctx.code(original)}` steps what `{handed.callable}` is handed as `{handed.parameter}`, and no file of "
+            f"this run hands it a known optimizer there: check that it is one (its port, xm.optimizer_step, reads the "
+            f"optimizer's param_groups with several processes), or else keep `{ctx.code(original)}`",
+            held=StandsUnlessOptimizerHandedTo(handed),
+        )
 
     def build() -> cst.Call | None:
         args = [cst.Arg(updated.func.value)]  # type: ignore[attr-defined]  # a step candidate's func is an Attribute (``x.step``)

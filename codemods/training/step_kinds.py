@@ -1,0 +1,105 @@
+"""What each ``.step()`` of the file is: an optimizer's step to port (known by how it was
+built, by its name, or as one a class keeps on its instances), one that stays plain (under
+DDP, a framework, FSDP), or one the analysis cannot tell is an optimizer's.
+
+A step in a training loop on what the function is handed (``opt.step()`` in ``def
+train(model, opt, cfg)``, or ``self.opt.step()`` where ``__init__`` binds ``self.opt = opt``),
+in a file that another file of the run imports, is the step of whatever its callers hand
+there: it is ported, and its finding is held until the run is converted; it stands unless a
+file of the run hands that parameter an optimizer (ModuleSummary.hands_optimizers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from codemods.engine.walk import Analysis
+from codemods.project.analysis import ProjectAnalysis
+from codemods.training.facts import CallerOptimizer
+from codemods.training.held_steppers import held_steppers
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.facts import Facts
+    from codemods.training.facts import OptimizerStep, TrainingFacts
+    from codemods.training.records import _Function, _Loop
+
+
+class StepKinds(Analysis):
+    """The part of TrainingAnalysis that sorts the file's ``.step()`` calls."""
+
+    facts: Facts
+    part: TrainingFacts
+    function_records: dict[int, _Function]
+    instances: dict[str, str]
+    step_candidates: list[tuple[cst.Call, OptimizerStep, _Loop | None, _Function | None]]
+
+    if TYPE_CHECKING:
+
+        @property
+        def _framework_drives_training(self) -> bool: ...
+
+    def sort_steps(self) -> None:
+        part = self.part
+        project = self.walk.analysis(ProjectAnalysis)
+        fsdp_importer = project.part.context.imported_by_fsdp()
+        imported = project.part.context.imported_in_run()
+        for name, kind in held_steppers(
+            (step.optimizer for _, step, _, _ in self.step_candidates),
+            self.instances,
+            part.held_steppers,
+            project.origin,
+        ):
+            (part.schedulers if kind == "scheduler" else part.optimizers).add(name)
+        for call, step, loop, function in self.step_candidates:
+            if part.is_optimizer(step.optimizer):
+                if self.facts.distributed.ddp or self._framework_drives_training:
+                    continue  # the wrapper or the framework reduces the gradients
+                if self.facts.fsdp.annotation is not None:
+                    part.fsdp_steps[call] = self.facts.fsdp.annotation
+                elif fsdp_importer and function is not None and step.optimizer.split(".")[0] in function.params:
+                    part.caller_fsdp_steps[call] = function.qualname
+                else:
+                    part.optimizer_steps[call] = step
+            elif (
+                not call.args
+                and "[" not in step.optimizer  # a dict's member (``optims["gen"]``) is ported only when known
+                and step.optimizer not in part.schedulers
+                and loop is not None
+                and loop.node in part.loops
+                and not _is_scheduler_name(step.optimizer)
+            ):
+                handed = None
+                if imported and not fsdp_importer and not self.facts.distributed.ddp:
+                    handed = caller_optimizer(step.optimizer, function, self.function_records.values())
+                if handed is None:
+                    part.unrecognized_steps.add(call)
+                else:
+                    part.optimizer_steps[call] = step
+                    part.caller_optimizers[call] = handed
+
+
+def caller_optimizer(
+    stepped: str, function: _Function | None, functions: Iterable[_Function]
+) -> CallerOptimizer | None:
+    """What ``stepped`` is handed in as: a parameter of ``function`` (``opt``), or an attribute
+    that its class's ``__init__`` binds to one of its own (``self.opt``); None: neither."""
+    if function is None:
+        return None
+    if stepped in function.params or stepped in function.keyword_params:
+        index = function.params.index(stepped) if stepped in function.params else -1
+        return CallerOptimizer(function.qualname, index, stepped)
+    owner, dot, attribute = function.qualname.rpartition(".")
+    if not dot or not stepped.startswith("self.") or stepped.count(".") != 1:
+        return None
+    initializer = next((f for f in functions if f.qualname == f"{owner}.__init__"), None)
+    param = initializer.bound.get(stepped) if initializer is not None else None
+    if initializer is None or param is None:
+        return None
+    return CallerOptimizer(owner, initializer.params.index(param) if param in initializer.params else -1, param)
+
+
+def _is_scheduler_name(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return any(word in last for word in ("sched", "lr", "warmup"))

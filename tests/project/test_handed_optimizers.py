@@ -1,0 +1,132 @@
+"""Optimizers handed to another module's training loop (OPTIMIZER_STEP): a step on what a
+function, or a class through its ``__init__``, is handed is ported when another file of the
+run imports the module, and its finding stands unless a file of the run hands a known
+optimizer there; a single-file run of the module still reports it, unported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.engine.rule import RuleSelection
+from codemods.runner import Job, run
+
+_TRAINER = """import torch
+
+
+class Trainer:
+    def __init__(self, model, opt, device):
+        self.model = model
+        self.opt = opt
+        self.device = device
+
+    def fit(self, steps):
+        for _ in range(steps):
+            loss = self.model(torch.randn(8, 4).to(self.device)).pow(2).mean()
+            loss.backward()
+            self.opt.step()
+            self.opt.zero_grad()
+
+
+def train(model, opt, cfg):
+    for _ in range(cfg["steps"]):
+        model(torch.randn(8, 4).to(cfg["device"])).sum().backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+
+def run(model, steps, *, o, device):
+    for _ in range(steps):
+        model(torch.randn(8, 4).to(device)).sum().backward()
+        o.step()
+"""
+_MAIN = """import torch
+import torch.nn as nn
+
+from optim.base import Trainer, run, train
+
+
+def main():
+    cfg = {"device": "cuda:0", "steps": 5}
+    model = nn.Linear(4, 2).to(cfg["device"])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    train(model, opt, cfg)
+    Trainer(model, opt, cfg["device"]).fit(3)
+    run(model, 3, o=opt, device=cfg["device"])
+
+
+if __name__ == "__main__":
+    main()
+"""
+_STEPS = ("self.opt.step()", "opt.step()", "o.step()")
+
+
+def _convert(folder: Path, files: dict[str, str], converted: list[str], target: str) -> dict[str, list[str]]:
+    """Each converted file's XLA201 findings (``*`` first when fixed); the files are rewritten."""
+    (folder / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    job = Job("write", target, RuleSelection())
+    reports = run([(str(folder / name), job) for name in converted], workers=1)
+    return {
+        Path(report.path).resolve().relative_to(folder.resolve()).as_posix(): [
+            ("* " if f.fixed else "") + f.message for f in report.findings if f.rule == "XLA201"
+        ]
+        for report in reports
+    }
+
+
+_FILES = {"optim/__init__.py": "", "optim/base.py": _TRAINER, "main.py": _MAIN}
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_steps_on_an_optimizer_handed_in_by_a_file_of_the_run_are_ported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """main.py hands its AdamW to ``train`` (by position), to ``Trainer`` (which keeps it as
+    ``self.opt``) and to ``run`` (by keyword): every step is ported, and no error stands."""
+    monkeypatch.chdir(tmp_path)
+    found = _convert(tmp_path, _FILES, list(_FILES), target)
+    assert found["optim/base.py"] == [f"* {step} -> xm.optimizer_step({step[:-7]})" for step in _STEPS]
+    converted = (tmp_path / "optim/base.py").read_text()
+    assert all(f"xm.optimizer_step({step[:-7]})" in converted for step in _STEPS)
+    assert "opt.step()" not in converted and "o.step()" not in converted
+    barrier = "torch_xla.sync()" if target == "2.9" else "xm.mark_step()"
+    assert converted.count(barrier) == 3
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_steps_on_what_no_file_of_the_run_hands_an_optimizer_keep_their_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """main.py hands something the analysis does not know for an optimizer: the steps are
+    ported (the same as ``x.step()`` with one device) and each keeps an error naming what it steps."""
+    monkeypatch.chdir(tmp_path)
+    files = {**_FILES, "main.py": _MAIN.replace("torch.optim.AdamW(model.parameters(), lr=1e-3)", "make(model)")}
+    found = _convert(tmp_path, files, list(files), target)
+    handed = {"self.opt.step()": ("Trainer", "opt"), "opt.step()": ("train", "opt"), "o.step()": ("run", "o")}
+    assert found["optim/base.py"] == [
+        message
+        for step, (callable_, parameter) in handed.items()
+        for message in (
+            f"* {step} -> xm.optimizer_step({step[:-7]})",
+            f"`{step}` steps what `{callable_}` is handed as `{parameter}`, and no file of this run hands it a known "
+            "optimizer there: check that it is one (its port, xm.optimizer_step, reads the optimizer's param_groups "
+            f"with several processes), or else keep `{step}`",
+        )
+    ]
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_single_file_run_of_the_module_reports_its_steps_unported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    found = _convert(tmp_path, _FILES, ["optim/base.py"], target)
+    assert found["optim/base.py"] == [
+        f"`{step}` in a training loop: if this is an optimizer, call xm.optimizer_step({step[:-7]}) instead"
+        for step in _STEPS
+    ]
+    assert all(step in (tmp_path / "optim/base.py").read_text() for step in _STEPS)
