@@ -20,7 +20,10 @@ optimizers over the networks it registers (XLA203 at the ``self.to``, with no po
 it trains nothing, and with the move first, as the finding says, it trains.  Optimizers kept in a
 namespace and a dict, their steps ported (XLA201): both networks train on XLA.  An optimizer that
 another module's class keeps on its instances (``gan.opt_g``), its step ported (XLA201): the
-network trains on XLA, and with the ported step taken out it does not."""
+network trains on XLA, and with the ported step taken out it does not.  An optimizer built in
+main.py and handed to another module's training function and trainer class (``opt.step()``,
+``self.opt.step()`` there, XLA201 ported with the run's files seen): the losses match the eager
+run, no graph is compiled after the warm-up, and with the ported steps taken out nothing trains."""
 
 from __future__ import annotations
 
@@ -676,3 +679,78 @@ def test_an_optimizer_another_modules_class_keeps_on_its_instance_is_stepped_on_
     (tmp_path / "train.py").write_text(unstepped)
     output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], tmp_path, run_environment(PJRT_DEVICE="CPU"))
     assert "gan xla changed False" in output
+
+
+HANDED_BASE = """\
+import torch
+
+
+def train(model, opt, cfg):
+    for step in range(cfg["steps"]):
+        loss = model(torch.ones(8, 4, device=cfg["device"])).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(f"step {step} loss {loss.item()}")
+
+
+class Trainer:
+    def __init__(self, model, opt):
+        self.model = model
+        self.opt = opt
+
+    def fit(self, device, steps):
+        for _ in range(steps):
+            loss = self.model(torch.ones(8, 4, device=device)).pow(2).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+"""
+
+HANDED_MAIN = """\
+import torch
+import torch.nn as nn
+
+from optim.base import Trainer, train
+
+
+def main():
+    torch.manual_seed(0)
+    cfg = {"device": "cuda:0" if torch.cuda.is_available() else "cpu", "steps": 10}
+    model = nn.Linear(4, 2).to(cfg["device"])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    before = model.weight.detach().cpu().clone()
+    train(model, opt, cfg)
+    Trainer(model, opt).fit(cfg["device"], 3)
+    print(f"handed {model.weight.device.type} changed {not torch.equal(before, model.weight.detach().cpu())}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_an_optimizer_handed_to_another_modules_loop_is_stepped_on_xla(tmp_path: Path) -> None:
+    def project(folder: Path) -> Path:
+        (folder / "optim").mkdir(parents=True)
+        (folder / "pyproject.toml").write_text("[project]\nname = 'handed'\n")
+        (folder / "optim" / "__init__.py").write_text("")
+        (folder / "optim" / "base.py").write_text(HANDED_BASE)
+        (folder / "main.py").write_text(HANDED_MAIN)
+        return folder
+
+    eager_folder = project(tmp_path / "eager")
+    eager = parse_run(run_command([sys.executable, "main.py"], eager_folder, run_environment()), eager_folder)
+    folder = project(tmp_path / "xla")
+    convert_folder(folder)
+    ported = (folder / "optim" / "base.py").read_text()
+    assert "        xm.optimizer_step(opt)\n" in ported and "            xm.optimizer_step(self.opt)\n" in ported
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    run = parse_run(output, folder)
+    assert "handed xla changed True" in output
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
+    assert not problems + steady_problems(run, Executed("main.py")), problems
+    unstepped = "".join(line for line in ported.splitlines(keepends=True) if "xm.optimizer_step(" not in line)
+    (folder / "optim" / "base.py").write_text(unstepped)
+    output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "handed xla changed False" in output
