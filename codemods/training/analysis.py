@@ -30,6 +30,7 @@ from codemods.training.early_optimizers import _module_calls, through_bound, val
 from codemods.training.facts import LoopPlan, OptimizerStep
 from codemods.training.loop_values import accumulated_into, filters_batches
 from codemods.training.members import member_name, member_values
+from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
 from codemods.training.records import _Function, _Loop, _Scope
 from codemods.training.round_trips import RoundTrips
@@ -81,6 +82,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         self.used_outside_loops: set[str] = set()
         # Barriers under availability checks in a loop: (loop, the checks, the barrier).
         self.checked_barriers: list[tuple[_Loop, list[cst.If], cst.Call]] = []
+        self.optimizer_lists: set[str] = set()  # names of lists of optimizers (training/optimizer_lists.py)
 
     @property
     def loop(self) -> _Loop | None:
@@ -138,7 +140,10 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
                 self.forward_class_paths.add(self.walk.qualname)
 
     def _loop(self, node: cst.For | cst.While) -> None:
-        self.loop_records[id(node)] = _Loop(node, self.walk.qualname)
+        outer = next((loop for loop in reversed(self.walk.loops) if loop is not None and loop is not node), None)
+        record = self.loop_records[id(node)] = _Loop(node, self.walk.qualname, outer=outer)
+        if type(node) is cst.For and type(node.target) is cst.Name:
+            record.iterates = (node.target.value, dotted(node.iter) or "")
 
     visit_For = _loop
     visit_While = _loop
@@ -177,6 +182,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             core = receiver(core)  # type: ignore[assignment]  # method_name() matched, so the func is an Attribute and receiver() is not None
         for member, held in member_values(name, core, self.walk.resolve):  # ``optims = SimpleNamespace(gen=Adam(...))``
             self._assignment(member, held)
+        if lists_optimizers(core, self.walk.resolve):
+            self.optimizer_lists.add(name)
         if type(core) is not cst.Call:
             return
         self.call_targets[core] = name
@@ -210,7 +217,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             "scheduler"
             if callee.startswith(apis.SCHEDULER_MODULE + ".") or callee == apis.SWA_SCHEDULER
             else "optimizer"
-            if _is_optimizer_class(callee)
+            if is_optimizer_class(callee)
             else None
         )
         if kind is not None:
@@ -253,6 +260,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             elif function is not None:
                 function.backward = True
                 self._note_switches(node, function)
+        elif (listed := appended_to(node, self.walk.resolve)) is not None:
+            self.optimizer_lists.add(listed)
         elif method == "step" and (stepped := member_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .step() call (method matched) has an Attribute func, so receiver() is not None
             self._step(node, stepped, loop, function)
         if loop is not None:
@@ -312,7 +321,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
                 if param in function.cpu_params:
                     function.round_trip_params.add(param)
-        if callee is not None and _is_optimizer_class(callee):
+        if callee is not None and is_optimizer_class(callee):
             if function is not None:
                 function.builds_optimizer = True
             params = arg_value(node, 0, "params")
@@ -436,6 +445,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         part.synced_callables |= synced
         within = self._forward_computation() | self.generators
         part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, within)}
+        part.optimizers |= {r.iterates[0] for r in self.loop_records.values() if r.iterates[1] in self.optimizer_lists}
         for loop in self.loop_records.values():
             self._plan_loop(loop, steps, synced, by_name)
         self.sort_steps()
@@ -461,6 +471,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             or any(self.runs_step(c, steps, by_name) for c in loop.called)
             or any(call in part.step_wrappers for call, _, _ in loop.handed)
         )
+        if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
+            return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
         if training:
             part.all_loops.add(loop.node)
         if training and loop.owner:
@@ -652,14 +664,6 @@ def is_device_loader(call: cst.Call, callee: str | None) -> bool:
     """``pl.MpDeviceLoader(...)``, ``pl.ParallelLoader(...).per_device_loader(...)``."""
     return method_name(call) == "per_device_loader" or (
         callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
-    )
-
-
-def _is_optimizer_class(callee: str) -> bool:
-    return (
-        callee.startswith(apis.OPTIMIZER_MODULE + ".")
-        and not callee.startswith(apis.SWA_UTILS + ".")
-        and callee.rsplit(".", 1)[-1][:1].isupper()
     )
 
 

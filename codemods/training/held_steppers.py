@@ -16,13 +16,13 @@ def held_steppers(
     held: set[tuple[str, str, str]],
     origin: Callable[[str], Found | None],
 ) -> Iterator[tuple[str, str]]:
-    """The stepped names (``gan.opt_g``) whose instance a class built (``instances``: names
+    """The stepped names (``gan.opt_g``, ``self.gan.opt_g``) whose instance a class built (``instances``: names
     of this file -> the file's class; else ``origin``, the project callable behind a name)
     that keeps an optimizer or a scheduler on that attribute (``held``: the file's (class,
     attribute, kind); another module's, its summary's), each with its kind."""
     for name in dict.fromkeys(stepped):
-        head, _, attribute = name.partition(".")
-        if not attribute or "." in attribute or "[" in name:
+        head, _, attribute = name.rpartition(".")  # ``gan.opt_g``; ``self.gan.opt_g``: ``self.gan`` holds the instance
+        if not head or "[" in name:
             continue
         if head in instances:
             owner, steppers = instances[head], held

@@ -21,6 +21,8 @@ class _Loop:
     moved: dict[str, str] = field(default_factory=dict)  # what the loop moves -> to which device
     # Calls handing a loss and something that may be an optimizer to a callable: (call, callee, names).
     handed: list[tuple[cst.Call, str, list[str]]] = field(default_factory=list)
+    outer: cst.CSTNode | None = None  # the loop it is in
+    iterates: tuple[str, str] = ("", "")  # ``for opt in self.optims``: ("opt", "self.optims")
 
 
 @dataclass(repr=False)

@@ -130,3 +130,59 @@ def test_a_single_file_run_of_the_module_reports_its_steps_unported(
         for step in _STEPS
     ]
     assert all(step in (tmp_path / "optim/base.py").read_text() for step in _STEPS)
+
+
+_GAN = """import torch
+import torch.nn as nn
+
+
+class GAN:
+    def __init__(self, device):
+        self.g = nn.Linear(4, 4).to(device)
+        self.opt_g = torch.optim.Adam(self.g.parameters(), lr=1e-2)
+        self.decay = torch.optim.lr_scheduler.StepLR(self.opt_g, 10)
+"""
+_RUNNER = """import torch
+import torch.nn as nn
+
+from gan import GAN
+
+
+class Runner:
+    def __init__(self, device):
+        self.device = device
+        self.gan = GAN(device)
+        self.optims = []
+        for net in (self.gan.g,):
+            self.optims.append(torch.optim.SGD(net.parameters(), lr=0.1))
+
+    def run(self, steps):
+        for _ in range(steps):
+            self.gan.g(torch.randn(8, 4, device=self.device)).sum().backward()
+            self.gan.opt_g.step()
+            self.gan.decay.step()
+            for opt in self.optims:
+                opt.step()
+
+
+Runner(torch.device("cuda")).run(3)
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_of_another_modules_class_held_an_instance_deeper_is_ported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``self.gan.opt_g.step()``, ``GAN`` from gan.py, is ported and its scheduler left alone; the
+    list filled by ``append`` is stepped through a loop that gets no barrier of its own."""
+    monkeypatch.chdir(tmp_path)
+    found = _convert(tmp_path, {"gan.py": _GAN, "train.py": _RUNNER}, ["gan.py", "train.py"], target)
+    assert found["train.py"] == [
+        "* self.gan.opt_g.step() -> xm.optimizer_step(self.gan.opt_g)",
+        "* opt.step() -> xm.optimizer_step(opt)",
+    ]
+    converted = (tmp_path / "train.py").read_text()
+    assert "            self.gan.decay.step()\n" in converted
+    barrier = "torch_xla.sync()" if target == "2.9" else "xm.mark_step()"
+    assert f"                xm.optimizer_step(opt)\n            {barrier}\n" in converted
+    assert converted.count(barrier) == 1

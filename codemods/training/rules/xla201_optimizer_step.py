@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.held_optimizer_cases import held_optimizer_invalid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -31,7 +32,10 @@ OPTIMIZER_STEP = Rule(
     "ported like any other; a `.step()` on another member of a dict is left alone. So is one that a class keeps on "
     "its instances (`self.opt_g = torch.optim.Adam(...)` in a method of `GAN`, of the file or another module of the "
     "project): `gan.opt_g.step()` on an instance of it is ported, and a scheduler kept that way "
-    "(`gan.decay.step()`) is left alone. A step in a training loop on what a function is handed (`opt.step()` in "
+    "(`gan.decay.step()`) is left alone; so is one held an instance deeper (`self.gan.opt_g.step()` with `self.gan = "
+    "GAN(...)`). Optimizers kept in a list, filled by `append` (`self.optims.append(torch.optim.Adam(...))`) or built "
+    "as one (`[Adam(...) for net in nets]`), are known as such in a loop over it (`for opt in self.optims: "
+    "opt.step()`), and that loop, inside a training loop, is part of its step (no barrier of its own). A step in a training loop on what a function is handed (`opt.step()` in "
     "`def train(model, opt, cfg)`, or `self.opt.step()` where `__init__` keeps `self.opt = opt`), in a module that "
     "another file of the run imports, is ported, and its error stands only if no file of the run hands a known "
     "optimizer there (`train(model, opt, cfg)` with `opt = torch.optim.AdamW(...)`); converted on its own, such a "
@@ -566,6 +570,7 @@ OPTIMIZER_STEP = Rule(
             alias=True,
             findings=(Expected(5, 1, "opt.step() -> xm.optimizer_step(opt)"),),
         ),
+        *held_optimizer_invalid(),
     ),
 )
 
