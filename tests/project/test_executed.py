@@ -23,7 +23,9 @@ another module's class keeps on its instances (``gan.opt_g``), its step ported (
 network trains on XLA, and with the ported step taken out it does not.  An optimizer built in
 main.py and handed to another module's training function and trainer class (``opt.step()``,
 ``self.opt.step()`` there, XLA201 ported with the run's files seen): the losses match the eager
-run, no graph is compiled after the warm-up, and with the ported steps taken out nothing trains."""
+run, no graph is compiled after the warm-up, and with the ported steps taken out nothing trains.
+The same for an optimizer of another module's class held an instance deeper (``self.gan.opt_g``)
+and optimizers kept in a list filled by ``append``, stepped in a loop over it."""
 
 from __future__ import annotations
 
@@ -754,3 +756,73 @@ def test_an_optimizer_handed_to_another_modules_loop_is_stepped_on_xla(tmp_path:
     (folder / "optim" / "base.py").write_text(unstepped)
     output = run_command([sys.executable, str(XLA_RUNNER), "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     assert "handed xla changed False" in output
+
+
+HELD_RUNNER = """\
+import torch
+import torch.nn as nn
+
+from gan import GAN
+
+
+class Runner:
+    def __init__(self, device):
+        self.device = device
+        self.gan = GAN(device)
+        self.nets = [nn.Linear(4, 4).to(device), nn.Linear(4, 4).to(device)]
+        self.optims = []
+        for net in self.nets:
+            self.optims.append(torch.optim.SGD(net.parameters(), lr=0.01))
+
+    def run(self, steps):
+        for step in range(steps):
+            x = torch.ones(8, 4, device=self.device)
+            loss = self.gan.g(x).pow(2).mean() + sum(net(x).pow(2).mean() for net in self.nets)
+            self.gan.opt_g.zero_grad()
+            for opt in self.optims:
+                opt.zero_grad()
+            loss.backward()
+            self.gan.opt_g.step()
+            for opt in self.optims:
+                opt.step()
+            print(f"step {step} loss {loss.item()}")
+
+
+def main():
+    torch.manual_seed(0)
+    runner = Runner(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    before = [m.weight.detach().cpu().clone() for m in [runner.gan.g, *runner.nets]]
+    runner.run(10)
+    after = [m.weight.detach().cpu() for m in [runner.gan.g, *runner.nets]]
+    changed = [not torch.equal(b, a) for b, a in zip(before, after)]
+    print(f"held {runner.gan.g.weight.device.type} changed {changed}")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_optimizers_held_an_instance_deeper_and_in_a_list_are_stepped_on_xla(tmp_path: Path) -> None:
+    def project(folder: Path) -> Path:
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text("[project]\nname = 'held'\n")
+        (folder / "gan.py").write_text(GAN_MODULE)
+        (folder / "train.py").write_text(HELD_RUNNER)
+        return folder
+
+    eager_folder = project(tmp_path / "eager")
+    eager = parse_run(run_command([sys.executable, "train.py"], eager_folder, run_environment()), eager_folder)
+    folder = project(tmp_path / "xla")
+    convert_folder(folder)
+    ported = (folder / "train.py").read_text()
+    assert "xm.optimizer_step(self.gan.opt_g)\n" in ported and "xm.optimizer_step(opt)\n" in ported
+    assert ported.count("torch_xla.sync()") == 1
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    run = parse_run(output, folder)
+    assert "held xla changed [True, True, True]" in output
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
+    assert not problems + steady_problems(run, Executed("train.py")), problems
+    (folder / "train.py").write_text(re.sub(r"xm\.optimizer_step\([\w.]+\)", "pass", ported))
+    output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    assert "held xla changed [False, False, False]" in output
