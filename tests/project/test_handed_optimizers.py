@@ -186,3 +186,19 @@ def test_an_optimizer_of_another_modules_class_held_an_instance_deeper_is_ported
     barrier = "torch_xla.sync()" if target == "2.9" else "xm.mark_step()"
     assert f"                xm.optimizer_step(opt)\n            {barrier}\n" in converted
     assert converted.count(barrier) == 1
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_optimizer_handed_to_a_method_of_an_instance_is_ported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``trainer.fit(sgd, 3)`` on an instance of lib.py's ``Trainer``: ``opt.step()`` in ``Trainer.fit``."""
+    monkeypatch.chdir(tmp_path)
+    lib = _TRAINER.replace("    def fit(self, steps):", "    def fit(self, sgd, steps):").replace("self.opt.", "sgd.")
+    main = (
+        "import torch\nfrom optim.base import Trainer\n\nmodel = torch.nn.Linear(4, 2).cuda()\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\ntrainer = Trainer(model, None, 'cuda')\ntrainer.fit(opt, 3)\n"
+    )
+    found = _convert(tmp_path, {**_FILES, "optim/base.py": lib, "main.py": main}, list(_FILES), target)
+    assert "* sgd.step() -> xm.optimizer_step(sgd)" in found["optim/base.py"]
+    assert not [message for message in found["optim/base.py"] if "`sgd.step()`" in message]
