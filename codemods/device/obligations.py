@@ -338,7 +338,13 @@ class ObligationAnalysis(Analysis):
                     continue
                 where = values.where(move.device, move.scope)
                 node = where.node
-                if where.elsewhere and node is not None and node not in self.facts.project.external_devices:
+                said = bool(where.why) and any(where.why in m for _, m in self.part.broken.values())  # (read again)
+                if (
+                    where.elsewhere
+                    and node is not None
+                    and node not in self.facts.project.external_devices
+                    and not said
+                ):
                     self._named(where.module)
                     self._break(
                         node,
@@ -399,7 +405,7 @@ class ObligationAnalysis(Analysis):
         if found is None:
             return None
         if found.summary is None:
-            return f"{self.values.module_file(func)}, which this run does not read"
+            return f"{self.walk.analysis(ProjectAnalysis).module_file(func)}, which this run does not read"
         if found.summary.pending:
             self._named(found.summary.path)
             return f"{found.summary.path}, which this run does not convert"

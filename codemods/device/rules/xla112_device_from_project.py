@@ -26,9 +26,14 @@ DEVICE_FROM_PROJECT = Rule(
     "it goes through a module this run does not convert: a device chosen with a flag of another module "
     '(`args = get_args(); torch.device("cuda:0" if args.cuda else "cpu")`), a device that a function of '
     "another module sets on its argument (`parse_gpu(args)`, then `model.to(args.device)`), or a model that "
-    "another module builds and nothing in the file moves (`model = load_model(args)`). Each names the function "
-    "and the module; to resolve it, run the tool on the project folder, which follows them (and reports there "
-    "what still ends off the XLA device).",
+    "another module builds and nothing in the file moves (`model = load_model(args)`), or a device read from "
+    "the options another module parses (`args = get_args()`, then `model.to(args.device)`: the `--device` flag "
+    "and its default are there). Each names the function and the module; to resolve it, run the tool on the "
+    "project folder, which follows them (and reports there what still ends off the XLA device). A single-file "
+    "run that can read that module says nothing of the options' device where the module, and what its "
+    "function reaches (a module of options that a dict of modules names: `FORMATS[name].parse_args(...)`), "
+    'hold no device choice that converting them would port: a `--device` flag defaulting to "cuda:0" there is '
+    'an error at the read, naming the module and the default; one defaulting to "xla" is none.',
     examples=lambda: (
         invalid(
             """
@@ -53,6 +58,19 @@ DEVICE_FROM_PROJECT = Rule(
                 return "cuda" if torch.cuda.is_available() else "cpu"
             """,
             ),
+        ),
+        valid(
+            """
+            import torch
+            import torch_xla
+            from options import get_args
+
+            args = get_args()
+            args.device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(args.device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="options-from-another-module-whose-device-this-file-sets",
         ),
         valid(
             """
@@ -174,6 +192,50 @@ DEVICE_FROM_PROJECT = Rule(
             note="a-device-set-by-another-module-single-file-sagemaker",
             alias=True,
             findings=(Expected(4, 1, "`opts.device` may be set by `pg()` in src/gpu.py"),),
+        ),
+        invalid(
+            """
+            import sys
+
+            import torch
+            import config
+
+            def main():
+                args = config.parse_args_with_format("base", sys.argv[1:])
+                model = torch.nn.Linear(4, 2).to(args.device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for _ in range(args.steps):
+                    x = torch.randn(8, 4).to(args.device)
+            """,
+            note="a-device-read-from-the-options-of-another-module-single-file",
+            findings=(
+                Expected(
+                    8,
+                    38,
+                    "`model`, whose parameters `torch.optim.SGD` steps, goes to a device (or moves under a condition) "
+                    "that comes from another module: `args.device` comes from `config.parse_args_with_format()` in "
+                    "config.py, which this run does not read; a run on the project folder follows it",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from utils.options import get_opts as opts
+
+            o = opts()
+            net = th.nn.Linear(4, 2)
+            net.to(o.train_device)
+            opt = th.optim.Adam(net.parameters())
+            """,
+            target="sagemaker",
+            note="a-device-read-from-the-options-of-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(
+                Expected(
+                    6, 8, "`o.train_device` comes from `opts()` in utils/options.py, which this run does not read"
+                ),
+            ),
         ),
         invalid(
             """
