@@ -22,6 +22,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device import batch_shapes
+from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
@@ -78,7 +79,7 @@ class ObligationAnalysis(Analysis):
 
     name = "obligations"
     reads = ("imports", "device_values", "project")
-    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp")
+    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp", "config_devices")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -221,6 +222,8 @@ class ObligationAnalysis(Analysis):
         self._handed_loaders()
         for flag, message in handed_cpu_flags(self.values):
             self._break(flag, DEVICE_OFF_XLA, message)
+        for read, message in self.walk.analysis(ConfigDeviceAnalysis).broken.items():
+            self._break(read, DEVICE_FROM_PROJECT, message)
         for default, dest in self.facts.device.cpu_flag_defaults.items():
             self._break(
                 default,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.programs import _PROJECT_TRAIN
+from codemods.device.rules.programs import _HYDRA_TRAIN, _PROJECT_TRAIN
 from codemods.engine.rule import Expected, Rule, invalid, run, valid
 
 DEVICE_FROM_PROJECT = Rule(
@@ -10,7 +10,7 @@ DEVICE_FROM_PROJECT = Rule(
     name="device-from-project",
     severity="error",
     summary="The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
-    "still to convert that builds a CUDA device from a flag the port switched on)",
+    "still to convert that builds a CUDA device from a flag the port switched on), or from a config file that names CUDA",
     fixable=False,
     why="Obligation (1) across files: the device comes from a helper in another module of the project "
     "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
@@ -33,7 +33,16 @@ DEVICE_FROM_PROJECT = Rule(
     "run that can read that module says nothing of the options' device where the module, and what its "
     "function reaches (a module of options that a dict of modules names: `FORMATS[name].parse_args(...)`), "
     'hold no device choice that converting them would port: a `--device` flag defaulting to "cuda:0" there is '
-    'an error at the read, naming the module and the default; one defaulting to "xla" is none.',
+    'an error at the read, naming the module and the default; one defaulting to "xla" is none. '
+    "A device read from a YAML config that the script loads (Hydra's `@hydra.main(config_path=..., "
+    "config_name=...)`, its config handed on to the classes and functions of the file and kept on `self`; "
+    '`OmegaConf.load("conf.yaml")`) is decided in that file, which the tool does not rewrite: a `device: cuda` '
+    "there is an error at the first read of the key (`torch.device(cfg.device)`), naming the file, the key and "
+    "its line; set it to `xla` (or override it on Hydra's command line, `device=xla`), with torch_xla imported. "
+    "A config the run cannot read (code converted without its folder, a path not written as a string, a file "
+    "not there) or that holds no such key (Hydra may compose it from its defaults list) is an error too, saying "
+    "so; one whose device is `xla`, or `cpu` (the author's choice, an evaluation tool on the CPU), and a key "
+    "that the script sets itself, give none.",
     examples=lambda: (
         invalid(
             """
@@ -59,6 +68,32 @@ DEVICE_FROM_PROJECT = Rule(
             """,
             ),
         ),
+        valid(
+            """
+            import hydra
+            import torch
+
+            @hydra.main(config_path="config", config_name="train")
+            def main(cfg):
+                cfg.device = "xla"
+                model = torch.nn.Linear(4, 2).to(cfg.device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-config-device-the-script-sets-itself",
+        ),
+        valid(
+            """
+            import hydra
+            from transformers import AutoModelForCausalLM
+
+            @hydra.main(config_path="config", config_name="train")
+            def main(cfg):
+                model = AutoModelForCausalLM.from_pretrained(cfg.model.name, device_map=cfg.model.device_map)
+            """,
+            note="a-device-map-from-a-hydra-config-is-no-device",
+        ),
+        run(("train.py", _HYDRA_TRAIN), ("train.yaml", "device: xla\nsteps: 50\n")),
+        run(("train.py", _HYDRA_TRAIN), ("train.yaml", "# an evaluation run\ndevice: 'cpu'  # no GPU here\n")),
         valid(
             """
             import torch
@@ -192,6 +227,60 @@ DEVICE_FROM_PROJECT = Rule(
             note="a-device-set-by-another-module-single-file-sagemaker",
             alias=True,
             findings=(Expected(4, 1, "`opts.device` may be set by `pg()` in src/gpu.py"),),
+        ),
+        invalid(
+            """
+            import hydra
+            import torch
+
+            @hydra.main(config_path="config", config_name="train")
+            def main(cfg):
+                device = torch.device(cfg.device)
+                model = torch.nn.Linear(4, 2).to(device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-device-read-from-a-hydra-config-this-run-did-not-read",
+            findings=(
+                Expected(
+                    6,
+                    27,
+                    "`cfg.device` comes from the Hydra config config/train.yaml, which this run did not read, and "
+                    "the tool does not rewrite config files: if it names CUDA (`device: cuda`)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import hydra
+            import torch
+
+            class Workspace:
+                def __init__(self, cfg):
+                    self.cfg = cfg
+                    self.device = torch.device(self.cfg.device)
+
+            @hydra.main(config_path="config/train.yaml")
+            def main(cfg):
+                Workspace(cfg)
+            """,
+            note="a-hydra-config-kept-on-self-by-a-class-of-the-file",
+            findings=(Expected(7, 36, "`self.cfg.device` comes from the Hydra config config/train.yaml"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from omegaconf import OmegaConf as OC
+
+            conf = OC.load("conf.yaml")
+            net = th.nn.Linear(4, 2).to(conf.train.device)
+            opt = th.optim.Adam(net.parameters())
+            """,
+            target="sagemaker",
+            note="a-device-read-from-an-omegaconf-config-sagemaker",
+            alias=True,
+            findings=(
+                Expected(5, 29, "`conf.train.device` comes from the config conf.yaml, which this run did not read"),
+            ),
         ),
         invalid(
             """
