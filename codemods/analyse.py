@@ -23,6 +23,7 @@ from codemods.cuda_only.analysis import CudaOnlyAnalysis
 from codemods.cuda_only.handed_strings import HandedStringAnalysis
 from codemods.cuda_only.rules import runtime_apis
 from codemods.device.analysis import DeviceAnalysis
+from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.obligations import ObligationAnalysis
 from codemods.device.values import DeviceValueAnalysis
 from codemods.distributed.ddp import DdpAnalysis
@@ -91,6 +92,7 @@ ANALYSES: list[type[Analysis]] = walk_order(
         ImportAnalysis,
         DeviceAnalysis,
         DeviceValueAnalysis,
+        ConfigDeviceAnalysis,
         RankAnalysis,
         DdpAnalysis,
         ScatterInputAnalysis,

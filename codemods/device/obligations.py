@@ -22,6 +22,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device import batch_shapes
+from codemods.device.config_devices import ConfigDeviceAnalysis
 from codemods.device.cpu_flags import handed_cpu_flags
 from codemods.device.facts import LoaderWrap
 from codemods.device.rules.xla111_device_off_xla import DEVICE_OFF_XLA
@@ -78,7 +79,7 @@ class ObligationAnalysis(Analysis):
 
     name = "obligations"
     reads = ("imports", "device_values", "project")
-    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp")
+    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp", "config_devices")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -221,6 +222,8 @@ class ObligationAnalysis(Analysis):
         self._handed_loaders()
         for flag, message in handed_cpu_flags(self.values):
             self._break(flag, DEVICE_OFF_XLA, message)
+        for read, message in self.walk.analysis(ConfigDeviceAnalysis).broken.items():
+            self._break(read, DEVICE_FROM_PROJECT, message)
         for default, dest in self.facts.device.cpu_flag_defaults.items():
             self._break(
                 default,
@@ -338,7 +341,13 @@ class ObligationAnalysis(Analysis):
                     continue
                 where = values.where(move.device, move.scope)
                 node = where.node
-                if where.elsewhere and node is not None and node not in self.facts.project.external_devices:
+                said = bool(where.why) and any(where.why in m for _, m in self.part.broken.values())  # (read again)
+                if (
+                    where.elsewhere
+                    and node is not None
+                    and node not in self.facts.project.external_devices
+                    and not said
+                ):
                     self._named(where.module)
                     self._break(
                         node,
@@ -399,7 +408,7 @@ class ObligationAnalysis(Analysis):
         if found is None:
             return None
         if found.summary is None:
-            return f"{self.values.module_file(func)}, which this run does not read"
+            return f"{self.walk.analysis(ProjectAnalysis).module_file(func)}, which this run does not read"
         if found.summary.pending:
             self._named(found.summary.path)
             return f"{found.summary.path}, which this run does not convert"

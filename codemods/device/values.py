@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
@@ -27,6 +27,7 @@ import libcst as cst
 from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.call_sites import CallSites
+from codemods.device.from_project import decided_in_project
 from codemods.device.shapes import is_device_name
 from codemods.device.where import UNKNOWN, XLA, Where, either
 from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value, walk
@@ -318,8 +319,8 @@ class DeviceValueAnalysis(Analysis):
                 if away is not None:
                     return Where(None, away[1].why, away[0].test, True, away[1].module)
             return found
-        if "." in name and (set_there := self._set_by_project(name)) is not None:
-            return set_there
+        if "." in name and (decided := decided_in_project(self.project, self.handed, name, self._options(name, scope))):
+            return decided if decided.node is not None or decided.on_xla is not None else replace(decided, node=expr)
         if (
             name.startswith("args.")
             and (default := self.flag_defaults.get(dest := name.removeprefix("args."))) is not None
@@ -508,7 +509,7 @@ class DeviceValueAnalysis(Analysis):
         if origin.summary is None:
             return Where(
                 None,
-                f"`{name}` comes from `{func}()` in {self.module_file(func)}, which this run does not read",
+                f"`{name}` comes from `{func}()` in {self.project.module_file(func)}, which this run does not read",
                 call,
                 True,
             )
@@ -553,46 +554,10 @@ class DeviceValueAnalysis(Analysis):
                 checks = {sub for v in values for sub in walk(v)}
                 device.kept_availability_checks -= checks
 
-    def _set_by_project(self, name: str) -> Where | None:
-        """``args.device`` that no statement of this file sets, where ``args`` goes to a
-        callable of another project module that sets it (``parse_gpu(args)``)."""
-        root, _, attr = name.partition(".")
-        if "." in attr or not is_device_name(attr):
-            return None
-        for call, func, index in self.handed.get(root, []):
-            origin = self.project.origin(func)
-            if origin is None:
-                continue
-            if origin.summary is None:
-                return Where(
-                    None,
-                    f"`{name}` may be set by `{func}()` in {self.module_file(func)}, which this run does not read",
-                    call,
-                    True,
-                )
-            found = origin.summary.device_set_on(origin.name, index, attr)
-            if found is None:
-                continue
-            on_xla, why = found
-            where = f"`{name}` is set by `{func}()` in {origin.summary.path}"
-            if origin.summary.pending:
-                return Where(None, f"{where}, which this run does not convert", call, True, origin.summary.path)
-            return Where(on_xla, f"{where}: {why}" if why else where, call if on_xla is False else None)
-        return None
-
-    def module_file(self, func: str) -> str:
-        """The file of the project module a name comes from, as its import reads (``utils/env.py``)."""
-        head = func.split(".")[0]
-        project = self.project
-        module = next(
-            (
-                found[head][0]
-                for found in (self.facts.imports.project_names, project.built_by, project.aliases)
-                if head in found
-            ),
-            "",
-        )
-        return module.lstrip(".").replace(".", "/") + ".py" if module.strip(".") else "another module of the project"
+    def _options(self, name: str, scope: str) -> cst.Call | None:
+        """The call whose result ``name``'s root is, bound once (``args = get_args()``)."""
+        values = self._live(name.partition(".")[0], scope)
+        return values[0].value if len(values) == 1 and type(values[0].value) is cst.Call else None
 
     def flag_in(self, test: cst.BaseExpression, scope: str) -> Where | None:
         """The first flag of another module that ``test`` reads (``not args.cuda``, ``args.cuda

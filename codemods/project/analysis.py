@@ -368,9 +368,7 @@ class ProjectAnalysis(Analysis):
                 continue
             used = [found.name] if found.name else sorted(attributes[local])
             if "__dict__" in used:  # ``models.__dict__[args.model]``: any of its names
-                used = sorted(
-                    {name for name, _, _ in found.summary.holds} | {name for name, _ in found.summary.reaches}
-                )
+                used = _used_of(Found(found.summary, ""))
             uses.append((node, found.summary, used))
         # ``from deepctr_torch.models import *``: the names the file calls that it neither
         # defines nor imports by name.
@@ -411,8 +409,32 @@ class ProjectAnalysis(Analysis):
                 found.extend(self._held_by(summary, [used], depth))
             elif depth < _MAX_DEPTH and (other := self.part.context.lookup_from(summary, *origin)) is not None:
                 if other.summary is not None:
-                    found.extend(self._held_by(other.summary, ["", other.name], depth + 1))
+                    found.extend(self._held_by(other.summary, ["", *_used_of(other)], depth + 1))
         return found
+
+    def held_device(self, callee: str) -> _Held | None:
+        """What calling the project callable ``callee`` reaches, in a module this run does not
+        convert, of a device choice that converting it would port or report (``"cuda:0"``, the
+        default of a ``--device`` flag that the function which parses the options reaches
+        through a dict of modules): (that module's path, cause, the name there, the code)."""
+        found = self.origin(callee)
+        if found is None or found.summary is None:
+            return None
+        held = self._held_by(found.summary, _used_of(found), 0)
+        return next((h for h in held if h[1] == "device"), None)
+
+    def module_file(self, func: str) -> str:
+        """The file of the project module a name comes from, as its import reads (``utils/env.py``)."""
+        head = func.split(".")[0]
+        module = next(
+            (
+                found[head][0]
+                for found in (self.facts.imports.project_names, self.built_by, self.aliases)
+                if head in found
+            ),
+            "",
+        )
+        return module.lstrip(".").replace(".", "/") + ".py" if module.strip(".") else "another module of the project"
 
     def _named_already(self) -> set[tuple[str, str]]:
         """(module path, cause) that this file's XLA003 findings name already."""
@@ -436,3 +458,13 @@ def _optimizer_arguments(call: cst.Call, is_optimizer: Callable[[str | None], bo
         if is_optimizer(dotted(arg.value)):
             found.append((-1, arg.keyword.value) if arg.keyword is not None else (index, ""))
     return found
+
+
+def _used_of(found: Found) -> list[str]:
+    """The names of a module that a use of ``found`` may run: the name itself, or, for the
+    module as a whole (a dict of modules, ``FORMATS = {"base": base}``, then
+    ``FORMATS[name].parse_args(...)``), every name of it that holds or reaches something."""
+    if found.name or found.summary is None:
+        return [found.name]
+    summary = found.summary
+    return sorted({name for name, _, _ in summary.holds} | {name for name, _ in summary.reaches})

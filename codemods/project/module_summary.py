@@ -349,6 +349,12 @@ class ImportContext(Protocol):
         only at run time may load, the script's folder being first on sys.path)."""
         ...
 
+    def config_file(self, relative: str) -> tuple[str, str] | None:
+        """A config file (YAML) that the file names by a path relative to its own folder, as
+        Hydra finds ``config_path``: (its path as findings name it, its text); None where there
+        is none the tool can read."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -427,6 +433,9 @@ class GuessedImports:
 
     def neighbours(self) -> tuple[str, ...]:
         return ()
+
+    def config_file(self, relative: str) -> tuple[str, str] | None:
+        return None  # the file's folder is not known
 
 
 # torch, torch_xla and the packages of torch's family that are never a project's own code;

@@ -46,6 +46,8 @@ _READS_MODULE = re.compile(rb"\.\s*module\b")
 # summaries of its imports, and so on down the import graph: the nesting is bounded, so
 # that how deep a project's imports go never decides how deep the tool recurses.
 _MAX_NESTED_SUMMARIES = 16
+# A config file (YAML) larger than this is not read for a device (a data file, not a config).
+_MAX_CONFIG_BYTES = 256 * 1024
 
 
 def resolved(path: Path | str) -> Path:
@@ -391,6 +393,15 @@ class FileImports:
         except OSError:  # a folder we may not list
             return ()
         return tuple(file.stem for file in files if file.stem != self.path.stem and file.stem.isidentifier())
+
+    def config_file(self, relative: str) -> tuple[str, str] | None:
+        path = self.path.parent / relative
+        try:
+            if not path.is_file() or path.stat().st_size > _MAX_CONFIG_BYTES:
+                return None
+            return self.project.display(path), path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
+            return None
 
     def star_names(self, module: str, depth: int = 0) -> StarNames | None:
         located = self.module_file(module)

@@ -26,7 +26,7 @@ class ProjectRewrite(Concern):
         named = self.facts.obligations.named_modules  # named where the chain breaks already
         for node, unported in self.facts.project.unported_uses.items():
             for found in unported:
-                if found.path in named:
+                if found.path in named or all(path in named for path, _, _ in found.held):
                     continue
                 causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
                 consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)

@@ -11,3 +11,14 @@ def main():
     model = torch.nn.Linear(4, 2).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 """
+
+# A Hydra script whose config (train.yaml, beside it) holds the device.
+_HYDRA_TRAIN = """
+import hydra
+import torch
+
+@hydra.main(config_path=".", config_name="train")
+def main(cfg):
+    model = torch.nn.Linear(4, 2).to(torch.device(cfg.device))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.device.rules.programs import _PROJECT_TRAIN
+from codemods.device.rules.programs import _HYDRA_TRAIN, _PROJECT_TRAIN
 from codemods.engine.rule import Expected, Rule, invalid, run, valid
 
 DEVICE_FROM_PROJECT = Rule(
@@ -10,7 +10,7 @@ DEVICE_FROM_PROJECT = Rule(
     name="device-from-project",
     severity="error",
     summary="The device comes from another project module that leaves it off XLA (a helper that returns the CPU, a module "
-    "still to convert that builds a CUDA device from a flag the port switched on)",
+    "still to convert that builds a CUDA device from a flag the port switched on), or from a config file that names CUDA",
     fixable=False,
     why="Obligation (1) across files: the device comes from a helper in another module of the project "
     "(`device = pick_device()` with `from utils.env import pick_device`), and that module's summary says the "
@@ -26,9 +26,23 @@ DEVICE_FROM_PROJECT = Rule(
     "it goes through a module this run does not convert: a device chosen with a flag of another module "
     '(`args = get_args(); torch.device("cuda:0" if args.cuda else "cpu")`), a device that a function of '
     "another module sets on its argument (`parse_gpu(args)`, then `model.to(args.device)`), or a model that "
-    "another module builds and nothing in the file moves (`model = load_model(args)`). Each names the function "
-    "and the module; to resolve it, run the tool on the project folder, which follows them (and reports there "
-    "what still ends off the XLA device).",
+    "another module builds and nothing in the file moves (`model = load_model(args)`), or a device read from "
+    "the options another module parses (`args = get_args()`, then `model.to(args.device)`: the `--device` flag "
+    "and its default are there). Each names the function and the module; to resolve it, run the tool on the "
+    "project folder, which follows them (and reports there what still ends off the XLA device). A single-file "
+    "run that can read that module says nothing of the options' device where the module, and what its "
+    "function reaches (a module of options that a dict of modules names: `FORMATS[name].parse_args(...)`), "
+    'hold no device choice that converting them would port: a `--device` flag defaulting to "cuda:0" there is '
+    'an error at the read, naming the module and the default; one defaulting to "xla" is none. '
+    "A device read from a YAML config that the script loads (Hydra's `@hydra.main(config_path=..., "
+    "config_name=...)`, its config handed on to the classes and functions of the file and kept on `self`; "
+    '`OmegaConf.load("conf.yaml")`) is decided in that file, which the tool does not rewrite: a `device: cuda` '
+    "there is an error at the first read of the key (`torch.device(cfg.device)`), naming the file, the key and "
+    "its line; set it to `xla` (or override it on Hydra's command line, `device=xla`), with torch_xla imported. "
+    "A config the run cannot read (code converted without its folder, a path not written as a string, a file "
+    "not there) or that holds no such key (Hydra may compose it from its defaults list) is an error too, saying "
+    "so; one whose device is `xla`, or `cpu` (the author's choice, an evaluation tool on the CPU), and a key "
+    "that the script sets itself, give none.",
     examples=lambda: (
         invalid(
             """
@@ -53,6 +67,45 @@ DEVICE_FROM_PROJECT = Rule(
                 return "cuda" if torch.cuda.is_available() else "cpu"
             """,
             ),
+        ),
+        valid(
+            """
+            import hydra
+            import torch
+
+            @hydra.main(config_path="config", config_name="train")
+            def main(cfg):
+                cfg.device = "xla"
+                model = torch.nn.Linear(4, 2).to(cfg.device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-config-device-the-script-sets-itself",
+        ),
+        valid(
+            """
+            import hydra
+            from transformers import AutoModelForCausalLM
+
+            @hydra.main(config_path="config", config_name="train")
+            def main(cfg):
+                model = AutoModelForCausalLM.from_pretrained(cfg.model.name, device_map=cfg.model.device_map)
+            """,
+            note="a-device-map-from-a-hydra-config-is-no-device",
+        ),
+        run(("train.py", _HYDRA_TRAIN), ("train.yaml", "device: xla\nsteps: 50\n")),
+        run(("train.py", _HYDRA_TRAIN), ("train.yaml", "# an evaluation run\ndevice: 'cpu'  # no GPU here\n")),
+        valid(
+            """
+            import torch
+            import torch_xla
+            from options import get_args
+
+            args = get_args()
+            args.device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(args.device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="options-from-another-module-whose-device-this-file-sets",
         ),
         valid(
             """
@@ -174,6 +227,104 @@ DEVICE_FROM_PROJECT = Rule(
             note="a-device-set-by-another-module-single-file-sagemaker",
             alias=True,
             findings=(Expected(4, 1, "`opts.device` may be set by `pg()` in src/gpu.py"),),
+        ),
+        invalid(
+            """
+            import hydra
+            import torch
+
+            @hydra.main(config_path="config", config_name="train")
+            def main(cfg):
+                device = torch.device(cfg.device)
+                model = torch.nn.Linear(4, 2).to(device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-device-read-from-a-hydra-config-this-run-did-not-read",
+            findings=(
+                Expected(
+                    6,
+                    27,
+                    "`cfg.device` comes from the Hydra config config/train.yaml, which this run did not read, and "
+                    "the tool does not rewrite config files: if it names CUDA (`device: cuda`)",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import hydra
+            import torch
+
+            class Workspace:
+                def __init__(self, cfg):
+                    self.cfg = cfg
+                    self.device = torch.device(self.cfg.device)
+
+            @hydra.main(config_path="config/train.yaml")
+            def main(cfg):
+                Workspace(cfg)
+            """,
+            note="a-hydra-config-kept-on-self-by-a-class-of-the-file",
+            findings=(Expected(7, 36, "`self.cfg.device` comes from the Hydra config config/train.yaml"),),
+        ),
+        invalid(
+            """
+            import torch as th
+            from omegaconf import OmegaConf as OC
+
+            conf = OC.load("conf.yaml")
+            net = th.nn.Linear(4, 2).to(conf.train.device)
+            opt = th.optim.Adam(net.parameters())
+            """,
+            target="sagemaker",
+            note="a-device-read-from-an-omegaconf-config-sagemaker",
+            alias=True,
+            findings=(
+                Expected(5, 29, "`conf.train.device` comes from the config conf.yaml, which this run did not read"),
+            ),
+        ),
+        invalid(
+            """
+            import sys
+
+            import torch
+            import config
+
+            def main():
+                args = config.parse_args_with_format("base", sys.argv[1:])
+                model = torch.nn.Linear(4, 2).to(args.device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for _ in range(args.steps):
+                    x = torch.randn(8, 4).to(args.device)
+            """,
+            note="a-device-read-from-the-options-of-another-module-single-file",
+            findings=(
+                Expected(
+                    8,
+                    38,
+                    "`model`, whose parameters `torch.optim.SGD` steps, goes to a device (or moves under a condition) "
+                    "that comes from another module: `args.device` comes from `config.parse_args_with_format()` in "
+                    "config.py, which this run does not read; a run on the project folder follows it",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            from utils.options import get_opts as opts
+
+            o = opts()
+            net = th.nn.Linear(4, 2)
+            net.to(o.train_device)
+            opt = th.optim.Adam(net.parameters())
+            """,
+            target="sagemaker",
+            note="a-device-read-from-the-options-of-another-module-single-file-sagemaker",
+            alias=True,
+            findings=(
+                Expected(
+                    6, 8, "`o.train_device` comes from `opts()` in utils/options.py, which this run does not read"
+                ),
+            ),
         ),
         invalid(
             """

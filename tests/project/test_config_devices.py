@@ -1,0 +1,162 @@
+"""A device taken from a Hydra YAML config (issue 32, an RL repository): ``device: cuda`` in
+config/train.yaml, ``Workspace(cfg)`` keeping the config on ``self`` and reading
+``torch.device(cfg.device)``, the agent built from a class path (``hydra.utils.instantiate``)
+with ``device: ${device}``.  The tool does not rewrite config files: a whole-project run and a
+single-file run are an error at the read, naming the file, the key and its line; a config
+whose device is "xla" or "cpu" gives none; code converted without its folder says the config
+was not read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods import convert_source
+from codemods.engine.report import FileReport, Finding
+from codemods.engine.rule import RuleSelection
+from codemods.files import discover
+from codemods.pipeline import summarise_with
+from codemods.project.resolver import Project
+from codemods.runner import Job, run
+
+TARGETS = ["2.9", "sagemaker"]
+
+TRAIN = """\
+import numpy as np
+import torch
+import hydra
+from buffer import Buffer
+
+
+class Workspace:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.device = torch.device(cfg.device)
+        self.agent = hydra.utils.instantiate(cfg.agent)
+        self.buffer = Buffer(self.device)
+
+    def run(self):
+        for step in range(self.cfg.steps):
+            self.buffer.add(np.random.randn(3).astype(np.float32), np.random.randn(1).astype(np.float32))
+            if step >= 10:
+                self.agent.update(self.buffer, step)
+
+
+@hydra.main(config_path="config", config_name="train")
+def main(cfg):
+    Workspace(cfg).run()
+
+
+if __name__ == "__main__":
+    main()
+"""
+BUFFER = """\
+import numpy as np
+import torch
+
+
+class Buffer:
+    def __init__(self, device):
+        self.device = device
+        self.obs = []
+
+    def add(self, obs, target):
+        self.obs.append(obs)
+
+    def sample(self, n):
+        idx = np.random.randint(0, len(self.obs), size=n)
+        return torch.as_tensor(np.stack([self.obs[i] for i in idx]), device=self.device)
+"""
+LEARNER = """\
+import torch
+import torch.nn as nn
+
+
+class Learner:
+    def __init__(self, obs_dim, device):
+        self.device = torch.device(device)
+        self.net = nn.Linear(obs_dim, 1).to(self.device)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+
+    def update(self, buffer, step):
+        loss = self.net(buffer.sample(16)).pow(2).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+"""
+CONFIG = """\
+device: {device}
+steps: 50
+agent:
+  class: agent.learner.Learner
+  params:
+    obs_dim: 3
+    device: ${{device}}
+"""
+
+
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str) -> Path:
+    repo = tmp_path / "proj"
+    (repo / "agent").mkdir(parents=True)
+    (repo / "config").mkdir()
+    (repo / "train.py").write_text(TRAIN)
+    (repo / "buffer.py").write_text(BUFFER)
+    (repo / "agent" / "__init__.py").write_text("")
+    (repo / "agent" / "learner.py").write_text(LEARNER)
+    (repo / "config" / "train.yaml").write_text(CONFIG.format(device=device))
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def _config_errors(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.rule == "XLA112"]
+
+
+def _lint(repo: Path, target: str) -> list[FileReport]:
+    reports = run([(str(path), Job("lint", target, RuleSelection())) for path in discover((str(repo),))])
+    assert not any(r.error for r in reports), reports
+    return reports
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_project_run_is_an_error_at_the_read_naming_the_file_and_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "cuda")
+    fired = [(r.path, f) for r in _lint(repo, target) for f in _config_errors(r.findings)]
+    ((path, finding),) = fired
+    assert path.endswith("train.py") and (finding.line, finding.col) == (10, 36)  # torch.device(cfg.device)
+    assert finding.message.startswith(
+        "`cfg.device` is `cuda` in the Hydra config config/train.yaml (`device`, line 1), which the tool does not "
+        "rewrite"
+    )
+    assert "set `device: xla` there (or run the script with `device=xla`)" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_single_file_run_reads_the_config_beside_the_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "cuda:0")
+    project = Project(repo, summarise_with(target, RuleSelection(), None), in_run=[repo / "train.py"])
+    conversion = convert_source(
+        (repo / "train.py").read_bytes(), target=target, imports=project.imports_of(repo / "train.py")
+    )
+    (finding,) = _config_errors(conversion.findings)
+    assert "`cfg.device` is `cuda:0` in the Hydra config config/train.yaml (`device`, line 1)" in finding.message
+
+
+@pytest.mark.parametrize("device", ["xla", "cpu", "'xla:0'"])
+def test_a_config_whose_device_is_no_cuda_device_gives_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, device)
+    assert [f for r in _lint(repo, "2.9") for f in _config_errors(r.findings)] == []
+
+
+def test_code_converted_without_its_folder_says_the_config_was_not_read() -> None:
+    (finding,) = _config_errors(convert_source(TRAIN).findings)
+    assert finding.message.startswith(
+        "`cfg.device` comes from the Hydra config config/train.yaml, which this run did not read"
+    )
