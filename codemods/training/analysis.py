@@ -156,7 +156,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             if name is not None:
                 self.scope.events.append(("collect", name, values))
                 if function is not None:
-                    param = _parameter(function, node.value, dotted(node.value))
+                    param = function.parameter(node.value, dotted(node.value))
                     if param is not None:
                         function.bound[name] = param
                     else:
@@ -288,7 +288,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             )
         if method == "cpu" and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .cpu() call (method matched) has an Attribute func, so receiver() is not None
             self.scope.events.append(("cpu", moved, node))
-            if function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]  # as above
+            if function is not None and (param := function.parameter(receiver(node), moved)) is not None:  # type: ignore[arg-type]  # as above
                 function.cpu_params.add(param)
         if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
@@ -307,7 +307,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
                 changes_device
                 and not names_the_cpu(target)  # a callable that moves what it is handed to the CPU leaves it there
                 and function is not None
-                and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
+                and (param := function.parameter(receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             ):
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
                 if param in function.cpu_params:
@@ -333,7 +333,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]  # a .parameters() call (method matched) has an Attribute func, so receiver() is not None
+            and (owner := function.parameter(receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]  # a .parameters() call (method matched) has an Attribute func, so receiver() is not None
         ):
             function.parameters_of.add(owner)
 
@@ -644,29 +644,6 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         )
         for guard in guards:
             self.part.input_guards[guard] = follows
-
-
-def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) -> str | None:
-    """The parameter of ``function`` that ``node`` (named ``name``) is: ``model``, or a
-    key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
-    ``kwargs.pop("model")``), which it then records as passed by keyword."""
-    if name is not None:
-        return name if name in function.params or name in function.keyword_params else function.bound.get(name)
-    if function.kwargs is None:
-        return None
-    holder: cst.BaseExpression | None
-    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
-        holder, key = node.value, node.slice[0].slice.value
-    elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
-        holder, key = receiver(node), node.args[0].value
-    else:
-        return None
-    param = string_value(key)
-    if holder is None or dotted(holder) != function.kwargs or param is None:
-        return None
-    if param not in function.keyword_params:
-        function.keyword_params.append(param)
-    return param
 
 
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
