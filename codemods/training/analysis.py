@@ -64,6 +64,9 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         self.forward_classes: set[str] = set()
         self.forward_class_paths: set[str] = set()
         self.generators: set[str] = set()  # the functions that yield (qualified names)
+        # Optimizer classes of this file (over a class of torch.optim, ``Optimizer`` or ``AdamW``, or over
+        # another such class of the file): name -> qualified name.
+        self.optimizer_classes: dict[str, str] = {}
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
@@ -136,6 +139,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
             if resolved in apis.MODULE_BASES or resolved in apis.LIBRARY_MODEL_BASES or written in self.forward_classes:
                 self.forward_classes.add(node.name.value)
                 self.forward_class_paths.add(self.walk.qualname)
+            if _is_optimizer_class(resolved or "") or written in self.optimizer_classes:
+                self.optimizer_classes[node.name.value] = self.walk.qualname
 
     def _loop(self, node: cst.For | cst.While) -> None:
         self.loop_records[id(node)] = _Loop(node, self.walk.qualname)
@@ -434,10 +439,14 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips):
         synced = self.synced_functions(steps)
         part.step_callables |= steps
         part.synced_callables |= synced
-        within = self._forward_computation() | self.generators
+        optimizers = set(self.optimizer_classes.values())
+        within = self._forward_computation() | self.generators | optimizers
         part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, within)}
         for loop in self.loop_records.values():
-            self._plan_loop(loop, steps, synced, by_name)
+            if not _owned_by(
+                loop.owner, optimizers
+            ):  # an optimizer's own update (over its param groups) is no loop to plan
+                self._plan_loop(loop, steps, synced, by_name)
         fsdp_importer = self.walk.analysis(ProjectAnalysis).part.context.imported_by_fsdp()
         for name, kind in held_steppers(
             (step.optimizer for _, step, _, _ in self.step_candidates),
