@@ -29,7 +29,14 @@ XLA_RANKS = Rule(
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
     "`if torch.cuda.is_available():`, which is False on XLA, is not; nor is a value the port leaves nowhere to go: "
     "handed to the worker function, which reads the count again at its start, or stored where nothing reads it "
-    "afterwards but the `init_process_group(world_size=...)` argument the port drops).",
+    "afterwards but the `init_process_group(world_size=...)` argument the port drops). A `--local_rank` flag "
+    "(`--local-rank`) is the launcher's too: torch.distributed.launch passes it to each process, torch_xla.launch "
+    "does not, so every process would keep the flag's default, rank 0 everywhere (each replica trains on the "
+    "same data shard: results change silently). Its reads become the runtime's local ordinal, also under the "
+    'flag\'s dest when it is another option\'s alias (`add_argument("--rank", "--local_rank")`, read as '
+    "`args.rank`, as ParallelWaveGAN does), unless the script computes that attribute itself "
+    "(`args.rank = node_rank * gpus + args.rank`). A `--rank` flag of its own (no `--local_rank` alias) is not "
+    "changed.",
     examples=lambda: (
         invalid(
             """
@@ -71,8 +78,113 @@ XLA_RANKS = Rule(
             """,
             note="other-env",
         ),
+        valid(
+            """
+            import argparse
+
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--rank", "--local_rank", type=int, default=0)
+            args = parser.parse_args()
+            args.rank = args.node_rank * args.gpus + args.rank
+            print(args.rank)
+            """,
+            target="sagemaker",
+            note="a-local-rank-flags-dest-the-script-computes-itself",
+        ),
+        valid(
+            """
+            import argparse
+
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--rank", type=int, default=0)
+            args = parser.parse_args()
+            print(args.rank)
+            """,
+            note="a-rank-flag-that-is-no-local-rank",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", "--local_rank", default=0, type=int)
+                args = parser.parse_args()
+                dist.init_process_group(backend="nccl")
+                sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=args.rank, shuffle=True)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", "--local_rank", default=0, type=int)
+                args = parser.parse_args()
+                dist.init_process_group("xla", init_method="xla://")
+                sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.local_ordinal(), shuffle=True)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="a-local-rank-flag-read-by-its-dest",
+            findings=(
+                Expected(13, 56, "dist.get_world_size() -> xr.world_size()"),
+                Expected(13, 78, "args.rank -> xr.local_ordinal(): the local rank from the XLA runtime"),
+            ),
+        ),
+        invalid(
+            """
+            from argparse import ArgumentParser
+
+            import torch
+
+            ap = ArgumentParser()
+            ap.add_argument("--rank", "--local-rank", type=int, default=0)
+            opts = ap.parse_args()
+            torch.cuda.set_device(opts.rank)
+            shard = samples[opts.rank :: torch.cuda.device_count()]
+            """,
+            """
+            from argparse import ArgumentParser
+
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            ap = ArgumentParser()
+            ap.add_argument("--rank", "--local-rank", type=int, default=0)
+            opts = ap.parse_args()
+            shard = samples[xm.get_local_ordinal() :: xm.xrt_world_size()]
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(
+                Expected(9, 17, "opts.rank -> xm.get_local_ordinal()"),
+                Expected(9, 43, "torch.cuda.device_count() -> xm.xrt_world_size()"),
+            ),
+        ),
         invalid(
             """
             import os
