@@ -50,6 +50,7 @@ XLA_RANK_READS = frozenset(
 )
 DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
+_LOG_METHODS = frozenset({"print", "info", "debug", "warning", "log"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
 
 
@@ -103,6 +104,8 @@ class RankAnalysis(Analysis):
         # ``args.rank``).  A launcher passes the flag; torch_xla.launch does not, so every
         # process would keep the default (rank 0 everywhere: each replica the same data shard).
         self.local_rank_dests: set[str] = set()
+        self.rank_flag = False  # ``add_argument("--rank")`` without a --local_rank alias: read as ``args.rank``
+        self.logged: set[int] = set()  # nodes in the arguments of a print or a log call (they only show it)
         # Reads of ``x.local_rank`` and ``x.rank`` (``x`` a name, not self): (attribute, read).
         self.local_rank_reads: list[tuple[str, _Read]] = []
         self.xla_rank_reads = False
@@ -257,6 +260,8 @@ class RankAnalysis(Analysis):
             return
         if method_name(node) == "add_argument":
             self._local_rank_flag(node)
+        if method_name(node) in _LOG_METHODS or (type(node.func) is cst.Name and node.func.value == "print"):
+            self.logged.update(id(n) for n in walk(node))
         if type(node.func) is cst.Name and node.func.value == "int" and callee is None and len(node.args) == 1:
             if (found := self._env(node.args[0].value)) is not None:
                 self.skip.add(id(node.args[0].value))
@@ -305,9 +310,10 @@ class RankAnalysis(Analysis):
         """``add_argument("--local_rank", ...)``: the attribute its value is read as (its dest)."""
         positional, keywords = call_args(node)
         options = [string_value(a.value) or "" for a in positional]
-        if not {"--local_rank", "--local-rank"} & set(options):
-            return
         dest = string_value(keywords["dest"].value) if "dest" in keywords else None
+        if not {"--local_rank", "--local-rank"} & set(options):
+            self.rank_flag |= "--rank" in options and dest in (None, "rank")
+            return
         first = next((option for option in options if option.startswith("--")), "--local_rank")
         self.local_rank_dests.add(dest or first[2:].replace("-", "_"))
 
@@ -386,6 +392,15 @@ class RankAnalysis(Analysis):
         parent = launch.parent
         for read in self.rank_reads:
             (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
+        if self.rank_flag and "rank" not in self.local_rank_dests:
+            part.argv_ranks = {
+                read.node
+                for name, read in self.local_rank_reads
+                if name == "rank"
+                and read.owner not in parent
+                and id(read.node) not in self.logged
+                and not self.assigned.get(dotted(read.node) or "")
+            }
         counts = self._count_names(launch)
         for call, owner, name, _ in self.count_calls:
             last = (name or "").rsplit(".", 1)[-1].lower()

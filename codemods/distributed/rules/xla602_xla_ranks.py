@@ -35,8 +35,11 @@ XLA_RANKS = Rule(
     "same data shard: results change silently). Its reads become the runtime's local ordinal, also under the "
     'flag\'s dest when it is another option\'s alias (`add_argument("--rank", "--local_rank")`, read as '
     "`args.rank`, as ParallelWaveGAN does), unless the script computes that attribute itself "
-    "(`args.rank = node_rank * gpus + args.rank`). A `--rank` flag of its own (no `--local_rank` alias) is not "
-    "changed.",
+    "(`args.rank = node_rank * gpus + args.rank`). A `--rank` flag of its own (no `--local_rank` alias), read in "
+    "the processes torch_xla starts, is an error there: they all get the same command line, so the same rank, "
+    "and what it tells apart (the data shard, the master process) is the same in all of them; the port cannot "
+    "tell whether it was a global rank or a node's, so it says where to read the runtime's global ordinal (a "
+    "print or log of it only shows it: nothing is said).",
     examples=lambda: (
         invalid(
             """
@@ -106,8 +109,135 @@ XLA_RANKS = Rule(
             """,
             note="a-rank-flag-that-is-no-local-rank",
         ),
+        valid(
+            """
+            import argparse
+
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.distributed.xla_backend  # noqa: F401
+            import torch_xla.runtime as xr
+            from torch.utils.data.distributed import DistributedSampler
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", type=int, default=0)
+                args = parser.parse_args()
+                dist.init_process_group("xla", init_method="xla://")
+                sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+                print("started with --rank", args.rank)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="a-rank-flag-only-printed-in-the-launched-processes",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", type=int, default=0)
+                args = parser.parse_args()
+                dist.init_process_group("nccl")
+                sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=args.rank)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", type=int, default=0)
+                args = parser.parse_args()
+                dist.init_process_group("xla", init_method="xla://")
+                sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=args.rank)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="a-rank-flag-read-in-the-launched-processes",
+            findings=(
+                Expected(13, 56, "dist.get_world_size() -> xr.world_size()"),
+                Expected(13, 78, "`args.rank` is the `--rank` flag, which torch_xla's launcher does not set"),
+            ),
+        ),
+        invalid(
+            """
+            from argparse import ArgumentParser as Parser
+
+            import torch.distributed as dist
+
+
+            def run(opts):
+                dist.init_process_group("nccl", rank=opts.rank, world_size=opts.world_size)
+                if opts.rank == 0:
+                    write_summary()
+
+
+            if __name__ == "__main__":
+                p = Parser()
+                p.add_argument("--rank", type=int, default=0)
+                p.add_argument("--world_size", type=int, default=1)
+                run(p.parse_args())
+            """,
+            """
+            from argparse import ArgumentParser as Parser
+
+            import torch.distributed as dist
+            import os
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def run(opts):
+                os.environ.setdefault("MASTER_ADDR", "localhost")
+                os.environ.setdefault("MASTER_PORT", "12355")
+                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                if opts.rank == 0:
+                    write_summary()
+
+
+            def _mp_fn(index):
+                p = Parser()
+                p.add_argument("--rank", type=int, default=0)
+                p.add_argument("--world_size", type=int, default=1)
+                run(p.parse_args())
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=())
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(Expected(14, 8, "read the rank from the XLA runtime (xm.get_ordinal())"),),
+        ),
         invalid(
             """
             import argparse
@@ -654,5 +784,18 @@ def _launcher_count(ctx: Context[Facts], original: cst.Name, updated: cst.Name) 
         f"`{original.value}` here is the CUDA device count (`{ctx.code(assignment.value)}`), 0 on an XLA machine: "
         f"the workers read the XLA world size ({ctx.target.api('world_size').spelled}()), but the launching process "
         "still sees 0; compute what needs it inside the workers",
+    )
+    return updated
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.argv_ranks)
+def _argv_rank(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+    ctx.report(
+        XLA_RANKS,
+        original,
+        f"`{ctx.code(original)}` is the `--rank` flag, which torch_xla's launcher does not set: every process it "
+        "starts gets the same command line, so the same rank (the default, or whatever is passed): what it tells "
+        "apart (a data shard, the master process) is the same in every process; read the rank from the XLA runtime "
+        f"({ctx.target.api('global_ordinal').spelled}()) where the processes are told apart",
     )
     return updated
