@@ -147,6 +147,7 @@ LIBRARY_DEVICE = Rule(
             """,
             target="sagemaker",
             alias=True,
+            note="timm-loaders-through-a-module-alias",
             findings=(
                 Expected(4, 10, "added device=xm.xla_device() to `tl.create_loader`"),
                 Expected(9, 14, "added device=xm.xla_device() to `tl.PrefetchLoader`: it copies every batch"),

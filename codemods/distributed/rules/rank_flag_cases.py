@@ -167,6 +167,85 @@ def rank_flag_invalid() -> tuple[Invalid, ...]:
             """,
             target="sagemaker",
             alias=True,
+            note="a-rank-flag-through-an-aliased-parser",
             findings=(Expected(14, 8, "read the rank from the XLA runtime (xm.get_ordinal())"),),
+        ),
+        invalid(
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", "--local_rank", default=0, type=int)
+                args = parser.parse_args()
+                dist.init_process_group(backend="nccl")
+                sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=args.rank, shuffle=True)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data.distributed import DistributedSampler
+            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+            import torch_xla.runtime as xr
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rank", "--local_rank", default=0, type=int)
+                args = parser.parse_args()
+                dist.init_process_group("xla", init_method="xla://")
+                sampler = DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.local_ordinal(), shuffle=True)
+
+
+            def _mp_fn(index):
+                main()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=())
+            """,
+            note="a-local-rank-flag-read-by-its-dest",
+            findings=(
+                Expected(13, 56, "dist.get_world_size() -> xr.world_size()"),
+                Expected(13, 78, "args.rank -> xr.local_ordinal(): the local rank from the XLA runtime"),
+            ),
+        ),
+        invalid(
+            """
+            from argparse import ArgumentParser
+
+            import torch
+
+            ap = ArgumentParser()
+            ap.add_argument("--rank", "--local-rank", type=int, default=0)
+            opts = ap.parse_args()
+            torch.cuda.set_device(opts.rank)
+            shard = samples[opts.rank :: torch.cuda.device_count()]
+            """,
+            """
+            from argparse import ArgumentParser
+
+            import torch
+            import torch_xla.core.xla_model as xm
+
+            ap = ArgumentParser()
+            ap.add_argument("--rank", "--local-rank", type=int, default=0)
+            opts = ap.parse_args()
+            shard = samples[xm.get_local_ordinal() :: xm.xrt_world_size()]
+            """,
+            target="sagemaker",
+            alias=True,
+            note="a-hyphenated-local-rank-alias",
+            findings=(
+                Expected(9, 17, "opts.rank -> xm.get_local_ordinal()"),
+                Expected(9, 43, "torch.cuda.device_count() -> xm.xrt_world_size()"),
+            ),
         ),
     )
