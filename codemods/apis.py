@@ -71,6 +71,41 @@ DEVICE_HELPERS = {
     "accelerate.PartialState.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
     "transformers.TrainingArguments.device": DeviceHelper(True, "the XLA device when torch_xla is installed"),
 }
+
+
+@dataclass(frozen=True)
+class CudaDefaultDevice:
+    """A library call whose device parameter defaults to CUDA, as its released code reads: the
+    parameter's keyword and its first position over the releases (a call with more positional
+    arguments may pass it), the keyword whose False switches the CUDA copy off, what the call
+    copies there, and the releases that take no such parameter (they copy to CUDA regardless)."""
+
+    keyword: str
+    position: int
+    switch: str | None
+    copies: str
+    older: str
+
+
+# timm's PrefetchLoader copies every batch (and its normalisation constants) to ``device``,
+# ``torch.device('cuda')`` by default, in timm 0.9 and 1.0 (timm/data/loader.py, v0.9.0 to
+# v1.0.20; first in the 0.8.2dev0 pre-release); timm 0.6 calls ``.cuda(non_blocking=True)``
+# with no ``device=``.  ``create_loader(use_prefetcher=True)`` (the default) builds one.
+_TIMM_LOADER = CudaDefaultDevice(
+    "device",
+    29,
+    "use_prefetcher",
+    "its PrefetchLoader (use_prefetcher=True, the default) copies every batch to device=, which defaults to CUDA",
+    "timm 0.6 and older",
+)
+CUDA_DEFAULT_DEVICES = {
+    "timm.data.create_loader": _TIMM_LOADER,
+    "timm.data.loader.create_loader": _TIMM_LOADER,
+    "timm.data.loader.PrefetchLoader": CudaDefaultDevice(
+        "device", 4, None, "it copies every batch to device=, which defaults to CUDA", "timm 0.6 and older"
+    ),
+}
+
 # Torch names that a module-level assignment may alias (``Device: TypeAlias = torch.device``,
 # fairseq2's spelling): the alias resolves as the name does, so ``Device("cuda")`` is a
 # device call.

@@ -15,7 +15,7 @@ from codemods.project.resolver import takes_a_training_step
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
 # byte, which cost more than the rest of the skip on a file without them.)
-_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"trl")
+_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"trl", b"timm")
 # A comment that makes the tool leave a file alone.
 SKIP_FILE = "xla-codemod: skip-file"
 

@@ -78,6 +78,9 @@ class DistributedFacts:
     # runtime concept each becomes; those in the launching process are only reported.
     runtime_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
     parent_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
+    # Reads of a ``--rank`` flag (``args.rank``, default and all) in the processes torch_xla
+    # starts: every one of them gets the same command line, so the same rank.
+    argv_ranks: set[cst.CSTNode] = field(default_factory=set)
     # Environment reads the tool does not rewrite (not turned into numbers).
     raw_env_reads: dict[cst.CSTNode, str] = field(default_factory=dict)
     # ``int(os.environ.get('RANK', -1)) != -1``, ``'LOCAL_RANK' in os.environ``: whether

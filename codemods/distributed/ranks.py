@@ -50,6 +50,7 @@ XLA_RANK_READS = frozenset(
 )
 DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
 SAVES = frozenset({"torch.save", "torch_xla.core.xla_model.save"})
+_LOG_METHODS = frozenset({"print", "info", "debug", "warning", "log"})
 RANK_WORDS = ("rank", "master", "main_process", "is_main", "ordinal", "gpu_id")
 
 
@@ -98,8 +99,15 @@ class RankAnalysis(Analysis):
         self.skip: set[int] = set()  # nodes already accounted for by an enclosing read
         self.targets: set[int] = set()  # assignment targets (not reads)
         self.rank_reads: list[_Read] = []
-        self.local_rank_flag = False
-        self.local_rank_reads: list[_Read] = []
+        # The attributes a parsed ``--local_rank`` flag is read as: "local_rank", or the flag's
+        # dest where it is another option's alias (``add_argument("--rank", "--local_rank")``:
+        # ``args.rank``).  A launcher passes the flag; torch_xla.launch does not, so every
+        # process would keep the default (rank 0 everywhere: each replica the same data shard).
+        self.local_rank_dests: set[str] = set()
+        self.rank_flag = False  # ``add_argument("--rank")`` without a --local_rank alias: read as ``args.rank``
+        self.logged: set[int] = set()  # nodes in the arguments of a print or a log call (they only show it)
+        # Reads of ``x.local_rank`` and ``x.rank`` (``x`` a name, not self): (attribute, read).
+        self.local_rank_reads: list[tuple[str, _Read]] = []
         self.xla_rank_reads = False
         # Distributed setup at module level (launched checks, rank reads): (walk order, node).
         self.module_code: list[tuple[int, cst.CSTNode]] = []
@@ -133,7 +141,7 @@ class RankAnalysis(Analysis):
             self.rank_reads
             or self.part.launched_checks
             or self.xla_rank_reads
-            or (self.local_rank_flag and self.local_rank_reads)
+            or any(name in self.local_rank_dests for name, _ in self.local_rank_reads)
         )
 
     def _rank_guarded(self) -> bool:
@@ -178,11 +186,11 @@ class RankAnalysis(Analysis):
         if "rank" in last and "local" not in last and type(value) is cst.BinaryOperation:
             self.rank_assignments.append((self.owner, value))
 
-    @attributes_named("local_rank")
+    @attributes_named("local_rank", "rank")
     def _local_rank(self, node: cst.Attribute) -> None:
         if id(node) not in self.targets | self.skip and type(node.value) is cst.Name:
             if node.value.value != "self":
-                self.local_rank_reads.append(_Read(node, "local_ordinal", self.owner))
+                self.local_rank_reads.append((node.attr.value, _Read(node, "local_ordinal", self.owner)))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         """``int(os.environ.get('RANK', -1)) != -1`` and ``'LOCAL_RANK' in os.environ``:
@@ -234,7 +242,7 @@ class RankAnalysis(Analysis):
             # ``args.local_rank()`` (it was given ``torch.cuda.current_device``): the call is the
             # read, replaced whole (``xr.local_ordinal()()`` would call an int)
             self.skip.add(id(func))
-            self.local_rank_reads.append(_Read(node, "local_ordinal", owner))
+            self.local_rank_reads.append(("local_rank", _Read(node, "local_ordinal", owner)))
         if callee in apis.PROGRAM_STARTS and (self.walk.loop is not None or "env" in call_args(node)[1]):
             self.program_starts.append(node)  # one per worker, or given an environment of its own
         if any(arg.keyword is not None and arg.keyword.value in ENV_CONCEPTS for arg in node.args):
@@ -250,10 +258,10 @@ class RankAnalysis(Analysis):
                 self.guarded_calls.add(node.func.value)
         if id(node) in self.skip:
             return
-        if method_name(node) == "add_argument" and any(
-            string_value(a.value) in ("--local_rank", "--local-rank") for a in node.args if a.keyword is None
-        ):
-            self.local_rank_flag = True
+        if method_name(node) == "add_argument":
+            self._local_rank_flag(node)
+        if method_name(node) in _LOG_METHODS or (type(node.func) is cst.Name and node.func.value == "print"):
+            self.logged.update(id(n) for n in walk(node))
         if type(node.func) is cst.Name and node.func.value == "int" and callee is None and len(node.args) == 1:
             if (found := self._env(node.args[0].value)) is not None:
                 self.skip.add(id(node.args[0].value))
@@ -298,6 +306,17 @@ class RankAnalysis(Analysis):
             return dotted(small.targets[0].target)
         return None
 
+    def _local_rank_flag(self, node: cst.Call) -> None:
+        """``add_argument("--local_rank", ...)``: the attribute its value is read as (its dest)."""
+        positional, keywords = call_args(node)
+        options = [string_value(a.value) or "" for a in positional]
+        dest = string_value(keywords["dest"].value) if "dest" in keywords else None
+        if not {"--local_rank", "--local-rank"} & set(options):
+            self.rank_flag |= "--rank" in options and dest in (None, "rank")
+            return
+        first = next((option for option in options if option.startswith("--")), "--local_rank")
+        self.local_rank_dests.add(dest or first[2:].replace("-", "_"))
+
     def _distributed_code(self, node: cst.CSTNode) -> None:
         if not self.walk.scopes:  # module level: no launcher can start it
             self.module_code.append((len(self.walk.parents), node))
@@ -317,8 +336,14 @@ class RankAnalysis(Analysis):
     # -- results ----------------------------------------------------------------------------
 
     def finish(self) -> None:
-        if self.local_rank_flag:
-            self.rank_reads.extend(self.local_rank_reads)
+        if self.local_rank_dests:
+            # (a dest the script also assigns, ``args.rank = ...``, is not the flag's value alone)
+            self.rank_reads.extend(
+                read
+                for name, read in self.local_rank_reads
+                if name in self.local_rank_dests
+                and (name == "local_rank" or not self.assigned.get(dotted(read.node) or ""))
+            )
             for check, (launched, owner) in self.local_rank_checks.items():
                 self.part.launched_checks[check] = launched
                 self.launch_check_owners[check] = owner
@@ -367,6 +392,15 @@ class RankAnalysis(Analysis):
         parent = launch.parent
         for read in self.rank_reads:
             (part.parent_reads if read.owner in parent else part.runtime_reads)[read.node] = read.concept
+        if self.rank_flag and "rank" not in self.local_rank_dests:
+            part.argv_ranks = {
+                read.node
+                for name, read in self.local_rank_reads
+                if name == "rank"
+                and read.owner not in parent
+                and id(read.node) not in self.logged
+                and not self.assigned.get(dotted(read.node) or "")
+            }
         counts = self._count_names(launch)
         for call, owner, name, _ in self.count_calls:
             last = (name or "").rsplit(".", 1)[-1].lower()

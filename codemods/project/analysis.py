@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 _MOVES = ("to", "cuda", "float", "double", "train", "eval")
 # How many modules deep a single-file run follows what the file uses (see _unported_uses).
 _MAX_DEPTH = 3
-# (module path, cause, top-level name there, the code it holds and its line)
-_Held = tuple[str, str, str, str]
+# (module path, cause, top-level name there, the code it holds and its line, whether converting
+# that module ports it)
+_Held = tuple[str, str, str, str, bool]
 
 
 class ProjectAnalysis(Analysis):
@@ -383,10 +384,11 @@ class ProjectAnalysis(Analysis):
             if held:
                 by_module.setdefault(summary.path, (at, []))[1].extend(held)
         for path, (at, held) in by_module.items():
-            causes = tuple(dict.fromkeys(cause for _, cause, _, _ in held))
+            causes = tuple(dict.fromkeys(cause for _, cause, _, _, _ in held))
             firsts = [next(h for h in held if h[1] == cause) for cause in causes]  # one of each cause first
-            examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what in [*firsts, *held]))
-            self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples))
+            examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
+            ported = tuple(sorted({ported for *_, ported in held}))
+            self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
 
     def _held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[_Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""
@@ -400,7 +402,7 @@ class ProjectAnalysis(Analysis):
         return found
 
     def _held_by_name(self, summary: ModuleSummary, top: str, depth: int) -> list[_Held]:
-        found = [(summary.path, cause, top, what) for name, cause, what in summary.holds if name == top]
+        found = [(summary.path, cause, top, what, ported) for name, cause, what, ported in summary.holds if name == top]
         for name, used in summary.reaches:
             if name != top or not top:
                 continue
@@ -467,4 +469,4 @@ def _used_of(found: Found) -> list[str]:
     if found.name or found.summary is None:
         return [found.name]
     summary = found.summary
-    return sorted({name for name, _, _ in summary.holds} | {name for name, _ in summary.reaches})
+    return sorted({held[0] for held in summary.holds} | {name for name, _ in summary.reaches})

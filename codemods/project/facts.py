@@ -57,3 +57,6 @@ class Unported:
     path: str  # the module the file imports
     causes: tuple[str, ...]  # keys of project.holdings.CAUSES
     held: tuple[tuple[str, str, str], ...]  # (module path, top-level name there, the code and its line)
+    # What converting those modules does with it: (True,) ports all of it, (False,) only reports
+    # it (as errors to fix by hand), (False, True) some of each.
+    ported: tuple[bool, ...]

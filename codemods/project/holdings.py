@@ -77,14 +77,16 @@ def holdings(
     findings: Sequence[PendingFinding],
     start: Callable[[cst.CSTNode], tuple[int, int] | None],
     text_of: Callable[[cst.CSTNode], str | None],
-) -> tuple[tuple[str, str, str], ...]:
-    """(top-level name, cause, the code and its line) of each error finding, once per
-    name and cause.  Code under ``if __name__ == "__main__":`` is held by nothing (it does
+) -> tuple[tuple[str, str, str, bool], ...]:
+    """(top-level name, cause, the code and its line, whether converting the module ports
+    it or only reports it) of each error finding, once per name and cause (ported when every
+    such finding of the name and cause is fixed).  Code under ``if __name__ == "__main__":`` is held by nothing (it does
     not run on import); a module-level assignment (``device = torch.device("cuda" if ...)``)
     by the name it binds, and by each top-level function and class whose text reads that
     name; other module-level code by "" (it runs on import)."""
     tops: dict[int, tuple[str, ...]] = {}
     held: dict[tuple[str, str], str] = {}
+    reported: set[tuple[str, str]] = set()  # (name, cause) with a finding the conversion does not fix
     for finding in findings:
         cause = _CAUSE_OF.get(finding.rule)
         node = finding.original
@@ -103,7 +105,11 @@ def holdings(
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
         for name in tops[key]:
-            held.setdefault((name, cause), what)
+            if not finding.fixed and (name, cause) not in reported:  # (the code shown is what stays reported)
+                reported.add((name, cause))
+                held[(name, cause)] = what
+            else:
+                held.setdefault((name, cause), what)
     assigned = {name for statement in module.body for name in _assigned(statement)}
     values = {(name, cause): what for (name, cause), what in held.items() if name in assigned}
     if values:
@@ -113,7 +119,9 @@ def holdings(
             for (name, cause), what in values.items():
                 if re.search(rf"\b{re.escape(name)}\b", text):
                     held.setdefault((statement.name.value, cause), f"{what}, in the module-level `{name}`")
-    return tuple((name, cause, what) for (name, cause), what in held.items())
+                    if (name, cause) in reported:
+                        reported.add((statement.name.value, cause))
+    return tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items())
 
 
 def _names(statement: cst.BaseStatement) -> tuple[str, ...]:

@@ -137,8 +137,9 @@ class ModuleSummary:
     condition_attributes: frozenset[str] = frozenset()
     # What converting this module would port or report as an error, by the top-level name
     # whose code holds it ("" for module-level code, which runs on import): (name, cause,
-    # the code and its line, as a finding names it); see codemods/project/holdings.py.
-    holds: tuple[tuple[str, str, str], ...] = ()
+    # the code and its line, as a finding names it; whether the conversion ports it, or only
+    # reports it); see codemods/project/holdings.py.
+    holds: tuple[tuple[str, str, str, bool], ...] = ()
     # Names that top-level functions and classes use (calls, base classes): (name, what it
     # uses, as written: a top-level name of this module or an imported one, ``builders.build``).
     reaches: tuple[tuple[str, str], ...] = ()

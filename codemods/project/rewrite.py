@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 
 
 _EXAMPLES = 3  # code a finding shows of what a module holds
+# What converting the project does with what the modules hold, by Unported.ported.
+_PROJECT_RUN = {
+    (True,): "would port it",
+    (False,): "would not port it: it reports it there as an error to fix by hand",
+    (False, True): "would port part of it and report the rest there as errors to fix by hand",
+}
 
 
 class ProjectRewrite(Concern):
@@ -43,7 +49,7 @@ class ProjectRewrite(Concern):
                     node,
                     f"what this file uses of {found.path}, which this run does not convert, holds {causes} ({held}): "
                     f"on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its root) "
-                    "would port it",
+                    + _PROJECT_RUN[found.ported],
                 )
         return updated
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["summarise"]
 
 
-def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str], ...] = ()) -> ModuleSummary:
+def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, bool], ...] = ()) -> ModuleSummary:
     """The summary of a module from its fact sheet (its path is the caller's to fill)."""
     return ModuleSummary(
         path="",

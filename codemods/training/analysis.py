@@ -65,6 +65,9 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         self.forward_classes: set[str] = set()
         self.forward_class_paths: set[str] = set()
         self.generators: set[str] = set()  # the functions that yield (qualified names)
+        # Optimizer classes of this file (over a class of torch.optim, ``Optimizer`` or ``AdamW``, or over
+        # another such class of the file): name -> qualified name.
+        self.optimizer_classes: dict[str, str] = {}
         self.device_loaders: set[str] = set()
         self.closure_names: set[str] = set()
         self.moves: list[tuple[str, str | None, cst.Call]] = []  # (what, to which device, the move) across the file
@@ -138,6 +141,8 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             if resolved in apis.MODULE_BASES or resolved in apis.LIBRARY_MODEL_BASES or written in self.forward_classes:
                 self.forward_classes.add(node.name.value)
                 self.forward_class_paths.add(self.walk.qualname)
+            if is_optimizer_class(resolved or "") or written in self.optimizer_classes:
+                self.optimizer_classes[node.name.value] = self.walk.qualname
 
     def _loop(self, node: cst.For | cst.While) -> None:
         outer = next((loop for loop in reversed(self.walk.loops) if loop is not None and loop is not node), None)
@@ -161,7 +166,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             if name is not None:
                 self.scope.events.append(("collect", name, values))
                 if function is not None:
-                    param = _parameter(function, node.value, dotted(node.value))
+                    param = function.parameter(node.value, dotted(node.value))
                     if param is not None:
                         function.bound[name] = param
                     else:
@@ -297,7 +302,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
             )
         if method == "cpu" and (moved := self._moved_name(receiver(node))) is not None:  # type: ignore[arg-type]  # a .cpu() call (method matched) has an Attribute func, so receiver() is not None
             self.scope.events.append(("cpu", moved, node))
-            if function is not None and (param := _parameter(function, receiver(node), moved)) is not None:  # type: ignore[arg-type]  # as above
+            if function is not None and (param := function.parameter(receiver(node), moved)) is not None:  # type: ignore[arg-type]  # as above
                 function.cpu_params.add(param)
         if method in ("to", "cuda"):
             target = arg_value(node, 0, "device")
@@ -316,7 +321,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
                 changes_device
                 and not names_the_cpu(target)  # a callable that moves what it is handed to the CPU leaves it there
                 and function is not None
-                and (param := _parameter(function, receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
+                and (param := function.parameter(receiver(node), moved)) is not None  # type: ignore[arg-type]  # a .to()/.cuda() call (method matched) has an Attribute func, so receiver() is not None
             ):
                 function.moved_params.append((param, through_bound(function.bound, device), node, function.qualname))
                 if param in function.cpu_params:
@@ -342,7 +347,7 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         if (
             function is not None
             and method in ("parameters", "named_parameters")
-            and (owner := _parameter(function, receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]  # a .parameters() call (method matched) has an Attribute func, so receiver() is not None
+            and (owner := function.parameter(receiver(node), dotted(receiver(node)))) is not None  # type: ignore[arg-type]  # a .parameters() call (method matched) has an Attribute func, so receiver() is not None
         ):
             function.parameters_of.add(owner)
 
@@ -443,11 +448,15 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         synced = self.synced_functions(steps)
         part.step_callables |= steps
         part.synced_callables |= synced
-        within = self._forward_computation() | self.generators
+        optimizers = set(self.optimizer_classes.values())
+        within = self._forward_computation() | self.generators | optimizers
         part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, within)}
         part.optimizers |= {r.iterates[0] for r in self.loop_records.values() if r.iterates[1] in self.optimizer_lists}
         for loop in self.loop_records.values():
-            self._plan_loop(loop, steps, synced, by_name)
+            if not _owned_by(
+                loop.owner, optimizers
+            ):  # an optimizer's own update (over its param groups) is no loop to plan
+                self._plan_loop(loop, steps, synced, by_name)
         self.sort_steps()
         for fn in self.function_records.values():
             if fn.name in self.closure_names and fn.backward and not fn.barrier and fn.node is not None:
@@ -630,29 +639,6 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         )
         for guard in guards:
             self.part.input_guards[guard] = follows
-
-
-def _parameter(function: _Function, node: cst.BaseExpression, name: str | None) -> str | None:
-    """The parameter of ``function`` that ``node`` (named ``name``) is: ``model``, or a
-    key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
-    ``kwargs.pop("model")``), which it then records as passed by keyword."""
-    if name is not None:
-        return name if name in function.params or name in function.keyword_params else function.bound.get(name)
-    if function.kwargs is None:
-        return None
-    holder: cst.BaseExpression | None
-    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
-        holder, key = node.value, node.slice[0].slice.value
-    elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
-        holder, key = receiver(node), node.args[0].value
-    else:
-        return None
-    param = string_value(key)
-    if holder is None or dotted(holder) != function.kwargs or param is None:
-        return None
-    if param not in function.keyword_params:
-        function.keyword_params.append(param)
-    return param
 
 
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:

@@ -134,8 +134,9 @@ class TrainingFacts:
     all_loops: set[cst.CSTNode] = field(default_factory=set)
     # Loops that run within another loop's iteration: those of a module class's forward
     # computation (in ``forward`` or a method it calls through ``self.``: part of the step) and
-    # those of a generator (a data stream: each iteration runs inside the consumer's); never
-    # evaluation loops that need a barrier of their own.
+    # those of a generator (a data stream: each iteration runs inside the consumer's), and those
+    # of an optimizer class's methods (its ``step()`` runs inside the training step, and those
+    # loops are no training loops either); never evaluation loops that need a barrier of their own.
     loops_within_a_step: set[cst.CSTNode] = field(default_factory=set)
     # Functions passed as ``optimizer.step(closure)``: each call is a training step.
     closures: set[cst.FunctionDef] = field(default_factory=set)

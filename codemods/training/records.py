@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from codemods.engine.nodes import dotted, method_name, receiver, string_value
+
 
 @dataclass(repr=False)
 class _Loop:
@@ -67,3 +69,25 @@ class _Function(_Scope):
     round_trip_params: set[str] = field(default_factory=set)  # ... and then back to a device
     parameters_of: set[str] = field(default_factory=set)  # parameters p read as ``p.(named_)parameters()``
     builds_optimizer: bool = False
+
+    def parameter(self, node: cst.BaseExpression, name: str | None) -> str | None:
+        """The parameter of the function that ``node`` (named ``name``) is: ``model``, or a
+        key of its ``**kwargs`` (``kwargs["model"]``, ``kwargs.get("model")``,
+        ``kwargs.pop("model")``), which it then records as passed by keyword."""
+        if name is not None:
+            return name if name in self.params or name in self.keyword_params else self.bound.get(name)
+        if self.kwargs is None:
+            return None
+        holder: cst.BaseExpression | None
+        if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+            holder, key = node.value, node.slice[0].slice.value
+        elif type(node) is cst.Call and method_name(node) in ("get", "pop") and node.args:
+            holder, key = receiver(node), node.args[0].value
+        else:
+            return None
+        param = string_value(key)
+        if holder is None or dotted(holder) != self.kwargs or param is None:
+            return None
+        if param not in self.keyword_params:
+            self.keyword_params.append(param)
+        return param

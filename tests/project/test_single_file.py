@@ -18,7 +18,8 @@ from codemods.project.module_summary import outside_project
 from codemods.project.resolver import Project, find_root
 
 TARGETS = ["2.9", "sagemaker"]
-PORT = "converting the project (`xla-codemod convert .` at its root) would port it"
+PROJECT_RUN = "converting the project (`xla-codemod convert .` at its root) "
+PORT = PROJECT_RUN + "would port it"
 
 TRAIN = """\
 import torch
@@ -396,6 +397,68 @@ def test_a_module_the_file_does_not_use_the_cuda_parts_of_gets_nothing(
     repo = _project(tmp_path, monkeypatch, "from builders import other", "torch.nn.Linear(4, 1).to(device)")
     (repo / "builders.py").write_text(MODULES["builders.py"] + "\n\ndef other():\n    return 1\n")
     assert _findings(repo, ["train.py"], target) == []
+
+
+# Modules whose conversion reports what it holds, or part of it, instead of porting it:
+# (module, its text, what the file imports of it and calls in its loop, what the project run does).
+REPORTED_ONLY = {
+    # A sparse adjacency matrix moved to CUDA (pygcn's utils): the move is ported, the sparse tensor reported.
+    "graph.py": (
+        """\
+import torch
+
+
+def adjacency(edges, n):
+    values = torch.ones(edges.shape[1])
+    return torch.sparse.FloatTensor(edges, values, torch.Size([n, n])).cuda()
+""",
+        "from graph import adjacency",
+        "adjacency(torch.zeros(2, 3, dtype=torch.long), 4)",
+        "would port part of it and report the rest there as errors to fix by hand",
+    ),
+    # Apex mixed precision: reported (no XLA counterpart to write).
+    "apex_setup.py": (
+        """\
+import torch
+from apex import amp
+
+
+def setup(model, optimizer):
+    return amp.initialize(model, optimizer, opt_level="O1")
+""",
+        "from apex_setup import setup",
+        "setup(model, optimizer)",
+        "would not port it: it reports it there as an error to fix by hand",
+    ),
+    # A legacy typed constructor kept as a value: reported.
+    "legacy.py": (
+        """\
+import torch
+
+Tensor = torch.cuda.FloatTensor
+
+
+def noise(n):
+    return Tensor(n, 4).normal_()
+""",
+        "from legacy import noise",
+        "noise(2)",
+        "would not port it: it reports it there as an error to fix by hand",
+    ),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("module", sorted(REPORTED_ONLY))
+def test_what_a_project_run_would_only_report_is_not_said_to_be_ported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, module: str
+) -> None:
+    text, imports, call, project_run = REPORTED_ONLY[module]
+    repo = _project(tmp_path, monkeypatch, imports, "torch.nn.Linear(4, 1).to(device)", f"\n\nused = {call}\n")
+    (repo / module).write_text(text)
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert module in finding.message and PROJECT_RUN + project_run in finding.message, finding.message
+    assert PORT not in finding.message
 
 
 @pytest.mark.parametrize("target", TARGETS)

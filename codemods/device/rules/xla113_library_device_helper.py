@@ -1,14 +1,27 @@
-"""XLA113 library-device-helper."""
+"""XLA113 library-device-helper: a library's device helper that returns the CPU on an XLA host
+becomes the target's device (the port is in device/obligation_rewrite.py), and a library call
+whose device defaults to CUDA (timm's ``create_loader``) is handed the target's device."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.engine.hooks import on_calls
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 LIBRARY_DEVICE = Rule(
     code="XLA113",
     name="library-device-helper",
     severity="error",
-    summary="A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) becomes the XLA device",
+    summary="A library's device helper that returns the CPU on an XLA host (`torch_geometric.device('auto')`) "
+    "becomes the XLA device; a library call whose device defaults to CUDA (timm's `create_loader`) gets it",
     fixable=True,
     why='Libraries pick the device for their users: `torch_geometric.device("auto")` asks for CUDA, MPS and '
     "XPU and else returns the CPU, so on an XLA host the model trains on the CPU. The known helpers are one "
@@ -16,7 +29,15 @@ LIBRARY_DEVICE = Rule(
     "`PartialState().device` and Transformers' `TrainingArguments.device` return the XLA device when torch_xla "
     "is installed (nothing to do); `torch.accelerator.current_accelerator()` is replaced by XLA101; "
     '`torch.get_default_device()` returns the CPU (XLA111 where a model goes there). A helper asked for `"auto"` '
-    "becomes the target's device call.",
+    "becomes the target's device call. Some library calls take a device that defaults to CUDA (table "
+    "`apis.CUDA_DEFAULT_DEVICES`): timm's `create_loader(..., use_prefetcher=True)`, the default in timm's "
+    "training scripts, wraps the loader in a `PrefetchLoader` that copies every batch and its normalisation "
+    "constants to `device=torch.device('cuda')` (timm 0.9 and 1.0; it crashes on an XLA host). Such a call "
+    "without the device is handed the target's device (`device=torch_xla.device()`), which the PrefetchLoader "
+    "then feeds; a `create_loader` with `use_prefetcher=False` copies nothing and is left alone. timm 0.6 "
+    "takes no `device=` and calls `.cuda()` itself: there the port raises a TypeError at the call, and the fix "
+    "is `use_prefetcher=False` with each batch moved to the XLA device (the finding says so). A call with "
+    "`**` keywords, which may hold the device, is an error naming the fix.",
     examples=lambda: (
         invalid(
             """
@@ -45,6 +66,23 @@ LIBRARY_DEVICE = Rule(
             """,
             note="an-explicit-device",
         ),
+        valid(
+            """
+            from timm.data import create_loader
+
+            loader = create_loader(dataset, input_size=(3, 32, 32), batch_size=4, use_prefetcher=False)
+            """,
+            note="a-timm-loader-without-the-prefetcher-copies-nothing",
+        ),
+        valid(
+            """
+            import torch_xla
+            from timm.data import create_loader
+
+            loader = create_loader(dataset, input_size=(3, 32, 32), batch_size=4, device=torch_xla.device())
+            """,
+            note="a-timm-loader-given-the-xla-device",
+        ),
     ),
     invalid=lambda: (
         invalid(
@@ -62,5 +100,111 @@ LIBRARY_DEVICE = Rule(
             alias=True,
             findings=(Expected(3, 7, 'pick("auto") -> xm.xla_device()'),),
         ),
+        invalid(
+            """
+            from timm.data import create_loader
+
+            loader = create_loader(dataset, input_size=(3, 32, 32), batch_size=4, use_prefetcher=args.prefetcher)
+            """,
+            """
+            from timm.data import create_loader
+            import torch_xla
+
+            loader = create_loader(dataset, input_size=(3, 32, 32), batch_size=4, use_prefetcher=args.prefetcher, device=torch_xla.device())
+            """,
+            findings=(
+                Expected(
+                    4,
+                    10,
+                    "added device=torch_xla.device() to `create_loader`: its PrefetchLoader (use_prefetcher=True, "
+                    "the default) copies every batch to device=, which defaults to CUDA (timm 0.6 and older take no "
+                    "device= and copy to CUDA themselves: there pass use_prefetcher=False and move each batch to "
+                    "the XLA device)",
+                ),
+            ),
+            note="timm-prefetcher-loader",
+        ),
+        invalid(
+            """
+            import timm.data.loader as tl
+
+            loader = tl.create_loader(
+                dataset,
+                batch_size=4,
+            )
+            prefetched = tl.PrefetchLoader(plain_loader)
+            """,
+            """
+            import timm.data.loader as tl
+            import torch_xla.core.xla_model as xm
+
+            loader = tl.create_loader(
+                dataset,
+                batch_size=4,
+                device=xm.xla_device(),
+            )
+            prefetched = tl.PrefetchLoader(plain_loader, device=xm.xla_device())
+            """,
+            target="sagemaker",
+            alias=True,
+            note="timm-loaders-through-a-module-alias",
+            findings=(
+                Expected(4, 10, "added device=xm.xla_device() to `tl.create_loader`"),
+                Expected(9, 14, "added device=xm.xla_device() to `tl.PrefetchLoader`: it copies every batch"),
+            ),
+        ),
+        invalid(
+            """
+            from timm.data import create_loader
+
+            loader = create_loader(dataset, **loader_kwargs)
+            """,
+            findings=(
+                Expected(
+                    3,
+                    10,
+                    "`create_loader`: its PrefetchLoader (use_prefetcher=True, the default) copies every batch to "
+                    "device=, which defaults to CUDA, unless the `**` keywords hold it: pass device=<the XLA device>",
+                ),
+            ),
+            note="timm-loader-keywords-from-a-dict",
+        ),
     ),
 )
+
+
+@on_calls(LIBRARY_DEVICE, names=frozenset(apis.CUDA_DEFAULT_DEVICES))
+def _cuda_default_device(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.Call:
+    """A library call whose device defaults to CUDA: ``device=<the target's device>`` added."""
+    from codemods.engine.nodes import call_args, is_false, with_keyword
+
+    library = apis.CUDA_DEFAULT_DEVICES[callee]
+    positional, keywords = call_args(updated)
+    switch = keywords.get(library.switch) if library.switch is not None else None
+    if library.keyword in keywords or len(positional) > library.position or (switch and is_false(switch.value)):
+        return updated  # it names its device (a CUDA one is the device rewrites'), or copies nothing
+    name = ctx.code(original.func)
+    older = (
+        f"{library.older} take no {library.keyword}= and copy to CUDA themselves: there pass "
+        f"{library.switch}=False and move each batch to the XLA device"
+        if library.switch is not None
+        else f"{library.older} take no {library.keyword}=: there move each batch to the XLA device instead"
+    )
+    copies = f"`{name}`: {library.copies}"
+    if any(a.star == "**" for a in updated.args):
+        ctx.report(
+            LIBRARY_DEVICE,
+            original,
+            f"{copies}, unless the `**` keywords hold it: pass {library.keyword}=<the XLA device> ({older})",
+        )
+        return updated
+    device = ctx.device()
+    if device is None:
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        LIBRARY_DEVICE,
+        original,
+        f"added {library.keyword}={ctx.code(device)} to `{name}`: {library.copies} ({older})",
+        lambda: updated.with_changes(args=with_keyword([*updated.args], library.keyword, device)),
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
+from codemods.distributed.rules.rank_flag_cases import rank_flag_invalid, rank_flag_valid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
@@ -29,7 +30,17 @@ XLA_RANKS = Rule(
     "with it (`lr = 0.1 * world_size`) it is reported there, as it is still 0 (a print of it, or a count under "
     "`if torch.cuda.is_available():`, which is False on XLA, is not; nor is a value the port leaves nowhere to go: "
     "handed to the worker function, which reads the count again at its start, or stored where nothing reads it "
-    "afterwards but the `init_process_group(world_size=...)` argument the port drops).",
+    "afterwards but the `init_process_group(world_size=...)` argument the port drops). A `--local_rank` flag "
+    "(`--local-rank`) is the launcher's too: torch.distributed.launch passes it to each process, torch_xla.launch "
+    "does not, so every process would keep the flag's default, rank 0 everywhere (each replica trains on the "
+    "same data shard: results change silently). Its reads become the runtime's local ordinal, also under the "
+    'flag\'s dest when it is another option\'s alias (`add_argument("--rank", "--local_rank")`, read as '
+    "`args.rank`, as ParallelWaveGAN does), unless the script computes that attribute itself "
+    "(`args.rank = node_rank * gpus + args.rank`). A `--rank` flag of its own (no `--local_rank` alias), read in "
+    "the processes torch_xla starts, is an error there: they all get the same command line, so the same rank, "
+    "and what it tells apart (the data shard, the master process) is the same in all of them; the port cannot "
+    "tell whether it was a global rank or a node's, so it says where to read the runtime's global ordinal (a "
+    "print or log of it only shows it: nothing is said).",
     examples=lambda: (
         invalid(
             """
@@ -71,8 +82,10 @@ XLA_RANKS = Rule(
             """,
             note="other-env",
         ),
+        *rank_flag_valid(),
     ),
     invalid=lambda: (
+        *rank_flag_invalid(),
         invalid(
             """
             import os
@@ -542,5 +555,18 @@ def _launcher_count(ctx: Context[Facts], original: cst.Name, updated: cst.Name) 
         f"`{original.value}` here is the CUDA device count (`{ctx.code(assignment.value)}`), 0 on an XLA machine: "
         f"the workers read the XLA world size ({ctx.target.api('world_size').spelled}()), but the launching process "
         "still sees 0; compute what needs it inside the workers",
+    )
+    return updated
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.argv_ranks)
+def _argv_rank(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+    ctx.report(
+        XLA_RANKS,
+        original,
+        f"`{ctx.code(original)}` is the `--rank` flag, which torch_xla's launcher does not set: every process it "
+        "starts gets the same command line, so the same rank (the default, or whatever is passed): what it tells "
+        "apart (a data shard, the master process) is the same in every process; read the rank from the XLA runtime "
+        f"({ctx.target.api('global_ordinal').spelled}()) where the processes are told apart",
     )
     return updated

@@ -26,7 +26,9 @@ TRAINING_LOOP_BARRIER = Rule(
     fixable=True,
     why="XLA records operations lazily and compiles and runs them at a barrier. Without one per iteration the "
     "graph grows with every step until compiling it runs out of memory; the barrier ends every iteration, "
-    "also before each `continue`.",
+    "also before each `continue`. The loops of an optimizer class's own methods (a subclass of a torch.optim "
+    "class: its `step()` over the param groups, an unrolled inner loop, a preconditioner update) are no "
+    "training loops: they run inside the step of the loop that calls `optimizer.step()`, which gets the barrier.",
     examples=lambda: (
         invalid(
             """
@@ -53,6 +55,23 @@ TRAINING_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+
+
+            class Unrolled(torch.optim.Optimizer):
+                def step(self, closure):
+                    for _ in range(self.inner_steps):
+                        loss = closure()
+                        loss.backward()
+                        for group in self.param_groups:
+                            for p in group["params"]:
+                                p.data.add_(p.grad, alpha=-group["lr"])
+                    return loss
+            """,
+            note="an-optimizers-own-step-is-no-training-loop",
+        ),
         valid(
             """
             import torch

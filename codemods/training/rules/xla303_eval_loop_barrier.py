@@ -28,8 +28,9 @@ EVAL_LOOP_BARRIER = Rule(
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too. A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
-    "step, and one of a generator (`yield data.to(device)`) runs inside its consumer's iteration; a barrier of "
-    "their own would cut that iteration's graph in pieces.",
+    "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
+    "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
+    "its consumer's iteration; a barrier of their own would cut that iteration's graph in pieces.",
     examples=lambda: (
         invalid(
             """
@@ -56,6 +57,39 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+            from torch.optim import Optimizer
+
+
+            class SOAP(Optimizer):
+                def get_orthogonal_matrix(self, mats):
+                    final = []
+                    for m in mats:
+                        _, q = torch.linalg.eigh(m.to(self.device))
+                        final.append(torch.flip(q, [1]))
+                    return final
+            """,
+            note="an-optimizers-eigen-decomposition-runs-inside-the-step",
+        ),
+        valid(
+            """
+            import torch.optim as O
+
+
+            class Shampoo(O.Optimizer):
+                pass
+
+
+            class Preconditioned(Shampoo):
+                def refresh(self, mats):
+                    for m in mats:
+                        self.roots.append(m.to(self.device).pow(-0.25))
+            """,
+            target="sagemaker",
+            note="alias-and-a-subclass-of-the-files-optimizer",
+        ),
         valid(
             """
             import torch
@@ -209,6 +243,36 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            class Preconditioner:
+                def refresh(self, mats):
+                    final = []
+                    for m in mats:
+                        _, q = torch.linalg.eigh(m.to(self.device))
+                        final.append(q)
+                    return final
+            """,
+            """
+            import torch
+            import torch_xla
+
+
+            class Preconditioner:
+                def refresh(self, mats):
+                    final = []
+                    for m in mats:
+                        _, q = torch.linalg.eigh(m.to(self.device))
+                        final.append(q)
+                        torch_xla.sync()
+                    return final
+            """,
+            findings=(Expected(11, 13, "evaluation loop over the device (no host read per iteration)"),),
+            note="the-same-loop-in-a-class-that-is-no-optimizer",
+        ),
         invalid(
             """
             import torch
