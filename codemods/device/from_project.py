@@ -71,6 +71,6 @@ def _returned_by_project(project: ProjectAnalysis, name: str, options: cst.Call 
     held = project.held_device(func)
     if held is None:
         return None
-    path, _, there, what = held
+    path, _, there, what, _ = held
     why = f"`{name}` comes from `{func}()`, which reaches {path}, which this run does not convert: there `{there}` has {what}"
     return Where(None, why, None, True, path)
