@@ -78,7 +78,7 @@ class ObligationAnalysis(Analysis):
 
     name = "obligations"
     reads = ("imports", "device_values", "project")
-    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp")
+    conclude_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -212,7 +212,7 @@ class ObligationAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
         self._othermoves()
         self._batches(on_xla)

@@ -10,8 +10,8 @@ defaults, config dicts (``cfg["device"]``) and the known device helpers of libra
 host: an availability check that the port drops is True, one that stays is False, and a
 string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value.
 
-It is evaluated in ``settle`` (the device concern's strings and checks are final then);
-other analyses ask ``where(...)`` in their own ``settle``.
+It is evaluated in ``conclude`` (the device concern's strings and checks are final then);
+other analyses ask ``where(...)`` in their own ``conclude``.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class DeviceValueAnalysis(Analysis):
 
     name = "device_values"
     reads = ("imports", "device", "project", "distributed")
-    settle_reads = ("device", "distributed", "project")
+    conclude_reads = ("device", "distributed", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -654,7 +654,7 @@ class DeviceValueAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         part = self.part
         self._handed_flags()
         for comparison, name, literal in self.comparisons:

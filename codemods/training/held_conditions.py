@@ -22,7 +22,7 @@ class StandsUnlessCalled:
         """The step callables that the run's files call: (their file, their name)."""
         return frozenset((run.file_of(path), name) for summary in run.summaries for path, name in summary.drives)
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         return None if (holder, self.function) in run.gathered(StandsUnlessCalled.driven) else finding
 
 
@@ -39,5 +39,5 @@ class StandsUnlessFsdpHandedTo:
         """The callables that the run's files hand an FSDP model to: (their file, their name)."""
         return frozenset((run.file_of(path), name) for summary in run.summaries for path, name in summary.trains_fsdp)
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         return None if (holder, self.function) in run.gathered(StandsUnlessFsdpHandedTo.training_fsdp) else finding
