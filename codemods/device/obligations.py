@@ -35,7 +35,7 @@ from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import UnmovedFeeding
-from codemods.training.analysis import is_device_loader
+from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -36,7 +36,7 @@ from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
 from codemods.engine.nodes import call_args, dotted, method_name, receiver
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk, assignments
-from codemods.training.analysis import is_device_loader
+from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
