@@ -4,8 +4,8 @@
 One module per concern, each with its part of the sheet and its analysis; the shared
 walk (engine/walk.py) hands every node to each analysis, and finishes them, in an order
 derived from what each declares it reads (``Analysis.reads``: the ones it reads come
-first); conclusions that need every result are drawn in ``settle``, in an order derived
-from ``Analysis.settle_reads``.  tests/engine/test_analysis_reads.py checks the declarations.
+first); conclusions that need every result are drawn in ``conclude``, in an order derived
+from ``Analysis.conclude_reads``.  tests/engine/test_analysis_reads.py checks the declarations.
 
 Launcher scripts and Dockerfiles are other kinds of file with analyses of their own,
 outside the shared walk: ``launcher.py`` (SageMaker estimators) and ``dockerfile.py``.

@@ -15,7 +15,11 @@ from codemods.project.resolver import takes_a_training_step
 # A file that mentions none of these cannot be a target: skipped before parsing.  (Looked
 # for one by one with ``in``: a regular expression of the alternatives tries each at every
 # byte, which cost more than the rest of the skip on a file without them.)
-_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"trl", b"timm")
+_RELEVANT = (b"torch", b"sagemaker", b"transformers", b"lightning", b"ignite", b"timm")
+# TRL, whose name is inside other words (``ctrl_loss``, ``self.ctrl``): it counts only as a
+# module a line imports (``import trl``, ``import os, trl.trainer``, ``from trl import ...``),
+# looked for only in a file that has the three letters at all.
+_IMPORTS_TRL = re.compile(rb"^[ \t]*(?:from[ \t]+trl\b|import\b[^\n#;]*?[ \t,]trl\b)", re.MULTILINE)
 # A comment that makes the tool leave a file alone.
 SKIP_FILE = "xla-codemod: skip-file"
 
@@ -80,4 +84,10 @@ def needs_parsing(raw: bytes) -> bool:
     """Whether a Python file is parsed at all (else it is skipped, and LibCST not loaded): it names
     torch or a library built on it, or takes a training step with a model and an optimizer that
     other modules make (SPADE's trainer.py: ``loss.backward(); self.opt.step()``, no torch)."""
-    return (any(word in raw for word in _RELEVANT) or takes_a_training_step(raw)) and SKIP_FILE.encode() not in raw
+    return (
+        any(word in raw for word in _RELEVANT) or _imports_trl(raw) or takes_a_training_step(raw)
+    ) and SKIP_FILE.encode() not in raw
+
+
+def _imports_trl(raw: bytes) -> bool:
+    return b"trl" in raw and _IMPORTS_TRL.search(raw) is not None

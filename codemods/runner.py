@@ -274,7 +274,7 @@ def release_held(reports: Sequence[FileReport]) -> None:
             standing = [
                 finding
                 for held in report.held
-                if (finding := held.condition.settle(held.finding, holder, run)) is not None
+                if (finding := held.condition.standing(held.finding, holder, run)) is not None
             ]
             if standing:
                 report.findings = sorted([*report.findings, *standing], key=lambda f: (f.line, f.col, f.rule))

@@ -56,7 +56,7 @@ class CudaOnlyAnalysis(Analysis):
 
     name = "cuda_only"
     reads = ("imports",)
-    settle_reads = ("amp", "device", "distributed", "project")
+    conclude_reads = ("amp", "device", "distributed", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -82,7 +82,7 @@ class CudaOnlyAnalysis(Analysis):
         self.cuda_references: list[tuple[cst.CSTNode, list[cst.BaseExpression], str, int]] = []
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
-        # return one are known (settle): ("bind", targets, value) | ("move", the call).
+        # return one are known (conclude): ("bind", targets, value) | ("move", the call).
         self.sparse_events: list[tuple[str, object, object]] = []
         self.sparse_returning: set[str] = set()  # functions of this file that return a sparse tensor
         # Embeddings given ``sparse=<a parameter defaulting to False>``: (function, index, parameter).
@@ -93,7 +93,7 @@ class CudaOnlyAnalysis(Analysis):
         # project, or torch.utils.cpp_extension.load(...): how the file gets it.
         self.extensions: dict[str, str] = {}
         # Names bound by relative imports (bound name -> module, name), and the calls in a
-        # forward by the first name of their callee: which are extensions is known in settle.
+        # forward by the first name of their callee: which are extensions is known in conclude.
         self.relative_imports: dict[str, tuple[str, str]] = {}
         self.forward_calls: list[tuple[cst.Call, str]] = []
         self.call_targets: dict[int, str] = {}  # ``name = call(...)``: the call's id -> the name
@@ -365,7 +365,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def _sparse_parameter(self, node: cst.Call, sparse: cst.Arg) -> None:
         """``sparse=sparse``, a parameter of the enclosing function that defaults to False
-        (or None): noted with its place, for the calls that decide it (settle)."""
+        (or None): noted with its place, for the calls that decide it (conclude)."""
         function = self.walk.enclosing_function
         if function is None or type(sparse.value) is not cst.Name:
             return
@@ -379,7 +379,7 @@ class CudaOnlyAnalysis(Analysis):
 
     def _sparse_calls(self) -> None:
         """What the calls of a function handing ``sparse`` to an embedding pass for it: of
-        this file's functions (they settle its findings), and of another module's (told to
+        this file's functions (they decide its findings), and of another module's (told to
         that module's findings through this file's summary: cuda_only/held_conditions.py)."""
         project = self.walk.analysis(ProjectAnalysis)
         functions = set(self.sparse_parameter_uses.values())
@@ -490,7 +490,7 @@ class CudaOnlyAnalysis(Analysis):
     @functools.cached_property
     def _ported_queries(self) -> set[cst.CSTNode]:
         """The CUDA queries another concern ports (ranks and sizes): their answers are not
-        CUDA's (asked in settle only, once the others are final)."""
+        CUDA's (asked in conclude only, once the others are final)."""
         distributed = self.facts.distributed
         return {*distributed.runtime_reads, *distributed.launcher_counts, *distributed.per_process_counts}
 
@@ -505,7 +505,7 @@ class CudaOnlyAnalysis(Analysis):
             if head in self.extensions:
                 self.part.extension_ops[call] = self.extensions[head]
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         self._extension_ops()
         self._sparse_moves()
         self._sparse_calls()

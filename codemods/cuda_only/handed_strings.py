@@ -31,7 +31,7 @@ class HandedStringAnalysis(Analysis):
 
     name = "handed_strings"
     fills = "cuda_only"
-    settle_reads = ("device", "imports")
+    conclude_reads = ("device", "imports")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -55,7 +55,7 @@ class HandedStringAnalysis(Analysis):
         ):
             self.candidates.append((node, name))
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         converted = self.facts.device.strings
         for call, name in self.candidates:
             for arg in call.args:

@@ -29,7 +29,7 @@ class StandsIfCalledWithSparse:
                 found.setdefault((run.file_of(path), name), []).append(f"{call} in {summary.path}")
         return found
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         callers = run.gathered(StandsIfCalledWithSparse.calls).get((holder, self.function))
         if callers is None:
             return None

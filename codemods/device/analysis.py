@@ -45,7 +45,7 @@ class DeviceAnalysis(Analysis):
 
     name = "device"
     reads = ("imports", "project")
-    settle_reads = ("amp", "checkpoint")
+    conclude_reads = ("amp", "checkpoint")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -274,7 +274,7 @@ class DeviceAnalysis(Analysis):
 
     def _local_calls(self, node: cst.If | cst.IfExp) -> None:
         """The calls of a condition that may run a function of this file (``cuda_ok()``,
-        ``cuda.is_available()`` on an object of the file's class): settled in ``finish``."""
+        ``cuda.is_available()`` on an object of the file's class): decided in ``finish``."""
         for sub in walk(node.test):
             if (
                 type(sub) is cst.Call
@@ -556,7 +556,7 @@ class DeviceAnalysis(Analysis):
             or name in self.cuda_string_names
         )
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         """Flags that pick the device or switch on mixed precision are switched on (unless
         they also guard code that fails without CUDA).  Parts of expressions replaced
         whole (a map_location that becomes "cpu", a ``torch.device("cuda" if ... else

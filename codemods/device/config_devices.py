@@ -44,7 +44,7 @@ class ConfigDeviceAnalysis(Analysis):
 
     name = "config_devices"
     reads = ("imports",)
-    settle_reads = ("project",)
+    conclude_reads = ("project",)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -57,7 +57,7 @@ class ConfigDeviceAnalysis(Analysis):
         self.kept: list[tuple[str, str, str]] = []  # (class, ``self.cfg``, the name kept there) in its methods
         self.device_reads: list[tuple[str, str, cst.Attribute]] = []  # (scope, the chain, its node)
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
-        # What the settle found: the read that a finding points at -> its message.
+        # What concluding found: the read that a finding points at -> its message.
         self.broken: dict[cst.CSTNode, str] = {}
 
     # -- walk -------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ class ConfigDeviceAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         if not self.holders:
             return
         self._follow()

@@ -36,7 +36,7 @@ from codemods.engine.rule import Rule
 from codemods.engine.walk import Analysis, Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.project.module_summary import UnmovedFeeding
-from codemods.training.analysis import is_device_loader
+from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -79,7 +79,16 @@ class ObligationAnalysis(Analysis):
 
     name = "obligations"
     reads = ("imports", "device_values", "project")
-    settle_reads = ("device_values", "device", "training", "checkpoint", "project", "loaders", "fsdp", "config_devices")
+    conclude_reads = (
+        "device_values",
+        "device",
+        "training",
+        "checkpoint",
+        "project",
+        "loaders",
+        "fsdp",
+        "config_devices",
+    )
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -213,7 +222,7 @@ class ObligationAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         on_xla = {model for model in self.stepped if self._model(model)}
         self._othermoves()
         self._batches(on_xla)

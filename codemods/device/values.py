@@ -10,8 +10,8 @@ defaults, config dicts (``cfg["device"]``) and the known device helpers of libra
 host: an availability check that the port drops is True, one that stays is False, and a
 string the port rewrote (``backend = "nccl"`` -> ``"xla"``) compares with its new value.
 
-It is evaluated in ``settle`` (the device concern's strings and checks are final then);
-other analyses ask ``where(...)`` in their own ``settle``.
+It is evaluated in ``conclude`` (the device concern's strings and checks are final then);
+other analyses ask ``where(...)`` in their own ``conclude``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
@@ -28,10 +28,11 @@ from codemods import apis
 from codemods.device.analysis import DeviceAnalysis
 from codemods.device.call_sites import CallSites
 from codemods.device.from_project import decided_in_project
+from codemods.device.project_flags import ProjectFlags
 from codemods.device.shapes import is_device_name
-from codemods.device.where import UNKNOWN, XLA, Where, either
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value, walk
-from codemods.engine.walk import Analysis, Walk
+from codemods.device.where import UNKNOWN, XLA, Binding, Where, either
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, string_value
+from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import spellings
 
@@ -76,30 +77,20 @@ def _bounded(unknown: Callable[[], object]) -> Callable[[_Method], _Method]:
 _NAMES = {"cpu": "the CPU", "mps": "Apple's MPS device", "cuda": "a CUDA device", "meta": "the meta device"}
 
 
-@dataclass(frozen=True)
-class _Binding:
-    """A value bound to a name (or returned), with the conditions it is under, by id:
-    (the ``if``, whether in its body)."""
-
-    value: cst.BaseExpression | None  # None: bound to what the tool does not follow (``a, b = f()``)
-    scope: str
-    conds: tuple[tuple[cst.If, bool], ...]
-
-
-class DeviceValueAnalysis(Analysis):
+class DeviceValueAnalysis(ProjectFlags):
     facts: Facts
 
     name = "device_values"
     reads = ("imports", "device", "project", "distributed")
-    settle_reads = ("device", "distributed", "project")
+    conclude_reads = ("device", "distributed", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
         self.part = self.facts.device_values
         self.device = walk.analysis(DeviceAnalysis)
         self.project = walk.analysis(ProjectAnalysis)
-        self.bindings: dict[str, list[_Binding]] = defaultdict(list)
-        self.returned: dict[str, list[_Binding]] = defaultdict(list)
+        self.bindings: dict[str, list[Binding]] = defaultdict(list)
+        self.returned: dict[str, list[Binding]] = defaultdict(list)
         self.params: dict[str, set[str]] = defaultdict(set)  # function -> its parameters
         # ``args.device = ...`` in a function with the parameter ``args``: (function, index of
         # the parameter without self, attribute) -> the values.
@@ -162,7 +153,7 @@ class DeviceValueAnalysis(Analysis):
 
     def _bind(self, name: str | None, value: cst.BaseExpression | None, statement: cst.CSTNode) -> None:
         if name is not None:
-            self.bindings[name].append(_Binding(value, self._scope_of(name), self._placed(statement)))
+            self.bindings[name].append(Binding(value, self._scope_of(name), self._placed(statement)))
             root, _, attr = name.partition(".")
             if (
                 value is not None
@@ -199,7 +190,7 @@ class DeviceValueAnalysis(Analysis):
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None and self.walk.enclosing_function is not None:
-            self.returned[self.walk.qualname].append(_Binding(node.value, self.walk.qualname, self._placed(node)))
+            self.returned[self.walk.qualname].append(Binding(node.value, self.walk.qualname, self._placed(node)))
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         key = string_value(node.key)
@@ -407,7 +398,7 @@ class DeviceValueAnalysis(Analysis):
     # -- which bindings stand -----------------------------------------------------------------
 
     @_bounded(list)
-    def _live(self, name: str, scope: str) -> list[_Binding]:
+    def _live(self, name: str, scope: str) -> list[Binding]:
         """The bindings of ``name`` that can still hold when the function (or the file) goes on:
         in order, each drops the earlier ones that its own open conditions do not separate
         it from; those under a condition False after the port never run."""
@@ -420,13 +411,13 @@ class DeviceValueAnalysis(Analysis):
         finally:
             self._following.discard(key)
 
-    def _standing(self, name: str, scope: str) -> list[_Binding]:
+    def _standing(self, name: str, scope: str) -> list[Binding]:
         candidates = [b for b in self.bindings.get(name, []) if b.scope in (scope, "")]
         if scope and any(b.scope == scope for b in candidates):
             candidates = [b for b in candidates if b.scope == scope]
         elif name in self.params.get(scope, ()):
             return []
-        standing: list[tuple[_Binding, frozenset[tuple[int, bool]]]] = []
+        standing: list[tuple[Binding, frozenset[tuple[int, bool]]]] = []
         for binding in candidates:
             open_conds = self._open(binding)
             if open_conds is None:
@@ -436,7 +427,12 @@ class DeviceValueAnalysis(Analysis):
         return [b for b, _ in standing]
 
     @_bounded(list)
-    def _live_returns(self, function: str) -> list[_Binding]:
+    def _options(self, name: str, scope: str) -> cst.Call | None:
+        """The call whose result ``name``'s root is, bound once (``args = get_args()``)."""
+        values = self._live(name.partition(".")[0], scope)
+        return values[0].value if len(values) == 1 and type(values[0].value) is cst.Call else None
+
+    def _live_returns(self, function: str) -> list[Binding]:
         """The returns that can run: up to the first one whose conditions all hold."""
         live = []
         for binding in self.returned.get(function, []):
@@ -448,7 +444,7 @@ class DeviceValueAnalysis(Analysis):
                 break
         return live
 
-    def _open(self, binding: _Binding) -> frozenset[tuple[int, bool]] | None:
+    def _open(self, binding: Binding) -> frozenset[tuple[int, bool]] | None:
         """The conditions of a binding not known after the port (None: one is known False)."""
         open_conds = set()
         for cond, in_body in binding.conds:
@@ -494,83 +490,6 @@ class DeviceValueAnalysis(Analysis):
             truths = {self.truth(b.value, b.scope, b.value in flags) if b.value is not None else None for b in live}
             return truths.pop() if len(truths) == 1 else None
         return None
-
-    def _imported_flag(self, name: str, scope: str) -> Where | None:
-        """``args.cuda`` where ``args = get_args()`` of another module of the project, which
-        returns that flag: what it is on an XLA host (``on_xla`` holds the flag's truth), why,
-        and whether that module is read and converted in this run (``elsewhere`` if not)."""
-        root, _, attr = name.partition(".")
-        values = self._live(root, scope) if attr and "." not in attr else []
-        if len(values) != 1 or type(call := values[0].value) is not cst.Call or (func := dotted(call.func)) is None:
-            return None
-        origin = self.project.origin(func)
-        if origin is None:
-            return None
-        if origin.summary is None:
-            return Where(
-                None,
-                f"`{name}` comes from `{func}()` in {self.project.module_file(func)}, which this run does not read",
-                call,
-                True,
-            )
-        flag = origin.summary.flag_of(origin.name, attr)
-        if flag is None:
-            return None
-        truth, code = flag
-        where = f"`{name}` comes from `{func}()` in {origin.summary.path}"
-        if origin.summary.pending:
-            return Where(
-                None,
-                f"{where}, which this run does not convert: there `{code}` is False on an XLA host",
-                call,
-                True,
-                origin.summary.path,
-            )
-        return Where(truth, f"{where}, where it is `{code}`", call)
-
-    def _handed_flags(self) -> None:
-        """``args.use_gpu = torch.cuda.is_available() and args.use_gpu`` handed to a callable
-        of a project module that picks the device with ``use_gpu`` (``exp = Exp(args)``, the
-        choice in its base class): the flag picks the device, its check is dropped (XLA104)."""
-        device = self.facts.device
-        decided = {*device.flag_values, *device.blocked_flags}
-        for name, values in self.device.flag_candidates.items():
-            root, _, attr = name.partition(".")
-            if not attr or "." in attr or any(v in decided for v in values):
-                continue
-            consumer = next(
-                (
-                    found.summary.path
-                    for call, callee in self.project.calls
-                    if any(a.keyword is None and type(a.value) is cst.Name and a.value.value == root for a in call.args)
-                    and (found := self.project.origin(callee)) is not None
-                    and found.summary is not None
-                    and attr in found.summary.condition_attributes
-                ),
-                None,
-            )
-            if consumer is not None:
-                self.device.switch_on(name, f"picks the device in {consumer}")
-                checks = {sub for v in values for sub in walk(v)}
-                device.kept_availability_checks -= checks
-
-    def _options(self, name: str, scope: str) -> cst.Call | None:
-        """The call whose result ``name``'s root is, bound once (``args = get_args()``)."""
-        values = self._live(name.partition(".")[0], scope)
-        return values[0].value if len(values) == 1 and type(values[0].value) is cst.Call else None
-
-    def flag_in(self, test: cst.BaseExpression, scope: str) -> Where | None:
-        """The first flag of another module that ``test`` reads (``not args.cuda``, ``args.cuda
-        and x``)."""
-        kind = type(test)
-        if kind is cst.UnaryOperation:
-            return self.flag_in(test.expression, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
-        if kind is cst.BooleanOperation:
-            return self.flag_in(test.left, scope) or self.flag_in(test.right, scope)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
-        name = dotted(test)
-        if name is None or name in self.params.get(scope, ()) or self._live(name, scope):
-            return None
-        return self._imported_flag(name, scope)
 
     def _compare(self, test: cst.Comparison, scope: str) -> bool | None:
         operator = type(test.comparisons[0].operator)
@@ -619,7 +538,7 @@ class DeviceValueAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         part = self.part
         self._handed_flags()
         for comparison, name, literal in self.comparisons:

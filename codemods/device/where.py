@@ -1,6 +1,6 @@
 """Where a device value ends on an XLA host after the port (the answer of
 device/values.py and of the obligations), and where a value that may be any of several
-ends."""
+ends; and a value bound to a name (or returned), which device/values.py follows."""
 
 from __future__ import annotations
 
@@ -40,3 +40,13 @@ def either(found: list[Where]) -> Where:
     if off is not None and all(w.on_xla is False for w in found):
         return off
     return next((w for w in found if w.elsewhere), off if off is not None and off.node is None else UNKNOWN)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A value bound to a name (or returned), with the conditions it is under, by id:
+    (the ``if``, whether in its body)."""
+
+    value: cst.BaseExpression | None  # None: bound to what the tool does not follow (``a, b = f()``)
+    scope: str
+    conds: tuple[tuple[cst.If, bool], ...]

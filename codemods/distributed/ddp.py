@@ -48,7 +48,7 @@ class DdpAnalysis(Analysis):
     name = "ddp"
     fills = "distributed"
     reads = ("device",)
-    settle_reads = ("amp", "huggingface", "imports", "project")
+    conclude_reads = ("amp", "huggingface", "imports", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -199,7 +199,7 @@ class DdpAnalysis(Analysis):
                 branches.append(branch)
         return branches
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         self._data_parallel()
         self._data_parallel_classes()
         if self.part.multi_process and not self.facts.huggingface.trainer_script:

@@ -28,7 +28,7 @@ class FallbackAnalysis(Analysis):
 
     name = "fallbacks"
     fills = "distributed"
-    settle_reads = ("launch", "ddp")
+    conclude_reads = ("launch", "ddp")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -44,7 +44,7 @@ class FallbackAnalysis(Analysis):
         if not self.walk.conds:
             self.unguarded_ddp.append(node)
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         if not self.unguarded_ddp:
             return
         ported = {id(sub) for read in self.part.runtime_reads for sub in walk(read)}

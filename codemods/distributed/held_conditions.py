@@ -22,5 +22,5 @@ class StandsUnlessImportedUnderDdp:
         """The files that a file of the run wrapping a model in DDP imports."""
         return frozenset(run.file_of(path) for summary in run.summaries for path in summary.ddp_imports)
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         return None if holder in run.gathered(StandsUnlessImportedUnderDdp.under_ddp) else finding

@@ -58,7 +58,7 @@ class LaunchAnalysis(Analysis):
     name = "launch"
     fills = "distributed"
     reads = ("entry", "ranks", "ddp", "huggingface", "lightning")
-    settle_reads = ("project",)
+    conclude_reads = ("project",)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -78,7 +78,7 @@ class LaunchAnalysis(Analysis):
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
         self.shared: cst.Call | None = None
         self.processes = False
-        # Owners whose code runs in the launching process (known once settled).
+        # Owners whose code runs in the launching process (known once it concludes).
         self.parent: set[str] = set()
 
     @property
@@ -193,7 +193,7 @@ class LaunchAnalysis(Analysis):
         if facts.huggingface.accelerators or facts.lightning.drives_training or part.hogwild is not None:
             part.multi_process = False
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         """The style, which code runs where, the process groups (for a multi-process
         script: the Trainer does the distributed work of its scripts itself)."""
         part = self.part

@@ -36,7 +36,7 @@ class SamplerAnalysis(Analysis):
     name = "samplers"
     fills = "distributed"
     reads = ("entry",)
-    settle_reads = ("imports", "launch", "loaders", "training", "huggingface", "project")
+    conclude_reads = ("imports", "launch", "loaders", "training", "huggingface", "project")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -81,7 +81,7 @@ class SamplerAnalysis(Analysis):
 
     # -- results ----------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         self.part.iterable_datasets = {name for name in self.classes if self._iterable_class(name, set())}
         if self.part.multi_process and not self.facts.huggingface.trainer_script:
             self._samplers(self.walk.analysis(LaunchAnalysis).parent)

@@ -36,7 +36,7 @@ from codemods.distributed.ddp import DATA_PARALLEL, FACTORIES
 from codemods.engine.nodes import call_args, dotted, method_name, receiver
 from codemods.engine.positions import code_of
 from codemods.engine.walk import Analysis, Walk, assignments
-from codemods.training.analysis import is_device_loader
+from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -54,7 +54,7 @@ class ScatterInputAnalysis(Analysis):
     name = "scatter_inputs"
     fills = "distributed"
     reads = ("imports",)
-    settle_reads = ("ddp", "training", "loaders")
+    conclude_reads = ("ddp", "training", "loaders")
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -208,7 +208,7 @@ class ScatterInputAnalysis(Analysis):
         if off:
             self.calls.append((node, wrapper, off))
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         part = self.part
         wrapped_loops = {node for node, plan in self.facts.training.loops.items() if plan.wrap_loader is not None}
         loaders = self.facts.loaders.names

@@ -73,9 +73,9 @@ class HeldCondition(Protocol[RunT_contra]):
     condition is plain data (it crosses process boundaries with its file's report); each
     kind of condition belongs to the concern that holds findings with it."""
 
-    def settle(self, finding: Finding, holder: Path, run: RunT_contra) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunT_contra) -> Finding | None:
         """The finding as it stands (its message may name what the run's files hold), or
-        None: the run's files settle it.  ``holder``: the file that holds it (resolved)."""
+        None: the run's files clear it.  ``holder``: the file that holds it (resolved)."""
         ...
 
 
@@ -108,7 +108,7 @@ class FileReport:
     images: tuple[object, ...] = ()
     # What the file tells the other files of its project (a Python module's summary).
     summary: object | None = None
-    # Findings that stand only if the run's other files do not settle them.
+    # Findings that stand only if the run's other files do not clear them.
     held: tuple[HeldFinding, ...] = ()
     # Where in the file the error is (1-based), when the parser said.
     error_line: int | None = None

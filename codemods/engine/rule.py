@@ -77,13 +77,16 @@ class Invalid(Example):
 @dataclass(frozen=True)
 class Valid:
     """Code the rule must leave alone (no finding of it); ``after`` is what other rules make
-    of it (None: unchanged)."""
+    of it (None: unchanged).  ``target_only``: other rules make something else of it on the
+    other target (sagemaker's torch_xla 1.13 rewrites ``torch.autocast``), so the tests derive
+    no case of it for that target (tests/support/derived_cases.py)."""
 
     before: str
     after: str | None = None
     target: str = "2.9"
     filename: str = "train.py"
     note: str = ""
+    target_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,10 +113,16 @@ def invalid(
 
 
 def valid(
-    before: str, after: str | None = None, *, target: str = "2.9", filename: str = "train.py", note: str = ""
+    before: str,
+    after: str | None = None,
+    *,
+    target: str = "2.9",
+    filename: str = "train.py",
+    note: str = "",
+    target_only: bool = False,
 ) -> Valid:
     """A Valid case written as indented triple-quoted blocks (dedented here)."""
-    return Valid(_dedent(before), None if after is None else _dedent(after), target, filename, note)
+    return Valid(_dedent(before), None if after is None else _dedent(after), target, filename, note, target_only)
 
 
 def run(*files: tuple[str, str], alias: bool = False) -> Run:

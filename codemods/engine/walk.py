@@ -136,12 +136,12 @@ class Analysis:
     ``@calls_of(names)`` or ``@attributes_named(names)`` run for the calls and attributes
     of those names only (visited after the hooks of the analyses before, as a ``visit_``
     of their own would be); a method marked ``@assignments()`` runs for each name an
-    assignment binds, with its value (after the analysis' own ``visit_Assign``); ``finish()`` runs after the walk, and ``settle()`` after
+    assignment binds, with its value (after the analysis' own ``visit_Assign``); ``finish()`` runs after the walk, and ``conclude()`` after
     every analysis has finished (for conclusions that need the others' results).
 
     Each analysis declares what it reads, by name (the fact-sheet part of an analysis,
     or an analysis asked with ``walk.analysis``), and the order is derived from that
-    (``walk_order``, ``settle_order``); tests/engine/test_analysis_reads.py checks, on every
+    (``walk_order``, ``conclude_order``); tests/engine/test_analysis_reads.py checks, on every
     fixture and rule case, that an analysis reads nothing else."""
 
     # The fact-sheet part it fills (``facts.<name>``), or, for an analysis that keeps
@@ -153,9 +153,9 @@ class Analysis:
     # What it reads while walking or finishing: those analyses walk and finish first
     # (the imports are read by the walk itself: ``Walk.resolve``).
     reads: ClassVar[tuple[str, ...]] = ()
-    # What it reads only while settling (every analysis has finished by then): those
-    # with a ``settle`` of their own settle first.
-    settle_reads: ClassVar[tuple[str, ...]] = ()
+    # What it reads only while concluding (every analysis has finished by then): those
+    # with a ``conclude`` of their own conclude first.
+    conclude_reads: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, walk: Walk) -> None:
         self.walk = walk
@@ -164,7 +164,7 @@ class Analysis:
     def finish(self) -> None:
         """Turn what the walk collected into facts."""
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         """Conclusions that need every analysis finished."""
 
 
@@ -443,8 +443,8 @@ class Walk:
     def finish(self) -> None:
         for analysis in self.analyses:
             analysis.finish()
-        for kind in settle_order(tuple(self._by_kind)):
-            self._by_kind[kind].settle()
+        for kind in conclude_order(tuple(self._by_kind)):
+            self._by_kind[kind].conclude()
         self.mark_fact_nodes()
         # The analyses and the walk refer to each other: let go of them now, so that what
         # they collected is freed as soon as the file is done, not by a garbage collection.
@@ -468,12 +468,12 @@ def walk_order(kinds: Sequence[type[Analysis]]) -> list[type[Analysis]]:
 
 
 @functools.cache
-def settle_order(kinds: tuple[type[Analysis], ...]) -> list[type[Analysis]]:
-    """The analyses that settle, each after the ones it ``settle_reads``; otherwise in
+def conclude_order(kinds: tuple[type[Analysis], ...]) -> list[type[Analysis]]:
+    """The analyses that conclude, each after the ones it ``conclude_reads``; otherwise in
     walk order."""
-    settling = [kind for kind in kinds if kind.settle is not Analysis.settle]
-    named = {kind.name for kind in settling} | {kind.fills for kind in settling if kind.fills}
-    return _ordered(settling, lambda kind: tuple(name for name in kind.settle_reads if name in named))
+    concluding = [kind for kind in kinds if kind.conclude is not Analysis.conclude]
+    named = {kind.name for kind in concluding} | {kind.fills for kind in concluding if kind.fills}
+    return _ordered(concluding, lambda kind: tuple(name for name in kind.conclude_reads if name in named))
 
 
 def _ordered(

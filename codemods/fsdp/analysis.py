@@ -44,7 +44,7 @@ class FsdpAnalysis(Analysis):
 
     name = "fsdp"
     reads = ("imports",)
-    settle_reads = ("project",)
+    conclude_reads = ("project",)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -177,7 +177,7 @@ class FsdpAnalysis(Analysis):
                 if dotted(receiver(call)) in self.wrapped_names:
                     part.state_dicts[call] = f"{dotted(receiver(call))}.{method}()"
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         """FSDP models handed to a project callable that trains them (its summary says so), in
         a module this run does not convert (one it converts keeps the plain step there: the
         optimizer comes from its caller, and this file imports it)."""

@@ -41,7 +41,7 @@ from codemods.lazy.expression_kinds import (
     reads_to_host,
 )
 from codemods.targets import XM, spellings
-from codemods.training.analysis import is_device_loader
+from codemods.training.loop_plans import is_device_loader
 
 if TYPE_CHECKING:
     from codemods.facts import Facts

@@ -33,7 +33,7 @@ class ProjectAnalysis(Analysis):
 
     name = "project"
     reads = ("imports",)
-    settle_reads = ("training",)
+    conclude_reads = ("training",)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -302,18 +302,18 @@ class ProjectAnalysis(Analysis):
             for _, callee in self.calls
         )
 
-    def settle(self) -> None:
+    def conclude(self) -> None:
         project_names = self.facts.imports.project_names
         self.part.references = {
             (function.split(".")[0], callee)
             for function, callee in [*self.function_calls, *self.function_names, *self.bases]
             if (head := callee.split(".")[0]) in self.top_level or head in project_names
         }
-        self._settle_calls()
+        self._conclude_calls()
         if (project_names or self.star_imports) and self.part.context.converted():
             self._unported_uses()
 
-    def _settle_calls(self) -> None:
+    def _conclude_calls(self) -> None:
         is_optimizer = self.facts.training.is_optimizer
         wrappers = self.facts.training.step_wrappers
         for call in self.device_calls:

@@ -80,16 +80,6 @@ CROSS_FILE = Rule(
         ),
         valid(
             """
-            import torch
-            from net import *
-
-            use_cuda = torch.cuda.is_available()
-            """,
-            target="sagemaker",
-            note="torch-imported-by-name-beside-a-star-import-sagemaker",
-        ),
-        valid(
-            """
             from torch import *
 
             n = torch.cuda.device_count()
@@ -149,26 +139,6 @@ CROSS_FILE = Rule(
                 model.to(torch_xla.device())
             """,
             note="torch-from-an-unread-star-import",
-            findings=(Expected(4, 12, "names `torch`, which only `from net import *` may bind"),),
-        ),
-        invalid(
-            """
-            from net import *
-
-            use_cuda = torch.cuda.is_available()
-            if use_cuda:
-                model.cuda()
-            """,
-            """
-            from net import *
-            import torch_xla.core.xla_model as xm
-
-            use_cuda = torch.cuda.is_available()
-            if use_cuda:
-                model.to(xm.xla_device())
-            """,
-            target="sagemaker",
-            note="torch-from-an-unread-star-import-sagemaker",
             findings=(Expected(4, 12, "names `torch`, which only `from net import *` may bind"),),
         ),
         invalid(

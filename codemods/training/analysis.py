@@ -1,6 +1,6 @@
 """Training: models, optimizers and schedulers; which loops train (or evaluate on the
-device) and what each needs; optimizer steps and closures; optimizers built before
-their model moves to the device."""
+device) and what each needs (planned in loop_plans.py); optimizer steps and closures;
+optimizers built before their model moves to the device."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ import libcst as cst
 
 from codemods import apis
 from codemods.device.analysis import CUDA, DeviceAnalysis
-from codemods.device.shapes import is_device_name
 from codemods.engine.nodes import (
     arg_value,
     dotted,
     fold_true,
     is_true,
     method_name,
-    names_in,
     names_the_cpu,
     receiver,
     string_value,
@@ -25,10 +23,9 @@ from codemods.engine.walk import Walk
 from codemods.project.analysis import ProjectAnalysis
 from codemods.targets import XM, spellings
 from codemods.training.device_less import names_a_device, project_may_place
-from codemods.training.drivers import StepDrivers
 from codemods.training.early_optimizers import _module_calls, through_bound, value_names
-from codemods.training.facts import LoopPlan, OptimizerStep
-from codemods.training.loop_values import accumulated_into, filters_batches
+from codemods.training.facts import OptimizerStep
+from codemods.training.loop_plans import LoopPlans, is_device_loader, owned_by
 from codemods.training.members import member_name, member_values
 from codemods.training.optimizer_lists import appended_to, is_optimizer_class, lists_optimizers
 from codemods.training.own_optimizer_moves import OwnOptimizerMoves
@@ -37,7 +34,7 @@ from codemods.training.round_trips import RoundTrips
 from codemods.training.step_kinds import StepKinds
 
 
-class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
+class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
     name = "training"
     reads = (
         "imports",
@@ -450,10 +447,10 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         part.synced_callables |= synced
         optimizers = set(self.optimizer_classes.values())
         within = self._forward_computation() | self.generators | optimizers
-        part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if _owned_by(loop.owner, within)}
+        part.loops_within_a_step = {loop.node for loop in self.loop_records.values() if owned_by(loop.owner, within)}
         part.optimizers |= {r.iterates[0] for r in self.loop_records.values() if r.iterates[1] in self.optimizer_lists}
         for loop in self.loop_records.values():
-            if not _owned_by(
+            if not owned_by(
                 loop.owner, optimizers
             ):  # an optimizer's own update (over its param groups) is no loop to plan
                 self._plan_loop(loop, steps, synced, by_name)
@@ -471,102 +468,6 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
         self.note_driven()
         self._moves_after_own_optimizers([self.module_scope, *self.function_records.values()])
         self._round_trips([self.module_scope, *self.function_records.values()])
-
-    def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
-        part = self.part
-        training = (
-            loop.backward
-            or self._steps(loop.step_receivers)
-            or any(self.runs_step(c, steps, by_name) for c in loop.called)
-            or any(call in part.step_wrappers for call, _, _ in loop.handed)
-        )
-        if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
-            return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
-        if training:
-            part.all_loops.add(loop.node)
-        if training and loop.owner:
-            part.training_callables.add(loop.owner)
-        # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
-        if (
-            loop.barrier
-            or self._feeds_from_device_loader(loop.node)
-            or self._framework_drives_training
-            or (training and self.calls_synced(loop.called, synced, by_name))
-        ):
-            return
-        if training:
-            plan = LoopPlan("training")
-            wrap = self._loader_to_wrap(loop)
-            if wrap is not None:
-                plan.wrap_loader, plan.wrap_device = wrap
-            part.loops[loop.node] = plan
-        # A loop of a model's (or a loss module's) forward computation runs inside the step, a
-        # generator's inside its consumer's iteration: that loop's barrier ends it, and a barrier of
-        # its own would cut the graph per iteration.
-        elif loop.node not in part.loops_within_a_step and any(
-            d == CUDA or is_device_name(d) for d in loop.moved.values()
-        ):
-            if not loop.host_read:
-                part.loops[loop.node] = LoopPlan("evaluation")
-            elif accumulators := accumulated_into(loop.node, set(loop.moved)):
-                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
-
-    def _forward_computation(self) -> set[str]:
-        """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
-        itself and the methods of the class it calls through ``self.`` (and those they call)."""
-        methods = {fn.qualname: fn for fn in self.function_records.values()}
-        found = {f"{cls}.forward" for cls in self.forward_class_paths} & methods.keys()
-        pending = list(found)
-        while pending:
-            qualname = pending.pop()
-            cls = qualname.rsplit(".", 1)[0]
-            called = [
-                *methods[qualname].called,
-                *(c for loop in self.loop_records.values() if _owned_by(loop.owner, {qualname}) for c in loop.called),
-            ]
-            for name in called:
-                head, _, method = name.partition(".")
-                callee = f"{cls}.{method}"
-                if head == "self" and callee in methods and callee not in found:
-                    found.add(callee)
-                    pending.append(callee)
-        return found
-
-    def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
-        if type(node) is not cst.For:
-            return False
-        return any(
-            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func)))
-            or dotted(sub) in self.device_loaders
-            for sub in walk(node.iter)
-        )
-
-    def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
-        """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
-        loop's own ``.to(device)`` moves: every batch variable is moved to one device
-        that is the XLA device on every path (a CPU fallback would break the wrap)."""
-        node = loop.node
-        if not isinstance(node, cst.For):
-            return None
-        loader, target = node.iter, node.target
-        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
-            loader = loader.args[0].value
-            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
-                return None
-            target = target.elements[1].value  # type: ignore[assignment]  # target is re-bound from the for-target to its second element (an expression): names_in() below takes either
-        name = dotted(loader)
-        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
-            return None
-        batch = set(names_in(target))
-        devices = {loop.moved.get(b) for b in batch}
-        if not batch or len(devices) != 1:
-            return None
-        device = devices.pop()
-        if device is None or device == CUDA or not self.device.always_xla(device):
-            return None
-        if filters_batches(node.body, batch):
-            return None  # on the device, data-dependent filtering would compile a graph per shape
-        return loader, device
 
     def _device_less(self) -> None:
         """The file trains, but nothing in it moves anything or names a device, nothing it
@@ -644,16 +545,3 @@ class TrainingAnalysis(StepDrivers, OwnOptimizerMoves, RoundTrips, StepKinds):
 def _is_cuda_string(node: cst.BaseExpression | None) -> bool:
     """``"cuda"``, ``'cuda:0'``: a move to a CUDA device written as a literal."""
     return (string_value(node) or "").split(":")[0] == "cuda"
-
-
-def is_device_loader(call: cst.Call, callee: str | None) -> bool:
-    """``pl.MpDeviceLoader(...)``, ``pl.ParallelLoader(...).per_device_loader(...)``."""
-    return method_name(call) == "per_device_loader" or (
-        callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
-    )
-
-
-def _owned_by(owner: str, functions: set[str]) -> bool:
-    """Whether the code of ``owner`` (a qualified name) runs in one of ``functions``: it is
-    one of them or a function defined inside one."""
-    return any(owner == name or owner.startswith(f"{name}.") for name in functions)

@@ -26,7 +26,7 @@ class StandsUnlessCalled:
         """The step callables that the run's files call: (their file, their name)."""
         return frozenset((run.file_of(path), name) for summary in run.summaries for path, name in summary.drives)
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         return None if (holder, self.function) in run.gathered(StandsUnlessCalled.driven) else finding
 
 
@@ -43,7 +43,7 @@ class StandsUnlessFsdpHandedTo:
         """The callables that the run's files hand an FSDP model to: (their file, their name)."""
         return frozenset((run.file_of(path), name) for summary in run.summaries for path, name in summary.trains_fsdp)
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         return None if (holder, self.function) in run.gathered(StandsUnlessFsdpHandedTo.training_fsdp) else finding
 
 
@@ -63,7 +63,7 @@ class StandsUnlessOptimizerHandedTo:
             for path, name, index, keyword in summary.hands_optimizers
         )
 
-    def settle(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
         handed = self.handed
         seen = {(holder, handed.callable, handed.index, ""), (holder, handed.callable, -1, handed.parameter)}
         return None if seen & run.gathered(StandsUnlessOptimizerHandedTo.optimizers_handed) else finding

@@ -1,8 +1,8 @@
-"""Analyses declare what they read (``Analysis.reads`` and ``settle_reads``, engine/walk.py),
-and the walk and settle orders are derived from those declarations.
+"""Analyses declare what they read (``Analysis.reads`` and ``conclude_reads``, engine/walk.py),
+and the walk and conclude orders are derived from those declarations.
 
 Every fixture and rule case is analysed with a fact sheet that records, per analysis
-and phase (walking, finishing, settling), the parts it reads and the analyses it asks
+and phase (walking, finishing, concluding), the parts it reads and the analyses it asks
 for with ``walk.analysis``: each must be declared, or the derived order could run an
 analysis before what it reads.
 """
@@ -20,7 +20,7 @@ import pytest
 
 from codemods import TARGETS, convert_source
 from codemods.analyse import ANALYSES, analyse, inspected
-from codemods.engine.walk import Analysis, FactSheet, Walk, settle_order, walk_order
+from codemods.engine.walk import Analysis, FactSheet, Walk, conclude_order, walk_order
 from codemods.facts import Facts
 from tests.support.fixtures import fixture_project, fixture_scripts
 from tests.support.paths import FIXTURES
@@ -66,7 +66,7 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
         keep.append(self)
         phases[id(self)] = phase = ["walking"]
         self.facts = _RecordingSheet(walk.facts, lambda name: note(self, name))  # type: ignore[assignment]
-        for method, label in (("finish", "finishing"), ("settle", "settling")):
+        for method, label in (("finish", "finishing"), ("conclude", "concluding")):
 
             def run(bound: Callable[[], None] = getattr(self, method), label: str = label) -> None:  # noqa: B008 - bound now, per method
                 phase[0] = label
@@ -90,17 +90,19 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Found]:
 
 def undeclared(found: Found, kinds: list[type[Analysis]]) -> list[str]:
     """What the analyses read without declaring it."""
-    settling = {
-        name for kind in kinds if kind.settle is not Analysis.settle for name in (kind.name, kind.fills) if name
+    concluding = {
+        name for kind in kinds if kind.conclude is not Analysis.conclude for name in (kind.name, kind.fills) if name
     }
     problems = []
     for (kind, phase), names in sorted(found.items(), key=lambda item: (item[0][0].__name__, item[0][1])):
-        allowed = {kind.name, kind.fills, *kind.reads} | ({*kind.settle_reads} if phase == "settling" else set())
+        allowed = {kind.name, kind.fills, *kind.reads} | ({*kind.conclude_reads} if phase == "concluding" else set())
         for name in sorted(names - allowed):
             problems.append(f"{kind.__name__} reads {name!r} while {phase}")
-        if phase == "settling":
-            for name in sorted((names & settling) - {kind.name, kind.fills} - set(kind.settle_reads)):
-                problems.append(f"{kind.__name__} reads {name!r} while settling, and it settles too: settle_reads")
+        if phase == "concluding":
+            for name in sorted((names & concluding) - {kind.name, kind.fills} - set(kind.conclude_reads)):
+                problems.append(
+                    f"{kind.__name__} reads {name!r} while concluding, and it concludes too: conclude_reads"
+                )
     return problems
 
 
@@ -124,8 +126,8 @@ def test_every_analysis_reads_only_what_it_declares(monkeypatch: pytest.MonkeyPa
 
 def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check above can fail: an analysis that asks for another analysis while
-    walking, reads the training part while settling, and the device part (which settles
-    too) while settling, none of it declared where it should be."""
+    walking, reads the training part while concluding, and the device part (which concludes
+    too) while concluding, none of it declared where it should be."""
 
     class Sneaky(Analysis):
         facts: Facts
@@ -135,7 +137,7 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
         def visit_Call(self, node: cst.Call) -> None:
             self.walk.analysis(ANALYSES[0])
 
-        def settle(self) -> None:
+        def conclude(self) -> None:
             self.facts.device.strings.clear()
             self.facts.training.models.clear()
 
@@ -144,8 +146,8 @@ def test_an_undeclared_read_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
         walk.run(cst.parse_module("import torch\nx = torch.zeros(2)\n"))
         walk.finish()
     assert [p for p in undeclared(found, [*ANALYSES, Sneaky]) if "Sneaky" in p] == [
-        "Sneaky reads 'training' while settling",
-        "Sneaky reads 'device' while settling, and it settles too: settle_reads",
+        "Sneaky reads 'training' while concluding",
+        "Sneaky reads 'device' while concluding, and it concludes too: conclude_reads",
         f"Sneaky reads {ANALYSES[0].name!r} while walking",
     ]
 
@@ -171,12 +173,12 @@ def test_the_orders_follow_the_declarations() -> None:
         for name in (*kind.reads, "imports"):
             for provider in providers[name]:
                 assert provider is kind or ANALYSES.index(provider) < ANALYSES.index(kind), (kind.__name__, name)
-    settling = settle_order(tuple(ANALYSES))
-    for kind in settling:
-        for name in kind.settle_reads:
+    concluding = conclude_order(tuple(ANALYSES))
+    for kind in concluding:
+        for name in kind.conclude_reads:
             for provider in providers[name]:
-                if provider in settling:
-                    assert settling.index(provider) < settling.index(kind), (kind.__name__, name)
+                if provider in concluding:
+                    assert concluding.index(provider) < concluding.index(kind), (kind.__name__, name)
     assert walk_order(list(reversed(ANALYSES)))[0].name == "imports"
 
 

@@ -11,6 +11,7 @@ import libcst as cst
 import pytest
 
 from codemods import ConversionError, RuleSelection, convert_source
+from codemods.conversion import needs_parsing
 from codemods.engine.nodes import string_value
 from codemods.engine.report import Finding
 from codemods.pipeline import Source
@@ -62,6 +63,29 @@ def test_files_without_torch_are_skipped_before_parsing() -> None:
     plain = "import numpy as np\nprint(np.zeros(3).to('cuda'))\n"
     conversion = convert_source(plain)
     assert conversion.output == plain and conversion.findings == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["ctrl_loss = 0.0\nprint(ctrl_loss)\n", "class Robot:\n    def act(self):\n        return self.ctrl.to('cuda')\n"],
+)
+def test_trl_inside_another_word_does_not_get_a_file_parsed(source: str) -> None:
+    assert not needs_parsing(source.encode())
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from trl import SFTTrainer\n",
+        "from trl.trainer import SFTConfig\n",
+        "import trl\n",
+        "import trl as t\n",
+        "import os, trl.trainer\n",
+        "try:\n    import trl\nexcept ImportError:\n    pass\n",
+    ],
+)
+def test_an_import_of_trl_gets_a_file_parsed(source: str) -> None:
+    assert needs_parsing(source.encode())
 
 
 def test_skip_file_comment() -> None:

@@ -35,6 +35,7 @@ from codemods.engine import speed
 from codemods.engine.nodemap import NodeMap, node_cache
 from codemods.engine.nodes import children, walk
 from codemods.project.resolver import resolved
+from tests.support.derived_cases import TARGET_CASES
 from tests.support.fixtures import convert_fixture, fixture_scripts
 from tests.support.paths import FIXTURES
 from tests.support.rule_cases import CASES, Case
@@ -67,7 +68,7 @@ def test_pruned_conversion_of_a_launcher_equals_the_full_one(launcher: Path) -> 
     assert fast.findings == full.findings
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", CASES + TARGET_CASES, ids=lambda c: c.id)
 def test_pruned_conversion_of_a_rule_case_equals_the_full_one(case: Case) -> None:
     fast, full = _both_ways(lambda: convert_source(case.before, target=case.target, filename=case.filename))
     assert fast.output == full.output

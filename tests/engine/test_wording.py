@@ -10,6 +10,7 @@ import pytest
 
 from codemods.engine.wording import DONE_VERBS, would
 from codemods.pipeline import convert_source
+from tests.support.derived_cases import TARGET_CASES
 from tests.support.rule_cases import CASES
 
 
@@ -76,7 +77,7 @@ def test_every_fix_message_of_the_rule_cases_reads_as_what_would_happen() -> Non
     says what the tool does (at the start, or ending the first clause)."""
     messages = {
         (finding.rule, finding.message)
-        for case in CASES
+        for case in CASES + TARGET_CASES
         if case.kind != "negative" and not case.run_level
         for finding in convert_source(case.before, target=case.target, filename=case.filename, locate="input").findings
         if finding.fixed

@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from codemods import RuleSelection, convert_source
+from codemods.training.rules.init_moves import CONTAINER_MOVED_IN_INIT
 from tests.support.executed import (
     RUN_TIMEOUT,
     XLA_RUNNER,
@@ -444,32 +445,10 @@ def test_a_module_saved_on_the_cpu_and_moved_back_stops_training_as_xla203_says(
     assert "encoder xla trains after the save: False" in output
 
 
-INIT_MOVE = """\
-import torch
-import torch.nn as nn
-
-
-class Solver(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-        nets = {"gen": nn.Linear(4, 4), "disc": nn.Linear(4, 1)}
-        for name, module in nets.items():
-            setattr(self, name, module)
-        self.nets = nets
-        self.optims = {name: torch.optim.Adam(m.parameters(), lr=1e-2) for name, m in nets.items()}
-        self.to(self.device)
-
-    def train_loop(self, steps):
-        for _ in range(steps):
-            x = torch.randn(8, 4).to(self.device)
-            loss = self.nets["disc"](self.nets["gen"](x)).pow(2).mean()
-            for opt in self.optims.values():
-                opt.zero_grad()
-            loss.backward()
-            self.optims["gen"].step()
-            self.optims["disc"].step()
-
+# XLA203's case of a solver that moves itself after building its optimizers, run as a script.
+INIT_MOVE = (
+    CONTAINER_MOVED_IN_INIT.lstrip("\n")
+    + """
 
 if __name__ == "__main__":
     torch.manual_seed(0)
@@ -479,6 +458,7 @@ if __name__ == "__main__":
     changed = not torch.equal(before, solver.gen.weight.detach().cpu())
     print(f"solver {solver.gen.weight.device.type} changed {changed}")
 """
+)
 
 
 def test_a_module_that_moves_itself_after_building_its_optimizers_trains_nothing_as_xla203_says(

@@ -1,5 +1,5 @@
 """Held findings: a file that other files of the run import holds back what those files may
-settle, with a condition (engine.report.HeldCondition) that the runner evaluates once every
+decide, with a condition (engine.report.HeldCondition) that the runner evaluates once every
 file is converted (runner.release_held)."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_held_findings_and_their_conditions_cross_process_boundaries(
     """inputs.py and tables.py, imported by caller.py, are converted first, in a pool's
     worker processes, each holding its ``sparse=sparse`` finding; caller.py may pass True to
     inputs.py's function only: that finding stands, named after the call, and tables.py's is
-    settled. The same findings as converting in this process."""
+    cleared. The same findings as converting in this process."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
     (tmp_path / "inputs.py").write_text(_EMBEDDINGS.format(function="embeddings"))
     (tmp_path / "tables.py").write_text(_EMBEDDINGS.format(function="lookups"))
@@ -61,14 +61,14 @@ def test_held_findings_and_their_conditions_cross_process_boundaries(
     assert not [f for f in in_pool["tables.py"] if f.rule == "XLA507"]
 
 
-def test_a_condition_settles_against_the_runs_summaries_gathered_once() -> None:
-    """Two steps of agent.py held, one of them driven by main.py: that one is settled, the
+def test_a_condition_decides_against_the_runs_summaries_gathered_once() -> None:
+    """Two steps of agent.py held, one of them driven by main.py: that one is cleared, the
     other stands; what the conditions read of the run is worked out once (the same object)."""
     driver = ModuleSummary(path="main.py", drives=frozenset({("agent.py", "Agent.update")}))
     run_ = RunSummaries([driver, ModuleSummary(path="agent.py")], file_of=lambda path: Path("/run") / path)
     finding = Finding("XLA306", 31, 9, "`self.optimizer.step()` in `Agent.update` has no step barrier", fixed=False)
-    assert StandsUnlessCalled("Agent.update").settle(finding, Path("/run/agent.py"), run_) is None
-    assert StandsUnlessCalled("Agent.act").settle(finding, Path("/run/agent.py"), run_) == finding
+    assert StandsUnlessCalled("Agent.update").standing(finding, Path("/run/agent.py"), run_) is None
+    assert StandsUnlessCalled("Agent.act").standing(finding, Path("/run/agent.py"), run_) == finding
     driven = run_.gathered(StandsUnlessCalled.driven)
     assert driven == {(Path("/run/agent.py"), "Agent.update")}
     assert run_.gathered(StandsUnlessCalled.driven) is driven

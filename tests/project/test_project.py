@@ -981,7 +981,7 @@ def create_embedding_matrix(columns, init_std=0.0001, linear=False, sparse=False
 
 
 @pytest.mark.parametrize("target", ["2.9", "sagemaker"])
-def test_an_embeddings_sparse_parameter_is_settled_by_the_runs_calls(
+def test_an_embeddings_sparse_parameter_is_decided_by_the_runs_calls(
     tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """DeepCTR-Torch's shape: ``sparse=sparse`` with ``sparse=False`` by default. Every call

@@ -1,6 +1,6 @@
 """Every rule on its own cases, read from the rule objects (codemods/*/rules.py, listed by
 tests/support/rule_cases.py): its documented examples and invalid cases (positive, alias) and its
-valid cases (negative), and the alias and sagemaker cases derived from the positive ones
+valid cases (negative), and the alias and sagemaker cases derived from them
 (tests/support/derived_cases.py, ids ``...-derived-...``).  Each gives the expected output and, for an invalid case, exactly
 the rule's expected findings (line, column, text of the message); a valid case gives
 none; converted again, each changes nothing."""

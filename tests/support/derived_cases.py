@@ -2,9 +2,10 @@
 program with its import renamed, or for another target where only torch_xla's names differ.
 
 With an alias: from each positive case (an example or an invalid case that
-is not an alias case) of a Python file with a top-level ``import torch``, the same program
-with ``import torch as th`` and every ``torch`` it names spelled ``th``, in the input and in
-the expected output.
+is not an alias case) and each negative case of a Python file with a top-level ``import torch``
+(the written ones and those derived for the sagemaker target), the same program with
+``import torch as th`` and every ``torch`` it names spelled ``th``, in the input and in the
+expected output (a negative case stays negative).
 
 The finding lines are kept and the columns moved by the renames before them on their line
 (on a line the fix rewrote, a column after a rename is not checked: it may count from the
@@ -16,12 +17,18 @@ A case the renaming does not fit (not one top-level ``import torch`` in the inpu
 output, ``torch`` imported again inside a function, a name ``th`` already in use, ``torch``
 inside an f-string, a file that is not Python) gives no derived case: it is not run twice, nor counted.
 
-For the sagemaker target: from each positive 2.9 case whose input names nothing of torch_xla
-and whose output uses torch_xla only through ``import torch_xla`` and the calls whose spelling
-alone differs between the targets (``torch_xla.device()``, ``torch_xla.sync()``), the same
+For the sagemaker target: from each positive or negative 2.9 case whose input names nothing of
+torch_xla and whose output uses torch_xla only through ``import torch_xla``, the calls whose
+spelling alone differs between the targets (``torch_xla.device()``, ``torch_xla.sync()``) and
+the APIs both targets spell alike (``xm.optimizer_step``, ``pl.MpDeviceLoader``; ``xm.save``
+only in an output without an ``if``, since a rank check keeps sagemaker's ``torch.save``), the same
 case with that import and those calls spelled as the target tables of codemods/targets.py
 spell them for sagemaker (``xm.xla_device()``), in the output and in the messages; columns
-after a respelled call on its line move with it.  Any other case gives none.
+after a respelled call on its line move with it, and where the output imports sagemaker's
+module already, the import of ``torch_xla`` goes and the finding lines after it move up.  A
+negative case that no rule changes is the same case for sagemaker if it names nothing of
+torch_xla.  A valid case written with ``target_only=True`` (code that sagemaker's rules
+rewrite, such as ``torch.autocast``) and any other case give none.
 """
 
 from __future__ import annotations
@@ -91,7 +98,7 @@ def _moved(finding: Expected, names: dict[int, list[int]], rewritten: bool) -> E
 
 def with_alias(case: Case) -> Case | None:
     """The case with ``import torch as th``, or None where the renaming does not fit it."""
-    if case.kind != "positive" or case.run_level or not case.filename.endswith(".py"):
+    if case.kind == "alias" or case.run_level or not case.filename.endswith(".py"):
         return None
     output = case.after if case.after is not None else case.before
     in_input, in_output = _torch_names(case.before), _torch_names(output)
@@ -101,7 +108,7 @@ def with_alias(case: Case) -> Case | None:
     output_lines = output.split("\n")
     return replace(
         case,
-        kind="alias",
+        kind="alias" if case.kind == "positive" else "negative",
         before=_renamed(case.before, in_input),
         after=None if case.after is None else _renamed(case.after, in_output),
         note=f"{case.note or 'case'}-derived-import-torch-as-{ALIAS}",
@@ -110,9 +117,16 @@ def with_alias(case: Case) -> Case | None:
 
 
 # The calls whose spelling alone differs between the targets (codemods/targets.py), each
-# target binding them with one import: a 2.9 case whose output uses these and no other XLA
-# name is the sagemaker case with them and their import respelled.
+# target binding them with one import: a 2.9 case whose output uses these, and otherwise only
+# torch_xla's APIs that both targets spell alike (``xm.optimizer_step``), is the sagemaker case
+# with them and their import respelled (or the import dropped where the output already has
+# sagemaker's: the finding lines after it move up by one).
 _RESPELLED = ("device", "sync")
+# Spelled alike, but written by a fix that reads the target: under a rank check, sagemaker's
+# port keeps ``torch.save`` (codemods/targets.py, ``to_cpu``), so a case with them is derived
+# only where its output has no condition at all.
+_CONDITIONAL_ALIKE = ("save",)
+_CONDITION = re.compile(r"\bif\b")
 _XLA_NAME = re.compile(r"\b(torch_xla|xm|xr|xmp|pl)\b")
 
 
@@ -127,28 +141,51 @@ def _spellings(target: str) -> tuple[str, list[str]]:
     return binding, [f"{api.spelled}()" for api in apis]
 
 
+def _spelled_alike(target: str, conditions: bool) -> tuple[set[str], list[str]]:
+    """The imports and names of the APIs that ``target`` and the default target spell alike
+    in an output with ``conditions`` or without."""
+    default, other = TARGETS[DEFAULT_TARGET].apis, TARGETS[target].apis
+    alike = [
+        api
+        for concept, api in default.items()
+        if other.get(concept) == api and not (conditions and concept in _CONDITIONAL_ALIKE)
+    ]
+    return {_import_of(api) for api in alike}, [f"{api.spelled}(" for api in alike]
+
+
 def for_target(case: Case, target: str) -> Case | None:
-    """The 2.9 case for ``target``, or None where its output uses more than the respelled calls."""
-    if case.kind != "positive" or case.target != DEFAULT_TARGET or case.run_level or case.after is None:
+    """The 2.9 case for ``target``, or None where its output uses more than the respelled calls
+    and the APIs spelled alike."""
+    if case.kind == "alias" or case.target != DEFAULT_TARGET or case.run_level or case.target_only:
         return None
+    if case.after is None:  # code no rule changes: the same for every target, unless it names torch_xla
+        if case.kind != "negative" or _XLA_NAME.search(case.before):
+            return None
+        return replace(case, target=target, note=f"{case.note or 'case'}-derived-for-{target}")
     (old_import, old_calls), (new_import, new_calls) = _spellings(DEFAULT_TARGET), _spellings(target)
+    alike_imports, alike_names = _spelled_alike(target, _CONDITION.search(case.after) is not None)
     lines = case.after.split("\n")
-    if _XLA_NAME.search(case.before) or lines.count(old_import) != 1 or new_import in lines:
+    if _XLA_NAME.search(case.before) or lines.count(old_import) != 1:
         return None
-    rest = "\n".join(line for line in lines if line != old_import)
-    for call in old_calls:
-        rest = rest.replace(call, "")
+    rest = "\n".join(line for line in lines if line != old_import and line not in alike_imports)
+    for name in (*old_calls, *alike_names):
+        rest = rest.replace(name, "")
     if _XLA_NAME.search(rest):
         return None
-    after = _respelled(case.after.replace(old_import, new_import), old_calls, new_calls)
+    dropped = lines.index(old_import) + 1  # the import's line, where the output has sagemaker's already
+    if new_import in lines:
+        after_lines = [line for line in lines if line != old_import]
+    else:
+        after_lines, dropped = [new_import if line == old_import else line for line in lines], len(lines) + 1
     return replace(
         case,
-        after=after,
+        after=_respelled("\n".join(after_lines), old_calls, new_calls),
         target=target,
         note=f"{case.note or 'case'}-derived-for-{target}",
         expect=tuple(
             replace(
                 e,
+                line=e.line - (e.line > dropped),
                 column=_respelled_column(e, lines, old_calls, new_calls),
                 message=_respelled(e.message, old_calls, new_calls),
             )
@@ -171,6 +208,6 @@ def _respelled_column(finding: Expected, lines: list[str], old_calls: list[str],
     return finding.column + shift
 
 
-DERIVED_CASES = [
-    derived for case in CASES for derived in (with_alias(case), for_target(case, "sagemaker")) if derived is not None
-]
+# The 2.9 cases for the sagemaker target, then the alias case of each written case and of each of those.
+TARGET_CASES = [derived for case in CASES if (derived := for_target(case, "sagemaker")) is not None]
+DERIVED_CASES = TARGET_CASES + [derived for case in CASES + TARGET_CASES if (derived := with_alias(case)) is not None]

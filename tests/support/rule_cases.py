@@ -6,7 +6,7 @@ them (every rule case through a part of the tool) or pick one by its note.
 
 The cases are written once, next to their rule; this module only lists them.  The alias
 cases that only rename ``import torch``, and the sagemaker cases that only respell torch_xla's
-device and sync calls, are derived from the positive ones, not written
+device and sync calls, are derived from the positive and negative ones, not written
 (tests/support/derived_cases.py).  A rule that
 compares the files of a run (SM308) has its runs in ``RUN_CASES``, run by
 tests/containers/test_dockerfiles.py.  Rules of `xla-codemod doctor` (XLD) are observed at run
@@ -35,6 +35,8 @@ class Case:
     expect: tuple[Expected, ...] = ()
     # The rule compares the files of a run: one file alone need not make it fire.
     run_level: bool = False
+    # Another target makes something else of the code: no case is derived for it.
+    target_only: bool = False
 
     @property
     def id(self) -> str:
@@ -78,7 +80,7 @@ def cases_of(rule: Rule) -> list[Case]:
         if isinstance(c, Invalid)
     ]
     found += [
-        Case(rule.code, "negative", c.before, c.after, c.target, c.note, c.filename, (), run_level)
+        Case(rule.code, "negative", c.before, c.after, c.target, c.note, c.filename, (), run_level, c.target_only)
         for c in rule.valid_cases()
         if not isinstance(c, Run)
     ]

@@ -56,6 +56,7 @@ AUTOCAST = Rule(
                 out = model(x)
             """,
             note="cpu-and-xla-autocast-stay",
+            target_only=True,
         ),
         valid(
             """

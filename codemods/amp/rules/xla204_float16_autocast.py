@@ -38,6 +38,7 @@ FLOAT16_AUTOCAST = Rule(
             ctx = torch.autocast(device_type=device_type, dtype=ptdtype)
             """,
             note="dtype-variable",
+            target_only=True,
         ),
         valid(
             """

@@ -42,6 +42,7 @@ CUSTOM_AUTOGRAD_AMP = Rule(
             def forward(ctx, x):
                 return x
             """,
+            target_only=True,
         ),
     ),
     invalid=lambda: (

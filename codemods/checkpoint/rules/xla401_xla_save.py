@@ -62,39 +62,35 @@ XLA_SAVE = Rule(
             state = torch.load("m.pt", map_location="cpu")
             """,
         ),
-        *(
-            valid(
-                """
-                import os
-                import torch
-                from torch.utils.data import Dataset, IterableDataset
+        valid(
+            """
+            import os
+            import torch
+            from torch.utils.data import Dataset, IterableDataset
 
 
-                class Mels(torch.utils.data.Dataset):
-                    def __getitem__(self, i):
-                        path = self.files[i] + ".spec.pt"
-                        if os.path.exists(path):
-                            return torch.load(path, map_location="cpu")
-                        spec = compute_spec(self.files[i])
-                        torch.save(spec, path)
-                        return spec
+            class Mels(torch.utils.data.Dataset):
+                def __getitem__(self, i):
+                    path = self.files[i] + ".spec.pt"
+                    if os.path.exists(path):
+                        return torch.load(path, map_location="cpu")
+                    spec = compute_spec(self.files[i])
+                    torch.save(spec, path)
+                    return spec
 
 
-                class CachedMels(Mels):
-                    def cache(self):
-                        torch.save(self.items, "items.pt")
+            class CachedMels(Mels):
+                def cache(self):
+                    torch.save(self.items, "items.pt")
 
 
-                class Stream(IterableDataset):
-                    def __iter__(self):
-                        for item in self.source:
-                            torch.save(item, self.cache_path(item))
-                            yield item
-                """,
-                target=target,
-                note=f"dataset-host-data-{target}",
-            )
-            for target in ("2.9", "sagemaker")
+            class Stream(IterableDataset):
+                def __iter__(self):
+                    for item in self.source:
+                        torch.save(item, self.cache_path(item))
+                        yield item
+            """,
+            note="dataset-host-data",
         ),
         valid(
             """

@@ -122,6 +122,7 @@ TORCH_COMPILE = Rule(
             model.compile(optimizer="adam", loss="mse", metrics=["accuracy"])
             """,
             note="other-compiles",
+            target_only=True,
         ),
     ),
     invalid=lambda: (

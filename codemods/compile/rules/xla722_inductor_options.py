@@ -49,6 +49,7 @@ INDUCTOR_OPTIONS = Rule(
 
             model = torch.compile(model, mode="default", backend="openxla")
             """,
+            target_only=True,
         ),
     ),
     invalid=lambda: (

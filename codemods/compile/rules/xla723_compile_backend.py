@@ -41,6 +41,7 @@ COMPILE_BACKEND = Rule(
 
             model = torch.compile(model, backend="openxla")
             """,
+            target_only=True,
         ),
     ),
     invalid=lambda: (

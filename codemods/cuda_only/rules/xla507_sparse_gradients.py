@@ -87,25 +87,6 @@ SPARSE_GRADIENTS = Rule(
             """,
             note="a-parameter-every-call-leaves-false",
         ),
-        valid(
-            """
-            from torch import nn
-
-
-            def create_embedding_matrix(columns, init_std=0.0001, linear=False, sparse=False, device="cpu"):
-                return nn.ModuleDict({c: nn.Embedding(10, 1 if linear else 4, sparse=sparse) for c in columns})
-
-
-            class Base(nn.Module):
-                def __init__(self, columns):
-                    super().__init__()
-                    self.linear = create_embedding_matrix(columns, 0.0001, True, False)
-                    self.embedding_dict = create_embedding_matrix(columns, sparse=False)
-                    self.plain = create_embedding_matrix(columns)
-            """,
-            target="sagemaker",
-            note="a-parameter-every-call-leaves-false-sagemaker",
-        ),
     ),
     invalid=lambda: (
         invalid(

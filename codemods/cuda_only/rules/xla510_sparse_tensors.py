@@ -100,49 +100,6 @@ SPARSE_TENSORS = Rule(
             """,
             note="moved-to-the-cpu-or-densified-first",
         ),
-        valid(
-            """
-            import torch
-
-
-            def to_sparse(index, data, shape):
-                return torch.sparse_coo_tensor(index, data, shape)
-
-
-            def dense(index, data, shape):
-                return to_sparse(index, data, shape).to_dense()
-
-
-            device = torch.device("cuda")
-            adj = to_sparse(index, data, shape)
-            kept = adj.coalesce().to("cpu")
-            adj = adj.to_dense()
-            adj = adj.to(device)
-            values = dense(index, data, shape).to(device)
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            def to_sparse(index, data, shape):
-                return torch.sparse_coo_tensor(index, data, shape)
-
-
-            def dense(index, data, shape):
-                return to_sparse(index, data, shape).to_dense()
-
-
-            device = xm.xla_device()
-            adj = to_sparse(index, data, shape)
-            kept = adj.coalesce().to("cpu")
-            adj = adj.to_dense()
-            adj = adj.to(device)
-            values = dense(index, data, shape).to(device)
-            """,
-            target="sagemaker",
-            note="moved-to-the-cpu-or-densified-first-sagemaker",
-        ),
     ),
     invalid=lambda: (
         invalid(

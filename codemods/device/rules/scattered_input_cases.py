@@ -67,37 +67,6 @@ def train(loader, epochs):
 """
 
 
-SCATTERED_INPUTS_SAGEMAKER = """
-import torch
-import torch.nn as nn
-import torch_xla.core.xla_model as xm
-
-
-class Det(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.backbone = nn.Linear(4, 4)
-
-    def forward(self, inputs, scale=1.0):
-        img, annot = inputs
-        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
-
-
-def train(loader, epochs):
-    model = Det().to(xm.xla_device())
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    for epoch in range(epochs):
-        for data in loader:
-            loss = model([data["img"].to(xm.xla_device()).float(), data["annot"]], 0.5)
-            optimizer.zero_grad()
-            loss.backward()
-            xm.optimizer_step(optimizer)
-            xm.mark_step()
-        noise = torch.randn(8, 5)
-        print(model((torch.randn(8, 4).to(xm.xla_device()), noise)).item())
-"""
-
-
 # Every tensor moved by the script (a name bound to a move, a move in the call), and numbers.
 MOVED_INPUTS = """
 import torch
@@ -158,38 +127,6 @@ for step in range(10):
     torch_xla.sync()
 for img, annot in loader:
     img, annot = img.to(torch_xla.device()), annot.to(torch_xla.device())
-    print(model((img, annot), step).item())
-"""
-
-
-MOVED_INPUTS_SAGEMAKER = """
-import torch
-import torch.nn as nn
-import torch_xla.core.xla_model as xm
-
-
-class Det(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.backbone = nn.Linear(4, 4)
-
-    def forward(self, inputs, scale=1.0, tag=None):
-        img, annot = inputs
-        return ((self.backbone(img) - annot[:, :4]) ** 2).mean() * scale
-
-
-model = Det().to(xm.xla_device())
-optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-for step in range(10):
-    img, annot = torch.randn(8, 4), torch.randn(8, 5).to(xm.xla_device())
-    scale = 0.5
-    loss = model([img.to(xm.xla_device()), annot], scale, tag="train")
-    optimizer.zero_grad()
-    loss.backward()
-    xm.optimizer_step(optimizer)
-    xm.mark_step()
-for img, annot in loader:
-    img, annot = img.to(xm.xla_device()), annot.to(xm.xla_device())
     print(model((img, annot), step).item())
 """
 
@@ -311,33 +248,6 @@ class Trainer:
 """
 
 
-HANDED_BATCHES_SAGEMAKER = """
-import torch
-import torch.nn as nn
-import torch_xla.core.xla_model as xm
-
-
-class Trainer:
-    def __init__(self, net):
-        self.model = nn.DataParallel(net).to(xm.xla_device())
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
-
-    def step(self, batch):
-        images, targets, names = batch
-        loss = self.model({"x": images.to(xm.xla_device()), "y": targets, "names": names})
-        self.optimizer.zero_grad()
-        loss.backward()
-        xm.optimizer_step(self.optimizer)
-
-    def fit(self, loader):
-        for batch in loader:
-            self.step(batch)
-            xm.mark_step()
-        for images, targets in loader:
-            print(self.model({"x": images.to(xm.xla_device()), "y": targets}).item())
-"""
-
-
 # Batches that a removed wrapper's scatter did not have to move: a project iterator given the
 # device moves the stream itself (not reported).
 ITERATOR_GIVEN_THE_DEVICE = """
@@ -404,38 +314,6 @@ def main(model, tokens, dataset, device):
 """
 
 
-ITERATOR_GIVEN_THE_DEVICE_SAGEMAKER = """
-import torch
-import torch_xla.core.xla_model as xm
-
-
-class StreamIterator:
-    def __init__(self, data, batch_size, device):
-        self.data = data.to(device)
-        self.batch_size = batch_size
-
-    def __iter__(self):
-        for i in range(0, self.data.size(0) - 1, self.batch_size):
-            yield self.data[i:i + self.batch_size], self.data[i + 1:i + 1 + self.batch_size]
-
-
-def train(model, tokens, loader, device):
-    para_model = model.to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    for data, target in StreamIterator(tokens, 8, device=device):
-        loss = (para_model(data) - target).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        xm.optimizer_step(optimizer)
-        xm.mark_step()
-
-
-def main(model, tokens, dataset, device):
-    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
-    train(model, tokens, loader, device)
-"""
-
-
 # A DataLoader handed in to an evaluation loop: the port wraps only training loops' loaders, so
 # its batches reach the unwrapped model on the CPU (reported).
 HANDED_TO_AN_EVALUATION = """
@@ -475,19 +353,7 @@ def scattered_input_valid() -> tuple[Valid, ...]:
     return (
         valid(MOVED_INPUTS, MOVED_INPUTS_PORTED, note="data-parallel-inputs-the-script-moves"),
         valid(
-            MOVED_INPUTS,
-            MOVED_INPUTS_SAGEMAKER,
-            target="sagemaker",
-            note="data-parallel-inputs-the-script-moves-sagemaker",
-        ),
-        valid(
             ITERATOR_GIVEN_THE_DEVICE, ITERATOR_GIVEN_THE_DEVICE_PORTED, note="batches-of-an-iterator-given-the-device"
-        ),
-        valid(
-            ITERATOR_GIVEN_THE_DEVICE,
-            ITERATOR_GIVEN_THE_DEVICE_SAGEMAKER,
-            target="sagemaker",
-            note="batches-of-an-iterator-given-the-device-sagemaker",
         ),
     )
 
@@ -522,16 +388,6 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             ),
         ),
         invalid(
-            SCATTERED_INPUTS,
-            SCATTERED_INPUTS_SAGEMAKER,
-            target="sagemaker",
-            note="inputs-only-data-parallel-moved-sagemaker",
-            findings=(
-                Expected(21, 20, '(`data["annot"].to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`'),
-                Expected(27, 15, "move it to the device first if it is a tensor (`noise.to(device)`)"),
-            ),
-        ),
-        invalid(
             DDP_MOVED_INPUTS,
             DDP_MOVED_INPUTS_PORTED,
             note="a-batch-only-ddp-device-ids-moved",
@@ -558,16 +414,6 @@ def scattered_input_invalid() -> tuple[Invalid, ...]:
             findings=(
                 Expected(14, 16, "`targets`, `names` reach `self.model` on the CPU"),
                 Expected(24, 19, "`targets` reaches `self.model` on the CPU"),
-            ),
-        ),
-        invalid(
-            HANDED_BATCHES,
-            HANDED_BATCHES_SAGEMAKER,
-            target="sagemaker",
-            note="batches-handed-to-a-step-method-sagemaker",
-            findings=(
-                Expected(13, 16, "move each to the device first if it is a tensor (`targets.to(device)`)"),
-                Expected(23, 19, "`targets` reaches `self.model` on the CPU"),
             ),
         ),
     )

@@ -210,52 +210,6 @@ BATCH_OFF_XLA = Rule(
             """,
             note="comprehensions-move-the-batch",
         ),
-        valid(
-            """
-            import torch
-
-            device = torch.device("cuda")
-            model = torch.nn.Linear(4, 2).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for xs, y in loader:
-                xs = [x.to(device) for x in xs]
-                loss = (model(xs) - y.to(device)).pow(2).mean()
-            with torch.no_grad():
-                for xs, y in loader:
-                    xs = tuple(x.to(device) for x in xs)
-                    print(model(xs))
-                for xs, y in loader:
-                    xs = {k: v.to(device) for k, v in xs.items()}
-                    print(model(xs))
-                for xs, y in loader:
-                    xs = list(map(lambda t: t.to(device), xs))
-                    print(model(xs))
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            device = xm.xla_device()
-            model = torch.nn.Linear(4, 2).to(device)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for xs, y in loader:
-                xs = [x.to(device) for x in xs]
-                loss = (model(xs) - y.to(device)).pow(2).mean()
-                xm.mark_step()
-            with torch.no_grad():
-                for xs, y in loader:
-                    xs = tuple(x.to(device) for x in xs)
-                    print(model(xs))
-                for xs, y in loader:
-                    xs = {k: v.to(device) for k, v in xs.items()}
-                    print(model(xs))
-                for xs, y in loader:
-                    xs = list(map(lambda t: t.to(device), xs))
-                    print(model(xs))
-            """,
-            target="sagemaker",
-            note="comprehensions-move-the-batch-1.13",
-        ),
         *scattered_input_valid(),
     ),
     invalid=lambda: (

@@ -213,29 +213,5 @@ TENSOR_CUDA_CHECK = Rule(
             alias=True,
             findings=(Expected(6, 43, '`(y.is_cuda)` -> (y.device.type == "xla")'),),
         ),
-        invalid(
-            """
-            import torch
-
-            def one_hot(y, num_classes):
-                new_y = torch.eye(num_classes)[y.cpu()]
-                if y.is_cuda:
-                    return new_y.cuda()
-                return new_y
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            def one_hot(y, num_classes):
-                new_y = torch.eye(num_classes)[y.cpu()]
-                if y.device.type == "xla":
-                    return new_y.to(xm.xla_device())
-                return new_y
-            """,
-            target="sagemaker",
-            note="sagemaker",
-            findings=(Expected(6, 8, '`y.is_cuda` -> y.device.type == "xla"'),),
-        ),
     ),
 )

@@ -62,33 +62,6 @@ class Solver(nn.Module):
 """
 
 
-CONTAINER_MOVED_IN_INIT_SAGEMAKER = """
-import torch
-import torch.nn as nn
-import torch_xla.core.xla_model as xm
-
-
-class Solver(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.device = xm.xla_device()
-        nets = {"gen": nn.Linear(4, 4), "disc": nn.Linear(4, 1)}
-        for name, module in nets.items():
-            setattr(self, name, module)
-        self.nets = nets
-        self.optims = {name: torch.optim.Adam(m.parameters(), lr=1e-3) for name, m in nets.items()}
-        self.to(self.device)
-
-    def train_loop(self, steps):
-        for _ in range(steps):
-            x = torch.randn(8, 4).to(self.device)
-            loss = self.nets["disc"](self.nets["gen"](x)).pow(2).mean()
-            loss.backward()
-            xm.optimizer_step(self.optims["gen"])
-            xm.mark_step()
-"""
-
-
 # Optimizers over the submodules ``__init__`` sets, or over the members of a ModuleDict it
 # sets, then ``self.cuda()``: a module of classes (no entry point), for the files that train
 # with it.
@@ -221,32 +194,6 @@ def main(loader):
 """
 
 
-CONTAINER_MOVED_BY_THE_CALLER_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-import torch_xla.distributed.parallel_loader as pl
-
-
-class Solver(nn.Module):
-    def __init__(self):
-        super().__init__()
-        nets = {"gen": nn.Linear(4, 4), "disc": nn.Linear(4, 1)}
-        self.nets = nn.ModuleDict(nets)
-        self.optims = {}
-        for name, m in nets.items():
-            self.optims[name] = torch.optim.Adam(m.parameters(), lr=1e-3)
-
-
-def main(loader):
-    device = xm.xla_device()
-    solver = Solver().to(device)
-    for x in pl.MpDeviceLoader(loader, device):
-        solver.nets["disc"](solver.nets["gen"](x.to(device))).mean().backward()
-        xm.optimizer_step(solver.optims["gen"])
-"""
-
-
 # Moved before the optimizer; optimizers over modules the instance does not register (handed
 # in, or in a plain dict, also one bound to an attribute); moved to the CPU or cast: no finding.
 INIT_MOVES_THAT_STRAND_NOTHING = """
@@ -347,68 +294,12 @@ def train(model, loader):
 """
 
 
-INIT_MOVES_THAT_STRAND_NOTHING_SAGEMAKER = """
-import torch
-from torch import nn
-import torch_xla.core.xla_model as xm
-
-
-class MovedFirst(nn.Module):
-    def __init__(self, device):
-        super().__init__()
-        self.gen = nn.Linear(4, 4)
-        self.to(device)
-        self.opt = torch.optim.Adam(self.gen.parameters(), lr=1e-3)
-
-
-class NotHeld(nn.Module):
-    def __init__(self, gen, device):
-        super().__init__()
-        nets = {"gen": gen, "disc": nn.Linear(4, 1)}
-        self.nets = nets
-        self.optims = {name: torch.optim.Adam(m.parameters()) for name, m in nets.items()}
-        self.opt = torch.optim.Adam(gen.parameters(), lr=1e-3)
-        self.head = nn.Linear(4, 1)
-        self.to(device)
-
-
-class OnTheCpu(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.gen = nn.Linear(4, 4)
-        self.opt = torch.optim.Adam(self.gen.parameters(), lr=1e-3)
-        self.to("cpu")
-        self.to(torch.bfloat16)
-
-
-class PlainDict(nn.Module):
-    def __init__(self, device):
-        super().__init__()
-        self.nets = {"gen": nn.Linear(4, 4)}
-        self.opt = torch.optim.Adam(self.nets["gen"].parameters(), lr=1e-3)
-        self.to(device)
-
-
-def train(model, loader):
-    for x in loader:
-        model.gen(x.to(xm.xla_device())).mean().backward()
-        model.opt.step()
-        xm.mark_step()
-"""
-
-
 def init_move_valid() -> tuple[Valid, ...]:
     return (
         valid(
             INIT_MOVES_THAT_STRAND_NOTHING,
             INIT_MOVES_THAT_STRAND_NOTHING_PORTED,
             note="init-moves-first-or-moves-no-module-an-optimizer-holds",
-        ),
-        valid(
-            INIT_MOVES_THAT_STRAND_NOTHING,
-            INIT_MOVES_THAT_STRAND_NOTHING_SAGEMAKER,
-            target="sagemaker",
-            note="init-moves-first-or-moves-no-module-an-optimizer-holds-sagemaker",
         ),
     )
 
@@ -427,13 +318,6 @@ def init_move_invalid() -> tuple[Invalid, ...]:
                     "built `self.optims` over its parameters",
                 ),
             ),
-        ),
-        invalid(
-            CONTAINER_MOVED_IN_INIT,
-            CONTAINER_MOVED_IN_INIT_SAGEMAKER,
-            target="sagemaker",
-            note="init-moves-itself-after-optimizers-over-the-networks-it-registers-sagemaker",
-            findings=(Expected(15, 9, "so `self.optims` holds the stale CPU copies"),),
         ),
         invalid(
             SUBMODULES_MOVED_IN_INIT,
@@ -472,12 +356,5 @@ def init_move_invalid() -> tuple[Invalid, ...]:
                     20, 14, "`Solver().to(device)` moves `solver` to the XLA device after `Solver.__init__` built"
                 ),
             ),
-        ),
-        invalid(
-            CONTAINER_MOVED_BY_THE_CALLER,
-            CONTAINER_MOVED_BY_THE_CALLER_SAGEMAKER,
-            target="sagemaker",
-            note="optimizers-over-a-module-dict-moved-by-the-caller-sagemaker",
-            findings=(Expected(19, 14, "so `solver.optims` steps the stale CPU copies"),),
         ),
     )

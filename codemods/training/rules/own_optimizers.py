@@ -79,42 +79,6 @@ def main(loader):
 """
 
 
-OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER = """
-import torch
-from torch import nn, optim
-import torch_xla.core.xla_model as xm
-import torch_xla.distributed.parallel_loader as pl
-
-
-class Generator(nn.Module):
-    def __init__(self, lr=1e-3, no_optim=False):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
-        if no_optim:
-            return
-        self.optim = optim.Adam(params=self.parameters(), lr=lr)
-
-
-class Critic(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.head = nn.Linear(4, 1)
-        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
-
-
-def main(loader):
-    device = xm.xla_device()
-    G = Generator().to(device)
-    G_ema = Generator(no_optim=True).to(device)
-    D = Critic()
-    D.to(xm.xla_device())
-    for x in pl.MpDeviceLoader(loader, device):
-        G.optim.zero_grad()
-        D(G(x.to(device))).sum().backward()
-        xm.optimizer_step(G.optim)
-"""
-
-
 OWN_OPTIMIZERS_KEPT_RIGHT = """
 import torch
 from torch import nn, optim
@@ -171,40 +135,6 @@ class Critic(nn.Module):
 
 
 device = torch_xla.device()
-G = Generator(device).to(device)
-kept = Critic()
-on_cpu = Critic().to("cpu")
-half = Critic().to(torch.bfloat16)
-for x in pl.MpDeviceLoader(loader, device):
-    G.optim.zero_grad()
-    G(x.to(device)).sum().backward()
-    xm.optimizer_step(G.optim)
-"""
-
-
-OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER = """
-import torch
-from torch import nn, optim
-import torch_xla.core.xla_model as xm
-import torch_xla.distributed.parallel_loader as pl
-
-
-class Generator(nn.Module):
-    def __init__(self, device):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
-        self.to(device)
-        self.optim = optim.Adam(self.parameters(), lr=1e-3)
-
-
-class Critic(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-        self.optim = optim.Adam(self.parameters(), lr=1e-3)
-
-
-device = xm.xla_device()
 G = Generator(device).to(device)
 kept = Critic()
 on_cpu = Critic().to("cpu")
@@ -273,35 +203,6 @@ for x in batches:
     (agent.fc(to_gpu(x)).sum() + critic.fc(to_gpu(x)).sum()).backward()
     xm.optimizer_step(agent.optimizer)
     torch_xla.sync()
-"""
-
-
-OWN_OPTIMIZERS_MOVED_BY_A_HELPER_SAGEMAKER = """
-import torch
-from torch import nn, optim
-import torch_xla.core.xla_model as xm
-
-
-def to_gpu(x):
-    return x.to(xm.xla_device())
-    return x
-
-
-class Agent(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-        self.optimizer = optim.Adam(self.parameters(), lr=1e-3)
-
-
-agent = to_gpu(Agent())
-critic = Agent()
-to_gpu(critic)
-for x in batches:
-    agent.optimizer.zero_grad()
-    (agent.fc(to_gpu(x)).sum() + critic.fc(to_gpu(x)).sum()).backward()
-    xm.optimizer_step(agent.optimizer)
-    xm.mark_step()
 """
 
 
@@ -484,21 +385,9 @@ def own_optimizer_valid() -> tuple[Valid, ...]:
             note="own-optimizer-in-a-script-that-trains-nothing",
         ),
         valid(
-            OWN_OPTIMIZERS_KEPT_RIGHT,
-            OWN_OPTIMIZERS_KEPT_RIGHT_SAGEMAKER,
-            target="sagemaker",
-            note="own-optimizer-moved-first-never-moved-or-on-the-cpu-sagemaker",
-        ),
-        valid(
             HELPERS_THAT_STRAND_NOTHING,
             HELPERS_THAT_STRAND_NOTHING_PORTED,
             note="own-optimizer-helpers-that-keep-it-on-the-cpu-or-move-a-module-without-one",
-        ),
-        valid(
-            HELPERS_THAT_STRAND_NOTHING,
-            HELPERS_THAT_STRAND_NOTHING_SAGEMAKER,
-            target="sagemaker",
-            note="own-optimizer-helpers-that-keep-it-on-the-cpu-or-move-a-module-without-one-sagemaker",
         ),
     )
 
@@ -514,16 +403,6 @@ def own_optimizer_invalid() -> tuple[Invalid, ...]:
                     26, 9, "`Generator().to(device)` moves `G` to the XLA device after `Generator.__init__` built"
                 ),
                 Expected(29, 5, "`D.cuda()` moves `D` to the XLA device after `Critic.__init__` built `self.opt`"),
-            ),
-        ),
-        invalid(
-            OWN_OPTIMIZERS_MOVED_LATER,
-            OWN_OPTIMIZERS_MOVED_LATER_SAGEMAKER,
-            target="sagemaker",
-            note="a-class-builds-its-optimizer-over-its-own-parameters-and-moves-later-sagemaker",
-            findings=(
-                Expected(25, 9, "so `G.optim` steps the stale CPU copies and training changes nothing"),
-                Expected(28, 5, "so `D.opt` steps the stale CPU copies"),
             ),
         ),
         invalid(
@@ -581,16 +460,6 @@ def own_optimizer_invalid() -> tuple[Invalid, ...]:
                     19, 9, "`to_gpu(Agent())` moves `agent` to the XLA device through `x.cuda()` in `to_gpu` after"
                 ),
                 Expected(21, 1, "`to_gpu(critic)` moves `critic` to the XLA device through `x.cuda()` in `to_gpu`"),
-            ),
-        ),
-        invalid(
-            OWN_OPTIMIZERS_MOVED_BY_A_HELPER,
-            OWN_OPTIMIZERS_MOVED_BY_A_HELPER_SAGEMAKER,
-            target="sagemaker",
-            note="own-optimizer-moved-by-a-helper-that-moves-what-it-is-handed-sagemaker",
-            findings=(
-                Expected(18, 9, "so `agent.optimizer` steps the stale CPU copies and training changes nothing"),
-                Expected(20, 1, "so `critic.optimizer` steps the stale CPU copies"),
             ),
         ),
     )

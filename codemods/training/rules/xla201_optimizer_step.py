@@ -125,34 +125,6 @@ OPTIMIZER_STEP = Rule(
         ),
         valid(
             """
-            from types import SimpleNamespace
-
-            import torch
-
-            envs = {"train": make_env()}
-            agents = SimpleNamespace(actor=make_actor())
-            for x in loader:
-                model(x).sum().backward()
-                envs["train"].step()
-            """,
-            """
-            from types import SimpleNamespace
-
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            envs = {"train": make_env()}
-            agents = SimpleNamespace(actor=make_actor())
-            for x in loader:
-                model(x).sum().backward()
-                envs["train"].step()
-                xm.mark_step()
-            """,
-            target="sagemaker",
-            note="members-of-containers-not-known-as-optimizers-sagemaker",
-        ),
-        valid(
-            """
             import torch
 
 

@@ -162,31 +162,6 @@ EVAL_LOOP_BARRIER = Rule(
             """
             import torch
 
-
-            class StreamIterator:
-                def __init__(self, streams, bsz, bptt, device="cpu"):
-                    self.streams, self.bsz, self.bptt, self.device = streams, bsz, bptt, device
-
-                def __iter__(self):
-                    data = torch.LongTensor(self.bptt, self.bsz)
-                    target = torch.LongTensor(self.bptt, self.bsz)
-                    source = iter(self.streams)
-                    while True:
-                        try:
-                            chunk = next(source)
-                        except StopIteration:
-                            return
-                        data.copy_(chunk[:-1].view(self.bptt, self.bsz))
-                        target.copy_(chunk[1:].view(self.bptt, self.bsz))
-                        yield data.to(self.device), target.to(self.device)
-            """,
-            target="sagemaker",
-            note="a-generator-of-device-batches-sagemaker",
-        ),
-        valid(
-            """
-            import torch
-
             class Detector(torch.nn.Module):
                 @torch.no_grad()
                 def forward(self, scores):

@@ -1,0 +1,140 @@
+"""Which loops of the file train, which evaluate on the device, and what each needs: a
+training loop gets a barrier at the end of every iteration, or feeds from a device loader
+(its loader wrapped in MpDeviceLoader where every batch moves to the XLA device); a loop of
+a model's forward computation or of a generator runs inside the step and gets none; a loop
+that moves batches to the device without training is an evaluation loop."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.device.analysis import CUDA
+from codemods.device.shapes import is_device_name
+from codemods.engine.nodes import dotted, method_name, names_in, walk
+from codemods.training.drivers import StepDrivers
+from codemods.training.facts import LoopPlan
+from codemods.training.loop_values import accumulated_into, filters_batches
+
+if TYPE_CHECKING:
+    from codemods.device.analysis import DeviceAnalysis
+    from codemods.training.records import _Function, _Loop
+
+
+class LoopPlans(StepDrivers):
+    """The part of TrainingAnalysis that plans each loop, once the steps and their drivers are known."""
+
+    device: DeviceAnalysis
+    # This file's module classes (qualified names), and the names bound to device loaders.
+    forward_class_paths: set[str]
+    device_loaders: set[str]
+
+    def _plan_loop(self, loop: _Loop, steps: set[str], synced: set[str], by_name: dict[str, list[_Function]]) -> None:
+        part = self.part
+        training = (
+            loop.backward
+            or self._steps(loop.step_receivers)
+            or any(self.runs_step(c, steps, by_name) for c in loop.called)
+            or any(call in part.step_wrappers for call, _, _ in loop.handed)
+        )
+        if training and not loop.backward and loop.outer in part.all_loops and part.is_optimizer(loop.iterates[0]):
+            return  # ``for opt in optims: opt.step()`` in a training loop: a part of its step
+        if training:
+            part.all_loops.add(loop.node)
+        if training and loop.owner:
+            part.training_callables.add(loop.owner)
+        # Accelerate's prepared loaders and optimizers (Lightning's, Fabric's) already end each step on XLA.
+        if (
+            loop.barrier
+            or self._feeds_from_device_loader(loop.node)
+            or self._framework_drives_training
+            or (training and self.calls_synced(loop.called, synced, by_name))
+        ):
+            return
+        if training:
+            plan = LoopPlan("training")
+            wrap = self._loader_to_wrap(loop)
+            if wrap is not None:
+                plan.wrap_loader, plan.wrap_device = wrap
+            part.loops[loop.node] = plan
+        # A loop of a model's (or a loss module's) forward computation runs inside the step, a
+        # generator's inside its consumer's iteration: that loop's barrier ends it, and a barrier of
+        # its own would cut the graph per iteration.
+        elif loop.node not in part.loops_within_a_step and any(
+            d == CUDA or is_device_name(d) for d in loop.moved.values()
+        ):
+            if not loop.host_read:
+                part.loops[loop.node] = LoopPlan("evaluation")
+            elif accumulators := accumulated_into(loop.node, set(loop.moved)):
+                part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
+
+    def _forward_computation(self) -> set[str]:
+        """The qualified names of the methods that a module class's ``forward`` runs: ``forward``
+        itself and the methods of the class it calls through ``self.`` (and those they call)."""
+        methods = {fn.qualname: fn for fn in self.function_records.values()}
+        found = {f"{cls}.forward" for cls in self.forward_class_paths} & methods.keys()
+        pending = list(found)
+        while pending:
+            qualname = pending.pop()
+            cls = qualname.rsplit(".", 1)[0]
+            called = [
+                *methods[qualname].called,
+                *(c for loop in self.loop_records.values() if owned_by(loop.owner, {qualname}) for c in loop.called),
+            ]
+            for name in called:
+                head, _, method = name.partition(".")
+                callee = f"{cls}.{method}"
+                if head == "self" and callee in methods and callee not in found:
+                    found.add(callee)
+                    pending.append(callee)
+        return found
+
+    def _feeds_from_device_loader(self, node: cst.CSTNode) -> bool:
+        if type(node) is not cst.For:
+            return False
+        return any(
+            (type(sub) is cst.Call and is_device_loader(sub, self.walk.resolve(sub.func)))
+            or dotted(sub) in self.device_loaders
+            for sub in walk(node.iter)
+        )
+
+    def _loader_to_wrap(self, loop: _Loop) -> tuple[cst.BaseExpression, str] | None:
+        """The loader of ``for batch in loader`` when MpDeviceLoader can replace the
+        loop's own ``.to(device)`` moves: every batch variable is moved to one device
+        that is the XLA device on every path (a CPU fallback would break the wrap)."""
+        node = loop.node
+        if not isinstance(node, cst.For):
+            return None
+        loader, target = node.iter, node.target
+        if isinstance(loader, cst.Call) and dotted(loader.func) == "enumerate" and loader.args:
+            loader = loader.args[0].value
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+                return None
+            target = target.elements[1].value  # type: ignore[assignment]  # target is re-bound from the for-target to its second element (an expression): names_in() below takes either
+        name = dotted(loader)
+        if name is None or ("loader" not in name.rsplit(".", 1)[-1].lower() and name not in self.facts.loaders.names):
+            return None
+        batch = set(names_in(target))
+        devices = {loop.moved.get(b) for b in batch}
+        if not batch or len(devices) != 1:
+            return None
+        device = devices.pop()
+        if device is None or device == CUDA or not self.device.always_xla(device):
+            return None
+        if filters_batches(node.body, batch):
+            return None  # on the device, data-dependent filtering would compile a graph per shape
+        return loader, device
+
+
+def is_device_loader(call: cst.Call, callee: str | None) -> bool:
+    """``pl.MpDeviceLoader(...)``, ``pl.ParallelLoader(...).per_device_loader(...)``."""
+    return method_name(call) == "per_device_loader" or (
+        callee is not None and callee.startswith("torch_xla.distributed.parallel_loader.")
+    )
+
+
+def owned_by(owner: str, functions: set[str]) -> bool:
+    """Whether the code of ``owner`` (a qualified name) runs in one of ``functions``: it is
+    one of them or a function defined inside one."""
+    return any(owner == name or owner.startswith(f"{name}.") for name in functions)
