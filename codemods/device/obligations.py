@@ -351,12 +351,8 @@ class ObligationAnalysis(Analysis):
                 where = values.where(move.device, move.scope)
                 node = where.node
                 said = bool(where.why) and any(where.why in m for _, m in self.part.broken.values())  # (read again)
-                if (
-                    where.elsewhere
-                    and node is not None
-                    and node not in self.facts.project.external_devices
-                    and not said
-                ):
+                said = said or node in self.facts.project.external_devices
+                if where.elsewhere and node is not None and not said:
                     self._named(where.module)
                     self._break(
                         node,
