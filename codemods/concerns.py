@@ -17,7 +17,6 @@ from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.distributed import rules as distributed_rules
-from codemods.distributed.ignite import IgniteRewrite
 from codemods.distributed.launch_rewrite import LaunchRewrite
 from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context, PendingFinding, Rewriter
@@ -92,7 +91,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, device_rules.RULES),
         ParallelRewrite(ctx),
         LaunchRewrite(ctx),
-        IgniteRewrite(ctx),
         RuleHooks(ctx, distributed_rules.RULES),
         RuleHooks(ctx, fsdp_rules.RULES),
         RuleHooks(ctx, compile_rules.RULES),
