@@ -16,7 +16,8 @@ module only writes it:
   * an all-reduce with ``ReduceOp.AVG``, which the xla process group refuses, becomes
     ``xm.all_reduce("sum", [t], scale=1.0 / world size)``; other uses are reported (XLA615);
   * a process group started in a ``try`` whose ``except`` goes on without it is reported (XLA618).
-How the processes start and join their group is launch_rewrite.py's.
+How the processes start and join their group is the hooks' of XLA601, XLA603 and XLA609
+(rules/, with the launcher checks' of XLA602).
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ import libcst as cst
 
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
-from codemods.distributed.edits import entry_from_spawn, keyword_arg, new_value, replaced
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
+from codemods.distributed.rules.edits import entry_from_spawn, keyword_arg, new_value, replaced
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
 from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
@@ -72,7 +73,7 @@ class ParallelRewrite(Concern):
         super().__init__(ctx)
         self.part = part = self.facts.distributed
         # What a spawning main guard that becomes _mp_fn reads runs in the workers.
-        in_guard = {id(n) for n in walk(part.spawn_guard)} if entry_from_spawn(ctx) else set()  # type: ignore[arg-type]  # entry_from_spawn(ctx) is True only when spawn_guard is not None (distributed/edits.py)
+        in_guard = {id(n) for n in walk(part.spawn_guard)} if entry_from_spawn(ctx) else set()  # type: ignore[arg-type]  # entry_from_spawn(ctx) is True only when spawn_guard is not None (distributed/rules/edits.py)
         self.worker_reads = {
             node: concept
             for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
