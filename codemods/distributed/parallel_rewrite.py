@@ -1,6 +1,6 @@
-"""Distributed training, what each process does (XLA602, XLA604-XLA607, XLA610, XLA615,
-XLA617, XLA618): it reads its rank and size from the XLA runtime, keeps DDP on its own
-device, drops DataParallel, trains on its share of the data and reduces what DDP does not.
+"""Distributed training, what each process does (XLA602, XLA604-XLA607): it reads its rank and
+size from the XLA runtime, keeps DDP on its own device, drops DataParallel, trains on its share
+of the data and reduces what DDP does not.
 
 What each construct becomes is decided by the analyses (distributed/facts.py lists them); this
 module only writes it:
@@ -9,13 +9,11 @@ module only writes it:
     ``xla`` backend it all-reduces gradients itself, so the optimizer step stays plain
     and gradients are reduced exactly once (XLA604);
   * ``nn.DataParallel`` goes, with the ``.module`` accesses of what it wrapped (XLA605);
-  * training data gets a DistributedSampler from the runtime's rank and size (XLA606), and
-    iterable-style data sets, which take none, are reported (XLA617);
-  * without DDP, mixed-precision steps all-reduce their gradients (XLA607);
-  * a print that only the master process runs becomes ``xm.master_print`` (XLA610);
-  * an all-reduce with ``ReduceOp.AVG``, which the xla process group refuses, becomes
-    ``xm.all_reduce("sum", [t], scale=1.0 / world size)``; other uses are reported (XLA615);
-  * a process group started in a ``try`` whose ``except`` goes on without it is reported (XLA618).
+  * training data gets a DistributedSampler from the runtime's rank and size (XLA606);
+  * without DDP, mixed-precision steps all-reduce their gradients (XLA607).
+The iterable-style data sets that take no sampler (XLA617), the master process's prints
+(XLA610), the reduce ops the xla process group refuses (XLA615) and the process group
+fallbacks (XLA618) are their rules' hooks' (rules/).
 How the processes start and join their group is the hooks' of XLA601, XLA603 and XLA609
 (rules/, with the launcher checks' of XLA602).
 """
@@ -30,23 +28,17 @@ from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
-from codemods.distributed.rules.edits import entry_from_spawn, keyword_arg, new_value, replaced
+from codemods.distributed.rules.edits import entry_from_spawn, new_value, replaced
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
 from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
 from codemods.distributed.rules.xla606_distributed_sampler import DISTRIBUTED_SAMPLER
 from codemods.distributed.rules.xla607_amp_gradient_all_reduce import AMP_GRADIENT_ALL_REDUCE
 from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
-from codemods.distributed.rules.xla610_master_print import MASTER_PRINT
-from codemods.distributed.rules.xla615_average_all_reduce import AVERAGE_ALL_REDUCE
-from codemods.distributed.rules.xla617_iterable_dataset_shards import ITERABLE_DATASET_SHARDS
-from codemods.distributed.rules.xla618_process_group_fallback import PROCESS_GROUP_FALLBACK
 from codemods.engine.nodes import (
     counterpart,
-    lone_call,
     parse_dotted,
     walk,
-    with_comma,
     with_keyword,
     without_args,
 )
@@ -126,34 +118,6 @@ class ParallelRewrite(Concern):
             build,
         )
         return fixed if fixed is not None else updated
-
-    # -- prints on the master process (XLA610) --------------------------------------------------
-
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
-        return self._master_print(original, updated) if original in self.part.master_prints else updated
-
-    def _master_print(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
-        """``if rank == 0: print(...)`` -> ``xm.master_print(...)`` (XLA610)."""
-        call = lone_call(updated.body.body[0]) if isinstance(updated.body, cst.IndentedBlock) else None
-        if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
-            return updated  # another rewrite changed it (a step closure)
-
-        def build() -> cst.SimpleStatementLine | None:
-            master_print = self.ctx.replace_callee(call, call, "master_print")
-            if master_print is None:
-                return None
-            return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
-
-        fixed = self.ctx.fix(
-            MASTER_PRINT,
-            original,
-            f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master process only",
-            build,
-        )
-        if fixed is None:
-            return updated
-        self.ctx.forget_removed(original.test, updated.test)
-        return fixed
 
     # -- DistributedDataParallel (XLA604), DataParallel (XLA605) ----------------------------------------
 
@@ -351,45 +315,6 @@ class ParallelRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
-    def _iterable_loader(self, original: cst.Call) -> None:
-        data = self.part.iterable_loaders[original]
-        rank, world = (self.ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
-        shard = (
-            f"with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` (Hugging Face "
-            "datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
-            "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`"
-        )
-        if data.unread_module is not None:
-            message = (
-                f"training DataLoader over {data.made_by}, a class of `{data.unread_module}`, which this run does not "
-                "read: the tool cannot tell whether it is iterable-style (which refuses a sampler), so no "
-                "DistributedSampler was added and every process reads all the data. Convert the project to let it "
-                f"tell; if it is map-style, pass `sampler=DistributedSampler(dataset, num_replicas={world}(), "
-                f"rank={rank}())`; if it is iterable-style, shard it by process {shard}"
-            )
-        else:
-            message = (
-                f"training DataLoader over an iterable-style data set ({data.made_by}): it takes no sampler, so no "
-                "DistributedSampler was added and every process reads the whole stream. Shard it in the data set by "
-                f"process, {shard}"
-            )
-        self.ctx.report(ITERABLE_DATASET_SHARDS, original, message)
-
-    def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
-        fallback = self.part.group_fallbacks.get(original)
-        if fallback is not None:
-            failing, ddp = fallback
-            self.ctx.report(
-                PROCESS_GROUP_FALLBACK,
-                original,
-                f"if this `except` runs, the script goes on without a process group, and `{self.ctx.code(ddp.func)}(...)` "
-                'then raises ValueError ("Default process group has not been initialized"). On XLA it can run: '
-                f"`{self.ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
-                "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
-                "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
-            )
-        return updated
-
     def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
         loader, epoch = self.part.set_epochs[original]
         body = getattr(updated, "body", None)
@@ -439,39 +364,6 @@ class ParallelRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
-    # -- reduce ops the xla process group refuses (XLA615) -------------------------------------------
-
-    def _average_reduce(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        def build() -> cst.Call | None:
-            reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
-            world = self.ctx.call("world_size")
-            if reduce_ is None or world is None:
-                return None
-            tensor = next(
-                a
-                for i, a in enumerate(updated.args)
-                if (a.keyword is None and i == 0) or (a.keyword is not None and a.keyword.value == "tensor")
-            ).value
-            scale = cst.BinaryOperation(cst.Float("1.0"), cst.Divide(), world)
-            return cst.Call(
-                reduce_,
-                [
-                    with_comma(cst.Arg(cst.SimpleString('"sum"'))),
-                    with_comma(cst.Arg(cst.List([cst.Element(tensor)]))),
-                    keyword_arg("scale", scale),
-                ],
-            )
-
-        return replaced(
-            self.ctx,
-            AVERAGE_ALL_REDUCE,
-            original,
-            updated,
-            "the xla process group has no ReduceOp.AVG (ValueError: Invalid reduce op); "
-            "the sum scaled by the world size is the same average, in place",
-            build,
-        )
-
     # -- dispatch ------------------------------------------------------------------------------------
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -500,12 +392,8 @@ class ParallelRewrite(Concern):
             return self._sampler_ranks(original, updated)
         if original in part.sampler_plans:
             return self._loader_sampler(original, updated, part.sampler_plans[original])
-        if original in part.iterable_loaders:
-            self._iterable_loader(original)
         if original in part.ddp_inputs:
             return self._ddp_input(original, updated)
-        if original in part.average_reduces:
-            return self._average_reduce(original, updated)
         if original in part.launcher_counts:
             # A CUDA count that only feeds the workers, which read the XLA one themselves
             # (XLA602): nothing to report on it.
@@ -552,14 +440,6 @@ class ParallelRewrite(Concern):
         )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        if original in self.part.unsupported_reduce_ops:
-            self.ctx.report(
-                AVERAGE_ALL_REDUCE,
-                original,
-                f"`{self.ctx.code(original)}`: the xla process group refuses this "
-                "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
-                "world size, or " + self.ctx.target.advice('xm.all_reduce("sum", [t], scale=1.0 / xr.world_size())'),
-            )
         if original in self.part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in self.part.module_accesses:
