@@ -1,17 +1,15 @@
-"""Distributed training, what each process does (XLA602, XLA604-XLA607): it reads its rank and
-size from the XLA runtime, keeps DDP on its own device, drops DataParallel, trains on its share
-of the data and reduces what DDP does not.
+"""Distributed training, what each process does (XLA602, XLA605-XLA607): it reads its rank and
+size from the XLA runtime, drops DataParallel, trains on its share of the data and reduces what
+DDP does not.
 
 What each construct becomes is decided by the analyses (distributed/facts.py lists them); this
 module only writes it:
   * ranks and sizes are read from the runtime in the launched processes (XLA602);
-  * DistributedDataParallel stays, without ``device_ids``/``output_device``: on the
-    ``xla`` backend it all-reduces gradients itself, so the optimizer step stays plain
-    and gradients are reduced exactly once (XLA604);
   * ``nn.DataParallel`` goes, with the ``.module`` accesses of what it wrapped (XLA605);
   * training data gets a DistributedSampler from the runtime's rank and size (XLA606);
   * without DDP, mixed-precision steps all-reduce their gradients (XLA607).
-The iterable-style data sets that take no sampler (XLA617), the master process's prints
+DistributedDataParallel, which stays without ``device_ids``/``output_device`` (XLA604), the
+iterable-style data sets that take no sampler (XLA617), the master process's prints
 (XLA610), the reduce ops the xla process group refuses (XLA615) and the process group
 fallbacks (XLA618) are their rules' hooks' (rules/).
 How the processes start and join their group is the hooks' of XLA601, XLA603 and XLA609
@@ -30,7 +28,6 @@ from codemods.distributed.facts import SamplerPlan
 from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
 from codemods.distributed.rules.edits import entry_from_spawn, new_value, replaced
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
-from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
 from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
 from codemods.distributed.rules.xla606_distributed_sampler import DISTRIBUTED_SAMPLER
 from codemods.distributed.rules.xla607_amp_gradient_all_reduce import AMP_GRADIENT_ALL_REDUCE
@@ -40,7 +37,6 @@ from codemods.engine.nodes import (
     parse_dotted,
     walk,
     with_keyword,
-    without_args,
 )
 from codemods.engine.positions import code_of
 from codemods.engine.rewriter import Concern, Context
@@ -119,43 +115,7 @@ class ParallelRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
-    # -- DistributedDataParallel (XLA604), DataParallel (XLA605) ----------------------------------------
-
-    def _ddp(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        dropped, _ = self.part.ddp_calls[original]
-        if not dropped:
-            return updated
-        names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
-
-        def build() -> cst.Call:
-            to_remove = []
-            for arg in dropped:
-                if (new := counterpart(original, updated, arg)) is not None:
-                    self.ctx.forget_removed(arg, new)
-                    to_remove.append(updated.args.index(new))
-            return updated.with_changes(args=without_args(list(updated.args), to_remove))
-
-        fixed = self.ctx.fix(
-            DDP_DEVICE_IDS,
-            original,
-            f"{names} removed from {self.ctx.code(original.func)}(...): it wraps the model on this process's XLA "
-            "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def _ddp_input(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        fixed = self.ctx.fix(
-            DDP_DEVICE_IDS,
-            original,
-            f"{self.ctx.code(original)} -> {{new}}: DDP moved inputs to the GPU of device_ids; on XLA they are made "
-            "on the device",
-            lambda: (
-                (device := self.ctx.device())
-                and updated.with_changes(args=with_keyword(list(updated.args), "device", device))
-            ),
-        )
-        return fixed if fixed is not None else updated
+    # -- DataParallel (XLA605) ----------------------------------------
 
     def _scattered_inputs(self, original: cst.Call) -> None:
         """Tensors handed to a model whose wrapper moved them to the GPU, which the port
@@ -380,8 +340,6 @@ class ParallelRewrite(Concern):
                 f"which goes; the processes on the host are {self.ctx.target.api('local_process_count').spelled}())",
                 lambda: cst.Integer("1"),
             )
-        if original in part.ddp_calls:
-            return self._ddp(original, updated)
         if original in part.scattering_wraps:
             self._scattering_wrap(original)
         if original in part.scattered_inputs:
@@ -392,8 +350,6 @@ class ParallelRewrite(Concern):
             return self._sampler_ranks(original, updated)
         if original in part.sampler_plans:
             return self._loader_sampler(original, updated, part.sampler_plans[original])
-        if original in part.ddp_inputs:
-            return self._ddp_input(original, updated)
         if original in part.launcher_counts:
             # A CUDA count that only feeds the workers, which read the XLA one themselves
             # (XLA602): nothing to report on it.
