@@ -1,19 +1,17 @@
-"""Distributed training, what each process does (XLA602, XLA605-XLA607): it reads its rank and
-size from the XLA runtime, drops DataParallel, trains on its share of the data and reduces what
-DDP does not.
+"""Distributed training, what each process does (XLA602, XLA605): it reads its rank and size from
+the XLA runtime and drops DataParallel.
 
 What each construct becomes is decided by the analyses (distributed/facts.py lists them); this
 module only writes it:
   * ranks and sizes are read from the runtime in the launched processes (XLA602);
   * ``nn.DataParallel`` goes, with the ``.module`` accesses of what it wrapped (XLA605);
-  * training data gets a DistributedSampler from the runtime's rank and size (XLA606);
-  * without DDP, mixed-precision steps all-reduce their gradients (XLA607).
+  * ranks read in the process that starts the others are reported (XLA609).
 DistributedDataParallel, which stays without ``device_ids``/``output_device`` (XLA604), the
-iterable-style data sets that take no sampler (XLA617), the master process's prints
-(XLA610), the reduce ops the xla process group refuses (XLA615) and the process group
-fallbacks (XLA618) are their rules' hooks' (rules/).
-How the processes start and join their group is the hooks' of XLA601, XLA603 and XLA609
-(rules/, with the launcher checks' of XLA602).
+training data's DistributedSampler (XLA606), the gradients' all-reduce of a mixed-precision
+step without DDP (XLA607), the iterable-style data sets that take no sampler (XLA617), the
+master process's prints (XLA610), the reduce ops the xla process group refuses (XLA615) and
+the process group fallbacks (XLA618) are their rules' hooks' (rules/), as is how the processes
+start and join their group (XLA601, XLA603, XLA609, with the launcher checks of XLA602).
 """
 
 from __future__ import annotations
@@ -24,28 +22,16 @@ import libcst as cst
 
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
-from codemods.distributed.facts import SamplerPlan
-from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
-from codemods.distributed.rules.edits import entry_from_spawn, new_value, replaced
+from codemods.distributed.rules.edits import entry_from_spawn, replaced
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
 from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
-from codemods.distributed.rules.xla606_distributed_sampler import DISTRIBUTED_SAMPLER
-from codemods.distributed.rules.xla607_amp_gradient_all_reduce import AMP_GRADIENT_ALL_REDUCE
 from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
-from codemods.engine.nodes import (
-    counterpart,
-    parse_dotted,
-    walk,
-    with_keyword,
-)
-from codemods.engine.positions import code_of
+from codemods.engine.nodes import walk
 from codemods.engine.rewriter import Concern, Context
-from codemods.targets import Api
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-SAMPLER = Api("torch.utils.data.distributed", "DistributedSampler")
 _CONCEPT_WORDS = {
     "global_ordinal": "global rank",
     "local_ordinal": "local rank",
@@ -202,9 +188,6 @@ class ParallelRewrite(Concern):
                 self.ctx.forget_removed(original, original)
                 self.ctx.drop_statement(updated)
                 return updated
-        optimizer = part.gradient_reduces.get(original)
-        if optimizer is not None:
-            return self._gradient_reduce(original, updated, optimizer)
         return updated
 
     def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
@@ -213,114 +196,6 @@ class ParallelRewrite(Concern):
             original,
             f"{self.ctx.code(original)} -> {{new}}: the model is no longer wrapped in DataParallel",
             lambda: updated.value,
-        )
-        return fixed if fixed is not None else updated
-
-    # -- data (XLA606) -----------------------------------------------------------------------------
-
-    def _sampler_ranks(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        missing = self.part.samplers[original]
-
-        def build() -> cst.Call | None:
-            args = list(updated.args)
-            for keyword in missing:
-                call = self.ctx.call("world_size" if keyword == "num_replicas" else "global_ordinal")
-                if call is None:
-                    return None
-                args = with_keyword(args, keyword, call)
-            return updated.with_changes(args=args)
-
-        fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER,
-            original,
-            f"{self.ctx.code(original.func)}: {' and '.join(missing)} from the XLA runtime",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def _loader_sampler(self, original: cst.Call, updated: cst.Call, plan: SamplerPlan) -> cst.BaseExpression:
-        if plan.dataset is None or any(arg.star for arg in original.args):
-            # Unpacked arguments may hold a shuffle=True, which a sampler excludes.
-            self.ctx.report(
-                DISTRIBUTED_SAMPLER,
-                original,
-                "training DataLoader without a DistributedSampler: give it "
-                "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
-                "or every process trains on the same data",
-            )
-            return updated
-
-        def build() -> cst.Call | None:
-            sampler = self.ctx.imports.call(SAMPLER, [cst.Arg(parse_dotted(plan.dataset))])  # type: ignore[arg-type]  # plan.dataset is not None (checked at the top): the narrowing does not reach into build()
-            world, rank = self.ctx.call("world_size"), self.ctx.call("global_ordinal")
-            if sampler is None or world is None or rank is None:
-                return None
-            sampler_args = with_keyword(with_keyword(list(sampler.args), "num_replicas", world), "rank", rank)
-            shuffle = (
-                new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
-            )
-            sampler_args = with_keyword(sampler_args, "shuffle", shuffle)
-            args = list(updated.args)
-            if plan.shuffle is not None and (shuffled := counterpart(original, updated, plan.shuffle)) is not None:
-                index = args.index(shuffled)
-                args[index] = shuffled.with_changes(value=cst.Name("False"))
-            return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
-
-        fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER,
-            original,
-            "training DataLoader: a DistributedSampler from the XLA world size and rank gives each process its "
-            "share of the data (the loader's shuffle moves to the sampler)",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
-        loader, epoch = self.part.set_epochs[original]
-        body = getattr(updated, "body", None)
-        if not isinstance(body, cst.IndentedBlock):
-            return updated
-
-        def build() -> cst.BaseStatement:
-            call = cst.parse_statement(f"{loader}.sampler.set_epoch({epoch})\n")
-            statements = list(body.body)
-            at = 1 if isinstance(original, cst.FunctionDef) and statements and _is_docstring(statements[0]) else 0
-            return updated.with_changes(body=body.with_changes(body=[*statements[:at], call, *statements[at:]]))
-
-        fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER,
-            original,
-            f"{loader}.sampler.set_epoch({epoch}) each epoch: the sampler shuffles differently "
-            "every epoch, the same way in every process",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def leave_For(self, original: cst.For, updated: cst.For) -> cst.BaseStatement:
-        return self._set_epoch(original, updated) if original in self.part.set_epochs else updated
-
-    # -- mixed precision without DDP (XLA607) ------------------------------------------------------
-
-    def _gradient_reduce(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
-            fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
-            world = self.ctx.call("world_size")
-            reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
-            if fetch is None or world is None or reduce_ is None:
-                return None
-            code = code_of
-            line = cst.parse_statement(f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n')
-            return cst.FlattenSentinel([updated, line])
-
-        fixed = self.ctx.fix(  # type: ignore[misc]  # mypy cannot infer fix()'s ReplacementT from a build returning a FlattenSentinel
-            AMP_GRADIENT_ALL_REDUCE,
-            original,
-            "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
-            "them over the processes",
-            build,
-            result=lambda node: node.nodes[1] if isinstance(node, cst.FlattenSentinel) else node,
         )
         return fixed if fixed is not None else updated
 
@@ -346,45 +221,13 @@ class ParallelRewrite(Concern):
             self._scattered_inputs(original)
         if original in part.data_parallel:
             return self._data_parallel(original, updated)
-        if original in part.samplers:
-            return self._sampler_ranks(original, updated)
-        if original in part.sampler_plans:
-            return self._loader_sampler(original, updated, part.sampler_plans[original])
         if original in part.launcher_counts:
             # A CUDA count that only feeds the workers, which read the XLA one themselves
             # (XLA602): nothing to report on it.
             self.ctx.forget_removed(original, updated)
         elif original in part.parent_reads:
             self._parent_read(original)
-        elif original in part.unreduced_backwards:
-            self._unreduced_backward(original)
         return updated
-
-    def _unreduced_backward(self, original: cst.Call) -> None:
-        """A scaled backward in a file without DDP whose optimizer comes from elsewhere (a
-        scaler helper of a util module): the caller's DDP, if any, reduces the gradients in
-        backward; otherwise nothing averages them over the processes.  Where other files of
-        the run import this one, the finding waits for them (StandsUnlessImportedUnderDdp)."""
-        reduce_ = (
-            f"{self.ctx.target.api('all_reduce').spelled}('sum', "
-            f"{self.ctx.target.api('fetch_gradients').spelled}(optimizer), scale=1.0 / world size)"
-        )
-        if self.ctx.facts.project.context.imported_in_run():
-            self.ctx.report(
-                AMP_GRADIENT_ALL_REDUCE,
-                original,
-                "scaled backward pass whose optimizer step is elsewhere, and no file of this run that imports this "
-                f"one wraps the model in DistributedDataParallel: all-reduce the gradients before stepping ({reduce_})",
-                held=StandsUnlessImportedUnderDdp(),
-            )
-            return
-        self.ctx.report(
-            AMP_GRADIENT_ALL_REDUCE,
-            original,
-            "scaled backward pass whose optimizer step is elsewhere: unless the model it steps is wrapped in "
-            "DistributedDataParallel (which all-reduces the gradients in backward; a run on the project folder "
-            f"checks the files that import this one), all-reduce the gradients before stepping ({reduce_})",
-        )
 
     def _parent_read(self, original: cst.CSTNode) -> None:
         concept = self.part.parent_reads[original]
