@@ -17,8 +17,6 @@ from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
 from codemods.distributed import rules as distributed_rules
-from codemods.distributed.ignite import IgniteRewrite
-from codemods.distributed.launch_rewrite import LaunchRewrite
 from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context, PendingFinding, Rewriter
 from codemods.engine.rule import Rule, RuleSelection
@@ -80,7 +78,7 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
     if ctx.facts.distributed.hogwild is not None:
         # Hogwild training cannot run on XLA: reported, and nothing converted that would
         # pretend otherwise.
-        return [ParallelRewrite(ctx), LaunchRewrite(ctx)]
+        return [ParallelRewrite(ctx), RuleHooks(ctx, distributed_rules.RULES)]
     return [
         *launchers,
         DeviceRewrite(ctx),
@@ -91,8 +89,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, cuda_only_rules.RULES),
         RuleHooks(ctx, device_rules.RULES),
         ParallelRewrite(ctx),
-        LaunchRewrite(ctx),
-        IgniteRewrite(ctx),
         RuleHooks(ctx, distributed_rules.RULES),
         RuleHooks(ctx, fsdp_rules.RULES),
         RuleHooks(ctx, compile_rules.RULES),

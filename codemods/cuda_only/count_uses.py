@@ -24,8 +24,8 @@ from typing import Literal
 import libcst as cst
 
 from codemods.cuda_only.module_reads import ModuleReads, bound_parameter
-from codemods.distributed.facts import ProcessGroup
-from codemods.distributed.launch import PROCESS_GROUP_DROPPED, TORCH_SPAWN, XLA_LAUNCHERS
+from codemods.distributed.facts import PROCESS_GROUP_DROPPED, ProcessGroup
+from codemods.distributed.launch import TORCH_SPAWN, XLA_LAUNCHERS
 from codemods.engine.nodes import dotted, walk
 
 # Builtins whose result is only a value computed from their arguments.

@@ -21,6 +21,10 @@ import libcst as cst
 
 Style = Literal["spawn", "main", "module", "launched"]
 
+# What the xla:// init method takes from the XLA runtime (and a CUDA device): the arguments
+# of init_process_group that the port removes.
+PROCESS_GROUP_DROPPED = frozenset({"world_size", "rank", "store", "device_id"})
+
 
 @dataclass(frozen=True)
 class ProcessGroup:
@@ -30,6 +34,9 @@ class ProcessGroup:
     arguments: tuple[tuple[str, cst.Arg], ...]  # by parameter name
     keep_backend: bool
     keep_init_method: bool
+    # The statement line it is in (None: in a compound statement's header or a line with a
+    # colon): where the MASTER_ADDR/MASTER_PORT settings of an env:// group go, just before.
+    line: cst.SimpleStatementLine | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,9 @@ class DistributedFacts:
     # ``int(os.environ.get('RANK', -1)) != -1``, ``'LOCAL_RANK' in os.environ``: whether
     # the script runs as several processes (True: it does if the check holds).
     launched_checks: dict[cst.Comparison, bool] = field(default_factory=dict)
+    # The statement lines with an ``assert`` of such a check (``assert "RANK" in os.environ``):
+    # the assert goes once its test is True.
+    launch_assert_lines: set[cst.SimpleStatementLine | cst.SimpleStatementSuite] = field(default_factory=set)
     spawns: dict[cst.Call, Spawn] = field(default_factory=dict)
     # Workers whose parameters receive a CUDA device count from the launching process:
     # (parameter, runtime concept) read again at their start.
@@ -170,6 +180,8 @@ class DistributedFacts:
     # -1)) != -1``), which then keeps meaning "started by a launcher" (torchrun).
     module_level_anchor: cst.CSTNode | None = None
     module_level_checked: bool = False
+    # The module, when it has such an anchor: the finding is made as the rewrite leaves it.
+    module_level_script: cst.Module | None = None
     # Top-level callables whose launcher check stays (no entry point of this module starts
     # them: a helper's ``if 'RANK' in os.environ: ... init_process_group``), for the files
     # that import them; and calls of such a callable of another module in a script that

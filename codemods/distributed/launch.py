@@ -47,8 +47,6 @@ PROCESS = frozenset({"torch.multiprocessing.Process", "multiprocessing.Process"}
 # start_method).
 PROCESS_GROUP_PARAMETERS = ("backend", "init_method", "timeout", "world_size", "rank", "store", "group_name")
 SPAWN_PARAMETERS = ("fn", "args", "nprocs", "join", "daemon", "start_method")
-# What the xla:// init method takes from the XLA runtime (and a CUDA device).
-PROCESS_GROUP_DROPPED = frozenset({"world_size", "rank", "store", "device_id"})
 BACKENDS = {"nccl", "gloo", "mpi", "ucc", "xla"}
 
 
@@ -72,7 +70,13 @@ class LaunchAnalysis(Analysis):
         self.functions: dict[str, cst.FunctionDef] = {}
         self.spawn_owners: dict[cst.Call, str] = {}
         self.flag_defaults: dict[str, cst.BaseExpression] = {}
-        self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...]]] = []
+        self.pending_groups: list[tuple[cst.Call, tuple[tuple[str, cst.Arg], ...], cst.SimpleStatementLine | None]] = []
+        # The statement line the walk is in (the last one it entered), the asserts and their
+        # lines, and the module: where the rewrite hooks that change whole lines, or report
+        # on the module, look.
+        self.line: cst.SimpleStatementLine | cst.SimpleStatementSuite | None = None
+        self.asserts: list[tuple[cst.Assert, cst.SimpleStatementLine | cst.SimpleStatementSuite]] = []
+        self.module: cst.Module | None = None
         self.xla_launches: dict[cst.Call, str] = {}  # torch_xla.launch / xmp.spawn calls already there -> owner
         self.module_defs: list[cst.FunctionDef | cst.ClassDef] = []  # outside any if
         self.module_code: list[tuple[int, cst.CSTNode]] = []  # setup at module level: (walk order, node)
@@ -86,6 +90,18 @@ class LaunchAnalysis(Analysis):
         return code_owner(self.walk, self.facts.entry.main_guard)
 
     # -- walk -------------------------------------------------------------------------------
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
+        self.line = node
+
+    visit_SimpleStatementSuite = visit_SimpleStatementLine
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self.line is not None:
+            self.asserts.append((node, self.line))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if self.walk.class_depth == 1 and not self.walk.functions and not self.walk.conds:
@@ -144,8 +160,22 @@ class LaunchAnalysis(Analysis):
                 named.append((arg.keyword.value, arg))
             elif index < len(PROCESS_GROUP_PARAMETERS):
                 named.append((PROCESS_GROUP_PARAMETERS[index], arg))
-        self.pending_groups.append((node, tuple(named)))
+        self.pending_groups.append((node, tuple(named), self._line_of(node)))
         self._distributed_code(node)
+
+    def _line_of(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The statement line ``node`` is in; None if it is in none (a compound statement's
+        header, a line after a colon)."""
+        line = self.line
+        if type(line) is not cst.SimpleStatementLine:
+            return None
+        parents, wanted = self.walk.parents, id(line)
+        key: int | None = id(node)
+        while key is not None:
+            if key == wanted:
+                return line
+            key = parents.get(key)
+        return None
 
     def _spawn(self, node: cst.Call) -> None:
         args = dict(args_by_position(node, SPAWN_PARAMETERS))
@@ -195,7 +225,18 @@ class LaunchAnalysis(Analysis):
 
     def conclude(self) -> None:
         """The style, which code runs where, the process groups (for a multi-process
-        script: the Trainer does the distributed work of its scripts itself)."""
+        script: the Trainer does the distributed work of its scripts itself); then the
+        lines of the asserts of a launcher check that becomes True."""
+        self._settle_processes()
+        checks = self.part.launched_checks
+        if checks:
+            self.part.launch_assert_lines = {
+                line
+                for assertion, line in self.asserts
+                if any(type(n) is cst.Comparison and n in checks for n in walk(assertion.test))
+            }
+
+    def _settle_processes(self) -> None:
         part = self.part
         facts = self.facts
         if not part.multi_process or facts.huggingface.trainer_script:
@@ -212,6 +253,7 @@ class LaunchAnalysis(Analysis):
                 part.style = "module"
                 code = sorted([*self.ranks.module_code, *self.ddp.module_code, *self.module_code], key=lambda c: c[0])
                 part.module_level_anchor = code[0][1] if code else None
+                part.module_level_script = self.module if code else None
                 # No function to start: the script stays one process as `python
                 # train.py` and one per device under torchrun (xla:// supports it), so its
                 # check for a launcher stays.
@@ -303,11 +345,11 @@ class LaunchAnalysis(Analysis):
     # -- process groups ---------------------------------------------------------------------
 
     def _process_groups(self) -> None:
-        for call, named in self.pending_groups:
+        for call, named, line in self.pending_groups:
             arguments = dict(named)
             keep_backend = self._sources_become("backend", arguments.get("backend"), "xla")
             keep_init = self._sources_become("init_method", arguments.get("init_method"), "xla://")
-            self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init)
+            self.part.process_groups[call] = ProcessGroup(named, keep_backend, keep_init, line)
 
     def _sources_become(self, parameter: str, arg: cst.Arg | None, value: str) -> bool:
         """Whether the argument may stay: it names a variable or a flag whose every value

@@ -1,22 +1,17 @@
-"""Distributed training, what each process does (XLA602, XLA604-XLA607, XLA610, XLA615,
-XLA617, XLA618): it reads its rank and size from the XLA runtime, keeps DDP on its own
-device, drops DataParallel, trains on its share of the data and reduces what DDP does not.
+"""Distributed training, what each process does (XLA602, XLA605): it reads its rank and size from
+the XLA runtime and drops DataParallel.
 
 What each construct becomes is decided by the analyses (distributed/facts.py lists them); this
 module only writes it:
   * ranks and sizes are read from the runtime in the launched processes (XLA602);
-  * DistributedDataParallel stays, without ``device_ids``/``output_device``: on the
-    ``xla`` backend it all-reduces gradients itself, so the optimizer step stays plain
-    and gradients are reduced exactly once (XLA604);
   * ``nn.DataParallel`` goes, with the ``.module`` accesses of what it wrapped (XLA605);
-  * training data gets a DistributedSampler from the runtime's rank and size (XLA606), and
-    iterable-style data sets, which take none, are reported (XLA617);
-  * without DDP, mixed-precision steps all-reduce their gradients (XLA607);
-  * a print that only the master process runs becomes ``xm.master_print`` (XLA610);
-  * an all-reduce with ``ReduceOp.AVG``, which the xla process group refuses, becomes
-    ``xm.all_reduce("sum", [t], scale=1.0 / world size)``; other uses are reported (XLA615);
-  * a process group started in a ``try`` whose ``except`` goes on without it is reported (XLA618).
-How the processes start and join their group is launch_rewrite.py's.
+  * ranks read in the process that starts the others are reported (XLA609).
+DistributedDataParallel, which stays without ``device_ids``/``output_device`` (XLA604), the
+training data's DistributedSampler (XLA606), the gradients' all-reduce of a mixed-precision
+step without DDP (XLA607), the iterable-style data sets that take no sampler (XLA617), the
+master process's prints (XLA610), the reduce ops the xla process group refuses (XLA615) and
+the process group fallbacks (XLA618) are their rules' hooks' (rules/), as is how the processes
+start and join their group (XLA601, XLA603, XLA609, with the launcher checks of XLA602).
 """
 
 from __future__ import annotations
@@ -27,36 +22,16 @@ import libcst as cst
 
 from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
 from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
-from codemods.distributed.edits import entry_from_spawn, keyword_arg, new_value, replaced
-from codemods.distributed.facts import SamplerPlan
-from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
+from codemods.distributed.rules.edits import entry_from_spawn, replaced
 from codemods.distributed.rules.xla602_xla_ranks import XLA_RANKS
-from codemods.distributed.rules.xla604_ddp_device_ids import DDP_DEVICE_IDS
 from codemods.distributed.rules.xla605_data_parallel import DATA_PARALLEL
-from codemods.distributed.rules.xla606_distributed_sampler import DISTRIBUTED_SAMPLER
-from codemods.distributed.rules.xla607_amp_gradient_all_reduce import AMP_GRADIENT_ALL_REDUCE
 from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
-from codemods.distributed.rules.xla610_master_print import MASTER_PRINT
-from codemods.distributed.rules.xla615_average_all_reduce import AVERAGE_ALL_REDUCE
-from codemods.distributed.rules.xla617_iterable_dataset_shards import ITERABLE_DATASET_SHARDS
-from codemods.distributed.rules.xla618_process_group_fallback import PROCESS_GROUP_FALLBACK
-from codemods.engine.nodes import (
-    counterpart,
-    lone_call,
-    parse_dotted,
-    walk,
-    with_comma,
-    with_keyword,
-    without_args,
-)
-from codemods.engine.positions import code_of
+from codemods.engine.nodes import walk
 from codemods.engine.rewriter import Concern, Context
-from codemods.targets import Api
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
-SAMPLER = Api("torch.utils.data.distributed", "DistributedSampler")
 _CONCEPT_WORDS = {
     "global_ordinal": "global rank",
     "local_ordinal": "local rank",
@@ -72,7 +47,7 @@ class ParallelRewrite(Concern):
         super().__init__(ctx)
         self.part = part = self.facts.distributed
         # What a spawning main guard that becomes _mp_fn reads runs in the workers.
-        in_guard = {id(n) for n in walk(part.spawn_guard)} if entry_from_spawn(ctx) else set()  # type: ignore[arg-type]  # entry_from_spawn(ctx) is True only when spawn_guard is not None (distributed/edits.py)
+        in_guard = {id(n) for n in walk(part.spawn_guard)} if entry_from_spawn(ctx) else set()  # type: ignore[arg-type]  # entry_from_spawn(ctx) is True only when spawn_guard is not None (distributed/rules/edits.py)
         self.worker_reads = {
             node: concept
             for node, concept in (*part.parent_reads.items(), *part.launcher_counts.items())
@@ -126,71 +101,7 @@ class ParallelRewrite(Concern):
         )
         return fixed if fixed is not None else updated
 
-    # -- prints on the master process (XLA610) --------------------------------------------------
-
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
-        return self._master_print(original, updated) if original in self.part.master_prints else updated
-
-    def _master_print(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
-        """``if rank == 0: print(...)`` -> ``xm.master_print(...)`` (XLA610)."""
-        call = lone_call(updated.body.body[0]) if isinstance(updated.body, cst.IndentedBlock) else None
-        if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
-            return updated  # another rewrite changed it (a step closure)
-
-        def build() -> cst.SimpleStatementLine | None:
-            master_print = self.ctx.replace_callee(call, call, "master_print")
-            if master_print is None:
-                return None
-            return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
-
-        fixed = self.ctx.fix(
-            MASTER_PRINT,
-            original,
-            f"`if {self.ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master process only",
-            build,
-        )
-        if fixed is None:
-            return updated
-        self.ctx.forget_removed(original.test, updated.test)
-        return fixed
-
-    # -- DistributedDataParallel (XLA604), DataParallel (XLA605) ----------------------------------------
-
-    def _ddp(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        dropped, _ = self.part.ddp_calls[original]
-        if not dropped:
-            return updated
-        names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
-
-        def build() -> cst.Call:
-            to_remove = []
-            for arg in dropped:
-                if (new := counterpart(original, updated, arg)) is not None:
-                    self.ctx.forget_removed(arg, new)
-                    to_remove.append(updated.args.index(new))
-            return updated.with_changes(args=without_args(list(updated.args), to_remove))
-
-        fixed = self.ctx.fix(
-            DDP_DEVICE_IDS,
-            original,
-            f"{names} removed from {self.ctx.code(original.func)}(...): it wraps the model on this process's XLA "
-            "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def _ddp_input(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        fixed = self.ctx.fix(
-            DDP_DEVICE_IDS,
-            original,
-            f"{self.ctx.code(original)} -> {{new}}: DDP moved inputs to the GPU of device_ids; on XLA they are made "
-            "on the device",
-            lambda: (
-                (device := self.ctx.device())
-                and updated.with_changes(args=with_keyword(list(updated.args), "device", device))
-            ),
-        )
-        return fixed if fixed is not None else updated
+    # -- DataParallel (XLA605) ----------------------------------------
 
     def _scattered_inputs(self, original: cst.Call) -> None:
         """Tensors handed to a model whose wrapper moved them to the GPU, which the port
@@ -277,9 +188,6 @@ class ParallelRewrite(Concern):
                 self.ctx.forget_removed(original, original)
                 self.ctx.drop_statement(updated)
                 return updated
-        optimizer = part.gradient_reduces.get(original)
-        if optimizer is not None:
-            return self._gradient_reduce(original, updated, optimizer)
         return updated
 
     def _module_access(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
@@ -290,186 +198,6 @@ class ParallelRewrite(Concern):
             lambda: updated.value,
         )
         return fixed if fixed is not None else updated
-
-    # -- data (XLA606) -----------------------------------------------------------------------------
-
-    def _sampler_ranks(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        missing = self.part.samplers[original]
-
-        def build() -> cst.Call | None:
-            args = list(updated.args)
-            for keyword in missing:
-                call = self.ctx.call("world_size" if keyword == "num_replicas" else "global_ordinal")
-                if call is None:
-                    return None
-                args = with_keyword(args, keyword, call)
-            return updated.with_changes(args=args)
-
-        fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER,
-            original,
-            f"{self.ctx.code(original.func)}: {' and '.join(missing)} from the XLA runtime",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def _loader_sampler(self, original: cst.Call, updated: cst.Call, plan: SamplerPlan) -> cst.BaseExpression:
-        if plan.dataset is None or any(arg.star for arg in original.args):
-            # Unpacked arguments may hold a shuffle=True, which a sampler excludes.
-            self.ctx.report(
-                DISTRIBUTED_SAMPLER,
-                original,
-                "training DataLoader without a DistributedSampler: give it "
-                "`sampler=DistributedSampler(dataset, num_replicas=<world size>, rank=<global rank>)`, "
-                "or every process trains on the same data",
-            )
-            return updated
-
-        def build() -> cst.Call | None:
-            sampler = self.ctx.imports.call(SAMPLER, [cst.Arg(parse_dotted(plan.dataset))])  # type: ignore[arg-type]  # plan.dataset is not None (checked at the top): the narrowing does not reach into build()
-            world, rank = self.ctx.call("world_size"), self.ctx.call("global_ordinal")
-            if sampler is None or world is None or rank is None:
-                return None
-            sampler_args = with_keyword(with_keyword(list(sampler.args), "num_replicas", world), "rank", rank)
-            shuffle = (
-                new_value(original, updated, plan.shuffle.value) if plan.shuffle is not None else cst.Name("False")
-            )
-            sampler_args = with_keyword(sampler_args, "shuffle", shuffle)
-            args = list(updated.args)
-            if plan.shuffle is not None and (shuffled := counterpart(original, updated, plan.shuffle)) is not None:
-                index = args.index(shuffled)
-                args[index] = shuffled.with_changes(value=cst.Name("False"))
-            return updated.with_changes(args=with_keyword(args, "sampler", sampler.with_changes(args=sampler_args)))
-
-        fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER,
-            original,
-            "training DataLoader: a DistributedSampler from the XLA world size and rank gives each process its "
-            "share of the data (the loader's shuffle moves to the sampler)",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def _iterable_loader(self, original: cst.Call) -> None:
-        data = self.part.iterable_loaders[original]
-        rank, world = (self.ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
-        shard = (
-            f"with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` (Hugging Face "
-            "datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
-            "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`"
-        )
-        if data.unread_module is not None:
-            message = (
-                f"training DataLoader over {data.made_by}, a class of `{data.unread_module}`, which this run does not "
-                "read: the tool cannot tell whether it is iterable-style (which refuses a sampler), so no "
-                "DistributedSampler was added and every process reads all the data. Convert the project to let it "
-                f"tell; if it is map-style, pass `sampler=DistributedSampler(dataset, num_replicas={world}(), "
-                f"rank={rank}())`; if it is iterable-style, shard it by process {shard}"
-            )
-        else:
-            message = (
-                f"training DataLoader over an iterable-style data set ({data.made_by}): it takes no sampler, so no "
-                "DistributedSampler was added and every process reads the whole stream. Shard it in the data set by "
-                f"process, {shard}"
-            )
-        self.ctx.report(ITERABLE_DATASET_SHARDS, original, message)
-
-    def leave_ExceptHandler(self, original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
-        fallback = self.part.group_fallbacks.get(original)
-        if fallback is not None:
-            failing, ddp = fallback
-            self.ctx.report(
-                PROCESS_GROUP_FALLBACK,
-                original,
-                f"if this `except` runs, the script goes on without a process group, and `{self.ctx.code(ddp.func)}(...)` "
-                'then raises ValueError ("Default process group has not been initialized"). On XLA it can run: '
-                f"`{self.ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
-                "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
-                "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
-            )
-        return updated
-
-    def _set_epoch(self, original: cst.For | cst.FunctionDef, updated: cst.BaseStatement) -> cst.BaseStatement:
-        loader, epoch = self.part.set_epochs[original]
-        body = getattr(updated, "body", None)
-        if not isinstance(body, cst.IndentedBlock):
-            return updated
-
-        def build() -> cst.BaseStatement:
-            call = cst.parse_statement(f"{loader}.sampler.set_epoch({epoch})\n")
-            statements = list(body.body)
-            at = 1 if isinstance(original, cst.FunctionDef) and statements and _is_docstring(statements[0]) else 0
-            return updated.with_changes(body=body.with_changes(body=[*statements[:at], call, *statements[at:]]))
-
-        fixed = self.ctx.fix(
-            DISTRIBUTED_SAMPLER,
-            original,
-            f"{loader}.sampler.set_epoch({epoch}) each epoch: the sampler shuffles differently "
-            "every epoch, the same way in every process",
-            build,
-        )
-        return fixed if fixed is not None else updated
-
-    def leave_For(self, original: cst.For, updated: cst.For) -> cst.BaseStatement:
-        return self._set_epoch(original, updated) if original in self.part.set_epochs else updated
-
-    # -- mixed precision without DDP (XLA607) ------------------------------------------------------
-
-    def _gradient_reduce(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, optimizer: str
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
-            fetch = self.ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
-            world = self.ctx.call("world_size")
-            reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
-            if fetch is None or world is None or reduce_ is None:
-                return None
-            code = code_of
-            line = cst.parse_statement(f'{code(reduce_)}("sum", {code(fetch)}, scale=1.0 / {code(world)})\n')
-            return cst.FlattenSentinel([updated, line])
-
-        fixed = self.ctx.fix(  # type: ignore[misc]  # mypy cannot infer fix()'s ReplacementT from a build returning a FlattenSentinel
-            AMP_GRADIENT_ALL_REDUCE,
-            original,
-            "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
-            "them over the processes",
-            build,
-            result=lambda node: node.nodes[1] if isinstance(node, cst.FlattenSentinel) else node,
-        )
-        return fixed if fixed is not None else updated
-
-    # -- reduce ops the xla process group refuses (XLA615) -------------------------------------------
-
-    def _average_reduce(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        def build() -> cst.Call | None:
-            reduce_ = self.ctx.imports.expression(self.ctx.target.api("all_reduce"))
-            world = self.ctx.call("world_size")
-            if reduce_ is None or world is None:
-                return None
-            tensor = next(
-                a
-                for i, a in enumerate(updated.args)
-                if (a.keyword is None and i == 0) or (a.keyword is not None and a.keyword.value == "tensor")
-            ).value
-            scale = cst.BinaryOperation(cst.Float("1.0"), cst.Divide(), world)
-            return cst.Call(
-                reduce_,
-                [
-                    with_comma(cst.Arg(cst.SimpleString('"sum"'))),
-                    with_comma(cst.Arg(cst.List([cst.Element(tensor)]))),
-                    keyword_arg("scale", scale),
-                ],
-            )
-
-        return replaced(
-            self.ctx,
-            AVERAGE_ALL_REDUCE,
-            original,
-            updated,
-            "the xla process group has no ReduceOp.AVG (ValueError: Invalid reduce op); "
-            "the sum scaled by the world size is the same average, in place",
-            build,
-        )
 
     # -- dispatch ------------------------------------------------------------------------------------
 
@@ -487,59 +215,19 @@ class ParallelRewrite(Concern):
                 f"which goes; the processes on the host are {self.ctx.target.api('local_process_count').spelled}())",
                 lambda: cst.Integer("1"),
             )
-        if original in part.ddp_calls:
-            return self._ddp(original, updated)
         if original in part.scattering_wraps:
             self._scattering_wrap(original)
         if original in part.scattered_inputs:
             self._scattered_inputs(original)
         if original in part.data_parallel:
             return self._data_parallel(original, updated)
-        if original in part.samplers:
-            return self._sampler_ranks(original, updated)
-        if original in part.sampler_plans:
-            return self._loader_sampler(original, updated, part.sampler_plans[original])
-        if original in part.iterable_loaders:
-            self._iterable_loader(original)
-        if original in part.ddp_inputs:
-            return self._ddp_input(original, updated)
-        if original in part.average_reduces:
-            return self._average_reduce(original, updated)
         if original in part.launcher_counts:
             # A CUDA count that only feeds the workers, which read the XLA one themselves
             # (XLA602): nothing to report on it.
             self.ctx.forget_removed(original, updated)
         elif original in part.parent_reads:
             self._parent_read(original)
-        elif original in part.unreduced_backwards:
-            self._unreduced_backward(original)
         return updated
-
-    def _unreduced_backward(self, original: cst.Call) -> None:
-        """A scaled backward in a file without DDP whose optimizer comes from elsewhere (a
-        scaler helper of a util module): the caller's DDP, if any, reduces the gradients in
-        backward; otherwise nothing averages them over the processes.  Where other files of
-        the run import this one, the finding waits for them (StandsUnlessImportedUnderDdp)."""
-        reduce_ = (
-            f"{self.ctx.target.api('all_reduce').spelled}('sum', "
-            f"{self.ctx.target.api('fetch_gradients').spelled}(optimizer), scale=1.0 / world size)"
-        )
-        if self.ctx.facts.project.context.imported_in_run():
-            self.ctx.report(
-                AMP_GRADIENT_ALL_REDUCE,
-                original,
-                "scaled backward pass whose optimizer step is elsewhere, and no file of this run that imports this "
-                f"one wraps the model in DistributedDataParallel: all-reduce the gradients before stepping ({reduce_})",
-                held=StandsUnlessImportedUnderDdp(),
-            )
-            return
-        self.ctx.report(
-            AMP_GRADIENT_ALL_REDUCE,
-            original,
-            "scaled backward pass whose optimizer step is elsewhere: unless the model it steps is wrapped in "
-            "DistributedDataParallel (which all-reduces the gradients in backward; a run on the project folder "
-            f"checks the files that import this one), all-reduce the gradients before stepping ({reduce_})",
-        )
 
     def _parent_read(self, original: cst.CSTNode) -> None:
         concept = self.part.parent_reads[original]
@@ -551,14 +239,6 @@ class ParallelRewrite(Concern):
         )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        if original in self.part.unsupported_reduce_ops:
-            self.ctx.report(
-                AVERAGE_ALL_REDUCE,
-                original,
-                f"`{self.ctx.code(original)}`: the xla process group refuses this "
-                "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
-                "world size, or " + self.ctx.target.advice('xm.all_reduce("sum", [t], scale=1.0 / xr.world_size())'),
-            )
         if original in self.part.runtime_reads or original in self.worker_reads:
             return self._runtime_read(original, updated)
         if original in self.part.module_accesses:

@@ -1,4 +1,5 @@
-"""XLA6: multi-process and multi-GPU training (rewrite.py says what each becomes).
+"""XLA6: multi-process and multi-GPU training (each rule's module, or distributed/parallel_rewrite.py,
+says what each becomes).
 
 One module per rule (its code and name); this package lists them."""
 

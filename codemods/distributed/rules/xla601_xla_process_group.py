@@ -1,8 +1,23 @@
-"""XLA601 xla-process-group."""
+"""XLA601 xla-process-group: process groups use the "xla" backend and the ``xla://`` init
+method, which take rank and size from the XLA runtime (on the sagemaker target, torch 1.13's
+env:// store, with MASTER_ADDR/MASTER_PORT set just before).  Its hooks rewrite the
+``init_process_group`` calls and the backend and init method values the distributed facts
+name (``process_groups``, ``backend_values``), and put the env:// settings before the line of
+a group they ported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.distributed.facts import ProcessGroup
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 XLA_PROCESS_GROUP = Rule(
     code="XLA601",
@@ -234,3 +249,201 @@ XLA_PROCESS_GROUP = Rule(
         ),
     ),
 )
+
+# Registers the "xla" process group backend.
+XLA_BACKEND = "torch_xla.distributed.xla_backend"
+# What the env:// store meets at on torch 1.13, unless the launcher set it.
+_ENV_SETTINGS = (("MASTER_ADDR", "localhost"), ("MASTER_PORT", "12355"))
+
+
+@on_facts(XLA_PROCESS_GROUP, nodes=lambda facts: facts.distributed.backend_values)
+def _backend_value(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    """A backend or init method value (a literal a variable or flag holds, the default
+    backend's call) becomes the XLA one."""
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import replaced
+    from codemods.engine.nodes import quoted_like, string_value, walk
+
+    value = ctx.facts.distributed.backend_values[original]
+    if value == "xla://":
+        value = ctx.target.rendezvous
+    if string_value(original) == value:
+        return updated
+    template = next((n for n in walk(original) if isinstance(n, cst.SimpleString)), None)
+    return replaced(
+        ctx,
+        XLA_PROCESS_GROUP,
+        original,
+        updated,
+        f"the process group's XLA {'backend' if value == 'xla' else 'init method'}",
+        lambda: quoted_like(template, value) if template is not None else cst.SimpleString(f'"{value}"'),
+    )
+
+
+@on_facts(XLA_PROCESS_GROUP, nodes=lambda facts: facts.distributed.process_groups)
+def _process_group(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.distributed.facts import PROCESS_GROUP_DROPPED
+    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
+
+    group = ctx.facts.distributed.process_groups[original]
+    named = dict(group.arguments)
+    kept = {"backend": group.keep_backend, "init_method": group.keep_init_method}
+    rendezvous = ctx.target.rendezvous
+    if _ported(ctx, named, kept, rendezvous):
+        return updated
+    if rendezvous != "xla://":
+        return _env_process_group(ctx, original, updated, group, kept)
+
+    def build() -> cst.Call | None:
+        if not ctx.imports.require_package(XLA_BACKEND):
+            return None
+        backend = named.get("backend")
+        if kept["backend"] and backend is not None:
+            first = cst.Arg(new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)
+        else:
+            first = cst.Arg(cst.SimpleString('"xla"'))
+        init = named.get("init_method")
+        init_value = new_value(original, updated, init.value) if kept["init_method"] and init is not None else None
+        args = [first, keyword_arg("init_method", init_value or cst.SimpleString('"xla://"'))]
+        for name, arg in group.arguments:
+            if name in kept or name in PROCESS_GROUP_DROPPED:
+                if not (name in kept and kept[name]):
+                    forget_removed_arg(ctx, original, updated, arg)
+                continue
+            args.append(keyword_arg(name, new_value(original, updated, arg.value)))
+        return updated.with_changes(args=joined(args))
+
+    return ctx.fix_or_keep(
+        updated,
+        XLA_PROCESS_GROUP,
+        original,
+        '{new}: the "xla" backend; rank and world size come from the XLA runtime (xla://)',
+        build,
+    )
+
+
+def _env_process_group(
+    ctx: Context[Facts], original: cst.Call, updated: cst.Call, group: ProcessGroup, kept: dict[str, bool]
+) -> cst.BaseExpression:
+    """torch 1.13 has no xla:// rendezvous: the env:// store (the default) meets at
+    MASTER_ADDR/MASTER_PORT, set just before (``_env_settings``) unless the launcher set
+    them, and rank and world size come from the XLA runtime."""
+    import libcst as cst
+
+    from codemods.distributed.facts import PROCESS_GROUP_DROPPED
+    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
+    from codemods.targets import Api
+
+    if group.line is None:
+        ctx.report(
+            XLA_PROCESS_GROUP,
+            original,
+            f"{ctx.code(original.func)}(...) on one line with other code: use "
+            f'dist.init_process_group("xla", rank={ctx.target.api("global_ordinal").spelled}(), '
+            f"world_size={ctx.target.api('world_size').spelled}()) and set MASTER_ADDR/MASTER_PORT before it",
+        )
+        return updated
+    arguments = group.arguments
+    named = dict(arguments)
+
+    def build() -> cst.Call | None:
+        environ = ctx.imports.expression(Api("os", "environ"))
+        rank, world = ctx.call("global_ordinal"), ctx.call("world_size")
+        if environ is None or rank is None or world is None or not ctx.imports.require_package(XLA_BACKEND):
+            return None
+        backend = named.get("backend")
+        if kept["backend"] and backend is not None:
+            args = [cst.Arg(new_value(original, updated, backend.value), keyword=backend.keyword, equal=backend.equal)]
+        else:
+            args = [cst.Arg(cst.SimpleString('"xla"'))]
+        for name, arg in arguments:
+            if name in kept and kept[name] and name != "backend":
+                args.append(keyword_arg(name, new_value(original, updated, arg.value)))
+            elif name in kept or name in PROCESS_GROUP_DROPPED:
+                forget_removed_arg(ctx, original, updated, arg)
+            else:
+                args.append(keyword_arg(name, new_value(original, updated, arg.value)))
+        args += [keyword_arg("rank", rank), keyword_arg("world_size", world)]
+        return updated.with_changes(args=joined(args))
+
+    return ctx.fix_or_keep(
+        updated,
+        XLA_PROCESS_GROUP,
+        original,
+        '{new}: the "xla" backend, rank and world size from the XLA runtime; torch 1.13\'s env:// store meets '
+        "at MASTER_ADDR/MASTER_PORT, set before unless the launcher set them (on several hosts: the first "
+        "host's address)",
+        build,
+    )
+
+
+@on_facts(
+    XLA_PROCESS_GROUP,
+    nodes=lambda facts: {g.line for g in facts.distributed.process_groups.values() if g.line is not None},
+)
+def _env_settings(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
+    """Before the line of a process group ported to env:// (``_env_process_group``): the
+    MASTER_ADDR/MASTER_PORT settings, which a launcher's values win over."""
+    import libcst as cst
+
+    from codemods.engine.positions import code_of
+    from codemods.targets import Api
+
+    groups = ctx.facts.distributed.process_groups
+    if ctx.target.rendezvous == "xla://" or not any(
+        group.line is original and ctx.fixed(XLA_PROCESS_GROUP, call) for call, group in groups.items()
+    ):
+        return updated
+    environ = ctx.imports.expression(Api("os", "environ"))
+    if environ is None:  # never: the port of the group made it
+        return updated
+    setup = [
+        cst.parse_statement(f'{code_of(environ)}.setdefault("{key}", "{value}")\n') for key, value in _ENV_SETTINGS
+    ]
+    first = setup[0].with_changes(leading_lines=updated.leading_lines)
+    return cst.FlattenSentinel([first, *setup[1:], updated.with_changes(leading_lines=())])
+
+
+def _ported(ctx: Context[Facts], named: dict[str, cst.Arg], kept: dict[str, bool], rendezvous: str) -> bool:
+    """The process group already is the XLA one: backend "xla" and init method "xla://"
+    (as literals, or variables that hold them), nothing that the xla:// method takes; for
+    env:// (torch 1.13), no other init method, and rank and world size from the runtime."""
+    from codemods.distributed.facts import PROCESS_GROUP_DROPPED
+    from codemods.engine.nodes import string_value
+
+    backend, init = named.get("backend"), named.get("init_method")
+    if backend is None or not (kept["backend"] or string_value(backend.value) == "xla"):
+        return False
+    if rendezvous != "xla://":
+        rank, world = named.get("rank"), named.get("world_size")
+        return (
+            (init is None or kept["init_method"] or string_value(init.value) == rendezvous)
+            and rank is not None
+            and _runtime_value(ctx, rank, "global_ordinal")
+            and world is not None
+            and _runtime_value(ctx, world, "world_size")
+        )
+    return (
+        init is not None
+        and (kept["init_method"] or string_value(init.value) == "xla://")
+        and not PROCESS_GROUP_DROPPED & set(named)
+    )
+
+
+def _runtime_value(ctx: Context[Facts], arg: cst.Arg, concept: str) -> bool:
+    """``arg`` is the target's runtime call for ``concept`` (``rank=xm.get_ordinal()``)."""
+    import libcst as cst
+
+    value = arg.value
+    return (
+        isinstance(value, cst.Call)
+        and not value.args
+        and ctx.resolve(value.func) == ctx.target.api(concept).qualified_name
+    )

@@ -1,7 +1,10 @@
 """XLA602 xla-ranks: ranks and world sizes come from the XLA runtime.  The ports of ranks and sizes
-are distributed/parallel_rewrite.py's; this module's hook reports the CUDA device count that a
-launching process computes and hands on (``n = torch.cuda.device_count()`` then ``mp.spawn(...,
-nprocs=n)``), which the CUDA-only analysis names (``facts.cuda_only.launcher_count_uses``)."""
+are distributed/parallel_rewrite.py's; this module's hooks make a check that a launcher started the
+process True (every process is started by the XLA launcher) and remove the asserts of one
+(``facts.distributed.launched_checks``, ``launch_assert_lines``), and report the CUDA device count
+that a launching process computes and hands on (``n = torch.cuda.device_count()`` then
+``mp.spawn(..., nprocs=n)``), which the CUDA-only analysis names
+(``facts.cuda_only.launcher_count_uses``)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from codemods.engine.rule import Expected, Rule, invalid, valid
 if TYPE_CHECKING:
     import libcst as cst
 
-    from codemods.engine.rewriter import Context
+    from codemods.engine.rewriter import Context, StatementLineT
     from codemods.facts import Facts
 
 XLA_RANKS = Rule(
@@ -544,6 +547,69 @@ XLA_RANKS = Rule(
         *launcher_count_cases(),
     ),
 )
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.launched_checks)
+def _launched_check(ctx: Context[Facts], original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import replaced
+
+    launched = ctx.facts.distributed.launched_checks[original]
+    return replaced(
+        ctx,
+        XLA_RANKS,
+        original,
+        updated,
+        "every process is started by the XLA launcher",
+        lambda: cst.Name(str(launched)),
+    )
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.launch_assert_lines)
+def _without_launch_asserts(ctx: Context[Facts], original: StatementLineT, updated: StatementLineT) -> StatementLineT:
+    """``assert "LOCAL_RANK" in os.environ, msg``: its test became True (every process is
+    started by the XLA launcher), so the statement goes (a block left empty keeps a
+    ``pass``: Context.drop_statement)."""
+    import libcst as cst
+
+    from codemods.engine.nodes import fold_true, is_true, walk
+
+    checks = ctx.facts.distributed.launched_checks
+    to_remove = {
+        id(new)
+        for old, new in zip(original.body, updated.body)
+        if isinstance(old, cst.Assert)
+        and isinstance(new, cst.Assert)
+        and any(n in checks for n in walk(old.test) if type(n) is cst.Comparison)
+        and fold_true(new.test, is_true) is True
+    }
+    if not to_remove:
+        return updated
+    for old, new in zip(original.body, updated.body):
+        if id(new) not in to_remove:
+            continue
+        ctx.forget_fixes_inside(old)
+        statement = old.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        if (
+            ctx.fix(
+                XLA_RANKS,
+                old,
+                f"removed `{ctx.code(statement)}`: every process is started by the XLA launcher",
+                lambda: new,  # noqa: B023 - fix() calls it at once
+            )
+            is None
+        ):
+            to_remove.discard(id(new))
+        else:
+            ctx.forget_removed(old, new)
+    kept: list[cst.BaseSmallStatement] = [new for new in updated.body if id(new) not in to_remove]
+    if kept:
+        return updated.with_changes(body=[*kept[:-1], kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+    if isinstance(updated, cst.SimpleStatementSuite):
+        return updated.with_changes(body=[cst.Pass()])
+    ctx.drop_statement(updated)
+    return updated
 
 
 @on_facts(XLA_RANKS, nodes=lambda facts: facts.cuda_only.launcher_count_uses)

@@ -1,8 +1,27 @@
-"""XLA603 xla-launch."""
+"""XLA603 xla-launch: the processes start with the target's launcher.  Its hooks rewrite the
+``mp.spawn`` calls the distributed facts name (``spawns``; in ``_mp_fn(index)``, where the
+platform calls it, the spawn of the guard becomes a call of the worker), turn the main guard
+whose code runs in every process (``entry_guard``, or the spawning ``spawn_guard``) into
+``_mp_fn(index)`` started by the launcher, and port a launcher of the other release
+(``xmp.spawn`` on 2.9, ``torch_xla.launch`` on sagemaker)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.distributed.rules.xla609_distributed_manual import DISTRIBUTED_MANUAL
+from codemods.engine.hooks import on_calls, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.targets import ENTRY_FUNCTION, XMP
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
+
+XMP_SPAWN = f"{XMP}.spawn"
+TORCH_XLA_LAUNCH = "torch_xla.launch"
 
 XLA_LAUNCH = Rule(
     code="XLA603",
@@ -216,3 +235,210 @@ XLA_LAUNCH = Rule(
         ),
     ),
 )
+
+
+@on_facts(XLA_LAUNCH, nodes=lambda facts: facts.distributed.spawns)
+def _spawn(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import entry_from_spawn
+
+    part = ctx.facts.distributed
+    spawn = part.spawns[original]
+    if original in part.guard_spawns and entry_from_spawn(ctx):
+        return _worker_call(ctx, original, updated, spawn.fn, spawn.args)
+    if not spawn.joins:
+        ctx.report(
+            DISTRIBUTED_MANUAL,
+            original,
+            "`join=False`: the XLA launcher always waits for its processes; "
+            "start them with torch_xla.launch and wait where the script joined them",
+        )
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        XLA_LAUNCH,
+        original,
+        f"{ctx.code(original.func)}(...) -> {{new}}: the XLA launcher starts one process per device "
+        "and passes each its index (nprocs is not needed)",
+        lambda: _launch(ctx, original, updated, spawn.fn, spawn.args, spawn.start_method),
+        result=lambda node: node.func if isinstance(node, cst.Call) else node,
+    )
+
+
+def _worker_call(
+    ctx: Context[Facts], original: cst.Call, updated: cst.Call, fn: cst.BaseExpression, args: cst.BaseExpression | None
+) -> cst.BaseExpression:
+    """In ``_mp_fn(index)``, which the platform runs in every process: the worker itself."""
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import forget_removed_arg, joined, new_value
+
+    def build() -> cst.Call:
+        new_args = [cst.Arg(cst.Name("index"))]
+        values = new_value(original, updated, args) if args is not None else None
+        if isinstance(values, cst.Tuple):
+            new_args += [
+                cst.Arg(element.value, star="*" if isinstance(element, cst.StarredElement) else "")
+                for element in values.elements
+            ]
+        elif values is not None:
+            new_args.append(cst.Arg(values, star="*"))
+        ctx.imports.discard(original.func)
+        for arg in original.args:
+            if arg.value is not fn and arg.value is not args:
+                forget_removed_arg(ctx, original, updated, arg)
+        return cst.Call(func=new_value(original, updated, fn), args=joined(new_args))
+
+    return ctx.fix_or_keep(
+        updated,
+        XLA_LAUNCH,
+        original,
+        f"{ctx.code(original.func)}(...) -> {{new}}: in `{ENTRY_FUNCTION}(index)`, which the XLA runtime "
+        "calls in each of its processes",
+        build,
+    )
+
+
+def _launch(
+    ctx: Context[Facts],
+    original: cst.Call,
+    updated: cst.Call,
+    fn: cst.BaseExpression,
+    args: cst.BaseExpression | None,
+    start_method: cst.BaseExpression | None,
+) -> cst.Call | None:
+    """``launch(fn, args=..., start_method=...)`` from what these nodes became."""
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import forget_removed_arg, joined, keyword_arg, new_value
+
+    func = ctx.imports.expression(ctx.target.api("launch"))
+    if func is None:
+        return None
+    new_args = [cst.Arg(new_value(original, updated, fn))]
+    if args is not None:
+        new_args.append(keyword_arg("args", new_value(original, updated, args)))
+    if start_method is not None:
+        new_args.append(keyword_arg("start_method", new_value(original, updated, start_method)))
+    ctx.imports.discard(original.func)
+    for arg in original.args:
+        if arg.value not in (fn, args, start_method):
+            forget_removed_arg(ctx, original, updated, arg)
+    return updated.with_changes(func=func, args=joined(new_args))
+
+
+@on_calls(XLA_LAUNCH, names=XMP_SPAWN)
+def _xmp_spawn(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
+    """An old ``xmp.spawn(fn, args=..., nprocs=N)`` on the 2.9 target."""
+    import libcst as cst
+
+    if ctx.target.api("launch").qualified_name == XMP_SPAWN:
+        return updated
+    fn = original.args[0].value if original.args and original.args[0].keyword is None else None
+    if fn is None:
+        return updated
+    positional = [a.value for a in original.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in original.args if a.keyword is not None}
+    args = keywords.get("args", positional[1] if len(positional) > 1 else None)
+    start = keywords.get("start_method", positional[4] if len(positional) > 4 else None)
+    return ctx.fix_or_keep(
+        updated,
+        XLA_LAUNCH,
+        original,
+        f"{ctx.code(original.func)}(...) -> {{new}}: torch_xla 2.9's launcher (nprocs is not needed)",
+        lambda: _launch(ctx, original, updated, fn, args, start),
+        result=lambda node: node.func if isinstance(node, cst.Call) else node,
+    )
+
+
+@on_calls(XLA_LAUNCH, names=TORCH_XLA_LAUNCH)
+def _torch_xla_launch(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
+    """``torch_xla.launch(fn, args=...)`` (torch_xla 2.1 on) on the sagemaker target: torch_xla
+    1.13 starts the processes with ``xmp.spawn(fn, args=...)``, the same call without
+    ``debug_single_process``."""
+    import libcst as cst
+
+    from codemods.engine.nodes import args_by_position
+
+    if ctx.target.api("launch").qualified_name == TORCH_XLA_LAUNCH:
+        return updated
+    named = dict(args_by_position(original, ("fn", "args", "start_method", "debug_single_process")))
+    if "fn" not in named or any(a.star for a in original.args):
+        return updated
+    args, start = named.get("args"), named.get("start_method")
+    debug = named.get("debug_single_process")
+    if ctx.target.runtime_calls_entry and ctx.facts.entry.mp_fn is None:
+        ctx.report(
+            XLA_LAUNCH,
+            original,
+            f"SageMaker's pytorchxla runtime does not run this: it imports the script and calls "
+            f"`{ENTRY_FUNCTION}(index)` in each process; define `def {ENTRY_FUNCTION}(index):` that calls "
+            f"{ctx.code(named['fn'].value)}(index, ...) as the launcher would",
+        )
+    note = (
+        f" (without {ctx.code(debug).rstrip(',').strip()}: for one process, pass nprocs=1)" if debug is not None else ""
+    )
+    return ctx.fix_or_keep(
+        updated,
+        XLA_LAUNCH,
+        original,
+        f"{ctx.code(original.func)}(...) -> {{new}}: torch_xla {ctx.target.torch_xla_version}'s launcher{note}",
+        lambda: _launch(
+            ctx, original, updated, named["fn"].value, args.value if args else None, start.value if start else None
+        ),
+        result=lambda node: node.func if isinstance(node, cst.Call) else node,
+    )
+
+
+@on_facts(
+    XLA_LAUNCH,
+    nodes=lambda facts: [g for g in (facts.distributed.entry_guard, facts.distributed.spawn_guard) if g is not None],
+)
+def _main_guard(
+    ctx: Context[Facts], original: cst.If, updated: cst.If
+) -> cst.If | cst.FlattenSentinel[cst.BaseStatement]:
+    """A main guard whose code runs in every process (torchrun style) becomes
+    ``_mp_fn(index)``, started by the target's launcher."""
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import entry_from_spawn, keyword_arg
+    from codemods.engine.nodes import with_comma
+
+    part = ctx.facts.distributed
+    spawning = original is part.spawn_guard and entry_from_spawn(ctx)
+    if not (original is part.entry_guard or spawning) or not isinstance(updated.body, cst.IndentedBlock):
+        return updated
+    shared = part.guard_globals
+    body_block = updated.body
+
+    def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
+        launch = ctx.call("launch", [with_comma(cst.Arg(cst.Name(ENTRY_FUNCTION))), keyword_arg("args", cst.Tuple([]))])
+        if launch is None:
+            return None
+        body = list(body_block.body)
+        if shared:
+            declaration = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(n)) for n in shared])])
+            body = [declaration, *body]
+        function = cst.FunctionDef(
+            name=cst.Name(ENTRY_FUNCTION),
+            params=cst.Parameters([cst.Param(cst.Name("index"))]),
+            body=body_block.with_changes(body=body, footer=()),
+            leading_lines=updated.leading_lines,
+        )
+        # Comment lines that ended the guard's block end the file's code still.
+        guard = updated.with_changes(
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(launch)])], footer=body_block.footer),
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+        )
+        return cst.FlattenSentinel([function, guard])
+
+    return ctx.fix_or_keep(  # type: ignore[misc]  # mypy cannot infer fix_or_keep()'s ReplacementT from a build returning a FlattenSentinel
+        updated,
+        XLA_LAUNCH,
+        original,
+        f"the main guard's code -> def {ENTRY_FUNCTION}(index): it runs in every process, started by "
+        f"{ctx.target.api('launch').qualified_name}(...)",
+        build,
+        result=lambda node: node.nodes[0] if isinstance(node, cst.FlattenSentinel) else node,
+    )

@@ -1,8 +1,19 @@
-"""XLA604 ddp-device-ids."""
+"""XLA604 ddp-device-ids: DistributedDataParallel stays, without ``device_ids``/``output_device``
+(the distributed facts' ``ddp_calls``: on the xla backend it all-reduces the gradients itself),
+and the inputs it moved to the GPU of ``device_ids`` are made on the device (``ddp_inputs``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DDP_DEVICE_IDS = Rule(
     code="XLA604",
@@ -81,3 +92,46 @@ DDP_DEVICE_IDS = Rule(
         ),
     ),
 )
+
+
+@on_facts(DDP_DEVICE_IDS, nodes=lambda facts: facts.distributed.ddp_calls)
+def _ddp(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    from codemods.engine.nodes import counterpart, without_args
+
+    dropped, _ = ctx.facts.distributed.ddp_calls[original]
+    if not dropped:
+        return updated
+    names = ", ".join(sorted({arg.keyword.value if arg.keyword else "device_ids" for arg in dropped}))
+
+    def build() -> cst.Call:
+        to_remove = []
+        for arg in dropped:
+            if (new := counterpart(original, updated, arg)) is not None:
+                ctx.forget_removed(arg, new)
+                to_remove.append(updated.args.index(new))
+        return updated.with_changes(args=without_args(list(updated.args), to_remove))
+
+    return ctx.fix_or_keep(
+        updated,
+        DDP_DEVICE_IDS,
+        original,
+        f"{names} removed from {ctx.code(original.func)}(...): it wraps the model on this process's XLA "
+        "device and all-reduces gradients over the xla backend (the optimizer step stays plain: reduced once)",
+        build,
+    )
+
+
+@on_facts(DDP_DEVICE_IDS, nodes=lambda facts: facts.distributed.ddp_inputs)
+def _ddp_input(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    from codemods.engine.nodes import with_keyword
+
+    return ctx.fix_or_keep(
+        updated,
+        DDP_DEVICE_IDS,
+        original,
+        f"{ctx.code(original)} -> {{new}}: DDP moved inputs to the GPU of device_ids; on XLA they are made "
+        "on the device",
+        lambda: (
+            (device := ctx.device()) and updated.with_changes(args=with_keyword(list(updated.args), "device", device))
+        ),
+    )

@@ -1,8 +1,20 @@
-"""XLA607 amp-gradient-all-reduce."""
+"""XLA607 amp-gradient-all-reduce: without DDP, a mixed-precision step all-reduces the gradients
+right after the scaled backward pass (the distributed facts' ``gradient_reduces``: the lines of
+those passes, with their optimizer); a scaled backward whose step is elsewhere
+(``unreduced_backwards``) is reported, held for the run's other files where they import it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 AMP_GRADIENT_ALL_REDUCE = Rule(
     code="XLA607",
@@ -276,3 +288,65 @@ AMP_GRADIENT_ALL_REDUCE = Rule(
         ),
     ),
 )
+
+
+@on_facts(AMP_GRADIENT_ALL_REDUCE, nodes=lambda facts: facts.distributed.gradient_reduces)
+def _gradient_reduce(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
+    import libcst as cst
+
+    from codemods.engine.nodes import parse_dotted
+    from codemods.engine.positions import code_of
+
+    optimizer = ctx.facts.distributed.gradient_reduces[original]
+
+    def build() -> cst.FlattenSentinel[cst.BaseStatement] | None:
+        fetch = ctx.call("fetch_gradients", [cst.Arg(parse_dotted(optimizer))])
+        world = ctx.call("world_size")
+        reduce_ = ctx.imports.expression(ctx.target.api("all_reduce"))
+        if fetch is None or world is None or reduce_ is None:
+            return None
+        line = cst.parse_statement(f'{code_of(reduce_)}("sum", {code_of(fetch)}, scale=1.0 / {code_of(world)})\n')
+        return cst.FlattenSentinel([updated, line])
+
+    return ctx.fix_or_keep(  # type: ignore[misc]  # mypy cannot infer fix_or_keep()'s ReplacementT from a build returning a FlattenSentinel
+        updated,
+        AMP_GRADIENT_ALL_REDUCE,
+        original,
+        "gradients all-reduced after the scaled backward pass ({new}): without DDP nothing else averages "
+        "them over the processes",
+        build,
+        result=lambda node: node.nodes[1] if isinstance(node, cst.FlattenSentinel) else node,
+    )
+
+
+@on_facts(AMP_GRADIENT_ALL_REDUCE, nodes=lambda facts: facts.distributed.unreduced_backwards)
+def _unreduced_backward(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """A scaled backward in a file without DDP whose optimizer comes from elsewhere (a
+    scaler helper of a util module): the caller's DDP, if any, reduces the gradients in
+    backward; otherwise nothing averages them over the processes.  Where other files of
+    the run import this one, the finding waits for them (StandsUnlessImportedUnderDdp)."""
+    from codemods.distributed.held_conditions import StandsUnlessImportedUnderDdp
+
+    reduce_ = (
+        f"{ctx.target.api('all_reduce').spelled}('sum', "
+        f"{ctx.target.api('fetch_gradients').spelled}(optimizer), scale=1.0 / world size)"
+    )
+    if ctx.facts.project.context.imported_in_run():
+        ctx.report(
+            AMP_GRADIENT_ALL_REDUCE,
+            original,
+            "scaled backward pass whose optimizer step is elsewhere, and no file of this run that imports this "
+            f"one wraps the model in DistributedDataParallel: all-reduce the gradients before stepping ({reduce_})",
+            held=StandsUnlessImportedUnderDdp(),
+        )
+        return updated
+    ctx.report(
+        AMP_GRADIENT_ALL_REDUCE,
+        original,
+        "scaled backward pass whose optimizer step is elsewhere: unless the model it steps is wrapped in "
+        "DistributedDataParallel (which all-reduces the gradients in backward; a run on the project folder "
+        f"checks the files that import this one), all-reduce the gradients before stepping ({reduce_})",
+    )
+    return updated

@@ -1,8 +1,19 @@
-"""XLA608 hogwild."""
+"""XLA608 hogwild: a model in shared memory that several processes update (the distributed
+facts' ``hogwild``: ``model.share_memory()`` with ``mp.Process`` workers) is reported, and nothing
+else of the script is ported (codemods/concerns.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 HOGWILD = Rule(
     code="XLA608",
@@ -60,3 +71,15 @@ HOGWILD = Rule(
         ),
     ),
 )
+
+
+@on_facts(HOGWILD, nodes=lambda facts: [facts.distributed.hogwild] if facts.distributed.hogwild is not None else [])
+def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        HOGWILD,
+        original,
+        "Hogwild training (a model in shared memory, updated by several "
+        "processes at once) cannot run on XLA: device tensors are not shared between processes; "
+        "train in one process, or with DDP",
+    )
+    return updated

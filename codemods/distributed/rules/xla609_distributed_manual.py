@@ -1,8 +1,23 @@
-"""XLA609 distributed-manual."""
+"""XLA609 distributed-manual: multi-process code the port leaves to a person.  Its hooks report
+what the distributed facts name (a launcher of the script's own, calls of another module's
+callable that starts the process group under a launcher check, environment reads the XLA
+launcher does not answer, training at module level with no launcher check) and any call of a
+multi-GPU API that no rule ports (``apis.DISTRIBUTED``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.engine.hooks import on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.targets import ENTRY_FUNCTION
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DISTRIBUTED_MANUAL = Rule(
     code="XLA609",
@@ -126,3 +141,87 @@ DISTRIBUTED_MANUAL = Rule(
         ),
     ),
 )
+
+
+@on_facts(
+    DISTRIBUTED_MANUAL,
+    nodes=lambda facts: [facts.distributed.own_launcher] if facts.distributed.own_launcher is not None else [],
+)
+def _own_launcher(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        DISTRIBUTED_MANUAL,
+        original,
+        f"`{ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
+        "their environment, and the script starts no process group: a launcher of its own, left "
+        + ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}"),
+    )
+    return updated
+
+
+@on_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)
+def _external_launch_check(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    ctx.report(
+        DISTRIBUTED_MANUAL,
+        original,
+        f"{ctx.facts.distributed.external_launch_checks[original]} starts the process group only when a launcher's "
+        "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
+        + ctx.target.advice(
+            "torch_xla.launch sets none of them, so every process would train alone on all the "
+            "data (no process group, no DDP, no sampler). Replace the check there with True (every "
+            "process is started by the XLA launcher), or start this script with torchrun"
+        ),
+    )
+    return updated
+
+
+@on_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.raw_env_reads)
+def _raw_env_read(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    ctx.report(
+        DISTRIBUTED_MANUAL,
+        original,
+        f"`{ctx.facts.distributed.raw_env_reads[original]}` read from the environment: the XLA "
+        "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
+        "string is converted)",
+    )
+    return updated
+
+
+@on_facts(
+    DISTRIBUTED_MANUAL,
+    nodes=lambda facts: (
+        [facts.distributed.module_level_script]
+        if facts.distributed.module_level_script is not None and not facts.distributed.module_level_checked
+        else []
+    ),
+)
+def _module_level_training(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
+    """Distributed training at module level, with no launcher check it stays under (with one it
+    is XLA614's), reported as the rewrite leaves the module."""
+    ctx.report(
+        DISTRIBUTED_MANUAL,
+        ctx.facts.distributed.module_level_anchor,
+        "distributed training at module level: move it "
+        f"into a function, call it from `def {ENTRY_FUNCTION}(index):` and start that with "
+        "the XLA launcher",
+    )
+    return updated
+
+
+@on_references(DISTRIBUTED_MANUAL, names=apis.DISTRIBUTED)
+def _unported_call(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    """A call of a multi-GPU API that no rule ports is reported."""
+    import libcst as cst
+
+    parent = ctx.parent()
+    if not isinstance(parent, cst.Call) or parent.func is not original:
+        return updated
+    part = ctx.facts.distributed
+    handled = (part.process_groups, part.spawns, part.ddp_calls, part.data_parallel)
+    if part.hogwild is None and not any(parent in table for table in handled):
+        ctx.report(
+            DISTRIBUTED_MANUAL,
+            parent,
+            f"`{ctx.code(parent.func)}` is not ported here: on XLA use the "
+            "xla process group, the XLA launcher and one process per device",
+        )
+    return updated

@@ -1,8 +1,18 @@
-"""XLA610 master-print."""
+"""XLA610 master-print: ``if rank == 0: print(...)``, one print that only the master process
+runs (the distributed facts' ``master_prints``), becomes ``xm.master_print(...)``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 MASTER_PRINT = Rule(
     code="XLA610",
@@ -123,3 +133,32 @@ MASTER_PRINT = Rule(
         ),
     ),
 )
+
+
+@on_facts(MASTER_PRINT, nodes=lambda facts: facts.distributed.master_prints)
+def _master_print(ctx: Context[Facts], original: cst.If, updated: cst.If) -> cst.BaseStatement:
+    """``if rank == 0: print(...)`` -> ``xm.master_print(...)``."""
+    import libcst as cst
+
+    from codemods.engine.nodes import lone_call
+
+    call = lone_call(updated.body.body[0]) if isinstance(updated.body, cst.IndentedBlock) else None
+    if call is None or not (isinstance(call.func, cst.Name) and call.func.value == "print"):
+        return updated  # another rewrite changed it (a step closure)
+
+    def build() -> cst.SimpleStatementLine | None:
+        master_print = ctx.replace_callee(call, call, "master_print")
+        if master_print is None:
+            return None
+        return cst.SimpleStatementLine([cst.Expr(master_print)], leading_lines=updated.leading_lines)
+
+    fixed = ctx.fix(
+        MASTER_PRINT,
+        original,
+        f"`if {ctx.code(original.test)}: print(...)` -> {{new}}: prints on the master process only",
+        build,
+    )
+    if fixed is None:
+        return updated
+    ctx.forget_removed(original.test, updated.test)
+    return fixed

@@ -1,8 +1,21 @@
-"""XLA614 module-level-distributed."""
+"""XLA614 module-level-distributed: a script whose distributed training runs at module level
+under its own launcher check (the distributed facts' ``module_level_anchor``, with
+``module_level_checked``) keeps it, reported as the rewrite leaves the module (without such a
+check it is XLA609's)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 MODULE_LEVEL_DISTRIBUTED = Rule(
     code="XLA614",
@@ -129,3 +142,22 @@ MODULE_LEVEL_DISTRIBUTED = Rule(
         ),
     ),
 )
+
+
+@on_facts(
+    MODULE_LEVEL_DISTRIBUTED,
+    nodes=lambda facts: (
+        [facts.distributed.module_level_script]
+        if facts.distributed.module_level_script is not None and facts.distributed.module_level_checked
+        else []
+    ),
+)
+def _report(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
+    ctx.report(
+        MODULE_LEVEL_DISTRIBUTED,
+        ctx.facts.distributed.module_level_anchor,
+        "distributed training at module level stays under its launcher check: `python` runs it on "
+        "one XLA device, and `torchrun --nproc-per-node=N` one process per device"
+        + ctx.target.advice(apis.XLA_INIT_METHOD_NOTE),
+    )
+    return updated

@@ -1,8 +1,20 @@
-"""XLA615 average-all-reduce."""
+"""XLA615 average-all-reduce: ``dist.all_reduce(t, op=dist.ReduceOp.AVG)`` (the distributed facts'
+``average_reduces``; the xla process group has no AVG) becomes ``xm.all_reduce("sum", [t],
+scale=1.0 / world size)``, and any other use of a reduce op it refuses
+(``unsupported_reduce_ops``) is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 AVERAGE_ALL_REDUCE = Rule(
     code="XLA615",
@@ -177,3 +189,53 @@ AVERAGE_ALL_REDUCE = Rule(
         ),
     ),
 )
+
+
+@on_facts(AVERAGE_ALL_REDUCE, nodes=lambda facts: facts.distributed.average_reduces)
+def _average_reduce(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import keyword_arg, replaced
+    from codemods.engine.nodes import with_comma
+
+    def build() -> cst.Call | None:
+        reduce_ = ctx.imports.expression(ctx.target.api("all_reduce"))
+        world = ctx.call("world_size")
+        if reduce_ is None or world is None:
+            return None
+        tensor = next(
+            a
+            for i, a in enumerate(updated.args)
+            if (a.keyword is None and i == 0) or (a.keyword is not None and a.keyword.value == "tensor")
+        ).value
+        scale = cst.BinaryOperation(cst.Float("1.0"), cst.Divide(), world)
+        return cst.Call(
+            reduce_,
+            [
+                with_comma(cst.Arg(cst.SimpleString('"sum"'))),
+                with_comma(cst.Arg(cst.List([cst.Element(tensor)]))),
+                keyword_arg("scale", scale),
+            ],
+        )
+
+    return replaced(
+        ctx,
+        AVERAGE_ALL_REDUCE,
+        original,
+        updated,
+        "the xla process group has no ReduceOp.AVG (ValueError: Invalid reduce op); "
+        "the sum scaled by the world size is the same average, in place",
+        build,
+    )
+
+
+@on_facts(AVERAGE_ALL_REDUCE, nodes=lambda facts: facts.distributed.unsupported_reduce_ops)
+def _unsupported_op(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+    ctx.report(
+        AVERAGE_ALL_REDUCE,
+        original,
+        f"`{ctx.code(original)}`: the xla process group refuses this "
+        "reduce op (ValueError: Invalid reduce op); reduce with ReduceOp.SUM and divide by the "
+        "world size, or " + ctx.target.advice('xm.all_reduce("sum", [t], scale=1.0 / xr.world_size())'),
+    )
+    return updated

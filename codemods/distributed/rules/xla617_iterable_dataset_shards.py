@@ -1,8 +1,20 @@
-"""XLA617 iterable-dataset-shards."""
+"""XLA617 iterable-dataset-shards: a training DataLoader over an iterable-style data set (or one
+whose class comes from a module the run does not read), which the distributed facts name
+(``iterable_loaders``), gets no DistributedSampler: it is reported, with how to shard the data
+set by process."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 ITERABLE_DATASET_SHARDS = Rule(
     code="XLA617",
@@ -272,3 +284,30 @@ ITERABLE_DATASET_SHARDS = Rule(
         ),
     ),
 )
+
+
+@on_facts(ITERABLE_DATASET_SHARDS, nodes=lambda facts: facts.distributed.iterable_loaders)
+def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    data = ctx.facts.distributed.iterable_loaders[original]
+    rank, world = (ctx.target.api(concept).qualified_name for concept in ("global_ordinal", "world_size"))
+    shard = (
+        f"with rank {rank}() of {world}(): `split_dataset_by_node(dataset, rank, world_size)` (Hugging Face "
+        "datasets), `wds.split_by_node` (webdataset), `.sharding_filter()` (torchdata), or "
+        "`itertools.islice(stream, rank, None, world_size)` in your own `__iter__`"
+    )
+    if data.unread_module is not None:
+        message = (
+            f"training DataLoader over {data.made_by}, a class of `{data.unread_module}`, which this run does not "
+            "read: the tool cannot tell whether it is iterable-style (which refuses a sampler), so no "
+            "DistributedSampler was added and every process reads all the data. Convert the project to let it "
+            f"tell; if it is map-style, pass `sampler=DistributedSampler(dataset, num_replicas={world}(), "
+            f"rank={rank}())`; if it is iterable-style, shard it by process {shard}"
+        )
+    else:
+        message = (
+            f"training DataLoader over an iterable-style data set ({data.made_by}): it takes no sampler, so no "
+            "DistributedSampler was added and every process reads the whole stream. Shard it in the data set by "
+            f"process, {shard}"
+        )
+    ctx.report(ITERABLE_DATASET_SHARDS, original, message)
+    return updated

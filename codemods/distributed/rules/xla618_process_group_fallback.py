@@ -1,8 +1,19 @@
-"""XLA618 process-group-fallback."""
+"""XLA618 process-group-fallback: an ``except`` of a ``try`` that starts the process group and
+goes on without one, before an unconditional DDP, while the ``try`` can still fail on XLA (the
+distributed facts' ``group_fallbacks``), is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 PROCESS_GROUP_FALLBACK = Rule(
     code="XLA618",
@@ -211,3 +222,18 @@ PROCESS_GROUP_FALLBACK = Rule(
         ),
     ),
 )
+
+
+@on_facts(PROCESS_GROUP_FALLBACK, nodes=lambda facts: facts.distributed.group_fallbacks)
+def _report(ctx: Context[Facts], original: cst.ExceptHandler, updated: cst.ExceptHandler) -> cst.ExceptHandler:
+    failing, ddp = ctx.facts.distributed.group_fallbacks[original]
+    ctx.report(
+        PROCESS_GROUP_FALLBACK,
+        original,
+        f"if this `except` runs, the script goes on without a process group, and `{ctx.code(ddp.func)}(...)` "
+        'then raises ValueError ("Default process group has not been initialized"). On XLA it can run: '
+        f"`{ctx.code(failing)}` in the `try` raises KeyError when the XLA launcher starts the processes "
+        "(it sets none of torchrun's variables). Read it with os.environ.get(...), or drop it if nothing else "
+        "needs it, let the `except` re-raise, or wrap the model in DDP only when dist.is_initialized()",
+    )
+    return updated

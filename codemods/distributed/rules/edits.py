@@ -1,5 +1,6 @@
-"""What the distributed rewrites (launch_rewrite.py, parallel_rewrite.py) share: the
-arguments they write, and a node replaced with its finding."""
+"""What the distributed rules' hooks and parallel_rewrite.py share: the arguments they write,
+an argument removed, and a node replaced with its finding (loaded by the hooks: a rule module
+loads no LibCST)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ def joined(args: list[cst.Arg]) -> list[cst.Arg]:
         if args
         else []
     )
+
+
+def forget_removed_arg(ctx: Context[Any], original: cst.Call, updated: cst.Call, arg: cst.Arg) -> None:
+    """``arg`` goes from the call (with the findings inside it), unless it went before."""
+    new = counterpart(original, updated, arg)
+    if new is not None:
+        ctx.forget_removed(arg, new)
 
 
 def new_value(original: cst.Call, updated: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
