@@ -1,7 +1,7 @@
 """XLA403 load-map-location: ``torch.load`` onto a CUDA or XLA device loads on the CPU instead
 (``load_state_dict`` copies the tensors over), and so does a load without a map location, in
 every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
-(a dict) is reported."""
+(a dict) is reported, unless it sends every device to the CPU."""
 
 from __future__ import annotations
 
@@ -38,7 +38,9 @@ LOAD_MAP_LOCATION = Rule(
     "holds no storage and loads the same anywhere: it still gets the map location (harmless), but a single-file "
     "run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
-    "loaded without a map location, raises on an XLA host.",
+    "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
+    'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
+    "CUDA, and load_state_dict copies the tensors over.",
     examples=lambda: (
         invalid(
             """
@@ -62,6 +64,18 @@ LOAD_MAP_LOCATION = Rule(
             state = torch.load("m.pt", map_location="cpu")
             other = torch.load("o.pt", map_location=lambda storage, loc: storage)
             """,
+        ),
+        *(
+            valid(
+                """
+                import torch
+
+                pretrained = torch.load("pretrained.pth", map_location={"cuda:0": "cpu"})
+                """,
+                target=target,
+                note=f"a-dict-that-maps-cuda-to-the-cpu-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
     invalid=lambda: (
@@ -156,6 +170,16 @@ LOAD_MAP_LOCATION = Rule(
                 Expected(5, 41, 'map_location device -> "cpu"'),
                 Expected(6, 41, 'map_location `{"cuda:1"'),
             ),
+        ),
+        invalid(
+            """
+            import torch
+
+            pretrained = torch.load("pretrained.pth", map_location={"cuda:0": "cpu", "cuda:1": "cuda:0"})
+            """,
+            target="sagemaker",
+            note="a dict that keeps a CUDA device",
+            findings=(Expected(3, 56, 'map_location `{"cuda:0": "cpu", "cuda:1": "cuda:0"}` names CUDA devices'),),
         ),
         invalid(
             """
