@@ -145,6 +145,24 @@ def test_a_module_level_device_choice_of_a_used_module_is_an_error_at_the_import
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_a_device_choice_over_several_lines_is_quoted_whole_not_by_its_parenthesis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from config import Config", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "config.py").write_text(
+        'import torch\n\n\nclass Config(dict):\n    def __init__(self):\n        self["device"] = (\n'
+        '            torch.device("cpu")\n            if not torch.cuda.is_available()\n'
+        '            else torch.device("cuda")\n        )\n'
+    )
+    (repo / "train.py").write_text((repo / "train.py").read_text() + "\n\nconfig = Config()\n")
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "config.py" in finding.message and "a CUDA device choice" in finding.message
+    assert '`Config` has `torch.device("cpu") if not torch.cuda.is_available() else...` (line 7)' in (
+        finding.message
+    ), finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_dot_cuda_in_a_class_the_file_builds_is_an_error_at_the_import(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
