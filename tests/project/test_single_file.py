@@ -235,8 +235,12 @@ class PairDataset(torch.utils.data.Dataset):
         ("[int(line) for line in open('ids.txt')]", "self.ids", False),
         ('{"train": [1, 2], "val": (3, -4)}', "self.ids", False),
         ("[1, 2]", "{'ids': self.ids, 'count': len(self.ids)}", False),
-        # Not host data: a tensor, a model's state, a value the module does not build.
-        ("torch.arange(64)", "self.ids", True),
+        # Tensors it builds on the CPU (a processed-data cache): CPU storages load anywhere.
+        ("torch.arange(64)", "self.ids", False),
+        ("(torch.randn(64, 4).sum(1, keepdim=True) > 0).float()", "(self.ids, torch.cat([self.ids], dim=0))", False),
+        # Not host data: a tensor on a device, a model's state, a value the module does not build.
+        ("torch.arange(64).cuda()", "self.ids", True),
+        ("torch.arange(64, device='cuda')", "self.ids", True),
         ("[1, 2]", "model.state_dict()", True),
         ("[1, 2]", "ids", True),
     ],
@@ -245,7 +249,7 @@ def test_a_reload_of_host_data_the_module_saved_itself_is_no_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, value: str, saved: str, checkpoint: bool
 ) -> None:
     """``torch.load(ids_file)`` of the file the same class writes with ``torch.save`` of a list of
-    ids holds no storage: a single-file run does not name it (a run on the project still adds
+    ids (or of tensors it builds on the CPU) holds no CUDA storage: a single-file run does not name it (a run on the project still adds
     ``map_location="cpu"``, harmless).  What may hold a tensor stays an error."""
     repo = _project(tmp_path, monkeypatch, "from pairs import PairDataset", "torch.nn.Linear(4, 1).to(device)")
     (repo / "pairs.py").write_text(CACHED_IDS.format(value=value, saved=saved))

@@ -34,9 +34,11 @@ LOAD_MAP_LOCATION = Rule(
     "the project every file does; a file left out of a run is not changed, and a single-file run that uses "
     "such a load of a project module it does not convert says so (XLA003). A load of a file that the same "
     "module writes with `torch.save` of host data it builds (a cache of ids: `torch.save(self.ids, ids_file)` "
-    "of `list(range(n))`, then `self.ids = torch.load(ids_file)`; numbers, strings and containers of them) "
-    "holds no storage and loads the same anywhere: it still gets the map location (harmless), but a single-file "
-    "run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
+    "of `list(range(n))`, then `self.ids = torch.load(ids_file)`; numbers, strings and containers of them), or "
+    "of tensors it builds on the CPU (a processed-data cache: `x = torch.randn(64, 4)`, "
+    "`torch.save((x, (x.sum(1) > 0).float()), path)`: a factory without a device, arithmetic and the methods that "
+    "keep a tensor where it is), holds no CUDA storage and loads the same anywhere: it still gets the map location "
+    "(harmless), but a single-file run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
     "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
     'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
@@ -277,12 +279,46 @@ LOAD_MAP_LOCATION = Rule(
                     Expected(
                         7,
                         45,
-                        'torch.load(...) -> map_location="cpu": this module saves host data there (no storages), '
+                        'torch.load(...) -> map_location="cpu": this module saves host data there (no CUDA storages), '
                         "which loads the same anywhere",
                     ),
                 ),
             )
             for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                f"""
+                import os
+                import torch
+
+                class Processed(torch.utils.data.Dataset):
+                    def __init__(self, path, device):
+                        if not os.path.exists(path):
+                            x = torch.randn(64, 4){move}
+                            torch.save((x, (x.sum(1, keepdim=True) > 0).float()), path)
+                        self.x, self.y = torch.load(path)
+                """,
+                f"""
+                import os
+                import torch
+
+                class Processed(torch.utils.data.Dataset):
+                    def __init__(self, path, device):
+                        if not os.path.exists(path):
+                            x = torch.randn(64, 4){move}
+                            torch.save((x, (x.sum(1, keepdim=True) > 0).float()), path)
+                        self.x, self.y = torch.load(path, map_location="cpu")
+                """,
+                target=target,
+                note=f"a-processed-cache-of-{'moved' if move else 'cpu'}-tensors-{target}",
+                findings=(Expected(9, 43, why),),
+            )
+            for target in ("2.9", "sagemaker")
+            for move, why in (
+                ("", "this module saves host data there (no CUDA storages), which loads the same anywhere"),
+                (".to(device)", "holds CUDA storages, which load nowhere without CUDA"),
+            )
         ),
         *(
             invalid(
@@ -364,7 +400,7 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
     from codemods.engine.nodes import with_keyword
 
     if original in ctx.facts.checkpoint.host_data_loads:
-        why = "this module saves host data there (no storages), which loads the same anywhere"
+        why = "this module saves host data there (no CUDA storages), which loads the same anywhere"
     else:
         why = _why_unlocated(ctx)
     return ctx.fix_or_keep(
