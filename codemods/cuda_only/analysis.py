@@ -10,6 +10,7 @@ default (``if args.profile:``, a ``store_true`` flag) guards, right of such a te
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -82,6 +83,7 @@ class CudaOnlyAnalysis(Analysis):
         self.cuda_references: list[tuple[cst.CSTNode, list[cst.BaseExpression], str, int]] = []
         # Calls under tests (the same shape), which may be of another module's function.
         self.conditional_calls: dict[cst.Call, tuple[list[cst.BaseExpression], str, int]] = {}
+        self.name_counts: Counter[str] = Counter()  # how often each name is written in the file
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
         # return one are known (conclude): ("bind", targets, value) | ("move", the call).
@@ -257,6 +259,7 @@ class CudaOnlyAnalysis(Analysis):
         return required, scope, self.stored.tick()
 
     def visit_Name(self, node: cst.Name) -> None:
+        self.name_counts[node.value] += 1
         qualified = self.bindings.get(node.value) if self.walk.conds or self.required_before else None
         if qualified is not None and qualified.startswith("torch.cuda."):
             self._cuda_reference(node)
@@ -533,6 +536,12 @@ class CudaOnlyAnalysis(Analysis):
         self._sparse_moves()
         self._sparse_calls()
         self._project_calls()
+        if self.module is not None:
+            self.part.unnamed_functions = {
+                statement.name.value
+                for statement in self.module.body
+                if type(statement) is cst.FunctionDef and self.name_counts[statement.name.value] == 1
+            }
         for node, tests, scope, at in self.cuda_references:
             verdicts = [self._never_true(test, scope, at) for test in tests]
             if any(never and switch is None for never, switch in verdicts):

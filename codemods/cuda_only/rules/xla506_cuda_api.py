@@ -522,28 +522,11 @@ def _report(ctx: Context[Facts], original: cst.CSTNode, message: str) -> None:
     if (
         type(function) is cst.FunctionDef
         and ctx.facts.project.context.imported_in_run()
-        and _named_once(ancestors[0], function.name.value)
+        and function.name.value in ctx.facts.cuda_only.unnamed_functions
     ):
         ctx.report(CUDA_API, original, message, held=StandsUnlessCalledUnderCuda(function.name.value))
     else:
         ctx.report(CUDA_API, original, message)
-
-
-def _named_once(module: cst.Module, name: str) -> bool:
-    """Only the ``def`` names ``name`` in the module (no call, no reference, no ``__all__``)."""
-    import libcst as cst
-
-    from codemods.engine.nodes import string_value, walk
-
-    return (
-        sum(
-            1
-            for node in walk(module)
-            if (type(node) is cst.Name and node.value == name)
-            or (type(node) is cst.SimpleString and string_value(node) == name)
-        )
-        == 1
-    )
 
 
 def _probed(ctx: Context[Facts]) -> bool:
