@@ -515,10 +515,10 @@ def _tests_master(test: cst.BaseExpression) -> bool:
 
 def _only_returns(body: cst.BaseSuite) -> bool:
     """A block that is a bare ``return`` (or ``return None``)."""
-    statements = body.body if type(body) is cst.IndentedBlock else [body]
-    if len(statements) != 1 or type(statements[0]) not in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
+    line = body.body[0] if isinstance(body, cst.IndentedBlock) and len(body.body) == 1 else body
+    if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return False
-    small = statements[0].body
+    small = line.body
     value = small[0].value if len(small) == 1 and type(small[0]) is cst.Return else False
     return value is None or (type(value) is cst.Name and value.value == "None")
 
