@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemods import apis
 from codemods.amp.facts import AutocastCall, Flavor, ScalerCall, Spelling, SyncFreeOptimizer
-from codemods.engine.nodes import call_args, dotted, is_false, mentions, names_in, string_value, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, is_false, mentions, names_in, string_value, walk
 from codemods.engine.walk import Analysis, Walk, assignments
 from codemods.project.analysis import ProjectAnalysis
 
@@ -68,6 +68,10 @@ class AmpAnalysis(Analysis):
             self.loose.extend(self._uncalled_autocasts(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Attribute and node.func.attr.value == "to":
+            moved = arg_value(node, 0, "device")
+            if moved is not None and (name := dotted(moved)) is not None:
+                self.part.moved_to.add(name)
         if type(node.func) is not cst.Name or node.func.value not in _TYPE_CHECKS:
             for arg in node.args:
                 self.loose.extend(self._uncalled_autocasts(arg.value))

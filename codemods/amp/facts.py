@@ -80,6 +80,9 @@ class AmpFacts:
     # and device-type names that already name XLA (converted before).
     device_types: dict[cst.BaseExpression, str] = field(default_factory=dict)
     xla_device_types: set[str] = field(default_factory=set)
+    # Names the file moves tensors or models to (``x.to(self.device)``): the device it trains on,
+    # which the port makes XLA's; autocast's ``device_type=self.device.type`` follows it.
+    moved_to: set[str] = field(default_factory=set)
     # ``dtype = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'``: the value.
     precision_choices: dict[cst.BaseExpression, str] = field(default_factory=dict)
     # The assignments of the values above (their rules' hooks rewrite the value there: another

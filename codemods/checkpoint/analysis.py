@@ -114,7 +114,7 @@ class CheckpointAnalysis(Analysis):
         for location in self.load_locations:
             if self.device.names_a_device(location):
                 self.part.map_locations.add(location)
-            elif any(is_cuda_device_string(n) for n in walk(location)):
+            elif any(is_cuda_device_string(n) for n in walk(location)) and not _all_to_the_cpu(location):
                 self.part.unported_map_locations.add(location)
         device = self.device.part
         self.part.cuda_script = bool(
@@ -138,3 +138,18 @@ class CheckpointAnalysis(Analysis):
                 and all(value is not None and host_data(value, self.assigned, reloads) for value in saved)
             ):
                 self.part.host_data_loads.add(load)
+
+
+def _all_to_the_cpu(location: cst.BaseExpression) -> bool:
+    """A dict map location that sends every device it names to the CPU (``{"cuda:0": "cpu"}``): it loads
+    without CUDA, the tensors on the CPU for load_state_dict to copy over."""
+    return (
+        isinstance(location, cst.Dict)
+        and bool(location.elements)
+        and all(
+            isinstance(element, cst.DictElement)
+            and isinstance(element.value, cst.SimpleString)
+            and element.value.evaluated_value == "cpu"
+            for element in location.elements
+        )
+    )

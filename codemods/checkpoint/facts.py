@@ -23,7 +23,7 @@ class CheckpointFacts:
     # storages, which load nowhere without CUDA; one saved on the CPU loads the same.
     unlocated_loads: set[cst.Call] = field(default_factory=set)
     # Of those, loads of a file the module writes itself with torch.save of host data (a list of
-    # ids; checkpoint/host_data.py): no storages, it loads the same anywhere.  The port still adds
+    # ids; checkpoint/host_data.py): no CUDA storages, it loads the same anywhere.  The port still adds
     # the map location (harmless); a single-file run does not name them as a checkpoint (XLA003).
     host_data_loads: set[cst.Call] = field(default_factory=set)
     # torch.load calls whose result is bound to a model of the file (a pickled module, not its

@@ -6,7 +6,13 @@ Host data: numbers, strings, ``True``/``False``/``None``; lists, tuples, sets an
 what ``int``, ``float``, ``str``, ``len``, ``range`` return; ``list``, ``tuple``, ``set``,
 ``dict``, ``sorted`` of host data; a comprehension whose elements are host data; and a name
 (``self.ids``) every assignment in the module binds to host data (its own reload left out).
-Anything else (a tensor, a model's state, a value the module does not build) may hold storages.
+So are tensors the module builds on the CPU (a processed-data cache: ``x = torch.randn(64, 4)``,
+``y = (x.sum(1) > 0).float()``, then ``torch.save((x, y), path)``): a torch factory without a
+device (or on "cpu"), ``torch.cat``/``torch.stack`` of host data, the arithmetic and comparisons
+of host data and the methods that keep a tensor where it is (``.float()``, ``.view(...)``): their
+storages are CPU ones, which load on any host.
+Anything else (a model's state, a moved tensor, a value the module does not build) may hold CUDA
+storages.
 """
 
 from __future__ import annotations
@@ -21,6 +27,23 @@ _SCALAR_CALLS = frozenset({"int", "float", "str", "len", "range", "bool"})
 _CONTAINER_CALLS = frozenset({"list", "tuple", "set", "dict", "sorted"})
 _CONSTANTS = frozenset({"True", "False", "None"})
 _DEPTH = 4  # names followed through names
+# torch's factories: a tensor on the CPU unless given a device.
+_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace eye "
+        "LongTensor FloatTensor"
+    ).split()
+)
+_JOINS = frozenset({"torch.cat", "torch.stack"})
+# Tensor methods whose result stays on the tensor's device (and scalars' and strings' own).
+_KEPT_METHODS = frozenset(
+    (
+        "float double half long int bool byte sum mean max min argmax argmin std abs exp log sqrt clamp "
+        "view reshape unsqueeze squeeze flatten permute transpose t contiguous clone detach cpu numpy tolist item "
+        "softmax log_softmax norm round floor ceil"
+    ).split()
+)
 
 
 def path_key(node: cst.BaseExpression | None) -> str | None:
@@ -57,10 +80,28 @@ def host_data(
         return host_data(value.elt, assigned, reloads, depth)
     if isinstance(value, cst.DictComp):
         return host_data(value.key, assigned, reloads, depth) and host_data(value.value, assigned, reloads, depth)
+    if isinstance(value, cst.Comparison):
+        return host_data(value.left, assigned, reloads, depth) and all(
+            host_data(c.comparator, assigned, reloads, depth) for c in value.comparisons
+        )
+    if isinstance(value, cst.BinaryOperation):
+        return host_data(value.left, assigned, reloads, depth) and host_data(value.right, assigned, reloads, depth)
     if isinstance(value, cst.Call):
         callee = dotted(value.func)
         if callee in _SCALAR_CALLS:
             return True
+        if callee in _FACTORIES:
+            device = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "device"), None)
+            return not any(a.star for a in value.args) and (
+                device is None or (isinstance(device, cst.SimpleString) and device.evaluated_value == "cpu")
+            )
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in _KEPT_METHODS:
+            return host_data(value.func.value, assigned, reloads, depth)
+        if callee in _JOINS:  # ``torch.cat(parts, dim=0)``: the tensors it joins
+            return all(
+                not a.star and (a.keyword is not None or host_data(a.value, assigned, reloads, depth))
+                for a in value.args
+            )
         return callee in _CONTAINER_CALLS and all(
             not a.star and host_data(a.value, assigned, reloads, depth) for a in value.args
         )

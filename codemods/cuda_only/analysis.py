@@ -10,6 +10,7 @@ default (``if args.profile:``, a ``store_true`` flag) guards, right of such a te
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,9 @@ class CudaOnlyAnalysis(Analysis):
         # torch.cuda references with the tests that must be true for them to run, the
         # function they are in and their place in the code (StoredNames).
         self.cuda_references: list[tuple[cst.CSTNode, list[cst.BaseExpression], str, int]] = []
+        # Calls under tests (the same shape), which may be of another module's function.
+        self.conditional_calls: dict[cst.Call, tuple[list[cst.BaseExpression], str, int]] = {}
+        self.name_counts: Counter[str] = Counter()  # how often each name is written in the file
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
         # return one are known (conclude): ("bind", targets, value) | ("move", the call).
@@ -234,9 +238,13 @@ class CudaOnlyAnalysis(Analysis):
             self._cuda_reference(node)
 
     def _cuda_reference(self, node: cst.CSTNode) -> None:
-        """Records what must be true for this reference to run: the tests of the ``if``
-        statements whose bodies hold it, the left operands of the ``and`` it is right of,
-        and the availability checks of early exits before it."""
+        if found := self._required(node):
+            self.cuda_references.append((node, *found))
+
+    def _required(self, node: cst.CSTNode) -> tuple[list[cst.BaseExpression], str, int] | None:
+        """What must be true for this node to run: the tests of the ``if`` statements whose
+        bodies hold it, the left operands of the ``and`` it is right of, and the availability
+        checks of early exits before it (with its scope and place); None: nothing."""
         parents, key = self.walk.parents, id(node)
         required: list[cst.BaseExpression] = []
         while key is not None:
@@ -245,11 +253,13 @@ class CudaOnlyAnalysis(Analysis):
             key = parents.get(key)  # type: ignore[assignment]  # None only where the loop stops
             if key in self.if_bodies:
                 required.append(self.if_bodies[key].test)
-        if required:
-            scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
-            self.cuda_references.append((node, required, scope, self.stored.tick()))
+        if not required:
+            return None
+        scope = self.walk.qualname if self.walk.enclosing_function is not None else ""
+        return required, scope, self.stored.tick()
 
     def visit_Name(self, node: cst.Name) -> None:
+        self.name_counts[node.value] += 1
         qualified = self.bindings.get(node.value) if self.walk.conds or self.required_before else None
         if qualified is not None and qualified.startswith("torch.cuda."):
             self._cuda_reference(node)
@@ -290,6 +300,8 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._pinned_args(node.args, node)
+        if (self.walk.conds or self.required_before) and (required := self._required(node)):
+            self.conditional_calls[node] = required
         callee = self.walk.callee
         hands_on = callee in TORCH_SPAWN or (
             callee is None and type(node.func) is cst.Name and node.func.value == "print"
@@ -406,6 +418,20 @@ class CudaOnlyAnalysis(Analysis):
                 qualname, param, tuple(local[qualname]), qualname in called
             )
 
+    def _project_calls(self) -> None:
+        """The calls of other modules' functions, under a test never true on XLA (a CUDA
+        availability check: ``if gpu_available and show:``) or not (cuda_only/held_conditions.py)."""
+        for call, callee in self.walk.analysis(ProjectAnalysis).calls:
+            for found in self.walk.analysis(ProjectAnalysis).origins(callee):
+                if found.summary is None or not found.name:
+                    continue
+                required = self.conditional_calls.get(call)
+                never = required is not None and any(
+                    never and switch is None
+                    for never, switch in (self._never_true(test, required[1], required[2]) for test in required[0])
+                )
+                (self.part.cuda_guarded_calls if never else self.part.other_calls).add((found.summary.path, found.name))
+
     def _sparse_moves(self) -> None:
         """Replays what binds, returns and moves tensors: a move of a name bound to a sparse
         tensor (``adj.cuda()``, ``self.Graph.coalesce().to(device)``) or of a sparse value
@@ -509,6 +535,13 @@ class CudaOnlyAnalysis(Analysis):
         self._extension_ops()
         self._sparse_moves()
         self._sparse_calls()
+        self._project_calls()
+        if self.module is not None:
+            self.part.unnamed_functions = {
+                statement.name.value
+                for statement in self.module.body
+                if type(statement) is cst.FunctionDef and self.name_counts[statement.name.value] == 1
+            }
         for node, tests, scope, at in self.cuda_references:
             verdicts = [self._never_true(test, scope, at) for test in tests]
             if any(never and switch is None for never, switch in verdicts):

@@ -69,6 +69,12 @@ class CudaOnlyFacts:
     sparse_parameters: dict[cst.Call, SparseParameter] = field(default_factory=dict)
     sparse_functions: set[tuple[str, int, str]] = field(default_factory=set)
     sparse_calls: set[tuple[str, str, str]] = field(default_factory=set)
+    # Calls of another module's functions: (that module's path, the function), those under a
+    # test that is never true on XLA (a CUDA availability check) and the others.
+    cuda_guarded_calls: set[tuple[str, str]] = field(default_factory=set)
+    other_calls: set[tuple[str, str]] = field(default_factory=set)
+    # Module-level functions that the file never names again (no call, no reference).
+    unnamed_functions: set[str] = field(default_factory=set)
     # Sparse tensors moved to the device (``adj.cuda()``: the name holding it, or the code of
     # a call that returns one and whether it is such a call) and sparse products in a model's
     # forward, where an operand is on the device: both raise on XLA.

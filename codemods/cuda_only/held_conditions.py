@@ -40,3 +40,28 @@ def passing_true(head: str, calls: str) -> str:
     """A ``sparse=<parameter>`` finding's message (``head``: what the parameter does) where
     ``calls`` may pass True."""
     return f"{head}, but {calls} may pass True: pass False on XLA"
+
+
+@dataclass(frozen=True)
+class StandsUnlessCalledUnderCuda:
+    """A CUDA-only call in ``function``, a module-level function that its own file never
+    names again, in a file that other files of the run import (CUDA_API): the finding is
+    cleared when the run's files call the function, and only under a CUDA availability
+    check (False on XLA: the function never runs there)."""
+
+    function: str
+
+    @staticmethod
+    def calls(run: RunSummaries) -> tuple[frozenset[tuple[Path, str]], frozenset[tuple[Path, str]]]:
+        """The functions called under a CUDA availability check, and those called elsewhere,
+        by (their file, their name)."""
+        guarded = frozenset(
+            (run.file_of(path), name) for summary in run.summaries for path, name in summary.cuda_guarded_calls
+        )
+        other = frozenset((run.file_of(path), name) for summary in run.summaries for path, name in summary.other_calls)
+        return guarded, other
+
+    def standing(self, finding: Finding, holder: Path, run: RunSummaries) -> Finding | None:
+        guarded, other = run.gathered(StandsUnlessCalledUnderCuda.calls)
+        key = (holder, self.function)
+        return None if key in guarded and key not in other else finding

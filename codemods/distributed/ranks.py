@@ -155,6 +155,21 @@ class RankAnalysis(Analysis):
             self.rank_tests[id(node)] = known
         return known
 
+    def _after_workers_return(self, node: cst.Call) -> bool:
+        """The call follows, in its function's body, an ``if`` that returns in every process
+        but the master (``if rank != 0: return``, ``if distributed and local_rank != 0: return``):
+        only the master reaches it."""
+        function = self.walk.enclosing_function
+        if function is None or type(function.body) is not cst.IndentedBlock:
+            return False
+        for statement in function.body.body:
+            if any(sub is node for sub in walk(statement)):
+                return False
+            if type(statement) is cst.If and statement.orelse is None and _only_returns(statement.body):
+                if any(_tests_worker(operand) for operand in _operands(statement.test)):
+                    return True
+        return False
+
     # -- walk -------------------------------------------------------------------------------
 
     def visit_If(self, node: cst.If) -> None:
@@ -277,7 +292,8 @@ class RankAnalysis(Analysis):
         elif callee == "torch.cuda.device_count" and not node.args:
             self.count_calls.append((node, owner, self._assigned_name(node), self.walk.enclosing_function))
         elif callee in SAVES:
-            self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", self._rank_guarded()))
+            guarded = self._rank_guarded() or self._after_workers_return(node)
+            self.saves.append((node, self.walk.scopes[-1] if self.walk.scopes else "", guarded))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self.targets:  # ``os.environ["RANK"] = ...``, ``env["RANK"] = ...``: a write
@@ -495,6 +511,39 @@ def _tests_master(test: cst.BaseExpression) -> bool:
         test = test.func
     last = (dotted(test) or "").rsplit(".", 1)[-1].lower()
     return "master" in last or "main_process" in last
+
+
+def _only_returns(body: cst.BaseSuite) -> bool:
+    """A block that is a bare ``return`` (or ``return None``)."""
+    line = body.body[0] if isinstance(body, cst.IndentedBlock) and len(body.body) == 1 else body
+    if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return False
+    small = line.body
+    value = small[0].value if len(small) == 1 and type(small[0]) is cst.Return else False
+    return value is None or (type(value) is cst.Name and value.value == "None")
+
+
+def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an ``and``/``or`` tree (the node itself if it is neither)."""
+    if type(node) is cst.BooleanOperation:
+        return [*_operands(node.left), *_operands(node.right)]
+    return [node]
+
+
+def _tests_worker(test: cst.BaseExpression) -> bool:
+    """True in every process but the master: ``rank != 0``, ``config["local_rank"] > 0``,
+    ``not is_main_process()``."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _tests_master(test.expression)
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if type(target.operator) not in (cst.NotEqual, cst.GreaterThan) or not (
+        type(target.comparator) is cst.Integer and target.comparator.value == "0"
+    ):
+        return False
+    words = [*names_in(test.left), *(string_value(n) or "" for n in walk(test.left) if type(n) is cst.SimpleString)]
+    return any("rank" in word.lower() or "ordinal" in word.lower() for word in words)
 
 
 def _conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:

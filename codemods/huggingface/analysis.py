@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.engine.nodes import arg_value, call_args, dotted, is_false, is_none, method_name, receiver, string_value
+from codemods.engine.nodes import (
+    arg_value,
+    call_args,
+    dotted,
+    flag_dest,
+    is_false,
+    is_none,
+    method_name,
+    receiver,
+    string_value,
+)
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
 from codemods.huggingface.rules.xla801_trainer_xla_optimizer import TORCH_ADAMW, XLA_OPTIMIZER
@@ -153,6 +163,9 @@ class HuggingFaceAnalysis(Analysis):
         # (scope, name) -> the values assigned to it; from_pretrained calls and their scope.
         self.assigned: dict[tuple[str, str], list[cst.BaseExpression]] = {}
         self.model_loads: list[tuple[cst.Call, str]] = []
+        # Command-line flags and class fields (dataclass arguments) -> their default truth
+        # value (None: not a literal, or two defaults of the same name that differ).
+        self.switch_defaults: dict[str, bool | None] = {}
 
     # -- what names are ---------------------------------------------------------------
 
@@ -187,6 +200,11 @@ class HuggingFaceAnalysis(Analysis):
         str = field(default="adamw_bnb_8bit")`` in a TrainingArguments dataclass."""
         if node.value is None or not self.walk.class_depth:
             return
+        if (name := dotted(node.target)) is not None:
+            default = node.value
+            if isinstance(default, cst.Call) and dotted(default.func) in ("field", "dataclasses.field"):
+                default = arg_value(default, 99, "default")  # type: ignore[assignment]  # None: no default, _truth gives None
+            self._switch_default(name, _truth(default))
         if dotted(node.target) == "optim":
             self._optim_field(node.value)
             return
@@ -292,7 +310,25 @@ class HuggingFaceAnalysis(Analysis):
         if "tokeni" in node.name.value.lower():
             self.tokenizers.add(node.name.value)
 
+    def _switch_default(self, name: str, value: bool | None) -> None:
+        self.switch_defaults[name] = value if self.switch_defaults.get(name, value) == value else None
+
+    def _flag(self, node: cst.Call) -> None:
+        """``add_argument("--fp16", action="store_true")``: off unless given; ``store_false``: on."""
+        dest = flag_dest(node)
+        if dest is None:
+            return
+        keywords = call_args(node)[1]
+        action = string_value(keywords["action"].value) if "action" in keywords else None
+        if "default" in keywords:
+            value = _truth(keywords["default"].value)
+        else:
+            value = {"store_true": False, "store_false": True}.get(action or "")
+        self._switch_default(dest, value)
+
     def visit_Call(self, node: cst.Call) -> None:
+        if method_name(node) == "add_argument":
+            self._flag(node)
         if method_name(node) == "backward" and (owner := dotted(receiver(node))) is not None:
             self.backward_candidates.append((owner, node))
         self.candidate_calls.append((node, self.walk.enclosing_function, self.walk.qualname))
@@ -364,6 +400,8 @@ class HuggingFaceAnalysis(Analysis):
             self.part.default_workers.append(call)
         if "fp16" in keywords and not is_false(keywords["fp16"].value):
             self.part.fp16_arguments.append(call)
+            if self._off_by_default(keywords["fp16"].value):
+                self.part.fp16_off_by_default.add(call)
         optim = keywords.get("optim")
         if optim is None:
             self.part.training_arguments[call] = OptimizerChoice("report" if unpacked else "add")
@@ -379,6 +417,14 @@ class HuggingFaceAnalysis(Analysis):
             for default in self._defaults(optim.value, function, scope):
                 if string_value(default) in CUDA_ONLY_OPTIMIZERS:
                     self.part.cuda_optimizers[default] = string_value(default)  # type: ignore[assignment]  # checked just above
+
+    def _off_by_default(self, value: cst.BaseExpression) -> bool:
+        """``args.fp16`` of a flag (or field) False by default, ``not args.no_fp16`` of one True."""
+        negated = type(value) is cst.UnaryOperation and type(value.operator) is cst.Not
+        name = dotted(value.expression if negated else value)  # type: ignore[attr-defined]  # an UnaryOperation when negated
+        if name is None or "." not in name:
+            return False
+        return self.switch_defaults.get(name.rsplit(".", 1)[-1]) is negated
 
     def _defaults(
         self, value: cst.BaseExpression, function: cst.FunctionDef | None, scope: str
@@ -421,6 +467,15 @@ class HuggingFaceAnalysis(Analysis):
         if padding is None or _pads_dynamically(padding.value):
             missing = tuple(k for k in ("max_length",) if k not in keywords)
             self.part.padding[call] = Padding(True, padding.value if padding else None, False, missing)
+
+
+def _truth(value: cst.BaseExpression | None) -> bool | None:
+    """A literal default's truth value (True, False, None, 0, 1); None for anything else."""
+    if type(value) is cst.Name and value.value in ("True", "False", "None"):
+        return value.value == "True"
+    if type(value) is cst.Integer:
+        return value.value != "0"
+    return None
 
 
 def _pads_dynamically(value: cst.BaseExpression) -> bool:

@@ -62,6 +62,9 @@ class HuggingFaceFacts:
     training_arguments: dict[cst.Call, OptimizerChoice] = field(default_factory=dict)
     # TrainingArguments(...) calls that pass ``fp16=`` (mixed precision in float16).
     fp16_arguments: list[cst.Call] = field(default_factory=list)
+    # Those whose fp16 value is False unless a flag is given (``fp16=args.fp16`` of a store_true
+    # flag or a dataclass field False by default, ``fp16=not args.no_fp16`` of a store_false one).
+    fp16_off_by_default: set[cst.Call] = field(default_factory=set)
     # Optimizer names that run only on CUDA, where they are written (an ``optim=`` literal, a
     # parameter's or a dataclass field's default that reaches one), with the name.
     cuda_optimizers: dict[cst.BaseExpression, str] = field(default_factory=dict)

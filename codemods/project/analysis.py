@@ -169,6 +169,8 @@ class ProjectAnalysis(Analysis):
             module, imported = project_names[head] if head in project_names else self.aliases[head]
             members = callee.split(".")[1:]
             self.built_by[name] = (module, ".".join(p for p in [imported, *members] if p))
+            if (instance := self._returned_instance(*self.built_by[name])) is not None:
+                self.built_by[name] = instance  # ``optimizer = build_optimizer(...)``: a MultiOptimizer
             self.builders.setdefault(name, []).append(self.built_by[name])
             for other, there in self.alternatives.get(head, [])[1:]:  # each class the dict may give
                 self.builders[name].append((other, ".".join(p for p in [there, *members] if p)))
@@ -199,7 +201,14 @@ class ProjectAnalysis(Analysis):
                 self._origins.pop(name, None)
 
     def visit_Return(self, node: cst.Return) -> None:
-        if type(node.value) is not cst.Tuple or self.walk.enclosing_function is None:
+        if self.walk.enclosing_function is None or node.value is None:
+            return
+        if type(node.value) is cst.Call and (callee := dotted(node.value.func)) is not None:
+            # ``return MultiOptimizer(...)``: the instance itself (position -1)
+            if callee.split(".")[0] in self.facts.imports.project_names or callee in self.part.classes:
+                self.part.returned_instances.add((self.walk.qualname, -1, callee))
+            return
+        if type(node.value) is not cst.Tuple:
             return
         for position, element in enumerate(node.value.elements):
             value = element.value
@@ -207,6 +216,14 @@ class ProjectAnalysis(Analysis):
             head = callee.split(".")[0] if callee is not None else None
             if callee is not None and (head in self.facts.imports.project_names or head in self.part.classes):
                 self.part.returned_instances.add((self.walk.qualname, position, callee))
+
+    def _returned_instance(self, module: str, function: str) -> tuple[str, str] | None:
+        """The project class of the instance that ``function`` returns whole (``return
+        MultiOptimizer(...)``), as (its module, its name there); None for anything else."""
+        found = self.part.context.lookup(module, function)
+        if found is None or found.summary is None or (cls := found.summary.returned_instance(found.name, -1)) is None:
+            return None
+        return module, cls
 
     def _looked_up(self, name: str, table: str) -> None:
         """``Trainer = train_factory[opt.task]``: a dict of project callables, of this file

@@ -99,9 +99,7 @@ def holdings(
             key = parents.get(key)
         if key is None:
             continue
-        lines = module.code_for_node(node).strip().splitlines()
-        code = next((line.strip() for line in lines if not line.strip().startswith("#")), "")
-        code = code if len(code) <= _MAX_CODE else code[: _MAX_CODE - 3] + "..."
+        code = _quoted(module, node)
         position = start(node)
         what = f"`{code}`" + (f" (line {position[0]})" if position else "")
         for name in tops[key]:
@@ -122,6 +120,20 @@ def holdings(
                     if (name, cause) in reported:
                         reported.add((statement.name.value, cause))
     return tuple((name, cause, what, (name, cause) not in reported) for (name, cause), what in held.items())
+
+
+def _quoted(module: cst.Module, node: cst.CSTNode) -> str:
+    """The code a holding shows: a statement's first line; an expression whole, on one line and
+    without its outer parentheses (``self["device"] = (`` spreads its value over the next lines)."""
+    if isinstance(node, cst.BaseExpression) and node.lpar:
+        node = node.with_changes(lpar=[], rpar=[])
+    lines = [line.strip() for line in module.code_for_node(node).strip().splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if isinstance(node, cst.BaseExpression):
+        code = re.sub(r"([(\[{]) ", r"\1", " ".join(lines)).replace(" )", ")").replace(" ]", "]").replace(" }", "}")
+    else:
+        code = lines[0] if lines else ""
+    return code if len(code) <= _MAX_CODE else code[: _MAX_CODE - 3] + "..."
 
 
 def _names(statement: cst.BaseStatement) -> tuple[str, ...]:

@@ -67,6 +67,10 @@ class ModuleSummary:
     # modules that may pass True: (that module's path, the function, the call as named).
     sparse_functions: frozenset[tuple[str, int, str]] = frozenset()
     sparse_calls: frozenset[tuple[str, str, str]] = frozenset()
+    # Calls of other modules' functions: (that module's path, the function), under a CUDA
+    # availability check (never run on XLA), and anywhere else.
+    cuda_guarded_calls: frozenset[tuple[str, str]] = frozenset()
+    other_calls: frozenset[tuple[str, str]] = frozenset()
     # In a file that wraps a model in DistributedDataParallel: the project modules it
     # imports (their paths), whose mixed-precision steps DDP's backward already reduces.
     ddp_imports: frozenset[str] = frozenset()

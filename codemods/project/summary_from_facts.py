@@ -38,6 +38,8 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),
         sparse_calls=frozenset(facts.cuda_only.sparse_calls),
+        cuda_guarded_calls=frozenset(facts.cuda_only.cuda_guarded_calls),
+        other_calls=frozenset(facts.cuda_only.other_calls),
         ddp_imports=_ddp_imports(facts),
         parameter_readers=frozenset(facts.training.parameter_readers),
         argument_round_trips=frozenset(facts.training.argument_round_trips),

@@ -286,6 +286,8 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 if callee is None and any("loss" in name.rsplit(".", 1)[-1].lower() for name in arguments):
                     loop.handed.append((node, func_name, arguments))
         elif function is not None and (func_name := dotted(node.func)) is not None:
+            if method in apis.HOST_READ_METHODS:
+                function.host_read = True
             function.called.append(func_name)
             if callee in spellings("sync"):
                 function.barrier = True

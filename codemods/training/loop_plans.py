@@ -64,7 +64,7 @@ class LoopPlans(StepDrivers):
         elif loop.node not in part.loops_within_a_step and any(
             d == CUDA or is_device_name(d) for d in loop.moved.values()
         ):
-            if not loop.host_read:
+            if not loop.host_read and not _calls_a_host_read(loop, by_name):
                 part.loops[loop.node] = LoopPlan("evaluation")
             elif accumulators := accumulated_into(loop.node, set(loop.moved)):
                 part.loops[loop.node] = LoopPlan("evaluation", accumulates=accumulators)
@@ -138,3 +138,12 @@ def owned_by(owner: str, functions: set[str]) -> bool:
     """Whether the code of ``owner`` (a qualified name) runs in one of ``functions``: it is
     one of them or a function defined inside one."""
     return any(owner == name or owner.startswith(f"{name}.") for name in functions)
+
+
+def _calls_a_host_read(loop: _Loop, by_name: dict[str, list[_Function]]) -> bool:
+    """The loop calls a function of this file by its name (``preds[i] = get_pred(batch)``) that
+    reads its result to the host (``return out.cpu().numpy()``): each iteration ends in that read."""
+    return any(
+        "." not in called and (found := by_name.get(called)) and all(fn.host_read for fn in found)
+        for called in loop.called
+    )

@@ -52,6 +52,7 @@ class _Function(_Scope):
     step_receivers: list[str] = field(default_factory=list)
     called: list[str] = field(default_factory=list)
     barrier: bool = False  # it runs the step barrier itself (a closure already ported)
+    host_read: bool = False  # it reads a value to the host (``out.cpu().numpy()``, ``loss.item()``)
     # The names that every backward pass or optimizer step of the function runs under
     # ``if name:`` (in the body); None before the first.
     step_switches: set[str] | None = None

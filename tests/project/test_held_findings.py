@@ -72,3 +72,47 @@ def test_a_condition_decides_against_the_runs_summaries_gathered_once() -> None:
     driven = run_.gathered(StandsUnlessCalled.driven)
     assert driven == {(Path("/run/agent.py"), "Agent.update")}
     assert run_.gathered(StandsUnlessCalled.driven) is driven
+
+
+_MEMORY = """import torch
+
+
+def gpu_usage(device=None):
+    return torch.cuda.get_device_properties(device).total_memory
+
+
+def gpu_name(device=None):
+    return torch.cuda.get_device_name(device)
+"""
+_TRAIN = """import torch
+
+from memory import gpu_name, gpu_usage
+
+
+def main(use_gpu=True):
+    gpu_available = torch.cuda.is_available() and use_gpu
+    if gpu_available:
+        print("GPU RAM:", gpu_usage())
+    print("on", gpu_name())
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_cuda_only_helper_called_only_under_a_cuda_check_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """memory.py's ``gpu_usage`` is called only under ``torch.cuda.is_available()`` (False on
+    XLA: it never runs there): its finding is cleared; ``gpu_name``, called unguarded, keeps its
+    error. Converted alone, memory.py keeps both (no caller in sight)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    (tmp_path / "memory.py").write_text(_MEMORY)
+    (tmp_path / "train.py").write_text(_TRAIN)
+    monkeypatch.chdir(tmp_path)
+    job = Job("check", target, RuleSelection())
+    reports = run([(str(tmp_path / name), job) for name in ("memory.py", "train.py")], workers=1)
+    findings = {Path(report.path).name: report.findings for report in reports}
+    assert [(f.line, f.message.split("`")[1]) for f in findings["memory.py"] if f.rule == "XLA506"] == [
+        (9, "torch.cuda.get_device_name")
+    ]
+    (alone,) = run([(str(tmp_path / "memory.py"), job)], workers=1)
+    assert sorted(f.line for f in alone.findings if f.rule == "XLA506") == [5, 9]

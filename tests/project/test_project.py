@@ -383,6 +383,62 @@ def test_a_function_that_a_factory_returns_is_driven_by_the_loop_that_calls_it(
     assert [f.line for f in alone["steps.py"] if f.rule == "XLA306"] == [11]
 
 
+_MULTI_OPTIMIZER = """from functools import reduce
+
+import torch
+
+
+class MultiOptimizer:
+    def __init__(self, optimizers):
+        self.optimizers = optimizers
+        self.keys = list(optimizers.keys())
+        self.param_groups = reduce(lambda x, y: x + y, [o.param_groups for o in optimizers.values()])
+
+    def step(self, key=None, scaler=None):
+        keys = [key] if key is not None else self.keys
+        _ = [self._step(k, scaler) for k in keys]
+
+    def _step(self, key, scaler=None):
+        if scaler is not None:
+            scaler.step(self.optimizers[key])
+            scaler.update()
+        else:
+            self.optimizers[key].step()
+
+    def zero_grad(self):
+        for o in self.optimizers.values():
+            o.zero_grad()
+
+
+def build_optimizer(params, lr):
+    return MultiOptimizer({k: torch.optim.SGD(p, lr=lr) for k, p in params.items()})
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_an_instance_that_a_builder_function_returns_is_driven_by_the_loop_that_steps_it(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``optimizer = optim_util.build_optimizer(...)`` returns a MultiOptimizer: the loop's
+    ``optimizer.step("enc")`` drives ``MultiOptimizer.step``, and that loop gets the barrier.
+    Converted without the loop's file, the step stays an error."""
+    main = (
+        "import torch\n\nimport optim_util\n\n\n"
+        "def main():\n"
+        "    net = torch.nn.Linear(4, 1).cuda()\n"
+        "    optimizer = optim_util.build_optimizer({'enc': net.parameters()}, lr=0.1)\n"
+        "    for _ in range(10):\n"
+        "        net(torch.randn(2, 4).cuda()).sum().backward()\n"
+        "        optimizer.step('enc')\n"
+    )
+    repo = _project(tmp_path, {"optim_util.py": _MULTI_OPTIMIZER, "main.py": main})
+    monkeypatch.chdir(repo)
+    findings = _run(repo, ["optim_util.py", "main.py"], target)
+    assert not [f for f in findings["optim_util.py"] if f.rule == "XLA306"], findings["optim_util.py"]
+    alone = _run(repo, ["optim_util.py"], target)
+    assert [f.line for f in alone["optim_util.py"] if f.rule == "XLA306"] == [14]
+
+
 _SCALER = """import torch
 
 

@@ -145,6 +145,24 @@ def test_a_module_level_device_choice_of_a_used_module_is_an_error_at_the_import
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_a_device_choice_over_several_lines_is_quoted_whole_not_by_its_parenthesis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    repo = _project(tmp_path, monkeypatch, "from config import Config", "torch.nn.Linear(4, 1).to(device)")
+    (repo / "config.py").write_text(
+        'import torch\n\n\nclass Config(dict):\n    def __init__(self):\n        self["device"] = (\n'
+        '            torch.device("cpu")\n            if not torch.cuda.is_available()\n'
+        '            else torch.device("cuda")\n        )\n'
+    )
+    (repo / "train.py").write_text((repo / "train.py").read_text() + "\n\nconfig = Config()\n")
+    (finding,) = _findings(repo, ["train.py"], target)
+    assert "config.py" in finding.message and "a CUDA device choice" in finding.message
+    assert '`Config` has `torch.device("cpu") if not torch.cuda.is_available() else...` (line 7)' in (
+        finding.message
+    ), finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_dot_cuda_in_a_class_the_file_builds_is_an_error_at_the_import(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
@@ -217,8 +235,12 @@ class PairDataset(torch.utils.data.Dataset):
         ("[int(line) for line in open('ids.txt')]", "self.ids", False),
         ('{"train": [1, 2], "val": (3, -4)}', "self.ids", False),
         ("[1, 2]", "{'ids': self.ids, 'count': len(self.ids)}", False),
-        # Not host data: a tensor, a model's state, a value the module does not build.
-        ("torch.arange(64)", "self.ids", True),
+        # Tensors it builds on the CPU (a processed-data cache): CPU storages load anywhere.
+        ("torch.arange(64)", "self.ids", False),
+        ("(torch.randn(64, 4).sum(1, keepdim=True) > 0).float()", "(self.ids, torch.cat([self.ids], dim=0))", False),
+        # Not host data: a tensor on a device, a model's state, a value the module does not build.
+        ("torch.arange(64).cuda()", "self.ids", True),
+        ("torch.arange(64, device='cuda')", "self.ids", True),
         ("[1, 2]", "model.state_dict()", True),
         ("[1, 2]", "ids", True),
     ],
@@ -227,7 +249,7 @@ def test_a_reload_of_host_data_the_module_saved_itself_is_no_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, value: str, saved: str, checkpoint: bool
 ) -> None:
     """``torch.load(ids_file)`` of the file the same class writes with ``torch.save`` of a list of
-    ids holds no storage: a single-file run does not name it (a run on the project still adds
+    ids (or of tensors it builds on the CPU) holds no CUDA storage: a single-file run does not name it (a run on the project still adds
     ``map_location="cpu"``, harmless).  What may hold a tensor stays an error."""
     repo = _project(tmp_path, monkeypatch, "from pairs import PairDataset", "torch.nn.Linear(4, 1).to(device)")
     (repo / "pairs.py").write_text(CACHED_IDS.format(value=value, saved=saved))

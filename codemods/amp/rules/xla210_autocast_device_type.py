@@ -24,7 +24,10 @@ AUTOCAST_DEVICE_TYPE = Rule(
     summary="A device type derived from the device string for autocast becomes 'xla'",
     fixable=True,
     why="`device_type = 'cuda' if 'cuda' in device else 'cpu'` gives 'cpu' for the XLA device, which switches "
-    "autocast off (or onto the CPU) without a word.",
+    "autocast off (or onto the CPU) without a word. An autocast whose device type comes from a value the tool "
+    "cannot read is reported, except the `.type` of the device the file moves its tensors or models to "
+    "(`x.to(self.device)` beside `torch.autocast(device_type=self.device.type)`): that is the device it trains "
+    "on, which the port makes XLA's (where it does not, the device rules report the move).",
     examples=lambda: (
         Invalid(
             "import torch\ndevice_type = 'cuda' if 'cuda' in device else 'cpu'\n"
@@ -44,8 +47,44 @@ AUTOCAST_DEVICE_TYPE = Rule(
             """,
             note="not-for-autocast",
         ),
+        valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, config, model):
+                    self.device = config["device"]
+                    self.model = model
+
+                def fit(self, x):
+                    x = x.to(self.device)
+                    with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16):
+                        return self.model(x)
+            """,
+            note="the-type-of-the-device-it-trains-on",
+            target_only=True,
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, config, model):
+                    self.device = config["device"]
+                    self.model = model
+
+                def fit(self, x):
+                    x = x.to(self.device)
+                    with torch.autocast(device_type=self.amp_device.type, dtype=torch.bfloat16):
+                        return self.model(x)
+            """,
+            note="the-type-of-another-device",
+            findings=(Expected(11, 14, "autocast's device type comes from `self.amp_device.type`"),),
+        ),
         invalid(
             """
             import torch
@@ -92,11 +131,15 @@ AUTOCAST_DEVICE_TYPE = Rule(
 def report_device_variable(ctx: Context[Facts], original: cst.Call, call: AutocastCall) -> None:
     """Autocast's device type comes from a value: reported unless this rule makes it 'xla'
     (or it names XLA already)."""
+    import libcst as cst
+
     from codemods.engine.nodes import dotted
 
     device = call.device
     name = dotted(device)
     amp = ctx.facts.amp
+    if type(device) is cst.Attribute and device.attr.value == "type" and dotted(device.value) in amp.moved_to:
+        return  # the type of the device the file trains on (``x.to(self.device)``): XLA's once ported
     if name not in amp.device_types.values() and name not in amp.xla_device_types:
         ctx.report(
             AUTOCAST_DEVICE_TYPE,

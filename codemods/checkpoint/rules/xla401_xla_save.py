@@ -33,7 +33,8 @@ XLA_SAVE = Rule(
     "would wait forever: there `torch.save` stays and saves `xm._maybe_convert_to_cpu(state)`, the move to the "
     "CPU that `xm.save` makes, without the rendezvous. A `torch.save` that cannot become `xm.save` (unpacked "
     "arguments, keywords xm.save does not take) runs on XLA as it is where one process writes (under a rank check, "
-    "as in a `save_on_master` helper, or in a one-process script): torch.save pickles XLA tensors through the CPU "
+    "as in a `save_on_master` helper, after a return of every other process, `if rank != 0: return`, or in a "
+    "one-process script): torch.save pickles XLA tensors through the CPU "
     "(checked on torch_xla 2.9), and the file loads where torch_xla is installed; it is an error only where every "
     "process of a multi-process run writes the same file.",
     examples=lambda: (
@@ -53,6 +54,72 @@ XLA_SAVE = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(
+                """
+                import torch
+                import torch.distributed as dist
+
+
+                def save(state, path, rank):
+                    if rank != 0:
+                        return
+                    torch.save(state, path, pickle_protocol=4)
+
+
+                def main(model, rank):
+                    dist.init_process_group("nccl")
+                    save(model.state_dict(), "m.pt", rank)
+                """,
+                after,
+                target=target,
+                note=f"an-early-return-in-every-process-but-the-master-{target}",
+            )
+            for target, after in (
+                (
+                    "2.9",
+                    """
+                    import torch
+                    import torch.distributed as dist
+                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+                    def save(state, path, rank):
+                        if rank != 0:
+                            return
+                        torch.save(state, path, pickle_protocol=4)
+
+
+                    def main(model, rank):
+                        dist.init_process_group("xla", init_method="xla://")
+                        save(model.state_dict(), "m.pt", rank)
+                    """,
+                ),
+                (
+                    "sagemaker",
+                    """
+                    import torch
+                    import torch.distributed as dist
+                    import os
+                    import torch_xla.core.xla_model as xm
+                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+                    def save(state, path, rank):
+                        if rank != 0:
+                            return
+                        torch.save(state, path, pickle_protocol=4)
+
+
+                    def main(model, rank):
+                        os.environ.setdefault("MASTER_ADDR", "localhost")
+                        os.environ.setdefault("MASTER_PORT", "12355")
+                        dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                        save(model.state_dict(), "m.pt", rank)
+                    """,
+                ),
+            )
+        ),
         valid(
             """
             import torch
@@ -183,6 +250,75 @@ XLA_SAVE = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import torch
+                import torch.distributed as dist
+
+
+                def save(state, path, rank):
+                    if path is None:
+                        return
+                    torch.save(state, path, pickle_protocol=4)
+
+
+                def main(model, rank):
+                    dist.init_process_group("nccl")
+                    save(model.state_dict(), "m.pt", rank)
+                """,
+                after,
+                target=target,
+                note=f"an-early-return-that-is-no-rank-check-{target}",
+                findings=(Expected(line, 5, "no rank check guards it"),),
+            )
+            for target, line, after in (
+                (
+                    "2.9",
+                    9,
+                    """
+                    import torch
+                    import torch.distributed as dist
+                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+                    def save(state, path, rank):
+                        if path is None:
+                            return
+                        torch.save(state, path, pickle_protocol=4)
+
+
+                    def main(model, rank):
+                        dist.init_process_group("xla", init_method="xla://")
+                        save(model.state_dict(), "m.pt", rank)
+                    """,
+                ),
+                (
+                    "sagemaker",
+                    11,
+                    """
+                    import torch
+                    import torch.distributed as dist
+                    import os
+                    import torch_xla.core.xla_model as xm
+                    import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
+
+
+                    def save(state, path, rank):
+                        if path is None:
+                            return
+                        torch.save(state, path, pickle_protocol=4)
+
+
+                    def main(model, rank):
+                        os.environ.setdefault("MASTER_ADDR", "localhost")
+                        os.environ.setdefault("MASTER_PORT", "12355")
+                        dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
+                        save(model.state_dict(), "m.pt", rank)
+                    """,
+                ),
+            )
+        ),
         invalid(
             """
             import torch

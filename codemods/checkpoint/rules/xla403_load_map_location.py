@@ -1,7 +1,7 @@
 """XLA403 load-map-location: ``torch.load`` onto a CUDA or XLA device loads on the CPU instead
 (``load_state_dict`` copies the tensors over), and so does a load without a map location, in
 every file a run converts; a map location that mentions CUDA in a shape the tool does not rewrite
-(a dict) is reported."""
+(a dict) is reported, unless it sends every device to the CPU."""
 
 from __future__ import annotations
 
@@ -34,11 +34,15 @@ LOAD_MAP_LOCATION = Rule(
     "the project every file does; a file left out of a run is not changed, and a single-file run that uses "
     "such a load of a project module it does not convert says so (XLA003). A load of a file that the same "
     "module writes with `torch.save` of host data it builds (a cache of ids: `torch.save(self.ids, ids_file)` "
-    "of `list(range(n))`, then `self.ids = torch.load(ids_file)`; numbers, strings and containers of them) "
-    "holds no storage and loads the same anywhere: it still gets the map location (harmless), but a single-file "
-    "run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
+    "of `list(range(n))`, then `self.ids = torch.load(ids_file)`; numbers, strings and containers of them), or "
+    "of tensors it builds on the CPU (a processed-data cache: `x = torch.randn(64, 4)`, "
+    "`torch.save((x, (x.sum(1) > 0).float()), path)`: a factory without a device, arithmetic and the methods that "
+    "keep a tensor where it is), holds no CUDA storage and loads the same anywhere: it still gets the map location "
+    "(harmless), but a single-file run does not name it as a checkpoint. Any other load of a module the run does not convert stays an error "
     "there, not a warning: the tool cannot see what the file holds, and a checkpoint saved from a CUDA run, "
-    "loaded without a map location, raises on an XLA host.",
+    "loaded without a map location, raises on an XLA host. A dict map location is reported when it keeps a "
+    'CUDA device, not when it sends every device it names to the CPU (`{"cuda:0": "cpu"}`): that loads without '
+    "CUDA, and load_state_dict copies the tensors over.",
     examples=lambda: (
         invalid(
             """
@@ -62,6 +66,18 @@ LOAD_MAP_LOCATION = Rule(
             state = torch.load("m.pt", map_location="cpu")
             other = torch.load("o.pt", map_location=lambda storage, loc: storage)
             """,
+        ),
+        *(
+            valid(
+                """
+                import torch
+
+                pretrained = torch.load("pretrained.pth", map_location={"cuda:0": "cpu"})
+                """,
+                target=target,
+                note=f"a-dict-that-maps-cuda-to-the-cpu-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
     ),
     invalid=lambda: (
@@ -159,6 +175,16 @@ LOAD_MAP_LOCATION = Rule(
         ),
         invalid(
             """
+            import torch
+
+            pretrained = torch.load("pretrained.pth", map_location={"cuda:0": "cpu", "cuda:1": "cuda:0"})
+            """,
+            target="sagemaker",
+            note="a dict that keeps a CUDA device",
+            findings=(Expected(3, 56, 'map_location `{"cuda:0": "cpu", "cuda:1": "cuda:0"}` names CUDA devices'),),
+        ),
+        invalid(
+            """
             import torch as th
 
             state = th.load("m.pt", map_location=th.device("cuda"))
@@ -253,12 +279,46 @@ LOAD_MAP_LOCATION = Rule(
                     Expected(
                         7,
                         45,
-                        'torch.load(...) -> map_location="cpu": this module saves host data there (no storages), '
+                        'torch.load(...) -> map_location="cpu": this module saves host data there (no CUDA storages), '
                         "which loads the same anywhere",
                     ),
                 ),
             )
             for target in ("2.9", "sagemaker")
+        ),
+        *(
+            invalid(
+                f"""
+                import os
+                import torch
+
+                class Processed(torch.utils.data.Dataset):
+                    def __init__(self, path, device):
+                        if not os.path.exists(path):
+                            x = torch.randn(64, 4){move}
+                            torch.save((x, (x.sum(1, keepdim=True) > 0).float()), path)
+                        self.x, self.y = torch.load(path)
+                """,
+                f"""
+                import os
+                import torch
+
+                class Processed(torch.utils.data.Dataset):
+                    def __init__(self, path, device):
+                        if not os.path.exists(path):
+                            x = torch.randn(64, 4){move}
+                            torch.save((x, (x.sum(1, keepdim=True) > 0).float()), path)
+                        self.x, self.y = torch.load(path, map_location="cpu")
+                """,
+                target=target,
+                note=f"a-processed-cache-of-{'moved' if move else 'cpu'}-tensors-{target}",
+                findings=(Expected(9, 43, why),),
+            )
+            for target in ("2.9", "sagemaker")
+            for move, why in (
+                ("", "this module saves host data there (no CUDA storages), which loads the same anywhere"),
+                (".to(device)", "holds CUDA storages, which load nowhere without CUDA"),
+            )
         ),
         *(
             invalid(
@@ -340,7 +400,7 @@ def _load_on_the_cpu(ctx: Context[Facts], original: cst.Call, updated: cst.Call)
     from codemods.engine.nodes import with_keyword
 
     if original in ctx.facts.checkpoint.host_data_loads:
-        why = "this module saves host data there (no storages), which loads the same anywhere"
+        why = "this module saves host data there (no CUDA storages), which loads the same anywhere"
     else:
         why = _why_unlocated(ctx)
     return ctx.fix_or_keep(

@@ -39,7 +39,10 @@ CUDA_API = Rule(
     "or a method of a class with no base (no framework calls its hooks), not decorated, that nothing in the file names, "
     "in a file that runs as a script (a top-level call or a `__main__` guard) and that no other file of the run "
     "imports. Anywhere else the use stays an error: in a module other files import, code outside the file may call "
-    "it, and there it breaks as written.",
+    "it, and there it breaks as written; except in a module-level function that its own file never names again and "
+    "that the run's files call only under a CUDA availability check (`if gpu_available and show_progress:` after "
+    "`gpu_available = torch.cuda.is_available() and use_gpu`): it never runs on XLA (the check is XLA105's). "
+    "Converted alone, such a module keeps the error: its callers are not in sight.",
     examples=lambda: (
         invalid(
             """
@@ -466,7 +469,7 @@ def _cuda_only_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTN
         return updated
     answer = ctx.facts.cuda_only.cuda_answers.get(original)  # type: ignore[call-overload]  # a reference is an expression
     if answer is None:
-        ctx.report(CUDA_API, original, f"`{ctx.code(original)}` {ctx.target.advice(CUDA_ONLY[qualified].advice)}")
+        _report(ctx, original, f"`{ctx.code(original)}` {ctx.target.advice(CUDA_ONLY[qualified].advice)}")
     elif answer.effect == "breaks":
         _breaking_answer(ctx, original, qualified, answer)
     return updated
@@ -502,8 +505,28 @@ def _other_cuda_api(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CST
         or _probed(ctx)
     ):
         return updated
-    ctx.report(CUDA_API, original, f"`{ctx.code(original)}` is CUDA-only; remove it or guard it")
+    _report(ctx, original, f"`{ctx.code(original)}` is CUDA-only; remove it or guard it")
     return updated
+
+
+def _report(ctx: Context[Facts], original: cst.CSTNode, message: str) -> None:
+    """The finding; held, in a module-level function of a file that other files of the run
+    import and that its own file never names again, until the run's files show whether they
+    call it only under a CUDA availability check (cuda_only/held_conditions.py)."""
+    import libcst as cst
+
+    from codemods.cuda_only.held_conditions import StandsUnlessCalledUnderCuda
+
+    ancestors = ctx.ancestors
+    function = ancestors[1] if len(ancestors) > 1 and type(ancestors[0]) is cst.Module else None
+    if (
+        type(function) is cst.FunctionDef
+        and ctx.facts.project.context.imported_in_run()
+        and function.name.value in ctx.facts.cuda_only.unnamed_functions
+    ):
+        ctx.report(CUDA_API, original, message, held=StandsUnlessCalledUnderCuda(function.name.value))
+    else:
+        ctx.report(CUDA_API, original, message)
 
 
 def _probed(ctx: Context[Facts]) -> bool:

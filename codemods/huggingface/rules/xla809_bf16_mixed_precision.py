@@ -34,7 +34,9 @@ BF16_MIXED_PRECISION = Rule(
     "`bf16=<value>` (the same choice, in the other precision; a `bf16=False` beside it goes), and "
     '`mixed_precision="fp16"` becomes "bf16" (a variable is mapped where it holds "fp16"). Where the '
     "call passes both fp16 and bf16 values the tool cannot read (or keywords from `**`, which may hold bf16: a "
-    "second bf16 would raise a TypeError), the choice is the user's: an error. "
+    "second bf16 would raise a TypeError), the choice is the user's: an error, unless fp16 is off by default "
+    "(`fp16=args.fp16` of a `store_true` flag or of a dataclass field False by default, `fp16=not args.no_fp16` "
+    "of a `store_false` flag, in the same file): the run as given does not use fp16. "
     "The sagemaker target keeps fp16: the SageMaker Training Compiler runs XLA on GPUs, where "
     "transformers of its era (4.2x) accepted fp16 and AWS's examples use it. `--fp16` given on the command "
     "line to arguments parsed by HfArgumentParser is not followed.",
@@ -69,6 +71,33 @@ BF16_MIXED_PRECISION = Rule(
             accelerator = Accelerator(mixed_precision="bf16")
             """,
             note="accelerate-bf16",
+        ),
+        *(
+            valid(
+                """
+                import argparse
+                from dataclasses import dataclass
+                from transformers import TrainingArguments
+
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--no_fp16", action="store_false")
+                parser.add_argument("--bf16", action="store_true", default=True)
+                args = parser.parse_args()
+
+
+                @dataclass
+                class Options:
+                    fp16: bool = False
+                    bf16: bool = True
+
+
+                first = TrainingArguments("out", fp16=not args.no_fp16, bf16=args.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
+                second = TrainingArguments("out", fp16=options.fp16, bf16=options.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
+                """,
+                target=target,
+                note=f"fp16-off-by-default-beside-bf16-{target}",
+            )
+            for target in ("2.9", "sagemaker")
         ),
         valid(
             """
@@ -122,6 +151,20 @@ BF16_MIXED_PRECISION = Rule(
                     "bf16 is XLA's mixed precision: pass bf16=True where fp16 would be True, and fp16=False",
                 ),
             ),
+        ),
+        invalid(
+            """
+            import argparse
+            from transformers import TrainingArguments
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--fp16", action="store_true", default=True)
+            parser.add_argument("--bf16", action="store_true")
+            args = parser.parse_args()
+            training_args = TrainingArguments("out", fp16=args.fp16, bf16=args.bf16, optim="adamw_torch_xla", dataloader_num_workers=2)
+            """,
+            note="fp16-flag-on-by-default-beside-bf16",
+            findings=(Expected(8, 42, "fp16=args.fp16 beside bf16=args.bf16: fp16 mixed precision raises"),),
         ),
         invalid(
             """
@@ -194,6 +237,9 @@ def _training_arguments(ctx: Context[Facts], original: cst.Call, updated: cst.Ca
         if bf16 is None and any(a.star == "**" for a in updated.args)
         else None
     )
+    if beside is not None and original in ctx.facts.huggingface.fp16_off_by_default:
+        # fp16 is off unless a flag turns it on: the run as given trains in bf16, as XLA does
+        return updated
     if beside is not None:
         ctx.report(
             BF16_MIXED_PRECISION,

@@ -26,7 +26,9 @@ EVAL_LOOP_BARRIER = Rule(
     "graph one batch long. A host read in the loop (`losses.update(loss.item(), n)`) does not change that "
     "when the loop also accumulates device values (`top1.update(acc1, n)`, whose meter keeps "
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
-    "reads, so such a loop gets its barrier too. A loop that runs within another loop's iteration gets none: one "
+    "reads, so such a loop gets its barrier too. A read in a function of the file that the loop calls by its "
+    "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too. "
+    "A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
     "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
@@ -57,6 +59,31 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
+        *(
+            valid(
+                """
+                import numpy as np
+                import torch
+
+
+                def score(loader, net, device):
+                    net = net.to(device)
+
+                    def predict(x):
+                        with torch.no_grad():
+                            out = net(x).softmax(-1)
+                        return out.cpu().numpy()
+
+                    preds = np.zeros((len(loader), 4, 2))
+                    for i, batch in enumerate(loader):
+                        preds[i] = predict(batch.to(device))
+                    return preds
+                """,
+                target=target,
+                note=f"a-read-per-iteration-in-a-helper-the-loop-calls-{target}",
+            )
+            for target in ("2.9", "sagemaker")
+        ),
         valid(
             """
             import torch
@@ -218,6 +245,80 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
+        *(
+            invalid(
+                """
+                import numpy as np
+                import torch
+
+
+                def score(loader, net, device):
+                    net = net.to(device)
+
+                    def predict(x):
+                        with torch.no_grad():
+                            out = net(x).softmax(-1)
+                        return out
+
+                    preds = np.zeros((len(loader), 4, 2))
+                    for i, batch in enumerate(loader):
+                        preds[i] = predict(batch.to(device))
+                    return preds
+                """,
+                after,
+                target=target,
+                note=f"a-helper-the-loop-calls-without-a-read-{target}",
+                findings=(Expected(17, 9, "evaluation loop over the device (no host read per iteration)"),),
+            )
+            for target, after in (
+                (
+                    "2.9",
+                    """
+                    import numpy as np
+                    import torch
+                    import torch_xla
+
+
+                    def score(loader, net, device):
+                        net = net.to(device)
+
+                        def predict(x):
+                            with torch.no_grad():
+                                out = net(x).softmax(-1)
+                            return out
+
+                        preds = np.zeros((len(loader), 4, 2))
+                        for i, batch in enumerate(loader):
+                            preds[i] = predict(batch.to(device))
+                            torch_xla.sync()
+                        return preds
+                    """,
+                ),
+                (
+                    "sagemaker",
+                    """
+                    import numpy as np
+                    import torch
+                    import torch_xla.core.xla_model as xm
+
+
+                    def score(loader, net, device):
+                        net = net.to(device)
+
+                        def predict(x):
+                            with torch.no_grad():
+                                out = net(x).softmax(-1)
+                            return out
+
+                        preds = np.zeros((len(loader), 4, 2))
+                        for i, batch in enumerate(loader):
+                            preds[i] = predict(batch.to(device))
+                            xm.mark_step()
+                        return preds
+                    """,
+                ),
+            )
+        ),
         invalid(
             """
             import torch
