@@ -147,7 +147,7 @@ class ParallelRewrite(Concern):
                 f"(`{self.ctx.code(load.func)}(...)`): a checkpoint saved through the wrapper "
                 "carries `module.` keys, which the bare model would refuse (missing and unexpected keys); without CUDA "
                 "devices DataParallel calls the model directly, so it changes nothing on XLA. To remove it, strip the "
-                'prefix when loading: torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, "module.")',
+                '`module.` prefix when loading: `{k.replace("module.", "", 1): v for k, v in state.items()}`',
             )
             return updated
         if (leaves := self.part.kept_data_parallel.get(original)) is not None:

@@ -209,7 +209,7 @@ def _padding(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
         )
         return updated
     value = padding.value
-    if padding.mask_dropped:
+    if padding.mask_dropped and value is not None:
         ctx.report(
             STATIC_PADDING,
             original,

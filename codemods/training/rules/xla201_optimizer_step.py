@@ -42,7 +42,7 @@ OPTIMIZER_STEP = Rule(
     "optimizer there (`train(model, opt, cfg)` with `opt = torch.optim.AdamW(...)`); converted on its own, such a "
     "module keeps the step and the error. A positional argument is passed on as the closure "
     '(`optimizer_args={"closure": ...}`) only where the optimizer is built by a torch.optim class or the argument is '
-    "a lambda or a function: a project's optimizer wrapper stepped with a key (`optimizer.step(\"enc\")` on "
+    'a lambda or a function: a project\'s optimizer wrapper stepped with a key (`optimizer.step("enc")` on '
     "`MultiOptimizer.step(self, key=None)`) keeps its step as written, reported.",
     examples=lambda: (
         invalid(
