@@ -223,6 +223,12 @@ class DdpAnalysis(Analysis):
         accessed = {base for _, base in self.module_attrs}
         removable = not unknown and not (wrapped & self.ddp_names & accessed)
         leaving = self._leaving()
+        load = self._state_dict_load()
+        if load is not None:  # every wrap of the file stays: its checkpoints keep one layout of keys
+            for call, _, _ in self.dp_calls:
+                if call not in leaving:
+                    leaving[call] = "a state dict is loaded into it"
+                    part.state_dict_loads[call] = load
         kept_names = {name for call in leaving for name in self.dp_holders[call]}
         for call, _, _ in self.dp_calls:  # a name one construction keeps wrapped keeps every wrap of it
             shared = next(
@@ -237,6 +243,20 @@ class DdpAnalysis(Analysis):
                 part.dp_statements.add(statement)
         if removable:
             part.module_accesses = {node for node, base in self.module_attrs if base in wrapped - kept_names}
+
+    def _state_dict_load(self) -> cst.Call | None:
+        """The file's first ``x.load_state_dict(...)`` on a name a DataParallel construction
+        binds: the checkpoint it reads was saved through the wrapper (``module.`` keys) by the
+        original code, and so is what the port's own runs save while the wrapper stays."""
+        holders = {name for names in self.dp_holders.values() for name in names}
+        return next(
+            (
+                call
+                for func, call in self.model_calls
+                if func.endswith(".load_state_dict") and func.removesuffix(".load_state_dict") in holders
+            ),
+            None,
+        )
 
     def _leaving(self) -> dict[cst.Call, str]:
         """The DataParallel constructions whose model leaves the file, and where it goes:

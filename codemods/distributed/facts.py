@@ -119,6 +119,10 @@ class DistributedFacts:
     # DataParallel constructions kept (reported) because the model leaves the file, where the
     # `.module` uses that expect the wrapper cannot be followed: where it goes.
     kept_data_parallel: dict[cst.Call, str] = field(default_factory=dict)
+    # Of those, the ones kept because the file loads a state dict into a wrapped model
+    # (``model.load_state_dict(torch.load(path))``): the load. Its checkpoints carry
+    # ``module.`` keys, which the bare model would not load.
+    state_dict_loads: dict[cst.Call, cst.Call] = field(default_factory=dict)
     # The module's classes that derive from nn.DataParallel (here or through classes of the
     # project): whether they, or a base of the project, define their own ``scatter`` (for the
     # files that import them too).

@@ -139,6 +139,17 @@ class ParallelRewrite(Concern):
         )
 
     def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if (load := self.part.state_dict_loads.get(original)) is not None:
+            self.ctx.report(
+                DATA_PARALLEL,
+                original,
+                f"`{self.ctx.code(original.func)}` kept: this file loads a state dict into the model it wraps "
+                f"(`{self.ctx.code(load.func)}(...)`): a checkpoint saved through the wrapper "
+                "carries `module.` keys, which the bare model would refuse (missing and unexpected keys); without CUDA "
+                "devices DataParallel calls the model directly, so it changes nothing on XLA. To remove it, strip the "
+                '`module.` prefix when loading: `{k.replace("module.", "", 1): v for k, v in state.items()}`',
+            )
+            return updated
         if (leaves := self.part.kept_data_parallel.get(original)) is not None:
             self.ctx.report(
                 DATA_PARALLEL,

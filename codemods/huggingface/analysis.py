@@ -18,6 +18,7 @@ import libcst as cst
 from codemods.engine.nodes import (
     arg_value,
     call_args,
+    children,
     dotted,
     flag_dest,
     is_false,
@@ -25,6 +26,7 @@ from codemods.engine.nodes import (
     method_name,
     receiver,
     string_value,
+    walk,
 )
 from codemods.engine.walk import Analysis, Walk
 from codemods.huggingface.facts import ModelPlacement, OptimizerChoice, Padding, ParsedArguments
@@ -166,6 +168,10 @@ class HuggingFaceAnalysis(Analysis):
         # Command-line flags and class fields (dataclass arguments) -> their default truth
         # value (None: not a literal, or two defaults of the same name that differ).
         self.switch_defaults: dict[str, bool | None] = {}
+        self.module: cst.Module | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
 
     # -- what names are ---------------------------------------------------------------
 
@@ -350,7 +356,7 @@ class HuggingFaceAnalysis(Analysis):
             elif callee in PADDING_COLLATORS:
                 self._collator(call)
             elif self._is_tokenizer_call(call):
-                self._tokenizer_call(call)
+                self._tokenizer_call(call, function or self.module)
         for call, scope in self.model_loads:
             placements = self._placements(call, scope)
             if placements:
@@ -450,14 +456,15 @@ class HuggingFaceAnalysis(Analysis):
         method = method_name(call)
         return method in TOKENIZER_METHODS and dotted(receiver(call)) in self.tokenizers
 
-    def _tokenizer_call(self, call: cst.Call) -> None:
+    def _tokenizer_call(self, call: cst.Call, scope: cst.CSTNode | None) -> None:
         keywords = call_args(call)[1]
         padding = keywords.get("padding")
         if padding is None:
             return
         missing = tuple(k for k in ("max_length", "truncation") if k not in keywords)
         if _pads_dynamically(padding.value):
-            self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing)
+            dropped = scope is not None and _drops_attention_mask(call, scope)
+            self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing, dropped)
         elif string_value(padding.value) == "max_length" and missing:
             self.part.padding[call] = Padding(False, padding.value, False, missing)
 
@@ -476,6 +483,50 @@ def _truth(value: cst.BaseExpression | None) -> bool | None:
     if type(value) is cst.Integer:
         return value.value != "0"
     return None
+
+
+def _drops_attention_mask(call: cst.Call, scope: cst.CSTNode) -> bool:
+    """Only the encoding's ``input_ids`` are used: ``tokenizer(...).input_ids`` (or
+    ``["input_ids"]``, through ``.to(...)``), or ``enc = tokenizer(...)`` whose every use in
+    its function is ``enc.input_ids``/``enc["input_ids"]``. The mask goes along otherwise
+    (the whole encoding returned or passed on, ``enc.attention_mask`` read)."""
+    parents: dict[int, cst.CSTNode] = {}
+    for node in walk(scope):
+        for child in children(node):
+            parents[id(child)] = node
+    encoding: cst.CSTNode = call
+    while (outer := _moved(encoding, parents)) is not None:
+        encoding = outer
+    parent = parents.get(id(encoding))
+    if _selects_input_ids(encoding, parent):
+        return True
+    if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
+        return False
+    name = parent.targets[0].target.value
+    uses = [
+        node
+        for node in walk(scope)
+        if type(node) is cst.Name and node.value == name and node is not parent.targets[0].target
+    ]
+    return bool(uses) and all(_selects_input_ids(use, parents.get(id(use))) for use in uses)
+
+
+def _moved(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> cst.Call | None:
+    """``node.to(device)``: the encoding moved (the same keys)."""
+    attribute = parents.get(id(node))
+    if type(attribute) is not cst.Attribute or attribute.value is not node or attribute.attr.value != "to":
+        return None
+    moved = parents.get(id(attribute))
+    return moved if type(moved) is cst.Call and moved.func is attribute else None
+
+
+def _selects_input_ids(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
+    if type(parent) is cst.Attribute:
+        return parent.value is node and parent.attr.value == "input_ids"
+    if type(parent) is cst.Subscript and parent.value is node and len(parent.slice) == 1:
+        index = parent.slice[0].slice
+        return type(index) is cst.Index and string_value(index.value) == "input_ids"
+    return False
 
 
 def _pads_dynamically(value: cst.BaseExpression) -> bool:

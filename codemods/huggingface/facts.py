@@ -38,6 +38,8 @@ class Padding:
     value: cst.BaseExpression | None  # the padding argument (None: the collator's default)
     fixable: bool  # a tokenizer call with max_length: padding="max_length" is safe
     missing: tuple[str, ...]  # of max_length and truncation
+    # only the encoding's input_ids are used (no attention_mask): pad tokens would reach the model
+    mask_dropped: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ file of the run hands that parameter an optimizer (ModuleSummary.hands_optimizer
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from codemods.engine.walk import Analysis
@@ -52,8 +53,11 @@ class StepKinds(Analysis):
             project.origin,
         ):
             (part.schedulers if kind == "scheduler" else part.optimizers).add(name)
+        defined = {f.name for f in self.function_records.values()}
         for call, step, loop, function in self.step_candidates:
             if part.is_optimizer(step.optimizer):
+                if not _closure_positional(call, step, step.optimizer in part.optimizers, defined):
+                    step = replace(step, closure_index=None, other_arguments=True)
                 if self.facts.distributed.ddp or self._framework_drives_training:
                     continue  # the wrapper or the framework reduces the gradients
                 if self.facts.fsdp.annotation is not None:
@@ -98,6 +102,22 @@ def caller_optimizer(
     if initializer is None or param is None:
         return None
     return CallerOptimizer(owner, initializer.params.index(param) if param in initializer.params else -1, param)
+
+
+def _closure_positional(call: cst.Call, step: OptimizerStep, built_by_torch: bool, defined: set[str]) -> bool:
+    """A positional first argument of ``x.step(arg)`` is a closure (what xm.optimizer_step
+    passes on as ``closure=``) when ``x`` is built by a torch.optim class (``step(closure=None)``),
+    or the argument is a lambda, a function of the file or a name that says it is one
+    (``closure``); on a project's own optimizer wrapper (``MultiOptimizer.step(key)``) it may be
+    anything else.  True without such an argument."""
+    import libcst as cst
+
+    if step.closure_index is None or call.args[step.closure_index].keyword is not None or built_by_torch:
+        return True
+    value = call.args[step.closure_index].value
+    return type(value) is cst.Lambda or (
+        type(value) is cst.Name and (value.value in defined or "closure" in value.value.lower())
+    )
 
 
 def _is_scheduler_name(name: str) -> bool:

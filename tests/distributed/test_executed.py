@@ -17,6 +17,10 @@ A trainer class that keeps its model wrapped on `self.model`, read as `trainer.m
 by the driver of another module: the port keeps the wrapper (XLA605), and the converted
 project trains and saves on XLA; with the wrapper removed (what the port used to write), the
 driver's `.module` fails after training.
+
+A script that loads a checkpoint saved through `nn.DataParallel` (`module.` keys) into its
+wrapped model: the port keeps the wrapper (XLA605), and the converted script loads it on XLA;
+with the wrapper removed (what the port used to write), the load fails on the keys.
 """
 
 from __future__ import annotations
@@ -214,3 +218,46 @@ def test_with_the_trainer_attribute_unwrapped_the_driver_fails(tmp_path: Path) -
     assert result.returncode != 0
     assert "AttributeError: 'Linear' object has no attribute 'module'" in result.stderr
     assert "saved" not in result.stdout
+
+
+DP_RESUME = """\
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 2).to(device)
+model = nn.DataParallel(model)
+model.load_state_dict(torch.load("dp.pt"))
+print("loaded on", next(model.parameters()).device.type)
+"""
+
+# The checkpoint the original code saved: a DataParallel model's state dict (CPU run).
+SAVE_DP_CHECKPOINT = "import torch, torch.nn as nn; torch.save(nn.DataParallel(nn.Linear(4, 2)).state_dict(), 'dp.pt')"
+
+
+def _resume_script(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "resume.py").write_text(DP_RESUME)
+    run_command([sys.executable, "-c", SAVE_DP_CHECKPOINT], folder, run_environment())
+    convert_folder(folder)
+    return folder
+
+
+def test_a_checkpoint_saved_through_data_parallel_loads_into_the_kept_wrapper(tmp_path: Path) -> None:
+    folder = _resume_script(tmp_path / "ported")
+    assert "model = nn.DataParallel(model)" in (folder / "resume.py").read_text()
+    result = _run_on_xla(folder, "resume.py")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "loaded on xla" in result.stdout
+
+
+def test_with_the_data_parallel_wrapper_removed_the_checkpoint_does_not_load(tmp_path: Path) -> None:
+    """The negative control: the converted script without the wrapper, as the port used to
+    write it, refuses the checkpoint's `module.` keys."""
+    folder = _resume_script(tmp_path / "removed")
+    script = folder / "resume.py"
+    script.write_text(script.read_text().replace("model = nn.DataParallel(model)\n", ""))
+    result = _run_on_xla(folder, "resume.py")
+    assert result.returncode != 0
+    assert 'Unexpected key(s) in state_dict: "module.weight"' in result.stderr
+    assert "loaded on" not in result.stdout

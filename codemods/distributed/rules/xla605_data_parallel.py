@@ -33,7 +33,10 @@ DATA_PARALLEL = Rule(
     " (the file's own `self.model.module` becomes `self.model`). A file converted alone that builds its class and "
     "is also imported by files left out of the run is beyond what the run can see: convert the project as a whole. "
     "A DataParallel subclass with its own `scatter` whose every call in the file gets inputs "
-    "already on the device is said here too (info): its scatter never runs on XLA, and had nothing to move.",
+    "already on the device is said here too (info): its scatter never runs on XLA, and had nothing to move. "
+    "Where the file loads a state dict into a wrapped model (`model.load_state_dict(torch.load(path))`), every "
+    "wrapper of the file stays: the checkpoints saved through it carry `module.` keys, which the bare model would "
+    "refuse (missing and unexpected keys), and the port's own runs keep saving that layout.",
     examples=lambda: (
         invalid(
             """
@@ -67,8 +70,70 @@ DATA_PARALLEL = Rule(
             """,
             note="no-data-parallel",
         ),
+        valid(
+            """
+            import torch
+
+            model.load_state_dict(torch.load("m.pt", map_location="cpu"))
+            """,
+            note="state-dict-load-without-data-parallel",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def train(model, path):
+                model = nn.DataParallel(model)
+                fit(model)
+                torch.save(model.state_dict(), path)
+
+
+            def test(model, path):
+                model = nn.DataParallel(model)
+                model.load_state_dict(torch.load(path, map_location="cpu"))
+                return evaluate(model.module)
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            import torch_xla.core.xla_model as xm
+
+
+            def train(model, path):
+                model = nn.DataParallel(model)
+                fit(model)
+                xm.save(model.state_dict(), path)
+
+
+            def test(model, path):
+                model = nn.DataParallel(model)
+                model.load_state_dict(torch.load(path, map_location="cpu"))
+                return evaluate(model.module)
+            """,
+            note="state-dict-loaded-kept",
+            findings=(
+                Expected(7, 13, "`nn.DataParallel` kept: this file loads a state dict into the model it wraps"),
+                Expected(13, 13, "`nn.DataParallel` kept: this file loads a state dict into the model it wraps"),
+            ),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.nn import DataParallel as DP
+
+            net = DP(Net())
+            net.load_state_dict(torch.load("net.pt", map_location="cpu"))
+            """,
+            None,
+            target="sagemaker",
+            note="state-dict-loaded-kept-aliased",
+            alias=True,
+            findings=(Expected(4, 7, "`DP` kept: this file loads a state dict into the model it wraps"),),
+        ),
         invalid(
             """
             import torch.nn as nn

@@ -22,7 +22,9 @@ STATIC_PADDING = Rule(
     summary="Tokenizer calls and collators that pad to the longest sequence pad to max_length instead",
     fixable=True,
     why='`padding=True` or `"longest"` gives each batch its own sequence length, and every new shape '
-    'compiles a new graph; `padding="max_length"` with a fixed max_length gives one shape.',
+    'compiles a new graph; `padding="max_length"` with a fixed max_length gives one shape. '
+    "Where only the encoding's input_ids reach the model (no attention_mask), `padding=True` stays: "
+    "the extra pad tokens would change the model's outputs.",
     examples=lambda: (
         Invalid(
             'from transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
@@ -41,6 +43,14 @@ STATIC_PADDING = Rule(
             enc = tokenizer(texts, padding="max_length", truncation=True, max_length=64)
             collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=64)
             other = {"padding": True}
+            """,
+        ),
+        valid(
+            """
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained("gpt2")
+            ids = tokenizer(prompts, return_tensors="pt", padding="max_length", max_length=64).input_ids
             """,
         ),
     ),
@@ -103,6 +113,75 @@ STATIC_PADDING = Rule(
                 Expected(11, 45, "padding='longest' -> 'max_length'"),
             ),
         ),
+        invalid(
+            """
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained("gpt2")
+
+
+            def embed(prompts, llm, device):
+                ids = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64).input_ids
+                enc = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64)
+                out = llm(input_ids=enc["input_ids"].to(device))
+                moved = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64).to(device)
+                return llm(ids), out, llm(moved.input_ids)
+
+
+            def masked(prompts, llm):
+                enc = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64)
+                whole = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64)
+                return llm(enc.input_ids, attention_mask=enc.attention_mask), llm(**whole)
+            """,
+            """
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained("gpt2")
+
+
+            def embed(prompts, llm, device):
+                ids = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64).input_ids
+                enc = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64)
+                out = llm(input_ids=enc["input_ids"].to(device))
+                moved = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64).to(device)
+                return llm(ids), out, llm(moved.input_ids)
+
+
+            def masked(prompts, llm):
+                enc = tokenizer(prompts, return_tensors="pt", padding="max_length", truncation=True, max_length=64)
+                whole = tokenizer(prompts, return_tensors="pt", padding="max_length", truncation=True, max_length=64)
+                return llm(enc.input_ids, attention_mask=enc.attention_mask), llm(**whole)
+            """,
+            findings=(
+                Expected(7, 11, "padding=True stays: only the encoding's input_ids reach the model"),
+                Expected(8, 11, "padding=True stays: only the encoding's input_ids reach the model"),
+                Expected(10, 13, "padding=True stays: only the encoding's input_ids reach the model"),
+                Expected(15, 59, 'padding=True -> "max_length"'),
+                Expected(16, 61, 'padding=True -> "max_length"'),
+            ),
+        ),
+        invalid(
+            """
+            import transformers as hf
+
+            tok = hf.AutoTokenizer.from_pretrained("gpt2")
+            ids = tok(prompts, return_tensors="pt", padding="longest", truncation=True, max_length=32)["input_ids"]
+            batch = tok(prompts, return_tensors="pt", padding="longest", truncation=True, max_length=32)
+            """,
+            """
+            import transformers as hf
+
+            tok = hf.AutoTokenizer.from_pretrained("gpt2")
+            ids = tok(prompts, return_tensors="pt", padding="longest", truncation=True, max_length=32)["input_ids"]
+            batch = tok(prompts, return_tensors="pt", padding="max_length", truncation=True, max_length=32)
+            """,
+            target="sagemaker",
+            alias=True,
+            findings=(
+                Expected(4, 7, 'padding="longest" stays: only the encoding\'s input_ids reach the model'),
+                Expected(5, 51, 'padding="longest" -> "max_length"'),
+            ),
+        ),
     ),
 )
 
@@ -130,6 +209,15 @@ def _padding(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.
         )
         return updated
     value = padding.value
+    if padding.mask_dropped and value is not None:
+        ctx.report(
+            STATIC_PADDING,
+            original,
+            f"padding={ctx.code(value)} stays: only the encoding's input_ids reach the model, without its "
+            "attention_mask, so padding to max_length would feed it pad tokens and change its outputs; "
+            "each batch length compiles a new graph: pass the attention_mask along and pad to max_length",
+        )
+        return updated
     if not padding.fixable or value is None:
         what = f"padding={ctx.code(value)}" if value is not None else "the collator's default padding"
         ctx.report(

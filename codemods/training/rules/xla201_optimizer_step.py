@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.held_optimizer_cases import held_optimizer_invalid
+from codemods.training.rules.step_argument_cases import step_argument_invalid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -39,7 +40,10 @@ OPTIMIZER_STEP = Rule(
     "`def train(model, opt, cfg)`, or `self.opt.step()` where `__init__` keeps `self.opt = opt`), in a module that "
     "another file of the run imports, is ported, and its error stands only if no file of the run hands a known "
     "optimizer there (`train(model, opt, cfg)` with `opt = torch.optim.AdamW(...)`); converted on its own, such a "
-    "module keeps the step and the error.",
+    "module keeps the step and the error. A positional argument is passed on as the closure "
+    '(`optimizer_args={"closure": ...}`) only where the optimizer is built by a torch.optim class or the argument is '
+    'a lambda or a function: a project\'s optimizer wrapper stepped with a key (`optimizer.step("enc")` on '
+    "`MultiOptimizer.step(self, key=None)`) keeps its step as written, reported.",
     examples=lambda: (
         invalid(
             """
@@ -543,6 +547,7 @@ OPTIMIZER_STEP = Rule(
             findings=(Expected(5, 1, "opt.step() -> xm.optimizer_step(opt)"),),
         ),
         *held_optimizer_invalid(),
+        *step_argument_invalid(),
     ),
 )
 
@@ -614,8 +619,10 @@ def _step(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Bas
         ctx.report(
             OPTIMIZER_STEP,
             original,
-            f"`{ctx.code(original)}` has arguments other than a closure: "
-            "call xm.optimizer_step(optimizer, optimizer_args={...}) by hand",
+            f"`{ctx.code(original)}` has arguments other than a closure, and stays as written "
+            "(xm.optimizer_step passes on only named arguments, as optimizer.step(**optimizer_args)): with several "
+            "processes its gradients are not all-reduced; call xm.optimizer_step(optimizer, "
+            "optimizer_args={...}) by hand, naming the step's parameters",
         )
         return updated
     if step.closure_index is not None and ctx.facts.distributed.multi_process:
