@@ -52,13 +52,22 @@ class OwnOptimizerMoves(EarlyOptimizers):
         }
         found: dict[str, tuple[str, tuple[str, ...]]] = {}
         init_moves: dict[cst.Call, MovedAfterInitOptimizers] = {}
+        builders = self._own_optimizer_methods()
         for fn in self.function_records.values():
             owner = fn.qualname.removesuffix(".__init__")
             if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes or fn.node is None:
                 continue
             held: HeldChildren | None = None
             built: dict[str, None] = {}  # the optimizers' attributes, in order
+            moved: set[str] = set()  # submodules ``__init__`` moves itself (``self.net.cuda()``)
             for kind, name, *rest in fn.events:
+                if kind == "move" and name != "self":
+                    moved.add(str(name))
+                if kind == "model" and (attribute := _built_by_a_method(str(name), rest[0], builders, moved)):
+                    # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
+                    built[attribute] = None
+                    found.setdefault(owner, (attribute, skipped_by(fn.node, rest[2])))  # type: ignore[arg-type]  # a model event's call
+                    continue
                 if kind == "move" and name == "self":
                     if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
                         init_moves[rest[1]] = MovedAfterInitOptimizers(
@@ -87,6 +96,25 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     found.setdefault(owner, (attribute, skipped_by(fn.node, call)))
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
         return found, init_moves
+
+    def _own_optimizer_methods(self) -> set[str]:
+        """The names of the methods of this file's module classes that build an optimizer
+        over the instance's own parameters (``def get_optimizer(self): return
+        SGD(self.parameters())``, or over groups collected from ``self.named_parameters()``)
+        and return it."""
+        found: set[str] = set()
+        for fn in self.function_records.values():
+            owner, _, method = fn.qualname.rpartition(".")
+            if (
+                fn.builds_optimizer
+                and method != "__init__"
+                and owner.rsplit(".", 1)[-1] in self.module_classes
+                and fn.node is not None
+                and _reads_own_parameters(fn.node)
+                and any(type(sub) is cst.Return and sub.value is not None for sub in walk(fn.node))
+            ):
+                found.add(method)
+        return found
 
     def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
         """Instances of a class that builds its optimizer over its own parameters in
@@ -220,3 +248,26 @@ class OwnOptimizerMoves(EarlyOptimizers):
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin = built
         self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
+
+
+def _built_by_a_method(target: str, called: object, builders: set[str], moved: set[str]) -> str | None:
+    """The attribute of ``self`` that ``target = called()`` binds to an optimizer built by a
+    method of ``builders`` on the instance or on a child it holds (``self.optimizer =
+    self.net.get_optimizer()``); None when that child was moved first."""
+    if not isinstance(called, str) or not target.startswith("self.") or "." in target.removeprefix("self."):
+        return None
+    holder, _, method = called.rpartition(".")
+    if method not in builders or _root_in(holder, {"self"}) is None or holder in moved:
+        return None
+    return target.removeprefix("self.")
+
+
+def _reads_own_parameters(function: cst.FunctionDef) -> bool:
+    """``function`` calls ``self.parameters()`` or ``self.named_parameters()``."""
+    return any(
+        type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value in ("parameters", "named_parameters")
+        and dotted(sub.func.value) == "self"
+        for sub in walk(function)
+    )
