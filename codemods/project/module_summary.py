@@ -356,6 +356,12 @@ class ImportContext(Protocol):
         is none the tool can read."""
         ...
 
+    def launchers(self) -> tuple[tuple[str, str], ...]:
+        """The shell scripts of the file's folder that name the file (``run.sh``'s ``python
+        train.py --accelerator gpu``): (their paths as findings name them, their lines that
+        name it, continuation lines joined)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -437,6 +443,9 @@ class GuessedImports:
 
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return None  # the file's folder is not known
+
+    def launchers(self) -> tuple[tuple[str, str], ...]:
+        return ()  # the file's folder is not known
 
 
 # torch, torch_xla and the packages of torch's family that are never a project's own code;

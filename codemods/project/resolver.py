@@ -409,6 +409,19 @@ class FileImports:
         except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
             return None
 
+    def launchers(self) -> tuple[tuple[str, str], ...]:
+        found = []
+        try:
+            for path in sorted(self.path.parent.glob("*.sh")):
+                if path.stat().st_size > _MAX_CONFIG_BYTES:
+                    continue
+                lines = path.read_text("utf-8").replace("\\\n", " ").splitlines()
+                if named := [line for line in lines if self.path.name in line]:
+                    found.append((self.project.display(path), "\n".join(named)))
+        except (OSError, UnicodeDecodeError):  # a folder we may not list, a file that is not text: no more read
+            pass
+        return tuple(found)
+
     def star_names(self, module: str, depth: int = 0) -> StarNames | None:
         located = self.module_file(module)
         return None if located is None or located[1] else self.project.star_names(located[0], depth)
