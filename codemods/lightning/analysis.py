@@ -126,6 +126,7 @@ class LightningAnalysis(Analysis):
     facts: Facts
 
     name = "lightning"
+    reads = ("project",)  # the launcher scripts beside the file (``from_argparse_args``)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
