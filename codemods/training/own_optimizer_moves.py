@@ -1,7 +1,10 @@
 """Obligation 2 of SPEC section 5 for module classes that build their optimizer over their
 own parameters in ``__init__`` (``self.optim = Adam(self.parameters())``: a GAN's
-generator, an RL agent): an instance moved to the device afterwards holds new Parameter
-objects on XLA, and its optimizer steps the stale CPU ones (XLA203, at the move).
+generator, an RL agent; or through a method of a module it holds that returns one over
+that module's own parameters: ``self.optimizer = self.faster_rcnn.get_optimizer()``, the
+method of a class of this file or of one the moving file imports): an instance moved to
+the device afterwards holds new Parameter objects on XLA, and its optimizer steps the stale
+CPU ones (XLA203, at the move).
 
 The move is followed where it is written (``G = Generator().to(device)``, ``G.cuda()``
 later in the same function) and through callables of this file or of the project that
@@ -63,10 +66,15 @@ class OwnOptimizerMoves(EarlyOptimizers):
             for kind, name, *rest in fn.events:
                 if kind == "move" and name != "self":
                     moved.add(str(name))
-                if kind == "model" and (attribute := _built_by_a_method(str(name), rest[0], builders, moved)):
+                if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
                     # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
-                    built[attribute] = None
-                    found.setdefault(owner, (attribute, skipped_by(fn.node, rest[2])))  # type: ignore[arg-type]  # a model event's call
+                    attribute, method = by_method
+                    skips = skipped_by(fn.node, rest[2])  # type: ignore[arg-type]  # a model event's call
+                    if method in builders or self._imported_optimizer_method(method):
+                        built[attribute] = None
+                        found.setdefault(owner, (attribute, skips))
+                    else:  # a class of another module may define it: the file that moves the instance asks
+                        self.part.method_optimizers.add((owner, attribute, method, skips))
                     continue
                 if kind == "move" and name == "self":
                     if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
@@ -114,7 +122,20 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 and any(type(sub) is cst.Return and sub.value is not None for sub in walk(fn.node))
             ):
                 found.add(method)
+                self.part.optimizer_methods.add(fn.qualname)
         return found
+
+    def _imported_optimizer_method(self, method: str) -> bool:
+        """A project class this file imports has a method ``method`` (its own or a base's)
+        that returns an optimizer over the instance's own parameters."""
+        context = self.facts.project.context
+        return any(
+            (hit := context.lookup(module, f"{name}.{method}")) is not None
+            and hit.summary is not None
+            and hit.name in hit.summary.optimizer_methods
+            for module, name in self.facts.imports.project_names.values()
+            if name
+        )
 
     def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
         """Instances of a class that builds its optimizer over its own parameters in
@@ -170,6 +191,15 @@ class OwnOptimizerMoves(EarlyOptimizers):
         found = self.walk.analysis(ProjectAnalysis).origin(constructor) if attribute is None else None
         if found is not None and found.summary:
             attribute, skips = own_of(found.summary.own_optimizers, found.name)
+            if attribute is None:  # ``self.optimizer = self.net.get_optimizer()``, the method of a class imported here
+                attribute, skips = own_of(
+                    (
+                        (cls, attr, method_skips)
+                        for cls, attr, method, method_skips in found.summary.method_optimizers
+                        if self._imported_optimizer_method(method)
+                    ),
+                    found.name,
+                )
             origin = f" ({found.summary.path})"
         head, _, cls = constructor.rpartition(".")
         if attribute is None and head in dynamic:
@@ -250,16 +280,16 @@ class OwnOptimizerMoves(EarlyOptimizers):
         self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
 
 
-def _built_by_a_method(target: str, called: object, builders: set[str], moved: set[str]) -> str | None:
-    """The attribute of ``self`` that ``target = called()`` binds to an optimizer built by a
-    method of ``builders`` on the instance or on a child it holds (``self.optimizer =
-    self.net.get_optimizer()``); None when that child was moved first."""
+def _built_by_a_method(target: str, called: object, moved: set[str]) -> tuple[str, str] | None:
+    """The attribute of ``self`` that ``target = called()`` binds to what a method of the
+    instance or of a child it holds returns (``self.optimizer = self.net.get_optimizer()``),
+    and that method; None when that child was moved first."""
     if not isinstance(called, str) or not target.startswith("self.") or "." in target.removeprefix("self."):
         return None
     holder, _, method = called.rpartition(".")
-    if method not in builders or _root_in(holder, {"self"}) is None or holder in moved:
+    if _root_in(holder, {"self"}) is None or holder in moved:
         return None
-    return target.removeprefix("self.")
+    return target.removeprefix("self."), method
 
 
 def _reads_own_parameters(function: cst.FunctionDef) -> bool:
