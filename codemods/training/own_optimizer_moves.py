@@ -68,13 +68,13 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     moved.add(str(name))
                 if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
                     # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
-                    attribute, method = by_method
+                    bound_to, method = by_method
                     skips = skipped_by(fn.node, rest[2])  # type: ignore[arg-type]  # a model event's call
                     if method in builders or self._imported_optimizer_method(method):
-                        built[attribute] = None
-                        found.setdefault(owner, (attribute, skips))
+                        built[bound_to] = None
+                        found.setdefault(owner, (bound_to, skips))
                     else:  # a class of another module may define it: the file that moves the instance asks
-                        self.part.method_optimizers.add((owner, attribute, method, skips))
+                        self.part.method_optimizers.add((owner, bound_to, method, skips))
                     continue
                 if kind == "move" and name == "self":
                     if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
