@@ -1,7 +1,9 @@
 """Lightning (``lightning.pytorch``, ``pytorch_lightning``) and Fabric (``lightning.fabric``):
 the Trainer and Fabric constructions and the accelerator, strategy and precision they
-are given (literals, names bound once to a literal, argparse flags' defaults), and
-whether the file is driven by Lightning at all.
+are given (literals, names bound once to a literal, argparse flags' defaults), the
+Lightning 1.x ``Trainer.from_argparse_args(args)`` calls whose accelerator comes from the
+command line (with the flags the launcher scripts beside the file pass), and whether the
+file is driven by Lightning at all.
 
 Lightning does the XLA work itself once it runs on its XLA accelerator: device
 placement, MpDeviceLoader, DistributedSampler, xm.optimizer_step, barriers and the
@@ -18,6 +20,7 @@ mixed precisions: it raises on them).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -77,6 +80,8 @@ def lightning_class(qualified: str | None) -> str | None:
     return last if last in ("Trainer", "Fabric", "LightningModule") else None
 
 
+# The Lightning flags a launcher passes (``--accelerator gpu``, ``--precision=bf16``).
+_LAUNCH_FLAGS = re.compile(r"--(?:accelerator|devices|precision|strategy)[ =]+[\w.-]+")
 _DDP = ("ddp", "ddp_spawn", "ddp_fork", "ddp_notebook")
 _DDP_STRATEGIES = frozenset(
     {*_DDP, *(f"{s}_find_unused_parameters_{flag}" for s in _DDP for flag in ("true", "false"))}
@@ -121,6 +126,7 @@ class LightningAnalysis(Analysis):
     facts: Facts
 
     name = "lightning"
+    reads = ("project",)  # the launcher scripts beside the file (``from_argparse_args``)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -128,6 +134,7 @@ class LightningAnalysis(Analysis):
         self.assigned: dict[str, list[cst.BaseExpression]] = {}
         self.flag_defaults: dict[str, cst.BaseExpression] = {}
         self.calls: list[tuple[cst.Call, Kind]] = []
+        self.argparse_trainers: list[cst.Call] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         modules = self.part.modules
@@ -142,7 +149,10 @@ class LightningAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         kind = lightning_class(self.walk.callee)
-        if kind == "Trainer":
+        head, _, method = (self.walk.callee or "").rpartition(".")
+        if method == "from_argparse_args" and lightning_class(head) == "Trainer":
+            self.argparse_trainers.append(node)
+        elif kind == "Trainer":
             self.calls.append((node, "trainer"))
         elif kind == "Fabric":
             self.calls.append((node, "fabric"))
@@ -159,6 +169,8 @@ class LightningAnalysis(Analysis):
             self.flag_defaults[dest] = keywords["default"]
 
     def finish(self) -> None:
+        for call in self.argparse_trainers:
+            self._from_command_line(call)
         for call, kind in self.calls:
             self.part.constructions[call] = kind
             old = tuple(a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in LIGHTNING_0X)
@@ -169,6 +181,22 @@ class LightningAnalysis(Analysis):
                     self._argument(arg, arg.keyword.value, kind)
                 elif arg.keyword is not None and arg.keyword.value in LEGACY and kind == "trainer":
                     self.part.legacy[arg] = old
+
+    def _from_command_line(self, call: cst.Call) -> None:
+        """``Trainer.from_argparse_args(args, **overrides)``: the overrides are read as a
+        Trainer's arguments; without ``accelerator=`` among them the accelerator comes from
+        the command line, as the launchers of the file's folder pass it."""
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in PARAMETERS:
+                self._argument(arg, arg.keyword.value, "trainer")
+        if any(arg.keyword is not None and arg.keyword.value == "accelerator" for arg in call.args):
+            return
+        launched = []
+        for path, text in self.facts.project.context.launchers():
+            flags = " ".join(m.group(0) for m in _LAUNCH_FLAGS.finditer(text))
+            if "--accelerator" in flags:
+                launched.append((path, flags))
+        self.part.from_command_line[call] = tuple(launched)
 
     def _config(self, node: cst.BaseExpression) -> cst.Dict | None:
         """The dict literal a name is bound to once in the file (a config dict)."""

@@ -33,6 +33,10 @@ class LightningFacts:
     # Lightning 0.x takes (empty: the call may be Lightning 1.x's).
     legacy: dict[cst.Arg, tuple[str, ...]] = field(default_factory=dict)
     modules: set[str] = field(default_factory=set)
+    # ``Trainer.from_argparse_args(args)`` (Lightning 1.x; Lightning 2 removed it), whose
+    # accelerator comes from the command line: the launchers of the file's folder that pass
+    # one, with the Lightning flags they pass (``run.sh``, ``--accelerator gpu --precision bf16``).
+    from_command_line: dict[cst.Call, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
     fabric_used: bool = False
 
@@ -40,4 +44,4 @@ class LightningFacts:
     def drives_training(self) -> bool:
         """Lightning runs the training: no barriers, loaders, optimizer steps or launches
         of the tool's own."""
-        return bool(self.constructions or self.modules or self.fabric_used)
+        return bool(self.constructions or self.modules or self.fabric_used or self.from_command_line)

@@ -55,6 +55,13 @@ class ModuleSummary:
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
     own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
+    # Methods of module classes that return an optimizer over the instance's own parameters
+    # (``Net.get_optimizer``); module classes whose ``__init__`` binds what such a method of a
+    # child may return (``self.optimizer = self.net.get_optimizer()``), the method being of a
+    # class the module does not import: (class, attribute, method, skips); a file that moves an
+    # instance and imports a class with that method strands it.
+    optimizer_methods: frozenset[str] = frozenset()
+    method_optimizers: frozenset[tuple[str, str, str, tuple[str, ...]]] = frozenset()
     # Classes whose methods build an optimizer or a scheduler onto an attribute of the
     # instance: (class, attribute, "optimizer" or "scheduler"); ``gan.opt_g.step()`` on an
     # instance of one steps that optimizer.
@@ -360,6 +367,12 @@ class ImportContext(Protocol):
         is none the tool can read."""
         ...
 
+    def launchers(self) -> tuple[tuple[str, str], ...]:
+        """The shell scripts of the file's folder that name the file (``run.sh``'s ``python
+        train.py --accelerator gpu``): (their paths as findings name them, their lines that
+        name it, continuation lines joined)."""
+        ...
+
 
 # Packages that are never part of the project being converted.
 _OUTSIDE = frozenset(
@@ -441,6 +454,9 @@ class GuessedImports:
 
     def config_file(self, relative: str) -> tuple[str, str] | None:
         return None  # the file's folder is not known
+
+    def launchers(self) -> tuple[tuple[str, str], ...]:
+        return ()  # the file's folder is not known
 
 
 # torch, torch_xla and the packages of torch's family that are never a project's own code;

@@ -134,7 +134,7 @@ class Project:
         self._path_folders: dict[Path, tuple[Path, ...]] = {}
         self._folders_added: dict[Path, tuple[Path, ...]] = {}
         self._requests: dict[Path, list[tuple[str, str]]] = {}
-        # Folders above an unmarked root that a file puts on sys.path (see _widen): the
+        # Folders above (or beside) an unmarked root that a file puts on sys.path (see _widen): the
         # project's modules are under them too, and every module's imports search them.
         self.wider_roots: set[Path] = set()
         self._star_names: dict[Path, StarNames | None] = {}
@@ -293,8 +293,14 @@ class Project:
         """A root taken from the files' own folder for lack of a marker (a single script of a
         repository without .git or pyproject.toml) is no limit that the script itself sets:
         ``sys.path.append(dirname(dirname(abspath(__file__))))`` in ``results/run.py`` makes the
-        folder above it, and its modules, the script's project."""
-        above = [f for f in folders if self.root.is_relative_to(f) and f != self.root and f.parent != f]
+        folder above it, and its modules, the script's project; so does a folder beside the root
+        (``tools/_init_paths.py`` putting ``../lib`` there: HRNet's ``lib`` beside ``tools``)."""
+        above = [
+            f
+            for f in folders
+            if (self.root.is_relative_to(f) and f != self.root and f.parent != f)
+            or (f.parent == self.root.parent and f != self.root)
+        ]
         if above and not _marks_a_root(self.root):
             self.wider_roots.update(above)
 
@@ -402,6 +408,19 @@ class FileImports:
             return self.project.display(path), path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):  # unreadable, or not text: not read
             return None
+
+    def launchers(self) -> tuple[tuple[str, str], ...]:
+        found = []
+        try:
+            for path in sorted(self.path.parent.glob("*.sh")):
+                if path.stat().st_size > _MAX_CONFIG_BYTES:
+                    continue
+                lines = path.read_text("utf-8").replace("\\\n", " ").splitlines()
+                if named := [line for line in lines if self.path.name in line]:
+                    found.append((self.project.display(path), "\n".join(named)))
+        except (OSError, UnicodeDecodeError):  # a folder we may not list, a file that is not text: no more read
+            pass
+        return tuple(found)
 
     def star_names(self, module: str, depth: int = 0) -> StarNames | None:
         located = self.module_file(module)

@@ -34,6 +34,8 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         own_optimizers=frozenset(facts.training.own_optimizers),
+        optimizer_methods=frozenset(facts.training.optimizer_methods),
+        method_optimizers=frozenset(facts.training.method_optimizers),
         held_steppers=frozenset(facts.training.held_steppers),
         sparse_returns=frozenset(facts.cuda_only.sparse_returns),
         sparse_functions=frozenset(facts.cuda_only.sparse_functions),

@@ -160,6 +160,12 @@ class TrainingFacts:
     # whose truth returns before it is built: ``if no_optim: return``); and the moves of
     # their instances after construction.
     own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
+    # Methods of module classes that return an optimizer over the instance's own parameters
+    # (``Net.get_optimizer``); and module classes whose ``__init__`` binds what a method of a
+    # child returns (``self.optimizer = self.net.get_optimizer()``) where no class of this file
+    # or of its imports has such a method: (class, attribute, method, skips as above).
+    optimizer_methods: set[str] = field(default_factory=set)
+    method_optimizers: set[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=set)
     # Classes whose methods build an optimizer or a scheduler onto an attribute of the instance
     # (``self.opt_g = torch.optim.Adam(...)``): (class, attribute, "optimizer" or "scheduler").
     held_steppers: set[tuple[str, str, str]] = field(default_factory=set)

@@ -1,7 +1,10 @@
 """Obligation 2 of SPEC section 5 for module classes that build their optimizer over their
 own parameters in ``__init__`` (``self.optim = Adam(self.parameters())``: a GAN's
-generator, an RL agent): an instance moved to the device afterwards holds new Parameter
-objects on XLA, and its optimizer steps the stale CPU ones (XLA203, at the move).
+generator, an RL agent; or through a method of a module it holds that returns one over
+that module's own parameters: ``self.optimizer = self.faster_rcnn.get_optimizer()``, the
+method of a class of this file or of one the moving file imports): an instance moved to
+the device afterwards holds new Parameter objects on XLA, and its optimizer steps the stale
+CPU ones (XLA203, at the move).
 
 The move is followed where it is written (``G = Generator().to(device)``, ``G.cuda()``
 later in the same function) and through callables of this file or of the project that
@@ -52,13 +55,27 @@ class OwnOptimizerMoves(EarlyOptimizers):
         }
         found: dict[str, tuple[str, tuple[str, ...]]] = {}
         init_moves: dict[cst.Call, MovedAfterInitOptimizers] = {}
+        builders = self._own_optimizer_methods()
         for fn in self.function_records.values():
             owner = fn.qualname.removesuffix(".__init__")
             if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes or fn.node is None:
                 continue
             held: HeldChildren | None = None
             built: dict[str, None] = {}  # the optimizers' attributes, in order
+            moved: set[str] = set()  # submodules ``__init__`` moves itself (``self.net.cuda()``)
             for kind, name, *rest in fn.events:
+                if kind == "move" and name != "self":
+                    moved.add(str(name))
+                if kind == "model" and (by_method := _built_by_a_method(str(name), rest[0], moved)) is not None:
+                    # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
+                    bound_to, method = by_method
+                    skips = skipped_by(fn.node, rest[2])  # type: ignore[arg-type]  # a model event's call
+                    if method in builders or self._imported_optimizer_method(method):
+                        built[bound_to] = None
+                        found.setdefault(owner, (bound_to, skips))
+                    else:  # a class of another module may define it: the file that moves the instance asks
+                        self.part.method_optimizers.add((owner, bound_to, method, skips))
+                    continue
                 if kind == "move" and name == "self":
                     if built and isinstance(rest[1], cst.Call) and not names_the_cpu(arg_value(rest[1], 0, "device")):
                         init_moves[rest[1]] = MovedAfterInitOptimizers(
@@ -87,6 +104,38 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     found.setdefault(owner, (attribute, skipped_by(fn.node, call)))
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
         return found, init_moves
+
+    def _own_optimizer_methods(self) -> set[str]:
+        """The names of the methods of this file's module classes that build an optimizer
+        over the instance's own parameters (``def get_optimizer(self): return
+        SGD(self.parameters())``, or over groups collected from ``self.named_parameters()``)
+        and return it."""
+        found: set[str] = set()
+        for fn in self.function_records.values():
+            owner, _, method = fn.qualname.rpartition(".")
+            if (
+                fn.builds_optimizer
+                and method != "__init__"
+                and owner.rsplit(".", 1)[-1] in self.module_classes
+                and fn.node is not None
+                and _reads_own_parameters(fn.node)
+                and any(type(sub) is cst.Return and sub.value is not None for sub in walk(fn.node))
+            ):
+                found.add(method)
+                self.part.optimizer_methods.add(fn.qualname)
+        return found
+
+    def _imported_optimizer_method(self, method: str) -> bool:
+        """A project class this file imports has a method ``method`` (its own or a base's)
+        that returns an optimizer over the instance's own parameters."""
+        context = self.facts.project.context
+        return any(
+            (hit := context.lookup(module, f"{name}.{method}")) is not None
+            and hit.summary is not None
+            and hit.name in hit.summary.optimizer_methods
+            for module, name in self.facts.imports.project_names.values()
+            if name
+        )
 
     def _moves_after_own_optimizers(self, scopes: list[_Scope]) -> None:
         """Instances of a class that builds its optimizer over its own parameters in
@@ -142,6 +191,15 @@ class OwnOptimizerMoves(EarlyOptimizers):
         found = self.walk.analysis(ProjectAnalysis).origin(constructor) if attribute is None else None
         if found is not None and found.summary:
             attribute, skips = own_of(found.summary.own_optimizers, found.name)
+            if attribute is None:  # ``self.optimizer = self.net.get_optimizer()``, the method of a class imported here
+                attribute, skips = own_of(
+                    (
+                        (cls, attr, method_skips)
+                        for cls, attr, method, method_skips in found.summary.method_optimizers
+                        if self._imported_optimizer_method(method)
+                    ),
+                    found.name,
+                )
             origin = f" ({found.summary.path})"
         head, _, cls = constructor.rpartition(".")
         if attribute is None and head in dynamic:
@@ -220,3 +278,26 @@ class OwnOptimizerMoves(EarlyOptimizers):
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin = built
         self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
+
+
+def _built_by_a_method(target: str, called: object, moved: set[str]) -> tuple[str, str] | None:
+    """The attribute of ``self`` that ``target = called()`` binds to what a method of the
+    instance or of a child it holds returns (``self.optimizer = self.net.get_optimizer()``),
+    and that method; None when that child was moved first."""
+    if not isinstance(called, str) or not target.startswith("self.") or "." in target.removeprefix("self."):
+        return None
+    holder, _, method = called.rpartition(".")
+    if _root_in(holder, {"self"}) is None or holder in moved:
+        return None
+    return target.removeprefix("self."), method
+
+
+def _reads_own_parameters(function: cst.FunctionDef) -> bool:
+    """``function`` calls ``self.parameters()`` or ``self.named_parameters()``."""
+    return any(
+        type(sub) is cst.Call
+        and type(sub.func) is cst.Attribute
+        and sub.func.attr.value in ("parameters", "named_parameters")
+        and dotted(sub.func.value) == "self"
+        for sub in walk(function)
+    )

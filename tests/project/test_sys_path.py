@@ -238,3 +238,42 @@ def test_a_script_without_a_marked_root_that_puts_the_folder_above_on_the_path(
         assert not messages
     else:
         assert len(messages) == 1 and "learners/learner.py" in messages[0], messages
+
+
+# ``tools/_init_paths.py`` of HRNet-style repositories: ``lib`` beside ``tools`` goes on sys.path.
+SIBLING_INIT_PATHS = """\
+import os.path as osp
+import sys
+
+lib_path = osp.join(osp.dirname(__file__), "..", "lib")
+if lib_path not in sys.path:
+    sys.path.insert(0, lib_path)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("marked", [False, True])
+def test_a_script_without_a_marked_root_whose_init_paths_puts_a_folder_beside_it_on_the_path(
+    tmp_path: Path, target: str, marked: bool
+) -> None:
+    """A single-file run of ``tools/train.py`` in a repository without .git or pyproject.toml takes
+    ``tools`` for the root; its ``import _init_paths`` puts ``../lib`` on sys.path, so the modules
+    there are the script's project: the run names the one that holds the training loop (XLA003).
+    Where a marker makes ``tools`` a root of its own, ``lib`` is another project: not followed."""
+    repo = tmp_path / "repo"
+    files = {
+        "tools/train.py": SCRIPT.format(setup="import _init_paths"),
+        "tools/_init_paths.py": SIBLING_INIT_PATHS,
+        "lib/learners/__init__.py": "",
+        "lib/learners/learner.py": LEARNER,
+    }
+    if marked:
+        files["tools/pyproject.toml"] = "[project]\nname = 'tools'\n"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    messages = [f.message for f in _run(repo, ["tools/train.py"], target)["train.py"] if f.rule == "XLA003"]
+    if marked:
+        assert not messages
+    else:
+        assert messages and all("lib/learners/learner.py" in m for m in messages), messages

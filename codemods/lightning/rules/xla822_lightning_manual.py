@@ -27,7 +27,10 @@ LIGHTNING_MANUAL = Rule(
     "`distributed_backend=`...) are reported with advice in the terms of the API the call is written for: a "
     "call that passes arguments only Lightning 0.x takes (`early_stop_callback=`, `distributed_backend=`, "
     "`train_percent_check=`...) gets Lightning 0.7's TPU switch, `num_tpu_cores=` (`tpu_cores=` from 0.8), as "
-    "that Trainer has no accelerator=; any other gets Lightning 1.5's and 2's accelerator=\"tpu\" and devices=.",
+    "that Trainer has no accelerator=; any other gets Lightning 1.5's and 2's accelerator=\"tpu\" and devices=. "
+    "`Trainer.from_argparse_args(args)` (Lightning 1.x; Lightning 2 removed it) without an `accelerator=` of its own "
+    "takes the accelerator from the command line: the launch must pass `--accelerator tpu` (the launcher scripts "
+    "beside the file that pass an accelerator are named).",
     examples=lambda: (
         invalid(
             """
@@ -46,6 +49,17 @@ LIGHTNING_MANUAL = Rule(
             trainer = L.Trainer(accelerator="auto", devices="auto")
             """,
             note="auto",
+        ),
+        valid(
+            """
+            from argparse import ArgumentParser
+
+            from pytorch_lightning import Trainer
+
+            parser = Trainer.add_argparse_args(ArgumentParser())
+            trainer = Trainer.from_argparse_args(parser.parse_args(), accelerator="tpu", precision="bf16-true")
+            """,
+            note="argparse-trainer-with-its-accelerator-set",
         ),
     ),
     invalid=lambda: (
@@ -78,6 +92,54 @@ LIGHTNING_MANUAL = Rule(
             note="computed",
             alias=True,
             findings=(Expected(5, 23, '`strategy=config["strategy"]`'),),
+        ),
+        *(
+            invalid(
+                """
+                from argparse import ArgumentParser
+
+                from pytorch_lightning import Trainer
+
+                parser = ArgumentParser()
+                parser.add_argument("--micro_bsz", default=4, type=int)
+                parser = Trainer.add_argparse_args(parser)
+                args = parser.parse_args()
+                trainer = Trainer.from_argparse_args(args)
+                """,
+                note=f"argparse-trainer-{target}",
+                target=target,
+                findings=(
+                    Expected(
+                        9,
+                        11,
+                        "`Trainer.from_argparse_args(args)` takes the Trainer's accelerator, devices and precision from "
+                        "the command line (no launcher script beside it passes `--accelerator`): on XLA the launch must "
+                        "pass `--accelerator tpu`",
+                    ),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import pytorch_lightning as pl
+
+
+            def main(args):
+                trainer = pl.Trainer.from_argparse_args(args, strategy="ddp")
+                trainer.fit(model)
+            """,
+            """
+            import pytorch_lightning as pl
+
+
+            def main(args):
+                trainer = pl.Trainer.from_argparse_args(args, strategy="xla")
+                trainer.fit(model)
+            """,
+            alias=True,
+            note="argparse-trainer-through-an-alias-with-overrides",
+            findings=(Expected(5, 15, '`pl.Trainer.from_argparse_args(args, strategy="ddp")` takes the Trainer\'s'),),
         ),
         invalid(
             """
@@ -192,5 +254,29 @@ def _unknown(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Ar
         f"`{ctx.code(original).rstrip(',')}`: the tool cannot tell which {ctx.facts.lightning.unknown[original]} this "
         'selects; on XLA Lightning takes accelerator="tpu", strategy="xla" (Fabric: "xla_fsdp" too) and precision '
         '"32-true" or "bf16-true"',
+    )
+    return updated
+
+
+@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.from_command_line)
+def _from_command_line(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """``Trainer.from_argparse_args(args)``: the accelerator is the launch's to choose; the
+    launchers of the file's folder that pass one are named."""
+    launched = ctx.facts.lightning.from_command_line[original]
+    passed = "; ".join(f"{path} passes `{flags}`" for path, flags in launched)
+    source = f" ({passed})" if passed else " (no launcher script beside it passes `--accelerator`)"
+    lightning_2 = (
+        ' and a precision Lightning 2 takes there ("32-true" or "bf16-true"); and `Trainer.from_argparse_args` is '
+        f"Lightning 1.x's: Lightning 2, the release that goes with torch_xla {ctx.target.torch_xla_version}, removed "
+        "it and `Trainer.add_argparse_args` (build `Trainer(accelerator=args.accelerator, ...)` from flags of your own)"
+        if ctx.target.lightning_xla_names
+        else ""
+    )
+    ctx.report(
+        LIGHTNING_MANUAL,
+        original,
+        f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from the command line"
+        f"{source}: on XLA the launch must pass `--accelerator tpu` (Lightning's XLA accelerator; a CUDA one raises "
+        f"there){lightning_2}",
     )
     return updated

@@ -12,6 +12,7 @@ from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
+from codemods.training.rules.method_optimizers import method_optimizer_invalid, method_optimizer_valid
 from codemods.training.rules.own_optimizers import own_optimizer_invalid, own_optimizer_valid
 from codemods.training.rules.programs import (
     HANDED_IN_MODELS,
@@ -187,6 +188,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         ),
         *wrapped_model_valid(),
         *own_optimizer_valid(),
+        *method_optimizer_valid(),
         *round_trip_valid(),
         *init_move_valid(),
     ),
@@ -590,6 +592,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
         ),
         *wrapped_model_invalid(),
         *own_optimizer_invalid(),
+        *method_optimizer_invalid(),
         *round_trip_invalid(),
         *init_move_invalid(),
     ),
