@@ -52,6 +52,7 @@ STATIC_PADDING = Rule(
             tokenizer = AutoTokenizer.from_pretrained("gpt2")
             ids = tokenizer(prompts, return_tensors="pt", padding="max_length", max_length=64).input_ids
             """,
+            note="input-ids-already-static",
         ),
     ),
     invalid=lambda: (
@@ -152,6 +153,7 @@ STATIC_PADDING = Rule(
                 whole = tokenizer(prompts, return_tensors="pt", padding="max_length", truncation=True, max_length=64)
                 return llm(enc.input_ids, attention_mask=enc.attention_mask), llm(**whole)
             """,
+            note="input-ids-only-stay-dynamic",
             findings=(
                 Expected(7, 11, "padding=True stays: only the encoding's input_ids reach the model"),
                 Expected(8, 11, "padding=True stays: only the encoding's input_ids reach the model"),
@@ -177,6 +179,7 @@ STATIC_PADDING = Rule(
             """,
             target="sagemaker",
             alias=True,
+            note="input-ids-only-alias",
             findings=(
                 Expected(4, 7, 'padding="longest" stays: only the encoding\'s input_ids reach the model'),
                 Expected(5, 51, 'padding="longest" -> "max_length"'),

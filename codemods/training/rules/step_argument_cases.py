@@ -52,6 +52,7 @@ def step_argument_invalid() -> tuple[Invalid, ...]:
             xm.optimizer_step(other_optimizer, optimizer_args={"closure": lambda: loss_fn(model(x), y)})
             """,
             alias=True,
+            note="closure-arguments-alias",
             findings=(
                 Expected(5, 1, "lbfgs.step(fn) -> xm.optimizer_step(lbfgs,"),
                 Expected(6, 1, "other_optimizer.step(lambda: loss_fn(model(x), y)) -> xm.optimizer_step("),
