@@ -56,18 +56,34 @@ _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
 def _bounded(unknown: Callable[[], object]) -> Callable[[_Method], _Method]:
-    """A question that follows values into others: ``unknown()`` once it is ``_MAX_DEPTH`` deep."""
+    """A question that follows values into others: ``unknown()`` once it is ``_MAX_DEPTH`` deep
+    or when it is asked again inside itself (``DEVICE = get_device(DEVICE)`` with a helper that
+    compares its parameter).  Within one outermost question each answer is computed once: an
+    answer that no cut shaped is remembered, so branching questions stay polynomial, not
+    exponential in the depth."""
 
     def bound(method: _Method) -> _Method:
         @functools.wraps(method)
         def following(self: DeviceValueAnalysis, *args: Any) -> Any:
-            if self._depth >= _MAX_DEPTH:
+            key = (method.__name__, *args)
+            if key in self._answers:
+                return self._answers[key]
+            if self._depth >= _MAX_DEPTH or key in self._asking:
+                self._cuts += 1
                 return unknown()
+            cuts = self._cuts
             self._depth += 1
+            self._asking.add(key)
             try:
-                return method(self, *args)
+                answer = method(self, *args)
             finally:
                 self._depth -= 1
+                self._asking.discard(key)
+            if self._cuts == cuts:
+                self._answers[key] = answer
+            if not self._depth:
+                self._answers.clear()  # the facts may change before the next outermost question
+            return answer
 
         return following  # type: ignore[return-value]  # same signature as ``method``
 
@@ -110,6 +126,9 @@ class DeviceValueAnalysis(ProjectFlags):
         self._busy: set[tuple[int, str]] = set()
         self._following: set[tuple[str, str]] = set()
         self._depth = 0  # how deep the current question follows values (_bounded)
+        self._asking: set[tuple[object, ...]] = set()  # the questions being answered (_bounded)
+        self._answers: dict[tuple[object, ...], object] = {}  # answers no cut shaped (_bounded)
+        self._cuts = 0  # how many answers a cut made "not known" (_bounded)
 
     # -- walk -------------------------------------------------------------------------------
 
@@ -404,6 +423,7 @@ class DeviceValueAnalysis(ProjectFlags):
         it from; those under a condition False after the port never run."""
         key = (name, scope)
         if key in self._following:
+            self._cuts += 1
             return []  # a condition on the name's own value (``if x is None: x = ...``): not followed
         self._following.add(key)
         try:
