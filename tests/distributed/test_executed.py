@@ -19,8 +19,10 @@ project trains and saves on XLA; with the wrapper removed (what the port used to
 driver's `.module` fails after training.
 
 A script that loads a checkpoint saved through `nn.DataParallel` (`module.` keys) into its
-wrapped model: the port keeps the wrapper (XLA605), and the converted script loads it on XLA;
-with the wrapper removed (what the port used to write), the load fails on the keys.
+wrapped model and trains from it: the port keeps the wrapper (XLA605), and the converted script
+loads it and trains on XLA like the original (same losses, one graph run per step, no new graph
+after the warm-up); without its barrier it compiles a new graph at every step, and with the
+wrapper removed (what the port used to write), the load fails on the keys.
 """
 
 from __future__ import annotations
@@ -40,14 +42,19 @@ from tests.support.data_parallel_projects import (
 )
 from tests.support.executed import (
     RUN_TIMEOUT,
+    XLA_RUNNER,
     Executed,
+    Run,
     convert_folder,
     copy_fixture,
     loss_problems,
+    optimizer_problems,
     parse_run,
     run_command,
     run_eager,
     run_environment,
+    steady_problems,
+    xla_problems,
 )
 
 pytestmark = pytest.mark.executed
@@ -220,35 +227,91 @@ def test_with_the_trainer_attribute_unwrapped_the_driver_fails(tmp_path: Path) -
     assert "saved" not in result.stdout
 
 
-DP_RESUME = """\
+RESUME_STEPS = 10
+
+DP_RESUME = f"""\
 import torch
 import torch.nn as nn
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+torch.manual_seed(0)
+batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range({RESUME_STEPS})]
 model = nn.Linear(4, 2).to(device)
 model = nn.DataParallel(model)
 model.load_state_dict(torch.load("dp.pt"))
-print("loaded on", next(model.parameters()).device.type)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step, (x, y) in enumerate(batches):
+    loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(f"step {{step}} loss {{loss.item()}}")
+print("trained on", next(model.parameters()).device.type)
 """
 
-# The checkpoint the original code saved: a DataParallel model's state dict (CPU run).
-SAVE_DP_CHECKPOINT = "import torch, torch.nn as nn; torch.save(nn.DataParallel(nn.Linear(4, 2)).state_dict(), 'dp.pt')"
+# The checkpoint the original code saved: a DataParallel model's state dict (CPU run), from
+# other weights than the script's own initial ones (a load that did not happen shows in the losses).
+SAVE_DP_CHECKPOINT = (
+    "import torch, torch.nn as nn; torch.manual_seed(1); "
+    "torch.save(nn.DataParallel(nn.Linear(4, 2)).state_dict(), 'dp.pt')"
+)
+# The end of a step as the converted script writes it: the loss printed at the barrier, then the barrier.
+RESUME_PORTED_STEP_END = """\
+    xm.add_step_closure(lambda step, loss: print(f"step {step} loss {loss.item()}"), args=(step, loss))
+    torch_xla.sync()
+"""
+# The same without the barrier (a closure would never run): the loss printed as the original printed it.
+RESUME_UNBARRIERED_STEP_END = """\
+    print(f"step {step} loss {loss.item()}")
+"""
 
 
-def _resume_script(folder: Path) -> Path:
+def _resume_script(folder: Path, convert: bool = True) -> Path:
     folder.mkdir()
     (folder / "resume.py").write_text(DP_RESUME)
     run_command([sys.executable, "-c", SAVE_DP_CHECKPOINT], folder, run_environment())
-    convert_folder(folder)
+    if convert:
+        convert_folder(folder)
     return folder
 
 
+def _resume_eager(tmp_path: Path) -> Run:
+    folder = _resume_script(tmp_path / "eager", convert=False)
+    return parse_run(run_command([sys.executable, "resume.py"], folder, run_environment()), folder)
+
+
+def _resume_on_xla(folder: Path) -> Run:
+    command = [sys.executable, str(XLA_RUNNER), "resume.py"]
+    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+
+
 def test_a_checkpoint_saved_through_data_parallel_loads_into_the_kept_wrapper(tmp_path: Path) -> None:
+    """Converted, the script loads the checkpoint into the kept wrapper and trains from it on
+    XLA like the original in eager mode (same losses), one graph run per step (one barrier per
+    step) and no new graph after the warm-up."""
+    eager = _resume_eager(tmp_path)
     folder = _resume_script(tmp_path / "ported")
-    assert "model = nn.DataParallel(model)" in (folder / "resume.py").read_text()
-    result = _run_on_xla(folder, "resume.py")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "loaded on xla" in result.stdout
+    ported = (folder / "resume.py").read_text()
+    assert "model = nn.DataParallel(model)" in ported and RESUME_PORTED_STEP_END in ported
+    run = _resume_on_xla(folder)
+    assert len(eager.losses) == RESUME_STEPS
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
+    assert not problems + steady_problems(run, Executed("resume.py")), problems
+    assert run.executions == RESUME_STEPS, run.executions
+    assert "trained on xla" in run.output
+
+
+def test_without_the_barrier_the_resumed_training_compiles_a_bigger_graph_each_step(tmp_path: Path) -> None:
+    """The graph count's negative control: the converted script without its barrier trains on
+    XLA with the same losses, but each step's ``loss.item()`` runs a graph holding every step
+    before it: a new graph at every step, and the steady-state check sees it."""
+    folder = _resume_script(tmp_path / "no-barrier")
+    script = folder / "resume.py"
+    script.write_text(script.read_text().replace(RESUME_PORTED_STEP_END, RESUME_UNBARRIERED_STEP_END))
+    run = _resume_on_xla(folder)
+    assert not loss_problems(run, _resume_eager(tmp_path))
+    assert run.compiles == list(range(1, RESUME_STEPS + 1)), run.compiles
+    assert steady_problems(run, Executed("resume.py"))
 
 
 def test_with_the_data_parallel_wrapper_removed_the_checkpoint_does_not_load(tmp_path: Path) -> None:
@@ -260,4 +323,4 @@ def test_with_the_data_parallel_wrapper_removed_the_checkpoint_does_not_load(tmp
     result = _run_on_xla(folder, "resume.py")
     assert result.returncode != 0
     assert 'Unexpected key(s) in state_dict: "module.weight"' in result.stderr
-    assert "loaded on" not in result.stdout
+    assert "step 0 loss" not in result.stdout
