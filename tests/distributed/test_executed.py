@@ -103,19 +103,22 @@ class CheckpointIO:
         print(f"saved {sorted(out)}")
 """
 
-DP_TRAIN = """\
+DP_STEPS = 9
+
+DP_TRAIN = f"""\
 import torch
 
 from checkpoint import CheckpointIO
 from models import build_model
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+torch.manual_seed(0)
 nets = build_model()
 for net in nets.values():
     net.to(device)
-optims = {name: torch.optim.Adam(net.parameters(), lr=1e-3) for name, net in nets.items()}
+optims = {{name: torch.optim.Adam(net.parameters(), lr=1e-3) for name, net in nets.items()}}
 ckpt = CheckpointIO("nets.ckpt", data_parallel=True, **nets)
-for step in range(6):
+for step in range({DP_STEPS}):
     x = torch.randn(8, 4).to(device)
     loss = nets["disc"](nets["gen"](x)).pow(2).mean()
     for opt in optims.values():
@@ -123,9 +126,10 @@ for step in range(6):
     loss.backward()
     for opt in optims.values():
         opt.step()
+    print(f"step {{step}} loss {{loss.item()}}")
     if step % 3 == 2:
         ckpt.save()
-print(f"device {next(nets['gen'].parameters()).device.type}")
+print(f"device {{next(nets['gen'].parameters()).device.type}}")
 """
 
 
@@ -141,22 +145,34 @@ def _run_on_xla(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _dp_checkpoint_project(folder: Path) -> Path:
+def _dp_checkpoint_project(folder: Path, convert: bool = True) -> Path:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
     (folder / "models.py").write_text(DP_MODELS)
     (folder / "checkpoint.py").write_text(DP_CHECKPOINT)
     (folder / "train.py").write_text(DP_TRAIN)
-    convert_folder(folder)
+    if convert:
+        convert_folder(folder)
     return folder
 
 
 def test_data_parallel_models_that_leave_their_module_are_kept_and_the_project_saves(tmp_path: Path) -> None:
+    """Converted, the project trains on XLA like the original in eager mode (same losses, no new
+    graph after the warm-up) and saves its three checkpoints: one graph run per step (its
+    barrier) and one per save (``xm.save`` brings the weights of the step under way to the host)."""
+    eager_folder = _dp_checkpoint_project(tmp_path / "eager", convert=False)
+    eager = parse_run(run_command([sys.executable, "train.py"], eager_folder, run_environment()), eager_folder)
     folder = _dp_checkpoint_project(tmp_path / "ported")
     assert "nn.DataParallel(nn.Linear(4, 4))" in (folder / "models.py").read_text()
-    output = run_command([sys.executable, "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
-    assert output.count("saved ['disc', 'gen']") == 2
-    assert "device xla" in output
+    run = parse_run(
+        run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU")), folder
+    )
+    assert len(eager.losses) == DP_STEPS
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
+    assert not problems + steady_problems(run, Executed("train.py")), problems
+    assert run.output.count("saved ['disc', 'gen']") == 3
+    assert run.executions == DP_STEPS + 3, run.executions
+    assert "device xla" in run.output
     assert (folder / "nets.ckpt").exists()
 
 
