@@ -153,29 +153,24 @@ def report_device_variable(ctx: Context[Facts], original: cst.Call, call: Autoca
 def _chosen_device_type(ctx: Context[Facts], original: AssignmentT, updated: AssignmentT) -> AssignmentT:
     """The value assigned to a name that autocast takes its device type from: its CUDA
     checks folded, its 'cuda' strings 'xla'."""
-    from codemods.amp.rules.edits import replace_strings
+    from codemods.amp.rules.edits import fix_chosen_value, replace_strings
     from codemods.engine.nodes import fold_true
 
-    value, chosen = original.value, updated.value
-    if value is None or chosen is None:  # (`x: T` declares, chooses nothing)
-        return updated
-    name = ctx.facts.amp.device_types.get(value)
-    if name is None:
-        return updated
     xla = ctx.target.device_string
 
-    def device_type() -> cst.BaseExpression:
+    def device_type(chosen: cst.BaseExpression) -> cst.BaseExpression:
         folded = fold_true(chosen, ctx.facts.device.is_available_call)
         return replace_strings(folded if not isinstance(folded, bool) else chosen, "cuda", xla)
 
-    new = ctx.fix(
+    return fix_chosen_value(
+        ctx,
         AUTOCAST_DEVICE_TYPE,
-        value,
-        f"`{name}` chooses autocast's device type: {ctx.code(value)} -> {{new}} "
-        f"(with 'cuda' it is off on the XLA device)",
+        original,
+        updated,
+        ctx.facts.amp.device_types,
+        lambda name, value: (
+            f"`{name}` chooses autocast's device type: {ctx.code(value)} -> {{new}} "
+            "(with 'cuda' it is off on the XLA device)"
+        ),
         device_type,
     )
-    if new is None:
-        return updated
-    ctx.forget_removed(value, chosen)
-    return updated.with_changes(value=new)
