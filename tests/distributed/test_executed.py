@@ -45,18 +45,16 @@ from tests.support.executed import (
     XLA_RUNNER,
     Executed,
     Run,
+    barrier_per_step_problems,
     convert_folder,
     copy_fixture,
     loss_problems,
-    optimizer_problems,
     parse_run,
     run_command,
     run_eager,
     run_environment,
-    steady_problems,
     step_ends,
     unbarriered_problems,
-    xla_problems,
 )
 
 pytestmark = pytest.mark.executed
@@ -170,10 +168,9 @@ def test_data_parallel_models_that_leave_their_module_are_kept_and_the_project_s
         run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU")), folder
     )
     assert len(eager.losses) == DP_STEPS
-    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
-    assert not problems + steady_problems(run, Executed("train.py")), problems
     assert run.output.count("saved ['disc', 'gen']") == 3
-    assert run.executions == DP_STEPS + 3, run.executions
+    problems = barrier_per_step_problems(run, eager, Executed("train.py"), DP_STEPS + 3)
+    assert not problems, problems
     assert "device xla" in run.output
     assert (folder / "nets.ckpt").exists()
 
@@ -306,9 +303,8 @@ def test_a_checkpoint_saved_through_data_parallel_loads_into_the_kept_wrapper(tm
     assert "model = nn.DataParallel(model)" in ported and RESUME_PORTED_STEP_END in ported
     run = _resume_on_xla(folder)
     assert len(eager.losses) == RESUME_STEPS
-    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
-    assert not problems + steady_problems(run, Executed("resume.py")), problems
-    assert run.executions == RESUME_STEPS, run.executions
+    problems = barrier_per_step_problems(run, eager, Executed("resume.py"), RESUME_STEPS)
+    assert not problems, problems
     assert "trained on xla" in run.output
 
 

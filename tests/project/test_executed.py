@@ -42,6 +42,7 @@ from tests.support.executed import (
     RUN_TIMEOUT,
     XLA_RUNNER,
     Executed,
+    barrier_per_step_problems,
     convert_folder,
     loss_problems,
     optimizer_problems,
@@ -608,9 +609,8 @@ def test_torch_from_a_star_import_is_ported_and_trains_on_xla(tmp_path: Path) ->
     run = parse_run(output, folder)
     assert "star xla changed True" in output
     assert len(eager.losses) == STAR_STEPS
-    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
-    assert not problems + steady_problems(run, Executed("train.py")), problems
-    assert run.executions == STAR_STEPS, run.executions
+    problems = barrier_per_step_problems(run, eager, Executed("train.py"), STAR_STEPS)
+    assert not problems, problems
 
 
 def test_without_the_star_import_followed_the_model_trains_on_the_cpu(tmp_path: Path) -> None:

@@ -238,6 +238,17 @@ def steady_problems(run: Run, case: Executed) -> list[str]:
     )
 
 
+def barrier_per_step_problems(run: Run, eager: Run, case: Executed, executions: int) -> list[str]:
+    """A converted run with one barrier per step against the original's eager run: the same
+    losses, on XLA, its optimizers stepping XLA parameters, no new graph after the warm-up, and
+    ``executions`` graphs run: one per step, and one for each time the script brings device
+    values to the host between barriers (a checkpoint save)."""
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run) + steady_problems(run, case)
+    if run.executions != executions:
+        problems.append(f"{run.executions} graphs run, expected {executions}")
+    return problems
+
+
 def step_ends(indent: str) -> tuple[str, str]:
     """The end of a converted training step that prints ``step N loss V`` at ``indent``: as the
     port writes it (the print in a step closure, then the barrier), and without the barrier,
