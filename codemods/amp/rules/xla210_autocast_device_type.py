@@ -17,6 +17,26 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import AssignmentT, Context
     from codemods.facts import Facts
 
+
+def _trainer_with_autocast_on(device: str) -> str:
+    """A trainer that moves its batches to ``self.device`` and takes autocast's device type
+    from ``device``'s ``.type``."""
+    return f"""
+        import torch
+
+
+        class Trainer:
+            def __init__(self, config, model):
+                self.device = config["device"]
+                self.model = model
+
+            def fit(self, x):
+                x = x.to(self.device)
+                with torch.autocast(device_type={device}.type, dtype=torch.bfloat16):
+                    return self.model(x)
+        """
+
+
 AUTOCAST_DEVICE_TYPE = Rule(
     code="XLA210",
     name="autocast-device-type",
@@ -48,40 +68,14 @@ AUTOCAST_DEVICE_TYPE = Rule(
             note="not-for-autocast",
         ),
         valid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, config, model):
-                    self.device = config["device"]
-                    self.model = model
-
-                def fit(self, x):
-                    x = x.to(self.device)
-                    with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16):
-                        return self.model(x)
-            """,
+            _trainer_with_autocast_on("self.device"),
             note="the-type-of-the-device-it-trains-on",
             target_only=True,
         ),
     ),
     invalid=lambda: (
         invalid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, config, model):
-                    self.device = config["device"]
-                    self.model = model
-
-                def fit(self, x):
-                    x = x.to(self.device)
-                    with torch.autocast(device_type=self.amp_device.type, dtype=torch.bfloat16):
-                        return self.model(x)
-            """,
+            _trainer_with_autocast_on("self.amp_device"),
             note="the-type-of-another-device",
             findings=(Expected(11, 14, "autocast's device type comes from `self.amp_device.type`"),),
         ),
