@@ -138,25 +138,33 @@ class ParallelRewrite(Concern):
             "the forward",
         )
 
-    def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    def _kept_because(self, original: cst.Call) -> tuple[str, str] | None:
+        """Why a DataParallel wrapper stays, and how to remove it (or nothing to say), or None
+        where it goes."""
         if (load := self.part.state_dict_loads.get(original)) is not None:
-            self.ctx.report(
-                DATA_PARALLEL,
-                original,
-                f"`{self.ctx.code(original.func)}` kept: this file loads a state dict into the model it wraps "
-                f"(`{self.ctx.code(load.func)}(...)`): a checkpoint saved through the wrapper "
-                "carries `module.` keys, which the bare model would refuse (missing and unexpected keys); without CUDA "
-                "devices DataParallel calls the model directly, so it changes nothing on XLA. To remove it, strip the "
-                '`module.` prefix when loading: `{k.replace("module.", "", 1): v for k, v in state.items()}`',
+            return (
+                f"this file loads a state dict into the model it wraps (`{self.ctx.code(load.func)}(...)`): a "
+                "checkpoint saved through the wrapper carries `module.` keys, which the bare model would refuse "
+                "(missing and unexpected keys)",
+                ". To remove it, strip the `module.` prefix when loading: "
+                '`{k.replace("module.", "", 1): v for k, v in state.items()}`',
             )
-            return updated
         if (leaves := self.part.kept_data_parallel.get(original)) is not None:
+            return (
+                f"the model it wraps leaves this file ({leaves}), where `.module` uses, or a flag saying it is "
+                "wrapped, cannot all be followed (they would fail on the bare model)",
+                "",
+            )
+        return None
+
+    def _data_parallel(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if (kept := self._kept_because(original)) is not None:
+            why, removal = kept
             self.ctx.report(
                 DATA_PARALLEL,
                 original,
-                f"`{self.ctx.code(original.func)}` kept: the model it wraps leaves this file ({leaves}), where "
-                "`.module` uses, or a flag saying it is wrapped, cannot all be followed (they would fail on the bare "
-                "model); without CUDA devices DataParallel calls the model directly, so it changes nothing on XLA",
+                f"`{self.ctx.code(original.func)}` kept: {why}; without CUDA devices DataParallel calls the model "
+                f"directly, so it changes nothing on XLA{removal}",
             )
             return updated
         if not self.part.data_parallel[original]:

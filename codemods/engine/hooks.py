@@ -21,6 +21,9 @@ resolved to::
     @on_facts(SAVE_WHOLE_MODULE, nodes=lambda facts: facts.checkpoint.whole_module_saves)
     def _report(ctx, original, updated): ...
 
+    @reports_facts(FSDP_MANUAL, nodes=lambda facts: facts.fsdp.fully_shards)
+    def _fully_shard(ctx, original): return "..."  # a hook that only reports: what it says
+
 A hook enters itself under its rule's code when its module is imported (as a rule enters
 itself by its code: ``rule.rule_of``), so the rule is picked up by its registration in the
 concern's ``rules`` alone: the concern's list of rewrites runs the hooks of its ``RULES``
@@ -74,6 +77,13 @@ class FactHook(Protocol):
     def __call__(
         self, ctx: Context[Any], original: Any, updated: Any
     ) -> cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel: ...
+
+
+class FactMessage(Protocol):
+    """Says what a hook that only reports (``reports_facts``) reports at a node the fact sheet
+    names, handed the node as it was."""
+
+    def __call__(self, ctx: Context[Any], original: Any) -> str: ...
 
 
 # A hook is itself (eq=False): one that names a module and some of its names runs once on each.
@@ -197,6 +207,24 @@ def on_facts(rule: Rule, *, nodes: Callable[[Any], Collection[cst.CSTNode]]) -> 
     def enter(run: FactHook) -> FactHook:
         _enter(OnFacts(rule=rule, nodes=nodes, run=run))
         return run
+
+    return enter
+
+
+def reports_facts(
+    rule: Rule, *, nodes: Callable[[Any], Collection[cst.CSTNode]]
+) -> Callable[[FactMessage], FactMessage]:
+    """A decorator for the commonest fact hook, one that only reports: the function says what
+    ``rule`` reports at each node ``nodes`` reads from the fact sheet (as ``on_facts``), and
+    the node is kept as it is."""
+
+    def enter(says: FactMessage) -> FactMessage:
+        def report(ctx: Context[Any], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            ctx.report(rule, original, says(ctx, original))
+            return updated
+
+        _enter(OnFacts(rule=rule, nodes=nodes, run=report))
+        return says
 
     return enter
 

@@ -19,8 +19,10 @@ project trains and saves on XLA; with the wrapper removed (what the port used to
 driver's `.module` fails after training.
 
 A script that loads a checkpoint saved through `nn.DataParallel` (`module.` keys) into its
-wrapped model: the port keeps the wrapper (XLA605), and the converted script loads it on XLA;
-with the wrapper removed (what the port used to write), the load fails on the keys.
+wrapped model and trains from it: the port keeps the wrapper (XLA605), and the converted script
+loads it and trains on XLA like the original (same losses, one graph run per step, no new graph
+after the warm-up); without its barrier it compiles a new graph at every step, and with the
+wrapper removed (what the port used to write), the load fails on the keys.
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ from tests.support.data_parallel_projects import (
 )
 from tests.support.executed import (
     RUN_TIMEOUT,
+    XLA_RUNNER,
     Executed,
+    Run,
+    barrier_per_step_problems,
     convert_folder,
     copy_fixture,
     loss_problems,
@@ -48,6 +53,8 @@ from tests.support.executed import (
     run_command,
     run_eager,
     run_environment,
+    step_ends,
+    unbarriered_problems,
 )
 
 pytestmark = pytest.mark.executed
@@ -96,19 +103,22 @@ class CheckpointIO:
         print(f"saved {sorted(out)}")
 """
 
-DP_TRAIN = """\
+DP_STEPS = 9
+
+DP_TRAIN = f"""\
 import torch
 
 from checkpoint import CheckpointIO
 from models import build_model
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+torch.manual_seed(0)
 nets = build_model()
 for net in nets.values():
     net.to(device)
-optims = {name: torch.optim.Adam(net.parameters(), lr=1e-3) for name, net in nets.items()}
+optims = {{name: torch.optim.Adam(net.parameters(), lr=1e-3) for name, net in nets.items()}}
 ckpt = CheckpointIO("nets.ckpt", data_parallel=True, **nets)
-for step in range(6):
+for step in range({DP_STEPS}):
     x = torch.randn(8, 4).to(device)
     loss = nets["disc"](nets["gen"](x)).pow(2).mean()
     for opt in optims.values():
@@ -116,9 +126,10 @@ for step in range(6):
     loss.backward()
     for opt in optims.values():
         opt.step()
+    print(f"step {{step}} loss {{loss.item()}}")
     if step % 3 == 2:
         ckpt.save()
-print(f"device {next(nets['gen'].parameters()).device.type}")
+print(f"device {{next(nets['gen'].parameters()).device.type}}")
 """
 
 
@@ -134,22 +145,33 @@ def _run_on_xla(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _dp_checkpoint_project(folder: Path) -> Path:
+def _dp_checkpoint_project(folder: Path, convert: bool = True) -> Path:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
     (folder / "models.py").write_text(DP_MODELS)
     (folder / "checkpoint.py").write_text(DP_CHECKPOINT)
     (folder / "train.py").write_text(DP_TRAIN)
-    convert_folder(folder)
+    if convert:
+        convert_folder(folder)
     return folder
 
 
 def test_data_parallel_models_that_leave_their_module_are_kept_and_the_project_saves(tmp_path: Path) -> None:
+    """Converted, the project trains on XLA like the original in eager mode (same losses, no new
+    graph after the warm-up) and saves its three checkpoints: one graph run per step (its
+    barrier) and one per save (``xm.save`` brings the weights of the step under way to the host)."""
+    eager_folder = _dp_checkpoint_project(tmp_path / "eager", convert=False)
+    eager = parse_run(run_command([sys.executable, "train.py"], eager_folder, run_environment()), eager_folder)
     folder = _dp_checkpoint_project(tmp_path / "ported")
     assert "nn.DataParallel(nn.Linear(4, 4))" in (folder / "models.py").read_text()
-    output = run_command([sys.executable, "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
-    assert output.count("saved ['disc', 'gen']") == 2
-    assert "device xla" in output
+    run = parse_run(
+        run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU")), folder
+    )
+    assert len(eager.losses) == DP_STEPS
+    assert run.output.count("saved ['disc', 'gen']") == 3
+    problems = barrier_per_step_problems(run, eager, Executed("train.py"), DP_STEPS + 3)
+    assert not problems, problems
+    assert "device xla" in run.output
     assert (folder / "nets.ckpt").exists()
 
 
@@ -220,35 +242,81 @@ def test_with_the_trainer_attribute_unwrapped_the_driver_fails(tmp_path: Path) -
     assert "saved" not in result.stdout
 
 
-DP_RESUME = """\
+RESUME_STEPS = 10
+
+DP_RESUME = f"""\
 import torch
 import torch.nn as nn
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+torch.manual_seed(0)
+batches = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range({RESUME_STEPS})]
 model = nn.Linear(4, 2).to(device)
 model = nn.DataParallel(model)
 model.load_state_dict(torch.load("dp.pt"))
-print("loaded on", next(model.parameters()).device.type)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step, (x, y) in enumerate(batches):
+    loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(f"step {{step}} loss {{loss.item()}}")
+print("trained on", next(model.parameters()).device.type)
 """
 
-# The checkpoint the original code saved: a DataParallel model's state dict (CPU run).
-SAVE_DP_CHECKPOINT = "import torch, torch.nn as nn; torch.save(nn.DataParallel(nn.Linear(4, 2)).state_dict(), 'dp.pt')"
+# The checkpoint the original code saved: a DataParallel model's state dict (CPU run), from
+# other weights than the script's own initial ones (a load that did not happen shows in the losses).
+SAVE_DP_CHECKPOINT = (
+    "import torch, torch.nn as nn; torch.manual_seed(1); "
+    "torch.save(nn.DataParallel(nn.Linear(4, 2)).state_dict(), 'dp.pt')"
+)
+# The end of a step as the converted script writes it, and the same without the barrier.
+RESUME_PORTED_STEP_END, RESUME_UNBARRIERED_STEP_END = step_ends(" " * 4)
 
 
-def _resume_script(folder: Path) -> Path:
+def _resume_script(folder: Path, convert: bool = True) -> Path:
     folder.mkdir()
     (folder / "resume.py").write_text(DP_RESUME)
     run_command([sys.executable, "-c", SAVE_DP_CHECKPOINT], folder, run_environment())
-    convert_folder(folder)
+    if convert:
+        convert_folder(folder)
     return folder
 
 
+def _resume_eager(tmp_path: Path) -> Run:
+    folder = _resume_script(tmp_path / "eager", convert=False)
+    return parse_run(run_command([sys.executable, "resume.py"], folder, run_environment()), folder)
+
+
+def _resume_on_xla(folder: Path) -> Run:
+    command = [sys.executable, str(XLA_RUNNER), "resume.py"]
+    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+
+
 def test_a_checkpoint_saved_through_data_parallel_loads_into_the_kept_wrapper(tmp_path: Path) -> None:
+    """Converted, the script loads the checkpoint into the kept wrapper and trains from it on
+    XLA like the original in eager mode (same losses), one graph run per step (one barrier per
+    step) and no new graph after the warm-up."""
+    eager = _resume_eager(tmp_path)
     folder = _resume_script(tmp_path / "ported")
-    assert "model = nn.DataParallel(model)" in (folder / "resume.py").read_text()
-    result = _run_on_xla(folder, "resume.py")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "loaded on xla" in result.stdout
+    ported = (folder / "resume.py").read_text()
+    assert "model = nn.DataParallel(model)" in ported and RESUME_PORTED_STEP_END in ported
+    run = _resume_on_xla(folder)
+    assert len(eager.losses) == RESUME_STEPS
+    problems = barrier_per_step_problems(run, eager, Executed("resume.py"), RESUME_STEPS)
+    assert not problems, problems
+    assert "trained on xla" in run.output
+
+
+def test_without_the_barrier_the_resumed_training_compiles_a_bigger_graph_each_step(tmp_path: Path) -> None:
+    """The graph count's negative control: the converted script without its barrier trains on
+    XLA with the same losses, but each step's ``loss.item()`` runs a graph holding every step
+    before it: a new graph at every step, and the steady-state check sees it."""
+    folder = _resume_script(tmp_path / "no-barrier")
+    script = folder / "resume.py"
+    script.write_text(script.read_text().replace(RESUME_PORTED_STEP_END, RESUME_UNBARRIERED_STEP_END))
+    run = _resume_on_xla(folder)
+    assert not unbarriered_problems(run, _resume_eager(tmp_path), Executed("resume.py"))
 
 
 def test_with_the_data_parallel_wrapper_removed_the_checkpoint_does_not_load(tmp_path: Path) -> None:
@@ -260,4 +328,4 @@ def test_with_the_data_parallel_wrapper_removed_the_checkpoint_does_not_load(tmp
     result = _run_on_xla(folder, "resume.py")
     assert result.returncode != 0
     assert 'Unexpected key(s) in state_dict: "module.weight"' in result.stderr
-    assert "loaded on" not in result.stdout
+    assert "step 0 loss" not in result.stdout

@@ -42,6 +42,7 @@ from tests.support.executed import (
     RUN_TIMEOUT,
     XLA_RUNNER,
     Executed,
+    barrier_per_step_problems,
     convert_folder,
     loss_problems,
     optimizer_problems,
@@ -549,7 +550,9 @@ class Net(nn.Module):
 """
 
 # ``torch`` and ``nn`` come from net.py's imports, through the star import only.
-STAR_TRAIN = """\
+STAR_STEPS = 10
+
+STAR_TRAIN = f"""\
 import argparse
 
 from net import *
@@ -565,8 +568,8 @@ def main():
     if args.cuda:
         model = model.cuda()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    before = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-    for step in range(4):
+    before = {{k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
+    for step in range({STAR_STEPS}):
         x, y = torch.randn(8, 4), torch.randn(8, 2)
         if args.cuda:
             x, y = x.cuda(), y.cuda()
@@ -574,10 +577,10 @@ def main():
         loss = nn.functional.mse_loss(model(x), y)
         loss.backward()
         optimizer.step()
-        print(f"step {step} loss {loss.item()}")
-    after = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        print(f"step {{step}} loss {{loss.item()}}")
+    after = {{k: v.detach().cpu() for k, v in model.state_dict().items()}}
     changed = any(not torch.equal(before[k], after[k]) for k in before)
-    print(f"star {next(model.parameters()).device.type} changed {changed}")
+    print(f"star {{next(model.parameters()).device.type}} changed {{changed}}")
 
 
 if __name__ == "__main__":
@@ -595,18 +598,25 @@ def _star_project(folder: Path) -> Path:
 
 def test_torch_from_a_star_import_is_ported_and_trains_on_xla(tmp_path: Path) -> None:
     """``torch`` bound by ``from net import *`` is torch: the CUDA check becomes the flag alone,
-    so the moves it guards run and the model trains on the XLA device."""
+    so the moves it guards run and the model trains on the XLA device like the original in
+    eager mode (same losses), one graph run per step (its barrier), no new graph after the warm-up."""
+    eager_folder = _star_project(tmp_path / "eager")
+    eager = parse_run(run_command([sys.executable, "train.py"], eager_folder, run_environment()), eager_folder)
     folder = _star_project(tmp_path / "ported")
     convert_folder(folder)
     assert "args.cuda = not args.no_cuda\n" in (folder / "train.py").read_text()
     output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
+    run = parse_run(output, folder)
     assert "star xla changed True" in output
-    assert not optimizer_problems(parse_run(output, folder))
+    assert len(eager.losses) == STAR_STEPS
+    problems = barrier_per_step_problems(run, eager, Executed("train.py"), STAR_STEPS)
+    assert not problems, problems
 
 
 def test_without_the_star_import_followed_the_model_trains_on_the_cpu(tmp_path: Path) -> None:
     """The negative control: train.py converted without its project (net.py unread), the CUDA
-    check stays (XLA003 says so), it is False on an XLA host, and the model trains on the CPU."""
+    check stays (XLA003 says so), it is False on an XLA host, and the model trains on the CPU:
+    no graph is compiled, and the check that it ran on XLA fails."""
     folder = _star_project(tmp_path / "alone")
     conversion = convert_source((folder / "train.py").read_bytes())
     assert [f.rule for f in conversion.findings if f.severity == "error" and not f.fixed] == ["XLA003"]
@@ -614,6 +624,7 @@ def test_without_the_star_import_followed_the_model_trains_on_the_cpu(tmp_path: 
     assert "args.cuda = not args.no_cuda and torch.cuda.is_available()" in (folder / "train.py").read_text()
     output = run_command([sys.executable, str(XLA_RUNNER), "train.py"], folder, run_environment(PJRT_DEVICE="CPU"))
     assert "star cpu changed True" in output
+    assert xla_problems(parse_run(output, folder))
 
 
 GAN_MODULE = """\

@@ -238,6 +238,42 @@ def steady_problems(run: Run, case: Executed) -> list[str]:
     )
 
 
+def barrier_per_step_problems(run: Run, eager: Run, case: Executed, executions: int) -> list[str]:
+    """A converted run with one barrier per step against the original's eager run: the same
+    losses, on XLA, its optimizers stepping XLA parameters, no new graph after the warm-up, and
+    ``executions`` graphs run: one per step, and one for each time the script brings device
+    values to the host between barriers (a checkpoint save)."""
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run) + steady_problems(run, case)
+    if run.executions != executions:
+        problems.append(f"{run.executions} graphs run, expected {executions}")
+    return problems
+
+
+def step_ends(indent: str) -> tuple[str, str]:
+    """The end of a converted training step that prints ``step N loss V`` at ``indent``: as the
+    port writes it (the print in a step closure, then the barrier), and without the barrier,
+    the print as the original wrote it (a step closure runs only at a barrier)."""
+    printed = 'print(f"step {step} loss {loss.item()}")'
+    return (
+        f"{indent}xm.add_step_closure(lambda step, loss: {printed}, args=(step, loss))\n{indent}torch_xla.sync()\n",
+        f"{indent}{printed}\n",
+    )
+
+
+def unbarriered_problems(run: Run, eager: Run, case: Executed) -> list[str]:
+    """The graph count's negative control, a converted script whose step barrier was taken
+    out: it trains like the original (same losses), but each step's ``loss.item()`` runs a
+    graph holding every step before it, a new graph at every step, which the steady-state
+    check must see."""
+    growing = list(range(1, len(eager.losses) + 1))
+    problems = loss_problems(run, eager)
+    if run.compiles != growing:
+        problems.append(f"compiles {run.compiles}, not one new graph per step")
+    if not steady_problems(run, case):
+        problems.append("the steady-state check sees no new graphs")
+    return problems
+
+
 _FLATTEN_CHECKPOINTS = """
 import sys, torch
 def flat(obj, prefix=""):

@@ -3,11 +3,16 @@ module loads no LibCST)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from codemods.engine.nodes import KEYWORD_EQUAL, quoted_like, string_value
+
+if TYPE_CHECKING:
+    from codemods.engine.rewriter import AssignmentT, Context
+    from codemods.engine.rule import Rule
 
 # An empty string literal: a ``quoted_like`` model where the call has no device string of its own.
 EMPTY_STRING = cst.SimpleString('""')
@@ -49,3 +54,30 @@ class _StringReplacer(cst.CSTTransformer):
 
     def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
         return quoted_like(updated_node, self.new) if string_value(updated_node) == self.old else updated_node
+
+
+def fix_chosen_value(
+    ctx: Context[Any],
+    rule: Rule,
+    original: AssignmentT,
+    updated: AssignmentT,
+    names: Mapping[cst.BaseExpression, str],
+    message: Callable[[str, cst.BaseExpression], str],
+    build: Callable[[cst.BaseExpression], cst.BaseExpression],
+) -> AssignmentT:
+    """The hook of an assignment whose value chooses by CUDA checks (``names``: each such value,
+    by the name it is assigned to): its value as ``build`` makes it of the value so far, fixed
+    with ``message`` (of the name and the original value) and the old value's findings
+    forgotten (it is gone); the assignment as it is where it declares only (``x: T``) or its
+    value is not one of ``names``."""
+    value, chosen = original.value, updated.value
+    if value is None or chosen is None:
+        return updated
+    name = names.get(value)
+    if name is None:
+        return updated
+    new = ctx.fix(rule, value, message(name, value), lambda: build(chosen))
+    if new is None:
+        return updated
+    ctx.forget_removed(value, chosen)
+    return updated.with_changes(value=new)

@@ -89,28 +89,27 @@ def _chosen_precision(ctx: Context[Facts], original: AssignmentT, updated: Assig
     """The value assigned to a name that picks the precision: its CUDA checks folded True."""
     import libcst as cst
 
+    from codemods.amp.rules.edits import fix_chosen_value
     from codemods.engine.nodes import fold_true
 
     amp = ctx.facts.amp
-    value, chosen = original.value, updated.value
-    if value is None or chosen is None:  # (`x: T` declares, chooses nothing)
-        return updated
-    name = amp.precision_choices.get(value)
     precision = ctx.target.autocast_dtype
-    if name is None or precision is None:
+    if precision is None:
         return updated
 
-    def fold() -> cst.BaseExpression:
+    def fold(chosen: cst.BaseExpression) -> cst.BaseExpression:
         folded = fold_true(chosen, amp.is_precision_check)
         return cst.Name(str(folded)) if isinstance(folded, bool) else folded
 
-    new = ctx.fix(
+    return fix_chosen_value(
+        ctx,
         PRECISION_CHOICE,
-        value,
-        f"`{name}` chooses the precision by CUDA checks (False on XLA): {{new}}, as XLA autocast runs in {precision}",
+        original,
+        updated,
+        amp.precision_choices,
+        lambda name, _: (
+            f"`{name}` chooses the precision by CUDA checks (False on XLA): {{new}}, "
+            f"as XLA autocast runs in {precision}"
+        ),
         fold,
     )
-    if new is None:
-        return updated
-    ctx.forget_removed(value, chosen)
-    return updated.with_changes(value=new)

@@ -17,6 +17,26 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import AssignmentT, Context
     from codemods.facts import Facts
 
+
+def _trainer_with_autocast_on(device: str) -> str:
+    """A trainer that moves its batches to ``self.device`` and takes autocast's device type
+    from ``device``'s ``.type``."""
+    return f"""
+        import torch
+
+
+        class Trainer:
+            def __init__(self, config, model):
+                self.device = config["device"]
+                self.model = model
+
+            def fit(self, x):
+                x = x.to(self.device)
+                with torch.autocast(device_type={device}.type, dtype=torch.bfloat16):
+                    return self.model(x)
+        """
+
+
 AUTOCAST_DEVICE_TYPE = Rule(
     code="XLA210",
     name="autocast-device-type",
@@ -48,40 +68,14 @@ AUTOCAST_DEVICE_TYPE = Rule(
             note="not-for-autocast",
         ),
         valid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, config, model):
-                    self.device = config["device"]
-                    self.model = model
-
-                def fit(self, x):
-                    x = x.to(self.device)
-                    with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16):
-                        return self.model(x)
-            """,
+            _trainer_with_autocast_on("self.device"),
             note="the-type-of-the-device-it-trains-on",
             target_only=True,
         ),
     ),
     invalid=lambda: (
         invalid(
-            """
-            import torch
-
-
-            class Trainer:
-                def __init__(self, config, model):
-                    self.device = config["device"]
-                    self.model = model
-
-                def fit(self, x):
-                    x = x.to(self.device)
-                    with torch.autocast(device_type=self.amp_device.type, dtype=torch.bfloat16):
-                        return self.model(x)
-            """,
+            _trainer_with_autocast_on("self.amp_device"),
             note="the-type-of-another-device",
             findings=(Expected(11, 14, "autocast's device type comes from `self.amp_device.type`"),),
         ),
@@ -153,29 +147,24 @@ def report_device_variable(ctx: Context[Facts], original: cst.Call, call: Autoca
 def _chosen_device_type(ctx: Context[Facts], original: AssignmentT, updated: AssignmentT) -> AssignmentT:
     """The value assigned to a name that autocast takes its device type from: its CUDA
     checks folded, its 'cuda' strings 'xla'."""
-    from codemods.amp.rules.edits import replace_strings
+    from codemods.amp.rules.edits import fix_chosen_value, replace_strings
     from codemods.engine.nodes import fold_true
 
-    value, chosen = original.value, updated.value
-    if value is None or chosen is None:  # (`x: T` declares, chooses nothing)
-        return updated
-    name = ctx.facts.amp.device_types.get(value)
-    if name is None:
-        return updated
     xla = ctx.target.device_string
 
-    def device_type() -> cst.BaseExpression:
+    def device_type(chosen: cst.BaseExpression) -> cst.BaseExpression:
         folded = fold_true(chosen, ctx.facts.device.is_available_call)
         return replace_strings(folded if not isinstance(folded, bool) else chosen, "cuda", xla)
 
-    new = ctx.fix(
+    return fix_chosen_value(
+        ctx,
         AUTOCAST_DEVICE_TYPE,
-        value,
-        f"`{name}` chooses autocast's device type: {ctx.code(value)} -> {{new}} "
-        f"(with 'cuda' it is off on the XLA device)",
+        original,
+        updated,
+        ctx.facts.amp.device_types,
+        lambda name, value: (
+            f"`{name}` chooses autocast's device type: {ctx.code(value)} -> {{new}} "
+            "(with 'cuda' it is off on the XLA device)"
+        ),
         device_type,
     )
-    if new is None:
-        return updated
-    ctx.forget_removed(value, chosen)
-    return updated.with_changes(value=new)

@@ -19,6 +19,46 @@ if TYPE_CHECKING:
 # records why, checkpoint/analysis.py).
 XLA_SAVE_KEYWORDS = {"obj": "data", "f": "file_or_path"}
 
+
+# A save of every process of a process group, through a helper whose arguments are unpacked.
+_SAVES_IN_EVERY_PROCESS = """\
+import torch
+import torch.distributed as dist
+
+
+def save_everywhere(*args, **kwargs):
+    torch.save(*args, **kwargs)
+
+
+def main(model):
+    dist.init_process_group("nccl")
+    save_everywhere(model.state_dict(), "m.pt")
+"""
+
+
+def _saves_under_rank_checks(rank_import: str, rank: str) -> str:
+    """``torch.save`` under rank checks, one of them in a helper, the rank read as ``rank``
+    (which ``rank_import`` imports)."""
+    return f"""
+        import torch
+        {rank_import}
+
+
+        def is_main_process():
+            return {rank} == 0
+
+
+        def save_on_master(*args, **kwargs):
+            if is_main_process():
+                torch.save(*args, **kwargs)
+
+
+        def save_checkpoint(state, path):
+            if {rank} == 0:
+                torch.save(state, path, pickle_protocol=4)
+        """
+
+
 XLA_SAVE = Rule(
     code="XLA401",
     name="xla-save",
@@ -159,84 +199,27 @@ XLA_SAVE = Rule(
             """,
             note="dataset-host-data",
         ),
-        valid(
-            """
-            import torch
-            import torch.distributed as dist
-
-
-            def is_main_process():
-                return dist.get_rank() == 0
-
-
-            def save_on_master(*args, **kwargs):
-                if is_main_process():
-                    torch.save(*args, **kwargs)
-
-
-            def save_checkpoint(state, path):
-                if dist.get_rank() == 0:
-                    torch.save(state, path, pickle_protocol=4)
-            """,
-            """
-            import torch
-            import torch_xla.runtime as xr
-
-
-            def is_main_process():
-                return xr.global_ordinal() == 0
-
-
-            def save_on_master(*args, **kwargs):
-                if is_main_process():
-                    torch.save(*args, **kwargs)
-
-
-            def save_checkpoint(state, path):
-                if xr.global_ordinal() == 0:
-                    torch.save(state, path, pickle_protocol=4)
-            """,
-            note="unportable-save-under-a-rank-check-runs",
-        ),
-        valid(
-            """
-            import torch
-            import torch.distributed as dist
-
-
-            def is_main_process():
-                return dist.get_rank() == 0
-
-
-            def save_on_master(*args, **kwargs):
-                if is_main_process():
-                    torch.save(*args, **kwargs)
-
-
-            def save_checkpoint(state, path):
-                if dist.get_rank() == 0:
-                    torch.save(state, path, pickle_protocol=4)
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            def is_main_process():
-                return xm.get_ordinal() == 0
-
-
-            def save_on_master(*args, **kwargs):
-                if is_main_process():
-                    torch.save(*args, **kwargs)
-
-
-            def save_checkpoint(state, path):
-                if xm.get_ordinal() == 0:
-                    torch.save(state, path, pickle_protocol=4)
-            """,
-            target="sagemaker",
-            note="unportable-save-under-a-rank-check-runs-sagemaker",
+        *(
+            valid(
+                _saves_under_rank_checks("import torch.distributed as dist", "dist.get_rank()"),
+                _saves_under_rank_checks(rank_import, rank),
+                target=target,
+                note=note,
+            )
+            for target, rank_import, rank, note in (
+                (
+                    "2.9",
+                    "import torch_xla.runtime as xr",
+                    "xr.global_ordinal()",
+                    "unportable-save-under-a-rank-check-runs",
+                ),
+                (
+                    "sagemaker",
+                    "import torch_xla.core.xla_model as xm",
+                    "xm.get_ordinal()",
+                    "unportable-save-under-a-rank-check-runs-sagemaker",
+                ),
+            )
         ),
         valid(
             """
@@ -456,19 +439,7 @@ XLA_SAVE = Rule(
             findings=(Expected(12, 5, "torch.save -> xm.save"),),
         ),
         invalid(
-            """
-            import torch
-            import torch.distributed as dist
-
-
-            def save_everywhere(*args, **kwargs):
-                torch.save(*args, **kwargs)
-
-
-            def main(model):
-                dist.init_process_group("nccl")
-                save_everywhere(model.state_dict(), "m.pt")
-            """,
+            _SAVES_IN_EVERY_PROCESS,
             """
             import torch
             import torch.distributed as dist
@@ -493,19 +464,7 @@ XLA_SAVE = Rule(
             ),
         ),
         invalid(
-            """
-            import torch
-            import torch.distributed as dist
-
-
-            def save_everywhere(*args, **kwargs):
-                torch.save(*args, **kwargs)
-
-
-            def main(model):
-                dist.init_process_group("nccl")
-                save_everywhere(model.state_dict(), "m.pt")
-            """,
+            _SAVES_IN_EVERY_PROCESS,
             """
             import torch
             import torch.distributed as dist

@@ -4,6 +4,24 @@ from __future__ import annotations
 
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
+# A file that saves through one DataParallel wrapper and loads a state dict through another.
+_SAVED_AND_LOADED_THROUGH_WRAPPERS = """\
+import torch
+import torch.nn as nn
+
+
+def train(model, path):
+    model = nn.DataParallel(model)
+    fit(model)
+    torch.save(model.state_dict(), path)
+
+
+def test(model, path):
+    model = nn.DataParallel(model)
+    model.load_state_dict(torch.load(path, map_location="cpu"))
+    return evaluate(model.module)
+"""
+
 DATA_PARALLEL = Rule(
     code="XLA605",
     name="data-parallel",
@@ -81,39 +99,10 @@ DATA_PARALLEL = Rule(
     ),
     invalid=lambda: (
         invalid(
-            """
-            import torch
-            import torch.nn as nn
-
-
-            def train(model, path):
-                model = nn.DataParallel(model)
-                fit(model)
-                torch.save(model.state_dict(), path)
-
-
-            def test(model, path):
-                model = nn.DataParallel(model)
-                model.load_state_dict(torch.load(path, map_location="cpu"))
-                return evaluate(model.module)
-            """,
-            """
-            import torch
-            import torch.nn as nn
-            import torch_xla.core.xla_model as xm
-
-
-            def train(model, path):
-                model = nn.DataParallel(model)
-                fit(model)
-                xm.save(model.state_dict(), path)
-
-
-            def test(model, path):
-                model = nn.DataParallel(model)
-                model.load_state_dict(torch.load(path, map_location="cpu"))
-                return evaluate(model.module)
-            """,
+            _SAVED_AND_LOADED_THROUGH_WRAPPERS,
+            _SAVED_AND_LOADED_THROUGH_WRAPPERS.replace(
+                "import torch.nn as nn\n", "import torch.nn as nn\nimport torch_xla.core.xla_model as xm\n"
+            ).replace("torch.save(", "xm.save("),
             note="state-dict-loaded-kept",
             findings=(
                 Expected(7, 13, "`nn.DataParallel` kept: this file loads a state dict into the model it wraps"),

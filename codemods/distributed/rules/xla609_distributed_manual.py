@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_facts, on_references
+from codemods.engine.hooks import on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.targets import ENTRY_FUNCTION
 
@@ -143,47 +143,38 @@ DISTRIBUTED_MANUAL = Rule(
 )
 
 
-@on_facts(
+@reports_facts(
     DISTRIBUTED_MANUAL,
     nodes=lambda facts: [facts.distributed.own_launcher] if facts.distributed.own_launcher is not None else [],
 )
-def _own_launcher(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        DISTRIBUTED_MANUAL,
-        original,
+def _own_launcher(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}(...)` starts this script's workers with rank variables in "
         "their environment, and the script starts no process group: a launcher of its own, left "
-        + ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}"),
+        + ctx.target.advice(f"as it is (no torch_xla.launch). {apis.OWN_LAUNCHER_ADVICE}")
     )
-    return updated
 
 
-@on_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)
-def _external_launch_check(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        DISTRIBUTED_MANUAL,
-        original,
+@reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.external_launch_checks)
+def _external_launch_check(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"{ctx.facts.distributed.external_launch_checks[original]} starts the process group only when a launcher's "
         "variables (RANK, WORLD_SIZE, LOCAL_RANK) are set, and that check stays there: "
         + ctx.target.advice(
             "torch_xla.launch sets none of them, so every process would train alone on all the "
             "data (no process group, no DDP, no sampler). Replace the check there with True (every "
             "process is started by the XLA launcher), or start this script with torchrun"
-        ),
+        )
     )
-    return updated
 
 
-@on_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.raw_env_reads)
-def _raw_env_read(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-    ctx.report(
-        DISTRIBUTED_MANUAL,
-        original,
+@reports_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: facts.distributed.raw_env_reads)
+def _raw_env_read(ctx: Context[Facts], original: cst.CSTNode) -> str:
+    return (
         f"`{ctx.facts.distributed.raw_env_reads[original]}` read from the environment: the XLA "
         "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
-        "string is converted)",
+        "string is converted)"
     )
-    return updated
 
 
 @on_facts(

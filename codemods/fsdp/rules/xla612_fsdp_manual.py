@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_facts, on_references
+from codemods.engine.hooks import on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -195,31 +195,25 @@ FSDP_MANUAL = Rule(
 )
 
 
-@on_facts(FSDP_MANUAL, nodes=lambda facts: facts.fsdp.device_meshes)
-def _device_mesh(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        FSDP_MANUAL,
-        original,
+@reports_facts(FSDP_MANUAL, nodes=lambda facts: facts.fsdp.device_meshes)
+def _device_mesh(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}(...)` builds a DeviceMesh over CUDA devices and NCCL process groups, "
         "which an XLA machine has none of: on XLA, "
         + ctx.target.advice(
             f"{apis.SPMD_MESH_ADVICE}wrap the model in torch_xla.distributed.fsdp.XlaFullyShardedDataParallel "
             "(one process per device)"
-        ),
+        )
     )
-    return updated
 
 
-@on_facts(FSDP_MANUAL, nodes=lambda facts: facts.fsdp.fully_shards)
-def _fully_shard(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
-    ctx.report(
-        FSDP_MANUAL,
-        original,
+@reports_facts(FSDP_MANUAL, nodes=lambda facts: facts.fsdp.fully_shards)
+def _fully_shard(ctx: Context[Facts], original: cst.Call) -> str:
+    return (
         f"`{ctx.code(original.func)}` (FSDP2) has no torch_xla counterpart: wrap the model in "
         "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel (one process per device)"
-        + ctx.target.advice(apis.SPMD_FSDP_ADVICE),
+        + ctx.target.advice(apis.SPMD_FSDP_ADVICE)
     )
-    return updated
 
 
 @on_references(FSDP_MANUAL, names=apis.FSDP_MODULE_WRAP_POLICY)

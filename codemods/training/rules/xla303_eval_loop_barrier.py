@@ -15,6 +15,30 @@ if TYPE_CHECKING:
     from codemods.engine.rewriter import Context
     from codemods.facts import Facts
 
+
+def _scores(predicted: str) -> str:
+    """An evaluation function whose loop calls a helper on each batch, the helper returning
+    ``predicted`` (a host read, or the device tensor)."""
+    return f"""
+        import numpy as np
+        import torch
+
+
+        def score(loader, net, device):
+            net = net.to(device)
+
+            def predict(x):
+                with torch.no_grad():
+                    out = net(x).softmax(-1)
+                return {predicted}
+
+            preds = np.zeros((len(loader), 4, 2))
+            for i, batch in enumerate(loader):
+                preds[i] = predict(batch.to(device))
+            return preds
+        """
+
+
 EVAL_LOOP_BARRIER = Rule(
     code="XLA303",
     name="eval-loop-barrier",
@@ -59,31 +83,7 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     valid=lambda: (
-        *(
-            valid(
-                """
-                import numpy as np
-                import torch
-
-
-                def score(loader, net, device):
-                    net = net.to(device)
-
-                    def predict(x):
-                        with torch.no_grad():
-                            out = net(x).softmax(-1)
-                        return out.cpu().numpy()
-
-                    preds = np.zeros((len(loader), 4, 2))
-                    for i, batch in enumerate(loader):
-                        preds[i] = predict(batch.to(device))
-                    return preds
-                """,
-                target=target,
-                note=f"a-read-per-iteration-in-a-helper-the-loop-calls-{target}",
-            )
-            for target in ("2.9", "sagemaker")
-        ),
+        valid(_scores("out.cpu().numpy()"), note="a-read-per-iteration-in-a-helper-the-loop-calls"),
         valid(
             """
             import torch
@@ -245,79 +245,30 @@ EVAL_LOOP_BARRIER = Rule(
         ),
     ),
     invalid=lambda: (
-        *(
-            invalid(
-                """
-                import numpy as np
-                import torch
+        invalid(
+            _scores("out"),
+            """
+            import numpy as np
+            import torch
+            import torch_xla
 
 
-                def score(loader, net, device):
-                    net = net.to(device)
+            def score(loader, net, device):
+                net = net.to(device)
 
-                    def predict(x):
-                        with torch.no_grad():
-                            out = net(x).softmax(-1)
-                        return out
+                def predict(x):
+                    with torch.no_grad():
+                        out = net(x).softmax(-1)
+                    return out
 
-                    preds = np.zeros((len(loader), 4, 2))
-                    for i, batch in enumerate(loader):
-                        preds[i] = predict(batch.to(device))
-                    return preds
-                """,
-                after,
-                target=target,
-                note=f"a-helper-the-loop-calls-without-a-read-{target}",
-                findings=(Expected(17, 9, "evaluation loop over the device (no host read per iteration)"),),
-            )
-            for target, after in (
-                (
-                    "2.9",
-                    """
-                    import numpy as np
-                    import torch
-                    import torch_xla
-
-
-                    def score(loader, net, device):
-                        net = net.to(device)
-
-                        def predict(x):
-                            with torch.no_grad():
-                                out = net(x).softmax(-1)
-                            return out
-
-                        preds = np.zeros((len(loader), 4, 2))
-                        for i, batch in enumerate(loader):
-                            preds[i] = predict(batch.to(device))
-                            torch_xla.sync()
-                        return preds
-                    """,
-                ),
-                (
-                    "sagemaker",
-                    """
-                    import numpy as np
-                    import torch
-                    import torch_xla.core.xla_model as xm
-
-
-                    def score(loader, net, device):
-                        net = net.to(device)
-
-                        def predict(x):
-                            with torch.no_grad():
-                                out = net(x).softmax(-1)
-                            return out
-
-                        preds = np.zeros((len(loader), 4, 2))
-                        for i, batch in enumerate(loader):
-                            preds[i] = predict(batch.to(device))
-                            xm.mark_step()
-                        return preds
-                    """,
-                ),
-            )
+                preds = np.zeros((len(loader), 4, 2))
+                for i, batch in enumerate(loader):
+                    preds[i] = predict(batch.to(device))
+                    torch_xla.sync()
+                return preds
+            """,
+            note="a-helper-the-loop-calls-without-a-read",
+            findings=(Expected(17, 9, "evaluation loop over the device (no host read per iteration)"),),
         ),
         invalid(
             """
