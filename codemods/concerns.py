@@ -27,7 +27,7 @@ from codemods.huggingface import rules as huggingface_rules
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy import rules as lazy_rules
 from codemods.lightning import rules as lightning_rules
-from codemods.project.rewrite import ProjectRewrite
+from codemods.project import rules as project_rules
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
 from codemods.training import rules as training_rules
@@ -97,6 +97,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, lazy_rules.RULES),
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
-        ProjectRewrite(ctx),
+        RuleHooks(ctx, project_rules.RULES),
         ImportsRewrite(ctx),
     ]

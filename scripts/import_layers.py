@@ -82,7 +82,6 @@ REWRITES = frozenset(
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
-        "codemods.project.rewrite",
     }
 )
 
