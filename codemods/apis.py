@@ -232,7 +232,7 @@ COMPILER_SETTINGS = {
 }
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
-# Multi-GPU APIs: their calls are ported (the distributed rules' hooks, parallel_rewrite.py) or reported (XLA609).
+# Multi-GPU APIs: their calls are ported (the distributed rules' hooks) or reported (XLA609).
 # PyTorch-Ignite's launchers (``import ignite.distributed as idist``): idist.Parallel
 # (backend, nproc_per_node, ...), idist.initialize(backend, ...) and idist.spawn(backend,
 # fn, args, ...) take the backend first.  "nccl", "gloo" and "mpi" are torch.distributed's

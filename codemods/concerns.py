@@ -16,8 +16,9 @@ from codemods.device import rules as device_rules
 from codemods.device.obligation_rewrite import ObligationRewrite
 from codemods.device.rewrite import DeviceRewrite
 from codemods.device.rules.xla005_no_device import NO_DEVICE
+from codemods.device.rules.xla116_batch_off_xla import BATCH_OFF_XLA
+from codemods.device.rules.xla118_scattering_data_parallel import SCATTERING_DATA_PARALLEL
 from codemods.distributed import rules as distributed_rules
-from codemods.distributed.parallel_rewrite import ParallelRewrite
 from codemods.engine.rewriter import Concern, Context, PendingFinding, Rewriter
 from codemods.engine.rule import Rule, RuleSelection
 from codemods.engine.rule_hooks import RuleHooks
@@ -26,7 +27,7 @@ from codemods.huggingface import rules as huggingface_rules
 from codemods.imports.rewrite import ImportsRewrite
 from codemods.lazy import rules as lazy_rules
 from codemods.lightning import rules as lightning_rules
-from codemods.project.rewrite import ProjectRewrite
+from codemods.project import rules as project_rules
 from codemods.release_names import rules as release_names_rules
 from codemods.targets import Target
 from codemods.training import rules as training_rules
@@ -77,8 +78,9 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         launchers.append(LauncherRewrite(ctx, launcher))
     if ctx.facts.distributed.hogwild is not None:
         # Hogwild training cannot run on XLA: reported, and nothing converted that would
-        # pretend otherwise.
-        return [ParallelRewrite(ctx), RuleHooks(ctx, distributed_rules.RULES)]
+        # pretend otherwise; a DataParallel wrapper still goes (XLA605), and what its scatter
+        # moved is reported (XLA116, XLA118).
+        return [RuleHooks(ctx, (BATCH_OFF_XLA, SCATTERING_DATA_PARALLEL)), RuleHooks(ctx, distributed_rules.RULES)]
     return [
         *launchers,
         DeviceRewrite(ctx),
@@ -88,7 +90,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
         RuleHooks(ctx, device_rules.RULES),
-        ParallelRewrite(ctx),
         RuleHooks(ctx, distributed_rules.RULES),
         RuleHooks(ctx, fsdp_rules.RULES),
         RuleHooks(ctx, compile_rules.RULES),
@@ -96,6 +97,6 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
         RuleHooks(ctx, lazy_rules.RULES),
         RuleHooks(ctx, huggingface_rules.RULES),
         RuleHooks(ctx, lightning_rules.RULES),
-        ProjectRewrite(ctx),
+        RuleHooks(ctx, project_rules.RULES),
         ImportsRewrite(ctx),
     ]

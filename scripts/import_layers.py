@@ -79,11 +79,9 @@ REWRITES = frozenset(
     {
         "codemods.device.obligation_rewrite",
         "codemods.device.rewrite",
-        "codemods.distributed.parallel_rewrite",
         "codemods.engine.rule_hooks",  # a concern made of rules' hooks (engine/hooks.py)
         "codemods.imports.rewrite",
         "codemods.launcher.rewrite",
-        "codemods.project.rewrite",
     }
 )
 

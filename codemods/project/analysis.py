@@ -62,6 +62,10 @@ class ProjectAnalysis(Analysis):
         self.import_nodes: dict[str, cst.Import | cst.ImportFrom] = {}  # project name -> its import
         self.star_imports: list[tuple[str, cst.ImportFrom]] = []  # (module as written, its import)
         self._held: dict[tuple[str, str], list[_Held]] = {}
+        self.module: cst.Module | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
 
     # -- where a callee comes from --------------------------------------------------------
 
@@ -406,6 +410,8 @@ class ProjectAnalysis(Analysis):
             examples = tuple(dict.fromkeys((where, name, what) for where, _, name, what, _ in [*firsts, *held]))
             ported = tuple(sorted({ported for *_, ported in held}))
             self.part.unported_uses.setdefault(at, []).append(Unported(path, causes, examples, ported))
+        if self.part.unported_uses:
+            self.part.unported_module = self.module
 
     def _held_by(self, summary: ModuleSummary, names: list[str], depth: int) -> list[_Held]:
         """What the top-level ``names`` of that module hold, with what they reach."""

@@ -39,6 +39,8 @@ class ProjectFacts:
     # holds what their conversion ports or reports as an error (see project/holdings.py).
     # The import that leads to each -> one per module imported.
     unported_uses: dict[cst.CSTNode, list[Unported]] = field(default_factory=dict)
+    # The module, when it has such uses: their findings are made as the rewrite leaves it.
+    unported_module: cst.Module | None = None
     # CUDA checks (``torch.cuda.is_available()``) whose ``torch`` no import of the file binds, with a
     # star import of a project module the tool could not read, which may bind it: that import.
     hidden_checks: dict[cst.Call, cst.ImportFrom] = field(default_factory=dict)
@@ -55,7 +57,7 @@ class ProjectFacts:
 @dataclass(frozen=True)
 class Unported:
     path: str  # the module the file imports
-    causes: tuple[str, ...]  # keys of project.holdings.CAUSES
+    causes: tuple[str, ...]  # keys of project.rules' CAUSES (the families project/holdings.py tells apart)
     held: tuple[tuple[str, str, str], ...]  # (module path, top-level name there, the code and its line)
     # What converting those modules does with it: (True,) ports all of it, (False,) only reports
     # it (as errors to fix by hand), (False, True) some of each.

@@ -23,28 +23,6 @@ from codemods.training import rules as training
 if TYPE_CHECKING:
     from codemods.engine.rewriter import PendingFinding
 
-# What each family's errors are, as a finding on the importing file says it; and what the
-# code does on an XLA host while it stays as it is.
-CAUSES: dict[str, tuple[str, str]] = {
-    "device": (
-        "a CUDA device choice",
-        "it picks CUDA (no device there: it crashes) or the CPU (training leaves the XLA device)",
-    ),
-    "step": (
-        "a training loop or optimizer step on CUDA terms",
-        "its steps run without the step barrier and the XLA optimizer step (the pending graph grows every step)",
-    ),
-    "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
-    "cuda-only": (
-        "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
-        "it crashes or leaves the XLA device",
-    ),
-    "checkpoint": (
-        "a checkpoint load without a CPU map location",
-        "a checkpoint saved from a CUDA run holds CUDA storages, which raise where it is loaded without CUDA",
-    ),
-}
-
 # Errors that depend on the files around the module (who drives its steps, where its
 # devices come from, what its callers hand it), or that run on XLA as they are
 # (``torch.save`` of XLA tensors): in another file's run they say nothing of the module.

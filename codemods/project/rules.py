@@ -1,8 +1,20 @@
-"""XLA003: setup that lives in another file of the project."""
+"""XLA003: setup that lives in another file of the project.  Its hooks report what the project
+facts name: the calls that hand setup to, or take it from, a module that still needs converting,
+and, as the rewrite leaves the module, what the file uses of the modules a run does not convert
+(each file is converted on its own terms)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CROSS_FILE = Rule(
     code="XLA003",
@@ -166,3 +178,136 @@ CROSS_FILE = Rule(
 )
 
 RULES = (CROSS_FILE,)
+
+# What each family's errors are (the causes project/holdings.py finds), as a finding on the
+# importing file says it; and what the code does on an XLA host while it stays as it is.
+CAUSES: dict[str, tuple[str, str]] = {
+    "device": (
+        "a CUDA device choice",
+        "it picks CUDA (no device there: it crashes) or the CPU (training leaves the XLA device)",
+    ),
+    "step": (
+        "a training loop or optimizer step on CUDA terms",
+        "its steps run without the step barrier and the XLA optimizer step (the pending graph grows every step)",
+    ),
+    "amp": ("CUDA mixed precision", "its CUDA gradient scaler and autocast do not run on the XLA device"),
+    "cuda-only": (
+        "code that does not run on XLA (CUDA-only APIs, sparse tensors, compiled extension ops)",
+        "it crashes or leaves the XLA device",
+    ),
+    "checkpoint": (
+        "a checkpoint load without a CPU map location",
+        "a checkpoint saved from a CUDA run holds CUDA storages, which raise where it is loaded without CUDA",
+    ),
+}
+
+_EXAMPLES = 3  # code a finding shows of what a module holds
+# What converting the project does with what the modules hold, by Unported.ported.
+_PROJECT_RUN = {
+    (True,): "would port it",
+    (False,): "would not port it: it reports it there as an error to fix by hand",
+    (False, True): "would port part of it and report the rest there as errors to fix by hand",
+}
+
+
+@on_facts(
+    CROSS_FILE,
+    nodes=lambda facts: [facts.project.unported_module] if facts.project.unported_module is not None else [],
+)
+def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Module) -> cst.Module:
+    """What the file uses of each module the run does not convert, at the import that leads
+    there, unless a finding of the device obligations names that module already."""
+    named = ctx.facts.obligations.named_modules
+    for node, unported in ctx.facts.project.unported_uses.items():
+        for found in unported:
+            if found.path in named or all(path in named for path, _, _ in found.held):
+                continue
+            causes = ", ".join(CAUSES[cause][0] for cause in found.causes)
+            consequences = "; ".join(CAUSES[cause][1] for cause in found.causes)
+            held = "; ".join(
+                (f"`{name}`" if name else "module-level code")
+                + ("" if path == found.path else f" in {path}")
+                + f" has {what}"
+                for path, name, what in found.held[:_EXAMPLES]
+            )
+            more = len(found.held) - _EXAMPLES
+            held += f"; and {more} more" if more > 0 else ""
+            ctx.report(
+                CROSS_FILE,
+                node,
+                f"what this file uses of {found.path}, which this run does not convert, holds {causes} ({held}): "
+                f"on an XLA host {consequences}; converting the project (`xla-codemod convert .` at its root) "
+                + _PROJECT_RUN[found.ported],
+            )
+    return updated
+
+
+@on_facts(
+    CROSS_FILE,
+    nodes=lambda facts: {
+        *facts.project.external_training,
+        *facts.project.external_steps,
+        *facts.project.external_loops,
+        *facts.project.external_amp,
+        *facts.project.hidden_checks,
+        *facts.project.external_devices,
+    },
+)
+def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """A call that hands the optimizer, the training step or loop, mixed precision or the
+    device to another module that still needs converting, or a CUDA check whose ``torch`` only
+    an unread star import may bind."""
+    project = ctx.facts.project
+    if original in project.external_training:
+        callee, path = project.external_training[original]
+        where = f"{path}, which still needs converting" if path else "another module of the project"
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"the optimizer goes to `{callee}` in {where}: convert it too (its training loop needs the step "
+            "barrier and xm.optimizer_step)",
+        )
+    elif original in project.external_steps:
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"the training step runs in {project.external_steps[original]}: this loop gets the step barrier; "
+            "convert that code too (its optimizer step and gradient scaler must become the XLA ones)",
+        )
+    elif original in project.external_loops:
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"`{ctx.code(original.func)}` runs a training loop in {project.external_loops[original]}, which "
+            "still needs converting: convert it too (its loop needs the step barrier and xm.optimizer_step)",
+        )
+    elif original in project.external_amp:
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"`{ctx.code(original.func)}` sets up CUDA mixed precision in {project.external_amp[original]}, "
+            "which still needs converting: convert it too (its gradient scaler and autocast must become the XLA ones)",
+        )
+    elif original in project.hidden_checks:
+        star = ctx.code(project.hidden_checks[original])
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"`{ctx.code(original)}` names `torch`, which only `{star}` may bind, and the tool could not read "
+            "that module: the CUDA check is left as written, so on an XLA host it is False and the code that branches "
+            "on it stays off the XLA device; import torch by name here, or run the tool on the project folder",
+        )
+    else:
+        path = project.external_devices[original]
+        if path:
+            where, todo = f"{path}, which still needs converting", "convert it too"
+        else:  # a single file, or a module that could not be read
+            where = "another module of the project that this run does not read"
+            todo = "run the tool on the project folder to follow it"
+        ctx.report(
+            CROSS_FILE,
+            original,
+            f"the device comes from `{ctx.code(original.func)}` in {where}: {todo}, and check it returns "
+            "the XLA device",
+        )
+    return updated

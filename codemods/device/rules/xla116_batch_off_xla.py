@@ -1,9 +1,21 @@
-"""XLA116 batch-off-xla."""
+"""XLA116 batch-off-xla.  The device obligations report the batches that loops leave off the
+device (device/obligations.py); this module's hook reports the inputs of a model whose wrapper
+moved them to the GPU, which the port removes (DataParallel) or stops from moving anything (DDP
+without device_ids): the distributed facts' ``scattered_inputs``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 BATCH_OFF_XLA = Rule(
     code="XLA116",
@@ -491,3 +503,17 @@ BATCH_OFF_XLA = Rule(
         *scattered_input_invalid(),
     ),
 )
+
+
+@on_facts(BATCH_OFF_XLA, nodes=lambda facts: facts.distributed.scattered_inputs)
+def _scattered_inputs(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    why, inputs = ctx.facts.distributed.scattered_inputs[original]
+    listed = ", ".join(f"`{name}`" for name in inputs)
+    ctx.report(
+        BATCH_OFF_XLA,
+        original,
+        f"{listed} {'reaches' if len(inputs) == 1 else 'reach'} `{ctx.code(original.func)}` on the CPU: "
+        f"{why}; move {'it' if len(inputs) == 1 else 'each'} to the device first if it is a tensor "
+        f"(`{inputs[0]}.to(device)`), or iterate `pl.MpDeviceLoader(loader, device)`",
+    )
+    return updated

@@ -1,8 +1,19 @@
-"""XLA118 scattering-data-parallel."""
+"""XLA118 scattering-data-parallel: a construction of a DataParallel subclass with its own
+``scatter`` (the distributed facts' ``scattering_wraps``) is reported, unless every call of it
+gets inputs on the device (``fed_scattering_wraps``: XLA605's)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 SCATTERING_DATA_PARALLEL = Rule(
     code="XLA118",
@@ -145,3 +156,23 @@ SCATTERING_DATA_PARALLEL = Rule(
         ),
     ),
 )
+
+
+@on_facts(
+    SCATTERING_DATA_PARALLEL,
+    nodes=lambda facts: [
+        call for call in facts.distributed.scattering_wraps if call not in facts.distributed.fed_scattering_wraps
+    ],
+)
+def _report(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    wrapper, module = ctx.facts.distributed.scattering_wraps[original]
+    ctx.report(
+        SCATTERING_DATA_PARALLEL,
+        original,
+        f"`{wrapper}` (a DataParallel subclass of {module or 'this file'}) moves the batches in its own `scatter`, "
+        "which never runs on XLA: without CUDA devices DataParallel calls the wrapped module directly, with the "
+        "inputs as the loader gives them (on the CPU, not split per device); remove the wrapper (one process "
+        "drives one XLA device) and move each batch to the XLA device, in the form the module takes, before "
+        "the forward",
+    )
+    return updated

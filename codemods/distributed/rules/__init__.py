@@ -1,5 +1,4 @@
-"""XLA6: multi-process and multi-GPU training (each rule's module, or distributed/parallel_rewrite.py,
-says what each becomes).
+"""XLA6: multi-process and multi-GPU training (each rule's module says what each becomes).
 
 One module per rule (its code and name); this package lists them."""
 

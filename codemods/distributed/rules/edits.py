@@ -1,6 +1,6 @@
-"""What the distributed rules' hooks and parallel_rewrite.py share: the arguments they write,
-an argument removed, and a node replaced with its finding (loaded by the hooks: a rule module
-loads no LibCST)."""
+"""What the distributed rules' hooks share: the arguments they write, an argument removed, a
+node replaced with its finding, the words for the runtime's ranks and sizes and where a read
+runs (loaded by the hooks: a rule module loads no LibCST)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,23 @@ def entry_from_spawn(ctx: Context[Facts]) -> bool:
     """Where the platform calls _mp_fn, a spawning main guard becomes it: what the guard
     reads runs in the workers, from the XLA runtime."""
     return ctx.facts.distributed.spawn_guard is not None and ctx.target.runtime_calls_entry
+
+
+def runs_in_workers(ctx: Context[Facts], node: cst.CSTNode) -> bool:
+    """A read of the launching process (``facts.distributed.parent_reads``, ``launcher_counts``)
+    that runs in the workers all the same: it is in a spawning main guard that becomes _mp_fn
+    (``node`` is the node the traversal is leaving: its ancestors are the context's)."""
+    guard = ctx.facts.distributed.spawn_guard
+    return entry_from_spawn(ctx) and any(ancestor is guard for ancestor in ctx.ancestors)
+
+
+# What each runtime concept a rank or size read becomes is, in a finding.
+CONCEPT_WORDS = {
+    "global_ordinal": "global rank",
+    "local_ordinal": "local rank",
+    "world_size": "world size",
+    "local_process_count": "processes on this host",
+}
 
 
 def replaced(

@@ -1,6 +1,9 @@
-"""XLA602 xla-ranks: ranks and world sizes come from the XLA runtime.  The ports of ranks and sizes
-are distributed/parallel_rewrite.py's; this module's hooks make a check that a launcher started the
-process True (every process is started by the XLA launcher) and remove the asserts of one
+"""XLA602 xla-ranks: ranks and world sizes come from the XLA runtime.  This module's hooks port the
+reads of ranks and sizes that the distributed facts name (``runtime_reads``; a read of the
+launching process, ``parent_reads`` and ``launcher_counts``, where it runs in the workers; a CUDA
+count that says how many devices one process drives, ``per_process_counts``; worker parameters
+handed a CUDA count, ``rereads``), make a check that a launcher started the process True (every
+process is started by the XLA launcher) and remove the asserts of one
 (``facts.distributed.launched_checks``, ``launch_assert_lines``), and report the CUDA device count
 that a launching process computes and hands on (``n = torch.cuda.device_count()`` then
 ``mp.spawn(..., nprocs=n)``), which the CUDA-only analysis names
@@ -10,9 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.distributed.rules.launch_check_cases import launch_check_invalid
 from codemods.distributed.rules.launcher_count_cases import launcher_count_cases
 from codemods.distributed.rules.rank_flag_cases import rank_flag_invalid, rank_flag_valid
-from codemods.engine.hooks import on_facts
+from codemods.engine.hooks import of_types, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -89,6 +93,7 @@ XLA_RANKS = Rule(
     ),
     invalid=lambda: (
         *rank_flag_invalid(),
+        *launch_check_invalid(),
         invalid(
             """
             import os
@@ -208,130 +213,6 @@ XLA_RANKS = Rule(
             import torch
             import torch.distributed as dist
 
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--local_rank", type=int, default=-1)
-                args = parser.parse_args()
-                if args.local_rank == -1:
-                    device = torch.device("cuda")
-                else:
-                    dist.init_process_group(backend="nccl")
-                    device = torch.device("cuda", args.local_rank)
-                model = torch.nn.Linear(4, 2).to(device)
-                if args.local_rank != -1:
-                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
-
-
-            if __name__ == "__main__":
-                main()
-            """,
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-            import torch_xla
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--local_rank", type=int, default=-1)
-                args = parser.parse_args()
-                if False:
-                    device = torch_xla.device()
-                else:
-                    dist.init_process_group("xla", init_method="xla://")
-                    device = torch_xla.device()
-                model = torch.nn.Linear(4, 2).to(device)
-                if True:
-                    model = torch.nn.parallel.DistributedDataParallel(model)
-
-
-            def _mp_fn(index):
-                main()
-
-
-            if __name__ == "__main__":
-                torch_xla.launch(_mp_fn, args=())
-            """,
-            target="2.9",
-            note="local-rank-flag-minus-one-asks-launched",
-            findings=(
-                Expected(12, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
-                Expected(18, 8, "args.local_rank != -1 -> True"),
-            ),
-        ),
-        invalid(
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--local_rank", type=int, default=-1)
-                args = parser.parse_args()
-                if args.local_rank == -1:
-                    device = torch.device("cuda")
-                else:
-                    dist.init_process_group(backend="nccl")
-                    device = torch.device("cuda", args.local_rank)
-                model = torch.nn.Linear(4, 2).to(device)
-                if args.local_rank != -1:
-                    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])
-
-
-            if __name__ == "__main__":
-                main()
-            """,
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-            import os
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-            import torch_xla.distributed.xla_multiprocessing as xmp
-
-
-            def main():
-                parser = argparse.ArgumentParser()
-                parser.add_argument("--local_rank", type=int, default=-1)
-                args = parser.parse_args()
-                if False:
-                    device = xm.xla_device()
-                else:
-                    os.environ.setdefault("MASTER_ADDR", "localhost")
-                    os.environ.setdefault("MASTER_PORT", "12355")
-                    dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                    device = xm.xla_device()
-                model = torch.nn.Linear(4, 2).to(device)
-                if True:
-                    model = torch.nn.parallel.DistributedDataParallel(model)
-
-
-            def _mp_fn(index):
-                main()
-
-
-            if __name__ == "__main__":
-                xmp.spawn(_mp_fn, args=())
-            """,
-            target="sagemaker",
-            note="local-rank-flag-minus-one-asks-launched-1.13",
-            findings=(
-                Expected(14, 8, "args.local_rank == -1 -> False: every process is started by the XLA launcher"),
-                Expected(22, 8, "args.local_rank != -1 -> True"),
-            ),
-        ),
-        invalid(
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-
             parser = argparse.ArgumentParser()
             parser.add_argument("--local_rank", type=int, default=0)
             args = parser.parse_args()
@@ -402,100 +283,6 @@ XLA_RANKS = Rule(
             target="sagemaker",
             note="local-rank-holds-current-device-1.13",
             findings=(Expected(18, 12, "args.local_rank() -> xm.get_local_ordinal()"),),
-        ),
-        invalid(
-            """
-            import os
-            import torch.distributed as dist
-
-            def main(strict):
-                assert "LOCAL_RANK" in os.environ, "run with torchrun"
-                if strict:
-                    assert "RANK" in os.environ and "WORLD_SIZE" in os.environ
-                dist.init_process_group("nccl")
-                local_rank = int(os.environ["LOCAL_RANK"])
-
-
-            if __name__ == "__main__":
-                main(True)
-            """,
-            """
-            import torch.distributed as dist
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-            import torch_xla.runtime as xr
-
-            def main(strict):
-                if strict:
-                    pass
-                dist.init_process_group("xla", init_method="xla://")
-                local_rank = xr.local_ordinal()
-
-
-            def _mp_fn(index):
-                main(True)
-
-
-            if __name__ == "__main__":
-                torch_xla.launch(_mp_fn, args=())
-            """,
-            note="launcher-assert-removed",
-            findings=(
-                Expected(
-                    6,
-                    5,
-                    'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
-                    "started by the XLA launcher",
-                ),
-                Expected(7, 9, 'removed `assert "RANK" in os.environ and "WORLD_SIZE" in os.environ`'),
-                Expected(9, 18, 'int(os.environ["LOCAL_RANK"]) -> xr.local_ordinal()'),
-            ),
-        ),
-        invalid(
-            """
-            import os
-            import torch.distributed as dist
-
-            def main():
-                assert "LOCAL_RANK" in os.environ, "run with torchrun"
-                dist.init_process_group("nccl")
-                local_rank = int(os.environ["LOCAL_RANK"])
-
-
-            if __name__ == "__main__":
-                main()
-            """,
-            """
-            import os
-            import torch.distributed as dist
-            import torch_xla.core.xla_model as xm
-            import torch_xla.distributed.xla_backend  # noqa: F401  (registers the "xla" process group backend)
-            import torch_xla.distributed.xla_multiprocessing as xmp
-
-            def main():
-                os.environ.setdefault("MASTER_ADDR", "localhost")
-                os.environ.setdefault("MASTER_PORT", "12355")
-                dist.init_process_group("xla", rank=xm.get_ordinal(), world_size=xm.xrt_world_size())
-                local_rank = xm.get_local_ordinal()
-
-
-            def _mp_fn(index):
-                main()
-
-
-            if __name__ == "__main__":
-                xmp.spawn(_mp_fn, args=())
-            """,
-            target="sagemaker",
-            note="launcher-assert-removed-sagemaker",
-            findings=(
-                Expected(
-                    8,
-                    5,
-                    'removed `assert "LOCAL_RANK" in os.environ, "run with torchrun"`: every process is '
-                    "started by the XLA launcher",
-                ),
-                Expected(11, 18, 'int(os.environ["LOCAL_RANK"]) -> xm.get_local_ordinal()'),
-            ),
         ),
         invalid(
             """
@@ -636,3 +423,124 @@ def _argv_rank(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attrib
         f"({ctx.target.api('global_ordinal').spelled}()) where the processes are told apart",
     )
     return updated
+
+
+# -- ranks and sizes read from the runtime ------------------------------------------------------
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: of_types(facts.distributed.runtime_reads, "Call Attribute BinaryOperation"))
+def _runtime_read(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    """A rank or size read in the launched processes (``int(os.environ["LOCAL_RANK"])``,
+    ``dist.get_world_size()``, ``args.local_rank``): the runtime's."""
+    return _from_runtime(ctx, original, updated, ctx.facts.distributed.runtime_reads[original])
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: of_types(facts.distributed.parent_reads, "Call Attribute"))
+def _read_in_workers(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    """A read of the launching process in a spawning main guard that becomes _mp_fn runs in
+    the workers: the runtime's (elsewhere it is XLA609's report)."""
+    from codemods.distributed.rules.edits import runs_in_workers
+
+    if not runs_in_workers(ctx, original):
+        return updated
+    return _from_runtime(ctx, original, updated, ctx.facts.distributed.parent_reads[original])
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.launcher_counts)
+def _count_for_workers(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """A CUDA count in the launching process that only feeds the workers, which read the XLA
+    one themselves: nothing to say of it (in a spawning main guard that becomes _mp_fn it runs in
+    the workers: the runtime's)."""
+    from codemods.distributed.rules.edits import runs_in_workers
+
+    if runs_in_workers(ctx, original):
+        return _from_runtime(ctx, original, updated, ctx.facts.distributed.launcher_counts[original])
+    ctx.forget_removed(original, updated)
+    return updated
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.per_process_counts)
+def _per_process_count(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """A CUDA count that guards a DataParallel wrap (``if n_gpu > 1:``), which goes: one device
+    per process."""
+    import libcst as cst
+
+    from codemods.distributed.rules.edits import replaced
+
+    return replaced(
+        ctx,
+        XLA_RANKS,
+        original,
+        updated,
+        "the devices this process drives: one XLA device per process (the count guards a DataParallel wrap, "
+        f"which goes; the processes on the host are {ctx.target.api('local_process_count').spelled}())",
+        lambda: cst.Integer("1"),
+    )
+
+
+@on_facts(XLA_RANKS, nodes=lambda facts: facts.distributed.rereads)
+def _rereads(ctx: Context[Facts], original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+    """Workers that received a CUDA device count from the launching process read the XLA
+    one when they start."""
+    import libcst as cst
+
+    rereads = ctx.facts.distributed.rereads[original]
+    body = updated.body
+    if not isinstance(body, cst.IndentedBlock):
+        return updated
+
+    def build() -> cst.FunctionDef | None:
+        lines: list[cst.BaseStatement] = []
+        for param, concept in rereads:
+            call = ctx.call(concept)
+            if call is None:
+                return None
+            lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], call)]))
+        statements = list(body.body)
+        at = 1 if statements and _is_docstring(statements[0]) else 0
+        return updated.with_changes(body=body.with_changes(body=[*statements[:at], *lines, *statements[at:]]))
+
+    names = ", ".join(f"`{param}`" for param, _ in rereads)
+    return ctx.fix_or_keep(
+        updated,
+        XLA_RANKS,
+        original,
+        f"{names} read from the XLA runtime when `{original.name.value}` starts: the launching process "
+        "passed a CUDA device count" + _per_host_caveat(ctx, [concept for _, concept in rereads]),
+        build,
+    )
+
+
+def _from_runtime(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression, concept: str
+) -> cst.BaseExpression:
+    from codemods.distributed.rules.edits import CONCEPT_WORDS, replaced
+
+    why = f"the {CONCEPT_WORDS[concept]} from the XLA runtime" + _per_host_caveat(ctx, [concept])
+    return replaced(ctx, XLA_RANKS, original, updated, why, lambda: ctx.call(concept))
+
+
+def _per_host_caveat(ctx: Context[Facts], concepts: list[str]) -> str:
+    """A release without a per-host process count writes its world size for it: right on
+    one host only (torch_xla 1.13's xm.xrt_world_size() counts hosts x devices)."""
+    target = ctx.target
+    if "local_process_count" not in concepts or target.api("local_process_count") != target.api("world_size"):
+        return ""
+    return (
+        f"; torch_xla {target.torch_xla_version} has no per-host count: "
+        f"{target.api('world_size').spelled}() counts the devices of every host (hosts x devices), so this is "
+        "right on one host only: on a multi-instance job divide it by the number of hosts"
+    )
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    import libcst as cst
+
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

@@ -1,8 +1,21 @@
-"""XLA605 data-parallel."""
+"""XLA605 data-parallel: ``nn.DataParallel`` goes (the distributed facts' ``data_parallel``), with
+the statements that only rewrap a name (``dp_statements``) and the ``.module`` accesses of what it
+wrapped (``module_accesses``); a wrapper the port keeps is reported, as is a DataParallel subclass
+with its own ``scatter`` whose calls all get inputs on the device (``fed_scattering_wraps``; the
+other such subclasses are XLA118's)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 # A file that saves through one DataParallel wrapper and loads a state dict through another.
 _SAVED_AND_LOADED_THROUGH_WRAPPERS = """\
@@ -350,3 +363,107 @@ DATA_PARALLEL = Rule(
         ),
     ),
 )
+
+
+@on_facts(DATA_PARALLEL, nodes=lambda facts: facts.distributed.fed_scattering_wraps)
+def _fed_scattering_wrap(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    wrapper, module = ctx.facts.distributed.scattering_wraps[original]
+    ctx.report(
+        DATA_PARALLEL,
+        original,
+        f"`{wrapper}` (a DataParallel subclass of {module or 'this file'}) stays: its own `scatter` never "
+        "runs on XLA (without CUDA devices DataParallel calls the wrapped module directly), and every call "
+        "of it here gets inputs already on the device (moved, or batches of an iterable handed the device); "
+        "it changes nothing on XLA (one process drives one device: more devices mean more processes)",
+    )
+    return updated
+
+
+def _kept_because(ctx: Context[Facts], original: cst.Call) -> tuple[str, str] | None:
+    """Why a DataParallel wrapper stays and how to remove it (or nothing to say), or None where
+    it goes."""
+    part = ctx.facts.distributed
+    if (load := part.state_dict_loads.get(original)) is not None:
+        return (
+            f"this file loads a state dict into the model it wraps (`{ctx.code(load.func)}(...)`): a "
+            "checkpoint saved through the wrapper carries `module.` keys, which the bare model would refuse "
+            "(missing and unexpected keys)",
+            ". To remove it, strip the `module.` prefix when loading: "
+            '`{k.replace("module.", "", 1): v for k, v in state.items()}`',
+        )
+    if (leaves := part.kept_data_parallel.get(original)) is not None:
+        return (
+            f"the model it wraps leaves this file ({leaves}), where `.module` uses, or a flag saying it is "
+            "wrapped, cannot all be followed (they would fail on the bare model)",
+            "",
+        )
+    return None
+
+
+@on_facts(DATA_PARALLEL, nodes=lambda facts: facts.distributed.data_parallel)
+def _data_parallel(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``nn.DataParallel(model)`` -> ``model``, or the wrapper kept and reported."""
+    part = ctx.facts.distributed
+    if (kept := _kept_because(ctx, original)) is not None:
+        why, removal = kept
+        ctx.report(
+            DATA_PARALLEL,
+            original,
+            f"`{ctx.code(original.func)}` kept: {why}; without CUDA devices DataParallel calls the model "
+            f"directly, so it changes nothing on XLA{removal}",
+        )
+        return updated
+    if not part.data_parallel[original]:
+        ctx.report(
+            DATA_PARALLEL,
+            original,
+            f"`{ctx.code(original.func)}` drives several GPUs from one process: "
+            "remove it (and its `.module` accesses) and start one process per device",
+        )
+        return updated
+    if not updated.args:
+        return updated
+    wrapped = updated.args[0].value
+    fixed = ctx.fix(
+        DATA_PARALLEL,
+        original,
+        f"{ctx.code(original)} -> {{new}}: one process drives one XLA device (DataParallel has no XLA meaning)",
+        lambda: wrapped,
+    )
+    if fixed is None:
+        return updated
+    ctx.forget_fixes_inside(original)
+    ctx.imports.discard(original.func)
+    return fixed
+
+
+@on_facts(DATA_PARALLEL, nodes=lambda facts: facts.distributed.dp_statements)
+def _rewrap_statement(
+    ctx: Context[Facts], original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine:
+    """``model = nn.DataParallel(model)``: the statement goes (Context.drop_statement)."""
+    import libcst as cst
+
+    fixed = ctx.fix(
+        DATA_PARALLEL,
+        original,
+        f"removed `{ctx.code(original.with_changes(leading_lines=()))}`: one process drives one XLA device "
+        "(DataParallel has no XLA meaning)",
+        lambda: cst.RemovalSentinel.REMOVE,
+    )
+    if fixed is not None:
+        ctx.forget_removed(original, original)
+        ctx.drop_statement(updated)
+    return updated
+
+
+@on_facts(DATA_PARALLEL, nodes=lambda facts: facts.distributed.module_accesses)
+def _module_access(ctx: Context[Facts], original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+    """``model.module`` -> ``model``: the model is no longer wrapped."""
+    return ctx.fix_or_keep(
+        updated,
+        DATA_PARALLEL,
+        original,
+        f"{ctx.code(original)} -> {{new}}: the model is no longer wrapped in DataParallel",
+        lambda: updated.value,
+    )

@@ -1,15 +1,16 @@
 """XLA609 distributed-manual: multi-process code the port leaves to a person.  Its hooks report
 what the distributed facts name (a launcher of the script's own, calls of another module's
 callable that starts the process group under a launcher check, environment reads the XLA
-launcher does not answer, training at module level with no launcher check) and any call of a
-multi-GPU API that no rule ports (``apis.DISTRIBUTED``)."""
+launcher does not answer, ranks and sizes read in the process that starts the others, training
+at module level with no launcher check) and any call of a multi-GPU API that no rule ports
+(``apis.DISTRIBUTED``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_facts, on_references, reports_facts
+from codemods.engine.hooks import of_types, on_facts, on_references, reports_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.targets import ENTRY_FUNCTION
 
@@ -175,6 +176,23 @@ def _raw_env_read(ctx: Context[Facts], original: cst.CSTNode) -> str:
         "launcher does not set it; use the XLA runtime's rank and size (as a number, where this "
         "string is converted)"
     )
+
+
+@on_facts(DISTRIBUTED_MANUAL, nodes=lambda facts: of_types(facts.distributed.parent_reads, "Call Attribute"))
+def _launching_process_read(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """A rank or size read in the process that starts the others (in the workers all the same,
+    it is XLA602's port)."""
+    from codemods.distributed.rules.edits import CONCEPT_WORDS, runs_in_workers
+
+    if runs_in_workers(ctx, original):
+        return updated
+    ctx.report(
+        DISTRIBUTED_MANUAL,
+        original,
+        f"`{ctx.code(original)}` reads the {CONCEPT_WORDS[ctx.facts.distributed.parent_reads[original]]} in the "
+        "process that starts the others: the XLA runtime may not be used there; read it in the workers",
+    )
+    return updated
 
 
 @on_facts(
