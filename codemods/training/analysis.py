@@ -314,7 +314,10 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
                 if changes_device:
                     self.scope.events.append(("move", moved, device, node))
                 self.moves.append((moved, device, node))
-                if loop is not None and device is not None:
+                # ``net.to(device)`` as a statement moves a module in place (a tensor's would be
+                # lost): a loop of such moves (``for net in nets.values(): net.to(device)``)
+                # computes nothing on the device, it is no evaluation loop.
+                if loop is not None and device is not None and not self._is_statement(node):
                     loop.moved[moved] = device
             if (
                 changes_device
@@ -403,6 +406,11 @@ class TrainingAnalysis(LoopPlans, OwnOptimizerMoves, RoundTrips, StepKinds):
             self.step_sites.append(
                 (statement, node, self.function if self.walk.enclosing_function else None, name, "step")
             )
+
+    def _is_statement(self, node: cst.Call) -> bool:
+        """The call is a statement of its own (its result unused)."""
+        statement = self._statement_of(node)
+        return statement is not None and type(statement.body[0]) is cst.Expr
 
     def _statement_of(self, node: cst.Call) -> cst.SimpleStatementLine | None:
         """The statement that is this call (``helper(x)``, ``loss = helper(x)``)."""

@@ -52,7 +52,8 @@ EVAL_LOOP_BARRIER = Rule(
     "`self.sum += val * n`; `total += correct`; `outputs.append(logits)`): the read materializes only what it "
     "reads, so such a loop gets its barrier too. A read in a function of the file that the loop calls by its "
     "name (`preds[i] = get_pred(batch)` where `get_pred` returns `out.cpu().numpy()`) is a read per iteration too. "
-    "A loop that runs within another loop's iteration gets none: one "
+    "A loop that only moves modules in place (`for net in nets.values(): net.to(device)`) computes nothing "
+    "and gets none. A loop that runs within another loop's iteration gets none: one "
     "of a model's or a loss module's `forward` (or a method it calls through `self`) is part of the training "
     "step, one of an optimizer class's methods (SOAP's or Shampoo's eigen-decomposition of its preconditioners "
     "in `step()`) is part of the optimizer step, and one of a generator (`yield data.to(device)`) runs inside "
@@ -84,6 +85,32 @@ EVAL_LOOP_BARRIER = Rule(
     ),
     valid=lambda: (
         valid(_scores("out.cpu().numpy()"), note="a-read-per-iteration-in-a-helper-the-loop-calls"),
+        valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            device = torch.device("cuda")
+            nets = {"gen": nn.Linear(4, 4), "disc": nn.Linear(4, 1)}
+            for net in nets.values():
+                net.to(device)
+            for net in [nets["gen"]]:
+                net.cuda()
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            import torch_xla
+
+            device = torch_xla.device()
+            nets = {"gen": nn.Linear(4, 4), "disc": nn.Linear(4, 1)}
+            for net in nets.values():
+                net.to(device)
+            for net in [nets["gen"]]:
+                net.to(torch_xla.device())
+            """,
+            note="loops-that-move-modules-in-place-compute-nothing",
+        ),
         valid(
             """
             import torch
