@@ -368,9 +368,11 @@ class ImportContext(Protocol):
         ...
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
-        """The shell scripts of the file's folder that name the file (``run.sh``'s ``python
-        train.py --accelerator gpu``): (their paths as findings name them, their lines that
-        name it, continuation lines joined)."""
+        """The shell scripts that name the file (``run.sh``'s ``python train.py --accelerator
+        gpu``), looked for in the file's folder, the project's root and the ``scripts/`` folder
+        of each, and taken when a path they give leads to the file (from the script's folder or
+        the root): (their paths as findings name them, their lines that name it, continuation
+        lines joined)."""
         ...
 
 
