@@ -55,6 +55,9 @@ class ModuleSummary:
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
     own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
+    # Those whose optimizers hold only the parameters of modules handed to ``__init__``:
+    # (class, those parameters as (name, index)); moved first by the caller, they strand nothing.
+    own_optimizer_children: frozenset[tuple[str, tuple[tuple[str, int], ...]]] = frozenset()
     # Methods of module classes that return an optimizer over the instance's own parameters
     # (``Net.get_optimizer``); module classes whose ``__init__`` binds what such a method of a
     # child may return (``self.optimizer = self.net.get_optimizer()``), the method being of a

@@ -1,5 +1,6 @@
 """For the module classes whose ``__init__`` builds an optimizer over their own parameters
-(XLA203): which class of a module it is, and which of its constructor's flags skip it."""
+(XLA203): which class of a module it is, which of its constructor's flags skip it, and which
+of its constructor's arguments hold the parameters it steps."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from codemods.engine.nodes import is_true, string_value, walk
+from codemods.engine.nodes import dotted, is_true, string_value, walk
 
 
 def skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
@@ -28,6 +29,26 @@ def skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
         ):
             skips.append(statement.test.value)
     return tuple(skips)
+
+
+def handed_in(init: cst.FunctionDef, holder: str) -> tuple[str, int] | None:
+    """The parameter of ``__init__`` (name, index without ``self``) that ``holder`` is bound to
+    there (``self.net = net``: "self.net" is ``net``), when that is its only binding."""
+    parameters = [p.name.value for p in init.params.params][1:]
+    bound = [
+        node.value
+        for node in walk(init)
+        if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
+        and any(dotted(t) == holder for t in _targets_of(node))  # type: ignore[arg-type]  # narrowed by type()
+    ]
+    if len(bound) != 1 or type(bound[0]) is not cst.Name or bound[0].value not in parameters:  # type: ignore[union-attr]  # Name narrowed by type()
+        return None
+    name = bound[0].value  # type: ignore[union-attr]  # narrowed above
+    return name, parameters.index(name)
+
+
+def _targets_of(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    return [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[union-attr]  # narrowed by type()
 
 
 def own_of(entries: Iterable[tuple[str, str, tuple[str, ...]]], cls: str) -> tuple[str | None, tuple[str, ...]]:
