@@ -35,20 +35,16 @@ def handed_in(init: cst.FunctionDef, holder: str) -> tuple[str, int] | None:
     """The parameter of ``__init__`` (name, index without ``self``) that ``holder`` is bound to
     there (``self.net = net``: "self.net" is ``net``), when that is its only binding."""
     parameters = [p.name.value for p in init.params.params][1:]
-    bound = [
-        node.value
-        for node in walk(init)
-        if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
-        and any(dotted(t) == holder for t in _targets_of(node))  # type: ignore[arg-type]  # narrowed by type()
-    ]
-    if len(bound) != 1 or type(bound[0]) is not cst.Name or bound[0].value not in parameters:  # type: ignore[union-attr]  # Name narrowed by type()
+    bound: list[cst.BaseExpression | None] = []
+    for node in walk(init):
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == holder for t in node.targets):
+            bound.append(node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and dotted(node.target) == holder:
+            bound.append(node.value)
+    value = bound[0] if len(bound) == 1 else None
+    if not isinstance(value, cst.Name) or value.value not in parameters:
         return None
-    name = bound[0].value  # type: ignore[union-attr]  # narrowed above
-    return name, parameters.index(name)
-
-
-def _targets_of(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    return [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[union-attr]  # narrowed by type()
+    return value.value, parameters.index(value.value)
 
 
 def own_of(entries: Iterable[tuple[str, str, tuple[str, ...]]], cls: str) -> tuple[str | None, tuple[str, ...]]:
