@@ -84,6 +84,7 @@ class CudaOnlyAnalysis(Analysis):
         # Calls under tests (the same shape), which may be of another module's function.
         self.conditional_calls: dict[cst.Call, tuple[list[cst.BaseExpression], str, int]] = {}
         self.name_counts: Counter[str] = Counter()  # how often each name is written in the file
+        self.call_functions: dict[cst.Call, str] = {}  # calls in module-level functions: the function
         self.off_switches: set[str] = set()
         # What may bind or move a sparse tensor, in order, decided once the functions that
         # return one are known (conclude): ("bind", targets, value) | ("move", the call).
@@ -300,6 +301,8 @@ class CudaOnlyAnalysis(Analysis):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._pinned_args(node.args, node)
+        if self.walk.enclosing_function is not None and "." not in self.walk.qualname:
+            self.call_functions[node] = self.walk.qualname  # in a module-level function
         if (self.walk.conds or self.required_before) and (required := self._required(node)):
             self.conditional_calls[node] = required
         callee = self.walk.callee
@@ -420,17 +423,43 @@ class CudaOnlyAnalysis(Analysis):
 
     def _project_calls(self) -> None:
         """The calls of other modules' functions, under a test never true on XLA (a CUDA
-        availability check: ``if gpu_available and show:``) or not (cuda_only/held_conditions.py)."""
-        for call, callee in self.walk.analysis(ProjectAnalysis).calls:
+        availability check: ``if gpu_available and show:``), also through a function of this
+        file that only such calls reach (``if gpu_available: show_memory()``, whose body calls
+        ``gpu_usage()``), or not (cuda_only/held_conditions.py)."""
+        calls = self.walk.analysis(ProjectAnalysis).calls
+        wrappers = self._called_only_under_cuda(calls)
+        for call, callee in calls:
             for found in self.walk.analysis(ProjectAnalysis).origins(callee):
                 if found.summary is None or not found.name:
                     continue
-                required = self.conditional_calls.get(call)
-                never = required is not None and any(
-                    never and switch is None
-                    for never, switch in (self._never_true(test, required[1], required[2]) for test in required[0])
-                )
+                never = self._never_runs(call) or self.call_functions.get(call) in wrappers
                 (self.part.cuda_guarded_calls if never else self.part.other_calls).add((found.summary.path, found.name))
+
+    def _never_runs(self, call: cst.Call) -> bool:
+        """The call is under a test never true on XLA."""
+        required = self.conditional_calls.get(call)
+        return required is not None and any(
+            never and switch is None
+            for never, switch in (self._never_true(test, required[1], required[2]) for test in required[0])
+        )
+
+    def _called_only_under_cuda(self, calls: list[tuple[cst.Call, str]]) -> set[str]:
+        """The module-level functions of this file that it names only in calls, each under a
+        test never true on XLA."""
+        if self.module is None:
+            return set()
+        sites: dict[str, list[cst.Call]] = {}
+        for call, callee in calls:
+            if type(call.func) is cst.Name:
+                sites.setdefault(callee, []).append(call)
+        functions = (s.name.value for s in self.module.body if type(s) is cst.FunctionDef)
+        return {
+            name
+            for name in functions
+            if (called := sites.get(name))
+            and self.name_counts[name] == 1 + len(called)
+            and all(self._never_runs(call) for call in called)
+        }
 
     def _sparse_moves(self) -> None:
         """Replays what binds, returns and moves tensors: a move of a name bound to a sparse

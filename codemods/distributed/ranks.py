@@ -158,7 +158,8 @@ class RankAnalysis(Analysis):
     def _after_workers_return(self, node: cst.Call) -> bool:
         """The call follows, in its function's body, an ``if`` that returns in every process
         but the master (``if rank != 0: return``, ``if distributed and local_rank != 0: return``):
-        only the master reaches it."""
+        only the master reaches it.  ``if debug and rank != 0: return`` is no such ``if``: with
+        ``debug`` False every process goes on to the call."""
         function = self.walk.enclosing_function
         if function is None or type(function.body) is not cst.IndentedBlock:
             return False
@@ -166,7 +167,7 @@ class RankAnalysis(Analysis):
             if any(sub is node for sub in walk(statement)):
                 return False
             if type(statement) is cst.If and statement.orelse is None and _only_returns(statement.body):
-                if any(_tests_worker(operand) for operand in _operands(statement.test)):
+                if _true_in_every_worker(statement.test):
                     return True
         return False
 
@@ -523,11 +524,26 @@ def _only_returns(body: cst.BaseSuite) -> bool:
     return value is None or (type(value) is cst.Name and value.value == "None")
 
 
-def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The operands of an ``and``/``or`` tree (the node itself if it is neither)."""
-    if type(node) is cst.BooleanOperation:
-        return [*_operands(node.left), *_operands(node.right)]
-    return [node]
+# Words of a condition that holds whenever the script runs in several processes
+# (``distributed``, ``not single_spec``, ``world_size > 1``, ``dist.is_initialized()``).
+_SEVERAL_PROCESSES = ("distributed", "ddp", "world", "multi", "parallel", "single", "is_initialized", "nproc", "gpus")
+
+
+def _true_in_every_worker(test: cst.BaseExpression) -> bool:
+    """True in every process but the master: the rank test itself (``rank != 0``), an ``or``
+    with it, or an ``and`` of it with tests that hold whenever there are several processes
+    (``distributed and local_rank != 0``; ``debug and rank != 0`` is no such test)."""
+    if _tests_worker(test):
+        return True
+    if type(test) is not cst.BooleanOperation:
+        return False
+    if type(test.operator) is cst.Or:
+        return _true_in_every_worker(test.left) or _true_in_every_worker(test.right)
+    conjuncts = _conjuncts(test)
+    return any(_tests_worker(c) for c in conjuncts) and all(
+        _tests_worker(c) or any(word in name.lower() for name in _words(c) for word in _SEVERAL_PROCESSES)
+        for c in conjuncts
+    )
 
 
 def _tests_worker(test: cst.BaseExpression) -> bool:
@@ -542,8 +558,12 @@ def _tests_worker(test: cst.BaseExpression) -> bool:
         type(target.comparator) is cst.Integer and target.comparator.value == "0"
     ):
         return False
-    words = [*names_in(test.left), *(string_value(n) or "" for n in walk(test.left) if type(n) is cst.SimpleString)]
-    return any("rank" in word.lower() or "ordinal" in word.lower() for word in words)
+    return any("rank" in word.lower() or "ordinal" in word.lower() for word in _words(test.left))
+
+
+def _words(node: cst.BaseExpression) -> list[str]:
+    """The names and string keys a test reads (``config["local_rank"]``: config, local_rank)."""
+    return [*names_in(node), *(string_value(n) or "" for n in walk(node) if type(n) is cst.SimpleString)]
 
 
 def _conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -2,8 +2,8 @@
 the Trainer and Fabric constructions and the accelerator, strategy and precision they
 are given (literals, names bound once to a literal, argparse flags' defaults), the
 Lightning 1.x ``Trainer.from_argparse_args(args)`` calls whose accelerator comes from the
-command line (with the flags the launcher scripts beside the file pass), and whether the
-file is driven by Lightning at all.
+command line, the CUDA values that the launcher scripts naming the file pass over a flag's
+default (``run.sh``'s ``--accelerator gpu``), and whether the file is driven by Lightning at all.
 
 Lightning does the XLA work itself once it runs on its XLA accelerator: device
 placement, MpDeviceLoader, DistributedSampler, xm.optimizer_step, barriers and the
@@ -122,11 +122,22 @@ def strategy_on_xla(value: str, kind: Kind) -> tuple[str | None, str]:
     return "", ""
 
 
+def on_xla(value: str, parameter: str, kind: Kind) -> tuple[str | None, str]:
+    """What an accelerator, precision or strategy value becomes on XLA (None, and why, when it
+    has no XLA form); ("", "") when it does not select CUDA."""
+    if parameter == "accelerator":
+        return ACCELERATORS.get(value, ""), ""
+    if parameter == "precision":
+        new = PRECISIONS.get(value, "")
+        return new, "Lightning's XLAPrecision takes 32-true, 16-true or bf16-true" if new is None else ""
+    return strategy_on_xla(value, kind)
+
+
 class LightningAnalysis(Analysis):
     facts: Facts
 
     name = "lightning"
-    reads = ("project",)  # the launcher scripts beside the file (``from_argparse_args``)
+    reads = ("project",)  # the launcher scripts that name the file (project/resolver.py)
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
@@ -185,7 +196,7 @@ class LightningAnalysis(Analysis):
     def _from_command_line(self, call: cst.Call) -> None:
         """``Trainer.from_argparse_args(args, **overrides)``: the overrides are read as a
         Trainer's arguments; without ``accelerator=`` among them the accelerator comes from
-        the command line, as the launchers of the file's folder pass it."""
+        the command line, as the launchers that name the file pass it."""
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in PARAMETERS:
                 self._argument(arg, arg.keyword.value, "trainer")
@@ -243,9 +254,23 @@ class LightningAnalysis(Analysis):
         if sources and all(_is_literal(s) for s in sources):
             for source in sources:
                 self._literal(source, parameter, kind, name or "")
+            if name is not None and "." in name and name.rsplit(".", 1)[-1] in self.flag_defaults:
+                self._launched(arg, parameter, kind, name.rsplit(".", 1)[-1])
             return
         if not isinstance(value, cst.Name) or value.value != "None":
             self.part.unknown[arg] = parameter
+
+    def _launched(self, arg: cst.Arg, parameter: str, kind: Kind, dest: str) -> None:
+        """``Trainer(accelerator=args.accelerator)``: the launchers that pass the flag a CUDA
+        value (``run.sh``'s ``--accelerator gpu``), which overrides the default the port changes."""
+        pattern = re.compile(rf"--{re.escape(dest)}[ =]+[\"']?([\w.-]+)")
+        passed = []
+        for path, text in self.facts.project.context.launchers():
+            values = [m.group(1) for m in pattern.finditer(text)]
+            if cuda := [v for v in values if on_xla(v, parameter, kind)[0] != ""]:
+                passed.append((path, " ".join(f"--{dest} {v}" for v in dict.fromkeys(cuda))))
+        if passed:
+            self.part.launched[arg] = tuple(passed)
 
     def _choice(self, value: cst.BaseExpression, parameter: str, kind: Kind) -> bool:
         """``"cuda" if args.gpu else "cpu"``: each literal is mapped, unless the test asks
@@ -264,15 +289,7 @@ class LightningAnalysis(Analysis):
         if not _is_literal(node):
             return False
         text = string_value(node) if not isinstance(node, cst.Integer) else node.value
-        new: str | None = ""
-        why = ""
-        if parameter == "accelerator":
-            new = ACCELERATORS.get(text, "")  # type: ignore[arg-type]  # dict.get takes None and returns the default: the stub wants a str
-        elif parameter == "precision":
-            new = PRECISIONS.get(text, "")  # type: ignore[arg-type]  # dict.get takes None and returns the default: the stub wants a str
-            why = "Lightning's XLAPrecision takes 32-true, 16-true or bf16-true" if new is None else ""
-        else:
-            new, why = strategy_on_xla(text or "", kind)
+        new, why = on_xla(text or "", parameter, kind)
         if new != "":
             self.part.settings[node] = Setting(parameter, kind, new, why, source)
         return True

@@ -34,9 +34,12 @@ class LightningFacts:
     legacy: dict[cst.Arg, tuple[str, ...]] = field(default_factory=dict)
     modules: set[str] = field(default_factory=set)
     # ``Trainer.from_argparse_args(args)`` (Lightning 1.x; Lightning 2 removed it), whose
-    # accelerator comes from the command line: the launchers of the file's folder that pass
+    # accelerator comes from the command line: the launchers that name the file and pass
     # one, with the Lightning flags they pass (``run.sh``, ``--accelerator gpu --precision bf16``).
     from_command_line: dict[cst.Call, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # ``Trainer(accelerator=args.accelerator)`` whose flag's default the port changes but a launcher
+    # passes a CUDA value on its command line: the launchers, with what they pass (``--accelerator gpu``).
+    launched: dict[cst.Arg, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     # ``fabric.backward(loss)`` and the like on a Fabric made elsewhere.
     fabric_used: bool = False
 

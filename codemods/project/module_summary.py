@@ -55,6 +55,9 @@ class ModuleSummary:
     # parameters: (class, the optimizer's attribute, the parameters whose truth skips it);
     # moving an instance later strands it.
     own_optimizers: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
+    # Those whose optimizers hold only the parameters of modules handed to ``__init__``:
+    # (class, those parameters as (name, index)); moved first by the caller, they strand nothing.
+    own_optimizer_children: frozenset[tuple[str, tuple[tuple[str, int], ...]]] = frozenset()
     # Methods of module classes that return an optimizer over the instance's own parameters
     # (``Net.get_optimizer``); module classes whose ``__init__`` binds what such a method of a
     # child may return (``self.optimizer = self.net.get_optimizer()``), the method being of a
@@ -368,9 +371,11 @@ class ImportContext(Protocol):
         ...
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
-        """The shell scripts of the file's folder that name the file (``run.sh``'s ``python
-        train.py --accelerator gpu``): (their paths as findings name them, their lines that
-        name it, continuation lines joined)."""
+        """The shell scripts that name the file (``run.sh``'s ``python train.py --accelerator
+        gpu``), looked for in the file's folder, the project's root and the ``scripts/`` folder
+        of each, and taken when a path they give leads to the file (from the script's folder or
+        the root): (their paths as findings name them, their lines that name it, continuation
+        lines joined)."""
         ...
 
 

@@ -140,7 +140,24 @@ class Project:
         self._star_names: dict[Path, StarNames | None] = {}
         self._module_readers: list[Path] | None = None  # the run's files that read ``.module`` (module_reader)
         self._takes_a_step: dict[Path, bool] = {}
+        self._shell_scripts: dict[Path, tuple[tuple[Path, tuple[str, ...]], ...]] = {}
         self.learn(known or {})
+
+    def shell_scripts(self, folder: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
+        """The shell scripts of a folder (``*.sh``, none larger than a config file) and their
+        lines, continuation lines joined: read once for the run (every file asks its own folder's,
+        the root's and their ``scripts/``)."""
+        known = self._shell_scripts.get(folder)
+        if known is None:
+            read = []
+            try:
+                for path in sorted(folder.glob("*.sh")):
+                    if path.stat().st_size <= _MAX_CONFIG_BYTES:
+                        read.append((path, tuple(path.read_text("utf-8").replace("\\\n", " ").splitlines())))
+            except (OSError, UnicodeDecodeError):  # a folder we may not list, a file that is not text: no more read
+                pass
+            known = self._shell_scripts[folder] = tuple(read)
+        return known
 
     @functools.cached_property
     def src_layout(self) -> Path | None:
@@ -410,16 +427,14 @@ class FileImports:
             return None
 
     def launchers(self) -> tuple[tuple[str, str], ...]:
+        folder, root = self.path.parent, self.project.root
+        places = dict.fromkeys((folder, folder / "scripts", root, root / "scripts"))
+        me = resolved(self.path)
         found = []
-        try:
-            for path in sorted(self.path.parent.glob("*.sh")):
-                if path.stat().st_size > _MAX_CONFIG_BYTES:
-                    continue
-                lines = path.read_text("utf-8").replace("\\\n", " ").splitlines()
-                if named := [line for line in lines if self.path.name in line]:
-                    found.append((self.project.display(path), "\n".join(named)))
-        except (OSError, UnicodeDecodeError):  # a folder we may not list, a file that is not text: no more read
-            pass
+        for place in places:
+            for script, lines in self.project.shell_scripts(place):
+                if named := [line for line in lines if _names_file(line, self.path.name, me, (script.parent, root))]:
+                    found.append((self.project.display(script), "\n".join(named)))
         return tuple(found)
 
     def star_names(self, module: str, depth: int = 0) -> StarNames | None:
@@ -490,6 +505,17 @@ class FileImports:
         if not dots and self.follows_sys_path and (added := self.project.path_folders(self.path)):
             return FileImports(self.project, self.path, added).module_file(module, name)
         return None
+
+
+def _names_file(line: str, name: str, path: Path, bases: Sequence[Path]) -> bool:
+    """A launcher's line names the file: by a path (``train.py``, ``../src/train.py``) that leads
+    to it from the launcher's folder or from the root (where such scripts are run from)."""
+    for match in re.finditer(r"[\w./~-]*" + re.escape(name) + r"(?![\w.-])", line):
+        given = match.group(0)
+        if (given == name or given.endswith("/" + name)) and not given.startswith(("/", "~")):
+            if any(resolved(base / given) == path for base in bases):
+                return True
+    return False
 
 
 def _module_file(base: Path, parts: list[str]) -> Path | None:

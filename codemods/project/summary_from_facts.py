@@ -34,6 +34,7 @@ def summarise(facts: Facts, pending: bool, holds: tuple[tuple[str, str, str, boo
         argument_moves=frozenset(facts.training.argument_moves),
         optimizer_builders=frozenset(facts.training.optimizer_builders),
         own_optimizers=frozenset(facts.training.own_optimizers),
+        own_optimizer_children=frozenset(facts.training.own_optimizer_children),
         optimizer_methods=frozenset(facts.training.optimizer_methods),
         method_optimizers=frozenset(facts.training.method_optimizers),
         held_steppers=frozenset(facts.training.held_steppers),

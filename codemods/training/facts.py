@@ -160,6 +160,11 @@ class TrainingFacts:
     # whose truth returns before it is built: ``if no_optim: return``); and the moves of
     # their instances after construction.
     own_optimizers: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
+    # Those of them whose optimizers hold only the parameters of modules handed to ``__init__``
+    # (``self.net = net``, then ``SGD(self.net.parameters())`` or ``self.net.get_optimizer()``):
+    # (class, those parameters of ``__init__`` as (name, index without ``self``)).  A caller
+    # that moved each of those modules before building the instance strands nothing.
+    own_optimizer_children: set[tuple[str, tuple[tuple[str, int], ...]]] = field(default_factory=set)
     # Methods of module classes that return an optimizer over the instance's own parameters
     # (``Net.get_optimizer``); and module classes whose ``__init__`` binds what a method of a
     # child returns (``self.optimizer = self.net.get_optimizer()``) where no class of this file

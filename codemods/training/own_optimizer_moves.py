@@ -24,7 +24,7 @@ from codemods.project.analysis import ProjectAnalysis
 from codemods.training.early_optimizers import EarlyOptimizers, _root_in
 from codemods.training.facts import MovedAfterInitOptimizers, MovedOwnOptimizer
 from codemods.training.held_children import HeldChildren
-from codemods.training.own_optimizer_skips import own_of, skipped_by, skips_it
+from codemods.training.own_optimizer_skips import handed_in, own_of, skipped_by, skips_it
 
 if TYPE_CHECKING:
     from codemods.training.records import _Scope
@@ -56,6 +56,8 @@ class OwnOptimizerMoves(EarlyOptimizers):
         found: dict[str, tuple[str, tuple[str, ...]]] = {}
         init_moves: dict[cst.Call, MovedAfterInitOptimizers] = {}
         builders = self._own_optimizer_methods()
+        # class -> the ``__init__`` parameters whose modules its optimizers hold (None: not only those)
+        children: dict[str, dict[tuple[str, int], None] | None] = {}
         for fn in self.function_records.values():
             owner = fn.qualname.removesuffix(".__init__")
             if fn.name != "__init__" or owner.rsplit(".", 1)[-1] not in self.module_classes or fn.node is None:
@@ -70,6 +72,8 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     # ``self.optimizer = self.net.get_optimizer()``: a method over the child's own parameters
                     bound_to, method = by_method
                     skips = skipped_by(fn.node, rest[2])  # type: ignore[arg-type]  # a model event's call
+                    holder = handed_in(fn.node, str(rest[0]).rpartition(".")[0])
+                    _note_child(children, owner, holder)
                     if method in builders or self._imported_optimizer_method(method):
                         built[bound_to] = None
                         found.setdefault(owner, (bound_to, skips))
@@ -102,7 +106,11 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 if attribute is not None:
                     built[attribute] = None
                     found.setdefault(owner, (attribute, skipped_by(fn.node, call)))
+                    _note_child(children, owner, handed_in(fn.node, dotted(module) or ""))
         self.part.own_optimizers.update((owner, *own) for owner, own in found.items())
+        self.part.own_optimizer_children.update(
+            (owner, tuple(held_in)) for owner, held_in in children.items() if held_in
+        )
         return found, init_moves
 
     def _own_optimizer_methods(self) -> set[str]:
@@ -153,6 +161,7 @@ class OwnOptimizerMoves(EarlyOptimizers):
             built: dict[str, _Built] = {}
             dynamic: dict[str, tuple[str, ...]] = {}  # modules bound by ``__import__(name)``: the candidates
             followed: set[cst.Call] = set()  # calls whose moves were followed where their result is bound
+            moved: set[str] = set()  # names moved to the device so far (``net = Net().cuda()``, ``net.cuda()``)
             for kind, name, *rest in scope.events:
                 if kind == "model":
                     constructor, move, call = rest
@@ -161,11 +170,14 @@ class OwnOptimizerMoves(EarlyOptimizers):
                     self._moves_by_callable(constructor, call, str(name), built, dynamic, own)
                     built.pop(str(name), None)
                     dynamic.pop(str(name), None)
+                    moved.discard(str(name))
+                    if isinstance(move, cst.Call) and self._to_the_device(move):
+                        moved.add(str(name))
                     if (modules := self._imported_at_run_time(call, constructor)) is not None:
                         dynamic[str(name)] = modules
                         continue
                     entry = self._own_optimizer_class(constructor, call, dynamic, own)
-                    if entry is None:
+                    if entry is None or self._children_moved_first(constructor, call, moved):
                         continue
                     built[str(name)] = entry
                     if isinstance(move, cst.Call):
@@ -173,6 +185,8 @@ class OwnOptimizerMoves(EarlyOptimizers):
                 elif kind == "move" and (entry := built.get(str(name))) is not None:
                     assert isinstance(rest[1], cst.Call)
                     self._note_own_optimizer_move(str(name), entry, rest[1])
+                elif kind == "move" and isinstance(rest[1], cst.Call) and self._to_the_device(rest[1]):
+                    moved.add(str(name))
                 elif kind == "call" and rest[0] not in followed:
                     assert isinstance(rest[0], cst.Call)
                     self._moves_by_callable(str(name), rest[0], None, built, dynamic, own)
@@ -207,6 +221,30 @@ class OwnOptimizerMoves(EarlyOptimizers):
         if attribute is None or skips_it(call, skips):
             return None
         return constructor, attribute, origin
+
+    def _to_the_device(self, move: cst.Call) -> bool:
+        """``.cuda()``, ``.to(device)``: a move that is neither to the CPU nor a cast (``.to(torch.float16)``)."""
+        target = arg_value(move, 0, "device")
+        return method_name(move) == "cuda" or not (self._casts_only(target) or names_the_cpu(target))  # type: ignore[attr-defined]  # a mixin: TrainingAnalysis (training/analysis.py) defines _casts_only
+
+    def _children_moved_first(self, constructor: str, call: cst.Call, moved: set[str]) -> bool:
+        """The class's optimizers hold only the parameters of modules handed to ``__init__``
+        (``Trainer(net)`` with ``self.optimizer = self.net.get_optimizer()``), and the caller
+        moved each of them to the device before building the instance (``net = Net().cuda()``):
+        the optimizers hold the moved parameters, which a later move of the instance keeps."""
+        children = dict(self.part.own_optimizer_children).get(constructor)
+        if children is None and (found := self.walk.analysis(ProjectAnalysis).origin(constructor)) is not None:
+            children = dict(found.summary.own_optimizer_children).get(found.name) if found.summary else None
+        if not children:
+            return False
+        for parameter, index in children:
+            handed = arg_value(call, index, parameter)
+            if not (
+                dotted(handed) in moved
+                or (type(handed) is cst.Call and method_name(handed) in ("cuda", "to") and self._to_the_device(handed))
+            ):
+                return False
+        return True
 
     def _moves_by_callable(
         self,
@@ -278,6 +316,17 @@ class OwnOptimizerMoves(EarlyOptimizers):
         xla = cuda or self._goes_to_xla(dotted(target) if target is not None else None)
         constructor, attribute, origin = built
         self.part.moved_own_optimizers[move] = MovedOwnOptimizer(name, constructor, attribute, origin, xla)
+
+
+def _note_child(
+    children: dict[str, dict[tuple[str, int], None] | None], owner: str, child: tuple[str, int] | None
+) -> None:
+    """Another optimizer of ``owner`` holds the modules of that ``__init__`` parameter (None:
+    modules of its own, which no caller can have moved first)."""
+    if child is None:
+        children[owner] = None
+    elif (held_in := children.setdefault(owner, {})) is not None:
+        held_in[child] = None
 
 
 def _built_by_a_method(target: str, called: object, moved: set[str]) -> tuple[str, str] | None:

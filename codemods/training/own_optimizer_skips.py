@@ -1,5 +1,6 @@
 """For the module classes whose ``__init__`` builds an optimizer over their own parameters
-(XLA203): which class of a module it is, and which of its constructor's flags skip it."""
+(XLA203): which class of a module it is, which of its constructor's flags skip it, and which
+of its constructor's arguments hold the parameters it steps."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from codemods.engine.nodes import is_true, string_value, walk
+from codemods.engine.nodes import dotted, is_true, string_value, walk
 
 
 def skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
@@ -28,6 +29,22 @@ def skipped_by(init: cst.FunctionDef, built: cst.Call) -> tuple[str, ...]:
         ):
             skips.append(statement.test.value)
     return tuple(skips)
+
+
+def handed_in(init: cst.FunctionDef, holder: str) -> tuple[str, int] | None:
+    """The parameter of ``__init__`` (name, index without ``self``) that ``holder`` is bound to
+    there (``self.net = net``: "self.net" is ``net``), when that is its only binding."""
+    parameters = [p.name.value for p in init.params.params][1:]
+    bound: list[cst.BaseExpression | None] = []
+    for node in walk(init):
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == holder for t in node.targets):
+            bound.append(node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and dotted(node.target) == holder:
+            bound.append(node.value)
+    value = bound[0] if len(bound) == 1 else None
+    if not isinstance(value, cst.Name) or value.value not in parameters:
+        return None
+    return value.value, parameters.index(value.value)
 
 
 def own_of(entries: Iterable[tuple[str, str, tuple[str, ...]]], cls: str) -> tuple[str | None, tuple[str, ...]]:

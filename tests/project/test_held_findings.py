@@ -116,3 +116,50 @@ def test_a_cuda_only_helper_called_only_under_a_cuda_check_is_no_error(
     ]
     (alone,) = run([(str(tmp_path / "memory.py"), job)], workers=1)
     assert sorted(f.line for f in alone.findings if f.rule == "XLA506") == [5, 9]
+
+
+_TRAIN_THROUGH_WRAPPERS = """import torch
+
+from memory import gpu_name, gpu_usage
+
+
+def show_memory():
+    print("GPU RAM:", gpu_usage())
+
+
+def show_name():
+    print("on", gpu_name())
+
+
+def main(use_gpu=True):
+    gpu_available = torch.cuda.is_available() and use_gpu
+    if gpu_available:
+        show_memory()
+        show_name()
+    show_name()
+"""
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_cuda_only_helper_called_through_a_wrapper_only_under_a_cuda_check_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``show_memory``, the only caller of ``gpu_usage``, is itself called only under the CUDA
+    check: the helper never runs on XLA, its finding is cleared; ``show_name`` is called once
+    unguarded too, so ``gpu_name`` keeps its error."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    (tmp_path / "memory.py").write_text(_MEMORY)
+    (tmp_path / "train.py").write_text(_TRAIN_THROUGH_WRAPPERS)
+    monkeypatch.chdir(tmp_path)
+    job = Job("check", target, RuleSelection())
+    reports = run([(str(tmp_path / name), job) for name in ("memory.py", "train.py")], workers=1)
+    findings = {Path(report.path).name: report.findings for report in reports}
+    assert [(f.line, f.message.split("`")[1]) for f in findings["memory.py"] if f.rule == "XLA506"] == [
+        (9, "torch.cuda.get_device_name")
+    ]
+    # A wrapper handed on as a value (a callback) may run anywhere: the helper's error stands.
+    handed = _TRAIN_THROUGH_WRAPPERS.replace("    show_name()\n", "    callbacks = [show_memory]\n", 1)
+    (tmp_path / "train.py").write_text(handed)
+    reports = run([(str(tmp_path / name), job) for name in ("memory.py", "train.py")], workers=1)
+    findings = {Path(report.path).name: report.findings for report in reports}
+    assert sorted(f.line for f in findings["memory.py"] if f.rule == "XLA506") == [5, 9]

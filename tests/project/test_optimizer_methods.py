@@ -116,3 +116,28 @@ def test_a_trainer_never_moved_or_a_method_over_other_parameters_strands_nothing
         _findings(tmp_path, "trainer = DetTrainer(detector).cuda()", target, {**FILES, "model/detector.py": other})
         == []
     )
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        "detector.cuda()\ntrainer = DetTrainer(detector).cuda()",
+        "trainer = DetTrainer(DetectorVGG().cuda()).cuda()",
+    ],
+)
+def test_a_detector_moved_before_the_trainer_is_built_strands_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, build: str
+) -> None:
+    """The optimizer holds the detector's moved parameters; moving the trainer keeps them."""
+    monkeypatch.chdir(tmp_path)
+    assert _findings(tmp_path, build, target) == []
+
+
+@pytest.mark.parametrize("target", ["2.9", "sagemaker"])
+def test_a_detector_moved_after_the_trainer_is_built_strands_its_optimizer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (finding,) = _findings(tmp_path, "trainer = DetTrainer(detector)\ndetector.cuda()\ntrainer.cuda()", target)
+    assert finding.startswith("train.py 9: `trainer.cuda()` moves `trainer`"), finding

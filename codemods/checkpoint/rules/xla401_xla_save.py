@@ -102,7 +102,7 @@ XLA_SAVE = Rule(
 
 
                 def save(state, path, rank):
-                    if rank != 0:
+                    if CONDITION:
                         return
                     torch.save(state, path, pickle_protocol=4)
 
@@ -110,10 +110,16 @@ XLA_SAVE = Rule(
                 def main(model, rank):
                     dist.init_process_group("nccl")
                     save(model.state_dict(), "m.pt", rank)
-                """,
-                after,
+                """.replace("CONDITION", condition),
+                after.replace("CONDITION", condition),
                 target=target,
-                note=f"an-early-return-in-every-process-but-the-master-{target}",
+                note=f"an-early-return-{what}-{target}",
+            )
+            # Only the master passes each of these tests.
+            for condition, what in (
+                ("rank != 0", "in-every-process-but-the-master"),
+                ("path is None or rank != 0", "or-the-rank-check"),
+                ("dist.is_initialized() and rank != 0", "when-distributed-and-not-the-master"),
             )
             for target, after in (
                 (
@@ -125,7 +131,7 @@ XLA_SAVE = Rule(
 
 
                     def save(state, path, rank):
-                        if rank != 0:
+                        if CONDITION:
                             return
                         torch.save(state, path, pickle_protocol=4)
 
@@ -146,7 +152,7 @@ XLA_SAVE = Rule(
 
 
                     def save(state, path, rank):
-                        if rank != 0:
+                        if CONDITION:
                             return
                         torch.save(state, path, pickle_protocol=4)
 
@@ -241,7 +247,7 @@ XLA_SAVE = Rule(
 
 
                 def save(state, path, rank):
-                    if path is None:
+                    if CONDITION:
                         return
                     torch.save(state, path, pickle_protocol=4)
 
@@ -249,12 +255,14 @@ XLA_SAVE = Rule(
                 def main(model, rank):
                     dist.init_process_group("nccl")
                     save(model.state_dict(), "m.pt", rank)
-                """,
-                after,
+                """.replace("CONDITION", condition),
+                after.replace("CONDITION", condition),
                 target=target,
-                note=f"an-early-return-that-is-no-rank-check-{target}",
+                note=f"an-early-return-{what}-{target}",
                 findings=(Expected(line, 5, "no rank check guards it"),),
             )
+            # ``DEBUG and rank != 0``: with DEBUG False every process writes.
+            for condition, what in (("path is None", "that-is-no-rank-check"), ("DEBUG and rank != 0", "under-a-flag"))
             for target, line, after in (
                 (
                     "2.9",
@@ -266,7 +274,7 @@ XLA_SAVE = Rule(
 
 
                     def save(state, path, rank):
-                        if path is None:
+                        if CONDITION:
                             return
                         torch.save(state, path, pickle_protocol=4)
 
@@ -288,7 +296,7 @@ XLA_SAVE = Rule(
 
 
                     def save(state, path, rank):
-                        if path is None:
+                        if CONDITION:
                             return
                         torch.save(state, path, pickle_protocol=4)
 

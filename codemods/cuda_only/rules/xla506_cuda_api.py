@@ -41,7 +41,9 @@ CUDA_API = Rule(
     "imports. Anywhere else the use stays an error: in a module other files import, code outside the file may call "
     "it, and there it breaks as written; except in a module-level function that its own file never names again and "
     "that the run's files call only under a CUDA availability check (`if gpu_available and show_progress:` after "
-    "`gpu_available = torch.cuda.is_available() and use_gpu`): it never runs on XLA (the check is XLA105's). "
+    "`gpu_available = torch.cuda.is_available() and use_gpu`), directly or through a module-level function of "
+    "the calling file that the file names only in calls under such a check (`if gpu_available: show_memory()`, "
+    "whose body calls the helper): it never runs on XLA (the check is XLA105's). "
     "Converted alone, such a module keeps the error: its callers are not in sight.",
     examples=lambda: (
         invalid(

@@ -131,6 +131,36 @@ LIGHTNING_XLA = Rule(
                 Expected(13, 80, 'Fabric precision 16 -> "bf16-true"'),
             ),
         ),
+        # The flag's default is changed; a launcher that passes `--accelerator gpu` over it is
+        # XLA822's (tests/project/test_lightning_launchers.py).
+        invalid(
+            """
+            import argparse
+
+            import lightning as L
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", type=str, default="gpu")
+            args = parser.parse_args()
+            trainer = L.Trainer(accelerator=args.accelerator, devices=1)
+            """,
+            """
+            import argparse
+
+            import lightning as L
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", type=str, default="tpu")
+            args = parser.parse_args()
+            trainer = L.Trainer(accelerator=args.accelerator, devices=1)
+            """,
+            note="trainer-flag",
+            findings=(
+                Expected(
+                    6, 56, 'Trainer accelerator "gpu" -> "tpu" (`args.accelerator`, given to Trainer\'s accelerator)'
+                ),
+            ),
+        ),
         invalid(
             """
             import pytorch_lightning as pl

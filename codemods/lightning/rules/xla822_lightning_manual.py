@@ -30,7 +30,7 @@ LIGHTNING_MANUAL = Rule(
     "that Trainer has no accelerator=; any other gets Lightning 1.5's and 2's accelerator=\"tpu\" and devices=. "
     "`Trainer.from_argparse_args(args)` (Lightning 1.x; Lightning 2 removed it) without an `accelerator=` of its own "
     "takes the accelerator from the command line: the launch must pass `--accelerator tpu` (the launcher scripts "
-    "beside the file that pass an accelerator are named).",
+    "that name the file and pass an accelerator are named: those in its folder, the project's root and the `scripts/` folder of each).",
     examples=lambda: (
         invalid(
             """
@@ -113,7 +113,7 @@ LIGHTNING_MANUAL = Rule(
                         9,
                         11,
                         "`Trainer.from_argparse_args(args)` takes the Trainer's accelerator, devices and precision from "
-                        "the command line (no launcher script beside it passes `--accelerator`): on XLA the launch must "
+                        "the command line (no launcher script that names it passes `--accelerator`): on XLA the launch must "
                         "pass `--accelerator tpu`",
                     ),
                 ),
@@ -183,6 +183,27 @@ LIGHTNING_MANUAL = Rule(
                 ),
             )
             for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import argparse
+
+            import lightning as L
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--accelerator", type=str, default="gpu")
+            args = parser.parse_args()
+            trainer = L.Trainer(accelerator=args.accelerator, devices=1)
+            """,
+            target="sagemaker",
+            note="trainer-flag-sagemaker",
+            findings=(
+                Expected(
+                    6,
+                    56,
+                    'Trainer(accelerator="gpu") (`args.accelerator`, given to Trainer\'s accelerator) is a CUDA setting',
+                ),
+            ),
         ),
         invalid(
             """
@@ -261,10 +282,10 @@ def _unknown(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Ar
 @on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.from_command_line)
 def _from_command_line(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
     """``Trainer.from_argparse_args(args)``: the accelerator is the launch's to choose; the
-    launchers of the file's folder that pass one are named."""
+    launchers that name the file and pass one are named."""
     launched = ctx.facts.lightning.from_command_line[original]
     passed = "; ".join(f"{path} passes `{flags}`" for path, flags in launched)
-    source = f" ({passed})" if passed else " (no launcher script beside it passes `--accelerator`)"
+    source = f" ({passed})" if passed else " (no launcher script that names it passes `--accelerator`)"
     lightning_2 = (
         ' and a precision Lightning 2 takes there ("32-true" or "bf16-true"); and `Trainer.from_argparse_args` is '
         f"Lightning 1.x's: Lightning 2, the release that goes with torch_xla {ctx.target.torch_xla_version}, removed "
@@ -278,5 +299,30 @@ def _from_command_line(ctx: Context[Facts], original: cst.Call, updated: cst.Cal
         f"`{ctx.code(original)}` takes the Trainer's accelerator, devices and precision from the command line"
         f"{source}: on XLA the launch must pass `--accelerator tpu` (Lightning's XLA accelerator; a CUDA one raises "
         f"there){lightning_2}",
+    )
+    return updated
+
+
+# What a launch passes on XLA, by parameter (Lightning 2.6.6's names; analysis.py).
+_XLA_VALUES = {
+    "accelerator": "`tpu` (Lightning's XLA accelerator)",
+    "strategy": "`xla` (Fabric's FSDP: `xla_fsdp`)",
+    "precision": "`bf16-true` or `32-true` (Lightning's XLAPrecision takes no mixed precision)",
+}
+
+
+@on_facts(LIGHTNING_MANUAL, nodes=lambda facts: facts.lightning.launched)
+def _launched_over(ctx: Context[Facts], original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+    """``Trainer(accelerator=args.accelerator)``: the flag's default is the port's to change, but
+    a launcher that names the file passes a CUDA value over it."""
+    launched = ctx.facts.lightning.launched[original]
+    parameter = original.keyword.value  # type: ignore[union-attr]  # the analysis records keyword arguments only: keyword is not None
+    passed = "; ".join(f"{path} passes `{flags}`" for path, flags in launched)
+    ctx.report(
+        LIGHTNING_MANUAL,
+        original,
+        f"`{ctx.code(original).rstrip(',')}` comes from the command line, and {passed}: that value replaces the "
+        f"flag's default on the launch, so the Trainer still gets a CUDA {parameter} there (Lightning raises on it on "
+        f"an XLA host): on XLA the launch must pass {_XLA_VALUES[parameter]}",
     )
     return updated
