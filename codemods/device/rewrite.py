@@ -21,19 +21,14 @@ from codemods.device.rules.xla103_integer_device import INTEGER_DEVICE
 from codemods.device.rules.xla104_cuda_available_device import CUDA_AVAILABLE_DEVICE
 from codemods.device.rules.xla105_cuda_check import CUDA_CHECK
 from codemods.device.rules.xla106_set_device import SET_DEVICE
-from codemods.device.rules.xla107_cuda_tensor_type import CUDA_TENSOR_TYPE
 from codemods.device.rules.xla108_guarded_input_move import GUARDED_INPUT_MOVE
-from codemods.device.rules.xla109_device_generator import DEVICE_GENERATOR
 from codemods.device.rules.xla110_device_type_check import DEVICE_TYPE_CHECK
 from codemods.engine.nodes import (
-    arg_value,
     as_expression,
     fold_true,
     is_cuda_device_string,
-    quoted_like,
     string_value,
     walk,
-    with_comma,
 )
 from codemods.engine.rewriter import AssignmentT, Concern
 from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
@@ -46,106 +41,18 @@ _CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CP
 
 
 class DeviceRewrite(Concern):
-    # -- strings --------------------------------------------------------------
-
     facts: Facts
-
-    def _device_string(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if original not in self.facts.device.strings:
-            return updated
-        xla = self.ctx.target.device_string
-        note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
-        new = self.ctx.fix(
-            CUDA_DEVICE,
-            original,
-            f"{self.ctx.code(original)} -> {{new}}{note}",
-            lambda: quoted_like(original, xla) if self.ctx.imports.require_package("torch_xla") else None,
-        )
-        if new is not None and not isinstance(original, cst.SimpleString):
-            self.ctx.imports.discard(original)
-        return new if new is not None else updated
-
-    leave_SimpleString = _device_string
-    leave_FormattedString = _device_string
-    leave_BinaryOperation = _device_string
 
     # -- calls ------------------------------------------------------------------
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if original in self.facts.device.strings:
-            return self._device_string(original, updated)
         if original in self.facts.training.optimizer_before_move:
             return self._move_before_optimizer(original, updated)
         if original in self.facts.device.index_of_tensor:
             return tensor_checks.tensor_device(self.ctx, original, updated)
-        callee = self.ctx.resolve(original.func)
-        if original in self.facts.device.calls:
-            return self._whole_device_call(original, updated)
-        if original in self.facts.device.dot_cuda:
-            return self._dot_cuda(original, updated)
-        if original in self.facts.device.index_moves:
-            return self._integer_to(original, updated)
-        if original in self.facts.device.generators:
-            return self._cpu_generator(original, updated)
-        if original in self.facts.device.unsure_index_moves:
-            device = self.ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]  # an unsure index move has its device argument (the analysis records it only then)
-            self.ctx.report(
-                INTEGER_DEVICE,
-                original,
-                f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
-                f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
-                "move fails without CUDA",
-            )
-        if callee in apis.CUDA_TENSOR_TYPES:
-            return self._tensor_type(original, updated)
         if original in self.facts.device.kept_availability_checks:
             self._cuda_check(original)
         return updated
-
-    def _whole_device_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        build = self.ctx.device
-        func = original.func
-        if (
-            self.ctx.resolve(func) == "torch.accelerator.current_accelerator"
-            and isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Attribute)
-        ):
-            # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
-            torch_name = func.value.value
-
-            def build() -> cst.Call | None:
-                if not self.ctx.imports.require_package("torch_xla"):
-                    return None
-                return cst.Call(
-                    func=cst.Attribute(value=torch_name, attr=cst.Name("device")),
-                    args=[cst.Arg(cst.SimpleString('"xla"'))],
-                )
-
-        new = self.ctx.fix(CUDA_DEVICE, original, f"{self.ctx.code(original)} -> {{new}}", build)
-        if new is None:
-            return updated
-        self.ctx.forget_fixes_inside(original)
-        self.ctx.imports.discard(original)
-        return new
-
-    def _dot_cuda(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not isinstance(updated.func, cst.Attribute):
-            return updated
-
-        def build() -> cst.Call | None:
-            device = self.ctx.device()
-            if device is None:
-                return None
-            kept = [a for a in updated.args if a.keyword is not None and a.keyword.value != "device"]
-            for dropped in original.args:
-                if dropped.keyword is None or dropped.keyword.value == "device":
-                    self.ctx.imports.discard(dropped)
-            args = [with_comma(cst.Arg(device)), *kept] if kept else [cst.Arg(device)]
-            if kept:  # the list ends as it did (a trailing comma or not)
-                args[-1] = args[-1].with_changes(comma=updated.args[-1].comma)
-            return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("to")), args=args)
-
-        return self.ctx.fix_or_keep(updated, DOT_CUDA, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``model.parameters()`` -> ``model.to(device).parameters()``, and
@@ -211,82 +118,6 @@ class DeviceRewrite(Concern):
             "module to XLA replaces its parameters, so move it first: {new}",
             build,
         )
-
-    def _cpu_generator(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """``torch.Generator(device=device)`` -> ``torch.Generator()``: torch_xla 2.9 has no
-        device generators ("XLA device type not an accelerator"); sampling ops on XLA
-        tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
-        bernoulli, normal_), with the CPU generator's sequence."""
-        at = next(
-            (
-                i
-                for i, a in enumerate(original.args)
-                if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")
-            ),
-            None,
-        )
-        if at is None:
-            return updated
-        dropped = original.args[at]
-
-        def build() -> cst.Call:
-            args = [a for i, a in enumerate(updated.args) if i != at]
-            if args:
-                args[-1] = args[-1].with_changes(
-                    comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT
-                )
-            return updated.with_changes(args=args)
-
-        new = self.ctx.fix(
-            DEVICE_GENERATOR,
-            original,
-            f"{self.ctx.code(original)} -> {{new}}: XLA has no device generators; sampling on XLA tensors takes a "
-            "CPU generator",
-            build,
-        )
-        if new is None:
-            return updated
-        self.ctx.forget_removed(dropped, updated.args[at])
-        return new
-
-    def _integer_to(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """``.to(gpu)`` or ``torch.zeros(n, device=gpu)`` where ``gpu`` is a CUDA index (it
-        feeds ``.cuda(gpu)``, ``set_device(gpu)`` or ``device_ids=[gpu]``)."""
-        index = self.facts.device.index_moves[original]
-        code = self.ctx.code(index)
-        if type(index) is cst.Integer:
-            message = f"integer device {code} (cuda:{code}) -> the XLA device"
-        else:
-            message = (
-                f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
-                "`set_device()` or `device_ids=`): use the XLA device"
-            )
-        device = self.ctx.fix(INTEGER_DEVICE, index, message, self.ctx.device)
-        if device is None:
-            return updated
-        self.ctx.imports.discard(index)
-        position = next(i for i, arg in enumerate(original.args) if arg.value is index)
-        args = list(updated.args)
-        args[position] = args[position].with_changes(value=device)
-        return updated.with_changes(args=args)
-
-    def _tensor_type(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        func = updated.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
-            self.ctx.report(
-                CUDA_TENSOR_TYPE, original, "import the CPU tensor type and move the tensor with .to(device)"
-            )
-            return updated
-        tensor_module = func.value.value  # ``torch`` of ``torch.cuda.FloatTensor``
-
-        def build() -> cst.Call | None:
-            device = self.ctx.device()
-            if device is None:
-                return None
-            cpu = updated.with_changes(func=func.with_changes(value=tensor_module))
-            return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
-
-        return self.ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{self.ctx.code(original)} -> {{new}}", build)
 
     # -- availability -------------------------------------------------------------
 
@@ -370,15 +201,6 @@ class DeviceRewrite(Concern):
                 f"`{flag}` picks the device but also guards `{self.ctx.code(blocker)}`, which fails without "
                 "CUDA: left as is, so the script runs on the CPU; move that code onto the XLA device by hand",
             )
-        elif value in self.facts.device.int_devices:
-            device = self.ctx.fix(
-                INTEGER_DEVICE,
-                value,
-                f"integer device {self.ctx.code(value)} (cuda:{self.ctx.code(value)}) -> the XLA device",
-                self.ctx.device,
-            )
-            if device is not None:
-                return updated.with_changes(value=device)
         return updated
 
     def leave_If(
@@ -550,29 +372,6 @@ class DeviceRewrite(Concern):
 
     leave_Comparison = _checked
     leave_Attribute = _checked
-
-    def reference(self, original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
-        parent = self.ctx.parent()
-        called = isinstance(parent, cst.Call) and parent.func is original
-        if qualified in apis.CUDA_TENSOR_TYPES and not called and not self._compared():
-            self.ctx.report(
-                CUDA_TENSOR_TYPE,
-                original,
-                f"`{self.ctx.code(original)}` used as a value creates CUDA tensors: create them with "
-                "torch.tensor(..., device=device) or move them with .to(device)",
-            )
-        return updated
-
-    def _compared(self) -> bool:
-        """The node being left is an operand of a comparison (``tp == torch.cuda.FloatTensor``,
-        ``torch.cuda.HalfTensor in buckets``), alone or in a tuple, list or set operand: the test
-        names the type and creates no tensor."""
-        for ancestor in reversed(self.ctx.ancestors[:-1]):
-            if isinstance(ancestor, (cst.Comparison, cst.ComparisonTarget)):
-                return True
-            if not isinstance(ancestor, (cst.Element, cst.Tuple, cst.List, cst.Set)):
-                return False
-        return False
 
     def _cuda_check(self, original: cst.CSTNode) -> None:
         negated = negated_check(original)
