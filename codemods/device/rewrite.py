@@ -12,17 +12,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods import apis
-from codemods.device import tensor_checks
-from codemods.device.facts import negated_check
 from codemods.device.folded_ifs import fold_if
 from codemods.device.rules.xla101_cuda_device import CUDA_DEVICE
 from codemods.device.rules.xla102_dot_cuda import DOT_CUDA
 from codemods.device.rules.xla103_integer_device import INTEGER_DEVICE
 from codemods.device.rules.xla104_cuda_available_device import CUDA_AVAILABLE_DEVICE
-from codemods.device.rules.xla105_cuda_check import CUDA_CHECK
 from codemods.device.rules.xla106_set_device import SET_DEVICE
 from codemods.device.rules.xla108_guarded_input_move import GUARDED_INPUT_MOVE
-from codemods.device.rules.xla110_device_type_check import DEVICE_TYPE_CHECK
 from codemods.engine.nodes import (
     as_expression,
     fold_true,
@@ -31,7 +27,6 @@ from codemods.engine.nodes import (
     walk,
 )
 from codemods.engine.rewriter import AssignmentT, Concern
-from codemods.training.rules.xla203_optimizer_before_move import OPTIMIZER_BEFORE_MOVE
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
@@ -42,82 +37,6 @@ _CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CP
 
 class DeviceRewrite(Concern):
     facts: Facts
-
-    # -- calls ------------------------------------------------------------------
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if original in self.facts.training.optimizer_before_move:
-            return self._move_before_optimizer(original, updated)
-        if original in self.facts.device.index_of_tensor:
-            return tensor_checks.tensor_device(self.ctx, original, updated)
-        if original in self.facts.device.kept_availability_checks:
-            self._cuda_check(original)
-        return updated
-
-    def _move_before_optimizer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """``model.parameters()`` -> ``model.to(device).parameters()``, and
-        ``create_optimizer(model, ...)`` -> ``create_optimizer(model.to(device), ...)``:
-        Module.to moves in place and returns the module, and a later move to the same
-        device keeps the parameters, so the optimizer holds the ones that train."""
-        early = self.facts.training.optimizer_before_move[original]
-        built = (
-            "the optimizer is built"
-            if early.argument is None
-            else f"`{self.ctx.code(original.func)}` collects the optimizer's parameters"
-            if early.collects
-            else f"`{self.ctx.code(original.func)}` builds an optimizer"
-        )
-        on_cpu = (
-            f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
-        )
-        if not early.fixable:
-            self.ctx.report(
-                OPTIMIZER_BEFORE_MOVE,
-                original,
-                f"{built} while {on_cpu}, and {early.moved_by} moves the model later to a "
-                "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
-                "optimizer after the move",
-            )
-            return updated
-
-        def moved(model: cst.BaseExpression) -> cst.BaseExpression | None:
-            device = self.ctx.device()
-            if device is None:
-                return None
-            return cst.Call(func=cst.Attribute(value=model, attr=cst.Name("to")), args=[cst.Arg(device)])
-
-        def build() -> cst.Call | None:
-            if early.argument is None:
-                if not isinstance(updated.func, cst.Attribute) or (model := moved(updated.func.value)) is None:
-                    return None
-                return updated.with_changes(func=updated.func.with_changes(value=model))
-            args = list(updated.args)
-            positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
-            at = (
-                next(
-                    (
-                        i
-                        for i, a in enumerate(original.args)
-                        if a.keyword is not None and a.keyword.value == early.argument
-                    ),
-                    None,
-                )
-                if isinstance(early.argument, str)
-                else positional[early.argument]
-            )
-            if at is None or (model := moved(args[at].value)) is None:
-                return None
-            args[at] = args[at].with_changes(value=model)
-            return updated.with_changes(args=args)
-
-        return self.ctx.fix_or_keep(
-            updated,
-            OPTIMIZER_BEFORE_MOVE,
-            original,
-            f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
-            "module to XLA replaces its parameters, so move it first: {new}",
-            build,
-        )
 
     # -- availability -------------------------------------------------------------
 
@@ -327,68 +246,6 @@ class DeviceRewrite(Concern):
             return updated
         self.ctx.imports.discard(original.test)
         return new
-
-    # -- checks that stay -----------------------------------------------------------
-
-    def _checked(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        if original in self.facts.device.type_checks:
-            return self._type_check(original, updated)  # type: ignore[arg-type]  # type_checks holds Comparison nodes (the key is typed CSTNode)
-        if original in self.facts.device.tensor_checks:
-            blocker = self.facts.device.tensor_checks[original]  # type: ignore[index]  # tensor_checks holds Attribute and Comparison nodes (the key is typed CSTNode)
-            return tensor_checks.ported_check(self.ctx, original, updated, blocker, self._devices_converted)  # type: ignore[arg-type]  # as above
-        if original in self.facts.device.cuda_checks:
-            self._cuda_check(original)
-        return updated
-
-    def _type_check(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
-        """``device.type == 'cuda'`` around device code, on the device the script picked:
-        on XLA the question it asks ("is this the accelerator?") is ``== 'xla'``."""
-        blocker = self.facts.device.type_checks[original]
-        check = self.ctx.code(original)
-        if blocker is not None or not self._devices_converted:
-            why = (
-                f"the code it guards also runs `{self.ctx.code(blocker)}`, which fails without CUDA"
-                if blocker is not None
-                else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
-            )
-            self.ctx.report(
-                DEVICE_TYPE_CHECK,
-                original,
-                f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
-                f"code it guards (model moves, wrappers) never runs there; not changed: {why}; compare with 'xla' "
-                "once that code runs on XLA",
-            )
-            return updated
-        return (
-            self.ctx.fix(
-                DEVICE_TYPE_CHECK,
-                original,
-                f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
-                "device -> {new}",
-                lambda: tensor_checks.compared_with(updated, self.ctx.target.device_string),
-            )
-            or updated
-        )
-
-    leave_Comparison = _checked
-    leave_Attribute = _checked
-
-    def _cuda_check(self, original: cst.CSTNode) -> None:
-        negated = negated_check(original)
-        unproven = self.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]  # unproven_checks is keyed by Comparison; a CSTNode that is not one is just absent
-        value = "True" if negated else "False"
-        claim = (
-            f"is {value} on the XLA device: check that"
-            if unproven is None
-            else f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
-            f"check what `{unproven}` holds, and that"
-        )
-        self.ctx.report(
-            CUDA_CHECK,
-            original,
-            f"`{self.ctx.code(original)}` {claim} the code it guards "
-            + ("is meant to run there" if negated else "is not needed there"),
-        )
 
     # -- torch.cuda.set_device ---------------------------------------------------------
 
