@@ -181,16 +181,12 @@ DEVICE_TYPE_CHECK = Rule(
 
 @on_facts(DEVICE_TYPE_CHECK, nodes=lambda facts: facts.device.type_checks)
 def _type_check(ctx: Context[Facts], original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
-    from codemods.device.rules.checks import compared_with, devices_converted
+    from codemods.device.rules.checks import compared_with, kept_because
 
     blocker = ctx.facts.device.type_checks[original]
     check = ctx.code(original)
-    if blocker is not None or not devices_converted(ctx):
-        why = (
-            f"the code it guards also runs `{ctx.code(blocker)}`, which fails without CUDA"
-            if blocker is not None
-            else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
-        )
+    why = kept_because(ctx, blocker)
+    if why is not None:
         ctx.report(
             DEVICE_TYPE_CHECK,
             original,

@@ -248,17 +248,13 @@ def _ported_check(
 ) -> cst.BaseExpression:
     import libcst as cst
 
-    from codemods.device.rules.checks import compared_with, devices_converted
+    from codemods.device.rules.checks import compared_with, kept_because
 
     blocker = ctx.facts.device.tensor_checks[original]
     check = ctx.code(original)
     device_type = ctx.target.device_string
-    if blocker is not None or not devices_converted(ctx):
-        why = (
-            f"the code it guards also runs `{ctx.code(blocker)}`, which fails without CUDA"
-            if blocker is not None
-            else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
-        )
+    why = kept_because(ctx, blocker)
+    if why is not None:
         ctx.report(
             TENSOR_CUDA_CHECK,
             original,
