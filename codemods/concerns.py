@@ -84,12 +84,12 @@ def concerns_for(ctx: Context[Facts], launcher: LauncherFacts | None = None) -> 
     return [
         *launchers,
         DeviceRewrite(ctx),
+        RuleHooks(ctx, device_rules.RULES),
         ObligationRewrite(ctx),
         RuleHooks(ctx, amp_rules.RULES),
         RuleHooks(ctx, training_rules.RULES),
         RuleHooks(ctx, checkpoint_rules.RULES),
         RuleHooks(ctx, cuda_only_rules.RULES),
-        RuleHooks(ctx, device_rules.RULES),
         RuleHooks(ctx, distributed_rules.RULES),
         RuleHooks(ctx, fsdp_rules.RULES),
         RuleHooks(ctx, compile_rules.RULES),

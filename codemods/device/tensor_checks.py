@@ -1,37 +1,20 @@
 """A tensor's own CUDA checks (XLA117): ``x.is_cuda`` and ``x.device.type == 'cuda'`` around a
 move ask whether ``x`` is on the accelerator, which on XLA is ``x.device.type == 'xla'``; and
 ``x.get_device()`` where a device goes (a CUDA index, 0 for an XLA tensor) is ``x.device``.
-What the analysis recognises (analysis.py) and what the rewrite writes (rewrite.py)."""
+What the analysis recognises (the rule's hooks write the port: rules/xla117_tensor_cuda_check.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from codemods.device import shapes
-from codemods.device.rules.xla117_tensor_cuda_check import TENSOR_CUDA_CHECK
-from codemods.engine.nodes import arg_value, call_args, dotted, method_name, quoted_like, string_value, walk
+from codemods.engine.nodes import arg_value, call_args, dotted, method_name, walk
 
 if TYPE_CHECKING:
-    from codemods.engine.rewriter import Context
-
-# Where an ``x.is_cuda`` that becomes ``x.device.type == "xla"`` needs no parentheses.
-_TAKES_A_BARE_COMPARISON = (
-    cst.If,
-    cst.IfExp,
-    cst.While,
-    cst.BooleanOperation,
-    cst.Assign,
-    cst.AnnAssign,
-    cst.Return,
-    cst.Arg,
-    cst.Assert,
-    cst.Element,
-    cst.Expr,
-)
-_FALSE_ON_XLA = "is False for a tensor on the XLA device, so the device code it guards never runs there"
+    pass
 
 
 def checks_in(test: cst.BaseExpression) -> list[cst.Attribute | cst.Comparison]:
@@ -106,73 +89,3 @@ class TensorIndices:
         if self.defines_get_device:
             return set()
         return {call for call, receiver in self.candidates if receiver not in self.called and receiver != "self"}
-
-
-def compared_with(updated: cst.Comparison, device_type: str) -> cst.Comparison:
-    """The comparison with "cuda" made with ``device_type``."""
-
-    def flip(operand: cst.BaseExpression) -> cst.BaseExpression:
-        return quoted_like(operand, device_type) if string_value(operand) == "cuda" else operand
-
-    comparison = updated.comparisons[0]
-    return updated.with_changes(
-        left=flip(updated.left), comparisons=[comparison.with_changes(comparator=flip(comparison.comparator))]
-    )
-
-
-def ported_check(
-    ctx: Context[Any],
-    original: cst.Attribute | cst.Comparison,
-    updated: cst.Attribute | cst.Comparison,
-    blocker: cst.CSTNode | None,
-    devices_converted: bool,
-) -> cst.BaseExpression:
-    """``x.is_cuda`` (``x.device.type == 'cuda'``) around device code -> ``x.device.type ==
-    'xla'``; reported where the guarded code also fails without CUDA (``blocker``) or the
-    CUDA devices it picks stay."""
-    check = ctx.code(original)
-    device_type = ctx.target.device_string
-    if blocker is not None or not devices_converted:
-        why = (
-            f"the code it guards also runs `{ctx.code(blocker)}`, which fails without CUDA"
-            if blocker is not None
-            else "the CUDA devices it picks stay (XLA101-XLA103 are off or suppressed)"
-        )
-        ctx.report(
-            TENSOR_CUDA_CHECK,
-            original,
-            f"`{check}` {_FALSE_ON_XLA} (the tensors it makes stay on the CPU); not changed: {why}; move that code "
-            f"onto the XLA device, then ask `.device.type == '{device_type}'`",
-        )
-        return updated
-
-    def build() -> cst.BaseExpression:
-        if isinstance(updated, cst.Comparison):
-            return compared_with(updated, device_type)
-        comparison = cst.Comparison(
-            left=cst.Attribute(
-                value=cst.Attribute(value=updated.value, attr=cst.Name("device")), attr=cst.Name("type")
-            ),
-            comparisons=[cst.ComparisonTarget(operator=cst.Equal(), comparator=cst.SimpleString(f'"{device_type}"'))],
-        )
-        if isinstance(ctx.parent(), _TAKES_A_BARE_COMPARISON):
-            return comparison.with_changes(lpar=updated.lpar, rpar=updated.rpar)
-        return comparison.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-    message = f"`{check}` -> {{new}}: it {_FALSE_ON_XLA}; the new check asks whether the tensor is on the accelerator"
-    return ctx.fix(TENSOR_CUDA_CHECK, original, message, build) or updated
-
-
-def tensor_device(ctx: Context[Any], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-    """``x.get_device()`` where a device goes -> ``x.device``."""
-    if not isinstance(updated.func, cst.Attribute):
-        return updated
-    tensor = updated.func.value
-    return ctx.fix_or_keep(
-        updated,
-        TENSOR_CUDA_CHECK,
-        original,
-        f"`{ctx.code(original)}` -> {{new}}: a CUDA index where a device goes (0 for a tensor on the XLA device: "
-        "cuda:0, which fails without CUDA); the tensor's device is what it meant",
-        lambda: cst.Attribute(value=tensor, attr=cst.Name("device")),
-    )

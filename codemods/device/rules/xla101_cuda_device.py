@@ -1,8 +1,20 @@
-"""XLA101 cuda-device."""
+"""XLA101 cuda-device: a CUDA device string where a device goes becomes the target's
+(``"cuda:1"`` -> ``"xla"``: a string stays a string, so code that compares or prints it keeps
+working), and ``torch.device("cuda", ...)`` or ``torch.accelerator.current_accelerator()``
+becomes the target's device call (the device facts' ``strings`` and ``calls``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_DEVICE = Rule(
     code="XLA101",
@@ -255,3 +267,54 @@ CUDA_DEVICE = Rule(
         ),
     ),
 )
+
+
+@on_facts(CUDA_DEVICE, nodes=lambda facts: facts.device.strings)
+def _device_string(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    from codemods.engine.nodes import quoted_like, string_value
+
+    xla = ctx.target.device_string
+    note = "" if string_value(original) == "cuda" else " (one XLA device per process: the index is dropped)"
+    new = ctx.fix(
+        CUDA_DEVICE,
+        original,
+        f"{ctx.code(original)} -> {{new}}{note}",
+        lambda: quoted_like(original, xla) if ctx.imports.require_package("torch_xla") else None,
+    )
+    if new is None:
+        return updated
+    if type(original).__name__ != "SimpleString":
+        ctx.imports.discard(original)
+    return new
+
+
+@on_facts(CUDA_DEVICE, nodes=lambda facts: facts.device.calls)
+def _device_call(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    import libcst as cst
+
+    build = ctx.device
+    func = original.func
+    if (
+        ctx.resolve(func) == "torch.accelerator.current_accelerator"
+        and isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Attribute)
+    ):
+        # The accelerator is a device without an index (code adds its own: f"{acc}:{rank}").
+        torch_name = func.value.value
+
+        def build() -> cst.Call | None:
+            if not ctx.imports.require_package("torch_xla"):
+                return None
+            return cst.Call(
+                func=cst.Attribute(value=torch_name, attr=cst.Name("device")),
+                args=[cst.Arg(cst.SimpleString('"xla"'))],
+            )
+
+    new = ctx.fix(CUDA_DEVICE, original, f"{ctx.code(original)} -> {{new}}", build)
+    if new is None:
+        return updated
+    ctx.forget_fixes_inside(original)
+    ctx.imports.discard(original)
+    return new

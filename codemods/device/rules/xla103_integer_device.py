@@ -1,8 +1,21 @@
-"""XLA103 integer-device."""
+"""XLA103 integer-device: a CUDA index where a device goes (``.to(gpu)``, ``torch.zeros(n,
+device=gpu)``, where ``gpu`` feeds ``.cuda(gpu)``, ``set_device(gpu)`` or ``device_ids=[gpu]``:
+the device facts' ``index_moves``) and ``device = 0`` used as a device (``int_devices``) become
+the target's device; a move to something only named like an index is reported
+(``unsure_index_moves``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 INTEGER_DEVICE = Rule(
     code="XLA103",
@@ -216,3 +229,55 @@ INTEGER_DEVICE = Rule(
         ),
     ),
 )
+
+
+@on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.index_moves)
+def _index_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    index = ctx.facts.device.index_moves[original]
+    code = ctx.code(index)
+    if type(index).__name__ == "Integer":
+        message = f"integer device {code} (cuda:{code}) -> the XLA device"
+    else:
+        message = (
+            f"`{code}` names a CUDA device, an index or a device (this file gives it to `.cuda()`, "
+            "`set_device()` or `device_ids=`): use the XLA device"
+        )
+    device = ctx.fix(INTEGER_DEVICE, index, message, ctx.device)
+    if device is None:
+        return updated
+    ctx.imports.discard(index)
+    position = next(i for i, arg in enumerate(original.args) if arg.value is index)
+    args = list(updated.args)
+    args[position] = args[position].with_changes(value=device)
+    return updated.with_changes(args=args)
+
+
+@on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.unsure_index_moves)
+def _unsure_index_move(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    from codemods.engine.nodes import arg_value
+
+    device = ctx.code(arg_value(original, 0, "device"))  # type: ignore[arg-type]  # an unsure index move has its device argument (the analysis records it only then)
+    ctx.report(
+        INTEGER_DEVICE,
+        original,
+        f"`{device}` looks like a CUDA device number, but nothing here says it is one (no `.cuda({device})`, "
+        f"`set_device({device})` or `device_ids=[{device}]`): on XLA move to the XLA device instead, or the "
+        "move fails without CUDA",
+    )
+    return updated
+
+
+@on_facts(INTEGER_DEVICE, nodes=lambda facts: facts.device.int_devices)
+def _integer_device(ctx: Context[Facts], original: cst.Integer, updated: cst.Integer) -> cst.BaseExpression:
+    """``device = 0`` (or ``device: int = 0``) -> ``device = <the target's device>``; the value
+    of a tuple assignment stays."""
+    parent = ctx.parent()
+    if type(parent).__name__ not in ("Assign", "AnnAssign") or parent.value is not original:  # type: ignore[union-attr]  # an Assign or an AnnAssign (checked by name: a rule module loads no LibCST)
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        INTEGER_DEVICE,
+        original,
+        f"integer device {ctx.code(original)} (cuda:{ctx.code(original)}) -> the XLA device",
+        ctx.device,
+    )

@@ -1,11 +1,27 @@
-"""XLA104 cuda-available-device."""
+"""XLA104 cuda-available-device: an availability check that picks the device is dropped (an
+``if`` folded, an ``x if torch.cuda.is_available() else y`` folded to ``x``, a flag's check
+dropped: the device facts' ``ifs``, ``selections`` and ``flag_values``), an exit under a
+function of the file that counts CUDA devices is removed (``gpu_requirements``), and the checks
+that cannot go are reported (``blocked_ifs``, ``blocked_flags``, ``unset_fallbacks``,
+``wrapped_checks``).  ``assert torch.cuda.is_available()`` goes with XLA106's set-device
+statements, in the device rewrite (the line is rebuilt once)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.device.rules.availability_cases import early_return_and_wrapper_cases, not_a_device_choice_cases
 from codemods.device.rules.cpu_fallback_cases import cpu_fallback_cases
 from codemods.device.rules.device_string_chain_cases import device_string_chain_cases
 from codemods.device.rules.host_move_cases import host_move_cases, host_move_valid_cases
-from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.engine.hooks import of_types, on_facts
+from codemods.engine.rule import Expected, Rule, invalid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_AVAILABLE_DEVICE = Rule(
     code="XLA104",
@@ -67,126 +83,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
     ),
     valid=lambda: (
         *host_move_valid_cases(),
-        valid(
-            """
-            import torch
-
-            def get_args(parser):
-                args = parser.parse_args()
-                args.benchmark = torch.cuda.is_available() and args.fast
-                return args
-            """,
-            filename="arguments.py",
-            note="a-returned-flag-not-named-for-cuda-stays",
-        ),
-        valid(
-            """
-            import sys
-            import torch
-
-            def has_data(path):
-                return os.path.exists(path)
-
-            def count_gpus():
-                return torch.cuda.device_count()
-
-            if not has_data("data"):
-                sys.exit()
-            if not count_gpus():
-                print("no GPU")
-            """,
-            note="exits-that-check-no-cuda-device-or-do-not-exit",
-        ),
-        valid(
-            """
-            import torch
-
-            pin = torch.cuda.is_available()
-            loader = DataLoader(ds, pin_memory=pin)
-            if torch.cuda.is_available():
-                torch.cuda.manual_seed_all(0)
-            """,
-            note="not-a-device-choice",
-        ),
-        valid(
-            """
-            import torch
-
-
-            def timed(closure, log_timings=True):
-                log_timings = log_timings and torch.cuda.is_available()
-                if log_timings:
-                    start = torch.cuda.Event(enable_timing=True)
-                    start.record()
-                result = closure()
-                if log_timings:
-                    torch.cuda.synchronize()
-                return result
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-
-            def timed(closure, log_timings=True):
-                log_timings = log_timings and torch.cuda.is_available()
-                if log_timings:
-                    start = torch.cuda.Event(enable_timing=True)
-                    start.record()
-                result = closure()
-                if log_timings:
-                    xm.wait_device_ops()
-                return result
-            """,
-            note="a flag that guards a synchronize and CUDA events times the step and picks no device: False on XLA",
-        ),
-        valid(
-            """
-            import torch
-
-            if torch.cuda.is_available():
-                name = "cuda"
-            else:
-                name = "cpu"
-            print(name)
-            """,
-            note="a-cuda-string-that-no-device-uses",
-        ),
-        valid(
-            """
-            import torch
-
-            def setup():
-                if not torch.cuda.is_available():
-                    return
-                torch.cuda.manual_seed_all(0)
-            """,
-            note="a-return-only-skips-cuda-code",
-        ),
-        valid(
-            """
-            import os
-            import torch
-
-            def has_checkpoint(path):
-                return os.path.exists(path)
-
-            if has_checkpoint("ckpt.pt"):
-                device = torch.device("cuda")
-            """,
-            """
-            import os
-            import torch
-            import torch_xla
-
-            def has_checkpoint(path):
-                return os.path.exists(path)
-
-            if has_checkpoint("ckpt.pt"):
-                device = torch_xla.device()
-            """,
-            note="a-wrapper-of-something-else",
-        ),
+        *not_a_device_choice_cases(),
     ),
     invalid=lambda: (
         invalid(
@@ -407,161 +304,7 @@ CUDA_AVAILABLE_DEVICE = Rule(
                 ),
             ),
         ),
-        invalid(
-            """
-            import torch
-
-            def default_device():
-                if not torch.cuda.is_available():
-                    return torch.device("cpu")
-                return torch.device("cuda")
-            """,
-            """
-            import torch
-            import torch_xla
-
-            def default_device():
-                return torch_xla.device()
-            """,
-            note="early-return-of-the-cpu",
-            findings=(
-                Expected(
-                    5,
-                    8,
-                    "`not torch.cuda.is_available()`: the accelerator check holds for the XLA device, so the code under it never runs: removed",
-                ),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-
-            def default_device():
-                if torch.cuda.is_available():
-                    if torch.cuda.is_initialized():
-                        return torch.device(f"cuda:{torch.cuda.current_device()}")
-                    return torch.device("cuda")
-                return torch.device("cpu")
-            """,
-            """
-            import torch
-            import torch_xla
-
-            def default_device():
-                return torch_xla.device()
-                return torch_xla.device()
-                return torch.device("cpu")
-            """,
-            note="nested-checks-and-the-current-index",
-            findings=(
-                Expected(5, 8, "`torch.cuda.is_available()`: the accelerator check holds"),
-                Expected(6, 12, "`torch.cuda.is_initialized()`: the accelerator check holds"),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-
-            def default_device():
-                if torch.cuda.is_available():
-                    print(torch.cuda.get_device_name())
-                    return torch.device("cuda")
-                return torch.device("cpu")
-            """,
-            """
-            import torch
-            import torch_xla
-
-            def default_device():
-                if torch.cuda.is_available():
-                    print(torch.cuda.get_device_name())
-                    return torch_xla.device()
-                return torch.device("cpu")
-            """,
-            note="device-choice-blocked-by-cuda-only-code",
-            findings=(
-                Expected(
-                    5,
-                    8,
-                    "`torch.cuda.is_available()` picks the device, and the code it guards also runs "
-                    "`torch.cuda.get_device_name`, which fails without CUDA: left as is, so on XLA (no CUDA) the path "
-                    "without CUDA runs and the model and tensors stay on the CPU",
-                ),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-
-            class CudaContext:
-                def is_available(self) -> bool:
-                    return torch.cuda.is_available()
-
-            def default_device(cuda: CudaContext) -> torch.device:
-                if cuda.is_available():
-                    return torch.device("cuda", index=0)
-                return torch.device("cpu")
-            """,
-            """
-            import torch
-            import torch_xla
-
-            class CudaContext:
-                def is_available(self) -> bool:
-                    return torch.cuda.is_available()
-
-            def default_device(cuda: CudaContext) -> torch.device:
-                if cuda.is_available():
-                    return torch_xla.device()
-                return torch.device("cpu")
-            """,
-            note="availability-asked-through-a-method",
-            findings=(
-                Expected(
-                    9,
-                    8,
-                    "`cuda.is_available()` picks the device, but `CudaContext.is_available` returns "
-                    "`torch.cuda.is_available()`, which is False on XLA (no CUDA): the path without CUDA runs and the "
-                    "model and tensors stay on the CPU; make `CudaContext.is_available` return True (the XLA device "
-                    "is always present), or pick `torch_xla.device()` here",
-                ),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-
-            def cuda_ok():
-                return torch.cuda.device_count() > 0
-
-            if cuda_ok():
-                device = torch.device("cuda")
-            else:
-                device = torch.device("cpu")
-            """,
-            """
-            import torch
-            import torch_xla
-
-            def cuda_ok():
-                return torch.cuda.device_count() > 0
-
-            if cuda_ok():
-                device = torch_xla.device()
-            else:
-                device = torch.device("cpu")
-            """,
-            note="availability-asked-through-a-function",
-            findings=(
-                Expected(
-                    7,
-                    4,
-                    "`cuda_ok()` picks the device, but `cuda_ok` returns `torch.cuda.device_count() > 0`, which is "
-                    "False on XLA (no CUDA): the path without CUDA runs and the model and tensors stay on the CPU; "
-                    "make `cuda_ok` return True",
-                ),
-            ),
-        ),
+        *early_return_and_wrapper_cases(),
         *cpu_fallback_cases(),
         *device_string_chain_cases(),
         *host_move_cases(),
@@ -687,3 +430,218 @@ CUDA_AVAILABLE_DEVICE = Rule(
         ),
     ),
 )
+
+
+# What a device choice that stays as it is does on XLA, where the CUDA check is False.
+_CPU_PATH = "the path without CUDA runs and the model and tensors stay on the CPU"
+
+
+def _availability_ifs(facts: Facts) -> dict[cst.If, None]:
+    """The ``if`` statements whose availability check picks the device (a guarded input move
+    is XLA108's)."""
+    device = facts.device
+    found = [
+        *device.gpu_requirements,
+        *device.blocked_ifs,
+        *device.unset_fallbacks,
+        *of_types(device.wrapped_checks, "If"),
+        *device.ifs,
+    ]
+    return dict.fromkeys(node for node in found if node not in facts.training.input_guards)  # type: ignore[misc]  # of_types keeps the If nodes of wrapped_checks
+
+
+@on_facts(CUDA_AVAILABLE_DEVICE, nodes=_availability_ifs)
+def _availability_if(
+    ctx: Context[Facts], original: cst.If, updated: cst.If
+) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    import libcst as cst
+
+    from codemods.device.rules.checks import devices_converted
+    from codemods.device.rules.folded_ifs import fold_if
+    from codemods.engine.nodes import fold_true
+
+    device = ctx.facts.device
+    if original in device.gpu_requirements:
+        return _without_gpu_requirement(ctx, original, updated)
+    if original in device.blocked_ifs:
+        ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{ctx.code(original.test)}` picks the device, and the code it guards also runs "
+            f"`{ctx.code(device.blocked_ifs[original])}`, which fails without CUDA: left as is, so on XLA (no CUDA) "
+            f"{_CPU_PATH}; move that code onto the XLA device by hand",
+        )
+        return updated
+    if original in device.unset_fallbacks:
+        name = device.unset_fallbacks[original]
+        ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original.test,
+            f"`{ctx.code(original.test)}` guards the CPU fallback of `{name}`, which this file does not "
+            "otherwise set (its default comes from another module or a config file): left as is, so on XLA (no "
+            f"CUDA) the fallback runs and the model and tensors that go to `{name}` stay on the CPU (removing the "
+            'check alone would leave the default it guards, which may be "cuda", to fail on an XLA host); make '
+            f'sure `{name}` is "xla" where its default is set, then remove this check',
+        )
+        return updated
+    if original in device.wrapped_checks:
+        _wrapped(ctx, original)
+        return updated
+    if not devices_converted(ctx):
+        _not_folded(ctx, original.test)
+        return updated
+    folded = fold_true(updated.test, device.is_available_call)
+    parent = ctx.parent()
+    is_elif = isinstance(parent, cst.If) and parent.orelse is original
+    outcome = {
+        True: "so the code under it always runs: check dropped",
+        False: "so the code under it never runs: removed",
+    }.get(folded, "dropped from the condition")  # type: ignore[arg-type]  # folded is True, False or an expression: dict.get returns the default for the expression
+    new = ctx.fix(
+        CUDA_AVAILABLE_DEVICE,
+        original.test,
+        f"`{ctx.code(original.test)}`: the accelerator check holds for the XLA device, {outcome}",
+        lambda: fold_if(updated, folded, is_elif, ctx.keep_lines_after),
+    )
+    if new is None:
+        return updated
+    ctx.imports.discard(original.test)
+    gone = original.orelse if folded is True else original.body if folded is False else None
+    if gone is not None:
+        ctx.forget_removed(gone, updated.orelse if folded is True else updated.body)  # type: ignore[arg-type]  # gone is not None, so the updated If's matching branch (orelse when folded is True) is not None either
+    if isinstance(new, cst.RemovalSentinel) and not is_elif:
+        ctx.drop_statement(updated)  # keeps the block valid (pass) and its comments
+        return updated
+    return new
+
+
+def _without_gpu_requirement(ctx: Context[Facts], original: cst.If, updated: cst.If) -> cst.If:
+    """``if not verify_min_gpu_count(): ...; sys.exit()``: the function checks for CUDA
+    devices, which an XLA machine has none of, so the script would always end here."""
+    from codemods.device.rules.checks import devices_converted
+
+    name = ctx.facts.device.gpu_requirements[original]
+    if not devices_converted(ctx):
+        return updated
+    ctx.forget_removed(original, updated)
+    done = ctx.fix(
+        CUDA_AVAILABLE_DEVICE,
+        original,
+        f"removed `if {ctx.code(original.test)}:` and the exit under it: `{name}` checks for CUDA devices "
+        "(an accelerator check, False on XLA, and a CUDA device count, 0 there), so the script always ended "
+        "here; on XLA the launcher starts one process per XLA device, however many there are (a minimum "
+        "number of devices is no longer enforced)",
+        lambda: original,
+    )
+    if done is not None:
+        ctx.imports.discard(original)
+        ctx.drop_statement(updated)
+    return updated
+
+
+@on_facts(
+    CUDA_AVAILABLE_DEVICE,
+    nodes=lambda facts: dict.fromkeys([*of_types(facts.device.wrapped_checks, "IfExp"), *facts.device.selections]),
+)
+def _selection(ctx: Context[Facts], original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+    """``x if torch.cuda.is_available() else y`` that picks the device -> ``x``."""
+    import libcst as cst
+
+    from codemods.device.rules.checks import devices_converted
+    from codemods.engine.nodes import as_expression, fold_true, string_value
+
+    device = ctx.facts.device
+    if original in device.wrapped_checks:
+        _wrapped(ctx, original)
+    if original not in device.selections:
+        return updated
+    folded = fold_true(updated, device.is_available_call)
+    if not devices_converted(ctx) or (not isinstance(folded, bool) and _still_cuda(folded)):
+        _not_folded(ctx, original)
+        return updated
+
+    def build() -> cst.BaseExpression | None:
+        if isinstance(folded, cst.Integer):
+            return ctx.device()
+        if not isinstance(folded, bool) and string_value(folded) is not None:
+            return folded if ctx.imports.require_package("torch_xla") else None
+        return as_expression(folded)
+
+    new = ctx.fix(
+        CUDA_AVAILABLE_DEVICE,
+        original,
+        "a move to the host under an accelerator check, which is False on XLA: an XLA tensor needs it too "
+        "(`.numpy()` raises on one), a CPU tensor is unchanged -> {new}"
+        if original in device.host_moves
+        else "device picked by an accelerator check, which is False on XLA: the XLA device is always present -> {new}",
+        build,
+    )
+    if new is None:
+        return updated
+    ctx.forget_fixes_inside(original)
+    ctx.imports.discard(original)
+    return new
+
+
+@on_facts(
+    CUDA_AVAILABLE_DEVICE, nodes=lambda facts: dict.fromkeys([*facts.device.flag_values, *facts.device.blocked_flags])
+)
+def _flag_value(ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    """``use_cuda = not args.no_cuda and torch.cuda.is_available()`` where the flag picks the
+    device: the check goes from the assignment's value (a value unpacked from a tuple stays)."""
+    from codemods.engine.nodes import as_expression, fold_true
+
+    parent = ctx.parent()
+    if type(parent).__name__ not in ("Assign", "AnnAssign") or parent.value is not original:  # type: ignore[union-attr]  # an Assign or an AnnAssign (checked by name: a rule module loads no LibCST)
+        return updated
+    device = ctx.facts.device
+    if original not in device.flag_values:
+        flag, blocker = device.blocked_flags[original]
+        ctx.report(
+            CUDA_AVAILABLE_DEVICE,
+            original,
+            f"`{flag}` picks the device but also guards `{ctx.code(blocker)}`, which fails without "
+            "CUDA: left as is, so the script runs on the CPU; move that code onto the XLA device by hand",
+        )
+        return updated
+    flag, purpose = device.flag_values[original]
+    folded = fold_true(updated, device.is_available_call)
+    if not isinstance(folded, bool) and _still_cuda(folded):
+        return updated  # it would pick the CUDA device that stays (the choice's own finding says why)
+    new = ctx.fix(
+        CUDA_AVAILABLE_DEVICE,
+        original,
+        f"`{flag}` {purpose}: its accelerator check is dropped (False on XLA, where the XLA device is always present)",
+        lambda: as_expression(fold_true(updated, device.is_available_call)),
+    )
+    if new is None:
+        return updated
+    ctx.imports.discard(original)
+    return new
+
+
+def _wrapped(ctx: Context[Facts], original: cst.If | cst.IfExp) -> None:
+    call, wrapper, returned = ctx.facts.device.wrapped_checks[original]
+    ctx.report(
+        CUDA_AVAILABLE_DEVICE,
+        original.test,
+        f"`{ctx.code(call)}` picks the device, but `{wrapper}` returns `{ctx.code(returned)}`, which is "
+        f"False on XLA (no CUDA): {_CPU_PATH}; make `{wrapper}` return True (the XLA device is always present), "
+        f"or pick `{ctx.target.api('device').spelled}()` here",
+    )
+
+
+def _not_folded(ctx: Context[Facts], original: cst.CSTNode) -> None:
+    ctx.report(
+        CUDA_AVAILABLE_DEVICE,
+        original,
+        "the device is picked by an accelerator check, which is False on XLA; not changed "
+        "because the CUDA device it picks stays (XLA101-XLA103 are off or suppressed here, or the tool does not "
+        "see it used as a device in this file); make it the XLA device by hand",
+    )
+
+
+def _still_cuda(node: cst.CSTNode) -> bool:
+    from codemods.engine.nodes import is_cuda_device_string, walk
+
+    return any(is_cuda_device_string(n) for n in walk(node))

@@ -1,12 +1,14 @@
-"""XLA105 cuda-check.  The checks that stay are reported by the device rewrite; this module's
-hook reports a CUDA query whose answer on an XLA host chooses another branch than a GPU would
+"""XLA105 cuda-check: the CUDA checks that stay (an availability check the device rules do not
+consume, ``x.is_cuda``, ``device == 'cuda'`` that no rule ports: the device facts'
+``kept_availability_checks`` and ``cuda_checks``) are reported as False (or True) on XLA; a hook
+reports a CUDA query whose answer on an XLA host chooses another branch than a GPU would
 (the CUDA-only facts' ``cuda_answers``: a rule reads another concern's facts)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.engine.hooks import on_references
+from codemods.engine.hooks import on_facts, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -206,5 +208,39 @@ def _branching_answer(ctx: Context[Facts], original: cst.CSTNode, updated: cst.C
         CUDA_CHECK,
         original,
         f"{answer.heading(ctx.code(original), qualified)}: check that the code it chooses is right on XLA",
+    )
+    return updated
+
+
+def _kept_checks(facts: Facts) -> dict[cst.CSTNode, None]:
+    """The checks that stay: those XLA110 and XLA117 port or report are theirs."""
+    device = facts.device
+    ported = (device.type_checks, device.tensor_checks)
+    return dict.fromkeys(
+        [
+            *device.kept_availability_checks,
+            *(check for check in device.cuda_checks if not any(check in checks for checks in ported)),
+        ]
+    )
+
+
+@on_facts(CUDA_CHECK, nodes=_kept_checks)
+def _kept_check(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    from codemods.device.facts import negated_check
+
+    negated = negated_check(original)
+    unproven = ctx.facts.device.unproven_checks.get(original)  # type: ignore[call-overload]  # unproven_checks is keyed by Comparison; a CSTNode that is not one is just absent
+    value = "True" if negated else "False"
+    claim = (
+        f"is {value} on the XLA device: check that"
+        if unproven is None
+        else f"is {value} on XLA only if `{unproven}` no longer names CUDA there, which this file does not show: "
+        f"check what `{unproven}` holds, and that"
+    )
+    ctx.report(
+        CUDA_CHECK,
+        original,
+        f"`{ctx.code(original)}` {claim} the code it guards "
+        + ("is meant to run there" if negated else "is not needed there"),
     )
     return updated

@@ -1,8 +1,19 @@
-"""XLA107 cuda-tensor-type."""
+"""XLA107 cuda-tensor-type: ``torch.cuda.FloatTensor(...)`` becomes the CPU type's tensor moved to
+the target's device; the type used as a value (not called, nor compared) is reported."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods import apis
+from codemods.engine.hooks import on_calls, on_references
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 CUDA_TENSOR_TYPE = Rule(
     code="XLA107",
@@ -91,3 +102,50 @@ CUDA_TENSOR_TYPE = Rule(
         ),
     ),
 )
+
+
+@on_calls(CUDA_TENSOR_TYPE, names=frozenset(apis.CUDA_TENSOR_TYPES))
+def _tensor_type(ctx: Context[Facts], original: cst.Call, updated: cst.Call, callee: str) -> cst.BaseExpression:
+    import libcst as cst
+
+    func = updated.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
+        ctx.report(CUDA_TENSOR_TYPE, original, "import the CPU tensor type and move the tensor with .to(device)")
+        return updated
+    tensor_module = func.value.value  # ``torch`` of ``torch.cuda.FloatTensor``
+
+    def build() -> cst.Call | None:
+        device = ctx.device()
+        if device is None:
+            return None
+        cpu = updated.with_changes(func=func.with_changes(value=tensor_module))
+        return cst.Call(func=cst.Attribute(value=cpu, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+    return ctx.fix_or_keep(updated, CUDA_TENSOR_TYPE, original, f"{ctx.code(original)} -> {{new}}", build)
+
+
+@on_references(CUDA_TENSOR_TYPE, names=frozenset(apis.CUDA_TENSOR_TYPES))
+def _tensor_type_value(ctx: Context[Facts], original: cst.CSTNode, updated: cst.CSTNode, qualified: str) -> cst.CSTNode:
+    parent = ctx.parent()
+    called = type(parent).__name__ == "Call" and parent.func is original  # type: ignore[union-attr]  # a Call (checked by name: a rule module loads no LibCST)
+    if not called and not _compared(ctx):
+        ctx.report(
+            CUDA_TENSOR_TYPE,
+            original,
+            f"`{ctx.code(original)}` used as a value creates CUDA tensors: create them with "
+            "torch.tensor(..., device=device) or move them with .to(device)",
+        )
+    return updated
+
+
+def _compared(ctx: Context[Facts]) -> bool:
+    """The node being left is an operand of a comparison (``tp == torch.cuda.FloatTensor``,
+    ``torch.cuda.HalfTensor in buckets``), alone or in a tuple, list or set operand: the test
+    names the type and creates no tensor."""
+    for ancestor in reversed(ctx.ancestors[:-1]):
+        kind = type(ancestor).__name__
+        if kind in ("Comparison", "ComparisonTarget"):
+            return True
+        if kind not in ("Element", "Tuple", "List", "Set"):
+            return False
+    return False

@@ -1,8 +1,20 @@
-"""XLA108 guarded-input-move."""
+"""XLA108 guarded-input-move: ``if args.gpu is not None: images = images.cuda(args.gpu)`` (the
+training facts' ``input_guards``): without the index, DataParallel moved the inputs on CUDA; on
+XLA nothing else does, so the guard goes where the model is on the XLA device on every path, and
+is reported otherwise."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 GUARDED_INPUT_MOVE = Rule(
     code="XLA108",
@@ -131,3 +143,35 @@ GUARDED_INPUT_MOVE = Rule(
         ),
     ),
 )
+
+
+@on_facts(GUARDED_INPUT_MOVE, nodes=lambda facts: facts.training.input_guards)
+def _input_guard(
+    ctx: Context[Facts], original: cst.If, updated: cst.If
+) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    import libcst as cst
+
+    from codemods.device.rules.folded_ifs import fold_if
+
+    test = ctx.code(original.test)
+    if not ctx.facts.training.input_guards[original]:
+        ctx.report(
+            GUARDED_INPUT_MOVE,
+            original.test,
+            f"these moves run only `if {test}`; otherwise, on CUDA, DataParallel moved the inputs: on XLA they "
+            "stay on the CPU unless the model does too; move them whenever the model is on the XLA device",
+        )
+        return updated
+    parent = ctx.parent()
+    is_elif = isinstance(parent, cst.If) and parent.orelse is original
+    new = ctx.fix(
+        GUARDED_INPUT_MOVE,
+        original.test,
+        f"`if {test}:` dropped: the model is on the XLA device on every path (DataParallel, which moved the "
+        "inputs otherwise, is gone), so its inputs always move",
+        lambda: fold_if(updated, True, is_elif, ctx.keep_lines_after),
+    )
+    if new is None:
+        return updated
+    ctx.imports.discard(original.test)
+    return new

@@ -1,8 +1,18 @@
-"""XLA109 device-generator."""
+"""XLA109 device-generator: ``torch.Generator(device=device)`` -> ``torch.Generator()`` (the device
+facts' ``generators``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DEVICE_GENERATOR = Rule(
     code="XLA109",
@@ -97,3 +107,42 @@ DEVICE_GENERATOR = Rule(
         ),
     ),
 )
+
+
+@on_facts(DEVICE_GENERATOR, nodes=lambda facts: facts.device.generators)
+def _cpu_generator(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.Call:
+    """torch_xla 2.9 has no device generators ("XLA device type not an accelerator"); sampling
+    ops on XLA tensors take a CPU generator (checked: randn, randint, randperm, multinomial,
+    bernoulli, normal_), with the CPU generator's sequence."""
+    import libcst as cst
+
+    at = next(
+        (
+            i
+            for i, a in enumerate(original.args)
+            if (a.keyword is None and i == 0) or (a.keyword and a.keyword.value == "device")
+        ),
+        None,
+    )
+    if at is None:
+        return updated
+    dropped = original.args[at]
+
+    def build() -> cst.Call:
+        args = [a for i, a in enumerate(updated.args) if i != at]
+        if args:
+            args[-1] = args[-1].with_changes(
+                comma=updated.args[-1].comma if at != len(updated.args) - 1 else cst.MaybeSentinel.DEFAULT
+            )
+        return updated.with_changes(args=args)
+
+    new = ctx.fix(
+        DEVICE_GENERATOR,
+        original,
+        f"{ctx.code(original)} -> {{new}}: XLA has no device generators; sampling on XLA tensors takes a CPU generator",
+        build,
+    )
+    if new is None:
+        return updated
+    ctx.forget_removed(dropped, updated.args[at])
+    return new

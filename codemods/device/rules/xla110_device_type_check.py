@@ -1,8 +1,19 @@
-"""XLA110 device-type-check."""
+"""XLA110 device-type-check: ``device.type == 'cuda'`` around device code, on the device the script
+picked, asks "is this the accelerator?": on XLA ``== 'xla'`` (the device facts' ``type_checks``);
+reported where the code it guards also fails without CUDA, or the CUDA devices stay."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 DEVICE_TYPE_CHECK = Rule(
     code="XLA110",
@@ -166,3 +177,29 @@ DEVICE_TYPE_CHECK = Rule(
         ),
     ),
 )
+
+
+@on_facts(DEVICE_TYPE_CHECK, nodes=lambda facts: facts.device.type_checks)
+def _type_check(ctx: Context[Facts], original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+    from codemods.device.rules.checks import compared_with, kept_because
+
+    blocker = ctx.facts.device.type_checks[original]
+    check = ctx.code(original)
+    why = kept_because(ctx, blocker)
+    if why is not None:
+        ctx.report(
+            DEVICE_TYPE_CHECK,
+            original,
+            f"`{check}` asks whether the device is the accelerator, and is False on the XLA device, so the device "
+            f"code it guards (model moves, wrappers) never runs there; not changed: {why}; compare with 'xla' "
+            "once that code runs on XLA",
+        )
+        return updated
+    return ctx.fix_or_keep(
+        updated,
+        DEVICE_TYPE_CHECK,
+        original,
+        f"`{check}` asks whether the device the script picked is the accelerator, which is now the XLA "
+        "device -> {new}",
+        lambda: compared_with(updated, ctx.target.device_string),
+    )

@@ -1,5 +1,5 @@
 """XLA113 library-device-helper: a library's device helper that returns the CPU on an XLA host
-becomes the target's device (the port is in device/obligation_rewrite.py), and a library call
+becomes the target's device (the device values' ``library_devices``), and a library call
 whose device defaults to CUDA (timm's ``create_loader``) is handed the target's device."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemods import apis
-from codemods.engine.hooks import on_calls
+from codemods.engine.hooks import on_calls, on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
 
 if TYPE_CHECKING:
@@ -171,6 +171,16 @@ LIBRARY_DEVICE = Rule(
         ),
     ),
 )
+
+
+@on_facts(LIBRARY_DEVICE, nodes=lambda facts: facts.device_values.library_devices)
+def _library_device(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``torch_geometric.device("auto")`` and the like -> the target's device."""
+    new = ctx.fix(LIBRARY_DEVICE, original, f"{ctx.code(original)} -> {{new}}", ctx.device)
+    if new is None:
+        return updated
+    ctx.imports.discard(original.func)
+    return new
 
 
 @on_calls(LIBRARY_DEVICE, names=frozenset(apis.CUDA_DEFAULT_DEVICES))

@@ -1,8 +1,20 @@
-"""XLA114 ported-condition."""
+"""XLA114 ported-condition: a literal compared with a value every one of whose values the port
+rewrote (``if backend == "nccl":`` after "nccl" -> "xla": the device values'
+``ported_comparisons``) becomes the new value, and the choices an assertion lists
+(``assert device in ["cuda", "cpu"]``: ``asserted_choices``) gain it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 PORTED_CONDITION = Rule(
     code="XLA114",
@@ -129,3 +141,42 @@ PORTED_CONDITION = Rule(
         ),
     ),
 )
+
+
+@on_facts(PORTED_CONDITION, nodes=lambda facts: facts.device_values.ported_comparisons)
+def _ported_comparison(ctx: Context[Facts], original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
+    from codemods.engine.nodes import quoted_like
+
+    comparison, value = ctx.facts.device_values.ported_comparisons[original]
+    return ctx.fix_or_keep(
+        updated,
+        PORTED_CONDITION,
+        original,
+        f"`{comparison}`: {ctx.code(original)} -> {{new}}, the value the port gave it",
+        lambda: quoted_like(original, value),
+    )
+
+
+@on_facts(PORTED_CONDITION, nodes=lambda facts: facts.device_values.asserted_choices)
+def _asserted_choices(
+    ctx: Context[Facts], original: cst.List | cst.Tuple | cst.Set, updated: cst.List | cst.Tuple | cst.Set
+) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.engine.nodes import quoted_like
+
+    assertion, value = ctx.facts.device_values.asserted_choices[original]
+    template = next(e.value for e in original.elements if isinstance(e.value, cst.SimpleString))
+
+    def with_value() -> cst.List | cst.Tuple | cst.Set:
+        elements = [*updated.elements]
+        elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated.with_changes(elements=[*elements, cst.Element(quoted_like(template, value))])
+
+    return ctx.fix_or_keep(
+        updated,
+        PORTED_CONDITION,
+        original,
+        f"`{ctx.code(assertion.test)}` would fail: the device is {value!r} after the port -> {{new}}",
+        with_value,
+    )

@@ -1,8 +1,21 @@
-"""XLA117 tensor-cuda-check."""
+"""XLA117 tensor-cuda-check: a tensor's own CUDA check (``x.is_cuda``, ``x.device.type == 'cuda'``)
+around device code becomes ``x.device.type == 'xla'`` (the device facts' ``tensor_checks``;
+reported where the guarded code also fails without CUDA, or the CUDA devices stay), and
+``x.get_device()`` where a device goes becomes ``x.device`` (``index_of_tensor``).  What the
+analysis recognises is device/tensor_checks.py."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.engine.rewriter import Context
+    from codemods.facts import Facts
 
 TENSOR_CUDA_CHECK = Rule(
     code="XLA117",
@@ -215,3 +228,71 @@ TENSOR_CUDA_CHECK = Rule(
         ),
     ),
 )
+
+
+# Where an ``x.is_cuda`` that becomes ``x.device.type == "xla"`` needs no parentheses (node types).
+_TAKES_A_BARE_COMPARISON = frozenset(
+    "If IfExp While BooleanOperation Assign AnnAssign Return Arg Assert Element Expr".split()
+)
+_FALSE_ON_XLA = "is False for a tensor on the XLA device, so the device code it guards never runs there"
+
+
+def _ported_checks(facts: Facts) -> list[cst.CSTNode]:
+    """The tensor checks: one XLA110 ports as the script's device is its."""
+    return [check for check in facts.device.tensor_checks if check not in facts.device.type_checks]
+
+
+@on_facts(TENSOR_CUDA_CHECK, nodes=_ported_checks)
+def _ported_check(
+    ctx: Context[Facts], original: cst.Attribute | cst.Comparison, updated: cst.Attribute | cst.Comparison
+) -> cst.BaseExpression:
+    import libcst as cst
+
+    from codemods.device.rules.checks import compared_with, kept_because
+
+    blocker = ctx.facts.device.tensor_checks[original]
+    check = ctx.code(original)
+    device_type = ctx.target.device_string
+    why = kept_because(ctx, blocker)
+    if why is not None:
+        ctx.report(
+            TENSOR_CUDA_CHECK,
+            original,
+            f"`{check}` {_FALSE_ON_XLA} (the tensors it makes stay on the CPU); not changed: {why}; move that code "
+            f"onto the XLA device, then ask `.device.type == '{device_type}'`",
+        )
+        return updated
+
+    def build() -> cst.BaseExpression:
+        if isinstance(updated, cst.Comparison):
+            return compared_with(updated, device_type)
+        comparison = cst.Comparison(
+            left=cst.Attribute(
+                value=cst.Attribute(value=updated.value, attr=cst.Name("device")), attr=cst.Name("type")
+            ),
+            comparisons=[cst.ComparisonTarget(operator=cst.Equal(), comparator=cst.SimpleString(f'"{device_type}"'))],
+        )
+        if type(ctx.parent()).__name__ in _TAKES_A_BARE_COMPARISON:
+            return comparison.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+        return comparison.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    message = f"`{check}` -> {{new}}: it {_FALSE_ON_XLA}; the new check asks whether the tensor is on the accelerator"
+    return ctx.fix_or_keep(updated, TENSOR_CUDA_CHECK, original, message, build)
+
+
+@on_facts(TENSOR_CUDA_CHECK, nodes=lambda facts: facts.device.index_of_tensor)
+def _tensor_device(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``x.get_device()`` where a device goes -> ``x.device``."""
+    import libcst as cst
+
+    if not isinstance(updated.func, cst.Attribute):
+        return updated
+    tensor = updated.func.value
+    return ctx.fix_or_keep(
+        updated,
+        TENSOR_CUDA_CHECK,
+        original,
+        f"`{ctx.code(original)}` -> {{new}}: a CUDA index where a device goes (0 for a tensor on the XLA device: "
+        "cuda:0, which fails without CUDA); the tensor's device is what it meant",
+        lambda: cst.Attribute(value=tensor, attr=cst.Name("device")),
+    )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
+from codemods.training.rules.collected_parameters import collected_parameter_invalid
 from codemods.training.rules.handed_in_cases import handed_in_model_invalid
 from codemods.training.rules.init_moves import init_move_invalid, init_move_valid
 from codemods.training.rules.method_optimizers import method_optimizer_invalid, method_optimizer_valid
@@ -34,8 +35,6 @@ from codemods.training.rules.programs import (
     OPTIMIZER_BUILDER_AND_TRAINER_PORTED,
     PARAMETERS_TO_OPTIMIZER_BUILDERS,
     PARAMETERS_TO_OPTIMIZER_BUILDERS_PORTED,
-    VISION_LANGUAGE,
-    VISION_LANGUAGE_PORTED,
 )
 from codemods.training.rules.round_trips import round_trip_invalid, round_trip_valid
 from codemods.training.rules.wrapped_models import wrapped_model_invalid, wrapped_model_valid
@@ -338,125 +337,7 @@ OPTIMIZER_BEFORE_MOVE = Rule(
                 Expected(9, 33, "the optimizer is built while `model` is on the CPU, and `model.to(device)` in"),
             ),
         ),
-        invalid(
-            VISION_LANGUAGE,
-            VISION_LANGUAGE_PORTED,
-            note="submodules-parameters",
-            findings=(
-                Expected(14, 33, "move it first: model.vision.to(torch_xla.device()).parameters()"),
-                Expected(14, 84, "move it first: model.head.to(torch_xla.device()).parameters()"),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-
-            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
-            optimizer = torch.optim.SGD(
-                [{"params": model[0].parameters()}, {"params": model[1].parameters(), "lr": 1e-2}], lr=1e-3
-            )
-            model.to("cuda")
-            """,
-            """
-            import torch
-            import torch_xla.core.xla_model as xm
-
-            model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2))
-            optimizer = torch.optim.SGD(
-                [{"params": model[0].to(xm.xla_device()).parameters()}, {"params": model[1].to(xm.xla_device()).parameters(), "lr": 1e-2}], lr=1e-3
-            )
-            model.to("xla")
-            """,
-            target="sagemaker",
-            note="parameter-groups-sagemaker",
-            findings=(
-                Expected(6, 17, 'the optimizer is built while `model` is on the CPU and `model.to("cuda")` moves'),
-                Expected(6, 72, "move it first: model[1].to(xm.xla_device()).parameters()"),
-            ),
-        ),
-        invalid(
-            """
-            import torch
-
-            model = torch.nn.Linear(8, 2)
-            params = list(model.parameters())
-            model = model.cuda()
-            optimizer = torch.optim.SGD(params, lr=0.1)
-            """,
-            """
-            import torch
-            import torch_xla
-
-            model = torch.nn.Linear(8, 2)
-            params = list(model.to(torch_xla.device()).parameters())
-            model = model.to(torch_xla.device())
-            optimizer = torch.optim.SGD(params, lr=0.1)
-            """,
-            note="parameters-collected-into-a-name-first",
-            findings=(Expected(5, 15, "move it first: model.to(torch_xla.device()).parameters()"),),
-        ),
-        invalid(
-            """
-            import torch
-
-
-            def trainable(net):
-                return [p for p in net.parameters() if p.requires_grad]
-
-
-            model = torch.nn.Linear(8, 2)
-            optimizer = torch.optim.Adam(trainable(model), lr=1e-3)
-            model.cuda()
-            """,
-            """
-            import torch
-            import torch_xla
-
-
-            def trainable(net):
-                return [p for p in net.parameters() if p.requires_grad]
-
-
-            model = torch.nn.Linear(8, 2)
-            optimizer = torch.optim.Adam(trainable(model.to(torch_xla.device())), lr=1e-3)
-            model.to(torch_xla.device())
-            """,
-            note="parameters-collected-by-a-helper-function",
-            findings=(Expected(10, 30, "`trainable` collects the optimizer's parameters while `model` is on the CPU"),),
-        ),
-        invalid(
-            """
-            import timm
-            import torch
-            from models import *
-
-            if args.net == "res18":
-                net = ResNet18(num_classes=10)
-            else:
-                net = timm.create_model("vit_base_patch16_384", pretrained=True)
-            optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
-            net.cuda()
-            """,
-            """
-            import timm
-            import torch
-            import torch_xla
-            from models import *
-
-            if args.net == "res18":
-                net = ResNet18(num_classes=10)
-            else:
-                net = timm.create_model("vit_base_patch16_384", pretrained=True)
-            optimizer = torch.optim.Adam(net.to(torch_xla.device()).parameters(), lr=args.lr)
-            net.to(torch_xla.device())
-            """,
-            note="a-model-from-a-factory-or-a-star-import",
-            findings=(
-                Expected(
-                    10, 30, "the optimizer is built while `net` is on the CPU and `net.cuda()` moves the model later"
-                ),
-            ),
-        ),
+        *collected_parameter_invalid(),
         *handed_in_model_invalid(),
         invalid(
             """
@@ -659,3 +540,66 @@ def _round_trip(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
         "which xm.save moves to the CPU), or build the optimizer again after the move back",
     )
     return updated
+
+
+@on_facts(OPTIMIZER_BEFORE_MOVE, nodes=lambda facts: facts.training.optimizer_before_move)
+def _move_before_optimizer(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``model.parameters()`` -> ``model.to(device).parameters()``, and
+    ``create_optimizer(model, ...)`` -> ``create_optimizer(model.to(device), ...)``:
+    Module.to moves in place and returns the module, and a later move to the same
+    device keeps the parameters, so the optimizer holds the ones that train."""
+    import libcst as cst
+
+    early = ctx.facts.training.optimizer_before_move[original]
+    built = (
+        "the optimizer is built"
+        if early.argument is None
+        else f"`{ctx.code(original.func)}` collects the optimizer's parameters"
+        if early.collects
+        else f"`{ctx.code(original.func)}` builds an optimizer"
+    )
+    on_cpu = f"`{early.model}`, handed in, may be on the CPU" if early.handed_in else f"`{early.model}` is on the CPU"
+    if not early.fixable:
+        ctx.report(
+            OPTIMIZER_BEFORE_MOVE,
+            original,
+            f"{built} while {on_cpu}, and {early.moved_by} moves the model later to a "
+            "device that may be the CPU: moving a module to XLA replaces its parameters, so build the "
+            "optimizer after the move",
+        )
+        return updated
+
+    def moved(model: cst.BaseExpression) -> cst.BaseExpression | None:
+        device = ctx.device()
+        if device is None:
+            return None
+        return cst.Call(func=cst.Attribute(value=model, attr=cst.Name("to")), args=[cst.Arg(device)])
+
+    def build() -> cst.Call | None:
+        if early.argument is None:
+            if not isinstance(updated.func, cst.Attribute) or (model := moved(updated.func.value)) is None:
+                return None
+            return updated.with_changes(func=updated.func.with_changes(value=model))
+        args = list(updated.args)
+        positional = [i for i, a in enumerate(original.args) if a.keyword is None and not a.star]
+        at = (
+            next(
+                (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value == early.argument),
+                None,
+            )
+            if isinstance(early.argument, str)
+            else positional[early.argument]
+        )
+        if at is None or (model := moved(args[at].value)) is None:
+            return None
+        args[at] = args[at].with_changes(value=model)
+        return updated.with_changes(args=args)
+
+    return ctx.fix_or_keep(
+        updated,
+        OPTIMIZER_BEFORE_MOVE,
+        original,
+        f"{built} while {on_cpu} and {early.moved_by} moves the model later; moving a "
+        "module to XLA replaces its parameters, so move it first: {new}",
+        build,
+    )

@@ -1,6 +1,8 @@
 """XLA302 device-loader: where a training loop's batches go to the XLA device on every path, its
 loader is wrapped in ``MpDeviceLoader``, which moves the batches and runs the step barrier itself
-(the loop then gets no barrier of its own: XLA301's hook asks whether the wrap was made)."""
+(the loop then gets no barrier of its own: XLA301's hook asks whether the wrap was made); a
+loader handed to a function that feeds its batches unmoved to a model on the XLA device is
+wrapped where it is handed."""
 
 from __future__ import annotations
 
@@ -529,6 +531,29 @@ DEVICE_LOADER = Rule(
 )
 
 gives_loop_barriers(DEVICE_LOADER, by_wrapping_loader=True)
+
+
+@on_facts(DEVICE_LOADER, nodes=lambda facts: facts.obligations.loader_wraps)
+def _wrap_handed_loader(
+    ctx: Context[Facts], original: cst.BaseExpression, updated: cst.BaseExpression
+) -> cst.BaseExpression:
+    """A loader handed to a function that feeds its batches unmoved to a model on the XLA
+    device: a device loader where it is handed (the device obligations' ``loader_wraps``)."""
+    import libcst as cst
+
+    from codemods.engine.nodes import parse_dotted, with_comma
+
+    wrap = ctx.facts.obligations.loader_wraps[original]
+    if wrap.sharded and "fsdp" not in ctx.target.apis:
+        return updated  # the target does not port FSDP (reported there): the model stays off XLA
+
+    def wrapped() -> cst.Call | None:
+        to = parse_dotted(wrap.device) if wrap.device is not None else ctx.device()
+        if to is None:
+            return None
+        return ctx.call("mp_device_loader", [with_comma(cst.Arg(updated)), cst.Arg(to)])
+
+    return ctx.fix_or_keep(updated, DEVICE_LOADER, original, wrap.message, wrapped)
 
 
 @on_facts(
