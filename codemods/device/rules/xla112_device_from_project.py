@@ -40,13 +40,13 @@ DEVICE_FROM_PROJECT = Rule(
     '`OmegaConf.load("conf.yaml")`) is decided in that file, which the tool does not rewrite: a `device: cuda` '
     "there is an error at the first read of the key (`torch.device(cfg.device)`), naming the file, the key and "
     "its line; set it to `xla` (or override it on Hydra's command line, `device=xla`), with torch_xla imported. "
-    "The read may be an attribute, a subscript or a `get` (`cfg.device`, `cfg[\"device\"]`, "
+    'The read may be an attribute, a subscript or a `get` (`cfg.device`, `cfg["device"]`, '
     '`cfg.get("device")`); the config may also come from PyYAML (`yaml.safe_load(open(path))`, `yaml.load(f, '
     "Loader=...)` after `with open(path) as f`), its path written as a string, held by a name, or the default of "
     "an argparse flag (`--config`). Hydra's defaults list is followed (`defaults: [trainer: gpu]` in the config, "
     "`device: cuda` in trainer/gpu.yaml, read as `cfg.trainer.device`): the finding names the group's file. An "
     "accelerator key read from a config (`accelerator: gpu`, `cuda` or `mps`) is an error too, where the config "
-    "is read and names one. A config dict written in the script (`OmegaConf.create({\"device\": \"cuda\"})`) is "
+    'is read and names one. A config dict written in the script (`OmegaConf.create({"device": "cuda"})`) is '
     "no config file: its device literal is ported (XLA101). "
     "A config the run cannot read (code converted without its folder, a path not written as a string, a file "
     "not there) or that holds no such key the tool can find (in it or the files its defaults list picks) is an "
