@@ -121,7 +121,7 @@ class ConfigDeviceAnalysis(Analysis):
     def _loaded(self, call: cst.Call) -> cst.BaseExpression | None:
         """The path of the config file that a call loads (``OmegaConf.load(path)``,
         ``yaml.safe_load(open(path))``, ``yaml.load(f)`` after ``with open(path) as f``), as
-        written; None if the call loads none."""
+        written; None if the call loads none (YAML text written in the script is no file)."""
         loader = self.walk.resolve(call.func)
         if loader in _LOADERS:
             return arg_value(call, 0, "file_")
@@ -132,6 +132,8 @@ class ConfigDeviceAnalysis(Analysis):
             return arg_value(stream, 0, "file")
         if type(stream) is cst.Name and stream.value in self.opened:
             return self.opened[stream.value]
+        if stream is None or type(stream) is cst.SimpleString or dotted(stream) in self.strings:
+            return None  # YAML text written in the script: its device literal is the port's
         return stream
 
     def _path(self, path: cst.BaseExpression | None) -> str | None:
