@@ -3,13 +3,14 @@
 goes on to a class of the file (``Workspace(cfg)``, kept as ``self.cfg``), and
 ``torch.device(cfg.device)`` reads ``device: cuda`` from config/train.yaml; ``OmegaConf.load(
 "conf.yaml")`` and PyYAML's loaders (``yaml.safe_load(open(path))``, the path a string, a name
-or an argparse default) likewise; keys read as attributes, subscripts or ``get`` calls, and
-followed through Hydra's defaults list into its config groups.  The tool does not rewrite config files, so on an XLA host the script
-asks for CUDA: an error at the first read of each device key (XLA112), naming the file, the
-key and its line, and what to set there.  A config the run cannot read (a single file whose
-folder is not known, a path not written as a string, a file not there) is said to be one;
-a device key the file does not hold (Hydra may compose it from its defaults list) is said
-too.  A config whose device is "xla", "cpu" (the author's choice: an evaluation tool on the
+or an argparse default; YAML text the script writes) likewise; keys read as attributes,
+subscripts or ``get`` calls, and followed through Hydra's defaults list into its config
+groups.  The tool does not rewrite config files, so on an XLA host the script asks for CUDA:
+an error at the first read of each device key (XLA112), naming the file, the key and its
+line, and what to set there (an accelerator key, ``accelerator: gpu``, only where the config
+is read and names one).  A config the run cannot read (a single file whose folder is not
+known, a path not written as a string, a file not there) is said to be one; a device key
+that neither the file nor the files its defaults list picks hold is said too.  A config whose device is "xla", "cpu" (the author's choice: an evaluation tool on the
 CPU) or anything else that names no CUDA or MPS device gives nothing, and so does a key the
 script sets itself (``cfg.device = ...``: the device values follow that)."""
 
@@ -38,11 +39,12 @@ _MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
 @dataclass(frozen=True)
 class _Source:
     """Where a config comes from: the path the script names (relative to its folder; None
-    when not written as a string), and whether Hydra loads it (its keys can be set on the
-    command line)."""
+    when not written as a string), whether Hydra loads it (its keys can be set on the
+    command line), and the YAML text the script writes itself (``yaml.safe_load(TEXT)``)."""
 
     path: str | None
     hydra: bool
+    text: str | None = None
 
 
 class ConfigDeviceAnalysis(Analysis):
@@ -114,27 +116,25 @@ class ConfigDeviceAnalysis(Analysis):
             if type(value) is cst.SimpleString and (text := string_value(value)) is not None:
                 self.strings[name] = text
             if loaded is not None:
-                self.holders[("" if "." in name else scope, name)] = _Source(self._path(loaded), False)
+                self.holders[("" if "." in name else scope, name)] = loaded
             elif name.startswith("self.") and (cls := self._class()) is not None and type(value) is cst.Name:
                 self.kept.append((cls, name, value.value))
 
-    def _loaded(self, call: cst.Call) -> cst.BaseExpression | None:
-        """The path of the config file that a call loads (``OmegaConf.load(path)``,
-        ``yaml.safe_load(open(path))``, ``yaml.load(f)`` after ``with open(path) as f``), as
-        written; None if the call loads none (YAML text written in the script is no file)."""
+    def _loaded(self, call: cst.Call) -> _Source | None:
+        """The config that a call loads (``OmegaConf.load(path)``, ``yaml.safe_load(open(path))``,
+        ``yaml.load(f)`` after ``with open(path) as f``, ``yaml.safe_load(TEXT)`` of YAML text the
+        script writes); None if the call loads none."""
         loader = self.walk.resolve(call.func)
         if loader in _LOADERS:
-            return arg_value(call, 0, "file_")
-        if loader not in _YAML_LOADERS:
+            return _Source(self._path(arg_value(call, 0, "file_")), False)
+        if loader not in _YAML_LOADERS or (stream := arg_value(call, 0, "stream")) is None:
             return None
-        stream = arg_value(call, 0, "stream")
         if type(stream) is cst.Call and dotted(stream.func) == "open":
-            return arg_value(stream, 0, "file")
+            return _Source(self._path(arg_value(stream, 0, "file")), False)
         if type(stream) is cst.Name and stream.value in self.opened:
-            return self.opened[stream.value]
-        if stream is None or type(stream) is cst.SimpleString or dotted(stream) in self.strings:
-            return None  # YAML text written in the script: its device literal is the port's
-        return stream
+            return _Source(self._path(self.opened[stream.value]), False)
+        text = string_value(stream) if type(stream) is cst.SimpleString else self.strings.get(dotted(stream) or "")
+        return _Source(None, False, text)
 
     def _path(self, path: cst.BaseExpression | None) -> str | None:
         """A config path written as a string, a name set to one, or a flag's default."""
@@ -256,7 +256,11 @@ class ConfigDeviceAnalysis(Analysis):
         todo = f"set `{key}: xla` there{override}, with torch_xla imported (it registers that device)"
         keys = key.split(".")
         accelerator = not _device_key(keys[-1])  # reported only where the config is read and names CUDA
-        read = self.facts.project.context.config_file(source.path) if source.path is not None else None
+        read: tuple[str, str] | None = None  # (the file as findings name it, its text)
+        if source.text is not None:
+            what, read = "the YAML text", ("that the script loads", source.text)
+        elif source.path is not None:
+            read = self.facts.project.context.config_file(source.path)
         if read is None and accelerator:
             return None
         if read is None:

@@ -109,6 +109,30 @@ def config_invalid_cases() -> tuple[Invalid, ...]:
             note="a-device-read-from-an-omegaconf-config-a-name-holds-the-path-of-sagemaker",
             findings=(Expected(6, 34, "`cfg.train.device` comes from the config conf/run.yaml"),),
         ),
+        *_yaml_text_cases(),
+    )
+
+
+def _yaml_text_cases() -> tuple[Invalid, ...]:
+    return tuple(
+        invalid(
+            """
+            import torch
+            import yaml
+
+            DEFAULTS = \"\"\"
+            device: cuda
+            lr: 0.1
+            \"\"\"
+            cfg = yaml.safe_load(DEFAULTS)
+            model = torch.nn.Linear(4, 2).to(cfg["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+            """,
+            target=target,
+            note=f"a-device-read-from-yaml-text-the-script-writes-{target}",
+            findings=(Expected(9, 34, "`cfg.device` is `cuda` in the YAML text that the script loads"),),
+        )
+        for target in ("2.9", "sagemaker")
     )
 
 
@@ -152,6 +176,17 @@ def config_valid_cases() -> tuple[Valid | Run, ...]:
                 """,
                 target=target,
                 note=f"a-yaml-config-device-the-script-sets-itself-{target}",
+            ),
+            valid(
+                """
+                import torch
+                import yaml
+
+                cfg = yaml.safe_load("device: cpu  # an evaluation tool\\nlr: 0.1\\n")
+                model = torch.nn.Linear(4, 2).to(cfg["device"])
+                """,
+                target=target,
+                note=f"yaml-text-the-script-writes-naming-the-cpu-{target}",
             ),
         )
     ) + (

@@ -43,7 +43,8 @@ DEVICE_FROM_PROJECT = Rule(
     'The read may be an attribute, a subscript or a `get` (`cfg.device`, `cfg["device"]`, '
     '`cfg.get("device")`); the config may also come from PyYAML (`yaml.safe_load(open(path))`, `yaml.load(f, '
     "Loader=...)` after `with open(path) as f`), its path written as a string, held by a name, or the default of "
-    "an argparse flag (`--config`). Hydra's defaults list is followed (`defaults: [trainer: gpu]` in the config, "
+    "an argparse flag (`--config`), or YAML text that the script writes and loads (`yaml.safe_load(TEXT)`). "
+    "Hydra's defaults list is followed (`defaults: [trainer: gpu]` in the config, "
     "`device: cuda` in trainer/gpu.yaml, read as `cfg.trainer.device`): the finding names the group's file. An "
     "accelerator key read from a config (`accelerator: gpu`, `cuda` or `mps`) is an error too, where the config "
     'is read and names one. A config dict written in the script (`OmegaConf.create({"device": "cuda"})`) is '
