@@ -1,12 +1,16 @@
 """The shapes of expressions a training loop's batches take, as obligation 3 reads them:
 the names a ``for`` target or a tuple binds, a batch's root name (``batch[0]``), and what
-counts as moving it to a device (``x.to(device)``, a comprehension of moves)."""
+counts as moving it to a device (``x.to(device)``, a comprehension of moves), and the loaders
+whose batches arrive on the device already (timm's prefetcher)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import libcst as cst
 
-from codemods.engine.nodes import dotted, method_name
+from codemods import apis
+from codemods.engine.nodes import call_args, dotted, is_false, method_name
 
 
 def elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -61,3 +65,17 @@ def batch_name(value: cst.BaseExpression, targets: set[str]) -> str | None:
     found = roots(value)
     name = dotted(found[0]) if len(found) == 1 else None
     return name if name in targets else None
+
+
+def prefetching(built: Mapping[str, list[cst.Call]], resolve: Callable[[cst.BaseExpression], str | None]) -> set[str]:
+    """The names that hold a library loader which copies each batch to its ``device=`` (timm's
+    ``create_loader(...)`` with its prefetcher on, its ``PrefetchLoader(...)``): the port gives
+    it the XLA device (XLA113), so its batches reach the model there with no move of their own."""
+    found = set()
+    for name, calls in built.items():
+        for call in calls:
+            library = apis.CUDA_DEFAULT_DEVICES.get(resolve(call.func) or "")
+            switch = call_args(call)[1].get(library.switch or "") if library is not None else None
+            if library is not None and not (switch is not None and is_false(switch.value)):
+                found.add(name)
+    return found

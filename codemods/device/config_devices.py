@@ -2,12 +2,15 @@
 ``@hydra.main(config_path="config", config_name="train")`` hands ``main`` the config, which
 goes on to a class of the file (``Workspace(cfg)``, kept as ``self.cfg``), and
 ``torch.device(cfg.device)`` reads ``device: cuda`` from config/train.yaml; ``OmegaConf.load(
-"conf.yaml")`` likewise.  The tool does not rewrite config files, so on an XLA host the script
-asks for CUDA: an error at the first read of each device key (XLA112), naming the file, the
-key and its line, and what to set there.  A config the run cannot read (a single file whose
-folder is not known, a path not written as a string, a file not there) is said to be one;
-a device key the file does not hold (Hydra may compose it from its defaults list) is said
-too.  A config whose device is "xla", "cpu" (the author's choice: an evaluation tool on the
+"conf.yaml")`` and PyYAML's loaders (``yaml.safe_load(open(path))``, the path a string, a name
+or an argparse default; YAML text the script writes) likewise; keys read as attributes,
+subscripts or ``get`` calls, and followed through Hydra's defaults list into its config
+groups.  The tool does not rewrite config files, so on an XLA host the script asks for CUDA:
+an error at the first read of each device key (XLA112), naming the file, the key and its
+line, and what to set there (an accelerator key, ``accelerator: gpu``, only where the config
+is read and names one).  A config the run cannot read (a single file whose folder is not
+known, a path not written as a string, a file not there) is said to be one; a device key
+that neither the file nor the files its defaults list picks hold is said too.  A config whose device is "xla", "cpu" (the author's choice: an evaluation tool on the
 CPU) or anything else that names no CUDA or MPS device gives nothing, and so does a key the
 script sets itself (``cfg.device = ...``: the device values follow that)."""
 
@@ -18,25 +21,30 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.device.yaml_values import yaml_value
-from codemods.engine.nodes import arg_value, dotted, string_value
+from codemods.device.yaml_values import hydra_defaults, is_global_package, yaml_value
+from codemods.engine.nodes import arg_value, call_args, dotted, flag_dest, method_name, string_value
 from codemods.engine.walk import Analysis, Walk
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
 
 _LOADERS = frozenset({"omegaconf.OmegaConf.load"})
+# PyYAML's loaders, handed an open file (``yaml.safe_load(open(path))``, ``yaml.load(f, Loader=...)``).
+_YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load"})
 _OFF_XLA = ("cuda", "mps")
+_OFF_XLA_ACCELERATORS = ("cuda", "mps", "gpu")  # ``accelerator: gpu`` (Lightning's name for CUDA)
+_MAX_DEFAULTS_DEPTH = 3  # defaults lists of defaults followed
 
 
 @dataclass(frozen=True)
 class _Source:
     """Where a config comes from: the path the script names (relative to its folder; None
-    when not written as a string), and whether Hydra loads it (its keys can be set on the
-    command line)."""
+    when not written as a string), whether Hydra loads it (its keys can be set on the
+    command line), and the YAML text the script writes itself (``yaml.safe_load(TEXT)``)."""
 
     path: str | None
     hydra: bool
+    text: str | None = None
 
 
 class ConfigDeviceAnalysis(Analysis):
@@ -48,14 +56,18 @@ class ConfigDeviceAnalysis(Analysis):
 
     def __init__(self, walk: Walk) -> None:
         super().__init__(walk)
-        self.in_use = False  # the file imports hydra or omegaconf
+        self.in_use = False  # the file imports hydra, omegaconf or yaml
         # (scope, name) -> the config it holds; scope "" for module-level names and ``self.`` attributes
         # ("Class" for those: the class's methods share them).
         self.holders: dict[tuple[str, str], _Source] = {}
         self.positions: dict[str, list[str]] = {}  # function -> its positional parameters without self
         self.handed: list[tuple[str, str, int, str]] = []  # (scope, callee as written, position, name handed)
         self.kept: list[tuple[str, str, str]] = []  # (class, ``self.cfg``, the name kept there) in its methods
-        self.device_reads: list[tuple[str, str, cst.Attribute]] = []  # (scope, the chain, its node)
+        # (scope, the chain, its node: ``cfg.device``, ``cfg["device"]``, ``cfg.get("device")``)
+        self.device_reads: list[tuple[str, str, cst.BaseExpression]] = []
+        self.strings: dict[str, str] = {}  # a name the file sets to a string once (``CONFIG = "conf.yaml"``)
+        self.flag_defaults: dict[str, str] = {}  # an argparse flag's string default (``args.config``)
+        self.opened: dict[str, cst.BaseExpression] = {}  # ``with open(path) as f``: f -> path
         self.assigned: set[str] = set()  # the chains the file sets (``cfg.device = ...``), in any function
         # What concluding found: the read that a finding points at -> its message.
         self.broken: dict[cst.CSTNode, str] = {}
@@ -65,7 +77,7 @@ class ConfigDeviceAnalysis(Analysis):
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         names = [dotted(a.name) for a in node.names] if isinstance(node.names, (list, tuple)) else []
         module = dotted(node.module) if isinstance(node, cst.ImportFrom) and node.module is not None else None
-        if any((name or "").split(".")[0] in ("hydra", "omegaconf") for name in (module, *names)):
+        if any((name or "").split(".")[0] in ("hydra", "omegaconf", "yaml") for name in (module, *names)):
             self.in_use = True
 
     visit_Import = _import
@@ -95,27 +107,83 @@ class ConfigDeviceAnalysis(Analysis):
             return
         scope = self._scope()
         for target in node.targets:
-            name = dotted(target.target)
+            name = _chain(target.target)
             if name is None:
                 continue
             self.assigned.add(name)
             value = node.value
-            if type(value) is cst.Call and self.walk.resolve(value.func) in _LOADERS:
-                self.holders[("" if "." in name else scope, name)] = _Source(
-                    string_value(arg_value(value, 0, "file_")), False
-                )
+            loaded = self._loaded(value) if type(value) is cst.Call else None
+            if type(value) is cst.SimpleString and (text := string_value(value)) is not None:
+                self.strings[name] = text
+            if loaded is not None:
+                self.holders[("" if "." in name else scope, name)] = loaded
             elif name.startswith("self.") and (cls := self._class()) is not None and type(value) is cst.Name:
                 self.kept.append((cls, name, value.value))
 
+    def _loaded(self, call: cst.Call) -> _Source | None:
+        """The config that a call loads (``OmegaConf.load(path)``, ``yaml.safe_load(open(path))``,
+        ``yaml.load(f)`` after ``with open(path) as f``, ``yaml.safe_load(TEXT)`` of YAML text the
+        script writes); None if the call loads none."""
+        loader = self.walk.resolve(call.func)
+        if loader in _LOADERS:
+            return _Source(self._path(arg_value(call, 0, "file_")), False)
+        if loader not in _YAML_LOADERS or (stream := arg_value(call, 0, "stream")) is None:
+            return None
+        if type(stream) is cst.Call and dotted(stream.func) == "open":
+            return _Source(self._path(arg_value(stream, 0, "file")), False)
+        if type(stream) is cst.Name and stream.value in self.opened:
+            return _Source(self._path(self.opened[stream.value]), False)
+        text = string_value(stream) if type(stream) is cst.SimpleString else self.strings.get(dotted(stream) or "")
+        return _Source(None, False, text)
+
+    def _path(self, path: cst.BaseExpression | None) -> str | None:
+        """A config path written as a string, a name set to one, or a flag's default."""
+        if (text := string_value(path)) is not None:
+            return text
+        name = dotted(path) if path is not None else None
+        if name is None:
+            return None
+        if name in self.strings:
+            return self.strings[name]
+        return self.flag_defaults.get(name.rsplit(".", 1)[-1]) if "." in name else None
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            call = item.item
+            if (
+                type(call) is cst.Call
+                and dotted(call.func) == "open"
+                and item.asname is not None
+                and type(item.asname.name) is cst.Name
+                and (path := arg_value(call, 0, "file")) is not None
+            ):
+                self.opened[item.asname.name.value] = path
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.in_use and (key := _index_key(node)) is not None and _read_key(key):
+            self._read(node)
+
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.in_use or (callee := dotted(node.func)) is None:
+        if not self.in_use:
+            return
+        if method_name(node) == "get" and _read_key(string_value(arg_value(node, 0, "key")) or ""):
+            self._read(node)
+        elif method_name(node) == "add_argument" and "default" in (keywords := call_args(node)[1]):
+            default = string_value(keywords["default"].value)
+            if default is not None and (dest := flag_dest(node)) is not None:
+                self.flag_defaults[dest] = default
+        if (callee := dotted(node.func)) is None:
             return
         for index, arg in enumerate(node.args):
             if arg.keyword is None and not arg.star and (handed := dotted(arg.value)) is not None:
                 self.handed.append((self._scope(), callee, index, handed))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self.in_use and _device_key(node.attr.value) and (chain := dotted(node)) is not None:
+        if self.in_use and _read_key(node.attr.value):
+            self._read(node)
+
+    def _read(self, node: cst.BaseExpression) -> None:
+        if (chain := _chain(node)) is not None:
             self.device_reads.append((self._scope(), chain, node))
 
     # -- results ----------------------------------------------------------------------------
@@ -186,7 +254,15 @@ class ConfigDeviceAnalysis(Analysis):
         what = "the Hydra config" if source.hydra else "the config"
         override = f" (or run the script with `{key}=xla`)" if source.hydra else ""
         todo = f"set `{key}: xla` there{override}, with torch_xla imported (it registers that device)"
-        read = self.facts.project.context.config_file(source.path) if source.path is not None else None
+        keys = key.split(".")
+        accelerator = not _device_key(keys[-1])  # reported only where the config is read and names CUDA
+        read: tuple[str, str] | None = None  # (the file as findings name it, its text)
+        if source.text is not None:
+            what, read = "the YAML text", ("that the script loads", source.text)
+        elif source.path is not None:
+            read = self.facts.project.context.config_file(source.path)
+        if read is None and accelerator:
+            return None
         if read is None:
             named = f" {source.path}" if source.path is not None else ""
             return (
@@ -195,20 +271,64 @@ class ConfigDeviceAnalysis(Analysis):
                 f"there is none of; {todo}"
             )
         path, text = read
-        found = yaml_value(text, key.split("."))
+        found = yaml_value(text, keys)
+        written, picked = key, ","  # the key as the file that sets it writes it; the defaults entry that picks it
+        if found is None and source.hydra:
+            composed = self._from_defaults(source.path or "", text, keys, 0)
+            if composed is not None:
+                main, (path, found, written, entry) = path, composed
+                picked = f", which the defaults list of {main} picks (`{entry}`), and"
         if found is None:
+            if accelerator:
+                return None
             return (
                 f"`{chain}` comes from {what} {path}, which holds no `{key}` the tool can read (a file its defaults "
                 f"list names may set it): if it names CUDA, on an XLA host the script asks for a CUDA device there "
                 f"is none of; make sure it is `xla`{override}"
             )
         value, line = found
-        if value.split(":")[0].lower() not in _OFF_XLA:
+        if value.split(":")[0].lower() not in (_OFF_XLA_ACCELERATORS if accelerator else _OFF_XLA):
             return None
+        if accelerator:
+            todo = f"set `{written}` there to the XLA device's name for what reads it (`xla`, or `tpu` for Lightning)"
+        else:
+            todo = todo.replace(f"`{key}: xla`", f"`{written}: xla`")
         return (
-            f"`{chain}` is `{value}` in {what} {path} (`{key}`, line {line}), which the tool does not rewrite: on an "
-            f"XLA host the script asks for a device there is none of; {todo}"
+            f"`{chain}` is `{value}` in {what} {path} (`{written}`, line {line}){picked} which the tool does not "
+            f"rewrite: on an XLA host the script asks for a device there is none of; {todo}"
         )
+
+    def _from_defaults(
+        self, config: str, text: str, keys: list[str], depth: int
+    ) -> tuple[str, tuple[str, int], str, str] | None:
+        """A key that Hydra composes into the config from its defaults list
+        (``defaults: [trainer: gpu]`` and ``device: cuda`` in trainer/gpu.yaml, read as
+        ``cfg.trainer.device``): (the file that sets it, its value and line, the key as that
+        file writes it, the defaults entry that picks it)."""
+        folder = config.rsplit("/", 1)[0] if "/" in config else ""
+        for group, option, _ in hydra_defaults(text):
+            relative = f"{group}/{option}" if group is not None else option
+            relative = relative if relative.endswith((".yaml", ".yml")) else f"{relative}.yaml"
+            path = f"{folder}/{relative}" if folder else relative
+            read = self.facts.project.context.config_file(path)
+            if read is None:
+                continue
+            package = group.split("/") if group is not None else []
+            if group is None or is_global_package(read[1]):
+                within = keys
+            elif keys[: len(package)] == package:
+                within = keys[len(package) :]  # the group's keys sit under its name
+            else:
+                continue
+            found = yaml_value(read[1], within)
+            if found is None and depth < _MAX_DEFAULTS_DEPTH:
+                deeper = self._from_defaults(path, read[1], within, depth + 1)
+                if deeper is not None:
+                    return deeper
+            if found is not None:
+                entry = f"{group}: {option}" if group is not None else option
+                return read[0], found, ".".join(within), entry
+        return None
 
 
 def _hydra_path(call: cst.Call) -> str | None:
@@ -229,3 +349,35 @@ def _hydra_path(call: cst.Call) -> str | None:
 def _device_key(key: str) -> bool:
     """A config key that names a device (``device``, ``train_device``), not a ``device_map``."""
     return key in ("device", "dev") or key.endswith("_device")
+
+
+def _read_key(key: str) -> bool:
+    """A config key whose read the analysis follows: a device, or an accelerator
+    (``accelerator: gpu``), which is reported only where the config is read and names CUDA."""
+    return _device_key(key) or key == "accelerator" or key.endswith("_accelerator")
+
+
+def _index_key(node: cst.Subscript) -> str | None:
+    """``cfg["device"]``: the key, a string; None for any other index."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    return string_value(node.slice[0].slice.value)
+
+
+def _chain(node: cst.BaseExpression) -> str | None:
+    """A read of a config as a dotted chain: ``cfg.train.device``, ``cfg["train"]["device"]``
+    and ``cfg.get("train").get("device")`` are all ``cfg.train.device``."""
+    if type(node) is cst.Name:
+        return node.value
+    if type(node) is cst.Attribute:
+        base = _chain(node.value)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    if type(node) is cst.Subscript:
+        key = _index_key(node)
+        base = _chain(node.value)
+        return f"{base}.{key}" if key is not None and base is not None else None
+    if type(node) is cst.Call and method_name(node) == "get" and type(node.func) is cst.Attribute:
+        key = string_value(arg_value(node, 0, "key"))
+        base = _chain(node.func.value)
+        return f"{base}.{key}" if key is not None and base is not None else None
+    return None

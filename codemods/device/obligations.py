@@ -654,8 +654,9 @@ class ObligationAnalysis(Analysis):
         movers = {loop.source for loop in self.loops if loop.moved & loop.targets and loop.source}
         map_locations = self.facts.checkpoint.map_locations
         wrapped = {node for node, plan in self.facts.training.loops.items() if plan.wrap_loader is not None}
+        prefetched = batch_shapes.prefetching(self.built, self.walk.resolve)  # batches on the device already
         for loop in self.loops:
-            if loop.node in wrapped or loop.source is None:
+            if loop.node in wrapped or loop.source is None or loop.source in prefetched:
                 continue
             params = self.params.get(loop.scope, [])
             for call, model, batch in loop.forwards:

@@ -12,6 +12,7 @@ import re
 _KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][\w.-]*)\s*:(?:\s+(?P<value>.*?))?\s*$")
 _INTERPOLATION = re.compile(r"^\$\{(?P<key>[A-Za-z_][\w.]*)\}$")
 _MAX_HOPS = 4  # interpolations followed in a row
+_GLOBAL = re.compile(r"^#\s*@package\s+_global_\s*$", re.MULTILINE)
 
 
 def yaml_value(text: str, keys: list[str]) -> tuple[str, int] | None:
@@ -27,6 +28,46 @@ def yaml_value(text: str, keys: list[str]) -> tuple[str, int] | None:
             return value, line
         keys = interpolated["key"].split(".")
     return None
+
+
+def hydra_defaults(text: str) -> list[tuple[str | None, str, int]]:
+    """The entries of a Hydra config's ``defaults:`` list, as a block (``- trainer: gpu``) or
+    a flow list (``defaults: [trainer: gpu, base]``): (the config group, None for a config of
+    the same folder; the option; its line).  ``_self_``, ``null`` options and ``optional`` /
+    ``override`` markers are left out or stripped; a group's ``@package`` is dropped."""
+    entries: list[tuple[str | None, str, int]] = []
+    in_list = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.split(" #", 1)[0].strip()
+        if line.startswith("defaults:"):
+            flow = stripped.removeprefix("defaults:").strip()
+            if flow.startswith("[") and flow.endswith("]"):
+                entries.extend(e for item in flow[1:-1].split(",") if (e := _default_entry(item, number)))
+                return entries
+            in_list = True
+        elif in_list and stripped.startswith("- "):
+            if (entry := _default_entry(stripped[2:], number)) is not None:
+                entries.append(entry)
+        elif in_list and stripped and not line.startswith(" "):
+            break
+    return entries
+
+
+def _default_entry(item: str, line: int) -> tuple[str | None, str, int] | None:
+    group, _, option = item.partition(":")
+    group, option = _unquoted(group.strip()), _unquoted(option.strip())
+    for marker in ("optional ", "override "):
+        group = group.removeprefix(marker)
+    if not option:
+        return None if group in ("_self_", "") else (None, group, line)
+    if option in ("null", "???"):
+        return None
+    return group.split("@", 1)[0].strip(), option, line
+
+
+def is_global_package(text: str) -> bool:
+    """The config puts its keys at the root of the composed config (``# @package _global_``)."""
+    return _GLOBAL.search(text) is not None
 
 
 def _scalar(text: str, keys: list[str]) -> tuple[str, int] | None:

@@ -463,7 +463,7 @@ class HuggingFaceAnalysis(Analysis):
             return
         missing = tuple(k for k in ("max_length", "truncation") if k not in keywords)
         if _pads_dynamically(padding.value):
-            dropped = scope is not None and _drops_attention_mask(call, scope)
+            dropped = scope is not None and _drops_attention_mask(call, scope, self.module)
             self.part.padding[call] = Padding(True, padding.value, "max_length" in keywords, missing, dropped)
         elif string_value(padding.value) == "max_length" and missing:
             self.part.padding[call] = Padding(False, padding.value, False, missing)
@@ -485,21 +485,37 @@ def _truth(value: cst.BaseExpression | None) -> bool | None:
     return None
 
 
-def _drops_attention_mask(call: cst.Call, scope: cst.CSTNode) -> bool:
+def _drops_attention_mask(call: cst.Call, scope: cst.CSTNode, module: cst.Module | None) -> bool:
     """Only the encoding's ``input_ids`` are used: ``tokenizer(...).input_ids`` (or
     ``["input_ids"]``, through ``.to(...)``), or ``enc = tokenizer(...)`` whose every use in
-    its function is ``enc.input_ids``/``enc["input_ids"]``. The mask goes along otherwise
-    (the whole encoding returned or passed on, ``enc.attention_mask`` read)."""
+    its function is ``enc.input_ids``/``enc["input_ids"]``; or a function of the file returns
+    the encoding (``return tokenizer(...)``, ``return enc``) and every call of it takes only
+    the ``input_ids`` so (one return followed). The mask goes along otherwise (the whole
+    encoding passed on, ``enc.attention_mask`` read)."""
     parents: dict[int, cst.CSTNode] = {}
-    for node in walk(scope):
+    for node in walk(module if module is not None else scope):
         for child in children(node):
             parents[id(child)] = node
-    encoding: cst.CSTNode = call
+    only_ids = _input_ids_only(call, scope, parents)
+    if only_ids is not None:
+        return only_ids
+    if type(scope) is not cst.FunctionDef or module is None:
+        return False
+    helper = scope.name.value
+    sites = [node for node in walk(module) if type(node) is cst.Call and _calls_function(node, helper)]
+    return bool(sites) and all(_input_ids_only(site, _function_of(site, parents) or module, parents) for site in sites)
+
+
+def _input_ids_only(encoding: cst.CSTNode, scope: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> bool | None:
+    """Whether only the ``input_ids`` of an encoding (a call that makes one) are used in
+    ``scope``; None where it leaves the function by its return (as it is, or by a name)."""
     while (outer := _moved(encoding, parents)) is not None:
         encoding = outer
     parent = parents.get(id(encoding))
     if _selects_input_ids(encoding, parent):
         return True
+    if type(parent) is cst.Return:
+        return None
     if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
         return False
     name = parent.targets[0].target.value
@@ -508,7 +524,26 @@ def _drops_attention_mask(call: cst.Call, scope: cst.CSTNode) -> bool:
         for node in walk(scope)
         if type(node) is cst.Name and node.value == name and node is not parent.targets[0].target
     ]
-    return bool(uses) and all(_selects_input_ids(use, parents.get(id(use))) for use in uses)
+    if not uses or not all(
+        _selects_input_ids(use, parents.get(id(use))) or type(parents.get(id(use))) is cst.Return for use in uses
+    ):
+        return False
+    return None if any(type(parents.get(id(use))) is cst.Return for use in uses) else True
+
+
+def _calls_function(call: cst.Call, name: str) -> bool:
+    """``name(...)`` or ``self.name(...)``."""
+    func = call.func
+    if type(func) is cst.Name:
+        return func.value == name
+    return type(func) is cst.Attribute and dotted(func.value) == "self" and func.attr.value == name
+
+
+def _function_of(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> cst.FunctionDef | None:
+    parent = parents.get(id(node))
+    while parent is not None and type(parent) is not cst.FunctionDef:
+        parent = parents.get(id(parent))
+    return parent
 
 
 def _moved(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> cst.Call | None:

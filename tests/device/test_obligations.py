@@ -34,6 +34,7 @@ def test_run_case(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # findings name files relative to the current folder
     for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)  # configs/run.yaml
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
     reports = lint_folder(tmp_path, target)
     assert not any(r.error for r in reports), reports

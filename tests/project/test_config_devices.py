@@ -8,6 +8,7 @@ was not read."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from codemods.files import discover
 from codemods.pipeline import summarise_with
 from codemods.project.resolver import Project
 from codemods.runner import Job, run
+from tests.support.rule_cases import case_source
 
 TARGETS = ["2.9", "sagemaker"]
 
@@ -160,3 +162,70 @@ def test_code_converted_without_its_folder_says_the_config_was_not_read() -> Non
     assert finding.message.startswith(
         "`cfg.device` comes from the Hydra config config/train.yaml, which this run did not read"
     )
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_device_that_hydra_composes_from_a_config_group_is_an_error_naming_the_group_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``defaults: [trainer: gpu]`` in conf/config.yaml, ``device: cuda`` in conf/trainer/gpu.yaml,
+    read as ``cfg.trainer["device"]``."""
+    monkeypatch.chdir(tmp_path)
+    _write(
+        tmp_path,
+        {
+            "train.py": case_source("a-subscript-read-of-a-hydra-config-this-run-did-not-read"),
+            "conf/config.yaml": "defaults: [trainer: gpu, _self_]\nsteps: 5\n",
+            "conf/trainer/gpu.yaml": "# @package trainer\nbatch_size: 8\ndevice: cuda\n",
+            "conf/trainer/tpu.yaml": "device: xla\n",
+        },
+    )
+    ((path, finding),) = [(r.path, f) for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
+    assert path.endswith("train.py") and (finding.line, finding.col) == (6, 38)
+    assert finding.message.startswith(
+        "`cfg.trainer.device` is `cuda` in the Hydra config conf/trainer/gpu.yaml (`device`, line 3), which the "
+        "defaults list of conf/config.yaml picks (`trainer: gpu`), and which the tool does not rewrite"
+    )
+    assert "set `device: xla` there (or run the script with `trainer.device=xla`)" in finding.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_yaml_config_an_argparse_default_names_is_read_for_its_device_and_accelerator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    train = case_source("a-device-read-from-a-yaml-config-an-argparse-flag-names")
+    _write(
+        tmp_path,
+        {
+            "train.py": train + 'trainer = Trainer(accelerator=cfg.get("accelerator"), precision=cfg["precision"])\n',
+            "configs/run.yaml": "device: cuda:0\nlr: 0.1\nprecision: 16  # a key nobody reads as a device\n"
+            "accelerator: gpu\n",
+        },
+    )
+    fired = [(f.line, f.message) for r in _lint(tmp_path, target) for f in _config_errors(r.findings)]
+    assert [line for line, _ in fired] == [11, 13]
+    assert fired[0][1].startswith("`cfg.device` is `cuda:0` in the config configs/run.yaml (`device`, line 1)")
+    assert fired[1][1].startswith("`cfg.accelerator` is `gpu` in the config configs/run.yaml (`accelerator`, line 4)")
+
+
+@pytest.mark.parametrize("accelerator", ["tpu", "auto", "cpu"])
+def test_an_accelerator_that_names_no_cuda_device_gives_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, accelerator: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    train = case_source("a-device-read-from-a-yaml-config-an-argparse-flag-names")
+    _write(
+        tmp_path,
+        {
+            "train.py": train + 'trainer = Trainer(accelerator=cfg["accelerator"])\n',
+            "configs/run.yaml": f"device: xla\naccelerator: {accelerator}\n",
+        },
+    )
+    assert [f for r in _lint(tmp_path, "2.9") for f in _config_errors(r.findings)] == []

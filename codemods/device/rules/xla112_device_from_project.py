@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods.device.rules.config_cases import config_invalid_cases, config_valid_cases
 from codemods.device.rules.programs import _HYDRA_TRAIN, _PROJECT_TRAIN
 from codemods.engine.rule import Expected, Rule, invalid, run, valid
 
@@ -39,10 +40,19 @@ DEVICE_FROM_PROJECT = Rule(
     '`OmegaConf.load("conf.yaml")`) is decided in that file, which the tool does not rewrite: a `device: cuda` '
     "there is an error at the first read of the key (`torch.device(cfg.device)`), naming the file, the key and "
     "its line; set it to `xla` (or override it on Hydra's command line, `device=xla`), with torch_xla imported. "
+    'The read may be an attribute, a subscript or a `get` (`cfg.device`, `cfg["device"]`, '
+    '`cfg.get("device")`); the config may also come from PyYAML (`yaml.safe_load(open(path))`, `yaml.load(f, '
+    "Loader=...)` after `with open(path) as f`), its path written as a string, held by a name, or the default of "
+    "an argparse flag (`--config`), or YAML text that the script writes and loads (`yaml.safe_load(TEXT)`). "
+    "Hydra's defaults list is followed (`defaults: [trainer: gpu]` in the config, "
+    "`device: cuda` in trainer/gpu.yaml, read as `cfg.trainer.device`): the finding names the group's file. An "
+    "accelerator key read from a config (`accelerator: gpu`, `cuda` or `mps`) is an error too, where the config "
+    'is read and names one. A config dict written in the script (`OmegaConf.create({"device": "cuda"})`) is '
+    "no config file: its device literal is ported (XLA101). "
     "A config the run cannot read (code converted without its folder, a path not written as a string, a file "
-    "not there) or that holds no such key (Hydra may compose it from its defaults list) is an error too, saying "
-    "so; one whose device is `xla`, or `cpu` (the author's choice, an evaluation tool on the CPU), and a key "
-    "that the script sets itself, give none.",
+    "not there) or that holds no such key the tool can find (in it or the files its defaults list picks) is an "
+    "error too, saying so; one whose device is `xla`, or `cpu` (the author's choice, an evaluation tool on the "
+    "CPU), a key that the script sets itself, and a key nobody reads as a device, give none.",
     examples=lambda: (
         invalid(
             """
@@ -107,6 +117,7 @@ DEVICE_FROM_PROJECT = Rule(
             """,
             note="options-from-another-module-whose-device-this-file-sets",
         ),
+        *config_valid_cases(),
         valid(
             """
             import torch
@@ -127,6 +138,7 @@ DEVICE_FROM_PROJECT = Rule(
         ),
     ),
     invalid=lambda: (
+        *config_invalid_cases(),
         invalid(
             """
             import torch

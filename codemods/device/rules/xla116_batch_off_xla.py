@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codemods.device.rules.prefetched_loader_cases import prefetched_loader_invalid, prefetched_loader_valid
 from codemods.device.rules.scattered_input_cases import scattered_input_invalid, scattered_input_valid
 from codemods.engine.hooks import on_facts
 from codemods.engine.rule import Expected, Rule, invalid, valid
@@ -26,7 +27,9 @@ BATCH_OFF_XLA = Rule(
     why="Obligation (3): each batch reaches the XLA device before the model's forward, in the training loop and "
     "in every evaluation loop calling the same model. The tool finds the loops that call a model it proved to "
     "be on the XLA device with batches they never move, from a source that yields CPU tensors: a loader whose "
-    "batches another loop moves (the training loop does, the evaluation loop forgot: on CUDA the same crash), a "
+    "batches another loop moves (the training loop does, the evaluation loop forgot: on CUDA the same crash; not "
+    "timm's `create_loader(...)` with its prefetcher on, nor its `PrefetchLoader`, which copy each batch to their "
+    "`device=`, the XLA device once ported (XLA113), so a loop over one moves nothing and is right), a "
     'data set cached with `torch.load(..., map_location="cuda")` that the port must load onto the CPU, or '
     '`torch.set_default_tensor_type("torch.cuda.FloatTensor")` kept while `torch.Tensor(...)` relies on it. '
     "The same holds for a model on the XLA device handed to an evaluation function of a project module that still "
@@ -223,6 +226,7 @@ BATCH_OFF_XLA = Rule(
             note="comprehensions-move-the-batch",
         ),
         *scattered_input_valid(),
+        *prefetched_loader_valid(),
     ),
     invalid=lambda: (
         invalid(
@@ -501,6 +505,7 @@ BATCH_OFF_XLA = Rule(
             ),
         ),
         *scattered_input_invalid(),
+        *prefetched_loader_invalid(),
     ),
 )
 

@@ -23,7 +23,9 @@ STATIC_PADDING = Rule(
     fixable=True,
     why='`padding=True` or `"longest"` gives each batch its own sequence length, and every new shape '
     'compiles a new graph; `padding="max_length"` with a fixed max_length gives one shape. '
-    "Where only the encoding's input_ids reach the model (no attention_mask), `padding=True` stays: "
+    "Where only the encoding's input_ids reach the model (no attention_mask), `padding=True` stays "
+    "(followed through one return of a function of the file: `return tokenizer(...)`, each call of it taking "
+    "only `.input_ids`): "
     "the extra pad tokens would change the model's outputs.",
     examples=lambda: (
         Invalid(
@@ -185,8 +187,68 @@ STATIC_PADDING = Rule(
                 Expected(5, 51, 'padding="longest" -> "max_length"'),
             ),
         ),
+        *(
+            invalid(
+                _RETURNED_ENCODING,
+                _RETURNED_ENCODING.replace(
+                    'masked(prompts):\n    return tokenizer(prompts, return_tensors="pt", padding=True',
+                    'masked(prompts):\n    return tokenizer(prompts, return_tensors="pt", padding="max_length"',
+                ),
+                target=target,
+                note=f"input-ids-only-of-an-encoding-a-helper-returns-{target}",
+                findings=(
+                    Expected(7, 11, "padding=True stays: only the encoding's input_ids reach the model"),
+                    Expected(12, 12, "padding=True stays: only the encoding's input_ids reach the model"),
+                    Expected(16, 60, 'padding=True -> "max_length"'),
+                ),
+            )
+            for target in ("2.9", "sagemaker")
+        ),
+        invalid(
+            """
+            import transformers as hf
+
+            tok = hf.AutoTokenizer.from_pretrained("gpt2")
+
+            def encode(texts):
+                return tok(texts, return_tensors="pt", padding="longest", truncation=True, max_length=32)
+
+            ids = encode(prompts)["input_ids"]
+            """,
+            target="sagemaker",
+            alias=True,
+            note="input-ids-only-of-an-encoding-a-helper-returns-alias",
+            findings=(Expected(6, 12, 'padding="longest" stays: only the encoding\'s input_ids reach the model'),),
+        ),
     ),
 )
+
+# Helpers of the file that return an encoding: where each call takes only its input_ids, the
+# padding stays (one return followed); one whose encoding reaches the model whole is ported.
+_RETURNED_ENCODING = """
+from transformers import AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+
+
+def encode(prompts):
+    enc = tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64)
+    return enc
+
+
+def encode_moved(prompts, device):
+    return tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64).to(device)
+
+
+def masked(prompts):
+    return tokenizer(prompts, return_tensors="pt", padding=True, truncation=True, max_length=64)
+
+
+def step(llm, prompts, device):
+    ids = encode(prompts).input_ids
+    batch = encode_moved(prompts, device)
+    return llm(ids), llm(batch["input_ids"]), llm(**masked(prompts))
+"""
 
 
 @on_facts(STATIC_PADDING, nodes=lambda facts: facts.huggingface.padding)

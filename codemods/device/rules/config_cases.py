@@ -1,0 +1,205 @@
+"""XLA112's cases of a device read from a config the script loads (issue 32): subscript reads
+(``cfg["device"]``, ``cfg.get("device")``), PyYAML's loaders (``yaml.safe_load(open(path))``,
+``yaml.load(f, Loader=...)`` after ``with open(path) as f``, the path an argparse default),
+Hydra's defaults list (``defaults: [trainer: gpu]``), an accelerator key (``accelerator: gpu``),
+and what gives nothing: a config dict written in the script (its device literal is ported), a key
+nobody reads as a device, a config whose device is the CPU."""
+
+from __future__ import annotations
+
+from codemods.engine.rule import Expected, Invalid, Run, Valid, invalid, run, valid
+
+_YAML_TRAIN = """
+import argparse
+
+import torch
+import yaml
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--config", default="configs/run.yaml")
+args = parser.parse_args()
+with open(args.config) as f:
+    cfg = yaml.load(f, Loader=yaml.SafeLoader)
+model = torch.nn.Linear(4, 2).to(cfg["device"])
+optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+"""
+
+# A Hydra script whose device Hydra composes from a config group (conf/trainer/<option>.yaml).
+_HYDRA_GROUP_TRAIN = """
+import hydra
+import torch
+
+@hydra.main(config_path="conf", config_name="config")
+def main(cfg):
+    model = torch.nn.Linear(4, 2).to(cfg.trainer.get("device"))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+
+# The XLA device as each target writes it.
+_XLA_IMPORT = {"2.9": "torch_xla", "sagemaker": "torch_xla.core.xla_model as xm"}
+_XLA_DEVICE = {"2.9": "torch_xla.device()", "sagemaker": "xm.xla_device()"}
+
+
+def config_invalid_cases() -> tuple[Invalid, ...]:
+    return (
+        invalid(
+            """
+            import hydra
+            import torch
+
+            @hydra.main(config_path="conf", config_name="config")
+            def main(cfg):
+                model = torch.nn.Linear(4, 2).to(cfg["trainer"]["device"])
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            note="a-subscript-read-of-a-hydra-config-this-run-did-not-read",
+            findings=(
+                Expected(
+                    6,
+                    38,
+                    "`cfg.trainer.device` comes from the Hydra config conf/config.yaml, which this run did not read",
+                ),
+            ),
+        ),
+        invalid(
+            """
+            import torch as th
+            import yaml as y
+
+            conf = y.safe_load(open("configs/train.yaml"))
+            net = th.nn.Linear(4, 2).to(conf.get("device"))
+            opt = th.optim.Adam(net.parameters())
+            """,
+            target="sagemaker",
+            note="a-device-read-from-a-yaml-loaded-dict-sagemaker",
+            alias=True,
+            findings=(
+                Expected(5, 29, "`conf.device` comes from the config configs/train.yaml, which this run did not read"),
+            ),
+        ),
+        invalid(
+            _YAML_TRAIN,
+            note="a-device-read-from-a-yaml-config-an-argparse-flag-names",
+            findings=(
+                Expected(
+                    11,
+                    34,
+                    "`cfg.device` comes from the config configs/run.yaml, which this run did not read, and the tool "
+                    "does not rewrite config files: if it names CUDA (`device: cuda`)",
+                ),
+            ),
+        ),
+        invalid(
+            _YAML_TRAIN,
+            target="sagemaker",
+            note="a-device-read-from-a-yaml-config-an-argparse-flag-names-sagemaker",
+            findings=(Expected(11, 34, "`cfg.device` comes from the config configs/run.yaml"),),
+        ),
+        invalid(
+            """
+            import torch
+            from omegaconf import OmegaConf
+
+            CONFIG = "conf/run.yaml"
+            cfg = OmegaConf.load(CONFIG)
+            model = torch.nn.Linear(4, 2).to(cfg.train["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            target="sagemaker",
+            note="a-device-read-from-an-omegaconf-config-a-name-holds-the-path-of-sagemaker",
+            findings=(Expected(6, 34, "`cfg.train.device` comes from the config conf/run.yaml"),),
+        ),
+        *_yaml_text_cases(),
+    )
+
+
+def _yaml_text_cases() -> tuple[Invalid, ...]:
+    return tuple(
+        invalid(
+            """
+            import torch
+            import yaml
+
+            DEFAULTS = \"\"\"
+            device: cuda
+            lr: 0.1
+            \"\"\"
+            cfg = yaml.safe_load(DEFAULTS)
+            model = torch.nn.Linear(4, 2).to(cfg["device"])
+            optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+            """,
+            target=target,
+            note=f"a-device-read-from-yaml-text-the-script-writes-{target}",
+            findings=(Expected(9, 34, "`cfg.device` is `cuda` in the YAML text that the script loads"),),
+        )
+        for target in ("2.9", "sagemaker")
+    )
+
+
+def config_valid_cases() -> tuple[Valid | Run, ...]:
+    return tuple(
+        case
+        for target in ("2.9", "sagemaker")
+        for case in (
+            valid(
+                """
+                import torch
+                from omegaconf import OmegaConf
+
+                cfg = OmegaConf.create({"train": {"device": "cuda", "lr": 0.1}})
+                model = torch.nn.Linear(4, 2).to(cfg.train["device"])
+                optimizer = torch.optim.SGD(model.parameters(), lr=cfg.train.lr)
+                """,
+                """
+                import torch
+                import torch_xla  # noqa: F401  (registers the "xla" device)
+                from omegaconf import OmegaConf
+
+                cfg = OmegaConf.create({"train": {"device": "xla", "lr": 0.1}})
+                model = torch.nn.Linear(4, 2).to(cfg.train["device"])
+                optimizer = torch.optim.SGD(model.parameters(), lr=cfg.train.lr)
+                """,
+                target=target,
+                note=f"a-config-dict-written-in-the-script-has-its-device-ported-{target}",
+            ),
+            valid(
+                f"""
+                import torch
+                import {_XLA_IMPORT[target]}
+                import yaml
+
+                with open("configs/run.yaml") as f:
+                    cfg = yaml.safe_load(f)
+                cfg["device"] = {_XLA_DEVICE[target]}
+                model = torch.nn.Linear(4, 2).to(cfg["device"])
+                optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+                """,
+                target=target,
+                note=f"a-yaml-config-device-the-script-sets-itself-{target}",
+            ),
+            valid(
+                """
+                import torch
+                import yaml
+
+                cfg = yaml.safe_load("device: cpu  # an evaluation tool\\nlr: 0.1\\n")
+                model = torch.nn.Linear(4, 2).to(cfg["device"])
+                """,
+                target=target,
+                note=f"yaml-text-the-script-writes-naming-the-cpu-{target}",
+            ),
+        )
+    ) + (
+        run(("train.py", _YAML_TRAIN), ("configs/run.yaml", "device: cpu\nlr: 0.1\n")),
+        run(("train.py", _YAML_TRAIN), ("configs/run.yaml", "device: 'xla'  # the port's device\nlr: 0.1\n")),
+        run(
+            ("train.py", _HYDRA_GROUP_TRAIN),
+            ("conf/config.yaml", "defaults:\n  - trainer: tpu\n  - _self_\n"),
+            ("conf/trainer/tpu.yaml", "device: xla\n"),
+            ("conf/trainer/gpu.yaml", "device: cuda\n"),
+        ),
+        run(
+            ("train.py", _YAML_TRAIN.replace('cfg["device"]', '"xla"')),
+            ("configs/run.yaml", "device: cuda\nlr: 0.1\n"),
+        ),
+    )
