@@ -10,13 +10,20 @@ the port used to write) fails at the first save.
 
 A DataParallel subclass of another module with its own `scatter`, fed by an iterator handed
 the device (tests/support/data_parallel_projects.py): no error (XLA605 says it changes
-nothing), and the converted project trains on XLA; with the iterator not handed the device
-(XLA118 stands), the converted project's first forward fails on a CPU tensor.
+nothing), and the converted project trains on XLA like the original (same losses, one graph
+run per step, each graph one step's); without its barrier its graphs grow with the steps, and
+with the iterator not handed the device (XLA118 stands), its first forward fails on a CPU tensor.
 
 A trainer class that keeps its model wrapped on `self.model`, read as `trainer.model.module`
 by the driver of another module: the port keeps the wrapper (XLA605), and the converted
-project trains and saves on XLA; with the wrapper removed (what the port used to write), the
-driver's `.module` fails after training.
+project trains on XLA like the original (same losses, two graph runs per step, no new graph
+after the warm-up) and saves; without its barrier it compiles a new graph at every step, and
+with the wrapper removed (what the port used to write), the driver's `.module` fails after
+training.
+
+Both programs call CUDA unconditionally (the static tests of tests/distributed read them as
+the held-out shapes wrote them): their eager runs take the CPU through a substitution of the
+device line, or of the `.cuda()` moves, that each test asserts happened.
 
 A script that loads a checkpoint saved through `nn.DataParallel` (`module.` keys) into its
 wrapped model and trains from it: the port keeps the wrapper (XLA605), and the converted script
@@ -48,13 +55,16 @@ from tests.support.executed import (
     barrier_per_step_problems,
     convert_folder,
     copy_fixture,
+    largest_graph,
     loss_problems,
+    optimizer_problems,
     parse_run,
     run_command,
     run_eager,
     run_environment,
     step_ends,
     unbarriered_problems,
+    xla_problems,
 )
 
 pytestmark = pytest.mark.executed
@@ -188,20 +198,86 @@ def test_with_the_wrappers_removed_the_first_save_fails(tmp_path: Path) -> None:
     assert "saved" not in result.stdout
 
 
-def _uneven_project(folder: Path, handed: str) -> subprocess.CompletedProcess[str]:
+# The shared programs call CUDA unconditionally; their eager runs on the CPU take this device
+# instead (what the static tests read stays as the held-out shapes wrote it).
+CUDA_OR_CPU = '"cuda" if torch.cuda.is_available() else "cpu"'
+UNEVEN_STEPS = 24  # the 800-token stream in rows of 8, 4 tokens per batch
+UNEVEN_HANDED = ", device=device"
+# A step's graph (forward, backward and Adam's update of the embedding) is 54 nodes on torch_xla
+# 2.9; a loop without a barrier holds every step's update in its last graph (over 1000 nodes).
+UNEVEN_STEP_GRAPH_NODES = 100
+# The end of a step as the converted project writes it, and the same without the barrier.
+UNEVEN_PORTED_STEP_END, UNEVEN_UNBARRIERED_STEP_END = step_ends(" " * 4)
+
+
+def _uneven_files(folder: Path, train: str) -> Path:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'uneven'\n")
     (folder / "parallel.py").write_text(UNEVEN_PARALLEL)
     (folder / "data.py").write_text(ORDERED_DATA)
-    (folder / "train.py").write_text(UNEVEN_TRAIN.format(handed=handed))
-    convert_folder(folder)
+    (folder / "train.py").write_text(train)
+    return folder
+
+
+def _uneven_project(folder: Path, handed: str) -> subprocess.CompletedProcess[str]:
+    convert_folder(_uneven_files(folder, UNEVEN_TRAIN.format(handed=handed)))
     return _run_on_xla(folder, "train.py")
 
 
+def _uneven_eager(tmp_path: Path) -> Run:
+    """The original, its device line taking the CPU when there is no CUDA."""
+    train = UNEVEN_TRAIN.format(handed=UNEVEN_HANDED)
+    cuda_device = 'device = torch.device("cuda")\n'
+    assert train.count(cuda_device) == 1
+    folder = _uneven_files(tmp_path / "eager", train.replace(cuda_device, f"device = torch.device({CUDA_OR_CPU})\n"))
+    return parse_run(run_command([sys.executable, "train.py"], folder, run_environment()), folder)
+
+
+def _uneven_on_xla(folder: Path, barrier: bool = True) -> Run:
+    """The converted project (with ``barrier=False``: its step barrier taken out) run on XLA."""
+    convert_folder(_uneven_files(folder, UNEVEN_TRAIN.format(handed=UNEVEN_HANDED)))
+    train = folder / "train.py"
+    ported = train.read_text()
+    assert UNEVEN_PORTED_STEP_END in ported
+    if not barrier:
+        train.write_text(ported.replace(UNEVEN_PORTED_STEP_END, UNEVEN_UNBARRIERED_STEP_END))
+    command = [sys.executable, str(XLA_RUNNER), "train.py"]
+    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+
+
+def _uneven_problems(run: Run, eager: Run) -> list[str]:
+    """The checks of barrier_per_step_problems but steady state: each batch is a slice of the
+    on-device stream at another offset, a constant of its graph, so every step compiles a graph
+    of its own, with a barrier or without.  One barrier per step shows in the graphs' size
+    instead: each holds one step, where a loop without a barrier piles every step's update
+    into the graph its next ``loss.item()`` runs."""
+    problems = loss_problems(run, eager) + xla_problems(run) + optimizer_problems(run)
+    if run.executions != len(eager.losses):
+        problems.append(f"{run.executions} graphs run, expected {len(eager.losses)}")
+    if largest_graph(run) > UNEVEN_STEP_GRAPH_NODES:
+        problems.append(f"a graph of {largest_graph(run)} nodes: more than one step's")
+    return problems
+
+
 def test_a_scattering_data_parallel_fed_batches_on_the_device_trains_on_xla(tmp_path: Path) -> None:
-    result = _uneven_project(tmp_path / "handed", ", device=device")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "trained on xla" in result.stdout
+    """Converted, the project trains on XLA like the original in eager mode (same losses), one
+    graph run per step, each graph one step's."""
+    eager = _uneven_eager(tmp_path)
+    run = _uneven_on_xla(tmp_path / "handed")
+    assert len(eager.losses) == UNEVEN_STEPS
+    problems = _uneven_problems(run, eager)
+    assert not problems, problems
+    assert run.compiles == list(range(1, UNEVEN_STEPS + 1))  # a graph per offset, see _uneven_problems
+    assert "trained on xla" in run.output
+
+
+def test_without_the_barrier_the_scattering_data_parallel_piles_steps_into_one_graph(tmp_path: Path) -> None:
+    """The graph checks' negative control: the converted project without its barrier trains on
+    XLA with the same losses and as many graph runs, but its graphs grow with the steps."""
+    run = _uneven_on_xla(tmp_path / "no-barrier", barrier=False)
+    assert _uneven_problems(run, _uneven_eager(tmp_path)) == [
+        f"a graph of {largest_graph(run)} nodes: more than one step's"
+    ]
 
 
 def test_a_scattering_data_parallel_fed_cpu_batches_fails_as_xla118_says(tmp_path: Path) -> None:
@@ -213,21 +289,64 @@ def test_a_scattering_data_parallel_fed_cpu_batches_fails_as_xla118_says(tmp_pat
     assert "trained on" not in result.stdout
 
 
-def _trainer_project(folder: Path) -> Path:
+TRAINER_STEPS = 10
+# The end of a step of the converted driver (`fit` returned the loss as a float), and the same
+# without the barrier.
+TRAINER_PORTED_STEP_END = '    print(f"step {step} loss {loss}")\n    torch_xla.sync()\n'
+TRAINER_UNBARRIERED_STEP_END = '    print(f"step {step} loss {loss}")\n'
+
+
+def _trainer_files(folder: Path, trainer: str) -> Path:
     folder.mkdir()
     (folder / "pyproject.toml").write_text("[project]\nname = 'dp'\n")
-    (folder / "trainer.py").write_text(DP_TRAINER)
+    (folder / "trainer.py").write_text(trainer)
     (folder / "main.py").write_text(DP_TRAINER_MAIN.format(read="trainer.model.module"))
-    convert_folder(folder)
     return folder
 
 
+def _trainer_project(folder: Path) -> Path:
+    convert_folder(_trainer_files(folder, DP_TRAINER))
+    return folder
+
+
+def _trainer_eager(tmp_path: Path) -> Run:
+    """The original, its three `.cuda()` moves taking the CPU when there is no CUDA."""
+    assert DP_TRAINER.count(".cuda()") == 3
+    folder = _trainer_files(tmp_path / "eager", DP_TRAINER.replace(".cuda()", f".to({CUDA_OR_CPU})"))
+    return parse_run(run_command([sys.executable, "main.py"], folder, run_environment()), folder)
+
+
+def _trainer_on_xla(folder: Path) -> Run:
+    command = [sys.executable, str(XLA_RUNNER), "main.py"]
+    return parse_run(run_command(command, folder, run_environment(PJRT_DEVICE="CPU")), folder)
+
+
 def test_a_wrapper_kept_on_a_trainer_attribute_trains_and_saves_on_xla(tmp_path: Path) -> None:
+    """Converted, the project trains on XLA like the original in eager mode (same losses, no new
+    graph after the warm-up) and saves: two graph runs per step, `fit`'s `loss.item()` (the
+    forward, before the barrier) and the driver's barrier (the backward and the update); the
+    save after the last barrier has nothing left to run."""
+    eager = _trainer_eager(tmp_path)
     folder = _trainer_project(tmp_path / "ported")
     assert "self.model = nn.DataParallel(net)" in (folder / "trainer.py").read_text()
-    output = run_command([sys.executable, "main.py"], folder, run_environment(PJRT_DEVICE="CPU"))
-    assert "saved on xla" in output
+    assert TRAINER_PORTED_STEP_END in (folder / "main.py").read_text()
+    run = _trainer_on_xla(folder)
+    assert len(eager.losses) == TRAINER_STEPS
+    problems = barrier_per_step_problems(run, eager, Executed("main.py"), 2 * TRAINER_STEPS)
+    assert not problems, problems
+    assert "saved on xla" in run.output
     assert (folder / "model.pt").exists()
+
+
+def test_without_the_barrier_the_trainer_compiles_a_bigger_graph_each_step(tmp_path: Path) -> None:
+    """The graph count's negative control: the converted driver without its barrier trains on
+    XLA with the same losses, but each `fit`'s `loss.item()` runs a graph holding every update
+    before it, a new graph at every step."""
+    folder = _trainer_project(tmp_path / "no-barrier")
+    main = folder / "main.py"
+    main.write_text(main.read_text().replace(TRAINER_PORTED_STEP_END, TRAINER_UNBARRIERED_STEP_END))
+    run = _trainer_on_xla(folder)
+    assert not unbarriered_problems(run, _trainer_eager(tmp_path), Executed("main.py"))
 
 
 def test_with_the_trainer_attribute_unwrapped_the_driver_fails(tmp_path: Path) -> None:

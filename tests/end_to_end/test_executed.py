@@ -28,11 +28,11 @@ from tests.support.executed import (
     STEADY_STEPS,
     TORCHRUN_ENV,
     Executed,
-    Run,
     checkpoint_problems,
     checkpoint_tensors,
     checkpoints_in,
     copy_fixture,
+    largest_graph,
     loss_problems,
     optimizer_problems,
     run_eager,
@@ -218,12 +218,6 @@ def test_ran_on_xla_check_catches_a_script_left_on_the_cpu(tmp_path: Path) -> No
     assert xla_problems(xla), xla.compiles
 
 
-def _largest_graph(run: Run) -> int:
-    found = re.search(r"^XLA_LARGEST_GRAPH (\d+)$", run.output, re.MULTILINE)
-    assert found, run.output[-2000:]
-    return int(found.group(1))
-
-
 def test_an_evaluation_loop_that_accumulates_device_meters_keeps_its_graphs_small(tmp_path: Path) -> None:
     """Its `loss.item()` reads do not bound the accuracy meter's running sum: without the
     barrier (XLA303) each shown value is a graph over every batch so far.  At this size
@@ -234,7 +228,7 @@ def test_an_evaluation_loop_that_accumulates_device_meters_keeps_its_graphs_smal
     without = run_xla(case, tmp_path / "without", RuleSelection(ignore=("XLA303",)))
     assert "torch_xla.sync()" in (with_barrier.folder / case.script).read_text().split("def main")[0]
     assert "torch_xla.sync()" not in (without.folder / case.script).read_text().split("def main")[0]
-    assert 2 * _largest_graph(with_barrier) < _largest_graph(without)
+    assert 2 * largest_graph(with_barrier) < largest_graph(without)
 
 
 def test_steady_state_check_catches_a_missing_barrier(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """A project that wraps its model in a DataParallel subclass of another module, with its own
 `scatter`, and feeds it batches from an iterator that puts the whole stream on the device it
 is handed (the fifth held-out list's shape; `{handed}`: that device, or nothing): tests/distributed
-converts it (XLA118 or not) and runs it on XLA."""
+converts it (XLA118 or not) and runs it on XLA.  Both programs here are seeded and print
+``step N loss V`` at each step, for the executed tests' comparison with the eager run."""
 
 UNEVEN_PARALLEL = """\
 import torch.nn as nn
@@ -37,14 +38,16 @@ from data import OrderedIterator
 from parallel import UnevenDataParallel
 
 device = torch.device("cuda")
+torch.manual_seed(0)
 model = nn.Embedding(100, 100).to(device)
 para_model = UnevenDataParallel(2, model, dim=1).to(device)
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-for data, target in OrderedIterator(torch.randint(0, 100, (4000,)), 8{handed}):
+for step, (data, target) in enumerate(OrderedIterator(torch.randint(0, 100, (800,)), 8{handed})):
     loss = nn.functional.cross_entropy(para_model(data).view(-1, 100), target.reshape(-1))
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
+    print(f"step {{step}} loss {{loss.item()}}")
 print(f"trained on {{next(model.parameters()).device.type}}")
 """
 
@@ -74,9 +77,11 @@ import torch
 import torch.nn as nn
 from trainer import Trainer
 
+torch.manual_seed(0)
 trainer = Trainer(nn.Linear(4, 4))
-for _ in range(3):
+for step in range(10):
     loss = trainer.fit(torch.randn(8, 4), torch.randn(8, 4))
+    print(f"step {{step}} loss {{loss}}")
 net = {read}
 torch.save(net.state_dict(), "model.pt")
 print(f"saved on {{next(net.parameters()).device.type}}, loss {{loss:.3f}}")

@@ -217,6 +217,13 @@ def xla_problems(run: Run) -> list[str]:
     return [f"did not run on XLA: {run.compiles[-1:] or 0} graphs compiled, {run.executions} executed"]
 
 
+def largest_graph(run: Run) -> int:
+    """The nodes of the largest graph the run synced (XLA_LARGEST_GRAPH)."""
+    found = re.search(r"^XLA_LARGEST_GRAPH (\d+)$", run.output, re.MULTILINE)
+    assert found, run.output[-2000:]
+    return int(found.group(1))
+
+
 def optimizer_problems(run: Run) -> list[str]:
     """Every optimizer that stepped holds parameters on the XLA device (one built before
     its model moved would step CPU tensors that nothing uses).  A script without an
