@@ -34,7 +34,7 @@ from codemods.training import rules as training_rules
 
 if TYPE_CHECKING:
     from codemods.facts import Facts
-    from codemods.launcher.analysis import LauncherFacts
+    from codemods.launcher.facts import LauncherFacts
 
 
 DEVICE_LESS = (

@@ -65,6 +65,7 @@ TOP_LEVEL = {
 CONCERN_MODULES = {
     "codemods.project.module_summary": "facts",  # what a module tells the others: part of the project's facts
     "codemods.project.run_summaries": "facts",  # what the files of a run tell each other: the held findings' facts
+    "codemods.launcher.instances": "facts",  # the SageMaker instance table: data the launcher rules read
     "codemods.notebooks.convert": "pipeline",
     "codemods.notebooks.notebook_json": "files",  # a notebook file's text, read and written back
     "codemods.containers.across_files": "pipeline",

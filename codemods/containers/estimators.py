@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemods.launcher.analysis import Constant, Estimator, Value
+from codemods.launcher.facts import Constant, Estimator, Value
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,26 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import dotted, walk
 from codemods.engine.positions import code_of
+from codemods.launcher.facts import (
+    SET_DEVICE,
+    SMP_TORCH,
+    Argument,
+    Constant,
+    Construct,
+    Entry,
+    Estimator,
+    LauncherFacts,
+    Mapping,
+    SmpScript,
+    Unknown,
+    Value,
+)
 
 # Estimator classes, by every qualified name they are imported under -> display name.
 ESTIMATORS: dict[str, str] = {
@@ -43,96 +56,7 @@ COMPILER_CONFIGS = frozenset(
         "sagemaker.training_compiler.config.TrainingCompilerConfig",
     }
 )
-SMP_TORCH = "smdistributed.modelparallel.torch"
-SET_DEVICE = "torch.cuda.set_device"
 _MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
-
-
-@dataclass(frozen=True)
-class Unknown:
-    """A value the file does not fix statically; ``why`` finishes "could not check: ..."."""
-
-    node: cst.CSTNode
-    why: str
-
-
-@dataclass(frozen=True)
-class Constant:
-    node: cst.BaseExpression
-    value: object  # str, int, float, bool or None
-
-
-@dataclass(frozen=True)
-class Construct:
-    """A call of a class the checks know (TrainingCompilerConfig(...))."""
-
-    node: cst.Call
-    qualified: str
-    keywords: dict[str, Value]
-
-
-@dataclass(frozen=True)
-class Entry:
-    key: str
-    key_node: cst.CSTNode  # the key's string literal, or the keyword's Name in dict(k=v)
-    written: cst.BaseExpression  # the value as written in the dict
-    value: Value
-
-
-@dataclass(frozen=True)
-class Mapping:
-    """A dict literal or ``dict(...)`` call; ``hidden`` is a ``**spread`` or computed key
-    that may hold entries the analysis cannot see."""
-
-    node: cst.Dict | cst.Call
-    entries: dict[str, Entry]
-    hidden: cst.CSTNode | None = None
-
-    def get(self, key: str) -> Value | None:
-        entry = self.entries.get(key)
-        return entry.value if entry else None
-
-
-Value = Unknown | Constant | Construct | Mapping
-
-
-@dataclass(frozen=True)
-class Argument:
-    node: cst.Arg
-    value: Value
-
-
-@dataclass
-class Estimator:
-    call: cst.Call
-    kind: str  # "PyTorch" | "TensorFlow" | "HuggingFace" | "Estimator"
-    arguments: dict[str, Argument]
-    # ``**kwargs`` in the call: a keyword not seen may still be given.
-    hidden: cst.Arg | None = None
-
-    def value(self, keyword: str) -> Value | None:
-        argument = self.arguments.get(keyword)
-        return argument.value if argument else None
-
-
-@dataclass
-class SmpScript:
-    """A PyTorch training script that imports smdistributed.modelparallel.torch."""
-
-    import_statement: cst.CSTNode
-    # `torch.cuda.set_device(...)` calls, and whether each takes smp.local_rank().
-    set_device_calls: list[tuple[cst.Call, bool]] = field(default_factory=list)
-    # Statement lines that are just `smp.init()`: the device is pinned right after.
-    init_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
-
-
-@dataclass
-class LauncherFacts:
-    estimators: list[Estimator] = field(default_factory=list)
-    smp_script: SmpScript | None = None
-
-    def __bool__(self) -> bool:
-        return bool(self.estimators) or self.smp_script is not None
 
 
 class _Bindings:

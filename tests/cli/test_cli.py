@@ -405,7 +405,9 @@ def test_a_training_script_loads_only_what_converting_it_needs(tmp_path: Path) -
     for module in (
         "codemods.doctor.launch",
         "codemods.launcher.analysis",
+        "codemods.launcher.facts",
         "codemods.launcher.rewrite",
+        "codemods.launcher.rules.job",
         "codemods.containers.check",
         "codemods.containers.estimators",
         "codemods.containers.across_files",

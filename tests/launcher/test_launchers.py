@@ -22,7 +22,8 @@ from codemods.cli import main
 from codemods.engine.imports import ImportTable
 from codemods.engine.nodes import walk
 from codemods.engine.report import FileReport, Report, render_text
-from codemods.launcher.analysis import Constant, Mapping, Unknown, analyse_launcher
+from codemods.launcher.analysis import analyse_launcher
+from codemods.launcher.facts import Constant, Mapping, Unknown
 from codemods.launcher.instances import INSTANCE_TYPES, lookup
 from tests.support.fixtures import output_bytes, output_text, review_diff
 from tests.support.paths import FIXTURES, SNAPSHOTS

@@ -5,6 +5,15 @@ from __future__ import annotations
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _PT, _SMP, _invalid, _launcher, _valid
 
+# What the checks of the instance's GPUs and EFA could not check when the instance type is not known.
+INSTANCE_DEPENDENTS = "what depends on `instance_type` (GPUs, EFA)"
+
+
+def could_not_check(what: str, why: str) -> str:
+    """The finding of a value the checks need and the file does not fix: ``why`` says what hides it."""
+    return f"could not check {what}: {why}"
+
+
 LAUNCHER_UNRESOLVED = Rule(
     code="SM100",
     name="launcher-unresolved",

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _P3, _fixed, _invalid, _launcher, _valid
+
+if TYPE_CHECKING:
+    from codemods.launcher.facts import Mapping
+    from codemods.launcher.rules.job import Job
+
 
 PARTITIONS_RENAMED = Rule(
     code="SM102",
@@ -69,3 +76,34 @@ PARTITIONS_RENAMED = Rule(
         ),
     ),
 )
+
+
+def check_partitions(job: Job, parameters: Mapping) -> None:
+    """``partitions`` renamed to ``pipeline_parallel_degree``; reported when both are given."""
+    import libcst as cst
+
+    from codemods.launcher.rules.job import Edit, code, string_like
+
+    partitions = parameters.entries.get("partitions")
+    if partitions is None:
+        return
+    if "pipeline_parallel_degree" in parameters.entries:
+        job.findings.report(
+            PARTITIONS_RENAMED,
+            partitions.key_node,
+            '"partitions" and "pipeline_parallel_degree" both given: '
+            'remove "partitions" (renamed in smdistributed-modelparallel 1.6.0)',
+        )
+        return
+    key = partitions.key_node
+
+    def rename(node: cst.CSTNode) -> cst.CSTNode:
+        if isinstance(node, cst.Name):
+            return node.with_changes(value="pipeline_parallel_degree")
+        return string_like(node, "pipeline_parallel_degree")
+
+    new = "pipeline_parallel_degree" if isinstance(key, cst.Name) else code(rename(key))
+    job.findings.plan(
+        key,
+        Edit(PARTITIONS_RENAMED, f"{code(key)} -> {new}: renamed in smdistributed-modelparallel 1.6.0", rename),
+    )

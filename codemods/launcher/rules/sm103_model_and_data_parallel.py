@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _P3, _invalid, _launcher, _valid, _with_data_parallel
+
+if TYPE_CHECKING:
+    from codemods.launcher.facts import Entry
+    from codemods.launcher.rules.job import Job
+
 
 MODEL_AND_DATA_PARALLEL = Rule(
     code="SM103",
@@ -55,3 +62,25 @@ MODEL_AND_DATA_PARALLEL = Rule(
         ),
     ),
 )
+
+
+def check_beside_model_parallel(job: Job, data_parallel: Entry) -> None:
+    """A ``"dataparallel"`` strategy beside ``"modelparallel"``: the SDK refuses a second
+    ``"smdistributed"`` key, switched off or not."""
+    from codemods.launcher.rules.job import constant, entry_value
+
+    switched_off = constant(entry_value(data_parallel.value, "enabled"), True) is False
+    job.findings.report(
+        MODEL_AND_DATA_PARALLEL,
+        data_parallel.key_node,
+        (
+            '"dataparallel" is switched off, but the SDK still refuses it beside "modelparallel" '
+            '(one "smdistributed" key per job): remove it'
+        )
+        if switched_off
+        else (
+            '"modelparallel" and "dataparallel" cannot be used in one job: for data parallelism '
+            'across model replicas set "ddp": True (PyTorch) or "horovod": True (TensorFlow) in the '
+            "modelparallel parameters"
+        ),
+    )

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _P3, _SMP, _fixed, _invalid, _launcher, _valid
+
+if TYPE_CHECKING:
+    from codemods.launcher.facts import Mapping, Value
+    from codemods.launcher.rules.job import Job
+
 
 PROCESSES_PER_HOST = Rule(
     code="SM104",
@@ -76,3 +83,55 @@ PROCESSES_PER_HOST = Rule(
         ),
     ),
 )
+
+
+def check_processes_per_host(job: Job, mpi: Mapping, degree: Value | None) -> None:
+    """``processes_per_host`` given, and no more than the instance's GPUs (lowered to them
+    when the pipeline ``degree`` still divides them)."""
+    import libcst as cst
+
+    from codemods.launcher.facts import Constant, Unknown
+    from codemods.launcher.rules.job import Edit, positive_int
+
+    value = mpi.get("processes_per_host")
+    if value is None:
+        if mpi.hidden is None:
+            instance = job.instance
+            hint = f" ({instance[1].gpus} on {instance[0]})" if instance and instance[1].gpus else ""
+            job.findings.report(
+                PROCESSES_PER_HOST,
+                mpi.node,
+                f'mpi has no "processes_per_host" (required): set it to the GPUs per instance{hint}',
+            )
+        return
+    if isinstance(value, Unknown):
+        job.findings.unknown(value, '`"processes_per_host"`')
+        return
+    processes = value.value if isinstance(value, Constant) else None
+    if not isinstance(processes, int):
+        return
+    instance = job.instance
+    if instance is None:
+        return
+    name, entry = instance
+    if entry.gpus == 0:
+        job.findings.report(PROCESSES_PER_HOST, value.node, f"{name} has no GPU: model parallel needs GPU instances")
+        return
+    if processes <= entry.gpus:
+        return
+    why = f"{name} has {entry.gpus} GPUs, one per process"
+    pipeline = positive_int(degree)
+    if not isinstance(value.node, cst.Integer) or (pipeline and entry.gpus % pipeline):
+        reason = f" (the pipeline degree {pipeline} does not divide {entry.gpus})" if pipeline else ""
+        job.findings.report(
+            PROCESSES_PER_HOST, value.node, f'"processes_per_host" {processes} is above the GPUs: {why}{reason}'
+        )
+        return
+    job.findings.plan(
+        value.node,
+        Edit(
+            PROCESSES_PER_HOST,
+            f"processes_per_host {processes} -> {entry.gpus}: {why}",
+            lambda node: node.with_changes(value=str(entry.gpus)),
+        ),
+    )

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _SMP, _custom_mpi, _invalid, _launcher, _valid
+
+if TYPE_CHECKING:
+    from codemods.launcher.facts import Mapping
+    from codemods.launcher.rules.job import Job
+
 
 EFA_FLAGS = Rule(
     code="SM106",
@@ -54,3 +62,30 @@ EFA_FLAGS = Rule(
         ),
     ),
 )
+
+
+# What an EFA instance's MPI processes export for the best inter-node performance.
+_EFA_SETTINGS = ("FI_EFA_USE_DEVICE_RDMA=1", "FI_PROVIDER=efa", "RDMAV_FORK_SAFE=1")
+
+
+def check_efa(job: Job, mpi: Mapping) -> None:
+    """The EFA settings ``custom_mpi_options`` does not export on an instance with EFA (suggested only)."""
+    from codemods.launcher.facts import Constant, Unknown
+
+    instance = job.instance
+    if instance is None or not instance[1].efa:
+        return
+    options = mpi.get("custom_mpi_options")
+    if isinstance(options, Unknown):
+        return  # reported by the MCA check (SM105)
+    text = options.value if isinstance(options, Constant) and isinstance(options.value, str) else ""
+    exported = set(re.findall(r"(?<!\S)-x\s+(\S+)", text))
+    missing = [flag for flag in _EFA_SETTINGS if flag not in exported and flag.split("=")[0] not in exported]
+    if missing:
+        where = options.node if isinstance(options, Constant) else mpi.node
+        flags = " ".join(f"-x {flag}" for flag in missing)
+        job.findings.report(
+            EFA_FLAGS,
+            where,
+            f"{instance[0]} has EFA: add `{flags}` to custom_mpi_options for the best inter-node performance",
+        )

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule, invalid, valid
 from codemods.launcher.rules.programs import _PINNED, _SMP_SCRIPT, _fixed
+
+if TYPE_CHECKING:
+    from codemods.launcher.facts import SmpScript
+    from codemods.launcher.rules.job import Findings
+
 
 SMP_SET_DEVICE = Rule(
     code="SM107",
@@ -66,3 +73,48 @@ SMP_SET_DEVICE = Rule(
         ),
     ),
 )
+
+
+def check_smp_script(findings: Findings, script: SmpScript) -> None:
+    """The training script of a model-parallel job pins its process's GPU: a set_device call
+    that does not take ``smp.local_rank()`` is reported; a missing one added after ``smp.init()``."""
+    import libcst as cst
+
+    from codemods.launcher.facts import SET_DEVICE, SMP_TORCH
+    from codemods.launcher.rules.job import Edit
+
+    if any(pinned for _, pinned in script.set_device_calls):
+        return
+    if script.set_device_calls:
+        call = script.set_device_calls[0][0]
+        findings.report(
+            SMP_SET_DEVICE,
+            call,
+            f"`{findings.ctx.code(call)}`: under model parallel each process pins its own GPU "
+            "with `torch.cuda.set_device(smp.local_rank())`",
+        )
+        return
+    set_device = findings.ctx.facts.imports.table.local_name_for(SET_DEVICE)
+    local_rank = findings.ctx.facts.imports.table.local_name_for(f"{SMP_TORCH}.local_rank")
+    message = "torch.cuda.set_device(smp.local_rank()) pins each process to its own GPU"
+    if not script.init_statements or set_device is None or local_rank is None:
+        findings.report(
+            SMP_SET_DEVICE,
+            script.import_statement,
+            f"no {message.replace(' pins', ': it pins', 1)}: add it right after smp.init()",
+        )
+        return
+    statement = cst.parse_statement(f"{set_device}({local_rank}())\n")
+
+    def insert(line: cst.CSTNode) -> cst.CSTNode:
+        return cst.FlattenSentinel([line, statement])  # type: ignore[return-value]  # Edit's build returns a node; a FlattenSentinel (the line and the statement after it) is what libcst expands in its place
+
+    findings.plan(
+        script.init_statements[0],
+        Edit(
+            SMP_SET_DEVICE,
+            f"smp.init() -> {{new}}: {message.split(' ', 1)[1]}",
+            insert,
+            lambda flat: flat.nodes[1],  # type: ignore[attr-defined]  # the replacement is the FlattenSentinel made by insert above
+        ),
+    )

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _PYTORCHXLA, _compiled, _compiled_pytorchxla, _fixed, _valid
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from codemods.launcher.rules.job import Job
+
 
 COMPILER_DISTRIBUTION = Rule(
     code="SM201",
@@ -73,3 +81,58 @@ COMPILER_DISTRIBUTION = Rule(
         ),
     ),
 )
+
+
+def add_pytorchxla(job: Job) -> None:
+    """A compiled job on several GPUs gets ``distribution={"pytorchxla": {"enabled": True}}``;
+    reported when the call may already give a distribution."""
+    import libcst as cst
+
+    from codemods.launcher.rules.job import Edit
+
+    call = job.estimator.call
+    if job.estimator.hidden is not None or "distribution" in job.estimator.arguments:
+        job.findings.report(
+            COMPILER_DISTRIBUTION,
+            call,
+            'compiler_config on several GPUs needs distribution={"pytorchxla": '
+            '{"enabled": True}}: without it the compiled job uses one GPU per instance',
+        )
+        return
+    value = cst.parse_expression('{"pytorchxla": {"enabled": True}}')
+    argument = cst.Arg(
+        value,
+        keyword=cst.Name("distribution"),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+    job.findings.plan(
+        call,
+        Edit(
+            COMPILER_DISTRIBUTION,
+            'compiler_config on several GPUs -> distribution={"pytorchxla": {"enabled": True}}: '
+            "starts one compiled process per GPU",
+            lambda node: _append_argument(node, argument),  # type: ignore[arg-type]  # Edit's build takes any node: the one planned here is ``call``, a Call
+            lambda node: node.args[-1],  # type: ignore[attr-defined]  # the replacement is _append_argument's Call: Edit's anchor takes any node
+        ),
+    )
+
+
+def _append_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
+    """``call`` with ``argument`` last, laid out like the arguments before it (one per
+    line stays one per line; a trailing comma stays trailing)."""
+    import libcst as cst
+
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[argument])
+    last = args[-1]
+    separator = (
+        args[-2].comma
+        if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
+        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    )
+    if isinstance(last.comma, cst.Comma):
+        args[-1] = last.with_changes(comma=separator)
+        return call.with_changes(args=[*args, argument.with_changes(comma=last.comma)])
+    args[-1] = last.with_changes(comma=separator)
+    return call.with_changes(args=[*args, argument])

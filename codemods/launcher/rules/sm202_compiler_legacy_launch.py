@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _compiled, _invalid, _valid
+
+if TYPE_CHECKING:
+    from codemods.launcher.rules.job import Job
+
 
 COMPILER_LEGACY_LAUNCH = Rule(
     code="SM202",
@@ -57,3 +63,27 @@ COMPILER_LEGACY_LAUNCH = Rule(
         ),
     ),
 )
+
+
+def check_legacy_launch(job: Job) -> None:
+    """A compiled job on a release before the pytorchxla runtime runs distributed only through
+    a launcher script (``hyperparameters["training_script"]``)."""
+    from codemods.launcher.facts import Constant, Mapping, Unknown
+
+    hyperparameters = job.estimator.value("hyperparameters")
+    if isinstance(hyperparameters, Unknown):
+        job.findings.unknown(hyperparameters, "the launcher arrangement of a compiled job: `hyperparameters`")
+        return
+    if isinstance(hyperparameters, Mapping) and (
+        "training_script" in hyperparameters.entries or hyperparameters.hidden is not None
+    ):
+        return
+    entry_point = job.estimator.value("entry_point")
+    script = entry_point.value if isinstance(entry_point, Constant) else "your training script"
+    job.findings.report(
+        COMPILER_LEGACY_LAUNCH,
+        job.estimator.call,
+        "transformers <= 4.17 / PyTorch <= 1.10.2: Training Compiler "
+        "runs a distributed job through a launcher script: pass it as entry_point and the training "
+        f"script as hyperparameters['training_script'] ({script!r} now runs as a single process)",
+    )

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codemods.engine.rule import Expected, Rule
 from codemods.launcher.rules.programs import _compiled_pytorchxla, _invalid, _valid
+
+if TYPE_CHECKING:
+    from codemods.launcher.rules.job import Job
+
 
 COMPILER_UNSUPPORTED = Rule(
     code="SM203",
@@ -79,3 +85,39 @@ COMPILER_UNSUPPORTED = Rule(
         ),
     ),
 )
+
+
+def check_image_uri(job: Job) -> None:
+    """Training Compiler picks its own container: an ``image_uri`` (other than None) is refused."""
+    from codemods.launcher.facts import Constant
+
+    image = job.estimator.value("image_uri")
+    if image is not None and not (isinstance(image, Constant) and image.value is None):
+        job.findings.report(
+            COMPILER_UNSUPPORTED,
+            job.estimator.arguments["image_uri"].node,
+            "Training Compiler does not take "
+            "image_uri: give the framework versions and let the SDK pick its compiler container",
+        )
+
+
+def check_pytorchxla_release(job: Job, version: tuple[int, ...], since: tuple[int, ...]) -> None:
+    """The pytorchxla runtime, switched on, on a PyTorch ``version`` before the first it supports."""
+    if version < since:
+        job.findings.report(
+            COMPILER_UNSUPPORTED,
+            job.estimator.arguments["distribution"].node,
+            f"the pytorchxla runtime needs PyTorch >= {_dotted(since)} with Training Compiler ({_dotted(version)} given)",
+        )
+
+
+def report_other_distribution(job: Job) -> None:
+    job.findings.report(
+        COMPILER_UNSUPPORTED,
+        job.estimator.arguments["distribution"].node,
+        'with Training Compiler the only distribution is {"pytorchxla": {"enabled": True}}',
+    )
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
