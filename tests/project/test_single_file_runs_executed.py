@@ -6,7 +6,9 @@ class of another module (``first_step``/``second_step``, the second stepping its
 plainly): on one process the plain steps, closed by the loop's barrier, train the model on the XLA
 device.  A token cache (lists of ints built from ``range``) that the other module writes with
 ``torch.save`` and reads back with ``torch.load``: the second run loads it and trains on XLA.  The
-negative control: the same scripts unconverted train on the CPU, which the check tells apart."""
+optimizer class converted with the project (its own ``step(closure)``, which nothing calls, is no
+undriven step) trains on XLA too.  The negative control: the same scripts unconverted train on the
+CPU, which the check tells apart."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from codemods.engine.rule import RuleSelection
 from codemods.pipeline import summarise_with
 from codemods.project.resolver import Project
 from tests.project.test_step_helpers import TRAIN, TWO_STEP, TWO_STEP_TRAIN, UPDATE
-from tests.support.executed import run_command, run_environment
+from tests.support.executed import convert_folder, run_command, run_environment
 
 pytestmark = pytest.mark.executed
 
@@ -111,3 +113,11 @@ def test_unconverted_the_same_scripts_train_on_the_cpu(tmp_path: Path, name: str
     files, times = PROJECTS[name]
     _write(tmp_path, files)
     assert _runs(tmp_path, times) == ["changed: True | on cpu"] * times
+
+
+def test_an_optimizer_class_converted_with_its_script_trains_on_xla(tmp_path: Path) -> None:
+    files, times = PROJECTS["optimizer-class"]
+    _write(tmp_path, files)
+    convert_folder(tmp_path)
+    assert "xm.optimizer_step(self.base_optimizer)" in (tmp_path / "twostep.py").read_text()
+    assert _runs(tmp_path, times) == ["changed: True | on xla:0"] * times

@@ -197,3 +197,18 @@ def test_a_scaler_wrapper_of_another_module_is_named_on_one_process_too(
     assert (
         "`loss_scaler` (scaling.py)" in step.message and "its gradient scaler must become the XLA one" in step.message
     )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_optimizer_class_own_step_is_no_undriven_step_in_a_run_on_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """sam's shape, whole: nothing calls ``TwoStep.step(closure)``; the loop that would call
+    ``optimizer.step()`` is where its barrier goes, so its own ``step`` is no undriven step."""
+    monkeypatch.chdir(tmp_path)
+    _cross_file(tmp_path, {"twostep.py": TWO_STEP, "train.py": TWO_STEP_TRAIN}, target)
+    files = [tmp_path / "twostep.py", tmp_path / "train.py"]
+    project = Project(tmp_path, summarise_with(target, RuleSelection(), None), in_run=files)
+    conversion = convert_source(files[0].read_bytes(), target=target, imports=project.imports_of(files[0]))
+    assert b"xm.optimizer_step(self.base_optimizer)" in conversion.output
+    assert not [f for f in conversion.findings if f.rule == "XLA306"]
