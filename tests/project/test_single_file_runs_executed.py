@@ -23,6 +23,7 @@ from codemods.pipeline import summarise_with
 from codemods.project.resolver import Project
 from tests.project.test_step_helpers import TRAIN, TWO_STEP, TWO_STEP_TRAIN, UPDATE
 from tests.support.executed import convert_folder, run_command, run_environment
+from tests.support.fixtures import output_bytes
 
 pytestmark = pytest.mark.executed
 
@@ -104,7 +105,7 @@ def test_a_single_file_run_that_leaves_a_module_right_on_xla_trains_on_xla(
     project = Project(tmp_path, summarise_with("2.9", RuleSelection(), None), in_run=[tmp_path / "train.py"])
     conversion = convert_source((tmp_path / "train.py").read_bytes(), imports=project.imports_of(tmp_path / "train.py"))
     assert [f.message for f in conversion.findings if f.rule == "XLA003"] == []
-    (tmp_path / "train.py").write_bytes(conversion.output)
+    (tmp_path / "train.py").write_bytes(output_bytes(conversion))
     assert _runs(tmp_path, times) == ["changed: True | on xla:0"] * times
 
 
