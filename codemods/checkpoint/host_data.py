@@ -46,6 +46,30 @@ _KEPT_METHODS = frozenset(
 )
 
 
+def _with_loop_names(
+    loop: cst.CompFor,
+    assigned: Mapping[str, Sequence[cst.BaseExpression]],
+    reloads: frozenset[cst.CSTNode],
+    depth: int,
+) -> Mapping[str, Sequence[cst.BaseExpression]] | None:
+    """``assigned`` with the names a comprehension's ``for`` clauses bind (``i`` of ``for i in
+    range(32)``) bound to what they iterate when that is host data (its elements are), and to nothing
+    (not host data) when it is something else (a loader's batches, a file's lines: ``int(line)`` is
+    host data all the same); None for a target that is no name."""
+    bound: dict[str, Sequence[cst.BaseExpression]] = dict(assigned)  # a shallow copy: the names stay the module's
+    clause: cst.CompFor | None = loop
+    while clause is not None:
+        iterates_host_data = host_data(clause.iter, bound, reloads, depth)
+        targets = clause.target.elements if isinstance(clause.target, (cst.Tuple, cst.List)) else [clause.target]
+        for target in targets:
+            name = dotted(target.value if isinstance(target, cst.Element) else target)
+            if name is None:
+                return None
+            bound[name] = (clause.iter,) if iterates_host_data else ()  # (): no host data
+        clause = clause.inner_for_in
+    return bound
+
+
 def path_key(node: cst.BaseExpression | None) -> str | None:
     """The path argument as the module writes it: a name chain or a string literal."""
     if node is None:
@@ -76,10 +100,13 @@ def host_data(
             and host_data(e.value, assigned, reloads, depth)
             for e in value.elements
         )
-    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        return host_data(value.elt, assigned, reloads, depth)
-    if isinstance(value, cst.DictComp):
-        return host_data(value.key, assigned, reloads, depth) and host_data(value.value, assigned, reloads, depth)
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        inner = _with_loop_names(value.for_in, assigned, reloads, depth)
+        if inner is None:
+            return False
+        if isinstance(value, cst.DictComp):
+            return host_data(value.key, inner, reloads, depth) and host_data(value.value, inner, reloads, depth)
+        return host_data(value.elt, inner, reloads, depth)
     if isinstance(value, cst.Comparison):
         return host_data(value.left, assigned, reloads, depth) and all(
             host_data(c.comparator, assigned, reloads, depth) for c in value.comparisons

@@ -51,8 +51,8 @@ class DeviceRewrite(Concern):
 
     def _without_set_device(self, original, updated):  # type: ignore[no-untyped-def]  # overrides a leave hook whose libcst node types differ by caller
         drops = [s for s in original.body if self._dropped(s)]
-        if not drops:
-            return updated
+        if not drops or (self.facts.imports.xla_optional and self._guarded_off_xla()):
+            return updated  # (a file with its own non-XLA path: where the guard holds, the call is right)
         kept = [u for o, u in zip(original.body, updated.body) if not self._dropped(o)]
         for statement in drops:
             rule, why = (
@@ -87,6 +87,8 @@ class DeviceRewrite(Concern):
             or not all(self.facts.device.is_available_call(n) for n in walk(original.test) if isinstance(n, cst.Call))
         ):
             return updated
+        if self.facts.imports.xla_optional and self._never_on_xla(original.test):
+            return updated  # its own non-XLA path, where it is right; on an XLA host it never runs
         self.ctx.forget_removed(original, updated)
         done = self.ctx.fix(
             SET_DEVICE,
@@ -98,6 +100,23 @@ class DeviceRewrite(Concern):
         if done is not None:
             self.ctx.drop_statement(updated)
         return updated
+
+    def _guarded_off_xla(self) -> bool:
+        """The statement being left is in the body of an ``if`` that is False on an XLA host."""
+        ancestors = self.ctx.ancestors
+        for index in range(len(ancestors) - 2, -1, -1):
+            node = ancestors[index]
+            if isinstance(node, cst.If):
+                return ancestors[index + 1] is node.body and self._never_on_xla(node.test)
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                return False
+        return False
+
+    def _never_on_xla(self, test: cst.BaseExpression) -> bool:
+        """A guard that is False on an XLA host: a CUDA availability check, or a CUDA check of
+        the device the file picked (``device.type == "cuda"``, XLA105's)."""
+        device = self.facts.device
+        return device.is_available_call(test) or device.false_on_xla(test)
 
     def _only_set_device(self, statement: cst.BaseStatement) -> bool:
         return (

@@ -314,19 +314,27 @@ class RecompilationSourceAnalysis(Analysis):
                 self.part.dynamic_shapes[subscript] = "boolean-mask indexing"
 
     def _short_last_batches(self) -> None:
-        loaders: dict[str, list[cst.Call]] = {}
+        # A loader name is looked up in the scope that owns it from the loop (``dl`` in ``fit`` is not
+        # ``dl`` in ``predict``); an attribute (``self.loader``) set in another method is found by name.
+        loaders: dict[tuple[int, str], list[cst.Call]] = {}
         for scope in [self.flow.module_scope, *self.flow.scopes.values()]:
             for targets, value, _, _ in scope.assignments:
                 if type(value) is cst.Call and self.walk.resolve(value.func) in apis.DATA_LOADERS:
                     for target in targets:
-                        loaders.setdefault(target, []).append(value)
+                        loaders.setdefault((id(scope), target), []).append(value)
+                        loaders.setdefault((0, target), []).append(value)
         for loop in self.facts.training.all_loops:
             if type(loop) is not cst.For:
                 continue
             source: cst.BaseExpression = loop.iter
             while type(source) is cst.Call and source.args and self.walk.resolve(source.func) not in apis.DATA_LOADERS:
                 source = source.args[0].value  # enumerate(...), tqdm(...), MpDeviceLoader(...)
-            calls = [source] if type(source) is cst.Call else loaders.get(dotted(source) or "", [])
+            name = dotted(source) or ""
+            site = self.flow.sites.loops.get(loop)
+            owner = self.flow.owner(site.scope, name) if site is not None else self.flow.module_scope
+            local = "." not in name and name in owner.locals and name not in owner.params
+            key = (id(owner), name) if local or (id(owner), name) in loaders else (0, name)
+            calls = [source] if type(source) is cst.Call else loaders.get(key, [])
             for call in calls:
                 keywords = call_args(call)[1]
                 drop = keywords.get("drop_last")

@@ -363,6 +363,8 @@ class ProjectAnalysis(Analysis):
                     self.part.external_training[call] = (callee, None)
             elif call in wrappers or summary.runs_step(found.name):
                 self.part.external_steps[call] = f"`{callee}` ({summary.path})"
+                if call in wrappers or summary.uses_amp(found.name):
+                    self.part.scaled_steps.add(call)
             elif any(is_optimizer(dotted(a.value)) for a in call.args) and summary.trains(found.name):
                 self.part.external_training[call] = (callee, summary.path)
             elif "." in found.name and summary.trains(found.name):

@@ -25,6 +25,9 @@ class ProjectFacts:
     # A loop's training step run by a callable of another module (a scaler wrapper, a
     # helper): where it comes from, as the finding names it.
     external_steps: dict[cst.Call, str] = field(default_factory=dict)
+    # Of those, the ones whose callable scales its gradients (a scaler wrapper, CUDA mixed
+    # precision): its CUDA gradient scaler must become the XLA one.
+    scaled_steps: set[cst.Call] = field(default_factory=set)
     # A method of an instance of another module's class that runs a training loop (an
     # agent's ``update()`` with its epochs inside), that module still to convert: its path.
     external_loops: dict[cst.Call, str] = field(default_factory=dict)

@@ -36,7 +36,11 @@ CROSS_FILE = Rule(
     "leads there, once per module, naming the function or class and the code, and saying what converting the "
     "project (`xla-codemod convert .` at its root) does with it: ports it, ports part of it and reports the rest, "
     "or only reports it (Apex, sparse tensors, a typed CUDA constructor kept as a value: errors there to fix by "
-    "hand). Modules whose used code is device-agnostic (it takes the "
+    "hand). A loop whose training step runs in a callable of another module gets the step barrier here; the "
+    "finding names that callable when its step is wrong on XLA as it is: it scales the gradients (a CUDA "
+    "gradient scaler), or the script runs several processes without DDP (a plain `optimizer.step()` does not "
+    "reduce the gradients across them); on one process the plain step, closed by the loop's barrier, computes "
+    "what `xm.optimizer_step` does. Modules whose used code is device-agnostic (it takes the "
     "device as a parameter) get nothing, and a run on the whole project converts them instead. A star import of a "
     "project module (`from net import *`) binds that module's names here, its imports included: `torch` from its "
     "`import torch` is torch, its CUDA checks are ported as with `import torch`; where the tool cannot read that "
@@ -242,11 +246,21 @@ def _unported_uses(ctx: Context[Facts], original: cst.Module, updated: cst.Modul
     return updated
 
 
+def _steps_to_port(facts: Facts) -> set[cst.Call]:
+    """The loop's steps run by another module's callable that are wrong on XLA as they are: one
+    that scales its gradients (its CUDA scaler), or any in a script that runs several processes
+    without DDP (its plain optimizer step does not reduce the gradients across them).  On one
+    process a plain step, which the loop's barrier closes, computes what xm.optimizer_step does."""
+    distributed = facts.distributed
+    reduces = distributed.multi_process and not distributed.ddp
+    return {call for call in facts.project.external_steps if reduces or call in facts.project.scaled_steps}
+
+
 @on_facts(
     CROSS_FILE,
     nodes=lambda facts: {
         *facts.project.external_training,
-        *facts.project.external_steps,
+        *_steps_to_port(facts),
         *facts.project.external_loops,
         *facts.project.external_amp,
         *facts.project.hidden_checks,
@@ -268,11 +282,16 @@ def _external_setup(ctx: Context[Facts], original: cst.Call, updated: cst.Call) 
             "barrier and xm.optimizer_step)",
         )
     elif original in project.external_steps:
+        what = (
+            "its gradient scaler must become the XLA one"
+            if original in project.scaled_steps
+            else "its optimizer step must become xm.optimizer_step, which reduces the gradients across the processes"
+        )
         ctx.report(
             CROSS_FILE,
             original,
             f"the training step runs in {project.external_steps[original]}: this loop gets the step barrier; "
-            "convert that code too (its optimizer step and gradient scaler must become the XLA ones)",
+            f"convert that code too ({what})",
         )
     elif original in project.external_loops:
         ctx.report(

@@ -48,6 +48,7 @@ class StepDrivers(Analysis):
     handed_functions: list[tuple[_Loop | _Function, str, int, str | None, str]]
 
     module_scope: _Scope
+    optimizer_classes: dict[str, str]  # optimizer classes of this file: name -> qualified name
 
     if TYPE_CHECKING:
 
@@ -326,6 +327,7 @@ class StepDrivers(Analysis):
         stepping = self.optimizer_step_functions(by_name)
         already_xla = self.facts.imports.table.imports_module("torch_xla")
         context = self.walk.analysis(ProjectAnalysis).part.context
+        own_steps = {f"{qualname}.step" for qualname in self.optimizer_classes.values()}
         for statement, call, function, what, kind in self.step_sites:
             if function is None:
                 continue  # module-level steps are left to the script's next host read
@@ -355,5 +357,7 @@ class StepDrivers(Analysis):
                 continue  # a step function calls it: that call is the step site
             if already_xla:
                 continue  # ported by hand: its driver is elsewhere
+            if function.qualname in own_steps:
+                continue  # an optimizer class's own ``step``: the loop that calls ``optimizer.step()`` drives it
             shown = f"{what}()" if kind == "call" else f"{what}.step()"
             self.part.undriven_steps[call] = UndrivenStep(function.qualname, shown, origin, context.imported_in_run())

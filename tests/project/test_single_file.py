@@ -235,6 +235,9 @@ class PairDataset(torch.utils.data.Dataset):
         ("[int(line) for line in open('ids.txt')]", "self.ids", False),
         ('{"train": [1, 2], "val": (3, -4)}', "self.ids", False),
         ("[1, 2]", "{'ids': self.ids, 'count': len(self.ids)}", False),
+        # A comprehension over host data (a token cache): its variables are host data too.
+        ('{"train": [[i, i + 1, i + 2] for i in range(32)]}', "self.ids", False),
+        ("{k: [j for j in range(k)] for k in range(4)}", "self.ids", False),
         # Tensors it builds on the CPU (a processed-data cache): CPU storages load anywhere.
         ("torch.arange(64)", "self.ids", False),
         ("(torch.randn(64, 4).sum(1, keepdim=True) > 0).float()", "(self.ids, torch.cat([self.ids], dim=0))", False),
@@ -243,6 +246,8 @@ class PairDataset(torch.utils.data.Dataset):
         ("torch.arange(64, device='cuda')", "self.ids", True),
         ("[1, 2]", "model.state_dict()", True),
         ("[1, 2]", "ids", True),
+        ("[p for p in model.parameters()]", "self.ids", True),
+        ("[x for x in torch.arange(4).cuda()]", "self.ids", True),
     ],
 )
 def test_a_reload_of_host_data_the_module_saved_itself_is_no_checkpoint(

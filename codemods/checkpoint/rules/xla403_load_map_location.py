@@ -292,6 +292,47 @@ LOAD_MAP_LOCATION = Rule(
                 import os
                 import torch
 
+                def get_dataset(cache_path, model):
+                    if os.path.isfile(cache_path):
+                        data = torch.load(cache_path)
+                    else:
+                        data = {{"train": {built}}}
+                        torch.save(data, cache_path)
+                    return data
+                """,
+                f"""
+                import os
+                import torch
+                import torch_xla.core.xla_model as xm
+
+                def get_dataset(cache_path, model):
+                    if os.path.isfile(cache_path):
+                        data = torch.load(cache_path, map_location="cpu")
+                    else:
+                        data = {{"train": {built}}}
+                        xm.save(data, cache_path)
+                    return data
+                """,
+                target=target,
+                note=f"a-cache-built-by-a-comprehension-over-{over}-{target}",
+                findings=(Expected(7, 39, why),),
+            )
+            for target in ("2.9", "sagemaker")
+            for built, over, why in (
+                (
+                    "[[i, i + 1, i + 2] for i in range(32)]",
+                    "a-range",
+                    "this module saves host data there (no CUDA storages), which loads the same anywhere",
+                ),
+                ("[p for p in model.parameters()]", "parameters", "a checkpoint saved from a CUDA"),
+            )
+        ),
+        *(
+            invalid(
+                f"""
+                import os
+                import torch
+
                 class Processed(torch.utils.data.Dataset):
                     def __init__(self, path, device):
                         if not os.path.exists(path):

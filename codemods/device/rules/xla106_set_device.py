@@ -11,7 +11,10 @@ SET_DEVICE = Rule(
     summary="`torch.cuda.set_device()` is removed: one XLA device per process",
     fixable=True,
     why="`torch.cuda.set_device()` raises without CUDA. On XLA the runtime gives each process its one device, "
-    "so the call is removed.",
+    "so the call is removed. In a file that imports torch_xla conditionally (its own non-XLA path, which the tool "
+    "keeps) a call under a check that is False on an XLA host (`if torch.cuda.is_available():`, a CUDA check of "
+    "the device the file picked: `if device.type == 'cuda':`) never runs there and is right where it runs: "
+    "nothing to report.",
     examples=lambda: (
         invalid(
             """
@@ -32,6 +35,44 @@ SET_DEVICE = Rule(
     valid=lambda: (
         valid(
             """
+            import importlib.util
+
+            import torch
+
+            XLA = importlib.util.find_spec("torch_xla") is not None
+            if XLA:
+                import torch_xla.core.xla_model as xm
+
+
+            def pick_device(use_cpu):
+                if use_cpu:
+                    device = torch.device("cpu")
+                elif XLA:
+                    device = xm.xla_device()
+                else:
+                    device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+                if device.type == "cuda":
+                    torch.cuda.set_device(device)
+                return device
+            """,
+            note="a file with its own XLA path: a set_device under a CUDA check of the device it picked",
+        ),
+        valid(
+            """
+            import torch
+
+            try:
+                import torch_xla.core.xla_model as xm
+            except ImportError:
+                xm = None
+
+            if torch.cuda.is_available():
+                torch.cuda.set_device(local_rank)
+            """,
+            note="a file with its own XLA path: a set_device under a CUDA availability check",
+        ),
+        valid(
+            """
             import torch
 
             xla_runtime.set_device(0)
@@ -39,6 +80,38 @@ SET_DEVICE = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+            try:
+                import torch_xla.core.xla_model as xm
+            except ImportError:
+                xm = None
+
+            if args.cuda:
+                torch.cuda.set_device(args.local_rank)
+            """,
+            note="a file with its own XLA path: a set_device under a flag",
+            findings=(Expected(8, 1, "removed `if args.cuda: torch.cuda.set_device(args.local_rank)`"),),
+        ),
+        invalid(
+            """
+            import torch
+            from torch.cuda import set_device
+
+            try:
+                import torch_xla.core.xla_model as xm
+            except ImportError:
+                xm = None
+
+            if args.cuda:
+                set_device(args.local_rank)
+            """,
+            alias=True,
+            note="a file with its own XLA path: an imported set_device under a flag",
+            findings=(Expected(9, 1, "removed `if args.cuda: set_device(args.local_rank)`"),),
+        ),
         invalid(
             """
             import torch

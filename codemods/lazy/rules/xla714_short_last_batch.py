@@ -59,8 +59,99 @@ SHORT_LAST_BATCH = Rule(
                 torch_xla.sync()
             """,
         ),
+        valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+
+            def fit():
+                dl = DataLoader(train_set, batch_size=16, shuffle=True, drop_last=True)
+                for x, y in dl:
+                    loss = model(x.to(device), y.to(device))
+                    loss.backward()
+                    optimizer.step()
+
+
+            def predict():
+                dl = DataLoader(dev_set, batch_size=16)
+                return [model(x.to(device)) for x, _ in dl]
+
+
+            for epoch in range(2):
+                fit()
+                predict()
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def fit():
+                dl = DataLoader(train_set, batch_size=16, shuffle=True, drop_last=True)
+                for x, y in dl:
+                    loss = model(x.to(device), y.to(device))
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+
+
+            def predict():
+                dl = DataLoader(dev_set, batch_size=16)
+                return [model(x.to(device)) for x, _ in dl]
+
+
+            for epoch in range(2):
+                fit()
+                predict()
+            """,
+            note="evaluation loader of the same name in another function",
+        ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+
+            def fit():
+                dl = DataLoader(train_set, batch_size=16, shuffle=True)
+                for x, y in dl:
+                    loss = model(x.to(device), y.to(device))
+                    loss.backward()
+                    optimizer.step()
+
+
+            def predict():
+                dl = DataLoader(dev_set, batch_size=16, drop_last=True)
+                return [model(x.to(device)) for x, _ in dl]
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            def fit():
+                dl = DataLoader(train_set, batch_size=16, shuffle=True)
+                for x, y in dl:
+                    loss = model(x.to(device), y.to(device))
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    torch_xla.sync()
+
+
+            def predict():
+                dl = DataLoader(dev_set, batch_size=16, drop_last=True)
+                return [model(x.to(device)) for x, _ in dl]
+            """,
+            findings=(Expected(8, 10, "this training DataLoader keeps a short last batch (no drop_last=True)"),),
+            note="training loader found in its own function",
+        ),
         invalid(
             """
             import torch.utils.data as tud

@@ -28,7 +28,9 @@ UNDRIVEN_STEP = Rule(
     "When no loop of the file calls it and no other file of the run imports the file, that loop is somewhere the "
     "tool did not see: it is still CUDA code, nothing cuts the lazy graph, and it grows with every step until "
     "compiling it runs out of memory. Convert the project folder (the barrier then goes at the end of the "
-    "driving loop's iteration), or end each call with the step barrier.",
+    "driving loop's iteration), or end each call with the step barrier. An optimizer class's own `step` (a "
+    "two-step optimizer's `step(closure)`) is the optimizer's API: the loop that calls `optimizer.step()` "
+    "drives it, and gets the barrier, so it is never reported.",
     examples=lambda: (
         invalid(
             """
@@ -65,6 +67,47 @@ UNDRIVEN_STEP = Rule(
         ),
     ),
     valid=lambda: (
+        valid(
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class TwoStep(torch.optim.Optimizer):
+                def __init__(self, params, base_cls, **kwargs):
+                    super().__init__(params, dict(**kwargs))
+                    self.base_optimizer = base_cls(self.param_groups, **kwargs)
+
+                def second_step(self):
+                    xm.optimizer_step(self.base_optimizer)
+                    self.zero_grad()
+
+                def step(self, closure=None):
+                    closure = torch.enable_grad()(closure)
+                    closure()
+                    self.second_step()
+            """,
+            """
+            import torch
+            import torch_xla.core.xla_model as xm
+
+
+            class TwoStep(torch.optim.Optimizer):
+                def __init__(self, params, base_cls, **kwargs):
+                    super().__init__(params, dict(**kwargs))
+                    self.base_optimizer = base_cls(self.param_groups, **kwargs)
+
+                def second_step(self):
+                    xm.optimizer_step(self.base_optimizer)
+                    self.zero_grad()
+
+                def step(self, closure=None):
+                    closure = torch.enable_grad()(closure)
+                    closure()
+                    self.second_step()
+            """,
+            note="an optimizer class's own step: the loop that calls optimizer.step() drives it",
+        ),
         valid(
             """
             import torch
@@ -258,6 +301,48 @@ UNDRIVEN_STEP = Rule(
         ),
     ),
     invalid=lambda: (
+        invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net.cuda()
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def second_step(self):
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+
+                def step(self, batch):
+                    self.net(batch.cuda()).sum().backward()
+                    self.second_step()
+            """,
+            """
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net.to(torch_xla.device())
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def second_step(self):
+                    xm.optimizer_step(self.optimizer)
+                    self.optimizer.zero_grad()
+
+                def step(self, batch):
+                    self.net(batch.to(torch_xla.device())).sum().backward()
+                    self.second_step()
+            """,
+            findings=(
+                Expected(17, 9, "`self.second_step()` in `Trainer.step` has no step barrier: no loop of this file"),
+            ),
+            note="a step method of a class that is no optimizer",
+        ),
         invalid(
             """
             import torch
