@@ -295,6 +295,8 @@ class ModuleSummary:
 
 def _same_argument(entry: tuple[object, ...], name: str, index: int | None, keyword: str | None) -> bool:
     callable_name, position, parameter = entry[:3]
+    if keyword is None and str(parameter).startswith("*"):  # ``*modules``: every argument from its index on
+        return callable_name in (name, f"{name}.__init__") and index is not None and index >= position  # type: ignore[operator]  # an entry's position is an int
     return callable_name in (name, f"{name}.__init__") and (
         position == index if keyword is None else parameter == keyword
     )

@@ -84,8 +84,11 @@ OPTIMIZER_BEFORE_MOVE = Rule(
     "module instead (converted on its own, the script keeps the callable's CUDA code). A module an optimizer "
     "steps that is moved to the CPU and back after the optimizer is built (`torch.save(self.encoder.cpu(), path)` "
     "then `self.encoder.to(self.device)`, in one function or method, the move back also through a callable that "
-    "moves what it is handed) is reported at the move to the CPU: on CUDA `.cpu()` and `.cuda()` swap each "
-    "parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
+    "moves what it is handed) is reported at the move to the CPU. So is a callable of the project handed the module that "
+    'does both itself, through helpers too (`move_all(torch.device("cpu"), policy)`, then `move_all(device, policy)`), '
+    "and a class built with it whose methods move what `__init__` kept (a rollout sampler's `collect` taking "
+    "`self.policy` to the CPU and back, in another module): reported where it is called or built. On CUDA `.cpu()` and "
+    "`.cuda()` swap each parameter's data in place, on XLA each move makes new Parameter objects, so the optimizer keeps stepping the "
     "old ones and the module stops training. It is not ported: what runs between the two moves may need the module "
     "on the CPU, and saving its `state_dict()` instead of the module changes what a later load gets; save a CPU copy "
     "(`copy.deepcopy(module).cpu()`, or the state dict, which xm.save moves to the CPU), or build the optimizer "
