@@ -292,7 +292,7 @@ class DeviceValueAnalysis(ProjectFlags):
             return self._device_string(expr)
         if kind is cst.Integer:
             return XLA if expr in device.int_devices else UNKNOWN
-        if kind is cst.IfExp and (index := _index_or_cpu(expr)) is not None:  # type: ignore[arg-type]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
+        if isinstance(expr, cst.IfExp) and (index := _index_or_cpu(expr)) is not None:
             return Where(False, self._index_or_cpu_why(expr, index, scope), expr)
         if kind is cst.IfExp:
             test = self.truth(expr.test, scope, expr in device.selections)  # type: ignore[attr-defined]  # narrowed by ``kind`` (the node's type), which mypy does not carry over to the node
