@@ -171,14 +171,19 @@ class RoundTrips(EarlyOptimizers):
                     elif moved[0] == "move" and module in on_cpu:
                         self._note_round_trip(module, on_cpu.pop(module), str(moved[3]), found)
                 for module in complete & on_cpu.keys():  # moved back through a helper of its own
-                    self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found)
+                    self._note_round_trip(module, on_cpu.pop(module), f"`{event[1]}`", found, handed=True)
         return held
 
     def _note_round_trip(
-        self, module: str, trip: tuple[cst.Call, str, str], back: str, found: dict[cst.Call, str]
+        self,
+        module: str,
+        trip: tuple[cst.Call, str, str],
+        back: str,
+        found: dict[cst.Call, str],
+        handed: bool = False,
     ) -> None:
         move, written, optimizer = trip
-        self.part.round_trips[move] = RoundTrip(written, optimizer, back)
+        self.part.round_trips[move] = RoundTrip(written, optimizer, back, handed)
         found[move] = module
 
 

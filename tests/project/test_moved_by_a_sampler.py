@@ -109,8 +109,8 @@ def test_a_sampler_that_moves_the_policy_to_the_cpu_and_back_is_reported_where_i
     found = _findings(tmp_path, names, target)
     assert found.get("helpers.py", []) == []
     (message,) = [message for rule, line, message in found["train.py"] if (rule, line) == ("XLA203", 10)]
-    assert message.startswith("`Sampler(policy, device)` moves `policy`, whose parameters `optimizer` steps, off the")
-    assert "and `Sampler` moves it back" in message
+    assert message.startswith("`Sampler(policy, device)` hands `policy`, whose parameters `optimizer` steps, to")
+    assert "to `Sampler`, which moves it off the XLA device and back (in its methods, for a class)" in message
 
 
 @pytest.mark.parametrize("target", TARGETS)

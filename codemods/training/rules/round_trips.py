@@ -455,8 +455,8 @@ def round_trip_invalid() -> tuple[Invalid, ...]:
                 Expected(
                     28,
                     11,
-                    "`Sampler(policy, device)` moves `policy`, whose parameters `optimizer` steps, off the XLA device, "
-                    "and `Sampler` moves it back",
+                    "`Sampler(policy, device)` hands `policy`, whose parameters `optimizer` steps, to `Sampler`, which "
+                    "moves it off the XLA device and back (in its methods, for a class)",
                 ),
             ),
         ),

@@ -533,11 +533,17 @@ def _round_trip(ctx: Context[Facts], original: cst.Call, updated: cst.Call) -> c
     """Reported, not fixed: code between the two moves may need the module on the CPU, and
     saving ``state_dict()`` instead of the module changes what a later load returns."""
     trip = ctx.facts.training.round_trips[original]
+    moves = (
+        f"hands `{trip.module}`, whose parameters `{trip.optimizer}` steps, to {trip.back}, which moves it off the "
+        "XLA device and back (in its methods, for a class)"
+        if trip.handed
+        else f"moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the XLA device, and {trip.back} "
+        "moves it back"
+    )
     ctx.report(
         OPTIMIZER_BEFORE_MOVE,
         original,
-        f"`{ctx.code(original)}` moves `{trip.module}`, whose parameters `{trip.optimizer}` steps, off the "
-        f"XLA device, and {trip.back} moves it back: on XLA each move replaces the module's Parameter objects "
+        f"`{ctx.code(original)}` {moves}: on XLA each move replaces the module's Parameter objects "
         "(on CUDA they keep them), so the optimizer steps the old ones and the module stops training; save a "
         f"CPU copy without moving the module (`copy.deepcopy({trip.module}).cpu()`, or its `state_dict()`, "
         "which xm.save moves to the CPU), or build the optimizer again after the move back",
